@@ -1,0 +1,138 @@
+# vmscope — plain Makefile (nnn's is the model). GNU make.
+#
+#   make            build ./vmscope
+#   make demo       install missing Debian packages, build, run on a demo
+#   make check      install missing Debian packages, build, run every test
+#   make check SAN=1  the same under AddressSanitizer + UBSan
+#   make bench      benchmarks (print figures beside their references)
+#   make fuzz       bounded libFuzzer run of the parsers
+#   make install / uninstall   (PREFIX, DESTDIR)
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+VERSION := 0.1.0
+
+PKGS := ncursesw libproc2 libelf
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wformat=2 -Wpointer-arith -Wundef -Wvla
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+ifneq ($(WERROR),)
+WARN += -Werror
+endif
+
+OPT ?= -O2 -g
+CFLAGS ?= $(OPT)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DVMSCOPE_VERSION='"$(VERSION)"' \
+	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
+	$(WARN) $(DEP_CFLAGS) $(CFLAGS) -MMD -MP
+
+B := build
+ifeq ($(SAN),1)
+B := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+ALL_CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+endif
+
+ENGINE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+UI_SRC := $(wildcard ui/*.c)
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(B)/%.o)
+UI_OBJ := $(UI_SRC:%.c=$(B)/%.o)
+MAIN_OBJ := $(B)/src/main.o
+LIBVMS := $(B)/libvms.a
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TARGET_SRC := $(wildcard tests/targets/*.c)
+TARGET_BIN := $(TARGET_SRC:tests/targets/%.c=$(B)/targets/%)
+
+# The binary is always ./vmscope; a sanitizer build is ./vmscope-san so the
+# two never overwrite each other.
+ifeq ($(SAN),1)
+PROG := vmscope-san
+else
+PROG := vmscope
+endif
+
+.PHONY: all check demo bench fuzz install uninstall clean deps tests format
+
+all: $(PROG)
+
+$(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread
+
+$(LIBVMS): $(ENGINE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(LIBVMS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) -lpthread
+
+# Test targets are plain programs: no sanitizer, so they behave like the
+# processes users point vmscope at.
+$(B)/targets/%: tests/targets/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
+
+tests: $(PROG) $(UNIT_BIN) $(TARGET_BIN)
+
+deps:
+	@sh scripts/deps.sh
+
+check: deps
+	$(MAKE) tests
+	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
+
+demo: deps
+	$(MAKE) $(PROG) $(B)/targets/demo
+	./$(PROG) -s -- $(B)/targets/demo
+	@test -t 1 && ./$(PROG) -- $(B)/targets/demo || true
+
+bench: deps
+	$(MAKE) tests
+	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/bench/run.sh
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@mkdir -p build-fuzz
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-Isrc $(DEP_CFLAGS) -o build-fuzz/fuzz_smaps tests/fuzz/fuzz_smaps.c \
+		$(ENGINE_SRC) $(DEP_LIBS) -lpthread
+	@mkdir -p build-fuzz/corpus && cp tests/fixtures/*.smaps build-fuzz/corpus/ 2>/dev/null || true
+	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-print_final_stats=1 build-fuzz/corpus
+
+install: vmscope
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DATADIR)/vmscope/themes
+	install -m 755 vmscope $(DESTDIR)$(BINDIR)/vmscope
+	install -m 644 vmscope.1 $(DESTDIR)$(MANDIR)/man1/vmscope.1
+	for t in themes/*; do [ -f "$$t" ] && install -m 644 "$$t" \
+		$(DESTDIR)$(DATADIR)/vmscope/themes/ || true; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/vmscope $(DESTDIR)$(MANDIR)/man1/vmscope.1
+	rm -rf $(DESTDIR)$(DATADIR)/vmscope
+
+format:
+	clang-format -i src/*.c src/*.h ui/*.c ui/*.h
+
+clean:
+	rm -rf build build-san build-fuzz vmscope vmscope-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

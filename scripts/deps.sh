@@ -1,0 +1,43 @@
+#!/bin/sh
+# Installs the Debian packages vmscope needs to build and test, when any is
+# missing. Quiet and quick when everything is there. Needs root (or sudo)
+# only when it has something to install.
+set -e
+
+# package            why
+PKGS="
+gcc                  build
+make                 build
+pkg-config           build
+libncurses-dev       the viewer
+libproc2-dev         process list, names, rollup figures
+libelf-dev           ELF sections and build ids
+python3              the live tests read JSON with it
+tmux                 the viewer's tests drive it in tmux
+procps               pmap, the benchmark's reference
+gdb                  gcore, the fork benchmark's reference
+clang                make fuzz (libFuzzer)
+valgrind             the leak check of the CLI paths
+"
+
+missing=""
+for p in $(printf '%s\n' "$PKGS" | awk 'NF {print $1}'); do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "vmscope: installing missing Debian packages:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO="sudo"
+else
+	echo "vmscope: run as root, or install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,317 @@
+#include "freeze.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+uint64_t freeze_regs_sp(const struct user_regs_struct *r)
+{
+#if defined(__x86_64__)
+	return r->rsp;
+#elif defined(__aarch64__)
+	return r->sp;
+#else
+	(void)r;
+	return 0;
+#endif
+}
+
+static struct freeze_thread *find_thread(struct freeze *f, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].tid == tid)
+			return &f->t[i];
+	return NULL;
+}
+
+static struct freeze_thread *add_thread(struct freeze *f, pid_t tid)
+{
+	if (f->n == f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 16;
+		struct freeze_thread *nt = realloc(f->t, ncap * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		f->t = nt;
+		f->cap = ncap;
+	}
+	memset(&f->t[f->n], 0, sizeof(f->t[0]));
+	f->t[f->n].tid = tid;
+	return &f->t[f->n++];
+}
+
+static int tracer_of(pid_t pid)
+{
+	char *b;
+	size_t n;
+	long long v;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return 0;
+	v = procfs_status_value(b, n, "TracerPid");
+	free(b);
+	return v > 0 ? (int)v : 0;
+}
+
+static int seize_error(struct vms_error *err, pid_t pid, int e)
+{
+	int tracer;
+
+	if (e == ESRCH)
+		return procfs_errno_error(err, pid, "threads", ESRCH);
+	if (e == EPERM && (tracer = tracer_of(pid)) > 0)
+		return vms_error_set(err, VMS_ERR_PERM, e,
+				     "process %d is already traced by process "
+				     "%d (a debugger?); detach it first",
+				     (int)pid, tracer);
+	if (e == EPERM) {
+		char *b;
+		size_t n;
+		const char *why = "run as the target's user, or as root "
+				  "with CAP_SYS_PTRACE";
+
+		if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b,
+				     &n) == 0) {
+			int scope = atoi(b);
+
+			free(b);
+			if (scope >= 1 && geteuid() != 0)
+				why = scope == 3
+					      ? "kernel.yama.ptrace_scope is 3: "
+						"no process may be traced"
+					      : "kernel.yama.ptrace_scope "
+						"forbids tracing non-children; "
+						"run as root or set it to 0";
+			else if (scope == 3)
+				why = "kernel.yama.ptrace_scope is 3: no "
+				      "process may be traced";
+		}
+		return vms_error_set(err, VMS_ERR_PERM, e,
+				     "not permitted to stop process %d with "
+				     "ptrace: %s",
+				     (int)pid, why);
+	}
+	return vms_error_set(err, VMS_ERR_CAPTURE, e,
+			     "cannot stop process %d with ptrace: %s", (int)pid,
+			     strerror(e));
+}
+
+/* Seizes every thread not yet seized. Returns how many were new, or -1. */
+static int seize_new(struct freeze *f, struct vms_error *err)
+{
+	pid_t *tids;
+	size_t n, i;
+	int added = 0;
+
+	if (procfs_list_tasks(f->pid, &tids, &n) < 0)
+		return procfs_errno_error(err, f->pid, "task list", errno);
+	for (i = 0; i < n; i++) {
+		struct freeze_thread *t;
+
+		if (find_thread(f, tids[i]))
+			continue;
+		t = add_thread(f, tids[i]);
+		if (!t) {
+			free(tids);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		if (ptrace(PTRACE_SEIZE, tids[i], NULL, NULL) < 0) {
+			int e = errno;
+
+			f->n--; /* not ours */
+			if (e == ESRCH)
+				continue; /* the thread exited meanwhile */
+			free(tids);
+			return seize_error(err, f->pid, e);
+		}
+		t->seized = true;
+		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
+		    errno != ESRCH) {
+			free(tids);
+			return seize_error(err, f->pid, errno);
+		}
+		added++;
+	}
+	free(tids);
+	return added;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Waits until every seized thread reports a stop. A thread that exits is
+ * dropped. */
+static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
+{
+	struct timespec t0;
+	size_t left = 0, i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].seized && !f->t[i].stopped)
+			left++;
+	while (left) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+		struct freeze_thread *t;
+
+		if (w == 0) {
+			struct timespec ts = { 0, 50000 };
+
+			if (ms_since(&t0) > wait_ms) {
+				for (i = 0; i < f->n; i++)
+					if (f->t[i].seized && !f->t[i].stopped)
+						break;
+				return vms_error_set(
+					err, VMS_ERR_CAPTURE, ETIMEDOUT,
+					"thread %d of process %d did not stop "
+					"within %d ms (uninterruptible sleep?); "
+					"try again, or without --freeze",
+					i < f->n ? (int)f->t[i].tid : 0,
+					(int)f->pid, wait_ms);
+			}
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					     "waiting for process %d to stop: %s",
+					     (int)f->pid, strerror(errno));
+		}
+		t = find_thread(f, w);
+		if (!t || t->stopped)
+			continue; /* not ours (a child of vmscope) */
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->seized = false;
+			left--;
+			continue;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		if ((st >> 16) == PTRACE_EVENT_STOP) {
+			/* Our interrupt, or a group stop (SIGSTOP'ed
+			 * process): either way stopped. */
+		} else if ((st >> 16) == 0) {
+			/* A signal-delivery stop came first: keep the signal
+			 * to hand back at detach; the interrupt is still
+			 * pending and would stop it again, but stopped is
+			 * stopped. */
+			t->pending_sig = WSTOPSIG(st);
+		}
+		{
+			struct iovec iov = { &t->regs, sizeof(t->regs) };
+
+			if (ptrace(PTRACE_GETREGSET, w, (void *)NT_PRSTATUS,
+				   &iov) < 0)
+				memset(&t->regs, 0, sizeof(t->regs));
+		}
+		t->stopped = true;
+		left--;
+	}
+	return 0;
+}
+
+int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
+		struct vms_error *err)
+{
+	int rounds, r;
+
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+	clock_gettime(CLOCK_MONOTONIC, &f->t_stop);
+	/* Threads may be created until the one creating them is stopped:
+	 * re-read the task list until a pass after all stops adds none. */
+	for (rounds = 0; rounds < 100; rounds++) {
+		r = seize_new(f, err);
+		if (r < 0)
+			goto fail;
+		if (wait_stops(f, wait_ms, err) < 0)
+			goto fail;
+		if (r == 0)
+			break;
+	}
+	if (rounds == 100) {
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "process %d creates threads faster than they "
+			      "can be stopped",
+			      (int)pid);
+		goto fail;
+	}
+	{
+		size_t i, live = 0;
+
+		for (i = 0; i < f->n; i++)
+			live += f->t[i].stopped;
+		if (!live) {
+			procfs_errno_error(err, pid, "threads", ESRCH);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	freeze_release(f);
+	return -1;
+}
+
+uint64_t freeze_release(struct freeze *f)
+{
+	size_t i;
+	uint64_t us;
+
+	for (i = 0; i < f->n; i++) {
+		struct freeze_thread *t = &f->t[i];
+
+		if (!t->seized)
+			continue;
+		if (!t->stopped) {
+			/* Interrupted but not yet reported: it must stop
+			 * before it can be detached. Bounded: a thread stuck
+			 * in uninterruptible sleep is left to the kernel,
+			 * which detaches it when vmscope exits. */
+			int st, tries;
+			pid_t w = 0;
+
+			for (tries = 0; tries < 1000 && w == 0; tries++) {
+				struct timespec ts = { 0, 1000000 };
+
+				w = waitpid(t->tid, &st, __WALL | WNOHANG);
+				if (w == 0)
+					nanosleep(&ts, NULL);
+			}
+			if (w <= 0 || !WIFSTOPPED(st)) {
+				t->seized = false;
+				continue;
+			}
+		}
+		ptrace(PTRACE_DETACH, t->tid, NULL,
+		       (void *)(long)t->pending_sig);
+		t->seized = t->stopped = false;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
+	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
+			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);
+	free(f->t);
+	f->t = NULL;
+	f->n = f->cap = 0;
+	return us;
+}

@@ -1,0 +1,419 @@
+/* main.c — the command line: parse options, pick a sampler, run the viewer
+ * or a batch export. The one file that knows both the engine and the UI, and
+ * the only one that prints errors and decides the exit status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../ui/ui.h"
+#include "capture.h"
+#include "export.h"
+#include "outbuf.h"
+#include "procfs.h"
+#include "proclist.h"
+#include "sampler.h"
+
+#ifndef VMSCOPE_VERSION
+#define VMSCOPE_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("usage: vmscope [OPTIONS] [PID]\n"
+	      "       vmscope [OPTIONS] -n NAME\n"
+	      "       vmscope [OPTIONS] -- CMD [ARGS...]\n"
+	      "\n"
+	      "A virtual-memory map of a Linux process, in the style of VMMap.\n"
+	      "Without a PID, NAME or CMD it opens the process picker.\n"
+	      "\n"
+	      "  -b, --backend=pss|fork     sampler (default pss: reads smaps,\n"
+	      "                             never stops the target unless\n"
+	      "                             --freeze; fork: a copy-on-write\n"
+	      "                             clone, frozen for milliseconds)\n"
+	      "  -F, --freeze               pss: stop the target while its\n"
+	      "                             counters are read (consistent,\n"
+	      "                             exact figures)\n"
+	      "  -s, --summary              print the text summary and exit\n"
+	      "  -e, --export=text|csv|json print a full export and exit\n"
+	      "  -o, --output=FILE          write the summary/export to FILE\n"
+	      "                             atomically\n"
+	      "  -n, --name=NAME            the process named NAME\n"
+	      "      --delay=SECONDS        with -- CMD: wait this long after\n"
+	      "                             starting CMD before the capture\n"
+	      "                             (default 0.5)\n"
+	      "  -t, --theme=NAME|PATH      colour theme of the viewer\n"
+	      "      --list                 list processes (PID, user, name,\n"
+	      "                             RSS, PSS) and exit\n"
+	      "      --sort=pid|name|user|rss|pss\n"
+	      "                             order of --list (default pss,\n"
+	      "                             largest first)\n"
+	      "  -w, --save=FILE  -l, --load=FILE  -d, --diff A B\n"
+	      "                             snapshot files and diffs (not in\n"
+	      "                             this version yet)\n"
+	      "  -h, --help                 this help\n"
+	      "  -V, --version              the version\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 usage, 2 no such process or not permitted,\n"
+	      "3 capture failed, 4 bad snapshot file or output file.\n",
+	      f);
+}
+
+struct args {
+	const char *backend, *export, *output, *name, *theme, *sort;
+	bool summary, freeze, list;
+	double delay;
+	pid_t pid;
+	char **cmd; /* after "--" */
+};
+
+static int fail(const struct vms_error *e)
+{
+	fprintf(stderr, "vmscope: %s\n", e->msg);
+	return vms_error_exit_status(e);
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+								...)
+{
+	va_list ap;
+
+	fputs("vmscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'vmscope --help'.\n", stderr);
+	return 1;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Returns -1 to continue, or an exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	enum { OPT_LIST = 256, OPT_SORT, OPT_DELAY };
+	static const struct option opts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "freeze", no_argument, NULL, 'F' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "export", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "save", required_argument, NULL, 'w' },
+		{ "load", required_argument, NULL, 'l' },
+		{ "diff", no_argument, NULL, 'd' },
+		{ "theme", required_argument, NULL, 't' },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->backend = "pss";
+	a->delay = 0.5;
+	while ((c = getopt_long(argc, argv, "+b:Fse:o:n:w:l:dt:hV", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			a->backend = optarg;
+			break;
+		case 'F':
+			a->freeze = true;
+			break;
+		case 's':
+			a->summary = true;
+			break;
+		case 'e':
+			a->export = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'n':
+			a->name = optarg;
+			break;
+		case 't':
+			a->theme = optarg;
+			break;
+		case OPT_LIST:
+			a->list = true;
+			break;
+		case OPT_SORT:
+			a->sort = optarg;
+			break;
+		case OPT_DELAY: {
+			char *end;
+
+			a->delay = strtod(optarg, &end);
+			if (*end || a->delay < 0 || a->delay > 3600)
+				return usage_error("bad --delay: %s", optarg);
+			break;
+		}
+		case 'w':
+		case 'l':
+		case 'd':
+			fprintf(stderr,
+				"vmscope: snapshot files and diffs (-w, -l, "
+				"-d) are not in this version yet\n");
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("vmscope %s\n", VMSCOPE_VERSION);
+			return 0;
+		default:
+			fputs("Try 'vmscope --help'.\n", stderr);
+			return 1;
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
+		a->cmd = &argv[optind];
+	} else if (optind < argc) {
+		if (parse_pid(argv[optind], &a->pid) < 0)
+			return usage_error("not a process id: %s",
+					   argv[optind]);
+		if (optind + 1 < argc)
+			return usage_error("unexpected argument: %s",
+					   argv[optind + 1]);
+	}
+	if (a->summary && a->export)
+		return usage_error("%s", "-s and -e exclude each other");
+	if ((a->pid != 0) + (a->name != NULL) + (a->cmd != NULL) > 1)
+		return usage_error("%s",
+				   "give one of PID, -n NAME or -- CMD");
+	if (a->export && export_format_parse(a->export) < 0)
+		return usage_error("unknown export format '%s' (text, csv, "
+				   "json)",
+				   a->export);
+	if (a->output && !a->summary && !a->export)
+		return usage_error("%s", "-o goes with -s or -e");
+	if (!vms_sampler_by_name(a->backend))
+		return usage_error("unknown backend '%s' (pss, fork)",
+				   a->backend);
+	if (a->freeze && strcmp(a->backend, "pss") != 0)
+		return usage_error("%s", "--freeze goes with -b pss (the fork "
+				   "sampler always freezes)");
+	return -1;
+}
+
+static int list_processes(const struct args *a)
+{
+	static const struct {
+		const char *name;
+		enum proclist_sort key;
+		bool reverse;
+	} sorts[] = {
+		{ "pid", PROCLIST_BY_PID, false },
+		{ "name", PROCLIST_BY_NAME, false },
+		{ "user", PROCLIST_BY_USER, false },
+		{ "rss", PROCLIST_BY_RSS, true },
+		{ "pss", PROCLIST_BY_PSS, true },
+	};
+	struct proc_list l;
+	struct vms_error err = { 0 };
+	size_t i, k = 4;
+
+	if (a->sort) {
+		for (k = 0; k < sizeof(sorts) / sizeof(sorts[0]); k++)
+			if (strcmp(sorts[k].name, a->sort) == 0)
+				break;
+		if (k == sizeof(sorts) / sizeof(sorts[0]))
+			return usage_error("unknown --sort key '%s' (pid, name, "
+					   "user, rss, pss)",
+					   a->sort);
+	}
+	if (proclist_read(&l, &err) < 0)
+		return fail(&err);
+	proclist_sort(&l, sorts[k].key, sorts[k].reverse);
+	printf("%8s %-12s %-16s %12s %12s  %s\n", "PID", "USER", "NAME",
+	       "RSS K", "PSS K", "COMMAND");
+	for (i = 0; i < l.n; i++) {
+		const struct proc_entry *e = &l.v[i];
+
+		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, e->user,
+		       e->name, (unsigned long long)(e->rss >> 10));
+		if (e->readable)
+			printf("%12llu", (unsigned long long)(e->pss >> 10));
+		else
+			printf("%12s", "-");
+		printf("  %s%s%s%s\n", e->cmdline[0] ? e->cmdline : "",
+		       e->readable ? "" : " (", e->readable ? "" : e->why,
+		       e->readable ? "" : ")");
+	}
+	proclist_free(&l);
+	return 0;
+}
+
+static int find_by_name(const char *name, pid_t *pid)
+{
+	struct vms_error err = { 0 };
+	pid_t *pids;
+	size_t n, i;
+
+	if (proclist_find_name(name, &pids, &n, &err) < 0)
+		return fail(&err);
+	if (n == 1) {
+		*pid = pids[0];
+		free(pids);
+		return -1;
+	}
+	if (n == 0)
+		fprintf(stderr, "vmscope: no process named %s\n", name);
+	else {
+		fprintf(stderr, "vmscope: %zu processes are named %s:", n,
+			name);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %d", (int)pids[i]);
+		fputs("; give one PID\n", stderr);
+	}
+	free(pids);
+	return n == 0 ? 2 : 1;
+}
+
+/* Starts cmd as a child; returns its pid, or -1 with *err. */
+static pid_t launch(char **cmd, double delay, struct vms_error *err)
+{
+	int pfd[2];
+	pid_t pid;
+	int e = 0;
+	ssize_t r;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pfd[0]);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	/* The pipe closes on exec (CLOEXEC) or carries exec's errno. */
+	do
+		r = read(pfd[0], &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (r == sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		return vms_error_set(err, VMS_ERR_USAGE, e,
+				     "cannot run %s: %s", cmd[0], strerror(e));
+	}
+	if (delay > 0) {
+		struct timespec ts = { (time_t)delay,
+				       (long)((delay - (time_t)delay) * 1e9) };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return pid;
+}
+
+static void stop_launched(pid_t pid)
+{
+	int i;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int batch(const struct args *a, const struct vms_sampler *smp,
+		 const struct vms_capture_opts *co)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s = vms_capture(smp, co, &err);
+	struct outbuf o;
+	int fmt = a->summary ? EXPORT_SUMMARY : export_format_parse(a->export);
+
+	if (!s)
+		return fail(&err);
+	if ((a->output ? outbuf_open_atomic(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
+		vms_snapshot_free(s);
+		return fail(&err);
+	}
+	export_write(s, (enum export_format)fmt, &o);
+	vms_snapshot_free(s);
+	if (outbuf_close(&o, &err) < 0)
+		return fail(&err);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct vms_capture_opts co = { 0 };
+	const struct vms_sampler *smp;
+	struct vms_error err = { 0 };
+	pid_t launched = 0;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (a.list)
+		return list_processes(&a);
+	if (a.name && (rc = find_by_name(a.name, &a.pid)) >= 0)
+		return rc;
+	smp = vms_sampler_by_name(a.backend);
+	if (a.cmd) {
+		launched = launch(a.cmd, a.delay, &err);
+		if (launched < 0)
+			return fail(&err);
+		a.pid = launched;
+	}
+	co.pid = a.pid;
+	co.freeze = a.freeze;
+	if (a.summary || a.export) {
+		if (!a.pid) {
+			stop_launched(launched);
+			return usage_error("%s", "-s and -e need a PID, -n NAME "
+					   "or -- CMD");
+		}
+		rc = batch(&a, smp, &co);
+	} else {
+		struct ui_opts uo = { smp, co, a.theme, NULL };
+
+		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;
+	}
+	stop_launched(launched);
+	return rc;
+}

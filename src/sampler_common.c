@@ -1,0 +1,214 @@
+#include "sampler_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "smaps.h"
+
+/* The kernel hands out smaps about a page per read(); a buffer of this size
+ * is parsed every few dozen reads. */
+#define SMAPS_BUF (256 * 1024)
+
+int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       struct vms_error *err)
+{
+	char path[64];
+	struct smaps_parser p;
+	char *buf;
+	size_t have = 0;
+	int fd, rc = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return procfs_errno_error(err, pid, "smaps", errno);
+	buf = malloc(SMAPS_BUF);
+	if (!buf) {
+		close(fd);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	smaps_parser_init(&p, s);
+	for (;;) {
+		ssize_t r = read(fd, buf + have, SMAPS_BUF - have);
+		ssize_t used;
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ESRCH || !procfs_pid_exists(pid)) {
+				vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					      "process %d exited during "
+					      "capture",
+					      (int)pid);
+				goto out;
+			}
+			procfs_errno_error(err, pid, "smaps", errno);
+			goto out;
+		}
+		have += (size_t)r;
+		if (r > 0 && SMAPS_BUF - have >= 8192)
+			continue;
+		used = smaps_parse(&p, buf, have, r == 0, err);
+		if (used < 0)
+			goto out;
+		memmove(buf, buf + used, have - (size_t)used);
+		have -= (size_t)used;
+		if (r == 0)
+			break;
+		if (have == SMAPS_BUF) {
+			vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				      "smaps of %d has a line longer than %d "
+				      "bytes",
+				      (int)pid, SMAPS_BUF);
+			goto out;
+		}
+	}
+	if (smaps_finish(&p, err) < 0)
+		goto out;
+	if (s->nregions == 0) {
+		/* A zombie or a kernel thread has an empty smaps. */
+		if (!procfs_pid_exists(pid))
+			vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				      "process %d exited during capture",
+				      (int)pid);
+		else
+			vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				      "process %d has no address space (a "
+				      "kernel thread or a zombie)",
+				      (int)pid);
+		goto out;
+	}
+	if (p.malformed)
+		s->cap.partial = arena_printf(
+			&s->arena, "%zu malformed smaps lines skipped (first: line %zu)",
+			p.malformed, p.first_malformed_line);
+	else if (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS)
+		s->cap.partial = "smaps ended in the middle of a region";
+	rc = 0;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+			struct vms_error *err)
+{
+	char *b;
+	size_t n;
+	long long pte;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return procfs_errno_error(err, pid, "status", errno);
+	pte = procfs_status_value(b, n, "VmPTE");
+	free(b);
+	s->page_table = pte > 0 ? (uint64_t)pte : 0;
+	return 0;
+}
+
+static const char *thread_name(struct vms_snapshot *s, pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	size_t n;
+	const char *r;
+
+	snprintf(name, sizeof(name), "task/%d/comm", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return NULL;
+	while (n && b[n - 1] == '\n')
+		n--;
+	r = arena_intern(&s->arena, b, n);
+	free(b);
+	return r;
+}
+
+static int alloc_threads(struct vms_snapshot *s, size_t n,
+			 struct vms_error *err)
+{
+	s->threads = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*s->threads));
+	if (!s->threads)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	s->nthreads = 0;
+	return 0;
+}
+
+int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
+				struct vms_error *err)
+{
+	size_t i;
+
+	if (alloc_threads(s, f->n, err) < 0)
+		return -1;
+	for (i = 0; i < f->n; i++) {
+		struct vms_thread *t;
+
+		if (!f->t[i].stopped)
+			continue;
+		t = &s->threads[s->nthreads++];
+		t->tid = f->t[i].tid;
+		t->name = thread_name(s, f->pid, t->tid);
+		t->sp = freeze_regs_sp(&f->t[i].regs);
+	}
+	return 0;
+}
+
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+			      struct vms_error *err)
+{
+	pid_t *tids;
+	size_t n, i;
+	bool missed = false;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return procfs_errno_error(err, pid, "task list", errno);
+	if (alloc_threads(s, n, err) < 0) {
+		free(tids);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct vms_thread *t = &s->threads[s->nthreads];
+		char name[64], *b;
+		size_t len;
+		int tries;
+
+		t->tid = tids[i];
+		t->name = thread_name(s, pid, tids[i]);
+		if (!t->name && !procfs_pid_exists(pid)) {
+			free(tids);
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "process %d exited during "
+					     "capture",
+					     (int)pid);
+		}
+		if (!t->name)
+			continue; /* the thread exited meanwhile */
+		snprintf(name, sizeof(name), "task/%d/syscall", (int)tids[i]);
+		for (tries = 0; tries < 20; tries++) {
+			int ok;
+
+			if (procfs_read_pid(pid, name, &b, &len) < 0)
+				break;
+			ok = procfs_syscall_sp_parse(b, len, &t->sp) == 0;
+			free(b);
+			if (ok)
+				break;
+			sched_yield();
+		}
+		missed |= t->sp == 0;
+		s->nthreads++;
+	}
+	free(tids);
+	if (missed && !s->cap.partial)
+		s->cap.partial = "some threads were running: their stack "
+				 "pointers are unknown (use --freeze)";
+	return 0;
+}

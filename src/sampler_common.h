@@ -1,0 +1,32 @@
+/* sampler_common.h — the reads both samplers make of the original process.
+ *
+ * Contract: each function fills one part of a snapshot from /proc of pid,
+ * returns 0 or -1 with *err (no such process and not permitted told apart,
+ * a process that exits midway reported as such). They stop nothing
+ * themselves: the caller freezes the target around them when it wants
+ * consistent figures.
+ */
+#ifndef VMS_SAMPLER_COMMON_H
+#define VMS_SAMPLER_COMMON_H
+
+#include <sys/types.h>
+
+#include "error.h"
+#include "freeze.h"
+#include "snapshot.h"
+
+/* Streams /proc/PID/smaps through the parser into s->regions. */
+int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       struct vms_error *err);
+/* VmPTE from /proc/PID/status into s->page_table. */
+int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+			struct vms_error *err);
+/* Threads with names; sp from the frozen registers. */
+int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
+				struct vms_error *err);
+/* Threads with names; sp from /proc/PID/task/TID/syscall (blocked threads
+ * only; running ones are retried, then left with sp 0). */
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+			      struct vms_error *err);
+
+#endif

@@ -1,0 +1,343 @@
+#include "smaps.h"
+
+#include <string.h>
+
+/* Character classes by table: this loop runs ~25 times per region and a
+ * 65,000-region process has 1.6 million lines. */
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Parses hex at *pp, up to end; returns digits consumed (0: none). Values
+ * wider than 64 bits are malformed (16 digits at most). */
+static int parse_hex(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0, d;
+
+	while (p < end && (d = hexval((unsigned char)*p)) >= 0) {
+		if (++n > 16)
+			return 0;
+		v = v << 4 | (uint64_t)d;
+		p++;
+	}
+	*pp = p;
+	*out = v;
+	return n;
+}
+
+static int parse_dec(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0;
+
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (++n > 19)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	*pp = p;
+	*out = v;
+	return n;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+void smaps_parser_init(struct smaps_parser *p, struct vms_snapshot *s)
+{
+	memset(p, 0, sizeof(*p));
+	p->snap = s;
+}
+
+static uint16_t parse_perms(const char *p)
+{
+	uint16_t v = 0;
+
+	if (p[0] == 'r')
+		v |= VMS_PERM_R;
+	if (p[1] == 'w')
+		v |= VMS_PERM_W;
+	if (p[2] == 'x')
+		v |= VMS_PERM_X;
+	if (p[3] == 's')
+		v |= VMS_PERM_SHARED;
+	return v;
+}
+
+static bool perm_char_ok(char c, char want)
+{
+	return c == want || c == '-';
+}
+
+/* "start-end perms offset maj:min inode   path". Returns false when the line
+ * is not a well-formed header (the caller then skips its key lines). */
+static bool parse_header(struct smaps_parser *p, const char *s,
+			 const char *end, struct vms_error *err, bool *oom)
+{
+	struct vms_region *r, tmp;
+	uint64_t maj, min;
+	const char *q = s;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!parse_hex(&q, end, &tmp.start) || q >= end || *q++ != '-')
+		return false;
+	if (!parse_hex(&q, end, &tmp.end) || q >= end || *q++ != ' ')
+		return false;
+	if (tmp.end <= tmp.start || end - q < 5)
+		return false;
+	if (!perm_char_ok(q[0], 'r') || !perm_char_ok(q[1], 'w') ||
+	    !perm_char_ok(q[2], 'x') || (q[3] != 'p' && q[3] != 's') ||
+	    q[4] != ' ')
+		return false;
+	tmp.perms = parse_perms(q);
+	q += 5;
+	if (!parse_hex(&q, end, &tmp.offset) || q >= end || *q++ != ' ')
+		return false;
+	if (!parse_hex(&q, end, &maj) || q >= end || *q++ != ':')
+		return false;
+	if (!parse_hex(&q, end, &min) || q >= end || *q++ != ' ')
+		return false;
+	if (maj > UINT32_MAX || min > UINT32_MAX)
+		return false;
+	tmp.dev_major = (uint32_t)maj;
+	tmp.dev_minor = (uint32_t)min;
+	if (!parse_dec(&q, end, &tmp.inode))
+		return false;
+	if (q < end && *q != ' ' && *q != '\t')
+		return false;
+	q = skip_blank(q, end);
+	if (q < end) {
+		static const char del[] = " (deleted)";
+		size_t n = (size_t)(end - q);
+
+		tmp.path = arena_intern(&p->snap->arena, q, n);
+		if (!tmp.path)
+			goto nomem;
+		if (n >= sizeof(del) - 1 &&
+		    memcmp(q + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+			tmp.flags |= VMS_RF_DELETED;
+	}
+	tmp.vmflags = "";
+	/* Counters are incomplete until the record's VmFlags line is seen. */
+	tmp.flags |= VMS_RF_NO_COUNTERS;
+	r = vms_snapshot_add_region(p->snap);
+	if (!r)
+		goto nomem;
+	*r = tmp;
+	p->cur = p->snap->nregions - 1;
+	p->have_cur = true;
+	return true;
+nomem:
+	*oom = true;
+	vms_error_set(err, VMS_ERR_NOMEM, 12, "out of memory parsing smaps");
+	return false;
+}
+
+uint32_t smaps_vmflags_mask(const char *s, size_t n)
+{
+	static const struct {
+		char k[2];
+		uint32_t bit;
+	} tab[] = {
+		{ "ac", VMS_VF_AC }, { "nr", VMS_VF_NR }, { "sh", VMS_VF_SH },
+		{ "gd", VMS_VF_GD }, { "dc", VMS_VF_DC }, { "wf", VMS_VF_WF },
+		{ "lo", VMS_VF_LO }, { "ht", VMS_VF_HT }, { "pf", VMS_VF_PF },
+		{ "io", VMS_VF_IO }, { "dd", VMS_VF_DD }, { "ms", VMS_VF_MS },
+	};
+	const char *end = s + n;
+	uint32_t m = 0;
+
+	while (s < end) {
+		const char *w;
+		size_t i;
+
+		s = skip_blank(s, end);
+		w = s;
+		while (s < end && *s != ' ' && *s != '\t')
+			s++;
+		if (s - w != 2)
+			continue;
+		for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+			if (w[0] == tab[i].k[0] && w[1] == tab[i].k[1])
+				m |= tab[i].bit;
+	}
+	return m;
+}
+
+/* The counter a key names, or NULL for keys we keep no figure of. */
+static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
+{
+#define K(name, field)                                                         \
+	if (n == sizeof(name) - 1 && memcmp(k, name, n) == 0)                  \
+		return &c->field;
+	switch (k[0]) {
+	case 'A':
+		K("Anonymous", anonymous);
+		K("AnonHugePages", anon_huge);
+		break;
+	case 'F':
+		K("FilePmdMapped", file_pmd);
+		break;
+	case 'K':
+		K("KernelPageSize", kernel_page_size);
+		break;
+	case 'L':
+		K("Locked", locked);
+		K("LazyFree", lazyfree);
+		break;
+	case 'M':
+		K("MMUPageSize", mmu_page_size);
+		break;
+	case 'P':
+		K("Pss", pss);
+		K("Private_Clean", private_clean);
+		K("Private_Dirty", private_dirty);
+		K("Pss_Dirty", pss_dirty);
+		K("Private_Hugetlb", private_hugetlb);
+		break;
+	case 'R':
+		K("Rss", rss);
+		K("Referenced", referenced);
+		break;
+	case 'S':
+		K("Shared_Clean", shared_clean);
+		K("Shared_Dirty", shared_dirty);
+		K("Swap", swap);
+		K("SwapPss", swap_pss);
+		K("ShmemPmdMapped", shmem_pmd);
+		K("Shared_Hugetlb", shared_hugetlb);
+		break;
+	}
+#undef K
+	return NULL;
+}
+
+static int parse_key_line(struct smaps_parser *p, const char *s,
+			  const char *colon, const char *end,
+			  struct vms_error *err)
+{
+	struct vms_region *r;
+	size_t klen = (size_t)(colon - s);
+	const char *v = colon + 1;
+	uint64_t *slot, val;
+
+	if (!p->have_cur)
+		return 0;
+	r = &p->snap->regions[p->cur];
+	if (klen == 7 && memcmp(s, "VmFlags", 7) == 0) {
+		size_t n;
+
+		v = skip_blank(v, end);
+		n = (size_t)(end - v);
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+			n--;
+		r->vmflags = arena_intern(&p->snap->arena, v, n);
+		if (!r->vmflags)
+			return vms_error_set(err, VMS_ERR_NOMEM, 12,
+					     "out of memory parsing smaps");
+		r->vmflags_mask = smaps_vmflags_mask(v, n);
+		r->flags &= (uint16_t)~VMS_RF_NO_COUNTERS;
+		return 0;
+	}
+	slot = counter_for(&r->c, s, klen);
+	if (!slot)
+		return 0; /* a key this kernel has and we do not use */
+	v = skip_blank(v, end);
+	if (!parse_dec(&v, end, &val))
+		return 0; /* malformed value: leave the counter at 0 */
+	v = skip_blank(v, end);
+	if (end - v >= 2 && v[0] == 'k' && v[1] == 'B')
+		val <<= 10;
+	*slot = val;
+	return 0;
+}
+
+static int parse_line(struct smaps_parser *p, const char *s, const char *end,
+		      struct vms_error *err)
+{
+	const char *q;
+	bool oom = false;
+
+	p->line++;
+	if (s == end)
+		return 0;
+	/* A header starts with a hex run and a '-'; keys such as "AnonHuge..."
+	 * start with a hex letter too, so look for the '-'. */
+	for (q = s; q < end && hexval((unsigned char)*q) >= 0; q++)
+		;
+	if (q > s && q < end && *q == '-') {
+		if (!parse_header(p, s, end, err, &oom)) {
+			if (oom)
+				return -1;
+			p->have_cur = false;
+			if (!p->malformed++)
+				p->first_malformed_line = p->line;
+		}
+		return 0;
+	}
+	for (q = s; q < end && *q != ':' && *q != ' '; q++)
+		;
+	if (q < end && *q == ':' && q > s)
+		return parse_key_line(p, s, q, end, err);
+	return 0; /* neither: ignore */
+}
+
+ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
+		    bool eof, struct vms_error *err)
+{
+	const char *s = buf, *end = buf + len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+		if (!nl) {
+			if (!eof)
+				break;
+			nl = end;
+		}
+		if (parse_line(p, s, nl, err) < 0)
+			return -1;
+		s = nl < end ? nl + 1 : end;
+	}
+	return s - buf;
+}
+
+int smaps_finish(struct smaps_parser *p, struct vms_error *err)
+{
+	struct vms_snapshot *snap = p->snap;
+	size_t i;
+
+	for (i = 1; i < snap->nregions; i++)
+		if (snap->regions[i].start < snap->regions[i - 1].end)
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, 0,
+				"malformed smaps: region %zu (%llx) overlaps or "
+				"precedes the one before it",
+				i, (unsigned long long)snap->regions[i].start);
+	return 0;
+}
+
+int smaps_parse_buffer(struct vms_snapshot *s, const char *buf, size_t len,
+		       struct vms_error *err)
+{
+	struct smaps_parser p;
+
+	smaps_parser_init(&p, s);
+	if (smaps_parse(&p, buf, len, true, err) < 0)
+		return -1;
+	return smaps_finish(&p, err);
+}

@@ -1,0 +1,59 @@
+/* smaps.h — the /proc/PID/smaps (and maps) parser: a buffer in, regions out.
+ *
+ * Contract: parses by key, never by position. Survives what kernels add or
+ * vary: unknown keys (skipped), an empty VmFlags line, device numbers of any
+ * width, paths with spaces, " (deleted)", "[anon:NAME]", a truncated last
+ * record (its region is kept and flagged VMS_RF_NO_COUNTERS). A header line
+ * that cannot be parsed is skipped (counted in p->malformed), and the key
+ * lines under it are ignored until the next good header. Regions are
+ * appended to the snapshot in input order; smaps_finish() checks that they
+ * are sorted and disjoint.
+ *
+ * It is a streaming parser, so a 80 MB smaps never needs to sit in memory:
+ * feed it what read() returned; it consumes complete lines and tells how many
+ * bytes it used; keep the rest and feed it again with more after it. It
+ * takes no pid and opens no file: the sampler does the reading.
+ *
+ * Plain /proc/PID/maps text parses too (headers only; counters stay 0).
+ */
+#ifndef VMS_SMAPS_H
+#define VMS_SMAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "snapshot.h"
+
+struct smaps_parser {
+	struct vms_snapshot *snap;
+	size_t cur; /* index of the region key lines belong to */
+	bool have_cur;
+	size_t line; /* lines seen, for messages */
+	size_t malformed; /* header lines skipped */
+	size_t first_malformed_line;
+};
+
+void smaps_parser_init(struct smaps_parser *p, struct vms_snapshot *s);
+
+/* Parses the complete lines in buf[0, len). With eof, also the last line
+ * even without its newline. Returns the bytes consumed (the caller keeps
+ * buf[ret, len) and passes it again in front of the next data), or -1 with
+ * *err set (out of memory only). */
+ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
+		    bool eof, struct vms_error *err);
+
+/* After the last smaps_parse(): checks order, flags a truncated last record.
+ * Returns 0, or -1 with *err (VMS_ERR_CAPTURE) when the regions overlap or
+ * are out of order: such input is not a smaps file. */
+int smaps_finish(struct smaps_parser *p, struct vms_error *err);
+
+/* Whole buffer at once: init, parse(eof), finish. */
+int smaps_parse_buffer(struct vms_snapshot *s, const char *buf, size_t len,
+		       struct vms_error *err);
+
+/* Parses the two-letter VmFlags words of a line into VMS_VF_* bits. */
+uint32_t smaps_vmflags_mask(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,88 @@
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler.h"
+
+const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
+	[VMS_T_IMAGE] = { "image", "Image" },
+	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File" },
+	[VMS_T_SHAREABLE] = { "shareable", "Shareable" },
+	[VMS_T_HEAP] = { "heap", "Heap" },
+	[VMS_T_MANAGED_HEAP] = { "managed_heap", "Managed Heap" },
+	[VMS_T_STACK] = { "stack", "Stack" },
+	[VMS_T_PRIVATE_DATA] = { "private_data", "Private Data" },
+	[VMS_T_PAGE_TABLE] = { "page_table", "Page Table" },
+	[VMS_T_FREE] = { "free", "Free" },
+};
+
+struct vms_snapshot *vms_snapshot_new(void)
+{
+	struct vms_snapshot *s = calloc(1, sizeof(*s));
+
+	if (s)
+		arena_init(&s->arena);
+	return s;
+}
+
+void vms_snapshot_free(struct vms_snapshot *s)
+{
+	if (!s)
+		return;
+	if (s->sampler && s->sampler->release)
+		s->sampler->release(s);
+	free(s->regions);
+	arena_fini(&s->arena);
+	free(s);
+}
+
+struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
+{
+	struct vms_region *r;
+
+	if (s->nregions == s->regions_cap) {
+		size_t ncap = s->regions_cap ? s->regions_cap * 2 : 1024;
+		struct vms_region *nr = realloc(s->regions, ncap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		s->regions = nr;
+		s->regions_cap = ncap;
+	}
+	r = &s->regions[s->nregions++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nregions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct vms_region *r = &s->regions[mid];
+
+		if (addr < r->start)
+			hi = mid;
+		else if (addr >= r->end)
+			lo = mid + 1;
+		else
+			return (ptrdiff_t)mid;
+	}
+	return -1;
+}
+
+const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
+					   uint64_t addr)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, addr);
+
+	return i < 0 ? NULL : &s->regions[i];
+}
+
+bool vms_region_is_anon(const struct vms_region *r)
+{
+	return r->inode == 0 &&
+	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
+}

@@ -1,0 +1,200 @@
+/* snapshot.h — the immutable picture of one process's address space.
+ *
+ * Contract: a snapshot is built once by vms_capture() (capture.h) or loaded,
+ * then only read: the classifier, totals, exporters and the UI never change
+ * it after vms_capture() returns. Every pointer inside it (paths, details,
+ * children, names) lives in snap->arena and dies with vms_snapshot_free().
+ * All sizes are bytes. Regions are sorted by start address and are exactly
+ * the lines of /proc/PID/maps at the moment of capture.
+ */
+#ifndef VMS_SNAPSHOT_H
+#define VMS_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arena.h"
+
+/* Region types, in display order. Names and labels: vms_type_info[]. */
+enum vms_type {
+	VMS_T_IMAGE,
+	VMS_T_MAPPED_FILE,
+	VMS_T_SHAREABLE,
+	VMS_T_HEAP,
+	VMS_T_MANAGED_HEAP,
+	VMS_T_STACK,
+	VMS_T_PRIVATE_DATA,
+	VMS_T_PAGE_TABLE, /* no regions: the kernel's VmPTE */
+	VMS_T_FREE,       /* no regions: the gaps between them */
+	VMS_NTYPES
+};
+
+struct vms_type_desc {
+	const char *json; /* "image", "mapped_file", ... (JSON, CSV) */
+	const char *label; /* "Image", "Mapped File", ... (text, UI) */
+};
+extern const struct vms_type_desc vms_type_info[VMS_NTYPES];
+
+/* Region permission bits (the maps "rwxp"/"rwxs" column). */
+enum {
+	VMS_PERM_R = 1,
+	VMS_PERM_W = 2,
+	VMS_PERM_X = 4,
+	VMS_PERM_SHARED = 8, /* 's' instead of 'p' */
+};
+
+/* VmFlags this engine reasons about (the raw line is kept too). */
+enum {
+	VMS_VF_AC = 1u << 0, /* accountable: charged to Committed_AS */
+	VMS_VF_NR = 1u << 1, /* MAP_NORESERVE */
+	VMS_VF_SH = 1u << 2, /* shared */
+	VMS_VF_GD = 1u << 3, /* grows down */
+	VMS_VF_DC = 1u << 4, /* MADV_DONTFORK */
+	VMS_VF_WF = 1u << 5, /* MADV_WIPEONFORK */
+	VMS_VF_LO = 1u << 6, /* mlocked */
+	VMS_VF_HT = 1u << 7, /* hugetlb */
+	VMS_VF_PF = 1u << 8, /* PFN map */
+	VMS_VF_IO = 1u << 9, /* I/O map */
+	VMS_VF_DD = 1u << 10, /* not dumped */
+	VMS_VF_MS = 1u << 11, /* may share */
+};
+
+/* Per-region state flags. */
+enum {
+	VMS_RF_DELETED = 1u << 0, /* path ends in " (deleted)" */
+	VMS_RF_RESERVED = 1u << 1, /* nothing committed */
+	VMS_RF_NO_COUNTERS = 1u << 2, /* record truncated: counters partial */
+	VMS_RF_UNREADABLE = 1u << 3, /* memory cannot be read (dc/wf, io...) */
+	VMS_RF_IMAGE_UNOPENED = 1u << 4, /* looked like an image, file unopenable */
+	VMS_RF_GUARD = 1u << 5, /* a stack guard region */
+};
+
+/* The smaps counters of one region, in bytes. */
+struct vms_counters {
+	uint64_t rss, pss, pss_dirty;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+	uint64_t referenced, anonymous, lazyfree, anon_huge;
+	uint64_t shmem_pmd, file_pmd, shared_hugetlb, private_hugetlb;
+	uint64_t swap, swap_pss, locked;
+	uint64_t kernel_page_size, mmu_page_size;
+};
+
+/* A child of a region in the drill-down: an ELF section, a stack part, a
+ * heap segment. */
+struct vms_child {
+	const char *name;
+	uint64_t start, end; /* end - start is the size */
+};
+
+struct vms_region {
+	uint64_t start, end, offset, inode;
+	uint32_t dev_major, dev_minor;
+	uint16_t perms; /* VMS_PERM_* */
+	uint16_t flags; /* VMS_RF_* */
+	uint8_t type; /* enum vms_type */
+	uint32_t vmflags_mask; /* VMS_VF_* */
+	const char *path; /* exactly as maps shows it, or NULL (anonymous) */
+	const char *vmflags; /* the raw VmFlags line (interned), or "" */
+	const char *detail; /* human detail: "thread 1234 (worker)", ... */
+	struct vms_counters c;
+	/* Derived by totals.c, per DESIGN.md's table. */
+	uint64_t committed, private_bytes, private_ws;
+	struct vms_child *children;
+	uint32_t nchildren;
+	const char *build_id; /* hex, for images, or NULL */
+};
+
+struct vms_thread {
+	pid_t tid;
+	const char *name;
+	uint64_t sp; /* 0 when unknown */
+	uint64_t stack_start, stack_end; /* the region holding sp, or 0/0 */
+};
+
+struct vms_heap_seg {
+	uint64_t start, end;
+};
+
+/* A heap the classifier found (glibc main heap or a non-main arena). The
+ * walked figures are -1 until a heap walker fills them. */
+struct vms_heap {
+	const char *kind; /* "glibc-main", "glibc-arena" */
+	uint64_t id; /* arena address if known, else first segment start */
+	struct vms_heap_seg *segs;
+	uint32_t nsegs;
+	int64_t in_use, free, chunks, free_chunks, top, mmapped;
+};
+
+struct vms_managed {
+	const char *runtime; /* "go", "art", "jvm", ... */
+	uint64_t start, end, reserved, committed;
+};
+
+/* The figures of one row of the summary (a type, or the total). */
+struct vms_totals {
+	uint64_t size, committed, private_bytes, ws, private_ws, shareable_ws,
+		shared_ws, locked_ws, pss, uss, swap, blocks, largest;
+};
+
+struct vms_process {
+	pid_t pid;
+	uid_t uid;
+	const char *name, *cmdline, *exe;
+};
+
+struct vms_capture_info {
+	const char *backend; /* "pss" or "fork" */
+	uint64_t frozen_us; /* how long the target was stopped; 0 if never */
+	bool frozen; /* the target was stopped while counters were read */
+	int64_t taken_at_sec; /* CLOCK_REALTIME at capture */
+	long taken_at_nsec;
+	const char *kernel; /* uname release */
+	uint64_t page_size;
+	const char *partial; /* NULL, or why the data is incomplete */
+};
+
+struct vms_sampler;
+
+struct vms_snapshot {
+	struct arena arena;
+	struct vms_process proc;
+	struct vms_capture_info cap;
+	struct vms_region *regions;
+	size_t nregions, regions_cap;
+	struct vms_thread *threads;
+	size_t nthreads;
+	struct vms_heap *heaps;
+	size_t nheaps;
+	struct vms_managed *managed;
+	size_t nmanaged;
+	uint64_t page_table; /* VmPTE, bytes */
+	uint64_t user_start, user_end; /* the user address range for free */
+	struct vms_totals types[VMS_NTYPES];
+	struct vms_totals total; /* over regions (page table not included) */
+	uint64_t largest_free;
+	/* The sampler that made it, for reading memory (NULL when loaded). */
+	const struct vms_sampler *sampler;
+	void *sampler_priv;
+};
+
+struct vms_snapshot *vms_snapshot_new(void);
+void vms_snapshot_free(struct vms_snapshot *s);
+/* Appends a zeroed region; NULL on out of memory. */
+struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
+/* The region containing addr, or NULL (binary search). */
+const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
+					   uint64_t addr);
+/* Region index containing addr, or -1. */
+ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
+
+static inline uint64_t vms_region_size(const struct vms_region *r)
+{
+	return r->end - r->start;
+}
+
+/* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
+bool vms_region_is_anon(const struct vms_region *r);
+
+#endif

@@ -1,0 +1,98 @@
+#include "totals.h"
+
+#include <string.h>
+
+void totals_region_derive(struct vms_region *r)
+{
+	const struct vms_counters *c = &r->c;
+	uint64_t size = vms_region_size(r);
+	bool shared = r->perms & VMS_PERM_SHARED;
+	bool anon = !shared && vms_region_is_anon(r);
+
+	/* Committed: file-backed and shared: Size. Private anonymous that is
+	 * accountable: Size. Other private anonymous (PROT_NONE reservations,
+	 * MAP_NORESERVE): what is actually there, Rss + Swap. */
+	if (!anon || (r->vmflags_mask & VMS_VF_AC))
+		r->committed = size;
+	else
+		r->committed = c->rss + c->swap;
+	if (anon) {
+		r->private_bytes = r->committed;
+		r->private_ws = c->rss;
+	} else if (!shared) {
+		/* Private file mapping: its copied-on-write pages. */
+		r->private_bytes = c->private_dirty;
+		r->private_ws = c->private_dirty;
+	} else {
+		r->private_bytes = 0;
+		r->private_ws = 0;
+	}
+	if (r->committed == 0)
+		r->flags |= VMS_RF_RESERVED;
+	else
+		r->flags &= (uint16_t)~VMS_RF_RESERVED;
+}
+
+static void add_region(struct vms_totals *t, const struct vms_region *r)
+{
+	const struct vms_counters *c = &r->c;
+	uint64_t size = vms_region_size(r);
+
+	t->size += size;
+	t->committed += r->committed;
+	t->private_bytes += r->private_bytes;
+	t->ws += c->rss;
+	t->private_ws += r->private_ws;
+	t->shareable_ws += c->rss - (r->private_ws < c->rss ? r->private_ws
+							    : c->rss);
+	t->shared_ws += c->shared_clean + c->shared_dirty;
+	t->locked_ws += c->locked;
+	t->pss += c->pss;
+	t->uss += c->private_clean + c->private_dirty;
+	t->swap += c->swap;
+	t->blocks++;
+	if (size > t->largest)
+		t->largest = size;
+}
+
+static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return;
+	t->size += b - a;
+	t->blocks++;
+	if (b - a > t->largest)
+		t->largest = b - a;
+}
+
+void totals_compute(struct vms_snapshot *s)
+{
+	struct vms_totals *pt = &s->types[VMS_T_PAGE_TABLE];
+	struct vms_totals *fr = &s->types[VMS_T_FREE];
+	uint64_t prev = s->user_start;
+	size_t i;
+
+	memset(s->types, 0, sizeof(s->types));
+	memset(&s->total, 0, sizeof(s->total));
+	for (i = 0; i < s->nregions; i++) {
+		struct vms_region *r = &s->regions[i];
+
+		totals_region_derive(r);
+		add_region(&s->types[r->type], r);
+		add_region(&s->total, r);
+		/* Free: the gaps inside the user address range. */
+		if (r->start >= s->user_end)
+			continue;
+		add_free(fr, prev, r->start);
+		if (r->end > prev)
+			prev = r->end;
+	}
+	add_free(fr, prev, s->user_end);
+	s->largest_free = fr->largest;
+	/* The page table is kernel memory the process pays for: committed,
+	 * private and resident. */
+	pt->size = pt->committed = pt->private_bytes = pt->ws =
+		pt->private_ws = s->page_table;
+	pt->blocks = 0;
+	pt->largest = 0;
+}

@@ -1,0 +1,202 @@
+"""vmstest — what the live tests share: TAP output, target processes that are
+always cleaned up by pid, and the kernel's own figures to compare against.
+
+Every process a test starts goes through start(); at exit (normal, failure
+or exception) each is continued and killed by its pid and reaped, so no test
+leaves a process stopped, traced or behind.
+"""
+import atexit
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VMSCOPE = os.environ.get("VMSCOPE", os.path.join(ROOT, "vmscope"))
+BUILD = os.environ.get("BUILD", os.path.join(ROOT, "build"))
+TARGETS = os.path.join(BUILD, "targets")
+
+_failed = 0
+_count = 0
+_procs = []
+
+
+def ok(cond, what, detail=None):
+    """One TAP line. Returns cond so callers can chain."""
+    global _failed, _count
+    _count += 1
+    if cond:
+        print("ok - %s" % what)
+    else:
+        _failed += 1
+        print("not ok - %s" % what)
+        if detail is not None:
+            for line in str(detail).splitlines()[:40]:
+                print("#   %s" % line)
+    sys.stdout.flush()
+    return cond
+
+
+def skip(what, why):
+    global _count
+    _count += 1
+    print("ok - %s # SKIP %s" % (what, why))
+    sys.stdout.flush()
+
+
+def eq(a, b, what):
+    return ok(a == b, what, "got %r, want %r" % (a, b))
+
+
+def done():
+    cleanup()
+    sys.exit(1 if _failed else 0)
+
+
+# ---- processes ----
+
+def target(name):
+    return os.path.join(TARGETS, name)
+
+
+def start(argv, ready=True, timeout=20, **kw):
+    """Starts a process; with ready=True waits for it to print a line
+    starting with 'ready' on stdout and returns (proc, that line)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
+                         stderr=kw.pop("stderr", None), **kw)
+    _procs.append(p)
+    line = ""
+    if ready:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = p.stdout.readline().decode(errors="replace")
+            if not line:
+                raise RuntimeError("%s exited before it was ready" % argv[0])
+            if line.startswith("ready"):
+                break
+        else:
+            raise RuntimeError("%s not ready in %ss" % (argv[0], timeout))
+    return p, line.strip()
+
+
+def kill(p):
+    """Continues, kills and reaps one process by its pid."""
+    if p.poll() is None:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(p.pid, sig)
+            except ProcessLookupError:
+                pass
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    if p in _procs:
+        _procs.remove(p)
+
+
+def cleanup():
+    for p in list(_procs):
+        kill(p)
+
+
+atexit.register(cleanup)
+
+
+def proc_state(pid, tid=None):
+    path = "/proc/%d/task/%d/stat" % (pid, tid) if tid else "/proc/%d/stat" % pid
+    with open(path) as f:
+        s = f.read()
+    return s[s.rindex(")") + 2]
+
+
+def tids(pid):
+    return sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
+
+
+def sigstop(pid, timeout=10):
+    """Stops pid with SIGSTOP and waits until every thread is stopped."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if all(proc_state(pid, t) in "tT" for t in tids(pid)):
+            return
+        time.sleep(0.01)
+    raise RuntimeError("process %d did not stop" % pid)
+
+
+def sigcont(pid):
+    os.kill(pid, signal.SIGCONT)
+
+
+def tracer_pid(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1])
+    return 0
+
+
+# ---- vmscope ----
+
+def run_vmscope(*args, timeout=120, **kw):
+    return subprocess.run([VMSCOPE] + [str(a) for a in args],
+                          capture_output=True, timeout=timeout, **kw)
+
+
+def vmscope_json(pid, *extra):
+    r = run_vmscope("-e", "json", *extra, pid)
+    if r.returncode != 0:
+        raise RuntimeError("vmscope failed (%d): %s" % (r.returncode,
+                                                      r.stderr.decode()))
+    return json.loads(r.stdout)
+
+
+# ---- the kernel's own figures ----
+
+def rollup(pid):
+    """smaps_rollup, in bytes."""
+    out = {}
+    with open("/proc/%d/smaps_rollup" % pid) as f:
+        for line in f:
+            m = re.match(r"^(\w+):\s+(\d+) kB", line)
+            if m:
+                out[m.group(1)] = int(m.group(2)) * 1024
+    return out
+
+
+def maps(pid):
+    """/proc/PID/maps as a list of dicts, in the order of the file."""
+    out = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            parts = line.split(None, 5)
+            start, end = (int(x, 16) for x in parts[0].split("-"))
+            out.append({"start": start, "end": end, "perms": parts[1],
+                        "offset": int(parts[2], 16), "dev": parts[3],
+                        "inode": int(parts[4]),
+                        "path": parts[5] if len(parts) > 5 else None})
+    return out
+
+
+def status_kb(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def hexint(s):
+    return int(s, 16)
+
+
+def region_of(snap, addr):
+    for r in snap["regions"]:
+        if hexint(r["start"]) <= addr < hexint(r["end"]):
+            return r
+    return None

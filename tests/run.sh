@@ -1,0 +1,52 @@
+#!/bin/sh
+# Runs every test and prints one closing line: "N passed, N failed, N skipped".
+#
+# A test is an executable that prints TAP lines ("ok - what", "not ok - what",
+# "ok - what # SKIP why") and exits non-zero if anything failed:
+#   $BUILD/tests/test_*     unit tests (C, tests/unit/)
+#   tests/live/*.py         live tests against real processes (python3)
+#   tests/tui/*.py          the viewer driven in tmux
+# Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh
+set -u
+VMSCOPE=${VMSCOPE:-./vmscope}
+BUILD=${BUILD:-build}
+export VMSCOPE BUILD
+VMSCOPE=$(cd "$(dirname "$VMSCOPE")" && pwd)/$(basename "$VMSCOPE")
+BUILD=$(cd "$BUILD" && pwd)
+
+pass=0 fail=0 skip=0 failed_tests=""
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+run_one() {
+	name=$1; shift
+	case "$name" in *"${TESTS:-}"*) ;; *) return ;; esac
+	out="$log/out"
+	printf '== %s\n' "$name"
+	"$@" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	p=$(grep -c '^ok' "$out" | tr -d ' ')
+	s=$(grep '^ok' "$out" | grep -c '# SKIP' | tr -d ' ')
+	f=$(grep -c '^not ok' "$out" | tr -d ' ')
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name exited with status $rc"
+		f=1
+	fi
+	pass=$((pass + p - s)); skip=$((skip + s)); fail=$((fail + f))
+	[ "$f" -gt 0 ] && failed_tests="$failed_tests $name"
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "unit/$(basename "$t")" "$t"
+done
+for t in tests/live/*.py tests/tui/*.py; do
+	[ -f "$t" ] || continue
+	run_one "$t" python3 "$t"
+done
+
+echo
+[ -n "$failed_tests" ] && echo "failed:$failed_tests"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

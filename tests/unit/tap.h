@@ -1,0 +1,28 @@
+/* tap.h — the smallest TAP emitter, for the C unit tests.
+ * ok(cond, fmt, ...) prints "ok - ..." or "not ok - ..." with the file and
+ * line; tap_done() returns the exit status (1 if anything failed). */
+#ifndef VMS_TAP_H
+#define VMS_TAP_H
+
+#include <stdio.h>
+
+static int tap_failed;
+
+#define ok(cond, ...)                                                          \
+	do {                                                                   \
+		int ok_c_ = !!(cond);                                          \
+		printf("%s - ", ok_c_ ? "ok" : "not ok");                      \
+		printf(__VA_ARGS__);                                           \
+		if (!ok_c_) {                                                  \
+			printf(" (%s:%d)", __FILE__, __LINE__);                \
+			tap_failed = 1;                                        \
+		}                                                              \
+		printf("\n");                                                  \
+	} while (0)
+
+static inline int tap_done(void)
+{
+	return tap_failed;
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* ui.h — the curses front end's one entry point.
+ *
+ * Contract: ui_run() owns the terminal from start to end: it initialises
+ * curses, runs the picker (when o->pid is 0 and no snapshot is given) or the
+ * viewer, and always restores the terminal before it returns, on errors and
+ * on SIGINT/SIGTERM too. It captures snapshots through capture.h with the
+ * sampler and options given, and frees every snapshot it made. Returns 0,
+ * or -1 with *err set (main turns that into the exit status).
+ */
+#ifndef VMS_UI_H
+#define VMS_UI_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../src/error.h"
+#include "../src/sampler.h"
+#include "../src/snapshot.h"
+
+struct ui_opts {
+	const struct vms_sampler *sampler;
+	struct vms_capture_opts copts; /* copts.pid 0: the picker */
+	const char *theme; /* name or path, NULL for the default */
+	struct vms_snapshot *snap; /* optional: show this one first */
+};
+
+int ui_run(const struct ui_opts *o, struct vms_error *err);
+
+#endif
