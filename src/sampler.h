@@ -36,6 +36,12 @@ struct vms_capture_opts {
 	pid_t pid;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
+	/* Optional: called from the capture every few thousand regions with
+	 * the count so far. Returning non-zero cancels the capture, which then
+	 * fails with VMS_ERR_CAPTURE "cancelled" (the target is let go as on
+	 * any failure). */
+	int (*progress)(void *ctx, size_t regions);
+	void *progress_ctx;
 };
 
 struct vms_sampler {

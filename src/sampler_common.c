@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "sampler.h"
 #include "smaps.h"
 
 /* The kernel hands out smaps about a page per read(); a buffer of this size
@@ -17,6 +18,7 @@
 #define SMAPS_BUF (256 * 1024)
 
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       const struct vms_capture_opts *o,
 		       struct vms_error *err)
 {
 	char path[64];
@@ -61,6 +63,12 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			goto out;
 		memmove(buf, buf + used, have - (size_t)used);
 		have -= (size_t)used;
+		if (o && o->progress &&
+		    o->progress(o->progress_ctx, s->nregions)) {
+			vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
+				      "cancelled");
+			goto out;
+		}
 		if (r == 0)
 			break;
 		if (have == SMAPS_BUF) {

@@ -15,8 +15,12 @@
 #include "freeze.h"
 #include "snapshot.h"
 
-/* Streams /proc/PID/smaps through the parser into s->regions. */
+struct vms_capture_opts;
+
+/* Streams /proc/PID/smaps through the parser into s->regions, reporting
+ * progress (and honouring cancel) through o->progress. */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       const struct vms_capture_opts *o,
 		       struct vms_error *err);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,

@@ -79,7 +79,7 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 			return -1;
 		frozen = true;
 	}
-	if (sampler_read_smaps(s, o->pid, err) < 0 ||
+	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
 	    sampler_read_status(s, o->pid, err) < 0)
 		goto out;
 	if (frozen) {
