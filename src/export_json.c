@@ -10,40 +10,34 @@
 
 #include "export.h"
 
-static void key(struct outbuf *o, const char *k)
-{
-	ob_putc(o, '"');
-	ob_puts(o, k);
-	ob_write(o, "\":", 2);
-}
-
-static void kv_u64(struct outbuf *o, const char *k, uint64_t v)
-{
-	key(o, k);
-	ob_u64(o, v);
-	ob_putc(o, ',');
-}
-
-static void kv_hex(struct outbuf *o, const char *k, uint64_t v)
-{
-	key(o, k);
-	ob_putc(o, '"');
-	ob_hex(o, v);
-	ob_write(o, "\",", 2);
-}
-
-static void kv_str(struct outbuf *o, const char *k, const char *v)
-{
-	key(o, k);
-	ob_json_str(o, v);
-	ob_putc(o, ',');
-}
+/* Keys are literals: "\"k\":" is put together by the compiler. */
+#define KEY(o, k) OB_LIT(o, "\"" k "\":")
+#define KV_U64(o, k, v)                                                        \
+	do {                                                                   \
+		KEY(o, k);                                                     \
+		ob_u64(o, v);                                                  \
+		ob_putc(o, ',');                                               \
+	} while (0)
+#define KV_HEX(o, k, v)                                                        \
+	do {                                                                   \
+		OB_LIT(o, "\"" k "\":\"");                                      \
+		ob_hex(o, v);                                                  \
+		OB_LIT(o, "\",");                                              \
+	} while (0)
+#define KV_STR(o, k, v)                                                        \
+	do {                                                                   \
+		KEY(o, k);                                                     \
+		ob_json_str(o, v);                                             \
+		ob_putc(o, ',');                                               \
+	} while (0)
 
 static void kv_i64_or_null(struct outbuf *o, const char *k, int64_t v)
 {
-	key(o, k);
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
 	if (v < 0)
-		ob_write(o, "null", 4);
+		OB_LIT(o, "null");
 	else
 		ob_i64(o, v);
 	ob_putc(o, ',');
@@ -59,20 +53,20 @@ static void close_with(struct outbuf *o, char c)
 
 static void columns(struct outbuf *o, const struct vms_totals *t, bool blocks)
 {
-	kv_u64(o, "size", t->size);
-	kv_u64(o, "committed", t->committed);
-	kv_u64(o, "private", t->private_bytes);
-	kv_u64(o, "ws", t->ws);
-	kv_u64(o, "private_ws", t->private_ws);
-	kv_u64(o, "shareable_ws", t->shareable_ws);
-	kv_u64(o, "shared_ws", t->shared_ws);
-	kv_u64(o, "locked_ws", t->locked_ws);
-	kv_u64(o, "pss", t->pss);
-	kv_u64(o, "uss", t->uss);
-	kv_u64(o, "swap", t->swap);
+	KV_U64(o, "size", t->size);
+	KV_U64(o, "committed", t->committed);
+	KV_U64(o, "private", t->private_bytes);
+	KV_U64(o, "ws", t->ws);
+	KV_U64(o, "private_ws", t->private_ws);
+	KV_U64(o, "shareable_ws", t->shareable_ws);
+	KV_U64(o, "shared_ws", t->shared_ws);
+	KV_U64(o, "locked_ws", t->locked_ws);
+	KV_U64(o, "pss", t->pss);
+	KV_U64(o, "uss", t->uss);
+	KV_U64(o, "swap", t->swap);
 	if (blocks) {
-		kv_u64(o, "blocks", t->blocks);
-		kv_u64(o, "largest", t->largest);
+		KV_U64(o, "blocks", t->blocks);
+		KV_U64(o, "largest", t->largest);
 	}
 }
 
@@ -81,25 +75,25 @@ static void process_and_capture(const struct vms_snapshot *s,
 {
 	char when[40];
 
-	key(o, "process");
+	KEY(o, "process");
 	ob_putc(o, '{');
-	kv_u64(o, "pid", (uint64_t)s->proc.pid);
-	kv_str(o, "name", s->proc.name);
-	kv_str(o, "cmdline", s->proc.cmdline);
-	kv_str(o, "exe", s->proc.exe);
-	kv_u64(o, "uid", (uint64_t)s->proc.uid);
+	KV_U64(o, "pid", (uint64_t)s->proc.pid);
+	KV_STR(o, "name", s->proc.name);
+	KV_STR(o, "cmdline", s->proc.cmdline);
+	KV_STR(o, "exe", s->proc.exe);
+	KV_U64(o, "uid", (uint64_t)s->proc.uid);
 	close_with(o, '}');
 	ob_putc(o, ',');
-	key(o, "capture");
+	KEY(o, "capture");
 	ob_putc(o, '{');
-	kv_str(o, "backend", s->cap.backend);
-	kv_u64(o, "frozen_us", s->cap.frozen_us);
-	key(o, "frozen");
+	KV_STR(o, "backend", s->cap.backend);
+	KV_U64(o, "frozen_us", s->cap.frozen_us);
+	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
-	kv_str(o, "taken_at", export_taken_at(s, when, sizeof(when)));
-	kv_str(o, "kernel", s->cap.kernel);
-	kv_u64(o, "page_size", s->cap.page_size);
-	kv_str(o, "partial", s->cap.partial);
+	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
+	KV_STR(o, "kernel", s->cap.kernel);
+	KV_U64(o, "page_size", s->cap.page_size);
+	KV_STR(o, "partial", s->cap.partial);
 	close_with(o, '}');
 	ob_putc(o, ',');
 }
@@ -108,19 +102,19 @@ static void totals_and_types(const struct vms_snapshot *s, struct outbuf *o)
 {
 	int t;
 
-	key(o, "totals");
+	KEY(o, "totals");
 	ob_putc(o, '{');
 	columns(o, &s->total, false);
-	kv_u64(o, "blocks", s->total.blocks);
-	kv_u64(o, "page_table", s->page_table);
-	kv_u64(o, "largest_free", s->largest_free);
+	KV_U64(o, "blocks", s->total.blocks);
+	KV_U64(o, "page_table", s->page_table);
+	KV_U64(o, "largest_free", s->largest_free);
 	close_with(o, '}');
 	ob_putc(o, ',');
-	key(o, "types");
+	KEY(o, "types");
 	ob_putc(o, '[');
 	for (t = 0; t < VMS_NTYPES; t++) {
 		ob_putc(o, '{');
-		kv_str(o, "type", vms_type_info[t].json);
+		KV_STR(o, "type", vms_type_info[t].json);
 		columns(o, &s->types[t], true);
 		close_with(o, '}');
 		ob_putc(o, ',');
@@ -133,7 +127,7 @@ static void vmflags(struct outbuf *o, const char *f)
 {
 	bool first = true;
 
-	key(o, "vmflags");
+	KEY(o, "vmflags");
 	ob_putc(o, '[');
 	while (f && *f) {
 		size_t n;
@@ -161,11 +155,11 @@ static void region(struct outbuf *o, const struct vms_region *r)
 	char buf[32];
 
 	ob_putc(o, '{');
-	kv_hex(o, "start", r->start);
-	kv_hex(o, "end", r->end);
-	kv_str(o, "perms", export_perms(r, buf));
-	kv_u64(o, "offset", r->offset);
-	key(o, "dev");
+	KV_HEX(o, "start", r->start);
+	KV_HEX(o, "end", r->end);
+	KV_STR(o, "perms", export_perms(r, buf));
+	KV_U64(o, "offset", r->offset);
+	KEY(o, "dev");
 	ob_putc(o, '"');
 	{
 		static const char hx[] = "0123456789abcdef";
@@ -180,26 +174,26 @@ static void region(struct outbuf *o, const struct vms_region *r)
 		}
 	}
 	ob_write(o, "\",", 2);
-	kv_u64(o, "inode", r->inode);
-	kv_str(o, "path", r->path);
-	kv_str(o, "type", vms_type_info[r->type].json);
-	kv_str(o, "detail", r->detail);
-	kv_u64(o, "size", vms_region_size(r));
-	kv_u64(o, "committed", r->committed);
-	kv_u64(o, "private", r->private_bytes);
-	kv_u64(o, "private_ws", r->private_ws);
-	kv_u64(o, "rss", r->c.rss);
-	kv_u64(o, "pss", r->c.pss);
-	kv_u64(o, "private_clean", r->c.private_clean);
-	kv_u64(o, "private_dirty", r->c.private_dirty);
-	kv_u64(o, "shared_clean", r->c.shared_clean);
-	kv_u64(o, "shared_dirty", r->c.shared_dirty);
-	kv_u64(o, "swap", r->c.swap);
-	kv_u64(o, "swap_pss", r->c.swap_pss);
-	kv_u64(o, "locked", r->c.locked);
-	kv_u64(o, "anon_huge", r->c.anon_huge);
+	KV_U64(o, "inode", r->inode);
+	KV_STR(o, "path", r->path);
+	KV_STR(o, "type", vms_type_info[r->type].json);
+	KV_STR(o, "detail", r->detail);
+	KV_U64(o, "size", vms_region_size(r));
+	KV_U64(o, "committed", r->committed);
+	KV_U64(o, "private", r->private_bytes);
+	KV_U64(o, "private_ws", r->private_ws);
+	KV_U64(o, "rss", r->c.rss);
+	KV_U64(o, "pss", r->c.pss);
+	KV_U64(o, "private_clean", r->c.private_clean);
+	KV_U64(o, "private_dirty", r->c.private_dirty);
+	KV_U64(o, "shared_clean", r->c.shared_clean);
+	KV_U64(o, "shared_dirty", r->c.shared_dirty);
+	KV_U64(o, "swap", r->c.swap);
+	KV_U64(o, "swap_pss", r->c.swap_pss);
+	KV_U64(o, "locked", r->c.locked);
+	KV_U64(o, "anon_huge", r->c.anon_huge);
 	vmflags(o, r->vmflags);
-	key(o, "state");
+	KEY(o, "state");
 	ob_putc(o, '[');
 	for (i = 0; i < nw; i++) {
 		if (i)
@@ -208,17 +202,17 @@ static void region(struct outbuf *o, const struct vms_region *r)
 	}
 	ob_write(o, "],", 2);
 	if (r->build_id)
-		kv_str(o, "build_id", r->build_id);
-	key(o, "children");
+		KV_STR(o, "build_id", r->build_id);
+	KEY(o, "children");
 	ob_putc(o, '[');
 	for (i = 0; i < r->nchildren; i++) {
 		const struct vms_child *c = &r->children[i];
 
 		ob_putc(o, '{');
-		kv_str(o, "name", c->name);
-		kv_hex(o, "start", c->start);
-		kv_hex(o, "end", c->end);
-		kv_u64(o, "size", c->end - c->start);
+		KV_STR(o, "name", c->name);
+		KV_HEX(o, "start", c->start);
+		KV_HEX(o, "end", c->end);
+		KV_U64(o, "size", c->end - c->start);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
@@ -230,17 +224,17 @@ static void threads(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i;
 
-	key(o, "threads");
+	KEY(o, "threads");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nthreads; i++) {
 		const struct vms_thread *t = &s->threads[i];
 
 		ob_putc(o, '{');
-		kv_u64(o, "tid", (uint64_t)t->tid);
-		kv_str(o, "name", t->name);
-		kv_hex(o, "sp", t->sp);
-		kv_hex(o, "stack_start", t->stack_start);
-		kv_hex(o, "stack_end", t->stack_end);
+		KV_U64(o, "tid", (uint64_t)t->tid);
+		KV_STR(o, "name", t->name);
+		KV_HEX(o, "sp", t->sp);
+		KV_HEX(o, "stack_start", t->stack_start);
+		KV_HEX(o, "stack_end", t->stack_end);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
@@ -252,20 +246,20 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
 
-	key(o, "heaps");
+	KEY(o, "heaps");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nheaps; i++) {
 		const struct vms_heap *h = &s->heaps[i];
 
 		ob_putc(o, '{');
-		kv_str(o, "kind", h->kind);
-		kv_hex(o, "id", h->id);
-		key(o, "segments");
+		KV_STR(o, "kind", h->kind);
+		KV_HEX(o, "id", h->id);
+		KEY(o, "segments");
 		ob_putc(o, '[');
 		for (j = 0; j < h->nsegs; j++) {
 			ob_putc(o, '{');
-			kv_hex(o, "start", h->segs[j].start);
-			kv_hex(o, "end", h->segs[j].end);
+			KV_HEX(o, "start", h->segs[j].start);
+			KV_HEX(o, "end", h->segs[j].end);
 			close_with(o, '}');
 			ob_putc(o, ',');
 		}
@@ -282,17 +276,17 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 	}
 	close_with(o, ']');
 	ob_putc(o, ',');
-	key(o, "managed");
+	KEY(o, "managed");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nmanaged; i++) {
 		const struct vms_managed *m = &s->managed[i];
 
 		ob_putc(o, '{');
-		kv_str(o, "runtime", m->runtime);
-		kv_hex(o, "start", m->start);
-		kv_hex(o, "end", m->end);
-		kv_u64(o, "reserved", m->reserved);
-		kv_u64(o, "committed", m->committed);
+		KV_STR(o, "runtime", m->runtime);
+		KV_HEX(o, "start", m->start);
+		KV_HEX(o, "end", m->end);
+		KV_U64(o, "reserved", m->reserved);
+		KV_U64(o, "committed", m->committed);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
@@ -306,7 +300,7 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	ob_puts(o, "{\"format\":\"vmscope\",\"version\":1,");
 	process_and_capture(s, o);
 	totals_and_types(s, o);
-	key(o, "regions");
+	KEY(o, "regions");
 	ob_write(o, "[\n", 2);
 	for (i = 0; i < s->nregions; i++) {
 		if (i)

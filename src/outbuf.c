@@ -126,10 +126,8 @@ int outbuf_close(struct outbuf *o, struct vms_error *err)
 	return 0;
 }
 
-void ob_write(struct outbuf *o, const char *s, size_t n)
+void ob_write_slow(struct outbuf *o, const char *s, size_t n)
 {
-	/* Flush before writing, never after: the last bytes written stay in
-	 * the buffer, so a writer may still take back a trailing comma. */
 	while (n) {
 		size_t room, k;
 
@@ -144,16 +142,15 @@ void ob_write(struct outbuf *o, const char *s, size_t n)
 	}
 }
 
+void ob_putc_slow(struct outbuf *o, char c)
+{
+	ob_flush(o);
+	o->buf[o->len++] = c;
+}
+
 void ob_puts(struct outbuf *o, const char *s)
 {
 	ob_write(o, s, strlen(s));
-}
-
-void ob_putc(struct outbuf *o, char c)
-{
-	if (o->len == o->cap)
-		ob_flush(o);
-	o->buf[o->len++] = c;
 }
 
 void ob_u64(struct outbuf *o, uint64_t v)

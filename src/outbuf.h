@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -34,9 +35,35 @@ int outbuf_close(struct outbuf *o, struct vms_error *err);
 /* Drops everything (atomic mode: removes the temporary file). */
 void outbuf_abort(struct outbuf *o);
 
-void ob_write(struct outbuf *o, const char *s, size_t n);
+/* Slow paths of the inline writers below: flush, then write. */
+void ob_write_slow(struct outbuf *o, const char *s, size_t n);
+void ob_putc_slow(struct outbuf *o, char c);
+
+/* Inline: an export calls these tens of millions of times. The buffer is
+ * flushed before a write that does not fit, never after one, so the last
+ * bytes written stay in it (a writer may take back a trailing comma). */
+static inline void ob_write(struct outbuf *o, const char *s, size_t n)
+{
+	if (o->cap - o->len >= n) {
+		memcpy(o->buf + o->len, s, n);
+		o->len += n;
+	} else {
+		ob_write_slow(o, s, n);
+	}
+}
+
+static inline void ob_putc(struct outbuf *o, char c)
+{
+	if (o->len < o->cap)
+		o->buf[o->len++] = c;
+	else
+		ob_putc_slow(o, c);
+}
+
+/* A string literal, its length known at compile time. */
+#define OB_LIT(o, lit) ob_write((o), lit, sizeof(lit) - 1)
+
 void ob_puts(struct outbuf *o, const char *s);
-void ob_putc(struct outbuf *o, char c);
 void ob_u64(struct outbuf *o, uint64_t v);
 void ob_i64(struct outbuf *o, int64_t v);
 void ob_hex(struct outbuf *o, uint64_t v); /* "0x..." lowercase */

@@ -10,12 +10,73 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "readahead.h"
 #include "sampler.h"
 #include "smaps.h"
 
-/* The kernel hands out smaps about a page per read(); a buffer of this size
- * is parsed every few dozen reads. */
-#define SMAPS_BUF (256 * 1024)
+/* A line cut between two chunks is completed here, then parsed. */
+struct carry {
+	char *buf;
+	size_t len, cap;
+};
+
+static int carry_append(struct carry *c, const char *p, size_t n)
+{
+	if (c->len + n > c->cap) {
+		size_t ncap = (c->len + n) * 2;
+		char *nb = realloc(c->buf, ncap);
+
+		if (!nb)
+			return -1;
+		c->buf = nb;
+		c->cap = ncap;
+	}
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	return 0;
+}
+
+/* Parses one chunk of smaps text, with the unfinished line of the chunks
+ * before it. Returns 0, or -1 with *err. */
+static int parse_chunk(struct smaps_parser *p, struct carry *c,
+		       const char *data, size_t len, bool eof,
+		       struct vms_error *err)
+{
+	ssize_t used;
+
+	if (c->len) {
+		const char *nl = memchr(data, '\n', len);
+		size_t take = nl ? (size_t)(nl - data) + 1 : len;
+
+		if (carry_append(c, data, take) < 0)
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		if (!nl && !eof)
+			return 0; /* a line longer than a chunk */
+		if (smaps_parse(p, c->buf, c->len, eof, err) < 0)
+			return -1;
+		c->len = 0;
+		data += take;
+		len -= take;
+	}
+	used = smaps_parse(p, data, len, eof, err);
+	if (used < 0)
+		return -1;
+	if ((size_t)used < len &&
+	    carry_append(c, data + used, len - (size_t)used) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	return 0;
+}
+
+static int read_error(struct vms_error *err, pid_t pid, int e)
+{
+	if (e == ESRCH || !procfs_pid_exists(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, e,
+				     "process %d exited during capture",
+				     (int)pid);
+	return procfs_errno_error(err, pid, "smaps", e);
+}
 
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o,
@@ -23,59 +84,39 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 {
 	char path[64];
 	struct smaps_parser p;
-	char *buf;
-	size_t have = 0;
+	struct carry c = { 0 };
+	struct readahead *ra;
 	int fd, rc = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return procfs_errno_error(err, pid, "smaps", errno);
-	buf = malloc(SMAPS_BUF);
-	if (!buf) {
+	ra = readahead_start(fd);
+	if (!ra) {
 		close(fd);
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "out of memory");
+		return vms_error_set(err, VMS_ERR_NOMEM, errno,
+				     "cannot start the smaps reader: %s",
+				     strerror(errno));
 	}
 	smaps_parser_init(&p, s);
 	for (;;) {
-		ssize_t r = read(fd, buf + have, SMAPS_BUF - have);
-		ssize_t used;
+		const char *data;
+		ssize_t n = readahead_next(ra, &data);
 
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ESRCH || !procfs_pid_exists(pid)) {
-				vms_error_set(err, VMS_ERR_CAPTURE, errno,
-					      "process %d exited during "
-					      "capture",
-					      (int)pid);
-				goto out;
-			}
-			procfs_errno_error(err, pid, "smaps", errno);
+		if (n < 0) {
+			read_error(err, pid, errno);
 			goto out;
 		}
-		have += (size_t)r;
-		if (r > 0 && SMAPS_BUF - have >= 8192)
-			continue;
-		used = smaps_parse(&p, buf, have, r == 0, err);
-		if (used < 0)
+		if (parse_chunk(&p, &c, data, (size_t)n, n == 0, err) < 0)
 			goto out;
-		memmove(buf, buf + used, have - (size_t)used);
-		have -= (size_t)used;
+		readahead_done(ra);
+		if (n == 0)
+			break;
 		if (o && o->progress &&
 		    o->progress(o->progress_ctx, s->nregions)) {
 			vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
 				      "cancelled");
-			goto out;
-		}
-		if (r == 0)
-			break;
-		if (have == SMAPS_BUF) {
-			vms_error_set(err, VMS_ERR_CAPTURE, 0,
-				      "smaps of %d has a line longer than %d "
-				      "bytes",
-				      (int)pid, SMAPS_BUF);
 			goto out;
 		}
 	}
@@ -96,13 +137,15 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 	}
 	if (p.malformed)
 		s->cap.partial = arena_printf(
-			&s->arena, "%zu malformed smaps lines skipped (first: line %zu)",
+			&s->arena,
+			"%zu malformed smaps lines skipped (first: line %zu)",
 			p.malformed, p.first_malformed_line);
 	else if (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS)
 		s->cap.partial = "smaps ended in the middle of a region";
 	rc = 0;
 out:
-	free(buf);
+	readahead_stop(ra);
+	free(c.buf);
 	close(fd);
 	return rc;
 }
