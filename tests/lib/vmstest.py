@@ -200,3 +200,79 @@ def region_of(snap, addr):
         if hexint(r["start"]) <= addr < hexint(r["end"]):
             return r
     return None
+
+
+# ---- added for the engine's live tests (test_rollup, test_classify, ...) ----
+
+def ready_fields(line):
+    """'ready a=0x10 b=7 c=x' -> {'a': 16, 'b': 7, 'c': 'x'} (hex and
+    decimal values become ints)."""
+    out = {}
+    for w in line.split()[1:]:
+        if "=" not in w:
+            continue
+        k, v = w.split("=", 1)
+        try:
+            out[k] = int(v, 0)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def user_range():
+    """The user address range vmscope counts free space in:
+    [vm.mmap_min_addr, TASK_SIZE)."""
+    with open("/proc/sys/vm/mmap_min_addr") as f:
+        lo = int(f.read())
+    lo = max(lo, os.sysconf("SC_PAGE_SIZE"))
+    import platform
+    hi = {"x86_64": 0x7ffffffff000, "aarch64": 1 << 48}.get(
+        platform.machine(), 1 << 47)
+    return lo, hi
+
+
+def largest_gap(regions, lo=None, hi=None):
+    """The largest gap between consecutive regions (dicts with start/end as
+    ints) inside the user address range."""
+    if lo is None:
+        lo, hi = user_range()
+    best, prev = 0, lo
+    for r in sorted(regions, key=lambda r: r["start"]):
+        if r["start"] >= hi:
+            continue
+        best = max(best, r["start"] - prev)
+        prev = max(prev, r["end"])
+    return max(best, hi - prev)
+
+
+def kernel_view(pid):
+    """Everything the kernel says that an export must tie to, read in one
+    go: rollup, maps, VmPTE and the thread ids."""
+    return {"rollup": rollup(pid), "maps": maps(pid),
+            "vmpte": status_kb(pid, "VmPTE"), "tids": tids(pid)}
+
+
+def stable_kernel_view(pid, action, tries=3):
+    """Runs action() between two kernel_view()s of a stopped process and
+    retries while they differ (khugepaged, compaction... can change a
+    stopped process). Returns (result of action, view, stable?)."""
+    for _ in range(tries):
+        before = kernel_view(pid)
+        res = action()
+        after = kernel_view(pid)
+        if before == after:
+            return res, after, True
+    return res, after, False
+
+
+def wait_running(pid, timeout=10):
+    """After SIGCONT: waits until no thread is in a stop state."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if all(proc_state(pid, t) not in "tT" for t in tids(pid)):
+                return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    return False

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""vmscope's figures tie to the kernel's, exactly, for stopped processes.
+
+For each process (the everykind and manyregions targets, python3 with
+threads, node, java, a shell), stopped with SIGSTOP, and for `vmscope -e json`
+both plain and with -F (freeze):
+  - the regions are exactly the lines of /proc/PID/maps (start, end, perms,
+    offset, dev, inode, path);
+  - Σ Rss, Σ (Private_Clean + Private_Dirty), Σ (Shared_Clean +
+    Shared_Dirty), Σ Swap over the regions equal smaps_rollup; Σ Pss is
+    within the kernel's rounding (below 1 KiB a region, never above);
+  - totals agree with the regions and with the same rollup figures;
+    totals.page_table is VmPTE; largest_free is the largest gap;
+  - every thread of /proc/PID/task is in "threads", with its stack region
+    typed stack and holding its sp;
+  - after vmscope the process is still stopped (T) and not traced
+    (TracerPid 0); after SIGCONT it runs.
+A real program that is not installed is skipped.
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+PY_THREADS = r"""
+import sys, threading
+ev = threading.Event()
+ts = [threading.Thread(target=ev.wait, daemon=True) for _ in range(3)]
+for t in ts: t.start()
+blob = bytearray(8 << 20)
+print("ready", flush=True)
+sys.stdin.readline()
+"""
+
+NODE = r"""
+const b = Buffer.alloc(8 << 20, 1);
+console.log("ready");
+setInterval(() => b[0]++, 1e6);
+"""
+
+JAVA = r"""
+public class Sleep {
+    public static void main(String[] a) throws Exception {
+        byte[] b = new byte[8 << 20];
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(1000000L);
+        System.out.println(b.length);
+    }
+}
+"""
+
+
+def check_snapshot(name, pid, snap, kv):
+    """Every invariant of one export against one kernel view."""
+    regs = snap["regions"]
+    km = kv["maps"]
+    ro = kv["rollup"]
+
+    # the regions are exactly maps
+    want = [(m["start"], m["end"], m["perms"], m["offset"], m["dev"],
+             m["inode"], m["path"]) for m in km]
+    got = [(T.hexint(r["start"]), T.hexint(r["end"]), r["perms"],
+            r["offset"], r["dev"], r["inode"], r["path"]) for r in regs]
+    if got != want:
+        diff = [("maps", w, "json", g) for w, g in zip(want, got) if w != g]
+        T.ok(False, "%s: regions are exactly /proc/PID/maps" % name,
+             "%d regions in maps, %d in JSON; first differences: %r"
+             % (len(want), len(got), diff[:5]))
+    else:
+        T.ok(True, "%s: regions are exactly /proc/PID/maps (%d)"
+             % (name, len(want)))
+
+    def s(*keys):
+        return sum(r[k] for r in regs for k in keys)
+
+    T.eq(s("rss"), ro["Rss"], "%s: sum Rss == rollup Rss" % name)
+    T.eq(s("private_clean", "private_dirty"),
+         ro["Private_Clean"] + ro["Private_Dirty"],
+         "%s: sum Private_Clean+Private_Dirty == rollup" % name)
+    T.eq(s("shared_clean", "shared_dirty"),
+         ro["Shared_Clean"] + ro["Shared_Dirty"],
+         "%s: sum Shared_Clean+Shared_Dirty == rollup" % name)
+    T.eq(s("swap"), ro["Swap"], "%s: sum Swap == rollup Swap" % name)
+    pss = s("pss")
+    T.ok(0 <= ro["Pss"] - pss < 1024 * max(1, len(regs)),
+         "%s: sum Pss within rounding of rollup Pss" % name,
+         "sum %d, rollup %d, %d regions" % (pss, ro["Pss"], len(regs)))
+
+    tot = snap["totals"]
+    T.eq((tot["ws"], tot["uss"], tot["shared_ws"], tot["swap"], tot["pss"],
+          tot["size"]),
+         (s("rss"), s("private_clean", "private_dirty"),
+          s("shared_clean", "shared_dirty"), s("swap"), pss,
+          sum(T.hexint(r["end"]) - T.hexint(r["start"]) for r in regs)),
+         "%s: totals (ws, uss, shared_ws, swap, pss, size) are the sums "
+         "over regions" % name)
+    T.eq(tot["page_table"], kv["vmpte"], "%s: totals.page_table == VmPTE"
+         % name)
+    T.eq(tot["largest_free"], T.largest_gap(km),
+         "%s: largest_free == the largest gap between regions" % name)
+    # the type rows add up to the total
+    types = {t["type"]: t for t in snap["types"]}
+    regional = [t for k, t in types.items() if k not in ("page_table",
+                                                         "free")]
+    T.eq(tuple(sum(t[c] for t in regional) for c in ("size", "committed",
+                                                     "ws", "pss",
+                                                     "blocks")),
+         (tot["size"], tot["committed"], tot["ws"], tot["pss"], len(regs)),
+         "%s: the type rows add up to the totals" % name)
+
+    # threads
+    threads = {t["tid"]: t for t in snap["threads"]}
+    T.eq(sorted(threads), kv["tids"], "%s: threads == /proc/PID/task" % name)
+    bad = []
+    for tid, t in sorted(threads.items()):
+        a, b, sp = (T.hexint(t["stack_start"]), T.hexint(t["stack_end"]),
+                    T.hexint(t["sp"]))
+        r = T.region_of(snap, a) if b > a else None
+        if (not r or T.hexint(r["start"]) != a or T.hexint(r["end"]) != b
+                or r["type"] != "stack" or not a <= sp < b):
+            bad.append((tid, t["name"], t["sp"], t["stack_start"],
+                        t["stack_end"], r and r["type"]))
+    T.ok(not bad, "%s: every thread's stack region holds its sp and is "
+         "typed stack (%d threads)" % (name, len(threads)),
+         "bad: %r" % bad[:10])
+
+
+def check_process(name, p):
+    pid = p.pid
+    T.sigstop(pid)
+    for extra in ((), ("-F",)):
+        label = "%s%s" % (name, " -F" if extra else "")
+        try:
+            snap, kv, stable = T.stable_kernel_view(
+                pid, lambda: T.vmscope_json(pid, *extra))
+        except Exception as e:  # noqa: BLE001
+            T.ok(False, "%s: vmscope -e json succeeds" % label, e)
+            continue
+        if not stable:
+            T.skip("%s: invariants" % label,
+                   "the stopped process changed while being read "
+                   "(khugepaged?)")
+            continue
+        T.eq(snap["capture"]["frozen"], bool(extra),
+             "%s: capture.frozen says whether it froze" % label)
+        T.eq(snap["capture"].get("partial"), None,
+             "%s: the capture is not partial" % label)
+        check_snapshot(label, pid, snap, kv)
+        states = {t: T.proc_state(pid, t) for t in T.tids(pid)}
+        T.ok(all(st in "tT" for st in states.values()),
+             "%s: the process is still stopped after vmscope" % label,
+             states)
+        T.eq(T.tracer_pid(pid), 0, "%s: the process is not traced after "
+             "vmscope" % label)
+    T.sigcont(pid)
+    T.ok(T.wait_running(pid), "%s: runs again after SIGCONT" % name)
+    T.kill(p)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="vmscope-rollup-")
+    try:
+        p, _ = T.start([T.target("everykind"), os.path.join(tmp, "data")])
+        check_process("everykind", p)
+        p, _ = T.start([T.target("manyregions"), "5000"])
+        check_process("manyregions 5000", p)
+
+        p, _ = T.start([sys.executable, "-c", PY_THREADS])
+        check_process("python3", p)
+
+        if shutil.which("node"):
+            p, _ = T.start(["node", "-e", NODE])
+            check_process("node", p)
+        else:
+            T.skip("node", "node is not installed")
+
+        if shutil.which("java"):
+            src = os.path.join(tmp, "Sleep.java")
+            with open(src, "w") as f:
+                f.write(JAVA)
+            p, _ = T.start(["java", "-XX:+UseSerialGC", "-Xmx64m",
+                            "Sleep.java"], cwd=tmp, timeout=60)
+            check_process("java", p)
+        else:
+            T.skip("java", "java is not installed")
+
+        sh = shutil.which("bash") or shutil.which("sh")
+        p, _ = T.start([sh, "-c", "echo ready; read x"])
+        check_process(os.path.basename(sh), p)
+    finally:
+        T.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
