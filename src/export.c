@@ -1,5 +1,7 @@
 #include "export.h"
 
+#include "totals.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -76,6 +78,23 @@ const char *export_taken_at(const struct vms_snapshot *s, char *buf, size_t n)
 	return buf;
 }
 
+const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
+				size_t n)
+{
+	char why[120];
+	int r = totals_check_rollup(s, why, sizeof(why));
+
+	if (r < 0)
+		snprintf(buf, n, "smaps_rollup not read");
+	else if (r > 0)
+		snprintf(buf, n, "the regions add up to smaps_rollup");
+	else
+		snprintf(buf, n, "differs from smaps_rollup (%s): the process "
+			 "changed while it was read%s", why,
+			 s->cap.frozen ? "" : "; --freeze reads it still");
+	return buf;
+}
+
 /* ---- the summary table ---- */
 
 enum { NCOLS = 12 };
@@ -146,7 +165,7 @@ static void print_row(struct outbuf *o, const char *label,
 
 static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 {
-	char when[40];
+	char when[160];
 
 	ob_printf(o, "Process:     %d %s\n", (int)s->proc.pid,
 		  s->proc.name ? s->proc.name : "?");
@@ -166,6 +185,8 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 		  (unsigned long long)s->cap.page_size);
 	if (s->cap.partial)
 		ob_printf(o, "Partial:     %s\n", s->cap.partial);
+	ob_printf(o, "Kernel:      %s\n", export_rollup_check(s, when,
+								 sizeof(when)));
 }
 
 void export_summary(const struct vms_snapshot *s, struct outbuf *o)

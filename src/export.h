@@ -38,6 +38,9 @@ const char *export_perms(const struct vms_region *r, char *buf);
 /* Region state flags as words: "deleted", "reserved", ... (NULL-ended). */
 size_t export_state_words(const struct vms_region *r, const char **w,
 			  size_t max);
+/* What the comparison with the kernel's smaps_rollup found, in words. */
+const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
+				size_t n);
 /* ISO 8601 UTC time of the capture into buf. */
 const char *export_taken_at(const struct vms_snapshot *s, char *buf,
 			    size_t n);

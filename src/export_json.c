@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "totals.h"
 
 /* Keys are literals: "\"k\":" is put together by the compiler. */
 #define KEY(o, k) OB_LIT(o, "\"" k "\":")
@@ -94,6 +95,12 @@ static void process_and_capture(const struct vms_snapshot *s,
 	KV_STR(o, "kernel", s->cap.kernel);
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
+	{
+		char why[200];
+		int r = totals_check_rollup(s, why, sizeof(why));
+
+		KV_STR(o, "rollup_check", r < 0 ? NULL : why);
+	}
 	close_with(o, '}');
 	ob_putc(o, ',');
 }

@@ -237,6 +237,30 @@ void ob_printf(struct outbuf *o, const char *fmt, ...)
 	}
 }
 
+/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	cp = p[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* Paths are bytes: valid UTF-8 passes as it is; a byte that is not part of
+ * a valid sequence is written as \u00XX (its Latin-1 reading), so the JSON
+ * stays valid and the byte can be recovered. */
 void ob_json_str(struct outbuf *o, const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -244,19 +268,23 @@ void ob_json_str(struct outbuf *o, const char *s)
 	const unsigned char *run;
 
 	if (!s) {
-		ob_write(o, "null", 4);
+		OB_LIT(o, "null");
 		return;
 	}
 	ob_putc(o, '"');
-	for (run = p; *p; p++) {
+	for (run = p; *p;) {
 		char esc[6];
+		size_t n;
 
-		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x7f)
+		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x7f) {
+			p++;
 			continue;
-		if (*p >= 0x80)
-			continue; /* UTF-8 passes; invalid bytes too (paths) */
+		}
+		if (*p >= 0x80 && (n = utf8_len(p))) {
+			p += n;
+			continue;
+		}
 		ob_write(o, (const char *)run, (size_t)(p - run));
-		run = p + 1;
 		if (*p == '"' || *p == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)*p;
@@ -267,6 +295,7 @@ void ob_json_str(struct outbuf *o, const char *s)
 			esc[5] = hx[*p & 15];
 			ob_write(o, esc, 6);
 		}
+		run = ++p;
 	}
 	ob_write(o, (const char *)run, (size_t)(p - run));
 	ob_putc(o, '"');

@@ -195,6 +195,10 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 	char path[64];
 	struct stat st;
 
+	if (access("/proc/self/stat", R_OK) != 0)
+		return vms_error_set(e, VMS_ERR_CAPTURE, err,
+				     "cannot read /proc: is procfs mounted "
+				     "here (mount -t proc proc /proc)?");
 	if (err == ENOENT || err == ESRCH || !procfs_pid_exists(pid))
 		return vms_error_set(e, VMS_ERR_NOPROC, err,
 				     "no such process: %d", (int)pid);

@@ -198,7 +198,7 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	return 0;
 }
 
-int proclist_rollup(pid_t pid, struct proc_rollup *r, struct vms_error *err)
+int proclist_rollup(pid_t pid, struct vms_rollup *r, struct vms_error *err)
 {
 	enum pids_item items[] = { PIDS_SMAP_RSS,       PIDS_SMAP_PSS,
 				   PIDS_SMAP_PRV_CLEAN, PIDS_SMAP_PRV_DIRTY,
@@ -220,6 +220,7 @@ int proclist_rollup(pid_t pid, struct proc_rollup *r, struct vms_error *err)
 		*out[i] = (uint64_t)PIDS_VAL(i, ul_int, f->stacks[0], info) *
 			  1024;
 	procps_pids_unref(&info);
+	r->valid = true;
 	return 0;
 }
 

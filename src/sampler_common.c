@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "proclist.h"
 #include "readahead.h"
 #include "sampler.h"
 #include "smaps.h"
@@ -148,6 +149,14 @@ out:
 	free(c.buf);
 	close(fd);
 	return rc;
+}
+
+void sampler_read_rollup(struct vms_snapshot *s, pid_t pid)
+{
+	struct vms_error ignore;
+
+	if (proclist_rollup(pid, &s->rollup, &ignore) < 0)
+		s->rollup.valid = false;
 }
 
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,

@@ -22,6 +22,9 @@ struct vms_capture_opts;
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o,
 		       struct vms_error *err);
+/* The kernel's smaps_rollup into s->rollup (left invalid if unreadable:
+ * it is a check, not a figure vmscope shows). */
+void sampler_read_rollup(struct vms_snapshot *s, pid_t pid);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 			struct vms_error *err);

@@ -155,6 +155,15 @@ struct vms_capture_info {
 	const char *partial; /* NULL, or why the data is incomplete */
 };
 
+/* The kernel's own totals (/proc/PID/smaps_rollup, through libproc2), read
+ * right after smaps (within the same freeze when frozen): the check that the
+ * regions add up. */
+struct vms_rollup {
+	bool valid;
+	uint64_t rss, pss, private_clean, private_dirty, shared_clean,
+		shared_dirty, swap, swap_pss, locked, anonymous;
+};
+
 struct vms_sampler;
 
 struct vms_snapshot {
@@ -170,6 +179,7 @@ struct vms_snapshot {
 	struct vms_managed *managed;
 	size_t nmanaged;
 	uint64_t page_table; /* VmPTE, bytes */
+	struct vms_rollup rollup;
 	uint64_t user_start, user_end; /* the user address range for free */
 	struct vms_totals types[VMS_NTYPES];
 	struct vms_totals total; /* over regions (page table not included) */

@@ -1,5 +1,6 @@
 #include "totals.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void totals_region_derive(struct vms_region *r)
@@ -95,4 +96,46 @@ void totals_compute(struct vms_snapshot *s)
 		pt->private_ws = s->page_table;
 	pt->blocks = 0;
 	pt->largest = 0;
+}
+
+int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
+{
+	const struct vms_rollup *k = &s->rollup;
+	uint64_t rss = 0, pc = 0, pd = 0, sc = 0, sd = 0, swap = 0, pss = 0;
+	size_t i;
+
+	if (!k->valid)
+		return -1;
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_counters *c = &s->regions[i].c;
+
+		rss += c->rss;
+		pc += c->private_clean;
+		pd += c->private_dirty;
+		sc += c->shared_clean;
+		sd += c->shared_dirty;
+		swap += c->swap;
+		pss += c->pss;
+	}
+#define CHECK(name, ours, theirs)                                              \
+	if ((ours) != (theirs)) {                                              \
+		snprintf(why, n, "%s: regions %llu K, smaps_rollup %llu K",    \
+			 name, (unsigned long long)((ours) >> 10),             \
+			 (unsigned long long)((theirs) >> 10));                \
+		return 0;                                                      \
+	}
+	CHECK("Rss", rss, k->rss);
+	CHECK("Private", pc + pd, k->private_clean + k->private_dirty);
+	CHECK("Shared", sc + sd, k->shared_clean + k->shared_dirty);
+	CHECK("Swap", swap, k->swap);
+#undef CHECK
+	/* smaps rounds each region's Pss down to a K; the rollup rounds once. */
+	if (pss > k->pss || k->pss - pss >= (uint64_t)s->nregions * 1024) {
+		snprintf(why, n, "Pss: regions %llu K, smaps_rollup %llu K",
+			 (unsigned long long)(pss >> 10),
+			 (unsigned long long)(k->pss >> 10));
+		return 0;
+	}
+	snprintf(why, n, "agrees");
+	return 1;
 }

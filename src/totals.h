@@ -16,4 +16,11 @@
 void totals_region_derive(struct vms_region *r);
 void totals_compute(struct vms_snapshot *s);
 
+/* Compares the sums over regions with the kernel's smaps_rollup: Rss,
+ * Private_*, Shared_* and Swap exactly, Pss within the rounding smaps does
+ * per region (under 1 KiB each). Returns 1 when they agree, 0 when they do
+ * not (why says which figure and by how much: the process changed while it
+ * was read), -1 when there is no rollup to compare with. */
+int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n);
+
 #endif
