@@ -397,6 +397,11 @@ static int classify_stacks(struct vms_snapshot *s)
 		r = &s->regions[k];
 		t->stack_start = r->start;
 		t->stack_end = r->end;
+		/* A runtime may run threads on stacks inside its own heap
+		 * (Go's g0 stacks, coroutines in malloc'd memory): the region
+		 * keeps its type; the thread still names it. */
+		if (r->type != VMS_T_PRIVATE_DATA && r->type != VMS_T_STACK)
+			continue;
 		r->type = VMS_T_STACK;
 		r->detail = arena_printf(&s->arena, "thread %d (%s)",
 					 (int)t->tid, t->name ? t->name : "?");
