@@ -273,6 +273,10 @@ static int parse_line(struct smaps_parser *p, const char *s, const char *end,
 	bool oom = false;
 
 	p->line++;
+	/* A CRLF file (a fixture saved on Windows, a copy through a tool)
+	 * parses like the kernel's LF one. */
+	if (end > s && end[-1] == '\r')
+		end--;
 	if (s == end)
 		return 0;
 	/* A header starts with a hex run and a '-'; keys such as "AnonHuge..."
