@@ -79,6 +79,22 @@ static int read_error(struct vms_error *err, pid_t pid, int e)
 	return procfs_errno_error(err, pid, "smaps", e);
 }
 
+/* True when pid has exited or is exiting: it is gone, or its address space
+ * is (statm all zero: the kernel dropped its mm, which ends a smaps read
+ * early, at a record boundary, looking complete). */
+static bool exited(pid_t pid)
+{
+	char *b;
+	size_t n;
+	bool gone;
+
+	if (procfs_read_pid(pid, "statm", &b, &n) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	gone = n == 0 || b[0] == '0';
+	free(b);
+	return gone;
+}
+
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o,
 		       struct vms_error *err)
@@ -134,6 +150,13 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 				      "process %d has no address space (a "
 				      "kernel thread or a zombie)",
 				      (int)pid);
+		goto out;
+	}
+	if (exited(pid)) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+			      "process %d exited during capture (its smaps "
+			      "ended after %zu regions)",
+			      (int)pid, s->nregions);
 		goto out;
 	}
 	if (p.malformed)

@@ -1,18 +1,26 @@
 /* manyregions — a process with many regions, for the capture benchmark and
  * the rollup tests.
  *
- *   manyregions [N]     (default 65000)
+ *   manyregions [N [MODE]]     (N default 65000)
  *
  * Maps N pages in one mapping and makes every other page read-only, so no
  * two neighbours merge: N regions besides the usual few. Every fourth page
  * is written (resident), the rest untouched. Prints "ready regions=N" and
  * sleeps until killed. N is limited by vm.max_map_count (65530 by default,
  * which leaves room for 65000 plus the process's own regions).
+ *
+ * MODE, for the fault tests:
+ *   exit:MS   exit MS milliseconds after "ready" (a process that exits
+ *             while it is being read)
+ *   churn     keep unmapping and remapping pages in a loop, so regions
+ *             vanish and reappear between two reads
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -41,6 +49,30 @@ int main(int argc, char **argv)
 		}
 	printf("ready regions=%ld start=%p\n", n, (void *)p);
 	fflush(stdout);
+	if (argc > 2 && strncmp(argv[2], "exit:", 5) == 0) {
+		long ms = strtol(argv[2] + 5, NULL, 10);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	if (argc > 2 && strcmp(argv[2], "churn") == 0) {
+		unsigned long x = 12345;
+
+		for (;;) {
+			/* a page that is not at either end */
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			i = 1 + (long)((x >> 33) % (unsigned long)(n - 2));
+			munmap(p + i * pg, (size_t)pg);
+			if (mmap(p + i * pg, (size_t)pg,
+				 i % 2 ? PROT_READ : PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+				 0) == MAP_FAILED) {
+				perror("mmap");
+				return 1;
+			}
+		}
+	}
 	for (;;)
 		pause();
 	return 0;
