@@ -18,7 +18,7 @@ struct image_ent {
 	const char *path; /* interned: pointer equality is string equality */
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
-	bool tried, opened;
+	bool tried, opened, from_memory;
 	struct elfimage im;
 };
 
@@ -26,6 +26,35 @@ struct image_cache {
 	struct image_ent *v;
 	size_t n, cap;
 };
+
+/* The file cannot be opened (deleted without the right to map_files,
+ * another mount namespace): the loader's first mapping still holds the ELF
+ * and program headers. Confirms an image from there; its sections are in
+ * the file only, so it gets none. */
+static void image_from_memory(struct vms_snapshot *s, struct image_ent *e,
+			      const struct vms_region *r)
+{
+	enum { HDR_MAX = 16384 };
+	unsigned char *buf = malloc(HDR_MAX);
+	size_t want = vms_region_size(r) < HDR_MAX ? vms_region_size(r)
+						   : HDR_MAX;
+	struct vms_error ignore;
+	ssize_t got;
+
+	if (!buf)
+		return;
+	got = vms_snapshot_read(s, r->start, buf, want, &ignore);
+	if (got > 0 &&
+	    elfimage_parse(buf, (size_t)got, &s->arena, &e->im, &ignore) == 0 &&
+	    e->im.is_image) {
+		e->from_memory = true;
+		/* Sections come from the section header table, which is not
+		 * loaded: whatever libelf found past the buffer is not to be
+		 * trusted. */
+		e->im.nsec = 0;
+	}
+	free(buf);
+}
 
 static struct image_ent *image_lookup(struct vms_snapshot *s,
 				      struct image_cache *c,
@@ -66,6 +95,8 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 		if (elfimage_load(fd, &s->arena, &e->im, &ignore) == 0)
 			e->opened = true;
 		close(fd);
+	} else if (r->offset == 0 && ops->read_memory) {
+		image_from_memory(s, e, r);
 	}
 	return e;
 }
@@ -203,6 +234,20 @@ static int classify_images(struct vms_snapshot *s,
 		e = image_lookup(s, &cache, ops, r);
 		if (!e)
 			goto out;
+		if (!e->opened && e->from_memory &&
+		    (e == group ||
+		     elfimage_bias(&e->im, r->start, r->offset, &bias))) {
+			/* Confirmed from memory: an image, without sections. */
+			r->type = VMS_T_IMAGE;
+			r->flags |= VMS_RF_IMAGE_UNOPENED;
+			r->detail = r->path;
+			r->build_id = e->im.build_id;
+			if (e != group)
+				group_bias = bias;
+			last = group = e;
+			last_bias = group_bias;
+			continue;
+		}
 		if (!e->opened) {
 			/* Cannot look inside: an executable mapping of a file
 			 * is most likely an image, but we do not guess; mark
