@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,10 +77,22 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 				     "%d (a debugger?); detach it first",
 				     (int)pid, tracer);
 	if (e == EPERM) {
-		char *b;
+		char *b, path[64];
 		size_t n;
 		const char *why = "run as the target's user, or as root "
 				  "with CAP_SYS_PTRACE";
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+		if (geteuid() != 0 && stat(path, &st) == 0 &&
+		    st.st_uid != geteuid())
+			return vms_error_set(
+				err, VMS_ERR_PERM, e,
+				"not permitted to stop process %d with ptrace: "
+				"it belongs to uid %u and you are uid %u; run "
+				"as that user, or as root (CAP_SYS_PTRACE)",
+				(int)pid, (unsigned)st.st_uid,
+				(unsigned)geteuid());
 
 		if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b,
 				     &n) == 0) {
