@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,11 @@ long long procfs_status_value(const char *buf, size_t len, const char *key)
 
 			while (q < nl && (*q == ' ' || *q == '\t'))
 				q++;
-			while (q < nl && *q >= '0' && *q <= '9' && digits < 19) {
+			while (q < nl && *q >= '0' && *q <= '9') {
+				/* A value that does not fit is not a value
+				 * (and must not overflow: undefined). */
+				if (v > (LLONG_MAX - 9) / 10)
+					return -1;
 				v = v * 10 + (*q++ - '0');
 				digits++;
 			}
@@ -90,8 +95,11 @@ long long procfs_status_value(const char *buf, size_t len, const char *key)
 				return -1;
 			while (q < nl && *q == ' ')
 				q++;
-			if (nl - q >= 2 && q[0] == 'k' && q[1] == 'B')
+			if (nl - q >= 2 && q[0] == 'k' && q[1] == 'B') {
+				if (v > LLONG_MAX / 1024)
+					return -1;
 				v *= 1024;
+			}
 			return v;
 		}
 		p = nl + 1;

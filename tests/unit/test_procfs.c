@@ -1,0 +1,151 @@
+/* test_procfs.c — the pure parsers of procfs.c: status values and the sp
+ * of /proc/PID/task/TID/syscall, on crafted buffers and on this process's
+ * own files. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "tap.h"
+
+static long long sv(const char *buf, const char *key)
+{
+	return procfs_status_value(buf, strlen(buf), key);
+}
+
+static void test_status(void)
+{
+	static const char st[] = "Name:\tcat\n"
+				 "VmPeak:\t    8 kB\n"
+				 "VmRSSx:\t   99 kB\n"
+				 "VmRSS:\t  1234 kB\n"
+				 "Threads:\t3\n"
+				 "Empty:\t\n"
+				 "NoUnit:    77\n"
+				 " VmLck:\t5 kB\n"
+				 "Last:\t12 kB";
+
+	ok(sv(st, "VmRSS") == 1234 * 1024, "status: kB value in bytes");
+	ok(sv(st, "VmPeak") == 8 * 1024, "status: first line");
+	ok(sv(st, "Threads") == 3 && sv(st, "NoUnit") == 77,
+	   "status: values without a unit as they are");
+	ok(sv(st, "Last") == 12 * 1024, "status: last line without newline");
+	ok(sv(st, "Vm") == -1 && sv(st, "VmRSSxx") == -1,
+	   "status: a key is matched whole, not as a prefix");
+	ok(sv(st, "Missing") == -1, "status: missing key is -1");
+	ok(sv(st, "Empty") == -1 && sv(st, "Name") == -1,
+	   "status: a value that is not a number is -1");
+	ok(sv(st, "VmLck") == -1, "status: keys only at the start of a line");
+	ok(procfs_status_value(st, 10, "VmPeak") == -1,
+	   "status: nothing past len is read");
+	ok(procfs_status_value("", 0, "VmRSS") == -1, "status: empty buffer");
+	ok(sv("Big: 99999999999999999999999 kB\n", "Big") == -1 &&
+		   sv("Big: 9223372036854775807 kB\n", "Big") == -1,
+	   "status: values that overflow are -1, not wrapped");
+	ok(sv("Max: 9007199254740991 kB\n", "Max") ==
+		   9007199254740991LL * 1024,
+	   "status: the largest kB value that fits in bytes");
+}
+
+static int sp(const char *s, uint64_t *v)
+{
+	return procfs_syscall_sp_parse(s, strlen(s), v);
+}
+
+static int pfd[2];
+static volatile pid_t blocked_tid;
+
+static void *blocked(void *arg)
+{
+	char c;
+
+	(void)arg;
+	blocked_tid = gettid();
+	return read(pfd[0], &c, 1) == 1 ? NULL : arg;
+}
+
+/* A thread blocked in read(): its syscall file has a sp inside its own
+ * stack (we know that stack: it holds a local of that thread). */
+static void test_syscall_live(void)
+{
+	pthread_t t;
+	pthread_attr_t at;
+	size_t ssize = 0;
+	void *saddr = NULL;
+	char name[64], *buf = NULL;
+	size_t len = 0;
+	uint64_t v = 0;
+	int i, got = -1;
+
+	if (pipe(pfd) < 0 || pthread_create(&t, NULL, blocked, NULL) != 0) {
+		ok(0, "syscall: start a blocked thread");
+		return;
+	}
+	pthread_getattr_np(t, &at);
+	pthread_attr_getstack(&at, &saddr, &ssize);
+	pthread_attr_destroy(&at);
+	/* Wait until it is in read() (the file says "running" or another
+	 * call before that). */
+	for (i = 0; i < 400 && got != 0; i++) {
+		usleep(5000);
+		free(buf);
+		buf = NULL;
+		snprintf(name, sizeof(name), "task/%d/syscall",
+			 (int)blocked_tid);
+		if (procfs_read_pid(getpid(), name, &buf, &len) == 0 &&
+		    strncmp(buf, "0 ", 2) == 0)
+			got = procfs_syscall_sp_parse(buf, len, &v);
+	}
+	ok(got == 0 && v >= (uint64_t)(uintptr_t)saddr &&
+		   v < (uint64_t)(uintptr_t)saddr + ssize,
+	   "syscall: sp of a thread blocked in read() lies in its stack "
+	   "(%s)",
+	   buf ? strtok(buf, "\n") : "unreadable");
+	free(buf);
+	if (write(pfd[1], "x", 1) != 1)
+		ok(0, "syscall: wake the thread");
+	pthread_join(t, NULL);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+static void test_syscall(void)
+{
+	uint64_t v = 1;
+	char big[600];
+
+	ok(sp("0 0x3 0x7ffd0000 0x1 0x0 0x0 0x0 0x7ffc12345678 0x7f00aabb\n",
+	      &v) == 0 && v == 0x7ffc12345678ull,
+	   "syscall: blocked form, sp is the 8th field");
+	ok(sp("-1 0x7ffc00001000 0x55550000abcd\n", &v) == 0 &&
+		   v == 0x7ffc00001000ull,
+	   "syscall: not-in-a-call form, sp is the 2nd field");
+	v = 1;
+	ok(sp("running\n", &v) == -1 && v == 1, "syscall: running is -1");
+	ok(sp("", &v) == -1, "syscall: empty is -1");
+	ok(sp("-1 7ffc00001000 0x1\n", &v) == -1,
+	   "syscall: sp without 0x is -1");
+	ok(sp("-1 0xzz 0x1\n", &v) == -1 && sp("-1 0x 0x1", &v) == -1,
+	   "syscall: sp that is not hex is -1");
+	ok(sp("-1 0x1 0x2 0x3\n", &v) == -1,
+	   "syscall: a wrong number of fields is -1");
+	ok(sp("-1 0x1ffffffffffffffff 0x1\n", &v) == -1,
+	   "syscall: sp wider than 64 bits is -1");
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "-1 0x1000 0x2", 13);
+	ok(procfs_syscall_sp_parse(big, sizeof(big), &v) == -1,
+	   "syscall: an over-long buffer is -1");
+	ok(procfs_syscall_sp_parse("-1 0x1000 0x2 trailing", 13, &v) == 0 &&
+		   v == 0x1000,
+	   "syscall: only len bytes are read");
+}
+
+int main(void)
+{
+	test_status();
+	test_syscall();
+	test_syscall_live();
+	return tap_done();
+}
