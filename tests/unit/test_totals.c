@@ -1,0 +1,213 @@
+/* test_totals.c — DESIGN.md's column table, region by region, and the
+ * per-type rows, total and free gaps of totals_compute(). Each expectation
+ * is the table's rule applied to the region's own counters. */
+#include <string.h>
+
+#include "snapshot.h"
+#include "tap.h"
+#include "totals.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024)
+
+static struct vms_region *add(struct vms_snapshot *s, uint64_t start,
+			      uint64_t size, const char *perms,
+			      const char *path, uint64_t inode,
+			      uint32_t vmflags, enum vms_type type)
+{
+	struct vms_region *r = vms_snapshot_add_region(s);
+
+	r->start = start;
+	r->end = start + size;
+	r->perms = (uint16_t)((perms[0] == 'r' ? VMS_PERM_R : 0) |
+			      (perms[1] == 'w' ? VMS_PERM_W : 0) |
+			      (perms[2] == 'x' ? VMS_PERM_X : 0) |
+			      (perms[3] == 's' ? VMS_PERM_SHARED : 0));
+	r->path = path;
+	r->inode = inode;
+	r->vmflags = "";
+	r->vmflags_mask = vmflags;
+	r->type = (uint8_t)type;
+	return r;
+}
+
+static void counters(struct vms_region *r, uint64_t rss, uint64_t swap,
+		     uint64_t pclean, uint64_t pdirty, uint64_t sclean,
+		     uint64_t sdirty)
+{
+	r->c.rss = rss;
+	r->c.pss = pclean + pdirty + (sclean + sdirty) / 2;
+	r->c.swap = swap;
+	r->c.private_clean = pclean;
+	r->c.private_dirty = pdirty;
+	r->c.shared_clean = sclean;
+	r->c.shared_dirty = sdirty;
+	r->c.locked = pdirty / 2;
+}
+
+static void test_regions(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_region *lib, *shf, *ac, *nr, *none, *shanon, *heap, *stack;
+	uint64_t sz;
+
+	/* file-backed, private: committed Size, private = Private_Dirty */
+	lib = add(s, 0x400000, 64 * KIB, "rw-p", "/usr/lib/libx.so", 5,
+		  VMS_VF_AC, VMS_T_IMAGE);
+	counters(lib, 40 * KIB, 0, 4 * KIB, 12 * KIB, 24 * KIB, 0);
+	/* file-backed, shared */
+	shf = add(s, 0x500000, 128 * KIB, "rw-s", "/data/db", 6,
+		  VMS_VF_SH | VMS_VF_MS, VMS_T_MAPPED_FILE);
+	counters(shf, 32 * KIB, 0, 0, 8 * KIB, 16 * KIB, 8 * KIB);
+	/* private anonymous, accountable: Size */
+	ac = add(s, 0x600000, 1 * MIB, "rw-p", NULL, 0, VMS_VF_AC,
+		 VMS_T_PRIVATE_DATA);
+	counters(ac, 100 * KIB, 8 * KIB, 0, 100 * KIB, 0, 0);
+	/* MAP_NORESERVE: Rss + Swap */
+	nr = add(s, 0x800000, 4 * MIB, "rw-p", NULL, 0, VMS_VF_NR,
+		 VMS_T_HEAP);
+	counters(nr, 300 * KIB, 20 * KIB, 0, 300 * KIB, 0, 0);
+	/* PROT_NONE reservation: nothing committed */
+	none = add(s, 0xc00000, 60 * MIB, "---p", NULL, 0, 0, VMS_T_HEAP);
+	/* shared anonymous: shared, so Size, nothing private */
+	shanon = add(s, 0x5000000, 12 * KIB, "rw-s", "/dev/zero (deleted)",
+		     1025, VMS_VF_SH | VMS_VF_MS, VMS_T_SHAREABLE);
+	counters(shanon, 8 * KIB, 0, 0, 0, 0, 8 * KIB);
+	heap = add(s, 0x6000000, 132 * KIB, "rw-p", "[heap]", 0, VMS_VF_AC,
+		   VMS_T_HEAP);
+	counters(heap, 20 * KIB, 0, 0, 20 * KIB, 0, 0);
+	stack = add(s, 0x7ff000000000ull, 132 * KIB, "rw-p", "[stack]", 0,
+		    VMS_VF_AC | VMS_VF_GD, VMS_T_STACK);
+	counters(stack, 16 * KIB, 4 * KIB, 0, 16 * KIB, 0, 0);
+	s->user_start = 0x10000;
+	s->user_end = 0x7ffffffff000ull;
+	s->page_table = 48 * KIB;
+	totals_compute(s);
+
+	sz = vms_region_size(lib);
+	ok(lib->committed == sz && lib->private_bytes == lib->c.private_dirty &&
+		   lib->private_ws == lib->c.private_dirty,
+	   "file private: committed = size, private = private_ws = "
+	   "Private_Dirty");
+	ok(shf->committed == vms_region_size(shf) && shf->private_bytes == 0 &&
+		   shf->private_ws == 0,
+	   "file shared: committed = size, nothing private");
+	ok(ac->committed == vms_region_size(ac) &&
+		   ac->private_bytes == ac->committed &&
+		   ac->private_ws == ac->c.rss,
+	   "anon ac: committed = private = size, private_ws = Rss");
+	ok(nr->committed == nr->c.rss + nr->c.swap &&
+		   nr->private_bytes == nr->committed &&
+		   nr->private_ws == nr->c.rss,
+	   "anon nr: committed = private = Rss + Swap");
+	ok(none->committed == 0 && (none->flags & VMS_RF_RESERVED) &&
+		   !(nr->flags & VMS_RF_RESERVED) &&
+		   !(ac->flags & VMS_RF_RESERVED),
+	   "PROT_NONE: nothing committed, flagged reserved (others not)");
+	ok(shanon->committed == vms_region_size(shanon) &&
+		   shanon->private_bytes == 0 && shanon->private_ws == 0,
+	   "shared anonymous: committed = size, nothing private");
+	ok(heap->committed == vms_region_size(heap) &&
+		   stack->committed == vms_region_size(stack) &&
+		   stack->private_ws == stack->c.rss,
+	   "[heap] and [stack] are anonymous: committed = size");
+
+	/* Totals: the sums of the per-region figures. */
+	{
+		struct vms_totals want;
+		struct vms_totals rows;
+		size_t i;
+		int t;
+
+		memset(&want, 0, sizeof(want));
+		memset(&rows, 0, sizeof(rows));
+		for (i = 0; i < s->nregions; i++) {
+			const struct vms_region *r = &s->regions[i];
+
+			want.size += vms_region_size(r);
+			want.committed += r->committed;
+			want.private_bytes += r->private_bytes;
+			want.ws += r->c.rss;
+			want.private_ws += r->private_ws;
+			want.shareable_ws += r->c.rss - r->private_ws;
+			want.shared_ws += r->c.shared_clean +
+					  r->c.shared_dirty;
+			want.locked_ws += r->c.locked;
+			want.pss += r->c.pss;
+			want.uss += r->c.private_clean + r->c.private_dirty;
+			want.swap += r->c.swap;
+			want.blocks++;
+			if (vms_region_size(r) > want.largest)
+				want.largest = vms_region_size(r);
+		}
+		ok(memcmp(&want, &s->total, sizeof(want)) == 0,
+		   "total: every column is the sum over regions");
+		for (t = 0; t < VMS_T_PAGE_TABLE; t++) {
+			rows.size += s->types[t].size;
+			rows.committed += s->types[t].committed;
+			rows.ws += s->types[t].ws;
+			rows.blocks += s->types[t].blocks;
+		}
+		ok(rows.size == want.size && rows.committed == want.committed &&
+			   rows.ws == want.ws && rows.blocks == want.blocks,
+		   "type rows add up to the total");
+		ok(s->types[VMS_T_HEAP].blocks == 3 &&
+			   s->types[VMS_T_HEAP].largest == vms_region_size(none),
+		   "heap row: 3 blocks, largest is the reservation");
+		ok(s->types[VMS_T_PAGE_TABLE].committed == s->page_table &&
+			   s->types[VMS_T_PAGE_TABLE].ws == s->page_table &&
+			   s->total.ws == want.ws,
+		   "page table: its own row, not added into the total");
+	}
+	vms_snapshot_free(s);
+}
+
+/* Free: gaps between regions inside [user_start, user_end), regions above
+ * user_end (vsyscall) ignored. */
+static void test_free(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	uint64_t starts[] = { 0x100000, 0x300000, 0x380000, 0x7f0000000000ull };
+	uint64_t sizes[] = { 0x10000, 0x20000, 0x8000, 0x21000 };
+	uint64_t prev, gap, largest = 0, total = 0, blocks = 0;
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		add(s, starts[i], sizes[i], "rw-p", NULL, 0, VMS_VF_AC,
+		    VMS_T_PRIVATE_DATA);
+	add(s, 0xffffffffff600000ull, 0x1000, "--xp", "[vsyscall]", 0, 0,
+	    VMS_T_IMAGE);
+	s->user_start = 0x10000;
+	s->user_end = 0x7ffffffff000ull;
+	totals_compute(s);
+	prev = s->user_start;
+	for (i = 0; i <= 4; i++) {
+		uint64_t next = i < 4 ? starts[i] : s->user_end;
+
+		gap = next - prev;
+		total += gap;
+		blocks++;
+		if (gap > largest)
+			largest = gap;
+		if (i < 4)
+			prev = starts[i] + sizes[i];
+	}
+	ok(s->largest_free == largest &&
+		   s->types[VMS_T_FREE].largest == largest,
+	   "free: largest gap 0x%llx, between regions and to user_end",
+	   (unsigned long long)largest);
+	ok(s->types[VMS_T_FREE].size == total &&
+		   s->types[VMS_T_FREE].blocks == blocks,
+	   "free: size and blocks of all gaps in the user range");
+	ok(s->types[VMS_T_FREE].size + s->total.size - 0x1000 ==
+		   s->user_end - s->user_start,
+	   "free + regions (without vsyscall) = the user range");
+	vms_snapshot_free(s);
+}
+
+int main(void)
+{
+	test_regions();
+	test_free();
+	return tap_done();
+}
