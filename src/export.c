@@ -387,7 +387,7 @@ void export_csv(const struct vms_snapshot *s, struct outbuf *o)
 			ob_hex(o, c->end);
 			ob_puts(o, ",,,,,,,");
 			ob_u64(o, c->end - c->start);
-			ob_puts(o, ",,,,,,,,,,,,,,,,\n");
+			ob_puts(o, ",,,,,,,,,,,,,,,\n"); /* committed..state */
 		}
 	}
 	for (i = 0; i < s->nthreads; i++) {
