@@ -294,8 +294,11 @@ static int find_by_name(const char *name, pid_t *pid)
 	return n == 0 ? 2 : 1;
 }
 
-/* Starts cmd as a child; returns its pid, or -1 with *err. */
-static pid_t launch(char **cmd, double delay, struct vms_error *err)
+/* Starts cmd as a child; returns its pid, or -1 with *err. With
+ * stdout_to_stderr the child writes its standard output to vmscope's
+ * standard error, so it cannot mix into an export on standard output. */
+static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
+		    struct vms_error *err)
 {
 	int pfd[2];
 	pid_t pid;
@@ -311,6 +314,8 @@ static pid_t launch(char **cmd, double delay, struct vms_error *err)
 				     "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(pfd[0]);
+		if (stdout_to_stderr)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(cmd[0], cmd);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -395,7 +400,8 @@ int main(int argc, char **argv)
 		return rc;
 	smp = vms_sampler_by_name(a.backend);
 	if (a.cmd) {
-		launched = launch(a.cmd, a.delay, &err);
+		launched = launch(a.cmd, a.delay,
+				  (a.summary || a.export) && !a.output, &err);
 		if (launched < 0)
 			return fail(&err);
 		a.pid = launched;
