@@ -1,0 +1,497 @@
+#!/usr/bin/env python3
+"""The command line: exit statuses, one-line messages, outputs.
+
+  - no such process: 2, "no such process";
+  - another user's process as a non-root user (setpriv to uid 65534, when
+    run as root; pid 1 otherwise): 2 and a message naming the uids, with and
+    without -F; root reads another user's process (and freezes it);
+  - bad options: 1, a message on stderr, nothing on stdout;
+  - -o: a missing directory (4), a directory in the way (4), a write error
+    (RLIMIT_FSIZE: 4): no file and no temporary file left; a good -o writes
+    complete JSON and replaces an old file;
+  - a process that exits during capture (exit 2 or 3 with one line, never a
+    signal, never a short snapshot passed off as whole), with and without
+    -F; a process whose regions vanish and reappear while it is read (0, a
+    well-formed export, not left stopped or traced); /proc not mounted
+    (a one-line message, 2 or 3);
+  - the summary has every type label and column; --list has a known pid and
+    name; -n NAME finds a uniquely named process, and refuses an unknown or
+    ambiguous name; -- CMD launches, reports and leaves nothing behind;
+  - every CSV row has as many fields as the header; text, CSV and JSON agree
+    on the figures (same stopped process).
+"""
+import csv
+import io
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+TYPE_LABELS = ["Image", "Mapped File", "Shareable", "Heap", "Managed Heap",
+               "Stack", "Private Data", "Page Table", "Free", "Total"]
+COLUMNS = ["Size", "Committed", "Private", "Total WS", "Private WS",
+           "Shareable WS", "Shared WS", "Locked WS", "PSS", "Swap", "Blocks",
+           "Largest"]
+JSON_TYPES = ["image", "mapped_file", "shareable", "heap", "managed_heap",
+              "stack", "private_data", "page_table", "free"]
+
+
+def err_lines(r):
+    return [l for l in r.stderr.decode(errors="replace").splitlines() if l]
+
+
+def one_line_error(r, rc, what, pattern=None):
+    """rc as expected, stdout empty, the first stderr line starts with
+    'vmscope' and matches pattern; at most a 'Try --help' hint after it."""
+    lines = err_lines(r)
+    ok = (r.returncode == rc and not r.stdout and len(lines) >= 1 and
+          "vmscope" in lines[0] and
+          all(l.startswith("Try ") for l in lines[1:]) and
+          (pattern is None or re.search(pattern, lines[0], re.I)))
+    T.ok(ok, "%s: exit %d, one line%s" % (what, rc,
+                                          pattern and " /%s/" % pattern or ""),
+         "exit %d, stderr %r, stdout %r" % (r.returncode, lines,
+                                            r.stdout[:200]))
+    return lines[0] if lines else ""
+
+
+def dead_pid():
+    """A pid that is not in use: a child that ran and was reaped."""
+    p = subprocess.Popen(["true"])
+    p.wait()
+    pid = p.pid
+    while os.path.exists("/proc/%d" % pid):
+        pid += 7919
+    return pid
+
+
+def no_temp_left(d, what):
+    left = [n for n in os.listdir(d) if ".tmp" in n]
+    T.eq(left, [], "%s: no temporary file left" % what)
+
+
+def as_nobody(args, **kw):
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                           "--clear-groups", T.VMSCOPE] + [str(a)
+                                                           for a in args],
+                          capture_output=True, timeout=60, **kw)
+
+
+def test_no_such_process():
+    pid = dead_pid()
+    for args in (("-s", pid), ("-e", "json", pid), ("-F", "-s", pid),
+                 ("-e", "csv", "-o", "/tmp/vmscope-never-%d.csv" % pid, pid)):
+        r = T.run_vmscope(*args)
+        one_line_error(r, 2, "no such process (%s)" % " ".join(
+            str(a) for a in args[:-1]), "no such process")
+    T.ok(not os.path.exists("/tmp/vmscope-never-%d.csv" % pid),
+         "no such process: -o wrote no file")
+
+
+def test_permissions(ek):
+    if os.geteuid() != 0:
+        # a non-root user against pid 1 (root's)
+        for extra in ((), ("-F",)):
+            r = T.run_vmscope(*extra, "-s", 1)
+            line = one_line_error(r, 2, "another user's process%s"
+                                  % (" -F" if extra else ""),
+                                  "not permitted")
+            T.ok("uid 0" in line, "... the message names the owner's uid",
+                 line)
+        T.skip("root reads another user's process", "not root")
+        return
+    if not shutil.which("setpriv"):
+        T.skip("another user's process", "setpriv is not installed")
+        return
+    for extra in ((), ("-F",), ("-e", "json")):
+        args = list(extra) + (["-s"] if "-e" not in extra else []) + [ek.pid]
+        r = as_nobody(args)
+        line = one_line_error(r, 2, "uid 65534 on root's process (%s)"
+                              % " ".join(extra), "not permitted")
+        T.ok("uid 0" in line and "65534" in line,
+             "... the message names both uids", line)
+    T.eq(T.proc_state(ek.pid) in "tT", False,
+         "uid 65534's attempt left root's process running")
+    # root against a process of another user
+    p, _ = T.start(["setpriv", "--reuid=65534", "--regid=65534",
+                    "--clear-groups", T.target("manyregions"), "10"])
+    for extra in ((), ("-F",)):
+        r = T.run_vmscope("-e", "json", *extra, p.pid)
+        T.eq(r.returncode, 0, "root reads uid 65534's process%s"
+             % (" -F" if extra else ""))
+        if r.returncode == 0:
+            j = json.loads(r.stdout)
+            T.eq(j["process"].get("uid"), 65534, "... and reports its uid")
+    T.eq(T.tracer_pid(p.pid), 0, "... and leaves it untraced")
+    # uid 65534 reads its own process
+    r = as_nobody(["-e", "json", p.pid])
+    T.eq(r.returncode, 0, "uid 65534 reads its own process",
+         ) if r.returncode == 0 else T.ok(
+        False, "uid 65534 reads its own process", err_lines(r))
+    T.kill(p)
+
+
+def test_usage(ek):
+    cases = [
+        (["--bogus"], None),
+        (["-e", "bogus", ek.pid], "bogus"),
+        (["-s", "abc"], "abc"),
+        (["-s", "0"], None),
+        (["-s", ek.pid, "7"], None),
+        (["-s"], None),
+        (["-s", "-e", "json", ek.pid], None),
+        (["-b", "nope", "-s", ek.pid], "nope"),
+        (["-o", "/tmp/x", ek.pid], None),
+        (["--list", "--sort=bogus"], "bogus"),
+        (["-s", "-n", "x", ek.pid], None),
+        (["--delay=-1", "-s", "--", "true"], None),
+    ]
+    for args, pat in cases:
+        r = T.run_vmscope(*args)
+        one_line_error(r, 1, "usage: vmscope %s" % " ".join(
+            str(a) for a in args), pat)
+    r = T.run_vmscope("--help")
+    T.ok(r.returncode == 0 and b"usage" in r.stdout.lower(),
+         "--help: exit 0, usage on stdout")
+    r = T.run_vmscope("-V")
+    T.ok(r.returncode == 0 and r.stdout.startswith(b"vmscope "),
+         "-V: exit 0, the version")
+
+
+def test_output(ek, tmp):
+    d = os.path.join(tmp, "out")
+    os.mkdir(d)
+    # a missing directory
+    r = T.run_vmscope("-e", "json", "-o", os.path.join(d, "no", "x.json"),
+                      ek.pid)
+    one_line_error(r, 4, "-o into a missing directory", None)
+    T.eq(os.listdir(d), [], "-o into a missing directory: nothing created")
+    # a directory in the way: the rename fails
+    os.mkdir(os.path.join(d, "isdir"))
+    r = T.run_vmscope("-e", "json", "-o", os.path.join(d, "isdir"), ek.pid)
+    one_line_error(r, 4, "-o onto a directory", None)
+    no_temp_left(d, "-o onto a directory")
+    # a write error: the file size limit
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    out = os.path.join(d, "big.json")
+    r = T.run_vmscope("-e", "json", "-o", out, ek.pid, preexec_fn=limit)
+    one_line_error(r, 4, "-o with a write error (RLIMIT_FSIZE)", None)
+    T.ok(not os.path.exists(out), "-o with a write error: no file")
+    no_temp_left(d, "-o with a write error")
+    # a good one, over an old file
+    with open(out, "w") as f:
+        f.write("old")
+    r = T.run_vmscope("-e", "json", "-o", out, ek.pid)
+    T.ok(r.returncode == 0 and not r.stdout, "-o FILE: exit 0, nothing on "
+         "stdout", err_lines(r))
+    try:
+        with open(out) as f:
+            j = json.load(f)
+        T.ok(j["format"] == "vmscope" and j["process"]["pid"] == ek.pid and
+             len(j["regions"]) > 10,
+             "-o FILE: the old file is replaced by complete JSON")
+    except ValueError as e:
+        T.ok(False, "-o FILE: complete JSON", e)
+    no_temp_left(d, "-o FILE")
+    r = T.run_vmscope("-s", "-o", os.path.join(d, "sum.txt"), ek.pid)
+    with open(os.path.join(d, "sum.txt")) as f:
+        T.ok(r.returncode == 0 and "Total" in f.read(),
+             "-s -o FILE writes the summary")
+
+
+def test_exits_during_capture():
+    """manyregions exits after a few ms while vmscope reads it."""
+    bad = []
+    outcomes = {}
+    rnd = random.Random(7)
+    for i in range(14):
+        ms = [0, 2, 5, 10, 20, 30, 45][i % 7] + rnd.randint(0, 3)
+        freeze = ("-F",) if i % 2 else ()
+        p, _ = T.start([T.target("manyregions"), "20000", "exit:%d" % ms])
+        reap = threading.Thread(target=p.wait) if i % 4 >= 2 else None
+        if reap:  # half the time the pid goes away entirely
+            reap.start()
+        r = T.run_vmscope("-e", "json", *freeze, p.pid)
+        lines = err_lines(r)
+        outcomes[r.returncode] = outcomes.get(r.returncode, 0) + 1
+        if r.returncode == 0:
+            j = json.loads(r.stdout)
+            n = sum(1 for x in j["regions"] if x["perms"] in ("rw-p", "r--p")
+                    and not x["path"])
+            if n < 20000 and not j["capture"]["partial"]:
+                bad.append((ms, freeze, "short snapshot not marked partial",
+                            len(j["regions"])))
+        elif r.returncode not in (2, 3) or len(lines) != 1 or \
+                not lines[0].startswith("vmscope: "):
+            bad.append((ms, freeze, r.returncode, lines))
+        if reap:
+            reap.join(10)
+        T.kill(p)
+    T.ok(not bad, "a process exiting during capture: exit 0 with the whole "
+         "snapshot, or 2/3 with one line (outcomes %r)" % outcomes, bad)
+
+
+def test_churn():
+    """Regions vanish and reappear between the reads."""
+    p, _ = T.start([T.target("manyregions"), "3000", "churn"])
+    for extra in ((), ("-F",)):
+        label = "regions churning%s" % (" -F" if extra else "")
+        r = T.run_vmscope("-e", "json", *extra, p.pid)
+        T.eq(r.returncode, 0, "%s: exit 0" % label)
+        if r.returncode == 0:
+            j = json.loads(r.stdout)
+            spans = [(T.hexint(x["start"]), T.hexint(x["end"]))
+                     for x in j["regions"]]
+            T.ok(all(a < b for a, b in spans) and
+                 all(spans[i][1] <= spans[i + 1][0]
+                     for i in range(len(spans) - 1)),
+                 "%s: regions sorted, non-empty, not overlapping" % label)
+        T.ok(T.proc_state(p.pid) not in "tT" and T.tracer_pid(p.pid) == 0,
+             "%s: the process runs on, untraced" % label)
+    T.kill(p)
+
+
+def test_proc_unmounted(ek):
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        T.skip("/proc not mounted", "needs root and unshare")
+        return
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private",
+                            "true"], capture_output=True)
+    if probe.returncode != 0:
+        T.skip("/proc not mounted", "unshare -m is not permitted here")
+        return
+    for args in (["-s", ek.pid], ["-F", "-e", "json", ek.pid], ["--list"]):
+        r = subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c",
+             'mount -t tmpfs none /proc && exec "$@"', "sh", T.VMSCOPE] +
+            [str(a) for a in args], capture_output=True, timeout=60)
+        one_line_error(r, 2 if r.returncode == 2 else 3,
+                       "/proc not mounted (%s)" % " ".join(map(str, args)),
+                       "/proc")
+
+
+def test_summary_list_name(ek, tmp):
+    r = T.run_vmscope("-s", ek.pid)
+    out = r.stdout.decode()
+    T.eq(r.returncode, 0, "-s: exit 0")
+    rows = {l.split("  ")[0].strip() for l in out.splitlines()}
+    T.ok(all(any(l.startswith(lab + " ") for l in out.splitlines())
+             for lab in TYPE_LABELS),
+         "-s: a row for every type and the total",
+         [lab for lab in TYPE_LABELS if lab not in rows])
+    header = next((l for l in out.splitlines() if l.startswith("Type")), "")
+    T.ok(all(c in header for c in COLUMNS), "-s: every column",
+         [c for c in COLUMNS if c not in header])
+
+    r = T.run_vmscope("--list")
+    mine = [l for l in r.stdout.decode().splitlines()
+            if l.split()[:1] == [str(ek.pid)]]
+    T.ok(r.returncode == 0 and mine and "everykind" in mine[0],
+         "--list: has the target's pid and name", mine)
+    r = T.run_vmscope("--list", "--sort=pid")
+    pids = [int(l.split()[0]) for l in r.stdout.decode().splitlines()[1:]]
+    T.ok(r.returncode == 0 and pids == sorted(pids) and ek.pid in pids,
+         "--list --sort=pid: sorted by pid")
+
+    # -n NAME: a uniquely named copy of a target
+    name = "vmsn%06d" % random.randint(0, 999999)
+    exe = os.path.join(tmp, name)
+    shutil.copy(T.target("manyregions"), exe)
+    p, _ = T.start([exe, "10"])
+    r = T.run_vmscope("-n", name, "-e", "json")
+    T.ok(r.returncode == 0 and json.loads(r.stdout)["process"]["pid"] ==
+         p.pid, "-n NAME: finds the uniquely named process",
+         err_lines(r))
+    r = T.run_vmscope("-n", name + "x", "-s")
+    one_line_error(r, 2, "-n NAME: no such name", "no process named")
+    p2, _ = T.start([exe, "10"])
+    r = T.run_vmscope("-n", name, "-s")
+    line = one_line_error(r, 1, "-n NAME: two processes of that name", None)
+    T.ok(str(p.pid) in line and str(p2.pid) in line,
+         "... the message lists both pids", line)
+    T.kill(p)
+    T.kill(p2)
+
+
+def procs_with(arg):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if arg.encode() in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+def test_launch(tmp):
+    data = os.path.join(tmp, "launched-%d.dat" % random.randint(0, 10**9))
+    r = T.run_vmscope("-e", "json", "--delay=0.5", "--",
+                      T.target("everykind"), data)
+    T.eq(r.returncode, 0, "-- CMD: exit 0")
+    if r.returncode == 0:
+        j = json.loads(r.stdout)
+        T.ok(j["process"]["name"] == "everykind" and
+             data in j["process"]["cmdline"] and
+             any(x["path"] == data for x in j["regions"]),
+             "-- CMD: reports the launched process",
+             (j["process"], len(j["regions"])))
+    time.sleep(0.1)
+    T.eq(procs_with(data), [], "-- CMD: leaves no process behind")
+    r = T.run_vmscope("-s", "--", os.path.join(tmp, "no-such-program"))
+    one_line_error(r, 1, "-- CMD that does not exist", "cannot run")
+
+
+def flanked(pid, *args, tries=10):
+    """Runs vmscope ARGS between two JSON exports of the stopped pid and
+    retries until those agree (the Pss and shared counts of a stopped
+    process still move when other processes map or unmap the same
+    libraries). Returns (json, the run, stable?)."""
+    for _ in range(tries):
+        a = T.run_vmscope("-e", "json", pid)
+        r = T.run_vmscope(*args, pid)
+        b = T.run_vmscope("-e", "json", pid)
+        if a.returncode or b.returncode or r.returncode:
+            break
+        ja, jb = json.loads(a.stdout), json.loads(b.stdout)
+        if (ja["types"], ja["totals"]) == (jb["types"], jb["totals"]):
+            return ja, r, True
+    return (json.loads(a.stdout) if a.returncode == 0 else None), r, False
+
+
+# Pss and Shared of a library's pages depend on which processes map them at
+# that instant, the vmscope reading them included (its CSV path touches
+# other libc pages than its JSON path): left out for images and the total.
+SHARING = ("pss", "shared_ws")
+
+
+def test_formats_agree(ek):
+    """The same stopped process in every format, all figures (but SHARING
+    for images and the total)."""
+    T.sigstop(ek.pid)
+    jc, rc, stc = flanked(ek.pid, "-e", "csv")
+    jt, rt, stt = flanked(ek.pid, "-e", "text")
+    js, rs, sts = flanked(ek.pid, "-s")
+    T.sigcont(ek.pid)
+    T.ok(jc and jt and js and rc.returncode == rt.returncode ==
+         rs.returncode == 0, "json, csv, text and summary: exit 0")
+    if not (jc and jt and js):
+        return
+    if not (stc and stt and sts):
+        T.skip("csv, text and json agree", "other processes kept changing "
+               "the sharing of its pages")
+        return
+
+    # csv
+    rows = list(csv.reader(io.StringIO(rc.stdout.decode())))
+    head = rows[0]
+    T.ok(all(len(x) == len(head) for x in rows),
+         "csv: every row has as many fields as the header (%d)" % len(head),
+         [(i, len(x)) for i, x in enumerate(rows) if len(x) != len(head)][:5])
+    recs = [dict(zip(head, x)) for x in rows[1:]]
+    kinds = {x[head[0]] for x in recs}
+    T.ok({"type", "total", "region", "child", "thread"} <= kinds,
+         "csv: type, total, region, child and thread rows", kinds)
+    creg = [x for x in recs if x[head[0]] == "region"]
+    T.eq([(x["start"], x["end"], x["type"], int(x["rss"] if "rss" in x
+                                                else x["ws"]))
+          for x in creg],
+         [(x["start"], x["end"], x["type"], x["rss"])
+          for x in jc["regions"]],
+         "csv and json: the same regions, types, rss")
+    cols = ["size", "committed", "private", "ws", "private_ws",
+            "shareable_ws", "shared_ws", "locked_ws", "pss", "swap", "blocks",
+            "largest"]
+    ctypes = {x["type"]: x for x in recs if x[head[0]] == "type"}
+    jtypes = {x["type"]: x for x in jc["types"]}
+    def tcols(t):
+        return [c for c in cols if t not in ("image", "total") or
+                c not in SHARING]
+    T.eq({t: [int(ctypes[t][c]) for c in tcols(t)] for t in ctypes},
+         {t: [jtypes[t][c] for c in tcols(t)] for t in jtypes},
+         "csv and json: the same type rows")
+    ctot = next(x for x in recs if x[head[0]] == "total")
+    T.eq([int(ctot[c]) for c in tcols("total")[:-2]],
+         [jc["totals"][c] for c in tcols("total")[:-2]],
+         "csv and json: the same total")
+    T.eq(sorted(jtypes), sorted(JSON_TYPES), "json: every type")
+
+    # text: the summary table, in K
+    kcols = cols[:10]
+
+    def table(out):
+        res = {}
+        for l in out.decode().splitlines():
+            for lab in TYPE_LABELS:
+                if re.match(r"^%s\s+\d" % re.escape(lab), l):
+                    res[lab] = [int(v) for v in re.findall(
+                        r"(\d+)(?: K)?", l[len(lab):])]
+        return res
+
+    def want(j):
+        out = {}
+        ty = {x["type"]: x for x in j["types"]}
+        for lab, jt_ in zip(TYPE_LABELS[:-2], JSON_TYPES[:-1]):
+            t = ty[jt_]
+            out[lab] = [t[c] >> 10 for c in kcols] + [t["blocks"],
+                                                      t["largest"] >> 10]
+        out["Free"] = [ty["free"]["size"] >> 10, ty["free"]["blocks"],
+                       ty["free"]["largest"] >> 10]
+        out["Total"] = [j["totals"][c] >> 10 for c in kcols]
+        return out
+
+    skip = [kcols.index(c) for c in SHARING]
+
+    def unshared(tab):
+        return {k: [x for i, x in enumerate(v)
+                    if k not in ("Image", "Total") or i not in skip]
+                for k, v in tab.items()}
+
+    for label, r, j in (("-s", rs, js), ("-e text", rt, jt)):
+        got, w = unshared(table(r.stdout)), unshared(want(j))
+        bad = [(k, got.get(k), v) for k, v in w.items()
+               if got.get(k, [])[:len(v)] != v]
+        T.ok(not bad, "text %s and json: the same figures (in K)" % label,
+             bad)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="vmscope-cli-")
+    os.chmod(tmp, 0o755)
+    try:
+        ek, _ = T.start([T.target("everykind"), os.path.join(tmp, "ek.dat")])
+        test_no_such_process()
+        test_permissions(ek)
+        test_usage(ek)
+        test_output(ek, tmp)
+        test_summary_list_name(ek, tmp)
+        test_formats_agree(ek)
+        test_launch(tmp)
+        test_exits_during_capture()
+        test_churn()
+        test_proc_unmounted(ek)
+        T.kill(ek)
+    finally:
+        T.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
