@@ -1,0 +1,38 @@
+/* draw.h — the small pieces every screen draws with: sizes as people read
+ * them, and text clipped or padded to a field of stdscr.
+ *
+ * Contract: the fmt_* functions write into the (buf, n) given and return
+ * buf; nothing here keeps state. The put functions never write past the
+ * field or the screen, so a narrow terminal clips instead of wrapping.
+ */
+#ifndef VMS_UI_DRAW_H
+#define VMS_UI_DRAW_H
+
+#include <curses.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "theme.h"
+
+/* Bytes as K up to 9999 K, then M, G, T with one decimal below 100:
+ * "3636 K", "12.3 M", "128 T". At most 7 characters. */
+const char *fmt_size(uint64_t bytes, char *buf, size_t n);
+
+/* Writes s at (y, x) in attr, clipped to w columns and padded with blanks
+ * to w (pad false: not padded). Returns the columns written. */
+int put_str(int y, int x, int w, attr_t attr, const char *s, int pad);
+
+/* The same, right-aligned in w columns. */
+void put_right(int y, int x, int w, attr_t attr, const char *s);
+
+/* printf into a field (clipped and padded like put_str). */
+int put_fmt(int y, int x, int w, attr_t attr, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* A row of blanks in attr. */
+void put_blank(int y, int x, int w, attr_t attr);
+
+/* Case-insensitive substring test (needle already lower-case). */
+int contains_ci(const char *hay, const char *needle_lc);
+
+#endif

@@ -1,0 +1,112 @@
+/* screen_help.c — every key, made from the screens' own key tables so the
+ * list cannot fall behind them. Esc, ? or F1 goes back; q quits.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "ui_priv.h"
+
+static const struct key_action common[] = {
+	{ 0, "Up Down j k", "move the cursor", NULL },
+	{ 0, "PgUp PgDn", "move a page", NULL },
+	{ 0, "Home End g G", "first / last row", NULL },
+	{ 0, "? F1", "this help (Esc, ? or F1 closes it)", NULL },
+	{ 0, "Ctrl-L", "repaint the screen", NULL },
+	{ 0, "mouse", "click selects a row or a type; the wheel scrolls",
+	  NULL },
+	{ 0, NULL, NULL, NULL },
+};
+
+struct section {
+	const char *title;
+	const struct key_action *keys;
+	bool has_fn; /* the table ends at a NULL fn; else at a NULL keyname */
+};
+
+/* Fills lines (or counts them when lines is NULL). */
+static size_t help_lines(char lines[][160], size_t max)
+{
+	const struct section secs[] = {
+		{ "Everywhere", common, false },
+		{ "Viewer", viewer_keys, true },
+		{ "Map", map_keys, true },
+		{ "Process picker", picker_keys, true },
+	};
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		const struct key_action *k;
+
+		if (n < max)
+			snprintf(lines[n], 160, "%s", secs[i].title);
+		n++;
+		for (k = secs[i].keys; secs[i].has_fn ? k->fn != NULL
+						      : k->keyname != NULL;
+		     k++) {
+			if (!k->keyname)
+				continue;
+			if (n < max)
+				snprintf(lines[n], 160, "  %-14s %s",
+					 k->keyname, k->help);
+			n++;
+		}
+		if (n < max)
+			lines[n][0] = '\0';
+		n++;
+	}
+	return n;
+}
+
+void help_draw(struct ui *u)
+{
+	char lines[96][160];
+	size_t n = help_lines(lines, 96), i;
+	int y, h = LINES - 2;
+
+	if (n > 96)
+		n = 96;
+	if (u->help_top + (size_t)h > n)
+		u->help_top = n > (size_t)h ? n - (size_t)h : 0;
+	put_str(0, 0, COLS, theme_attr(EL_TITLE),
+		" vmscope help: every key", 1);
+	for (y = 0, i = u->help_top; y < h; y++, i++) {
+		const char *l = i < n ? lines[i] : "";
+		attr_t a = theme_attr(EL_NORMAL);
+
+		put_blank(1 + y, 0, COLS, a);
+		if (l[0] && l[0] != ' ') {
+			put_str(1 + y, 1, COLS - 1, theme_attr(EL_LABEL) |
+							  A_BOLD, l, 1);
+		} else if (l[0]) {
+			put_str(1 + y, 2, 15, theme_attr(EL_KEY), l + 2, 0);
+			put_str(1 + y, 18, COLS - 18, a, l + 17, 1);
+		}
+	}
+	ui_status(u, " Esc back   Up/Down scroll", NULL);
+}
+
+int help_key(struct ui *u, int key)
+{
+	char lines[96][160];
+	size_t n = help_lines(lines, 96);
+	enum move mv;
+
+	if (key == 'q')
+		return UI_QUIT;
+	if (key == 27 || key == '?' || key == KEY_F(1)) {
+		u->scr = u->help_from;
+		return UI_DRAW;
+	}
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	{
+		size_t cur = mv == MV_DOWN || mv == MV_PGDN || mv == MV_END
+				     ? u->help_top + (size_t)(LINES - 3)
+				     : u->help_top;
+
+		cursor_apply(&cur, &u->help_top, n, LINES - 2, mv);
+	}
+	return UI_DRAW;
+}

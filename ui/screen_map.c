@@ -1,0 +1,408 @@
+/* screen_map.c — the address-space map (VMMap's fragmentation view): the
+ * address space as cells coloured and lettered by type, free cells as '.',
+ * zoomable from one page a cell upwards. Lines with nothing mapped are
+ * folded into one "free" line that says how much is free, so the gaps stay
+ * visible without pages of dots. The cursor names the region under it;
+ * Enter shows that region in the details.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/export.h"
+#include "draw.h"
+#include "ui_priv.h"
+
+enum { MAP_X = 17, MAP_Y = 2, MAX_LINES = 400000, MAX_ZOOM = 36 };
+
+void map_free(struct mapview *m)
+{
+	free(m->lines);
+	m->lines = NULL;
+	m->nlines = 0;
+	m->built = false;
+}
+
+static int page_shift(const struct vms_snapshot *s)
+{
+	int sh = 12;
+
+	while (s->cap.page_size && (1ull << sh) < s->cap.page_size && sh < 30)
+		sh++;
+	return sh;
+}
+
+static int cells_for(int cols)
+{
+	int c = 8;
+
+	while (c * 2 <= cols - MAP_X - 1)
+		c *= 2;
+	return c;
+}
+
+/* log2 of the bytes of one line */
+static int line_shift(const struct ui *u, int zoom, int cells)
+{
+	int c = 0;
+
+	while ((1 << c) < cells)
+		c++;
+	return page_shift(u->snap) + zoom + c;
+}
+
+/* Lays out the lines for a zoom; with out NULL only counts them (stopping
+ * past MAX_LINES). */
+static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
+{
+	const struct vms_snapshot *s = u->snap;
+	int sh = line_shift(u, zoom, cells);
+	uint64_t next = 0; /* first line not yet laid out */
+	size_t n = 0, i;
+
+	for (i = 0; i < s->nregions && n <= MAX_LINES; i++) {
+		uint64_t a = s->regions[i].start >> sh;
+		uint64_t b = (s->regions[i].end - 1) >> sh;
+
+		if (b < next)
+			continue;
+		if (a < next)
+			a = next;
+		if (a > next && n) {
+			if (out)
+				out[n] = MAP_GAP | next;
+			n++;
+		}
+		for (; a <= b && n <= MAX_LINES; a++) {
+			if (out)
+				out[n] = a;
+			n++;
+		}
+		next = b + 1;
+	}
+	return n;
+}
+
+static uint64_t cur_addr(const struct ui *u)
+{
+	const struct mapview *m = &u->map;
+	int sh;
+	uint64_t l;
+
+	if (!m->nlines)
+		return 0;
+	sh = line_shift(u, m->zoom, m->cells);
+	l = m->lines[m->cur];
+	if (l & MAP_GAP)
+		return (l & ~MAP_GAP) << sh;
+	return (l << sh) + ((uint64_t)m->col << (sh - (int)__builtin_ctz(
+								  (unsigned)m->cells)));
+}
+
+/* (Re)builds the lines, keeping the cursor on addr when keep is set. */
+static void build(struct ui *u, bool keep, uint64_t addr)
+{
+	struct mapview *m = &u->map;
+	int cells = cells_for(COLS), sh, csh;
+	size_t n, i;
+
+	if (!m->built) {
+		int h = LINES - 4;
+
+		for (m->zoom = 0; m->zoom < MAX_ZOOM; m->zoom++)
+			if (layout(u, m->zoom, cells, NULL) <= (size_t)h * 4)
+				break;
+	}
+	for (;; m->zoom++) {
+		n = layout(u, m->zoom, cells, NULL);
+		if (n <= MAX_LINES || m->zoom >= MAX_ZOOM)
+			break;
+	}
+	free(m->lines);
+	m->lines = calloc(n + 1, sizeof(*m->lines));
+	m->nlines = m->lines ? layout(u, m->zoom, cells, m->lines) : 0;
+	m->cells = cells;
+	m->built = true;
+	m->cur = 0;
+	m->col = 0;
+	if (!keep || !m->nlines)
+		return;
+	sh = line_shift(u, m->zoom, cells);
+	csh = sh - __builtin_ctz((unsigned)cells);
+	/* lines (and the first missing line of a gap) only increase */
+	for (i = 0; i < m->nlines && (m->lines[i] & ~MAP_GAP) <= addr >> sh;
+	     i++)
+		m->cur = i;
+	if (m->lines[m->cur] == addr >> sh)
+		m->col = (int)((addr >> csh) & (uint64_t)(cells - 1));
+}
+
+/* The first region ending after addr (binary search), or nregions. */
+static size_t first_after(const struct vms_snapshot *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nregions;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->regions[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void draw_line(struct ui *u, int y, size_t li)
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct mapview *m = &u->map;
+	int sh = line_shift(u, m->zoom, m->cells);
+	int csh = sh - __builtin_ctz((unsigned)m->cells), c;
+	uint64_t l = m->lines[li], base;
+	size_t idx;
+	char buf[16];
+	bool here = li == m->cur;
+
+	if (l & MAP_GAP) {
+		uint64_t from = (l & ~MAP_GAP) << sh;
+		uint64_t to = li + 1 < m->nlines ? m->lines[li + 1] << sh
+						 : from;
+
+		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+		put_fmt(y, 0, COLS, theme_attr(here ? EL_MAP_CURSOR : EL_FREE),
+			"%016llx ~~~~~~~~ %s free ~~~~~~~~",
+			(unsigned long long)from, fmt_size(to - from, buf,
+							    sizeof(buf)));
+		return;
+	}
+	base = l << sh;
+	put_fmt(y, 0, MAP_X, theme_attr(EL_LABEL), "%016llx ",
+		(unsigned long long)base);
+	idx = first_after(s, base);
+	for (c = 0; c < m->cells; c++) {
+		uint64_t ca = base + ((uint64_t)c << csh);
+		uint64_t cb = ca + (1ull << csh);
+		attr_t a;
+		char ch;
+
+		while (idx < s->nregions && s->regions[idx].end <= ca)
+			idx++;
+		if (idx < s->nregions && s->regions[idx].start < cb) {
+			const struct vms_region *r = &s->regions[idx];
+			bool res = r->flags & VMS_RF_RESERVED;
+
+			ch = type_letter(r->type, res);
+			a = res ? theme_attr((enum theme_el)r->type)
+				: theme_attr((enum theme_el)r->type) |
+					  A_REVERSE;
+		} else {
+			ch = '.';
+			a = theme_attr(EL_FREE);
+		}
+		if (here && c == m->col)
+			a = theme_attr(EL_MAP_CURSOR);
+		attrset(a);
+		mvaddch(y, MAP_X + c, (chtype)(unsigned char)ch);
+	}
+	attrset(A_NORMAL);
+	if (MAP_X + m->cells < COLS)
+		put_blank(y, MAP_X + m->cells, COLS - MAP_X - m->cells,
+			  theme_attr(EL_NORMAL));
+}
+
+static void draw_legend(int y)
+{
+	int t, x = 1;
+
+	put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+	for (t = 0; t < VMS_NTYPES && x < COLS; t++) {
+		char l[2] = { type_letter(t, false), 0 };
+
+		if (t == VMS_T_PAGE_TABLE)
+			continue;
+		put_str(y, x, 1, t == VMS_T_FREE
+					 ? theme_attr(EL_FREE)
+					 : theme_attr((enum theme_el)t) |
+						   A_REVERSE,
+			l, 1);
+		x += 2;
+		x += put_str(y, x, COLS - x, theme_attr(EL_NORMAL),
+			     vms_type_info[t].label, 0) + 2;
+	}
+	if (x + 22 < COLS)
+		put_str(y, x, COLS - x, theme_attr(EL_DIM),
+			"lower case: reserved", 0);
+}
+
+static void draw_info(struct ui *u, int y)
+{
+	const struct vms_snapshot *s = u->snap;
+	uint64_t a = cur_addr(u);
+	const struct vms_region *r = vms_snapshot_find(s, a);
+	char sz[16], pm[8];
+
+	if (!r || (u->map.nlines && (u->map.lines[u->map.cur] & MAP_GAP))) {
+		put_fmt(y, 0, COLS, theme_attr(EL_FREE), " %016llx  Free",
+			(unsigned long long)a);
+		return;
+	}
+	put_fmt(y, 0, COLS, theme_attr(EL_NORMAL),
+		" %016llx  %s %016llx-%016llx  %s  %s  %s",
+		(unsigned long long)a, vms_type_info[r->type].label,
+		(unsigned long long)r->start, (unsigned long long)r->end,
+		fmt_size(vms_region_size(r), sz, sizeof(sz)),
+		export_perms(r, pm),
+		r->detail && *r->detail ? r->detail : r->path ? r->path : "");
+}
+
+void map_draw(struct ui *u)
+{
+	struct mapview *m = &u->map;
+	char cell[16], line[16];
+	size_t i;
+	int y;
+
+	if (!m->built || m->cells != cells_for(COLS))
+		build(u, m->built, cur_addr(u));
+	m->h = LINES - 4;
+	cursor_show(m->cur, &m->top, m->nlines, m->h);
+	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
+		" Address space of %s (pid %d)   cell %s   line %s",
+		u->snap->proc.name ? u->snap->proc.name : "?",
+		(int)u->snap->proc.pid,
+		fmt_size(1ull << (line_shift(u, m->zoom, m->cells) -
+				  __builtin_ctz((unsigned)m->cells)),
+			 cell, sizeof(cell)),
+		fmt_size(1ull << line_shift(u, m->zoom, m->cells), line,
+			 sizeof(line)));
+	draw_legend(1);
+	for (y = 0, i = m->top; y < m->h; y++, i++) {
+		if (i < m->nlines)
+			draw_line(u, MAP_Y + y, i);
+		else
+			put_blank(MAP_Y + y, 0, COLS, theme_attr(EL_NORMAL));
+	}
+	draw_info(u, LINES - 2);
+	ui_status(u, " arrows move  + - zoom  Enter details  Esc/m back"
+		  "  ? help  q quit", NULL);
+}
+
+static int zoom(struct ui *u, int dz)
+{
+	struct mapview *m = &u->map;
+	uint64_t a = cur_addr(u);
+
+	if (m->zoom + dz < 0 || m->zoom + dz > MAX_ZOOM)
+		return 0;
+	m->zoom += dz;
+	build(u, true, a);
+	return UI_DRAW;
+}
+
+static int act_zoom_in(struct ui *u)
+{
+	return zoom(u, -1);
+}
+
+static int act_zoom_out(struct ui *u)
+{
+	return zoom(u, 1);
+}
+
+static int act_left(struct ui *u)
+{
+	if (u->map.col > 0)
+		u->map.col--;
+	else if (u->map.cur > 0) {
+		u->map.cur--;
+		u->map.col = u->map.cells - 1;
+	}
+	return UI_DRAW;
+}
+
+static int act_right(struct ui *u)
+{
+	if (u->map.col + 1 < u->map.cells)
+		u->map.col++;
+	else if (u->map.cur + 1 < u->map.nlines) {
+		u->map.cur++;
+		u->map.col = 0;
+	}
+	return UI_DRAW;
+}
+
+static int act_back(struct ui *u)
+{
+	u->scr = SCR_VIEWER;
+	return UI_DRAW;
+}
+
+static int act_details(struct ui *u)
+{
+	uint64_t a = cur_addr(u);
+
+	u->scr = SCR_VIEWER;
+	u->sum_cur = SUM_TOTAL;
+	return details_goto_addr(u, a);
+}
+
+static int act_quit(struct ui *u)
+{
+	(void)u;
+	return UI_QUIT;
+}
+
+const struct key_action map_keys[] = {
+	{ KEY_LEFT, "Left Right h l", "move a cell", act_left },
+	{ 'h', NULL, NULL, act_left },
+	{ KEY_RIGHT, NULL, NULL, act_right },
+	{ 'l', NULL, NULL, act_right },
+	{ '+', "+ -", "zoom in (smaller cells) / out", act_zoom_in },
+	{ '=', NULL, NULL, act_zoom_in },
+	{ '-', NULL, NULL, act_zoom_out },
+	{ '\r', "Enter", "show the region under the cursor in the details",
+	  act_details },
+	{ '\n', NULL, NULL, act_details },
+	{ KEY_ENTER, NULL, NULL, act_details },
+	{ 't', "t", "next colour theme", ui_next_theme },
+	{ 27, "Esc m", "back to the viewer", act_back },
+	{ 'm', NULL, NULL, act_back },
+	{ 'q', "q F10", "quit", act_quit },
+	{ KEY_F(10), NULL, NULL, act_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+int map_key(struct ui *u, int key)
+{
+	enum move mv;
+	int r = key_dispatch(u, map_keys, key);
+
+	if (r >= 0)
+		return r;
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	cursor_apply(&u->map.cur, &u->map.top, u->map.nlines, u->map.h, mv);
+	return UI_DRAW;
+}
+
+int map_mouse(struct ui *u, int y, int x, mmask_t b)
+{
+	struct mapview *m = &u->map;
+
+	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		cursor_apply(&m->cur, &m->top, m->nlines, m->h,
+			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+		return UI_DRAW;
+	}
+	if (y < MAP_Y || y >= MAP_Y + m->h ||
+	    m->top + (size_t)(y - MAP_Y) >= m->nlines)
+		return 0;
+	m->cur = m->top + (size_t)(y - MAP_Y);
+	if (x >= MAP_X && x < MAP_X + m->cells)
+		m->col = x - MAP_X;
+	if (b & BUTTON1_DOUBLE_CLICKED)
+		return act_details(u);
+	return UI_DRAW;
+}

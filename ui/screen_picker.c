@@ -1,0 +1,275 @@
+/* screen_picker.c — the process picker (libproc2 through proclist.h): PID,
+ * user, name, RSS, PSS and command, sortable; typing filters; Enter opens
+ * the viewer. Processes that cannot be read are shown dimmed with why.
+ *
+ * Every printable key types into the filter, so the picker's commands are
+ * on keys that do not print (Tab, Shift-Tab, F5, Enter, Esc).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "ui_priv.h"
+
+static const struct {
+	const char *name;
+	enum proclist_sort key;
+	bool largest_first;
+} sorts[] = {
+	{ "PSS", PROCLIST_BY_PSS, true },    { "RSS", PROCLIST_BY_RSS, true },
+	{ "PID", PROCLIST_BY_PID, false },   { "User", PROCLIST_BY_USER, false },
+	{ "Name", PROCLIST_BY_NAME, false },
+};
+enum { NSORTS = sizeof(sorts) / sizeof(sorts[0]) };
+
+void picker_free(struct picker *p)
+{
+	if (p->loaded)
+		proclist_free(&p->list);
+	free(p->view);
+	p->view = NULL;
+	p->nview = 0;
+	p->loaded = false;
+}
+
+static bool passes(const struct proc_entry *e, const char *f)
+{
+	char pid[16];
+
+	if (!*f)
+		return true;
+	snprintf(pid, sizeof(pid), "%d", (int)e->pid);
+	return contains_ci(pid, f) || contains_ci(e->name, f) ||
+	       contains_ci(e->user, f) || contains_ci(e->cmdline, f);
+}
+
+/* Sorts, filters, and keeps the cursor on the same process. */
+static void refilter(struct picker *p)
+{
+	pid_t keep = p->cur < p->nview ? p->list.v[p->view[p->cur]].pid : 0;
+	char f[sizeof(p->filter)];
+	size_t i;
+
+	for (i = 0; p->filter[i]; i++)
+		f[i] = (char)tolower((unsigned char)p->filter[i]);
+	f[i] = '\0';
+	proclist_sort(&p->list, sorts[p->sort].key,
+		      sorts[p->sort].largest_first != p->reverse);
+	p->nview = 0;
+	p->cur = 0;
+	for (i = 0; i < p->list.n; i++) {
+		if (!passes(&p->list.v[i], f))
+			continue;
+		if (p->list.v[i].pid == keep)
+			p->cur = p->nview;
+		p->view[p->nview++] = i;
+	}
+	cursor_show(p->cur, &p->top, p->nview, p->h);
+}
+
+int picker_load(struct ui *u)
+{
+	struct picker *p = &u->pick;
+	struct vms_error err = { 0 };
+	struct proc_list l;
+
+	if (proclist_read(&l, &err) < 0) {
+		ui_message(u, true, "%s", err.msg);
+		return -1;
+	}
+	picker_free(p);
+	p->list = l;
+	p->loaded = true;
+	p->view = calloc(l.n + 1, sizeof(*p->view));
+	if (!p->view)
+		return -1;
+	refilter(p);
+	return 0;
+}
+
+void picker_draw(struct ui *u)
+{
+	struct picker *p = &u->pick;
+	attr_t col = theme_attr(EL_COLUMN);
+	char hint[96], a[16], b[16];
+	size_t i;
+	int y;
+
+	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
+		" vmscope: pick a process   %zu of %zu shown", p->nview,
+		p->list.n);
+	put_blank(1, 0, COLS, theme_attr(EL_NORMAL));
+	put_str(1, 1, 8, theme_attr(EL_LABEL), "Filter:", 1);
+	put_fmt(1, 9, COLS - 9, theme_attr(EL_FIND), "%s_", p->filter);
+	put_blank(2, 0, COLS, col);
+	put_right(2, 0, 8, col, "PID");
+	put_str(2, 9, 10, col, "USER", 1);
+	put_str(2, 20, 16, col, "NAME", 1);
+	put_right(2, 36, 9, col, "RSS");
+	put_right(2, 46, 9, col, "PSS");
+	put_str(2, 57, COLS - 57, col, "COMMAND", 1);
+	p->y = 3;
+	p->h = LINES - 4;
+	cursor_show(p->cur, &p->top, p->nview, p->h);
+	for (y = 0, i = p->top; y < p->h; y++, i++) {
+		const struct proc_entry *e;
+		attr_t at;
+		int yy = p->y + y;
+
+		if (i >= p->nview) {
+			put_blank(yy, 0, COLS, theme_attr(EL_NORMAL));
+			continue;
+		}
+		e = &p->list.v[p->view[i]];
+		at = theme_attr(i == p->cur ? EL_SELECTION
+				: e->readable ? EL_NORMAL
+					      : EL_DIM);
+		put_blank(yy, 0, COLS, at);
+		put_fmt(yy, 0, 8, at, "%8d", (int)e->pid);
+		put_str(yy, 9, 10, at, e->user, 1);
+		put_str(yy, 20, 15, at, e->name, 1);
+		put_right(yy, 36, 9, at, fmt_size(e->rss, a, sizeof(a)));
+		put_right(yy, 46, 9, at,
+			  e->readable ? fmt_size(e->pss, b, sizeof(b)) : "-");
+		put_fmt(yy, 57, COLS - 57, at, "%s%s%s%s", e->cmdline,
+			e->readable ? "" : " (", e->readable ? "" : e->why,
+			e->readable ? "" : ")");
+	}
+	snprintf(hint, sizeof(hint), "sort %s %s", sorts[p->sort].name,
+		 sorts[p->sort].largest_first != p->reverse ? "v" : "^");
+	ui_status(u, " type to filter  Enter open  Tab sort  S-Tab reverse  "
+		  "F5 reload  Esc clear/quit", hint);
+}
+
+static int act_open(struct ui *u)
+{
+	struct picker *p = &u->pick;
+
+	if (p->cur >= p->nview)
+		return 0;
+	u->open_pid = p->list.v[p->view[p->cur]].pid;
+	return UI_OPEN;
+}
+
+static int act_sort(struct ui *u)
+{
+	u->pick.sort = (u->pick.sort + 1) % (int)NSORTS;
+	u->pick.reverse = false;
+	refilter(&u->pick);
+	return UI_DRAW;
+}
+
+static int act_reverse(struct ui *u)
+{
+	u->pick.reverse = !u->pick.reverse;
+	refilter(&u->pick);
+	return UI_DRAW;
+}
+
+static int act_reload(struct ui *u)
+{
+	picker_load(u);
+	return UI_DRAW;
+}
+
+static int act_escape(struct ui *u)
+{
+	if (!u->pick.filter[0])
+		return UI_QUIT;
+	u->pick.filter[0] = '\0';
+	refilter(&u->pick);
+	return UI_DRAW;
+}
+
+static int act_backspace(struct ui *u)
+{
+	size_t n = strlen(u->pick.filter);
+
+	if (n)
+		u->pick.filter[n - 1] = '\0';
+	refilter(&u->pick);
+	return UI_DRAW;
+}
+
+static int act_quit(struct ui *u)
+{
+	(void)u;
+	return UI_QUIT;
+}
+
+static int act_none(struct ui *u)
+{
+	(void)u;
+	return 0;
+}
+
+const struct key_action picker_keys[] = {
+	/* documents the typing; -1 is never a key */
+	{ -1, "letters, digits", "filter by pid, user, name or command",
+	  act_none },
+	{ '\r', "Enter", "open the viewer on the process", act_open },
+	{ '\n', NULL, NULL, act_open },
+	{ KEY_ENTER, NULL, NULL, act_open },
+	{ '\t', "Tab F6", "next sort column (PSS, RSS, PID, user, name)",
+	  act_sort },
+	{ KEY_F(6), NULL, NULL, act_sort },
+	{ KEY_BTAB, "Shift-Tab", "reverse the sort", act_reverse },
+	{ KEY_F(5), "F5", "read the process list again", act_reload },
+	{ KEY_BACKSPACE, "Backspace", "delete a filter character",
+	  act_backspace },
+	{ 127, NULL, NULL, act_backspace },
+	{ 8, NULL, NULL, act_backspace },
+	{ 27, "Esc", "clear the filter; quit when it is empty",
+	  act_escape },
+	{ KEY_F(10), "F10", "quit", act_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+int picker_key(struct ui *u, int key)
+{
+	struct picker *p = &u->pick;
+	enum move mv;
+	size_t n = strlen(p->filter);
+	int r;
+
+	r = key_dispatch(u, picker_keys, key);
+	if (r >= 0)
+		return r;
+	if (key >= 32 && key < 127) {
+		if (n + 1 < sizeof(p->filter)) {
+			p->filter[n] = (char)key;
+			p->filter[n + 1] = '\0';
+			refilter(p);
+		}
+		return UI_DRAW;
+	}
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	cursor_apply(&p->cur, &p->top, p->nview, p->h, mv);
+	return UI_DRAW;
+}
+
+int picker_mouse(struct ui *u, int y, int x, mmask_t b)
+{
+	struct picker *p = &u->pick;
+	size_t row;
+
+	(void)x;
+	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		cursor_apply(&p->cur, &p->top, p->nview, p->h,
+			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+		return UI_DRAW;
+	}
+	if (y < p->y || y >= p->y + p->h)
+		return 0;
+	row = p->top + (size_t)(y - p->y);
+	if (row >= p->nview)
+		return 0;
+	if (row == p->cur && (b & BUTTON1_DOUBLE_CLICKED))
+		return act_open(u);
+	p->cur = row;
+	return UI_DRAW;
+}

@@ -1,0 +1,333 @@
+/* screen_viewer.c — the viewer: a header (process, sampler, freeze time,
+ * time of the snapshot, bars for committed memory and working set by type),
+ * the summary pane and the details pane below it, and the viewer's keys.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/export.h"
+#include "draw.h"
+#include "ui_priv.h"
+
+enum { HEADER_H = 4, SUM_Y = HEADER_H, DET_Y = SUM_Y + SUM_HEIGHT };
+
+char type_letter(int type, bool reserved)
+{
+	static const char letters[VMS_NTYPES] = "IFSHMKDP.";
+	char c = letters[type];
+
+	return reserved && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* A bar of width w: each type's share of scale, in its colour (or its
+ * letter without colour). */
+static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
+		     uint64_t scale)
+{
+	uint64_t cum = 0;
+	int t, done = 0;
+
+	for (t = 0; t < VMS_NTYPES && scale; t++) {
+		int upto, n;
+
+		cum += v[t];
+		upto = (int)((double)cum * w / (double)scale + 0.5);
+		if (upto > w)
+			upto = w;
+		n = upto - done;
+		if (n <= 0)
+			continue;
+		attrset(theme_attr((enum theme_el)t) | A_REVERSE);
+		mvhline(y, x + done, u->color ? ' ' : type_letter(t, false), n);
+		done = upto;
+	}
+	attrset(theme_attr(EL_BAR_EMPTY));
+	if (done < w)
+		mvhline(y, x + done, '.', w - done);
+	attrset(A_NORMAL);
+}
+
+static void draw_header(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	char when[40], a[16], b[16], c[16];
+	uint64_t com[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
+	int t, bw = COLS - 42;
+	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
+
+	put_fmt(0, 0, COLS, theme_attr(EL_TITLE), " vmscope  %s  pid %d  %s",
+		s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
+		s->proc.cmdline ? s->proc.cmdline : "");
+	export_taken_at(s, when, sizeof(when));
+	put_blank(1, 0, COLS, n);
+	put_str(1, 1, 8, l, "Sampler", 1);
+	if (s->cap.frozen)
+		put_fmt(1, 9, COLS - 9, n, "%s, frozen %llu us", s->cap.backend,
+			(unsigned long long)s->cap.frozen_us);
+	else
+		put_fmt(1, 9, COLS - 9, n, "%s, not frozen", s->cap.backend);
+	if (COLS > 80) {
+		put_str(1, 36, 6, l, "Taken", 1);
+		put_fmt(1, 42, 22, n, "%s", when);
+		put_str(1, 64, 8, l, "Regions", 1);
+		put_fmt(1, 72, 9, n, "%zu", s->nregions);
+		put_str(1, 82, 13, l, "Largest free", 1);
+		put_str(1, 95, COLS - 95, n,
+			fmt_size(s->largest_free, a, sizeof(a)), 1);
+	}
+	if (s->cap.partial)
+		put_fmt(1, 36, COLS - 36, theme_attr(EL_ERROR), "partial: %s",
+			s->cap.partial);
+	for (t = 0; t < VMS_NTYPES; t++) {
+		com[t] = t == VMS_T_FREE ? 0 : s->types[t].committed;
+		ws[t] = t == VMS_T_FREE ? 0 : s->types[t].ws;
+		scale += com[t];
+	}
+	put_str(2, 1, 12, l, "Committed", 1);
+	put_str(3, 1, 12, l, "Working set", 1);
+	draw_bar(u, 2, 13, bw, com, scale);
+	draw_bar(u, 3, 13, bw, ws, scale);
+	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
+		fmt_size(scale, a, sizeof(a)),
+		fmt_size(s->total.private_bytes, b, sizeof(b)));
+	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
+		fmt_size(s->total.ws, a, sizeof(a)),
+		fmt_size(s->total.private_ws, c, sizeof(c)));
+}
+
+void viewer_draw(struct ui *u)
+{
+	char right[96];
+	const struct details *d = &u->det;
+
+	draw_header(u);
+	summary_draw(u, SUM_Y);
+	details_draw(u, DET_Y, LINES - 1 - DET_Y);
+	snprintf(right, sizeof(right), "%s | sort %s %s | %zu/%zu",
+		 d->filter < 0 ? "all" : vms_type_info[d->filter].label,
+		 dsort_name(d->sort),
+		 (d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
+		  d->sort == DS_DETAILS) != d->reverse
+			 ? "^"
+			 : "v",
+		 d->nrows ? d->cur + 1 : 0, d->nrows);
+	ui_status(u, " F1 help  Tab pane  Enter filter/open  / find  s sort "
+		  " m map  r refresh  q quit",
+		  right);
+}
+
+/* ---- actions ---- */
+
+static int act_tab(struct ui *u)
+{
+	u->focus = !u->focus;
+	return UI_DRAW;
+}
+
+static int set_filter(struct ui *u, int row)
+{
+	u->sum_cur = row;
+	u->det.filter = summary_row_filter(row);
+	u->det.cur = u->det.top = 0;
+	u->det.nrows = 0;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_enter(struct ui *u)
+{
+	const struct vms_region *r;
+
+	if (u->focus == 0)
+		return set_filter(u, u->sum_cur);
+	r = details_region(u, u->det.cur);
+	if (!r || u->det.rows[u->det.cur].kind != DROW_REGION)
+		return 0;
+	return details_expand(u, !u->det.expanded[u->det.rows[u->det.cur].idx]);
+}
+
+static int act_expand(struct ui *u)
+{
+	if (u->focus == 0)
+		return 0;
+	return details_expand(u, true);
+}
+
+static int act_collapse(struct ui *u)
+{
+	if (u->focus == 0)
+		return 0;
+	return details_expand(u, false);
+}
+
+static int act_find(struct ui *u)
+{
+	u->finding = true;
+	u->find[0] = '\0';
+	return UI_DRAW;
+}
+
+static int act_next(struct ui *u)
+{
+	return details_find(u, false);
+}
+
+static int act_prev(struct ui *u)
+{
+	return details_find(u, true);
+}
+
+static int act_sort(struct ui *u)
+{
+	u->det.sort = (u->det.sort + 1) % DS_COUNT;
+	u->det.reverse = false;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_reverse(struct ui *u)
+{
+	u->det.reverse = !u->det.reverse;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_map(struct ui *u)
+{
+	u->scr = SCR_MAP;
+	return UI_DRAW;
+}
+
+static int act_refresh(struct ui *u)
+{
+	(void)u;
+	return UI_RESAMPLE;
+}
+
+static int act_quit(struct ui *u)
+{
+	(void)u;
+	return UI_QUIT;
+}
+
+static int act_escape(struct ui *u)
+{
+	if (u->det.filter != -1)
+		return set_filter(u, SUM_TOTAL);
+	if (u->from_picker) {
+		u->scr = SCR_PICKER;
+		picker_load(u);
+		return UI_DRAW | UI_CLEAR;
+	}
+	return 0;
+}
+
+const struct key_action viewer_keys[] = {
+	{ '\t', "Tab", "switch between the summary and the details", act_tab },
+	{ '\r', "Enter", "summary: show only that type (Total: all); "
+			 "details: expand or collapse", act_enter },
+	{ '\n', NULL, NULL, act_enter },
+	{ KEY_ENTER, NULL, NULL, act_enter },
+	{ KEY_RIGHT, "Right +", "expand a region into its children",
+	  act_expand },
+	{ '+', NULL, NULL, act_expand },
+	{ KEY_LEFT, "Left -", "collapse it again", act_collapse },
+	{ '-', NULL, NULL, act_collapse },
+	{ '/', "/", "find (type text, Enter jumps to the next match)",
+	  act_find },
+	{ 'n', "n N", "next / previous match", act_next },
+	{ 'N', NULL, NULL, act_prev },
+	{ 's', "s", "next sort column of the details", act_sort },
+	{ 'S', "S", "reverse the sort", act_reverse },
+	{ 'm', "m", "address-space map", act_map },
+	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
+	{ 'r', NULL, NULL, act_refresh },
+	{ 't', "t", "next colour theme", ui_next_theme },
+	{ 27, "Esc", "clear the type filter; back to the picker", act_escape },
+	{ 'q', "q F10", "quit", act_quit },
+	{ KEY_F(10), NULL, NULL, act_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+static int find_key(struct ui *u, int key)
+{
+	size_t len = strlen(u->find);
+
+	switch (key) {
+	case 27:
+		u->finding = false;
+		return UI_DRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		u->finding = false;
+		return details_find(u, false) | UI_DRAW;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (len)
+			u->find[len - 1] = '\0';
+		return UI_DRAW;
+	default:
+		if (key >= 32 && key < 127 && len + 1 < sizeof(u->find)) {
+			u->find[len] = (char)key;
+			u->find[len + 1] = '\0';
+		}
+		return UI_DRAW;
+	}
+}
+
+int viewer_key(struct ui *u, int key)
+{
+	enum move mv;
+	int r;
+
+	if (u->finding)
+		return find_key(u, key);
+	r = key_dispatch(u, viewer_keys, key);
+	if (r >= 0)
+		return r;
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	if (u->focus == 0) {
+		size_t cur = (size_t)u->sum_cur, top = 0;
+
+		cursor_apply(&cur, &top, SUM_ROWS, SUM_ROWS, mv);
+		u->sum_cur = (int)cur;
+	} else {
+		cursor_apply(&u->det.cur, &u->det.top, u->det.nrows, u->det.h,
+			     mv);
+	}
+	return UI_DRAW;
+}
+
+int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
+{
+	struct details *d = &u->det;
+
+	(void)x;
+	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		int i;
+
+		for (i = 0; i < 3; i++)
+			cursor_apply(&d->cur, &d->top, d->nrows, d->h,
+				     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+		return UI_DRAW;
+	}
+	if (y >= SUM_Y + 2 && y < SUM_Y + 2 + SUM_ROWS) {
+		u->focus = 0;
+		return set_filter(u, y - SUM_Y - 2);
+	}
+	if (y >= d->y && y < d->y + d->h && d->top + (size_t)(y - d->y) <
+						  d->nrows) {
+		size_t row = d->top + (size_t)(y - d->y);
+
+		u->focus = 1;
+		if (row == d->cur && (b & BUTTON1_DOUBLE_CLICKED))
+			return act_enter(u);
+		d->cur = row;
+		return UI_DRAW;
+	}
+	return 0;
+}
