@@ -151,7 +151,7 @@ static const char *managed_runtime(const struct vms_region *r)
 static const char *anon_name(struct vms_snapshot *s,
 			     const struct vms_region *r)
 {
-	const char *p = r->path + 5;
+	const char *p = r->path + 6; /* past "[anon:" */
 	size_t n;
 
 	if (*p == ' ')
