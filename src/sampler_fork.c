@@ -1,20 +1,327 @@
-/* sampler_fork.c — placeholder until the fork sampler lands (issue 3):
- * refuses with a clear message, never falls back to pss silently. */
+/* sampler_fork.c — the fork sampler (-b fork), Linux's counterpart of
+ * Windows PssCaptureSnapshot.
+ *
+ * capture: preflight (seccomp filter, memory cgroup headroom, then strict
+ * overcommit once the counters are known), a borrowed system-call
+ * instruction (inject.h), then a keeper process (fork_keeper.h) freezes every
+ * thread; while it holds them, the original's smaps, status and threads are
+ * read here: counters must come from the original before the fork, since the
+ * clone's smaps are wrong for file-backed regions and, while the clone
+ * lives, the original's private pages count as shared. The keeper then
+ * injects the fork, lets the target go and keeps the clone stopped.
+ * frozen_us is the whole freeze, counters and fork included.
+ *
+ * read_mem: /proc/CLONE/mem, present pages only (memread.h). Regions the
+ * clone does not have as they were (MADV_DONTFORK: absent; MADV_WIPEONFORK:
+ * zeroed) are marked VMS_RF_UNREADABLE and read as 0 bytes.
+ *
+ * release: the keeper kills the clone and has the target reap it.
+ *
+ * Refusals are errors with the reason and what to do; this sampler never
+ * falls back to pss by itself.
+ */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "fork_keeper.h"
+#include "inject.h"
+#include "memread.h"
+#include "procfs.h"
+#include "proclist.h"
 #include "sampler.h"
+#include "sampler_common.h"
+
+#define MIB (1024.0 * 1024.0)
+
+struct fork_priv {
+	struct fork_keeper k;
+	struct memread mem;
+	bool mem_open;
+};
+
+static int preflight_seccomp(pid_t pid, struct vms_error *err)
+{
+	char *b;
+	size_t n;
+	long long mode;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return procfs_errno_error(err, pid, "status", errno);
+	mode = procfs_status_value(b, n, "Seccomp");
+	free(b);
+	if (mode == 2)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+				     "process %d has a seccomp filter; a fork "
+				     "injected into it may be refused or kill "
+				     "it; use -b pss",
+				     (int)pid);
+	return 0;
+}
+
+/* A number from a one-line file; false if missing or "max". */
+static bool read_u64_file(const char *path, uint64_t *v)
+{
+	char *b, *end;
+	size_t n;
+	bool ok;
+
+	if (procfs_read_file(path, &b, &n) < 0)
+		return false;
+	*v = strtoull(b, &end, 10);
+	ok = end != b;
+	free(b);
+	return ok;
+}
+
+/* The smallest headroom (limit - usage) from the memory cgroup of pid up to
+ * the root, cgroup v2 or v1. false when no limit applies. */
+static bool cgroup_headroom(pid_t pid, uint64_t *room, char *cg, size_t cgsz)
+{
+	char *b, *line, *save = NULL;
+	size_t n;
+	bool found = false;
+
+	if (procfs_read_pid(pid, "cgroup", &b, &n) < 0)
+		return false;
+	for (line = strtok_r(b, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *lim, *use, *root;
+		char *ctl = strchr(line, ':'), *path;
+		char dir[4096], f[4200];
+
+		if (!ctl || !(path = strchr(ctl + 1, ':')))
+			continue;
+		*path++ = '\0';
+		ctl++;
+		if (strcmp(line, "0") == 0 && *ctl == '\0') {
+			root = "/sys/fs/cgroup";
+			lim = "memory.max";
+			use = "memory.current";
+		} else if (strstr(ctl, "memory")) {
+			root = "/sys/fs/cgroup/memory";
+			lim = "memory.limit_in_bytes";
+			use = "memory.usage_in_bytes";
+		} else {
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "%s%s", root, path);
+		for (;;) {
+			uint64_t l, u;
+			char *slash;
+
+			snprintf(f, sizeof(f), "%s/%s", dir, lim);
+			if (read_u64_file(f, &l) && l < (1ull << 60)) {
+				snprintf(f, sizeof(f), "%s/%s", dir, use);
+				if (read_u64_file(f, &u)) {
+					uint64_t r = l > u ? l - u : 0;
+
+					if (!found || r < *room) {
+						*room = r;
+						snprintf(cg, cgsz, "%s", dir);
+					}
+					found = true;
+				}
+			}
+			slash = strrchr(dir, '/');
+			if (!slash || (size_t)(slash - dir) <= strlen(root))
+				break;
+			*slash = '\0';
+		}
+	}
+	free(b);
+	return found;
+}
+
+/* The clone is charged to the target's memory cgroup: page tables at once,
+ * then a copy of every page the target writes while the clone lives. Refuse
+ * when the cgroup could not take the worst case (the target rewriting all
+ * its anonymous memory): its OOM killer would pick the target. */
+static int preflight_cgroup(pid_t pid, struct vms_error *err)
+{
+	char *b, cg[4096];
+	size_t n;
+	long long anon, pte;
+	uint64_t room = 0, need;
+
+	if (!cgroup_headroom(pid, &room, cg, sizeof(cg)))
+		return 0;
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return procfs_errno_error(err, pid, "status", errno);
+	anon = procfs_status_value(b, n, "RssAnon");
+	pte = procfs_status_value(b, n, "VmPTE");
+	free(b);
+	need = (uint64_t)(anon > 0 ? anon : 0) + (uint64_t)(pte > 0 ? pte : 0);
+	if (room < need)
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, ENOMEM,
+			"process %d's memory cgroup (%s) has %.1f MiB left "
+			"below its limit, and the clone may charge up to %.1f "
+			"MiB (page tables, and a copy of each page the target "
+			"writes while the clone lives); use -b pss",
+			(int)pid, cg, (double)room / MIB, (double)need / MIB);
+	return 0;
+}
+
+/* Under overcommit_memory=2, CommitLimit - Committed_AS; false otherwise. */
+static bool strict_commit_room(uint64_t *room)
+{
+	char *b;
+	size_t n;
+	long long lim, used;
+
+	if (procfs_read_file("/proc/sys/vm/overcommit_memory", &b, &n) < 0)
+		return false;
+	if (atoi(b) != 2) {
+		free(b);
+		return false;
+	}
+	free(b);
+	if (procfs_read_file("/proc/meminfo", &b, &n) < 0)
+		return false;
+	lim = procfs_status_value(b, n, "CommitLimit");
+	used = procfs_status_value(b, n, "Committed_AS");
+	free(b);
+	*room = lim > used ? (uint64_t)(lim - used) : 0;
+	return true;
+}
+
+/* What the clone charges: every accountable region it gets a copy of. */
+static uint64_t clone_commit(const struct vms_snapshot *s)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if ((r->vmflags_mask & VMS_VF_AC) &&
+		    !(r->vmflags_mask & VMS_VF_DC))
+			sum += vms_region_size(r);
+	}
+	return sum;
+}
+
+static void mark_unreadable(struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].vmflags_mask & (VMS_VF_DC | VMS_VF_WF))
+			s->regions[i].flags |= VMS_RF_UNREADABLE;
+}
+
+/* Reads the original under the keeper's freeze. */
+static int read_original(const struct vms_capture_opts *o,
+			 struct vms_snapshot *s, struct fork_priv *p,
+			 struct vms_error *err)
+{
+	uint64_t room, need;
+
+	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
+	    sampler_read_status(s, o->pid, err) < 0 ||
+	    sampler_threads_from_freeze(s, &p->k.fz, err) < 0)
+		return -1;
+	if (strict_commit_room(&room) && (need = clone_commit(s)) > room)
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, ENOMEM,
+			"overcommit_memory is 2 (strict) and the clone of "
+			"process %d would charge %.1f MiB of commit, with "
+			"%.1f MiB left below CommitLimit; use -b pss",
+			(int)o->pid, (double)need / MIB, (double)room / MIB);
+	return 0;
+}
 
 static int fork_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
-	(void)o;
-	(void)s;
-	return vms_error_set(err, VMS_ERR_USAGE, ENOSYS,
-			     "the fork sampler is not available in this "
-			     "build yet; use -b pss");
+	struct fork_priv *p = calloc(1, sizeof(*p));
+	uint64_t gadget;
+
+	if (!p)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	p->k.sock = -1;
+	s->sampler_priv = p; /* release() undoes whatever was done */
+	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0 ||
+	    preflight_seccomp(o->pid, err) < 0 ||
+	    preflight_cgroup(o->pid, err) < 0 ||
+	    inject_find_gadget(o->pid, &gadget, err) < 0)
+		return -1;
+	if (keeper_start(&p->k, o->pid, gadget, err) < 0)
+		return -1;
+	if (read_original(o, s, p, err) < 0) {
+		keeper_stop(&p->k);
+		return -1;
+	}
+	if (keeper_fork(&p->k, err) < 0)
+		return -1;
+	s->cap.frozen = true;
+	s->cap.frozen_us = p->k.frozen_us;
+	mark_unreadable(s);
+	if (o->no_memory) {
+		keeper_stop(&p->k); /* nothing will read the clone */
+		return 0;
+	}
+	if (memread_open(&p->mem, p->k.clone, err) < 0) {
+		keeper_stop(&p->k);
+		return -1;
+	}
+	p->mem_open = true;
+	return 0;
+}
+
+/* len clipped so that [addr, addr+len) lies in readable regions without
+ * gaps; 0 when addr itself is not in one. */
+static size_t readable_span(const struct vms_snapshot *s, uint64_t addr,
+			    size_t len)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, addr);
+	uint64_t end = addr + len, at = addr;
+
+	if (i < 0)
+		return 0;
+	for (; (size_t)i < s->nregions && at < end; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (r->start > at || (r->flags & VMS_RF_UNREADABLE))
+			break;
+		at = r->end;
+	}
+	return (size_t)((at < end ? at : end) - addr);
+}
+
+static ssize_t fork_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
+			     size_t len, struct vms_error *err)
+{
+	struct fork_priv *p = s->sampler_priv;
+
+	if (!p || !p->mem_open)
+		return 0;
+	len = readable_span(s, addr, len);
+	if (!len)
+		return 0;
+	return memread_read(&p->mem, addr, buf, len, err);
+}
+
+static void fork_release(struct vms_snapshot *s)
+{
+	struct fork_priv *p = s->sampler_priv;
+
+	if (!p)
+		return;
+	if (p->mem_open)
+		memread_close(&p->mem);
+	keeper_stop(&p->k);
+	free(p);
+	s->sampler_priv = NULL;
 }
 
 const struct vms_sampler vms_sampler_fork = {
 	.name = "fork",
 	.capture = fork_capture,
+	.read_mem = fork_read_mem,
+	.release = fork_release,
 };

@@ -1,0 +1,572 @@
+/* fork_keeper.c — the keeper process and inject_syscall(); see
+ * fork_keeper.h and inject.h for the contracts.
+ *
+ * The keeper and vmscope talk over a stream socketpair in fixed messages
+ * (struct kmsg), both sides being the same binary. vmscope's part is
+ * keeper_start/keeper_fork/keeper_stop; everything under "keeper side"
+ * runs only in the keeper.
+ */
+#include "fork_keeper.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inject.h"
+#include "procfs.h"
+
+enum {
+	OP_FROZEN = 'Z',
+	OP_FORK = 'F',
+	OP_CLONED = 'C',
+	OP_RELEASE = 'R',
+	OP_DONE = 'D',
+};
+
+#define ERESTARTNOINTR 513
+
+struct kmsg {
+	int op, status;
+	pid_t clone;
+	uint64_t frozen_us, n;
+	struct vms_error err;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* 0, or -1 on error or EOF. */
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = read(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static int send_op(int fd, int op)
+{
+	struct kmsg m = { .op = op };
+
+	return write_all(fd, &m, sizeof(m));
+}
+
+/* The next op, or -1 at EOF (vmscope gone). */
+static int recv_op(int fd)
+{
+	struct kmsg m;
+
+	return read_all(fd, &m, sizeof(m)) < 0 ? -1 : m.op;
+}
+
+/* ---- ptrace helpers (keeper side) ---- */
+
+static int getregs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return (int)ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov);
+}
+
+static int setregs(pid_t tid, const struct user_regs_struct *r)
+{
+	struct iovec iov = { (void *)r, sizeof(*r) };
+
+	return (int)ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov);
+}
+
+/* Waits for tid's next report: 0 with *st when stopped, -1 when it exited
+ * or cannot be waited for. */
+static int wait_tid(pid_t tid, int *st)
+{
+	for (;;) {
+		pid_t w = waitpid(tid, st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || !WIFSTOPPED(*st))
+			return -1;
+		return 0;
+	}
+}
+
+static int sigmask_swap(pid_t tid, uint64_t *old, uint64_t set)
+{
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(*old), old) < 0)
+		return -1;
+	return (int)ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(set), &set);
+}
+
+static void sigmask_set(pid_t tid, uint64_t mask)
+{
+	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
+}
+
+int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
+		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
+		   pid_t *child, int *sig, struct vms_error *err)
+{
+	struct user_regs_struct r = *saved;
+	int st, sysstops = 0;
+	bool done = false;
+
+	*child = 0;
+	*ret = -ENOSYS;
+	inject_prepare(&r, gadget, nr, a);
+	if (setregs(tid, &r) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot set registers of thread %d: %s",
+				     (int)tid, strerror(errno));
+	if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
+		goto restore;
+	for (;;) {
+		int ev, s;
+
+		if (wait_tid(tid, &st) < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "thread %d exited during the "
+					     "injected call",
+					     (int)tid);
+		ev = st >> 16;
+		s = WSTOPSIG(st);
+		if (s == (SIGTRAP | 0x80)) {
+			if (++sysstops == 2)
+				break; /* syscall-exit stop */
+		} else if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK ||
+			   ev == PTRACE_EVENT_VFORK) {
+			unsigned long msg = 0;
+
+			ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg);
+			*child = (pid_t)msg;
+		} else if (ev == 0 && s != SIGTRAP) {
+			*sig = s; /* signal-delivery stop: deliver it later */
+		}
+		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
+			goto restore;
+	}
+	if (getregs(tid, &r) == 0) {
+		*ret = inject_result(&r);
+		done = true;
+	}
+restore:
+	/* Back to exactly the saved registers, then through one more
+	 * interrupt stop so the kernel's own restart rules run (inject.h). */
+	if (setregs(tid, saved) < 0 ||
+	    ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 ||
+	    ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot restore thread %d: %s", (int)tid,
+				     strerror(errno));
+	for (;;) {
+		if (wait_tid(tid, &st) < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "thread %d exited during the "
+					     "injected call",
+					     (int)tid);
+		if ((st >> 16) == PTRACE_EVENT_STOP)
+			break;
+		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+			*sig = WSTOPSIG(st);
+		ptrace(PTRACE_CONT, tid, NULL, NULL);
+	}
+	if (!done)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot run a system call in thread %d",
+				     (int)tid);
+	return 0;
+}
+
+/* ---- keeper side ---- */
+
+static int keeper_isolate(int sock)
+{
+	static const int deaf[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+				    SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
+	sigset_t none;
+	size_t i;
+	int fd;
+
+	setsid();
+	for (i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+		signal(deaf[i], SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, 0);
+	prctl(PR_SET_NAME, "vmscope-keeper");
+	if (sock != 3 && dup2(sock, 3) < 0)
+		return -1;
+	fd = open("/dev/null", O_RDWR);
+	for (i = 0; i < 3 && fd >= 0; i++)
+		if (fd != (int)i)
+			dup2(fd, (int)i);
+	close_range(4, ~0u, 0);
+	return 3;
+}
+
+static struct freeze_thread *pick_thread(struct freeze *f)
+{
+	size_t i;
+	struct freeze_thread *best = NULL;
+
+	for (i = 0; i < f->n; i++) {
+		struct freeze_thread *t = &f->t[i];
+
+		if (!t->stopped || t->pending_sig ||
+		    !inject_regs_native(&t->regs))
+			continue;
+		if (!best || t->tid == f->pid)
+			best = t;
+	}
+	return best;
+}
+
+static void resend_signal(pid_t pid, pid_t tid, int sig)
+{
+	if (sig)
+		syscall(SYS_tgkill, (int)pid, (int)tid, sig);
+}
+
+static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
+		       int *sig, pid_t *tid, struct vms_error *err)
+{
+	struct freeze_thread *t = pick_thread(f);
+	const uint64_t a[6] = { 0 /* no flags, exit signal 0 */,
+				inject_dead_sp(), 0, 0, 0, 0 };
+	uint64_t old;
+	long ret = -ERESTARTNOINTR;
+	int tries, rc = 0;
+
+	*clone = 0;
+	if (!t)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "no thread of process %d is stopped in a "
+				     "state a fork can be injected into; try "
+				     "again, or use -b pss",
+				     (int)f->pid);
+	*tid = t->tid;
+	if (sigmask_swap(t->tid, &old, ~0ull) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot block signals in process %d: %s",
+				     (int)f->pid, strerror(errno));
+	if (ptrace(PTRACE_SETOPTIONS, t->tid, NULL,
+		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
+				  PTRACE_O_TRACEFORK)) < 0) {
+		rc = vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				   "cannot set ptrace options on process %d: "
+				   "%s",
+				   (int)f->pid, strerror(errno));
+		goto out;
+	}
+	/* copy_process() gives up with -ERESTARTNOINTR when a signal came in
+	 * meanwhile (even a blocked one aimed at the whole group): retry. */
+	for (tries = 0; tries < 4 && ret == -ERESTARTNOINTR; tries++) {
+		rc = inject_syscall(t->tid, &t->regs, gadget, inject_nr_clone,
+				    a, &ret, clone, sig, err);
+		if (rc < 0 || *clone)
+			break;
+	}
+	ptrace(PTRACE_SETOPTIONS, t->tid, NULL, NULL);
+	if (rc == 0 && ret < 0)
+		rc = vms_error_set(
+			err, VMS_ERR_CAPTURE, (int)-ret,
+			"the kernel refused the fork in process %d: %s%s",
+			(int)f->pid, strerror((int)-ret),
+			ret == -ENOMEM ? " (no commit left for the clone: "
+					 "overcommit_memory=2?); use -b pss"
+				       : "; use -b pss");
+	if (rc == 0 && !*clone && ret > 0) {
+		/* Created but not reported: never let it run. */
+		kill((pid_t)ret, SIGKILL);
+		*clone = (pid_t)ret;
+		rc = vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				   "the clone of process %d was not attached",
+				   (int)f->pid);
+	}
+out:
+	sigmask_set(t->tid, old);
+	return rc;
+}
+
+/* The clone's first stop, before it ran an instruction. */
+static int clone_first_stop(pid_t clone, struct vms_error *err)
+{
+	struct rlimit none = { 0, 0 };
+	int st;
+
+	if (wait_tid(clone, &st) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				     "the clone %d died at birth", (int)clone);
+	if (ptrace(PTRACE_SETOPTIONS, clone, NULL,
+		   (void *)(long)PTRACE_O_EXITKILL) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot set ptrace options on the clone: "
+				     "%s",
+				     strerror(errno));
+	prlimit(clone, RLIMIT_CORE, &none, NULL); /* never dump, if it died */
+	return 0;
+}
+
+/* Waits up to ms for tid to stop; 0 with *st, or -1. */
+static int wait_stop_bounded(pid_t tid, int ms, int *st)
+{
+	int i;
+
+	for (i = 0; i < ms * 10; i++) {
+		struct timespec ts = { 0, 100000 };
+		pid_t w = waitpid(tid, st, __WALL | WNOHANG);
+
+		if (w == tid)
+			return WIFSTOPPED(*st) ? 0 : -1;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+/* The clone is dead and reaped by us as its tracer: the kernel now hands
+ * its zombie to the target (exit signal 0: no SIGCHLD). Make one thread of
+ * the target reap it, with every signal blocked for that one call. */
+static void reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
+{
+	pid_t *tids = NULL;
+	size_t n = 0, i;
+
+	if (procfs_list_tasks(target, &tids, &n) < 0)
+		return;
+	/* The main thread first: it is most likely to be a plain one. */
+	for (i = 0; i < n; i++)
+		if (tids[i] == target) {
+			tids[i] = tids[0];
+			tids[0] = target;
+		}
+	for (i = 0; i < n; i++) {
+		struct user_regs_struct saved;
+		const uint64_t a[6] = { (uint64_t)clone, 0,
+					__WALL | WNOHANG, 0, 0, 0 };
+		struct vms_error err;
+		uint64_t old;
+		long ret;
+		pid_t child;
+		int st, sig = 0;
+
+		if (ptrace(PTRACE_SEIZE, tids[i], NULL,
+			   (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
+			continue;
+		ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL);
+		while (wait_stop_bounded(tids[i], 2000, &st) == 0 &&
+		       (st >> 16) != PTRACE_EVENT_STOP) {
+			if (WSTOPSIG(st) != SIGTRAP)
+				sig = WSTOPSIG(st); /* delivered after */
+			ptrace(PTRACE_CONT, tids[i], NULL, NULL);
+		}
+		if ((st >> 16) != PTRACE_EVENT_STOP) {
+			/* Did not stop (uninterruptible sleep?): the kernel
+			 * detaches it when the keeper exits. */
+			continue;
+		}
+		if (getregs(tids[i], &saved) == 0 &&
+		    inject_regs_native(&saved) &&
+		    sigmask_swap(tids[i], &old, ~0ull) == 0) {
+			inject_syscall(tids[i], &saved, gadget, inject_nr_wait4,
+				       a, &ret, &child, &sig, &err);
+			sigmask_set(tids[i], old);
+			ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
+			resend_signal(target, tids[i], sig);
+			break;
+		}
+		ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
+		resend_signal(target, tids[i], sig);
+	}
+	free(tids);
+}
+
+static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
+{
+	int st;
+
+	kill(clone, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(clone, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+	}
+	reap_in_target(target, clone, gadget);
+}
+
+static void keeper_main(int sock, pid_t target, uint64_t gadget)
+{
+	struct freeze fz;
+	struct kmsg m;
+	pid_t clone = 0, tid = 0;
+	int sig = 0;
+
+	sock = keeper_isolate(sock);
+	memset(&m, 0, sizeof(m));
+	m.op = OP_FROZEN;
+	if (sock < 0 || freeze_stop(&fz, target, 2000, &m.err) < 0) {
+		m.status = -1;
+		write_all(sock, &m, sizeof(m));
+		return;
+	}
+	m.n = fz.n;
+	if (write_all(sock, &m, sizeof(m)) < 0 ||
+	    write_all(sock, fz.t, fz.n * sizeof(*fz.t)) < 0 ||
+	    recv_op(sock) != OP_FORK) {
+		freeze_release(&fz); /* vmscope gone or no fork wanted */
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.op = OP_CLONED;
+	m.status = inject_fork(&fz, gadget, &clone, &sig, &tid, &m.err);
+	m.frozen_us = freeze_release(&fz);
+	resend_signal(target, tid, sig);
+	if (m.status == 0 && clone_first_stop(clone, &m.err) < 0)
+		m.status = -1;
+	m.clone = clone;
+	if (write_all(sock, &m, sizeof(m)) == 0 && m.status == 0)
+		recv_op(sock); /* OP_RELEASE, or EOF when vmscope died */
+	if (clone > 0)
+		kill_clone(target, clone, gadget);
+	send_op(sock, OP_DONE);
+}
+
+/* ---- vmscope side ---- */
+
+int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
+		 struct vms_error *err)
+{
+	int sv[2];
+	struct kmsg m;
+
+	memset(k, 0, sizeof(*k));
+	k->sock = -1;
+	k->target = target;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "socketpair: %s", strerror(errno));
+	k->keeper = fork();
+	if (k->keeper < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "fork: %s",
+				     strerror(errno));
+	}
+	if (k->keeper == 0) {
+		close(sv[0]);
+		keeper_main(sv[1], target, gadget);
+		_exit(0);
+	}
+	close(sv[1]);
+	k->sock = sv[0];
+	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_FROZEN) {
+		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
+			      "the ptrace helper process died");
+		goto fail;
+	}
+	if (m.status < 0) {
+		*err = m.err;
+		goto fail;
+	}
+	k->fz.pid = target;
+	k->fz.t = calloc(m.n ? m.n : 1, sizeof(*k->fz.t));
+	if (!k->fz.t) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		goto fail;
+	}
+	k->fz.n = k->fz.cap = m.n;
+	if (read_all(k->sock, k->fz.t, m.n * sizeof(*k->fz.t)) < 0) {
+		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
+			      "the ptrace helper process died");
+		goto fail;
+	}
+	return 0;
+fail:
+	keeper_stop(k);
+	return -1;
+}
+
+int keeper_fork(struct fork_keeper *k, struct vms_error *err)
+{
+	struct kmsg m;
+
+	if (send_op(k->sock, OP_FORK) < 0 ||
+	    read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
+		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
+			      "the ptrace helper process died");
+		goto fail;
+	}
+	k->frozen_us = m.frozen_us;
+	if (m.status < 0) {
+		*err = m.err;
+		goto fail;
+	}
+	k->clone = m.clone;
+	return 0;
+fail:
+	keeper_stop(k);
+	return -1;
+}
+
+void keeper_stop(struct fork_keeper *k)
+{
+	if (k->sock >= 0) {
+		/* Any op but OP_FORK lets the target go; after a fork,
+		 * OP_RELEASE kills the clone. Wait for the keeper's last
+		 * word (or EOF) so the clone is gone when this returns. */
+		send_op(k->sock, OP_RELEASE);
+		while (recv_op(k->sock) >= 0)
+			;
+		close(k->sock);
+		k->sock = -1;
+	}
+	if (k->keeper > 0) {
+		while (waitpid(k->keeper, NULL, 0) < 0 && errno == EINTR)
+			;
+		k->keeper = 0;
+	}
+	free(k->fz.t);
+	k->fz.t = NULL;
+	k->fz.n = k->fz.cap = 0;
+	k->clone = 0;
+}

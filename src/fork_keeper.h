@@ -1,0 +1,54 @@
+/* fork_keeper.h — the process that does every ptrace step of a fork
+ * capture, so that vmscope can die at any moment without harm.
+ *
+ * Contract: keeper_start() forks a keeper (its own session, deaf to
+ * SIGINT/SIGTERM/SIGHUP/SIGPIPE, no parent-death signal, every descriptor
+ * but its socket closed) that freezes every thread of the target and reports
+ * the threads back (k->fz: tids and registers; nothing in it is seized by
+ * this process). While keeper_start()'s caller reads the original's
+ * counters, the target stays frozen. Then either keeper_fork() — the keeper
+ * injects clone(exit signal 0, an unmapped stack) into one thread with every
+ * signal blocked, restores that thread exactly, lets the target go, stops
+ * the clone at its first stop before it ran an instruction, sets
+ * PTRACE_O_EXITKILL and RLIMIT_CORE 0 on it, and reports its pid and the
+ * freeze time — or keeper_stop() without a fork, which lets the target go.
+ *
+ * keeper_stop() after a fork: the keeper kills the clone, reaps it as its
+ * tracer, and has the target itself reap the zombie the kernel then hands
+ * it (wait4(clone, __WALL|WNOHANG) injected into one thread, stopped for
+ * the one call): no SIGCHLD (exit signal 0), no zombie.
+ *
+ * If vmscope dies (any signal, SIGKILL included), the keeper reads EOF on
+ * its socket at its next step, finishes the step it is in (never leaving the
+ * target stopped or with its registers changed), kills and reaps the clone
+ * as above, and exits. If the keeper itself is SIGKILLed, the kernel kills
+ * the clone (EXITKILL) and detaches the target.
+ */
+#ifndef VMS_FORK_KEEPER_H
+#define VMS_FORK_KEEPER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "freeze.h"
+
+struct fork_keeper {
+	pid_t keeper, target, clone;
+	int sock;
+	struct freeze fz; /* the frozen threads as the keeper saw them */
+	uint64_t frozen_us;
+};
+
+/* Starts the keeper and returns with the target frozen. On failure
+ * nothing is left frozen and the keeper is gone. */
+int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
+		 struct vms_error *err);
+/* Forks the target; on return the target runs and k->clone is stopped. On
+ * failure the keeper has let the target go, and no clone lives. */
+int keeper_fork(struct fork_keeper *k, struct vms_error *err);
+/* Lets the target go (no fork yet) or kills the clone; waits for the
+ * keeper to finish and reaps it. Idempotent. */
+void keeper_stop(struct fork_keeper *k);
+
+#endif
