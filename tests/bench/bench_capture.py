@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Capture time of a 65,000-region process, beside its references.
+
+Starts manyregions with 65,000 regions (BENCH_REGIONS to change it) and, in
+the same run, measures the median wall time of RUNS (default 5) runs of:
+  cat /proc/PID/smaps > /dev/null      the reference: the kernel's own cost
+  cat /proc/PID/maps, smaps_rollup     for scale
+  vmscope -e json PID > /dev/null      the whole capture + JSON export
+  vmscope -e json -F PID > /dev/null   the same, frozen
+  vmscope -s PID > /dev/null           capture + summary
+  pmap -X PID > /dev/null              what people use today
+and prints each as an absolute time and as a ratio to cat smaps, with the
+peak RSS of each command (/usr/bin/time). The aim (DESIGN.md,
+issue 2): the whole `vmscope -e json` under 1.3x cat smaps. Never fails on
+a figure: only on an error.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+REGIONS = int(os.environ.get("BENCH_REGIONS", "65000"))
+RUNS = int(os.environ.get("RUNS", "5"))
+AIM = 1.3
+
+
+def run_once(argv, stdout_path=os.devnull):
+    """Wall time of one run (and its rusage); stdout to a file."""
+    with open(stdout_path, "wb") as out:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        t = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err = p.stderr.read()
+        p.stderr.close()
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(argv), p.returncode,
+                                                err.decode()[-300:]))
+    return t, ru.ru_maxrss
+
+
+def peak_rss_kb(argv):
+    """The command's own peak RSS, through /usr/bin/time: a child of this
+    (big) Python would inherit its high-water mark across exec."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    with open(os.devnull, "wb") as out:
+        r = subprocess.run(["/usr/bin/time", "-f", "maxrss=%M"] + argv,
+                           stdout=out, stderr=subprocess.PIPE)
+    for line in reversed(r.stderr.decode().splitlines()):
+        if line.startswith("maxrss="):
+            return int(line[7:])
+    return None
+
+
+def measure(argv):
+    runs = [run_once(argv)[0] for _ in range(RUNS)]
+    return statistics.median(runs), min(runs), peak_rss_kb(argv)
+
+
+def main():
+    p, line = T.start([T.target("manyregions"), str(REGIONS)], timeout=120)
+    pid = p.pid
+    try:
+        nregions = len(T.maps(pid))
+        with open("/proc/%d/smaps" % pid, "rb") as f:
+            smaps_bytes = len(f.read())
+        cases = [
+            ("cat /proc/PID/smaps", ["cat", "/proc/%d/smaps" % pid]),
+            ("cat /proc/PID/maps", ["cat", "/proc/%d/maps" % pid]),
+            ("cat /proc/PID/smaps_rollup",
+             ["cat", "/proc/%d/smaps_rollup" % pid]),
+            ("vmscope -e json PID", [T.VMSCOPE, "-e", "json", str(pid)]),
+            ("vmscope -F -e json PID", [T.VMSCOPE, "-F", "-e", "json",
+                                        str(pid)]),
+            ("vmscope -s PID", [T.VMSCOPE, "-s", str(pid)]),
+        ]
+        if shutil.which("pmap"):
+            cases.append(("pmap -X PID", ["pmap", "-X", str(pid)]))
+        # one warm-up each, so no case pays for a cold page cache alone
+        for _, argv in cases:
+            run_once(argv)
+        res = [(name, measure(argv)) for name, argv in cases]
+        json_size = len(subprocess.run([T.VMSCOPE, "-e", "json", str(pid)],
+                                       capture_output=True).stdout)
+    finally:
+        T.kill(p)
+
+    ref = res[0][1][0]
+    print("capture of manyregions: %d regions, smaps %.1f MB, JSON %.1f MB; "
+          "median of %d runs" % (nregions, smaps_bytes / 1e6, json_size / 1e6,
+                                 RUNS))
+    print("%-28s %10s %10s %12s %12s" % ("command", "median ms", "min ms",
+                                         "x cat smaps", "peak RSS MB"))
+    for name, (med, mn, rss) in res:
+        print("%-28s %10.1f %10.1f %11.2fx %12s" % (
+            name, med * 1e3, mn * 1e3, med / ref,
+            "%.1f" % (rss / 1024) if rss is not None else "-"))
+    vj = dict(res)["vmscope -e json PID"][0] / ref
+    print("aim: vmscope -e json under %.1fx cat smaps: %.2fx (%s)"
+          % (AIM, vj, "met" if vj <= AIM else "not met"))
+    print("ok - bench_capture")
+
+
+if __name__ == "__main__":
+    main()
