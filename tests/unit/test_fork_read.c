@@ -1,0 +1,200 @@
+/* test_fork_read — the fork sampler against a live target: what the
+ * snapshot reads is the memory as it was at the fork, whatever the target
+ * writes afterwards; MADV_DONTFORK/WIPEONFORK regions are unreadable; the
+ * clone is gone and the target untraced once the snapshot is freed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "procfs.h"
+#include "sampler.h"
+#include "tap.h"
+
+struct target {
+	pid_t pid;
+	FILE *in, *out;
+};
+
+static int start_target(struct target *t, const char *name)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[4096];
+	int to[2], from[2];
+
+	snprintf(path, sizeof(path), "%s/targets/%s", build, name);
+	if (pipe(to) || pipe(from))
+		return -1;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -1;
+	if (t->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		execl(path, name, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	t->in = fdopen(to[1], "w");
+	t->out = fdopen(from[0], "r");
+	return t->in && t->out ? 0 : -1;
+}
+
+static void stop_target(struct target *t)
+{
+	if (t->pid <= 0)
+		return;
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, NULL, 0);
+	fclose(t->in);
+	fclose(t->out);
+	t->pid = 0;
+}
+
+static long long status_of(pid_t pid, const char *key)
+{
+	char *b;
+	size_t n;
+	long long v;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, key);
+	free(b);
+	return v;
+}
+
+static int children_of(pid_t pid)
+{
+	char name[64], *b;
+	size_t n;
+	int c = 0;
+	size_t i;
+
+	snprintf(name, sizeof(name), "task/%d/children", (int)pid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		c += b[i] == ' ';
+	free(b);
+	return c;
+}
+
+static void read_target(pid_t pid, unsigned long addr, void *buf, size_t len)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY);
+	memset(buf, 0, len);
+	if (fd >= 0) {
+		if (pread(fd, buf, len, (off_t)addr) < 0)
+			memset(buf, 0, len);
+		close(fd);
+	}
+}
+
+static int all_ints(const int *p, size_t n, int v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+int main(void)
+{
+	struct target t = { 0 };
+	struct vms_capture_opts o = { 0 };
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	unsigned long var, buf, dc, wf;
+	int buflen, speclen, v = 0;
+	char line[256];
+	int *bytes;
+	const struct vms_region *r;
+	ssize_t got;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (start_target(&t, "fork_value") < 0 || !fgets(line, sizeof(line), t.out) ||
+	    sscanf(line, "ready %lx %lx %d %lx %lx %d", &var, &buf, &buflen, &dc,
+		   &wf, &speclen) != 6) {
+		ok(0, "fork_value target started");
+		stop_target(&t);
+		return tap_done();
+	}
+	o.pid = t.pid;
+	s = vms_capture(&vms_sampler_fork, &o, &err);
+	ok(s != NULL, "fork capture of a live target (%s)", s ? "" : err.msg);
+	if (!s) {
+		stop_target(&t);
+		return tap_done();
+	}
+	ok(strcmp(s->cap.backend, "fork") == 0 && s->cap.frozen &&
+		   s->cap.frozen_us > 0,
+	   "the snapshot records backend fork and the freeze (%llu us)",
+	   (unsigned long long)s->cap.frozen_us);
+
+	fputs("w\n", t.in);
+	fflush(t.in);
+	ok(fgets(line, sizeof(line), t.out) && strncmp(line, "written", 7) == 0,
+	   "the target wrote 457 after the snapshot");
+
+	got = vms_snapshot_read(s, var, &v, sizeof(v), &err);
+	ok(got == sizeof(v) && v == 456,
+	   "the variable read through the snapshot is 456 (got %d)", v);
+	read_target(t.pid, var, &v, sizeof(v));
+	ok(v == 457, "the variable in the target is 457 (got %d)", v);
+
+	bytes = malloc((size_t)buflen);
+	got = vms_snapshot_read(s, buf, bytes, (size_t)buflen, &err);
+	ok(got == buflen && all_ints(bytes, (size_t)buflen / sizeof(int), 456),
+	   "the whole buffer read through the snapshot is 456 (%zd bytes)",
+	   got);
+	read_target(t.pid, buf, bytes, (size_t)buflen);
+	ok(all_ints(bytes, (size_t)buflen / sizeof(int), 457),
+	   "the whole buffer in the target is 457");
+
+	r = vms_snapshot_find(s, dc);
+	ok(r && (r->flags & VMS_RF_UNREADABLE),
+	   "the MADV_DONTFORK region is marked unreadable");
+	ok(vms_snapshot_read(s, dc, bytes, (size_t)speclen, &err) == 0,
+	   "the MADV_DONTFORK region reads as 0 bytes");
+	r = vms_snapshot_find(s, wf);
+	ok(r && (r->flags & VMS_RF_UNREADABLE),
+	   "the MADV_WIPEONFORK region is marked unreadable");
+	ok(vms_snapshot_read(s, wf, bytes, (size_t)speclen, &err) == 0,
+	   "the MADV_WIPEONFORK region reads as 0 bytes");
+	got = vms_snapshot_read(s, buf + (unsigned long)buflen / 2, bytes, 4096,
+				&err);
+	ok(got == 4096 && bytes[0] == 456,
+	   "a read from the middle of the buffer is the snapshot's too");
+	free(bytes);
+
+	ok(children_of(t.pid) == 1,
+	   "while the snapshot lives, the stopped clone is the target's child");
+	vms_snapshot_free(s);
+	ok(children_of(t.pid) == 0,
+	   "once the snapshot is freed no clone and no zombie is left");
+	ok(status_of(t.pid, "TracerPid") == 0, "the target is not traced");
+
+	fputs("w\n", t.in);
+	fflush(t.in);
+	ok(fgets(line, sizeof(line), t.out) && strncmp(line, "written", 7) == 0,
+	   "the target still answers");
+	stop_target(&t);
+	return tap_done();
+}
