@@ -1,0 +1,146 @@
+"""tmuxdrive — drives vmscope in a tmux server of its own, as tmux's own
+regress/ does: new-session -d, send-keys, capture-pane.
+
+Every server gets its own socket (-L vmstest-<pid>-<n>) and is killed at exit
+(normal, failure or exception), with the processes in its panes. Waiting is
+by polling the screen for what a test expects, never by timing: wait_for()
+returns as soon as the text is there and only gives up after a generous
+deadline.
+"""
+import atexit
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+import vmstest as T  # noqa: E402
+
+_servers = []
+_seq = [0]
+
+
+def have_tmux():
+    try:
+        subprocess.run(["tmux", "-V"], capture_output=True, check=True)
+        return True
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+
+class Tmux:
+    def __init__(self, argv, width=120, height=40, env=None, shell_tail=None,
+                 term=None, colours=None):
+        """Starts argv in a detached session. shell_tail: a shell snippet
+        run after argv exits (its exit status is in $rc), e.g. to print
+        the terminal state; the pane then stays open."""
+        _seq[0] += 1
+        self.sock = "vmstest-%d-%d" % (os.getpid(), _seq[0])
+        cmd = " ".join(shlex.quote(a) for a in argv)
+        env = dict(env or {})
+        if term:
+            env["TERM"] = term
+        envs = " ".join("%s=%s" % (k, shlex.quote(v))
+                        for k, v in env.items())
+        if envs:
+            cmd = "env %s %s" % (envs, cmd)
+        tail = shell_tail or ":"
+        script = "%s; rc=$?; %s; sleep 600" % (cmd, tail)
+        base = ["tmux", "-L", self.sock, "-f", "/dev/null"]
+        if colours == 256:
+            base.append("-2")
+        self.base = base
+        args = base + ["new-session", "-d", "-x", str(width), "-y",
+                       str(height)]
+        _servers.append(self)
+        self._run(*(args + ["sh", "-c", script]))
+        self._run("set-option", "-g", "status", "off")
+
+    def _run(self, *args, check=True):
+        cmd = list(args)
+        if cmd[0] != "tmux":
+            cmd = self.base + cmd
+        return subprocess.run(cmd, capture_output=True, check=check,
+                              timeout=30).stdout.decode(errors="replace")
+
+    def keys(self, *keys):
+        for k in keys:
+            self._run("send-keys", k)
+        return self
+
+    def text(self, s):
+        self._run("send-keys", "-l", s)
+        return self
+
+    def screen(self, escapes=False):
+        args = ["capture-pane", "-p"]
+        if escapes:
+            args.append("-e")
+        return self._run(*args)
+
+    def wait_for(self, pred, timeout=20, escapes=False):
+        """Polls until pred(screen) (or the string pred is on screen);
+        returns the screen (the last one on timeout)."""
+        if isinstance(pred, str):
+            s = pred
+            pred = lambda scr: s in scr  # noqa: E731
+        deadline = time.time() + timeout
+        scr = ""
+        while time.time() < deadline:
+            scr = self.screen(escapes)
+            if pred(scr):
+                return scr
+            time.sleep(0.05)
+        return scr
+
+    def resize(self, w, h):
+        self._run("resize-window", "-x", str(w), "-y", str(h))
+
+    def shell_pid(self):
+        return int(self._run("display-message", "-p",
+                             "#{pane_pid}").strip())
+
+    def child_pid(self):
+        """The pid of the command the pane's shell runs (vmscope)."""
+        sh = self.shell_pid()
+        try:
+            with open("/proc/%d/task/%d/children" % (sh, sh)) as f:
+                kids = f.read().split()
+        except OSError:
+            return None
+        return int(kids[0]) if kids else None
+
+    def kill(self):
+        """Kills the pane's processes by pid, then the server."""
+        if self not in _servers:
+            return
+        _servers.remove(self)
+        try:
+            sh = self.shell_pid()
+            with open("/proc/%d/task/%d/children" % (sh, sh)) as f:
+                pids = [int(p) for p in f.read().split()] + [sh]
+        except (OSError, ValueError, subprocess.SubprocessError):
+            pids = []
+        for p in pids:
+            try:
+                os.kill(p, 9)
+            except OSError:
+                pass
+        self._run("kill-server", check=False)
+
+
+def _cleanup():
+    for s in list(_servers):
+        s.kill()
+
+
+atexit.register(_cleanup)
+
+
+def row_of(scr, needle):
+    for line in scr.splitlines():
+        if needle in line:
+            return line
+    return None

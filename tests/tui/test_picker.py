@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The process picker: `vmscope` alone lists processes (pid, user, name, RSS,
+PSS); typing filters; Tab sorts; Enter opens the viewer on the chosen
+process; Esc in the viewer goes back to the picker; processes that cannot be
+read are dimmed with the reason (checked when there are any).
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+
+def main():
+    if not D.have_tmux():
+        T.skip("picker in tmux", "tmux is not installed")
+        return T.done()
+    p, _ = T.start([T.target("manyregions"), "100"])
+    pid = p.pid
+    tm = D.Tmux([T.VMSCOPE])
+    scr = tm.wait_for("pick a process")
+    T.ok("pick a process" in scr, "vmscope alone opens the picker", scr)
+    head = D.row_of(scr, "COMMAND") or ""
+    T.ok(all(w in head for w in ("PID", "USER", "NAME", "RSS", "PSS")),
+         "columns PID USER NAME RSS PSS", head)
+    T.ok("sort PSS v" in scr, "sorted by PSS, largest first", scr)
+
+    tm.text(str(pid))
+    scr = tm.wait_for(lambda s: "Filter: %d_" % pid in s)
+    rows = [l for l in scr.splitlines()[3:-1] if l.strip()]
+    T.ok(any(re.match(r"^\s*%d\s+\S+\s+manyregions" % pid, l) for l in rows),
+         "typing the pid filters the list down to the target", scr)
+    T.ok(all(str(pid) in l for l in rows), "every row shown matches", rows)
+
+    tm.keys("Tab")
+    scr = tm.wait_for("sort RSS v")
+    T.ok("sort RSS v" in scr, "Tab cycles the sort column", scr)
+    tm.keys("BTab")
+    scr = tm.wait_for("sort RSS ^")
+    T.ok("sort RSS ^" in scr, "Shift-Tab reverses it", scr)
+
+    tm.keys("Enter")
+    scr = tm.wait_for(lambda s: s.startswith(" vmscope  manyregions"))
+    T.ok(("pid %d" % pid) in scr.splitlines()[0],
+         "Enter opens the viewer on the process", scr)
+    T.ok(D.row_of(scr, " Private Data ") is not None,
+         "the viewer shows its summary", scr)
+
+    tm.keys("Escape")
+    scr = tm.wait_for("pick a process")
+    T.ok("pick a process" in scr and "Filter: %d_" % pid in scr,
+         "Esc goes back to the picker, filter kept", scr)
+
+    tm.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace",
+            "BSpace", "BSpace")
+    scr = tm.wait_for("Filter: _")
+    T.ok("Filter: _" in scr, "Backspace deletes filter characters", scr)
+    if os.geteuid() == 0:
+        T.skip("unreadable processes are dimmed with the reason",
+               "running as root: every process is readable")
+    else:
+        tm.text("1")
+        scr = tm.wait_for(lambda s: re.search(r"^\s+1\s", s, re.M))
+        line = next((l for l in scr.splitlines()
+                     if re.match(r"^\s+1\s", l)), "")
+        T.ok(re.search(r"\(.+\)\s*$", line) is not None,
+             "pid 1 is shown with why it cannot be read", line)
+        tm.keys("Escape")
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "pick a process" not in s)
+    T.ok("pick a process" not in tm.screen(),
+         "Esc with an empty filter quits")
+    tm.kill()
+    T.kill(p)
+    T.done()
+
+
+main()
