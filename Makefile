@@ -108,14 +108,30 @@ bench: deps
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/bench/run.sh
 
 FUZZ_SECONDS ?= 60
+FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
+	-fsanitize=fuzzer,address,undefined -Isrc
+FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf
 fuzz: deps
-	@mkdir -p build-fuzz
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Isrc $(DEP_CFLAGS) -o build-fuzz/fuzz_smaps tests/fuzz/fuzz_smaps.c \
-		$(ENGINE_SRC) $(DEP_LIBS) -lpthread
-	@mkdir -p build-fuzz/corpus && cp tests/fixtures/*.smaps build-fuzz/corpus/ 2>/dev/null || true
+	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf
+	cp tests/fixtures/*.smaps tests/fixtures/*.maps build-fuzz/corpus/
+	cp build-fuzz/seed.elf build-fuzz/corpus-elf/
 	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-		-print_final_stats=1 build-fuzz/corpus
+		-timeout=20 -print_final_stats=1 build-fuzz/corpus
+	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=65536 -print_final_stats=1 \
+		build-fuzz/corpus-elf
+
+# The harnesses, over every engine source (not libvms.a: its objects are
+# not instrumented for the fuzzer).
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard src/*.h)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(ENGINE_SRC) $(DEP_LIBS) -lpthread
+
+# fuzz_elf's seed: a small ELF executable.
+build-fuzz/seed.elf:
+	@mkdir -p build-fuzz
+	printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
 
 install: vmscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
