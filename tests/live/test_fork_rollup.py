@@ -1,0 +1,68 @@
+"""-b fork's counters come from the original, read before the fork: over
+the exported regions, sum Rss, Private_*, Shared_* and Swap equal
+/proc/PID/smaps_rollup of a SIGSTOPped target exactly, before the capture
+and after it (the clone gone, the target unaltered). The export records the
+backend and the freeze; the summary shows them."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+from vmstest import eq, ok  # noqa: E402
+
+forktest.become_subreaper()
+
+
+def sums(snap):
+    out = {"Rss": 0, "Private": 0, "Shared": 0, "Swap": 0}
+    for r in snap["regions"]:
+        out["Rss"] += r["rss"]
+        out["Private"] += r["private_clean"] + r["private_dirty"]
+        out["Shared"] += r["shared_clean"] + r["shared_dirty"]
+        out["Swap"] += r["swap"]
+    return out
+
+
+def kernel(roll):
+    return {"Rss": roll["Rss"],
+            "Private": roll["Private_Clean"] + roll["Private_Dirty"],
+            "Shared": roll["Shared_Clean"] + roll["Shared_Dirty"],
+            "Swap": roll["Swap"]}
+
+
+for name, argv in (("everykind", [vmstest.target("everykind")]),
+                   ("fork_threads", [vmstest.target("fork_threads"),
+                                     "compute", "8"])):
+    if not os.path.exists(argv[0]):
+        vmstest.skip("%s: counters tie to smaps_rollup" % name,
+                     "target not built")
+        continue
+    p, _ = vmstest.start(argv)
+    vmstest.sigstop(p.pid)
+    before = kernel(vmstest.rollup(p.pid))
+    snap = vmstest.vmscope_json(p.pid, "-b", "fork")
+    after = kernel(vmstest.rollup(p.pid))
+    got = sums(snap)
+    eq(got, before, "%s: Σ Rss, Private, Shared, Swap == smaps_rollup "
+       "read before the capture" % name)
+    eq(after, before, "%s: smaps_rollup unchanged by the capture" % name)
+    eq(snap["capture"]["backend"], "fork", "%s: backend fork" % name)
+    ok(snap["capture"]["frozen"] and snap["capture"]["frozen_us"] > 0,
+       "%s: the freeze is recorded (%s us)"
+       % (name, snap["capture"]["frozen_us"]))
+    eq([vmstest.hexint(r["start"]) for r in snap["regions"]],
+       [m["start"] for m in vmstest.maps(p.pid)],
+       "%s: the regions are exactly the lines of maps" % name)
+    eq(vmstest.proc_state(p.pid), "T", "%s: a SIGSTOPped target stays "
+       "stopped" % name)
+    ok(not forktest.children(p.pid) and vmstest.tracer_pid(p.pid) == 0,
+       "%s: no clone, no zombie, not traced" % name)
+    r = vmstest.run_vmscope("-b", "fork", "-s", p.pid)
+    out = r.stdout.decode()
+    ok(r.returncode == 0 and "fork, frozen" in out,
+       "%s: the summary names the fork sampler and its freeze" % name,
+       r.stderr.decode() + out[:400])
+    vmstest.sigcont(p.pid)
+    vmstest.kill(p)
+vmstest.done()
