@@ -150,6 +150,10 @@ def check_process(name, p):
              "%s: capture.frozen says whether it froze" % label)
         T.eq(snap["capture"].get("partial"), None,
              "%s: the capture is not partial" % label)
+        if "rollup_check" in snap["capture"]:
+            T.eq(snap["capture"]["rollup_check"], "agrees",
+                 "%s: vmscope's own cross-check with smaps_rollup agrees"
+                 % label)
         check_snapshot(label, pid, snap, kv)
         states = {t: T.proc_state(pid, t) for t in T.tids(pid)}
         T.ok(all(st in "tT" for st in states.values()),

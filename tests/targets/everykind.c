@@ -18,10 +18,14 @@
  *         managed=0x..] stack0=0x.. arena1=0x.. stack1=0x.. tid1=N ...
  *         arenas=N sizes...
  * (one line; *_size=BYTES give the sizes asked for) and then sleeps until
- * killed. DATAFILE (default /tmp/everykind-PID.dat, removed on SIGTERM or
- * SIGINT) is created and written first. As the demo it prints nothing.
+ * killed. DATAFILE is created and written first; by default it is
+ * /tmp/everykind-PID.dat, removed on SIGTERM or SIGINT, and left behind by
+ * SIGKILL: each start removes those of processes that no longer run. As
+ * the demo it prints nothing.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -129,6 +133,31 @@ static int count_arenas(void)
 	return n;
 }
 
+/* Removes the default data files of everykinds that were killed. */
+static void remove_stale_datafiles(void)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[300], *end;
+		long pid;
+
+		if (strncmp(de->d_name, "everykind-", 10) != 0)
+			continue;
+		pid = strtol(de->d_name + 10, &end, 10);
+		if (pid <= 0 || strcmp(end, ".dat") != 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
 static void *map_anon(size_t n, int prot, int flags)
 {
 	void *p = mmap(NULL, n, prot, flags | MAP_ANONYMOUS, -1, 0);
@@ -170,9 +199,11 @@ int main(int argc, char **argv)
 	/* a mapped data file, written first */
 	if (argc > 1)
 		snprintf(datafile_path, sizeof(datafile_path), "%s", argv[1]);
-	else
+	else {
+		remove_stale_datafiles();
 		snprintf(datafile_path, sizeof(datafile_path),
 			 "/tmp/everykind-%d.dat", (int)getpid());
+	}
 	fd = open(datafile_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		die(datafile_path);
