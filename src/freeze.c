@@ -65,6 +65,23 @@ static int tracer_of(pid_t pid)
 	return v > 0 ? (int)v : 0;
 }
 
+/* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
+static bool has_cap_sys_ptrace(void)
+{
+	char *b;
+	size_t n;
+	const char *p;
+	bool yes = true; /* unknown: do not claim it is missing */
+
+	if (procfs_read_file("/proc/self/status", &b, &n) < 0)
+		return yes;
+	p = strstr(b, "\nCapEff:");
+	if (p)
+		yes = (strtoull(p + 8, NULL, 16) >> 19) & 1;
+	free(b);
+	return yes;
+}
+
 static int seize_error(struct vms_error *err, pid_t pid, int e)
 {
 	int tracer;
@@ -110,6 +127,11 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 				why = "kernel.yama.ptrace_scope is 3: no "
 				      "process may be traced";
 		}
+		if (geteuid() == 0 && !has_cap_sys_ptrace() &&
+		    strncmp(why, "kernel.yama", 11) != 0)
+			why = "vmscope runs as root without CAP_SYS_PTRACE (a "
+			      "container, or a dropped capability); grant it, "
+			      "or run as the target's user";
 		return vms_error_set(err, VMS_ERR_PERM, e,
 				     "not permitted to stop process %d with "
 				     "ptrace: %s",
