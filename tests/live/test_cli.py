@@ -4,7 +4,8 @@
   - no such process: 2, "no such process";
   - another user's process as a non-root user (setpriv to uid 65534, when
     run as root; pid 1 otherwise): 2 and a message naming the uids, with and
-    without -F; root reads another user's process (and freezes it);
+    without -F; root reads another user's process (and freezes it), but
+    not without CAP_SYS_PTRACE (a message saying so);
   - bad options: 1, a message on stderr, nothing on stdout;
   - -o: a missing directory (4), a directory in the way (4), a write error
     (RLIMIT_FSIZE: 4): no file and no temporary file left; a good -o writes
@@ -135,6 +136,14 @@ def test_permissions(ek):
             j = json.loads(r.stdout)
             T.eq(j["process"].get("uid"), 65534, "... and reports its uid")
     T.eq(T.tracer_pid(p.pid), 0, "... and leaves it untraced")
+    # root without CAP_SYS_PTRACE cannot freeze another user's process
+    r = subprocess.run(["setpriv", "--bounding-set=-sys_ptrace", T.VMSCOPE,
+                        "-F", "-s", str(p.pid)], capture_output=True,
+                       timeout=60)
+    line = one_line_error(r, 2, "root without CAP_SYS_PTRACE, -F on uid "
+                          "65534's process", "CAP_SYS_PTRACE")
+    T.ok("without CAP_SYS_PTRACE" in line, "... says the capability is "
+         "missing", line)
     # uid 65534 reads its own process
     r = as_nobody(["-e", "json", p.pid])
     T.eq(r.returncode, 0, "uid 65534 reads its own process",
