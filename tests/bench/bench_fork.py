@@ -1,0 +1,107 @@
+"""make bench: the fork sampler's freeze as the target itself sees it (a
+ticker thread inside the target), beside the target's own fork() time and
+gcore's freeze, on the same target in one run.
+
+BENCH_FORK_MB (default 1024) megabytes of 4 KiB pages; BENCH_FORK_THP=1
+adds a run with transparent huge pages; BENCH_FORK_REPS (default 5).
+Goal (from the issue): freeze <= 1.2 x own fork() + 2 ms. The freeze holds
+the original's smaps read (its counters must be read before the fork) and
+the fork itself, which cannot overlap (both need the target's mmap lock):
+the smaps line shows that part.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+
+MB = int(os.environ.get("BENCH_FORK_MB", "1024"))
+REPS = int(os.environ.get("BENCH_FORK_REPS", "5"))
+forktest.become_subreaper()
+
+
+def ms(us):
+    return us / 1000.0
+
+
+def gap_around(p, fn):
+    forktest.ask(p, "reset")
+    time.sleep(0.05)
+    out = fn()
+    time.sleep(0.05)
+    return int(forktest.ask(p, "gap").split()[1]), out
+
+
+def med(xs):
+    return "%7.1f ms (%.1f-%.1f)" % (ms(statistics.median(xs)), ms(min(xs)),
+                                     ms(max(xs)))
+
+
+def bench(kind):
+    p, line = vmstest.start([vmstest.target("fork_ticker"), str(MB), kind],
+                            timeout=120)
+    rss = vmstest.status_kb(p.pid, "VmRSS")
+    huge = vmstest.rollup(p.pid).get("AnonHugePages", 0)
+    print("target: %d MiB touched, %s pages (Rss %d MiB, AnonHugePages %d "
+          "MiB), %d reps" % (MB, kind, rss >> 20, huge >> 20, REPS))
+    idle = [gap_around(p, lambda: None)[0] for _ in range(REPS)]
+    own, walk = [], []
+    for _ in range(REPS):
+        own.append(int(forktest.ask(p, "fork").split()[1]))
+        t0 = time.time()
+        with open("/proc/%d/smaps" % p.pid) as f:
+            f.read()
+        walk.append((time.time() - t0) * 1e6)
+    seen, reported, total = [], [], []
+    for _ in range(REPS):
+        t0 = time.time()
+
+        def cap():
+            r = vmstest.run_vmscope("-b", "fork", "-e", "json", p.pid)
+            if r.returncode:
+                raise RuntimeError(r.stderr.decode())
+            return json.loads(r.stdout)
+        g, snap = gap_around(p, cap)
+        total.append((time.time() - t0 - 0.1) * 1e6)
+        seen.append(g)
+        reported.append(snap["capture"]["frozen_us"])
+    gc = []
+    gcore = shutil.which("gcore")
+    if gcore:
+        d = tempfile.mkdtemp()
+        for _ in range(min(REPS, 3)):
+            g, _ = gap_around(p, lambda: subprocess.run(
+                [gcore, "-o", os.path.join(d, "core"), str(p.pid)],
+                capture_output=True, timeout=600))
+            gc.append(g)
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+        shutil.rmtree(d)
+    print("  ticker's longest gap, idle      %s" % med(idle))
+    print("  target's own fork()             %s" % med(own))
+    print("  reading its smaps (running)     %s" % med(walk))
+    print("  vmscope -b fork, seen by target %s" % med(seen))
+    print("  vmscope -b fork, frozen_us      %s" % med(reported))
+    print("  vmscope -b fork, whole command  %s" % med(total))
+    if gc:
+        print("  gcore, seen by target           %s" % med(gc))
+    else:
+        print("  gcore                           not installed")
+    goal = 1.2 * statistics.median(own) + 2000
+    print("  goal 1.2 x own fork + 2 ms = %.1f ms: median freeze %.1f ms "
+          "(%s)" % (ms(goal), ms(statistics.median(seen)),
+                    "met" if statistics.median(seen) <= goal else "NOT met"))
+    vmstest.kill(p)
+
+
+bench("4k")
+if os.environ.get("BENCH_FORK_THP") == "1":
+    bench("thp")
+vmstest.cleanup()
