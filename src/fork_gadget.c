@@ -177,51 +177,73 @@ static bool try_vdso(pid_t pid, const struct xmap *m, uint64_t *addr)
 	return r;
 }
 
-int inject_find_gadget(pid_t pid, uint64_t *addr, struct vms_error *err)
+/* Tries each executable mapping of pid that pass accepts (0: libc, 1: any
+ * other file, 2: the vDSO) until one holds a gadget. *failed: maps could not
+ * be read (*err set). */
+static bool each_exec_map(pid_t pid, int pass, uint64_t *addr,
+			  struct vms_error *err, bool *failed)
 {
 	char *buf;
-	size_t len, pos;
+	size_t len, pos = 0;
 	struct xmap m;
-	int pass;
 
-	if (procfs_read_pid(pid, "maps", &buf, &len) < 0)
-		return procfs_errno_error(err, pid, "maps", errno);
-	elf_version(EV_CURRENT);
-	/* Pass 0: files named like a libc; pass 1: any other file with a
-	 * "syscall" symbol; pass 2: the vDSO. */
-	for (pass = 0; pass < 3; pass++) {
-		char *copy = malloc(len + 1);
+	*failed = false;
+	if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
+		procfs_errno_error(err, pid, "maps", errno);
+		*failed = true;
+		return false;
+	}
+	while (next_map(buf, len, &pos, &m)) {
+		bool libc;
 
-		if (!copy)
-			break;
-		memcpy(copy, buf, len);
-		copy[len] = '\0';
-		pos = 0;
-		while (next_map(copy, len, &pos, &m)) {
-			bool libc, ok = false;
-
-			if (m.perms[2] != 'x' || !m.path)
-				continue;
-			libc = strstr(m.path, "/libc.so") ||
-			       strstr(m.path, "/libc-") ||
-			       strstr(m.path, "ld-musl");
-			if (pass == 2 && strcmp(m.path, "[vdso]") == 0)
-				ok = try_vdso(pid, &m, addr);
-			else if (m.path[0] == '/' && (pass == 0) == libc &&
-				 pass < 2)
-				ok = try_file(pid, &m, addr);
-			if (ok) {
-				free(copy);
-				free(buf);
-				return 0;
-			}
+		if (m.perms[2] != 'x' || !m.path)
+			continue;
+		libc = strstr(m.path, "/libc.so") || strstr(m.path, "/libc-") ||
+		       strstr(m.path, "ld-musl");
+		if (pass == 2 ? strcmp(m.path, "[vdso]") == 0 &&
+					try_vdso(pid, &m, addr)
+			      : m.path[0] == '/' && (pass == 0) == libc &&
+					try_file(pid, &m, addr)) {
+			free(buf);
+			return true;
 		}
-		free(copy);
 	}
 	free(buf);
+	return false;
+}
+
+static int not_found(pid_t pid, struct vms_error *err)
+{
 	return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
 			     "found no system-call instruction to borrow in "
 			     "process %d (no libc syscall(), no usable vDSO); "
 			     "use -b pss",
 			     (int)pid);
+}
+
+int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err)
+{
+	bool failed;
+
+	elf_version(EV_CURRENT);
+	if (each_exec_map(pid, 2, addr, err, &failed))
+		return 0;
+	return failed ? -1 : not_found(pid, err);
+}
+
+int inject_find_gadget(pid_t pid, uint64_t *addr, struct vms_error *err)
+{
+	int pass;
+	bool failed;
+
+	elf_version(EV_CURRENT);
+	/* Pass 0: files named like a libc; pass 1: any other file with a
+	 * "syscall" symbol; pass 2: the vDSO. */
+	for (pass = 0; pass < 3; pass++) {
+		if (each_exec_map(pid, pass, addr, err, &failed))
+			return 0;
+		if (failed)
+			return -1;
+	}
+	return not_found(pid, err);
 }

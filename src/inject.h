@@ -55,6 +55,8 @@ uint64_t inject_dead_sp(void);
 
 /* Finds a system-call instruction mapped executable in pid. */
 int inject_find_gadget(pid_t pid, uint64_t *addr, struct vms_error *err);
+/* The same, in the vDSO only (inject_find_gadget's last resort). */
+int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err);
 
 /* Runs syscall nr(a) in thread tid, seized with PTRACE_O_TRACESYSGOOD and
  * at an interrupt stop with the registers saved, and leaves it at an interrupt stop again with

@@ -2,6 +2,7 @@
  * the gadget search on this very process. */
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "inject.h"
@@ -87,6 +88,19 @@ int main(void)
 		ok(inject_insn_len == 2 ? (p[0] == 0x0f && p[1] == 0x05)
 					: (p[0] == 0x01 && p[3] == 0xd4),
 		   "the gadget's bytes are a system-call instruction");
+	}
+	at = 0;
+	ok(inject_find_gadget_vdso(getpid(), &at, &err) == 0 && at != 0,
+	   "a gadget is found in this process's vDSO (%s)", err.msg);
+	if (at) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)at;
+		uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+
+		ok(at > vdso && at < vdso + (1u << 20) &&
+			   (inject_insn_len == 2
+				    ? (p[0] == 0x0f && p[1] == 0x05)
+				    : (p[0] == 0x01 && p[3] == 0xd4)),
+		   "the vDSO gadget lies in the vDSO and is a system call");
 	}
 	return tap_done();
 }
