@@ -1,8 +1,8 @@
 /* fuzz_smaps.c — libFuzzer harness for the smaps parser and what follows it.
  *
- * The input is parsed in one piece and again in chunks whose sizes come from
- * its first byte (the unconsumed tail carried as the sampler does); both
- * must agree on the number of regions. An accepted snapshot is classified
+ * The input is parsed in one piece and again in chunks of 1..64 bytes
+ * seeded by its first byte (the unconsumed tail carried as the sampler
+ * does, tests/fixtures/fixture.h); both must agree on the regions. An accepted snapshot is classified
  * and totalled (vms_snapshot_finish: pid 0, no memory reads, so image files
  * are opened by path as the fixture names them) and exported in every format
  * to an outbuf on /dev/null.
@@ -15,46 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fixtures/fixture.h"
 #include "capture.h"
 #include "export.h"
 #include "outbuf.h"
 #include "smaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int parse_chunked(struct vms_snapshot *s, const char *buf, size_t len,
-			 size_t chunk)
-{
-	struct smaps_parser p;
-	struct vms_error err;
-	char *pend = malloc(len + 1);
-	size_t plen = 0, off = 0;
-	int rc = -1;
-
-	if (!pend)
-		return -1;
-	smaps_parser_init(&p, s);
-	for (;;) {
-		size_t n = len - off < chunk ? len - off : chunk;
-		ssize_t used;
-
-		memcpy(pend + plen, buf + off, n);
-		plen += n;
-		off += n;
-		used = smaps_parse(&p, pend, plen, off == len, &err);
-		if (used < 0 || (size_t)used > plen)
-			abort(); /* only out of memory may fail */
-		memmove(pend, pend + used, plen - (size_t)used);
-		plen -= (size_t)used;
-		if (off == len)
-			break;
-	}
-	if (plen)
-		abort(); /* at eof every byte is consumed */
-	rc = smaps_finish(&p, &err);
-	free(pend);
-	return rc;
-}
 
 static void export_all(const struct vms_snapshot *s)
 {
@@ -79,13 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vms_snapshot *a = vms_snapshot_new(), *b = vms_snapshot_new();
 	struct vms_error err;
-	size_t chunk = size ? 1 + data[0] % 64 : 1;
+	unsigned seed = size ? data[0] : 0;
+	size_t malformed = 0;
 	int ra, rb;
 
 	if (!a || !b)
 		abort();
 	ra = smaps_parse_buffer(a, (const char *)data, size, &err);
-	rb = parse_chunked(b, (const char *)data, size, chunk);
+	rb = fixture_parse_chunked(b, (const char *)data, size, 64, &seed,
+				   &malformed);
 	if (ra != rb || a->nregions != b->nregions)
 		abort(); /* chunking changed the result */
 	if (ra == 0 && vms_snapshot_finish(a, 0, false, &err) == 0)

@@ -105,58 +105,6 @@ static size_t count_headers(const char *text, size_t len,
 	return headers;
 }
 
-/* ---- parsing in random chunks ---- */
-
-static unsigned rnd_state = 12345;
-
-static unsigned rnd(void)
-{
-	rnd_state = rnd_state * 1103515245u + 12345u;
-	return rnd_state >> 8;
-}
-
-/* Feeds buf in chunks of 1..maxchunk bytes; the bytes the parser did not
- * consume are kept and passed again in front of the next chunk. */
-static int parse_chunked(struct vms_snapshot *s, const char *buf, size_t len,
-			 size_t maxchunk, size_t *malformed)
-{
-	struct smaps_parser p;
-	struct vms_error err;
-	char *pend = malloc(len + 1);
-	size_t plen = 0, off = 0;
-	int rc = -1;
-
-	if (!pend)
-		return -1;
-	smaps_parser_init(&p, s);
-	for (;;) {
-		size_t n = 1 + rnd() % maxchunk;
-		bool eof;
-		ssize_t used;
-
-		if (n > len - off)
-			n = len - off;
-		memcpy(pend + plen, buf + off, n);
-		plen += n;
-		off += n;
-		eof = off == len;
-		used = smaps_parse(&p, pend, plen, eof, &err);
-		if (used < 0 || (size_t)used > plen)
-			goto out;
-		memmove(pend, pend + used, plen - (size_t)used);
-		plen -= (size_t)used;
-		if (eof)
-			break;
-	}
-	if (plen)
-		goto out; /* at eof everything must be consumed */
-	*malformed = p.malformed;
-	rc = smaps_finish(&p, &err);
-out:
-	free(pend);
-	return rc;
-}
-
 static bool str_eq(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -336,11 +284,13 @@ static void check_fixture(const char *name)
 	{
 		static const size_t maxes[] = { 1, 3, 17, 200, 4096 };
 		size_t i, diff = 0;
+		unsigned seed = 12345;
 
 		for (i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
 			c = vms_snapshot_new();
-			if (!c || parse_chunked(c, text, len, maxes[i], &mal) <
-					  0 ||
+			if (!c ||
+			    fixture_parse_chunked(c, text, len, maxes[i], &seed,
+						  &mal) < 0 ||
 			    !snap_eq(s, c) || mal != p.malformed)
 				diff++;
 			vms_snapshot_free(c);
