@@ -276,3 +276,43 @@ def wait_running(pid, timeout=10):
             pass
         time.sleep(0.01)
     return False
+
+
+def vmscope_json_observed(pid, *extra, view=None, timeout=120):
+    """Runs `vmscope -e json [extra] pid` and calls view() while vmscope,
+    its capture done, is blocked writing the export into a one-page pipe.
+    The Private/Shared split and Pss of a library page depend on how many
+    processes map it at that instant, vmscope itself included (it maps
+    libc, libtinfo...): a figure to compare with must be read while
+    vmscope still maps what it mapped during the capture. Returns
+    (export, what view() returned, or None if vmscope finished first)."""
+    import fcntl
+    view = view or (lambda: kernel_view(pid))
+    p = subprocess.Popen([VMSCOPE, "-e", "json"] + [str(a) for a in extra] +
+                         [str(pid)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        fcntl.fcntl(p.stdout.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031),
+                    4096)
+    except OSError:
+        pass
+    seen = None
+    deadline = time.time() + timeout
+    while time.time() < deadline and p.poll() is None:
+        try:
+            with open("/proc/%d/syscall" % p.pid) as f:
+                nr = f.read().split()[0]
+            with open("/proc/%d/stat" % p.pid) as f:
+                st = f.read()
+            state = st[st.rindex(")") + 2]
+        except (OSError, IndexError):
+            break
+        if nr == "1" and state == "S":  # blocked in write(2)
+            seen = view()
+            break
+        time.sleep(0.002)
+    out, err = p.communicate(timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("vmscope failed (%d): %s" % (p.returncode,
+                                                      err.decode()))
+    return json.loads(out), seen
