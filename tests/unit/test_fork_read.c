@@ -90,6 +90,40 @@ static int children_of(pid_t pid)
 	return c;
 }
 
+/* The first child of pid, or 0. */
+static pid_t first_child(pid_t pid)
+{
+	char name[64], *b;
+	size_t n;
+	pid_t c;
+
+	snprintf(name, sizeof(name), "task/%d/children", (int)pid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 0;
+	c = (pid_t)atoi(b);
+	free(b);
+	return c;
+}
+
+static int status_line_is(pid_t pid, const char *key, const char *want)
+{
+	char *b, *p;
+	size_t n;
+	int r = 0;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return 0;
+	p = strstr(b, key);
+	if (p) {
+		p += strlen(key);
+		while (*p == ' ' || *p == '\t')
+			p++;
+		r = strncmp(p, want, strlen(want)) == 0;
+	}
+	free(b);
+	return r;
+}
+
 static void read_target(pid_t pid, unsigned long addr, void *buf, size_t len)
 {
 	char path[64];
@@ -186,6 +220,22 @@ int main(void)
 
 	ok(children_of(t.pid) == 1,
 	   "while the snapshot lives, the stopped clone is the target's child");
+	{
+		pid_t c = first_child(t.pid);
+		long long tracer = c > 0 ? status_of(c, "TracerPid") : 0;
+
+		ok(c > 0 && status_line_is(c, "State:", "t"),
+		   "the clone %d is in a tracing stop", (int)c);
+		ok(tracer > 0 && tracer != getpid() && tracer != t.pid,
+		   "the clone is traced by the keeper (%lld), not by the "
+		   "caller",
+		   tracer);
+		/* every signal but SIGKILL and SIGSTOP */
+		ok(c > 0 && status_line_is(c, "SigBlk:", "fffffffffffbfeff"),
+		   "the clone was born with every signal blocked");
+		ok(status_line_is(t.pid, "SigBlk:", "0000000000000000"),
+		   "the target's own signal mask is back as it was");
+	}
 	vms_snapshot_free(s);
 	ok(children_of(t.pid) == 0,
 	   "once the snapshot is freed no clone and no zombie is left");
