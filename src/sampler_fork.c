@@ -42,17 +42,30 @@ struct fork_priv {
 	bool mem_open;
 };
 
-static int preflight_seccomp(pid_t pid, struct vms_error *err)
+/* What the preflight needs from /proc/PID/status. */
+struct status_figures {
+	long long seccomp, anon, pte;
+};
+
+static int read_status_figures(pid_t pid, struct status_figures *f,
+			       struct vms_error *err)
 {
 	char *b;
 	size_t n;
-	long long mode;
 
 	if (procfs_read_pid(pid, "status", &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
-	mode = procfs_status_value(b, n, "Seccomp");
+	f->seccomp = procfs_status_value(b, n, "Seccomp");
+	f->anon = procfs_status_value(b, n, "RssAnon");
+	f->pte = procfs_status_value(b, n, "VmPTE");
 	free(b);
-	if (mode == 2)
+	return 0;
+}
+
+static int preflight_seccomp(pid_t pid, const struct status_figures *f,
+			     struct vms_error *err)
+{
+	if (f->seccomp == 2)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
 				     "process %d has a seccomp filter; a fork "
 				     "injected into it may be refused or kill "
@@ -139,21 +152,16 @@ static bool cgroup_headroom(pid_t pid, uint64_t *room, char *cg, size_t cgsz)
  * then a copy of every page the target writes while the clone lives. Refuse
  * when the cgroup could not take the worst case (the target rewriting all
  * its anonymous memory): its OOM killer would pick the target. */
-static int preflight_cgroup(pid_t pid, struct vms_error *err)
+static int preflight_cgroup(pid_t pid, const struct status_figures *f,
+			    struct vms_error *err)
 {
-	char *b, cg[4096];
-	size_t n;
-	long long anon, pte;
+	char cg[4096];
 	uint64_t room = 0, need;
 
 	if (!cgroup_headroom(pid, &room, cg, sizeof(cg)))
 		return 0;
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
-		return procfs_errno_error(err, pid, "status", errno);
-	anon = procfs_status_value(b, n, "RssAnon");
-	pte = procfs_status_value(b, n, "VmPTE");
-	free(b);
-	need = (uint64_t)(anon > 0 ? anon : 0) + (uint64_t)(pte > 0 ? pte : 0);
+	need = (uint64_t)(f->anon > 0 ? f->anon : 0) +
+	       (uint64_t)(f->pte > 0 ? f->pte : 0);
 	if (room < need)
 		return vms_error_set(
 			err, VMS_ERR_CAPTURE, ENOMEM,
@@ -238,6 +246,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
 	struct fork_priv *p = calloc(1, sizeof(*p));
+	struct status_figures sf;
 	uint64_t gadget;
 
 	if (!p)
@@ -246,8 +255,9 @@ static int fork_capture(const struct vms_capture_opts *o,
 	p->k.sock = -1;
 	s->sampler_priv = p; /* release() undoes whatever was done */
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0 ||
-	    preflight_seccomp(o->pid, err) < 0 ||
-	    preflight_cgroup(o->pid, err) < 0 ||
+	    read_status_figures(o->pid, &sf, err) < 0 ||
+	    preflight_seccomp(o->pid, &sf, err) < 0 ||
+	    preflight_cgroup(o->pid, &sf, err) < 0 ||
 	    inject_find_gadget(o->pid, &gadget, err) < 0)
 		return -1;
 	if (keeper_start(&p->k, o->pid, gadget, err) < 0)
