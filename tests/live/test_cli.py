@@ -13,7 +13,8 @@
   - a process that exits during capture (exit 2 or 3 with one line, never a
     signal, never a short snapshot passed off as whole), with and without
     -F; a process whose regions vanish and reappear while it is read (0, a
-    well-formed export, not left stopped or traced); /proc not mounted
+    well-formed export, not left stopped or traced); vmscope -F killed with
+    SIGKILL mid-capture (the target runs on, untraced); /proc not mounted
     (a one-line message, 2 or 3);
   - the summary has every type label and column; --list has a known pid and
     name; -n NAME finds a uniquely named process, and refuses an unknown or
@@ -274,6 +275,30 @@ def test_churn():
     T.kill(p)
 
 
+def test_killed_while_frozen():
+    """vmscope -F killed (SIGKILL) at random moments of its capture: the
+    kernel detaches the target, which must run on, untraced."""
+    p, _ = T.start([T.target("manyregions"), "20000"])
+    rnd = random.Random(11)
+    bad = []
+    for i in range(8):
+        v = subprocess.Popen([T.VMSCOPE, "-F", "-e", "json", str(p.pid)],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rnd.uniform(0.0, 0.08))
+        v.kill()
+        v.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and (
+                T.tracer_pid(p.pid) or T.proc_state(p.pid) in "tT"):
+            time.sleep(0.01)
+        if T.tracer_pid(p.pid) or T.proc_state(p.pid) in "tT":
+            bad.append((i, T.proc_state(p.pid), T.tracer_pid(p.pid)))
+    T.ok(not bad, "vmscope -F killed mid-capture leaves the target running "
+         "and untraced", bad)
+    T.kill(p)
+
+
 def test_proc_unmounted(ek):
     if os.geteuid() != 0 or not shutil.which("unshare"):
         T.skip("/proc not mounted", "needs root and unshare")
@@ -494,6 +519,7 @@ def main():
         test_launch(tmp)
         test_exits_during_capture()
         test_churn()
+        test_killed_while_frozen()
         test_proc_unmounted(ek)
         T.kill(ek)
     finally:
