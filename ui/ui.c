@@ -21,7 +21,10 @@
 
 static volatile sig_atomic_t got_signal;
 static SCREEN *screen;
-static FILE *timing; /* VMSCOPE_TIMING: key-to-screen times, for bench */
+/* VMSCOPE_TIMING=FILE appends "key CODE MICROSECONDS" (or "redraw" for
+ * Ctrl-L) for every key that redraws: from the key read to the screen
+ * written. For make bench. */
+static FILE *timing;
 
 static void on_signal(int sig)
 {
@@ -393,8 +396,8 @@ static void loop(struct ui *u)
 			draw(u);
 			refresh();
 			if (timing && t0 > 0)
-				fprintf(timing, "%s %.1f\n",
-					last == 12 ? "redraw" : "key",
+				fprintf(timing, "%s %d %.1f\n",
+					last == 12 ? "redraw" : "key", last,
 					now_us() - t0);
 		}
 		flags = 0;
@@ -519,6 +522,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	set_theme(&u, &t);
 	if (tv && *tv)
 		timing = fopen(tv, "a");
+	if (timing)
+		setvbuf(timing, NULL, _IOLBF, 0);
 	if (o->snap) {
 		set_snapshot(&u, o->snap, false);
 		u.scr = SCR_VIEWER;
