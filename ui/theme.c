@@ -354,8 +354,8 @@ int theme_load(struct theme *t, const char *name, struct vms_error *err)
 	if (parse_text(t, text, path, err) < 0)
 		goto out;
 	base = strrchr(path, '/');
-	snprintf(t->name, sizeof(t->name), "%s", base ? base + 1 : path);
-	snprintf(t->path, sizeof(t->path), "%s", path);
+	snprintf(t->name, sizeof(t->name), "%.63s", base ? base + 1 : path);
+	snprintf(t->path, sizeof(t->path), "%.511s", path);
 	rc = 0;
 out:
 	free(text);
