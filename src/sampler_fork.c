@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fork_keeper.h"
 #include "inject.h"
@@ -254,6 +255,11 @@ static int fork_capture(const struct vms_capture_opts *o,
 				     "out of memory");
 	p->k.sock = -1;
 	s->sampler_priv = p; /* release() undoes whatever was done */
+	if (o->pid == getpid())
+		/* The keeper would freeze the process waiting for it. */
+		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
+				     "vmscope cannot fork a snapshot of "
+				     "itself; use -b pss");
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0 ||
 	    read_status_figures(o->pid, &sf, err) < 0 ||
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
