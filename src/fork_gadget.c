@@ -214,9 +214,6 @@ static bool each_exec_map(pid_t pid, int pass, uint64_t *addr,
 
 static int not_found(pid_t pid, struct vms_error *err)
 {
-	if (!procfs_pid_exists(pid))
-		return vms_error_set(err, VMS_ERR_NOPROC, ESRCH,
-				     "process %d exited", (int)pid);
 	return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
 			     "found no system-call instruction to borrow in "
 			     "process %d (no libc syscall(), no usable vDSO); "

@@ -243,6 +243,31 @@ static int read_original(const struct vms_capture_opts *o,
 	return 0;
 }
 
+/* Whether pid has exited (gone, or a zombie not yet reaped). */
+static bool target_exited(pid_t pid)
+{
+	char *b, *p;
+	size_t n;
+	bool gone;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return true;
+	p = memrchr(b, ')', n);
+	gone = p && p + 2 < b + n && (p[2] == 'Z' || p[2] == 'X');
+	free(b);
+	return gone;
+}
+
+/* An error met while the target was exiting says so, not what it led to
+ * (EPERM from ptrace, an empty maps). */
+static int exited_or(pid_t pid, struct vms_error *err)
+{
+	if (target_exited(pid))
+		vms_error_set(err, VMS_ERR_NOPROC, ESRCH,
+			      "process %d exited during capture", (int)pid);
+	return -1;
+}
+
 static int fork_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
@@ -264,16 +289,15 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    read_status_figures(o->pid, &sf, err) < 0 ||
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
 	    preflight_cgroup(o->pid, &sf, err) < 0 ||
-	    inject_find_gadget(o->pid, &gadget, err) < 0)
-		return -1;
-	if (keeper_start(&p->k, o->pid, gadget, err) < 0)
-		return -1;
+	    inject_find_gadget(o->pid, &gadget, err) < 0 ||
+	    keeper_start(&p->k, o->pid, gadget, err) < 0)
+		return exited_or(o->pid, err);
 	if (read_original(o, s, p, err) < 0) {
 		keeper_stop(&p->k);
 		return -1;
 	}
 	if (keeper_fork(&p->k, err) < 0)
-		return -1;
+		return exited_or(o->pid, err);
 	s->cap.frozen = true;
 	s->cap.frozen_us = p->k.frozen_us;
 	mark_unreadable(s);
