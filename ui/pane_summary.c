@@ -2,6 +2,7 @@
  * the Total row and Free with the largest free block; VMMap's twelve
  * columns. The cursor row is the type Enter filters the details to.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,27 +11,25 @@
 
 enum { NCOLS = 12, LABEL_W = 14 };
 
-static const char *const heads[NCOLS][2] = {
-	{ "", "Size" },		  { "", "Committed" }, { "", "Private" },
-	{ "Total", "WS" },	  { "Private", "WS" }, { "Shareable", "WS" },
-	{ "Shared", "WS" },	  { "Locked", "WS" },  { "", "PSS" },
-	{ "", "Swap" },		  { "", "Blocks" },    { "", "Largest" },
+/* The columns: two-line heading and the field of struct vms_totals. */
+static const struct {
+	const char *head[2];
+	size_t off;
+} cols[NCOLS] = {
+#define COL(a, b, f) { { a, b }, offsetof(struct vms_totals, f) }
+	COL("", "Size", size),		COL("", "Committed", committed),
+	COL("", "Private", private_bytes), COL("Total", "WS", ws),
+	COL("Private", "WS", private_ws),	COL("Shareable", "WS", shareable_ws),
+	COL("Shared", "WS", shared_ws),	COL("Locked", "WS", locked_ws),
+	COL("", "PSS", pss),		COL("", "Swap", swap),
+	COL("", "Blocks", blocks),	COL("", "Largest", largest),
+#undef COL
 };
 
-static void row_values(const struct vms_totals *t, uint64_t v[NCOLS])
+static uint64_t value(const struct vms_totals *t, int col)
 {
-	v[0] = t->size;
-	v[1] = t->committed;
-	v[2] = t->private_bytes;
-	v[3] = t->ws;
-	v[4] = t->private_ws;
-	v[5] = t->shareable_ws;
-	v[6] = t->shared_ws;
-	v[7] = t->locked_ws;
-	v[8] = t->pss;
-	v[9] = t->swap;
-	v[10] = t->blocks;
-	v[11] = t->largest;
+	return *(const uint64_t *)(const void *)((const char *)t +
+						  cols[col].off);
 }
 
 static const struct vms_totals *row_totals(const struct vms_snapshot *s,
@@ -52,16 +51,17 @@ int summary_row_filter(int row)
 	return row;
 }
 
-static const char *cell(const uint64_t *v, int i, bool free_row, char *buf,
-			size_t n)
+/* Free has only a size, a count and its largest block. */
+static const char *cell(const struct vms_totals *t, int i, bool free_row,
+			char *buf, size_t n)
 {
 	if (free_row && i != 0 && i != 10 && i != 11)
 		return "";
 	if (i == 10) {
-		snprintf(buf, n, "%llu", (unsigned long long)v[i]);
+		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
 	}
-	return fmt_size(v[i], buf, n);
+	return fmt_size(value(t, i), buf, n);
 }
 
 void summary_draw(struct ui *u, int y)
@@ -71,16 +71,15 @@ void summary_draw(struct ui *u, int y)
 	char buf[32];
 
 	for (i = 0; i < NCOLS; i++) {
-		int a = (int)strlen(heads[i][0]), b = (int)strlen(heads[i][1]);
+		int a = (int)strlen(cols[i].head[0]);
+		int b = (int)strlen(cols[i].head[1]);
 
 		w[i] = a > b ? a : b;
 		for (row = 0; row < SUM_ROWS; row++) {
-			uint64_t v[NCOLS];
-			int l;
+			int l = (int)strlen(cell(row_totals(s, row), i,
+						 row == SUM_FREE, buf,
+						 sizeof(buf)));
 
-			row_values(row_totals(s, row), v);
-			l = (int)strlen(cell(v, i, row == SUM_FREE, buf,
-					     sizeof(buf)));
 			if (l > w[i])
 				w[i] = l;
 		}
@@ -91,14 +90,13 @@ void summary_draw(struct ui *u, int y)
 		for (i = 0, x = LABEL_W; i < NCOLS && x + w[i] <= COLS;
 		     x += w[i] + 1, i++)
 			put_right(y + row, x, w[i], theme_attr(EL_COLUMN),
-				  heads[i][row]);
+				  cols[i].head[row]);
 	}
 	for (row = 0; row < SUM_ROWS; row++) {
 		int yy = y + 2 + row, filt = summary_row_filter(row);
-		uint64_t v[NCOLS];
+		const struct vms_totals *t = row_totals(s, row);
 		attr_t la, va;
 
-		row_values(row_totals(s, row), v);
 		if (row == SUM_TOTAL)
 			la = va = theme_attr(EL_TOTAL);
 		else
@@ -115,7 +113,7 @@ void summary_draw(struct ui *u, int y)
 		for (i = 0, x = LABEL_W; i < NCOLS && x + w[i] <= COLS;
 		     x += w[i] + 1, i++)
 			put_right(yy, x, w[i], va,
-				  cell(v, i, row == SUM_FREE, buf,
+				  cell(t, i, row == SUM_FREE, buf,
 				       sizeof(buf)));
 	}
 }

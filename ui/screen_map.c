@@ -347,12 +347,6 @@ static int act_details(struct ui *u)
 	return details_goto_addr(u, a);
 }
 
-static int act_quit(struct ui *u)
-{
-	(void)u;
-	return UI_QUIT;
-}
-
 const struct key_action map_keys[] = {
 	{ KEY_LEFT, "Left Right h l", "move a cell", act_left },
 	{ 'h', NULL, NULL, act_left },
@@ -368,8 +362,8 @@ const struct key_action map_keys[] = {
 	{ 't', "t", "next colour theme", ui_next_theme },
 	{ 27, "Esc m", "back to the viewer", act_back },
 	{ 'm', NULL, NULL, act_back },
-	{ 'q', "q F10", "quit", act_quit },
-	{ KEY_F(10), NULL, NULL, act_quit },
+	{ 'q', "q F10", "quit", ui_quit },
+	{ KEY_F(10), NULL, NULL, ui_quit },
 	{ 0, NULL, NULL, NULL },
 };
 

@@ -193,12 +193,6 @@ static int act_backspace(struct ui *u)
 	return UI_DRAW;
 }
 
-static int act_quit(struct ui *u)
-{
-	(void)u;
-	return UI_QUIT;
-}
-
 static int act_none(struct ui *u)
 {
 	(void)u;
@@ -223,7 +217,7 @@ const struct key_action picker_keys[] = {
 	{ 8, NULL, NULL, act_backspace },
 	{ 27, "Esc", "clear the filter; quit when it is empty",
 	  act_escape },
-	{ KEY_F(10), "F10", "quit", act_quit },
+	{ KEY_F(10), "F10", "quit", ui_quit },
 	{ 0, NULL, NULL, NULL },
 };
 

@@ -204,12 +204,6 @@ static int act_refresh(struct ui *u)
 	return UI_RESAMPLE;
 }
 
-static int act_quit(struct ui *u)
-{
-	(void)u;
-	return UI_QUIT;
-}
-
 static int act_escape(struct ui *u)
 {
 	if (u->det.filter != -1)
@@ -244,8 +238,8 @@ const struct key_action viewer_keys[] = {
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
 	{ 27, "Esc", "clear the type filter; back to the picker", act_escape },
-	{ 'q', "q F10", "quit", act_quit },
-	{ KEY_F(10), NULL, NULL, act_quit },
+	{ 'q', "q F10", "quit", ui_quit },
+	{ KEY_F(10), NULL, NULL, ui_quit },
 	{ 0, NULL, NULL, NULL },
 };
 

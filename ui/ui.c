@@ -190,6 +190,12 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 		put_str(y, COLS - rw - 1, rw, theme_attr(EL_STATUS), right, 1);
 }
 
+int ui_quit(struct ui *u)
+{
+	(void)u;
+	return UI_QUIT;
+}
+
 static void set_theme(struct ui *u, const struct theme *t)
 {
 	u->theme = *t;

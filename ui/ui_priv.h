@@ -133,6 +133,8 @@ void ui_message(struct ui *u, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The status line: the message, or hints and state on the right. */
 void ui_status(struct ui *u, const char *hints, const char *right);
+/* The 'q' action of every screen. */
+int ui_quit(struct ui *u);
 /* Switches to the next theme (the 't' key). */
 int ui_next_theme(struct ui *u);
 

@@ -204,6 +204,15 @@ def run(tmp):
     T.ok(" Image " in scr and "Address" in scr, "80x24 shows summary and "
          "details", scr)
 
+    # a new snapshot
+    tm.keys("r")
+    scr = tm.wait_for("new snapshot:")
+    T.ok(re.search(r"new snapshot: \d+ regions", scr) is not None,
+         "r takes a new snapshot", scr.splitlines()[-1])
+    tm.keys("F5")
+    scr = tm.wait_for(lambda s: "new snapshot:" in s and summary_ok(s))
+    T.ok(summary_ok(scr), "F5 too, and the viewer is redrawn", scr)
+
     # q quits, terminal restored
     tm.keys("q")
     scr = tm.wait_for("STTY-END")
@@ -223,6 +232,25 @@ def run(tmp):
          "SIGTERM: vmscope exits and the terminal is restored", scr)
     tm.kill()
     T.kill(p)
+
+    # vmscope -- CMD ARGS launches CMD and views it
+    data = os.path.join(tmp, "launched")
+    tm = D.Tmux([T.VMSCOPE, "--", T.target("everykind"), data],
+                shell_tail=TAIL)
+    scr = tm.wait_for(lambda s: summary_ok(s) and "everykind" in s)
+    first = scr.splitlines()[0] if scr else ""
+    T.ok("everykind" in first and data in first,
+         "-- CMD ARGS: the header names the launched command", first)
+    m = re.search(r"pid (\d+)", first)
+    lpid = int(m.group(1)) if m else 0
+    tm.keys("q")
+    scr = tm.wait_for("STTY-END")
+    T.ok("EXIT=0" in scr, "-- CMD: q quits", scr)
+    T.ok(lpid and not os.path.exists("/proc/%d" % lpid),
+         "-- CMD: the launched command is stopped and reaped on exit")
+    if lpid and os.path.exists("/proc/%d" % lpid):
+        os.kill(lpid, 9)
+    tm.kill()
 
 
 main()
