@@ -2,7 +2,8 @@
 """Capture time of a 65,000-region process, beside its references.
 
 Starts manyregions with 65,000 regions (BENCH_REGIONS to change it) and, in
-the same run, measures the median wall time of RUNS (default 5) runs of:
+the same run, measures the median wall time of RUNS (default 5) runs of
+(interleaved: each round runs every command once):
   cat /proc/PID/smaps > /dev/null      the reference: the kernel's own cost
   cat /proc/PID/maps, smaps_rollup     for scale
   vmscope -e json PID > /dev/null      the whole capture + JSON export
@@ -60,9 +61,15 @@ def peak_rss_kb(argv):
     return None
 
 
-def measure(argv):
-    runs = [run_once(argv)[0] for _ in range(RUNS)]
-    return statistics.median(runs), min(runs), peak_rss_kb(argv)
+def measure_all(cases):
+    """RUNS rounds, each running every case once: the cases are measured
+    interleaved, so a change in the machine's load hits them alike."""
+    times = {name: [] for name, _ in cases}
+    for _ in range(RUNS):
+        for name, argv in cases:
+            times[name].append(run_once(argv)[0])
+    return [(name, (statistics.median(times[name]), min(times[name]),
+                    peak_rss_kb(argv))) for name, argv in cases]
 
 
 def main():
@@ -87,7 +94,9 @@ def main():
         # one warm-up each, so no case pays for a cold page cache alone
         for _, argv in cases:
             run_once(argv)
-        res = [(name, measure(argv)) for name, argv in cases]
+        load0 = os.getloadavg()[0]
+        res = measure_all(cases)
+        load1 = os.getloadavg()[0]
         json_size = len(subprocess.run([T.VMSCOPE, "-e", "json", str(pid)],
                                        capture_output=True).stdout)
     finally:
@@ -95,8 +104,9 @@ def main():
 
     ref = res[0][1][0]
     print("capture of manyregions: %d regions, smaps %.1f MB, JSON %.1f MB; "
-          "median of %d runs" % (nregions, smaps_bytes / 1e6, json_size / 1e6,
-                                 RUNS))
+          "median of %d interleaved runs; load average %.2f -> %.2f on %d "
+          "CPUs" % (nregions, smaps_bytes / 1e6, json_size / 1e6, RUNS,
+                    load0, load1, os.cpu_count()))
     print("%-28s %10s %10s %12s %12s" % ("command", "median ms", "min ms",
                                          "x cat smaps", "peak RSS MB"))
     for name, (med, mn, rss) in res:
