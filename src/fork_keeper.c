@@ -11,6 +11,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -93,6 +94,18 @@ static int recv_op(int fd)
 	struct kmsg m;
 
 	return read_all(fd, &m, sizeof(m)) < 0 ? -1 : m.op;
+}
+
+/* The same, or -2 when none came within ms. */
+static int recv_op_within(int fd, int ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	return r == 0 ? -2 : recv_op(fd);
 }
 
 /* ---- ptrace helpers (keeper side) ---- */
@@ -434,12 +447,13 @@ static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
 	reap_in_target(target, clone, gadget);
 }
 
-static void keeper_main(int sock, pid_t target, uint64_t gadget)
+static void keeper_main(int sock, pid_t target, uint64_t gadget,
+			int max_ms)
 {
 	struct freeze fz;
 	struct kmsg m;
 	pid_t clone = 0, tid = 0;
-	int sig = 0;
+	int sig = 0, op = 0;
 
 	sock = keeper_isolate(sock);
 	memset(&m, 0, sizeof(m));
@@ -452,8 +466,21 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget)
 	m.n = fz.n;
 	if (write_all(sock, &m, sizeof(m)) < 0 ||
 	    write_all(sock, fz.t, fz.n * sizeof(*fz.t)) < 0 ||
-	    recv_op(sock) != OP_FORK) {
-		freeze_release(&fz); /* vmscope gone or no fork wanted */
+	    (op = recv_op_within(sock, max_ms)) != OP_FORK) {
+		/* vmscope gone, no fork wanted, or vmscope stopped (^Z) or
+		 * starved while the target waits: never hold it longer. */
+		freeze_release(&fz);
+		if (op == -2) {
+			memset(&m, 0, sizeof(m));
+			m.op = OP_CLONED;
+			m.status = vms_error_set(
+				&m.err, VMS_ERR_CAPTURE, ETIMEDOUT,
+				"process %d was let go after %d ms frozen "
+				"waiting for vmscope to read its counters; "
+				"try again",
+				(int)target, max_ms);
+			write_all(sock, &m, sizeof(m));
+		}
 		return;
 	}
 	memset(&m, 0, sizeof(m));
@@ -474,7 +501,7 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget)
 /* ---- vmscope side ---- */
 
 int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
-		 struct vms_error *err)
+		 int max_ms, struct vms_error *err)
 {
 	int sv[2];
 	struct kmsg m;
@@ -494,7 +521,7 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	}
 	if (k->keeper == 0) {
 		close(sv[0]);
-		keeper_main(sv[1], target, gadget);
+		keeper_main(sv[1], target, gadget, max_ms);
 		_exit(0);
 	}
 	close(sv[1]);
@@ -530,8 +557,10 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err)
 {
 	struct kmsg m;
 
-	if (send_op(k->sock, OP_FORK) < 0 ||
-	    read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
+	/* The keeper may have answered already (it let the target go after
+	 * its time limit) and be gone: read its answer whatever the send. */
+	send_op(k->sock, OP_FORK);
+	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
 			      "the ptrace helper process died");
 		goto fail;

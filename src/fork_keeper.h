@@ -12,6 +12,9 @@
  * the clone at its first stop before it ran an instruction, sets
  * PTRACE_O_EXITKILL and RLIMIT_CORE 0 on it, and reports its pid and the
  * freeze time — or keeper_stop() without a fork, which lets the target go.
+ * The keeper never holds the target more than max_ms waiting for the fork
+ * request: a vmscope stopped (^Z) or starved meanwhile gets a "let go"
+ * error from keeper_fork() instead.
  *
  * keeper_stop() after a fork: the keeper kills the clone, reaps it as its
  * tracer, and has the target itself reap the zombie the kernel then hands
@@ -40,10 +43,10 @@ struct fork_keeper {
 	uint64_t frozen_us;
 };
 
-/* Starts the keeper and returns with the target frozen. On failure
- * nothing is left frozen and the keeper is gone. */
+/* Starts the keeper and returns with the target frozen (for max_ms at
+ * most). On failure nothing is left frozen and the keeper is gone. */
 int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
-		 struct vms_error *err);
+		 int max_ms, struct vms_error *err);
 /* Forks the target; on return the target runs and k->clone is stopped. On
  * failure the keeper has let the target go, and no clone lives. */
 int keeper_fork(struct fork_keeper *k, struct vms_error *err);

@@ -36,6 +36,10 @@
 #include "sampler_common.h"
 
 #define MIB (1024.0 * 1024.0)
+/* The longest the target is held frozen for its counters to be read: smaps
+ * of a very large process takes seconds; a vmscope stopped by ^Z meanwhile
+ * must not hold the target with it. */
+#define FREEZE_MAX_MS 30000
 
 struct fork_priv {
 	struct fork_keeper k;
@@ -290,7 +294,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
 	    preflight_cgroup(o->pid, &sf, err) < 0 ||
 	    inject_find_gadget(o->pid, &gadget, err) < 0 ||
-	    keeper_start(&p->k, o->pid, gadget, err) < 0)
+	    keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, err) < 0)
 		return exited_or(o->pid, err);
 	if (read_original(o, s, p, err) < 0) {
 		keeper_stop(&p->k);

@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "fork_keeper.h"
+#include "inject.h"
 #include "procfs.h"
 #include "sampler.h"
 #include "tap.h"
@@ -245,6 +248,28 @@ int main(void)
 	fflush(t.in);
 	ok(fgets(line, sizeof(line), t.out) && strncmp(line, "written", 7) == 0,
 	   "the target still answers");
+
+	/* A caller that never asks for the fork (stopped by ^Z, starved):
+	 * the keeper lets the target go by itself. */
+	{
+		struct fork_keeper k;
+		uint64_t gadget;
+		struct timespec ts = { 0, 500000000 };
+
+		ok(inject_find_gadget(t.pid, &gadget, &err) == 0 &&
+			   keeper_start(&k, t.pid, gadget, 100, &err) == 0,
+		   "the keeper freezes the target (%s)", err.msg);
+		ok(status_line_is(t.pid, "State:", "t"),
+		   "the target is frozen");
+		nanosleep(&ts, NULL);
+		ok(status_of(t.pid, "TracerPid") == 0 &&
+			   !status_line_is(t.pid, "State:", "t"),
+		   "after its time limit the keeper has let the target go");
+		ok(keeper_fork(&k, &err) < 0 && strstr(err.msg, "let go"),
+		   "the late fork request is refused: %s", err.msg);
+		keeper_stop(&k);
+		ok(children_of(t.pid) == 0, "no clone was made");
+	}
 	stop_target(&t);
 	return tap_done();
 }
