@@ -398,7 +398,7 @@ static void reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
 		uint64_t old;
 		long ret;
 		pid_t child;
-		int st, sig = 0;
+		int st = 0, sig = 0;
 
 		if (ptrace(PTRACE_SEIZE, tids[i], NULL,
 			   (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
