@@ -396,6 +396,21 @@ def test_launch(tmp):
     one_line_error(r, 1, "-- CMD that does not exist", "cannot run")
 
 
+# Pss and Shared of a library's pages depend on which processes map them at
+# that instant, the vmscope reading them included (its CSV path touches
+# other libc pages than its JSON path): left out for images and the total.
+SHARING = ("pss", "shared_ws")
+
+
+def compared(j):
+    """The figures test_formats_agree compares (see SHARING)."""
+    def strip(d, t):
+        return {k: v for k, v in d.items()
+                if t not in ("image", "total") or k not in SHARING}
+    return ([strip(t, t["type"]) for t in j["types"]],
+            strip(j["totals"], "total"))
+
+
 def flanked(pid, *args, tries=10):
     """Runs vmscope ARGS between two JSON exports of the stopped pid and
     retries until those agree (the Pss and shared counts of a stopped
@@ -408,15 +423,9 @@ def flanked(pid, *args, tries=10):
         if a.returncode or b.returncode or r.returncode:
             break
         ja, jb = json.loads(a.stdout), json.loads(b.stdout)
-        if (ja["types"], ja["totals"]) == (jb["types"], jb["totals"]):
+        if compared(ja) == compared(jb):
             return ja, r, True
     return (json.loads(a.stdout) if a.returncode == 0 else None), r, False
-
-
-# Pss and Shared of a library's pages depend on which processes map them at
-# that instant, the vmscope reading them included (its CSV path touches
-# other libc pages than its JSON path): left out for images and the total.
-SHARING = ("pss", "shared_ws")
 
 
 def test_formats_agree(ek):
