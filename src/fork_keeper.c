@@ -376,14 +376,17 @@ static int wait_stop_bounded(pid_t tid, int ms, int *st)
 
 /* The clone is dead and reaped by us as its tracer: the kernel now hands
  * its zombie to the target (exit signal 0: no SIGCHLD). Make one thread of
- * the target reap it, with every signal blocked for that one call. */
-static void reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
+ * the target reap it, with every signal blocked for that one call. Returns
+ * false when no thread could be borrowed (all traced by someone else just
+ * now, say: a concurrent capture). */
+static bool reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
 {
 	pid_t *tids = NULL;
 	size_t n = 0, i;
+	bool done = false;
 
 	if (procfs_list_tasks(target, &tids, &n) < 0)
-		return;
+		return true; /* the target is gone, and its zombies with it */
 	/* The main thread first: it is most likely to be a plain one. */
 	for (i = 0; i < n; i++)
 		if (tids[i] == target) {
@@ -423,17 +426,19 @@ static void reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
 			sigmask_set(tids[i], old);
 			ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
 			resend_signal(target, tids[i], sig);
+			done = true;
 			break;
 		}
 		ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
 		resend_signal(target, tids[i], sig);
 	}
 	free(tids);
+	return done;
 }
 
 static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
 {
-	int st;
+	int st, tries;
 
 	kill(clone, SIGKILL);
 	for (;;) {
@@ -444,7 +449,16 @@ static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
 		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
 			break;
 	}
-	reap_in_target(target, clone, gadget);
+	for (tries = 0; tries < 200; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)clone);
+		if (reap_in_target(target, clone, gadget) ||
+		    access(path, F_OK) < 0)
+			break; /* reaped (by us, or by the target itself) */
+		nanosleep(&ts, NULL);
+	}
 }
 
 static void keeper_main(int sock, pid_t target, uint64_t gadget,
