@@ -316,3 +316,13 @@ def vmscope_json_observed(pid, *extra, view=None, timeout=120):
         raise RuntimeError("vmscope failed (%d): %s" % (p.returncode,
                                                       err.decode()))
     return json.loads(out), seen
+
+
+def sanitizer_build(path=None):
+    """Whether VMSCOPE (or path) was built with AddressSanitizer (make
+    SAN=1): valgrind cannot run it, and LeakSanitizer needs /proc."""
+    try:
+        with open(path or VMSCOPE, "rb") as f:
+            return b"__asan_init" in f.read()
+    except OSError:
+        return False

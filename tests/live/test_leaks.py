@@ -50,11 +50,10 @@ def main():
     if not shutil.which("valgrind"):
         T.skip("valgrind", "valgrind is not installed")
         T.done()
-    with open(T.VMSCOPE, "rb") as f:
-        if b"__asan_init" in f.read():
-            T.skip("valgrind", "a sanitizer build (LeakSanitizer checks "
-                   "it; valgrind cannot run it)")
-            T.done()
+    if T.sanitizer_build():
+        T.skip("valgrind", "a sanitizer build (LeakSanitizer checks it; "
+               "valgrind cannot run it)")
+        T.done()
     tmp = tempfile.mkdtemp(prefix="vmscope-leaks-")
     try:
         p, _ = T.start([T.target("everykind"), os.path.join(tmp, "ek.dat")])
