@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The command line: exit statuses, one-line messages, outputs.
 
-  - no such process: 2, "no such process";
+  - no such process: 2, "no such process"; a kernel thread: 2 or 3, one
+    line saying so;
   - another user's process as a non-root user (setpriv to uid 65534, when
     run as root; pid 1 otherwise): 2 and a message naming the uids, with and
     without -F; root reads another user's process (and freezes it), but
-    not without CAP_SYS_PTRACE (a message saying so);
+    not without CAP_SYS_PTRACE (a message saying so); --list as uid 65534
+    shows root's process with PSS '-' and why;
   - bad options: 1, a message on stderr, nothing on stdout;
   - -o: a missing directory (4), a directory in the way (4), a write error
     (RLIMIT_FSIZE: 4): no file and no temporary file left; a good -o writes
@@ -149,12 +151,34 @@ def test_permissions(ek):
                           "65534's process", "CAP_SYS_PTRACE")
     T.ok("without CAP_SYS_PTRACE" in line, "... says the capability is "
          "missing", line)
+    # --list as uid 65534: root's process is listed, its PSS '-' and why
+    r = as_nobody(["--list"])
+    mine = [l for l in r.stdout.decode().splitlines()
+            if l.split()[:1] == [str(ek.pid)]]
+    T.ok(r.returncode == 0 and mine and mine[0].split()[4] == "-" and
+         "(other user)" in mine[0],
+         "--list as uid 65534: root's process with PSS '-' and why", mine)
     # uid 65534 reads its own process
     r = as_nobody(["-e", "json", p.pid])
     T.eq(r.returncode, 0, "uid 65534 reads its own process",
          ) if r.returncode == 0 else T.ok(
         False, "uid 65534 reads its own process", err_lines(r))
     T.kill(p)
+
+
+def test_kernel_thread():
+    """kthreadd (pid 2) has no address space."""
+    try:
+        with open("/proc/2/stat") as f:
+            is_kthreadd = "(kthreadd)" in f.read()
+    except OSError:
+        is_kthreadd = False
+    if not is_kthreadd:
+        T.skip("a kernel thread", "pid 2 is not kthreadd here (a container?)")
+        return
+    r = T.run_vmscope("-s", 2)
+    one_line_error(r, r.returncode if r.returncode in (2, 3) else 3,
+                   "a kernel thread (pid 2): exit 2 or 3", "kernel thread")
 
 
 def test_usage(ek):
@@ -528,6 +552,7 @@ def main():
     try:
         ek, _ = T.start([T.target("everykind"), os.path.join(tmp, "ek.dat")])
         test_no_such_process()
+        test_kernel_thread()
         test_permissions(ek)
         test_usage(ek)
         test_output(ek, tmp)
