@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -304,6 +305,7 @@ static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
 	pid_t pid;
 	int e = 0;
 	ssize_t r;
+	pid_t parent = getpid();
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
@@ -314,6 +316,11 @@ static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
 				     "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(pfd[0]);
+		/* Dies with vmscope, however vmscope ends (SIGPIPE from
+		 * `vmscope -e json -- CMD | head`, SIGKILL...): never left
+		 * behind. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		if (stdout_to_stderr)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(cmd[0], cmd);

@@ -20,7 +20,8 @@
     (a one-line message, 2 or 3);
   - the summary has every type label and column; --list has a known pid and
     name; -n NAME finds a uniquely named process, and refuses an unknown or
-    ambiguous name; -- CMD launches, reports and leaves nothing behind;
+    ambiguous name; -- CMD launches, reports and leaves nothing behind,
+    even when vmscope dies of SIGPIPE (`| head`);
   - every CSV row has as many fields as the header; text, CSV and JSON agree
     on the figures (same stopped process).
 """
@@ -420,6 +421,25 @@ def test_launch(tmp):
              (j["process"], len(j["regions"])))
     time.sleep(0.1)
     T.eq(procs_with(data), [], "-- CMD: leaves no process behind")
+    # vmscope killed by SIGPIPE (`vmscope -e json -- CMD | head`): CMD
+    # must not outlive it
+    exe = os.path.join(tmp, "vmsorph%06d" % random.randint(0, 999999))
+    shutil.copy(T.target("manyregions"), exe)
+    v = subprocess.Popen([T.VMSCOPE, "-e", "json", "--delay=0.2", "--", exe,
+                          "20000"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    head = v.stdout.read(10)
+    v.stdout.close()
+    rc = v.wait(timeout=60)
+    deadline = time.time() + 5
+    while procs_with(exe) and time.time() < deadline:
+        time.sleep(0.02)
+    left = procs_with(exe)
+    for pid in left:  # clean up after a failure: these are ours
+        os.kill(pid, signal.SIGKILL)
+    T.ok(head.startswith(b"{") and rc == -signal.SIGPIPE and not left,
+         "-- CMD | head: vmscope dies of SIGPIPE and CMD with it",
+         "head %r, exit %r, left %r" % (head, rc, left))
     r = T.run_vmscope("-s", "--", os.path.join(tmp, "no-such-program"))
     one_line_error(r, 1, "-- CMD that does not exist", "cannot run")
 
