@@ -61,7 +61,40 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 	}
 }
 
-void details_reset(struct ui *u)
+static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		     uint64_t *b);
+
+uint64_t details_cursor_addr(const struct ui *u)
+{
+	uint64_t a, b;
+
+	if (!u->snap || u->det.cur >= u->det.nrows)
+		return 0;
+	row_span(u, &u->det.rows[u->det.cur], &a, &b);
+	return a;
+}
+
+/* The cursor to the first region or gap holding addr. */
+static void cursor_to(struct ui *u, uint64_t addr)
+{
+	struct details *d = &u->det;
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++) {
+		uint64_t a, b;
+
+		if (d->rows[i].kind == DROW_CHILD)
+			continue;
+		row_span(u, &d->rows[i], &a, &b);
+		if (addr >= a && addr < b) {
+			d->cur = i;
+			cursor_show(d->cur, &d->top, d->nrows, d->h);
+			return;
+		}
+	}
+}
+
+void details_reset(struct ui *u, uint64_t addr)
 {
 	struct details *d = &u->det;
 
@@ -72,6 +105,8 @@ void details_reset(struct ui *u)
 	d->expanded = calloc(u->snap->nregions + 1, 1);
 	find_gaps(d, u->snap);
 	details_rebuild(u);
+	if (addr)
+		cursor_to(u, addr);
 }
 
 const struct vms_region *details_region(const struct ui *u, size_t row)
@@ -319,7 +354,6 @@ int details_find(struct ui *u, bool backwards)
 int details_goto_addr(struct ui *u, uint64_t addr)
 {
 	struct details *d = &u->det;
-	size_t i;
 
 	if (d->filter != -1 || d->sort != DS_ADDRESS || d->reverse) {
 		d->filter = -1;
@@ -327,20 +361,8 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 		d->reverse = false;
 		details_rebuild(u);
 	}
-	for (i = 0; i < d->nrows; i++) {
-		uint64_t a, b;
-
-		if (d->rows[i].kind == DROW_CHILD)
-			continue;
-		row_span(u, &d->rows[i], &a, &b);
-		if (addr >= a && addr < b)
-			break;
-	}
-	if (i < d->nrows) {
-		d->cur = i;
-		u->focus = 1;
-		cursor_show(d->cur, &d->top, d->nrows, d->h);
-	}
+	cursor_to(u, addr);
+	u->focus = 1;
 	return UI_DRAW;
 }
 

@@ -17,6 +17,7 @@
 
 #include "../src/capture.h"
 #include "draw.h"
+#include "preview.h"
 #include "ui_priv.h"
 
 static volatile sig_atomic_t got_signal;
@@ -25,6 +26,10 @@ static SCREEN *screen;
  * Ctrl-L) for every key that redraws: from the key read to the screen
  * written. For make bench. */
 static FILE *timing;
+/* Keys typed while a capture ran (other than the Esc or q that cancel
+ * it), replayed after it: typing ahead loses nothing. */
+static int pending_keys[64];
+static size_t npending;
 
 static void on_signal(int sig)
 {
@@ -226,18 +231,31 @@ int ui_next_theme(struct ui *u)
 	return UI_DRAW | UI_CLEAR;
 }
 
+static void draw(struct ui *u);
+
 /* ---- capture with progress ---- */
 
 struct progress {
+	struct ui *u;
 	pid_t pid;
 	bool cancelled;
 	double last;
 };
 
-static void draw_progress(pid_t pid, size_t regions)
+static void draw_progress(struct ui *u, pid_t pid, size_t regions)
 {
 	int w = 56, y = LINES / 2 - 2, x = (COLS - w) / 2;
 
+	if (u->snap && u->scr == SCR_VIEWER && COLS >= UI_MIN_COLS &&
+	    LINES >= UI_MIN_LINES) {
+		/* a frame is on screen: progress goes in its status line */
+		put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+			" Reading the counters of pid %d: %zu of ~%zu regions"
+			"   Esc cancels",
+			(int)pid, regions, u->snap->nregions);
+		refresh();
+		return;
+	}
 	if (x < 0) {
 		x = 0;
 		w = COLS;
@@ -257,52 +275,81 @@ static int on_progress(void *ctx, size_t regions)
 	int ch;
 
 	if (t - p->last > 50000) {
-		draw_progress(p->pid, regions);
+		draw_progress(p->u, p->pid, regions);
 		p->last = t;
 	}
 	timeout(0);
-	while ((ch = getch()) != ERR)
+	while ((ch = getch()) != ERR) {
 		if (ch == 27 || ch == 'q')
 			p->cancelled = true;
+		else if (npending < sizeof(pending_keys) / sizeof(pending_keys[0]))
+			pending_keys[npending++] = ch;
+	}
 	timeout(250);
 	return p->cancelled || got_signal;
 }
 
-static struct vms_snapshot *capture(struct ui *u, pid_t pid,
+static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 				    struct vms_error *err)
 {
 	struct vms_capture_opts co = u->opts->copts;
-	struct progress p = { pid, false, now_us() };
+	struct progress p = { u, pid, false, now_us() };
+	struct vms_snapshot *s;
 
 	co.pid = pid;
 	co.progress = on_progress;
 	co.progress_ctx = &p;
-	draw_progress(pid, 0);
-	return vms_capture(u->opts->sampler, &co, err);
+	draw_progress(u, pid, 0);
+	s = vms_capture(u->opts->sampler, &co, err);
+	*cancelled = p.cancelled;
+	return s;
 }
 
 static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own)
 {
+	uint64_t at = details_cursor_addr(u);
+
 	if (u->snap && u->own_snap)
 		vms_snapshot_free(u->snap);
 	u->snap = s;
 	u->own_snap = own;
-	details_reset(u);
+	details_reset(u, at);
 	map_free(&u->map);
 }
 
-/* Opens the viewer on pid; on failure stays where it is with a message. */
+/* Opens the viewer on pid: the layout from /proc/PID/maps at once, then
+ * the full capture. On failure goes back where it was, with *err. */
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
-	struct vms_snapshot *s = capture(u, pid, err);
+	enum ui_screen was = u->scr;
+	struct vms_snapshot *pre = preview_layout(pid), *s;
+	bool cancelled;
 
-	if (!s)
-		return -1;
-	set_snapshot(u, s, true);
-	u->scr = SCR_VIEWER;
 	u->focus = 0;
 	u->sum_cur = SUM_TOTAL;
-	return 0;
+	u->det.filter = -1;
+	if (pre) {
+		set_snapshot(u, pre, true);
+		u->scr = SCR_VIEWER;
+		draw(u);
+		refresh();
+	}
+	s = capture(u, pid, &cancelled, err);
+	if (s) {
+		set_snapshot(u, s, true);
+		u->scr = SCR_VIEWER;
+		return 0;
+	}
+	if (pre && cancelled && !got_signal) {
+		ui_message(u, true, "cancelled: the layout only, no counters "
+			   "(r reads them)");
+		return 0;
+	}
+	if (pre) {
+		set_snapshot(u, NULL, false);
+		u->scr = was;
+	}
+	return -1;
 }
 
 /* ---- the loop ---- */
@@ -408,7 +455,13 @@ static void loop(struct ui *u)
 		}
 		flags = 0;
 		t0 = 0;
-		ch = getch();
+		if (npending) {
+			ch = pending_keys[0];
+			memmove(pending_keys, pending_keys + 1,
+				--npending * sizeof(pending_keys[0]));
+		} else {
+			ch = getch();
+		}
 		if (got_signal)
 			return;
 		if (ch == ERR)
@@ -428,15 +481,18 @@ static void loop(struct ui *u)
 			return;
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
+			bool cancelled;
 			struct vms_snapshot *s =
-				capture(u, u->snap->proc.pid, &err);
+				capture(u, u->snap->proc.pid, &cancelled, &err);
 
 			if (s) {
 				set_snapshot(u, s, true);
 				ui_message(u, false, "new snapshot: %zu regions",
 					   s->nregions);
 			} else {
-				ui_message(u, true, "%s", err.msg);
+				ui_message(u, true, "%s",
+					   cancelled ? "refresh cancelled"
+						     : err.msg);
 			}
 			flags |= UI_DRAW | UI_CLEAR;
 		}

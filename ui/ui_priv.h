@@ -153,7 +153,10 @@ void summary_draw(struct ui *u, int y);
 int summary_row_filter(int row);
 
 /* pane_details.c */
-void details_reset(struct ui *u); /* a new snapshot */
+/* A new snapshot: rows rebuilt, the cursor on the row at addr if any. */
+void details_reset(struct ui *u, uint64_t addr);
+/* The address of the cursor row (0: none), to find it again. */
+uint64_t details_cursor_addr(const struct ui *u);
 void details_free(struct details *d);
 void details_rebuild(struct ui *u); /* filter, sort or expansion changed */
 void details_draw(struct ui *u, int y, int h);

@@ -43,7 +43,8 @@ def main():
     T.ok("sort RSS ^" in scr, "Shift-Tab reverses it", scr)
 
     tm.keys("Enter")
-    scr = tm.wait_for(lambda s: s.startswith(" vmscope  manyregions"))
+    scr = tm.wait_for(lambda s: s.startswith(" vmscope  manyregions") and
+                      "Sampler pss" in s)
     T.ok(("pid %d" % pid) in scr.splitlines()[0],
          "Enter opens the viewer on the process", scr)
     T.ok(D.row_of(scr, " Private Data ") is not None,

@@ -29,6 +29,9 @@ TAIL = ('echo "EXIT=$rc"; stty -a | tr " ;" "\\n\\n" | '
 
 
 def summary_ok(scr):
+    """The full capture is on screen (not only the layout preview)."""
+    if "Sampler pss" not in scr:
+        return False
     lines = scr.splitlines()
     head = [l for l in lines if l.startswith(" Type")]
     return bool(head) and all(D.row_of(scr, " " + t + " ") for t in TYPES)
