@@ -5,6 +5,7 @@ surfacing from the sleep, no short sleep, no lost signal, no lost input,
 memory and registers intact, threads all there, no clone, no zombie."""
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -54,4 +55,30 @@ for role in ("sleep", "read", "compute"):
     eq(st.get("sigs"), str(sent), "%s in main: all %d queued signals "
        "handled" % (role, sent))
     vmstest.kill(p)
+
+# Two captures at once (fork and fork, fork and pss --freeze): each
+# succeeds or is refused as "already traced"; nothing is left behind.
+p, _ = vmstest.start([vmstest.target("fork_threads"), "sleep", "16"])
+odd = []
+for i in range(10):
+    other = ["-b", "fork"] if i % 2 else ["-b", "pss", "-F"]
+    a = subprocess.Popen([vmstest.VMSCOPE, "-b", "fork", "-e", "json",
+                          str(p.pid)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    b = subprocess.Popen([vmstest.VMSCOPE] + other + ["-e", "json",
+                                                      str(p.pid)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for v in (a, b):
+        e = v.communicate()[1].decode()
+        if v.returncode and "already traced" not in e:
+            odd.append(e)
+eq(odd, [], "concurrent captures succeed or are refused as already traced")
+eq(forktest.reap_orphans({p.pid})[1], [], "concurrent captures: no keeper "
+   "left")
+eq(forktest.settled(p.pid), [], "concurrent captures: target untraced, "
+   "running, no clone or zombie")
+st = forktest.status(p)
+ok(st.get("bad") == "0" and st.get("eintr") == "0" and st.get("short") == "0",
+   "concurrent captures: the target's self-checks pass", st)
+vmstest.kill(p)
 vmstest.done()

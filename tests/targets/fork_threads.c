@@ -111,6 +111,13 @@ static void *do_read(void *a)
 		else if (line[0] == 'q')
 			exit(0);
 	}
+	/* EOF is the normal end; an error (EINTR above all) is a failure
+	 * of whoever stopped this thread. */
+	if (ferror(stdin)) {
+		fprintf(stderr, "fork_threads: read failed: %s\n",
+			strerror(errno));
+		exit(3);
+	}
 	exit(0);
 }
 
