@@ -74,6 +74,17 @@ class Tmux:
         self._run("send-keys", "-l", s)
         return self
 
+    def click(self, x, y, button=0):
+        """A mouse press and release at column x, row y (0-based), as an
+        xterm sends it (X10 encoding, which ncurses reads for kmous=\\E[M):
+        written into the pane like typed keys."""
+        press = "\033[M%c%c%c" % (32 + button, 33 + x, 33 + y)
+        self._run("send-keys", "-l", press)
+        if button < 64:  # the wheel has no release
+            self._run("send-keys", "-l", "\033[M%c%c%c" % (35, 33 + x,
+                                                          33 + y))
+        return self
+
     def screen(self, escapes=False):
         args = ["capture-pane", "-p"]
         if escapes:

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Mouse: a click on a summary row selects and filters that type; a click on
+a details row puts the cursor there; the wheel moves it; a click in the map
+moves its cursor; a click in the picker selects a process. Clicks are
+written into the pane as an xterm sends them.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+SUM_Y = 6  # first type row of the summary (header 4 rows, headings 2)
+DET_Y = 17  # first row of the details
+
+
+def counter(scr):
+    m = re.search(r"\| (\d+)/(\d+)\s*$", scr.splitlines()[-1])
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def main():
+    if not D.have_tmux():
+        T.skip("mouse in tmux", "tmux is not installed")
+        return T.done()
+    p, _ = T.start([T.target("manyregions"), "300"])
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], term="tmux-256color")
+    scr = tm.wait_for(lambda s: "Sampler pss" in s and "| 1/" in s)
+    T.ok("Sampler pss" in scr, "viewer up", scr)
+
+    tm.click(3, SUM_Y + 6)  # Private Data
+    scr = tm.wait_for("Private Data |")
+    T.ok("Private Data |" in scr, "click on a summary row filters to it",
+         scr.splitlines()[-1])
+    tm.click(3, SUM_Y + 8)  # Total
+    scr = tm.wait_for("all |")
+    T.ok("all |" in scr, "click on Total shows everything",
+         scr.splitlines()[-1])
+
+    tm.click(20, DET_Y + 4)
+    scr = tm.wait_for(lambda s: counter(s) and counter(s)[0] == 5)
+    T.ok(counter(scr) and counter(scr)[0] == 5,
+         "click on the fifth details row puts the cursor there",
+         scr.splitlines()[-1])
+    tm.click(20, DET_Y + 4, button=65)  # wheel down
+    scr = tm.wait_for(lambda s: counter(s) and counter(s)[0] == 8)
+    T.ok(counter(scr) and counter(scr)[0] == 8,
+         "the wheel moves the cursor three rows down",
+         scr.splitlines()[-1])
+    tm.click(20, DET_Y + 4, button=64)  # wheel up
+    scr = tm.wait_for(lambda s: counter(s) and counter(s)[0] == 5)
+    T.ok(counter(scr) and counter(scr)[0] == 5, "and up",
+         scr.splitlines()[-1])
+
+    tm.keys("m")
+    scr = tm.wait_for("Address space of")
+    info = scr.splitlines()[-2]
+    tm.click(17 + 40, 2)
+    scr = tm.wait_for(lambda s: s.splitlines()[-2] != info)
+    T.ok(scr.splitlines()[-2] != info, "click in the map moves its cursor",
+         "%s -> %s" % (info, scr.splitlines()[-2]))
+    tm.keys("q")
+    tm.kill()
+
+    tm = D.Tmux([T.VMSCOPE], term="tmux-256color")
+    scr = tm.wait_for("pick a process")
+    tm.text(str(p.pid))
+    scr = tm.wait_for(lambda s: "Filter: %d_" % p.pid in s)
+    rows = scr.splitlines()
+    T.ok(len(rows) > 3 and str(p.pid) in rows[3],
+         "picker filtered to the target", scr)
+    tm.click(10, 3)
+    tm.keys("Enter")
+    scr = tm.wait_for(lambda s: "Sampler pss" in s)
+    T.ok(("pid %d" % p.pid) in scr.splitlines()[0],
+         "click then Enter opens the clicked process", scr.splitlines()[0])
+    tm.keys("q")
+    tm.kill()
+    T.kill(p)
+    T.done()
+
+
+main()
