@@ -165,8 +165,9 @@ static int insn_len(const uint8_t *p, size_t left, bool *is_syscall)
 		return -1;
 	if (p[i] == 0xc4 || p[i] == 0xc5) {
 		/* VEX: the map is in the prefix; every VEX instruction has
-		 * ModRM, and those of map 0f3a an imm8. */
-		int map = 1;
+		 * ModRM; those of map 0f3a have an imm8, and those of map 0f
+		 * whose legacy form has one (vpshufd, vcmpps, vpsrldq...). */
+		int map = 1, imm;
 
 		if (p[i] == 0xc4) {
 			if (i + 2 >= left)
@@ -178,11 +179,12 @@ static int insn_len(const uint8_t *p, size_t left, bool *is_syscall)
 		}
 		if (map < 1 || map > 3 || i + 1 >= left)
 			return -1;
+		imm = map == 3 || (map == 1 && (two_byte(p[i]) & I8));
 		i++; /* opcode */
 		m = modrm_len(p + i, left - i);
 		if (m < 0)
 			return -1;
-		i += (size_t)m + (map == 3);
+		i += (size_t)m + (size_t)imm;
 		return i <= left ? (int)i : -1;
 	}
 	if (p[i] == 0x0f) {

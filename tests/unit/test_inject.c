@@ -1,6 +1,11 @@
 /* test_inject — the system-call instruction decoder on byte buffers, and
  * the gadget search on this very process. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -37,6 +42,12 @@ static void x86_cases(void)
 		0xf7, 0x00, 0x0f, 0x05, 0x0f, 0x05,
 		0x0f, 0x05,
 	};
+	/* VEX instructions with an imm8 in map 0f (vpshufd) and 0f3a
+	 * (vpalignr), the imm8 being 0f and 05. */
+	static const uint8_t vex_imm[] = {
+		0xc5, 0xf9, 0x70, 0xc0, 0x0f, 0xc4, 0xe3, 0x79, 0x0f, 0xc1,
+		0x05, 0x0f, 0x05,
+	};
 	/* An opcode invalid in 64-bit mode ends the search. */
 	static const uint8_t invalid[] = { 0x06, 0x0f, 0x05 };
 	/* Truncated before its syscall. */
@@ -55,6 +66,8 @@ static void x86_cases(void)
 	   "the real syscall after them is found");
 	ok(inject_decode_syscall(mixed, sizeof(mixed)) == 21,
 	   "VEX, SIB without base and test imm32 decode to the right length");
+	ok(inject_decode_syscall(vex_imm, sizeof(vex_imm)) == 11,
+	   "VEX instructions with an imm8 (maps 0f and 0f3a)");
 	ok(inject_decode_syscall(invalid, sizeof(invalid)) == -1,
 	   "an opcode invalid in 64-bit mode stops the decoder");
 	ok(inject_decode_syscall(truncated, sizeof(truncated)) == -1,
@@ -70,6 +83,94 @@ static void arm_cases(void)
 }
 #endif
 
+#if defined(__x86_64__)
+/* Every function of libc decoded from its entry: each syscall found must be
+ * one objdump disassembles as such (not bytes 0f 05 inside another
+ * instruction). */
+static void libc_sweep(void)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	char cmd[256], line[512];
+	FILE *od;
+	int fd = open(libc, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	uint64_t *real = NULL;
+	size_t nreal = 0, found = 0, wrong = 0, i;
+
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --no-show-raw-insn %s 2>/dev/null", libc);
+	if (fd < 0 || !(od = popen(cmd, "r"))) {
+		printf("ok - libc sweep # SKIP no %s or objdump\n", libc);
+		return;
+	}
+	while (fgets(line, sizeof(line), od)) {
+		char *tab = strchr(line, '\t');
+
+		if (tab && strncmp(tab + 1, "syscall", 7) == 0) {
+			real = realloc(real, (nreal + 1) * sizeof(*real));
+			real[nreal++] = strtoull(line, NULL, 16);
+		}
+	}
+	pclose(od);
+	if (!nreal) {
+		printf("ok - libc sweep # SKIP objdump gave nothing\n");
+		close(fd);
+		return;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t k, len;
+		const uint8_t *raw = (const uint8_t *)elf_rawfile(e, &len);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Sym sym;
+			GElf_Phdr ph;
+			uint64_t off = UINT64_MAX;
+			size_t np = 0, j;
+			long at;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_size || sym.st_shndx == SHN_UNDEF)
+				continue;
+			elf_getphdrnum(e, &np);
+			for (j = 0; j < np; j++)
+				if (gelf_getphdr(e, (int)j, &ph) &&
+				    ph.p_type == PT_LOAD &&
+				    sym.st_value >= ph.p_vaddr &&
+				    sym.st_value < ph.p_vaddr + ph.p_filesz)
+					off = sym.st_value - ph.p_vaddr +
+					      ph.p_offset;
+			if (off == UINT64_MAX || off + sym.st_size > len)
+				continue;
+			at = inject_decode_syscall(raw + off, sym.st_size);
+			if (at < 0)
+				continue;
+			found++;
+			for (i = 0; i < nreal; i++)
+				if (real[i] == sym.st_value + (uint64_t)at)
+					break;
+			wrong += i == nreal;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	free(real);
+	ok(found > 50 && wrong == 0,
+	   "libc sweep: %zu functions decoded to a syscall, %zu of them not "
+	   "at an instruction objdump shows",
+	   found, wrong);
+}
+#endif
+
 int main(void)
 {
 	uint64_t at = 0;
@@ -77,6 +178,7 @@ int main(void)
 
 #if defined(__x86_64__)
 	x86_cases();
+	libc_sweep();
 #elif defined(__aarch64__)
 	arm_cases();
 #endif
