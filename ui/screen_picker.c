@@ -133,9 +133,10 @@ void picker_draw(struct ui *u)
 		put_right(yy, 36, 9, at, fmt_size(e->rss, a, sizeof(a)));
 		put_right(yy, 46, 9, at,
 			  e->readable ? fmt_size(e->pss, b, sizeof(b)) : "-");
-		put_fmt(yy, 57, COLS - 57, at, "%s%s%s%s", e->cmdline,
-			e->readable ? "" : " (", e->readable ? "" : e->why,
-			e->readable ? "" : ")");
+		/* the reason first: a long command line must not hide it */
+		put_fmt(yy, 57, COLS - 57, at, "%s%s%s%s",
+			e->readable ? "" : "(", e->readable ? "" : e->why,
+			e->readable ? "" : ") ", e->cmdline);
 	}
 	snprintf(hint, sizeof(hint), "sort %s %s", sorts[p->sort].name,
 		 sorts[p->sort].largest_first != p->reverse ? "v" : "^");

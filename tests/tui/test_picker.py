@@ -59,15 +59,12 @@ def main():
             "BSpace", "BSpace")
     scr = tm.wait_for("Filter: _")
     T.ok("Filter: _" in scr, "Backspace deletes filter characters", scr)
-    if os.geteuid() == 0:
-        T.skip("unreadable processes are dimmed with the reason",
-               "running as root: every process is readable")
-    else:
+    if os.geteuid() != 0:
         tm.text("1")
         scr = tm.wait_for(lambda s: re.search(r"^\s+1\s", s, re.M))
         line = next((l for l in scr.splitlines()
                      if re.match(r"^\s+1\s", l)), "")
-        T.ok(re.search(r"\(.+\)\s*$", line) is not None,
+        T.ok(re.search(r"-\s+\(.+\)", line) is not None,
              "pid 1 is shown with why it cannot be read", line)
         tm.keys("Escape")
     tm.keys("Escape")
@@ -75,8 +72,49 @@ def main():
     T.ok("pick a process" not in tm.screen(),
          "Esc with an empty filter quits")
     tm.kill()
+    if os.geteuid() == 0:
+        as_nobody(pid)
     T.kill(p)
     T.done()
+
+
+def as_nobody(pid):
+    """Root reads every process: the picker run as nobody shows root's
+    processes dimmed, with the reason."""
+    import shutil
+    if not shutil.which("setpriv"):
+        T.skip("unreadable processes are shown with the reason",
+               "no setpriv to run as nobody")
+        return
+    tm = D.Tmux(["setpriv", "--reuid", "65534", "--regid", "65534",
+                 "--clear-groups", T.VMSCOPE])
+    scr = tm.wait_for("pick a process", timeout=10)
+    if "pick a process" not in scr:
+        T.skip("unreadable processes are shown with the reason",
+               "vmscope cannot run as nobody here")
+        tm.kill()
+        return
+    # the cursor is on the first row; unreadable rows (PSS 0) sort last
+    scr = tm.wait_for(lambda s: "other user" in s, escapes=True)
+    rows = [l for l in scr.splitlines()[4:] if "other user" in l]
+    T.ok(rows and ("38;5;244" in rows[0] or "\x1b[2m" in rows[0] or
+                   ";2m" in rows[0]),
+         "as nobody: unreadable rows are dimmed",
+         repr(rows[0][:60]) if rows else scr)
+    tm.text(str(pid))
+    scr = tm.wait_for(lambda s: re.search(r"^\s*%d\s" % pid, s, re.M))
+    line = next((l for l in scr.splitlines()
+                 if re.match(r"^\s*%d\s" % pid, l)), "")
+    T.ok(re.search(r"\s-\s+\(other user\) ", line) is not None,
+         "as nobody: root's target shows PSS '-' and '(other user)'", line)
+    tm.keys("Enter")
+    scr = tm.wait_for(lambda s: "pick a process" in s and
+                      ("permitted" in s or "other user" in s.splitlines()[-1]
+                       or "cannot" in s.splitlines()[-1]))
+    T.ok("pick a process" in scr and scr.splitlines()[-1].strip() != "",
+         "Enter on it stays in the picker and says why",
+         scr.splitlines()[-1])
+    tm.kill()
 
 
 main()
