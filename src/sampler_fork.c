@@ -4,12 +4,14 @@
  * capture: preflight (seccomp filter, memory cgroup headroom, then strict
  * overcommit once the counters are known), a borrowed system-call
  * instruction (inject.h), then a keeper process (fork_keeper.h) freezes every
- * thread; while it holds them, the original's smaps, status and threads are
- * read here: counters must come from the original before the fork, since the
+ * thread; while it holds them, the original's smaps and status are read
+ * here: counters must come from the original before the fork, since the
  * clone's smaps are wrong for file-backed regions and, while the clone
  * lives, the original's private pages count as shared. The keeper then
- * injects the fork, lets the target go and keeps the clone stopped.
- * frozen_us is the whole freeze, counters and fork included.
+ * injects the fork, lets the target go and keeps the clone stopped. Thread
+ * stack pointers are those the keeper saved at the freeze; their names are
+ * read afterwards, outside the freeze. frozen_us is the whole freeze,
+ * counters and fork included.
  *
  * read_mem: /proc/CLONE/mem, present pages only (memread.h). Regions the
  * clone does not have as they were (MADV_DONTFORK: absent; MADV_WIPEONFORK:
@@ -226,18 +228,20 @@ static void mark_unreadable(struct vms_snapshot *s)
 			s->regions[i].flags |= VMS_RF_UNREADABLE;
 }
 
-/* Reads the original under the keeper's freeze. */
+/* Reads the original's counters under the keeper's freeze: only what must
+ * be consistent with the fork (thread names are read after it, the commit
+ * room before). room: CommitLimit - Committed_AS under strict overcommit,
+ * or UINT64_MAX. */
 static int read_original(const struct vms_capture_opts *o,
-			 struct vms_snapshot *s, struct fork_priv *p,
+			 struct vms_snapshot *s, uint64_t room,
 			 struct vms_error *err)
 {
-	uint64_t room, need;
+	uint64_t need;
 
 	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
-	    sampler_read_status(s, o->pid, err) < 0 ||
-	    sampler_threads_from_freeze(s, &p->k.fz, err) < 0)
+	    sampler_read_status(s, o->pid, err) < 0)
 		return -1;
-	if (strict_commit_room(&room) && (need = clone_commit(s)) > room)
+	if ((need = clone_commit(s)) > room)
 		return vms_error_set(
 			err, VMS_ERR_CAPTURE, ENOMEM,
 			"overcommit_memory is 2 (strict) and the clone of "
@@ -277,7 +281,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 {
 	struct fork_priv *p = calloc(1, sizeof(*p));
 	struct status_figures sf;
-	uint64_t gadget;
+	uint64_t gadget, room = UINT64_MAX;
 
 	if (!p)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -293,15 +297,22 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    read_status_figures(o->pid, &sf, err) < 0 ||
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
 	    preflight_cgroup(o->pid, &sf, err) < 0 ||
-	    inject_find_gadget(o->pid, &gadget, err) < 0 ||
-	    keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, err) < 0)
+	    inject_find_gadget(o->pid, &gadget, err) < 0)
 		return exited_or(o->pid, err);
-	if (read_original(o, s, p, err) < 0) {
+	strict_commit_room(&room); /* left UINT64_MAX unless strict */
+	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, err) < 0)
+		return exited_or(o->pid, err);
+	if (read_original(o, s, room, err) < 0) {
 		keeper_stop(&p->k);
 		return -1;
 	}
 	if (keeper_fork(&p->k, err) < 0)
 		return exited_or(o->pid, err);
+	/* Stack pointers as frozen; names now (the target runs again). */
+	if (sampler_threads_from_freeze(s, &p->k.fz, err) < 0) {
+		keeper_stop(&p->k);
+		return -1;
+	}
 	s->cap.frozen = true;
 	s->cap.frozen_us = p->k.frozen_us;
 	mark_unreadable(s);
