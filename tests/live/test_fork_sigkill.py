@@ -1,5 +1,6 @@
 """vmscope -b fork killed with SIGKILL at random points of a capture, many
-times over: the target is never left stopped or traced, its memory is
+times over, with the injected thread asleep in clock_nanosleep and then
+blocked in read(): the target is never left stopped or traced, its memory is
 unchanged (it checks its own), all its threads are there, no clone and no
 zombie is left, and no keeper outlives its work."""
 import os
@@ -14,54 +15,63 @@ import forktest  # noqa: E402
 import vmstest  # noqa: E402
 from vmstest import eq, ok  # noqa: E402
 
-KILLS = int(os.environ.get("FORK_KILLS", "100"))
+KILLS = int(os.environ.get("FORK_KILLS", "60"))
 forktest.become_subreaper()
 rng = random.Random(os.environ.get("FORK_SEED", str(time.time())))
 
-p, _ = vmstest.start([vmstest.target("fork_threads"), "sleep", "64"])
-ntids = len(vmstest.tids(p.pid))
+def run(role):
+    p, _ = vmstest.start([vmstest.target("fork_threads"), role, "64"])
+    ntids = len(vmstest.tids(p.pid))
 
-# How long a whole capture takes here, to spread the kills over it.
-durs = []
-for _ in range(3):
-    t0 = time.time()
-    r = vmstest.run_vmscope("-b", "fork", "-e", "json", p.pid)
-    durs.append(time.time() - t0)
-    ok(r.returncode == 0, "an uninterrupted capture succeeds",
-       r.stderr.decode())
-dur = sorted(durs)[1]
+    # How long a whole capture takes here, to spread the kills over it.
+    durs = []
+    for _ in range(3):
+        t0 = time.time()
+        r = vmstest.run_vmscope("-b", "fork", "-e", "json", p.pid)
+        durs.append(time.time() - t0)
+        ok(r.returncode == 0, "%s in main: an uninterrupted capture "
+           "succeeds" % role, r.stderr.decode())
+    dur = sorted(durs)[1]
 
-wrongs = []
-pongs_lost = 0
-orphaned = 0
-for i in range(KILLS):
-    v = subprocess.Popen([vmstest.VMSCOPE, "-b", "fork", "-e", "json",
-                          str(p.pid)], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    time.sleep(rng.uniform(0, dur * 1.1))
-    v.send_signal(signal.SIGKILL)
-    v.wait()
-    n, stuck = forktest.reap_orphans({p.pid})
-    orphaned += n
-    if stuck:
-        wrongs.append("kill %d: keeper(s) %r did not finish" % (i, stuck))
-    w = forktest.settled(p.pid)
-    if w:
-        wrongs.append("kill %d: %s" % (i, "; ".join(w)))
-        break
-    if forktest.ask(p, "ping %d" % i) != "pong %d" % i:
-        pongs_lost += 1
+    wrongs = []
+    pongs_lost = 0
+    orphaned = 0
+    for i in range(KILLS):
+        v = subprocess.Popen([vmstest.VMSCOPE, "-b", "fork", "-e", "json",
+                              str(p.pid)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0, dur * 1.1))
+        v.send_signal(signal.SIGKILL)
+        v.wait()
+        n, stuck = forktest.reap_orphans({p.pid})
+        orphaned += n
+        if stuck:
+            wrongs.append("kill %d: keeper(s) %r did not finish" % (i, stuck))
+        w = forktest.settled(p.pid)
+        if w:
+            wrongs.append("kill %d: %s" % (i, "; ".join(w)))
+            break
+        if forktest.ask(p, "ping %d" % i) != "pong %d" % i:
+            pongs_lost += 1
 
-eq(wrongs, [], "%d SIGKILLs of vmscope at random points (over %.0f ms): "
-   "target untraced, running, no clone, no zombie, no keeper left"
-   % (KILLS, dur * 1000))
-print("# %d of %d kills came while a keeper was at work" % (orphaned, KILLS))
-eq(pongs_lost, 0, "the target answered every line after every kill")
-eq(len(vmstest.tids(p.pid)), ntids, "all %d threads are there" % ntids)
-st = forktest.status(p)
-eq(st.get("bad"), "0", "the target's memory and computation are unchanged "
-   "(it checks its own)")
-ok(st.get("eintr") == "0" and st.get("short") == "0",
-   "its sleeping thread never saw EINTR nor a short sleep", st)
-vmstest.kill(p)
+    eq(wrongs, [], "%s in main: %d SIGKILLs of vmscope at random points "
+       "(over %.0f ms): target untraced, running, no clone, no zombie, no "
+       "keeper left" % (role, KILLS, dur * 1000))
+    print("# %d of %d kills came while a keeper was at work"
+          % (orphaned, KILLS))
+    eq(pongs_lost, 0, "%s in main: the target answered every line after "
+       "every kill" % role)
+    eq(len(vmstest.tids(p.pid)), ntids, "%s in main: all %d threads are "
+       "there" % (role, ntids))
+    st = forktest.status(p)
+    eq(st.get("bad"), "0", "%s in main: the target's memory and computation "
+       "are unchanged (it checks its own)" % role)
+    ok(st.get("eintr") == "0" and st.get("short") == "0",
+       "%s in main: its sleeping thread never saw EINTR nor a short sleep"
+       % role, st)
+    vmstest.kill(p)
+
+
+for role in ("sleep", "read"):
+    run(role)
 vmstest.done()

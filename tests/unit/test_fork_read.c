@@ -233,6 +233,20 @@ int main(void)
 		   "the clone is traced by the keeper (%lld), not by the "
 		   "caller",
 		   tracer);
+		{
+			char name[64], *b = NULL;
+			size_t n;
+			uint64_t sp = 0;
+
+			snprintf(name, sizeof(name), "task/%d/syscall", (int)c);
+			if (c > 0 && procfs_read_pid(c, name, &b, &n) == 0)
+				procfs_syscall_sp_parse(b, n, &sp);
+			free(b);
+			ok(sp == inject_dead_sp(),
+			   "the clone's stack pointer is unmapped (%#llx): if "
+			   "it ever ran, its first stack access would fault",
+			   (unsigned long long)sp);
+		}
 		/* every signal but SIGKILL and SIGSTOP */
 		ok(c > 0 && status_line_is(c, "SigBlk:", "fffffffffffbfeff"),
 		   "the clone was born with every signal blocked");
