@@ -118,14 +118,11 @@ def main():
 
     print("vmscope's own key-to-screen times (VMSCOPE_TIMING), %d regions:"
           % REGIONS)
-    print("  cursor key (j/k)   %s" % stats(cursor))
-    print("  PgDn / PgUp        %s" % stats(pages))
-    print("  End / Home         %s" % stats(jumps))
-    print("  sort (s)           %s" % stats(sort))
-    print("  filter (Enter)     %s" % stats(filt))
-    print("  open the map (m)   %s" % stats(mp))
-    print("  map cursor         %s" % stats(mapmove))
-    print("  full redraw ^L     %s" % stats(redraw))
+    for name, v in (("cursor key (j/k)", cursor), ("PgDn / PgUp", pages),
+                    ("End / Home", jumps), ("sort (s)", sort),
+                    ("filter (Enter)", filt), ("open the map (m)", mp),
+                    ("map cursor", mapmove), ("full redraw ^L", redraw)):
+        print("  %-18s %s" % (name, stats(v)))
     print("through tmux (send-keys until the screen changed):")
     print("  cursor key (j)     %s" % stats(rt))
     tm.kill()

@@ -92,12 +92,9 @@ def run(tmp):
          scr)
     T.ok(re.search(r"^- .*libc", scr, re.M) is not None,
          "the expanded region is marked '-'", scr)
-    tm.keys("Left")
-    scr = tm.wait_for(lambda s: ".text" not in s)
-    T.ok(".text" not in scr, "Left collapses it again", scr)
-    tm.keys("+")
-    scr = tm.wait_for(".text", timeout=5)
-    T.ok(".text" in scr, "+ expands too", scr)
+    tm.expect("Left collapses it again", lambda s: ".text" not in s,
+              "Left")
+    tm.expect("+ expands too", ".text", "+")
     tm.keys("-")
     tm.wait_for(lambda s: ".text" not in s)
 
@@ -122,9 +119,8 @@ def run(tmp):
     det = [l for l in scr.splitlines()[17:-1] if l.strip()]
     T.ok(det and all(" Free " in l for l in det),
          "Enter on Free lists the free gaps", "\n".join(det))
-    tm.keys("Up", "Enter")  # Total
-    scr = tm.wait_for(lambda s: "all |" in s)
-    T.ok("all |" in scr, "Enter on Total shows everything again", scr)
+    tm.expect("Enter on Total shows everything again", "all |", "Up",
+              "Enter")
 
     # sort
     tm.keys("Tab", "s")
@@ -138,18 +134,12 @@ def run(tmp):
             sizes.append(float(m.group(1)) * mult)
     T.ok(len(sizes) > 5 and sizes == sorted(sizes, reverse=True),
          "rows are in descending size", sizes)
-    tm.keys("S")
-    scr = tm.wait_for("sort Size ^")
-    T.ok("sort Size ^" in scr, "S reverses the sort", scr)
-    for _ in range(6):
-        tm.keys("s")
-    scr = tm.wait_for("sort Address ^")
-    T.ok("sort Address ^" in scr, "s cycles back to address order", scr)
+    tm.expect("S reverses the sort", "sort Size ^", "S")
+    tm.expect("s cycles back to address order", "sort Address ^",
+              *["s"] * 6)
 
     # the map
-    tm.keys("m")
-    scr = tm.wait_for("Address space of")
-    T.ok("Address space of" in scr, "m opens the map", scr)
+    scr = tm.expect("m opens the map", "Address space of", "m")
     T.ok("I Image" in scr and ". Free" in scr, "the map has a legend", scr)
     cells = [l for l in scr.splitlines() if re.match(r"^[0-9a-f]{16} ", l)]
     T.ok(any("I" in l[17:] for l in cells) and
@@ -184,9 +174,7 @@ def run(tmp):
               "? F1", "Esc", "q F10", "+ -", "Shift-Tab"):
         T.ok(re.search(r"^  %s\s" % re.escape(k), keys_seen, re.M)
              is not None, "help lists %s" % k)
-    tm.keys("Escape")
-    scr = tm.wait_for(summary_ok)
-    T.ok(summary_ok(scr), "Esc closes the help", scr)
+    tm.expect("Esc closes the help", summary_ok, "Escape")
 
     # theme switch
     tm.keys("t")
@@ -208,13 +196,10 @@ def run(tmp):
          "details", scr)
 
     # a new snapshot
-    tm.keys("r")
-    scr = tm.wait_for("new snapshot:")
-    T.ok(re.search(r"new snapshot: \d+ regions", scr) is not None,
-         "r takes a new snapshot", scr.splitlines()[-1])
-    tm.keys("F5")
-    scr = tm.wait_for(lambda s: "new snapshot:" in s and summary_ok(s))
-    T.ok(summary_ok(scr), "F5 too, and the viewer is redrawn", scr)
+    tm.expect("r takes a new snapshot",
+              lambda s: re.search(r"new snapshot: \d+ regions", s), "r")
+    tm.expect("F5 too, and the viewer is redrawn",
+              lambda s: "new snapshot:" in s and summary_ok(s), "F5")
 
     # q quits, terminal restored
     tm.keys("q")

@@ -106,6 +106,15 @@ class Tmux:
             time.sleep(0.05)
         return scr
 
+    def expect(self, what, pred, *keys):
+        """Sends keys, waits for pred (a string or a function of the
+        screen) and reports it as one TAP line. Returns the screen."""
+        self.keys(*keys)
+        scr = self.wait_for(pred)
+        T.ok(pred in scr if isinstance(pred, str) else bool(pred(scr)),
+             what, scr)
+        return scr
+
     def resize(self, w, h):
         self._run("resize-window", "-x", str(w), "-y", str(h))
 
