@@ -52,6 +52,8 @@ def bench(kind):
     print("target: %d MiB touched, %s pages (Rss %d MiB, AnonHugePages %d "
           "MiB), %d reps" % (MB, kind, rss >> 20, huge >> 20, REPS))
     idle = [gap_around(p, lambda: None)[0] for _ in range(REPS)]
+    w = forktest.ask(p, "write").split()
+    w_before = (int(w[1]), int(w[2]))
     own, walk = [], []
     for _ in range(REPS):
         own.append(int(forktest.ask(p, "fork").split()[1]))
@@ -72,6 +74,8 @@ def bench(kind):
         total.append((time.time() - t0 - 0.1) * 1e6)
         seen.append(g)
         reported.append(snap["capture"]["frozen_us"])
+    w = forktest.ask(p, "write").split()
+    w_after = (int(w[1]), int(w[2]))
     gc = []
     gcore = shutil.which("gcore")
     if gcore:
@@ -94,6 +98,10 @@ def bench(kind):
         print("  gcore, seen by target           %s" % med(gc))
     else:
         print("  gcore                           not installed")
+    print("  cost left behind: writing every page took %.1f ms, %d minor "
+          "faults before any capture; %.1f ms, %d minor faults right after "
+          "one (clone gone)" % (ms(w_before[0]), w_before[1],
+                                ms(w_after[0]), w_after[1]))
     goal = 1.2 * statistics.median(own) + 2000
     print("  goal 1.2 x own fork + 2 ms = %.1f ms: median freeze %.1f ms "
           "(%s)" % (ms(goal), ms(statistics.median(seen)),

@@ -7,6 +7,8 @@
  *   reset  forget the longest gap          -> "reset"
  *   gap    the longest gap since, in us    -> "gap N"
  *   fork   time fork() here (the child exits at once; reaped) -> "fork N"
+ *   write  write one byte in every page -> "write US MINFLT" (time taken and
+ *          minor faults: the cost a fork leaves behind)
  *   q      exit
  */
 #include <pthread.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -89,6 +92,16 @@ int main(int argc, char **argv)
 			t1 = now_us();
 			waitpid(c, NULL, 0);
 			printf("fork %lld\n", (long long)(t1 - t0));
+		} else if (strncmp(line, "write", 5) == 0) {
+			struct rusage r0, r1;
+			int64_t t0 = now_us();
+
+			getrusage(RUSAGE_SELF, &r0);
+			for (i = 0; i < len; i += 4096)
+				m[i]++;
+			getrusage(RUSAGE_SELF, &r1);
+			printf("write %lld %ld\n", (long long)(now_us() - t0),
+			       r1.ru_minflt - r0.ru_minflt);
 		} else if (line[0] == 'q') {
 			break;
 		}
