@@ -125,8 +125,10 @@ static void build(struct ui *u, bool keep, uint64_t addr)
 	m->built = true;
 	m->cur = 0;
 	m->col = 0;
-	if (!keep || !m->nlines)
+	if (!m->nlines)
 		return;
+	if (!keep) /* start on the first region, not on the free cells */
+		addr = u->snap->regions[0].start;
 	sh = line_shift(u, m->zoom, cells);
 	csh = sh - __builtin_ctz((unsigned)cells);
 	/* lines (and the first missing line of a gap) only increase */
