@@ -406,10 +406,17 @@ static void draw_row(struct ui *u, int y, size_t i)
 		const struct vms_child *c =
 			&u->snap->regions[r->idx].children[r->child];
 
+		static const char *const kind[VMS_NTYPES] = {
+			[VMS_T_IMAGE] = "  section", [VMS_T_STACK] = "  part",
+			[VMS_T_HEAP] = "  segment",
+		};
+		const char *k = kind[u->snap->regions[r->idx].type];
+
 		base = ta = theme_attr(EL_CHILD);
 		put_blank(y, 0, COLS, base);
 		put_fmt(y, X_ADDR, 16, base, "%016llx",
 			(unsigned long long)c->start);
+		put_str(y, X_TYPE, 12, base, k ? k : "", 1);
 		put_right(y, X_SIZE, 8, base,
 			  fmt_size(c->end - c->start, buf, sizeof(buf)));
 		put_fmt(y, X_DETAILS, COLS - X_DETAILS, base, "  %s", c->name);
