@@ -13,7 +13,7 @@ static const struct key_action common[] = {
 	{ 0, "Home End g G", "first / last row", NULL },
 	{ 0, "? F1", "this help (Esc, ? or F1 closes it)", NULL },
 	{ 0, "Ctrl-L", "repaint the screen", NULL },
-	{ 0, "mouse", "click selects a row or a type; the wheel scrolls",
+	{ 0, "mouse", "click selects a row, a type or a cell; the wheel moves",
 	  NULL },
 	{ 0, NULL, NULL, NULL },
 };

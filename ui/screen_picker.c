@@ -202,8 +202,8 @@ static int act_none(struct ui *u)
 
 const struct key_action picker_keys[] = {
 	/* documents the typing; -1 is never a key */
-	{ -1, "letters, digits", "filter by pid, user, name or command",
-	  act_none },
+	{ -1, "typing", "filters by pid, user, name or command (here j k g "
+			"G q ? t type too)", act_none },
 	{ '\r', "Enter", "open the viewer on the process", act_open },
 	{ '\n', NULL, NULL, act_open },
 	{ KEY_ENTER, NULL, NULL, act_open },
