@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "fork_keeper.h"
+#include "fork_preflight.h"
 #include "inject.h"
 #include "memread.h"
 #include "procfs.h"
@@ -81,80 +82,6 @@ static int preflight_seccomp(pid_t pid, const struct status_figures *f,
 	return 0;
 }
 
-/* A number from a one-line file; false if missing or "max". */
-static bool read_u64_file(const char *path, uint64_t *v)
-{
-	char *b, *end;
-	size_t n;
-	bool ok;
-
-	if (procfs_read_file(path, &b, &n) < 0)
-		return false;
-	*v = strtoull(b, &end, 10);
-	ok = end != b;
-	free(b);
-	return ok;
-}
-
-/* The smallest headroom (limit - usage) from the memory cgroup of pid up to
- * the root, cgroup v2 or v1. false when no limit applies. */
-static bool cgroup_headroom(pid_t pid, uint64_t *room, char *cg, size_t cgsz)
-{
-	char *b, *line, *save = NULL;
-	size_t n;
-	bool found = false;
-
-	if (procfs_read_pid(pid, "cgroup", &b, &n) < 0)
-		return false;
-	for (line = strtok_r(b, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *lim, *use, *root;
-		char *ctl = strchr(line, ':'), *path;
-		char dir[4096], f[4200];
-
-		if (!ctl || !(path = strchr(ctl + 1, ':')))
-			continue;
-		*path++ = '\0';
-		ctl++;
-		if (strcmp(line, "0") == 0 && *ctl == '\0') {
-			root = "/sys/fs/cgroup";
-			lim = "memory.max";
-			use = "memory.current";
-		} else if (strstr(ctl, "memory")) {
-			root = "/sys/fs/cgroup/memory";
-			lim = "memory.limit_in_bytes";
-			use = "memory.usage_in_bytes";
-		} else {
-			continue;
-		}
-		snprintf(dir, sizeof(dir), "%s%s", root, path);
-		for (;;) {
-			uint64_t l, u;
-			char *slash;
-
-			snprintf(f, sizeof(f), "%s/%s", dir, lim);
-			if (read_u64_file(f, &l) && l < (1ull << 60)) {
-				snprintf(f, sizeof(f), "%s/%s", dir, use);
-				if (read_u64_file(f, &u)) {
-					uint64_t r = l > u ? l - u : 0;
-
-					if (!found || r < *room) {
-						*room = r;
-						snprintf(cg, cgsz, "%s", dir);
-					}
-					found = true;
-				}
-			}
-			slash = strrchr(dir, '/');
-			if (!slash || (size_t)(slash - dir) <= strlen(root))
-				break;
-			*slash = '\0';
-		}
-	}
-	free(b);
-	return found;
-}
-
 /* The clone is charged to the target's memory cgroup: page tables at once,
  * then a copy of every page the target writes while the clone lives. Refuse
  * when the cgroup could not take the worst case (the target rewriting all
@@ -162,10 +89,17 @@ static bool cgroup_headroom(pid_t pid, uint64_t *room, char *cg, size_t cgsz)
 static int preflight_cgroup(pid_t pid, const struct status_figures *f,
 			    struct vms_error *err)
 {
-	char cg[4096];
+	char cg[4096], *text;
+	size_t n;
 	uint64_t room = 0, need;
+	bool limited;
 
-	if (!cgroup_headroom(pid, &room, cg, sizeof(cg)))
+	if (procfs_read_pid(pid, "cgroup", &text, &n) < 0)
+		return 0; /* no cgroups: nothing to check */
+	limited = fork_cgroup_headroom(text, "/sys/fs/cgroup", &room, cg,
+				       sizeof(cg));
+	free(text);
+	if (!limited)
 		return 0;
 	need = (uint64_t)(f->anon > 0 ? f->anon : 0) +
 	       (uint64_t)(f->pte > 0 ? f->pte : 0);
@@ -183,24 +117,18 @@ static int preflight_cgroup(pid_t pid, const struct status_figures *f,
 /* Under overcommit_memory=2, CommitLimit - Committed_AS; false otherwise. */
 static bool strict_commit_room(uint64_t *room)
 {
-	char *b;
+	char *mode, *meminfo;
 	size_t n;
-	long long lim, used;
+	bool strict = false;
 
-	if (procfs_read_file("/proc/sys/vm/overcommit_memory", &b, &n) < 0)
+	if (procfs_read_file("/proc/sys/vm/overcommit_memory", &mode, &n) < 0)
 		return false;
-	if (atoi(b) != 2) {
-		free(b);
-		return false;
+	if (procfs_read_file("/proc/meminfo", &meminfo, &n) == 0) {
+		strict = fork_commit_room(mode, meminfo, n, room);
+		free(meminfo);
 	}
-	free(b);
-	if (procfs_read_file("/proc/meminfo", &b, &n) < 0)
-		return false;
-	lim = procfs_status_value(b, n, "CommitLimit");
-	used = procfs_status_value(b, n, "Committed_AS");
-	free(b);
-	*room = lim > used ? (uint64_t)(lim - used) : 0;
-	return true;
+	free(mode);
+	return strict;
 }
 
 /* What the clone charges: every accountable region it gets a copy of. */
