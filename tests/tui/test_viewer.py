@@ -52,7 +52,9 @@ def main():
 def run(tmp):
     p, ready = T.start([T.target("everykind"), os.path.join(tmp, "data")])
     pid = p.pid
-    tm = D.Tmux([T.VMSCOPE, str(pid)], shell_tail=TAIL)
+    # HOME without themes of its own: t cycles the five of themes/
+    tm = D.Tmux([T.VMSCOPE, str(pid)], shell_tail=TAIL,
+                env={"HOME": tmp, "XDG_CONFIG_HOME": ""})
     scr = tm.wait_for(summary_ok)
     T.ok(summary_ok(scr), "summary shows every type, Total and Free", scr)
     heads = [l for l in scr.splitlines()
@@ -181,6 +183,15 @@ def run(tmp):
     scr = tm.wait_for("theme: ")
     T.ok("theme: dark" in scr, "t switches to the next theme (dark)",
          scr.splitlines()[-1])
+    seen = ["dark"]
+    for _ in range(4):
+        tm.keys("t")
+        scr = tm.wait_for(lambda s: re.search(r"theme: (\S+)", s) and
+                          re.search(r"theme: (\S+)", s).group(1) != seen[-1])
+        m = re.search(r"theme: (\S+)", scr)
+        seen.append(m.group(1) if m else "?")
+    T.ok(seen == ["dark", "light", "mono", "colorblind", "default"],
+         "t cycles dark, light, mono, colorblind and back to default", seen)
     tm.keys("j")
 
     # resize down to 25x6 and back up
