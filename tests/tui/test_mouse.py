@@ -56,7 +56,8 @@ def main():
          scr.splitlines()[-1])
 
     tm.keys("m")
-    scr = tm.wait_for("Address space of")
+    scr = tm.wait_for(lambda s: "Address space of" in s and
+                      "zoom" in s.splitlines()[-1])
     info = scr.splitlines()[-2]
     tm.click(17 + 40, 2)
     scr = tm.wait_for(lambda s: s.splitlines()[-2] != info)

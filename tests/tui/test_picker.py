@@ -21,7 +21,7 @@ def main():
     p, _ = T.start([T.target("manyregions"), "100"])
     pid = p.pid
     tm = D.Tmux([T.VMSCOPE])
-    scr = tm.wait_for("pick a process")
+    scr = tm.wait_for(lambda s: "pick a process" in s and "sort " in s)
     T.ok("pick a process" in scr, "vmscope alone opens the picker", scr)
     head = D.row_of(scr, "COMMAND") or ""
     T.ok(all(w in head for w in ("PID", "USER", "NAME", "RSS", "PSS")),

@@ -33,6 +33,9 @@ def summary_ok(scr):
     if "Sampler pss" not in scr:
         return False
     lines = scr.splitlines()
+    # the status line is drawn last: the frame is complete
+    if not lines or not lines[-1].strip():
+        return False
     head = [l for l in lines if l.startswith(" Type")]
     return bool(head) and all(D.row_of(scr, " " + t + " ") for t in TYPES)
 
@@ -141,7 +144,8 @@ def run(tmp):
               *["s"] * 6)
 
     # the map
-    scr = tm.expect("m opens the map", "Address space of", "m")
+    scr = tm.expect("m opens the map", lambda s: "Address space of" in s
+                    and "zoom" in s.splitlines()[-1], "m")
     T.ok("I Image" in scr and ". Free" in scr, "the map has a legend", scr)
     cells = [l for l in scr.splitlines() if re.match(r"^[0-9a-f]{16} ", l)]
     T.ok(any("I" in l[17:] for l in cells) and
@@ -165,7 +169,7 @@ def run(tmp):
 
     # help lists every key
     tm.keys("?")
-    scr = tm.wait_for("every key")
+    scr = tm.wait_for(lambda s: "every key" in s and "Esc back" in s)
     keys_seen = scr
     tm.keys("PgDn")
     keys_seen += tm.wait_for(lambda s: s != scr, timeout=3)

@@ -57,6 +57,9 @@ class Tmux:
         _servers.append(self)
         self._run(*(args + ["sh", "-c", script]))
         self._run("set-option", "-g", "status", "off")
+        # tmux leaves its socket file behind: removed in kill()
+        self.socket_path = self._run("display-message", "-p",
+                                     "#{socket_path}").strip()
 
     def _run(self, *args, check=True):
         cmd = list(args)
@@ -149,6 +152,11 @@ class Tmux:
             except OSError:
                 pass
         self._run("kill-server", check=False)
+        if self.socket_path.endswith("/" + self.sock):
+            try:
+                os.unlink(self.socket_path)
+            except OSError:
+                pass
 
 
 def _cleanup():
