@@ -16,9 +16,7 @@ from tmuxdrive import T  # noqa: E402
 
 
 def main():
-    if not D.have_tmux():
-        T.skip("capture progress in tmux", "tmux is not installed")
-        return T.done()
+    D.require_tmux("capture progress in tmux")
     p, _ = T.start([T.target("manyregions"), "65000"])
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], shell_tail='echo "EXIT=$rc"')
     scr = tm.wait_for(lambda s: "Reading the counters" in s or

@@ -23,9 +23,7 @@ def counter(scr):
 
 
 def main():
-    if not D.have_tmux():
-        T.skip("mouse in tmux", "tmux is not installed")
-        return T.done()
+    D.require_tmux("mouse in tmux")
     p, _ = T.start([T.target("manyregions"), "300"])
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], term="tmux-256color")
     scr = tm.wait_for(lambda s: "Sampler pss" in s and "| 1/" in s)

@@ -15,9 +15,7 @@ from tmuxdrive import T  # noqa: E402
 
 
 def main():
-    if not D.have_tmux():
-        T.skip("picker in tmux", "tmux is not installed")
-        return T.done()
+    D.require_tmux("picker in tmux")
     p, _ = T.start([T.target("manyregions"), "100"])
     pid = p.pid
     tm = D.Tmux([T.VMSCOPE])

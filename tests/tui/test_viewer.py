@@ -41,9 +41,7 @@ def summary_ok(scr):
 
 
 def main():
-    if not D.have_tmux():
-        T.skip("viewer in tmux", "tmux is not installed")
-        return T.done()
+    D.require_tmux("viewer in tmux")
     tmp = tempfile.mkdtemp(prefix="vmstui-")
     try:
         run(tmp)

@@ -30,6 +30,13 @@ def have_tmux():
         return False
 
 
+def require_tmux(what):
+    """Without tmux the whole test is one skip line."""
+    if not have_tmux():
+        T.skip(what, "tmux is not installed")
+        T.done()
+
+
 class Tmux:
     def __init__(self, argv, width=120, height=40, env=None, shell_tail=None,
                  term=None, colours=None):
