@@ -368,10 +368,46 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 
 /* ---- drawing ---- */
 
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_SIZE = 32, X_COMMIT = 41,
-       X_WS = 51, X_PWS = 60, X_PROT = 71, X_DETAILS = 76 };
+enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_SIZE = 32, MIN_DETAILS = 24 };
 
-static void draw_heading(int y)
+/* Where the columns after Size go; 0: not shown. On a narrow terminal
+ * Private WS, then Committed, then WS give way so Details keeps room. */
+struct dlayout {
+	int commit, ws, pws, prot, details;
+};
+
+static struct dlayout layout_for(int cols)
+{
+	struct dlayout l;
+	bool commit = true, ws = true, pws = true;
+	int x;
+
+	for (;;) {
+		int need = X_SIZE + 9 + (commit ? 10 : 0) + (ws ? 9 : 0) +
+			   (pws ? 11 : 0) + 5;
+
+		if (cols - need >= MIN_DETAILS || !(pws || commit || ws))
+			break;
+		if (pws)
+			pws = false;
+		else if (commit)
+			commit = false;
+		else
+			ws = false;
+	}
+	x = X_SIZE + 9;
+	l.commit = commit ? x : 0;
+	x += commit ? 10 : 0;
+	l.ws = ws ? x : 0;
+	x += ws ? 9 : 0;
+	l.pws = pws ? x : 0;
+	x += pws ? 11 : 0;
+	l.prot = x;
+	l.details = x + 5;
+	return l;
+}
+
+static void draw_heading(int y, const struct dlayout *l)
 {
 	attr_t a = theme_attr(EL_COLUMN);
 
@@ -379,14 +415,17 @@ static void draw_heading(int y)
 	put_str(y, X_ADDR, 16, a, "Address", 1);
 	put_str(y, X_TYPE, 12, a, "Type", 1);
 	put_right(y, X_SIZE, 8, a, "Size");
-	put_right(y, X_COMMIT, 9, a, "Committed");
-	put_right(y, X_WS, 8, a, "WS");
-	put_right(y, X_PWS, 10, a, "Private WS");
-	put_str(y, X_PROT, 4, a, "Prot", 1);
-	put_str(y, X_DETAILS, COLS - X_DETAILS, a, "Details", 1);
+	if (l->commit)
+		put_right(y, l->commit, 9, a, "Committed");
+	if (l->ws)
+		put_right(y, l->ws, 8, a, "WS");
+	if (l->pws)
+		put_right(y, l->pws, 10, a, "Private WS");
+	put_str(y, l->prot, 4, a, "Prot", 1);
+	put_str(y, l->details, COLS - l->details, a, "Details", 1);
 }
 
-static void draw_row(struct ui *u, int y, size_t i)
+static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 {
 	const struct drow *r = &u->det.rows[i];
 	bool sel = i == u->det.cur;
@@ -419,7 +458,8 @@ static void draw_row(struct ui *u, int y, size_t i)
 		put_str(y, X_TYPE, 12, base, k ? k : "", 1);
 		put_right(y, X_SIZE, 8, base,
 			  fmt_size(c->end - c->start, buf, sizeof(buf)));
-		put_fmt(y, X_DETAILS, COLS - X_DETAILS, base, "  %s", c->name);
+		put_fmt(y, l->details, COLS - l->details, base, "  %s",
+			c->name);
 	} else {
 		const struct vms_region *g = &u->snap->regions[r->idx];
 		const char *w[8];
@@ -438,19 +478,22 @@ static void draw_row(struct ui *u, int y, size_t i)
 		put_str(y, X_TYPE, 12, ta, vms_type_info[g->type].label, 1);
 		put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf,
 							  sizeof(buf)));
-		put_right(y, X_COMMIT, 9, base,
-			  fmt_size(g->committed, buf, sizeof(buf)));
-		put_right(y, X_WS, 8, base, fmt_size(g->c.rss, buf,
-							sizeof(buf)));
-		put_right(y, X_PWS, 10, base,
-			  fmt_size(g->private_ws, buf, sizeof(buf)));
-		put_str(y, X_PROT, 4, base, export_perms(g, buf), 1);
+		if (l->commit)
+			put_right(y, l->commit, 9, base,
+				  fmt_size(g->committed, buf, sizeof(buf)));
+		if (l->ws)
+			put_right(y, l->ws, 8, base,
+				  fmt_size(g->c.rss, buf, sizeof(buf)));
+		if (l->pws)
+			put_right(y, l->pws, 10, base,
+				  fmt_size(g->private_ws, buf, sizeof(buf)));
+		put_str(y, l->prot, 4, base, export_perms(g, buf), 1);
 		len = snprintf(text, sizeof(text), "%s", region_text(g));
 		for (k = 0; k < nw && len < (int)sizeof(text) - 40; k++)
 			len += snprintf(text + len, sizeof(text) - (size_t)len,
 					"%s%s%s", k ? ", " : " [", w[k],
 					k + 1 == nw ? "]" : "");
-		put_str(y, X_DETAILS, COLS - X_DETAILS, base, text, 1);
+		put_str(y, l->details, COLS - l->details, base, text, 1);
 	}
 	if (sel) {
 		attr_t sa = theme_attr(u->focus == 1 ? EL_SELECTION
@@ -467,13 +510,15 @@ void details_draw(struct ui *u, int y, int h)
 	size_t i;
 	int row;
 
+	struct dlayout l = layout_for(COLS);
+
 	d->h = h - 1;
 	d->y = y + 1;
-	draw_heading(y);
+	draw_heading(y, &l);
 	cursor_show(d->cur, &d->top, d->nrows, d->h);
 	for (row = 0, i = d->top; row < d->h; row++, i++) {
 		if (i < d->nrows)
-			draw_row(u, d->y + row, i);
+			draw_row(u, d->y + row, i, &l);
 		else
 			put_blank(d->y + row, 0, COLS, theme_attr(EL_NORMAL));
 	}

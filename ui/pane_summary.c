@@ -64,6 +64,24 @@ static const char *cell(const struct vms_totals *t, int i, bool free_row,
 	return fmt_size(value(t, i), buf, n);
 }
 
+/* Columns in the order they give way on a narrow terminal (last first):
+ * what VMMap users read first stays. */
+static const int keep_order[NCOLS] = { 0, 1, 3, 4, 2, 11, 10, 8, 5, 6, 9,
+				       7 };
+
+/* Leaves w[i] = 0 for the columns that do not fit in cols. */
+static void fit_columns(int w[NCOLS], int cols_avail)
+{
+	int total = LABEL_W, k;
+
+	for (k = 0; k < NCOLS; k++)
+		total += w[k] + 1;
+	for (k = NCOLS - 1; k > 0 && total > cols_avail; k--) {
+		total -= w[keep_order[k]] + 1;
+		w[keep_order[k]] = 0;
+	}
+}
+
 void summary_draw(struct ui *u, int y)
 {
 	const struct vms_snapshot *s = u->snap;
@@ -84,13 +102,16 @@ void summary_draw(struct ui *u, int y)
 				w[i] = l;
 		}
 	}
+	fit_columns(w, COLS);
 	for (row = 0; row < 2; row++) {
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
-		for (i = 0, x = LABEL_W; i < NCOLS && x + w[i] <= COLS;
-		     x += w[i] + 1, i++)
-			put_right(y + row, x, w[i], theme_attr(EL_COLUMN),
-				  cols[i].head[row]);
+		for (i = 0, x = LABEL_W; i < NCOLS; x += w[i] ? w[i] + 1 : 0,
+		    i++)
+			if (w[i])
+				put_right(y + row, x, w[i],
+					  theme_attr(EL_COLUMN),
+					  cols[i].head[row]);
 	}
 	for (row = 0; row < SUM_ROWS; row++) {
 		int yy = y + 2 + row, filt = summary_row_filter(row);
@@ -110,10 +131,11 @@ void summary_draw(struct ui *u, int y)
 		put_str(yy, 1, LABEL_W - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);
-		for (i = 0, x = LABEL_W; i < NCOLS && x + w[i] <= COLS;
-		     x += w[i] + 1, i++)
-			put_right(yy, x, w[i], va,
-				  cell(t, i, row == SUM_FREE, buf,
-				       sizeof(buf)));
+		for (i = 0, x = LABEL_W; i < NCOLS; x += w[i] ? w[i] + 1 : 0,
+		    i++)
+			if (w[i])
+				put_right(yy, x, w[i], va,
+					  cell(t, i, row == SUM_FREE, buf,
+					       sizeof(buf)));
 	}
 }

@@ -190,9 +190,14 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 			u->msg, 1);
 		return;
 	}
-	put_str(y, 0, COLS, theme_attr(EL_STATUS), hints, 1);
-	if (rw && rw + 2 < COLS)
-		put_str(y, COLS - rw - 1, rw, theme_attr(EL_STATUS), right, 1);
+	if (!rw || rw + 20 > COLS) {
+		put_str(y, 0, COLS, theme_attr(EL_STATUS), hints, 1);
+		return;
+	}
+	/* the state on the right wins over the hints when space is short */
+	put_str(y, 0, COLS - rw - 3, theme_attr(EL_STATUS), hints, 1);
+	put_blank(y, COLS - rw - 3, 2, theme_attr(EL_STATUS));
+	put_str(y, COLS - rw - 1, rw + 1, theme_attr(EL_STATUS), right, 1);
 }
 
 int ui_quit(struct ui *u)

@@ -207,6 +207,14 @@ def run(tmp):
     scr = tm.wait_for(lambda s: " Image " in s and "Address" in s)
     T.ok(" Image " in scr and "Address" in scr, "80x24 shows summary and "
          "details", scr)
+    heads = "\n".join(scr.splitlines()[4:6])
+    T.ok(all(w in heads for w in ("Size", "Committed", "Total", "Largest",
+                                  "Blocks")) and "Locked" not in heads,
+         "80x24: the summary keeps its main columns, Locked WS gives way",
+         heads)
+    det = D.row_of(scr, "Address") or ""
+    T.ok("Details" in det and "Private WS" not in det,
+         "80x24: Details keeps room, Private WS gives way", det)
 
     # a new snapshot
     tm.expect("r takes a new snapshot",
