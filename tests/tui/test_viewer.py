@@ -204,7 +204,8 @@ def run(tmp):
     scr = tm.wait_for(summary_ok)
     T.ok(summary_ok(scr), "back at 120x40 the viewer is redrawn", scr)
     tm.resize(80, 24)
-    scr = tm.wait_for(lambda s: " Image " in s and "Address" in s)
+    scr = tm.wait_for(lambda s: " Image " in s and "Address" in s and
+                      "Largest" in s and "Details" in s)
     T.ok(" Image " in scr and "Address" in scr, "80x24 shows summary and "
          "details", scr)
     heads = "\n".join(scr.splitlines()[4:6])
