@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,24 @@ struct open_ctx {
 	pid_t pid;
 };
 
+/* Opens path only if it is a regular file, without blocking and without
+ * side effects: a device node (a GPU, a frame buffer) is never opened, and a
+ * FIFO put at a mapped path meanwhile cannot make vmscope wait. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The file behind a mapping, as the target sees it: through map_files
  * (works for deleted files and other mount namespaces, needs
  * CAP_SYS_ADMIN), then the target's root, then the path as it is. */
@@ -47,24 +66,26 @@ static int open_image(void *ctx, const struct vms_region *r)
 	char path[4200];
 	int fd;
 
+	if (r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF))
+		return -1; /* device memory: nothing to read there */
 	if (c->pid > 0) {
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
 			 (int)c->pid, (unsigned long long)r->start,
 			 (unsigned long long)r->end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open_regular(path);
 		if (fd >= 0)
 			return fd;
 		if (!(r->flags & VMS_RF_DELETED)) {
 			snprintf(path, sizeof(path), "/proc/%d/root%s",
 				 (int)c->pid, r->path);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+			fd = open_regular(path);
 			if (fd >= 0)
 				return fd;
 		}
 	}
 	if (r->flags & VMS_RF_DELETED)
 		return -1;
-	return open(r->path, O_RDONLY | O_CLOEXEC);
+	return open_regular(r->path);
 }
 
 int vms_snapshot_finish(struct vms_snapshot *s, pid_t pid, bool read_memory,

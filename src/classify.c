@@ -499,6 +499,13 @@ static int classify_base(struct vms_snapshot *s)
 		const char *rt;
 
 		r->type = VMS_T_PRIVATE_DATA;
+		/* Derived state is rebuilt from scratch: classifying twice
+		 * gives the same snapshot. */
+		r->detail = NULL;
+		r->children = NULL;
+		r->nchildren = 0;
+		r->build_id = NULL;
+		r->flags &= (uint16_t)~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
 		if (!r->path)
 			continue;
 		if (is_shmem(r)) {

@@ -182,9 +182,13 @@ bool elfimage_bias(const struct elfimage *im, uint64_t map_start,
 {
 	size_t i;
 
+	/* Mappings start at page boundaries of the machine's page size (4 KiB
+	 * on x86_64, up to 64 KiB on aarch64). */
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
 	for (i = 0; i < im->nload; i++) {
 		const struct elfimage_load *l = &im->load[i];
-		uint64_t pg_off = l->offset & ~(uint64_t)0xfff;
+		uint64_t pg_off = l->offset & ~(page - 1);
 		uint64_t pg_end = l->offset + (l->filesz ? l->filesz : 1);
 
 		if (map_offset >= pg_off && map_offset < pg_end) {

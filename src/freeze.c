@@ -88,6 +88,11 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 
 	if (e == ESRCH)
 		return procfs_errno_error(err, pid, "threads", ESRCH);
+	if (e == EPERM && procfs_pid_exiting(pid))
+		/* ptrace refuses a process that is exiting with EPERM */
+		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				     "process %d exited during capture",
+				     (int)pid);
 	if (e == EPERM && (tracer = tracer_of(pid)) > 0)
 		return vms_error_set(err, VMS_ERR_PERM, e,
 				     "process %d is already traced by process "
@@ -204,10 +209,25 @@ static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
 		if (f->t[i].seized && !f->t[i].stopped)
 			left++;
 	while (left) {
-		int st;
-		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
-		struct freeze_thread *t;
+		int st = 0;
+		pid_t w = 0;
+		struct freeze_thread *t = NULL;
 
+		/* Wait for our tracees by their ids, never for any child:
+		 * vmscope's own children (a command it launched, the fork
+		 * sampler's keeper) are not ours to reap here. */
+		for (i = 0; i < f->n && w == 0; i++) {
+			if (!f->t[i].seized || f->t[i].stopped)
+				continue;
+			w = waitpid(f->t[i].tid, &st, __WALL | WNOHANG);
+			if (w < 0 && errno == ECHILD) {
+				f->t[i].seized = false; /* gone */
+				left--;
+				w = 0;
+			}
+		}
+		if (w == 0 && left == 0)
+			break;
 		if (w == 0) {
 			struct timespec ts = { 0, 50000 };
 
@@ -235,7 +255,7 @@ static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
 		}
 		t = find_thread(f, w);
 		if (!t || t->stopped)
-			continue; /* not ours (a child of vmscope) */
+			continue;
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			t->seized = false;
 			left--;

@@ -197,6 +197,26 @@ bool procfs_pid_exists(pid_t pid)
 	return stat(path, &st) == 0;
 }
 
+bool procfs_pid_exiting(pid_t pid)
+{
+	char *b, *p;
+	size_t n;
+	bool gone;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	p = memrchr(b, ')', n);
+	gone = p && p + 2 < b + n && (p[2] == 'Z' || p[2] == 'X');
+	free(b);
+	if (gone)
+		return true;
+	if (procfs_read_pid(pid, "statm", &b, &n) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	gone = n == 0 || b[0] == '0';
+	free(b);
+	return gone;
+}
+
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err)
 {

@@ -41,6 +41,10 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 
 /* True if /proc/PID exists. */
 bool procfs_pid_exists(pid_t pid);
+/* True when pid has exited or is exiting: gone, a zombie, or its address
+ * space already dropped (statm all zero: a smaps read then ends early at a
+ * record boundary, looking complete, and ptrace answers EPERM). */
+bool procfs_pid_exiting(pid_t pid);
 
 /* The user address range ends here on this machine (the highest address a
  * mapping can have without opting into 5-level paging). */

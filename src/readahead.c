@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define RA_NBUF 4
+/* 2 MiB ahead: the caller may be busy ~20 ms (the rollup read) before it
+ * parses, while the kernel produces smaps at ~100-200 MB/s. */
+#define RA_NBUF 8
 #define RA_BUF (256 * 1024)
 /* Stop filling a chunk when less than this is left: the kernel returns at
  * most about a page per read() of a seq_file, so a nearly full buffer would

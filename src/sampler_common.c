@@ -79,20 +79,16 @@ static int read_error(struct vms_error *err, pid_t pid, int e)
 	return procfs_errno_error(err, pid, "smaps", e);
 }
 
-/* True when pid has exited or is exiting: it is gone, or its address space
- * is (statm all zero: the kernel dropped its mm, which ends a smaps read
- * early, at a record boundary, looking complete). */
-static bool exited(pid_t pid)
+/* The kernel's smaps_rollup through libproc2, read while the reader thread
+ * already reads smaps: within the same freeze when frozen, and mostly hidden
+ * behind the kernel's work. On this thread: libproc2 keeps per-thread static
+ * buffers that a worker thread would leak. */
+static void read_rollup(struct vms_snapshot *s, pid_t pid)
 {
-	char *b;
-	size_t n;
-	bool gone;
+	struct vms_error ignore;
 
-	if (procfs_read_pid(pid, "statm", &b, &n) < 0)
-		return errno == ENOENT || errno == ESRCH;
-	gone = n == 0 || b[0] == '0';
-	free(b);
-	return gone;
+	if (proclist_rollup(pid, &s->rollup, &ignore) < 0)
+		s->rollup.valid = false; /* a check, not a figure: no error */
 }
 
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
@@ -116,6 +112,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 				     "cannot start the smaps reader: %s",
 				     strerror(errno));
 	}
+	read_rollup(s, pid);
 	smaps_parser_init(&p, s);
 	for (;;) {
 		const char *data;
@@ -152,7 +149,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 				      (int)pid);
 		goto out;
 	}
-	if (exited(pid)) {
+	if (procfs_pid_exiting(pid)) {
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture (its smaps "
 			      "ended after %zu regions)",
@@ -172,14 +169,6 @@ out:
 	free(c.buf);
 	close(fd);
 	return rc;
-}
-
-void sampler_read_rollup(struct vms_snapshot *s, pid_t pid)
-{
-	struct vms_error ignore;
-
-	if (proclist_rollup(pid, &s->rollup, &ignore) < 0)
-		s->rollup.valid = false;
 }
 
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,

@@ -18,13 +18,12 @@
 struct vms_capture_opts;
 
 /* Streams /proc/PID/smaps through the parser into s->regions, reporting
- * progress (and honouring cancel) through o->progress. */
+ * progress (and honouring cancel) through o->progress. Reads the kernel's
+ * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
+ * check that the regions add up, not a figure vmscope shows). */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o,
 		       struct vms_error *err);
-/* The kernel's smaps_rollup into s->rollup (left invalid if unreadable:
- * it is a check, not a figure vmscope shows). */
-void sampler_read_rollup(struct vms_snapshot *s, pid_t pid);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 			struct vms_error *err);

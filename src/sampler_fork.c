@@ -179,27 +179,13 @@ static int read_original(const struct vms_capture_opts *o,
 	return 0;
 }
 
-/* Whether pid has exited (gone, or a zombie not yet reaped). */
-static bool target_exited(pid_t pid)
-{
-	char *b, *p;
-	size_t n;
-	bool gone;
-
-	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
-		return true;
-	p = memrchr(b, ')', n);
-	gone = p && p + 2 < b + n && (p[2] == 'Z' || p[2] == 'X');
-	free(b);
-	return gone;
-}
-
 /* An error met while the target was exiting says so, not what it led to
  * (EPERM from ptrace, an empty maps). */
 static int exited_or(pid_t pid, struct vms_error *err)
 {
-	if (target_exited(pid))
-		vms_error_set(err, VMS_ERR_NOPROC, ESRCH,
+	/* "no such process" stays what it is: it was never there. */
+	if (err->kind != VMS_ERR_NOPROC && procfs_pid_exiting(pid))
+		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture", (int)pid);
 	return -1;
 }

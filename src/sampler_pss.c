@@ -82,7 +82,6 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
 	    sampler_read_status(s, o->pid, err) < 0)
 		goto out;
-	sampler_read_rollup(s, o->pid);
 	if (frozen) {
 		if (sampler_threads_from_freeze(s, &fz, err) < 0)
 			goto out;
