@@ -18,6 +18,7 @@ procps               pmap, the benchmark's reference
 gdb                  gcore, the fork benchmark's reference
 clang                make fuzz (libFuzzer)
 valgrind             the leak check of the CLI paths
+strace               a test counts vmscope's ptrace calls
 "
 
 missing=""

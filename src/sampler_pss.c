@@ -7,7 +7,10 @@
  * for threads blocked in the kernel (a thread running at that instant is
  * retried a few times, then left with an unknown sp).
  *
- * Memory is read from the live target through memread.h, present pages only.
+ * Memory is read from the live target through memread.h, present pages
+ * only. With opts->freeze the target is stopped again for each read and let
+ * go right after it (what was read is of one instant); without, it is read
+ * as it runs and never stopped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +31,7 @@
 struct pss_priv {
 	struct memread mem;
 	bool mem_open, mem_failed;
+	bool freeze; /* stop the target while reading its memory */
 };
 
 static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
@@ -45,6 +49,16 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 			return -1;
 		}
 		p->mem_open = true;
+	}
+	if (p->freeze) {
+		struct freeze fz;
+		ssize_t got;
+
+		if (freeze_stop(&fz, s->proc.pid, 2000, err) < 0)
+			return -1;
+		got = memread_read(&p->mem, addr, buf, len, err);
+		freeze_release(&fz);
+		return got;
 	}
 	return memread_read(&p->mem, addr, buf, len, err);
 }
@@ -68,10 +82,13 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	bool frozen = false;
 	int rc = -1;
 
-	s->sampler_priv = calloc(1, sizeof(struct pss_priv));
-	if (!s->sampler_priv)
+	struct pss_priv *priv = calloc(1, sizeof(*priv));
+
+	if (!priv)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
+	priv->freeze = o->freeze;
+	s->sampler_priv = priv;
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
 		return -1;
 	if (o->freeze) {

@@ -1,0 +1,75 @@
+"""How much the pss sampler touches its target, seen by strace.
+
+Without --freeze vmscope never calls ptrace: it only reads /proc. With
+--freeze it stops the target for the capture and again for each read of its
+memory (the arena headers the classifier checks), and lets it go each time:
+every PTRACE_SEIZE has its PTRACE_DETACH, and afterwards the target runs,
+untraced. Memory is read from the live target through /proc/PID/mem only
+where pagemap says pages are present: the target's page-table size (VmPTE)
+and resident size do not grow because vmscope looked.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import vmstest as t  # noqa: E402
+
+
+def traced_run(args, out):
+    """vmscope under strace -f, counting its ptrace requests."""
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=ptrace", "-o", out,
+                        t.VMSCOPE] + [str(a) for a in args],
+                       capture_output=True, timeout=120)
+    with open(out) as f:
+        calls = re.findall(r"ptrace\((PTRACE_\w+)", f.read())
+    return r, calls
+
+
+def main():
+    if not shutil.which("strace"):
+        t.skip("pss sampler and ptrace", "strace is not installed")
+        return t.done()
+    tmp = tempfile.mkdtemp(prefix="vmscope-inv-")
+    try:
+        p, line = t.start([t.target("everykind"),
+                           os.path.join(tmp, "data")])
+        nthreads = len(t.tids(p.pid))
+        pte0, rss0 = t.status_kb(p.pid, "VmPTE"), t.status_kb(p.pid, "VmRSS")
+
+        r, calls = traced_run(["-e", "json", p.pid], os.path.join(tmp, "a"))
+        t.eq(r.returncode, 0, "pss: the capture succeeds")
+        t.eq(calls, [], "pss without --freeze makes no ptrace call")
+
+        r, calls = traced_run(["-F", "-e", "json", p.pid],
+                              os.path.join(tmp, "b"))
+        t.eq(r.returncode, 0, "pss -F: the capture succeeds")
+        seizes = calls.count("PTRACE_SEIZE")
+        t.ok(seizes > nthreads,
+             "pss -F: stops the target for the capture and again to read "
+             "its memory (%d seizes, %d threads)" % (seizes, nthreads))
+        t.eq(calls.count("PTRACE_DETACH"), seizes,
+             "pss -F: every seized thread is detached")
+        t.eq(seizes % nthreads, 0, "pss -F: each stop takes every thread")
+        heaps = [x for x in t.vmscope_json(p.pid, "-F")["regions"]
+                 if x["type"] == "heap" and x["perms"] == "rw-p"
+                 and x["path"] is None]
+        t.ok(heaps and all(x["detail"].startswith("arena 0x") for x in heaps),
+             "pss -F: every arena was confirmed by reading its header",
+             [x["detail"] for x in heaps])
+        t.eq((t.proc_state(p.pid) in "tT", t.tracer_pid(p.pid)), (False, 0),
+             "pss -F: the target runs on, untraced")
+        t.eq((t.status_kb(p.pid, "VmPTE"), t.status_kb(p.pid, "VmRSS")),
+             (pte0, rss0),
+             "reading memory built no page tables and faulted nothing in")
+        t.kill(p)
+    finally:
+        t.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return t.done()
+
+
+main()
