@@ -101,6 +101,29 @@ static void process_and_capture(const struct vms_snapshot *s,
 
 		KV_STR(o, "rollup_check", r < 0 ? NULL : why);
 	}
+	/* The kernel's own totals, read within the capture (the reference
+	 * the regions are checked against; the sharing of a page moves as
+	 * soon as other processes, vmscope included, map it). */
+	KEY(o, "kernel_rollup");
+	if (s->rollup.valid) {
+		const struct vms_rollup *k = &s->rollup;
+
+		ob_putc(o, '{');
+		KV_U64(o, "rss", k->rss);
+		KV_U64(o, "pss", k->pss);
+		KV_U64(o, "private_clean", k->private_clean);
+		KV_U64(o, "private_dirty", k->private_dirty);
+		KV_U64(o, "shared_clean", k->shared_clean);
+		KV_U64(o, "shared_dirty", k->shared_dirty);
+		KV_U64(o, "swap", k->swap);
+		KV_U64(o, "swap_pss", k->swap_pss);
+		KV_U64(o, "locked", k->locked);
+		KV_U64(o, "anonymous", k->anonymous);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	} else {
+		OB_LIT(o, "null,");
+	}
 	close_with(o, '}');
 	ob_putc(o, ',');
 }
