@@ -64,6 +64,10 @@ static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
 		uint64_t a = s->regions[i].start >> sh;
 		uint64_t b = (s->regions[i].end - 1) >> sh;
 
+		/* The map is the user address range, as Free counts it:
+		 * [vsyscall] lies beyond the non-canonical hole. */
+		if (s->regions[i].start >= s->user_end)
+			break;
 		if (b < next)
 			continue;
 		if (a < next)
