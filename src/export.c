@@ -97,27 +97,14 @@ const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 
 /* ---- the summary table ---- */
 
-enum { NCOLS = 12 };
-static const char *const col_names[NCOLS] = {
-	"Size",	     "Committed", "Private", "Total WS",
-	"Private WS", "Shareable WS", "Shared WS", "Locked WS",
-	"PSS",	     "Swap",	  "Blocks",  "Largest",
-};
+enum { NCOLS = VMS_NCOLUMNS };
 
 static void row_values(const struct vms_totals *t, uint64_t v[NCOLS])
 {
-	v[0] = t->size;
-	v[1] = t->committed;
-	v[2] = t->private_bytes;
-	v[3] = t->ws;
-	v[4] = t->private_ws;
-	v[5] = t->shareable_ws;
-	v[6] = t->shared_ws;
-	v[7] = t->locked_ws;
-	v[8] = t->pss;
-	v[9] = t->swap;
-	v[10] = t->blocks;
-	v[11] = t->largest;
+	int i;
+
+	for (i = 0; i < NCOLS; i++)
+		v[i] = vms_column_value(t, i);
 }
 
 static int digits(uint64_t v)
@@ -142,11 +129,11 @@ static void print_row(struct outbuf *o, const char *label,
 	ob_pad(o, label, 14);
 	for (i = 0; i < NCOLS; i++) {
 		ob_putc(o, ' ');
-		if (free_row && i != 0 && i != 10 && i != 11) {
+		if (free_row && !vms_columns[i].free_too) {
 			ob_printf(o, "%*s", w[i], "");
 			continue;
 		}
-		if (i == 10) {
+		if (vms_columns[i].count) {
 			char tmp[24];
 
 			snprintf(tmp, sizeof(tmp), "%llu",
@@ -198,20 +185,21 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < NCOLS; i++) {
 		uint64_t v[NCOLS];
 
-		w[i] = (int)strlen(col_names[i]);
+		w[i] = (int)strlen(vms_columns[i].label);
 		for (t = 0; t <= VMS_NTYPES; t++) {
 			int d;
 
 			row_values(t < VMS_NTYPES ? &s->types[t] : &s->total,
 				   v);
-			d = i == 10 ? digits(v[i]) : digits(v[i] >> 10) + 2;
+			d = vms_columns[i].count ? digits(v[i])
+						 : digits(v[i] >> 10) + 2;
 			if (d > w[i])
 				w[i] = d;
 		}
 	}
 	ob_pad(o, "Type", 14);
 	for (i = 0; i < NCOLS; i++)
-		ob_printf(o, " %*s", w[i], col_names[i]);
+		ob_printf(o, " %*s", w[i], vms_columns[i].label);
 	ob_putc(o, '\n');
 	for (t = 0; t < VMS_NTYPES; t++)
 		if (t != VMS_T_FREE)

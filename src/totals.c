@@ -3,6 +3,24 @@
 #include <stdio.h>
 #include <string.h>
 
+const struct vms_column vms_columns[VMS_NCOLUMNS] = {
+#define COL(l, a, b, f, cnt, fr)                                               \
+	{ l, { a, b }, offsetof(struct vms_totals, f), cnt, fr }
+	COL("Size", "", "Size", size, false, true),
+	COL("Committed", "", "Committed", committed, false, false),
+	COL("Private", "", "Private", private_bytes, false, false),
+	COL("Total WS", "Total", "WS", ws, false, false),
+	COL("Private WS", "Private", "WS", private_ws, false, false),
+	COL("Shareable WS", "Shareable", "WS", shareable_ws, false, false),
+	COL("Shared WS", "Shared", "WS", shared_ws, false, false),
+	COL("Locked WS", "Locked", "WS", locked_ws, false, false),
+	COL("PSS", "", "PSS", pss, false, false),
+	COL("Swap", "", "Swap", swap, false, false),
+	COL("Blocks", "", "Blocks", blocks, true, true),
+	COL("Largest", "", "Largest", largest, false, true),
+#undef COL
+};
+
 void totals_region_derive(struct vms_region *r)
 {
 	const struct vms_counters *c = &r->c;

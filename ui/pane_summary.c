@@ -6,30 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/totals.h"
 #include "draw.h"
 #include "ui_priv.h"
 
-enum { NCOLS = 12, LABEL_W = 14 };
-
-/* The columns: two-line heading and the field of struct vms_totals. */
-static const struct {
-	const char *head[2];
-	size_t off;
-} cols[NCOLS] = {
-#define COL(a, b, f) { { a, b }, offsetof(struct vms_totals, f) }
-	COL("", "Size", size),		COL("", "Committed", committed),
-	COL("", "Private", private_bytes), COL("Total", "WS", ws),
-	COL("Private", "WS", private_ws),	COL("Shareable", "WS", shareable_ws),
-	COL("Shared", "WS", shared_ws),	COL("Locked", "WS", locked_ws),
-	COL("", "PSS", pss),		COL("", "Swap", swap),
-	COL("", "Blocks", blocks),	COL("", "Largest", largest),
-#undef COL
-};
+enum { NCOLS = VMS_NCOLUMNS, LABEL_W = 14 };
 
 static uint64_t value(const struct vms_totals *t, int col)
 {
-	return *(const uint64_t *)(const void *)((const char *)t +
-						  cols[col].off);
+	return vms_column_value(t, col);
 }
 
 static const struct vms_totals *row_totals(const struct vms_snapshot *s,
@@ -55,9 +40,9 @@ int summary_row_filter(int row)
 static const char *cell(const struct vms_totals *t, int i, bool free_row,
 			char *buf, size_t n)
 {
-	if (free_row && i != 0 && i != 10 && i != 11)
+	if (free_row && !vms_columns[i].free_too)
 		return "";
-	if (i == 10) {
+	if (vms_columns[i].count) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
 	}
@@ -89,8 +74,8 @@ void summary_draw(struct ui *u, int y)
 	char buf[32];
 
 	for (i = 0; i < NCOLS; i++) {
-		int a = (int)strlen(cols[i].head[0]);
-		int b = (int)strlen(cols[i].head[1]);
+		int a = (int)strlen(vms_columns[i].head[0]);
+		int b = (int)strlen(vms_columns[i].head[1]);
 
 		w[i] = a > b ? a : b;
 		for (row = 0; row < SUM_ROWS; row++) {
@@ -111,7 +96,7 @@ void summary_draw(struct ui *u, int y)
 			if (w[i])
 				put_right(y + row, x, w[i],
 					  theme_attr(EL_COLUMN),
-					  cols[i].head[row]);
+					  vms_columns[i].head[row]);
 	}
 	for (row = 0; row < SUM_ROWS; row++) {
 		int yy = y + 2 + row, filt = summary_row_filter(row);
