@@ -145,6 +145,11 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		goto fail;
 	if (vms_snapshot_finish(s, o->pid, !o->no_memory, err) < 0)
 		goto fail;
+	if (!o->keep_memory && smp->release) {
+		/* Nothing reads memory after this: let the clone go now. */
+		smp->release(s);
+		s->sampler = NULL;
+	}
 	return s;
 fail:
 	vms_snapshot_free(s);

@@ -2,8 +2,10 @@
  *
  * Contract: vms_capture() returns a complete, immutable snapshot of a live
  * process, or NULL with *err set. The target is never left stopped or traced
- * (the sampler guarantees it). The snapshot keeps the sampler for reading
- * memory until vms_snapshot_free().
+ * (the sampler guarantees it). With o->keep_memory the snapshot keeps its
+ * sampler for reading memory until vms_snapshot_free(); without, memory is
+ * released before vms_capture() returns (vms_snapshot_read() then reads 0
+ * bytes).
  */
 #ifndef VMS_CAPTURE_H
 #define VMS_CAPTURE_H

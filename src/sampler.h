@@ -36,6 +36,12 @@ struct vms_capture_opts {
 	pid_t pid;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
+	/* Keep the snapshot's memory readable after vms_capture() returns
+	 * (for a heap walker, content views). Without it the memory is let go
+	 * as soon as classification has read what it needs: the fork
+	 * sampler's clone, which costs the target a copy of every page it
+	 * writes, lives only that long. */
+	bool keep_memory;
 	/* Optional: called from the capture every few thousand regions with
 	 * the count so far. Returning non-zero cancels the capture, which then
 	 * fails with VMS_ERR_CAPTURE "cancelled" (the target is let go as on

@@ -174,6 +174,7 @@ int main(void)
 		return tap_done();
 	}
 	o.pid = t.pid;
+	o.keep_memory = true; /* this test reads the clone afterwards */
 	s = vms_capture(&vms_sampler_fork, &o, &err);
 	ok(s != NULL, "fork capture of a live target (%s)", s ? "" : err.msg);
 	if (!s) {
