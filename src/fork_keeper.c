@@ -152,6 +152,74 @@ static void sigmask_set(pid_t tid, uint64_t mask)
 	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 }
 
+/* rseq (CRIU's fixup_thread_rseq). A thread stopped inside an rseq
+ * critical section and resumed at the gadget returns to user mode outside
+ * the section, so the kernel clears its rseq->rseq_cs; putting the saved ip
+ * back inside the section would then leave the section unprotected until
+ * the thread enters it again. What the kernel would have done had the
+ * thread been preempted there: restart at the section's abort ip. */
+#define VMS_PTRACE_GET_RSEQ_CONFIGURATION 0x420f
+
+struct vms_rseq_config {
+	uint64_t abi_pointer;
+	uint32_t abi_size, signature, flags, pad;
+};
+
+struct vms_rseq_cs {
+	uint32_t version, flags;
+	uint64_t start_ip, post_commit_offset, abort_ip;
+};
+
+static int read_tid_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Where tid, stopped with registers r, must resume: *abort_ip and 1 when r's
+ * ip lies in the rseq critical section tid has entered; 0 when it does not
+ * (or tid has no rseq, or the kernel cannot say: nothing to fix then). Must
+ * be called before tid is resumed anywhere else. */
+static int rseq_abort_ip(pid_t tid, const struct user_regs_struct *r,
+			 uint64_t *abort_ip)
+{
+	struct vms_rseq_config conf;
+	struct vms_rseq_cs cs;
+	uint64_t ptr, ip = inject_regs_ip(r);
+
+	memset(&conf, 0, sizeof(conf));
+	if (ptrace((enum __ptrace_request)VMS_PTRACE_GET_RSEQ_CONFIGURATION,
+		   tid, (void *)sizeof(conf), &conf) < 0 ||
+	    !conf.abi_pointer ||
+	    read_tid_mem(tid, conf.abi_pointer + 8, &ptr, sizeof(ptr)) < 0 ||
+	    !ptr || read_tid_mem(tid, ptr, &cs, sizeof(cs)) < 0)
+		return 0;
+	if (ip - cs.start_ip >= cs.post_commit_offset)
+		return 0;
+	*abort_ip = cs.abort_ip;
+	return 1;
+}
+
+/* Applies rseq_abort_ip() to r; 1 when it moved ip. */
+static int rseq_fixup(pid_t tid, struct user_regs_struct *r)
+{
+	uint64_t abort_ip;
+
+	if (!rseq_abort_ip(tid, r, &abort_ip))
+		return 0;
+	inject_regs_set_ip(r, abort_ip);
+	return 1;
+}
+
 int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
 		   pid_t *child, int *sig, struct vms_error *err)
@@ -254,21 +322,37 @@ static int keeper_isolate(int sock)
 	return 3;
 }
 
+static bool usable(const struct freeze_thread *t)
+{
+	return t->stopped && !t->pending_sig && inject_regs_native(&t->regs);
+}
+
+/* The thread to inject into: the main thread, else any other, preferring
+ * one that is not inside an rseq critical section (one that is gets its ip
+ * moved to the section's abort ip, see rseq_fixup). */
 static struct freeze_thread *pick_thread(struct freeze *f)
 {
+	struct freeze_thread *first = NULL;
+	uint64_t ip;
 	size_t i;
-	struct freeze_thread *best = NULL;
 
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].tid == f->pid && usable(&f->t[i])) {
+			first = &f->t[i];
+			if (!rseq_abort_ip(first->tid, &first->regs, &ip))
+				return first;
+		}
 	for (i = 0; i < f->n; i++) {
 		struct freeze_thread *t = &f->t[i];
 
-		if (!t->stopped || t->pending_sig ||
-		    !inject_regs_native(&t->regs))
+		if (t->tid == f->pid || !usable(t))
 			continue;
-		if (!best || t->tid == f->pid)
-			best = t;
+		if (!rseq_abort_ip(t->tid, &t->regs, &ip))
+			return t;
+		if (!first)
+			first = t;
 	}
-	return best;
+	return first;
 }
 
 static void resend_signal(pid_t pid, pid_t tid, int sig)
@@ -283,6 +367,7 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 	struct freeze_thread *t = pick_thread(f);
 	const uint64_t a[6] = { 0 /* no flags, exit signal 0 */,
 				inject_dead_sp(), 0, 0, 0, 0 };
+	struct user_regs_struct back;
 	uint64_t old;
 	long ret = -ERESTARTNOINTR;
 	int tries, rc = 0;
@@ -295,6 +380,10 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 				     "again, or use -b pss",
 				     (int)f->pid);
 	*tid = t->tid;
+	/* Once, before the first attempt resumes the thread at the gadget
+	 * (which clears its rseq_cs): every attempt restores the same. */
+	back = t->regs;
+	rseq_fixup(t->tid, &back);
 	if (sigmask_swap(t->tid, &old, ~0ull) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot block signals in process %d: %s",
@@ -311,7 +400,7 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 	/* copy_process() gives up with -ERESTARTNOINTR when a signal came in
 	 * meanwhile (even a blocked one aimed at the whole group): retry. */
 	for (tries = 0; tries < 4 && ret == -ERESTARTNOINTR; tries++) {
-		rc = inject_syscall(t->tid, &t->regs, gadget, inject_nr_clone,
+		rc = inject_syscall(t->tid, &back, gadget, inject_nr_clone,
 				    a, &ret, clone, sig, err);
 		if (rc < 0 || *clone)
 			break;
@@ -421,6 +510,7 @@ static bool reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
 		}
 		if (getregs(tids[i], &saved) == 0 &&
 		    inject_regs_native(&saved) &&
+		    (rseq_fixup(tids[i], &saved), 1) &&
 		    sigmask_swap(tids[i], &old, ~0ull) == 0) {
 			inject_syscall(tids[i], &saved, gadget, inject_nr_wait4,
 				       a, &ret, &child, &sig, &err);

@@ -14,7 +14,9 @@
  *    target.
  *  - inject_syscall() (fork_keeper.c) runs one call in a thread that the
  *    caller has seized and stopped at an interrupt stop, and puts back the
- *    registers given (restart fix-up applied by the caller).
+ *    registers given. The caller moves an ip inside an rseq critical
+ *    section to the section's abort ip first (fork_keeper.c rseq_fixup):
+ *    resuming at the gadget clears the thread's rseq_cs.
  * Nothing here prints or exits; errors come back as struct vms_error.
  */
 #ifndef VMS_INJECT_H
@@ -45,6 +47,10 @@ int inject_regs_native(const struct user_regs_struct *r);
  * args a[0..5] at the instruction at gadget. */
 void inject_prepare(struct user_regs_struct *r, uint64_t gadget, long nr,
 		    const uint64_t a[6]);
+
+/* The instruction pointer in saved registers, and setting it. */
+uint64_t inject_regs_ip(const struct user_regs_struct *r);
+void inject_regs_set_ip(struct user_regs_struct *r, uint64_t ip);
 
 /* The return value (or -errno) in registers read at the syscall-exit stop. */
 long inject_result(const struct user_regs_struct *r);

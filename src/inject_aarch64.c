@@ -55,6 +55,16 @@ void inject_prepare(struct user_regs_struct *r, uint64_t gadget, long nr,
 		r->regs[i] = a[i];
 }
 
+uint64_t inject_regs_ip(const struct user_regs_struct *r)
+{
+	return r->pc;
+}
+
+void inject_regs_set_ip(struct user_regs_struct *r, uint64_t ip)
+{
+	r->pc = ip;
+}
+
 long inject_result(const struct user_regs_struct *r)
 {
 	return (long)r->regs[0];

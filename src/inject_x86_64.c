@@ -274,6 +274,16 @@ void inject_prepare(struct user_regs_struct *r, uint64_t gadget, long nr,
 	r->r9 = a[5];
 }
 
+uint64_t inject_regs_ip(const struct user_regs_struct *r)
+{
+	return r->rip;
+}
+
+void inject_regs_set_ip(struct user_regs_struct *r, uint64_t ip)
+{
+	r->rip = ip;
+}
+
 long inject_result(const struct user_regs_struct *r)
 {
 	return (long)r->rax;
