@@ -2,14 +2,16 @@
  *
  * Contract: a memread reads /proc/PID/mem of one process (the live target
  * for the pss sampler, the stopped clone for fork) and reads only pages that
- * /proc/PID/pagemap says are present or swapped: reading untouched memory
+ * /proc/PID/pagemap says are present in RAM: reading untouched memory
  * through /proc/PID/mem would make the kernel build page tables (and zero
  * pages) in that process. Pages not present read as missing: the result is
  * the number of leading bytes copied, so a caller sees a short read exactly
  * where the first absent page starts.
  *
- * pagemap_present() is the pure part: it decodes pagemap entries (bit 63
- * present, bit 62 swapped), for tests.
+ * pagemap_present() is the pure part: it decodes pagemap entries (bit 63:
+ * present in RAM), for tests. A swapped-out page (bit 62) is not read: the
+ * read would swap it back in, changing the very Rss and Swap being
+ * measured and costing the target I/O.
  */
 #ifndef VMS_MEMREAD_H
 #define VMS_MEMREAD_H
@@ -35,7 +37,7 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 
 static inline bool pagemap_present(uint64_t entry)
 {
-	return (entry >> 63) & 1 || (entry >> 62) & 1;
+	return (entry >> 63) & 1;
 }
 
 #endif

@@ -21,24 +21,49 @@ const struct vms_column vms_columns[VMS_NCOLUMNS] = {
 #undef COL
 };
 
+/* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
+ * every process, charged to none. */
+static bool is_kernel_special(const struct vms_region *r)
+{
+	static const char *const names[] = {
+		"[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]",
+		"[uprobes]", "[sigpage]", "[vectors]",
+	};
+	size_t i;
+
+	if (!r->path || r->path[0] != '[')
+		return false;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(r->path, names[i]) == 0)
+			return true;
+	return false;
+}
+
 void totals_region_derive(struct vms_region *r)
 {
 	const struct vms_counters *c = &r->c;
 	uint64_t size = vms_region_size(r);
 	bool shared = r->perms & VMS_PERM_SHARED;
-	bool anon = !shared && vms_region_is_anon(r);
+	bool special = is_kernel_special(r);
+	bool anon = !shared && !special && vms_region_is_anon(r);
+	bool no_access = !(r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X));
 
 	/* Committed: file-backed and shared: Size. Private anonymous that is
 	 * accountable: Size. Other private anonymous (PROT_NONE reservations,
-	 * MAP_NORESERVE): what is actually there, Rss + Swap. */
-	if (!anon || (r->vmflags_mask & VMS_VF_AC))
+	 * MAP_NORESERVE), file mappings nobody may access (the PROT_NONE
+	 * alignment gaps ld.so leaves in an image) and the kernel's own
+	 * mappings: what is actually there, Rss + Swap. */
+	if (anon ? (r->vmflags_mask & VMS_VF_AC) : !(no_access || special))
 		r->committed = size;
 	else
 		r->committed = c->rss + c->swap;
 	if (anon) {
+		/* Private WS: the pages mapped by this process only. After a
+		 * fork, pages still shared copy-on-write with the child are
+		 * Shared_*: shareable (and shared) until one side writes. */
 		r->private_bytes = r->committed;
-		r->private_ws = c->rss;
-	} else if (!shared) {
+		r->private_ws = c->private_clean + c->private_dirty;
+	} else if (!shared && !special) {
 		/* Private file mapping: its copied-on-write pages. */
 		r->private_bytes = c->private_dirty;
 		r->private_ws = c->private_dirty;

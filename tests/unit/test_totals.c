@@ -94,11 +94,11 @@ static void test_regions(void)
 	   "file shared: committed = size, nothing private");
 	ok(ac->committed == vms_region_size(ac) &&
 		   ac->private_bytes == ac->committed &&
-		   ac->private_ws == ac->c.rss,
-	   "anon ac: committed = private = size, private_ws = Rss");
+		   ac->private_ws == ac->c.private_clean + ac->c.private_dirty,
+	   "anon ac: committed = private = size, private_ws = Private_*");
 	ok(nr->committed == nr->c.rss + nr->c.swap &&
 		   nr->private_bytes == nr->committed &&
-		   nr->private_ws == nr->c.rss,
+		   nr->private_ws == nr->c.private_clean + nr->c.private_dirty,
 	   "anon nr: committed = private = Rss + Swap");
 	ok(none->committed == 0 && (none->flags & VMS_RF_RESERVED) &&
 		   !(nr->flags & VMS_RF_RESERVED) &&
@@ -109,7 +109,7 @@ static void test_regions(void)
 	   "shared anonymous: committed = size, nothing private");
 	ok(heap->committed == vms_region_size(heap) &&
 		   stack->committed == vms_region_size(stack) &&
-		   stack->private_ws == stack->c.rss,
+		   stack->private_ws == stack->c.private_dirty,
 	   "[heap] and [stack] are anonymous: committed = size");
 
 	/* Totals: the sums of the per-region figures. */
@@ -205,8 +205,48 @@ static void test_free(void)
 	vms_snapshot_free(s);
 }
 
+/* Cases with figures written out by hand from the definitions (README,
+ * "What every number means"), not recomputed with the code's formulas. */
+static void test_rules(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_region *cow, *vdso, *gap;
+
+	/* A parent's anonymous memory after fork(): 100 K resident, 60 K of
+	 * it still shared copy-on-write with the child. */
+	cow = add(s, 0x600000, 256 * KIB, "rw-p", NULL, 0, VMS_VF_AC,
+		  VMS_T_PRIVATE_DATA);
+	counters(cow, 100 * KIB, 0, 0, 40 * KIB, 0, 60 * KIB);
+	/* The vDSO: the kernel's pages, mapped by every process. */
+	vdso = add(s, 0x7ff000000000ull, 8 * KIB, "r-xp", "[vdso]", 0, 0,
+		   VMS_T_IMAGE);
+	counters(vdso, 8 * KIB, 0, 0, 0, 8 * KIB, 0);
+	/* The PROT_NONE gap ld.so leaves inside a library's mapping. */
+	gap = add(s, 0x7ff000100000ull, 2 * MIB, "---p", "/usr/lib/liby.so",
+		  9, 0, VMS_T_IMAGE);
+	s->user_start = 0x10000;
+	s->user_end = 0x7ffffffff000ull;
+	totals_compute(s);
+
+	ok(cow->committed == 256 * KIB && cow->private_bytes == 256 * KIB,
+	   "copy-on-write shared anon: committed and private are its size");
+	ok(cow->private_ws == 40 * KIB,
+	   "copy-on-write shared anon: Private WS is the 40 K mapped here only");
+	ok(s->total.shareable_ws == 60 * KIB + 8 * KIB &&
+		   s->total.shared_ws <= s->total.shareable_ws,
+	   "shared WS never exceeds shareable WS");
+	ok(vdso->private_bytes == 0 && vdso->private_ws == 0 &&
+		   vdso->committed == 8 * KIB,
+	   "[vdso]: nothing private, committed what is there");
+	ok(gap->committed == 0 && (gap->flags & VMS_RF_RESERVED) &&
+		   gap->private_bytes == 0,
+	   "PROT_NONE file gap: reserved, nothing committed");
+	vms_snapshot_free(s);
+}
+
 int main(void)
 {
+	test_rules();
 	test_regions();
 	test_free();
 	return tap_done();
