@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,11 +89,36 @@ static int open_image(void *ctx, const struct vms_region *r)
 	return open_regular(r->path);
 }
 
+/* statfs of the file behind a mapping, as the target sees it. */
+static long fs_magic(void *ctx, const struct vms_region *r)
+{
+	const struct open_ctx *c = ctx;
+	char path[4200];
+	struct statfs sf;
+
+	if (c->pid <= 0)
+		return statfs(r->path, &sf) == 0 ? (long)sf.f_type : 0;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx",
+		 (int)c->pid, (unsigned long long)r->start,
+		 (unsigned long long)r->end);
+	if (statfs(path, &sf) == 0)
+		return (long)sf.f_type;
+	if (r->flags & VMS_RF_DELETED)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)c->pid, r->path);
+	return statfs(path, &sf) == 0 ? (long)sf.f_type : 0;
+}
+
 int vms_snapshot_finish(struct vms_snapshot *s, pid_t pid, bool read_memory,
 			struct vms_error *err)
 {
 	struct open_ctx ctx = { pid };
-	struct classify_ops ops = { open_image, &ctx, read_memory };
+	struct classify_ops ops = {
+		.open_image = open_image,
+		.fs_magic = fs_magic,
+		.ctx = &ctx,
+		.read_memory = read_memory,
+	};
 
 	if (!s->cap.page_size)
 		s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -114,17 +114,31 @@ static bool path_starts(const struct vms_region *r, const char *p)
 }
 
 /* Shared memory with no file of its own on disk. */
-static bool is_shmem(const struct vms_region *r)
+static bool is_shmem(const struct classify_ops *ops,
+		     const struct vms_region *r)
 {
+	long magic;
+
 	if (path_starts(r, "[anon_shmem:"))
 		return true;
 	if (!r->path || r->path[0] != '/')
 		return false;
 	if (path_starts(r, "/memfd:") || path_starts(r, "/SYSV") ||
-	    path_starts(r, "/dev/shm/") || path_starts(r, "/dev/zero"))
+	    path_starts(r, "/dev/shm/"))
 		return true;
-	/* tmpfs and other memory-backed file systems have major 0 */
-	return (r->perms & VMS_PERM_SHARED) && r->dev_major == 0;
+	/* shared anonymous memory is a shmem file named /dev/zero */
+	if (path_starts(r, "/dev/zero"))
+		return r->perms & VMS_PERM_SHARED;
+	if (r->dev_major != 0)
+		return false;
+	/* Major 0 is tmpfs, but also btrfs, NFS, FUSE, overlay...: ask the
+	 * file system when it can be asked. */
+	magic = ops->fs_magic ? ops->fs_magic(ops->ctx, r) : 0;
+	if (magic)
+		return magic == 0x01021994 /* TMPFS_MAGIC */ ||
+		       magic == 0x858458f6 /* RAMFS_MAGIC */ ||
+		       (unsigned long)magic == 0x958458f6ul /* HUGETLBFS */;
+	return r->perms & VMS_PERM_SHARED;
 }
 
 /* A runtime-named managed heap: Go 1.25 "[anon: Go: heap]", ART
@@ -200,9 +214,14 @@ static bool is_bss_tail(const struct vms_region *prev,
 			const struct vms_region *r, const struct image_ent *e,
 			uint64_t bias)
 {
+	uint64_t end = elfimage_end(&e->im) + bias;
+
+	/* The whole region within the image's extent (page-rounded): the
+	 * kernel may merge an unrelated anonymous mapping onto the tail. */
+	end = (end + 4095) & ~(uint64_t)4095;
 	return prev && prev->end == r->start && !r->path &&
 	       !(r->perms & VMS_PERM_SHARED) && (r->perms & VMS_PERM_W) &&
-	       r->start < elfimage_end(&e->im) + bias;
+	       r->end <= end;
 }
 
 static int classify_images(struct vms_snapshot *s,
@@ -229,7 +248,7 @@ static int classify_images(struct vms_snapshot *s,
 		}
 		last = NULL;
 		if (!r->path || r->path[0] != '/' || r->inode == 0 ||
-		    is_shmem(r))
+		    is_shmem(ops, r))
 			continue;
 		e = image_lookup(s, &cache, ops, r);
 		if (!e)
@@ -467,8 +486,11 @@ static int classify_stacks(struct vms_snapshot *s)
 				r->children[0] = r->children[1];
 		}
 		below = k > 0 ? &s->regions[k - 1] : NULL;
+		/* The guard: PROT_NONE, anonymous, right below, and not
+		 * already something else (an arena's reserved tail under a
+		 * stack made with pthread_attr_setstack). */
 		if (below && below->end == r->start && below->perms == 0 &&
-		    !below->path) {
+		    !below->path && below->type == VMS_T_PRIVATE_DATA) {
 			below->type = VMS_T_STACK;
 			below->flags |= VMS_RF_GUARD;
 			below->detail = arena_printf(&s->arena,
@@ -490,7 +512,8 @@ static int classify_stacks(struct vms_snapshot *s)
 
 /* ---- the rest, by what maps shows ---- */
 
-static int classify_base(struct vms_snapshot *s)
+static int classify_base(struct vms_snapshot *s,
+			 const struct classify_ops *ops)
 {
 	size_t i, mcap = 0;
 
@@ -508,7 +531,7 @@ static int classify_base(struct vms_snapshot *s)
 		r->flags &= (uint16_t)~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
 		if (!r->path)
 			continue;
-		if (is_shmem(r)) {
+		if (is_shmem(ops, r)) {
 			r->type = VMS_T_SHAREABLE;
 			r->detail = r->path;
 		} else if (path_is(r, "[vdso]") || path_is(r, "[vsyscall]")) {
@@ -555,7 +578,7 @@ static int classify_base(struct vms_snapshot *s)
 int classify_snapshot(struct vms_snapshot *s, const struct classify_ops *ops,
 		      struct vms_error *err)
 {
-	if (classify_base(s) < 0 || classify_images(s, ops) < 0 ||
+	if (classify_base(s, ops) < 0 || classify_images(s, ops) < 0 ||
 	    classify_heaps(s, ops) < 0 || classify_stacks(s) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory classifying regions");

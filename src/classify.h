@@ -9,7 +9,9 @@
  *   image         a file that libelf confirms is an ELF executable or shared
  *                 object (not decided by name), its .bss tail, [vdso]
  *   mapped file   any other file mapping
- *   shareable     shared anonymous memory, SysV shm, memfd, /dev/shm, tmpfs
+ *   shareable     shared anonymous memory, SysV shm, memfd, /dev/shm, and
+ *                 shared mappings of tmpfs/ramfs/hugetlbfs files (asked of
+ *                 the file system through ops->fs_magic)
  *   heap          [heap], and glibc non-main arena heaps: 64 MiB-aligned,
  *                 MAP_NORESERVE, confirmed by their heap_info header when
  *                 memory can be read
@@ -37,6 +39,9 @@ struct classify_ops {
 	int (*open_image)(void *ctx, const struct vms_region *r);
 	void *ctx;
 	bool read_memory;
+	/* The file system magic (statfs f_type) of the file behind r, or 0
+	 * if it cannot be told. May be NULL. */
+	long (*fs_magic)(void *ctx, const struct vms_region *r);
 };
 
 int classify_snapshot(struct vms_snapshot *s, const struct classify_ops *ops,

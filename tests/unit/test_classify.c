@@ -378,8 +378,54 @@ static void test_heap_info_live(void)
 	vms_snapshot_free(s);
 }
 
+/* Device major 0 is tmpfs but also btrfs, NFS, FUSE: a shared file
+ * mapping there is shareable only if its file system says it is memory. */
+static long magic_of(void *ctx, const struct vms_region *r)
+{
+	(void)r;
+	return *(const long *)ctx;
+}
+
+static void test_shmem_by_fs(void)
+{
+	static const struct {
+		long magic;
+		int want;
+		const char *what;
+	} cases[] = {
+		{ 0x01021994, VMS_T_SHAREABLE, "tmpfs: shareable" },
+		{ 0x9123683e, VMS_T_MAPPED_FILE, "btrfs: a mapped file" },
+		{ 0x6969, VMS_T_MAPPED_FILE, "NFS: a mapped file" },
+		{ 0, VMS_T_SHAREABLE, "file system unknown: shareable (major 0)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vms_snapshot *s = vms_snapshot_new();
+		struct vms_region *r = vms_snapshot_add_region(s);
+		long magic = cases[i].magic;
+		struct classify_ops ops = { .ctx = &magic,
+					    .fs_magic = magic_of };
+		struct vms_error err;
+
+		r->start = 0x7f0000000000ull;
+		r->end = r->start + 65536;
+		r->perms = VMS_PERM_R | VMS_PERM_W | VMS_PERM_SHARED;
+		r->dev_major = 0;
+		r->dev_minor = 0x2f;
+		r->inode = 1234;
+		r->path = "/var/log/journal/x.journal";
+		r->vmflags = "";
+		ok(classify_snapshot(s, &ops, &err) == 0 &&
+			   r->type == cases[i].want,
+		   "shared file on device 0:2f, %s", cases[i].what);
+		vms_snapshot_free(s);
+	}
+}
+
 int main(void)
 {
+	test_shmem_by_fs();
 	test_kinds();
 	test_paths();
 	test_images();
