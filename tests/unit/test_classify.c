@@ -209,7 +209,7 @@ static void test_images(void)
 			 others = 0;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct open_log log = { exe, 0 };
-	struct classify_ops ops = { open_only_exe, &log, false };
+	struct classify_ops ops = { .open_image = open_only_exe, .ctx = &log };
 	struct vms_error err;
 	const char *files[64];
 	size_t nfiles = 0, k;
