@@ -220,9 +220,19 @@ static int rseq_fixup(pid_t tid, struct user_regs_struct *r)
 	return 1;
 }
 
+/* A stop that is a signal-delivery stop: its signal, else 0. Syscall
+ * stops (TRACESYSGOOD), ptrace events and group or interrupt stops are not
+ * (a plain SIGTRAP with no event is a real signal). */
+static int delivery_sig(int st)
+{
+	return (st >> 16) == 0 && WSTOPSIG(st) != (SIGTRAP | 0x80)
+		       ? WSTOPSIG(st)
+		       : 0;
+}
+
 int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
-		   pid_t *child, int *sig, struct vms_error *err)
+		   pid_t *child, struct vms_error *err)
 {
 	struct user_regs_struct r = *saved;
 	int st, sysstops = 0;
@@ -238,7 +248,7 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 	if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
 		goto restore;
 	for (;;) {
-		int ev, s;
+		int ev, s, give = 0;
 
 		if (wait_tid(tid, &st) < 0)
 			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
@@ -256,10 +266,13 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 
 			ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg);
 			*child = (pid_t)msg;
-		} else if (ev == 0 && s != SIGTRAP) {
-			*sig = s; /* signal-delivery stop: deliver it later */
+		} else {
+			/* A signal-delivery stop: hand the signal back now,
+			 * siginfo kept; blocked (the caller blocked all) it is
+			 * queued again and delivered once the mask is back. */
+			give = delivery_sig(st);
 		}
-		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
+		if (ptrace(PTRACE_SYSCALL, tid, NULL, (void *)(long)give) < 0)
 			goto restore;
 	}
 	if (getregs(tid, &r) == 0) {
@@ -283,9 +296,8 @@ restore:
 					     (int)tid);
 		if ((st >> 16) == PTRACE_EVENT_STOP)
 			break;
-		if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
-			*sig = WSTOPSIG(st);
-		ptrace(PTRACE_CONT, tid, NULL, NULL);
+		ptrace(PTRACE_CONT, tid, NULL,
+		       (void *)(long)delivery_sig(st));
 	}
 	if (!done)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
@@ -355,14 +367,60 @@ static struct freeze_thread *pick_thread(struct freeze *f)
 	return first;
 }
 
-static void resend_signal(pid_t pid, pid_t tid, int sig)
+/* The pid in its own (innermost) PID namespace of host, a process of
+ * ours to read (the last field of NSpid: in its status); host itself on a
+ * kernel without NSpid, 0 if it cannot be read. */
+static pid_t ns_pid(pid_t host)
 {
-	if (sig)
-		syscall(SYS_tgkill, (int)pid, (int)tid, sig);
+	char *b, *line, *end;
+	size_t n;
+	long v = 0;
+
+	if (procfs_read_pid(host, "status", &b, &n) < 0)
+		return 0;
+	line = strstr(b, "\nNSpid:");
+	if (!line) {
+		free(b);
+		return host;
+	}
+	line += 7;
+	for (;;) {
+		long x = strtol(line, &end, 10);
+
+		if (end == line)
+			break;
+		v = x;
+		line = end;
+	}
+	free(b);
+	return (pid_t)v;
+}
+
+/* The host pid of the child of thread tid of target whose pid in the
+ * target's namespace is nspid, or 0. */
+static pid_t host_pid_of_child(pid_t target, pid_t tid, pid_t nspid)
+{
+	char name[64], *b, *p, *end;
+	size_t n;
+	pid_t found = 0;
+
+	snprintf(name, sizeof(name), "task/%d/children", (int)tid);
+	if (procfs_read_pid(target, name, &b, &n) < 0)
+		return 0;
+	for (p = b; !found; p = end) {
+		long c = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (ns_pid((pid_t)c) == nspid)
+			found = (pid_t)c;
+	}
+	free(b);
+	return found;
 }
 
 static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
-		       int *sig, pid_t *tid, struct vms_error *err)
+		       struct vms_error *err)
 {
 	struct freeze_thread *t = pick_thread(f);
 	const uint64_t a[6] = { 0 /* no flags, exit signal 0 */,
@@ -379,7 +437,6 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 				     "state a fork can be injected into; try "
 				     "again, or use -b pss",
 				     (int)f->pid);
-	*tid = t->tid;
 	/* Once, before the first attempt resumes the thread at the gadget
 	 * (which clears its rseq_cs): every attempt restores the same. */
 	back = t->regs;
@@ -401,7 +458,7 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 	 * meanwhile (even a blocked one aimed at the whole group): retry. */
 	for (tries = 0; tries < 4 && ret == -ERESTARTNOINTR; tries++) {
 		rc = inject_syscall(t->tid, &back, gadget, inject_nr_clone,
-				    a, &ret, clone, sig, err);
+				    a, &ret, clone, err);
 		if (rc < 0 || *clone)
 			break;
 	}
@@ -415,9 +472,11 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 					 "overcommit_memory=2?); use -b pss"
 				       : "; use -b pss");
 	if (rc == 0 && !*clone && ret > 0) {
-		/* Created but not reported: never let it run. */
-		kill((pid_t)ret, SIGKILL);
-		*clone = (pid_t)ret;
+		/* Created but not reported: never let it run. ret is its pid
+		 * in the target's namespace, never one to kill() here. */
+		*clone = host_pid_of_child(f->pid, t->tid, (pid_t)ret);
+		if (*clone > 0)
+			kill(*clone, SIGKILL);
 		rc = vms_error_set(err, VMS_ERR_CAPTURE, 0,
 				   "the clone of process %d was not attached",
 				   (int)f->pid);
@@ -428,7 +487,8 @@ out:
 }
 
 /* The clone's first stop, before it ran an instruction. */
-static int clone_first_stop(pid_t clone, struct vms_error *err)
+static int clone_first_stop(pid_t clone, pid_t *clone_ns,
+			    struct vms_error *err)
 {
 	struct rlimit none = { 0, 0 };
 	int st;
@@ -443,6 +503,13 @@ static int clone_first_stop(pid_t clone, struct vms_error *err)
 				     "%s",
 				     strerror(errno));
 	prlimit(clone, RLIMIT_CORE, &none, NULL); /* never dump, if it died */
+	/* Its pid as the target knows it (a PID namespace of its own),
+	 * for the wait4 that reaps it there. */
+	*clone_ns = ns_pid(clone);
+	if (*clone_ns <= 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot read the clone's pid in its "
+				     "namespace");
 	return 0;
 }
 
@@ -466,10 +533,13 @@ static int wait_stop_bounded(pid_t tid, int ms, int *st)
 
 /* The clone is dead and reaped by us as its tracer: the kernel now hands
  * its zombie to the target (exit signal 0: no SIGCHLD). Make one thread of
- * the target reap it, with every signal blocked for that one call. Returns
- * false when no thread could be borrowed (all traced by someone else just
- * now, say: a concurrent capture). */
-static bool reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
+ * the target reap it (clone_ns: its pid in the target's namespace), with
+ * every signal blocked for that one call. A thread that stops for a signal
+ * instead of the interrupt is detached with that signal (siginfo kept) and
+ * another one is tried. Returns true when the wait4 reaped the clone, false
+ * when not yet or no thread could be borrowed (all traced by someone else
+ * just now, say: a concurrent capture). */
+static bool reap_in_target(pid_t target, pid_t clone_ns, uint64_t gadget)
 {
 	pid_t *tids = NULL;
 	size_t n = 0, i;
@@ -485,52 +555,60 @@ static bool reap_in_target(pid_t target, pid_t clone, uint64_t gadget)
 		}
 	for (i = 0; i < n; i++) {
 		struct user_regs_struct saved;
-		const uint64_t a[6] = { (uint64_t)clone, 0,
+		const uint64_t a[6] = { (uint64_t)clone_ns, 0,
 					__WALL | WNOHANG, 0, 0, 0 };
 		struct vms_error err;
 		uint64_t old;
-		long ret;
+		long ret = 0;
 		pid_t child;
-		int st = 0, sig = 0;
+		int st = 0, sig;
 
 		if (ptrace(PTRACE_SEIZE, tids[i], NULL,
 			   (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
 			continue;
 		ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL);
-		while (wait_stop_bounded(tids[i], 2000, &st) == 0 &&
-		       (st >> 16) != PTRACE_EVENT_STOP) {
-			if (WSTOPSIG(st) != SIGTRAP)
-				sig = WSTOPSIG(st); /* delivered after */
-			ptrace(PTRACE_CONT, tids[i], NULL, NULL);
-		}
-		if ((st >> 16) != PTRACE_EVENT_STOP) {
+		if (wait_stop_bounded(tids[i], 2000, &st) < 0) {
 			/* Did not stop (uninterruptible sleep?): the kernel
 			 * detaches it when the keeper exits. */
 			continue;
 		}
+		sig = delivery_sig(st);
+		if (sig || (st >> 16) != PTRACE_EVENT_STOP) {
+			/* Stopped for a signal (or an event) first: give it
+			 * back at detach, siginfo kept, and borrow another
+			 * thread (the pending interrupt dies with the
+			 * detach). */
+			ptrace(PTRACE_DETACH, tids[i], NULL, (void *)(long)sig);
+			continue;
+		}
 		if (getregs(tids[i], &saved) == 0 &&
 		    inject_regs_native(&saved) &&
-		    (rseq_fixup(tids[i], &saved), 1) &&
 		    sigmask_swap(tids[i], &old, ~0ull) == 0) {
-			inject_syscall(tids[i], &saved, gadget, inject_nr_wait4,
-				       a, &ret, &child, &sig, &err);
+			rseq_fixup(tids[i], &saved);
+			if (inject_syscall(tids[i], &saved, gadget,
+					   inject_nr_wait4, a, &ret, &child,
+					   &err) == 0 &&
+			    ret == clone_ns)
+				done = true;
 			sigmask_set(tids[i], old);
 			ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
-			resend_signal(target, tids[i], sig);
-			done = true;
 			break;
 		}
 		ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
-		resend_signal(target, tids[i], sig);
 	}
 	free(tids);
 	return done;
 }
 
-static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
+/* clone: its pid here; clone_ns: in the target's namespace (0 if not read
+ * yet: it died before its first stop). */
+static void kill_clone(pid_t target, pid_t clone, pid_t clone_ns,
+		       uint64_t gadget)
 {
 	int st, tries;
 
+	if (clone_ns <= 0) /* died before its first stop: ask now */
+		clone_ns = ns_pid(clone);
 	kill(clone, SIGKILL);
 	for (;;) {
 		pid_t w = waitpid(clone, &st, __WALL);
@@ -545,8 +623,9 @@ static void kill_clone(pid_t target, pid_t clone, uint64_t gadget)
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d", (int)clone);
-		if (reap_in_target(target, clone, gadget) ||
-		    access(path, F_OK) < 0)
+		if (access(path, F_OK) < 0 ||
+		    (clone_ns > 0 &&
+		     reap_in_target(target, clone_ns, gadget)))
 			break; /* reaped (by us, or by the target itself) */
 		nanosleep(&ts, NULL);
 	}
@@ -557,8 +636,8 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget,
 {
 	struct freeze fz;
 	struct kmsg m;
-	pid_t clone = 0, tid = 0;
-	int sig = 0, op = 0;
+	pid_t clone = 0, clone_ns = 0;
+	int op = 0;
 
 	sock = keeper_isolate(sock);
 	memset(&m, 0, sizeof(m));
@@ -590,16 +669,15 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget,
 	}
 	memset(&m, 0, sizeof(m));
 	m.op = OP_CLONED;
-	m.status = inject_fork(&fz, gadget, &clone, &sig, &tid, &m.err);
+	m.status = inject_fork(&fz, gadget, &clone, &m.err);
 	m.frozen_us = freeze_release(&fz);
-	resend_signal(target, tid, sig);
-	if (m.status == 0 && clone_first_stop(clone, &m.err) < 0)
+	if (m.status == 0 && clone_first_stop(clone, &clone_ns, &m.err) < 0)
 		m.status = -1;
 	m.clone = clone;
 	if (write_all(sock, &m, sizeof(m)) == 0 && m.status == 0)
 		recv_op(sock); /* OP_RELEASE, or EOF when vmscope died */
 	if (clone > 0)
-		kill_clone(target, clone, gadget);
+		kill_clone(target, clone, clone_ns, gadget);
 	send_op(sock, OP_DONE);
 }
 

@@ -80,6 +80,6 @@ int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err);
  * CRIU does: that restarts even where a handler should see EINTR.) */
 int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
-		   pid_t *child, int *sig, struct vms_error *err);
+		   pid_t *child, struct vms_error *err);
 
 #endif
