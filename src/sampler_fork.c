@@ -1,7 +1,7 @@
 /* sampler_fork.c — the fork sampler (-b fork), Linux's counterpart of
  * Windows PssCaptureSnapshot.
  *
- * capture: preflight (seccomp filter, memory cgroup headroom, then strict
+ * capture: preflight (any seccomp mode, memory cgroup headroom, then strict
  * overcommit once the counters are known), a borrowed system-call
  * instruction (inject.h), then a keeper process (fork_keeper.h) freezes every
  * thread; while it holds them, the original's smaps and status are read
@@ -73,12 +73,29 @@ static int read_status_figures(pid_t pid, struct status_figures *f,
 static int preflight_seccomp(pid_t pid, const struct status_figures *f,
 			     struct vms_error *err)
 {
+	/* 1: strict mode, where fork (or any call but read, write, exit
+	 * and sigreturn) kills the process; 2: a filter, which may refuse
+	 * it, raise SIGSYS or kill; any other value: a mode this code does
+	 * not know. -1: no Seccomp line (a kernel without seccomp). */
+	if (f->seccomp == 1)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+				     "process %d runs in strict seccomp mode; a "
+				     "fork injected into it would kill it; use "
+				     "-b pss",
+				     (int)pid);
 	if (f->seccomp == 2)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
 				     "process %d has a seccomp filter; a fork "
 				     "injected into it may be refused or kill "
 				     "it; use -b pss",
 				     (int)pid);
+	if (f->seccomp > 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+				     "process %d has seccomp mode %lld, which "
+				     "vmscope does not know; a fork injected "
+				     "into it may be refused or kill it; use -b "
+				     "pss",
+				     (int)pid, f->seccomp);
 	return 0;
 }
 

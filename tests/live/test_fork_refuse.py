@@ -26,6 +26,19 @@ ok(vmstest.tracer_pid(p.pid) == 0 and vmstest.proc_state(p.pid) in "SR"
    "seccomp filter: the target is left running, untraced, without a child")
 vmstest.kill(p)
 
+# Strict mode (Seccomp: 1): any call but read/write/exit/sigreturn kills.
+p, _ = vmstest.start([vmstest.target("fork_seccomp"), "strict"])
+r = vmstest.run_vmscope("-b", "fork", "-s", p.pid)
+err = r.stderr.decode()
+eq(r.returncode, 3, "strict seccomp: exit status 3 (capture refused)")
+ok("strict" in err and "-b pss" in err,
+   "strict seccomp: the message says why and what to do", err)
+ok(p.poll() is None and vmstest.tracer_pid(p.pid) == 0
+   and vmstest.proc_state(p.pid) in "SR" and not forktest.children(p.pid),
+   "strict seccomp: the target is left alive, running, untraced, without "
+   "a child")
+vmstest.kill(p)
+
 # A target someone else traces (strace, if installed).
 strace = "/usr/bin/strace"
 if os.path.exists(strace):
