@@ -33,6 +33,7 @@
 enum {
 	OP_FROZEN = 'Z',
 	OP_FORK = 'F',
+	OP_LETGO = 'L',
 	OP_CLONED = 'C',
 	OP_RELEASE = 'R',
 	OP_DONE = 'D',
@@ -648,9 +649,17 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget,
 		return;
 	}
 	m.n = fz.n;
-	if (write_all(sock, &m, sizeof(m)) < 0 ||
-	    write_all(sock, fz.t, fz.n * sizeof(*fz.t)) < 0 ||
-	    (op = recv_op_within(sock, max_ms)) != OP_FORK) {
+	if (write_all(sock, &m, sizeof(m)) == 0 &&
+	    write_all(sock, fz.t, fz.n * sizeof(*fz.t)) == 0 &&
+	    (op = recv_op_within(sock, max_ms)) == OP_LETGO) {
+		/* No fork wanted: only the freeze time. */
+		memset(&m, 0, sizeof(m));
+		m.op = OP_CLONED;
+		m.frozen_us = freeze_release(&fz);
+		write_all(sock, &m, sizeof(m));
+		return;
+	}
+	if (op != OP_FORK) {
 		/* vmscope gone, no fork wanted, or vmscope stopped (^Z) or
 		 * starved while the target waits: never hold it longer. */
 		freeze_release(&fz);
@@ -736,13 +745,14 @@ fail:
 	return -1;
 }
 
-int keeper_fork(struct fork_keeper *k, struct vms_error *err)
+/* Sends op (OP_FORK or OP_LETGO) and reads the keeper's answer. */
+static int keeper_ask(struct fork_keeper *k, int op, struct vms_error *err)
 {
 	struct kmsg m;
 
 	/* The keeper may have answered already (it let the target go after
 	 * its time limit) and be gone: read its answer whatever the send. */
-	send_op(k->sock, OP_FORK);
+	send_op(k->sock, op);
 	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
 			      "the ptrace helper process died");
@@ -758,6 +768,16 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err)
 fail:
 	keeper_stop(k);
 	return -1;
+}
+
+int keeper_fork(struct fork_keeper *k, struct vms_error *err)
+{
+	return keeper_ask(k, OP_FORK, err);
+}
+
+int keeper_release(struct fork_keeper *k, struct vms_error *err)
+{
+	return keeper_ask(k, OP_LETGO, err);
 }
 
 void keeper_stop(struct fork_keeper *k)

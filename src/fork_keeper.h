@@ -14,7 +14,9 @@
  * freeze time — or keeper_stop() without a fork, which lets the target go.
  * The keeper never holds the target more than max_ms waiting for the fork
  * request: a vmscope stopped (^Z) or starved meanwhile gets a "let go"
- * error from keeper_fork() instead.
+ * error from keeper_fork() instead. keeper_release() instead of
+ * keeper_fork() lets the target go without a fork and reports the freeze
+ * time (a capture that will never read memory).
  *
  * keeper_stop() after a fork: the keeper kills the clone, reaps it as its
  * tracer, and has the target itself reap the zombie the kernel then hands
@@ -50,6 +52,10 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 /* Forks the target; on return the target runs and k->clone is stopped. On
  * failure the keeper has let the target go, and no clone lives. */
 int keeper_fork(struct fork_keeper *k, struct vms_error *err);
+/* Lets the target go without a fork and sets k->frozen_us; k->fz stays
+ * until keeper_stop(). On failure (the keeper had let the target go after
+ * max_ms, or died) the error says so and keeper_stop() has been called. */
+int keeper_release(struct fork_keeper *k, struct vms_error *err);
 /* Lets the target go (no fork yet) or kills the clone; waits for the
  * keeper to finish and reaps it. Idempotent. */
 void keeper_stop(struct fork_keeper *k);

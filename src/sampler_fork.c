@@ -17,6 +17,9 @@
  * clone does not have as they were (MADV_DONTFORK: absent; MADV_WIPEONFORK:
  * zeroed) are marked VMS_RF_UNREADABLE and read as 0 bytes.
  *
+ * With opts->no_memory there is no fork: the keeper freezes the target
+ * while the counters are read and lets it go (the backend is still "fork").
+ *
  * release: the keeper kills the clone and has the target reap it.
  *
  * Refusals are errors with the reason and what to do; this sampler never
@@ -237,7 +240,9 @@ static int fork_capture(const struct vms_capture_opts *o,
 		keeper_stop(&p->k);
 		return -1;
 	}
-	if (keeper_fork(&p->k, err) < 0)
+	/* Nothing will read the clone: no fork at all, only the freeze. */
+	if ((o->no_memory ? keeper_release(&p->k, err)
+			  : keeper_fork(&p->k, err)) < 0)
 		return exited_or(o->pid, err);
 	/* Stack pointers as frozen; names now (the target runs again). */
 	if (sampler_threads_from_freeze(s, &p->k.fz, err) < 0) {
@@ -248,7 +253,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 	s->cap.frozen_us = p->k.frozen_us;
 	mark_unreadable(s);
 	if (o->no_memory) {
-		keeper_stop(&p->k); /* nothing will read the clone */
+		keeper_stop(&p->k);
 		return 0;
 	}
 	if (memread_open(&p->mem, p->k.clone, err) < 0) {
