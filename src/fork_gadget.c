@@ -6,7 +6,10 @@
  * file that covers the symbol's file offset gives its address. The bytes
  * are decoded from the function's first instruction (inject_decode_syscall)
  * and are read from the file, not from the target, so the search faults no
- * page into it. Fallback: the functions of the vDSO (their fallback paths
+ * page into it. The maps are parsed by the engine's parser (smaps.h); a
+ * mapped file is opened without blocking, must be a regular file, and is
+ * read with pread (never mmapped: a concurrent truncation would be a
+ * SIGBUS here). Fallback: the functions of the vDSO (their fallback paths
  * make the call themselves), read from the target's memory (the vDSO is
  * always resident).
  */
@@ -20,56 +23,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procfs.h"
+#include "smaps.h"
+#include "snapshot.h"
 
-struct xmap {
-	uint64_t start, end, offset;
-	char perms[5];
-	const char *path; /* into the maps buffer */
+/* The longest function whose code is read from a file: glibc's syscall()
+ * is 38 bytes. */
+#define MAX_FUNC 4096
+
+/* Where a function's code comes from: the vDSO image copied from the
+ * target (mem), or a regular file read with pread (fd; never mmapped: a
+ * file truncated meanwhile would raise SIGBUS). */
+struct code_src {
+	const uint8_t *mem;
+	size_t memlen;
+	int fd;
+	uint64_t filelen;
 };
 
-/* Next line of maps at *pos into m (path NUL-terminated in place). */
-static bool next_map(char *buf, size_t len, size_t *pos, struct xmap *m)
+/* code[0, len) of the image at file offset foff into buf; NULL if it is
+ * not all there. */
+static const uint8_t *code_at(const struct code_src *src, uint64_t foff,
+			      size_t len, uint8_t *buf)
 {
-	char *line, *nl, *p;
-	unsigned long long s, e, off;
-	int n = 0;
-
-	if (*pos >= len)
-		return false;
-	line = buf + *pos;
-	nl = memchr(line, '\n', len - *pos);
-	if (nl)
-		*nl = '\0';
-	*pos = nl ? (size_t)(nl - buf) + 1 : len;
-	m->path = NULL;
-	if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &s, &e, m->perms, &off,
-		   &n) < 4)
-		return next_map(buf, len, pos, m);
-	m->start = s;
-	m->end = e;
-	m->offset = off;
-	p = line + n;
-	if (n > 0 && *p)
-		m->path = p;
-	return true;
+	if (src->mem)
+		return foff <= src->memlen && len <= src->memlen - foff
+			       ? src->mem + foff
+			       : NULL;
+	if (len > MAX_FUNC || foff > src->filelen ||
+	    len > src->filelen - foff ||
+	    pread(src->fd, buf, len, (off_t)foff) != (ssize_t)len)
+		return NULL;
+	return buf;
 }
 
-/* Searches one ELF image for a gadget. base: where file offset 0 of the
- * image would be if the mapping at (map_start, map_off) extended down to
- * it; code is read from the raw image. For a file, only symbols named
- * "syscall" are tried; for the vDSO (any_func), every function. */
-static bool scan_elf(Elf *e, const struct xmap *m, bool any_func,
-		     uint64_t *addr)
+/* Searches one ELF image for a gadget. The region r maps the image from
+ * file offset map_off. For a file, only symbols named "syscall" are tried;
+ * for the vDSO (any_func), every function. */
+static bool scan_elf(Elf *e, const struct vms_region *r, uint64_t map_off,
+		     const struct code_src *src, bool any_func, uint64_t *addr)
 {
 	Elf_Scn *scn = NULL;
-	size_t rawlen;
-	const uint8_t *raw = (const uint8_t *)elf_rawfile(e, &rawlen);
 	size_t nph, i;
 
-	if (!raw || elf_getphdrnum(e, &nph) < 0)
+	if (elf_getphdrnum(e, &nph) < 0)
 		return false;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
@@ -88,6 +88,8 @@ static bool scan_elf(Elf *e, const struct xmap *m, bool any_func,
 			const char *name;
 			uint64_t foff = 0;
 			bool found = false;
+			const uint8_t *code;
+			uint8_t buf[MAX_FUNC];
 			long at;
 
 			if (!gelf_getsym(d, (int)k, &sym) ||
@@ -109,52 +111,74 @@ static bool scan_elf(Elf *e, const struct xmap *m, bool any_func,
 				foff = sym.st_value - ph.p_vaddr + ph.p_offset;
 				found = true;
 			}
-			if (!found || foff + sym.st_size > rawlen ||
-			    foff < m->offset ||
-			    foff + sym.st_size > m->offset + (m->end - m->start))
+			if (!found || foff < map_off ||
+			    foff + sym.st_size > map_off + (r->end - r->start))
 				continue;
-			at = inject_decode_syscall(raw + foff, sym.st_size);
+			code = code_at(src, foff, sym.st_size, buf);
+			if (!code)
+				continue;
+			at = inject_decode_syscall(code, sym.st_size);
 			if (at < 0)
 				continue;
-			*addr = m->start + (foff - m->offset) + (uint64_t)at;
+			*addr = r->start + (foff - map_off) + (uint64_t)at;
 			return true;
 		}
 	}
 	return false;
 }
 
-static bool try_file(pid_t pid, const struct xmap *m, uint64_t *addr)
+/* Opens a mapped file for reading its headers: never blocks (a FIFO put
+ * where the file was), never becomes a controlling terminal, and only a
+ * regular file is accepted. -1 otherwise. */
+static int open_regular(const char *path, uint64_t *len)
 {
-	char path[4200];
-	int fd;
-	Elf *e;
-	bool r;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-			 m->path);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
 	if (fd < 0)
-		return false;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	r = e && elf_kind(e) == ELF_K_ELF && scan_elf(e, m, false, addr);
-	if (e)
-		elf_end(e);
-	close(fd);
-	return r;
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*len = (uint64_t)st.st_size;
+	return fd;
 }
 
-static bool try_vdso(pid_t pid, const struct xmap *m, uint64_t *addr)
+static bool try_file(pid_t pid, const struct vms_region *r, uint64_t *addr)
+{
+	char path[4200];
+	struct code_src src = { NULL, 0, -1, 0 };
+	Elf *e;
+	bool found;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+		 (unsigned long long)r->start, (unsigned long long)r->end);
+	src.fd = open_regular(path, &src.filelen);
+	if (src.fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
+			 r->path);
+		src.fd = open_regular(path, &src.filelen);
+	}
+	if (src.fd < 0)
+		return false;
+	/* ELF_C_READ: headers and tables come in with pread, not mmap. */
+	e = elf_begin(src.fd, ELF_C_READ, NULL);
+	found = e && elf_kind(e) == ELF_K_ELF &&
+		scan_elf(e, r, r->offset, &src, false, addr);
+	if (e)
+		elf_end(e);
+	close(src.fd);
+	return found;
+}
+
+static bool try_vdso(pid_t pid, const struct vms_region *r, uint64_t *addr)
 {
 	char path[64];
-	size_t len = (size_t)(m->end - m->start);
+	size_t len = (size_t)(r->end - r->start);
 	char *buf;
 	int fd;
-	bool r = false;
+	bool found = false;
 
 	if (len > (1u << 20))
 		return false;
@@ -163,53 +187,72 @@ static bool try_vdso(pid_t pid, const struct xmap *m, uint64_t *addr)
 	if (fd < 0)
 		return false;
 	buf = malloc(len);
-	if (buf && pread(fd, buf, len, (off_t)m->start) == (ssize_t)len) {
+	if (buf && pread(fd, buf, len, (off_t)r->start) == (ssize_t)len) {
 		Elf *e = elf_memory(buf, len);
-		struct xmap vm = *m;
+		struct code_src src = { (const uint8_t *)buf, len, -1, 0 };
 
-		vm.offset = 0; /* the vDSO image is mapped from its start */
-		r = e && elf_kind(e) == ELF_K_ELF && scan_elf(e, &vm, true, addr);
+		/* The vDSO image is mapped from its start. */
+		found = e && elf_kind(e) == ELF_K_ELF &&
+			scan_elf(e, r, 0, &src, true, addr);
 		if (e)
 			elf_end(e);
 	}
 	free(buf);
 	close(fd);
-	return r;
+	return found;
+}
+
+static bool is_libc(const char *path)
+{
+	return strstr(path, "/libc.so") || strstr(path, "/libc-") ||
+	       strstr(path, "ld-musl");
 }
 
 /* Tries each executable mapping of pid that pass accepts (0: libc, 1: any
- * other file, 2: the vDSO) until one holds a gadget. *failed: maps could not
- * be read (*err set). */
-static bool each_exec_map(pid_t pid, int pass, uint64_t *addr,
-			  struct vms_error *err, bool *failed)
+ * other file, 2: the vDSO) until one holds a gadget. */
+static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps,
+			  int pass, uint64_t *addr)
 {
-	char *buf;
-	size_t len, pos = 0;
-	struct xmap m;
+	size_t i;
 
-	*failed = false;
-	if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
-		procfs_errno_error(err, pid, "maps", errno);
-		*failed = true;
-		return false;
-	}
-	while (next_map(buf, len, &pos, &m)) {
-		bool libc;
+	for (i = 0; i < maps->nregions; i++) {
+		const struct vms_region *r = &maps->regions[i];
 
-		if (m.perms[2] != 'x' || !m.path)
+		if (!(r->perms & VMS_PERM_X) || !r->path)
 			continue;
-		libc = strstr(m.path, "/libc.so") || strstr(m.path, "/libc-") ||
-		       strstr(m.path, "ld-musl");
-		if (pass == 2 ? strcmp(m.path, "[vdso]") == 0 &&
-					try_vdso(pid, &m, addr)
-			      : m.path[0] == '/' && (pass == 0) == libc &&
-					try_file(pid, &m, addr)) {
-			free(buf);
+		if (pass == 2) {
+			if (strcmp(r->path, "[vdso]") == 0 &&
+			    try_vdso(pid, r, addr))
+				return true;
+		} else if (r->path[0] == '/' &&
+			   (pass == 0) == is_libc(r->path) &&
+			   try_file(pid, r, addr)) {
 			return true;
 		}
 	}
-	free(buf);
 	return false;
+}
+
+/* pid's maps through the engine's parser. NULL with *err set. */
+static struct vms_snapshot *read_maps(pid_t pid, struct vms_error *err)
+{
+	struct vms_snapshot *s;
+	char *buf;
+	size_t len;
+
+	if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
+		procfs_errno_error(err, pid, "maps", errno);
+		return NULL;
+	}
+	s = vms_snapshot_new();
+	if (!s) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+	} else if (smaps_parse_buffer(s, buf, len, err) < 0) {
+		vms_snapshot_free(s);
+		s = NULL;
+	}
+	free(buf);
+	return s;
 }
 
 static int not_found(pid_t pid, struct vms_error *err)
@@ -221,29 +264,32 @@ static int not_found(pid_t pid, struct vms_error *err)
 			     (int)pid);
 }
 
-int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err)
+/* Passes first..last of each_exec_map(). */
+static int find_gadget(pid_t pid, int first, int last, uint64_t *addr,
+		       struct vms_error *err)
 {
-	bool failed;
+	struct vms_snapshot *maps;
+	int pass;
+	bool found = false;
 
 	elf_version(EV_CURRENT);
-	if (each_exec_map(pid, 2, addr, err, &failed))
-		return 0;
-	return failed ? -1 : not_found(pid, err);
+	maps = read_maps(pid, err);
+	if (!maps)
+		return -1;
+	for (pass = first; pass <= last && !found; pass++)
+		found = each_exec_map(pid, maps, pass, addr);
+	vms_snapshot_free(maps);
+	return found ? 0 : not_found(pid, err);
+}
+
+int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err)
+{
+	return find_gadget(pid, 2, 2, addr, err);
 }
 
 int inject_find_gadget(pid_t pid, uint64_t *addr, struct vms_error *err)
 {
-	int pass;
-	bool failed;
-
-	elf_version(EV_CURRENT);
 	/* Pass 0: files named like a libc; pass 1: any other file with a
 	 * "syscall" symbol; pass 2: the vDSO. */
-	for (pass = 0; pass < 3; pass++) {
-		if (each_exec_map(pid, pass, addr, err, &failed))
-			return 0;
-		if (failed)
-			return -1;
-	}
-	return not_found(pid, err);
+	return find_gadget(pid, 0, 2, addr, err);
 }
