@@ -28,6 +28,18 @@
  * target stopped or with its registers changed), kills and reaps the clone
  * as above, and exits. If the keeper itself is SIGKILLed, the kernel kills
  * the clone (EXITKILL) and detaches the target.
+ *
+ * Remaining risk: setsid() leaves the session, not the cgroup. A SIGKILL to
+ * every process of vmscope's cgroup (systemctl stop or kill of its unit,
+ * an OOM kill of the group, cgroup.kill) kills the keeper with vmscope.
+ * The kernel then detaches the target and kills the clone (EXITKILL), but
+ * nothing reaps the clone's zombie in the target (exit signal 0: no
+ * SIGCHLD): it stays until the target waits for any child, and the target
+ * is let go wherever it was: with its own registers between steps, but
+ * if the kill lands while an injected call runs, the injected thread
+ * resumes at the gadget with the call's registers, which corrupts the
+ * target (the keeper keeps that window to a few system calls). Run vmscope
+ * outside the cgroup of a unit that may be stopped meanwhile.
  */
 #ifndef VMS_FORK_KEEPER_H
 #define VMS_FORK_KEEPER_H

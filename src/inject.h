@@ -12,11 +12,15 @@
  *    function of the vDSO. The code is read from the mapped file (or, for
  *    the vDSO, from the target's memory): it never faults a page into the
  *    target.
- *  - inject_syscall() (fork_keeper.c) runs one call in a thread that the
- *    caller has seized and stopped at an interrupt stop, and puts back the
- *    registers given. The caller moves an ip inside an rseq critical
- *    section to the section's abort ip first (fork_keeper.c rseq_fixup):
- *    resuming at the gadget clears the thread's rseq_cs.
+ *  - The ptrace part (inject_ptrace.c): inject_syscall() runs one call in
+ *    a thread that the caller has seized and stopped at an interrupt stop,
+ *    and puts back the registers given, through one more interrupt stop so
+ *    that the kernel's own restart rules apply to an interrupted call (no
+ *    ip/ax rewriting by hand). The caller gives registers fixed up for rseq
+ *    first (inject_rseq_fixup: resuming at the gadget clears the thread's
+ *    rseq_cs, so an ip left inside a critical section would be
+ *    unprotected). A signal met at a stop on the way is handed back at that
+ *    stop as resume data (siginfo kept), never suppressed and re-sent.
  * Nothing here prints or exits; errors come back as struct vms_error.
  */
 #ifndef VMS_INJECT_H
@@ -64,12 +68,42 @@ int inject_find_gadget(pid_t pid, uint64_t *addr, struct vms_error *err);
 /* The same, in the vDSO only (inject_find_gadget's last resort). */
 int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err);
 
+/* ---- inject_ptrace.c: the thread is one the caller has seized ---- */
+
+/* Registers of a stopped tracee (PTRACE_GETREGSET NT_PRSTATUS); 0 or -1. */
+int inject_getregs(pid_t tid, struct user_regs_struct *r);
+
+/* Waits for tid's next report: 0 with *st when it stopped, -1 when it
+ * exited or cannot be waited for. */
+int inject_wait_stop(pid_t tid, int *st);
+
+/* The signal of a signal-delivery stop st (resume with it as data to
+ * deliver it, siginfo kept), or 0 for any other stop: syscall stops (with
+ * PTRACE_O_TRACESYSGOOD), ptrace events, group and interrupt stops. */
+int inject_delivery_sig(int st);
+
+/* rseq: 1 with *abort_ip when r's ip lies inside the rseq critical section
+ * that tid (stopped with registers r) has entered (its rseq_cs read through
+ * PTRACE_GET_RSEQ_CONFIGURATION and /proc/TID/mem), 0 when not, when tid
+ * has no rseq, or when the kernel cannot say. Valid only before tid is
+ * resumed anywhere: its return to user mode clears rseq_cs. */
+int inject_rseq_abort_ip(pid_t tid, const struct user_regs_struct *r,
+			 uint64_t *abort_ip);
+/* Moves r's ip to that abort ip, as the kernel would on preemption; 1 when
+ * it did. Call once per stop, before the first inject_syscall(). */
+int inject_rseq_fixup(pid_t tid, struct user_regs_struct *r);
+
 /* Runs syscall nr(a) in thread tid, seized with PTRACE_O_TRACESYSGOOD and
- * at an interrupt stop with the registers saved, and leaves it at an interrupt stop again with
- * exactly saved. *ret gets the result; *child the pid the kernel reported
- * in a PTRACE_EVENT_CLONE/FORK stop (0 if none; the caller set the
- * options). A signal-delivery stop met on the way stores its signal in *sig
- * (the caller re-delivers it at detach).
+ * at an interrupt stop, and leaves it at an interrupt stop again with
+ * exactly saved (the registers saved at that stop, after
+ * inject_rseq_fixup()). Returns 0 with *ret the result (or -errno), or -1
+ * with *err when the call could not run or the thread could not be put
+ * back (it exited). *child gets the pid the kernel reported in a
+ * PTRACE_EVENT_CLONE/FORK stop (0 if none; the caller set the options).
+ * The caller blocks the thread's signals for the call (PTRACE_SETSIGMASK);
+ * a signal-delivery stop met on the way (SIGSTOP, a forced synchronous
+ * signal) is resumed with its signal: a blocked one is queued again with
+ * its siginfo and delivered once the caller restores the mask.
  *
  * Restarting: the registers are put back at the syscall-exit stop and the
  * thread is sent through one more interrupt stop before it may return to
