@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,13 +287,96 @@ static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
 	return 0;
 }
 
+/* Threads seized by a freeze that had not stopped when it was released:
+ * they stop when they leave the kernel, and must then be detached. Kept
+ * across freezes (a struct freeze dies at release), hence file scope. */
+static pid_t leftover[64];
+static size_t nleftover;
+
+size_t freeze_reap_leftovers(void)
+{
+	size_t i = 0;
+
+	while (i < nleftover) {
+		int st;
+		pid_t w = waitpid(leftover[i], &st, __WALL | WNOHANG);
+
+		if (w == 0) {
+			i++;
+			continue;
+		}
+		if (w > 0 && WIFSTOPPED(st))
+			ptrace(PTRACE_DETACH, leftover[i], NULL,
+			       (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st)
+							     : 0));
+		leftover[i] = leftover[--nleftover];
+	}
+	return nleftover;
+}
+
+static void keep_leftover(pid_t tid)
+{
+	if (nleftover < sizeof(leftover) / sizeof(leftover[0]))
+		leftover[nleftover++] = tid;
+}
+
+/* The first thread of pid in uninterruptible sleep, or 0. */
+static pid_t thread_in_d_state(pid_t pid)
+{
+	pid_t *tids, found = 0;
+	size_t n, i;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return 0;
+	for (i = 0; i < n && !found; i++) {
+		char name[64], *b, *p;
+		size_t len;
+
+		snprintf(name, sizeof(name), "task/%d/stat", (int)tids[i]);
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			continue;
+		p = memrchr(b, ')', len);
+		if (p && p + 2 < b + len && p[2] == 'D')
+			found = tids[i];
+		free(b);
+	}
+	free(tids);
+	return found;
+}
+
 int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
 		struct vms_error *err)
 {
+	struct timespec t0;
+	sigset_t block;
+	pid_t d;
 	int rounds, r;
 
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
+	freeze_reap_leftovers();
+	/* A thread in D would not stop, and once interrupted it could not be
+	 * let go until it did: wait for it to leave the kernel, or refuse. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((d = thread_in_d_state(pid))) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (ms_since(&t0) > wait_ms)
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, EBUSY,
+				"thread %d of process %d is in uninterruptible "
+				"sleep (disk I/O, or a vfork parent waiting for "
+				"its child) and cannot be stopped now; try "
+				"again, or without --freeze",
+				(int)d, (int)pid);
+		nanosleep(&ts, NULL);
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	f->masked = pthread_sigmask(SIG_BLOCK, &block, &f->oldmask) == 0;
 	clock_gettime(CLOCK_MONOTONIC, &f->t_stop);
 	/* Threads may be created until the one creating them is stopped:
 	 * re-read the task list until a pass after all stops adds none. */
@@ -328,6 +412,22 @@ fail:
 	return -1;
 }
 
+/* Waits (bounded) for a tracee's next report; 0 if none came. */
+static pid_t wait_report(pid_t tid, int *st, int ms)
+{
+	pid_t w = 0;
+	int tries;
+
+	for (tries = 0; tries < ms && w == 0; tries++) {
+		struct timespec ts = { 0, 1000000 };
+
+		w = waitpid(tid, st, __WALL | WNOHANG);
+		if (w == 0)
+			nanosleep(&ts, NULL);
+	}
+	return w;
+}
+
 uint64_t freeze_release(struct freeze *f)
 {
 	size_t i;
@@ -335,36 +435,44 @@ uint64_t freeze_release(struct freeze *f)
 
 	for (i = 0; i < f->n; i++) {
 		struct freeze_thread *t = &f->t[i];
+		int st;
 
 		if (!t->seized)
 			continue;
 		if (!t->stopped) {
 			/* Interrupted but not yet reported: it must stop
-			 * before it can be detached. Bounded: a thread stuck
-			 * in uninterruptible sleep is left to the kernel,
-			 * which detaches it when vmscope exits. */
-			int st, tries;
-			pid_t w = 0;
+			 * before it can be detached. A thread still stuck in
+			 * the kernel is detached when it stops, later. */
+			pid_t w = wait_report(t->tid, &st, 200);
 
-			for (tries = 0; tries < 1000 && w == 0; tries++) {
-				struct timespec ts = { 0, 1000000 };
-
-				w = waitpid(t->tid, &st, __WALL | WNOHANG);
-				if (w == 0)
-					nanosleep(&ts, NULL);
+			if (w == 0) {
+				keep_leftover(t->tid);
+				t->seized = false;
+				continue;
 			}
-			if (w <= 0 || !WIFSTOPPED(st)) {
+			if (w < 0 || !WIFSTOPPED(st)) {
 				t->seized = false;
 				continue;
 			}
 		}
-		ptrace(PTRACE_DETACH, t->tid, NULL,
-		       (void *)(long)t->pending_sig);
+		if (ptrace(PTRACE_DETACH, t->tid, NULL,
+			   (void *)(long)t->pending_sig) < 0 &&
+		    errno == ESRCH) {
+			/* Killed while frozen: its exit is reported to us,
+			 * the tracer, first; take that report so that its
+			 * real parent sees the death. */
+			if (wait_report(t->tid, &st, 1000) == 0)
+				keep_leftover(t->tid);
+		}
 		t->seized = t->stopped = false;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
 	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
 			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);
+	if (f->masked) {
+		pthread_sigmask(SIG_SETMASK, &f->oldmask, NULL);
+		f->masked = false;
+	}
 	free(f->t);
 	f->t = NULL;
 	f->n = f->cap = 0;

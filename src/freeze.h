@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <time.h>
@@ -39,15 +40,29 @@ struct freeze {
 	struct freeze_thread *t;
 	size_t n, cap;
 	struct timespec t_stop, t_run;
+	sigset_t oldmask; /* vmscope's own, restored at release */
+	bool masked;
 };
 
-/* Stops every thread of pid. On failure nothing stays stopped or traced.
- * wait_ms bounds the wait for each thread to stop. */
+/* Stops every thread of pid. A thread in uninterruptible sleep (D: disk
+ * I/O, a vfork parent) is waited for up to wait_ms, then the freeze is
+ * refused without stopping anything. On failure nothing stays stopped.
+ * While frozen, SIGINT, SIGTERM, SIGHUP and SIGQUIT are held back in
+ * vmscope, so a Ctrl-C lands after the target is let go (a signal that
+ * reaches the target meanwhile is handed back to it at release). */
 int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
 		struct vms_error *err);
 
-/* Detaches every thread (idempotent). Returns the stopped time in us. */
+/* Detaches every thread (idempotent). A thread killed while frozen is
+ * reaped back to its parent. Returns the stopped time in us. */
 uint64_t freeze_release(struct freeze *f);
+
+/* A thread that was interrupted but had not stopped by release (it was
+ * stuck in the kernel) stops later, traced by vmscope: this detaches such
+ * threads as soon as they stop. Called by every freeze; a long-running
+ * caller (the viewer) also calls it from its loop. Returns how many are
+ * still waited for. */
+size_t freeze_reap_leftovers(void);
 
 /* The stack pointer in saved registers. */
 uint64_t freeze_regs_sp(const struct user_regs_struct *r);

@@ -18,6 +18,7 @@
 #include "../src/capture.h"
 #include "draw.h"
 #include "preview.h"
+#include "../src/freeze.h"
 #include "ui_priv.h"
 
 static volatile sig_atomic_t got_signal;
@@ -469,8 +470,12 @@ static void loop(struct ui *u)
 		}
 		if (got_signal)
 			return;
-		if (ch == ERR)
+		if (ch == ERR) {
+			/* idle: let go of any thread a --freeze could not
+			 * detach because it was stuck in the kernel */
+			freeze_reap_leftovers();
 			continue;
+		}
 		t0 = now_us();
 		last = ch;
 		if (ch == KEY_RESIZE) {
