@@ -28,6 +28,14 @@ const struct vms_sampler *vms_sampler_by_name(const char *name)
 	return NULL;
 }
 
+void vms_snapshot_hold(struct vms_snapshot *s, bool on)
+{
+	struct vms_error ignore;
+
+	if (s->sampler && s->sampler->hold)
+		s->sampler->hold(s, on, &ignore);
+}
+
 ssize_t vms_snapshot_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			  size_t len, struct vms_error *err)
 {

@@ -372,8 +372,8 @@ static int add_heap(struct vms_snapshot *s, size_t *cap, const char *kind,
 	return 0;
 }
 
-static int classify_heaps(struct vms_snapshot *s,
-			  const struct classify_ops *ops)
+static int heaps_scan(struct vms_snapshot *s, const struct classify_ops *ops,
+		      bool *held)
 {
 	size_t i, cap = 0;
 
@@ -408,8 +408,14 @@ static int classify_heaps(struct vms_snapshot *s,
 		if (ops->read_memory) {
 			unsigned char hdr[32];
 			struct vms_error e;
-			ssize_t got = vms_snapshot_read(s, r->start, hdr,
-							sizeof(hdr), &e);
+			ssize_t got;
+
+			/* one stop of the target for all the headers */
+			if (!*held)
+				vms_snapshot_hold(s, true);
+			*held = true;
+			got = vms_snapshot_read(s, r->start, hdr, sizeof(hdr),
+						&e);
 
 			if (got == (ssize_t)sizeof(hdr)) {
 				if (!classify_heap_info_ok(hdr, sizeof(hdr),
@@ -434,6 +440,17 @@ static int classify_heaps(struct vms_snapshot *s,
 		}
 	}
 	return 0;
+}
+
+static int classify_heaps(struct vms_snapshot *s,
+			  const struct classify_ops *ops)
+{
+	bool held = false;
+	int rc = heaps_scan(s, ops, &held);
+
+	if (held)
+		vms_snapshot_hold(s, false);
+	return rc;
 }
 
 /* ---- stacks ---- */

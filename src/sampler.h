@@ -21,6 +21,12 @@
  *                             or -1 with *err set. May be NULL: no memory.
  *  release(snap)              frees sampler_priv (and for fork, kills the
  *                             clone). Called by vms_snapshot_free(); idempotent.
+ *  hold(snap, on, err)        optional: with on, keep the memory still for a
+ *                             batch of read_mem calls (pss --freeze: one
+ *                             stop for all of them instead of one each);
+ *                             with off, let go. The stop is added to
+ *                             snap->cap.frozen_us. Returns 0 or -1 (then
+ *                             reads go on without the hold).
  */
 #ifndef VMS_SAMPLER_H
 #define VMS_SAMPLER_H
@@ -57,6 +63,7 @@ struct vms_sampler {
 	ssize_t (*read_mem)(struct vms_snapshot *s, uint64_t addr, void *buf,
 			    size_t len, struct vms_error *err);
 	void (*release)(struct vms_snapshot *s);
+	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
 };
 
 extern const struct vms_sampler vms_sampler_pss;
@@ -64,6 +71,10 @@ extern const struct vms_sampler vms_sampler_fork;
 
 /* The sampler named name ("pss", "fork"), or NULL. */
 const struct vms_sampler *vms_sampler_by_name(const char *name);
+
+/* Holds the memory still for a batch of reads (see hold above); a no-op
+ * for samplers whose memory is still anyway. */
+void vms_snapshot_hold(struct vms_snapshot *s, bool on);
 
 /* Reads snapshot memory through its sampler; 0 bytes when the snapshot has
  * no memory (loaded from a file, or the sampler cannot read). */

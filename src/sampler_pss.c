@@ -8,9 +8,9 @@
  * retried a few times, then left with an unknown sp).
  *
  * Memory is read from the live target through memread.h, present pages
- * only. With opts->freeze the target is stopped again for each read and let
- * go right after it (what was read is of one instant); without, it is read
- * as it runs and never stopped.
+ * only. With opts->freeze the target is stopped again while memory is read
+ * (once for a batch of reads under hold(), or for each read) and let go
+ * right after; without, it is read as it runs and never stopped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +32,8 @@ struct pss_priv {
 	struct memread mem;
 	bool mem_open, mem_failed;
 	bool freeze; /* stop the target while reading its memory */
+	bool held; /* stopped by hold(): reads need no stop of their own */
+	struct freeze hold_fz;
 };
 
 static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
@@ -50,7 +52,7 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 		}
 		p->mem_open = true;
 	}
-	if (p->freeze) {
+	if (p->freeze && !p->held) {
 		struct freeze fz;
 		ssize_t got;
 
@@ -63,12 +65,30 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return memread_read(&p->mem, addr, buf, len, err);
 }
 
+static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
+{
+	struct pss_priv *p = s->sampler_priv;
+
+	if (!p || !p->freeze || on == p->held)
+		return 0;
+	if (on) {
+		if (freeze_stop(&p->hold_fz, s->proc.pid, 2000, err) < 0)
+			return -1;
+		p->held = true;
+	} else {
+		s->cap.frozen_us += freeze_release(&p->hold_fz);
+		p->held = false;
+	}
+	return 0;
+}
+
 static void pss_release(struct vms_snapshot *s)
 {
 	struct pss_priv *p = s->sampler_priv;
 
 	if (!p)
 		return;
+	pss_hold(s, false, NULL);
 	if (p->mem_open)
 		memread_close(&p->mem);
 	free(p);
@@ -119,4 +139,5 @@ const struct vms_sampler vms_sampler_pss = {
 	.capture = pss_capture,
 	.read_mem = pss_read_mem,
 	.release = pss_release,
+	.hold = pss_hold,
 };

@@ -1,8 +1,8 @@
 """How much the pss sampler touches its target, seen by strace.
 
 Without --freeze vmscope never calls ptrace: it only reads /proc. With
---freeze it stops the target for the capture and again for each read of its
-memory (the arena headers the classifier checks), and lets it go each time:
+--freeze it stops the target for the capture and once more for all the
+memory the classifier reads (the arena headers), and lets it go each time:
 every PTRACE_SEIZE has its PTRACE_DETACH, and afterwards the target runs,
 untraced. Memory is read from the live target through /proc/PID/mem only
 where pagemap says pages are present: the target's page-table size (VmPTE)
@@ -53,9 +53,9 @@ def main():
                               os.path.join(tmp, "b"))
         t.eq(r.returncode, 0, "pss -F: the capture succeeds")
         seizes = calls.count("PTRACE_SEIZE")
-        t.ok(seizes > nthreads,
-             "pss -F: stops the target for the capture and again to read "
-             "its memory (%d seizes, %d threads)" % (seizes, nthreads))
+        t.eq(seizes, 2 * nthreads,
+             "pss -F: stops the target twice: for the capture, and once for "
+             "all the memory the classifier reads (%d threads)" % nthreads)
         t.eq(calls.count("PTRACE_DETACH"), seizes,
              "pss -F: every seized thread is detached")
         t.eq(seizes % nthreads, 0, "pss -F: each stop takes every thread")
