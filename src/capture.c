@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -66,9 +67,29 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/* Opened by its path: only if it is the very file the region maps (the
+ * device and inode maps shows), not another file that has that name in
+ * vmscope's view or was put there since. */
+static int open_same(const char *path, const struct vms_region *r)
+{
+	struct stat st;
+	int fd = open_regular(path);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_ino != r->inode ||
+	    major(st.st_dev) != r->dev_major ||
+	    minor(st.st_dev) != r->dev_minor) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The file behind a mapping, as the target sees it: through map_files
- * (works for deleted files and other mount namespaces, needs
- * CAP_SYS_ADMIN), then the target's root, then the path as it is. */
+ * (the mapped file itself: works for deleted files and other mount
+ * namespaces, needs CAP_SYS_ADMIN), then the target's root, then the path
+ * as it is, these two only if device and inode match. */
 static int open_image(void *ctx, const struct vms_region *r)
 {
 	const struct open_ctx *c = ctx;
@@ -87,14 +108,14 @@ static int open_image(void *ctx, const struct vms_region *r)
 		if (!(r->flags & VMS_RF_DELETED)) {
 			snprintf(path, sizeof(path), "/proc/%d/root%s",
 				 (int)c->pid, r->path);
-			fd = open_regular(path);
+			fd = open_same(path, r);
 			if (fd >= 0)
 				return fd;
 		}
 	}
 	if (r->flags & VMS_RF_DELETED)
 		return -1;
-	return open_regular(r->path);
+	return c->pid > 0 ? open_same(r->path, r) : open_regular(r->path);
 }
 
 /* statfs of the file behind a mapping, as the target sees it. */

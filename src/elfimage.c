@@ -5,7 +5,6 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,34 +122,47 @@ static int read_sections(Elf *e, struct arena *a, struct elfimage *out)
 	return 0;
 }
 
+/* What the two entry points share: the parse of an open Elf. */
+static int parse_elf(Elf *e, struct arena *a, struct elfimage *out,
+		     struct vms_error *err)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
+		return 0;
+	out->e_type = eh.e_type;
+	if (read_phdrs(e, a, out) < 0 || read_sections(e, a, out) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory reading ELF");
+	out->is_image = (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
+			out->nload > 0;
+	return 0;
+}
+
+static int libelf_ready(struct vms_error *err)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0, "libelf: %s",
+				     elf_errmsg(-1));
+	return 0;
+}
+
 int elfimage_parse(const void *buf, size_t len, struct arena *a,
 		   struct elfimage *out, struct vms_error *err)
 {
 	Elf *e;
-	GElf_Ehdr eh;
-	int rc = 0;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (len < EI_NIDENT || memcmp(buf, ELFMAG, SELFMAG) != 0)
 		return 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
-				     "libelf: %s", elf_errmsg(-1));
+	if (libelf_ready(err) < 0)
+		return -1;
 	/* libelf wants a writable pointer but only reads in ELF_C_READ. */
 	e = elf_memory((char *)(uintptr_t)buf, len);
 	if (!e)
 		return 0;
-	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
-		goto out;
-	out->e_type = eh.e_type;
-	if (read_phdrs(e, a, out) < 0 || read_sections(e, a, out) < 0) {
-		rc = vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				   "out of memory reading ELF");
-		goto out;
-	}
-	out->is_image = (eh.e_type == ET_EXEC || eh.e_type == ET_DYN) &&
-			out->nload > 0;
-out:
+	rc = parse_elf(e, a, out, err);
 	elf_end(e);
 	return rc;
 }
@@ -158,22 +170,28 @@ out:
 int elfimage_load(int fd, struct arena *a, struct elfimage *out,
 		  struct vms_error *err)
 {
+	unsigned char ident[EI_NIDENT];
 	struct stat st;
-	void *m;
+	Elf *e;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (fstat(fd, &st) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot stat image: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT)
+	if (!S_ISREG(st.st_mode) ||
+	    pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return 0;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				     "cannot map image: %s", strerror(errno));
-	rc = elfimage_parse(m, (size_t)st.st_size, a, out, err);
-	munmap(m, (size_t)st.st_size);
+	if (libelf_ready(err) < 0)
+		return -1;
+	/* Read through the descriptor (pread), not mapped: a file truncated
+	 * while it is read gives short reads, not a SIGBUS. */
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e)
+		return 0;
+	rc = parse_elf(e, a, out, err);
+	elf_end(e);
 	return rc;
 }
 
