@@ -187,7 +187,7 @@ static int add_section_children(struct vms_snapshot *s, struct vms_region *r,
 		uint64_t a = im->sec[i].addr + bias;
 		uint64_t b = a + im->sec[i].size;
 
-		if (a < r->end && b > r->start)
+		if (b > a && a < r->end && b > r->start)
 			k++;
 	}
 	if (!k)
@@ -199,8 +199,8 @@ static int add_section_children(struct vms_snapshot *s, struct vms_region *r,
 		uint64_t a = im->sec[i].addr + bias;
 		uint64_t b = a + im->sec[i].size;
 
-		if (a >= r->end || b <= r->start)
-			continue;
+		if (b <= a || a >= r->end || b <= r->start)
+			continue; /* outside, or a size that wraps */
 		r->children[r->nchildren].name = im->sec[i].name;
 		r->children[r->nchildren].start = a < r->start ? r->start : a;
 		r->children[r->nchildren].end = b > r->end ? r->end : b;

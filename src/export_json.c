@@ -6,6 +6,7 @@
  * capture.partial, process.uid, totals.blocks, region state/build_id,
  * thread fields as listed, heaps' walked figures as null until walked.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "export.h"
@@ -169,9 +170,17 @@ static void vmflags(struct outbuf *o, const char *f)
 			break;
 		if (!first)
 			ob_putc(o, ',');
-		ob_putc(o, '"');
-		ob_write(o, f, n); /* two-letter words: nothing to escape */
-		ob_putc(o, '"');
+		if (n < 8 && !memchr(f, '"', n) && !memchr(f, '\\', n)) {
+			/* the kernel's two-letter words: nothing to escape */
+			ob_putc(o, '"');
+			ob_write(o, f, n);
+			ob_putc(o, '"');
+		} else {
+			char word[64];
+
+			snprintf(word, sizeof(word), "%.*s", (int)n, f);
+			ob_json_str(o, word);
+		}
 		first = false;
 		f += n;
 	}

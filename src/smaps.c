@@ -1,5 +1,6 @@
 #include "smaps.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* Character classes by table: this loop runs ~25 times per region and a
@@ -143,7 +144,7 @@ static bool parse_header(struct smaps_parser *p, const char *s,
 	return true;
 nomem:
 	*oom = true;
-	vms_error_set(err, VMS_ERR_NOMEM, 12, "out of memory parsing smaps");
+	vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory parsing smaps");
 	return false;
 }
 
@@ -247,7 +248,7 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 			n--;
 		r->vmflags = arena_intern(&p->snap->arena, v, n);
 		if (!r->vmflags)
-			return vms_error_set(err, VMS_ERR_NOMEM, 12,
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory parsing smaps");
 		r->vmflags_mask = smaps_vmflags_mask(v, n);
 		r->flags &= (uint16_t)~VMS_RF_NO_COUNTERS;
@@ -260,8 +261,11 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 	if (!parse_dec(&v, end, &val))
 		return 0; /* malformed value: leave the counter at 0 */
 	v = skip_blank(v, end);
-	if (end - v >= 2 && v[0] == 'k' && v[1] == 'B')
+	if (end - v >= 2 && v[0] == 'k' && v[1] == 'B') {
+		if (val > UINT64_MAX >> 10)
+			return 0; /* no region is that large: malformed */
 		val <<= 10;
+	}
 	*slot = val;
 	return 0;
 }
