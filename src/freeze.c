@@ -148,6 +148,21 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 			     strerror(e));
 }
 
+/* PTRACE_SEIZE, once more after a moment when it failed with EPERM while
+ * no tracer shows: another tracer (a second vmscope) may have let go just
+ * between the two, and "not permitted" would then be the wrong message. */
+static int seize_retry(pid_t tid, pid_t pid)
+{
+	struct timespec ts = { 0, 20000000 };
+
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
+		return 0;
+	if (errno != EPERM || tracer_of(pid) > 0)
+		return -1;
+	nanosleep(&ts, NULL);
+	return (int)ptrace(PTRACE_SEIZE, tid, NULL, NULL);
+}
+
 /* Seizes every thread not yet seized. Returns how many were new, or -1. */
 static int seize_new(struct freeze *f, struct vms_error *err)
 {
@@ -168,7 +183,7 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
 		}
-		if (ptrace(PTRACE_SEIZE, tids[i], NULL, NULL) < 0) {
+		if (seize_retry(tids[i], f->pid) < 0) {
 			int e = errno;
 
 			f->n--; /* not ours */
