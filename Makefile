@@ -2,8 +2,9 @@
 #
 #   make            build ./vmscope
 #   make demo       install missing Debian packages, build, run on a demo
-#   make check      install missing Debian packages, build, run every test
-#   make check SAN=1  the same under AddressSanitizer + UBSan
+#   make check      install missing Debian packages, build, run every test,
+#                   then again under AddressSanitizer + UBSan
+#   make test       the tests on the normal build only (quicker)
 #   make bench      benchmarks (print figures beside their references)
 #   make fuzz       bounded libFuzzer run of the parsers
 #   make install / uninstall   (PREFIX, DESTDIR)
@@ -64,7 +65,7 @@ else
 PROG := vmscope
 endif
 
-.PHONY: all check demo bench fuzz install uninstall clean deps tests format
+.PHONY: all check test demo bench fuzz install uninstall clean deps tests format
 
 all: $(PROG)
 
@@ -94,7 +95,17 @@ tests: $(PROG) $(UNIT_BIN) $(TARGET_BIN)
 deps:
 	@sh scripts/deps.sh
 
+# check: every test on the normal build, then again on the ASan+UBSan
+# build (what CI runs). test: the normal build only, for quick turns.
 check: deps
+	$(MAKE) tests
+	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
+ifneq ($(SAN),1)
+	$(MAKE) SAN=1 tests
+	VMSCOPE=./vmscope-san BUILD=build-san sh tests/run.sh
+endif
+
+test: deps
 	$(MAKE) tests
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
 
