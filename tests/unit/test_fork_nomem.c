@@ -16,54 +16,10 @@
 #include "procfs.h"
 #include "sampler.h"
 #include "tap.h"
+#include "target.h"
 
 #define MB 16
 #define PAGES (MB * 256L)
-
-struct target {
-	pid_t pid;
-	FILE *in, *out;
-};
-
-static int start_target(struct target *t)
-{
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char path[4096];
-	int to[2], from[2];
-
-	snprintf(path, sizeof(path), "%s/targets/fork_ticker", build);
-	if (pipe(to) || pipe(from))
-		return -1;
-	t->pid = fork();
-	if (t->pid < 0)
-		return -1;
-	if (t->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[0]);
-		close(to[1]);
-		close(from[0]);
-		close(from[1]);
-		execl(path, "fork_ticker", "16", "4k", (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	t->in = fdopen(to[1], "w");
-	t->out = fdopen(from[0], "r");
-	return t->in && t->out ? 0 : -1;
-}
-
-static void stop_target(struct target *t)
-{
-	if (t->pid <= 0)
-		return;
-	kill(t->pid, SIGKILL);
-	waitpid(t->pid, NULL, 0);
-	fclose(t->in);
-	fclose(t->out);
-	t->pid = 0;
-}
 
 /* Minor faults the target took to write every page once, or -1. */
 static long rewrite_faults(struct target *t)
@@ -105,10 +61,12 @@ int main(void)
 	long flt;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (start_target(&t) < 0 || !fgets(line, sizeof(line), t.out) ||
+	if (target_start(&t, (char *[]){ "fork_ticker", "16", "4k", NULL }) <
+		    0 ||
+	    !fgets(line, sizeof(line), t.out) ||
 	    strncmp(line, "ready", 5) != 0) {
 		ok(0, "fork_ticker target started");
-		stop_target(&t);
+		target_stop(&t);
 		return tap_done();
 	}
 	flt = rewrite_faults(&t);
@@ -148,6 +106,6 @@ int main(void)
 	   "fault a page (%ld of %ld)",
 	   flt, PAGES);
 	ok(children_of(t.pid) == 0, "no clone, no zombie after either");
-	stop_target(&t);
+	target_stop(&t);
 	return tap_done();
 }

@@ -18,51 +18,7 @@
 #include "procfs.h"
 #include "sampler.h"
 #include "tap.h"
-
-struct target {
-	pid_t pid;
-	FILE *in, *out;
-};
-
-static int start_target(struct target *t, const char *name)
-{
-	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char path[4096];
-	int to[2], from[2];
-
-	snprintf(path, sizeof(path), "%s/targets/%s", build, name);
-	if (pipe(to) || pipe(from))
-		return -1;
-	t->pid = fork();
-	if (t->pid < 0)
-		return -1;
-	if (t->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		close(to[0]);
-		close(to[1]);
-		close(from[0]);
-		close(from[1]);
-		execl(path, name, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	t->in = fdopen(to[1], "w");
-	t->out = fdopen(from[0], "r");
-	return t->in && t->out ? 0 : -1;
-}
-
-static void stop_target(struct target *t)
-{
-	if (t->pid <= 0)
-		return;
-	kill(t->pid, SIGKILL);
-	waitpid(t->pid, NULL, 0);
-	fclose(t->in);
-	fclose(t->out);
-	t->pid = 0;
-}
+#include "target.h"
 
 static long long status_of(pid_t pid, const char *key)
 {
@@ -166,11 +122,12 @@ int main(void)
 	ssize_t got;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (start_target(&t, "fork_value") < 0 || !fgets(line, sizeof(line), t.out) ||
+	if (target_start(&t, (char *[]){ "fork_value", NULL }) < 0 ||
+	    !fgets(line, sizeof(line), t.out) ||
 	    sscanf(line, "ready %lx %lx %d %lx %lx %d", &var, &buf, &buflen, &dc,
 		   &wf, &speclen) != 6) {
 		ok(0, "fork_value target started");
-		stop_target(&t);
+		target_stop(&t);
 		return tap_done();
 	}
 	o.pid = t.pid;
@@ -178,7 +135,7 @@ int main(void)
 	s = vms_capture(&vms_sampler_fork, &o, &err);
 	ok(s != NULL, "fork capture of a live target (%s)", s ? "" : err.msg);
 	if (!s) {
-		stop_target(&t);
+		target_stop(&t);
 		return tap_done();
 	}
 	ok(strcmp(s->cap.backend, "fork") == 0 && s->cap.frozen &&
@@ -285,6 +242,6 @@ int main(void)
 		keeper_stop(&k);
 		ok(children_of(t.pid) == 0, "no clone was made");
 	}
-	stop_target(&t);
+	target_stop(&t);
 	return tap_done();
 }

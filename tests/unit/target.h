@@ -1,0 +1,61 @@
+/* target.h — a target program of tests/targets as a child of a unit test,
+ * talked to over its standard input and output.
+ *
+ * target_start(t, argv) runs $BUILD/targets/argv[0] (BUILD defaults to
+ * "build") with argv; t->in writes to its stdin, t->out reads its stdout.
+ * target_stop(t) kills it by its pid and reaps it (idempotent). */
+#ifndef VMS_TEST_TARGET_H
+#define VMS_TEST_TARGET_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct target {
+	pid_t pid;
+	FILE *in, *out;
+};
+
+static inline int target_start(struct target *t, char *const argv[])
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[4096];
+	int to[2], from[2];
+
+	snprintf(path, sizeof(path), "%s/targets/%s", build, argv[0]);
+	if (pipe(to) || pipe(from))
+		return -1;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -1;
+	if (t->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	t->in = fdopen(to[1], "w");
+	t->out = fdopen(from[0], "r");
+	return t->in && t->out ? 0 : -1;
+}
+
+static inline void target_stop(struct target *t)
+{
+	if (t->pid <= 0)
+		return;
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, NULL, 0);
+	fclose(t->in);
+	fclose(t->out);
+	t->pid = 0;
+}
+
+#endif
