@@ -83,9 +83,8 @@ static bool has_cap_sys_ptrace(void)
 	return yes;
 }
 
-static int seize_error(struct vms_error *err, pid_t pid, int e)
+static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 {
-	int tracer;
 
 	if (e == ESRCH)
 		return procfs_errno_error(err, pid, "threads", ESRCH);
@@ -94,7 +93,7 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 				     "process %d exited during capture",
 				     (int)pid);
-	if (e == EPERM && (tracer = tracer_of(pid)) > 0)
+	if (e == EPERM && (tracer > 0 || (tracer = tracer_of(pid)) > 0))
 		return vms_error_set(err, VMS_ERR_PERM, e,
 				     "process %d is already traced by process "
 				     "%d (a debugger?); detach it first",
@@ -148,19 +147,32 @@ static int seize_error(struct vms_error *err, pid_t pid, int e)
 			     strerror(e));
 }
 
-/* PTRACE_SEIZE, once more after a moment when it failed with EPERM while
- * no tracer shows: another tracer (a second vmscope) may have let go just
- * between the two, and "not permitted" would then be the wrong message. */
-static int seize_retry(pid_t tid, pid_t pid)
+/* PTRACE_SEIZE of one thread. EPERM while another tracer holds the
+ * process (a second capture, a debugger) is retried for a while: captures
+ * are short, and the other may let go. *tracer gets the last tracer seen
+ * (its pid), so the message can name it even if it let go meanwhile. */
+static int seize_retry(pid_t tid, pid_t pid, int *tracer)
 {
-	struct timespec ts = { 0, 20000000 };
+	int tries;
 
-	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
-		return 0;
-	if (errno != EPERM || tracer_of(pid) > 0)
-		return -1;
-	nanosleep(&ts, NULL);
-	return (int)ptrace(PTRACE_SEIZE, tid, NULL, NULL);
+	*tracer = 0;
+	for (tries = 0; tries < 25; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		int t;
+
+		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
+			return 0;
+		if (errno != EPERM)
+			return -1;
+		t = tracer_of(pid);
+		if (t > 0)
+			*tracer = t;
+		else if (tries > 0)
+			break; /* nobody traces it: truly not permitted */
+		nanosleep(&ts, NULL);
+	}
+	errno = EPERM;
+	return -1;
 }
 
 /* Seizes every thread not yet seized. Returns how many were new, or -1. */
@@ -168,7 +180,7 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 {
 	pid_t *tids;
 	size_t n, i;
-	int added = 0;
+	int added = 0, tracer;
 
 	if (procfs_list_tasks(f->pid, &tids, &n) < 0)
 		return procfs_errno_error(err, f->pid, "task list", errno);
@@ -183,20 +195,20 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
 		}
-		if (seize_retry(tids[i], f->pid) < 0) {
+		if (seize_retry(tids[i], f->pid, &tracer) < 0) {
 			int e = errno;
 
 			f->n--; /* not ours */
 			if (e == ESRCH)
 				continue; /* the thread exited meanwhile */
 			free(tids);
-			return seize_error(err, f->pid, e);
+			return seize_error(err, f->pid, e, tracer);
 		}
 		t->seized = true;
 		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
 		    errno != ESRCH) {
 			free(tids);
-			return seize_error(err, f->pid, errno);
+			return seize_error(err, f->pid, errno, 0);
 		}
 		added++;
 	}
