@@ -3,7 +3,9 @@
  *
  * target_start(t, argv) runs $BUILD/targets/argv[0] (BUILD defaults to
  * "build") with argv; t->in writes to its stdin, t->out reads its stdout.
- * target_stop(t) kills it by its pid and reaps it (idempotent). */
+ * target_stop(t) kills it by its pid and reaps it (idempotent).
+ * target_children(pid): how many children pid has (its clone, a zombie),
+ * from /proc/PID/task/PID/children, or -1. */
 #ifndef VMS_TEST_TARGET_H
 #define VMS_TEST_TARGET_H
 
@@ -56,6 +58,25 @@ static inline void target_stop(struct target *t)
 	fclose(t->in);
 	fclose(t->out);
 	t->pid = 0;
+}
+
+static inline int target_children(pid_t pid)
+{
+	char path[64], buf[4096];
+	FILE *f;
+	size_t n, i;
+	int c = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	for (i = 0; i < n; i++)
+		c += buf[i] == ' ';
+	return c;
 }
 
 #endif

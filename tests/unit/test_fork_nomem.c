@@ -36,21 +36,6 @@ static long rewrite_faults(struct target *t)
 	return flt;
 }
 
-static int children_of(pid_t pid)
-{
-	char name[64], *b;
-	size_t n, i;
-	int c = 0;
-
-	snprintf(name, sizeof(name), "task/%d/children", (int)pid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		c += b[i] == ' ';
-	free(b);
-	return c;
-}
-
 int main(void)
 {
 	struct target t = { 0 };
@@ -88,7 +73,7 @@ int main(void)
 		   s->nregions);
 		vms_snapshot_free(s);
 	}
-	ok(children_of(t.pid) == 0, "no clone, no zombie");
+	ok(target_children(t.pid) == 0, "no clone, no zombie");
 	flt = rewrite_faults(&t);
 	ok(flt >= 0 && flt < PAGES / 4,
 	   "after a no-memory capture the rewrite still takes few minor "
@@ -105,7 +90,7 @@ int main(void)
 	   "contrast: after a capture that forked, the rewrite takes a minor "
 	   "fault a page (%ld of %ld)",
 	   flt, PAGES);
-	ok(children_of(t.pid) == 0, "no clone, no zombie after either");
+	ok(target_children(t.pid) == 0, "no clone, no zombie after either");
 	target_stop(&t);
 	return tap_done();
 }

@@ -33,22 +33,6 @@ static long long status_of(pid_t pid, const char *key)
 	return v;
 }
 
-static int children_of(pid_t pid)
-{
-	char name[64], *b;
-	size_t n;
-	int c = 0;
-	size_t i;
-
-	snprintf(name, sizeof(name), "task/%d/children", (int)pid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		c += b[i] == ' ';
-	free(b);
-	return c;
-}
-
 /* The first child of pid, or 0. */
 static pid_t first_child(pid_t pid)
 {
@@ -179,7 +163,7 @@ int main(void)
 	   "a read from the middle of the buffer is the snapshot's too");
 	free(bytes);
 
-	ok(children_of(t.pid) == 1,
+	ok(target_children(t.pid) == 1,
 	   "while the snapshot lives, the stopped clone is the target's child");
 	{
 		pid_t c = first_child(t.pid);
@@ -212,7 +196,7 @@ int main(void)
 		   "the target's own signal mask is back as it was");
 	}
 	vms_snapshot_free(s);
-	ok(children_of(t.pid) == 0,
+	ok(target_children(t.pid) == 0,
 	   "once the snapshot is freed no clone and no zombie is left");
 	ok(status_of(t.pid, "TracerPid") == 0, "the target is not traced");
 
@@ -240,7 +224,7 @@ int main(void)
 		ok(keeper_fork(&k, &err) < 0 && strstr(err.msg, "let go"),
 		   "the late fork request is refused: %s", err.msg);
 		keeper_stop(&k);
-		ok(children_of(t.pid) == 0, "no clone was made");
+		ok(target_children(t.pid) == 0, "no clone was made");
 	}
 	target_stop(&t);
 	return tap_done();
