@@ -46,7 +46,10 @@ static void usage(FILE *f)
 	      "  -s, --summary              print the text summary and exit\n"
 	      "  -e, --export=text|csv|json print a full export and exit\n"
 	      "  -o, --output=FILE          write the summary/export to FILE\n"
-	      "                             atomically\n"
+	      "                             (- is standard output; a regular\n"
+	      "                             file is replaced atomically and\n"
+	      "                             keeps its mode; a FIFO or device\n"
+	      "                             is written into; a symlink kept)\n"
 	      "  -n, --name=NAME            the process named NAME\n"
 	      "      --delay=SECONDS        with -- CMD: wait this long after\n"
 	      "                             starting CMD before the capture\n"
@@ -378,16 +381,22 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 
 	if (!s)
 		return fail(&err);
-	if ((a->output ? outbuf_open_atomic(&o, a->output, &err)
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
 		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
 		vms_snapshot_free(s);
 		return fail(&err);
 	}
 	export_write(s, (enum export_format)fmt, &o);
 	vms_snapshot_free(s);
-	if (outbuf_close(&o, &err) < 0)
+	switch (outbuf_close(&o, &err)) {
+	case 0:
+		return 0;
+	case 1: /* written, but in place: worth knowing */
+		fprintf(stderr, "vmscope: %s\n", err.msg);
+		return 0;
+	default:
 		return fail(&err);
-	return 0;
+	}
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OB_CAP (1u << 20)
@@ -15,6 +17,7 @@ static int ob_init(struct outbuf *o, int fd, struct vms_error *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = fd;
+	o->dirfd = -1;
 	o->cap = OB_CAP;
 	o->buf = malloc(o->cap);
 	if (!o->buf)
@@ -28,34 +31,226 @@ int outbuf_open_fd(struct outbuf *o, int fd, struct vms_error *err)
 	return ob_init(o, fd, err);
 }
 
-int outbuf_open_atomic(struct outbuf *o, const char *path,
-		       struct vms_error *err)
+static int ob_file_error(struct outbuf *o, struct vms_error *err, int e,
+			 const char *what)
 {
-	size_t n = strlen(path);
-	int fd;
+	char name[300];
 
+	snprintf(name, sizeof(name), "%s", o->path ? o->path : "");
+	outbuf_abort(o);
+	return vms_error_set(err, e == ENOMEM ? VMS_ERR_NOMEM : VMS_ERR_FILE,
+			     e, "cannot %s %s: %s", what, name, strerror(e));
+}
+
+/* The last link of a chain of symbolic links at path: the file a shell
+ * redirection would create or write (a dangling link's target is created).
+ * Directories on the way are left as they are. NULL with errno set. */
+static char *ob_follow_links(const char *path)
+{
+	char *cur = strdup(path);
+	int hops;
+
+	for (hops = 0; cur && hops < 40; hops++) {
+		struct stat st;
+		char link[4096], *next, *slash;
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash) {
+			next = strdup(link);
+		} else {
+			size_t dl = (size_t)(slash - cur) + 1;
+
+			next = malloc(dl + (size_t)n + 1);
+			if (next) {
+				memcpy(next, cur, dl);
+				memcpy(next + dl, link, (size_t)n + 1);
+			}
+		}
+		free(cur);
+		cur = next;
+	}
+	if (cur && hops == 40)
+		errno = ELOOP;
+	free(cur);
+	return NULL;
+}
+
+/* A fresh name for a temporary file beside the target, in o->tmp:
+ * ".NAME.tmpXXXXXX" (hidden; NAME cut short so it stays a valid name). */
+static int ob_tmp_name(struct outbuf *o)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+	size_t n = strlen(o->base), i;
+
+	if (n > 200)
+		n = 200;
+	free(o->tmp);
+	o->tmp = malloc(n + 16);
+	if (!o->tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >>
+						 (i * 5) ^ (unsigned)getpid());
+	}
+	o->tmp[0] = '.';
+	memcpy(o->tmp + 1, o->base, n);
+	memcpy(o->tmp + 1 + n, ".tmp", 4);
+	for (i = 0; i < sizeof(rnd); i++)
+		o->tmp[5 + n + i] = abc[rnd[i] % (sizeof(abc) - 1)];
+	o->tmp[5 + n + sizeof(rnd)] = '\0';
+	return 0;
+}
+
+/* Where O_TMPFILE is not supported: a named temporary file (a kill before
+ * close leaves it behind; the name says what it is). */
+static int ob_named_tmp(struct outbuf *o)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (ob_tmp_name(o) < 0)
+			return -1;
+		o->fd = openat(o->dirfd, o->tmp,
+			       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (o->fd >= 0) {
+			o->how = OB_NAMED_TMP;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return -1;
+}
+
+/* Splits final into its directory (opened as o->dirfd) and o->base. */
+static int ob_open_dir(struct outbuf *o, const char *final)
+{
+	const char *slash = strrchr(final, '/');
+	char *dir;
+
+	if (!slash) {
+		dir = strdup(".");
+		o->base = strdup(final);
+	} else {
+		dir = strndup(final, slash == final ? 1 : (size_t)(slash - final));
+		o->base = strdup(slash + 1);
+	}
+	if (!dir || !o->base) {
+		free(dir);
+		errno = ENOMEM;
+		return -1;
+	}
+	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return o->dirfd < 0 ? -1 : 0;
+}
+
+/* The file itself, opened for writing without truncating it: the old
+ * contents stay until overwritten, and close truncates to what was
+ * written. */
+static int ob_in_place(struct outbuf *o, const char *why)
+{
+	o->fd = openat(o->dirfd, o->base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (o->fd < 0)
+		return -1;
+	o->how = OB_IN_PLACE;
+	snprintf(o->note, sizeof(o->note),
+		 "%s was written in place, not atomically, %s", o->path, why);
+	return 0;
+}
+
+int outbuf_open_file(struct outbuf *o, const char *path,
+		     struct vms_error *err)
+{
+	struct stat st;
+	char *final;
+	int e;
+
+	if (strcmp(path, "-") == 0)
+		return ob_init(o, STDOUT_FILENO, err);
 	if (ob_init(o, -1, err) < 0)
 		return -1;
 	o->path = strdup(path);
-	o->tmp = malloc(n + 16);
-	if (!o->path || !o->tmp) {
-		outbuf_abort(o);
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "out of memory");
+	if (!o->path)
+		return ob_file_error(o, err, ENOMEM, "write");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return ob_file_error(o, err, EISDIR, "write");
+		/* A FIFO, a terminal, a device: written into, as a shell
+		 * redirection would (a FIFO waits here for its reader). */
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (o->fd < 0)
+			return ob_file_error(o, err, errno, "open");
+		o->how = OB_DIRECT;
+		return 0;
 	}
-	snprintf(o->tmp, n + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		int e = errno;
+	/* A symbolic link stays one: its target is replaced. */
+	final = ob_follow_links(path);
+	if (!final || ob_open_dir(o, final) < 0) {
+		e = errno;
+		free(final);
+		return ob_file_error(o, err, e, "write");
+	}
+	free(final);
+	if (fstatat(o->dirfd, o->base, &st, 0) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return ob_file_error(o, err, EISDIR, "write");
+		o->old = st;
+		o->existed = true;
+		if (st.st_nlink > 1 &&
+		    ob_in_place(o, "to keep its other hard links") == 0)
+			return 0;
+		if (geteuid() != 0 && st.st_uid != geteuid()) {
+			char why[64];
 
-		free(o->tmp);
-		o->tmp = NULL;
-		outbuf_abort(o);
-		return vms_error_set(err, VMS_ERR_FILE, e,
-				     "cannot create %s: %s", path, strerror(e));
+			snprintf(why, sizeof(why), "to keep its owner (uid %u)",
+				 (unsigned)st.st_uid);
+			if (ob_in_place(o, why) == 0)
+				return 0;
+		}
+	} else if (errno != ENOENT) {
+		return ob_file_error(o, err, errno, "write");
 	}
-	o->fd = fd;
-	return 0;
+	/* Unnamed until complete: a kill at any moment leaves nothing. */
+	o->fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (o->fd >= 0) {
+		o->how = OB_TMPFILE;
+		return 0;
+	}
+	e = errno;
+	if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) {
+		/* No O_TMPFILE on this file system: a named one. */
+		if (ob_named_tmp(o) == 0)
+			return 0;
+		e = errno;
+	}
+	if (o->existed) {
+		char why[120];
+
+		snprintf(why, sizeof(why),
+			 "as its directory cannot take a temporary file (%s)",
+			 strerror(e));
+		if (ob_in_place(o, why) == 0)
+			return 0;
+		e = errno;
+	}
+	return ob_file_error(o, err, e, "create");
 }
 
 static void ob_flush(struct outbuf *o)
@@ -73,57 +268,133 @@ static void ob_flush(struct outbuf *o)
 		}
 		done += (size_t)w;
 	}
+	o->written += done;
 	o->len = 0;
 }
 
 void outbuf_abort(struct outbuf *o)
 {
-	if (o->tmp) {
-		if (o->fd >= 0)
-			close(o->fd);
-		unlink(o->tmp);
-	}
+	if (o->how != OB_FD && o->fd >= 0)
+		close(o->fd);
+	if (o->tmp && o->dirfd >= 0)
+		unlinkat(o->dirfd, o->tmp, 0);
+	if (o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->tmp);
+	free(o->base);
 	free(o->path);
 	free(o->buf);
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	o->dirfd = -1;
+}
+
+/* The mode, owner and group the file ends with: an old file's own; for a
+ * new one what a shell redirection gives (0666 less the umask). Owner and
+ * group as root only (a user cannot give a file away); a user's own file
+ * keeps its group when the user is in it. */
+static int ob_set_mode(struct outbuf *o)
+{
+	mode_t um = umask(0);
+
+	umask(um);
+	if (!o->existed)
+		return fchmod(o->fd, 0666 & ~um);
+	if (geteuid() == 0) {
+		if (fchown(o->fd, o->old.st_uid, o->old.st_gid) < 0)
+			return -1;
+	} else if (fchown(o->fd, (uid_t)-1, o->old.st_gid) < 0) {
+		/* not in that group: the file takes the user's */
+	}
+	return fchmod(o->fd, o->old.st_mode & 07777);
+}
+
+/* Gives the unnamed temporary file a name in the directory: the final one
+ * when none is there, else a temporary one that is renamed over it at once. */
+static int ob_link_tmpfile(struct outbuf *o)
+{
+	char proc[64];
+	int i;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	if (!o->existed) {
+		if (linkat(AT_FDCWD, proc, o->dirfd, o->base,
+			   AT_SYMLINK_FOLLOW) == 0 ||
+		    (errno != EEXIST &&
+		     linkat(o->fd, "", o->dirfd, o->base, AT_EMPTY_PATH) == 0))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	for (i = 0; i < 100; i++) {
+		if (ob_tmp_name(o) < 0)
+			return -1;
+		if (linkat(AT_FDCWD, proc, o->dirfd, o->tmp,
+			   AT_SYMLINK_FOLLOW) == 0 ||
+		    (errno != EEXIST &&
+		     linkat(o->fd, "", o->dirfd, o->tmp, AT_EMPTY_PATH) == 0))
+			return renameat(o->dirfd, o->tmp, o->dirfd, o->base);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static void ob_finish_file(struct outbuf *o)
+{
+	switch (o->how) {
+	case OB_FD:
+		return;
+	case OB_DIRECT:
+		break;
+	case OB_IN_PLACE:
+		if (!o->err && ftruncate(o->fd, (off_t)o->written) < 0)
+			o->err = errno;
+		break;
+	case OB_TMPFILE:
+	case OB_NAMED_TMP:
+		if (!o->err && (ob_set_mode(o) < 0 || fsync(o->fd) < 0))
+			o->err = errno;
+		if (!o->err && o->how == OB_TMPFILE && ob_link_tmpfile(o) < 0)
+			o->err = errno;
+		if (!o->err && o->how == OB_NAMED_TMP &&
+		    renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0)
+			o->err = errno;
+		break;
+	}
+	if (close(o->fd) < 0 && !o->err)
+		o->err = errno;
+	o->fd = -1;
+	if (!o->err && o->tmp) {
+		free(o->tmp); /* renamed: nothing to remove */
+		o->tmp = NULL;
+	}
 }
 
 int outbuf_close(struct outbuf *o, struct vms_error *err)
 {
-	const char *name = o->path ? o->path : "standard output";
-	int e;
+	int e, rc = 0;
 
 	ob_flush(o);
-	if (o->tmp && !o->err) {
-		/* Readable as any file the user creates (mkstemp makes 0600). */
-		mode_t um = umask(0);
-
-		umask(um);
-		if (fchmod(o->fd, 0666 & ~um) < 0 || fsync(o->fd) < 0)
-			o->err = errno;
-		if (close(o->fd) < 0 && !o->err)
-			o->err = errno;
-		o->fd = -1;
-		if (!o->err && rename(o->tmp, o->path) < 0)
-			o->err = errno;
-		if (!o->err) {
-			free(o->tmp);
-			o->tmp = NULL;
-		}
-	}
+	ob_finish_file(o);
 	e = o->err;
 	if (e) {
-		char msg[300];
+		char name[300];
 
-		snprintf(msg, sizeof(msg), "%s", name);
+		snprintf(name, sizeof(name), "%s",
+			 o->path ? o->path : "standard output");
 		outbuf_abort(o);
 		return vms_error_set(err, VMS_ERR_FILE, e,
-				     "cannot write %s: %s", msg, strerror(e));
+				     "cannot write %s: %s", name, strerror(e));
+	}
+	if (o->how == OB_IN_PLACE && err) {
+		err->kind = VMS_ERR_NONE;
+		err->err = 0;
+		snprintf(err->msg, sizeof(err->msg), "%s", o->note);
+		rc = 1;
 	}
 	outbuf_abort(o); /* frees; nothing temporary remains */
-	return 0;
+	return rc;
 }
 
 void ob_write_slow(struct outbuf *o, const char *s, size_t n)

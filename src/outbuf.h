@@ -1,38 +1,77 @@
-/* outbuf.h — a fast buffered writer for exports, and atomic output files.
+/* outbuf.h — a fast buffered writer for exports, and output files that
+ * keep what they are.
  *
  * Contract: an outbuf collects text and writes it to its fd whenever it has
  * a megabyte, so a 60 MB JSON export never sits in memory whole. Write
  * errors are sticky: the first one is kept in ob->err and reported by
- * outbuf_close(). With outbuf_open_atomic() the text goes to a temporary
- * file beside the target, renamed over it only by a successful
- * outbuf_close(); on failure the target is untouched and the temporary
- * file removed. Numbers are formatted without printf (exports of 65,000
+ * outbuf_close(). Numbers are formatted without printf (exports of 65,000
  * regions print a few million of them).
+ *
+ * outbuf_open_file() writes where a shell redirection would, and destroys
+ * nothing else:
+ *  - "-" is standard output;
+ *  - a FIFO, a terminal or another device is opened and written into (a
+ *    FIFO waits for its reader, as with `>`);
+ *  - a symbolic link stays a link: the file at the end of it is written;
+ *  - a regular file is written to an unnamed O_TMPFILE in its directory,
+ *    given the old file's mode (and, as root, its owner and group) or, for
+ *    a new file, 0666 less the umask, and linked in and renamed over the
+ *    target only by a successful outbuf_close(): a failure or a SIGKILL at
+ *    any moment leaves the old file whole and no temporary file (a file
+ *    system without O_TMPFILE gets a named ".NAME.tmpXXXXXX" instead);
+ *  - an existing file is written in place, not atomically, where renaming
+ *    over it would lose something: its directory cannot take a temporary
+ *    file (but the file is writable), it has other hard links, or it
+ *    belongs to another user and vmscope is not root. outbuf_close() then
+ *    returns 1 and says so in err->msg (err->kind VMS_ERR_NONE).
  */
 #ifndef VMS_OUTBUF_H
 #define VMS_OUTBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
+
+enum outbuf_how {
+	OB_FD,	      /* a descriptor the caller owns (standard output) */
+	OB_DIRECT,    /* a FIFO or device, opened and written into */
+	OB_TMPFILE,   /* an unnamed O_TMPFILE, linked in at close */
+	OB_NAMED_TMP, /* a named temporary file, renamed at close */
+	OB_IN_PLACE,  /* the file itself, truncated to what was written */
+};
 
 struct outbuf {
 	int fd;
 	int err; /* first errno of a failed write, sticky */
 	char *buf;
 	size_t len, cap;
-	char *path, *tmp; /* atomic mode: final and temporary names */
+	uint64_t written; /* bytes that reached fd */
+	/* outbuf_open_file() only: */
+	enum outbuf_how how;
+	int dirfd;	  /* the directory of the file written */
+	char *path;	  /* as the user gave it, for messages */
+	char *base;	  /* the file's name in dirfd */
+	char *tmp;	  /* a temporary name in dirfd, while it exists */
+	bool existed;	  /* a regular file was there: old holds its stat */
+	struct stat old;
+	char note[360];	  /* OB_IN_PLACE: why it is not atomic */
 };
 
+/* Writes to fd, which stays open (the caller's). */
 int outbuf_open_fd(struct outbuf *o, int fd, struct vms_error *err);
-int outbuf_open_atomic(struct outbuf *o, const char *path,
-		       struct vms_error *err);
-/* Flushes; in atomic mode renames into place (or removes the temporary
- * file if anything failed). Returns 0 or -1 with *err (VMS_ERR_FILE). */
+/* Writes to path as described above. -1 with *err (VMS_ERR_FILE) when it
+ * cannot be created or opened; nothing is left behind then. */
+int outbuf_open_file(struct outbuf *o, const char *path,
+		     struct vms_error *err);
+/* Flushes and puts the file in place. Returns 0; 1 when written in place
+ * (err->msg says so and why, err->kind VMS_ERR_NONE); or -1 with *err
+ * (VMS_ERR_FILE) and the old file untouched (in place: partly written). */
 int outbuf_close(struct outbuf *o, struct vms_error *err);
-/* Drops everything (atomic mode: removes the temporary file). */
+/* Drops everything: a temporary file is removed, the old file kept. */
 void outbuf_abort(struct outbuf *o);
 
 /* Slow paths of the inline writers below: flush, then write. */
