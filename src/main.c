@@ -353,6 +353,29 @@ static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
 	return pid;
 }
 
+/* A launched command that has already ended is reported as such, with its
+ * status (not as a zombie the capture met), and reaped: returns 1 with
+ * *err, or 0 while it runs. */
+static int launched_ended(pid_t pid, const char *cmd, struct vms_error *err)
+{
+	int st;
+
+	if (waitpid(pid, &st, WNOHANG) != pid)
+		return 0;
+	if (WIFSIGNALED(st))
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "%s was killed by signal %d (%s) before the "
+			      "capture",
+			      cmd, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "%s exited before the capture (exit status %d); "
+			      "a shorter --delay, or a command that runs "
+			      "longer",
+			      cmd, WEXITSTATUS(st));
+	return 1;
+}
+
 static void stop_launched(pid_t pid)
 {
 	int i;
@@ -419,6 +442,8 @@ int main(int argc, char **argv)
 		launched = launch(a.cmd, a.delay,
 				  (a.summary || a.export) && !a.output, &err);
 		if (launched < 0)
+			return fail(&err);
+		if (launched_ended(launched, a.cmd[0], &err))
 			return fail(&err);
 		a.pid = launched;
 	}

@@ -199,17 +199,19 @@ bool procfs_pid_exists(pid_t pid)
 
 bool procfs_pid_exiting(pid_t pid)
 {
-	char *b, *p;
+	char *b;
 	size_t n;
 	bool gone;
 
-	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
-		return errno == ENOENT || errno == ESRCH;
-	p = memrchr(b, ')', n);
-	gone = p && p + 2 < b + n && (p[2] == 'Z' || p[2] == 'X');
-	free(b);
-	if (gone)
+	switch (procfs_pid_kind(pid, NULL)) {
+	case PROCFS_GONE:
+	case PROCFS_ZOMBIE:
 		return true;
+	case PROCFS_KTHREAD: /* never had an address space: not exiting */
+		return false;
+	case PROCFS_USER:
+		break;
+	}
 	if (procfs_read_pid(pid, "statm", &b, &n) < 0)
 		return errno == ENOENT || errno == ESRCH;
 	gone = n == 0 || b[0] == '0';
@@ -217,10 +219,202 @@ bool procfs_pid_exiting(pid_t pid)
 	return gone;
 }
 
+enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid)
+{
+	enum procfs_kind k = PROCFS_USER;
+	unsigned long flags = 0;
+	char *b, *p, state = '?';
+	int parent = 0;
+	size_t n;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return PROCFS_GONE;
+	/* after "pid (comm) ": state ppid pgrp session tty_nr tpgid flags */
+	p = memrchr(b, ')', n);
+	if (!p || sscanf(p + 1, " %c %d %*d %*d %*d %*d %lu", &state, &parent,
+			 &flags) != 3)
+		state = '?';
+	free(b);
+	if (ppid)
+		*ppid = parent;
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		k = PROCFS_KTHREAD;
+	else if (state == 'Z' || state == 'X')
+		k = PROCFS_ZOMBIE;
+	return k;
+}
+
+int procfs_check_has_mm(struct vms_error *e, pid_t pid)
+{
+	pid_t parent = 0;
+
+	switch (procfs_pid_kind(pid, &parent)) {
+	case PROCFS_USER:
+		return 0;
+	case PROCFS_KTHREAD:
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a kernel thread: it has no "
+				     "user address space to show",
+				     (int)pid);
+	case PROCFS_ZOMBIE:
+		if (parent == getpid())
+			return vms_error_set(e, VMS_ERR_NOPROC, 0,
+					     "process %d has exited: nothing of "
+					     "its memory is left to show",
+					     (int)pid);
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a zombie: it has exited "
+				     "and nothing of its memory is left (its "
+				     "parent, process %d, has not collected "
+				     "its exit status)",
+				     (int)pid, (int)parent);
+	case PROCFS_GONE:
+		break;
+	}
+	return procfs_errno_error(e, pid, "stat", ESRCH);
+}
+
+/* A hexadecimal "Key:\t..." of a status buffer (capability sets). */
+static bool status_hex(const char *b, const char *key, uint64_t *v)
+{
+	const char *p = strstr(b, key);
+
+	if (!p)
+		return false;
+	*v = strtoull(p + strlen(key), NULL, 16);
+	return true;
+}
+
+/* Whether this process runs in the initial user namespace (its uid_map
+ * maps every id to itself), where root's capabilities reach every
+ * process. */
+static bool in_initial_userns(void)
+{
+	char *b;
+	size_t n;
+	unsigned long long a, c, len;
+	bool yes = true; /* unknown: do not claim a namespace */
+
+	if (procfs_read_file("/proc/self/uid_map", &b, &n) == 0) {
+		yes = sscanf(b, "%llu %llu %llu", &a, &c, &len) == 3 &&
+		      a == 0 && c == 0 && len == 4294967295ull;
+		free(b);
+	}
+	return yes;
+}
+
+/* The security modules that decide besides capabilities ("landlock, yama,
+ * apparmor"), from securityfs when it is mounted; "" if unknown. */
+static void active_lsms(char *out, size_t size)
+{
+	char *b, *tok, *save = NULL;
+	size_t n, used = 0;
+
+	out[0] = '\0';
+	if (procfs_read_file("/sys/kernel/security/lsm", &b, &n) < 0)
+		return;
+	for (tok = strtok_r(b, ",\n", &save); tok;
+	     tok = strtok_r(NULL, ",\n", &save)) {
+		int w;
+
+		if (strcmp(tok, "capability") == 0 || strcmp(tok, "lockdown") == 0)
+			continue;
+		w = snprintf(out + used, size - used, "%s%s", used ? ", " : "",
+			     tok);
+		if (w < 0 || (size_t)w >= size - used)
+			break;
+		used += (size_t)w;
+	}
+	free(b);
+}
+
+/* Whether the ids of a status line ("Uid:\treal eff saved fs") are all
+ * id, as the kernel's ptrace check wants them (real, effective, saved). */
+static bool status_ids_are(const char *b, const char *key, unsigned id,
+			   unsigned *eff)
+{
+	const char *p = strstr(b, key);
+	unsigned r, e, sv;
+
+	if (!p || sscanf(p + strlen(key), "%u %u %u", &r, &e, &sv) != 3)
+		return true; /* unknown: do not claim they differ */
+	*eff = e;
+	return r == id && e == id && sv == id;
+}
+
+/* Why reading a /proc file of pid (a ptrace "read" access check: the
+ * same user, or CAP_SYS_PTRACE; then dumpable, the target's capabilities,
+ * then security modules) was refused. Yama's ptrace_scope governs
+ * attaching only, never these reads. */
+static void perm_reason(pid_t pid, char *why, size_t size)
+{
+	uint64_t mine = 0, theirs = 0;
+	char *me = NULL, *them = NULL, lsm[128];
+	size_t n;
+	bool root = geteuid() == 0, cap_ptrace = true, caps_known = false;
+	bool same_user = true;
+	unsigned their_uid = 0;
+
+	if (procfs_read_file("/proc/self/status", &me, &n) == 0 &&
+	    status_hex(me, "\nCapEff:", &mine))
+		cap_ptrace = (mine >> 19) & 1; /* CAP_SYS_PTRACE */
+	if (procfs_read_pid(pid, "status", &them, &n) == 0) {
+		caps_known = me && status_hex(them, "\nCapPrm:", &theirs);
+		same_user = status_ids_are(them, "\nUid:", geteuid(),
+					   &their_uid) &&
+			    status_ids_are(them, "\nGid:", getegid(),
+					   &(unsigned){ 0 });
+	}
+	free(me);
+	free(them);
+	if (!cap_ptrace) {
+		char target[120];
+
+		if (!same_user)
+			snprintf(target, sizeof(target),
+				 "it runs as uid %u (or under other ids)",
+				 their_uid);
+		else
+			snprintf(target, sizeof(target), "%s",
+				 caps_known && (theirs & ~mine)
+					 ? "it holds capabilities vmscope lacks"
+					 : "it is not dumpable (a setuid or "
+					   "setgid program, or one that made "
+					   "itself so with prctl)");
+		if (root)
+			snprintf(why, size,
+				 "%s, and vmscope runs as root without "
+				 "CAP_SYS_PTRACE (a container, or a dropped "
+				 "capability); grant it",
+				 target);
+		else
+			snprintf(why, size,
+				 "%s; run as root (with CAP_SYS_PTRACE)",
+				 target);
+		return;
+	}
+	if (!in_initial_userns()) {
+		snprintf(why, size,
+			 "vmscope runs in a user namespace whose root is not "
+			 "root outside it, and process %d is outside it; run "
+			 "vmscope in the namespace of the target or above it",
+			 (int)pid);
+		return;
+	}
+	/* Root with CAP_SYS_PTRACE in the initial namespace passes the
+	 * kernel's own checks: only a security module is left to say no. */
+	active_lsms(lsm, sizeof(lsm));
+	snprintf(why, size,
+		 "vmscope has CAP_SYS_PTRACE, so a security module refuses "
+		 "it (%s%s: a sandbox vmscope runs in may keep it to the "
+		 "processes inside)",
+		 lsm[0] ? "active: " : "Landlock, AppArmor or SELinux", lsm);
+}
+
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err)
 {
-	char path[64];
+	char path[64], why[360];
 	struct stat st;
 
 	if (access("/proc/self/stat", R_OK) != 0)
@@ -241,13 +435,11 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 				"that user, or as root (CAP_SYS_PTRACE)",
 				what, (int)pid, (unsigned)st.st_uid,
 				(unsigned)geteuid());
-		return vms_error_set(
-			e, VMS_ERR_PERM, err,
-			"not permitted to read %s of process %d: %s (the "
-			"process may be setuid or non-dumpable, or ptrace is "
-			"restricted by kernel.yama.ptrace_scope; root with "
-			"CAP_SYS_PTRACE can read it)",
-			what, (int)pid, strerror(err));
+		perm_reason(pid, why, sizeof(why));
+		return vms_error_set(e, VMS_ERR_PERM, err,
+				     "not permitted to read %s of process %d: "
+				     "%s",
+				     what, (int)pid, why);
 	}
 	return vms_error_set(e, VMS_ERR_CAPTURE, err,
 			     "cannot read %s of process %d: %s", what,

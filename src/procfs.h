@@ -35,15 +35,33 @@ int procfs_list_tasks(pid_t pid, pid_t **tids, size_t *n);
 
 /* Fills *e with a message for an errno that came from reading what (a /proc
  * path of pid): ENOENT/ESRCH -> no such process, EACCES/EPERM -> not
- * permitted, with the reason (other user, hidepid, capability). */
+ * permitted, with the reason found by checking what the kernel checks
+ * (another user, a non-dumpable process, capabilities the target holds,
+ * CAP_SYS_PTRACE missing, a user namespace, else a security module). */
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err);
+
+/* What a pid is, from /proc/PID/stat. */
+enum procfs_kind {
+	PROCFS_GONE,	/* no such process (any more) */
+	PROCFS_USER,	/* a process with a user address space */
+	PROCFS_ZOMBIE,	/* exited, its status not yet collected (or dead) */
+	PROCFS_KTHREAD, /* a kernel thread: no user address space ever */
+};
+/* *ppid (if not NULL) is the parent's pid, for what a zombie waits on. */
+enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid);
+/* For a process with no address space to show: fills *e saying which
+ * (kernel thread, zombie and whose parent holds it, gone; VMS_ERR_NOPROC:
+ * there is nothing to view) and returns -1; returns 0 and leaves *e alone
+ * for a process that has one. */
+int procfs_check_has_mm(struct vms_error *e, pid_t pid);
 
 /* True if /proc/PID exists. */
 bool procfs_pid_exists(pid_t pid);
 /* True when pid has exited or is exiting: gone, a zombie, or its address
  * space already dropped (statm all zero: a smaps read then ends early at a
- * record boundary, looking complete, and ptrace answers EPERM). */
+ * record boundary, looking complete, and ptrace answers EPERM). False for a
+ * kernel thread, which never had one. */
 bool procfs_pid_exiting(pid_t pid);
 
 /* The user address range ends here on this machine (the highest address a

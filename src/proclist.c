@@ -15,7 +15,7 @@
 static const char *unreadable_reason(pid_t pid, uid_t uid)
 {
 	char path[64];
-	int fd;
+	int fd, e;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -26,10 +26,22 @@ static const char *unreadable_reason(pid_t pid, uid_t uid)
 		close(fd);
 		if (r > 0)
 			return NULL;
-		return r == 0 ? "kernel thread" : "not permitted";
 	}
-	if (errno == ENOENT || errno == ESRCH)
+	/* A kernel thread's smaps_rollup is ESRCH or empty, as a zombie's:
+	 * the kind of process says which, not the error. */
+	e = errno;
+	switch (procfs_pid_kind(pid, NULL)) {
+	case PROCFS_KTHREAD:
+		return "kernel thread";
+	case PROCFS_ZOMBIE:
+		return "zombie";
+	case PROCFS_GONE:
 		return "exited";
+	case PROCFS_USER:
+		break;
+	}
+	if (fd >= 0 || e == ENOENT || e == ESRCH)
+		return "exiting";
 	if (uid != geteuid() && geteuid() != 0)
 		return "other user";
 	return "not permitted";
@@ -182,6 +194,10 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 
 	if (!info)
 		return -1;
+	if (procfs_check_has_mm(err, pid) < 0) {
+		procps_pids_unref(&info);
+		return -1;
+	}
 	st = f->stacks[0];
 	exe = PIDS_VAL(2, str, st, info);
 	cl = PIDS_VAL(1, str, st, info);

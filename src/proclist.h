@@ -40,7 +40,9 @@ int proclist_read(struct proc_list *l, struct vms_error *err);
 void proclist_sort(struct proc_list *l, enum proclist_sort by, bool reverse);
 void proclist_free(struct proc_list *l);
 
-/* Fills p (strings in the arena) for pid: name, cmdline, exe, uid. */
+/* Fills p (strings in the arena) for pid: name, cmdline, exe, uid. The
+ * first step of every capture: a process with no address space (a kernel
+ * thread, a zombie) fails here with a message saying which. */
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err);
 

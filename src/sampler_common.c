@@ -137,15 +137,13 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 	if (smaps_finish(&p, err) < 0)
 		goto out;
 	if (s->nregions == 0) {
-		/* A zombie or a kernel thread has an empty smaps. */
-		if (!procfs_pid_exists(pid))
+		/* It had an address space when the capture began (its
+		 * identity was checked), so an empty smaps means it exited;
+		 * unless it is, after all, a kernel thread. */
+		if (procfs_check_has_mm(err, pid) == 0 ||
+		    procfs_pid_kind(pid, NULL) != PROCFS_KTHREAD)
 			vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 				      "process %d exited during capture",
-				      (int)pid);
-		else
-			vms_error_set(err, VMS_ERR_CAPTURE, 0,
-				      "process %d has no address space (a "
-				      "kernel thread or a zombie)",
 				      (int)pid);
 		goto out;
 	}
