@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "../ui/ui.h"
 #include "capture.h"
+#include "escape.h"
 #include "export.h"
 #include "outbuf.h"
 #include "procfs.h"
@@ -79,9 +81,25 @@ struct args {
 	char **cmd; /* after "--" */
 };
 
+/* s on f with everything a terminal would act on escaped (escape.h): the
+ * strings printed here come from processes and files. */
+static void put_safe(FILE *f, const char *s)
+{
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+
+	while ((in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		fwrite(u, 1, ulen, f);
+		s += in;
+	}
+}
+
 static int fail(const struct vms_error *e)
 {
-	fprintf(stderr, "vmscope: %s\n", e->msg);
+	fputs("vmscope: ", stderr);
+	put_safe(stderr, e->msg);
+	fputc('\n', stderr);
 	return vms_error_exit_status(e);
 }
 
@@ -90,10 +108,13 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 {
 	va_list ap;
 
-	fputs("vmscope: ", stderr);
+	char msg[512];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("vmscope: ", stderr);
+	put_safe(stderr, msg);
 	fputs("\nTry 'vmscope --help'.\n", stderr);
 	return 1;
 }
@@ -258,15 +279,20 @@ static int list_processes(const struct args *a)
 	for (i = 0; i < l.n; i++) {
 		const struct proc_entry *e = &l.v[i];
 
-		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, e->user,
-		       e->name, (unsigned long long)(e->rss >> 10));
+		char user[64], name[64];
+
+		escape_str(user, sizeof(user), e->user);
+		escape_str(name, sizeof(name), e->name);
+		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user,
+		       name, (unsigned long long)(e->rss >> 10));
 		if (e->readable)
 			printf("%12llu", (unsigned long long)(e->pss >> 10));
 		else
 			printf("%12s", "-");
-		printf("  %s%s%s%s\n", e->cmdline[0] ? e->cmdline : "",
-		       e->readable ? "" : " (", e->readable ? "" : e->why,
-		       e->readable ? "" : ")");
+		fputs("  ", stdout);
+		put_safe(stdout, e->cmdline);
+		printf("%s%s%s\n", e->readable ? "" : " (",
+		       e->readable ? "" : e->why, e->readable ? "" : ")");
 	}
 	proclist_free(&l);
 	return 0;
@@ -285,11 +311,14 @@ static int find_by_name(const char *name, pid_t *pid)
 		free(pids);
 		return -1;
 	}
-	if (n == 0)
-		fprintf(stderr, "vmscope: no process named %s\n", name);
-	else {
-		fprintf(stderr, "vmscope: %zu processes are named %s:", n,
-			name);
+	if (n == 0) {
+		fputs("vmscope: no process named ", stderr);
+		put_safe(stderr, name);
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "vmscope: %zu processes are named ", n);
+		put_safe(stderr, name);
+		fputc(':', stderr);
 		for (i = 0; i < n; i++)
 			fprintf(stderr, " %d", (int)pids[i]);
 		fputs("; give one PID\n", stderr);
@@ -459,6 +488,7 @@ int main(int argc, char **argv)
 	} else {
 		struct ui_opts uo = { smp, co, a.theme, NULL };
 
+		setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
 		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;
 	}
 	stop_launched(launched);

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 #define OB_CAP (1u << 20)
 
 static int ob_init(struct outbuf *o, int fd, struct vms_error *err)
@@ -508,30 +510,49 @@ void ob_printf(struct outbuf *o, const char *fmt, ...)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at p, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *p)
+void ob_text_str(struct outbuf *o, const char *s)
 {
-	size_t n, i;
-	uint32_t cp;
+	const char *run = s;
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
 
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	cp = p[0] & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
+	if (!s)
+		return;
+	while ((in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		if (cp >= 0) { /* printed as it is: part of the run */
+			s += in;
+			continue;
+		}
+		ob_write(o, run, (size_t)(s - run));
+		ob_write(o, u, ulen);
+		s += in;
+		run = s;
 	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
+	ob_write(o, run, (size_t)(s - run));
 }
 
-/* Paths are bytes: valid UTF-8 passes as it is; a byte that is not part of
- * a valid sequence is written as \u00XX (its Latin-1 reading), so the JSON
- * stays valid and the byte can be recovered. */
+void ob_text_pad(struct outbuf *o, const char *s, int width)
+{
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+	int cols = 0;
+
+	while (s && (in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		ob_write(o, u, ulen);
+		cols += cp >= 0 ? 1 : (int)ulen; /* one column a character */
+		s += in;
+	}
+	for (; cols < width; cols++)
+		ob_putc(o, ' ');
+}
+
+/* Paths are bytes: valid UTF-8 passes as it is, except the code points
+ * that act on a terminal or on how text reads (C1 controls, U+2028/9, bidi
+ * controls), written as \uXXXX; a byte that is not part of a valid
+ * sequence is written as \u00XX (its Latin-1 reading), so the JSON stays
+ * valid and the byte can be recovered. */
 void ob_json_str(struct outbuf *o, const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -545,15 +566,23 @@ void ob_json_str(struct outbuf *o, const char *s)
 	ob_putc(o, '"');
 	for (run = p; *p;) {
 		char esc[6];
-		size_t n;
+		uint32_t cp = *p;
+		size_t n = 1;
 
 		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x7f) {
 			p++;
 			continue;
 		}
-		if (*p >= 0x80 && (n = utf8_len(p))) {
+		if (*p >= 0x80 && (n = escape_utf8_len(p, &cp)) != 0 &&
+		    !(cp <= 0x9f || cp == 0x2028 || cp == 0x2029 ||
+		      (cp >= 0x202a && cp <= 0x202e) ||
+		      (cp >= 0x2066 && cp <= 0x2069))) {
 			p += n;
 			continue;
+		}
+		if (!n) { /* a stray byte: its Latin-1 reading */
+			n = 1;
+			cp = *p;
 		}
 		ob_write(o, (const char *)run, (size_t)(p - run));
 		if (*p == '"' || *p == '\\') {
@@ -561,32 +590,57 @@ void ob_json_str(struct outbuf *o, const char *s)
 			esc[1] = (char)*p;
 			ob_write(o, esc, 2);
 		} else {
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hx[*p >> 4];
-			esc[5] = hx[*p & 15];
+			memcpy(esc, "\\u", 2);
+			esc[2] = hx[(cp >> 12) & 15];
+			esc[3] = hx[(cp >> 8) & 15];
+			esc[4] = hx[(cp >> 4) & 15];
+			esc[5] = hx[cp & 15];
 			ob_write(o, esc, 6);
 		}
-		run = ++p;
+		p += n;
+		run = p;
 	}
 	ob_write(o, (const char *)run, (size_t)(p - run));
 	ob_putc(o, '"');
 }
 
+/* RFC 4180: a field with a comma, a quote, a line break or a leading or
+ * trailing blank is quoted, quotes doubled. Control characters and invalid
+ * UTF-8 are escaped as in text first (a raw CR or ESC in a field would
+ * reach whatever shows the file), and a field a spreadsheet would take for
+ * a formula (= + - @ first) is defused with a leading apostrophe. */
 void ob_csv_str(struct outbuf *o, const char *s)
 {
+	char small[512], *text = small;
+	size_t n;
+	bool quote, formula;
 	const char *p;
 
 	if (!s)
 		return;
-	if (!s[strcspn(s, ",\"\n\r")]) {
-		ob_puts(o, s);
-		return;
+	n = escape_str(small, sizeof(small), s);
+	if (n >= sizeof(small)) {
+		text = malloc(n + 1);
+		if (!text) {
+			o->err = ENOMEM;
+			return;
+		}
+		escape_str(text, n + 1, s);
 	}
-	ob_putc(o, '"');
-	for (p = s; *p; p++) {
+	formula = text[0] && strchr("=+-@", text[0]);
+	quote = formula || text[strcspn(text, ",\"")] || text[0] == ' ' ||
+		(n && text[n - 1] == ' ');
+	if (quote)
+		ob_putc(o, '"');
+	if (formula)
+		ob_putc(o, '\'');
+	for (p = text; *p; p++) {
 		if (*p == '"')
 			ob_putc(o, '"');
 		ob_putc(o, *p);
 	}
-	ob_putc(o, '"');
+	if (quote)
+		ob_putc(o, '"');
+	if (text != small)
+		free(text);
 }

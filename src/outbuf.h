@@ -108,12 +108,23 @@ void ob_i64(struct outbuf *o, int64_t v);
 void ob_hex(struct outbuf *o, uint64_t v); /* "0x..." lowercase */
 /* v right-aligned in width columns, with K units (v / 1024). */
 void ob_kb(struct outbuf *o, uint64_t v, int width);
-void ob_pad(struct outbuf *o, const char *s, int width); /* left-aligned */
+/* Left-aligned, for vmscope's own strings only (labels, types). */
+void ob_pad(struct outbuf *o, const char *s, int width);
 void ob_printf(struct outbuf *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A JSON string literal with quotes; NULL prints null. */
+/* Strings from the target or a file (escape.h says what is escaped). */
+/* Text (summary, text export): control characters, invalid UTF-8 and the
+ * like escaped; NULL prints nothing. */
+void ob_text_str(struct outbuf *o, const char *s);
+/* The same, left-aligned in width columns (a character a column). */
+void ob_text_pad(struct outbuf *o, const char *s, int width);
+/* A JSON string literal with quotes, escaped per RFC 8259 (and C1, bidi
+ * and U+2028/9 controls as \uXXXX, stray bytes as \u00XX); NULL prints
+ * null. */
 void ob_json_str(struct outbuf *o, const char *s);
-/* A CSV field, quoted when it needs to be. */
+/* A CSV field per RFC 4180, quoted when it needs to be, with control
+ * characters escaped as in text and a leading = + - @ (a spreadsheet
+ * formula) defused with an apostrophe. */
 void ob_csv_str(struct outbuf *o, const char *s);
 
 #endif

@@ -4,7 +4,11 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+
+#include "../src/escape.h"
 
 const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 {
@@ -34,26 +38,73 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 	return buf;
 }
 
+/* What to draw for one unit of s (escape.h), and its columns: printable
+ * characters as they are, escapes as their text. A character this locale
+ * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as
+ * \uXXXX too, so nothing reaches the terminal that it would act on. */
+static size_t draw_unit(const char *s, char out[16], size_t *outlen,
+			int *cols)
+{
+	int32_t cp;
+	size_t in = escape_unit(s, out, outlen, &cp);
+
+	*cols = (int)*outlen;
+	if (cp >= 0x80) {
+		int cw = MB_CUR_MAX > 1 ? wcwidth((wchar_t)cp) : -1;
+
+		if (cw < 0)
+			*outlen = (size_t)snprintf(out, 16, "\\u%04x",
+						   (unsigned)cp);
+		*cols = cw < 0 ? (int)*outlen : cw;
+	} else if (cp >= 0) {
+		*cols = 1;
+	}
+	return in;
+}
+
+int text_cols(const char *s)
+{
+	char u[16];
+	size_t ulen, in;
+	int cols = 0, c;
+
+	while (s && (in = draw_unit(s, u, &ulen, &c)) != 0) {
+		cols += c;
+		s += in;
+	}
+	return cols;
+}
+
 int put_str(int y, int x, int w, attr_t attr, const char *s, int pad)
 {
-	int maxx = getmaxx(stdscr), len;
+	char line[2048], u[16];
+	int maxx = getmaxx(stdscr), cols = 0, c;
+	size_t used = 0, ulen, in;
 
 	if (y < 0 || y >= getmaxy(stdscr) || x >= maxx || w <= 0)
 		return 0;
 	if (x + w > maxx)
 		w = maxx - x;
-	len = (int)strnlen(s, (size_t)w);
+	/* Clipped by columns, never inside an escape or a character. */
+	while (s && (in = draw_unit(s, u, &ulen, &c)) != 0) {
+		if (cols + c > w || used + ulen > sizeof(line))
+			break;
+		memcpy(line + used, u, ulen);
+		used += ulen;
+		cols += c;
+		s += in;
+	}
 	attrset(attr);
-	mvaddnstr(y, x, s, len);
-	if (pad && len < w)
-		mvhline(y, x + len, ' ', w - len);
+	mvaddnstr(y, x, line, (int)used);
+	if (pad && cols < w)
+		mvhline(y, x + cols, ' ', w - cols);
 	attrset(A_NORMAL);
-	return pad ? w : len;
+	return pad ? w : cols;
 }
 
 void put_right(int y, int x, int w, attr_t attr, const char *s)
 {
-	int len = (int)strlen(s);
+	int len = text_cols(s);
 
 	if (len >= w) {
 		put_str(y, x, w, attr, s, 1);

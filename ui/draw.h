@@ -19,8 +19,15 @@
 const char *fmt_size(uint64_t bytes, char *buf, size_t n);
 
 /* Writes s at (y, x) in attr, clipped to w columns and padded with blanks
- * to w (pad false: not padded). Returns the columns written. */
+ * to w (pad false: not padded). Returns the columns written. Every string
+ * drawn goes through here, so it is made safe here: control characters,
+ * invalid UTF-8 and what the terminal cannot show are drawn as escapes
+ * (escape.h: "\r", "\x1b", "\u202e"), never passed to the terminal; the
+ * clip counts columns and never cuts an escape or a character. */
 int put_str(int y, int x, int w, attr_t attr, const char *s, int pad);
+
+/* The columns s takes when drawn by put_str (escapes included). */
+int text_cols(const char *s);
 
 /* The same, right-aligned in w columns. */
 void put_right(int y, int x, int w, attr_t attr, const char *s);
