@@ -272,10 +272,9 @@ static void read_dynamic(const struct elfimage_src *src,
 			 const struct elfraw_ehdr *eh, uint64_t off,
 			 uint64_t size, struct elfimage *out)
 {
-	enum { DYN_MAX = 4096 };
+	enum { DYN_MAX = 4096, DYN_TAGS = 35 };
 	size_t esz = eh->cls == ELFCLASS64 ? 16 : 8, n, i;
-	uint64_t v[DT_NUM + 1] = { 0 }, relr = 0, relrsz = 0, relrent = 0,
-		 hash = 0, gnu_hash = 0;
+	uint64_t v[DYN_TAGS] = { 0 }, relr = 0, relrsz = 0, relrent = 0, hash;
 	unsigned char *buf;
 
 	n = (size_t)(size / esz);
@@ -304,20 +303,18 @@ static void read_dynamic(const struct elfimage_src *src,
 		}
 		if (tag == DT_NULL)
 			break;
-		if (tag >= 0 && tag < DT_NUM)
-			v[tag] = val;
-		else if (tag == 36) /* DT_RELR */
+		/* DT_RELR* by number: older <elf.h> do not name them. */
+		if (tag == 36) /* DT_RELR */
 			relr = val;
 		else if (tag == 35) /* DT_RELRSZ */
 			relrsz = val;
 		else if (tag == 37) /* DT_RELRENT */
 			relrent = val;
-		else if (tag == DT_GNU_HASH)
-			gnu_hash = val;
+		else if (tag >= 0 && tag < DYN_TAGS)
+			v[tag] = val;
 	}
 	free(buf);
 	hash = v[DT_HASH];
-	(void)gnu_hash;
 	dyn_table(out, src, v[DT_STRTAB], v[DT_STRSZ], 1, &out->dynstr);
 	dyn_table(out, src, v[DT_RELA], v[DT_RELASZ],
 		  v[DT_RELAENT] ? v[DT_RELAENT] : 3 * (esz / 2), &out->rela);
