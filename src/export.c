@@ -153,6 +153,7 @@ static void print_row(struct outbuf *o, const char *label,
 static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 {
 	char when[160];
+	size_t i;
 
 	ob_printf(o, "Process:     %d %s\n", (int)s->proc.pid,
 		  s->proc.name ? s->proc.name : "?");
@@ -172,6 +173,9 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 		  (unsigned long long)s->cap.page_size);
 	if (s->cap.partial)
 		ob_printf(o, "Partial:     %s\n", s->cap.partial);
+	for (i = 0; i < s->nnotes; i++)
+		ob_printf(o, "Missing:     %s %s\n", s->notes[i].step,
+			  s->notes[i].why);
 	ob_printf(o, "Kernel:      %s\n", export_rollup_check(s, when,
 								 sizeof(when)));
 }

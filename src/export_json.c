@@ -96,6 +96,22 @@ static void process_and_capture(const struct vms_snapshot *s,
 	KV_STR(o, "kernel", s->cap.kernel);
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
+	/* What the pipeline's steps could not make, and why. */
+	KEY(o, "missing");
+	ob_putc(o, '[');
+	{
+		size_t i;
+
+		for (i = 0; i < s->nnotes; i++) {
+			ob_putc(o, '{');
+			KV_STR(o, "step", s->notes[i].step);
+			KV_STR(o, "why", s->notes[i].why);
+			close_with(o, '}');
+			ob_putc(o, ',');
+		}
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
 	{
 		char why[200];
 		int r = totals_check_rollup(s, why, sizeof(why));

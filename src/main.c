@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
-#include "capture.h"
+#include "pipeline.h"
 #include "export.h"
 #include "outbuf.h"
 #include "procfs.h"

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler.h"
 
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
 	[VMS_T_IMAGE] = { "image", "Image" },
@@ -30,8 +29,7 @@ void vms_snapshot_free(struct vms_snapshot *s)
 {
 	if (!s)
 		return;
-	if (s->sampler && s->sampler->release)
-		s->sampler->release(s);
+	vms_source_release(s);
 	free(s->regions);
 	arena_fini(&s->arena);
 	free(s);
@@ -85,4 +83,23 @@ bool vms_region_is_anon(const struct vms_region *r)
 {
 	return r->inode == 0 &&
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
+}
+
+int vms_snapshot_note(struct vms_snapshot *s, const char *step,
+		      const char *why)
+{
+	struct vms_note *n = arena_alloc(&s->arena,
+					 (s->nnotes + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	if (s->nnotes)
+		memcpy(n, s->notes, s->nnotes * sizeof(*n));
+	n[s->nnotes].step = step;
+	n[s->nnotes].why = arena_strdup(&s->arena, why);
+	if (!n[s->nnotes].why)
+		return -1;
+	s->notes = n;
+	s->nnotes++;
+	return 0;
 }

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "procfs.h"
+#include "steps.h"
+
 const struct vms_column vms_columns[VMS_NCOLUMNS] = {
 #define COL(l, a, b, f, cnt, fr)                                               \
 	{ l, { a, b }, offsetof(struct vms_totals, f), cnt, fr }
@@ -139,6 +142,34 @@ void totals_compute(struct vms_snapshot *s)
 		pt->private_ws = s->page_table;
 	pt->blocks = 0;
 	pt->largest = 0;
+}
+
+/* The user address range free space is counted in, unless the sampler or
+ * loader set it. */
+static void user_range(struct vms_snapshot *s)
+{
+	size_t i;
+
+	if (s->user_end)
+		return;
+	s->user_start = procfs_mmap_min_addr();
+	s->user_end = procfs_user_end();
+	/* A process that opted into 5-level paging maps above 47 bits: its
+	 * user range is the 56-bit one. */
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].end > s->user_end &&
+		    s->regions[i].start < 0xff00000000000000ull)
+			s->user_end = 0x00fffffffffff000ull;
+}
+
+int step_totals_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err)
+{
+	(void)have;
+	(void)err;
+	user_range(s);
+	totals_compute(s);
+	return 0;
 }
 
 int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)

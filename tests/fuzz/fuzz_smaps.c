@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "capture.h"
+#include "pipeline.h"
 #include "export.h"
 #include "outbuf.h"
 #include "smaps.h"
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   &malformed);
 	if (ra != rb || a->nregions != b->nregions)
 		abort(); /* chunking changed the result */
-	if (ra == 0 && vms_snapshot_finish(a, 0, false, &err) == 0)
+	if (ra == 0 && vms_snapshot_finish(a, NULL, &err) == 0)
 		export_all(a);
 	vms_snapshot_free(a);
 	vms_snapshot_free(b);
