@@ -79,6 +79,42 @@ const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
 	return i < 0 ? NULL : &s->regions[i];
 }
 
+struct vms_gap_iter vms_gaps(const struct vms_snapshot *s)
+{
+	struct vms_gap_iter it = { s, 0, s->user_start, false };
+
+	return it;
+}
+
+bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end)
+{
+	const struct vms_snapshot *s = it->s;
+
+	while (!it->done) {
+		uint64_t next;
+
+		if (it->i < s->nregions && s->regions[it->i].start < s->user_end) {
+			const struct vms_region *r = &s->regions[it->i++];
+
+			next = r->start;
+			*start = it->prev;
+			*end = next;
+			if (r->end > it->prev)
+				it->prev = r->end;
+			if (next > *start)
+				return true;
+			continue;
+		}
+		/* past the last region in the range: the rest of it */
+		it->done = true;
+		*start = it->prev;
+		*end = s->user_end;
+		if (*end > *start)
+			return true;
+	}
+	return false;
+}
+
 bool vms_region_is_anon(const struct vms_region *r)
 {
 	return r->inode == 0 &&

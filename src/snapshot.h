@@ -216,6 +216,21 @@ static inline uint64_t vms_region_size(const struct vms_region *r)
 	return r->end - r->start;
 }
 
+/* The free gaps: the address space between regions inside the user range
+ * [user_start, user_end), in address order. One iterator for everything
+ * that counts or shows free space:
+ *	struct vms_gap_iter it = vms_gaps(s);
+ *	while (vms_gap_next(&it, &start, &end)) ...
+ */
+struct vms_gap_iter {
+	const struct vms_snapshot *s;
+	size_t i; /* next region */
+	uint64_t prev; /* end of the space seen so far */
+	bool done;
+};
+struct vms_gap_iter vms_gaps(const struct vms_snapshot *s);
+bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end);
+
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);
 

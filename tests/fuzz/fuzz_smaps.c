@@ -25,8 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void export_all(const struct vms_snapshot *s)
 {
-	static const enum export_format f[] = { EXPORT_SUMMARY, EXPORT_TEXT,
-						EXPORT_CSV, EXPORT_JSON };
 	struct outbuf o;
 	struct vms_error err;
 	size_t i;
@@ -35,8 +33,8 @@ static void export_all(const struct vms_snapshot *s)
 	if (fd < 0)
 		return;
 	if (outbuf_open_fd(&o, fd, &err) == 0) {
-		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-			export_write(s, f[i], &o);
+		for (i = 0; vms_exporters[i]; i++)
+			vms_exporters[i]->write(s, &o);
 		outbuf_close(&o, &err);
 	}
 	close(fd);
