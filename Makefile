@@ -160,6 +160,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/vmscope
 
 format:
+	@# .clang-format: the kernel style the code is written in
 	clang-format -i src/*.c src/*.h ui/*.c ui/*.h
 
 clean:

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/export.h"
+#include "../src/export_util.h"
 #include "draw.h"
 #include "ui_priv.h"
 

@@ -15,10 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/capture.h"
+#include "../src/pipeline.h"
 #include "draw.h"
-#include "preview.h"
-#include "../src/freeze.h"
 #include "ui_priv.h"
 
 static volatile sig_atomic_t got_signal;
@@ -248,17 +246,22 @@ struct progress {
 	double last;
 };
 
-static void draw_progress(struct ui *u, pid_t pid, size_t regions)
+static void draw_progress(struct ui *u, pid_t pid, const char *what,
+			  size_t regions)
 {
 	int w = 56, y = LINES / 2 - 2, x = (COLS - w) / 2;
 
 	if (u->snap && u->scr == SCR_VIEWER && COLS >= UI_MIN_COLS &&
 	    LINES >= UI_MIN_LINES) {
 		/* a frame is on screen: progress goes in its status line */
-		put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-			" Reading the counters of pid %d: %zu of ~%zu regions"
-			"   Esc cancels",
-			(int)pid, regions, u->snap->nregions);
+		if (what)
+			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+				" pid %d: %s   Esc cancels", (int)pid, what);
+		else
+			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+				" Reading the counters of pid %d: %zu of ~%zu "
+				"regions   Esc cancels",
+				(int)pid, regions, u->snap->nregions);
 		refresh();
 		return;
 	}
@@ -267,21 +270,30 @@ static void draw_progress(struct ui *u, pid_t pid, size_t regions)
 		w = COLS;
 	}
 	put_blank(y, x, w, theme_attr(EL_TITLE));
-	put_fmt(y + 1, x, w, theme_attr(EL_TITLE), "  Reading process %d: %zu "
-		"regions", (int)pid, regions);
+	if (what)
+		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
+			"  Process %d: %s", (int)pid, what);
+	else
+		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
+			"  Reading process %d: %zu regions", (int)pid,
+			regions);
 	put_fmt(y + 2, x, w, theme_attr(EL_TITLE), "  Esc or q cancels");
 	put_blank(y + 3, x, w, theme_attr(EL_TITLE));
 	refresh();
 }
 
-static int on_progress(void *ctx, size_t regions)
+/* what: a step's name, or NULL while regions are read. */
+static int on_progress(void *ctx, const char *what, size_t done,
+		       size_t total)
 {
 	struct progress *p = ctx;
 	double t = now_us();
 	int ch;
 
+	(void)total;
+
 	if (t - p->last > 50000) {
-		draw_progress(p->u, p->pid, regions);
+		draw_progress(p->u, p->pid, what, done);
 		p->last = t;
 	}
 	timeout(0);
@@ -305,7 +317,7 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	co.pid = pid;
 	co.progress = on_progress;
 	co.progress_ctx = &p;
-	draw_progress(u, pid, 0);
+	draw_progress(u, pid, NULL, 0);
 	s = vms_capture(u->opts->sampler, &co, err);
 	*cancelled = p.cancelled;
 	return s;
@@ -328,7 +340,11 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own)
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
 	enum ui_screen was = u->scr;
-	struct vms_snapshot *pre = preview_layout(pid), *s;
+	struct vms_capture_opts mo = { .pid = pid, .no_memory = true };
+	struct vms_error ignore;
+	/* The layout from maps first: shown at once, counters to follow. */
+	struct vms_snapshot *pre = vms_capture(&vms_sampler_maps, &mo, &ignore);
+	struct vms_snapshot *s;
 	bool cancelled;
 
 	u->focus = 0;
@@ -471,9 +487,7 @@ static void loop(struct ui *u)
 		if (got_signal)
 			return;
 		if (ch == ERR) {
-			/* idle: let go of any thread a --freeze could not
-			 * detach because it was stuck in the kernel */
-			freeze_reap_leftovers();
+			vms_idle();
 			continue;
 		}
 		t0 = now_us();
