@@ -449,6 +449,7 @@ static int read_sections(const struct elfimage_src *src,
 	size_t ssz = shdr_size(eh), i, k = 0;
 	uint64_t n = eh->shnum, strndx = eh->shstrndx;
 	struct elfraw_shdr sh0, strtab, *strp = NULL;
+	struct elfimage_section *sec = NULL;
 	unsigned char *buf = NULL, *cache = NULL;
 	int rc = -1;
 
@@ -476,8 +477,9 @@ static int read_sections(const struct elfimage_src *src,
 		}
 	}
 	buf = malloc(CHUNK * eh->shentsize);
-	out->sec = arena_alloc(a, ELFIMAGE_MAX_SECTIONS * sizeof(*out->sec));
-	if (!buf || !out->sec)
+	/* Gathered here, then only the sections kept go to the arena. */
+	sec = malloc(ELFIMAGE_MAX_SECTIONS * sizeof(*sec));
+	if (!buf || !sec)
 		goto out;
 	for (i = 0; i < n; i += CHUNK) {
 		size_t want = n - i < CHUNK ? (size_t)(n - i) : CHUNK, got, j;
@@ -515,21 +517,28 @@ static int read_sections(const struct elfimage_src *src,
 				out->sec_capped = true;
 				continue;
 			}
-			out->sec[k].name = sec_name(src, strp, cache, sh.name, a);
-			if (!out->sec[k].name)
+			sec[k].name = sec_name(src, strp, cache, sh.name, a);
+			if (!sec[k].name)
 				goto out;
-			out->sec[k].addr = sh.addr;
-			out->sec[k].size = sh.size;
-			out->sec[k].nobits = sh.type == SHT_NOBITS;
+			sec[k].addr = sh.addr;
+			sec[k].size = sh.size;
+			sec[k].nobits = sh.type == SHT_NOBITS;
 			k++;
 		}
 		if (got < want)
 			break;
 	}
+	if (k) {
+		out->sec = arena_alloc(a, k * sizeof(*sec));
+		if (!out->sec)
+			goto out;
+		qsort(sec, k, sizeof(*sec), cmp_sec);
+		memcpy(out->sec, sec, k * sizeof(*sec));
+	}
 	out->nsec = k;
-	qsort(out->sec, k, sizeof(*out->sec), cmp_sec);
 	rc = 0;
 out:
+	free(sec);
 	free(buf);
 	free(cache);
 	return rc;

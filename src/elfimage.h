@@ -15,7 +15,8 @@
  *  - Only files of the host's byte order are read (the only ones a process
  *    here can have loaded); ELFCLASS32 and ELFCLASS64 both.
  *  - elfimage_read() fills a struct elfimage whose arrays and names live in
- *    the arena given (section names interned). A file that is not ELF is
+ *    the arena given, only what is kept (section names interned: a name
+ *    costs one copy however many sections have it). A file that is not ELF is
  *    not an error: out->is_image is false. It returns -1 only on out of
  *    memory or when the source cannot be read at all.
  *  - The symbol and relocation functions read the source again on each
@@ -40,8 +41,9 @@
 
 /* Allocated sections kept per file; the rest are counted, not kept. */
 #define ELFIMAGE_MAX_SECTIONS 1024
-/* Section headers looked at per file (65,536 x 64 bytes = 4 MiB read). */
-#define ELFIMAGE_MAX_SHDRS 65536
+/* Section headers looked at per file (16,384 x 64 bytes = 1 MiB read;
+ * linked images have tens). */
+#define ELFIMAGE_MAX_SHDRS 16384
 /* Program headers read (the kernel refuses tables over 64 KiB). */
 #define ELFIMAGE_MAX_PHDRS 2048
 /* Note bytes read per file, over all PT_NOTE segments / SHT_NOTE
