@@ -7,9 +7,10 @@
  * are decoded from the function's first instruction (inject_decode_syscall)
  * and are read from the file, not from the target, so the search faults no
  * page into it. The maps are parsed by the engine's parser (smaps.h), the
- * ELF by the engine's reader (elfimage.h); a mapped file is opened without
- * blocking, must be a regular file, and is read with pread (never mmapped:
- * a concurrent truncation would be a SIGBUS here). Fallback: the functions of the vDSO (their fallback paths
+ * ELF by the engine's reader (elfimage.h); a mapped file is opened by the
+ * engine's opener (procfile.h: the very file mapped, checked by device and
+ * inode, resolved inside the target's root), and is read with pread (never
+ * mmapped: a concurrent truncation would be a SIGBUS here). Fallback: the functions of the vDSO (their fallback paths
  * make the call themselves), read from the target's memory (the vDSO is
  * always resident).
  */
@@ -22,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elfimage.h"
+#include "procfile.h"
 #include "procfs.h"
 #include "smaps.h"
 #include "snapshot.h"
@@ -90,39 +91,14 @@ static bool scan_elf(const struct elfimage_src *src, const struct vms_region *r,
 	return found;
 }
 
-/* Opens a mapped file for reading its headers: never blocks (a FIFO put
- * where the file was), never becomes a controlling terminal, and only a
- * regular file is accepted. -1 otherwise. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static bool try_file(pid_t pid, const struct vms_region *r, uint64_t *addr)
 {
-	char path[4200];
 	struct elfimage_src src;
 	struct vms_error ignore;
 	bool found = false;
-	int fd;
+	/* The very file mapped, or nothing (procfile.h). */
+	int fd = procfile_open(pid, r);
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)r->start, (unsigned long long)r->end);
-	fd = open_regular(path);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-			 r->path);
-		fd = open_regular(path);
-	}
 	if (fd < 0)
 		return false;
 	if (elfimage_src_fd(fd, &src, &ignore) == 0)
