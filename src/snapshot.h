@@ -166,6 +166,23 @@ struct vms_rollup {
 		shared_dirty, swap, swap_pss, locked, anonymous;
 };
 
+struct elfimage;
+
+/* A mapped ELF image: one load of a file (its mappings in a row), found by
+ * the images step. Its load bias is kept for the steps after it (a heap
+ * walker: runtime address = link-time vaddr + bias). elf is what the ELF
+ * reader found in the file (elfimage.h: sections, segments, where the
+ * dynamic symbols and relocations are), one for every load of that file;
+ * for an image confirmed from memory only, it has no sections. */
+struct vms_image {
+	const char *path;
+	uint64_t start, end; /* its first region's start, its last's end */
+	uint64_t bias;
+	const char *build_id;
+	const struct elfimage *elf;
+	size_t first_region, nregions; /* s->regions[first, first + n) */
+};
+
 /* A part of the snapshot a step could not make, and why (a step that
  * needs memory on a source without it, a walk that failed). */
 struct vms_note {
@@ -185,6 +202,8 @@ struct vms_snapshot {
 	size_t nheaps;
 	struct vms_managed *managed;
 	size_t nmanaged;
+	struct vms_image *images; /* by address (the images step) */
+	size_t nimages;
 	uint64_t page_table; /* VmPTE, bytes */
 	struct vms_rollup rollup;
 	uint64_t user_start, user_end; /* the user address range for free */
