@@ -65,19 +65,22 @@ static int add_heap(struct vms_snapshot *s, size_t *cap, const char *kind,
 		h->in_use = h->free = h->chunks = h->free_chunks = h->top =
 			h->mmapped = -1;
 	}
-	{
+	/* Segments grow by doubling: the capacity is the power of two at or
+	 * above nsegs (so no field holds it), and n adds copy O(n) in all. */
+	if ((h->nsegs & (h->nsegs - 1)) == 0) {
+		size_t ncap = h->nsegs ? (size_t)h->nsegs * 2 : 1;
 		struct vms_heap_seg *ns =
-			arena_alloc(&s->arena, (h->nsegs + 1) * sizeof(*ns));
+			arena_alloc(&s->arena, ncap * sizeof(*ns));
 
 		if (!ns)
 			return -1;
 		if (h->nsegs)
 			memcpy(ns, h->segs, h->nsegs * sizeof(*ns));
-		ns[h->nsegs].start = start;
-		ns[h->nsegs].end = end;
 		h->segs = ns;
-		h->nsegs++;
 	}
+	h->segs[h->nsegs].start = start;
+	h->segs[h->nsegs].end = end;
+	h->nsegs++;
 	return 0;
 }
 
