@@ -92,8 +92,7 @@ int elfraw_ehdr(const struct elfimage_src *src, struct elfraw_ehdr *eh)
 		eh->phnum = h.e_phnum;
 		eh->shnum = h.e_shnum;
 		eh->shstrndx = h.e_shstrndx;
-		return eh->phentsize >= sizeof(Elf64_Phdr) ||
-				       eh->phnum == 0
+		return eh->phentsize >= sizeof(Elf64_Phdr) || eh->phnum == 0
 			       ? 0
 			       : -1;
 	}
@@ -110,8 +109,7 @@ int elfraw_ehdr(const struct elfimage_src *src, struct elfraw_ehdr *eh)
 		eh->phnum = h.e_phnum;
 		eh->shnum = h.e_shnum;
 		eh->shstrndx = h.e_shstrndx;
-		return eh->phentsize >= sizeof(Elf32_Phdr) ||
-				       eh->phnum == 0
+		return eh->phentsize >= sizeof(Elf32_Phdr) || eh->phnum == 0
 			       ? 0
 			       : -1;
 	}
@@ -125,17 +123,15 @@ void elfraw_phdr(const struct elfraw_ehdr *eh, const unsigned char *b,
 		Elf64_Phdr p;
 
 		memcpy(&p, b, sizeof(p));
-		*ph = (struct elfraw_phdr){ p.p_type,   p.p_flags,
-					    p.p_offset, p.p_vaddr,
-					    p.p_filesz, p.p_memsz,
+		*ph = (struct elfraw_phdr){ p.p_type,  p.p_flags,  p.p_offset,
+					    p.p_vaddr, p.p_filesz, p.p_memsz,
 					    p.p_align };
 	} else {
 		Elf32_Phdr p;
 
 		memcpy(&p, b, sizeof(p));
-		*ph = (struct elfraw_phdr){ p.p_type,   p.p_flags,
-					    p.p_offset, p.p_vaddr,
-					    p.p_filesz, p.p_memsz,
+		*ph = (struct elfraw_phdr){ p.p_type,  p.p_flags,  p.p_offset,
+					    p.p_vaddr, p.p_filesz, p.p_memsz,
 					    p.p_align };
 	}
 }
@@ -147,18 +143,18 @@ static void raw_shdr(const struct elfraw_ehdr *eh, const unsigned char *b,
 		Elf64_Shdr s;
 
 		memcpy(&s, b, sizeof(s));
-		*sh = (struct elfraw_shdr){ s.sh_name,   s.sh_type,
-					    s.sh_link,   s.sh_flags,
-					    s.sh_addr,   s.sh_offset,
-					    s.sh_size,   s.sh_entsize };
+		*sh = (struct elfraw_shdr){ s.sh_name, s.sh_type,
+					    s.sh_link, s.sh_flags,
+					    s.sh_addr, s.sh_offset,
+					    s.sh_size, s.sh_entsize };
 	} else {
 		Elf32_Shdr s;
 
 		memcpy(&s, b, sizeof(s));
-		*sh = (struct elfraw_shdr){ s.sh_name,   s.sh_type,
-					    s.sh_link,   s.sh_flags,
-					    s.sh_addr,   s.sh_offset,
-					    s.sh_size,   s.sh_entsize };
+		*sh = (struct elfraw_shdr){ s.sh_name, s.sh_type,
+					    s.sh_link, s.sh_flags,
+					    s.sh_addr, s.sh_offset,
+					    s.sh_size, s.sh_entsize };
 	}
 }
 
@@ -326,7 +322,7 @@ static void read_dynamic(const struct elfimage_src *src,
 	dyn_table(out, src, relr, relrsz, relrent ? relrent : esz / 2,
 		  &out->relr);
 	if (v[DT_SYMTAB]) {
-		uint64_t syment = v[DT_SYMENT] ? v[DT_SYMENT]
+		uint64_t syment = v[DT_SYMENT]		  ? v[DT_SYMENT]
 				  : eh->cls == ELFCLASS64 ? sizeof(Elf64_Sym)
 							  : sizeof(Elf32_Sym);
 		uint64_t nsym = 0, hoff;
@@ -372,10 +368,10 @@ static int read_phdrs(const struct elfimage_src *src,
 		(void)psz;
 		elfraw_phdr(eh, buf + i * eh->phentsize, &ph);
 		if (ph.type == PT_LOAD) {
-			out->load[k++] = (struct elfimage_load){
-				ph.vaddr, ph.memsz, ph.offset, ph.filesz,
-				ph.flags
-			};
+			out->load[k++] =
+				(struct elfimage_load){ ph.vaddr, ph.memsz,
+							ph.offset, ph.filesz,
+							ph.flags };
 		}
 	}
 	out->nload = k;
@@ -471,9 +467,8 @@ static int read_sections(const struct elfimage_src *src,
 			cache = malloc((size_t)strtab.size + 1);
 			if (!cache)
 				return -1;
-			strtab.size = elfimage_src_read(src, strtab.offset,
-							cache,
-							(size_t)strtab.size);
+			strtab.size = elfimage_src_read(
+				src, strtab.offset, cache, (size_t)strtab.size);
 		}
 	}
 	buf = malloc(CHUNK * eh->shentsize);
@@ -561,8 +556,8 @@ int elfimage_read(const struct elfimage_src *src, struct arena *a,
 	    read_sections(src, &eh, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory reading ELF");
-	out->is_image = (eh.type == ET_EXEC || eh.type == ET_DYN) &&
-			out->nload > 0;
+	out->is_image =
+		(eh.type == ET_EXEC || eh.type == ET_DYN) && out->nload > 0;
 	return 0;
 }
 

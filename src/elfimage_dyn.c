@@ -93,7 +93,7 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 		     void *ctx)
 {
 	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
-						 : sizeof(Elf32_Sym);
+						: sizeof(Elf32_Sym);
 	uint64_t n, i;
 	struct strtab st;
 	unsigned char *buf;
@@ -110,11 +110,12 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 		return -1;
 	}
 	for (i = 0; i < n && rc == 0; i += CHUNK_ENTRIES) {
-		size_t want = n - i < CHUNK_ENTRIES ? (size_t)(n - i)
-						    : CHUNK_ENTRIES;
-		size_t got = elfimage_src_read(
-				     src, im->dynsym.off + i * im->dynsym.entsize,
-				     buf, want * im->dynsym.entsize) /
+		size_t want =
+			n - i < CHUNK_ENTRIES ? (size_t)(n - i) : CHUNK_ENTRIES;
+		size_t got = elfimage_src_read(src,
+					       im->dynsym.off +
+						       i * im->dynsym.entsize,
+					       buf, want * im->dynsym.entsize) /
 			     im->dynsym.entsize;
 		size_t j;
 
@@ -237,7 +238,8 @@ static int emit(struct reloc_walk *w, struct elfimage_reloc *r)
 	r->relative = r->kind == ELFIMAGE_RELR ||
 		      (w->relative && r->type == w->relative);
 	if (r->kind != ELFIMAGE_RELA)
-		r->addend_known = implicit_addend(w->win, r->offset, &r->addend);
+		r->addend_known =
+			implicit_addend(w->win, r->offset, &r->addend);
 	else
 		r->addend_known = true;
 	return w->fn(w->ctx, r);
@@ -284,7 +286,8 @@ static int walk_table(struct reloc_walk *w, const struct elfimage_table *t,
 		return -1;
 	for (i = 0; i < n && rc == 0; i += CHUNK_ENTRIES) {
 		size_t want = n - i < CHUNK_ENTRIES ? (size_t)(n - i)
-						    : CHUNK_ENTRIES, j;
+						    : CHUNK_ENTRIES,
+		       j;
 		size_t got = elfimage_src_read(w->src, t->off + i * t->entsize,
 					       buf, want * t->entsize) /
 			     t->entsize;
@@ -321,7 +324,8 @@ static int walk_relr(struct reloc_walk *w)
 		return -1;
 	for (i = 0; i < n && rc == 0; i += CHUNK_ENTRIES) {
 		size_t want = n - i < CHUNK_ENTRIES ? (size_t)(n - i)
-						    : CHUNK_ENTRIES, j;
+						    : CHUNK_ENTRIES,
+		       j;
 		size_t got = elfimage_src_read(w->src, t->off + i * word, buf,
 					       want * word) /
 			     word;
@@ -366,8 +370,9 @@ int elfimage_relocs(const struct elfimage *im, const struct elfimage_src *src,
 		    void *ctx)
 {
 	struct addend_win *win = calloc(1, sizeof(*win));
-	struct reloc_walk w = { im, src, fn, ctx,
-				elfimage_relative_type(im->machine), win };
+	struct reloc_walk w = {
+		im, src, fn, ctx, elfimage_relative_type(im->machine), win
+	};
 	int rc;
 
 	if (!win)

@@ -141,8 +141,8 @@ static bool is_libc(const char *path)
 
 /* Tries each executable mapping of pid that pass accepts (0: libc, 1: any
  * other file, 2: the vDSO) until one holds a gadget. */
-static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps,
-			  int pass, uint64_t *addr)
+static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps, int pass,
+			  uint64_t *addr)
 {
 	size_t i;
 

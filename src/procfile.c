@@ -24,8 +24,8 @@
 /* Is the file named by the O_PATH descriptor pfd the one r maps? With
  * check_id false (no process behind the region, and the region has no
  * inode), only that it is a regular file. */
-static bool is_mapped_file(int pfd, const struct vms_region *r,
-			   bool check_id, struct stat *st)
+static bool is_mapped_file(int pfd, const struct vms_region *r, bool check_id,
+			   struct stat *st)
 {
 	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode))
 		return false;

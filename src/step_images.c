@@ -77,7 +77,8 @@ static int cache_grow(struct image_cache *c)
 	for (i = 0; i < c->n; i++) {
 		const struct image_ent *e = &c->v[i];
 		size_t h = ent_hash(e->path, e->inode, e->dev_major,
-				    e->dev_minor) & (nslot - 1);
+				    e->dev_minor) &
+			   (nslot - 1);
 
 		while (ns[h])
 			h = (h + 1) & (nslot - 1);
@@ -98,8 +99,8 @@ static void image_from_memory(struct vms_snapshot *s, struct image_ent *e,
 {
 	enum { HDR_MAX = 16384 };
 	unsigned char *buf = malloc(HDR_MAX);
-	size_t want = vms_region_size(r) < HDR_MAX ? vms_region_size(r)
-						   : HDR_MAX;
+	size_t want =
+		vms_region_size(r) < HDR_MAX ? vms_region_size(r) : HDR_MAX;
 	struct vms_error ignore;
 	ssize_t got;
 
@@ -274,8 +275,8 @@ static int note_load(struct images_run *run, const struct image_ent *e,
 		run->capimg = ncap;
 	}
 	m = &run->img[run->nimg++];
-	*m = (struct vms_image){ r->path, r->start, r->end, bias,
-				 e->im->build_id, e->im, i, 1 };
+	*m = (struct vms_image){ r->path,	  r->start, r->end, bias,
+				 e->im->build_id, e->im,    i,	    1 };
 	return 0;
 }
 
@@ -290,8 +291,8 @@ static int finish(struct images_run *run, struct image_cache *c)
 		run->capped_notes += c->v[i].im->notes_capped;
 	}
 	if (run->nimg) {
-		s->images = arena_alloc(&s->arena,
-					run->nimg * sizeof(*s->images));
+		s->images =
+			arena_alloc(&s->arena, run->nimg * sizeof(*s->images));
 		if (!s->images)
 			return -1;
 		memcpy(s->images, run->img, run->nimg * sizeof(*s->images));

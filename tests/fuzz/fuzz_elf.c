@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (elfimage_read(&src, &a, &im, &err) == 0) {
 		if (im.is_image && im.nload == 0)
 			abort(); /* contract: an image has PT_LOAD segments */
-		if (im.nsec > ELFIMAGE_MAX_SECTIONS || im.nsec > im.nsec_alloc ||
+		if (im.nsec > ELFIMAGE_MAX_SECTIONS ||
+		    im.nsec > im.nsec_alloc ||
 		    (im.nsec < im.nsec_alloc && !im.sec_capped) ||
 		    im.note_bytes > ELFIMAGE_MAX_NOTE_BYTES)
 			abort(); /* the caps */

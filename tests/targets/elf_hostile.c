@@ -91,8 +91,8 @@ static int sparse(const char *dir)
 	snprintf(path, sizeof(path), "%s/sparse.so", dir);
 	fd = b ? write_file(path, b, len, 8ull << 30) : -1;
 	free(b);
-	if (fd < 0 || mmap(NULL, 0x1000, PROT_READ, MAP_PRIVATE, fd, 0) ==
-			      MAP_FAILED)
+	if (fd < 0 ||
+	    mmap(NULL, 0x1000, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
 		return -1;
 	return 0;
 }

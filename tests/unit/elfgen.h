@@ -58,8 +58,8 @@ static inline unsigned char *elfgen_build(const struct elfgen *g, size_t *len)
 	{
 		const uint16_t probe = 1;
 
-		eh->e_ident[EI_DATA] = *(const uint8_t *)&probe ? ELFDATA2LSB
-								 : ELFDATA2MSB;
+		eh->e_ident[EI_DATA] =
+			*(const uint8_t *)&probe ? ELFDATA2LSB : ELFDATA2MSB;
 	}
 	eh->e_ident[EI_VERSION] = EV_CURRENT;
 	eh->e_type = ET_DYN;
@@ -72,16 +72,21 @@ static inline unsigned char *elfgen_build(const struct elfgen *g, size_t *len)
 	eh->e_phnum = 3;
 	eh->e_shentsize = sizeof(Elf64_Shdr);
 	eh->e_shnum = nsh < SHN_LORESERVE ? (uint16_t)nsh : 0;
-	eh->e_shstrndx = (uint16_t)(nsh - 1 < SHN_LORESERVE ? nsh - 1
-							     : SHN_XINDEX);
+	eh->e_shstrndx =
+		(uint16_t)(nsh - 1 < SHN_LORESERVE ? nsh - 1 : SHN_XINDEX);
 	memset(ph, 0, sizeof(ph));
-	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_W, 0, 0, 0, total, total,
-			      0x1000 };
-	ph[1] = (Elf64_Phdr){ PT_DYNAMIC, PF_R, 0x200, 0x200, 0x200,
-			      sizeof(dyn), sizeof(dyn), 8 };
-	ph[2] = (Elf64_Phdr){ PT_NOTE,  PF_R, note_off, note_off, note_off,
+	ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_W, 0,	   0,
+			      0,       total,	    total, 0x1000 };
+	ph[1] = (Elf64_Phdr){ PT_DYNAMIC, PF_R,	       0x200,	    0x200,
+			      0x200,	  sizeof(dyn), sizeof(dyn), 8 };
+	ph[2] = (Elf64_Phdr){ PT_NOTE,
+			      PF_R,
+			      note_off,
+			      note_off,
+			      note_off,
 			      g->note_claim ? g->note_claim : g->notelen,
-			      g->note_claim ? g->note_claim : g->notelen, 4 };
+			      g->note_claim ? g->note_claim : g->notelen,
+			      4 };
 	memcpy(b + sizeof(*eh), ph, sizeof(ph));
 	memset(dyn, 0, sizeof(dyn));
 	if (g->nrelr) {

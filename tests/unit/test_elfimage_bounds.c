@@ -165,8 +165,7 @@ static void test_sparse_note(void)
 	b = elfgen_build(&g, &len);
 	arena_init(&a);
 	ok(elfimage_parse(b, len, &a, &im, &err) == 0 && !im.build_id &&
-		   im.notes_capped &&
-		   im.note_bytes == ELFIMAGE_MAX_NOTE_BYTES,
+		   im.notes_capped && im.note_bytes == ELFIMAGE_MAX_NOTE_BYTES,
 	   "a note past the cap is not read: %llu bytes, build id %s",
 	   (unsigned long long)im.note_bytes,
 	   im.build_id ? im.build_id : "none");
@@ -241,11 +240,9 @@ static void test_relocs(void)
 	ok(elfimage_reloc_at(&im, &src, 0x1108, &r) &&
 		   r.kind == ELFIMAGE_RELA && r.addend == 8,
 	   "reloc_at 0x1108: the RELA entry");
-	ok(elfimage_reloc_at(&im, &src, 0x11f8, &r) &&
-		   r.kind == ELFIMAGE_RELR,
+	ok(elfimage_reloc_at(&im, &src, 0x11f8, &r) && r.kind == ELFIMAGE_RELR,
 	   "reloc_at 0x11f8: a RELR bitmap bit (63rd)");
-	ok(!elfimage_reloc_at(&im, &src, 0x1010, &r),
-	   "reloc_at 0x1010: none");
+	ok(!elfimage_reloc_at(&im, &src, 0x1010, &r), "reloc_at 0x1010: none");
 	ok(elfimage_relative_with_addend(&im, &src, 0x5555, &r) &&
 		   r.offset == 0x1100,
 	   "relative with addend 0x5555: at 0x1100 (RELA)");

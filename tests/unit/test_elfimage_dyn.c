@@ -62,8 +62,9 @@ static bool run_readelf(const char *path, struct oracle *o)
 		unsigned long long v, sz;
 		size_t n;
 
-		if (sscanf(line, "Relocation section '%63[^']' at offset %*s "
-				 "contains %zu",
+		if (sscanf(line,
+			   "Relocation section '%63[^']' at offset %*s "
+			   "contains %zu",
 			   name, &n) == 2) {
 			in_relr = strcmp(name, ".relr.dyn") == 0;
 			if (strncmp(name, ".rela", 5) == 0)
@@ -76,7 +77,8 @@ static bool run_readelf(const char *path, struct oracle *o)
 		    strspn(line, "0123456789abcdef \n") == strlen(line)) {
 			if (o->nrelr == cap) {
 				cap = cap ? cap * 2 : 1024;
-				o->relr = realloc(o->relr, cap * sizeof(*o->relr));
+				o->relr = realloc(o->relr,
+						  cap * sizeof(*o->relr));
 			}
 			o->relr[o->nrelr++] = v;
 			continue;

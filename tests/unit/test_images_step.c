@@ -96,7 +96,8 @@ static void test_bias(void)
 	for (i = 0; self && self->elf && i < self->elf->nsec; i++) {
 		const struct elfimage_section *x = &self->elf->sec[i];
 
-		if (strcmp(x->name, ".text") == 0 && me - self->bias >= x->addr &&
+		if (strcmp(x->name, ".text") == 0 &&
+		    me - self->bias >= x->addr &&
 		    me - self->bias < x->addr + x->size)
 			text++;
 	}
