@@ -469,7 +469,7 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 		if (g->flags & VMS_RF_RESERVED)
 			base = ta = theme_attr(EL_RESERVED);
 		else
-			ta = theme_attr((enum theme_el)g->type);
+			ta = theme_attr(theme_type(g->type));
 		put_blank(y, 0, COLS, base);
 		if (g->nchildren)
 			put_str(y, X_MARK, 1, base,

@@ -199,8 +199,8 @@ static void draw_line(struct ui *u, int y, size_t li)
 			bool res = r->flags & VMS_RF_RESERVED;
 
 			ch = type_letter(r->type, res);
-			a = res ? theme_attr((enum theme_el)r->type)
-				: theme_attr((enum theme_el)r->type) |
+			a = res ? theme_attr(theme_type(r->type))
+				: theme_attr(theme_type(r->type)) |
 					  A_REVERSE;
 		} else {
 			ch = '.';
@@ -229,7 +229,7 @@ static void draw_legend(int y)
 			continue;
 		put_str(y, x, 1, t == VMS_T_FREE
 					 ? theme_attr(EL_FREE)
-					 : theme_attr((enum theme_el)t) |
+					 : theme_attr(theme_type(t)) |
 						   A_REVERSE,
 			l, 1);
 		x += 2;

@@ -11,14 +11,6 @@
 
 enum { HEADER_H = 4, SUM_Y = HEADER_H, DET_Y = SUM_Y + SUM_HEIGHT };
 
-char type_letter(int type, bool reserved)
-{
-	static const char letters[VMS_NTYPES] = "IFSHMKDP.";
-	char c = letters[type];
-
-	return reserved && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
-
 /* A bar of width w: each type's share of scale, in its colour (or its
  * letter without colour). */
 static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
@@ -37,7 +29,7 @@ static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
 		n = upto - done;
 		if (n <= 0)
 			continue;
-		attrset(theme_attr((enum theme_el)t) | A_REVERSE);
+		attrset(theme_attr(theme_type(t)) | A_REVERSE);
 		mvhline(y, x + done, u->color ? ' ' : type_letter(t, false), n);
 		done = upto;
 	}

@@ -143,8 +143,6 @@ void viewer_draw(struct ui *u);
 int viewer_key(struct ui *u, int key);
 int viewer_mouse(struct ui *u, int y, int x, mmask_t b);
 extern const struct key_action viewer_keys[];
-/* Letter of a type in the map and in monochrome bars. */
-char type_letter(int type, bool reserved);
 
 /* pane_summary.c */
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
