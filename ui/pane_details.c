@@ -12,7 +12,7 @@
 
 #include "../src/export_util.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
 static const char *const sort_names[DS_COUNT] = {
 	[DS_ADDRESS] = "Address", [DS_SIZE] = "Size",
@@ -61,16 +61,33 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 	}
 }
 
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b);
+/* The addresses a row spans (its gap's, or its region's in s). */
+static void span_of(const struct details *d, const struct vms_snapshot *s,
+		    const struct drow *r, uint64_t *a, uint64_t *b)
+{
+	if (r->kind == DROW_GAP) {
+		*a = d->gaps[r->idx].start;
+		*b = d->gaps[r->idx].end;
+	} else {
+		*a = s->regions[r->idx].start;
+		*b = s->regions[r->idx].end;
+	}
+}
 
-uint64_t details_cursor_addr(const struct ui *u)
+static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		     uint64_t *b)
+{
+	span_of(&u->det, u->snap, r, a, b);
+}
+
+uint64_t details_cursor_addr(const struct details *d,
+			     const struct vms_snapshot *s)
 {
 	uint64_t a, b;
 
-	if (!u->snap || u->det.cur >= u->det.nrows)
+	if (!s || d->cur >= d->nrows)
 		return 0;
-	row_span(u, &u->det.rows[u->det.cur], &a, &b);
+	span_of(d, s, &d->rows[d->cur], &a, &b);
 	return a;
 }
 
@@ -129,18 +146,6 @@ static const char *region_text(const struct vms_region *r)
 struct sortctx {
 	const struct ui *u;
 };
-
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b)
-{
-	if (r->kind == DROW_GAP) {
-		*a = u->det.gaps[r->idx].start;
-		*b = u->det.gaps[r->idx].end;
-	} else {
-		*a = u->snap->regions[r->idx].start;
-		*b = u->snap->regions[r->idx].end;
-	}
-}
 
 static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 {

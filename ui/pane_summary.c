@@ -8,7 +8,7 @@
 
 #include "../src/columns.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
 enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
 
