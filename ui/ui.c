@@ -205,7 +205,8 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 	struct vms_capture_opts mo = { .pid = pid, .no_memory = true };
 	struct vms_error ignore;
 	/* The layout from maps first: shown at once, counters to follow. */
-	struct vms_snapshot *pre = vms_capture(&vms_sampler_maps, &mo, &ignore);
+	struct vms_snapshot *pre =
+		vms_capture(vms_sampler_by_name("maps"), &mo, &ignore);
 	struct vms_snapshot *s;
 	bool cancelled;
 
