@@ -139,10 +139,13 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard src/*.h)
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(ENGINE_SRC) $(DEP_LIBS) -lpthread
 
-# fuzz_elf's seed: a small ELF executable.
+# fuzz_elf's seed: a small position-independent ELF executable with
+# relative relocations packed as RELR (RELA where the linker cannot).
 build-fuzz/seed.elf:
 	@mkdir -p build-fuzz
-	printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
+	printf 'int x, y; int *p = &x, *q = &y;\nint main(void) { return *p + *q; }\n' | \
+		clang -x c -Os -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ - || \
+		printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
 
 install: vmscope
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -157,6 +160,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/vmscope
 
 format:
+	@# .clang-format: the kernel style the code is written in
 	clang-format -i src/*.c src/*.h ui/*.c ui/*.h
 
 clean:

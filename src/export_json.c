@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "columns.h"
 #include "export.h"
+#include "export_util.h"
 #include "totals.h"
 
 /* Keys are literals: "\"k\":" is put together by the compiler. */
@@ -53,22 +55,23 @@ static void close_with(struct outbuf *o, char c)
 	ob_putc(o, c);
 }
 
+/* The figures of a summary row, in the table's order; blocks and largest
+ * only where asked (the totals object has its own). */
 static void columns(struct outbuf *o, const struct vms_totals *t, bool blocks)
 {
-	KV_U64(o, "size", t->size);
-	KV_U64(o, "committed", t->committed);
-	KV_U64(o, "private", t->private_bytes);
-	KV_U64(o, "ws", t->ws);
-	KV_U64(o, "private_ws", t->private_ws);
-	KV_U64(o, "shareable_ws", t->shareable_ws);
-	KV_U64(o, "shared_ws", t->shared_ws);
-	KV_U64(o, "locked_ws", t->locked_ws);
-	KV_U64(o, "pss", t->pss);
-	KV_U64(o, "uss", t->uss);
-	KV_U64(o, "swap", t->swap);
-	if (blocks) {
-		KV_U64(o, "blocks", t->blocks);
-		KV_U64(o, "largest", t->largest);
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+
+		if (!(col->flags & VMS_COLF_TYPE) ||
+		    (!blocks && (c == VMS_COL_BLOCKS || c == VMS_COL_LARGEST)))
+			continue;
+		ob_putc(o, '"');
+		ob_puts(o, col->key);
+		OB_LIT(o, "\":");
+		ob_u64(o, vms_column_type(t, (enum vms_col)c));
+		ob_putc(o, ',');
 	}
 }
 
@@ -96,6 +99,22 @@ static void process_and_capture(const struct vms_snapshot *s,
 	KV_STR(o, "kernel", s->cap.kernel);
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
+	/* What the pipeline's steps could not make, and why. */
+	KEY(o, "missing");
+	ob_putc(o, '[');
+	{
+		size_t i;
+
+		for (i = 0; i < s->nnotes; i++) {
+			ob_putc(o, '{');
+			KV_STR(o, "step", s->notes[i].step);
+			KV_STR(o, "why", s->notes[i].why);
+			close_with(o, '}');
+			ob_putc(o, ',');
+		}
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
 	{
 		char why[200];
 		int r = totals_check_rollup(s, why, sizeof(why));
@@ -352,3 +371,10 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	heaps_and_managed(s, o);
 	ob_write(o, "}\n", 2);
 }
+
+const struct vms_exporter vms_export_json = {
+	.name = "json",
+	.help = "DESIGN.md's JSON contract, version 1",
+	.listed = true,
+	.write = export_json,
+};

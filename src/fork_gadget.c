@@ -6,26 +6,27 @@
  * file that covers the symbol's file offset gives its address. The bytes
  * are decoded from the function's first instruction (inject_decode_syscall)
  * and are read from the file, not from the target, so the search faults no
- * page into it. The maps are parsed by the engine's parser (smaps.h); a
- * mapped file is opened without blocking, must be a regular file, and is
- * read with pread (never mmapped: a concurrent truncation would be a
- * SIGBUS here). Fallback: the functions of the vDSO (their fallback paths
+ * page into it. The maps are parsed by the engine's parser (smaps.h), the
+ * ELF by the engine's reader (elfimage.h); a mapped file is opened by the
+ * engine's opener (procfile.h: the very file mapped, checked by device and
+ * inode, resolved inside the target's root), and is read with pread (never
+ * mmapped: a concurrent truncation would be a SIGBUS here). Fallback: the functions of the vDSO (their fallback paths
  * make the call themselves), read from the target's memory (the vDSO is
  * always resident).
  */
 #include "inject.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfimage.h"
+#include "procfile.h"
 #include "procfs.h"
 #include "smaps.h"
 #include "snapshot.h"
@@ -34,141 +35,75 @@
  * is 38 bytes. */
 #define MAX_FUNC 4096
 
-/* Where a function's code comes from: the vDSO image copied from the
- * target (mem), or a regular file read with pread (fd; never mmapped: a
- * file truncated meanwhile would raise SIGBUS). */
-struct code_src {
-	const uint8_t *mem;
-	size_t memlen;
-	int fd;
-	uint64_t filelen;
+/* One image searched for a gadget: the region r maps it from source
+ * offset map_off. For a file, only symbols named "syscall" are tried; for
+ * the vDSO (any_func), every function. */
+struct gadget_scan {
+	const struct elfimage *im;
+	const struct elfimage_src *src;
+	const struct vms_region *r;
+	uint64_t map_off;
+	bool any_func;
+	uint64_t *addr;
 };
 
-/* code[0, len) of the image at file offset foff into buf; NULL if it is
- * not all there. */
-static const uint8_t *code_at(const struct code_src *src, uint64_t foff,
-			      size_t len, uint8_t *buf)
+static int try_symbol(void *ctx, const struct elfimage_sym *y)
 {
-	if (src->mem)
-		return foff <= src->memlen && len <= src->memlen - foff
-			       ? src->mem + foff
-			       : NULL;
-	if (len > MAX_FUNC || foff > src->filelen ||
-	    len > src->filelen - foff ||
-	    pread(src->fd, buf, len, (off_t)foff) != (ssize_t)len)
-		return NULL;
-	return buf;
+	const struct gadget_scan *g = ctx;
+	uint8_t code[MAX_FUNC];
+	uint64_t foff;
+	long at;
+
+	if (y->type != STT_FUNC || y->shndx == SHN_UNDEF || !y->size ||
+	    y->size > MAX_FUNC ||
+	    (!g->any_func && strcmp(y->name, "syscall") != 0))
+		return 0;
+	/* The code must be in the source (a file's PT_LOAD file part) and
+	 * inside the part of it this region maps. */
+	if (!elfimage_vaddr_offset(g->im, g->src, y->value, y->size, &foff) ||
+	    foff < g->map_off ||
+	    foff + y->size > g->map_off + (g->r->end - g->r->start))
+		return 0;
+	if (elfimage_src_read(g->src, foff, code, (size_t)y->size) != y->size)
+		return 0;
+	at = inject_decode_syscall(code, (size_t)y->size);
+	if (at < 0)
+		return 0;
+	*g->addr = g->r->start + (foff - g->map_off) + (uint64_t)at;
+	return 1;
 }
 
-/* Searches one ELF image for a gadget. The region r maps the image from
- * file offset map_off. For a file, only symbols named "syscall" are tried;
- * for the vDSO (any_func), every function. */
-static bool scan_elf(Elf *e, const struct vms_region *r, uint64_t map_off,
-		     const struct code_src *src, bool any_func, uint64_t *addr)
+static bool scan_elf(const struct elfimage_src *src, const struct vms_region *r,
+		     uint64_t map_off, bool any_func, uint64_t *addr)
 {
-	Elf_Scn *scn = NULL;
-	size_t nph, i;
+	struct arena a;
+	struct elfimage im;
+	struct vms_error ignore;
+	bool found = false;
 
-	if (elf_getphdrnum(e, &nph) < 0)
-		return false;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t k, nsym;
+	arena_init(&a);
+	if (elfimage_read(src, &a, &im, &ignore) == 0 && im.is_image) {
+		struct gadget_scan g = { &im, src, r, map_off, any_func, addr };
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		nsym = sh.sh_size / sh.sh_entsize;
-		for (k = 0; k < nsym; k++) {
-			GElf_Sym sym;
-			const char *name;
-			uint64_t foff = 0;
-			bool found = false;
-			const uint8_t *code;
-			uint8_t buf[MAX_FUNC];
-			long at;
-
-			if (!gelf_getsym(d, (int)k, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_size)
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || (!any_func && strcmp(name, "syscall")))
-				continue;
-			for (i = 0; i < nph && !found; i++) {
-				GElf_Phdr ph;
-
-				if (!gelf_getphdr(e, (int)i, &ph) ||
-				    ph.p_type != PT_LOAD ||
-				    sym.st_value < ph.p_vaddr ||
-				    sym.st_value + sym.st_size >
-					    ph.p_vaddr + ph.p_filesz)
-					continue;
-				foff = sym.st_value - ph.p_vaddr + ph.p_offset;
-				found = true;
-			}
-			if (!found || foff < map_off ||
-			    foff + sym.st_size > map_off + (r->end - r->start))
-				continue;
-			code = code_at(src, foff, sym.st_size, buf);
-			if (!code)
-				continue;
-			at = inject_decode_syscall(code, sym.st_size);
-			if (at < 0)
-				continue;
-			*addr = r->start + (foff - map_off) + (uint64_t)at;
-			return true;
-		}
+		found = elfimage_symbols(&im, src, try_symbol, &g) == 1;
 	}
-	return false;
-}
-
-/* Opens a mapped file for reading its headers: never blocks (a FIFO put
- * where the file was), never becomes a controlling terminal, and only a
- * regular file is accepted. -1 otherwise. */
-static int open_regular(const char *path, uint64_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	*len = (uint64_t)st.st_size;
-	return fd;
+	arena_fini(&a);
+	return found;
 }
 
 static bool try_file(pid_t pid, const struct vms_region *r, uint64_t *addr)
 {
-	char path[4200];
-	struct code_src src = { NULL, 0, -1, 0 };
-	Elf *e;
-	bool found;
+	struct elfimage_src src;
+	struct vms_error ignore;
+	bool found = false;
+	/* The very file mapped, or nothing (procfile.h). */
+	int fd = procfile_open(pid, r);
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
-		 (unsigned long long)r->start, (unsigned long long)r->end);
-	src.fd = open_regular(path, &src.filelen);
-	if (src.fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid,
-			 r->path);
-		src.fd = open_regular(path, &src.filelen);
-	}
-	if (src.fd < 0)
+	if (fd < 0)
 		return false;
-	/* ELF_C_READ: headers and tables come in with pread, not mmap. */
-	e = elf_begin(src.fd, ELF_C_READ, NULL);
-	found = e && elf_kind(e) == ELF_K_ELF &&
-		scan_elf(e, r, r->offset, &src, false, addr);
-	if (e)
-		elf_end(e);
-	close(src.fd);
+	if (elfimage_src_fd(fd, &src, &ignore) == 0)
+		found = scan_elf(&src, r, r->offset, false, addr);
+	close(fd);
 	return found;
 }
 
@@ -188,14 +123,10 @@ static bool try_vdso(pid_t pid, const struct vms_region *r, uint64_t *addr)
 		return false;
 	buf = malloc(len);
 	if (buf && pread(fd, buf, len, (off_t)r->start) == (ssize_t)len) {
-		Elf *e = elf_memory(buf, len);
-		struct code_src src = { (const uint8_t *)buf, len, -1, 0 };
+		/* The vDSO image is mapped from its start: a memory image. */
+		struct elfimage_src src = elfimage_src_buf(buf, len, true);
 
-		/* The vDSO image is mapped from its start. */
-		found = e && elf_kind(e) == ELF_K_ELF &&
-			scan_elf(e, r, 0, &src, true, addr);
-		if (e)
-			elf_end(e);
+		found = scan_elf(&src, r, 0, true, addr);
 	}
 	free(buf);
 	close(fd);
@@ -210,8 +141,8 @@ static bool is_libc(const char *path)
 
 /* Tries each executable mapping of pid that pass accepts (0: libc, 1: any
  * other file, 2: the vDSO) until one holds a gadget. */
-static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps,
-			  int pass, uint64_t *addr)
+static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps, int pass,
+			  uint64_t *addr)
 {
 	size_t i;
 
@@ -272,7 +203,6 @@ static int find_gadget(pid_t pid, int first, int last, uint64_t *addr,
 	int pass;
 	bool found = false;
 
-	elf_version(EV_CURRENT);
 	maps = read_maps(pid, err);
 	if (!maps)
 		return -1;

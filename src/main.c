@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
-#include "capture.h"
 #include "escape.h"
+#include "pipeline.h"
 #include "export.h"
 #include "outbuf.h"
 #include "procfs.h"
@@ -28,6 +28,21 @@
 #ifndef VMSCOPE_VERSION
 #define VMSCOPE_VERSION "0.1.0"
 #endif
+
+/* The -e line and one line per format, from the exporter registry. */
+static void export_usage(FILE *f)
+{
+	char names[128];
+	size_t i;
+
+	fprintf(f, "  -e, --export=%s\n"
+		"                             print a full export and exit:\n",
+		export_names(names, sizeof(names), "|"));
+	for (i = 0; vms_exporters[i]; i++)
+		if (vms_exporters[i]->listed)
+			fprintf(f, "                               %-6s %s\n",
+				vms_exporters[i]->name, vms_exporters[i]->help);
+}
 
 static void usage(FILE *f)
 {
@@ -45,9 +60,10 @@ static void usage(FILE *f)
 	      "  -F, --freeze               pss: stop the target while its\n"
 	      "                             counters are read (consistent,\n"
 	      "                             exact figures)\n"
-	      "  -s, --summary              print the text summary and exit\n"
-	      "  -e, --export=text|csv|json print a full export and exit\n"
-	      "  -o, --output=FILE          write the summary/export to FILE\n"
+	      "  -s, --summary              print the text summary and exit\n",
+	      f);
+	export_usage(f);
+	fputs("  -o, --output=FILE          write the summary/export to FILE\n"
 	      "                             (- is standard output; a regular\n"
 	      "                             file is replaced atomically and\n"
 	      "                             keeps its mode; a FIFO or device\n"
@@ -107,7 +123,6 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 								...)
 {
 	va_list ap;
-
 	char msg[512];
 
 	va_start(ap, fmt);
@@ -230,10 +245,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if ((a->pid != 0) + (a->name != NULL) + (a->cmd != NULL) > 1)
 		return usage_error("%s",
 				   "give one of PID, -n NAME or -- CMD");
-	if (a->export && export_format_parse(a->export) < 0)
-		return usage_error("unknown export format '%s' (text, csv, "
-				   "json)",
-				   a->export);
+	if (a->export && (!export_find(a->export) ||
+			  !export_find(a->export)->listed)) {
+		char names[128];
+
+		return usage_error("unknown export format '%s' (%s)", a->export,
+				   export_names(names, sizeof(names), ", "));
+	}
 	if (a->output && !a->summary && !a->export)
 		return usage_error("%s", "-o goes with -s or -e");
 	if (!vms_sampler_by_name(a->backend))
@@ -429,7 +447,8 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s = vms_capture(smp, co, &err);
 	struct outbuf o;
-	int fmt = a->summary ? EXPORT_SUMMARY : export_format_parse(a->export);
+	const struct vms_exporter *ex =
+		a->summary ? &vms_export_summary : export_find(a->export);
 
 	if (!s)
 		return fail(&err);
@@ -438,13 +457,13 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 		vms_snapshot_free(s);
 		return fail(&err);
 	}
-	export_write(s, (enum export_format)fmt, &o);
+	ex->write(s, &o);
 	vms_snapshot_free(s);
 	switch (outbuf_close(&o, &err)) {
 	case 0:
 		return 0;
 	case 1: /* written, but in place: worth knowing */
-		fprintf(stderr, "vmscope: %s\n", err.msg);
+		fail(&err);
 		return 0;
 	default:
 		return fail(&err);

@@ -128,7 +128,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		if (n == 0)
 			break;
 		if (o && o->progress &&
-		    o->progress(o->progress_ctx, s->nregions)) {
+		    o->progress(o->progress_ctx, NULL, s->nregions, 0)) {
 			vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
 				      "cancelled");
 			goto out;

@@ -37,6 +37,7 @@
 #include "inject.h"
 #include "memread.h"
 #include "procfs.h"
+#include "procfile.h"
 #include "proclist.h"
 #include "sampler.h"
 #include "sampler_common.h"
@@ -46,6 +47,8 @@
  * of a very large process takes seconds; a vmscope stopped by ^Z meanwhile
  * must not hold the target with it. */
 #define FREEZE_MAX_MS 30000
+
+static const struct vms_source_ops fork_source;
 
 struct fork_priv {
 	struct fork_keeper k;
@@ -221,7 +224,11 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	p->k.sock = -1;
-	s->sampler_priv = p; /* release() undoes whatever was done */
+	s->src.ops = &fork_source;
+	s->src.priv = p; /* release() undoes whatever was done */
+	s->src.pid = o->pid;
+	s->src.caps = VMS_SRC_FILES; /* memory once the clone is readable */
+	s->src.no_memory = "no clone was made: the caller reads no memory";
 	if (o->pid == getpid())
 		/* The keeper would freeze the process waiting for it. */
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
@@ -261,6 +268,8 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return -1;
 	}
 	p->mem_open = true;
+	s->src.caps |= VMS_SRC_MEMORY | VMS_SRC_CONSISTENT;
+	s->src.no_memory = NULL;
 	return 0;
 }
 
@@ -287,7 +296,7 @@ static size_t readable_span(const struct vms_snapshot *s, uint64_t addr,
 static ssize_t fork_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 			     size_t len, struct vms_error *err)
 {
-	struct fork_priv *p = s->sampler_priv;
+	struct fork_priv *p = s->src.priv;
 
 	if (!p || !p->mem_open)
 		return 0;
@@ -299,7 +308,7 @@ static ssize_t fork_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 
 static void fork_release(struct vms_snapshot *s)
 {
-	struct fork_priv *p = s->sampler_priv;
+	struct fork_priv *p = s->src.priv;
 
 	if (!p)
 		return;
@@ -307,12 +316,28 @@ static void fork_release(struct vms_snapshot *s)
 		memread_close(&p->mem);
 	keeper_stop(&p->k);
 	free(p);
-	s->sampler_priv = NULL;
+	s->src.priv = NULL;
 }
+
+static int fork_open_file(struct vms_snapshot *s, const struct vms_region *r)
+{
+	return procfile_open(s->src.pid, r);
+}
+
+static long fork_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
+{
+	return procfile_fs_magic(s->src.pid, r);
+}
+
+static const struct vms_source_ops fork_source = {
+	.name = "fork",
+	.read_mem = fork_read_mem,
+	.open_file = fork_open_file,
+	.fs_magic = fork_fs_magic,
+	.release = fork_release,
+};
 
 const struct vms_sampler vms_sampler_fork = {
 	.name = "fork",
 	.capture = fork_capture,
-	.read_mem = fork_read_mem,
-	.release = fork_release,
 };

@@ -39,7 +39,7 @@ struct pss_priv {
 static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 			    size_t len, struct vms_error *err)
 {
-	struct pss_priv *p = s->sampler_priv;
+	struct pss_priv *p = s->src.priv;
 
 	if (!p)
 		return 0;
@@ -67,7 +67,7 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 
 static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
 {
-	struct pss_priv *p = s->sampler_priv;
+	struct pss_priv *p = s->src.priv;
 
 	if (!p || !p->freeze || on == p->held)
 		return 0;
@@ -84,7 +84,7 @@ static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
 
 static void pss_release(struct vms_snapshot *s)
 {
-	struct pss_priv *p = s->sampler_priv;
+	struct pss_priv *p = s->src.priv;
 
 	if (!p)
 		return;
@@ -92,8 +92,17 @@ static void pss_release(struct vms_snapshot *s)
 	if (p->mem_open)
 		memread_close(&p->mem);
 	free(p);
-	s->sampler_priv = NULL;
+	s->src.priv = NULL;
 }
+
+static const struct vms_source_ops pss_source = {
+	.name = "pss",
+	.read_mem = pss_read_mem,
+	.hold = pss_hold,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
+	.release = pss_release,
+};
 
 static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		       struct vms_error *err)
@@ -108,7 +117,12 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	priv->freeze = o->freeze;
-	s->sampler_priv = priv;
+	s->src.ops = &pss_source;
+	s->src.priv = priv;
+	s->src.pid = o->pid;
+	/* Read from the running target: of one instant only while held. */
+	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
+		      (o->freeze ? VMS_SRC_CONSISTENT : 0);
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
 		return -1;
 	if (o->freeze) {
@@ -137,7 +151,4 @@ out:
 const struct vms_sampler vms_sampler_pss = {
 	.name = "pss",
 	.capture = pss_capture,
-	.read_mem = pss_read_mem,
-	.release = pss_release,
-	.hold = pss_hold,
 };

@@ -3,18 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler.h"
 
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
-	[VMS_T_IMAGE] = { "image", "Image" },
-	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File" },
-	[VMS_T_SHAREABLE] = { "shareable", "Shareable" },
-	[VMS_T_HEAP] = { "heap", "Heap" },
-	[VMS_T_MANAGED_HEAP] = { "managed_heap", "Managed Heap" },
-	[VMS_T_STACK] = { "stack", "Stack" },
-	[VMS_T_PRIVATE_DATA] = { "private_data", "Private Data" },
-	[VMS_T_PAGE_TABLE] = { "page_table", "Page Table" },
-	[VMS_T_FREE] = { "free", "Free" },
+	[VMS_T_IMAGE] = { "image", "Image", 'I' },
+	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File", 'F' },
+	[VMS_T_SHAREABLE] = { "shareable", "Shareable", 'S' },
+	[VMS_T_HEAP] = { "heap", "Heap", 'H' },
+	[VMS_T_MANAGED_HEAP] = { "managed_heap", "Managed Heap", 'M' },
+	[VMS_T_STACK] = { "stack", "Stack", 'K' },
+	[VMS_T_PRIVATE_DATA] = { "private_data", "Private Data", 'D' },
+	[VMS_T_PAGE_TABLE] = { "page_table", "Page Table", 'P' },
+	[VMS_T_FREE] = { "free", "Free", '.' },
 };
 
 struct vms_snapshot *vms_snapshot_new(void)
@@ -30,8 +29,7 @@ void vms_snapshot_free(struct vms_snapshot *s)
 {
 	if (!s)
 		return;
-	if (s->sampler && s->sampler->release)
-		s->sampler->release(s);
+	vms_source_release(s);
 	free(s->regions);
 	arena_fini(&s->arena);
 	free(s);
@@ -81,8 +79,63 @@ const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
 	return i < 0 ? NULL : &s->regions[i];
 }
 
+struct vms_gap_iter vms_gaps(const struct vms_snapshot *s)
+{
+	struct vms_gap_iter it = { s, 0, s->user_start, false };
+
+	return it;
+}
+
+bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end)
+{
+	const struct vms_snapshot *s = it->s;
+
+	while (!it->done) {
+		uint64_t next;
+
+		if (it->i < s->nregions && s->regions[it->i].start < s->user_end) {
+			const struct vms_region *r = &s->regions[it->i++];
+
+			next = r->start;
+			*start = it->prev;
+			*end = next;
+			if (r->end > it->prev)
+				it->prev = r->end;
+			if (next > *start)
+				return true;
+			continue;
+		}
+		/* past the last region in the range: the rest of it */
+		it->done = true;
+		*start = it->prev;
+		*end = s->user_end;
+		if (*end > *start)
+			return true;
+	}
+	return false;
+}
+
 bool vms_region_is_anon(const struct vms_region *r)
 {
 	return r->inode == 0 &&
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
+}
+
+int vms_snapshot_note(struct vms_snapshot *s, const char *step,
+		      const char *why)
+{
+	struct vms_note *n = arena_alloc(&s->arena,
+					 (s->nnotes + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	if (s->nnotes)
+		memcpy(n, s->notes, s->nnotes * sizeof(*n));
+	n[s->nnotes].step = step;
+	n[s->nnotes].why = arena_strdup(&s->arena, why);
+	if (!n[s->nnotes].why)
+		return -1;
+	s->notes = n;
+	s->nnotes++;
+	return 0;
 }

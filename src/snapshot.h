@@ -1,8 +1,9 @@
 /* snapshot.h — the immutable picture of one process's address space.
  *
- * Contract: a snapshot is built once by vms_capture() (capture.h) or loaded,
- * then only read: the classifier, totals, exporters and the UI never change
- * it after vms_capture() returns. Every pointer inside it (paths, details,
+ * Contract: a snapshot is built once, by a sampler or a loader (its raw
+ * part) and the pipeline's steps (pipeline.h: types, drill-down, totals),
+ * then only read: exporters and the UI never change it after
+ * vms_capture() or vms_snapshot_finish() returns. Every pointer inside it (paths, details,
  * children, names) lives in snap->arena and dies with vms_snapshot_free().
  * All sizes are bytes. Regions are sorted by start address and are exactly
  * the lines of /proc/PID/maps at the moment of capture.
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "source.h"
 
 /* Region types, in display order. Names and labels: vms_type_info[]. */
 enum vms_type {
@@ -34,6 +36,7 @@ enum vms_type {
 struct vms_type_desc {
 	const char *json; /* "image", "mapped_file", ... (JSON, CSV) */
 	const char *label; /* "Image", "Mapped File", ... (text, UI) */
+	char letter; /* 'I', 'F', ... (the map, monochrome bars) */
 };
 extern const struct vms_type_desc vms_type_info[VMS_NTYPES];
 
@@ -164,7 +167,29 @@ struct vms_rollup {
 		shared_dirty, swap, swap_pss, locked, anonymous;
 };
 
-struct vms_sampler;
+struct elfimage;
+
+/* A mapped ELF image: one load of a file (its mappings in a row), found by
+ * the images step. Its load bias is kept for the steps after it (a heap
+ * walker: runtime address = link-time vaddr + bias). elf is what the ELF
+ * reader found in the file (elfimage.h: sections, segments, where the
+ * dynamic symbols and relocations are), one for every load of that file;
+ * for an image confirmed from memory only, it has no sections. */
+struct vms_image {
+	const char *path;
+	uint64_t start, end; /* its first region's start, its last's end */
+	uint64_t bias;
+	const char *build_id;
+	const struct elfimage *elf;
+	size_t first_region, nregions; /* s->regions[first, first + n) */
+};
+
+/* A part of the snapshot a step could not make, and why (a step that
+ * needs memory on a source without it, a walk that failed). */
+struct vms_note {
+	const char *step; /* the step's name: "heaps", "images", ... */
+	const char *why;
+};
 
 struct vms_snapshot {
 	struct arena arena;
@@ -178,15 +203,18 @@ struct vms_snapshot {
 	size_t nheaps;
 	struct vms_managed *managed;
 	size_t nmanaged;
+	struct vms_image *images; /* by address (the images step) */
+	size_t nimages;
 	uint64_t page_table; /* VmPTE, bytes */
 	struct vms_rollup rollup;
 	uint64_t user_start, user_end; /* the user address range for free */
 	struct vms_totals types[VMS_NTYPES];
 	struct vms_totals total; /* over regions (page table not included) */
 	uint64_t largest_free;
-	/* The sampler that made it, for reading memory (NULL when loaded). */
-	const struct vms_sampler *sampler;
-	void *sampler_priv;
+	struct vms_note *notes; /* what is missing, in step order */
+	size_t nnotes;
+	/* Where it came from: memory, files, progress (source.h). */
+	struct vms_source src;
 };
 
 struct vms_snapshot *vms_snapshot_new(void);
@@ -196,6 +224,10 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
 /* The region containing addr, or NULL (binary search). */
 const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
 					   uint64_t addr);
+/* Records that step could not make its part, and why (why is copied);
+ * -1 on out of memory. */
+int vms_snapshot_note(struct vms_snapshot *s, const char *step,
+		      const char *why);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
 
@@ -203,6 +235,21 @@ static inline uint64_t vms_region_size(const struct vms_region *r)
 {
 	return r->end - r->start;
 }
+
+/* The free gaps: the address space between regions inside the user range
+ * [user_start, user_end), in address order. One iterator for everything
+ * that counts or shows free space:
+ *	struct vms_gap_iter it = vms_gaps(s);
+ *	while (vms_gap_next(&it, &start, &end)) ...
+ */
+struct vms_gap_iter {
+	const struct vms_snapshot *s;
+	size_t i; /* next region */
+	uint64_t prev; /* end of the space seen so far */
+	bool done;
+};
+struct vms_gap_iter vms_gaps(const struct vms_snapshot *s);
+bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end);
 
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);

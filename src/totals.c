@@ -3,23 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct vms_column vms_columns[VMS_NCOLUMNS] = {
-#define COL(l, a, b, f, cnt, fr)                                               \
-	{ l, { a, b }, offsetof(struct vms_totals, f), cnt, fr }
-	COL("Size", "", "Size", size, false, true),
-	COL("Committed", "", "Committed", committed, false, false),
-	COL("Private", "", "Private", private_bytes, false, false),
-	COL("Total WS", "Total", "WS", ws, false, false),
-	COL("Private WS", "Private", "WS", private_ws, false, false),
-	COL("Shareable WS", "Shareable", "WS", shareable_ws, false, false),
-	COL("Shared WS", "Shared", "WS", shared_ws, false, false),
-	COL("Locked WS", "Locked", "WS", locked_ws, false, false),
-	COL("PSS", "", "PSS", pss, false, false),
-	COL("Swap", "", "Swap", swap, false, false),
-	COL("Blocks", "", "Blocks", blocks, true, true),
-	COL("Largest", "", "Largest", largest, false, true),
-#undef COL
-};
+#include "columns.h"
+#include "procfs.h"
+#include "steps.h"
 
 /* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
  * every process, charged to none. */
@@ -77,23 +63,23 @@ void totals_region_derive(struct vms_region *r)
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;
 }
 
+/* Adds a region's figures to a row: every column both have. */
 static void add_region(struct vms_totals *t, const struct vms_region *r)
 {
-	const struct vms_counters *c = &r->c;
 	uint64_t size = vms_region_size(r);
+	int c;
 
-	t->size += size;
-	t->committed += r->committed;
-	t->private_bytes += r->private_bytes;
-	t->ws += c->rss;
-	t->private_ws += r->private_ws;
-	t->shareable_ws += c->rss - (r->private_ws < c->rss ? r->private_ws
-							    : c->rss);
-	t->shared_ws += c->shared_clean + c->shared_dirty;
-	t->locked_ws += c->locked;
-	t->pss += c->pss;
-	t->uss += c->private_clean + c->private_dirty;
-	t->swap += c->swap;
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+		uint64_t v;
+
+		if ((col->flags & (VMS_COLF_REGION | VMS_COLF_TYPE)) !=
+		    (VMS_COLF_REGION | VMS_COLF_TYPE))
+			continue;
+		memcpy(&v, (char *)t + col->offset, sizeof(v));
+		v += col->region(r);
+		memcpy((char *)t + col->offset, &v, sizeof(v));
+	}
 	t->blocks++;
 	if (size > t->largest)
 		t->largest = size;
@@ -101,8 +87,6 @@ static void add_region(struct vms_totals *t, const struct vms_region *r)
 
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
 {
-	if (b <= a)
-		return;
 	t->size += b - a;
 	t->blocks++;
 	if (b - a > t->largest)
@@ -113,7 +97,8 @@ void totals_compute(struct vms_snapshot *s)
 {
 	struct vms_totals *pt = &s->types[VMS_T_PAGE_TABLE];
 	struct vms_totals *fr = &s->types[VMS_T_FREE];
-	uint64_t prev = s->user_start;
+	struct vms_gap_iter it;
+	uint64_t a, b;
 	size_t i;
 
 	memset(s->types, 0, sizeof(s->types));
@@ -124,14 +109,11 @@ void totals_compute(struct vms_snapshot *s)
 		totals_region_derive(r);
 		add_region(&s->types[r->type], r);
 		add_region(&s->total, r);
-		/* Free: the gaps inside the user address range. */
-		if (r->start >= s->user_end)
-			continue;
-		add_free(fr, prev, r->start);
-		if (r->end > prev)
-			prev = r->end;
 	}
-	add_free(fr, prev, s->user_end);
+	/* Free: the gaps inside the user address range. */
+	it = vms_gaps(s);
+	while (vms_gap_next(&it, &a, &b))
+		add_free(fr, a, b);
 	s->largest_free = fr->largest;
 	/* The page table is kernel memory the process pays for: committed,
 	 * private and resident. */
@@ -139,6 +121,34 @@ void totals_compute(struct vms_snapshot *s)
 		pt->private_ws = s->page_table;
 	pt->blocks = 0;
 	pt->largest = 0;
+}
+
+/* The user address range free space is counted in, unless the sampler or
+ * loader set it. */
+static void user_range(struct vms_snapshot *s)
+{
+	size_t i;
+
+	if (s->user_end)
+		return;
+	s->user_start = procfs_mmap_min_addr();
+	s->user_end = procfs_user_end();
+	/* A process that opted into 5-level paging maps above 47 bits: its
+	 * user range is the 56-bit one. */
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].end > s->user_end &&
+		    s->regions[i].start < 0xff00000000000000ull)
+			s->user_end = 0x00fffffffffff000ull;
+}
+
+int step_totals_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err)
+{
+	(void)have;
+	(void)err;
+	user_range(s);
+	totals_compute(s);
+	return 0;
 }
 
 int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)

@@ -13,29 +13,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "snapshot.h"
-
-/* The summary's columns, in VMMap's order: one table for every front end
- * (the text summary, the viewer). */
-enum { VMS_NCOLUMNS = 12, VMS_COL_BLOCKS = 10 };
-struct vms_column {
-	const char *label; /* "Total WS" */
-	const char *head[2]; /* the label on two lines: "Total", "WS" */
-	size_t offset; /* of the figure in struct vms_totals */
-	bool count; /* a number of blocks, not bytes */
-	bool free_too; /* shown on the Free row too */
-};
-extern const struct vms_column vms_columns[VMS_NCOLUMNS];
-
-static inline uint64_t vms_column_value(const struct vms_totals *t, int col)
-{
-	uint64_t v;
-
-	memcpy(&v, (const char *)t + vms_columns[col].offset, sizeof(v));
-	return v;
-}
 
 void totals_region_derive(struct vms_region *r);
 void totals_compute(struct vms_snapshot *s);

@@ -5,6 +5,7 @@
 # "ok - what # SKIP why") and exits non-zero if anything failed:
 #   $BUILD/tests/test_*     unit tests (C, tests/unit/)
 #   tests/live/*.py         live tests against real processes (python3)
+#   tests/code/*.py         checks on the code itself (layering by nm)
 #   tests/tui/*.py          the viewer driven in tmux
 # Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh
 set -u
@@ -41,7 +42,7 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
-for t in tests/live/*.py tests/tui/*.py; do
+for t in tests/code/*.py tests/live/*.py tests/tui/*.py; do
 	[ -f "$t" ] || continue
 	run_one "$t" python3 "$t"
 done

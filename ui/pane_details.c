@@ -10,20 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/export.h"
+#include "../src/columns.h"
+#include "../src/export_util.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
-static const char *const sort_names[DS_COUNT] = {
-	[DS_ADDRESS] = "Address", [DS_SIZE] = "Size",
-	[DS_COMMITTED] = "Committed", [DS_WS] = "WS",
-	[DS_PRIVATE_WS] = "Private WS", [DS_TYPE] = "Type",
-	[DS_DETAILS] = "Details",
+/* The sort keys that are figures: columns of the one table (columns.h),
+ * which gives their name, their value and their direction. */
+static const int sort_column[DS_COUNT] = {
+	[DS_ADDRESS] = -1,		     [DS_SIZE] = VMS_COL_SIZE,
+	[DS_COMMITTED] = VMS_COL_COMMITTED, [DS_WS] = VMS_COL_WS,
+	[DS_PRIVATE_WS] = VMS_COL_PRIVATE_WS, [DS_TYPE] = -1,
+	[DS_DETAILS] = -1,
 };
 
 const char *dsort_name(int s)
 {
-	return sort_names[s];
+	if (sort_column[s] >= 0)
+		return vms_columns[sort_column[s]].name;
+	return s == DS_ADDRESS ? "Address" : s == DS_TYPE ? "Type" : "Details";
 }
 
 void details_free(struct details *d)
@@ -37,40 +42,49 @@ void details_free(struct details *d)
 	d->nrows = d->cap = d->ngaps = 0;
 }
 
-/* The free gaps inside the user address range, as totals.c counts them. */
+/* The free gaps inside the user address range, as the totals count them
+ * (the engine's one gap iterator). */
 static void find_gaps(struct details *d, const struct vms_snapshot *s)
 {
-	uint64_t prev = s->user_start;
-	size_t i;
+	struct vms_gap_iter it = vms_gaps(s);
+	uint64_t a, b;
 
 	d->gaps = calloc(s->nregions + 1, sizeof(*d->gaps));
 	if (!d->gaps)
 		return;
-	for (i = 0; i <= s->nregions; i++) {
-		uint64_t next = i < s->nregions ? s->regions[i].start
-						: s->user_end;
+	while (vms_gap_next(&it, &a, &b)) {
+		d->gaps[d->ngaps].start = a;
+		d->gaps[d->ngaps++].end = b;
+	}
+}
 
-		if (i < s->nregions && next >= s->user_end)
-			continue;
-		if (next > prev) {
-			d->gaps[d->ngaps].start = prev;
-			d->gaps[d->ngaps++].end = next;
-		}
-		if (i < s->nregions && s->regions[i].end > prev)
-			prev = s->regions[i].end;
+/* The addresses a row spans (its gap's, or its region's in s). */
+static void span_of(const struct details *d, const struct vms_snapshot *s,
+		    const struct drow *r, uint64_t *a, uint64_t *b)
+{
+	if (r->kind == DROW_GAP) {
+		*a = d->gaps[r->idx].start;
+		*b = d->gaps[r->idx].end;
+	} else {
+		*a = s->regions[r->idx].start;
+		*b = s->regions[r->idx].end;
 	}
 }
 
 static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b);
+		     uint64_t *b)
+{
+	span_of(&u->det, u->snap, r, a, b);
+}
 
-uint64_t details_cursor_addr(const struct ui *u)
+uint64_t details_cursor_addr(const struct details *d,
+			     const struct vms_snapshot *s)
 {
 	uint64_t a, b;
 
-	if (!u->snap || u->det.cur >= u->det.nrows)
+	if (!s || d->cur >= d->nrows)
 		return 0;
-	row_span(u, &u->det.rows[u->det.cur], &a, &b);
+	span_of(d, s, &d->rows[d->cur], &a, &b);
 	return a;
 }
 
@@ -130,18 +144,6 @@ struct sortctx {
 	const struct ui *u;
 };
 
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b)
-{
-	if (r->kind == DROW_GAP) {
-		*a = u->det.gaps[r->idx].start;
-		*b = u->det.gaps[r->idx].end;
-	} else {
-		*a = u->snap->regions[r->idx].start;
-		*b = u->snap->regions[r->idx].end;
-	}
-}
-
 static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 {
 	const struct vms_region *g;
@@ -154,20 +156,9 @@ static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 					 : 0;
 	}
 	g = &u->snap->regions[r->idx];
-	switch (sort) {
-	case DS_SIZE:
-		return vms_region_size(g);
-	case DS_COMMITTED:
-		return g->committed;
-	case DS_WS:
-		return g->c.rss;
-	case DS_PRIVATE_WS:
-		return g->private_ws;
-	case DS_TYPE:
-		return g->type;
-	default:
-		return 0;
-	}
+	if (sort_column[sort] >= 0)
+		return vms_column_region(g, (enum vms_col)sort_column[sort]);
+	return sort == DS_TYPE ? g->type : 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
@@ -188,8 +179,10 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
 
 		c = ka < kb ? -1 : ka > kb;
-		/* sizes: largest first unless reversed */
-		if (sort != DS_TYPE)
+		/* figures: largest first unless the column says otherwise */
+		if (sort_column[sort] >= 0 &&
+		    !vms_column_has((enum vms_col)sort_column[sort],
+				    VMS_COLF_ASCENDING))
 			c = -c;
 	}
 	if (u->det.reverse)
@@ -469,7 +462,7 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 		if (g->flags & VMS_RF_RESERVED)
 			base = ta = theme_attr(EL_RESERVED);
 		else
-			ta = theme_attr((enum theme_el)g->type);
+			ta = theme_attr(theme_type(g->type));
 		put_blank(y, 0, COLS, base);
 		if (g->nchildren)
 			put_str(y, X_MARK, 1, base,

@@ -6,15 +6,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/totals.h"
+#include "../src/columns.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
-enum { NCOLS = VMS_NCOLUMNS, LABEL_W = 14 };
+enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
 
-static uint64_t value(const struct vms_totals *t, int col)
+/* The summary's column i (columns.h). */
+static const struct vms_column *col(int i)
 {
-	return vms_column_value(t, col);
+	return &vms_columns[vms_summary_columns[i]];
+}
+
+static uint64_t value(const struct vms_totals *t, int i)
+{
+	return vms_column_type(t, vms_summary_columns[i]);
 }
 
 static const struct vms_totals *row_totals(const struct vms_snapshot *s,
@@ -40,9 +46,9 @@ int summary_row_filter(int row)
 static const char *cell(const struct vms_totals *t, int i, bool free_row,
 			char *buf, size_t n)
 {
-	if (free_row && !vms_columns[i].free_too)
+	if (free_row && !(col(i)->flags & VMS_COLF_FREE))
 		return "";
-	if (vms_columns[i].count) {
+	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
 	}
@@ -74,8 +80,8 @@ void summary_draw(struct ui *u, int y)
 	char buf[32];
 
 	for (i = 0; i < NCOLS; i++) {
-		int a = (int)strlen(vms_columns[i].head[0]);
-		int b = (int)strlen(vms_columns[i].head[1]);
+		int a = (int)strlen(col(i)->head[0]);
+		int b = (int)strlen(col(i)->head[1]);
 
 		w[i] = a > b ? a : b;
 		for (row = 0; row < SUM_ROWS; row++) {
@@ -96,7 +102,7 @@ void summary_draw(struct ui *u, int y)
 			if (w[i])
 				put_right(y + row, x, w[i],
 					  theme_attr(EL_COLUMN),
-					  vms_columns[i].head[row]);
+					  col(i)->head[row]);
 	}
 	for (row = 0; row < SUM_ROWS; row++) {
 		int yy = y + 2 + row, filt = summary_row_filter(row);
@@ -106,7 +112,7 @@ void summary_draw(struct ui *u, int y)
 		if (row == SUM_TOTAL)
 			la = va = theme_attr(EL_TOTAL);
 		else
-			la = theme_attr((enum theme_el)filt),
+			la = theme_attr(theme_type(filt)),
 			va = theme_attr(EL_NORMAL);
 		if (row == u->sum_cur)
 			la = va = theme_attr(u->focus == 0 ? EL_SELECTION

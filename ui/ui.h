@@ -3,7 +3,7 @@
  * Contract: ui_run() owns the terminal from start to end: it initialises
  * curses, runs the picker (when o->pid is 0 and no snapshot is given) or the
  * viewer, and always restores the terminal before it returns, on errors and
- * on SIGINT/SIGTERM too. It captures snapshots through capture.h with the
+ * on SIGINT/SIGTERM too. It captures snapshots through pipeline.h with the
  * sampler and options given, and frees every snapshot it made. Returns 0,
  * or -1 with *err set (main turns that into the exit status).
  */

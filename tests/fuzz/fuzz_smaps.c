@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "capture.h"
+#include "pipeline.h"
 #include "export.h"
 #include "outbuf.h"
 #include "smaps.h"
@@ -25,8 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void export_all(const struct vms_snapshot *s)
 {
-	static const enum export_format f[] = { EXPORT_SUMMARY, EXPORT_TEXT,
-						EXPORT_CSV, EXPORT_JSON };
 	struct outbuf o;
 	struct vms_error err;
 	size_t i;
@@ -35,8 +33,8 @@ static void export_all(const struct vms_snapshot *s)
 	if (fd < 0)
 		return;
 	if (outbuf_open_fd(&o, fd, &err) == 0) {
-		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-			export_write(s, f[i], &o);
+		for (i = 0; vms_exporters[i]; i++)
+			vms_exporters[i]->write(s, &o);
 		outbuf_close(&o, &err);
 	}
 	close(fd);
@@ -57,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   &malformed);
 	if (ra != rb || a->nregions != b->nregions)
 		abort(); /* chunking changed the result */
-	if (ra == 0 && vms_snapshot_finish(a, 0, false, &err) == 0)
+	if (ra == 0 && vms_snapshot_finish(a, NULL, &err) == 0)
 		export_all(a);
 	vms_snapshot_free(a);
 	vms_snapshot_free(b);

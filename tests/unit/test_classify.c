@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "capture.h"
-#include "classify.h"
+#include "pipeline.h"
+#include "steps.h"
 #include "tap.h"
 
 #define HEAP_MAX (64ull << 20)
@@ -78,7 +78,7 @@ static void test_kinds(void)
 	s->threads = arena_alloc(&s->arena, sizeof(*s->threads));
 	s->nthreads = 1;
 	s->threads[0] = (struct vms_thread){ 101, "worker", sp, 0, 0 };
-	ok(vms_snapshot_finish(s, 0, false, &err) == 0, "kinds: finish");
+	ok(vms_snapshot_finish(s, NULL, &err) == 0, "kinds: finish");
 
 	r = fixture_find_path(s, "[heap]");
 	ok(is_type(r, VMS_T_HEAP), "kinds: [heap] is heap (%s)", tname(r));
@@ -151,7 +151,7 @@ static void test_paths(void)
 	struct vms_error err;
 	size_t i, ngo = 0, nart = 0;
 
-	if (!s || vms_snapshot_finish(s, 0, false, &err) < 0) {
+	if (!s || vms_snapshot_finish(s, NULL, &err) < 0) {
 		ok(0, "v_paths: parse and finish");
 		vms_snapshot_free(s);
 		return;
@@ -191,9 +191,9 @@ struct open_log {
 	int calls;
 };
 
-static int open_only_exe(void *ctx, const struct vms_region *r)
+static int open_only_exe(struct vms_snapshot *s, const struct vms_region *r)
 {
-	struct open_log *l = ctx;
+	struct open_log *l = s->src.priv;
 
 	l->calls++;
 	return strcmp(r->path, l->exe) == 0
@@ -209,7 +209,8 @@ static void test_images(void)
 			 others = 0;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct open_log log = { exe, 0 };
-	struct classify_ops ops = { .open_image = open_only_exe, .ctx = &log };
+	static const struct vms_source_ops ops = { .name = "test",
+						   .open_file = open_only_exe };
 	struct vms_error err;
 	const char *files[64];
 	size_t nfiles = 0, k;
@@ -222,7 +223,9 @@ static void test_images(void)
 	}
 	exe[n] = '\0';
 	free(maps);
-	ok(classify_snapshot(s, &ops, &err) == 0, "images: classify");
+	s->src = (struct vms_source){ .ops = &ops, .priv = &log,
+				      .caps = VMS_SRC_FILES };
+	ok(vms_snapshot_finish(s, NULL, &err) == 0, "images: classify");
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
@@ -270,7 +273,7 @@ static bool hi(uint64_t ar, uint64_t prev, uint64_t size, uint64_t mprot,
 {
 	uint64_t h[4] = { ar, prev, size, mprot };
 
-	return classify_heap_info_ok(h, sizeof(h), start, rw, arena);
+	return heaps_info_ok(h, sizeof(h), start, rw, arena);
 }
 
 static void test_heap_info_crafted(void)
@@ -301,7 +304,7 @@ static void test_heap_info_crafted(void)
 	{
 		uint64_t h[4] = { st + 32, 0, rw, rw };
 
-		ok(!classify_heap_info_ok(h, sizeof(h) - 1, st, rw, &arena),
+		ok(!heaps_info_ok(h, sizeof(h) - 1, st, rw, &arena),
 		   "heap_info: short buffer: no");
 	}
 }
@@ -365,7 +368,7 @@ static void test_heap_info_live(void)
 		printf("# %s\n", err.msg);
 	free(maps);
 	if (r)
-		good = classify_heap_info_ok((const void *)(uintptr_t)r->start,
+		good = heaps_info_ok((const void *)(uintptr_t)r->start,
 					     32, r->start, vms_region_size(r),
 					     &arena);
 	ok(r && good && arena > r->start && arena < r->start + 128,
@@ -380,10 +383,10 @@ static void test_heap_info_live(void)
 
 /* Device major 0 is tmpfs but also btrfs, NFS, FUSE: a shared file
  * mapping there is shareable only if its file system says it is memory. */
-static long magic_of(void *ctx, const struct vms_region *r)
+static long magic_of(struct vms_snapshot *s, const struct vms_region *r)
 {
 	(void)r;
-	return *(const long *)ctx;
+	return *(const long *)s->src.priv;
 }
 
 static void test_shmem_by_fs(void)
@@ -404,8 +407,8 @@ static void test_shmem_by_fs(void)
 		struct vms_snapshot *s = vms_snapshot_new();
 		struct vms_region *r = vms_snapshot_add_region(s);
 		long magic = cases[i].magic;
-		struct classify_ops ops = { .ctx = &magic,
-					    .fs_magic = magic_of };
+		static const struct vms_source_ops ops = { .name = "test",
+							   .fs_magic = magic_of };
 		struct vms_error err;
 
 		r->start = 0x7f0000000000ull;
@@ -416,7 +419,8 @@ static void test_shmem_by_fs(void)
 		r->inode = 1234;
 		r->path = "/var/log/journal/x.journal";
 		r->vmflags = "";
-		ok(classify_snapshot(s, &ops, &err) == 0 &&
+		s->src = (struct vms_source){ .ops = &ops, .priv = &magic };
+		ok(vms_snapshot_finish(s, NULL, &err) == 0 &&
 			   r->type == cases[i].want,
 		   "shared file on device 0:2f, %s", cases[i].what);
 		vms_snapshot_free(s);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "capture.h"
+#include "pipeline.h"
 #include "export.h"
 #include "escape.h"
 #include "outbuf.h"
@@ -428,7 +428,7 @@ static void export_fixture(const char *name)
 		s->nthreads = 1;
 		s->proc.pid = 7;
 	}
-	if (vms_snapshot_finish(s, 0, false, &err) < 0) {
+	if (vms_snapshot_finish(s, NULL, &err) < 0) {
 		ok(0, "%s: finish", name);
 		vms_snapshot_free(s);
 		return;

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "pipeline.h"
 #include "procfs.h"
 #include "sampler.h"
 #include "tap.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "pipeline.h"
 #include "fork_keeper.h"
 #include "inject.h"
 #include "procfs.h"
@@ -132,14 +132,14 @@ int main(void)
 	ok(fgets(line, sizeof(line), t.out) && strncmp(line, "written", 7) == 0,
 	   "the target wrote 457 after the snapshot");
 
-	got = vms_snapshot_read(s, var, &v, sizeof(v), &err);
+	got = vms_source_read(s, var, &v, sizeof(v), &err);
 	ok(got == sizeof(v) && v == 456,
 	   "the variable read through the snapshot is 456 (got %d)", v);
 	read_target(t.pid, var, &v, sizeof(v));
 	ok(v == 457, "the variable in the target is 457 (got %d)", v);
 
 	bytes = malloc((size_t)buflen);
-	got = vms_snapshot_read(s, buf, bytes, (size_t)buflen, &err);
+	got = vms_source_read(s, buf, bytes, (size_t)buflen, &err);
 	ok(got == buflen && all_ints(bytes, (size_t)buflen / sizeof(int), 456),
 	   "the whole buffer read through the snapshot is 456 (%zd bytes)",
 	   got);
@@ -150,14 +150,14 @@ int main(void)
 	r = vms_snapshot_find(s, dc);
 	ok(r && (r->flags & VMS_RF_UNREADABLE),
 	   "the MADV_DONTFORK region is marked unreadable");
-	ok(vms_snapshot_read(s, dc, bytes, (size_t)speclen, &err) == 0,
+	ok(vms_source_read(s, dc, bytes, (size_t)speclen, &err) == 0,
 	   "the MADV_DONTFORK region reads as 0 bytes");
 	r = vms_snapshot_find(s, wf);
 	ok(r && (r->flags & VMS_RF_UNREADABLE),
 	   "the MADV_WIPEONFORK region is marked unreadable");
-	ok(vms_snapshot_read(s, wf, bytes, (size_t)speclen, &err) == 0,
+	ok(vms_source_read(s, wf, bytes, (size_t)speclen, &err) == 0,
 	   "the MADV_WIPEONFORK region reads as 0 bytes");
-	got = vms_snapshot_read(s, buf + (unsigned long)buflen / 2, bytes, 4096,
+	got = vms_source_read(s, buf + (unsigned long)buflen / 2, bytes, 4096,
 				&err);
 	ok(got == 4096 && bytes[0] == 456,
 	   "a read from the middle of the buffer is the snapshot's too");

@@ -1,0 +1,77 @@
+/* columns.h — the one table of figures: every column a region or a row of
+ * the summary has, with its name, heading, JSON/CSV key, meaning, how to
+ * get it, its unit and its default sort direction.
+ *
+ * Contract: the text summary, the full text export, CSV, JSON, the viewer's
+ * summary and details panes and its sorting all take their columns from
+ * vms_columns[]; a figure added here shows up everywhere that lists the
+ * flag it has. Values are bytes unless the column is a count. The meaning
+ * of each figure is DESIGN.md's table (README "What every number means").
+ */
+#ifndef VMS_COLUMNS_H
+#define VMS_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+/* In CSV order (and the order of the JSON totals and types). */
+enum vms_col {
+	VMS_COL_SIZE,
+	VMS_COL_COMMITTED,
+	VMS_COL_PRIVATE,
+	VMS_COL_WS,
+	VMS_COL_PRIVATE_WS,
+	VMS_COL_SHAREABLE_WS,
+	VMS_COL_SHARED_WS,
+	VMS_COL_LOCKED_WS,
+	VMS_COL_PSS,
+	VMS_COL_USS,
+	VMS_COL_SWAP,
+	VMS_COL_SWAP_PSS,
+	VMS_COL_BLOCKS,
+	VMS_COL_LARGEST,
+	VMS_NCOLS
+};
+
+enum {
+	VMS_COLF_COUNT = 1u << 0, /* a number of things, not bytes */
+	VMS_COLF_REGION = 1u << 1, /* a region has it (region_value) */
+	VMS_COLF_TYPE = 1u << 2, /* a summary row has it (vms_totals) */
+	VMS_COLF_FREE = 1u << 3, /* the Free row shows it */
+	VMS_COLF_DETAILS = 1u << 4, /* a column of the viewer's details */
+	VMS_COLF_ASCENDING = 1u << 5, /* sorted smallest first by default */
+	VMS_COLF_TEXT = 1u << 6, /* a column of the full text export */
+};
+
+struct vms_column {
+	const char *name; /* "Total WS": text summary, sort names */
+	const char *head[2]; /* the name on two lines: "Total", "WS" */
+	const char *key; /* "ws": JSON and CSV */
+	const char *meaning; /* one line, in a user's words */
+	unsigned flags; /* VMS_COLF_* */
+	size_t offset; /* of the figure in struct vms_totals (TYPE) */
+	uint64_t (*region)(const struct vms_region *r); /* REGION */
+};
+
+extern const struct vms_column vms_columns[VMS_NCOLS];
+
+/* The summary's columns in VMMap's order (a subset of vms_columns). */
+enum { VMS_NSUMMARY = 12 };
+extern const enum vms_col vms_summary_columns[VMS_NSUMMARY];
+
+static inline bool vms_column_has(enum vms_col c, unsigned flag)
+{
+	return (vms_columns[c].flags & flag) != 0;
+}
+
+/* The figure of a summary row (0 if the column has none). */
+uint64_t vms_column_type(const struct vms_totals *t, enum vms_col c);
+/* The figure of a region (0 if the column has none). */
+uint64_t vms_column_region(const struct vms_region *r, enum vms_col c);
+/* The column whose key or name is s (case-insensitive), or -1. */
+int vms_column_find(const char *s);
+
+#endif

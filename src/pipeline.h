@@ -1,0 +1,72 @@
+/* pipeline.h — from a raw snapshot to a finished one, and the live capture.
+ *
+ * Contract: vms_snapshot_finish() runs the steps of vms_steps[] in order
+ * over a snapshot whose raw part is filled (regions with counters, threads,
+ * VmPTE, capture info) by a sampler or a loader, and whose source (s->src)
+ * says what can be read. Each step declares what it needs from the source
+ * and what it only uses when there:
+ *   needs   without it the step does not run; its part is noted missing
+ *           (vms_snapshot_note) with the source's reason;
+ *   wants   the step runs without it, doing less; that too is noted.
+ * A step that fails keeps its own message: an essential step (classify)
+ * fails the snapshot with it; any other is noted missing and the rest goes
+ * on. Out of memory fails the snapshot. Progress is reported through the
+ * source at each step, and a cancel there (between steps) fails the
+ * snapshot with "cancelled". Running the pipeline again on the same
+ * snapshot gives the same result (every step rebuilds what it derives).
+ *
+ * vms_capture() is a sampler's capture followed by the pipeline; unless
+ * o->keep_memory, the source's memory is let go before it returns (the fork
+ * sampler's clone then dies). The snapshot returned is complete and, from
+ * then on, only read.
+ *
+ * A new step is a file (src/step_NAME.c, its run function declared in
+ * steps.h) and a row of vms_steps[] in pipeline.c.
+ */
+#ifndef VMS_PIPELINE_H
+#define VMS_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "sampler.h"
+#include "snapshot.h"
+
+struct vms_step {
+	const char *name; /* "classify", "images", ... (notes, JSON) */
+	const char *doing; /* "reading ELF images" (progress) */
+	unsigned needs, wants; /* VMS_SRC_* */
+	bool essential;
+	/* have: what the source gives this run (VMS_SRC_*). */
+	int (*run)(struct vms_snapshot *s, unsigned have,
+		   struct vms_error *err);
+};
+
+extern const struct vms_step vms_steps[];
+extern const size_t vms_nsteps;
+
+struct vms_finish_opts {
+	bool no_memory; /* read no memory even if the source has it */
+};
+
+/* o may be NULL (defaults). Returns 0, or -1 with *err. */
+int vms_snapshot_finish(struct vms_snapshot *s,
+			const struct vms_finish_opts *o,
+			struct vms_error *err);
+
+/* The sampler named name ("pss", "fork", "maps"), or NULL. */
+const struct vms_sampler *vms_sampler_by_name(const char *name);
+
+/* Housekeeping for a long-running caller, whenever it is idle: lets go
+ * of any thread a freeze could not detach because it was stuck in the
+ * kernel then (freeze.h). Cheap when there is nothing to do. */
+void vms_idle(void);
+
+/* Captures a live process: NULL with *err on failure (the target is never
+ * left stopped or traced). */
+struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
+				 const struct vms_capture_opts *o,
+				 struct vms_error *err);
+
+#endif

@@ -1,0 +1,81 @@
+/* source.c — the dispatchers of source.h, and the "paths" source. */
+#include "source.h"
+
+#include "procfile.h"
+#include "snapshot.h"
+
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r)
+{
+	return procfile_open(s->src.pid, r);
+}
+
+long vms_source_proc_fs_magic(struct vms_snapshot *s,
+			      const struct vms_region *r)
+{
+	return procfile_fs_magic(s->src.pid, r);
+}
+
+const struct vms_source_ops vms_source_paths = {
+	.name = "paths",
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
+};
+
+static const struct vms_source_ops *ops_of(const struct vms_snapshot *s)
+{
+	return s->src.ops ? s->src.ops : &vms_source_paths;
+}
+
+unsigned vms_source_caps(const struct vms_snapshot *s)
+{
+	unsigned caps = s->src.ops ? s->src.caps : VMS_SRC_FILES;
+
+	if (!ops_of(s)->read_mem)
+		caps &= ~(unsigned)VMS_SRC_MEMORY;
+	return caps;
+}
+
+ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
+			size_t len, struct vms_error *err)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return 0;
+	return ops_of(s)->read_mem(s, addr, buf, len, err);
+}
+
+void vms_source_hold(struct vms_snapshot *s, bool on)
+{
+	struct vms_error ignore;
+
+	if (ops_of(s)->hold && (vms_source_caps(s) & VMS_SRC_MEMORY))
+		ops_of(s)->hold(s, on, &ignore);
+}
+
+int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_FILES) || !ops_of(s)->open_file)
+		return -1;
+	return ops_of(s)->open_file(s, r);
+}
+
+long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
+{
+	return ops_of(s)->fs_magic ? ops_of(s)->fs_magic(s, r) : 0;
+}
+
+void vms_source_release(struct vms_snapshot *s)
+{
+	if (s->src.ops && s->src.ops->release)
+		s->src.ops->release(s);
+	s->src.caps &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
+	if (!s->src.no_memory)
+		s->src.no_memory = "the snapshot's memory was let go";
+}
+
+int vms_source_progress(struct vms_snapshot *s, const char *what,
+			size_t done, size_t total)
+{
+	if (!s->src.progress)
+		return 0;
+	return s->src.progress(s->src.progress_ctx, what, done, total);
+}

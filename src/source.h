@@ -1,0 +1,103 @@
+/* source.h — where a snapshot came from, as everything after sampling sees
+ * it: one const table of callbacks, filled by whoever made the snapshot (a
+ * live sampler, the maps layout, a snapshot file, a core dump).
+ *
+ * Contract: the steps of the pipeline (pipeline.h) and every later reader
+ * (content views, heap walkers) ask the snapshot's source, through the
+ * vms_source_* functions below, and never learn which source it is. A
+ * source that cannot do something says so in caps (and why in no_memory);
+ * the callbacks it leaves NULL answer "nothing there".
+ *
+ * Callbacks (each takes the snapshot the source belongs to):
+ *  read_mem(s, addr, buf, len, err)
+ *        copies memory as of the snapshot; returns the bytes copied (short
+ *        where memory is absent: only pages present in RAM are read, so
+ *        reading builds no page table in a live process), or -1 with *err.
+ *  hold(s, on, err)
+ *        optional: with on, keep the memory still for a batch of reads (a
+ *        live target is stopped); with off, let go. The time held is added
+ *        to s->cap.frozen_us. 0, or -1 (reads go on without the hold).
+ *  open_file(s, r)
+ *        a read-only fd for the file behind the mapping r, accepted only if
+ *        it is the very file mapped (device and inode), or -1.
+ *  fs_magic(s, r)
+ *        statfs f_type of the file system of the file behind r, or 0.
+ *  release(s)
+ *        frees priv and anything the source holds (the fork sampler's
+ *        clone). Idempotent; afterwards the snapshot has no memory.
+ *
+ * Progress and cancel: a long piece of work calls vms_source_progress()
+ * every so often; a non-zero answer means the user cancelled, and the work
+ * stops with VMS_ERR_CAPTURE "cancelled".
+ */
+#ifndef VMS_SOURCE_H
+#define VMS_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+struct vms_snapshot;
+struct vms_region;
+
+/* What a source can give. */
+enum {
+	VMS_SRC_MEMORY = 1u << 0, /* read_mem reads the snapshot's memory */
+	VMS_SRC_FILES = 1u << 1, /* open_file opens the mapped files */
+	VMS_SRC_CONSISTENT = 1u << 2, /* memory is of one instant (a clone, a
+				       * core, or held still while read) */
+};
+
+struct vms_source_ops {
+	const char *name; /* "pss", "fork", "maps", "paths", ... */
+	ssize_t (*read_mem)(struct vms_snapshot *s, uint64_t addr, void *buf,
+			    size_t len, struct vms_error *err);
+	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
+	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
+	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
+	void (*release)(struct vms_snapshot *s);
+};
+
+/* A progress report: what is being done, done of total (total 0: not
+ * known). Returns non-zero to cancel. */
+typedef int (*vms_progress_fn)(void *ctx, const char *what, size_t done,
+			       size_t total);
+
+struct vms_source {
+	const struct vms_source_ops *ops; /* NULL: vms_source_paths */
+	void *priv; /* the source's own state */
+	unsigned caps; /* VMS_SRC_* */
+	pid_t pid; /* the live process files are looked up in, or 0 */
+	const char *no_memory; /* why there is no memory, when not in caps */
+	vms_progress_fn progress;
+	void *progress_ctx;
+};
+
+/* The file callbacks of a source whose files are those of the live process
+ * s->src.pid (procfile.h: map_files, the target's root; with pid 0 the
+ * paths as they are). For the samplers' tables. */
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+long vms_source_proc_fs_magic(struct vms_snapshot *s,
+			      const struct vms_region *r);
+
+/* Files opened by their paths as they are (a snapshot made from text with
+ * no process behind it: fixtures, tests); no memory. */
+extern const struct vms_source_ops vms_source_paths;
+
+/* The dispatchers. Each is safe on a snapshot without a source. */
+unsigned vms_source_caps(const struct vms_snapshot *s);
+ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
+			size_t len, struct vms_error *err);
+void vms_source_hold(struct vms_snapshot *s, bool on);
+int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
+long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);
+/* Releases the source (idempotent): no memory afterwards. */
+void vms_source_release(struct vms_snapshot *s);
+/* Reports progress; non-zero: cancelled. */
+int vms_source_progress(struct vms_snapshot *s, const char *what,
+			size_t done, size_t total);
+
+#endif

@@ -1,0 +1,145 @@
+/* step_classify.c — the "classify" step: every region's type by what
+ * /proc/PID/maps shows of it. Images, heaps and stacks are found by the
+ * steps after it; what none of them claims stays private data. See steps.h.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "source.h"
+#include "steps.h"
+
+int step_nomem(struct vms_error *err, const char *step)
+{
+	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			     "out of memory in the %s step", step);
+}
+
+/* Shared memory with no file of its own on disk. */
+bool step_is_shmem(struct vms_snapshot *s, const struct vms_region *r)
+{
+	long magic;
+
+	if (step_path_starts(r, "[anon_shmem:"))
+		return true;
+	if (!r->path || r->path[0] != '/')
+		return false;
+	if (step_path_starts(r, "/memfd:") || step_path_starts(r, "/SYSV") ||
+	    step_path_starts(r, "/dev/shm/"))
+		return true;
+	/* shared anonymous memory is a shmem file named /dev/zero */
+	if (step_path_starts(r, "/dev/zero"))
+		return r->perms & VMS_PERM_SHARED;
+	if (r->dev_major != 0)
+		return false;
+	/* Major 0 is tmpfs, but also btrfs, NFS, FUSE, overlay...: ask the
+	 * file system when it can be asked. */
+	magic = vms_source_fs_magic(s, r);
+	if (magic)
+		return magic == 0x01021994 /* TMPFS_MAGIC */ ||
+		       magic == 0x858458f6 /* RAMFS_MAGIC */ ||
+		       (unsigned long)magic == 0x958458f6ul /* HUGETLBFS */;
+	return r->perms & VMS_PERM_SHARED;
+}
+
+/* A runtime-named managed heap: Go 1.25 "[anon: Go: heap]", ART
+ * "[anon:dalvik-main space]", ... Returns the runtime or NULL. */
+static const char *managed_runtime(const struct vms_region *r)
+{
+	static const struct {
+		const char *prefix, *runtime;
+	} tab[] = {
+		{ "[anon: Go: heap", "go" },  { "[anon:Go: heap", "go" },
+		{ "[anon:dalvik-", "art" },   { "[anon: dalvik-", "art" },
+		{ "[anon:v8 ", "v8" },        { "[anon: v8 ", "v8" },
+		{ "[anon: Java heap", "jvm" }, { "[anon:Java heap", "jvm" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (step_path_starts(r, tab[i].prefix))
+			return tab[i].runtime;
+	return NULL;
+}
+
+/* "[anon:NAME]" / "[anon: NAME]" -> NAME, in the arena. */
+static const char *anon_name(struct vms_snapshot *s,
+			     const struct vms_region *r)
+{
+	const char *p = r->path + 6; /* past "[anon:" */
+	size_t n;
+
+	if (*p == ' ')
+		p++;
+	n = strlen(p);
+	if (n && p[n - 1] == ']')
+		n--;
+	return arena_strndup(&s->arena, p, n);
+}
+
+int step_classify_run(struct vms_snapshot *s, unsigned have,
+		      struct vms_error *err)
+{
+	size_t i, mcap = 0;
+
+	(void)have;
+	s->nmanaged = 0;
+	s->managed = NULL;
+
+	for (i = 0; i < s->nregions; i++) {
+		struct vms_region *r = &s->regions[i];
+		const char *rt;
+
+		r->type = VMS_T_PRIVATE_DATA;
+		/* Derived state is rebuilt from scratch: classifying twice
+		 * gives the same snapshot. */
+		r->detail = NULL;
+		r->children = NULL;
+		r->nchildren = 0;
+		r->build_id = NULL;
+		r->flags &= (uint16_t)~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
+		if (!r->path)
+			continue;
+		if (step_is_shmem(s, r)) {
+			r->type = VMS_T_SHAREABLE;
+			r->detail = r->path;
+		} else if (step_path_is(r, "[vdso]") || step_path_is(r, "[vsyscall]")) {
+			r->type = VMS_T_IMAGE;
+			r->detail = r->path;
+		} else if ((rt = managed_runtime(r))) {
+			r->type = VMS_T_MANAGED_HEAP;
+			r->detail = anon_name(s, r);
+			if (!r->detail)
+				return step_nomem(err, "classify");
+			if (s->nmanaged == mcap) {
+				size_t nc = mcap ? mcap * 2 : 16;
+				struct vms_managed *nm = arena_alloc(
+					&s->arena, nc * sizeof(*nm));
+
+				if (!nm)
+					return step_nomem(err, "classify");
+				if (s->nmanaged)
+					memcpy(nm, s->managed,
+					       s->nmanaged * sizeof(*nm));
+				s->managed = nm;
+				mcap = nc;
+			}
+			s->managed[s->nmanaged++] = (struct vms_managed){
+				rt, r->start, r->end, vms_region_size(r),
+				r->c.rss + r->c.swap
+			};
+		} else if (step_path_starts(r, "[anon:")) {
+			r->detail = anon_name(s, r);
+			if (!r->detail)
+				return step_nomem(err, "classify");
+		} else if (r->path[0] == '[') {
+			r->detail = r->path;
+		} else if (r->path[0] == '/') {
+			r->type = VMS_T_MAPPED_FILE; /* images: see below */
+			r->detail = r->path;
+		}
+		if (r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF))
+			r->flags |= VMS_RF_UNREADABLE;
+	}
+	return 0;
+}
+
