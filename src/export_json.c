@@ -173,6 +173,18 @@ static void totals_and_types(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, ',');
 }
 
+/* The kernel's two-letter words need no escaping; anything else (a
+ * loaded snapshot could hold any bytes) goes through ob_json_str. */
+static bool plain_word(const char *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i] <= ' ' || f[i] >= 0x7f || f[i] == '"' || f[i] == '\\')
+			return false;
+	return true;
+}
+
 static void vmflags(struct outbuf *o, const char *f)
 {
 	bool first = true;
@@ -189,7 +201,7 @@ static void vmflags(struct outbuf *o, const char *f)
 			break;
 		if (!first)
 			ob_putc(o, ',');
-		if (n < 8 && !memchr(f, '"', n) && !memchr(f, '\\', n)) {
+		if (n < 8 && plain_word(f, n)) {
 			/* the kernel's two-letter words: nothing to escape */
 			ob_putc(o, '"');
 			ob_write(o, f, n);
