@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outbuf.h"
+
 #include "columns.h"
 #include "export.h"
 #include "export_util.h"
@@ -23,15 +25,16 @@ static const struct vms_column *col(int i)
 	return &vms_columns[vms_summary_columns[i]];
 }
 
-static int digits(uint64_t v)
+/* A cell as printed: a count as it is, bytes as ob_size writes them
+ * (units, or exact bytes with --bytes). */
+static const char *cell(const struct outbuf *o, int i, uint64_t v,
+			char *buf, size_t n)
 {
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
+	if (col(i)->flags & VMS_COLF_COUNT) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return buf;
 	}
-	return n;
+	return ob_size_text(o, v, buf, n);
 }
 
 static void print_row(struct outbuf *o, const char *label,
@@ -39,30 +42,30 @@ static void print_row(struct outbuf *o, const char *label,
 		      bool free_row)
 {
 	uint64_t v[NCOLS];
+	char tmp[32];
 	int i;
 
 	row_values(t, v);
 	ob_pad(o, label, 14);
 	for (i = 0; i < NCOLS; i++) {
 		ob_putc(o, ' ');
-		if (free_row && !(col(i)->flags & VMS_COLF_FREE)) {
+		if (free_row && !(col(i)->flags & VMS_COLF_FREE))
 			ob_printf(o, "%*s", w[i], "");
-			continue;
-		}
-		if (col(i)->flags & VMS_COLF_COUNT) {
-			char tmp[24];
-
-			snprintf(tmp, sizeof(tmp), "%llu",
-				 (unsigned long long)v[i]);
-			ob_printf(o, "%*s", w[i], tmp);
-		} else {
-			ob_kb(o, v[i], w[i] - 2);
-			ob_puts(o, " K");
-		}
+		else
+			ob_printf(o, "%*s", w[i],
+				  cell(o, i, v[i], tmp, sizeof(tmp)));
 	}
 	/* no trailing blanks */
 	while (o->len && o->buf[o->len - 1] == ' ')
 		o->len--;
+	ob_putc(o, '\n');
+}
+
+/* "Key:  " and a string from the target or a file, escaped, one line. */
+static void line_str(struct outbuf *o, const char *key, const char *v)
+{
+	ob_puts(o, key);
+	ob_text_str(o, v);
 	ob_putc(o, '\n');
 }
 
@@ -71,27 +74,29 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 	char when[160];
 	size_t i;
 
-	ob_printf(o, "Process:     %d %s\n", (int)s->proc.pid,
-		  s->proc.name ? s->proc.name : "?");
+	ob_printf(o, "Process:     %d ", (int)s->proc.pid);
+	line_str(o, "", s->proc.name ? s->proc.name : "?");
 	if (s->proc.cmdline && *s->proc.cmdline)
-		ob_printf(o, "Command:     %s\n", s->proc.cmdline);
+		line_str(o, "Command:     ", s->proc.cmdline);
 	if (s->proc.exe)
-		ob_printf(o, "Executable:  %s\n", s->proc.exe);
+		line_str(o, "Executable:  ", s->proc.exe);
 	ob_printf(o, "Sampler:     %s, ", s->cap.backend);
 	if (s->cap.frozen)
 		ob_printf(o, "frozen %llu us\n",
 			  (unsigned long long)s->cap.frozen_us);
 	else
 		ob_puts(o, "not frozen (figures read while it ran)\n");
-	ob_printf(o, "Taken at:    %s   kernel %s   page size %llu\n",
-		  export_taken_at(s, when, sizeof(when)),
-		  s->cap.kernel ? s->cap.kernel : "?",
+	ob_printf(o, "Taken at:    %s   kernel ",
+		  export_taken_at(s, when, sizeof(when)));
+	ob_text_str(o, s->cap.kernel ? s->cap.kernel : "?");
+	ob_printf(o, "   page size %llu\n",
 		  (unsigned long long)s->cap.page_size);
 	if (s->cap.partial)
-		ob_printf(o, "Partial:     %s\n", s->cap.partial);
-	for (i = 0; i < s->nnotes; i++)
-		ob_printf(o, "Missing:     %s %s\n", s->notes[i].step,
-			  s->notes[i].why);
+		line_str(o, "Partial:     ", s->cap.partial);
+	for (i = 0; i < s->nnotes; i++) {
+		ob_printf(o, "Missing:     %s ", s->notes[i].step);
+		line_str(o, "", s->notes[i].why);
+	}
 	ob_printf(o, "Kernel:      %s\n", export_rollup_check(s, when,
 								 sizeof(when)));
 }
@@ -99,6 +104,7 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 {
 	int w[NCOLS], i, t;
+	char tmp[32];
 
 	summary_header(s, o);
 	ob_putc(o, '\n');
@@ -111,8 +117,7 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 
 			row_values(t < VMS_NTYPES ? &s->types[t] : &s->total,
 				   v);
-			d = (col(i)->flags & VMS_COLF_COUNT) ? digits(v[i])
-						 : digits(v[i] >> 10) + 2;
+			d = (int)strlen(cell(o, i, v[i], tmp, sizeof(tmp)));
 			if (d > w[i])
 				w[i] = d;
 		}
@@ -128,8 +133,11 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	print_row(o, "Total", &s->total, w, false);
 	print_row(o, "Free", &s->types[VMS_T_FREE], w, true);
 	ob_putc(o, '\n');
-	ob_printf(o, "Largest free block: %llu K\n",
-		  (unsigned long long)(s->largest_free >> 10));
+	ob_printf(o, "Largest free block: %s\n",
+		  ob_size_text(o, s->largest_free, tmp, sizeof(tmp)));
+	ob_puts(o, o->exact ? "Sizes in bytes.\n"
+			    : "Sizes in K (1024 bytes), M, G, T (each 1024 of "
+			      "the one before); --bytes for exact bytes.\n");
 	ob_puts(o, "Total is the sum over regions; the page table is "
 		   "counted in its own row only.\n");
 }

@@ -16,14 +16,15 @@ static const char *short_name(int c)
 void export_text(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
-	int c;
+	int c, cw = o->exact ? 14 : 8; /* "123456789012345", "9999.9 T" */
 
 	export_summary(s, o);
-	ob_puts(o, "\nRegions (sizes in K)\n");
+	ob_printf(o, "\nRegions (sizes in %s)\n", o->exact ? "bytes"
+							     : "K, M, G, T");
 	ob_printf(o, "%-33s %-13s", "Address", "Type");
 	for (c = 0; c < VMS_NCOLS; c++)
 		if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
-			ob_printf(o, " %10s", short_name(c));
+			ob_printf(o, " %*s", cw, short_name(c));
 	ob_printf(o, " %-4s  %s\n", "Prot", "Details");
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
@@ -37,10 +38,10 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 			  vms_type_info[r->type].label);
 		for (c = 0; c < VMS_NCOLS; c++)
 			if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
-				ob_kb(o, vms_column_region(r, (enum vms_col)c),
-				      11);
-		ob_printf(o, " %-4s  %s", export_perms(r, perms),
-			  r->detail ? r->detail : "");
+				ob_size(o, vms_column_region(r, (enum vms_col)c),
+					cw + 1);
+		ob_printf(o, " %-4s  ", export_perms(r, perms));
+		ob_text_str(o, r->detail); /* the target's: escaped */
 		for (j = 0; j < nw; j++)
 			ob_printf(o, "%s%s%s", j ? ", " : " [", w[j],
 				  j + 1 == nw ? "]" : "");
@@ -48,10 +49,11 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 		for (j = 0; j < r->nchildren; j++) {
 			const struct vms_child *ch = &r->children[j];
 
-			ob_printf(o, "  %016llx-%016llx %-11s",
+			ob_printf(o, "  %016llx-%016llx ",
 				  (unsigned long long)ch->start,
-				  (unsigned long long)ch->end, ch->name);
-			ob_kb(o, ch->end - ch->start, 11);
+				  (unsigned long long)ch->end);
+			ob_text_pad(o, ch->name, 11);
+			ob_size(o, ch->end - ch->start, cw + 1);
 			ob_putc(o, '\n');
 		}
 	}
@@ -60,8 +62,9 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < s->nthreads; i++) {
 		const struct vms_thread *t = &s->threads[i];
 
-		ob_printf(o, "%8d  %-16s 0x%016llx ", (int)t->tid,
-			  t->name ? t->name : "?", (unsigned long long)t->sp);
+		ob_printf(o, "%8d  ", (int)t->tid);
+		ob_text_pad(o, t->name ? t->name : "?", 16);
+		ob_printf(o, " 0x%016llx ", (unsigned long long)t->sp);
 		if (t->stack_end)
 			ob_printf(o, "%016llx-%016llx\n",
 				  (unsigned long long)t->stack_start,

@@ -69,6 +69,10 @@ static void usage(FILE *f)
 	      "                             keeps its mode; a FIFO or device\n"
 	      "                             is written into; a symlink kept)\n"
 	      "  -n, --name=NAME            the process named NAME\n"
+	      "      --bytes                sizes in exact bytes in the text\n"
+	      "                             summary and export (default: K,\n"
+	      "                             M, G, T, each 1024 of the one\n"
+	      "                             before)\n"
 	      "      --delay=SECONDS        with -- CMD: wait this long after\n"
 	      "                             starting CMD before the capture\n"
 	      "                             (default 0.5)\n"
@@ -91,7 +95,7 @@ static void usage(FILE *f)
 
 struct args {
 	const char *backend, *export, *output, *name, *theme, *sort;
-	bool summary, freeze, list;
+	bool summary, freeze, list, bytes;
 	double delay;
 	pid_t pid;
 	char **cmd; /* after "--" */
@@ -150,7 +154,7 @@ static int parse_pid(const char *s, pid_t *pid)
 /* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_LIST = 256, OPT_SORT, OPT_DELAY };
+	enum { OPT_LIST = 256, OPT_SORT, OPT_DELAY, OPT_BYTES };
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "freeze", no_argument, NULL, 'F' },
@@ -165,6 +169,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "bytes", no_argument, NULL, OPT_BYTES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -203,6 +208,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_SORT:
 			a->sort = optarg;
+			break;
+		case OPT_BYTES:
+			a->bytes = true;
 			break;
 		case OPT_DELAY: {
 			char *end;
@@ -254,6 +262,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (a->output && !a->summary && !a->export)
 		return usage_error("%s", "-o goes with -s or -e");
+	if (a->bytes && !a->summary && !a->export)
+		return usage_error("%s", "--bytes goes with -s or -e text");
 	if (!vms_sampler_by_name(a->backend))
 		return usage_error("unknown backend '%s' (pss, fork)",
 				   a->backend);
@@ -457,6 +467,7 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 		vms_snapshot_free(s);
 		return fail(&err);
 	}
+	o.exact = a->bytes;
 	ex->write(s, &o);
 	vms_snapshot_free(s);
 	switch (outbuf_close(&o, &err)) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "units.h"
 
 #define OB_CAP (1u << 20)
 
@@ -467,6 +468,26 @@ void ob_kb(struct outbuf *o, uint64_t v, int width)
 {
 	char tmp[32];
 	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)(v >> 10));
+
+	for (; n < width; n++)
+		ob_putc(o, ' ');
+	ob_puts(o, tmp);
+}
+
+const char *ob_size_text(const struct outbuf *o, uint64_t v, char *buf,
+			 size_t n)
+{
+	if (o->exact) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	return units_size_long(v, buf, n);
+}
+
+void ob_size(struct outbuf *o, uint64_t v, int width)
+{
+	char tmp[32];
+	int n = (int)strlen(ob_size_text(o, v, tmp, sizeof(tmp)));
 
 	for (; n < width; n++)
 		ob_putc(o, ' ');

@@ -50,6 +50,7 @@ struct outbuf {
 	char *buf;
 	size_t len, cap;
 	uint64_t written; /* bytes that reached fd */
+	bool exact;	  /* ob_size writes bytes, not units (--bytes) */
 	/* outbuf_open_file() only: */
 	enum outbuf_how how;
 	int dirfd;	  /* the directory of the file written */
@@ -108,6 +109,12 @@ void ob_i64(struct outbuf *o, int64_t v);
 void ob_hex(struct outbuf *o, uint64_t v); /* "0x..." lowercase */
 /* v right-aligned in width columns, with K units (v / 1024). */
 void ob_kb(struct outbuf *o, uint64_t v, int width);
+/* Bytes right-aligned in width columns as units_size_long writes them
+ * ("12.3 M"), or, with o->exact, as the exact number of bytes. */
+void ob_size(struct outbuf *o, uint64_t v, int width);
+/* What ob_size would write for v (buf of 24 bytes or more). */
+const char *ob_size_text(const struct outbuf *o, uint64_t v, char *buf,
+			 size_t n);
 /* Left-aligned, for vmscope's own strings only (labels, types). */
 void ob_pad(struct outbuf *o, const char *s, int width);
 void ob_printf(struct outbuf *o, const char *fmt, ...)

@@ -9,8 +9,8 @@
 #include <wchar.h>
 
 #include "../src/escape.h"
-
 #include "../src/snapshot.h"
+#include "../src/units.h"
 
 char type_letter(int type, bool reserved)
 {
@@ -21,30 +21,7 @@ char type_letter(int type, bool reserved)
 
 const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 {
-	static const char units[] = "KMGTPE";
-	uint64_t k = bytes >> 10;
-	double v;
-	int u = 0;
-
-	if (k < 10000) {
-		snprintf(buf, n, "%llu K", (unsigned long long)k);
-		return buf;
-	}
-	v = (double)k;
-	while (v >= 10000 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0) { /* unreachable: k >= 10000 divides at least once */
-		v /= 1024;
-		u++;
-	}
-	if (v < 100)
-		snprintf(buf, n, "%.1f %c", (double)((long long)(v * 10)) / 10,
-			 units[u]);
-	else
-		snprintf(buf, n, "%llu %c", (unsigned long long)v, units[u]);
-	return buf;
+	return units_size(bytes, buf, n); /* the same as the text summary */
 }
 
 /* What to draw for one unit of s (escape.h), and its columns: printable

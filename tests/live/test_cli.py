@@ -481,8 +481,8 @@ def test_formats_agree(ek):
     for images and the total)."""
     T.sigstop(ek.pid)
     jc, rc, stc = flanked(ek.pid, "-e", "csv")
-    jt, rt, stt = flanked(ek.pid, "-e", "text")
-    js, rs, sts = flanked(ek.pid, "-s")
+    jt, rt, stt = flanked(ek.pid, "-e", "text", "--bytes")
+    js, rs, sts = flanked(ek.pid, "-s", "--bytes")
     T.sigcont(ek.pid)
     T.ok(jc and jt and js and rc.returncode == rt.returncode ==
          rs.returncode == 0, "json, csv, text and summary: exit 0")
@@ -527,7 +527,7 @@ def test_formats_agree(ek):
          "csv and json: the same total")
     T.eq(sorted(jtypes), sorted(JSON_TYPES), "json: every type")
 
-    # text: the summary table, in K
+    # text: the summary table, exact with --bytes
     kcols = cols[:10]
 
     def table(out):
@@ -536,7 +536,7 @@ def test_formats_agree(ek):
             for lab in TYPE_LABELS:
                 if re.match(r"^%s\s+\d" % re.escape(lab), l):
                     res[lab] = [int(v) for v in re.findall(
-                        r"(\d+)(?: K)?", l[len(lab):])]
+                        r"(\d+)", l[len(lab):])]
         return res
 
     def want(j):
@@ -544,11 +544,10 @@ def test_formats_agree(ek):
         ty = {x["type"]: x for x in j["types"]}
         for lab, jt_ in zip(TYPE_LABELS[:-2], JSON_TYPES[:-1]):
             t = ty[jt_]
-            out[lab] = [t[c] >> 10 for c in kcols] + [t["blocks"],
-                                                      t["largest"] >> 10]
-        out["Free"] = [ty["free"]["size"] >> 10, ty["free"]["blocks"],
-                       ty["free"]["largest"] >> 10]
-        out["Total"] = [j["totals"][c] >> 10 for c in kcols]
+            out[lab] = [t[c] for c in kcols] + [t["blocks"], t["largest"]]
+        out["Free"] = [ty["free"]["size"], ty["free"]["blocks"],
+                       ty["free"]["largest"]]
+        out["Total"] = [j["totals"][c] for c in kcols]
         return out
 
     skip = [kcols.index(c) for c in SHARING]
@@ -562,8 +561,8 @@ def test_formats_agree(ek):
         got, w = unshared(table(r.stdout)), unshared(want(j))
         bad = [(k, got.get(k), v) for k, v in w.items()
                if got.get(k, [])[:len(v)] != v]
-        T.ok(not bad, "text %s and json: the same figures (in K)" % label,
-             bad)
+        T.ok(not bad, "text %s --bytes and json: the same figures, exact"
+             % label, bad)
 
 
 def main():
