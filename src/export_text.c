@@ -19,8 +19,8 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 	int c, cw = o->exact ? 14 : 8; /* "123456789012345", "9999.9 T" */
 
 	export_summary(s, o);
-	ob_printf(o, "\nRegions (sizes in %s)\n", o->exact ? "bytes"
-							     : "K, M, G, T");
+	ob_printf(o, "\nRegions (sizes in %s)\n",
+		  o->exact ? "bytes" : "K, M, G, T");
 	ob_printf(o, "%-33s %-13s", "Address", "Type");
 	for (c = 0; c < VMS_NCOLS; c++)
 		if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
@@ -38,7 +38,8 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 			  vms_type_info[r->type].label);
 		for (c = 0; c < VMS_NCOLS; c++)
 			if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
-				ob_size(o, vms_column_region(r, (enum vms_col)c),
+				ob_size(o,
+					vms_column_region(r, (enum vms_col)c),
 					cw + 1);
 		ob_printf(o, " %-4s  ", export_perms(r, perms));
 		ob_text_str(o, r->detail); /* the target's: escaped */

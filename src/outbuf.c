@@ -41,8 +41,8 @@ static int ob_file_error(struct outbuf *o, struct vms_error *err, int e,
 
 	snprintf(name, sizeof(name), "%s", o->path ? o->path : "");
 	outbuf_abort(o);
-	return vms_error_set(err, e == ENOMEM ? VMS_ERR_NOMEM : VMS_ERR_FILE,
-			     e, "cannot %s %s: %s", what, name, strerror(e));
+	return vms_error_set(err, e == ENOMEM ? VMS_ERR_NOMEM : VMS_ERR_FILE, e,
+			     "cannot %s %s: %s", what, name, strerror(e));
 }
 
 /* The last link of a chain of symbolic links at path: the file a shell
@@ -107,7 +107,8 @@ static int ob_tmp_name(struct outbuf *o)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		for (i = 0; i < sizeof(rnd); i++)
 			rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >>
-						 (i * 5) ^ (unsigned)getpid());
+							 (i * 5) ^
+						 (unsigned)getpid());
 	}
 	o->tmp[0] = '.';
 	memcpy(o->tmp + 1, o->base, n);
@@ -151,7 +152,8 @@ static int ob_open_dir(struct outbuf *o, const char *final)
 		dir = strdup(".");
 		o->base = strdup(final);
 	} else {
-		dir = strndup(final, slash == final ? 1 : (size_t)(slash - final));
+		dir = strndup(final,
+			      slash == final ? 1 : (size_t)(slash - final));
 		o->base = strdup(slash + 1);
 	}
 	if (!dir || !o->base) {
@@ -178,8 +180,7 @@ static int ob_in_place(struct outbuf *o, const char *why)
 	return 0;
 }
 
-int outbuf_open_file(struct outbuf *o, const char *path,
-		     struct vms_error *err)
+int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err)
 {
 	struct stat st;
 	char *final;
@@ -467,7 +468,8 @@ void ob_hex(struct outbuf *o, uint64_t v)
 void ob_kb(struct outbuf *o, uint64_t v, int width)
 {
 	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)(v >> 10));
+	int n = snprintf(tmp, sizeof(tmp), "%llu",
+			 (unsigned long long)(v >> 10));
 
 	for (; n < width; n++)
 		ob_putc(o, ' ');

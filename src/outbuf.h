@@ -37,11 +37,11 @@
 #include "error.h"
 
 enum outbuf_how {
-	OB_FD,	      /* a descriptor the caller owns (standard output) */
-	OB_DIRECT,    /* a FIFO or device, opened and written into */
-	OB_TMPFILE,   /* an unnamed O_TMPFILE, linked in at close */
+	OB_FD, /* a descriptor the caller owns (standard output) */
+	OB_DIRECT, /* a FIFO or device, opened and written into */
+	OB_TMPFILE, /* an unnamed O_TMPFILE, linked in at close */
 	OB_NAMED_TMP, /* a named temporary file, renamed at close */
-	OB_IN_PLACE,  /* the file itself, truncated to what was written */
+	OB_IN_PLACE, /* the file itself, truncated to what was written */
 };
 
 struct outbuf {
@@ -50,24 +50,23 @@ struct outbuf {
 	char *buf;
 	size_t len, cap;
 	uint64_t written; /* bytes that reached fd */
-	bool exact;	  /* ob_size writes bytes, not units (--bytes) */
+	bool exact; /* ob_size writes bytes, not units (--bytes) */
 	/* outbuf_open_file() only: */
 	enum outbuf_how how;
-	int dirfd;	  /* the directory of the file written */
-	char *path;	  /* as the user gave it, for messages */
-	char *base;	  /* the file's name in dirfd */
-	char *tmp;	  /* a temporary name in dirfd, while it exists */
-	bool existed;	  /* a regular file was there: old holds its stat */
+	int dirfd; /* the directory of the file written */
+	char *path; /* as the user gave it, for messages */
+	char *base; /* the file's name in dirfd */
+	char *tmp; /* a temporary name in dirfd, while it exists */
+	bool existed; /* a regular file was there: old holds its stat */
 	struct stat old;
-	char note[360];	  /* OB_IN_PLACE: why it is not atomic */
+	char note[360]; /* OB_IN_PLACE: why it is not atomic */
 };
 
 /* Writes to fd, which stays open (the caller's). */
 int outbuf_open_fd(struct outbuf *o, int fd, struct vms_error *err);
 /* Writes to path as described above. -1 with *err (VMS_ERR_FILE) when it
  * cannot be created or opened; nothing is left behind then. */
-int outbuf_open_file(struct outbuf *o, const char *path,
-		     struct vms_error *err);
+int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err);
 /* Flushes and puts the file in place. Returns 0; 1 when written in place
  * (err->msg says so and why, err->kind VMS_ERR_NONE); or -1 with *err
  * (VMS_ERR_FILE) and the old file untouched (in place: partly written). */

@@ -47,7 +47,7 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
-fail: {
+fail : {
 	int e = errno;
 
 	free(b);
@@ -258,10 +258,11 @@ int procfs_check_has_mm(struct vms_error *e, pid_t pid)
 				     (int)pid);
 	case PROCFS_ZOMBIE:
 		if (parent == getpid())
-			return vms_error_set(e, VMS_ERR_NOPROC, 0,
-					     "process %d has exited: nothing of "
-					     "its memory is left to show",
-					     (int)pid);
+			return vms_error_set(
+				e, VMS_ERR_NOPROC, 0,
+				"process %d has exited: nothing of "
+				"its memory is left to show",
+				(int)pid);
 		return vms_error_set(e, VMS_ERR_NOPROC, 0,
 				     "process %d is a zombie: it has exited "
 				     "and nothing of its memory is left (its "
@@ -317,7 +318,8 @@ static void active_lsms(char *out, size_t size)
 	     tok = strtok_r(NULL, ",\n", &save)) {
 		int w;
 
-		if (strcmp(tok, "capability") == 0 || strcmp(tok, "lockdown") == 0)
+		if (strcmp(tok, "capability") == 0 ||
+		    strcmp(tok, "lockdown") == 0)
 			continue;
 		w = snprintf(out + used, size - used, "%s%s", used ? ", " : "",
 			     tok);
@@ -360,10 +362,10 @@ static void perm_reason(pid_t pid, char *why, size_t size)
 		cap_ptrace = (mine >> 19) & 1; /* CAP_SYS_PTRACE */
 	if (procfs_read_pid(pid, "status", &them, &n) == 0) {
 		caps_known = me && status_hex(them, "\nCapPrm:", &theirs);
-		same_user = status_ids_are(them, "\nUid:", geteuid(),
-					   &their_uid) &&
-			    status_ids_are(them, "\nGid:", getegid(),
-					   &(unsigned){ 0 });
+		same_user =
+			status_ids_are(them, "\nUid:", geteuid(), &their_uid) &&
+			status_ids_are(them, "\nGid:", getegid(),
+				       &(unsigned){ 0 });
 	}
 	free(me);
 	free(them);
@@ -442,8 +444,8 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 				     what, (int)pid, why);
 	}
 	return vms_error_set(e, VMS_ERR_CAPTURE, err,
-			     "cannot read %s of process %d: %s", what,
-			     (int)pid, strerror(err));
+			     "cannot read %s of process %d: %s", what, (int)pid,
+			     strerror(err));
 }
 
 uint64_t procfs_user_end(void)

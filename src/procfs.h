@@ -43,9 +43,9 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 
 /* What a pid is, from /proc/PID/stat. */
 enum procfs_kind {
-	PROCFS_GONE,	/* no such process (any more) */
-	PROCFS_USER,	/* a process with a user address space */
-	PROCFS_ZOMBIE,	/* exited, its status not yet collected (or dead) */
+	PROCFS_GONE, /* no such process (any more) */
+	PROCFS_USER, /* a process with a user address space */
+	PROCFS_ZOMBIE, /* exited, its status not yet collected (or dead) */
 	PROCFS_KTHREAD, /* a kernel thread: no user address space ever */
 };
 /* *ppid (if not NULL) is the parent's pid, for what a zombie waits on. */

@@ -28,8 +28,7 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t n)
  * characters as they are, escapes as their text. A character this locale
  * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as
  * \uXXXX too, so nothing reaches the terminal that it would act on. */
-static size_t draw_unit(const char *s, char out[16], size_t *outlen,
-			int *cols)
+static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
 {
 	int32_t cp;
 	size_t in = escape_unit(s, out, outlen, &cp);

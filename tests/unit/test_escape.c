@@ -23,8 +23,8 @@ static void want(const char *in, const char *out, const char *what)
 	char buf[256];
 	size_t n = escape_str(buf, sizeof(buf), in);
 
-	ok(strcmp(buf, out) == 0 && n == strlen(out), "escape: %s -> %s (got %s)",
-	   what, out, buf);
+	ok(strcmp(buf, out) == 0 && n == strlen(out),
+	   "escape: %s -> %s (got %s)", what, out, buf);
 }
 
 static void test_units(void)
@@ -39,8 +39,12 @@ static void test_units(void)
 	want("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
 	     "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
 	     "printable UTF-8 (2, 3 and 4 bytes)");
-	want("\xc2\x9b" "2J", "\\u009b2J", "a C1 control (CSI)");
-	want("a\xe2\x80\xae" "b", "a\\u202eb", "a bidi override");
+	want("\xc2\x9b"
+	     "2J",
+	     "\\u009b2J", "a C1 control (CSI)");
+	want("a\xe2\x80\xae"
+	     "b",
+	     "a\\u202eb", "a bidi override");
 	want("\xe2\x81\xa6\xe2\x80\xa8", "\\u2066\\u2028",
 	     "a bidi isolate and the line separator");
 	want("\xff\xfe", "\\xff\\xfe", "bytes that are never UTF-8");
@@ -57,7 +61,9 @@ static void test_units(void)
 static void test_cut(void)
 {
 	char buf[8];
-	size_t n = escape_str(buf, 5, "ab\x1b" "cdef");
+	size_t n = escape_str(buf, 5,
+			      "ab\x1b"
+			      "cdef");
 
 	ok(strcmp(buf, "ab") == 0 && n == 10,
 	   "a cut never splits an escape (got '%s', length %zu)", buf, n);
@@ -135,16 +141,16 @@ static void test_random(void)
 		if (unescape(out, back) != n || memcmp(back, in, n) != 0)
 			lost++;
 	}
-	ok(bad == 0, "20000 random strings: no control byte printed (%d)",
-	   bad);
-	ok(lost == 0, "20000 random strings: each comes back whole from what "
-		      "was printed (%d did not)", lost);
+	ok(bad == 0, "20000 random strings: no control byte printed (%d)", bad);
+	ok(lost == 0,
+	   "20000 random strings: each comes back whole from what "
+	   "was printed (%d did not)",
+	   lost);
 }
 
 /* ---- the outbuf writers ---- */
 
-static char *through(void (*fn)(struct outbuf *, const char *),
-		     const char *s)
+static char *through(void (*fn)(struct outbuf *, const char *), const char *s)
 {
 	struct outbuf o;
 	struct vms_error err;
@@ -192,10 +198,14 @@ static void test_writers(void)
 	via(ob_csv_str, "csv", " lead", "\" lead\"", "a leading blank");
 	via(ob_json_str, "json", "x\x1b]0;p\a", "\"x\\u001b]0;p\\u0007\"",
 	    "C0 controls");
-	via(ob_json_str, "json", "\xc2\x9b" "2J", "\"\\u009b2J\"",
-	    "a C1 control");
-	via(ob_json_str, "json", "a\xe2\x80\xae" "b", "\"a\\u202eb\"",
-	    "a bidi override");
+	via(ob_json_str, "json",
+	    "\xc2\x9b"
+	    "2J",
+	    "\"\\u009b2J\"", "a C1 control");
+	via(ob_json_str, "json",
+	    "a\xe2\x80\xae"
+	    "b",
+	    "\"a\\u202eb\"", "a bidi override");
 	via(ob_json_str, "json", "caf\xc3\xa9", "\"caf\xc3\xa9\"",
 	    "printable UTF-8 as it is");
 	via(ob_json_str, "json", "\xff", "\"\\u00ff\"", "a stray byte");
