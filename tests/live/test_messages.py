@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Messages that are true.
 
-  - a kernel thread (kthreadd) is listed by --list as "(kernel thread)",
-    never "(exited)"; a zombie as "(zombie)";
+  - a kernel thread (kthreadd) is listed by --list and the picker (in
+    tmux) as "(kernel thread)", never "(exited)"; a zombie as "(zombie)";
   - -s, -b fork -s and -F -s on a kernel thread: exit 2, one line saying
     it is a kernel thread, never "exited"; on a zombie: exit 2, one line
     saying it is a zombie and naming its parent, never "exited during
@@ -77,6 +77,28 @@ def test_kernel_thread():
         r = T.run_vmscope(*args, pid)
         one_line(r, 2, "%s on a kernel thread" % " ".join(args),
                  "kernel thread", "exited")
+
+
+def test_picker_kernel_thread():
+    """The picker says "kernel thread" too (the same list as --list)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "tui", "lib"))
+    import tmuxdrive as D
+    pid = kthread_pid()
+    if not pid or not D.have_tmux():
+        T.skip("the picker on a kernel thread", "no kernel thread or tmux")
+        return
+    tm = D.Tmux([T.VMSCOPE])
+    try:
+        tm.wait_for(lambda s: "pick a process" in s and "sort " in s)
+        tm.text("kthreadd")
+        scr = tm.wait_for(lambda s: "Filter: kthreadd_" in s and
+                          "kthreadd" in (D.row_of(s, " %d " % pid) or ""))
+        row = D.row_of(scr, " %d " % pid) or ""
+        T.ok("kernel thread" in row and "exited" not in row,
+             "picker: a kernel thread says so, not (exited)", scr)
+    finally:
+        tm.kill()
 
 
 def test_zombie():
@@ -177,6 +199,7 @@ def test_security_module():
 
 def main():
     test_kernel_thread()
+    test_picker_kernel_thread()
     test_zombie()
     test_launched()
     test_security_module()
