@@ -7,26 +7,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "procfile.h"
 #include "procfs.h"
 #include "proclist.h"
 #include "sampler.h"
 #include "smaps.h"
 
-static int maps_open_file(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_open(s->src.pid, r);
-}
-
-static long maps_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_fs_magic(s->src.pid, r);
-}
-
 static const struct vms_source_ops maps_source = {
 	.name = "maps",
-	.open_file = maps_open_file,
-	.fs_magic = maps_fs_magic,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
 };
 
 static int maps_capture(const struct vms_capture_opts *o,

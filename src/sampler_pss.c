@@ -23,7 +23,6 @@
 #include "freeze.h"
 #include "memread.h"
 #include "procfs.h"
-#include "procfile.h"
 #include "proclist.h"
 #include "sampler.h"
 #include "sampler_common.h"
@@ -96,22 +95,12 @@ static void pss_release(struct vms_snapshot *s)
 	s->src.priv = NULL;
 }
 
-static int pss_open_file(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_open(s->src.pid, r);
-}
-
-static long pss_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_fs_magic(s->src.pid, r);
-}
-
 static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
 	.hold = pss_hold,
-	.open_file = pss_open_file,
-	.fs_magic = pss_fs_magic,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
 	.release = pss_release,
 };
 

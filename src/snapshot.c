@@ -5,15 +5,15 @@
 
 
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
-	[VMS_T_IMAGE] = { "image", "Image" },
-	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File" },
-	[VMS_T_SHAREABLE] = { "shareable", "Shareable" },
-	[VMS_T_HEAP] = { "heap", "Heap" },
-	[VMS_T_MANAGED_HEAP] = { "managed_heap", "Managed Heap" },
-	[VMS_T_STACK] = { "stack", "Stack" },
-	[VMS_T_PRIVATE_DATA] = { "private_data", "Private Data" },
-	[VMS_T_PAGE_TABLE] = { "page_table", "Page Table" },
-	[VMS_T_FREE] = { "free", "Free" },
+	[VMS_T_IMAGE] = { "image", "Image", 'I' },
+	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File", 'F' },
+	[VMS_T_SHAREABLE] = { "shareable", "Shareable", 'S' },
+	[VMS_T_HEAP] = { "heap", "Heap", 'H' },
+	[VMS_T_MANAGED_HEAP] = { "managed_heap", "Managed Heap", 'M' },
+	[VMS_T_STACK] = { "stack", "Stack", 'K' },
+	[VMS_T_PRIVATE_DATA] = { "private_data", "Private Data", 'D' },
+	[VMS_T_PAGE_TABLE] = { "page_table", "Page Table", 'P' },
+	[VMS_T_FREE] = { "free", "Free", '.' },
 };
 
 struct vms_snapshot *vms_snapshot_new(void)

@@ -36,6 +36,7 @@ enum vms_type {
 struct vms_type_desc {
 	const char *json; /* "image", "mapped_file", ... (JSON, CSV) */
 	const char *label; /* "Image", "Mapped File", ... (text, UI) */
+	char letter; /* 'I', 'F', ... (the map, monochrome bars) */
 };
 extern const struct vms_type_desc vms_type_info[VMS_NTYPES];
 

@@ -4,20 +4,21 @@
 #include "procfile.h"
 #include "snapshot.h"
 
-static int paths_open_file(struct vms_snapshot *s, const struct vms_region *r)
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r)
 {
 	return procfile_open(s->src.pid, r);
 }
 
-static long paths_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
+long vms_source_proc_fs_magic(struct vms_snapshot *s,
+			      const struct vms_region *r)
 {
 	return procfile_fs_magic(s->src.pid, r);
 }
 
 const struct vms_source_ops vms_source_paths = {
 	.name = "paths",
-	.open_file = paths_open_file,
-	.fs_magic = paths_fs_magic,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
 };
 
 static const struct vms_source_ops *ops_of(const struct vms_snapshot *s)

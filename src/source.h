@@ -76,6 +76,13 @@ struct vms_source {
 	void *progress_ctx;
 };
 
+/* The file callbacks of a source whose files are those of the live process
+ * s->src.pid (procfile.h: map_files, the target's root; with pid 0 the
+ * paths as they are). For the samplers' tables. */
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+long vms_source_proc_fs_magic(struct vms_snapshot *s,
+			      const struct vms_region *r);
+
 /* Files opened by their paths as they are (a snapshot made from text with
  * no process behind it: fixtures, tests); no memory. */
 extern const struct vms_source_ops vms_source_paths;

@@ -6,6 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/snapshot.h"
+
+char type_letter(int type, bool reserved)
+{
+	char c = vms_type_info[type].letter;
+
+	return reserved && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
 const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 {
 	static const char units[] = "KMGTPE";

@@ -9,6 +9,7 @@
 #define VMS_UI_DRAW_H
 
 #include <curses.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,10 @@ int put_fmt(int y, int x, int w, attr_t attr, const char *fmt, ...)
 
 /* A row of blanks in attr. */
 void put_blank(int y, int x, int w, attr_t attr);
+
+/* The letter of a region type (vms_type_info), lower case when reserved:
+ * the map's cells and the monochrome bars. */
+char type_letter(int type, bool reserved);
 
 /* Case-insensitive substring test (needle already lower-case). */
 int contains_ci(const char *hay, const char *needle_lc);

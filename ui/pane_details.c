@@ -13,7 +13,7 @@
 #include "../src/columns.h"
 #include "../src/export_util.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
 /* The sort keys that are figures: columns of the one table (columns.h),
  * which gives their name, their value and their direction. */
@@ -58,16 +58,33 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 	}
 }
 
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b);
+/* The addresses a row spans (its gap's, or its region's in s). */
+static void span_of(const struct details *d, const struct vms_snapshot *s,
+		    const struct drow *r, uint64_t *a, uint64_t *b)
+{
+	if (r->kind == DROW_GAP) {
+		*a = d->gaps[r->idx].start;
+		*b = d->gaps[r->idx].end;
+	} else {
+		*a = s->regions[r->idx].start;
+		*b = s->regions[r->idx].end;
+	}
+}
 
-uint64_t details_cursor_addr(const struct ui *u)
+static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		     uint64_t *b)
+{
+	span_of(&u->det, u->snap, r, a, b);
+}
+
+uint64_t details_cursor_addr(const struct details *d,
+			     const struct vms_snapshot *s)
 {
 	uint64_t a, b;
 
-	if (!u->snap || u->det.cur >= u->det.nrows)
+	if (!s || d->cur >= d->nrows)
 		return 0;
-	row_span(u, &u->det.rows[u->det.cur], &a, &b);
+	span_of(d, s, &d->rows[d->cur], &a, &b);
 	return a;
 }
 
@@ -126,18 +143,6 @@ static const char *region_text(const struct vms_region *r)
 struct sortctx {
 	const struct ui *u;
 };
-
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b)
-{
-	if (r->kind == DROW_GAP) {
-		*a = u->det.gaps[r->idx].start;
-		*b = u->det.gaps[r->idx].end;
-	} else {
-		*a = u->snap->regions[r->idx].start;
-		*b = u->snap->regions[r->idx].end;
-	}
-}
 
 static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 {
@@ -457,7 +462,7 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 		if (g->flags & VMS_RF_RESERVED)
 			base = ta = theme_attr(EL_RESERVED);
 		else
-			ta = theme_attr((enum theme_el)g->type);
+			ta = theme_attr(theme_type(g->type));
 		put_blank(y, 0, COLS, base);
 		if (g->nchildren)
 			put_str(y, X_MARK, 1, base,

@@ -8,7 +8,7 @@
 
 #include "../src/columns.h"
 #include "draw.h"
-#include "ui_priv.h"
+#include "panes.h"
 
 enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
 
@@ -112,7 +112,7 @@ void summary_draw(struct ui *u, int y)
 		if (row == SUM_TOTAL)
 			la = va = theme_attr(EL_TOTAL);
 		else
-			la = theme_attr((enum theme_el)filt),
+			la = theme_attr(theme_type(filt)),
 			va = theme_attr(EL_NORMAL);
 		if (row == u->sum_cur)
 			la = va = theme_attr(u->focus == 0 ? EL_SELECTION

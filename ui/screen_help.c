@@ -1,5 +1,6 @@
-/* screen_help.c — every key, made from the screens' own key tables so the
- * list cannot fall behind them. Esc, ? or F1 goes back; q quits.
+/* screen_help.c — every key, made from the screens' own key tables (read
+ * from the screen table in struct ui) so the list cannot fall behind them.
+ * Esc, ? or F1 goes back; q quits.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,18 +25,21 @@ struct section {
 	bool has_fn; /* the table ends at a NULL fn; else at a NULL keyname */
 };
 
-/* Fills lines (or counts them when lines is NULL). */
-static size_t help_lines(char lines[][160], size_t max)
+/* Fills lines (or counts them when lines is NULL): the keys of every
+ * screen in the table that has a title and keys, in the table's order. */
+static size_t help_lines(const struct ui *u, char lines[][160], size_t max)
 {
-	const struct section secs[] = {
+	struct section secs[1 + SCR_COUNT] = {
 		{ "Everywhere", common, false },
-		{ "Viewer", viewer_keys, true },
-		{ "Map", map_keys, true },
-		{ "Process picker", picker_keys, true },
 	};
-	size_t n = 0, i;
+	size_t n = 0, i, nsecs = 1;
 
-	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+	for (i = 0; i < SCR_COUNT; i++)
+		if (u->screens[i]->title && u->screens[i]->keys)
+			secs[nsecs++] = (struct section){
+				u->screens[i]->title, u->screens[i]->keys, true
+			};
+	for (i = 0; i < nsecs; i++) {
 		const struct key_action *k;
 
 		if (n < max)
@@ -58,19 +62,19 @@ static size_t help_lines(char lines[][160], size_t max)
 	return n;
 }
 
-void help_draw(struct ui *u)
+static void help_draw(struct ui *u)
 {
 	char lines[96][160];
-	size_t n = help_lines(lines, 96), i;
+	size_t n = help_lines(u, lines, 96), i;
 	int y, h = LINES - 2;
 
 	if (n > 96)
 		n = 96;
-	if (u->help_top + (size_t)h > n)
-		u->help_top = n > (size_t)h ? n - (size_t)h : 0;
+	if (u->help.top + (size_t)h > n)
+		u->help.top = n > (size_t)h ? n - (size_t)h : 0;
 	put_str(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope help: every key", 1);
-	for (y = 0, i = u->help_top; y < h; y++, i++) {
+	for (y = 0, i = u->help.top; y < h; y++, i++) {
 		const char *l = i < n ? lines[i] : "";
 		attr_t a = theme_attr(EL_NORMAL);
 
@@ -86,27 +90,41 @@ void help_draw(struct ui *u)
 	ui_status(u, " Esc back   Up/Down scroll", NULL);
 }
 
-int help_key(struct ui *u, int key)
+static int help_key(struct ui *u, int key)
 {
 	char lines[96][160];
-	size_t n = help_lines(lines, 96);
+	size_t n = help_lines(u, lines, 96);
 	enum move mv;
 
 	if (key == 'q')
 		return UI_QUIT;
-	if (key == 27 || key == '?' || key == KEY_F(1)) {
-		u->scr = u->help_from;
-		return UI_DRAW;
-	}
+	if (key == 27 || key == '?' || key == KEY_F(1))
+		return UI_BACK | UI_DRAW;
 	mv = key_move(key);
 	if (mv == MV_NONE)
 		return 0;
 	{
 		size_t cur = mv == MV_DOWN || mv == MV_PGDN || mv == MV_END
-				     ? u->help_top + (size_t)(LINES - 3)
-				     : u->help_top;
+				     ? u->help.top + (size_t)(LINES - 3)
+				     : u->help.top;
 
-		cursor_apply(&cur, &u->help_top, n, LINES - 2, mv);
+		cursor_apply(&cur, &u->help.top, n, LINES - 2, mv);
 	}
 	return UI_DRAW;
 }
+
+/* ---- the screen ---- */
+
+static int help_enter(struct ui *u)
+{
+	u->help.top = 0;
+	return 0;
+}
+
+/* Shown over another screen: its keys return there (UI_BACK). */
+const struct ui_screen screen_help = {
+	.name = "help",
+	.enter = help_enter,
+	.draw = help_draw,
+	.key = help_key,
+};

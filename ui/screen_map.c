@@ -15,7 +15,7 @@
 
 enum { MAP_X = 17, MAP_Y = 2, MAX_LINES = 400000, MAX_ZOOM = 36 };
 
-void map_free(struct mapview *m)
+static void map_free(struct mapview *m)
 {
 	free(m->lines);
 	m->lines = NULL;
@@ -199,8 +199,8 @@ static void draw_line(struct ui *u, int y, size_t li)
 			bool res = r->flags & VMS_RF_RESERVED;
 
 			ch = type_letter(r->type, res);
-			a = res ? theme_attr((enum theme_el)r->type)
-				: theme_attr((enum theme_el)r->type) |
+			a = res ? theme_attr(theme_type(r->type))
+				: theme_attr(theme_type(r->type)) |
 					  A_REVERSE;
 		} else {
 			ch = '.';
@@ -229,7 +229,7 @@ static void draw_legend(int y)
 			continue;
 		put_str(y, x, 1, t == VMS_T_FREE
 					 ? theme_attr(EL_FREE)
-					 : theme_attr((enum theme_el)t) |
+					 : theme_attr(theme_type(t)) |
 						   A_REVERSE,
 			l, 1);
 		x += 2;
@@ -262,7 +262,7 @@ static void draw_info(struct ui *u, int y)
 		r->detail && *r->detail ? r->detail : r->path ? r->path : "");
 }
 
-void map_draw(struct ui *u)
+static void map_draw(struct ui *u)
 {
 	struct mapview *m = &u->map;
 	char cell[16], line[16];
@@ -340,20 +340,20 @@ static int act_right(struct ui *u)
 
 static int act_back(struct ui *u)
 {
-	u->scr = SCR_VIEWER;
-	return UI_DRAW;
+	u->next = SCR_VIEWER;
+	return UI_SWITCH | UI_DRAW;
 }
 
+/* The viewer, on enter, shows the address asked for. */
 static int act_details(struct ui *u)
 {
-	uint64_t a = cur_addr(u);
-
-	u->scr = SCR_VIEWER;
-	u->sum_cur = SUM_TOTAL;
-	return details_goto_addr(u, a);
+	u->goto_set = true;
+	u->goto_addr = cur_addr(u);
+	u->next = SCR_VIEWER;
+	return UI_SWITCH | UI_DRAW;
 }
 
-const struct key_action map_keys[] = {
+static const struct key_action map_keys[] = {
 	{ KEY_LEFT, "Left Right h l", "move a cell", act_left },
 	{ 'h', NULL, NULL, act_left },
 	{ KEY_RIGHT, NULL, NULL, act_right },
@@ -373,7 +373,7 @@ const struct key_action map_keys[] = {
 	{ 0, NULL, NULL, NULL },
 };
 
-int map_key(struct ui *u, int key)
+static int map_key(struct ui *u, int key)
 {
 	enum move mv;
 	int r = key_dispatch(u, map_keys, key);
@@ -387,7 +387,7 @@ int map_key(struct ui *u, int key)
 	return UI_DRAW;
 }
 
-int map_mouse(struct ui *u, int y, int x, mmask_t b)
+static int map_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct mapview *m = &u->map;
 
@@ -406,3 +406,30 @@ int map_mouse(struct ui *u, int y, int x, mmask_t b)
 		return act_details(u);
 	return UI_DRAW;
 }
+
+/* ---- the screen ---- */
+
+static void map_screen_free(struct ui *u)
+{
+	map_free(&u->map);
+}
+
+/* Laid out again at the next draw. */
+static void map_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
+				 bool new_process)
+{
+	(void)old;
+	(void)new_process;
+	map_free(&u->map);
+}
+
+const struct ui_screen screen_map = {
+	.name = "map",
+	.title = "Map",
+	.keys = map_keys,
+	.free = map_screen_free,
+	.snapshot_changed = map_snapshot_changed,
+	.draw = map_draw,
+	.key = map_key,
+	.mouse = map_mouse,
+};

@@ -24,7 +24,7 @@ static const struct {
 };
 enum { NSORTS = sizeof(sorts) / sizeof(sorts[0]) };
 
-void picker_free(struct picker *p)
+static void picker_free(struct picker *p)
 {
 	if (p->loaded)
 		proclist_free(&p->list);
@@ -69,7 +69,7 @@ static void refilter(struct picker *p)
 	cursor_show(p->cur, &p->top, p->nview, p->h);
 }
 
-int picker_load(struct ui *u)
+static int picker_load(struct ui *u)
 {
 	struct picker *p = &u->pick;
 	struct vms_error err = { 0 };
@@ -89,7 +89,7 @@ int picker_load(struct ui *u)
 	return 0;
 }
 
-void picker_draw(struct ui *u)
+static void picker_draw(struct ui *u)
 {
 	struct picker *p = &u->pick;
 	attr_t col = theme_attr(EL_COLUMN);
@@ -200,7 +200,7 @@ static int act_none(struct ui *u)
 	return 0;
 }
 
-const struct key_action picker_keys[] = {
+static const struct key_action picker_keys[] = {
 	/* documents the typing; -1 is never a key */
 	{ -1, "typing", "filters by pid, user, name or command (here j k g "
 			"G q ? t type too)", act_none },
@@ -222,7 +222,7 @@ const struct key_action picker_keys[] = {
 	{ 0, NULL, NULL, NULL },
 };
 
-int picker_key(struct ui *u, int key)
+static int picker_key(struct ui *u, int key)
 {
 	struct picker *p = &u->pick;
 	enum move mv;
@@ -247,7 +247,7 @@ int picker_key(struct ui *u, int key)
 	return UI_DRAW;
 }
 
-int picker_mouse(struct ui *u, int y, int x, mmask_t b)
+static int picker_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct picker *p = &u->pick;
 	size_t row;
@@ -268,3 +268,28 @@ int picker_mouse(struct ui *u, int y, int x, mmask_t b)
 	p->cur = row;
 	return UI_DRAW;
 }
+
+/* ---- the screen ---- */
+
+static void picker_screen_free(struct ui *u)
+{
+	picker_free(&u->pick);
+}
+
+/* Entered (at the start, or Esc in the viewer): the list read again. */
+static int picker_enter(struct ui *u)
+{
+	return picker_load(u);
+}
+
+const struct ui_screen screen_picker = {
+	.name = "picker",
+	.title = "Process picker",
+	.keys = picker_keys,
+	.typing = true,
+	.free = picker_screen_free,
+	.enter = picker_enter,
+	.draw = picker_draw,
+	.key = picker_key,
+	.mouse = picker_mouse,
+};

@@ -7,17 +7,10 @@
 
 #include "../src/export_util.h"
 #include "draw.h"
+#include "panes.h"
 #include "ui_priv.h"
 
 enum { HEADER_H = 4, SUM_Y = HEADER_H, DET_Y = SUM_Y + SUM_HEIGHT };
-
-char type_letter(int type, bool reserved)
-{
-	static const char letters[VMS_NTYPES] = "IFSHMKDP.";
-	char c = letters[type];
-
-	return reserved && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
 
 /* A bar of width w: each type's share of scale, in its colour (or its
  * letter without colour). */
@@ -37,7 +30,7 @@ static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
 		n = upto - done;
 		if (n <= 0)
 			continue;
-		attrset(theme_attr((enum theme_el)t) | A_REVERSE);
+		attrset(theme_attr(theme_type(t)) | A_REVERSE);
 		mvhline(y, x + done, u->color ? ' ' : type_letter(t, false), n);
 		done = upto;
 	}
@@ -95,7 +88,7 @@ static void draw_header(struct ui *u)
 		fmt_size(s->total.private_ws, c, sizeof(c)));
 }
 
-void viewer_draw(struct ui *u)
+static void viewer_draw(struct ui *u)
 {
 	char right[96];
 	const struct details *d = &u->det;
@@ -194,8 +187,8 @@ static int act_reverse(struct ui *u)
 
 static int act_map(struct ui *u)
 {
-	u->scr = SCR_MAP;
-	return UI_DRAW;
+	u->next = SCR_MAP;
+	return UI_SWITCH | UI_DRAW;
 }
 
 static int act_refresh(struct ui *u)
@@ -209,14 +202,13 @@ static int act_escape(struct ui *u)
 	if (u->det.filter != -1)
 		return set_filter(u, SUM_TOTAL);
 	if (u->from_picker) {
-		u->scr = SCR_PICKER;
-		picker_load(u);
-		return UI_DRAW | UI_CLEAR;
+		u->next = SCR_PICKER;
+		return UI_SWITCH | UI_DRAW | UI_CLEAR;
 	}
 	return 0;
 }
 
-const struct key_action viewer_keys[] = {
+static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
 	{ '\r', "Enter", "summary: show only that type (Total: all); "
 			 "details: expand or collapse", act_enter },
@@ -271,7 +263,7 @@ static int find_key(struct ui *u, int key)
 	}
 }
 
-int viewer_key(struct ui *u, int key)
+static int viewer_key(struct ui *u, int key)
 {
 	enum move mv;
 	int r;
@@ -296,7 +288,7 @@ int viewer_key(struct ui *u, int key)
 	return UI_DRAW;
 }
 
-int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
+static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct details *d = &u->det;
 
@@ -325,3 +317,55 @@ int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	}
 	return 0;
 }
+
+/* ---- the screen ---- */
+
+static void viewer_init(struct ui *u)
+{
+	u->det.filter = -1;
+	u->sum_cur = SUM_TOTAL;
+}
+
+static void viewer_free(struct ui *u)
+{
+	details_free(&u->det);
+}
+
+/* The map's Enter asks for an address: every region, the cursor on it. */
+static int viewer_enter(struct ui *u)
+{
+	if (u->goto_set) {
+		u->goto_set = false;
+		u->sum_cur = SUM_TOTAL;
+		details_goto_addr(u, u->goto_addr);
+	}
+	return 0;
+}
+
+/* The rows again, the cursor on the address it was on. */
+static void viewer_snapshot_changed(struct ui *u,
+				    const struct vms_snapshot *old,
+				    bool new_process)
+{
+	uint64_t at = details_cursor_addr(&u->det, old);
+
+	if (new_process) {
+		u->focus = 0;
+		u->sum_cur = SUM_TOTAL;
+		u->det.filter = -1;
+	}
+	details_reset(u, at);
+}
+
+const struct ui_screen screen_viewer = {
+	.name = "viewer",
+	.title = "Viewer",
+	.keys = viewer_keys,
+	.init = viewer_init,
+	.free = viewer_free,
+	.enter = viewer_enter,
+	.snapshot_changed = viewer_snapshot_changed,
+	.draw = viewer_draw,
+	.key = viewer_key,
+	.mouse = viewer_mouse,
+};

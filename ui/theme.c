@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/snapshot.h"
+
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"
 #endif
@@ -61,6 +63,23 @@ const char *theme_el_name(enum theme_el el)
 attr_t theme_attr(enum theme_el el)
 {
 	return active[el];
+}
+
+static const enum theme_el type_els[VMS_NTYPES] = {
+	[VMS_T_IMAGE] = EL_IMAGE,
+	[VMS_T_MAPPED_FILE] = EL_MAPPED_FILE,
+	[VMS_T_SHAREABLE] = EL_SHAREABLE,
+	[VMS_T_HEAP] = EL_HEAP,
+	[VMS_T_MANAGED_HEAP] = EL_MANAGED_HEAP,
+	[VMS_T_STACK] = EL_STACK,
+	[VMS_T_PRIVATE_DATA] = EL_PRIVATE_DATA,
+	[VMS_T_PAGE_TABLE] = EL_PAGE_TABLE,
+	[VMS_T_FREE] = EL_FREE,
+};
+
+enum theme_el theme_type(int type)
+{
+	return type >= 0 && type < VMS_NTYPES ? type_els[type] : EL_NORMAL;
 }
 
 static char *trim(char *s)

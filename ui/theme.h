@@ -28,7 +28,7 @@
 #include "../src/error.h"
 
 /* The first VMS_NTYPES elements are the region types, in enum vms_type
- * order, so a type indexes its own colour. */
+ * order; drawing code gets a type's element from theme_type() alone. */
 #define THEME_ELEMENTS(X)                                                     \
 	X(EL_IMAGE, "type.image")                                             \
 	X(EL_MAPPED_FILE, "type.mapped_file")                                 \
@@ -99,6 +99,9 @@ int theme_next_name(const char *cur, char *buf, size_t n);
 void theme_apply(const struct theme *t, bool color);
 
 attr_t theme_attr(enum theme_el el);
+
+/* The element a region type (enum vms_type) is drawn in. */
+enum theme_el theme_type(int type);
 
 /* The name of an element ("type.heap"). */
 const char *theme_el_name(enum theme_el el);

@@ -1,14 +1,14 @@
 /* ui.c — the curses front end's entry point and main loop: terminal set-up
  * and restore (on return, errors and signals), captures with progress and
- * cancel, the dispatch of keys to the current screen, resizing, themes.
- * See ui.h and ui_priv.h.
+ * cancel, the dispatch of keys to the current screen, switching screens,
+ * resizing. It knows the screens only through their tables (the screens[]
+ * below, made from UI_SCREENS). See ui.h and ui_priv.h.
  */
 #include "ui.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,12 @@
 #include "../src/pipeline.h"
 #include "draw.h"
 #include "ui_priv.h"
+
+static const struct ui_screen *const screens[SCR_COUNT] = {
+#define X(id, table) [id] = &table,
+	UI_SCREENS(X)
+#undef X
+};
 
 static volatile sig_atomic_t got_signal;
 static SCREEN *screen;
@@ -74,165 +80,6 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-int key_dispatch(struct ui *u, const struct key_action *t, int key)
-{
-	for (; t->fn; t++)
-		if (t->key == key)
-			return t->fn(u);
-	return -1;
-}
-
-enum move key_move(int key)
-{
-	switch (key) {
-	case KEY_UP:
-	case 'k':
-		return MV_UP;
-	case KEY_DOWN:
-	case 'j':
-		return MV_DOWN;
-	case KEY_PPAGE:
-		return MV_PGUP;
-	case KEY_NPAGE:
-		return MV_PGDN;
-	case KEY_HOME:
-	case 'g':
-		return MV_HOME;
-	case KEY_END:
-	case 'G':
-		return MV_END;
-	default:
-		return MV_NONE;
-	}
-}
-
-void cursor_show(size_t cur, size_t *top, size_t n, int h)
-{
-	size_t hh = h > 0 ? (size_t)h : 1;
-
-	if (cur < *top)
-		*top = cur;
-	else if (cur >= *top + hh)
-		*top = cur - hh + 1;
-	if (n <= hh)
-		*top = 0;
-	else if (*top > n - hh)
-		*top = n - hh;
-}
-
-void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv)
-{
-	size_t page = h > 1 ? (size_t)h - 1 : 1;
-
-	if (n == 0) {
-		*cur = *top = 0;
-		return;
-	}
-	switch (mv) {
-	case MV_UP:
-		if (*cur > 0)
-			(*cur)--;
-		break;
-	case MV_DOWN:
-		if (*cur + 1 < n)
-			(*cur)++;
-		break;
-	case MV_PGUP:
-		*cur = *cur > page ? *cur - page : 0;
-		if (*top > page)
-			*top -= page;
-		else
-			*top = 0;
-		break;
-	case MV_PGDN:
-		*cur = *cur + page < n ? *cur + page : n - 1;
-		*top += page;
-		break;
-	case MV_HOME:
-		*cur = 0;
-		break;
-	case MV_END:
-		*cur = n - 1;
-		break;
-	case MV_NONE:
-		break;
-	}
-	if (*cur >= n)
-		*cur = n - 1;
-	cursor_show(*cur, top, n, h);
-}
-
-void ui_message(struct ui *u, bool error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
-	va_end(ap);
-	u->msg_error = error;
-}
-
-void ui_status(struct ui *u, const char *hints, const char *right)
-{
-	int y = LINES - 1, rw = right ? (int)strlen(right) : 0;
-
-	if (u->finding) {
-		put_fmt(y, 0, COLS, theme_attr(EL_FIND), "Find: %s_   "
-			"(Enter: next match, Esc: cancel)", u->find);
-		return;
-	}
-	if (u->msg[0]) {
-		put_str(y, 0, COLS, theme_attr(u->msg_error ? EL_ERROR
-							    : EL_STATUS),
-			u->msg, 1);
-		return;
-	}
-	if (!rw || rw + 20 > COLS) {
-		put_str(y, 0, COLS, theme_attr(EL_STATUS), hints, 1);
-		return;
-	}
-	/* the state on the right wins over the hints when space is short */
-	put_str(y, 0, COLS - rw - 3, theme_attr(EL_STATUS), hints, 1);
-	put_blank(y, COLS - rw - 3, 2, theme_attr(EL_STATUS));
-	put_str(y, COLS - rw - 1, rw + 1, theme_attr(EL_STATUS), right, 1);
-}
-
-int ui_quit(struct ui *u)
-{
-	(void)u;
-	return UI_QUIT;
-}
-
-static void set_theme(struct ui *u, const struct theme *t)
-{
-	u->theme = *t;
-	theme_apply(&u->theme, u->color);
-}
-
-int ui_next_theme(struct ui *u)
-{
-	char name[256];
-	struct theme t;
-	struct vms_error err = { 0 };
-
-	if (!u->color) {
-		ui_message(u, false, "no colour here (NO_COLOR or the "
-			   "terminal): the monochrome theme stays");
-		return UI_DRAW;
-	}
-	if (theme_next_name(u->theme.name, name, sizeof(name)) < 0) {
-		ui_message(u, false, "no theme files found; built-in default");
-		return UI_DRAW;
-	}
-	if (theme_load(&t, name, &err) < 0) {
-		ui_message(u, true, "%s", err.msg);
-		return UI_DRAW;
-	}
-	set_theme(u, &t);
-	ui_message(u, false, "theme: %s", t.name);
-	return UI_DRAW | UI_CLEAR;
 }
 
 static void draw(struct ui *u);
@@ -323,43 +170,56 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	return s;
 }
 
-static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own)
+/* Makes id current; enter: call its enter (a switch), else it is shown
+ * as it was (a return). Returns what enter did. */
+static int set_screen(struct ui *u, enum ui_screen_id id, bool enter)
 {
-	uint64_t at = details_cursor_addr(u);
+	u->prev = u->scr;
+	u->scr = id;
+	return enter && screens[id]->enter ? screens[id]->enter(u) : 0;
+}
 
-	if (u->snap && u->own_snap)
-		vms_snapshot_free(u->snap);
+/* Replaces the snapshot (s may be NULL), tells every screen, then frees
+ * the old one if it was ours. new_process: a process is being opened. */
+static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
+			 bool new_process)
+{
+	struct vms_snapshot *old = u->snap;
+	bool own_old = u->own_snap;
+	int i;
+
 	u->snap = s;
 	u->own_snap = own;
-	details_reset(u, at);
-	map_free(&u->map);
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->snapshot_changed)
+			screens[i]->snapshot_changed(u, old, new_process);
+	if (old && own_old && old != s)
+		vms_snapshot_free(old);
 }
 
 /* Opens the viewer on pid: the layout from /proc/PID/maps at once, then
  * the full capture. On failure goes back where it was, with *err. */
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
-	enum ui_screen was = u->scr;
+	enum ui_screen_id was = u->scr;
 	struct vms_capture_opts mo = { .pid = pid, .no_memory = true };
 	struct vms_error ignore;
 	/* The layout from maps first: shown at once, counters to follow. */
-	struct vms_snapshot *pre = vms_capture(&vms_sampler_maps, &mo, &ignore);
+	struct vms_snapshot *pre =
+		vms_capture(vms_sampler_by_name("maps"), &mo, &ignore);
 	struct vms_snapshot *s;
 	bool cancelled;
 
-	u->focus = 0;
-	u->sum_cur = SUM_TOTAL;
-	u->det.filter = -1;
 	if (pre) {
-		set_snapshot(u, pre, true);
-		u->scr = SCR_VIEWER;
+		set_snapshot(u, pre, true, true);
+		set_screen(u, SCR_VIEWER, true);
 		draw(u);
 		refresh();
 	}
 	s = capture(u, pid, &cancelled, err);
 	if (s) {
-		set_snapshot(u, s, true);
-		u->scr = SCR_VIEWER;
+		set_snapshot(u, s, true, true);
+		set_screen(u, SCR_VIEWER, true);
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
@@ -368,8 +228,8 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		return 0;
 	}
 	if (pre) {
-		set_snapshot(u, NULL, false);
-		u->scr = was;
+		set_snapshot(u, NULL, false, false);
+		set_screen(u, was, false);
 	}
 	return -1;
 }
@@ -390,44 +250,22 @@ static void draw(struct ui *u)
 		put_str(LINES / 2, 0, COLS, A_NORMAL, l2, 0);
 		return;
 	}
-	switch (u->scr) {
-	case SCR_PICKER:
-		picker_draw(u);
-		break;
-	case SCR_VIEWER:
-		viewer_draw(u);
-		break;
-	case SCR_MAP:
-		map_draw(u);
-		break;
-	case SCR_HELP:
-		help_draw(u);
-		break;
-	}
+	screens[u->scr]->draw(u);
 }
 
 static int mouse(struct ui *u)
 {
 	MEVENT ev;
 
-	if (getmouse(&ev) != OK)
+	if (getmouse(&ev) != OK || !screens[u->scr]->mouse)
 		return 0;
-	switch (u->scr) {
-	case SCR_VIEWER:
-		return viewer_mouse(u, ev.y, ev.x, ev.bstate);
-	case SCR_MAP:
-		return map_mouse(u, ev.y, ev.x, ev.bstate);
-	case SCR_PICKER:
-		return picker_mouse(u, ev.y, ev.x, ev.bstate);
-	case SCR_HELP:
-		break;
-	}
-	return 0;
+	return screens[u->scr]->mouse(u, ev.y, ev.x, ev.bstate);
 }
 
 static int dispatch(struct ui *u, int ch)
 {
-	bool typing = u->finding || u->scr == SCR_PICKER;
+	const struct ui_screen *cur = screens[u->scr];
+	bool typing = u->finding || cur->typing;
 
 	if (ch == KEY_MOUSE)
 		return mouse(u);
@@ -435,25 +273,13 @@ static int dispatch(struct ui *u, int ch)
 		return UI_DRAW | UI_CLEAR;
 	if (ch == KEY_F(1) || (ch == '?' && !typing)) {
 		if (u->scr == SCR_HELP)
-			return help_key(u, 27);
-		u->help_from = u->scr;
-		u->help_top = 0;
-		u->scr = SCR_HELP;
-		return UI_DRAW;
+			return cur->key(u, 27);
+		u->next = SCR_HELP;
+		return UI_SWITCH | UI_DRAW;
 	}
 	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
 		return ch == 'q' || ch == KEY_F(10) ? UI_QUIT : 0;
-	switch (u->scr) {
-	case SCR_PICKER:
-		return picker_key(u, ch);
-	case SCR_VIEWER:
-		return viewer_key(u, ch);
-	case SCR_MAP:
-		return map_key(u, ch);
-	case SCR_HELP:
-		return help_key(u, ch);
-	}
-	return 0;
+	return cur->key(u, ch);
 }
 
 static void loop(struct ui *u)
@@ -503,6 +329,10 @@ static void loop(struct ui *u)
 		flags |= dispatch(u, ch);
 		if (flags & UI_QUIT)
 			return;
+		if (flags & UI_SWITCH)
+			set_screen(u, u->next, true);
+		else if (flags & UI_BACK)
+			set_screen(u, u->prev, false);
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;
@@ -510,7 +340,7 @@ static void loop(struct ui *u)
 				capture(u, u->snap->proc.pid, &cancelled, &err);
 
 			if (s) {
-				set_snapshot(u, s, true);
+				set_snapshot(u, s, true, false);
 				ui_message(u, false, "new snapshot: %zu regions",
 					   s->nregions);
 			} else {
@@ -575,12 +405,15 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	struct sigaction old[3];
 	struct theme t;
 	const char *tv = getenv("VMSCOPE_TIMING");
-	int rc = 0;
+	int rc = 0, i;
 
 	memset(&u, 0, sizeof(u));
 	u.opts = o;
-	u.det.filter = -1;
-	u.sum_cur = SUM_TOTAL;
+	u.screens = screens;
+	u.scr = u.prev = SCR_PICKER;
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->init)
+			screens[i]->init(&u);
 	/* The theme is read before the terminal is touched, so a bad file is
 	 * a plain error message on a sane terminal. */
 	if (o->theme) {
@@ -605,21 +438,19 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		if (theme_load(&m, "mono", err) == 0)
 			t = m;
 	}
-	set_theme(&u, &t);
+	ui_set_theme(&u, &t);
 	if (tv && *tv)
 		timing = fopen(tv, "a");
 	if (timing)
 		setvbuf(timing, NULL, _IOLBF, 0);
 	if (o->snap) {
-		set_snapshot(&u, o->snap, false);
-		u.scr = SCR_VIEWER;
+		set_snapshot(&u, o->snap, false, true);
+		set_screen(&u, SCR_VIEWER, true);
 	} else if (o->copts.pid) {
 		if (open_pid(&u, o->copts.pid, err) < 0)
 			rc = -1;
-	} else {
-		u.scr = SCR_PICKER;
-		if (picker_load(&u) < 0)
-			ui_message(&u, true, "cannot list processes");
+	} else if (set_screen(&u, SCR_PICKER, true) < 0) {
+		ui_message(&u, true, "cannot list processes");
 	}
 	if (rc == 0 && !got_signal)
 		loop(&u);
@@ -628,8 +459,9 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	if (timing)
 		fclose(timing);
 	timing = NULL;
-	set_snapshot(&u, NULL, false);
-	details_free(&u.det);
-	picker_free(&u.pick);
+	set_snapshot(&u, NULL, false, false);
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->free)
+			screens[i]->free(&u);
 	return rc;
 }

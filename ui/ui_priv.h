@@ -1,11 +1,24 @@
-/* ui_priv.h — what the screens and panes of the viewer share.
+/* ui_priv.h — the state of a run and the table of screens.
  *
  * Contract: one struct ui holds all the state of a run; the snapshot in it
- * is only read. Every screen has a draw function (draws its whole area from
- * the state, touching only the visible rows) and a key function that acts
- * through a key-to-action table and returns UI_* flags; ui.c's loop alone
- * redraws, resamples, switches screens and quits in answer to those flags,
- * and handles resizing in one place.
+ * is only read. Each screen is a const struct ui_screen (tmux's
+ * window_mode): a table of callbacks with designated initialisers, its own
+ * data in its own member of struct ui (the viewer's det, the map's map, the
+ * picker's pick, the help's help). ui.c knows screens only through that
+ * table (UI_SCREENS below, one line a screen); no screen names another
+ * screen's symbols. Screens share only what uilib.h declares (keys, cursor,
+ * status line, theme) and the panes (panes.h) the viewer is made of.
+ *
+ * A key or mouse callback acts through a key-to-action table and returns
+ * UI_* flags; ui.c's loop alone redraws, resamples, opens a process,
+ * switches screens and quits in answer to them, and handles resizing in
+ * one place. To switch, a screen sets u->next and returns UI_SWITCH: ui.c
+ * makes it current and calls its enter; a request for the screen entered
+ * goes beside (u->goto_addr: the viewer shows that address). UI_BACK
+ * returns to the screen the current one was entered from (u->prev),
+ * without calling enter: help is shown over a screen and leaves it as it
+ * was. Adding a screen: a file with its table, a line in UI_SCREENS, its
+ * data in struct ui.
  */
 #ifndef VMS_UI_PRIV_H
 #define VMS_UI_PRIV_H
@@ -19,6 +32,7 @@
 #include "../src/snapshot.h"
 #include "theme.h"
 #include "ui.h"
+#include "uilib.h"
 
 enum {
 	UI_DRAW = 1, /* redraw the screen */
@@ -26,34 +40,58 @@ enum {
 	UI_QUIT = 4,
 	UI_OPEN = 8, /* open the viewer on ui->open_pid */
 	UI_CLEAR = 16, /* repaint every cell (Ctrl-L, new theme) */
+	UI_SWITCH = 32, /* make u->next current and enter it */
+	UI_BACK = 64, /* back to u->prev, as it was (no enter) */
 };
-
-enum ui_screen { SCR_PICKER, SCR_VIEWER, SCR_MAP, SCR_HELP };
 
 /* The smallest terminal anything is drawn in. */
 enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 
-struct ui;
+/* Every screen: its id and its table. The help lists the screens' keys in
+ * this order. */
+#define UI_SCREENS(X)                                                         \
+	X(SCR_VIEWER, screen_viewer)                                          \
+	X(SCR_MAP, screen_map)                                                \
+	X(SCR_PICKER, screen_picker)                                          \
+	X(SCR_HELP, screen_help)
 
-/* One line of a key table: the help screen is made from these tables, so
- * it always lists every key. keyname NULL: an alias not listed again. */
-struct key_action {
-	int key;
-	const char *keyname;
-	const char *help;
-	int (*fn)(struct ui *u);
+enum ui_screen_id {
+#define X(id, table) id,
+	UI_SCREENS(X)
+#undef X
+	SCR_COUNT
 };
 
-/* Looks key up in a table ended by a NULL fn; -1 if it is not there. */
-int key_dispatch(struct ui *u, const struct key_action *t, int key);
+/* A screen. Every callback but draw and key may be NULL. */
+struct ui_screen {
+	const char *name; /* "viewer" */
+	const char *title; /* its section in the help; NULL: none */
+	const struct key_action *keys; /* its keys, for the help */
+	bool typing; /* printable keys are text here: '?' is not help */
+	/* Once at the start, before any other: the screen's defaults. */
+	void (*init)(struct ui *u);
+	/* Once at the end: frees what the screen holds. */
+	void (*free)(struct ui *u);
+	/* On every UI_SWITCH to it (reads the request, such as
+	 * u->goto_addr). Returns 0, or -1 with nothing to show. */
+	int (*enter)(struct ui *u);
+	/* u->snap was replaced (old: the one before, freed after this, or
+	 * NULL; u->snap may be NULL). new_process: a process is being opened
+	 * (the picker's Enter, the command line), so its defaults again. */
+	void (*snapshot_changed)(struct ui *u, const struct vms_snapshot *old,
+				 bool new_process);
+	/* Draws the whole screen from the state, touching only the visible
+	 * rows; the terminal is at least UI_MIN_COLS x UI_MIN_LINES. */
+	void (*draw)(struct ui *u);
+	int (*key)(struct ui *u, int key);
+	int (*mouse)(struct ui *u, int y, int x, mmask_t b);
+};
 
-enum move { MV_NONE, MV_UP, MV_DOWN, MV_PGUP, MV_PGDN, MV_HOME, MV_END };
-/* The movement a key means (arrows, j/k, PgUp/PgDn, Home/End). */
-enum move key_move(int key);
-/* Moves a cursor over n rows shown h at a time, keeping it visible. */
-void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv);
-/* Keeps top so cur is visible in h rows. */
-void cursor_show(size_t cur, size_t *top, size_t n, int h);
+#define X(id, table) extern const struct ui_screen table;
+UI_SCREENS(X)
+#undef X
+
+/* ---- each screen's own data ---- */
 
 /* A row of the details pane: a region, a child of one, or a free gap. */
 enum { DROW_REGION, DROW_CHILD, DROW_GAP };
@@ -107,83 +145,39 @@ struct picker {
 	bool loaded;
 };
 
+struct help {
+	size_t top;
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap;
 	bool own_snap;
 	struct theme theme;
 	bool color;
-	enum ui_screen scr, help_from;
-	bool from_picker;
-	int focus; /* 0: summary, 1: details */
-	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
-	struct details det;
-	struct mapview map;
-	struct picker pick;
+	/* Every screen's table, by id: filled by ui.c (the help reads the
+	 * key tables from here). */
+	const struct ui_screen *const *screens;
+	enum ui_screen_id scr; /* the current screen */
+	enum ui_screen_id prev; /* the one it was entered from (UI_BACK) */
+	enum ui_screen_id next; /* where UI_SWITCH goes */
+	bool goto_set; /* the viewer, on enter, shows goto_addr */
+	uint64_t goto_addr;
+	bool from_picker; /* the process was opened from the picker */
+	pid_t open_pid; /* UI_OPEN opens this one */
+	/* The status line (uilib.c): a message, or the find prompt. */
 	char msg[256];
 	bool msg_error;
 	bool finding; /* the find prompt is open */
 	char find[128];
-	pid_t open_pid;
-	size_t help_top;
+	/* The viewer's */
+	int focus; /* 0: summary, 1: details */
+	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
+	struct details det;
+	/* The other screens' */
+	struct mapview map;
+	struct picker pick;
+	struct help help;
 };
-
-/* A message in the status line until the next key. */
-void ui_message(struct ui *u, bool error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The status line: the message, or hints and state on the right. */
-void ui_status(struct ui *u, const char *hints, const char *right);
-/* The 'q' action of every screen. */
-int ui_quit(struct ui *u);
-/* Switches to the next theme (the 't' key). */
-int ui_next_theme(struct ui *u);
-
-/* screen_viewer.c: header, summary and details together. */
-void viewer_draw(struct ui *u);
-int viewer_key(struct ui *u, int key);
-int viewer_mouse(struct ui *u, int y, int x, mmask_t b);
-extern const struct key_action viewer_keys[];
-/* Letter of a type in the map and in monochrome bars. */
-char type_letter(int type, bool reserved);
-
-/* pane_summary.c */
-enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
-void summary_draw(struct ui *u, int y);
-/* The details filter a summary row stands for. */
-int summary_row_filter(int row);
-
-/* pane_details.c */
-/* A new snapshot: rows rebuilt, the cursor on the row at addr if any. */
-void details_reset(struct ui *u, uint64_t addr);
-/* The address of the cursor row (0: none), to find it again. */
-uint64_t details_cursor_addr(const struct ui *u);
-void details_free(struct details *d);
-void details_rebuild(struct ui *u); /* filter, sort or expansion changed */
-void details_draw(struct ui *u, int y, int h);
-int details_expand(struct ui *u, bool open);
-int details_find(struct ui *u, bool backwards);
-int details_goto_addr(struct ui *u, uint64_t addr);
-const char *dsort_name(int s);
-/* Region of the current row, or NULL (a gap). */
-const struct vms_region *details_region(const struct ui *u, size_t row);
-
-/* screen_map.c */
-void map_draw(struct ui *u);
-int map_key(struct ui *u, int key);
-int map_mouse(struct ui *u, int y, int x, mmask_t b);
-void map_free(struct mapview *m);
-extern const struct key_action map_keys[];
-
-/* screen_picker.c */
-int picker_load(struct ui *u);
-void picker_draw(struct ui *u);
-int picker_key(struct ui *u, int key);
-int picker_mouse(struct ui *u, int y, int x, mmask_t b);
-void picker_free(struct picker *p);
-extern const struct key_action picker_keys[];
-
-/* screen_help.c */
-void help_draw(struct ui *u);
-int help_key(struct ui *u, int key);
 
 #endif

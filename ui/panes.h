@@ -1,0 +1,40 @@
+/* panes.h — the two panes the viewer is made of: the summary (one row per
+ * type) and the details (one row per region, child or free gap).
+ *
+ * Contract: a pane draws into the rows it is given and keeps its state in
+ * struct ui (sum_cur and focus; det); it calls no screen. The details rows
+ * point into u->snap: details_reset() must follow every change of it.
+ */
+#ifndef VMS_UI_PANES_H
+#define VMS_UI_PANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ui_priv.h"
+
+/* pane_summary.c */
+enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
+void summary_draw(struct ui *u, int y);
+/* The details filter a summary row stands for. */
+int summary_row_filter(int row);
+
+/* pane_details.c */
+/* A new snapshot: rows rebuilt, the cursor on the row at addr if any. */
+void details_reset(struct ui *u, uint64_t addr);
+/* The address of the cursor row of d, whose rows are of s (0: none), to
+ * find it again in the next snapshot. */
+uint64_t details_cursor_addr(const struct details *d,
+			     const struct vms_snapshot *s);
+void details_free(struct details *d);
+void details_rebuild(struct ui *u); /* filter, sort or expansion changed */
+void details_draw(struct ui *u, int y, int h);
+int details_expand(struct ui *u, bool open);
+int details_find(struct ui *u, bool backwards);
+/* Every region in address order, the cursor on the one holding addr. */
+int details_goto_addr(struct ui *u, uint64_t addr);
+const char *dsort_name(int s);
+/* Region of the current row, or NULL (a gap). */
+const struct vms_region *details_region(const struct ui *u, size_t row);
+
+#endif
