@@ -37,7 +37,6 @@
 #include "inject.h"
 #include "memread.h"
 #include "procfs.h"
-#include "procfile.h"
 #include "proclist.h"
 #include "sampler.h"
 #include "sampler_common.h"
@@ -347,21 +346,11 @@ static void fork_release(struct vms_snapshot *s)
 	s->src.priv = NULL;
 }
 
-static int fork_open_file(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_open(s->src.pid, r);
-}
-
-static long fork_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_fs_magic(s->src.pid, r);
-}
-
 static const struct vms_source_ops fork_source = {
 	.name = "fork",
 	.read_mem = fork_read_mem,
-	.open_file = fork_open_file,
-	.fs_magic = fork_fs_magic,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
 	.release = fork_release,
 };
 
