@@ -345,7 +345,7 @@ static int read_phdrs(const struct elfimage_src *src,
 		      const struct elfraw_ehdr *eh, struct arena *a,
 		      struct elfimage *out)
 {
-	size_t n = eh->phnum, i, k = 0, psz;
+	size_t n = eh->phnum, i, k = 0;
 	unsigned char *buf;
 	int rc = 0;
 
@@ -359,29 +359,34 @@ static int read_phdrs(const struct elfimage_src *src,
 		n = 65536 / eh->phentsize;
 	if (n == 0)
 		return 0;
-	psz = eh->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	buf = malloc(n * eh->phentsize);
-	out->load = arena_alloc(a, n * sizeof(*out->load));
-	if (!buf || !out->load) {
-		free(buf);
+	if (!buf)
 		return -1;
-	}
 	n = elfimage_src_read(src, eh->phoff, buf, n * eh->phentsize) /
 	    eh->phentsize;
 	for (i = 0; i < n; i++) {
 		struct elfraw_phdr ph;
 
-		(void)psz;
 		elfraw_phdr(eh, buf + i * eh->phentsize, &ph);
-		if (ph.type == PT_LOAD) {
-			out->load[k++] =
+		k += ph.type == PT_LOAD;
+	}
+	/* Only the loads go to the arena, not room for every header. */
+	out->load = k ? arena_alloc(a, k * sizeof(*out->load)) : NULL;
+	if (k && !out->load) {
+		free(buf);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct elfraw_phdr ph;
+
+		elfraw_phdr(eh, buf + i * eh->phentsize, &ph);
+		if (ph.type == PT_LOAD)
+			out->load[out->nload++] =
 				(struct elfimage_load){ ph.vaddr, ph.memsz,
 							ph.offset, ph.filesz,
 							ph.flags };
-		}
 	}
-	out->nload = k;
-	/* Second pass, now that the loads are known (vaddr to offset). */
+	/* Then, the loads known (vaddr to offset), notes and PT_DYNAMIC. */
 	for (i = 0; i < n && rc == 0; i++) {
 		struct elfraw_phdr ph;
 
