@@ -251,7 +251,7 @@ static void dyn_table(const struct elfimage *im, const struct elfimage_src *src,
 {
 	uint64_t off;
 
-	if (!vaddr || !size)
+	if (!vaddr || !size || !entsize || entsize > ELFIMAGE_MAX_ENTSIZE)
 		return;
 	if (size > ELFIMAGE_MAX_TABLE_BYTES)
 		size = ELFIMAGE_MAX_TABLE_BYTES;
@@ -345,7 +345,7 @@ static int read_phdrs(const struct elfimage_src *src,
 		      const struct elfraw_ehdr *eh, struct arena *a,
 		      struct elfimage *out)
 {
-	size_t n = eh->phnum, i, k = 0, psz;
+	size_t n = eh->phnum, i, k = 0;
 	unsigned char *buf;
 	int rc = 0;
 
@@ -353,29 +353,40 @@ static int read_phdrs(const struct elfimage_src *src,
 		return 0;
 	if (n > ELFIMAGE_MAX_PHDRS)
 		n = ELFIMAGE_MAX_PHDRS;
-	psz = eh->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	/* The kernel loads no table over 64 KiB: neither is one read here,
+	 * however large each entry claims to be. */
+	if (n > 65536 / eh->phentsize)
+		n = 65536 / eh->phentsize;
+	if (n == 0)
+		return 0;
 	buf = malloc(n * eh->phentsize);
-	out->load = arena_alloc(a, n * sizeof(*out->load));
-	if (!buf || !out->load) {
-		free(buf);
+	if (!buf)
 		return -1;
-	}
 	n = elfimage_src_read(src, eh->phoff, buf, n * eh->phentsize) /
 	    eh->phentsize;
 	for (i = 0; i < n; i++) {
 		struct elfraw_phdr ph;
 
-		(void)psz;
 		elfraw_phdr(eh, buf + i * eh->phentsize, &ph);
-		if (ph.type == PT_LOAD) {
-			out->load[k++] =
+		k += ph.type == PT_LOAD;
+	}
+	/* Only the loads go to the arena, not room for every header. */
+	out->load = k ? arena_alloc(a, k * sizeof(*out->load)) : NULL;
+	if (k && !out->load) {
+		free(buf);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct elfraw_phdr ph;
+
+		elfraw_phdr(eh, buf + i * eh->phentsize, &ph);
+		if (ph.type == PT_LOAD)
+			out->load[out->nload++] =
 				(struct elfimage_load){ ph.vaddr, ph.memsz,
 							ph.offset, ph.filesz,
 							ph.flags };
-		}
 	}
-	out->nload = k;
-	/* Second pass, now that the loads are known (vaddr to offset). */
+	/* Then, the loads known (vaddr to offset), notes and PT_DYNAMIC. */
 	for (i = 0; i < n && rc == 0; i++) {
 		struct elfraw_phdr ph;
 
@@ -441,7 +452,8 @@ static int read_sections(const struct elfimage_src *src,
 			 const struct elfraw_ehdr *eh, struct arena *a,
 			 struct elfimage *out)
 {
-	enum { CHUNK = 512 };
+	/* Headers read 64 KiB at a time, whatever size each claims. */
+	size_t chunk = eh->shentsize ? 65536 / eh->shentsize : 0;
 	size_t ssz = shdr_size(eh), i, k = 0;
 	uint64_t n = eh->shnum, strndx = eh->shstrndx;
 	struct elfraw_shdr sh0, strtab, *strp = NULL;
@@ -471,13 +483,15 @@ static int read_sections(const struct elfimage_src *src,
 				src, strtab.offset, cache, (size_t)strtab.size);
 		}
 	}
-	buf = malloc(CHUNK * eh->shentsize);
+	if (chunk == 0)
+		chunk = 1;
+	buf = malloc(chunk * eh->shentsize);
 	/* Gathered here, then only the sections kept go to the arena. */
 	sec = malloc(ELFIMAGE_MAX_SECTIONS * sizeof(*sec));
 	if (!buf || !sec)
 		goto out;
-	for (i = 0; i < n; i += CHUNK) {
-		size_t want = n - i < CHUNK ? (size_t)(n - i) : CHUNK, got, j;
+	for (i = 0; i < n; i += chunk) {
+		size_t want = n - i < chunk ? (size_t)(n - i) : chunk, got, j;
 
 		got = elfimage_src_read(src, eh->shoff + i * eh->shentsize, buf,
 					want * eh->shentsize) /
@@ -486,15 +500,25 @@ static int read_sections(const struct elfimage_src *src,
 			struct elfraw_shdr sh;
 
 			raw_shdr(eh, buf + j * eh->shentsize, &sh);
-			if (sh.type == SHT_DYNSYM && sh.entsize &&
-			    !out->dynsym.size) {
+			if (sh.type == SHT_DYNSYM &&
+			    (sh.entsize == 0 ||
+			     sh.entsize > ELFIMAGE_MAX_ENTSIZE))
+				; /* not a table the reader takes */
+			else if (sh.type == SHT_DYNSYM && !out->dynsym.size) {
 				out->dynsym = (struct elfimage_table){
-					sh.offset, sh.size, sh.entsize
+					sh.offset,
+					sh.size < ELFIMAGE_MAX_TABLE_BYTES
+						? sh.size
+						: ELFIMAGE_MAX_TABLE_BYTES,
+					sh.entsize
 				};
-			} else if (sh.type == SHT_DYNSYM && sh.entsize &&
+			} else if (sh.type == SHT_DYNSYM &&
 				   sh.offset == out->dynsym.off) {
 				/* the exact count, where PT_DYNAMIC guessed */
-				out->dynsym.size = sh.size;
+				out->dynsym.size =
+					sh.size < ELFIMAGE_MAX_TABLE_BYTES
+						? sh.size
+						: ELFIMAGE_MAX_TABLE_BYTES;
 			}
 			if (sh.type == SHT_NOTE && !out->build_id &&
 			    scan_notes(src, sh.offset, sh.size, 4, a, out) < 0)

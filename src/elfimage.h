@@ -51,6 +51,9 @@
 #define ELFIMAGE_MAX_NOTE_BYTES 65536
 /* Bytes of one dynamic table (symbols, strings, relocations) read. */
 #define ELFIMAGE_MAX_TABLE_BYTES (64u << 20)
+/* The largest entry size of a table taken (a symbol is 24 bytes, a RELA
+ * entry 24): a table whose entries claim more is not read. */
+#define ELFIMAGE_MAX_ENTSIZE 256
 
 /* Where the bytes come from. */
 struct elfimage_src {

@@ -24,6 +24,7 @@ struct strtab {
 	const struct elfimage_src *src;
 	const struct elfimage_table *t;
 	char *cache;
+	size_t cached; /* bytes in cache (NUL-terminated after them) */
 	char name[NAME_MAX_LEN + 1];
 };
 
@@ -41,6 +42,7 @@ static int strtab_init(struct strtab *s, const struct elfimage_src *src,
 			return -1;
 		got = elfimage_src_read(src, t->off, s->cache, (size_t)t->size);
 		s->cache[got] = '\0';
+		s->cached = got;
 	}
 	return 0;
 }
@@ -54,7 +56,7 @@ static const char *strtab_get(struct strtab *s, uint64_t off)
 	if (off >= s->t->size)
 		return "";
 	if (s->cache)
-		return s->cache + off; /* NUL-terminated at the end */
+		return off < s->cached ? s->cache + off : "";
 	got = elfimage_src_read(s->src, s->t->off + off, s->name, NAME_MAX_LEN);
 	s->name[got] = '\0';
 	return s->name;
@@ -99,7 +101,8 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	unsigned char *buf;
 	int rc = 0;
 
-	if (!im->dynsym.size || im->dynsym.entsize < esz)
+	if (!im->dynsym.size || im->dynsym.entsize < esz ||
+	    im->dynsym.entsize > ELFIMAGE_MAX_ENTSIZE)
 		return 0;
 	n = im->dynsym.size / im->dynsym.entsize;
 	if (strtab_init(&st, src, &im->dynstr) < 0)
@@ -278,7 +281,7 @@ static int walk_table(struct reloc_walk *w, const struct elfimage_table *t,
 	unsigned char *buf;
 	int rc = 0;
 
-	if (!t->size || t->entsize < need)
+	if (!t->size || t->entsize < need || t->entsize > ELFIMAGE_MAX_ENTSIZE)
 		return 0;
 	n = t->size / t->entsize;
 	buf = malloc(CHUNK_ENTRIES * t->entsize);

@@ -149,12 +149,31 @@ static int keeper_isolate(int sock)
 	return 3;
 }
 
-static bool usable(const struct freeze_thread *t)
+/* The thread's seccomp mode (Seccomp: in its own status): a filter is per
+ * thread, and one that kills on clone or wait4 would kill the target. 0
+ * none, -1 unknown. */
+static long long thread_seccomp(pid_t pid, pid_t tid)
 {
-	return t->stopped && !t->pending_sig && inject_regs_native(&t->regs);
+	char name[64], *b;
+	size_t n;
+	long long v;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, "Seccomp");
+	free(b);
+	return v < 0 ? 0 : v; /* no Seccomp line: a kernel without it */
 }
 
-/* The thread to inject into: the main thread, else any other, preferring
+static bool usable(pid_t pid, const struct freeze_thread *t)
+{
+	return t->stopped && !t->pending_sig && inject_regs_native(&t->regs) &&
+	       thread_seccomp(pid, t->tid) == 0;
+}
+
+/* The thread to inject into: the main thread, else any other (never one
+ * with a seccomp filter, read per thread inside the freeze), preferring
  * one that is not inside an rseq critical section (one that is gets its ip
  * moved to the section's abort ip, see inject_rseq_fixup). */
 static struct freeze_thread *pick_thread(struct freeze *f)
@@ -164,7 +183,7 @@ static struct freeze_thread *pick_thread(struct freeze *f)
 	size_t i;
 
 	for (i = 0; i < f->n; i++)
-		if (f->t[i].tid == f->pid && usable(&f->t[i])) {
+		if (f->t[i].tid == f->pid && usable(f->pid, &f->t[i])) {
 			first = &f->t[i];
 			if (!inject_rseq_abort_ip(first->tid, &first->regs, &ip))
 				return first;
@@ -172,7 +191,7 @@ static struct freeze_thread *pick_thread(struct freeze *f)
 	for (i = 0; i < f->n; i++) {
 		struct freeze_thread *t = &f->t[i];
 
-		if (t->tid == f->pid || !usable(t))
+		if (t->tid == f->pid || !usable(f->pid, t))
 			continue;
 		if (!inject_rseq_abort_ip(t->tid, &t->regs, &ip))
 			return t;
@@ -234,50 +253,119 @@ static pid_t host_pid_of_child(pid_t target, pid_t tid, pid_t nspid)
 	return found;
 }
 
-static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
+/* Why no thread could be borrowed, as an error. */
+static int no_thread(const struct freeze *f, struct vms_error *err)
+{
+	size_t i, filtered = 0, stopped = 0;
+
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].stopped) {
+			stopped++;
+			filtered += thread_seccomp(f->pid, f->t[i].tid) != 0;
+		}
+	if (stopped && filtered == stopped)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+				     "every thread of process %d has a seccomp "
+				     "filter; a fork injected into it may be "
+				     "refused or kill it; use -b pss",
+				     (int)f->pid);
+	return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			     "no thread of process %d is stopped in a state a "
+			     "fork can be injected into; try again, or use -b "
+			     "pss",
+			     (int)f->pid);
+}
+
+/* Makes *gadget one that is right now a system-call instruction in
+ * executable memory of pid (inject_verify_gadget), found again if not (an
+ * exec moved libc), else in the vDSO (libc's rewritten in memory). */
+static int sure_gadget(pid_t pid, uint64_t *gadget, struct vms_error *err)
+{
+	struct vms_error e;
+	uint64_t g;
+
+	if (inject_verify_gadget(pid, *gadget, err) == 0)
+		return 0;
+	if ((inject_find_gadget(pid, &g, &e) == 0 &&
+	     inject_verify_gadget(pid, g, &e) == 0) ||
+	    (inject_find_gadget_vdso(pid, &g, &e) == 0 &&
+	     inject_verify_gadget(pid, g, &e) == 0)) {
+		*gadget = g;
+		return 0;
+	}
+	return -1; /* *err: what was wrong with the first one */
+}
+
+/* Runs nr(a) in stopped thread tid of pid with every signal blocked and
+ * Syscall User Dispatch off for the call, both put back after; opts: the
+ * ptrace options for the call (PTRACE_O_TRACEEXEC stays set after, as
+ * the freeze set it). The gadget is checked right before. */
+static int borrow(pid_t pid, pid_t tid, const struct user_regs_struct *regs,
+		  uint64_t *gadget, long nr, const uint64_t a[6], long opts,
+		  long *ret, pid_t *child, struct vms_error *err)
+{
+	struct inject_sud sud;
+	uint64_t old;
+	int rc;
+
+	if (sure_gadget(pid, gadget, err) < 0)
+		return -1;
+	if (sigmask_swap(tid, &old, ~0ull) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot block signals in process %d: %s",
+				     (int)pid, strerror(errno));
+	if (inject_sud_off(tid, &sud) < 0) {
+		rc = vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				   "thread %d of process %d uses Syscall User "
+				   "Dispatch, which could not be suspended: %s; "
+				   "use -b pss",
+				   (int)tid, (int)pid, strerror(errno));
+		goto mask;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, tid, NULL,
+		   (void *)(opts | PTRACE_O_TRACESYSGOOD |
+			    PTRACE_O_TRACEEXEC)) < 0) {
+		rc = vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				   "cannot set ptrace options on process %d: "
+				   "%s",
+				   (int)pid, strerror(errno));
+		goto sud;
+	}
+	rc = inject_syscall(tid, regs, *gadget, nr, a, ret, child, err);
+	ptrace(PTRACE_SETOPTIONS, tid, NULL, (void *)(long)PTRACE_O_TRACEEXEC);
+sud:
+	inject_sud_restore(tid, &sud);
+mask:
+	sigmask_set(tid, old);
+	return rc;
+}
+
+static int inject_fork(struct freeze *f, uint64_t *gadget, pid_t *clone,
 		       struct vms_error *err)
 {
 	struct freeze_thread *t = pick_thread(f);
 	const uint64_t a[6] = { 0 /* no flags, exit signal 0 */,
 				inject_dead_sp(), 0, 0, 0, 0 };
 	struct user_regs_struct back;
-	uint64_t old;
 	long ret = -ERESTARTNOINTR;
 	int tries, rc = 0;
 
 	*clone = 0;
 	if (!t)
-		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
-				     "no thread of process %d is stopped in a "
-				     "state a fork can be injected into; try "
-				     "again, or use -b pss",
-				     (int)f->pid);
+		return no_thread(f, err);
 	/* Once, before the first attempt resumes the thread at the gadget
 	 * (which clears its rseq_cs): every attempt restores the same. */
 	back = t->regs;
 	inject_rseq_fixup(t->tid, &back);
-	if (sigmask_swap(t->tid, &old, ~0ull) < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				     "cannot block signals in process %d: %s",
-				     (int)f->pid, strerror(errno));
-	if (ptrace(PTRACE_SETOPTIONS, t->tid, NULL,
-		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
-				  PTRACE_O_TRACEFORK)) < 0) {
-		rc = vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				   "cannot set ptrace options on process %d: "
-				   "%s",
-				   (int)f->pid, strerror(errno));
-		goto out;
-	}
 	/* copy_process() gives up with -ERESTARTNOINTR when a signal came in
 	 * meanwhile (even a blocked one aimed at the whole group): retry. */
 	for (tries = 0; tries < 4 && ret == -ERESTARTNOINTR; tries++) {
-		rc = inject_syscall(t->tid, &back, gadget, inject_nr_clone,
-				    a, &ret, clone, err);
+		rc = borrow(f->pid, t->tid, &back, gadget, inject_nr_clone, a,
+			    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK, &ret,
+			    clone, err);
 		if (rc < 0 || *clone)
 			break;
 	}
-	ptrace(PTRACE_SETOPTIONS, t->tid, NULL, NULL);
 	if (rc == 0 && ret < 0)
 		rc = vms_error_set(
 			err, VMS_ERR_CAPTURE, (int)-ret,
@@ -296,23 +384,29 @@ static int inject_fork(struct freeze *f, uint64_t gadget, pid_t *clone,
 				   "the clone of process %d was not attached",
 				   (int)f->pid);
 	}
-out:
-	sigmask_set(t->tid, old);
 	return rc;
 }
 
-/* The clone's first stop, before it ran an instruction. */
-static int clone_first_stop(pid_t clone, pid_t *clone_ns,
+/* The clone's first stop, before it ran an instruction: EXITKILL, no core,
+ * and every descriptor it inherited closed (close_range run in the clone,
+ * which is stopped and ours: the target is not touched), so that it holds
+ * no socket, lock or pipe of the target while it lives. */
+static int clone_first_stop(pid_t clone, pid_t *clone_ns, uint64_t gadget,
 			    struct vms_error *err)
 {
 	struct rlimit none = { 0, 0 };
+	const uint64_t a[6] = { 0, ~0u, 0, 0, 0, 0 };
+	struct user_regs_struct regs;
+	long ret = -1;
+	pid_t child;
 	int st;
 
-	if (inject_wait_stop(clone, &st) < 0)
+	if (inject_wait_stop(clone, &st, 5000) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
-				     "the clone %d died at birth", (int)clone);
+				     "the clone %d died at birth (%s)", (int)clone, strerror(errno));
 	if (ptrace(PTRACE_SETOPTIONS, clone, NULL,
-		   (void *)(long)PTRACE_O_EXITKILL) < 0)
+		   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)) <
+	    0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot set ptrace options on the clone: "
 				     "%s",
@@ -325,93 +419,62 @@ static int clone_first_stop(pid_t clone, pid_t *clone_ns,
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot read the clone's pid in its "
 				     "namespace");
+	if (inject_getregs(clone, &regs) < 0 ||
+	    inject_verify_gadget(clone, gadget, err) < 0 ||
+	    inject_syscall(clone, &regs, gadget, inject_nr_close_range, a,
+			   &ret, &child, err) < 0)
+		return -1;
+	if (ret != 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, (int)-ret,
+				     "cannot close the clone's copies of the "
+				     "target's descriptors: %s",
+				     strerror((int)-ret));
 	return 0;
 }
 
-/* Waits up to ms for tid to stop; 0 with *st, or -1. */
-static int wait_stop_bounded(pid_t tid, int ms, int *st)
+/* The clone is stopped and traced by us. Kill it, reap it as its tracer
+ * (the kernel then hands its zombie to its real parent, the target: exit
+ * signal 0, no SIGCHLD), and have the target reap that zombie itself:
+ * wait4(clone_ns, __WALL|WNOHANG) run in one of its threads. Order: the
+ * whole target is frozen first, so that a thread of its own blocked in
+ * waitpid(-1, __WALL) cannot take the zombie before the injected wait4
+ * does (it is woken, stopped, and finds nothing when it runs again).
+ * Returns 1 when the clone is gone for good, 0 when the target could not be
+ * frozen or lent a thread yet (try again), -1 when the target is gone. */
+static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
+		      uint64_t *gadget)
 {
-	int i;
+	struct freeze fz;
+	struct vms_error err;
+	struct freeze_thread *t;
+	int st, done = 0;
 
-	for (i = 0; i < ms * 10; i++) {
-		struct timespec ts = { 0, 100000 };
-		pid_t w = waitpid(tid, st, __WALL | WNOHANG);
-
-		if (w == tid)
-			return WIFSTOPPED(*st) ? 0 : -1;
-		if (w < 0 && errno != EINTR)
+	if (freeze_stop(&fz, target, 1000, &err) < 0) {
+		if (kill(target, 0) < 0 && errno == ESRCH)
 			return -1;
-		nanosleep(&ts, NULL);
+		return 0;
 	}
-	return -1;
-}
-
-/* The clone is dead and reaped by us as its tracer: the kernel now hands
- * its zombie to the target (exit signal 0: no SIGCHLD). Make one thread of
- * the target reap it (clone_ns: its pid in the target's namespace), with
- * every signal blocked for that one call. A thread that stops for a signal
- * instead of the interrupt is detached with that signal (siginfo kept) and
- * another one is tried. Returns true when the wait4 reaped the clone, false
- * when not yet or no thread could be borrowed (all traced by someone else
- * just now, say: a concurrent capture). */
-static bool reap_in_target(pid_t target, pid_t clone_ns, uint64_t gadget)
-{
-	pid_t *tids = NULL;
-	size_t n = 0, i;
-	bool done = false;
-
-	if (procfs_list_tasks(target, &tids, &n) < 0)
-		return true; /* the target is gone, and its zombies with it */
-	/* The main thread first: it is most likely to be a plain one. */
-	for (i = 0; i < n; i++)
-		if (tids[i] == target) {
-			tids[i] = tids[0];
-			tids[0] = target;
-		}
-	for (i = 0; i < n; i++) {
-		struct user_regs_struct saved;
+	if (clone > 0) {
+		kill(clone, SIGKILL);
+		if (inject_wait_stop(clone, &st, 2000) == 0)
+			/* a stop before the kill landed: go on waiting */
+			inject_wait_stop(clone, &st, 2000);
+	}
+	t = pick_thread(&fz);
+	if (t && clone_ns > 0) {
 		const uint64_t a[6] = { (uint64_t)clone_ns, 0,
 					__WALL | WNOHANG, 0, 0, 0 };
-		struct vms_error err;
-		uint64_t old;
+		struct user_regs_struct back = t->regs;
 		long ret = 0;
 		pid_t child;
-		int st = 0, sig;
 
-		if (ptrace(PTRACE_SEIZE, tids[i], NULL,
-			   (void *)(long)PTRACE_O_TRACESYSGOOD) < 0)
-			continue;
-		ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL);
-		if (wait_stop_bounded(tids[i], 2000, &st) < 0) {
-			/* Did not stop (uninterruptible sleep?): the kernel
-			 * detaches it when the keeper exits. */
-			continue;
-		}
-		sig = inject_delivery_sig(st);
-		if (sig || (st >> 16) != PTRACE_EVENT_STOP) {
-			/* Stopped for a signal (or an event) first: give it
-			 * back at detach, siginfo kept, and borrow another
-			 * thread (the pending interrupt dies with the
-			 * detach). */
-			ptrace(PTRACE_DETACH, tids[i], NULL, (void *)(long)sig);
-			continue;
-		}
-		if (inject_getregs(tids[i], &saved) == 0 &&
-		    inject_regs_native(&saved) &&
-		    sigmask_swap(tids[i], &old, ~0ull) == 0) {
-			inject_rseq_fixup(tids[i], &saved);
-			if (inject_syscall(tids[i], &saved, gadget,
-					   inject_nr_wait4, a, &ret, &child,
-					   &err) == 0 &&
-			    ret == clone_ns)
-				done = true;
-			sigmask_set(tids[i], old);
-			ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
-			break;
-		}
-		ptrace(PTRACE_DETACH, tids[i], NULL, NULL);
+		inject_rseq_fixup(t->tid, &back);
+		if (borrow(target, t->tid, &back, gadget, inject_nr_wait4, a,
+			   0, &ret, &child, &err) == 0 &&
+		    (ret == clone_ns || ret == -ECHILD))
+			done = 1;
 	}
-	free(tids);
+	freeze_release(&fz);
 	return done;
 }
 
@@ -420,29 +483,60 @@ static bool reap_in_target(pid_t target, pid_t clone_ns, uint64_t gadget)
 static void kill_clone(pid_t target, pid_t clone, pid_t clone_ns,
 		       uint64_t gadget)
 {
-	int st, tries;
+	int tries;
 
 	if (clone_ns <= 0) /* died before its first stop: ask now */
 		clone_ns = ns_pid(clone);
-	kill(clone, SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(clone, &st, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
-			break;
-	}
-	for (tries = 0; tries < 200; tries++) {
+	for (tries = 0; tries < 300; tries++) {
 		struct timespec ts = { 0, 10000000 };
-		char path[64];
+		int r = reap_clone(target, tries ? 0 : clone, clone_ns,
+				   &gadget);
 
-		snprintf(path, sizeof(path), "/proc/%d", (int)clone);
-		if (access(path, F_OK) < 0 ||
-		    (clone_ns > 0 &&
-		     reap_in_target(target, clone_ns, gadget)))
-			break; /* reaped (by us, or by the target itself) */
+		if (r != 0)
+			break;
+		if (!tries) {
+			/* Could not freeze the target now (an exec, a thread
+			 * in the kernel): never keep the clone for that. */
+			kill(clone, SIGKILL);
+			inject_wait_stop(clone, &(int){ 0 }, 2000);
+		}
 		nanosleep(&ts, NULL);
+	}
+}
+
+/* The state letter of process pid ('T' stopped, 't' traced), or 0. */
+static char proc_state(pid_t pid)
+{
+	char *b, *p, c = 0;
+	size_t n;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return 0;
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		c = p[2];
+	free(b);
+	return c;
+}
+
+/* Waits for vmscope's OP_RELEASE (or EOF). The clone lives only while
+ * vmscope answers: if vmscope stays stopped (^Z, SIGSTOP, a debugger) for
+ * CLONE_IDLE_MS, the clone is killed anyway; its reads then find it gone. */
+#define CLONE_IDLE_MS 3000
+static void wait_release(int sock, pid_t vmscope)
+{
+	int stopped_ms = 0;
+
+	for (;;) {
+		int op = recv_op_within(sock, 250);
+		char st;
+
+		if (op != -2)
+			return; /* OP_RELEASE, or EOF: vmscope died */
+		st = proc_state(vmscope);
+		stopped_ms = st == 'T' || st == 't' ? stopped_ms + 250 : 0;
+		if (stopped_ms >= CLONE_IDLE_MS || !st)
+			return;
 	}
 }
 
@@ -451,7 +545,7 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget,
 {
 	struct freeze fz;
 	struct kmsg m;
-	pid_t clone = 0, clone_ns = 0;
+	pid_t clone = 0, clone_ns = 0, vmscope = getppid();
 	int op = 0;
 
 	sock = keeper_isolate(sock);
@@ -492,13 +586,17 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget,
 	}
 	memset(&m, 0, sizeof(m));
 	m.op = OP_CLONED;
-	m.status = inject_fork(&fz, gadget, &clone, &m.err);
+	m.status = inject_fork(&fz, &gadget, &clone, &m.err);
 	m.frozen_us = freeze_release(&fz);
-	if (m.status == 0 && clone_first_stop(clone, &clone_ns, &m.err) < 0)
+	if (m.status == 0 &&
+	    clone_first_stop(clone, &clone_ns, gadget, &m.err) < 0)
 		m.status = -1;
+	if (m.status < 0 && kill(target, 0) < 0 && errno == ESRCH)
+		vms_error_set(&m.err, VMS_ERR_CAPTURE, ESRCH,
+			      "process %d exited during capture", (int)target);
 	m.clone = clone;
 	if (write_all(sock, &m, sizeof(m)) == 0 && m.status == 0)
-		recv_op(sock); /* OP_RELEASE, or EOF when vmscope died */
+		wait_release(sock, vmscope);
 	if (clone > 0)
 		kill_clone(target, clone, clone_ns, gadget);
 	send_op(sock, OP_DONE);

@@ -10,18 +10,29 @@
  * injects clone(exit signal 0, an unmapped stack) into one thread with every
  * signal blocked, restores that thread exactly, lets the target go, stops
  * the clone at its first stop before it ran an instruction, sets
- * PTRACE_O_EXITKILL and RLIMIT_CORE 0 on it, and reports its pid and the
- * freeze time — or keeper_stop() without a fork, which lets the target go.
+ * PTRACE_O_EXITKILL and RLIMIT_CORE 0 on it, runs close_range(0, ~0) in
+ * it (so it holds none of the target's sockets, locks or pipes), and
+ * reports its pid and the freeze time — or keeper_stop() without a fork, which lets the target go.
  * The keeper never holds the target more than max_ms waiting for the fork
  * request: a vmscope stopped (^Z) or starved meanwhile gets a "let go"
  * error from keeper_fork() instead. keeper_release() instead of
  * keeper_fork() lets the target go without a fork and reports the freeze
  * time (a capture that will never read memory).
  *
- * keeper_stop() after a fork: the keeper kills the clone, reaps it as its
- * tracer, and has the target itself reap the zombie the kernel then hands
- * it (wait4(clone, __WALL|WNOHANG) injected into one thread, stopped for
- * the one call): no SIGCHLD (exit signal 0), no zombie.
+ * keeper_stop() after a fork: the keeper freezes the whole target, kills
+ * the clone, reaps it as its tracer, and has the target itself reap the
+ * zombie the kernel then hands it (wait4(clone, __WALL|WNOHANG) injected
+ * into one thread) before letting it go: no SIGCHLD (exit signal 0), no
+ * zombie, and a thread of the target blocked in waitpid(-1, __WALL) never
+ * gets it. The keeper also kills the clone when vmscope has stayed stopped
+ * (^Z) for 3 s.
+ *
+ * Before each injected call the keeper checks, inside the freeze, that the
+ * instruction it borrows is still a system call in executable memory (else
+ * finds one again: libc, then the vDSO), borrows only a thread without a
+ * seccomp filter, and turns Syscall User Dispatch off on it for the call
+ * (restored after). An exec or the death of the target ends the capture
+ * with a message; no wait is unbounded (inject.h, freeze.h).
  *
  * If vmscope dies (any signal, SIGKILL included), the keeper reads EOF on
  * its socket at its next step, finishes the step it is in (never leaving the

@@ -11,9 +11,15 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
+
+/* The one ptrace option a freeze sets: an exec by any thread stops it
+ * (PTRACE_EVENT_EXEC) and is seen, instead of a new program being taken for
+ * the old one. Options die with a detach or with the tracer. */
+#define FREEZE_OPTIONS PTRACE_O_TRACEEXEC
 
 uint64_t freeze_regs_sp(const struct user_regs_struct *r)
 {
@@ -53,17 +59,38 @@ static struct freeze_thread *add_thread(struct freeze *f, pid_t tid)
 	return &f->t[f->n++];
 }
 
-static int tracer_of(pid_t pid)
+/* The tracer of thread tid of pid (its TracerPid), or 0. */
+static int tracer_of(pid_t pid, pid_t tid)
 {
-	char *b;
+	char name[64], *b;
 	size_t n;
 	long long v;
 
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
 		return 0;
 	v = procfs_status_value(b, n, "TracerPid");
 	free(b);
 	return v > 0 ? (int)v : 0;
+}
+
+/* Whether thread tid of pid has exited (a zombie, or gone): ptrace refuses
+ * such a thread with EPERM, and it has nothing left to stop. A process
+ * whose main thread called pthread_exit() keeps that thread as a zombie. */
+static bool thread_dead(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p;
+	size_t n;
+	bool dead = true;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return true;
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		dead = p[2] == 'Z' || p[2] == 'X';
+	free(b);
+	return dead;
 }
 
 /* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
@@ -93,7 +120,7 @@ static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 				     "process %d exited during capture",
 				     (int)pid);
-	if (e == EPERM && (tracer > 0 || (tracer = tracer_of(pid)) > 0))
+	if (e == EPERM && tracer > 0 && tracer != getpid())
 		return vms_error_set(err, VMS_ERR_PERM, e,
 				     "process %d is already traced by process "
 				     "%d (a debugger?); detach it first",
@@ -147,11 +174,88 @@ static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 			     strerror(e));
 }
 
+/* A PTRACE_SEIZE can block: it takes the target's cred_guard_mutex, which
+ * an exec holds while it waits (de_thread) for the process's other threads
+ * to be reaped, and those this freeze has seized are reaped by nobody but
+ * us. So while seizing, a timer interrupts the call every few ms (it then
+ * restarts: -ERESTARTNOINTR) and its handler reaps the exits of the threads
+ * already seized (peeked with WNOWAIT first: their stop reports stay
+ * pending: peeked first), as gdb and strace do. File scope: a signal handler's state. */
+static struct freeze *volatile seizing;
+
+static void on_seize_tick(int sig)
+{
+	struct freeze *f = seizing;
+	int e = errno;
+	size_t i;
+
+	(void)sig;
+	for (i = 0; f && i < f->n; i++) {
+		siginfo_t si;
+
+		if (!f->t[i].seized)
+			continue;
+		/* Peek (WNOWAIT): a ptrace stop is reported to any wait,
+		 * and must stay for wait_stops(); reap only an exit. */
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)f->t[i].tid, &si,
+			   WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+		    si.si_pid == f->t[i].tid && si.si_code != CLD_TRAPPED &&
+		    si.si_code != CLD_STOPPED && si.si_code != CLD_CONTINUED) {
+			waitpid(f->t[i].tid, NULL, __WALL | WNOHANG);
+			f->t[i].seized = false; /* exited: reaped */
+		}
+	}
+	errno = e;
+}
+
+#define SEIZE_TICK_SIG (SIGRTMAX - 1)
+
+/* PTRACE_SEIZE of tid, interruptible as above. 0, or -1 with errno. */
+static int seize_one(struct freeze *f, pid_t tid)
+{
+	struct sigaction sa, old;
+	struct sigevent sev;
+	struct itimerspec its = { { 0, 5000000 }, { 0, 5000000 } };
+	timer_t timer;
+	sigset_t unblock;
+	bool created = false;
+	long r;
+	int e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_seize_tick;
+	sigemptyset(&sa.sa_mask);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SEIZE_TICK_SIG;
+	sev._sigev_un._tid = gettid();
+	sigemptyset(&unblock);
+	sigaddset(&unblock, SEIZE_TICK_SIG);
+	if (sigaction(SEIZE_TICK_SIG, &sa, &old) == 0) {
+		pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+		if (timer_create(CLOCK_MONOTONIC, &sev, &timer) == 0) {
+			created = true;
+			seizing = f;
+			timer_settime(timer, 0, &its, NULL);
+		}
+	}
+	r = ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)FREEZE_OPTIONS);
+	e = errno;
+	if (created)
+		timer_delete(timer);
+	seizing = NULL;
+	sigaction(SEIZE_TICK_SIG, &old, NULL);
+	errno = e;
+	return r < 0 ? -1 : 0;
+}
+
 /* PTRACE_SEIZE of one thread. EPERM while another tracer holds the
  * process (a second capture, a debugger) is retried for a while: captures
  * are short, and the other may let go. *tracer gets the last tracer seen
- * (its pid), so the message can name it even if it let go meanwhile. */
-static int seize_retry(pid_t tid, pid_t pid, int *tracer)
+ * (its pid; never this process), so the message can name it even if it let
+ * go meanwhile. ESRCH for a thread that has exited (a zombie). */
+static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 {
 	int tries;
 
@@ -160,12 +264,16 @@ static int seize_retry(pid_t tid, pid_t pid, int *tracer)
 		struct timespec ts = { 0, 10000000 };
 		int t;
 
-		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0)
+		if (seize_one(f, tid) == 0)
 			return 0;
 		if (errno != EPERM)
 			return -1;
-		t = tracer_of(pid);
-		if (t > 0)
+		if (thread_dead(f->pid, tid)) {
+			errno = ESRCH;
+			return -1;
+		}
+		t = tracer_of(f->pid, tid);
+		if (t > 0 && t != getpid())
 			*tracer = t;
 		else if (tries > 0)
 			break; /* nobody traces it: truly not permitted */
@@ -173,6 +281,25 @@ static int seize_retry(pid_t tid, pid_t pid, int *tracer)
 	}
 	errno = EPERM;
 	return -1;
+}
+
+/* Whether a signal that ends vmscope (Ctrl-C and the like), held back
+ * while frozen, is waiting: the freeze then gives up at once. */
+static bool stop_requested(const struct freeze *f)
+{
+	sigset_t p;
+
+	if (!f->masked || sigpending(&p) < 0)
+		return false;
+	return sigismember(&p, SIGINT) || sigismember(&p, SIGTERM) ||
+	       sigismember(&p, SIGHUP) || sigismember(&p, SIGQUIT);
+}
+
+static int interrupted(struct freeze *f, struct vms_error *err)
+{
+	f->interrupted = true;
+	return vms_error_set(err, VMS_ERR_CAPTURE, EINTR,
+			     "interrupted; process %d was let go", (int)f->pid);
 }
 
 /* Seizes every thread not yet seized. Returns how many were new, or -1. */
@@ -189,21 +316,30 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 
 		if (find_thread(f, tids[i]))
 			continue;
+		if (stop_requested(f)) {
+			free(tids);
+			return interrupted(f, err);
+		}
 		t = add_thread(f, tids[i]);
 		if (!t) {
 			free(tids);
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
 		}
-		if (seize_retry(tids[i], f->pid, &tracer) < 0) {
+		if (seize_retry(f, tids[i], &tracer) < 0) {
 			int e = errno;
 
+			if (e == ESRCH) {
+				/* Exited meanwhile, or a zombie (a main
+				 * thread that called pthread_exit): kept,
+				 * not seized, so it is not tried again. */
+				continue;
+			}
 			f->n--; /* not ours */
-			if (e == ESRCH)
-				continue; /* the thread exited meanwhile */
 			free(tids);
 			return seize_error(err, f->pid, e, tracer);
 		}
+		t = &f->t[f->n - 1];
 		t->seized = true;
 		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
 		    errno != ESRCH) {
@@ -225,100 +361,95 @@ static long ms_since(const struct timespec *t0)
 	       (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* Waits until every seized thread reports a stop. A thread that exits is
- * dropped. */
+/* Takes one report st of seized thread t. */
+static void take_report(struct freeze *f, struct freeze_thread *t, int st)
+{
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		t->seized = t->stopped = false;
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	if ((st >> 16) == PTRACE_EVENT_EXEC) {
+		/* A new program: this is the thread that ran it, now with the
+		 * process's pid; its old stop (if any) and signal are gone. */
+		f->exec_seen = true;
+		t->pending_sig = 0;
+	} else if (t->stopped) {
+		return; /* cannot happen: a stopped thread reports nothing */
+	} else if ((st >> 16) == 0) {
+		/* A signal-delivery stop came first: keep the signal to hand
+		 * back at detach; the interrupt is still pending and would
+		 * stop it again, but stopped is stopped. */
+		t->pending_sig = WSTOPSIG(st);
+	}
+	/* else our interrupt, or a group stop (a SIGSTOPped process). */
+	{
+		struct iovec iov = { &t->regs, sizeof(t->regs) };
+
+		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS,
+			   &iov) < 0)
+			memset(&t->regs, 0, sizeof(t->regs));
+	}
+	t->stopped = true;
+}
+
+/* Waits until every seized thread reports a stop, polling each by its id
+ * (never any child: vmscope's own children, a command it launched or the
+ * fork sampler's keeper, are not ours to reap here), so that the exit of
+ * any of them is reaped as it comes (a zombie main thread is reported only
+ * after its traced siblings are reaped). A thread that exits is dropped. */
 static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
 {
 	struct timespec t0;
-	size_t left = 0, i;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < f->n; i++)
-		if (f->t[i].seized && !f->t[i].stopped)
-			left++;
-	while (left) {
-		int st = 0;
-		pid_t w = 0;
-		struct freeze_thread *t = NULL;
+	for (;;) {
+		size_t i, left = 0, first = 0;
+		bool got = false;
 
-		/* Wait for our tracees by their ids, never for any child:
-		 * vmscope's own children (a command it launched, the fork
-		 * sampler's keeper) are not ours to reap here. */
-		for (i = 0; i < f->n && w == 0; i++) {
-			if (!f->t[i].seized || f->t[i].stopped)
+		for (i = 0; i < f->n; i++) {
+			struct freeze_thread *t = &f->t[i];
+			int st = 0;
+			pid_t w;
+
+			if (!t->seized)
 				continue;
-			w = waitpid(f->t[i].tid, &st, __WALL | WNOHANG);
-			if (w < 0 && errno == ECHILD) {
-				f->t[i].seized = false; /* gone */
-				left--;
-				w = 0;
+			w = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (w < 0 && errno == ECHILD)
+				t->seized = t->stopped = false; /* gone */
+			else if (w == t->tid) {
+				take_report(f, t, st);
+				got = true;
 			}
+			if (t->seized && !t->stopped && !left++)
+				first = i;
 		}
-		if (w == 0 && left == 0)
-			break;
-		if (w == 0) {
+		if (!left)
+			return 0;
+		if (stop_requested(f))
+			return interrupted(f, err);
+		if (ms_since(&t0) > wait_ms)
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, ETIMEDOUT,
+				"thread %d of process %d did not stop "
+				"within %d ms (uninterruptible sleep?); "
+				"try again, or without --freeze",
+				(int)f->t[first].tid, (int)f->pid, wait_ms);
+		if (!got) {
 			struct timespec ts = { 0, 50000 };
 
-			if (ms_since(&t0) > wait_ms) {
-				for (i = 0; i < f->n; i++)
-					if (f->t[i].seized && !f->t[i].stopped)
-						break;
-				return vms_error_set(
-					err, VMS_ERR_CAPTURE, ETIMEDOUT,
-					"thread %d of process %d did not stop "
-					"within %d ms (uninterruptible sleep?); "
-					"try again, or without --freeze",
-					i < f->n ? (int)f->t[i].tid : 0,
-					(int)f->pid, wait_ms);
-			}
 			nanosleep(&ts, NULL);
-			continue;
 		}
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-					     "waiting for process %d to stop: %s",
-					     (int)f->pid, strerror(errno));
-		}
-		t = find_thread(f, w);
-		if (!t || t->stopped)
-			continue;
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			t->seized = false;
-			left--;
-			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		if ((st >> 16) == PTRACE_EVENT_STOP) {
-			/* Our interrupt, or a group stop (SIGSTOP'ed
-			 * process): either way stopped. */
-		} else if ((st >> 16) == 0) {
-			/* A signal-delivery stop came first: keep the signal
-			 * to hand back at detach; the interrupt is still
-			 * pending and would stop it again, but stopped is
-			 * stopped. */
-			t->pending_sig = WSTOPSIG(st);
-		}
-		{
-			struct iovec iov = { &t->regs, sizeof(t->regs) };
-
-			if (ptrace(PTRACE_GETREGSET, w, (void *)NT_PRSTATUS,
-				   &iov) < 0)
-				memset(&t->regs, 0, sizeof(t->regs));
-		}
-		t->stopped = true;
-		left--;
 	}
-	return 0;
 }
 
-/* Threads seized by a freeze that had not stopped when it was released:
- * they stop when they leave the kernel, and must then be detached. Kept
- * across freezes (a struct freeze dies at release), hence file scope. */
-static pid_t leftover[64];
-static size_t nleftover;
+/* Threads seized by a freeze that had not stopped (or not been reaped)
+ * when it was released: they stop when they leave the kernel, and must
+ * then be detached. Kept across freezes (a struct freeze dies at release),
+ * hence file scope; grown as needed, never dropped. */
+static pid_t *leftover;
+static size_t nleftover, capleftover;
 
 size_t freeze_reap_leftovers(void)
 {
@@ -343,8 +474,16 @@ size_t freeze_reap_leftovers(void)
 
 static void keep_leftover(pid_t tid)
 {
-	if (nleftover < sizeof(leftover) / sizeof(leftover[0]))
-		leftover[nleftover++] = tid;
+	if (nleftover == capleftover) {
+		size_t ncap = capleftover ? capleftover * 2 : 64;
+		pid_t *nl = realloc(leftover, ncap * sizeof(*nl));
+
+		if (!nl)
+			return; /* the kernel detaches it when we exit */
+		leftover = nl;
+		capleftover = ncap;
+	}
+	leftover[nleftover++] = tid;
 }
 
 /* The first thread of pid in uninterruptible sleep, or 0. */
@@ -416,6 +555,13 @@ int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
 		if (r == 0)
 			break;
 	}
+	if (f->exec_seen) {
+		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+			      "process %d executed a new program while it was "
+			      "being stopped; it was let go; try again",
+			      (int)pid);
+		goto fail;
+	}
 	if (rounds == 100) {
 		vms_error_set(err, VMS_ERR_CAPTURE, 0,
 			      "process %d creates threads faster than they "
@@ -439,60 +585,66 @@ fail:
 	return -1;
 }
 
-/* Waits (bounded) for a tracee's next report; 0 if none came. */
-static pid_t wait_report(pid_t tid, int *st, int ms)
-{
-	pid_t w = 0;
-	int tries;
-
-	for (tries = 0; tries < ms && w == 0; tries++) {
-		struct timespec ts = { 0, 1000000 };
-
-		w = waitpid(tid, st, __WALL | WNOHANG);
-		if (w == 0)
-			nanosleep(&ts, NULL);
-	}
-	return w;
-}
-
 uint64_t freeze_release(struct freeze *f)
 {
-	size_t i;
+	struct timespec t0;
+	size_t i, left = 0;
 	uint64_t us;
 
+	/* Every stopped thread first, with the signal it stopped for (siginfo
+	 * kept); one that was killed meanwhile, or never stopped, is then
+	 * polled with all the others, so each exit is reaped as it comes (a
+	 * zombie main thread reports only after its traced siblings) and its
+	 * real parent sees the death. */
 	for (i = 0; i < f->n; i++) {
 		struct freeze_thread *t = &f->t[i];
-		int st;
 
 		if (!t->seized)
 			continue;
-		if (!t->stopped) {
-			/* Interrupted but not yet reported: it must stop
-			 * before it can be detached. A thread still stuck in
-			 * the kernel is detached when it stops, later. */
-			pid_t w = wait_report(t->tid, &st, 200);
-
-			if (w == 0) {
-				keep_leftover(t->tid);
-				t->seized = false;
-				continue;
-			}
-			if (w < 0 || !WIFSTOPPED(st)) {
-				t->seized = false;
-				continue;
-			}
+		if (t->stopped &&
+		    ptrace(PTRACE_DETACH, t->tid, NULL,
+			   (void *)(long)t->pending_sig) == 0) {
+			t->seized = false;
+			continue;
 		}
-		if (ptrace(PTRACE_DETACH, t->tid, NULL,
-			   (void *)(long)t->pending_sig) < 0 &&
-		    errno == ESRCH) {
-			/* Killed while frozen: its exit is reported to us,
-			 * the tracer, first; take that report so that its
-			 * real parent sees the death. */
-			if (wait_report(t->tid, &st, 1000) == 0)
-				keep_leftover(t->tid);
-		}
-		t->seized = t->stopped = false;
+		t->stopped = false;
+		left++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (left) {
+		struct timespec ts = { 0, 200000 };
+
+		for (i = 0; i < f->n; i++) {
+			struct freeze_thread *t = &f->t[i];
+			int st;
+			pid_t w;
+
+			if (!t->seized)
+				continue;
+			w = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (w == 0)
+				continue;
+			if (w > 0 && WIFSTOPPED(st))
+				/* A signal-delivery stop gives its signal
+				 * back; an event or interrupt stop none. */
+				ptrace(PTRACE_DETACH, t->tid, NULL,
+				       (void *)(long)((st >> 16) == 0
+							      ? WSTOPSIG(st)
+							      : 0));
+			t->seized = false;
+			left--;
+		}
+		if (!left || ms_since(&t0) > 1000)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	/* Still in the kernel (uninterruptible sleep), or dead and not yet
+	 * reported: detached or reaped when they report, later. */
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].seized) {
+			keep_leftover(f->t[i].tid);
+			f->t[i].seized = false;
+		}
 	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
 	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
 			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);

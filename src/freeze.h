@@ -13,7 +13,21 @@
  * its threads: ptrace options are never set on the target (PTRACE_O_EXITKILL
  * would kill it).
  *
- * One struct freeze per frozen process; nothing global.
+ * Hostile targets: every wait is bounded and polls every seized thread by
+ * its id, so an exit is reaped as it comes (a zombie main thread is
+ * reported only after its traced siblings are; an exec waits in de_thread
+ * for them); a PTRACE_SEIZE blocked on an exec's cred_guard_mutex is
+ * interrupted by a timer (SIGRTMAX-1, its handler installed only around
+ * the call) whose handler reaps the exits of the threads already seized. The
+ * threads are seized with PTRACE_O_TRACEEXEC: an exec during the freeze
+ * fails it ("try again"), never passes a new program for the old one. A
+ * thread that exited (a main thread that called pthread_exit) is listed
+ * neither seized nor stopped. A signal met at any stop is handed back at
+ * detach, also when the freeze is refused.
+ *
+ * One struct freeze per frozen process; the only state kept across them is
+ * the list of leftovers (below) and, during a PTRACE_SEIZE, the freeze the
+ * timer's handler reaps for.
  */
 #ifndef VMS_FREEZE_H
 #define VMS_FREEZE_H
@@ -30,7 +44,7 @@
 
 struct freeze_thread {
 	pid_t tid;
-	bool seized, stopped;
+	bool seized, stopped; /* a zombie (exited) thread is neither */
 	int pending_sig; /* signal that stopped it instead of our interrupt */
 	struct user_regs_struct regs; /* valid when stopped */
 };
@@ -42,6 +56,8 @@ struct freeze {
 	struct timespec t_stop, t_run;
 	sigset_t oldmask; /* vmscope's own, restored at release */
 	bool masked;
+	bool exec_seen; /* a thread ran execve while being stopped */
+	bool interrupted; /* given up for a pending SIGINT/TERM/HUP/QUIT */
 };
 
 /* Stops every thread of pid. A thread in uninterruptible sleep (D: disk
@@ -49,7 +65,9 @@ struct freeze {
  * refused without stopping anything. On failure nothing stays stopped.
  * While frozen, SIGINT, SIGTERM, SIGHUP and SIGQUIT are held back in
  * vmscope, so a Ctrl-C lands after the target is let go (a signal that
- * reaches the target meanwhile is handed back to it at release). */
+ * reaches the target meanwhile is handed back to it at release); one that
+ * comes while freeze_stop() is still stopping threads makes it give up at
+ * once (EINTR, f->interrupted), the target let go. */
 int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
 		struct vms_error *err);
 

@@ -34,7 +34,7 @@
 #include "error.h"
 
 /* The native numbers of the calls vmscope injects. */
-extern const long inject_nr_clone, inject_nr_wait4;
+extern const long inject_nr_clone, inject_nr_wait4, inject_nr_close_range;
 /* Bytes of the system-call instruction (x86_64 syscall: 2, aarch64 svc: 4). */
 extern const size_t inject_insn_len;
 
@@ -73,9 +73,31 @@ int inject_find_gadget_vdso(pid_t pid, uint64_t *addr, struct vms_error *err);
 /* Registers of a stopped tracee (PTRACE_GETREGSET NT_PRSTATUS); 0 or -1. */
 int inject_getregs(pid_t tid, struct user_regs_struct *r);
 
-/* Waits for tid's next report: 0 with *st when it stopped, -1 when it
- * exited or cannot be waited for. */
-int inject_wait_stop(pid_t tid, int *st);
+/* Waits up to ms for tid's next report: 0 with *st when it stopped; -1
+ * with errno ESRCH when it exited, ETIMEDOUT when nothing came. Meanwhile
+ * it reaps the exits of tid's sibling threads (the caller traces them all:
+ * the freeze), peeked with WNOWAIT so their stops stay theirs, as gdb and
+ * strace reap: a killed target's zombie threads, an exec's de_thread and a
+ * zombie main thread's own report never wait on us. */
+int inject_wait_stop(pid_t tid, int *st, int ms);
+
+/* Syscall User Dispatch (as Wine uses): a thread with it on gets SIGSYS
+ * for a system call made outside its allowed range, the injected one
+ * included. inject_sud_off() saves tid's configuration and turns it off
+ * (0; also when the kernel has no SUD); inject_sud_restore() puts it back.
+ * Layout of struct ptrace_sud_config. */
+struct inject_sud {
+	uint64_t mode, selector, offset, len;
+};
+int inject_sud_off(pid_t tid, struct inject_sud *saved);
+void inject_sud_restore(pid_t tid, const struct inject_sud *saved);
+
+/* Checks, at the moment of use, that gadget in pid is executable and that
+ * its bytes (read through /proc/PID/mem, present pages only) are still a
+ * system-call instruction: a libc rewritten in memory (syscall
+ * interceptors, hot patches: ud2, jmp .) or an exec since the gadget was
+ * found fails with a message. 0 or -1. */
+int inject_verify_gadget(pid_t pid, uint64_t gadget, struct vms_error *err);
 
 /* The signal of a signal-delivery stop st (resume with it as data to
  * deliver it, siginfo kept), or 0 for any other stop: syscall stops (with

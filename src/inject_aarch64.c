@@ -23,6 +23,7 @@
 
 const long inject_nr_clone = 220;
 const long inject_nr_wait4 = 260;
+const long inject_nr_close_range = 436;
 const size_t inject_insn_len = 4;
 
 long inject_decode_syscall(const uint8_t *code, size_t len)

@@ -16,6 +16,7 @@
 
 const long inject_nr_clone = 56;
 const long inject_nr_wait4 = 61;
+const long inject_nr_close_range = 436;
 const size_t inject_insn_len = 2;
 
 /* Length of a ModRM operand (ModRM, SIB, displacement) at p, or -1. */

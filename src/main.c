@@ -355,10 +355,17 @@ static int find_by_name(const char *name, pid_t *pid)
 	return n == 0 ? 2 : 1;
 }
 
-/* Starts cmd as a child; returns its pid, or -1 with *err. With
- * stdout_to_stderr the child writes its standard output to vmscope's
- * standard error, so it cannot mix into an export on standard output. */
-static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
+/* Where a launched command's output goes. */
+enum launch_out {
+	LAUNCH_OUT_KEEP, /* vmscope's own (an export written to a file) */
+	LAUNCH_OUT_STDERR, /* its stdout to vmscope's stderr, so that it
+			    * cannot mix into an export on standard output */
+	LAUNCH_OUT_NULL, /* nowhere: the viewer owns the terminal, and a
+			  * line printed there would land on its screen */
+};
+
+/* Starts cmd as a child; returns its pid, or -1 with *err. */
+static pid_t launch(char **cmd, double delay, enum launch_out out,
 		    struct vms_error *err)
 {
 	int pfd[2];
@@ -381,8 +388,16 @@ static pid_t launch(char **cmd, double delay, bool stdout_to_stderr,
 		 * behind. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
-		if (stdout_to_stderr)
+		if (out == LAUNCH_OUT_STDERR) {
 			dup2(STDERR_FILENO, STDOUT_FILENO);
+		} else if (out == LAUNCH_OUT_NULL) {
+			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+			if (nul >= 0) {
+				dup2(nul, STDOUT_FILENO);
+				dup2(nul, STDERR_FILENO);
+			}
+		}
 		execvp(cmd[0], cmd);
 		e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -499,7 +514,10 @@ int main(int argc, char **argv)
 	smp = vms_sampler_by_name(a.backend);
 	if (a.cmd) {
 		launched = launch(a.cmd, a.delay,
-				  (a.summary || a.export) && !a.output, &err);
+				  !(a.summary || a.export) ? LAUNCH_OUT_NULL
+				  : a.output		    ? LAUNCH_OUT_KEEP
+							    : LAUNCH_OUT_STDERR,
+				  &err);
 		if (launched < 0)
 			return fail(&err);
 		if (launched_ended(launched, a.cmd[0], &err))

@@ -37,7 +37,6 @@
 #include "inject.h"
 #include "memread.h"
 #include "procfs.h"
-#include "procfile.h"
 #include "proclist.h"
 #include "sampler.h"
 #include "sampler_common.h"
@@ -76,9 +75,37 @@ static int read_status_figures(pid_t pid, struct status_figures *f,
 	return 0;
 }
 
+/* Whether some thread of pid has no seccomp filter (Seccomp: 0 in its own
+ * status): the keeper borrows only such a thread, and checks again inside
+ * the freeze. */
+static bool some_thread_unfiltered(pid_t pid)
+{
+	pid_t *tids;
+	size_t n, i;
+	bool yes = false;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return false;
+	for (i = 0; i < n && !yes; i++) {
+		char name[64], *b;
+		size_t len;
+
+		snprintf(name, sizeof(name), "task/%d/status", (int)tids[i]);
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			continue;
+		yes = procfs_status_value(b, len, "Seccomp") <= 0 &&
+		      strstr(b, "\nState:\tZ") == NULL;
+		free(b);
+	}
+	free(tids);
+	return yes;
+}
+
 static int preflight_seccomp(pid_t pid, const struct status_figures *f,
 			     struct vms_error *err)
 {
+	if (f->seccomp <= 0 || some_thread_unfiltered(pid))
+		return 0;
 	/* 1: strict mode, where fork (or any call but read, write, exit
 	 * and sigreturn) kills the process; 2: a filter, which may refuse
 	 * it, raise SIGSYS or kill; any other value: a mode this code does
@@ -217,7 +244,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
 	struct fork_priv *p = calloc(1, sizeof(*p));
-	struct status_figures sf;
+	struct status_figures sf = { 0, 0, 0 };
 	uint64_t gadget, room = UINT64_MAX;
 
 	if (!p)
@@ -319,21 +346,11 @@ static void fork_release(struct vms_snapshot *s)
 	s->src.priv = NULL;
 }
 
-static int fork_open_file(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_open(s->src.pid, r);
-}
-
-static long fork_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
-{
-	return procfile_fs_magic(s->src.pid, r);
-}
-
 static const struct vms_source_ops fork_source = {
 	.name = "fork",
 	.read_mem = fork_read_mem,
-	.open_file = fork_open_file,
-	.fs_magic = fork_fs_magic,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
 	.release = fork_release,
 };
 

@@ -26,6 +26,7 @@
     on the figures (same stopped process).
 """
 import csv
+import fcntl
 import io
 import json
 import os
@@ -425,11 +426,16 @@ def test_launch(tmp):
     # must not outlive it
     exe = os.path.join(tmp, "vmsorph%06d" % random.randint(0, 999999))
     shutil.copy(T.target("manyregions"), exe)
+    # A pipe of one page: the export (of whatever the target holds by
+    # then) cannot all fit in it before the reader goes away, however
+    # loaded the machine is.
+    rfd, wfd = os.pipe()
+    fcntl.fcntl(wfd, 1031, 4096)  # F_SETPIPE_SZ
     v = subprocess.Popen([T.VMSCOPE, "-e", "json", "--delay=0.2", "--", exe,
-                          "20000"], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL)
-    head = v.stdout.read(10)
-    v.stdout.close()
+                          "20000"], stdout=wfd, stderr=subprocess.DEVNULL)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb", buffering=0) as f:
+        head = f.read(10)
     rc = v.wait(timeout=60)
     deadline = time.time() + 5
     while procs_with(exe) and time.time() < deadline:

@@ -86,7 +86,7 @@ static int sparse(const char *dir)
 
 	g.note = note;
 	g.notelen = elfgen_build_id_note(note);
-	g.note_claim = 8ull << 30;
+	g.note_end = 8ull << 30; /* the note spans the file */
 	b = elfgen_build(&g, &len);
 	snprintf(path, sizeof(path), "%s/sparse.so", dir);
 	fd = b ? write_file(path, b, len, 8ull << 30) : -1;

@@ -1,7 +1,7 @@
 /* elfgen.h — builds small ELF64 shared objects (host byte order) with
  * exactly the parts a test asks for: N allocated sections, a RELR and a
- * RELA table behind PT_DYNAMIC, notes behind PT_NOTE (whose claimed size
- * may exceed the file, for sparse files). Used by the unit tests and by the
+ * RELA table behind PT_DYNAMIC, notes behind PT_NOTE (which may claim the
+ * rest of a file grown sparse). Used by the unit tests and by the
  * targets that build hostile files at test time (tests/targets/elf_*.c).
  *
  * Layout, one PT_LOAD with vaddr == file offset:
@@ -33,7 +33,8 @@ struct elfgen {
 	size_t nrela;
 	const unsigned char *note; /* note bytes written */
 	size_t notelen;
-	uint64_t note_claim; /* PT_NOTE p_filesz, 0: notelen */
+	uint64_t note_end; /* PT_NOTE runs to this file offset (a file grown
+			    * sparse to it: the whole file); 0: notelen */
 };
 
 static inline unsigned char *elfgen_build(const struct elfgen *g, size_t *len)
@@ -84,8 +85,8 @@ static inline unsigned char *elfgen_build(const struct elfgen *g, size_t *len)
 			      note_off,
 			      note_off,
 			      note_off,
-			      g->note_claim ? g->note_claim : g->notelen,
-			      g->note_claim ? g->note_claim : g->notelen,
+			      g->note_end ? g->note_end - note_off : g->notelen,
+			      g->note_end ? g->note_end - note_off : g->notelen,
 			      4 };
 	memcpy(b + sizeof(*eh), ph, sizeof(ph));
 	memset(dyn, 0, sizeof(dyn));

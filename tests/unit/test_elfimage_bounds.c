@@ -122,7 +122,7 @@ static void test_sparse_note(void)
 	n = elfgen_build_id_note(note);
 	g.note = note;
 	g.notelen = n;
-	g.note_claim = big; /* past the file's end: as far as the file goes */
+	g.note_end = big; /* to the end of the 8 GB */
 	b = elfgen_build(&g, &len);
 	fd = sparse_file(b, len, big);
 	ok(fd >= 0, "an 8 GB sparse file");
@@ -161,7 +161,7 @@ static void test_sparse_note(void)
 		n += elfgen_build_id_note(note + n);
 	}
 	g.notelen = n;
-	g.note_claim = 0;
+	g.note_end = 0;
 	b = elfgen_build(&g, &len);
 	arena_init(&a);
 	ok(elfimage_parse(b, len, &a, &im, &err) == 0 && !im.build_id &&

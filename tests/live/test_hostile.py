@@ -1,0 +1,129 @@
+"""Hostile targets (tests/targets/hostile_target.c), each captured with
+-b fork and -b pss -F several times, with queued real-time signals sent
+around every capture: the target is never killed, left stopped, traced or
+altered (its own heartbeat, errno, signal-mask and register checks), loses
+no signal, never reaps nor keeps the clone, and vmscope exits (within the
+harness's timeout) with success or a message. Modes: Syscall User Dispatch,
+a worker-only seccomp filter with the main thread exited (refused
+today, with a message: the leader's smaps is empty), libc's syscall
+instruction rewritten (ud2, jmp .), a waitpid(-1, __WALL) waiter, a
+listener that re-binds its port after each capture, 80 threads with the
+main thread exited, and exec loops (single- and multi-threaded)."""
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+from vmstest import eq, ok  # noqa: E402
+
+ROUNDS = int(os.environ.get("HOSTILE_ROUNDS", "3"))
+BACKENDS = (("-b", "fork"), ("-b", "pss", "-F"))
+RT = signal.SIGRTMIN + 2
+forktest.become_subreaper()
+
+
+def wrong_state(pid, kids, main_exited):
+    """What is wrong with pid once settled (empty when all is well)."""
+    deadline = time.time() + 20
+    while True:
+        wrong = []
+        for t in vmstest.tids(pid):
+            with open("/proc/%d/task/%d/status" % (pid, t)) as f:
+                tr = [int(x.split()[1]) for x in f if x.startswith("TracerPid:")]
+            if tr and tr[0]:
+                wrong.append("thread %d traced by %d" % (t, tr[0]))
+            s = vmstest.proc_state(pid, t)
+            if s in "tT" or (s == "Z" and not (main_exited and t == pid)):
+                wrong.append("thread %d in state %s" % (t, s))
+        if sorted(forktest.children(pid)) != kids:
+            wrong.append("children %r, had %r" % (forktest.children(pid), kids))
+        if not wrong or time.time() > deadline:
+            return wrong
+        time.sleep(0.01)
+
+
+def status(p):
+    return dict(kv.split("=") for kv in forktest.ask(p, "status").split()[1:])
+
+
+def run(mode, main_exited=False, must_succeed=True):
+    p, _ = vmstest.start([vmstest.target("hostile_target"), mode])
+    time.sleep(0.05)
+    kids = sorted(forktest.children(p.pid))
+    beats0 = int(status(p)["beats"])
+    sent, fails = 0, []
+    for i in range(ROUNDS):
+        for b in BACKENDS:
+            os.kill(p.pid, RT)
+            sent += 1
+            r = vmstest.run_vmscope(*b, "-s", p.pid, timeout=60)
+            err = r.stderr.decode().strip()
+            if r.returncode != 0 and (must_succeed or not err):
+                fails.append("%s: exit %d: %s" % (" ".join(b), r.returncode,
+                                                  err))
+            os.kill(p.pid, RT)
+            sent += 1
+            if mode == "listen":
+                st = forktest.ask(p, "rebind")
+                if "rebind=1" not in st:
+                    fails.append("%s: re-bind after capture failed: %s"
+                                 % (" ".join(b), st))
+    eq(fails, [], "%s: %d captures with each sampler end as expected"
+       % (mode, ROUNDS))
+    ok(p.poll() is None, "%s: the target is alive" % mode, p.returncode)
+    if p.poll() is not None:
+        return
+    eq(wrong_state(p.pid, kids, main_exited), [], "%s: untraced, running, "
+       "no clone, no zombie" % mode)
+    deadline = time.time() + 10
+    st = status(p)
+    while st["sigs"] != str(sent) and time.time() < deadline:
+        time.sleep(0.01)
+        st = status(p)
+    eq(st["sigs"], str(sent), "%s: all %d queued real-time signals handled"
+       % (mode, sent))
+    ok(st["bad"] == "0" and st["sigsys"] == "0" and st["alien"] == "0",
+       "%s: errno, signal mask, registers intact; no SIGSYS; never reaped "
+       "a child it did not make" % mode, st)
+    ok(int(st["beats"]) > beats0, "%s: its heartbeat went on" % mode, st)
+    vmstest.kill(p)
+
+
+def run_exec(mode):
+    p, _ = vmstest.start([vmstest.target("hostile_target"), mode, "1000000"])
+    fails = []
+    for i in range(ROUNDS * 2):
+        for b in BACKENDS:
+            r = vmstest.run_vmscope(*b, "-s", p.pid, timeout=60)
+            err = r.stderr.decode().strip()
+            if r.returncode != 0 and not err:
+                fails.append("%s: exit %d without a message"
+                             % (" ".join(b), r.returncode))
+    eq(fails, [], "%s: every capture of an exec loop ends with success or "
+       "a message" % mode)
+    ok(p.poll() is None, "%s: the target is alive" % mode, p.returncode)
+    if p.poll() is None:
+        eq(wrong_state(p.pid, [], False), [], "%s: untraced, running, no "
+           "clone" % mode)
+    vmstest.kill(p)
+
+
+if not os.path.exists("/proc/self/task/%d/status" % os.getpid()):
+    vmstest.skip("hostile targets", "no /proc task status")
+else:
+    run("plain")
+    run("sud")
+    # The main thread exited: both samplers refuse today (the leader's
+    # smaps is empty), with a message; the target must come to no harm.
+    run("seccomp", main_exited=True, must_succeed=False)
+    run("ud2")
+    run("jmp")
+    run("waiter")
+    run("listen")
+    run("threads", main_exited=True, must_succeed=False)
+    run_exec("exec1")
+    run_exec("execN")
+vmstest.done()

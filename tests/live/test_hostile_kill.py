@@ -1,0 +1,53 @@
+"""A large multi-threaded target SIGKILLed at random moments while vmscope
+captures it (-b fork and -b pss -F in turn, HOSTILE_KILLS trials): vmscope
+never hangs (the harness's timeout fails the test) and ends with success or
+a message, the target's parent can reap it at once, and no keeper, clone or
+zombie is left behind."""
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+from vmstest import eq  # noqa: E402
+
+KILLS = int(os.environ.get("HOSTILE_KILLS", "50"))
+MB = os.environ.get("HOSTILE_MB", "200")
+rng = random.Random(os.environ.get("HOSTILE_SEED", str(time.time())))
+forktest.become_subreaper()
+
+wrong = []
+for i in range(KILLS):
+    b = ("-b", "fork") if i % 2 == 0 else ("-b", "pss", "-F")
+    p, _ = vmstest.start([vmstest.target("fork_threads"), "compute", MB])
+    v = subprocess.Popen([vmstest.VMSCOPE] + list(b) + ["-s", str(p.pid)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(rng.uniform(0, 0.12))
+    os.kill(p.pid, signal.SIGKILL)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        wrong.append("trial %d (%s): the killed target could not be reaped"
+                     % (i, " ".join(b)))
+    vmstest.kill(p)
+    try:
+        _, err = v.communicate(timeout=60)
+        if v.returncode != 0 and not err.strip():
+            wrong.append("trial %d (%s): exit %d without a message"
+                         % (i, " ".join(b), v.returncode))
+    except subprocess.TimeoutExpired:
+        v.kill()
+        v.wait()
+        wrong.append("trial %d (%s): vmscope hung" % (i, " ".join(b)))
+    _, stuck = forktest.reap_orphans(set(), timeout=20)
+    if stuck:
+        wrong.append("trial %d (%s): keeper(s) %r did not finish"
+                     % (i, " ".join(b), stuck))
+eq(wrong, [], "%d SIGKILLs of a %s MB multi-threaded target mid-capture: "
+   "reaped by its parent at once, vmscope ends with success or a message, "
+   "nothing left behind" % (KILLS, MB))
+vmstest.done()
