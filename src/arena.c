@@ -146,7 +146,8 @@ const char *arena_intern(struct arena *a, const char *s, size_t n)
 
 	if ((a->icount + 1) * 2 > a->icap && intern_grow(a) < 0)
 		return NULL;
-	for (j = h & (a->icap - 1); (e = a->itab[j]); j = (j + 1) & (a->icap - 1))
+	for (j = h & (a->icap - 1); (e = a->itab[j]);
+	     j = (j + 1) & (a->icap - 1))
 		if (e->hash == h && e->len == n && memcmp(e->s, s, n) == 0)
 			return e->s;
 	e = arena_alloc(a, sizeof(*e) + n + 1);

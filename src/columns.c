@@ -64,16 +64,20 @@ static uint64_t r_swap_pss(const struct vms_region *r)
 	return r->c.swap_pss;
 }
 
+/* One column a paragraph. */
+/* clang-format off */
 #define RT (VMS_COLF_REGION | VMS_COLF_TYPE)
 #define OFF(f) offsetof(struct vms_totals, f)
 const struct vms_column vms_columns[VMS_NCOLS] = {
 	[VMS_COL_SIZE] = { "Size", { "", "Size" }, "size",
 			   "address space the region takes",
-			   RT | VMS_COLF_FREE | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(size),
+			   RT | VMS_COLF_FREE | VMS_COLF_DETAILS |
+				   VMS_COLF_TEXT, OFF(size),
 			   r_size },
 	[VMS_COL_COMMITTED] = { "Committed", { "", "Committed" }, "committed",
 				"memory the process has been promised",
-				RT | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(committed),
+				RT | VMS_COLF_DETAILS | VMS_COLF_TEXT,
+				OFF(committed),
 				r_committed },
 	[VMS_COL_PRIVATE] = { "Private", { "", "Private" }, "private",
 			      "committed memory no other process can share",
@@ -126,6 +130,8 @@ const enum vms_col vms_summary_columns[VMS_NSUMMARY] = {
 	VMS_COL_SHARED_WS, VMS_COL_LOCKED_WS,	 VMS_COL_PSS,
 	VMS_COL_SWAP,	   VMS_COL_BLOCKS,	 VMS_COL_LARGEST,
 };
+
+/* clang-format on */
 
 uint64_t vms_column_type(const struct vms_totals *t, enum vms_col c)
 {

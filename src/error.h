@@ -10,12 +10,12 @@
 
 enum vms_errkind {
 	VMS_ERR_NONE = 0,
-	VMS_ERR_USAGE,   /* bad command line: exit 1 */
-	VMS_ERR_NOPROC,  /* no such process: exit 2 */
-	VMS_ERR_PERM,    /* not permitted: exit 2 */
+	VMS_ERR_USAGE, /* bad command line: exit 1 */
+	VMS_ERR_NOPROC, /* no such process: exit 2 */
+	VMS_ERR_PERM, /* not permitted: exit 2 */
 	VMS_ERR_CAPTURE, /* capture failed (exited meanwhile, I/O...): exit 3 */
-	VMS_ERR_FILE,    /* bad snapshot file, cannot write output: exit 4 */
-	VMS_ERR_NOMEM,   /* out of memory: exit 3 */
+	VMS_ERR_FILE, /* bad snapshot file, cannot write output: exit 4 */
+	VMS_ERR_NOMEM, /* out of memory: exit 3 */
 };
 
 struct vms_error {

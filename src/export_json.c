@@ -24,7 +24,7 @@
 	} while (0)
 #define KV_HEX(o, k, v)                                                        \
 	do {                                                                   \
-		OB_LIT(o, "\"" k "\":\"");                                      \
+		OB_LIT(o, "\"" k "\":\"");                                     \
 		ob_hex(o, v);                                                  \
 		OB_LIT(o, "\",");                                              \
 	} while (0)
@@ -75,8 +75,7 @@ static void columns(struct outbuf *o, const struct vms_totals *t, bool blocks)
 	}
 }
 
-static void process_and_capture(const struct vms_snapshot *s,
-				struct outbuf *o)
+static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 {
 	char when[40];
 

@@ -27,8 +27,8 @@ static const struct vms_column *col(int i)
 
 /* A cell as printed: a count as it is, bytes as ob_size writes them
  * (units, or exact bytes with --bytes). */
-static const char *cell(const struct outbuf *o, int i, uint64_t v,
-			char *buf, size_t n)
+static const char *cell(const struct outbuf *o, int i, uint64_t v, char *buf,
+			size_t n)
 {
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)v);
@@ -97,8 +97,8 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 		ob_printf(o, "Missing:     %s ", s->notes[i].step);
 		line_str(o, "", s->notes[i].why);
 	}
-	ob_printf(o, "Kernel:      %s\n", export_rollup_check(s, when,
-								 sizeof(when)));
+	ob_printf(o, "Kernel:      %s\n",
+		  export_rollup_check(s, when, sizeof(when)));
 }
 
 void export_summary(const struct vms_snapshot *s, struct outbuf *o)

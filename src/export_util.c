@@ -61,9 +61,9 @@ const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 	else if (r > 0)
 		snprintf(buf, n, "the regions add up to smaps_rollup");
 	else
-		snprintf(buf, n, "differs from smaps_rollup (%s): the process "
-			 "changed while it was read%s", why,
-			 s->cap.frozen ? "" : "; --freeze reads it still");
+		snprintf(buf, n,
+			 "differs from smaps_rollup (%s): the process "
+			 "changed while it was read%s",
+			 why, s->cap.frozen ? "" : "; --freeze reads it still");
 	return buf;
 }
-

@@ -21,7 +21,6 @@ size_t export_state_words(const struct vms_region *r, const char **w,
 const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 				size_t n);
 /* ISO 8601 UTC time of the capture into buf. */
-const char *export_taken_at(const struct vms_snapshot *s, char *buf,
-			    size_t n);
+const char *export_taken_at(const struct vms_snapshot *s, char *buf, size_t n);
 
 #endif

@@ -125,7 +125,7 @@ static void sigmask_set(pid_t tid, uint64_t mask)
 
 static int keeper_isolate(int sock)
 {
-	static const int deaf[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+	static const int deaf[] = { SIGINT,  SIGTERM, SIGHUP,  SIGPIPE,
 				    SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU };
 	sigset_t none;
 	size_t i;
@@ -185,7 +185,8 @@ static struct freeze_thread *pick_thread(struct freeze *f)
 	for (i = 0; i < f->n; i++)
 		if (f->t[i].tid == f->pid && usable(f->pid, &f->t[i])) {
 			first = &f->t[i];
-			if (!inject_rseq_abort_ip(first->tid, &first->regs, &ip))
+			if (!inject_rseq_abort_ip(first->tid, &first->regs,
+						  &ip))
 				return first;
 		}
 	for (i = 0; i < f->n; i++) {
@@ -315,11 +316,12 @@ static int borrow(pid_t pid, pid_t tid, const struct user_regs_struct *regs,
 				     "cannot block signals in process %d: %s",
 				     (int)pid, strerror(errno));
 	if (inject_sud_off(tid, &sud) < 0) {
-		rc = vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				   "thread %d of process %d uses Syscall User "
-				   "Dispatch, which could not be suspended: %s; "
-				   "use -b pss",
-				   (int)tid, (int)pid, strerror(errno));
+		rc = vms_error_set(
+			err, VMS_ERR_CAPTURE, errno,
+			"thread %d of process %d uses Syscall User "
+			"Dispatch, which could not be suspended: %s; "
+			"use -b pss",
+			(int)tid, (int)pid, strerror(errno));
 		goto mask;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, tid, NULL,
@@ -344,8 +346,9 @@ static int inject_fork(struct freeze *f, uint64_t *gadget, pid_t *clone,
 		       struct vms_error *err)
 {
 	struct freeze_thread *t = pick_thread(f);
-	const uint64_t a[6] = { 0 /* no flags, exit signal 0 */,
-				inject_dead_sp(), 0, 0, 0, 0 };
+	const uint64_t a[6] = {
+		0 /* no flags, exit signal 0 */, inject_dead_sp(), 0, 0, 0, 0
+	};
 	struct user_regs_struct back;
 	long ret = -ERESTARTNOINTR;
 	int tries, rc = 0;
@@ -403,7 +406,8 @@ static int clone_first_stop(pid_t clone, pid_t *clone_ns, uint64_t gadget,
 
 	if (inject_wait_stop(clone, &st, 5000) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
-				     "the clone %d died at birth (%s)", (int)clone, strerror(errno));
+				     "the clone %d died at birth (%s)",
+				     (int)clone, strerror(errno));
 	if (ptrace(PTRACE_SETOPTIONS, clone, NULL,
 		   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)) <
 	    0)
@@ -421,8 +425,8 @@ static int clone_first_stop(pid_t clone, pid_t *clone_ns, uint64_t gadget,
 				     "namespace");
 	if (inject_getregs(clone, &regs) < 0 ||
 	    inject_verify_gadget(clone, gadget, err) < 0 ||
-	    inject_syscall(clone, &regs, gadget, inject_nr_close_range, a,
-			   &ret, &child, err) < 0)
+	    inject_syscall(clone, &regs, gadget, inject_nr_close_range, a, &ret,
+			   &child, err) < 0)
 		return -1;
 	if (ret != 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, (int)-ret,
@@ -462,15 +466,16 @@ static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
 	}
 	t = pick_thread(&fz);
 	if (t && clone_ns > 0) {
-		const uint64_t a[6] = { (uint64_t)clone_ns, 0,
-					__WALL | WNOHANG, 0, 0, 0 };
+		const uint64_t a[6] = {
+			(uint64_t)clone_ns, 0, __WALL | WNOHANG, 0, 0, 0
+		};
 		struct user_regs_struct back = t->regs;
 		long ret = 0;
 		pid_t child;
 
 		inject_rseq_fixup(t->tid, &back);
-		if (borrow(target, t->tid, &back, gadget, inject_nr_wait4, a,
-			   0, &ret, &child, &err) == 0 &&
+		if (borrow(target, t->tid, &back, gadget, inject_nr_wait4, a, 0,
+			   &ret, &child, &err) == 0 &&
 		    (ret == clone_ns || ret == -ECHILD))
 			done = 1;
 	}
@@ -540,8 +545,7 @@ static void wait_release(int sock, pid_t vmscope)
 	}
 }
 
-static void keeper_main(int sock, pid_t target, uint64_t gadget,
-			int max_ms)
+static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
 {
 	struct freeze fz;
 	struct kmsg m;

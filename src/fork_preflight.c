@@ -22,8 +22,8 @@ static bool read_u64_file(const char *path, uint64_t *v)
 	return ok;
 }
 
-bool fork_cgroup_headroom(char *cgroup_text, const char *sysfs,
-			  uint64_t *room, char *cg, size_t cgsz)
+bool fork_cgroup_headroom(char *cgroup_text, const char *sysfs, uint64_t *room,
+			  char *cg, size_t cgsz)
 {
 	char *line, *save = NULL, v1root[4096];
 	bool found = false;

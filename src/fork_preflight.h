@@ -19,8 +19,8 @@
  * memory.limit_in_bytes and memory.usage_in_bytes) from the leaf up to,
  * not including, the root, and returns the smallest limit - usage in *room
  * and that cgroup's directory in cg. false when no level has a limit. */
-bool fork_cgroup_headroom(char *cgroup_text, const char *sysfs,
-			  uint64_t *room, char *cg, size_t cgsz);
+bool fork_cgroup_headroom(char *cgroup_text, const char *sysfs, uint64_t *room,
+			  char *cg, size_t cgsz);
 
 /* overcommit: the contents of /proc/sys/vm/overcommit_memory; meminfo:
  * /proc/meminfo. Under strict overcommit (2), CommitLimit - Committed_AS

@@ -112,7 +112,6 @@ static bool has_cap_sys_ptrace(void)
 
 static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 {
-
 	if (e == ESRCH)
 		return procfs_errno_error(err, pid, "threads", ESRCH);
 	if (e == EPERM && procfs_pid_exiting(pid))
@@ -466,7 +465,7 @@ size_t freeze_reap_leftovers(void)
 		if (w > 0 && WIFSTOPPED(st))
 			ptrace(PTRACE_DETACH, leftover[i], NULL,
 			       (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st)
-							     : 0));
+							      : 0));
 		leftover[i] = leftover[--nleftover];
 	}
 	return nleftover;
@@ -510,8 +509,7 @@ static pid_t thread_in_d_state(pid_t pid)
 	return found;
 }
 
-int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
-		struct vms_error *err)
+int freeze_stop(struct freeze *f, pid_t pid, int wait_ms, struct vms_error *err)
 {
 	struct timespec t0;
 	sigset_t block;
@@ -601,9 +599,8 @@ uint64_t freeze_release(struct freeze *f)
 
 		if (!t->seized)
 			continue;
-		if (t->stopped &&
-		    ptrace(PTRACE_DETACH, t->tid, NULL,
-			   (void *)(long)t->pending_sig) == 0) {
+		if (t->stopped && ptrace(PTRACE_DETACH, t->tid, NULL,
+					 (void *)(long)t->pending_sig) == 0) {
 			t->seized = false;
 			continue;
 		}

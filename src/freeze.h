@@ -32,10 +32,10 @@
 #ifndef VMS_FREEZE_H
 #define VMS_FREEZE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <signal.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <time.h>

@@ -56,8 +56,8 @@ static bool exit_waiting(pid_t tid)
 	siginfo_t si;
 
 	si.si_pid = 0;
-	if (waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) <
-		    0 ||
+	if (waitid(P_PID, (id_t)tid, &si,
+		   WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 ||
 	    si.si_pid != tid)
 		return false;
 	return si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
@@ -199,11 +199,12 @@ int inject_verify_gadget(pid_t pid, uint64_t gadget, struct vms_error *err)
 	int fd;
 
 	if (!executable(pid, gadget, inject_insn_len))
-		return vms_error_set(err, VMS_ERR_CAPTURE, EFAULT,
-				     "the system-call instruction found at %#llx "
-				     "in process %d is no longer in executable "
-				     "memory",
-				     (unsigned long long)gadget, (int)pid);
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EFAULT,
+			"the system-call instruction found at %#llx "
+			"in process %d is no longer in executable "
+			"memory",
+			(unsigned long long)gadget, (int)pid);
 	/* Read whether present or not (unlike memread.h): running the
 	 * instruction faults in the very same page anyway. */
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
@@ -335,13 +336,13 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 				ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 				continue;
 			}
-			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
-					     errno == ETIMEDOUT
-						     ? "thread %d did not stop "
-						       "after the injected call"
-						     : "thread %d exited during "
-						       "the injected call",
-					     (int)tid);
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, ESRCH,
+				errno == ETIMEDOUT ? "thread %d did not stop "
+						     "after the injected call"
+						   : "thread %d exited during "
+						     "the injected call",
+				(int)tid);
 		}
 		ev = st >> 16;
 		s = WSTOPSIG(st);
@@ -354,7 +355,8 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		if (s == (SIGTRAP | 0x80)) {
 			if (++sysstops == 2)
 				break; /* syscall-exit stop */
-		} else if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK ||
+		} else if (ev == PTRACE_EVENT_CLONE ||
+			   ev == PTRACE_EVENT_FORK ||
 			   ev == PTRACE_EVENT_VFORK) {
 			unsigned long msg = 0;
 

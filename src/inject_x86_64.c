@@ -46,6 +46,8 @@ static int modrm_len(const uint8_t *p, size_t left)
 
 enum { NONE = 0, M = 1, I8 = 2, I32 = 4, I16 = 8, BAD = 16, IV = 32 };
 
+/* The opcode tables read best as tables. */
+/* clang-format off */
 /* One-byte opcodes: what follows the opcode byte. IV is imm32 (imm16 with
  * an operand-size prefix). Prefixes and escapes are handled before. */
 static unsigned one_byte(uint8_t op)
@@ -137,6 +139,7 @@ static unsigned two_byte(uint8_t op)
 		return M;
 	}
 }
+/* clang-format on */
 
 /* Length of the instruction at p (0f 05 reported through *is_syscall),
  * or -1 when it is not one this decoder knows. */
@@ -213,7 +216,7 @@ static int insn_len(const uint8_t *p, size_t left, bool *is_syscall)
 			what = NONE;
 			i += 8; /* moffs64 */
 		} else if ((op == 0xf6 || op == 0xf7) && i < left &&
-			 ((p[i] >> 3) & 7) < 2)
+			   ((p[i] >> 3) & 7) < 2)
 			what = M | (op == 0xf6 ? I8 : IV); /* test imm */
 		else if (op == 0xf6 || op == 0xf7)
 			what = M;

@@ -18,9 +18,9 @@
 
 #include "../ui/ui.h"
 #include "escape.h"
-#include "pipeline.h"
 #include "export.h"
 #include "outbuf.h"
+#include "pipeline.h"
 #include "procfs.h"
 #include "proclist.h"
 #include "sampler.h"
@@ -35,7 +35,8 @@ static void export_usage(FILE *f)
 	char names[128];
 	size_t i;
 
-	fprintf(f, "  -e, --export=%s\n"
+	fprintf(f,
+		"  -e, --export=%s\n"
 		"                             print a full export and exit:\n",
 		export_names(names, sizeof(names), "|"));
 	for (i = 0; vms_exporters[i]; i++)
@@ -124,7 +125,7 @@ static int fail(const struct vms_error *e)
 }
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
-								...)
+							     ...)
 {
 	va_list ap;
 	char msg[512];
@@ -251,10 +252,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (a->summary && a->export)
 		return usage_error("%s", "-s and -e exclude each other");
 	if ((a->pid != 0) + (a->name != NULL) + (a->cmd != NULL) > 1)
-		return usage_error("%s",
-				   "give one of PID, -n NAME or -- CMD");
-	if (a->export && (!export_find(a->export) ||
-			  !export_find(a->export)->listed)) {
+		return usage_error("%s", "give one of PID, -n NAME or -- CMD");
+	if (a->export &&
+	    (!export_find(a->export) || !export_find(a->export)->listed)) {
 		char names[128];
 
 		return usage_error("unknown export format '%s' (%s)", a->export,
@@ -269,7 +269,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 				   a->backend);
 	if (a->freeze && strcmp(a->backend, "pss") != 0)
 		return usage_error("%s", "--freeze goes with -b pss (the fork "
-				   "sampler always freezes)");
+					 "sampler always freezes)");
 	return -1;
 }
 
@@ -295,9 +295,10 @@ static int list_processes(const struct args *a)
 			if (strcmp(sorts[k].name, a->sort) == 0)
 				break;
 		if (k == sizeof(sorts) / sizeof(sorts[0]))
-			return usage_error("unknown --sort key '%s' (pid, name, "
-					   "user, rss, pss)",
-					   a->sort);
+			return usage_error(
+				"unknown --sort key '%s' (pid, name, "
+				"user, rss, pss)",
+				a->sort);
 	}
 	if (proclist_read(&l, &err) < 0)
 		return fail(&err);
@@ -311,8 +312,8 @@ static int list_processes(const struct args *a)
 
 		escape_str(user, sizeof(user), e->user);
 		escape_str(name, sizeof(name), e->name);
-		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user,
-		       name, (unsigned long long)(e->rss >> 10));
+		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user, name,
+		       (unsigned long long)(e->rss >> 10));
 		if (e->readable)
 			printf("%12llu", (unsigned long long)(e->pss >> 10));
 		else
@@ -375,12 +376,12 @@ static pid_t launch(char **cmd, double delay, enum launch_out out,
 	pid_t parent = getpid();
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				     "pipe: %s", strerror(errno));
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "pipe: %s",
+				     strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-				     "fork: %s", strerror(errno));
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "fork: %s",
+				     strerror(errno));
 	if (pid == 0) {
 		close(pfd[0]);
 		/* Dies with vmscope, however vmscope ends (SIGPIPE from
@@ -412,8 +413,8 @@ static pid_t launch(char **cmd, double delay, enum launch_out out,
 	close(pfd[0]);
 	if (r == sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		return vms_error_set(err, VMS_ERR_USAGE, e,
-				     "cannot run %s: %s", cmd[0], strerror(e));
+		return vms_error_set(err, VMS_ERR_USAGE, e, "cannot run %s: %s",
+				     cmd[0], strerror(e));
 	}
 	if (delay > 0) {
 		struct timespec ts = { (time_t)delay,
@@ -515,8 +516,8 @@ int main(int argc, char **argv)
 	if (a.cmd) {
 		launched = launch(a.cmd, a.delay,
 				  !(a.summary || a.export) ? LAUNCH_OUT_NULL
-				  : a.output		    ? LAUNCH_OUT_KEEP
-							    : LAUNCH_OUT_STDERR,
+				  : a.output		   ? LAUNCH_OUT_KEEP
+							   : LAUNCH_OUT_STDERR,
 				  &err);
 		if (launched < 0)
 			return fail(&err);
@@ -529,7 +530,8 @@ int main(int argc, char **argv)
 	if (a.summary || a.export) {
 		if (!a.pid) {
 			stop_launched(launched);
-			return usage_error("%s", "-s and -e need a PID, -n NAME "
+			return usage_error("%s",
+					   "-s and -e need a PID, -n NAME "
 					   "or -- CMD");
 		}
 		rc = batch(&a, smp, &co);

@@ -86,7 +86,8 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 		return span;
 	while (done < span) {
 		ssize_t r = pread(m->mem_fd, (char *)buf + done,
-				  (size_t)(span - done), (off_t)(addr + (uint64_t)done));
+				  (size_t)(span - done),
+				  (off_t)(addr + (uint64_t)done));
 
 		if (r < 0) {
 			if (errno == EINTR)

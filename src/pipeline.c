@@ -20,8 +20,7 @@ const struct vms_step vms_steps[] = {
 	  step_classify_run },
 	{ "images", "reading ELF images", 0, VMS_SRC_FILES, false,
 	  step_images_run },
-	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false,
-	  step_heaps_run },
+	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };
@@ -65,8 +64,7 @@ static int note(struct vms_snapshot *s, const struct vms_step *st,
 	return 0;
 }
 
-int vms_snapshot_finish(struct vms_snapshot *s,
-			const struct vms_finish_opts *o,
+int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 			struct vms_error *err)
 {
 	unsigned have = vms_source_caps(s);
@@ -86,8 +84,8 @@ int vms_snapshot_finish(struct vms_snapshot *s,
 			return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
 					     "cancelled");
 		if ((st->needs & have) != st->needs) {
-			if (note(s, st, "not done",
-				 lack(s, st->needs & ~have), err) < 0)
+			if (note(s, st, "not done", lack(s, st->needs & ~have),
+				 err) < 0)
 				return -1;
 			continue;
 		}
@@ -123,8 +121,8 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.taken_at_sec = ts.tv_sec;
 	s->cap.taken_at_nsec = ts.tv_nsec;
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	s->cap.kernel = uname(&u) == 0 ? arena_strdup(&s->arena, u.release)
-				       : "unknown";
+	s->cap.kernel =
+		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
 }
 
 struct vms_snapshot *vms_capture(const struct vms_sampler *smp,

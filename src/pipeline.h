@@ -51,8 +51,7 @@ struct vms_finish_opts {
 };
 
 /* o may be NULL (defaults). Returns 0, or -1 with *err. */
-int vms_snapshot_finish(struct vms_snapshot *s,
-			const struct vms_finish_opts *o,
+int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 			struct vms_error *err);
 
 /* The sampler named name ("pss", "fork", "maps"), or NULL. */

@@ -49,8 +49,8 @@ static const char *unreadable_reason(pid_t pid, uid_t uid)
 
 int proclist_read(struct proc_list *l, struct vms_error *err)
 {
-	enum pids_item items[] = { PIDS_ID_PID, PIDS_ID_EUID, PIDS_ID_EUSER,
-				   PIDS_CMD, PIDS_CMDLINE, PIDS_VM_RSS,
+	enum pids_item items[] = { PIDS_ID_PID,	 PIDS_ID_EUID, PIDS_ID_EUSER,
+				   PIDS_CMD,	 PIDS_CMDLINE, PIDS_VM_RSS,
 				   PIDS_SMAP_PSS };
 	enum { I_PID, I_EUID, I_USER, I_CMD, I_CMDLINE, I_RSS, I_PSS };
 	struct pids_info *info = NULL;
@@ -58,8 +58,7 @@ int proclist_read(struct proc_list *l, struct vms_error *err)
 	int i;
 
 	memset(l, 0, sizeof(*l));
-	if (procps_pids_new(&info, items, sizeof(items) / sizeof(items[0])) <
-	    0)
+	if (procps_pids_new(&info, items, sizeof(items) / sizeof(items[0])) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "libproc2: cannot read the process list");
 	f = procps_pids_reap(info, PIDS_FETCH_TASKS_ONLY);
@@ -216,16 +215,16 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 
 int proclist_rollup(pid_t pid, struct vms_rollup *r, struct vms_error *err)
 {
-	enum pids_item items[] = { PIDS_SMAP_RSS,       PIDS_SMAP_PSS,
+	enum pids_item items[] = { PIDS_SMAP_RSS,	PIDS_SMAP_PSS,
 				   PIDS_SMAP_PRV_CLEAN, PIDS_SMAP_PRV_DIRTY,
 				   PIDS_SMAP_SHR_CLEAN, PIDS_SMAP_SHR_DIRTY,
-				   PIDS_SMAP_SWAP,      PIDS_SMAP_SWAP_PSS,
-				   PIDS_SMAP_LOCKED,    PIDS_SMAP_ANONYMOUS };
-	uint64_t *out[] = { &r->rss,	      &r->pss,
+				   PIDS_SMAP_SWAP,	PIDS_SMAP_SWAP_PSS,
+				   PIDS_SMAP_LOCKED,	PIDS_SMAP_ANONYMOUS };
+	uint64_t *out[] = { &r->rss,	       &r->pss,
 			    &r->private_clean, &r->private_dirty,
 			    &r->shared_clean,  &r->shared_dirty,
-			    &r->swap,	      &r->swap_pss,
-			    &r->locked,	      &r->anonymous };
+			    &r->swap,	       &r->swap_pss,
+			    &r->locked,	       &r->anonymous };
 	struct pids_fetch *f;
 	struct pids_info *info = select_one(pid, items, 10, &f, err);
 	int i;

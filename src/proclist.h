@@ -33,8 +33,13 @@ struct proc_list {
 	size_t n;
 };
 
-enum proclist_sort { PROCLIST_BY_PID, PROCLIST_BY_NAME, PROCLIST_BY_USER,
-		     PROCLIST_BY_RSS, PROCLIST_BY_PSS };
+enum proclist_sort {
+	PROCLIST_BY_PID,
+	PROCLIST_BY_NAME,
+	PROCLIST_BY_USER,
+	PROCLIST_BY_RSS,
+	PROCLIST_BY_PSS
+};
 
 int proclist_read(struct proc_list *l, struct vms_error *err);
 void proclist_sort(struct proc_list *l, enum proclist_sort by, bool reverse);

@@ -92,8 +92,7 @@ static void read_rollup(struct vms_snapshot *s, pid_t pid)
 }
 
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
-		       const struct vms_capture_opts *o,
-		       struct vms_error *err)
+		       const struct vms_capture_opts *o, struct vms_error *err)
 {
 	char path[64];
 	struct smaps_parser p;

@@ -22,8 +22,7 @@ struct vms_capture_opts;
  * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
  * check that the regions add up, not a figure vmscope shows). */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
-		       const struct vms_capture_opts *o,
-		       struct vms_error *err);
+		       const struct vms_capture_opts *o, struct vms_error *err);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 			struct vms_error *err);

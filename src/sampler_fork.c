@@ -111,11 +111,12 @@ static int preflight_seccomp(pid_t pid, const struct status_figures *f,
 	 * it, raise SIGSYS or kill; any other value: a mode this code does
 	 * not know. -1: no Seccomp line (a kernel without seccomp). */
 	if (f->seccomp == 1)
-		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
-				     "process %d runs in strict seccomp mode; a "
-				     "fork injected into it would kill it; use "
-				     "-b pss",
-				     (int)pid);
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EPERM,
+			"process %d runs in strict seccomp mode; a "
+			"fork injected into it would kill it; use "
+			"-b pss",
+			(int)pid);
 	if (f->seccomp == 2)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
 				     "process %d has a seccomp filter; a fork "
@@ -123,12 +124,13 @@ static int preflight_seccomp(pid_t pid, const struct status_figures *f,
 				     "it; use -b pss",
 				     (int)pid);
 	if (f->seccomp > 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
-				     "process %d has seccomp mode %lld, which "
-				     "vmscope does not know; a fork injected "
-				     "into it may be refused or kill it; use -b "
-				     "pss",
-				     (int)pid, f->seccomp);
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EPERM,
+			"process %d has seccomp mode %lld, which "
+			"vmscope does not know; a fork injected "
+			"into it may be refused or kill it; use -b "
+			"pss",
+			(int)pid, f->seccomp);
 	return 0;
 }
 

@@ -86,8 +86,8 @@ static bool perm_char_ok(char c, char want)
 
 /* "start-end perms offset maj:min inode   path". Returns false when the line
  * is not a well-formed header (the caller then skips its key lines). */
-static bool parse_header(struct smaps_parser *p, const char *s,
-			 const char *end, struct vms_error *err, bool *oom)
+static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
+			 struct vms_error *err, bool *oom)
 {
 	struct vms_region *r, tmp;
 	uint64_t maj, min;
@@ -128,8 +128,8 @@ static bool parse_header(struct smaps_parser *p, const char *s,
 		tmp.path = arena_intern(&p->snap->arena, q, n);
 		if (!tmp.path)
 			goto nomem;
-		if (n >= sizeof(del) - 1 &&
-		    memcmp(q + n - (sizeof(del) - 1), del, sizeof(del) - 1) == 0)
+		if (n >= sizeof(del) - 1 && memcmp(q + n - (sizeof(del) - 1),
+						   del, sizeof(del) - 1) == 0)
 			tmp.flags |= VMS_RF_DELETED;
 	}
 	tmp.vmflags = "";
@@ -144,7 +144,8 @@ static bool parse_header(struct smaps_parser *p, const char *s,
 	return true;
 nomem:
 	*oom = true;
-	vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory parsing smaps");
+	vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+		      "out of memory parsing smaps");
 	return false;
 }
 

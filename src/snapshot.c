@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
 	[VMS_T_IMAGE] = { "image", "Image", 'I' },
 	[VMS_T_MAPPED_FILE] = { "mapped_file", "Mapped File", 'F' },
@@ -93,7 +92,8 @@ bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end)
 	while (!it->done) {
 		uint64_t next;
 
-		if (it->i < s->nregions && s->regions[it->i].start < s->user_end) {
+		if (it->i < s->nregions &&
+		    s->regions[it->i].start < s->user_end) {
 			const struct vms_region *r = &s->regions[it->i++];
 
 			next = r->start;
@@ -121,11 +121,10 @@ bool vms_region_is_anon(const struct vms_region *r)
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
 }
 
-int vms_snapshot_note(struct vms_snapshot *s, const char *step,
-		      const char *why)
+int vms_snapshot_note(struct vms_snapshot *s, const char *step, const char *why)
 {
-	struct vms_note *n = arena_alloc(&s->arena,
-					 (s->nnotes + 1) * sizeof(*n));
+	struct vms_note *n =
+		arena_alloc(&s->arena, (s->nnotes + 1) * sizeof(*n));
 
 	if (!n)
 		return -1;

@@ -3,8 +3,9 @@
  * Contract: a snapshot is built once, by a sampler or a loader (its raw
  * part) and the pipeline's steps (pipeline.h: types, drill-down, totals),
  * then only read: exporters and the UI never change it after
- * vms_capture() or vms_snapshot_finish() returns. Every pointer inside it (paths, details,
- * children, names) lives in snap->arena and dies with vms_snapshot_free().
+ * vms_capture() or vms_snapshot_finish() returns. Every pointer inside it
+ * (paths, details, children, names) lives in snap->arena and dies with
+ * vms_snapshot_free().
  * All sizes are bytes. Regions are sorted by start address and are exactly
  * the lines of /proc/PID/maps at the moment of capture.
  */
@@ -29,7 +30,7 @@ enum vms_type {
 	VMS_T_STACK,
 	VMS_T_PRIVATE_DATA,
 	VMS_T_PAGE_TABLE, /* no regions: the kernel's VmPTE */
-	VMS_T_FREE,       /* no regions: the gaps between them */
+	VMS_T_FREE, /* no regions: the gaps between them */
 	VMS_NTYPES
 };
 
@@ -70,7 +71,8 @@ enum {
 	VMS_RF_RESERVED = 1u << 1, /* nothing committed */
 	VMS_RF_NO_COUNTERS = 1u << 2, /* record truncated: counters partial */
 	VMS_RF_UNREADABLE = 1u << 3, /* memory cannot be read (dc/wf, io...) */
-	VMS_RF_IMAGE_UNOPENED = 1u << 4, /* looked like an image, file unopenable */
+	VMS_RF_IMAGE_UNOPENED =
+		1u << 4, /* looked like an image, file unopenable */
 	VMS_RF_GUARD = 1u << 5, /* a stack guard region */
 };
 

@@ -72,8 +72,8 @@ void vms_source_release(struct vms_snapshot *s)
 		s->src.no_memory = "the snapshot's memory was let go";
 }
 
-int vms_source_progress(struct vms_snapshot *s, const char *what,
-			size_t done, size_t total)
+int vms_source_progress(struct vms_snapshot *s, const char *what, size_t done,
+			size_t total)
 {
 	if (!s->src.progress)
 		return 0;

@@ -97,7 +97,7 @@ long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);
 /* Releases the source (idempotent): no memory afterwards. */
 void vms_source_release(struct vms_snapshot *s);
 /* Reports progress; non-zero: cancelled. */
-int vms_source_progress(struct vms_snapshot *s, const char *what,
-			size_t done, size_t total);
+int vms_source_progress(struct vms_snapshot *s, const char *what, size_t done,
+			size_t total);
 
 #endif

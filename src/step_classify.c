@@ -48,9 +48,9 @@ static const char *managed_runtime(const struct vms_region *r)
 	static const struct {
 		const char *prefix, *runtime;
 	} tab[] = {
-		{ "[anon: Go: heap", "go" },  { "[anon:Go: heap", "go" },
-		{ "[anon:dalvik-", "art" },   { "[anon: dalvik-", "art" },
-		{ "[anon:v8 ", "v8" },        { "[anon: v8 ", "v8" },
+		{ "[anon: Go: heap", "go" },   { "[anon:Go: heap", "go" },
+		{ "[anon:dalvik-", "art" },    { "[anon: dalvik-", "art" },
+		{ "[anon:v8 ", "v8" },	       { "[anon: v8 ", "v8" },
 		{ "[anon: Java heap", "jvm" }, { "[anon:Java heap", "jvm" },
 	};
 	size_t i;
@@ -62,8 +62,7 @@ static const char *managed_runtime(const struct vms_region *r)
 }
 
 /* "[anon:NAME]" / "[anon: NAME]" -> NAME, in the arena. */
-static const char *anon_name(struct vms_snapshot *s,
-			     const struct vms_region *r)
+static const char *anon_name(struct vms_snapshot *s, const struct vms_region *r)
 {
 	const char *p = r->path + 6; /* past "[anon:" */
 	size_t n;
@@ -96,13 +95,14 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 		r->children = NULL;
 		r->nchildren = 0;
 		r->build_id = NULL;
-		r->flags &= (uint16_t)~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
+		r->flags &= (uint16_t) ~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
 		if (!r->path)
 			continue;
 		if (step_is_shmem(s, r)) {
 			r->type = VMS_T_SHAREABLE;
 			r->detail = r->path;
-		} else if (step_path_is(r, "[vdso]") || step_path_is(r, "[vsyscall]")) {
+		} else if (step_path_is(r, "[vdso]") ||
+			   step_path_is(r, "[vsyscall]")) {
 			r->type = VMS_T_IMAGE;
 			r->detail = r->path;
 		} else if ((rt = managed_runtime(r))) {
@@ -123,10 +123,10 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 				s->managed = nm;
 				mcap = nc;
 			}
-			s->managed[s->nmanaged++] = (struct vms_managed){
-				rt, r->start, r->end, vms_region_size(r),
-				r->c.rss + r->c.swap
-			};
+			s->managed[s->nmanaged++] =
+				(struct vms_managed){ rt, r->start, r->end,
+						      vms_region_size(r),
+						      r->c.rss + r->c.swap };
 		} else if (step_path_starts(r, "[anon:")) {
 			r->detail = anon_name(s, r);
 			if (!r->detail)
@@ -142,4 +142,3 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 	}
 	return 0;
 }
-

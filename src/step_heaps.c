@@ -14,7 +14,7 @@
 #define ARENA_HEAP_MAX (64ull << 20)
 
 bool heaps_info_ok(const void *buf, size_t len, uint64_t start,
-			   uint64_t rw_size, uint64_t *arena)
+		   uint64_t rw_size, uint64_t *arena)
 {
 	uint64_t h[4]; /* ar_ptr, prev, size, mprotect_size */
 
@@ -126,20 +126,19 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 				vms_source_hold(s, true);
 			*held = true;
 			got = vms_source_read(s, r->start, hdr, sizeof(hdr),
-						&e);
+					      &e);
 
 			if (got == (ssize_t)sizeof(hdr)) {
-				if (!heaps_info_ok(hdr, sizeof(hdr),
-							   r->start, rw, &arena))
+				if (!heaps_info_ok(hdr, sizeof(hdr), r->start,
+						   rw, &arena))
 					continue; /* read, and not a heap */
 				by_header = true;
 			}
 		}
 		r->type = VMS_T_HEAP;
-		r->detail = by_header
-				    ? arena_printf(&s->arena, "arena 0x%llx",
-						   (unsigned long long)arena)
-				    : "arena (by shape; header not read)";
+		r->detail = by_header ? arena_printf(&s->arena, "arena 0x%llx",
+						     (unsigned long long)arena)
+				      : "arena (by shape; header not read)";
 		if (!r->detail ||
 		    add_heap(s, &cap, "glibc-arena", arena, r->start,
 			     rw < ARENA_HEAP_MAX ? next->end : r->end) < 0)
@@ -153,8 +152,7 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 	return 0;
 }
 
-int step_heaps_run(struct vms_snapshot *s, unsigned have,
-		   struct vms_error *err)
+int step_heaps_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 {
 	bool held = false;
 	int rc;
@@ -166,4 +164,3 @@ int step_heaps_run(struct vms_snapshot *s, unsigned have,
 		vms_source_hold(s, false);
 	return rc < 0 ? step_nomem(err, "heaps") : 0;
 }
-

@@ -63,9 +63,8 @@ int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    !below->path && below->type == VMS_T_PRIVATE_DATA) {
 			below->type = VMS_T_STACK;
 			below->flags |= VMS_RF_GUARD;
-			below->detail = arena_printf(&s->arena,
-						     "guard of thread %d",
-						     (int)t->tid);
+			below->detail = arena_printf(
+				&s->arena, "guard of thread %d", (int)t->tid);
 			if (!below->detail)
 				return step_nomem(err, "stacks");
 		}
@@ -79,4 +78,3 @@ int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		}
 	return 0;
 }
-

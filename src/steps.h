@@ -54,8 +54,7 @@ static inline bool step_path_is(const struct vms_region *r, const char *p)
 	return r->path && strcmp(r->path, p) == 0;
 }
 
-static inline bool step_path_starts(const struct vms_region *r,
-				    const char *p)
+static inline bool step_path_starts(const struct vms_region *r, const char *p)
 {
 	return r->path && strncmp(r->path, p, strlen(p)) == 0;
 }

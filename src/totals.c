@@ -12,7 +12,7 @@
 static bool is_kernel_special(const struct vms_region *r)
 {
 	static const char *const names[] = {
-		"[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]",
+		"[vdso]",    "[vvar]",	  "[vvar_vclock]", "[vsyscall]",
 		"[uprobes]", "[sigpage]", "[vectors]",
 	};
 	size_t i;
@@ -117,8 +117,8 @@ void totals_compute(struct vms_snapshot *s)
 	s->largest_free = fr->largest;
 	/* The page table is kernel memory the process pays for: committed,
 	 * private and resident. */
-	pt->size = pt->committed = pt->private_bytes = pt->ws =
-		pt->private_ws = s->page_table;
+	pt->size = pt->committed = pt->private_bytes = pt->ws = pt->private_ws =
+		s->page_table;
 	pt->blocks = 0;
 	pt->largest = 0;
 }

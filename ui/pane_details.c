@@ -18,9 +18,12 @@
 /* The sort keys that are figures: columns of the one table (columns.h),
  * which gives their name, their value and their direction. */
 static const int sort_column[DS_COUNT] = {
-	[DS_ADDRESS] = -1,		     [DS_SIZE] = VMS_COL_SIZE,
-	[DS_COMMITTED] = VMS_COL_COMMITTED, [DS_WS] = VMS_COL_WS,
-	[DS_PRIVATE_WS] = VMS_COL_PRIVATE_WS, [DS_TYPE] = -1,
+	[DS_ADDRESS] = -1,
+	[DS_SIZE] = VMS_COL_SIZE,
+	[DS_COMMITTED] = VMS_COL_COMMITTED,
+	[DS_WS] = VMS_COL_WS,
+	[DS_PRIVATE_WS] = VMS_COL_PRIVATE_WS,
+	[DS_TYPE] = -1,
 	[DS_DETAILS] = -1,
 };
 
@@ -151,7 +154,7 @@ static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 	if (r->kind == DROW_GAP) {
 		const struct dgap *gp = &u->det.gaps[r->idx];
 
-		return sort == DS_SIZE ? gp->end - gp->start
+		return sort == DS_SIZE	 ? gp->end - gp->start
 		       : sort == DS_TYPE ? VMS_T_FREE
 					 : 0;
 	}
@@ -171,10 +174,12 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	row_span(u, a, &as, &ae);
 	row_span(u, b, &bs, &be);
 	if (sort == DS_DETAILS) {
-		c = strcmp(a->kind == DROW_GAP ? ""
-			   : region_text(&u->snap->regions[a->idx]),
-			   b->kind == DROW_GAP ? ""
-			   : region_text(&u->snap->regions[b->idx]));
+		c = strcmp(a->kind == DROW_GAP
+				   ? ""
+				   : region_text(&u->snap->regions[a->idx]),
+			   b->kind == DROW_GAP
+				   ? ""
+				   : region_text(&u->snap->regions[b->idx]));
 	} else if (sort != DS_ADDRESS) {
 		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
 
@@ -222,8 +227,8 @@ void details_rebuild(struct ui *u)
 		return;
 	/* regions and gaps in address order, filtered */
 	for (i = 0; i <= s->nregions; i++) {
-		uint64_t at = i < s->nregions ? s->regions[i].start
-					      : UINT64_MAX;
+		uint64_t at =
+			i < s->nregions ? s->regions[i].start : UINT64_MAX;
 
 		for (; gi < d->ngaps && d->gaps[gi].start <= at; gi++)
 			if (d->filter == -1 || d->filter == VMS_T_FREE)
@@ -231,8 +236,8 @@ void details_rebuild(struct ui *u)
 							       DROW_GAP, 0 };
 		if (i < s->nregions &&
 		    (d->filter == -1 || d->filter == s->regions[i].type))
-			tops[ntops++] = (struct drow){ (uint32_t)i,
-						       DROW_REGION, 0 };
+			tops[ntops++] =
+				(struct drow){ (uint32_t)i, DROW_REGION, 0 };
 	}
 	if (d->sort != DS_ADDRESS || d->reverse)
 		qsort_r(tops, ntops, sizeof(*tops), cmp_rows, u);
@@ -259,8 +264,8 @@ void details_rebuild(struct ui *u)
 			if (r->kind == keep.kind && r->idx == keep.idx &&
 			    r->child == keep.child)
 				break;
-			if (keep.kind == DROW_CHILD &&
-			    r->kind == DROW_REGION && r->idx == keep.idx)
+			if (keep.kind == DROW_CHILD && r->kind == DROW_REGION &&
+			    r->idx == keep.idx)
 				pos = i;
 		}
 		d->cur = i < d->nrows ? i : pos;
@@ -295,7 +300,8 @@ int details_expand(struct ui *u, bool open)
 		size_t last = d->cur + g->nchildren, hh = (size_t)d->h;
 
 		if (last >= d->top + hh)
-			d->top = last - hh + 1 > d->cur ? d->cur : last - hh + 1;
+			d->top =
+				last - hh + 1 > d->cur ? d->cur : last - hh + 1;
 	}
 	return UI_DRAW;
 }
@@ -432,14 +438,15 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 		put_blank(y, 0, COLS, base);
 		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 		put_str(y, X_TYPE, 12, ta, "Free", 1);
-		put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf,
-							  sizeof(buf)));
+		put_right(y, X_SIZE, 8, base,
+			  fmt_size(b - a, buf, sizeof(buf)));
 	} else if (r->kind == DROW_CHILD) {
 		const struct vms_child *c =
 			&u->snap->regions[r->idx].children[r->child];
 
 		static const char *const kind[VMS_NTYPES] = {
-			[VMS_T_IMAGE] = "  section", [VMS_T_STACK] = "  part",
+			[VMS_T_IMAGE] = "  section",
+			[VMS_T_STACK] = "  part",
 			[VMS_T_HEAP] = "  segment",
 		};
 		const char *k = kind[u->snap->regions[r->idx].type];
@@ -469,8 +476,8 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 				u->det.expanded[r->idx] ? "-" : "+", 1);
 		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 		put_str(y, X_TYPE, 12, ta, vms_type_info[g->type].label, 1);
-		put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf,
-							  sizeof(buf)));
+		put_right(y, X_SIZE, 8, base,
+			  fmt_size(b - a, buf, sizeof(buf)));
 		if (l->commit)
 			put_right(y, l->commit, 9, base,
 				  fmt_size(g->committed, buf, sizeof(buf)));

@@ -57,8 +57,7 @@ static const char *cell(const struct vms_totals *t, int i, bool free_row,
 
 /* Columns in the order they give way on a narrow terminal (last first):
  * what VMMap users read first stays. */
-static const int keep_order[NCOLS] = { 0, 1, 3, 4, 2, 11, 10, 8, 5, 6, 9,
-				       7 };
+static const int keep_order[NCOLS] = { 0, 1, 3, 4, 2, 11, 10, 8, 5, 6, 9, 7 };
 
 /* Leaves w[i] = 0 for the columns that do not fit in cols. */
 static void fit_columns(int w[NCOLS], int cols_avail)
@@ -97,8 +96,8 @@ void summary_draw(struct ui *u, int y)
 	for (row = 0; row < 2; row++) {
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
-		for (i = 0, x = LABEL_W; i < NCOLS; x += w[i] ? w[i] + 1 : 0,
-		    i++)
+		for (i = 0, x = LABEL_W; i < NCOLS;
+		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])
 				put_right(y + row, x, w[i],
 					  theme_attr(EL_COLUMN),
@@ -122,8 +121,8 @@ void summary_draw(struct ui *u, int y)
 		put_str(yy, 1, LABEL_W - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);
-		for (i = 0, x = LABEL_W; i < NCOLS; x += w[i] ? w[i] + 1 : 0,
-		    i++)
+		for (i = 0, x = LABEL_W; i < NCOLS;
+		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])
 				put_right(yy, x, w[i], va,
 					  cell(t, i, row == SUM_FREE, buf,

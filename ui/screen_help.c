@@ -36,18 +36,17 @@ static size_t help_lines(const struct ui *u, char lines[][160], size_t max)
 
 	for (i = 0; i < SCR_COUNT; i++)
 		if (u->screens[i]->title && u->screens[i]->keys)
-			secs[nsecs++] = (struct section){
-				u->screens[i]->title, u->screens[i]->keys, true
-			};
+			secs[nsecs++] =
+				(struct section){ u->screens[i]->title,
+						  u->screens[i]->keys, true };
 	for (i = 0; i < nsecs; i++) {
 		const struct key_action *k;
 
 		if (n < max)
 			snprintf(lines[n], 160, "%s", secs[i].title);
 		n++;
-		for (k = secs[i].keys; secs[i].has_fn ? k->fn != NULL
-						      : k->keyname != NULL;
-		     k++) {
+		for (k = secs[i].keys;
+		     secs[i].has_fn ? k->fn != NULL : k->keyname != NULL; k++) {
 			if (!k->keyname)
 				continue;
 			if (n < max)
@@ -72,16 +71,16 @@ static void help_draw(struct ui *u)
 		n = 96;
 	if (u->help.top + (size_t)h > n)
 		u->help.top = n > (size_t)h ? n - (size_t)h : 0;
-	put_str(0, 0, COLS, theme_attr(EL_TITLE),
-		" vmscope help: every key", 1);
+	put_str(0, 0, COLS, theme_attr(EL_TITLE), " vmscope help: every key",
+		1);
 	for (y = 0, i = u->help.top; y < h; y++, i++) {
 		const char *l = i < n ? lines[i] : "";
 		attr_t a = theme_attr(EL_NORMAL);
 
 		put_blank(1 + y, 0, COLS, a);
 		if (l[0] && l[0] != ' ') {
-			put_str(1 + y, 1, COLS - 1, theme_attr(EL_LABEL) |
-							  A_BOLD, l, 1);
+			put_str(1 + y, 1, COLS - 1,
+				theme_attr(EL_LABEL) | A_BOLD, l, 1);
 		} else if (l[0]) {
 			put_str(1 + y, 2, 15, theme_attr(EL_KEY), l + 2, 0);
 			put_str(1 + y, 18, COLS - 18, a, l + 17, 1);

@@ -99,8 +99,8 @@ static uint64_t cur_addr(const struct ui *u)
 	l = m->lines[m->cur];
 	if (l & MAP_GAP)
 		return (l & ~MAP_GAP) << sh;
-	return (l << sh) + ((uint64_t)m->col << (sh - (int)__builtin_ctz(
-								  (unsigned)m->cells)));
+	return (l << sh) + ((uint64_t)m->col
+			    << (sh - (int)__builtin_ctz((unsigned)m->cells)));
 }
 
 /* (Re)builds the lines, keeping the cursor on addr when keep is set. */
@@ -172,14 +172,14 @@ static void draw_line(struct ui *u, int y, size_t li)
 
 	if (l & MAP_GAP) {
 		uint64_t from = (l & ~MAP_GAP) << sh;
-		uint64_t to = li + 1 < m->nlines ? m->lines[li + 1] << sh
-						 : from;
+		uint64_t to =
+			li + 1 < m->nlines ? m->lines[li + 1] << sh : from;
 
 		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
 		put_fmt(y, 0, COLS, theme_attr(here ? EL_MAP_CURSOR : EL_FREE),
 			"%016llx ~~~~~~~~ %s free ~~~~~~~~",
-			(unsigned long long)from, fmt_size(to - from, buf,
-							    sizeof(buf)));
+			(unsigned long long)from,
+			fmt_size(to - from, buf, sizeof(buf)));
 		return;
 	}
 	base = l << sh;
@@ -200,8 +200,7 @@ static void draw_line(struct ui *u, int y, size_t li)
 
 			ch = type_letter(r->type, res);
 			a = res ? theme_attr(theme_type(r->type))
-				: theme_attr(theme_type(r->type)) |
-					  A_REVERSE;
+				: theme_attr(theme_type(r->type)) | A_REVERSE;
 		} else {
 			ch = '.';
 			a = theme_attr(EL_FREE);
@@ -227,14 +226,14 @@ static void draw_legend(int y)
 
 		if (t == VMS_T_PAGE_TABLE)
 			continue;
-		put_str(y, x, 1, t == VMS_T_FREE
-					 ? theme_attr(EL_FREE)
-					 : theme_attr(theme_type(t)) |
-						   A_REVERSE,
+		put_str(y, x, 1,
+			t == VMS_T_FREE ? theme_attr(EL_FREE)
+					: theme_attr(theme_type(t)) | A_REVERSE,
 			l, 1);
 		x += 2;
 		x += put_str(y, x, COLS - x, theme_attr(EL_NORMAL),
-			     vms_type_info[t].label, 0) + 2;
+			     vms_type_info[t].label, 0) +
+		     2;
 	}
 	if (x + 22 < COLS)
 		put_str(y, x, COLS - x, theme_attr(EL_DIM),
@@ -259,7 +258,9 @@ static void draw_info(struct ui *u, int y)
 		(unsigned long long)r->start, (unsigned long long)r->end,
 		fmt_size(vms_region_size(r), sz, sizeof(sz)),
 		export_perms(r, pm),
-		r->detail && *r->detail ? r->detail : r->path ? r->path : "");
+		r->detail && *r->detail ? r->detail
+		: r->path		? r->path
+					: "");
 }
 
 static void map_draw(struct ui *u)
@@ -290,8 +291,10 @@ static void map_draw(struct ui *u)
 			put_blank(MAP_Y + y, 0, COLS, theme_attr(EL_NORMAL));
 	}
 	draw_info(u, LINES - 2);
-	ui_status(u, " arrows move  + - zoom  Enter details  Esc/m back"
-		  "  ? help  q quit", NULL);
+	ui_status(u,
+		  " arrows move  + - zoom  Enter details  Esc/m back"
+		  "  ? help  q quit",
+		  NULL);
 }
 
 static int zoom(struct ui *u, int dz)

@@ -18,8 +18,10 @@ static const struct {
 	enum proclist_sort key;
 	bool largest_first;
 } sorts[] = {
-	{ "PSS", PROCLIST_BY_PSS, true },    { "RSS", PROCLIST_BY_RSS, true },
-	{ "PID", PROCLIST_BY_PID, false },   { "User", PROCLIST_BY_USER, false },
+	{ "PSS", PROCLIST_BY_PSS, true },
+	{ "RSS", PROCLIST_BY_RSS, true },
+	{ "PID", PROCLIST_BY_PID, false },
+	{ "User", PROCLIST_BY_USER, false },
 	{ "Name", PROCLIST_BY_NAME, false },
 };
 enum { NSORTS = sizeof(sorts) / sizeof(sorts[0]) };
@@ -123,7 +125,7 @@ static void picker_draw(struct ui *u)
 			continue;
 		}
 		e = &p->list.v[p->view[i]];
-		at = theme_attr(i == p->cur ? EL_SELECTION
+		at = theme_attr(i == p->cur   ? EL_SELECTION
 				: e->readable ? EL_NORMAL
 					      : EL_DIM);
 		put_blank(yy, 0, COLS, at);
@@ -140,8 +142,10 @@ static void picker_draw(struct ui *u)
 	}
 	snprintf(hint, sizeof(hint), "sort %s %s", sorts[p->sort].name,
 		 sorts[p->sort].largest_first != p->reverse ? "v" : "^");
-	ui_status(u, " type to filter  Enter open  Tab sort  S-Tab reverse  "
-		  "F5 reload  Esc clear/quit", hint);
+	ui_status(u,
+		  " type to filter  Enter open  Tab sort  S-Tab reverse  "
+		  "F5 reload  Esc clear/quit",
+		  hint);
 }
 
 static int act_open(struct ui *u)
@@ -202,8 +206,10 @@ static int act_none(struct ui *u)
 
 static const struct key_action picker_keys[] = {
 	/* documents the typing; -1 is never a key */
-	{ -1, "typing", "filters by pid, user, name or command (here j k g "
-			"G q ? t type too)", act_none },
+	{ -1, "typing",
+	  "filters by pid, user, name or command (here j k g "
+	  "G q ? t type too)",
+	  act_none },
 	{ '\r', "Enter", "open the viewer on the process", act_open },
 	{ '\n', NULL, NULL, act_open },
 	{ KEY_ENTER, NULL, NULL, act_open },
@@ -216,8 +222,7 @@ static const struct key_action picker_keys[] = {
 	  act_backspace },
 	{ 127, NULL, NULL, act_backspace },
 	{ 8, NULL, NULL, act_backspace },
-	{ 27, "Esc", "clear the filter; quit when it is empty",
-	  act_escape },
+	{ 27, "Esc", "clear the filter; quit when it is empty", act_escape },
 	{ KEY_F(10), "F10", "quit", ui_quit },
 	{ 0, NULL, NULL, NULL },
 };

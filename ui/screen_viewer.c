@@ -104,7 +104,8 @@ static void viewer_draw(struct ui *u)
 			 ? "^"
 			 : "v",
 		 d->nrows ? d->cur + 1 : 0, d->nrows);
-	ui_status(u, " F1 help  Tab pane  Enter filter/open  / find  s sort "
+	ui_status(u,
+		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
 		  " m map  r refresh  q quit",
 		  right);
 }
@@ -210,8 +211,10 @@ static int act_escape(struct ui *u)
 
 static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
-	{ '\r', "Enter", "summary: show only that type (Total: all); "
-			 "details: expand or collapse", act_enter },
+	{ '\r', "Enter",
+	  "summary: show only that type (Total: all); "
+	  "details: expand or collapse",
+	  act_enter },
 	{ '\n', NULL, NULL, act_enter },
 	{ KEY_ENTER, NULL, NULL, act_enter },
 	{ KEY_RIGHT, "Right +", "expand a region into its children",
@@ -305,8 +308,8 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 		u->focus = 0;
 		return set_filter(u, y - SUM_Y - 2);
 	}
-	if (y >= d->y && y < d->y + d->h && d->top + (size_t)(y - d->y) <
-						  d->nrows) {
+	if (y >= d->y && y < d->y + d->h &&
+	    d->top + (size_t)(y - d->y) < d->nrows) {
 		size_t row = d->top + (size_t)(y - d->y);
 
 		u->focus = 1;

@@ -96,9 +96,9 @@ static char *trim(char *s)
 
 static int colour_name(const char *s)
 {
-	static const char *const names[] = { "black", "red", "green",
+	static const char *const names[] = { "black",  "red",  "green",
 					     "yellow", "blue", "magenta",
-					     "cyan", "white" };
+					     "cyan",   "white" };
 	char *end;
 	long v;
 	size_t i;
@@ -170,10 +170,10 @@ static int parse_attrs(char *s, attr_t *a)
 		const char *name;
 		attr_t a;
 	} tab[] = {
-		{ "none", A_NORMAL },	   { "bold", A_BOLD },
-		{ "dim", A_DIM },	   { "underline", A_UNDERLINE },
+		{ "none", A_NORMAL },	  { "bold", A_BOLD },
+		{ "dim", A_DIM },	  { "underline", A_UNDERLINE },
 		{ "reverse", A_REVERSE }, { "standout", A_STANDOUT },
-		{ "italic", A_ITALIC },	   { "blink", A_BLINK },
+		{ "italic", A_ITALIC },	  { "blink", A_BLINK },
 	};
 	char *save = NULL, *w;
 	size_t i;
@@ -191,8 +191,8 @@ static int parse_attrs(char *s, attr_t *a)
 	return 0;
 }
 
-static int parse_line(struct theme *t, char *line, const char *file,
-		      int lineno, struct vms_error *err)
+static int parse_line(struct theme *t, char *line, const char *file, int lineno,
+		      struct vms_error *err)
 {
 	char *eq = strchr(line, '='), *key, *f[3] = { NULL, NULL, NULL };
 	char *p;
@@ -225,12 +225,12 @@ static int parse_line(struct theme *t, char *line, const char *file,
 				     lineno, key);
 	if (parse_colour(f[0], &e.fg) < 0)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "%s:%d: %s: bad colour '%s'", file,
-				     lineno, key, trim(f[0]));
+				     "%s:%d: %s: bad colour '%s'", file, lineno,
+				     key, trim(f[0]));
 	if (parse_colour(f[1], &e.bg) < 0)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "%s:%d: %s: bad colour '%s'", file,
-				     lineno, key, trim(f[1]));
+				     "%s:%d: %s: bad colour '%s'", file, lineno,
+				     key, trim(f[1]));
 	if (parse_attrs(f[2] ? f[2] : (char[]){ "none" }, &e.attrs) < 0)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "%s:%d: %s: bad attribute in '%s'", file,
@@ -353,8 +353,8 @@ int theme_load(struct theme *t, const char *name, struct vms_error *err)
 				     name, VMSCOPE_DATADIR);
 	f = fopen(path, "r");
 	if (!f)
-		return vms_error_set(err, VMS_ERR_USAGE, errno, "%s: %s",
-				     path, strerror(errno));
+		return vms_error_set(err, VMS_ERR_USAGE, errno, "%s: %s", path,
+				     strerror(errno));
 	if (fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) < 0 ||
 	    len > 1 << 20 || fseek(f, 0, SEEK_SET) < 0) {
 		vms_error_set(err, VMS_ERR_USAGE, 0,
@@ -384,8 +384,8 @@ out:
 
 static int order_of(const char *name)
 {
-	static const char *const first[] = { "default", "dark", "light",
-					     "mono", "colorblind" };
+	static const char *const first[] = { "default", "dark", "light", "mono",
+					     "colorblind" };
 	size_t i;
 
 	for (i = 0; i < sizeof(first) / sizeof(first[0]); i++)

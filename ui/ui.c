@@ -118,20 +118,18 @@ static void draw_progress(struct ui *u, pid_t pid, const char *what,
 	}
 	put_blank(y, x, w, theme_attr(EL_TITLE));
 	if (what)
-		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
-			"  Process %d: %s", (int)pid, what);
+		put_fmt(y + 1, x, w, theme_attr(EL_TITLE), "  Process %d: %s",
+			(int)pid, what);
 	else
 		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
-			"  Reading process %d: %zu regions", (int)pid,
-			regions);
+			"  Reading process %d: %zu regions", (int)pid, regions);
 	put_fmt(y + 2, x, w, theme_attr(EL_TITLE), "  Esc or q cancels");
 	put_blank(y + 3, x, w, theme_attr(EL_TITLE));
 	refresh();
 }
 
 /* what: a step's name, or NULL while regions are read. */
-static int on_progress(void *ctx, const char *what, size_t done,
-		       size_t total)
+static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 {
 	struct progress *p = ctx;
 	double t = now_us();
@@ -147,7 +145,8 @@ static int on_progress(void *ctx, const char *what, size_t done,
 	while ((ch = getch()) != ERR) {
 		if (ch == 27 || ch == 'q')
 			p->cancelled = true;
-		else if (npending < sizeof(pending_keys) / sizeof(pending_keys[0]))
+		else if (npending <
+			 sizeof(pending_keys) / sizeof(pending_keys[0]))
 			pending_keys[npending++] = ch;
 	}
 	timeout(250);
@@ -223,7 +222,8 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
-		ui_message(u, true, "cancelled: the layout only, no counters "
+		ui_message(u, true,
+			   "cancelled: the layout only, no counters "
 			   "(r reads them)");
 		return 0;
 	}
@@ -341,7 +341,8 @@ static void loop(struct ui *u)
 
 			if (s) {
 				set_snapshot(u, s, true, false);
-				ui_message(u, false, "new snapshot: %zu regions",
+				ui_message(u, false,
+					   "new snapshot: %zu regions",
 					   s->nregions);
 			} else {
 				ui_message(u, true, "%s",

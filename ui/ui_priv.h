@@ -49,17 +49,17 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 
 /* Every screen: its id and its table. The help lists the screens' keys in
  * this order. */
-#define UI_SCREENS(X)                                                         \
-	X(SCR_VIEWER, screen_viewer)                                          \
-	X(SCR_MAP, screen_map)                                                \
-	X(SCR_PICKER, screen_picker)                                          \
+#define UI_SCREENS(X)                                                          \
+	X(SCR_VIEWER, screen_viewer)                                           \
+	X(SCR_MAP, screen_map)                                                 \
+	X(SCR_PICKER, screen_picker)                                           \
 	X(SCR_HELP, screen_help)
 
 enum ui_screen_id {
 #define X(id, table) id,
 	UI_SCREENS(X)
 #undef X
-	SCR_COUNT
+		SCR_COUNT
 };
 
 /* A screen. Every callback but draw and key may be NULL. */
@@ -104,8 +104,16 @@ struct dgap {
 	uint64_t start, end;
 };
 
-enum dsort { DS_ADDRESS, DS_SIZE, DS_COMMITTED, DS_WS, DS_PRIVATE_WS,
-	     DS_TYPE, DS_DETAILS, DS_COUNT };
+enum dsort {
+	DS_ADDRESS,
+	DS_SIZE,
+	DS_COMMITTED,
+	DS_WS,
+	DS_PRIVATE_WS,
+	DS_TYPE,
+	DS_DETAILS,
+	DS_COUNT
+};
 
 struct details {
 	struct drow *rows;

@@ -113,14 +113,16 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 	int y = LINES - 1, rw = right ? (int)strlen(right) : 0;
 
 	if (u->finding) {
-		put_fmt(y, 0, COLS, theme_attr(EL_FIND), "Find: %s_   "
-			"(Enter: next match, Esc: cancel)", u->find);
+		put_fmt(y, 0, COLS, theme_attr(EL_FIND),
+			"Find: %s_   "
+			"(Enter: next match, Esc: cancel)",
+			u->find);
 		return;
 	}
 	if (u->msg[0]) {
-		put_str(y, 0, COLS, theme_attr(u->msg_error ? EL_ERROR
-							    : EL_STATUS),
-			u->msg, 1);
+		put_str(y, 0, COLS,
+			theme_attr(u->msg_error ? EL_ERROR : EL_STATUS), u->msg,
+			1);
 		return;
 	}
 	if (!rw || rw + 20 > COLS) {
@@ -152,7 +154,8 @@ int ui_next_theme(struct ui *u)
 	struct vms_error err = { 0 };
 
 	if (!u->color) {
-		ui_message(u, false, "no colour here (NO_COLOR or the "
+		ui_message(u, false,
+			   "no colour here (NO_COLOR or the "
 			   "terminal): the monochrome theme stays");
 		return UI_DRAW;
 	}
