@@ -11,7 +11,7 @@ make                 build
 pkg-config           build
 libncurses-dev       the viewer
 libproc2-dev         process list, names, rollup figures
-libelf-dev           ELF sections and build ids
+libelf-dev           the unit tests check the ELF reader against it
 python3              the live tests read JSON with it
 tmux                 the viewer's tests drive it in tmux
 procps               pmap, the benchmark's reference

@@ -11,8 +11,9 @@
  *                              shareable, managed heaps a runtime named,
  *                              [anon:NAME], mapped files; the rest private
  *                              data (DESIGN.md "Region types")
- *   images    step_images.c    ELF executables and libraries (libelf, not
- *                              names), their .bss tails, their sections
+ *   images    step_images.c    ELF executables and libraries (by their ELF
+ *                              headers, never their names), their .bss
+ *                              tails, their sections
  *   heaps     step_heaps.c     [heap] and glibc's non-main arena heaps
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
