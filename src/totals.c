@@ -63,26 +63,48 @@ void totals_region_derive(struct vms_region *r)
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;
 }
 
-/* Adds a region's figures to a row: every column both have. */
-static void add_region(struct vms_totals *t, const struct vms_region *r)
+/* The columns a region adds to a summary row (columns.h: both flags). */
+struct summed {
+	int col[VMS_NCOLS];
+	int n;
+};
+
+static void find_summed(struct summed *sm)
 {
-	uint64_t size = vms_region_size(r);
 	int c;
 
-	for (c = 0; c < VMS_NCOLS; c++) {
-		const struct vms_column *col = &vms_columns[c];
-		uint64_t v;
-
-		if ((col->flags & (VMS_COLF_REGION | VMS_COLF_TYPE)) !=
+	sm->n = 0;
+	for (c = 0; c < VMS_NCOLS; c++)
+		if ((vms_columns[c].flags & (VMS_COLF_REGION | VMS_COLF_TYPE)) ==
 		    (VMS_COLF_REGION | VMS_COLF_TYPE))
-			continue;
-		memcpy(&v, (char *)t + col->offset, sizeof(v));
-		v += col->region(r);
-		memcpy((char *)t + col->offset, &v, sizeof(v));
+			sm->col[sm->n++] = c;
+}
+
+/* Adds a region's figures to its type's row and to the total: each
+ * column's getter runs once per region. */
+static void add_region(const struct summed *sm, struct vms_totals *type,
+		       struct vms_totals *total, const struct vms_region *r)
+{
+	uint64_t size = vms_region_size(r);
+	int k;
+
+	for (k = 0; k < sm->n; k++) {
+		const struct vms_column *col = &vms_columns[sm->col[k]];
+		uint64_t v = col->region(r), a;
+
+		memcpy(&a, (char *)type + col->offset, sizeof(a));
+		a += v;
+		memcpy((char *)type + col->offset, &a, sizeof(a));
+		memcpy(&a, (char *)total + col->offset, sizeof(a));
+		a += v;
+		memcpy((char *)total + col->offset, &a, sizeof(a));
 	}
-	t->blocks++;
-	if (size > t->largest)
-		t->largest = size;
+	type->blocks++;
+	total->blocks++;
+	if (size > type->largest)
+		type->largest = size;
+	if (size > total->largest)
+		total->largest = size;
 }
 
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
@@ -98,17 +120,18 @@ void totals_compute(struct vms_snapshot *s)
 	struct vms_totals *pt = &s->types[VMS_T_PAGE_TABLE];
 	struct vms_totals *fr = &s->types[VMS_T_FREE];
 	struct vms_gap_iter it;
+	struct summed sm;
 	uint64_t a, b;
 	size_t i;
 
+	find_summed(&sm);
 	memset(s->types, 0, sizeof(s->types));
 	memset(&s->total, 0, sizeof(s->total));
 	for (i = 0; i < s->nregions; i++) {
 		struct vms_region *r = &s->regions[i];
 
 		totals_region_derive(r);
-		add_region(&s->types[r->type], r);
-		add_region(&s->total, r);
+		add_region(&sm, &s->types[r->type], &s->total, r);
 	}
 	/* Free: the gaps inside the user address range. */
 	it = vms_gaps(s);
