@@ -14,8 +14,9 @@ int step_nomem(struct vms_error *err, const char *step)
 			     "out of memory in the %s step", step);
 }
 
-/* Shared memory with no file of its own on disk. */
-bool step_is_shmem(struct vms_snapshot *s, const struct vms_region *r)
+/* Shared memory with no file of its own on disk (shmem, memfd, SysV,
+ * /dev/shm, tmpfs: asked of the file system through the source). */
+static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 {
 	long magic;
 
@@ -98,7 +99,7 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 		r->flags &= (uint16_t) ~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
 		if (!r->path)
 			continue;
-		if (step_is_shmem(s, r)) {
+		if (is_shmem(s, r)) {
 			r->type = VMS_T_SHAREABLE;
 			r->detail = r->path;
 		} else if (step_path_is(r, "[vdso]") ||

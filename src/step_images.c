@@ -351,8 +351,9 @@ static int images_scan(struct images_run *run, struct image_cache *cache,
 			continue;
 		}
 		last = NULL;
+		/* shared memory was told apart by the classify step */
 		if (!r->path || r->path[0] != '/' || r->inode == 0 ||
-		    step_is_shmem(s, r))
+		    r->type == VMS_T_SHAREABLE)
 			continue;
 		e = image_lookup(s, cache, have, r);
 		if (!e)

@@ -40,10 +40,6 @@ int step_stacks_run(struct vms_snapshot *s, unsigned have,
 int step_totals_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 
-/* Shared memory with no file of its own on disk (shmem, memfd, SysV,
- * /dev/shm, tmpfs: asked of the file system through the source). */
-bool step_is_shmem(struct vms_snapshot *s, const struct vms_region *r);
-
 /* The glibc heap_info check, on the first bytes of a candidate region:
  * true when they look like the header of a non-main arena heap of that
  * region. Takes a buffer (for tests). *arena gets ar_ptr. */
