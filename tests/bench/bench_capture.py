@@ -48,20 +48,6 @@ def run_once(argv, stdout_path=os.devnull):
     return t, ru.ru_maxrss
 
 
-def peak_rss_kb(argv):
-    """The command's own peak RSS, through /usr/bin/time: a child of this
-    (big) Python would inherit its high-water mark across exec."""
-    if not os.path.exists("/usr/bin/time"):
-        return None
-    with open(os.devnull, "wb") as out:
-        r = subprocess.run(["/usr/bin/time", "-f", "maxrss=%M"] + argv,
-                           stdout=out, stderr=subprocess.PIPE)
-    for line in reversed(r.stderr.decode().splitlines()):
-        if line.startswith("maxrss="):
-            return int(line[7:])
-    return None
-
-
 def measure_all(cases):
     """RUNS rounds, each running every case once: the cases are measured
     interleaved, so a change in the machine's load hits them alike."""
@@ -70,7 +56,7 @@ def measure_all(cases):
         for name, argv in cases:
             times[name].append(run_once(argv)[0])
     return [(name, (statistics.median(times[name]), min(times[name]),
-                    peak_rss_kb(argv))) for name, argv in cases]
+                    T.peak_rss_kb(argv))) for name, argv in cases]
 
 
 def main():

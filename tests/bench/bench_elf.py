@@ -45,19 +45,6 @@ def run_once(argv):
     return t
 
 
-def peak_rss_kb(argv):
-    """The command's own peak RSS, through /usr/bin/time."""
-    if not os.path.exists("/usr/bin/time"):
-        return None
-    with open(os.devnull, "wb") as out:
-        r = subprocess.run(["/usr/bin/time", "-f", "maxrss=%M"] + argv,
-                           stdout=out, stderr=subprocess.PIPE)
-    for line in reversed(r.stderr.decode().splitlines()):
-        if line.startswith("maxrss="):
-            return int(line[7:])
-    return None
-
-
 def regions(pid):
     with open("/proc/%d/maps" % pid) as f:
         return sum(1 for _ in f)
@@ -76,8 +63,8 @@ def measure(pairs):
     for label, pid, ref in pairs:
         t = statistics.median(times[label])
         tr = statistics.median(times[label + "/ref"])
-        m = peak_rss_kb([T.VMSCOPE, "-e", "json", str(pid)])
-        mr = peak_rss_kb([T.VMSCOPE, "-e", "json", str(ref)])
+        m = T.peak_rss_kb([T.VMSCOPE, "-e", "json", str(pid)])
+        mr = T.peak_rss_kb([T.VMSCOPE, "-e", "json", str(ref)])
         rows.append((label, regions(pid), regions(ref), t, tr, m, mr))
     return rows
 

@@ -326,3 +326,18 @@ def sanitizer_build(path=None):
             return b"__asan_init" in f.read()
     except OSError:
         return False
+
+
+def peak_rss_kb(argv):
+    """A command's own peak RSS in KiB, through /usr/bin/time (a child of
+    this big Python would inherit its high-water mark across exec), or None
+    without /usr/bin/time."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    with open(os.devnull, "wb") as out:
+        r = subprocess.run(["/usr/bin/time", "-f", "maxrss=%M"] + argv,
+                           stdout=out, stderr=subprocess.PIPE)
+    for line in reversed(r.stderr.decode().splitlines()):
+        if line.startswith("maxrss="):
+            return int(line[7:])
+    return None
