@@ -37,7 +37,12 @@ endif
 
 OPT ?= -O2 -g
 CFLAGS ?= $(OPT)
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -DVMSCOPE_VERSION='"$(VERSION)"' \
+# The engine's folders show its pipeline (README: how the code is laid out);
+# headers are included by bare name from any of them.
+SRC_DIRS := src src/model src/sources src/ptrace src/steps src/exports
+INC := $(SRC_DIRS:%=-I%)
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(INC) -DVMSCOPE_VERSION='"$(VERSION)"' \
 	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
 	$(WARN) $(DEP_CFLAGS) $(CFLAGS) -MMD -MP
 
@@ -50,7 +55,7 @@ ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 endif
 
-ENGINE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+ENGINE_SRC := $(filter-out src/main.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
 UI_SRC := $(wildcard ui/*.c)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(B)/%.o)
 UI_OBJ := $(UI_SRC:%.c=$(B)/%.o)
@@ -87,7 +92,7 @@ $(B)/%.o: %.c
 
 $(B)/tests/%: tests/unit/%.c $(LIBVMS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) \
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) \
 		$(TEST_LIBS) -lpthread
 
 # Test targets are plain programs: no sanitizer, so they behave like the
@@ -126,7 +131,7 @@ bench: deps
 
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
-	-fsanitize=fuzzer,address,undefined -Isrc
+	-fsanitize=fuzzer,address,undefined $(INC)
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
@@ -141,7 +146,7 @@ fuzz: deps
 
 # The harnesses, over every engine source (not libvms.a: its objects are
 # not instrumented for the fuzzer).
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard src/*.h)
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard $(SRC_DIRS:%=%/*.h))
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(ENGINE_SRC) $(DEP_LIBS) -lpthread
 
@@ -167,7 +172,7 @@ uninstall:
 
 format:
 	@# .clang-format: the kernel style the code is written in
-	clang-format -i src/*.c src/*.h ui/*.c ui/*.h
+	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) ui/*.c ui/*.h
 
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san

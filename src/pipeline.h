@@ -20,7 +20,7 @@
  * sampler's clone then dies). The snapshot returned is complete and, from
  * then on, only read.
  *
- * A new step is a file (src/step_NAME.c, its run function declared in
+ * A new step is a file (src/steps/step_NAME.c, its run function declared in
  * steps.h) and a row of vms_steps[] in pipeline.c.
  */
 #ifndef VMS_PIPELINE_H

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "../src/escape.h"
-#include "../src/snapshot.h"
-#include "../src/units.h"
+#include "escape.h"
+#include "snapshot.h"
+#include "units.h"
 
 char type_letter(int type, bool reserved)
 {

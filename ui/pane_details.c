@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/columns.h"
-#include "../src/export_util.h"
+#include "columns.h"
+#include "export_util.h"
 #include "draw.h"
 #include "panes.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/columns.h"
+#include "columns.h"
 #include "draw.h"
 #include "panes.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/export_util.h"
+#include "export_util.h"
 #include "draw.h"
 #include "ui_priv.h"
 

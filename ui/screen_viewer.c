@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/export_util.h"
+#include "export_util.h"
 #include "draw.h"
 #include "panes.h"
 #include "ui_priv.h"

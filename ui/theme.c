@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/snapshot.h"
+#include "snapshot.h"
 
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/pipeline.h"
+#include "pipeline.h"
 #include "draw.h"
 #include "ui_priv.h"
 

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../src/error.h"
-#include "../src/sampler.h"
-#include "../src/snapshot.h"
+#include "error.h"
+#include "sampler.h"
+#include "snapshot.h"
 
 struct ui_opts {
 	const struct vms_sampler *sampler;

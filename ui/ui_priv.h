@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/proclist.h"
-#include "../src/snapshot.h"
+#include "proclist.h"
+#include "snapshot.h"
 #include "theme.h"
 #include "ui.h"
 #include "uilib.h"

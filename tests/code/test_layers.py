@@ -2,7 +2,7 @@
 
 Each object file is a node; A -> B when A uses a symbol B defines (nm). The
 test fails when:
-  - the engine's objects (build/src/*.o but main.o) have a cycle;
+  - the engine's objects (build/src/**/*.o but main.o) have a cycle;
   - the UI's objects (build/ui/*.o) have a cycle;
   - a UI object uses a symbol of the freezer, the parsers (smaps, procfs),
     the memory reader, the smaps reader thread, or any sampler, fork or
@@ -102,10 +102,12 @@ def main():
         os.path.abspath(__file__))))
 
     def objects(folder):
-        """The objects of the sources in folder (not stale ones)."""
-        return sorted(os.path.join(build, folder, os.path.basename(c)[:-2]
+        """The objects of the sources under folder, its subfolders
+        included (not stale ones)."""
+        return sorted(os.path.join(build, os.path.relpath(c, root)[:-2]
                                    + ".o")
-                      for c in glob.glob(os.path.join(root, folder, "*.c"))
+                      for c in glob.glob(os.path.join(root, folder, "**",
+                                                      "*.c"), recursive=True)
                       if os.path.basename(c) != "main.c")
 
     engine, ui = objects("src"), objects("ui")
@@ -137,7 +139,8 @@ def main():
 
     # The engine never draws.
     drawing = []
-    for path in glob.glob(os.path.join(root, "src", "*.[ch]")):
+    for path in glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
+                          recursive=True):
         if os.path.basename(path) == "main.c":
             continue
         with open(path, errors="replace") as f:
