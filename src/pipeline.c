@@ -72,8 +72,11 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 
 	if (o && o->no_memory)
 		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
-	s->notes = NULL;
-	s->nnotes = 0;
+	if (!s->finished) {
+		s->nnotes_capture = s->nnotes;
+		s->finished = true;
+	}
+	s->nnotes = s->nnotes_capture; /* the steps' notes are made again */
 	if (!s->cap.page_size) /* a snapshot made from text alone */
 		s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	for (i = 0; i < vms_nsteps; i++) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "snapshot.h"
+#include "selfcopy.h"
 
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"
@@ -291,12 +292,13 @@ static const char *config_dir(char *buf, size_t n)
 
 static const char *exe_dir(char *buf, size_t n)
 {
-	ssize_t len = readlink("/proc/self/exe", buf, n - 16);
+	/* Not /proc/self/exe: vmscope runs through a copy of the loader. */
+	const char *exe = selfcopy_exe();
 	char *slash;
 
-	if (len <= 0)
+	if (!exe || strlen(exe) + 16 > n)
 		return NULL;
-	buf[len] = '\0';
+	strcpy(buf, exe);
 	slash = strrchr(buf, '/');
 	if (!slash)
 		return NULL;

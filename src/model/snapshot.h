@@ -215,6 +215,10 @@ struct vms_snapshot {
 	uint64_t largest_free;
 	struct vms_note *notes; /* what is missing, in step order */
 	size_t nnotes;
+	/* The first nnotes_capture notes are the capture's own (made before
+	 * the pipeline first ran): each run of the steps keeps them. */
+	size_t nnotes_capture;
+	bool finished;
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
 };
