@@ -264,6 +264,12 @@ static int parse_text(struct theme *t, char *text, const char *file,
 	return 0;
 }
 
+int theme_parse(struct theme *t, char *text, const char *file,
+		struct vms_error *err)
+{
+	return parse_text(t, text, file, err);
+}
+
 void theme_builtin(struct theme *t)
 {
 	char buf[sizeof(builtin_text)];
