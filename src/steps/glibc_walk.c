@@ -433,13 +433,15 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 			return -1;
 		w->done += s->end - s->start;
 	}
+	/* What the chunks do not cover, when the walk covered them all. */
+	if (!a->partial[0] && a->nsegs && a->system >= sum)
+		a->overhead = a->system - sum;
 	qsort(w->free, w->nfree, sizeof(*w->free), cmp_free);
 	cap = a->system / MINSIZE + 1;
 	walk_fastbins(w, a, ms, cap);
 	a->free += a->fsmblks;
 	walk_bins(w, a, ms, cap);
 	a->in_use = a->system >= a->free ? a->system - a->free : 0;
-	a->overhead = a->nsegs && a->system >= sum ? a->system - sum : 0;
 	return 0;
 }
 
