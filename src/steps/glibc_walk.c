@@ -505,10 +505,6 @@ static void sum_up(struct glibc_walk_res *r)
 		r->tcache += a->tcache;
 		r->tcache_chunks += a->tcache_chunks;
 		r->overhead += a->overhead;
-		if (a->partial[0])
-			walk_note(r->partial, sizeof(r->partial),
-				  "arena 0x%llx: %s",
-				  (unsigned long long)a->addr, a->partial);
 	}
 	if (r->narenas)
 		r->keepcost = r->arenas[0].top;
@@ -560,6 +556,13 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 		}
 		a = next;
 	}
+	/* the arenas' own reasons first: they say where the damage is */
+	for (size_t i = 0; i < res->narenas; i++)
+		if (res->arenas[i].partial[0])
+			walk_note(res->partial, sizeof(res->partial),
+				  "arena 0x%llx: %s",
+				  (unsigned long long)res->arenas[i].addr,
+				  res->arenas[i].partial);
 	if (!res->empty) {
 		if (walk_tcaches(&w) < 0 || walk_mmapped(&w) < 0)
 			goto out;

@@ -8,6 +8,9 @@
  *         corrupt  the same, then chunk headers overwritten (a size field
  *                  in the main heap, a bin's list made a loop in a thread
  *                  arena) after the figures are printed
+ *         small    fewer and smaller chunks, whose contents are left
+ *                  zero but for 8 bytes: a memory image of it is a small
+ *                  fixture (tests/fixtures/record_heap.py)
  *         big      MB megabytes of small chunks in the main heap (bench)
  *   THREADS  worker threads, each with its own arena (default 4)
  *
@@ -29,15 +32,15 @@
 #include <unistd.h>
 
 static pthread_barrier_t parked;
-static int corrupt;
+static int corrupt, small;
 static void *keep[64];
 static void *loop_victim; /* a chunk in a bin of a thread arena */
 
 /* Allocates a mix, frees some into each kind of list. */
 static void churn(unsigned seed, int is_main)
 {
-	enum { N = 600 };
-	void **p = calloc(N, sizeof(*p));
+	int N = small ? 120 : 600;
+	void **p = calloc((size_t)N, sizeof(*p));
 	int i;
 
 	for (i = 0; i < N; i++) {
@@ -56,13 +59,13 @@ static void churn(unsigned seed, int is_main)
 			sz = 1100 + seed % 3000; /* small bins */
 			break;
 		case 4:
-			sz = 2000 + seed % 60000; /* large bins */
+			sz = 2000 + seed % (small ? 4000 : 60000); /* large */
 			break;
 		default:
 			sz = 24;
 		}
 		p[i] = malloc(sz);
-		memset(p[i], 0x5a, sz);
+		memset(p[i], 0x5a, small ? 8 : sz);
 	}
 	/* Every other chunk: neighbours stay in use, so the freed ones stay
 	 * apart (bins) or fill tcache and then the fastbins. */
@@ -109,6 +112,7 @@ int main(int argc, char **argv)
 	char line[16];
 
 	corrupt = strcmp(mode, "corrupt") == 0;
+	small = strcmp(mode, "small") == 0;
 	if (nthreads < 0 || nthreads > 60)
 		nthreads = 4;
 	/* stdio's buffer first: printing later must not malloc. */
@@ -118,8 +122,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_create(&t, NULL, worker, (void *)(uintptr_t)i);
 	churn(12345, 1);
-	keep[0] = malloc(1 << 20); /* mmapped */
-	keep[1] = malloc(3 << 20); /* mmapped */
+	keep[0] = malloc(small ? 200 << 10 : 1 << 20); /* mmapped */
+	keep[1] = malloc(small ? 256 << 10 : 3 << 20); /* mmapped */
 	memset(keep[0], 1, 4096);
 	keep[2] = malloc(5000); /* in use, mid-heap (corrupt) */
 	keep[3] = malloc(100);
