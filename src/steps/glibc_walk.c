@@ -424,7 +424,8 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	if ((a->main ? main_segs(w, a, top, topsz, flags, &first)
 		     : arena_segs(w, a, top)) < 0)
 		return -1;
-	qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
+	if (a->nsegs)
+		qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
 	w->nfree = 0;
 	for (i = 0; i < a->nsegs; i++) {
 		const struct glibc_seg *s = &a->segs[i];
@@ -436,7 +437,8 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	/* What the chunks do not cover, when the walk covered them all. */
 	if (!a->partial[0] && a->nsegs && a->system >= sum)
 		a->overhead = a->system - sum;
-	qsort(w->free, w->nfree, sizeof(*w->free), cmp_free);
+	if (w->nfree)
+		qsort(w->free, w->nfree, sizeof(*w->free), cmp_free);
 	cap = a->system / MINSIZE + 1;
 	walk_fastbins(w, a, ms, cap);
 	a->free += a->fsmblks;
