@@ -416,6 +416,8 @@ static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
 	KV_U64(o, "tcache", m->tcache);
 	KV_U64(o, "tcache_chunks", m->tcache_chunks);
 	KV_U64(o, "overhead", m->overhead);
+	KV_U64(o, "walk_us", m->walk_us);
+	KV_U64(o, "bytes_read", m->bytes_read);
 	KEY(o, "mmapped_chunks");
 	ob_putc(o, '[');
 	for (i = 0; i < m->nmmapped; i++) {

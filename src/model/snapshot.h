@@ -175,6 +175,7 @@ struct vms_malloc {
 	struct vms_heap_seg *mmapped; /* mmapped chunks located */
 	uint32_t nmmapped;
 	bool empty; /* malloc never ran */
+	uint64_t walk_us, bytes_read; /* the walk's time, memory it read */
 	const char *partial; /* why the figures are incomplete, or NULL */
 	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
 };

@@ -47,6 +47,7 @@ void mcache_fini(struct mcache *c)
 			free(c->blk[i].buf);
 	free(c->blk);
 	c->blk = NULL;
+	c->last = NULL;
 }
 
 static bool in_blk(const struct mcache_blk *b, uint64_t addr)
@@ -99,6 +100,7 @@ bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
 
 		if (!b)
 			return false;
+		c->last = b;
 		off = (size_t)(addr - b->base);
 		k = b->len - off < n ? b->len - off : n;
 		memcpy(d, b->buf + off, k);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "glibc_walk.h"
 
@@ -32,12 +33,28 @@ struct mcache {
 	size_t nblk, bsize;
 	uint64_t page, clock, bytes_read;
 	bool direct; /* direct-mapped by page (pointer chasing), else LRU */
+	struct mcache_blk *last; /* the block last used */
 };
 
 int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
 		size_t bsize, uint64_t page, bool direct);
 void mcache_fini(struct mcache *c);
 bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n);
+
+/* mcache_copy, first trying the block last used without a call (the
+ * chunk walk reads a header every few dozen bytes). */
+static inline bool mcache_get(struct mcache *c, uint64_t addr, void *dst,
+			      size_t n)
+{
+	const struct mcache_blk *b = c->last;
+
+	if (b && addr >= b->base && addr - b->base <= b->len &&
+	    n <= b->len - (addr - b->base)) {
+		memcpy(dst, b->buf + (addr - b->base), n);
+		return true;
+	}
+	return mcache_copy(c, addr, dst, n);
+}
 
 static inline bool mcache_u64(struct mcache *c, uint64_t addr, uint64_t *v)
 {

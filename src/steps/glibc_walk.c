@@ -24,6 +24,7 @@
 #define NONCONTIGUOUS_BIT 2u
 #define MINSIZE 32u
 #define NFASTBINS 10
+#define FAST_MAX 0xb0u /* the largest chunk a fastbin holds */
 #define NBINS 128
 #define HEAP_MAX_DEFAULT (64ull << 20)
 
@@ -170,6 +171,42 @@ static int keep_free(struct walk *w, uint64_t p, uint64_t sz, uint64_t bk)
 	return 0;
 }
 
+static bool in_arena(const struct glibc_arena *a, uint64_t p)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsegs; i++)
+		if (p >= a->segs[i].start && p < a->segs[i].end)
+			return true;
+	return false;
+}
+
+/* Keeps a chunk of a fastbin's size whose link looks like a fastbin's:
+ * following the fastbins then costs no read (their chunks lie far apart,
+ * a page each). Bounded by WALK_FAST_MAX. */
+static int keep_fast(struct walk *w, const struct glibc_arena *a, uint64_t p,
+		     uint64_t sz, uint64_t raw_fd)
+{
+	uint64_t fd = walk_reveal(w, p + 16, raw_fd);
+
+	if (fd && ((fd & 15) || !in_arena(a, fd)))
+		return 0;
+	if (w->nfast == w->capfast) {
+		size_t cap = w->capfast ? w->capfast * 2 : 1024;
+		struct walk_fast *n;
+
+		if (w->capfast >= WALK_FAST_MAX)
+			return 0;
+		n = realloc(w->fast, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		w->fast = n;
+		w->capfast = cap;
+	}
+	w->fast[w->nfast++] = (struct walk_fast){ p | sz >> 4, fd };
+	return 0;
+}
+
 /* Walks the chunks of one segment, from first to top or the segment's
  * end. Returns -1 on out of memory or cancel, else 0 (a corrupt header
  * stops the walk with a note). */
@@ -185,7 +222,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		uint64_t sz;
 
 		if (s->end - p < 16 ||
-		    !mcache_copy(&w->blocks, p, h, p == top ? 16 : 32)) {
+		    !mcache_get(&w->blocks, p, h, p == top ? 16 : 32)) {
 			walk_note(a->partial, sizeof(a->partial),
 				  "chunk header at 0x%llx %s",
 				  (unsigned long long)p,
@@ -227,6 +264,8 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		}
 		if (sz == w->in->lay.tc_chunk &&
 		    walk_tcache_candidate(w, p) < 0)
+			return -1;
+		if (sz <= FAST_MAX && keep_fast(w, a, p, sz, h[2]) < 0)
 			return -1;
 		a->chunks++;
 		*sum += sz;
@@ -274,6 +313,54 @@ static const struct walk_free *find_free(const struct walk *w, uint64_t p)
 	return NULL;
 }
 
+static const struct walk_fast *find_fast(struct walk *w, uint64_t p)
+{
+	size_t lo = 0, hi = w->nfast, k;
+
+	/* A fastbin is mostly in address order, up or down: look beside the
+	 * last one found first. */
+	for (k = w->fast_hint ? w->fast_hint - 1 : 0;
+	     k < w->nfast && k <= w->fast_hint + 1; k++)
+		if ((w->fast[k].key & ~(uint64_t)15) == p) {
+			w->fast_hint = k;
+			return &w->fast[k];
+		}
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at = w->fast[mid].key & ~(uint64_t)15;
+
+		if (p < at)
+			hi = mid;
+		else if (p > at)
+			lo = mid + 1;
+		else {
+			w->fast_hint = mid;
+			return &w->fast[mid];
+		}
+	}
+	return NULL;
+}
+
+static int cmp_fast(const void *x, const void *y)
+{
+	const struct walk_fast *a = x, *b = y;
+
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+static bool sorted(const void *v, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *))
+{
+	const char *c = v;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(c + (i - 1) * size, c + i * size) > 0)
+			return false;
+	return true;
+}
+
 static void count_free(struct glibc_arena *a, uint64_t sz)
 {
 	unsigned b = glibc_hist_bucket(sz);
@@ -296,11 +383,15 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 
 		brent_init(&br, p);
 		while (p) {
+			const struct walk_fast *f = find_fast(w, p);
 			uint64_t h[3]; /* prev_size, size, fd */
 			uint64_t sz;
 
-			if (!chunk_ptr_ok(w, p) ||
-			    !mcache_copy(&w->pages, p, h, sizeof(h))) {
+			if (f) {
+				h[1] = (f->key & 15) << 4;
+				h[2] = f->fd;
+			} else if (!chunk_ptr_ok(w, p) ||
+				   !mcache_copy(&w->pages, p, h, sizeof(h))) {
 				walk_note(a->partial, sizeof(a->partial),
 					  "fastbin %d: chunk 0x%llx cannot be "
 					  "read",
@@ -308,7 +399,7 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 				return;
 			}
 			sz = h[1] & ~(uint64_t)7;
-			if (sz < MINSIZE || (sz & 15) || sz > 0x400) {
+			if (sz < MINSIZE || (sz & 15) || sz > FAST_MAX) {
 				walk_note(a->partial, sizeof(a->partial),
 					  "fastbin %d: chunk 0x%llx has a "
 					  "corrupt size 0x%llx",
@@ -319,7 +410,7 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			a->smblks++;
 			a->fsmblks += sz;
 			count_free(a, sz);
-			p = walk_reveal(w, p + 16, h[2]);
+			p = f ? f->fd : walk_reveal(w, p + 16, h[2]);
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
 					  "fastbin %d loops", i);
@@ -427,6 +518,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	if (a->nsegs)
 		qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
 	w->nfree = 0;
+	w->nfast = 0;
 	for (i = 0; i < a->nsegs; i++) {
 		const struct glibc_seg *s = &a->segs[i];
 
@@ -437,8 +529,11 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	/* What the chunks do not cover, when the walk covered them all. */
 	if (!a->partial[0] && a->nsegs && a->system >= sum)
 		a->overhead = a->system - sum;
-	if (w->nfree)
+	/* in address order already, unless the segments overlap (garbage) */
+	if (!sorted(w->free, w->nfree, sizeof(*w->free), cmp_free))
 		qsort(w->free, w->nfree, sizeof(*w->free), cmp_free);
+	if (!sorted(w->fast, w->nfast, sizeof(*w->fast), cmp_fast))
+		qsort(w->fast, w->nfast, sizeof(*w->fast), cmp_fast);
 	cap = a->system / MINSIZE + 1;
 	walk_fastbins(w, a, ms, cap);
 	a->free += a->fsmblks;
@@ -579,7 +674,9 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 			  (unsigned long long)res->hblkhd);
 	rc = 0;
 out:
+	res->bytes_read = w.blocks.bytes_read + w.pages.bytes_read;
 	free(w.free);
+	free(w.fast);
 	free(w.tc);
 	mcache_fini(&w.blocks);
 	mcache_fini(&w.pages);

@@ -140,6 +140,7 @@ struct glibc_walk_res {
 	uint64_t mmapped_found; /* their bytes */
 	char mmapped_note[128]; /* "" when all of mp_'s were located */
 	bool empty; /* malloc never ran: no heap yet */
+	uint64_t bytes_read; /* through glibc_mem, in all */
 	char partial[256]; /* why the whole is incomplete, or "" */
 };
 

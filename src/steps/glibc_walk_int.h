@@ -17,6 +17,17 @@ struct walk_free {
 	uint64_t addr, size, bk;
 };
 
+/* A chunk of a fastbin's size the walk saw whose link, revealed, is 0 or
+ * a chunk of its arena: perhaps in a fastbin. key: its address, with its
+ * size / 16 in the low 4 bits (sizes 0x20 to 0xb0). */
+struct walk_fast {
+	uint64_t key, fd;
+};
+
+/* The most walk_fast entries kept (16 bytes each); past it, fastbin
+ * chunks are read by page. */
+#define WALK_FAST_MAX (8u << 20)
+
 /* Brent's cycle check on a list: O(1) memory, stops within two turns. */
 struct brent {
 	uint64_t saved, power, lam;
@@ -33,6 +44,9 @@ struct walk {
 	struct walk_free *free;
 	size_t nfree, capfree;
 	uint64_t binned_unwalked; /* binned chunks the walk did not see */
+	/* the current arena's walk_fast entries, by address */
+	struct walk_fast *fast;
+	size_t nfast, capfast, fast_hint;
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elfimage.h"
@@ -237,7 +238,8 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 }
 
 static int fill(struct vms_snapshot *s, const struct libc_info *li,
-		const struct glibc_walk_in *in, const struct glibc_walk_res *r)
+		const struct glibc_walk_in *in, const struct glibc_walk_res *r,
+		uint64_t walk_us)
 {
 	struct vms_malloc *m = arena_alloc(&s->arena, sizeof(*m));
 	size_t i;
@@ -264,6 +266,8 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 	m->tcache_chunks = r->tcache_chunks;
 	m->overhead = r->overhead;
 	m->empty = r->empty;
+	m->walk_us = walk_us;
+	m->bytes_read = r->bytes_read;
 	if (!m->version)
 		return -1;
 	if (r->partial[0] &&
@@ -292,12 +296,21 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 
 /* ---- the step ---- */
 
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
 static int walk(struct vms_snapshot *s, struct libc_info *li,
 		struct vms_error *err)
 {
 	struct glibc_walk_in in = { 0 };
 	struct glibc_walk_res res;
 	struct glibc_mem mem = { read_source, s };
+	uint64_t t0;
 	int rc;
 
 	in.spans = spans_of(s, &in.nspans);
@@ -310,10 +323,12 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.progress = progress;
 	in.progress_ctx = s;
 	vms_source_hold(s, true);
+	t0 = now_us();
 	rc = glibc_walk(&in, &mem, &res);
+	t0 = now_us() - t0;
 	vms_source_hold(s, false);
 	if (rc == 0) {
-		if (fill(s, li, &in, &res) < 0)
+		if (fill(s, li, &in, &res, t0) < 0)
 			rc = step_nomem(err, "malloc");
 		else if (res.partial[0] &&
 			 note(s, "partial: %s", res.partial) < 0)
