@@ -135,6 +135,15 @@ def main():
         T.skip("found from the debug file", "no libc6-dbg for this libc")
     else:
         T.ok(True, "found from the debug file for libc's build id")
+    r = T.run_vmscope("-b", "fork", "-s", "--bytes", p.pid)
+    line = [ln for ln in r.stdout.decode().splitlines()
+            if ln.startswith("Malloc:")]
+    T.ok(r.returncode == 0 and len(line) == 1 and
+         ("glibc %s" % libc_version()) in line[0] and
+         "5 arenas" in line[0] and
+         ("in use %d" % want["uordblks"]) in line[0] and
+         ("free %d" % want["fordblks"]) in line[0],
+         "summary: a Malloc line with mallinfo2's figures", line)
     snap = capture(p.pid, ["-b", "pss"])
     T.ok(snap["malloc"] is None and
          any("not done" in n and "one instant" in n
