@@ -6,7 +6,7 @@
 #                   then again under AddressSanitizer + UBSan
 #   make test       the tests on the normal build only (quicker)
 #   make bench      benchmarks (print figures beside their references)
-#   make fuzz       bounded libFuzzer run of the parsers
+#   make fuzz       bounded libFuzzer run of the parsers and the heap walker
 #   make install / uninstall   (PREFIX, DESTDIR)
 
 PREFIX ?= /usr/local
@@ -132,7 +132,8 @@ bench: deps
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
-FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text
+FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
+	build-fuzz/fuzz_heap
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf
@@ -147,6 +148,10 @@ fuzz: deps
 	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=8192 -print_final_stats=1 \
 		build-fuzz/corpus-text tests/fixtures/text
+	@mkdir -p build-fuzz/corpus-heap
+	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=4096 -print_final_stats=1 \
+		build-fuzz/corpus-heap
 
 # The harnesses, over every engine source (not libvms.a: its objects are
 # not instrumented for the fuzzer).

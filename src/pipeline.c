@@ -21,6 +21,8 @@ const struct vms_step vms_steps[] = {
 	{ "images", "reading ELF images", 0, VMS_SRC_FILES, false,
 	  step_images_run },
 	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
+	{ "malloc", "walking glibc heaps", VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
+	  VMS_SRC_FILES, false, step_malloc_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };
