@@ -125,22 +125,16 @@ static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 				     "%d (a debugger?); detach it first",
 				     (int)pid, tracer);
 	if (e == EPERM) {
-		char *b, path[64];
+		char *b, ids[360];
 		size_t n;
 		const char *why = "run as the target's user, or as root "
 				  "with CAP_SYS_PTRACE";
-		struct stat st;
 
-		snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-		if (geteuid() != 0 && stat(path, &st) == 0 &&
-		    st.st_uid != geteuid())
-			return vms_error_set(
-				err, VMS_ERR_PERM, e,
-				"not permitted to stop process %d with ptrace: "
-				"it belongs to uid %u and you are uid %u; run "
-				"as that user, or as root (CAP_SYS_PTRACE)",
-				(int)pid, (unsigned)st.st_uid,
-				(unsigned)geteuid());
+		if (procfs_ids_refuse(pid, ids, sizeof(ids)))
+			return vms_error_set(err, VMS_ERR_PERM, e,
+					     "not permitted to stop process %d "
+					     "with ptrace: %s",
+					     (int)pid, ids);
 
 		if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b,
 				     &n) == 0) {

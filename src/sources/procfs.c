@@ -413,11 +413,58 @@ static void perm_reason(pid_t pid, char *why, size_t size)
 		 lsm[0] ? "active: " : "Landlock, AppArmor or SELinux", lsm);
 }
 
+/* A process the caller started that runs a setuid or setgid program: its
+ * real ids are the caller's, its effective or saved ones are not, and the
+ * kernel lets only CAP_SYS_PTRACE read it (it is not dumpable either). */
+static bool setid_program(pid_t pid, char *why, size_t size)
+{
+	unsigned u[4], g[4];
+	char *b, *l;
+	size_t n;
+	bool yes = false;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return false;
+	if ((l = strstr(b, "\nUid:")) &&
+	    sscanf(l + 5, "%u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4 &&
+	    (l = strstr(b, "\nGid:")) &&
+	    sscanf(l + 5, "%u %u %u %u", &g[0], &g[1], &g[2], &g[3]) == 4 &&
+	    u[0] == (unsigned)getuid() &&
+	    (u[1] != u[0] || u[2] != u[0] || g[1] != g[0] || g[2] != g[0])) {
+		snprintf(why, size,
+			 "it runs a setuid or setgid program (real uid %u, "
+			 "effective uid %u, effective gid %u), which only root "
+			 "(CAP_SYS_PTRACE) may look into",
+			 u[0], u[1], g[1]);
+		yes = true;
+	}
+	free(b);
+	return yes;
+}
+
+bool procfs_ids_refuse(pid_t pid, char *why, size_t size)
+{
+	char path[64];
+	struct stat st;
+
+	if (geteuid() == 0)
+		return false;
+	if (setid_program(pid, why, size))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid == geteuid())
+		return false;
+	snprintf(why, size,
+		 "it belongs to uid %u and you are uid %u; run as that user, "
+		 "or as root (CAP_SYS_PTRACE)",
+		 (unsigned)st.st_uid, (unsigned)geteuid());
+	return true;
+}
+
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err)
 {
-	char path[64], why[360];
-	struct stat st;
+	char why[360];
 
 	if (access("/proc/self/stat", R_OK) != 0)
 		return vms_error_set(e, VMS_ERR_CAPTURE, err,
@@ -427,16 +474,11 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		return vms_error_set(e, VMS_ERR_NOPROC, err,
 				     "no such process: %d", (int)pid);
 	if (err == EACCES || err == EPERM) {
-		snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-		if (stat(path, &st) == 0 && st.st_uid != geteuid() &&
-		    geteuid() != 0)
-			return vms_error_set(
-				e, VMS_ERR_PERM, err,
-				"not permitted to read %s of process %d: it "
-				"belongs to uid %u and you are uid %u; run as "
-				"that user, or as root (CAP_SYS_PTRACE)",
-				what, (int)pid, (unsigned)st.st_uid,
-				(unsigned)geteuid());
+		if (procfs_ids_refuse(pid, why, sizeof(why)))
+			return vms_error_set(e, VMS_ERR_PERM, err,
+					     "not permitted to read %s of "
+					     "process %d: %s",
+					     what, (int)pid, why);
 		perm_reason(pid, why, sizeof(why));
 		return vms_error_set(e, VMS_ERR_PERM, err,
 				     "not permitted to read %s of process %d: "

@@ -41,6 +41,11 @@ int procfs_list_tasks(pid_t pid, pid_t **tids, size_t *n);
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err);
 
+/* When the kernel refuses pid to a caller who is not root because of their
+ * ids (another user's process, or a setuid or setgid program the caller
+ * started), true with the reason in why. */
+bool procfs_ids_refuse(pid_t pid, char *why, size_t size);
+
 /* What a pid is, from /proc/PID/stat. */
 enum procfs_kind {
 	PROCFS_GONE, /* no such process (any more) */

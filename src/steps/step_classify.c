@@ -24,12 +24,17 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 		return true;
 	if (!r->path || r->path[0] != '/')
 		return false;
-	if (step_path_starts(r, "/memfd:") || step_path_starts(r, "/SYSV") ||
-	    step_path_starts(r, "/dev/shm/"))
+	if (step_path_starts(r, "/memfd:") || step_path_starts(r, "/SYSV"))
 		return true;
-	/* shared anonymous memory is a shmem file named /dev/zero */
-	if (step_path_starts(r, "/dev/zero"))
-		return r->perms & VMS_PERM_SHARED;
+	/* The rest is a named file. A private mapping of one, even on tmpfs,
+	 * is a file mapping like any other (a library loaded from a tmpfs
+	 * /tmp or /run is an image): shared memory is a shared mapping.
+	 * Shared anonymous memory is a shmem file named /dev/zero. */
+	if (!(r->perms & VMS_PERM_SHARED))
+		return false;
+	if (step_path_starts(r, "/dev/shm/") ||
+	    step_path_starts(r, "/dev/zero"))
+		return true;
 	if (r->dev_major != 0)
 		return false;
 	/* Major 0 is tmpfs, but also btrfs, NFS, FUSE, overlay...: ask the
@@ -39,7 +44,7 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 		return magic == 0x01021994 /* TMPFS_MAGIC */ ||
 		       magic == 0x858458f6 /* RAMFS_MAGIC */ ||
 		       (unsigned long)magic == 0x958458f6ul /* HUGETLBFS */;
-	return r->perms & VMS_PERM_SHARED;
+	return true;
 }
 
 /* A runtime-named managed heap: Go 1.25 "[anon: Go: heap]", ART
@@ -133,6 +138,10 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 			if (!r->detail)
 				return step_nomem(err, "classify");
 		} else if (r->path[0] == '[') {
+			r->detail = r->path;
+		} else if (step_path_starts(r, "/anon_hugepage")) {
+			/* MAP_PRIVATE | MAP_HUGETLB: anonymous memory, in
+			 * a hugetlbfs file only in name */
 			r->detail = r->path;
 		} else if (r->path[0] == '/') {
 			r->type = VMS_T_MAPPED_FILE; /* images: see below */
