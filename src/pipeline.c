@@ -136,7 +136,9 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 {
 	struct vms_snapshot *s = vms_snapshot_new();
 	struct vms_finish_opts fo = { o->no_memory };
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!s) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		return NULL;
@@ -152,6 +154,10 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	if (!o->keep_memory)
 		vms_source_release(s);
 	s->src.progress = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->cap.duration_us =
+		(uint64_t)(((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
+			    (t1.tv_nsec - t0.tv_nsec)) / 1000);
 	return s;
 fail:
 	vms_snapshot_free(s);

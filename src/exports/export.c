@@ -9,6 +9,7 @@ const struct vms_exporter *const vms_exporters[] = {
 	&vms_export_text,
 	&vms_export_csv,
 	&vms_export_json,
+	&vms_export_openmetrics,
 	&vms_export_summary,
 	NULL,
 };

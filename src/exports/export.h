@@ -29,7 +29,7 @@ struct vms_exporter {
 /* NULL-ended, in --help order. */
 extern const struct vms_exporter *const vms_exporters[];
 extern const struct vms_exporter vms_export_summary, vms_export_text,
-	vms_export_csv, vms_export_json;
+	vms_export_csv, vms_export_json, vms_export_openmetrics;
 
 /* The exporter named name, or NULL. */
 const struct vms_exporter *export_find(const char *name);

@@ -200,6 +200,7 @@ struct vms_process {
 struct vms_capture_info {
 	const char *backend; /* "pss" or "fork" */
 	uint64_t frozen_us; /* how long the target was stopped; 0 if never */
+	uint64_t duration_us; /* the whole capture, steps included; 0 unknown */
 	bool frozen; /* the target was stopped while counters were read */
 	int64_t taken_at_sec; /* CLOCK_REALTIME at capture */
 	long taken_at_nsec;
