@@ -52,7 +52,8 @@ static const char *lack(const struct vms_snapshot *s, unsigned missing)
 					: "no memory to read";
 	if (missing & VMS_SRC_FILES)
 		return "the mapped files cannot be opened";
-	return "the memory is not of one instant";
+	return "the memory is not of one instant (the target ran while it "
+	       "was read: -F or -b fork hold it still)";
 }
 
 static int note(struct vms_snapshot *s, const struct vms_step *st,

@@ -94,6 +94,7 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, '{');
 	KV_STR(o, "backend", s->cap.backend);
 	KV_U64(o, "frozen_us", s->cap.frozen_us);
+	KV_U64(o, "duration_us", s->cap.duration_us);
 	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
 	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
