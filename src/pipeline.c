@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -120,6 +121,12 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.backend = smp->name;
 	s->cap.taken_at_sec = ts.tv_sec;
 	s->cap.taken_at_nsec = ts.tv_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->cap.monotonic_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			      (uint64_t)ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	s->cap.boottime_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			     (uint64_t)ts.tv_nsec;
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	s->cap.kernel =
 		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
@@ -137,6 +144,10 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		return NULL;
 	}
 	fill_capture_info(s, smp);
+	if (o->keep_raw && !(s->raw = calloc(1, sizeof(*s->raw)))) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		goto fail;
+	}
 	s->src.progress = o->progress;
 	s->src.progress_ctx = o->progress_ctx;
 	if (smp->capture(o, s, err) < 0)

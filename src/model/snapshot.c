@@ -29,9 +29,33 @@ void vms_snapshot_free(struct vms_snapshot *s)
 	if (!s)
 		return;
 	vms_source_release(s);
+	if (s->raw) {
+		free(s->raw->smaps);
+		free(s->raw->status);
+		free(s->raw);
+	}
 	free(s->regions);
 	arena_fini(&s->arena);
 	free(s);
+}
+
+int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n)
+{
+	if (raw->smaps_cap - raw->smaps_len < n) {
+		size_t ncap = raw->smaps_cap ? raw->smaps_cap : 1u << 20;
+		char *nb;
+
+		while (ncap - raw->smaps_len < n)
+			ncap *= 2;
+		nb = realloc(raw->smaps, ncap);
+		if (!nb)
+			return -1;
+		raw->smaps = nb;
+		raw->smaps_cap = ncap;
+	}
+	memcpy(raw->smaps + raw->smaps_len, p, n);
+	raw->smaps_len += n;
+	return 0;
 }
 
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)

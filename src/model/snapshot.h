@@ -155,6 +155,7 @@ struct vms_capture_info {
 	bool frozen; /* the target was stopped while counters were read */
 	int64_t taken_at_sec; /* CLOCK_REALTIME at capture */
 	long taken_at_nsec;
+	uint64_t monotonic_ns, boottime_ns; /* CLOCK_MONOTONIC, _BOOTTIME */
 	const char *kernel; /* uname release */
 	uint64_t page_size;
 	const char *partial; /* NULL, or why the data is incomplete */
@@ -193,6 +194,16 @@ struct vms_note {
 	const char *why;
 };
 
+/* What the kernel said, byte for byte as read, kept only when asked
+ * (vms_capture_opts.keep_raw) so that the snapshot can be saved to a file
+ * (snapfile.h) and parsed again there. Malloc'd, freed with the snapshot. */
+struct vms_raw {
+	char *smaps; /* /proc/PID/smaps */
+	size_t smaps_len, smaps_cap;
+	char *status; /* /proc/PID/status */
+	size_t status_len;
+};
+
 struct vms_snapshot {
 	struct arena arena;
 	struct vms_process proc;
@@ -217,10 +228,14 @@ struct vms_snapshot {
 	size_t nnotes;
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
+	struct vms_raw *raw; /* NULL unless kept (above) */
 };
 
 struct vms_snapshot *vms_snapshot_new(void);
 void vms_snapshot_free(struct vms_snapshot *s);
+/* Appends n bytes to the kept smaps text (s->raw must be set); -1 on out
+ * of memory. */
+int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n);
 /* Appends a zeroed region; NULL on out of memory. */
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
 /* The region containing addr, or NULL (binary search). */
