@@ -19,7 +19,7 @@
 const struct vms_step vms_steps[] = {
 	{ "classify", "sorting regions into types", 0, 0, true,
 	  step_classify_run },
-	{ "images", "reading ELF images", 0, VMS_SRC_FILES, false,
+	{ "images", "reading ELF images", 0, VMS_SRC_ELF, false,
 	  step_images_run },
 	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
@@ -49,7 +49,7 @@ static const char *lack(const struct vms_snapshot *s, unsigned missing)
 	if (missing & VMS_SRC_MEMORY)
 		return s->src.no_memory ? s->src.no_memory
 					: "no memory to read";
-	if (missing & VMS_SRC_FILES)
+	if (missing & (VMS_SRC_FILES | VMS_SRC_ELF))
 		return "the mapped files cannot be opened";
 	return "the memory is not of one instant";
 }
@@ -84,6 +84,16 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 		if (vms_source_progress(s, st->doing, i, vms_nsteps))
 			return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
 					     "cancelled");
+		/* A source that lacks what the step uses may have kept what
+		 * it made (a snapshot file: the heaps found in memory). */
+		if (((st->needs | st->wants) & ~have) != 0) {
+			int kept = vms_source_restore(s, st->name, err);
+
+			if (kept < 0)
+				return -1;
+			if (kept > 0)
+				continue;
+		}
 		if ((st->needs & have) != st->needs) {
 			if (note(s, st, "not done", lack(s, st->needs & ~have),
 				 err) < 0)

@@ -8,6 +8,10 @@
  *   needs   without it the step does not run; its part is noted missing
  *           (vms_snapshot_note) with the source's reason;
  *   wants   the step runs without it, doing less; that too is noted.
+ * Where the source lacks either, it is first asked to restore what the
+ * step made when the snapshot was taken (source.h: a snapshot file keeps
+ * the heaps found in memory it does not hold); what it restores stands
+ * in for the step, with no note.
  * A step that fails keeps its own message: an essential step (classify)
  * fails the snapshot with it; any other is noted missing and the rest goes
  * on. Out of memory fails the snapshot. Progress is reported through the

@@ -187,6 +187,23 @@ struct vms_image {
 	size_t first_region, nregions; /* s->regions[first, first + n) */
 };
 
+/* A distinct mapped file (path, device, inode) the images step looked
+ * into, and what it found: how it was read (VMS_FILE_*), and elf, what
+ * the ELF reader found (is_image false: not an executable image; NULL when
+ * it could not be read). first_region is the first region mapping it. A
+ * snapshot file keeps these: they cannot be read again later. */
+enum {
+	VMS_FILE_UNREAD = 0, /* could not be opened, nor read from memory */
+	VMS_FILE_OPENED = 1, /* the file itself was read */
+	VMS_FILE_FROM_MEMORY = 2, /* its ELF headers, from the mapping */
+};
+
+struct vms_file {
+	size_t first_region;
+	uint8_t read; /* VMS_FILE_* */
+	const struct elfimage *elf;
+};
+
 /* A part of the snapshot a step could not make, and why (a step that
  * needs memory on a source without it, a walk that failed). */
 struct vms_note {
@@ -218,6 +235,8 @@ struct vms_snapshot {
 	size_t nmanaged;
 	struct vms_image *images; /* by address (the images step) */
 	size_t nimages;
+	struct vms_file *files; /* in first_region order (images step) */
+	size_t nfiles;
 	uint64_t page_table; /* VmPTE, bytes */
 	struct vms_rollup rollup;
 	uint64_t user_start, user_end; /* the user address range for free */
