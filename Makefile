@@ -17,7 +17,8 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 VERSION := 0.1.0
 
-PKGS := ncursesw libproc2
+# jansson: the JSON part of snapshot files; libzstd: their compression.
+PKGS := ncursesw libproc2 jansson libzstd
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # libelf: only the unit tests link it, as an independent check of the

@@ -4,14 +4,17 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "freeze.h"
+#include "snapfile.h"
 #include "source.h"
 #include "steps.h"
 
@@ -172,4 +175,139 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 fail:
 	vms_snapshot_free(s);
 	return NULL;
+}
+
+/* ---- saved snapshots: the loaders, one row each ---- */
+
+struct vms_loader {
+	const char *name;
+	bool (*recognise)(const void *head, size_t n);
+	int (*load)(const void *buf, size_t len, const char *name,
+		    struct vms_snapshot *s, struct vms_error *err);
+};
+
+static const struct vms_loader loaders[] = {
+	{ "vmscope snapshot", snapfile_recognise, snapfile_load },
+};
+
+/* The largest file read: a 1,000,000-region snapshot is some 40 MB. */
+#define LOAD_MAX (1ull << 30)
+
+struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
+				     const char *name, struct vms_error *err)
+{
+	const struct vms_loader *l = NULL;
+	struct vms_snapshot *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
+		if (loaders[i].recognise(buf, len))
+			l = &loaders[i];
+	if (!l) {
+		vms_error_set(err, VMS_ERR_FILE, 0, "%s: %s", name,
+			      len ? "not a vmscope snapshot file (nothing "
+				    "vmscope reads starts like it)"
+				  : "empty file, not a vmscope snapshot");
+		return NULL;
+	}
+	s = vms_snapshot_new();
+	if (!s) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (l->load(buf, len, name, s, err) < 0 ||
+	    vms_snapshot_finish(s, NULL, err) < 0) {
+		vms_snapshot_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int read_all(int fd, const char *path, char **out, size_t *n,
+		    struct vms_error *err)
+{
+	size_t cap = 1u << 16, len = 0;
+	char *buf = malloc(cap);
+
+	for (;;) {
+		ssize_t got;
+
+		if (!buf) {
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= LOAD_MAX) {
+				free(buf);
+				return vms_error_set(
+					err, VMS_ERR_FILE, EFBIG,
+					"%s: larger than %llu MiB, not a "
+					"vmscope snapshot",
+					path, LOAD_MAX >> 20);
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				continue;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			return vms_error_set(err, VMS_ERR_FILE, e,
+					     "cannot read %s: %s", path,
+					     e == EISDIR ? "it is a directory"
+							 : strerror(e));
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	*out = buf;
+	*n = len;
+	return 0;
+}
+
+struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
+{
+	struct vms_snapshot *s;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		vms_error_set(err, VMS_ERR_FILE, errno, "cannot open %s: %s",
+			      path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		vms_error_set(err, VMS_ERR_FILE, EISDIR,
+			      "%s: is a directory, not a snapshot file", path);
+		return NULL;
+	}
+	if (read_all(fd, path, &buf, &len, err) < 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	s = vms_load_buffer(buf, len, path, err);
+	free(buf);
+	return s;
+}
+
+int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
+		      struct vms_error *err)
+{
+	return snapfile_encode(s, buf, len, err);
 }

@@ -72,4 +72,19 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 const struct vms_capture_opts *o,
 				 struct vms_error *err);
 
+/* Loads a saved snapshot from its bytes (name: the file, for messages):
+ * the loader that recognises them fills the raw part and the source
+ * (snapfile.h), then the pipeline runs as after a capture. NULL with *err
+ * (VMS_ERR_FILE: the bytes are not a snapshot, with what is wrong). */
+struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
+				     const char *name, struct vms_error *err);
+/* The same from the file at path (read whole; a directory, an unreadable
+ * or an oversized file is VMS_ERR_FILE). */
+struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err);
+
+/* A snapshot captured with keep_raw as the bytes of a snapshot file
+ * (malloc'd into *buf, *len). -1 with *err. */
+int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
+		      struct vms_error *err);
+
 #endif
