@@ -306,6 +306,11 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 	return s;
 }
 
+bool vms_snapshot_refreshable(const struct vms_snapshot *s)
+{
+	return s->src.pid != 0;
+}
+
 int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
 		      struct vms_error *err)
 {

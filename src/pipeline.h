@@ -82,6 +82,11 @@ struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
  * or an oversized file is VMS_ERR_FILE). */
 struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err);
 
+/* Whether s was captured from a live process that a refresh captures
+ * again (false for a loaded snapshot: its pid is another machine's or
+ * another moment's). */
+bool vms_snapshot_refreshable(const struct vms_snapshot *s);
+
 /* A snapshot captured with keep_raw as the bytes of a snapshot file
  * (malloc'd into *buf, *len). -1 with *err. */
 int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
