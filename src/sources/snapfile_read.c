@@ -149,10 +149,9 @@ static int find_sections(const unsigned char *p, size_t len, const char *name,
 
 		if (len - off < SF_SEC_HEAD_LEN)
 			return bad(err, name,
-				   "cut short: it ends after %zu bytes, "
-				   "inside a section header (%zu bytes a "
-				   "file too short, or an unfinished write)",
-				   len, SF_SEC_HEAD_LEN - (len - off));
+				   "cut short after %zu bytes, inside a "
+				   "section header (an unfinished write?)",
+				   len);
 		memcpy(sname, p + off, SF_SEC_NAME);
 		sname[SF_SEC_NAME] = 0;
 		for (i = 0; i < SF_SEC_NAME; i++)
@@ -169,7 +168,7 @@ static int find_sections(const unsigned char *p, size_t len, const char *name,
 		if (x.stored > len - off)
 			return bad(err, name,
 				   "cut short: section \"%s\" at byte %zu "
-				   "claims %llu bytes, %zu are left",
+				   "has %llu bytes, only %zu are left",
 				   sname, off - SF_SEC_HEAD_LEN,
 				   (unsigned long long)x.stored, len - off);
 		x.data = p + off;
@@ -525,15 +524,14 @@ int snapfile_load(const void *buf, size_t len, const char *name,
 		return bad(err, name, "not a vmscope snapshot file (it does "
 				      "not start with \"vmscope snapshot\")");
 	if (len < SF_HEAD_LEN)
-		return bad(err, name, "cut short: %zu bytes, not even its "
-				      "header",
-			   len);
+		return bad(err, name,
+			   "cut short after %zu bytes, inside its header", len);
 	version = (uint32_t)get_le(p + SNAPFILE_MAGIC_LEN, 4);
 	if (version > SNAPFILE_VERSION)
 		return bad(err, name,
-			   "snapshot format version %u is newer than this "
-			   "vmscope %s reads (versions 1 to %d): open it "
-			   "with a later vmscope",
+			   "snapshot format version %u; this vmscope (%s) "
+			   "reads versions up to %d: open it with a later "
+			   "vmscope",
 			   version, VMSCOPE_VERSION, SNAPFILE_VERSION);
 	if (version == 0)
 		return bad(err, name, "corrupted: format version 0");
