@@ -30,7 +30,7 @@
 #define SF_SEC_HEAD_LEN (SF_SEC_NAME + 4 + 8 + 8)
 enum { SF_CODEC_STORED = 0, SF_CODEC_ZSTD = 1 };
 
-/* ---- writing (NULL on out of memory) ---- */
+/* ---- snapfile_json.c: writing (NULL on out of memory) ---- */
 json_t *sf_json_str(const char *s);
 json_t *sf_json_u64(uint64_t v);
 json_t *sf_json_elf(const struct elfimage *im);

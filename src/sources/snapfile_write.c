@@ -8,7 +8,6 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "escape.h"
 #include "procfs.h"
 #include "snapfile.h"
 #include "snapfile_int.h"
@@ -16,63 +15,6 @@
 /* zstd's fastest level: smaps text shrinks to under 1% of itself at it,
  * and a higher level buys little more for two to four times the time. */
 #define SF_ZSTD_LEVEL 1
-
-/* ---- JSON values ---- */
-
-static bool utf8_ok(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		uint32_t cp;
-		size_t n;
-
-		if (*p < 0x80) {
-			p++;
-			continue;
-		}
-		n = escape_utf8_len(p, &cp);
-		if (!n)
-			return false;
-		p += n;
-	}
-	return true;
-}
-
-json_t *sf_json_str(const char *s)
-{
-	static const char hexd[] = "0123456789abcdef";
-	json_t *o;
-	char *hex;
-	size_t i, n;
-
-	if (!s)
-		return json_null();
-	if (utf8_ok(s))
-		return json_string(s);
-	n = strlen(s);
-	hex = malloc(2 * n + 1);
-	if (!hex)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		hex[2 * i] = hexd[(unsigned char)s[i] >> 4];
-		hex[2 * i + 1] = hexd[(unsigned char)s[i] & 15];
-	}
-	hex[2 * n] = 0;
-	o = json_pack("{s:s}", "hex", hex);
-	free(hex);
-	return o;
-}
-
-json_t *sf_json_u64(uint64_t v)
-{
-	char b[24];
-
-	if (v <= (uint64_t)INT64_MAX)
-		return json_integer((json_int_t)v);
-	snprintf(b, sizeof(b), "0x%llx", (unsigned long long)v);
-	return json_string(b);
-}
 
 /* json_object_set_new that remembers a failure (a NULL value). */
 static void put(json_t *o, const char *k, json_t *v, bool *bad)
