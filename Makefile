@@ -133,17 +133,21 @@ bench: deps
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
-FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf
+FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_snapfile
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
 	cp tests/fixtures/*.smaps tests/fixtures/*.maps build-fuzz/corpus/
 	cp build-fuzz/seed.elf build-fuzz/corpus-elf/
+	cp tests/fixtures/*.vms build-fuzz/corpus-snap/
 	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -print_final_stats=1 build-fuzz/corpus
 	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-elf
+	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) \
+		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+		-print_final_stats=1 build-fuzz/corpus-snap
 
 # The harnesses, over every engine source (not libvms.a: its objects are
 # not instrumented for the fuzzer).

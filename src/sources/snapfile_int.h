@@ -20,6 +20,12 @@
 #include "snapfile.h"
 #include "snapshot.h"
 
+/* The version that writes and reads (the Makefile's; a build without it,
+ * such as the fuzzers', says so). */
+#ifndef VMSCOPE_VERSION
+#define VMSCOPE_VERSION "(unversioned build)"
+#endif
+
 /* Section names. */
 #define SF_SEC_META "meta"
 #define SF_SEC_SMAPS "smaps"

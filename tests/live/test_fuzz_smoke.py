@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
-(tests/fuzz/, `make` targets build-fuzz/fuzz_smaps and fuzz_elf) and runs
-fuzz_smaps for about 20 seconds on the fixtures (tests/fixtures/*.smaps and
-*.maps), then fuzz_elf for 10 on a small ELF file. Each must exit 0.
+(tests/fuzz/, `make` targets build-fuzz/fuzz_smaps, fuzz_elf and
+fuzz_snapfile) and runs fuzz_smaps for about 20 seconds on the fixtures
+(tests/fixtures/*.smaps and *.maps), then fuzz_elf for 10 on a small ELF
+file and fuzz_snapfile for 10 on the snapshot files (tests/fixtures/*.vms).
+Each must exit 0.
 
 Skipped when clang cannot build a libFuzzer program. New inputs go to a
 temporary corpus; the fixtures are only read. FUZZ_SMOKE_SECONDS overrides
@@ -60,7 +62,8 @@ def main():
             T.skip("bounded fuzz run", "clang with libFuzzer not available")
             T.done()
         r = subprocess.run(["make", "-C", T.ROOT, "build-fuzz/fuzz_smaps",
-                            "build-fuzz/fuzz_elf", "build-fuzz/seed.elf"],
+                            "build-fuzz/fuzz_elf", "build-fuzz/fuzz_snapfile",
+                            "build-fuzz/seed.elf"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
                     r.stdout.decode("utf-8", "replace")[-3000:]):
@@ -85,6 +88,14 @@ def main():
         shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.elf"), seed_dir)
         run_fuzzer("fuzz_elf", max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
                    ["-max_len=65536"])
+        corpus = os.path.join(tmp, "corpus-snap")
+        seed_dir = os.path.join(tmp, "seeds-snap")
+        os.mkdir(corpus)
+        os.mkdir(seed_dir)
+        for s in glob.glob(os.path.join(fixtures, "*.vms")):
+            shutil.copy(s, seed_dir)
+        run_fuzzer("fuzz_snapfile", max(SECONDS // 2, 5), corpus, [seed_dir],
+                   tmp, ["-max_len=65536"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()
