@@ -255,6 +255,10 @@ void vms_snapshot_free(struct vms_snapshot *s);
 /* Appends n bytes to the kept smaps text (s->raw must be set); -1 on out
  * of memory. */
 int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n);
+/* Makes room for n regions in one allocation, its pages faulted in at once
+ * (a loader that knows the count: a page fault each costs more than the
+ * parse of the region in a virtual machine). -1 on out of memory. */
+int vms_snapshot_reserve(struct vms_snapshot *s, size_t n);
 /* Appends a zeroed region; NULL on out of memory. */
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
 /* The region containing addr, or NULL (binary search). */

@@ -416,11 +416,19 @@ static int meta_into(struct vms_snapshot *s, const json_t *m, const char *name,
 /* ---- the file ---- */
 
 static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
-		      const char *name, struct vms_error *err)
+		      uint64_t nregions, const char *name,
+		      struct vms_error *err)
 {
 	struct smaps_parser p;
 	struct vms_error perr = { 0 };
 
+	/* Room for the regions the file says it holds, at once; no more
+	 * than its text can hold (a record is over 40 bytes). */
+	if (nregions > x->size / 40)
+		nregions = x->size / 40;
+	if (vms_snapshot_reserve(s, (size_t)nregions) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
 	smaps_parser_init(&p, s);
 	if (inflate(x, name, SF_SEC_SMAPS, smaps_sink, &p, err) < 0)
 		return -1;
@@ -446,6 +454,7 @@ int snapfile_load(const void *buf, size_t len, const char *name,
 	struct sf_whole meta = { 0 }, status = { 0 };
 	json_t *m = NULL;
 	json_error_t jerr;
+	uint64_t nregions;
 	uint32_t version;
 	int rc = -1;
 
@@ -480,7 +489,10 @@ int snapfile_load(const void *buf, size_t len, const char *name,
 	}
 	/* Identity first: a message about the smaps text names the
 	 * process. */
-	if (meta_into(s, m, name, err) < 0 || smaps_into(s, &sec[K_SMAPS], name, err) < 0)
+	if (!sf_obj_u64(m, "regions", &nregions))
+		nregions = 0;
+	if (meta_into(s, m, name, err) < 0 ||
+	    smaps_into(s, &sec[K_SMAPS], nregions, name, err) < 0)
 		goto out;
 	if (sec[K_STATUS].found) {
 		long long pte;

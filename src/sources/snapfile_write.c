@@ -347,6 +347,7 @@ static char *meta_text(const struct vms_snapshot *s)
 		put(m, "version", json_integer(SNAPFILE_VERSION), &bad);
 		put(m, "written_by", json_string("vmscope " VMSCOPE_VERSION),
 		    &bad);
+		put(m, "regions", sf_json_u64(s->nregions), &bad);
 		put(m, "process", process_json(s, &bad), &bad);
 		put(m, "capture", capture_json(s, &bad), &bad);
 		put(m, "rollup", rollup_json(s, &bad), &bad);
