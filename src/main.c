@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
+#include "diff.h"
 #include "escape.h"
 #include "export.h"
 #include "outbuf.h"
@@ -88,7 +89,11 @@ static void usage(FILE *f)
 	      "                             print what was saved\n"
 	      "  -l, --load=FILE            open a saved snapshot (with -s or\n"
 	      "                             -e: print it)\n"
-	      "  -d, --diff A B             diffs (not in this version yet)\n"
+	      "  -d, --diff A B             compare two snapshots, each a PID\n"
+	      "                             (captured now) or a saved file\n"
+	      "                             (./123 for a file named 123);\n"
+	      "                             with -s or -e (the diff screen\n"
+	      "                             is not in this version yet)\n"
 	      "  -h, --help                 this help\n"
 	      "  -V, --version              the version\n"
 	      "\n"
@@ -100,6 +105,8 @@ static void usage(FILE *f)
 struct args {
 	const char *backend, *export, *output, *name, *theme, *sort;
 	const char *save, *load; /* -w FILE, -l FILE */
+	const char *diff_a, *diff_b; /* -d A B */
+	bool diff;
 	bool summary, freeze, list, bytes;
 	double delay;
 	pid_t pid;
@@ -232,9 +239,18 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->load = optarg;
 			break;
 		case 'd':
-			fprintf(stderr, "vmscope: diffs (-d) are not in "
-					"this version yet\n");
-			return 1;
+			/* its two operands follow it, options may come after
+			 * them: -d A B -s */
+			a->diff = true;
+			if (argc - optind < 2)
+				return usage_error("%s",
+						   "-d takes two snapshots: "
+						   "-d A B, each a PID or a "
+						   "file");
+			a->diff_a = argv[optind];
+			a->diff_b = argv[optind + 1];
+			optind += 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -246,7 +262,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 1;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
+	if (a->diff) {
+		if (optind < argc)
+			return usage_error("unexpected argument: %s",
+					   argv[optind]);
+		if (a->name || a->save || a->load)
+			return usage_error("%s", "-d A B takes no -n, -w or -l");
+		if (!a->summary && !a->export)
+			return usage_error("%s", "-d A B goes with -s or -e (the "
+						 "diff screen is not in this "
+						 "version yet)");
+	} else if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
 		a->cmd = &argv[optind];
 	} else if (optind < argc) {
 		if (parse_pid(argv[optind], &a->pid) < 0)
@@ -578,6 +604,56 @@ static int load(const struct args *a)
 	return rc;
 }
 
+/* One side of -d: a PID, captured now, or a saved file. */
+static struct vms_snapshot *diff_side(const struct args *a, const char *what,
+				      struct vms_error *err)
+{
+	struct vms_capture_opts co = { 0 };
+	pid_t pid;
+
+	if (!strchr(what, '/') && parse_pid(what, &pid) == 0) {
+		co.pid = pid;
+		co.freeze = a->freeze;
+		return vms_capture(vms_sampler_by_name(a->backend), &co, err);
+	}
+	return vms_load_file(what, err);
+}
+
+/* -d A B: the diff printed as -s or -e asks. */
+static int diff(const struct args *a)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *sa = diff_side(a, a->diff_a, &err), *sb = NULL;
+	const struct vms_diff_exporter *ex =
+		export_diff_find(a->summary ? "summary" : a->export);
+	struct vms_diff d;
+	struct outbuf o;
+	int rc;
+
+	if (!ex) {
+		vms_snapshot_free(sa);
+		return usage_error("a diff has no '%s' export", a->export);
+	}
+	if (!sa || !(sb = diff_side(a, a->diff_b, &err)) ||
+	    vms_diff_make(sa, sb, &d, &err) < 0) {
+		rc = fail(&err);
+		goto out;
+	}
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
+		rc = fail(&err);
+	} else {
+		o.exact = a->bytes;
+		ex->write(&d, &o);
+		rc = close_output(&o);
+	}
+	vms_diff_fini(&d);
+out:
+	vms_snapshot_free(sa);
+	vms_snapshot_free(sb);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
@@ -593,6 +669,8 @@ int main(int argc, char **argv)
 		return list_processes(&a);
 	if (a.load)
 		return load(&a);
+	if (a.diff)
+		return diff(&a);
 	if (a.name && (rc = find_by_name(a.name, &a.pid)) >= 0)
 		return rc;
 	smp = vms_sampler_by_name(a.backend);
