@@ -6,7 +6,7 @@
 #                   then again under AddressSanitizer + UBSan
 #   make test       the tests on the normal build only (quicker)
 #   make bench      benchmarks (print figures beside their references)
-#   make fuzz       bounded libFuzzer run of the parsers
+#   make fuzz       bounded libFuzzer run of the parsers and the heap walker
 #   make install / uninstall   (PREFIX, DESTDIR)
 
 PREFIX ?= /usr/local
@@ -133,7 +133,8 @@ bench: deps
 FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
-FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_snapfile
+FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
+	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
@@ -148,12 +149,26 @@ fuzz: deps
 	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) \
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-snap
+	@mkdir -p build-fuzz/corpus-text
+	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=8192 -print_final_stats=1 \
+		build-fuzz/corpus-text tests/fixtures/text
+	@mkdir -p build-fuzz/corpus-heap
+	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=4096 -print_final_stats=1 \
+		build-fuzz/corpus-heap
 
 # The harnesses, over every engine source (not libvms.a: its objects are
 # not instrumented for the fuzzer).
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard $(SRC_DIRS:%=%/*.h))
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(ENGINE_SRC) $(DEP_LIBS) -lpthread
+
+# fuzz_text also parses theme files: the viewer's theme.c, with curses.
+build-fuzz/fuzz_text: tests/fuzz/fuzz_text.c ui/theme.c ui/theme.h $(ENGINE_SRC) $(wildcard $(SRC_DIRS:%=%/*.h))
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(DEP_CFLAGS) -DVMSCOPE_DATADIR='"/nonexistent"' -o $@ $< \
+		ui/theme.c $(ENGINE_SRC) $(DEP_LIBS) -lpthread
 
 # fuzz_elf's seed: a small position-independent ELF executable with
 # relative relocations packed as RELR (RELA where the linker cannot).

@@ -25,6 +25,7 @@
 #include "procfs.h"
 #include "proclist.h"
 #include "sampler.h"
+#include "selfcopy.h"
 
 #ifndef VMSCOPE_VERSION
 #define VMSCOPE_VERSION "0.1.0"
@@ -661,7 +662,10 @@ int main(int argc, char **argv)
 	const struct vms_sampler *smp;
 	struct vms_error err = { 0 };
 	pid_t launched = 0;
-	int rc = parse_args(argc, argv, &a);
+	int rc;
+
+	selfcopy_run(argv); /* first: looking must change nothing */
+	rc = parse_args(argc, argv, &a);
 
 	if (rc >= 0)
 		return rc;

@@ -25,6 +25,8 @@ const struct vms_step vms_steps[] = {
 	{ "images", "reading ELF images", 0, VMS_SRC_ELF, false,
 	  step_images_run },
 	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
+	{ "malloc", "walking glibc heaps", VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
+	  VMS_SRC_FILES, false, step_malloc_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };
@@ -76,8 +78,11 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 
 	if (o && o->no_memory)
 		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
-	s->notes = NULL;
-	s->nnotes = 0;
+	if (!s->finished) {
+		s->nnotes_capture = s->nnotes;
+		s->finished = true;
+	}
+	s->nnotes = s->nnotes_capture; /* the steps' notes are made again */
 	if (!s->cap.page_size) /* a snapshot made from text alone */
 		s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	for (i = 0; i < vms_nsteps; i++) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "snapshot.h"
+#include "selfcopy.h"
 
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"
@@ -263,6 +264,12 @@ static int parse_text(struct theme *t, char *text, const char *file,
 	return 0;
 }
 
+int theme_parse(struct theme *t, char *text, const char *file,
+		struct vms_error *err)
+{
+	return parse_text(t, text, file, err);
+}
+
 void theme_builtin(struct theme *t)
 {
 	char buf[sizeof(builtin_text)];
@@ -291,12 +298,13 @@ static const char *config_dir(char *buf, size_t n)
 
 static const char *exe_dir(char *buf, size_t n)
 {
-	ssize_t len = readlink("/proc/self/exe", buf, n - 16);
+	/* Not /proc/self/exe: vmscope runs through a copy of the loader. */
+	const char *exe = selfcopy_exe();
 	char *slash;
 
-	if (len <= 0)
+	if (!exe || strlen(exe) + 16 > n)
 		return NULL;
-	buf[len] = '\0';
+	strcpy(buf, exe);
 	slash = strrchr(buf, '/');
 	if (!slash)
 		return NULL;

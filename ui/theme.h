@@ -80,6 +80,11 @@ struct theme {
 };
 
 /* The compiled-in default palette (VMMap's), used when no file is found. */
+/* Parses theme text (changed in place; NUL-terminated) over t: what a
+ * theme file says replaces what t had. file names it in messages. -1 with
+ * *err set on the first bad line. */
+int theme_parse(struct theme *t, char *text, const char *file,
+		struct vms_error *err);
 void theme_builtin(struct theme *t);
 
 /* Loads name (looked up as described in theme_find) or a path containing

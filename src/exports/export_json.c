@@ -4,7 +4,9 @@
  * is some 60 MB and must cost little next to reading smaps. Added beyond the
  * contract (allowed: fields are only ever added): capture.frozen,
  * capture.partial, process.uid, totals.blocks, region state/build_id,
- * thread fields as listed, heaps' walked figures as null until walked.
+ * thread fields as listed, heaps' walked figures as null until walked,
+ * the glibc walker's figures of each heap (system ... histogram, busy,
+ * partial) and of the process ("malloc": mallinfo2, or null).
  */
 #include <stdio.h>
 #include <string.h>
@@ -311,6 +313,128 @@ static void threads(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, ',');
 }
 
+static void kv_str_or_null(struct outbuf *o, const char *k, const char *v)
+{
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	if (v)
+		ob_json_str(o, v);
+	else
+		OB_LIT(o, "null");
+	ob_putc(o, ',');
+}
+
+/* "fragmentation": free bytes outside top over system bytes, 0 to 1. */
+static void kv_fraction(struct outbuf *o, const char *k, uint64_t num,
+			uint64_t den)
+{
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	ob_printf(o, "%.6f,", den ? (double)num / (double)den : 0.0);
+}
+
+/* The glibc walker's figures of one heap (added keys: null unless
+ * walked). */
+static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
+{
+	static const char *const keys[] = { "system",	     "ordblks",
+					    "smblks",	     "fsmblks",
+					    "tcache",	     "tcache_chunks",
+					    "overhead",	     "largest_free",
+					    "fragmentation", "histogram" };
+	const struct vms_heap_glibc *g = h->glibc;
+	size_t i;
+
+	if (!g || g->busy) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			kv_i64_or_null(o, keys[i], -1);
+		OB_LIT(o, "\"busy\":");
+		ob_puts(o, g && g->busy ? "true," : "false,");
+		kv_str_or_null(o, "partial", g ? g->partial : NULL);
+		return;
+	}
+	KV_U64(o, "system", g->system);
+	KV_U64(o, "ordblks", g->ordblks);
+	KV_U64(o, "smblks", g->smblks);
+	KV_U64(o, "fsmblks", g->fsmblks);
+	KV_U64(o, "tcache", g->tcache);
+	KV_U64(o, "tcache_chunks", g->tcache_chunks);
+	KV_U64(o, "overhead", g->overhead);
+	KV_U64(o, "largest_free", g->largest_free);
+	kv_fraction(o, "fragmentation", (uint64_t)h->free - (uint64_t)h->top,
+		    g->system);
+	KEY(o, "histogram");
+	ob_putc(o, '[');
+	for (i = 0; i < VMS_HEAP_HIST; i++) {
+		if (!g->hist[i])
+			continue;
+		ob_putc(o, '{');
+		KV_U64(o, "min", 32ull << i);
+		if (i + 1 < VMS_HEAP_HIST)
+			KV_U64(o, "max", (64ull << i) - 1);
+		KV_U64(o, "count", g->hist[i]);
+		KV_U64(o, "bytes", g->hist_bytes[i]);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	OB_LIT(o, ",\"busy\":false,");
+	kv_str_or_null(o, "partial", g->partial);
+}
+
+/* "malloc": the process's allocator as the walker saw it, or null. */
+static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_malloc *m = s->glibc;
+	uint32_t i;
+
+	KEY(o, "malloc");
+	if (!m) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	ob_putc(o, '{');
+	KV_STR(o, "allocator", m->allocator);
+	KV_STR(o, "version", m->version);
+	KV_STR(o, "found_by", m->found_by);
+	KV_HEX(o, "main_arena", m->main_arena);
+	KV_HEX(o, "mp", m->mp);
+	OB_LIT(o, "\"empty\":");
+	ob_puts(o, m->empty ? "true," : "false,");
+	KV_U64(o, "arena", m->arena);
+	KV_U64(o, "ordblks", m->ordblks);
+	KV_U64(o, "smblks", m->smblks);
+	KV_U64(o, "hblks", m->hblks);
+	KV_U64(o, "hblkhd", m->hblkhd);
+	KV_U64(o, "usmblks", m->usmblks);
+	KV_U64(o, "fsmblks", m->fsmblks);
+	KV_U64(o, "uordblks", m->uordblks);
+	KV_U64(o, "fordblks", m->fordblks);
+	KV_U64(o, "keepcost", m->keepcost);
+	KV_U64(o, "tcache", m->tcache);
+	KV_U64(o, "tcache_chunks", m->tcache_chunks);
+	KV_U64(o, "overhead", m->overhead);
+	KV_U64(o, "walk_us", m->walk_us);
+	KV_U64(o, "bytes_read", m->bytes_read);
+	KEY(o, "mmapped_chunks");
+	ob_putc(o, '[');
+	for (i = 0; i < m->nmmapped; i++) {
+		ob_putc(o, '{');
+		KV_HEX(o, "start", m->mmapped[i].start);
+		KV_HEX(o, "end", m->mmapped[i].end);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+	kv_str_or_null(o, "mmapped_note", m->mmapped_note);
+	kv_str_or_null(o, "partial", m->partial);
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
@@ -340,11 +464,13 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		kv_i64_or_null(o, "free_chunks", h->free_chunks);
 		kv_i64_or_null(o, "top", h->top);
 		kv_i64_or_null(o, "mmapped", h->mmapped);
+		heap_glibc(o, h);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
 	close_with(o, ']');
 	ob_putc(o, ',');
+	malloc_info(s, o);
 	KEY(o, "managed");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nmanaged; i++) {

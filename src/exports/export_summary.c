@@ -101,6 +101,36 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 		  export_rollup_check(s, when, sizeof(when)));
 }
 
+/* glibc malloc's figures (step "malloc"), when walked: mallinfo2's. */
+static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_malloc *m = s->glibc;
+	char a[32], b[32], c[32], d[32], e[32];
+	size_t i, n = 0;
+
+	if (!m)
+		return;
+	for (i = 0; i < s->nheaps; i++)
+		n += s->heaps[i].glibc != NULL;
+	if (m->empty) {
+		ob_printf(o, "Malloc:      glibc %s: no heap yet\n", m->version);
+		return;
+	}
+	ob_printf(o,
+		  "Malloc:      glibc %s (found by %s): %zu arena%s, %s from "
+		  "the system, in use %s (tcache %s), free %s (top %s)",
+		  m->version, m->found_by, n, n == 1 ? "" : "s",
+		  ob_size_text(o, m->arena, a, sizeof(a)),
+		  ob_size_text(o, m->uordblks, b, sizeof(b)),
+		  ob_size_text(o, m->tcache, c, sizeof(c)),
+		  ob_size_text(o, m->fordblks, d, sizeof(d)),
+		  ob_size_text(o, m->keepcost, e, sizeof(e)));
+	ob_printf(o, ", %llu mmapped chunk%s %s%s\n",
+		  (unsigned long long)m->hblks, m->hblks == 1 ? "" : "s",
+		  ob_size_text(o, m->hblkhd, a, sizeof(a)),
+		  m->partial ? " (partial: see Missing)" : "");
+}
+
 void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 {
 	int w[NCOLS], i, t;
@@ -135,6 +165,7 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, '\n');
 	ob_printf(o, "Largest free block: %s\n",
 		  ob_size_text(o, s->largest_free, tmp, sizeof(tmp)));
+	malloc_line(s, o);
 	ob_puts(o, o->exact ? "Sizes in bytes.\n"
 			    : "Sizes in K (1024 bytes), M, G, T (each 1024 of "
 			      "the one before); --bytes for exact bytes.\n");

@@ -122,14 +122,62 @@ struct vms_heap_seg {
 	uint64_t start, end;
 };
 
+/* Free-size histogram buckets: bucket k counts free chunks of
+ * [32 << k, 64 << k) bytes; the last bucket has no upper bound. */
+#define VMS_HEAP_HIST 24
+
+/* What the glibc walker (step "malloc", glibc_walk.h) found in one arena,
+ * beyond struct vms_heap's figures. Plain numbers, bytes unless said;
+ * mallinfo2's names where mallinfo2 has the figure (for this arena alone:
+ * summed over arenas they are the process's mallinfo2()). */
+struct vms_heap_glibc {
+	uint64_t system; /* arena: bytes it has from the system */
+	uint64_t ordblks; /* chunks in bins, plus 1 for top */
+	uint64_t smblks, fsmblks; /* fastbin chunks, their bytes */
+	uint64_t tcache, tcache_chunks; /* cached per thread (in in_use) */
+	uint64_t overhead; /* heap_info, malloc_state, padding, fenceposts
+			    * (in in_use) */
+	uint64_t largest_free; /* largest chunk in bins/fastbins, top apart */
+	uint64_t hist[VMS_HEAP_HIST]; /* free chunks by size, top apart */
+	uint64_t hist_bytes[VMS_HEAP_HIST];
+	bool busy; /* locked at the snapshot: not walked */
+	const char *partial; /* why its figures are incomplete, or NULL */
+};
+
 /* A heap the classifier found (glibc main heap or a non-main arena). The
- * walked figures are -1 until a heap walker fills them. */
+ * walked figures are -1 until a heap walker fills them; the glibc walker
+ * sets them as mallinfo2 counts: in_use = uordblks (tcache'd chunks and
+ * overhead included), free = fordblks (top, bins, fastbins), chunks =
+ * chunks walked (top included), free_chunks = ordblks + smblks (top
+ * included), top = top's size, mmapped = mp_.mmapped_mem on the main
+ * arena (mmapped chunks belong to no arena), 0 on the others. */
 struct vms_heap {
 	const char *kind; /* "glibc-main", "glibc-arena" */
 	uint64_t id; /* arena address if known, else first segment start */
 	struct vms_heap_seg *segs;
 	uint32_t nsegs;
 	int64_t in_use, free, chunks, free_chunks, top, mmapped;
+	const struct vms_heap_glibc *glibc; /* NULL unless walked */
+};
+
+/* glibc malloc in the whole process (step "malloc"): mallinfo2()'s
+ * figures as the process would have got them at the snapshot, and how
+ * its state was found. NULL in the snapshot when not walked (a note
+ * says why). */
+struct vms_malloc {
+	const char *allocator; /* "glibc" */
+	const char *version; /* "2.36" */
+	const char *found_by; /* "debug symbols" or "relocation" */
+	uint64_t main_arena, mp; /* runtime addresses */
+	uint64_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks,
+		uordblks, fordblks, keepcost; /* mallinfo2() */
+	uint64_t tcache, tcache_chunks, overhead; /* over the arenas */
+	struct vms_heap_seg *mmapped; /* mmapped chunks located */
+	uint32_t nmmapped;
+	bool empty; /* malloc never ran */
+	uint64_t walk_us, bytes_read; /* the walk's time, memory it read */
+	const char *partial; /* why the figures are incomplete, or NULL */
+	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
 };
 
 struct vms_managed {
@@ -231,6 +279,7 @@ struct vms_snapshot {
 	size_t nthreads;
 	struct vms_heap *heaps;
 	size_t nheaps;
+	const struct vms_malloc *glibc; /* step "malloc", or NULL */
 	struct vms_managed *managed;
 	size_t nmanaged;
 	struct vms_image *images; /* by address (the images step) */
@@ -245,6 +294,10 @@ struct vms_snapshot {
 	uint64_t largest_free;
 	struct vms_note *notes; /* what is missing, in step order */
 	size_t nnotes;
+	/* The first nnotes_capture notes are the capture's own (made before
+	 * the pipeline first ran): each run of the steps keeps them. */
+	size_t nnotes_capture;
+	bool finished;
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
 	struct vms_raw *raw; /* NULL unless kept (above) */

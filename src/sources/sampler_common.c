@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "observer.h"
 #include "procfs.h"
 #include "proclist.h"
 #include "readahead.h"
@@ -165,6 +166,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			p.malformed, p.first_malformed_line);
 	else if (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS)
 		s->cap.partial = "smaps ended in the middle of a region";
+	observer_note(s);
 	rc = 0;
 out:
 	readahead_stop(ra);

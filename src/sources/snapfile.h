@@ -9,7 +9,8 @@
  * size, sampler, freeze time), the kernel's smaps_rollup figures, the
  * threads with their stack pointers and names, what the ELF reader found
  * in each mapped file (sections, segments, build id), the file systems of
- * files on device 0, and the heaps found in memory.
+ * files on device 0, the heaps found in memory and what the glibc
+ * walker found in them (steps "heaps" and "malloc", restored on load).
  *
  * The format (all integers little-endian):
  *
@@ -41,8 +42,9 @@
  *    message that names the file (name) and says what is wrong; never a
  *    crash, never a read outside buf[0, len).
  *  - The source it sets has no memory and no files: the images step gets
- *    the kept ELF summaries (source.h, elf), the heaps step's result is
- *    restored (restore), file systems answer from what was kept.
+ *    the kept ELF summaries (source.h, elf), the heaps and malloc steps'
+ *    results are restored (restore), file systems answer from what was
+ *    kept.
  */
 #ifndef VMS_SNAPFILE_H
 #define VMS_SNAPFILE_H

@@ -50,6 +50,10 @@ struct sf_priv {
 	size_t nheap_regions;
 	struct vms_note *heap_notes;
 	size_t nheap_notes;
+	bool malloc_kept;
+	struct vms_malloc *glibc; /* NULL: not walked then */
+	struct vms_note *malloc_notes;
+	size_t nmalloc_notes;
 };
 
 static struct sf_key key_of(const struct vms_region *r)
@@ -108,12 +112,30 @@ static long sf_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
 	return f ? f->magic : 0;
 }
 
+static int add_notes(struct vms_snapshot *s, const struct vms_note *n,
+		     size_t k, struct vms_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (vms_snapshot_note(s, n[i].step, n[i].why) < 0)
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+	return 0;
+}
+
 static int sf_restore(struct vms_snapshot *s, const char *step,
 		      struct vms_error *err)
 {
 	const struct sf_priv *p = s->src.priv;
 	size_t i;
 
+	if (p && p->malloc_kept && strcmp(step, "malloc") == 0) {
+		s->glibc = p->glibc;
+		return add_notes(s, p->malloc_notes, p->nmalloc_notes, err) < 0
+			       ? -1
+			       : 1;
+	}
 	if (!p || !p->heaps_kept || strcmp(step, "heaps") != 0)
 		return 0;
 	s->heaps = p->heaps;
@@ -124,12 +146,7 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 		r->type = VMS_T_HEAP;
 		r->detail = p->heap_regions[i].detail;
 	}
-	for (i = 0; i < p->nheap_notes; i++)
-		if (vms_snapshot_note(s, p->heap_notes[i].step,
-				      p->heap_notes[i].why) < 0)
-			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-					     "out of memory");
-	return 1;
+	return add_notes(s, p->heap_notes, p->nheap_notes, err) < 0 ? -1 : 1;
 }
 
 static void sf_release(struct vms_snapshot *s)
@@ -283,6 +300,49 @@ static int64_t figure(const json_t *h, const char *k)
 		       : -1;
 }
 
+static bool u64s_at(const json_t *o, const char *k, uint64_t *v, size_t n)
+{
+	const json_t *a = json_object_get(o, k);
+	size_t i;
+
+	if (!a)
+		return true;
+	if (json_array_size(a) != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!sf_get_u64(json_array_get(a, i), &v[i]))
+			return false;
+	return true;
+}
+
+static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
+			    struct vms_heap *x)
+{
+	struct vms_heap_glibc *g;
+	bool ok = true;
+
+	if (!o || json_is_null(o))
+		return true;
+	g = arena_alloc(&s->arena, sizeof(*g));
+	if (!g || !json_is_object(o))
+		return false;
+	sf_obj_u64(o, "system", &g->system);
+	sf_obj_u64(o, "ordblks", &g->ordblks);
+	sf_obj_u64(o, "smblks", &g->smblks);
+	sf_obj_u64(o, "fsmblks", &g->fsmblks);
+	sf_obj_u64(o, "tcache", &g->tcache);
+	sf_obj_u64(o, "tcache_chunks", &g->tcache_chunks);
+	sf_obj_u64(o, "overhead", &g->overhead);
+	sf_obj_u64(o, "largest_free", &g->largest_free);
+	g->busy = json_is_true(json_object_get(o, "busy"));
+	g->partial = sf_get_str(&s->arena, json_object_get(o, "partial"), &ok);
+	if (!ok || !u64s_at(o, "hist", g->hist, VMS_HEAP_HIST) ||
+	    !u64s_at(o, "hist_bytes", g->hist_bytes, VMS_HEAP_HIST))
+		return false;
+	x->glibc = g;
+	return true;
+}
+
 static bool heap_from(struct vms_snapshot *s, const json_t *h,
 		      struct vms_heap *x)
 {
@@ -311,7 +371,7 @@ static bool heap_from(struct vms_snapshot *s, const json_t *h,
 	x->free_chunks = figure(h, "free_chunks");
 	x->top = figure(h, "top");
 	x->mmapped = figure(h, "mmapped");
-	return true;
+	return heap_glibc_from(s, json_object_get(h, "glibc"), x);
 }
 
 static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
@@ -365,6 +425,95 @@ static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 	return NULL;
 }
 
+static const char *notes_from(struct vms_snapshot *s, const json_t *a,
+			      const char *step, struct vms_note **out,
+			      size_t *n)
+{
+	size_t i, k = json_array_size(a);
+	bool ok = true;
+
+	*out = arena_alloc(&s->arena, (k ? k : 1) * sizeof(**out));
+	if (!*out)
+		return "out of memory";
+	for (i = 0; i < k; i++) {
+		(*out)[i].step = step;
+		(*out)[i].why = sf_get_str(
+			&s->arena, json_object_get(json_array_get(a, i), "why"),
+			&ok);
+		if (!ok || !(*out)[i].why)
+			return "bad notes";
+	}
+	*n = k;
+	return NULL;
+}
+
+/* The malloc step's kept result (absent in a file of a vmscope without
+ * the walker: the step is then noted missing, as it cannot run). */
+static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
+			       const json_t *o)
+{
+	const json_t *g = json_object_get(o, "glibc"), *mm;
+	struct vms_malloc *m;
+	const char *why;
+	bool ok = true;
+	size_t i, n;
+
+	if (!json_is_object(o))
+		return NULL;
+	if ((why = notes_from(s, json_object_get(o, "notes"), "malloc",
+			      &p->malloc_notes, &p->nmalloc_notes)))
+		return why;
+	p->malloc_kept = true;
+	if (!json_is_object(g))
+		return NULL;
+	mm = json_object_get(g, "mmapped");
+	n = json_array_size(mm);
+	m = arena_alloc(&s->arena, sizeof(*m));
+	if (!m || n > s->nregions ||
+	    !(m->mmapped = arena_alloc(&s->arena,
+				       (n ? n : 1) * sizeof(*m->mmapped))))
+		return "bad \"malloc\"";
+	for (i = 0; i < n; i++)
+		if (!sf_get_u64(json_array_get(json_array_get(mm, i), 0),
+				&m->mmapped[i].start) ||
+		    !sf_get_u64(json_array_get(json_array_get(mm, i), 1),
+				&m->mmapped[i].end))
+			return "bad \"malloc\"";
+	m->nmmapped = (uint32_t)n;
+	m->allocator = sf_get_str(&s->arena, json_object_get(g, "allocator"),
+				  &ok);
+	m->version = sf_get_str(&s->arena, json_object_get(g, "version"), &ok);
+	m->found_by = sf_get_str(&s->arena, json_object_get(g, "found_by"),
+				 &ok);
+	m->partial = sf_get_str(&s->arena, json_object_get(g, "partial"), &ok);
+	m->mmapped_note = sf_get_str(&s->arena,
+				     json_object_get(g, "mmapped_note"), &ok);
+	if (!ok)
+		return "bad \"malloc\"";
+#define F(f) sf_obj_u64(g, #f, &m->f)
+	F(main_arena);
+	F(mp);
+	F(arena);
+	F(ordblks);
+	F(smblks);
+	F(hblks);
+	F(hblkhd);
+	F(usmblks);
+	F(fsmblks);
+	F(uordblks);
+	F(fordblks);
+	F(keepcost);
+	F(tcache);
+	F(tcache_chunks);
+	F(overhead);
+	F(walk_us);
+	F(bytes_read);
+#undef F
+	m->empty = json_is_true(json_object_get(g, "empty"));
+	p->glibc = m;
+	return NULL;
+}
+
 int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 		  struct vms_error *err)
 {
@@ -376,7 +525,8 @@ int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 				     "out of memory");
 	if ((why = files_from(s, p, json_object_get(meta, "files"))) ||
 	    (why = fs_from(s, p, json_object_get(meta, "fs_magic"))) ||
-	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))))
+	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))) ||
+	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))))
 		return strcmp(why, "out of memory") == 0
 			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					       "out of memory")

@@ -287,6 +287,105 @@ static json_t *notes_json(const struct vms_snapshot *s, const char *step,
 	return a;
 }
 
+static json_t *u64_array(const uint64_t *v, size_t n, bool *bad)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		push(a, sf_json_u64(v[i]), bad);
+	if (!a)
+		*bad = true;
+	return a;
+}
+
+/* What the glibc walker found in one arena (beyond the heap's figures). */
+static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
+{
+	json_t *o;
+
+	if (!g)
+		return json_null();
+	o = json_object();
+	if (!o) {
+		*bad = true;
+		return NULL;
+	}
+	put(o, "system", sf_json_u64(g->system), bad);
+	put(o, "ordblks", sf_json_u64(g->ordblks), bad);
+	put(o, "smblks", sf_json_u64(g->smblks), bad);
+	put(o, "fsmblks", sf_json_u64(g->fsmblks), bad);
+	put(o, "tcache", sf_json_u64(g->tcache), bad);
+	put(o, "tcache_chunks", sf_json_u64(g->tcache_chunks), bad);
+	put(o, "overhead", sf_json_u64(g->overhead), bad);
+	put(o, "largest_free", sf_json_u64(g->largest_free), bad);
+	put(o, "hist", u64_array(g->hist, VMS_HEAP_HIST, bad), bad);
+	put(o, "hist_bytes", u64_array(g->hist_bytes, VMS_HEAP_HIST, bad),
+	    bad);
+	put(o, "busy", json_boolean(g->busy), bad);
+	put(o, "partial", sf_json_str(g->partial), bad);
+	return o;
+}
+
+/* The malloc step's result: glibc's state walked in memory. */
+static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
+{
+	const struct vms_malloc *m = s->glibc;
+	json_t *o = json_object(), *g, *mm;
+	uint32_t i;
+
+	if (!o) {
+		*bad = true;
+		return NULL;
+	}
+	put(o, "notes", notes_json(s, "malloc", bad), bad);
+	if (!m) {
+		put(o, "glibc", json_null(), bad);
+		return o;
+	}
+	g = json_object();
+	mm = json_array();
+	if (!g || !mm) {
+		json_decref(g);
+		json_decref(mm);
+		*bad = true;
+		return o;
+	}
+	for (i = 0; i < m->nmmapped; i++)
+		push(mm,
+		     json_pack("[o,o]", sf_json_u64(m->mmapped[i].start),
+			       sf_json_u64(m->mmapped[i].end)),
+		     bad);
+	put(g, "allocator", sf_json_str(m->allocator), bad);
+	put(g, "version", sf_json_str(m->version), bad);
+	put(g, "found_by", sf_json_str(m->found_by), bad);
+	put(g, "main_arena", sf_json_u64(m->main_arena), bad);
+	put(g, "mp", sf_json_u64(m->mp), bad);
+#define F(f) put(g, #f, sf_json_u64(m->f), bad)
+	F(arena);
+	F(ordblks);
+	F(smblks);
+	F(hblks);
+	F(hblkhd);
+	F(usmblks);
+	F(fsmblks);
+	F(uordblks);
+	F(fordblks);
+	F(keepcost);
+	F(tcache);
+	F(tcache_chunks);
+	F(overhead);
+	F(walk_us);
+	F(bytes_read);
+#undef F
+	put(g, "mmapped", mm, bad);
+	put(g, "empty", json_boolean(m->empty), bad);
+	put(g, "partial", sf_json_str(m->partial), bad);
+	put(g, "mmapped_note", sf_json_str(m->mmapped_note), bad);
+	put(o, "glibc", g, bad);
+	return o;
+}
+
 /* The heaps step's result: found in memory a file does not hold. */
 static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 {
@@ -317,7 +416,8 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 				       sf_json_u64(h->segs[j].end)),
 			     bad);
 		push(list,
-		     json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I}", "kind",
+		     json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
+			       "kind",
 			       sf_json_str(h->kind), "id", sf_json_u64(h->id),
 			       "segments", segs ? segs : json_null(), "in_use",
 			       (json_int_t)h->in_use, "free",
@@ -325,7 +425,8 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 			       (json_int_t)h->chunks, "free_chunks",
 			       (json_int_t)h->free_chunks, "top",
 			       (json_int_t)h->top, "mmapped",
-			       (json_int_t)h->mmapped),
+			       (json_int_t)h->mmapped, "glibc",
+			       heap_glibc_json(h->glibc, bad)),
 		     bad);
 	}
 	put(o, "regions", regs, bad);
@@ -355,6 +456,7 @@ static char *meta_text(const struct vms_snapshot *s)
 		put(m, "files", files_json(s, &bad), &bad);
 		put(m, "fs_magic", fs_json(w, &bad), &bad);
 		put(m, "heaps", heaps_json(s, &bad), &bad);
+		put(m, "malloc", malloc_json(s, &bad), &bad);
 		put(m, "notes", notes_json(s, NULL, &bad), &bad);
 	}
 	if (!bad)

@@ -445,6 +445,16 @@ static const char *sec_name(const struct elfimage_src *src,
 	return arena_intern(a, b, n);
 }
 
+/* A table a section holds, capped as every table read here. */
+static struct elfimage_table table_of(const struct elfraw_shdr *sh)
+{
+	return (struct elfimage_table){ sh->offset,
+					sh->size < ELFIMAGE_MAX_TABLE_BYTES
+						? sh->size
+						: ELFIMAGE_MAX_TABLE_BYTES,
+					sh->entsize };
+}
+
 /* The section header string table, read whole when small. */
 enum { SHSTR_CACHE_MAX = 1 << 20 };
 
@@ -519,6 +529,21 @@ static int read_sections(const struct elfimage_src *src,
 					sh.size < ELFIMAGE_MAX_TABLE_BYTES
 						? sh.size
 						: ELFIMAGE_MAX_TABLE_BYTES;
+			}
+			if (sh.type == SHT_SYMTAB && !out->symtab.size &&
+			    sh.entsize >= (eh->cls == ELFCLASS64
+						   ? sizeof(Elf64_Sym)
+						   : sizeof(Elf32_Sym)) &&
+			    sh.entsize <= ELFIMAGE_MAX_ENTSIZE) {
+				struct elfraw_shdr str;
+
+				if (sh.link < n &&
+				    read_shdr(src, eh, sh.link, &str) &&
+				    str.type == SHT_STRTAB) {
+					out->symtab = table_of(&sh);
+					out->strtab = table_of(&str);
+					out->strtab.entsize = 1;
+				}
 			}
 			if (sh.type == SHT_NOTE && !out->build_id &&
 			    scan_notes(src, sh.offset, sh.size, 4, a, out) < 0)

@@ -98,6 +98,9 @@ struct elfimage {
 	/* From PT_DYNAMIC (or the section headers when there is none): */
 	struct elfimage_table dynsym, dynstr, rela, rel, jmprel, relr;
 	bool jmprel_is_rela;
+	/* From the section headers: the full symbol table (SHT_SYMTAB) and
+	 * its string table, as a detached debug file keeps them. */
+	struct elfimage_table symtab, strtab;
 };
 
 /* The source of a file open at fd: size from fstat. -1 with *err when it
@@ -155,6 +158,17 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
  * return). False when there is none. */
 bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 		     const char *name, struct elfimage_sym *out);
+
+/* The same over the full symbol table (.symtab, section headers), as a
+ * detached debug file has it: local symbols such as glibc's main_arena. */
+int elfimage_symtab_symbols(
+	const struct elfimage *im, const struct elfimage_src *src,
+	int (*fn)(void *ctx, const struct elfimage_sym *sym), void *ctx);
+/* The first defined .symtab symbol called name. False when there is
+ * none. */
+bool elfimage_symtab_symbol(const struct elfimage *im,
+			    const struct elfimage_src *src, const char *name,
+			    struct elfimage_sym *out);
 
 /* ---- dynamic relocations (elfimage_dyn.c) ---- */
 

@@ -90,8 +90,11 @@ static void raw_sym(uint8_t cls, const unsigned char *b, struct elfimage_sym *y,
 	}
 }
 
-int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
-		     int (*fn)(void *ctx, const struct elfimage_sym *sym),
+/* Calls fn for each symbol of the table sym (names in str). */
+static int walk_syms(const struct elfimage *im, const struct elfimage_src *src,
+		     const struct elfimage_table *sym,
+		     const struct elfimage_table *str,
+		     int (*fn)(void *ctx, const struct elfimage_sym *y),
 		     void *ctx)
 {
 	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
@@ -101,13 +104,13 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	unsigned char *buf;
 	int rc = 0;
 
-	if (!im->dynsym.size || im->dynsym.entsize < esz ||
-	    im->dynsym.entsize > ELFIMAGE_MAX_ENTSIZE)
+	if (!sym->size || sym->entsize < esz ||
+	    sym->entsize > ELFIMAGE_MAX_ENTSIZE)
 		return 0;
-	n = im->dynsym.size / im->dynsym.entsize;
-	if (strtab_init(&st, src, &im->dynstr) < 0)
+	n = sym->size / sym->entsize;
+	if (strtab_init(&st, src, str) < 0)
 		return -1;
-	buf = malloc(CHUNK_ENTRIES * im->dynsym.entsize);
+	buf = malloc(CHUNK_ENTRIES * sym->entsize);
 	if (!buf) {
 		free(st.cache);
 		return -1;
@@ -115,18 +118,16 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	for (i = 0; i < n && rc == 0; i += CHUNK_ENTRIES) {
 		size_t want =
 			n - i < CHUNK_ENTRIES ? (size_t)(n - i) : CHUNK_ENTRIES;
-		size_t got = elfimage_src_read(src,
-					       im->dynsym.off +
-						       i * im->dynsym.entsize,
-					       buf, want * im->dynsym.entsize) /
-			     im->dynsym.entsize;
+		size_t got = elfimage_src_read(src, sym->off + i * sym->entsize,
+					       buf, want * sym->entsize) /
+			     sym->entsize;
 		size_t j;
 
 		for (j = 0; j < got && rc == 0; j++) {
 			struct elfimage_sym y;
 			uint32_t name;
 
-			raw_sym(im->elfclass, buf + j * im->dynsym.entsize, &y,
+			raw_sym(im->elfclass, buf + j * sym->entsize, &y,
 				&name);
 			y.name = strtab_get(&st, name);
 			rc = fn(ctx, &y);
@@ -137,6 +138,20 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	free(buf);
 	free(st.cache);
 	return rc;
+}
+
+int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
+		     int (*fn)(void *ctx, const struct elfimage_sym *sym),
+		     void *ctx)
+{
+	return walk_syms(im, src, &im->dynsym, &im->dynstr, fn, ctx);
+}
+
+int elfimage_symtab_symbols(
+	const struct elfimage *im, const struct elfimage_src *src,
+	int (*fn)(void *ctx, const struct elfimage_sym *sym), void *ctx)
+{
+	return walk_syms(im, src, &im->symtab, &im->strtab, fn, ctx);
 }
 
 struct sym_find {
@@ -161,6 +176,15 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 	struct sym_find f = { name, out };
 
 	return elfimage_symbols(im, src, sym_match, &f) == 1;
+}
+
+bool elfimage_symtab_symbol(const struct elfimage *im,
+			    const struct elfimage_src *src, const char *name,
+			    struct elfimage_sym *out)
+{
+	struct sym_find f = { name, out };
+
+	return elfimage_symtab_symbols(im, src, sym_match, &f) == 1;
 }
 
 /* ---- relocations ---- */

@@ -15,6 +15,9 @@
  *                              headers, never their names), their .bss
  *                              tails, their sections
  *   heaps     step_heaps.c     [heap] and glibc's non-main arena heaps
+ *   malloc    step_malloc.c    glibc malloc walked without symbols:
+ *                              mallinfo2 and each arena's figures
+ *                              (glibc_find.h, glibc_walk.h)
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
@@ -35,6 +38,8 @@ int step_images_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_heaps_run(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);
+int step_malloc_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,

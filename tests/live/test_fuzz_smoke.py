@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
-(tests/fuzz/, `make` targets build-fuzz/fuzz_smaps, fuzz_elf and
-fuzz_snapfile) and runs fuzz_smaps for about 20 seconds on the fixtures
-(tests/fixtures/*.smaps and *.maps), then fuzz_elf for 10 on a small ELF
-file and fuzz_snapfile for 10 on the snapshot files (tests/fixtures/*.vms).
-Each must exit 0.
+(tests/fuzz/, `make` targets build-fuzz/fuzz_smaps, fuzz_elf, fuzz_text,
+fuzz_heap, fuzz_snapfile) and runs fuzz_smaps for about 20 seconds on the
+fixtures (tests/fixtures/*.smaps and *.maps), then fuzz_elf for 10 on a
+small ELF file, fuzz_text for 10 on tests/fixtures/text/ (status, syscall,
+maps and theme text), fuzz_heap for 10 damaging the recorded glibc heap
+image (tests/fixtures/glibc236_small.heap) and fuzz_snapfile for 10 on the
+snapshot files (tests/fixtures/*.vms). Each must exit 0.
 
 Skipped when clang cannot build a libFuzzer program. New inputs go to a
 temporary corpus; the fixtures are only read. FUZZ_SMOKE_SECONDS overrides
@@ -62,7 +64,8 @@ def main():
             T.skip("bounded fuzz run", "clang with libFuzzer not available")
             T.done()
         r = subprocess.run(["make", "-C", T.ROOT, "build-fuzz/fuzz_smaps",
-                            "build-fuzz/fuzz_elf", "build-fuzz/fuzz_snapfile",
+                            "build-fuzz/fuzz_elf", "build-fuzz/fuzz_text",
+                            "build-fuzz/fuzz_heap", "build-fuzz/fuzz_snapfile",
                             "build-fuzz/seed.elf"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
@@ -88,6 +91,15 @@ def main():
         shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.elf"), seed_dir)
         run_fuzzer("fuzz_elf", max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
                    ["-max_len=65536"])
+        # The small text parsers: status, syscall, maps, theme files.
+        corpus = os.path.join(tmp, "corpus-text")
+        os.mkdir(corpus)
+        run_fuzzer("fuzz_text", max(SECONDS // 2, 5), corpus,
+                   [os.path.join(fixtures, "text")], tmp, ["-max_len=8192"])
+        corpus = os.path.join(tmp, "corpus-heap")
+        os.mkdir(corpus)
+        run_fuzzer("fuzz_heap", max(SECONDS // 2, 5), corpus, [], tmp,
+                   ["-max_len=4096"])
         corpus = os.path.join(tmp, "corpus-snap")
         seed_dir = os.path.join(tmp, "seeds-snap")
         os.mkdir(corpus)

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""The glibc heap walker (step "malloc") against the target's own figures.
+
+tests/targets/heap_arenas.c: four threads, each with its own arena, one
+main heap, chunks in use, in tcaches, fastbins, bins and top, two mmapped
+chunks; it computes mallinfo2() once all of that is in place and nothing
+calls malloc after. Every mallinfo2 field the walker reports must equal the
+target's own, with -b fork and with -b pss -F (frozen), with main_arena and
+mp_ found from the debug file for libc's build id (where installed) and
+from the libc file alone (VMSCOPE_DEBUGDIR pointed at nothing). Per arena,
+the figures add up to the process's. Without a consistent source (-b pss,
+not frozen) the walk is not done and a note says why.
+
+The same target in "corrupt" mode overwrites a chunk's size field in the
+main heap and makes a bin's list a loop in a thread arena after printing
+its figures: the capture succeeds, in bounded time, with the result marked
+partial where the damage is. The target is never left stopped or traced."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+          "fsmblks", "uordblks", "fordblks", "keepcost")
+NOSYMS = {"VMSCOPE_DEBUGDIR": "/nonexistent-debug-dir"}
+
+
+def capture(pid, args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    r = T.run_vmscope("-e", "json", *args, pid, env=e, timeout=300)
+    if r.returncode != 0:
+        raise RuntimeError("vmscope %s failed (%d): %s" %
+                           (args, r.returncode, r.stderr.decode()))
+    import json
+    return json.loads(r.stdout)
+
+
+def notes(snap, step):
+    return [n["why"] for n in snap["capture"].get("missing", [])
+            if n["step"] == step]
+
+
+def check_exact(snap, want, how):
+    m = snap["malloc"]
+    if not T.ok(m is not None, "%s: glibc malloc walked" % how,
+                notes(snap, "malloc")):
+        return
+    T.eq(m["version"], libc_version(), "%s: glibc version from the "
+         "release string" % how)
+    got = {k: m[k] for k in FIELDS}
+    T.eq(got, {k: want[k] for k in FIELDS},
+         "%s: every mallinfo2 field equals the target's own" % how)
+    T.eq(m["partial"], None, "%s: nothing partial" % how)
+    heaps = [h for h in snap["heaps"] if h.get("system") is not None]
+    T.eq(len(heaps), 5, "%s: five arenas walked (main and four threads)"
+         % how)
+    sums = {"arena": sum(h["system"] for h in heaps),
+            "ordblks": sum(h["ordblks"] for h in heaps),
+            "smblks": sum(h["smblks"] for h in heaps),
+            "fsmblks": sum(h["fsmblks"] for h in heaps),
+            "uordblks": sum(h["in_use"] for h in heaps),
+            "fordblks": sum(h["free"] for h in heaps)}
+    T.eq(sums, {k: want[k] for k in sums}, "%s: the arenas' own figures "
+         "add up to the process's mallinfo2" % how)
+    main = [h for h in heaps if h["kind"] == "glibc-main"]
+    T.ok(len(main) == 1 and main[0]["top"] == want["keepcost"] and
+         main[0]["mmapped"] == want["hblkhd"],
+         "%s: the main arena's top is keepcost, its mmapped hblkhd" % how,
+         main)
+    T.ok(all(h["free_chunks"] == h["ordblks"] + h["smblks"] and
+             h["chunks"] > h["free_chunks"] and h["tcache_chunks"] > 0 and
+             h["in_use"] + h["free"] == h["system"] and
+             sum(b["count"] for b in h["histogram"]) ==
+             h["free_chunks"] - 1 and
+             largest_fits(h) for h in heaps),
+         "%s: per arena, chunks, free chunks, tcache and histogram hold "
+         "together" % how, heaps)
+    threads = [h for h in heaps if h["kind"] == "glibc-arena"]
+    T.ok(threads and all(h["overhead"] > 0 for h in threads) and
+         main[0]["overhead"] == 0,
+         "%s: thread arenas carry heap_info and malloc_state overhead, the "
+         "brk heap none" % how, [h["overhead"] for h in heaps])
+    mm = m["mmapped_chunks"]
+    T.ok(len(mm) == want["hblks"] and
+         sum(T.hexint(c["end"]) - T.hexint(c["start"]) for c in mm) ==
+         want["hblkhd"] and m["mmapped_note"] is None,
+         "%s: the mmapped chunks located among the anonymous regions" % how,
+         mm)
+
+
+def largest_fits(h):
+    """The largest free chunk lies in the highest bucket counted."""
+    if not h["histogram"]:
+        return h["largest_free"] == 0
+    b = h["histogram"][-1]
+    return b["min"] <= h["largest_free"] <= b.get("max", 1 << 62)
+
+
+def libc_version():
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6")
+    libc.gnu_get_libc_version.restype = ctypes.c_char_p
+    return libc.gnu_get_libc_version().decode()
+
+
+def settled(p, how):
+    st = T.proc_state(p.pid)
+    T.ok(st not in "tT" and T.tracer_pid(p.pid) == 0,
+         "%s: target running and untraced afterwards" % how, st)
+
+
+def main():
+    p, line = T.start([T.target("heap_arenas"), "normal", "4"])
+    want = T.ready_fields(line)
+    have_dbg = False
+    for how, args, env in (("fork", ["-b", "fork"], None),
+                           ("fork, no symbols", ["-b", "fork"], NOSYMS),
+                           ("pss -F", ["-b", "pss", "-F"], None),
+                           ("pss -F, no symbols", ["-b", "pss", "-F"],
+                            NOSYMS)):
+        snap = capture(p.pid, args, env)
+        check_exact(snap, want, how)
+        if snap["malloc"]:
+            fb = snap["malloc"]["found_by"]
+            if env:
+                T.eq(fb, "relocation", "%s: found from the libc file "
+                     "alone" % how)
+            else:
+                have_dbg = have_dbg or fb == "debug symbols"
+        settled(p, how)
+    if not have_dbg:
+        T.skip("found from the debug file", "no libc6-dbg for this libc")
+    else:
+        T.ok(True, "found from the debug file for libc's build id")
+    r = T.run_vmscope("-b", "fork", "-s", "--bytes", p.pid)
+    line = [ln for ln in r.stdout.decode().splitlines()
+            if ln.startswith("Malloc:")]
+    T.ok(r.returncode == 0 and len(line) == 1 and
+         ("glibc %s" % libc_version()) in line[0] and
+         "5 arenas" in line[0] and
+         ("in use %d" % want["uordblks"]) in line[0] and
+         ("free %d" % want["fordblks"]) in line[0],
+         "summary: a Malloc line with mallinfo2's figures", line)
+    snap = capture(p.pid, ["-b", "pss"])
+    T.ok(snap["malloc"] is None and
+         any("not done" in n and "one instant" in n
+             for n in notes(snap, "malloc")),
+         "pss, not frozen: the walk is not done, and the note says why",
+         notes(snap, "malloc"))
+    T.kill(p)
+
+    p, line = T.start([T.target("heap_arenas"), "corrupt", "4"])
+    for how, args in (("corrupt, fork", ["-b", "fork"]),
+                      ("corrupt, pss -F", ["-b", "pss", "-F"])):
+        snap = capture(p.pid, args, NOSYMS)
+        m = snap["malloc"]
+        heaps = {h["kind"]: h for h in snap["heaps"]}
+        T.ok(m is not None and m["partial"] and notes(snap, "malloc"),
+             "%s: the result is marked partial, with a note" % how,
+             (m, notes(snap, "malloc")))
+        main_heap = heaps.get("glibc-main", {})
+        T.ok("corrupt chunk header" in (main_heap.get("partial") or ""),
+             "%s: the main arena says where its chunk walk stopped" % how,
+             main_heap)
+        T.ok(any("loops" in (h.get("partial") or "")
+                 for h in snap["heaps"] if h["kind"] == "glibc-arena"),
+             "%s: a thread arena says its bin loops" % how,
+             [h.get("partial") for h in snap["heaps"]])
+        settled(p, how)
+    T.kill(p)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Looking changes nothing: a SIGSTOPped target that has loaded vmscope's
+own libraries and touched every page of them shows, through vmscope,
+exactly the Private (USS) and PSS the kernel shows this test when vmscope
+is not running, with every sampler. vmscope runs from private copies of
+its libraries (src/selfcopy.h); the control run with VMSCOPE_SHARED_LIBS=1
+shows the effect this guards against (the pages both map read Shared) and
+the note that says so.
+
+So that nothing else on the machine maps them, the libraries are fresh
+copies in a directory of the test's, loaded by the target and, through
+LD_LIBRARY_PATH, by vmscope (all but libc and the loader, which a process
+cannot load twice and which the target maps already)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import vmstest as T  # noqa: E402
+
+
+def vmscope_libs():
+    """The libraries vmscope maps (ldd), but the sanitizer runtimes: a
+    plain program cannot load those."""
+    out = subprocess.run(["ldd", T.VMSCOPE], capture_output=True, text=True,
+                         check=True).stdout
+    libs = re.findall(r"=> (/\S+)", out)
+    return [lib for lib in libs
+            if not re.search(r"lib[atlu]san|ubsan|/libc\.so|/ld-linux", lib)]
+
+
+def unobserved(pid):
+    """The kernel's figures, read by this test alone: Private from
+    smaps_rollup, Pss summed over smaps' regions (vmscope sums regions)."""
+    roll = T.rollup(pid)
+    pss = 0
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"^Pss:\s+(\d+) kB", line)
+            if m:
+                pss += int(m.group(1)) * 1024
+    return {"private": roll["Private_Clean"] + roll["Private_Dirty"],
+            "pss": pss}
+
+
+def seen(snap):
+    regs = snap["regions"]
+    return {"private": sum(r["private_clean"] + r["private_dirty"]
+                           for r in regs),
+            "pss": sum(r["pss"] for r in regs)}
+
+
+def observer_notes(snap):
+    return [m["why"] for m in snap["capture"].get("missing", [])
+            if m["step"] == "observer"]
+
+
+def capture(pid, flags, env):
+    """(vmscope's export, the unobserved figures), read before and after
+    the capture and retried while they differ."""
+    for _ in range(3):
+        before = unobserved(pid)
+        r = T.run_vmscope("-e", "json", *flags, pid, env=env)
+        after = unobserved(pid)
+        if r.returncode != 0:
+            return None, before, r.stderr.decode()
+        if before == after:
+            break
+    import json
+    return json.loads(r.stdout), before, ""
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="vmscope-observer-")
+    libs = []
+    for lib in vmscope_libs():
+        libs.append(os.path.join(tmp, os.path.basename(lib)))
+        shutil.copy(lib, libs[-1])
+    env = dict(os.environ, LD_LIBRARY_PATH=tmp)
+    p, _ = T.start([T.target("observer")] + libs, env=env)
+    T.sigstop(p.pid)
+    try:
+        for name, flags in (("pss", []), ("pss -F", ["-F"]),
+                            ("fork", ["-b", "fork"])):
+            snap, truth, err = capture(p.pid, flags, env)
+            if snap is None:
+                T.ok(False, "%s: vmscope captured the target" % name, err)
+                continue
+            got = seen(snap)
+            T.eq(got["private"], truth["private"],
+                 "%s: Private (USS) == the kernel's, unobserved (%d K)"
+                 % (name, truth["private"] // 1024))
+            T.eq(got["pss"], truth["pss"],
+                 "%s: PSS == the kernel's, unobserved (%d K)"
+                 % (name, truth["pss"] // 1024))
+            T.eq(snap["totals"]["uss"], truth["private"],
+                 "%s: the USS total too" % name)
+            T.eq(observer_notes(snap), [],
+                 "%s: no note that vmscope shares a file with it" % name)
+
+        snap, truth, err = capture(p.pid, [],
+                                   dict(env, VMSCOPE_SHARED_LIBS="1"))
+        if snap is None:
+            T.ok(False, "control: vmscope on shared libraries ran", err)
+        else:
+            got = seen(snap)
+            T.ok(got["private"] < truth["private"],
+                 "control: on the system's libraries the target's Private "
+                 "reads low (%d K, unobserved %d K): the effect is real"
+                 % (got["private"] // 1024, truth["private"] // 1024))
+            notes = observer_notes(snap)
+            T.ok(len(notes) == 1 and "VMSCOPE_SHARED_LIBS" in notes[0],
+                 "control: a note says vmscope shares files with it, and "
+                 "why", notes)
+    finally:
+        T.kill(p)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return T.done()
+
+
+if __name__ == "__main__":
+    main()

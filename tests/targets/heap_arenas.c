@@ -1,0 +1,155 @@
+/* heap_arenas — a multi-threaded, multi-arena malloc target that records
+ * its own mallinfo2() at the instant it is captured, for the glibc heap
+ * walker's tests (tests/live/test_heap.py) and bench.
+ *
+ * Usage: heap_arenas [MODE [THREADS [MB]]]
+ *   MODE  normal   every kind of chunk: in use, tcache'd, in fastbins, in
+ *                  the unsorted, small and large bins, top, mmapped
+ *         corrupt  the same, then chunk headers overwritten (a size field
+ *                  in the main heap, a bin's list made a loop in a thread
+ *                  arena) after the figures are printed
+ *         small    fewer and smaller chunks, whose contents are left
+ *                  zero but for 8 bytes: a memory image of it is a small
+ *                  fixture (tests/fixtures/record_heap.py)
+ *         big      MB megabytes of small chunks in the main heap (bench)
+ *   THREADS  worker threads, each with its own arena (default 4)
+ *
+ * Once every thread has allocated and freed its share and is parked (in
+ * pthread_barrier_wait, then pause(): none inside malloc), the main thread
+ * computes mallinfo2() and prints
+ *   ready arena=N ordblks=N smblks=N hblks=N hblkhd=N usmblks=N fsmblks=N
+ *         uordblks=N fordblks=N keepcost=N
+ * then blocks in read() on stdin: from then on nothing calls malloc (the
+ * line was formatted into stdio's buffer, allocated by an earlier printf),
+ * so the heap stays as mallinfo2 saw it. "q" on stdin, or EOF, exits.
+ */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_barrier_t parked;
+static int corrupt, small;
+static void *keep[64];
+static void *loop_victim; /* a chunk in a bin of a thread arena */
+
+/* Allocates a mix, frees some into each kind of list. */
+static void churn(unsigned seed, int is_main)
+{
+	int N = small ? 120 : 600;
+	void **p = calloc((size_t)N, sizeof(*p));
+	int i;
+
+	for (i = 0; i < N; i++) {
+		size_t sz;
+
+		seed = seed * 1103515245u + 12345u;
+		switch (i % 6) {
+		case 0:
+		case 1:
+			sz = 16 + seed % 100; /* fastbin / tcache sizes */
+			break;
+		case 2:
+			sz = 200 + seed % 800; /* tcache, small bins */
+			break;
+		case 3:
+			sz = 1100 + seed % 3000; /* small bins */
+			break;
+		case 4:
+			sz = 2000 + seed % (small ? 4000 : 60000); /* large */
+			break;
+		default:
+			sz = 24;
+		}
+		p[i] = malloc(sz);
+		memset(p[i], 0x5a, small ? 8 : sz);
+	}
+	/* Every other chunk: neighbours stay in use, so the freed ones stay
+	 * apart (bins) or fill tcache and then the fastbins. */
+	for (i = 0; i < N; i += 2)
+		free(p[i]);
+	/* A few freed last go to the tcache. */
+	for (i = 1; i < 40; i += 6)
+		free(p[i]);
+	if (!is_main)
+		loop_victim = p[4]; /* freed, large: in a bin */
+	free(p); /* calloc'd array: a free chunk too */
+}
+
+static void *worker(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg;
+
+	churn(id * 7919u + 1, 0);
+	pthread_barrier_wait(&parked);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void big(size_t mb)
+{
+	size_t n = mb * 1024 * 1024 / 96, i;
+	void **v = malloc(n * sizeof(*v));
+
+	for (i = 0; i < n; i++) {
+		v[i] = malloc(40 + i % 80);
+		memset(v[i], 1, 8);
+	}
+	for (i = 0; i < n; i += 3)
+		free(v[i]);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "normal";
+	int nthreads = argc > 2 ? atoi(argv[2]) : 4, i;
+	pthread_t t;
+	struct mallinfo2 m;
+	char line[16];
+
+	corrupt = strcmp(mode, "corrupt") == 0;
+	small = strcmp(mode, "small") == 0;
+	if (nthreads < 0 || nthreads > 60)
+		nthreads = 4;
+	/* stdio's buffer first: printing later must not malloc. */
+	printf("starting %s %d\n", mode, nthreads);
+	fflush(stdout);
+	pthread_barrier_init(&parked, NULL, (unsigned)nthreads + 1);
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&t, NULL, worker, (void *)(uintptr_t)i);
+	churn(12345, 1);
+	keep[0] = malloc(small ? 200 << 10 : 1 << 20); /* mmapped */
+	keep[1] = malloc(small ? 256 << 10 : 3 << 20); /* mmapped */
+	memset(keep[0], 1, 4096);
+	keep[2] = malloc(5000); /* in use, mid-heap (corrupt) */
+	keep[3] = malloc(100);
+	if (strcmp(mode, "big") == 0)
+		big(argc > 3 ? (size_t)atol(argv[3]) : 256);
+	pthread_barrier_wait(&parked);
+	m = mallinfo2();
+	printf("ready arena=%zu ordblks=%zu smblks=%zu hblks=%zu hblkhd=%zu "
+	       "usmblks=%zu fsmblks=%zu uordblks=%zu fordblks=%zu "
+	       "keepcost=%zu\n",
+	       m.arena, m.ordblks, m.smblks, m.hblks, m.hblkhd, m.usmblks,
+	       m.fsmblks, m.uordblks, m.fordblks, m.keepcost);
+	fflush(stdout);
+	if (corrupt) {
+		/* an in-use chunk's size field in the main heap: past the
+		 * end of the heap */
+		((size_t *)keep[2])[-1] = ~(size_t)0xf | 1;
+		/* a binned chunk of a thread arena whose bk is itself */
+		if (loop_victim) {
+			size_t *c = (size_t *)loop_victim - 2;
+
+			c[3] = (size_t)c;
+		}
+	}
+	while (read(0, line, sizeof(line)) > 0)
+		if (line[0] == 'q')
+			break;
+	return 0;
+}

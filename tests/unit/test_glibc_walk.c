@@ -1,0 +1,367 @@
+/* test_glibc_walk.c — the glibc finder and walker (glibc_find.h,
+ * glibc_walk.h) on recorded fixtures and on this machine's libc.
+ *
+ *  - tests/fixtures/glibc236_small.heap (record_heap.py: heap_arenas.c in
+ *    small mode, 2 threads): the walk gives every mallinfo2 field the
+ *    target printed, with nothing partial;
+ *  - the same image damaged (a chunk size, a fastbin made a loop, the arena
+ *    list broken, mp_ elsewhere, thousands of random words overwritten):
+ *    a result marked partial, in a bounded number of reads, never a crash;
+ *  - versions: 2.27 to 2.42 have a layout, 2.26 and 2.43 none;
+ *  - the libc this test runs with: it is glibc, its release version is
+ *    gnu_get_libc_version(), and main_arena and mp_ found from the file
+ *    alone are those of its debug file (skipped without libc6-dbg); the
+ *    file cut short finds nothing, and says why.
+ */
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fixtures/fixture.h"
+#include "../fixtures/heapfix.h"
+#include "elfimage.h"
+#include "glibc_find.h"
+#include "glibc_walk.h"
+#include "tap.h"
+
+static void mallinfo_of(const struct glibc_walk_res *r, uint64_t *mi)
+{
+	const uint64_t v[10] = { r->arena,    r->ordblks,  r->smblks,
+				 r->hblks,    r->hblkhd,   r->usmblks,
+				 r->fsmblks,  r->uordblks, r->fordblks,
+				 r->keepcost };
+
+	memcpy(mi, v, sizeof(v));
+}
+
+/* Writes v at addr in the image, where addr was recorded. */
+static bool poke(struct heapfix *f, uint64_t addr, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < f->nrecs; i++)
+		if (addr >= f->recs[i].addr &&
+		    addr + 8 <= f->recs[i].addr + f->recs[i].len) {
+			memcpy(f->recs[i].bytes + (addr - f->recs[i].addr), &v,
+			       8);
+			return true;
+		}
+	return false;
+}
+
+static uint64_t peek(struct heapfix *f, uint64_t addr)
+{
+	uint64_t v = 0;
+
+	heapfix_read(f, addr, &v, 8);
+	return v;
+}
+
+static int walk(struct heapfix *f, const struct glibc_walk_in *in,
+		struct glibc_walk_res *r)
+{
+	struct glibc_mem mem = { heapfix_read, f };
+
+	f->reads = 0;
+	return glibc_walk(in, &mem, r);
+}
+
+static void test_exact(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+	struct glibc_walk_res r;
+	uint64_t mi[10];
+	int i, same = 1;
+
+	ok(heapfix_input(f, &in), "fixture: glibc %u.%u has a layout",
+	   f->major, f->minor);
+	ok(walk(f, &in, &r) == 0, "fixture: walked");
+	mallinfo_of(&r, mi);
+	for (i = 0; i < 10; i++)
+		if (mi[i] != f->mi[i]) {
+			printf("# %s: walked %llu, recorded %llu\n",
+			       heapfix_mi_names[i], (unsigned long long)mi[i],
+			       (unsigned long long)f->mi[i]);
+			same = 0;
+		}
+	ok(same, "fixture: every mallinfo2 field is the target's own");
+	ok(!r.partial[0], "fixture: nothing partial (%s)", r.partial);
+	ok(r.narenas == 3, "fixture: three arenas (main and two threads): %zu",
+	   r.narenas);
+	ok(r.tcache_chunks > 0 && r.overhead > 0,
+	   "fixture: tcache'd chunks %llu, overhead %llu",
+	   (unsigned long long)r.tcache_chunks,
+	   (unsigned long long)r.overhead);
+	ok(r.nmmapped == r.hblks && r.mmapped_found == r.hblkhd,
+	   "fixture: %zu mmapped chunks located", r.nmmapped);
+	glibc_walk_fini(&r);
+}
+
+/* One damage, then the image restored from a copy of its bytes. */
+static void test_damage(struct heapfix *f, const char *what,
+			void (*damage)(struct heapfix *, struct glibc_walk_in *),
+			const char *expect)
+{
+	unsigned char *save = malloc(f->bloblen);
+	struct glibc_walk_in in;
+	struct glibc_walk_res r;
+	int rc;
+
+	memcpy(save, f->blob, f->bloblen);
+	heapfix_input(f, &in);
+	damage(f, &in);
+	rc = walk(f, &in, &r);
+	ok(rc == 0 && r.partial[0] && strstr(r.partial, expect),
+	   "%s: partial, \"%s\" (%llu reads)", what, r.partial,
+	   (unsigned long long)f->reads);
+	glibc_walk_fini(&r);
+	memcpy(f->blob, save, f->bloblen);
+	free(save);
+}
+
+static uint64_t sbrk_base(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+
+	heapfix_input(f, &in);
+	return peek(f, f->mp + in.lay.mp_sbrk_base);
+}
+
+static void bad_size(struct heapfix *f, struct glibc_walk_in *in)
+{
+	uint64_t first = sbrk_base(f) + in->lay.tc_chunk; /* after tcache */
+
+	poke(f, first + 8, ~(uint64_t)0xf | 1);
+}
+
+static void fast_loop(struct heapfix *f, struct glibc_walk_in *in)
+{
+	/* the first chunk of a fastbin's size (0x20 to 0xb0) in the main
+	 * heap, listed as pointing to itself */
+	uint64_t c = sbrk_base(f) + in->lay.tc_chunk;
+	int i;
+
+	for (i = 0; i < 100 && (peek(f, c + 8) & ~7ull) > 0xb0; i++)
+		c += peek(f, c + 8) & ~7ull;
+
+	poke(f, c + 16, ((c + 16) >> 12) ^ c); /* fd: itself */
+	poke(f, f->main_arena + in->lay.ms_fastbins, c);
+}
+
+static void bad_next(struct heapfix *f, struct glibc_walk_in *in)
+{
+	poke(f, f->main_arena + in->lay.ms_next, 0x4141414141414140ull);
+}
+
+static void bad_mp(struct heapfix *f, struct glibc_walk_in *in)
+{
+	(void)f;
+	in->mp = 0x10;
+}
+
+static void bad_sbrk(struct heapfix *f, struct glibc_walk_in *in)
+{
+	poke(f, f->mp + in->lay.mp_sbrk_base, sbrk_base(f) + 4096);
+}
+
+static void test_noise(struct heapfix *f)
+{
+	unsigned char *save = malloc(f->bloblen);
+	struct glibc_walk_in in;
+	uint32_t seed = 12345;
+	uint64_t most = 0;
+	int round, partial = 0;
+
+	memcpy(save, f->blob, f->bloblen);
+	heapfix_input(f, &in);
+	for (round = 0; round < 300; round++) {
+		struct glibc_walk_res r;
+		int k;
+
+		for (k = 0; k < 1 + round % 40; k++) {
+			size_t at;
+			uint64_t v;
+
+			seed = seed * 1103515245u + 12345u;
+			at = (seed >> 4) % (f->bloblen / 8) * 8;
+			seed = seed * 1103515245u + 12345u;
+			v = seed & 1 ? seed : (uint64_t)seed << 20 | (seed & 15);
+			memcpy(f->blob + at, &v, 8);
+		}
+		if (walk(f, &in, &r) != 0)
+			break;
+		partial += r.partial[0] != 0;
+		if (f->reads > most)
+			most = f->reads;
+		glibc_walk_fini(&r);
+		memcpy(f->blob, save, f->bloblen);
+	}
+	ok(round == 300, "noise: 300 damaged images walked, %d marked partial, "
+	   "at most %llu reads a walk",
+	   partial, (unsigned long long)most);
+	free(save);
+}
+
+static void test_versions(void)
+{
+	struct glibc_layout l;
+
+	ok(glibc_layout_for(2, 36, &l) && l.heap_info_size == 0x30 &&
+		   l.tc_chunk == 0x290 && l.safe_linking && l.mp_size == 136,
+	   "2.36: heap_info 0x30, tcache chunk 0x290, safe-linking, mp_ 136");
+	ok(glibc_layout_for(2, 27, &l) && l.tc_chunk == 0x250 &&
+		   !l.safe_linking && l.tc_key == 0 && l.heap_info_size == 0x20,
+	   "2.27: tcache chunk 0x250, no safe-linking, no key");
+	ok(glibc_layout_for(2, 42, &l) && l.tc_chunk == 0x300 &&
+		   l.tc_bins == 76 && l.tc_slots_left,
+	   "2.42: 76 tcache bins counting free slots, chunk 0x300");
+	ok(!glibc_layout_for(2, 26, &l) && !glibc_layout_for(2, 43, &l) &&
+		   !glibc_layout_for(3, 0, &l),
+	   "2.26, 2.43, 3.0: no layout (said, not guessed)");
+}
+
+static void test_unsupported_fixture(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+
+	f->minor = 43;
+	ok(!heapfix_input(f, &in),
+	   "fixture relabelled 2.43: the walker has no layout for it");
+	f->minor = 36;
+}
+
+/* ---- the finder on this machine's libc ---- */
+
+static bool libc_path(char *out, size_t n)
+{
+	FILE *fp = fopen("/proc/self/maps", "r");
+	char line[4200];
+	bool found = false;
+
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *p = strchr(line, '/');
+
+		if (p && strstr(p, "/libc.so")) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(out, n, "%s", p);
+			found = true;
+		}
+	}
+	fclose(fp);
+	return found;
+}
+
+static void test_finder(void)
+{
+	struct arena a;
+	struct elfimage im, dbg;
+	struct elfimage_src src, dsrc;
+	struct glibc_layout lay;
+	struct vms_error err;
+	char path[4096], dpath[4300], why[200];
+	uint64_t ma = 0, mp = 0, dma = 0, dmp = 0;
+	unsigned maj = 0, min = 0, want_maj = 0, want_min = 0;
+	int fd, dfd;
+
+	if (!libc_path(path, sizeof(path)) ||
+	    (fd = open(path, O_RDONLY)) < 0) {
+		ok(1, "# SKIP no libc.so in /proc/self/maps");
+		return;
+	}
+	arena_init(&a);
+	ok(elfimage_src_fd(fd, &src, &err) == 0 &&
+		   elfimage_read(&src, &a, &im, &err) == 0 && im.is_image,
+	   "libc: read");
+	ok(glibc_find_is_libc(&im, &src), "libc: defines gnu_get_libc_version");
+	sscanf(gnu_get_libc_version(), "%u.%u", &want_maj, &want_min);
+	ok(glibc_find_version(&im, &src, &maj, &min) && maj == want_maj &&
+		   min == want_min,
+	   "libc: release version %u.%u is gnu_get_libc_version() %s", maj,
+	   min, gnu_get_libc_version());
+	if (!glibc_layout_for(maj, min, &lay)) {
+		ok(1, "# SKIP glibc %u.%u has no layout here", maj, min);
+		goto out;
+	}
+	ok(glibc_find_in_file(&im, &src, &lay, &ma, &mp, why, sizeof(why)),
+	   "libc: main_arena 0x%llx and mp_ 0x%llx from the file alone (%s)",
+	   (unsigned long long)ma, (unsigned long long)mp,
+	   glibc_find_in_file(&im, &src, &lay, &ma, &mp, why, sizeof(why))
+		   ? "found"
+		   : why);
+	snprintf(dpath, sizeof(dpath), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 im.build_id ? im.build_id : "xx",
+		 im.build_id ? im.build_id + 2 : "");
+	dfd = open(dpath, O_RDONLY);
+	if (dfd < 0) {
+		printf("ok - # SKIP no debug file %s\n", dpath);
+	} else {
+		ok(elfimage_src_fd(dfd, &dsrc, &err) == 0 &&
+			   elfimage_read(&dsrc, &a, &dbg, &err) == 0 &&
+			   glibc_find_debug(&dbg, &dsrc, im.build_id, &dma,
+					    &dmp) &&
+			   dma == ma && dmp == mp,
+		   "libc: the debug file's symbols agree (main_arena 0x%llx, "
+		   "mp_ 0x%llx)",
+		   (unsigned long long)dma, (unsigned long long)dmp);
+		ok(!glibc_find_debug(&dbg, &dsrc, "0000", &dma, &dmp),
+		   "libc: a debug file of another build id is not used");
+		close(dfd);
+	}
+	{
+		/* the file cut at 64 KiB: headers, no tables nor data */
+		unsigned char *cut = malloc(65536);
+		struct elfimage ci;
+		struct elfimage_src csrc;
+
+		elfimage_src_read(&src, 0, cut, 65536);
+		csrc = elfimage_src_buf(cut, 65536, false);
+		ok(elfimage_read(&csrc, &a, &ci, &err) == 0 &&
+			   !glibc_find_in_file(&ci, &csrc, &lay, &ma, &mp, why,
+					       sizeof(why)) &&
+			   why[0],
+		   "libc cut at 64 KiB: nothing found, and why: %s", why);
+		free(cut);
+	}
+out:
+	arena_fini(&a);
+	close(fd);
+}
+
+int main(void)
+{
+	char path[4200];
+	unsigned char *buf;
+	size_t len;
+	struct heapfix f;
+
+	test_versions();
+	snprintf(path, sizeof(path), "%s/glibc236_small.heap", fixture_dir());
+	if (!heapfix_read_file(path, &buf, &len) ||
+	    !heapfix_load(buf, len, &f)) {
+		ok(0, "fixture %s loads", path);
+		return tap_done();
+	}
+	ok(!heapfix_load(buf, len / 2, &(struct heapfix){ 0 }) &&
+		   !heapfix_load(buf, 20, &(struct heapfix){ 0 }),
+	   "a fixture cut short is refused");
+	test_exact(&f);
+	test_damage(&f, "a chunk size past the heap", bad_size,
+		    "corrupt chunk header");
+	test_damage(&f, "a fastbin that loops", fast_loop, "fastbin 0 loops");
+	test_damage(&f, "main_arena.next garbage", bad_next,
+		    "does not close at main_arena");
+	test_damage(&f, "mp_ elsewhere", bad_mp, "mp_ at 0x10 cannot be read");
+	test_damage(&f, "mp_.sbrk_base not [heap]'s start", bad_sbrk,
+		    "not the start of [heap]");
+	test_unsupported_fixture(&f);
+	test_noise(&f);
+	heapfix_free(&f);
+	free(buf);
+	test_finder();
+	return tap_done();
+}
