@@ -17,7 +17,8 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 VERSION := 0.1.0
 
-PKGS := ncursesw libproc2
+# jansson: the JSON part of snapshot files; libzstd: their compression.
+PKGS := ncursesw libproc2 jansson libzstd
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # libelf: only the unit tests link it, as an independent check of the
@@ -133,17 +134,21 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
-	build-fuzz/fuzz_heap
+	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
 	cp tests/fixtures/*.smaps tests/fixtures/*.maps build-fuzz/corpus/
 	cp build-fuzz/seed.elf build-fuzz/corpus-elf/
+	cp tests/fixtures/*.vms build-fuzz/corpus-snap/
 	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -print_final_stats=1 build-fuzz/corpus
 	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-elf
+	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) \
+		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+		-print_final_stats=1 build-fuzz/corpus-snap
 	@mkdir -p build-fuzz/corpus-text
 	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=8192 -print_final_stats=1 \

@@ -11,6 +11,8 @@ make                 build
 pkg-config           build
 libncurses-dev       the viewer
 libproc2-dev         process list, names, rollup figures
+libjansson-dev       snapshot files: their JSON part, read and written
+libzstd-dev          snapshot files: their compression (smaps text to <1%)
 libelf-dev           the unit tests check the ELF reader against it
 python3              the live tests read JSON with it
 tmux                 the viewer's tests drive it in tmux

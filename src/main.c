@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
+#include "diff.h"
 #include "escape.h"
 #include "export.h"
 #include "outbuf.h"
@@ -84,9 +85,16 @@ static void usage(FILE *f)
 	      "      --sort=pid|name|user|rss|pss\n"
 	      "                             order of --list (default pss,\n"
 	      "                             largest first)\n"
-	      "  -w, --save=FILE  -l, --load=FILE  -d, --diff A B\n"
-	      "                             snapshot files and diffs (not in\n"
-	      "                             this version yet)\n"
+	      "  -w, --save=FILE            save the snapshot to FILE (written\n"
+	      "                             as -o writes); with -s or -e also\n"
+	      "                             print what was saved\n"
+	      "  -l, --load=FILE            open a saved snapshot (with -s or\n"
+	      "                             -e: print it)\n"
+	      "  -d, --diff A B             compare two snapshots, each a PID\n"
+	      "                             (captured now) or a saved file\n"
+	      "                             (./123 for a file named 123);\n"
+	      "                             with -s or -e (the diff screen\n"
+	      "                             is not in this version yet)\n"
 	      "  -h, --help                 this help\n"
 	      "  -V, --version              the version\n"
 	      "\n"
@@ -97,6 +105,9 @@ static void usage(FILE *f)
 
 struct args {
 	const char *backend, *export, *output, *name, *theme, *sort;
+	const char *save, *load; /* -w FILE, -l FILE */
+	const char *diff_a, *diff_b; /* -d A B */
+	bool diff;
 	bool summary, freeze, list, bytes;
 	double delay;
 	pid_t pid;
@@ -223,12 +234,24 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		}
 		case 'w':
+			a->save = optarg;
+			break;
 		case 'l':
+			a->load = optarg;
+			break;
 		case 'd':
-			fprintf(stderr,
-				"vmscope: snapshot files and diffs (-w, -l, "
-				"-d) are not in this version yet\n");
-			return 1;
+			/* its two operands follow it, options may come after
+			 * them: -d A B -s */
+			a->diff = true;
+			if (argc - optind < 2)
+				return usage_error("%s",
+						   "-d takes two snapshots: "
+						   "-d A B, each a PID or a "
+						   "file");
+			a->diff_a = argv[optind];
+			a->diff_b = argv[optind + 1];
+			optind += 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -240,7 +263,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 1;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
+	if (a->diff) {
+		if (optind < argc)
+			return usage_error("unexpected argument: %s",
+					   argv[optind]);
+		if (a->name || a->save || a->load)
+			return usage_error("%s", "-d A B takes no -n, -w or -l");
+		if (!a->summary && !a->export)
+			return usage_error("%s", "-d A B goes with -s or -e (the "
+						 "diff screen is not in this "
+						 "version yet)");
+	} else if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
 		a->cmd = &argv[optind];
 	} else if (optind < argc) {
 		if (parse_pid(argv[optind], &a->pid) < 0)
@@ -268,6 +301,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (!vms_sampler_by_name(a->backend))
 		return usage_error("unknown backend '%s' (pss, fork)",
 				   a->backend);
+	if (a->load && (a->pid || a->name || a->cmd || a->save))
+		return usage_error("%s", "-l FILE opens a saved snapshot: no "
+					 "PID, -n NAME, -- CMD or -w with it");
+	if (a->save && !a->pid && !a->name && !a->cmd)
+		return usage_error("%s", "-w FILE needs a PID, -n NAME or -- "
+					 "CMD to capture");
 	if (a->freeze && strcmp(a->backend, "pss") != 0)
 		return usage_error("%s", "--freeze goes with -b pss (the fork "
 					 "sampler always freezes)");
@@ -468,26 +507,13 @@ static void stop_launched(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static int batch(const struct args *a, const struct vms_sampler *smp,
-		 const struct vms_capture_opts *co)
+/* Prints the summary (-s) or the export (-e) of s to -o or stdout. */
+/* Closes an output: 0, or the exit status of its failure. */
+static int close_output(struct outbuf *o)
 {
 	struct vms_error err = { 0 };
-	struct vms_snapshot *s = vms_capture(smp, co, &err);
-	struct outbuf o;
-	const struct vms_exporter *ex =
-		a->summary ? &vms_export_summary : export_find(a->export);
 
-	if (!s)
-		return fail(&err);
-	if ((a->output ? outbuf_open_file(&o, a->output, &err)
-		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
-		vms_snapshot_free(s);
-		return fail(&err);
-	}
-	o.exact = a->bytes;
-	ex->write(s, &o);
-	vms_snapshot_free(s);
-	switch (outbuf_close(&o, &err)) {
+	switch (outbuf_close(o, &err)) {
 	case 0:
 		return 0;
 	case 1: /* written, but in place: worth knowing */
@@ -496,6 +522,137 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 	default:
 		return fail(&err);
 	}
+}
+
+static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
+{
+	struct vms_error err = { 0 };
+	struct outbuf o;
+	const struct vms_exporter *ex =
+		a->summary ? &vms_export_summary : export_find(a->export);
+
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+		return fail(&err);
+	o.exact = a->bytes;
+	ex->write(s, &o);
+	return close_output(&o);
+}
+
+/* Saves s to -w FILE, written as -o writes; with -s or -e, prints what
+ * was saved: the file's bytes loaded again, as -l prints them. */
+static int save_snapshot(const struct args *a, const struct vms_snapshot *s)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *back;
+	struct outbuf o;
+	void *buf;
+	size_t len;
+	int rc;
+
+	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
+		return fail(&err);
+	if (outbuf_open_file(&o, a->save, &err) < 0) {
+		free(buf);
+		return fail(&err);
+	}
+	ob_write(&o, buf, len);
+	rc = close_output(&o);
+	if (rc == 0 && (a->summary || a->export)) {
+		back = vms_load_buffer(buf, len, a->save, &err);
+		rc = back ? print_snapshot(a, back) : fail(&err);
+		vms_snapshot_free(back);
+	}
+	free(buf);
+	return rc;
+}
+
+static int batch(const struct args *a, const struct vms_sampler *smp,
+		 const struct vms_capture_opts *co)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s = vms_capture(smp, co, &err);
+	int rc;
+
+	if (!s)
+		return fail(&err);
+	rc = a->save ? save_snapshot(a, s) : print_snapshot(a, s);
+	vms_snapshot_free(s);
+	return rc;
+}
+
+/* -l FILE: printed with -s or -e, else in the viewer. */
+static int load(const struct args *a)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s = vms_load_file(a->load, &err);
+	int rc;
+
+	if (!s)
+		return fail(&err);
+	if (a->summary || a->export) {
+		rc = print_snapshot(a, s);
+	} else {
+		struct ui_opts uo = { vms_sampler_by_name(a->backend),
+				      { 0 },
+				      a->theme,
+				      s };
+
+		setlocale(LC_CTYPE, "");
+		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;
+	}
+	vms_snapshot_free(s);
+	return rc;
+}
+
+/* One side of -d: a PID, captured now, or a saved file. */
+static struct vms_snapshot *diff_side(const struct args *a, const char *what,
+				      struct vms_error *err)
+{
+	struct vms_capture_opts co = { 0 };
+	pid_t pid;
+
+	if (!strchr(what, '/') && parse_pid(what, &pid) == 0) {
+		co.pid = pid;
+		co.freeze = a->freeze;
+		return vms_capture(vms_sampler_by_name(a->backend), &co, err);
+	}
+	return vms_load_file(what, err);
+}
+
+/* -d A B: the diff printed as -s or -e asks. */
+static int diff(const struct args *a)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *sa = diff_side(a, a->diff_a, &err), *sb = NULL;
+	const struct vms_diff_exporter *ex =
+		export_diff_find(a->summary ? "summary" : a->export);
+	struct vms_diff d;
+	struct outbuf o;
+	int rc;
+
+	if (!ex) {
+		vms_snapshot_free(sa);
+		return usage_error("a diff has no '%s' export", a->export);
+	}
+	if (!sa || !(sb = diff_side(a, a->diff_b, &err)) ||
+	    vms_diff_make(sa, sb, &d, &err) < 0) {
+		rc = fail(&err);
+		goto out;
+	}
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
+		rc = fail(&err);
+	} else {
+		o.exact = a->bytes;
+		ex->write(&d, &o);
+		rc = close_output(&o);
+	}
+	vms_diff_fini(&d);
+out:
+	vms_snapshot_free(sa);
+	vms_snapshot_free(sb);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -514,6 +671,10 @@ int main(int argc, char **argv)
 		return rc;
 	if (a.list)
 		return list_processes(&a);
+	if (a.load)
+		return load(&a);
+	if (a.diff)
+		return diff(&a);
 	if (a.name && (rc = find_by_name(a.name, &a.pid)) >= 0)
 		return rc;
 	smp = vms_sampler_by_name(a.backend);
@@ -531,12 +692,13 @@ int main(int argc, char **argv)
 	}
 	co.pid = a.pid;
 	co.freeze = a.freeze;
-	if (a.summary || a.export) {
+	co.keep_raw = a.save != NULL;
+	if (a.summary || a.export || a.save) {
 		if (!a.pid) {
 			stop_launched(launched);
 			return usage_error("%s",
-					   "-s and -e need a PID, -n NAME "
-					   "or -- CMD");
+					   "-s and -e need a PID, -n NAME, "
+					   "-- CMD or -l FILE");
 		}
 		rc = batch(&a, smp, &co);
 	} else {

@@ -4,13 +4,17 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "freeze.h"
+#include "snapfile.h"
 #include "source.h"
 #include "steps.h"
 
@@ -18,7 +22,7 @@
 const struct vms_step vms_steps[] = {
 	{ "classify", "sorting regions into types", 0, 0, true,
 	  step_classify_run },
-	{ "images", "reading ELF images", 0, VMS_SRC_FILES, false,
+	{ "images", "reading ELF images", 0, VMS_SRC_ELF, false,
 	  step_images_run },
 	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
 	{ "malloc", "walking glibc heaps", VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
@@ -50,7 +54,7 @@ static const char *lack(const struct vms_snapshot *s, unsigned missing)
 	if (missing & VMS_SRC_MEMORY)
 		return s->src.no_memory ? s->src.no_memory
 					: "no memory to read";
-	if (missing & VMS_SRC_FILES)
+	if (missing & (VMS_SRC_FILES | VMS_SRC_ELF))
 		return "the mapped files cannot be opened";
 	return "the memory is not of one instant (the target ran while it "
 	       "was read: -F or -b fork hold it still)";
@@ -89,6 +93,16 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 		if (vms_source_progress(s, st->doing, i, vms_nsteps))
 			return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
 					     "cancelled");
+		/* A source that lacks what the step uses may have kept what
+		 * it made (a snapshot file: the heaps found in memory). */
+		if (((st->needs | st->wants) & ~have) != 0) {
+			int kept = vms_source_restore(s, st->name, err);
+
+			if (kept < 0)
+				return -1;
+			if (kept > 0)
+				continue;
+		}
 		if ((st->needs & have) != st->needs) {
 			if (note(s, st, "not done", lack(s, st->needs & ~have),
 				 err) < 0)
@@ -126,6 +140,12 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.backend = smp->name;
 	s->cap.taken_at_sec = ts.tv_sec;
 	s->cap.taken_at_nsec = ts.tv_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->cap.monotonic_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			      (uint64_t)ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	s->cap.boottime_ns = (uint64_t)ts.tv_sec * 1000000000u +
+			     (uint64_t)ts.tv_nsec;
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	s->cap.kernel =
 		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
@@ -145,6 +165,10 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		return NULL;
 	}
 	fill_capture_info(s, smp);
+	if (o->keep_raw && !(s->raw = calloc(1, sizeof(*s->raw)))) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		goto fail;
+	}
 	s->src.progress = o->progress;
 	s->src.progress_ctx = o->progress_ctx;
 	if (smp->capture(o, s, err) < 0)
@@ -163,4 +187,144 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 fail:
 	vms_snapshot_free(s);
 	return NULL;
+}
+
+/* ---- saved snapshots: the loaders, one row each ---- */
+
+struct vms_loader {
+	const char *name;
+	bool (*recognise)(const void *head, size_t n);
+	int (*load)(const void *buf, size_t len, const char *name,
+		    struct vms_snapshot *s, struct vms_error *err);
+};
+
+static const struct vms_loader loaders[] = {
+	{ "vmscope snapshot", snapfile_recognise, snapfile_load },
+};
+
+/* The largest file read: a 1,000,000-region snapshot is some 40 MB. */
+#define LOAD_MAX (1ull << 30)
+
+struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
+				     const char *name, struct vms_error *err)
+{
+	const struct vms_loader *l = NULL;
+	struct vms_snapshot *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
+		if (loaders[i].recognise(buf, len))
+			l = &loaders[i];
+	if (!l) {
+		vms_error_set(err, VMS_ERR_FILE, 0, "%s: %s", name,
+			      len ? "not a vmscope snapshot file (nothing "
+				    "vmscope reads starts like it)"
+				  : "empty file, not a vmscope snapshot");
+		return NULL;
+	}
+	s = vms_snapshot_new();
+	if (!s) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (l->load(buf, len, name, s, err) < 0 ||
+	    vms_snapshot_finish(s, NULL, err) < 0) {
+		vms_snapshot_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int read_all(int fd, const char *path, char **out, size_t *n,
+		    struct vms_error *err)
+{
+	size_t cap = 1u << 16, len = 0;
+	char *buf = malloc(cap);
+
+	for (;;) {
+		ssize_t got;
+
+		if (!buf) {
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= LOAD_MAX) {
+				free(buf);
+				return vms_error_set(
+					err, VMS_ERR_FILE, EFBIG,
+					"%s: larger than %llu MiB, not a "
+					"vmscope snapshot",
+					path, LOAD_MAX >> 20);
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				continue;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			free(buf);
+			return vms_error_set(err, VMS_ERR_FILE, e,
+					     "cannot read %s: %s", path,
+					     e == EISDIR ? "it is a directory"
+							 : strerror(e));
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	*out = buf;
+	*n = len;
+	return 0;
+}
+
+struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
+{
+	struct vms_snapshot *s;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		vms_error_set(err, VMS_ERR_FILE, errno, "cannot open %s: %s",
+			      path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		vms_error_set(err, VMS_ERR_FILE, EISDIR,
+			      "%s: is a directory, not a snapshot file", path);
+		return NULL;
+	}
+	if (read_all(fd, path, &buf, &len, err) < 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	s = vms_load_buffer(buf, len, path, err);
+	free(buf);
+	return s;
+}
+
+bool vms_snapshot_refreshable(const struct vms_snapshot *s)
+{
+	return s->src.pid != 0;
+}
+
+int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
+		      struct vms_error *err)
+{
+	return snapfile_encode(s, buf, len, err);
 }

@@ -8,6 +8,10 @@
  *   needs   without it the step does not run; its part is noted missing
  *           (vms_snapshot_note) with the source's reason;
  *   wants   the step runs without it, doing less; that too is noted.
+ * Where the source lacks either, it is first asked to restore what the
+ * step made when the snapshot was taken (source.h: a snapshot file keeps
+ * the heaps found in memory it does not hold); what it restores stands
+ * in for the step, with no note.
  * A step that fails keeps its own message: an essential step (classify)
  * fails the snapshot with it; any other is noted missing and the rest goes
  * on. Out of memory fails the snapshot. Progress is reported through the
@@ -67,5 +71,25 @@ void vms_idle(void);
 struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 const struct vms_capture_opts *o,
 				 struct vms_error *err);
+
+/* Loads a saved snapshot from its bytes (name: the file, for messages):
+ * the loader that recognises them fills the raw part and the source
+ * (snapfile.h), then the pipeline runs as after a capture. NULL with *err
+ * (VMS_ERR_FILE: the bytes are not a snapshot, with what is wrong). */
+struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
+				     const char *name, struct vms_error *err);
+/* The same from the file at path (read whole; a directory, an unreadable
+ * or an oversized file is VMS_ERR_FILE). */
+struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err);
+
+/* Whether s was captured from a live process that a refresh captures
+ * again (false for a loaded snapshot: its pid is another machine's or
+ * another moment's). */
+bool vms_snapshot_refreshable(const struct vms_snapshot *s);
+
+/* A snapshot captured with keep_raw as the bytes of a snapshot file
+ * (malloc'd into *buf, *len). -1 with *err. */
+int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
+		      struct vms_error *err);
 
 #endif

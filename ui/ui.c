@@ -333,6 +333,14 @@ static void loop(struct ui *u)
 			set_screen(u, u->next, true);
 		else if (flags & UI_BACK)
 			set_screen(u, u->prev, false);
+		if ((flags & UI_RESAMPLE) &&
+		    !vms_snapshot_refreshable(u->snap)) {
+			flags &= ~(unsigned)UI_RESAMPLE;
+			ui_message(u, true, "%s",
+				   "a saved snapshot: there is nothing to "
+				   "refresh");
+			flags |= UI_DRAW;
+		}
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;

@@ -41,4 +41,21 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o);
 void export_csv(const struct vms_snapshot *s, struct outbuf *o);
 void export_json(const struct vms_snapshot *s, struct outbuf *o);
 
+/* "process", "capture", "totals" and "types" of s as members of a JSON
+ * object, each followed by a comma (the diff export's "a" and "b"). */
+void export_json_members(const struct vms_snapshot *s, struct outbuf *o);
+
+/* ---- diffs (-d A B): the same formats over a diff (diff.h), in
+ * export_diff.c; "summary" is what -s prints. ---- */
+struct vms_diff;
+
+struct vms_diff_exporter {
+	const char *name;
+	void (*write)(const struct vms_diff *d, struct outbuf *o);
+};
+
+/* NULL-ended. */
+extern const struct vms_diff_exporter *const vms_diff_exporters[];
+const struct vms_diff_exporter *export_diff_find(const char *name);
+
 #endif

@@ -489,6 +489,12 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 	close_with(o, ']');
 }
 
+void export_json_members(const struct vms_snapshot *s, struct outbuf *o)
+{
+	process_and_capture(s, o);
+	totals_and_types(s, o);
+}
+
 void export_json(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i;

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
 	[VMS_T_IMAGE] = { "image", "Image", 'I' },
@@ -29,9 +30,59 @@ void vms_snapshot_free(struct vms_snapshot *s)
 	if (!s)
 		return;
 	vms_source_release(s);
+	if (s->raw) {
+		free(s->raw->smaps);
+		free(s->raw->status);
+		free(s->raw);
+	}
 	free(s->regions);
 	arena_fini(&s->arena);
 	free(s);
+}
+
+int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n)
+{
+	if (raw->smaps_cap - raw->smaps_len < n) {
+		size_t ncap = raw->smaps_cap ? raw->smaps_cap : 1u << 20;
+		char *nb;
+
+		while (ncap - raw->smaps_len < n)
+			ncap *= 2;
+		nb = realloc(raw->smaps, ncap);
+		if (!nb)
+			return -1;
+		raw->smaps = nb;
+		raw->smaps_cap = ncap;
+	}
+	memcpy(raw->smaps + raw->smaps_len, p, n);
+	raw->smaps_len += n;
+	return 0;
+}
+
+int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
+{
+	struct vms_region *nr;
+	size_t bytes;
+
+	if (n <= s->regions_cap)
+		return 0;
+	bytes = n * sizeof(*nr);
+	nr = realloc(s->regions, bytes);
+	if (!nr)
+		return -1;
+	s->regions = nr;
+	s->regions_cap = n;
+#ifdef MADV_POPULATE_WRITE
+	{
+		uintptr_t a = ((uintptr_t)nr + 4095) & ~(uintptr_t)4095;
+		uintptr_t b = ((uintptr_t)nr + bytes) & ~(uintptr_t)4095;
+
+		/* Linux 5.14; older kernels fault the pages in one by one */
+		if (b > a)
+			madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+	}
+#endif
+	return 0;
 }
 
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
@@ -48,6 +99,10 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 		s->regions_cap = ncap;
 	}
 	r = &s->regions[s->nregions++];
+	/* The array is far larger than the cache: ask for the lines of the
+	 * regions to come while this one is parsed. */
+	if (s->nregions + 4 <= s->regions_cap)
+		__builtin_prefetch(&s->regions[s->nregions + 3], 1, 0);
 	memset(r, 0, sizeof(*r));
 	return r;
 }

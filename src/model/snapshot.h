@@ -204,6 +204,7 @@ struct vms_capture_info {
 	bool frozen; /* the target was stopped while counters were read */
 	int64_t taken_at_sec; /* CLOCK_REALTIME at capture */
 	long taken_at_nsec;
+	uint64_t monotonic_ns, boottime_ns; /* CLOCK_MONOTONIC, _BOOTTIME */
 	const char *kernel; /* uname release */
 	uint64_t page_size;
 	const char *partial; /* NULL, or why the data is incomplete */
@@ -235,11 +236,38 @@ struct vms_image {
 	size_t first_region, nregions; /* s->regions[first, first + n) */
 };
 
+/* A distinct mapped file (path, device, inode) the images step looked
+ * into, and what it found: how it was read (VMS_FILE_*), and elf, what
+ * the ELF reader found (is_image false: not an executable image; NULL when
+ * it could not be read). first_region is the first region mapping it. A
+ * snapshot file keeps these: they cannot be read again later. */
+enum {
+	VMS_FILE_UNREAD = 0, /* could not be opened, nor read from memory */
+	VMS_FILE_OPENED = 1, /* the file itself was read */
+	VMS_FILE_FROM_MEMORY = 2, /* its ELF headers, from the mapping */
+};
+
+struct vms_file {
+	size_t first_region;
+	uint8_t read; /* VMS_FILE_* */
+	const struct elfimage *elf;
+};
+
 /* A part of the snapshot a step could not make, and why (a step that
  * needs memory on a source without it, a walk that failed). */
 struct vms_note {
 	const char *step; /* the step's name: "heaps", "images", ... */
 	const char *why;
+};
+
+/* What the kernel said, byte for byte as read, kept only when asked
+ * (vms_capture_opts.keep_raw) so that the snapshot can be saved to a file
+ * (snapfile.h) and parsed again there. Malloc'd, freed with the snapshot. */
+struct vms_raw {
+	char *smaps; /* /proc/PID/smaps */
+	size_t smaps_len, smaps_cap;
+	char *status; /* /proc/PID/status */
+	size_t status_len;
 };
 
 struct vms_snapshot {
@@ -257,6 +285,8 @@ struct vms_snapshot {
 	size_t nmanaged;
 	struct vms_image *images; /* by address (the images step) */
 	size_t nimages;
+	struct vms_file *files; /* in first_region order (images step) */
+	size_t nfiles;
 	uint64_t page_table; /* VmPTE, bytes */
 	struct vms_rollup rollup;
 	uint64_t user_start, user_end; /* the user address range for free */
@@ -271,10 +301,18 @@ struct vms_snapshot {
 	bool finished;
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
+	struct vms_raw *raw; /* NULL unless kept (above) */
 };
 
 struct vms_snapshot *vms_snapshot_new(void);
 void vms_snapshot_free(struct vms_snapshot *s);
+/* Appends n bytes to the kept smaps text (s->raw must be set); -1 on out
+ * of memory. */
+int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n);
+/* Makes room for n regions in one allocation, its pages faulted in at once
+ * (a loader that knows the count: a page fault each costs more than the
+ * parse of the region in a virtual machine). -1 on out of memory. */
+int vms_snapshot_reserve(struct vms_snapshot *s, size_t n);
 /* Appends a zeroed region; NULL on out of memory. */
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
 /* The region containing addr, or NULL (binary search). */

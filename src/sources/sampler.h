@@ -38,6 +38,9 @@ struct vms_capture_opts {
 	 * clone, which costs the target a copy of every page it writes, lives
 	 * only that long. */
 	bool keep_memory;
+	/* Keep what the kernel said (smaps and status text, as read) in
+	 * s->raw, for saving the snapshot to a file (snapfile.h). */
+	bool keep_raw;
 	/* Optional: progress of the capture and of every step after it
 	 * (regions read, step names). Returning non-zero cancels: the capture
 	 * fails with VMS_ERR_CAPTURE "cancelled" (the target is let go as on

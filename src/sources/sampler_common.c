@@ -122,6 +122,11 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			read_error(err, pid, errno);
 			goto out;
 		}
+		if (s->raw && vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
+			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				      "out of memory");
+			goto out;
+		}
 		if (parse_chunk(&p, &c, data, (size_t)n, n == 0, err) < 0)
 			goto out;
 		readahead_done(ra);
@@ -180,7 +185,13 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 	if (procfs_read_pid(pid, "status", &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
-	free(b);
+	if (s->raw) { /* kept for a snapshot file, as read */
+		free(s->raw->status);
+		s->raw->status = b;
+		s->raw->status_len = n;
+	} else {
+		free(b);
+	}
 	s->page_table = pte > 0 ? (uint64_t)pte : 0;
 	return 0;
 }

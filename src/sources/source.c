@@ -32,6 +32,8 @@ unsigned vms_source_caps(const struct vms_snapshot *s)
 
 	if (!ops_of(s)->read_mem)
 		caps &= ~(unsigned)VMS_SRC_MEMORY;
+	if (caps & VMS_SRC_FILES)
+		caps |= VMS_SRC_ELF; /* read from the files themselves */
 	return caps;
 }
 
@@ -61,6 +63,22 @@ int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
 {
 	return ops_of(s)->fs_magic ? ops_of(s)->fs_magic(s, r) : 0;
+}
+
+int vms_source_elf(struct vms_snapshot *s, const struct vms_region *r,
+		   struct elfimage *out)
+{
+	if (!ops_of(s)->elf)
+		return -2;
+	return ops_of(s)->elf(s, r, out);
+}
+
+int vms_source_restore(struct vms_snapshot *s, const char *step,
+		       struct vms_error *err)
+{
+	if (!ops_of(s)->restore)
+		return 0;
+	return ops_of(s)->restore(s, step, err);
 }
 
 void vms_source_release(struct vms_snapshot *s)

@@ -25,6 +25,18 @@
  *  release(s)
  *        frees priv and anything the source holds (the fork sampler's
  *        clone). Idempotent; afterwards the snapshot has no memory.
+ *  elf(s, r, out)
+ *        optional, for a source without files that kept what the ELF
+ *        reader found in them (a snapshot file): fills *out (its arrays
+ *        in s->arena) for the file behind r. Returns VMS_FILE_* (how it
+ *        was read when it was captured; VMS_FILE_UNREAD: nothing kept),
+ *        or -1 on out of memory.
+ *  restore(s, step, err)
+ *        optional: a source that kept what a step made from something it
+ *        does not have (a snapshot file keeps the heaps found in memory)
+ *        puts that back in place of running the step. Called only for a
+ *        step the source lacks something for. 1: put back (the step does
+ *        not run); 0: nothing kept (the step runs); -1 with *err.
  *
  * Progress and cancel: a long piece of work calls vms_source_progress()
  * every so often; a non-zero answer means the user cancelled, and the work
@@ -42,6 +54,7 @@
 
 struct vms_snapshot;
 struct vms_region;
+struct elfimage;
 
 /* What a source can give. */
 enum {
@@ -49,6 +62,9 @@ enum {
 	VMS_SRC_FILES = 1u << 1, /* open_file opens the mapped files */
 	VMS_SRC_CONSISTENT = 1u << 2, /* memory is of one instant (a clone, a
 				       * core, or held still while read) */
+	VMS_SRC_ELF = 1u << 3, /* what the ELF reader finds in the mapped
+				* files: implied by VMS_SRC_FILES; a snapshot
+				* file kept it (the elf callback) */
 };
 
 struct vms_source_ops {
@@ -59,6 +75,10 @@ struct vms_source_ops {
 	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
 	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
 	void (*release)(struct vms_snapshot *s);
+	int (*elf)(struct vms_snapshot *s, const struct vms_region *r,
+		   struct elfimage *out);
+	int (*restore)(struct vms_snapshot *s, const char *step,
+		       struct vms_error *err);
 };
 
 /* A progress report: what is being done, done of total (total 0: not
@@ -94,6 +114,13 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 void vms_source_hold(struct vms_snapshot *s, bool on);
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);
+/* The kept ELF summary of r's file (the elf callback): VMS_FILE_*, or -1
+ * on out of memory, or -2 when the source keeps none (open the file). */
+int vms_source_elf(struct vms_snapshot *s, const struct vms_region *r,
+		   struct elfimage *out);
+/* The restore callback: 1 put back, 0 not kept, -1 with *err. */
+int vms_source_restore(struct vms_snapshot *s, const char *step,
+		       struct vms_error *err);
 /* Releases the source (idempotent): no memory afterwards. */
 void vms_source_release(struct vms_snapshot *s);
 /* Reports progress; non-zero: cancelled. */

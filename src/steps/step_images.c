@@ -37,6 +37,7 @@ struct image_ent {
 	uint32_t dev_major, dev_minor;
 	bool opened, from_memory;
 	struct elfimage *im; /* in the snapshot's arena: shared, kept */
+	size_t first_region;
 };
 
 struct image_cache {
@@ -125,7 +126,7 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 {
 	struct image_ent *e;
 	size_t h;
-	int fd;
+	int fd, kept;
 
 	if (c->nslot) {
 		h = ent_hash(r->path, r->inode, r->dev_major, r->dev_minor) &
@@ -150,6 +151,16 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 	e->im = arena_alloc(&s->arena, sizeof(*e->im));
 	if (!e->im)
 		return NULL;
+	e->first_region = (size_t)(r - s->regions);
+	/* A source without files may have kept what was read in them. */
+	kept = vms_source_elf(s, r, e->im);
+	if (kept == -1)
+		return NULL;
+	if (kept >= 0) {
+		e->opened = kept == VMS_FILE_OPENED;
+		e->from_memory = kept == VMS_FILE_FROM_MEMORY;
+		return e;
+	}
 	fd = vms_source_open_file(s, r);
 	if (fd >= 0) {
 		struct vms_error ignore;
@@ -290,6 +301,23 @@ static int finish(struct images_run *run, struct image_cache *c)
 		run->capped_files += c->v[i].im->sec_capped;
 		run->capped_notes += c->v[i].im->notes_capped;
 	}
+	/* The files looked into, for whoever keeps the snapshot. */
+	if (c->n) {
+		s->files = arena_alloc(&s->arena, c->n * sizeof(*s->files));
+		if (!s->files)
+			return -1;
+		for (i = 0; i < c->n; i++) {
+			const struct image_ent *e = &c->v[i];
+
+			s->files[i].first_region = e->first_region;
+			s->files[i].read = e->opened	  ? VMS_FILE_OPENED
+					   : e->from_memory ? VMS_FILE_FROM_MEMORY
+							    : VMS_FILE_UNREAD;
+			s->files[i].elf =
+				e->opened || e->from_memory ? e->im : NULL;
+		}
+		s->nfiles = c->n;
+	}
 	if (run->nimg) {
 		s->images =
 			arena_alloc(&s->arena, run->nimg * sizeof(*s->images));
@@ -408,6 +436,8 @@ int step_images_run(struct vms_snapshot *s, unsigned have,
 	run.budget = IMAGE_CHILDREN_BUDGET(s->nregions);
 	s->images = NULL;
 	s->nimages = 0;
+	s->files = NULL;
+	s->nfiles = 0;
 	rc = images_scan(&run, &cache, have);
 	if (rc == 0)
 		rc = finish(&run, &cache);

@@ -1,0 +1,453 @@
+/* diff.c — two snapshots compared. See diff.h.
+ *
+ * The regions of both sides are nodes of one union-find: a sweep over
+ * both address-ordered lists joins every pair that overlaps with the same
+ * backing, then file mappings left alone on one side are joined by
+ * (device, inode, offset). Each set is then one group, and a group one
+ * change (or none). Linear in the regions but for the sorts.
+ */
+#include "diff.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const vms_change_names[VMS_NCHANGES] = {
+	[VMS_CH_ADDED] = "added",	[VMS_CH_REMOVED] = "removed",
+	[VMS_CH_GROWN] = "grown",	[VMS_CH_SHRUNK] = "shrunk",
+	[VMS_CH_CHANGED] = "changed",
+};
+
+static size_t uf_find(size_t *parent, size_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+static void uf_union(size_t *parent, size_t x, size_t y)
+{
+	x = uf_find(parent, x);
+	y = uf_find(parent, y);
+	if (x != y)
+		parent[x > y ? x : y] = x < y ? x : y;
+}
+
+static bool is_file(const struct vms_region *r)
+{
+	return !vms_region_is_anon(r);
+}
+
+/* The same backing: both anonymous, or the same file. */
+static bool same_backing(const struct vms_region *a, const struct vms_region *b)
+{
+	if (!is_file(a) || !is_file(b))
+		return !is_file(a) && !is_file(b);
+	return a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor;
+}
+
+static void sweep(const struct vms_snapshot *a, const struct vms_snapshot *b,
+		  size_t *parent)
+{
+	size_t i, j, j0 = 0, na = a->nregions;
+
+	for (i = 0; i < na; i++) {
+		const struct vms_region *ra = &a->regions[i];
+
+		while (j0 < b->nregions && b->regions[j0].end <= ra->start)
+			j0++;
+		for (j = j0; j < b->nregions && b->regions[j].start < ra->end;
+		     j++)
+			if (same_backing(ra, &b->regions[j]))
+				uf_union(parent, i, na + j);
+	}
+}
+
+/* ---- file mappings that moved: matched by (device, inode, offset) ---- */
+
+struct fkey {
+	uint64_t inode, offset;
+	uint32_t major, minor;
+	size_t i;
+};
+
+static int fkey_cmp(const void *x, const void *y)
+{
+	const struct fkey *a = x, *b = y;
+
+	if (a->inode != b->inode)
+		return a->inode < b->inode ? -1 : 1;
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static struct fkey key_of(const struct vms_region *r, size_t i)
+{
+	struct fkey k = { r->inode, r->offset, r->dev_major, r->dev_minor, i };
+
+	return k;
+}
+
+/* Joins file regions that are alone in their set (nothing overlapped
+ * them) with one of the same key on the other side, also alone. */
+static int match_moved(const struct vms_snapshot *a,
+		       const struct vms_snapshot *b, size_t *parent)
+{
+	size_t na = a->nregions, nb = b->nregions, i, n = 0;
+	size_t *members = calloc(na + nb, sizeof(*members));
+	struct fkey *keys = malloc((na ? na : 1) * sizeof(*keys));
+
+	if (!members || !keys) {
+		free(members);
+		free(keys);
+		return -1;
+	}
+	for (i = 0; i < na + nb; i++)
+		members[uf_find(parent, i)]++;
+	for (i = 0; i < na; i++)
+		if (members[uf_find(parent, i)] == 1 && is_file(&a->regions[i]))
+			keys[n++] = key_of(&a->regions[i], i);
+	qsort(keys, n, sizeof(*keys), fkey_cmp);
+	for (i = 0; n && i < nb; i++) {
+		struct fkey k, *hit;
+
+		if (members[uf_find(parent, na + i)] != 1 ||
+		    !is_file(&b->regions[i]))
+			continue;
+		k = key_of(&b->regions[i], 0);
+		hit = bsearch(&k, keys, n, sizeof(*keys), fkey_cmp);
+		if (!hit || members[uf_find(parent, hit->i)] != 1)
+			continue;
+		uf_union(parent, hit->i, na + i);
+		members[uf_find(parent, hit->i)] = 2;
+	}
+	free(members);
+	free(keys);
+	return 0;
+}
+
+/* ---- a group into a change ---- */
+
+static void side_sum(const struct vms_snapshot *s, struct vms_diff_side *d)
+{
+	size_t k;
+	int c;
+
+	memset(d->v, 0, sizeof(d->v));
+	for (k = 0; k < d->n; k++) {
+		const struct vms_region *r = &s->regions[d->idx[k]];
+
+		for (c = 0; c < VMS_NCOLS; c++)
+			if (vms_column_has((enum vms_col)c, VMS_COLF_REGION))
+				d->v[c] += vms_column_region(r,
+							     (enum vms_col)c);
+		if (vms_region_size(r) > d->v[VMS_COL_LARGEST])
+			d->v[VMS_COL_LARGEST] = vms_region_size(r);
+	}
+	d->v[VMS_COL_BLOCKS] = d->n;
+}
+
+static bool str_eq(const char *x, const char *y)
+{
+	return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* The same regions, the same committed bytes: nothing changed. */
+static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
+		      const struct vms_diff_side *b)
+{
+	size_t k;
+
+	if (a->n != b->n)
+		return false;
+	for (k = 0; k < a->n; k++) {
+		const struct vms_region *x = &d->a->regions[a->idx[k]];
+		const struct vms_region *y = &d->b->regions[b->idx[k]];
+
+		if (x->start != y->start || x->end != y->end ||
+		    x->perms != y->perms || x->offset != y->offset ||
+		    x->type != y->type || x->committed != y->committed ||
+		    !str_eq(x->path, y->path))
+			return false;
+	}
+	return true;
+}
+
+/* What a region is, for "changed": protection, type, name. */
+struct kind {
+	uint16_t perms;
+	uint8_t type;
+	const char *path;
+};
+
+static int kind_cmp(const void *x, const void *y)
+{
+	const struct kind *a = x, *b = y;
+
+	if (a->perms != b->perms)
+		return a->perms - b->perms;
+	if (a->type != b->type)
+		return a->type - b->type;
+	if (!a->path || !b->path)
+		return !a->path - !b->path;
+	return strcmp(a->path, b->path);
+}
+
+static size_t kinds(const struct vms_snapshot *s, const struct vms_diff_side *d,
+		    struct kind *out)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < d->n; k++) {
+		const struct vms_region *r = &s->regions[d->idx[k]];
+
+		out[k] = (struct kind){ r->perms, r->type, r->path };
+	}
+	qsort(out, d->n, sizeof(*out), kind_cmp);
+	for (k = 0; k < d->n; k++)
+		if (!n || kind_cmp(&out[n - 1], &out[k]) != 0)
+			out[n++] = out[k];
+	return n;
+}
+
+/* Whether the two sides hold different kinds of region; -1 on out of
+ * memory. */
+static int kinds_differ(const struct vms_diff *d, const struct vms_diff_side *a,
+			const struct vms_diff_side *b)
+{
+	struct kind *ka = malloc(a->n * sizeof(*ka));
+	struct kind *kb = malloc(b->n * sizeof(*kb));
+	size_t na, nb, k;
+	int rc = -1;
+
+	if (ka && kb) {
+		na = kinds(d->a, a, ka);
+		nb = kinds(d->b, b, kb);
+		rc = na != nb;
+		for (k = 0; !rc && k < na; k++)
+			rc = kind_cmp(&ka[k], &kb[k]) != 0;
+	}
+	free(ka);
+	free(kb);
+	return rc;
+}
+
+/* The change a group is, or -1 for none (-2: out of memory). */
+static int classify(const struct vms_diff *d, const struct vms_diff_side *a,
+		    const struct vms_diff_side *b)
+{
+	int differ;
+
+	if (!a->n)
+		return VMS_CH_ADDED;
+	if (!b->n)
+		return VMS_CH_REMOVED;
+	if (identical(d, a, b))
+		return -1;
+	differ = kinds_differ(d, a, b);
+	if (differ < 0)
+		return -2;
+	if (differ)
+		return VMS_CH_CHANGED;
+	if (a->v[VMS_COL_SIZE] != b->v[VMS_COL_SIZE])
+		return b->v[VMS_COL_SIZE] > a->v[VMS_COL_SIZE] ? VMS_CH_GROWN
+							       : VMS_CH_SHRUNK;
+	if (a->v[VMS_COL_COMMITTED] != b->v[VMS_COL_COMMITTED])
+		return b->v[VMS_COL_COMMITTED] > a->v[VMS_COL_COMMITTED]
+			       ? VMS_CH_GROWN
+			       : VMS_CH_SHRUNK;
+	return VMS_CH_CHANGED; /* the same memory, cut differently */
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct vms_diff_change *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (int)a->change - (int)b->change;
+}
+
+/* Groups: the sets of the union-find, their members listed in idx (A's
+ * then B's, each ascending), starting at first[g], with na[g] of A's. */
+struct groups {
+	size_t n;
+	size_t *of; /* node -> group */
+	size_t *first, *na, *nb;
+};
+
+static int make_groups(size_t na, size_t nb, size_t *parent, struct groups *g,
+		       size_t *idx)
+{
+	size_t i, n = na + nb, *fill;
+
+	g->of = malloc((n ? n : 1) * sizeof(size_t));
+	g->first = calloc(n + 1, sizeof(size_t));
+	g->na = calloc(n + 1, sizeof(size_t));
+	g->nb = calloc(n + 1, sizeof(size_t));
+	fill = calloc(n + 1, sizeof(size_t));
+	if (!g->of || !g->first || !g->na || !g->nb || !fill) {
+		free(fill);
+		return -1;
+	}
+	g->n = 0;
+	for (i = 0; i < n; i++) { /* roots are their set's smallest node */
+		size_t r = uf_find(parent, i);
+
+		g->of[i] = r == i ? g->n++ : g->of[r];
+		if (i < na)
+			g->na[g->of[i]]++;
+		else
+			g->nb[g->of[i]]++;
+	}
+	for (i = 0; i < g->n; i++)
+		g->first[i + 1] = g->first[i] + g->na[i] + g->nb[i];
+	/* A's first, then B's, each in node (address) order; fill counts
+	 * A's placed, then B's (it restarts at na[k] for them). */
+	for (i = 0; i < n; i++) {
+		size_t k = g->of[i];
+
+		if (i == na)
+			memcpy(fill, g->na, g->n * sizeof(*fill));
+		idx[g->first[k] + fill[k]++] = i < na ? i : i - na;
+	}
+	free(fill);
+	return 0;
+}
+
+static void groups_fini(struct groups *g)
+{
+	free(g->of);
+	free(g->first);
+	free(g->na);
+	free(g->nb);
+}
+
+static int build_changes(struct vms_diff *d, struct groups *g)
+{
+	size_t k;
+
+	d->v = calloc(g->n ? g->n : 1, sizeof(*d->v));
+	if (!d->v)
+		return -1;
+	for (k = 0; k < g->n; k++) {
+		struct vms_diff_change c = { 0 };
+		const struct vms_snapshot *side;
+		const struct vms_region *r0;
+		int ch;
+
+		c.a.n = g->na[k];
+		c.a.idx = d->idx + g->first[k];
+		c.b.n = g->nb[k];
+		c.b.idx = d->idx + g->first[k] + g->na[k];
+		side_sum(d->a, &c.a);
+		side_sum(d->b, &c.b);
+		ch = classify(d, &c.a, &c.b);
+		if (ch == -2)
+			return -1;
+		if (ch < 0)
+			continue;
+		c.change = (enum vms_change)ch;
+		side = c.b.n ? d->b : d->a;
+		r0 = &side->regions[c.b.n ? c.b.idx[0] : c.a.idx[0]];
+		c.start = r0->start;
+		c.end = side->regions[c.b.n ? c.b.idx[c.b.n - 1]
+					    : c.a.idx[c.a.n - 1]]
+				.end;
+		c.type = r0->type;
+		c.path = r0->path;
+		d->v[d->n++] = c;
+		d->count[ch]++;
+	}
+	qsort(d->v, d->n, sizeof(*d->v), by_start);
+	return 0;
+}
+
+int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
+		  struct vms_diff *d, struct vms_error *err)
+{
+	size_t na = a->nregions, nb = b->nregions, i;
+	size_t *parent = malloc((na + nb ? na + nb : 1) * sizeof(*parent));
+	struct groups g = { 0 };
+	int rc = -1;
+
+	memset(d, 0, sizeof(*d));
+	d->a = a;
+	d->b = b;
+	d->idx = malloc((na + nb ? na + nb : 1) * sizeof(*d->idx));
+	if (!parent || !d->idx)
+		goto out;
+	for (i = 0; i < na + nb; i++)
+		parent[i] = i;
+	sweep(a, b, parent);
+	if (match_moved(a, b, parent) < 0 ||
+	    make_groups(na, nb, parent, &g, d->idx) < 0 ||
+	    build_changes(d, &g) < 0)
+		goto out;
+	rc = 0;
+out:
+	groups_fini(&g);
+	free(parent);
+	if (rc < 0) {
+		vms_diff_fini(d);
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			      "out of memory comparing the snapshots");
+	}
+	return rc;
+}
+
+void vms_diff_fini(struct vms_diff *d)
+{
+	free(d->v);
+	free(d->idx);
+	d->v = NULL;
+	d->idx = NULL;
+	d->n = 0;
+}
+
+static uint64_t moved(const struct vms_diff_change *c, enum vms_col col)
+{
+	int64_t v = vms_diff_delta(c, col);
+
+	return v < 0 ? (uint64_t)-v : (uint64_t)v;
+}
+
+static int by_moved(const void *x, const void *y, void *ctx)
+{
+	const struct vms_diff *d = ctx;
+	const struct vms_diff_change *a = &d->v[*(const size_t *)x];
+	const struct vms_diff_change *b = &d->v[*(const size_t *)y];
+	uint64_t ma = moved(a, VMS_COL_COMMITTED), mb = moved(b, VMS_COL_COMMITTED);
+
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	ma = moved(a, VMS_COL_SIZE);
+	mb = moved(b, VMS_COL_SIZE);
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+size_t vms_diff_largest(const struct vms_diff *d, size_t *out, size_t n)
+{
+	size_t *all = malloc((d->n ? d->n : 1) * sizeof(*all)), i;
+
+	if (!all)
+		return 0;
+	for (i = 0; i < d->n; i++)
+		all[i] = i;
+	qsort_r(all, d->n, sizeof(*all), by_moved, (void *)d);
+	if (n > d->n)
+		n = d->n;
+	memcpy(out, all, n * sizeof(*out));
+	free(all);
+	return n;
+}

@@ -1,0 +1,93 @@
+/* diff.h — two snapshots compared (-d A B): what changed between them,
+ * region by region, and per type.
+ *
+ * Contract: vms_diff_make() only reads the two finished snapshots (they
+ * must outlive the diff: changes point into them) and lists every change
+ * in address order of the side that has it (B, else A):
+ *
+ *  - Regions are matched by backing object and address. A region of A and
+ *    one of B are the same memory when their ranges overlap and their
+ *    backing agrees (both anonymous, or both the same file: device and
+ *    inode); matching is transitive, so a region that split, merged, grew
+ *    or shrank in place is one group, hence one change, not noise. A file
+ *    mapping left alone on one side then matches one of the same object
+ *    and file offset (device, inode, offset) elsewhere: a library mapped
+ *    at another address (another run of the program) is the same.
+ *  - A group with only B is added; only A, removed. Otherwise: changed
+ *    when protection, type or backing differ; else grown or shrunk by
+ *    size, or by committed bytes when the size is the same; a group whose
+ *    regions and committed bytes are the same is no change. Resident and
+ *    shared figures moving alone (pages touched, evicted, shared) are not
+ *    a change of the region; they are in the per-type deltas.
+ *  - Each side of a change has the column table's figures (columns.h)
+ *    summed over its regions (blocks: how many; largest: the largest).
+ *
+ * A snapshot diffed with itself has no changes. Not yet: anonymous
+ * regions of two different processes matched by their order within a
+ * type (ASLR moves them all).
+ */
+#ifndef VMS_DIFF_H
+#define VMS_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "columns.h"
+#include "error.h"
+#include "snapshot.h"
+
+enum vms_change {
+	VMS_CH_ADDED,
+	VMS_CH_REMOVED,
+	VMS_CH_GROWN,
+	VMS_CH_SHRUNK,
+	VMS_CH_CHANGED,
+	VMS_NCHANGES
+};
+
+/* "added", "removed", "grown", "shrunk", "changed" */
+extern const char *const vms_change_names[VMS_NCHANGES];
+
+/* One side of a change: its regions (s->regions[first..first+n) need not
+ * be contiguous: idx lists them) and their figures. */
+struct vms_diff_side {
+	size_t n; /* 0: the side does not have it */
+	const size_t *idx; /* region indices, ascending */
+	uint64_t v[VMS_NCOLS]; /* summed by the column table */
+};
+
+struct vms_diff_change {
+	enum vms_change change;
+	uint64_t start, end; /* the span on B (on A when removed) */
+	uint8_t type; /* enum vms_type, of B (of A when removed) */
+	const char *path; /* the first path of B's (A's) regions, or NULL */
+	struct vms_diff_side a, b;
+};
+
+struct vms_diff {
+	const struct vms_snapshot *a, *b;
+	struct vms_diff_change *v;
+	size_t n;
+	size_t count[VMS_NCHANGES];
+	size_t *idx; /* the sides' region indices, one allocation */
+};
+
+/* Compares a with b into *d. -1 with *err (out of memory only). */
+int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
+		  struct vms_diff *d, struct vms_error *err);
+void vms_diff_fini(struct vms_diff *d);
+
+/* b's figure less a's, of a change's column c (signed). */
+static inline int64_t vms_diff_delta(const struct vms_diff_change *c,
+				     enum vms_col col)
+{
+	return (int64_t)(c->b.v[col] - c->a.v[col]);
+}
+
+/* The indices of d's changes, the largest first by how much their
+ * committed bytes moved (then their size), up to n of them, into out;
+ * returns how many. */
+size_t vms_diff_largest(const struct vms_diff *d, size_t *out, size_t n);
+
+#endif

@@ -1,0 +1,60 @@
+/* snapfile_int.h — what the three files of snapshot files share
+ * (snapfile_write.c, snapfile_read.c, snapfile_source.c); not for others.
+ *
+ * Strings from the target or a file (paths, names, command lines, section
+ * names) may hold any bytes, and JSON holds only UTF-8: a string that is
+ * valid UTF-8 is a JSON string, any other is {"hex": "..."} of its bytes.
+ * A 64-bit figure is a JSON integer up to INT64_MAX, a "0x..." string
+ * above (json_int_t is signed); the reader takes both.
+ */
+#ifndef VMS_SNAPFILE_INT_H
+#define VMS_SNAPFILE_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "elfimage.h"
+#include "error.h"
+#include "snapfile.h"
+#include "snapshot.h"
+
+/* The version that writes and reads (the Makefile's; a build without it,
+ * such as the fuzzers', says so). */
+#ifndef VMSCOPE_VERSION
+#define VMSCOPE_VERSION "(unversioned build)"
+#endif
+
+/* Section names. */
+#define SF_SEC_META "meta"
+#define SF_SEC_SMAPS "smaps"
+#define SF_SEC_STATUS "status"
+#define SF_SEC_END "end"
+#define SF_SEC_NAME 12
+#define SF_HEAD_LEN (SNAPFILE_MAGIC_LEN + 8)
+#define SF_SEC_HEAD_LEN (SF_SEC_NAME + 4 + 8 + 8)
+enum { SF_CODEC_STORED = 0, SF_CODEC_ZSTD = 1 };
+
+/* ---- snapfile_json.c: writing (NULL on out of memory) ---- */
+json_t *sf_json_str(const char *s);
+json_t *sf_json_u64(uint64_t v);
+json_t *sf_json_elf(const struct elfimage *im);
+
+/* ---- reading: each returns false when the value is not what it says;
+ * a missing key reads as absent (opt) or is wrong (get). ---- */
+bool sf_get_u64(const json_t *v, uint64_t *out);
+/* NULL for JSON null; *ok false when it is neither null nor a string. */
+const char *sf_get_str(struct arena *a, const json_t *v, bool *ok);
+bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
+/* The ELF summary of a "files" entry into *out (arrays in a). */
+bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
+
+/* ---- the source (snapfile_source.c) ---- */
+/* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose
+ * region indices must lie in s->regions. -1 with *err (the message names
+ * the file). */
+int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
+		  struct vms_error *err);
+
+#endif
