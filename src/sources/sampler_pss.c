@@ -119,7 +119,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	priv->freeze = o->freeze;
 	s->src.ops = &pss_source;
 	s->src.priv = priv;
-	s->src.pid = o->pid;
+	/* Files are opened through /proc/PID/map_files of a live thread
+	 * (the main thread may have exited: procfs_mm_pid). */
+	s->src.pid = procfs_mm_pid(o->pid);
 	/* Read from the running target: of one instant only while held. */
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
 		      (o->freeze ? VMS_SRC_CONSISTENT : 0);
