@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "freeze.h"
 #include "source.h"
 #include "steps.h"
 
@@ -103,11 +102,6 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 			return -1;
 	}
 	return 0;
-}
-
-void vms_idle(void)
-{
-	freeze_reap_leftovers();
 }
 
 static void fill_capture_info(struct vms_snapshot *s,

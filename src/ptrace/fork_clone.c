@@ -340,7 +340,8 @@ static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
 	struct freeze_thread *t;
 	int st, done = 0;
 
-	if (freeze_stop(&fz, target, 1000, &err) < 0) {
+	if (freeze_stop(&fz, target,
+			&(struct freeze_how){ 1000, "use -b pss", -1 }, &err) < 0) {
 		if (kill(target, 0) < 0 && errno == ESRCH)
 			return -1;
 		return 0;

@@ -168,7 +168,35 @@ static void wait_release(int sock, pid_t vmscope)
 	}
 }
 
-static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
+/* Waits for vmscope's next op while the target is frozen: the op, -1 at
+ * EOF (vmscope died), -2 after max_ms, -3 when vmscope has stayed stopped
+ * (^Z, SIGSTOP, a debugger) for FROZEN_IDLE_MS: a frozen target is never
+ * held for a vmscope that does not run. */
+#define FROZEN_IDLE_MS 1000
+static int recv_op_frozen(int sock, int max_ms, pid_t vmscope)
+{
+	int waited = 0, stopped_ms = 0;
+
+	while (waited < max_ms) {
+		int slice = max_ms - waited < 250 ? max_ms - waited : 250;
+		int op = recv_op_within(sock, slice);
+		char st;
+
+		if (op != -2)
+			return op;
+		waited += slice;
+		st = proc_state(vmscope);
+		stopped_ms = st == 'T' || st == 't' ? stopped_ms + slice : 0;
+		if (stopped_ms >= FROZEN_IDLE_MS)
+			return -3;
+		if (!st)
+			return -1; /* vmscope gone (reaped) */
+	}
+	return -2;
+}
+
+static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms,
+			const char *instead)
 {
 	struct freeze fz;
 	struct kmsg m;
@@ -178,7 +206,12 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
 	sock = keeper_isolate(sock);
 	memset(&m, 0, sizeof(m));
 	m.op = OP_FROZEN;
-	if (sock < 0 || freeze_stop(&fz, target, 2000, &m.err) < 0) {
+	/* The socket cancels the freeze: nothing comes on it meanwhile but
+	 * vmscope's EOF (Ctrl-C killed it), and the target is let go then. */
+	if (sock < 0 ||
+	    freeze_stop(&fz, target,
+			&(struct freeze_how){ 2000, instead, sock },
+			&m.err) < 0) {
 		m.status = -1;
 		write_all(sock, &m, sizeof(m));
 		return;
@@ -186,7 +219,7 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
 	m.n = fz.n;
 	if (write_all(sock, &m, sizeof(m)) == 0 &&
 	    write_all(sock, fz.t, fz.n * sizeof(*fz.t)) == 0 &&
-	    (op = recv_op_within(sock, max_ms)) == OP_LETGO) {
+	    (op = recv_op_frozen(sock, max_ms, vmscope)) == OP_LETGO) {
 		/* No fork wanted: only the freeze time. */
 		memset(&m, 0, sizeof(m));
 		m.op = OP_CLONED;
@@ -198,15 +231,25 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
 		/* vmscope gone, no fork wanted, or vmscope stopped (^Z) or
 		 * starved while the target waits: never hold it longer. */
 		freeze_release(&fz);
-		if (op == -2) {
+		if (op == -2 || op == -3) {
 			memset(&m, 0, sizeof(m));
 			m.op = OP_CLONED;
-			m.status = vms_error_set(
-				&m.err, VMS_ERR_CAPTURE, ETIMEDOUT,
-				"process %d was let go after %d ms frozen "
-				"waiting for vmscope to read its counters; "
-				"try again",
-				(int)target, max_ms);
+			if (op == -2)
+				m.status = vms_error_set(
+					&m.err, VMS_ERR_CAPTURE, ETIMEDOUT,
+					"process %d was let go after %d ms "
+					"frozen waiting for vmscope to read "
+					"its counters; try again",
+					(int)target, max_ms);
+			else
+				m.status = vms_error_set(
+					&m.err, VMS_ERR_CAPTURE, ETIMEDOUT,
+					"process %d was let go: vmscope was "
+					"stopped (^Z?) while it held it "
+					"frozen; try again",
+					(int)target);
+			/* read by vmscope when it runs again (buffered in
+			 * the socket after this keeper has gone) */
 			write_all(sock, &m, sizeof(m));
 		}
 		return;
@@ -232,7 +275,7 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms)
 /* ---- vmscope side ---- */
 
 int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
-		 int max_ms, struct vms_error *err)
+		 int max_ms, const char *instead, struct vms_error *err)
 {
 	int sv[2];
 	struct kmsg m;
@@ -252,7 +295,7 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	}
 	if (k->keeper == 0) {
 		close(sv[0]);
-		keeper_main(sv[1], target, gadget, max_ms);
+		keeper_main(sv[1], target, gadget, max_ms, instead);
 		_exit(0);
 	}
 	close(sv[1]);

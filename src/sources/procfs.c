@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int procfs_read_file(const char *path, char **buf, size_t *len)
@@ -261,6 +262,31 @@ void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
 	else
 		snprintf(buf, size, "/proc/%d/task/%d/%s", (int)pid, (int)t,
 			 name);
+}
+
+int procfs_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+bool procfs_pidfd_reaped(int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	/* Signal 0 checks only that the process exists (a zombie does);
+	 * EPERM says it exists too. */
+	return pidfd >= 0 &&
+	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
+	       errno == ESRCH;
+#else
+	(void)pidfd;
+	return false;
+#endif
 }
 
 bool procfs_pid_exiting(pid_t pid)

@@ -74,6 +74,15 @@ void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size);
  * called pthread_exit) or is gone. */
 bool procfs_thread_exited(pid_t pid, pid_t tid);
 
+/* A pidfd of pid (pidfd_open), or -1 (errno: ESRCH, or ENOSYS on a kernel
+ * before 5.3). While it is open, pid names that process or none: the
+ * number is not given to another until the process has been reaped. */
+int procfs_pidfd_open(pid_t pid);
+/* True when the process of pidfd has been reaped (and its pid may name
+ * another process since): what was opened by pid before this check, while
+ * it said false, was that process's. False for -1. */
+bool procfs_pidfd_reaped(int pidfd);
+
 /* True if /proc/PID exists. */
 bool procfs_pid_exists(pid_t pid);
 /* True when pid has exited or is exiting: gone, a zombie (every thread), or

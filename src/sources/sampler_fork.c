@@ -274,7 +274,8 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    inject_find_gadget(o->pid, &gadget, err) < 0)
 		return exited_or(o->pid, err);
 	strict_commit_room(&room); /* left UINT64_MAX unless strict */
-	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, err) < 0)
+	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
+			 err) < 0)
 		return exited_or(o->pid, err);
 	if (read_original(o, s, room, err) < 0) {
 		keeper_stop(&p->k);

@@ -18,6 +18,8 @@
  *   listen    a TCP listener on 127.0.0.1; "rebind" closes it and binds
  *             the same port again at once
  *   threads   80 threads, and the main thread exits (pthread_exit)
+ *   vfork     a worker is a vfork parent for good (its child sleeps, and
+ *             dies with that thread): in uninterruptible sleep
  *
  * Common checks: a heartbeat thread; a checker thread that holds errno, a
  * signal mask and values in registers across system calls and counts any
@@ -204,6 +206,18 @@ static void *waiter(void *a)
 	return NULL;
 }
 
+static void *vforker(void *a)
+{
+	(void)a;
+	for (;;)
+		if (vfork() == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				nap(999999999);
+		}
+	return NULL;
+}
+
 static void re_exec(void)
 {
 	char n[32];
@@ -318,6 +332,8 @@ int main(int argc, char **argv)
 		patch((const unsigned char[]){ 0xeb, 0xfe });
 	} else if (!strcmp(mode, "waiter")) {
 		spawn(waiter);
+	} else if (!strcmp(mode, "vfork")) {
+		spawn(vforker);
 	} else if (!strcmp(mode, "listen")) {
 		lfd = listen_on(0);
 		if (lfd < 0)

@@ -22,6 +22,9 @@
 #include "procfs.h"
 #include "tap.h"
 
+/* A freeze as pss --freeze makes it (the keeper's), with no cancel fd. */
+#define HOW(ms) ((struct freeze_how){ (ms), "without --freeze", -1 })
+
 struct family {
 	pid_t middle, target;
 	int report; /* read end: the middle writes 'R' when it reaped */
@@ -135,7 +138,7 @@ static void test_killed_while_frozen(void)
 		ok(0, "killed while frozen: start the target");
 		return;
 	}
-	ok(freeze_stop(&fz, f.target, 2000, &err) == 0,
+	ok(freeze_stop(&fz, f.target, &HOW(2000), &err) == 0,
 	   "killed while frozen: the target is frozen");
 	kill(f.target, SIGKILL);
 	freeze_release(&fz);
@@ -157,7 +160,7 @@ static void test_vfork_parent(void)
 		return;
 	}
 	nanosleep(&ts, NULL); /* the target is inside vfork now */
-	rc = freeze_stop(&fz, f.target, 200, &err);
+	rc = freeze_stop(&fz, f.target, &HOW(200), &err);
 	ok(rc < 0 && strstr(err.msg, "uninterruptible"),
 	   "vfork parent: the freeze is refused (%s)",
 	   rc < 0 ? err.msg : "it froze");
@@ -195,7 +198,7 @@ static void test_signal_held(void)
 		ok(0, "signal held: start the target");
 		return;
 	}
-	was_frozen = freeze_stop(&fz, f.target, 2000, &err) == 0;
+	was_frozen = freeze_stop(&fz, f.target, &HOW(2000), &err) == 0;
 	kill(getpid(), SIGTERM);
 	during = got_term;
 	freeze_release(&fz);
