@@ -40,9 +40,12 @@ for b in (("-b", "pss", "-F"), ("-b", "fork")):
         caught = v.poll() is None
         if caught:
             os.kill(v.pid, signal.SIGSTOP)
+            t0 = time.time()
             # the keeper lets it go; the harness's timeout fails a hang
             while frozen(p.pid) or vmstest.tracer_pid(p.pid):
-                time.sleep(0.01)
+                time.sleep(0.005)
+            print("# %s #%d: let go %.2f s after vmscope stopped"
+                  % (name, i + 1, time.time() - t0))
             ok(vmstest.proc_state(v.pid) == "T",
                "%s #%d: the target was let go while vmscope stayed "
                "stopped" % (name, i + 1))
