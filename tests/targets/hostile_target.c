@@ -63,14 +63,16 @@ static char **gargv;
 static void on_rt(int s)
 {
 	(void)s;
-	sigs++;
+	/* atomic: many threads run this handler at once (a freeze lets them
+	 * all go together), and sigs++ would lose counts between them */
+	__atomic_fetch_add(&sigs, 1, __ATOMIC_RELAXED);
 }
 
 static void on_sys(int s)
 {
 	(void)s;
 	selector = 0; /* let the thread go on */
-	sigsys++;
+	__atomic_fetch_add(&sigsys, 1, __ATOMIC_RELAXED);
 }
 
 static void nap(long ns)

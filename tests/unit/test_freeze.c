@@ -410,7 +410,7 @@ static void test_tracer_exit(void)
 {
 	struct target t;
 	size_t live = 0;
-	long sigs0, rt = -1;
+	long sigs0, rt = -1, got;
 	int pipefd[2], leader_ok = 0, st;
 	pid_t tracer;
 
@@ -477,9 +477,11 @@ static void test_tracer_exit(void)
 	ok(traced_threads(t.pid) == 0,
 	   "tracer exit: the kernel detached every one when the tracer "
 	   "exited");
-	ok(wait_sigs(&t, sigs0 + rt) == sigs0 + rt,
-	   "tracer exit: the %ld signals they stopped for were delivered",
-	   rt);
+	got = wait_sigs(&t, sigs0 + rt);
+	ok(got == sigs0 + rt,
+	   "tracer exit: the %ld signals they stopped for were delivered "
+	   "(%ld)",
+	   rt, got - sigs0);
 	target_stop(&t);
 }
 
