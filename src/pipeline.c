@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "freeze.h"
 #include "snapfile.h"
 #include "source.h"
 #include "steps.h"
@@ -123,11 +122,6 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 			return -1;
 	}
 	return 0;
-}
-
-void vms_idle(void)
-{
-	freeze_reap_leftovers();
 }
 
 static void fill_capture_info(struct vms_snapshot *s,

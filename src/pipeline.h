@@ -61,11 +61,6 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 /* The sampler named name ("pss", "fork", "maps"), or NULL. */
 const struct vms_sampler *vms_sampler_by_name(const char *name);
 
-/* Housekeeping for a long-running caller, whenever it is idle: lets go
- * of any thread a freeze could not detach because it was stuck in the
- * kernel then (freeze.h). Cheap when there is nothing to do. */
-void vms_idle(void);
-
 /* Captures a live process: NULL with *err on failure (the target is never
  * left stopped or traced). */
 struct vms_snapshot *vms_capture(const struct vms_sampler *smp,

@@ -312,10 +312,8 @@ static void loop(struct ui *u)
 		}
 		if (got_signal)
 			return;
-		if (ch == ERR) {
-			vms_idle();
+		if (ch == ERR)
 			continue;
-		}
 		t0 = now_us();
 		last = ch;
 		if (ch == KEY_RESIZE) {

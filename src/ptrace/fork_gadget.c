@@ -203,11 +203,15 @@ static int find_gadget(pid_t pid, int first, int last, uint64_t *addr,
 	int pass;
 	bool found = false;
 
-	maps = read_maps(pid, err);
+	/* A live thread's maps, mem and map_files when the main thread has
+	 * exited (its own are empty); messages name the process. */
+	pid_t mm = procfs_mm_pid(pid);
+
+	maps = read_maps(mm, err);
 	if (!maps)
 		return -1;
 	for (pass = first; pass <= last && !found; pass++)
-		found = each_exec_map(pid, maps, pass, addr);
+		found = each_exec_map(mm, maps, pass, addr);
 	vms_snapshot_free(maps);
 	return found ? 0 : not_found(pid, err);
 }

@@ -12,12 +12,22 @@
  * the clone at its first stop before it ran an instruction, sets
  * PTRACE_O_EXITKILL and RLIMIT_CORE 0 on it, runs close_range(0, ~0) in
  * it (so it holds none of the target's sockets, locks or pipes), and
- * reports its pid and the freeze time — or keeper_stop() without a fork, which lets the target go.
+ * reports its pid and the freeze time — or keeper_release(), which lets
+ * the target go without a fork and reports the freeze time (a capture
+ * that will never read memory), or keeper_stop() without either, which
+ * lets the target go.
+ *
  * The keeper never holds the target more than max_ms waiting for the fork
- * request: a vmscope stopped (^Z) or starved meanwhile gets a "let go"
- * error from keeper_fork() instead. keeper_release() instead of
- * keeper_fork() lets the target go without a fork and reports the freeze
- * time (a capture that will never read memory).
+ * request, nor once vmscope has stayed stopped (^Z, SIGSTOP) for 1 s: such
+ * a vmscope gets a "let go" error from keeper_fork() or keeper_release()
+ * instead. A vmscope that dies while the keeper is still stopping threads
+ * (its socket reads EOF) makes the freeze give up at once.
+ *
+ * The pss sampler's --freeze is a keeper without a fork (keeper_start,
+ * keeper_release): a thread that had not stopped when the target is let
+ * go (stuck in the kernel) stays traced by the keeper only until the
+ * keeper exits, and the kernel then detaches it, its signal kept; vmscope
+ * itself never traces anything, so it has nothing to reap later.
  *
  * keeper_stop() after a fork: the keeper freezes the whole target, kills
  * the clone, reaps it as its tracer, and has the target itself reap the
@@ -69,9 +79,13 @@ struct fork_keeper {
 };
 
 /* Starts the keeper and returns with the target frozen (for max_ms at
- * most). On failure nothing is left frozen and the keeper is gone. */
+ * most, and never while vmscope stays stopped for a second). instead:
+ * what a refusal tells the user to do instead ("use -b pss", "without
+ * --freeze"). gadget 0: a freeze only (pss --freeze), to be ended by
+ * keeper_release(), never keeper_fork(). On failure nothing is left
+ * frozen and the keeper is gone. */
 int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
-		 int max_ms, struct vms_error *err);
+		 int max_ms, const char *instead, struct vms_error *err);
 /* Forks the target; on return the target runs and k->clone is stopped. On
  * failure the keeper has let the target go, and no clone lives. */
 int keeper_fork(struct fork_keeper *k, struct vms_error *err);

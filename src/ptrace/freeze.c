@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -282,6 +283,14 @@ static bool stop_requested(const struct freeze *f)
 {
 	sigset_t p;
 
+	if (f->how.cancel_fd >= 0) {
+		/* The keeper's socket: nothing is sent to it while it
+		 * freezes, so anything readable is an EOF: vmscope died. */
+		struct pollfd pf = { f->how.cancel_fd, POLLIN | POLLRDHUP, 0 };
+
+		if (poll(&pf, 1, 0) > 0)
+			return true;
+	}
 	if (!f->masked || sigpending(&p) < 0)
 		return false;
 	return sigismember(&p, SIGINT) || sigismember(&p, SIGTERM) ||
@@ -392,8 +401,9 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
  * fork sampler's keeper, are not ours to reap here), so that the exit of
  * any of them is reaped as it comes (a zombie main thread is reported only
  * after its traced siblings are reaped). A thread that exits is dropped. */
-static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
+static int wait_stops(struct freeze *f, struct vms_error *err)
 {
+	int wait_ms = f->how.wait_ms;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -427,8 +437,9 @@ static int wait_stops(struct freeze *f, int wait_ms, struct vms_error *err)
 				err, VMS_ERR_CAPTURE, ETIMEDOUT,
 				"thread %d of process %d did not stop "
 				"within %d ms (uninterruptible sleep?); "
-				"try again, or without --freeze",
-				(int)f->t[first].tid, (int)f->pid, wait_ms);
+				"try again, or %s",
+				(int)f->t[first].tid, (int)f->pid, wait_ms,
+				f->how.instead);
 		if (!got) {
 			struct timespec ts = { 0, 50000 };
 
@@ -503,8 +514,10 @@ static pid_t thread_in_d_state(pid_t pid)
 	return found;
 }
 
-int freeze_stop(struct freeze *f, pid_t pid, int wait_ms, struct vms_error *err)
+int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
+		struct vms_error *err)
 {
+	int wait_ms = how->wait_ms;
 	struct timespec t0;
 	sigset_t block;
 	pid_t d;
@@ -512,6 +525,9 @@ int freeze_stop(struct freeze *f, pid_t pid, int wait_ms, struct vms_error *err)
 
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
+	f->how = *how;
+	if (!f->how.instead)
+		f->how.instead = "without --freeze";
 	freeze_reap_leftovers();
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
@@ -519,14 +535,16 @@ int freeze_stop(struct freeze *f, pid_t pid, int wait_ms, struct vms_error *err)
 	while ((d = thread_in_d_state(pid))) {
 		struct timespec ts = { 0, 1000000 };
 
+		if (stop_requested(f))
+			return interrupted(f, err);
 		if (ms_since(&t0) > wait_ms)
 			return vms_error_set(
 				err, VMS_ERR_CAPTURE, EBUSY,
 				"thread %d of process %d is in uninterruptible "
 				"sleep (disk I/O, or a vfork parent waiting for "
 				"its child) and cannot be stopped now; try "
-				"again, or without --freeze",
-				(int)d, (int)pid);
+				"again, or %s",
+				(int)d, (int)pid, f->how.instead);
 		nanosleep(&ts, NULL);
 	}
 	sigemptyset(&block);
@@ -542,7 +560,7 @@ int freeze_stop(struct freeze *f, pid_t pid, int wait_ms, struct vms_error *err)
 		r = seize_new(f, err);
 		if (r < 0)
 			goto fail;
-		if (wait_stops(f, wait_ms, err) < 0)
+		if (wait_stops(f, err) < 0)
 			goto fail;
 		if (r == 0)
 			break;

@@ -49,8 +49,23 @@ struct freeze_thread {
 	struct user_regs_struct regs; /* valid when stopped */
 };
 
+/* How a freeze is made. */
+struct freeze_how {
+	int wait_ms; /* the longest wait for a thread to leave the kernel or
+		      * to stop; then the freeze is refused */
+	/* What to do instead, ending a refusal's "try again, or ...": true
+	 * of the sampler in use ("without --freeze", "use -b pss"); NULL:
+	 * "without --freeze". */
+	const char *instead;
+	/* A descriptor that becomes readable (an EOF) when whoever asked for
+	 * the freeze is gone: the freeze then gives up at once, as for a
+	 * held-back Ctrl-C; -1 for none. */
+	int cancel_fd;
+};
+
 struct freeze {
 	pid_t pid;
+	struct freeze_how how;
 	struct freeze_thread *t;
 	size_t n, cap;
 	struct timespec t_stop, t_run;
@@ -68,7 +83,7 @@ struct freeze {
  * reaches the target meanwhile is handed back to it at release); one that
  * comes while freeze_stop() is still stopping threads makes it give up at
  * once (EINTR, f->interrupted), the target let go. */
-int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
+int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err);
 
 /* Detaches every thread (idempotent). A thread killed while frozen is
@@ -76,10 +91,12 @@ int freeze_stop(struct freeze *f, pid_t pid, int wait_ms,
 uint64_t freeze_release(struct freeze *f);
 
 /* A thread that was interrupted but had not stopped by release (it was
- * stuck in the kernel) stops later, traced by vmscope: this detaches such
- * threads as soon as they stop. Called by every freeze; a long-running
- * caller (the viewer) also calls it from its loop. Returns how many are
- * still waited for. */
+ * stuck in the kernel) stops later, traced by this process: this detaches
+ * such threads as soon as they stop. Called by every freeze. vmscope makes
+ * its freezes in short-lived keeper processes (fork_keeper.h), whose exit
+ * makes the kernel detach whatever is left, its signal kept: nothing
+ * long-running needs to call this. Returns how many are still waited
+ * for. */
 size_t freeze_reap_leftovers(void);
 
 /* The stack pointer in saved registers. */

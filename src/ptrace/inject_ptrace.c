@@ -193,12 +193,13 @@ static bool executable(pid_t pid, uint64_t addr, size_t len)
 
 int inject_verify_gadget(pid_t pid, uint64_t gadget, struct vms_error *err)
 {
-	char path[64];
+	char path[128];
 	uint8_t code[16];
 	ssize_t got = -1;
+	pid_t mm = procfs_mm_pid(pid); /* the main thread may have exited */
 	int fd;
 
-	if (!executable(pid, gadget, inject_insn_len))
+	if (!executable(mm, gadget, inject_insn_len))
 		return vms_error_set(
 			err, VMS_ERR_CAPTURE, EFAULT,
 			"the system-call instruction found at %#llx "
@@ -207,7 +208,7 @@ int inject_verify_gadget(pid_t pid, uint64_t gadget, struct vms_error *err)
 			(unsigned long long)gadget, (int)pid);
 	/* Read whether present or not (unlike memread.h): running the
 	 * instruction faults in the very same page anyway. */
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)mm);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		got = pread(fd, code, inject_insn_len, (off_t)gadget);

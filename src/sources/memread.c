@@ -10,16 +10,19 @@
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 {
-	char path[64];
+	char path[128];
 
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	/* Each file holds the address space it was opened on (the kernel
+	 * takes the mm at open): a live thread's when the main thread has
+	 * exited, whose own mem has none. */
+	procfs_mm_path(pid, "mem", path, sizeof(path));
 	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->mem_fd < 0)
 		return procfs_errno_error(err, pid, "memory", errno);
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	procfs_mm_path(pid, "pagemap", path, sizeof(path));
 	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->pagemap_fd < 0) {
 		int e = errno;

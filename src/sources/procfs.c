@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int procfs_read_file(const char *path, char **buf, size_t *len)
@@ -197,8 +198,100 @@ bool procfs_pid_exists(pid_t pid)
 	return stat(path, &st) == 0;
 }
 
+/* The state letter of task tid of pid (R, S, D, Z...), or 0. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p, c = 0;
+	size_t n;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 0;
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		c = p[2];
+	free(b);
+	return c;
+}
+
+/* A thread of pid other than its main thread that has not exited, or 0. */
+static pid_t live_other_thread(pid_t pid)
+{
+	pid_t *tids, found = 0;
+	size_t n, i;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return 0;
+	for (i = 0; i < n && !found; i++) {
+		char c;
+
+		if (tids[i] == pid)
+			continue;
+		c = task_state(pid, tids[i]);
+		if (c && c != 'Z' && c != 'X')
+			found = tids[i];
+	}
+	free(tids);
+	return found;
+}
+
+bool procfs_thread_exited(pid_t pid, pid_t tid)
+{
+	char c = task_state(pid, tid);
+
+	return !c || c == 'Z' || c == 'X';
+}
+
+pid_t procfs_mm_pid(pid_t pid)
+{
+	char c = task_state(pid, pid);
+	pid_t t;
+
+	if (c != 'Z' && c != 'X')
+		return pid;
+	t = live_other_thread(pid);
+	return t ? t : pid;
+}
+
+void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
+{
+	pid_t t = procfs_mm_pid(pid);
+
+	if (t == pid)
+		snprintf(buf, size, "/proc/%d/%s", (int)pid, name);
+	else
+		snprintf(buf, size, "/proc/%d/task/%d/%s", (int)pid, (int)t,
+			 name);
+}
+
+int procfs_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+bool procfs_pidfd_reaped(int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	/* Signal 0 checks only that the process exists (a zombie does);
+	 * EPERM says it exists too. */
+	return pidfd >= 0 &&
+	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
+	       errno == ESRCH;
+#else
+	(void)pidfd;
+	return false;
+#endif
+}
+
 bool procfs_pid_exiting(pid_t pid)
 {
+	char path[128];
 	char *b;
 	size_t n;
 	bool gone;
@@ -212,7 +305,10 @@ bool procfs_pid_exiting(pid_t pid)
 	case PROCFS_USER:
 		break;
 	}
-	if (procfs_read_pid(pid, "statm", &b, &n) < 0)
+	/* A main thread that exited has no address space of its own: ask a
+	 * thread that runs. */
+	procfs_mm_path(pid, "statm", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
 		return errno == ENOENT || errno == ESRCH;
 	gone = n == 0 || b[0] == '0';
 	free(b);
@@ -239,7 +335,9 @@ enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid)
 		*ppid = parent;
 	if (flags & 0x00200000) /* PF_KTHREAD */
 		k = PROCFS_KTHREAD;
-	else if (state == 'Z' || state == 'X')
+	else if ((state == 'Z' || state == 'X') && !live_other_thread(pid))
+		/* (a main thread that called pthread_exit() is a zombie too,
+		 * while the others run: that process is alive) */
 		k = PROCFS_ZOMBIE;
 	return k;
 }

@@ -46,10 +46,12 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
  * started), true with the reason in why. */
 bool procfs_ids_refuse(pid_t pid, char *why, size_t size);
 
-/* What a pid is, from /proc/PID/stat. */
+/* What a pid is, from /proc/PID/stat (and, for a zombie main thread, its
+ * other threads). */
 enum procfs_kind {
 	PROCFS_GONE, /* no such process (any more) */
-	PROCFS_USER, /* a process with a user address space */
+	PROCFS_USER, /* a process with a user address space (also one whose
+		      * main thread exited while others run) */
 	PROCFS_ZOMBIE, /* exited, its status not yet collected (or dead) */
 	PROCFS_KTHREAD, /* a kernel thread: no user address space ever */
 };
@@ -61,10 +63,35 @@ enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid);
  * for a process that has one. */
 int procfs_check_has_mm(struct vms_error *e, pid_t pid);
 
+/* The task whose /proc files show pid's address space: pid itself, or,
+ * when its main thread has exited (pthread_exit: a zombie leader whose
+ * smaps, maps, mem and status figures are empty while the other threads
+ * run), the first thread that has not; pid when there is none (the
+ * process is gone or exiting: its own files say so). A thread id is a pid
+ * number like any other: /proc/TID/... reads it (map_files, libproc2). */
+pid_t procfs_mm_pid(pid_t pid);
+/* "/proc/PID/NAME", or "/proc/PID/task/TID/NAME" for the TID above when the
+ * main thread has exited (the task path: TID is a thread of PID's, not a
+ * pid reused by another process). Truncated to size like snprintf. */
+void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size);
+
+/* True when thread tid of pid has exited (a zombie: a main thread that
+ * called pthread_exit) or is gone. */
+bool procfs_thread_exited(pid_t pid, pid_t tid);
+
+/* A pidfd of pid (pidfd_open), or -1 (errno: ESRCH, or ENOSYS on a kernel
+ * before 5.3). While it is open, pid names that process or none: the
+ * number is not given to another until the process has been reaped. */
+int procfs_pidfd_open(pid_t pid);
+/* True when the process of pidfd has been reaped (and its pid may name
+ * another process since): what was opened by pid before this check, while
+ * it said false, was that process's. False for -1. */
+bool procfs_pidfd_reaped(int pidfd);
+
 /* True if /proc/PID exists. */
 bool procfs_pid_exists(pid_t pid);
-/* True when pid has exited or is exiting: gone, a zombie, or its address
- * space already dropped (statm all zero: a smaps read then ends early at a
+/* True when pid has exited or is exiting: gone, a zombie (every thread), or
+ * its address space already dropped (statm all zero: a smaps read then ends early at a
  * record boundary, looking complete, and ptrace answers EPERM). False for a
  * kernel thread, which never had one. */
 bool procfs_pid_exiting(pid_t pid);

@@ -187,9 +187,14 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	enum pids_item items[] = { PIDS_CMD, PIDS_CMDLINE, PIDS_EXE,
 				   PIDS_ID_EUID };
 	struct pids_fetch *f;
-	struct pids_info *info = select_one(pid, items, 4, &f, err);
+	/* A main thread that exited has no command line or exe left: those
+	 * of a live thread (the process's), its name still the leader's. */
+	pid_t mm = procfs_mm_pid(pid);
+	struct pids_info *info = select_one(mm, items, 4, &f, err);
 	struct pids_stack *st;
 	const char *exe, *cl;
+	char *comm = NULL;
+	size_t n;
 
 	if (!info)
 		return -1;
@@ -202,7 +207,14 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	cl = PIDS_VAL(1, str, st, info);
 	p->pid = pid;
 	p->uid = PIDS_VAL(3, u_int, st, info);
-	p->name = arena_strdup(a, PIDS_VAL(0, str, st, info));
+	if (mm != pid && procfs_read_pid(pid, "comm", &comm, &n) == 0) {
+		while (n && comm[n - 1] == '\n')
+			comm[--n] = '\0';
+		p->name = arena_strdup(a, comm);
+		free(comm);
+	} else {
+		p->name = arena_strdup(a, PIDS_VAL(0, str, st, info));
+	}
 	p->cmdline = arena_strdup(a, cl ? cl : "");
 	/* libproc2 says "-" or "" when exe cannot be read */
 	p->exe = exe && exe[0] == '/' ? arena_strdup(a, exe) : NULL;

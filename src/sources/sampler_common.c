@@ -88,20 +88,24 @@ static void read_rollup(struct vms_snapshot *s, pid_t pid)
 {
 	struct vms_error ignore;
 
-	if (proclist_rollup(pid, &s->rollup, &ignore) < 0)
+	/* proclist_rollup reads /proc/PID/smaps_rollup: of a live thread
+	 * when the main thread has exited (procfs_mm_pid). */
+	if (proclist_rollup(procfs_mm_pid(pid), &s->rollup, &ignore) < 0)
 		s->rollup.valid = false; /* a check, not a figure: no error */
 }
 
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err)
 {
-	char path[64];
+	char path[128];
 	struct smaps_parser p;
 	struct carry c = { 0 };
 	struct readahead *ra;
 	int fd, rc = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	/* /proc/PID/task/TID/smaps of a live thread when the main thread
+	 * called pthread_exit(): the leader's own is empty. */
+	procfs_mm_path(pid, "smaps", path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return procfs_errno_error(err, pid, "smaps", errno);
@@ -178,11 +182,13 @@ out:
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 			struct vms_error *err)
 {
-	char *b;
+	char path[128], *b;
 	size_t n;
 	long long pte;
 
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+	/* A live thread's: the exited main thread's status has no Vm lines. */
+	procfs_mm_path(pid, "status", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
 	if (s->raw) { /* kept for a snapshot file, as read */
@@ -263,6 +269,8 @@ int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
 		int tries;
 
 		t->tid = tids[i];
+		if (procfs_thread_exited(pid, tids[i]))
+			continue; /* a main thread that called pthread_exit() */
 		t->name = thread_name(s, pid, tids[i]);
 		if (!t->name && !procfs_pid_exists(pid)) {
 			free(tids);

@@ -63,10 +63,12 @@ struct status_figures {
 static int read_status_figures(pid_t pid, struct status_figures *f,
 			       struct vms_error *err)
 {
-	char *b;
+	char path[128], *b;
 	size_t n;
 
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+	/* A live thread's (the main thread may have exited: no Vm lines) */
+	procfs_mm_path(pid, "status", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	f->seccomp = procfs_status_value(b, n, "Seccomp");
 	f->anon = procfs_status_value(b, n, "RssAnon");
@@ -255,7 +257,9 @@ static int fork_capture(const struct vms_capture_opts *o,
 	p->k.sock = -1;
 	s->src.ops = &fork_source;
 	s->src.priv = p; /* release() undoes whatever was done */
-	s->src.pid = o->pid;
+	/* Files are opened through /proc/PID/map_files of a live thread
+	 * (the main thread may have exited: procfs_mm_pid). */
+	s->src.pid = procfs_mm_pid(o->pid);
 	s->src.caps = VMS_SRC_FILES; /* memory once the clone is readable */
 	s->src.no_memory = "no clone was made: the caller reads no memory";
 	if (o->pid == getpid())
@@ -270,7 +274,8 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    inject_find_gadget(o->pid, &gadget, err) < 0)
 		return exited_or(o->pid, err);
 	strict_commit_room(&room); /* left UINT64_MAX unless strict */
-	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, err) < 0)
+	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
+			 err) < 0)
 		return exited_or(o->pid, err);
 	if (read_original(o, s, room, err) < 0) {
 		keeper_stop(&p->k);

@@ -21,15 +21,16 @@ static const struct vms_source_ops maps_source = {
 static int maps_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
-	char *buf = NULL;
+	char path[128], *buf = NULL;
 	size_t len = 0;
 	int rc = -1;
 
 	s->src.ops = &maps_source;
-	s->src.pid = o->pid;
+	s->src.pid = procfs_mm_pid(o->pid); /* its map_files: see pss */
 	s->src.caps = VMS_SRC_FILES;
 	s->src.no_memory = "the layout only: no memory is read";
-	if (procfs_read_pid(o->pid, "maps", &buf, &len) < 0)
+	procfs_mm_path(o->pid, "maps", path, sizeof(path));
+	if (procfs_read_file(path, &buf, &len) < 0)
 		return procfs_errno_error(err, o->pid, "maps", errno);
 	if (smaps_parse_buffer(s, buf, len, err) < 0)
 		goto out;

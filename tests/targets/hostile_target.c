@@ -18,6 +18,8 @@
  *   listen    a TCP listener on 127.0.0.1; "rebind" closes it and binds
  *             the same port again at once
  *   threads   80 threads, and the main thread exits (pthread_exit)
+ *   vfork     a worker is a vfork parent for good (its child sleeps, and
+ *             dies with that thread): in uninterruptible sleep
  *
  * Common checks: a heartbeat thread; a checker thread that holds errno, a
  * signal mask and values in registers across system calls and counts any
@@ -61,14 +63,16 @@ static char **gargv;
 static void on_rt(int s)
 {
 	(void)s;
-	sigs++;
+	/* atomic: many threads run this handler at once (a freeze lets them
+	 * all go together), and sigs++ would lose counts between them */
+	__atomic_fetch_add(&sigs, 1, __ATOMIC_RELAXED);
 }
 
 static void on_sys(int s)
 {
 	(void)s;
 	selector = 0; /* let the thread go on */
-	sigsys++;
+	__atomic_fetch_add(&sigsys, 1, __ATOMIC_RELAXED);
 }
 
 static void nap(long ns)
@@ -204,6 +208,18 @@ static void *waiter(void *a)
 	return NULL;
 }
 
+static void *vforker(void *a)
+{
+	(void)a;
+	for (;;)
+		if (vfork() == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				nap(999999999);
+		}
+	return NULL;
+}
+
 static void re_exec(void)
 {
 	char n[32];
@@ -318,6 +334,8 @@ int main(int argc, char **argv)
 		patch((const unsigned char[]){ 0xeb, 0xfe });
 	} else if (!strcmp(mode, "waiter")) {
 		spawn(waiter);
+	} else if (!strcmp(mode, "vfork")) {
+		spawn(vforker);
 	} else if (!strcmp(mode, "listen")) {
 		lfd = listen_on(0);
 		if (lfd < 0)

@@ -213,7 +213,7 @@ int main(void)
 		struct timespec ts = { 0, 500000000 };
 
 		ok(inject_find_gadget(t.pid, &gadget, &err) == 0 &&
-			   keeper_start(&k, t.pid, gadget, 100, &err) == 0,
+			   keeper_start(&k, t.pid, gadget, 100, "use -b pss", &err) == 0,
 		   "the keeper freezes the target (%s)", err.msg);
 		ok(status_line_is(t.pid, "State:", "t"),
 		   "the target is frozen");

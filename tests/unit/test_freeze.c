@@ -4,7 +4,13 @@
  *    release (not left a traced zombie its parent cannot see);
  *  - a thread in uninterruptible sleep (a vfork parent) makes the freeze
  *    refuse up front, without stopping or tracing anything;
- *  - SIGTERM to vmscope while frozen is held back until the release.
+ *  - SIGTERM to vmscope while frozen is held back until the release;
+ *  - a process whose main thread exited (a zombie leader) with 83 live
+ *    threads: frozen without the leader; every thread that had not
+ *    stopped by the release is kept as a leftover (more than the old cap
+ *    of 64, none dropped) and detached with its signal when it stops;
+ *  - the same leftovers in a short-lived tracer process (the keeper): its
+ *    exit has the kernel detach them, each with the signal it stopped for.
  *
  * Targets are grandchildren: a middle process forks the target and reports
  * on a pipe when it reaps it, so the test (the tracer) is not its parent.
@@ -14,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +29,10 @@
 #include "freeze.h"
 #include "procfs.h"
 #include "tap.h"
+#include "target.h"
+
+/* A freeze as pss --freeze makes it (the keeper's), with no cancel fd. */
+#define HOW(ms) ((struct freeze_how){ (ms), "without --freeze", -1 })
 
 struct family {
 	pid_t middle, target;
@@ -135,7 +147,7 @@ static void test_killed_while_frozen(void)
 		ok(0, "killed while frozen: start the target");
 		return;
 	}
-	ok(freeze_stop(&fz, f.target, 2000, &err) == 0,
+	ok(freeze_stop(&fz, f.target, &HOW(2000), &err) == 0,
 	   "killed while frozen: the target is frozen");
 	kill(f.target, SIGKILL);
 	freeze_release(&fz);
@@ -157,7 +169,7 @@ static void test_vfork_parent(void)
 		return;
 	}
 	nanosleep(&ts, NULL); /* the target is inside vfork now */
-	rc = freeze_stop(&fz, f.target, 200, &err);
+	rc = freeze_stop(&fz, f.target, &HOW(200), &err);
 	ok(rc < 0 && strstr(err.msg, "uninterruptible"),
 	   "vfork parent: the freeze is refused (%s)",
 	   rc < 0 ? err.msg : "it froze");
@@ -195,7 +207,7 @@ static void test_signal_held(void)
 		ok(0, "signal held: start the target");
 		return;
 	}
-	was_frozen = freeze_stop(&fz, f.target, 2000, &err) == 0;
+	was_frozen = freeze_stop(&fz, f.target, &HOW(2000), &err) == 0;
 	kill(getpid(), SIGTERM);
 	during = got_term;
 	freeze_release(&fz);
@@ -205,10 +217,280 @@ static void test_signal_held(void)
 	stop_family(&f);
 }
 
+/* ---- leftovers: hostile_target "threads" (80 idle threads, a heartbeat,
+ * a checker and a reader; its main thread exited) ---- */
+
+#define RT (SIGRTMIN + 2) /* the target counts it (sigs=) */
+
+static long target_sigs(struct target *t)
+{
+	char line[256], *p;
+
+	fprintf(t->in, "status\n");
+	fflush(t->in);
+	if (!fgets(line, sizeof(line), t->out))
+		return -1;
+	p = strstr(line, "sigs=");
+	return p ? atol(p + 5) : -1;
+}
+
+static long long task_status(pid_t pid, pid_t tid, const char *key)
+{
+	char name[64], *b;
+	size_t n;
+	long long v;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, key);
+	free(b);
+	return v;
+}
+
+static int traced_threads(pid_t pid)
+{
+	pid_t *tids;
+	size_t n, i;
+	int c = 0;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		c += task_status(pid, tids[i], "TracerPid") > 0;
+	free(tids);
+	return c;
+}
+
+/* Whether thread tid blocks RT (SigBlk, hexadecimal). */
+static int blocks_rt(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p;
+	size_t n;
+	int yes = 0;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 0;
+	p = strstr(b, "\nSigBlk:");
+	if (p)
+		yes = (strtoull(p + 8, NULL, 16) >> (RT - 1)) & 1;
+	free(b);
+	return yes;
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int start_threads_target(struct target *t)
+{
+	char *argv[] = { "hostile_target", "threads", NULL };
+	char line[128];
+	int i;
+
+	if (target_start(t, argv) < 0 || !fgets(line, sizeof(line), t->out))
+		return -1;
+	for (i = 0; i < 2000; i++) { /* the leader exits after "ready" */
+		pid_t *tids;
+		size_t n;
+		char st = 0;
+
+		if (procfs_list_tasks(t->pid, &tids, &n) == 0) {
+			free(tids);
+			if (n >= 84 && procfs_thread_exited(t->pid, t->pid))
+				st = 'Z';
+		}
+		if (st == 'Z')
+			return 0;
+		nap_ms(5);
+	}
+	return -1;
+}
+
+/* Freezes t, then resumes every stopped thread behind the freeze's back
+ * (still traced) and marks it not stopped: to freeze_release() they are
+ * threads that never stopped (stuck in the kernel), kept as leftovers. */
+static int freeze_and_strand(struct target *t, size_t *live, int *leader_ok)
+{
+	struct freeze fz;
+	struct vms_error err;
+	size_t i;
+
+	if (freeze_stop(&fz, t->pid, &HOW(2000), &err) < 0)
+		return -1;
+	*live = 0;
+	*leader_ok = 0;
+	for (i = 0; i < fz.n; i++) {
+		if (fz.t[i].tid == t->pid)
+			*leader_ok = !fz.t[i].seized && !fz.t[i].stopped;
+		if (!fz.t[i].stopped)
+			continue;
+		(*live)++;
+		ptrace(PTRACE_CONT, fz.t[i].tid, NULL, NULL);
+		fz.t[i].stopped = false;
+	}
+	freeze_release(&fz); /* waits 1 s for them, then keeps them */
+	return 0;
+}
+
+/* Sends each thread of pid but the leader RT, or SIGURG (ignored) to one
+ * that blocks RT. Returns how many RT were sent. */
+static long signal_each(pid_t pid)
+{
+	pid_t *tids;
+	size_t n, i;
+	long rt = 0;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int sig = blocks_rt(pid, tids[i]) ? SIGURG : RT;
+
+		if (tids[i] == pid)
+			continue;
+		if (syscall(SYS_tgkill, pid, tids[i], sig) == 0 && sig == RT)
+			rt++;
+	}
+	free(tids);
+	return rt;
+}
+
+static long wait_sigs(struct target *t, long want)
+{
+	long got = target_sigs(t);
+	int i;
+
+	for (i = 0; i < 2000 && got < want; i++) {
+		nap_ms(10);
+		got = target_sigs(t);
+	}
+	return got;
+}
+
+static void test_leftovers_many(void)
+{
+	struct target t;
+	size_t live, left;
+	long sigs0, rt;
+	int leader_ok, i;
+
+	if (start_threads_target(&t) < 0) {
+		ok(0, "leftovers: start a target whose main thread exited");
+		target_stop(&t);
+		return;
+	}
+	sigs0 = target_sigs(&t);
+	ok(freeze_and_strand(&t, &live, &leader_ok) == 0 && live > 64,
+	   "leftovers: the target froze without its exited leader (%zu "
+	   "threads)",
+	   live);
+	ok(leader_ok, "leftovers: the zombie leader is neither seized nor "
+		      "stopped");
+	left = freeze_reap_leftovers();
+	ok(left == live && traced_threads(t.pid) == (int)live,
+	   "leftovers: all %zu threads that never stopped are kept (not cut "
+	   "at 64): %zu",
+	   live, left);
+	rt = signal_each(t.pid);
+	for (i = 0; i < 2000 && freeze_reap_leftovers(); i++)
+		nap_ms(10);
+	ok(freeze_reap_leftovers() == 0 && traced_threads(t.pid) == 0,
+	   "leftovers: each is detached once it stops; none left traced");
+	ok(wait_sigs(&t, sigs0 + rt) == sigs0 + rt,
+	   "leftovers: the %ld signals they stopped for were handed back",
+	   rt);
+	target_stop(&t);
+}
+
+static void test_tracer_exit(void)
+{
+	struct target t;
+	size_t live = 0;
+	long sigs0, rt = -1, got;
+	int pipefd[2], leader_ok = 0, st;
+	pid_t tracer;
+
+	if (start_threads_target(&t) < 0 || pipe(pipefd) < 0) {
+		ok(0, "tracer exit: start a target whose main thread exited");
+		target_stop(&t);
+		return;
+	}
+	sigs0 = target_sigs(&t);
+	tracer = fork();
+	if (tracer == 0) {
+		/* The keeper's part: leftovers, each then stopped by a
+		 * signal it must get back, and exit without detaching. */
+		long msg[2] = { -1, -1 };
+		int i;
+
+		if (freeze_and_strand(&t, &live, &leader_ok) == 0) {
+			msg[0] = (long)live;
+			msg[1] = signal_each(t.pid);
+			for (i = 0; i < 500; i++) {
+				pid_t *tids;
+				size_t n, j, stopped = 0;
+
+				if (procfs_list_tasks(t.pid, &tids, &n) < 0)
+					break;
+				for (j = 0; j < n; j++) {
+					char nm[64], *b, *p;
+					size_t len;
+
+					snprintf(nm, sizeof(nm), "task/%d/stat",
+						 (int)tids[j]);
+					if (procfs_read_pid(t.pid, nm, &b,
+							    &len) < 0)
+						continue;
+					p = strrchr(b, ')');
+					stopped += p && p[2] == 't';
+					free(b);
+				}
+				free(tids);
+				if (stopped >= live)
+					break;
+				nap_ms(10);
+			}
+		}
+		if (write(pipefd[1], msg, sizeof(msg)) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	{
+		long msg[2] = { -1, -1 };
+
+		close(pipefd[1]);
+		if (read(pipefd[0], msg, sizeof(msg)) == sizeof(msg)) {
+			live = (size_t)msg[0];
+			rt = msg[1];
+		}
+		close(pipefd[0]);
+	}
+	waitpid(tracer, &st, 0);
+	ok(live > 64 && rt > 0,
+	   "tracer exit: %zu threads stranded, stopped by signals (%ld RT) "
+	   "in a tracer that exits",
+	   live, rt);
+	ok(traced_threads(t.pid) == 0,
+	   "tracer exit: the kernel detached every one when the tracer "
+	   "exited");
+	got = wait_sigs(&t, sigs0 + rt);
+	ok(got == sigs0 + rt,
+	   "tracer exit: the %ld signals they stopped for were delivered "
+	   "(%ld)",
+	   rt, got - sigs0);
+	target_stop(&t);
+}
+
 int main(void)
 {
 	test_killed_while_frozen();
 	test_vfork_parent();
 	test_signal_held();
+	test_leftovers_many();
+	test_tracer_exit();
 	return tap_done();
 }
