@@ -70,21 +70,11 @@ static int note(struct vms_snapshot *s, const struct vms_step *st,
 	return 0;
 }
 
-int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
-			struct vms_error *err)
+static int run_steps(struct vms_snapshot *s, unsigned have,
+		     struct vms_error *err)
 {
-	unsigned have = vms_source_caps(s);
 	size_t i;
 
-	if (o && o->no_memory)
-		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
-	if (!s->finished) {
-		s->nnotes_capture = s->nnotes;
-		s->finished = true;
-	}
-	s->nnotes = s->nnotes_capture; /* the steps' notes are made again */
-	if (!s->cap.page_size) /* a snapshot made from text alone */
-		s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	for (i = 0; i < vms_nsteps; i++) {
 		const struct vms_step *st = &vms_steps[i];
 		struct vms_error serr = { 0 };
@@ -122,6 +112,30 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 			return -1;
 	}
 	return 0;
+}
+
+int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
+			struct vms_error *err)
+{
+	unsigned have = vms_source_caps(s);
+	int rc;
+
+	if (o && o->no_memory)
+		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
+	if (!s->finished) {
+		s->nnotes_capture = s->nnotes;
+		s->finished = true;
+	}
+	s->nnotes = s->nnotes_capture; /* the steps' notes are made again */
+	if (!s->cap.page_size) /* a snapshot made from text alone */
+		s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* Steps hold the memory when they first read it; they let go only
+	 * when all are done: one stop of a live target for all of them. */
+	s->src.in_steps = true;
+	rc = run_steps(s, have, err);
+	s->src.in_steps = false;
+	vms_source_hold(s, false);
+	return rc;
 }
 
 static void fill_capture_info(struct vms_snapshot *s,

@@ -49,8 +49,17 @@ void vms_source_hold(struct vms_snapshot *s, bool on)
 {
 	struct vms_error ignore;
 
-	if (ops_of(s)->hold && (vms_source_caps(s) & VMS_SRC_MEMORY))
-		ops_of(s)->hold(s, on, &ignore);
+	if (!ops_of(s)->hold || !(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return;
+	if (on) {
+		if (!s->src.held && ops_of(s)->hold(s, true, &ignore) == 0)
+			s->src.held = true;
+		return;
+	}
+	if (!s->src.held || s->src.in_steps)
+		return;
+	ops_of(s)->hold(s, false, &ignore);
+	s->src.held = false;
 }
 
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)

@@ -94,6 +94,10 @@ struct vms_source {
 	const char *no_memory; /* why there is no memory, when not in caps */
 	vms_progress_fn progress;
 	void *progress_ctx;
+	/* vms_source_hold's state: held now; and, while the pipeline's steps
+	 * run, a step's "off" waits for the end of the steps, so that a live
+	 * target is stopped once for all the memory they read. */
+	bool held, in_steps;
 };
 
 /* The file callbacks of a source whose files are those of the live process
@@ -111,6 +115,8 @@ extern const struct vms_source_ops vms_source_paths;
 unsigned vms_source_caps(const struct vms_snapshot *s);
 ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			size_t len, struct vms_error *err);
+/* on: hold the memory still (a no-op when held); off: let go, or, while the
+ * steps run (in_steps), when they are done (pipeline.c). */
 void vms_source_hold(struct vms_snapshot *s, bool on);
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);

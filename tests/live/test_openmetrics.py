@@ -89,7 +89,16 @@ def main():
         except ValueError as e:
             T.ok(False, "the text is well-formed OpenMetrics", str(e))
             return
-        snap = T.vmscope_json(p.pid)
+        # The figures of one snapshot in both formats: saved once, loaded
+        # twice (two captures differ wherever another process started or
+        # ended between them: Pss of libc).
+        saved = os.path.join(tmp, "snap.vms")
+        r = T.run_vmscope("-w", saved, p.pid)
+        T.eq(r.returncode, 0, "the snapshot is saved")
+        r = T.run_vmscope("-l", saved, "-e", "openmetrics")
+        fams = parse(r.stdout.decode("utf-8"))
+        r = T.run_vmscope("-l", saved, "-e", "json")
+        snap = json.loads(r.stdout)
         bad = []
         for t in snap["types"]:
             for key, value in t.items():
@@ -102,16 +111,17 @@ def main():
                 if got != [str(value)]:
                     bad.append((t["type"], key, value, got))
         T.eq(bad, [], "every per-type figure of the JSON is a gauge with "
-             "the same value")
+             "the same value (one saved snapshot, both formats)")
         T.ok(all(f["type"] == "gauge" and f["help"] for f in fams.values()),
              "every family is a gauge with a HELP line")
         T.eq([s[1] for s in fams["vmscope_largest_free_bytes"]["samples"]],
              [str(snap["totals"]["largest_free"])],
              "the largest free block")
-        dur = fams.get("vmscope_capture_duration_seconds", {"samples": []})
+        live = parse(raw.decode("utf-8"))
+        dur = live.get("vmscope_capture_duration_seconds", {"samples": []})
         T.ok(len(dur["samples"]) == 1 and float(dur["samples"][0][1]) > 0,
              "the capture's duration", dur)
-        labels = fams["vmscope_size_bytes"]["samples"][0][0]
+        labels = live["vmscope_size_bytes"]["samples"][0][0]
         name = snap["process"]["name"]
         shown = "".join("\\\\" if ch == "\\" else
                         "\\x%02x" % ord(ch) if ord(ch) < 0x20 or ch == "\x7f"

@@ -37,8 +37,11 @@ def main():
     tm.expect("Shift-Tab reverses it", "sort RSS ^", "BTab")
 
     tm.keys("Enter")
+    # The first frame (from maps) comes before the summary's rows: wait
+    # for those too.
     scr = tm.wait_for(lambda s: s.startswith(" vmscope  manyregions") and
-                      "Sampler pss" in s)
+                      "Sampler pss" in s and
+                      D.row_of(s, " Private Data ") is not None)
     T.ok(("pid %d" % pid) in scr.splitlines()[0],
          "Enter opens the viewer on the process", scr)
     T.ok(D.row_of(scr, " Private Data ") is not None,
