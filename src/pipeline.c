@@ -368,6 +368,11 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 		s = load_bytes(map, len, path, map, &owned, err);
 		if (!owned)
 			munmap(map, len);
+		/* a core says nothing of when: it was written then */
+		if (s && !s->cap.taken_at_sec) {
+			s->cap.taken_at_sec = st.st_mtim.tv_sec;
+			s->cap.taken_at_nsec = st.st_mtim.tv_nsec;
+		}
 		return s;
 	}
 	if (read_all(fd, path, &buf, &len, err) < 0) {

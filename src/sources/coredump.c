@@ -813,6 +813,7 @@ int coredump_load(const void *buf, size_t len, const char *name,
 	s->cap.backend = "core";
 	s->cap.kernel = "?";
 	s->cap.no_counters = true;
+	s->cap.frozen = true; /* one instant, however long it took */
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	implied_names(s, &n);
 	return 0;
