@@ -194,7 +194,10 @@ static int core_open(struct vms_snapshot *s, const struct vms_region *r)
 	struct stat st;
 	int fd;
 
-	if (!r->path || r->path[0] != '/' || (r->flags & VMS_RF_DELETED))
+	/* a regular file only: a path from the core may name a device,
+	 * whose open alone may do something */
+	if (!r->path || r->path[0] != '/' || (r->flags & VMS_RF_DELETED) ||
+	    stat(r->path, &st) < 0 || !S_ISREG(st.st_mode))
 		return -1;
 	fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
@@ -339,12 +342,12 @@ static uint16_t perms_from_file(const char *path, uint64_t offset)
 	struct elfimage im;
 	struct vms_error ignore;
 	uint16_t perms = VMS_PERM_R;
+	struct stat st;
 	size_t i;
-	int fd = path[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-						     O_NONBLOCK)
-				: -1;
+	int fd;
 
-	if (fd < 0)
+	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return perms;
 	arena_init(&a);
 	if (elfimage_load(fd, &a, &im, &ignore) == 0 && im.is_image)
