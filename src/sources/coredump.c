@@ -156,6 +156,24 @@ static ssize_t core_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return (ssize_t)done;
 }
 
+/* A regular file at path, opened read-only, or -1: a path from the core
+ * may name a device, whose open alone may do something. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!path || path[0] != '/' || stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* The build id the core's memory holds for the file of r (the headers of
  * its offset-0 mapping), or NULL. */
 static const char *memory_build_id(struct vms_snapshot *s,
@@ -191,21 +209,10 @@ static int core_open(struct vms_snapshot *s, const struct vms_region *r)
 	struct elfimage im;
 	struct vms_error ignore;
 	const char *mem_id;
-	struct stat st;
 	int fd;
 
-	/* a regular file only: a path from the core may name a device,
-	 * whose open alone may do something */
-	if (!r->path || r->path[0] != '/' || (r->flags & VMS_RF_DELETED) ||
-	    stat(r->path, &st) < 0 || !S_ISREG(st.st_mode))
+	if ((r->flags & VMS_RF_DELETED) || (fd = open_regular(r->path)) < 0)
 		return -1;
-	fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
 	arena_init(&a);
 	mem_id = memory_build_id(s, r, &a);
 	if (mem_id && elfimage_load(fd, &a, &im, &ignore) == 0 &&
@@ -342,12 +349,10 @@ static uint16_t perms_from_file(const char *path, uint64_t offset)
 	struct elfimage im;
 	struct vms_error ignore;
 	uint16_t perms = VMS_PERM_R;
-	struct stat st;
 	size_t i;
-	int fd;
+	int fd = open_regular(path);
 
-	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+	if (fd < 0)
 		return perms;
 	arena_init(&a);
 	if (elfimage_load(fd, &a, &im, &ignore) == 0 && im.is_image)
@@ -520,7 +525,7 @@ static uint64_t image_end(struct vms_snapshot *s, const char *exe)
 		free(buf);
 	}
 	if (!end && first) {
-		int fd = core_open(s, first);
+		int fd = open_regular(first->path);
 		struct arena a;
 
 		arena_init(&a);

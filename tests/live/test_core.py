@@ -18,6 +18,10 @@
       * one thread per task, by tid, each stack pointer inside its stack;
       * Rss, Pss, Swap and the sharing figures are null (unknown), never 0,
         in every region and in the totals; -s prints "-" for them;
+  - a core whose executable was replaced on disk since (a copy of sleep,
+    then of cat, at the same path): its regions are images marked
+    image_unopened with the core's build id and no sections, and a note
+    says the file on disk is not the one mapped;
   - bad input, each from a small core of `sleep` (copies, patched): cut
     short, its PT_NOTE removed, its e_machine another architecture's: exit
     4 with one line naming the file and what is wrong (both machines).
@@ -128,6 +132,33 @@ def unknowns(snap, summary):
          "-s prints '-' for the 8 unknown columns of Total", row)
 
 
+def replaced(tmp):
+    exe = os.path.join(tmp, "mysleep")
+    shutil.copy(shutil.which("sleep"), exe)
+    p, _ = T.start([exe, "1000"], ready=False)
+    try:
+        core = gcore(p.pid, tmp)
+    finally:
+        T.kill(p)
+    os.unlink(exe)
+    shutil.copy(shutil.which("cat"), exe)
+    r = load(core, "-e", "json")
+    T.ok(r.returncode == 0, "a core whose executable was replaced loads",
+         r.stderr[-500:])
+    snap = json.loads(r.stdout)
+    regs = [x for x in snap["regions"] if x["path"] == exe]
+    T.ok(regs and all(x["type"] == "image" and x["build_id"] and
+                      "image_unopened" in x["state"] and not x["children"]
+                      for x in regs),
+         "its regions: images marked image_unopened, the core's build id, "
+         "no sections", [(x["type"], x["state"]) for x in regs])
+    T.ok(any(n["step"] == "images" and "is not the file the core mapped"
+             in n["why"] for n in snap["capture"]["missing"]),
+         "a note says the file on disk is not the one mapped",
+         snap["capture"]["missing"])
+    return core
+
+
 def bad_input(tmp):
     p, line = T.start(["sleep", "1000"], ready=False)
     try:
@@ -193,6 +224,7 @@ def main():
         s = load(core, "-s")
         unknowns(snap, s.stdout.decode(errors="replace"))
         os.unlink(core)
+        os.unlink(replaced(tmp))
         bad_input(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
