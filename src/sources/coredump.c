@@ -219,14 +219,15 @@ static int core_open(struct vms_snapshot *s, const struct vms_region *r)
 	    (!im.build_id || strcmp(im.build_id, mem_id) != 0)) {
 		/* Another build than the one mapped: its sections would be
 		 * wrong. The images step reads the headers from memory. */
-		vms_snapshot_note(
-			s, "images",
-			arena_printf(&a,
+		const char *why = arena_printf(&a,
 				     "%s on disk is not the file the core "
 				     "mapped (build id %s, the core's %s): "
 				     "its sections are not shown",
 				     r->path, im.build_id ? im.build_id : "none",
-				     mem_id));
+				     mem_id);
+
+		if (why)
+			vms_snapshot_note(s, "images", why);
 		close(fd);
 		fd = -1;
 	}
@@ -402,7 +403,7 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		     const char *name, struct vms_error *err)
 {
 	const unsigned char *d = n->file;
-	uint64_t len = n->file_len, count, psize, i, names;
+	uint64_t len = n->file_len, count, psize, i, names, prev_end = 0;
 	size_t k = 0, nseg = s->nregions;
 
 	if (len < 16)
@@ -443,10 +444,17 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		if (!ip)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
-		/* the segments are sorted; so are the entries of gcore and
-		 * the kernel, so k mostly moves on */
+		/* gcore and the kernel write the entries in address order,
+		 * apart: k only moves on (the work is linear) */
+		if (start < prev_end)
+			return bad(err, name,
+				   "corrupted: its NT_FILE note's entry at "
+				   "0x%llx is out of order",
+				   (unsigned long long)start);
+		prev_end = end;
 		while (k > 0 && s->regions[k - 1].end > start)
-			k--;
+			k--; /* a region that began before the last entry's
+			      * end, once: the entries are apart */
 		for (; k < nseg && s->regions[k].start < end; k++) {
 			struct vms_region *r = &s->regions[k];
 
