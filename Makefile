@@ -134,13 +134,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
-	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile
+	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile build-fuzz/fuzz_core
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
 	cp tests/fixtures/*.smaps tests/fixtures/*.maps build-fuzz/corpus/
 	cp build-fuzz/seed.elf build-fuzz/corpus-elf/
 	cp tests/fixtures/*.vms build-fuzz/corpus-snap/
+	@mkdir -p build-fuzz/corpus-core
+	cp tests/fixtures/*.core build-fuzz/corpus-core/
 	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -print_final_stats=1 build-fuzz/corpus
 	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
@@ -157,6 +159,9 @@ fuzz: deps
 	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=4096 -print_final_stats=1 \
 		build-fuzz/corpus-heap
+	build-fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=65536 -print_final_stats=1 \
+		build-fuzz/corpus-core
 
 # The harnesses, over every engine source (not libvms.a: its objects are
 # not instrumented for the fuzzer).

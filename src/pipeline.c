@@ -4,15 +4,18 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "coredump.h"
 #include "snapfile.h"
 #include "source.h"
 #include "steps.h"
@@ -204,25 +207,40 @@ struct vms_loader {
 	bool (*recognise)(const void *head, size_t n);
 	int (*load)(const void *buf, size_t len, const char *name,
 		    struct vms_snapshot *s, struct vms_error *err);
+	/* A loader whose source goes on reading the bytes (a core's memory):
+	 * takes over a mapping of the file (NULL: the bytes are copied out,
+	 * or read whole, and the buffer is the caller's). */
+	void (*own)(struct vms_snapshot *s, void *map, size_t len);
 };
 
 static const struct vms_loader loaders[] = {
-	{ "vmscope snapshot", snapfile_recognise, snapfile_load },
+	{ "vmscope snapshot", snapfile_recognise, snapfile_load, NULL },
+	{ "ELF core", coredump_recognise, coredump_load, coredump_own },
 };
 
 /* The largest file read: a 1,000,000-region snapshot is some 40 MB. */
 #define LOAD_MAX (1ull << 30)
 
-struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
-				     const char *name, struct vms_error *err)
+static const struct vms_loader *loader_of(const void *buf, size_t len)
 {
-	const struct vms_loader *l = NULL;
-	struct vms_snapshot *s;
 	size_t i;
 
 	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
 		if (loaders[i].recognise(buf, len))
-			l = &loaders[i];
+			return &loaders[i];
+	return NULL;
+}
+
+/* map: buf is a mapping of the file the loader may take over (*owned is
+ * then set); NULL: buf is the caller's, and a source that would go on
+ * reading it lets its memory go before this returns. */
+static struct vms_snapshot *load_bytes(const void *buf, size_t len,
+				       const char *name, void *map,
+				       bool *owned, struct vms_error *err)
+{
+	const struct vms_loader *l = loader_of(buf, len);
+	struct vms_snapshot *s;
+
 	if (!l) {
 		vms_error_set(err, VMS_ERR_FILE, 0, "%s: %s", name,
 			      len ? "not a vmscope snapshot file (nothing "
@@ -235,12 +253,27 @@ struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (l->load(buf, len, name, s, err) < 0 ||
-	    vms_snapshot_finish(s, NULL, err) < 0) {
+	if (l->load(buf, len, name, s, err) < 0) {
 		vms_snapshot_free(s);
 		return NULL;
 	}
+	if (l->own && map) {
+		l->own(s, map, len);
+		*owned = true;
+	}
+	if (vms_snapshot_finish(s, NULL, err) < 0) {
+		vms_snapshot_free(s); /* a mapping it owns goes with it */
+		return NULL;
+	}
+	if (l->own && !map)
+		vms_source_release(s);
 	return s;
+}
+
+struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
+				     const char *name, struct vms_error *err)
+{
+	return load_bytes(buf, len, name, NULL, NULL, err);
 }
 
 static int read_all(int fd, const char *path, char **out, size_t *n,
@@ -297,12 +330,34 @@ static int read_all(int fd, const char *path, char **out, size_t *n,
 	return 0;
 }
 
+/* A core is mapped, not read (a multi-GB core loads without a copy; its
+ * pages are read as the steps ask for them). NULL when it is not a core or
+ * cannot be mapped: the file is then read as any other. */
+static void *map_core(int fd, const struct stat *st, size_t *len)
+{
+	unsigned char head[64];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	void *m;
+
+	if (got <= 0 || !S_ISREG(st->st_mode) || st->st_size <= 0 ||
+	    (uint64_t)st->st_size > SIZE_MAX ||
+	    !coredump_recognise(head, (size_t)got))
+		return NULL;
+	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st->st_size;
+	return m;
+}
+
 struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 {
 	struct vms_snapshot *s;
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
+	bool owned = false;
+	void *map;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
@@ -310,11 +365,29 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 			      path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		vms_error_set(err, VMS_ERR_FILE, errno, "cannot stat %s: %s",
+			      path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		vms_error_set(err, VMS_ERR_FILE, EISDIR,
 			      "%s: is a directory, not a snapshot file", path);
 		return NULL;
+	}
+	if ((map = map_core(fd, &st, &len))) {
+		close(fd);
+		s = load_bytes(map, len, path, map, &owned, err);
+		if (!owned)
+			munmap(map, len);
+		/* a core says nothing of when: it was written then */
+		if (s && !s->cap.taken_at_sec) {
+			s->cap.taken_at_sec = st.st_mtim.tv_sec;
+			s->cap.taken_at_nsec = st.st_mtim.tv_nsec;
+		}
+		return s;
 	}
 	if (read_all(fd, path, &buf, &len, err) < 0) {
 		close(fd);

@@ -67,14 +67,18 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 const struct vms_capture_opts *o,
 				 struct vms_error *err);
 
-/* Loads a saved snapshot from its bytes (name: the file, for messages):
- * the loader that recognises them fills the raw part and the source
- * (snapfile.h), then the pipeline runs as after a capture. NULL with *err
- * (VMS_ERR_FILE: the bytes are not a snapshot, with what is wrong). */
+/* Loads a saved snapshot or an ELF core from its bytes (name: the file,
+ * for messages): the loader that recognises them fills the raw part and
+ * the source (snapfile.h, coredump.h), then the pipeline runs as after a
+ * capture. NULL with *err (VMS_ERR_FILE: the bytes are not a snapshot,
+ * with what is wrong). buf stays the caller's: a core's memory is let go
+ * before this returns (the steps have read it). */
 struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
 				     const char *name, struct vms_error *err);
 /* The same from the file at path (read whole; a directory, an unreadable
- * or an oversized file is VMS_ERR_FILE). */
+ * or an oversized file is VMS_ERR_FILE). A core is mapped instead (no
+ * size cap, no copy), and the snapshot keeps the mapping as its memory
+ * until freed. */
 struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err);
 
 /* Whether s was captured from a live process that a refresh captures

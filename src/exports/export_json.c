@@ -59,7 +59,8 @@ static void close_with(struct outbuf *o, char c)
 
 /* The figures of a summary row, in the table's order; blocks and largest
  * only where asked (the totals object has its own). */
-static void columns(struct outbuf *o, const struct vms_totals *t, bool blocks)
+static void columns(struct outbuf *o, const struct vms_snapshot *s,
+		    const struct vms_totals *t, bool blocks, bool page_table)
 {
 	int c;
 
@@ -72,7 +73,14 @@ static void columns(struct outbuf *o, const struct vms_totals *t, bool blocks)
 		ob_putc(o, '"');
 		ob_puts(o, col->key);
 		OB_LIT(o, "\":");
-		ob_u64(o, vms_column_type(t, (enum vms_col)c));
+		/* unknown (a core): null, never 0; the page table's row is
+		 * VmPTE alone */
+		if (!vms_column_known(s, (enum vms_col)c) ||
+		    (page_table && s->cap.no_counters &&
+		     !(col->flags & VMS_COLF_COUNT)))
+			OB_LIT(o, "null");
+		else
+			ob_u64(o, vms_column_type(t, (enum vms_col)c));
 		ob_putc(o, ',');
 	}
 }
@@ -156,9 +164,12 @@ static void totals_and_types(const struct vms_snapshot *s, struct outbuf *o)
 
 	KEY(o, "totals");
 	ob_putc(o, '{');
-	columns(o, &s->total, false);
+	columns(o, s, &s->total, false, false);
 	KV_U64(o, "blocks", s->total.blocks);
-	KV_U64(o, "page_table", s->page_table);
+	if (s->cap.no_counters)
+		OB_LIT(o, "\"page_table\":null,");
+	else
+		KV_U64(o, "page_table", s->page_table);
 	KV_U64(o, "largest_free", s->largest_free);
 	close_with(o, '}');
 	ob_putc(o, ',');
@@ -167,7 +178,7 @@ static void totals_and_types(const struct vms_snapshot *s, struct outbuf *o)
 	for (t = 0; t < VMS_NTYPES; t++) {
 		ob_putc(o, '{');
 		KV_STR(o, "type", vms_type_info[t].json);
-		columns(o, &s->types[t], true);
+		columns(o, s, &s->types[t], true, t == VMS_T_PAGE_TABLE);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
@@ -220,8 +231,19 @@ static void vmflags(struct outbuf *o, const char *f)
 	ob_write(o, "],", 2);
 }
 
-static void region(struct outbuf *o, const struct vms_region *r)
+/* A counter of a region: null when the snapshot has none (a core). */
+#define KV_CTR(o, k, v, known)                                                 \
+	do {                                                                   \
+		if (known)                                                     \
+			KV_U64(o, k, v);                                       \
+		else                                                           \
+			OB_LIT(o, "\"" k "\":null,");                           \
+	} while (0)
+
+static void region(struct outbuf *o, const struct vms_snapshot *s,
+		   const struct vms_region *r)
 {
+	bool known = !s->cap.no_counters;
 	const char *w[8];
 	size_t nw = export_state_words(r, w, 8), i;
 	char buf[32];
@@ -252,18 +274,18 @@ static void region(struct outbuf *o, const struct vms_region *r)
 	KV_STR(o, "detail", r->detail);
 	KV_U64(o, "size", vms_region_size(r));
 	KV_U64(o, "committed", r->committed);
-	KV_U64(o, "private", r->private_bytes);
-	KV_U64(o, "private_ws", r->private_ws);
-	KV_U64(o, "rss", r->c.rss);
-	KV_U64(o, "pss", r->c.pss);
-	KV_U64(o, "private_clean", r->c.private_clean);
-	KV_U64(o, "private_dirty", r->c.private_dirty);
-	KV_U64(o, "shared_clean", r->c.shared_clean);
-	KV_U64(o, "shared_dirty", r->c.shared_dirty);
-	KV_U64(o, "swap", r->c.swap);
-	KV_U64(o, "swap_pss", r->c.swap_pss);
-	KV_U64(o, "locked", r->c.locked);
-	KV_U64(o, "anon_huge", r->c.anon_huge);
+	KV_CTR(o, "private", r->private_bytes, known);
+	KV_CTR(o, "private_ws", r->private_ws, known);
+	KV_CTR(o, "rss", r->c.rss, known);
+	KV_CTR(o, "pss", r->c.pss, known);
+	KV_CTR(o, "private_clean", r->c.private_clean, known);
+	KV_CTR(o, "private_dirty", r->c.private_dirty, known);
+	KV_CTR(o, "shared_clean", r->c.shared_clean, known);
+	KV_CTR(o, "shared_dirty", r->c.shared_dirty, known);
+	KV_CTR(o, "swap", r->c.swap, known);
+	KV_CTR(o, "swap_pss", r->c.swap_pss, known);
+	KV_CTR(o, "locked", r->c.locked, known);
+	KV_CTR(o, "anon_huge", r->c.anon_huge, known);
 	vmflags(o, r->vmflags);
 	KEY(o, "state");
 	ob_putc(o, '[');
@@ -507,7 +529,7 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < s->nregions; i++) {
 		if (i)
 			ob_write(o, ",\n", 2);
-		region(o, &s->regions[i]);
+		region(o, s, &s->regions[i]);
 	}
 	ob_write(o, "\n],\n", 4);
 	threads(s, o);

@@ -37,9 +37,18 @@ static const char *cell(const struct outbuf *o, int i, uint64_t v, char *buf,
 	return ob_size_text(o, v, buf, n);
 }
 
-static void print_row(struct outbuf *o, const char *label,
-		      const struct vms_totals *t, const int w[NCOLS],
-		      bool free_row)
+/* A cell of a figure the snapshot does not have (a core's counters;
+ * the page table's row without VmPTE): "-", never 0. */
+static bool unknown(const struct vms_snapshot *s, int i, bool page_table)
+{
+	return !vms_column_known(s, vms_summary_columns[i]) ||
+	       (page_table && s->cap.no_counters &&
+		!(col(i)->flags & VMS_COLF_COUNT));
+}
+
+static void print_row(struct outbuf *o, const struct vms_snapshot *s,
+		      const char *label, const struct vms_totals *t,
+		      const int w[NCOLS], bool free_row, bool page_table)
 {
 	uint64_t v[NCOLS];
 	char tmp[32];
@@ -51,6 +60,8 @@ static void print_row(struct outbuf *o, const char *label,
 		ob_putc(o, ' ');
 		if (free_row && !(col(i)->flags & VMS_COLF_FREE))
 			ob_printf(o, "%*s", w[i], "");
+		else if (unknown(s, i, page_table))
+			ob_printf(o, "%*s", w[i], "-");
 		else
 			ob_printf(o, "%*s", w[i],
 				  cell(o, i, v[i], tmp, sizeof(tmp)));
@@ -158,10 +169,10 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, '\n');
 	for (t = 0; t < VMS_NTYPES; t++)
 		if (t != VMS_T_FREE)
-			print_row(o, vms_type_info[t].label, &s->types[t], w,
-				  false);
-	print_row(o, "Total", &s->total, w, false);
-	print_row(o, "Free", &s->types[VMS_T_FREE], w, true);
+			print_row(o, s, vms_type_info[t].label, &s->types[t],
+				  w, false, t == VMS_T_PAGE_TABLE);
+	print_row(o, s, "Total", &s->total, w, false, false);
+	print_row(o, s, "Free", &s->types[VMS_T_FREE], w, true, false);
 	ob_putc(o, '\n');
 	ob_printf(o, "Largest free block: %s\n",
 		  ob_size_text(o, s->largest_free, tmp, sizeof(tmp)));
@@ -171,6 +182,9 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 			      "the one before); --bytes for exact bytes.\n");
 	ob_puts(o, "Total is the sum over regions; the page table is "
 		   "counted in its own row only.\n");
+	if (s->cap.no_counters)
+		ob_puts(o, "- : not known: a core dump holds no Rss, Pss, Swap, "
+			   "sharing or page table figures.\n");
 }
 
 const struct vms_exporter vms_export_summary = {

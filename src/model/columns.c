@@ -67,6 +67,7 @@ static uint64_t r_swap_pss(const struct vms_region *r)
 /* One column a paragraph. */
 /* clang-format off */
 #define RT (VMS_COLF_REGION | VMS_COLF_TYPE)
+#define CT (RT | VMS_COLF_COUNTER)
 #define OFF(f) offsetof(struct vms_totals, f)
 const struct vms_column vms_columns[VMS_NCOLS] = {
 	[VMS_COL_SIZE] = { "Size", { "", "Size" }, "size",
@@ -81,36 +82,36 @@ const struct vms_column vms_columns[VMS_NCOLS] = {
 				r_committed },
 	[VMS_COL_PRIVATE] = { "Private", { "", "Private" }, "private",
 			      "committed memory no other process can share",
-			      RT, OFF(private_bytes), r_private },
+			      CT, OFF(private_bytes), r_private },
 	[VMS_COL_WS] = { "Total WS", { "Total", "WS" }, "ws",
 			 "the working set: what is in RAM now (Rss)",
-			 RT | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(ws), r_ws },
+			 CT | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(ws), r_ws },
 	[VMS_COL_PRIVATE_WS] = { "Private WS", { "Private", "WS" },
 				 "private_ws",
 				 "resident memory only this process maps",
-				 RT | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(private_ws),
+				 CT | VMS_COLF_DETAILS | VMS_COLF_TEXT, OFF(private_ws),
 				 r_private_ws },
 	[VMS_COL_SHAREABLE_WS] = { "Shareable WS", { "Shareable", "WS" },
 				   "shareable_ws",
 				   "resident memory that could be shared",
-				   RT, OFF(shareable_ws), r_shareable_ws },
+				   CT, OFF(shareable_ws), r_shareable_ws },
 	[VMS_COL_SHARED_WS] = { "Shared WS", { "Shared", "WS" }, "shared_ws",
 				"resident memory another process maps now",
-				RT, OFF(shared_ws), r_shared_ws },
+				CT, OFF(shared_ws), r_shared_ws },
 	[VMS_COL_LOCKED_WS] = { "Locked WS", { "Locked", "WS" }, "locked_ws",
-				"resident memory locked in RAM (mlock)", RT,
+				"resident memory locked in RAM (mlock)", CT,
 				OFF(locked_ws), r_locked },
 	[VMS_COL_PSS] = { "PSS", { "", "PSS" }, "pss",
 			  "each page divided by the processes mapping it",
-			  RT | VMS_COLF_TEXT, OFF(pss), r_pss },
+			  CT | VMS_COLF_TEXT, OFF(pss), r_pss },
 	[VMS_COL_USS] = { "USS", { "", "USS" }, "uss",
-			  "pages mapped by this process only", RT, OFF(uss),
+			  "pages mapped by this process only", CT, OFF(uss),
 			  r_uss },
 	[VMS_COL_SWAP] = { "Swap", { "", "Swap" }, "swap", "swapped out",
-			   RT | VMS_COLF_TEXT, OFF(swap), r_swap },
+			   CT | VMS_COLF_TEXT, OFF(swap), r_swap },
 	[VMS_COL_SWAP_PSS] = { "Swap PSS", { "Swap", "PSS" }, "swap_pss",
 			       "swap divided by the processes sharing it",
-			       VMS_COLF_REGION, 0, r_swap_pss },
+			       VMS_COLF_REGION | VMS_COLF_COUNTER, 0, r_swap_pss },
 	[VMS_COL_BLOCKS] = { "Blocks", { "", "Blocks" }, "blocks",
 			     "how many regions",
 			     VMS_COLF_TYPE | VMS_COLF_COUNT | VMS_COLF_FREE,
@@ -122,6 +123,7 @@ const struct vms_column vms_columns[VMS_NCOLS] = {
 			      NULL },
 };
 #undef OFF
+#undef CT
 #undef RT
 
 const enum vms_col vms_summary_columns[VMS_NSUMMARY] = {
@@ -157,4 +159,9 @@ int vms_column_find(const char *s)
 		    strcasecmp(s, vms_columns[c].name) == 0)
 			return c;
 	return -1;
+}
+
+bool vms_column_known(const struct vms_snapshot *s, enum vms_col c)
+{
+	return !s->cap.no_counters || !vms_column_has(c, VMS_COLF_COUNTER);
 }

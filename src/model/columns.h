@@ -44,6 +44,8 @@ enum {
 	VMS_COLF_DETAILS = 1u << 4, /* a column of the viewer's details */
 	VMS_COLF_ASCENDING = 1u << 5, /* sorted smallest first by default */
 	VMS_COLF_TEXT = 1u << 6, /* a column of the full text export */
+	VMS_COLF_COUNTER = 1u << 7, /* from the smaps counters: unknown in a
+				     * snapshot without them (a core) */
 };
 
 struct vms_column {
@@ -71,6 +73,9 @@ static inline bool vms_column_has(enum vms_col c, unsigned flag)
 uint64_t vms_column_type(const struct vms_totals *t, enum vms_col c);
 /* The figure of a region (0 if the column has none). */
 uint64_t vms_column_region(const struct vms_region *r, enum vms_col c);
+/* Whether s knows the figures of column c (false: a counter column of a
+ * snapshot without counters, s->cap.no_counters; shown as unknown). */
+bool vms_column_known(const struct vms_snapshot *s, enum vms_col c);
 /* The column whose key or name is s (case-insensitive), or -1. */
 int vms_column_find(const char *s);
 

@@ -69,7 +69,8 @@ enum {
 enum {
 	VMS_RF_DELETED = 1u << 0, /* path ends in " (deleted)" */
 	VMS_RF_RESERVED = 1u << 1, /* nothing committed */
-	VMS_RF_NO_COUNTERS = 1u << 2, /* record truncated: counters partial */
+	VMS_RF_NO_COUNTERS = 1u << 2, /* record truncated: counters partial;
+				    * a core's: none at all */
 	VMS_RF_UNREADABLE = 1u << 3, /* memory cannot be read (dc/wf, io...) */
 	VMS_RF_IMAGE_UNOPENED =
 		1u << 4, /* looked like an image, file unopenable */
@@ -208,6 +209,9 @@ struct vms_capture_info {
 	const char *kernel; /* uname release */
 	uint64_t page_size;
 	const char *partial; /* NULL, or why the data is incomplete */
+	/* The source holds no smaps counters (a core dump): Rss, Pss, Swap,
+	 * sharing and VmPTE are unknown, and shown so (never as 0). */
+	bool no_counters;
 };
 
 /* The kernel's own totals (/proc/PID/smaps_rollup, through libproc2), read
