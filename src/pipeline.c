@@ -137,7 +137,15 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 	s->src.in_steps = true;
 	rc = run_steps(s, have, err);
 	s->src.in_steps = false;
-	vms_source_hold(s, false);
+	s->src.hold_refused = false;
+	if (vms_source_hold(s, false) < 0 && rc == 0 &&
+	    vms_snapshot_note(s, "hold",
+			      "the target was let go before the steps that "
+			      "read its memory were done (held too long, or "
+			      "vmscope was stopped): what they read after that "
+			      "is of a running target") < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
 	return rc;
 }
 

@@ -52,6 +52,8 @@
 
 extern char **environ;
 
+static void asan_restore(void);
+
 static const char *why = "not tried";
 static char why_buf[160];
 static char exe_path[4096];
@@ -194,24 +196,52 @@ static bool can_try(void)
 
 /* The re-executed image: close the copies, forget the variable, put the
  * command line back. */
+/* Whether descriptor fd is one selfcopy_run() left: a copy (its memfds
+ * are named "vmscope:...") or the executable it reopened. */
+static bool ours(long fd)
+{
+	char link[64], target[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%ld", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strncmp(target, "/memfd:vmscope:", 15) == 0 ||
+	       (exe_path[0] && strcmp(target, exe_path) == 0);
+}
+
 static void settle(const char *v, char **argv)
 {
 	const char *semi = strchr(v, ';');
-	char *end;
+	char *end, self[64];
 	long fd;
+	ssize_t n;
 
 	snprintf(exe_path, sizeof(exe_path), "%s", semi ? semi + 1 : "");
+	/* Only an image started by selfcopy_run() runs the copied loader; a
+	 * variable inherited or forged otherwise is dropped, and the copy
+	 * made as usual. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	if (strncmp(self, "/memfd:vmscope:", 15) != 0) {
+		exe_path[0] = '\0';
+		unsetenv(ENV);
+		return;
+	}
 	for (;;) {
 		fd = strtol(v, &end, 10);
 		if (end == v)
 			break;
-		if (fd > 2)
+		if (fd > 2 && ours(fd))
 			close((int)fd);
 		if (*end != ',')
 			break;
 		v = end + 1;
 	}
 	unsetenv(ENV);
+	asan_restore();
 	why = NULL;
 	{
 		const char *b = strrchr(argv[0], '/');
@@ -276,15 +306,44 @@ out:
 
 /* AddressSanitizer's dynamic runtime checks that it is the first library
  * by its file name; preloaded, its name is /proc/self/fd/N. The order is
- * kept (collect() walks the link map in order), so the name check goes. */
-static void asan_tolerate_order(void)
+ * kept (collect() walks the link map in order), so the name check goes for
+ * the re-executed image, which then takes the option away again
+ * (asan_restore) so that nothing it starts inherits it. false when the
+ * option cannot be added. */
+#define ASAN_ADD "verify_asan_link_order=0"
+static bool asan_tolerate_order(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
 	static char buf[1024];
 	const char *old = getenv("ASAN_OPTIONS");
+	int n = snprintf(buf, sizeof(buf), "%s%s" ASAN_ADD, old ? old : "",
+			 old && *old ? ":" : "");
 
-	snprintf(buf, sizeof(buf), "%s%sverify_asan_link_order=0",
-		 old ? old : "", old && *old ? ":" : "");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return false;
+	setenv("ASAN_OPTIONS", buf, 1);
+#endif
+	return true;
+}
+
+static void asan_restore(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	static char buf[1024];
+	const char *cur = getenv("ASAN_OPTIONS");
+	size_t n = cur ? strlen(cur) : 0, k = strlen(ASAN_ADD);
+
+	if (n < k || strcmp(cur + n - k, ASAN_ADD) != 0)
+		return;
+	n -= k;
+	if (n && cur[n - 1] == ':')
+		n--;
+	if (n == 0 || n >= sizeof(buf)) {
+		unsetenv("ASAN_OPTIONS");
+		return;
+	}
+	memcpy(buf, cur, n);
+	buf[n] = '\0';
 	setenv("ASAN_OPTIONS", buf, 1);
 #endif
 }
@@ -300,13 +359,25 @@ void selfcopy_run(char **argv)
 
 	if (v) {
 		settle(v, argv);
-		tidy_cmdline(argv);
-		return;
+		if (!why) { /* the re-executed image */
+			tidy_cmdline(argv);
+			return;
+		}
 	}
 	len = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[len > 0 ? len : 0] = '\0';
 	if (!can_try())
 		return;
+	/* A closed standard descriptor would be taken by a copy and kept by
+	 * whatever vmscope starts: fill them first. */
+	{
+		int fd;
+
+		while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+			;
+		if (fd > 2)
+			close(fd);
+	}
 	dl_iterate_phdr(collect, &o);
 	if (!o.ldso || o.overflow) {
 		why = o.ldso ? "more libraries than it can copy"
@@ -326,7 +397,7 @@ void selfcopy_run(char **argv)
 			nfds++;
 	for (argc = 0; argv[argc]; argc++)
 		;
-	list = malloc(nfds * 24 + 1);
+	list = malloc(nfds * 26 + 1);
 	env = malloc((nfds + 2) * 12 + strlen(exe_path) + sizeof(ENV) + 4);
 	nargv = calloc((size_t)argc + 7, sizeof(*nargv));
 	if (!list || !env || !nargv) {
@@ -357,9 +428,23 @@ void selfcopy_run(char **argv)
 		why = "out of memory";
 		goto undo;
 	}
-	asan_tolerate_order();
-	fexecve(ldfd, nargv, environ);
-	say("execute", "the copied loader", errno);
+	{
+		char *old = getenv("ASAN_OPTIONS");
+
+		old = old ? strdup(old) : NULL;
+		if (!asan_tolerate_order()) {
+			why = "ASAN_OPTIONS is too long to add to";
+			free(old);
+			goto undo;
+		}
+		fexecve(ldfd, nargv, environ);
+		say("execute", "the copied loader", errno);
+		if (old)
+			setenv("ASAN_OPTIONS", old, 1);
+		else
+			unsetenv("ASAN_OPTIONS");
+		free(old);
+	}
 undo:
 	unsetenv(ENV); /* before env is freed: putenv keeps the pointer */
 	free(env);

@@ -207,7 +207,9 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	cl = PIDS_VAL(1, str, st, info);
 	p->pid = pid;
 	p->uid = PIDS_VAL(3, u_int, st, info);
-	if (mm != pid && procfs_read_pid(pid, "comm", &comm, &n) == 0) {
+	/* /proc/PID/comm as it is: status's Name (libproc2's) doubles a
+	 * backslash and turns a newline into "\n". */
+	if (procfs_read_pid(pid, "comm", &comm, &n) == 0) {
 		while (n && comm[n - 1] == '\n')
 			comm[--n] = '\0';
 		p->name = arena_strdup(a, comm);

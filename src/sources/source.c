@@ -45,21 +45,27 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return ops_of(s)->read_mem(s, addr, buf, len, err);
 }
 
-void vms_source_hold(struct vms_snapshot *s, bool on)
+int vms_source_hold(struct vms_snapshot *s, bool on)
 {
 	struct vms_error ignore;
+	int rc;
 
 	if (!ops_of(s)->hold || !(vms_source_caps(s) & VMS_SRC_MEMORY))
-		return;
+		return 0;
 	if (on) {
-		if (!s->src.held && ops_of(s)->hold(s, true, &ignore) == 0)
+		if (s->src.held || s->src.hold_refused)
+			return 0;
+		if (ops_of(s)->hold(s, true, &ignore) == 0)
 			s->src.held = true;
-		return;
+		else
+			s->src.hold_refused = s->src.in_steps;
+		return 0;
 	}
 	if (!s->src.held || s->src.in_steps)
-		return;
-	ops_of(s)->hold(s, false, &ignore);
+		return 0;
+	rc = ops_of(s)->hold(s, false, &ignore);
 	s->src.held = false;
+	return rc < 0 ? -1 : 0;
 }
 
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)

@@ -97,7 +97,7 @@ struct vms_source {
 	/* vms_source_hold's state: held now; and, while the pipeline's steps
 	 * run, a step's "off" waits for the end of the steps, so that a live
 	 * target is stopped once for all the memory they read. */
-	bool held, in_steps;
+	bool held, in_steps, hold_refused;
 };
 
 /* The file callbacks of a source whose files are those of the live process
@@ -115,9 +115,12 @@ extern const struct vms_source_ops vms_source_paths;
 unsigned vms_source_caps(const struct vms_snapshot *s);
 ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			size_t len, struct vms_error *err);
-/* on: hold the memory still (a no-op when held); off: let go, or, while the
- * steps run (in_steps), when they are done (pipeline.c). */
-void vms_source_hold(struct vms_snapshot *s, bool on);
+/* on: hold the memory still (a no-op when held; while the steps run, not
+ * tried again once refused); off: let go, or, while the steps run
+ * (in_steps), when they are done (pipeline.c). -1 when letting go finds
+ * the hold had ended early (the keeper let a live target go: held too
+ * long, or vmscope was stopped), else 0. */
+int vms_source_hold(struct vms_snapshot *s, bool on);
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);
 /* The kept ELF summary of r's file (the elf callback): VMS_FILE_*, or -1

@@ -24,16 +24,17 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 		return true;
 	if (!r->path || r->path[0] != '/')
 		return false;
-	if (step_path_starts(r, "/memfd:") || step_path_starts(r, "/SYSV"))
+	if (step_path_starts(r, "/SYSV"))
 		return true;
-	/* The rest is a named file. A private mapping of one, even on tmpfs,
-	 * is a file mapping like any other (a library loaded from a tmpfs
-	 * /tmp or /run is an image): shared memory is a shared mapping.
+	/* The rest is a named file. A private mapping of one, even on tmpfs
+	 * or a memfd, is a file mapping like any other (a library loaded from
+	 * a tmpfs /tmp or a memfd is an image): shared memory is a shared
+	 * mapping.
 	 * Shared anonymous memory is a shmem file named /dev/zero. */
 	if (!(r->perms & VMS_PERM_SHARED))
 		return false;
 	if (step_path_starts(r, "/dev/shm/") ||
-	    step_path_starts(r, "/dev/zero"))
+	    step_path_starts(r, "/dev/zero") || step_path_starts(r, "/memfd:"))
 		return true;
 	if (r->dev_major != 0)
 		return false;
