@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "columns.h"
-#include "export_util.h"
 #include "draw.h"
+#include "export_util.h"
 #include "panes.h"
 
 /* The sort keys that are figures: columns of the one table (columns.h),
@@ -80,50 +80,117 @@ static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
 	span_of(&u->det, u->snap, r, a, b);
 }
 
-uint64_t details_cursor_addr(const struct details *d,
-			     const struct vms_snapshot *s)
-{
-	uint64_t a, b;
+/* What a new snapshot of the same process keeps of the details: the
+ * expanded regions (by start address), the cursor's row (its address, and
+ * its child's name if on a child) and where on screen it was. */
+struct dcarry {
+	uint64_t *expanded;
+	size_t nexpanded;
+	uint64_t cur_addr;
+	const char *cur_child; /* in the old snapshot, alive during reset */
+	bool on_gap;
+	size_t cur_row; /* cur - top */
+};
 
-	if (!s || d->cur >= d->nrows)
-		return 0;
-	span_of(d, s, &d->rows[d->cur], &a, &b);
-	return a;
+static void carry_take(struct dcarry *k, const struct details *d,
+		       const struct vms_snapshot *old, bool same_process)
+{
+	size_t i, n = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (!old || d->cur >= d->nrows)
+		return;
+	{
+		const struct drow *r = &d->rows[d->cur];
+		uint64_t b;
+
+		span_of(d, old, r, &k->cur_addr, &b);
+		k->on_gap = r->kind == DROW_GAP;
+		if (r->kind == DROW_CHILD)
+			k->cur_child =
+				old->regions[r->idx].children[r->child].name;
+		k->cur_row = d->cur - d->top;
+	}
+	if (!same_process || !d->expanded)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		n += d->expanded[i] != 0;
+	k->expanded = n ? malloc(n * sizeof(*k->expanded)) : NULL;
+	if (!k->expanded)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		if (d->expanded[i])
+			k->expanded[k->nexpanded++] = old->regions[i].start;
 }
 
-/* The cursor to the first region or gap holding addr. */
-static void cursor_to(struct ui *u, uint64_t addr)
+/* The cursor to the row of the region or gap holding addr (to its child
+ * named child, if it has one). */
+static void cursor_to(struct ui *u, uint64_t addr, const char *child)
 {
 	struct details *d = &u->det;
 	size_t i;
 
 	for (i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
 		uint64_t a, b;
 
-		if (d->rows[i].kind == DROW_CHILD)
+		if (r->kind == DROW_CHILD)
 			continue;
-		row_span(u, &d->rows[i], &a, &b);
-		if (addr >= a && addr < b) {
-			d->cur = i;
-			cursor_show(d->cur, &d->top, d->nrows, d->h);
-			return;
+		row_span(u, r, &a, &b);
+		if (addr < a || addr >= b)
+			continue;
+		d->cur = i;
+		if (child && r->kind == DROW_REGION) {
+			size_t j;
+
+			for (j = i + 1;
+			     j < d->nrows && d->rows[j].kind == DROW_CHILD &&
+			     d->rows[j].idx == r->idx;
+			     j++) {
+				const struct vms_region *g =
+					&u->snap->regions[r->idx];
+
+				if (strcmp(g->children[d->rows[j].child].name,
+					   child) == 0) {
+					d->cur = j;
+					break;
+				}
+			}
 		}
+		cursor_show(d->cur, &d->top, d->nrows, d->h);
+		return;
 	}
 }
 
-void details_reset(struct ui *u, uint64_t addr)
+void details_reset(struct ui *u, const struct vms_snapshot *old)
 {
 	struct details *d = &u->det;
+	struct dcarry k;
+	size_t i;
 
+	carry_take(&k, d, old,
+		   old && u->snap && old->proc.pid == u->snap->proc.pid);
 	details_free(d);
 	d->cur = d->top = 0;
 	if (!u->snap)
-		return;
+		goto free_carry;
 	d->expanded = calloc(u->snap->nregions + 1, 1);
 	find_gaps(d, u->snap);
+	for (i = 0; d->expanded && i < k.nexpanded; i++) {
+		ptrdiff_t at = vms_snapshot_find_index(u->snap, k.expanded[i]);
+
+		if (at >= 0 && u->snap->regions[at].start == k.expanded[i])
+			d->expanded[at] = 1;
+	}
 	details_rebuild(u);
-	if (addr)
-		cursor_to(u, addr);
+	if (k.cur_addr || k.on_gap) {
+		cursor_to(u, k.cur_addr, k.cur_child);
+		/* the cursor where it was on screen, if the rows allow */
+		d->top = d->cur >= k.cur_row ? d->cur - k.cur_row : 0;
+		cursor_show(d->cur, &d->top, d->nrows, d->h);
+	}
+free_carry:
+	free(k.expanded);
 }
 
 const struct vms_region *details_region(const struct ui *u, size_t row)
@@ -231,7 +298,8 @@ void details_rebuild(struct ui *u)
 			i < s->nregions ? s->regions[i].start : UINT64_MAX;
 
 		for (; gi < d->ngaps && d->gaps[gi].start <= at; gi++)
-			if (d->filter == -1 || d->filter == VMS_T_FREE)
+			if (d->filter == VMS_T_FREE ||
+			    (d->filter == -1 && d->show_free))
 				tops[ntops++] = (struct drow){ (uint32_t)gi,
 							       DROW_GAP, 0 };
 		if (i < s->nregions &&
@@ -360,7 +428,7 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 		d->reverse = false;
 		details_rebuild(u);
 	}
-	cursor_to(u, addr);
+	cursor_to(u, addr, NULL);
 	u->focus = 1;
 	return UI_DRAW;
 }
@@ -406,22 +474,61 @@ static struct dlayout layout_for(int cols)
 	return l;
 }
 
-static void draw_heading(int y, const struct dlayout *l)
+const char *details_sort_arrow(const struct details *d)
+{
+	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
+		  d->sort == DS_DETAILS ||
+		  (sort_column[d->sort] >= 0 &&
+		   vms_column_has((enum vms_col)sort_column[d->sort],
+				  VMS_COLF_ASCENDING));
+
+	return up != d->reverse ? "^" : "v";
+}
+
+/* A column's heading in w columns at x (right: right-aligned, as its
+ * figures); the sort column is underlined and marked with its direction,
+ * beside the name (in the blank column left of a right-aligned field). */
+static void draw_head(const struct details *d, int y, int x, int w, bool right,
+		      const char *name, int sort)
 {
 	attr_t a = theme_attr(EL_COLUMN);
+	int len = text_cols(name);
 
-	put_blank(y, 0, COLS, a);
-	put_str(y, X_ADDR, 16, a, "Address", 1);
-	put_str(y, X_TYPE, 12, a, "Type", 1);
-	put_right(y, X_SIZE, 8, a, "Size");
+	if (d->sort != sort) {
+		if (right)
+			put_right(y, x, w, a, name);
+		else
+			put_str(y, x, w, a, name, 1);
+		return;
+	}
+	a |= A_BOLD | A_UNDERLINE;
+	if (right) {
+		put_right(y, x, w, a, name);
+		put_str(y, x + w - len - (len + 2 <= w ? 2 : 1), 1, a,
+			details_sort_arrow(d), 1);
+	} else {
+		put_str(y, x, w, a, name, 1);
+		if (len + 2 <= w)
+			put_str(y, x + len + 1, 1, a, details_sort_arrow(d), 1);
+	}
+}
+
+static void draw_heading(const struct details *d, int y,
+			 const struct dlayout *l)
+{
+	put_blank(y, 0, COLS, theme_attr(EL_COLUMN));
+	draw_head(d, y, X_ADDR, 16, false, "Address", DS_ADDRESS);
+	draw_head(d, y, X_TYPE, 12, false, "Type", DS_TYPE);
+	draw_head(d, y, X_SIZE, 8, true, "Size", DS_SIZE);
 	if (l->commit)
-		put_right(y, l->commit, 9, a, "Committed");
+		draw_head(d, y, l->commit, 9, true, "Committed", DS_COMMITTED);
 	if (l->ws)
-		put_right(y, l->ws, 8, a, "WS");
+		draw_head(d, y, l->ws, 8, true, "WS", DS_WS);
 	if (l->pws)
-		put_right(y, l->pws, 10, a, "Private WS");
-	put_str(y, l->prot, 4, a, "Prot", 1);
-	put_str(y, l->details, COLS - l->details, a, "Details", 1);
+		draw_head(d, y, l->pws, 10, true, "Private WS", DS_PRIVATE_WS);
+	draw_head(d, y, l->prot, 4, false, "Prot", -1);
+	draw_head(d, y, l->details, COLS - l->details, false, "Details",
+		  DS_DETAILS);
 }
 
 static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
@@ -514,7 +621,7 @@ void details_draw(struct ui *u, int y, int h)
 
 	d->h = h - 1;
 	d->y = y + 1;
-	draw_heading(y, &l);
+	draw_heading(d, y, &l);
 	cursor_show(d->cur, &d->top, d->nrows, d->h);
 	for (row = 0, i = d->top; row < d->h; row++, i++) {
 		if (i < d->nrows)

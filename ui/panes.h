@@ -20,12 +20,12 @@ void summary_draw(struct ui *u, int y);
 int summary_row_filter(int row);
 
 /* pane_details.c */
-/* A new snapshot: rows rebuilt, the cursor on the row at addr if any. */
-void details_reset(struct ui *u, uint64_t addr);
-/* The address of the cursor row of d, whose rows are of s (0: none), to
- * find it again in the next snapshot. */
-uint64_t details_cursor_addr(const struct details *d,
-			     const struct vms_snapshot *s);
+/* A new snapshot (u->snap; old: the one before, still alive, or NULL):
+ * rows rebuilt with the filter, sort and free toggle kept, the cursor on
+ * the row it was on (by address, and by name on a child) at the same
+ * place on screen; a snapshot of the same process keeps the expanded
+ * regions too. */
+void details_reset(struct ui *u, const struct vms_snapshot *old);
 void details_free(struct details *d);
 void details_rebuild(struct ui *u); /* filter, sort or expansion changed */
 void details_draw(struct ui *u, int y, int h);
@@ -34,6 +34,8 @@ int details_find(struct ui *u, bool backwards);
 /* Every region in address order, the cursor on the one holding addr. */
 int details_goto_addr(struct ui *u, uint64_t addr);
 const char *dsort_name(int s);
+/* "^" (smallest first) or "v": the direction of d's sort as shown. */
+const char *details_sort_arrow(const struct details *d);
 /* Region of the current row, or NULL (a gap). */
 const struct vms_region *details_region(const struct ui *u, size_t row);
 

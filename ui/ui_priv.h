@@ -122,6 +122,7 @@ struct details {
 	size_t ngaps;
 	uint8_t *expanded; /* per region */
 	int filter; /* -1: everything; a type: its rows only */
+	bool show_free; /* the free gaps in the all view too ('f') */
 	int sort;
 	bool reverse;
 	size_t cur, top;
