@@ -74,8 +74,8 @@ static void span_of(const struct details *d, const struct vms_snapshot *s,
 	}
 }
 
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b)
+void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		      uint64_t *b)
 {
 	span_of(&u->det, u->snap, r, a, b);
 }
@@ -136,7 +136,7 @@ static void cursor_to(struct ui *u, uint64_t addr, const char *child)
 
 		if (r->kind == DROW_CHILD)
 			continue;
-		row_span(u, r, &a, &b);
+		details_row_span(u, r, &a, &b);
 		if (addr < a || addr >= b)
 			continue;
 		d->cur = i;
@@ -203,7 +203,7 @@ const struct vms_region *details_region(const struct ui *u, size_t row)
 	return r->kind == DROW_GAP ? NULL : &u->snap->regions[r->idx];
 }
 
-static const char *region_text(const struct vms_region *r)
+const char *details_region_text(const struct vms_region *r)
 {
 	if (r->detail && *r->detail)
 		return r->detail;
@@ -238,15 +238,17 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	int sort = u->det.sort, c = 0;
 	uint64_t as, ae, bs, be;
 
-	row_span(u, a, &as, &ae);
-	row_span(u, b, &bs, &be);
+	details_row_span(u, a, &as, &ae);
+	details_row_span(u, b, &bs, &be);
 	if (sort == DS_DETAILS) {
 		c = strcmp(a->kind == DROW_GAP
 				   ? ""
-				   : region_text(&u->snap->regions[a->idx]),
+				   : details_region_text(
+					     &u->snap->regions[a->idx]),
 			   b->kind == DROW_GAP
 				   ? ""
-				   : region_text(&u->snap->regions[b->idx]));
+				   : details_region_text(
+					     &u->snap->regions[b->idx]));
 	} else if (sort != DS_ADDRESS) {
 		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
 
@@ -374,8 +376,8 @@ int details_expand(struct ui *u, bool open)
 	return UI_DRAW;
 }
 
-static bool row_matches(const struct ui *u, const struct drow *r,
-			const char *needle)
+static bool node_matches(const struct ui *u, const struct drow *r,
+			 const char *needle)
 {
 	const struct vms_region *g;
 	char hex[32];
@@ -391,11 +393,75 @@ static bool row_matches(const struct ui *u, const struct drow *r,
 	       contains_ci(hex, needle);
 }
 
+static bool same_node(const struct drow *a, const struct drow *b)
+{
+	return a->kind == b->kind && a->idx == b->idx &&
+	       (a->kind != DROW_CHILD || a->child == b->child);
+}
+
+/* Every node of the view in the order it is shown, as if every row were
+ * expanded: the top rows in their sort order, each followed by all it
+ * holds. Malloc'd into *out; the count, or 0. */
+static size_t full_order(const struct ui *u, struct drow **out)
+{
+	const struct details *d = &u->det;
+	size_t i, n = 0, cap = d->nrows + 64;
+	struct drow *v = malloc(cap * sizeof(*v));
+
+	for (i = 0; v && i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		uint32_t c, nc;
+
+		if (r->kind == DROW_CHILD)
+			continue;
+		nc = r->kind == DROW_REGION ? u->snap->regions[r->idx].nchildren
+					    : 0;
+		if (nc > UINT16_MAX)
+			nc = UINT16_MAX;
+		if (n + 1 + nc > cap) {
+			struct drow *m;
+
+			cap = (n + 1 + nc) * 2;
+			m = realloc(v, cap * sizeof(*v));
+			if (!m)
+				break;
+			v = m;
+		}
+		v[n++] = *r;
+		for (c = 0; c < nc; c++)
+			v[n++] = (struct drow){ r->idx, DROW_CHILD,
+						(uint16_t)c };
+	}
+	*out = v;
+	return v ? n : 0;
+}
+
+/* Makes node r a row (its region expanded if it is a child) and puts the
+ * cursor on it. */
+static void show_node(struct ui *u, const struct drow *r)
+{
+	struct details *d = &u->det;
+	size_t i;
+
+	if (r->kind == DROW_CHILD && !d->expanded[r->idx]) {
+		d->expanded[r->idx] = 1;
+		details_rebuild(u);
+	}
+	for (i = 0; i < d->nrows; i++)
+		if (same_node(&d->rows[i], r)) {
+			d->cur = i;
+			break;
+		}
+	cursor_show(d->cur, &d->top, d->nrows, d->h);
+}
+
 int details_find(struct ui *u, bool backwards)
 {
 	struct details *d = &u->det;
 	char needle[sizeof(u->find)];
-	size_t i, k;
+	struct drow *v, hit = { 0, 0, 0 };
+	size_t i, k, n, pos = 0, nhits = 0, hitno = 0;
+	bool found = false;
 
 	for (i = 0; u->find[i]; i++)
 		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
@@ -404,17 +470,38 @@ int details_find(struct ui *u, bool backwards)
 	needle[i] = '\0';
 	if (!*needle || !d->nrows)
 		return 0;
-	for (k = 1; k <= d->nrows; k++) {
-		i = backwards ? (d->cur + d->nrows - k) % d->nrows
-			      : (d->cur + k) % d->nrows;
-		if (row_matches(u, &d->rows[i], needle)) {
-			d->cur = i;
-			u->focus = 1;
-			cursor_show(d->cur, &d->top, d->nrows, d->h);
-			return UI_DRAW;
+	n = full_order(u, &v);
+	for (i = 0; i < n; i++)
+		if (d->cur < d->nrows && same_node(&v[i], &d->rows[d->cur]))
+			pos = i;
+	/* the first match after the cursor (before it: backwards), and how
+	 * many there are, collapsed rows included */
+	for (k = 1; k <= n; k++) {
+		i = backwards ? (pos + n - k) % n : (pos + k) % n;
+		if (!node_matches(u, &v[i], needle))
+			continue;
+		nhits++;
+		if (!found) {
+			found = true;
+			hit = v[i];
 		}
 	}
-	ui_message(u, true, "not found: %s", u->find);
+	if (found) /* its number, counted in the order shown */
+		for (i = 0; i < n; i++) {
+			if (node_matches(u, &v[i], needle))
+				hitno++;
+			if (same_node(&v[i], &hit))
+				break;
+		}
+	free(v);
+	if (!found) {
+		ui_message(u, true, "not found: %s", u->find);
+		return UI_DRAW;
+	}
+	show_node(u, &hit);
+	u->focus = 1;
+	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",
+		   hitno, nhits, u->find);
 	return UI_DRAW;
 }
 
@@ -433,47 +520,6 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 	return UI_DRAW;
 }
 
-/* ---- drawing ---- */
-
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_SIZE = 32, MIN_DETAILS = 24 };
-
-/* Where the columns after Size go; 0: not shown. On a narrow terminal
- * Private WS, then Committed, then WS give way so Details keeps room. */
-struct dlayout {
-	int commit, ws, pws, prot, details;
-};
-
-static struct dlayout layout_for(int cols)
-{
-	struct dlayout l;
-	bool commit = true, ws = true, pws = true;
-	int x;
-
-	for (;;) {
-		int need = X_SIZE + 9 + (commit ? 10 : 0) + (ws ? 9 : 0) +
-			   (pws ? 11 : 0) + 5;
-
-		if (cols - need >= MIN_DETAILS || !(pws || commit || ws))
-			break;
-		if (pws)
-			pws = false;
-		else if (commit)
-			commit = false;
-		else
-			ws = false;
-	}
-	x = X_SIZE + 9;
-	l.commit = commit ? x : 0;
-	x += commit ? 10 : 0;
-	l.ws = ws ? x : 0;
-	x += ws ? 9 : 0;
-	l.pws = pws ? x : 0;
-	x += pws ? 11 : 0;
-	l.prot = x;
-	l.details = x + 5;
-	return l;
-}
-
 const char *details_sort_arrow(const struct details *d)
 {
 	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
@@ -483,157 +529,4 @@ const char *details_sort_arrow(const struct details *d)
 				  VMS_COLF_ASCENDING));
 
 	return up != d->reverse ? "^" : "v";
-}
-
-/* A column's heading in w columns at x (right: right-aligned, as its
- * figures); the sort column is underlined and marked with its direction,
- * beside the name (in the blank column left of a right-aligned field). */
-static void draw_head(const struct details *d, int y, int x, int w, bool right,
-		      const char *name, int sort)
-{
-	attr_t a = theme_attr(EL_COLUMN);
-	int len = text_cols(name);
-
-	if (d->sort != sort) {
-		if (right)
-			put_right(y, x, w, a, name);
-		else
-			put_str(y, x, w, a, name, 1);
-		return;
-	}
-	a |= A_BOLD | A_UNDERLINE;
-	if (right) {
-		put_right(y, x, w, a, name);
-		put_str(y, x + w - len - (len + 2 <= w ? 2 : 1), 1, a,
-			details_sort_arrow(d), 1);
-	} else {
-		put_str(y, x, w, a, name, 1);
-		if (len + 2 <= w)
-			put_str(y, x + len + 1, 1, a, details_sort_arrow(d), 1);
-	}
-}
-
-static void draw_heading(const struct details *d, int y,
-			 const struct dlayout *l)
-{
-	put_blank(y, 0, COLS, theme_attr(EL_COLUMN));
-	draw_head(d, y, X_ADDR, 16, false, "Address", DS_ADDRESS);
-	draw_head(d, y, X_TYPE, 12, false, "Type", DS_TYPE);
-	draw_head(d, y, X_SIZE, 8, true, "Size", DS_SIZE);
-	if (l->commit)
-		draw_head(d, y, l->commit, 9, true, "Committed", DS_COMMITTED);
-	if (l->ws)
-		draw_head(d, y, l->ws, 8, true, "WS", DS_WS);
-	if (l->pws)
-		draw_head(d, y, l->pws, 10, true, "Private WS", DS_PRIVATE_WS);
-	draw_head(d, y, l->prot, 4, false, "Prot", -1);
-	draw_head(d, y, l->details, COLS - l->details, false, "Details",
-		  DS_DETAILS);
-}
-
-static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
-{
-	const struct drow *r = &u->det.rows[i];
-	bool sel = i == u->det.cur;
-	attr_t base = theme_attr(EL_NORMAL), ta;
-	char buf[32], text[600];
-	uint64_t a, b;
-
-	row_span(u, r, &a, &b);
-	if (r->kind == DROW_GAP) {
-		base = ta = theme_attr(EL_FREE);
-		put_blank(y, 0, COLS, base);
-		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, "Free", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
-	} else if (r->kind == DROW_CHILD) {
-		const struct vms_child *c =
-			&u->snap->regions[r->idx].children[r->child];
-
-		static const char *const kind[VMS_NTYPES] = {
-			[VMS_T_IMAGE] = "  section",
-			[VMS_T_STACK] = "  part",
-			[VMS_T_HEAP] = "  segment",
-		};
-		const char *k = kind[u->snap->regions[r->idx].type];
-
-		base = ta = theme_attr(EL_CHILD);
-		put_blank(y, 0, COLS, base);
-		put_fmt(y, X_ADDR, 16, base, "%016llx",
-			(unsigned long long)c->start);
-		put_str(y, X_TYPE, 12, base, k ? k : "", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(c->end - c->start, buf, sizeof(buf)));
-		put_fmt(y, l->details, COLS - l->details, base, "  %s",
-			c->name);
-	} else {
-		const struct vms_region *g = &u->snap->regions[r->idx];
-		const char *w[8];
-		size_t nw = export_state_words(g, w, 8), k;
-		int len;
-
-		if (g->flags & VMS_RF_RESERVED)
-			base = ta = theme_attr(EL_RESERVED);
-		else
-			ta = theme_attr(theme_type(g->type));
-		put_blank(y, 0, COLS, base);
-		if (g->nchildren)
-			put_str(y, X_MARK, 1, base,
-				u->det.expanded[r->idx] ? "-" : "+", 1);
-		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, vms_type_info[g->type].label, 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
-		if (l->commit)
-			put_right(y, l->commit, 9, base,
-				  fmt_size(g->committed, buf, sizeof(buf)));
-		if (l->ws)
-			put_right(y, l->ws, 8, base,
-				  fmt_size(g->c.rss, buf, sizeof(buf)));
-		if (l->pws)
-			put_right(y, l->pws, 10, base,
-				  fmt_size(g->private_ws, buf, sizeof(buf)));
-		put_str(y, l->prot, 4, base, export_perms(g, buf), 1);
-		len = snprintf(text, sizeof(text), "%s", region_text(g));
-		for (k = 0; k < nw && len < (int)sizeof(text) - 40; k++)
-			len += snprintf(text + len, sizeof(text) - (size_t)len,
-					"%s%s%s", k ? ", " : " [", w[k],
-					k + 1 == nw ? "]" : "");
-		put_str(y, l->details, COLS - l->details, base, text, 1);
-	}
-	if (sel) {
-		attr_t sa = theme_attr(u->focus == 1 ? EL_SELECTION
-						     : EL_SELECTION_IDLE);
-
-		mvchgat(y, 0, COLS, sa & ~A_COLOR, (short)PAIR_NUMBER(sa),
-			NULL);
-	}
-}
-
-void details_draw(struct ui *u, int y, int h)
-{
-	struct details *d = &u->det;
-	size_t i;
-	int row;
-
-	struct dlayout l = layout_for(COLS);
-
-	d->h = h - 1;
-	d->y = y + 1;
-	draw_heading(d, y, &l);
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
-	for (row = 0, i = d->top; row < d->h; row++, i++) {
-		if (i < d->nrows)
-			draw_row(u, d->y + row, i, &l);
-		else
-			put_blank(d->y + row, 0, COLS, theme_attr(EL_NORMAL));
-	}
-	if (!d->nrows)
-		put_str(d->y, X_ADDR, COLS - X_ADDR, theme_attr(EL_DIM),
-			d->filter == VMS_T_PAGE_TABLE
-				? "(the page table is kernel memory: it has "
-				  "no regions)"
-				: "(no regions of this type)",
-			1);
 }

@@ -36,6 +36,12 @@ int details_goto_addr(struct ui *u, uint64_t addr);
 const char *dsort_name(int s);
 /* "^" (smallest first) or "v": the direction of d's sort as shown. */
 const char *details_sort_arrow(const struct details *d);
+/* Shared by the details' files (pane_details*.c): the addresses a row
+ * spans; what the Details column says of a region (its detail, else its
+ * path). */
+void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		      uint64_t *b);
+const char *details_region_text(const struct vms_region *r);
 /* Region of the current row, or NULL (a gap). */
 const struct vms_region *details_region(const struct ui *u, size_t row);
 

@@ -270,7 +270,9 @@ static const struct key_action viewer_keys[] = {
 	{ '+', NULL, NULL, act_expand },
 	{ KEY_LEFT, "Left -", "collapse it again", act_collapse },
 	{ '-', NULL, NULL, act_collapse },
-	{ '/', "/", "find (type text, Enter jumps to the next match)",
+	{ '/', "/",
+	  "find in every row, collapsed ones too (type text, Enter jumps "
+	  "to the next match and opens the rows above it)",
 	  act_find },
 	{ 'n', "n N", "next / previous match", act_next },
 	{ 'N', NULL, NULL, act_prev },
