@@ -99,12 +99,45 @@ static void draw_heading(const struct details *d, int y,
 		  DS_DETAILS);
 }
 
+/* What the Details column shows in w columns: text and the state words
+ * as they are when they fit; a path that does not fit is shown by its
+ * file name first, then its directory shortened in the middle
+ * ("libc.so.6  /usr/li...-linux-gnu"), so a narrow terminal still tells
+ * one library from another. */
+static void details_text(const char *t, const char *words, int w, char *out,
+			 size_t n)
+{
+	const char *slash = strrchr(t, '/');
+	char dir[512];
+	int room, dl, head;
+
+	snprintf(out, n, "%s%s", t, words);
+	if (text_cols(out) <= w || *t != '/' || !slash || !slash[1])
+		return;
+	snprintf(out, n, "%s%s", slash + 1, words);
+	room = w - text_cols(out) - 2;
+	dl = (int)(slash - t);
+	if (room < 8 || dl <= 0)
+		return;
+	if (dl > (int)sizeof(dir) - 1)
+		dl = (int)sizeof(dir) - 1;
+	memcpy(dir, t, (size_t)dl);
+	dir[dl] = '\0';
+	if (text_cols(dir) > room) {
+		head = (room - 3) / 2;
+		snprintf(out, n, "%s%s  %.*s...%s", slash + 1, words, head, dir,
+			 dir + dl - (room - 3 - head));
+		return;
+	}
+	snprintf(out, n, "%s%s  %s", slash + 1, words, dir);
+}
+
 static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 {
 	const struct drow *r = &u->det.rows[i];
 	bool sel = i == u->det.cur;
 	attr_t base = theme_attr(EL_NORMAL), ta;
-	char buf[32], text[600];
+	char buf[32], text[600], words[160];
 	uint64_t a, b;
 
 	details_row_span(u, r, &a, &b);
@@ -163,12 +196,16 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 			put_right(y, l->pws, 10, base,
 				  fmt_size(g->private_ws, buf, sizeof(buf)));
 		put_str(y, l->prot, 4, base, export_perms(g, buf), 1);
-		len = snprintf(text, sizeof(text), "%s",
-			       details_region_text(g));
-		for (k = 0; k < nw && len < (int)sizeof(text) - 40; k++)
-			len += snprintf(text + len, sizeof(text) - (size_t)len,
-					"%s%s%s", k ? ", " : " [", w[k],
+		for (k = 0, len = 0; k < nw && len < (int)sizeof(words) - 40;
+		     k++)
+			len += snprintf(words + len,
+					sizeof(words) - (size_t)len, "%s%s%s",
+					k ? ", " : " [", w[k],
 					k + 1 == nw ? "]" : "");
+		if (!nw)
+			words[0] = '\0';
+		details_text(details_region_text(g), words, COLS - l->details,
+			     text, sizeof(text));
 		put_str(y, l->details, COLS - l->details, base, text, 1);
 	}
 	if (sel) {

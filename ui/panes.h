@@ -15,7 +15,17 @@
 
 /* pane_summary.c */
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
+/* Chooses the rows to show in at most max lines (headings included): all
+ * ten when they fit, else those that are not zero (Total, Free and the
+ * cursor's row always), scrolled to the cursor. Returns the lines the
+ * pane takes. */
+int summary_layout(struct ui *u, int max);
+/* Draws the rows summary_layout chose, from line y. */
 void summary_draw(struct ui *u, int y);
+/* The summary row drawn on screen line y, or -1. */
+int summary_row_at(const struct ui *u, int y);
+/* Moves the summary's cursor over the rows shown. */
+void summary_move(struct ui *u, enum move mv);
 /* The details filter a summary row stands for. */
 int summary_row_filter(int row);
 

@@ -10,7 +10,13 @@
 #include "panes.h"
 #include "ui_priv.h"
 
-enum { HEADER_H = 4, SUM_Y = HEADER_H, DET_Y = SUM_Y + SUM_HEIGHT };
+/* The header: the title and the capture line, then the two bars, when
+ * the terminal is tall enough; on a short one the details come first (the
+ * Total row has the bars' figures): one line. */
+static int header_h(void)
+{
+	return LINES >= 30 ? 4 : 1;
+}
 
 /* A bar of width w: each type's share of scale, in its colour (or its
  * letter without colour). */
@@ -68,37 +74,49 @@ static int label_field(int y, int x, const char *label, attr_t a,
 }
 
 /* The title and the capture line: sampler, time, then a warning or the
- * counts, each shown whole or not at all on a narrow terminal. */
-static void draw_header(struct ui *u)
+ * counts, each shown whole or not at all on a narrow terminal. compact
+ * (a short terminal): all on one line, the labels that say the obvious
+ * left out, so the time still fits in 80 columns. */
+static void draw_header(struct ui *u, bool compact)
 {
 	const struct vms_snapshot *s = u->snap;
 	char when[40], a[16], buf[300];
-	int x;
+	int x, y = compact ? 0 : 1;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
-	put_fmt(0, 0, COLS, theme_attr(EL_TITLE), " vmscope  %s  pid %d  %s",
-		s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
-		s->proc.cmdline ? s->proc.cmdline : "");
+	if (compact) {
+		snprintf(buf, sizeof(buf), " %s  pid %d",
+			 s->proc.name ? s->proc.name : "?", (int)s->proc.pid);
+		put_blank(0, 0, COLS, n);
+		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
+			    0) +
+		    2;
+	} else {
+		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
+			" vmscope  %s  pid %d  %s",
+			s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
+			s->proc.cmdline ? s->proc.cmdline : "");
+		put_blank(1, 0, COLS, n);
+		x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
+	}
 	export_taken_at(s, when, sizeof(when));
-	put_blank(1, 0, COLS, n);
-	x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
 	if (s->cap.frozen)
 		snprintf(buf, sizeof(buf), "%s, frozen %llu us", s->cap.backend,
 			 (unsigned long long)s->cap.frozen_us);
 	else
 		snprintf(buf, sizeof(buf), "%s, not frozen", s->cap.backend);
-	x = field(1, x, 27, n, buf);
+	x = field(y, x, compact ? 0 : 27, n, buf);
 	/* the time stays; a warning takes what is left after it, before
 	 * the counts */
-	x = label_field(1, x, "Taken", n, when);
+	x = label_field(y, x + compact, "Taken", n, when);
 	if (s->cap.partial) {
 		snprintf(buf, sizeof(buf), "partial: %s", s->cap.partial);
-		put_str(1, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
+		put_str(y, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%zu", s->nregions);
-	x = label_field(1, x, "Regions", n, buf);
-	label_field(1, x, "Largest free", n,
+	x = label_field(y, x, "Regions", n, buf);
+	label_field(y, x, "Largest free", n,
 		    fmt_size(s->largest_free, a, sizeof(a)));
 }
 
@@ -133,10 +151,15 @@ static void viewer_draw(struct ui *u)
 	char right[96];
 	const struct details *d = &u->det;
 
-	draw_header(u);
-	draw_bars(u);
-	summary_draw(u, SUM_Y);
-	details_draw(u, DET_Y, LINES - 1 - DET_Y);
+	int hh = header_h(), sh;
+
+	draw_header(u, hh == 1);
+	if (hh == 4)
+		draw_bars(u);
+	/* the details get at least half the lines; the summary folds */
+	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
+	summary_draw(u, hh);
+	details_draw(u, hh + sh, LINES - 1 - hh - sh);
 	snprintf(right, sizeof(right), "%s | sort %s %s | %zu/%zu",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
 		 : d->show_free ? "all+free"
@@ -331,10 +354,7 @@ static int viewer_key(struct ui *u, int key)
 	if (mv == MV_NONE)
 		return 0;
 	if (u->focus == 0) {
-		size_t cur = (size_t)u->sum_cur, top = 0;
-
-		cursor_apply(&cur, &top, SUM_ROWS, SUM_ROWS, mv);
-		u->sum_cur = (int)cur;
+		summary_move(u, mv);
 	} else {
 		cursor_apply(&u->det.cur, &u->det.top, u->det.nrows, u->det.h,
 			     mv);
@@ -355,9 +375,9 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 				     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
 		return UI_DRAW;
 	}
-	if (y >= SUM_Y + 2 && y < SUM_Y + 2 + SUM_ROWS) {
+	if (summary_row_at(u, y) >= 0) {
 		u->focus = 0;
-		return set_filter(u, y - SUM_Y - 2);
+		return set_filter(u, summary_row_at(u, y));
 	}
 	if (y >= d->y && y < d->y + d->h &&
 	    d->top + (size_t)(y - d->y) < d->nrows) {

@@ -30,7 +30,7 @@ def match_no(scr):
 
 
 def ready(scr):
-    return "Sampler pss" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
 
 
 def find(tm, text):

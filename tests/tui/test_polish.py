@@ -51,7 +51,7 @@ def det_rows(scr):
 
 
 def ready(scr):
-    return "Sampler pss" in scr and counts(scr)[1] and "Address" in scr
+    return "pss, not frozen" in scr and counts(scr)[1] and "Address" in scr
 
 
 def main():
