@@ -21,7 +21,13 @@ char type_letter(int type, bool reserved)
 
 const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 {
-	return units_size(bytes, buf, n); /* the same as the text summary */
+	/* Under 1 K in bytes (a .plt of 864 bytes is not "0 K"); the rest as
+	 * the text summary has it. 0 stays "0 K", as the summary's columns. */
+	if (bytes && bytes < 1024) {
+		snprintf(buf, n, "%u B", (unsigned)bytes);
+		return buf;
+	}
+	return units_size(bytes, buf, n);
 }
 
 /* What to draw for one unit of s (escape.h), and its columns: printable

@@ -15,8 +15,8 @@
 
 #include "theme.h"
 
-/* Bytes as K up to 9999 K, then M, G, T with one decimal below 100:
- * "3636 K", "12.3 M", "128 T". At most 7 characters. */
+/* Bytes as B under 1 K, K up to 9999 K, then M, G, T with one decimal
+ * below 100: "864 B", "3636 K", "12.3 M", "128 T". At most 7 characters. */
 const char *fmt_size(uint64_t bytes, char *buf, size_t n);
 
 /* Writes s at (y, x) in attr, clipped to w columns and padded with blanks

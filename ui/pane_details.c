@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "columns.h"
-#include "export_util.h"
 #include "draw.h"
+#include "export_util.h"
 #include "panes.h"
 
 /* The sort keys that are figures: columns of the one table (columns.h),
@@ -74,56 +74,123 @@ static void span_of(const struct details *d, const struct vms_snapshot *s,
 	}
 }
 
-static void row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		     uint64_t *b)
+void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		      uint64_t *b)
 {
 	span_of(&u->det, u->snap, r, a, b);
 }
 
-uint64_t details_cursor_addr(const struct details *d,
-			     const struct vms_snapshot *s)
-{
-	uint64_t a, b;
+/* What a new snapshot of the same process keeps of the details: the
+ * expanded regions (by start address), the cursor's row (its address, and
+ * its child's name if on a child) and where on screen it was. */
+struct dcarry {
+	uint64_t *expanded;
+	size_t nexpanded;
+	uint64_t cur_addr;
+	const char *cur_child; /* in the old snapshot, alive during reset */
+	bool on_gap;
+	size_t cur_row; /* cur - top */
+};
 
-	if (!s || d->cur >= d->nrows)
-		return 0;
-	span_of(d, s, &d->rows[d->cur], &a, &b);
-	return a;
+static void carry_take(struct dcarry *k, const struct details *d,
+		       const struct vms_snapshot *old, bool same_process)
+{
+	size_t i, n = 0;
+
+	memset(k, 0, sizeof(*k));
+	if (!old || d->cur >= d->nrows)
+		return;
+	{
+		const struct drow *r = &d->rows[d->cur];
+		uint64_t b;
+
+		span_of(d, old, r, &k->cur_addr, &b);
+		k->on_gap = r->kind == DROW_GAP;
+		if (r->kind == DROW_CHILD)
+			k->cur_child =
+				old->regions[r->idx].children[r->child].name;
+		k->cur_row = d->cur - d->top;
+	}
+	if (!same_process || !d->expanded)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		n += d->expanded[i] != 0;
+	k->expanded = n ? malloc(n * sizeof(*k->expanded)) : NULL;
+	if (!k->expanded)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		if (d->expanded[i])
+			k->expanded[k->nexpanded++] = old->regions[i].start;
 }
 
-/* The cursor to the first region or gap holding addr. */
-static void cursor_to(struct ui *u, uint64_t addr)
+/* The cursor to the row of the region or gap holding addr (to its child
+ * named child, if it has one). */
+static void cursor_to(struct ui *u, uint64_t addr, const char *child)
 {
 	struct details *d = &u->det;
 	size_t i;
 
 	for (i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
 		uint64_t a, b;
 
-		if (d->rows[i].kind == DROW_CHILD)
+		if (r->kind == DROW_CHILD)
 			continue;
-		row_span(u, &d->rows[i], &a, &b);
-		if (addr >= a && addr < b) {
-			d->cur = i;
-			cursor_show(d->cur, &d->top, d->nrows, d->h);
-			return;
+		details_row_span(u, r, &a, &b);
+		if (addr < a || addr >= b)
+			continue;
+		d->cur = i;
+		if (child && r->kind == DROW_REGION) {
+			size_t j;
+
+			for (j = i + 1;
+			     j < d->nrows && d->rows[j].kind == DROW_CHILD &&
+			     d->rows[j].idx == r->idx;
+			     j++) {
+				const struct vms_region *g =
+					&u->snap->regions[r->idx];
+
+				if (strcmp(g->children[d->rows[j].child].name,
+					   child) == 0) {
+					d->cur = j;
+					break;
+				}
+			}
 		}
+		cursor_show(d->cur, &d->top, d->nrows, d->h);
+		return;
 	}
 }
 
-void details_reset(struct ui *u, uint64_t addr)
+void details_reset(struct ui *u, const struct vms_snapshot *old)
 {
 	struct details *d = &u->det;
+	struct dcarry k;
+	size_t i;
 
+	carry_take(&k, d, old,
+		   old && u->snap && old->proc.pid == u->snap->proc.pid);
 	details_free(d);
 	d->cur = d->top = 0;
 	if (!u->snap)
-		return;
+		goto free_carry;
 	d->expanded = calloc(u->snap->nregions + 1, 1);
 	find_gaps(d, u->snap);
+	for (i = 0; d->expanded && i < k.nexpanded; i++) {
+		ptrdiff_t at = vms_snapshot_find_index(u->snap, k.expanded[i]);
+
+		if (at >= 0 && u->snap->regions[at].start == k.expanded[i])
+			d->expanded[at] = 1;
+	}
 	details_rebuild(u);
-	if (addr)
-		cursor_to(u, addr);
+	if (k.cur_addr || k.on_gap) {
+		cursor_to(u, k.cur_addr, k.cur_child);
+		/* the cursor where it was on screen, if the rows allow */
+		d->top = d->cur >= k.cur_row ? d->cur - k.cur_row : 0;
+		cursor_show(d->cur, &d->top, d->nrows, d->h);
+	}
+free_carry:
+	free(k.expanded);
 }
 
 const struct vms_region *details_region(const struct ui *u, size_t row)
@@ -136,7 +203,7 @@ const struct vms_region *details_region(const struct ui *u, size_t row)
 	return r->kind == DROW_GAP ? NULL : &u->snap->regions[r->idx];
 }
 
-static const char *region_text(const struct vms_region *r)
+const char *details_region_text(const struct vms_region *r)
 {
 	if (r->detail && *r->detail)
 		return r->detail;
@@ -171,15 +238,17 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	int sort = u->det.sort, c = 0;
 	uint64_t as, ae, bs, be;
 
-	row_span(u, a, &as, &ae);
-	row_span(u, b, &bs, &be);
+	details_row_span(u, a, &as, &ae);
+	details_row_span(u, b, &bs, &be);
 	if (sort == DS_DETAILS) {
 		c = strcmp(a->kind == DROW_GAP
 				   ? ""
-				   : region_text(&u->snap->regions[a->idx]),
+				   : details_region_text(
+					     &u->snap->regions[a->idx]),
 			   b->kind == DROW_GAP
 				   ? ""
-				   : region_text(&u->snap->regions[b->idx]));
+				   : details_region_text(
+					     &u->snap->regions[b->idx]));
 	} else if (sort != DS_ADDRESS) {
 		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
 
@@ -231,7 +300,8 @@ void details_rebuild(struct ui *u)
 			i < s->nregions ? s->regions[i].start : UINT64_MAX;
 
 		for (; gi < d->ngaps && d->gaps[gi].start <= at; gi++)
-			if (d->filter == -1 || d->filter == VMS_T_FREE)
+			if (d->filter == VMS_T_FREE ||
+			    (d->filter == -1 && d->show_free))
 				tops[ntops++] = (struct drow){ (uint32_t)gi,
 							       DROW_GAP, 0 };
 		if (i < s->nregions &&
@@ -306,8 +376,8 @@ int details_expand(struct ui *u, bool open)
 	return UI_DRAW;
 }
 
-static bool row_matches(const struct ui *u, const struct drow *r,
-			const char *needle)
+static bool node_matches(const struct ui *u, const struct drow *r,
+			 const char *needle)
 {
 	const struct vms_region *g;
 	char hex[32];
@@ -323,11 +393,75 @@ static bool row_matches(const struct ui *u, const struct drow *r,
 	       contains_ci(hex, needle);
 }
 
+static bool same_node(const struct drow *a, const struct drow *b)
+{
+	return a->kind == b->kind && a->idx == b->idx &&
+	       (a->kind != DROW_CHILD || a->child == b->child);
+}
+
+/* Every node of the view in the order it is shown, as if every row were
+ * expanded: the top rows in their sort order, each followed by all it
+ * holds. Malloc'd into *out; the count, or 0. */
+static size_t full_order(const struct ui *u, struct drow **out)
+{
+	const struct details *d = &u->det;
+	size_t i, n = 0, cap = d->nrows + 64;
+	struct drow *v = malloc(cap * sizeof(*v));
+
+	for (i = 0; v && i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		uint32_t c, nc;
+
+		if (r->kind == DROW_CHILD)
+			continue;
+		nc = r->kind == DROW_REGION ? u->snap->regions[r->idx].nchildren
+					    : 0;
+		if (nc > UINT16_MAX)
+			nc = UINT16_MAX;
+		if (n + 1 + nc > cap) {
+			struct drow *m;
+
+			cap = (n + 1 + nc) * 2;
+			m = realloc(v, cap * sizeof(*v));
+			if (!m)
+				break;
+			v = m;
+		}
+		v[n++] = *r;
+		for (c = 0; c < nc; c++)
+			v[n++] = (struct drow){ r->idx, DROW_CHILD,
+						(uint16_t)c };
+	}
+	*out = v;
+	return v ? n : 0;
+}
+
+/* Makes node r a row (its region expanded if it is a child) and puts the
+ * cursor on it. */
+static void show_node(struct ui *u, const struct drow *r)
+{
+	struct details *d = &u->det;
+	size_t i;
+
+	if (r->kind == DROW_CHILD && !d->expanded[r->idx]) {
+		d->expanded[r->idx] = 1;
+		details_rebuild(u);
+	}
+	for (i = 0; i < d->nrows; i++)
+		if (same_node(&d->rows[i], r)) {
+			d->cur = i;
+			break;
+		}
+	cursor_show(d->cur, &d->top, d->nrows, d->h);
+}
+
 int details_find(struct ui *u, bool backwards)
 {
 	struct details *d = &u->det;
 	char needle[sizeof(u->find)];
-	size_t i, k;
+	struct drow *v, hit = { 0, 0, 0 };
+	size_t i, k, n, pos = 0, nhits = 0, hitno = 0;
+	bool found = false;
 
 	for (i = 0; u->find[i]; i++)
 		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
@@ -336,17 +470,38 @@ int details_find(struct ui *u, bool backwards)
 	needle[i] = '\0';
 	if (!*needle || !d->nrows)
 		return 0;
-	for (k = 1; k <= d->nrows; k++) {
-		i = backwards ? (d->cur + d->nrows - k) % d->nrows
-			      : (d->cur + k) % d->nrows;
-		if (row_matches(u, &d->rows[i], needle)) {
-			d->cur = i;
-			u->focus = 1;
-			cursor_show(d->cur, &d->top, d->nrows, d->h);
-			return UI_DRAW;
+	n = full_order(u, &v);
+	for (i = 0; i < n; i++)
+		if (d->cur < d->nrows && same_node(&v[i], &d->rows[d->cur]))
+			pos = i;
+	/* the first match after the cursor (before it: backwards), and how
+	 * many there are, collapsed rows included */
+	for (k = 1; k <= n; k++) {
+		i = backwards ? (pos + n - k) % n : (pos + k) % n;
+		if (!node_matches(u, &v[i], needle))
+			continue;
+		nhits++;
+		if (!found) {
+			found = true;
+			hit = v[i];
 		}
 	}
-	ui_message(u, true, "not found: %s", u->find);
+	if (found) /* its number, counted in the order shown */
+		for (i = 0; i < n; i++) {
+			if (node_matches(u, &v[i], needle))
+				hitno++;
+			if (same_node(&v[i], &hit))
+				break;
+		}
+	free(v);
+	if (!found) {
+		ui_message(u, true, "not found: %s", u->find);
+		return UI_DRAW;
+	}
+	show_node(u, &hit);
+	u->focus = 1;
+	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",
+		   hitno, nhits, u->find);
 	return UI_DRAW;
 }
 
@@ -360,173 +515,18 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 		d->reverse = false;
 		details_rebuild(u);
 	}
-	cursor_to(u, addr);
+	cursor_to(u, addr, NULL);
 	u->focus = 1;
 	return UI_DRAW;
 }
 
-/* ---- drawing ---- */
-
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_SIZE = 32, MIN_DETAILS = 24 };
-
-/* Where the columns after Size go; 0: not shown. On a narrow terminal
- * Private WS, then Committed, then WS give way so Details keeps room. */
-struct dlayout {
-	int commit, ws, pws, prot, details;
-};
-
-static struct dlayout layout_for(int cols)
+const char *details_sort_arrow(const struct details *d)
 {
-	struct dlayout l;
-	bool commit = true, ws = true, pws = true;
-	int x;
+	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
+		  d->sort == DS_DETAILS ||
+		  (sort_column[d->sort] >= 0 &&
+		   vms_column_has((enum vms_col)sort_column[d->sort],
+				  VMS_COLF_ASCENDING));
 
-	for (;;) {
-		int need = X_SIZE + 9 + (commit ? 10 : 0) + (ws ? 9 : 0) +
-			   (pws ? 11 : 0) + 5;
-
-		if (cols - need >= MIN_DETAILS || !(pws || commit || ws))
-			break;
-		if (pws)
-			pws = false;
-		else if (commit)
-			commit = false;
-		else
-			ws = false;
-	}
-	x = X_SIZE + 9;
-	l.commit = commit ? x : 0;
-	x += commit ? 10 : 0;
-	l.ws = ws ? x : 0;
-	x += ws ? 9 : 0;
-	l.pws = pws ? x : 0;
-	x += pws ? 11 : 0;
-	l.prot = x;
-	l.details = x + 5;
-	return l;
-}
-
-static void draw_heading(int y, const struct dlayout *l)
-{
-	attr_t a = theme_attr(EL_COLUMN);
-
-	put_blank(y, 0, COLS, a);
-	put_str(y, X_ADDR, 16, a, "Address", 1);
-	put_str(y, X_TYPE, 12, a, "Type", 1);
-	put_right(y, X_SIZE, 8, a, "Size");
-	if (l->commit)
-		put_right(y, l->commit, 9, a, "Committed");
-	if (l->ws)
-		put_right(y, l->ws, 8, a, "WS");
-	if (l->pws)
-		put_right(y, l->pws, 10, a, "Private WS");
-	put_str(y, l->prot, 4, a, "Prot", 1);
-	put_str(y, l->details, COLS - l->details, a, "Details", 1);
-}
-
-static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
-{
-	const struct drow *r = &u->det.rows[i];
-	bool sel = i == u->det.cur;
-	attr_t base = theme_attr(EL_NORMAL), ta;
-	char buf[32], text[600];
-	uint64_t a, b;
-
-	row_span(u, r, &a, &b);
-	if (r->kind == DROW_GAP) {
-		base = ta = theme_attr(EL_FREE);
-		put_blank(y, 0, COLS, base);
-		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, "Free", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
-	} else if (r->kind == DROW_CHILD) {
-		const struct vms_child *c =
-			&u->snap->regions[r->idx].children[r->child];
-
-		static const char *const kind[VMS_NTYPES] = {
-			[VMS_T_IMAGE] = "  section",
-			[VMS_T_STACK] = "  part",
-			[VMS_T_HEAP] = "  segment",
-		};
-		const char *k = kind[u->snap->regions[r->idx].type];
-
-		base = ta = theme_attr(EL_CHILD);
-		put_blank(y, 0, COLS, base);
-		put_fmt(y, X_ADDR, 16, base, "%016llx",
-			(unsigned long long)c->start);
-		put_str(y, X_TYPE, 12, base, k ? k : "", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(c->end - c->start, buf, sizeof(buf)));
-		put_fmt(y, l->details, COLS - l->details, base, "  %s",
-			c->name);
-	} else {
-		const struct vms_region *g = &u->snap->regions[r->idx];
-		const char *w[8];
-		size_t nw = export_state_words(g, w, 8), k;
-		int len;
-
-		if (g->flags & VMS_RF_RESERVED)
-			base = ta = theme_attr(EL_RESERVED);
-		else
-			ta = theme_attr(theme_type(g->type));
-		put_blank(y, 0, COLS, base);
-		if (g->nchildren)
-			put_str(y, X_MARK, 1, base,
-				u->det.expanded[r->idx] ? "-" : "+", 1);
-		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, vms_type_info[g->type].label, 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
-		if (l->commit)
-			put_right(y, l->commit, 9, base,
-				  fmt_size(g->committed, buf, sizeof(buf)));
-		if (l->ws)
-			put_right(y, l->ws, 8, base,
-				  fmt_size(g->c.rss, buf, sizeof(buf)));
-		if (l->pws)
-			put_right(y, l->pws, 10, base,
-				  fmt_size(g->private_ws, buf, sizeof(buf)));
-		put_str(y, l->prot, 4, base, export_perms(g, buf), 1);
-		len = snprintf(text, sizeof(text), "%s", region_text(g));
-		for (k = 0; k < nw && len < (int)sizeof(text) - 40; k++)
-			len += snprintf(text + len, sizeof(text) - (size_t)len,
-					"%s%s%s", k ? ", " : " [", w[k],
-					k + 1 == nw ? "]" : "");
-		put_str(y, l->details, COLS - l->details, base, text, 1);
-	}
-	if (sel) {
-		attr_t sa = theme_attr(u->focus == 1 ? EL_SELECTION
-						     : EL_SELECTION_IDLE);
-
-		mvchgat(y, 0, COLS, sa & ~A_COLOR, (short)PAIR_NUMBER(sa),
-			NULL);
-	}
-}
-
-void details_draw(struct ui *u, int y, int h)
-{
-	struct details *d = &u->det;
-	size_t i;
-	int row;
-
-	struct dlayout l = layout_for(COLS);
-
-	d->h = h - 1;
-	d->y = y + 1;
-	draw_heading(y, &l);
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
-	for (row = 0, i = d->top; row < d->h; row++, i++) {
-		if (i < d->nrows)
-			draw_row(u, d->y + row, i, &l);
-		else
-			put_blank(d->y + row, 0, COLS, theme_attr(EL_NORMAL));
-	}
-	if (!d->nrows)
-		put_str(d->y, X_ADDR, COLS - X_ADDR, theme_attr(EL_DIM),
-			d->filter == VMS_T_PAGE_TABLE
-				? "(the page table is kernel memory: it has "
-				  "no regions)"
-				: "(no regions of this type)",
-			1);
+	return up != d->reverse ? "^" : "v";
 }

@@ -42,6 +42,73 @@ int summary_row_filter(int row)
 	return row;
 }
 
+static bool row_empty(const struct vms_snapshot *s, int row)
+{
+	const struct vms_totals *t = row_totals(s, row);
+
+	return row != SUM_TOTAL && row != SUM_FREE && !t->size && !t->blocks &&
+	       !t->committed;
+}
+
+int summary_layout(struct ui *u, int max)
+{
+	int row, n = 0, room = max - 2, k;
+
+	for (row = 0; row < SUM_ROWS; row++)
+		if (room >= SUM_ROWS || !row_empty(u->snap, row) ||
+		    row == u->sum_cur)
+			u->sum_vis[n++] = row;
+	/* still short: the page table (kernel memory, no regions to list)
+	 * gives way before the list scrolls */
+	for (k = 0; n > room && k < n; k++)
+		if (u->sum_vis[k] == VMS_T_PAGE_TABLE &&
+		    u->sum_cur != VMS_T_PAGE_TABLE) {
+			memmove(&u->sum_vis[k], &u->sum_vis[k + 1],
+				(size_t)(n - k - 1) * sizeof(u->sum_vis[0]));
+			n--;
+			break;
+		}
+	u->sum_nvis = n;
+	if (room < 1)
+		room = 1;
+	u->sum_shown = n < room ? n : room;
+	for (k = 0; k < n && u->sum_vis[k] != u->sum_cur; k++)
+		;
+	if (k < u->sum_top)
+		u->sum_top = k;
+	else if (k >= u->sum_top + u->sum_shown)
+		u->sum_top = k - u->sum_shown + 1;
+	if (u->sum_top > n - u->sum_shown)
+		u->sum_top = n - u->sum_shown;
+	if (u->sum_top < 0)
+		u->sum_top = 0;
+	return 2 + u->sum_shown;
+}
+
+int summary_row_at(const struct ui *u, int y)
+{
+	int k = y - u->sum_y - 2;
+
+	if (k < 0 || k >= u->sum_shown || u->sum_top + k >= u->sum_nvis)
+		return -1;
+	return u->sum_vis[u->sum_top + k];
+}
+
+void summary_move(struct ui *u, enum move mv)
+{
+	size_t cur = 0, top = 0;
+	int k;
+
+	for (k = 0; k < u->sum_nvis; k++)
+		if (u->sum_vis[k] == u->sum_cur)
+			cur = (size_t)k;
+	if (!u->sum_nvis)
+		return;
+	cursor_apply(&cur, &top, (size_t)u->sum_nvis,
+		     u->sum_shown > 0 ? u->sum_shown : 1, mv);
+	u->sum_cur = u->sum_vis[cur];
+}
+
 /* Free has only a size, a count and its largest block. */
 static const char *cell(const struct vms_totals *t, int i, bool free_row,
 			char *buf, size_t n)
@@ -75,8 +142,10 @@ static void fit_columns(int w[NCOLS], int cols_avail)
 void summary_draw(struct ui *u, int y)
 {
 	const struct vms_snapshot *s = u->snap;
-	int w[NCOLS], i, row, x;
+	int w[NCOLS], i, row, x, k;
 	char buf[32];
+
+	u->sum_y = y;
 
 	for (i = 0; i < NCOLS; i++) {
 		int a = (int)strlen(col(i)->head[0]);
@@ -103,11 +172,13 @@ void summary_draw(struct ui *u, int y)
 					  theme_attr(EL_COLUMN),
 					  col(i)->head[row]);
 	}
-	for (row = 0; row < SUM_ROWS; row++) {
-		int yy = y + 2 + row, filt = summary_row_filter(row);
-		const struct vms_totals *t = row_totals(s, row);
+	for (k = 0; k < u->sum_shown; k++) {
+		int yy = y + 2 + k, r = u->sum_vis[u->sum_top + k];
+		int filt = summary_row_filter(r);
+		const struct vms_totals *t = row_totals(s, r);
 		attr_t la, va;
 
+		row = r;
 		if (row == SUM_TOTAL)
 			la = va = theme_attr(EL_TOTAL);
 		else

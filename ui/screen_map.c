@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_util.h"
 #include "draw.h"
+#include "export_util.h"
 #include "ui_priv.h"
 
-enum { MAP_X = 17, MAP_Y = 2, MAX_LINES = 400000, MAX_ZOOM = 36 };
+enum { MAP_X = 17, MAX_LINES = 400000, MAX_ZOOM = 36 };
+
+static int draw_legend(int y, bool draw);
 
 static void map_free(struct mapview *m)
 {
@@ -32,23 +34,22 @@ static int page_shift(const struct vms_snapshot *s)
 	return sh;
 }
 
+/* Every column right of the addresses is a cell (the full width). */
 static int cells_for(int cols)
 {
-	int c = 8;
-
-	while (c * 2 <= cols - MAP_X - 1)
-		c *= 2;
-	return c;
+	return cols - MAP_X - 1 > 8 ? cols - MAP_X - 1 : 8;
 }
 
-/* log2 of the bytes of one line */
-static int line_shift(const struct ui *u, int zoom, int cells)
+/* log2 of the bytes of one cell */
+static int cell_shift(const struct ui *u, int zoom)
 {
-	int c = 0;
+	return page_shift(u->snap) + zoom;
+}
 
-	while ((1 << c) < cells)
-		c++;
-	return page_shift(u->snap) + zoom + c;
+/* The bytes of one line: cells of a cell each (not a power of two). */
+static uint64_t line_bytes(const struct ui *u, int zoom, int cells)
+{
+	return (uint64_t)cells << cell_shift(u, zoom);
 }
 
 /* Lays out the lines for a zoom; with out NULL only counts them (stopping
@@ -56,13 +57,13 @@ static int line_shift(const struct ui *u, int zoom, int cells)
 static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
 {
 	const struct vms_snapshot *s = u->snap;
-	int sh = line_shift(u, zoom, cells);
+	uint64_t lb = line_bytes(u, zoom, cells);
 	uint64_t next = 0; /* first line not yet laid out */
 	size_t n = 0, i;
 
 	for (i = 0; i < s->nregions && n <= MAX_LINES; i++) {
-		uint64_t a = s->regions[i].start >> sh;
-		uint64_t b = (s->regions[i].end - 1) >> sh;
+		uint64_t a = s->regions[i].start / lb;
+		uint64_t b = (s->regions[i].end - 1) / lb;
 
 		/* The map is the user address range, as Free counts it:
 		 * [vsyscall] lies beyond the non-canonical hole. */
@@ -90,28 +91,27 @@ static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
 static uint64_t cur_addr(const struct ui *u)
 {
 	const struct mapview *m = &u->map;
-	int sh;
-	uint64_t l;
+	uint64_t l, lb;
 
 	if (!m->nlines)
 		return 0;
-	sh = line_shift(u, m->zoom, m->cells);
+	lb = line_bytes(u, m->zoom, m->cells);
 	l = m->lines[m->cur];
 	if (l & MAP_GAP)
-		return (l & ~MAP_GAP) << sh;
-	return (l << sh) + ((uint64_t)m->col
-			    << (sh - (int)__builtin_ctz((unsigned)m->cells)));
+		return (l & ~MAP_GAP) * lb;
+	return l * lb + ((uint64_t)m->col << cell_shift(u, m->zoom));
 }
 
 /* (Re)builds the lines, keeping the cursor on addr when keep is set. */
 static void build(struct ui *u, bool keep, uint64_t addr)
 {
 	struct mapview *m = &u->map;
-	int cells = cells_for(COLS), sh, csh;
+	int cells = cells_for(COLS), csh;
+	uint64_t lb;
 	size_t n, i;
 
 	if (!m->built) {
-		int h = LINES - 4;
+		int h = LINES - 2 - 1 - draw_legend(1, false);
 
 		for (m->zoom = 0; m->zoom < MAX_ZOOM; m->zoom++)
 			if (layout(u, m->zoom, cells, NULL) <= (size_t)h * 4)
@@ -133,14 +133,13 @@ static void build(struct ui *u, bool keep, uint64_t addr)
 		return;
 	if (!keep) /* start on the first region, not on the free cells */
 		addr = u->snap->regions[0].start;
-	sh = line_shift(u, m->zoom, cells);
-	csh = sh - __builtin_ctz((unsigned)cells);
+	lb = line_bytes(u, m->zoom, cells);
+	csh = cell_shift(u, m->zoom);
 	/* lines (and the first missing line of a gap) only increase */
-	for (i = 0; i < m->nlines && (m->lines[i] & ~MAP_GAP) <= addr >> sh;
-	     i++)
+	for (i = 0; i < m->nlines && (m->lines[i] & ~MAP_GAP) <= addr / lb; i++)
 		m->cur = i;
-	if (m->lines[m->cur] == addr >> sh)
-		m->col = (int)((addr >> csh) & (uint64_t)(cells - 1));
+	if (m->lines[m->cur] == addr / lb)
+		m->col = (int)((addr % lb) >> csh);
 }
 
 /* The first region ending after addr (binary search), or nregions. */
@@ -163,17 +162,16 @@ static void draw_line(struct ui *u, int y, size_t li)
 {
 	const struct vms_snapshot *s = u->snap;
 	const struct mapview *m = &u->map;
-	int sh = line_shift(u, m->zoom, m->cells);
-	int csh = sh - __builtin_ctz((unsigned)m->cells), c;
+	uint64_t lb = line_bytes(u, m->zoom, m->cells);
+	int csh = cell_shift(u, m->zoom), c;
 	uint64_t l = m->lines[li], base;
 	size_t idx;
 	char buf[16];
 	bool here = li == m->cur;
 
 	if (l & MAP_GAP) {
-		uint64_t from = (l & ~MAP_GAP) << sh;
-		uint64_t to =
-			li + 1 < m->nlines ? m->lines[li + 1] << sh : from;
+		uint64_t from = (l & ~MAP_GAP) * lb;
+		uint64_t to = li + 1 < m->nlines ? m->lines[li + 1] * lb : from;
 
 		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
 		put_fmt(y, 0, COLS, theme_attr(here ? EL_MAP_CURSOR : EL_FREE),
@@ -182,7 +180,7 @@ static void draw_line(struct ui *u, int y, size_t li)
 			fmt_size(to - from, buf, sizeof(buf)));
 		return;
 	}
-	base = l << sh;
+	base = l * lb;
 	put_fmt(y, 0, MAP_X, theme_attr(EL_LABEL), "%016llx ",
 		(unsigned long long)base);
 	idx = first_after(s, base);
@@ -216,28 +214,47 @@ static void draw_line(struct ui *u, int y, size_t li)
 			  theme_attr(EL_NORMAL));
 }
 
-static void draw_legend(int y)
+/* The legend from line y, wrapped at whole entries ("H Heap"); with draw
+ * false only counts its lines. Returns the lines it takes. */
+static int draw_legend(int y, bool draw)
 {
-	int t, x = 1;
+	int t, x = 1, lines = 1;
 
-	put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
-	for (t = 0; t < VMS_NTYPES && x < COLS; t++) {
-		char l[2] = { type_letter(t, false), 0 };
+	if (draw)
+		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+	for (t = 0; t <= VMS_NTYPES; t++) {
+		const char *label = t < VMS_NTYPES ? vms_type_info[t].label
+						   : "lower case: reserved";
+		int w = text_cols(label) + (t < VMS_NTYPES ? 2 : 0);
+		char l[2] = { t < VMS_NTYPES ? type_letter(t, false) : 0, 0 };
 
 		if (t == VMS_T_PAGE_TABLE)
 			continue;
-		put_str(y, x, 1,
+		if (x > 1 && x + w > COLS) {
+			x = 1;
+			lines++;
+			if (draw)
+				put_blank(y + lines - 1, 0, COLS,
+					  theme_attr(EL_NORMAL));
+		}
+		if (!draw) {
+			x += w + 2;
+			continue;
+		}
+		if (t == VMS_NTYPES) {
+			put_str(y + lines - 1, x, COLS - x, theme_attr(EL_DIM),
+				label, 0);
+			break;
+		}
+		put_str(y + lines - 1, x, 1,
 			t == VMS_T_FREE ? theme_attr(EL_FREE)
 					: theme_attr(theme_type(t)) | A_REVERSE,
 			l, 1);
-		x += 2;
-		x += put_str(y, x, COLS - x, theme_attr(EL_NORMAL),
-			     vms_type_info[t].label, 0) +
-		     2;
+		put_str(y + lines - 1, x + 2, COLS - x - 2,
+			theme_attr(EL_NORMAL), label, 0);
+		x += w + 2;
 	}
-	if (x + 22 < COLS)
-		put_str(y, x, COLS - x, theme_attr(EL_DIM),
-			"lower case: reserved", 0);
+	return lines;
 }
 
 static void draw_info(struct ui *u, int y)
@@ -272,23 +289,21 @@ static void map_draw(struct ui *u)
 
 	if (!m->built || m->cells != cells_for(COLS))
 		build(u, m->built, cur_addr(u));
-	m->h = LINES - 4;
+	m->y = 1 + draw_legend(1, false);
+	m->h = LINES - 2 - m->y;
 	cursor_show(m->cur, &m->top, m->nlines, m->h);
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" Address space of %s (pid %d)   cell %s   line %s",
 		u->snap->proc.name ? u->snap->proc.name : "?",
 		(int)u->snap->proc.pid,
-		fmt_size(1ull << (line_shift(u, m->zoom, m->cells) -
-				  __builtin_ctz((unsigned)m->cells)),
-			 cell, sizeof(cell)),
-		fmt_size(1ull << line_shift(u, m->zoom, m->cells), line,
-			 sizeof(line)));
-	draw_legend(1);
+		fmt_size(1ull << cell_shift(u, m->zoom), cell, sizeof(cell)),
+		fmt_size(line_bytes(u, m->zoom, m->cells), line, sizeof(line)));
+	draw_legend(1, true);
 	for (y = 0, i = m->top; y < m->h; y++, i++) {
 		if (i < m->nlines)
-			draw_line(u, MAP_Y + y, i);
+			draw_line(u, m->y + y, i);
 		else
-			put_blank(MAP_Y + y, 0, COLS, theme_attr(EL_NORMAL));
+			put_blank(m->y + y, 0, COLS, theme_attr(EL_NORMAL));
 	}
 	draw_info(u, LINES - 2);
 	ui_status(u,
@@ -399,10 +414,10 @@ static int map_mouse(struct ui *u, int y, int x, mmask_t b)
 			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
 		return UI_DRAW;
 	}
-	if (y < MAP_Y || y >= MAP_Y + m->h ||
-	    m->top + (size_t)(y - MAP_Y) >= m->nlines)
+	if (y < m->y || y >= m->y + m->h ||
+	    m->top + (size_t)(y - m->y) >= m->nlines)
 		return 0;
-	m->cur = m->top + (size_t)(y - MAP_Y);
+	m->cur = m->top + (size_t)(y - m->y);
 	if (x >= MAP_X && x < MAP_X + m->cells)
 		m->col = x - MAP_X;
 	if (b & BUTTON1_DOUBLE_CLICKED)

@@ -5,12 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export_util.h"
 #include "draw.h"
+#include "export_util.h"
 #include "panes.h"
 #include "ui_priv.h"
 
-enum { HEADER_H = 4, SUM_Y = HEADER_H, DET_Y = SUM_Y + SUM_HEIGHT };
+/* The header: the title and the capture line, then the two bars, when
+ * the terminal is tall enough; on a short one the details come first (the
+ * Total row has the bars' figures): one line. */
+static int header_h(void)
+{
+	return LINES >= 30 ? 4 : 1;
+}
 
 /* A bar of width w: each type's share of scale, in its colour (or its
  * letter without colour). */
@@ -40,37 +46,89 @@ static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
 	attrset(A_NORMAL);
 }
 
-static void draw_header(struct ui *u)
+/* Text in at least w columns at x, if it fits whole; returns the column
+ * after it (and a gap), or x when it did not fit. */
+static int field(int y, int x, int w, attr_t a, const char *text)
+{
+	int len = text_cols(text);
+
+	if (len > w)
+		w = len;
+	if (x + w > COLS)
+		return x;
+	put_str(y, x, w, a, text, 1);
+	return x + w + 1;
+}
+
+/* "Label value" as one field: both or nothing. */
+static int label_field(int y, int x, const char *label, attr_t a,
+		       const char *value)
+{
+	int ll = text_cols(label), vl = text_cols(value);
+
+	if (x + ll + 1 + vl > COLS)
+		return x;
+	put_str(y, x, ll + 1, theme_attr(EL_LABEL), label, 1);
+	put_str(y, x + ll + 1, vl, a, value, 1);
+	return x + ll + 1 + vl + 2;
+}
+
+/* The title and the capture line: sampler, time, then a warning or the
+ * counts, each shown whole or not at all on a narrow terminal. compact
+ * (a short terminal): all on one line, the labels that say the obvious
+ * left out, so the time still fits in 80 columns. */
+static void draw_header(struct ui *u, bool compact)
 {
 	const struct vms_snapshot *s = u->snap;
-	char when[40], a[16], b[16], c[16];
+	char when[40], a[16], buf[300];
+	int x, y = compact ? 0 : 1;
+	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
+
+	if (compact) {
+		snprintf(buf, sizeof(buf), " %s  pid %d",
+			 s->proc.name ? s->proc.name : "?", (int)s->proc.pid);
+		put_blank(0, 0, COLS, n);
+		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
+			    0) +
+		    2;
+	} else {
+		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
+			" vmscope  %s  pid %d  %s",
+			s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
+			s->proc.cmdline ? s->proc.cmdline : "");
+		put_blank(1, 0, COLS, n);
+		x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
+	}
+	export_taken_at(s, when, sizeof(when));
+	if (s->cap.frozen)
+		snprintf(buf, sizeof(buf), "%s, frozen %llu us", s->cap.backend,
+			 (unsigned long long)s->cap.frozen_us);
+	else
+		snprintf(buf, sizeof(buf), "%s, not frozen", s->cap.backend);
+	x = field(y, x, compact ? 0 : 27, n, buf);
+	/* the time stays; a warning takes what is left after it, before
+	 * the counts */
+	x = label_field(y, x + compact, "Taken", n, when);
+	if (s->cap.partial) {
+		snprintf(buf, sizeof(buf), "partial: %s", s->cap.partial);
+		put_str(y, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%zu", s->nregions);
+	x = label_field(y, x, "Regions", n, buf);
+	label_field(y, x, "Largest free", n,
+		    fmt_size(s->largest_free, a, sizeof(a)));
+}
+
+/* The bars and their figures, rows 2 and 3. */
+static void draw_bars(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	char a[16], b[16], c[16];
 	uint64_t com[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
 	int t, bw = COLS - 42;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
-	put_fmt(0, 0, COLS, theme_attr(EL_TITLE), " vmscope  %s  pid %d  %s",
-		s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
-		s->proc.cmdline ? s->proc.cmdline : "");
-	export_taken_at(s, when, sizeof(when));
-	put_blank(1, 0, COLS, n);
-	put_str(1, 1, 8, l, "Sampler", 1);
-	if (s->cap.frozen)
-		put_fmt(1, 9, COLS - 9, n, "%s, frozen %llu us", s->cap.backend,
-			(unsigned long long)s->cap.frozen_us);
-	else
-		put_fmt(1, 9, COLS - 9, n, "%s, not frozen", s->cap.backend);
-	if (COLS > 80) {
-		put_str(1, 36, 6, l, "Taken", 1);
-		put_fmt(1, 42, 22, n, "%s", when);
-		put_str(1, 64, 8, l, "Regions", 1);
-		put_fmt(1, 72, 9, n, "%zu", s->nregions);
-		put_str(1, 82, 13, l, "Largest free", 1);
-		put_str(1, 95, COLS - 95, n,
-			fmt_size(s->largest_free, a, sizeof(a)), 1);
-	}
-	if (s->cap.partial)
-		put_fmt(1, 36, COLS - 36, theme_attr(EL_ERROR), "partial: %s",
-			s->cap.partial);
 	for (t = 0; t < VMS_NTYPES; t++) {
 		com[t] = t == VMS_T_FREE ? 0 : s->types[t].committed;
 		ws[t] = t == VMS_T_FREE ? 0 : s->types[t].ws;
@@ -93,16 +151,20 @@ static void viewer_draw(struct ui *u)
 	char right[96];
 	const struct details *d = &u->det;
 
-	draw_header(u);
-	summary_draw(u, SUM_Y);
-	details_draw(u, DET_Y, LINES - 1 - DET_Y);
+	int hh = header_h(), sh;
+
+	draw_header(u, hh == 1);
+	if (hh == 4)
+		draw_bars(u);
+	/* the details get at least half the lines; the summary folds */
+	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
+	summary_draw(u, hh);
+	details_draw(u, hh + sh, LINES - 1 - hh - sh);
 	snprintf(right, sizeof(right), "%s | sort %s %s | %zu/%zu",
-		 d->filter < 0 ? "all" : vms_type_info[d->filter].label,
-		 dsort_name(d->sort),
-		 (d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
-		  d->sort == DS_DETAILS) != d->reverse
-			 ? "^"
-			 : "v",
+		 d->filter >= 0 ? vms_type_info[d->filter].label
+		 : d->show_free ? "all+free"
+				: "all",
+		 dsort_name(d->sort), details_sort_arrow(d),
 		 d->nrows ? d->cur + 1 : 0, d->nrows);
 	ui_status(u,
 		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
@@ -186,6 +248,15 @@ static int act_reverse(struct ui *u)
 	return UI_DRAW;
 }
 
+/* The free gaps beside the regions of the all view (they are always
+ * listed when Free is selected). */
+static int act_free(struct ui *u)
+{
+	u->det.show_free = !u->det.show_free;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
 static int act_map(struct ui *u)
 {
 	u->next = SCR_MAP;
@@ -222,12 +293,15 @@ static const struct key_action viewer_keys[] = {
 	{ '+', NULL, NULL, act_expand },
 	{ KEY_LEFT, "Left -", "collapse it again", act_collapse },
 	{ '-', NULL, NULL, act_collapse },
-	{ '/', "/", "find (type text, Enter jumps to the next match)",
+	{ '/', "/",
+	  "find in every row, collapsed ones too (type text, Enter jumps "
+	  "to the next match and opens the rows above it)",
 	  act_find },
 	{ 'n', "n N", "next / previous match", act_next },
 	{ 'N', NULL, NULL, act_prev },
 	{ 's', "s", "next sort column of the details", act_sort },
 	{ 'S', "S", "reverse the sort", act_reverse },
+	{ 'f', "f", "show or hide the free gaps in the all view", act_free },
 	{ 'm', "m", "address-space map", act_map },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
@@ -280,10 +354,7 @@ static int viewer_key(struct ui *u, int key)
 	if (mv == MV_NONE)
 		return 0;
 	if (u->focus == 0) {
-		size_t cur = (size_t)u->sum_cur, top = 0;
-
-		cursor_apply(&cur, &top, SUM_ROWS, SUM_ROWS, mv);
-		u->sum_cur = (int)cur;
+		summary_move(u, mv);
 	} else {
 		cursor_apply(&u->det.cur, &u->det.top, u->det.nrows, u->det.h,
 			     mv);
@@ -304,9 +375,9 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 				     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
 		return UI_DRAW;
 	}
-	if (y >= SUM_Y + 2 && y < SUM_Y + 2 + SUM_ROWS) {
+	if (summary_row_at(u, y) >= 0) {
 		u->focus = 0;
-		return set_filter(u, y - SUM_Y - 2);
+		return set_filter(u, summary_row_at(u, y));
 	}
 	if (y >= d->y && y < d->y + d->h &&
 	    d->top + (size_t)(y - d->y) < d->nrows) {
@@ -345,19 +416,17 @@ static int viewer_enter(struct ui *u)
 	return 0;
 }
 
-/* The rows again, the cursor on the address it was on. */
+/* The rows again, the cursor and the expansions kept (details_reset). */
 static void viewer_snapshot_changed(struct ui *u,
 				    const struct vms_snapshot *old,
 				    bool new_process)
 {
-	uint64_t at = details_cursor_addr(&u->det, old);
-
 	if (new_process) {
 		u->focus = 0;
 		u->sum_cur = SUM_TOTAL;
 		u->det.filter = -1;
 	}
-	details_reset(u, at);
+	details_reset(u, old);
 }
 
 const struct ui_screen screen_viewer = {

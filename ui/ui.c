@@ -15,9 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pipeline.h"
 #include "draw.h"
+#include "pipeline.h"
 #include "ui_priv.h"
+
+/* last: its capability macros (lines, columns...) would rename fields of
+ * the headers above */
+#include <term.h>
 
 static const struct ui_screen *const screens[SCR_COUNT] = {
 #define X(id, table) [id] = &table,
@@ -287,6 +291,7 @@ static void loop(struct ui *u)
 	int flags = UI_DRAW;
 	double t0 = 0;
 	int last = 0;
+	bool replayed;
 
 	for (;;) {
 		int ch;
@@ -303,7 +308,8 @@ static void loop(struct ui *u)
 		}
 		flags = 0;
 		t0 = 0;
-		if (npending) {
+		replayed = npending > 0;
+		if (replayed) {
 			ch = pending_keys[0];
 			memmove(pending_keys, pending_keys + 1,
 				--npending * sizeof(pending_keys[0]));
@@ -320,7 +326,10 @@ static void loop(struct ui *u)
 			flags = UI_DRAW | UI_CLEAR;
 			continue;
 		}
-		if (u->msg[0] && !u->finding) {
+		/* A message stays until a key typed after it was shown (keys
+		 * typed during a capture are acted on, but leave its error
+		 * up); that key is acted on too, never only dismisses it. */
+		if (u->msg[0] && !u->finding && !replayed) {
 			u->msg[0] = '\0';
 			flags |= UI_DRAW;
 		}
@@ -369,17 +378,46 @@ static void loop(struct ui *u)
 	}
 }
 
-static bool want_colour(void)
+/* NO_COLOR only sets the default: a theme asked for with -t is drawn in
+ * its colours when the terminal has them. */
+static bool want_colour(bool explicit_theme)
 {
 	const char *nc = getenv("NO_COLOR");
 
-	return !(nc && *nc) && has_colors();
+	return (explicit_theme || !(nc && *nc)) && has_colors();
+}
+
+/* A terminal the viewer can draw on: it must move the cursor (TERM=dumb
+ * cannot; curses would draw a blank screen). Asked before curses writes
+ * anything, so the refusal is a plain line on a sane terminal. */
+static int check_terminal(struct vms_error *err)
+{
+	const char *term = getenv("TERM");
+	int errret = 0;
+	bool cup;
+
+	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot use the terminal (TERM=%s); "
+				     "use -s or -e for text output",
+				     term && *term ? term : "unset");
+	cup = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
+	del_curterm(cur_term);
+	if (!cup)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "the terminal (TERM=%s) cannot move the "
+				     "cursor; use another TERM, or -s or -e "
+				     "for text output",
+				     term && *term ? term : "unset");
+	return 0;
 }
 
 static int start_curses(struct ui *u, struct vms_error *err)
 {
 	const char *term = getenv("TERM");
 
+	if (check_terminal(err) < 0)
+		return -1;
 	screen = newterm(NULL, stdout, stdin);
 	if (!screen)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
@@ -387,7 +425,7 @@ static int start_curses(struct ui *u, struct vms_error *err)
 				     "use -s or -e for text output",
 				     term ? term : "unset");
 	set_term(screen);
-	u->color = want_colour();
+	u->color = want_colour(u->opts->theme != NULL);
 	if (u->color) {
 		start_color();
 		use_default_colors();

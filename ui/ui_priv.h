@@ -122,6 +122,7 @@ struct details {
 	size_t ngaps;
 	uint8_t *expanded; /* per region */
 	int filter; /* -1: everything; a type: its rows only */
+	bool show_free; /* the free gaps in the all view too ('f') */
 	int sort;
 	bool reverse;
 	size_t cur, top;
@@ -136,7 +137,7 @@ struct mapview {
 	int cells; /* cells per line */
 	size_t cur, top; /* line */
 	int col; /* cell */
-	int h;
+	int h, y; /* lines of cells, the first one (below the legend) */
 	bool built;
 };
 #define MAP_GAP (1ull << 63)
@@ -181,6 +182,11 @@ struct ui {
 	/* The viewer's */
 	int focus; /* 0: summary, 1: details */
 	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
+	/* The summary rows shown at the last layout (all ten, or folded to
+	 * those with something in them on a short terminal), scrolled from
+	 * sum_top; drawn from line sum_y. */
+	int sum_vis[16];
+	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
 	/* The other screens' */
 	struct mapview map;

@@ -108,6 +108,26 @@ void ui_message(struct ui *u, bool error, const char *fmt, ...)
 	u->msg_error = error;
 }
 
+/* The columns of the hints that fit in w without cutting an entry: the
+ * entries are separated by two blanks ("F1 help  Tab pane"), and the last
+ * ones give way whole. */
+static int whole_hints(const char *hints, int w)
+{
+	const char *p;
+	int fit = 0;
+
+	if (text_cols(hints) <= w)
+		return w;
+	for (p = strstr(hints + 1, "  "); p; p = strstr(p + 2, "  ")) {
+		int end = (int)(p - hints);
+
+		if (end > w)
+			break;
+		fit = end;
+	}
+	return fit;
+}
+
 void ui_status(struct ui *u, const char *hints, const char *right)
 {
 	int y = LINES - 1, rw = right ? (int)strlen(right) : 0;
@@ -126,11 +146,16 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 		return;
 	}
 	if (!rw || rw + 20 > COLS) {
-		put_str(y, 0, COLS, theme_attr(EL_STATUS), hints, 1);
+		put_str(y, 0, whole_hints(hints, COLS), theme_attr(EL_STATUS),
+			hints, 0);
+		put_blank(y, whole_hints(hints, COLS), COLS,
+			  theme_attr(EL_STATUS));
 		return;
 	}
 	/* the state on the right wins over the hints when space is short */
-	put_str(y, 0, COLS - rw - 3, theme_attr(EL_STATUS), hints, 1);
+	put_blank(y, 0, COLS - rw - 3, theme_attr(EL_STATUS));
+	put_str(y, 0, whole_hints(hints, COLS - rw - 3), theme_attr(EL_STATUS),
+		hints, 0);
 	put_blank(y, COLS - rw - 3, 2, theme_attr(EL_STATUS));
 	put_str(y, COLS - rw - 1, rw + 1, theme_attr(EL_STATUS), right, 1);
 }

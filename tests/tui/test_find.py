@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Find everywhere (issue 12, item 4), at 80x24 with NO_COLOR and at 200x60
+with a theme, on the everykind target: / finds a section in a collapsed
+image (the image opens, the cursor is on the section), counts every match
+(the count is the one the JSON export gives), n and N walk them and wrap,
+a thread id finds its stack, and a miss says so.
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+ROW = re.compile(r"^([+\- ]) +([0-9a-f]{16}) ")
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def match_no(scr):
+    m = re.search(r"match (\d+) of (\d+) for", status(scr))
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def ready(scr):
+    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+
+
+def find(tm, text):
+    tm.keys("/").text(text).keys("Enter")
+    return tm.wait_for(lambda s: "Find:" not in status(s) and
+                       ("match " in status(s) or "not found" in status(s)))
+
+
+SEL = [r"\x1b\[[0-9;]*\b7[;m]"]  # the selection's escape: reverse (mono)
+
+
+def selected(tm):
+    """The cursor's row: the one drawn in the selection's colours."""
+    scr = tm.screen(escapes=True)
+    for l in scr.splitlines():
+        if re.search(SEL[0], l):
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", l)
+            if ROW.match(plain) or "section" in plain:
+                return plain
+    return ""
+
+
+def expected(snap, needle):
+    """How many nodes hold needle: regions (path, detail, type, address)
+    and every child of every region, as the viewer searches them."""
+    labels = {"image": "Image", "mapped_file": "Mapped File",
+              "shareable": "Shareable", "heap": "Heap",
+              "managed_heap": "Managed Heap", "stack": "Stack",
+              "private_data": "Private Data"}
+    n = 0
+    nl = needle.lower()
+    for r in snap["regions"]:
+        hay = [r.get("path") or "", r.get("detail") or "",
+               labels[r["type"]], "%016x" % int(r["start"], 16)]
+        n += any(nl in h.lower() for h in hay)
+        n += sum(nl in c["name"].lower() for c in r.get("children", []))
+    return n
+
+
+def one_size(p, ready_line, snap, w, h, env, args, what, sel):
+    SEL[0] = sel
+    tm = D.Tmux([T.VMSCOPE] + args + [str(p.pid)], width=w, height=h,
+                env=env, colours=256, term="tmux-256color")
+    tm.wait_for(ready)
+    scr = find(tm, ".text")
+    mine = [l for l in scr.splitlines() if ".text" in l]
+    n, total = match_no(scr)
+    T.ok(mine and "section" in selected(tm) and ".text" in selected(tm),
+         "%s: /.text lands on a section of a collapsed image" % what,
+         scr)
+    T.ok(re.search(r"^- .*Image", scr, re.M),
+         "%s: the image above it is opened ('-')" % what, scr)
+    want = expected(snap, ".text")
+    T.ok(total == want and n == 1,
+         "%s: the status line counts every match, collapsed ones too "
+         "(1 of %d)" % (what, want), status(scr))
+    seen = {selected(tm)}
+    for k in range(2, total + 1):
+        tm.keys("n")
+        scr = tm.wait_for(lambda s, k=k: match_no(s)[0] == k)
+        seen.add(selected(tm))
+    T.ok(match_no(scr) == (total, total) and len(seen) == total,
+         "%s: n visits each of the %d matches" % (what, total), seen)
+    tm.keys("n")
+    scr = tm.wait_for(lambda s: match_no(s)[0] == 1)
+    T.ok(match_no(scr)[0] == 1, "%s: n wraps to the first" % what,
+         status(scr))
+    tm.keys("N")
+    scr = tm.wait_for(lambda s: match_no(s)[0] == total)
+    T.ok(match_no(scr)[0] == total, "%s: N goes back (to the last)" % what,
+         status(scr))
+
+    tid = ready_line.get("tid1")
+    scr = find(tm, str(tid))
+    T.ok("thread %d" % tid in selected(tm),
+         "%s: a thread id finds its stack" % what, selected(tm))
+    scr = find(tm, "no-such-thing-here")
+    T.ok("not found: no-such-thing-here" in status(scr),
+         "%s: a miss says so" % what, status(scr))
+    tm.kill()
+
+
+def main():
+    D.require_tmux("find in tmux")
+    tmp = tempfile.mkdtemp(prefix="vmstui-")
+    try:
+        p, line = T.start([T.target("everykind"), os.path.join(tmp, "d")])
+        snap = T.vmscope_json(p.pid)
+        rl = T.ready_fields(line)
+        one_size(p, rl, snap, 80, 24, {"NO_COLOR": "1"}, [],
+                 "80x24 NO_COLOR", r"\x1b\[[0-9;]*\b7[;m]")
+        one_size(p, rl, snap, 200, 60, {}, ["-t", "colorblind"],
+                 "200x60 -t colorblind", r"\x1b\[[0-9;]*48;5;214m")
+        T.kill(p)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+main()

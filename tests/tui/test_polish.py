@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The viewer's finish (issue 12, item 5), at 80x24 with NO_COLOR and at
+200x60 with a theme, on the everykind target: free gaps only when asked
+for (never in the all view's Size sort), the sort column marked in the
+heading, sizes under 1 K in bytes, r keeping the expanded rows, cursor,
+filter and sort, the header keeping the time beside a warning, a key
+after an error acted on, -t winning over NO_COLOR, and TERM=dumb refused
+with one line and exit status 1.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+TAIL = 'echo "EXIT=$rc"'
+ESC = re.compile(r"\x1b\[[0-9;]*m")
+ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) (.{12})")
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def counts(scr):
+    """(cursor row, rows) from the status line's 'N/M'."""
+    m = re.search(r"(\d+)/(\d+)\s*$", status(scr))
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def heading(scr):
+    return next((l for l in scr.splitlines() if "Address" in l and
+                 "Details" in l), "")
+
+
+def det_rows(scr):
+    """The details rows as (mark, address, type text, whole line)."""
+    out = []
+    for l in scr.splitlines():
+        m = ROW.match(l)
+        if m:
+            out.append((m.group(1), m.group(2), m.group(3).strip(), l))
+    return out
+
+
+def ready(scr):
+    return "pss, not frozen" in scr and counts(scr)[1] and "Address" in scr
+
+
+def main():
+    D.require_tmux("the viewer's finish in tmux")
+    tmp = tempfile.mkdtemp(prefix="vmstui-")
+    try:
+        run(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+def expand_libc(tm):
+    """Finds libc and expands its first region into its sections."""
+    tm.keys("Tab", "/").text("libc.so").keys("Enter")
+    tm.wait_for(lambda s: "Find:" not in s)
+    tm.keys("Right")
+    return tm.wait_for(lambda s: any(r[0] == "-" and "libc" in r[3]
+                                     for r in det_rows(s)))
+
+
+def one_size(p, snap, w, h, env, args, what):
+    pid = p.pid
+    nreg = len(snap["regions"])
+    tm = D.Tmux([T.VMSCOPE] + args + [str(pid)], width=w, height=h,
+                env=env, shell_tail=TAIL, colours=256,
+                term="tmux-256color")
+    scr = tm.wait_for(ready)
+    T.ok(ready(scr), "%s: the viewer is up" % what, scr)
+    T.ok(counts(scr)[1] == nreg,
+         "%s: the all view lists the %d regions and no free gap"
+         % (what, nreg), status(scr))
+    T.ok(re.search(r"Address \^", heading(scr)),
+         "%s: the heading marks the sort column (Address ^)" % what,
+         heading(scr))
+    T.ok(re.search(r"\bTaken \d{4}-\d\d-\d\dT", scr),
+         "%s: the header shows the time taken" % what, scr)
+
+    # sorted by size: still no gap (they would top it with terabytes)
+    tm.keys("Tab", "s")
+    scr = tm.wait_for("sort Size v")
+    types = [r[2] for r in det_rows(scr)]
+    T.ok(counts(scr)[1] == nreg and types and "Free" not in types,
+         "%s: the Size sort of the all view has no free gap" % what,
+         "\n".join(r[3] for r in det_rows(scr)))
+    T.ok(re.search(r"v Size\b", heading(scr)) and
+         not re.search(r"Address \^", heading(scr)),
+         "%s: the heading marks Size, largest first" % what, heading(scr))
+    tm.keys("S")
+    scr = tm.wait_for("sort Size ^")
+    T.ok(re.search(r"\^ Size\b", heading(scr)),
+         "%s: S turns the mark (^ Size)" % what, heading(scr))
+    tm.keys("S", "f", "Home")
+    scr = tm.wait_for(lambda s: (counts(s)[1] or 0) > nreg and
+                      counts(s)[0] == 1)
+    rows = det_rows(scr)
+    T.ok((counts(scr)[1] or 0) > nreg and rows and rows[0][2] == "Free"
+         and "all+free" in status(scr),
+         "%s: f adds the free gaps to the all view (the largest first)"
+         % what, scr)
+    tm.keys("f")
+    scr = tm.wait_for(lambda s: counts(s)[1] == nreg)
+    T.ok(counts(scr)[1] == nreg, "%s: f again hides them" % what,
+         status(scr))
+    tm.keys("s", "s", "s", "s", "s", "s")  # back to Address
+    tm.wait_for("sort Address ^")
+
+    # libc's first region expanded: its small sections in bytes
+    scr = expand_libc(tm)
+    libc = next(r for r in snap["regions"]
+                if r.get("path") and "libc.so" in r["path"])
+    small = [c for c in libc.get("children", [])
+             if 0 < c["size"] < 1024]
+    shown = [c for c in small if re.search(
+        r"\b%d B\s+.*%s\b" % (c["size"], re.escape(c["name"])), scr)]
+    T.ok(small and shown, "%s: sections under 1 K are in bytes (%s)"
+         % (what, ", ".join("%s %d B" % (c["name"], c["size"])
+                            for c in shown[:3])), scr)
+    T.ok(not re.search(r"\b0 K\s+\S", "\n".join(
+        r[3] for r in det_rows(scr) if r[2] == "section")),
+         "%s: no section reads 0 K" % what, scr)
+
+    # r keeps the expansion and the cursor
+    tm.keys("Down", "Down")
+    scr = tm.wait_for(lambda s: counts(s)[0] is not None)
+    before = [r[:3] for r in det_rows(scr)]
+    cur = counts(scr)
+    tm.keys("r")
+    scr = tm.wait_for("new snapshot")
+    after = [r[:3] for r in det_rows(scr)]
+    T.ok(after == before and any(r[0] == "-" for r in after),
+         "%s: r keeps the expanded region and its sections on screen"
+         % what, scr)
+    tm.keys("j", "k")
+    scr = tm.wait_for(lambda s: "new snapshot" not in s)
+    T.ok(counts(scr) == cur, "%s: r keeps the cursor (%s)" % (what, cur),
+         status(scr))
+    # r keeps the filter and the sort
+    tm.keys("Tab", "Home", "Down", "Down", "Down", "Enter", "Tab", "s")
+    scr = tm.wait_for(lambda s: "Heap | sort Size v" in s)
+    tm.keys("r")
+    scr = tm.wait_for("new snapshot")
+    tm.keys("j")
+    scr = tm.wait_for(lambda s: "new snapshot" not in s)
+    T.ok("Heap | sort Size v" in status(scr) and
+         {r[2] for r in det_rows(scr)} == {"Heap"},
+         "%s: r keeps the Heap filter and the Size sort" % what, scr)
+    return tm
+
+
+def run(tmp):
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "data")])
+    snap = T.vmscope_json(p.pid)
+
+    tm = one_size(p, snap, 80, 24, {"NO_COLOR": "1"}, [],
+                  "80x24 NO_COLOR")
+    tm.kill()
+    tm = one_size(p, snap, 200, 60, {}, ["-t", "dark"], "200x60 -t dark")
+
+    # a key after an error is acted on
+    T.kill(p)
+    tm.keys("r")
+    scr = tm.wait_for(lambda s: "new snapshot" not in status(s) and
+                      re.search(r"no such process|exited|zombie",
+                                status(s)))
+    T.ok(re.search(r"no such process|exited|zombie", status(scr)),
+         "r on a process that exited: an error in the status line",
+         status(scr))
+    tm.keys("s")
+    scr = tm.wait_for("sort Committed v")
+    T.ok("sort Committed v" in status(scr),
+         "the first key after the error is acted on (s sorts)",
+         status(scr))
+    tm.kill()
+
+    # -t wins over NO_COLOR; NO_COLOR alone is monochrome
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "data2")])
+    colour = re.compile(r"\x1b\[[0-9;]*(3[0-7]|38;5;\d+|4[0-7])m")
+    for args, want, what in ((["-t", "dark"], True, "NO_COLOR -t dark: "
+                              "the theme's colours"),
+                             ([], False, "NO_COLOR alone: monochrome")):
+        tm = D.Tmux([T.VMSCOPE] + args + [str(p.pid)], colours=256,
+                    term="tmux-256color", env={"NO_COLOR": "1"})
+        scr = tm.wait_for(lambda s: ready(ESC.sub("", s)), escapes=True)
+        T.ok(bool(colour.search(scr)) == want, what, repr(scr[:300]))
+        tm.kill()
+
+    # the time stays beside a warning: a busy target's stack pointer is
+    # unknown without a freeze, which the header says
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        tm = D.Tmux([T.VMSCOPE, str(spin.pid)], width=120, height=40)
+        scr = tm.wait_for(lambda s: "partial:" in s and "Sampler pss" in s)
+        line = next((l for l in scr.splitlines() if "Sampler" in l), "")
+        T.ok("partial:" in line and re.search(r"Taken \d{4}-", line),
+             "a warning in the header keeps the time beside it", line)
+        tm.kill()
+    finally:
+        spin.kill()
+        spin.wait()
+
+    # TERM=dumb: one line and exit status 1
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], term="dumb", shell_tail=TAIL)
+    scr = tm.wait_for("EXIT=")
+    lines = [l for l in scr.splitlines() if l.strip()]
+    T.ok("EXIT=1" in scr and len(lines) == 2 and
+         "cannot move the cursor" in lines[0],
+         "TERM=dumb: one line that says why, exit status 1", scr)
+    tm.kill()
+    T.kill(p)
+
+
+main()
