@@ -1,10 +1,17 @@
-/* pane_details.c — the details pane: one row per region (and per free gap),
- * filtered by type, sorted by a column, with expanded regions followed by
- * their children (ELF sections, stack parts, heap segments).
+/* pane_details.c — the details pane's rows: one per allocation (VMMap's
+ * unit: an image's mappings, a thread's guard and stack, a glibc arena's
+ * segments; alloc.h) or, in the region list ('a'), one per region; the
+ * free gaps when Free is selected or asked for ('f'); filtered by type,
+ * sorted by a column. An expanded allocation is followed by its regions,
+ * an expanded region by its children (ELF sections, stack parts, heap
+ * segments). Drawing: pane_details_draw.c; find: pane_find.c.
  *
- * The rows are a flat array rebuilt only when the filter, the sort or an
- * expansion changes; moving the cursor touches nothing but the visible
- * rows, so 65,000 regions cost no more per key than 40.
+ * The rows are a flat array rebuilt only when the filter, the sort, the
+ * view or an expansion changes; moving the cursor touches nothing but the
+ * visible rows, so 65,000 regions cost no more per key than 40.
+ * Expansion is kept per region (d->expanded, DEXP_* bits: an allocation's
+ * at its first region), so it survives a change of sort, filter or view,
+ * and a new snapshot of the same process (by address).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +19,6 @@
 
 #include "columns.h"
 #include "draw.h"
-#include "export_util.h"
 #include "panes.h"
 
 /* The sort keys that are figures: columns of the one table (columns.h),
@@ -34,15 +40,30 @@ const char *dsort_name(int s)
 	return s == DS_ADDRESS ? "Address" : s == DS_TYPE ? "Type" : "Details";
 }
 
+const char *details_sort_arrow(const struct details *d)
+{
+	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
+		  d->sort == DS_DETAILS ||
+		  (sort_column[d->sort] >= 0 &&
+		   vms_column_has((enum vms_col)sort_column[d->sort],
+				  VMS_COLF_ASCENDING));
+
+	return up != d->reverse ? "^" : "v";
+}
+
 void details_free(struct details *d)
 {
 	free(d->rows);
 	free(d->gaps);
 	free(d->expanded);
+	free(d->allocs);
+	free(d->alloc_of);
 	d->rows = NULL;
 	d->gaps = NULL;
 	d->expanded = NULL;
-	d->nrows = d->cap = d->ngaps = 0;
+	d->allocs = NULL;
+	d->alloc_of = NULL;
+	d->nrows = d->cap = d->ngaps = d->nallocs = 0;
 }
 
 /* The free gaps inside the user address range, as the totals count them
@@ -61,13 +82,44 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 	}
 }
 
-/* The addresses a row spans (its gap's, or its region's in s). */
+/* The allocations and, for each region, the one it is in. */
+static void find_allocs(struct details *d, const struct vms_snapshot *s)
+{
+	size_t i;
+	uint32_t k;
+
+	if (vms_allocs(s, &d->allocs, &d->nallocs) < 0)
+		return;
+	d->alloc_of = malloc((s->nregions + 1) * sizeof(*d->alloc_of));
+	if (!d->alloc_of) {
+		free(d->allocs);
+		d->allocs = NULL;
+		d->nallocs = 0;
+		return;
+	}
+	for (i = 0; i < d->nallocs; i++)
+		for (k = 0; k < d->allocs[i].n; k++)
+			d->alloc_of[d->allocs[i].first + k] = (uint32_t)i;
+}
+
+const struct vms_alloc *details_alloc_of(const struct details *d,
+					 uint32_t region)
+{
+	return d->alloc_of ? &d->allocs[d->alloc_of[region]] : NULL;
+}
+
+/* The addresses a row spans in s. */
 static void span_of(const struct details *d, const struct vms_snapshot *s,
 		    const struct drow *r, uint64_t *a, uint64_t *b)
 {
 	if (r->kind == DROW_GAP) {
 		*a = d->gaps[r->idx].start;
 		*b = d->gaps[r->idx].end;
+	} else if (r->kind == DROW_ALLOC) {
+		const struct vms_alloc *al = &d->allocs[r->idx];
+
+		*a = s->regions[al->first].start;
+		*b = s->regions[al->first + al->n - 1].end;
 	} else {
 		*a = s->regions[r->idx].start;
 		*b = s->regions[r->idx].end;
@@ -80,129 +132,6 @@ void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
 	span_of(&u->det, u->snap, r, a, b);
 }
 
-/* What a new snapshot of the same process keeps of the details: the
- * expanded regions (by start address), the cursor's row (its address, and
- * its child's name if on a child) and where on screen it was. */
-struct dcarry {
-	uint64_t *expanded;
-	size_t nexpanded;
-	uint64_t cur_addr;
-	const char *cur_child; /* in the old snapshot, alive during reset */
-	bool on_gap;
-	size_t cur_row; /* cur - top */
-};
-
-static void carry_take(struct dcarry *k, const struct details *d,
-		       const struct vms_snapshot *old, bool same_process)
-{
-	size_t i, n = 0;
-
-	memset(k, 0, sizeof(*k));
-	if (!old || d->cur >= d->nrows)
-		return;
-	{
-		const struct drow *r = &d->rows[d->cur];
-		uint64_t b;
-
-		span_of(d, old, r, &k->cur_addr, &b);
-		k->on_gap = r->kind == DROW_GAP;
-		if (r->kind == DROW_CHILD)
-			k->cur_child =
-				old->regions[r->idx].children[r->child].name;
-		k->cur_row = d->cur - d->top;
-	}
-	if (!same_process || !d->expanded)
-		return;
-	for (i = 0; i < old->nregions; i++)
-		n += d->expanded[i] != 0;
-	k->expanded = n ? malloc(n * sizeof(*k->expanded)) : NULL;
-	if (!k->expanded)
-		return;
-	for (i = 0; i < old->nregions; i++)
-		if (d->expanded[i])
-			k->expanded[k->nexpanded++] = old->regions[i].start;
-}
-
-/* The cursor to the row of the region or gap holding addr (to its child
- * named child, if it has one). */
-static void cursor_to(struct ui *u, uint64_t addr, const char *child)
-{
-	struct details *d = &u->det;
-	size_t i;
-
-	for (i = 0; i < d->nrows; i++) {
-		const struct drow *r = &d->rows[i];
-		uint64_t a, b;
-
-		if (r->kind == DROW_CHILD)
-			continue;
-		details_row_span(u, r, &a, &b);
-		if (addr < a || addr >= b)
-			continue;
-		d->cur = i;
-		if (child && r->kind == DROW_REGION) {
-			size_t j;
-
-			for (j = i + 1;
-			     j < d->nrows && d->rows[j].kind == DROW_CHILD &&
-			     d->rows[j].idx == r->idx;
-			     j++) {
-				const struct vms_region *g =
-					&u->snap->regions[r->idx];
-
-				if (strcmp(g->children[d->rows[j].child].name,
-					   child) == 0) {
-					d->cur = j;
-					break;
-				}
-			}
-		}
-		cursor_show(d->cur, &d->top, d->nrows, d->h);
-		return;
-	}
-}
-
-void details_reset(struct ui *u, const struct vms_snapshot *old)
-{
-	struct details *d = &u->det;
-	struct dcarry k;
-	size_t i;
-
-	carry_take(&k, d, old,
-		   old && u->snap && old->proc.pid == u->snap->proc.pid);
-	details_free(d);
-	d->cur = d->top = 0;
-	if (!u->snap)
-		goto free_carry;
-	d->expanded = calloc(u->snap->nregions + 1, 1);
-	find_gaps(d, u->snap);
-	for (i = 0; d->expanded && i < k.nexpanded; i++) {
-		ptrdiff_t at = vms_snapshot_find_index(u->snap, k.expanded[i]);
-
-		if (at >= 0 && u->snap->regions[at].start == k.expanded[i])
-			d->expanded[at] = 1;
-	}
-	details_rebuild(u);
-	if (k.cur_addr || k.on_gap) {
-		cursor_to(u, k.cur_addr, k.cur_child);
-		/* the cursor where it was on screen, if the rows allow */
-		d->top = d->cur >= k.cur_row ? d->cur - k.cur_row : 0;
-		cursor_show(d->cur, &d->top, d->nrows, d->h);
-	}
-free_carry:
-	free(k.expanded);
-}
-
-const struct vms_region *details_region(const struct ui *u, size_t row)
-{
-	const struct drow *r;
-
-	if (row >= u->det.nrows)
-		return NULL;
-	r = &u->det.rows[row];
-	return r->kind == DROW_GAP ? NULL : &u->snap->regions[r->idx];
-}
-
 const char *details_region_text(const struct vms_region *r)
 {
 	if (r->detail && *r->detail)
@@ -210,25 +139,45 @@ const char *details_region_text(const struct vms_region *r)
 	return r->path ? r->path : "";
 }
 
-struct sortctx {
-	const struct ui *u;
-};
+/* The region that stands for a row (an allocation's main one), or NULL
+ * for a gap. */
+const struct vms_region *details_node_region(const struct ui *u,
+					     const struct drow *r)
+{
+	if (r->kind == DROW_GAP)
+		return NULL;
+	if (r->kind == DROW_ALLOC)
+		return &u->snap->regions[u->det.allocs[r->idx].main];
+	return &u->snap->regions[r->idx];
+}
+
+const struct vms_region *details_region(const struct ui *u, size_t row)
+{
+	return row < u->det.nrows ? details_node_region(u, &u->det.rows[row])
+				  : NULL;
+}
+
+uint64_t details_figure(const struct ui *u, const struct drow *r,
+			enum vms_col c)
+{
+	if (r->kind == DROW_ALLOC)
+		return vms_alloc_figure(u->snap, &u->det.allocs[r->idx], c);
+	if (r->kind == DROW_GAP)
+		return c == VMS_COL_SIZE ? u->det.gaps[r->idx].end -
+						   u->det.gaps[r->idx].start
+					 : 0;
+	return vms_column_region(&u->snap->regions[r->idx], c);
+}
 
 static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
 {
-	const struct vms_region *g;
+	const struct vms_region *g = details_node_region(u, r);
 
-	if (r->kind == DROW_GAP) {
-		const struct dgap *gp = &u->det.gaps[r->idx];
-
-		return sort == DS_SIZE	 ? gp->end - gp->start
-		       : sort == DS_TYPE ? VMS_T_FREE
-					 : 0;
-	}
-	g = &u->snap->regions[r->idx];
 	if (sort_column[sort] >= 0)
-		return vms_column_region(g, (enum vms_col)sort_column[sort]);
-	return sort == DS_TYPE ? g->type : 0;
+		return details_figure(u, r, (enum vms_col)sort_column[sort]);
+	if (sort == DS_TYPE)
+		return g ? g->type : VMS_T_FREE;
+	return 0;
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
@@ -241,14 +190,11 @@ static int cmp_rows(const void *pa, const void *pb, void *ctx)
 	details_row_span(u, a, &as, &ae);
 	details_row_span(u, b, &bs, &be);
 	if (sort == DS_DETAILS) {
-		c = strcmp(a->kind == DROW_GAP
-				   ? ""
-				   : details_region_text(
-					     &u->snap->regions[a->idx]),
-			   b->kind == DROW_GAP
-				   ? ""
-				   : details_region_text(
-					     &u->snap->regions[b->idx]));
+		const struct vms_region *ga = details_node_region(u, a);
+		const struct vms_region *gb = details_node_region(u, b);
+
+		c = strcmp(ga ? details_region_text(ga) : "",
+			   gb ? details_region_text(gb) : "");
 	} else if (sort != DS_ADDRESS) {
 		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
 
@@ -281,94 +227,345 @@ static int push(struct details *d, struct drow r)
 	return 0;
 }
 
-void details_rebuild(struct ui *u)
+bool details_same_node(const struct drow *a, const struct drow *b)
 {
-	struct details *d = &u->det;
-	const struct vms_snapshot *s = u->snap;
-	struct drow keep = { 0, 0, 0 }, *tops;
-	bool had = d->cur < d->nrows;
-	size_t i, ntops = 0, pos = 0, gi = 0;
+	return a->kind == b->kind && a->idx == b->idx &&
+	       (a->kind != DROW_CHILD || a->child == b->child);
+}
 
-	if (had)
-		keep = d->rows[d->cur];
-	tops = malloc((s->nregions + d->ngaps + 1) * sizeof(*tops));
-	if (!tops)
-		return;
-	/* regions and gaps in address order, filtered */
-	for (i = 0; i <= s->nregions; i++) {
+size_t details_emit(const struct ui *u, const struct drow *top, bool all,
+		    int (*fn)(void *ctx, struct drow r), void *ctx)
+{
+	const struct details *d = &u->det;
+	const struct vms_snapshot *s = u->snap;
+	uint32_t first = top->idx, n = 1, k, c;
+	uint8_t depth = 0;
+	size_t out = 0;
+
+	if (fn(ctx, *top) < 0)
+		return 0;
+	out++;
+	if (top->kind == DROW_GAP || top->kind == DROW_CHILD)
+		return out;
+	if (top->kind == DROW_ALLOC) {
+		first = d->allocs[top->idx].first;
+		n = d->allocs[top->idx].n;
+		if (!all && !(d->expanded[first] & DEXP_ALLOC))
+			return out;
+		depth = 1;
+	}
+	for (k = 0; k < n; k++) {
+		const struct vms_region *g = &s->regions[first + k];
+
+		if (depth && fn(ctx, (struct drow){ first + k, DROW_REGION,
+						    depth, 0 }) < 0)
+			return out;
+		out += depth;
+		if (!all && !(d->expanded[first + k] & DEXP_REGION))
+			continue;
+		for (c = 0; c < g->nchildren && c < UINT16_MAX; c++, out++)
+			if (fn(ctx, (struct drow){ first + k, DROW_CHILD,
+						   (uint8_t)(depth + 1),
+						   (uint16_t)c }) < 0)
+				return out;
+	}
+	return out;
+}
+
+static int push_cb(void *ctx, struct drow r)
+{
+	return push(ctx, r);
+}
+
+/* The top row of region i in the view (its allocation, or itself). */
+static struct drow top_of(const struct details *d, uint32_t i)
+{
+	const struct vms_alloc *a =
+		d->by_region ? NULL : details_alloc_of(d, i);
+
+	if (a && a->n > 1)
+		return (struct drow){ d->alloc_of[i], DROW_ALLOC, 0, 0 };
+	return (struct drow){ i, DROW_REGION, 0, 0 };
+}
+
+/* The top rows in address order, filtered: allocations (or regions) and
+ * the gaps asked for. */
+static size_t tops_of(const struct ui *u, struct drow *tops)
+{
+	const struct details *d = &u->det;
+	const struct vms_snapshot *s = u->snap;
+	size_t i = 0, gi = 0, n = 0;
+
+	for (;;) {
 		uint64_t at =
 			i < s->nregions ? s->regions[i].start : UINT64_MAX;
+		struct drow t;
 
 		for (; gi < d->ngaps && d->gaps[gi].start <= at; gi++)
 			if (d->filter == VMS_T_FREE ||
 			    (d->filter == -1 && d->show_free))
-				tops[ntops++] = (struct drow){ (uint32_t)gi,
-							       DROW_GAP, 0 };
-		if (i < s->nregions &&
-		    (d->filter == -1 || d->filter == s->regions[i].type))
-			tops[ntops++] =
-				(struct drow){ (uint32_t)i, DROW_REGION, 0 };
+				tops[n++] = (struct drow){ (uint32_t)gi,
+							   DROW_GAP, 0, 0 };
+		if (i >= s->nregions)
+			break;
+		t = top_of(d, (uint32_t)i);
+		if (d->filter == -1 ||
+		    d->filter == details_node_region(u, &t)->type)
+			tops[n++] = t;
+		i += t.kind == DROW_ALLOC ? d->allocs[t.idx].n : 1;
 	}
+	return n;
+}
+
+void details_rebuild(struct ui *u)
+{
+	struct details *d = &u->det;
+	const struct vms_snapshot *s = u->snap;
+	struct drow keep = { 0, 0, 0, 0 }, *tops;
+	bool had = d->cur < d->nrows;
+	size_t i, ntops;
+	uint64_t ka = 0, kb;
+
+	if (had) {
+		keep = d->rows[d->cur];
+		span_of(d, s, &keep, &ka, &kb);
+	}
+	tops = malloc((s->nregions + d->ngaps + 1) * sizeof(*tops));
+	if (!tops)
+		return;
+	ntops = tops_of(u, tops);
 	if (d->sort != DS_ADDRESS || d->reverse)
 		qsort_r(tops, ntops, sizeof(*tops), cmp_rows, u);
 	d->nrows = 0;
-	for (i = 0; i < ntops; i++) {
-		const struct vms_region *r;
-		uint32_t c;
-
-		if (push(d, tops[i]) < 0)
-			break;
-		if (tops[i].kind != DROW_REGION || !d->expanded[tops[i].idx])
-			continue;
-		r = &s->regions[tops[i].idx];
-		for (c = 0; c < r->nchildren && c < UINT16_MAX; c++)
-			push(d, (struct drow){ tops[i].idx, DROW_CHILD,
-					       (uint16_t)c });
-	}
+	for (i = 0; i < ntops; i++)
+		details_emit(u, &tops[i], false, push_cb, d);
 	free(tops);
-	/* the cursor stays on its row, or on the region a child was of */
+	/* the cursor stays on its row, or on the row now holding it */
 	if (had) {
-		for (i = 0; i < d->nrows; i++) {
-			const struct drow *r = &d->rows[i];
-
-			if (r->kind == keep.kind && r->idx == keep.idx &&
-			    r->child == keep.child)
+		for (i = 0; i < d->nrows; i++)
+			if (details_same_node(&d->rows[i], &keep))
 				break;
-			if (keep.kind == DROW_CHILD && r->kind == DROW_REGION &&
-			    r->idx == keep.idx)
-				pos = i;
-		}
-		d->cur = i < d->nrows ? i : pos;
+		if (i < d->nrows)
+			d->cur = i;
+		else
+			details_cursor_to(u, ka, NULL);
 	}
 	if (d->cur >= d->nrows)
 		d->cur = d->nrows ? d->nrows - 1 : 0;
 	cursor_show(d->cur, &d->top, d->nrows, d->h);
 }
 
+/* ---- the cursor by address, and what a new snapshot keeps ---- */
+
+void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
+{
+	struct details *d = &u->det;
+	size_t i, best = d->nrows;
+
+	/* the deepest row holding addr (the region rather than its
+	 * allocation), then its child named child */
+	for (i = 0; i < d->nrows; i++) {
+		const struct drow *r = &d->rows[i];
+		uint64_t a, b;
+
+		if (r->kind == DROW_CHILD) {
+			if (child && best < d->nrows &&
+			    d->rows[best].kind == DROW_REGION &&
+			    r->idx == d->rows[best].idx &&
+			    strcmp(u->snap->regions[r->idx]
+					   .children[r->child]
+					   .name,
+				   child) == 0) {
+				best = i;
+				break;
+			}
+			continue;
+		}
+		details_row_span(u, r, &a, &b);
+		if (addr >= a && addr < b)
+			best = i;
+	}
+	if (best < d->nrows)
+		d->cur = best;
+	cursor_show(d->cur, &d->top, d->nrows, d->h);
+}
+
+/* What a new snapshot of the same process keeps of the details: the
+ * expanded rows (by start address), the cursor's row (its address, and
+ * its child's name if on a child) and where on screen it was. */
+struct dcarry {
+	uint64_t *starts;
+	uint8_t *bits;
+	size_t nexpanded;
+	uint64_t cur_addr;
+	const char *cur_child; /* in the old snapshot, alive during reset */
+	bool has_cur;
+	size_t cur_row; /* cur - top */
+};
+
+static void carry_take(struct dcarry *k, const struct details *d,
+		       const struct vms_snapshot *old, bool same_process)
+{
+	const struct drow *r;
+	size_t i, n = 0;
+	uint64_t b;
+
+	memset(k, 0, sizeof(*k));
+	if (!old || d->cur >= d->nrows)
+		return;
+	r = &d->rows[d->cur];
+	span_of(d, old, r, &k->cur_addr, &b);
+	if (r->kind == DROW_CHILD)
+		k->cur_child = old->regions[r->idx].children[r->child].name;
+	k->has_cur = true;
+	k->cur_row = d->cur - d->top;
+	if (!same_process || !d->expanded)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		n += d->expanded[i] != 0;
+	k->starts = n ? malloc(n * sizeof(*k->starts)) : NULL;
+	k->bits = n ? malloc(n) : NULL;
+	if (!k->starts || !k->bits)
+		return;
+	for (i = 0; i < old->nregions; i++)
+		if (d->expanded[i]) {
+			k->starts[k->nexpanded] = old->regions[i].start;
+			k->bits[k->nexpanded++] = d->expanded[i];
+		}
+}
+
+void details_reset(struct ui *u, const struct vms_snapshot *old)
+{
+	struct details *d = &u->det;
+	struct dcarry k;
+	size_t i;
+
+	carry_take(&k, d, old,
+		   old && u->snap && old->proc.pid == u->snap->proc.pid);
+	details_free(d);
+	d->cur = d->top = 0;
+	if (!u->snap)
+		goto free_carry;
+	d->expanded = calloc(u->snap->nregions + 1, 1);
+	find_gaps(d, u->snap);
+	find_allocs(d, u->snap);
+	for (i = 0; d->expanded && i < k.nexpanded; i++) {
+		ptrdiff_t at = vms_snapshot_find_index(u->snap, k.starts[i]);
+
+		if (at >= 0 && u->snap->regions[at].start == k.starts[i])
+			d->expanded[at] = k.bits[i];
+	}
+	details_rebuild(u);
+	if (k.has_cur) {
+		details_cursor_to(u, k.cur_addr, k.cur_child);
+		/* the cursor where it was on screen, if the rows allow */
+		d->top = d->cur >= k.cur_row ? d->cur - k.cur_row : 0;
+		cursor_show(d->cur, &d->top, d->nrows, d->h);
+	}
+free_carry:
+	free(k.starts);
+	free(k.bits);
+}
+
+/* ---- expanding ---- */
+
+void details_open_path(struct ui *u, const struct drow *r)
+{
+	struct details *d = &u->det;
+	const struct vms_alloc *a;
+
+	if (r->kind == DROW_GAP || r->kind == DROW_ALLOC)
+		return;
+	if (r->kind == DROW_CHILD)
+		d->expanded[r->idx] |= DEXP_REGION;
+	a = d->by_region ? NULL : details_alloc_of(d, r->idx);
+	if (a && a->n > 1)
+		d->expanded[a->first] |= DEXP_ALLOC;
+}
+
+/* Opens an allocation into its regions, and the regions with code into
+ * their children (all of them when none has code): Right on an image
+ * shows its mappings and its .text at once, on an 80x24 screen too. */
+static int open_alloc(struct ui *u, const struct vms_alloc *a, bool open)
+{
+	struct details *d = &u->det;
+	unsigned want = 0;
+	uint32_t k;
+
+	for (k = 0; k < a->n; k++)
+		if (u->snap->regions[a->first + k].nchildren)
+			want |= u->snap->regions[a->first + k].perms &
+				VMS_PERM_X;
+
+	if (!open) {
+		if (!(d->expanded[a->first] & DEXP_ALLOC))
+			return 0;
+		d->expanded[a->first] &= (uint8_t)~DEXP_ALLOC;
+	} else {
+		d->expanded[a->first] |= DEXP_ALLOC;
+		for (k = 0; k < a->n; k++) {
+			const struct vms_region *g =
+				&u->snap->regions[a->first + k];
+
+			if (g->nchildren && (g->perms & VMS_PERM_X) == want)
+				d->expanded[a->first + k] |= DEXP_REGION;
+		}
+	}
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
 int details_expand(struct ui *u, bool open)
 {
 	struct details *d = &u->det;
-	const struct drow *r;
+	struct drow r;
 	const struct vms_region *g;
+	size_t shown;
 
 	if (d->cur >= d->nrows)
 		return 0;
-	r = &d->rows[d->cur];
-	if (r->kind == DROW_GAP)
+	r = d->rows[d->cur];
+	if (r.kind == DROW_GAP)
 		return 0;
-	g = &u->snap->regions[r->idx];
-	if (open && !g->nchildren) {
+	if (r.kind == DROW_ALLOC) {
+		int f = open_alloc(u, &d->allocs[r.idx], open);
+
+		shown = d->allocs[r.idx].n;
+		if (!open || !f)
+			return f;
+		goto bring_into_view;
+	}
+	g = &u->snap->regions[r.idx];
+	if (open && r.kind == DROW_REGION && !g->nchildren) {
 		ui_message(u, false, "this region has nothing to expand into");
 		return UI_DRAW;
 	}
-	if (!open && !d->expanded[r->idx])
-		return 0;
-	d->expanded[r->idx] = open;
-	details_rebuild(u);
-	if (open && d->h > 0) {
-		/* bring the children into view, the region staying on top */
-		size_t last = d->cur + g->nchildren, hh = (size_t)d->h;
+	if (!open && !(d->expanded[r.idx] & DEXP_REGION)) {
+		/* Left on a region of an allocation: back to it, closed */
+		const struct vms_alloc *a = r.depth && r.kind == DROW_REGION
+						    ? details_alloc_of(d, r.idx)
+						    : NULL;
 
+		return a ? open_alloc(u, a, false) : 0;
+	}
+	if (open && r.kind == DROW_CHILD)
+		return 0;
+	if (open)
+		d->expanded[r.idx] |= DEXP_REGION;
+	else
+		d->expanded[r.idx] &= (uint8_t)~DEXP_REGION;
+	details_rebuild(u);
+	if (!open)
+		return UI_DRAW;
+	shown = g->nchildren;
+bring_into_view:
+	/* the children into view, the row opened staying on top */
+	if (shown && d->h > 0) {
+		size_t last = d->cur, hh = (size_t)d->h;
+
+		while (last + 1 < d->nrows &&
+		       d->rows[last + 1].depth > d->rows[d->cur].depth)
+			last++;
 		if (last >= d->top + hh)
 			d->top =
 				last - hh + 1 > d->cur ? d->cur : last - hh + 1;
@@ -376,133 +573,21 @@ int details_expand(struct ui *u, bool open)
 	return UI_DRAW;
 }
 
-static bool node_matches(const struct ui *u, const struct drow *r,
-			 const char *needle)
+int details_toggle(struct ui *u)
 {
-	const struct vms_region *g;
-	char hex[32];
-
-	if (r->kind == DROW_GAP)
-		return contains_ci("free", needle);
-	g = &u->snap->regions[r->idx];
-	if (r->kind == DROW_CHILD)
-		return contains_ci(g->children[r->child].name, needle);
-	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)g->start);
-	return contains_ci(g->path, needle) || contains_ci(g->detail, needle) ||
-	       contains_ci(vms_type_info[g->type].label, needle) ||
-	       contains_ci(hex, needle);
-}
-
-static bool same_node(const struct drow *a, const struct drow *b)
-{
-	return a->kind == b->kind && a->idx == b->idx &&
-	       (a->kind != DROW_CHILD || a->child == b->child);
-}
-
-/* Every node of the view in the order it is shown, as if every row were
- * expanded: the top rows in their sort order, each followed by all it
- * holds. Malloc'd into *out; the count, or 0. */
-static size_t full_order(const struct ui *u, struct drow **out)
-{
+	const struct drow *r;
 	const struct details *d = &u->det;
-	size_t i, n = 0, cap = d->nrows + 64;
-	struct drow *v = malloc(cap * sizeof(*v));
 
-	for (i = 0; v && i < d->nrows; i++) {
-		const struct drow *r = &d->rows[i];
-		uint32_t c, nc;
-
-		if (r->kind == DROW_CHILD)
-			continue;
-		nc = r->kind == DROW_REGION ? u->snap->regions[r->idx].nchildren
-					    : 0;
-		if (nc > UINT16_MAX)
-			nc = UINT16_MAX;
-		if (n + 1 + nc > cap) {
-			struct drow *m;
-
-			cap = (n + 1 + nc) * 2;
-			m = realloc(v, cap * sizeof(*v));
-			if (!m)
-				break;
-			v = m;
-		}
-		v[n++] = *r;
-		for (c = 0; c < nc; c++)
-			v[n++] = (struct drow){ r->idx, DROW_CHILD,
-						(uint16_t)c };
-	}
-	*out = v;
-	return v ? n : 0;
-}
-
-/* Makes node r a row (its region expanded if it is a child) and puts the
- * cursor on it. */
-static void show_node(struct ui *u, const struct drow *r)
-{
-	struct details *d = &u->det;
-	size_t i;
-
-	if (r->kind == DROW_CHILD && !d->expanded[r->idx]) {
-		d->expanded[r->idx] = 1;
-		details_rebuild(u);
-	}
-	for (i = 0; i < d->nrows; i++)
-		if (same_node(&d->rows[i], r)) {
-			d->cur = i;
-			break;
-		}
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
-}
-
-int details_find(struct ui *u, bool backwards)
-{
-	struct details *d = &u->det;
-	char needle[sizeof(u->find)];
-	struct drow *v, hit = { 0, 0, 0 };
-	size_t i, k, n, pos = 0, nhits = 0, hitno = 0;
-	bool found = false;
-
-	for (i = 0; u->find[i]; i++)
-		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
-					   ? u->find[i] + 32
-					   : u->find[i]);
-	needle[i] = '\0';
-	if (!*needle || !d->nrows)
+	if (d->cur >= d->nrows)
 		return 0;
-	n = full_order(u, &v);
-	for (i = 0; i < n; i++)
-		if (d->cur < d->nrows && same_node(&v[i], &d->rows[d->cur]))
-			pos = i;
-	/* the first match after the cursor (before it: backwards), and how
-	 * many there are, collapsed rows included */
-	for (k = 1; k <= n; k++) {
-		i = backwards ? (pos + n - k) % n : (pos + k) % n;
-		if (!node_matches(u, &v[i], needle))
-			continue;
-		nhits++;
-		if (!found) {
-			found = true;
-			hit = v[i];
-		}
-	}
-	if (found) /* its number, counted in the order shown */
-		for (i = 0; i < n; i++) {
-			if (node_matches(u, &v[i], needle))
-				hitno++;
-			if (same_node(&v[i], &hit))
-				break;
-		}
-	free(v);
-	if (!found) {
-		ui_message(u, true, "not found: %s", u->find);
-		return UI_DRAW;
-	}
-	show_node(u, &hit);
-	u->focus = 1;
-	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",
-		   hitno, nhits, u->find);
-	return UI_DRAW;
+	r = &d->rows[d->cur];
+	if (r->kind == DROW_ALLOC)
+		return details_expand(
+			u,
+			!(d->expanded[d->allocs[r->idx].first] & DEXP_ALLOC));
+	if (r->kind != DROW_REGION)
+		return 0;
+	return details_expand(u, !(d->expanded[r->idx] & DEXP_REGION));
 }
 
 int details_goto_addr(struct ui *u, uint64_t addr)
@@ -515,18 +600,7 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 		d->reverse = false;
 		details_rebuild(u);
 	}
-	cursor_to(u, addr, NULL);
+	details_cursor_to(u, addr, NULL);
 	u->focus = 1;
 	return UI_DRAW;
-}
-
-const char *details_sort_arrow(const struct details *d)
-{
-	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
-		  d->sort == DS_DETAILS ||
-		  (sort_column[d->sort] >= 0 &&
-		   vms_column_has((enum vms_col)sort_column[d->sort],
-				  VMS_COLF_ASCENDING));
-
-	return up != d->reverse ? "^" : "v";
 }

@@ -132,83 +132,148 @@ static void details_text(const char *t, const char *words, int w, char *out,
 	snprintf(out, n, "%s%s  %s", slash + 1, words, dir);
 }
 
+/* The protection of an allocation: every permission one of its regions
+ * has ("r-xp" and "rw-p" read "rwxp"), shared or private as its main. */
+static const char *alloc_perms(const struct ui *u, const struct drow *r,
+			       char *buf)
+{
+	const struct vms_alloc *a = &u->det.allocs[r->idx];
+	unsigned p = 0;
+	uint32_t k;
+
+	for (k = 0; k < a->n; k++)
+		p |= u->snap->regions[a->first + k].perms;
+	buf[0] = p & VMS_PERM_R ? 'r' : '-';
+	buf[1] = p & VMS_PERM_W ? 'w' : '-';
+	buf[2] = p & VMS_PERM_X ? 'x' : '-';
+	buf[3] = u->snap->regions[a->main].perms & VMS_PERM_SHARED ? 's' : 'p';
+	buf[4] = '\0';
+	return buf;
+}
+
+/* Whether a row has nothing committed (drawn as reserved). */
+static bool row_reserved(const struct ui *u, const struct drow *r)
+{
+	const struct vms_alloc *a;
+	uint32_t k;
+
+	if (r->kind != DROW_ALLOC)
+		return u->snap->regions[r->idx].flags & VMS_RF_RESERVED;
+	a = &u->det.allocs[r->idx];
+	for (k = 0; k < a->n; k++)
+		if (!(u->snap->regions[a->first + k].flags & VMS_RF_RESERVED))
+			return false;
+	return true;
+}
+
+/* '+' closed, '-' open, ' ' nothing to open. */
+static const char *row_mark(const struct ui *u, const struct drow *r)
+{
+	const struct details *d = &u->det;
+
+	if (r->kind == DROW_ALLOC)
+		return d->expanded[d->allocs[r->idx].first] & DEXP_ALLOC ? "-"
+									 : "+";
+	if (!u->snap->regions[r->idx].nchildren)
+		return " ";
+	return d->expanded[r->idx] & DEXP_REGION ? "-" : "+";
+}
+
+static void draw_child(struct ui *u, int y, const struct drow *r,
+		       const struct dlayout *l)
+{
+	static const char *const kind[VMS_NTYPES] = {
+		[VMS_T_IMAGE] = "section",
+		[VMS_T_STACK] = "part",
+		[VMS_T_HEAP] = "segment",
+	};
+	const struct vms_child *c =
+		&u->snap->regions[r->idx].children[r->child];
+	const char *k = kind[u->snap->regions[r->idx].type];
+	attr_t base = theme_attr(EL_CHILD);
+	char buf[32];
+
+	put_blank(y, 0, COLS, base);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
+	put_fmt(y, X_TYPE, 12, base, "%*s%s", 2 * r->depth, "", k ? k : "");
+	put_right(y, X_SIZE, 8, base,
+		  fmt_size(c->end - c->start, buf, sizeof(buf)));
+	put_fmt(y, l->details, COLS - l->details, base, "%*s%s", 2 * r->depth,
+		"", c->name);
+}
+
+/* An allocation or a region: its figures (an allocation's summed). */
+static void draw_region(struct ui *u, int y, const struct drow *r,
+			const struct dlayout *l)
+{
+	const struct vms_region *g = details_node_region(u, r);
+	attr_t base = theme_attr(EL_NORMAL), ta;
+	char buf[32], text[600], words[160];
+	const char *w[8];
+	size_t nw = export_state_words(g, w, 8), k;
+	uint64_t a, b;
+	int len;
+
+	details_row_span(u, r, &a, &b);
+	if (row_reserved(u, r))
+		base = ta = theme_attr(EL_RESERVED);
+	else
+		ta = theme_attr(theme_type(g->type));
+	put_blank(y, 0, COLS, base);
+	put_str(y, X_MARK, 1, base, row_mark(u, r), 1);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
+	put_fmt(y, X_TYPE, 12, ta, "%*s%s", 2 * r->depth, "",
+		vms_type_info[g->type].label);
+	put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf, sizeof(buf)));
+	if (l->commit)
+		put_right(y, l->commit, 9, base,
+			  fmt_size(details_figure(u, r, VMS_COL_COMMITTED), buf,
+				   sizeof(buf)));
+	if (l->ws)
+		put_right(y, l->ws, 8, base,
+			  fmt_size(details_figure(u, r, VMS_COL_WS), buf,
+				   sizeof(buf)));
+	if (l->pws)
+		put_right(y, l->pws, 10, base,
+			  fmt_size(details_figure(u, r, VMS_COL_PRIVATE_WS),
+				   buf, sizeof(buf)));
+	put_str(y, l->prot, 4, base,
+		r->kind == DROW_ALLOC ? alloc_perms(u, r, buf)
+				      : export_perms(g, buf),
+		1);
+	for (k = 0, len = 0; k < nw && len < (int)sizeof(words) - 40; k++)
+		len += snprintf(words + len, sizeof(words) - (size_t)len,
+				"%s%s%s", k ? ", " : " [", w[k],
+				k + 1 == nw ? "]" : "");
+	if (!nw)
+		words[0] = '\0';
+	details_text(details_region_text(g), words,
+		     COLS - l->details - 2 * r->depth, text, sizeof(text));
+	put_fmt(y, l->details, COLS - l->details, base, "%*s%s", 2 * r->depth,
+		"", text);
+}
+
 static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 {
 	const struct drow *r = &u->det.rows[i];
-	bool sel = i == u->det.cur;
-	attr_t base = theme_attr(EL_NORMAL), ta;
-	char buf[32], text[600], words[160];
+	char buf[32];
 	uint64_t a, b;
 
-	details_row_span(u, r, &a, &b);
 	if (r->kind == DROW_GAP) {
-		base = ta = theme_attr(EL_FREE);
+		attr_t base = theme_attr(EL_FREE);
+
+		details_row_span(u, r, &a, &b);
 		put_blank(y, 0, COLS, base);
 		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, "Free", 1);
+		put_str(y, X_TYPE, 12, base, "Free", 1);
 		put_right(y, X_SIZE, 8, base,
 			  fmt_size(b - a, buf, sizeof(buf)));
 	} else if (r->kind == DROW_CHILD) {
-		const struct vms_child *c =
-			&u->snap->regions[r->idx].children[r->child];
-
-		static const char *const kind[VMS_NTYPES] = {
-			[VMS_T_IMAGE] = "  section",
-			[VMS_T_STACK] = "  part",
-			[VMS_T_HEAP] = "  segment",
-		};
-		const char *k = kind[u->snap->regions[r->idx].type];
-
-		base = ta = theme_attr(EL_CHILD);
-		put_blank(y, 0, COLS, base);
-		put_fmt(y, X_ADDR, 16, base, "%016llx",
-			(unsigned long long)c->start);
-		put_str(y, X_TYPE, 12, base, k ? k : "", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(c->end - c->start, buf, sizeof(buf)));
-		put_fmt(y, l->details, COLS - l->details, base, "  %s",
-			c->name);
+		draw_child(u, y, r, l);
 	} else {
-		const struct vms_region *g = &u->snap->regions[r->idx];
-		const char *w[8];
-		size_t nw = export_state_words(g, w, 8), k;
-		int len;
-
-		if (g->flags & VMS_RF_RESERVED)
-			base = ta = theme_attr(EL_RESERVED);
-		else
-			ta = theme_attr(theme_type(g->type));
-		put_blank(y, 0, COLS, base);
-		if (g->nchildren)
-			put_str(y, X_MARK, 1, base,
-				u->det.expanded[r->idx] ? "-" : "+", 1);
-		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
-		put_str(y, X_TYPE, 12, ta, vms_type_info[g->type].label, 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
-		if (l->commit)
-			put_right(y, l->commit, 9, base,
-				  fmt_size(g->committed, buf, sizeof(buf)));
-		if (l->ws)
-			put_right(y, l->ws, 8, base,
-				  fmt_size(g->c.rss, buf, sizeof(buf)));
-		if (l->pws)
-			put_right(y, l->pws, 10, base,
-				  fmt_size(g->private_ws, buf, sizeof(buf)));
-		put_str(y, l->prot, 4, base, export_perms(g, buf), 1);
-		for (k = 0, len = 0; k < nw && len < (int)sizeof(words) - 40;
-		     k++)
-			len += snprintf(words + len,
-					sizeof(words) - (size_t)len, "%s%s%s",
-					k ? ", " : " [", w[k],
-					k + 1 == nw ? "]" : "");
-		if (!nw)
-			words[0] = '\0';
-		details_text(details_region_text(g), words, COLS - l->details,
-			     text, sizeof(text));
-		put_str(y, l->details, COLS - l->details, base, text, 1);
+		draw_region(u, y, r, l);
 	}
-	if (sel) {
+	if (i == u->det.cur) {
 		attr_t sa = theme_attr(u->focus == 1 ? EL_SELECTION
 						     : EL_SELECTION_IDLE);
 

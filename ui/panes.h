@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "columns.h"
 #include "ui_priv.h"
 
 /* pane_summary.c */
@@ -31,28 +32,55 @@ int summary_row_filter(int row);
 
 /* pane_details.c */
 /* A new snapshot (u->snap; old: the one before, still alive, or NULL):
- * rows rebuilt with the filter, sort and free toggle kept, the cursor on
- * the row it was on (by address, and by name on a child) at the same
- * place on screen; a snapshot of the same process keeps the expanded
- * regions too. */
+ * rows rebuilt with the filter, sort, view and free toggle kept, the
+ * cursor on the row it was on (by address, and by name on a child) at the
+ * same place on screen; a snapshot of the same process keeps the expanded
+ * rows too. */
 void details_reset(struct ui *u, const struct vms_snapshot *old);
 void details_free(struct details *d);
-void details_rebuild(struct ui *u); /* filter, sort or expansion changed */
+/* filter, sort, view or expansion changed: the rows again, the cursor on
+ * its row (or the row now holding its address) */
+void details_rebuild(struct ui *u);
 void details_draw(struct ui *u, int y, int h);
+/* Right/Left on the cursor's row: an allocation opens into its regions
+ * and their children; Left on a row inside one closes what holds it. */
 int details_expand(struct ui *u, bool open);
+/* Enter: opens or closes the cursor's row. */
+int details_toggle(struct ui *u);
 int details_find(struct ui *u, bool backwards);
 /* Every region in address order, the cursor on the one holding addr. */
 int details_goto_addr(struct ui *u, uint64_t addr);
 const char *dsort_name(int s);
 /* "^" (smallest first) or "v": the direction of d's sort as shown. */
 const char *details_sort_arrow(const struct details *d);
-/* Shared by the details' files (pane_details*.c): the addresses a row
- * spans; what the Details column says of a region (its detail, else its
- * path). */
+
+/* Shared by the details' files (pane_details*.c, pane_find.c). */
+/* The addresses a row spans. */
 void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
 		      uint64_t *b);
+/* What the Details column says of a region (its detail, else its path). */
 const char *details_region_text(const struct vms_region *r);
-/* Region of the current row, or NULL (a gap). */
+/* The region a row stands for (an allocation's main one); NULL: a gap. */
+const struct vms_region *details_node_region(const struct ui *u,
+					     const struct drow *r);
+/* The region of row `row`, as above, or NULL. */
 const struct vms_region *details_region(const struct ui *u, size_t row);
+/* The allocation region i is in (NULL without allocations). */
+const struct vms_alloc *details_alloc_of(const struct details *d,
+					 uint32_t region);
+/* A row's figure in column c (an allocation's: the sum of its regions'). */
+uint64_t details_figure(const struct ui *u, const struct drow *r,
+			enum vms_col c);
+bool details_same_node(const struct drow *a, const struct drow *b);
+/* Calls fn with top and what it holds, in the order shown: every
+ * descendant (all) or only the open ones. Stops when fn returns < 0.
+ * Returns the rows given to fn. */
+size_t details_emit(const struct ui *u, const struct drow *top, bool all,
+		    int (*fn)(void *ctx, struct drow r), void *ctx);
+/* Opens what holds node r (its region, its allocation); no rebuild. */
+void details_open_path(struct ui *u, const struct drow *r);
+/* The cursor to the deepest row holding addr (its child named child, if
+ * open). */
+void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
 
 #endif

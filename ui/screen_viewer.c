@@ -160,7 +160,8 @@ static void viewer_draw(struct ui *u)
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
 	details_draw(u, hh + sh, LINES - 1 - hh - sh);
-	snprintf(right, sizeof(right), "%s | sort %s %s | %zu/%zu",
+	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
+		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
 		 : d->show_free ? "all+free"
 				: "all",
@@ -192,14 +193,9 @@ static int set_filter(struct ui *u, int row)
 
 static int act_enter(struct ui *u)
 {
-	const struct vms_region *r;
-
 	if (u->focus == 0)
 		return set_filter(u, u->sum_cur);
-	r = details_region(u, u->det.cur);
-	if (!r || u->det.rows[u->det.cur].kind != DROW_REGION)
-		return 0;
-	return details_expand(u, !u->det.expanded[u->det.rows[u->det.cur].idx]);
+	return details_toggle(u);
 }
 
 static int act_expand(struct ui *u)
@@ -257,6 +253,14 @@ static int act_free(struct ui *u)
 	return UI_DRAW;
 }
 
+/* Allocations (an image, a stack, an arena one row) or the region list. */
+static int act_view(struct ui *u)
+{
+	u->det.by_region = !u->det.by_region;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
 static int act_map(struct ui *u)
 {
 	u->next = SCR_MAP;
@@ -302,6 +306,10 @@ static const struct key_action viewer_keys[] = {
 	{ 's', "s", "next sort column of the details", act_sort },
 	{ 'S', "S", "reverse the sort", act_reverse },
 	{ 'f', "f", "show or hide the free gaps in the all view", act_free },
+	{ 'a', "a",
+	  "allocations (an image, a thread's stack, an arena: one row) or "
+	  "the region list",
+	  act_view },
 	{ 'm', "m", "address-space map", act_map },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc.h"
 #include "proclist.h"
 #include "snapshot.h"
 #include "theme.h"
@@ -93,13 +94,19 @@ UI_SCREENS(X)
 
 /* ---- each screen's own data ---- */
 
-/* A row of the details pane: a region, a child of one, or a free gap. */
-enum { DROW_REGION, DROW_CHILD, DROW_GAP };
+/* A row of the details pane: an allocation, a region (alone, or one of
+ * an allocation's), a child of a region, or a free gap. depth: 0 a top
+ * row, 1 under it, 2 under that. */
+enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC };
 struct drow {
-	uint32_t idx; /* region index, or gap index */
-	uint16_t kind;
+	uint32_t idx; /* region, gap or allocation index */
+	uint8_t kind;
+	uint8_t depth;
 	uint16_t child; /* child index for DROW_CHILD */
 };
+/* What is open, per region (details.expanded): its children; and, on an
+ * allocation's first region, the allocation's regions. */
+enum { DEXP_REGION = 1, DEXP_ALLOC = 2 };
 struct dgap {
 	uint64_t start, end;
 };
@@ -120,7 +127,11 @@ struct details {
 	size_t nrows, cap;
 	struct dgap *gaps;
 	size_t ngaps;
-	uint8_t *expanded; /* per region */
+	uint8_t *expanded; /* per region: DEXP_* */
+	struct vms_alloc *allocs; /* alloc.h, in address order */
+	size_t nallocs;
+	uint32_t *alloc_of; /* per region: its allocation */
+	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
 	int sort;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The viewer's finish (issue 12, item 5), at 80x24 with NO_COLOR and at
-200x60 with a theme, on the everykind target: free gaps only when asked
+200x60 with a theme, on the everykind target, in the region list (a): free gaps only when asked
 for (never in the all view's Size sort), the sort column marked in the
 heading, sizes under 1 K in bytes, r keeping the expanded rows, cursor,
 filter and sort, the header keeping the time beside a warning, a key
@@ -81,6 +81,9 @@ def one_size(p, snap, w, h, env, args, what):
                 term="tmux-256color")
     scr = tm.wait_for(ready)
     T.ok(ready(scr), "%s: the viewer is up" % what, scr)
+    # the region list (a), where the rows are the regions
+    tm.keys("a")
+    scr = tm.wait_for("regions: all")
     T.ok(counts(scr)[1] == nreg,
          "%s: the all view lists the %d regions and no free gap"
          % (what, nreg), status(scr))
@@ -152,11 +155,13 @@ def one_size(p, snap, w, h, env, args, what):
     # r keeps the filter and the sort
     tm.keys("Tab", "Home", "Down", "Down", "Down", "Enter", "Tab", "s")
     scr = tm.wait_for(lambda s: "Heap | sort Size v" in s)
+    T.ok("regions: Heap" in status(scr),
+         "%s: the region list stays with the filter" % what, status(scr))
     tm.keys("r")
     scr = tm.wait_for("new snapshot")
     tm.keys("j")
     scr = tm.wait_for(lambda s: "new snapshot" not in s)
-    T.ok("Heap | sort Size v" in status(scr) and
+    T.ok("regions: Heap | sort Size v" in status(scr) and
          {r[2] for r in det_rows(scr)} == {"Heap"},
          "%s: r keeps the Heap filter and the Size sort" % what, scr)
     return tm
