@@ -30,6 +30,12 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t n)
 	return units_size(bytes, buf, n);
 }
 
+const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
+		    uint64_t bytes, char *buf, size_t n)
+{
+	return vms_column_known(s, c) ? fmt_size(bytes, buf, n) : "-";
+}
+
 /* What to draw for one unit of s (escape.h), and its columns: printable
  * characters as they are, escapes as their text. A character this locale
  * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as

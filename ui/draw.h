@@ -13,11 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "columns.h"
 #include "theme.h"
 
 /* Bytes as B under 1 K, K up to 9999 K, then M, G, T with one decimal
  * below 100: "864 B", "3636 K", "12.3 M", "128 T". At most 7 characters. */
 const char *fmt_size(uint64_t bytes, char *buf, size_t n);
+/* fmt_size of column c's figure, or "-" when s does not know that column
+ * (a core's counters: unknown, never 0). */
+const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
+		    uint64_t bytes, char *buf, size_t n);
 
 /* Writes s at (y, x) in attr, clipped to w columns and padded with blanks
  * to w (pad false: not padded). Returns the columns written. Every string

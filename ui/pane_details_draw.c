@@ -227,16 +227,19 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf, sizeof(buf)));
 	if (l->commit)
 		put_right(y, l->commit, 9, base,
-			  fmt_size(details_figure(u, r, VMS_COL_COMMITTED), buf,
-				   sizeof(buf)));
+			  fmt_col(u->snap, VMS_COL_COMMITTED,
+				  details_figure(u, r, VMS_COL_COMMITTED), buf,
+				  sizeof(buf)));
 	if (l->ws)
 		put_right(y, l->ws, 8, base,
-			  fmt_size(details_figure(u, r, VMS_COL_WS), buf,
-				   sizeof(buf)));
+			  fmt_col(u->snap, VMS_COL_WS,
+				  details_figure(u, r, VMS_COL_WS), buf,
+				  sizeof(buf)));
 	if (l->pws)
 		put_right(y, l->pws, 10, base,
-			  fmt_size(details_figure(u, r, VMS_COL_PRIVATE_WS),
-				   buf, sizeof(buf)));
+			  fmt_col(u->snap, VMS_COL_PRIVATE_WS,
+				  details_figure(u, r, VMS_COL_PRIVATE_WS), buf,
+				  sizeof(buf)));
 	put_str(y, l->prot, 4, base,
 		r->kind == DROW_ALLOC ? alloc_perms(u, r, buf)
 				      : export_perms(g, buf),

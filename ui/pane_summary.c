@@ -109,12 +109,18 @@ void summary_move(struct ui *u, enum move mv)
 	u->sum_cur = u->sum_vis[cur];
 }
 
-/* Free has only a size, a count and its largest block. */
-static const char *cell(const struct vms_totals *t, int i, bool free_row,
+/* Free has only a size, a count and its largest block; a figure the
+ * snapshot does not know (a core's counters) is "-", never 0. */
+static const char *cell(const struct vms_snapshot *s, int row, int i,
 			char *buf, size_t n)
 {
-	if (free_row && !(col(i)->flags & VMS_COLF_FREE))
+	const struct vms_totals *t = row_totals(s, row);
+
+	if (row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE))
 		return "";
+	if (!vms_cell_known(s, vms_summary_columns[i],
+			    row == VMS_T_PAGE_TABLE))
+		return "-";
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
@@ -153,8 +159,7 @@ void summary_draw(struct ui *u, int y)
 
 		w[i] = a > b ? a : b;
 		for (row = 0; row < SUM_ROWS; row++) {
-			int l = (int)strlen(cell(row_totals(s, row), i,
-						 row == SUM_FREE, buf,
+			int l = (int)strlen(cell(s, row, i, buf,
 						 sizeof(buf)));
 
 			if (l > w[i])
@@ -175,7 +180,6 @@ void summary_draw(struct ui *u, int y)
 	for (k = 0; k < u->sum_shown; k++) {
 		int yy = y + 2 + k, r = u->sum_vis[u->sum_top + k];
 		int filt = summary_row_filter(r);
-		const struct vms_totals *t = row_totals(s, r);
 		attr_t la, va;
 
 		row = r;
@@ -196,7 +200,6 @@ void summary_draw(struct ui *u, int y)
 		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])
 				put_right(yy, x, w[i], va,
-					  cell(t, i, row == SUM_FREE, buf,
-					       sizeof(buf)));
+					  cell(s, row, i, buf, sizeof(buf)));
 	}
 }

@@ -140,10 +140,12 @@ static void draw_bars(struct ui *u)
 	draw_bar(u, 3, 13, bw, ws, scale);
 	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
 		fmt_size(scale, a, sizeof(a)),
-		fmt_size(s->total.private_bytes, b, sizeof(b)));
+		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, b,
+			sizeof(b)));
 	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
-		fmt_size(s->total.ws, a, sizeof(a)),
-		fmt_size(s->total.private_ws, c, sizeof(c)));
+		fmt_col(s, VMS_COL_WS, s->total.ws, a, sizeof(a)),
+		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, c,
+			sizeof(c)));
 }
 
 static void viewer_draw(struct ui *u)

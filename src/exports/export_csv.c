@@ -10,14 +10,18 @@
 #include "export_util.h"
 
 /* The figures of one row, in the table's order: each column the row has
- * (want: VMS_COLF_TYPE or VMS_COLF_REGION), empty where it has none. */
-static void csv_figures(struct outbuf *o, const struct vms_totals *t,
-			const struct vms_region *r)
+ * (want: VMS_COLF_TYPE or VMS_COLF_REGION), empty where it has none or
+ * where the snapshot does not know it (a core's counters). */
+static void csv_figures(struct outbuf *o, const struct vms_snapshot *s,
+			const struct vms_totals *t, const struct vms_region *r,
+			bool page_table_row)
 {
 	int c;
 
 	for (c = 0; c < VMS_NCOLS; c++) {
 		ob_putc(o, ',');
+		if (!vms_cell_known(s, (enum vms_col)c, page_table_row))
+			continue;
 		if (t && vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
 			ob_u64(o, vms_column_type(t, (enum vms_col)c));
 		else if (r && vms_column_has((enum vms_col)c, VMS_COLF_REGION))
@@ -38,18 +42,20 @@ static void csv_size_only(struct outbuf *o, uint64_t size)
 	}
 }
 
-static void csv_totals(struct outbuf *o, const char *record, const char *type,
-		       const struct vms_totals *t)
+static void csv_totals(struct outbuf *o, const struct vms_snapshot *s,
+		       const char *record, const char *type,
+		       const struct vms_totals *t, bool page_table_row)
 {
 	ob_puts(o, record);
 	ob_putc(o, ',');
 	ob_puts(o, type);
 	ob_puts(o, ",,,,,,,,,");
-	csv_figures(o, t, NULL);
+	csv_figures(o, s, t, NULL, page_table_row);
 	ob_puts(o, ",,\n");
 }
 
-static void csv_region(struct outbuf *o, const struct vms_region *r)
+static void csv_region(struct outbuf *o, const struct vms_snapshot *s,
+		       const struct vms_region *r)
 {
 	const char *w[8];
 	size_t nw = export_state_words(r, w, 8), j;
@@ -69,7 +75,7 @@ static void csv_region(struct outbuf *o, const struct vms_region *r)
 	ob_csv_str(o, r->path);
 	ob_putc(o, ',');
 	ob_csv_str(o, r->detail);
-	csv_figures(o, NULL, r);
+	csv_figures(o, s, NULL, r, false);
 	ob_putc(o, ',');
 	ob_csv_str(o, r->vmflags);
 	ob_putc(o, ',');
@@ -109,10 +115,11 @@ void export_csv(const struct vms_snapshot *s, struct outbuf *o)
 	}
 	ob_puts(o, ",vmflags,state\n");
 	for (t = 0; t < VMS_NTYPES; t++)
-		csv_totals(o, "type", vms_type_info[t].json, &s->types[t]);
-	csv_totals(o, "total", "", &s->total);
+		csv_totals(o, s, "type", vms_type_info[t].json, &s->types[t],
+			   t == VMS_T_PAGE_TABLE);
+	csv_totals(o, s, "total", "", &s->total, false);
 	for (i = 0; i < s->nregions; i++)
-		csv_region(o, &s->regions[i]);
+		csv_region(o, s, &s->regions[i]);
 	for (i = 0; i < s->nthreads; i++) {
 		const struct vms_thread *th = &s->threads[i];
 

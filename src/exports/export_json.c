@@ -73,11 +73,8 @@ static void columns(struct outbuf *o, const struct vms_snapshot *s,
 		ob_putc(o, '"');
 		ob_puts(o, col->key);
 		OB_LIT(o, "\":");
-		/* unknown (a core): null, never 0; the page table's row is
-		 * VmPTE alone */
-		if (!vms_column_known(s, (enum vms_col)c) ||
-		    (page_table && s->cap.no_counters &&
-		     !(col->flags & VMS_COLF_COUNT)))
+		/* unknown (a core): null, never 0 */
+		if (!vms_cell_known(s, (enum vms_col)c, page_table))
 			OB_LIT(o, "null");
 		else
 			ob_u64(o, vms_column_type(t, (enum vms_col)c));

@@ -37,15 +37,6 @@ static const char *cell(const struct outbuf *o, int i, uint64_t v, char *buf,
 	return ob_size_text(o, v, buf, n);
 }
 
-/* A cell of a figure the snapshot does not have (a core's counters;
- * the page table's row without VmPTE): "-", never 0. */
-static bool unknown(const struct vms_snapshot *s, int i, bool page_table)
-{
-	return !vms_column_known(s, vms_summary_columns[i]) ||
-	       (page_table && s->cap.no_counters &&
-		!(col(i)->flags & VMS_COLF_COUNT));
-}
-
 static void print_row(struct outbuf *o, const struct vms_snapshot *s,
 		      const char *label, const struct vms_totals *t,
 		      const int w[NCOLS], bool free_row, bool page_table)
@@ -60,7 +51,7 @@ static void print_row(struct outbuf *o, const struct vms_snapshot *s,
 		ob_putc(o, ' ');
 		if (free_row && !(col(i)->flags & VMS_COLF_FREE))
 			ob_printf(o, "%*s", w[i], "");
-		else if (unknown(s, i, page_table))
+		else if (!vms_cell_known(s, vms_summary_columns[i], page_table))
 			ob_printf(o, "%*s", w[i], "-");
 		else
 			ob_printf(o, "%*s", w[i],

@@ -165,3 +165,11 @@ bool vms_column_known(const struct vms_snapshot *s, enum vms_col c)
 {
 	return !s->cap.no_counters || !vms_column_has(c, VMS_COLF_COUNTER);
 }
+
+bool vms_cell_known(const struct vms_snapshot *s, enum vms_col c,
+		    bool page_table_row)
+{
+	return vms_column_known(s, c) &&
+	       !(page_table_row && s->cap.no_counters &&
+		 !vms_column_has(c, VMS_COLF_COUNT));
+}

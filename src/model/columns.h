@@ -76,6 +76,12 @@ uint64_t vms_column_region(const struct vms_region *r, enum vms_col c);
 /* Whether s knows the figures of column c (false: a counter column of a
  * snapshot without counters, s->cap.no_counters; shown as unknown). */
 bool vms_column_known(const struct vms_snapshot *s, enum vms_col c);
+/* Whether a cell of column c is known: vms_column_known, and in the page
+ * table's summary row (page_table_row) of a snapshot without counters
+ * only the counts (its VmPTE is not known either). Unknown cells are
+ * printed as unknown ("-", null, an empty CSV cell), never as 0. */
+bool vms_cell_known(const struct vms_snapshot *s, enum vms_col c,
+		    bool page_table_row);
 /* The column whose key or name is s (case-insensitive), or -1. */
 int vms_column_find(const char *s);
 

@@ -511,11 +511,17 @@ static void perm_reason(pid_t pid, char *why, size_t size)
 		 lsm[0] ? "active: " : "Landlock, AppArmor or SELinux", lsm);
 }
 
-/* A process the caller started that runs a setuid or setgid program: its
- * real ids are the caller's, its effective or saved ones are not, and the
- * kernel lets only CAP_SYS_PTRACE read it (it is not dumpable either). */
-static bool setid_program(pid_t pid, char *why, size_t size)
+/* A process whose real uid is the caller's that the kernel still lets
+ * only CAP_SYS_PTRACE read: it runs a setuid or setgid program (its
+ * effective or saved ids are not the caller's), or it made itself not
+ * dumpable (prctl(PR_SET_DUMPABLE, 0), as ssh-agent and gpg-agent do;
+ * its /proc/PID files then belong to root, which must not be named as
+ * its owner). */
+static bool own_but_closed(pid_t pid, char *why, size_t size)
 {
+	char path[64];
+	struct stat st;
+
 	unsigned u[4], g[4];
 	char *b, *l;
 	size_t n;
@@ -527,14 +533,26 @@ static bool setid_program(pid_t pid, char *why, size_t size)
 	    sscanf(l + 5, "%u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4 &&
 	    (l = strstr(b, "\nGid:")) &&
 	    sscanf(l + 5, "%u %u %u %u", &g[0], &g[1], &g[2], &g[3]) == 4 &&
-	    u[0] == (unsigned)getuid() &&
-	    (u[1] != u[0] || u[2] != u[0] || g[1] != g[0] || g[2] != g[0])) {
-		snprintf(why, size,
-			 "it runs a setuid or setgid program (real uid %u, "
-			 "effective uid %u, effective gid %u), which only root "
-			 "(CAP_SYS_PTRACE) may look into",
-			 u[0], u[1], g[1]);
-		yes = true;
+	    u[0] == (unsigned)getuid()) {
+		if (u[1] != u[0] || u[2] != u[0] || g[1] != g[0] ||
+		    g[2] != g[0]) {
+			snprintf(why, size,
+				 "it runs a setuid or setgid program (real uid "
+				 "%u, effective uid %u, effective gid %u), which "
+				 "only root (CAP_SYS_PTRACE) may look into",
+				 u[0], u[1], g[1]);
+			yes = true;
+		} else if (snprintf(path, sizeof(path), "/proc/%d/maps",
+				    (int)pid) > 0 &&
+			   stat(path, &st) == 0 && st.st_uid != (uid_t)u[0]) {
+			snprintf(why, size,
+				 "it is yours (uid %u) but has made itself not "
+				 "dumpable (prctl PR_SET_DUMPABLE 0, as ssh-agent "
+				 "does), which only root (CAP_SYS_PTRACE) may "
+				 "look into",
+				 u[0]);
+			yes = true;
+		}
 	}
 	free(b);
 	return yes;
@@ -547,7 +565,7 @@ bool procfs_ids_refuse(pid_t pid, char *why, size_t size)
 
 	if (geteuid() == 0)
 		return false;
-	if (setid_program(pid, why, size))
+	if (own_but_closed(pid, why, size))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	if (stat(path, &st) < 0 || st.st_uid == geteuid())

@@ -30,6 +30,8 @@
     4 with one line naming the file and what is wrong (both machines).
 Skipped when gcore is not installed.
 """
+import csv
+import io
 import json
 import os
 import shutil
@@ -135,6 +137,22 @@ def unknowns(snap, summary):
          "-s prints '-' for the 8 unknown columns of Total", row)
 
 
+def unknown_csv(text):
+    """-e csv leaves the unknown cells empty, never 0: in every region row
+    and in the total and page table rows; size and committed are there."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    keys = ("ws", "pss", "swap", "private_ws", "shareable_ws", "shared_ws",
+            "locked_ws", "uss")
+    regions = [r for r in rows if r["record"] == "region"]
+    T.ok(regions, "-e csv has region rows", text[:300])
+    filled = [(r["record"], r["type"], r["start"], k) for r in rows
+              if r["record"] in ("region", "total")
+              or r["type"] == "page_table" for k in keys if r[k] != ""]
+    T.eq(filled[:5], [], "-e csv: the unknown cells are empty, never 0")
+    T.ok(all(r["size"] != "" and r["committed"] != "" for r in regions),
+         "-e csv: every region's size and committed are there")
+
+
 def replaced(tmp):
     exe = os.path.join(tmp, "mysleep")
     shutil.copy(shutil.which("sleep"), exe)
@@ -226,6 +244,7 @@ def main():
         threads(snap, tids)
         s = load(core, "-s")
         unknowns(snap, s.stdout.decode(errors="replace"))
+        unknown_csv(load(core, "-e", "csv").stdout.decode(errors="replace"))
         size_kb = os.path.getsize(core) // 1024
         peak = T.peak_rss_kb([T.VMSCOPE, "-l", core, "-s"])
         if peak is None:

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A core dump in the viewer (issue 10, item 4): what a core does not hold
+(Rss, Pss, Swap, sharing, the page table) reads "-", never "0 K", in the
+summary pane, the bars' figures and the details pane, while Size and
+Committed are there. On the recorded core of `sleep`
+(tests/fixtures/sleep_small.core), at 200x50 with a theme and at 80x24
+with NO_COLOR.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+CORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                    "fixtures", "sleep_small.core")
+
+
+def check(w, h, env, extra, what, bars):
+    tm = D.Tmux([T.VMSCOPE] + extra + ["-l", CORE], width=w, height=h,
+                env=env)
+    try:
+        scr = tm.wait_for(lambda s: "Sampler core" in s or "core," in s
+                          and "Address" in s)
+        lines = scr.splitlines()
+        total = next((l for l in lines if l.startswith(">Total")), "")
+        cells = total.split()[1:]
+        T.ok(cells.count("-") >= 3 and not re.search(r"\s0 K", total),
+             "%s: the Total row shows '-' for what the core does not hold"
+             % what, total)
+        T.ok(re.search(r"^>Total\s+\d+(\.\d)? K\s+\d+(\.\d)? K", total),
+             "%s: Size and Committed of Total are figures" % what, total)
+        if bars:
+            ws = [l for l in lines if "Working set" in l]
+            T.ok(ws and re.search(r"\s-\s+Priv WS -\s*$", ws[0]),
+                 "%s: the working set bar's figures are '-'" % what, ws)
+        head = next(i for i, l in enumerate(lines) if "Address" in l)
+        rows = [l for l in lines[head + 1:]
+                if re.match(r"^[ +>-] ?[0-9a-f]{16} ", l)]
+        # the cells between the last size and the protection: WS (and
+        # Private WS where they fit)
+        ws_cells = [re.search(r"K((?:\s+-)+)\s+[r-][w-][x-][ps] ", l)
+                    for l in rows]
+        T.ok(rows and all(ws_cells),
+             "%s: the details rows show '-' for WS, never 0 K" % what,
+             "\n".join(rows[:5]))
+    finally:
+        tm.kill()
+
+
+def main():
+    D.require_tmux("a core in the viewer")
+    check(200, 50, None, ["-t", "light"], "200x50 -t light", True)
+    check(80, 24, {"NO_COLOR": "1"}, [], "80x24 NO_COLOR", False)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
