@@ -78,8 +78,10 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 		uintptr_t b = ((uintptr_t)nr + bytes) & ~(uintptr_t)4095;
 
 		/* Linux 5.14; older kernels fault the pages in one by one */
-		if (b > a)
+		if (b > a) {
+			madvise((void *)a, b - a, MADV_HUGEPAGE);
 			madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+		}
 	}
 #endif
 	return 0;
