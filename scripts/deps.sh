@@ -19,6 +19,8 @@ tmux                 the viewer's tests drive it in tmux
 procps               pmap, the benchmark's reference
 gdb                  gcore, the fork benchmark's reference
 clang                make fuzz (libFuzzer)
+libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
+time                 /usr/bin/time: peak memory (benchmarks, the core test)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
 "

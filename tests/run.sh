@@ -24,9 +24,13 @@ run_one() {
 	case "$name" in *"${TESTS:-}"*) ;; *) return ;; esac
 	out="$log/out"
 	printf '== %s\n' "$name"
+	t0=$(date +%s)
 	"$@" >"$out" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	cat "$out"
+	printf '# %s took %d s\n' "$name" "$secs"
+	printf '%6d s  %s\n' "$secs" "$name" >>"$log/times"
 	p=$(grep -c '^ok' "$out" | tr -d ' ')
 	s=$(grep '^ok' "$out" | grep -c '# SKIP' | tr -d ' ')
 	f=$(grep -c '^not ok' "$out" | tr -d ' ')
@@ -48,6 +52,10 @@ for t in tests/code/*.py tests/live/*.py tests/tui/*.py; do
 done
 
 echo
+if [ -s "$log/times" ]; then
+	echo "# the slowest tests:"
+	sort -rn "$log/times" | head -8 | sed 's/^/# /'
+fi
 [ -n "$failed_tests" ] && echo "failed:$failed_tests"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
