@@ -21,6 +21,8 @@ gdb                  gcore, the fork benchmark's reference
 clang                make fuzz (libFuzzer)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
+openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
+golang-go            test_go: a Go program's arenas against runtime.MemStats
 "
 
 missing=""

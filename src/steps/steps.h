@@ -18,6 +18,9 @@
  *   malloc    step_malloc.c    glibc malloc walked without symbols:
  *                              mallinfo2 and each arena's figures
  *                              (glibc_find.h, glibc_walk.h)
+ *   jvm       step_jvm.c       a HotSpot JVM's Java heap (managed heap,
+ *                              runtime "jvm", figures from hsperfdata),
+ *                              class space and code cache named
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
@@ -40,6 +43,7 @@ int step_heaps_run(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);
 int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
+int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,
