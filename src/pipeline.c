@@ -33,6 +33,7 @@ const struct vms_step vms_steps[] = {
 	 * there, and says itself what it lacks (no note for other
 	 * processes). */
 	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
+	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };

@@ -21,6 +21,8 @@
  *   jvm       step_jvm.c       a HotSpot JVM's Java heap (managed heap,
  *                              runtime "jvm", figures from hsperfdata),
  *                              class space and code cache named
+ *   go        step_go.c        a Go program's heap arenas (managed heap,
+ *                              runtime "go", from the runtime's hints)
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
@@ -44,6 +46,7 @@ int step_heaps_run(struct vms_snapshot *s, unsigned have,
 int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,
