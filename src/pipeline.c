@@ -34,6 +34,7 @@ const struct vms_step vms_steps[] = {
 	 * processes). */
 	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
 	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
+	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };

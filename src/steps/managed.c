@@ -63,3 +63,17 @@ struct vms_managed *managed_find(struct vms_snapshot *s, const char *rt,
 	}
 	return NULL;
 }
+
+struct vms_managed *managed_extend(struct vms_snapshot *s, const char *rt,
+				   uint64_t start, uint64_t end)
+{
+	struct vms_managed *m =
+		s->nmanaged ? &s->managed[s->nmanaged - 1] : NULL;
+
+	if (!m || m->end != start || strcmp(m->runtime, rt) != 0)
+		return managed_add(s, rt, start, end);
+	m->end = end;
+	m->reserved = end - m->start;
+	m->committed += managed_committed(s, start, end);
+	return m;
+}

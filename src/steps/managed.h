@@ -22,6 +22,10 @@
 
 struct vms_managed *managed_add(struct vms_snapshot *s, const char *rt,
 				uint64_t start, uint64_t end);
+/* Extends the last entry to end when it is of runtime rt and ends at
+ * start (a runtime's adjacent named regions are one heap); else adds. */
+struct vms_managed *managed_extend(struct vms_snapshot *s, const char *rt,
+				   uint64_t start, uint64_t end);
 /* The entry of runtime rt overlapping [start, end), or NULL. */
 struct vms_managed *managed_find(struct vms_snapshot *s, const char *rt,
 				 uint64_t start, uint64_t end);

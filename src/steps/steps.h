@@ -23,6 +23,8 @@
  *                              class space and code cache named
  *   go        step_go.c        a Go program's heap arenas (managed heap,
  *                              runtime "go", from the runtime's hints)
+ *   dotnet    step_dotnet.c    .NET CoreCLR's GC range by shape alone
+ *                              (untested on a live .NET)
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
@@ -47,6 +49,8 @@ int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
 int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_dotnet_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,
