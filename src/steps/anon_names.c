@@ -12,8 +12,14 @@
 
 #include "snapshot.h"
 
-#define EXACT(n, t, rt, w) { n, false, t, rt, w }
-#define PREFIX(n, t, rt, w) { n, true, t, rt, w }
+#define EXACT(n, t, rt, w)                                                     \
+	{                                                                      \
+		n, false, t, rt, w                                             \
+	}
+#define PREFIX(n, t, rt, w)                                                    \
+	{                                                                      \
+		n, true, t, rt, w                                              \
+	}
 
 static const struct anon_name table[] = {
 	/* glibc 2.39+ with glibc.mem.decorate_maps (NEWS 2.39;
@@ -46,7 +52,8 @@ static const struct anon_name table[] = {
 	       "a thread's signal stack"),
 	/* ART (Android's runtime): its heap spaces are the managed heap;
 	 * the rest of dalvik- is its bookkeeping and code. */
-	PREFIX("dalvik-main space", VMS_T_MANAGED_HEAP, "art", "ART main space"),
+	PREFIX("dalvik-main space", VMS_T_MANAGED_HEAP, "art",
+	       "ART main space"),
 	PREFIX("dalvik-alloc space", VMS_T_MANAGED_HEAP, "art",
 	       "ART alloc space"),
 	PREFIX("dalvik-region space", VMS_T_MANAGED_HEAP, "art",
@@ -55,8 +62,8 @@ static const struct anon_name table[] = {
 	       "ART zygote space"),
 	PREFIX("dalvik-non moving space", VMS_T_MANAGED_HEAP, "art",
 	       "ART non-moving space"),
-	PREFIX("dalvik-free list large object space", VMS_T_MANAGED_HEAP,
-	       "art", "ART large object space"),
+	PREFIX("dalvik-free list large object space", VMS_T_MANAGED_HEAP, "art",
+	       "ART large object space"),
 	PREFIX("dalvik-large object space", VMS_T_MANAGED_HEAP, "art",
 	       "ART large object space"),
 	PREFIX("dalvik-", VMS_T_PRIVATE_DATA, "art",

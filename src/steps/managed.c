@@ -5,8 +5,7 @@
 
 #include "totals.h"
 
-uint64_t managed_committed(struct vms_snapshot *s, uint64_t start,
-			   uint64_t end)
+uint64_t managed_committed(struct vms_snapshot *s, uint64_t start, uint64_t end)
 {
 	ptrdiff_t i = vms_snapshot_find_index(s, start);
 	uint64_t sum = 0;

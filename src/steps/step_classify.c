@@ -104,7 +104,8 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 			if (known)
 				r->type = known->type;
 			if (known && known->type == VMS_T_MANAGED_HEAP &&
-			    !managed_extend(s, known->runtime, r->start, r->end))
+			    !managed_extend(s, known->runtime, r->start,
+					    r->end))
 				return step_nomem(err, "classify");
 		} else if (r->path[0] == '[') {
 			r->detail = r->path;

@@ -54,9 +54,10 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 	for (i = 0; i < s->nregions; i = end) {
 		bool rw = false;
 
-		for (end = i; end < s->nregions && plain_anon(&s->regions[end]) &&
-			      (end == i ||
-			       s->regions[end].start == s->regions[end - 1].end);
+		for (end = i;
+		     end < s->nregions && plain_anon(&s->regions[end]) &&
+		     (end == i ||
+		      s->regions[end].start == s->regions[end - 1].end);
 		     end++)
 			rw |= (s->regions[end].perms & VMS_PERM_W) != 0;
 		if (end == i) {
@@ -68,8 +69,8 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 			end = i + 1;
 			continue;
 		}
-		if (!rw || s->regions[end - 1].end - s->regions[i].start <
-				   MIN_RANGE)
+		if (!rw ||
+		    s->regions[end - 1].end - s->regions[i].start < MIN_RANGE)
 			continue;
 		for (k = i; k < end; k++) {
 			s->regions[k].type = VMS_T_MANAGED_HEAP;

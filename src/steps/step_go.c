@@ -60,9 +60,9 @@ static bool arena_at(const struct vms_snapshot *s, uint64_t h, size_t *first,
 
 	if (i < 0 || s->regions[i].start != h || !plain_anon(&s->regions[i]))
 		return false;
-	for (j = (size_t)i; j < s->nregions && plain_anon(&s->regions[j]) &&
-			    (j == (size_t)i ||
-			     s->regions[j].start == s->regions[j - 1].end);
+	for (j = (size_t)i;
+	     j < s->nregions && plain_anon(&s->regions[j]) &&
+	     (j == (size_t)i || s->regions[j].start == s->regions[j - 1].end);
 	     j++)
 		if ((s->regions[j].end - h) % ARENA == 0)
 			cut = j + 1;

@@ -189,13 +189,11 @@ static void name_regions(struct vms_snapshot *s, size_t first, size_t end,
 static int parts_of(struct vms_snapshot *s, const struct hsperf *h,
 		    struct vms_managed *m)
 {
-	struct vms_managed_part *p =
-		arena_alloc(&s->arena, (HSPERF_GENS * HSPERF_SPACES + 2) *
-					       sizeof(*p));
+	struct vms_managed_part *p = arena_alloc(
+		&s->arena, (HSPERF_GENS * HSPERF_SPACES + 2) * sizeof(*p));
 	const struct hsperf_space *extra[2] = { &h->metaspace,
 						&h->class_space };
-	static const char *const extra_name[2] = { "metaspace",
-						   "class space" };
+	static const char *const extra_name[2] = { "metaspace", "class space" };
 	uint32_t g, k, n = 0;
 	int64_t used = 0;
 
@@ -255,9 +253,10 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 	for (i = 0; i < s->nregions; i = end) {
 		bool rwx = false;
 
-		for (end = i; end < s->nregions && code_piece(&s->regions[end]) &&
-			      (end == i ||
-			       s->regions[end].start == s->regions[end - 1].end);
+		for (end = i;
+		     end < s->nregions && code_piece(&s->regions[end]) &&
+		     (end == i ||
+		      s->regions[end].start == s->regions[end - 1].end);
 		     end++)
 			rwx |= s->regions[end].perms != 0;
 		if (end == i) {
@@ -321,9 +320,9 @@ int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 			 (unsigned long long)(sum > largest ? largest : sum));
 		return note(s, msg, err);
 	}
-	detail = h.policy[0] ? arena_printf(&s->arena, "Java heap (%s)",
-					    h.policy)
-			     : "Java heap";
+	detail = h.policy[0]
+			 ? arena_printf(&s->arena, "Java heap (%s)", h.policy)
+			 : "Java heap";
 	if (!detail)
 		return step_nomem(err, "jvm");
 	name_regions(s, first, end, detail, true);

@@ -14,8 +14,7 @@
 
 /* The C parser's figure for an expect key, as text; false if it has no
  * such figure. */
-static bool figure(const struct hsperf *h, const char *key, char *out,
-		   size_t n)
+static bool figure(const struct hsperf *h, const char *key, char *out, size_t n)
 {
 	const struct hsperf_space *sp = NULL;
 	unsigned g, k;
@@ -155,8 +154,9 @@ static void test_prefixes(void)
 	}
 	/* The file is 32 KiB, its entries end at "used" (12 KiB): every
 	 * prefix holding them parses, none shorter does. */
-	ok(good > 0, "prefixes of jvm17_g1.hsperf: %zu of them parse, the "
-		     "rest are refused with a message",
+	ok(good > 0,
+	   "prefixes of jvm17_g1.hsperf: %zu of them parse, the "
+	   "rest are refused with a message",
 	   good);
 	free(buf);
 }

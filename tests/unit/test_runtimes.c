@@ -59,9 +59,9 @@ static void test_anon_names(void)
 			continue;
 		n++;
 		r = vms_snapshot_find(s, start);
-		a = r && r->detail ? anon_names_lookup(r->detail,
-						       strlen(r->detail))
-				   : NULL;
+		a = r && r->detail
+			    ? anon_names_lookup(r->detail, strlen(r->detail))
+			    : NULL;
 		got_rt = a ? a->runtime : "-";
 		if (!r || strcmp(vms_type_info[r->type].json, type) ||
 		    strcmp(got_rt, rt)) {
@@ -96,9 +96,8 @@ static void test_dotnet(void)
 	if (!s)
 		return;
 	m = managed_at(s, 0x7e0000000000);
-	ok(m && strcmp(m->runtime, "dotnet") == 0 &&
-		   m->end == 0x7e4000000000 && m->reserved == 256ull << 30 &&
-		   m->committed == 36ull << 20,
+	ok(m && strcmp(m->runtime, "dotnet") == 0 && m->end == 0x7e4000000000 &&
+		   m->reserved == 256ull << 30 && m->committed == 36ull << 20,
 	   ".NET: the 256 GiB GC range is a managed heap, 36 MiB committed");
 	for (i = 0; i < s->nregions; i++)
 		n += s->regions[i].type == VMS_T_MANAGED_HEAP;
