@@ -15,9 +15,12 @@
  * that is the only one of that size. The class space is the run of the
  * compressed class space's maximum size (next to the CDS archive when
  * several fit); the code cache the runs of anonymous rwx and PROT_NONE
- * regions. What cannot be told (no hsperfdata: -XX:-UsePerfData; a
- * snapshot file or a core, whose files cannot be opened; no run of the
- * size) is a note, and the regions stay what they were.
+ * regions. A snapshot with no live process behind it (a core, a snapshot
+ * file) is read only from its own memory (a core holds the mapping when
+ * dumped with coredump_filter bit 3): the file on disk now is of another
+ * instant. What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
+ * the snapshot; no run of the size) is a note, and the regions stay what
+ * they were.
  *
  * The figures are read from the file while the steps run: the target is
  * held still then with -F; with -b fork the JVM runs on, and they are of
@@ -136,8 +139,9 @@ static const struct vms_region *perf_region(const struct vms_snapshot *s)
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
-		if ((r->perms & VMS_PERM_SHARED) && r->path &&
-		    strstr(r->path, "/hsperfdata_"))
+		/* (Shared; a core does not say: its regions are all 'p'.) */
+		if (r->path && strstr(r->path, "/hsperfdata_") &&
+		    ((r->perms & VMS_PERM_SHARED) || s->src.pid == 0))
 			return r;
 	}
 	return NULL;
@@ -171,6 +175,36 @@ static int read_perf(struct vms_snapshot *s, const struct vms_region *r,
 		n += (size_t)got;
 	close(fd);
 	*len = n;
+	return 0;
+}
+
+/* The snapshot's own copy of the mapping (a core dumped with file-backed
+ * shared memory, coredump_filter bit 3): 0, or -1 and why. */
+static int read_perf_mem(struct vms_snapshot *s, const struct vms_region *r,
+			 char **buf, size_t *len, const char **why)
+{
+	uint64_t size = vms_region_size(r);
+	size_t want = size < HSPERF_MAX_BYTES ? (size_t)size : HSPERF_MAX_BYTES;
+	struct vms_error rerr = { 0 };
+	ssize_t got = -1;
+
+	*why = "a JVM, but its hsperfdata is not in the snapshot (a snapshot "
+	       "file keeps no memory; a core holds it only when dumped with "
+	       "coredump_filter bit 3, file-backed shared memory): its heap "
+	       "cannot be told from the map";
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return -1;
+	if (!(*buf = malloc(want))) {
+		*why = "out of memory";
+		return -1;
+	}
+	got = vms_source_read(s, r->start, *buf, want, &rerr);
+	if (got < 32) {
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	*len = (size_t)got;
 	return 0;
 }
 
@@ -292,19 +326,25 @@ int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 			    "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem): "
 			    "its heap cannot be told from the map",
 			    err);
-	if (!(have & VMS_SRC_FILES))
+	if (s->src.pid == 0) {
+		/* No live process: the file on disk now is of another
+		 * instant (or another JVM): only the snapshot's own copy. */
+		if (read_perf_mem(s, pr, &buf, &len, &why) < 0)
+			return note(s, why, err);
+	} else if (!(have & VMS_SRC_FILES)) {
 		return note(s,
 			    "a JVM, but its hsperfdata file cannot be read "
-			    "here (a snapshot file or a core keeps no files): "
-			    "its heap cannot be told from the map",
+			    "here: its heap cannot be told from the map",
 			    err);
-	if (have & VMS_SRC_CONSISTENT)
-		vms_source_hold(s, true);
-	if (read_perf(s, pr, &buf, &len, &why) < 0) {
+	} else {
+		if (have & VMS_SRC_CONSISTENT)
+			vms_source_hold(s, true);
+		if (read_perf(s, pr, &buf, &len, &why) < 0) {
+			vms_source_hold(s, false);
+			return note(s, why, err);
+		}
 		vms_source_hold(s, false);
-		return note(s, why, err);
 	}
-	vms_source_hold(s, false);
 	if (hsperf_parse(buf, len, &h, &perr) < 0) {
 		free(buf);
 		return note(s, perr.msg, err);
