@@ -31,7 +31,8 @@ const struct vms_step vms_steps[] = {
 	  VMS_SRC_FILES, false, step_malloc_run },
 	/* Runtimes: each uses files or memory only when its runtime is
 	 * there, and says itself what it lacks (no note for other
-	 * processes). */
+	 * processes); jvm asks a source without files to put back what it
+	 * kept (a snapshot file). */
 	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
 	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
 	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },

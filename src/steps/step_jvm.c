@@ -15,10 +15,12 @@
  * that is the only one of that size. The class space is the run of the
  * compressed class space's maximum size (next to the CDS archive when
  * several fit); the code cache the runs of anonymous rwx and PROT_NONE
- * regions. A snapshot with no live process behind it (a core, a snapshot
- * file) is read only from its own memory (a core holds the mapping when
- * dumped with coredump_filter bit 3): the file on disk now is of another
- * instant. What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
+ * regions (their details begin "JVM ": a snapshot file keeps the regions
+ * so named, snapfile_managed.c). A core is read only from its own memory
+ * (it holds the mapping when dumped with coredump_filter bit 3): the file
+ * on disk now is of another instant. A snapshot file puts back what the
+ * step found when it was saved (the source's restore, asked by the step
+ * itself: the pipeline would note its lack for every process). What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
  * the snapshot; no run of the size) is a note, and the regions stay what
  * they were.
  *
@@ -315,6 +317,14 @@ int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 	size_t len = 0;
 	bool jvm = false;
 
+	/* A source without files may have kept what this step found (a
+	 * snapshot file): put back, it stands for the step. */
+	if (!(have & VMS_SRC_FILES)) {
+		int kept = vms_source_restore(s, "jvm", err);
+
+		if (kept != 0)
+			return kept < 0 ? -1 : 0;
+	}
 	for (i = 0; i < s->nregions && !jvm; i++)
 		jvm = s->regions[i].path &&
 		      ends_with(s->regions[i].path, "/libjvm.so");

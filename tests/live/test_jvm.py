@@ -12,12 +12,15 @@ Starts tests/targets/JvmHeap.java (java -Xmx384m, G1 and Serial) and, with
     vmscope; taken only when both agree: the idle JVM did not change them);
   - where jcmd is installed (a JDK), the heap's range and committed bytes
     equal `jcmd PID GC.heap_info` ("total NK ... [start, end)") and the
-    class space named "JVM class space" is where `jcmd VM.info` says.
+    class space named "JVM class space" is where `jcmd VM.info` says;
+  - saved with -w and loaded with -l, the jvm heap, its parts and its
+    regions' types and names come back as a live capture has them.
 Every JVM started is killed by its pid. Skipped without java."""
 import os
 import re
 import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -145,6 +148,42 @@ def check(label, pid, extra):
                "compressed class space")
 
 
+def saved(label, pid, tmp):
+    """-w FILE then -l FILE: the jvm step's result comes back from the
+    file (a loaded snapshot cannot read the hsperfdata file again)."""
+    path = os.path.join(tmp, "jvm.vms")
+    for _ in range(3):
+        before = read_perf(pid)
+        r = T.run_vmscope("-F", "-w", path, pid)
+        after = read_perf(pid)
+        if before == after:
+            break
+    if not T.ok(r.returncode == 0, "%s: -w saves it" % label, r.stderr):
+        return
+    live = T.vmscope_json(pid, "-F")
+    r = T.run_vmscope("-l", path, "-e", "json")
+    if not T.ok(r.returncode == 0, "%s: -l loads it" % label, r.stderr):
+        return
+    loaded = T.json.loads(r.stdout)
+
+    def jvm(snap):
+        return [m for m in snap["managed"] if m["runtime"] == "jvm"]
+
+    def named(snap):
+        return [(x["start"], x["type"], x["detail"]) for x in snap["regions"]
+                if x["type"] == "managed_heap"
+                or (x["detail"] or "").startswith("JVM ")]
+    T.ok(jvm(loaded) == jvm(live) and jvm(live),
+         "%s: the loaded file's jvm heap and parts equal a live capture's"
+         % label, "loaded %r\nlive %r" % (jvm(loaded), jvm(live)))
+    T.ok(named(loaded) == named(live),
+         "%s: ... and so do its regions' types and names (%d)"
+         % (label, len(named(live))))
+    T.ok(not [n for n in loaded["capture"]["missing"] if n["step"] == "jvm"],
+         "%s: ... with no note from the jvm step" % label,
+         loaded["capture"]["missing"])
+
+
 def main():
     if not shutil.which("java"):
         T.skip("jvm", "java is not installed (openjdk-17-jre-headless)")
@@ -158,6 +197,11 @@ def main():
             check("%s -F" % gc, pid, ["-F"])
             if gc == "G1":
                 check("%s -b fork" % gc, pid, ["-b", "fork"])
+                tmp = tempfile.mkdtemp(prefix="vms-jvm-")
+                try:
+                    saved("%s -w/-l" % gc, pid, tmp)
+                finally:
+                    shutil.rmtree(tmp, ignore_errors=True)
         finally:
             T.kill(p)
     T.done()
