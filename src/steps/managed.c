@@ -76,3 +76,23 @@ struct vms_managed *managed_extend(struct vms_snapshot *s, const char *rt,
 	m->committed += managed_committed(s, start, end);
 	return m;
 }
+
+bool managed_plain_anon(const struct vms_region *r)
+{
+	return !(r->perms & VMS_PERM_SHARED) && !r->path &&
+	       r->type == VMS_T_PRIVATE_DATA;
+}
+
+size_t managed_run(const struct vms_snapshot *s, size_t i,
+		   bool (*piece)(const struct vms_region *), unsigned *perms)
+{
+	size_t end;
+
+	*perms = 0;
+	for (end = i;
+	     end < s->nregions && piece(&s->regions[end]) &&
+	     (end == i || s->regions[end].start == s->regions[end - 1].end);
+	     end++)
+		*perms |= s->regions[end].perms;
+	return end;
+}

@@ -16,6 +16,8 @@
 #ifndef VMS_MANAGED_H
 #define VMS_MANAGED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "snapshot.h"
@@ -29,6 +31,14 @@ struct vms_managed *managed_extend(struct vms_snapshot *s, const char *rt,
 /* The entry of runtime rt overlapping [start, end), or NULL. */
 struct vms_managed *managed_find(struct vms_snapshot *s, const char *rt,
 				 uint64_t start, uint64_t end);
+/* Private anonymous memory no earlier step claimed: no path, private
+ * data (the runtimes' steps look for their heaps among these). */
+bool managed_plain_anon(const struct vms_region *r);
+/* The end (exclusive) of the run of adjacent regions from index i that
+ * piece accepts (i when region i is not one); *perms gets the OR of their
+ * perms (VMS_PERM_*). */
+size_t managed_run(const struct vms_snapshot *s, size_t i,
+		   bool (*piece)(const struct vms_region *), unsigned *perms);
 /* The committed bytes of the regions inside [start, end). */
 uint64_t managed_committed(struct vms_snapshot *s, uint64_t start,
 			   uint64_t end);

@@ -23,12 +23,6 @@
 
 #define MIN_RANGE (256ull << 20)
 
-static bool plain_anon(const struct vms_region *r)
-{
-	return !(r->perms & VMS_PERM_SHARED) && !r->path &&
-	       r->type == VMS_T_PRIVATE_DATA;
-}
-
 static bool is_coreclr(const struct vms_snapshot *s)
 {
 	size_t i, n;
@@ -52,14 +46,9 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 	if (!is_coreclr(s))
 		return 0;
 	for (i = 0; i < s->nregions; i = end) {
-		bool rw = false;
+		unsigned perms;
 
-		for (end = i;
-		     end < s->nregions && plain_anon(&s->regions[end]) &&
-		     (end == i ||
-		      s->regions[end].start == s->regions[end - 1].end);
-		     end++)
-			rw |= (s->regions[end].perms & VMS_PERM_W) != 0;
+		end = managed_run(s, i, managed_plain_anon, &perms);
 		if (end == i) {
 			if (step_path_starts(&s->regions[i],
 					     "/memfd:doublemapper"))
@@ -69,7 +58,7 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 			end = i + 1;
 			continue;
 		}
-		if (!rw ||
+		if (!(perms & VMS_PERM_W) ||
 		    s->regions[end - 1].end - s->regions[i].start < MIN_RANGE)
 			continue;
 		for (k = i; k < end; k++) {

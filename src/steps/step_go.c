@@ -45,29 +45,23 @@ static bool go_image(const struct vms_snapshot *s)
 	return false;
 }
 
-static bool plain_anon(const struct vms_region *r)
-{
-	return !(r->perms & VMS_PERM_SHARED) && !r->path &&
-	       r->type == VMS_T_PRIVATE_DATA;
-}
-
 /* The arena run at hint h: [first, end) region indexes; false if none. */
 static bool arena_at(const struct vms_snapshot *s, uint64_t h, size_t *first,
 		     size_t *end)
 {
 	ptrdiff_t i = vms_snapshot_find_index(s, h);
-	size_t j, cut = 0;
+	unsigned perms;
+	size_t j, run;
 
-	if (i < 0 || s->regions[i].start != h || !plain_anon(&s->regions[i]))
+	if (i < 0 || s->regions[i].start != h ||
+	    !managed_plain_anon(&s->regions[i]))
 		return false;
-	for (j = (size_t)i;
-	     j < s->nregions && plain_anon(&s->regions[j]) &&
-	     (j == (size_t)i || s->regions[j].start == s->regions[j - 1].end);
-	     j++)
-		if ((s->regions[j].end - h) % ARENA == 0)
-			cut = j + 1;
+	run = managed_run(s, (size_t)i, managed_plain_anon, &perms);
+	/* Cut at its last 64 MiB boundary (a neighbour merged in). */
+	for (j = run; j > (size_t)i && (s->regions[j - 1].end - h) % ARENA; j--)
+		;
 	*first = (size_t)i;
-	*end = cut ? cut : j;
+	*end = j > (size_t)i ? j : run;
 	return true;
 }
 

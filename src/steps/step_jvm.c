@@ -287,19 +287,14 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 		     &first, &end))
 		name_regions(s, first, end, "JVM class space", false);
 	for (i = 0; i < s->nregions; i = end) {
-		bool rwx = false;
+		unsigned perms;
 
-		for (end = i;
-		     end < s->nregions && code_piece(&s->regions[end]) &&
-		     (end == i ||
-		      s->regions[end].start == s->regions[end - 1].end);
-		     end++)
-			rwx |= s->regions[end].perms != 0;
+		end = managed_run(s, i, code_piece, &perms);
 		if (end == i) {
 			end = i + 1;
 			continue;
 		}
-		if (rwx)
+		if (perms & VMS_PERM_X)
 			name_regions(s, i, end, "JVM code cache", false);
 	}
 }

@@ -103,30 +103,17 @@ def main():
         os.mkdir(corpus)
         run_fuzzer("fuzz_heap", max(SECONDS // 2, 5), corpus, [], tmp,
                    ["-max_len=4096"])
-        corpus = os.path.join(tmp, "corpus-snap")
-        seed_dir = os.path.join(tmp, "seeds-snap")
-        os.mkdir(corpus)
-        os.mkdir(seed_dir)
-        for s in glob.glob(os.path.join(fixtures, "*.vms")):
-            shutil.copy(s, seed_dir)
-        run_fuzzer("fuzz_snapfile", max(SECONDS // 2, 5), corpus, [seed_dir],
-                   tmp, ["-max_len=65536"])
-        corpus = os.path.join(tmp, "corpus-core")
-        seed_dir = os.path.join(tmp, "seeds-core")
-        os.mkdir(corpus)
-        os.mkdir(seed_dir)
-        for s in glob.glob(os.path.join(fixtures, "*.core")):
-            shutil.copy(s, seed_dir)
-        run_fuzzer("fuzz_core", max(SECONDS // 2, 5), corpus, [seed_dir],
-                   tmp, ["-max_len=65536"])
-        corpus = os.path.join(tmp, "corpus-hsperf")
-        seed_dir = os.path.join(tmp, "seeds-hsperf")
-        os.mkdir(corpus)
-        os.mkdir(seed_dir)
-        for s in glob.glob(os.path.join(fixtures, "*.hsperf")):
-            shutil.copy(s, seed_dir)
-        run_fuzzer("fuzz_hsperf", max(SECONDS // 2, 5), corpus, [seed_dir],
-                   tmp, ["-max_len=65536"])
+        for name, kind, ext in (("fuzz_snapfile", "snap", "vms"),
+                                ("fuzz_core", "core", "core"),
+                                ("fuzz_hsperf", "hsperf", "hsperf")):
+            corpus = os.path.join(tmp, "corpus-" + kind)
+            seed_dir = os.path.join(tmp, "seeds-" + kind)
+            os.mkdir(corpus)
+            os.mkdir(seed_dir)
+            for s in glob.glob(os.path.join(fixtures, "*." + ext)):
+                shutil.copy(s, seed_dir)
+            run_fuzzer(name, max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
+                       ["-max_len=65536"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()

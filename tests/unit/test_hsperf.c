@@ -161,14 +161,31 @@ static void test_prefixes(void)
 	free(buf);
 }
 
-int main(void)
+static void test_heap_max(const char *name, bool by_sum)
 {
 	uint64_t sum, largest;
 	struct hsperf h;
-	struct vms_error err;
-	char *buf;
+	struct vms_error err = { 0 };
+	char file[128], *buf;
 	size_t len;
 
+	snprintf(file, sizeof(file), "%s.hsperf", name);
+	if (!(buf = fixture_read(file, &len)) ||
+	    hsperf_parse(buf, len, &h, &err) < 0) {
+		ok(0, "%s: parses (%s)", name, err.msg);
+		free(buf);
+		return;
+	}
+	hsperf_heap_max(&h, 4096, &sum, &largest);
+	ok((by_sum ? sum : largest) == 384ull << 20,
+	   "%s: -Xmx384m is the generations' max %s: sum %llu, largest %llu",
+	   name, by_sum ? "summed" : "largest", (unsigned long long)sum,
+	   (unsigned long long)largest);
+	free(buf);
+}
+
+int main(void)
+{
 	test_good("jvm17_g1");
 	test_good("jvm17_parallel");
 	test_good("jvm17_serial");
@@ -186,19 +203,8 @@ int main(void)
 	/* The heap's size: G1 lets each generation take all of it (the
 	 * largest), Serial and Parallel split it (the sum); all three JVMs
 	 * ran with -Xmx384m. */
-	if ((buf = fixture_read("jvm17_g1.hsperf", &len)) &&
-	    hsperf_parse(buf, len, &h, &err) == 0) {
-		hsperf_heap_max(&h, 4096, &sum, &largest);
-		ok(largest == 384ull << 20, "g1: largest generation max %llu",
-		   (unsigned long long)largest);
-	}
-	free(buf);
-	if ((buf = fixture_read("jvm17_serial.hsperf", &len)) &&
-	    hsperf_parse(buf, len, &h, &err) == 0) {
-		hsperf_heap_max(&h, 4096, &sum, &largest);
-		ok(sum == 384ull << 20, "serial: generations' max sum %llu",
-		   (unsigned long long)sum);
-	}
-	free(buf);
+	test_heap_max("jvm17_g1", false);
+	test_heap_max("jvm17_parallel", true);
+	test_heap_max("jvm17_serial", true);
 	return tap_done();
 }
