@@ -23,6 +23,8 @@ libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
 time                 /usr/bin/time: peak memory (benchmarks, the core test)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
+openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
+golang-go            test_go: a Go program's arenas against runtime.MemStats
 "
 
 missing=""

@@ -29,6 +29,13 @@ const struct vms_step vms_steps[] = {
 	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
 	{ "malloc", "walking glibc heaps", VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
 	  VMS_SRC_FILES, false, step_malloc_run },
+	/* Runtimes: each uses files or memory only when its runtime is
+	 * there, and says itself what it lacks (no note for other
+	 * processes); jvm asks a source without files to put back what it
+	 * kept (a snapshot file). */
+	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
+	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
+	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };

@@ -6,7 +6,8 @@
  * capture.partial, process.uid, totals.blocks, region state/build_id,
  * thread fields as listed, heaps' walked figures as null until walked,
  * the glibc walker's figures of each heap (system ... histogram, busy,
- * partial) and of the process ("malloc": mallinfo2, or null).
+ * partial) and of the process ("malloc": mallinfo2, or null), each
+ * managed heap's used, figures and parts (the runtime's own counts).
  */
 #include <stdio.h>
 #include <string.h>
@@ -455,6 +456,30 @@ static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, ',');
 }
 
+/* "parts": the runtime's own figures of a managed heap, [] when none. */
+static void managed_parts(struct outbuf *o, const struct vms_managed *m)
+{
+	uint32_t i;
+
+	KEY(o, "parts");
+	ob_putc(o, '[');
+	for (i = 0; i < m->nparts; i++) {
+		const struct vms_managed_part *p = &m->parts[i];
+
+		ob_putc(o, '{');
+		KV_STR(o, "name", p->name);
+		kv_i64_or_null(o, "capacity", p->capacity);
+		kv_i64_or_null(o, "used", p->used);
+		kv_i64_or_null(o, "max", p->max);
+		OB_LIT(o, "\"in_heap\":");
+		ob_puts(o, p->in_heap ? "true" : "false");
+		ob_putc(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+}
+
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
@@ -502,6 +527,9 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		KV_HEX(o, "end", m->end);
 		KV_U64(o, "reserved", m->reserved);
 		KV_U64(o, "committed", m->committed);
+		kv_i64_or_null(o, "used", m->used);
+		kv_str_or_null(o, "figures", m->figures);
+		managed_parts(o, m);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}

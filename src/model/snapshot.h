@@ -181,9 +181,31 @@ struct vms_malloc {
 	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
 };
 
+/* One part of a managed heap as its runtime counts it (a generation, a
+ * space, metaspace ...): bytes, -1 where the runtime gives no figure.
+ * in_heap: its bytes lie inside the heap's [start, end) (a JVM's eden and
+ * old generation); false for the runtime's memory elsewhere (metaspace,
+ * class space), counted here because the runtime reports it with its heap. */
+struct vms_managed_part {
+	const char *name; /* "eden", "old", "metaspace", ... as the runtime */
+	int64_t capacity, used, max;
+	bool in_heap;
+};
+
+/* A managed heap (a runtime's garbage-collected heap): its address range
+ * [start, end) as the map shows it, reserved = end - start, committed =
+ * the committed bytes (totals.h's per-region figure) of its regions. used
+ * is the runtime's own count of bytes in use (-1 unknown); figures says
+ * where the runtime's own figures came from ("hsperfdata", ...), NULL when
+ * none were read (used then -1 and no parts). Filled by classify (a
+ * runtime-named [anon:NAME]) and the runtimes' steps (jvm, go, ...). */
 struct vms_managed {
 	const char *runtime; /* "go", "art", "jvm", ... */
 	uint64_t start, end, reserved, committed;
+	int64_t used;
+	const char *figures;
+	const struct vms_managed_part *parts;
+	uint32_t nparts;
 };
 
 /* The figures of one row of the summary (a type, or the total). */

@@ -3,7 +3,7 @@
  * images step asks it for each file's ELF summary (elf), the classify
  * step for the file system of a file on device 0 (fs_magic), and the
  * heaps step, which would read memory, is replaced by the heaps it found
- * then (restore). Everything lives in the snapshot's arena: release has
+ * then (restore), and the malloc and jvm steps by what they found. Everything lives in the snapshot's arena: release has
  * nothing to free.
  */
 #include <errno.h>
@@ -54,6 +54,7 @@ struct sf_priv {
 	struct vms_malloc *glibc; /* NULL: not walked then */
 	struct vms_note *malloc_notes;
 	size_t nmalloc_notes;
+	struct sf_managed *jvm; /* NULL: not kept */
 };
 
 static struct sf_key key_of(const struct vms_region *r)
@@ -136,6 +137,11 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 			       ? -1
 			       : 1;
 	}
+	if (p && p->jvm && strcmp(step, "jvm") == 0)
+		return sf_managed_restore(s, p->jvm) < 0
+			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					       "out of memory")
+			       : 1;
 	if (!p || !p->heaps_kept || strcmp(step, "heaps") != 0)
 		return 0;
 	s->heaps = p->heaps;
@@ -526,7 +532,9 @@ int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 	if ((why = files_from(s, p, json_object_get(meta, "files"))) ||
 	    (why = fs_from(s, p, json_object_get(meta, "fs_magic"))) ||
 	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))) ||
-	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))))
+	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))) ||
+	    (why = sf_managed_from(s, json_object_get(meta, "jvm"), "jvm",
+				   "jvm", &p->jvm)))
 		return strcmp(why, "out of memory") == 0
 			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					       "out of memory")

@@ -1,10 +1,14 @@
 /* step_classify.c — the "classify" step: every region's type by what
  * /proc/PID/maps shows of it. Images, heaps and stacks are found by the
- * steps after it; what none of them claims stays private data. See steps.h.
+ * steps after it; what none of them claims stays private data. A region
+ * an allocator or runtime named ([anon:NAME]) is typed by the table of
+ * known names (anon_names.h); its detail is the name. See steps.h.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "anon_names.h"
+#include "managed.h"
 #include "source.h"
 #include "steps.h"
 
@@ -48,26 +52,6 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 	return true;
 }
 
-/* A runtime-named managed heap: Go 1.25 "[anon: Go: heap]", ART
- * "[anon:dalvik-main space]", ... Returns the runtime or NULL. */
-static const char *managed_runtime(const struct vms_region *r)
-{
-	static const struct {
-		const char *prefix, *runtime;
-	} tab[] = {
-		{ "[anon: Go: heap", "go" },   { "[anon:Go: heap", "go" },
-		{ "[anon:dalvik-", "art" },    { "[anon: dalvik-", "art" },
-		{ "[anon:v8 ", "v8" },	       { "[anon: v8 ", "v8" },
-		{ "[anon: Java heap", "jvm" }, { "[anon:Java heap", "jvm" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (step_path_starts(r, tab[i].prefix))
-			return tab[i].runtime;
-	return NULL;
-}
-
 /* "[anon:NAME]" / "[anon: NAME]" -> NAME, in the arena. */
 static const char *anon_name(struct vms_snapshot *s, const struct vms_region *r)
 {
@@ -85,7 +69,7 @@ static const char *anon_name(struct vms_snapshot *s, const struct vms_region *r)
 int step_classify_run(struct vms_snapshot *s, unsigned have,
 		      struct vms_error *err)
 {
-	size_t i, mcap = 0;
+	size_t i;
 
 	(void)have;
 	s->nmanaged = 0;
@@ -93,7 +77,7 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 
 	for (i = 0; i < s->nregions; i++) {
 		struct vms_region *r = &s->regions[i];
-		const char *rt;
+		const struct anon_name *known;
 
 		r->type = VMS_T_PRIVATE_DATA;
 		/* Derived state is rebuilt from scratch: classifying twice
@@ -112,31 +96,16 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 			   step_path_is(r, "[vsyscall]")) {
 			r->type = VMS_T_IMAGE;
 			r->detail = r->path;
-		} else if ((rt = managed_runtime(r))) {
-			r->type = VMS_T_MANAGED_HEAP;
-			r->detail = anon_name(s, r);
-			if (!r->detail)
-				return step_nomem(err, "classify");
-			if (s->nmanaged == mcap) {
-				size_t nc = mcap ? mcap * 2 : 16;
-				struct vms_managed *nm = arena_alloc(
-					&s->arena, nc * sizeof(*nm));
-
-				if (!nm)
-					return step_nomem(err, "classify");
-				if (s->nmanaged)
-					memcpy(nm, s->managed,
-					       s->nmanaged * sizeof(*nm));
-				s->managed = nm;
-				mcap = nc;
-			}
-			s->managed[s->nmanaged++] =
-				(struct vms_managed){ rt, r->start, r->end,
-						      vms_region_size(r),
-						      r->c.rss + r->c.swap };
 		} else if (step_path_starts(r, "[anon:")) {
 			r->detail = anon_name(s, r);
 			if (!r->detail)
+				return step_nomem(err, "classify");
+			known = anon_names_lookup(r->detail, strlen(r->detail));
+			if (known)
+				r->type = known->type;
+			if (known && known->type == VMS_T_MANAGED_HEAP &&
+			    !managed_extend(s, known->runtime, r->start,
+					    r->end))
 				return step_nomem(err, "classify");
 		} else if (r->path[0] == '[') {
 			r->detail = r->path;

@@ -18,6 +18,13 @@
  *   malloc    step_malloc.c    glibc malloc walked without symbols:
  *                              mallinfo2 and each arena's figures
  *                              (glibc_find.h, glibc_walk.h)
+ *   jvm       step_jvm.c       a HotSpot JVM's Java heap (managed heap,
+ *                              runtime "jvm", figures from hsperfdata),
+ *                              class space and code cache named
+ *   go        step_go.c        a Go program's heap arenas (managed heap,
+ *                              runtime "go", from the runtime's hints)
+ *   dotnet    step_dotnet.c    .NET CoreCLR's GC range by shape alone
+ *                              (untested on a live .NET)
  *   stacks    step_stacks.c    each thread's stack and guard
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
@@ -39,6 +46,10 @@ int step_images_run(struct vms_snapshot *s, unsigned have,
 int step_heaps_run(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);
 int step_malloc_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err);
+int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);

@@ -1,0 +1,98 @@
+/* managed.c — the managed heaps list the steps fill. See managed.h. */
+#include "managed.h"
+
+#include <string.h>
+
+#include "totals.h"
+
+uint64_t managed_committed(struct vms_snapshot *s, uint64_t start, uint64_t end)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, start);
+	uint64_t sum = 0;
+
+	if (i < 0)
+		return 0;
+	for (; (size_t)i < s->nregions && s->regions[i].start < end; i++) {
+		struct vms_region *r = &s->regions[i];
+
+		totals_region_derive(r);
+		sum += r->committed;
+	}
+	return sum;
+}
+
+struct vms_managed *managed_add(struct vms_snapshot *s, const char *rt,
+				uint64_t start, uint64_t end)
+{
+	struct vms_managed *m;
+
+	if (s->nmanaged == 0 || (s->nmanaged & (s->nmanaged - 1)) == 0) {
+		size_t ncap = s->nmanaged ? s->nmanaged * 2 : 1;
+		struct vms_managed *nm =
+			arena_alloc(&s->arena, ncap * sizeof(*nm));
+
+		if (!nm)
+			return NULL;
+		if (s->nmanaged)
+			memcpy(nm, s->managed, s->nmanaged * sizeof(*nm));
+		s->managed = nm;
+	}
+	m = &s->managed[s->nmanaged++];
+	memset(m, 0, sizeof(*m));
+	m->runtime = rt;
+	m->start = start;
+	m->end = end;
+	m->reserved = end - start;
+	m->committed = managed_committed(s, start, end);
+	m->used = -1;
+	return m;
+}
+
+struct vms_managed *managed_find(struct vms_snapshot *s, const char *rt,
+				 uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmanaged; i++) {
+		struct vms_managed *m = &s->managed[i];
+
+		if (strcmp(m->runtime, rt) == 0 && m->start < end &&
+		    start < m->end)
+			return m;
+	}
+	return NULL;
+}
+
+struct vms_managed *managed_extend(struct vms_snapshot *s, const char *rt,
+				   uint64_t start, uint64_t end)
+{
+	struct vms_managed *m =
+		s->nmanaged ? &s->managed[s->nmanaged - 1] : NULL;
+
+	if (!m || m->end != start || strcmp(m->runtime, rt) != 0)
+		return managed_add(s, rt, start, end);
+	m->end = end;
+	m->reserved = end - m->start;
+	m->committed += managed_committed(s, start, end);
+	return m;
+}
+
+bool managed_plain_anon(const struct vms_region *r)
+{
+	return !(r->perms & VMS_PERM_SHARED) && !r->path &&
+	       r->type == VMS_T_PRIVATE_DATA;
+}
+
+size_t managed_run(const struct vms_snapshot *s, size_t i,
+		   bool (*piece)(const struct vms_region *), unsigned *perms)
+{
+	size_t end;
+
+	*perms = 0;
+	for (end = i;
+	     end < s->nregions && piece(&s->regions[end]) &&
+	     (end == i || s->regions[end].start == s->regions[end - 1].end);
+	     end++)
+		*perms |= s->regions[end].perms;
+	return end;
+}

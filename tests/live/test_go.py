@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""A Go program's heap arena (the "go" step, src/steps/step_go.c).
+
+Builds tests/targets/goheap.go with Debian's golang-go into a temporary
+directory (GOCACHE and GOPATH in it, GO111MODULE=off: no module, no
+network), starts it and, with -F and with -b fork, checks `vmscope -e json`:
+  - a managed heap of runtime "go" starting at 0xc000000000 (the runtime's
+    first arena hint), its reservation a whole number of 64 MiB arenas,
+    its regions typed managed_heap and covering it;
+  - its committed bytes equal what the program's own runtime.MemStats
+    says the runtime took for its heap (HeapSys, plus StackInuse: stack
+    spans come from the heap's arenas too), printed by the program after
+    its last allocation (it allocates nothing while it waits), and equal
+    the rw-p bytes the kernel's maps shows in that range.
+The program is killed by its pid. Skipped without go."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+SRC = os.path.join(T.ROOT, "tests", "targets", "goheap.go")
+ARENA = 64 << 20
+HINT = 0xc000000000
+
+
+def build(tmp):
+    env = dict(os.environ, GOCACHE=os.path.join(tmp, "cache"),
+               GOPATH=os.path.join(tmp, "gopath"), GO111MODULE="off",
+               GOFLAGS="", CGO_ENABLED="0")
+    exe = os.path.join(tmp, "goheap")
+    r = subprocess.run(["go", "build", "-o", exe, SRC], env=env, cwd=tmp,
+                       capture_output=True, timeout=300)
+    T.ok(r.returncode == 0, "goheap.go builds",
+         r.stderr.decode(errors="replace"))
+    return exe if r.returncode == 0 else None
+
+
+def kernel_rw(pid, start, end):
+    total = 0
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            a = line.split()
+            s, e = (int(x, 16) for x in a[0].split("-"))
+            if s >= start and e <= end and a[1].startswith("rw"):
+                total += e - s
+    return total
+
+
+def check(label, pid, stats, extra):
+    snap = T.vmscope_json(pid, *extra)
+    go = [m for m in snap["managed"] if m["runtime"] == "go"
+          and T.hexint(m["start"]) == HINT]
+    if not T.ok(len(go) == 1, "%s: a managed heap of runtime go at %#x"
+                % (label, HINT), snap["managed"]):
+        return
+    m = go[0]
+    start, end = T.hexint(m["start"]), T.hexint(m["end"])
+    T.ok(m["reserved"] == end - start and m["reserved"] % ARENA == 0,
+         "%s: %d arena(s) of 64 MiB reserved" % (label, m["reserved"] // ARENA))
+    inside = [r for r in snap["regions"]
+              if T.hexint(r["start"]) >= start and T.hexint(r["end"]) <= end]
+    covered = sum(T.hexint(r["end"]) - T.hexint(r["start"]) for r in inside)
+    T.ok(inside and covered == end - start
+         and all(r["type"] == "managed_heap" for r in inside),
+         "%s: its %d regions are managed heap and cover it"
+         % (label, len(inside)), [(r["start"], r["type"]) for r in inside])
+    want = stats["heap_sys"] + stats["stack_inuse"]
+    T.ok(m["committed"] == want,
+         "%s: committed %d = MemStats HeapSys %d + StackInuse %d"
+         % (label, m["committed"], stats["heap_sys"], stats["stack_inuse"]))
+    T.eq(m["committed"], kernel_rw(pid, start, end),
+         "%s: committed is the rw-p bytes the kernel maps there" % label)
+
+
+def main():
+    if not shutil.which("go"):
+        T.skip("go", "go is not installed (golang-go)")
+        T.done()
+    tmp = tempfile.mkdtemp(prefix="vms-go-")
+    try:
+        exe = build(tmp)
+        if not exe:
+            T.done()
+        p, line = T.start([exe], timeout=30)
+        try:
+            f = T.ready_fields(line)
+            stats = {k: v for k, v in f.items() if isinstance(v, int)}
+            T.ok(stats.get("heap_sys", 0) > 48 << 20,
+                 "goheap %d: MemStats HeapSys %d" % (p.pid,
+                                                     stats.get("heap_sys", 0)))
+            check("-F", p.pid, stats, ["-F"])
+            check("-b fork", p.pid, stats, ["-b", "fork"])
+        finally:
+            T.kill(p)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
