@@ -237,7 +237,7 @@ static void vmflags(struct outbuf *o, const char *f)
 		if (known)                                                     \
 			KV_U64(o, k, v);                                       \
 		else                                                           \
-			OB_LIT(o, "\"" k "\":null,");                           \
+			OB_LIT(o, "\"" k "\":null,");                          \
 	} while (0)
 
 static void region(struct outbuf *o, const struct vms_snapshot *s,
@@ -458,6 +458,33 @@ static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, ',');
 }
 
+/* "allocator": the allocator behind malloc when it is not glibc's. */
+static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_allocator *a = s->allocator;
+
+	KEY(o, "allocator");
+	if (!a) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	ob_putc(o, '{');
+	KV_STR(o, "name", a->name);
+	kv_str_or_null(o, "image", a->image);
+	KEY(o, "provides_malloc");
+	if (a->provides_malloc)
+		OB_LIT(o, "true,");
+	else
+		OB_LIT(o, "false,");
+	KV_STR(o, "found_by", a->found_by);
+	kv_i64_or_null(o, "metadata", a->metadata);
+	KV_U64(o, "heap", a->heap);
+	KV_U64(o, "regions", a->nregions);
+	kv_str_or_null(o, "partial", a->partial);
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
@@ -494,6 +521,7 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 	close_with(o, ']');
 	ob_putc(o, ',');
 	malloc_info(s, o);
+	allocator_info(s, o);
 	KEY(o, "managed");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nmanaged; i++) {
@@ -505,6 +533,8 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		KV_HEX(o, "end", m->end);
 		KV_U64(o, "reserved", m->reserved);
 		KV_U64(o, "committed", m->committed);
+		kv_i64_or_null(o, "used", m->used);
+		kv_str_or_null(o, "detail", m->detail);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}

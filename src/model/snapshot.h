@@ -181,9 +181,28 @@ struct vms_malloc {
 	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
 };
 
+/* The allocator behind malloc when it is not glibc's, or another one the
+ * process carries (step "allocator"): which, from which image, and what
+ * of its heap was recognised. NULL in the snapshot when no image has one
+ * of the allocators vmscope knows. */
+struct vms_allocator {
+	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */
+	const char *image; /* the file that has it */
+	bool provides_malloc; /* its image is the one that defines malloc */
+	const char *found_by; /* the symbol that told */
+	int64_t metadata; /* jemalloc: base blocks' bytes in use; -1 */
+	uint64_t heap, nregions; /* regions typed heap for it */
+	const char *partial; /* why its heap is not (all) shown, or NULL */
+};
+
+/* A managed heap (a runtime's own heap) or a part of one: its address
+ * range, the bytes reserved and committed there, and used, the bytes the
+ * runtime has in use there by its own count (-1: not known). */
 struct vms_managed {
-	const char *runtime; /* "go", "art", "jvm", ... */
+	const char *runtime; /* "go", "art", "jvm", "v8", "cpython", ... */
 	uint64_t start, end, reserved, committed;
+	int64_t used;
+	const char *detail; /* the heap or space it belongs to, or NULL */
 };
 
 /* The figures of one row of the summary (a type, or the total). */
@@ -285,6 +304,7 @@ struct vms_snapshot {
 	struct vms_heap *heaps;
 	size_t nheaps;
 	const struct vms_malloc *glibc; /* step "malloc", or NULL */
+	const struct vms_allocator *allocator; /* step "allocator", or NULL */
 	struct vms_managed *managed;
 	size_t nmanaged;
 	struct vms_image *images; /* by address (the images step) */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "rtscan.h"
 #include "source.h"
 #include "steps.h"
 
@@ -85,7 +86,7 @@ static const char *anon_name(struct vms_snapshot *s, const struct vms_region *r)
 int step_classify_run(struct vms_snapshot *s, unsigned have,
 		      struct vms_error *err)
 {
-	size_t i, mcap = 0;
+	size_t i;
 
 	(void)have;
 	s->nmanaged = 0;
@@ -117,23 +118,16 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 			r->detail = anon_name(s, r);
 			if (!r->detail)
 				return step_nomem(err, "classify");
-			if (s->nmanaged == mcap) {
-				size_t nc = mcap ? mcap * 2 : 16;
-				struct vms_managed *nm = arena_alloc(
-					&s->arena, nc * sizeof(*nm));
-
-				if (!nm)
-					return step_nomem(err, "classify");
-				if (s->nmanaged)
-					memcpy(nm, s->managed,
-					       s->nmanaged * sizeof(*nm));
-				s->managed = nm;
-				mcap = nc;
-			}
-			s->managed[s->nmanaged++] =
-				(struct vms_managed){ rt, r->start, r->end,
-						      vms_region_size(r),
-						      r->c.rss + r->c.swap };
+			if (rtscan_add_managed(
+				    s,
+				    &(struct vms_managed){
+					    .runtime = rt,
+					    .start = r->start,
+					    .end = r->end,
+					    .reserved = vms_region_size(r),
+					    .committed = r->c.rss + r->c.swap,
+					    .used = -1 }) < 0)
+				return step_nomem(err, "classify");
 		} else if (step_path_starts(r, "[anon:")) {
 			r->detail = anon_name(s, r);
 			if (!r->detail)

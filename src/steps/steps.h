@@ -19,6 +19,12 @@
  *                              mallinfo2 and each arena's figures
  *                              (glibc_find.h, glibc_walk.h)
  *   stacks    step_stacks.c    each thread's stack and guard
+ *   allocator step_allocator.c which allocator malloc is (jemalloc,
+ *                              tcmalloc, mimalloc); jemalloc's regions
+ *   v8        step_v8.c        V8's heap pages (node)
+ *   cpython   step_cpython.c   CPython's obmalloc arenas
+ *                              (these three: rtscan.h, rtheap.h; each
+ *                              reads memory only when its image is there)
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
 #ifndef VMS_STEPS_H
@@ -42,6 +48,11 @@ int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
+int step_allocator_run(struct vms_snapshot *s, unsigned have,
+		       struct vms_error *err);
+int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_cpython_run(struct vms_snapshot *s, unsigned have,
+		     struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 
