@@ -21,6 +21,8 @@ gdb                  gcore, the fork benchmark's reference
 clang                make fuzz (libFuzzer)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
+nodejs               test_v8: a V8 heap whose pages are found (node)
+redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
 "
 
 missing=""
