@@ -54,12 +54,13 @@ bool rtheap_py_pool(const void *buf, size_t len, uint64_t addr,
 		    uint32_t pool_size, struct rtheap_py_pool *out)
 {
 	uint32_t v[4]; /* arenaindex, szidx, nextoffset, maxnextoffset */
-	uint64_t count = word(buf, 0) & 0xffffffffu, freeblock;
+	uint64_t count, freeblock;
 	uint32_t block;
 
 	if (len < RTHEAP_PY_HDR || (pool_size != 4096 && pool_size != 16384) ||
 	    addr % pool_size != 0)
 		return false;
+	count = word(buf, 0) & 0xffffffffu; /* ref.count, a uint */
 	freeblock = word(buf, 1);
 	memcpy(v, (const unsigned char *)buf + 32, sizeof(v));
 	if (v[1] >= PY_CLASSES)
