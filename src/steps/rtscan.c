@@ -2,6 +2,7 @@
 #include "rtscan.h"
 
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,6 +70,21 @@ const struct vms_image *rtscan_defines(struct vms_snapshot *s,
 				return im;
 		}
 	return NULL;
+}
+
+int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
+		const char *const *names, const char *what)
+{
+	char why[200];
+	size_t which;
+
+	if (!rtscan_defines(s, names, &which))
+		return 0;
+	if (have & VMS_SRC_MEMORY)
+		return 1;
+	snprintf(why, sizeof(why), "%s not looked for: %s", what,
+		 s->src.no_memory ? s->src.no_memory : "no memory to read");
+	return vms_snapshot_note(s, step, why) < 0 ? -1 : 0;
 }
 
 static bool unclaimed(const struct vms_region *r)

@@ -28,6 +28,13 @@ const struct vms_image *rtscan_defines(struct vms_snapshot *s,
 bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 			  const char *const *names, size_t *which);
 
+/* A runtime step's gate: 1 when an image defines one of names[] and the
+ * source has memory (the step looks); 0 when none does, or when there is
+ * no memory (a note of step's says that what was not looked for); -1 on
+ * out of memory. */
+int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
+		const char *const *names, const char *what);
+
 /* A run of adjacent unclaimed anonymous regions: s->regions[first, last]. */
 struct rtscan_run {
 	size_t first, last;

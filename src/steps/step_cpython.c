@@ -162,17 +162,10 @@ int step_cpython_run(struct vms_snapshot *s, unsigned have,
 {
 	static const char *const gate[] = { "PyObject_Malloc", NULL };
 	struct py_pools v = { 0 };
-	size_t which;
-	int rc;
+	int rc = rtscan_gate(s, have, "cpython", gate, "obmalloc arenas");
 
-	if (!rtscan_defines(s, gate, &which))
-		return 0;
-	if (!(have & VMS_SRC_MEMORY))
-		return vms_snapshot_note(s, "cpython",
-					 "obmalloc arenas not looked for: no "
-					 "memory to read") < 0
-			       ? step_nomem(err, "cpython")
-			       : 0;
+	if (rc <= 0)
+		return rc < 0 ? step_nomem(err, "cpython") : 0;
 	rc = py_scan(s, &v);
 	vms_source_hold(s, false);
 	free(v.p);

@@ -182,17 +182,10 @@ int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 		"_ZN2v87Isolate3NewERKNS0_12CreateParamsE", NULL
 	};
 	struct v8_pages v = { 0 };
-	size_t which;
-	int rc;
+	int rc = rtscan_gate(s, have, "v8", gate, "V8 heap pages");
 
-	if (!rtscan_defines(s, gate, &which))
-		return 0;
-	if (!(have & VMS_SRC_MEMORY))
-		return vms_snapshot_note(s, "v8",
-					 "V8 heap pages not looked for: no "
-					 "memory to read") < 0
-			       ? step_nomem(err, "v8")
-			       : 0;
+	if (rc <= 0)
+		return rc < 0 ? step_nomem(err, "v8") : 0;
 	rc = v8_scan(s, &v);
 	vms_source_hold(s, false);
 	if (rc == 0 && !v.n && dontfork(s) &&

@@ -342,3 +342,12 @@ def peak_rss_kb(argv):
         if line.startswith("maxrss="):
             return int(line[7:])
     return None
+
+
+def resp(*args):
+    """One command in Redis's protocol (RESP): an array of bulk strings."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)

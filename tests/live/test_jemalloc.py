@@ -25,14 +25,6 @@ KEYS = 100000
 VALUE = b"v" * 400
 
 
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
 def connect(path, timeout=20):
     deadline = time.time() + timeout
     while True:
@@ -50,7 +42,7 @@ def connect(path, timeout=20):
 def load(s):
     batch = 10000
     for b in range(0, KEYS, batch):
-        s.sendall(b"".join(resp("SET", "key:%d" % i, VALUE)
+        s.sendall(b"".join(T.resp("SET", "key:%d" % i, VALUE)
                            for i in range(b, b + batch)))
         got = b""
         while got.count(b"+OK\r\n") < batch:
@@ -58,7 +50,7 @@ def load(s):
 
 
 def info_memory(s):
-    s.sendall(resp("INFO", "memory"))
+    s.sendall(T.resp("INFO", "memory"))
     data = s.recv(1 << 16)
     size = int(data[1:data.index(b"\r\n")])
     body = data[data.index(b"\r\n") + 2:]
