@@ -113,6 +113,11 @@ static uint64_t je_scan_runs(struct je_scan *j, unsigned char *buf)
 		uint64_t a = (run->start + RTHEAP_JE_ALIGN - 1) &
 			     ~(uint64_t)(RTHEAP_JE_ALIGN - 1);
 
+		/* cancelled: the pipeline stops at the next step */
+		if (vms_source_progress(j->s, "finding jemalloc's heap", i,
+					j->nruns))
+			break;
+
 		while (a < run->end) {
 			unsigned char hdr[RTHEAP_JE_HDR];
 			struct rtheap_je_base b;

@@ -148,9 +148,14 @@ static int py_scan(struct vms_snapshot *s, struct py_pools *v)
 		return -1;
 	vms_source_hold(s, true);
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		for (i = 0; i < nruns; i++)
+		for (i = 0; i < nruns; i++) {
+			/* cancelled: the pipeline stops at the next step */
+			if (vms_source_progress(s, "finding CPython arenas", i,
+						nruns))
+				return 0;
 			if (scan_run(s, &runs[i], sizes[k], v) < 0)
 				return -1;
+		}
 		if (v->n)
 			return add_arenas(s, v, sizes[k]);
 	}

@@ -155,6 +155,10 @@ static int v8_scan(struct vms_snapshot *s, struct v8_pages *v)
 	for (i = 0; i < nruns; i++) {
 		size_t from = v->n;
 
+		/* cancelled: the pipeline stops at the next step */
+		if (vms_source_progress(s, "finding V8 heap pages", i, nruns))
+			break;
+
 		if (scan_run(s, &runs[i], v) < 0 ||
 		    (v->n > from &&
 		     type_regions(s, &runs[i], v, from, v->n) < 0))
