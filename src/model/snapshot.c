@@ -193,3 +193,24 @@ int vms_snapshot_note(struct vms_snapshot *s, const char *step, const char *why)
 	s->nnotes++;
 	return 0;
 }
+
+int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m)
+{
+	/* The capacity is the power of two at or above nmanaged (16 at
+	 * least), so no field holds it. */
+	if (s->nmanaged >= 16 && (s->nmanaged & (s->nmanaged - 1)) == 0) {
+		struct vms_managed *nm =
+			arena_alloc(&s->arena, s->nmanaged * 2 * sizeof(*nm));
+
+		if (!nm)
+			return -1;
+		memcpy(nm, s->managed, s->nmanaged * sizeof(*nm));
+		s->managed = nm;
+	} else if (!s->managed) {
+		s->managed = arena_alloc(&s->arena, 16 * sizeof(*m));
+		if (!s->managed)
+			return -1;
+	}
+	s->managed[s->nmanaged++] = *m;
+	return 0;
+}

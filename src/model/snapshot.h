@@ -346,6 +346,9 @@ const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
  * -1 on out of memory. */
 int vms_snapshot_note(struct vms_snapshot *s, const char *step,
 		      const char *why);
+/* Appends a copy of *m to s->managed (the classify step empties the list
+ * first); -1 on out of memory. */
+int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
 

@@ -50,6 +50,19 @@ bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
 /* The ELF summary of a "files" entry into *out (arrays in a). */
 bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
 
+/* ---- the runtime steps' kept part (snapfile_runtimes.c) ---- */
+struct sf_runtimes;
+/* meta "runtimes": what steps allocator, v8 and cpython found in memory
+ * (NULL with *bad on out of memory). */
+json_t *sf_runtimes_json(const struct vms_snapshot *s, bool *bad);
+/* Reads it back (*out NULL when the file has none): NULL, or what is
+ * wrong ("out of memory", "bad ..."). */
+const char *sf_runtimes_from(struct vms_snapshot *s, const json_t *o,
+			     struct sf_runtimes **out);
+/* Puts back step's part: 1 done, 0 none kept for it, -1 with *err. */
+int sf_runtimes_restore(struct vms_snapshot *s, const struct sf_runtimes *k,
+			const char *step, struct vms_error *err);
+
 /* ---- the source (snapfile_source.c) ---- */
 /* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose
  * region indices must lie in s->regions. -1 with *err (the message names

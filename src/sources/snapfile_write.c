@@ -457,6 +457,7 @@ static char *meta_text(const struct vms_snapshot *s)
 		put(m, "fs_magic", fs_json(w, &bad), &bad);
 		put(m, "heaps", heaps_json(s, &bad), &bad);
 		put(m, "malloc", malloc_json(s, &bad), &bad);
+		put(m, "runtimes", sf_runtimes_json(s, &bad), &bad);
 		put(m, "notes", notes_json(s, NULL, &bad), &bad);
 	}
 	if (!bad)

@@ -77,7 +77,15 @@ int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
 {
 	char why[200];
 	size_t which;
+	struct vms_error e;
 
+	/* A source without memory may have kept what the step found. */
+	if (!(have & VMS_SRC_MEMORY)) {
+		int k = vms_source_restore(s, step, &e);
+
+		if (k != 0)
+			return k < 0 ? -1 : 0;
+	}
 	if (!rtscan_defines(s, names, &which))
 		return 0;
 	if (have & VMS_SRC_MEMORY)
@@ -144,27 +152,6 @@ const struct rtscan_run *rtscan_run_of(const struct rtscan_run *runs, size_t n,
 	if (lo == n || runs[lo].start > addr || len > runs[lo].end - addr)
 		return NULL;
 	return &runs[lo];
-}
-
-int rtscan_add_managed(struct vms_snapshot *s, const struct vms_managed *m)
-{
-	/* The capacity is the power of two at or above nmanaged (16 at
-	 * least), so no field holds it. */
-	if (s->nmanaged >= 16 && (s->nmanaged & (s->nmanaged - 1)) == 0) {
-		struct vms_managed *nm =
-			arena_alloc(&s->arena, s->nmanaged * 2 * sizeof(*nm));
-
-		if (!nm)
-			return -1;
-		memcpy(nm, s->managed, s->nmanaged * sizeof(*nm));
-		s->managed = nm;
-	} else if (!s->managed) {
-		s->managed = arena_alloc(&s->arena, 16 * sizeof(*m));
-		if (!s->managed)
-			return -1;
-	}
-	s->managed[s->nmanaged++] = *m;
-	return 0;
 }
 
 bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len)

@@ -1,7 +1,6 @@
 /* rtscan.h — what the recognisers of runtime and allocator heaps share
  * (steps "allocator", "v8", "cpython"): which mapped image defines a
- * symbol, the runs of unclaimed anonymous memory they look into, and the
- * snapshot's list of managed heaps.
+ * symbol, the runs of unclaimed anonymous memory they look into.
  *
  * Contract: the symbol look-ups open the images' files through the source
  * (nothing when it has none); the runs are made of regions the steps
@@ -30,8 +29,8 @@ bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 
 /* A runtime step's gate: 1 when an image defines one of names[] and the
  * source has memory (the step looks); 0 when none does, or when there is
- * no memory (a note of step's says that what was not looked for); -1 on
- * out of memory. */
+ * no memory (what the source kept of the step is put back, else a note of
+ * step's says that what was not looked for); -1 on out of memory. */
 int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
 		const char *const *names, const char *what);
 
@@ -48,9 +47,6 @@ struct rtscan_run *rtscan_runs(struct vms_snapshot *s, size_t *n, bool *oom);
 /* The run holding [addr, addr + len), or NULL (binary search). */
 const struct rtscan_run *rtscan_run_of(const struct rtscan_run *runs, size_t n,
 				       uint64_t addr, uint64_t len);
-
-/* Appends a managed heap to s->managed (the classify step empties it). */
-int rtscan_add_managed(struct vms_snapshot *s, const struct vms_managed *m);
 
 /* Reads len bytes at addr through the source: true only when all came. */
 bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len);

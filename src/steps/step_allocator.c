@@ -267,6 +267,13 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	const char *name, *found_by = NULL;
 
 	s->allocator = NULL;
+	if (!(have & VMS_SRC_MEMORY)) {
+		/* a snapshot file kept what was found with memory */
+		int k = vms_source_restore(s, "allocator", err);
+
+		if (k != 0)
+			return k < 0 ? -1 : 0;
+	}
 	prov = malloc_image(s, &name, &found_by, &at);
 	if (!name || strcmp(name, "glibc") == 0) {
 		/* glibc's malloc; a jemalloc under a prefix beside it? */

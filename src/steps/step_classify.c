@@ -118,7 +118,7 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 			r->detail = anon_name(s, r);
 			if (!r->detail)
 				return step_nomem(err, "classify");
-			if (rtscan_add_managed(
+			if (vms_managed_add(
 				    s,
 				    &(struct vms_managed){
 					    .runtime = rt,

@@ -100,7 +100,7 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 			used += v->p[j].used;
 			inuse += v->p[j].count > 0;
 		}
-		if (rtscan_add_managed(
+		if (vms_managed_add(
 			    s, &(struct vms_managed){
 				       .runtime = "cpython",
 				       .start = start,
