@@ -77,7 +77,25 @@ def check(pid, want, args):
          bad[:5])
 
 
+def recorded():
+    """tests/fixtures/snap_runtimes.vms (mksnap_runtimes.py): a python's
+    arenas, as a snapshot file keeps them."""
+    path = os.path.join(HERE, "..", "fixtures", "snap_runtimes.vms")
+    r = T.run_vmscope("-l", path, "-e", "json")
+    if not T.ok(r.returncode == 0, "the recorded snapshot loads",
+                r.stderr.decode()):
+        return
+    snap = json.loads(r.stdout)
+    py = [m for m in snap["managed"] if m["runtime"] == "cpython"]
+    inside = [m for m in py
+              if (T.region_of(snap, int(m["start"], 16)) or {}).get("type")
+              == "managed_heap" and 0 <= m["used"] <= m["reserved"]]
+    T.ok(py and inside == py, "the recorded snapshot: %d arenas, each in a "
+         "managed heap region, its blocks in use within its size" % len(py))
+
+
 def main():
+    recorded()
     with tempfile.TemporaryDirectory() as tmp:
         errf = os.path.join(tmp, "stats")
         with open(errf, "w") as err:
