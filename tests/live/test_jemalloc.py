@@ -10,7 +10,6 @@ Heap is no longer 0 K. Captured frozen (-F) and through the fork clone.
 Also the ordinary case: a glibc process has no "allocator" at all.
 Skipped where redis-server is not installed (scripts/deps.sh installs
 it)."""
-import json
 import os
 import shutil
 import socket
@@ -22,28 +21,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
-
-def saved_and_loaded(pid, args, tmp):
-    """The snapshot saved with -w and loaded with -l: (live, loaded)."""
-    path = os.path.join(tmp, "snap.vms")
-    r = T.run_vmscope("-e", "json", "-w", path, *args, pid)
-    if r.returncode != 0:
-        raise RuntimeError("vmscope -w failed: %s" % r.stderr.decode())
-    live = json.loads(r.stdout)
-    r = T.run_vmscope("-l", path, "-e", "json")
-    if r.returncode != 0:
-        raise RuntimeError("vmscope -l failed: %s" % r.stderr.decode())
-    return live, json.loads(r.stdout)
-
-
-def kept(live, loaded, what):
-    """What the memory steps found comes back from the file as it was."""
-    def part(s):
-        return (s["managed"], s.get("allocator"),
-                [(r["start"], r["type"], r["detail"]) for r in s["regions"]],
-                s["types"])
-    T.ok(part(live) == part(loaded), "%s: a saved snapshot loads with the "
-         "same managed entries, allocator, region types and details" % what)
 
 KEYS = 100000
 VALUE = b"v" * 400
@@ -130,7 +107,7 @@ def main():
                info.get("allocator_allocated")))
         check(p.pid, info, ["-F"])
         check(p.pid, info, ["-b", "fork"])
-        kept(*saved_and_loaded(p.pid, ["-F"], tmp), "redis")
+        T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), "redis")
         T.eq(T.proc_state(p.pid) in "SR", True, "redis is left running")
         s.close()
         T.kill(p)

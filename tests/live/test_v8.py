@@ -20,28 +20,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import vmstest as T  # noqa: E402
 
 
-def saved_and_loaded(pid, args, tmp):
-    """The snapshot saved with -w and loaded with -l: (live, loaded)."""
-    path = os.path.join(tmp, "snap.vms")
-    r = T.run_vmscope("-e", "json", "-w", path, *args, pid)
-    if r.returncode != 0:
-        raise RuntimeError("vmscope -w failed: %s" % r.stderr.decode())
-    live = json.loads(r.stdout)
-    r = T.run_vmscope("-l", path, "-e", "json")
-    if r.returncode != 0:
-        raise RuntimeError("vmscope -l failed: %s" % r.stderr.decode())
-    return live, json.loads(r.stdout)
-
-
-def kept(live, loaded, what):
-    """What the memory steps found comes back from the file as it was."""
-    def part(s):
-        return (s["managed"], s.get("allocator"),
-                [(r["start"], r["type"], r["detail"]) for r in s["regions"]],
-                s["types"])
-    T.ok(part(live) == part(loaded), "%s: a saved snapshot loads with the "
-         "same managed entries, allocator, region types and details" % what)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 JS = os.path.join(HERE, "..", "targets", "v8heap.js")
 
@@ -98,7 +76,7 @@ def main():
     T.ok(any(n["step"] == "v8" for n in snap["capture"].get("missing", [])),
          "without memory: the v8 step says it did not look")
     with tempfile.TemporaryDirectory() as tmp:
-        kept(*saved_and_loaded(p.pid, ["-F"], tmp), "node")
+        T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), "node")
     T.eq(T.proc_state(p.pid) in "SR", True, "node is left running")
     T.kill(p)
     T.done()
