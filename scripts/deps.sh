@@ -25,6 +25,11 @@ valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
 golang-go            test_go: a Go program's arenas against runtime.MemStats
+nodejs               test_v8: a V8 heap whose pages are found (node)
+redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
+libjemalloc2         test_allocators: jemalloc preloaded
+libtcmalloc-minimal4 test_allocators: gperftools tcmalloc preloaded
+libmimalloc2.0       test_allocators: mimalloc preloaded
 "
 
 missing=""

@@ -37,6 +37,14 @@ const struct vms_step vms_steps[] = {
 	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
 	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
+	/* These three look at what the steps above left private data; they
+	 * need memory and the files only when the process has their
+	 * allocator or runtime (by its images' symbols), and then note
+	 * themselves what they could not do. */
+	{ "allocator", "finding the allocator's heap", 0, 0, false,
+	  step_allocator_run },
+	{ "v8", "finding V8 heap pages", 0, 0, false, step_v8_run },
+	{ "cpython", "finding CPython arenas", 0, 0, false, step_cpython_run },
 	{ "totals", "adding up", 0, 0, true, step_totals_run },
 };
 const size_t vms_nsteps = sizeof(vms_steps) / sizeof(vms_steps[0]);

@@ -480,6 +480,33 @@ static void managed_parts(struct outbuf *o, const struct vms_managed *m)
 	ob_putc(o, ',');
 }
 
+/* "allocator": the allocator behind malloc when it is not glibc's. */
+static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_allocator *a = s->allocator;
+
+	KEY(o, "allocator");
+	if (!a) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	ob_putc(o, '{');
+	KV_STR(o, "name", a->name);
+	kv_str_or_null(o, "image", a->image);
+	KEY(o, "provides_malloc");
+	if (a->provides_malloc)
+		OB_LIT(o, "true,");
+	else
+		OB_LIT(o, "false,");
+	KV_STR(o, "found_by", a->found_by);
+	kv_i64_or_null(o, "metadata", a->metadata);
+	KV_U64(o, "heap", a->heap);
+	KV_U64(o, "regions", a->nregions);
+	kv_str_or_null(o, "partial", a->partial);
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
 	size_t i, j;
@@ -516,6 +543,7 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 	close_with(o, ']');
 	ob_putc(o, ',');
 	malloc_info(s, o);
+	allocator_info(s, o);
 	KEY(o, "managed");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nmanaged; i++) {
@@ -530,6 +558,7 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		kv_i64_or_null(o, "used", m->used);
 		kv_str_or_null(o, "figures", m->figures);
 		managed_parts(o, m);
+		kv_str_or_null(o, "detail", m->detail);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}

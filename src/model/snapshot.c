@@ -195,3 +195,22 @@ int vms_snapshot_note(struct vms_snapshot *s, const char *step, const char *why)
 	s->nnotes++;
 	return 0;
 }
+
+int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m)
+{
+	/* The capacity is the power of two at or above nmanaged, so no field
+	 * holds it: the array grows when nmanaged is 0 or a power of two. */
+	if (s->nmanaged == 0 || (s->nmanaged & (s->nmanaged - 1)) == 0) {
+		size_t ncap = s->nmanaged ? s->nmanaged * 2 : 1;
+		struct vms_managed *nm =
+			arena_alloc(&s->arena, ncap * sizeof(*nm));
+
+		if (!nm)
+			return -1;
+		if (s->nmanaged)
+			memcpy(nm, s->managed, s->nmanaged * sizeof(*nm));
+		s->managed = nm;
+	}
+	s->managed[s->nmanaged++] = *m;
+	return 0;
+}

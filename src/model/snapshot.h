@@ -181,6 +181,20 @@ struct vms_malloc {
 	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
 };
 
+/* The allocator behind malloc when it is not glibc's, or another one the
+ * process carries (step "allocator"): which, from which image, and what
+ * of its heap was recognised. NULL in the snapshot when no image has one
+ * of the allocators vmscope knows. */
+struct vms_allocator {
+	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */
+	const char *image; /* the file that has it */
+	bool provides_malloc; /* its image is the one that defines malloc */
+	const char *found_by; /* the symbol that told */
+	int64_t metadata; /* jemalloc: base blocks' bytes in use; -1 */
+	uint64_t heap, nregions; /* regions typed heap for it */
+	const char *partial; /* why its heap is not (all) shown, or NULL */
+};
+
 /* One part of a managed heap as its runtime counts it (a generation, a
  * space, metaspace ...): bytes, -1 where the runtime gives no figure.
  * in_heap: its bytes lie inside the heap's [start, end) (a JVM's eden and
@@ -198,14 +212,16 @@ struct vms_managed_part {
  * is the runtime's own count of bytes in use (-1 unknown); figures says
  * where the runtime's own figures came from ("hsperfdata", ...), NULL when
  * none were read (used then -1 and no parts). Filled by classify (a
- * runtime-named [anon:NAME]) and the runtimes' steps (jvm, go, ...). */
+ * runtime-named [anon:NAME]) and the runtimes' steps (jvm, go, v8,
+ * cpython ...). */
 struct vms_managed {
-	const char *runtime; /* "go", "art", "jvm", ... */
+	const char *runtime; /* "go", "art", "jvm", "v8", "cpython", ... */
 	uint64_t start, end, reserved, committed;
 	int64_t used;
 	const char *figures;
 	const struct vms_managed_part *parts;
 	uint32_t nparts;
+	const char *detail; /* the heap or space it belongs to, or NULL */
 };
 
 /* The figures of one row of the summary (a type, or the total). */
@@ -307,6 +323,7 @@ struct vms_snapshot {
 	struct vms_heap *heaps;
 	size_t nheaps;
 	const struct vms_malloc *glibc; /* step "malloc", or NULL */
+	const struct vms_allocator *allocator; /* step "allocator", or NULL */
 	struct vms_managed *managed;
 	size_t nmanaged;
 	struct vms_image *images; /* by address (the images step) */
@@ -348,6 +365,9 @@ const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
  * -1 on out of memory. */
 int vms_snapshot_note(struct vms_snapshot *s, const char *step,
 		      const char *why);
+/* Appends a copy of *m to s->managed (the classify step empties the list
+ * first); -1 on out of memory. */
+int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
 

@@ -64,6 +64,18 @@ const char *sf_managed_from(struct vms_snapshot *s, const json_t *o,
 			    struct sf_managed **out);
 /* Puts it back in place of the step: 0, or -1 on out of memory. */
 int sf_managed_restore(struct vms_snapshot *s, const struct sf_managed *k);
+/* ---- the runtime steps' kept part (snapfile_runtimes.c) ---- */
+struct sf_runtimes;
+/* meta "runtimes": what steps allocator, v8 and cpython found in memory
+ * (NULL with *bad on out of memory). */
+json_t *sf_runtimes_json(const struct vms_snapshot *s, bool *bad);
+/* Reads it back (*out NULL when the file has none): NULL, or what is
+ * wrong ("out of memory", "bad ..."). */
+const char *sf_runtimes_from(struct vms_snapshot *s, const json_t *o,
+			     struct sf_runtimes **out);
+/* Puts back step's part: 1 done, 0 none kept for it, -1 with *err. */
+int sf_runtimes_restore(struct vms_snapshot *s, const struct sf_runtimes *k,
+			const char *step, struct vms_error *err);
 
 /* ---- the source (snapfile_source.c) ---- */
 /* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose

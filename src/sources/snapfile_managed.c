@@ -254,7 +254,6 @@ const char *sf_managed_from(struct vms_snapshot *s, const json_t *o,
 
 int sf_managed_restore(struct vms_snapshot *s, const struct sf_managed *k)
 {
-	struct vms_managed *all;
 	size_t i;
 
 	for (i = 0; i < k->nregions; i++) {
@@ -264,17 +263,9 @@ int sf_managed_restore(struct vms_snapshot *s, const struct sf_managed *k)
 			r->type = VMS_T_MANAGED_HEAP;
 		r->detail = k->regions[i].detail;
 	}
-	if (k->nlist) {
-		all = arena_alloc(&s->arena,
-				  (s->nmanaged + k->nlist) * sizeof(*all));
-		if (!all)
+	for (i = 0; i < k->nlist; i++)
+		if (vms_managed_add(s, &k->list[i]) < 0)
 			return -1;
-		if (s->nmanaged)
-			memcpy(all, s->managed, s->nmanaged * sizeof(*all));
-		memcpy(all + s->nmanaged, k->list, k->nlist * sizeof(*all));
-		s->managed = all;
-		s->nmanaged += k->nlist;
-	}
 	for (i = 0; i < k->nnotes; i++)
 		if (vms_snapshot_note(s, k->step, k->notes[i].why) < 0)
 			return -1;

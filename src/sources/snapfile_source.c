@@ -2,9 +2,10 @@
  * memory, no files, but what was kept of them when it was saved. The
  * images step asks it for each file's ELF summary (elf), the classify
  * step for the file system of a file on device 0 (fs_magic), and the
- * heaps step, which would read memory, is replaced by the heaps it found
- * then (restore), and the malloc and jvm steps by what they found. Everything lives in the snapshot's arena: release has
- * nothing to free.
+ * steps that would read memory are replaced by what they found then
+ * (restore): heaps, malloc, jvm (snapfile_managed.c); allocator, v8,
+ * cpython (snapfile_runtimes.c). Everything lives in the snapshot's
+ * arena: release has nothing to free.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ struct sf_priv {
 	struct vms_note *malloc_notes;
 	size_t nmalloc_notes;
 	struct sf_managed *jvm; /* NULL: not kept */
+	struct sf_runtimes *runtimes; /* NULL: none kept */
 };
 
 static struct sf_key key_of(const struct vms_region *r)
@@ -130,7 +132,10 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 {
 	const struct sf_priv *p = s->src.priv;
 	size_t i;
+	int k = p ? sf_runtimes_restore(s, p->runtimes, step, err) : 0;
 
+	if (k != 0)
+		return k;
 	if (p && p->malloc_kept && strcmp(step, "malloc") == 0) {
 		s->glibc = p->glibc;
 		return add_notes(s, p->malloc_notes, p->nmalloc_notes, err) < 0
@@ -534,7 +539,9 @@ int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))) ||
 	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))) ||
 	    (why = sf_managed_from(s, json_object_get(meta, "jvm"), "jvm",
-				   "jvm", &p->jvm)))
+				   "jvm", &p->jvm)) ||
+	    (why = sf_runtimes_from(s, json_object_get(meta, "runtimes"),
+				    &p->runtimes)))
 		return strcmp(why, "out of memory") == 0
 			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					       "out of memory")

@@ -16,7 +16,11 @@
 #define R_RISCV_RELATIVE 3
 #endif
 
-enum { CHUNK_ENTRIES = 1024, STR_CACHE_MAX = 4 << 20, NAME_MAX_LEN = 256 };
+/* A string table up to STR_CACHE_MAX is read whole, once: node's .dynstr
+ * is 5.3 MB, read by one pread per name (75,000 symbols) the look-ups of
+ * a capture of node took 1.1 s; 0.09 s for the whole capture with it read
+ * whole. */
+enum { CHUNK_ENTRIES = 1024, STR_CACHE_MAX = 16 << 20, NAME_MAX_LEN = 256 };
 
 /* ---- a string table: whole in memory when small, else by pread ---- */
 

@@ -24,28 +24,14 @@ uint64_t managed_committed(struct vms_snapshot *s, uint64_t start, uint64_t end)
 struct vms_managed *managed_add(struct vms_snapshot *s, const char *rt,
 				uint64_t start, uint64_t end)
 {
-	struct vms_managed *m;
+	struct vms_managed m = { .runtime = rt,
+				 .start = start,
+				 .end = end,
+				 .reserved = end - start,
+				 .committed = managed_committed(s, start, end),
+				 .used = -1 };
 
-	if (s->nmanaged == 0 || (s->nmanaged & (s->nmanaged - 1)) == 0) {
-		size_t ncap = s->nmanaged ? s->nmanaged * 2 : 1;
-		struct vms_managed *nm =
-			arena_alloc(&s->arena, ncap * sizeof(*nm));
-
-		if (!nm)
-			return NULL;
-		if (s->nmanaged)
-			memcpy(nm, s->managed, s->nmanaged * sizeof(*nm));
-		s->managed = nm;
-	}
-	m = &s->managed[s->nmanaged++];
-	memset(m, 0, sizeof(*m));
-	m->runtime = rt;
-	m->start = start;
-	m->end = end;
-	m->reserved = end - start;
-	m->committed = managed_committed(s, start, end);
-	m->used = -1;
-	return m;
+	return vms_managed_add(s, &m) < 0 ? NULL : &s->managed[s->nmanaged - 1];
 }
 
 struct vms_managed *managed_find(struct vms_snapshot *s, const char *rt,

@@ -9,6 +9,7 @@
 
 #include "anon_names.h"
 #include "managed.h"
+#include "rtscan.h"
 #include "source.h"
 #include "steps.h"
 

@@ -26,6 +26,12 @@
  *   dotnet    step_dotnet.c    .NET CoreCLR's GC range by shape alone
  *                              (untested on a live .NET)
  *   stacks    step_stacks.c    each thread's stack and guard
+ *   allocator step_allocator.c which allocator malloc is (jemalloc,
+ *                              tcmalloc, mimalloc); jemalloc's regions
+ *   v8        step_v8.c        V8's heap pages (node)
+ *   cpython   step_cpython.c   CPython's obmalloc arenas
+ *                              (these three: rtscan.h, rtheap.h; each
+ *                              reads memory only when its image is there)
  *   totals    totals.c         DESIGN.md's figures per region, type, total
  */
 #ifndef VMS_STEPS_H
@@ -53,6 +59,11 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
+int step_allocator_run(struct vms_snapshot *s, unsigned have,
+		       struct vms_error *err);
+int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
+int step_cpython_run(struct vms_snapshot *s, unsigned have,
+		     struct vms_error *err);
 int step_totals_run(struct vms_snapshot *s, unsigned have,
 		    struct vms_error *err);
 

@@ -342,3 +342,35 @@ def peak_rss_kb(argv):
         if line.startswith("maxrss="):
             return int(line[7:])
     return None
+
+
+def resp(*args):
+    """One command in Redis's protocol (RESP): an array of bulk strings."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def saved_and_loaded(pid, args, tmp):
+    """The snapshot saved with -w and loaded with -l: (live, loaded)."""
+    path = os.path.join(tmp, "snap.vms")
+    r = run_vmscope("-e", "json", "-w", path, *args, pid)
+    if r.returncode != 0:
+        raise RuntimeError("vmscope -w failed: %s" % r.stderr.decode())
+    live = json.loads(r.stdout)
+    r = run_vmscope("-l", path, "-e", "json")
+    if r.returncode != 0:
+        raise RuntimeError("vmscope -l failed: %s" % r.stderr.decode())
+    return live, json.loads(r.stdout)
+
+
+def kept_in_file(live, loaded, what):
+    """What the memory steps found comes back from the file as it was."""
+    def part(s):
+        return (s["managed"], s.get("allocator"),
+                [(r["start"], r["type"], r["detail"]) for r in s["regions"]],
+                s["types"])
+    ok(part(live) == part(loaded), "%s: a saved snapshot loads with the "
+       "same managed entries, allocator, region types and details" % what)

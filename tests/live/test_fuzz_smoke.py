@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
 (tests/fuzz/, `make` targets build-fuzz/fuzz_smaps, fuzz_elf, fuzz_text,
-fuzz_heap, fuzz_snapfile, fuzz_core, fuzz_hsperf) and runs fuzz_smaps for about 20 seconds on the
+fuzz_heap, fuzz_snapfile, fuzz_core, fuzz_hsperf,
+fuzz_rtheap) and runs fuzz_smaps for about 20 seconds on the
 fixtures (tests/fixtures/*.smaps and *.maps), then fuzz_elf for 10 on a
 small ELF file, fuzz_text for 10 on tests/fixtures/text/ (status, syscall,
 maps and theme text), fuzz_heap for 10 damaging the recorded glibc heap
 image (tests/fixtures/glibc236_small.heap) and fuzz_snapfile for 10 on the
 snapshot files (tests/fixtures/*.vms), then fuzz_core for 10 on the small
 ELF core (tests/fixtures/*.core), and fuzz_hsperf for 10 on the recorded
-hsperfdata files (tests/fixtures/*.hsperf). Each must exit 0.
+hsperfdata files (tests/fixtures/*.hsperf), then fuzz_rtheap for 5 damaging
+the recorded runtime headers (tests/fixtures/rtheap.txt). Each must exit 0.
 
 Skipped when clang cannot build a libFuzzer program. New inputs go to a
 temporary corpus; the fixtures are only read. FUZZ_SMOKE_SECONDS overrides
@@ -69,6 +71,7 @@ def main():
                             "build-fuzz/fuzz_elf", "build-fuzz/fuzz_text",
                             "build-fuzz/fuzz_heap", "build-fuzz/fuzz_snapfile",
                             "build-fuzz/fuzz_core", "build-fuzz/fuzz_hsperf",
+                            "build-fuzz/fuzz_rtheap",
                             "build-fuzz/seed.elf"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
@@ -114,6 +117,10 @@ def main():
                 shutil.copy(s, seed_dir)
             run_fuzzer(name, max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
                        ["-max_len=65536"])
+        corpus = os.path.join(tmp, "corpus-rtheap")
+        os.mkdir(corpus)
+        run_fuzzer("fuzz_rtheap", max(SECONDS // 4, 5), corpus, [], tmp,
+                   ["-max_len=4096"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()

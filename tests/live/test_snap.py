@@ -172,7 +172,8 @@ def fixtures(tmp, fresh):
     T.ok(len(bad) >= 12, "%d malformed fixtures" % len(bad))
     wants = {"empty": "empty", "random": "not a vmscope snapshot",
              "flip": "corrupted", "json": "corrupted", "version": "version 2",
-             "cut_smaps": "cut short", "cut_end": "cut short"}
+             "cut_smaps": "cut short", "cut_end": "cut short",
+             "runtimes": "corrupted"}
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))

@@ -188,7 +188,7 @@ static void test_paths(void)
 
 struct open_log {
 	const char *exe;
-	int calls;
+	int calls, exe_calls;
 };
 
 static int open_only_exe(struct vms_snapshot *s, const struct vms_region *r)
@@ -196,6 +196,7 @@ static int open_only_exe(struct vms_snapshot *s, const struct vms_region *r)
 	struct open_log *l = s->src.priv;
 
 	l->calls++;
+	l->exe_calls += strcmp(r->path, l->exe) == 0;
 	return strcmp(r->path, l->exe) == 0
 		       ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
 		       : -1;
@@ -208,7 +209,7 @@ static void test_images(void)
 	size_t len, i, exe_regions = 0, exe_images = 0, text = 0, unopened = 0,
 			 others = 0;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	struct open_log log = { exe, 0 };
+	struct open_log log = { exe, 0, 0 };
 	static const struct vms_source_ops ops = { .name = "test",
 						   .open_file = open_only_exe };
 	struct vms_error err;
@@ -260,9 +261,13 @@ static void test_images(void)
 	   "images: files the callback refuses are mapped files flagged "
 	   "image_unopened (%zu of %zu)",
 	   unopened, others);
-	ok(log.calls == (int)nfiles,
-	   "images: open_image called once per file (%d calls, %zu files)",
-	   log.calls, nfiles);
+	/* The steps after images (allocator, v8, cpython) open an image
+	 * again to read its symbols; a file that was refused is not asked
+	 * for again. */
+	ok(log.calls - log.exe_calls == (int)nfiles - 1 && log.exe_calls >= 1,
+	   "images: each refused file asked for once (%d calls for %zu "
+	   "files), the image opened (%d times)",
+	   log.calls - log.exe_calls, nfiles - 1, log.exe_calls);
 	vms_snapshot_free(s);
 }
 

@@ -1,0 +1,135 @@
+/* rtheap.c — runtime and allocator headers read from a buffer
+ * (rtheap.h). */
+#include "rtheap.h"
+
+#include <string.h>
+
+static uint64_t word(const void *buf, size_t i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const unsigned char *)buf + i * 8, 8);
+	return w;
+}
+
+/* ---- V8 ---- */
+
+/* The page header sits in the page's first bytes: objects start after it,
+ * some 4 KiB at most (0x1148 on V8 11.3; 0x60 on a read-only page). */
+#define V8_MAX_HEADER 0x4000
+
+bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
+		    uint64_t run_end, struct rtheap_v8_page *out)
+{
+	struct rtheap_v8_page p;
+
+	if (len < RTHEAP_V8_HDR || base % RTHEAP_V8_ALIGN != 0 ||
+	    run_end <= base)
+		return false;
+	p.size = word(buf, 0);
+	p.flags = word(buf, 1);
+	p.heap = word(buf, 2);
+	p.area_start = word(buf, 3);
+	p.area_end = word(buf, 4);
+	p.owner = word(buf, 8);
+	if (p.size < 4096 || p.size % 4096 != 0 || p.size > run_end - base)
+		return false;
+	if (p.area_start <= base || p.area_start - base >= V8_MAX_HEADER ||
+	    p.area_start % 8 != 0)
+		return false;
+	if (p.area_end <= p.area_start || p.area_end > base + p.size)
+		return false;
+	if (p.heap % 8 != 0 || p.owner % 8 != 0)
+		return false;
+	*out = p;
+	return true;
+}
+
+/* ---- CPython ---- */
+
+#define PY_ALIGN 16
+#define PY_CLASSES (512 / PY_ALIGN)
+
+bool rtheap_py_pool(const void *buf, size_t len, uint64_t addr,
+		    uint32_t pool_size, struct rtheap_py_pool *out)
+{
+	uint32_t v[4]; /* arenaindex, szidx, nextoffset, maxnextoffset */
+	uint64_t count, freeblock;
+	uint32_t block;
+
+	if (len < RTHEAP_PY_HDR || (pool_size != 4096 && pool_size != 16384) ||
+	    addr % pool_size != 0)
+		return false;
+	count = word(buf, 0) & 0xffffffffu; /* ref.count, a uint */
+	freeblock = word(buf, 1);
+	memcpy(v, (const unsigned char *)buf + 32, sizeof(v));
+	if (v[1] >= PY_CLASSES)
+		return false;
+	block = (v[1] + 1) * PY_ALIGN;
+	/* init_pool: maxnextoffset = POOL_SIZE - size; nextoffset starts at
+	 * the header plus two blocks and grows by one block at a time. */
+	if (v[3] != pool_size - block || v[2] < RTHEAP_PY_HDR + block ||
+	    v[2] > v[3] + block || (v[2] - RTHEAP_PY_HDR) % block != 0)
+		return false;
+	out->capacity = (v[2] - RTHEAP_PY_HDR) / block;
+	if (count > out->capacity)
+		return false;
+	if (freeblock != 0 &&
+	    (freeblock < addr + RTHEAP_PY_HDR || freeblock >= addr + v[2] ||
+	     (freeblock - addr - RTHEAP_PY_HDR) % block != 0))
+		return false;
+	out->count = (uint32_t)count;
+	out->arenaindex = v[0];
+	out->block = block;
+	return true;
+}
+
+/* ---- jemalloc ---- */
+
+bool rtheap_je_base(const void *buf, size_t len, uint64_t addr,
+		    uint64_t run_end, struct rtheap_je_base *out)
+{
+	uint64_t size, next, eaddr, bsize;
+
+	if (len < RTHEAP_JE_HDR || addr % RTHEAP_JE_ALIGN != 0 ||
+	    run_end <= addr)
+		return false;
+	size = word(buf, 0);
+	next = word(buf, 1);
+	eaddr = word(buf, 3);
+	bsize = word(buf, 4);
+	if (size < RTHEAP_JE_ALIGN || size % 4096 != 0 || size > run_end - addr)
+		return false;
+	if (next % RTHEAP_JE_ALIGN != 0 || next == addr)
+		return false;
+	/* The tail's edata: [eaddr, eaddr + bsize) is the block's free end. */
+	if (eaddr <= addr + RTHEAP_JE_HDR || eaddr > addr + size ||
+	    bsize != addr + size - eaddr)
+		return false;
+	out->size = size;
+	out->next = next;
+	out->used_end = eaddr;
+	return true;
+}
+
+size_t rtheap_je_extents(const void *buf, size_t len,
+			 bool (*in_anon)(void *ctx, uint64_t addr,
+					 uint64_t size),
+			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
+			 void *ctx)
+{
+	size_t i, n = len / 8, seen = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		uint64_t a = word(buf, i), sz = word(buf, i + 1) & ~0xfffull;
+
+		if (a == 0 || a % 4096 != 0 || sz == 0 || sz > UINT64_MAX - a ||
+		    !in_anon(ctx, a, sz))
+			continue;
+		seen++;
+		if (fn(ctx, a, sz))
+			break;
+		i++; /* the size word is not an address */
+	}
+	return seen;
+}

@@ -1,0 +1,93 @@
+/* rtheap.h — the headers that tell a runtime's or an allocator's memory
+ * from other anonymous memory: a V8 heap page, a CPython obmalloc pool, a
+ * jemalloc base block (the blocks that hold its metadata) and the extent
+ * records inside it.
+ *
+ * Contract: each parser takes a buffer (the first bytes of a candidate, as
+ * read from the snapshot's source), the address it was read at and the end
+ * of the mapped run it lies in; it never reads outside buf[0, len), never
+ * allocates, and answers true only when every field it checks is sane for
+ * that place (sizes inside the run, pointers inside the page, counts within
+ * capacity). Garbage gives false, never a crash (tests/fuzz/fuzz_rtheap.c).
+ * Layouts were measured on Debian 12 (NOTES-heaps-runtimes.md B.4, B.5,
+ * A.6): node 20 / V8 11.3 without pointer compression, python 3.11,
+ * jemalloc 5.3.0; each is said where it is version specific.
+ */
+#ifndef VMS_RTHEAP_H
+#define VMS_RTHEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- V8 ---- */
+
+/* Pages (MemoryChunks) start at 256 KiB-aligned addresses; a large-object
+ * page is larger, read-only pages smaller. */
+#define RTHEAP_V8_ALIGN (256u << 10)
+/* The header bytes read: size, flags, heap, area_start, area_end, ...,
+ * owner (the space) at word 8 (V8 11.3). */
+#define RTHEAP_V8_HDR 72
+
+struct rtheap_v8_page {
+	uint64_t size; /* the page's bytes (its reservation) */
+	uint64_t flags;
+	uint64_t heap; /* the isolate's Heap (0: the shared read-only heap) */
+	uint64_t area_start, area_end; /* where objects may lie */
+	uint64_t owner; /* the space it belongs to */
+};
+
+bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
+		    uint64_t run_end, struct rtheap_v8_page *out);
+
+/* ---- CPython obmalloc ---- */
+
+/* struct pool_header (48 bytes on LP64, every version since 3.0):
+ * ref.count, freeblock, nextpool, prevpool, arenaindex, szidx,
+ * nextoffset, maxnextoffset. */
+#define RTHEAP_PY_HDR 48
+/* Pools per arena: 16 KiB pools in 1 MiB arenas (3.10+, radix tree, 64
+ * bit), or 4 KiB pools in 256 KiB arenas (before): 64 either way. */
+#define RTHEAP_PY_POOLS 64
+
+struct rtheap_py_pool {
+	uint32_t count; /* blocks in use */
+	uint32_t arenaindex;
+	uint32_t block; /* block size, bytes */
+	uint32_t capacity; /* blocks the pool has carved so far */
+};
+
+/* pool_size: 16384 or 4096 (the pool must be aligned to it); align: the
+ * block alignment (16 since 3.8). */
+bool rtheap_py_pool(const void *buf, size_t len, uint64_t addr,
+		    uint32_t pool_size, struct rtheap_py_pool *out);
+
+/* ---- jemalloc ---- */
+
+/* Base blocks are mapped 2 MiB-aligned (HUGEPAGE); their header:
+ * size, next, then the edata of the block's unused tail (bits, addr,
+ * bsize): addr + bsize is the block's end (5.x). */
+#define RTHEAP_JE_ALIGN (2u << 20)
+#define RTHEAP_JE_HDR 40
+
+struct rtheap_je_base {
+	uint64_t size; /* the block's bytes */
+	uint64_t next; /* the next block of the same base, or 0 */
+	uint64_t used_end; /* the bump pointer: [addr, used_end) is in use */
+};
+
+bool rtheap_je_base(const void *buf, size_t len, uint64_t addr,
+		    uint64_t run_end, struct rtheap_je_base *out);
+
+/* The extents a base block's used bytes describe: each edata_t has the
+ * extent's page-aligned address, then its size (low 12 bits: a serial
+ * number). Calls fn(ctx, addr, size) for each pair of words that reads so
+ * and that in_anon(ctx, addr, size) accepts (the range lies in one run of
+ * anonymous memory), until fn returns non-zero. Returns the pairs seen. */
+size_t rtheap_je_extents(const void *buf, size_t len,
+			 bool (*in_anon)(void *ctx, uint64_t addr,
+					 uint64_t size),
+			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
+			 void *ctx);
+
+#endif

@@ -1,0 +1,54 @@
+/* rtscan.h — what the recognisers of runtime and allocator heaps share
+ * (steps "allocator", "v8", "cpython"): which mapped image defines a
+ * symbol, the runs of unclaimed anonymous memory they look into.
+ *
+ * Contract: the symbol look-ups open the images' files through the source
+ * (nothing when it has none); the runs are made of regions the steps
+ * before left private data, anonymous, private and readable, adjacent to
+ * one another; reads of memory go through the source. Errors: -1 only on
+ * out of memory.
+ */
+#ifndef VMS_RTSCAN_H
+#define VMS_RTSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapshot.h"
+
+/* The first image, the executable first and then by address, that
+ * defines one of the dynamic symbols in names[] (NULL-terminated). Returns it, *which the name's
+ * index; NULL when none does. */
+const struct vms_image *rtscan_defines(struct vms_snapshot *s,
+				       const char *const *names, size_t *which);
+
+/* The same for one image: true when it defines one of names[]. */
+bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
+			  const char *const *names, size_t *which);
+
+/* A runtime step's gate: 1 when an image defines one of names[] and the
+ * source has memory (the step looks); 0 when none does, or when there is
+ * no memory (what the source kept of the step is put back, else a note of
+ * step's says that what was not looked for); -1 on out of memory. */
+int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
+		const char *const *names, const char *what);
+
+/* A run of adjacent unclaimed anonymous regions: s->regions[first, last]. */
+struct rtscan_run {
+	size_t first, last;
+	uint64_t start, end;
+};
+
+/* The runs in address order: *n of them, in s->arena; NULL with *n 0 when
+ * there are none, or on out of memory (*oom set). */
+struct rtscan_run *rtscan_runs(struct vms_snapshot *s, size_t *n, bool *oom);
+
+/* The run holding [addr, addr + len), or NULL (binary search). */
+const struct rtscan_run *rtscan_run_of(const struct rtscan_run *runs, size_t n,
+				       uint64_t addr, uint64_t len);
+
+/* Reads len bytes at addr through the source: true only when all came. */
+bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len);
+
+#endif

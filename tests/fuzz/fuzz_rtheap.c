@@ -1,0 +1,150 @@
+/* fuzz_rtheap.c — libFuzzer harness for the runtime and allocator header
+ * parsers (rtheap.h): V8 page headers, obmalloc pool headers, jemalloc base
+ * blocks and the extent scan.
+ *
+ * The headers recorded in tests/fixtures/rtheap.txt (or $VMS_RTHEAP_FIXTURE)
+ * are loaded once. An input whose first byte has its top bit clear damages
+ * a copy of one of them (the byte picks which; the rest is records of a
+ * byte offset and a 64-bit word written there); one with it set is itself
+ * the buffer, read by every parser at a fixture's address. Each parser must
+ * return without a sanitizer report, and what it accepts must hold
+ * together (sizes inside the run, counts within capacity).
+ *
+ *   make fuzz [FUZZ_SECONDS=60]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtheap.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAXFIX 256
+#define MAXLEN 8192
+
+static struct fix {
+	char kind[8];
+	uint64_t addr, end;
+	unsigned char b[MAXLEN];
+	size_t n;
+} fix[MAXFIX];
+static size_t nfix;
+
+static void load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, kind[16], *hex;
+	size_t cap = 0;
+	unsigned long long a, e;
+
+	if (!f)
+		return;
+	hex = malloc(2 * MAXLEN + 2);
+	while (nfix < MAXFIX && getline(&line, &cap, f) > 0) {
+		struct fix *x = &fix[nfix];
+		unsigned v;
+
+		if (sscanf(line, "%15s %llx %llx %16384s", kind, &a, &e, hex) !=
+			    4 ||
+		    strlen(kind) >= sizeof(x->kind))
+			continue;
+		strcpy(x->kind, kind);
+		x->addr = a;
+		x->end = e;
+		for (x->n = 0; x->n < MAXLEN &&
+			       sscanf(hex + 2 * x->n, "%2x", &v) == 1;
+		     x->n++)
+			x->b[x->n] = (unsigned char)v;
+		nfix++;
+	}
+	free(hex);
+	free(line);
+	fclose(f);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *path = getenv("VMS_RTHEAP_FIXTURE");
+	char alt[4200];
+
+	(void)argc;
+	if (!path) {
+		path = "tests/fixtures/rtheap.txt";
+		if (access(path, R_OK) != 0 && strrchr((*argv)[0], '/')) {
+			snprintf(alt, sizeof(alt), "%s", (*argv)[0]);
+			*strrchr(alt, '/') = '\0';
+			snprintf(alt + strlen(alt), sizeof(alt) - strlen(alt),
+				 "/../tests/fixtures/rtheap.txt");
+			path = alt;
+		}
+	}
+	load(path);
+	if (!nfix) {
+		fprintf(stderr, "fuzz_rtheap: no headers in %s\n", path);
+		abort();
+	}
+	return 0;
+}
+
+static bool anywhere(void *ctx, uint64_t a, uint64_t size)
+{
+	(void)ctx;
+	return a >= 0x10000 && a < (1ull << 47) && size <= (1ull << 47) - a;
+}
+
+static int seen(void *ctx, uint64_t a, uint64_t size)
+{
+	if (a % 4096 != 0 || size == 0)
+		abort();
+	++*(size_t *)ctx;
+	return 0;
+}
+
+static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
+		      uint64_t end)
+{
+	struct rtheap_v8_page v;
+	struct rtheap_py_pool p;
+	struct rtheap_je_base j;
+	size_t k = 0;
+
+	if (rtheap_v8_page(b, n, addr, end, &v) &&
+	    (v.size > end - addr || v.area_end > addr + v.size))
+		abort();
+	if (rtheap_py_pool(b, n, addr, 16384, &p) && p.count > p.capacity)
+		abort();
+	if (rtheap_py_pool(b, n, addr, 4096, &p) && p.count > p.capacity)
+		abort();
+	if (rtheap_je_base(b, n, addr, end, &j) &&
+	    (j.size > end - addr || j.used_end > addr + j.size))
+		abort();
+	if (rtheap_je_extents(b, n, anywhere, seen, &k) != k)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static unsigned char buf[MAXLEN];
+	const struct fix *x;
+	size_t i;
+
+	if (size < 1)
+		return 0;
+	x = &fix[data[0] % nfix];
+	if (data[0] & 0x80) {
+		parse_all(data + 1, size - 1, x->addr, x->end);
+		return 0;
+	}
+	memcpy(buf, x->b, x->n);
+	for (i = 1; i + 9 <= size && x->n >= 8; i += 9) {
+		size_t off = data[i] % (x->n - 7);
+
+		memcpy(buf + off, data + i + 1, 8);
+	}
+	parse_all(buf, x->n, x->addr, x->end);
+	return 0;
+}

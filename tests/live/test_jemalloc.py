@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""jemalloc (step "allocator") on Redis against Redis's own figures.
+
+Starts its own redis-server (Debian's links libjemalloc; a unix socket in a
+temporary directory, no port, no persistence), loads some 40 MB of values
+over a raw RESP connection and reads INFO memory. vmscope must report the
+allocator as jemalloc, provided by the image that defines malloc, and type
+as heap at least 90% of allocator_allocated (and of used_memory's dataset):
+Heap is no longer 0 K. Captured frozen (-F) and through the fork clone.
+Also the ordinary case: a glibc process has no "allocator" at all.
+Skipped where redis-server is not installed (scripts/deps.sh installs
+it)."""
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+
+KEYS = 100000
+VALUE = b"v" * 400
+
+
+def connect(path, timeout=20):
+    deadline = time.time() + timeout
+    while True:
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+            return s
+        except OSError:
+            s.close()
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def load(s):
+    batch = 10000
+    for b in range(0, KEYS, batch):
+        s.sendall(b"".join(T.resp("SET", "key:%d" % i, VALUE)
+                           for i in range(b, b + batch)))
+        got = b""
+        while got.count(b"+OK\r\n") < batch:
+            got += s.recv(1 << 20)
+
+
+def info_memory(s):
+    s.sendall(T.resp("INFO", "memory"))
+    data = s.recv(1 << 16)
+    size = int(data[1:data.index(b"\r\n")])
+    body = data[data.index(b"\r\n") + 2:]
+    while len(body) < size:
+        body += s.recv(1 << 16)
+    out = {}
+    for line in body.decode().splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            out[k] = v
+    return out
+
+
+def check(pid, info, args):
+    how = " ".join(args)
+    snap = T.vmscope_json(pid, *args)
+    a = snap["allocator"]
+    T.ok(a and a["name"] == "jemalloc" and a["provides_malloc"] and
+         "jemalloc" in (a["image"] or ""),
+         "%s: the allocator is jemalloc, from the image that defines "
+         "malloc" % how, a)
+    heap = [t for t in snap["types"] if t["type"] == "heap"][0]
+    want = int(info["allocator_allocated"])
+    T.ok(heap["committed"] >= 0.9 * want and heap["ws"] >= 0.9 * want,
+         "%s: Heap committed %d and WS %d >= 90%% of allocator_allocated "
+         "%d" % (how, heap["committed"], heap["ws"], want))
+    T.ok(heap["committed"] >= 0.9 * int(info["used_memory_dataset"]),
+         "%s: Heap holds Redis's dataset (%s bytes)" %
+         (how, info["used_memory_dataset"]))
+    je = [h for h in snap["heaps"] if h["kind"] == "jemalloc"]
+    T.ok(len(je) == 1 and a["heap"] == sum(
+        int(g["end"], 16) - int(g["start"], 16) for g in je[0]["segments"])
+        and a["metadata"] > 0,
+        "%s: one jemalloc heap, its segments the regions typed for it, "
+        "its metadata found" % how, je)
+
+
+def main():
+    server = shutil.which("redis-server")
+    if not server:
+        T.skip("jemalloc heap of redis", "redis-server is not installed")
+        return T.done()
+    with tempfile.TemporaryDirectory() as tmp:
+        sock = os.path.join(tmp, "redis.sock")
+        p, _ = T.start([server, "--port", "0", "--unixsocket", sock,
+                        "--save", "", "--appendonly", "no", "--dir", tmp],
+                       ready=False, stderr=open(os.devnull, "w"))
+        s = connect(sock)
+        load(s)
+        info = info_memory(s)
+        print("# redis %s: used_memory %s allocator_allocated %s" %
+              (info.get("mem_allocator"), info.get("used_memory"),
+               info.get("allocator_allocated")))
+        check(p.pid, info, ["-F"])
+        check(p.pid, info, ["-b", "fork"])
+        T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), "redis")
+        T.eq(T.proc_state(p.pid) in "SR", True, "redis is left running")
+        s.close()
+        T.kill(p)
+    snap = T.vmscope_json(os.getpid())
+    T.eq(snap["allocator"], None, "a process with glibc's malloc only has "
+         "no allocator entry")
+    T.done()
+
+
+main()

@@ -1,0 +1,21 @@
+// v8heap.js — a node target for tests/live/test_v8.py: fills its V8 heap
+// with some 50 MB of objects, strings and large arrays (large-object
+// pages), prints "ready" and process.memoryUsage() as JSON, then blocks its
+// only JavaScript thread for good (Atomics.wait): no allocation and no GC
+// task runs while vmscope looks, so heapTotal stays what it printed.
+'use strict';
+const keep = [];
+for (let i = 0; i < 200000; i++)
+	keep.push({ n: i, s: 'string ' + i, a: [i, i + 1, i + 2] });
+for (let i = 0; i < 4; i++)
+	keep.push(new Array(300000).fill(i)); // large-object pages
+globalThis.keep = keep;
+const m = process.memoryUsage();
+process.stdout.write('ready ' + JSON.stringify({
+	heapTotal: m.heapTotal,
+	heapUsed: m.heapUsed,
+	v8: process.versions.v8,
+	pointerCompression: process.config.variables.v8_enable_pointer_compression,
+}) + '\n', () => {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+});
