@@ -562,7 +562,8 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 	size_t k;
 
 	d->v = calloc(g->n ? g->n : 1, sizeof(*d->v));
-	if (!d->v)
+	d->same = calloc(g->n ? g->n : 1, sizeof(*d->same));
+	if (!d->v || !d->same)
 		return -1;
 	for (k = 0; k < g->n; k++) {
 		struct vms_diff_change c = { 0 };
@@ -579,9 +580,7 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 		ch = classify(d, &c.a, &c.b);
 		if (ch == -2)
 			return -1;
-		if (ch < 0)
-			continue;
-		c.change = (enum vms_change)ch;
+		c.change = ch < 0 ? VMS_NCHANGES : (enum vms_change)ch;
 		side = c.b.n ? d->b : d->a;
 		r0 = &side->regions[c.b.n ? c.b.idx[0] : c.a.idx[0]];
 		c.start = r0->start;
@@ -590,10 +589,15 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 				.end;
 		c.type = r0->type;
 		c.path = r0->path;
+		if (ch < 0) {
+			d->same[d->nsame++] = c;
+			continue;
+		}
 		d->v[d->n++] = c;
 		d->count[ch]++;
 	}
 	qsort(d->v, d->n, sizeof(*d->v), by_start);
+	qsort(d->same, d->nsame, sizeof(*d->same), by_start);
 	return 0;
 }
 
@@ -635,8 +639,10 @@ out:
 void vms_diff_fini(struct vms_diff *d)
 {
 	free(d->v);
+	free(d->same);
 	free(d->idx);
-	d->v = NULL;
+	d->v = d->same = NULL;
+	d->nsame = 0;
 	d->idx = NULL;
 	d->n = 0;
 }

@@ -78,6 +78,10 @@ struct vms_diff {
 	const struct vms_snapshot *a, *b;
 	struct vms_diff_change *v;
 	size_t n;
+	/* The groups that did not change (change: VMS_NCHANGES), in
+	 * address order: the viewer shows them beside the changes. */
+	struct vms_diff_change *same;
+	size_t nsame;
 	size_t count[VMS_NCHANGES];
 	size_t *idx; /* the sides' region indices, one allocation */
 	bool other_run; /* vms_diff_other_run(a, b): matched for ASLR */
