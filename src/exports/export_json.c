@@ -106,6 +106,9 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
 	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
+	/* CLOCK_MONOTONIC at capture: orders snapshots of one boot finer
+	 * than taken_at's second (--watch takes several a second) */
+	KV_U64(o, "monotonic_ns", s->cap.monotonic_ns);
 	KV_STR(o, "kernel", s->cap.kernel);
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
