@@ -240,7 +240,7 @@ static void vmflags(struct outbuf *o, const char *f)
 		if (known)                                                     \
 			KV_U64(o, k, v);                                       \
 		else                                                           \
-			OB_LIT(o, "\"" k "\":null,");                           \
+			OB_LIT(o, "\"" k "\":null,");                          \
 	} while (0)
 
 static void region(struct outbuf *o, const struct vms_snapshot *s,
