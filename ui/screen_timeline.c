@@ -129,7 +129,7 @@ static void timeline_draw(struct ui *u)
 		s ? (int)s->proc.pid : 0, h->n, h->n == 1 ? "" : "s", when);
 	draw_sparkline(u, 1);
 	put_fmt(2, 0, COLS, theme_attr(EL_COLUMN),
-		" AB   #  Taken         Committed Total WS   Private  Committed+ ");
+		" AB   #  Taken         Committed Total WS   Private     Change ");
 	for (i = 0; i < h->n; i++)
 		hi = committed(h->s[i]) > hi ? committed(h->s[i]) : hi;
 	u->tl.y = 3;

@@ -370,7 +370,13 @@ static void loop(struct ui *u)
 			memmove(pending_keys, pending_keys + 1,
 				--npending * sizeof(pending_keys[0]));
 		} else {
+			/* wake for the next --watch tick, not later */
+			double left = u->watch_next - now_us();
+
+			if (u->watch_next > 0 && left < 250000)
+				timeout(left > 0 ? (int)(left / 1000) : 0);
 			ch = getch();
+			timeout(250);
 		}
 		if (got_signal)
 			return;
