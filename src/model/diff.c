@@ -296,6 +296,20 @@ static int align_kind(const struct vms_snapshot *a,
 	return 0;
 }
 
+/* The first of o[from..n) of another kind than k (k->i zero). */
+static size_t kind_end(const struct okey *o, size_t from, size_t n,
+		       const struct okey *k)
+{
+	for (; from < n; from++) {
+		struct okey z = o[from];
+
+		z.i = 0;
+		if (okey_cmp(&z, k) != 0)
+			break;
+	}
+	return from;
+}
+
 /* Joins the anonymous regions still alone on each side, kind by kind
  * (okey): in order, aligned by size (align_kind). */
 static int match_order(const struct vms_snapshot *a,
@@ -327,20 +341,8 @@ static int match_order(const struct vms_snapshot *a,
 			j++;
 			continue;
 		}
-		for (i1 = i; i1 < ka; i1++) { /* the kind's end on each side */
-			struct okey z = oa[i1];
-
-			z.i = 0;
-			if (okey_cmp(&z, &x) != 0)
-				break;
-		}
-		for (j1 = j; j1 < kb; j1++) {
-			struct okey z = ob[j1];
-
-			z.i = 0;
-			if (okey_cmp(&z, &x) != 0)
-				break;
-		}
+		i1 = kind_end(oa, i, ka, &x); /* the kind's end on each side */
+		j1 = kind_end(ob, j, kb, &x);
 		if (align_kind(a, b, parent, oa + i, i1 - i, ob + j, j1 - j) <
 		    0)
 			goto out;

@@ -25,10 +25,12 @@
  *  - Between two runs of one program (vms_diff_other_run: ASLR moved
  *    every anonymous region), the anonymous regions still alone on each
  *    side are then matched by their order within their kind (type,
- *    protection and name: [heap], [stack], [anon:x] or none): the k-th
- *    of a kind on A is the k-th of that kind on B. A region one run has
- *    more of is added or removed at the end of its kind, not in place.
- *    A group is then the same when its regions lie alike within it
+ *    protection and name: [heap], [stack], [anon:x] or none), aligned
+ *    by size: the longest run of equal sizes in order on both sides
+ *    pairs first, and what lies between two such pairs pairs in order,
+ *    so a region only one run has is added or removed where it is, not
+ *    shifting every pair after it (beyond 2^20 pairs of one kind, plain
+ *    order). A group is then the same when its regions lie alike within it
  *    (from its first region's start), wherever ASLR put it.
  *
  * A snapshot diffed with itself has no changes, and two runs of a
