@@ -434,9 +434,13 @@ act:
 					   "the timeline (T)",
 					   s->nregions, u->hist.n);
 			} else {
-				ui_message(u, true, "%s",
+				ui_message(u, true, "%s%s",
 					   cancelled ? "refresh cancelled"
-						     : err.msg);
+						     : err.msg,
+					   u->watch_next > 0
+						   ? " (--watch stopped)"
+						   : "");
+				u->watch_next = 0; /* no tick after a failure */
 			}
 			flags |= UI_DRAW | UI_CLEAR;
 		}
