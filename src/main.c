@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,9 +93,18 @@ static void usage(FILE *f)
 	      "                             -e: print it)\n"
 	      "  -d, --diff A B             compare two snapshots, each a PID\n"
 	      "                             (captured now) or a saved file\n"
-	      "                             (./123 for a file named 123);\n"
-	      "                             with -s or -e (the diff screen\n"
-	      "                             is not in this version yet)\n"
+	      "                             (./123 for a file named 123):\n"
+	      "                             side by side in the viewer, or\n"
+	      "                             printed with -s or -e\n"
+	      "      --watch=SECONDS        a snapshot every SECONDS: in the\n"
+	      "                             viewer each joins the timeline\n"
+	      "                             (T); with -w DIR each is saved\n"
+	      "                             in DIR (TIME-pidPID.vms, names\n"
+	      "                             that sort by time); with -s or -e\n"
+	      "                             each is printed (-o: the file is\n"
+	      "                             replaced each time)\n"
+	      "      --count=N              with --watch: N snapshots, then\n"
+	      "                             exit (default: until interrupted)\n"
 	      "  -h, --help                 this help\n"
 	      "  -V, --version              the version\n"
 	      "\n"
@@ -110,6 +120,8 @@ struct args {
 	bool diff;
 	bool summary, freeze, list, bytes;
 	double delay;
+	double watch; /* --watch SECONDS, 0: none */
+	long count; /* --count N, 0: no end */
 	pid_t pid;
 	char **cmd; /* after "--" */
 };
@@ -167,7 +179,14 @@ static int parse_pid(const char *s, pid_t *pid)
 /* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	enum { OPT_LIST = 256, OPT_SORT, OPT_DELAY, OPT_BYTES };
+	enum {
+		OPT_LIST = 256,
+		OPT_SORT,
+		OPT_DELAY,
+		OPT_BYTES,
+		OPT_WATCH,
+		OPT_COUNT
+	};
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "freeze", no_argument, NULL, 'F' },
@@ -183,6 +202,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "bytes", no_argument, NULL, OPT_BYTES },
+		{ "watch", required_argument, NULL, OPT_WATCH },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -233,6 +254,25 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return usage_error("bad --delay: %s", optarg);
 			break;
 		}
+		case OPT_WATCH: {
+			char *end;
+
+			a->watch = strtod(optarg, &end);
+			if (*end || !(a->watch >= 0.05 && a->watch <= 86400))
+				return usage_error("bad --watch: %s (seconds, "
+						   "0.05 to 86400)",
+						   optarg);
+			break;
+		}
+		case OPT_COUNT: {
+			char *end;
+
+			errno = 0;
+			a->count = strtol(optarg, &end, 10);
+			if (errno || *end || a->count < 1)
+				return usage_error("bad --count: %s", optarg);
+			break;
+		}
 		case 'w':
 			a->save = optarg;
 			break;
@@ -267,12 +307,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		if (optind < argc)
 			return usage_error("unexpected argument: %s",
 					   argv[optind]);
-		if (a->name || a->save || a->load)
-			return usage_error("%s", "-d A B takes no -n, -w or -l");
-		if (!a->summary && !a->export)
-			return usage_error("%s", "-d A B goes with -s or -e (the "
-						 "diff screen is not in this "
-						 "version yet)");
+		if (a->name || a->save || a->load || a->watch)
+			return usage_error("%s",
+					   "-d A B takes no -n, -w, -l or "
+					   "--watch");
 	} else if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
 		a->cmd = &argv[optind];
 	} else if (optind < argc) {
@@ -307,6 +345,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (a->save && !a->pid && !a->name && !a->cmd)
 		return usage_error("%s", "-w FILE needs a PID, -n NAME or -- "
 					 "CMD to capture");
+	if (a->count && !a->watch)
+		return usage_error("%s", "--count goes with --watch");
+	if (a->watch && a->load)
+		return usage_error("%s", "--watch takes snapshots of a live "
+					 "process: not with -l");
 	if (a->freeze && strcmp(a->backend, "pss") != 0)
 		return usage_error("%s", "--freeze goes with -b pss (the fork "
 					 "sampler always freezes)");
@@ -541,7 +584,8 @@ static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
 
 /* Saves s to -w FILE, written as -o writes; with -s or -e, prints what
  * was saved: the file's bytes loaded again, as -l prints them. */
-static int save_snapshot(const struct args *a, const struct vms_snapshot *s)
+static int save_snapshot(const struct args *a, const struct vms_snapshot *s,
+			 const char *path)
 {
 	struct vms_error err = { 0 };
 	struct vms_snapshot *back;
@@ -552,14 +596,14 @@ static int save_snapshot(const struct args *a, const struct vms_snapshot *s)
 
 	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
 		return fail(&err);
-	if (outbuf_open_file(&o, a->save, &err) < 0) {
+	if (outbuf_open_file(&o, path, &err) < 0) {
 		free(buf);
 		return fail(&err);
 	}
 	ob_write(&o, buf, len);
 	rc = close_output(&o);
 	if (rc == 0 && (a->summary || a->export)) {
-		back = vms_load_buffer(buf, len, a->save, &err);
+		back = vms_load_buffer(buf, len, path, &err);
 		rc = back ? print_snapshot(a, back) : fail(&err);
 		vms_snapshot_free(back);
 	}
@@ -576,8 +620,78 @@ static int batch(const struct args *a, const struct vms_sampler *smp,
 
 	if (!s)
 		return fail(&err);
-	rc = a->save ? save_snapshot(a, s) : print_snapshot(a, s);
+	rc = a->save ? save_snapshot(a, s, a->save) : print_snapshot(a, s);
 	vms_snapshot_free(s);
+	return rc;
+}
+
+/* --watch's file in dir for s: its time (UTC, to the millisecond) first,
+ * so that names sort by time: 20261123T132524.123Z-pid5320.vms */
+static void watch_name(const char *dir, const struct vms_snapshot *s, char *buf,
+		       size_t n)
+{
+	time_t t = (time_t)s->cap.taken_at_sec;
+	struct tm tm;
+	char when[32];
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(buf, n, "%s/%s.%03ldZ-pid%d.vms", dir, when,
+		 s->cap.taken_at_nsec / 1000000, (int)s->proc.pid);
+}
+
+/* Moves a CLOCK_MONOTONIC time one period on. */
+static void watch_advance(struct timespec *t, double period)
+{
+	t->tv_sec += (time_t)period;
+	t->tv_nsec += (long)((period - (double)(time_t)period) * 1e9);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* --watch without the viewer: a snapshot every a->watch seconds, a->count
+ * of them (0: until interrupted), each saved into the directory -w names
+ * and/or printed as -s or -e asks. A capture that fails ends it. */
+static int watch_batch(const struct args *a, const struct vms_sampler *smp,
+		       const struct vms_capture_opts *co)
+{
+	struct timespec next;
+	struct stat st;
+	long i;
+	int rc = 0;
+
+	if (a->save && (stat(a->save, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		fputs("vmscope: --watch -w needs a directory: ", stderr);
+		put_safe(stderr, a->save);
+		fputs(" is not one\n", stderr);
+		return 4;
+	}
+	/* ticks keep their rhythm however long a capture takes */
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; rc == 0 && (!a->count || i < a->count); i++) {
+		struct vms_error err = { 0 };
+		struct vms_snapshot *s;
+		char path[4096];
+
+		if (i) {
+			watch_advance(&next, a->watch);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &next, NULL) == EINTR)
+				;
+		}
+		s = vms_capture(smp, co, &err);
+		if (!s)
+			return fail(&err);
+		if (a->save) {
+			watch_name(a->save, s, path, sizeof(path));
+			rc = save_snapshot(a, s, path);
+		} else {
+			rc = print_snapshot(a, s);
+		}
+		vms_snapshot_free(s);
+	}
 	return rc;
 }
 
@@ -593,10 +707,10 @@ static int load(const struct args *a)
 	if (a->summary || a->export) {
 		rc = print_snapshot(a, s);
 	} else {
-		struct ui_opts uo = { vms_sampler_by_name(a->backend),
-				      { 0 },
-				      a->theme,
-				      s };
+		struct ui_opts uo = { .sampler =
+					      vms_sampler_by_name(a->backend),
+				      .theme = a->theme,
+				      .snap = s };
 
 		setlocale(LC_CTYPE, "");
 		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;
@@ -626,17 +740,34 @@ static int diff(const struct args *a)
 	struct vms_error err = { 0 };
 	struct vms_snapshot *sa = diff_side(a, a->diff_a, &err), *sb = NULL;
 	const struct vms_diff_exporter *ex =
-		export_diff_find(a->summary ? "summary" : a->export);
+		a->summary || a->export
+			? export_diff_find(a->summary ? "summary" : a->export)
+			: NULL;
 	struct vms_diff d;
 	struct outbuf o;
 	int rc;
 
-	if (!ex) {
+	if (!ex && (a->summary || a->export)) {
 		vms_snapshot_free(sa);
 		return usage_error("a diff has no '%s' export", a->export);
 	}
-	if (!sa || !(sb = diff_side(a, a->diff_b, &err)) ||
-	    vms_diff_make(sa, sb, &d, &err) < 0) {
+	if (!sa || !(sb = diff_side(a, a->diff_b, &err))) {
+		rc = fail(&err);
+		goto out;
+	}
+	if (!ex) { /* the diff screen */
+		struct ui_opts uo = { .sampler =
+					      vms_sampler_by_name(a->backend),
+				      .copts = { .freeze = a->freeze },
+				      .theme = a->theme,
+				      .snap = sa,
+				      .snap_b = sb };
+
+		setlocale(LC_CTYPE, "");
+		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;
+		goto out;
+	}
+	if (vms_diff_make(sa, sb, &d, &err) < 0) {
 		rc = fail(&err);
 		goto out;
 	}
@@ -693,7 +824,11 @@ int main(int argc, char **argv)
 	co.pid = a.pid;
 	co.freeze = a.freeze;
 	co.keep_raw = a.save != NULL;
-	if (a.summary || a.export || a.save) {
+	if (a.watch && (a.summary || a.export || a.save)) {
+		rc = a.pid ? watch_batch(&a, smp, &co)
+			   : usage_error("%s", "--watch needs a PID, -n NAME "
+					       "or -- CMD");
+	} else if (a.summary || a.export || a.save) {
 		if (!a.pid) {
 			stop_launched(launched);
 			return usage_error("%s",
@@ -702,7 +837,11 @@ int main(int argc, char **argv)
 		}
 		rc = batch(&a, smp, &co);
 	} else {
-		struct ui_opts uo = { smp, co, a.theme, NULL };
+		struct ui_opts uo = { .sampler = smp,
+				      .copts = co,
+				      .theme = a.theme,
+				      .watch_s = a.watch,
+				      .count = a.count };
 
 		setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
 		rc = ui_run(&uo, &err) < 0 ? fail(&err) : 0;

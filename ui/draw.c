@@ -72,6 +72,19 @@ int text_cols(const char *s)
 	return cols;
 }
 
+const char *fmt_size_delta(int64_t d, char *buf, size_t n)
+{
+	char a[16];
+
+	if (!d) {
+		snprintf(buf, n, "0");
+		return buf;
+	}
+	snprintf(buf, n, "%c%s", d > 0 ? '+' : '-',
+		 fmt_size(d > 0 ? (uint64_t)d : (uint64_t)-d, a, sizeof(a)));
+	return buf;
+}
+
 int put_str(int y, int x, int w, attr_t attr, const char *s, int pad)
 {
 	char line[2048], u[16];

@@ -24,6 +24,9 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t n);
 const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
 		    uint64_t bytes, char *buf, size_t n);
 
+/* A change of size, signed, as fmt_size: "+100 M", "-4 K", "0". */
+const char *fmt_size_delta(int64_t d, char *buf, size_t n);
+
 /* Writes s at (y, x) in attr, clipped to w columns and padded with blanks
  * to w (pad false: not padded). Returns the columns written. Every string
  * drawn goes through here, so it is made safe here: control characters,

@@ -8,6 +8,9 @@
 #include "draw.h"
 #include "ui_priv.h"
 
+/* The help's lines at most (every screen's keys fit). */
+enum { HELP_MAX = 160 };
+
 static const struct key_action common[] = {
 	{ 0, "Up Down j k", "move the cursor", NULL },
 	{ 0, "PgUp PgDn", "move a page", NULL },
@@ -63,12 +66,12 @@ static size_t help_lines(const struct ui *u, char lines[][160], size_t max)
 
 static void help_draw(struct ui *u)
 {
-	char lines[96][160];
-	size_t n = help_lines(u, lines, 96), i;
+	char lines[HELP_MAX][160];
+	size_t n = help_lines(u, lines, HELP_MAX), i;
 	int y, h = LINES - 2;
 
-	if (n > 96)
-		n = 96;
+	if (n > HELP_MAX)
+		n = HELP_MAX;
 	if (u->help.top + (size_t)h > n)
 		u->help.top = n > (size_t)h ? n - (size_t)h : 0;
 	put_str(0, 0, COLS, theme_attr(EL_TITLE), " vmscope help: every key",
@@ -91,8 +94,8 @@ static void help_draw(struct ui *u)
 
 static int help_key(struct ui *u, int key)
 {
-	char lines[96][160];
-	size_t n = help_lines(u, lines, 96);
+	char lines[HELP_MAX][160];
+	size_t n = help_lines(u, lines, HELP_MAX);
 	enum move mv;
 
 	if (key == 'q')

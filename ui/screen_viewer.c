@@ -269,6 +269,12 @@ static int act_map(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+static int act_timeline(struct ui *u)
+{
+	u->next = SCR_TIMELINE;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -313,6 +319,10 @@ static const struct key_action viewer_keys[] = {
 	  "the region list",
 	  act_view },
 	{ 'm', "m", "address-space map", act_map },
+	{ 'T', "T",
+	  "the timeline: every snapshot r (or --watch) took; mark two and "
+	  "compare them",
+	  act_timeline },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "snapshot.h"
 #include "selfcopy.h"
+#include "snapshot.h"
 
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"
@@ -54,7 +54,10 @@ static const char builtin_text[] =
 	"key = 16/black,117/cyan,bold\n"
 	"find = 16/black,227/yellow,bold\n"
 	"error = 231/white,160/red,bold\n"
-	"map.cursor = 16/black,231/white,bold+blink\n";
+	"map.cursor = 16/black,231/white,bold+blink\n"
+	"diff.added = 16/black,114/green,bold\n"
+	"diff.removed = 16/black,210/red,none\n"
+	"diff.changed = 16/black,222/yellow,none\n";
 
 const char *theme_el_name(enum theme_el el)
 {

@@ -29,38 +29,41 @@
 
 /* The first VMS_NTYPES elements are the region types, in enum vms_type
  * order; drawing code gets a type's element from theme_type() alone. */
-#define THEME_ELEMENTS(X)                                                     \
-	X(EL_IMAGE, "type.image")                                             \
-	X(EL_MAPPED_FILE, "type.mapped_file")                                 \
-	X(EL_SHAREABLE, "type.shareable")                                     \
-	X(EL_HEAP, "type.heap")                                               \
-	X(EL_MANAGED_HEAP, "type.managed_heap")                               \
-	X(EL_STACK, "type.stack")                                             \
-	X(EL_PRIVATE_DATA, "type.private_data")                               \
-	X(EL_PAGE_TABLE, "type.page_table")                                   \
-	X(EL_FREE, "type.free")                                               \
-	X(EL_NORMAL, "normal")                                                \
-	X(EL_TITLE, "title")                                                  \
-	X(EL_LABEL, "label")                                                  \
-	X(EL_COLUMN, "column")                                                \
-	X(EL_SELECTION, "selection")                                          \
-	X(EL_SELECTION_IDLE, "selection.unfocused")                           \
-	X(EL_TOTAL, "total")                                                  \
-	X(EL_RESERVED, "reserved")                                            \
-	X(EL_CHILD, "child")                                                  \
-	X(EL_DIM, "dim")                                                      \
-	X(EL_BAR_EMPTY, "bar.empty")                                          \
-	X(EL_STATUS, "status")                                                \
-	X(EL_KEY, "key")                                                      \
-	X(EL_FIND, "find")                                                    \
-	X(EL_ERROR, "error")                                                  \
-	X(EL_MAP_CURSOR, "map.cursor")
+#define THEME_ELEMENTS(X)                                                      \
+	X(EL_IMAGE, "type.image")                                              \
+	X(EL_MAPPED_FILE, "type.mapped_file")                                  \
+	X(EL_SHAREABLE, "type.shareable")                                      \
+	X(EL_HEAP, "type.heap")                                                \
+	X(EL_MANAGED_HEAP, "type.managed_heap")                                \
+	X(EL_STACK, "type.stack")                                              \
+	X(EL_PRIVATE_DATA, "type.private_data")                                \
+	X(EL_PAGE_TABLE, "type.page_table")                                    \
+	X(EL_FREE, "type.free")                                                \
+	X(EL_NORMAL, "normal")                                                 \
+	X(EL_TITLE, "title")                                                   \
+	X(EL_LABEL, "label")                                                   \
+	X(EL_COLUMN, "column")                                                 \
+	X(EL_SELECTION, "selection")                                           \
+	X(EL_SELECTION_IDLE, "selection.unfocused")                            \
+	X(EL_TOTAL, "total")                                                   \
+	X(EL_RESERVED, "reserved")                                             \
+	X(EL_CHILD, "child")                                                   \
+	X(EL_DIM, "dim")                                                       \
+	X(EL_BAR_EMPTY, "bar.empty")                                           \
+	X(EL_STATUS, "status")                                                 \
+	X(EL_KEY, "key")                                                       \
+	X(EL_FIND, "find")                                                     \
+	X(EL_ERROR, "error")                                                   \
+	X(EL_MAP_CURSOR, "map.cursor")                                         \
+	X(EL_DIFF_ADDED, "diff.added")                                         \
+	X(EL_DIFF_REMOVED, "diff.removed")                                     \
+	X(EL_DIFF_CHANGED, "diff.changed")
 
 enum theme_el {
 #define X(id, name) id,
 	THEME_ELEMENTS(X)
 #undef X
-	EL_COUNT
+		EL_COUNT
 };
 
 struct theme_colour {

@@ -88,6 +88,14 @@ static double now_us(void)
 
 static void draw(struct ui *u);
 
+/* The next --watch tick from now; none when the count is done. */
+static void watch_arm(struct ui *u)
+{
+	u->watch_next = u->opts->watch_s > 0 && u->watch_left != 0
+				? now_us() + u->opts->watch_s * 1e6
+				: 0;
+}
+
 /* ---- capture with progress ---- */
 
 struct progress {
@@ -182,22 +190,70 @@ static int set_screen(struct ui *u, enum ui_screen_id id, bool enter)
 	return enter && screens[id]->enter ? screens[id]->enter(u) : 0;
 }
 
-/* Replaces the snapshot (s may be NULL), tells every screen, then frees
- * the old one if it was ours. new_process: a process is being opened. */
+/* Drops the history's entry k (no free: into gone). */
+static void hist_drop(struct history *h, size_t k, struct vms_snapshot **gone,
+		      bool *gone_own)
+{
+	*gone = h->s[k];
+	*gone_own = h->own[k];
+	h->bytes -= vms_snapshot_bytes(h->s[k]);
+	memmove(h->s + k, h->s + k + 1, (h->n - k - 1) * sizeof(h->s[0]));
+	memmove(h->own + k, h->own + k + 1, (h->n - k - 1) * sizeof(h->own[0]));
+	h->n--;
+	if (h->mark[0] == *gone)
+		h->mark[0] = NULL;
+	if (h->mark[1] == *gone)
+		h->mark[1] = NULL;
+}
+
+/* Makes s the newest snapshot (s may be NULL: none), tells every screen,
+ * then frees what left the history (if it was ours). new_process: a
+ * process is being opened, so the history starts again; else s joins
+ * it, and the oldest leave while it holds more than HIST_MAX snapshots
+ * or HIST_BUDGET bytes (never s). The one shown before (old) stays alive
+ * while the screens are told. */
 static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 			 bool new_process)
 {
-	struct vms_snapshot *old = u->snap;
-	bool own_old = u->own_snap;
-	int i;
+	struct history *h = &u->hist;
+	struct vms_snapshot *old = u->snap, *gone[HIST_MAX + 2];
+	bool gone_own[HIST_MAX + 2];
+	size_t ngone = 0, i;
+	int k;
 
+	/* a layout from maps is only shown until its capture replaces it */
+	if (old && u->pre_own) {
+		gone[ngone] = old;
+		gone_own[ngone++] = true;
+	}
+	u->pre_own = false;
+	if (new_process || !s)
+		while (h->n) {
+			hist_drop(h, 0, &gone[ngone], &gone_own[ngone]);
+			ngone++;
+		}
+	if (s && s->cap.backend && strcmp(s->cap.backend, "maps") == 0 && own) {
+		u->pre_own = true; /* not a snapshot to keep */
+	} else if (s) {
+		if (h->n == HIST_MAX) {
+			hist_drop(h, 0, &gone[ngone], &gone_own[ngone]);
+			ngone++;
+		}
+		h->s[h->n] = s;
+		h->own[h->n++] = own;
+		h->bytes += vms_snapshot_bytes(s);
+		while (h->n > 1 && h->bytes > HIST_BUDGET) {
+			hist_drop(h, 0, &gone[ngone], &gone_own[ngone]);
+			ngone++;
+		}
+	}
 	u->snap = s;
-	u->own_snap = own;
-	for (i = 0; i < SCR_COUNT; i++)
-		if (screens[i]->snapshot_changed)
-			screens[i]->snapshot_changed(u, old, new_process);
-	if (old && own_old && old != s)
-		vms_snapshot_free(old);
+	for (k = 0; k < SCR_COUNT; k++)
+		if (screens[k]->snapshot_changed)
+			screens[k]->snapshot_changed(u, old, new_process);
+	for (i = 0; i < ngone; i++)
+		if (gone_own[i] && gone[i] != s)
+			vms_snapshot_free(gone[i]);
 }
 
 /* Opens the viewer on pid: the layout from /proc/PID/maps at once, then
@@ -314,10 +370,26 @@ static void loop(struct ui *u)
 			memmove(pending_keys, pending_keys + 1,
 				--npending * sizeof(pending_keys[0]));
 		} else {
+			/* wake for the next --watch tick, not later */
+			double left = u->watch_next - now_us();
+
+			if (u->watch_next > 0 && left < 250000)
+				timeout(left > 0 ? (int)(left / 1000) : 0);
 			ch = getch();
+			timeout(250);
 		}
 		if (got_signal)
 			return;
+		if (ch == ERR && u->watch_next > 0 &&
+		    now_us() >= u->watch_next && u->snap &&
+		    vms_snapshot_refreshable(u->snap)) {
+			/* a --watch tick: a refresh, as r */
+			if (u->watch_left > 0)
+				u->watch_left--;
+			flags = UI_RESAMPLE;
+			watch_arm(u);
+			goto act;
+		}
 		if (ch == ERR)
 			continue;
 		t0 = now_us();
@@ -336,6 +408,7 @@ static void loop(struct ui *u)
 		flags |= dispatch(u, ch);
 		if (flags & UI_QUIT)
 			return;
+act:
 		if (flags & UI_SWITCH)
 			set_screen(u, u->next, true);
 		else if (flags & UI_BACK)
@@ -357,12 +430,17 @@ static void loop(struct ui *u)
 			if (s) {
 				set_snapshot(u, s, true, false);
 				ui_message(u, false,
-					   "new snapshot: %zu regions",
-					   s->nregions);
+					   "new snapshot: %zu regions, %zu in "
+					   "the timeline (T)",
+					   s->nregions, u->hist.n);
 			} else {
-				ui_message(u, true, "%s",
+				ui_message(u, true, "%s%s",
 					   cancelled ? "refresh cancelled"
-						     : err.msg);
+						     : err.msg,
+					   u->watch_next > 0
+						   ? " (--watch stopped)"
+						   : "");
+				u->watch_next = 0; /* no tick after a failure */
 			}
 			flags |= UI_DRAW | UI_CLEAR;
 		}
@@ -488,7 +566,19 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		timing = fopen(tv, "a");
 	if (timing)
 		setvbuf(timing, NULL, _IOLBF, 0);
-	if (o->snap) {
+	if (o->snap && o->snap_b) {
+		/* -d A B: both in the timeline, marked, the diff shown */
+		set_snapshot(&u, o->snap, false, true);
+		set_snapshot(&u, o->snap_b, false, false);
+		u.hist.mark[0] = o->snap;
+		u.hist.mark[1] = o->snap_b;
+		set_screen(&u, SCR_VIEWER, true);
+		set_screen(&u, SCR_TIMELINE, true);
+		if (set_screen(&u, SCR_DIFF, true) < 0)
+			rc = vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					   "out of memory comparing the "
+					   "snapshots");
+	} else if (o->snap) {
 		set_snapshot(&u, o->snap, false, true);
 		set_screen(&u, SCR_VIEWER, true);
 	} else if (o->copts.pid) {
@@ -497,6 +587,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	} else if (set_screen(&u, SCR_PICKER, true) < 0) {
 		ui_message(&u, true, "cannot list processes");
 	}
+	u.watch_left = o->count > 0 ? o->count - 1 : -1;
+	watch_arm(&u);
 	if (rc == 0 && !got_signal)
 		loop(&u);
 	restore_terminal();

@@ -22,6 +22,13 @@ struct ui_opts {
 	struct vms_capture_opts copts; /* copts.pid 0: the picker */
 	const char *theme; /* name or path, NULL for the default */
 	struct vms_snapshot *snap; /* optional: show this one first */
+	/* optional, with snap: open the diff screen of snap (A) against
+	 * snap_b (B); both stay the caller's */
+	struct vms_snapshot *snap_b;
+	/* --watch: a snapshot every watch_s seconds (0: none), count of
+	 * them in all (0: no end) */
+	double watch_s;
+	long count;
 };
 
 int ui_run(const struct ui_opts *o, struct vms_error *err);

@@ -18,7 +18,9 @@
  * returns to the screen the current one was entered from (u->prev),
  * without calling enter: help is shown over a screen and leaves it as it
  * was. Adding a screen: a file with its table, a line in UI_SCREENS, its
- * data in struct ui.
+ * data in struct ui. Snapshots are owned by ui.c's history (struct
+ * history): a screen may point into any of them until its
+ * snapshot_changed says they changed.
  */
 #ifndef VMS_UI_PRIV_H
 #define VMS_UI_PRIV_H
@@ -29,6 +31,7 @@
 #include <stdint.h>
 
 #include "alloc.h"
+#include "diff.h"
 #include "proclist.h"
 #include "snapshot.h"
 #include "theme.h"
@@ -54,6 +57,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_VIEWER, screen_viewer)                                           \
 	X(SCR_MAP, screen_map)                                                 \
 	X(SCR_PICKER, screen_picker)                                           \
+	X(SCR_TIMELINE, screen_timeline)                                       \
+	X(SCR_DIFF, screen_diff)                                               \
 	X(SCR_HELP, screen_help)
 
 enum ui_screen_id {
@@ -169,10 +174,60 @@ struct help {
 	size_t top;
 };
 
+/* The history of the process shown: every snapshot a refresh (r, a
+ * --watch tick) replaced, oldest first; the last is u->snap. Bounded by
+ * HIST_MAX snapshots and HIST_BUDGET bytes (vms_snapshot_bytes): the
+ * oldest is let go first, the newest always kept. ui.c alone adds and
+ * drops (set_snapshot); screens are told through snapshot_changed. */
+enum { HIST_MAX = 64 };
+#define HIST_BUDGET (256ull << 20)
+struct history {
+	struct vms_snapshot *s[HIST_MAX];
+	bool own[HIST_MAX];
+	size_t n;
+	size_t bytes; /* Σ vms_snapshot_bytes */
+	/* The two the timeline marked (NULL: none); the diff screen shows
+	 * mark[0] (A) against mark[1] (B). */
+	const struct vms_snapshot *mark[2];
+};
+
+/* The timeline screen's own. */
+struct timeline {
+	size_t cur, top;
+	int h, y;
+};
+
+/* A row of the diff screen: a change (or an unchanged group, when
+ * everything is shown) or, under an open one, one of its regions. */
+struct dfrow {
+	uint32_t ch; /* index into diffview.all */
+	int32_t side; /* -1: the change itself; 0: A's region, 1: B's */
+	uint32_t k; /* the region's place in that side's idx */
+};
+
+struct diffview {
+	const struct vms_snapshot *a, *b; /* the diff below is of these */
+	struct vms_diff d;
+	bool made;
+	/* Changes and unchanged groups in address order; only_changes
+	 * shows d.v's alone. */
+	const struct vms_diff_change **all;
+	size_t nall;
+	uint8_t *open; /* per entry of all */
+	bool only_changes;
+	int type_filter; /* -1 all, else a type */
+	struct dfrow *rows;
+	size_t nrows, cap;
+	int focus; /* 0: the types, 1: the changes */
+	int tcur; /* the types' cursor: a type, or VMS_NTYPES for Total */
+	size_t cur, top;
+	int h, y, ty; /* the changes' rows and first line; the types' */
+};
+
 struct ui {
 	const struct ui_opts *opts;
-	struct vms_snapshot *snap;
-	bool own_snap;
+	struct vms_snapshot *snap; /* hist's newest (or a layout from maps) */
+	bool pre_own; /* snap is a layout from maps, ours, not in hist */
 	struct theme theme;
 	bool color;
 	/* Every screen's table, by id: filled by ui.c (the help reads the
@@ -203,6 +258,13 @@ struct ui {
 	struct mapview map;
 	struct picker pick;
 	struct help help;
+	struct history hist;
+	struct timeline tl;
+	struct diffview dv;
+	/* --watch: the next tick (CLOCK_MONOTONIC, us; 0: not watching) and
+	 * the snapshots still to take (-1: no end). */
+	double watch_next;
+	long watch_left;
 };
 
 #endif

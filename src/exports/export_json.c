@@ -104,6 +104,9 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
 	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
+	/* CLOCK_MONOTONIC at capture: orders snapshots of one boot finer
+	 * than taken_at's second (--watch takes several a second) */
+	KV_U64(o, "monotonic_ns", s->cap.monotonic_ns);
 	KV_STR(o, "kernel", s->cap.kernel);
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
@@ -235,7 +238,7 @@ static void vmflags(struct outbuf *o, const char *f)
 		if (known)                                                     \
 			KV_U64(o, k, v);                                       \
 		else                                                           \
-			OB_LIT(o, "\"" k "\":null,");                           \
+			OB_LIT(o, "\"" k "\":null,");                          \
 	} while (0)
 
 static void region(struct outbuf *o, const struct vms_snapshot *s,

@@ -36,6 +36,16 @@ void arena_fini(struct arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+size_t arena_bytes(const struct arena *a)
+{
+	const struct arena_block *b;
+	size_t n = a->icap * sizeof(*a->itab);
+
+	for (b = a->head; b; b = b->next)
+		n += sizeof(*b) + b->size;
+	return n;
+}
+
 void *arena_alloc(struct arena *a, size_t size)
 {
 	const size_t align = _Alignof(max_align_t);

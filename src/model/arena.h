@@ -24,6 +24,8 @@ struct arena {
 
 void arena_init(struct arena *a);
 void arena_fini(struct arena *a);
+/* The bytes the arena holds from malloc (its blocks and intern table). */
+size_t arena_bytes(const struct arena *a);
 /* Zeroed memory, aligned for any scalar. */
 void *arena_alloc(struct arena *a, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);

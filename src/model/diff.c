@@ -3,8 +3,9 @@
  * The regions of both sides are nodes of one union-find: a sweep over
  * both address-ordered lists joins every pair that overlaps with the same
  * backing, then file mappings left alone on one side are joined by
- * (device, inode, offset). Each set is then one group, and a group one
- * change (or none). Linear in the regions but for the sorts.
+ * (device, inode, offset), and, between two runs of one program, the
+ * anonymous ones left alone by their order within their kind. Each set
+ * is then one group, and a group one change (or none). Linear in the regions but for the sorts.
  */
 #include "diff.h"
 
@@ -13,8 +14,8 @@
 #include <string.h>
 
 const char *const vms_change_names[VMS_NCHANGES] = {
-	[VMS_CH_ADDED] = "added",	[VMS_CH_REMOVED] = "removed",
-	[VMS_CH_GROWN] = "grown",	[VMS_CH_SHRUNK] = "shrunk",
+	[VMS_CH_ADDED] = "added",     [VMS_CH_REMOVED] = "removed",
+	[VMS_CH_GROWN] = "grown",     [VMS_CH_SHRUNK] = "shrunk",
 	[VMS_CH_CHANGED] = "changed",
 };
 
@@ -89,6 +90,15 @@ static int fkey_cmp(const void *x, const void *y)
 	return 0;
 }
 
+/* The same, then by node: equal keys in address order. */
+static int fkey_order(const void *x, const void *y)
+{
+	const struct fkey *a = x, *b = y;
+	int c = fkey_cmp(x, y);
+
+	return c ? c : a->i < b->i ? -1 : a->i > b->i;
+}
+
 static struct fkey key_of(const struct vms_region *r, size_t i)
 {
 	struct fkey k = { r->inode, r->offset, r->dev_major, r->dev_minor, i };
@@ -115,7 +125,7 @@ static int match_moved(const struct vms_snapshot *a,
 	for (i = 0; i < na; i++)
 		if (members[uf_find(parent, i)] == 1 && is_file(&a->regions[i]))
 			keys[n++] = key_of(&a->regions[i], i);
-	qsort(keys, n, sizeof(*keys), fkey_cmp);
+	qsort(keys, n, sizeof(*keys), fkey_order);
 	for (i = 0; n && i < nb; i++) {
 		struct fkey k, *hit;
 
@@ -124,7 +134,16 @@ static int match_moved(const struct vms_snapshot *a,
 			continue;
 		k = key_of(&b->regions[i], 0);
 		hit = bsearch(&k, keys, n, sizeof(*keys), fkey_cmp);
-		if (!hit || members[uf_find(parent, hit->i)] != 1)
+		if (!hit)
+			continue;
+		/* several of one key (a file mapped twice at one offset):
+		 * the first still alone, so they pair in address order */
+		while (hit > keys && fkey_cmp(hit - 1, &k) == 0)
+			hit--;
+		while (hit < keys + n && fkey_cmp(hit, &k) == 0 &&
+		       members[uf_find(parent, hit->i)] != 1)
+			hit++;
+		if (hit == keys + n || fkey_cmp(hit, &k) != 0)
 			continue;
 		uf_union(parent, hit->i, na + i);
 		members[uf_find(parent, hit->i)] = 2;
@@ -132,6 +151,210 @@ static int match_moved(const struct vms_snapshot *a,
 	free(members);
 	free(keys);
 	return 0;
+}
+
+/* ---- ASLR: anonymous regions of another run, matched by order ---- */
+
+/* The build id of the image of s's executable, or NULL. */
+static const char *exe_build_id(const struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; s->proc.exe && i < s->nregions; i++)
+		if (s->regions[i].build_id && s->regions[i].path &&
+		    strcmp(s->regions[i].path, s->proc.exe) == 0)
+			return s->regions[i].build_id;
+	return NULL;
+}
+
+bool vms_diff_other_run(const struct vms_snapshot *a,
+			const struct vms_snapshot *b)
+{
+	const char *ia, *ib;
+
+	if (a->proc.pid == b->proc.pid)
+		return false;
+	ia = exe_build_id(a);
+	ib = exe_build_id(b);
+	if (ia && ib)
+		return strcmp(ia, ib) == 0;
+	return a->proc.exe && b->proc.exe &&
+	       strcmp(a->proc.exe, b->proc.exe) == 0;
+}
+
+/* What order is kept within: the type, protection and name ([heap],
+ * [stack], [anon:x] or none), so a guard page pairs with a guard page. */
+struct okey {
+	uint8_t type;
+	uint16_t perms;
+	const char *path;
+	size_t i; /* node */
+};
+
+static int okey_cmp(const void *x, const void *y)
+{
+	const struct okey *a = x, *b = y;
+	int c;
+
+	if (a->type != b->type)
+		return a->type - b->type;
+	if (a->perms != b->perms)
+		return a->perms - b->perms;
+	if (!a->path || !b->path)
+		c = !a->path - !b->path;
+	else
+		c = strcmp(a->path, b->path);
+	if (c)
+		return c;
+	return a->i < b->i ? -1 : a->i > b->i; /* address order */
+}
+
+static size_t lone_anon(const struct vms_snapshot *s, size_t base,
+			size_t *parent, const size_t *members, struct okey *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (members[uf_find(parent, base + i)] == 1 && !is_file(r))
+			out[n++] = (struct okey){ r->type, r->perms, r->path,
+						  base + i };
+	}
+	qsort(out, n, sizeof(*out), okey_cmp);
+	return n;
+}
+
+static uint64_t okey_size(const struct vms_snapshot *a,
+			  const struct vms_snapshot *b, const struct okey *k)
+{
+	size_t na = a->nregions;
+
+	return k->i < na ? vms_region_size(&a->regions[k->i])
+			 : vms_region_size(&b->regions[k->i - na]);
+}
+
+/* Pairs x[0..n) with y[0..m) in order, as far as both go. */
+static void pair_run(size_t *parent, const struct okey *x, size_t n,
+		     const struct okey *y, size_t m)
+{
+	size_t k;
+
+	for (k = 0; k < n && k < m; k++)
+		uf_union(parent, x[k].i, y[k].i);
+}
+
+/* Cells of the alignment table at most: 4 MiB of it. Beyond, a kind's
+ * regions pair in plain order. */
+#define ALIGN_MAX_CELLS (1u << 20)
+
+/* One kind: x (A's, address order) against y (B's). The longest run of
+ * pairs of equal size kept in order (a longest common subsequence) are
+ * the anchors; between two anchors, what is left on each side pairs in
+ * order; so a region only one side has does not shift every pair after
+ * it. -1 on out of memory. */
+static int align_kind(const struct vms_snapshot *a,
+		      const struct vms_snapshot *b, size_t *parent,
+		      const struct okey *x, size_t n, const struct okey *y,
+		      size_t m)
+{
+	size_t i, j, gi = 0, gj = 0, w = m + 1;
+	uint32_t *L;
+
+	if ((uint64_t)(n + 1) * (m + 1) > ALIGN_MAX_CELLS) {
+		pair_run(parent, x, n, y, m);
+		return 0;
+	}
+	L = calloc((n + 1) * w, sizeof(*L));
+	if (!L)
+		return -1;
+	for (i = n; i-- > 0;)
+		for (j = m; j-- > 0;) {
+			uint32_t d = L[(i + 1) * w + j], r = L[i * w + j + 1];
+
+			L[i * w + j] =
+				okey_size(a, b, &x[i]) == okey_size(a, b, &y[j])
+					? L[(i + 1) * w + j + 1] + 1
+				: d > r ? d
+					: r;
+		}
+	for (i = j = 0; i < n && j < m;) {
+		if (okey_size(a, b, &x[i]) == okey_size(a, b, &y[j]) &&
+		    L[i * w + j] == L[(i + 1) * w + j + 1] + 1) {
+			pair_run(parent, x + gi, i - gi, y + gj, j - gj);
+			uf_union(parent, x[i].i, y[j].i);
+			gi = ++i;
+			gj = ++j;
+		} else if (L[(i + 1) * w + j] >= L[i * w + j + 1]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	pair_run(parent, x + gi, n - gi, y + gj, m - gj);
+	free(L);
+	return 0;
+}
+
+/* The first of o[from..n) of another kind than k (k->i zero). */
+static size_t kind_end(const struct okey *o, size_t from, size_t n,
+		       const struct okey *k)
+{
+	for (; from < n; from++) {
+		struct okey z = o[from];
+
+		z.i = 0;
+		if (okey_cmp(&z, k) != 0)
+			break;
+	}
+	return from;
+}
+
+/* Joins the anonymous regions still alone on each side, kind by kind
+ * (okey): in order, aligned by size (align_kind). */
+static int match_order(const struct vms_snapshot *a,
+		       const struct vms_snapshot *b, size_t *parent)
+{
+	size_t na = a->nregions, nb = b->nregions, i, j, ka, kb, i1, j1;
+	size_t *members = calloc(na + nb + 1, sizeof(*members));
+	struct okey *oa = malloc((na + 1) * sizeof(*oa));
+	struct okey *ob = malloc((nb + 1) * sizeof(*ob));
+	int rc = -1;
+
+	if (!members || !oa || !ob)
+		goto out;
+	for (i = 0; i < na + nb; i++)
+		members[uf_find(parent, i)]++;
+	ka = lone_anon(a, 0, parent, members, oa);
+	kb = lone_anon(b, na, parent, members, ob);
+	for (i = j = 0; i < ka && j < kb;) {
+		struct okey x = oa[i], y = ob[j];
+		int c;
+
+		x.i = y.i = 0;
+		c = okey_cmp(&x, &y);
+		if (c < 0) {
+			i++;
+			continue;
+		}
+		if (c > 0) {
+			j++;
+			continue;
+		}
+		i1 = kind_end(oa, i, ka, &x); /* the kind's end on each side */
+		j1 = kind_end(ob, j, kb, &x);
+		if (align_kind(a, b, parent, oa + i, i1 - i, ob + j, j1 - j) <
+		    0)
+			goto out;
+		i = i1;
+		j = j1;
+	}
+	rc = 0;
+out:
+	free(members);
+	free(oa);
+	free(ob);
+	return rc;
 }
 
 /* ---- a group into a change ---- */
@@ -147,8 +370,8 @@ static void side_sum(const struct vms_snapshot *s, struct vms_diff_side *d)
 
 		for (c = 0; c < VMS_NCOLS; c++)
 			if (vms_column_has((enum vms_col)c, VMS_COLF_REGION))
-				d->v[c] += vms_column_region(r,
-							     (enum vms_col)c);
+				d->v[c] +=
+					vms_column_region(r, (enum vms_col)c);
 		if (vms_region_size(r) > d->v[VMS_COL_LARGEST])
 			d->v[VMS_COL_LARGEST] = vms_region_size(r);
 	}
@@ -172,10 +395,15 @@ static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
 		const struct vms_region *x = &d->a->regions[a->idx[k]];
 		const struct vms_region *y = &d->b->regions[b->idx[k]];
 
-		if (x->start != y->start || x->end != y->end ||
-		    x->perms != y->perms || x->offset != y->offset ||
-		    x->type != y->type || x->committed != y->committed ||
-		    !str_eq(x->path, y->path))
+		/* another run: where the group lies is ASLR's choice; its
+		 * regions' places within it are what counts */
+		uint64_t ba = d->other_run ? d->a->regions[a->idx[0]].start : 0;
+		uint64_t bb = d->other_run ? d->b->regions[b->idx[0]].start : 0;
+
+		if (x->start - ba != y->start - bb ||
+		    x->end - ba != y->end - bb || x->perms != y->perms ||
+		    x->offset != y->offset || x->type != y->type ||
+		    x->committed != y->committed || !str_eq(x->path, y->path))
 			return false;
 	}
 	return true;
@@ -336,7 +564,8 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 	size_t k;
 
 	d->v = calloc(g->n ? g->n : 1, sizeof(*d->v));
-	if (!d->v)
+	d->same = calloc(g->n ? g->n : 1, sizeof(*d->same));
+	if (!d->v || !d->same)
 		return -1;
 	for (k = 0; k < g->n; k++) {
 		struct vms_diff_change c = { 0 };
@@ -353,9 +582,7 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 		ch = classify(d, &c.a, &c.b);
 		if (ch == -2)
 			return -1;
-		if (ch < 0)
-			continue;
-		c.change = (enum vms_change)ch;
+		c.change = ch < 0 ? VMS_NCHANGES : (enum vms_change)ch;
 		side = c.b.n ? d->b : d->a;
 		r0 = &side->regions[c.b.n ? c.b.idx[0] : c.a.idx[0]];
 		c.start = r0->start;
@@ -364,10 +591,15 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 				.end;
 		c.type = r0->type;
 		c.path = r0->path;
+		if (ch < 0) {
+			d->same[d->nsame++] = c;
+			continue;
+		}
 		d->v[d->n++] = c;
 		d->count[ch]++;
 	}
 	qsort(d->v, d->n, sizeof(*d->v), by_start);
+	qsort(d->same, d->nsame, sizeof(*d->same), by_start);
 	return 0;
 }
 
@@ -382,6 +614,7 @@ int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
 	memset(d, 0, sizeof(*d));
 	d->a = a;
 	d->b = b;
+	d->other_run = vms_diff_other_run(a, b);
 	d->idx = malloc((na + nb ? na + nb : 1) * sizeof(*d->idx));
 	if (!parent || !d->idx)
 		goto out;
@@ -389,6 +622,7 @@ int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
 		parent[i] = i;
 	sweep(a, b, parent);
 	if (match_moved(a, b, parent) < 0 ||
+	    (d->other_run && match_order(a, b, parent) < 0) ||
 	    make_groups(na, nb, parent, &g, d->idx) < 0 ||
 	    build_changes(d, &g) < 0)
 		goto out;
@@ -407,8 +641,10 @@ out:
 void vms_diff_fini(struct vms_diff *d)
 {
 	free(d->v);
+	free(d->same);
 	free(d->idx);
-	d->v = NULL;
+	d->v = d->same = NULL;
+	d->nsame = 0;
 	d->idx = NULL;
 	d->n = 0;
 }
@@ -425,7 +661,8 @@ static int by_moved(const void *x, const void *y, void *ctx)
 	const struct vms_diff *d = ctx;
 	const struct vms_diff_change *a = &d->v[*(const size_t *)x];
 	const struct vms_diff_change *b = &d->v[*(const size_t *)y];
-	uint64_t ma = moved(a, VMS_COL_COMMITTED), mb = moved(b, VMS_COL_COMMITTED);
+	uint64_t ma = moved(a, VMS_COL_COMMITTED),
+		 mb = moved(b, VMS_COL_COMMITTED);
 
 	if (ma != mb)
 		return ma > mb ? -1 : 1;

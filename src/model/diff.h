@@ -22,9 +22,20 @@
  *  - Each side of a change has the column table's figures (columns.h)
  *    summed over its regions (blocks: how many; largest: the largest).
  *
- * A snapshot diffed with itself has no changes. Not yet: anonymous
- * regions of two different processes matched by their order within a
- * type (ASLR moves them all).
+ *  - Between two runs of one program (vms_diff_other_run: ASLR moved
+ *    every anonymous region), the anonymous regions still alone on each
+ *    side are then matched by their order within their kind (type,
+ *    protection and name: [heap], [stack], [anon:x] or none), aligned
+ *    by size: the longest run of equal sizes in order on both sides
+ *    pairs first, and what lies between two such pairs pairs in order,
+ *    so a region only one run has is added or removed where it is, not
+ *    shifting every pair after it (beyond 2^20 pairs of one kind, plain
+ *    order). A group is then the same when its regions lie alike within it
+ *    (from its first region's start), wherever ASLR put it.
+ *
+ * A snapshot diffed with itself has no changes, and two runs of a
+ * program in the same state have none either (but for what really
+ * differs between the runs).
  */
 #ifndef VMS_DIFF_H
 #define VMS_DIFF_H
@@ -69,9 +80,20 @@ struct vms_diff {
 	const struct vms_snapshot *a, *b;
 	struct vms_diff_change *v;
 	size_t n;
+	/* The groups that did not change (change: VMS_NCHANGES), in
+	 * address order: the viewer shows them beside the changes. */
+	struct vms_diff_change *same;
+	size_t nsame;
 	size_t count[VMS_NCHANGES];
 	size_t *idx; /* the sides' region indices, one allocation */
+	bool other_run; /* vms_diff_other_run(a, b): matched for ASLR */
 };
+
+/* Whether a and b are two different processes (pids) of one program:
+ * the same build id of the executable's image when both have one, else
+ * the same executable path. */
+bool vms_diff_other_run(const struct vms_snapshot *a,
+			const struct vms_snapshot *b);
 
 /* Compares a with b into *d. -1 with *err (out of memory only). */
 int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,

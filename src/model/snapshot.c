@@ -40,6 +40,16 @@ void vms_snapshot_free(struct vms_snapshot *s)
 	free(s);
 }
 
+size_t vms_snapshot_bytes(const struct vms_snapshot *s)
+{
+	size_t n = sizeof(*s) + s->regions_cap * sizeof(*s->regions) +
+		   arena_bytes(&s->arena);
+
+	if (s->raw)
+		n += s->raw->smaps_cap + s->raw->status_len;
+	return n;
+}
+
 int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n)
 {
 	if (raw->smaps_cap - raw->smaps_len < n) {

@@ -391,6 +391,10 @@ struct vms_gap_iter {
 struct vms_gap_iter vms_gaps(const struct vms_snapshot *s);
 bool vms_gap_next(struct vms_gap_iter *it, uint64_t *start, uint64_t *end);
 
+/* The memory s holds (its arena, regions and raw text): what keeping it
+ * costs, for the viewer's history budget. */
+size_t vms_snapshot_bytes(const struct vms_snapshot *s);
+
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);
 

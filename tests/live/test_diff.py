@@ -8,8 +8,12 @@ and 20,000 small mallocs, save again, diff the two files:
     first; -e csv and -e text print too;
   - a snapshot diffed with itself has no changes (JSON and -s), and a file
     against the live PID works;
-  - -d with one operand, or without -s/-e, is a usage error (exit 1); a
-    bad file exits 4.
+  - two runs of the grower (ASLR moves every region) diff to no change;
+    after one of them grows, to exactly its two real changes (the 100 MiB
+    mapping added, the heap grown);
+  - -d with one operand is a usage error (exit 1), and without -s/-e
+    and without a terminal too (the diff screen needs one); a bad file
+    exits 4.
 """
 import json
 import os
@@ -25,6 +29,38 @@ MIB = 1 << 20
 
 def typ(d, side, name):
     return next(t for t in d[side]["types"] if t["type"] == name)
+
+
+def two_runs(tmp):
+    """ASLR: two processes of one program."""
+    q1, _ = T.start([T.target("grower")])
+    q2, _ = T.start([T.target("grower")])
+    f1, f2 = os.path.join(tmp, "q1.vms"), os.path.join(tmp, "q2.vms")
+    for q, f in ((q1, f1), (q2, f2)):
+        r = T.run_vmscope("-F", "-w", f, q.pid)
+        T.ok(r.returncode == 0, "saved run %d" % q.pid, r.stderr)
+    r = T.run_vmscope("-d", f1, f2, "-e", "json")
+    d = json.loads(r.stdout)
+    T.ok(r.returncode == 0 and d["changes"]["regions"] == [],
+         "two runs of the grower (pids %d, %d): no change, though ASLR "
+         "moved every region" % (q1.pid, q2.pid),
+         d["changes"]["regions"][:6])
+    q2.stdin.write(b"grow\n")
+    q2.stdin.flush()
+    info = T.ready_fields(q2.stdout.readline().decode().replace(
+        "grown", "ready"))
+    r = T.run_vmscope("-F", "-d", f1, q2.pid, "-e", "json")
+    d = json.loads(r.stdout)
+    got = sorted((c["change"], c["type"]) for c in d["changes"]["regions"])
+    added = [c for c in d["changes"]["regions"] if c["change"] == "added"]
+    T.ok(r.returncode == 0 and
+         got == [("added", "private_data"), ("grown", "heap")] and
+         int(added[0]["start"], 16) == info["map"] and
+         added[0]["b"]["size"] == info["map_size"],
+         "after the second run grows: exactly the mapping added and the "
+         "heap grown", d["changes"]["regions"][:6])
+    T.kill(q1)
+    T.kill(q2)
 
 
 def main():
@@ -97,11 +133,12 @@ def main():
         r = T.run_vmscope("-d", fb, p.pid, "-s")
         T.ok(r.returncode == 0, "-d FILE PID works", r.stderr)
         T.kill(p)
+        two_runs(tmp)
 
         T.eq(T.run_vmscope("-d", fa).returncode, 1, "-d with one operand: "
              "usage error")
         T.eq(T.run_vmscope("-d", fa, fb).returncode, 1, "-d without -s or "
-             "-e: usage error")
+             "-e and without a terminal: usage error")
         bad = os.path.join(T.ROOT, "tests", "fixtures", "bad_snap_flip.vms")
         r = T.run_vmscope("-d", fa, bad, "-s")
         T.ok(r.returncode == 4 and bad.encode() in r.stderr,

@@ -152,6 +152,40 @@ def test_viewer(pid):
         tm.kill()
 
 
+def test_diff_screen(pid, tmp):
+    """The diff screen (-d FILE PID): the file's name, in an unchanged
+    group once c shows them all, is drawn escaped, and nothing the target
+    named reaches the pane."""
+    import tmuxdrive as D
+    if not D.have_tmux():
+        T.skip("the diff screen on hostile names", "tmux is not installed")
+        return
+    fa = os.path.join(tmp, "a.vms")
+    r = T.run_vmscope("-w", fa, pid)
+    T.ok(r.returncode == 0, "saved the hostile target", r.stderr)
+    tm = D.Tmux([T.VMSCOPE, "-d", fa, str(pid)], width=200, height=50,
+                env={"LANG": "C.UTF-8"})
+    try:
+        tm.wait_for("vmscope  diff")
+        tm.keys("c")
+        scr = tm.wait_for(lambda s: re.search(r"all \| \d+/\d+\s*$", s))
+        for _ in range(8):
+            if EVIL_SHOWN[:15] in scr:
+                break
+            tm.keys("NPage")
+            scr = tm.wait_for(EVIL_SHOWN[:15], timeout=2)
+        T.ok(EVIL_SHOWN[:15] in scr, "diff screen: the file name is shown "
+             "escaped", scr)
+        bad = RAW.search(tm.screen().encode())
+        T.ok(bad is None, "diff screen: the pane holds no control "
+             "character", bad and bad.group(0))
+        T.ok("\x1b]" not in tm.screen(escapes=True) and "pwned" not in
+             tm._run("display-message", "-p", "#{pane_title}"),
+             "diff screen: no OSC sequence reached the pane or its title")
+    finally:
+        tm.kill()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="vmscope-esc-")
     os.chmod(tmp, 0o755)
@@ -164,6 +198,7 @@ def main():
         test_batch(p.pid, tmp)
         test_messages(tmp)
         test_viewer(p.pid)
+        test_diff_screen(p.pid, tmp)
         T.kill(p)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
