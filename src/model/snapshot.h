@@ -141,6 +141,10 @@ struct vms_heap_glibc {
 	uint64_t largest_free; /* largest chunk in bins/fastbins, top apart */
 	uint64_t hist[VMS_HEAP_HIST]; /* free chunks by size, top apart */
 	uint64_t hist_bytes[VMS_HEAP_HIST];
+	/* bytes of the free chunks (top, bins, fastbins: those in free)
+	 * in pages present in RAM at the snapshot; -1: the source cannot
+	 * tell (a core dump, an older snapshot file) */
+	int64_t free_resident;
 	bool busy; /* locked at the snapshot: not walked */
 	const char *partial; /* why its figures are incomplete, or NULL */
 };

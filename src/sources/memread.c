@@ -77,6 +77,35 @@ stop:
 	return (ssize_t)(pg * m->page_size - addr);
 }
 
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err)
+{
+	uint64_t ent[512];
+	uint64_t pg = addr / m->page_size;
+	size_t done = 0;
+
+	while (done < npages) {
+		size_t want = npages - done, i;
+		ssize_t got;
+
+		if (want > 512)
+			want = 512;
+		got = pread(m->pagemap_fd, ent, want * 8,
+			    (off_t)((pg + done) * 8));
+		if (got < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					     "cannot read pagemap of %d: %s",
+					     (int)m->pid, strerror(errno));
+		if (got < 8)
+			break;
+		for (i = 0; i < (size_t)got / 8; i++)
+			out[done + i] = pagemap_present(ent[i]);
+		done += (size_t)got / 8;
+	}
+	memset(out + done, 0, npages - done);
+	return 0;
+}
+
 ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 		     struct vms_error *err)
 {

@@ -320,6 +320,7 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 {
 	struct vms_heap_glibc *g;
 	bool ok = true;
+	uint64_t v;
 
 	if (!o || json_is_null(o))
 		return true;
@@ -334,6 +335,9 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 	sf_obj_u64(o, "tcache_chunks", &g->tcache_chunks);
 	sf_obj_u64(o, "overhead", &g->overhead);
 	sf_obj_u64(o, "largest_free", &g->largest_free);
+	g->free_resident = -1; /* absent from files before it was kept */
+	if (sf_obj_u64(o, "free_resident", &v) && v <= INT64_MAX)
+		g->free_resident = (int64_t)v;
 	g->busy = json_is_true(json_object_get(o, "busy"));
 	g->partial = sf_get_str(&s->arena, json_object_get(o, "partial"), &ok);
 	if (!ok || !u64s_at(o, "hist", g->hist, VMS_HEAP_HIST) ||

@@ -319,6 +319,9 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 	put(o, "tcache_chunks", sf_json_u64(g->tcache_chunks), bad);
 	put(o, "overhead", sf_json_u64(g->overhead), bad);
 	put(o, "largest_free", sf_json_u64(g->largest_free), bad);
+	if (g->free_resident >= 0)
+		put(o, "free_resident",
+		    sf_json_u64((uint64_t)g->free_resident), bad);
 	put(o, "hist", u64_array(g->hist, VMS_HEAP_HIST, bad), bad);
 	put(o, "hist_bytes", u64_array(g->hist_bytes, VMS_HEAP_HIST, bad),
 	    bad);

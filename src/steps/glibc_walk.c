@@ -371,6 +371,94 @@ static void count_free(struct glibc_arena *a, uint64_t sz)
 		a->largest_free = sz;
 }
 
+/* ---- free bytes still resident ---- */
+
+/* Asks which pages of the arena's (sorted) segments are in RAM, into
+ * w->present, segment after segment; w->segoff[i] is segment i's first
+ * page there. Unknown (a->resident_known false) when the source cannot
+ * tell. -1 only when out of memory. */
+static int load_present(struct walk *w, struct glibc_arena *a)
+{
+	uint64_t pg = w->in->page_size, n = 0;
+	size_t i;
+
+	a->resident_known = false;
+	if (!w->mem->present || !pg || (pg & (pg - 1)) || !a->nsegs)
+		return 0;
+	for (i = 0; i < a->nsegs; i++) {
+		const struct glibc_seg *s = &a->segs[i];
+
+		if (s->end <= s->start || s->end > UINT64_MAX - pg)
+			return 0;
+		n += ((s->end + pg - 1) & ~(pg - 1)) / pg - s->start / pg;
+	}
+	if (n > (1ull << 28)) /* past 1 TiB of 4 KiB pages: not a heap */
+		return 0;
+	if (n > w->cappresent) {
+		unsigned char *np = realloc(w->present, (size_t)n);
+
+		if (!np)
+			return -1;
+		w->present = np;
+		w->cappresent = (size_t)n;
+	}
+	free(w->segoff);
+	w->segoff = malloc(a->nsegs * sizeof(*w->segoff));
+	if (!w->segoff)
+		return -1;
+	for (n = 0, i = 0; i < a->nsegs; i++) {
+		const struct glibc_seg *s = &a->segs[i];
+		uint64_t base = s->start & ~(pg - 1);
+		uint64_t cnt = ((s->end + pg - 1) & ~(pg - 1)) / pg - base / pg;
+
+		w->segoff[i] = n;
+		if (w->mem->present(w->mem->ctx, base, (size_t)cnt,
+				    w->present + n) < 0)
+			return 0;
+		n += cnt;
+	}
+	a->resident_known = true;
+	return 0;
+}
+
+/* Adds the bytes of the free chunk [p, p + sz) that lie in present pages
+ * of the segment holding it (none outside the segments: garbage). */
+static void count_resident(const struct walk *w, struct glibc_arena *a,
+			   uint64_t p, uint64_t sz)
+{
+	uint64_t pg = w->in->page_size, end, at;
+	size_t lo = 0, hi = a->nsegs;
+	const struct glibc_seg *s;
+	const unsigned char *m;
+
+	if (!a->resident_known)
+		return;
+	while (lo < hi) { /* the last segment starting at or before p */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->segs[mid].start <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	s = &a->segs[lo - 1];
+	if (p >= s->end)
+		return;
+	end = sz > s->end - p ? s->end : p + sz;
+	m = w->present + w->segoff[lo - 1];
+	for (at = p; at < end;) {
+		uint64_t next = (at & ~(pg - 1)) + pg;
+
+		if (next > end)
+			next = end;
+		if (m[at / pg - s->start / pg])
+			a->free_resident += next - at;
+		at = next;
+	}
+}
+
 /* fastbinsY[i]: p = REVEAL_PTR (p->fd) until NULL. */
 static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			  const unsigned char *ms, uint64_t cap)
@@ -410,6 +498,7 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			a->smblks++;
 			a->fsmblks += sz;
 			count_free(a, sz);
+			count_resident(w, a, p, sz);
 			p = f ? f->fd : walk_reveal(w, p + 16, h[2]);
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -458,6 +547,7 @@ static void walk_bins(struct walk *w, struct glibc_arena *a,
 			a->ordblks++;
 			a->free += sz;
 			count_free(a, sz);
+			count_resident(w, a, p, sz);
 			p = bk;
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -517,6 +607,9 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		return -1;
 	if (a->nsegs)
 		qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
+	if (load_present(w, a) < 0)
+		return -1;
+	count_resident(w, a, top, topsz);
 	w->nfree = 0;
 	w->nfast = 0;
 	for (i = 0; i < a->nsegs; i++) {
@@ -620,6 +713,7 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	memset(&w, 0, sizeof(w));
 	w.in = in;
 	w.res = res;
+	w.mem = mem;
 	if (mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK, in->page_size,
 			false) < 0 ||
 	    mcache_init(&w.pages, mem, 256, 4096, in->page_size, true) < 0)
@@ -678,6 +772,8 @@ out:
 	free(w.free);
 	free(w.fast);
 	free(w.tc);
+	free(w.present);
+	free(w.segoff);
 	mcache_fini(&w.blocks);
 	mcache_fini(&w.pages);
 	return rc;

@@ -77,6 +77,11 @@ struct glibc_mem {
 	 * copied (short where memory is absent), or -1. */
 	ssize_t (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
+	/* Optional: out[i] = 1 when page i from addr (page-aligned) is in
+	 * RAM as of the snapshot, else 0, for npages pages; 0, or -1 when
+	 * the source cannot tell (residency then stays unknown). */
+	int (*present)(void *ctx, uint64_t addr, size_t npages,
+		       unsigned char *out);
 };
 
 /* A region of the address space the walker may follow pointers into. */
@@ -124,6 +129,11 @@ struct glibc_arena {
 			    * malloc_state, padding, fenceposts (in in_use) */
 	uint64_t largest_free; /* in bins or fastbins (top apart) */
 	uint64_t hist[GLIBC_HIST], hist_bytes[GLIBC_HIST];
+	/* free bytes (top, bins, fastbins: those in free) in pages present
+	 * in RAM; known only when glibc_mem.present answered for every
+	 * segment */
+	uint64_t free_resident;
+	bool resident_known;
 	char partial[160]; /* why the figures are incomplete, or "" */
 };
 

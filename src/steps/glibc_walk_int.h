@@ -38,6 +38,7 @@ struct walk {
 	struct glibc_walk_res *res;
 	struct mcache blocks; /* chunk walk: GLIBC_WALK_BLOCK reads */
 	struct mcache pages; /* pointer chasing: page reads */
+	const struct glibc_mem *mem;
 	uint64_t sbrk_base, heap_max, tcache_count;
 	uint64_t done, total; /* progress, bytes */
 	/* the current arena's free chunks, by address once walked */
@@ -47,6 +48,11 @@ struct walk {
 	/* the current arena's walk_fast entries, by address */
 	struct walk_fast *fast;
 	size_t nfast, capfast, fast_hint;
+	/* the current arena's segments' pages present in RAM (one byte a
+	 * page, segment after segment, a->segs order), or NULL: unknown */
+	unsigned char *present;
+	size_t cappresent;
+	uint64_t *segoff; /* each segment's first page in present */
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;
