@@ -371,94 +371,6 @@ static void count_free(struct glibc_arena *a, uint64_t sz)
 		a->largest_free = sz;
 }
 
-/* ---- free bytes still resident ---- */
-
-/* Asks which pages of the arena's (sorted) segments are in RAM, into
- * w->present, segment after segment; w->segoff[i] is segment i's first
- * page there. Unknown (a->resident_known false) when the source cannot
- * tell. -1 only when out of memory. */
-static int load_present(struct walk *w, struct glibc_arena *a)
-{
-	uint64_t pg = w->in->page_size, n = 0;
-	size_t i;
-
-	a->resident_known = false;
-	if (!w->mem->present || !pg || (pg & (pg - 1)) || !a->nsegs)
-		return 0;
-	for (i = 0; i < a->nsegs; i++) {
-		const struct glibc_seg *s = &a->segs[i];
-
-		if (s->end <= s->start || s->end > UINT64_MAX - pg)
-			return 0;
-		n += ((s->end + pg - 1) & ~(pg - 1)) / pg - s->start / pg;
-	}
-	if (n > (1ull << 28)) /* past 1 TiB of 4 KiB pages: not a heap */
-		return 0;
-	if (n > w->cappresent) {
-		unsigned char *np = realloc(w->present, (size_t)n);
-
-		if (!np)
-			return -1;
-		w->present = np;
-		w->cappresent = (size_t)n;
-	}
-	free(w->segoff);
-	w->segoff = malloc(a->nsegs * sizeof(*w->segoff));
-	if (!w->segoff)
-		return -1;
-	for (n = 0, i = 0; i < a->nsegs; i++) {
-		const struct glibc_seg *s = &a->segs[i];
-		uint64_t base = s->start & ~(pg - 1);
-		uint64_t cnt = ((s->end + pg - 1) & ~(pg - 1)) / pg - base / pg;
-
-		w->segoff[i] = n;
-		if (w->mem->present(w->mem->ctx, base, (size_t)cnt,
-				    w->present + n) < 0)
-			return 0;
-		n += cnt;
-	}
-	a->resident_known = true;
-	return 0;
-}
-
-/* Adds the bytes of the free chunk [p, p + sz) that lie in present pages
- * of the segment holding it (none outside the segments: garbage). */
-static void count_resident(const struct walk *w, struct glibc_arena *a,
-			   uint64_t p, uint64_t sz)
-{
-	uint64_t pg = w->in->page_size, end, at;
-	size_t lo = 0, hi = a->nsegs;
-	const struct glibc_seg *s;
-	const unsigned char *m;
-
-	if (!a->resident_known)
-		return;
-	while (lo < hi) { /* the last segment starting at or before p */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->segs[mid].start <= p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return;
-	s = &a->segs[lo - 1];
-	if (p >= s->end)
-		return;
-	end = sz > s->end - p ? s->end : p + sz;
-	m = w->present + w->segoff[lo - 1];
-	for (at = p; at < end;) {
-		uint64_t next = (at & ~(pg - 1)) + pg;
-
-		if (next > end)
-			next = end;
-		if (m[at / pg - s->start / pg])
-			a->free_resident += next - at;
-		at = next;
-	}
-}
-
 /* fastbinsY[i]: p = REVEAL_PTR (p->fd) until NULL. */
 static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			  const unsigned char *ms, uint64_t cap)
@@ -498,7 +410,7 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			a->smblks++;
 			a->fsmblks += sz;
 			count_free(a, sz);
-			count_resident(w, a, p, sz);
+			walk_place_free(w, a, p, sz, false);
 			p = f ? f->fd : walk_reveal(w, p + 16, h[2]);
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -547,7 +459,7 @@ static void walk_bins(struct walk *w, struct glibc_arena *a,
 			a->ordblks++;
 			a->free += sz;
 			count_free(a, sz);
-			count_resident(w, a, p, sz);
+			walk_place_free(w, a, p, sz, false);
 			p = bk;
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -607,9 +519,9 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		return -1;
 	if (a->nsegs)
 		qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
-	if (load_present(w, a) < 0)
+	if (walk_place_init(w, a) < 0)
 		return -1;
-	count_resident(w, a, top, topsz);
+	walk_place_free(w, a, top, topsz, true);
 	w->nfree = 0;
 	w->nfast = 0;
 	for (i = 0; i < a->nsegs; i++) {
@@ -774,6 +686,7 @@ out:
 	free(w.tc);
 	free(w.present);
 	free(w.segoff);
+	free(w.segbytes);
 	mcache_fini(&w.blocks);
 	mcache_fini(&w.pages);
 	return rc;

@@ -41,6 +41,8 @@
 #define GLIBC_WALK_BLOCK (1u << 20)
 /* Free-size histogram buckets: [32 << k, 64 << k), the last open. */
 #define GLIBC_HIST 24
+/* Cells of an arena's fragmentation strip. */
+#define GLIBC_STRIP 128
 /* Arenas followed at most (glibc makes 8 per CPU by default). */
 #define GLIBC_MAX_ARENAS 4096
 
@@ -134,6 +136,11 @@ struct glibc_arena {
 	 * segment */
 	uint64_t free_resident;
 	bool resident_known;
+	/* the fragmentation strip: the segments end to end (strip_bytes)
+	 * in GLIBC_STRIP equal cells, each cell's bytes in free chunks
+	 * other than top, and in top; the rest of a cell is in use */
+	uint64_t strip_bytes;
+	uint64_t strip_free[GLIBC_STRIP], strip_top[GLIBC_STRIP];
 	char partial[160]; /* why the figures are incomplete, or "" */
 };
 

@@ -1,5 +1,6 @@
 /* glibc_walk_int.h — what the walker's files share (glibc_walk.c: arenas,
- * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks). Private to
+ * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks; glibc_place.c:
+ * where the free chunks lie). Private to
  * them: the rest of the engine uses glibc_walk.h.
  */
 #ifndef VMS_GLIBC_WALK_INT_H
@@ -53,6 +54,7 @@ struct walk {
 	unsigned char *present;
 	size_t cappresent;
 	uint64_t *segoff; /* each segment's first page in present */
+	uint64_t *segbytes; /* each segment's first byte, end to end */
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;
@@ -70,6 +72,13 @@ uint64_t walk_reveal(const struct walk *w, uint64_t pos, uint64_t v);
 void brent_init(struct brent *b, uint64_t first);
 /* Records one more step to p: false when p closes a cycle. */
 bool brent_step(struct brent *b, uint64_t p);
+
+/* glibc_place.c: after the arena's segments are sorted, then for each
+ * free chunk (top, bins, fastbins): its resident bytes and strip cells.
+ * walk_place_init returns -1 only when out of memory. */
+int walk_place_init(struct walk *w, struct glibc_arena *a);
+void walk_place_free(struct walk *w, struct glibc_arena *a, uint64_t p,
+		     uint64_t sz, bool top);
 
 /* glibc_tcache.c */
 int walk_tcache_candidate(struct walk *w, uint64_t chunk);

@@ -209,6 +209,9 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 	return nh;
 }
 
+_Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
+	       "the walker's arrays are copied into the snapshot's");
+
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		     const struct glibc_arena *a)
 {
@@ -243,6 +246,9 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 	g->largest_free = a->largest_free;
 	g->free_resident = a->resident_known ? (int64_t)a->free_resident : -1;
 	memcpy(g->hist, a->hist, sizeof(g->hist));
+	g->strip_bytes = a->strip_bytes;
+	memcpy(g->strip_free, a->strip_free, sizeof(g->strip_free));
+	memcpy(g->strip_top, a->strip_top, sizeof(g->strip_top));
 	memcpy(g->hist_bytes, a->hist_bytes, sizeof(g->hist_bytes));
 	return 0;
 }

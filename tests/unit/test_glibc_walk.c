@@ -129,6 +129,27 @@ static void test_resident(struct heapfix *f)
 				       (unsigned long long)a->free_resident,
 				       a->resident_known);
 		}
+		if (mode == 1) {
+			int strip = r.narenas > 0;
+
+			for (i = 0; i < r.narenas; i++) {
+				const struct glibc_arena *a = &r.arenas[i];
+				uint64_t fr = 0, tp = 0;
+				unsigned c;
+
+				for (c = 0; c < GLIBC_STRIP; c++) {
+					fr += a->strip_free[c];
+					tp += a->strip_top[c];
+					if (a->strip_free[c] + a->strip_top[c] >
+					    a->strip_bytes / GLIBC_STRIP + 1)
+						strip = 0;
+				}
+				if (tp != a->top || fr + tp != a->free)
+					strip = 0;
+			}
+			ok(strip, "the strip: its cells hold top and the other "
+				  "free chunks exactly, none past its size");
+		}
 		ok(good, "resident free bytes, pages %s",
 		   mode < 0    ? "unknown: not known"
 		   : mode == 0 ? "all absent: 0"
