@@ -267,6 +267,18 @@ static int act_map(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+/* Inside the heaps, on the arena holding the cursor's region (if any). */
+static int act_heaps(struct ui *u)
+{
+	const struct vms_region *r =
+		u->focus == 1 ? details_region(u, u->det.cur) : NULL;
+
+	u->goto_set = r != NULL;
+	u->goto_addr = r ? r->start : 0;
+	u->next = SCR_HEAPS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -311,6 +323,10 @@ static const struct key_action viewer_keys[] = {
 	  "the region list",
 	  act_view },
 	{ 'm', "m", "address-space map", act_map },
+	{ 'H', "H",
+	  "inside the heaps: arenas, segments, each arena's figures, strip "
+	  "and histogram (on the arena of the cursor's region)",
+	  act_heaps },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },

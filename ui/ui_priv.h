@@ -54,7 +54,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_VIEWER, screen_viewer)                                           \
 	X(SCR_MAP, screen_map)                                                 \
 	X(SCR_PICKER, screen_picker)                                           \
-	X(SCR_HELP, screen_help)
+	X(SCR_HELP, screen_help)                                               \
+	X(SCR_HEAPS, screen_heaps)
 
 enum ui_screen_id {
 #define X(id, table) id,
@@ -169,6 +170,17 @@ struct help {
 	size_t top;
 };
 
+/* The heaps screen: the heap row closed, which arenas are open (per
+ * s->heaps), the cursor over the rows shown. */
+struct heapview {
+	uint8_t *open;
+	size_t nopen;
+	bool closed;
+	bool bytes; /* exact bytes, not sizes as people read them */
+	size_t cur, top, n; /* n: rows at the last draw */
+	int h, y;
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap;
@@ -203,6 +215,7 @@ struct ui {
 	struct mapview map;
 	struct picker pick;
 	struct help help;
+	struct heapview heaps;
 };
 
 #endif
