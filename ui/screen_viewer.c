@@ -279,6 +279,21 @@ static int act_heaps(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+/* The contents of the cursor's region: strings, hex, find in memory. */
+static int act_contents(struct ui *u)
+{
+	const struct vms_region *r = details_region(u, u->det.cur);
+
+	if (!r) {
+		ui_message(u, true, "no region under the cursor (a free gap)");
+		return UI_DRAW;
+	}
+	u->goto_set = true;
+	u->goto_addr = r->start;
+	u->next = SCR_CONTENTS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -323,6 +338,10 @@ static const struct key_action viewer_keys[] = {
 	  "the region list",
 	  act_view },
 	{ 'm', "m", "address-space map", act_map },
+	{ 'x', "x",
+	  "contents of the cursor's region: strings (ASCII, UTF-16), hex, "
+	  "find bytes or text in memory",
+	  act_contents },
 	{ 'H', "H",
 	  "inside the heaps: arenas, segments, each arena's figures, strip "
 	  "and histogram (on the arena of the cursor's region)",

@@ -178,6 +178,9 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	struct vms_snapshot *s;
 
 	co.pid = pid;
+	/* the viewer shows region contents: the fork clone (or the frozen
+	 * target's reader) lives as long as the snapshot */
+	co.keep_memory = true;
 	co.progress = on_progress;
 	co.progress_ctx = &p;
 	draw_progress(u, pid, NULL, 0, 0);

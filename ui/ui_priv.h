@@ -55,7 +55,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_MAP, screen_map)                                                 \
 	X(SCR_PICKER, screen_picker)                                           \
 	X(SCR_HELP, screen_help)                                               \
-	X(SCR_HEAPS, screen_heaps)
+	X(SCR_HEAPS, screen_heaps)                                             \
+	X(SCR_CONTENTS, screen_contents)
 
 enum ui_screen_id {
 #define X(id, table) id,
@@ -181,6 +182,29 @@ struct heapview {
 	int h, y;
 };
 
+/* The contents screen: the region shown (its first len bytes read, ok:
+ * which pages), its strings, the find's pattern and last match. */
+struct scan_str;
+struct contents {
+	uint64_t start, end;
+	unsigned char *buf, *ok;
+	size_t len, pages_read;
+	const char *why; /* no memory to show, and why */
+	char err[512];
+	struct scan_str *strs;
+	size_t nstrs, total; /* stored, found */
+	unsigned min; /* the strings' minimum length */
+	bool hex;
+	size_t cur, top;
+	int h, y;
+	bool prompting;
+	char typed[128];
+	unsigned char pat[256];
+	size_t plen;
+	bool have_hit;
+	uint64_t hit;
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap;
@@ -216,6 +240,7 @@ struct ui {
 	struct picker pick;
 	struct help help;
 	struct heapview heaps;
+	struct contents cont;
 };
 
 #endif
