@@ -305,7 +305,6 @@ static int do_find(struct ui *u, bool next)
 static int prompt_key(struct ui *u, int key)
 {
 	struct contents *c = &u->cont;
-	size_t len = strlen(c->typed);
 	struct vms_error err = { 0 };
 	bool hex;
 
@@ -327,17 +326,8 @@ static int prompt_key(struct ui *u, int key)
 		}
 		c->have_hit = false;
 		return do_find(u, false);
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		if (len)
-			c->typed[len - 1] = '\0';
-		return UI_DRAW;
 	default:
-		if (key >= 32 && key < 127 && len + 1 < sizeof(c->typed)) {
-			c->typed[len] = (char)key;
-			c->typed[len + 1] = '\0';
-		}
+		ui_edit_line(c->typed, sizeof(c->typed), key);
 		return UI_DRAW;
 	}
 }

@@ -357,8 +357,6 @@ static const struct key_action viewer_keys[] = {
 
 static int find_key(struct ui *u, int key)
 {
-	size_t len = strlen(u->find);
-
 	switch (key) {
 	case 27:
 		u->finding = false;
@@ -368,17 +366,8 @@ static int find_key(struct ui *u, int key)
 	case KEY_ENTER:
 		u->finding = false;
 		return details_find(u, false) | UI_DRAW;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		if (len)
-			u->find[len - 1] = '\0';
-		return UI_DRAW;
 	default:
-		if (key >= 32 && key < 127 && len + 1 < sizeof(u->find)) {
-			u->find[len] = (char)key;
-			u->find[len + 1] = '\0';
-		}
+		ui_edit_line(u->find, sizeof(u->find), key);
 		return UI_DRAW;
 	}
 }

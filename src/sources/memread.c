@@ -43,40 +43,6 @@ void memread_close(struct memread *m)
 	m->mem_fd = m->pagemap_fd = -1;
 }
 
-/* How many bytes from addr on are in present pages (up to len). */
-static ssize_t present_span(struct memread *m, uint64_t addr, size_t len,
-			    struct vms_error *err)
-{
-	uint64_t first = addr / m->page_size;
-	uint64_t last = (addr + len - 1) / m->page_size;
-	uint64_t ent[512];
-	uint64_t pg = first;
-
-	while (pg <= last) {
-		size_t want = (size_t)(last - pg + 1), i;
-		ssize_t got;
-
-		if (want > 512)
-			want = 512;
-		got = pread(m->pagemap_fd, ent, want * 8, (off_t)(pg * 8));
-		if (got < 0)
-			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
-					     "cannot read pagemap of %d: %s",
-					     (int)m->pid, strerror(errno));
-		if (got < 8)
-			break;
-		for (i = 0; i < (size_t)got / 8; i++, pg++)
-			if (!pagemap_present(ent[i]))
-				goto stop;
-	}
-stop:
-	if (pg <= first)
-		return 0;
-	if (pg > last)
-		return (ssize_t)len;
-	return (ssize_t)(pg * m->page_size - addr);
-}
-
 int memread_present(struct memread *m, uint64_t addr, size_t npages,
 		    unsigned char *out, struct vms_error *err)
 {
@@ -104,6 +70,34 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 	}
 	memset(out + done, 0, npages - done);
 	return 0;
+}
+
+/* How many bytes from addr on are in present pages (up to len). */
+static ssize_t present_span(struct memread *m, uint64_t addr, size_t len,
+			    struct vms_error *err)
+{
+	uint64_t first = addr / m->page_size;
+	uint64_t last = (addr + len - 1) / m->page_size;
+	unsigned char p[512];
+	uint64_t pg = first;
+
+	while (pg <= last) {
+		size_t want = (size_t)(last - pg + 1), i;
+
+		if (want > sizeof(p))
+			want = sizeof(p);
+		if (memread_present(m, pg * m->page_size, want, p, err) < 0)
+			return -1;
+		for (i = 0; i < want; i++, pg++)
+			if (!p[i])
+				goto stop;
+	}
+stop:
+	if (pg <= first)
+		return 0;
+	if (pg > last)
+		return (ssize_t)len;
+	return (ssize_t)(pg * m->page_size - addr);
 }
 
 ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
