@@ -26,6 +26,11 @@ const char *vms_memview_why(const struct vms_snapshot *s)
 	return NULL;
 }
 
+void vms_memview_release(struct vms_snapshot *s)
+{
+	vms_source_release(s);
+}
+
 static uint64_t page_of(const struct vms_snapshot *s)
 {
 	uint64_t pg = s->cap.page_size;

@@ -31,6 +31,12 @@ const char *vms_memview_why(const struct vms_snapshot *s);
 ssize_t vms_memview_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			 size_t len, unsigned char *ok, struct vms_error *err);
 
+/* Lets the snapshot's memory go (the fork sampler's clone dies), keeping
+ * the rest of it: before the same process is captured again, so that the
+ * pages the target still shares with the old clone do not read as shared
+ * (and their Pss as halved) in the new capture. */
+void vms_memview_release(struct vms_snapshot *s);
+
 /* Called every so often with the address reached; non-zero cancels. */
 typedef int (*vms_memview_progress)(void *ctx, uint64_t at);
 

@@ -179,8 +179,13 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 
 	co.pid = pid;
 	/* the viewer shows region contents: the fork clone (or the frozen
-	 * target's reader) lives as long as the snapshot */
+	 * target's reader) lives as long as the snapshot, but not into the
+	 * next capture, where the pages the target shares with it would
+	 * read as shared (a cancelled capture leaves the old snapshot
+	 * without memory: its contents then say so) */
 	co.keep_memory = true;
+	if (u->snap)
+		vms_memview_release(u->snap);
 	co.progress = on_progress;
 	co.progress_ctx = &p;
 	draw_progress(u, pid, NULL, 0, 0);

@@ -8,12 +8,15 @@ and it goes; Tab shows the bytes in hex; / finds the needle across the
 snapshot and moves to the region holding it, the hex line at its address;
 Esc returns to the viewer on that region. Memory comes from the snapshot's
 source only: -b fork (the clone) and -b pss -F (the frozen target) show
-it; a pss capture without -F and a snapshot file say why they cannot.
+it; a pss capture without -F and a snapshot file say why they cannot. The
+clone the viewer keeps dies before it captures the process again (r gives
+the same working set) and when it quits.
 """
 import os
 import re
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -113,6 +116,45 @@ def unavailable(p, rf, argv, what, want):
     tm.kill()
 
 
+def children(pid):
+    n = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+            n += len(f.read().split())
+    return n
+
+
+def total_row(scr):
+    line = next((l for l in scr.splitlines()
+                 if re.match(r"^[> ]Total +\d", l)), "")
+    return re.findall(r"\d+(?:\.\d+)? [BKMGT]", line)
+
+
+def refresh(p, what):
+    """The clone the viewer keeps (for the contents) dies before the next
+    capture of the same process: r gives the same Private and Shareable
+    working set for a target that does nothing (pages still shared with a
+    live clone would read as shareable), and the target has one clone."""
+    tm = viewer(p.pid, ["-b", "fork"], 200, 60, {"NO_COLOR": "1"})
+    before = total_row(tm.screen())
+    T.eq(children(p.pid), 1, "%s: the viewer keeps one clone" % what)
+    tm.keys("r")
+    scr = tm.wait_for("new snapshot", timeout=120)
+    after = total_row(scr)
+    T.ok(len(before) > 6 and before[3:6] == after[3:6],
+         "%s: r: Total WS, Private WS, Shareable WS unchanged (%s)"
+         % (what, after[3:6]), (before, after))
+    T.eq(children(p.pid), 1, "%s: the old clone is gone, the new one "
+         "lives" % what)
+    tm.keys("q")
+    tm.wait_for(lambda s: "Total" not in s)
+    deadline = time.time() + 30
+    while children(p.pid) and time.time() < deadline:
+        time.sleep(0.05)
+    T.eq(children(p.pid), 0, "%s: q: the clone dies with the viewer" % what)
+    tm.kill()
+
+
 def main():
     D.require_tmux("region contents in tmux")
     p, line = T.start([T.target("contents")])
@@ -129,6 +171,7 @@ def main():
         if T.ok(r.returncode == 0, "saved a snapshot file", r.stderr):
             unavailable(p, rf, ["-l", f], "a snapshot file",
                         "a snapshot file holds no memory")
+    refresh(p, "200x60 fork")
     st = T.proc_state(p.pid)
     T.ok(st not in "tT" and T.tracer_pid(p.pid) == 0,
          "the target runs on, untraced", st)
