@@ -7,8 +7,8 @@ them, marked A and U; + raises the minimum length past the ASCII string's
 and it goes; Tab shows the bytes in hex; / finds the needle across the
 snapshot and moves to the region holding it, the hex line at its address;
 Esc returns to the viewer on that region. Memory comes from the snapshot's
-source only: -b fork (the clone) and -b pss -F (the frozen target) show
-it; a pss capture without -F and a snapshot file say why they cannot. The
+source only: -b fork (the clone), -b pss -F (the frozen target) and a
+core dump (gcore) show it; a pss capture without -F and a snapshot file say why they cannot. The
 clone the viewer keeps dies before it captures the process again (r gives
 the same working set) and when it quits.
 """
@@ -155,6 +155,40 @@ def refresh(p, what):
     tm.kill()
 
 
+def core(p, rf, d, what):
+    """A core dump (gcore of the target) is memory of one instant too: its
+    strings and the find, read from the core file."""
+    import shutil
+    import subprocess
+    if not shutil.which("gcore"):
+        T.skip("%s: contents of a core dump" % what, "gcore is not installed")
+        return
+    out = os.path.join(d, "core")
+    r = subprocess.run(["gcore", "-o", out, str(p.pid)], capture_output=True,
+                       timeout=300)
+    path = "%s.%d" % (out, p.pid)
+    if not T.ok(r.returncode == 0 and os.path.exists(path),
+                "%s: gcore wrote a core" % what, r.stderr[-2000:]):
+        return
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=80, height=24,
+                env={"NO_COLOR": "1"}, colours=256, term="tmux-256color")
+    tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)) and
+                "Total" in s, timeout=120)
+    scr = to_region(tm, region_start(p.pid, rf["strings"]))
+    scr = tm.wait_for(rf["wide"])
+    T.ok(re.search(r"^%016x A +%d  %s\s*$" % (rf["strings"] + 0x100,
+                                              len(rf["ascii"]),
+                                              re.escape(rf["ascii"])),
+                   scr, re.M) and rf["wide"] in scr,
+         "%s: the strings, from the core" % what, scr)
+    tm.keys("/").text("needle-7f3a-in-memory").keys("Enter")
+    scr = tm.wait_for("found at")
+    T.ok(("found at 0x%x" % rf["needle"]) in scr,
+         "%s: / finds the needle in the core" % what, status(scr))
+    tm.kill()
+    os.unlink(path)
+
+
 def main():
     D.require_tmux("region contents in tmux")
     p, line = T.start([T.target("contents")])
@@ -171,6 +205,7 @@ def main():
         if T.ok(r.returncode == 0, "saved a snapshot file", r.stderr):
             unavailable(p, rf, ["-l", f], "a snapshot file",
                         "a snapshot file holds no memory")
+        core(p, rf, d, "80x24 core")
     refresh(p, "200x60 fork")
     st = T.proc_state(p.pid)
     T.ok(st not in "tT" and T.tracer_pid(p.pid) == 0,
