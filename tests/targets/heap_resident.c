@@ -57,6 +57,9 @@ static void *worker(void *arg)
 	}
 	memset(big[0], 0x5a, BIG);
 	memset(big[1], 0x5a, BIG);
+	/* the writes happen: a compiler may drop stores into memory that is
+	 * freed next */
+	__asm__ volatile("" : : "r"(big[0]), "r"(big[1]) : "memory");
 	for (i = 0; i < 3; i++)
 		free(big[i]);
 	/* B's middle half, in whole pages */
