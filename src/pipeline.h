@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "memview.h" /* a snapshot's memory, for the viewer's contents */
 #include "sampler.h"
 #include "snapshot.h"
 

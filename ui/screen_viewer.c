@@ -275,6 +275,33 @@ static int act_timeline(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+/* Inside the heaps, on the arena holding the cursor's region (if any). */
+static int act_heaps(struct ui *u)
+{
+	const struct vms_region *r =
+		u->focus == 1 ? details_region(u, u->det.cur) : NULL;
+
+	u->goto_set = r != NULL;
+	u->goto_addr = r ? r->start : 0;
+	u->next = SCR_HEAPS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+/* The contents of the cursor's region: strings, hex, find in memory. */
+static int act_contents(struct ui *u)
+{
+	const struct vms_region *r = details_region(u, u->det.cur);
+
+	if (!r) {
+		ui_message(u, true, "no region under the cursor (a free gap)");
+		return UI_DRAW;
+	}
+	u->goto_set = true;
+	u->goto_addr = r->start;
+	u->next = SCR_CONTENTS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -323,6 +350,14 @@ static const struct key_action viewer_keys[] = {
 	  "the timeline: every snapshot r (or --watch) took; mark two and "
 	  "compare them",
 	  act_timeline },
+	{ 'x', "x",
+	  "contents of the cursor's region: strings (ASCII, UTF-16), hex, "
+	  "find bytes or text in memory",
+	  act_contents },
+	{ 'H', "H",
+	  "inside the heaps: arenas, segments, each arena's figures, strip "
+	  "and histogram (on the arena of the cursor's region)",
+	  act_heaps },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
@@ -334,8 +369,6 @@ static const struct key_action viewer_keys[] = {
 
 static int find_key(struct ui *u, int key)
 {
-	size_t len = strlen(u->find);
-
 	switch (key) {
 	case 27:
 		u->finding = false;
@@ -345,17 +378,8 @@ static int find_key(struct ui *u, int key)
 	case KEY_ENTER:
 		u->finding = false;
 		return details_find(u, false) | UI_DRAW;
-	case KEY_BACKSPACE:
-	case 127:
-	case 8:
-		if (len)
-			u->find[len - 1] = '\0';
-		return UI_DRAW;
 	default:
-		if (key >= 32 && key < 127 && len + 1 < sizeof(u->find)) {
-			u->find[len] = (char)key;
-			u->find[len + 1] = '\0';
-		}
+		ui_edit_line(u->find, sizeof(u->find), key);
 		return UI_DRAW;
 	}
 }

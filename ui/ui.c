@@ -105,17 +105,32 @@ struct progress {
 	double last;
 };
 
+/* what: a step (done of total when total is known; done alone, bytes
+ * so far, when it is not: a heap walk), or NULL while regions are read
+ * (done of them). */
 static void draw_progress(struct ui *u, pid_t pid, const char *what,
-			  size_t regions)
+			  size_t regions, size_t total)
 {
 	int w = 56, y = LINES / 2 - 2, x = (COLS - w) / 2;
+	char pct[16] = "";
+
+	if (what && total && regions <= total)
+		snprintf(pct, sizeof(pct), " %d%%",
+			 (int)((double)regions * 100 / (double)total));
+	else if (what && !total && regions) {
+		char b[16];
+
+		snprintf(pct, sizeof(pct), " %s",
+			 fmt_size((uint64_t)regions, b, sizeof(b)));
+	}
 
 	if (u->snap && u->scr == SCR_VIEWER && COLS >= UI_MIN_COLS &&
 	    LINES >= UI_MIN_LINES) {
 		/* a frame is on screen: progress goes in its status line */
 		if (what)
 			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-				" pid %d: %s   Esc cancels", (int)pid, what);
+				" pid %d: %s%s   Esc cancels", (int)pid, what,
+				pct);
 		else
 			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
 				" Reading the counters of pid %d: %zu of ~%zu "
@@ -130,8 +145,8 @@ static void draw_progress(struct ui *u, pid_t pid, const char *what,
 	}
 	put_blank(y, x, w, theme_attr(EL_TITLE));
 	if (what)
-		put_fmt(y + 1, x, w, theme_attr(EL_TITLE), "  Process %d: %s",
-			(int)pid, what);
+		put_fmt(y + 1, x, w, theme_attr(EL_TITLE), "  Process %d: %s%s",
+			(int)pid, what, pct);
 	else
 		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
 			"  Reading process %d: %zu regions", (int)pid, regions);
@@ -147,10 +162,8 @@ static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 	double t = now_us();
 	int ch;
 
-	(void)total;
-
 	if (t - p->last > 50000) {
-		draw_progress(p->u, p->pid, what, done);
+		draw_progress(p->u, p->pid, what, done, total);
 		p->last = t;
 	}
 	timeout(0);
@@ -173,9 +186,17 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	struct vms_snapshot *s;
 
 	co.pid = pid;
+	/* the viewer shows region contents: the fork clone (or the frozen
+	 * target's reader) lives as long as the snapshot, but not into the
+	 * next capture, where the pages the target shares with it would
+	 * read as shared (a cancelled capture leaves the old snapshot
+	 * without memory: its contents then say so) */
+	co.keep_memory = true;
+	if (u->snap)
+		vms_memview_release(u->snap);
 	co.progress = on_progress;
 	co.progress_ctx = &p;
-	draw_progress(u, pid, NULL, 0);
+	draw_progress(u, pid, NULL, 0, 0);
 	s = vms_capture(u->opts->sampler, &co, err);
 	*cancelled = p.cancelled;
 	return s;

@@ -59,7 +59,9 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_PICKER, screen_picker)                                           \
 	X(SCR_TIMELINE, screen_timeline)                                       \
 	X(SCR_DIFF, screen_diff)                                               \
-	X(SCR_HELP, screen_help)
+	X(SCR_HELP, screen_help)                                               \
+	X(SCR_HEAPS, screen_heaps)                                             \
+	X(SCR_CONTENTS, screen_contents)
 
 enum ui_screen_id {
 #define X(id, table) id,
@@ -224,6 +226,40 @@ struct diffview {
 	int h, y, ty; /* the changes' rows and first line; the types' */
 };
 
+/* The heaps screen: the heap row closed, which arenas are open (per
+ * s->heaps), the cursor over the rows shown. */
+struct heapview {
+	uint8_t *open;
+	size_t nopen;
+	bool closed;
+	bool bytes; /* exact bytes, not sizes as people read them */
+	size_t cur, top, n; /* n: rows at the last draw */
+	int h, y;
+};
+
+/* The contents screen: the region shown (its first len bytes read, ok:
+ * which pages), its strings, the find's pattern and last match. */
+struct scan_str;
+struct contents {
+	uint64_t start, end;
+	unsigned char *buf, *ok;
+	size_t len, pages_read;
+	const char *why; /* no memory to show, and why */
+	char err[512];
+	struct scan_str *strs;
+	size_t nstrs, total; /* stored, found */
+	unsigned min; /* the strings' minimum length */
+	bool hex;
+	size_t cur, top;
+	int h, y;
+	bool prompting;
+	char typed[128];
+	unsigned char pat[256];
+	size_t plen;
+	bool have_hit;
+	uint64_t hit;
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap; /* hist's newest (or a layout from maps) */
@@ -265,6 +301,8 @@ struct ui {
 	 * the snapshots still to take (-1: no end). */
 	double watch_next;
 	long watch_left;
+	struct heapview heaps;
+	struct contents cont;
 };
 
 #endif

@@ -98,6 +98,24 @@ void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv)
 	cursor_show(*cur, top, n, h);
 }
 
+bool ui_edit_line(char *buf, size_t n, int key)
+{
+	size_t len = strlen(buf);
+
+	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (len)
+			buf[len - 1] = '\0';
+		return true;
+	}
+	if (key < 32 || key >= 127)
+		return false;
+	if (len + 1 < n) {
+		buf[len] = (char)key;
+		buf[len + 1] = '\0';
+	}
+	return true;
+}
+
 void ui_message(struct ui *u, bool error, const char *fmt, ...)
 {
 	va_list ap;

@@ -36,6 +36,11 @@ void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv);
 /* Keeps top so cur is visible in h rows. */
 void cursor_show(size_t cur, size_t *top, size_t n, int h);
 
+/* A line being typed at a prompt (buf: NUL-terminated, n bytes): Backspace
+ * deletes a character, a printable key is added. Returns true when key was
+ * one of those. */
+bool ui_edit_line(char *buf, size_t n, int key);
+
 /* A message in the status line until the next key. */
 void ui_message(struct ui *u, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

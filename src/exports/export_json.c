@@ -367,7 +367,8 @@ static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
 					    "smblks",	     "fsmblks",
 					    "tcache",	     "tcache_chunks",
 					    "overhead",	     "largest_free",
-					    "fragmentation", "histogram" };
+					    "fragmentation", "free_resident",
+					    "histogram" };
 	const struct vms_heap_glibc *g = h->glibc;
 	size_t i;
 
@@ -389,6 +390,7 @@ static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
 	KV_U64(o, "largest_free", g->largest_free);
 	kv_fraction(o, "fragmentation", (uint64_t)h->free - (uint64_t)h->top,
 		    g->system);
+	kv_i64_or_null(o, "free_resident", g->free_resident);
 	KEY(o, "histogram");
 	ob_putc(o, '[');
 	for (i = 0; i < VMS_HEAP_HIST; i++) {

@@ -126,6 +126,8 @@ struct vms_heap_seg {
 /* Free-size histogram buckets: bucket k counts free chunks of
  * [32 << k, 64 << k) bytes; the last bucket has no upper bound. */
 #define VMS_HEAP_HIST 24
+/* Cells of an arena's fragmentation strip. */
+#define VMS_HEAP_STRIP 128
 
 /* What the glibc walker (step "malloc", glibc_walk.h) found in one arena,
  * beyond struct vms_heap's figures. Plain numbers, bytes unless said;
@@ -141,6 +143,16 @@ struct vms_heap_glibc {
 	uint64_t largest_free; /* largest chunk in bins/fastbins, top apart */
 	uint64_t hist[VMS_HEAP_HIST]; /* free chunks by size, top apart */
 	uint64_t hist_bytes[VMS_HEAP_HIST];
+	/* bytes of the free chunks (top, bins, fastbins: those in free)
+	 * in pages present in RAM at the snapshot; -1: the source cannot
+	 * tell (a core dump, an older snapshot file) */
+	int64_t free_resident;
+	/* The fragmentation strip: the arena's segments end to end
+	 * (strip_bytes; 0: none) in VMS_HEAP_STRIP equal cells, each
+	 * cell's bytes in free chunks other than top, and in top; the rest
+	 * of a cell is in use (chunks, tcaches, the arena's overhead). */
+	uint64_t strip_bytes;
+	uint64_t strip_free[VMS_HEAP_STRIP], strip_top[VMS_HEAP_STRIP];
 	bool busy; /* locked at the snapshot: not walked */
 	const char *partial; /* why its figures are incomplete, or NULL */
 };

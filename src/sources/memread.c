@@ -43,30 +43,53 @@ void memread_close(struct memread *m)
 	m->mem_fd = m->pagemap_fd = -1;
 }
 
-/* How many bytes from addr on are in present pages (up to len). */
-static ssize_t present_span(struct memread *m, uint64_t addr, size_t len,
-			    struct vms_error *err)
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err)
 {
-	uint64_t first = addr / m->page_size;
-	uint64_t last = (addr + len - 1) / m->page_size;
 	uint64_t ent[512];
-	uint64_t pg = first;
+	uint64_t pg = addr / m->page_size;
+	size_t done = 0;
 
-	while (pg <= last) {
-		size_t want = (size_t)(last - pg + 1), i;
+	while (done < npages) {
+		size_t want = npages - done, i;
 		ssize_t got;
 
 		if (want > 512)
 			want = 512;
-		got = pread(m->pagemap_fd, ent, want * 8, (off_t)(pg * 8));
+		got = pread(m->pagemap_fd, ent, want * 8,
+			    (off_t)((pg + done) * 8));
 		if (got < 0)
 			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 					     "cannot read pagemap of %d: %s",
 					     (int)m->pid, strerror(errno));
 		if (got < 8)
 			break;
-		for (i = 0; i < (size_t)got / 8; i++, pg++)
-			if (!pagemap_present(ent[i]))
+		for (i = 0; i < (size_t)got / 8; i++)
+			out[done + i] = pagemap_present(ent[i]);
+		done += (size_t)got / 8;
+	}
+	memset(out + done, 0, npages - done);
+	return 0;
+}
+
+/* How many bytes from addr on are in present pages (up to len). */
+static ssize_t present_span(struct memread *m, uint64_t addr, size_t len,
+			    struct vms_error *err)
+{
+	uint64_t first = addr / m->page_size;
+	uint64_t last = (addr + len - 1) / m->page_size;
+	unsigned char p[512];
+	uint64_t pg = first;
+
+	while (pg <= last) {
+		size_t want = (size_t)(last - pg + 1), i;
+
+		if (want > sizeof(p))
+			want = sizeof(p);
+		if (memread_present(m, pg * m->page_size, want, p, err) < 0)
+			return -1;
+		for (i = 0; i < want; i++, pg++)
+			if (!p[i])
 				goto stop;
 	}
 stop:

@@ -35,6 +35,12 @@ void memread_close(struct memread *m);
 ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 		     struct vms_error *err);
 
+/* out[i] = 1 when page i from addr (page-aligned) is present in RAM,
+ * else 0, for npages pages (past the address space: 0). 0, or -1 with
+ * *err. */
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err);
+
 static inline bool pagemap_present(uint64_t entry)
 {
 	return (entry >> 63) & 1;

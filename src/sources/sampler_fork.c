@@ -340,6 +340,19 @@ static ssize_t fork_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return memread_read(&p->mem, addr, buf, len, err);
 }
 
+/* The clone's pagemap: its pages are the original's as of the fork
+ * (shared copy-on-write, so present in one is present in both). */
+static int fork_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
+			unsigned char *out, struct vms_error *err)
+{
+	struct fork_priv *p = s->src.priv;
+
+	if (!p || !p->mem_open)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "the clone is gone");
+	return memread_present(&p->mem, addr, npages, out, err);
+}
+
 static void fork_release(struct vms_snapshot *s)
 {
 	struct fork_priv *p = s->src.priv;
@@ -356,6 +369,7 @@ static void fork_release(struct vms_snapshot *s)
 static const struct vms_source_ops fork_source = {
 	.name = "fork",
 	.read_mem = fork_read_mem,
+	.present = fork_present,
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,
 	.release = fork_release,

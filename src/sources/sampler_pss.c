@@ -108,6 +108,20 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return memread_read(&p->mem, addr, buf, len, err);
 }
 
+/* Only while the target is held still: otherwise the pages would be of
+ * another instant than the memory read with them. */
+static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		       unsigned char *out, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+
+	if (!p || !p->mem_open || !p->held)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "pages in RAM are known only while the "
+				     "target is held still");
+	return memread_present(&p->mem, addr, npages, out, err);
+}
+
 static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
 {
 	struct pss_priv *p = s->src.priv;
@@ -146,6 +160,7 @@ static void pss_release(struct vms_snapshot *s)
 static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
+	.present = pss_present,
 	.hold = pss_hold,
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,

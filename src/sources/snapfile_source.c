@@ -331,12 +331,14 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 {
 	struct vms_heap_glibc *g;
 	bool ok = true;
+	uint64_t v;
 
 	if (!o || json_is_null(o))
 		return true;
 	g = arena_alloc(&s->arena, sizeof(*g));
 	if (!g || !json_is_object(o))
 		return false;
+	memset(g, 0, sizeof(*g));
 	sf_obj_u64(o, "system", &g->system);
 	sf_obj_u64(o, "ordblks", &g->ordblks);
 	sf_obj_u64(o, "smblks", &g->smblks);
@@ -345,10 +347,17 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 	sf_obj_u64(o, "tcache_chunks", &g->tcache_chunks);
 	sf_obj_u64(o, "overhead", &g->overhead);
 	sf_obj_u64(o, "largest_free", &g->largest_free);
+	g->free_resident = -1; /* absent from files before it was kept */
+	if (sf_obj_u64(o, "free_resident", &v) && v <= INT64_MAX)
+		g->free_resident = (int64_t)v;
 	g->busy = json_is_true(json_object_get(o, "busy"));
 	g->partial = sf_get_str(&s->arena, json_object_get(o, "partial"), &ok);
+	/* the strip: absent from files before it was kept (no strip) */
+	sf_obj_u64(o, "strip_bytes", &g->strip_bytes);
 	if (!ok || !u64s_at(o, "hist", g->hist, VMS_HEAP_HIST) ||
-	    !u64s_at(o, "hist_bytes", g->hist_bytes, VMS_HEAP_HIST))
+	    !u64s_at(o, "hist_bytes", g->hist_bytes, VMS_HEAP_HIST) ||
+	    !u64s_at(o, "strip_free", g->strip_free, VMS_HEAP_STRIP) ||
+	    !u64s_at(o, "strip_top", g->strip_top, VMS_HEAP_STRIP))
 		return false;
 	x->glibc = g;
 	return true;

@@ -319,9 +319,15 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 	put(o, "tcache_chunks", sf_json_u64(g->tcache_chunks), bad);
 	put(o, "overhead", sf_json_u64(g->overhead), bad);
 	put(o, "largest_free", sf_json_u64(g->largest_free), bad);
+	if (g->free_resident >= 0)
+		put(o, "free_resident",
+		    sf_json_u64((uint64_t)g->free_resident), bad);
 	put(o, "hist", u64_array(g->hist, VMS_HEAP_HIST, bad), bad);
-	put(o, "hist_bytes", u64_array(g->hist_bytes, VMS_HEAP_HIST, bad),
+	put(o, "hist_bytes", u64_array(g->hist_bytes, VMS_HEAP_HIST, bad), bad);
+	put(o, "strip_bytes", sf_json_u64(g->strip_bytes), bad);
+	put(o, "strip_free", u64_array(g->strip_free, VMS_HEAP_STRIP, bad),
 	    bad);
+	put(o, "strip_top", u64_array(g->strip_top, VMS_HEAP_STRIP, bad), bad);
 	put(o, "busy", json_boolean(g->busy), bad);
 	put(o, "partial", sf_json_str(g->partial), bad);
 	return o;

@@ -45,6 +45,16 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return ops_of(s)->read_mem(s, addr, buf, len, err);
 }
 
+int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		       unsigned char *out, struct vms_error *err)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY) || !ops_of(s)->present)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "this snapshot's source cannot tell "
+				     "which pages are in RAM");
+	return ops_of(s)->present(s, addr, npages, out, err);
+}
+
 int vms_source_hold(struct vms_snapshot *s, bool on)
 {
 	struct vms_error ignore;

@@ -13,6 +13,10 @@
  *        copies memory as of the snapshot; returns the bytes copied (short
  *        where memory is absent: only pages present in RAM are read, so
  *        reading builds no page table in a live process), or -1 with *err.
+ *  present(s, addr, npages, out, err)
+ *        optional: which pages are in RAM as of the snapshot: out[i] = 1
+ *        for page i from addr (page-aligned), else 0 (swapped out, never
+ *        touched, dropped). 0, or -1 when it cannot tell (with *err).
  *  hold(s, on, err)
  *        optional: with on, keep the memory still for a batch of reads (a
  *        live target is stopped); with off, let go. The time held is added
@@ -71,6 +75,8 @@ struct vms_source_ops {
 	const char *name; /* "pss", "fork", "maps", "paths", ... */
 	ssize_t (*read_mem)(struct vms_snapshot *s, uint64_t addr, void *buf,
 			    size_t len, struct vms_error *err);
+	int (*present)(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		       unsigned char *out, struct vms_error *err);
 	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
 	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
 	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
@@ -115,6 +121,10 @@ extern const struct vms_source_ops vms_source_paths;
 unsigned vms_source_caps(const struct vms_snapshot *s);
 ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			size_t len, struct vms_error *err);
+/* The present callback: 0, or -1 (also without memory or the callback:
+ * not known). */
+int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		       unsigned char *out, struct vms_error *err);
 /* on: hold the memory still (a no-op when held; while the steps run, not
  * tried again once refused); off: let go, or, while the steps run
  * (in_steps), when they are done (pipeline.c). -1 when letting go finds

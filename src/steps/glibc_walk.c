@@ -410,6 +410,7 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			a->smblks++;
 			a->fsmblks += sz;
 			count_free(a, sz);
+			walk_place_free(w, a, p, sz, false);
 			p = f ? f->fd : walk_reveal(w, p + 16, h[2]);
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -458,6 +459,7 @@ static void walk_bins(struct walk *w, struct glibc_arena *a,
 			a->ordblks++;
 			a->free += sz;
 			count_free(a, sz);
+			walk_place_free(w, a, p, sz, false);
 			p = bk;
 			if (++n > cap || !brent_step(&br, p)) {
 				walk_note(a->partial, sizeof(a->partial),
@@ -517,6 +519,9 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		return -1;
 	if (a->nsegs)
 		qsort(a->segs, a->nsegs, sizeof(*a->segs), cmp_seg);
+	if (walk_place_init(w, a) < 0)
+		return -1;
+	walk_place_free(w, a, top, topsz, true);
 	w->nfree = 0;
 	w->nfast = 0;
 	for (i = 0; i < a->nsegs; i++) {
@@ -620,6 +625,7 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	memset(&w, 0, sizeof(w));
 	w.in = in;
 	w.res = res;
+	w.mem = mem;
 	if (mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK, in->page_size,
 			false) < 0 ||
 	    mcache_init(&w.pages, mem, 256, 4096, in->page_size, true) < 0)
@@ -678,6 +684,9 @@ out:
 	free(w.free);
 	free(w.fast);
 	free(w.tc);
+	free(w.present);
+	free(w.segoff);
+	free(w.segbytes);
 	mcache_fini(&w.blocks);
 	mcache_fini(&w.pages);
 	return rc;

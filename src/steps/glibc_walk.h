@@ -41,6 +41,8 @@
 #define GLIBC_WALK_BLOCK (1u << 20)
 /* Free-size histogram buckets: [32 << k, 64 << k), the last open. */
 #define GLIBC_HIST 24
+/* Cells of an arena's fragmentation strip. */
+#define GLIBC_STRIP 128
 /* Arenas followed at most (glibc makes 8 per CPU by default). */
 #define GLIBC_MAX_ARENAS 4096
 
@@ -77,6 +79,11 @@ struct glibc_mem {
 	 * copied (short where memory is absent), or -1. */
 	ssize_t (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
+	/* Optional: out[i] = 1 when page i from addr (page-aligned) is in
+	 * RAM as of the snapshot, else 0, for npages pages; 0, or -1 when
+	 * the source cannot tell (residency then stays unknown). */
+	int (*present)(void *ctx, uint64_t addr, size_t npages,
+		       unsigned char *out);
 };
 
 /* A region of the address space the walker may follow pointers into. */
@@ -124,6 +131,16 @@ struct glibc_arena {
 			    * malloc_state, padding, fenceposts (in in_use) */
 	uint64_t largest_free; /* in bins or fastbins (top apart) */
 	uint64_t hist[GLIBC_HIST], hist_bytes[GLIBC_HIST];
+	/* free bytes (top, bins, fastbins: those in free) in pages present
+	 * in RAM; known only when glibc_mem.present answered for every
+	 * segment */
+	uint64_t free_resident;
+	bool resident_known;
+	/* the fragmentation strip: the segments end to end (strip_bytes)
+	 * in GLIBC_STRIP equal cells, each cell's bytes in free chunks
+	 * other than top, and in top; the rest of a cell is in use */
+	uint64_t strip_bytes;
+	uint64_t strip_free[GLIBC_STRIP], strip_top[GLIBC_STRIP];
 	char partial[160]; /* why the figures are incomplete, or "" */
 };
 

@@ -1,5 +1,6 @@
 /* glibc_walk_int.h — what the walker's files share (glibc_walk.c: arenas,
- * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks). Private to
+ * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks; glibc_place.c:
+ * where the free chunks lie). Private to
  * them: the rest of the engine uses glibc_walk.h.
  */
 #ifndef VMS_GLIBC_WALK_INT_H
@@ -38,6 +39,7 @@ struct walk {
 	struct glibc_walk_res *res;
 	struct mcache blocks; /* chunk walk: GLIBC_WALK_BLOCK reads */
 	struct mcache pages; /* pointer chasing: page reads */
+	const struct glibc_mem *mem;
 	uint64_t sbrk_base, heap_max, tcache_count;
 	uint64_t done, total; /* progress, bytes */
 	/* the current arena's free chunks, by address once walked */
@@ -47,6 +49,12 @@ struct walk {
 	/* the current arena's walk_fast entries, by address */
 	struct walk_fast *fast;
 	size_t nfast, capfast, fast_hint;
+	/* the current arena's segments' pages present in RAM (one byte a
+	 * page, segment after segment, a->segs order), or NULL: unknown */
+	unsigned char *present;
+	size_t cappresent;
+	uint64_t *segoff; /* each segment's first page in present */
+	uint64_t *segbytes; /* each segment's first byte, end to end */
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;
@@ -64,6 +72,13 @@ uint64_t walk_reveal(const struct walk *w, uint64_t pos, uint64_t v);
 void brent_init(struct brent *b, uint64_t first);
 /* Records one more step to p: false when p closes a cycle. */
 bool brent_step(struct brent *b, uint64_t p);
+
+/* glibc_place.c: after the arena's segments are sorted, then for each
+ * free chunk (top, bins, fastbins): its resident bytes and strip cells.
+ * walk_place_init returns -1 only when out of memory. */
+int walk_place_init(struct walk *w, struct glibc_arena *a);
+void walk_place_free(struct walk *w, struct glibc_arena *a, uint64_t p,
+		     uint64_t sz, bool top);
 
 /* glibc_tcache.c */
 int walk_tcache_candidate(struct walk *w, uint64_t chunk);

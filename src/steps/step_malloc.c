@@ -132,6 +132,14 @@ static ssize_t read_source(void *ctx, uint64_t addr, void *buf, size_t len)
 	return vms_source_read(ctx, addr, buf, len, &e);
 }
 
+static int present_source(void *ctx, uint64_t addr, size_t npages,
+			  unsigned char *out)
+{
+	struct vms_error e;
+
+	return vms_source_present(ctx, addr, npages, out, &e);
+}
+
 static int progress(void *ctx, uint64_t done, uint64_t total)
 {
 	return vms_source_progress(ctx, "walking glibc heaps", (size_t)done,
@@ -201,6 +209,9 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 	return nh;
 }
 
+_Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
+	       "the walker's arrays are copied into the snapshot's");
+
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		     const struct glibc_arena *a)
 {
@@ -212,6 +223,7 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 	memset(g, 0, sizeof(*g));
 	h->id = a->addr;
 	h->glibc = g;
+	g->free_resident = -1;
 	g->busy = a->busy;
 	g->partial = a->partial[0] ? arena_strdup(&s->arena, a->partial) : NULL;
 	if (a->partial[0] && !g->partial)
@@ -232,7 +244,11 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 	g->tcache_chunks = a->tcache_chunks;
 	g->overhead = a->overhead;
 	g->largest_free = a->largest_free;
+	g->free_resident = a->resident_known ? (int64_t)a->free_resident : -1;
 	memcpy(g->hist, a->hist, sizeof(g->hist));
+	g->strip_bytes = a->strip_bytes;
+	memcpy(g->strip_free, a->strip_free, sizeof(g->strip_free));
+	memcpy(g->strip_top, a->strip_top, sizeof(g->strip_top));
 	memcpy(g->hist_bytes, a->hist_bytes, sizeof(g->hist_bytes));
 	return 0;
 }
@@ -309,7 +325,7 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 {
 	struct glibc_walk_in in = { 0 };
 	struct glibc_walk_res res;
-	struct glibc_mem mem = { read_source, s };
+	struct glibc_mem mem = { read_source, s, present_source };
 	uint64_t t0;
 	int rc;
 

@@ -22,6 +22,11 @@
  * then blocks in read() on stdin: from then on nothing calls malloc (the
  * line was formatted into stdio's buffer, allocated by an earlier printf),
  * so the heap stays as mallinfo2 saw it. "q" on stdin, or EOF, exits.
+ *
+ * With HEAP_ARENAS_INFO=FILE in the environment it also writes glibc's
+ * malloc_info() (each arena's own figures, as XML) to FILE just before
+ * the ready line: the FILE is opened, with a buffer of its own, before any
+ * chunk is made, and never closed (fclose would free into the heap).
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -35,6 +40,7 @@ static pthread_barrier_t parked;
 static int corrupt, small;
 static void *keep[64];
 static void *loop_victim; /* a chunk in a bin of a thread arena */
+static char info_buf[1 << 16];
 
 /* Allocates a mix, frees some into each kind of list. */
 static void churn(unsigned seed, int is_main)
@@ -110,6 +116,8 @@ int main(int argc, char **argv)
 	pthread_t t;
 	struct mallinfo2 m;
 	char line[16];
+	const char *info_path = getenv("HEAP_ARENAS_INFO");
+	FILE *info = info_path ? fopen(info_path, "w") : NULL;
 
 	corrupt = strcmp(mode, "corrupt") == 0;
 	small = strcmp(mode, "small") == 0;
@@ -118,6 +126,8 @@ int main(int argc, char **argv)
 	/* stdio's buffer first: printing later must not malloc. */
 	printf("starting %s %d\n", mode, nthreads);
 	fflush(stdout);
+	if (info)
+		setvbuf(info, info_buf, _IOFBF, sizeof(info_buf));
 	pthread_barrier_init(&parked, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
 		pthread_create(&t, NULL, worker, (void *)(uintptr_t)i);
@@ -131,6 +141,10 @@ int main(int argc, char **argv)
 		big(argc > 3 ? (size_t)atol(argv[3]) : 256);
 	pthread_barrier_wait(&parked);
 	m = mallinfo2();
+	if (info) {
+		malloc_info(0, info);
+		fflush(info);
+	}
 	printf("ready arena=%zu ordblks=%zu smblks=%zu hblks=%zu hblkhd=%zu "
 	       "usmblks=%zu fsmblks=%zu uordblks=%zu fordblks=%zu "
 	       "keepcost=%zu\n",

@@ -63,10 +63,100 @@ static uint64_t peek(struct heapfix *f, uint64_t addr)
 static int walk(struct heapfix *f, const struct glibc_walk_in *in,
 		struct glibc_walk_res *r)
 {
-	struct glibc_mem mem = { heapfix_read, f };
+	struct glibc_mem mem = { heapfix_read, f, NULL };
 
 	f->reads = 0;
 	return glibc_walk(in, &mem, r);
+}
+
+/* Residency as a source would say it: every page in RAM, none, every
+ * other one, or "cannot tell". */
+static int present_mode;
+
+static int fake_present(void *ctx, uint64_t addr, size_t npages,
+			unsigned char *out)
+{
+	struct heapfix *f = ctx;
+	size_t i;
+
+	if (present_mode < 0)
+		return -1;
+	for (i = 0; i < npages; i++)
+		out[i] = present_mode == 2
+				 ? (unsigned char)(((addr / f->page_size) + i) &
+						   1)
+				 : (unsigned char)present_mode;
+	return 0;
+}
+
+/* Free bytes still resident: all of free when every page is in RAM, none
+ * when no page is, between when every other page is (and then exactly
+ * the free chunks' bytes in even pages), unknown when the source cannot
+ * tell. */
+static void test_resident(struct heapfix *f)
+{
+	struct glibc_mem mem = { heapfix_read, f, fake_present };
+	struct glibc_walk_in in;
+	struct glibc_walk_res r;
+	int mode;
+
+	heapfix_input(f, &in);
+	for (mode = -1; mode <= 2; mode++) {
+		int good = 1;
+		size_t i;
+
+		present_mode = mode;
+		if (glibc_walk(&in, &mem, &r) != 0 || r.narenas == 0)
+			good = 0;
+		for (i = 0; good && i < r.narenas; i++) {
+			const struct glibc_arena *a = &r.arenas[i];
+
+			if (mode < 0)
+				good = !a->resident_known;
+			else if (!a->resident_known)
+				good = 0;
+			else if (mode == 0)
+				good = a->free_resident == 0;
+			else if (mode == 1)
+				good = a->free_resident == a->free;
+			else
+				good = a->free_resident > 0 &&
+				       a->free_resident < a->free;
+			if (!good)
+				printf("# arena %zu: free %llu resident %llu "
+				       "known %d\n",
+				       i, (unsigned long long)a->free,
+				       (unsigned long long)a->free_resident,
+				       a->resident_known);
+		}
+		if (mode == 1) {
+			int strip = r.narenas > 0;
+
+			for (i = 0; i < r.narenas; i++) {
+				const struct glibc_arena *a = &r.arenas[i];
+				uint64_t fr = 0, tp = 0;
+				unsigned c;
+
+				for (c = 0; c < GLIBC_STRIP; c++) {
+					fr += a->strip_free[c];
+					tp += a->strip_top[c];
+					if (a->strip_free[c] + a->strip_top[c] >
+					    a->strip_bytes / GLIBC_STRIP + 1)
+						strip = 0;
+				}
+				if (tp != a->top || fr + tp != a->free)
+					strip = 0;
+			}
+			ok(strip, "the strip: its cells hold top and the other "
+				  "free chunks exactly, none past its size");
+		}
+		ok(good, "resident free bytes, pages %s",
+		   mode < 0    ? "unknown: not known"
+		   : mode == 0 ? "all absent: 0"
+		   : mode == 1 ? "all present: all of free"
+			       : "every other present: some of free");
+		glibc_walk_fini(&r);
+	}
 }
 
 static void test_exact(struct heapfix *f)
@@ -350,6 +440,7 @@ int main(void)
 		   !heapfix_load(buf, 20, &(struct heapfix){ 0 }),
 	   "a fixture cut short is refused");
 	test_exact(&f);
+	test_resident(&f);
 	test_damage(&f, "a chunk size past the heap", bad_size,
 		    "corrupt chunk header");
 	test_damage(&f, "a fastbin that loops", fast_loop, "fastbin 0 loops");

@@ -1,0 +1,717 @@
+/* screen_heaps.c — inside the heaps: the process's malloc as a tree (the
+ * heap, opening into its arenas, each opening into its segments) above a
+ * detail of the arena under the cursor: its figures as mallinfo2 counts
+ * them (system, in use, free, tcache, overhead, chunks, free chunks, the
+ * largest free chunk, top, fragmentation), the free bytes still resident,
+ * a fragmentation strip (its segments end to end: in use / free / top)
+ * and the free-chunk size histogram. Where the walk was not done, it says
+ * why (the snapshot's notes of the malloc step).
+ *
+ * Reads only the finished snapshot (s->heaps, s->glibc, s->notes). The
+ * viewer's H opens it on the arena holding the region under its cursor
+ * (u->goto_addr); Enter on a segment shows it in the viewer. Its state is
+ * u->heaps: which rows are open, the cursor.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "ui_priv.h"
+
+/* A row of the tree: the heap (idx -1), an arena (heap index), a segment
+ * of one (seg). */
+struct hrow {
+	int kind; /* HR_* */
+	size_t heap;
+	uint32_t seg;
+};
+enum { HR_TOP, HR_ARENA, HR_SEG, HR_NOTE };
+
+/* The detail below the list: its lines at most. */
+enum { DETAIL_MIN = 6 };
+
+static bool arena_open(const struct heapview *hv, size_t i)
+{
+	return i < hv->nopen && hv->open[i];
+}
+
+/* The rows as shown (rows NULL: only counted). The notes of a malloc step
+ * that did not walk follow the heap row. */
+static size_t build_rows(const struct ui *u, struct hrow *rows)
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct heapview *hv = &u->heaps;
+	size_t n = 0, i;
+	uint32_t g;
+
+#define ADD(k, h, sg)                                                          \
+	do {                                                                   \
+		if (rows)                                                      \
+			rows[n] = (struct hrow){ (k), (h), (sg) };             \
+		n++;                                                           \
+	} while (0)
+	ADD(HR_TOP, 0, 0);
+	for (i = 0; i < s->nnotes; i++)
+		if (strcmp(s->notes[i].step, "malloc") == 0)
+			ADD(HR_NOTE, i, 0);
+	if (hv->closed)
+		return n;
+	for (i = 0; i < s->nheaps; i++) {
+		ADD(HR_ARENA, i, 0);
+		if (!arena_open(hv, i))
+			continue;
+		for (g = 0; g < s->heaps[i].nsegs; g++)
+			ADD(HR_SEG, i, g);
+	}
+#undef ADD
+	return n;
+}
+
+static const char *arena_name(const struct vms_heap *h, char *buf, size_t n)
+{
+	bool main = h->kind && strcmp(h->kind, "glibc-main") == 0;
+
+	snprintf(buf, n, "%s 0x%llx", main ? "main arena" : "arena",
+		 (unsigned long long)h->id);
+	return buf;
+}
+
+/* Free bytes still resident over the arenas (-1: unknown anywhere). */
+static int64_t resident_sum(const struct vms_snapshot *s)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++) {
+		const struct vms_heap_glibc *g = s->heaps[i].glibc;
+
+		if (!g || g->busy)
+			continue;
+		if (g->free_resident < 0)
+			return -1;
+		sum += g->free_resident;
+	}
+	return sum;
+}
+
+/* A size as people read it, or in bytes (u->heaps.bytes). */
+static const char *figure(const struct ui *u, uint64_t v, char *buf, size_t n)
+{
+	if (!u->heaps.bytes)
+		return fmt_size(v, buf, n);
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static const char *figure_or_dash(const struct ui *u, int64_t v, char *buf,
+				  size_t n)
+{
+	return v < 0 ? "-" : figure(u, (uint64_t)v, buf, n);
+}
+
+/* The figure columns: their width (exact bytes need more), how many fit
+ * (Chunks only on a wide terminal), where the first starts. */
+static int col_w(const struct ui *u)
+{
+	return u->heaps.bytes ? 12 : 9;
+}
+
+static int col_n(const struct ui *u)
+{
+	return COLS >= 40 + 5 * col_w(u) ? 5 : 4;
+}
+
+static int col_x(const struct ui *u)
+{
+	return COLS - col_n(u) * col_w(u) - 1;
+}
+
+/* Name, then System, In use, Free, Resident, Chunks, in columns that fit;
+ * sizes as people read them, or exact bytes (u->heaps.bytes). */
+static void draw_figures(const struct ui *u, int y, attr_t a, int indent,
+			 const char *name, const int64_t v[5])
+{
+	int w = col_w(u), ncols = col_n(u), namew = col_x(u), c;
+	char b[32];
+
+	put_blank(y, 0, COLS, a);
+	put_str(y, indent, namew - indent, a, name, 1);
+	for (c = 0; c < ncols; c++) {
+		if (v[c] < 0)
+			snprintf(b, sizeof(b), "-");
+		else if (c == 4 || u->heaps.bytes)
+			snprintf(b, sizeof(b), "%lld", (long long)v[c]);
+		else
+			fmt_size((uint64_t)v[c], b, sizeof(b));
+		put_right(y, namew + c * w, w, a, b);
+	}
+}
+
+static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
+{
+	const struct vms_snapshot *s = u->snap;
+	attr_t a = sel ? theme_attr(EL_SELECTION) : theme_attr(EL_NORMAL);
+	char name[200], b1[16];
+
+	if (r->kind == HR_TOP) {
+		const struct vms_malloc *m = s->glibc;
+
+		if (!m) {
+			snprintf(name, sizeof(name),
+				 "%s heaps: not walked (why below)",
+				 u->heaps.closed ? "+" : "-");
+			draw_figures(u, y, a, 0, name,
+				     (const int64_t[5]){ -1, -1, -1, -1, -1 });
+			return;
+		}
+		snprintf(name, sizeof(name), "%s %s malloc %s, %zu arena%s%s",
+			 u->heaps.closed ? "+" : "-", m->allocator, m->version,
+			 s->nheaps, s->nheaps == 1 ? "" : "s",
+			 m->partial ? " (partial)" : "");
+		draw_figures(u, y, a, 0, name,
+			     (const int64_t[5]){ (int64_t)m->arena,
+						 (int64_t)m->uordblks,
+						 (int64_t)m->fordblks,
+						 resident_sum(s), -1 });
+		return;
+	}
+	if (r->kind == HR_NOTE) {
+		put_blank(y, 0, COLS, a);
+		put_fmt(y, 2, COLS - 2, sel ? a : theme_attr(EL_ERROR), "%s",
+			s->notes[r->heap].why);
+		return;
+	}
+	if (r->kind == HR_ARENA) {
+		const struct vms_heap *h = &s->heaps[r->heap];
+		const struct vms_heap_glibc *g = h->glibc;
+		char an[64];
+
+		snprintf(name, sizeof(name), "%s %s, %u segment%s%s",
+			 arena_open(&u->heaps, r->heap) ? "-" : "+",
+			 arena_name(h, an, sizeof(an)), h->nsegs,
+			 h->nsegs == 1 ? "" : "s",
+			 g && g->busy	   ? " (busy)"
+			 : g && g->partial ? " (partial)"
+			 : !g		   ? " (not walked)"
+					   : "");
+		draw_figures(u, y, sel ? a : theme_attr(theme_type(VMS_T_HEAP)),
+			     2, name,
+			     (const int64_t[5]){
+				     g && !g->busy ? (int64_t)g->system : -1,
+				     h->in_use, h->free,
+				     g && !g->busy ? g->free_resident : -1,
+				     h->chunks });
+		return;
+	}
+	{
+		const struct vms_heap_seg *sg = &s->heaps[r->heap].segs[r->seg];
+
+		snprintf(name, sizeof(name), "0x%llx-0x%llx  %s",
+			 (unsigned long long)sg->start,
+			 (unsigned long long)sg->end,
+			 fmt_size(sg->end - sg->start, b1, sizeof(b1)));
+		put_blank(y, 0, COLS, a);
+		put_str(y, 6, COLS - 6, sel ? a : theme_attr(EL_CHILD), name,
+			1);
+	}
+}
+
+/* The arena a row is about (a segment's, an arena's), or NULL. */
+static const struct vms_heap *row_heap(const struct ui *u, const struct hrow *r)
+{
+	if (r->kind == HR_ARENA || r->kind == HR_SEG)
+		return &u->snap->heaps[r->heap];
+	return NULL;
+}
+
+/* One cell of the strip: '#' in use, ':' partly free, '.' free, 'T' top
+ * (its larger share decides). */
+static char strip_char(uint64_t fr, uint64_t top, uint64_t cell)
+{
+	if (!cell)
+		return ' ';
+	if (top * 2 >= cell)
+		return 'T';
+	if ((fr + top) * 2 >= cell)
+		return '.';
+	if ((fr + top) * 10 >= cell)
+		return ':';
+	return '#';
+}
+
+static void draw_strip(int y, int x, int w, const struct vms_heap_glibc *g)
+{
+	int c;
+
+	if (w <= 0)
+		return;
+	for (c = 0; c < w; c++) {
+		/* columns over cells: each column the cells under it */
+		size_t c0 = (size_t)c * VMS_HEAP_STRIP / (size_t)w;
+		size_t c1 = (size_t)(c + 1) * VMS_HEAP_STRIP / (size_t)w;
+		uint64_t fr = 0, top = 0, bytes;
+		size_t k;
+		char ch;
+
+		if (c1 <= c0)
+			c1 = c0 + 1;
+		for (k = c0; k < c1 && k < VMS_HEAP_STRIP; k++) {
+			fr += g->strip_free[k];
+			top += g->strip_top[k];
+		}
+		bytes = g->strip_bytes * (c1 - c0) / VMS_HEAP_STRIP;
+		ch = strip_char(fr, top, bytes);
+		attrset(ch == '#'   ? theme_attr(EL_HEAP) | A_REVERSE
+			: ch == 'T' ? theme_attr(EL_FREE) | A_REVERSE
+				    : theme_attr(EL_NORMAL));
+		mvaddch(y, x + c, (chtype)ch);
+	}
+	attrset(A_NORMAL);
+}
+
+/* "Label value" pairs on one line, as many as fit whole. */
+static int pair(int y, int x, const char *label, const char *value)
+{
+	int lw = text_cols(label), vw = text_cols(value);
+
+	if (x + lw + 1 + vw > COLS)
+		return COLS;
+	put_str(y, x, lw + 1, theme_attr(EL_LABEL), label, 1);
+	put_str(y, x + lw + 1, vw, theme_attr(EL_NORMAL), value, 1);
+	return x + lw + vw + 3;
+}
+
+/* The lines a pair list takes when wrapped at the width. */
+static int pairs(int y, int ymax, const char *const *kv, size_t n)
+{
+	int x = 1;
+	size_t i;
+
+	for (i = 0; i + 1 < n && y < ymax; i += 2) {
+		int need = text_cols(kv[i]) + text_cols(kv[i + 1]) + 3;
+
+		if (x > 1 && x + need > COLS) {
+			y++;
+			x = 1;
+			if (y >= ymax)
+				break;
+			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+		}
+		x = pair(y, x, kv[i], kv[i + 1]);
+	}
+	return y + 1;
+}
+
+static void draw_hist(int y, int ymax, const struct vms_heap_glibc *g)
+{
+	uint64_t most = 0;
+	int k, barw = COLS - 40;
+	char lo[16], hi[16], by[16];
+
+	for (k = 0; k < VMS_HEAP_HIST; k++)
+		if (g->hist[k] > most)
+			most = g->hist[k];
+	if (!most) {
+		put_str(y, 1, COLS - 1, theme_attr(EL_DIM),
+			"Free chunks by size: none outside top", 1);
+		return;
+	}
+	put_str(y++, 1, COLS - 1, theme_attr(EL_LABEL),
+		"Free chunks by size (top apart):", 1);
+	for (k = 0; k < VMS_HEAP_HIST && y < ymax; k++) {
+		int n;
+
+		if (!g->hist[k])
+			continue;
+		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+		fmt_size(32ull << k, lo, sizeof(lo));
+		fmt_size((64ull << k) - 1, hi, sizeof(hi));
+		put_fmt(y, 1, 38, theme_attr(EL_NORMAL), "%7s-%-7s %7llu %7s",
+			lo, k + 1 < VMS_HEAP_HIST ? hi : "",
+			(unsigned long long)g->hist[k],
+			fmt_size(g->hist_bytes[k], by, sizeof(by)));
+		n = barw > 0 ? (int)((double)g->hist[k] * barw / (double)most +
+				     0.5)
+			     : 0;
+		if (n < 1 && barw > 0)
+			n = 1;
+		attrset(theme_attr(EL_HEAP));
+		if (n > 0)
+			mvhline(y, 39, '=', n);
+		attrset(A_NORMAL);
+		y++;
+	}
+}
+
+/* The detail of the arena h (NULL: the process's malloc, or why it was
+ * not walked) in lines [y, ymax). */
+static void draw_detail(struct ui *u, int y, int ymax, const struct vms_heap *h)
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct vms_heap_glibc *g = h ? h->glibc : NULL;
+	char b[12][24], an[64], frag[24];
+	int i;
+
+	for (i = y; i < ymax; i++)
+		put_blank(i, 0, COLS, theme_attr(EL_NORMAL));
+	if (!h) {
+		const struct vms_malloc *m = s->glibc;
+
+		if (!m) {
+			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
+				"The heaps were not walked: no consistent "
+				"memory of one instant, or no glibc found "
+				"(the notes above say which). -b fork or "
+				"-b pss -F walks them.",
+				1);
+			return;
+		}
+		{
+			const char *kv[] = {
+				"glibc",
+				m->version,
+				"found by",
+				m->found_by,
+				"tcache",
+				figure(u, m->tcache, b[0], 24),
+				"overhead",
+				figure(u, m->overhead, b[1], 24),
+				"mmapped chunks",
+				(snprintf(b[2], 24, "%llu",
+					  (unsigned long long)m->hblks),
+				 b[2]),
+				"mmapped",
+				figure(u, m->hblkhd, b[3], 24),
+				"top of main (keepcost)",
+				figure(u, m->keepcost, b[4], 24),
+			};
+
+			y = pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
+		}
+		if (m->partial && y < ymax)
+			put_fmt(y, 1, COLS - 1, theme_attr(EL_ERROR),
+				"partial: %s", m->partial);
+		return;
+	}
+	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE), "%s  (%s)",
+		arena_name(h, an, sizeof(an)), h->kind ? h->kind : "?");
+	if (!g || g->busy) {
+		if (y < ymax)
+			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
+				g ? "locked at the snapshot (busy): not walked"
+				  : "found by its shape only: not walked",
+				1);
+		return;
+	}
+	snprintf(frag, sizeof(frag), "%.1f%%",
+		 g->system ? 100.0 * (double)(h->free - h->top) /
+				     (double)g->system
+			   : 0.0);
+	{
+		const char *kv[] = {
+			"System",
+			figure(u, g->system, b[0], 24),
+			"In use",
+			figure(u, (uint64_t)h->in_use, b[1], 24),
+			"Free",
+			figure(u, (uint64_t)h->free, b[2], 24),
+			"Free resident",
+			figure_or_dash(u, g->free_resident, b[3], 24),
+			"Tcache",
+			figure(u, g->tcache, b[4], 24),
+			"Overhead",
+			figure(u, g->overhead, b[5], 24),
+			"Chunks",
+			(snprintf(b[6], 24, "%lld", (long long)h->chunks), b[6]),
+			"Free chunks",
+			(snprintf(b[7], 24, "%lld", (long long)h->free_chunks), b[7]),
+			"Largest free",
+			figure(u, g->largest_free, b[8], 24),
+			"Top",
+			figure(u, (uint64_t)h->top, b[9], 24),
+			"Fragmentation",
+			frag,
+		};
+
+		y = pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
+	}
+	if (g->partial && y < ymax)
+		put_fmt(y++, 1, COLS - 1, theme_attr(EL_ERROR), "partial: %s",
+			g->partial);
+	if (g->strip_bytes && y < ymax) {
+		put_str(y, 1, 6, theme_attr(EL_LABEL), "Strip", 1);
+		draw_strip(y, 7, COLS - 8, g);
+		y++;
+		if (y < ymax)
+			put_str(y++, 7, COLS - 8, theme_attr(EL_DIM),
+				"# in use  : partly free  . free  T top "
+				"(segments end to end)",
+				1);
+	}
+	if (y < ymax)
+		draw_hist(y, ymax, g);
+}
+
+static void heaps_draw(struct ui *u)
+{
+	struct heapview *hv = &u->heaps;
+	const struct vms_snapshot *s = u->snap;
+	size_t n = build_rows(u, NULL), i;
+	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
+	int detail = LINES / 2 > DETAIL_MIN ? LINES / 2 : DETAIL_MIN, y;
+
+	if (!rows)
+		return;
+	build_rows(u, rows);
+	if (hv->cur >= n)
+		hv->cur = n ? n - 1 : 0;
+	hv->y = 2;
+	hv->h = LINES - 1 - detail - hv->y;
+	if (hv->h < 3)
+		hv->h = 3;
+	hv->n = n;
+	cursor_show(hv->cur, &hv->top, n, hv->h);
+	put_fmt(0, 0, COLS, theme_attr(EL_TITLE), " Heaps  %s  pid %d  %s",
+		s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
+		hv->bytes ? "(bytes)" : "");
+	put_blank(1, 0, COLS, theme_attr(EL_COLUMN));
+	put_str(1, 0, col_x(u), theme_attr(EL_COLUMN), "Heap / arena / segment",
+		1);
+	{
+		static const char *const head[] = { "System", "In use", "Free",
+						    "Resident", "Chunks" };
+		int c;
+
+		for (c = 0; c < col_n(u); c++)
+			put_right(1, col_x(u) + c * col_w(u), col_w(u),
+				  theme_attr(EL_COLUMN), head[c]);
+	}
+	for (y = 0, i = hv->top; y < hv->h; y++, i++) {
+		if (i < n)
+			draw_row(u, hv->y + y, &rows[i], i == hv->cur);
+		else
+			put_blank(hv->y + y, 0, COLS, theme_attr(EL_NORMAL));
+	}
+	draw_detail(u, hv->y + hv->h, LINES - 1,
+		    n ? row_heap(u, &rows[hv->cur]) : NULL);
+	free(rows);
+	ui_status(u,
+		  " Right/Left open/close  Enter region in the viewer  "
+		  "Esc/H back  ? help  q quit",
+		  NULL);
+}
+
+/* ---- keys ---- */
+
+static int cursor_row(const struct ui *u, struct hrow *out)
+{
+	size_t n = build_rows(u, NULL);
+	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (!rows || u->heaps.cur >= n) {
+		free(rows);
+		return -1;
+	}
+	build_rows(u, rows);
+	*out = rows[u->heaps.cur];
+	free(rows);
+	return 0;
+}
+
+/* Opens (open) or closes the cursor's row; Left on a segment closes its
+ * arena and puts the cursor on it. */
+static int expand(struct ui *u, bool open)
+{
+	struct heapview *hv = &u->heaps;
+	struct hrow r;
+
+	if (cursor_row(u, &r) < 0)
+		return 0;
+	if (r.kind == HR_TOP || r.kind == HR_NOTE) {
+		hv->closed = !open;
+		if (!open)
+			hv->cur = 0;
+		return UI_DRAW;
+	}
+	if (r.heap >= hv->nopen)
+		return 0;
+	if (r.kind == HR_SEG && !open) {
+		hv->cur -= r.seg + 1;
+		hv->open[r.heap] = 0;
+		return UI_DRAW;
+	}
+	if (r.kind == HR_ARENA)
+		hv->open[r.heap] = open;
+	return UI_DRAW;
+}
+
+static int act_open(struct ui *u)
+{
+	return expand(u, true);
+}
+
+static int act_close(struct ui *u)
+{
+	return expand(u, false);
+}
+
+/* Enter: an arena opens or closes; a segment is shown in the viewer. */
+static int act_enter(struct ui *u)
+{
+	struct hrow r;
+
+	if (cursor_row(u, &r) < 0)
+		return 0;
+	if (r.kind == HR_SEG) {
+		u->goto_set = true;
+		u->goto_addr = u->snap->heaps[r.heap].segs[r.seg].start;
+		u->next = SCR_VIEWER;
+		return UI_SWITCH | UI_DRAW;
+	}
+	if (r.kind == HR_ARENA)
+		return expand(u, !arena_open(&u->heaps, r.heap));
+	return expand(u, u->heaps.closed);
+}
+
+/* Sizes as people read them, or exact bytes. */
+static int act_bytes(struct ui *u)
+{
+	u->heaps.bytes = !u->heaps.bytes;
+	return UI_DRAW;
+}
+
+static int act_back(struct ui *u)
+{
+	u->next = SCR_VIEWER;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action heaps_keys[] = {
+	{ KEY_RIGHT, "Right +",
+	  "open the heap into arenas, an arena into "
+	  "its segments",
+	  act_open },
+	{ '+', NULL, NULL, act_open },
+	{ KEY_LEFT, "Left -", "close it again", act_close },
+	{ '-', NULL, NULL, act_close },
+	{ '\r', "Enter", "open or close; on a segment, show it in the viewer",
+	  act_enter },
+	{ '\n', NULL, NULL, act_enter },
+	{ KEY_ENTER, NULL, NULL, act_enter },
+	{ 'b', "b", "exact bytes, or sizes as people read them", act_bytes },
+	{ 't', "t", "next colour theme", ui_next_theme },
+	{ 27, "Esc H", "back to the viewer", act_back },
+	{ 'H', NULL, NULL, act_back },
+	{ 'q', "q F10", "quit", ui_quit },
+	{ KEY_F(10), NULL, NULL, ui_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+static int heaps_key(struct ui *u, int key)
+{
+	enum move mv;
+	int r = key_dispatch(u, heaps_keys, key);
+
+	if (r >= 0)
+		return r;
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	cursor_apply(&u->heaps.cur, &u->heaps.top, u->heaps.n, u->heaps.h, mv);
+	return UI_DRAW;
+}
+
+static int heaps_mouse(struct ui *u, int y, int x, mmask_t b)
+{
+	struct heapview *hv = &u->heaps;
+
+	(void)x;
+	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		cursor_apply(&hv->cur, &hv->top, hv->n, hv->h,
+			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+		return UI_DRAW;
+	}
+	if (y < hv->y || y >= hv->y + hv->h ||
+	    hv->top + (size_t)(y - hv->y) >= hv->n)
+		return 0;
+	hv->cur = hv->top + (size_t)(y - hv->y);
+	if (b & BUTTON1_DOUBLE_CLICKED)
+		return act_enter(u);
+	return UI_DRAW;
+}
+
+/* ---- the screen ---- */
+
+static void heaps_free(struct ui *u)
+{
+	free(u->heaps.open);
+	memset(&u->heaps, 0, sizeof(u->heaps));
+}
+
+/* A new snapshot: every arena closed again (their number changes). */
+static void heaps_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
+				   bool new_process)
+{
+	(void)old;
+	(void)new_process;
+	heaps_free(u);
+}
+
+/* Entered with u->goto_addr set (the viewer's H on a heap region): that
+ * arena open, the cursor on the segment holding the address. */
+static int heaps_enter(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	struct heapview *hv = &u->heaps;
+	size_t i, n;
+	struct hrow *rows;
+
+	if (!s)
+		return -1;
+	if (hv->nopen != s->nheaps) {
+		free(hv->open);
+		hv->open = calloc(s->nheaps ? s->nheaps : 1, 1);
+		hv->nopen = hv->open ? s->nheaps : 0;
+		hv->cur = hv->top = 0;
+	}
+	if (!u->goto_set)
+		return 0;
+	u->goto_set = false;
+	for (i = 0; i < s->nheaps && i < hv->nopen; i++) {
+		uint32_t g;
+
+		for (g = 0; g < s->heaps[i].nsegs; g++)
+			if (u->goto_addr >= s->heaps[i].segs[g].start &&
+			    u->goto_addr < s->heaps[i].segs[g].end)
+				break;
+		if (g == s->heaps[i].nsegs)
+			continue;
+		hv->closed = false;
+		hv->open[i] = 1;
+		n = build_rows(u, NULL);
+		rows = calloc(n ? n : 1, sizeof(*rows));
+		if (!rows)
+			return 0;
+		build_rows(u, rows);
+		for (n = 0; n < build_rows(u, NULL); n++)
+			if (rows[n].kind == HR_SEG && rows[n].heap == i &&
+			    rows[n].seg == g)
+				hv->cur = n;
+		free(rows);
+		break;
+	}
+	return 0;
+}
+
+const struct ui_screen screen_heaps = {
+	.name = "heaps",
+	.title = "Heaps (H in the viewer)",
+	.keys = heaps_keys,
+	.free = heaps_free,
+	.enter = heaps_enter,
+	.snapshot_changed = heaps_snapshot_changed,
+	.draw = heaps_draw,
+	.key = heaps_key,
+	.mouse = heaps_mouse,
+};
