@@ -444,12 +444,29 @@ static int start_curses(struct ui *u, struct vms_error *err)
 	return 0;
 }
 
+/* The details' columns from the settings file (config.h); what is wrong
+ * with it goes in warn, shown once the terminal is up: a bad file is
+ * never a reason not to start. */
+static void load_config(struct ui *u, char *warn, size_t n)
+{
+	struct vms_error e = { 0 };
+
+	vms_config_default(&u->conf);
+	if (vms_config_path(u->conf_path, sizeof(u->conf_path)) < 0) {
+		u->conf_path[0] = '\0';
+		return;
+	}
+	if (vms_config_load(&u->conf, u->conf_path, warn, n, &e) < 0)
+		snprintf(warn, n, "%s; the default columns", e.msg);
+}
+
 int ui_run(const struct ui_opts *o, struct vms_error *err)
 {
 	struct ui u;
 	struct sigaction old[3];
 	struct theme t;
 	const char *tv = getenv("VMSCOPE_TIMING");
+	char warn[700] = "";
 	int rc = 0, i;
 
 	memset(&u, 0, sizeof(u));
@@ -471,6 +488,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	load_config(&u, warn, sizeof(warn));
 	install_signals(old);
 	atexit(restore_terminal);
 	if (start_curses(&u, err) < 0) {
@@ -484,6 +502,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 			t = m;
 	}
 	ui_set_theme(&u, &t);
+	if (warn[0])
+		ui_message(&u, true, "%s", warn);
 	if (tv && *tv)
 		timing = fopen(tv, "a");
 	if (timing)

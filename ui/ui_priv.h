@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "alloc.h"
+#include "config.h"
 #include "proclist.h"
 #include "snapshot.h"
 #include "theme.h"
@@ -54,6 +55,7 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_VIEWER, screen_viewer)                                           \
 	X(SCR_MAP, screen_map)                                                 \
 	X(SCR_PICKER, screen_picker)                                           \
+	X(SCR_SETUP, screen_setup)                                             \
 	X(SCR_HELP, screen_help)
 
 enum ui_screen_id {
@@ -111,16 +113,9 @@ struct dgap {
 	uint64_t start, end;
 };
 
-enum dsort {
-	DS_ADDRESS,
-	DS_SIZE,
-	DS_COMMITTED,
-	DS_WS,
-	DS_PRIVATE_WS,
-	DS_TYPE,
-	DS_DETAILS,
-	DS_COUNT
-};
+/* What the details are sorted by: the address, the type, or a column
+ * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
+enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
 
 struct details {
 	struct drow *rows;
@@ -169,6 +164,13 @@ struct help {
 	size_t top;
 };
 
+/* The column setup (F2): the cursor over u->conf.order. */
+struct setup {
+	size_t cur, top;
+	int h, y;
+	bool changed; /* since it was entered: saved on leaving */
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap;
@@ -199,10 +201,16 @@ struct ui {
 	int sum_vis[16];
 	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
+	/* The details' columns and their order (config.h): read from
+	 * conf_path at start, written by the setup; conf_path "" when there
+	 * is no place for it (no HOME). */
+	struct vms_config conf;
+	char conf_path[512];
 	/* The other screens' */
 	struct mapview map;
 	struct picker pick;
 	struct help help;
+	struct setup setup;
 };
 
 #endif
