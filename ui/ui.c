@@ -95,6 +95,14 @@ struct progress {
 	pid_t pid;
 	bool cancelled;
 	double last;
+	/* The streaming fill (open_pid): u->snap is the layout from maps,
+	 * its counters filled in as the capture reads them. */
+	struct vms_fill fill;
+	double last_frame;
+	/* VMSCOPE_FILL_PAUSE=N, for the tests: once N regions are filled,
+	 * the frame is drawn and the capture waits for a key (the key is
+	 * not acted on). 0: no pause. */
+	size_t pause_at;
 };
 
 static void draw_progress(struct ui *u, pid_t pid, const char *what,
@@ -157,16 +165,60 @@ static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 	return p->cancelled || got_signal;
 }
 
-static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
-				    struct vms_error *err)
+/* The counters of the regions read so far into the layout on screen
+ * (pipeline.h: vms_preview_fill), the frame drawn again with them at most
+ * every 50 ms, and on the last call. */
+static int on_regions(void *ctx, const struct vms_snapshot *part, size_t done)
+{
+	struct progress *p = ctx;
+	struct ui *u = p->u;
+	double t = now_us();
+	bool pause;
+
+	if (!vms_preview_fill(u->snap, &p->fill, part, done))
+		return p->cancelled || got_signal;
+	pause = p->pause_at && p->fill.filled >= p->pause_at;
+	if (pause || t - p->last_frame > 50000) {
+		draw(u);
+		if (COLS >= UI_MIN_COLS && LINES >= UI_MIN_LINES)
+			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+				" Reading the counters of pid %d: %zu of ~%zu "
+				"regions%s",
+				(int)p->pid, p->fill.filled, u->snap->nregions,
+				pause ? "   paused (VMSCOPE_FILL_PAUSE): a key "
+					"goes on"
+				      : "   Esc cancels");
+		refresh();
+		p->last_frame = t;
+		p->last = t; /* the status line is fresh */
+	}
+	if (pause) {
+		p->pause_at = 0;
+		timeout(-1);
+		while (getch() == ERR && !got_signal)
+			;
+		timeout(250);
+	}
+	return p->cancelled || got_signal;
+}
+
+/* stream: fill u->snap (the layout) as the counters are read. */
+static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
+				    bool *cancelled, struct vms_error *err)
 {
 	struct vms_capture_opts co = u->opts->copts;
-	struct progress p = { u, pid, false, now_us() };
+	struct progress p = { .u = u, .pid = pid, .last = now_us() };
+	const char *pause = getenv("VMSCOPE_FILL_PAUSE");
 	struct vms_snapshot *s;
 
 	co.pid = pid;
 	co.progress = on_progress;
 	co.progress_ctx = &p;
+	if (stream) {
+		co.regions_read = on_regions;
+		co.regions_ctx = &p;
+		p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
+	}
 	draw_progress(u, pid, NULL, 0);
 	s = vms_capture(u->opts->sampler, &co, err);
 	*cancelled = p.cancelled;
@@ -200,8 +252,10 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 		vms_snapshot_free(old);
 }
 
-/* Opens the viewer on pid: the layout from /proc/PID/maps at once, then
- * the full capture. On failure goes back where it was, with *err. */
+/* Opens the viewer on pid: the layout from /proc/PID/maps at once, its
+ * counters filled in as the full capture reads them (on_regions), then
+ * the capture's own snapshot in its place. On failure goes back where it
+ * was, with *err. */
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
 	enum ui_screen_id was = u->scr;
@@ -219,16 +273,16 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		draw(u);
 		refresh();
 	}
-	s = capture(u, pid, &cancelled, err);
+	s = capture(u, pid, pre != NULL, &cancelled, err);
 	if (s) {
 		set_snapshot(u, s, true, true);
 		set_screen(u, SCR_VIEWER, true);
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
-		ui_message(u, true,
-			   "cancelled: the layout only, no counters "
-			   "(r reads them)");
+		ui_message(u, true, "%s",
+			   "cancelled: the counters of the regions read so "
+			   "far only (r reads them all)");
 		return 0;
 	}
 	if (pre) {
@@ -351,8 +405,8 @@ static void loop(struct ui *u)
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;
-			struct vms_snapshot *s =
-				capture(u, u->snap->proc.pid, &cancelled, &err);
+			struct vms_snapshot *s = capture(
+				u, u->snap->proc.pid, false, &cancelled, &err);
 
 			if (s) {
 				set_snapshot(u, s, true, false);
