@@ -232,8 +232,8 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 		}
 	}
 	if (n)
-		pre->cap.partial = "the counters of some regions only: they "
-				   "are being read";
+		pre->cap.partial = "layout from /proc/PID/maps; the counters "
+				   "of the regions read so far";
 	st->filled += n;
 	return n;
 }
