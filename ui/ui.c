@@ -101,7 +101,8 @@ struct progress {
 	double last_frame;
 	/* VMSCOPE_FILL_PAUSE=N, for the tests: once N regions are filled,
 	 * the frame is drawn and the capture waits for a key (the key is
-	 * not acted on). 0: no pause. */
+	 * not acted on); only with the pss sampler without --freeze, which
+	 * never stops the target. 0: no pause. */
 	size_t pause_at;
 };
 
@@ -217,7 +218,10 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
 	if (stream) {
 		co.regions_read = on_regions;
 		co.regions_ctx = &p;
-		p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
+		/* never while the target is held still (--freeze, the fork
+		 * sampler's freeze): a test's pause must not stop it */
+		if (!co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)
+			p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
 	}
 	draw_progress(u, pid, NULL, 0);
 	s = vms_capture(u->opts->sampler, &co, err);

@@ -168,7 +168,6 @@ struct help {
 struct setup {
 	size_t cur, top;
 	int h, y;
-	bool changed; /* since it was entered: saved on leaving */
 };
 
 struct ui {
