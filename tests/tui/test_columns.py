@@ -19,7 +19,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 import tmuxdrive as D  # noqa: E402
-from tmuxdrive import T  # noqa: E402
+from tmuxdrive import T, size_text  # noqa: E402
 
 NAMES = ["Size", "Committed", "Private", "Total WS", "Private WS",
          "Shareable WS", "Shared WS", "Locked WS", "PSS", "Swap", "Blocks",
@@ -30,26 +30,6 @@ HEAD["Total WS"] = "WS"
 KERNEL = {"[vdso]", "[vvar]", "[vvar_vclock]", "[vsyscall]", "[uprobes]",
           "[sigpage]", "[vectors]"}
 ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) ")
-
-
-def size_text(n):
-    """The viewer's size text for n bytes (as test_allocs.py; 0 is
-    "0 K", as in the summary)."""
-    if 0 < n < 1024:
-        return "%d B" % n
-    k = n >> 10
-    if k < 10000:
-        return "%d K" % k
-    v, u = float(k), 0
-    while True:
-        v /= 1024
-        u += 1
-        if v < 10000 or u >= 5:
-            break
-    unit = "KMGTPE"[u]
-    if v < 100:
-        return "%.1f %s" % (int(v * 10) / 10.0, unit)
-    return "%d %s" % (int(v), unit)
 
 
 def private_ws(r):

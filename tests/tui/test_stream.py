@@ -15,7 +15,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 import tmuxdrive as D  # noqa: E402
-from tmuxdrive import T  # noqa: E402
+from tmuxdrive import T, size_text  # noqa: E402
 
 NREG = 20000
 PAUSE = NREG // 2
@@ -24,26 +24,6 @@ KEYS = {"Size": "size", "Committed": "committed", "Private": "private",
         "Shareable WS": "shareable_ws", "Shared WS": "shared_ws",
         "Locked WS": "locked_ws", "PSS": "pss", "Swap": "swap"}
 UNITS = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
-def size_text(n):
-    """The viewer's size text for n bytes (as test_allocs.py; 0 is
-    "0 K")."""
-    if 0 < n < 1024:
-        return "%d B" % n
-    k = n >> 10
-    if k < 10000:
-        return "%d K" % k
-    v, u = float(k), 0
-    while True:
-        v /= 1024
-        u += 1
-        if v < 10000 or u >= 5:
-            break
-    unit = "KMGTPE"[u]
-    if v < 100:
-        return "%.1f %s" % (int(v * 10) / 10.0, unit)
-    return "%d %s" % (int(v), unit)
 
 
 def to_bytes(t):
