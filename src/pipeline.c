@@ -4,8 +4,8 @@
 #include "pipeline.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 #include "snapfile.h"
 #include "source.h"
 #include "steps.h"
+#include "totals.h"
 
 /* In order: each step may rely on the ones above it. */
 const struct vms_step vms_steps[] = {
@@ -175,11 +176,11 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.taken_at_sec = ts.tv_sec;
 	s->cap.taken_at_nsec = ts.tv_nsec;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->cap.monotonic_ns = (uint64_t)ts.tv_sec * 1000000000u +
-			      (uint64_t)ts.tv_nsec;
+	s->cap.monotonic_ns =
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
-	s->cap.boottime_ns = (uint64_t)ts.tv_sec * 1000000000u +
-			     (uint64_t)ts.tv_nsec;
+	s->cap.boottime_ns =
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	s->cap.kernel =
 		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
@@ -216,11 +217,40 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->cap.duration_us =
 		(uint64_t)(((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
-			    (t1.tv_nsec - t0.tv_nsec)) / 1000);
+			    (t1.tv_nsec - t0.tv_nsec)) /
+			   1000);
 	return s;
 fail:
 	vms_snapshot_free(s);
 	return NULL;
+}
+
+size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
+			const struct vms_snapshot *part, size_t done)
+{
+	size_t n = 0;
+
+	if (done > part->nregions)
+		done = part->nregions;
+	/* both are in address order: one walk over each */
+	for (; st->done < done; st->done++) {
+		const struct vms_region *r = &part->regions[st->done];
+
+		while (st->at < pre->nregions &&
+		       pre->regions[st->at].end <= r->start)
+			st->at++;
+		if (st->at < pre->nregions &&
+		    pre->regions[st->at].start == r->start &&
+		    pre->regions[st->at].end == r->end) {
+			totals_region_update(pre, st->at, r);
+			n++;
+		}
+	}
+	if (n)
+		pre->cap.partial = "layout from /proc/PID/maps; the counters "
+				   "of the regions read so far";
+	st->filled += n;
+	return n;
 }
 
 /* ---- saved snapshots: the loaders, one row each ---- */
@@ -258,8 +288,8 @@ static const struct vms_loader *loader_of(const void *buf, size_t len)
  * then set); NULL: buf is the caller's, and a source that would go on
  * reading it lets its memory go before this returns. */
 static struct vms_snapshot *load_bytes(const void *buf, size_t len,
-				       const char *name, void *map,
-				       bool *owned, struct vms_error *err)
+				       const char *name, void *map, bool *owned,
+				       struct vms_error *err)
 {
 	const struct vms_loader *l = loader_of(buf, len);
 	struct vms_snapshot *s;

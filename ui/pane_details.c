@@ -19,34 +19,26 @@
 
 #include "columns.h"
 #include "draw.h"
+#include "export_util.h"
 #include "panes.h"
 
-/* The sort keys that are figures: columns of the one table (columns.h),
- * which gives their name, their value and their direction. */
-static const int sort_column[DS_COUNT] = {
-	[DS_ADDRESS] = -1,
-	[DS_SIZE] = VMS_COL_SIZE,
-	[DS_COMMITTED] = VMS_COL_COMMITTED,
-	[DS_WS] = VMS_COL_WS,
-	[DS_PRIVATE_WS] = VMS_COL_PRIVATE_WS,
-	[DS_TYPE] = -1,
-	[DS_DETAILS] = -1,
-};
+/* The figure column a sort is by, or -1 (address, type, Prot, Details). */
+static int sort_figure(int sort)
+{
+	return sort >= DS_COL && sort - DS_COL < VMS_NCOLS ? sort - DS_COL : -1;
+}
 
 const char *dsort_name(int s)
 {
-	if (sort_column[s] >= 0)
-		return vms_columns[sort_column[s]].name;
-	return s == DS_ADDRESS ? "Address" : s == DS_TYPE ? "Type" : "Details";
+	if (s >= DS_COL)
+		return vms_config_name(s - DS_COL);
+	return s == DS_ADDRESS ? "Address" : "Type";
 }
 
 const char *details_sort_arrow(const struct details *d)
 {
-	bool up = d->sort == DS_ADDRESS || d->sort == DS_TYPE ||
-		  d->sort == DS_DETAILS ||
-		  (sort_column[d->sort] >= 0 &&
-		   vms_column_has((enum vms_col)sort_column[d->sort],
-				  VMS_COLF_ASCENDING));
+	int f = sort_figure(d->sort);
+	bool up = f < 0 || vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING);
 
 	return up != d->reverse ? "^" : "v";
 }
@@ -160,6 +152,10 @@ const struct vms_region *details_region(const struct ui *u, size_t row)
 uint64_t details_figure(const struct ui *u, const struct drow *r,
 			enum vms_col c)
 {
+	if (c == VMS_COL_BLOCKS) /* the regions a row stands for */
+		return r->kind == DROW_ALLOC   ? u->det.allocs[r->idx].n
+		       : r->kind == DROW_CHILD ? 0
+					       : 1;
 	if (r->kind == DROW_ALLOC)
 		return vms_alloc_figure(u->snap, &u->det.allocs[r->idx], c);
 	if (r->kind == DROW_GAP)
@@ -169,47 +165,79 @@ uint64_t details_figure(const struct ui *u, const struct drow *r,
 	return vms_column_region(&u->snap->regions[r->idx], c);
 }
 
-static uint64_t row_key(const struct ui *u, const struct drow *r, int sort)
+/* The text a row sorts by in the Details and Prot columns. */
+static const char *row_text(const struct ui *u, const struct drow *r, int sort,
+			    char *buf)
 {
 	const struct vms_region *g = details_node_region(u, r);
 
-	if (sort_column[sort] >= 0)
-		return details_figure(u, r, (enum vms_col)sort_column[sort]);
-	if (sort == DS_TYPE)
-		return g ? g->type : VMS_T_FREE;
-	return 0;
+	if (!g)
+		return "";
+	if (sort == DS_COL + VMS_DCOL_PROT)
+		return details_row_perms(u, r, buf);
+	return details_region_text(g);
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *ctx)
 {
 	const struct ui *u = ctx;
 	const struct drow *a = pa, *b = pb;
-	int sort = u->det.sort, c = 0;
+	int sort = u->det.sort, f = sort_figure(sort), c = 0;
 	uint64_t as, ae, bs, be;
+	char ba[8], bb[8];
 
 	details_row_span(u, a, &as, &ae);
 	details_row_span(u, b, &bs, &be);
-	if (sort == DS_DETAILS) {
-		const struct vms_region *ga = details_node_region(u, a);
-		const struct vms_region *gb = details_node_region(u, b);
-
-		c = strcmp(ga ? details_region_text(ga) : "",
-			   gb ? details_region_text(gb) : "");
-	} else if (sort != DS_ADDRESS) {
-		uint64_t ka = row_key(u, a, sort), kb = row_key(u, b, sort);
+	if (f >= 0) {
+		uint64_t ka = details_figure(u, a, (enum vms_col)f);
+		uint64_t kb = details_figure(u, b, (enum vms_col)f);
 
 		c = ka < kb ? -1 : ka > kb;
 		/* figures: largest first unless the column says otherwise */
-		if (sort_column[sort] >= 0 &&
-		    !vms_column_has((enum vms_col)sort_column[sort],
-				    VMS_COLF_ASCENDING))
+		if (!vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
 			c = -c;
+	} else if (sort == DS_TYPE) {
+		const struct vms_region *ga = details_node_region(u, a);
+		const struct vms_region *gb = details_node_region(u, b);
+		int ta = ga ? ga->type : VMS_T_FREE;
+		int tb = gb ? gb->type : VMS_T_FREE;
+
+		c = ta < tb ? -1 : ta > tb;
+	} else if (sort != DS_ADDRESS) {
+		c = strcmp(row_text(u, a, sort, ba), row_text(u, b, sort, bb));
 	}
 	if (u->det.reverse)
 		c = -c;
 	if (c == 0)
 		c = as < bs ? -1 : as > bs;
 	return c;
+}
+
+const char *details_row_perms(const struct ui *u, const struct drow *r,
+			      char *buf)
+{
+	const struct vms_region *g = details_node_region(u, r);
+	const struct vms_alloc *a;
+	unsigned p = 0;
+	uint32_t k;
+
+	if (!g) {
+		buf[0] = '\0';
+		return buf;
+	}
+	if (r->kind != DROW_ALLOC)
+		return export_perms(g, buf);
+	/* every permission one of its regions has ("r-xp" and "rw-p" read
+	 * "rwxp"), shared or private as its main */
+	a = &u->det.allocs[r->idx];
+	for (k = 0; k < a->n; k++)
+		p |= u->snap->regions[a->first + k].perms;
+	buf[0] = p & VMS_PERM_R ? 'r' : '-';
+	buf[1] = p & VMS_PERM_W ? 'w' : '-';
+	buf[2] = p & VMS_PERM_X ? 'x' : '-';
+	buf[3] = g->perms & VMS_PERM_SHARED ? 's' : 'p';
+	buf[4] = '\0';
+	return buf;
 }
 
 static int push(struct details *d, struct drow r)

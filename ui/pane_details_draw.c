@@ -1,6 +1,7 @@
 /* pane_details_draw.c — drawing the details pane: the heading (the sort
  * column marked) and the visible rows, each in its type's colour, with the
- * columns that fit the terminal (pane_details.c makes the rows).
+ * columns chosen in the setup (u->conf, config.h), in its order, as many
+ * as fit the terminal (pane_details.c makes the rows).
  *
  * Contract: draws only the rows between d->top and d->top + h; reads the
  * rows and the snapshot, changes nothing but d->h, d->y and d->top (to
@@ -14,42 +15,83 @@
 #include "export_util.h"
 #include "panes.h"
 
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_SIZE = 32, MIN_DETAILS = 24 };
+enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };
 
-/* Where the columns after Size go; 0: not shown. On a narrow terminal
- * Private WS, then Committed, then WS give way so Details keeps room. */
-struct dlayout {
-	int commit, ws, pws, prot, details;
+/* A column on screen: its id (config.h), where and how wide. */
+struct dcol {
+	int id, x, w;
 };
 
-static struct dlayout layout_for(int cols)
+/* The columns shown, left to right, from Size's place on. */
+struct dlayout {
+	struct dcol c[VMS_CONFIG_MAX];
+	int n;
+};
+
+/* The width of a column's field (its heading or the widest figure). */
+static int col_width(int id)
 {
+	int w = (int)strlen(vms_config_name(id));
+
+	if (id == VMS_DCOL_PROT)
+		return 4;
+	if (id == VMS_COL_WS)
+		w = 2; /* headed "WS" */
+	if (id == VMS_COL_BLOCKS)
+		return w;
+	return w > 8 ? w : 8; /* fmt_size is at most 7, and a mark */
+}
+
+static const char *col_head(int id)
+{
+	return id == VMS_COL_WS ? "WS" : vms_config_name(id);
+}
+
+/* The columns chosen in the setup (u->conf), in their order, as many as
+ * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
+ * left; the others are taken in order, each that fits in the rest (a
+ * wide one that does not is left out, a narrower one after it may still
+ * fit). */
+static struct dlayout layout_for(const struct ui *u, int cols)
+{
+	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
-	bool commit = true, ws = true, pws = true;
-	int x;
+	bool fit[VMS_CONFIG_MAX] = { false }, details = false;
+	int room = cols - X_COLS, used = 0, k, x = X_COLS;
 
-	for (;;) {
-		int need = X_SIZE + 9 + (commit ? 10 : 0) + (ws ? 9 : 0) +
-			   (pws ? 11 : 0) + 5;
+	for (k = 0; k < cf->n; k++)
+		if (cf->order[k] == VMS_DCOL_DETAILS &&
+		    cf->shown[VMS_DCOL_DETAILS])
+			details = true;
+	if (details)
+		room -= MIN_DETAILS;
+	for (k = 0; k < cf->n; k++) {
+		int id = cf->order[k];
 
-		if (cols - need >= MIN_DETAILS || !(pws || commit || ws))
-			break;
-		if (pws)
-			pws = false;
-		else if (commit)
-			commit = false;
-		else
-			ws = false;
+		if (!cf->shown[id] || id == VMS_DCOL_DETAILS)
+			continue;
+		if (used + col_width(id) + 1 <= room) {
+			fit[k] = true;
+			used += col_width(id) + 1;
+		}
 	}
-	x = X_SIZE + 9;
-	l.commit = commit ? x : 0;
-	x += commit ? 10 : 0;
-	l.ws = ws ? x : 0;
-	x += ws ? 9 : 0;
-	l.pws = pws ? x : 0;
-	x += pws ? 11 : 0;
-	l.prot = x;
-	l.details = x + 5;
+	l.n = 0;
+	for (k = 0; k < cf->n; k++) {
+		int id = cf->order[k];
+		struct dcol *c = &l.c[l.n];
+
+		if (id == VMS_DCOL_DETAILS && details) {
+			c->w = cols - X_COLS - used;
+		} else if (fit[k]) {
+			c->w = col_width(id);
+		} else {
+			continue;
+		}
+		c->id = id;
+		c->x = x;
+		x += c->w + 1;
+		l.n++;
+	}
 	return l;
 }
 
@@ -81,22 +123,22 @@ static void draw_head(const struct details *d, int y, int x, int w, bool right,
 	}
 }
 
+static bool col_right(int id)
+{
+	return id < VMS_NCOLS;
+}
+
 static void draw_heading(const struct details *d, int y,
 			 const struct dlayout *l)
 {
+	int k;
+
 	put_blank(y, 0, COLS, theme_attr(EL_COLUMN));
 	draw_head(d, y, X_ADDR, 16, false, "Address", DS_ADDRESS);
 	draw_head(d, y, X_TYPE, 12, false, "Type", DS_TYPE);
-	draw_head(d, y, X_SIZE, 8, true, "Size", DS_SIZE);
-	if (l->commit)
-		draw_head(d, y, l->commit, 9, true, "Committed", DS_COMMITTED);
-	if (l->ws)
-		draw_head(d, y, l->ws, 8, true, "WS", DS_WS);
-	if (l->pws)
-		draw_head(d, y, l->pws, 10, true, "Private WS", DS_PRIVATE_WS);
-	draw_head(d, y, l->prot, 4, false, "Prot", -1);
-	draw_head(d, y, l->details, COLS - l->details, false, "Details",
-		  DS_DETAILS);
+	for (k = 0; k < l->n; k++)
+		draw_head(d, y, l->c[k].x, l->c[k].w, col_right(l->c[k].id),
+			  col_head(l->c[k].id), DS_COL + l->c[k].id);
 }
 
 /* What the Details column shows in w columns: text and the state words
@@ -132,25 +174,6 @@ static void details_text(const char *t, const char *words, int w, char *out,
 	snprintf(out, n, "%s%s  %s", slash + 1, words, dir);
 }
 
-/* The protection of an allocation: every permission one of its regions
- * has ("r-xp" and "rw-p" read "rwxp"), shared or private as its main. */
-static const char *alloc_perms(const struct ui *u, const struct drow *r,
-			       char *buf)
-{
-	const struct vms_alloc *a = &u->det.allocs[r->idx];
-	unsigned p = 0;
-	uint32_t k;
-
-	for (k = 0; k < a->n; k++)
-		p |= u->snap->regions[a->first + k].perms;
-	buf[0] = p & VMS_PERM_R ? 'r' : '-';
-	buf[1] = p & VMS_PERM_W ? 'w' : '-';
-	buf[2] = p & VMS_PERM_X ? 'x' : '-';
-	buf[3] = u->snap->regions[a->main].perms & VMS_PERM_SHARED ? 's' : 'p';
-	buf[4] = '\0';
-	return buf;
-}
-
 /* Whether a row has nothing committed (drawn as reserved). */
 static bool row_reserved(const struct ui *u, const struct drow *r)
 {
@@ -179,6 +202,13 @@ static const char *row_mark(const struct ui *u, const struct drow *r)
 	return d->expanded[r->idx] & DEXP_REGION ? "-" : "+";
 }
 
+/* The Details of a row drawn at depth: text, indented. */
+static void put_details(int y, const struct dcol *c, attr_t a, int depth,
+			const char *text)
+{
+	put_fmt(y, c->x, c->w, a, "%*s%s", 2 * depth, "", text);
+}
+
 static void draw_child(struct ui *u, int y, const struct drow *r,
 		       const struct dlayout *l)
 {
@@ -192,14 +222,54 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	const char *k = kind[u->snap->regions[r->idx].type];
 	attr_t base = theme_attr(EL_CHILD);
 	char buf[32];
+	int i;
 
 	put_blank(y, 0, COLS, base);
 	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
 	put_fmt(y, X_TYPE, 12, base, "%*s%s", 2 * r->depth, "", k ? k : "");
-	put_right(y, X_SIZE, 8, base,
-		  fmt_size(c->end - c->start, buf, sizeof(buf)));
-	put_fmt(y, l->details, COLS - l->details, base, "%*s%s", 2 * r->depth,
-		"", c->name);
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *dc = &l->c[i];
+
+		if (dc->id == VMS_COL_SIZE)
+			put_right(
+				y, dc->x, dc->w, base,
+				fmt_size(c->end - c->start, buf, sizeof(buf)));
+		else if (dc->id == VMS_DCOL_DETAILS)
+			put_details(y, dc, base, r->depth, c->name);
+	}
+}
+
+/* The state words of a region (" [deleted, locked]"), or "". */
+static void state_words(const struct vms_region *g, char *words, size_t n)
+{
+	const char *w[8];
+	size_t nw = export_state_words(g, w, 8), k;
+	int len = 0;
+
+	words[0] = '\0';
+	for (k = 0; k < nw && len < (int)n - 40; k++)
+		len += snprintf(words + len, n - (size_t)len, "%s%s%s",
+				k ? ", " : " [", w[k], k + 1 == nw ? "]" : "");
+}
+
+/* A figure column of a region's row; "?" where the snapshot has no such
+ * figures (a core's counters). */
+static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
+		       const struct drow *r)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (!vms_column_known(u->snap, (enum vms_col)c->id)) {
+		put_right(y, c->x, c->w, a, "-");
+		return;
+	}
+	v = details_figure(u, r, (enum vms_col)c->id);
+	if (vms_column_has((enum vms_col)c->id, VMS_COLF_COUNT))
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else
+		fmt_size(v, buf, sizeof(buf));
+	put_right(y, c->x, c->w, a, buf);
 }
 
 /* An allocation or a region: its figures (an allocation's summed). */
@@ -209,10 +279,8 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	const struct vms_region *g = details_node_region(u, r);
 	attr_t base = theme_attr(EL_NORMAL), ta;
 	char buf[32], text[600], words[160];
-	const char *w[8];
-	size_t nw = export_state_words(g, w, 8), k;
 	uint64_t a, b;
-	int len;
+	int i;
 
 	details_row_span(u, r, &a, &b);
 	if (row_reserved(u, r))
@@ -224,43 +292,31 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 	put_fmt(y, X_TYPE, 12, ta, "%*s%s", 2 * r->depth, "",
 		vms_type_info[g->type].label);
-	put_right(y, X_SIZE, 8, base, fmt_size(b - a, buf, sizeof(buf)));
-	if (l->commit)
-		put_right(y, l->commit, 9, base,
-			  fmt_col(u->snap, VMS_COL_COMMITTED,
-				  details_figure(u, r, VMS_COL_COMMITTED), buf,
-				  sizeof(buf)));
-	if (l->ws)
-		put_right(y, l->ws, 8, base,
-			  fmt_col(u->snap, VMS_COL_WS,
-				  details_figure(u, r, VMS_COL_WS), buf,
-				  sizeof(buf)));
-	if (l->pws)
-		put_right(y, l->pws, 10, base,
-			  fmt_col(u->snap, VMS_COL_PRIVATE_WS,
-				  details_figure(u, r, VMS_COL_PRIVATE_WS), buf,
-				  sizeof(buf)));
-	put_str(y, l->prot, 4, base,
-		r->kind == DROW_ALLOC ? alloc_perms(u, r, buf)
-				      : export_perms(g, buf),
-		1);
-	for (k = 0, len = 0; k < nw && len < (int)sizeof(words) - 40; k++)
-		len += snprintf(words + len, sizeof(words) - (size_t)len,
-				"%s%s%s", k ? ", " : " [", w[k],
-				k + 1 == nw ? "]" : "");
-	if (!nw)
-		words[0] = '\0';
-	details_text(details_region_text(g), words,
-		     COLS - l->details - 2 * r->depth, text, sizeof(text));
-	put_fmt(y, l->details, COLS - l->details, base, "%*s%s", 2 * r->depth,
-		"", text);
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *c = &l->c[i];
+
+		if (c->id == VMS_COL_SIZE) {
+			put_right(y, c->x, c->w, base,
+				  fmt_size(b - a, buf, sizeof(buf)));
+		} else if (c->id == VMS_DCOL_PROT) {
+			put_str(y, c->x, c->w, base,
+				details_row_perms(u, r, buf), 1);
+		} else if (c->id == VMS_DCOL_DETAILS) {
+			state_words(g, words, sizeof(words));
+			details_text(details_region_text(g), words,
+				     c->w - 2 * r->depth, text, sizeof(text));
+			put_details(y, c, base, r->depth, text);
+		} else {
+			put_figure(u, y, c, base, r);
+		}
+	}
 }
 
 static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 {
 	const struct drow *r = &u->det.rows[i];
-	char buf[32];
 	uint64_t a, b;
+	int k;
 
 	if (r->kind == DROW_GAP) {
 		attr_t base = theme_attr(EL_FREE);
@@ -269,8 +325,10 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 		put_blank(y, 0, COLS, base);
 		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 		put_str(y, X_TYPE, 12, base, "Free", 1);
-		put_right(y, X_SIZE, 8, base,
-			  fmt_size(b - a, buf, sizeof(buf)));
+		for (k = 0; k < l->n; k++)
+			if (l->c[k].id == VMS_COL_SIZE ||
+			    l->c[k].id == VMS_COL_BLOCKS)
+				put_figure(u, y, &l->c[k], base, r);
 	} else if (r->kind == DROW_CHILD) {
 		draw_child(u, y, r, l);
 	} else {
@@ -291,7 +349,7 @@ void details_draw(struct ui *u, int y, int h)
 	size_t i;
 	int row;
 
-	struct dlayout l = layout_for(COLS);
+	struct dlayout l = layout_for(u, COLS);
 
 	d->h = h - 1;
 	d->y = y + 1;

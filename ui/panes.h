@@ -68,7 +68,12 @@ const struct vms_region *details_region(const struct ui *u, size_t row);
 /* The allocation region i is in (NULL without allocations). */
 const struct vms_alloc *details_alloc_of(const struct details *d,
 					 uint32_t region);
-/* A row's figure in column c (an allocation's: the sum of its regions'). */
+/* The protection a row shows (5 bytes of buf): a region's, or an
+ * allocation's (every permission one of its regions has). */
+const char *details_row_perms(const struct ui *u, const struct drow *r,
+			      char *buf);
+/* A row's figure in column c (an allocation's: the sum of its regions';
+ * Blocks: the regions a row stands for). */
 uint64_t details_figure(const struct ui *u, const struct drow *r,
 			enum vms_col c);
 bool details_same_node(const struct drow *a, const struct drow *b);

@@ -231,9 +231,22 @@ static int act_prev(struct ui *u)
 	return details_find(u, true);
 }
 
+/* The next sort: Address, each column shown (in the setup's order), Type,
+ * and around. */
 static int act_sort(struct ui *u)
 {
-	u->det.sort = (u->det.sort + 1) % DS_COUNT;
+	const struct vms_config *c = &u->conf;
+	int seq[2 + VMS_CONFIG_MAX], n = 0, k, at = -1;
+
+	seq[n++] = DS_ADDRESS;
+	for (k = 0; k < c->n; k++)
+		if (c->shown[c->order[k]])
+			seq[n++] = DS_COL + c->order[k];
+	seq[n++] = DS_TYPE;
+	for (k = 0; k < n; k++)
+		if (seq[k] == u->det.sort)
+			at = k;
+	u->det.sort = seq[(at + 1) % n];
 	u->det.reverse = false;
 	details_rebuild(u);
 	return UI_DRAW;
@@ -261,6 +274,12 @@ static int act_view(struct ui *u)
 	u->det.by_region = !u->det.by_region;
 	details_rebuild(u);
 	return UI_DRAW;
+}
+
+static int act_setup(struct ui *u)
+{
+	u->next = SCR_SETUP;
+	return UI_SWITCH | UI_DRAW;
 }
 
 static int act_map(struct ui *u)
@@ -358,6 +377,10 @@ static const struct key_action viewer_keys[] = {
 	  "inside the heaps: arenas, segments, each arena's figures, strip "
 	  "and histogram (on the arena of the cursor's region)",
 	  act_heaps },
+	{ KEY_F(2), "F2 c",
+	  "column setup: which columns the details show, in which order",
+	  act_setup },
+	{ 'c', NULL, NULL, act_setup },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },

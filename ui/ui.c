@@ -103,6 +103,15 @@ struct progress {
 	pid_t pid;
 	bool cancelled;
 	double last;
+	/* The streaming fill (open_pid): u->snap is the layout from maps,
+	 * its counters filled in as the capture reads them. */
+	struct vms_fill fill;
+	double last_frame;
+	/* VMSCOPE_FILL_PAUSE=N, for the tests: once N regions are filled,
+	 * the frame is drawn and the capture waits for a key (the key is
+	 * not acted on); only with the pss sampler without --freeze, which
+	 * never stops the target. 0: no pause. */
+	size_t pause_at;
 };
 
 /* what: a step (done of total when total is known; done alone, bytes
@@ -178,11 +187,50 @@ static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 	return p->cancelled || got_signal;
 }
 
-static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
-				    struct vms_error *err)
+/* The counters of the regions read so far into the layout on screen
+ * (pipeline.h: vms_preview_fill), the frame drawn again with them at most
+ * every 50 ms, and on the last call. */
+static int on_regions(void *ctx, const struct vms_snapshot *part, size_t done)
+{
+	struct progress *p = ctx;
+	struct ui *u = p->u;
+	double t = now_us();
+	bool pause;
+
+	if (!vms_preview_fill(u->snap, &p->fill, part, done))
+		return p->cancelled || got_signal;
+	pause = p->pause_at && p->fill.filled >= p->pause_at;
+	if (pause || t - p->last_frame > 50000) {
+		draw(u);
+		if (COLS >= UI_MIN_COLS && LINES >= UI_MIN_LINES)
+			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+				" Reading the counters of pid %d: %zu of ~%zu "
+				"regions%s",
+				(int)p->pid, p->fill.filled, u->snap->nregions,
+				pause ? "   paused (VMSCOPE_FILL_PAUSE): a key "
+					"goes on"
+				      : "   Esc cancels");
+		refresh();
+		p->last_frame = t;
+		p->last = t; /* the status line is fresh */
+	}
+	if (pause) {
+		p->pause_at = 0;
+		timeout(-1);
+		while (getch() == ERR && !got_signal)
+			;
+		timeout(250);
+	}
+	return p->cancelled || got_signal;
+}
+
+/* stream: fill u->snap (the layout) as the counters are read. */
+static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
+				    bool *cancelled, struct vms_error *err)
 {
 	struct vms_capture_opts co = u->opts->copts;
-	struct progress p = { u, pid, false, now_us() };
+	struct progress p = { .u = u, .pid = pid, .last = now_us() };
+	const char *pause = getenv("VMSCOPE_FILL_PAUSE");
 	struct vms_snapshot *s;
 
 	co.pid = pid;
@@ -196,6 +244,14 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 		vms_memview_release(u->snap);
 	co.progress = on_progress;
 	co.progress_ctx = &p;
+	if (stream) {
+		co.regions_read = on_regions;
+		co.regions_ctx = &p;
+		/* never while the target is held still (--freeze, the fork
+		 * sampler's freeze): a test's pause must not stop it */
+		if (!co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)
+			p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
+	}
 	draw_progress(u, pid, NULL, 0, 0);
 	s = vms_capture(u->opts->sampler, &co, err);
 	*cancelled = p.cancelled;
@@ -277,8 +333,10 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 			vms_snapshot_free(gone[i]);
 }
 
-/* Opens the viewer on pid: the layout from /proc/PID/maps at once, then
- * the full capture. On failure goes back where it was, with *err. */
+/* Opens the viewer on pid: the layout from /proc/PID/maps at once, its
+ * counters filled in as the full capture reads them (on_regions), then
+ * the capture's own snapshot in its place. On failure goes back where it
+ * was, with *err. */
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
 	enum ui_screen_id was = u->scr;
@@ -296,16 +354,16 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		draw(u);
 		refresh();
 	}
-	s = capture(u, pid, &cancelled, err);
+	s = capture(u, pid, pre != NULL, &cancelled, err);
 	if (s) {
 		set_snapshot(u, s, true, true);
 		set_screen(u, SCR_VIEWER, true);
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
-		ui_message(u, true,
-			   "cancelled: the layout only, no counters "
-			   "(r reads them)");
+		ui_message(u, true, "%s",
+			   "cancelled: the counters of the regions read so "
+			   "far only (r reads them all)");
 		return 0;
 	}
 	if (pre) {
@@ -445,8 +503,8 @@ act:
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;
-			struct vms_snapshot *s =
-				capture(u, u->snap->proc.pid, &cancelled, &err);
+			struct vms_snapshot *s = capture(
+				u, u->snap->proc.pid, false, &cancelled, &err);
 
 			if (s) {
 				set_snapshot(u, s, true, false);
@@ -543,12 +601,29 @@ static int start_curses(struct ui *u, struct vms_error *err)
 	return 0;
 }
 
+/* The details' columns from the settings file (config.h); what is wrong
+ * with it goes in warn, shown once the terminal is up: a bad file is
+ * never a reason not to start. */
+static void load_config(struct ui *u, char *warn, size_t n)
+{
+	struct vms_error e = { 0 };
+
+	vms_config_default(&u->conf);
+	if (vms_config_path(u->conf_path, sizeof(u->conf_path)) < 0) {
+		u->conf_path[0] = '\0';
+		return;
+	}
+	if (vms_config_load(&u->conf, u->conf_path, warn, n, &e) < 0)
+		snprintf(warn, n, "%s; the default columns", e.msg);
+}
+
 int ui_run(const struct ui_opts *o, struct vms_error *err)
 {
 	struct ui u;
 	struct sigaction old[3];
 	struct theme t;
 	const char *tv = getenv("VMSCOPE_TIMING");
+	char warn[700] = "";
 	int rc = 0, i;
 
 	memset(&u, 0, sizeof(u));
@@ -570,6 +645,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	load_config(&u, warn, sizeof(warn));
 	install_signals(old);
 	atexit(restore_terminal);
 	if (start_curses(&u, err) < 0) {
@@ -583,6 +659,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 			t = m;
 	}
 	ui_set_theme(&u, &t);
+	if (warn[0])
+		ui_message(&u, true, "%s", warn);
 	if (tv && *tv)
 		timing = fopen(tv, "a");
 	if (timing)

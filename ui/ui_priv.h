@@ -32,6 +32,7 @@
 
 #include "alloc.h"
 #include "diff.h"
+#include "config.h"
 #include "proclist.h"
 #include "snapshot.h"
 #include "theme.h"
@@ -59,6 +60,7 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_PICKER, screen_picker)                                           \
 	X(SCR_TIMELINE, screen_timeline)                                       \
 	X(SCR_DIFF, screen_diff)                                               \
+	X(SCR_SETUP, screen_setup)                                             \
 	X(SCR_HELP, screen_help)                                               \
 	X(SCR_HEAPS, screen_heaps)                                             \
 	X(SCR_CONTENTS, screen_contents)
@@ -118,16 +120,9 @@ struct dgap {
 	uint64_t start, end;
 };
 
-enum dsort {
-	DS_ADDRESS,
-	DS_SIZE,
-	DS_COMMITTED,
-	DS_WS,
-	DS_PRIVATE_WS,
-	DS_TYPE,
-	DS_DETAILS,
-	DS_COUNT
-};
+/* What the details are sorted by: the address, the type, or a column
+ * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
+enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
 
 struct details {
 	struct drow *rows;
@@ -260,6 +255,12 @@ struct contents {
 	uint64_t hit;
 };
 
+/* The column setup (F2): the cursor over u->conf.order. */
+struct setup {
+	size_t cur, top;
+	int h, y;
+};
+
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap; /* hist's newest (or a layout from maps) */
@@ -290,6 +291,11 @@ struct ui {
 	int sum_vis[16];
 	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
+	/* The details' columns and their order (config.h): read from
+	 * conf_path at start, written by the setup; conf_path "" when there
+	 * is no place for it (no HOME). */
+	struct vms_config conf;
+	char conf_path[512];
 	/* The other screens' */
 	struct mapview map;
 	struct picker pick;
@@ -303,6 +309,7 @@ struct ui {
 	long watch_left;
 	struct heapview heaps;
 	struct contents cont;
+	struct setup setup;
 };
 
 #endif

@@ -41,7 +41,9 @@ enum {
 	VMS_COLF_REGION = 1u << 1, /* a region has it (region_value) */
 	VMS_COLF_TYPE = 1u << 2, /* a summary row has it (vms_totals) */
 	VMS_COLF_FREE = 1u << 3, /* the Free row shows it */
-	VMS_COLF_DETAILS = 1u << 4, /* a column of the viewer's details */
+	VMS_COLF_DETAILS = 1u << 4, /* offered by the viewer's details (its
+				     * setup, config.h; Blocks: an
+				     * allocation's regions) */
 	VMS_COLF_ASCENDING = 1u << 5, /* sorted smallest first by default */
 	VMS_COLF_TEXT = 1u << 6, /* a column of the full text export */
 	VMS_COLF_COUNTER = 1u << 7, /* from the smaps counters: unknown in a

@@ -47,6 +47,16 @@ struct vms_capture_opts {
 	 * any failure). */
 	vms_progress_fn progress;
 	void *progress_ctx;
+	/* Optional: the regions as their counters are read. smaps gives
+	 * them in address order, each finished when the next one begins:
+	 * called with the snapshot being filled (raw: counters, no types
+	 * yet) and how many of its first regions are final, each time a
+	 * chunk of smaps finished more, and once with all of them. The
+	 * snapshot is the sampler's: read only those regions, only during
+	 * the call. Non-zero cancels, as progress does. The pss and fork
+	 * samplers call it; the maps sampler has no counters. */
+	vms_regions_fn regions_read;
+	void *regions_ctx;
 };
 
 struct vms_sampler {

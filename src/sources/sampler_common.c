@@ -94,6 +94,20 @@ static void read_rollup(struct vms_snapshot *s, pid_t pid)
 		s->rollup.valid = false; /* a check, not a figure: no error */
 }
 
+/* Hands the regions finished so far to o->regions_read, each once: -1
+ * with *err when it cancels. */
+static int regions_read(const struct vms_capture_opts *o,
+			const struct vms_snapshot *s, size_t done,
+			struct vms_error *err)
+{
+	if (!o || !o->regions_read || !done)
+		return 0;
+	if (o->regions_read(o->regions_ctx, s, done))
+		return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
+				     "cancelled");
+	return 0;
+}
+
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err)
 {
@@ -126,7 +140,8 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			read_error(err, pid, errno);
 			goto out;
 		}
-		if (s->raw && vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
+		if (s->raw &&
+		    vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
 			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				      "out of memory");
 			goto out;
@@ -136,6 +151,10 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		readahead_done(ra);
 		if (n == 0)
 			break;
+		/* the last region may have key lines in the next chunk */
+		if (s->nregions > 1 &&
+		    regions_read(o, s, s->nregions - 1, err) < 0)
+			goto out;
 		if (o && o->progress &&
 		    o->progress(o->progress_ctx, NULL, s->nregions, 0)) {
 			vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
@@ -143,7 +162,8 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			goto out;
 		}
 	}
-	if (smaps_finish(&p, err) < 0)
+	if (smaps_finish(&p, err) < 0 ||
+	    regions_read(o, s, s->nregions, err) < 0)
 		goto out;
 	if (s->nregions == 0) {
 		/* It had an address space when the capture began (its

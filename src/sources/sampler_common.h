@@ -18,7 +18,8 @@
 struct vms_capture_opts;
 
 /* Streams /proc/PID/smaps through the parser into s->regions, reporting
- * progress (and honouring cancel) through o->progress. Reads the kernel's
+ * progress (and honouring cancel) through o->progress, and the regions as
+ * they are finished through o->regions_read. Reads the kernel's
  * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
  * check that the regions add up, not a figure vmscope shows). */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,

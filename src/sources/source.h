@@ -91,6 +91,10 @@ struct vms_source_ops {
  * known). Returns non-zero to cancel. */
 typedef int (*vms_progress_fn)(void *ctx, const char *what, size_t done,
 			       size_t total);
+/* Regions read so far: s->regions[0, done) have their final counters
+ * (sampler.h, vms_capture_opts.regions_read). Non-zero cancels. */
+typedef int (*vms_regions_fn)(void *ctx, const struct vms_snapshot *s,
+			      size_t done);
 
 struct vms_source {
 	const struct vms_source_ops *ops; /* NULL: vms_source_paths */

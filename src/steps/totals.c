@@ -75,7 +75,8 @@ static void find_summed(struct summed *sm)
 
 	sm->n = 0;
 	for (c = 0; c < VMS_NCOLS; c++)
-		if ((vms_columns[c].flags & (VMS_COLF_REGION | VMS_COLF_TYPE)) ==
+		if ((vms_columns[c].flags &
+		     (VMS_COLF_REGION | VMS_COLF_TYPE)) ==
 		    (VMS_COLF_REGION | VMS_COLF_TYPE))
 			sm->col[sm->n++] = c;
 }
@@ -105,6 +106,44 @@ static void add_region(const struct summed *sm, struct vms_totals *type,
 		type->largest = size;
 	if (size > total->largest)
 		total->largest = size;
+}
+
+/* Subtracts a region's figures from its type's row and the total (sign
+ * -1) or adds them (+1); blocks and largest are not touched. */
+static void move_region(const struct summed *sm, struct vms_snapshot *s,
+			const struct vms_region *r, int sign)
+{
+	int k;
+
+	for (k = 0; k < sm->n; k++) {
+		const struct vms_column *col = &vms_columns[sm->col[k]];
+		uint64_t v = col->region(r), a;
+		char *rows[2] = { (char *)&s->types[r->type],
+				  (char *)&s->total };
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			memcpy(&a, rows[j] + col->offset, sizeof(a));
+			a = sign > 0 ? a + v : a - v;
+			memcpy(rows[j] + col->offset, &a, sizeof(a));
+		}
+	}
+}
+
+void totals_region_update(struct vms_snapshot *s, size_t i,
+			  const struct vms_region *from)
+{
+	struct vms_region *r = &s->regions[i];
+	struct summed sm;
+
+	find_summed(&sm);
+	move_region(&sm, s, r, -1);
+	r->c = from->c;
+	r->vmflags_mask = from->vmflags_mask;
+	r->flags = (uint16_t)((r->flags & ~VMS_RF_NO_COUNTERS) |
+			      (from->flags & VMS_RF_NO_COUNTERS));
+	totals_region_derive(r);
+	move_region(&sm, s, r, 1);
 }
 
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)

@@ -76,6 +76,10 @@ def main():
           "%.0f ms" % (first * 1000))
     print("full snapshot on screen (start to screen, via tmux):          "
           "%.0f ms" % (whole * 1000))
+    t0 = time.perf_counter()
+    T.run_vmscope("-s", str(p.pid), timeout=120)
+    print("reference: the same capture by vmscope -s (no viewer):        "
+          "%.0f ms" % ((time.perf_counter() - t0) * 1000))
 
     def batch(keys, settle="j"):
         n0 = len(read_timing(tpath))

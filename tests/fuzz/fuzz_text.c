@@ -1,7 +1,8 @@
 /* fuzz_text.c — libFuzzer harness for the small text parsers: the
  * /proc/PID/status value reader and the syscall-line parser (procfs.h), the
  * maps reader that compares vmscope's own mappings with a snapshot's
- * (observer.h), and the viewer's theme files (ui/theme.h). The first byte
+ * (observer.h), the viewer's theme files (ui/theme.h) and its settings
+ * file (config.h). The first byte
  * picks the parser; the rest is its input, given with no terminating NUL
  * where the parser takes a length, so that a read past the end is caught.
  *
@@ -12,13 +13,14 @@
 #include <string.h>
 
 #include "../../ui/theme.h"
+#include "config.h"
 #include "observer.h"
 #include "procfs.h"
 #include "snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const keys[] = { "VmPTE", "Seccomp", "RssAnon", "Tgid",
+static const char *const keys[] = { "VmPTE",  "Seccomp",   "RssAnon", "Tgid",
 				    "SigBlk", "NoSuchKey", "" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0: {
 		/* An exact-size copy: ASan sees a read one past its end. */
 		char *buf = malloc(len ? len : 1);
@@ -63,10 +65,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			r->start = 0x2000, r->end = 0x3000;
 		}
 		memcpy(buf, text, len);
-		(void)observer_common_files(buf, len, s, first,
-					    sizeof(first));
+		(void)observer_common_files(buf, len, s, first, sizeof(first));
 		free(buf);
 		vms_snapshot_free(s);
+		break;
+	}
+	case 3: {
+		/* An exact-size copy, as above. */
+		struct vms_config c;
+		struct vms_config_bad bad;
+		char *buf = malloc(len ? len : 1), out[4096];
+		int k, seen = 0, want = 0, n = 0;
+
+		if (!buf)
+			return 0;
+		memcpy(buf, text, len);
+		vms_config_parse(&c, buf, len, &bad);
+		free(buf);
+		/* whatever the text, every column once */
+		for (k = 0; k < c.n; k++)
+			seen |= 1 << c.order[k];
+		for (k = 0; k < VMS_DCOL_END; k++)
+			if (vms_config_offered(k))
+				want |= 1 << k, n++;
+		if (c.n != n || seen != want)
+			abort();
+		(void)vms_config_format(&c, out, sizeof(out));
 		break;
 	}
 	default: {

@@ -16,7 +16,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 import tmuxdrive as D  # noqa: E402
-from tmuxdrive import T  # noqa: E402
+from tmuxdrive import T, size_text  # noqa: E402
 
 ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) (\S.{11}) +(\S+ [BKMGT])")
 UNITS = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -36,26 +36,6 @@ def tops(scr):
             out[int(m.group(2), 16)] = (m.group(1), m.group(3).strip(),
                                         m.group(4), l)
     return out
-
-
-def size_text(n):
-    """The viewer's size text for n bytes (K below 10000 K, then one
-    decimal below 100)."""
-    if n < 1024:
-        return "%d B" % n
-    k = n >> 10
-    if k < 10000:
-        return "%d K" % k
-    v, u = float(k), 0
-    while True:
-        v /= 1024
-        u += 1
-        if v < 10000 or u >= 5:
-            break
-    unit = "KMGTPE"[u]
-    if v < 100:
-        return "%.1f %s" % (int(v * 10) / 10.0, unit)
-    return "%d %s" % (int(v), unit)
 
 
 def ready(scr):

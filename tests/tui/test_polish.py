@@ -119,7 +119,7 @@ def one_size(p, snap, w, h, env, args, what):
     scr = tm.wait_for(lambda s: counts(s)[1] == nreg)
     T.ok(counts(scr)[1] == nreg, "%s: f again hides them" % what,
          status(scr))
-    tm.keys("s", "s", "s", "s", "s", "s")  # back to Address
+    tm.keys(*["s"] * 7)  # back to Address (by 6 columns and Type)
     tm.wait_for("sort Address ^")
 
     # libc's first region expanded: its small sections in bytes

@@ -139,7 +139,7 @@ def run(tmp):
          "rows are in descending size", sizes)
     tm.expect("S reverses the sort", "sort Size ^", "S")
     tm.expect("s cycles back to address order", "sort Address ^",
-              *["s"] * 6)
+              *["s"] * 7)
 
     # the map
     scr = tm.expect("m opens the map", lambda s: "Address space of" in s

@@ -179,3 +179,24 @@ def row_of(scr, needle):
         if needle in line:
             return line
     return None
+
+
+def size_text(n):
+    """The viewer's size text for n bytes (ui/draw.c fmt_size): bytes
+    under 1 K ("864 B"), 0 as "0 K", K below 10000 K, then M, G, T ...
+    with one decimal below 100, truncated."""
+    if 0 < n < 1024:
+        return "%d B" % n
+    k = n >> 10
+    if k < 10000:
+        return "%d K" % k
+    v, u = float(k), 0
+    while True:
+        v /= 1024
+        u += 1
+        if v < 10000 or u >= 5:
+            break
+    unit = "KMGTPE"[u]
+    if v < 100:
+        return "%.1f %s" % (int(v * 10) / 10.0, unit)
+    return "%d %s" % (int(v), unit)
