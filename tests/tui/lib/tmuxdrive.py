@@ -47,6 +47,10 @@ class Tmux:
         self.sock = "vmstest-%d-%d" % (os.getpid(), _seq[0])
         cmd = " ".join(shlex.quote(a) for a in argv)
         env = dict(env or {})
+        # The viewer reads its settings (the columns) from
+        # $XDG_CONFIG_HOME/vmscope/config: a test not about them gets an
+        # empty directory, never the machine's own settings.
+        env.setdefault("XDG_CONFIG_HOME", _empty_config())
         if term:
             env["TERM"] = term
         envs = " ".join("%s=%s" % (k, shlex.quote(v))
@@ -166,9 +170,22 @@ class Tmux:
                 pass
 
 
+_config_dir = []
+
+
+def _empty_config():
+    if not _config_dir:
+        import tempfile
+        _config_dir.append(tempfile.mkdtemp(prefix="vmstest-xdg-"))
+    return _config_dir[0]
+
+
 def _cleanup():
     for s in list(_servers):
         s.kill()
+    if _config_dir:
+        import shutil
+        shutil.rmtree(_config_dir[0], ignore_errors=True)
 
 
 atexit.register(_cleanup)
