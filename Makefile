@@ -56,11 +56,13 @@ ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 endif
 
-ENGINE_SRC := $(filter-out src/main.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
+ENGINE_SRC := $(wildcard $(SRC_DIRS:%=%/*.c))
 UI_SRC := $(wildcard ui/*.c)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(B)/%.o)
 UI_OBJ := $(UI_SRC:%.c=$(B)/%.o)
-MAIN_OBJ := $(B)/src/main.o
+# the command line (cli/): the one place that knows the engine and the UI
+MAIN_SRC := $(wildcard cli/*.c)
+MAIN_OBJ := $(MAIN_SRC:%.c=$(B)/%.o)
 LIBVMS := $(B)/libvms.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

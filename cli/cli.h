@@ -1,0 +1,58 @@
+/* cli.h — the command line's own: its options (struct args, filled by
+ * main.c's parse_args) and what it does with them (run.c). Only main.c and
+ * run.c include it; the engine and the viewer know nothing of it.
+ *
+ * Contract: every cli_* that returns int returns an exit status (0 ok, 1
+ * usage, 2 no such process or not permitted, 3 capture failed, 4 a file
+ * could not be read or written), having printed one line saying why on
+ * standard error when it is not 0.
+ */
+#ifndef VMSCOPE_CLI_H
+#define VMSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "sampler.h"
+
+struct args {
+	const char *backend, *export, *output, *name, *theme, *sort;
+	const char *save, *load; /* -w FILE, -l FILE */
+	const char *diff_a, *diff_b; /* -d A B */
+	bool diff;
+	bool summary, freeze, list, bytes;
+	double delay;
+	double watch; /* --watch SECONDS, 0: none */
+	long count; /* --count N, 0: no end */
+	pid_t pid;
+	char **cmd; /* after "--" */
+};
+
+/* s on f with everything a terminal would act on escaped (escape.h): the
+ * strings printed come from processes and files. */
+void cli_put_safe(FILE *f, const char *s);
+/* Prints e's message; returns its exit status. */
+int cli_fail(const struct vms_error *e);
+/* Prints a usage error and the hint to --help; returns 1. */
+__attribute__((format(printf, 1, 2))) int cli_usage_error(const char *fmt, ...);
+/* A PID as the command line takes one: 0, or -1. */
+int cli_parse_pid(const char *s, pid_t *pid);
+
+/* --list. */
+int cli_list(const struct args *a);
+/* -n NAME: *pid, and -1 to go on; or an exit status. */
+int cli_find_by_name(const char *name, pid_t *pid);
+/* A capture printed (-s, -e) or saved (-w FILE). */
+int cli_batch(const struct args *a, const struct vms_sampler *smp,
+	      const struct vms_capture_opts *co);
+/* --watch without the viewer. */
+int cli_watch(const struct args *a, const struct vms_sampler *smp,
+	      const struct vms_capture_opts *co);
+/* -l FILE: printed, or in the viewer. */
+int cli_load(const struct args *a);
+/* -d A B: printed, or in the viewer's diff screen. */
+int cli_diff(const struct args *a);
+
+#endif

@@ -1,0 +1,396 @@
+/* run.c — what the command line does once its options are read: list
+ * processes, capture and print or save (-s, -e, -w), --watch without the
+ * viewer, load (-l) and diff (-d); and the few things every path of the
+ * command line shares: printing an error (the only place that decides an
+ * exit status from one) and escaping what came from a target. See cli.h.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../ui/ui.h"
+#include "cli.h"
+#include "diff.h"
+#include "escape.h"
+#include "export.h"
+#include "outbuf.h"
+#include "pipeline.h"
+#include "procfs.h"
+#include "proclist.h"
+#include "sampler.h"
+
+/* s on f with everything a terminal would act on escaped (escape.h): the
+ * strings printed here come from processes and files. */
+void cli_put_safe(FILE *f, const char *s)
+{
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+
+	while ((in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		fwrite(u, 1, ulen, f);
+		s += in;
+	}
+}
+
+int cli_fail(const struct vms_error *e)
+{
+	fputs("vmscope: ", stderr);
+	cli_put_safe(stderr, e->msg);
+	fputc('\n', stderr);
+	return vms_error_exit_status(e);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[512];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("vmscope: ", stderr);
+	cli_put_safe(stderr, msg);
+	fputs("\nTry 'vmscope --help'.\n", stderr);
+	return 1;
+}
+
+int cli_parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > 0x3fffffff)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+int cli_list(const struct args *a)
+{
+	static const struct {
+		const char *name;
+		enum proclist_sort key;
+		bool reverse;
+	} sorts[] = {
+		{ "pid", PROCLIST_BY_PID, false },
+		{ "name", PROCLIST_BY_NAME, false },
+		{ "user", PROCLIST_BY_USER, false },
+		{ "rss", PROCLIST_BY_RSS, true },
+		{ "pss", PROCLIST_BY_PSS, true },
+	};
+	struct proc_list l;
+	struct vms_error err = { 0 };
+	size_t i, k = 4;
+
+	if (a->sort) {
+		for (k = 0; k < sizeof(sorts) / sizeof(sorts[0]); k++)
+			if (strcmp(sorts[k].name, a->sort) == 0)
+				break;
+		if (k == sizeof(sorts) / sizeof(sorts[0]))
+			return cli_usage_error(
+				"unknown --sort key '%s' (pid, name, "
+				"user, rss, pss)",
+				a->sort);
+	}
+	if (proclist_read(&l, &err) < 0)
+		return cli_fail(&err);
+	proclist_sort(&l, sorts[k].key, sorts[k].reverse);
+	printf("%8s %-12s %-16s %12s %12s  %s\n", "PID", "USER", "NAME",
+	       "RSS K", "PSS K", "COMMAND");
+	for (i = 0; i < l.n; i++) {
+		const struct proc_entry *e = &l.v[i];
+
+		char user[64], name[64];
+
+		escape_str(user, sizeof(user), e->user);
+		escape_str(name, sizeof(name), e->name);
+		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user, name,
+		       (unsigned long long)(e->rss >> 10));
+		if (e->readable)
+			printf("%12llu", (unsigned long long)(e->pss >> 10));
+		else
+			printf("%12s", "-");
+		fputs("  ", stdout);
+		cli_put_safe(stdout, e->cmdline);
+		printf("%s%s%s\n", e->readable ? "" : " (",
+		       e->readable ? "" : e->why, e->readable ? "" : ")");
+	}
+	proclist_free(&l);
+	return 0;
+}
+
+int cli_find_by_name(const char *name, pid_t *pid)
+{
+	struct vms_error err = { 0 };
+	pid_t *pids;
+	size_t n, i;
+
+	if (proclist_find_name(name, &pids, &n, &err) < 0)
+		return cli_fail(&err);
+	if (n == 1) {
+		*pid = pids[0];
+		free(pids);
+		return -1;
+	}
+	if (n == 0) {
+		fputs("vmscope: no process named ", stderr);
+		cli_put_safe(stderr, name);
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "vmscope: %zu processes are named ", n);
+		cli_put_safe(stderr, name);
+		fputc(':', stderr);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %d", (int)pids[i]);
+		fputs("; give one PID\n", stderr);
+	}
+	free(pids);
+	return n == 0 ? 2 : 1;
+}
+
+/* Where a launched command's output goes. */
+
+/* Closes an output: 0, or the exit status of its failure. */
+static int close_output(struct outbuf *o)
+{
+	struct vms_error err = { 0 };
+
+	switch (outbuf_close(o, &err)) {
+	case 0:
+		return 0;
+	case 1: /* written, but in place: worth knowing */
+		cli_fail(&err);
+		return 0;
+	default:
+		return cli_fail(&err);
+	}
+}
+
+/* Prints the summary (-s) or the export (-e) of s to -o or stdout. */
+static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
+{
+	struct vms_error err = { 0 };
+	struct outbuf o;
+	const struct vms_exporter *ex =
+		a->summary ? &vms_export_summary : export_find(a->export);
+
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+		return cli_fail(&err);
+	o.exact = a->bytes;
+	ex->write(s, &o);
+	return close_output(&o);
+}
+
+/* Saves s to -w FILE, written as -o writes; with -s or -e, prints what
+ * was saved: the file's bytes loaded again, as -l prints them. */
+static int save_snapshot(const struct args *a, const struct vms_snapshot *s,
+			 const char *path)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *back;
+	struct outbuf o;
+	void *buf;
+	size_t len;
+	int rc;
+
+	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
+		return cli_fail(&err);
+	if (outbuf_open_file(&o, path, &err) < 0) {
+		free(buf);
+		return cli_fail(&err);
+	}
+	ob_write(&o, buf, len);
+	rc = close_output(&o);
+	if (rc == 0 && (a->summary || a->export)) {
+		back = vms_load_buffer(buf, len, path, &err);
+		rc = back ? print_snapshot(a, back) : cli_fail(&err);
+		vms_snapshot_free(back);
+	}
+	free(buf);
+	return rc;
+}
+
+int cli_batch(const struct args *a, const struct vms_sampler *smp,
+	      const struct vms_capture_opts *co)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s = vms_capture(smp, co, &err);
+	int rc;
+
+	if (!s)
+		return cli_fail(&err);
+	rc = a->save ? save_snapshot(a, s, a->save) : print_snapshot(a, s);
+	vms_snapshot_free(s);
+	return rc;
+}
+
+/* --watch's file in dir for s: its time (UTC, to the millisecond) first,
+ * so that names sort by time: 20261123T132524.123Z-pid5320.vms */
+static void watch_name(const char *dir, const struct vms_snapshot *s, char *buf,
+		       size_t n)
+{
+	time_t t = (time_t)s->cap.taken_at_sec;
+	struct tm tm;
+	char when[32];
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(buf, n, "%s/%s.%03ldZ-pid%d.vms", dir, when,
+		 s->cap.taken_at_nsec / 1000000, (int)s->proc.pid);
+}
+
+/* Moves a CLOCK_MONOTONIC time one period on. */
+static void watch_advance(struct timespec *t, double period)
+{
+	t->tv_sec += (time_t)period;
+	t->tv_nsec += (long)((period - (double)(time_t)period) * 1e9);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* --watch without the viewer: a snapshot every a->watch seconds, a->count
+ * of them (0: until interrupted), each saved into the directory -w names
+ * and/or printed as -s or -e asks. A capture that fails ends it. */
+int cli_watch(const struct args *a, const struct vms_sampler *smp,
+	      const struct vms_capture_opts *co)
+{
+	struct timespec next;
+	struct stat st;
+	long i;
+	int rc = 0;
+
+	if (a->save && (stat(a->save, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		fputs("vmscope: --watch -w needs a directory: ", stderr);
+		cli_put_safe(stderr, a->save);
+		fputs(" is not one\n", stderr);
+		return 4;
+	}
+	/* ticks keep their rhythm however long a capture takes */
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; rc == 0 && (!a->count || i < a->count); i++) {
+		struct vms_error err = { 0 };
+		struct vms_snapshot *s;
+		char path[4096];
+
+		if (i) {
+			watch_advance(&next, a->watch);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &next, NULL) == EINTR)
+				;
+		}
+		s = vms_capture(smp, co, &err);
+		if (!s)
+			return cli_fail(&err);
+		if (a->save) {
+			watch_name(a->save, s, path, sizeof(path));
+			rc = save_snapshot(a, s, path);
+		} else {
+			rc = print_snapshot(a, s);
+		}
+		vms_snapshot_free(s);
+	}
+	return rc;
+}
+
+/* -l FILE: printed with -s or -e, else in the viewer. */
+int cli_load(const struct args *a)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s = vms_load_file(a->load, &err);
+	int rc;
+
+	if (!s)
+		return cli_fail(&err);
+	if (a->summary || a->export) {
+		rc = print_snapshot(a, s);
+	} else {
+		struct ui_opts uo = { .sampler =
+					      vms_sampler_by_name(a->backend),
+				      .theme = a->theme,
+				      .snap = s };
+
+		setlocale(LC_CTYPE, "");
+		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
+	}
+	vms_snapshot_free(s);
+	return rc;
+}
+
+/* One side of -d: a PID, captured now, or a saved file. */
+static struct vms_snapshot *diff_side(const struct args *a, const char *what,
+				      struct vms_error *err)
+{
+	struct vms_capture_opts co = { 0 };
+	pid_t pid;
+
+	if (!strchr(what, '/') && cli_parse_pid(what, &pid) == 0) {
+		co.pid = pid;
+		co.freeze = a->freeze;
+		return vms_capture(vms_sampler_by_name(a->backend), &co, err);
+	}
+	return vms_load_file(what, err);
+}
+
+/* -d A B: the diff printed as -s or -e asks. */
+int cli_diff(const struct args *a)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *sa = diff_side(a, a->diff_a, &err), *sb = NULL;
+	const struct vms_diff_exporter *ex =
+		a->summary || a->export
+			? export_diff_find(a->summary ? "summary" : a->export)
+			: NULL;
+	struct vms_diff d;
+	struct outbuf o;
+	int rc;
+
+	if (!ex && (a->summary || a->export)) {
+		vms_snapshot_free(sa);
+		return cli_usage_error("a diff has no '%s' export", a->export);
+	}
+	if (!sa || !(sb = diff_side(a, a->diff_b, &err))) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (!ex) { /* the diff screen */
+		struct ui_opts uo = { .sampler =
+					      vms_sampler_by_name(a->backend),
+				      .copts = { .freeze = a->freeze },
+				      .theme = a->theme,
+				      .snap = sa,
+				      .snap_b = sb };
+
+		setlocale(LC_CTYPE, "");
+		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
+		goto out;
+	}
+	if (vms_diff_make(sa, sb, &d, &err) < 0) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
+		rc = cli_fail(&err);
+	} else {
+		o.exact = a->bytes;
+		ex->write(&d, &o);
+		rc = close_output(&o);
+	}
+	vms_diff_fini(&d);
+out:
+	vms_snapshot_free(sa);
+	vms_snapshot_free(sb);
+	return rc;
+}
