@@ -10,8 +10,9 @@ entry of the same JVM, taken with -F before and after the viewer's
 capture (a try counts only when the two agree: the JVM may change its
 figures between captures); the detail below names the heap's range and
 where its figures came from (hsperfdata). The same snapshot saved with -w
-and opened with -l shows the same rows (the jvm step's record put back).
-Esc goes back to the viewer. Skipped without java; the JVM is killed by
+and opened with -l shows the same rows (the jvm step's record put back);
+Enter on a part shows the heap in the viewer, and H there opens the heaps
+screen on it. Esc goes back to the viewer. Skipped without java; the JVM is killed by
 its pid.
 """
 import os
@@ -139,7 +140,22 @@ def main():
             w = want(T.json.loads(r.stdout)) if r.returncode == 0 else None
             tm = D.Tmux([T.VMSCOPE, "-l", path], width=200, height=60)
             tm.wait_for("Total", timeout=60)
-            heap, parts = shown(open_jvm(tm, "-l"))
+            scr = open_jvm(tm, "-l")
+            heap, parts = shown(scr)
+            start = re.search(r"^\s+- jvm 0x([0-9a-f]+)", scr, re.M)
+            # a part: Enter shows its heap in the viewer; H there opens on
+            # it again
+            tm.keys("Down", "Enter")
+            at = "%016x" % int(start.group(1), 16) if start else "?"
+            scr = tm.wait_for(lambda s: "managed heaps:" not in s)
+            T.ok(re.search(r"^. %s +Managed Heap" % at, scr, re.M),
+                 "-l: Enter on a part shows its heap in the viewer", scr)
+            tm.keys("H")
+            scr = tm.wait_for("jvm managed heap")
+            T.ok("jvm managed heap" in scr and
+                 re.search(r"^\s+- jvm 0x", scr, re.M),
+                 "-l: H on the heap's region opens the heaps screen on it, "
+                 "open", scr)
             tm.kill()
             T.ok(w is not None and (heap, parts) == w and len(parts) == 6,
                  "-l: the saved file shows the same heap and parts as its "
