@@ -12,8 +12,10 @@ figures between captures); the detail below names the heap's range and
 where its figures came from (hsperfdata). The same snapshot saved with -w
 and opened with -l shows the same rows (the jvm step's record put back);
 Enter on a part shows the heap in the viewer, and H there opens the heaps
-screen on it. Esc goes back to the viewer. Skipped without java; the JVM is killed by
-its pid.
+screen on it. Esc goes back to the viewer. Skipped without java; the JVM
+is killed by its pid. Without a JVM: tests/fixtures/snap_runtimes.vms (a
+python's obmalloc arenas) shows each cpython arena as a row with its
+detail and figures, as its export has them.
 """
 import os
 import re
@@ -109,8 +111,42 @@ def live(pid):
     return scr, None
 
 
+def cpython_file():
+    """tests/fixtures/snap_runtimes.vms (a python's obmalloc arenas, kept
+    in the file): each cpython row on screen, in order, is the export's
+    entry: its detail, committed, used and reserved."""
+    path = os.path.join(T.ROOT, "tests", "fixtures", "snap_runtimes.vms")
+    r = T.run_vmscope("-l", path, "-e", "json")
+    if not T.ok(r.returncode == 0, "snap_runtimes.vms exports", r.stderr):
+        return
+    want = [("cpython 0x%x  %s" % (int(m["start"], 16), m["detail"]),
+             m["committed"], fig(m["used"]), m["reserved"])
+            for m in T.json.loads(r.stdout)["managed"]
+            if m["runtime"] == "cpython"]
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=200, height=60)
+    tm.wait_for("Total", timeout=60)
+    tm.keys("H")
+    tm.wait_for("managed heaps:")
+    tm.keys("b")
+    tm.wait_for("(bytes)")
+    scr = tm.keys("Home", "Left").wait_for(
+        lambda s: "arena 0x" not in s)
+    got = []
+    for line in scr.splitlines():
+        m = ROW.match(line)
+        if m and re.match(r"^\s+cpython 0x", m.group(1)):
+            got.append((m.group(1).strip(),) +
+                       tuple(num(g) for g in m.groups()[1:]))
+    T.ok(len(got) >= 10 and got == want[:len(got)],
+         "-l snap_runtimes.vms: the %d cpython rows shown (of %d) are the "
+         "export's arenas, each with its detail, committed, used and "
+         "reserved" % (len(got), len(want)), "%r\n%r" % (got, want[:3]))
+    tm.kill()
+
+
 def main():
     D.require_tmux("managed heaps in tmux")
+    cpython_file()
     if not shutil.which("java"):
         T.skip("managed heaps", "java is not installed "
                "(openjdk-17-jre-headless)")
