@@ -5,11 +5,13 @@
  * largest free chunk, top, fragmentation), the free bytes still resident,
  * a fragmentation strip (its segments end to end: in use / free / top)
  * and the free-chunk size histogram. Where the walk was not done, it says
- * why (the snapshot's notes of the malloc step).
+ * why (the snapshot's notes of the malloc step). Below them the runtimes'
+ * managed heaps, each opening into its parts (heaps_managed.h).
  *
- * Reads only the finished snapshot (s->heaps, s->glibc, s->notes). The
- * viewer's H opens it on the arena holding the region under its cursor
- * (u->goto_addr); Enter on a segment shows it in the viewer. Its state is
+ * Reads only the finished snapshot (s->heaps, s->glibc, s->managed,
+ * s->notes). The viewer's H opens it on the arena or managed heap holding
+ * the region under its cursor (u->goto_addr); Enter on a segment or a
+ * managed heap without parts shows it in the viewer. Its state is
  * u->heaps: which rows are open, the cursor.
  */
 #include <stdio.h>
@@ -17,16 +19,8 @@
 #include <string.h>
 
 #include "draw.h"
+#include "heaps_managed.h"
 #include "ui_priv.h"
-
-/* A row of the tree: the heap (idx -1), an arena (heap index), a segment
- * of one (seg). */
-struct hrow {
-	int kind; /* HR_* */
-	size_t heap;
-	uint32_t seg;
-};
-enum { HR_TOP, HR_ARENA, HR_SEG, HR_NOTE };
 
 /* The detail below the list: its lines at most. */
 enum { DETAIL_MIN = 6 };
@@ -55,14 +49,19 @@ static size_t build_rows(const struct ui *u, struct hrow *rows)
 	for (i = 0; i < s->nnotes; i++)
 		if (strcmp(s->notes[i].step, "malloc") == 0)
 			ADD(HR_NOTE, i, 0);
-	if (hv->closed)
-		return n;
-	for (i = 0; i < s->nheaps; i++) {
+	for (i = 0; !hv->closed && i < s->nheaps; i++) {
 		ADD(HR_ARENA, i, 0);
 		if (!arena_open(hv, i))
 			continue;
 		for (g = 0; g < s->heaps[i].nsegs; g++)
 			ADD(HR_SEG, i, g);
+	}
+	if (s->nmanaged)
+		ADD(HR_MTOP, 0, 0);
+	for (i = 0; !hv->mclosed && i < s->nmanaged; i++) {
+		ADD(HR_MANAGED, i, 0);
+		for (g = 0; hm_open(hv, i) && g < s->managed[i].nparts; g++)
+			ADD(HR_PART, i, g);
 	}
 #undef ADD
 	return n;
@@ -174,6 +173,32 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 						 (int64_t)m->uordblks,
 						 (int64_t)m->fordblks,
 						 resident_sum(s), -1 });
+		return;
+	}
+	if (r->kind == HR_MTOP) {
+		static const char *const head[] = { "Capacity", "Used", "Max" };
+		attr_t h = sel ? a : theme_attr(EL_COLUMN);
+		int c;
+
+		put_blank(y, 0, COLS, h);
+		put_fmt(y, 0, col_x(u), h, "%s managed heaps: %zu / part",
+			u->heaps.mclosed ? "+" : "-", s->nmanaged);
+		for (c = 0; c < 3; c++)
+			put_right(y, col_x(u) + c * col_w(u), col_w(u), h,
+				  head[c]);
+		return;
+	}
+	if (r->kind == HR_MANAGED || r->kind == HR_PART) {
+		int64_t v[5];
+
+		hm_row(u, r, name, sizeof(name), v);
+		draw_figures(
+			u, y,
+			sel ? a
+			: r->kind == HR_PART
+				? theme_attr(EL_CHILD)
+				: theme_attr(theme_type(VMS_T_MANAGED_HEAP)),
+			r->kind == HR_PART ? 6 : 0, name, v);
 		return;
 	}
 	if (r->kind == HR_NOTE) {
@@ -493,8 +518,15 @@ static void heaps_draw(struct ui *u)
 		else
 			put_blank(hv->y + y, 0, COLS, theme_attr(EL_NORMAL));
 	}
-	draw_detail(u, hv->y + hv->h, LINES - 1,
-		    n ? row_heap(u, &rows[hv->cur]) : NULL);
+	if (n && (rows[hv->cur].kind == HR_MANAGED ||
+		  rows[hv->cur].kind == HR_PART)) {
+		for (y = hv->y + hv->h; y < LINES - 1; y++)
+			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+		hm_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
+	} else {
+		draw_detail(u, hv->y + hv->h, LINES - 1,
+			    n ? row_heap(u, &rows[hv->cur]) : NULL);
+	}
 	free(rows);
 	ui_status(u,
 		  " Right/Left open/close  Enter region in the viewer  "
@@ -534,6 +566,22 @@ static int expand(struct ui *u, bool open)
 			hv->cur = 0;
 		return UI_DRAW;
 	}
+	if (r.kind == HR_MTOP) {
+		hv->mclosed = !open;
+		return UI_DRAW;
+	}
+	if (r.kind == HR_PART && !open) {
+		hv->cur -= r.seg + 1;
+		hv->mopen[r.heap] = 0;
+		return UI_DRAW;
+	}
+	if (r.kind == HR_MANAGED) {
+		if (r.heap < hv->nmopen)
+			hv->mopen[r.heap] = open;
+		return UI_DRAW;
+	}
+	if (r.kind == HR_PART)
+		return 0;
 	if (r.heap >= hv->nopen)
 		return 0;
 	if (r.kind == HR_SEG && !open) {
@@ -571,6 +619,16 @@ static int act_enter(struct ui *u)
 	}
 	if (r.kind == HR_ARENA)
 		return expand(u, !arena_open(&u->heaps, r.heap));
+	if (r.kind == HR_MTOP)
+		return expand(u, u->heaps.mclosed);
+	if (r.kind == HR_MANAGED && u->snap->managed[r.heap].nparts)
+		return expand(u, !hm_open(&u->heaps, r.heap));
+	if (r.kind == HR_MANAGED || r.kind == HR_PART) {
+		u->goto_set = true;
+		u->goto_addr = u->snap->managed[r.heap].start;
+		u->next = SCR_VIEWER;
+		return UI_SWITCH | UI_DRAW;
+	}
 	return expand(u, u->heaps.closed);
 }
 
@@ -590,12 +648,14 @@ static int act_back(struct ui *u)
 static const struct key_action heaps_keys[] = {
 	{ KEY_RIGHT, "Right +",
 	  "open the heap into arenas, an arena into "
-	  "its segments",
+	  "its segments, a managed heap into its parts",
 	  act_open },
 	{ '+', NULL, NULL, act_open },
 	{ KEY_LEFT, "Left -", "close it again", act_close },
 	{ '-', NULL, NULL, act_close },
-	{ '\r', "Enter", "open or close; on a segment, show it in the viewer",
+	{ '\r', "Enter",
+	  "open or close; on a segment or a managed heap without parts, "
+	  "show it in the viewer",
 	  act_enter },
 	{ '\n', NULL, NULL, act_enter },
 	{ KEY_ENTER, NULL, NULL, act_enter },
@@ -646,6 +706,7 @@ static int heaps_mouse(struct ui *u, int y, int x, mmask_t b)
 static void heaps_free(struct ui *u)
 {
 	free(u->heaps.open);
+	free(u->heaps.mopen);
 	memset(&u->heaps, 0, sizeof(u->heaps));
 }
 
@@ -658,14 +719,31 @@ static void heaps_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 	heaps_free(u);
 }
 
+/* The cursor on the row (kind, heap, seg), if shown. */
+static void cursor_on(struct ui *u, int kind, size_t heap, uint32_t seg)
+{
+	size_t n = build_rows(u, NULL), i;
+	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (!rows)
+		return;
+	build_rows(u, rows);
+	for (i = 0; i < n; i++)
+		if (rows[i].kind == kind && rows[i].heap == heap &&
+		    rows[i].seg == seg)
+			u->heaps.cur = i;
+	free(rows);
+}
+
 /* Entered with u->goto_addr set (the viewer's H on a heap region): that
- * arena open, the cursor on the segment holding the address. */
+ * arena open, the cursor on the segment holding the address; else the
+ * managed heap holding it open, the cursor on it. */
 static int heaps_enter(struct ui *u)
 {
 	const struct vms_snapshot *s = u->snap;
 	struct heapview *hv = &u->heaps;
-	size_t i, n;
-	struct hrow *rows;
+	ptrdiff_t m;
+	size_t i;
 
 	if (!s)
 		return -1;
@@ -673,6 +751,12 @@ static int heaps_enter(struct ui *u)
 		free(hv->open);
 		hv->open = calloc(s->nheaps ? s->nheaps : 1, 1);
 		hv->nopen = hv->open ? s->nheaps : 0;
+		hv->cur = hv->top = 0;
+	}
+	if (hv->nmopen != s->nmanaged) {
+		free(hv->mopen);
+		hv->mopen = calloc(s->nmanaged ? s->nmanaged : 1, 1);
+		hv->nmopen = hv->mopen ? s->nmanaged : 0;
 		hv->cur = hv->top = 0;
 	}
 	if (!u->goto_set)
@@ -689,17 +773,14 @@ static int heaps_enter(struct ui *u)
 			continue;
 		hv->closed = false;
 		hv->open[i] = 1;
-		n = build_rows(u, NULL);
-		rows = calloc(n ? n : 1, sizeof(*rows));
-		if (!rows)
-			return 0;
-		build_rows(u, rows);
-		for (n = 0; n < build_rows(u, NULL); n++)
-			if (rows[n].kind == HR_SEG && rows[n].heap == i &&
-			    rows[n].seg == g)
-				hv->cur = n;
-		free(rows);
-		break;
+		cursor_on(u, HR_SEG, i, g);
+		return 0;
+	}
+	m = hm_find(s, u->goto_addr);
+	if (m >= 0 && (size_t)m < hv->nmopen) {
+		hv->mclosed = false;
+		hv->mopen[m] = 1;
+		cursor_on(u, HR_MANAGED, (size_t)m, 0);
 	}
 	return 0;
 }

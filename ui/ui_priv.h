@@ -222,11 +222,15 @@ struct diffview {
 };
 
 /* The heaps screen: the heap row closed, which arenas are open (per
- * s->heaps), the cursor over the rows shown. */
+ * s->heaps), the managed heaps' row closed and which are open (per
+ * s->managed), the cursor over the rows shown. */
 struct heapview {
 	uint8_t *open;
 	size_t nopen;
 	bool closed;
+	uint8_t *mopen;
+	size_t nmopen;
+	bool mclosed;
 	bool bytes; /* exact bytes, not sizes as people read them */
 	size_t cur, top, n; /* n: rows at the last draw */
 	int h, y;

@@ -10,7 +10,9 @@
  * threads with their stack pointers and names, what the ELF reader found
  * in each mapped file (sections, segments, build id), the file systems of
  * files on device 0, the heaps found in memory and what the glibc
- * walker found in them (steps "heaps" and "malloc", restored on load).
+ * walker found in them (steps "heaps" and "malloc", restored on load), and
+ * what the runtime steps jvm, allocator, v8 and cpython found (one record,
+ * "steps_kept": snapfile_kept.c).
  *
  * The format (all integers little-endian):
  *
@@ -42,9 +44,9 @@
  *    message that names the file (name) and says what is wrong; never a
  *    crash, never a read outside buf[0, len).
  *  - The source it sets has no memory and no files: the images step gets
- *    the kept ELF summaries (source.h, elf), the heaps and malloc steps'
- *    results are restored (restore), file systems answer from what was
- *    kept.
+ *    the kept ELF summaries (source.h, elf), the heaps, malloc, jvm,
+ *    allocator, v8 and cpython steps' results are restored (restore),
+ *    file systems answer from what was kept.
  */
 #ifndef VMS_SNAPFILE_H
 #define VMS_SNAPFILE_H

@@ -1,6 +1,6 @@
 /* snapfile_int.h — what the files of snapshot files share
  * (snapfile_write.c, snapfile_read.c, snapfile_source.c,
- * snapfile_managed.c); not for others.
+ * snapfile_kept.c); not for others.
  *
  * Strings from the target or a file (paths, names, command lines, section
  * names) may hold any bytes, and JSON holds only UTF-8: a string that is
@@ -51,31 +51,19 @@ bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
 /* The ELF summary of a "files" entry into *out (arrays in a). */
 bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
 
-/* ---- a runtime step's kept result (snapfile_managed.c) ---- */
-struct sf_managed;
-/* The record of step (runtime rt's managed heaps, the regions in them or
- * named by the step, its notes); NULL on out of memory (*bad set). */
-json_t *sf_managed_json(const struct vms_snapshot *s, const char *step,
-			const char *rt, bool *bad);
-/* Reads it back into *out (NULL when the file has none): NULL, or what is
- * wrong ("out of memory", or the record is bad). */
-const char *sf_managed_from(struct vms_snapshot *s, const json_t *o,
-			    const char *step, const char *rt,
-			    struct sf_managed **out);
-/* Puts it back in place of the step: 0, or -1 on out of memory. */
-int sf_managed_restore(struct vms_snapshot *s, const struct sf_managed *k);
-/* ---- the runtime steps' kept part (snapfile_runtimes.c) ---- */
-struct sf_runtimes;
-/* meta "runtimes": what steps allocator, v8 and cpython found in memory
- * (NULL with *bad on out of memory). */
-json_t *sf_runtimes_json(const struct vms_snapshot *s, bool *bad);
+/* ---- the runtime steps' kept results (snapfile_kept.c) ---- */
+struct sf_kept;
+/* meta "steps_kept": what the steps jvm, allocator, v8 and cpython found
+ * with what a file does not hold (NULL with *bad on out of memory). */
+json_t *sf_kept_json(const struct vms_snapshot *s, bool *bad);
 /* Reads it back (*out NULL when the file has none): NULL, or what is
  * wrong ("out of memory", "bad ..."). */
-const char *sf_runtimes_from(struct vms_snapshot *s, const json_t *o,
-			     struct sf_runtimes **out);
-/* Puts back step's part: 1 done, 0 none kept for it, -1 with *err. */
-int sf_runtimes_restore(struct vms_snapshot *s, const struct sf_runtimes *k,
-			const char *step, struct vms_error *err);
+const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
+			 struct sf_kept **out);
+/* Puts back step's result in place of running it: 1 done, 0 none kept for
+ * it, -1 with *err. */
+int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
+		    const char *step, struct vms_error *err);
 
 /* ---- the source (snapfile_source.c) ---- */
 /* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose

@@ -3,8 +3,8 @@
  * images step asks it for each file's ELF summary (elf), the classify
  * step for the file system of a file on device 0 (fs_magic), and the
  * steps that would read memory are replaced by what they found then
- * (restore): heaps, malloc, jvm (snapfile_managed.c); allocator, v8,
- * cpython (snapfile_runtimes.c). Everything lives in the snapshot's
+ * (restore): heaps, malloc; jvm, allocator, v8, cpython (one record for
+ * them all, snapfile_kept.c). Everything lives in the snapshot's
  * arena: release has nothing to free.
  */
 #include <errno.h>
@@ -55,8 +55,7 @@ struct sf_priv {
 	struct vms_malloc *glibc; /* NULL: not walked then */
 	struct vms_note *malloc_notes;
 	size_t nmalloc_notes;
-	struct sf_managed *jvm; /* NULL: not kept */
-	struct sf_runtimes *runtimes; /* NULL: none kept */
+	struct sf_kept *kept; /* the runtime steps': NULL, none kept */
 };
 
 static struct sf_key key_of(const struct vms_region *r)
@@ -132,7 +131,7 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 {
 	const struct sf_priv *p = s->src.priv;
 	size_t i;
-	int k = p ? sf_runtimes_restore(s, p->runtimes, step, err) : 0;
+	int k = p ? sf_kept_restore(s, p->kept, step, err) : 0;
 
 	if (k != 0)
 		return k;
@@ -142,11 +141,6 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 			       ? -1
 			       : 1;
 	}
-	if (p && p->jvm && strcmp(step, "jvm") == 0)
-		return sf_managed_restore(s, p->jvm) < 0
-			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-					       "out of memory")
-			       : 1;
 	if (!p || !p->heaps_kept || strcmp(step, "heaps") != 0)
 		return 0;
 	s->heaps = p->heaps;
@@ -547,10 +541,8 @@ int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 	    (why = fs_from(s, p, json_object_get(meta, "fs_magic"))) ||
 	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))) ||
 	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))) ||
-	    (why = sf_managed_from(s, json_object_get(meta, "jvm"), "jvm",
-				   "jvm", &p->jvm)) ||
-	    (why = sf_runtimes_from(s, json_object_get(meta, "runtimes"),
-				    &p->runtimes)))
+	    (why = sf_kept_from(s, json_object_get(meta, "steps_kept"),
+				&p->kept)))
 		return strcmp(why, "out of memory") == 0
 			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					       "out of memory")

@@ -463,8 +463,7 @@ static char *meta_text(const struct vms_snapshot *s)
 		put(m, "fs_magic", fs_json(w, &bad), &bad);
 		put(m, "heaps", heaps_json(s, &bad), &bad);
 		put(m, "malloc", malloc_json(s, &bad), &bad);
-		put(m, "jvm", sf_managed_json(s, "jvm", "jvm", &bad), &bad);
-		put(m, "runtimes", sf_runtimes_json(s, &bad), &bad);
+		put(m, "steps_kept", sf_kept_json(s, &bad), &bad);
 		put(m, "notes", notes_json(s, NULL, &bad), &bad);
 	}
 	if (!bad)

@@ -16,7 +16,7 @@
  * compressed class space's maximum size (next to the CDS archive when
  * several fit); the code cache the runs of anonymous rwx and PROT_NONE
  * regions (their details begin "JVM ": a snapshot file keeps the regions
- * so named, snapfile_managed.c). A core is read only from its own memory
+ * so named, snapfile_kept.c). A core is read only from its own memory
  * (it holds the mapping when dumped with coredump_filter bit 3): the file
  * on disk now is of another instant. A snapshot file puts back what the
  * step found when it was saved (the source's restore, asked by the step

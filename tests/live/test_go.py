@@ -11,7 +11,10 @@ network), starts it and, with -F and with -b fork, checks `vmscope -e json`:
     says the runtime took for its heap (HeapSys, plus StackInuse: stack
     spans come from the heap's arenas too), printed by the program after
     its last allocation (it allocates nothing while it waits), and equal
-    the rw-p bytes the kernel's maps shows in that range.
+    the rw-p bytes the kernel's maps shows in that range;
+  - saved with -w and loaded with -l (the go step runs again: the file
+    keeps nothing of it), the same managed entries, region types and
+    details as a live capture.
 The program is killed by its pid. Skipped without go."""
 import os
 import shutil
@@ -95,6 +98,12 @@ def main():
                                                      stats.get("heap_sys", 0)))
             check("-F", p.pid, stats, ["-F"])
             check("-b fork", p.pid, stats, ["-b", "fork"])
+            # not kept in a snapshot file: the step runs again on load,
+            # from the map and the images' ELF summaries the file keeps
+            live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
+            T.ok([m for m in loaded["managed"] if m["runtime"] == "go"],
+                 "-w/-l: the loaded file has the go heap")
+            T.kept_in_file(live, loaded, "go")
         finally:
             T.kill(p)
     finally:

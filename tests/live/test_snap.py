@@ -19,6 +19,11 @@ they tie to the kernel as a live capture does; bad files are refused.
     load to the same JSON as it; each bad_snap_*.vms, a directory, a
     missing file and a fresh file with its version bumped to 2 exit 4 with
     one line that names the file (the version one names both versions);
+  - snap_jvm.vms: the jvm step's record in meta "steps_kept" is put back
+    (the 384 MiB heap, its parts, its regions typed and named, no note);
+    the file without the record loads as an older file does (the step
+    runs and notes what it lacks); a record of an unknown step is
+    ignored; a bad region type, runtime or part figure exits 4;
   - usage: -l with a PID, -w without one, exit 1; -w into a directory that
     does not exist exits 4 and leaves nothing.
 """
@@ -32,6 +37,9 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
+
+sys.path.insert(0, os.path.join(T.ROOT, "tests", "fixtures"))
+import mksnap as M  # noqa: E402
 
 FIX = os.path.join(T.ROOT, "tests", "fixtures")
 SHARING = {"pss", "swap_pss", "private_clean", "private_dirty",
@@ -206,6 +214,78 @@ def fixtures(tmp, fresh):
          % len(cuts), bad_cut[:3])
 
 
+def steps_kept(tmp):
+    """snap_jvm.vms (mksnap_runtimes.py): a JVM (-Xmx384m) saved with the
+    jvm step's record in meta "steps_kept" (its JSON part stored, so the
+    test can change it); the record put back on load; the file without
+    it (as an older file) or with it damaged."""
+    path = os.path.join(FIX, "snap_jvm.vms")
+    r = run_ok("-l snap_jvm.vms -e json", "-l", path, "-e", "json")
+    base = r.stdout
+    snap = json.loads(base)
+    jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
+    inside = [x for x in snap["regions"] if jvm and
+              T.hexint(x["start"]) >= T.hexint(jvm[0]["start"]) and
+              T.hexint(x["end"]) <= T.hexint(jvm[0]["end"])]
+    T.ok(len(jvm) == 1 and jvm[0]["reserved"] == 384 << 20 and
+         jvm[0]["figures"] == "hsperfdata" and
+         {"eden", "old", "metaspace"} <= {p["name"] for p in
+                                          jvm[0]["parts"]},
+         "snap_jvm.vms: the jvm step's heap comes back from the file: "
+         "384 MiB reserved, the JVM's parts", jvm)
+    T.ok(inside and all(x["type"] == "managed_heap" for x in inside) and
+         any(x["detail"] == "JVM class space" for x in snap["regions"]),
+         "snap_jvm.vms: the %d regions in it typed managed heap, the class "
+         "space named" % len(inside))
+    T.ok(not [n for n in snap["capture"].get("missing", [])
+              if n["step"] == "jvm"],
+         "snap_jvm.vms: no note from the jvm step (it did not run)")
+    with open(path, "rb") as f:
+        secs = M.sections(f.read())
+
+    def variant(name, fn):
+        out = os.path.join(tmp, name)
+
+        def edit(meta):
+            m = json.loads(meta)
+            fn(m)
+            return json.dumps(m).encode()
+        with open(out, "wb") as f:
+            f.write(M.build(M.with_meta(secs, edit)))
+        return out
+
+    def drop(m):
+        del m["steps_kept"]
+    r = run_ok("without steps_kept", "-l", variant("old.vms", drop), "-e",
+               "json")
+    old = json.loads(r.stdout)
+    T.ok(not [m for m in old["managed"] if m["runtime"] == "jvm"] and
+         any(n["step"] == "jvm" and "not in the snapshot" in n["why"]
+             for n in old["capture"].get("missing", [])),
+         "without steps_kept (an older file): it loads, the jvm step runs "
+         "and says what it lacks", old["capture"].get("missing"))
+
+    def future(m):
+        m["steps_kept"]["a_later_step"] = {"what": [1, 2]}
+    r = run_ok("a step it does not know", "-l",
+               variant("future.vms", future), "-e", "json")
+    T.ok(r.stdout == base, "a record of a step this vmscope does not know "
+         "is ignored: the same JSON as snap_jvm.vms")
+
+    def bad_type(m):
+        m["steps_kept"]["jvm"]["regions"][0]["type"] = "no_such_type"
+
+    def bad_runtime(m):
+        m["steps_kept"]["jvm"]["managed"][0]["runtime"] = "v8"
+
+    def bad_part(m):
+        m["steps_kept"]["jvm"]["managed"][0]["parts"][0]["used"] = "x"
+    for name, fn in (("bad_type", bad_type), ("bad_runtime", bad_runtime),
+                     ("bad_part", bad_part)):
+        one_line_error("steps_kept: %s" % name,
+                       variant(name + ".vms", fn), want="steps_kept")
+
+
 def usage(tmp):
     T.eq(T.run_vmscope("-l", "x.vms", "1").returncode, 1,
          "-l FILE with a PID: usage error")
@@ -223,6 +303,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="vms-snap-") as tmp:
         fresh = saved_target(tmp)
         fixtures(tmp, fresh)
+        steps_kept(tmp)
         usage(tmp)
     T.done()
 
