@@ -179,17 +179,33 @@ fuzz: deps
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-scan
 
-# The harnesses, over every engine source (not libvms.a: its objects are
-# not instrumented for the fuzzer).
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(ENGINE_SRC) $(wildcard $(SRC_DIRS:%=%/*.h))
+# The harnesses link an engine built once for them (not libvms.a: its
+# objects are not instrumented for the fuzzer): each engine source compiled
+# with coverage and the sanitizers into build-fuzz/obj/, archived.
+FUZZ_OBJ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
+	-fsanitize=fuzzer-no-link,address,undefined $(INC)
+FUZZ_OBJ := $(ENGINE_SRC:%.c=build-fuzz/obj/%.o)
+FUZZ_LIB := build-fuzz/libvms-fuzz.a
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_OBJ_CC) $(DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+-include $(FUZZ_OBJ:.o=.d)
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(ENGINE_SRC) $(DEP_LIBS) -lpthread
+	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(FUZZ_LIB) $(DEP_LIBS) -lpthread
 
 # fuzz_text also parses theme files: the viewer's theme.c, with curses.
-build-fuzz/fuzz_text: tests/fuzz/fuzz_text.c ui/theme.c ui/theme.h $(ENGINE_SRC) $(wildcard $(SRC_DIRS:%=%/*.h))
+build-fuzz/fuzz_text: tests/fuzz/fuzz_text.c ui/theme.c ui/theme.h $(FUZZ_LIB)
 	@mkdir -p build-fuzz
 	$(FUZZ_CC) $(DEP_CFLAGS) -DVMSCOPE_DATADIR='"/nonexistent"' -o $@ $< \
-		ui/theme.c $(ENGINE_SRC) $(DEP_LIBS) -lpthread
+		ui/theme.c $(FUZZ_LIB) $(DEP_LIBS) -lpthread
 
 # fuzz_elf's seed: a small position-independent ELF executable with
 # relative relocations packed as RELR (RELA where the linker cannot).
