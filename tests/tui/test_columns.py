@@ -12,9 +12,7 @@ naming the file and the line, escaped, and the viewer runs on.
 """
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -139,13 +137,7 @@ def setup_rows(scr):
 
 
 def main():
-    D.require_tmux("the column setup in tmux")
-    tmp = tempfile.mkdtemp(prefix="vmstui-")
-    try:
-        run(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    T.done()
+    D.run_in_tmp("the column setup in tmux", run)
 
 
 def run(tmp):

@@ -9,10 +9,8 @@ with one line and exit status 1.
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -55,13 +53,7 @@ def ready(scr):
 
 
 def main():
-    D.require_tmux("the viewer's finish in tmux")
-    tmp = tempfile.mkdtemp(prefix="vmstui-")
-    try:
-        run(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    T.done()
+    D.run_in_tmp("the viewer's finish in tmux", run)
 
 
 def expand_libc(tm):

@@ -8,9 +8,7 @@ theme) nothing folds and paths are whole.
 """
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -64,13 +62,7 @@ def map_checks(tm, w, what):
 
 
 def main():
-    D.require_tmux("small terminals in tmux")
-    tmp = tempfile.mkdtemp(prefix="vmstui-")
-    try:
-        run(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    T.done()
+    D.run_in_tmp("small terminals in tmux", run)
 
 
 def run(tmp):

@@ -7,9 +7,7 @@ restores it too.
 """
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -41,13 +39,7 @@ def summary_ok(scr):
 
 
 def main():
-    D.require_tmux("viewer in tmux")
-    tmp = tempfile.mkdtemp(prefix="vmstui-")
-    try:
-        run(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    T.done()
+    D.run_in_tmp("viewer in tmux", run)
 
 
 def run(tmp):

@@ -30,6 +30,20 @@ def have_tmux():
         return False
 
 
+def run_in_tmp(what, run):
+    """A test's main: skips without tmux; else run(tmp) in a temporary
+    directory removed after, then the closing line."""
+    import shutil
+    import tempfile
+    require_tmux(what)
+    tmp = tempfile.mkdtemp(prefix="vmstui-")
+    try:
+        run(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
 def require_tmux(what):
     """Without tmux the whole test is one skip line."""
     if not have_tmux():
