@@ -229,7 +229,7 @@ uninstall:
 
 format:
 	@# .clang-format: the kernel style the code is written in
-	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) ui/*.c ui/*.h
+	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) ui/*.c ui/*.h cli/*.c cli/*.h
 
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san

@@ -20,6 +20,7 @@ procps               pmap, the benchmark's reference
 gdb                  gcore, the fork benchmark's reference
 clang                make fuzz (libFuzzer)
 libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
+clang-format         test_format: the code laid out as .clang-format says
 time                 /usr/bin/time: peak memory (benchmarks, the core test)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls

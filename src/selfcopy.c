@@ -135,7 +135,8 @@ static int copy_of(const char *path, size_t *total)
 		goto fail;
 	}
 	while (done < st.st_size) {
-		ssize_t n = sendfile(out, in, &done, (size_t)(st.st_size - done));
+		ssize_t n =
+			sendfile(out, in, &done, (size_t)(st.st_size - done));
 
 		if (n <= 0) {
 			e = n < 0 ? errno : EIO;
@@ -407,8 +408,8 @@ void selfcopy_run(char **argv)
 	list[0] = '\0';
 	len = sprintf(env, "%s=%d,%d", ENV, ldfd, exefd);
 	for (i = 0; i < nfds; i++) {
-		sprintf(list + strlen(list), "%s/proc/self/fd/%d",
-			i ? ":" : "", fds[i]);
+		sprintf(list + strlen(list), "%s/proc/self/fd/%d", i ? ":" : "",
+			fds[i]);
 		len += sprintf(env + len, ",%d", fds[i]);
 	}
 	sprintf(env + len, ";%s", exe_path);

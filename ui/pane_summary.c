@@ -111,15 +111,14 @@ void summary_move(struct ui *u, enum move mv)
 
 /* Free has only a size, a count and its largest block; a figure the
  * snapshot does not know (a core's counters) is "-", never 0. */
-static const char *cell(const struct vms_snapshot *s, int row, int i,
-			char *buf, size_t n)
+static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
+			size_t n)
 {
 	const struct vms_totals *t = row_totals(s, row);
 
 	if (row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE))
 		return "";
-	if (!vms_cell_known(s, vms_summary_columns[i],
-			    row == VMS_T_PAGE_TABLE))
+	if (!vms_cell_known(s, vms_summary_columns[i], row == VMS_T_PAGE_TABLE))
 		return "-";
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
@@ -159,8 +158,7 @@ void summary_draw(struct ui *u, int y)
 
 		w[i] = a > b ? a : b;
 		for (row = 0; row < SUM_ROWS; row++) {
-			int l = (int)strlen(cell(s, row, i, buf,
-						 sizeof(buf)));
+			int l = (int)strlen(cell(s, row, i, buf, sizeof(buf)));
 
 			if (l > w[i])
 				w[i] = l;

@@ -31,8 +31,8 @@
 #include <stdint.h>
 
 #include "alloc.h"
-#include "diff.h"
 #include "config.h"
+#include "diff.h"
 #include "proclist.h"
 #include "snapshot.h"
 #include "theme.h"

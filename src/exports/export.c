@@ -6,12 +6,8 @@
 #include <string.h>
 
 const struct vms_exporter *const vms_exporters[] = {
-	&vms_export_text,
-	&vms_export_csv,
-	&vms_export_json,
-	&vms_export_openmetrics,
-	&vms_export_summary,
-	NULL,
+	&vms_export_text,	 &vms_export_csv,     &vms_export_json,
+	&vms_export_openmetrics, &vms_export_summary, NULL,
 };
 
 const struct vms_exporter *export_find(const char *name)

@@ -363,12 +363,11 @@ static void kv_fraction(struct outbuf *o, const char *k, uint64_t num,
  * walked). */
 static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
 {
-	static const char *const keys[] = { "system",	     "ordblks",
-					    "smblks",	     "fsmblks",
-					    "tcache",	     "tcache_chunks",
-					    "overhead",	     "largest_free",
-					    "fragmentation", "free_resident",
-					    "histogram" };
+	static const char *const keys[] = {
+		"system",	 "ordblks",	  "smblks",   "fsmblks",
+		"tcache",	 "tcache_chunks", "overhead", "largest_free",
+		"fragmentation", "free_resident", "histogram"
+	};
 	const struct vms_heap_glibc *g = h->glibc;
 	size_t i;
 

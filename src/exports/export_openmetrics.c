@@ -92,7 +92,8 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 			ob_puts(o, name);
 			labels(o, s, vms_type_info[t].json);
 			ob_putc(o, ' ');
-			ob_u64(o, vms_column_type(&s->types[t], (enum vms_col)c));
+			ob_u64(o,
+			       vms_column_type(&s->types[t], (enum vms_col)c));
 			ob_putc(o, '\n');
 		}
 	}

@@ -115,7 +115,8 @@ static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < s->nheaps; i++)
 		n += s->heaps[i].glibc != NULL;
 	if (m->empty) {
-		ob_printf(o, "Malloc:      glibc %s: no heap yet\n", m->version);
+		ob_printf(o, "Malloc:      glibc %s: no heap yet\n",
+			  m->version);
 		return;
 	}
 	ob_printf(o,
@@ -160,8 +161,8 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, '\n');
 	for (t = 0; t < VMS_NTYPES; t++)
 		if (t != VMS_T_FREE)
-			print_row(o, s, vms_type_info[t].label, &s->types[t],
-				  w, false, t == VMS_T_PAGE_TABLE);
+			print_row(o, s, vms_type_info[t].label, &s->types[t], w,
+				  false, t == VMS_T_PAGE_TABLE);
 	print_row(o, s, "Total", &s->total, w, false, false);
 	print_row(o, s, "Free", &s->types[VMS_T_FREE], w, true, false);
 	ob_putc(o, '\n');
@@ -174,8 +175,9 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_puts(o, "Total is the sum over regions; the page table is "
 		   "counted in its own row only.\n");
 	if (s->cap.no_counters)
-		ob_puts(o, "- : not known: a core dump holds no Rss, Pss, Swap, "
-			   "sharing or page table figures.\n");
+		ob_puts(o,
+			"- : not known: a core dump holds no Rss, Pss, Swap, "
+			"sharing or page table figures.\n");
 }
 
 const struct vms_exporter vms_export_summary = {

@@ -35,7 +35,6 @@ static void sigmask_set(pid_t tid, uint64_t mask)
 	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 }
 
-
 /* The thread's seccomp mode (Seccomp: in its own status): a filter is per
  * thread, and one that kills on clone or wait4 would kill the target. 0
  * none, -1 unknown. */
@@ -341,7 +340,8 @@ static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
 	int st, done = 0;
 
 	if (freeze_stop(&fz, target,
-			&(struct freeze_how){ 1000, "use -b pss", -1 }, &err) < 0) {
+			&(struct freeze_how){ 1000, "use -b pss", -1 },
+			&err) < 0) {
 		if (kill(target, 0) < 0 && errno == ESRCH)
 			return -1;
 		return 0;

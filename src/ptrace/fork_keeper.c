@@ -208,10 +208,9 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms,
 	m.op = OP_FROZEN;
 	/* The socket cancels the freeze: nothing comes on it meanwhile but
 	 * vmscope's EOF (Ctrl-C killed it), and the target is let go then. */
-	if (sock < 0 ||
-	    freeze_stop(&fz, target,
-			&(struct freeze_how){ 2000, instead, sock },
-			&m.err) < 0) {
+	if (sock < 0 || freeze_stop(&fz, target,
+				    &(struct freeze_how){ 2000, instead, sock },
+				    &m.err) < 0) {
 		m.status = -1;
 		write_all(sock, &m, sizeof(m));
 		return;

@@ -219,12 +219,12 @@ static int core_open(struct vms_snapshot *s, const struct vms_region *r)
 	    (!im.build_id || strcmp(im.build_id, mem_id) != 0)) {
 		/* Another build than the one mapped: its sections would be
 		 * wrong. The images step reads the headers from memory. */
-		const char *why = arena_printf(&a,
-				     "%s on disk is not the file the core "
-				     "mapped (build id %s, the core's %s): "
-				     "its sections are not shown",
-				     r->path, im.build_id ? im.build_id : "none",
-				     mem_id);
+		const char *why = arena_printf(
+			&a,
+			"%s on disk is not the file the core "
+			"mapped (build id %s, the core's %s): "
+			"its sections are not shown",
+			r->path, im.build_id ? im.build_id : "none", mem_id);
 
 		if (why)
 			vms_snapshot_note(s, "images", why);
@@ -362,10 +362,15 @@ static uint16_t perms_from_file(const char *path, uint64_t offset)
 			uint64_t lo = l->offset & ~0xfffull;
 
 			if (offset >= lo && offset < l->offset + l->filesz) {
-				perms = (uint16_t)(
-					((l->flags & PF_R) ? VMS_PERM_R : 0) |
-					((l->flags & PF_W) ? VMS_PERM_W : 0) |
-					((l->flags & PF_X) ? VMS_PERM_X : 0));
+				perms = (uint16_t)(((l->flags & PF_R)
+							    ? VMS_PERM_R
+							    : 0) |
+						   ((l->flags & PF_W)
+							    ? VMS_PERM_W
+							    : 0) |
+						   ((l->flags & PF_X)
+							    ? VMS_PERM_X
+							    : 0));
 				break;
 			}
 		}
@@ -407,8 +412,9 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 	size_t k = 0, nseg = s->nregions;
 
 	if (len < 16)
-		return bad(err, name, "corrupted: its NT_FILE note is cut "
-				      "short");
+		return bad(err, name,
+			   "corrupted: its NT_FILE note is cut "
+			   "short");
 	count = le(d, 8);
 	psize = le(d + 8, 8);
 	if (count > (len - 16) / 24)
@@ -426,16 +432,17 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		uint64_t start = le(e, 8), end = le(e + 8, 8),
 			 pgoff = le(e + 16, 8);
 		const char *path = (const char *)d + names;
-		const char *nul = names < len ? memchr(path, 0,
-						       (size_t)(len - names))
-					      : NULL;
+		const char *nul =
+			names < len ? memchr(path, 0, (size_t)(len - names))
+				    : NULL;
 		const char *ip;
 		size_t plen;
 		bool overlap = false;
 
 		if (!nul)
-			return bad(err, name, "corrupted: its NT_FILE note's "
-					      "names are cut short");
+			return bad(err, name,
+				   "corrupted: its NT_FILE note's "
+				   "names are cut short");
 		plen = (size_t)(nul - path);
 		names += plen + 1;
 		if (end <= start)
@@ -470,8 +477,8 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 			struct vms_region *r = vms_snapshot_add_region(s);
 
 			if (!r)
-				return vms_error_set(err, VMS_ERR_NOMEM,
-						     ENOMEM, "out of memory");
+				return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+						     "out of memory");
 			r->start = start;
 			r->end = end;
 			r->path = ip;
@@ -600,12 +607,14 @@ static int check_header(const unsigned char *b, size_t len, const char *name,
 	unsigned m;
 
 	if (b[EI_CLASS] != ELFCLASS64)
-		return bad(err, name, "a 32-bit ELF core: vmscope reads "
-				      "64-bit cores only");
+		return bad(err, name,
+			   "a 32-bit ELF core: vmscope reads "
+			   "64-bit cores only");
 	if (b[EI_DATA] != ELFDATA2LSB)
-		return bad(err, name, "a big-endian ELF core: vmscope reads "
-				      "cores of this machine's byte order "
-				      "(little-endian) only");
+		return bad(err, name,
+			   "a big-endian ELF core: vmscope reads "
+			   "cores of this machine's byte order "
+			   "(little-endian) only");
 	if (len < sizeof(*eh))
 		return bad(err, name,
 			   "cut short after %zu bytes, inside its ELF header",
@@ -617,9 +626,9 @@ static int check_header(const unsigned char *b, size_t len, const char *name,
 			   "a core of another architecture (%s); this vmscope "
 			   "runs on %s and reads its cores only",
 			   machine_name(m, mb, sizeof(mb)),
-			   HOST_MACHINE ? machine_name(HOST_MACHINE, hb,
-						       sizeof(hb))
-					: "a machine it has no core layout for");
+			   HOST_MACHINE
+				   ? machine_name(HOST_MACHINE, hb, sizeof(hb))
+				   : "a machine it has no core layout for");
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
 		return bad(err, name,
 			   "corrupted: program header size %u, not %zu",
@@ -637,8 +646,9 @@ static int phnum_of(const unsigned char *b, size_t len, const Elf64_Ehdr *eh,
 	if (eh->e_phnum != PN_XNUM)
 		return 0;
 	if (eh->e_shoff > len || len - eh->e_shoff < sizeof(sh))
-		return bad(err, name, "cut short: its section header 0 (the "
-				      "program header count) is missing");
+		return bad(err, name,
+			   "cut short: its section header 0 (the "
+			   "program header count) is missing");
 	memcpy(&sh, b + eh->e_shoff, sizeof(sh));
 	*out = sh.sh_info;
 	return 0;
@@ -660,8 +670,7 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 			   "cut short after %zu bytes: its %llu program "
 			   "headers end past it",
 			   len, (unsigned long long)phnum);
-	p->seg = arena_alloc(&s->arena,
-			     (phnum ? phnum : 1) * sizeof(*p->seg));
+	p->seg = arena_alloc(&s->arena, (phnum ? phnum : 1) * sizeof(*p->seg));
 	if (!p->seg)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
@@ -671,12 +680,13 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 		memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
 		if ((ph.p_type == PT_LOAD || ph.p_type == PT_NOTE) &&
 		    (ph.p_offset > len || ph.p_filesz > len - ph.p_offset))
-			return bad(err, name,
-				   "cut short after %zu bytes: its segment %llu "
-				   "needs %llu",
-				   len, (unsigned long long)i,
-				   (unsigned long long)(ph.p_offset +
-							ph.p_filesz));
+			return bad(
+				err, name,
+				"cut short after %zu bytes: its segment %llu "
+				"needs %llu",
+				len, (unsigned long long)i,
+				(unsigned long long)(ph.p_offset +
+						     ph.p_filesz));
 		if (ph.p_type == PT_NOTE) {
 			notes = true;
 			if (walk_notes(b, ph.p_offset, ph.p_filesz, n, NULL,
@@ -699,8 +709,9 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 		}
 	}
 	if (!notes)
-		return bad(err, name, "its notes are missing (no PT_NOTE "
-				      "segment): not a whole core");
+		return bad(err, name,
+			   "its notes are missing (no PT_NOTE "
+			   "segment): not a whole core");
 	return 0;
 }
 
@@ -778,8 +789,8 @@ static int threads_and_process(const unsigned char *b, size_t len,
 
 		s->proc.pid = (pid_t)le(d + PRPSINFO_PID, 4);
 		s->proc.uid = (uid_t)le(d + PRPSINFO_UID, 4);
-		s->proc.name = arena_strndup(&s->arena, f,
-					     fe ? (size_t)(fe - f) : 16);
+		s->proc.name =
+			arena_strndup(&s->arena, f, fe ? (size_t)(fe - f) : 16);
 		while (al && a[al - 1] == ' ')
 			al--;
 		s->proc.cmdline = arena_strndup(&s->arena, a, al);
@@ -813,11 +824,13 @@ int coredump_load(const void *buf, size_t len, const char *name,
 	if (segments(b, len, name, s, p, &n, err) < 0)
 		return -1;
 	if (!n.nthreads)
-		return bad(err, name, "its notes are missing: no NT_PRSTATUS "
-				      "(no thread): not a whole core");
+		return bad(err, name,
+			   "its notes are missing: no NT_PRSTATUS "
+			   "(no thread): not a whole core");
 	if (!n.file)
-		return bad(err, name, "its notes are missing: no NT_FILE (the "
-				      "mapped files' paths)");
+		return bad(err, name,
+			   "its notes are missing: no NT_FILE (the "
+			   "mapped files' paths)");
 	if (regions(name, s, p, err) < 0 ||
 	    threads_and_process(b, len, name, s, &n, err) < 0 ||
 	    file_note(s, &n, name, err) < 0)

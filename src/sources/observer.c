@@ -95,7 +95,7 @@ void observer_note(struct vms_snapshot *s)
 		 "may read low (%s%s)",
 		 n, n == 1 ? "" : "s", first, n > 1 ? ", ..." : "",
 		 how ? "vmscope runs on the system's libraries: " : "",
-		 how		       ? how
+		 how ? how
 		 : strstr(first, "locale") || strstr(first, "LC_")
 			 ? "run it with LANG=C for exact figures"
 			 : "vmscope does not copy its own executable or what "

@@ -536,21 +536,23 @@ static bool own_but_closed(pid_t pid, char *why, size_t size)
 	    u[0] == (unsigned)getuid()) {
 		if (u[1] != u[0] || u[2] != u[0] || g[1] != g[0] ||
 		    g[2] != g[0]) {
-			snprintf(why, size,
-				 "it runs a setuid or setgid program (real uid "
-				 "%u, effective uid %u, effective gid %u), which "
-				 "only root (CAP_SYS_PTRACE) may look into",
-				 u[0], u[1], g[1]);
+			snprintf(
+				why, size,
+				"it runs a setuid or setgid program (real uid "
+				"%u, effective uid %u, effective gid %u), which "
+				"only root (CAP_SYS_PTRACE) may look into",
+				u[0], u[1], g[1]);
 			yes = true;
 		} else if (snprintf(path, sizeof(path), "/proc/%d/maps",
 				    (int)pid) > 0 &&
 			   stat(path, &st) == 0 && st.st_uid != (uid_t)u[0]) {
-			snprintf(why, size,
-				 "it is yours (uid %u) but has made itself not "
-				 "dumpable (prctl PR_SET_DUMPABLE 0, as ssh-agent "
-				 "does), which only root (CAP_SYS_PTRACE) may "
-				 "look into",
-				 u[0]);
+			snprintf(
+				why, size,
+				"it is yours (uid %u) but has made itself not "
+				"dumpable (prctl PR_SET_DUMPABLE 0, as ssh-agent "
+				"does), which only root (CAP_SYS_PTRACE) may "
+				"look into",
+				u[0]);
 			yes = true;
 		}
 	}

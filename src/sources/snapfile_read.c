@@ -138,9 +138,8 @@ static int find_sections(const unsigned char *p, size_t len, const char *name,
 typedef ssize_t (*sf_sink)(void *ctx, const char *p, size_t n, bool eof,
 			   struct vms_error *err);
 
-static int inflate(const struct sf_sec *x, const char *name,
-		   const char *what, sf_sink fn, void *ctx,
-		   struct vms_error *err)
+static int inflate(const struct sf_sec *x, const char *name, const char *what,
+		   sf_sink fn, void *ctx, struct vms_error *err)
 {
 	ZSTD_DCtx *z = NULL;
 	ZSTD_inBuffer in = { x->data, x->stored, 0 };
@@ -401,15 +400,18 @@ static int meta_into(struct vms_snapshot *s, const json_t *m, const char *name,
 			   "snapshot's (no \"format\": "
 			   "\"vmscope-snapshot\")");
 	if (!process_from(s, json_object_get(m, "process")))
-		return bad(err, name, "corrupted: bad \"process\" in its JSON "
-				      "part");
+		return bad(err, name,
+			   "corrupted: bad \"process\" in its JSON "
+			   "part");
 	if (!capture_from(s, json_object_get(m, "capture")))
-		return bad(err, name, "corrupted: bad \"capture\" in its JSON "
-				      "part");
+		return bad(err, name,
+			   "corrupted: bad \"capture\" in its JSON "
+			   "part");
 	rollup_from(s, json_object_get(m, "rollup"));
 	if (!threads_from(s, json_object_get(m, "threads")))
-		return bad(err, name, "corrupted: bad \"threads\" in its JSON "
-				      "part");
+		return bad(err, name,
+			   "corrupted: bad \"threads\" in its JSON "
+			   "part");
 	return 0;
 }
 
@@ -436,8 +438,9 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 		return bad(err, name, "corrupted: its smaps text: %s",
 			   perr.msg);
 	if (s->nregions == 0)
-		return bad(err, name, "corrupted: its smaps text holds no "
-				      "regions");
+		return bad(err, name,
+			   "corrupted: its smaps text holds no "
+			   "regions");
 	if (p.malformed && !s->cap.partial)
 		s->cap.partial = arena_printf(
 			&s->arena,
@@ -461,8 +464,9 @@ int snapfile_load(const void *buf, size_t len, const char *name,
 	if (len == 0)
 		return bad(err, name, "empty file, not a vmscope snapshot");
 	if (!snapfile_recognise(buf, len))
-		return bad(err, name, "not a vmscope snapshot file (it does "
-				      "not start with \"vmscope snapshot\")");
+		return bad(err, name,
+			   "not a vmscope snapshot file (it does "
+			   "not start with \"vmscope snapshot\")");
 	if (len < SF_HEAD_LEN)
 		return bad(err, name,
 			   "cut short after %zu bytes, inside its header", len);

@@ -114,8 +114,8 @@ static long sf_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
 	return f ? f->magic : 0;
 }
 
-static int add_notes(struct vms_snapshot *s, const struct vms_note *n,
-		     size_t k, struct vms_error *err)
+static int add_notes(struct vms_snapshot *s, const struct vms_note *n, size_t k,
+		     struct vms_error *err)
 {
 	size_t i;
 
@@ -256,7 +256,7 @@ static const char *files_from(struct vms_snapshot *s, struct sf_priv *p,
 		if (!region_at(s, e, &k) || !how)
 			return "bad \"files\"";
 		f->key = key_of(&s->regions[k]);
-		f->read = strcmp(how, "file") == 0	  ? VMS_FILE_OPENED
+		f->read = strcmp(how, "file") == 0     ? VMS_FILE_OPENED
 			  : strcmp(how, "memory") == 0 ? VMS_FILE_FROM_MEMORY
 						       : VMS_FILE_UNREAD;
 		elf = json_object_get(e, "elf");
@@ -365,7 +365,8 @@ static bool heap_from(struct vms_snapshot *s, const json_t *h,
 	bool ok = true;
 
 	if (!json_is_object(h) || !sf_obj_u64(h, "id", &x->id) ||
-	    !(x->kind = sf_get_str(&s->arena, json_object_get(h, "kind"), &ok)) ||
+	    !(x->kind =
+		      sf_get_str(&s->arena, json_object_get(h, "kind"), &ok)) ||
 	    !ok || n > s->nregions)
 		return false;
 	x->segs = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*x->segs));
@@ -402,8 +403,8 @@ static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 		return NULL; /* none kept: the step runs */
 	if (nl > s->nregions)
 		return "bad \"heaps\"";
-	p->heap_regions = arena_alloc(&s->arena, (nr ? nr : 1) *
-							 sizeof(*p->heap_regions));
+	p->heap_regions = arena_alloc(&s->arena,
+				      (nr ? nr : 1) * sizeof(*p->heap_regions));
 	p->heaps = arena_alloc(&s->arena, (nl ? nl : 1) * sizeof(*p->heaps));
 	p->heap_notes =
 		arena_alloc(&s->arena, (nn ? nn : 1) * sizeof(*p->heap_notes));
@@ -494,14 +495,14 @@ static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 				&m->mmapped[i].end))
 			return "bad \"malloc\"";
 	m->nmmapped = (uint32_t)n;
-	m->allocator = sf_get_str(&s->arena, json_object_get(g, "allocator"),
-				  &ok);
+	m->allocator =
+		sf_get_str(&s->arena, json_object_get(g, "allocator"), &ok);
 	m->version = sf_get_str(&s->arena, json_object_get(g, "version"), &ok);
-	m->found_by = sf_get_str(&s->arena, json_object_get(g, "found_by"),
-				 &ok);
+	m->found_by =
+		sf_get_str(&s->arena, json_object_get(g, "found_by"), &ok);
 	m->partial = sf_get_str(&s->arena, json_object_get(g, "partial"), &ok);
-	m->mmapped_note = sf_get_str(&s->arena,
-				     json_object_get(g, "mmapped_note"), &ok);
+	m->mmapped_note =
+		sf_get_str(&s->arena, json_object_get(g, "mmapped_note"), &ok);
 	if (!ok)
 		return "bad \"malloc\"";
 #define F(f) sf_obj_u64(g, #f, &m->f)

@@ -320,8 +320,8 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 	put(o, "overhead", sf_json_u64(g->overhead), bad);
 	put(o, "largest_free", sf_json_u64(g->largest_free), bad);
 	if (g->free_resident >= 0)
-		put(o, "free_resident",
-		    sf_json_u64((uint64_t)g->free_resident), bad);
+		put(o, "free_resident", sf_json_u64((uint64_t)g->free_resident),
+		    bad);
 	put(o, "hist", u64_array(g->hist, VMS_HEAP_HIST, bad), bad);
 	put(o, "hist_bytes", u64_array(g->hist_bytes, VMS_HEAP_HIST, bad), bad);
 	put(o, "strip_bytes", sf_json_u64(g->strip_bytes), bad);
@@ -423,9 +423,9 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 			     bad);
 		push(list,
 		     json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
-			       "kind",
-			       sf_json_str(h->kind), "id", sf_json_u64(h->id),
-			       "segments", segs ? segs : json_null(), "in_use",
+			       "kind", sf_json_str(h->kind), "id",
+			       sf_json_u64(h->id), "segments",
+			       segs ? segs : json_null(), "in_use",
 			       (json_int_t)h->in_use, "free",
 			       (json_int_t)h->free, "chunks",
 			       (json_int_t)h->chunks, "free_chunks",
@@ -522,8 +522,8 @@ static int section(struct sf_out *o, ZSTD_CCtx *z, const char *name,
 	got = ZSTD_compress2(z, h + SF_SEC_HEAD_LEN, bound, data, len);
 	if (ZSTD_isError(got))
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "cannot compress the %s section: %s",
-				     name, ZSTD_getErrorName(got));
+				     "cannot compress the %s section: %s", name,
+				     ZSTD_getErrorName(got));
 	put_le(h + SF_SEC_NAME + 4, got, 8);
 	put_le(h + SF_SEC_NAME + 12, len, 8);
 	o->len += SF_SEC_HEAD_LEN + got;
@@ -568,9 +568,8 @@ int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
 	if (section(&o, z, SF_SEC_META, meta, strlen(meta), err) < 0 ||
 	    section(&o, z, SF_SEC_SMAPS, s->raw->smaps, s->raw->smaps_len,
 		    err) < 0 ||
-	    (s->raw->status &&
-	     section(&o, z, SF_SEC_STATUS, s->raw->status, s->raw->status_len,
-		     err) < 0) ||
+	    (s->raw->status && section(&o, z, SF_SEC_STATUS, s->raw->status,
+				       s->raw->status_len, err) < 0) ||
 	    end_section(&o, err) < 0)
 		goto out;
 	*buf = o.buf;

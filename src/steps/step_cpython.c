@@ -67,7 +67,7 @@ static int by_arena(const void *a, const void *b)
 
 /* Arena bytes (from each arena's first pool, its size) inside r. */
 static uint64_t obmalloc_bytes_in(const struct vms_managed *m, size_t n,
-			    const struct vms_region *r)
+				  const struct vms_region *r)
 {
 	uint64_t sum = 0;
 	size_t i;
@@ -123,7 +123,8 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 
 		if (r->type != VMS_T_PRIVATE_DATA || r->path)
 			continue;
-		b = obmalloc_bytes_in(s->managed + first, s->nmanaged - first, r);
+		b = obmalloc_bytes_in(s->managed + first, s->nmanaged - first,
+				      r);
 		if (!b || b * 2 < vms_region_size(r))
 			continue;
 		r->type = VMS_T_MANAGED_HEAP;

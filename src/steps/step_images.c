@@ -310,9 +310,10 @@ static int finish(struct images_run *run, struct image_cache *c)
 			const struct image_ent *e = &c->v[i];
 
 			s->files[i].first_region = e->first_region;
-			s->files[i].read = e->opened	  ? VMS_FILE_OPENED
-					   : e->from_memory ? VMS_FILE_FROM_MEMORY
-							    : VMS_FILE_UNREAD;
+			s->files[i].read = e->opened ? VMS_FILE_OPENED
+					   : e->from_memory
+						   ? VMS_FILE_FROM_MEMORY
+						   : VMS_FILE_UNREAD;
 			s->files[i].elf =
 				e->opened || e->from_memory ? e->im : NULL;
 		}

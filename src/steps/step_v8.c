@@ -128,8 +128,7 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			sh.pages == 1 ? "" : "s", sh.large ? " (large)" : "",
 			sh.spaces, sh.spaces == 1 ? "" : "s");
 		if (!r->detail ||
-		    vms_managed_add(s,
-				       &(struct vms_managed){
+		    vms_managed_add(s, &(struct vms_managed){
 					       .runtime = "v8",
 					       .start = r->start,
 					       .end = r->end,
