@@ -25,6 +25,7 @@ time                 /usr/bin/time: peak memory (benchmarks, the core test)
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
+openjdk-17-jdk-headless  test_jvm: jcmd GC.heap_info, the JVM's own heap range
 golang-go            test_go: a Go program's arenas against runtime.MemStats
 nodejs               test_v8: a V8 heap whose pages are found (node)
 redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
