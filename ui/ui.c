@@ -270,6 +270,8 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
 		vms_memview_release(u->snap);
 	co.progress = on_progress;
 	co.progress_ctx = &p;
+	/* the array sized once, from the layout on screen */
+	co.expect_regions = u->snap ? u->snap->nregions : 0;
 	if (stream) {
 		co.regions_read = on_regions;
 		co.regions_ctx = &p;
