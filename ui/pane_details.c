@@ -64,11 +64,16 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 {
 	struct vms_gap_iter it = vms_gaps(s);
 	uint64_t a, b;
+	size_t n = 0;
 
-	d->gaps = calloc(s->nregions + 1, sizeof(*d->gaps));
+	/* counted first: a process has far fewer gaps than regions */
+	while (vms_gap_next(&it, &a, &b))
+		n++;
+	it = vms_gaps(s);
+	d->gaps = calloc(n + 1, sizeof(*d->gaps));
 	if (!d->gaps)
 		return;
-	while (vms_gap_next(&it, &a, &b)) {
+	while (d->ngaps < n && vms_gap_next(&it, &a, &b)) {
 		d->gaps[d->ngaps].start = a;
 		d->gaps[d->ngaps++].end = b;
 	}
@@ -399,6 +404,17 @@ void details_rebuild(struct ui *u)
 	ntops = tops_of(u, tops);
 	if (d->sort != DS_ADDRESS || d->reverse)
 		sort_tops(u, tops, ntops);
+	/* a row per top row and room for what is open: sized once, not
+	 * doubled past a million rows */
+	if (d->cap < ntops) {
+		size_t cap = ntops + ntops / 16 + 1024;
+		struct drow *n = realloc(d->rows, cap * sizeof(*n));
+
+		if (n) {
+			d->rows = n;
+			d->cap = cap;
+		}
+	}
 	d->nrows = 0;
 	for (i = 0; i < ntops; i++)
 		details_emit(u, &tops[i], false, push_cb, d);
