@@ -64,11 +64,16 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 {
 	struct vms_gap_iter it = vms_gaps(s);
 	uint64_t a, b;
+	size_t n = 0;
 
-	d->gaps = calloc(s->nregions + 1, sizeof(*d->gaps));
+	/* counted first: a process has far fewer gaps than regions */
+	while (vms_gap_next(&it, &a, &b))
+		n++;
+	it = vms_gaps(s);
+	d->gaps = calloc(n + 1, sizeof(*d->gaps));
 	if (!d->gaps)
 		return;
-	while (vms_gap_next(&it, &a, &b)) {
+	while (d->ngaps < n && vms_gap_next(&it, &a, &b)) {
 		d->gaps[d->ngaps].start = a;
 		d->gaps[d->ngaps++].end = b;
 	}
@@ -165,52 +170,87 @@ uint64_t details_figure(const struct ui *u, const struct drow *r,
 	return vms_column_region(&u->snap->regions[r->idx], c);
 }
 
-/* The text a row sorts by in the Details and Prot columns. */
-static const char *row_text(const struct ui *u, const struct drow *r, int sort,
-			    char *buf)
+/* The text a row sorts by in the Details column. */
+static const char *row_text(const struct ui *u, const struct drow *r)
 {
 	const struct vms_region *g = details_node_region(u, r);
 
-	if (!g)
-		return "";
-	if (sort == DS_COL + VMS_DCOL_PROT)
-		return details_row_perms(u, r, buf);
-	return details_region_text(g);
+	return g ? details_region_text(g) : "";
 }
 
-static int cmp_rows(const void *pa, const void *pb, void *ctx)
+/* A row with what it sorts by, read once before the sort: the
+ * comparisons then touch neither the snapshot nor the allocations (with
+ * a million rows, reading them in every comparison was most of a sort). */
+struct sort_key {
+	uint64_t k; /* the figure, type, or Prot's letters (big-endian) */
+	uint64_t start; /* ties: by address */
+	const char *text; /* Details: its text; else NULL */
+	struct drow r;
+};
+
+static void sort_key_of(const struct ui *u, const struct drow *r,
+			struct sort_key *o)
 {
-	const struct ui *u = ctx;
-	const struct drow *a = pa, *b = pb;
-	int sort = u->det.sort, f = sort_figure(sort), c = 0;
-	uint64_t as, ae, bs, be;
-	char ba[8], bb[8];
+	int sort = u->det.sort, f = sort_figure(sort);
+	uint64_t end;
 
-	details_row_span(u, a, &as, &ae);
-	details_row_span(u, b, &bs, &be);
+	memset(o, 0, sizeof(*o));
+	o->r = *r;
+	details_row_span(u, r, &o->start, &end);
 	if (f >= 0) {
-		uint64_t ka = details_figure(u, a, (enum vms_col)f);
-		uint64_t kb = details_figure(u, b, (enum vms_col)f);
-
-		c = ka < kb ? -1 : ka > kb;
-		/* figures: largest first unless the column says otherwise */
-		if (!vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
-			c = -c;
+		o->k = details_figure(u, r, (enum vms_col)f);
 	} else if (sort == DS_TYPE) {
-		const struct vms_region *ga = details_node_region(u, a);
-		const struct vms_region *gb = details_node_region(u, b);
-		int ta = ga ? ga->type : VMS_T_FREE;
-		int tb = gb ? gb->type : VMS_T_FREE;
+		const struct vms_region *g = details_node_region(u, r);
 
-		c = ta < tb ? -1 : ta > tb;
+		o->k = g ? g->type : VMS_T_FREE;
+	} else if (sort == DS_COL + VMS_DCOL_PROT) {
+		char b[8] = { 0 };
+		int i;
+
+		details_row_perms(u, r, b);
+		for (i = 0; i < 8; i++) /* strcmp's order as a number */
+			o->k = o->k << 8 | (unsigned char)b[i];
 	} else if (sort != DS_ADDRESS) {
-		c = strcmp(row_text(u, a, sort, ba), row_text(u, b, sort, bb));
+		o->text = row_text(u, r);
 	}
-	if (u->det.reverse)
-		c = -c;
+}
+
+/* ctx: an int, -1 to put the larger first, else 1 */
+static int cmp_keys(const void *pa, const void *pb, void *ctx)
+{
+	const struct sort_key *a = pa, *b = pb;
+	int c;
+
+	if (a->text)
+		c = strcmp(a->text, b->text);
+	else
+		c = a->k < b->k ? -1 : a->k > b->k;
+	c *= *(const int *)ctx;
 	if (c == 0)
-		c = as < bs ? -1 : as > bs;
+		c = a->start < b->start ? -1 : a->start > b->start;
 	return c;
+}
+
+/* Sorts the top rows by the details' sort column: figures largest first
+ * unless the column says otherwise, S reverses; ties by address. */
+static void sort_tops(const struct ui *u, struct drow *tops, size_t n)
+{
+	int f = sort_figure(u->det.sort), sign = 1;
+	struct sort_key *k = malloc(n * sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return; /* out of memory: left in address order */
+	for (i = 0; i < n; i++)
+		sort_key_of(u, &tops[i], &k[i]);
+	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
+		sign = -sign;
+	if (u->det.reverse)
+		sign = -sign;
+	qsort_r(k, n, sizeof(*k), cmp_keys, &sign);
+	for (i = 0; i < n; i++)
+		tops[i] = k[i].r;
+	free(k);
 }
 
 const char *details_row_perms(const struct ui *u, const struct drow *r,
@@ -363,7 +403,18 @@ void details_rebuild(struct ui *u)
 		return;
 	ntops = tops_of(u, tops);
 	if (d->sort != DS_ADDRESS || d->reverse)
-		qsort_r(tops, ntops, sizeof(*tops), cmp_rows, u);
+		sort_tops(u, tops, ntops);
+	/* a row per top row and room for what is open: sized once, not
+	 * doubled past a million rows */
+	if (d->cap < ntops) {
+		size_t cap = ntops + ntops / 16 + 1024;
+		struct drow *n = realloc(d->rows, cap * sizeof(*n));
+
+		if (n) {
+			d->rows = n;
+			d->cap = cap;
+		}
+	}
 	d->nrows = 0;
 	for (i = 0; i < ntops; i++)
 		details_emit(u, &tops[i], false, push_cb, d);

@@ -31,10 +31,14 @@ static const struct ui_screen *const screens[SCR_COUNT] = {
 
 static volatile sig_atomic_t got_signal;
 static SCREEN *screen;
-/* VMSCOPE_TIMING=FILE appends "key CODE MICROSECONDS" (or "redraw" for
- * Ctrl-L) for every key that redraws: from the key read to the screen
- * written. For make bench. */
+/* VMSCOPE_TIMING=FILE appends "key CODE MICROSECONDS CPU_MICROSECONDS"
+ * (or "redraw" for Ctrl-L) for every key that redraws: from the key read
+ * to the screen written, in wall time and in this thread's CPU time. And
+ * "first 0 US CPU_US" when the first frame of a process (the layout from
+ * maps) is on screen, "full 0 US CPU_US" when its capture is, both from
+ * the start of the viewer. For make bench. */
 static FILE *timing;
+static double t_start, cpu_start;
 /* Keys typed while a capture ran (other than the Esc or q that cancel
  * it), replayed after it: typing ahead loses nothing. */
 static int pending_keys[64];
@@ -84,6 +88,28 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* this thread's CPU time, or the whole process's */
+static double cpu_us_of(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double cpu_us(void)
+{
+	return cpu_us_of(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* VMSCOPE_TIMING: a frame of a process, timed from the viewer's start */
+static void log_frame(const char *what)
+{
+	if (timing)
+		fprintf(timing, "%s 0 %.1f %.1f\n", what, now_us() - t_start,
+			cpu_us_of(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
 }
 
 static void draw(struct ui *u);
@@ -244,6 +270,8 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
 		vms_memview_release(u->snap);
 	co.progress = on_progress;
 	co.progress_ctx = &p;
+	/* the array sized once, from the layout on screen */
+	co.expect_regions = u->snap ? u->snap->nregions : 0;
 	if (stream) {
 		co.regions_read = on_regions;
 		co.regions_ctx = &p;
@@ -353,11 +381,17 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		set_screen(u, SCR_VIEWER, true);
 		draw(u);
 		refresh();
+		log_frame("first");
 	}
 	s = capture(u, pid, pre != NULL, &cancelled, err);
 	if (s) {
 		set_snapshot(u, s, true, true);
 		set_screen(u, SCR_VIEWER, true);
+		if (timing) {
+			draw(u);
+			refresh();
+			log_frame("full");
+		}
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
@@ -424,7 +458,7 @@ static int dispatch(struct ui *u, int ch)
 static void loop(struct ui *u)
 {
 	int flags = UI_DRAW;
-	double t0 = 0;
+	double t0 = 0, c0 = 0;
 	int last = 0;
 	bool replayed;
 
@@ -437,9 +471,9 @@ static void loop(struct ui *u)
 			draw(u);
 			refresh();
 			if (timing && t0 > 0)
-				fprintf(timing, "%s %d %.1f\n",
+				fprintf(timing, "%s %d %.1f %.1f\n",
 					last == 12 ? "redraw" : "key", last,
-					now_us() - t0);
+					now_us() - t0, cpu_us() - c0);
 		}
 		flags = 0;
 		t0 = 0;
@@ -472,6 +506,7 @@ static void loop(struct ui *u)
 		if (ch == ERR)
 			continue;
 		t0 = now_us();
+		c0 = timing ? cpu_us() : 0;
 		last = ch;
 		if (ch == KEY_RESIZE) {
 			flags = UI_DRAW | UI_CLEAR;
@@ -626,6 +661,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	char warn[700] = "";
 	int rc = 0, i;
 
+	t_start = now_us();
+	cpu_start = cpu_us_of(CLOCK_PROCESS_CPUTIME_ID);
 	memset(&u, 0, sizeof(u));
 	u.opts = o;
 	u.screens = screens;

@@ -75,7 +75,7 @@ static uint32_t run_at(const struct vms_snapshot *s, size_t i,
 int vms_allocs(const struct vms_snapshot *s, struct vms_alloc **out, size_t *n)
 {
 	const struct vms_image *img = s->images;
-	struct vms_alloc *v = malloc((s->nregions + 1) * sizeof(*v));
+	struct vms_alloc *v = malloc((s->nregions + 1) * sizeof(*v)), *t;
 	size_t i = 0;
 
 	*out = NULL;
@@ -89,7 +89,9 @@ int vms_allocs(const struct vms_snapshot *s, struct vms_alloc **out, size_t *n)
 		a->n = run_at(s, i, &img, &a->kind, &a->main);
 		i += a->n;
 	}
-	*out = v;
+	/* an image's mappings are one: give back what it did not use */
+	t = realloc(v, (*n ? *n : 1) * sizeof(*v));
+	*out = t ? t : v;
 	return 0;
 }
 

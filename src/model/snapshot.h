@@ -97,10 +97,13 @@ struct vms_child {
 struct vms_region {
 	uint64_t start, end, offset, inode;
 	uint32_t dev_major, dev_minor;
+	uint32_t vmflags_mask; /* VMS_VF_* */
+	uint32_t nchildren; /* of children, below */
 	uint16_t perms; /* VMS_PERM_* */
 	uint16_t flags; /* VMS_RF_* */
 	uint8_t type; /* enum vms_type */
-	uint32_t vmflags_mask; /* VMS_VF_* */
+	/* (the small fields together: no padding between them, a region
+	 * is 280 bytes, with a million of them in a viewer) */
 	const char *path; /* exactly as maps shows it, or NULL (anonymous) */
 	const char *vmflags; /* the raw VmFlags line (interned), or "" */
 	const char *detail; /* human detail: "thread 1234 (worker)", ... */
@@ -108,7 +111,6 @@ struct vms_region {
 	/* Derived by totals.c, per DESIGN.md's table. */
 	uint64_t committed, private_bytes, private_ws;
 	struct vms_child *children;
-	uint32_t nchildren;
 	const char *build_id; /* hex, for images, or NULL */
 };
 

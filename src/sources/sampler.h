@@ -57,6 +57,10 @@ struct vms_capture_opts {
 	 * samplers call it; the maps sampler has no counters. */
 	vms_regions_fn regions_read;
 	void *regions_ctx;
+	/* Optional: about how many regions the process has (the viewer's
+	 * layout from maps), so the snapshot's array is sized once, not
+	 * doubled past it while smaps is read. 0: unknown. */
+	size_t expect_regions;
 };
 
 struct vms_sampler {

@@ -130,6 +130,16 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 				     "cannot start the smaps reader: %s",
 				     strerror(errno));
 	}
+	/* a little room for regions mapped since the hint was taken; past
+	 * it the array grows as without a hint */
+	if (o && o->expect_regions &&
+	    vms_snapshot_reserve(s, o->expect_regions + o->expect_regions / 64 +
+					    64) < 0) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			      "out of memory for %zu regions",
+			      o->expect_regions);
+		goto out;
+	}
 	read_rollup(s, pid);
 	smaps_parser_init(&p, s);
 	for (;;) {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "procfs.h"
 #include "proclist.h"
@@ -17,6 +18,18 @@ static const struct vms_source_ops maps_source = {
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,
 };
+
+static size_t count_lines(const char *b, size_t len)
+{
+	const char *end = b + len, *nl;
+	size_t n = 0;
+
+	while (b < end && (nl = memchr(b, '\n', (size_t)(end - b)))) {
+		n++;
+		b = nl + 1;
+	}
+	return n + (b < end);
+}
 
 static int maps_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
@@ -32,6 +45,13 @@ static int maps_capture(const struct vms_capture_opts *o,
 	procfs_mm_path(o->pid, "maps", path, sizeof(path));
 	if (procfs_read_file(path, &buf, &len) < 0)
 		return procfs_errno_error(err, o->pid, "maps", errno);
+	/* one region a line: the array sized once, not doubled past it */
+	if (vms_snapshot_reserve(s, count_lines(buf, len)) < 0) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			      "out of memory for the layout of pid %d",
+			      (int)o->pid);
+		goto out;
+	}
 	if (smaps_parse_buffer(s, buf, len, err) < 0)
 		goto out;
 	if (s->nregions == 0) {
