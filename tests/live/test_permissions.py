@@ -9,6 +9,7 @@ copied to a directory every user can reach."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -125,11 +126,15 @@ def namespaces(tmp):
         return T.skip("namespaces", "unshare -m -p not permitted here")
     p, _ = T.start(["unshare", "-m", "-p", "-f", "--propagation", "private",
                     "sh", "-c", script])
+    pid = 0
     try:
         # The target is unshare's child (pid 1 inside): find it by its exe.
         kids = subprocess.run(["pgrep", "-P", str(p.pid)],
                               capture_output=True, text=True).stdout.split()
         pid = int(kids[0]) if kids else 0
+        if not T.ok(pid > 0, "namespaces: the target is unshare's child",
+                    kids):
+            return
         T.sigstop(pid)
         T.ok(not os.path.exists(inner + "/libns.so"),
              "namespaces: the library exists only in the target's mount "
@@ -145,8 +150,15 @@ def namespaces(tmp):
              "namespaces: its sections were read from the file in the "
              "target's namespace", sorted(names)[:10])
     finally:
+        # the target first, by its pid: once unshare is gone it is no
+        # longer unshare's child to find (and it may be stopped)
+        if pid:
+            for sig in (signal.SIGKILL, signal.SIGCONT):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
         T.kill(p)
-        subprocess.run(["pkill", "-KILL", "-P", str(p.pid)])
 
 
 def main():
