@@ -415,6 +415,29 @@ static void stop_launched(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* A side of -d that names a saved file, not a PID (cli_diff's rule). */
+static bool diff_side_is_file(const char *what)
+{
+	pid_t pid;
+
+	return strchr(what, '/') || cli_parse_pid(what, &pid) < 0;
+}
+
+/* Whether this run may look at a live process: all but printing saved
+ * files (-l FILE -s/-e, -d FILE FILE -s/-e). The viewer may, whatever it
+ * opened with (its picker reaches every process). */
+static bool looks_at_a_process(const struct args *a)
+{
+	bool batch = a->summary || a->export;
+
+	if (a->load)
+		return !batch;
+	if (a->diff)
+		return !batch || !diff_side_is_file(a->diff_a) ||
+		       !diff_side_is_file(a->diff_b);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
@@ -422,13 +445,27 @@ int main(int argc, char **argv)
 	const struct vms_sampler *smp;
 	struct vms_error err = { 0 };
 	pid_t launched = 0;
+	char **typed;
 	int rc;
 
-	selfcopy_run(argv); /* first: looking must change nothing */
+	/* Before anything is read: looking must change nothing. Not for a run
+	 * that only prints saved files (nothing to change; the copy costs
+	 * 10-15 ms a start), nor for --help, --version and usage errors
+	 * (parse_args reads nothing). The re-executed image settles before
+	 * parse_args keeps pointers into argv; the copy, if made, runs with
+	 * the arguments in the order typed (getopt reorders argv). */
+	selfcopy_settle(argv);
+	typed = malloc(((size_t)argc + 1) * sizeof(*typed));
+	if (typed)
+		memcpy(typed, argv, ((size_t)argc + 1) * sizeof(*typed));
 	rc = parse_args(argc, argv, &a);
-
-	if (rc >= 0)
+	if (rc >= 0) {
+		free(typed);
 		return rc;
+	}
+	if (looks_at_a_process(&a))
+		selfcopy_run(typed ? typed : argv);
+	free(typed);
 	if (a.list)
 		return cli_list(&a);
 	if (a.load)

@@ -349,22 +349,35 @@ static void asan_restore(void)
 #endif
 }
 
-void selfcopy_run(char **argv)
+static bool settled; /* selfcopy_settle() has run */
+
+bool selfcopy_settle(char **argv)
 {
 	const char *v = getenv(ENV);
+
+	if (settled)
+		return !why;
+	settled = true;
+	if (v) {
+		settle(v, argv);
+		if (!why) { /* the re-executed image */
+			tidy_cmdline(argv);
+			return true;
+		}
+	}
+	return false;
+}
+
+void selfcopy_run(char **argv)
+{
 	struct objs o = { .base = (uintptr_t)getauxval(AT_BASE) };
 	int fds[MAX_OBJS], ldfd = -1, exefd = -1, argc;
 	size_t i, nfds = 0, total = 0;
 	char *list = NULL, *env = NULL, **nargv = NULL;
 	ssize_t len;
 
-	if (v) {
-		settle(v, argv);
-		if (!why) { /* the re-executed image */
-			tidy_cmdline(argv);
-			return;
-		}
-	}
+	if (selfcopy_settle(argv))
+		return;
 	len = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[len > 0 ? len : 0] = '\0';
 	if (!can_try())

@@ -12,17 +12,26 @@
  * preloaded: pages of other inodes, mapped by nothing else. The README's
  * "Looking changes nothing" gives the measurements and the alternatives.
  *
- * selfcopy_run() is called first thing in main(). In the process that
+ * selfcopy_run() is called in main() before anything is read (not for a
+ * run that only prints saved files: cli/main.c). In the process that
  * started it copies and executes itself again, and returns only when that
  * could not be done; vmscope then runs on the system's libraries, and
  * selfcopy_why() says why (the capture notes it: src/sources/observer.h).
- * In the re-executed process it closes the copies' descriptors and returns.
+ * In the re-executed process it settles (selfcopy_settle) and returns.
  * Never exits. Not thread-safe: call it before any thread exists.
  */
 #ifndef VMSCOPE_SELFCOPY_H
 #define VMSCOPE_SELFCOPY_H
 
-/* argv as main() got it. */
+#include <stdbool.h>
+
+/* In the re-executed process: closes the copies' descriptors and moves
+ * argv's strings back where the kernel put the first process's (so call it
+ * before anything keeps a pointer into argv), and returns true. Elsewhere
+ * it does nothing and returns false. */
+bool selfcopy_settle(char **argv);
+/* argv as main() got it, in the order typed (getopt reorders the array).
+ * Settles first when selfcopy_settle() was not called. */
 void selfcopy_run(char **argv);
 /* NULL when vmscope runs from private copies; else why it does not. */
 const char *selfcopy_why(void);

@@ -16,61 +16,6 @@
 #include "sampler.h"
 #include "smaps.h"
 
-/* A line cut between two chunks is completed here, then parsed. */
-struct carry {
-	char *buf;
-	size_t len, cap;
-};
-
-static int carry_append(struct carry *c, const char *p, size_t n)
-{
-	if (c->len + n > c->cap) {
-		size_t ncap = (c->len + n) * 2;
-		char *nb = realloc(c->buf, ncap);
-
-		if (!nb)
-			return -1;
-		c->buf = nb;
-		c->cap = ncap;
-	}
-	memcpy(c->buf + c->len, p, n);
-	c->len += n;
-	return 0;
-}
-
-/* Parses one chunk of smaps text, with the unfinished line of the chunks
- * before it. Returns 0, or -1 with *err. */
-static int parse_chunk(struct smaps_parser *p, struct carry *c,
-		       const char *data, size_t len, bool eof,
-		       struct vms_error *err)
-{
-	ssize_t used;
-
-	if (c->len) {
-		const char *nl = memchr(data, '\n', len);
-		size_t take = nl ? (size_t)(nl - data) + 1 : len;
-
-		if (carry_append(c, data, take) < 0)
-			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-					     "out of memory");
-		if (!nl && !eof)
-			return 0; /* a line longer than a chunk */
-		if (smaps_parse(p, c->buf, c->len, eof, err) < 0)
-			return -1;
-		c->len = 0;
-		data += take;
-		len -= take;
-	}
-	used = smaps_parse(p, data, len, eof, err);
-	if (used < 0)
-		return -1;
-	if ((size_t)used < len &&
-	    carry_append(c, data + used, len - (size_t)used) < 0)
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "out of memory");
-	return 0;
-}
-
 static int read_error(struct vms_error *err, pid_t pid, int e)
 {
 	if (e == ESRCH || !procfs_pid_exists(pid))
@@ -113,10 +58,10 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 {
 	char path[128];
 	struct smaps_parser p;
-	struct carry c = { 0 };
 	struct readahead *ra;
 	int fd, rc = -1;
 
+	smaps_parser_init(&p, s);
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
 	procfs_mm_path(pid, "smaps", path, sizeof(path));
@@ -141,7 +86,6 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		goto out;
 	}
 	read_rollup(s, pid);
-	smaps_parser_init(&p, s);
 	for (;;) {
 		const char *data;
 		ssize_t n = readahead_next(ra, &data);
@@ -156,7 +100,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 				      "out of memory");
 			goto out;
 		}
-		if (parse_chunk(&p, &c, data, (size_t)n, n == 0, err) < 0)
+		if (smaps_feed(&p, data, (size_t)n, n == 0, err) < 0)
 			goto out;
 		readahead_done(ra);
 		if (n == 0)
@@ -204,7 +148,7 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 	rc = 0;
 out:
 	readahead_stop(ra);
-	free(c.buf);
+	smaps_parser_release(&p);
 	close(fd);
 	return rc;
 }

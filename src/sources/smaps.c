@@ -1,6 +1,7 @@
 #include "smaps.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Character classes by table: this loop runs ~25 times per region and a
@@ -89,59 +90,64 @@ static bool perm_char_ok(char c, char want)
 static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 			 struct vms_error *err, bool *oom)
 {
-	struct vms_region *r, tmp;
+	struct vms_region *r;
 	uint64_t maj, min;
 	const char *q = s;
 
-	memset(&tmp, 0, sizeof(tmp));
-	if (!parse_hex(&q, end, &tmp.start) || q >= end || *q++ != '-')
-		return false;
-	if (!parse_hex(&q, end, &tmp.end) || q >= end || *q++ != ' ')
-		return false;
-	if (tmp.end <= tmp.start || end - q < 5)
-		return false;
+	/* Parsed in place (a region is 280 bytes: no copy of it), and taken
+	 * back when the line turns out malformed. */
+	r = vms_snapshot_add_region(p->snap);
+	if (!r)
+		goto nomem;
+	if (!parse_hex(&q, end, &r->start) || q >= end || *q++ != '-')
+		goto bad;
+	if (!parse_hex(&q, end, &r->end) || q >= end || *q++ != ' ')
+		goto bad;
+	if (r->end <= r->start || end - q < 5)
+		goto bad;
 	if (!perm_char_ok(q[0], 'r') || !perm_char_ok(q[1], 'w') ||
 	    !perm_char_ok(q[2], 'x') || (q[3] != 'p' && q[3] != 's') ||
 	    q[4] != ' ')
-		return false;
-	tmp.perms = parse_perms(q);
+		goto bad;
+	r->perms = parse_perms(q);
 	q += 5;
-	if (!parse_hex(&q, end, &tmp.offset) || q >= end || *q++ != ' ')
-		return false;
+	if (!parse_hex(&q, end, &r->offset) || q >= end || *q++ != ' ')
+		goto bad;
 	if (!parse_hex(&q, end, &maj) || q >= end || *q++ != ':')
-		return false;
+		goto bad;
 	if (!parse_hex(&q, end, &min) || q >= end || *q++ != ' ')
-		return false;
+		goto bad;
 	if (maj > UINT32_MAX || min > UINT32_MAX)
-		return false;
-	tmp.dev_major = (uint32_t)maj;
-	tmp.dev_minor = (uint32_t)min;
-	if (!parse_dec(&q, end, &tmp.inode))
-		return false;
+		goto bad;
+	r->dev_major = (uint32_t)maj;
+	r->dev_minor = (uint32_t)min;
+	if (!parse_dec(&q, end, &r->inode))
+		goto bad;
 	if (q < end && *q != ' ' && *q != '\t')
-		return false;
+		goto bad;
 	q = skip_blank(q, end);
 	if (q < end) {
 		static const char del[] = " (deleted)";
 		size_t n = (size_t)(end - q);
 
-		tmp.path = arena_intern(&p->snap->arena, q, n);
-		if (!tmp.path)
+		r->path = arena_intern(&p->snap->arena, q, n);
+		if (!r->path) {
+			p->snap->nregions--;
 			goto nomem;
+		}
 		if (n >= sizeof(del) - 1 && memcmp(q + n - (sizeof(del) - 1),
 						   del, sizeof(del) - 1) == 0)
-			tmp.flags |= VMS_RF_DELETED;
+			r->flags |= VMS_RF_DELETED;
 	}
-	tmp.vmflags = "";
+	r->vmflags = "";
 	/* Counters are incomplete until the record's VmFlags line is seen. */
-	tmp.flags |= VMS_RF_NO_COUNTERS;
-	r = vms_snapshot_add_region(p->snap);
-	if (!r)
-		goto nomem;
-	*r = tmp;
+	r->flags |= VMS_RF_NO_COUNTERS;
 	p->cur = p->snap->nregions - 1;
 	p->have_cur = true;
 	return true;
+bad:
+	p->snap->nregions--;
+	return false;
 nomem:
 	*oom = true;
 	vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -323,6 +329,59 @@ ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
 		s = nl < end ? nl + 1 : end;
 	}
 	return s - buf;
+}
+
+static int carry_append(struct smaps_parser *p, const char *d, size_t n)
+{
+	if (p->carry_len + n > p->carry_cap) {
+		size_t ncap = (p->carry_len + n) * 2;
+		char *nb = realloc(p->carry, ncap);
+
+		if (!nb)
+			return -1;
+		p->carry = nb;
+		p->carry_cap = ncap;
+	}
+	memcpy(p->carry + p->carry_len, d, n);
+	p->carry_len += n;
+	return 0;
+}
+
+int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
+	       struct vms_error *err)
+{
+	ssize_t used;
+
+	if (p->carry_len) {
+		const char *nl = memchr(data, '\n', len);
+		size_t take = nl ? (size_t)(nl - data) + 1 : len;
+
+		if (carry_append(p, data, take) < 0)
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		if (!nl && !eof)
+			return 0; /* a line longer than a piece */
+		if (smaps_parse(p, p->carry, p->carry_len, eof, err) < 0)
+			return -1;
+		p->carry_len = 0;
+		data += take;
+		len -= take;
+	}
+	used = smaps_parse(p, data, len, eof, err);
+	if (used < 0)
+		return -1;
+	if ((size_t)used < len &&
+	    carry_append(p, data + used, len - (size_t)used) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	return 0;
+}
+
+void smaps_parser_release(struct smaps_parser *p)
+{
+	free(p->carry);
+	p->carry = NULL;
+	p->carry_len = p->carry_cap = 0;
 }
 
 int smaps_finish(struct smaps_parser *p, struct vms_error *err)

@@ -33,6 +33,9 @@ struct smaps_parser {
 	size_t line; /* lines seen, for messages */
 	size_t malformed; /* header lines skipped */
 	size_t first_malformed_line;
+	/* smaps_feed's unfinished line, until the piece that ends it */
+	char *carry;
+	size_t carry_len, carry_cap;
 };
 
 void smaps_parser_init(struct smaps_parser *p, struct vms_snapshot *s);
@@ -43,6 +46,14 @@ void smaps_parser_init(struct smaps_parser *p, struct vms_snapshot *s);
  * *err set (out of memory only). */
 ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
 		    bool eof, struct vms_error *err);
+
+/* Parses a piece of text as it came (a read, a decompressed piece): what
+ * no newline ends yet is kept in the parser and completed by the next
+ * piece. eof: this is the last piece. Returns 0, or -1 with *err (out of
+ * memory only). smaps_parser_release() frees what was kept. */
+int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
+	       struct vms_error *err);
+void smaps_parser_release(struct smaps_parser *p);
 
 /* After the last smaps_parse(): checks order, flags a truncated last record.
  * Returns 0, or -1 with *err (VMS_ERR_CAPTURE) when the regions overlap or

@@ -1,8 +1,8 @@
 /* fuzz_smaps.c — libFuzzer harness for the smaps parser and what follows it.
  *
- * The input is parsed in one piece and again in chunks of 1..64 bytes
- * seeded by its first byte (the unconsumed tail carried as the sampler
- * does, tests/fixtures/fixture.h); both must agree on the regions. An accepted snapshot is classified
+ * The input is parsed in one piece and again fed in pieces of 1..64 bytes
+ * seeded by its first byte, as the samplers feed it (smaps_feed,
+ * tests/fixtures/fixture.h); both must agree on the regions. An accepted snapshot is classified
  * and totalled (vms_snapshot_finish: pid 0, no memory reads, so image files
  * are opened by path as the fixture names them) and exported in every format
  * to an outbuf on /dev/null.

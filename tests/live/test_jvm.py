@@ -85,7 +85,34 @@ def jcmd(pid, *cmd):
     return r.stdout.decode(errors="replace") if r.returncode == 0 else None
 
 
+HEAP_INFO = re.compile(r"total (\d+)K, used \d+K \[0x([0-9a-f]+), "
+                       r"0x([0-9a-f]+)\)")
+
+
+def settle(pid):
+    """Waits (up to 20 s) until the JVM has given back what it shrank:
+    G1 uncommits on a thread of its own after System.gc() (JDK 16+), so
+    for a while after "ready" the kernel still maps the old size while
+    the JVM already counts the new one. Settled: the read-write bytes of
+    the heap's range in /proc/PID/maps equal jcmd's committed total.
+    Without jcmd, nothing to wait on (nor to compare with)."""
+    for _ in range(40):
+        info = jcmd(pid, "GC.heap_info")
+        hm = info and HEAP_INFO.search(info)
+        if not hm:
+            return
+        lo, hi = int(hm.group(2), 16), int(hm.group(3), 16)
+        rw = sum(min(m["end"], hi) - max(m["start"], lo)
+                 for m in T.maps(pid)
+                 if m["perms"].startswith("rw") and m["end"] > lo
+                 and m["start"] < hi)
+        if rw == int(hm.group(1)) * 1024:
+            return
+        T.time.sleep(0.5)
+
+
 def check(label, pid, extra):
+    settle(pid)
     snap, figs = stable_capture(pid, extra)
     if not T.ok(figs is not None, "%s: hsperfdata stable around the capture"
                 % label):
@@ -122,8 +149,7 @@ def check(label, pid, extra):
     used = sum(v[1] for v in want.values() if v[3])
     T.eq(m["used"], used, "%s: used %d is the heap spaces' used" % (label, used))
     info = jcmd(pid, "GC.heap_info")
-    hm = info and re.search(r"total (\d+)K, used \d+K \[0x([0-9a-f]+), "
-                            r"0x([0-9a-f]+)\)", info)
+    hm = info and HEAP_INFO.search(info)
     if hm:
         T.ok((int(hm.group(2), 16), int(hm.group(3), 16)) == (start, end)
              and int(hm.group(1)) * 1024 == m["committed"],

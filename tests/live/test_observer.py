@@ -4,7 +4,8 @@ exactly the Private (USS) and PSS the kernel shows this test when vmscope
 is not running, with every sampler. vmscope runs from private copies of
 its libraries (src/selfcopy.h); the control run with VMSCOPE_SHARED_LIBS=1
 shows the effect this guards against (the pages both map read Shared) and
-the note that says so.
+the note that says so. A run that only prints saved files makes no
+copies (strace counts its memfd_create calls).
 
 So that nothing else on the machine maps them, the libraries are fresh
 copies in a directory of the test's, loaded by the target and, through
@@ -81,6 +82,51 @@ def capture(pid, flags, env, tmp):
     return json.loads(r.stdout), before, ""
 
 
+def copies_made(args, tmp):
+    """How many library copies (memfd_create calls, strace -f) a vmscope
+    run made, or None when it failed or strace is missing."""
+    if not shutil.which("strace"):
+        return None
+    log = os.path.join(tmp, "strace.log")
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=memfd_create",
+                        "-o", log, T.VMSCOPE] + [str(a) for a in args],
+                       capture_output=True, timeout=120)
+    if r.returncode != 0:
+        return None
+    with open(log) as f:
+        return sum(1 for line in f if "memfd_create(" in line)
+
+
+def only_files(pid, tmp):
+    """A run that only prints saved files looks at no process: it makes no
+    copies (they cost 10-15 ms a start); a run that captures does."""
+    path = os.path.join(tmp, "seen.vms")
+    r = T.run_vmscope("-w", path, pid)
+    if not T.ok(r.returncode == 0, "saved a snapshot file", r.stderr):
+        return
+    live = copies_made(["-s", pid], tmp)
+    if live is None:
+        T.skip("copies of a live run", "strace missing or the run failed")
+        return
+    if live == 0:
+        T.skip("copies of a live run",
+               "this build runs on the system's libraries (a sanitizer)")
+    for what, args, want in (
+            ("-l FILE -s", ["-l", path, "-s"], False),
+            ("-l FILE -e json", ["-l", path, "-e", "json"], False),
+            ("-d FILE FILE -s", ["-d", path, path, "-s"], False),
+            ("--version", ["--version"], False),
+            ("-d FILE PID -s", ["-d", path, pid, "-s"], True),
+            ("-s PID", ["-s", pid], True)):
+        n = copies_made(args, tmp)
+        if want and live == 0:
+            continue
+        T.ok(n is not None and (n > 0) == want,
+             "%s: %s" % (what, "runs from copies of its libraries (%s)" % n
+                         if want else "makes no copies of its libraries"),
+             "memfd_create calls: %r" % n)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="vmscope-observer-")
     libs = []
@@ -127,6 +173,7 @@ def main():
             T.ok(len(notes) == 1 and "VMSCOPE_SHARED_LIBS" in notes[0],
                  "control: a note says vmscope shares files with it, and "
                  "why", notes)
+        only_files(p.pid, tmp)
     finally:
         T.kill(p)
         shutil.rmtree(tmp, ignore_errors=True)
