@@ -258,7 +258,7 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 struct vms_loader {
 	const char *name;
 	bool (*recognise)(const void *head, size_t n);
-	int (*load)(const void *buf, size_t len, const char *name,
+	int (*load)(const void *buf, size_t len, const char *name, bool consume,
 		    struct vms_snapshot *s, struct vms_error *err);
 	/* A loader whose source goes on reading the bytes (a core's memory):
 	 * takes over a mapping of the file (NULL: the bytes are copied out,
@@ -286,10 +286,11 @@ static const struct vms_loader *loader_of(const void *buf, size_t len)
 
 /* map: buf is a mapping of the file the loader may take over (*owned is
  * then set); NULL: buf is the caller's, and a source that would go on
- * reading it lets its memory go before this returns. */
+ * reading it lets its memory go before this returns. consume: buf is a
+ * copy the loader may use up (snapfile.h). */
 static struct vms_snapshot *load_bytes(const void *buf, size_t len,
 				       const char *name, void *map, bool *owned,
-				       struct vms_error *err)
+				       bool consume, struct vms_error *err)
 {
 	const struct vms_loader *l = loader_of(buf, len);
 	struct vms_snapshot *s;
@@ -306,7 +307,7 @@ static struct vms_snapshot *load_bytes(const void *buf, size_t len,
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (l->load(buf, len, name, s, err) < 0) {
+	if (l->load(buf, len, name, consume, s, err) < 0) {
 		vms_snapshot_free(s);
 		return NULL;
 	}
@@ -326,7 +327,7 @@ static struct vms_snapshot *load_bytes(const void *buf, size_t len,
 struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
 				     const char *name, struct vms_error *err)
 {
-	return load_bytes(buf, len, name, NULL, NULL, err);
+	return load_bytes(buf, len, name, NULL, NULL, false, err);
 }
 
 static int read_all(int fd, const char *path, char **out, size_t *n,
@@ -432,7 +433,7 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 	}
 	if ((map = map_core(fd, &st, &len))) {
 		close(fd);
-		s = load_bytes(map, len, path, map, &owned, err);
+		s = load_bytes(map, len, path, map, &owned, false, err);
 		if (!owned)
 			munmap(map, len);
 		/* a core says nothing of when: it was written then */
@@ -447,7 +448,7 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 		return NULL;
 	}
 	close(fd);
-	s = vms_load_buffer(buf, len, path, err);
+	s = load_bytes(buf, len, path, NULL, NULL, true, err);
 	free(buf);
 	return s;
 }

@@ -210,7 +210,9 @@ static void sort_key_of(const struct ui *u, const struct drow *r,
 		details_row_perms(u, r, b);
 		for (i = 0; i < 8; i++) /* strcmp's order as a number */
 			o->k = o->k << 8 | (unsigned char)b[i];
-	} else if (sort != DS_ADDRESS) {
+	} else if (sort == DS_ADDRESS) {
+		o->k = o->start;
+	} else {
 		o->text = row_text(u, r);
 	}
 }
@@ -231,22 +233,86 @@ static int cmp_keys(const void *pa, const void *pb, void *ctx)
 	return c;
 }
 
+/* A row and its figure, for the radix sort. */
+struct rkey {
+	uint64_t k;
+	struct drow r;
+};
+
+/* Stable LSD radix sort by k, a byte a pass; a pass whose byte is the
+ * same in every key is skipped (a figure's top bytes mostly are). O(n):
+ * a million rows sort in some ten passes over 16 MB, where qsort's
+ * twenty million comparisons took 0.5 s. false: out of memory. */
+static bool radix_sort(struct rkey *a, size_t n)
+{
+	struct rkey *tmp = malloc(n * sizeof(*tmp)), *from = a, *to = tmp;
+	unsigned shift;
+
+	if (!tmp)
+		return false;
+	for (shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, i, at = 0;
+		unsigned b;
+
+		for (i = 0; i < n; i++)
+			count[(from[i].k >> shift) & 0xff]++;
+		if (count[(from[0].k >> shift) & 0xff] == n)
+			continue;
+		for (b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = at;
+			at += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[(from[i].k >> shift) & 0xff]++] = from[i];
+		from = to;
+		to = from == a ? tmp : a;
+	}
+	if (from != a)
+		memcpy(a, from, n * sizeof(*a));
+	free(tmp);
+	return true;
+}
+
 /* Sorts the top rows by the details' sort column: figures largest first
- * unless the column says otherwise, S reverses; ties by address. */
+ * unless the column says otherwise, S reverses; ties by address. A figure,
+ * the type or Prot sorts by its number with a stable radix sort of the
+ * rows, which come in address order; the Details text with qsort. */
 static void sort_tops(const struct ui *u, struct drow *tops, size_t n)
 {
 	int f = sort_figure(u->det.sort), sign = 1;
-	struct sort_key *k = malloc(n * sizeof(*k));
+	struct sort_key *k;
 	size_t i;
 
-	if (!k)
-		return; /* out of memory: left in address order */
-	for (i = 0; i < n; i++)
-		sort_key_of(u, &tops[i], &k[i]);
 	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
 		sign = -sign;
 	if (u->det.reverse)
 		sign = -sign;
+	if (n > 1 &&
+	    (f >= 0 || u->det.sort == DS_TYPE || u->det.sort == DS_ADDRESS ||
+	     u->det.sort == DS_COL + VMS_DCOL_PROT)) {
+		struct rkey *rk = malloc(n * sizeof(*rk));
+		struct sort_key one;
+
+		if (!rk)
+			return; /* out of memory: left in address order */
+		for (i = 0; i < n; i++) {
+			sort_key_of(u, &tops[i], &one);
+			rk[i].k = sign < 0 ? ~one.k : one.k;
+			rk[i].r = tops[i];
+		}
+		if (radix_sort(rk, n))
+			for (i = 0; i < n; i++)
+				tops[i] = rk[i].r;
+		free(rk);
+		return;
+	}
+	k = malloc(n * sizeof(*k));
+	if (!k)
+		return; /* out of memory: left in address order */
+	for (i = 0; i < n; i++)
+		sort_key_of(u, &tops[i], &k[i]);
 	qsort_r(k, n, sizeof(*k), cmp_keys, &sign);
 	for (i = 0; i < n; i++)
 		tops[i] = k[i].r;

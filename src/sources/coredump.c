@@ -806,10 +806,12 @@ static int threads_and_process(const unsigned char *b, size_t len,
 	return 0;
 }
 
-int coredump_load(const void *buf, size_t len, const char *name,
+int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 		  struct vms_snapshot *s, struct vms_error *err)
 {
 	const unsigned char *b = buf;
+
+	(void)consume;
 	struct core_priv *p;
 	struct core_notes n = { 0 };
 

@@ -54,7 +54,8 @@
 
 bool coredump_recognise(const void *head, size_t n);
 
-int coredump_load(const void *buf, size_t len, const char *name,
+/* consume is unused: a core's bytes are its memory, read to the end. */
+int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 		  struct vms_snapshot *s, struct vms_error *err);
 
 /* s, loaded by coredump_load() from map (len bytes, mmapped), owns map

@@ -69,8 +69,12 @@ bool snapfile_recognise(const void *head, size_t n);
 int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
 		    struct vms_error *err);
 
-/* Fills the empty snapshot s from the file's bytes. -1 with *err. */
-int snapfile_load(const void *buf, size_t len, const char *name,
+/* Fills the empty snapshot s from the file's bytes. -1 with *err.
+ * consume: buf is the loader's to use up (vms_load_file's copy of the
+ * file): the pages of the smaps text it has decompressed are given back to
+ * the kernel as it goes (they read as zeros after), so that a load peaks
+ * no higher than a live capture. */
+int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		  struct vms_snapshot *s, struct vms_error *err);
 
 #endif

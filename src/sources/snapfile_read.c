@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "procfs.h"
@@ -140,6 +142,8 @@ struct zsec {
 	ZSTD_inBuffer in;
 	uint64_t total;
 	bool ended;
+	bool give_back; /* the input's pages may go as they are used */
+	size_t given; /* input bytes before in.pos given back */
 	const char *what;
 	char msg[200]; /* what is wrong, when fill returned -1 */
 };
@@ -169,6 +173,24 @@ static int zsec_open(struct zsec *d, const struct sf_sec *x, const char *name,
 	 * default is 128 MiB: a hostile header cannot make it allocate). */
 	ZSTD_DCtx_setParameter(d->z, ZSTD_d_windowLogMax, 27);
 	return 0;
+}
+
+/* The whole pages of input the decompressor is done with, given back to
+ * the kernel (MADV_DONTNEED: the buffer is vms_load_file's copy, read
+ * once). Only pages wholly inside the section: the bytes around it are
+ * other sections'. */
+static void zsec_give_back(struct zsec *d)
+{
+	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE), from, to;
+
+	if (!d->give_back)
+		return;
+	from = ((uintptr_t)d->in.src + d->given + ps - 1) & ~(ps - 1);
+	to = ((uintptr_t)d->in.src + d->in.pos) & ~(ps - 1);
+	if (to < from + (1u << 20)) /* in steps of a MiB at least */
+		return;
+	madvise((void *)from, to - from, MADV_DONTNEED);
+	d->given = to - (uintptr_t)d->in.src;
 }
 
 static void zsec_close(struct zsec *d)
@@ -223,6 +245,7 @@ static ssize_t zsec_fill(void *ctx, char *buf, size_t cap)
 					"cut short: section \"%s\" ends early",
 					d->what);
 	}
+	zsec_give_back(d);
 	d->total += o.pos;
 	if (d->total > d->x->size)
 		return zsec_bad(d,
@@ -447,7 +470,7 @@ static int meta_into(struct vms_snapshot *s, const json_t *m, const char *name,
  * 66 ms, 80 against 65 ms of CPU): zstd costs a sixth of the parse, and
  * each piece would then be parsed from another core's cache. */
 static int smaps_text(struct smaps_parser *p, const struct sf_sec *x,
-		      const char *name, struct vms_error *err)
+		      const char *name, bool consume, struct vms_error *err)
 {
 	struct zsec d;
 	char *piece = NULL;
@@ -455,6 +478,7 @@ static int smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 
 	if (zsec_open(&d, x, name, SF_SEC_SMAPS, err) < 0)
 		return -1;
+	d.give_back = consume;
 	if (!d.z) {
 		rc = smaps_feed(p, (const char *)x->data, x->stored, true, err);
 		goto out;
@@ -484,7 +508,7 @@ out:
 }
 
 static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
-		      uint64_t nregions, const char *name,
+		      uint64_t nregions, const char *name, bool consume,
 		      struct vms_error *err)
 {
 	struct smaps_parser p;
@@ -499,7 +523,7 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	smaps_parser_init(&p, s);
-	rc = smaps_text(&p, x, name, err);
+	rc = smaps_text(&p, x, name, consume, err);
 	smaps_parser_release(&p);
 	if (rc < 0)
 		return -1;
@@ -518,7 +542,7 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 	return 0;
 }
 
-int snapfile_load(const void *buf, size_t len, const char *name,
+int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		  struct vms_snapshot *s, struct vms_error *err)
 {
 	const unsigned char *p = buf;
@@ -565,7 +589,7 @@ int snapfile_load(const void *buf, size_t len, const char *name,
 	if (!sf_obj_u64(m, "regions", &nregions))
 		nregions = 0;
 	if (meta_into(s, m, name, err) < 0 ||
-	    smaps_into(s, &sec[K_SMAPS], nregions, name, err) < 0)
+	    smaps_into(s, &sec[K_SMAPS], nregions, name, consume, err) < 0)
 		goto out;
 	if (sec[K_STATUS].found) {
 		long long pte;

@@ -118,20 +118,40 @@ def run(tmp):
               "Enter")
 
     # sort
+    def column(scr, group):
+        """The rows' addresses (group 1) or sizes in bytes (2)."""
+        out = []
+        for l in scr.splitlines()[17:-1]:
+            m = re.match(r"^[+\- ] ([0-9a-f]{16}) .{12} +([\d.]+) "
+                         r"([KMGTPE])", l)
+            if m and group == 1:
+                out.append(int(m.group(1), 16))
+            elif m:
+                mult = 1024 ** "KMGTPE".index(m.group(3))
+                out.append(float(m.group(2)) * mult)
+        return out
+
     tm.keys("Tab", "s")
     scr = tm.wait_for("sort Size v")
     T.ok("sort Size v" in scr, "s sorts by size, largest first", scr)
-    sizes = []
-    for l in scr.splitlines()[17:-1]:
-        m = re.match(r"^[+\- ] [0-9a-f]{16} .{12} +([\d.]+) ([KMGTPE])", l)
-        if m:
-            mult = 1024 ** "KMGTPE".index(m.group(2))
-            sizes.append(float(m.group(1)) * mult)
+    sizes = column(scr, 2)
     T.ok(len(sizes) > 5 and sizes == sorted(sizes, reverse=True),
          "rows are in descending size", sizes)
-    tm.expect("S reverses the sort", "sort Size ^", "S")
-    tm.expect("s cycles back to address order", "sort Address ^",
-              *["s"] * 7)
+    scr = tm.expect("S reverses the sort", "sort Size ^", "S")
+    sizes = column(scr, 2)
+    T.ok(len(sizes) > 5 and sizes == sorted(sizes),
+         "... rows in ascending size", sizes)
+    scr = tm.expect("s cycles back to address order", "sort Address ^",
+                    *["s"] * 7)
+    addrs = column(scr, 1)
+    T.ok(len(addrs) > 5 and addrs == sorted(addrs),
+         "... rows in ascending address", addrs)
+    scr = tm.expect("S on Address: the highest address first",
+                    "sort Address v", "S")
+    addrs = column(scr, 1)
+    T.ok(len(addrs) > 5 and addrs == sorted(addrs, reverse=True),
+         "... rows in descending address", addrs)
+    tm.expect("S again: address order", "sort Address ^", "S")
 
     # the map
     scr = tm.expect("m opens the map", lambda s: "Address space of" in s
