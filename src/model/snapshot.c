@@ -82,16 +82,20 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 		return -1;
 	s->regions = nr;
 	s->regions_cap = n;
-#ifdef MADV_POPULATE_WRITE
+#ifdef MADV_HUGEPAGE
 	{
 		uintptr_t a = ((uintptr_t)nr + 4095) & ~(uintptr_t)4095;
 		uintptr_t b = ((uintptr_t)nr + bytes) & ~(uintptr_t)4095;
 
-		/* Linux 5.14; older kernels fault the pages in one by one */
-		if (b > a) {
+		/* Huge pages: a fault per 2 MiB, not per 4 KiB (on this VM
+		 * every first touch of a page traps: -l FILE -s of 65,000
+		 * regions took 155 ms of CPU, 89 with them). Faulted in as
+		 * the regions come, not populated at once: a snapshot file's
+		 * load would then hold the whole array beside the whole file
+		 * (1,000,000 regions peaked 2 MB above the live capture; now
+		 * 1 MB below it) */
+		if (b > a)
 			madvise((void *)a, b - a, MADV_HUGEPAGE);
-			madvise((void *)a, b - a, MADV_POPULATE_WRITE);
-		}
 	}
 #endif
 	return 0;
