@@ -144,6 +144,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 	r->flags |= VMS_RF_NO_COUNTERS;
 	p->cur = p->snap->nregions - 1;
 	p->have_cur = true;
+	p->at = 0;
 	return true;
 bad:
 	p->snap->nregions--;
@@ -234,6 +235,82 @@ static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
 	return NULL;
 }
 
+/* The first record's keys are learned in order; in the records after it
+ * the same keys come in the same order (the kernel prints them so), and
+ * fast_key_line takes each as expected. A key out of that order is taken
+ * by parse_key_line, which finds its place again. */
+static void learn(struct smaps_parser *p, const char *k, size_t n,
+		  ptrdiff_t off)
+{
+	uint8_t j;
+
+	if (p->learned) {
+		for (j = p->at; j < p->nkeys; j++)
+			if (p->keys[j].len == n &&
+			    memcmp(p->keys[j].name, k, n) == 0) {
+				p->at = (uint8_t)(j + 1);
+				break;
+			}
+		return;
+	}
+	if (p->nkeys == SMAPS_KEYS_MAX || n > sizeof(p->keys[0].name))
+		return;
+	memcpy(p->keys[p->nkeys].name, k, n);
+	p->keys[p->nkeys].len = (uint8_t)n;
+	p->keys[p->nkeys].off = (int16_t)off;
+	p->nkeys++;
+}
+
+/* The line at s if it is the key expected next, written as the kernel
+ * writes it ("Key:" blanks, digits, then " kB" or nothing, then a
+ * newline, all before end): its counter set as parse_key_line would, and
+ * the line's end returned. NULL: anything else; parse_line then takes it.
+ * Five times cheaper than finding the line's end first and its key
+ * after: 22 of a record's 24 lines come this way. */
+static const char *fast_key_line(struct smaps_parser *p, const char *s,
+				 const char *end)
+{
+	const struct smaps_key *k = &p->keys[p->at];
+	const char *q = s + k->len + 1;
+	uint64_t val = 0;
+	int n = 0;
+	uint8_t i;
+
+	if (end - s <= k->len + 1 || s[k->len] != ':')
+		return NULL;
+	for (i = 0; i < k->len; i++) /* a dozen bytes: no call to memcmp */
+		if (s[i] != k->name[i])
+			return NULL;
+	if (k->off < 0) { /* a key kept no figure of: the line skipped */
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+
+		if (!nl)
+			return NULL;
+		p->at++;
+		p->line++;
+		return nl + 1;
+	}
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	for (; q < end && *q >= '0' && *q <= '9'; q++, n++)
+		val = val * 10 + (uint64_t)(*q - '0');
+	if (n == 0 || n > 19 || q >= end)
+		return NULL;
+	if (*q == ' ') {
+		if (end - q < 4 || q[1] != 'k' || q[2] != 'B' || q[3] != '\n' ||
+		    val > UINT64_MAX >> 10)
+			return NULL;
+		val <<= 10;
+		q += 3;
+	} else if (*q != '\n') {
+		return NULL;
+	}
+	memcpy((char *)&p->snap->regions[p->cur].c + k->off, &val, sizeof(val));
+	p->at++;
+	p->line++;
+	return q + 1;
+}
+
 static int parse_key_line(struct smaps_parser *p, const char *s,
 			  const char *colon, const char *end,
 			  struct vms_error *err)
@@ -259,9 +336,11 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 					     "out of memory parsing smaps");
 		r->vmflags_mask = smaps_vmflags_mask(v, n);
 		r->flags &= (uint16_t)~VMS_RF_NO_COUNTERS;
+		p->learned = p->nkeys > 0;
 		return 0;
 	}
 	slot = counter_for(&r->c, s, klen);
+	learn(p, s, klen, slot ? (char *)slot - (char *)&r->c : -1);
 	if (!slot)
 		return 0; /* a key this kernel has and we do not use */
 	v = skip_blank(v, end);
@@ -317,7 +396,14 @@ ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
 	const char *s = buf, *end = buf + len;
 
 	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *nl;
+
+		if (p->learned && !p->slow && p->have_cur && p->at < p->nkeys &&
+		    (nl = fast_key_line(p, s, end))) {
+			s = nl;
+			continue;
+		}
+		nl = memchr(s, '\n', (size_t)(end - s));
 
 		if (!nl) {
 			if (!eof)

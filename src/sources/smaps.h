@@ -26,6 +26,15 @@
 #include "error.h"
 #include "snapshot.h"
 
+/* A key line as the first record had it (smaps.c: the fast path). */
+struct smaps_key {
+	char name[22];
+	uint8_t len;
+	int16_t off; /* of its counter in struct vms_counters; -1: none */
+};
+
+#define SMAPS_KEYS_MAX 48
+
 struct smaps_parser {
 	struct vms_snapshot *snap;
 	size_t cur; /* index of the region key lines belong to */
@@ -33,6 +42,12 @@ struct smaps_parser {
 	size_t line; /* lines seen, for messages */
 	size_t malformed; /* header lines skipped */
 	size_t first_malformed_line;
+	/* The keys of the first record, in order (learned), and where the
+	 * current record is in them (at). */
+	struct smaps_key keys[SMAPS_KEYS_MAX];
+	uint8_t nkeys, at;
+	bool learned;
+	bool slow; /* every line the general way (fuzz_smaps compares) */
 	/* smaps_feed's unfinished line, until the piece that ends it */
 	char *carry;
 	size_t carry_len, carry_cap;

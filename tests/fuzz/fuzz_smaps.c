@@ -2,7 +2,9 @@
  *
  * The input is parsed in one piece and again fed in pieces of 1..64 bytes
  * seeded by its first byte, as the samplers feed it (smaps_feed,
- * tests/fixtures/fixture.h); both must agree on the regions. An accepted snapshot is classified
+ * tests/fixtures/fixture.h), and a third time with every line taken the
+ * general way (no learned keys); all three must agree on every field of
+ * every region. An accepted snapshot is classified
  * and totalled (vms_snapshot_finish: pid 0, no memory reads, so image files
  * are opened by path as the fixture names them) and exported in every format
  * to an outbuf on /dev/null.
@@ -40,21 +42,61 @@ static void export_all(const struct vms_snapshot *s)
 	close(fd);
 }
 
+static bool same_str(const char *x, const char *y)
+{
+	return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+/* Every region of a and b alike, field by field. */
+static bool same_regions(const struct vms_snapshot *a,
+			 const struct vms_snapshot *b)
+{
+	size_t i;
+
+	if (a->nregions != b->nregions)
+		return false;
+	for (i = 0; i < a->nregions; i++) {
+		const struct vms_region *x = &a->regions[i], *y = &b->regions[i];
+
+		if (x->start != y->start || x->end != y->end ||
+		    x->offset != y->offset || x->inode != y->inode ||
+		    x->dev_major != y->dev_major ||
+		    x->dev_minor != y->dev_minor || x->perms != y->perms ||
+		    x->flags != y->flags || x->vmflags_mask != y->vmflags_mask ||
+		    memcmp(&x->c, &y->c, sizeof(x->c)) != 0 ||
+		    !same_str(x->path, y->path) ||
+		    !same_str(x->vmflags, y->vmflags))
+			return false;
+	}
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vms_snapshot *a = vms_snapshot_new(), *b = vms_snapshot_new();
+	struct vms_snapshot *c = vms_snapshot_new();
+	struct smaps_parser p;
 	struct vms_error err;
 	unsigned seed = size ? data[0] : 0;
 	size_t malformed = 0;
-	int ra, rb;
+	int ra, rb, rc;
 
-	if (!a || !b)
+	if (!a || !b || !c)
 		abort();
 	ra = smaps_parse_buffer(a, (const char *)data, size, &err);
 	rb = fixture_parse_chunked(b, (const char *)data, size, 64, &seed,
 				   &malformed);
-	if (ra != rb || a->nregions != b->nregions)
+	if (ra != rb || !same_regions(a, b))
 		abort(); /* chunking changed the result */
+	/* the general way for every line: the fast path changes nothing */
+	smaps_parser_init(&p, c);
+	p.slow = true;
+	rc = smaps_parse(&p, (const char *)data, size, true, &err) < 0
+		     ? -2
+		     : smaps_finish(&p, &err);
+	if (rc != ra || !same_regions(a, c))
+		abort();
+	vms_snapshot_free(c);
 	if (ra == 0 && vms_snapshot_finish(a, NULL, &err) == 0)
 		export_all(a);
 	vms_snapshot_free(a);
