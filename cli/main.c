@@ -430,6 +430,8 @@ static bool looks_at_a_process(const struct args *a)
 {
 	bool batch = a->summary || a->export;
 
+	if (a->list) /* --list comes first in main(), whatever else is given */
+		return true;
 	if (a->load)
 		return !batch;
 	if (a->diff)

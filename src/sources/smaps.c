@@ -419,6 +419,10 @@ ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
 
 static int carry_append(struct smaps_parser *p, const char *d, size_t n)
 {
+	if (p->carry_len + n > SMAPS_LINE_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
 	if (p->carry_len + n > p->carry_cap) {
 		size_t ncap = (p->carry_len + n) * 2;
 		char *nb = realloc(p->carry, ncap);
@@ -433,6 +437,16 @@ static int carry_append(struct smaps_parser *p, const char *d, size_t n)
 	return 0;
 }
 
+static int carry_error(struct vms_error *err)
+{
+	if (errno == E2BIG)
+		return vms_error_set(err, VMS_ERR_CAPTURE, E2BIG,
+				     "malformed smaps: a line longer than "
+				     "%u bytes",
+				     SMAPS_LINE_MAX);
+	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+}
+
 int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
 	       struct vms_error *err)
 {
@@ -443,8 +457,7 @@ int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
 		size_t take = nl ? (size_t)(nl - data) + 1 : len;
 
 		if (carry_append(p, data, take) < 0)
-			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-					     "out of memory");
+			return carry_error(err);
 		if (!nl && !eof)
 			return 0; /* a line longer than a piece */
 		if (smaps_parse(p, p->carry, p->carry_len, eof, err) < 0)
@@ -458,8 +471,7 @@ int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
 		return -1;
 	if ((size_t)used < len &&
 	    carry_append(p, data + used, len - (size_t)used) < 0)
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "out of memory");
+		return carry_error(err);
 	return 0;
 }
 

@@ -34,6 +34,10 @@ struct smaps_key {
 };
 
 #define SMAPS_KEYS_MAX 48
+/* The longest line smaps_feed keeps whole (a path is at most 4 KiB): a
+ * longer one is not smaps text, and must not make it allocate without
+ * end. */
+#define SMAPS_LINE_MAX (1u << 20)
 
 struct smaps_parser {
 	struct vms_snapshot *snap;
@@ -65,7 +69,8 @@ ssize_t smaps_parse(struct smaps_parser *p, const char *buf, size_t len,
 /* Parses a piece of text as it came (a read, a decompressed piece): what
  * no newline ends yet is kept in the parser and completed by the next
  * piece. eof: this is the last piece. Returns 0, or -1 with *err (out of
- * memory only). smaps_parser_release() frees what was kept. */
+ * memory; VMS_ERR_CAPTURE for a line longer than SMAPS_LINE_MAX).
+ * smaps_parser_release() frees what was kept. */
 int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
 	       struct vms_error *err);
 void smaps_parser_release(struct smaps_parser *p);

@@ -495,8 +495,14 @@ static int smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 			bad(err, name, "%s", d.msg);
 			goto out;
 		}
-		if (smaps_feed(p, piece, (size_t)n, n == 0, err) < 0)
+		if (smaps_feed(p, piece, (size_t)n, n == 0, err) < 0) {
+			if (err->kind != VMS_ERR_NOMEM)
+				bad(err, name,
+				    "corrupted: section \"%s\" has a line "
+				    "longer than %u bytes",
+				    SF_SEC_SMAPS, SMAPS_LINE_MAX);
 			goto out;
+		}
 		if (n == 0)
 			break;
 	}

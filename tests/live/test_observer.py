@@ -117,6 +117,7 @@ def only_files(pid, tmp):
             ("-d FILE FILE -s", ["-d", path, path, "-s"], False),
             ("--version", ["--version"], False),
             ("-d FILE PID -s", ["-d", path, pid, "-s"], True),
+            ("--list -l FILE -s", ["--list", "-l", path, "-s"], True),
             ("-s PID", ["-s", pid], True)):
         n = copies_made(args, tmp)
         if want and live == 0:

@@ -181,7 +181,7 @@ def fixtures(tmp, fresh):
     wants = {"empty": "empty", "random": "not a vmscope snapshot",
              "flip": "corrupted", "json": "corrupted", "version": "version 2",
              "cut_smaps": "cut short", "cut_end": "cut short",
-             "runtimes": "corrupted"}
+             "runtimes": "corrupted", "longline": "longer than"}
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))
