@@ -265,8 +265,9 @@ static void learn(struct smaps_parser *p, const char *k, size_t n,
  * writes it ("Key:" blanks, digits, then " kB" or nothing, then a
  * newline, all before end): its counter set as parse_key_line would, and
  * the line's end returned. NULL: anything else; parse_line then takes it.
- * Five times cheaper than finding the line's end first and its key
- * after: 22 of a record's 24 lines come this way. */
+ * It saves finding the line's end first and its key after, for 22 of a
+ * record's 24 lines: -l FILE -s of 65,024 regions went from 0.42x to
+ * 0.35x the live -s (bench_snap). */
 static const char *fast_key_line(struct smaps_parser *p, const char *s,
 				 const char *end)
 {
