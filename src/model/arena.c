@@ -1,6 +1,7 @@
 #include "arena.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,9 +149,10 @@ static int intern_grow(struct arena *a)
 	return 0;
 }
 
-const char *arena_intern(struct arena *a, const char *s, size_t n)
+/* s[0, n) with its hash h: the entry's string, found or added. */
+static const char *intern_hashed(struct arena *a, const char *s, size_t n,
+				 uint64_t h)
 {
-	uint64_t h = hash_bytes(s, n);
 	struct arena_istr *e;
 	size_t j;
 
@@ -170,4 +172,17 @@ const char *arena_intern(struct arena *a, const char *s, size_t n)
 	a->itab[j] = e;
 	a->icount++;
 	return e->s;
+}
+
+const char *arena_intern(struct arena *a, const char *s, size_t n)
+{
+	return intern_hashed(a, s, n, hash_bytes(s, n));
+}
+
+const char *arena_intern_again(struct arena *a, const char *interned)
+{
+	const struct arena_istr *e =
+		(const void *)(interned - offsetof(struct arena_istr, s));
+
+	return intern_hashed(a, e->s, e->len, e->hash);
 }

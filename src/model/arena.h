@@ -34,5 +34,10 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The same pointer for equal strings within one arena. */
 const char *arena_intern(struct arena *a, const char *s, size_t n);
+/* A string arena_intern() returned from another arena, interned in a
+ * (its length and hash are the other arena's: not computed again). The
+ * other arena may then go: what a thread parsed into an arena of its own
+ * joins the snapshot's. */
+const char *arena_intern_again(struct arena *a, const char *interned);
 
 #endif

@@ -52,6 +52,15 @@ struct smaps_parser {
 	uint8_t nkeys, at;
 	bool learned;
 	bool slow; /* every line the general way (fuzz_smaps compares) */
+	/* At most limit regions (0: no limit); a header past them is
+	 * skipped as malformed and counted in over. A loader parsing parts
+	 * of one text on two threads sets it: each part fills its own slice
+	 * of one region array, which must never grow. */
+	size_t limit, over;
+	/* 1 + the index of the first region that overlaps or precedes the
+	 * one before it (checked as each comes, while the one before is in
+	 * the cache); 0: none. smaps_finish() reports it. */
+	size_t disorder;
 	/* smaps_feed's unfinished line, until the piece that ends it */
 	char *carry;
 	size_t carry_len, carry_cap;
@@ -83,6 +92,12 @@ int smaps_finish(struct smaps_parser *p, struct vms_error *err);
 /* Whole buffer at once: init, parse(eof), finish. */
 int smaps_parse_buffer(struct vms_snapshot *s, const char *buf, size_t len,
 		       struct vms_error *err);
+
+/* Whether the line s[0, end) is one smaps_parse() takes for a region's
+ * header (hex digits, then '-'): one region each, when it is well formed.
+ * What a writer counts to know where a text's regions start without
+ * parsing it. */
+bool smaps_header_like(const char *s, const char *end);
 
 /* Parses the two-letter VmFlags words of a line into VMS_VF_* bits. */
 uint32_t smaps_vmflags_mask(const char *s, size_t n);

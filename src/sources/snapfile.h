@@ -23,10 +23,22 @@
  *   sections, each:
  *     char name[12]               NUL-padded: "meta", "smaps", "status",
  *                                 "end"
- *     u32 codec                   0 stored, 1 zstd (one frame, checksummed)
+ *     u32 codec                   0 stored, 1 zstd (one frame, checksummed;
+ *                                 format 2: the smaps text may be two)
  *     u64 stored                  bytes that follow
  *     u64 size                    bytes once decompressed
  *   "end" (stored 0) last: a file without it was cut short.
+ *
+ * Format 2 (written from 256 KiB of smaps text on; a smaller one is still
+ * written as format 1): the smaps text is cut at a region's header into
+ * two parts, each its own zstd frame with its size, and the JSON part's
+ * "smaps_parts" says how many regions each holds ([n1, n2]), so that a
+ * loader parses the two on two threads, each into its own slice of the
+ * region array. A part's count is the number of its header lines
+ * (smaps_header_like); a writer cuts only a text whose every such line is
+ * a region, and a reader refuses a part whose count differs. A format-1
+ * reader would take the first frame for the whole section: hence the new
+ * version.
  *
  * Forward compatible: a section this reader does not know is skipped, and
  * so is a JSON field; the version is raised only for a change an older
@@ -57,7 +69,7 @@
 #include "error.h"
 #include "snapshot.h"
 
-#define SNAPFILE_VERSION 1
+#define SNAPFILE_VERSION 2
 #define SNAPFILE_MAGIC "vmscope snapshot\n"
 #define SNAPFILE_MAGIC_LEN 17
 

@@ -9,12 +9,51 @@
 #include <zstd.h>
 
 #include "procfs.h"
+#include "smaps.h"
 #include "snapfile.h"
 #include "snapfile_int.h"
 
 /* zstd's fastest level: smaps text shrinks to under 1% of itself at it,
  * and a higher level buys little more for two to four times the time. */
 #define SF_ZSTD_LEVEL 1
+/* A window of 128 KiB (level 1 would take 512 KiB on a large text): a
+ * smaps record is under 1 KiB and repeats its neighbours', so the file
+ * grows by under 1%, and each of a load's two decompressors holds 384 KiB
+ * less (a load must take no more memory than the live capture did). */
+#define SF_ZSTD_WINDOW_LOG 18
+/* The smaps text is cut in two parts from this size on (smaps_cut). */
+#define SF_SPLIT_MIN (256u << 10)
+
+/* Where the smaps text is cut in two parts, each compressed as a zstd
+ * frame of its own that a loader parses on a thread of its own
+ * (snapfile.h, format 2): at the header of the middle region, with *n1
+ * the regions before it. 0, no cut, for a small text, and for one whose
+ * header lines are not exactly the snapshot's regions (a line the parser
+ * skipped): the reader checks each part's count, so it must be the
+ * count any parser of the text finds. */
+static size_t smaps_cut(const struct vms_snapshot *s, size_t *n1)
+{
+	const char *t = s->raw->smaps, *end = t + s->raw->smaps_len, *nl;
+	size_t headers = 0, want = s->nregions / 2, cut = 0;
+
+	*n1 = 0;
+	if (s->raw->smaps_len < SF_SPLIT_MIN || want == 0)
+		return 0;
+	for (; t < end; t = nl + 1) {
+		nl = memchr(t, '\n', (size_t)(end - t));
+		if (!nl)
+			nl = end;
+		if (!smaps_header_like(t, nl))
+			continue;
+		if (headers == want)
+			cut = (size_t)(t - s->raw->smaps);
+		headers++;
+	}
+	if (headers != s->nregions || cut == 0)
+		return 0;
+	*n1 = want;
+	return cut;
+}
 
 /* json_object_set_new that remembers a failure (a NULL value). */
 static void put(json_t *o, const char *k, json_t *v, bool *bad)
@@ -441,7 +480,8 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 	return o;
 }
 
-static char *meta_text(const struct vms_snapshot *s)
+static char *meta_text(const struct vms_snapshot *s, int version,
+		       size_t n1)
 {
 	/* fs_magic asks the source: the only thing here that is not const */
 	struct vms_snapshot *w = (struct vms_snapshot *)s;
@@ -451,10 +491,17 @@ static char *meta_text(const struct vms_snapshot *s)
 
 	if (!bad) {
 		put(m, "format", json_string("vmscope-snapshot"), &bad);
-		put(m, "version", json_integer(SNAPFILE_VERSION), &bad);
+		put(m, "version", json_integer(version), &bad);
 		put(m, "written_by", json_string("vmscope " VMSCOPE_VERSION),
 		    &bad);
 		put(m, "regions", sf_json_u64(s->nregions), &bad);
+		if (n1) {
+			json_t *a = json_array();
+
+			put(m, "smaps_parts", a, &bad);
+			push(a, sf_json_u64(n1), &bad);
+			push(a, sf_json_u64(s->nregions - n1), &bad);
+		}
 		put(m, "process", process_json(s, &bad), &bad);
 		put(m, "capture", capture_json(s, &bad), &bad);
 		put(m, "rollup", rollup_json(s, &bad), &bad);
@@ -505,11 +552,16 @@ static int reserve(struct sf_out *o, size_t n)
 }
 
 /* One section: its header, then data compressed as one zstd frame with
- * its checksum (a flipped bit anywhere in it is then caught). */
+ * its checksum (a flipped bit anywhere in it is then caught), or as two
+ * when cut (data[0, cut) and data[cut, len): the smaps text's parts). */
 static int section(struct sf_out *o, ZSTD_CCtx *z, const char *name,
-		   const void *data, size_t len, struct vms_error *err)
+		   const void *data, size_t len, size_t cut,
+		   struct vms_error *err)
 {
-	size_t bound = ZSTD_compressBound(len), got;
+	size_t bound = cut ? ZSTD_compressBound(cut) +
+				     ZSTD_compressBound(len - cut)
+			   : ZSTD_compressBound(len),
+	       got, got2 = 0;
 	unsigned char *h;
 
 	if (reserve(o, SF_SEC_HEAD_LEN + bound) < 0)
@@ -519,11 +571,18 @@ static int section(struct sf_out *o, ZSTD_CCtx *z, const char *name,
 	memset(h, 0, SF_SEC_HEAD_LEN);
 	memcpy(h, name, strlen(name));
 	put_le(h + SF_SEC_NAME, SF_CODEC_ZSTD, 4);
-	got = ZSTD_compress2(z, h + SF_SEC_HEAD_LEN, bound, data, len);
-	if (ZSTD_isError(got))
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "cannot compress the %s section: %s", name,
-				     ZSTD_getErrorName(got));
+	got = ZSTD_compress2(z, h + SF_SEC_HEAD_LEN, bound, data,
+			     cut ? cut : len);
+	if (!ZSTD_isError(got) && cut)
+		got2 = ZSTD_compress2(z, h + SF_SEC_HEAD_LEN + got,
+				      bound - got, (const char *)data + cut,
+				      len - cut);
+	if (ZSTD_isError(got) || ZSTD_isError(got2))
+		return vms_error_set(
+			err, VMS_ERR_NOMEM, ENOMEM,
+			"cannot compress the %s section: %s", name,
+			ZSTD_getErrorName(ZSTD_isError(got) ? got : got2));
+	got += got2;
 	put_le(h + SF_SEC_NAME + 4, got, 8);
 	put_le(h + SF_SEC_NAME + 12, len, 8);
 	o->len += SF_SEC_HEAD_LEN + got;
@@ -547,13 +606,18 @@ int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
 	struct sf_out o = { 0 };
 	ZSTD_CCtx *z = NULL;
 	char *meta = NULL;
-	int rc = -1;
+	size_t cut, n1;
+	int version, rc = -1;
 
 	if (!s->raw || !s->raw->smaps)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "this snapshot kept no smaps text to "
 				     "save (a capture made without keep_raw)");
-	meta = meta_text(s);
+	cut = smaps_cut(s, &n1);
+	/* Format 2 only when the text is cut: a file format 1 holds is
+	 * written as format 1, which every vmscope reads. */
+	version = cut ? 2 : 1;
+	meta = meta_text(s, version, n1);
 	z = ZSTD_createCCtx();
 	if (!meta || !z || reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
@@ -561,15 +625,16 @@ int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
 	}
 	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, SF_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, SF_ZSTD_WINDOW_LOG);
 	memcpy(o.buf, SNAPFILE_MAGIC, SNAPFILE_MAGIC_LEN);
-	put_le(o.buf + SNAPFILE_MAGIC_LEN, SNAPFILE_VERSION, 4);
+	put_le(o.buf + SNAPFILE_MAGIC_LEN, (uint64_t)version, 4);
 	put_le(o.buf + SNAPFILE_MAGIC_LEN + 4, 0, 4);
 	o.len = SF_HEAD_LEN;
-	if (section(&o, z, SF_SEC_META, meta, strlen(meta), err) < 0 ||
+	if (section(&o, z, SF_SEC_META, meta, strlen(meta), 0, err) < 0 ||
 	    section(&o, z, SF_SEC_SMAPS, s->raw->smaps, s->raw->smaps_len,
-		    err) < 0 ||
+		    cut, err) < 0 ||
 	    (s->raw->status && section(&o, z, SF_SEC_STATUS, s->raw->status,
-				       s->raw->status_len, err) < 0) ||
+				       s->raw->status_len, 0, err) < 0) ||
 	    end_section(&o, err) < 0)
 		goto out;
 	*buf = o.buf;

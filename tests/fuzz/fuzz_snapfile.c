@@ -7,7 +7,8 @@
  *
  * Seeds: the .vms files of tests/fixtures. snap_stored.vms has its sections stored
  * uncompressed, so mutations reach the JSON reader and the parser (a zstd
- * frame's checksum would stop most of them).
+ * frame's checksum would stop most of them); snap_v2_nocheck.vms is format
+ * 2 without checksums, so they reach the parse on two threads.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */

@@ -3,8 +3,10 @@
 
 Runs `valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
 --error-exitcode=99` on: -s, -e json, -e text, -e csv -o FILE, -F -e json,
---list, -n NAME, -- CMD, and the error paths (no such process, a bad option, -o
-into a missing directory). Each must exit with vmscope's own status (never
+--list, -n NAME, -- CMD, -w FILE -s (a snapshot file of format 1 and one
+of format 2, loaded on two threads), -l FILE of each, -d FILE FILE, -l
+CORE, and the error paths (no such process, a bad option, -o into a
+missing directory, a corrupted file). Each must exit with vmscope's own status (never
 99) and valgrind must report no definite or indirect leak and no error.
 Still-reachable blocks (libproc2, libelf keep some) do not count.
 Skipped when valgrind is not installed, and for the sanitizer build
@@ -65,7 +67,8 @@ def main():
         name = "vmslk%06d" % (os.getpid() % 1000000)
         exe = os.path.join(tmp, name)
         shutil.copy(T.target("manyregions"), exe)
-        q, _ = T.start([exe, "100"])
+        # 500 regions: over 256 KiB of smaps text, saved in format 2
+        q, _ = T.start([exe, "500"])
         gone = subprocess.Popen(["true"])
         gone.wait()
         grind("-s PID", ["-s", p.pid], 0, tmp)
@@ -78,6 +81,23 @@ def main():
         grind("--list", ["--list"], 0, tmp)
         grind("-n NAME -s", ["-n", name, "-s"], 0, tmp)
         grind("-s -- CMD", ["-s", "--delay=0.3", "--", exe, "10"], 0, tmp)
+        f1 = os.path.join(tmp, "a.vms")
+        f2 = os.path.join(tmp, "b.vms")
+        fix = os.path.join(T.ROOT, "tests", "fixtures")
+        grind("-w FILE -s PID (format 1)", ["-w", f1, "-s", p.pid], 0, tmp)
+        grind("-w FILE -s PID (format 2)", ["-w", f2, "-s", q.pid], 0, tmp)
+        with open(f2, "rb") as f:
+            T.eq(f.read(21)[17:], b"\x02\0\0\0",
+                 "the 500-region file is format 2")
+        grind("-l FILE -e json (format 1)", ["-l", f1, "-e", "json"], 0,
+              tmp)
+        grind("-l FILE -e json (format 2)", ["-l", f2, "-e", "json"], 0,
+              tmp)
+        grind("-d FILE FILE -s", ["-d", f1, f1, "-s"], 0, tmp)
+        grind("-l CORE -s", ["-l", os.path.join(fix, "sleep_small.core"),
+                             "-s"], 0, tmp)
+        grind("-l a corrupted format-2 file",
+              ["-l", os.path.join(fix, "bad_snap_parts.vms"), "-s"], 4, tmp)
         grind("no such process", ["-s", gone.pid], 2, tmp)
         grind("no such name", ["-n", name + "x", "-s"], 2, tmp)
         grind("bad option", ["--bogus"], 1, tmp)

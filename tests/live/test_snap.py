@@ -14,11 +14,18 @@ they tie to the kernel as a live capture does; bad files are refused.
     and the same sizes and committed totals as the loaded file;
   - the file is smaller than the smaps text (make bench measures the
     issue's 0.1x on 65,000 regions);
+  - a smaps text of 256 KiB or more (manyregions, 3,000 regions) is
+    saved in format 2, in two parts that the JSON part counts; loaded on
+    two threads it ties to the kernel as above and prints what -w FILE -s
+    printed; a small one is still format 1; every cut of a format-2 file
+    exits 4 with one line;
   - the recorded fixtures: snap_v1.vms (format 1, written by 0.1.0) loads;
-    snap_stored.vms and snap_future.vms (unknown JSON fields and section)
-    load to the same JSON as it; each bad_snap_*.vms, a directory, a
-    missing file and a fresh file with its version bumped to 2 exit 4 with
-    one line that names the file (the version one names both versions);
+    snap_stored.vms, snap_future.vms (unknown JSON fields and section) and
+    snap_v2.vms and snap_v2_nocheck.vms (format 2) load to the same JSON
+    as it; each
+    bad_snap_*.vms, a directory, a missing file and a fresh file with its
+    version bumped to 3 exit 4 with one line that names the file (the
+    version one names both versions);
   - snap_jvm.vms: the jvm step's record in meta "steps_kept" is put back
     (the 384 MiB heap, its parts, its regions typed and named, no note);
     the file without the record loads as an older file does (the step
@@ -171,7 +178,8 @@ def fixtures(tmp, fresh):
     T.ok(len(snap["regions"]) > 20 and snap["process"]["name"] ==
          "record_target", "snap_v1.vms (format 1) loads: %d regions"
          % len(snap["regions"]))
-    for name in ("snap_stored.vms", "snap_future.vms"):
+    for name in ("snap_stored.vms", "snap_future.vms", "snap_v2.vms",
+                 "snap_v2_nocheck.vms"):
         r = run_ok("-l %s" % name, "-l", os.path.join(FIX, name), "-e",
                    "json")
         T.ok(r.stdout == base.stdout, "%s loads to the same JSON as "
@@ -179,9 +187,10 @@ def fixtures(tmp, fresh):
     bad = sorted(glob.glob(os.path.join(FIX, "bad_snap_*.vms")))
     T.ok(len(bad) >= 12, "%d malformed fixtures" % len(bad))
     wants = {"empty": "empty", "random": "not a vmscope snapshot",
-             "flip": "corrupted", "json": "corrupted", "version": "version 2",
+             "flip": "corrupted", "json": "corrupted", "version": "version 3",
              "cut_smaps": "cut short", "cut_end": "cut short",
-             "runtimes": "corrupted", "longline": "longer than"}
+             "runtimes": "corrupted", "longline": "longer than",
+             "parts": "JSON part says 18", "parts1": "two zstd frames"}
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))
@@ -190,28 +199,72 @@ def fixtures(tmp, fresh):
                    want="No such file")
     with open(fresh, "rb") as f:
         data = bytearray(f.read())
-    data[17:21] = struct.pack("<I", 2)
+    data[17:21] = struct.pack("<I", 3)
     bumped = os.path.join(tmp, "bumped.vms")
     with open(bumped, "wb") as f:
         f.write(data)
-    one_line_error("a fresh file with its version bumped to 2", bumped,
-                   want="version 2")
+    one_line_error("a fresh file with its version bumped to 3", bumped,
+                   want="version 3")
     r = T.run_vmscope("-l", bumped, "-s")
     line = r.stderr.decode(errors="replace")
-    T.ok("version 2" in line and "up to 1" in line,
+    T.ok("version 3" in line and "up to 2" in line,
          "the newer-version message names both versions", line)
-    # every cut of a fresh file is refused, never a crash
+    every_cut_refused(data, bumped, "a fresh file")
+
+
+def every_cut_refused(data, path, what):
+    """Every cut of a file is refused, never a crash."""
     cuts = sorted(set([0, 1, 16, 17, 20, 24, 25, 40, 57] +
                       list(range(60, len(data), max(1, len(data) // 40)))))
     bad_cut = []
     for n in cuts:
-        with open(bumped, "wb") as f:
+        with open(path, "wb") as f:
             f.write(bytes(data[:n]))
-        r = T.run_vmscope("-l", bumped, "-s")
+        r = T.run_vmscope("-l", path, "-s")
         if r.returncode != 4 or len(r.stderr.splitlines()) != 1:
             bad_cut.append((n, r.returncode, r.stderr[-200:]))
-    T.ok(not bad_cut, "%d cuts of a fresh file each exit 4 with one line"
-         % len(cuts), bad_cut[:3])
+    T.ok(not bad_cut, "%d cuts of %s each exit 4 with one line"
+         % (len(cuts), what), bad_cut[:3])
+
+
+def file_meta(path):
+    """(format version, JSON part) of a snapshot file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    secs = M.sections(data)
+    meta = [x for x in secs if x[0] == "meta"][0]
+    text = meta[2] if meta[1] == 0 else M.unzstd(meta[2])
+    return struct.unpack_from("<I", data, 17)[0], json.loads(text), data
+
+
+def saved_in_two_parts(tmp, small):
+    """A smaps text of 256 KiB or more is saved in format 2 and loaded on
+    two threads; a small one stays format 1."""
+    T.eq(file_meta(small)[0], 1, "a small smaps text is saved in format 1")
+    p, _ = T.start([T.target("manyregions"), "3000"])
+    pid = p.pid
+    T.sigstop(pid)
+    f = os.path.join(tmp, "parts.vms")
+    kv = T.kernel_view(pid)
+    w = run_ok("-F -w FILE -s PID (3,000 regions)", "-F", "-w", f, "-s",
+               pid)
+    live = T.vmscope_json(pid, "-F")
+    T.kill(p)
+    version, meta, data = file_meta(f)
+    T.eq(version, 2, "a smaps text of 256 KiB or more is saved in format 2")
+    parts = meta.get("smaps_parts")
+    T.ok(isinstance(parts, list) and len(parts) == 2 and
+         sum(parts) == len(kv["maps"]) and abs(parts[0] - parts[1]) <= 1,
+         "its JSON part counts the regions of the two halves: %s of %d"
+         % (parts, len(kv["maps"])))
+    l = run_ok("-l FILE -s (format 2)", "-l", f, "-s")
+    T.ok(w.stdout == l.stdout, "format 2: -w FILE -s prints byte for byte "
+         "what -l FILE -s prints")
+    snap = json.loads(run_ok("-l FILE -e json (format 2)", "-l", f, "-e",
+                             "json").stdout)
+    ties_to_kernel(snap, kv, "format 2")
+    same_as_live(snap, live)
+    every_cut_refused(data, os.path.join(tmp, "cut.vms"), "a format-2 file")
 
 
 def steps_kept(tmp):
@@ -303,6 +356,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="vms-snap-") as tmp:
         fresh = saved_target(tmp)
         fixtures(tmp, fresh)
+        saved_in_two_parts(tmp, fresh)
         steps_kept(tmp)
         usage(tmp)
     T.done()
