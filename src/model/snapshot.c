@@ -1,5 +1,6 @@
 #include "snapshot.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,6 +77,8 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 
 	if (n <= s->regions_cap)
 		return 0;
+	if (n > SIZE_MAX / sizeof(*nr)) /* a count from a file: no wrap */
+		return -1;
 	bytes = n * sizeof(*nr);
 	nr = realloc(s->regions, bytes);
 	if (!nr)

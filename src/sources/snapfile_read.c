@@ -471,8 +471,7 @@ static int meta_into(struct vms_snapshot *s, const json_t *m, const char *name,
 /* meta "smaps_parts" (format 2): the regions of each of the smaps text's
  * two frames; *n 0 when the file has none (one frame). */
 static int smaps_parts_from(const json_t *m, const char *name,
-			    uint64_t parts[2], size_t *n,
-			    struct vms_error *err)
+			    uint64_t parts[2], size_t *n, struct vms_error *err)
 {
 	const json_t *a = json_object_get(m, "smaps_parts");
 
@@ -496,13 +495,14 @@ static int smaps_parts_from(const json_t *m, const char *name,
  * 66 ms, 80 against 65 ms of CPU): zstd costs a sixth of the parse, and
  * each piece would then be parsed from another core's cache. */
 static int smaps_text(struct smaps_parser *p, const struct sf_sec *x,
-		      const char *name, bool consume, struct vms_error *err)
+		      const char *what, const char *name, bool consume,
+		      struct vms_error *err)
 {
 	struct zsec d;
 	char *piece = NULL;
 	int rc = -1;
 
-	if (zsec_open(&d, x, name, SF_SEC_SMAPS, err) < 0)
+	if (zsec_open(&d, x, name, what, err) < 0)
 		return -1;
 	d.give_back = consume;
 	if (!d.z) {
@@ -526,7 +526,7 @@ static int smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 				bad(err, name,
 				    "corrupted: section \"%s\" has a line "
 				    "longer than %u bytes",
-				    SF_SEC_SMAPS, SMAPS_LINE_MAX);
+				    what, SMAPS_LINE_MAX);
 			goto out;
 		}
 		if (n == 0)
@@ -547,6 +547,7 @@ struct sf_part {
 	struct vms_snapshot *s; /* what it parses into: s itself, or view */
 	struct smaps_parser p;
 	const char *name;
+	const char *what; /* the part, for messages */
 	bool consume;
 	int rc;
 	struct vms_error err;
@@ -558,7 +559,7 @@ static void *part_run(void *arg)
 
 	smaps_parser_init(&t->p, t->s);
 	t->p.limit = t->s->regions_cap;
-	t->rc = smaps_text(&t->p, &t->x, t->name, t->consume, &t->err);
+	t->rc = smaps_text(&t->p, &t->x, t->what, t->name, t->consume, &t->err);
 	smaps_parser_release(&t->p);
 	return NULL;
 }
@@ -566,8 +567,7 @@ static void *part_run(void *arg)
 /* The section's two frames as two sections, each with the size its frame
  * says. */
 static int cut_frames(const struct sf_sec *x, const char *name,
-		      struct sf_sec *a, struct sf_sec *b,
-		      struct vms_error *err)
+		      struct sf_sec *a, struct sf_sec *b, struct vms_error *err)
 {
 	size_t f = ZSTD_findFrameCompressedSize(x->data, x->stored);
 	unsigned long long n;
@@ -648,6 +648,8 @@ static int smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
 	b.s = &b.view;
 	a.s = s;
 	a.name = b.name = name;
+	a.what = "smaps\" (its first part)";
+	b.what = "smaps\" (its second part)";
 	a.consume = b.consume = consume;
 	/* A's slice ends where B's starts: its limit, not the array's. */
 	{
@@ -667,14 +669,17 @@ static int smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
 		*err = a.rc < 0 ? a.err : b.err;
 		goto out;
 	}
-	if (s->nregions != parts[0] || b.view.nregions != parts[1]) {
-		bool first = s->nregions != parts[0];
+	/* A part holds exactly its count: fewer, or more (the headers past
+	 * its limit were skipped, in over). */
+	if (s->nregions != parts[0] || a.p.over ||
+	    b.view.nregions != parts[1] || b.p.over) {
+		bool first = s->nregions != parts[0] || a.p.over;
 
 		bad(err, name,
 		    "corrupted: the %s part of its smaps text holds %s%zu "
 		    "regions, and its JSON part says %llu",
 		    first ? "first" : "second",
-		    (first ? a.p.over : b.p.over) ? "over " : "",
+		    (first ? a.p.over : b.p.over) ? "more than " : "",
 		    first ? s->nregions : b.view.nregions,
 		    (unsigned long long)parts[first ? 0 : 1]);
 		goto out;
@@ -685,8 +690,8 @@ static int smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
 	}
 	*joined = a.p;
 	/* the first region out of order: in A, where they meet, in B */
-	if (!joined->disorder && s->regions[parts[0]].start <
-					 s->regions[parts[0] - 1].end)
+	if (!joined->disorder &&
+	    s->regions[parts[0]].start < s->regions[parts[0] - 1].end)
 		joined->disorder = (size_t)parts[0] + 1;
 	if (!joined->disorder && b.p.disorder)
 		joined->disorder = (size_t)parts[0] + b.p.disorder;
@@ -709,7 +714,13 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 	int rc;
 	/* Room for the regions the file says it holds, at once; no more
 	 * than its text can hold (a record is over 40 bytes). */
-	uint64_t most = x->size / 40;
+	/* (nor more than its compressed bytes can: zstd gives at most some
+	 * 43,000 bytes for each, a 128 KiB block for a 3-byte header; the
+	 * size a hostile header claims must not size the array) */
+	uint64_t can = x->codec == SF_CODEC_ZSTD && x->stored < UINT64_MAX >> 16
+			       ? x->stored << 16
+			       : x->size;
+	uint64_t most = (x->size < can ? x->size : can) / 40;
 
 	if (nregions > most)
 		nregions = most;
@@ -727,7 +738,7 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
 		smaps_parser_init(&p, s);
-		rc = smaps_text(&p, x, name, consume, err);
+		rc = smaps_text(&p, x, SF_SEC_SMAPS, name, consume, err);
 		smaps_parser_release(&p);
 	}
 	if (rc < 0)
@@ -796,8 +807,8 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		nregions = 0;
 	if (meta_into(s, m, name, err) < 0 ||
 	    smaps_parts_from(m, name, parts, &nparts, err) < 0 ||
-	    smaps_into(s, &sec[K_SMAPS], nregions, nparts ? parts : NULL,
-		       name, consume, err) < 0)
+	    smaps_into(s, &sec[K_SMAPS], nregions, nparts ? parts : NULL, name,
+		       consume, err) < 0)
 		goto out;
 	if (sec[K_STATUS].found) {
 		long long pte;

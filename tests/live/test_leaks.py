@@ -6,8 +6,10 @@ Runs `valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
 --list, -n NAME, -- CMD, -w FILE -s (a snapshot file of format 1 and one
 of format 2, loaded on two threads), -l FILE of each, -d FILE FILE, -l
 CORE, and the error paths (no such process, a bad option, -o into a
-missing directory, a corrupted file). Each must exit with vmscope's own status (never
-99) and valgrind must report no definite or indirect leak and no error.
+missing directory, a corrupted file); and the format-2 load under
+helgrind, which must find no data race between its two threads. Each
+must exit with vmscope's own status (never 99) and valgrind must report
+no definite or indirect leak and no error.
 Still-reachable blocks (libproc2, libelf keep some) do not count.
 Skipped when valgrind is not installed, and for the sanitizer build
 (make check SAN=1), which LeakSanitizer checks instead.
@@ -53,6 +55,22 @@ def grind(what, args, want_rc, tmp):
                                      report[-3000:]))
 
 
+def race_free(what, args, tmp):
+    """helgrind finds no data race and no lock misuse (a run on threads
+    of its own: the two-part load of a format-2 file)."""
+    log = os.path.join(tmp, "hg.log")
+    r = subprocess.run(["valgrind", "--tool=helgrind", "--error-exitcode=99",
+                        "--log-file=" + log, T.VMSCOPE] +
+                       [str(a) for a in args], capture_output=True,
+                       timeout=300)
+    with open(log) as f:
+        report = f.read()
+    errs = re.findall(r"ERROR SUMMARY: (\d+) errors", report)
+    T.ok(r.returncode == 0 and errs and errs[-1] == "0",
+         "helgrind: %s: exit 0, no race" % what,
+         "exit %d\n%s" % (r.returncode, report[-3000:]))
+
+
 def main():
     if not shutil.which("valgrind"):
         T.skip("valgrind", "valgrind is not installed")
@@ -93,7 +111,10 @@ def main():
               tmp)
         grind("-l FILE -e json (format 2)", ["-l", f2, "-e", "json"], 0,
               tmp)
-        grind("-d FILE FILE -s", ["-d", f1, f1, "-s"], 0, tmp)
+        race_free("-l FILE -e json (format 2, two threads)",
+                  ["-l", f2, "-e", "json"], tmp)
+        grind("-d FILE FILE -s (format 1, format 2)",
+              ["-d", f1, f2, "-s"], 0, tmp)
         grind("-l CORE -s", ["-l", os.path.join(fix, "sleep_small.core"),
                              "-s"], 0, tmp)
         grind("-l a corrupted format-2 file",

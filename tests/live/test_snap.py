@@ -190,7 +190,8 @@ def fixtures(tmp, fresh):
              "flip": "corrupted", "json": "corrupted", "version": "version 3",
              "cut_smaps": "cut short", "cut_end": "cut short",
              "runtimes": "corrupted", "longline": "longer than",
-             "parts": "JSON part says 18", "parts1": "two zstd frames"}
+             "parts": "JSON part says 18", "parts1": "two zstd frames",
+             "parts_over": "more than 16", "huge": "corrupted"}
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))

@@ -49,8 +49,10 @@ def to_region(tm, start):
 def viewer(pid, args, w, h, env):
     tm = D.Tmux([T.VMSCOPE] + args + [str(pid)], width=w, height=h, env=env,
                 colours=256, term="tmux-256color")
+    # ", frozen N us": the capture's header (the layout from maps shown
+    # first says "maps, not frozen", and its counters are not yet read)
     tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)) and
-                ("frozen" in s), timeout=120)
+                re.search(r", frozen \d+ us", s), timeout=120)
     return tm
 
 
