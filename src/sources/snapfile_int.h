@@ -1,6 +1,6 @@
 /* snapfile_int.h — what the files of snapshot files share
- * (snapfile_write.c, snapfile_read.c, snapfile_source.c,
- * snapfile_kept.c); not for others.
+ * (snapfile_write.c, snapfile_read.c, snapfile_parts.c,
+ * snapfile_source.c, snapfile_kept.c); not for others.
  *
  * Strings from the target or a file (paths, names, command lines, section
  * names) may hold any bytes, and JSON holds only UTF-8: a string that is
@@ -18,6 +18,7 @@
 #include "arena.h"
 #include "elfimage.h"
 #include "error.h"
+#include "smaps.h"
 #include "snapfile.h"
 #include "snapshot.h"
 
@@ -64,6 +65,42 @@ const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
  * it, -1 with *err. */
 int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
 		    const char *step, struct vms_error *err);
+
+/* ---- reading (snapfile_zsec.c; snapfile_parts.c) ---- */
+/* A section of the file: its bytes in the file's buffer, as its header
+ * says them. */
+struct sf_sec {
+	const unsigned char *data;
+	uint32_t codec;
+	uint64_t stored, size;
+	bool found;
+};
+
+/* Sets *err (VMS_ERR_FILE) to "NAME: what is wrong"; returns -1. */
+__attribute__((format(printf, 3, 4))) int sf_bad(struct vms_error *err,
+						 const char *name,
+						 const char *fmt, ...);
+/* A whole section into one buffer (meta, status), NUL-terminated; no
+ * more than max bytes. 0, or -1 with *err (w->buf then NULL). */
+struct sf_whole {
+	char *buf;
+	size_t len;
+};
+int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
+		  const char *what, struct sf_whole *w, struct vms_error *err);
+/* The smaps text of section x (what: its name in messages), decompressed
+ * piece by piece into p; consume: its input pages may go as they are
+ * used. 0, or -1 with *err. */
+int sf_smaps_text(struct smaps_parser *p, const struct sf_sec *x,
+		  const char *what, const char *name, bool consume,
+		  struct vms_error *err);
+/* A format-2 smaps text, its two frames holding parts[0] and parts[1]
+ * regions (each within what the text can hold), parsed on two threads
+ * into s; *joined is then the parser as if one had read it all (for
+ * smaps_finish and the malformed count). 0, or -1 with *err. */
+int sf_smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
+		   const uint64_t parts[2], const char *name, bool consume,
+		   struct smaps_parser *joined, struct vms_error *err);
 
 /* ---- the source (snapfile_source.c) ---- */
 /* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose
