@@ -18,6 +18,17 @@ int vms_error_set(struct vms_error *e, enum vms_errkind kind, int err,
 	return -1;
 }
 
+int vms_error_file(struct vms_error *e, const char *name, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return vms_error_set(e, VMS_ERR_FILE, 0, "%s: %s", name, what);
+}
+
 int vms_error_exit_status(const struct vms_error *e)
 {
 	switch (e->kind) {

@@ -29,6 +29,11 @@ struct vms_error {
 int vms_error_set(struct vms_error *e, enum vms_errkind kind, int err,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* vms_error_set(e, VMS_ERR_FILE, 0, "NAME: what is wrong"): a file a
+ * loader refuses, named in the one line the user sees. */
+int vms_error_file(struct vms_error *e, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* The documented exit status for an error kind (see DESIGN.md). */
 int vms_error_exit_status(const struct vms_error *e);
 

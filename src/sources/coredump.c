@@ -8,7 +8,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,20 +56,6 @@ struct core_priv {
 	struct core_seg *seg; /* by vaddr, as the regions */
 	size_t nseg;
 };
-
-static int bad(struct vms_error *err, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(struct vms_error *err, const char *name, const char *fmt, ...)
-{
-	char what[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return vms_error_set(err, VMS_ERR_FILE, 0, "%s: %s", name, what);
-}
 
 static uint64_t le(const unsigned char *p, size_t n)
 {
@@ -311,10 +296,11 @@ static int walk_notes(const unsigned char *b, uint64_t off, uint64_t size,
 		const unsigned char *d = b + off + dat;
 
 		if (dat > size || descsz > size - dat)
-			return bad(err, name,
-				   "corrupted: a note at offset %llu runs past "
-				   "its segment",
-				   (unsigned long long)(off + at));
+			return vms_error_file(
+				err, name,
+				"corrupted: a note at offset %llu runs past "
+				"its segment",
+				(unsigned long long)(off + at));
 		if (namesz == 5 && memcmp(h + 12, "CORE", 5) == 0) {
 			if (type == NT_PRSTATUS && descsz >= SP_OFFSET + 8) {
 				if (s) {
@@ -412,20 +398,22 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 	size_t k = 0, nseg = s->nregions;
 
 	if (len < 16)
-		return bad(err, name,
-			   "corrupted: its NT_FILE note is cut "
-			   "short");
+		return vms_error_file(err, name,
+				      "corrupted: its NT_FILE note is cut "
+				      "short");
 	count = le(d, 8);
 	psize = le(d + 8, 8);
 	if (count > (len - 16) / 24)
-		return bad(err, name,
-			   "corrupted: its NT_FILE note claims %llu files in "
-			   "%llu bytes",
-			   (unsigned long long)count, (unsigned long long)len);
+		return vms_error_file(
+			err, name,
+			"corrupted: its NT_FILE note claims %llu files in "
+			"%llu bytes",
+			(unsigned long long)count, (unsigned long long)len);
 	if (!psize || (psize & (psize - 1)) || psize > (1u << 20))
-		return bad(err, name,
-			   "corrupted: its NT_FILE note's page size is %llu",
-			   (unsigned long long)psize);
+		return vms_error_file(
+			err, name,
+			"corrupted: its NT_FILE note's page size is %llu",
+			(unsigned long long)psize);
 	names = 16 + count * 24;
 	for (i = 0; i < count; i++) {
 		const unsigned char *e = d + 16 + i * 24;
@@ -440,9 +428,9 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		bool overlap = false;
 
 		if (!nul)
-			return bad(err, name,
-				   "corrupted: its NT_FILE note's "
-				   "names are cut short");
+			return vms_error_file(err, name,
+					      "corrupted: its NT_FILE note's "
+					      "names are cut short");
 		plen = (size_t)(nul - path);
 		names += plen + 1;
 		if (end <= start)
@@ -454,10 +442,11 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		/* gcore and the kernel write the entries in address order,
 		 * apart: k only moves on (the work is linear) */
 		if (start < prev_end)
-			return bad(err, name,
-				   "corrupted: its NT_FILE note's entry at "
-				   "0x%llx is out of order",
-				   (unsigned long long)start);
+			return vms_error_file(
+				err, name,
+				"corrupted: its NT_FILE note's entry at "
+				"0x%llx is out of order",
+				(unsigned long long)start);
 		prev_end = end;
 		while (k > 0 && s->regions[k - 1].end > start)
 			k--; /* a region that began before the last entry's
@@ -607,32 +596,34 @@ static int check_header(const unsigned char *b, size_t len, const char *name,
 	unsigned m;
 
 	if (b[EI_CLASS] != ELFCLASS64)
-		return bad(err, name,
-			   "a 32-bit ELF core: vmscope reads "
-			   "64-bit cores only");
+		return vms_error_file(err, name,
+				      "a 32-bit ELF core: vmscope reads "
+				      "64-bit cores only");
 	if (b[EI_DATA] != ELFDATA2LSB)
-		return bad(err, name,
-			   "a big-endian ELF core: vmscope reads "
-			   "cores of this machine's byte order "
-			   "(little-endian) only");
+		return vms_error_file(err, name,
+				      "a big-endian ELF core: vmscope reads "
+				      "cores of this machine's byte order "
+				      "(little-endian) only");
 	if (len < sizeof(*eh))
-		return bad(err, name,
-			   "cut short after %zu bytes, inside its ELF header",
-			   len);
+		return vms_error_file(
+			err, name,
+			"cut short after %zu bytes, inside its ELF header",
+			len);
 	memcpy(eh, b, sizeof(*eh));
 	m = eh->e_machine;
 	if (m != HOST_MACHINE || !HOST_MACHINE)
-		return bad(err, name,
-			   "a core of another architecture (%s); this vmscope "
-			   "runs on %s and reads its cores only",
-			   machine_name(m, mb, sizeof(mb)),
-			   HOST_MACHINE
-				   ? machine_name(HOST_MACHINE, hb, sizeof(hb))
-				   : "a machine it has no core layout for");
+		return vms_error_file(
+			err, name,
+			"a core of another architecture (%s); this vmscope "
+			"runs on %s and reads its cores only",
+			machine_name(m, mb, sizeof(mb)),
+			HOST_MACHINE
+				? machine_name(HOST_MACHINE, hb, sizeof(hb))
+				: "a machine it has no core layout for");
 	if (eh->e_phentsize != sizeof(Elf64_Phdr))
-		return bad(err, name,
-			   "corrupted: program header size %u, not %zu",
-			   eh->e_phentsize, sizeof(Elf64_Phdr));
+		return vms_error_file(
+			err, name, "corrupted: program header size %u, not %zu",
+			eh->e_phentsize, sizeof(Elf64_Phdr));
 	return 0;
 }
 
@@ -646,9 +637,9 @@ static int phnum_of(const unsigned char *b, size_t len, const Elf64_Ehdr *eh,
 	if (eh->e_phnum != PN_XNUM)
 		return 0;
 	if (eh->e_shoff > len || len - eh->e_shoff < sizeof(sh))
-		return bad(err, name,
-			   "cut short: its section header 0 (the "
-			   "program header count) is missing");
+		return vms_error_file(err, name,
+				      "cut short: its section header 0 (the "
+				      "program header count) is missing");
 	memcpy(&sh, b + eh->e_shoff, sizeof(sh));
 	*out = sh.sh_info;
 	return 0;
@@ -666,10 +657,11 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 	    phnum_of(b, len, &eh, name, &phnum, err) < 0)
 		return -1;
 	if (eh.e_phoff > len || phnum > (len - eh.e_phoff) / sizeof(Elf64_Phdr))
-		return bad(err, name,
-			   "cut short after %zu bytes: its %llu program "
-			   "headers end past it",
-			   len, (unsigned long long)phnum);
+		return vms_error_file(
+			err, name,
+			"cut short after %zu bytes: its %llu program "
+			"headers end past it",
+			len, (unsigned long long)phnum);
 	p->seg = arena_alloc(&s->arena, (phnum ? phnum : 1) * sizeof(*p->seg));
 	if (!p->seg)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -680,7 +672,7 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 		memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
 		if ((ph.p_type == PT_LOAD || ph.p_type == PT_NOTE) &&
 		    (ph.p_offset > len || ph.p_filesz > len - ph.p_offset))
-			return bad(
+			return vms_error_file(
 				err, name,
 				"cut short after %zu bytes: its segment %llu "
 				"needs %llu",
@@ -696,10 +688,11 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 			struct core_seg *g = &p->seg[p->nseg++];
 
 			if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
-				return bad(err, name,
-					   "corrupted: segment %llu wraps "
-					   "around the address space",
-					   (unsigned long long)i);
+				return vms_error_file(
+					err, name,
+					"corrupted: segment %llu wraps "
+					"around the address space",
+					(unsigned long long)i);
 			*g = (struct core_seg){ ph.p_vaddr, ph.p_memsz,
 						ph.p_offset,
 						ph.p_filesz < ph.p_memsz
@@ -709,9 +702,9 @@ static int segments(const unsigned char *b, size_t len, const char *name,
 		}
 	}
 	if (!notes)
-		return bad(err, name,
-			   "its notes are missing (no PT_NOTE "
-			   "segment): not a whole core");
+		return vms_error_file(err, name,
+				      "its notes are missing (no PT_NOTE "
+				      "segment): not a whole core");
 	return 0;
 }
 
@@ -729,11 +722,12 @@ static int regions(const char *name, struct vms_snapshot *s,
 		struct vms_region *r;
 
 		if (i && g->vaddr < p->seg[i - 1].vaddr + p->seg[i - 1].memsz)
-			return bad(err, name,
-				   "corrupted: its segments at 0x%llx and "
-				   "0x%llx overlap",
-				   (unsigned long long)p->seg[i - 1].vaddr,
-				   (unsigned long long)g->vaddr);
+			return vms_error_file(
+				err, name,
+				"corrupted: its segments at 0x%llx and "
+				"0x%llx overlap",
+				(unsigned long long)p->seg[i - 1].vaddr,
+				(unsigned long long)g->vaddr);
 		if (!(r = vms_snapshot_add_region(s)))
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
@@ -816,7 +810,7 @@ int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 	struct core_notes n = { 0 };
 
 	if (!coredump_recognise(buf, len))
-		return bad(err, name, "not an ELF core dump");
+		return vms_error_file(err, name, "not an ELF core dump");
 	p = arena_alloc(&s->arena, sizeof(*p));
 	if (!p)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -826,13 +820,13 @@ int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 	if (segments(b, len, name, s, p, &n, err) < 0)
 		return -1;
 	if (!n.nthreads)
-		return bad(err, name,
-			   "its notes are missing: no NT_PRSTATUS "
-			   "(no thread): not a whole core");
+		return vms_error_file(err, name,
+				      "its notes are missing: no NT_PRSTATUS "
+				      "(no thread): not a whole core");
 	if (!n.file)
-		return bad(err, name,
-			   "its notes are missing: no NT_FILE (the "
-			   "mapped files' paths)");
+		return vms_error_file(err, name,
+				      "its notes are missing: no NT_FILE (the "
+				      "mapped files' paths)");
 	if (regions(name, s, p, err) < 0 ||
 	    threads_and_process(b, len, name, s, &n, err) < 0 ||
 	    file_note(s, &n, name, err) < 0)

@@ -76,10 +76,6 @@ struct sf_sec {
 	bool found;
 };
 
-/* Sets *err (VMS_ERR_FILE) to "NAME: what is wrong"; returns -1. */
-__attribute__((format(printf, 3, 4))) int sf_bad(struct vms_error *err,
-						 const char *name,
-						 const char *fmt, ...);
 /* A whole section into one buffer (meta, status), NUL-terminated; no
  * more than max bytes. 0, or -1 with *err (w->buf then NULL). */
 struct sf_whole {

@@ -49,14 +49,15 @@ static int cut_frames(const struct sf_sec *x, const char *name,
 	unsigned long long n;
 
 	if (x->codec != SF_CODEC_ZSTD || ZSTD_isError(f) || f >= x->stored)
-		return sf_bad(err, name,
-			      "corrupted: its JSON part says its smaps text is "
-			      "in two parts, and its smaps section is not two "
-			      "zstd frames");
+		return vms_error_file(
+			err, name,
+			"corrupted: its JSON part says its smaps text is "
+			"in two parts, and its smaps section is not two "
+			"zstd frames");
 	n = ZSTD_getFrameContentSize(x->data, f);
 	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR ||
 	    n > x->size)
-		return sf_bad(
+		return vms_error_file(
 			err, name,
 			"corrupted: the first part of its smaps text says "
 			"no size, or more than the section's %llu bytes",
@@ -146,13 +147,14 @@ int sf_smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
 	    b.view.nregions != parts[1] || b.p.over) {
 		bool first = s->nregions != parts[0] || a.p.over;
 
-		sf_bad(err, name,
-		       "corrupted: the %s part of its smaps text holds %s%zu "
-		       "regions, and its JSON part says %llu",
-		       first ? "first" : "second",
-		       (first ? a.p.over : b.p.over) ? "more than " : "",
-		       first ? s->nregions : b.view.nregions,
-		       (unsigned long long)parts[first ? 0 : 1]);
+		vms_error_file(
+			err, name,
+			"corrupted: the %s part of its smaps text holds %s%zu "
+			"regions, and its JSON part says %llu",
+			first ? "first" : "second",
+			(first ? a.p.over : b.p.over) ? "more than " : "",
+			first ? s->nregions : b.view.nregions,
+			(unsigned long long)parts[first ? 0 : 1]);
 		goto out;
 	}
 	if (join_part(s, &b) < 0) {

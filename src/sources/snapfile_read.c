@@ -54,29 +54,32 @@ static int find_sections(const unsigned char *p, size_t len, const char *name,
 		size_t i;
 
 		if (len - off < SF_SEC_HEAD_LEN)
-			return sf_bad(err, name,
-				      "cut short after %zu bytes, inside a "
-				      "section header (an unfinished write?)",
-				      len);
+			return vms_error_file(
+				err, name,
+				"cut short after %zu bytes, inside a "
+				"section header (an unfinished write?)",
+				len);
 		memcpy(sname, p + off, SF_SEC_NAME);
 		sname[SF_SEC_NAME] = 0;
 		for (i = 0; i < SF_SEC_NAME; i++)
 			if (sname[i] && (sname[i] < 'a' || sname[i] > 'z'))
-				return sf_bad(err, name,
-					      "corrupted: a section header at "
-					      "byte %zu has no name",
-					      off);
+				return vms_error_file(
+					err, name,
+					"corrupted: a section header at "
+					"byte %zu has no name",
+					off);
 		x.codec = (uint32_t)get_le(p + off + SF_SEC_NAME, 4);
 		x.stored = get_le(p + off + SF_SEC_NAME + 4, 8);
 		x.size = get_le(p + off + SF_SEC_NAME + 12, 8);
 		x.found = true;
 		off += SF_SEC_HEAD_LEN;
 		if (x.stored > len - off)
-			return sf_bad(err, name,
-				      "cut short: section \"%s\" at byte %zu "
-				      "has %llu bytes, only %zu are left",
-				      sname, off - SF_SEC_HEAD_LEN,
-				      (unsigned long long)x.stored, len - off);
+			return vms_error_file(
+				err, name,
+				"cut short: section \"%s\" at byte %zu "
+				"has %llu bytes, only %zu are left",
+				sname, off - SF_SEC_HEAD_LEN,
+				(unsigned long long)x.stored, len - off);
 		x.data = p + off;
 		off += x.stored;
 		for (k = 0; k < K_N; k++)
@@ -85,25 +88,29 @@ static int find_sections(const unsigned char *p, size_t len, const char *name,
 		if (k == K_N)
 			continue; /* a section of a later vmscope */
 		if (sec[k].found)
-			return sf_bad(err, name,
-				      "corrupted: section \"%s\" appears twice",
-				      sname);
+			return vms_error_file(
+				err, name,
+				"corrupted: section \"%s\" appears twice",
+				sname);
 		if (x.codec != SF_CODEC_STORED && x.codec != SF_CODEC_ZSTD)
-			return sf_bad(err, name,
-				      "section \"%s\" is compressed with codec "
-				      "%u, which this vmscope does not know",
-				      sname, x.codec);
+			return vms_error_file(
+				err, name,
+				"section \"%s\" is compressed with codec "
+				"%u, which this vmscope does not know",
+				sname, x.codec);
 		sec[k] = x;
 		if (k == K_END)
 			break;
 	}
 	if (off != len)
-		return sf_bad(err, name,
-			      "corrupted: %zu bytes follow its end section",
-			      len - off);
+		return vms_error_file(
+			err, name,
+			"corrupted: %zu bytes follow its end section",
+			len - off);
 	if (!sec[K_META].found || !sec[K_SMAPS].found)
-		return sf_bad(err, name, "corrupted: it has no \"%s\" section",
-			      sec[K_META].found ? SF_SEC_SMAPS : SF_SEC_META);
+		return vms_error_file(
+			err, name, "corrupted: it has no \"%s\" section",
+			sec[K_META].found ? SF_SEC_SMAPS : SF_SEC_META);
 	return 0;
 }
 
@@ -214,23 +221,24 @@ static int meta_into(struct vms_snapshot *s, const json_t *m, const char *name,
 	const char *fmt = json_string_value(json_object_get(m, "format"));
 
 	if (!json_is_object(m) || !fmt || strcmp(fmt, "vmscope-snapshot") != 0)
-		return sf_bad(err, name,
-			      "corrupted: its JSON part is not a vmscope "
-			      "snapshot's (no \"format\": "
-			      "\"vmscope-snapshot\")");
+		return vms_error_file(
+			err, name,
+			"corrupted: its JSON part is not a vmscope "
+			"snapshot's (no \"format\": "
+			"\"vmscope-snapshot\")");
 	if (!process_from(s, json_object_get(m, "process")))
-		return sf_bad(err, name,
-			      "corrupted: bad \"process\" in its JSON "
-			      "part");
+		return vms_error_file(err, name,
+				      "corrupted: bad \"process\" in its JSON "
+				      "part");
 	if (!capture_from(s, json_object_get(m, "capture")))
-		return sf_bad(err, name,
-			      "corrupted: bad \"capture\" in its JSON "
-			      "part");
+		return vms_error_file(err, name,
+				      "corrupted: bad \"capture\" in its JSON "
+				      "part");
 	rollup_from(s, json_object_get(m, "rollup"));
 	if (!threads_from(s, json_object_get(m, "threads")))
-		return sf_bad(err, name,
-			      "corrupted: bad \"threads\" in its JSON "
-			      "part");
+		return vms_error_file(err, name,
+				      "corrupted: bad \"threads\" in its JSON "
+				      "part");
 	return 0;
 }
 
@@ -250,9 +258,10 @@ static int smaps_parts_from(const json_t *m, const char *name,
 	    !sf_get_u64(json_array_get(a, 0), &parts[0]) ||
 	    !sf_get_u64(json_array_get(a, 1), &parts[1]) || !parts[0] ||
 	    !parts[1])
-		return sf_bad(err, name,
-			      "corrupted: bad \"smaps_parts\" in its JSON "
-			      "part (two region counts, neither 0)");
+		return vms_error_file(
+			err, name,
+			"corrupted: bad \"smaps_parts\" in its JSON "
+			"part (two region counts, neither 0)");
 	return 1;
 }
 
@@ -277,7 +286,7 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 		nregions = most;
 	if (parts) {
 		if (parts[0] > most || parts[1] > most - parts[0])
-			return sf_bad(
+			return vms_error_file(
 				err, name,
 				"corrupted: its JSON part says its smaps "
 				"text has parts of %llu and %llu regions, "
@@ -296,12 +305,12 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 	if (rc < 0)
 		return -1;
 	if (smaps_finish(&p, &perr) < 0)
-		return sf_bad(err, name, "corrupted: its smaps text: %s",
-			      perr.msg);
+		return vms_error_file(
+			err, name, "corrupted: its smaps text: %s", perr.msg);
 	if (s->nregions == 0)
-		return sf_bad(err, name,
-			      "corrupted: its smaps text holds no "
-			      "regions");
+		return vms_error_file(err, name,
+				      "corrupted: its smaps text holds no "
+				      "regions");
 	if (p.malformed && !s->cap.partial)
 		s->cap.partial = arena_printf(
 			&s->arena,
@@ -324,24 +333,26 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 	int rc = -1;
 
 	if (len == 0)
-		return sf_bad(err, name, "empty file, not a vmscope snapshot");
+		return vms_error_file(err, name,
+				      "empty file, not a vmscope snapshot");
 	if (!snapfile_recognise(buf, len))
-		return sf_bad(err, name,
-			      "not a vmscope snapshot file (it does "
-			      "not start with \"vmscope snapshot\")");
+		return vms_error_file(err, name,
+				      "not a vmscope snapshot file (it does "
+				      "not start with \"vmscope snapshot\")");
 	if (len < SF_HEAD_LEN)
-		return sf_bad(err, name,
-			      "cut short after %zu bytes, inside its header",
-			      len);
+		return vms_error_file(
+			err, name,
+			"cut short after %zu bytes, inside its header", len);
 	version = (uint32_t)get_le(p + SNAPFILE_MAGIC_LEN, 4);
 	if (version > SNAPFILE_VERSION)
-		return sf_bad(err, name,
-			      "snapshot format version %u; this vmscope (%s) "
-			      "reads versions up to %d: open it with a later "
-			      "vmscope",
-			      version, VMSCOPE_VERSION, SNAPFILE_VERSION);
+		return vms_error_file(
+			err, name,
+			"snapshot format version %u; this vmscope (%s) "
+			"reads versions up to %d: open it with a later "
+			"vmscope",
+			version, VMSCOPE_VERSION, SNAPFILE_VERSION);
 	if (version == 0)
-		return sf_bad(err, name, "corrupted: format version 0");
+		return vms_error_file(err, name, "corrupted: format version 0");
 	if (find_sections(p, len, name, sec, err) < 0)
 		return -1;
 	if (sf_read_whole(&sec[K_META], SF_META_MAX, name, SF_SEC_META, &meta,
@@ -349,9 +360,10 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		return -1;
 	m = json_loadb(meta.buf, meta.len, 0, &jerr);
 	if (!m) {
-		sf_bad(err, name,
-		       "corrupted: its JSON part does not parse (line %d: %s)",
-		       jerr.line, jerr.text);
+		vms_error_file(
+			err, name,
+			"corrupted: its JSON part does not parse (line %d: %s)",
+			jerr.line, jerr.text);
 		goto out;
 	}
 	/* Identity first: a message about the smaps text names the

@@ -1,8 +1,7 @@
 /* snapfile_zsec.c — a section of a snapshot file, decompressed piece by
  * piece (the smaps text straight into the smaps parser) or whole (the
  * JSON part, status), everything its header claims checked as the bytes
- * come; and the message of a file that is wrong (sf_bad). What
- * snapfile_read.c and snapfile_parts.c both read through.
+ * come. What snapfile_read.c and snapfile_parts.c both read through.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,17 +17,6 @@
 
 /* The decompressed pieces the parser is fed (fit in a core's cache). */
 #define SF_PIECE (128u << 10)
-
-int sf_bad(struct vms_error *err, const char *name, const char *fmt, ...)
-{
-	char what[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return vms_error_set(err, VMS_ERR_FILE, 0, "%s: %s", name, what);
-}
 
 /* A section's bytes, decompressed piece by piece (zsec_fill); everything
  * its header claims is checked as the bytes come. A part of a format-2
@@ -57,11 +45,12 @@ static int zsec_open(struct zsec *d, const struct sf_sec *x, const char *name,
 	d->in.size = x->stored;
 	if (x->codec == SF_CODEC_STORED) {
 		if (x->stored != x->size)
-			return sf_bad(err, name,
-				      "corrupted: section \"%s\" holds %llu "
-				      "bytes and says %llu",
-				      what, (unsigned long long)x->stored,
-				      (unsigned long long)x->size);
+			return vms_error_file(
+				err, name,
+				"corrupted: section \"%s\" holds %llu "
+				"bytes and says %llu",
+				what, (unsigned long long)x->stored,
+				(unsigned long long)x->size);
 		return 0;
 	}
 	d->z = ZSTD_createDCtx();
@@ -171,10 +160,11 @@ int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
 	w->buf = NULL;
 	w->len = 0;
 	if (x->size > max)
-		return sf_bad(err, name,
-			      "corrupted: section \"%s\" says %llu bytes, more "
-			      "than such a section ever holds",
-			      what, (unsigned long long)x->size);
+		return vms_error_file(
+			err, name,
+			"corrupted: section \"%s\" says %llu bytes, more "
+			"than such a section ever holds",
+			what, (unsigned long long)x->size);
 	if (zsec_open(&d, x, name, what, err) < 0)
 		return -1;
 	for (;;) {
@@ -200,7 +190,7 @@ int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
 		}
 		n = zsec_fill(&d, w->buf + w->len, cap - w->len);
 		if (n < 0) {
-			sf_bad(err, name, "%s", d.msg);
+			vms_error_file(err, name, "%s", d.msg);
 			goto out;
 		}
 		if (n == 0)
@@ -259,15 +249,16 @@ int sf_smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 		ssize_t n = zsec_fill(&d, piece, SF_PIECE);
 
 		if (n < 0) {
-			sf_bad(err, name, "%s", d.msg);
+			vms_error_file(err, name, "%s", d.msg);
 			goto out;
 		}
 		if (smaps_feed(p, piece, (size_t)n, n == 0, err) < 0) {
 			if (err->kind != VMS_ERR_NOMEM)
-				sf_bad(err, name,
-				       "corrupted: section \"%s\" has a line "
-				       "longer than %u bytes",
-				       what, SMAPS_LINE_MAX);
+				vms_error_file(
+					err, name,
+					"corrupted: section \"%s\" has a line "
+					"longer than %u bytes",
+					what, SMAPS_LINE_MAX);
 			goto out;
 		}
 		if (n == 0)
