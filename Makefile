@@ -140,7 +140,8 @@ FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
 	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile build-fuzz/fuzz_core \
-	build-fuzz/fuzz_hsperf build-fuzz/fuzz_rtheap build-fuzz/fuzz_scan
+	build-fuzz/fuzz_hsperf build-fuzz/fuzz_rtheap build-fuzz/fuzz_scan \
+	build-fuzz/fuzz_pmscan
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
@@ -181,6 +182,11 @@ fuzz: deps
 	build-fuzz/fuzz_scan -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-scan
+	@mkdir -p build-fuzz/corpus-pmscan
+	cp tests/fixtures/*.maps build-fuzz/corpus-pmscan/
+	build-fuzz/fuzz_pmscan -max_total_time=$(FUZZ_SECONDS) \
+		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+		-print_final_stats=1 build-fuzz/corpus-pmscan
 
 # The harnesses link an engine built once for them (not libvms.a: its
 # objects are not instrumented for the fuzzer): each engine source compiled

@@ -22,7 +22,7 @@ struct args {
 	const char *save, *load; /* -w FILE, -l FILE */
 	const char *diff_a, *diff_b; /* -d A B */
 	bool diff;
-	bool summary, freeze, list, bytes;
+	bool summary, freeze, exact, list, bytes;
 	double delay;
 	double watch; /* --watch SECONDS, 0: none */
 	long count; /* --count N, 0: no end */

@@ -67,6 +67,13 @@ static void usage(FILE *f)
 	      "  -F, --freeze               pss: stop the target while its\n"
 	      "                             counters are read (consistent,\n"
 	      "                             exact figures)\n"
+	      "      --exact                fork: read every counter inside\n"
+	      "                             the freeze (smaps), as -w does;\n"
+	      "                             by default only Rss and Swap are\n"
+	      "                             (PAGEMAP_SCAN, Linux 6.7), the\n"
+	      "                             rest just before, and a region\n"
+	      "                             that changed meanwhile is marked\n"
+	      "                             approx\n"
 	      "  -s, --summary              print the text summary and exit\n",
 	      f);
 	export_usage(f);
@@ -125,11 +132,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_DELAY,
 		OPT_BYTES,
 		OPT_WATCH,
-		OPT_COUNT
+		OPT_COUNT,
+		OPT_EXACT
 	};
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "freeze", no_argument, NULL, 'F' },
+		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "summary", no_argument, NULL, 's' },
 		{ "export", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
@@ -161,6 +170,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'F':
 			a->freeze = true;
+			break;
+		case OPT_EXACT:
+			a->exact = true;
 			break;
 		case 's':
 			a->summary = true;
@@ -298,6 +310,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return cli_usage_error("%s",
 				       "--watch takes snapshots of a live "
 				       "process: not with -l");
+	if (a->exact && strcmp(a->backend, "fork") != 0)
+		return cli_usage_error("%s",
+				       "--exact goes with -b fork (the pss "
+				       "sampler reads every counter as it "
+				       "is; -F stops the target meanwhile)");
 	if (a->freeze && strcmp(a->backend, "pss") != 0)
 		return cli_usage_error("%s",
 				       "--freeze goes with -b pss (the fork "
@@ -491,6 +508,7 @@ int main(int argc, char **argv)
 	}
 	co.pid = a.pid;
 	co.freeze = a.freeze;
+	co.exact = a.exact;
 	co.keep_raw = a.save != NULL;
 	if (a.watch && (a.summary || a.export || a.save)) {
 		rc = a.pid ? cli_watch(&a, smp, &co)

@@ -338,6 +338,7 @@ static struct vms_snapshot *diff_side(const struct args *a, const char *what,
 	if (!strchr(what, '/') && cli_parse_pid(what, &pid) == 0) {
 		co.pid = pid;
 		co.freeze = a->freeze;
+		co.exact = a->exact;
 		return vms_capture(vms_sampler_by_name(a->backend), &co, err);
 	}
 	return vms_load_file(what, err);

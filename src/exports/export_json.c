@@ -103,6 +103,10 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KV_U64(o, "duration_us", s->cap.duration_us);
 	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
+	/* "smaps": every counter read in the freeze; "pagemap_scan": Rss
+	 * and Swap in it, the rest just before (approx_regions moved) */
+	KV_STR(o, "freeze_counters", s->cap.freeze_counters);
+	KV_U64(o, "approx_regions", s->cap.approx_regions);
 	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
 	/* CLOCK_MONOTONIC at capture: orders snapshots of one boot finer
 	 * than taken_at's second (--watch takes several a second) */

@@ -83,7 +83,14 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 	if (s->proc.exe)
 		line_str(o, "Executable:  ", s->proc.exe);
 	ob_printf(o, "Sampler:     %s, ", s->cap.backend);
-	if (s->cap.frozen)
+	if (s->cap.frozen && s->cap.freeze_counters &&
+	    strcmp(s->cap.freeze_counters, "pagemap_scan") == 0)
+		ob_printf(o,
+			  "frozen %llu us (Rss and Swap read in it, the rest "
+			  "just before: %llu regions approx)\n",
+			  (unsigned long long)s->cap.frozen_us,
+			  (unsigned long long)s->cap.approx_regions);
+	else if (s->cap.frozen)
 		ob_printf(o, "frozen %llu us\n",
 			  (unsigned long long)s->cap.frozen_us);
 	else

@@ -31,6 +31,7 @@ size_t export_state_words(const struct vms_region *r, const char **w,
 		{ VMS_RF_UNREADABLE, "unreadable" },
 		{ VMS_RF_IMAGE_UNOPENED, "image_unopened" },
 		{ VMS_RF_GUARD, "guard" },
+		{ VMS_RF_APPROX, "approx" },
 	};
 	size_t i, n = 0;
 

@@ -75,6 +75,11 @@ enum {
 	VMS_RF_IMAGE_UNOPENED =
 		1u << 4, /* looked like an image, file unopenable */
 	VMS_RF_GUARD = 1u << 5, /* a stack guard region */
+	/* Rss or Swap moved between the smaps read before a fast freeze and
+	 * the page-table scan inside it (fastfreeze.h): Rss and Swap are the
+	 * freeze's, the split (private/shared, clean/dirty) and Pss the
+	 * earlier read's, adjusted to add up */
+	VMS_RF_APPROX = 1u << 6,
 };
 
 /* The smaps counters of one region, in bytes. */
@@ -264,11 +269,17 @@ struct vms_capture_info {
 	/* The source holds no smaps counters (a core dump): Rss, Pss, Swap,
 	 * sharing and VmPTE are unknown, and shown so (never as 0). */
 	bool no_counters;
+	/* How the counters were had in the freeze: NULL (not frozen, or
+	 * unknown: an older file), "smaps" (every counter read inside it),
+	 * "pagemap_scan" (fastfreeze.h: smaps just before, Rss and Swap
+	 * inside); approx_regions: regions flagged VMS_RF_APPROX. */
+	const char *freeze_counters;
+	uint64_t approx_regions;
 };
 
-/* The kernel's own totals (/proc/PID/smaps_rollup, through libproc2), read
- * right after smaps (within the same freeze when frozen): the check that the
- * regions add up. */
+/* The kernel's own totals (/proc/PID/smaps_rollup), read beside smaps
+ * (within the same freeze when every counter is read in it): the check
+ * that the regions add up. */
 struct vms_rollup {
 	bool valid;
 	uint64_t rss, pss, private_clean, private_dirty, shared_clean,

@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "snapshot.h"
 
 int procfs_read_file(const char *path, char **buf, size_t *len)
 {
@@ -106,6 +109,36 @@ long long procfs_status_value(const char *buf, size_t len, const char *key)
 		p = nl + 1;
 	}
 	return -1;
+}
+
+void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "Pss", offsetof(struct vms_rollup, pss) },
+		{ "Private_Clean", offsetof(struct vms_rollup, private_clean) },
+		{ "Private_Dirty", offsetof(struct vms_rollup, private_dirty) },
+		{ "Shared_Clean", offsetof(struct vms_rollup, shared_clean) },
+		{ "Shared_Dirty", offsetof(struct vms_rollup, shared_dirty) },
+		{ "Swap", offsetof(struct vms_rollup, swap) },
+		{ "SwapPss", offsetof(struct vms_rollup, swap_pss) },
+		{ "Locked", offsetof(struct vms_rollup, locked) },
+		{ "Anonymous", offsetof(struct vms_rollup, anonymous) },
+	};
+	long long rss = procfs_status_value(buf, len, "Rss");
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		long long v = procfs_status_value(buf, len, keys[i].key);
+		uint64_t u = v > 0 ? (uint64_t)v : 0;
+
+		memcpy((char *)r + keys[i].off, &u, sizeof(u));
+	}
+	r->rss = rss > 0 ? (uint64_t)rss : 0;
+	r->valid = rss >= 0;
 }
 
 int procfs_syscall_sp_parse(const char *buf, size_t len, uint64_t *sp)

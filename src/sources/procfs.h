@@ -15,6 +15,8 @@
 
 #include "error.h"
 
+struct vms_rollup;
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer (*len without the
  * NUL). Returns 0, or -1 with errno set. */
 int procfs_read_file(const char *path, char **buf, size_t *len);
@@ -24,6 +26,11 @@ int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
 /* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
  * missing. Values without a unit are returned as they are. */
 long long procfs_status_value(const char *buf, size_t len, const char *key);
+
+/* The text of /proc/PID/smaps_rollup (a header line, then smaps's key
+ * lines summed), by procfs_status_value: r gets the figures, bytes (0 for
+ * a key missing or malformed), and r->valid when Rss is there. */
+void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r);
 
 /* /proc/PID/task/TID/syscall: "nr arg1..arg6 sp pc", or "-1 sp pc" when
  * not in a system call, or "running". Sets *sp and returns 0, or -1 when

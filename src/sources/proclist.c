@@ -227,32 +227,6 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	return 0;
 }
 
-int proclist_rollup(pid_t pid, struct vms_rollup *r, struct vms_error *err)
-{
-	enum pids_item items[] = { PIDS_SMAP_RSS,	PIDS_SMAP_PSS,
-				   PIDS_SMAP_PRV_CLEAN, PIDS_SMAP_PRV_DIRTY,
-				   PIDS_SMAP_SHR_CLEAN, PIDS_SMAP_SHR_DIRTY,
-				   PIDS_SMAP_SWAP,	PIDS_SMAP_SWAP_PSS,
-				   PIDS_SMAP_LOCKED,	PIDS_SMAP_ANONYMOUS };
-	uint64_t *out[] = { &r->rss,	       &r->pss,
-			    &r->private_clean, &r->private_dirty,
-			    &r->shared_clean,  &r->shared_dirty,
-			    &r->swap,	       &r->swap_pss,
-			    &r->locked,	       &r->anonymous };
-	struct pids_fetch *f;
-	struct pids_info *info = select_one(pid, items, 10, &f, err);
-	int i;
-
-	if (!info)
-		return -1;
-	for (i = 0; i < 10; i++)
-		*out[i] = (uint64_t)PIDS_VAL(i, ul_int, f->stacks[0], info) *
-			  1024;
-	procps_pids_unref(&info);
-	r->valid = true;
-	return 0;
-}
-
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		       struct vms_error *err)
 {

@@ -51,9 +51,6 @@ void proclist_free(struct proc_list *l);
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err);
 
-/* The kernel's smaps_rollup figures, bytes; sets r->valid. */
-int proclist_rollup(pid_t pid, struct vms_rollup *r, struct vms_error *err);
-
 /* All processes named name (comm or argv[0] basename). *pids malloc'd. */
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		       struct vms_error *err);

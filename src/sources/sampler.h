@@ -32,6 +32,10 @@ struct vms_capture_opts {
 	pid_t pid;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
+	/* fork: every counter read inside the freeze (smaps), never the
+	 * fast freeze (fastfreeze.h), which is used where the kernel has
+	 * PAGEMAP_SCAN and keep_raw is off */
+	bool exact;
 	/* Keep the snapshot's memory readable after vms_capture() returns
 	 * (for a heap walker, content views). Without it the memory is let go
 	 * as soon as the pipeline has read what it needs: the fork sampler's

@@ -21,9 +21,14 @@ struct vms_capture_opts;
  * progress (and honouring cancel) through o->progress, and the regions as
  * they are finished through o->regions_read. Reads the kernel's
  * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
- * check that the regions add up, not a figure vmscope shows). */
+ * check that the regions add up, not a figure vmscope shows). The caller
+ * then notes what vmscope itself maps of the target (observer_note), out
+ * of any freeze. */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
+/* The regions sampler_read_smaps() read, and what it said of them,
+ * dropped (their strings stay in the arena), to read them again. */
+void sampler_forget_regions(struct vms_snapshot *s);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 			struct vms_error *err);

@@ -32,10 +32,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fastfreeze.h"
 #include "fork_keeper.h"
 #include "fork_preflight.h"
 #include "inject.h"
 #include "memread.h"
+#include "observer.h"
+#include "pmscan.h"
 #include "procfs.h"
 #include "proclist.h"
 #include "sampler.h"
@@ -53,6 +56,7 @@ struct fork_priv {
 	struct fork_keeper k;
 	struct memread mem;
 	bool mem_open;
+	int pmfd; /* pmscan_open(): the fast freeze; -1 without */
 };
 
 /* What the preflight needs from /proc/PID/status. */
@@ -213,15 +217,32 @@ static void mark_unreadable(struct vms_snapshot *s)
 /* Reads the original's counters under the keeper's freeze: only what must
  * be consistent with the fork (thread names are read after it, the commit
  * room before). room: CommitLimit - Committed_AS under strict overcommit,
- * or UINT64_MAX. */
+ * or UINT64_MAX. pmfd >= 0: smaps was read just before the freeze, and
+ * only Rss and Swap are read in it (fastfreeze.h), unless the layout
+ * moved meanwhile. */
 static int read_original(const struct vms_capture_opts *o,
-			 struct vms_snapshot *s, uint64_t room,
+			 struct vms_snapshot *s, uint64_t room, int pmfd,
 			 struct vms_error *err)
 {
 	uint64_t need;
+	int fast = 0;
 
-	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
-	    sampler_read_status(s, o->pid, err) < 0)
+	if (pmfd >= 0 && (fast = fastfreeze_counters(s, o->pid, pmfd, err)) < 0)
+		return -1;
+	if (!fast) {
+		struct vms_capture_opts again = *o;
+
+		if (pmfd >= 0) {
+			/* Read again, all of it: the viewer has been handed
+			 * the regions of the first read already. */
+			sampler_forget_regions(s);
+			again.regions_read = NULL;
+		}
+		if (sampler_read_smaps(s, o->pid, &again, err) < 0)
+			return -1;
+		s->cap.freeze_counters = "smaps";
+	}
+	if (sampler_read_status(s, o->pid, err) < 0)
 		return -1;
 	if ((need = clone_commit(s)) > room)
 		return vms_error_set(
@@ -255,6 +276,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	p->k.sock = -1;
+	p->pmfd = -1;
 	s->src.ops = &fork_source;
 	s->src.priv = p; /* release() undoes whatever was done */
 	/* Files are opened through /proc/PID/map_files of a live thread
@@ -274,12 +296,24 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    inject_find_gadget(o->pid, &gadget, err) < 0)
 		return exited_or(o->pid, err);
 	strict_commit_room(&room); /* left UINT64_MAX unless strict */
+	/* The fast freeze where the kernel has PAGEMAP_SCAN: smaps now, while
+	 * the target runs. Not for a snapshot file, which keeps the smaps
+	 * text as read and must hold the figures shown. */
+	if (!o->exact && !o->keep_raw) {
+		p->pmfd = pmscan_open(o->pid);
+		if (p->pmfd >= 0 && sampler_read_smaps(s, o->pid, o, err) < 0)
+			return exited_or(o->pid, err);
+	}
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
 		return exited_or(o->pid, err);
-	if (read_original(o, s, room, err) < 0) {
+	if (read_original(o, s, room, p->pmfd, err) < 0) {
 		keeper_stop(&p->k);
 		return -1;
+	}
+	if (p->pmfd >= 0) {
+		close(p->pmfd);
+		p->pmfd = -1;
 	}
 	/* Nothing will read the clone: no fork at all, only the freeze. */
 	if ((o->no_memory ? keeper_release(&p->k, err)
@@ -292,6 +326,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 	}
 	s->cap.frozen = true;
 	s->cap.frozen_us = p->k.frozen_us;
+	observer_note(s);
 	mark_unreadable(s);
 	if (o->no_memory) {
 		keeper_stop(&p->k);
@@ -361,6 +396,8 @@ static void fork_release(struct vms_snapshot *s)
 		return;
 	if (p->mem_open)
 		memread_close(&p->mem);
+	if (p->pmfd >= 0)
+		close(p->pmfd);
 	keeper_stop(&p->k);
 	free(p);
 	s->src.priv = NULL;

@@ -40,6 +40,7 @@
 
 #include "fork_keeper.h"
 #include "memread.h"
+#include "observer.h"
 #include "procfs.h"
 #include "proclist.h"
 #include "sampler.h"
@@ -228,7 +229,10 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 			rc = -1;
 		s->cap.frozen_us = us;
 		s->cap.frozen = true;
+		s->cap.freeze_counters = "smaps";
 	}
+	if (rc == 0)
+		observer_note(s);
 	if (rc == 0 && procfs_pidfd_reaped(priv->pidfd))
 		/* Everything above was opened by pid: perhaps another's. */
 		rc = vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,

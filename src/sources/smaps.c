@@ -85,14 +85,52 @@ static bool perm_char_ok(char c, char want)
 	return c == want || c == '-';
 }
 
-/* "start-end perms offset maj:min inode   path". Returns false when the line
- * is not a well-formed header (the caller then skips its key lines). */
+/* The fields of a header "start-end perms offset maj:min inode   path"
+ * up to the path, into r; *rest: where the blanks before the path begin.
+ * False when the line is not well formed. */
+static bool parse_head(const char *s, const char *end, struct vms_region *r,
+		       const char **rest)
+{
+	uint64_t maj, min;
+	const char *q = s;
+
+	if (!parse_hex(&q, end, &r->start) || q >= end || *q++ != '-')
+		return false;
+	if (!parse_hex(&q, end, &r->end) || q >= end || *q++ != ' ')
+		return false;
+	if (r->end <= r->start || end - q < 5)
+		return false;
+	if (!perm_char_ok(q[0], 'r') || !perm_char_ok(q[1], 'w') ||
+	    !perm_char_ok(q[2], 'x') || (q[3] != 'p' && q[3] != 's') ||
+	    q[4] != ' ')
+		return false;
+	r->perms = parse_perms(q);
+	q += 5;
+	if (!parse_hex(&q, end, &r->offset) || q >= end || *q++ != ' ')
+		return false;
+	if (!parse_hex(&q, end, &maj) || q >= end || *q++ != ':')
+		return false;
+	if (!parse_hex(&q, end, &min) || q >= end || *q++ != ' ')
+		return false;
+	if (maj > UINT32_MAX || min > UINT32_MAX)
+		return false;
+	r->dev_major = (uint32_t)maj;
+	r->dev_minor = (uint32_t)min;
+	if (!parse_dec(&q, end, &r->inode))
+		return false;
+	if (q < end && *q != ' ' && *q != '\t')
+		return false;
+	*rest = q;
+	return true;
+}
+
+/* A header line into a new region. Returns false when the line is not a
+ * well-formed header (the caller then skips its key lines). */
 static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 			 struct vms_error *err, bool *oom)
 {
 	struct vms_region *r;
-	uint64_t maj, min;
-	const char *q = s;
+	const char *q;
 
 	if (p->limit && p->snap->nregions >= p->limit) {
 		p->over++;
@@ -103,31 +141,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 	r = vms_snapshot_add_region(p->snap);
 	if (!r)
 		goto nomem;
-	if (!parse_hex(&q, end, &r->start) || q >= end || *q++ != '-')
-		goto bad;
-	if (!parse_hex(&q, end, &r->end) || q >= end || *q++ != ' ')
-		goto bad;
-	if (r->end <= r->start || end - q < 5)
-		goto bad;
-	if (!perm_char_ok(q[0], 'r') || !perm_char_ok(q[1], 'w') ||
-	    !perm_char_ok(q[2], 'x') || (q[3] != 'p' && q[3] != 's') ||
-	    q[4] != ' ')
-		goto bad;
-	r->perms = parse_perms(q);
-	q += 5;
-	if (!parse_hex(&q, end, &r->offset) || q >= end || *q++ != ' ')
-		goto bad;
-	if (!parse_hex(&q, end, &maj) || q >= end || *q++ != ':')
-		goto bad;
-	if (!parse_hex(&q, end, &min) || q >= end || *q++ != ' ')
-		goto bad;
-	if (maj > UINT32_MAX || min > UINT32_MAX)
-		goto bad;
-	r->dev_major = (uint32_t)maj;
-	r->dev_minor = (uint32_t)min;
-	if (!parse_dec(&q, end, &r->inode))
-		goto bad;
-	if (q < end && *q != ' ' && *q != '\t')
+	if (!parse_head(s, end, r, &q))
 		goto bad;
 	q = skip_blank(q, end);
 	if (q < end) {
@@ -361,6 +375,35 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 	}
 	*slot = val;
 	return 0;
+}
+
+bool smaps_same_layout(const struct vms_region *r, size_t n, const char *maps,
+		       size_t len)
+{
+	const char *s = maps, *end = maps + len;
+	size_t i = 0;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end, *rest;
+		struct vms_region m;
+
+		if (e > s && e[-1] == '\r')
+			e--;
+		if (e > s) {
+			if (i == n || !parse_head(s, e, &m, &rest))
+				return false;
+			if (m.start != r[i].start || m.end != r[i].end ||
+			    m.perms != r[i].perms || m.offset != r[i].offset ||
+			    m.inode != r[i].inode ||
+			    m.dev_major != r[i].dev_major ||
+			    m.dev_minor != r[i].dev_minor)
+				return false;
+			i++;
+		}
+		s = nl ? nl + 1 : end;
+	}
+	return i == n;
 }
 
 bool smaps_header_like(const char *s, const char *end)

@@ -99,6 +99,13 @@ int smaps_parse_buffer(struct vms_snapshot *s, const char *buf, size_t len,
  * parsing it. */
 bool smaps_header_like(const char *s, const char *end);
 
+/* Whether maps text (/proc/PID/maps) lists exactly the regions r[0, n):
+ * the same bounds, permissions, offsets, devices and inodes, in the same
+ * order (paths aside: an [anon:NAME] may be renamed without the layout
+ * moving). A line that is not a well-formed header differs. */
+bool smaps_same_layout(const struct vms_region *r, size_t n, const char *maps,
+		       size_t len);
+
 /* Parses the two-letter VmFlags words of a line into VMS_VF_* bits. */
 uint32_t smaps_vmflags_mask(const char *s, size_t n);
 

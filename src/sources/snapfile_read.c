@@ -151,7 +151,8 @@ static bool capture_from(struct vms_snapshot *s, const json_t *c)
 		return false;
 	if (!str_at(s, c, "backend", &k->backend) ||
 	    !str_at(s, c, "kernel", &k->kernel) ||
-	    !str_at(s, c, "partial", &k->partial))
+	    !str_at(s, c, "partial", &k->partial) ||
+	    !str_at(s, c, "freeze_counters", &k->freeze_counters))
 		return false;
 	if (!k->backend)
 		k->backend = "?";

@@ -7,7 +7,7 @@
  * every region. An accepted snapshot is classified
  * and totalled (vms_snapshot_finish: pid 0, no memory reads, so image files
  * are opened by path as the fixture names them) and exported in every format
- * to an outbuf on /dev/null.
+ * to an outbuf on /dev/null. The same bytes go to procfs_rollup_parse.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -19,6 +19,7 @@
 
 #include "../fixtures/fixture.h"
 #include "pipeline.h"
+#include "procfs.h"
 #include "export.h"
 #include "outbuf.h"
 #include "smaps.h"
@@ -80,8 +81,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned seed = size ? data[0] : 0;
 	size_t malformed = 0;
 	int ra, rb, rc;
+	struct vms_rollup roll;
 
 	if (!a || !b || !c)
+		abort();
+	/* The same bytes as a smaps_rollup text: a valid one has its Rss. */
+	procfs_rollup_parse((const char *)data, size, &roll);
+	if (roll.valid && roll.rss > UINT64_MAX - 1023)
 		abort();
 	ra = smaps_parse_buffer(a, (const char *)data, size, &err);
 	rb = fixture_parse_chunked(b, (const char *)data, size, 64, &seed,

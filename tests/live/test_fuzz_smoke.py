@@ -5,8 +5,9 @@ seconds (SECONDS below: fuzz_smaps that long on the smaps and maps
 fixtures; the others half of it, at least 5: fuzz_elf on a small ELF
 file, fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
 glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
-small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap
-and fuzz_scan a quarter of it, at least 5). Each must exit 0. The
+small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
+fuzz_scan and fuzz_pmscan, on the maps fixtures, a quarter of it, at least
+5). Each must exit 0. The
 harnesses carry their own ASan+UBSan, so the run is made once, on the
 normal build's pass of make check, and skipped on the sanitizer build's.
 
@@ -78,7 +79,7 @@ def main():
                             "build-fuzz/fuzz_heap", "build-fuzz/fuzz_snapfile",
                             "build-fuzz/fuzz_core", "build-fuzz/fuzz_hsperf",
                             "build-fuzz/fuzz_rtheap", "build-fuzz/fuzz_scan",
-                            "build-fuzz/seed.elf"],
+                            "build-fuzz/fuzz_pmscan", "build-fuzz/seed.elf"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
                     r.stdout.decode("utf-8", "replace")[-3000:]):
@@ -131,6 +132,14 @@ def main():
         os.mkdir(corpus)
         run_fuzzer("fuzz_scan", max(SECONDS // 4, 5), corpus, [], tmp,
                    ["-max_len=65536"])
+        corpus = os.path.join(tmp, "corpus-pmscan")
+        seed_dir = os.path.join(tmp, "seeds-pmscan")
+        os.mkdir(corpus)
+        os.mkdir(seed_dir)
+        for s in glob.glob(os.path.join(fixtures, "*.maps")):
+            shutil.copy(s, seed_dir)
+        run_fuzzer("fuzz_pmscan", max(SECONDS // 4, 5), corpus, [seed_dir],
+                   tmp, ["-max_len=65536"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()

@@ -193,6 +193,12 @@ static void check_regions(const char *name, const struct vms_snapshot *s,
 	   name);
 }
 
+/* A key the fixture lacks (-1) is 0 in the parsed rollup. */
+static long long nonneg(long long v)
+{
+	return v > 0 ? v : 0;
+}
+
 static void check_rollup(const char *name, const struct vms_snapshot *s,
 			 const char *roll, size_t rlen)
 {
@@ -211,6 +217,25 @@ static void check_rollup(const char *name, const struct vms_snapshot *s,
 	uint64_t pss = 0;
 	long long want_pss = procfs_status_value(roll, rlen, "Pss");
 	size_t i, k;
+	struct vms_rollup r;
+	uint64_t parsed[7];
+
+	/* The rollup parser (the samplers' check), against the same text
+	 * read by procfs_status_value. */
+	procfs_rollup_parse(roll, rlen, &r);
+	parsed[0] = r.rss;
+	parsed[1] = r.shared_clean;
+	parsed[2] = r.shared_dirty;
+	parsed[3] = r.private_clean;
+	parsed[4] = r.private_dirty;
+	parsed[5] = r.swap;
+	parsed[6] = r.locked;
+	ok(r.valid && r.pss == (uint64_t)want_pss &&
+		   (long long)r.swap_pss ==
+			   nonneg(procfs_status_value(roll, rlen, "SwapPss")) &&
+		   (long long)r.anonymous ==
+			   nonneg(procfs_status_value(roll, rlen, "Anonymous")),
+	   "%s: procfs_rollup_parse: valid, Pss, SwapPss, Anonymous", name);
 
 	for (k = 0; k < sizeof(exact) / sizeof(exact[0]); k++) {
 		long long want = procfs_status_value(roll, rlen, exact[k].key);
@@ -222,6 +247,9 @@ static void check_rollup(const char *name, const struct vms_snapshot *s,
 		ok(want >= 0 && sum == (uint64_t)want,
 		   "%s: sum of %s %" PRIu64 " == rollup %lld", name,
 		   exact[k].key, sum, want);
+		ok(want >= 0 && parsed[k] == (uint64_t)want,
+		   "%s: procfs_rollup_parse %s %" PRIu64 " == %lld", name,
+		   exact[k].key, parsed[k], want);
 	}
 	for (i = 0; i < s->nregions; i++)
 		pss += s->regions[i].c.pss;
@@ -566,6 +594,49 @@ static void check_key_order(void)
 	vms_snapshot_free(b);
 }
 
+/* Without an Rss line a text is not valid; a malformed value counts 0,
+ * the rest is kept. */
+static void check_rollup_malformed(void)
+{
+	static const struct {
+		const char *text, *what;
+		bool valid;
+		uint64_t rss, swap;
+	} t[] = {
+		{ "", "empty", false, 0, 0 },
+		{ "Rss: 4 kB\n", "no header line", true, 4096, 0 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\n", "header alone",
+		  false, 0, 0 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\nRss: 8 kB\nSwap: "
+		  "2 kB",
+		  "no newline at the end", true, 8192, 2048 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\nRss: x kB\nSwap: "
+		  "2 kB\n",
+		  "a malformed Rss", false, 0, 2048 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\nRss: "
+		  "99999999999999999999 kB\n",
+		  "an Rss of 20 digits", false, 0, 0 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\nRss: "
+		  "18014398509481984 kB\n",
+		  "an Rss that overflows in bytes", false, 0, 0 },
+		{ "0-1000 ---p 00000000 00:00 0 [rollup]\nNew_Key: 5 kB\n"
+		  "Rss:\t12 kB\r\n",
+		  "an unknown key, a tab, CRLF", true, 12288, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vms_rollup r;
+
+		memset(&r, 0xa5, sizeof(r));
+		procfs_rollup_parse(t[i].text, strlen(t[i].text), &r);
+		ok(r.valid == t[i].valid && r.rss == t[i].rss &&
+			   r.swap == t[i].swap && r.pss == 0,
+		   "rollup %s: valid %d, Rss %" PRIu64 ", Swap %" PRIu64,
+		   t[i].what, r.valid, r.rss, r.swap);
+	}
+}
+
 int main(void)
 {
 	DIR *d = opendir(fixture_dir());
@@ -592,5 +663,6 @@ int main(void)
 	check_variants();
 	check_vmflags_mask();
 	check_key_order();
+	check_rollup_malformed();
 	return tap_done();
 }

@@ -1,0 +1,126 @@
+/* fastfreeze.c — smaps before the freeze, Rss and Swap inside it
+ * (fastfreeze.h). */
+#include "fastfreeze.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "procfs.h"
+#include "smaps.h"
+
+/* Kernel addresses ([vsyscall]): the ioctl takes user addresses only. */
+#define USER_TOP (1ull << 63)
+
+static uint64_t kb_down(uint64_t v)
+{
+	return v & ~(uint64_t)1023;
+}
+
+/* v * num / den, rounded down to a K as smaps's figures are; den > 0. */
+static uint64_t scale(uint64_t v, uint64_t num, uint64_t den)
+{
+	return kb_down((uint64_t)((unsigned __int128)v * num / den));
+}
+
+static uint64_t take(uint64_t *from, uint64_t *want)
+{
+	uint64_t t = *from < *want ? *from : *want;
+
+	*from -= t;
+	*want -= t;
+	return t;
+}
+
+static uint64_t at_most(uint64_t v, uint64_t max)
+{
+	return v < max ? v : max;
+}
+
+bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f)
+{
+	struct vms_counters *c = &r->c;
+	bool anon = r->inode == 0 && !(r->perms & VMS_PERM_SHARED);
+	uint64_t rss = f->rss, old = c->rss, swap;
+
+	/* Swap of a file or shared mapping may be a shmem object's, which
+	 * the page tables do not show: smaps's, unless they show more. */
+	swap = anon || f->swap > c->swap ? f->swap : c->swap;
+	if (rss == old && swap == c->swap)
+		return false;
+	if (rss > old) {
+		uint64_t d = rss - old;
+
+		c->private_dirty += d;
+		c->pss += d;
+		c->pss_dirty += d;
+		c->referenced += d;
+		if (anon)
+			c->anonymous += d;
+		if (r->vmflags_mask & VMS_VF_LO)
+			c->locked += d;
+	} else if (rss < old) {
+		uint64_t d = old - rss;
+
+		take(&c->private_clean, &d);
+		take(&c->shared_clean, &d);
+		take(&c->private_dirty, &d);
+		take(&c->shared_dirty, &d);
+		c->pss = scale(c->pss, rss, old);
+		c->pss_dirty = scale(c->pss_dirty, rss, old);
+		c->referenced = at_most(c->referenced, rss);
+		c->anonymous = at_most(c->anonymous, rss);
+		c->lazyfree = at_most(c->lazyfree, rss);
+		c->anon_huge = at_most(c->anon_huge, rss);
+		c->locked = at_most(c->locked, rss);
+	}
+	c->rss = rss;
+	if (swap > c->swap)
+		c->swap_pss += swap - c->swap;
+	else if (swap < c->swap)
+		c->swap_pss = scale(c->swap_pss, swap, c->swap);
+	c->swap = swap;
+	r->flags |= VMS_RF_APPROX;
+	return true;
+}
+
+/* Regions whose figures the scan gives as smaps counts them. */
+static bool scannable(const struct vms_region *r)
+{
+	return !(r->vmflags_mask & (VMS_VF_HT | VMS_VF_PF | VMS_VF_IO)) &&
+	       !(r->flags & VMS_RF_NO_COUNTERS);
+}
+
+int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
+			struct vms_error *err)
+{
+	char path[128], *maps;
+	size_t len, n = 0, i;
+	struct pmscan_fig *fig;
+	bool same;
+
+	procfs_mm_path(pid, "maps", path, sizeof(path));
+	if (procfs_read_file(path, &maps, &len) < 0)
+		return procfs_errno_error(err, pid, "maps", errno);
+	same = smaps_same_layout(s->regions, s->nregions, maps, len);
+	free(maps);
+	if (!same)
+		return 0;
+	while (n < s->nregions && s->regions[n].start < USER_TOP)
+		n++;
+	fig = malloc((n ? n : 1) * sizeof(*fig));
+	if (!fig)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	if (pmscan_regions(pmfd, s->regions, n, fig, err) < 0) {
+		free(fig);
+		return -1;
+	}
+	s->cap.approx_regions = 0;
+	for (i = 0; i < n; i++)
+		if (scannable(&s->regions[i]) &&
+		    fastfreeze_reconcile(&s->regions[i], &fig[i]))
+			s->cap.approx_regions++;
+	free(fig);
+	s->cap.freeze_counters = "pagemap_scan";
+	return 1;
+}

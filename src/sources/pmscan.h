@@ -1,0 +1,83 @@
+/* pmscan.h — each region's Rss and Swap from the page tables in one pass:
+ * the PAGEMAP_SCAN ioctl on /proc/PID/pagemap (Linux 6.7).
+ *
+ * Contract: pmscan_open() opens pid's pagemap and tries the ioctl on an
+ * empty range: -1 with errno ENOTTY (or EINVAL) where the kernel lacks it,
+ * so that the caller keeps reading smaps. pmscan_regions() asks the kernel
+ * for the runs of pages present or swapped over [first start, last end) of
+ * the regions given (in address order, not overlapping), in as many calls
+ * as its buffer needs (a call that fills it goes on from the address the
+ * kernel stopped at, walk_end; one that does not is the end: walk_end is
+ * then not where the walk ended on Linux 6.18, which leaves it at some
+ * region the walk skipped), and adds each run to the regions it covers
+ * through pmscan_add(). Nothing is changed in the target: no write-protect flag is
+ * ever passed, so the kernel only reads its page tables (under the mmap
+ * lock, as smaps does, but without the per-page accounting of smaps).
+ *
+ * What is counted is what smaps counts, for ordinary mappings:
+ *   rss   pages present, less those that map the shared zero page (smaps
+ *         skips them: vm_normal_page() has no page for them);
+ *   swap  page-table swap entries.
+ * Not the same, and left to the caller (fastfreeze.h): hugetlb pages (smaps
+ * puts them in *_Hugetlb, not Rss), PFN and I/O maps (the scan skips PFN
+ * maps; smaps counts no page of either), and the swap of shmem objects
+ * (smaps asks the object, not the page tables).
+ *
+ * pmscan_add() is the parser: runs in, figures out; it takes buffers, never
+ * a pid (tests, fuzz_pmscan).
+ */
+#ifndef VMS_PMSCAN_H
+#define VMS_PMSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "snapshot.h"
+
+/* The kernel's struct page_region. */
+struct pmscan_run {
+	uint64_t start, end, categories;
+};
+
+/* The kernel's PAGE_IS_* categories used here. */
+#define PMSCAN_PRESENT (1u << 3)
+#define PMSCAN_SWAPPED (1u << 4)
+#define PMSCAN_PFNZERO (1u << 5)
+
+/* Runs asked of the kernel per call (24 bytes each). */
+#define PMSCAN_VEC 4096
+
+struct pmscan_fig {
+	uint64_t rss, swap;
+};
+
+/* Where pmscan_add() is, kept between its calls ({ 0, 0 } at first): the
+ * first region a later run may touch, and the address below which every
+ * byte has been counted (a run, or the part of one, below it counts no
+ * second time). */
+struct pmscan_cursor {
+	size_t at;
+	uint64_t done;
+};
+
+/* Adds runs v[0, nv) (in address order) to out[i] for the regions r[0, n)
+ * they overlap. Runs outside every region count nowhere. */
+void pmscan_add(const struct vms_region *r, size_t n, struct pmscan_fig *out,
+		struct pmscan_cursor *cur, const struct pmscan_run *v,
+		size_t nv);
+
+/* pid's pagemap, the ioctl tried: a descriptor, or -1 with errno. */
+int pmscan_open(pid_t pid);
+
+/* Fills out[0, n) (zeroed first) for regions r[0, n) from fd (pmscan_open).
+ * Returns 0, or -1 with *err. */
+int pmscan_regions(int fd, const struct vms_region *r, size_t n,
+		   struct pmscan_fig *out, struct vms_error *err);
+/* The same, vec runs at a time (the tests: a buffer that fills). */
+int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
+		      struct pmscan_fig *out, size_t vec,
+		      struct vms_error *err);
+
+#endif

@@ -1,0 +1,168 @@
+"""The fork sampler's fast freeze (src/sources/fastfreeze.h): smaps read
+just before the freeze, Rss and Swap inside it through PAGEMAP_SCAN.
+
+On a SIGSTOPped target (tests/targets/pagekinds: written, read and
+untouched pages, huge pages, shared memory, a file) nothing moves between
+the two reads: the export says freeze_counters "pagemap_scan", no region
+is approximate, each region's Rss and Swap equal the kernel's smaps read
+by this test, and the sums equal smaps_rollup exactly. --exact reads every
+counter in the freeze ("smaps") and gives the same figures; -w always
+does (a snapshot file keeps the smaps text it shows).
+
+On a running target whose Rss never stays still (pagekinds grow: a thread
+writes one new page after another), some capture finds a region that
+moved: approx_regions counts the regions marked "approx", every region's
+split adds up to its Rss, and the target is left running, untraced, with
+no child.
+
+Where the kernel lacks PAGEMAP_SCAN (before 6.7) the default is the exact
+path: that is checked instead, and the rest is skipped."""
+import ctypes
+import fcntl
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+from vmstest import eq, ok  # noqa: E402
+
+forktest.become_subreaper()
+ROUNDS = int(os.environ.get("FASTFREEZE_ROUNDS", "8"))
+
+
+def have_pagemap_scan():
+    """The ioctl on an empty range of our own pagemap: 0, or ENOTTY."""
+    arg = (ctypes.c_uint64 * 12)(96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    req = (3 << 30) | (96 << 16) | (ord("f") << 8) | 16
+    with open("/proc/self/pagemap", "rb") as f:
+        try:
+            fcntl.ioctl(f.fileno(), req, arg)
+            return True
+        except OSError:
+            return False
+
+
+def smaps_by_start(pid):
+    out, cur = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            first = line.split(None, 1)[0]
+            if "-" in first and not first.endswith(":"):
+                cur = int(first.split("-")[0], 16)
+                out[cur] = {}
+            elif line.endswith("kB\n"):
+                k, v = line.split(":")
+                out[cur][k] = int(v.split()[0]) * 1024
+    return out
+
+
+def split_adds_up(r):
+    return (r["private_clean"] + r["private_dirty"] + r["shared_clean"] +
+            r["shared_dirty"]) == r["rss"]
+
+
+def sums(snap):
+    return {"Rss": sum(r["rss"] for r in snap["regions"]),
+            "Swap": sum(r["swap"] for r in snap["regions"]),
+            "Private": sum(r["private_clean"] + r["private_dirty"]
+                           for r in snap["regions"]),
+            "Shared": sum(r["shared_clean"] + r["shared_dirty"]
+                          for r in snap["regions"])}
+
+
+def kernel(roll):
+    return {"Rss": roll["Rss"], "Swap": roll["Swap"],
+            "Private": roll["Private_Clean"] + roll["Private_Dirty"],
+            "Shared": roll["Shared_Clean"] + roll["Shared_Dirty"]}
+
+
+def counters(snap):
+    keys = ("rss", "pss", "swap", "private_clean", "private_dirty",
+            "shared_clean", "shared_dirty")
+    return [(r["start"],) + tuple(r[k] for k in keys)
+            for r in snap["regions"]]
+
+
+def still(scan):
+    p, _ = vmstest.start([vmstest.target("pagekinds"), "still"])
+    vmstest.sigstop(p.pid)
+    roll = kernel(vmstest.rollup(p.pid))
+    mine = smaps_by_start(p.pid)
+    fast = vmstest.vmscope_json(p.pid, "-b", "fork")
+    cap = fast["capture"]
+    if not scan:
+        eq(cap["freeze_counters"], "smaps", "without PAGEMAP_SCAN the "
+           "default reads every counter in the freeze")
+        vmstest.kill(p)
+        return
+    eq(cap["freeze_counters"], "pagemap_scan",
+       "stopped: the fast freeze is the default")
+    eq(cap["approx_regions"], 0, "stopped: no region approximate")
+    eq([r["start"] for r in fast["regions"] if "approx" in r["state"]], [],
+       "stopped: no region marked approx")
+    bad = [r["start"] for r in fast["regions"]
+           if r["rss"] != mine[vmstest.hexint(r["start"])]["Rss"] or
+           r["swap"] != mine[vmstest.hexint(r["start"])]["Swap"]]
+    eq(bad, [], "stopped: every region's Rss and Swap are the kernel's "
+       "(%d regions)" % len(fast["regions"]))
+    eq(sums(fast), roll, "stopped: Σ Rss, Swap, Private, Shared == "
+       "smaps_rollup")
+    exact = vmstest.vmscope_json(p.pid, "-b", "fork", "--exact")
+    eq(exact["capture"]["freeze_counters"], "smaps",
+       "--exact: every counter read in the freeze")
+    eq(counters(exact), counters(fast), "--exact: the same figures")
+    out = vmstest.run_vmscope("-b", "fork", "-s", p.pid).stdout.decode()
+    ok("Rss and Swap read in it" in out and "0 regions approx" in out,
+       "the summary says how the freeze read its counters", out[:300])
+    tmp = tempfile.mkdtemp(prefix="vms-ff-")
+    path = os.path.join(tmp, "pk.vms")
+    r = vmstest.run_vmscope("-b", "fork", "-w", path, "-e", "json", p.pid)
+    ok(r.returncode == 0 and b'"freeze_counters":"smaps"' in
+       r.stdout.replace(b" ", b""), "-w: every counter read in the freeze",
+       r.stderr.decode())
+    r = vmstest.run_vmscope("-l", path, "-e", "json")
+    ok(r.returncode == 0 and b'"freeze_counters":"smaps"' in
+       r.stdout.replace(b" ", b""), "-l: the file says so too")
+    shutil.rmtree(tmp)
+    eq(vmstest.proc_state(p.pid), "T", "a SIGSTOPped target stays stopped")
+    vmstest.kill(p)
+
+
+def growing():
+    p, line = vmstest.start([vmstest.target("pagekinds"), "grow"])
+    grow = int(line.split("grow=")[1].split()[0], 16)
+    seen, grow_marked, bad = 0, 0, []
+    for _ in range(ROUNDS):
+        snap = vmstest.vmscope_json(p.pid, "-b", "fork")
+        cap = snap["capture"]
+        marked = [r for r in snap["regions"] if "approx" in r["state"]]
+        if cap["freeze_counters"] != "pagemap_scan" or \
+                cap["approx_regions"] != len(marked):
+            bad.append((cap["freeze_counters"], cap["approx_regions"],
+                        len(marked)))
+        bad += [r["start"] for r in snap["regions"] if not split_adds_up(r)]
+        seen += cap["approx_regions"]
+        grow_marked += any(vmstest.hexint(r["start"]) <= grow <
+                           vmstest.hexint(r["end"]) for r in marked)
+    eq(bad, [], "running: approx_regions counts the marked regions, and "
+       "every split adds up to its Rss (%d captures)" % ROUNDS)
+    ok(grow_marked > 0, "running: the region being written is marked "
+       "approx in %d of %d captures (%d marks in all)"
+       % (grow_marked, ROUNDS, seen))
+    ok(vmstest.proc_state(p.pid) in "RS" and vmstest.tracer_pid(p.pid) == 0
+       and not forktest.children(p.pid),
+       "running: the target runs on, untraced, with no child")
+    vmstest.kill(p)
+
+
+scan = have_pagemap_scan()
+still(scan)
+if scan:
+    growing()
+else:
+    vmstest.skip("a running target's moved regions marked approx",
+                 "no PAGEMAP_SCAN in this kernel")
+vmstest.done()

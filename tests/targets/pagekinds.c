@@ -1,0 +1,109 @@
+/* pagekinds — pages of every kind the page-table scan tells apart, for
+ * the fast freeze's tests (tests/unit/test_fastfreeze.c,
+ * tests/live/test_fastfreeze.py).
+ *
+ *   pagekinds [still|grow]
+ *
+ * Maps 32 MiB of private anonymous memory (4 KiB pages: MADV_NOHUGEPAGE)
+ * with every 4th page written, every 4th read only (so mapped to the
+ * shared zero page, which smaps does not count in Rss) and the rest left
+ * untouched; 16 MiB asking for huge pages, its first half written and
+ * its second half read (the huge zero page where the kernel uses it); a
+ * private mapping of its own executable, read; 4 MiB of shared anonymous
+ * memory, written. "grow" adds a thread that writes one new page of a
+ * 64 MiB region after another, and starts over (MADV_DONTNEED) at its
+ * end: its Rss never stays still. Prints
+ *   ready anon=0x.. huge=0x.. shared=0x.. [grow=0x..]
+ * and sleeps until killed.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MIB (1ul << 20)
+#define GROW_SIZE (64 * MIB)
+
+static volatile char sink;
+
+static char *grow_at;
+
+static void *grow(void *arg)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t i = 0;
+
+	(void)arg;
+	for (;;) {
+		grow_at[i] = 1;
+		i += (size_t)pg;
+		if (i >= GROW_SIZE) {
+			madvise(grow_at, GROW_SIZE, MADV_DONTNEED);
+			i = 0;
+		}
+	}
+	return NULL;
+}
+
+static void *map(size_t len, int flags)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int main(int argc, char **argv)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int grows = argc > 1 && strcmp(argv[1], "grow") == 0;
+	char *anon, *raw, *huge, *shared, *self;
+	size_t i, hsz = 16 * MIB;
+	int fd;
+	pthread_t t;
+
+	anon = map(32 * MIB, MAP_PRIVATE | MAP_ANONYMOUS);
+	/* 2 MiB aligned, so that the kernel can back it with huge pages */
+	raw = map(hsz + 2 * MIB, MAP_PRIVATE | MAP_ANONYMOUS);
+	shared = map(4 * MIB, MAP_SHARED | MAP_ANONYMOUS);
+	if (!anon || !raw || !shared)
+		return 1;
+	madvise(anon, 32 * MIB, MADV_NOHUGEPAGE);
+	for (i = 0; i < 32 * MIB; i += (size_t)pg) {
+		if ((i / (size_t)pg) % 4 == 0)
+			anon[i] = 1;
+		else if ((i / (size_t)pg) % 4 == 1)
+			sink = anon[i];
+	}
+	huge = (char *)(((uintptr_t)raw + 2 * MIB - 1) & ~(2 * MIB - 1));
+	madvise(huge, hsz, MADV_HUGEPAGE);
+	for (i = 0; i < hsz; i += (size_t)pg) {
+		if (i < hsz / 2)
+			huge[i] = 1;
+		else
+			sink = huge[i];
+	}
+	memset(shared, 2, 4 * MIB);
+	fd = open("/proc/self/exe", O_RDONLY);
+	self = fd < 0 ? MAP_FAILED
+		      : mmap(NULL, (size_t)pg, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (self != MAP_FAILED)
+		sink = self[0];
+	if (grows) {
+		grow_at = map(GROW_SIZE, MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!grow_at ||
+		    pthread_create(&t, NULL, grow, NULL) != 0)
+			return 1;
+	}
+	printf("ready anon=%p huge=%p shared=%p", (void *)anon, (void *)huge,
+	       (void *)shared);
+	if (grows)
+		printf(" grow=%p", (void *)grow_at);
+	printf("\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}

@@ -1,0 +1,295 @@
+/* test_fastfreeze.c — the fast freeze's parts (pmscan.h, fastfreeze.h,
+ * smaps_same_layout): runs of pages added to regions, figures reconciled,
+ * layouts compared (fixtures, malformed text); then against the kernel: a
+ * stopped target (tests/targets/pagekinds) whose every region's Rss and
+ * Swap from PAGEMAP_SCAN equal those smaps gives (zero pages, huge pages,
+ * the huge zero page, shared memory, a file), and a layout that moved
+ * refused. The kernel part is skipped, said so, where the ioctl is
+ * missing (Linux before 6.7).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fixtures/fixture.h"
+#include "fastfreeze.h"
+#include "pmscan.h"
+#include "procfs.h"
+#include "sampler_common.h"
+#include "smaps.h"
+#include "tap.h"
+#include "target.h"
+
+#define K ((uint64_t)1024)
+
+static void region(struct vms_region *r, uint64_t start, uint64_t end)
+{
+	memset(r, 0, sizeof(*r));
+	r->start = start;
+	r->end = end;
+}
+
+static void check_add(void)
+{
+	struct vms_region r[3];
+	struct pmscan_fig f[3];
+	/* runs: present across r0/r1, the zero page in r1, swapped in r2,
+	 * one in the gap, and one that overlaps all of r2 and beyond */
+	const struct pmscan_run v1[] = {
+		{ 0x1000, 0x2000, 0 }, /* before any region */
+		{ 0x10000, 0x14000, PMSCAN_PRESENT }, /* r0 */
+		{ 0x1e000, 0x22000, PMSCAN_PRESENT }, /* r0 2 pages, r1 2 */
+	};
+	const struct pmscan_run v2[] = {
+		{ 0x22000, 0x24000, PMSCAN_PRESENT | PMSCAN_PFNZERO },
+		{ 0x24000, 0x25000, PMSCAN_SWAPPED },
+		{ 0x28000, 0x2a000, PMSCAN_PRESENT }, /* the gap */
+		{ 0x2f000, 0x3a000, PMSCAN_PRESENT | PMSCAN_SWAPPED },
+		{ 0x3c000, 0x3d000, PMSCAN_SWAPPED },
+		{ 0x3d000, 0x3c000, PMSCAN_PRESENT }, /* backwards: nothing */
+	};
+	struct pmscan_cursor at = { 0, 0 };
+
+	region(&r[0], 0x10000, 0x20000);
+	region(&r[1], 0x20000, 0x28000);
+	region(&r[2], 0x30000, 0x3e000);
+	memset(f, 0, sizeof(f));
+	/* in two calls, the cursor kept: as pmscan_regions feeds it */
+	pmscan_add(r, 3, f, &at, v1, 3);
+	pmscan_add(r, 3, f, &at, v2, 6);
+	ok(f[0].rss == 6 * 4 * K && f[0].swap == 0,
+	   "runs: r0 Rss %" PRIu64 " K (4 + 2 pages)", f[0].rss / K);
+	ok(f[1].rss == 2 * 4 * K && f[1].swap == 4 * K,
+	   "runs: r1 Rss %" PRIu64 " K, Swap %" PRIu64
+	   " K (the zero page counts in neither)",
+	   f[1].rss / K, f[1].swap / K);
+	ok(f[2].rss == 10 * 4 * K && f[2].swap == 4 * K,
+	   "runs: r2 Rss %" PRIu64 " K (a run cut at its start), Swap %" PRIu64
+	   " K",
+	   f[2].rss / K, f[2].swap / K);
+	/* the same runs again: below what was counted, nothing more */
+	pmscan_add(r, 3, f, &at, v1, 3);
+	pmscan_add(r, 3, f, &at, v2, 6);
+	ok(f[0].rss == 6 * 4 * K && f[1].rss == 2 * 4 * K &&
+		   f[2].rss == 10 * 4 * K && f[2].swap == 4 * K,
+	   "runs: a run given again is not counted again");
+	memset(&at, 0, sizeof(at));
+	memset(f, 0, sizeof(f));
+	pmscan_add(r, 0, f, &at, v2, 6);
+	ok(at.at == 0, "runs: no regions, nothing counted, the cursor stays");
+}
+
+static void check_reconcile(void)
+{
+	struct vms_region r;
+	struct pmscan_fig f;
+	struct vms_counters *c = &r.c;
+
+	region(&r, 0x10000, 0x110000);
+	c->rss = 400 * K;
+	c->private_clean = 100 * K;
+	c->private_dirty = 200 * K;
+	c->shared_clean = 100 * K;
+	c->pss = 300 * K;
+	c->anonymous = 300 * K;
+	f.rss = 400 * K;
+	f.swap = 0;
+	ok(!fastfreeze_reconcile(&r, &f) && !(r.flags & VMS_RF_APPROX) &&
+		   c->pss == 300 * K,
+	   "reconcile: the same Rss and Swap leave the region as it was");
+
+	f.rss = 480 * K;
+	ok(fastfreeze_reconcile(&r, &f) && (r.flags & VMS_RF_APPROX) &&
+		   c->rss == 480 * K && c->private_dirty == 280 * K &&
+		   c->pss == 380 * K && c->anonymous == 380 * K,
+	   "reconcile: Rss grown by 80 K: private dirty, Pss and Anonymous "
+	   "+80 K, marked approx");
+	ok(c->private_clean + c->private_dirty + c->shared_clean +
+			   c->shared_dirty ==
+		   c->rss,
+	   "reconcile: the split adds up to Rss");
+
+	f.rss = 160 * K;
+	fastfreeze_reconcile(&r, &f);
+	ok(c->rss == 160 * K && c->private_clean == 0 && c->shared_clean == 0 &&
+		   c->private_dirty == 160 * K &&
+		   c->private_clean + c->private_dirty + c->shared_clean +
+				   c->shared_dirty ==
+			   c->rss &&
+		   c->pss == 380 * K * 160 / 480 / K * K && c->anonymous <= c->rss,
+	   "reconcile: Rss shrunk to 160 K: clean pages go first, Pss "
+	   "scaled (%" PRIu64 " K), the split adds up",
+	   c->pss / K);
+
+	/* Swap: an anonymous region's is the page tables'; a file's keeps
+	 * smaps's (a shmem object's swap is not in the page tables) unless
+	 * they show more */
+	region(&r, 0x10000, 0x20000);
+	c->swap = 8 * K;
+	c->swap_pss = 8 * K;
+	f.rss = 0;
+	f.swap = 4 * K;
+	ok(fastfreeze_reconcile(&r, &f) && c->swap == 4 * K &&
+		   c->swap_pss == 4 * K,
+	   "reconcile: an anonymous region's Swap is the scan's");
+	region(&r, 0x10000, 0x20000);
+	r.inode = 42;
+	c->swap = 8 * K;
+	f.swap = 4 * K;
+	ok(!fastfreeze_reconcile(&r, &f) && c->swap == 8 * K,
+	   "reconcile: a file mapping's Swap stays smaps's when the page "
+	   "tables show less");
+	f.swap = 12 * K;
+	ok(fastfreeze_reconcile(&r, &f) && c->swap == 12 * K &&
+		   (r.flags & VMS_RF_APPROX),
+	   "reconcile: ... and moves, marked, when they show more");
+}
+
+/* The regions of a fixture's smaps against maps text. */
+static void check_layout(void)
+{
+	size_t slen, mlen;
+	char *sm = fixture_read("kinds.smaps", &slen);
+	char *mp = fixture_read("kinds.maps", &mlen);
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_error err;
+	char *alt;
+	const char *nl;
+
+	if (!sm || !mp || !s || smaps_parse_buffer(s, sm, slen, &err) < 0) {
+		ok(0, "layout: kinds fixtures load");
+		goto out;
+	}
+	ok(smaps_same_layout(s->regions, s->nregions, mp, mlen),
+	   "layout: kinds.maps is kinds.smaps's layout (%zu regions)",
+	   s->nregions);
+	ok(!smaps_same_layout(s->regions, s->nregions - 1, mp, mlen),
+	   "layout: a region more in maps differs");
+	ok(!smaps_same_layout(s->regions, s->nregions, mp,
+			      (size_t)(strchr(mp, '\n') + 1 - mp)),
+	   "layout: a region fewer in maps differs");
+	alt = malloc(mlen + 1);
+	if (alt) {
+		memcpy(alt, mp, mlen);
+		alt[mlen] = '\0';
+		alt[strcspn(alt, "-") - 1] ^= 1; /* the first start moved */
+		ok(!smaps_same_layout(s->regions, s->nregions, alt, mlen),
+		   "layout: a start moved differs");
+		memcpy(alt, mp, mlen);
+		nl = strchr(mp, ' ');
+		alt[nl - mp + 2] = alt[nl - mp + 2] == 'w' ? '-' : 'w';
+		ok(!smaps_same_layout(s->regions, s->nregions, alt, mlen),
+		   "layout: a permission changed differs");
+		memcpy(alt, mp, mlen);
+		memcpy(alt, "zzzz", 4);
+		ok(!smaps_same_layout(s->regions, s->nregions, alt, mlen),
+		   "layout: a malformed line differs");
+		free(alt);
+	}
+	ok(smaps_same_layout(NULL, 0, "", 0) &&
+		   !smaps_same_layout(NULL, 0, mp, mlen),
+	   "layout: nothing is nothing's layout, and no other's");
+out:
+	free(sm);
+	free(mp);
+	vms_snapshot_free(s);
+}
+
+/* Against the kernel: a stopped pagekinds. */
+static void check_live(void)
+{
+	char *argv[] = { "pagekinds", "still", NULL };
+	struct target t = { 0 };
+	struct vms_snapshot *s = NULL;
+	struct pmscan_fig *f = NULL, *g;
+	struct vms_error err;
+	char line[512];
+	size_t i, n = 0, bad = 0;
+	int fd = -1, rc;
+	uint64_t keep;
+
+	if (target_start(&t, argv) < 0 || !fgets(line, sizeof(line), t.out) ||
+	    strncmp(line, "ready", 5) != 0) {
+		ok(0, "live: pagekinds starts");
+		goto out;
+	}
+	kill(t.pid, SIGSTOP);
+	usleep(100000);
+	fd = pmscan_open(t.pid);
+	if (fd < 0) {
+		printf("ok - live: PAGEMAP_SCAN # SKIP not in this kernel "
+		       "(%s)\n",
+		       strerror(errno));
+		goto out;
+	}
+	s = vms_snapshot_new();
+	if (!s || sampler_read_smaps(s, t.pid, NULL, &err) < 0) {
+		ok(0, "live: smaps of pagekinds read");
+		goto out;
+	}
+	/* user addresses only: [vsyscall] is the kernel's */
+	while (n < s->nregions && s->regions[n].start < (1ull << 63))
+		n++;
+	f = calloc(n + 1, sizeof(*f));
+	if (!f || pmscan_regions(fd, s->regions, n, f, &err) < 0) {
+		ok(0, "live: the scan runs (%s)", f ? err.msg : "no memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (r->vmflags_mask & (VMS_VF_HT | VMS_VF_PF | VMS_VF_IO))
+			continue;
+		if (f[i].rss != r->c.rss || f[i].swap != r->c.swap) {
+			if (!bad++)
+				printf("# %" PRIx64 "-%" PRIx64
+				       " %s: scan Rss %" PRIu64 " Swap %" PRIu64
+				       ", smaps %" PRIu64 " %" PRIu64 "\n",
+				       r->start, r->end,
+				       r->path ? r->path : "", f[i].rss,
+				       f[i].swap, r->c.rss, r->c.swap);
+		}
+	}
+	ok(bad == 0,
+	   "live: every region's Rss and Swap from PAGEMAP_SCAN equal "
+	   "smaps's (%zu regions, %zu differ)",
+	   n, bad);
+	/* Again, 3 runs a call: the buffer fills and the walk goes on from
+	 * where the kernel stopped, many times over. */
+	g = calloc(n + 1, sizeof(*g));
+	ok(g && pmscan_regions_by(fd, s->regions, n, g, 3, &err) == 0 &&
+		   memcmp(f, g, n * sizeof(*f)) == 0,
+	   "live: the same, 3 runs at a time");
+	free(g);
+	rc = fastfreeze_counters(s, t.pid, fd, &err);
+	ok(rc == 1 && s->cap.approx_regions == 0 &&
+		   s->cap.freeze_counters &&
+		   strcmp(s->cap.freeze_counters, "pagemap_scan") == 0,
+	   "live: fastfreeze_counters on a stopped target: done, nothing "
+	   "approximate (%d, %" PRIu64 ")",
+	   rc, s->cap.approx_regions);
+	keep = s->regions[1].end;
+	s->regions[1].end -= 4096;
+	rc = fastfreeze_counters(s, t.pid, fd, &err);
+	ok(rc == 0, "live: a layout that moved is refused (%d)", rc);
+	s->regions[1].end = keep;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(f);
+	if (s)
+		vms_snapshot_free(s);
+	target_stop(&t);
+}
+
+int main(void)
+{
+	check_add();
+	check_reconcile();
+	check_layout();
+	check_live();
+	return tap_done();
+}
