@@ -61,6 +61,8 @@ const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 		snprintf(buf, n, "smaps_rollup not read");
 	else if (r > 0)
 		snprintf(buf, n, "the regions add up to smaps_rollup");
+	else if (s->cap.approx_regions)
+		snprintf(buf, n, "not comparable with smaps_rollup: %s", why);
 	else
 		snprintf(buf, n,
 			 "differs from smaps_rollup (%s): the process "

@@ -63,6 +63,8 @@ enum {
 	VMS_VF_IO = 1u << 9, /* I/O map */
 	VMS_VF_DD = 1u << 10, /* not dumped */
 	VMS_VF_MS = 1u << 11, /* may share */
+	VMS_VF_MM = 1u << 12, /* mixed map (DAX, inserted pfns) */
+	VMS_VF_UW = 1u << 13, /* userfaultfd write-protect */
 };
 
 /* Per-region state flags. */

@@ -86,12 +86,13 @@ bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f)
 /* Regions whose figures the scan gives as smaps counts them. */
 static bool scannable(const struct vms_region *r)
 {
-	return !(r->vmflags_mask & (VMS_VF_HT | VMS_VF_PF | VMS_VF_IO)) &&
+	return !(r->vmflags_mask &
+		 (VMS_VF_HT | VMS_VF_PF | VMS_VF_IO | VMS_VF_MM | VMS_VF_UW)) &&
 	       !(r->flags & VMS_RF_NO_COUNTERS);
 }
 
 int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
-			struct vms_error *err)
+			const struct pmscan_how *how, struct vms_error *err)
 {
 	char path[128], *maps;
 	size_t len, n = 0, i;
@@ -111,9 +112,10 @@ int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
 	if (!fig)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
-	if (pmscan_regions(pmfd, s->regions, n, fig, err) < 0) {
+	if (pmscan_regions(pmfd, how, s->regions, n, fig, err) < 0) {
 		free(fig);
-		return -1;
+		/* the exact path instead, in the same freeze */
+		return err->kind == VMS_ERR_NOMEM ? -1 : 0;
 	}
 	s->cap.approx_regions = 0;
 	for (i = 0; i < n; i++)

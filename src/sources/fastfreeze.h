@@ -12,16 +12,23 @@
  *      each region's Rss and Swap from the page tables in one pass
  *      (pmscan.h), and reconciles: a region whose Rss or Swap moved gets
  *      the freeze's Rss and Swap, its split and Pss adjusted to add up
- *      (fastfreeze_reconcile) and the flag VMS_RF_APPROX. Never silently
- *      wrong: Rss and Swap are exact, and the approximate split is marked.
- * When the layout moved between the two reads, the caller reads smaps
- * again inside the freeze (the exact path).
+ *      (fastfreeze_reconcile) and the flag VMS_RF_APPROX.
+ * Rss and Swap are then of the fork's instant. The split (private/shared,
+ * clean/dirty), Pss, Locked and VmFlags are of the read before: what moves
+ * them without moving Rss (a page dirtied, a copy-on-write broken, another
+ * process mapping a page, an madvise or mlock of a whole region) is not
+ * seen, for the milliseconds between the two reads; the summary says the
+ * counters were had so. When the layout moved between the two reads, or
+ * the scan fails, the caller reads smaps again inside the freeze (the
+ * exact path).
  *
  * Regions whose figures the scan cannot give keep smaps's: hugetlb (smaps
- * counts its pages apart from Rss), PFN and I/O maps, a region whose record
- * was cut, and the kernel's [vsyscall] (outside the user range the ioctl
- * takes). Swap of a file or shared mapping is smaps's unless the page
- * tables show more (shmem swap is the object's, not the page tables').
+ * counts its pages apart from Rss), PFN, I/O and mixed maps (special
+ * entries the scan calls present), userfaultfd write-protected ones (their
+ * markers look swapped), a region whose record was cut, and the kernel's
+ * [vsyscall] (outside the user range the ioctl takes). Swap of a file or
+ * shared mapping is smaps's unless the page tables show more (shmem swap
+ * is the object's, not the page tables').
  */
 #ifndef VMS_FASTFREEZE_H
 #define VMS_FASTFREEZE_H
@@ -41,10 +48,11 @@
 bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f);
 
 /* Inside the freeze; s holds the regions and counters smaps gave just
- * before it, pmfd is pmscan_open(pid). Returns 1 when done (s->cap's
- * freeze_counters and approx_regions set), 0 when the layout moved (s
- * untouched: read smaps again), -1 with *err. */
+ * before it, pmfd and how are pmscan_open(pid)'s. Returns 1 when done
+ * (s->cap's freeze_counters and approx_regions set), 0 when the layout
+ * moved or the scan failed (s untouched: read smaps again), -1 with *err
+ * (out of memory, or maps unreadable). */
 int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
-			struct vms_error *err);
+			const struct pmscan_how *how, struct vms_error *err);
 
 #endif

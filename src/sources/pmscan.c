@@ -3,13 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "procfs.h"
+#include "smaps.h"
 
 /* linux/fs.h of Linux 6.7; Debian 12's headers (6.1) lack it. */
 struct pmscan_arg {
@@ -21,7 +25,7 @@ struct pmscan_arg {
 
 void pmscan_add(const struct vms_region *r, size_t n, struct pmscan_fig *out,
 		struct pmscan_cursor *cur, const struct pmscan_run *v,
-		size_t nv)
+		size_t nv, const struct pmscan_how *how)
 {
 	size_t i, k;
 
@@ -29,9 +33,14 @@ void pmscan_add(const struct vms_region *r, size_t n, struct pmscan_fig *out,
 		uint64_t c = v[i].categories, end = v[i].end;
 		uint64_t start =
 			v[i].start > cur->done ? v[i].start : cur->done;
-		/* the zero page is mapped, not resident: neither */
-		bool rss = (c & PMSCAN_PRESENT) && !(c & PMSCAN_PFNZERO);
-		bool swap = !(c & PMSCAN_PRESENT) && (c & PMSCAN_SWAPPED);
+		/* the zero page is mapped, not resident: neither; a guard
+		 * page is neither; a non-present entry without swap on is a
+		 * page migrating (or device memory): Rss, as smaps has it */
+		bool away = !(c & PMSCAN_PRESENT) && (c & PMSCAN_SWAPPED) &&
+			    !(c & PMSCAN_GUARD);
+		bool rss = ((c & PMSCAN_PRESENT) && !(c & PMSCAN_PFNZERO)) ||
+			   (away && !how->swap_on);
+		bool swap = away && how->swap_on;
 
 		if (end <= start)
 			continue;
@@ -53,7 +62,7 @@ void pmscan_add(const struct vms_region *r, size_t n, struct pmscan_fig *out,
 }
 
 static int scan(int fd, uint64_t start, uint64_t end, struct pmscan_run *vec,
-		size_t len, uint64_t *walk_end)
+		size_t len, bool guard, uint64_t *walk_end)
 {
 	struct pmscan_arg a;
 	int n;
@@ -65,13 +74,29 @@ static int scan(int fd, uint64_t start, uint64_t end, struct pmscan_run *vec,
 	a.vec = (uint64_t)(uintptr_t)vec;
 	a.vec_len = len;
 	a.category_anyof_mask = PMSCAN_PRESENT | PMSCAN_SWAPPED;
-	a.return_mask = PMSCAN_PRESENT | PMSCAN_SWAPPED | PMSCAN_PFNZERO;
+	a.return_mask = PMSCAN_PRESENT | PMSCAN_SWAPPED | PMSCAN_PFNZERO |
+			(guard ? PMSCAN_GUARD : 0);
 	n = ioctl(fd, PMSCAN_IOCTL, &a);
 	*walk_end = a.walk_end;
 	return n;
 }
 
-int pmscan_open(pid_t pid)
+/* A swap device in /proc/swaps (a header line, then one per device). */
+static bool swap_on(void)
+{
+	char *b, *nl;
+	size_t n;
+	bool on;
+
+	if (procfs_read_file("/proc/swaps", &b, &n) < 0)
+		return true; /* cannot tell: "swapped" stays swap */
+	nl = memchr(b, '\n', n);
+	on = nl && (size_t)(nl + 1 - b) < n;
+	free(b);
+	return on;
+}
+
+int pmscan_open(pid_t pid, struct pmscan_how *how)
 {
 	char path[128];
 	struct pmscan_run one;
@@ -82,23 +107,111 @@ int pmscan_open(pid_t pid)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	/* An empty range: 0 where the ioctl exists, ENOTTY where not. */
-	if (scan(fd, 0, 0, &one, 1, &walk_end) < 0) {
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+	/* An empty range: 0 where the ioctl exists, ENOTTY where not;
+	 * EINVAL for a category this kernel does not know (the guard
+	 * pages: before 6.14). */
+	how->guard = true;
+	if (scan(fd, 0, 0, &one, 1, true, &walk_end) < 0) {
+		how->guard = false;
+		if (errno != EINVAL ||
+		    scan(fd, 0, 0, &one, 1, false, &walk_end) < 0) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
 	}
+	how->swap_on = swap_on();
 	return fd;
 }
 
-int pmscan_regions(int fd, const struct vms_region *r, size_t n,
-		   struct pmscan_fig *out, struct vms_error *err)
+/* The Rss smaps gives the region starting at start in text. */
+static long long smaps_rss_at(const char *text, size_t len, uint64_t start)
 {
-	return pmscan_regions_by(fd, r, n, out, PMSCAN_VEC, err);
+	char head[32];
+	const char *p, *end = text + len, *next;
+	int hl = snprintf(head, sizeof(head), "%llx-",
+			  (unsigned long long)start);
+
+	for (p = text; p < end; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		next = nl ? nl + 1 : end;
+		if (end - p > hl && memcmp(p, head, (size_t)hl) == 0) {
+			/* its key lines, up to the next header */
+			const char *q = next;
+
+			while (q < end && !smaps_header_like(q, end)) {
+				const char *ql =
+					memchr(q, '\n', (size_t)(end - q));
+
+				if (strncmp(q, "Rss:", 4) == 0)
+					return procfs_status_value(
+						q,
+						(size_t)((ql ? ql : end) - q),
+						"Rss");
+				q = ql ? ql + 1 : end;
+			}
+			return -1;
+		}
+	}
+	return -1;
 }
 
-int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
+bool pmscan_zero_ok(void)
+{
+	static int known = -1;
+	const size_t huge = 2u << 20;
+	struct pmscan_how how;
+	struct pmscan_run v[8];
+	uint64_t walk_end, bytes = 0;
+	char *m, *h, *text;
+	size_t len;
+	long long rss;
+	int fd, n, i;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	m = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return known;
+	h = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	madvise(h, huge, MADV_HUGEPAGE);
+	(void)*(volatile char *)h; /* a read: the huge zero page, if used */
+	fd = pmscan_open(getpid(), &how);
+	n = fd < 0 ? -1
+		   : scan(fd, (uint64_t)(uintptr_t)h,
+			  (uint64_t)(uintptr_t)h + huge, v, 8, how.guard,
+			  &walk_end);
+	for (i = 0; i < n; i++)
+		if ((v[i].categories & PMSCAN_PRESENT) &&
+		    !(v[i].categories & PMSCAN_PFNZERO))
+			bytes += v[i].end - v[i].start;
+	if (fd >= 0)
+		close(fd);
+	/* What the scan calls resident must be what smaps calls Rss. */
+	if (n >= 0 && procfs_read_file("/proc/self/smaps", &text, &len) == 0) {
+		rss = smaps_rss_at(text, len, (uint64_t)(uintptr_t)h);
+		if (rss < 0) /* h may have merged with the part before it */
+			rss = smaps_rss_at(text, len, (uint64_t)(uintptr_t)m);
+		known = rss >= 0 && (uint64_t)rss == bytes;
+		free(text);
+	}
+	munmap(m, 2 * huge);
+	return known;
+}
+
+int pmscan_regions(int fd, const struct pmscan_how *how,
+		   const struct vms_region *r, size_t n, struct pmscan_fig *out,
+		   struct vms_error *err)
+{
+	return pmscan_regions_by(fd, how, r, n, out, PMSCAN_VEC, err);
+}
+
+int pmscan_regions_by(int fd, const struct pmscan_how *how,
+		      const struct vms_region *r, size_t n,
 		      struct pmscan_fig *out, size_t len, struct vms_error *err)
 {
 	struct pmscan_run *vec;
@@ -106,9 +219,12 @@ int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
 	uint64_t at, end;
 
 	memset(out, 0, n * sizeof(*out));
+	if (len == 0 || len > INT_MAX)
+		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
+				     "PAGEMAP_SCAN: %zu runs a call", len);
 	if (n == 0)
 		return 0;
-	vec = malloc((len ? len : 1) * sizeof(*vec));
+	vec = malloc(len * sizeof(*vec));
 	if (!vec)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
@@ -116,7 +232,7 @@ int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
 	end = r[n - 1].end;
 	while (at < end) {
 		uint64_t walk_end = 0;
-		int got = scan(fd, at, end, vec, len, &walk_end);
+		int got = scan(fd, at, end, vec, len, how->guard, &walk_end);
 
 		if (got < 0) {
 			int e = errno;
@@ -126,7 +242,7 @@ int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
 					     "PAGEMAP_SCAN failed: %s",
 					     strerror(e));
 		}
-		pmscan_add(r, n, out, &cur, vec, (size_t)got);
+		pmscan_add(r, n, out, &cur, vec, (size_t)got, how);
 		if ((size_t)got < len)
 			break; /* the whole range: walk_end is no guide */
 		/* The buffer filled: on from where the kernel stopped, which

@@ -17,7 +17,12 @@
  * What is counted is what smaps counts, for ordinary mappings:
  *   rss   pages present, less those that map the shared zero page (smaps
  *         skips them: vm_normal_page() has no page for them);
- *   swap  page-table swap entries.
+ *   swap  page-table swap entries, less guard pages (asked for where the
+ *         kernel knows them, Linux 6.14). The scan calls every non-present
+ *         entry "swapped": a page being migrated too, which smaps counts
+ *         in Rss; where the system has no swap at all (no swap device in
+ *         /proc/swaps), every such entry is taken for Rss (migration,
+ *         device memory), never for Swap.
  * Not the same, and left to the caller (fastfreeze.h): hugetlb pages (smaps
  * puts them in *_Hugetlb, not Rss), PFN and I/O maps (the scan skips PFN
  * maps; smaps counts no page of either), and the swap of shmem objects
@@ -29,6 +34,7 @@
 #ifndef VMS_PMSCAN_H
 #define VMS_PMSCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -45,12 +51,20 @@ struct pmscan_run {
 #define PMSCAN_PRESENT (1u << 3)
 #define PMSCAN_SWAPPED (1u << 4)
 #define PMSCAN_PFNZERO (1u << 5)
+#define PMSCAN_HUGE (1u << 6)
+#define PMSCAN_GUARD (1u << 8) /* Linux 6.14: a MADV_GUARD_INSTALL page */
 
 /* Runs asked of the kernel per call (24 bytes each). */
 #define PMSCAN_VEC 4096
 
 struct pmscan_fig {
 	uint64_t rss, swap;
+};
+
+/* How to read runs: what pmscan_open() learnt of the kernel and system. */
+struct pmscan_how {
+	bool guard; /* the kernel marks guard pages (asked for) */
+	bool swap_on; /* a swap device is in use: "swapped" may be swap */
 };
 
 /* Where pmscan_add() is, kept between its calls ({ 0, 0 } at first): the
@@ -66,17 +80,27 @@ struct pmscan_cursor {
  * they overlap. Runs outside every region count nowhere. */
 void pmscan_add(const struct vms_region *r, size_t n, struct pmscan_fig *out,
 		struct pmscan_cursor *cur, const struct pmscan_run *v,
-		size_t nv);
+		size_t nv, const struct pmscan_how *how);
 
-/* pid's pagemap, the ioctl tried: a descriptor, or -1 with errno. */
-int pmscan_open(pid_t pid);
+/* pid's pagemap, the ioctl tried (with the guard category, then without),
+ * *how filled: a descriptor, or -1 with errno (ENOTTY: no PAGEMAP_SCAN). */
+int pmscan_open(pid_t pid, struct pmscan_how *how);
+
+/* Whether this kernel's scan tells the huge zero page from a page, as
+ * Linux 6.7 to 6.15 did not (a read-faulted huge page of zeros reported
+ * present, which smaps does not count): tried once on a mapping of
+ * vmscope's own (4 MiB, read-faulted, compared with /proc/self/smaps,
+ * unmapped after). True also where no huge zero page is used. */
+bool pmscan_zero_ok(void);
 
 /* Fills out[0, n) (zeroed first) for regions r[0, n) from fd (pmscan_open).
  * Returns 0, or -1 with *err. */
-int pmscan_regions(int fd, const struct vms_region *r, size_t n,
-		   struct pmscan_fig *out, struct vms_error *err);
-/* The same, vec runs at a time (the tests: a buffer that fills). */
-int pmscan_regions_by(int fd, const struct vms_region *r, size_t n,
+int pmscan_regions(int fd, const struct pmscan_how *how,
+		   const struct vms_region *r, size_t n, struct pmscan_fig *out,
+		   struct vms_error *err);
+/* The same, vec (> 0) runs at a time (the tests: a buffer that fills). */
+int pmscan_regions_by(int fd, const struct pmscan_how *how,
+		      const struct vms_region *r, size_t n,
 		      struct pmscan_fig *out, size_t vec,
 		      struct vms_error *err);
 

@@ -57,6 +57,7 @@ struct fork_priv {
 	struct memread mem;
 	bool mem_open;
 	int pmfd; /* pmscan_open(): the fast freeze; -1 without */
+	struct pmscan_how how;
 };
 
 /* What the preflight needs from /proc/PID/status. */
@@ -219,20 +220,23 @@ static void mark_unreadable(struct vms_snapshot *s)
  * room before). room: CommitLimit - Committed_AS under strict overcommit,
  * or UINT64_MAX. pmfd >= 0: smaps was read just before the freeze, and
  * only Rss and Swap are read in it (fastfreeze.h), unless the layout
- * moved meanwhile. */
+ * moved meanwhile. read_before: a read was made before the freeze (its
+ * regions handed to o->regions_read), whether it could be used or not. */
 static int read_original(const struct vms_capture_opts *o,
 			 struct vms_snapshot *s, uint64_t room, int pmfd,
+			 const struct pmscan_how *how, bool read_before,
 			 struct vms_error *err)
 {
 	uint64_t need;
 	int fast = 0;
 
-	if (pmfd >= 0 && (fast = fastfreeze_counters(s, o->pid, pmfd, err)) < 0)
+	if (pmfd >= 0 &&
+	    (fast = fastfreeze_counters(s, o->pid, pmfd, how, err)) < 0)
 		return -1;
 	if (!fast) {
 		struct vms_capture_opts again = *o;
 
-		if (pmfd >= 0) {
+		if (read_before) {
 			/* Read again, all of it: the viewer has been handed
 			 * the regions of the first read already. */
 			sampler_forget_regions(s);
@@ -270,6 +274,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 {
 	struct fork_priv *p = calloc(1, sizeof(*p));
 	struct status_figures sf = { 0, 0, 0 };
+	bool read_before = false;
 	uint64_t gadget, room = UINT64_MAX;
 
 	if (!p)
@@ -299,15 +304,24 @@ static int fork_capture(const struct vms_capture_opts *o,
 	/* The fast freeze where the kernel has PAGEMAP_SCAN: smaps now, while
 	 * the target runs. Not for a snapshot file, which keeps the smaps
 	 * text as read and must hold the figures shown. */
-	if (!o->exact && !o->keep_raw) {
-		p->pmfd = pmscan_open(o->pid);
-		if (p->pmfd >= 0 && sampler_read_smaps(s, o->pid, o, err) < 0)
-			return exited_or(o->pid, err);
+	if (!o->exact && !o->keep_raw && pmscan_zero_ok() &&
+	    (p->pmfd = pmscan_open(o->pid, &p->how)) >= 0) {
+		read_before = true;
+		if (sampler_read_smaps(s, o->pid, o, err) < 0) {
+			/* A text that moved under the read (its records
+			 * overlap: the target mapped meanwhile) is read
+			 * again in the freeze; anything else is an end. */
+			if (err->kind != VMS_ERR_CAPTURE ||
+			    err->err == ECANCELED || procfs_pid_exiting(o->pid))
+				return exited_or(o->pid, err);
+			close(p->pmfd);
+			p->pmfd = -1;
+		}
 	}
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
 		return exited_or(o->pid, err);
-	if (read_original(o, s, room, p->pmfd, err) < 0) {
+	if (read_original(o, s, room, p->pmfd, &p->how, read_before, err) < 0) {
 		keeper_stop(&p->k);
 		return -1;
 	}

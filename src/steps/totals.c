@@ -221,6 +221,15 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 
 	if (!k->valid)
 		return -1;
+	if (s->cap.approx_regions) {
+		/* smaps_rollup was read with smaps, before the fast freeze;
+		 * the regions that moved since are the freeze's */
+		snprintf(why, n,
+			 "%llu regions moved between it, read before the "
+			 "freeze, and the freeze",
+			 (unsigned long long)s->cap.approx_regions);
+		return 0;
+	}
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_counters *c = &s->regions[i].c;
 

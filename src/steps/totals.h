@@ -29,7 +29,8 @@ void totals_region_update(struct vms_snapshot *s, size_t i,
  * Private_*, Shared_* and Swap exactly, Pss within the rounding smaps does
  * per region (under 1 KiB each). Returns 1 when they agree, 0 when they do
  * not (why says which figure and by how much: the process changed while it
- * was read), -1 when there is no rollup to compare with. */
+ * was read; or, after a fast freeze that found regions moved, that the two
+ * are not of one instant), -1 when there is no rollup to compare with. */
 int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n);
 
 #endif

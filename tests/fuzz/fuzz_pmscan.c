@@ -27,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vms_region r[NREG];
 	struct pmscan_fig f[NREG];
 	struct pmscan_cursor cur = { 0, 0 };
+	struct pmscan_how how;
 	const uint8_t *p = data;
 	size_t n, i, nruns, left = size, piece;
 	uint64_t at = 0x10000;
@@ -36,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	n = p[0] % NREG;
 	piece = 1 + p[1] % 8;
+	how.guard = p[1] & 16;
+	how.swap_on = p[1] & 32;
 	p += 2;
 	left -= 2;
 	memset(r, 0, sizeof(r));
@@ -57,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(runs, p, nruns * sizeof(*runs));
 	for (i = 0; i < nruns; i += piece)
 		pmscan_add(r, n, f, &cur, runs + i,
-			   nruns - i < piece ? nruns - i : piece);
+			   nruns - i < piece ? nruns - i : piece, &how);
 	for (i = 0; i < n; i++) {
 		struct vms_counters *c = &r[i].c;
 		uint64_t size_i = r[i].end - r[i].start;

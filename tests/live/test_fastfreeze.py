@@ -2,7 +2,8 @@
 just before the freeze, Rss and Swap inside it through PAGEMAP_SCAN.
 
 On a SIGSTOPped target (tests/targets/pagekinds: written, read and
-untouched pages, huge pages, shared memory, a file) nothing moves between
+untouched pages, huge pages, shared memory, a file, a guard page where the
+kernel has them) nothing moves between
 the two reads: the export says freeze_counters "pagemap_scan", no region
 is approximate, each region's Rss and Swap equal the kernel's smaps read
 by this test, and the sums equal smaps_rollup exactly. --exact reads every
@@ -13,12 +14,15 @@ On a running target whose Rss never stays still (pagekinds grow: a thread
 writes one new page after another), some capture finds a region that
 moved: approx_regions counts the regions marked "approx", every region's
 split adds up to its Rss, and the target is left running, untraced, with
-no child.
+no child. On one whose layout never stays still (pagekinds churn) some
+capture finds the layout moved and reads smaps again in the freeze
+("smaps"), and every capture succeeds.
 
 Where the kernel lacks PAGEMAP_SCAN (before 6.7) the default is the exact
 path: that is checked instead, and the rest is skipped."""
 import ctypes
 import fcntl
+import json
 import os
 import shutil
 import sys
@@ -80,14 +84,17 @@ def kernel(roll):
 
 
 def counters(snap):
-    keys = ("rss", "pss", "swap", "private_clean", "private_dirty",
-            "shared_clean", "shared_dirty")
-    return [(r["start"],) + tuple(r[k] for k in keys)
+    """Rss and Swap, and the split of anonymous memory: Pss and the split
+    of a library's pages move as other processes map it."""
+    keys = ("private_clean", "private_dirty", "shared_clean", "shared_dirty")
+    return [(r["start"], r["rss"], r["swap"]) +
+            (tuple(r[k] for k in keys) if not r["inode"] else ())
             for r in snap["regions"]]
 
 
 def still(scan):
-    p, _ = vmstest.start([vmstest.target("pagekinds"), "still"])
+    p, line = vmstest.start([vmstest.target("pagekinds"), "still"])
+    guard = "guard=1" in line
     vmstest.sigstop(p.pid)
     roll = kernel(vmstest.rollup(p.pid))
     mine = smaps_by_start(p.pid)
@@ -107,13 +114,16 @@ def still(scan):
            if r["rss"] != mine[vmstest.hexint(r["start"])]["Rss"] or
            r["swap"] != mine[vmstest.hexint(r["start"])]["Swap"]]
     eq(bad, [], "stopped: every region's Rss and Swap are the kernel's "
-       "(%d regions)" % len(fast["regions"]))
+       "(%d regions%s)" % (len(fast["regions"]),
+                           ", a guard page among them" if guard else
+                           "; no guard pages in this kernel"))
     eq(sums(fast), roll, "stopped: Σ Rss, Swap, Private, Shared == "
        "smaps_rollup")
     exact = vmstest.vmscope_json(p.pid, "-b", "fork", "--exact")
     eq(exact["capture"]["freeze_counters"], "smaps",
        "--exact: every counter read in the freeze")
-    eq(counters(exact), counters(fast), "--exact: the same figures")
+    eq(counters(exact), counters(fast), "--exact: the same Rss and Swap, "
+       "the same split of anonymous memory")
     out = vmstest.run_vmscope("-b", "fork", "-s", p.pid).stdout.decode()
     ok("Rss and Swap read in it" in out and "0 regions approx" in out,
        "the summary says how the freeze read its counters", out[:300])
@@ -158,10 +168,31 @@ def growing():
     vmstest.kill(p)
 
 
+def churning():
+    p, _ = vmstest.start([vmstest.target("pagekinds"), "churn"])
+    how, bad = [], []
+    for _ in range(ROUNDS):
+        r = vmstest.run_vmscope("-b", "fork", "-e", "json", p.pid)
+        if r.returncode:
+            bad.append(r.stderr.decode()[-200:])
+            continue
+        snap = json.loads(r.stdout)
+        how.append(snap["capture"]["freeze_counters"])
+        bad += [x["start"] for x in snap["regions"] if not split_adds_up(x)]
+    eq(bad, [], "layout moving: every capture succeeds, every split adds "
+       "up")
+    ok("smaps" in how, "layout moving: smaps read again in the freeze "
+       "when the layout moved (%s)" % ", ".join(how))
+    ok(vmstest.tracer_pid(p.pid) == 0 and not forktest.children(p.pid),
+       "layout moving: the target untraced, with no child")
+    vmstest.kill(p)
+
+
 scan = have_pagemap_scan()
 still(scan)
 if scan:
     growing()
+    churning()
 else:
     vmstest.skip("a running target's moved regions marked approx",
                  "no PAGEMAP_SCAN in this kernel")

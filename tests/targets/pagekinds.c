@@ -2,7 +2,7 @@
  * the fast freeze's tests (tests/unit/test_fastfreeze.c,
  * tests/live/test_fastfreeze.py).
  *
- *   pagekinds [still|grow]
+ *   pagekinds [still|grow|churn]
  *
  * Maps 32 MiB of private anonymous memory (4 KiB pages: MADV_NOHUGEPAGE)
  * with every 4th page written, every 4th read only (so mapped to the
@@ -10,10 +10,14 @@
  * untouched; 16 MiB asking for huge pages, its first half written and
  * its second half read (the huge zero page where the kernel uses it); a
  * private mapping of its own executable, read; 4 MiB of shared anonymous
- * memory, written. "grow" adds a thread that writes one new page of a
- * 64 MiB region after another, and starts over (MADV_DONTNEED) at its
- * end: its Rss never stays still. Prints
- *   ready anon=0x.. huge=0x.. shared=0x.. [grow=0x..]
+ * memory, written; 16 pages written around a guard page (MADV_GUARD_INSTALL,
+ * where the kernel has it: Linux 6.13). "grow" adds a thread that writes
+ * one new page of a 64 MiB region after another, and starts over
+ * (MADV_DONTNEED) at its end: its Rss never stays still. "churn" adds a
+ * thread that makes one of 16 pages of a PROT_NONE area readable and then
+ * not again, the next page each time: its layout never stays still.
+ * Prints
+ *   ready anon=0x.. huge=0x.. shared=0x.. guard=0|1 [grow=0x..]
  * and sleeps until killed.
  */
 #define _GNU_SOURCE
@@ -49,6 +53,23 @@ static void *grow(void *arg)
 	return NULL;
 }
 
+static char *churn_at;
+
+static void *churn(void *arg)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned k = 0;
+
+	(void)arg;
+	for (;;) {
+		char *p = churn_at + (size_t)(2 * (k++ % 16) + 1) * (size_t)pg;
+
+		mprotect(p, (size_t)pg, PROT_READ);
+		mprotect(p, (size_t)pg, PROT_NONE);
+	}
+	return NULL;
+}
+
 static void *map(size_t len, int flags)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
@@ -60,7 +81,9 @@ int main(int argc, char **argv)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	int grows = argc > 1 && strcmp(argv[1], "grow") == 0;
-	char *anon, *raw, *huge, *shared, *self;
+	int churns = argc > 1 && strcmp(argv[1], "churn") == 0;
+	char *anon, *raw, *huge, *shared, *self, *guarded;
+	int guard = 0;
 	size_t i, hsz = 16 * MIB;
 	int fd;
 	pthread_t t;
@@ -92,14 +115,28 @@ int main(int argc, char **argv)
 		      : mmap(NULL, (size_t)pg, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (self != MAP_FAILED)
 		sink = self[0];
+	guarded = map(16 * (size_t)pg, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!guarded)
+		return 1;
+	memset(guarded, 3, 16 * (size_t)pg);
+	/* MADV_GUARD_INSTALL (102): the page's entry becomes a marker the
+	 * page-table scan calls "swapped" */
+	guard = madvise(guarded + 8 * pg, (size_t)pg, 102) == 0;
+	if (churns) {
+		churn_at = mmap(NULL, 33 * (size_t)pg, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (churn_at == MAP_FAILED ||
+		    pthread_create(&t, NULL, churn, NULL) != 0)
+			return 1;
+	}
 	if (grows) {
 		grow_at = map(GROW_SIZE, MAP_PRIVATE | MAP_ANONYMOUS);
 		if (!grow_at ||
 		    pthread_create(&t, NULL, grow, NULL) != 0)
 			return 1;
 	}
-	printf("ready anon=%p huge=%p shared=%p", (void *)anon, (void *)huge,
-	       (void *)shared);
+	printf("ready anon=%p huge=%p shared=%p guard=%d", (void *)anon,
+	       (void *)huge, (void *)shared, guard);
 	if (grows)
 		printf(" grow=%p", (void *)grow_at);
 	printf("\n");

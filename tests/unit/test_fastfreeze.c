@@ -32,6 +32,31 @@ static void region(struct vms_region *r, uint64_t start, uint64_t end)
 	r->end = end;
 }
 
+/* Entries that are not present: guard pages count nowhere; without swap
+ * on, the rest are pages migrating (Rss, as smaps has them). */
+static void check_away(struct vms_region *r)
+{
+	const struct pmscan_run v[] = {
+		{ 0x10000, 0x12000, PMSCAN_SWAPPED | PMSCAN_GUARD },
+		{ 0x12000, 0x13000, PMSCAN_SWAPPED },
+	};
+	struct pmscan_fig f[3];
+	struct pmscan_cursor at = { 0, 0 };
+	const struct pmscan_how on = { true, true }, off = { true, false };
+
+	memset(f, 0, sizeof(f));
+	pmscan_add(r, 3, f, &at, v, 2, &on);
+	ok(f[0].rss == 0 && f[0].swap == 4 * K,
+	   "runs: a guard page is neither Rss nor Swap; with swap on, the "
+	   "other entry is Swap");
+	memset(f, 0, sizeof(f));
+	memset(&at, 0, sizeof(at));
+	pmscan_add(r, 3, f, &at, v, 2, &off);
+	ok(f[0].rss == 4 * K && f[0].swap == 0,
+	   "runs: with no swap device, a non-present entry is a page "
+	   "migrating: Rss");
+}
+
 static void check_add(void)
 {
 	struct vms_region r[3];
@@ -52,14 +77,15 @@ static void check_add(void)
 		{ 0x3d000, 0x3c000, PMSCAN_PRESENT }, /* backwards: nothing */
 	};
 	struct pmscan_cursor at = { 0, 0 };
+	const struct pmscan_how how = { true, true };
 
 	region(&r[0], 0x10000, 0x20000);
 	region(&r[1], 0x20000, 0x28000);
 	region(&r[2], 0x30000, 0x3e000);
 	memset(f, 0, sizeof(f));
 	/* in two calls, the cursor kept: as pmscan_regions feeds it */
-	pmscan_add(r, 3, f, &at, v1, 3);
-	pmscan_add(r, 3, f, &at, v2, 6);
+	pmscan_add(r, 3, f, &at, v1, 3, &how);
+	pmscan_add(r, 3, f, &at, v2, 6, &how);
 	ok(f[0].rss == 6 * 4 * K && f[0].swap == 0,
 	   "runs: r0 Rss %" PRIu64 " K (4 + 2 pages)", f[0].rss / K);
 	ok(f[1].rss == 2 * 4 * K && f[1].swap == 4 * K,
@@ -71,15 +97,16 @@ static void check_add(void)
 	   " K",
 	   f[2].rss / K, f[2].swap / K);
 	/* the same runs again: below what was counted, nothing more */
-	pmscan_add(r, 3, f, &at, v1, 3);
-	pmscan_add(r, 3, f, &at, v2, 6);
+	pmscan_add(r, 3, f, &at, v1, 3, &how);
+	pmscan_add(r, 3, f, &at, v2, 6, &how);
 	ok(f[0].rss == 6 * 4 * K && f[1].rss == 2 * 4 * K &&
 		   f[2].rss == 10 * 4 * K && f[2].swap == 4 * K,
 	   "runs: a run given again is not counted again");
 	memset(&at, 0, sizeof(at));
 	memset(f, 0, sizeof(f));
-	pmscan_add(r, 0, f, &at, v2, 6);
+	pmscan_add(r, 0, f, &at, v2, 6, &how);
 	ok(at.at == 0, "runs: no regions, nothing counted, the cursor stays");
+	check_away(r);
 }
 
 static void check_reconcile(void)
@@ -205,6 +232,7 @@ static void check_live(void)
 	struct target t = { 0 };
 	struct vms_snapshot *s = NULL;
 	struct pmscan_fig *f = NULL, *g;
+	struct pmscan_how how;
 	struct vms_error err;
 	char line[512];
 	size_t i, n = 0, bad = 0;
@@ -218,13 +246,17 @@ static void check_live(void)
 	}
 	kill(t.pid, SIGSTOP);
 	usleep(100000);
-	fd = pmscan_open(t.pid);
+	fd = pmscan_open(t.pid, &how);
 	if (fd < 0) {
 		printf("ok - live: PAGEMAP_SCAN # SKIP not in this kernel "
 		       "(%s)\n",
 		       strerror(errno));
 		goto out;
 	}
+	ok(pmscan_zero_ok(),
+	   "live: this kernel's scan tells the huge zero page apart (6.16)");
+	ok(pmscan_regions_by(fd, &how, NULL, 0, NULL, 0, &err) < 0,
+	   "live: 0 runs a call is refused (%s)", err.msg);
 	s = vms_snapshot_new();
 	if (!s || sampler_read_smaps(s, t.pid, NULL, &err) < 0) {
 		ok(0, "live: smaps of pagekinds read");
@@ -234,7 +266,7 @@ static void check_live(void)
 	while (n < s->nregions && s->regions[n].start < (1ull << 63))
 		n++;
 	f = calloc(n + 1, sizeof(*f));
-	if (!f || pmscan_regions(fd, s->regions, n, f, &err) < 0) {
+	if (!f || pmscan_regions(fd, &how, s->regions, n, f, &err) < 0) {
 		ok(0, "live: the scan runs (%s)", f ? err.msg : "no memory");
 		goto out;
 	}
@@ -260,11 +292,11 @@ static void check_live(void)
 	/* Again, 3 runs a call: the buffer fills and the walk goes on from
 	 * where the kernel stopped, many times over. */
 	g = calloc(n + 1, sizeof(*g));
-	ok(g && pmscan_regions_by(fd, s->regions, n, g, 3, &err) == 0 &&
+	ok(g && pmscan_regions_by(fd, &how, s->regions, n, g, 3, &err) == 0 &&
 		   memcmp(f, g, n * sizeof(*f)) == 0,
 	   "live: the same, 3 runs at a time");
 	free(g);
-	rc = fastfreeze_counters(s, t.pid, fd, &err);
+	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
 	ok(rc == 1 && s->cap.approx_regions == 0 &&
 		   s->cap.freeze_counters &&
 		   strcmp(s->cap.freeze_counters, "pagemap_scan") == 0,
@@ -273,7 +305,7 @@ static void check_live(void)
 	   rc, s->cap.approx_regions);
 	keep = s->regions[1].end;
 	s->regions[1].end -= 4096;
-	rc = fastfreeze_counters(s, t.pid, fd, &err);
+	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
 	ok(rc == 0, "live: a layout that moved is refused (%d)", rc);
 	s->regions[1].end = keep;
 out:
