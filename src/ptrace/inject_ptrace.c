@@ -157,12 +157,21 @@ void inject_sud_restore(pid_t tid, const struct inject_sud *saved)
 
 /* ---- the instruction that will run ---- */
 
-/* Whether [addr, addr + len) lies in one executable mapping of pid. */
+/* Whether [addr, addr + len) lies in one executable mapping of pid: by
+ * PROCMAP_QUERY where the kernel has it (one ioctl, inside the freeze;
+ * reading the text up to libc took 14 ms of it on 65,000 regions), else
+ * from the text. */
 static bool executable(pid_t pid, uint64_t addr, size_t len)
 {
 	char path[64], line[512];
 	FILE *f;
 	bool yes = false;
+	uint64_t vstart, vend;
+	int got = procfs_vma_at(pid, addr, &vstart, &vend, &yes);
+
+	if (got >= 0)
+		return got == 1 && yes && addr + len <= vend;
+	yes = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -109,6 +110,41 @@ long long procfs_status_value(const char *buf, size_t len, const char *key)
 		p = nl + 1;
 	}
 	return -1;
+}
+
+/* linux/fs.h of Linux 6.11; Debian 12's headers (6.1) lack it. */
+struct procfs_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags,
+		vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCFS_QUERY _IOWR('f', 17, struct procfs_query)
+#define PROCFS_QUERY_EXEC 0x04u /* PROCMAP_QUERY_VMA_EXECUTABLE */
+
+int procfs_vma_at(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end,
+		  bool *exec)
+{
+	struct procfs_query q;
+	char path[64];
+	int fd, rc, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr; /* flags 0: the mapping covering it, only */
+	rc = ioctl(fd, PROCFS_QUERY, &q);
+	e = errno;
+	close(fd);
+	if (rc < 0)
+		return e == ENOENT ? 0 : -1;
+	*start = q.vma_start;
+	*end = q.vma_end;
+	*exec = (q.vma_flags & PROCFS_QUERY_EXEC) != 0;
+	return 1;
 }
 
 void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r)

@@ -27,6 +27,14 @@ int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
  * missing. Values without a unit are returned as they are. */
 long long procfs_status_value(const char *buf, size_t len, const char *key);
 
+/* The mapping of pid that covers addr, by one PROCMAP_QUERY ioctl on
+ * /proc/PID/maps (Linux 6.11), without reading the text: 1 with *start,
+ * *end and *exec (its permissions allow execution), 0 when nothing maps
+ * addr, -1 when the kernel cannot say so (no such ioctl, no such pid: read
+ * the text instead). */
+int procfs_vma_at(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end,
+		  bool *exec);
+
 /* The text of /proc/PID/smaps_rollup (a header line, then smaps's key
  * lines summed), by procfs_status_value: r gets the figures, bytes (0 for
  * a key missing or malformed), and r->valid when Rss is there. */

@@ -2,9 +2,12 @@
  * of /proc/PID/task/TID/syscall, on crafted buffers and on this process's
  * own files. */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -142,8 +145,61 @@ static void test_syscall(void)
 	   "syscall: only len bytes are read");
 }
 
+/* The mapping covering an address, by PROCMAP_QUERY, against the text of
+ * /proc/self/maps read here. */
+static void test_vma_at(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *hole = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t start, end, code = (uint64_t)(uintptr_t)&test_vma_at;
+	uint64_t lo = 0, hi = 0;
+	bool exec = false;
+	char line[512];
+	FILE *f;
+	int got;
+
+	if (hole == MAP_FAILED) {
+		ok(0, "vma_at: a mapping to look at");
+		return;
+	}
+	munmap(hole + pg, (size_t)pg); /* a page mapped by nothing */
+	got = procfs_vma_at(getpid(), code, &start, &end, &exec);
+	if (got < 0) {
+		printf("ok - vma_at # SKIP no PROCMAP_QUERY in this kernel\n");
+		munmap(hole, 3 * (size_t)pg);
+		return;
+	}
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "%llx-%llx", &a, &b) == 2 && a <= code &&
+		    code < b) {
+			lo = a;
+			hi = b;
+		}
+	}
+	if (f)
+		fclose(f);
+	ok(got == 1 && exec && start == lo && end == hi,
+	   "vma_at: this function's mapping, executable, as maps has it");
+	got = procfs_vma_at(getpid(), (uint64_t)(uintptr_t)hole, &start, &end,
+			    &exec);
+	ok(got == 1 && !exec && start == (uint64_t)(uintptr_t)hole &&
+		   end == start + (uint64_t)pg,
+	   "vma_at: a data page, not executable, its own bounds");
+	ok(procfs_vma_at(getpid(), (uint64_t)(uintptr_t)(hole + pg), &start,
+			 &end, &exec) == 0,
+	   "vma_at: an address nothing maps: 0");
+	ok(procfs_vma_at(0x7ffffffe, code, &start, &end, &exec) < 0,
+	   "vma_at: no such process: -1");
+	munmap(hole, 3 * (size_t)pg);
+}
+
 int main(void)
 {
+	test_vma_at();
 	test_status();
 	test_syscall();
 	test_syscall_live();
