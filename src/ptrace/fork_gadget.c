@@ -164,25 +164,37 @@ static bool each_exec_map(pid_t pid, const struct vms_snapshot *maps, int pass,
 	return false;
 }
 
-/* pid's maps through the engine's parser. NULL with *err set. */
+/* pid's maps through the engine's parser. NULL with *err set. The text of
+ * a running process can move under the read (records that overlap, when
+ * it mapped between two read() calls: a JIT, a churning allocator): read
+ * again, a few times. The gadget found is checked again in the freeze. */
 static struct vms_snapshot *read_maps(pid_t pid, struct vms_error *err)
 {
-	struct vms_snapshot *s;
+	struct vms_snapshot *s = NULL;
 	char *buf;
 	size_t len;
+	int tries;
 
-	if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
-		procfs_errno_error(err, pid, "maps", errno);
-		return NULL;
+	for (tries = 0; tries < 5 && !s; tries++) {
+		if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
+			procfs_errno_error(err, pid, "maps", errno);
+			return NULL;
+		}
+		s = vms_snapshot_new();
+		if (!s) {
+			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				      "out of memory");
+			free(buf);
+			return NULL;
+		}
+		if (smaps_parse_buffer(s, buf, len, err) < 0) {
+			vms_snapshot_free(s);
+			s = NULL;
+			if (err->err != EAGAIN)
+				tries = 5; /* out of memory: no retry */
+		}
+		free(buf);
 	}
-	s = vms_snapshot_new();
-	if (!s) {
-		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
-	} else if (smaps_parse_buffer(s, buf, len, err) < 0) {
-		vms_snapshot_free(s);
-		s = NULL;
-	}
-	free(buf);
 	return s;
 }
 

@@ -312,7 +312,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 			 * overlap: the target mapped meanwhile) is read
 			 * again in the freeze; anything else is an end. */
 			if (err->kind != VMS_ERR_CAPTURE ||
-			    err->err == ECANCELED || procfs_pid_exiting(o->pid))
+			    err->err != EAGAIN || procfs_pid_exiting(o->pid))
 				return exited_or(o->pid, err);
 			close(p->pmfd);
 			p->pmfd = -1;

@@ -544,9 +544,11 @@ int smaps_finish(struct smaps_parser *p, struct vms_error *err)
 {
 	size_t i = p->disorder - 1;
 
+	/* EAGAIN: the text of a running process that mapped between two
+	 * reads shows so; read again */
 	if (p->disorder)
 		return vms_error_set(
-			err, VMS_ERR_CAPTURE, 0,
+			err, VMS_ERR_CAPTURE, EAGAIN,
 			"malformed smaps: region %zu (%llx) overlaps or "
 			"precedes the one before it",
 			i, (unsigned long long)p->snap->regions[i].start);

@@ -16,7 +16,9 @@ moved: approx_regions counts the regions marked "approx", every region's
 split adds up to its Rss, and the target is left running, untraced, with
 no child. On one whose layout never stays still (pagekinds churn) some
 capture finds the layout moved and reads smaps again in the freeze
-("smaps"), and every capture succeeds.
+("smaps"), and every capture succeeds (its maps and smaps, read while it
+runs, show records that overlap now and then: read again), with -b pss
+too.
 
 Where the kernel lacks PAGEMAP_SCAN (before 6.7) the default is the exact
 path: that is checked instead, and the rest is skipped."""
@@ -181,6 +183,10 @@ def churning():
         bad += [x["start"] for x in snap["regions"] if not split_adds_up(x)]
     eq(bad, [], "layout moving: every capture succeeds, every split adds "
        "up")
+    fails = [r.stderr.decode()[-200:] for r in
+             (vmstest.run_vmscope("-b", "pss", "-e", "json", p.pid)
+              for _ in range(ROUNDS)) if r.returncode]
+    eq(fails, [], "layout moving: -b pss succeeds every time too")
     ok("smaps" in how, "layout moving: smaps read again in the freeze "
        "when the layout moved (%s)" % ", ".join(how))
     ok(vmstest.tracer_pid(p.pid) == 0 and not forktest.children(p.pid),
