@@ -218,7 +218,8 @@ int pmscan_regions_by(int fd, const struct pmscan_how *how,
 	struct pmscan_cursor cur = { 0, 0 };
 	uint64_t at, end;
 
-	memset(out, 0, n * sizeof(*out));
+	if (n)
+		memset(out, 0, n * sizeof(*out));
 	if (len == 0 || len > INT_MAX)
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
 				     "PAGEMAP_SCAN: %zu runs a call", len);

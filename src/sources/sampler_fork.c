@@ -4,10 +4,13 @@
  * capture: preflight (any seccomp mode, memory cgroup headroom, then strict
  * overcommit once the counters are known), a borrowed system-call
  * instruction (inject.h), then a keeper process (fork_keeper.h) freezes every
- * thread; while it holds them, the original's smaps and status are read
+ * thread; while it holds them, the original's counters and status are read
  * here: counters must come from the original before the fork, since the
  * clone's smaps are wrong for file-backed regions and, while the clone
- * lives, the original's private pages count as shared. The keeper then
+ * lives, the original's private pages count as shared. Where the kernel has
+ * PAGEMAP_SCAN (and neither --exact nor a snapshot file asks otherwise),
+ * smaps is read just before the freeze and only Rss and Swap in it
+ * (fastfreeze.h); else all of smaps is read in it. The keeper then
  * injects the fork, lets the target go and keeps the clone stopped. Thread
  * stack pointers are those the keeper saved at the freeze; their names are
  * read afterwards, outside the freeze. frozen_us is the whole freeze,
