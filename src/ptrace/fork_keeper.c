@@ -120,6 +120,9 @@ static int keeper_isolate(int sock)
 		signal(deaf[i], SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&none);
+	/* SIGCHLD blocked: its waits for a tracee (freeze_nap) end as the
+	 * tracee stops, not at the next poll */
+	sigaddset(&none, SIGCHLD);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_PDEATHSIG, 0);
 	prctl(PR_SET_NAME, "vmscope-keeper");

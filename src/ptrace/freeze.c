@@ -34,6 +34,17 @@ uint64_t freeze_regs_sp(const struct user_regs_struct *r)
 #endif
 }
 
+void freeze_nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN)
+		return; /* the time is up */
+}
+
 static struct freeze_thread *find_thread(struct freeze *f, pid_t tid)
 {
 	size_t i;
@@ -440,11 +451,8 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 				"try again, or %s",
 				(int)f->t[first].tid, (int)f->pid, wait_ms,
 				f->how.instead);
-		if (!got) {
-			struct timespec ts = { 0, 50000 };
-
-			nanosleep(&ts, NULL);
-		}
+		if (!got)
+			freeze_nap(50000);
 	}
 }
 

@@ -75,6 +75,12 @@ struct freeze {
 	bool interrupted; /* given up for a pending SIGINT/TERM/HUP/QUIT */
 };
 
+/* Waits at most ns nanoseconds, less when a child or tracee changes state
+ * (SIGCHLD, in a process that blocks it, as the keeper does: the waits for
+ * a thread to stop then end when it stops, not at the next poll); the
+ * caller polls waitpid() again after it, whatever woke it. */
+void freeze_nap(long ns);
+
 /* Stops every thread of pid. A thread in uninterruptible sleep (D: disk
  * I/O, a vfork parent) is waited for up to wait_ms, then the freeze is
  * refused without stopping anything. On failure nothing stays stopped.

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "freeze.h"
 #include "procfs.h"
 
 /* How long the injected call may take: a fork of a very large process with
@@ -102,7 +103,6 @@ int inject_wait_stop(pid_t tid, int *st, int ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		struct timespec ts = { 0, spins < 50 ? 20000 : 200000 };
 		pid_t w = waitpid(tid, st, __WALL | WNOHANG);
 
 		if (w == tid) {
@@ -124,7 +124,7 @@ int inject_wait_stop(pid_t tid, int *st, int ms)
 			errno = ETIMEDOUT;
 			return -1;
 		}
-		nanosleep(&ts, NULL);
+		freeze_nap(spins < 50 ? 20000 : 200000);
 	}
 }
 
