@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,13 @@
 #include "sampler.h"
 #include "smaps.h"
 
-static int read_error(struct vms_error *err, pid_t pid, int e)
+static int read_error(struct vms_error *err, pid_t pid, const char *name, int e)
 {
 	if (e == ESRCH || !procfs_pid_exists(pid))
 		return vms_error_set(err, VMS_ERR_CAPTURE, e,
 				     "process %d exited during capture",
 				     (int)pid);
-	return procfs_errno_error(err, pid, "smaps", e);
+	return procfs_errno_error(err, pid, name, e);
 }
 
 /* The kernel's smaps_rollup, read while the reader thread already reads
@@ -56,26 +57,29 @@ static int regions_read(const struct vms_capture_opts *o,
 	return 0;
 }
 
-int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
-		       const struct vms_capture_opts *o, struct vms_error *err)
+/* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
+ * reader thread; smaps's rollup and raw text besides. */
+static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
+		     const struct vms_capture_opts *o, struct vms_error *err)
 {
 	char path[128];
 	struct smaps_parser p;
 	struct readahead *ra;
+	bool smaps = strcmp(name, "smaps") == 0;
 	int fd, rc = -1;
 
 	smaps_parser_init(&p, s);
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
-	procfs_mm_path(pid, "smaps", path, sizeof(path));
+	procfs_mm_path(pid, name, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return procfs_errno_error(err, pid, "smaps", errno);
+		return procfs_errno_error(err, pid, name, errno);
 	ra = readahead_start(fd);
 	if (!ra) {
 		close(fd);
 		return vms_error_set(err, VMS_ERR_NOMEM, errno,
-				     "cannot start the smaps reader: %s",
+				     "cannot start the %s reader: %s", name,
 				     strerror(errno));
 	}
 	/* a little room for regions mapped since the hint was taken; past
@@ -88,16 +92,17 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 			      o->expect_regions);
 		goto out;
 	}
-	read_rollup(s, pid);
+	if (smaps)
+		read_rollup(s, pid);
 	for (;;) {
 		const char *data;
 		ssize_t n = readahead_next(ra, &data);
 
 		if (n < 0) {
-			read_error(err, pid, errno);
+			read_error(err, pid, name, errno);
 			goto out;
 		}
-		if (s->raw &&
+		if (smaps && s->raw &&
 		    vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
 			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				      "out of memory");
@@ -135,17 +140,18 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 	}
 	if (procfs_pid_exiting(pid)) {
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
-			      "process %d exited during capture (its smaps "
+			      "process %d exited during capture (its %s "
 			      "ended after %zu regions)",
-			      (int)pid, s->nregions);
+			      (int)pid, name, s->nregions);
 		goto out;
 	}
 	if (p.malformed)
 		s->cap.partial = arena_printf(
 			&s->arena,
-			"%zu malformed smaps lines skipped (first: line %zu)",
-			p.malformed, p.first_malformed_line);
-	else if (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS)
+			"%zu malformed %s lines skipped (first: line %zu)",
+			p.malformed, name, p.first_malformed_line);
+	else if (smaps &&
+		 (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS))
 		s->cap.partial = "smaps ended in the middle of a region";
 	rc = 0;
 out:
@@ -153,6 +159,18 @@ out:
 	smaps_parser_release(&p);
 	close(fd);
 	return rc;
+}
+
+int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       const struct vms_capture_opts *o, struct vms_error *err)
+{
+	return read_text(s, pid, "smaps", o, err);
+}
+
+int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
+		      const struct vms_capture_opts *o, struct vms_error *err)
+{
+	return read_text(s, pid, "maps", o, err);
 }
 
 void sampler_forget_regions(struct vms_snapshot *s)

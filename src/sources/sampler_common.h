@@ -26,6 +26,10 @@ struct vms_capture_opts;
  * of any freeze. */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
+/* The same for /proc/PID/maps: the layout alone, every counter 0 (no
+ * rollup, no raw text kept). */
+int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
+		      const struct vms_capture_opts *o, struct vms_error *err);
 /* The regions sampler_read_smaps() read, and what it said of them,
  * dropped (their strings stay in the arena), to read them again. */
 void sampler_forget_regions(struct vms_snapshot *s);
