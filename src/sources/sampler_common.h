@@ -1,4 +1,4 @@
-/* sampler_common.h — the reads both samplers make of the original process.
+/* sampler_common.h — the reads the samplers make of the original process.
  *
  * Contract: each function fills one part of a snapshot from /proc of pid,
  * returns 0 or -1 with *err (no such process and not permitted told apart,
