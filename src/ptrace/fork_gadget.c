@@ -175,7 +175,7 @@ static struct vms_snapshot *read_maps(pid_t pid, struct vms_error *err)
 	size_t len;
 	int tries;
 
-	for (tries = 0; tries < 5 && !s; tries++) {
+	for (tries = 0; tries < SMAPS_TRIES && !s; tries++) {
 		if (procfs_read_pid(pid, "maps", &buf, &len) < 0) {
 			procfs_errno_error(err, pid, "maps", errno);
 			return NULL;
@@ -191,7 +191,7 @@ static struct vms_snapshot *read_maps(pid_t pid, struct vms_error *err)
 			vms_snapshot_free(s);
 			s = NULL;
 			if (err->err != EAGAIN)
-				tries = 5; /* out of memory: no retry */
+				tries = SMAPS_TRIES; /* no retry */
 		}
 		free(buf);
 	}

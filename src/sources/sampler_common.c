@@ -161,16 +161,38 @@ out:
 	return rc;
 }
 
+/* The text of a running process that maps between two reads of it can
+ * show records that overlap (EAGAIN from the parser): read it again, a
+ * few times, without handing the regions to o->regions_read twice. A
+ * frozen process never shows it: one read. */
+static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
+			const struct vms_capture_opts *o, struct vms_error *err)
+{
+	struct vms_capture_opts again = { 0 };
+	int tries = 0;
+
+	if (o)
+		again = *o;
+	again.regions_read = NULL;
+	while (read_text(s, pid, name, tries ? &again : o, err) < 0) {
+		if (err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
+		    ++tries == SMAPS_TRIES)
+			return -1;
+		sampler_forget_regions(s);
+	}
+	return 0;
+}
+
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err)
 {
-	return read_text(s, pid, "smaps", o, err);
+	return read_settled(s, pid, "smaps", o, err);
 }
 
 int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
 		      const struct vms_capture_opts *o, struct vms_error *err)
 {
-	return read_text(s, pid, "maps", o, err);
+	return read_settled(s, pid, "maps", o, err);
 }
 
 void sampler_forget_regions(struct vms_snapshot *s)
@@ -178,6 +200,8 @@ void sampler_forget_regions(struct vms_snapshot *s)
 	s->nregions = 0;
 	s->cap.partial = NULL;
 	s->rollup.valid = false;
+	if (s->raw) /* the text kept for a file: of the read that counts */
+		s->raw->smaps_len = 0;
 }
 
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,

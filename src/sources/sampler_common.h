@@ -21,17 +21,19 @@ struct vms_capture_opts;
  * progress (and honouring cancel) through o->progress, and the regions as
  * they are finished through o->regions_read. Reads the kernel's
  * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
- * check that the regions add up, not a figure vmscope shows). The caller
- * then notes what vmscope itself maps of the target (observer_note), out
- * of any freeze. */
+ * check that the regions add up, not a figure vmscope shows). A text whose
+ * records overlap (a running process mapped between two reads) is read
+ * again, up to SMAPS_TRIES times, and is then an error with EAGAIN. The
+ * caller then notes what vmscope itself maps of the target (observer_note),
+ * out of any freeze. */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
 /* The same for /proc/PID/maps: the layout alone, every counter 0 (no
  * rollup, no raw text kept). */
 int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
 		      const struct vms_capture_opts *o, struct vms_error *err);
-/* The regions sampler_read_smaps() read, and what it said of them,
- * dropped (their strings stay in the arena), to read them again. */
+/* The regions sampler_read_smaps() read, what it said of them and the text
+ * it kept, dropped (their strings stay in the arena), to read them again. */
 void sampler_forget_regions(struct vms_snapshot *s);
 /* VmPTE from /proc/PID/status into s->page_table. */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid,

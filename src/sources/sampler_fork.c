@@ -311,9 +311,9 @@ static int fork_capture(const struct vms_capture_opts *o,
 	    (p->pmfd = pmscan_open(o->pid, &p->how)) >= 0) {
 		read_before = true;
 		if (sampler_read_smaps(s, o->pid, o, err) < 0) {
-			/* A text that moved under the read (its records
-			 * overlap: the target mapped meanwhile) is read
-			 * again in the freeze; anything else is an end. */
+			/* A text that kept moving under the read (its
+			 * records overlap: the target maps meanwhile) is
+			 * read in the freeze; anything else is an end. */
 			if (err->kind != VMS_ERR_CAPTURE ||
 			    err->err != EAGAIN || procfs_pid_exiting(o->pid))
 				return exited_or(o->pid, err);

@@ -42,7 +42,6 @@ static int maps_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
 	struct vms_capture_opts mo = *o;
-	int tries = 0;
 
 	s->src.ops = &maps_source;
 	s->src.pid = procfs_mm_pid(o->pid); /* its map_files: see pss */
@@ -53,15 +52,8 @@ static int maps_capture(const struct vms_capture_opts *o,
 	 * buffer's page faults (14 MB on 200,000 regions) and a count. */
 	if (!mo.expect_regions)
 		mo.expect_regions = map_count_bound();
-	/* A running process that maps between two reads can show records
-	 * that overlap (EAGAIN): read again. */
-	while (sampler_read_maps(s, o->pid, &mo, err) < 0) {
-		if (err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
-		    ++tries == 5)
-			return -1;
-		sampler_forget_regions(s);
-	}
-	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
+	if (sampler_read_maps(s, o->pid, &mo, err) < 0 ||
+	    proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
 		return -1;
 	s->cap.partial = "layout from /proc/PID/maps only; counters not read";
 	return 0;

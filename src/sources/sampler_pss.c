@@ -173,20 +173,8 @@ static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		    const struct freeze *fz, struct vms_error *err)
 {
 	struct pss_priv *priv = s->src.priv;
-	struct vms_capture_opts again = *o;
-	int tries = 0;
-
-	/* The text of a running process that maps between two reads of it
-	 * can show records that overlap (EAGAIN): read it again, a few
-	 * times, the regions already handed to the viewer not again. */
-	while (sampler_read_smaps(s, o->pid, tries ? &again : o, err) < 0) {
-		if (fz || err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
-		    ++tries == 5)
-			return -1;
-		sampler_forget_regions(s);
-		again.regions_read = NULL;
-	}
-	if (sampler_read_status(s, o->pid, err) < 0)
+	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
+	    sampler_read_status(s, o->pid, err) < 0)
 		return -1;
 	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
 	       : sampler_threads_from_proc(s, o->pid, err) < 0)

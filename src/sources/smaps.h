@@ -84,6 +84,11 @@ int smaps_feed(struct smaps_parser *p, const char *data, size_t len, bool eof,
 	       struct vms_error *err);
 void smaps_parser_release(struct smaps_parser *p);
 
+/* How many times a reader of a running process's text reads it, at most,
+ * while smaps_finish() says its records overlap (EAGAIN: it mapped between
+ * two reads of it). */
+#define SMAPS_TRIES 5
+
 /* After the last smaps_parse(): checks order, flags a truncated last record.
  * Returns 0, or -1 with *err (VMS_ERR_CAPTURE) when the regions overlap or
  * are out of order: such input is not a smaps file. */

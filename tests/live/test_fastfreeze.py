@@ -187,6 +187,19 @@ def churning():
              (vmstest.run_vmscope("-b", "pss", "-e", "json", p.pid)
               for _ in range(ROUNDS)) if r.returncode]
     eq(fails, [], "layout moving: -b pss succeeds every time too")
+    # A file keeps the text of the read that counted, not of one that was
+    # read again: each loads back.
+    tmp = tempfile.mkdtemp(prefix="vms-ff-")
+    bad = []
+    for i in range(ROUNDS):
+        path = os.path.join(tmp, "c%d.vms" % i)
+        w = vmstest.run_vmscope("-b", "pss", "-w", path, p.pid)
+        r = vmstest.run_vmscope("-l", path, "-e", "json")
+        if w.returncode or r.returncode:
+            bad.append((w.stderr + r.stderr).decode()[-200:])
+    shutil.rmtree(tmp)
+    eq(bad, [], "layout moving: -b pss -w saves a file that loads, every "
+       "time")
     ok("smaps" in how, "layout moving: smaps read again in the freeze "
        "when the layout moved (%s)" % ", ".join(how))
     ok(vmstest.tracer_pid(p.pid) == 0 and not forktest.children(p.pid),
