@@ -41,8 +41,9 @@ void freeze_nap(long ns)
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	if (sigtimedwait(&chld, NULL, &ts) < 0 && errno == EAGAIN)
-		return; /* the time is up */
+	/* a SIGCHLD, the time up (EAGAIN) or another signal: the caller
+	 * polls again whichever it was */
+	(void)sigtimedwait(&chld, NULL, &ts);
 }
 
 static struct freeze_thread *find_thread(struct freeze *f, pid_t tid)

@@ -125,39 +125,6 @@ int pmscan_open(pid_t pid, struct pmscan_how *how)
 	return fd;
 }
 
-/* The Rss smaps gives the region starting at start in text. */
-static long long smaps_rss_at(const char *text, size_t len, uint64_t start)
-{
-	char head[32];
-	const char *p, *end = text + len, *next;
-	int hl = snprintf(head, sizeof(head), "%llx-",
-			  (unsigned long long)start);
-
-	for (p = text; p < end; p = next) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		next = nl ? nl + 1 : end;
-		if (end - p > hl && memcmp(p, head, (size_t)hl) == 0) {
-			/* its key lines, up to the next header */
-			const char *q = next;
-
-			while (q < end && !smaps_header_like(q, end)) {
-				const char *ql =
-					memchr(q, '\n', (size_t)(end - q));
-
-				if (strncmp(q, "Rss:", 4) == 0)
-					return procfs_status_value(
-						q,
-						(size_t)((ql ? ql : end) - q),
-						"Rss");
-				q = ql ? ql + 1 : end;
-			}
-			return -1;
-		}
-	}
-	return -1;
-}
-
 bool pmscan_zero_ok(void)
 {
 	static int known = -1;
@@ -167,7 +134,6 @@ bool pmscan_zero_ok(void)
 	uint64_t walk_end, bytes = 0;
 	char *m, *h, *text;
 	size_t len;
-	long long rss;
 	int fd, n, i;
 
 	if (known >= 0)
@@ -191,12 +157,18 @@ bool pmscan_zero_ok(void)
 			bytes += v[i].end - v[i].start;
 	if (fd >= 0)
 		close(fd);
-	/* What the scan calls resident must be what smaps calls Rss. */
+	/* What the scan calls resident must be what smaps calls Rss (the
+	 * region holding h: nothing else of it was touched). */
 	if (n >= 0 && procfs_read_file("/proc/self/smaps", &text, &len) == 0) {
-		rss = smaps_rss_at(text, len, (uint64_t)(uintptr_t)h);
-		if (rss < 0) /* h may have merged with the part before it */
-			rss = smaps_rss_at(text, len, (uint64_t)(uintptr_t)m);
-		known = rss >= 0 && (uint64_t)rss == bytes;
+		struct vms_snapshot *own = vms_snapshot_new();
+		struct vms_error ignore;
+		const struct vms_region *r;
+
+		if (own && smaps_parse_buffer(own, text, len, &ignore) == 0 &&
+		    (r = vms_snapshot_find(own, (uint64_t)(uintptr_t)h)))
+			known = r->c.rss == bytes;
+		if (own)
+			vms_snapshot_free(own);
 		free(text);
 	}
 	munmap(m, 2 * huge);
