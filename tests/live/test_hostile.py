@@ -30,11 +30,17 @@ def wrong_state(pid, kids, main_exited):
     while True:
         wrong = []
         for t in vmstest.tids(pid):
-            with open("/proc/%d/task/%d/status" % (pid, t)) as f:
-                tr = [int(x.split()[1]) for x in f if x.startswith("TracerPid:")]
+            # a thread of an exec loop may be gone between the listing
+            # and the look at it: it is neither traced nor stopped
+            try:
+                with open("/proc/%d/task/%d/status" % (pid, t)) as f:
+                    tr = [int(x.split()[1]) for x in f
+                          if x.startswith("TracerPid:")]
+                s = vmstest.proc_state(pid, t)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
             if tr and tr[0]:
                 wrong.append("thread %d traced by %d" % (t, tr[0]))
-            s = vmstest.proc_state(pid, t)
             if s in "tT" or (s == "Z" and not (main_exited and t == pid)):
                 wrong.append("thread %d in state %s" % (t, s))
         if sorted(forktest.children(pid)) != kids:
