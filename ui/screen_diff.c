@@ -301,7 +301,7 @@ static void draw_change(struct ui *u, int y, const struct dfrow *r, bool sel)
 			(unsigned long long)g->end);
 		x = 41 + (r->side ? 8 : 0);
 		put_fmt(y, x, 8, at, "%8s",
-			fmt_size(g->committed, cm, sizeof(cm)));
+			fmt_size(vms_region_committed(g), cm, sizeof(cm)));
 		put_fmt(y, 66, 14, at, "%s %8s", p,
 			fmt_size(vms_region_size(g), sz, sizeof(sz)));
 		if (COLS > 81)

@@ -278,9 +278,9 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 	KV_STR(o, "type", vms_type_info[r->type].json);
 	KV_STR(o, "detail", r->detail);
 	KV_U64(o, "size", vms_region_size(r));
-	KV_U64(o, "committed", r->committed);
-	KV_CTR(o, "private", r->private_bytes, known);
-	KV_CTR(o, "private_ws", r->private_ws, known);
+	KV_U64(o, "committed", vms_region_committed(r));
+	KV_CTR(o, "private", vms_region_private(r), known);
+	KV_CTR(o, "private_ws", vms_region_private_ws(r), known);
 	KV_CTR(o, "rss", r->c.rss, known);
 	KV_CTR(o, "pss", r->c.pss, known);
 	KV_CTR(o, "private_clean", r->c.private_clean, known);

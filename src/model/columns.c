@@ -11,12 +11,12 @@ static uint64_t r_size(const struct vms_region *r)
 
 static uint64_t r_committed(const struct vms_region *r)
 {
-	return r->committed;
+	return vms_region_committed(r);
 }
 
 static uint64_t r_private(const struct vms_region *r)
 {
-	return r->private_bytes;
+	return vms_region_private(r);
 }
 
 static uint64_t r_ws(const struct vms_region *r)
@@ -26,12 +26,14 @@ static uint64_t r_ws(const struct vms_region *r)
 
 static uint64_t r_private_ws(const struct vms_region *r)
 {
-	return r->private_ws;
+	return vms_region_private_ws(r);
 }
 
 static uint64_t r_shareable_ws(const struct vms_region *r)
 {
-	return r->c.rss - (r->private_ws < r->c.rss ? r->private_ws : r->c.rss);
+	uint64_t pws = vms_region_private_ws(r);
+
+	return r->c.rss - (pws < r->c.rss ? pws : r->c.rss);
 }
 
 static uint64_t r_shared_ws(const struct vms_region *r)

@@ -84,14 +84,15 @@ enum {
 	VMS_RF_APPROX = 1u << 6,
 };
 
-/* The smaps counters of one region, in bytes. */
+/* The smaps counters of one region, in bytes: those the engine reads
+ * (columns.h, the exports). smaps has more per record (Pss_Dirty,
+ * Referenced, Anonymous, LazyFree, the Pmd and Hugetlb lines, the page
+ * sizes); nothing looks at them, so a region does not carry them (a
+ * snapshot file keeps the whole text). 80 bytes of a region's 176. */
 struct vms_counters {
-	uint64_t rss, pss, pss_dirty;
+	uint64_t rss, pss;
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
-	uint64_t referenced, anonymous, lazyfree, anon_huge;
-	uint64_t shmem_pmd, file_pmd, shared_hugetlb, private_hugetlb;
-	uint64_t swap, swap_pss, locked;
-	uint64_t kernel_page_size, mmu_page_size;
+	uint64_t swap, swap_pss, locked, anon_huge;
 };
 
 /* A child of a region in the drill-down: an ELF section, a stack part, a
@@ -99,6 +100,18 @@ struct vms_counters {
 struct vms_child {
 	const char *name;
 	uint64_t start, end; /* end - start is the size */
+};
+
+/* How a region's Committed, Private and Private WS follow from its size
+ * and counters (DESIGN.md's table; set by totals_region_derive): the
+ * figures themselves are computed when read (vms_region_committed...),
+ * a region does not store them. */
+enum {
+	VMS_ACCT_COMMIT_SIZE = 1u << 0, /* Committed = Size, else Rss+Swap */
+	VMS_ACCT_ANON = 1u << 1, /* Private = Committed, Private WS =
+				  * Private_Clean + Private_Dirty */
+	VMS_ACCT_FILE = 1u << 2, /* Private = Private WS = Private_Dirty */
+	/* neither ANON nor FILE: Private = Private WS = 0 */
 };
 
 struct vms_region {
@@ -109,14 +122,13 @@ struct vms_region {
 	uint16_t perms; /* VMS_PERM_* */
 	uint16_t flags; /* VMS_RF_* */
 	uint8_t type; /* enum vms_type */
+	uint8_t acct; /* VMS_ACCT_* */
 	/* (the small fields together: no padding between them, a region
-	 * is 280 bytes, with a million of them in a viewer) */
+	 * is 176 bytes, with a million of them in a viewer) */
 	const char *path; /* exactly as maps shows it, or NULL (anonymous) */
 	const char *vmflags; /* the raw VmFlags line (interned), or "" */
 	const char *detail; /* human detail: "thread 1234 (worker)", ... */
 	struct vms_counters c;
-	/* Derived by totals.c, per DESIGN.md's table. */
-	uint64_t committed, private_bytes, private_ws;
 	struct vms_child *children;
 	const char *build_id; /* hex, for images, or NULL */
 };
@@ -401,6 +413,27 @@ ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
 static inline uint64_t vms_region_size(const struct vms_region *r)
 {
 	return r->end - r->start;
+}
+
+/* Committed, Private and Private WS, per r->acct (DESIGN.md's table). */
+static inline uint64_t vms_region_committed(const struct vms_region *r)
+{
+	return r->acct & VMS_ACCT_COMMIT_SIZE ? r->end - r->start
+					      : r->c.rss + r->c.swap;
+}
+
+static inline uint64_t vms_region_private(const struct vms_region *r)
+{
+	if (r->acct & VMS_ACCT_ANON)
+		return vms_region_committed(r);
+	return r->acct & VMS_ACCT_FILE ? r->c.private_dirty : 0;
+}
+
+static inline uint64_t vms_region_private_ws(const struct vms_region *r)
+{
+	if (r->acct & VMS_ACCT_ANON)
+		return r->c.private_clean + r->c.private_dirty;
+	return r->acct & VMS_ACCT_FILE ? r->c.private_dirty : 0;
 }
 
 /* The free gaps: the address space between regions inside the user range

@@ -52,10 +52,6 @@ bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f)
 
 		c->private_dirty += d;
 		c->pss += d;
-		c->pss_dirty += d;
-		c->referenced += d;
-		if (anon)
-			c->anonymous += d;
 		if (r->vmflags_mask & VMS_VF_LO)
 			c->locked += d;
 	} else if (rss < old) {
@@ -66,10 +62,6 @@ bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f)
 		take(&c->private_dirty, &d);
 		take(&c->shared_dirty, &d);
 		c->pss = scale(c->pss, rss, old);
-		c->pss_dirty = scale(c->pss_dirty, rss, old);
-		c->referenced = at_most(c->referenced, rss);
-		c->anonymous = at_most(c->anonymous, rss);
-		c->lazyfree = at_most(c->lazyfree, rss);
 		c->anon_huge = at_most(c->anon_huge, rss);
 		c->locked = at_most(c->locked, rss);
 	}

@@ -136,7 +136,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 		p->over++;
 		return false;
 	}
-	/* Parsed in place (a region is 280 bytes: no copy of it), and taken
+	/* Parsed in place (a region is 176 bytes: no copy of it), and taken
 	 * back when the line turns out malformed. */
 	r = vms_snapshot_add_region(p->snap);
 	if (!r)
@@ -208,7 +208,8 @@ uint32_t smaps_vmflags_mask(const char *s, size_t n)
 	return m;
 }
 
-/* The counter a key names, or NULL for keys we keep no figure of. */
+/* The counter a key names, or NULL for keys a region keeps no figure of
+ * (snapshot.h: struct vms_counters). */
 static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
 {
 #define K(name, field)                                                         \
@@ -216,40 +217,24 @@ static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
 		return &c->field;
 	switch (k[0]) {
 	case 'A':
-		K("Anonymous", anonymous);
 		K("AnonHugePages", anon_huge);
-		break;
-	case 'F':
-		K("FilePmdMapped", file_pmd);
-		break;
-	case 'K':
-		K("KernelPageSize", kernel_page_size);
 		break;
 	case 'L':
 		K("Locked", locked);
-		K("LazyFree", lazyfree);
-		break;
-	case 'M':
-		K("MMUPageSize", mmu_page_size);
 		break;
 	case 'P':
 		K("Pss", pss);
 		K("Private_Clean", private_clean);
 		K("Private_Dirty", private_dirty);
-		K("Pss_Dirty", pss_dirty);
-		K("Private_Hugetlb", private_hugetlb);
 		break;
 	case 'R':
 		K("Rss", rss);
-		K("Referenced", referenced);
 		break;
 	case 'S':
 		K("Shared_Clean", shared_clean);
 		K("Shared_Dirty", shared_dirty);
 		K("Swap", swap);
 		K("SwapPss", swap_pss);
-		K("ShmemPmdMapped", shmem_pmd);
-		K("Shared_Hugetlb", shared_hugetlb);
 		break;
 	}
 #undef K

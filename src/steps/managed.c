@@ -16,7 +16,7 @@ uint64_t managed_committed(struct vms_snapshot *s, uint64_t start, uint64_t end)
 		struct vms_region *r = &s->regions[i];
 
 		totals_region_derive(r);
-		sum += r->committed;
+		sum += vms_region_committed(r);
 	}
 	return sum;
 }

@@ -27,8 +27,6 @@ static bool is_kernel_special(const struct vms_region *r)
 
 void totals_region_derive(struct vms_region *r)
 {
-	const struct vms_counters *c = &r->c;
-	uint64_t size = vms_region_size(r);
 	bool shared = r->perms & VMS_PERM_SHARED;
 	bool special = is_kernel_special(r);
 	bool anon = !shared && !special && vms_region_is_anon(r);
@@ -39,25 +37,19 @@ void totals_region_derive(struct vms_region *r)
 	 * MAP_NORESERVE), file mappings nobody may access (the PROT_NONE
 	 * alignment gaps ld.so leaves in an image) and the kernel's own
 	 * mappings: what is actually there, Rss + Swap. */
+	r->acct = 0;
 	if (anon ? (r->vmflags_mask & VMS_VF_AC) : !(no_access || special))
-		r->committed = size;
-	else
-		r->committed = c->rss + c->swap;
-	if (anon) {
-		/* Private WS: the pages mapped by this process only. After a
-		 * fork, pages still shared copy-on-write with the child are
-		 * Shared_*: shareable (and shared) until one side writes. */
-		r->private_bytes = r->committed;
-		r->private_ws = c->private_clean + c->private_dirty;
-	} else if (!shared && !special) {
-		/* Private file mapping: its copied-on-write pages. */
-		r->private_bytes = c->private_dirty;
-		r->private_ws = c->private_dirty;
-	} else {
-		r->private_bytes = 0;
-		r->private_ws = 0;
-	}
-	if (r->committed == 0)
+		r->acct |= VMS_ACCT_COMMIT_SIZE;
+	/* Private WS of anonymous memory: the pages mapped by this process
+	 * only. After a fork, pages still shared copy-on-write with the
+	 * child are Shared_*: shareable (and shared) until one side writes.
+	 * A private file mapping's private bytes: its copied-on-write
+	 * pages. */
+	if (anon)
+		r->acct |= VMS_ACCT_ANON;
+	else if (!shared && !special)
+		r->acct |= VMS_ACCT_FILE;
+	if (vms_region_committed(r) == 0)
 		r->flags |= VMS_RF_RESERVED;
 	else
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;

@@ -121,7 +121,8 @@ static void check_reconcile(void)
 	c->private_dirty = 200 * K;
 	c->shared_clean = 100 * K;
 	c->pss = 300 * K;
-	c->anonymous = 300 * K;
+	c->locked = 400 * K;
+	r.vmflags_mask |= VMS_VF_LO;
 	f.rss = 400 * K;
 	f.swap = 0;
 	ok(!fastfreeze_reconcile(&r, &f) && !(r.flags & VMS_RF_APPROX) &&
@@ -131,9 +132,9 @@ static void check_reconcile(void)
 	f.rss = 480 * K;
 	ok(fastfreeze_reconcile(&r, &f) && (r.flags & VMS_RF_APPROX) &&
 		   c->rss == 480 * K && c->private_dirty == 280 * K &&
-		   c->pss == 380 * K && c->anonymous == 380 * K,
-	   "reconcile: Rss grown by 80 K: private dirty, Pss and Anonymous "
-	   "+80 K, marked approx");
+		   c->pss == 380 * K && c->locked == 480 * K,
+	   "reconcile: Rss grown by 80 K: private dirty, Pss and Locked (an "
+	   "mlocked region) +80 K, marked approx");
 	ok(c->private_clean + c->private_dirty + c->shared_clean +
 			   c->shared_dirty ==
 		   c->rss,
@@ -146,7 +147,7 @@ static void check_reconcile(void)
 		   c->private_clean + c->private_dirty + c->shared_clean +
 				   c->shared_dirty ==
 			   c->rss &&
-		   c->pss == 380 * K * 160 / 480 / K * K && c->anonymous <= c->rss,
+		   c->pss == 380 * K * 160 / 480 / K * K && c->locked == c->rss,
 	   "reconcile: Rss shrunk to 160 K: clean pages go first, Pss "
 	   "scaled (%" PRIu64 " K), the split adds up",
 	   c->pss / K);

@@ -107,10 +107,10 @@ int main(void)
 	   "each type's row is the sum of its regions' figures (%d of %d)",
 	   same, VMS_NTYPES - 2);
 	for (i = 0, same = 0; i < n; i++)
-		same += pre->regions[i].committed ==
-				full->regions[i].committed &&
-			pre->regions[i].private_ws ==
-				full->regions[i].private_ws &&
+		same += vms_region_committed(&pre->regions[i]) ==
+				vms_region_committed(&full->regions[i]) &&
+			vms_region_private_ws(&pre->regions[i]) ==
+				vms_region_private_ws(&full->regions[i]) &&
 			(pre->regions[i].flags & VMS_RF_RESERVED) ==
 				(full->regions[i].flags & VMS_RF_RESERVED);
 	ok((size_t)same == n,

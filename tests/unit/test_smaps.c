@@ -421,7 +421,7 @@ static void compare_variant(const struct vms_snapshot *base, const char *fn,
 		const struct vms_region *got = &v->regions[i];
 
 		if (how == SAME_BUT_MISSING) {
-			want.c.locked = want.c.pss_dirty = want.c.swap_pss = 0;
+			want.c.locked = want.c.swap_pss = 0;
 		} else if (how == SAME_BUT_EMPTY_VMFLAGS &&
 			   (str_eq(want.path, "[heap]") ||
 			    str_eq(want.path, "[stack]"))) {

@@ -64,8 +64,7 @@ static void test_regions(void)
 		 VMS_T_PRIVATE_DATA);
 	counters(ac, 100 * KIB, 8 * KIB, 0, 100 * KIB, 0, 0);
 	/* MAP_NORESERVE: Rss + Swap */
-	nr = add(s, 0x800000, 4 * MIB, "rw-p", NULL, 0, VMS_VF_NR,
-		 VMS_T_HEAP);
+	nr = add(s, 0x800000, 4 * MIB, "rw-p", NULL, 0, VMS_VF_NR, VMS_T_HEAP);
 	counters(nr, 300 * KIB, 20 * KIB, 0, 300 * KIB, 0, 0);
 	/* PROT_NONE reservation: nothing committed */
 	none = add(s, 0xc00000, 60 * MIB, "---p", NULL, 0, 0, VMS_T_HEAP);
@@ -85,31 +84,36 @@ static void test_regions(void)
 	totals_compute(s);
 
 	sz = vms_region_size(lib);
-	ok(lib->committed == sz && lib->private_bytes == lib->c.private_dirty &&
-		   lib->private_ws == lib->c.private_dirty,
+	ok(vms_region_committed(lib) == sz &&
+		   vms_region_private(lib) == lib->c.private_dirty &&
+		   vms_region_private_ws(lib) == lib->c.private_dirty,
 	   "file private: committed = size, private = private_ws = "
 	   "Private_Dirty");
-	ok(shf->committed == vms_region_size(shf) && shf->private_bytes == 0 &&
-		   shf->private_ws == 0,
+	ok(vms_region_committed(shf) == vms_region_size(shf) &&
+		   vms_region_private(shf) == 0 &&
+		   vms_region_private_ws(shf) == 0,
 	   "file shared: committed = size, nothing private");
-	ok(ac->committed == vms_region_size(ac) &&
-		   ac->private_bytes == ac->committed &&
-		   ac->private_ws == ac->c.private_clean + ac->c.private_dirty,
+	ok(vms_region_committed(ac) == vms_region_size(ac) &&
+		   vms_region_private(ac) == vms_region_committed(ac) &&
+		   vms_region_private_ws(ac) ==
+			   ac->c.private_clean + ac->c.private_dirty,
 	   "anon ac: committed = private = size, private_ws = Private_*");
-	ok(nr->committed == nr->c.rss + nr->c.swap &&
-		   nr->private_bytes == nr->committed &&
-		   nr->private_ws == nr->c.private_clean + nr->c.private_dirty,
+	ok(vms_region_committed(nr) == nr->c.rss + nr->c.swap &&
+		   vms_region_private(nr) == vms_region_committed(nr) &&
+		   vms_region_private_ws(nr) ==
+			   nr->c.private_clean + nr->c.private_dirty,
 	   "anon nr: committed = private = Rss + Swap");
-	ok(none->committed == 0 && (none->flags & VMS_RF_RESERVED) &&
+	ok(vms_region_committed(none) == 0 && (none->flags & VMS_RF_RESERVED) &&
 		   !(nr->flags & VMS_RF_RESERVED) &&
 		   !(ac->flags & VMS_RF_RESERVED),
 	   "PROT_NONE: nothing committed, flagged reserved (others not)");
-	ok(shanon->committed == vms_region_size(shanon) &&
-		   shanon->private_bytes == 0 && shanon->private_ws == 0,
+	ok(vms_region_committed(shanon) == vms_region_size(shanon) &&
+		   vms_region_private(shanon) == 0 &&
+		   vms_region_private_ws(shanon) == 0,
 	   "shared anonymous: committed = size, nothing private");
-	ok(heap->committed == vms_region_size(heap) &&
-		   stack->committed == vms_region_size(stack) &&
-		   stack->private_ws == stack->c.private_dirty,
+	ok(vms_region_committed(heap) == vms_region_size(heap) &&
+		   vms_region_committed(stack) == vms_region_size(stack) &&
+		   vms_region_private_ws(stack) == stack->c.private_dirty,
 	   "[heap] and [stack] are anonymous: committed = size");
 
 	/* Totals: the sums of the per-region figures. */
@@ -125,13 +129,13 @@ static void test_regions(void)
 			const struct vms_region *r = &s->regions[i];
 
 			want.size += vms_region_size(r);
-			want.committed += r->committed;
-			want.private_bytes += r->private_bytes;
+			want.committed += vms_region_committed(r);
+			want.private_bytes += vms_region_private(r);
 			want.ws += r->c.rss;
-			want.private_ws += r->private_ws;
-			want.shareable_ws += r->c.rss - r->private_ws;
-			want.shared_ws += r->c.shared_clean +
-					  r->c.shared_dirty;
+			want.private_ws += vms_region_private_ws(r);
+			want.shareable_ws +=
+				r->c.rss - vms_region_private_ws(r);
+			want.shared_ws += r->c.shared_clean + r->c.shared_dirty;
 			want.locked_ws += r->c.locked;
 			want.pss += r->c.pss;
 			want.uss += r->c.private_clean + r->c.private_dirty;
@@ -152,7 +156,8 @@ static void test_regions(void)
 			   rows.ws == want.ws && rows.blocks == want.blocks,
 		   "type rows add up to the total");
 		ok(s->types[VMS_T_HEAP].blocks == 3 &&
-			   s->types[VMS_T_HEAP].largest == vms_region_size(none),
+			   s->types[VMS_T_HEAP].largest ==
+				   vms_region_size(none),
 		   "heap row: 3 blocks, largest is the reservation");
 		ok(s->types[VMS_T_PAGE_TABLE].committed == s->page_table &&
 			   s->types[VMS_T_PAGE_TABLE].ws == s->page_table &&
@@ -222,24 +227,25 @@ static void test_rules(void)
 		   VMS_T_IMAGE);
 	counters(vdso, 8 * KIB, 0, 0, 0, 8 * KIB, 0);
 	/* The PROT_NONE gap ld.so leaves inside a library's mapping. */
-	gap = add(s, 0x7ff000100000ull, 2 * MIB, "---p", "/usr/lib/liby.so",
-		  9, 0, VMS_T_IMAGE);
+	gap = add(s, 0x7ff000100000ull, 2 * MIB, "---p", "/usr/lib/liby.so", 9,
+		  0, VMS_T_IMAGE);
 	s->user_start = 0x10000;
 	s->user_end = 0x7ffffffff000ull;
 	totals_compute(s);
 
-	ok(cow->committed == 256 * KIB && cow->private_bytes == 256 * KIB,
+	ok(vms_region_committed(cow) == 256 * KIB &&
+		   vms_region_private(cow) == 256 * KIB,
 	   "copy-on-write shared anon: committed and private are its size");
-	ok(cow->private_ws == 40 * KIB,
+	ok(vms_region_private_ws(cow) == 40 * KIB,
 	   "copy-on-write shared anon: Private WS is the 40 K mapped here only");
 	ok(s->total.shareable_ws == 60 * KIB + 8 * KIB &&
 		   s->total.shared_ws <= s->total.shareable_ws,
 	   "shared WS never exceeds shareable WS");
-	ok(vdso->private_bytes == 0 && vdso->private_ws == 0 &&
-		   vdso->committed == 8 * KIB,
+	ok(vms_region_private(vdso) == 0 && vms_region_private_ws(vdso) == 0 &&
+		   vms_region_committed(vdso) == 8 * KIB,
 	   "[vdso]: nothing private, committed what is there");
-	ok(gap->committed == 0 && (gap->flags & VMS_RF_RESERVED) &&
-		   gap->private_bytes == 0,
+	ok(vms_region_committed(gap) == 0 && (gap->flags & VMS_RF_RESERVED) &&
+		   vms_region_private(gap) == 0,
 	   "PROT_NONE file gap: reserved, nothing committed");
 	vms_snapshot_free(s);
 }
