@@ -403,7 +403,8 @@ static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
 		if (x->start - ba != y->start - bb ||
 		    x->end - ba != y->end - bb || x->perms != y->perms ||
 		    x->offset != y->offset || x->type != y->type ||
-		    vms_region_committed(x) != vms_region_committed(y) || !str_eq(x->path, y->path))
+		    vms_region_committed(x) != vms_region_committed(y) ||
+		    !str_eq(x->path, y->path))
 			return false;
 	}
 	return true;

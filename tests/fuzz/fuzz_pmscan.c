@@ -76,12 +76,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c->pss = c->rss - c->shared_dirty / 2;
 		c->swap = (uint64_t)(data[i % size] & 3) << 12;
 		c->swap_pss = c->swap;
+		c->locked = data[i % size] & 4 ? c->rss : 0;
 		fastfreeze_reconcile(&r[i], &f[i]);
 		if (c->rss != f[i].rss ||
 		    c->private_clean + c->private_dirty + c->shared_clean +
 				    c->shared_dirty !=
 			    c->rss ||
-		    c->pss > c->rss || c->anonymous > c->rss ||
+		    c->pss > c->rss || c->locked > c->rss ||
 		    (!r[i].inode && c->swap != f[i].swap))
 			abort();
 	}
