@@ -186,6 +186,88 @@ static void fill_capture_info(struct vms_snapshot *s,
 		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
 }
 
+/* ---- the streaming fill in place (vms_capture_opts.layout) ---- */
+
+static void lend_take(struct vms_lend *l, size_t i)
+{
+	l->saved_insum = l->insum[i];
+	if (l->insum[i])
+		totals_region_move(l->pre, i, -1);
+	l->insum[i] = 0;
+}
+
+static void lend_undo(struct vms_lend *l, size_t i)
+{
+	if (l->saved_insum && !l->insum[i])
+		totals_region_move(l->pre, i, 1);
+	l->insum[i] = l->saved_insum;
+}
+
+int vms_lend_begin(struct vms_snapshot *s, struct vms_snapshot *pre,
+		   struct vms_error *err)
+{
+	struct vms_lend *l = calloc(1, sizeof(*l));
+
+	if (l)
+		l->insum = malloc(pre->nregions + 1);
+	if (!l || !l->insum) {
+		free(l);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	memset(l->insum, 1, pre->nregions + 1);
+	l->pre = pre;
+	l->take = lend_take;
+	l->undo = lend_undo;
+	s->regions = pre->regions;
+	s->regions_cap = pre->regions_cap;
+	s->nregions = 0;
+	pre->regions_lent = true;
+	s->lend = l;
+	return 0;
+}
+
+void vms_lend_end(struct vms_snapshot *s, bool ok)
+{
+	struct vms_lend *l = s->lend;
+	struct vms_snapshot *pre;
+	size_t i;
+
+	if (!l)
+		return;
+	pre = l->pre;
+	s->lend = NULL;
+	if (!ok) {
+		if (!l->parted) {
+			pre->regions_lent = false;
+			s->regions_lent = true;
+		}
+		for (i = 0; i < pre->nregions; i++)
+			if (!l->insum[i])
+				totals_region_move(pre, i, 1);
+		arena_adopt(&pre->arena, &s->arena);
+	} else if (l->parted) {
+		pre->regions_lent = false; /* pre's array: s has its own */
+	} else {
+		/* The layout's array was reserved for vm.max_map_count
+		 * regions: the snapshot keeps what it fills (glibc shrinks
+		 * in place; pre, freed next, is left pointing at it, no
+		 * longer than it) */
+		size_t n = s->nregions ? s->nregions : 1;
+		struct vms_region *nr = realloc(s->regions, n * sizeof(*nr));
+
+		if (nr) {
+			s->regions = nr;
+			s->regions_cap = n;
+		}
+		pre->regions = s->regions;
+		if (pre->nregions > s->nregions)
+			pre->nregions = s->nregions;
+	}
+	free(l->insum);
+	free(l);
+}
+
 struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 const struct vms_capture_opts *o,
 				 struct vms_error *err)
@@ -204,12 +286,16 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (o->layout && o->layout->regions && !o->layout->regions_lent &&
+	    vms_lend_begin(s, o->layout, err) < 0)
+		goto fail;
 	s->src.progress = o->progress;
 	s->src.progress_ctx = o->progress_ctx;
 	if (smp->capture(o, s, err) < 0)
 		goto fail;
 	if (vms_snapshot_finish(s, &fo, err) < 0)
 		goto fail;
+	vms_lend_end(s, true);
 	/* Nothing reads memory after this: let the clone go now. */
 	if (!o->keep_memory)
 		vms_source_release(s);
@@ -221,8 +307,29 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 			   1000);
 	return s;
 fail:
+	vms_lend_end(s, false);
 	vms_snapshot_free(s);
 	return NULL;
+}
+
+/* The fill in place: part writes over pre's array; each region it has
+ * finished joins pre's totals (it left them when written over). */
+static size_t fill_in_place(struct vms_snapshot *pre, struct vms_fill *st,
+			    struct vms_lend *l, size_t done)
+{
+	size_t n = 0;
+
+	if (l->parted)
+		return 0; /* pre keeps what it had: the capture replaces it */
+	if (done < st->done)
+		st->done = 0; /* read again from the start (the exact path) */
+	for (; st->done < done; st->done++)
+		if (st->done < pre->nregions && !l->insum[st->done]) {
+			totals_region_move(pre, st->done, 1);
+			l->insum[st->done] = 1;
+			n++;
+		}
+	return n;
 }
 
 size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
@@ -232,6 +339,10 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 
 	if (done > part->nregions)
 		done = part->nregions;
+	if (part->lend && part->lend->pre == pre) {
+		n = fill_in_place(pre, st, part->lend, done);
+		goto out;
+	}
 	/* both are in address order: one walk over each */
 	for (; st->done < done; st->done++) {
 		const struct vms_region *r = &part->regions[st->done];
@@ -246,6 +357,7 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 			n++;
 		}
 	}
+out:
 	if (n)
 		pre->cap.partial = "layout from /proc/PID/maps; the counters "
 				   "of the regions read so far";

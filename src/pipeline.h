@@ -89,6 +89,22 @@ struct vms_fill {
 size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 			const struct vms_snapshot *part, size_t done);
 
+/* What vms_capture() does with vms_capture_opts.layout (the tests call
+ * them around a parse of their own). vms_lend_begin: s, new and empty,
+ * writes its regions over those of pre (finished, not lent already) from
+ * now on, in place; the array is s's. Each region written over leaves
+ * pre's totals and keeps pre's type, detail and children for the display
+ * (the classify step clears them); vms_preview_fill(pre, .., s, done)
+ * puts the finished ones back in pre's totals with their new figures.
+ * -1 with *err: out of memory. vms_lend_end: the capture is over. ok: s
+ * keeps the array (after its steps ran), and pre may only be freed. Not
+ * ok: pre has the array back with the regions written so far, all of
+ * them in its totals again, and s's arena (their paths and VmFlags), so
+ * that s can be freed. */
+int vms_lend_begin(struct vms_snapshot *s, struct vms_snapshot *pre,
+		   struct vms_error *err);
+void vms_lend_end(struct vms_snapshot *s, bool ok);
+
 /* Loads a saved snapshot or an ELF core from its bytes (name: the file,
  * for messages): the loader that recognises them fills the raw part and
  * the source (snapfile.h, coredump.h), then the pipeline runs as after a

@@ -559,8 +559,16 @@ static void carry_take(struct dcarry *k, const struct details *d,
 	if (!old || d->cur >= d->nrows)
 		return;
 	r = &d->rows[d->cur];
+	/* old may be a layout the capture wrote over (pipeline.h,
+	 * vms_lend_begin): its rows are its own, its regions the capture's,
+	 * perhaps fewer, with other children */
+	if (r->kind == DROW_ALLOC
+		    ? d->allocs[r->idx].first + d->allocs[r->idx].n >
+			      old->nregions
+		    : r->kind != DROW_GAP && r->idx >= old->nregions)
+		return;
 	span_of(d, old, r, &k->cur_addr, &b);
-	if (r->kind == DROW_CHILD)
+	if (r->kind == DROW_CHILD && r->child < old->regions[r->idx].nchildren)
 		k->cur_child = old->regions[r->idx].children[r->child].name;
 	k->has_cur = true;
 	k->cur_row = d->cur - d->top;

@@ -275,6 +275,10 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
 	if (stream) {
 		co.regions_read = on_regions;
 		co.regions_ctx = &p;
+		/* the capture writes over the layout's regions: one array
+		 * of them in the viewer, not two */
+		if (u->pre_own)
+			co.layout = u->snap;
 		/* never while the target is held still (--freeze, the fork
 		 * sampler's freeze): a test's pause must not stop it */
 		if (!co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)

@@ -37,6 +37,25 @@ void arena_fini(struct arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+void arena_adopt(struct arena *a, struct arena *from)
+{
+	struct arena_block *last = from->head;
+
+	if (last) {
+		/* behind a's head, which allocations go on filling */
+		while (last->next)
+			last = last->next;
+		if (a->head) {
+			last->next = a->head->next;
+			a->head->next = from->head;
+		} else {
+			a->head = from->head;
+		}
+	}
+	free(from->itab);
+	memset(from, 0, sizeof(*from));
+}
+
 size_t arena_bytes(const struct arena *a)
 {
 	const struct arena_block *b;

@@ -39,5 +39,9 @@ const char *arena_intern(struct arena *a, const char *s, size_t n);
  * other arena may then go: what a thread parsed into an arena of its own
  * joins the snapshot's. */
 const char *arena_intern_again(struct arena *a, const char *interned);
+/* Everything from's blocks hold joins a (freed by a's arena_fini); from
+ * is left empty, as arena_init() makes it. Strings from interned stay
+ * where they are, but a interns equal ones anew. */
+void arena_adopt(struct arena *a, struct arena *from);
 
 #endif

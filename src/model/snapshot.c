@@ -36,7 +36,8 @@ void vms_snapshot_free(struct vms_snapshot *s)
 		free(s->raw->status);
 		free(s->raw);
 	}
-	free(s->regions);
+	if (!s->regions_lent)
+		free(s->regions);
 	arena_fini(&s->arena);
 	free(s);
 }
@@ -77,6 +78,10 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 
 	if (n <= s->regions_cap)
 		return 0;
+	/* a layout's array is written over as it is: it only grows when a
+	 * region comes that it has no room for (add_region) */
+	if (s->lend && !s->lend->parted)
+		return 0;
 	if (n > SIZE_MAX / sizeof(*nr)) /* a count from a file: no wrap */
 		return -1;
 	bytes = n * sizeof(*nr);
@@ -108,6 +113,19 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 {
 	struct vms_region *r;
 
+	if (s->nregions == s->regions_cap && s->lend && !s->lend->parted) {
+		/* no room left in the layout's array: an array of our own,
+		 * the layout keeps its (with what was written over it) */
+		size_t ncap = s->regions_cap ? s->regions_cap * 2 : 1024;
+		struct vms_region *nr = malloc(ncap * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		memcpy(nr, s->regions, s->nregions * sizeof(*nr));
+		s->regions = nr;
+		s->regions_cap = ncap;
+		s->lend->parted = true;
+	}
 	if (s->nregions == s->regions_cap) {
 		size_t ncap = s->regions_cap ? s->regions_cap * 2 : 1024;
 		struct vms_region *nr = realloc(s->regions, ncap * sizeof(*nr));
@@ -122,8 +140,44 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 	 * regions to come while this one is parsed. */
 	if (s->nregions + 4 <= s->regions_cap)
 		__builtin_prefetch(&s->regions[s->nregions + 3], 1, 0);
+	if (s->lend && !s->lend->parted) {
+		struct vms_lend *l = s->lend;
+		size_t i = s->nregions - 1;
+
+		l->saved = *r;
+		l->saved_at = i;
+		l->saved_ok = true;
+		if (i < l->pre->nregions)
+			l->take(l, i);
+		memset(r, 0, sizeof(*r));
+		/* the layout's display fields stay while the counters come
+		 * (the pipeline clears them before its steps run) */
+		if (i < l->pre->nregions) {
+			r->type = l->saved.type;
+			r->detail = l->saved.detail;
+			r->children = l->saved.children;
+			r->nchildren = l->saved.nchildren;
+			r->build_id = l->saved.build_id;
+		}
+		return r;
+	}
 	memset(r, 0, sizeof(*r));
 	return r;
+}
+
+void vms_snapshot_drop_last(struct vms_snapshot *s)
+{
+	struct vms_lend *l = s->lend;
+
+	if (!s->nregions)
+		return;
+	s->nregions--;
+	if (l && !l->parted && l->saved_ok && l->saved_at == s->nregions) {
+		s->regions[s->nregions] = l->saved;
+		l->saved_ok = false;
+		if (s->nregions < l->pre->nregions)
+			l->undo(l, s->nregions);
+	}
 }
 
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr)

@@ -351,6 +351,33 @@ struct vms_raw {
 	size_t status_len;
 };
 
+/* A capture writing its regions over those of a layout on screen, in
+ * place (pipeline.h: vms_capture_opts.layout, the viewer's streaming
+ * fill): one region array for both, not two. The pipeline sets it up;
+ * vms_snapshot_add_region() and vms_snapshot_drop_last() call take and
+ * undo around each region they write over, so the layout's totals move
+ * with it. */
+struct vms_lend {
+	struct vms_snapshot *pre; /* the layout, whose array this was */
+	/* per region of pre: counted in pre's totals as the array now has
+	 * it (1), or written over and not counted again yet (0) */
+	uint8_t *insum;
+	/* the region the last add_region wrote over (drop_last puts it
+	 * back) */
+	struct vms_region saved;
+	size_t saved_at;
+	bool saved_ok;
+	uint8_t saved_insum; /* its insum when written over */
+	/* the capture needed more regions than the array holds: it has its
+	 * own array since, and pre keeps this one */
+	bool parted;
+	/* Called before region i of pre is written over (it leaves pre's
+	 * totals; the display fields of the layout, type, detail and
+	 * children, are kept in it), and when it is put back. */
+	void (*take)(struct vms_lend *l, size_t i);
+	void (*undo)(struct vms_lend *l, size_t i);
+};
+
 struct vms_snapshot {
 	struct arena arena;
 	struct vms_process proc;
@@ -384,6 +411,10 @@ struct vms_snapshot {
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
 	struct vms_raw *raw; /* NULL unless kept (above) */
+	/* The capture whose regions are written over this array (the
+	 * layout's side), or NULL. */
+	struct vms_lend *lend;
+	bool regions_lent; /* the array is another snapshot's: not freed */
 };
 
 struct vms_snapshot *vms_snapshot_new(void);
@@ -397,6 +428,9 @@ int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n);
 int vms_snapshot_reserve(struct vms_snapshot *s, size_t n);
 /* Appends a zeroed region; NULL on out of memory. */
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
+/* Takes back the region the last add_region appended (a header that
+ * turned out malformed). */
+void vms_snapshot_drop_last(struct vms_snapshot *s);
 /* The region containing addr, or NULL (binary search). */
 const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,
 					   uint64_t addr);

@@ -65,6 +65,15 @@ struct vms_capture_opts {
 	 * layout from maps), so the snapshot's array is sized once, not
 	 * doubled past it while smaps is read. 0: unknown. */
 	size_t expect_regions;
+	/* Optional, with regions_read: the layout on screen (a finished
+	 * "maps" snapshot of the same process, its array reserved larger
+	 * than it needs). The capture writes its regions over the layout's,
+	 * in place, as they are read, instead of into an array of its own:
+	 * the viewer holds one region array, not two (pipeline.h:
+	 * vms_preview_fill). On success the array is the capture's and the
+	 * layout may only be freed; on failure the layout has it back, with
+	 * the regions read so far. */
+	struct vms_snapshot *layout;
 };
 
 struct vms_sampler {

@@ -150,7 +150,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 
 		r->path = arena_intern(&p->snap->arena, q, n);
 		if (!r->path) {
-			p->snap->nregions--;
+			vms_snapshot_drop_last(p->snap);
 			goto nomem;
 		}
 		if (n >= sizeof(del) - 1 && memcmp(q + n - (sizeof(del) - 1),
@@ -167,7 +167,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 	p->at = 0;
 	return true;
 bad:
-	p->snap->nregions--;
+	vms_snapshot_drop_last(p->snap);
 	return false;
 nomem:
 	*oom = true;

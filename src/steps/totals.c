@@ -138,6 +138,16 @@ void totals_region_update(struct vms_snapshot *s, size_t i,
 	move_region(&sm, s, r, 1);
 }
 
+void totals_region_move(struct vms_snapshot *s, size_t i, int sign)
+{
+	struct summed sm;
+
+	find_summed(&sm);
+	if (sign > 0)
+		totals_region_derive(&s->regions[i]);
+	move_region(&sm, s, &s->regions[i], sign);
+}
+
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
 {
 	t->size += b - a;

@@ -1,0 +1,245 @@
+/* test_fill_inplace — the streaming fill in place (pipeline.h:
+ * vms_lend_begin, vms_lend_end, vms_preview_fill), on the recorded kinds
+ * fixture: the layout (kinds.maps, finished) lends its region array to a
+ * capture that parses kinds.smaps over it in two pieces, as the samplers
+ * feed it. Halfway the layout's total has the first half's figures
+ * exactly, and its other regions are the layout's still; at the end every
+ * summary column equals that of kinds.smaps finished on its own; the
+ * capture, finished, keeps the array (cut to its regions) and the layout
+ * is freed without it.
+ * A capture that fails halfway gives the array back with the regions it
+ * wrote (their strings outlive it: read after it is freed, under ASan),
+ * and the layout's rows are the sums of its regions again. A header that
+ * turns out malformed puts back the region it was written over. */
+#include <string.h>
+
+#include "../fixtures/fixture.h"
+#include "columns.h"
+#include "pipeline.h"
+#include "tap.h"
+
+static void row_text(const struct vms_totals *t, char *out, size_t n)
+{
+	size_t len = 0;
+	int c;
+
+	out[0] = '\0';
+	for (c = 0; c < VMS_NCOLS && len < n; c++)
+		if (vms_column_has(c, VMS_COLF_REGION) &&
+		    vms_column_has(c, VMS_COLF_TYPE))
+			len += (size_t)snprintf(
+				out + len, n - len, "%s=%llu ",
+				vms_columns[c].key,
+				(unsigned long long)vms_column_type(t, c));
+}
+
+/* Each type's row of s is the sum of its regions' figures. */
+static int rows_are_sums(const struct vms_snapshot *s)
+{
+	int t, same = 0;
+
+	for (t = 0; t < VMS_NTYPES; t++) {
+		struct vms_totals want = { 0 };
+		char a[600], b[600];
+		size_t i;
+		int c;
+
+		if (t == VMS_T_FREE || t == VMS_T_PAGE_TABLE) {
+			same++;
+			continue;
+		}
+		for (i = 0; i < s->nregions; i++) {
+			if (s->regions[i].type != t)
+				continue;
+			for (c = 0; c < VMS_NCOLS; c++) {
+				uint64_t v;
+
+				if (!vms_column_has(c, VMS_COLF_REGION) ||
+				    !vms_column_has(c, VMS_COLF_TYPE))
+					continue;
+				memcpy(&v,
+				       (char *)&want + vms_columns[c].offset,
+				       sizeof(v));
+				v += vms_column_region(&s->regions[i], c);
+				memcpy((char *)&want + vms_columns[c].offset,
+				       &v, sizeof(v));
+			}
+		}
+		row_text(&s->types[t], a, sizeof(a));
+		row_text(&want, b, sizeof(b));
+		same += strcmp(a, b) == 0;
+	}
+	return same;
+}
+
+/* The byte offset of the k-th header line of smaps text (len if none). */
+static size_t header_at(const char *text, size_t len, size_t k)
+{
+	size_t off = 0, seen = 0;
+
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		if (smaps_header_like(text + off, text + end) && seen++ == k)
+			return off;
+		off = end + 1;
+	}
+	return len;
+}
+
+static struct vms_snapshot *layout(void)
+{
+	struct vms_snapshot *pre = fixture_snapshot("kinds.maps");
+	struct vms_error err;
+
+	if (pre && vms_snapshot_finish(pre, NULL, &err) < 0) {
+		vms_snapshot_free(pre);
+		return NULL;
+	}
+	return pre;
+}
+
+int main(void)
+{
+	struct vms_snapshot *full = fixture_snapshot("kinds.smaps");
+	struct vms_snapshot *pre = layout(), *s = vms_snapshot_new();
+	struct vms_fill st = { 0 };
+	struct vms_error err;
+	struct smaps_parser p;
+	struct vms_region *arr, old1;
+	char a[600], b[600], *text;
+	size_t len, n, h, half, i, same, filled;
+	uint64_t ws = 0, pss = 0;
+
+	text = fixture_read("kinds.smaps", &len);
+	if (!full || !pre || !s || !text ||
+	    vms_snapshot_finish(full, NULL, &err) < 0) {
+		ok(0, "the kinds fixtures load and finish");
+		return tap_done();
+	}
+	n = full->nregions;
+	h = n / 2;
+	half = header_at(text, len, h);
+
+	/* ---- a capture that succeeds ---- */
+	arr = pre->regions;
+	ok(vms_lend_begin(s, pre, &err) == 0 && s->regions == arr &&
+		   s->nregions == 0 && pre->nregions == n,
+	   "the capture writes over the layout's %zu regions", n);
+	smaps_parser_init(&p, s);
+	smaps_parse(&p, text, half, false, &err);
+	/* as the samplers hand them over: the last one may go on */
+	filled = vms_preview_fill(pre, &st, s, s->nregions - 1);
+	for (i = 0; i + 1 < h; i++) {
+		ws += full->regions[i].c.rss;
+		pss += full->regions[i].c.pss;
+	}
+	ok(filled == h - 1 && pre->total.ws == ws && pre->total.pss == pss,
+	   "halfway: %zu regions in the layout's total with their figures "
+	   "(WS %llu of %llu)",
+	   filled, (unsigned long long)pre->total.ws,
+	   (unsigned long long)full->total.ws);
+	for (i = h, same = 0; i < n; i++)
+		same += pre->regions[i].c.rss == 0 &&
+			pre->regions[i].start == full->regions[i].start;
+	ok(same == n - h && pre->regions[0].type == full->regions[0].type,
+	   "halfway: the regions not read yet are the layout's, the ones "
+	   "read keep its types");
+	ok(vms_preview_fill(pre, &st, s, s->nregions - 1) == 0,
+	   "regions handed over again are not counted twice");
+	smaps_parse(&p, text + half, len - half, true, &err);
+	smaps_finish(&p, &err);
+	smaps_parser_release(&p);
+	vms_preview_fill(pre, &st, s, s->nregions);
+	row_text(&pre->total, a, sizeof(a));
+	row_text(&full->total, b, sizeof(b));
+	ok(s->nregions == n && strcmp(a, b) == 0,
+	   "at the end the layout's total is the capture's (%s)", a);
+	ok(rows_are_sums(pre) == VMS_NTYPES,
+	   "each of the layout's rows is the sum of its regions");
+	ok(vms_snapshot_finish(s, NULL, &err) == 0, "the capture finishes");
+	vms_lend_end(s, true);
+	ok(pre->regions == s->regions && pre->nregions <= s->nregions,
+	   "the layout is left pointing at the capture's array, no longer "
+	   "than it");
+	vms_snapshot_free(pre);
+	row_text(&s->total, a, sizeof(a));
+	for (i = 0, same = 0; i < n; i++)
+		same += s->regions[i].type == full->regions[i].type &&
+			(s->regions[i].path == NULL) ==
+				(full->regions[i].path == NULL) &&
+			(!s->regions[i].path ||
+			 strcmp(s->regions[i].path, full->regions[i].path) ==
+				 0) &&
+			s->regions[i].nchildren == full->regions[i].nchildren;
+	ok(s->regions_cap == n && strcmp(a, b) == 0 && same == n,
+	   "the finished capture has the array, cut to its %zu regions, the "
+	   "layout gone: its regions, types, children and totals are those "
+	   "of smaps parsed alone",
+	   n);
+	vms_snapshot_free(s);
+
+	/* ---- a capture that fails halfway ---- */
+	pre = layout();
+	s = vms_snapshot_new();
+	memset(&st, 0, sizeof(st));
+	if (!pre || !s || vms_lend_begin(s, pre, &err) < 0) {
+		ok(0, "a second layout lends its array");
+		return tap_done();
+	}
+	arr = pre->regions;
+	smaps_parser_init(&p, s);
+	smaps_parse(&p, text, half, false, &err);
+	smaps_parser_release(&p);
+	vms_preview_fill(pre, &st, s, s->nregions / 2);
+	vms_lend_end(s, false);
+	vms_snapshot_free(s);
+	ws = 0;
+	for (i = 0; i < h; i++)
+		ws += full->regions[i].c.rss;
+	for (i = 0, same = 0; i < h; i++)
+		same += (pre->regions[i].path == NULL) ==
+				(full->regions[i].path == NULL) &&
+			(!pre->regions[i].path ||
+			 strcmp(pre->regions[i].path, full->regions[i].path) ==
+				 0) &&
+			strcmp(pre->regions[i].vmflags,
+			       full->regions[i].vmflags) == 0;
+	ok(pre->regions == arr && pre->total.ws == ws && same == h,
+	   "failed halfway: the layout has its array back, the %zu regions "
+	   "read in its total (WS %llu), their paths and VmFlags alive",
+	   h, (unsigned long long)ws);
+	ok(rows_are_sums(pre) == VMS_NTYPES,
+	   "failed halfway: each of the layout's rows is the sum of its "
+	   "regions");
+	vms_snapshot_free(pre);
+
+	/* ---- a header that turns out malformed ---- */
+	pre = layout();
+	s = vms_snapshot_new();
+	memset(&st, 0, sizeof(st));
+	if (!pre || !s || vms_lend_begin(s, pre, &err) < 0) {
+		ok(0, "a third layout lends its array");
+		return tap_done();
+	}
+	old1 = pre->regions[1];
+	row_text(&pre->total, b, sizeof(b));
+	smaps_parser_init(&p, s);
+	smaps_parse(&p, text, header_at(text, len, 1), false, &err);
+	smaps_parse(&p, "7f0000000000-7f0000001000 zz\n", 29, false, &err);
+	smaps_parser_release(&p);
+	vms_preview_fill(pre, &st, s, s->nregions);
+	ok(s->nregions == 1 &&
+		   memcmp(&pre->regions[1], &old1, sizeof(old1)) == 0,
+	   "a malformed header puts back the layout's region it was "
+	   "written over");
+	vms_lend_end(s, false);
+	vms_snapshot_free(s);
+	ok(rows_are_sums(pre) == VMS_NTYPES,
+	   "and the layout's rows are the sums of its regions");
+	vms_snapshot_free(pre);
+	vms_snapshot_free(full);
+	free(text);
+	return tap_done();
+}
