@@ -238,14 +238,29 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 	pre = l->pre;
 	s->lend = NULL;
 	if (!ok) {
-		if (!l->parted) {
-			pre->regions_lent = false;
+		struct vms_finish_opts fo = { true };
+		struct vms_error ignore;
+		size_t k = 0;
+
+		pre->regions_lent = false;
+		if (!l->parted)
 			s->regions_lent = true;
-		}
-		for (i = 0; i < pre->nregions; i++)
-			if (!l->insum[i])
-				totals_region_move(pre, i, 1);
 		arena_adopt(&pre->arena, &s->arena);
+		/* The capture wrote by index: a target that mapped between
+		 * the two reads shifted its regions against the layout's, and
+		 * its steps may have begun on them. Keep them in address
+		 * order, none overlapping, and make the layout's types,
+		 * children and totals again from what it now has. */
+		for (i = 0; i < pre->nregions; i++) {
+			if (k &&
+			    pre->regions[i].start < pre->regions[k - 1].end)
+				continue;
+			if (k != i)
+				pre->regions[k] = pre->regions[i];
+			k++;
+		}
+		pre->nregions = k;
+		vms_snapshot_finish(pre, &fo, &ignore);
 	} else if (l->parted) {
 		pre->regions_lent = false; /* pre's array: s has its own */
 	} else {

@@ -98,9 +98,11 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
  * puts the finished ones back in pre's totals with their new figures.
  * -1 with *err: out of memory. vms_lend_end: the capture is over. ok: s
  * keeps the array (after its steps ran), and pre may only be freed. Not
- * ok: pre has the array back with the regions written so far, all of
- * them in its totals again, and s's arena (their paths and VmFlags), so
- * that s can be freed. */
+ * ok: pre has the array back with the regions written so far (those that
+ * overlap one before them, when the target mapped between the two reads,
+ * left out) and s's arena (their paths and VmFlags), so that s can be
+ * freed; pre's steps run again on it (types, children, totals), so its
+ * rows on screen are to be made again. */
 int vms_lend_begin(struct vms_snapshot *s, struct vms_snapshot *pre,
 		   struct vms_error *err);
 void vms_lend_end(struct vms_snapshot *s, bool ok);

@@ -399,6 +399,9 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
+		/* the capture wrote over the layout: its rows are made
+		 * again (vms_lend_end) */
+		set_snapshot(u, u->snap, true, false);
 		ui_message(u, true, "%s",
 			   "cancelled: the counters of the regions read so "
 			   "far only (r reads them all)");
