@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "coredump_int.h"
 #include "elfimage.h"
 #include "source.h"
 
@@ -42,20 +43,6 @@
 
 /* The brk start lies at most this far above the executable's image. */
 #define BRK_RANGE (1ull << 30)
-
-struct core_seg {
-	uint64_t vaddr, memsz, off, filesz;
-	uint32_t flags; /* PF_* */
-};
-
-struct core_priv {
-	const unsigned char *buf;
-	size_t len;
-	void *map; /* owned mapping, or NULL */
-	size_t maplen;
-	struct core_seg *seg; /* by vaddr, as the regions */
-	size_t nseg;
-};
 
 static uint64_t le(const unsigned char *p, size_t n)
 {
@@ -100,151 +87,6 @@ static const char *machine_name(unsigned m, char *buf, size_t n)
 	}
 	snprintf(buf, n, "e_machine %u", m);
 	return buf;
-}
-
-/* ---- the source ---- */
-
-static ssize_t core_read(struct vms_snapshot *s, uint64_t addr, void *buf,
-			 size_t len, struct vms_error *err)
-{
-	const struct core_priv *p = s->src.priv;
-	unsigned char *out = buf;
-	size_t done = 0, lo = 0, hi;
-
-	(void)err;
-	if (!p || !p->buf)
-		return 0;
-	hi = p->nseg;
-	while (lo < hi) { /* the first segment ending above addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->seg[mid].vaddr + p->seg[mid].memsz <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; done < len && lo < p->nseg; lo++) {
-		const struct core_seg *g = &p->seg[lo];
-		uint64_t at = addr + done, in, n;
-
-		if (at < g->vaddr || at >= g->vaddr + g->filesz)
-			break; /* a hole, or not dumped: not present */
-		in = at - g->vaddr;
-		n = g->filesz - in;
-		if (n > len - done)
-			n = len - done;
-		memcpy(out + done, p->buf + g->off + in, (size_t)n);
-		done += (size_t)n;
-		if (at + n < g->vaddr + g->memsz)
-			break; /* the rest of this segment was not dumped */
-	}
-	return (ssize_t)done;
-}
-
-/* A regular file at path, opened read-only, or -1: a path from the core
- * may name a device, whose open alone may do something. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (!path || path[0] != '/' || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The build id the core's memory holds for the file of r (the headers of
- * its offset-0 mapping), or NULL. */
-static const char *memory_build_id(struct vms_snapshot *s,
-				   const struct vms_region *r, struct arena *a)
-{
-	enum { HDR_MAX = 16384 };
-	unsigned char *buf;
-	struct elfimage im;
-	struct vms_error ignore;
-	const char *id = NULL;
-	size_t i;
-	ssize_t got;
-
-	for (i = 0; i < s->nregions; i++)
-		if (s->regions[i].path == r->path && s->regions[i].offset == 0)
-			break;
-	if (i == s->nregions || !(buf = malloc(HDR_MAX)))
-		return NULL;
-	got = core_read(s, s->regions[i].start, buf,
-			vms_region_size(&s->regions[i]) < HDR_MAX
-				? vms_region_size(&s->regions[i])
-				: HDR_MAX,
-			&ignore);
-	if (got > 0 && elfimage_parse(buf, (size_t)got, a, &im, &ignore) == 0)
-		id = im.build_id;
-	free(buf);
-	return id;
-}
-
-static int core_open(struct vms_snapshot *s, const struct vms_region *r)
-{
-	struct arena a;
-	struct elfimage im;
-	struct vms_error ignore;
-	const char *mem_id;
-	int fd;
-
-	if ((r->flags & VMS_RF_DELETED) || (fd = open_regular(r->path)) < 0)
-		return -1;
-	arena_init(&a);
-	mem_id = memory_build_id(s, r, &a);
-	if (mem_id && elfimage_load(fd, &a, &im, &ignore) == 0 &&
-	    (!im.build_id || strcmp(im.build_id, mem_id) != 0)) {
-		/* Another build than the one mapped: its sections would be
-		 * wrong. The images step reads the headers from memory. */
-		const char *why = arena_printf(
-			&a,
-			"%s on disk is not the file the core "
-			"mapped (build id %s, the core's %s): "
-			"its sections are not shown",
-			r->path, im.build_id ? im.build_id : "none", mem_id);
-
-		if (why)
-			vms_snapshot_note(s, "images", why);
-		close(fd);
-		fd = -1;
-	}
-	arena_fini(&a);
-	return fd;
-}
-
-static void core_release(struct vms_snapshot *s)
-{
-	struct core_priv *p = s->src.priv;
-
-	if (!p)
-		return;
-	if (p->map)
-		munmap(p->map, p->maplen);
-	p->map = NULL;
-	p->buf = NULL;
-}
-
-static const struct vms_source_ops core_source = {
-	.name = "core",
-	.read_mem = core_read,
-	.open_file = core_open,
-	.release = core_release,
-};
-
-void coredump_own(struct vms_snapshot *s, void *map, size_t len)
-{
-	struct core_priv *p = s->src.priv;
-
-	p->map = map;
-	p->maplen = len;
 }
 
 static int by_start(const void *a, const void *b)
@@ -337,7 +179,7 @@ static uint16_t perms_from_file(const char *path, uint64_t offset)
 	struct vms_error ignore;
 	uint16_t perms = VMS_PERM_R;
 	size_t i;
-	int fd = open_regular(path);
+	int fd = coredump_open_regular(path);
 
 	if (fd < 0)
 		return perms;
@@ -516,11 +358,11 @@ static uint64_t image_end(struct vms_snapshot *s, const char *exe)
 		struct arena a;
 
 		arena_init(&a);
-		got = core_read(s, first->start, buf,
-				vms_region_size(first) < 16384
-					? vms_region_size(first)
-					: 16384,
-				&ignore);
+		got = coredump_read(s, first->start, buf,
+				    vms_region_size(first) < 16384
+					    ? vms_region_size(first)
+					    : 16384,
+				    &ignore);
 		if (got > 0 &&
 		    elfimage_parse(buf, (size_t)got, &a, &im, &ignore) == 0 &&
 		    im.is_image && elfimage_bias(&im, first->start, 0, &bias))
@@ -529,7 +371,7 @@ static uint64_t image_end(struct vms_snapshot *s, const char *exe)
 		free(buf);
 	}
 	if (!end && first) {
-		int fd = open_regular(first->path);
+		int fd = coredump_open_regular(first->path);
 		struct arena a;
 
 		arena_init(&a);
@@ -831,7 +673,7 @@ int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 	    threads_and_process(b, len, name, s, &n, err) < 0 ||
 	    file_note(s, &n, name, err) < 0)
 		return -1;
-	s->src.ops = &core_source;
+	s->src.ops = &coredump_source;
 	s->src.priv = p;
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES | VMS_SRC_CONSISTENT;
 	s->src.pid = 0;
