@@ -12,22 +12,7 @@
 #include "columns.h"
 #include "pipeline.h"
 #include "tap.h"
-
-/* The summed columns of a row, as text, for a message and a compare. */
-static void row_text(const struct vms_totals *t, char *out, size_t n)
-{
-	size_t len = 0;
-	int c;
-
-	out[0] = '\0';
-	for (c = 0; c < VMS_NCOLS && len < n; c++)
-		if (vms_column_has(c, VMS_COLF_REGION) &&
-		    vms_column_has(c, VMS_COLF_TYPE))
-			len += (size_t)snprintf(
-				out + len, n - len, "%s=%llu ",
-				vms_columns[c].key,
-				(unsigned long long)vms_column_type(t, c));
-}
+#include "totals_check.h"
 
 int main(void)
 {
@@ -77,28 +62,11 @@ int main(void)
 	 * types (from maps alone a region may be typed otherwise: the
 	 * capture's snapshot, not this, is shown in the end) */
 	for (t = 0; t < VMS_NTYPES; t++) {
-		struct vms_totals want = { 0 };
-		int c;
+		struct vms_totals want;
 
 		if (t == VMS_T_FREE || t == VMS_T_PAGE_TABLE)
 			continue;
-		for (i = 0; i < n; i++) {
-			if (pre->regions[i].type != t)
-				continue;
-			for (c = 0; c < VMS_NCOLS; c++) {
-				uint64_t v;
-
-				if (!vms_column_has(c, VMS_COLF_REGION) ||
-				    !vms_column_has(c, VMS_COLF_TYPE))
-					continue;
-				memcpy(&v,
-				       (char *)&want + vms_columns[c].offset,
-				       sizeof(v));
-				v += vms_column_region(&full->regions[i], c);
-				memcpy((char *)&want + vms_columns[c].offset,
-				       &v, sizeof(v));
-			}
-		}
+		sum_by_type(pre, full, t, &want);
 		row_text(&pre->types[t], a, sizeof(a));
 		row_text(&want, b, sizeof(b));
 		same += strcmp(a, b) == 0;

@@ -20,21 +20,7 @@
 #include "columns.h"
 #include "pipeline.h"
 #include "tap.h"
-
-static void row_text(const struct vms_totals *t, char *out, size_t n)
-{
-	size_t len = 0;
-	int c;
-
-	out[0] = '\0';
-	for (c = 0; c < VMS_NCOLS && len < n; c++)
-		if (vms_column_has(c, VMS_COLF_REGION) &&
-		    vms_column_has(c, VMS_COLF_TYPE))
-			len += (size_t)snprintf(
-				out + len, n - len, "%s=%llu ",
-				vms_columns[c].key,
-				(unsigned long long)vms_column_type(t, c));
-}
+#include "totals_check.h"
 
 /* Each type's row of s is the sum of its regions' figures. */
 static int rows_are_sums(const struct vms_snapshot *s)
@@ -42,32 +28,14 @@ static int rows_are_sums(const struct vms_snapshot *s)
 	int t, same = 0;
 
 	for (t = 0; t < VMS_NTYPES; t++) {
-		struct vms_totals want = { 0 };
+		struct vms_totals want;
 		char a[600], b[600];
-		size_t i;
-		int c;
 
 		if (t == VMS_T_FREE || t == VMS_T_PAGE_TABLE) {
 			same++;
 			continue;
 		}
-		for (i = 0; i < s->nregions; i++) {
-			if (s->regions[i].type != t)
-				continue;
-			for (c = 0; c < VMS_NCOLS; c++) {
-				uint64_t v;
-
-				if (!vms_column_has(c, VMS_COLF_REGION) ||
-				    !vms_column_has(c, VMS_COLF_TYPE))
-					continue;
-				memcpy(&v,
-				       (char *)&want + vms_columns[c].offset,
-				       sizeof(v));
-				v += vms_column_region(&s->regions[i], c);
-				memcpy((char *)&want + vms_columns[c].offset,
-				       &v, sizeof(v));
-			}
-		}
+		sum_by_type(s, s, t, &want);
 		row_text(&s->types[t], a, sizeof(a));
 		row_text(&want, b, sizeof(b));
 		same += strcmp(a, b) == 0;
@@ -112,6 +80,21 @@ static struct vms_snapshot *layout(void)
 		return NULL;
 	}
 	return pre;
+}
+
+/* A fresh layout lending its array to a fresh capture, st zeroed. */
+static bool lend_layout(struct vms_snapshot **pre, struct vms_snapshot **s,
+			struct vms_fill *st)
+{
+	struct vms_error err;
+
+	*pre = layout();
+	*s = vms_snapshot_new();
+	memset(st, 0, sizeof(*st));
+	if (*pre && *s && vms_lend_begin(*s, *pre, &err) == 0)
+		return true;
+	ok(0, "a layout lends its array");
+	return false;
 }
 
 int main(void)
@@ -195,13 +178,8 @@ int main(void)
 	vms_snapshot_free(s);
 
 	/* ---- a capture that fails halfway ---- */
-	pre = layout();
-	s = vms_snapshot_new();
-	memset(&st, 0, sizeof(st));
-	if (!pre || !s || vms_lend_begin(s, pre, &err) < 0) {
-		ok(0, "a second layout lends its array");
+	if (!lend_layout(&pre, &s, &st))
 		return tap_done();
-	}
 	arr = pre->regions;
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, text, half, false, &err);
@@ -230,13 +208,8 @@ int main(void)
 	vms_snapshot_free(pre);
 
 	/* ---- a header that turns out malformed ---- */
-	pre = layout();
-	s = vms_snapshot_new();
-	memset(&st, 0, sizeof(st));
-	if (!pre || !s || vms_lend_begin(s, pre, &err) < 0) {
-		ok(0, "a third layout lends its array");
+	if (!lend_layout(&pre, &s, &st))
 		return tap_done();
-	}
 	old1 = pre->regions[1];
 	row_text(&pre->total, b, sizeof(b));
 	smaps_parser_init(&p, s);
@@ -264,13 +237,8 @@ int main(void)
 		memcpy(cut, text, a1);
 		memcpy(cut + a1, text + a2, len - a2);
 		chalf = header_at(cut, clen, h);
-		pre = layout();
-		s = vms_snapshot_new();
-		memset(&st, 0, sizeof(st));
-		if (!cut || !pre || !s || vms_lend_begin(s, pre, &err) < 0) {
-			ok(0, "a fourth layout lends its array");
+		if (!cut || !lend_layout(&pre, &s, &st))
 			return tap_done();
-		}
 		smaps_parser_init(&p, s);
 		smaps_parse(&p, cut, chalf, false, &err);
 		smaps_parser_release(&p);
@@ -294,13 +262,8 @@ int main(void)
 		int k;
 
 		for (k = 0; k < 2; k++) {
-			pre = layout();
-			s = vms_snapshot_new();
-			memset(&st, 0, sizeof(st));
-			if (!pre || !s || vms_lend_begin(s, pre, &err) < 0) {
-				ok(0, "a layout lends its array");
+			if (!lend_layout(&pre, &s, &st))
 				return tap_done();
-			}
 			arr = pre->regions;
 			s->regions_cap = h; /* room for half of them */
 			smaps_parser_init(&p, s);
