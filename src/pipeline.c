@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "coredump.h"
+#include "pmscan.h"
 #include "snapfile.h"
 #include "source.h"
 #include "steps.h"
@@ -327,6 +328,24 @@ fail:
 	return NULL;
 }
 
+/* What a layout being filled says of itself (s->cap.partial). */
+static const char partial_rss[] = "layout from /proc/PID/maps, Rss and "
+				  "Swap from the page tables; the rest of "
+				  "the counters being read";
+static const char partial_fill[] = "layout from /proc/PID/maps; the "
+				   "counters of the regions read so far";
+
+int vms_preview_rss(struct vms_snapshot *pre, struct vms_error *err)
+{
+	int n = pmscan_layout(pre, pre->src.pid, err);
+
+	if (n > 0) {
+		totals_compute(pre);
+		pre->cap.partial = partial_rss;
+	}
+	return n;
+}
+
 /* The fill in place: part writes over pre's array; each region it has
  * finished joins pre's totals (it left them when written over). */
 static size_t fill_in_place(struct vms_snapshot *pre, struct vms_fill *st,
@@ -373,9 +392,8 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 		}
 	}
 out:
-	if (n)
-		pre->cap.partial = "layout from /proc/PID/maps; the counters "
-				   "of the regions read so far";
+	if (n && pre->cap.partial != partial_rss)
+		pre->cap.partial = partial_fill;
 	st->filled += n;
 	return n;
 }

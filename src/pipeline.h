@@ -89,6 +89,15 @@ struct vms_fill {
 size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 			const struct vms_snapshot *part, size_t done);
 
+/* Each region's Rss and Swap in a layout from maps (the "maps" sampler's
+ * snapshot, pre), from the page tables in one pass (PAGEMAP_SCAN, Linux
+ * 6.7: pmscan.h), its totals made again: the viewer's second frame, while
+ * smaps is read. A figure smaps will give otherwise (hugetlb pages, a
+ * shmem object's swap) is replaced when the counters come. Returns how
+ * many regions have figures (0: the kernel cannot, nothing changed), or
+ * -1 with *err (out of memory). */
+int vms_preview_rss(struct vms_snapshot *pre, struct vms_error *err);
+
 /* What vms_capture() does with vms_capture_opts.layout (the tests call
  * them around a parse of their own). vms_lend_begin: s, new and empty,
  * writes its regions over those of pre (finished, not lent already) from

@@ -35,8 +35,9 @@ static SCREEN *screen;
  * (or "redraw" for Ctrl-L) for every key that redraws: from the key read
  * to the screen written, in wall time and in this thread's CPU time. And
  * "first 0 US CPU_US" when the first frame of a process (the layout from
- * maps) is on screen, "full 0 US CPU_US" when its capture is, both from
- * the start of the viewer. For make bench. */
+ * maps) is on screen, "rss 0 US CPU_US" when its Rss from the page tables
+ * is, "full 0 US CPU_US" when its capture is, all from the start of the
+ * viewer. For make bench. */
 static FILE *timing;
 static double t_start, cpu_start;
 /* Keys typed while a capture ran (other than the Esc or q that cancel
@@ -386,6 +387,13 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		draw(u);
 		refresh();
 		log_frame("first");
+		/* then its Rss and Swap from the page tables, where the
+		 * kernel gives them in one pass: a frame with them */
+		if (vms_preview_rss(pre, &ignore) > 0) {
+			draw(u);
+			refresh();
+			log_frame("rss");
+		}
 	}
 	s = capture(u, pid, pre != NULL, &cancelled, err);
 	if (s) {

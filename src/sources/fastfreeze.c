@@ -8,9 +8,6 @@
 #include "procfs.h"
 #include "smaps.h"
 
-/* Kernel addresses ([vsyscall]): the ioctl takes user addresses only. */
-#define USER_TOP (1ull << 63)
-
 static uint64_t kb_down(uint64_t v)
 {
 	return v & ~(uint64_t)1023;
@@ -98,8 +95,7 @@ int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
 	free(maps);
 	if (!same)
 		return 0;
-	while (n < s->nregions && s->regions[n].start < USER_TOP)
-		n++;
+	n = pmscan_user_regions(s->regions, s->nregions);
 	fig = malloc((n ? n : 1) * sizeof(*fig));
 	if (!fig)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,

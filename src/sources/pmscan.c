@@ -232,3 +232,42 @@ int pmscan_regions_by(int fd, const struct pmscan_how *how,
 	free(vec);
 	return 0;
 }
+
+size_t pmscan_user_regions(const struct vms_region *r, size_t n)
+{
+	size_t k = 0;
+
+	/* kernel addresses ([vsyscall]) sort last */
+	while (k < n && r[k].start < (1ull << 63))
+		k++;
+	return k;
+}
+
+int pmscan_layout(struct vms_snapshot *s, pid_t pid, struct vms_error *err)
+{
+	struct pmscan_how how;
+	struct pmscan_fig *fig;
+	size_t n = pmscan_user_regions(s->regions, s->nregions), i;
+	int fd, rc = 0;
+
+	if (!n || !pmscan_zero_ok() || (fd = pmscan_open(pid, &how)) < 0)
+		return 0;
+	fig = malloc(n * sizeof(*fig));
+	if (!fig) {
+		close(fd);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	if (pmscan_regions(fd, &how, s->regions, n, fig, err) == 0) {
+		for (i = 0; i < n; i++) {
+			s->regions[i].c.rss = fig[i].rss;
+			s->regions[i].c.swap = fig[i].swap;
+		}
+		rc = (int)(n < INT_MAX ? n : INT_MAX);
+	} else if (err->kind == VMS_ERR_NOMEM) {
+		rc = -1;
+	}
+	free(fig);
+	close(fd);
+	return rc;
+}

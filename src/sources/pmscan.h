@@ -104,4 +104,19 @@ int pmscan_regions_by(int fd, const struct pmscan_how *how,
 		      struct pmscan_fig *out, size_t vec,
 		      struct vms_error *err);
 
+/* How many of regions r[0, n) (in address order) are user addresses,
+ * which the ioctl takes: all but [vsyscall], the kernel's. */
+size_t pmscan_user_regions(const struct vms_region *r, size_t n);
+
+/* Rss and Swap of every user region of s from pid's page tables, in one
+ * pass, for a layout read from /proc/PID/maps (the viewer's first frame,
+ * before smaps gives the rest): each region's c.rss and c.swap are set,
+ * nothing else. As smaps counts them for ordinary mappings; not for
+ * hugetlb pages (smaps does not count them in Rss; maps cannot say which
+ * regions they are), nor a shmem object's swap. Returns how many regions
+ * have figures: 0 where the kernel has no PAGEMAP_SCAN or its scan takes
+ * the huge zero page for a page (pmscan_zero_ok), or the scan fails; -1
+ * with *err on out of memory only. */
+int pmscan_layout(struct vms_snapshot *s, pid_t pid, struct vms_error *err);
+
 #endif

@@ -18,7 +18,10 @@ three figures, each beside its reference measured in the same run.
   first frame   from the viewer's start to the layout from maps on
                 screen (VMSCOPE_TIMING "first"), beside `cat
                 /proc/PID/smaps` (the kernel's own figures, read once),
-                wall and CPU time, and the ratio against the aim (0.3x)
+                wall and CPU time, and the ratio against the aim (0.3x);
+                then the frame with every region's Rss from the page
+                tables (VMSCOPE_TIMING "rss", where the kernel has
+                PAGEMAP_SCAN), beside the same
 
 Then, as before, the map, a full redraw and a key seen through tmux.
 The bench raises vm.max_map_count for the target when it may (root), and
@@ -212,6 +215,13 @@ def run():
     print("  ratio        wall %8.3fx     cpu %8.3fx     aim <= %.1fx"
           % (first[2] / cw, first[3] / cc if cc else float("nan"),
              AIM_FIRST))
+    rss = [t for t in read_timing(tpath) if t[0] == "rss"]
+    if rss:
+        print("then every region's Rss from the page tables (the \"rss\" "
+              "frame): wall %.0f ms (%.3fx cat smaps), cpu %.0f ms"
+              % (rss[0][2], rss[0][2] / cw, rss[0][3]))
+    else:
+        print("no Rss from the page tables before smaps (no PAGEMAP_SCAN)")
     print("full snapshot on screen: wall %.0f ms, cpu %.0f ms" % (full[2],
                                                                   full[3]))
 

@@ -16,6 +16,7 @@
 
 #include "../fixtures/fixture.h"
 #include "fastfreeze.h"
+#include "pipeline.h"
 #include "pmscan.h"
 #include "procfs.h"
 #include "sampler_common.h"
@@ -226,6 +227,50 @@ out:
 	vms_snapshot_free(s);
 }
 
+/* The viewer's second frame (pipeline.h: vms_preview_rss): the layout
+ * from maps of the stopped target, its Rss and Swap from the page tables,
+ * region by region those of smaps (s, read the moment before), its Total
+ * WS their sum. */
+static void check_layout_rss(pid_t pid, const struct vms_snapshot *s)
+{
+	struct vms_capture_opts mo = { .pid = pid, .no_memory = true };
+	struct vms_error err;
+	struct vms_snapshot *pre =
+		vms_capture(vms_sampler_by_name("maps"), &mo, &err);
+	size_t i, bad = 0, n;
+	uint64_t ws = 0;
+	int got;
+
+	if (!pre) {
+		ok(0, "live: the layout from maps (%s)", err.msg);
+		return;
+	}
+	ok(pre->total.ws == 0, "live: the layout from maps has no Rss yet");
+	got = vms_preview_rss(pre, &err);
+	n = pmscan_user_regions(s->regions, s->nregions);
+	for (i = 0; i < pre->nregions; i++) {
+		const struct vms_region *r = &pre->regions[i];
+
+		ws += r->c.rss;
+		if (i >= s->nregions || r->start != s->regions[i].start ||
+		    (s->regions[i].vmflags_mask &
+		     (VMS_VF_HT | VMS_VF_PF | VMS_VF_IO)))
+			continue;
+		if (r->c.rss != s->regions[i].c.rss ||
+		    r->c.swap != s->regions[i].c.swap)
+			bad++;
+	}
+	ok(got == (int)n && pre->nregions == s->nregions && bad == 0 &&
+		   pre->total.ws == ws && ws > 0,
+	   "live: the layout's Rss and Swap from the page tables are "
+	   "smaps's, region by region (%d regions, %zu differ), Total WS "
+	   "their sum (%" PRIu64 ")",
+	   got, bad, ws);
+	ok(pre->cap.partial && strstr(pre->cap.partial, "page tables"),
+	   "live: and it says where they are from");
+	vms_snapshot_free(pre);
+}
+
 /* Against the kernel: a stopped pagekinds. */
 static void check_live(void)
 {
@@ -281,9 +326,9 @@ static void check_live(void)
 				printf("# %" PRIx64 "-%" PRIx64
 				       " %s: scan Rss %" PRIu64 " Swap %" PRIu64
 				       ", smaps %" PRIu64 " %" PRIu64 "\n",
-				       r->start, r->end,
-				       r->path ? r->path : "", f[i].rss,
-				       f[i].swap, r->c.rss, r->c.swap);
+				       r->start, r->end, r->path ? r->path : "",
+				       f[i].rss, f[i].swap, r->c.rss,
+				       r->c.swap);
 		}
 	}
 	ok(bad == 0,
@@ -298,8 +343,7 @@ static void check_live(void)
 	   "live: the same, 3 runs at a time");
 	free(g);
 	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
-	ok(rc == 1 && s->cap.approx_regions == 0 &&
-		   s->cap.freeze_counters &&
+	ok(rc == 1 && s->cap.approx_regions == 0 && s->cap.freeze_counters &&
 		   strcmp(s->cap.freeze_counters, "pagemap_scan") == 0,
 	   "live: fastfreeze_counters on a stopped target: done, nothing "
 	   "approximate (%d, %" PRIu64 ")",
@@ -309,6 +353,7 @@ static void check_live(void)
 	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
 	ok(rc == 0, "live: a layout that moved is refused (%d)", rc);
 	s->regions[1].end = keep;
+	check_layout_rss(t.pid, s);
 out:
 	if (fd >= 0)
 		close(fd);
