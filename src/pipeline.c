@@ -187,6 +187,19 @@ static void fill_capture_info(struct vms_snapshot *s,
 		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
 }
 
+/* What a layout being filled says of itself (s->cap.partial). */
+static const char partial_rss[] = "layout from /proc/PID/maps, Rss and "
+				  "Swap from the page tables; the rest of "
+				  "the counters being read";
+static const char partial_fill[] = "layout from /proc/PID/maps; the "
+				   "counters of the regions read so far";
+static const char partial_stopped[] = "layout from /proc/PID/maps; the "
+				      "counters of the regions read before "
+				      "the capture stopped";
+static const char partial_moved[] = "layout from /proc/PID/maps, read "
+				    "again: the process mapped while its "
+				    "counters were read; none kept";
+
 /* ---- the streaming fill in place (vms_capture_opts.layout) ---- */
 
 static void lend_take(struct vms_lend *l, size_t i)
@@ -247,20 +260,43 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 		if (!l->parted)
 			s->regions_lent = true;
 		arena_adopt(&pre->arena, &s->arena);
+		struct vms_capture_opts mo = { .pid = pre->proc.pid,
+					       .no_memory = true };
+		const struct vms_region *w =
+			s->nregions && !l->parted
+				? &pre->regions[s->nregions - 1]
+				: NULL;
+
+		/* the last region written, whole or not */
+		if (w && l->saved_ok && l->saved_at == s->nregions - 1 &&
+		    (w->start != l->saved.start || w->end != l->saved.end))
+			l->shifted = true;
 		/* The capture wrote by index: a target that mapped between
-		 * the two reads shifted its regions against the layout's, and
-		 * its steps may have begun on them. Keep them in address
-		 * order, none overlapping, and make the layout's types,
-		 * children and totals again from what it now has. */
-		for (i = 0; i < pre->nregions; i++) {
-			if (k &&
-			    pre->regions[i].start < pre->regions[k - 1].end)
-				continue;
-			if (k != i)
-				pre->regions[k] = pre->regions[i];
-			k++;
+		 * the two reads shifted its regions against the layout's
+		 * (one written over may be in neither part now): the layout
+		 * from maps again, without counters. Else, or when that
+		 * cannot be read, the regions in address order, none
+		 * overlapping. Either way the layout's types, children and
+		 * totals are made again (the capture's steps may have begun
+		 * on them). */
+		if (l->shifted && mo.pid > 0) {
+			pre->nregions = 0;
+			if (vms_sampler_maps.capture(&mo, pre, &ignore) < 0)
+				pre->nregions = 0;
+			else
+				pre->cap.partial = partial_moved;
+		} else {
+			for (i = 0; i < pre->nregions; i++) {
+				if (k && pre->regions[i].start <
+						 pre->regions[k - 1].end)
+					continue;
+				if (k != i)
+					pre->regions[k] = pre->regions[i];
+				k++;
+			}
+			pre->nregions = k;
+			pre->cap.partial = partial_stopped;
 		}
-		pre->nregions = k;
 		vms_snapshot_finish(pre, &fo, &ignore);
 	} else if (l->parted) {
 		pre->regions_lent = false; /* pre's array: s has its own */
@@ -327,13 +363,6 @@ fail:
 	vms_snapshot_free(s);
 	return NULL;
 }
-
-/* What a layout being filled says of itself (s->cap.partial). */
-static const char partial_rss[] = "layout from /proc/PID/maps, Rss and "
-				  "Swap from the page tables; the rest of "
-				  "the counters being read";
-static const char partial_fill[] = "layout from /proc/PID/maps; the "
-				   "counters of the regions read so far";
 
 int vms_preview_rss(struct vms_snapshot *pre, struct vms_error *err)
 {

@@ -144,6 +144,13 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 		struct vms_lend *l = s->lend;
 		size_t i = s->nregions - 1;
 
+		/* the region before is whole now: the layout's there? */
+		if (l->saved_ok && l->saved_at + 1 == i &&
+		    (r[-1].start != l->saved.start ||
+		     r[-1].end != l->saved.end))
+			l->shifted = true;
+		if (i >= l->pre->nregions)
+			l->shifted = true;
 		l->saved = *r;
 		l->saved_at = i;
 		l->saved_ok = true;

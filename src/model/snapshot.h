@@ -371,6 +371,10 @@ struct vms_lend {
 	/* the capture needed more regions than the array holds: it has its
 	 * own array since, and pre keeps this one */
 	bool parted;
+	/* a region written over had other bounds than the layout's there:
+	 * the target mapped between the two reads, and what was written
+	 * is shifted against what was not */
+	bool shifted;
 	/* Called before region i of pre is written over (it leaves pre's
 	 * totals; the display fields of the layout, type, detail and
 	 * children, are kept in it), and when it is put back. */

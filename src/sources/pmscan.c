@@ -243,6 +243,23 @@ size_t pmscan_user_regions(const struct vms_region *r, size_t n)
 	return k;
 }
 
+/* What maps tells of a region whose page tables smaps does not count as
+ * Rss (without VmFlags: by its path): a device's mapping (PFN or I/O
+ * maps, mixed maps; not /dev/shm, /dev/zero) and hugetlb's anonymous
+ * mappings. A hugetlbfs file or a uffd-wp range cannot be told: their
+ * figures stand until smaps's replace them. */
+static bool layout_scannable(const struct vms_region *r)
+{
+	const char *p = r->path;
+
+	if (!p)
+		return true;
+	if (strncmp(p, "/anon_hugepage", 14) == 0)
+		return false;
+	return strncmp(p, "/dev/", 5) != 0 || strncmp(p, "/dev/shm/", 9) == 0 ||
+	       strncmp(p, "/dev/zero", 9) == 0;
+}
+
 int pmscan_layout(struct vms_snapshot *s, pid_t pid, struct vms_error *err)
 {
 	struct pmscan_how how;
@@ -260,6 +277,8 @@ int pmscan_layout(struct vms_snapshot *s, pid_t pid, struct vms_error *err)
 	}
 	if (pmscan_regions(fd, &how, s->regions, n, fig, err) == 0) {
 		for (i = 0; i < n; i++) {
+			if (!layout_scannable(&s->regions[i]))
+				continue;
 			s->regions[i].c.rss = fig[i].rss;
 			s->regions[i].c.swap = fig[i].swap;
 		}

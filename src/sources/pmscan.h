@@ -111,9 +111,12 @@ size_t pmscan_user_regions(const struct vms_region *r, size_t n);
 /* Rss and Swap of every user region of s from pid's page tables, in one
  * pass, for a layout read from /proc/PID/maps (the viewer's first frame,
  * before smaps gives the rest): each region's c.rss and c.swap are set,
- * nothing else. As smaps counts them for ordinary mappings; not for
- * hugetlb pages (smaps does not count them in Rss; maps cannot say which
- * regions they are), nor a shmem object's swap. Returns how many regions
+ * nothing else. As smaps counts them for ordinary mappings. Left at 0:
+ * what maps names as a device's mapping (/dev/..., not /dev/shm or
+ * /dev/zero: PFN, I/O and mixed maps) or hugetlb's anonymous memory
+ * (/anon_hugepage), which smaps counts in no Rss. Not told apart without
+ * VmFlags, and so only right once smaps's figures replace them: a
+ * hugetlbfs file, a uffd-wp range, a shmem object's swap. Returns how many regions
  * have figures: 0 where the kernel has no PAGEMAP_SCAN or its scan takes
  * the huge zero page for a page (pmscan_zero_ok), or the scan fails; -1
  * with *err on out of memory only. */

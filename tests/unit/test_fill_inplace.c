@@ -19,7 +19,9 @@
 #include "../fixtures/fixture.h"
 #include "columns.h"
 #include "pipeline.h"
+#include "procfs.h"
 #include "tap.h"
+#include "target.h"
 #include "totals_check.h"
 
 /* Each type's row of s is the sum of its regions' figures. */
@@ -80,6 +82,73 @@ static struct vms_snapshot *layout(void)
 		return NULL;
 	}
 	return pre;
+}
+
+/* A live target whose smaps shows one region fewer than its maps (as if
+ * it unmapped between the two reads): the capture that fails after
+ * writing over the layout leaves the layout from maps read again, whole,
+ * without counters, and says so. */
+static void check_moved_live(void)
+{
+	char *argv[] = { "pagekinds", "still", NULL };
+	struct target t = { 0 };
+	struct vms_capture_opts mo = { .no_memory = true };
+	struct vms_snapshot *pre = NULL, *s = NULL;
+	struct vms_fill st = { 0 };
+	struct vms_error err;
+	struct smaps_parser p;
+	char line[512], path[64], *text = NULL, *cut = NULL;
+	size_t len, n, a1, a2, clen, i;
+	uint64_t ws = 0;
+
+	if (target_start(&t, argv) < 0 || !fgets(line, sizeof(line), t.out) ||
+	    strncmp(line, "ready", 5) != 0) {
+		ok(0, "live: pagekinds starts");
+		goto out;
+	}
+	kill(t.pid, SIGSTOP);
+	mo.pid = t.pid;
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)t.pid);
+	pre = vms_capture(vms_sampler_by_name("maps"), &mo, &err);
+	if (!pre || procfs_read_file(path, &text, &len) < 0) {
+		ok(0, "live: the layout and smaps of pagekinds");
+		goto out;
+	}
+	n = pre->nregions;
+	a1 = header_at(text, len, 1);
+	a2 = header_at(text, len, 2);
+	clen = len - (a2 - a1);
+	if (!(cut = malloc(clen)) || !(s = vms_snapshot_new()) ||
+	    vms_lend_begin(s, pre, &err) < 0) {
+		ok(0, "live: the layout lends its array");
+		goto out;
+	}
+	memcpy(cut, text, a1);
+	memcpy(cut + a1, text + a2, len - a2);
+	smaps_parser_init(&p, s);
+	smaps_parse(&p, cut, header_at(cut, clen, n / 2), false, &err);
+	smaps_parser_release(&p);
+	vms_preview_fill(pre, &st, s, s->nregions - 1);
+	vms_lend_end(s, false);
+	vms_snapshot_free(s);
+	s = NULL;
+	for (i = 0; i < pre->nregions; i++)
+		ws += pre->regions[i].c.rss;
+	ok(pre->nregions == n && ordered(pre) && ws == 0 &&
+		   pre->total.ws == 0 && pre->cap.partial &&
+		   strstr(pre->cap.partial, "read again"),
+	   "live: failed after the process mapped between the reads: the "
+	   "layout from maps again, its %zu regions whole, no counters, "
+	   "and it says so (%s)",
+	   n, pre->cap.partial ? pre->cap.partial : "nothing");
+	ok(rows_are_sums(pre) == VMS_NTYPES,
+	   "live: and its rows are the sums of its regions");
+out:
+	free(text);
+	free(cut);
+	vms_snapshot_free(s);
+	vms_snapshot_free(pre);
+	target_stop(&t);
 }
 
 /* A fresh layout lending its array to a fresh capture, st zeroed. */
@@ -202,9 +271,11 @@ int main(void)
 	   "failed halfway: the layout has its array back, the %zu regions "
 	   "read in its total (WS %llu), their paths and VmFlags alive",
 	   h, (unsigned long long)ws);
-	ok(rows_are_sums(pre) == VMS_NTYPES,
+	ok(rows_are_sums(pre) == VMS_NTYPES && pre->cap.partial &&
+		   strstr(pre->cap.partial, "before the capture stopped"),
 	   "failed halfway: each of the layout's rows is the sum of its "
-	   "regions");
+	   "regions, and it says the counters stopped (%s)",
+	   pre->cap.partial ? pre->cap.partial : "nothing");
 	vms_snapshot_free(pre);
 
 	/* ---- a header that turns out malformed ---- */
@@ -256,6 +327,8 @@ int main(void)
 		vms_snapshot_free(pre);
 		free(cut);
 	}
+
+	check_moved_live();
 
 	/* ---- a capture that needs more room than the layout's array ---- */
 	{
