@@ -398,29 +398,12 @@ static size_t fill_in_place(struct vms_snapshot *pre, struct vms_fill *st,
 size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
 			const struct vms_snapshot *part, size_t done)
 {
-	size_t n = 0;
+	size_t n;
 
-	if (done > part->nregions)
-		done = part->nregions;
-	if (part->lend && part->lend->pre == pre) {
-		n = fill_in_place(pre, st, part->lend, done);
-		goto out;
-	}
-	/* both are in address order: one walk over each */
-	for (; st->done < done; st->done++) {
-		const struct vms_region *r = &part->regions[st->done];
-
-		while (st->at < pre->nregions &&
-		       pre->regions[st->at].end <= r->start)
-			st->at++;
-		if (st->at < pre->nregions &&
-		    pre->regions[st->at].start == r->start &&
-		    pre->regions[st->at].end == r->end) {
-			totals_region_update(pre, st->at, r);
-			n++;
-		}
-	}
-out:
+	if (!part->lend || part->lend->pre != pre)
+		return 0; /* not written over pre: nothing of it to show */
+	n = fill_in_place(pre, st, part->lend,
+			  done < part->nregions ? done : part->nregions);
 	if (n && pre->cap.partial != partial_rss)
 		pre->cap.partial = partial_fill;
 	st->filled += n;

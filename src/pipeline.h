@@ -70,20 +70,19 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 
 /* The counters arriving as they are read (the viewer's streaming fill):
  * pre is a finished snapshot of the layout alone (the "maps" sampler),
- * shown while a full capture of the same process reads smaps; the
- * capture's regions_read hook (sampler.h) hands over part, the capture's
- * snapshot being filled, with its first done regions final. This copies
- * the counters of part's regions [st->done, done) to the regions of pre
- * with the same bounds (a region that changed between the two reads is
- * left as it was), derives their figures and moves pre's summary rows and
- * total by the difference, so pre's figures grow toward the capture's.
- * Types, children and the rest of pre stay as they are; the capture's own
- * snapshot, which replaces pre when it is done, is not changed (its
- * numbers are the capture's alone). st starts zeroed, one per capture.
- * Returns how many regions of pre were filled by this call. */
+ * shown while a full capture of the same process reads smaps and writes
+ * its regions over pre's (vms_capture_opts.layout, vms_lend_begin below);
+ * the capture's regions_read hook (sampler.h) hands over part, the
+ * capture's snapshot being filled, with its first done regions final.
+ * This puts part's regions [st->done, done) back in pre's summary rows
+ * and total with their new figures (derived), so pre's figures grow
+ * toward the capture's; a region read again is counted once. Types and
+ * children stay pre's until the capture's steps run; the capture's own
+ * snapshot replaces pre when it is done. st starts zeroed, one per
+ * capture. Returns how many regions of pre were filled by this call (0
+ * when part does not write over pre). */
 struct vms_fill {
 	size_t done; /* part's regions handed over so far */
-	size_t at; /* where the next one is looked for in pre */
 	size_t filled; /* pre's regions filled so far */
 };
 size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,

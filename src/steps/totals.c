@@ -122,22 +122,6 @@ static void move_region(const struct summed *sm, struct vms_snapshot *s,
 	}
 }
 
-void totals_region_update(struct vms_snapshot *s, size_t i,
-			  const struct vms_region *from)
-{
-	struct vms_region *r = &s->regions[i];
-	struct summed sm;
-
-	find_summed(&sm);
-	move_region(&sm, s, r, -1);
-	r->c = from->c;
-	r->vmflags_mask = from->vmflags_mask;
-	r->flags = (uint16_t)((r->flags & ~VMS_RF_NO_COUNTERS) |
-			      (from->flags & VMS_RF_NO_COUNTERS));
-	totals_region_derive(r);
-	move_region(&sm, s, r, 1);
-}
-
 void totals_region_move(struct vms_snapshot *s, size_t i, int sign)
 {
 	struct summed sm;

@@ -18,17 +18,11 @@
 
 void totals_region_derive(struct vms_region *r);
 void totals_compute(struct vms_snapshot *s);
-/* Region i of a totalled snapshot takes the counters (and VmFlags bits)
- * of from: its figures are derived again and its type's row and the total
- * move by the difference, as totals_compute() would make them. For a
- * snapshot being filled in (pipeline.h, vms_preview_fill). */
 /* Region i of a totalled snapshot leaves its type's row and the total
  * (sign -1: before it is written over) or joins them (+1: its figures
  * derived first); blocks and largest stay. The streaming fill in place
  * (pipeline.c). */
 void totals_region_move(struct vms_snapshot *s, size_t i, int sign);
-void totals_region_update(struct vms_snapshot *s, size_t i,
-			  const struct vms_region *from);
 
 /* Compares the sums over regions with the kernel's smaps_rollup: Rss,
  * Private_*, Shared_* and Swap exactly, Pss within the rounding smaps does
