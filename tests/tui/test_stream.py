@@ -9,8 +9,10 @@ layout is whole (Size and Blocks final) while PSS is part of the final
 one, and so is the working set, unless the kernel gave every region's Rss
 from the page tables (PAGEMAP_SCAN, Linux 6.7) before smaps was read (the
 viewer logs an "rss" frame, VMSCOPE_TIMING): then it is the final one
-already; at 200x60 with -t light and at 80x24
-with NO_COLOR.
+already; at 200x60 with -t light and at 80x24 with NO_COLOR. The final
+frame's PSS may differ by 2% from the exports' (Pss divides libc's pages
+among every process that maps them, and the test's own come and go
+between the captures); every other column is exact.
 """
 import os
 import re
@@ -118,6 +120,12 @@ def one(p, before, what, argv, env, **kw):
         if name == "Type":
             continue
         ok = text in (want.get(name), want2.get(name))
+        if not ok and name == "PSS" and to_bytes(text):
+            # Pss shares libc's pages among all that map them: another
+            # process starting or ending between the captures moves it
+            ok = any(abs(to_bytes(text) - to_bytes(w.get(name))) <=
+                     to_bytes(w.get(name)) * 0.02
+                     for w in (want, want2) if to_bytes(w.get(name)))
         if name not in want:
             ok = False
         if not ok:
