@@ -246,13 +246,17 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 	struct vms_lend *l = s->lend;
 	struct vms_snapshot *pre;
 	size_t i;
+	bool moved;
 
 	if (!l)
 		return;
 	pre = l->pre;
+	moved = !ok && vms_lend_shifted(s);
 	s->lend = NULL;
 	if (!ok) {
 		struct vms_finish_opts fo = { true };
+		struct vms_capture_opts mo = { .pid = pre->proc.pid,
+					       .no_memory = true };
 		struct vms_error ignore;
 		size_t k = 0;
 
@@ -260,17 +264,6 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 		if (!l->parted)
 			s->regions_lent = true;
 		arena_adopt(&pre->arena, &s->arena);
-		struct vms_capture_opts mo = { .pid = pre->proc.pid,
-					       .no_memory = true };
-		const struct vms_region *w =
-			s->nregions && !l->parted
-				? &pre->regions[s->nregions - 1]
-				: NULL;
-
-		/* the last region written, whole or not */
-		if (w && l->saved_ok && l->saved_at == s->nregions - 1 &&
-		    (w->start != l->saved.start || w->end != l->saved.end))
-			l->shifted = true;
 		/* The capture wrote by index: a target that mapped between
 		 * the two reads shifted its regions against the layout's
 		 * (one written over may be in neither part now): the layout
@@ -279,12 +272,12 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 		 * overlapping. Either way the layout's types, children and
 		 * totals are made again (the capture's steps may have begun
 		 * on them). */
-		if (l->shifted && mo.pid > 0) {
+		if (moved && mo.pid > 0) {
 			pre->nregions = 0;
-			if (vms_sampler_maps.capture(&mo, pre, &ignore) < 0)
-				pre->nregions = 0;
-			else
+			if (vms_sampler_maps.capture(&mo, pre, &ignore) == 0)
 				pre->cap.partial = partial_moved;
+			else
+				pre->nregions = 0; /* gone: nothing to show */
 		} else {
 			for (i = 0; i < pre->nregions; i++) {
 				if (k && pre->regions[i].start <

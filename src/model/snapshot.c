@@ -109,6 +109,25 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 	return 0;
 }
 
+/* Region i, written over the layout's saved one: the same bounds, or the
+ * target mapped between the two reads. */
+static void lend_check(struct vms_lend *l, const struct vms_region *r, size_t i)
+{
+	if (l->saved_ok && l->saved_at == i &&
+	    (r->start != l->saved.start || r->end != l->saved.end))
+		l->shifted = true;
+}
+
+bool vms_lend_shifted(struct vms_snapshot *s)
+{
+	struct vms_lend *l = s->lend;
+
+	/* the last region written, whole or not */
+	if (!l->parted && s->nregions)
+		lend_check(l, &s->regions[s->nregions - 1], s->nregions - 1);
+	return l->shifted;
+}
+
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 {
 	struct vms_region *r;
@@ -144,22 +163,20 @@ struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s)
 		struct vms_lend *l = s->lend;
 		size_t i = s->nregions - 1;
 
-		/* the region before is whole now: the layout's there? */
-		if (l->saved_ok && l->saved_at + 1 == i &&
-		    (r[-1].start != l->saved.start ||
-		     r[-1].end != l->saved.end))
-			l->shifted = true;
-		if (i >= l->pre->nregions)
-			l->shifted = true;
+		/* the region before is whole now */
+		if (i)
+			lend_check(l, &r[-1], i - 1);
 		l->saved = *r;
 		l->saved_at = i;
 		l->saved_ok = true;
 		if (i < l->pre->nregions)
-			l->take(l, i);
+			l->take(l, i); /* before it is gone */
 		memset(r, 0, sizeof(*r));
-		/* the layout's display fields stay while the counters come
-		 * (the pipeline clears them before its steps run) */
-		if (i < l->pre->nregions) {
+		if (i >= l->pre->nregions) {
+			l->shifted = true;
+		} else {
+			/* the layout's display fields stay while the
+			 * counters come (classify clears them) */
 			r->type = l->saved.type;
 			r->detail = l->saved.detail;
 			r->children = l->saved.children;

@@ -432,6 +432,10 @@ int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n);
 int vms_snapshot_reserve(struct vms_snapshot *s, size_t n);
 /* Appends a zeroed region; NULL on out of memory. */
 struct vms_region *vms_snapshot_add_region(struct vms_snapshot *s);
+/* Whether a capture writing over a layout (s->lend set) wrote a region
+ * whose bounds are not the layout's at its index: the target mapped
+ * between the two reads. */
+bool vms_lend_shifted(struct vms_snapshot *s);
 /* Takes back the region the last add_region appended (a header that
  * turned out malformed). */
 void vms_snapshot_drop_last(struct vms_snapshot *s);
