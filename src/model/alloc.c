@@ -1,6 +1,8 @@
 /* alloc.c — regions grouped into allocations. See alloc.h. */
 #include "alloc.h"
 
+#include "bigmem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +77,8 @@ static uint32_t run_at(const struct vms_snapshot *s, size_t i,
 int vms_allocs(const struct vms_snapshot *s, struct vms_alloc **out, size_t *n)
 {
 	const struct vms_image *img = s->images;
-	struct vms_alloc *v = malloc((s->nregions + 1) * sizeof(*v)), *t;
+	struct vms_alloc *v = vms_big_malloc((s->nregions + 1) * sizeof(*v)),
+			 *t;
 	size_t i = 0;
 
 	*out = NULL;

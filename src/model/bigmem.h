@@ -1,0 +1,26 @@
+/* bigmem.h — arrays of a million entries: malloc'd, with a hint that
+ * their memory come in huge pages.
+ *
+ * Contract: vms_big_malloc() and vms_big_realloc() are malloc() and
+ * realloc() (free() frees them), and ask the kernel (MADV_HUGEPAGE) for
+ * transparent huge pages on the part of a block of 4 MiB or more that
+ * whole 4 KiB pages cover. A hint only: where THP is off, or no huge page
+ * is free, the block is the same as malloc's. Nothing is populated: the
+ * pages still come as they are first written.
+ *
+ * Why: on a VM with shadow paging every first touch of a 4 KiB page
+ * traps. Measured on this project's machine, writing 32 MB took 113 ms
+ * in 4 KiB pages and 2 ms in huge pages; a million-row sort spent more
+ * on its temporaries' page faults than on sorting.
+ */
+#ifndef VMS_BIGMEM_H
+#define VMS_BIGMEM_H
+
+#include <stddef.h>
+
+/* Asks for huge pages on [p, p + bytes) (the whole pages in it). */
+void vms_hint_huge(void *p, size_t bytes);
+void *vms_big_malloc(size_t bytes);
+void *vms_big_realloc(void *p, size_t bytes);
+
+#endif
