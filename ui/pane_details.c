@@ -4,7 +4,8 @@
  * free gaps when Free is selected or asked for ('f'); filtered by type,
  * sorted by a column. An expanded allocation is followed by its regions,
  * an expanded region by its children (ELF sections, stack parts, heap
- * segments). Drawing: pane_details_draw.c; find: pane_find.c.
+ * segments). What a row stands for: pane_details_row.c; drawing:
+ * pane_details_draw.c; sorting: pane_details_sort.c; find: pane_find.c.
  *
  * The rows are a flat array rebuilt only when the filter, the sort, the
  * view or an expansion changes; moving the cursor touches nothing but the
@@ -13,35 +14,13 @@
  * at its first region), so it survives a change of sort, filter or view,
  * and a new snapshot of the same process (by address).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "columns.h"
 #include "draw.h"
-#include "export_util.h"
 #include "panes.h"
-
-/* The figure column a sort is by, or -1 (address, type, Prot, Details). */
-static int sort_figure(int sort)
-{
-	return sort >= DS_COL && sort - DS_COL < VMS_NCOLS ? sort - DS_COL : -1;
-}
-
-const char *dsort_name(int s)
-{
-	if (s >= DS_COL)
-		return vms_config_name(s - DS_COL);
-	return s == DS_ADDRESS ? "Address" : "Type";
-}
-
-const char *details_sort_arrow(const struct details *d)
-{
-	int f = sort_figure(d->sort);
-	bool up = f < 0 || vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING);
-
-	return up != d->reverse ? "^" : "v";
-}
 
 void details_free(struct details *d)
 {
@@ -50,16 +29,24 @@ void details_free(struct details *d)
 	free(d->expanded);
 	free(d->allocs);
 	free(d->alloc_of);
+	free(d->type_of);
+	free(d->tops);
+	free(d->scratch);
 	d->rows = NULL;
 	d->gaps = NULL;
 	d->expanded = NULL;
 	d->allocs = NULL;
 	d->alloc_of = NULL;
-	d->nrows = d->cap = d->ngaps = d->nallocs = 0;
+	d->type_of = NULL;
+	d->tops = NULL;
+	d->scratch = NULL;
+	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = 0;
+	d->scratch_cap = 0;
+	d->tops_for.valid = false;
 }
 
 /* The free gaps inside the user address range, as the totals count them
- * (the engine's one gap iterator). */
+ * (the engine's one gap iterator), each with the region it comes before. */
 static void find_gaps(struct details *d, const struct vms_snapshot *s)
 {
 	struct vms_gap_iter it = vms_gaps(s);
@@ -74,8 +61,12 @@ static void find_gaps(struct details *d, const struct vms_snapshot *s)
 	if (!d->gaps)
 		return;
 	while (d->ngaps < n && vms_gap_next(&it, &a, &b)) {
-		d->gaps[d->ngaps].start = a;
-		d->gaps[d->ngaps++].end = b;
+		struct dgap *g = &d->gaps[d->ngaps++];
+
+		g->start = a;
+		g->end = b;
+		/* the region that ended it, or the first past the range */
+		g->next = (uint32_t)(it.done ? it.i : it.i - 1);
 	}
 }
 
@@ -87,7 +78,7 @@ static void find_allocs(struct details *d, const struct vms_snapshot *s)
 
 	if (vms_allocs(s, &d->allocs, &d->nallocs) < 0)
 		return;
-	d->alloc_of = malloc((s->nregions + 1) * sizeof(*d->alloc_of));
+	d->alloc_of = vms_big_malloc((s->nregions + 1) * sizeof(*d->alloc_of));
 	if (!d->alloc_of) {
 		free(d->allocs);
 		d->allocs = NULL;
@@ -97,253 +88,6 @@ static void find_allocs(struct details *d, const struct vms_snapshot *s)
 	for (i = 0; i < d->nallocs; i++)
 		for (k = 0; k < d->allocs[i].n; k++)
 			d->alloc_of[d->allocs[i].first + k] = (uint32_t)i;
-}
-
-const struct vms_alloc *details_alloc_of(const struct details *d,
-					 uint32_t region)
-{
-	return d->alloc_of ? &d->allocs[d->alloc_of[region]] : NULL;
-}
-
-/* The addresses a row spans in s. */
-static void span_of(const struct details *d, const struct vms_snapshot *s,
-		    const struct drow *r, uint64_t *a, uint64_t *b)
-{
-	if (r->kind == DROW_GAP) {
-		*a = d->gaps[r->idx].start;
-		*b = d->gaps[r->idx].end;
-	} else if (r->kind == DROW_ALLOC) {
-		const struct vms_alloc *al = &d->allocs[r->idx];
-
-		*a = s->regions[al->first].start;
-		*b = s->regions[al->first + al->n - 1].end;
-	} else {
-		*a = s->regions[r->idx].start;
-		*b = s->regions[r->idx].end;
-	}
-}
-
-void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
-		      uint64_t *b)
-{
-	span_of(&u->det, u->snap, r, a, b);
-}
-
-const char *details_region_text(const struct vms_region *r)
-{
-	if (r->detail && *r->detail)
-		return r->detail;
-	return r->path ? r->path : "";
-}
-
-/* The region that stands for a row (an allocation's main one), or NULL
- * for a gap. */
-const struct vms_region *details_node_region(const struct ui *u,
-					     const struct drow *r)
-{
-	if (r->kind == DROW_GAP)
-		return NULL;
-	if (r->kind == DROW_ALLOC)
-		return &u->snap->regions[u->det.allocs[r->idx].main];
-	return &u->snap->regions[r->idx];
-}
-
-const struct vms_region *details_region(const struct ui *u, size_t row)
-{
-	return row < u->det.nrows ? details_node_region(u, &u->det.rows[row])
-				  : NULL;
-}
-
-uint64_t details_figure(const struct ui *u, const struct drow *r,
-			enum vms_col c)
-{
-	if (c == VMS_COL_BLOCKS) /* the regions a row stands for */
-		return r->kind == DROW_ALLOC   ? u->det.allocs[r->idx].n
-		       : r->kind == DROW_CHILD ? 0
-					       : 1;
-	if (r->kind == DROW_ALLOC)
-		return vms_alloc_figure(u->snap, &u->det.allocs[r->idx], c);
-	if (r->kind == DROW_GAP)
-		return c == VMS_COL_SIZE ? u->det.gaps[r->idx].end -
-						   u->det.gaps[r->idx].start
-					 : 0;
-	return vms_column_region(&u->snap->regions[r->idx], c);
-}
-
-/* The text a row sorts by in the Details column. */
-static const char *row_text(const struct ui *u, const struct drow *r)
-{
-	const struct vms_region *g = details_node_region(u, r);
-
-	return g ? details_region_text(g) : "";
-}
-
-/* A row with what it sorts by, read once before the sort: the
- * comparisons then touch neither the snapshot nor the allocations (with
- * a million rows, reading them in every comparison was most of a sort). */
-struct sort_key {
-	uint64_t k; /* the figure, type, or Prot's letters (big-endian) */
-	uint64_t start; /* ties: by address */
-	const char *text; /* Details: its text; else NULL */
-	struct drow r;
-};
-
-static void sort_key_of(const struct ui *u, const struct drow *r,
-			struct sort_key *o)
-{
-	int sort = u->det.sort, f = sort_figure(sort);
-	uint64_t end;
-
-	memset(o, 0, sizeof(*o));
-	o->r = *r;
-	details_row_span(u, r, &o->start, &end);
-	if (f >= 0) {
-		o->k = details_figure(u, r, (enum vms_col)f);
-	} else if (sort == DS_TYPE) {
-		const struct vms_region *g = details_node_region(u, r);
-
-		o->k = g ? g->type : VMS_T_FREE;
-	} else if (sort == DS_COL + VMS_DCOL_PROT) {
-		char b[8] = { 0 };
-		int i;
-
-		details_row_perms(u, r, b);
-		for (i = 0; i < 8; i++) /* strcmp's order as a number */
-			o->k = o->k << 8 | (unsigned char)b[i];
-	} else if (sort == DS_ADDRESS) {
-		o->k = o->start;
-	} else {
-		o->text = row_text(u, r);
-	}
-}
-
-/* ctx: an int, -1 to put the larger first, else 1 */
-static int cmp_keys(const void *pa, const void *pb, void *ctx)
-{
-	const struct sort_key *a = pa, *b = pb;
-	int c;
-
-	if (a->text)
-		c = strcmp(a->text, b->text);
-	else
-		c = a->k < b->k ? -1 : a->k > b->k;
-	c *= *(const int *)ctx;
-	if (c == 0)
-		c = a->start < b->start ? -1 : a->start > b->start;
-	return c;
-}
-
-/* A row and its figure, for the radix sort. */
-struct rkey {
-	uint64_t k;
-	struct drow r;
-};
-
-/* Stable LSD radix sort by k, a byte a pass; a pass whose byte is the
- * same in every key is skipped (a figure's top bytes mostly are). O(n):
- * a million rows sort in some ten passes over 16 MB, where qsort's
- * twenty million comparisons took 0.5 s. false: out of memory. */
-static bool radix_sort(struct rkey *a, size_t n)
-{
-	struct rkey *tmp = malloc(n * sizeof(*tmp)), *from = a, *to = tmp;
-	unsigned shift;
-
-	if (!tmp)
-		return false;
-	for (shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, i, at = 0;
-		unsigned b;
-
-		for (i = 0; i < n; i++)
-			count[(from[i].k >> shift) & 0xff]++;
-		if (count[(from[0].k >> shift) & 0xff] == n)
-			continue;
-		for (b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = at;
-			at += c;
-		}
-		for (i = 0; i < n; i++)
-			to[count[(from[i].k >> shift) & 0xff]++] = from[i];
-		from = to;
-		to = from == a ? tmp : a;
-	}
-	if (from != a)
-		memcpy(a, from, n * sizeof(*a));
-	free(tmp);
-	return true;
-}
-
-/* Sorts the top rows by the details' sort column: figures largest first
- * unless the column says otherwise, S reverses; ties by address. A figure,
- * the type or Prot sorts by its number with a stable radix sort of the
- * rows, which come in address order; the Details text with qsort. */
-static void sort_tops(const struct ui *u, struct drow *tops, size_t n)
-{
-	int f = sort_figure(u->det.sort), sign = 1;
-	struct sort_key *k;
-	size_t i;
-
-	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
-		sign = -sign;
-	if (u->det.reverse)
-		sign = -sign;
-	if (n > 1 &&
-	    (f >= 0 || u->det.sort == DS_TYPE || u->det.sort == DS_ADDRESS ||
-	     u->det.sort == DS_COL + VMS_DCOL_PROT)) {
-		struct rkey *rk = malloc(n * sizeof(*rk));
-		struct sort_key one;
-
-		if (!rk)
-			return; /* out of memory: left in address order */
-		for (i = 0; i < n; i++) {
-			sort_key_of(u, &tops[i], &one);
-			rk[i].k = sign < 0 ? ~one.k : one.k;
-			rk[i].r = tops[i];
-		}
-		if (radix_sort(rk, n))
-			for (i = 0; i < n; i++)
-				tops[i] = rk[i].r;
-		free(rk);
-		return;
-	}
-	k = malloc(n * sizeof(*k));
-	if (!k)
-		return; /* out of memory: left in address order */
-	for (i = 0; i < n; i++)
-		sort_key_of(u, &tops[i], &k[i]);
-	qsort_r(k, n, sizeof(*k), cmp_keys, &sign);
-	for (i = 0; i < n; i++)
-		tops[i] = k[i].r;
-	free(k);
-}
-
-const char *details_row_perms(const struct ui *u, const struct drow *r,
-			      char *buf)
-{
-	const struct vms_region *g = details_node_region(u, r);
-	const struct vms_alloc *a;
-	unsigned p = 0;
-	uint32_t k;
-
-	if (!g) {
-		buf[0] = '\0';
-		return buf;
-	}
-	if (r->kind != DROW_ALLOC)
-		return export_perms(g, buf);
-	/* every permission one of its regions has ("r-xp" and "rw-p" read
-	 * "rwxp"), shared or private as its main */
-	a = &u->det.allocs[r->idx];
-	for (k = 0; k < a->n; k++)
-		p |= u->snap->regions[a->first + k].perms;
-	buf[0] = p & VMS_PERM_R ? 'r' : '-';
-	buf[1] = p & VMS_PERM_W ? 'w' : '-';
-	buf[2] = p & VMS_PERM_X ? 'x' : '-';
-	buf[3] = g->perms & VMS_PERM_SHARED ? 's' : 'p';
-	buf[4] = '\0';
-	return buf;
 }
 
 static int push(struct details *d, struct drow r)
@@ -359,12 +103,6 @@ static int push(struct details *d, struct drow r)
 	}
 	d->rows[d->nrows++] = r;
 	return 0;
-}
-
-bool details_same_node(const struct drow *a, const struct drow *b)
-{
-	return a->kind == b->kind && a->idx == b->idx &&
-	       (a->kind != DROW_CHILD || a->child == b->child);
 }
 
 size_t details_emit(const struct ui *u, const struct drow *top, bool all,
@@ -422,59 +160,112 @@ static struct drow top_of(const struct details *d, uint32_t i)
 	return (struct drow){ i, DROW_REGION, 0, 0 };
 }
 
-/* The top rows in address order, filtered: allocations (or regions) and
- * the gaps asked for. */
-static size_t tops_of(const struct ui *u, struct drow *tops)
+/* Each region's type, for the filter: made once, then the filter reads
+ * a byte a region instead of a region (176 bytes) a row. */
+static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
 {
-	const struct details *d = &u->det;
+	size_t i;
+
+	if (d->type_of || !(d->type_of = malloc(s->nregions + 1)))
+		return d->type_of;
+	for (i = 0; i < s->nregions; i++)
+		d->type_of[i] = s->regions[i].type;
+	return d->type_of;
+}
+
+/* The top rows in address order, filtered: allocations (or regions) and
+ * the gaps asked for. Reads the allocations and gaps, not the regions. */
+static size_t tops_of(struct ui *u, struct drow *tops)
+{
+	struct details *d = &u->det;
 	const struct vms_snapshot *s = u->snap;
+	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
+	bool gaps =
+		d->filter == VMS_T_FREE || (d->filter == -1 && d->show_free);
 	size_t i = 0, gi = 0, n = 0;
 
+	if (d->filter == VMS_T_FREE) {
+		for (gi = 0; gi < d->ngaps; gi++)
+			tops[n++] =
+				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
+		return n;
+	}
 	for (;;) {
-		uint64_t at =
-			i < s->nregions ? s->regions[i].start : UINT64_MAX;
 		struct drow t;
+		uint32_t g;
 
-		for (; gi < d->ngaps && d->gaps[gi].start <= at; gi++)
-			if (d->filter == VMS_T_FREE ||
-			    (d->filter == -1 && d->show_free))
-				tops[n++] = (struct drow){ (uint32_t)gi,
-							   DROW_GAP, 0, 0 };
+		for (; gaps && gi < d->ngaps && d->gaps[gi].next <= i; gi++)
+			tops[n++] =
+				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
 		if (i >= s->nregions)
 			break;
 		t = top_of(d, (uint32_t)i);
+		g = t.kind == DROW_ALLOC ? d->allocs[t.idx].main : t.idx;
 		if (d->filter == -1 ||
-		    d->filter == details_node_region(u, &t)->type)
+		    (type ? type[g] : s->regions[g].type) == d->filter)
 			tops[n++] = t;
 		i += t.kind == DROW_ALLOC ? d->allocs[t.idx].n : 1;
 	}
 	return n;
 }
 
+/* Whether d->tops were made for the view, filter, gaps and sort now. */
+static bool tops_current(const struct details *d)
+{
+	return d->tops_for.valid && d->tops_for.filter == d->filter &&
+	       d->tops_for.sort == d->sort &&
+	       d->tops_for.by_region == d->by_region &&
+	       d->tops_for.show_free == d->show_free &&
+	       d->tops_for.reverse == d->reverse;
+}
+
+/* The top rows for the view, filter, gaps and sort now, in d->tops. */
+static void make_tops(struct ui *u)
+{
+	struct details *d = &u->det;
+
+	if (tops_current(d))
+		return;
+	d->tops_for.valid = false;
+	if (!d->tops) { /* every region and gap at most: sized once */
+		d->tops = vms_big_malloc((u->snap->nregions + d->ngaps + 1) *
+					 sizeof(*d->tops));
+		if (!d->tops) {
+			d->ntops = 0;
+			return;
+		}
+	}
+	d->ntops = tops_of(u, d->tops);
+	if ((d->sort != DS_ADDRESS || d->reverse) &&
+	    !details_sort_tops(u, d->tops, d->ntops))
+		return; /* out of memory: in address order, made again next */
+	d->tops_for.filter = d->filter;
+	d->tops_for.sort = d->sort;
+	d->tops_for.by_region = d->by_region;
+	d->tops_for.show_free = d->show_free;
+	d->tops_for.reverse = d->reverse;
+	d->tops_for.valid = true;
+}
+
 void details_rebuild(struct ui *u)
 {
 	struct details *d = &u->det;
 	const struct vms_snapshot *s = u->snap;
-	struct drow keep = { 0, 0, 0, 0 }, *tops;
+	struct drow keep = { 0, 0, 0, 0 };
 	bool had = d->cur < d->nrows;
-	size_t i, ntops;
+	size_t i;
 	uint64_t ka = 0, kb;
 
 	if (had) {
 		keep = d->rows[d->cur];
-		span_of(d, s, &keep, &ka, &kb);
+		details_span_in(d, s, &keep, &ka, &kb);
 	}
-	tops = malloc((s->nregions + d->ngaps + 1) * sizeof(*tops));
-	if (!tops)
-		return;
-	ntops = tops_of(u, tops);
-	if (d->sort != DS_ADDRESS || d->reverse)
-		sort_tops(u, tops, ntops);
+	make_tops(u);
 	/* a row per top row and room for what is open: sized once, not
 	 * doubled past a million rows */
-	if (d->cap < ntops) {
-		size_t cap = ntops + ntops / 16 + 1024;
-		struct drow *n = realloc(d->rows, cap * sizeof(*n));
+	if (d->cap < d->ntops) {
+		size_t cap = d->ntops + d->ntops / 16 + 1024;
+		struct drow *n = vms_big_realloc(d->rows, cap * sizeof(*n));
 
 		if (n) {
 			d->rows = n;
@@ -482,9 +273,8 @@ void details_rebuild(struct ui *u)
 		}
 	}
 	d->nrows = 0;
-	for (i = 0; i < ntops; i++)
-		details_emit(u, &tops[i], false, push_cb, d);
-	free(tops);
+	for (i = 0; i < d->ntops; i++)
+		details_emit(u, &d->tops[i], false, push_cb, d);
 	/* the cursor stays on its row, or on the row now holding it */
 	if (had) {
 		for (i = 0; i < d->nrows; i++)
@@ -502,34 +292,83 @@ void details_rebuild(struct ui *u)
 
 /* ---- the cursor by address, and what a new snapshot keeps ---- */
 
+/* The gap holding addr, or -1. */
+static ptrdiff_t gap_at(const struct details *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->ngaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->gaps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->ngaps && d->gaps[lo].start <= addr ? (ptrdiff_t)lo : -1;
+}
+
+/* The allocation that may hold addr (in a region or a hole between
+ * its regions: the caller checks its span); NULL in the region list. */
+static const struct vms_alloc *alloc_at(const struct details *d,
+					const struct vms_snapshot *s,
+					uint64_t addr)
+{
+	size_t lo = 0, hi = s->nregions;
+
+	if (d->by_region || !d->alloc_of)
+		return NULL;
+	while (lo < hi) { /* the first region starting past addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->regions[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the allocation of the last region starting at or below addr */
+	return lo ? details_alloc_of(d, (uint32_t)(lo - 1)) : NULL;
+}
+
 void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
 {
 	struct details *d = &u->det;
+	ptrdiff_t ri = vms_snapshot_find_index(u->snap, addr);
+	ptrdiff_t gi = ri < 0 ? gap_at(d, addr) : -1;
+	const struct vms_alloc *a = alloc_at(d, u->snap, addr);
 	size_t i, best = d->nrows;
 
+	if (a && (a->n < 2 || addr < u->snap->regions[a->first].start ||
+		  addr >= u->snap->regions[a->first + a->n - 1].end))
+		a = NULL; /* a region alone, or not holding addr */
+
 	/* the deepest row holding addr (the region rather than its
-	 * allocation), then its child named child */
+	 * allocation), then its child named child: the rows are compared,
+	 * the regions not read */
 	for (i = 0; i < d->nrows; i++) {
 		const struct drow *r = &d->rows[i];
-		uint64_t a, b;
 
-		if (r->kind == DROW_CHILD) {
-			if (child && best < d->nrows &&
-			    d->rows[best].kind == DROW_REGION &&
-			    r->idx == d->rows[best].idx &&
-			    strcmp(u->snap->regions[r->idx]
-					   .children[r->child]
-					   .name,
-				   child) == 0) {
-				best = i;
-				break;
-			}
-			continue;
-		}
-		details_row_span(u, r, &a, &b);
-		if (addr >= a && addr < b)
+		if (ri >= 0 && r->kind == DROW_REGION && r->idx == ri) {
 			best = i;
+			break;
+		}
+		if (a && r->kind == DROW_ALLOC && &d->allocs[r->idx] == a)
+			best = i;
+		if (gi >= 0 && r->kind == DROW_GAP && r->idx == gi) {
+			best = i;
+			break;
+		}
 	}
+	for (i = best + 1;
+	     child && best < d->nrows && d->rows[best].kind == DROW_REGION &&
+	     i < d->nrows && d->rows[i].kind == DROW_CHILD &&
+	     d->rows[i].idx == d->rows[best].idx;
+	     i++)
+		if (strcmp(u->snap->regions[ri].children[d->rows[i].child].name,
+			   child) == 0) {
+			best = i;
+			break;
+		}
 	if (best < d->nrows)
 		d->cur = best;
 	cursor_show(d->cur, &d->top, d->nrows, d->h);
@@ -567,7 +406,7 @@ static void carry_take(struct dcarry *k, const struct details *d,
 			      old->nregions
 		    : r->kind != DROW_GAP && r->idx >= old->nregions)
 		return;
-	span_of(d, old, r, &k->cur_addr, &b);
+	details_span_in(d, old, r, &k->cur_addr, &b);
 	if (r->kind == DROW_CHILD && r->child < old->regions[r->idx].nchildren)
 		k->cur_child = old->regions[r->idx].children[r->child].name;
 	k->has_cur = true;

@@ -10,6 +10,7 @@
  * its allocation row does not already show (so /libc stops once per
  * library, not once per mapping).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,40 +18,78 @@
 #include "draw.h"
 #include "panes.h"
 
-static bool region_matches(const struct vms_region *g, const char *needle)
+/* A needle and what is already known of the texts most rows share:
+ * paths are interned and details repeat, so a million rows are matched
+ * against a few thousand texts, each once. */
+struct matcher {
+	const char *needle; /* lower case */
+	bool hex; /* could match an address (hex digits, 16 at most) */
+	bool label[VMS_NTYPES]; /* whether each type's label matches */
+	const char *path, *detail; /* the last ones looked at */
+	bool path_hit, detail_hit;
+};
+
+static void matcher_init(struct matcher *m, const char *needle)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->needle = needle;
+	m->hex = strlen(needle) <= 16 &&
+		 strspn(needle, "0123456789abcdef") == strlen(needle);
+	for (i = 0; i < VMS_NTYPES; i++)
+		m->label[i] = contains_ci(vms_type_info[i].label, needle);
+	m->path = m->detail = (const char *)m; /* no text's address */
+}
+
+static bool region_matches(struct matcher *m, const struct vms_region *g)
 {
 	char hex[32];
 
+	if (g->path != m->path) {
+		m->path = g->path;
+		m->path_hit = contains_ci(g->path, m->needle);
+	}
+	if (g->detail != m->detail) {
+		m->detail = g->detail;
+		m->detail_hit = contains_ci(g->detail, m->needle);
+	}
+	if (m->path_hit || m->detail_hit || m->label[g->type])
+		return true;
+	if (!m->hex)
+		return false;
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)g->start);
-	return contains_ci(g->path, needle) || contains_ci(g->detail, needle) ||
-	       contains_ci(vms_type_info[g->type].label, needle) ||
-	       contains_ci(hex, needle);
+	return contains_ci(hex, m->needle);
 }
 
 static bool node_matches(const struct ui *u, const struct drow *r,
-			 const char *needle)
+			 struct matcher *m)
 {
 	const struct vms_region *g;
 
 	if (r->kind == DROW_GAP)
-		return contains_ci("free", needle);
+		return contains_ci("free", m->needle);
 	if (r->kind == DROW_ALLOC)
-		return region_matches(details_node_region(u, r), needle);
+		return region_matches(m, details_node_region(u, r));
 	g = &u->snap->regions[r->idx];
 	if (r->kind == DROW_CHILD)
-		return contains_ci(g->children[r->child].name, needle);
+		return contains_ci(g->children[r->child].name, m->needle);
 	if (r->depth) {
 		const struct vms_alloc *a = details_alloc_of(&u->det, r->idx);
 
-		if (a && region_matches(&u->snap->regions[a->main], needle))
+		if (a && region_matches(m, &u->snap->regions[a->main]))
 			return false;
 	}
-	return region_matches(g, needle);
+	return region_matches(m, g);
 }
 
+/* The nodes in the order shown, in the details' scratch buffer (find
+ * runs again with each n or N: no fresh pages each time). */
 struct order {
+	struct details *d;
 	struct drow *v;
 	size_t n, cap;
+	bool failed;
 };
 
 static int add(void *ctx, struct drow r)
@@ -58,11 +97,13 @@ static int add(void *ctx, struct drow r)
 	struct order *o = ctx;
 
 	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 1024;
-		struct drow *m = realloc(o->v, cap * sizeof(*m));
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		struct drow *m = details_scratch(o->d, cap * sizeof(*m), true);
 
-		if (!m)
+		if (!m) {
+			o->failed = true;
 			return -1;
+		}
 		o->v = m;
 		o->cap = cap;
 	}
@@ -72,18 +113,20 @@ static int add(void *ctx, struct drow r)
 
 /* Every node of the view in the order it is shown, as if every row were
  * open: the top rows in their sort order, each followed by all it holds.
- * Malloc'd into *out; the count. */
-static size_t full_order(const struct ui *u, struct drow **out)
+ * In the details' scratch buffer (*out), valid until it is asked for
+ * again; the count, 0 if out of memory. */
+static size_t full_order(struct ui *u, struct drow **out)
 {
-	const struct details *d = &u->det;
-	struct order o = { NULL, 0, 0 };
+	struct details *d = &u->det;
+	struct order o = { d, d->scratch, 0,
+			   d->scratch_cap / sizeof(struct drow), false };
 	size_t i;
 
-	for (i = 0; i < d->nrows; i++)
+	for (i = 0; i < d->nrows && !o.failed; i++)
 		if (d->rows[i].depth == 0)
 			details_emit(u, &d->rows[i], true, add, &o);
 	*out = o.v;
-	return o.n;
+	return o.failed ? 0 : o.n;
 }
 
 /* Makes node r a row (what holds it opened) and puts the cursor on it. */
@@ -106,9 +149,13 @@ int details_find(struct ui *u, bool backwards)
 {
 	struct details *d = &u->det;
 	char needle[sizeof(u->find)];
-	struct drow *v, hit = { 0, 0, 0, 0 };
-	size_t i, k, n, pos = 0, nhits = 0, hitno = 0;
-	bool found = false;
+	struct drow *v = NULL, hit = { 0, 0, 0, 0 };
+	struct matcher m;
+	/* matches: all, up to and before the cursor's node; the first
+	 * after it and overall, the last before it and overall */
+	size_t i, n, pos = 0, nhits = 0, le_pos = 0, lt_pos = 0, hitno;
+	size_t after = SIZE_MAX, first = SIZE_MAX, before = SIZE_MAX,
+	       last = SIZE_MAX, at;
 
 	for (i = 0; u->find[i]; i++)
 		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
@@ -118,34 +165,44 @@ int details_find(struct ui *u, bool backwards)
 	if (!*needle || !d->nrows)
 		return 0;
 	n = full_order(u, &v);
+	if (!n) {
+		ui_message(u, true, "%s", "out of memory: find stopped");
+		return UI_DRAW;
+	}
 	for (i = 0; i < n; i++)
 		if (d->cur < d->nrows &&
 		    details_same_node(&v[i], &d->rows[d->cur]))
 			pos = i;
-	/* the first match after the cursor (before it: backwards), and how
-	 * many there are, collapsed rows included */
-	for (k = 1; k <= n; k++) {
-		i = backwards ? (pos + n - k) % n : (pos + k) % n;
-		if (!node_matches(u, &v[i], needle))
+	/* one pass in the order shown; the hit is the first match after
+	 * the cursor (before it: backwards), round the end if none, and
+	 * its number is counted in the order shown */
+	matcher_init(&m, needle);
+	for (i = 0; i < n; i++) {
+		if (!node_matches(u, &v[i], &m))
 			continue;
 		nhits++;
-		if (!found) {
-			found = true;
-			hit = v[i];
-		}
+		le_pos += i <= pos;
+		lt_pos += i < pos;
+		if (first == SIZE_MAX)
+			first = i;
+		if (i > pos && after == SIZE_MAX)
+			after = i;
+		if (i < pos)
+			before = i;
+		last = i;
 	}
-	if (found) /* its number, counted in the order shown */
-		for (i = 0; i < n; i++) {
-			if (node_matches(u, &v[i], needle))
-				hitno++;
-			if (details_same_node(&v[i], &hit))
-				break;
-		}
-	free(v);
-	if (!found) {
+	if (!nhits) {
 		ui_message(u, true, "not found: %s", u->find);
 		return UI_DRAW;
 	}
+	if (!backwards) {
+		at = after != SIZE_MAX ? after : first;
+		hitno = after != SIZE_MAX ? le_pos + 1 : 1;
+	} else {
+		at = before != SIZE_MAX ? before : last;
+		hitno = before != SIZE_MAX ? lt_pos : nhits;
+	}
+	hit = v[at];
 	show_node(u, &hit);
 	u->focus = 1;
 	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",

@@ -55,7 +55,10 @@ const char *dsort_name(int s);
 const char *details_sort_arrow(const struct details *d);
 
 /* Shared by the details' files (pane_details*.c, pane_find.c). */
-/* The addresses a row spans. */
+/* The addresses row r spans in s (the snapshot d's rows were made on);
+ * details_row_span: in u->snap. */
+void details_span_in(const struct details *d, const struct vms_snapshot *s,
+		     const struct drow *r, uint64_t *a, uint64_t *b);
 void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
 		      uint64_t *b);
 /* What the Details column says of a region (its detail, else its path). */
@@ -87,5 +90,13 @@ void details_open_path(struct ui *u, const struct drow *r);
 /* The cursor to the deepest row holding addr (its child named child, if
  * open). */
 void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
+
+/* A buffer of at least bytes, kept in d and grown as asked (keep: with
+ * its contents), for temporaries a key makes and drops; NULL if out of
+ * memory. Freed with the rows (details_free). */
+void *details_scratch(struct details *d, size_t bytes, bool keep);
+/* pane_details_sort.c: sorts top rows (in address order) by the details'
+ * sort column; false if out of memory (left as they were). */
+bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
 
 #endif

@@ -118,6 +118,7 @@ struct drow {
 enum { DEXP_REGION = 1, DEXP_ALLOC = 2 };
 struct dgap {
 	uint64_t start, end;
+	uint32_t next; /* the region it comes before (nregions: none) */
 };
 
 /* What the details are sorted by: the address, the type, or a column
@@ -133,6 +134,7 @@ struct details {
 	struct vms_alloc *allocs; /* alloc.h, in address order */
 	size_t nallocs;
 	uint32_t *alloc_of; /* per region: its allocation */
+	uint8_t *type_of; /* per region: its type, made when a filter asks */
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
@@ -141,6 +143,20 @@ struct details {
 	size_t cur, top;
 	int h; /* rows shown at the last draw */
 	int y; /* first row on screen at the last draw */
+	/* The top rows filtered and sorted, kept while the view, filter,
+	 * free gaps and sort they were made for stay (tops_for): opening
+	 * or closing a row only emits them again. Freed with the rows. */
+	struct drow *tops;
+	size_t ntops;
+	struct {
+		int filter, sort;
+		bool by_region, show_free, reverse, valid;
+	} tops_for;
+	/* The sort's and find's temporaries, kept between keys and grown
+	 * as needed (pane_details.c: details_scratch): fresh pages from
+	 * the kernel for every sort cost more than the sort itself. */
+	void *scratch;
+	size_t scratch_cap;
 };
 
 struct mapview {

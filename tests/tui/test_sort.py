@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The details' sort orders, row by row against the JSON export, in the
+region list (a) of the everykind target at 200x60: Details by its text
+(strcmp's order, the region's detail or else its path), both ways (S);
+Prot by its letters; Type in display order; Size largest first. Every
+order breaks ties by address, ascending, whichever way it runs. The
+viewer sorts a column by a number and the Details by each distinct
+text's rank (pane_details.c): this checks those numbers give the
+order a comparison of the texts themselves gives.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) ")
+# display order of the types (snapshot.h), as the JSON names them
+TYPES = ["image", "mapped_file", "shareable", "heap", "managed_heap",
+         "stack", "private_data", "page_table", "free"]
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def addrs(scr):
+    return [int(m.group(2), 16) for m in
+            (ROW.match(l) for l in scr.splitlines()) if m]
+
+
+def text(r):
+    return (r.get("detail") or r.get("path") or "").encode()
+
+
+def sort_to(tm, name):
+    """Presses s until the status line says the sort is by name."""
+    for _ in range(20):
+        scr = tm.screen()
+        if re.search(r"sort %s [v^]" % re.escape(name), status(scr)):
+            return scr
+        tm.keys("s")
+        tm.wait_for(lambda s, b=status(scr): status(s) != b, timeout=10)
+    return tm.screen()
+
+
+def check(tm, snap, name, key, down, what):
+    want_mark = "v" if down else "^"
+    scr = tm.wait_for(lambda s: re.search(
+        r"sort %s \%s" % (re.escape(name), want_mark), status(s)))
+    shown = addrs(scr)
+    regs = snap["regions"]
+    # ties by address ascending, whichever way the column runs
+    order = sorted(regs, key=lambda r: int(r["start"], 16))
+    order = sorted(order, key=key, reverse=down)
+    want = [int(r["start"], 16) for r in order][:len(shown)]
+    T.ok(len(shown) >= 10 and shown == want,
+         "%s: the first %d rows are the JSON's regions in that order"
+         % (what, len(shown)),
+         "shown: %s\nwant:  %s\n%s" % ([hex(a) for a in shown],
+                                       [hex(a) for a in want], scr))
+
+
+def run(tmp):
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
+    snap = T.vmscope_json(p.pid)
+    tm = D.Tmux([T.VMSCOPE, "-t", "dark", str(p.pid)], width=200,
+                height=60, colours=256, term="tmux-256color")
+    tm.wait_for(lambda s: "pss, not frozen" in s and
+                re.search(r"\d+/\d+\s*$", status(s)))
+    tm.keys("a", "Tab")
+    tm.wait_for(lambda s: "regions: all" in status(s))
+    T.ok(len({text(r) for r in snap["regions"]}) >= 5,
+         "the target's regions name at least 5 distinct texts")
+
+    sort_to(tm, "Details")
+    check(tm, snap, "Details", text, False, "Details ascending")
+    tm.keys("S")
+    check(tm, snap, "Details", text, True, "Details descending (S)")
+    sort_to(tm, "Prot")
+    check(tm, snap, "Prot", lambda r: r["perms"].encode(), False,
+          "Prot ascending")
+    sort_to(tm, "Type")
+    check(tm, snap, "Type", lambda r: TYPES.index(r["type"]), False,
+          "Type in display order")
+    sort_to(tm, "Size")
+    check(tm, snap, "Size", lambda r: r["size"], True,
+          "Size largest first")
+    tm.keys("S")
+    check(tm, snap, "Size", lambda r: r["size"], False,
+          "Size smallest first (S)")
+    tm.kill()
+    T.kill(p)
+
+
+def main():
+    D.run_in_tmp("the details' sort orders in tmux", run)
+
+
+main()
