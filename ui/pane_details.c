@@ -174,7 +174,8 @@ static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
 }
 
 /* The top rows in address order, filtered: allocations (or regions) and
- * the gaps asked for. Reads the allocations and gaps, not the regions. */
+ * the gaps asked for. Reads the allocations and gaps, and a filter the
+ * regions' types (types()), not the regions themselves. */
 static size_t tops_of(struct ui *u, struct drow *tops)
 {
 	struct details *d = &u->det;
@@ -219,32 +220,32 @@ static bool tops_current(const struct details *d)
 	       d->tops_for.reverse == d->reverse;
 }
 
-/* The top rows for the view, filter, gaps and sort now, in d->tops. */
-static void make_tops(struct ui *u)
+/* The top rows for the view, filter, gaps and sort now, in d->tops;
+ * false if out of memory for them (the rows on screen stay). */
+static bool make_tops(struct ui *u)
 {
 	struct details *d = &u->det;
 
 	if (tops_current(d))
-		return;
+		return true;
 	d->tops_for.valid = false;
 	if (!d->tops) { /* every region and gap at most: sized once */
 		d->tops = vms_big_malloc((u->snap->nregions + d->ngaps + 1) *
 					 sizeof(*d->tops));
-		if (!d->tops) {
-			d->ntops = 0;
-			return;
-		}
+		if (!d->tops)
+			return false;
 	}
 	d->ntops = tops_of(u, d->tops);
 	if ((d->sort != DS_ADDRESS || d->reverse) &&
 	    !details_sort_tops(u, d->tops, d->ntops))
-		return; /* out of memory: in address order, made again next */
+		return true; /* out of memory: in address order, made again */
 	d->tops_for.filter = d->filter;
 	d->tops_for.sort = d->sort;
 	d->tops_for.by_region = d->by_region;
 	d->tops_for.show_free = d->show_free;
 	d->tops_for.reverse = d->reverse;
 	d->tops_for.valid = true;
+	return true;
 }
 
 void details_rebuild(struct ui *u)
@@ -260,7 +261,8 @@ void details_rebuild(struct ui *u)
 		keep = d->rows[d->cur];
 		details_span_in(d, s, &keep, &ka, &kb);
 	}
-	make_tops(u);
+	if (!make_tops(u))
+		return;
 	/* a row per top row and room for what is open: sized once, not
 	 * doubled past a million rows */
 	if (d->cap < d->ntops) {

@@ -6,7 +6,8 @@
  * many.
  *
  * Contract: reads u->find; changes the expansion, the cursor and the
- * status message only. A region of an allocation is a match only for what
+ * status message only (and grows the details' scratch buffer, where the
+ * nodes are put in order). A region of an allocation is a match only for what
  * its allocation row does not already show (so /libc stops once per
  * library, not once per mapping).
  */

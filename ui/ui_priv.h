@@ -153,7 +153,7 @@ struct details {
 		bool by_region, show_free, reverse, valid;
 	} tops_for;
 	/* The sort's and find's temporaries, kept between keys and grown
-	 * as needed (pane_details.c: details_scratch): fresh pages from
+	 * as needed (pane_details_row.c: details_scratch): fresh pages from
 	 * the kernel for every sort cost more than the sort itself. */
 	void *scratch;
 	size_t scratch_cap;

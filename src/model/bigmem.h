@@ -6,7 +6,10 @@
  * transparent huge pages on the part of a block of 4 MiB or more that
  * whole 4 KiB pages cover. A hint only: where THP is off, or no huge page
  * is free, the block is the same as malloc's. Nothing is populated: the
- * pages still come as they are first written.
+ * pages still come as they are first written. glibc serves a block of up
+ * to 32 MiB from its heap once it has freed a mapped block that large:
+ * the hint then stays on that part of the heap after the block is freed,
+ * which costs at most huge pages for what later lands there.
  *
  * Why: on a VM with shadow paging every first touch of a 4 KiB page
  * traps. Measured on this project's machine, writing 32 MB took 113 ms

@@ -5,7 +5,7 @@ region list (a) of the everykind target at 200x60: Details by its text
 Prot by its letters; Type in display order; Size largest first. Every
 order breaks ties by address, ascending, whichever way it runs. The
 viewer sorts a column by a number and the Details by each distinct
-text's rank (pane_details.c): this checks those numbers give the
+text's rank (pane_details_sort.c): this checks those numbers give the
 order a comparison of the texts themselves gives.
 """
 import os
