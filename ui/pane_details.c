@@ -85,6 +85,7 @@ static void find_allocs(struct details *d, const struct vms_snapshot *s)
 		d->nallocs = 0;
 		return;
 	}
+	vms_big_populate(d->alloc_of, (s->nregions + 1) * sizeof(*d->alloc_of));
 	for (i = 0; i < d->nallocs; i++)
 		for (k = 0; k < d->allocs[i].n; k++)
 			d->alloc_of[d->allocs[i].first + k] = (uint32_t)i;
@@ -230,10 +231,13 @@ static bool make_tops(struct ui *u)
 		return true;
 	d->tops_for.valid = false;
 	if (!d->tops) { /* every region and gap at most: sized once */
-		d->tops = vms_big_malloc((u->snap->nregions + d->ngaps + 1) *
-					 sizeof(*d->tops));
+		size_t bytes =
+			(u->snap->nregions + d->ngaps + 1) * sizeof(*d->tops);
+
+		d->tops = vms_big_malloc(bytes);
 		if (!d->tops)
 			return false;
+		vms_big_populate(d->tops, bytes); /* written through now */
 	}
 	d->ntops = tops_of(u, d->tops);
 	if ((d->sort != DS_ADDRESS || d->reverse) &&
@@ -270,6 +274,9 @@ void details_rebuild(struct ui *u)
 		struct drow *n = vms_big_realloc(d->rows, cap * sizeof(*n));
 
 		if (n) {
+			/* the rows are written through now */
+			vms_big_populate(n + d->cap,
+					 (cap - d->cap) * sizeof(*n));
 			d->rows = n;
 			d->cap = cap;
 		}

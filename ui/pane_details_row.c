@@ -32,6 +32,8 @@ void *details_scratch(struct details *d, size_t bytes, bool keep)
 			d->scratch = NULL;
 		return NULL;
 	}
+	/* written through by the sort that asked for it */
+	vms_big_populate((char *)p + d->scratch_cap, bytes - d->scratch_cap);
 	d->scratch = p;
 	d->scratch_cap = bytes;
 	return p;

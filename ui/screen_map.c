@@ -52,16 +52,19 @@ static uint64_t line_bytes(const struct ui *u, int zoom, int cells)
 	return (uint64_t)cells << cell_shift(u, zoom);
 }
 
-/* Lays out the lines for a zoom; with out NULL only counts them (stopping
- * past MAX_LINES). */
-static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
+/* Lays out the lines for a zoom, at most limit + 1 of them (with out
+ * NULL only counts them): a count that only asks whether the lines fit
+ * stops as soon as they do not, instead of reading every region at each
+ * zoom (a million regions took 113 ms to open the map). */
+static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out,
+		     size_t limit)
 {
 	const struct vms_snapshot *s = u->snap;
 	uint64_t lb = line_bytes(u, zoom, cells);
 	uint64_t next = 0; /* first line not yet laid out */
 	size_t n = 0, i;
 
-	for (i = 0; i < s->nregions && n <= MAX_LINES; i++) {
+	for (i = 0; i < s->nregions && n <= limit; i++) {
 		uint64_t a = s->regions[i].start / lb;
 		uint64_t b = (s->regions[i].end - 1) / lb;
 
@@ -78,7 +81,7 @@ static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out)
 				out[n] = MAP_GAP | next;
 			n++;
 		}
-		for (; a <= b && n <= MAX_LINES; a++) {
+		for (; a <= b && n <= limit; a++) {
 			if (out)
 				out[n] = a;
 			n++;
@@ -112,19 +115,21 @@ static void build(struct ui *u, bool keep, uint64_t addr)
 
 	if (!m->built) {
 		int h = LINES - 2 - 1 - draw_legend(1, false);
+		size_t fit = h > 0 ? (size_t)h * 4 : 4;
 
 		for (m->zoom = 0; m->zoom < MAX_ZOOM; m->zoom++)
-			if (layout(u, m->zoom, cells, NULL) <= (size_t)h * 4)
+			if (layout(u, m->zoom, cells, NULL, fit) <= fit)
 				break;
 	}
 	for (;; m->zoom++) {
-		n = layout(u, m->zoom, cells, NULL);
+		n = layout(u, m->zoom, cells, NULL, MAX_LINES);
 		if (n <= MAX_LINES || m->zoom >= MAX_ZOOM)
 			break;
 	}
 	free(m->lines);
 	m->lines = calloc(n + 1, sizeof(*m->lines));
-	m->nlines = m->lines ? layout(u, m->zoom, cells, m->lines) : 0;
+	m->nlines =
+		m->lines ? layout(u, m->zoom, cells, m->lines, MAX_LINES) : 0;
 	m->cells = cells;
 	m->built = true;
 	m->cur = 0;

@@ -23,6 +23,20 @@ void vms_hint_huge(void *p, size_t bytes)
 #endif
 }
 
+void vms_big_populate(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+
+	if (b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
 void *vms_big_malloc(size_t bytes)
 {
 	void *p = malloc(bytes);

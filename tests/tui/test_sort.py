@@ -50,8 +50,10 @@ def sort_to(tm, name):
 
 def check(tm, snap, name, key, down, what):
     want_mark = "v" if down else "^"
-    scr = tm.wait_for(lambda s: re.search(
-        r"sort %s \%s" % (re.escape(name), want_mark), status(s)))
+    said = r"sort %s %s" % (re.escape(name), re.escape(want_mark))
+    scr = tm.wait_for(lambda s: re.search(said, status(s)))
+    T.ok(re.search(said, status(scr)),
+         "%s: the status line says the sort" % what, status(scr))
     shown = addrs(scr)
     regs = snap["regions"]
     # ties by address ascending, whichever way the column runs
