@@ -9,14 +9,21 @@
  * and may sit in the malloc heap among small blocks. */
 #define BIG_MIN ((size_t)4 << 20)
 
-void vms_hint_huge(void *p, size_t bytes)
+/* madvise on the whole pages of [p, p + bytes); a hint: errors (an older
+ * kernel without the advice) are ignored. */
+static void advise(void *p, size_t bytes, int advice)
 {
-#ifdef MADV_HUGEPAGE
 	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
 	uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
 
 	if (b > a)
-		madvise((void *)a, b - a, MADV_HUGEPAGE);
+		madvise((void *)a, b - a, advice);
+}
+
+void vms_hint_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	advise(p, bytes, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)bytes;
@@ -26,11 +33,7 @@ void vms_hint_huge(void *p, size_t bytes)
 void vms_big_populate(void *p, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
-	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-
-	if (b > a)
-		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+	advise(p, bytes, MADV_POPULATE_WRITE);
 #else
 	(void)p;
 	(void)bytes;
