@@ -141,6 +141,77 @@ static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 		  m->partial ? " (partial: see Missing)" : "");
 }
 
+/* One "Managed:" line per runtime (in the order first found): its heaps,
+ * their bytes, and what the runtime says is in use where it says it. */
+static void managed_line(const struct vms_snapshot *s, struct outbuf *o,
+			 const char *rt)
+{
+	uint64_t reserved = 0, committed = 0, known_committed = 0;
+	uint64_t used = 0;
+	size_t i, n = 0, known = 0;
+	const char *figures = NULL;
+	char a[32], b[32], c[32], d[32];
+
+	for (i = 0; i < s->nmanaged; i++) {
+		const struct vms_managed *m = &s->managed[i];
+
+		if (strcmp(m->runtime, rt) != 0)
+			continue;
+		n++;
+		reserved += m->reserved;
+		committed += m->committed;
+		if (!figures)
+			figures = m->figures;
+		if (m->used >= 0) {
+			known++;
+			used += (uint64_t)m->used;
+			known_committed += m->committed;
+		}
+	}
+	ob_puts(o, "Managed:     ");
+	ob_text_str(o, rt); /* a snapshot file's: escaped */
+	ob_printf(o, ": %zu heap%s, reserved %s, committed %s", n,
+		  n == 1 ? "" : "s", ob_size_text(o, reserved, a, sizeof(a)),
+		  ob_size_text(o, committed, b, sizeof(b)));
+	if (!known)
+		ob_puts(o, ", used not known");
+	else if (known == n)
+		ob_printf(o, ", used %s", ob_size_text(o, used, c, sizeof(c)));
+	else
+		ob_printf(o,
+			  ", used %s of the %s committed in the %zu whose "
+			  "use is known",
+			  ob_size_text(o, used, c, sizeof(c)),
+			  ob_size_text(o, known_committed, d, sizeof(d)),
+			  known);
+	if (figures) {
+		ob_puts(o, " (figures: ");
+		ob_text_str(o, figures);
+		ob_putc(o, ')');
+	} else if (!known) {
+		ob_puts(o, " (the map's shape only)");
+	}
+	ob_putc(o, '\n');
+}
+
+static void managed_lines(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nmanaged; i++) {
+		const char *rt = s->managed[i].runtime;
+
+		/* first of its runtime; a run of one runtime is the usual
+		 * case, so look back only until another runtime's entry */
+		for (j = i; j > 0; j--)
+			if (strcmp(s->managed[j - 1].runtime, rt) == 0)
+				break;
+		if (j > 0)
+			continue;
+		managed_line(s, o, rt);
+	}
+}
+
 void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 {
 	int w[NCOLS], i, t;
@@ -176,6 +247,7 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_printf(o, "Largest free block: %s\n",
 		  ob_size_text(o, s->largest_free, tmp, sizeof(tmp)));
 	malloc_line(s, o);
+	managed_lines(s, o);
 	ob_puts(o, o->exact ? "Sizes in bytes.\n"
 			    : "Sizes in K (1024 bytes), M, G, T (each 1024 of "
 			      "the one before); --bytes for exact bytes.\n");

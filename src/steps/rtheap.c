@@ -31,6 +31,7 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 	p.heap = word(buf, 2);
 	p.area_start = word(buf, 3);
 	p.area_end = word(buf, 4);
+	p.high_water = word(buf, 7);
 	p.owner = word(buf, 8);
 	if (p.size < 4096 || p.size % 4096 != 0 || p.size > run_end - base)
 		return false;
@@ -41,8 +42,44 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 		return false;
 	if (p.heap % 8 != 0 || p.owner % 8 != 0)
 		return false;
+	p.allocated = word(buf, 5) <= p.area_end - p.area_start
+			      ? (int64_t)word(buf, 5)
+			      : -1;
 	*out = p;
 	return true;
+}
+
+#define V8_EXECUTABLE (1u << 0)
+#define V8_YOUNG (3u << 3) /* FROM_PAGE, TO_PAGE */
+
+const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES] = {
+	[RTHEAP_V8_NEW] = "new_space",
+	[RTHEAP_V8_OLD] = "old_space",
+	[RTHEAP_V8_CODE] = "code_space",
+	[RTHEAP_V8_LO] = "large_object_space",
+	[RTHEAP_V8_NEW_LO] = "new_large_object_space",
+	[RTHEAP_V8_CODE_LO] = "code_large_object_space",
+	[RTHEAP_V8_RO] = "read_only_space",
+};
+
+unsigned rtheap_v8_space(const struct rtheap_v8_page *p)
+{
+	/* the page's base is area_start's 256 KiB boundary (rtheap_v8_page) */
+	uint64_t header = p->area_start & (RTHEAP_V8_ALIGN - 1);
+	bool regular = p->size == RTHEAP_V8_ALIGN || p->high_water != header;
+
+	if (!p->owner)
+		return RTHEAP_V8_RO;
+	if (p->flags & V8_YOUNG)
+		return regular ? RTHEAP_V8_NEW : RTHEAP_V8_NEW_LO;
+	if (p->flags & V8_EXECUTABLE)
+		return regular ? RTHEAP_V8_CODE : RTHEAP_V8_CODE_LO;
+	return regular ? RTHEAP_V8_OLD : RTHEAP_V8_LO;
+}
+
+int64_t rtheap_v8_used(const struct rtheap_v8_page *p)
+{
+	return rtheap_v8_space(p) == RTHEAP_V8_NEW ? -1 : p->allocated;
 }
 
 /* ---- CPython ---- */

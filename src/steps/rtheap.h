@@ -35,10 +35,41 @@ struct rtheap_v8_page {
 	uint64_t heap; /* the isolate's Heap (0: the shared read-only heap) */
 	uint64_t area_start, area_end; /* where objects may lie */
 	uint64_t owner; /* the space it belongs to */
+	/* Word 5: the bytes allocated on the page, objects and the linear
+	 * allocation area (what a space's used adds up); -1 where it is
+	 * past the area (another layout). A new-space (semispace) page
+	 * always says its whole area: its use is not in the page. */
+	int64_t allocated;
+	/* Word 7: the high-water mark of allocation on the page, an offset;
+	 * a large-object page, never allocated into piecemeal, keeps it at
+	 * the start of its area. */
+	uint64_t high_water;
 };
 
 bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 		    uint64_t run_end, struct rtheap_v8_page *out);
+
+/* The space a page belongs to, an index into rtheap_v8_spaces: the names
+ * V8's getHeapSpaceStatistics() gives them. Told from the flag bits that
+ * have kept their place since V8 7 (executable: bit 0; young: bits 3 and
+ * 4), the page's size (a regular page is 256 KiB exactly) and its owner
+ * (none: the shared read-only heap). */
+enum {
+	RTHEAP_V8_NEW,
+	RTHEAP_V8_OLD,
+	RTHEAP_V8_CODE,
+	RTHEAP_V8_LO,
+	RTHEAP_V8_NEW_LO,
+	RTHEAP_V8_CODE_LO,
+	RTHEAP_V8_RO,
+	RTHEAP_V8_NSPACES
+};
+extern const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES];
+unsigned rtheap_v8_space(const struct rtheap_v8_page *p);
+
+/* The page's bytes in use as its space counts them, -1 unknown (a
+ * new-space page, or an allocated count past the area). */
+int64_t rtheap_v8_used(const struct rtheap_v8_page *p);
 
 /* ---- CPython obmalloc ---- */
 

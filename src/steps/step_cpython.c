@@ -108,6 +108,7 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 				       .reserved = asize,
 				       .committed = asize,
 				       .used = (int64_t)used,
+				       .figures = "obmalloc pool headers",
 				       .detail = arena_printf(
 					       &s->arena,
 					       "obmalloc arena %u: %zu pools "

@@ -4,7 +4,13 @@
  * A region whose bytes are mostly pages becomes a managed heap of runtime
  * "v8", its detail the isolate's heap and how many pages and spaces; one
  * s->managed entry per such region, committed = the pages' bytes there
- * (what V8 counts in heapTotal). Needs memory; reads 72 bytes per 256 KiB
+ * (what V8 counts in heapTotal), parts = the spaces of its pages (named as
+ * getHeapSpaceStatistics() names them, rtheap_v8_space) with the bytes
+ * allocated on the pages that begin there (used; null for new space,
+ * whose pages do not say how full they are), figures "V8 page headers".
+ * A code-space page is not found: its header (8 KiB, rw) lies apart from
+ * its body (rwx) behind a guard page, so the run it starts in is shorter
+ * than the page it says it is. Needs memory; reads 72 bytes per 256 KiB
  * of unclaimed anonymous memory, all in one hold of the target. The gate
  * is the image that exports v8::Isolate::New: no other process is looked
  * into. Measured on node 20 (V8 11.3, no pointer compression); a pointer
@@ -73,10 +79,14 @@ static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 	return 0;
 }
 
-/* Pages' bytes in r, how many pages begin there, distinct spaces. */
+/* Pages' bytes in r, how many pages begin there, distinct spaces; per
+ * space (rtheap_v8_spaces) the pages' bytes in r and the bytes allocated on
+ * the pages that begin there (-1: not known for one of them). */
 struct v8_share {
 	uint64_t bytes, heap;
 	size_t pages, spaces, large;
+	uint64_t space_bytes[RTHEAP_V8_NSPACES];
+	int64_t space_used[RTHEAP_V8_NSPACES];
 };
 
 static void share_of(const struct v8_pages *v, size_t from, size_t to,
@@ -90,11 +100,18 @@ static void share_of(const struct v8_pages *v, size_t from, size_t to,
 		uint64_t lo = b > r->start ? b : r->start;
 		uint64_t hi = e < r->end ? e : r->end;
 
+		unsigned k = rtheap_v8_space(&v->p[i]);
+		int64_t used = rtheap_v8_used(&v->p[i]);
+
 		if (lo >= hi)
 			continue;
 		sh->bytes += hi - lo;
+		sh->space_bytes[k] += hi - lo;
 		if (b < r->start)
 			continue;
+		if (sh->space_used[k] >= 0)
+			sh->space_used[k] =
+				used < 0 ? -1 : sh->space_used[k] + used;
 		if (!sh->pages || (!sh->heap && v->p[i].heap))
 			sh->heap = v->p[i].heap;
 		sh->pages++;
@@ -107,6 +124,37 @@ static void share_of(const struct v8_pages *v, size_t from, size_t to,
 	}
 }
 
+/* The managed entry's parts: its spaces, their bytes here (capacity) and
+ * in use as V8 counts them; used is their sum, -1 if one is unknown (new
+ * space: a semispace page does not say how full it is). */
+static int parts_of(struct vms_snapshot *s, const struct v8_share *sh,
+		    struct vms_managed *m)
+{
+	struct vms_managed_part *p =
+		arena_alloc(&s->arena, RTHEAP_V8_NSPACES * sizeof(*p));
+	unsigned k, n = 0;
+
+	if (!p)
+		return -1;
+	m->used = 0;
+	for (k = 0; k < RTHEAP_V8_NSPACES; k++) {
+		if (!sh->space_bytes[k])
+			continue;
+		p[n++] = (struct vms_managed_part){ rtheap_v8_spaces[k],
+						    (int64_t)sh->space_bytes[k],
+						    sh->space_used[k], -1,
+						    true };
+		if (m->used >= 0)
+			m->used = sh->space_used[k] < 0
+					  ? -1
+					  : m->used + sh->space_used[k];
+	}
+	m->parts = p;
+	m->nparts = n;
+	m->figures = "V8 page headers";
+	return 0;
+}
+
 static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			const struct v8_pages *v, size_t from, size_t to)
 {
@@ -114,6 +162,7 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 
 	for (i = run->first; i <= run->last; i++) {
 		struct vms_region *r = &s->regions[i];
+		struct vms_managed m;
 		struct v8_share sh;
 
 		share_of(v, from, to, r, &sh);
@@ -127,15 +176,14 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			(unsigned long long)sh.heap, sh.pages,
 			sh.pages == 1 ? "" : "s", sh.large ? " (large)" : "",
 			sh.spaces, sh.spaces == 1 ? "" : "s");
-		if (!r->detail ||
-		    vms_managed_add(s, &(struct vms_managed){
-					       .runtime = "v8",
-					       .start = r->start,
-					       .end = r->end,
-					       .reserved = vms_region_size(r),
-					       .committed = sh.bytes,
-					       .used = -1,
-					       .detail = r->detail }) < 0)
+		m = (struct vms_managed){ .runtime = "v8",
+					  .start = r->start,
+					  .end = r->end,
+					  .reserved = vms_region_size(r),
+					  .committed = sh.bytes,
+					  .detail = r->detail };
+		if (!r->detail || parts_of(s, &sh, &m) < 0 ||
+		    vms_managed_add(s, &m) < 0)
 			return -1;
 	}
 	return 0;

@@ -55,8 +55,8 @@ static void load(const char *path)
 		strcpy(x->kind, kind);
 		x->addr = a;
 		x->end = e;
-		for (x->n = 0; x->n < MAXLEN &&
-			       sscanf(hex + 2 * x->n, "%2x", &v) == 1;
+		for (x->n = 0;
+		     x->n < MAXLEN && sscanf(hex + 2 * x->n, "%2x", &v) == 1;
 		     x->n++)
 			x->b[x->n] = (unsigned char)v;
 		nfix++;
@@ -113,7 +113,9 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	size_t k = 0;
 
 	if (rtheap_v8_page(b, n, addr, end, &v) &&
-	    (v.size > end - addr || v.area_end > addr + v.size))
+	    (v.size > end - addr || v.area_end > addr + v.size ||
+	     rtheap_v8_space(&v) >= RTHEAP_V8_NSPACES ||
+	     rtheap_v8_used(&v) > (int64_t)(v.area_end - v.area_start)))
 		abort();
 	if (rtheap_py_pool(b, n, addr, 16384, &p) && p.count > p.capacity)
 		abort();

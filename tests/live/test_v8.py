@@ -52,6 +52,68 @@ def check(pid, want, args):
          "(%d of %d)" % (how, mh, total))
     large = [m for m in v8 if "(large)" in m["detail"]]
     T.ok(len(large) >= 1, "%s: large-object pages found" % how)
+    spaces(how, v8, want)
+
+
+def spaces(how, v8, want):
+    """The parts: V8's spaces as getHeapSpaceStatistics() has them."""
+    got = {}
+    for m in v8:
+        for p in m["parts"]:
+            g = got.setdefault(p["name"], [0, 0])
+            g[0] += p["capacity"]
+            g[1] = None if p["used"] is None or g[1] is None \
+                else g[1] + p["used"]
+    T.ok(all(m["figures"] == "V8 page headers" for m in v8),
+         "%s: each entry's figures come from V8's page headers" % how)
+    T.ok(all(m["used"] == (None if any(p["used"] is None
+                                       for p in m["parts"])
+                           else sum(p["used"] for p in m["parts"]))
+             for m in v8),
+         "%s: an entry's used is its spaces' used, null if one is not "
+         "known" % how)
+    node = {sp["name"]: sp for sp in want["spaces"]}
+    print("# %s: %s" % (how, ", ".join(
+        "%s %s/%s (node %d/%d)" % (k, v[0], v[1], node[k]["size"],
+                                   node[k]["used"])
+        for k, v in sorted(got.items()) if k in node)))
+    # Old and large-object pages say how much is allocated on them: that
+    # is what V8 counts (old space: with its linear allocation area).
+    for name in ("old_space", "large_object_space",
+                 "new_large_object_space"):
+        sp = node[name]
+        if not sp["size"]:
+            continue
+        g = got.get(name, [0, 0])
+        T.ok(abs(g[0] - sp["size"]) <= sp["size"] * 0.01 and
+             g[1] is not None and
+             abs(g[1] - sp["used"]) <= sp["used"] * 0.02,
+             "%s: %s's pages (%d bytes) and bytes in use (%s) are node's "
+             "(%d, %d)" % (how, name, g[0], g[1], sp["size"], sp["used"]))
+    g = got.get("new_space", [0, 0])
+    T.ok(g[0] == node["new_space"]["size"] and g[1] is None,
+         "%s: new space is both semispaces (%d bytes, node %d), its use "
+         "not known from its pages" % (how, g[0], node["new_space"]["size"]))
+
+
+def summary_line(pid):
+    """-s says what the managed entries say: a line per runtime."""
+    snap = T.vmscope_json(pid, "-F")
+    v8 = [m for m in snap["managed"] if m["runtime"] == "v8"]
+    known = [m for m in v8 if m["used"] is not None]
+    r = T.run_vmscope("-F", "-s", "--bytes", pid)
+    line = [ln for ln in r.stdout.decode().splitlines()
+            if ln.startswith("Managed:     v8:")]
+    want = ("Managed:     v8: %d heaps, reserved %d, committed %d, used %d "
+            "of the %d committed in the %d whose use is known (figures: V8 "
+            "page headers)" % (
+                len(v8), sum(m["reserved"] for m in v8),
+                sum(m["committed"] for m in v8),
+                sum(m["used"] for m in known),
+                sum(m["committed"] for m in known), len(known)))
+    T.ok(line == [want] and 0 < len(known) < len(v8),
+         "-s: one Managed line for v8, its sums the JSON entries'",
+         "got %r\nwant %r" % (line, want))
 
 
 def main():
@@ -66,6 +128,7 @@ def main():
            want["pointerCompression"]))
     check(p.pid, want, ["-F"])
     check(p.pid, want, [])
+    summary_line(p.pid)
     # node maps its pages MADV_DONTFORK: the clone has none of them
     snap = T.vmscope_json(p.pid, "-b", "fork")
     T.ok(any(n["step"] == "v8" and "MADV_DONTFORK" in n["why"]

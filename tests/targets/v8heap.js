@@ -3,7 +3,9 @@
 // pages), prints "ready" and process.memoryUsage() as JSON, then blocks its
 // only JavaScript thread for good (Atomics.wait): no allocation and no GC
 // task runs while vmscope looks, so heapTotal stays what it printed.
+// "spaces" is v8.getHeapSpaceStatistics(): each space's size and used.
 'use strict';
+const v8 = require('v8');
 const keep = [];
 for (let i = 0; i < 200000; i++)
 	keep.push({ n: i, s: 'string ' + i, a: [i, i + 1, i + 2] });
@@ -16,6 +18,9 @@ process.stdout.write('ready ' + JSON.stringify({
 	heapUsed: m.heapUsed,
 	v8: process.versions.v8,
 	pointerCompression: process.config.variables.v8_enable_pointer_compression,
+	spaces: v8.getHeapSpaceStatistics().map(sp => ({
+		name: sp.space_name, size: sp.space_size,
+		used: sp.space_used_size })),
 }) + '\n', () => {
 	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 });

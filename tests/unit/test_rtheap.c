@@ -45,6 +45,74 @@ static int count(void *ctx, uint64_t a, uint64_t size)
 	return 0;
 }
 
+/* The recorded V8 pages' spaces and bytes in use, as node 20 counted them
+ * (record_rtheap.py; the new-space page's use is not in its header). */
+static const struct {
+	uint64_t addr;
+	unsigned space;
+	int64_t used;
+} v8_want[] = {
+	{ 0x1dac840000, RTHEAP_V8_OLD, 257696 },
+	{ 0x7941580000, RTHEAP_V8_NEW, -1 },
+	{ 0x3a957700000, RTHEAP_V8_LO, 2060768 },
+	{ 0x16c07cfc0000, RTHEAP_V8_RO, 50016 },
+};
+
+static void v8_space(const unsigned char *b, size_t n, uint64_t addr,
+		     uint64_t end)
+{
+	struct rtheap_v8_page v;
+	unsigned char c[RTHEAP_V8_HDR];
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i < sizeof(v8_want) / sizeof(v8_want[0]); i++)
+		if (v8_want[i].addr == addr)
+			break;
+	if (i == sizeof(v8_want) / sizeof(v8_want[0]) ||
+	    !rtheap_v8_page(b, n, addr, end, &v))
+		return;
+	ok(rtheap_v8_space(&v) == v8_want[i].space &&
+		   rtheap_v8_used(&v) == v8_want[i].used,
+	   "v8 page at 0x%llx: %s, %lld bytes in use (want %s, %lld)",
+	   (unsigned long long)addr, rtheap_v8_spaces[rtheap_v8_space(&v)],
+	   (long long)rtheap_v8_used(&v), rtheap_v8_spaces[v8_want[i].space],
+	   (long long)v8_want[i].used);
+	if (v8_want[i].space == RTHEAP_V8_OLD) {
+		/* shrunk to its objects (a deserialised page, as recorded
+		 * beside it: 229376 bytes, an area of 224952): still old */
+		memcpy(c, b, sizeof(c));
+		w = 229376;
+		memcpy(c, &w, 8);
+		w = v.area_start + 224952;
+		memcpy(c + 32, &w, 8);
+		ok(rtheap_v8_page(c, sizeof(c), addr, end, &v) &&
+			   rtheap_v8_space(&v) == RTHEAP_V8_OLD,
+		   "a regular page shrunk below 256 KiB is still old space");
+		/* allocated past the area: another layout, not known */
+		w = v.area_end - v.area_start + 8;
+		memcpy(c + 40, &w, 8);
+		ok(rtheap_v8_page(c, sizeof(c), addr, end, &v) &&
+			   rtheap_v8_used(&v) == -1,
+		   "an allocated count past the area is not taken");
+	}
+	if (v8_want[i].space == RTHEAP_V8_LO) {
+		memcpy(c, b, sizeof(c));
+		w = v.flags | (1u << 4); /* TO_PAGE: a young large page */
+		memcpy(c + 8, &w, 8);
+		ok(rtheap_v8_page(c, sizeof(c), addr, end, &v) &&
+			   rtheap_v8_space(&v) == RTHEAP_V8_NEW_LO &&
+			   rtheap_v8_used(&v) == 2060768,
+		   "a young large page is new large object space, its bytes "
+		   "known");
+		w = 0x10000; /* allocated into: not a large-object page */
+		memcpy(c + 56, &w, 8);
+		ok(rtheap_v8_page(c, sizeof(c), addr, end, &v) &&
+			   rtheap_v8_space(&v) == RTHEAP_V8_NEW,
+		   "a young page allocated into is new space");
+	}
+}
+
 static bool parse(const char *kind, const unsigned char *b, size_t n,
 		  uint64_t addr, uint64_t end)
 {
@@ -97,6 +165,8 @@ int main(void)
 		}
 		if (strcmp(expect, "good") == 0) {
 			good++;
+			if (strcmp(kind, "v8") == 0)
+				v8_space(buf, n, a, e);
 			ok(parse(kind, buf, n, a, e),
 			   "%s header at 0x%llx, recorded live, is accepted",
 			   kind, a);
@@ -108,16 +178,19 @@ int main(void)
 	}
 	free(line);
 	fclose(f);
-	ok(good >= 6 && bad >= 12, "fixture has %zu live and %zu damaged "
-				   "headers", good, bad);
+	ok(good >= 6 && bad >= 12,
+	   "fixture has %zu live and %zu damaged "
+	   "headers",
+	   good, bad);
 	ok(blk && nruns, "fixture has a jemalloc base block and its runs");
 	if (blk) {
-		size_t seen = rtheap_je_extents(blk, nblk, in_runs, count,
-						&found);
+		size_t seen =
+			rtheap_je_extents(blk, nblk, in_runs, count, &found);
 
 		ok(found > 0 && seen == found,
 		   "jemalloc base block: %zu extent records inside anonymous "
-		   "runs", found);
+		   "runs",
+		   found);
 		found = 0;
 		memset(blk, 0, nblk);
 		ok(rtheap_je_extents(blk, nblk, in_runs, count, &found) == 0,
