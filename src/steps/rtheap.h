@@ -52,8 +52,10 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 /* The space a page belongs to, an index into rtheap_v8_spaces: the names
  * V8's getHeapSpaceStatistics() gives them. Told from the flag bits that
  * have kept their place since V8 7 (executable: bit 0; young: bits 3 and
- * 4), the page's size (a regular page is 256 KiB exactly) and its owner
- * (none: the shared read-only heap). */
+ * 4; the large-page bit moved), its owner (none: the shared read-only
+ * heap) and, for a large-object page, its size (not 256 KiB) with its
+ * high-water mark still at its header (a regular page shrunk to its
+ * objects is not 256 KiB either, but was allocated into). */
 enum {
 	RTHEAP_V8_NEW,
 	RTHEAP_V8_OLD,
