@@ -508,6 +508,7 @@ static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
 		OB_LIT(o, "false,");
 	KV_STR(o, "found_by", a->found_by);
 	kv_i64_or_null(o, "metadata", a->metadata);
+	kv_i64_or_null(o, "system", a->system);
 	KV_U64(o, "heap", a->heap);
 	KV_U64(o, "regions", a->nregions);
 	kv_str_or_null(o, "partial", a->partial);

@@ -223,7 +223,11 @@ struct vms_allocator {
 	const char *image; /* the file that has it */
 	bool provides_malloc; /* its image is the one that defines malloc */
 	const char *found_by; /* the symbol that told */
-	int64_t metadata; /* jemalloc: base blocks' bytes in use; -1 */
+	int64_t metadata; /* jemalloc: base blocks' bytes in use; mimalloc:
+			   * its segments' headers; -1 */
+	/* the bytes it says it took from the system (tcmalloc:
+	 * TCMalloc_SystemTaken); -1 where it does not say */
+	int64_t system;
 	uint64_t heap, nregions; /* regions typed heap for it */
 	const char *partial; /* why its heap is not (all) shown, or NULL */
 };

@@ -12,8 +12,8 @@
  *                     "detail" }],
  *       "notes": [why, ...] },
  *     "allocator": { ...the same, and "allocator": { "name", "image",
- *       "provides_malloc", "found_by", "metadata", "heap", "regions",
- *       "partial" } or null }, "v8": {...}, "cpython": {...} }
+ *       "provides_malloc", "found_by", "metadata", "system" (absent in
+ *       older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
  *
  * Figures -1 (unknown) are JSON null. A step's managed entries are those of
  * its runtime; its regions those typed managed heap inside one of them
@@ -142,12 +142,13 @@ static json_t *allocator_json(const struct vms_allocator *al)
 {
 	if (!al)
 		return json_null();
-	return json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}", "name",
+	return json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
 			 sf_json_str(al->name), "image", sf_json_str(al->image),
 			 "provides_malloc", al->provides_malloc, "found_by",
 			 sf_json_str(al->found_by), "metadata",
-			 i64(al->metadata), "heap", sf_json_u64(al->heap),
-			 "regions", sf_json_u64(al->nregions), "partial",
+			 i64(al->metadata), "system", i64(al->system), "heap",
+			 sf_json_u64(al->heap), "regions",
+			 sf_json_u64(al->nregions), "partial",
 			 sf_json_str(al->partial));
 }
 
@@ -306,6 +307,10 @@ static bool allocator_from(struct vms_snapshot *s, const json_t *j,
 	al->partial = sf_get_str(&s->arena, json_object_get(j, "partial"), &ok);
 	al->provides_malloc =
 		json_is_true(json_object_get(j, "provides_malloc"));
+	/* "system" came with the tcmalloc heap: older files lack it */
+	al->system = -1;
+	if (json_object_get(j, "system") && !get_i64(j, "system", &al->system))
+		return false;
 	if (!ok || !al->name || !get_i64(j, "metadata", &al->metadata) ||
 	    !sf_obj_u64(j, "heap", &al->heap) ||
 	    !sf_obj_u64(j, "regions", &al->nregions))

@@ -2,6 +2,7 @@
  * (rtheap.h). */
 #include "rtheap.h"
 
+#include <elf.h>
 #include <string.h>
 
 static uint64_t word(const void *buf, size_t i)
@@ -169,4 +170,140 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 		i++; /* the size word is not an address */
 	}
 	return seen;
+}
+
+/* ---- mimalloc ---- */
+
+static uint32_t u32at(const void *buf, size_t off)
+{
+	uint32_t w;
+
+	memcpy(&w, (const unsigned char *)buf + off, 4);
+	return w;
+}
+
+int rtheap_mi_version(const void *code, size_t len, uint16_t machine)
+{
+	const unsigned char *c = code;
+
+	if (machine == EM_X86_64 && len >= 6 && c[0] == 0xb8 && c[5] == 0xc3)
+		return (int)(u32at(c, 1) & 0x7fffffff);
+	if (machine == EM_AARCH64 && len >= 8 &&
+	    (u32at(c, 0) & 0xffe0001f) == 0x52800000 &&
+	    u32at(c, 4) == 0xd65f03c0)
+		return (int)((u32at(c, 0) >> 5) & 0xffff);
+	return -1;
+}
+
+bool rtheap_mi_known(int version)
+{
+	return version >= 209 && version <= 211;
+}
+
+/* mi_segment_t of 2.0.9-2.1.1, in words: memid, three bools, the OS
+ * alignment and its offset, allow_decommit, decommit_expire, two commit
+ * masks of 512 bits, abandoned_next, next, abandoned, abandoned_visits,
+ * used (26), cookie (27), segment_slices (28), segment_info_slices (29),
+ * kind (30), slice_entries (31), thread_id (32). */
+enum {
+	MI_W_ALIGN = 2,
+	MI_W_ABANDONED = 24,
+	MI_W_USED = 26,
+	MI_W_COOKIE,
+	MI_W_SLICES,
+	MI_W_INFO,
+	MI_W_KIND,
+	MI_W_ENTRIES,
+	MI_W_THREAD
+};
+#define MI_SLICES_NORMAL (RTHEAP_MI_ALIGN / RTHEAP_MI_SLICE)
+
+bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
+		       uint64_t run_end, struct rtheap_mi_seg *out)
+{
+	const unsigned char *b = buf;
+	uint64_t slices, info, kind, entries, used, align;
+
+	if (len < RTHEAP_MI_HDR || addr % RTHEAP_MI_ALIGN != 0 ||
+	    run_end <= addr)
+		return false;
+	if (b[8] > 1 || b[9] > 1 || b[10] > 1 || b[32] > 1)
+		return false;
+	align = word(buf, MI_W_ALIGN);
+	if (align & (align - 1))
+		return false;
+	slices = word(buf, MI_W_SLICES);
+	info = word(buf, MI_W_INFO);
+	kind = word(buf, MI_W_KIND) & 0xffffffffu;
+	entries = word(buf, MI_W_ENTRIES);
+	used = word(buf, MI_W_USED);
+	if (kind > 1 || (kind == 0 && slices != MI_SLICES_NORMAL) ||
+	    slices == 0 || slices > (run_end - addr) / RTHEAP_MI_SLICE)
+		return false;
+	if (info == 0 || info * RTHEAP_MI_SLICE < RTHEAP_MI_HDR || info > 8 ||
+	    info >= slices)
+		return false;
+	if (entries != (slices < MI_SLICES_NORMAL ? slices : MI_SLICES_NORMAL))
+		return false;
+	if (used > entries || word(buf, MI_W_ABANDONED) > used)
+		return false;
+	out->size = slices * RTHEAP_MI_SLICE;
+	out->key = addr ^ word(buf, MI_W_COOKIE);
+	out->thread = word(buf, MI_W_THREAD);
+	out->entries = (uint32_t)entries;
+	out->info_slices = (uint32_t)info;
+	out->pages = (uint32_t)used;
+	out->huge = kind == 1;
+	return true;
+}
+
+/* mi_page_t: slice_count (0), slice_offset (4), capacity (10), reserved
+ * (12), used (24), xblock_size (28). A block size of 2 GiB or more means
+ * "the page's size" (a huge block). */
+#define MI_HUGE_BLOCK (2ull << 30)
+
+bool rtheap_mi_pages(const void *buf, size_t len,
+		     const struct rtheap_mi_seg *seg, struct rtheap_mi_use *out)
+{
+	const unsigned char *b = buf;
+	uint64_t slices = seg->size / RTHEAP_MI_SLICE;
+	uint32_t i = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (seg->entries > RTHEAP_MI_MAX_ENTRIES ||
+	    len < RTHEAP_MI_HDR + (size_t)seg->entries * RTHEAP_MI_PAGE)
+		return false;
+	while (i < seg->entries) {
+		const unsigned char *p =
+			b + RTHEAP_MI_HDR + (size_t)i * RTHEAP_MI_PAGE;
+		uint32_t count = u32at(p, 0), used = u32at(p, 24);
+		uint64_t bytes = (uint64_t)count * RTHEAP_MI_SLICE,
+			 bsize = u32at(p, 28);
+		uint16_t cap, res;
+
+		memcpy(&cap, p + 10, 2);
+		memcpy(&res, p + 12, 2);
+		/* a run's first entry; only a huge page may run past the
+		 * entries (they stop at 512) */
+		if (count == 0 || u32at(p, 4) != 0 || count > slices - i ||
+		    (count > seg->entries - i && !seg->huge))
+			return false;
+		if (i == 0 && count != seg->info_slices)
+			return false;
+		if (bsize >= MI_HUGE_BLOCK)
+			bsize = bytes;
+		if (i == 0 || bsize == 0) {
+			/* the header's own run, or a free run */
+			if (i)
+				out->free_spans += bytes;
+		} else if (used > res || cap > res || used * bsize > bytes) {
+			return false;
+		} else {
+			out->in_use += used * bsize;
+			out->blocks += used;
+			out->pages++;
+		}
+		i += count;
+	}
+	return true;
 }

@@ -1,7 +1,7 @@
 /* rtheap.h — the headers that tell a runtime's or an allocator's memory
  * from other anonymous memory: a V8 heap page, a CPython obmalloc pool, a
  * jemalloc base block (the blocks that hold its metadata) and the extent
- * records inside it.
+ * records inside it, a mimalloc segment and the pages it holds.
  *
  * Contract: each parser takes a buffer (the first bytes of a candidate, as
  * read from the snapshot's source), the address it was read at and the end
@@ -11,7 +11,8 @@
  * capacity). Garbage gives false, never a crash (tests/fuzz/fuzz_rtheap.c).
  * Layouts were measured on Debian 12 (NOTES-heaps-runtimes.md B.4, B.5,
  * A.6): node 20 / V8 11.3 without pointer compression, python 3.11,
- * jemalloc 5.3.0; each is said where it is version specific.
+ * jemalloc 5.3.0, mimalloc 2.0.9; each is said where it is version
+ * specific.
  */
 #ifndef VMS_RTHEAP_H
 #define VMS_RTHEAP_H
@@ -122,5 +123,62 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 					 uint64_t size),
 			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
 			 void *ctx);
+
+/* ---- mimalloc ---- */
+
+/* mimalloc 2.x on 64 bit: segments of 32 MiB (larger for one huge block),
+ * aligned to 32 MiB, cut into 64 KiB slices; the segment's header
+ * (mi_segment_t) is its first bytes, and ends with one mi_page_t of 80
+ * bytes per slice (a run of slices used as one page is described by its
+ * first entry). The layout read here is that of 2.0.9 to 2.1.1 (the same
+ * segment and page fields, release builds): RTHEAP_MI_HDR bytes of
+ * header, then the entries. */
+#define RTHEAP_MI_ALIGN (32ull << 20)
+#define RTHEAP_MI_SLICE (64u << 10)
+#define RTHEAP_MI_HDR 264
+#define RTHEAP_MI_PAGE 80
+#define RTHEAP_MI_MAX_ENTRIES 513
+/* Bytes that hold the header and every entry. */
+#define RTHEAP_MI_INFO (RTHEAP_MI_HDR + RTHEAP_MI_MAX_ENTRIES * RTHEAP_MI_PAGE)
+
+/* The number mi_version() returns (209: 2.0.9), read from its code:
+ * x86-64 "mov eax, imm32; ret", aarch64 "mov w0, #imm16; ret". machine is
+ * the ELF's e_machine. -1 when the code has another shape. */
+int rtheap_mi_version(const void *code, size_t len, uint16_t machine);
+
+/* True for a version whose layout this file reads (209 to 211). */
+bool rtheap_mi_known(int version);
+
+struct rtheap_mi_seg {
+	uint64_t size; /* segment_slices * 64 KiB */
+	uint64_t key; /* its address ^ its cookie: one value per process */
+	uint64_t thread; /* the owning thread's id (0: abandoned) */
+	uint32_t entries; /* slice_entries: entries in the header */
+	uint32_t info_slices; /* slices the header takes */
+	uint32_t pages; /* pages in use, as the header counts them */
+	bool huge; /* one huge block (kind MI_SEGMENT_HUGE) */
+};
+
+/* A segment header at addr, a 32 MiB boundary, in a run of mapped memory
+ * ending at run_end (the segment must fit in it). buf holds its first
+ * bytes: RTHEAP_MI_HDR at least. */
+bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
+		       uint64_t run_end, struct rtheap_mi_seg *out);
+
+struct rtheap_mi_use {
+	uint64_t in_use; /* bytes in used blocks (mi_page_t.used * size) */
+	uint64_t blocks; /* used blocks */
+	uint64_t pages; /* pages (runs of slices holding blocks) */
+	uint64_t free_spans; /* bytes in runs of slices not in a page */
+};
+
+/* The segment's pages from its header's entries (buf: the header, len
+ * at least RTHEAP_MI_HDR + entries * RTHEAP_MI_PAGE): true only when the
+ * runs of slices tile the segment, the first being the header's own, and
+ * every page's blocks fit in it. Blocks a thread freed for another are
+ * still used until their owner collects them, as in mimalloc. */
+bool rtheap_mi_pages(const void *buf, size_t len,
+		     const struct rtheap_mi_seg *seg,
+		     struct rtheap_mi_use *out);
 
 #endif

@@ -160,3 +160,31 @@ bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len)
 
 	return vms_source_read(s, addr, buf, len, &e) == (ssize_t)len;
 }
+
+bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
+		       size_t len)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned char *b = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		struct vms_error e;
+		ssize_t got = vms_source_read(s, addr + done, b + done,
+					      len - done, &e);
+		size_t skip;
+
+		done += got > 0 ? (size_t)got : 0;
+		if (done == len)
+			break;
+		if (addr / page == (addr + done) / page)
+			return false; /* the first page is not there */
+		/* the page that stopped the read: zeros to its end */
+		skip = (size_t)(page - (addr + done) % page);
+		if (skip > len - done)
+			skip = len - done;
+		memset(b + done, 0, skip);
+		done += skip;
+	}
+	return true;
+}

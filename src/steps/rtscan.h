@@ -51,4 +51,10 @@ const struct rtscan_run *rtscan_run_of(const struct rtscan_run *runs, size_t n,
 /* Reads len bytes at addr through the source: true only when all came. */
 bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len);
 
+/* The same, with the pages the source has not (never written, or swapped
+ * out) read as zeros: true when the first page came. A parser of what
+ * this reads must reject what zeros would make up. */
+bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
+		       size_t len);
+
 #endif

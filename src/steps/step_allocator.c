@@ -7,25 +7,24 @@
  * too, without providing malloc. Fills s->allocator, or leaves it NULL
  * when the process has only glibc's malloc.
  *
- * jemalloc's heap (5.x), with memory: its base blocks (2 MiB-aligned
- * metadata blocks, rtheap.h) are found at the 2 MiB boundaries of
- * unclaimed anonymous memory; the extent records inside them point at
- * the extents it has mapped. Every region they point into, and the blocks
- * themselves, become heap. tcmalloc's and mimalloc's regions are not
- * recognised (their layout cannot be read without symbols): said in
- * s->allocator->partial. See steps.h.
+ * Its heap, with memory (the target held): jemalloc 5's and mimalloc
+ * 2's regions are found in unclaimed anonymous memory by their own headers
+ * (alloc_jemalloc.c, alloc_mimalloc.c); gperftools tcmalloc's is the brk
+ * heap where glibc's malloc never ran and tcmalloc's own count of bytes
+ * taken from the system (the exported TCMalloc_SystemTaken) covers it;
+ * what it mapped besides is not located (its page map is not exported).
+ * What is not found is said in s->allocator->partial. See steps.h.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "alloc_heap.h"
+#include "elfimage.h"
 #include "rtheap.h"
 #include "rtscan.h"
 #include "source.h"
 #include "steps.h"
-
-/* Metadata read at most: a base block holds some 1% of the heap. */
-#define JE_MAX_META (256ull << 20)
-#define JE_CHUNK 65536
 
 static const struct {
 	const char *sym, *name;
@@ -40,171 +39,127 @@ static const struct {
 };
 #define NSIGS (sizeof(sigs) / sizeof(sigs[0]))
 
-struct je_scan {
-	struct vms_snapshot *s;
-	const struct rtscan_run *runs;
-	size_t nruns;
-	uint8_t *mark; /* per region: 1 extent, 2 base block */
-	size_t extents;
-};
-
-static void mark_range(struct je_scan *j, uint64_t a, uint64_t len, uint8_t how)
+/* The defined dynamic symbol name of image im, with its file open through
+ * the source; false when there is none (or no file). */
+static bool image_symbol(struct vms_snapshot *s, const struct vms_image *im,
+			 const char *name, struct elfimage_sym *sym, int *fd,
+			 struct elfimage_src *src)
 {
-	const struct rtscan_run *run = rtscan_run_of(j->runs, j->nruns, a, len);
+	struct vms_error e;
+
+	*fd = -1;
+	if (!im->elf || !im->elf->is_image)
+		return false;
+	*fd = vms_source_open_file(s, &s->regions[im->first_region]);
+	return *fd >= 0 && elfimage_src_fd(*fd, src, &e) == 0 &&
+	       elfimage_symbol(im->elf, src, name, sym);
+}
+
+/* What mi_version() returns, read from its code in the file; -1. */
+static int mi_version_of(struct vms_snapshot *s, const struct vms_image *im)
+{
+	struct elfimage_sym sym;
+	struct elfimage_src src;
+	unsigned char code[8];
+	uint64_t off;
+	int fd, v = -1;
+
+	if (image_symbol(s, im, "mi_version", &sym, &fd, &src) &&
+	    elfimage_vaddr_offset(im->elf, &src, sym.value, sizeof(code),
+				  &off) &&
+	    elfimage_src_read(&src, off, code, sizeof(code)) == sizeof(code))
+		v = rtheap_mi_version(code, sizeof(code), im->elf->machine);
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+/* gperftools' count of the bytes it took from the system, a variable it
+ * exports (TCMalloc_SystemTaken), read in the snapshot's memory; -1. */
+static int64_t tc_system_taken(struct vms_snapshot *s,
+			       const struct vms_image *im)
+{
+	struct elfimage_sym sym;
+	struct elfimage_src src;
+	uint64_t v;
+	int fd;
+	bool ok =
+		image_symbol(s, im, "TCMalloc_SystemTaken", &sym, &fd, &src) &&
+		sym.size == sizeof(v);
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok || !rtscan_read(s, im->bias + sym.value, &v, sizeof(v)) ||
+	    v > INT64_MAX)
+		return -1;
+	return (int64_t)v;
+}
+
+/* tcmalloc takes memory with sbrk first: where glibc's malloc never ran,
+ * the brk heap is tcmalloc's. Its own count of bytes taken from the
+ * system leaves out the bytes it added to align what sbrk gave (some KiB);
+ * what it counts beyond the brk heap it mapped, and that is not located
+ * (its page map is not exported). */
+static const char *tc_heap(struct vms_snapshot *s, struct vms_allocator *al,
+			   const struct vms_image *im)
+{
+	struct vms_heap *h = NULL;
+	uint64_t brk = 0;
 	size_t i;
 
-	if (!run)
-		return;
-	for (i = run->first; i <= run->last; i++) {
-		const struct vms_region *r = &j->s->regions[i];
-
-		if (r->start < a + len && a < r->end && j->mark[i] < how)
-			j->mark[i] = how;
-	}
-}
-
-static bool je_in_anon(void *ctx, uint64_t a, uint64_t size)
-{
-	struct je_scan *j = ctx;
-
-	return rtscan_run_of(j->runs, j->nruns, a, size) != NULL;
-}
-
-static int je_extent(void *ctx, uint64_t a, uint64_t size)
-{
-	struct je_scan *j = ctx;
-
-	j->extents++;
-	mark_range(j, a, size, 1);
-	return 0;
-}
-
-/* One base block: its used bytes, read in chunks (absent pages give short
- * reads: what came is scanned). */
-static uint64_t je_block(struct je_scan *j, uint64_t a,
-			 const struct rtheap_je_base *b, unsigned char *buf,
-			 uint64_t budget)
-{
-	uint64_t off, used = b->used_end - a;
-
-	mark_range(j, a, b->size, 2);
-	if (used > budget)
-		used = budget;
-	for (off = 0; off < used; off += JE_CHUNK) {
-		size_t n =
-			used - off < JE_CHUNK ? (size_t)(used - off) : JE_CHUNK;
-		struct vms_error e;
-		ssize_t got = vms_source_read(j->s, a + off, buf, n, &e);
-
-		if (got > 0)
-			rtheap_je_extents(buf, (size_t)got, je_in_anon,
-					  je_extent, j);
-	}
-	return used;
-}
-
-static uint64_t je_scan_runs(struct je_scan *j, unsigned char *buf)
-{
-	uint64_t meta = 0;
-	size_t i;
-
-	for (i = 0; i < j->nruns; i++) {
-		const struct rtscan_run *run = &j->runs[i];
-		uint64_t a = (run->start + RTHEAP_JE_ALIGN - 1) &
-			     ~(uint64_t)(RTHEAP_JE_ALIGN - 1);
-
-		/* cancelled: the pipeline stops at the next step */
-		if (vms_source_progress(j->s, "finding jemalloc's heap", i,
-					j->nruns))
-			break;
-
-		while (a < run->end) {
-			unsigned char hdr[RTHEAP_JE_HDR];
-			struct rtheap_je_base b;
-			uint64_t step = RTHEAP_JE_ALIGN;
-
-			if (rtscan_read(j->s, a, hdr, sizeof(hdr)) &&
-			    rtheap_je_base(hdr, sizeof(hdr), a, run->end, &b)) {
-				meta += je_block(j, a, &b, buf,
-						 JE_MAX_META - meta);
-				step = (b.size + RTHEAP_JE_ALIGN - 1) &
-				       ~(uint64_t)(RTHEAP_JE_ALIGN - 1);
-			}
-			if (step > UINT64_MAX - a)
-				break;
-			a += step;
+	al->system = tc_system_taken(s, im);
+	for (i = 0; i < s->nheaps; i++)
+		if (strcmp(s->heaps[i].kind, "glibc-main") == 0)
+			h = &s->heaps[i];
+	if (h && (!s->glibc || !s->glibc->empty))
+		return "its regions are not recognised: the brk heap is "
+		       "glibc's (or not known not to be), and what it mapped "
+		       "cannot be located without symbols";
+	for (i = 0; h && i < h->nsegs; i++)
+		brk += h->segs[i].end - h->segs[i].start;
+	if (h)
+		h->kind = "tcmalloc";
+	for (i = 0; h && i < s->nregions; i++)
+		if (step_path_is(&s->regions[i], "[heap]")) {
+			s->regions[i].detail = "tcmalloc (brk heap)";
+			al->heap += vms_region_size(&s->regions[i]);
+			al->nregions++;
 		}
-	}
-	return meta;
+	if (al->system < 0)
+		return "its count of bytes taken from the system "
+		       "(TCMalloc_SystemTaken) could not be read";
+	if ((uint64_t)al->system <= brk)
+		return NULL;
+	return arena_printf(&s->arena,
+			    "%llu of the %llu bytes it took from the system "
+			    "lie outside the brk heap (mapped), not located "
+			    "without symbols",
+			    (unsigned long long)((uint64_t)al->system - brk),
+			    (unsigned long long)al->system);
 }
 
-/* The marked regions become heap, one s->heaps entry "jemalloc" with
- * them as segments (adjacent ones joined). */
-static int je_type(struct je_scan *j, struct vms_allocator *al)
+/* The heap of the allocator al names, in s's memory (held). */
+static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
+		     const struct vms_image *im)
 {
-	struct vms_snapshot *s = j->s;
-	struct vms_heap *nh, *h;
-	size_t i, nseg = 0;
-
-	for (i = 0; i < s->nregions; i++)
-		nseg += j->mark[i] != 0;
-	if (!nseg)
-		return 0;
-	nh = arena_alloc(&s->arena, (s->nheaps + 1) * sizeof(*nh));
-	if (!nh)
-		return -1;
-	if (s->nheaps)
-		memcpy(nh, s->heaps, s->nheaps * sizeof(*nh));
-	h = &nh[s->nheaps];
-	memset(h, 0, sizeof(*h));
-	h->kind = "jemalloc";
-	h->in_use = h->free = h->chunks = h->free_chunks = h->top = h->mmapped =
-		-1;
-	h->segs = arena_alloc(&s->arena, nseg * sizeof(*h->segs));
-	if (!h->segs)
-		return -1;
-	for (i = 0; i < s->nregions; i++) {
-		struct vms_region *r = &s->regions[i];
-
-		if (!j->mark[i])
-			continue;
-		r->type = VMS_T_HEAP;
-		r->detail = j->mark[i] == 2 ? "jemalloc metadata (base block)"
-					    : "jemalloc extents";
-		al->heap += vms_region_size(r);
-		al->nregions++;
-		if (h->nsegs && h->segs[h->nsegs - 1].end == r->start) {
-			h->segs[h->nsegs - 1].end = r->end;
-			continue;
-		}
-		h->segs[h->nsegs++] = (struct vms_heap_seg){ r->start, r->end };
-	}
-	h->id = h->segs[0].start;
-	s->heaps = nh;
-	s->nheaps++;
-	return 0;
-}
-
-static int je_heap(struct vms_snapshot *s, struct vms_allocator *al)
-{
-	struct je_scan j = { s, NULL, 0, NULL, 0 };
-	unsigned char *buf = malloc(JE_CHUNK);
+	struct alloc_marks m = { s, NULL, 0, NULL };
 	bool oom;
 	int rc = -1;
 
-	j.runs = rtscan_runs(s, &j.nruns, &oom);
-	j.mark = calloc(s->nregions ? s->nregions : 1, 1);
-	if (oom || !buf || !j.mark)
+	if (strcmp(al->name, "tcmalloc") == 0) {
+		al->partial = tc_heap(s, al, im);
+		return 0;
+	}
+	m.runs = rtscan_runs(s, &m.nruns, &oom);
+	m.mark = calloc(s->nregions ? s->nregions : 1, 1);
+	if (oom || !m.mark)
 		goto out;
-	vms_source_hold(s, true);
-	al->metadata = (int64_t)je_scan_runs(&j, buf);
-	rc = je_type(&j, al);
-	if (rc == 0 && !al->nregions)
-		al->partial = "no jemalloc base block found in anonymous "
-			      "memory (not jemalloc 5, or not yet used)";
+	if (strcmp(al->name, "jemalloc") == 0)
+		rc = alloc_jemalloc(&m, al);
+	else
+		rc = alloc_mimalloc(&m, al, mi_version_of(s, im));
 out:
-	free(buf);
-	free(j.mark);
+	free(m.mark);
 	return rc;
 }
 
@@ -265,6 +220,7 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	const struct vms_image *prov, *at = NULL;
 	struct vms_allocator *al;
 	const char *name, *found_by = NULL;
+	int rc;
 
 	s->allocator = NULL;
 	if (!(have & VMS_SRC_MEMORY)) {
@@ -291,19 +247,14 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	al->provides_malloc = prov != NULL;
 	al->metadata = -1;
 	al->image = at->path;
+	al->system = -1;
 	s->allocator = al;
-	if (strcmp(name, "jemalloc") != 0) {
-		al->partial = "its regions are not recognised without symbols";
-		return 0;
-	}
 	if (!(have & VMS_SRC_MEMORY)) {
 		al->partial = "its heap was not looked for: no memory to read";
 		return 0;
 	}
-	if (je_heap(s, al) < 0) {
-		vms_source_hold(s, false);
-		return step_nomem(err, "allocator");
-	}
+	vms_source_hold(s, true);
+	rc = find_heap(s, al, at);
 	vms_source_hold(s, false);
-	return 0;
+	return rc < 0 ? step_nomem(err, "allocator") : 0;
 }

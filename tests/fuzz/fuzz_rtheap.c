@@ -1,9 +1,9 @@
 /* fuzz_rtheap.c — libFuzzer harness for the runtime and allocator header
  * parsers (rtheap.h): V8 page headers, obmalloc pool headers, jemalloc base
- * blocks and the extent scan.
+ * blocks and the extent scan, mimalloc segments and their pages.
  *
- * The headers recorded in tests/fixtures/rtheap.txt (or $VMS_RTHEAP_FIXTURE)
- * are loaded once. An input whose first byte has its top bit clear damages
+ * The headers recorded in tests/fixtures/rtheap.txt and rtheap_mi.txt (or
+ * $VMS_RTHEAP_FIXTURE, one file) are loaded once. An input whose first byte has its top bit clear damages
  * a copy of one of them (the byte picks which; the rest is records of a
  * byte offset and a 64-bit word written there); one with it set is itself
  * the buffer, read by every parser at a fixture's address. Each parser must
@@ -24,7 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXFIX 256
-#define MAXLEN 8192
+#define MAXLEN RTHEAP_MI_INFO
 
 static struct fix {
 	char kind[8];
@@ -43,13 +43,13 @@ static void load(const char *path)
 
 	if (!f)
 		return;
-	hex = malloc(2 * MAXLEN + 2);
+	hex = malloc(2 * MAXLEN + 80);
 	while (nfix < MAXFIX && getline(&line, &cap, f) > 0) {
 		struct fix *x = &fix[nfix];
 		unsigned v;
 
-		if (sscanf(line, "%15s %llx %llx %16384s", kind, &a, &e, hex) !=
-			    4 ||
+		if (strlen(line) > 2 * MAXLEN + 64 ||
+		    sscanf(line, "%15s %llx %llx %s", kind, &a, &e, hex) != 4 ||
 		    strlen(kind) >= sizeof(x->kind))
 			continue;
 		strcpy(x->kind, kind);
@@ -59,6 +59,8 @@ static void load(const char *path)
 		     x->n < MAXLEN && sscanf(hex + 2 * x->n, "%2x", &v) == 1;
 		     x->n++)
 			x->b[x->n] = (unsigned char)v;
+		if (strcmp(kind, "mi") == 0)
+			x->n = MAXLEN; /* recorded without its trailing zeros */
 		nfix++;
 	}
 	free(hex);
@@ -66,25 +68,35 @@ static void load(const char *path)
 	fclose(f);
 }
 
+/* name in tests/fixtures, beside the tree or beside the harness */
+static void load_fixture(const char *argv0, const char *name)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "tests/fixtures/%s", name);
+	if (access(path, R_OK) != 0 && strrchr(argv0, '/')) {
+		snprintf(path, sizeof(path), "%s", argv0);
+		*strrchr(path, '/') = '\0';
+		snprintf(path + strlen(path), sizeof(path) - strlen(path),
+			 "/../tests/fixtures/%s", name);
+	}
+	load(path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *path = getenv("VMS_RTHEAP_FIXTURE");
-	char alt[4200];
 
 	(void)argc;
-	if (!path) {
-		path = "tests/fixtures/rtheap.txt";
-		if (access(path, R_OK) != 0 && strrchr((*argv)[0], '/')) {
-			snprintf(alt, sizeof(alt), "%s", (*argv)[0]);
-			*strrchr(alt, '/') = '\0';
-			snprintf(alt + strlen(alt), sizeof(alt) - strlen(alt),
-				 "/../tests/fixtures/rtheap.txt");
-			path = alt;
-		}
+	if (path) {
+		load(path);
+	} else {
+		load_fixture((*argv)[0], "rtheap.txt");
+		load_fixture((*argv)[0], "rtheap_mi.txt");
 	}
-	load(path);
 	if (!nfix) {
-		fprintf(stderr, "fuzz_rtheap: no headers in %s\n", path);
+		fprintf(stderr, "fuzz_rtheap: no headers in %s\n",
+			path ? path : "tests/fixtures/rtheap*.txt");
 		abort();
 	}
 	return 0;
@@ -110,6 +122,8 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	struct rtheap_v8_page v;
 	struct rtheap_py_pool p;
 	struct rtheap_je_base j;
+	struct rtheap_mi_seg ms;
+	struct rtheap_mi_use mu;
 	size_t k = 0;
 
 	if (rtheap_v8_page(b, n, addr, end, &v) &&
@@ -125,6 +139,12 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	    (j.size > end - addr || j.used_end > addr + j.size))
 		abort();
 	if (rtheap_je_extents(b, n, anywhere, seen, &k) != k)
+		abort();
+	if (rtheap_mi_segment(b, n, addr, end, &ms) &&
+	    (ms.size > end - addr || ms.entries > RTHEAP_MI_MAX_ENTRIES ||
+	     (rtheap_mi_pages(b, n, &ms, &mu) &&
+	      (mu.in_use > ms.size || mu.free_spans > ms.size ||
+	       mu.pages > ms.entries))))
 		abort();
 }
 

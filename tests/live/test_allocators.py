@@ -1,14 +1,29 @@
 #!/usr/bin/env python3
-"""Which allocator malloc is (step "allocator"): tests/targets/allocs.c,
-which allocates 16 MiB in 256-byte blocks, is started with glibc's malloc
-and with jemalloc, gperftools' tcmalloc and mimalloc preloaded
-(LD_PRELOAD: the library then defines the malloc the process calls).
-vmscope must name each, from the preloaded library, and report none for
-glibc's; with jemalloc, the blocks must be in regions typed heap (at least
-the 16 MiB written). A library that is not installed is skipped
-(scripts/deps.sh installs them)."""
+"""Which allocator malloc is, and its heap (step "allocator"):
+tests/targets/allocs.c, which allocates 16 MiB in 256-byte blocks, is
+started with glibc's malloc and with jemalloc, gperftools' tcmalloc and
+mimalloc preloaded (LD_PRELOAD: the library then defines the malloc the
+process calls). vmscope must name each, from the preloaded library, and
+report none for glibc's. Then each one's heap against the target's own
+figures (its line: the sum of malloc_usable_size() over its blocks, and
+tcmalloc's own MallocExtension properties):
+- jemalloc: the blocks are in regions typed heap (at least the 16 MiB);
+- mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
+  in_use (from the segments' page entries) is the target's own sum plus
+  at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
+  the fork clone;
+- tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
+  arena), and allocator.system, tcmalloc's own count of bytes taken from
+  the system, is at least what it reports as heap plus metadata and
+  within 64 KiB of the brk heap (it does not count the alignment it adds);
+  with TCMALLOC_SKIP_SBRK the bytes it mapped are said not located.
+A snapshot saved with -w and loaded with -l has the same allocator, heap
+entry and region types (mimalloc and tcmalloc).
+A library that is not installed is skipped (scripts/deps.sh installs
+them)."""
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -29,16 +44,94 @@ def lib_path(name):
     return None
 
 
-def run(preload):
-    env = dict(os.environ)
+def run(preload, **extra):
+    env = dict(os.environ, **extra)
     if preload:
         env["LD_PRELOAD"] = preload
     p, line = T.start([T.target("allocs")], env=env)
-    return p, int(line.split()[1])
+    w = line.split()
+    own = {"size": int(w[1]), "usable": int(w[3])}
+    if len(w) >= 8 and w[4] == "tcmalloc":
+        own.update(heap_size=int(w[5]), physical=int(w[6]),
+                   unmapped=int(w[7]))
+    return p, own
+
+
+def heaps_of(snap, kind):
+    return [h for h in snap["heaps"] if h["kind"] == kind]
+
+
+def brk_region(snap):
+    r = [r for r in snap["regions"] if r["path"] == "[heap]"]
+    return r[0] if r else None
+
+
+def jemalloc(snap, own):
+    heap = [t for t in snap["types"] if t["type"] == "heap"][0]
+    T.ok(heap["committed"] >= own["size"] and heap["ws"] >= own["size"],
+         "jemalloc: Heap committed %d and WS %d hold the %d bytes written"
+         % (heap["committed"], heap["ws"], own["size"]))
+
+
+def mimalloc(snap, own, how):
+    a = snap["allocator"]
+    h = heaps_of(snap, "mimalloc")
+    T.ok(len(h) == 1 and a["partial"] is None and a["heap"] >= own["size"]
+         and a["metadata"] > 0,
+         "mimalloc (%s): one heap of its segments, %d bytes in %d "
+         "regions, headers %s" % (how, a["heap"], a["regions"],
+                                  a["metadata"]), a)
+    if not h:
+        return
+    h = h[0]
+    T.ok(h["in_use"] >= own["usable"] and
+         h["in_use"] - own["usable"] <= 16384,
+         "mimalloc (%s): %d bytes in used blocks, the target's own "
+         "malloc_usable_size() sum %d" % (how, h["in_use"], own["usable"]))
+    T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
+         "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
+         % (how, h["chunks"], h["free"]))
+    regs = [r for r in snap["regions"] if r["type"] == "heap"]
+    T.ok(regs and all(r["detail"].startswith("mimalloc") for r in regs),
+         "mimalloc (%s): every heap region is one of its segments" % how,
+         [r["detail"] for r in regs])
+
+
+def tcmalloc(snap, own):
+    a = snap["allocator"]
+    brk = brk_region(snap)
+    want = own["physical"] + own["unmapped"]
+    T.ok(brk and brk["type"] == "heap" and
+         brk["detail"] == "tcmalloc (brk heap)" and
+         len(heaps_of(snap, "tcmalloc")) == 1 and
+         not heaps_of(snap, "glibc-main"),
+         "tcmalloc: the brk heap is its heap, not glibc's main arena",
+         brk and brk["detail"])
+    T.ok(a["system"] is not None and a["system"] >= want and
+         brk and abs(a["system"] - brk["size"]) <= 65536 and
+         a["heap"] == brk["size"] and a["partial"] is None,
+         "tcmalloc: it took %s bytes from the system (its own count), at "
+         "least its heap and metadata (%d), the brk heap %s"
+         % (a["system"], want, brk and brk["size"]), a)
+
+
+def tcmalloc_mapped(path):
+    p, own = run(path, TCMALLOC_SKIP_SBRK="true")
+    snap = T.vmscope_json(p.pid, "-F")
+    a = snap["allocator"]
+    brk = brk_region(snap)
+    outside = a["system"] - (brk["size"] if brk else 0) \
+        if a["system"] is not None else None
+    T.ok(outside and outside >= own["size"] - 65536 and a["partial"] and
+         a["partial"].startswith("%d of the %d bytes" %
+                                 (outside, a["system"])),
+         "tcmalloc without sbrk: the %s bytes it mapped are said not "
+         "located" % outside, a)
+    T.kill(p)
 
 
 def main():
-    p, size = run(None)
+    p, own = run(None)
     snap = T.vmscope_json(p.pid, "-F")
     T.eq(snap["allocator"], None, "glibc's malloc: no allocator entry")
     T.kill(p)
@@ -47,21 +140,28 @@ def main():
         if not path:
             T.skip("%s preloaded" % name, "%s is not installed" % lib)
             continue
-        p, size = run(path)
+        p, own = run(path)
         snap = T.vmscope_json(p.pid, "-F")
         a = snap["allocator"]
         T.ok(a and a["name"] == name and a["provides_malloc"] and
              os.path.realpath(a["image"]) == os.path.realpath(path),
              "%s preloaded: reported as malloc's, from %s" % (name, lib), a)
         if name == "jemalloc":
-            heap = [t for t in snap["types"] if t["type"] == "heap"][0]
-            T.ok(heap["committed"] >= size and heap["ws"] >= size,
-                 "jemalloc: Heap committed %d and WS %d hold the %d bytes "
-                 "written" % (heap["committed"], heap["ws"], size))
+            jemalloc(snap, own)
+        elif name == "mimalloc":
+            mimalloc(snap, own, "frozen")
+            mimalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
         else:
-            T.ok(a and a["partial"] is not None and a["heap"] == 0,
-                 "%s: its regions are said not to be recognised" % name, a)
+            tcmalloc(snap, own)
+        if name != "jemalloc":
+            with tempfile.TemporaryDirectory() as tmp:
+                live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
+            T.kept_in_file(live, loaded, name)
+            T.eq(heaps_of(loaded, name), heaps_of(live, name),
+                 "%s: its heap entry comes back from the file" % name)
         T.kill(p)
+        if name == "tcmalloc":
+            tcmalloc_mapped(path)
     T.done()
 
 

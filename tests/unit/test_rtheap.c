@@ -2,7 +2,11 @@
  * headers recorded from live node, python and redis processes
  * (tests/fixtures/rtheap.txt, record_rtheap.py), each with damaged copies
  * that must be refused; the jemalloc extent scan over a recorded base
- * block: extents found, each inside the recorded anonymous runs. */
+ * block: extents found, each inside the recorded anonymous runs. mimalloc
+ * segments recorded from two processes (rtheap_mi.txt,
+ * record_rtheap_mi.py): their blocks in use against the process's own sum
+ * of malloc_usable_size(), a huge segment against its block's size, and
+ * damaged copies refused; mi_version()'s code read on both machines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +135,148 @@ static bool parse(const char *kind, const unsigned char *b, size_t n,
 	       j.used_end <= addr + j.size;
 }
 
+/* ---- mimalloc ---- */
+
+static unsigned char mi_buf[RTHEAP_MI_INFO];
+
+static void put64(unsigned char *b, size_t off, uint64_t v)
+{
+	memcpy(b + off, &v, 8);
+}
+
+static bool mi_parse(const unsigned char *b, uint64_t a, uint64_t e,
+		     struct rtheap_mi_seg *seg, struct rtheap_mi_use *use)
+{
+	return rtheap_mi_segment(b, RTHEAP_MI_HDR, a, e, seg) &&
+	       rtheap_mi_pages(b, RTHEAP_MI_INFO, seg, use);
+}
+
+/* One recorded segment, and copies of it broken one field each. */
+static void mi_damaged(uint64_t a, uint64_t e, const struct rtheap_mi_seg *g)
+{
+	static unsigned char c[RTHEAP_MI_INFO];
+	struct rtheap_mi_seg seg;
+	struct rtheap_mi_use use;
+	uint32_t i, zero = 0, big = 60000;
+	const struct {
+		size_t off;
+		uint64_t v;
+		const char *what;
+	} words[] = {
+		{ 8 * 30, 2, "kind 2" },
+		{ 8 * 28, 511, "511 slices" },
+		{ 8 * 31, g->entries + 1, "one entry too many" },
+		{ 8 * 29, 0, "no header slices" },
+		{ 8 * 26, 600, "more pages used than entries" },
+		{ 16, 3 << 20, "an OS alignment that is no power of two" },
+	};
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		memcpy(c, mi_buf, sizeof(c));
+		put64(c, words[i].off, words[i].v);
+		ok(!mi_parse(c, a, e, &seg, &use),
+		   "mimalloc segment at 0x%llx with %s is refused",
+		   (unsigned long long)a, words[i].what);
+	}
+	ok(!mi_parse(mi_buf, a + 4096, e, &seg, &use) &&
+		   !mi_parse(mi_buf, a, a + g->size - 4096, &seg, &use),
+	   "a segment off its boundary, or past its run, is refused");
+	/* the entries: the header's own run, then a page */
+	memcpy(c, mi_buf, sizeof(c));
+	memcpy(c + RTHEAP_MI_HDR, &big, 4);
+	ok(!mi_parse(c, a, e, &seg, &use),
+	   "a header run longer than the header's slices is refused");
+	memcpy(c, mi_buf, sizeof(c));
+	i = g->info_slices;
+	memcpy(c + RTHEAP_MI_HDR + (size_t)i * RTHEAP_MI_PAGE, &zero, 4);
+	ok(!mi_parse(c, a, e, &seg, &use),
+	   "a run of no slices (a page never written) is refused");
+	memcpy(c, mi_buf, sizeof(c));
+	memcpy(c + RTHEAP_MI_HDR + (size_t)i * RTHEAP_MI_PAGE + 24, &big, 4);
+	ok(!mi_parse(c, a, e, &seg, &use),
+	   "a page with more blocks used than reserved is refused");
+	memset(c, 0, sizeof(c));
+	ok(!mi_parse(c, a, e, &seg, &use), "a zeroed segment is refused");
+}
+
+static void mimalloc(void)
+{
+	static const unsigned char x86[] = { 0xb8, 0xd1, 0, 0, 0, 0xc3, 0, 0 },
+				   arm[] = { 0x20, 0x1a, 0x80, 0x52,
+					     0xc0, 0x03, 0x5f, 0xd6 },
+				   other[] = { 0x55, 0x48, 0x89, 0xe5,
+					       0xb8, 0xd1, 0,	 0 };
+	char path[4200], *line = NULL, *hex = malloc(2 * RTHEAP_MI_INFO + 2),
+			 who[32];
+	uint64_t in_use = 0, huge = 0, key = 0;
+	unsigned long long a, e, n;
+	size_t cap = 0, segs = 0, keyed = 0;
+	FILE *f;
+
+	ok(rtheap_mi_version(x86, sizeof(x86), 62) == 209 &&
+		   rtheap_mi_version(arm, sizeof(arm), 183) == 209 &&
+		   rtheap_mi_version(other, sizeof(other), 62) == -1 &&
+		   rtheap_mi_version(x86, 5, 62) == -1 &&
+		   rtheap_mi_version(x86, sizeof(x86), 183) == -1,
+	   "mi_version()'s code gives 209 on x86-64 and aarch64, -1 for "
+	   "other code");
+	ok(rtheap_mi_known(209) && rtheap_mi_known(211) &&
+		   !rtheap_mi_known(208) && !rtheap_mi_known(212) &&
+		   !rtheap_mi_known(-1),
+	   "the layouts read: 2.0.9 to 2.1.1");
+	snprintf(path, sizeof(path), "%s/rtheap_mi.txt", fixture_dir());
+	f = fopen(path, "r");
+	ok(f && hex, "fixture %s opens", path);
+	if (!f || !hex) {
+		free(hex);
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		struct rtheap_mi_seg seg;
+		struct rtheap_mi_use use;
+
+		if (sscanf(line, "usable %31s %llu", who, &n) == 2) {
+			ok(segs > 0 && in_use >= n && in_use - n <= 16384,
+			   "%s: %llu bytes in used blocks in %zu segments, "
+			   "its own malloc_usable_size() sum %llu (and at "
+			   "most 16 KiB of stdio and the loader's)",
+			   who, (unsigned long long)in_use, segs, n);
+			in_use = 0;
+			segs = 0;
+			continue;
+		}
+		if (sscanf(line, "huge %31s %llu", who, &n) == 2) {
+			ok(huge == n,
+			   "%s: a huge segment's block of %llu bytes, its "
+			   "malloc_usable_size() %llu",
+			   who, (unsigned long long)huge, n);
+			continue;
+		}
+		if (sscanf(line, "mi %llx %llx %s", &a, &e, hex) != 3)
+			continue;
+		memset(mi_buf, 0, sizeof(mi_buf));
+		unhex(hex, mi_buf, sizeof(mi_buf));
+		ok(mi_parse(mi_buf, a, e, &seg, &use) &&
+			   use.in_use <= seg.size && use.pages <= seg.pages,
+		   "mimalloc segment at 0x%llx, recorded live, is accepted: "
+		   "%llu bytes in %llu blocks, %llu pages",
+		   a, (unsigned long long)use.in_use,
+		   (unsigned long long)use.blocks,
+		   (unsigned long long)use.pages);
+		if (seg.huge)
+			huge = use.in_use;
+		in_use += use.in_use;
+		segs++;
+		keyed += key == seg.key;
+		key = seg.key;
+		mi_damaged(a, e, &seg);
+	}
+	ok(keyed >= 1, "two segments of one process share the cookie's key");
+	free(line);
+	free(hex);
+	fclose(f);
+}
+
 int main(void)
 {
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
@@ -204,5 +350,6 @@ int main(void)
 		   !rtheap_je_base(zero, sizeof(zero), 0x200000, 0x400000,
 				   &(struct rtheap_je_base){ 0 }),
 	   "zeroed memory is none of them");
+	mimalloc();
 	return tap_done();
 }
