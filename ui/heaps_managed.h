@@ -13,14 +13,24 @@
 #include "ui_priv.h"
 
 /* A row of the tree: the heap (idx -1), an arena (heap index), a segment
- * of one (seg), a note; the managed heaps' heading, a managed heap (heap:
+ * of one (seg), a note; the other allocator's heading (heaps_alloc.h, its
+ * heaps are arenas too); the managed heaps' heading, a managed heap (heap:
  * its s->managed index), one of its parts (seg: the part). */
 struct hrow {
 	int kind; /* HR_* */
 	size_t heap;
 	uint32_t seg;
 };
-enum { HR_TOP, HR_ARENA, HR_SEG, HR_NOTE, HR_MTOP, HR_MANAGED, HR_PART };
+enum {
+	HR_TOP,
+	HR_ARENA,
+	HR_SEG,
+	HR_NOTE,
+	HR_ATOP,
+	HR_MTOP,
+	HR_MANAGED,
+	HR_PART
+};
 
 /* Whether managed heap i is open. */
 bool hm_open(const struct heapview *hv, size_t i);

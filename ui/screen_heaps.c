@@ -5,10 +5,13 @@
  * largest free chunk, top, fragmentation), the free bytes still resident,
  * a fragmentation strip (its segments end to end: in use / free / top)
  * and the free-chunk size histogram. Where the walk was not done, it says
- * why (the snapshot's notes of the malloc step). Below them the runtimes'
- * managed heaps, each opening into its parts (heaps_managed.h).
+ * why (the snapshot's notes of the malloc step). Below them the other
+ * allocator (jemalloc, tcmalloc, mimalloc) and its heaps
+ * (heaps_alloc.h), then the runtimes' managed heaps, each opening into its
+ * parts (heaps_managed.h).
  *
- * Reads only the finished snapshot (s->heaps, s->glibc, s->managed,
+ * The glibc detail is drawn by heaps_glibc.c. Reads only the finished
+ * snapshot (s->heaps, s->glibc, s->allocator, s->managed,
  * s->notes). The viewer's H opens it on the arena or managed heap holding
  * the region under its cursor (u->goto_addr); Enter on a segment or a
  * managed heap without parts shows it in the viewer. Its state is
@@ -19,6 +22,8 @@
 #include <string.h>
 
 #include "draw.h"
+#include "heaps_alloc.h"
+#include "heaps_glibc.h"
 #include "heaps_managed.h"
 #include "ui_priv.h"
 
@@ -49,13 +54,24 @@ static size_t build_rows(const struct ui *u, struct hrow *rows)
 	for (i = 0; i < s->nnotes; i++)
 		if (strcmp(s->notes[i].step, "malloc") == 0)
 			ADD(HR_NOTE, i, 0);
-	for (i = 0; !hv->closed && i < s->nheaps; i++) {
-		ADD(HR_ARENA, i, 0);
-		if (!arena_open(hv, i))
+	/* glibc's arenas, then the other allocator's heaps */
+	for (i = 0; i < 2 * s->nheaps; i++) {
+		size_t k = i % s->nheaps;
+		bool glibc = ha_glibc(&s->heaps[k]);
+
+		if (i == s->nheaps && s->allocator)
+			ADD(HR_ATOP, 0, 0);
+		if (glibc != (i < s->nheaps) ||
+		    (glibc ? hv->closed : hv->aclosed))
 			continue;
-		for (g = 0; g < s->heaps[i].nsegs; g++)
-			ADD(HR_SEG, i, g);
+		ADD(HR_ARENA, k, 0);
+		if (!arena_open(hv, k))
+			continue;
+		for (g = 0; g < s->heaps[k].nsegs; g++)
+			ADD(HR_SEG, k, g);
 	}
+	if (!s->nheaps && s->allocator)
+		ADD(HR_ATOP, 0, 0);
 	if (s->nmanaged)
 		ADD(HR_MTOP, 0, 0);
 	for (i = 0; !hv->mclosed && i < s->nmanaged; i++) {
@@ -65,15 +81,6 @@ static size_t build_rows(const struct ui *u, struct hrow *rows)
 	}
 #undef ADD
 	return n;
-}
-
-static const char *arena_name(const struct vms_heap *h, char *buf, size_t n)
-{
-	bool main = h->kind && strcmp(h->kind, "glibc-main") == 0;
-
-	snprintf(buf, n, "%s 0x%llx", main ? "main arena" : "arena",
-		 (unsigned long long)h->id);
-	return buf;
 }
 
 /* Free bytes still resident over the arenas (-1: unknown anywhere). */
@@ -92,21 +99,6 @@ static int64_t resident_sum(const struct vms_snapshot *s)
 		sum += g->free_resident;
 	}
 	return sum;
-}
-
-/* A size as people read it, or in bytes (u->heaps.bytes). */
-static const char *figure(const struct ui *u, uint64_t v, char *buf, size_t n)
-{
-	if (!u->heaps.bytes)
-		return fmt_size(v, buf, n);
-	snprintf(buf, n, "%llu", (unsigned long long)v);
-	return buf;
-}
-
-static const char *figure_or_dash(const struct ui *u, int64_t v, char *buf,
-				  size_t n)
-{
-	return v < 0 ? "-" : figure(u, (uint64_t)v, buf, n);
 }
 
 /* The figure columns: their width (exact bytes need more), how many fit
@@ -152,7 +144,17 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 	const struct vms_snapshot *s = u->snap;
 	attr_t a = sel ? theme_attr(EL_SELECTION) : theme_attr(EL_NORMAL);
 	char name[200], b1[16];
+	size_t i, arenas = 0;
 
+	if (r->kind == HR_ATOP ||
+	    (r->kind == HR_ARENA && !ha_glibc(&s->heaps[r->heap]))) {
+		int64_t v[5];
+
+		ha_row(u, r, name, sizeof(name), v);
+		draw_figures(u, y, sel ? a : theme_attr(theme_type(VMS_T_HEAP)),
+			     r->kind == HR_ARENA ? 2 : 0, name, v);
+		return;
+	}
 	if (r->kind == HR_TOP) {
 		const struct vms_malloc *m = s->glibc;
 
@@ -164,10 +166,14 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 				     (const int64_t[5]){ -1, -1, -1, -1, -1 });
 			return;
 		}
+		for (i = 0; i < s->nheaps; i++)
+			arenas += ha_glibc(&s->heaps[i]);
 		snprintf(name, sizeof(name), "%s %s malloc %s, %zu arena%s%s",
 			 u->heaps.closed ? "+" : "-", m->allocator, m->version,
-			 s->nheaps, s->nheaps == 1 ? "" : "s",
-			 m->partial ? " (partial)" : "");
+			 arenas, arenas == 1 ? "" : "s",
+			 m->empty     ? " (never used)"
+			 : m->partial ? " (partial)"
+				      : "");
 		draw_figures(u, y, a, 0, name,
 			     (const int64_t[5]){ (int64_t)m->arena,
 						 (int64_t)m->uordblks,
@@ -214,7 +220,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 
 		snprintf(name, sizeof(name), "%s %s, %u segment%s%s",
 			 arena_open(&u->heaps, r->heap) ? "-" : "+",
-			 arena_name(h, an, sizeof(an)), h->nsegs,
+			 hg_arena_name(h, an, sizeof(an)), h->nsegs,
 			 h->nsegs == 1 ? "" : "s",
 			 g && g->busy	   ? " (busy)"
 			 : g && g->partial ? " (partial)"
@@ -248,234 +254,6 @@ static const struct vms_heap *row_heap(const struct ui *u, const struct hrow *r)
 	if (r->kind == HR_ARENA || r->kind == HR_SEG)
 		return &u->snap->heaps[r->heap];
 	return NULL;
-}
-
-/* One cell of the strip: '#' in use, ':' partly free, '.' free, 'T' top
- * (its larger share decides). */
-static char strip_char(uint64_t fr, uint64_t top, uint64_t cell)
-{
-	if (!cell)
-		return ' ';
-	if (top * 2 >= cell)
-		return 'T';
-	if ((fr + top) * 2 >= cell)
-		return '.';
-	if ((fr + top) * 10 >= cell)
-		return ':';
-	return '#';
-}
-
-static void draw_strip(int y, int x, int w, const struct vms_heap_glibc *g)
-{
-	int c;
-
-	if (w <= 0)
-		return;
-	for (c = 0; c < w; c++) {
-		/* columns over cells: each column the cells under it */
-		size_t c0 = (size_t)c * VMS_HEAP_STRIP / (size_t)w;
-		size_t c1 = (size_t)(c + 1) * VMS_HEAP_STRIP / (size_t)w;
-		uint64_t fr = 0, top = 0, bytes;
-		size_t k;
-		char ch;
-
-		if (c1 <= c0)
-			c1 = c0 + 1;
-		for (k = c0; k < c1 && k < VMS_HEAP_STRIP; k++) {
-			fr += g->strip_free[k];
-			top += g->strip_top[k];
-		}
-		bytes = g->strip_bytes * (c1 - c0) / VMS_HEAP_STRIP;
-		ch = strip_char(fr, top, bytes);
-		attrset(ch == '#'   ? theme_attr(EL_HEAP) | A_REVERSE
-			: ch == 'T' ? theme_attr(EL_FREE) | A_REVERSE
-				    : theme_attr(EL_NORMAL));
-		mvaddch(y, x + c, (chtype)ch);
-	}
-	attrset(A_NORMAL);
-}
-
-/* "Label value" pairs on one line, as many as fit whole. */
-static int pair(int y, int x, const char *label, const char *value)
-{
-	int lw = text_cols(label), vw = text_cols(value);
-
-	if (x + lw + 1 + vw > COLS)
-		return COLS;
-	put_str(y, x, lw + 1, theme_attr(EL_LABEL), label, 1);
-	put_str(y, x + lw + 1, vw, theme_attr(EL_NORMAL), value, 1);
-	return x + lw + vw + 3;
-}
-
-/* The lines a pair list takes when wrapped at the width. */
-static int pairs(int y, int ymax, const char *const *kv, size_t n)
-{
-	int x = 1;
-	size_t i;
-
-	for (i = 0; i + 1 < n && y < ymax; i += 2) {
-		int need = text_cols(kv[i]) + text_cols(kv[i + 1]) + 3;
-
-		if (x > 1 && x + need > COLS) {
-			y++;
-			x = 1;
-			if (y >= ymax)
-				break;
-			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
-		}
-		x = pair(y, x, kv[i], kv[i + 1]);
-	}
-	return y + 1;
-}
-
-static void draw_hist(int y, int ymax, const struct vms_heap_glibc *g)
-{
-	uint64_t most = 0;
-	int k, barw = COLS - 40;
-	char lo[16], hi[16], by[16];
-
-	for (k = 0; k < VMS_HEAP_HIST; k++)
-		if (g->hist[k] > most)
-			most = g->hist[k];
-	if (!most) {
-		put_str(y, 1, COLS - 1, theme_attr(EL_DIM),
-			"Free chunks by size: none outside top", 1);
-		return;
-	}
-	put_str(y++, 1, COLS - 1, theme_attr(EL_LABEL),
-		"Free chunks by size (top apart):", 1);
-	for (k = 0; k < VMS_HEAP_HIST && y < ymax; k++) {
-		int n;
-
-		if (!g->hist[k])
-			continue;
-		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
-		fmt_size(32ull << k, lo, sizeof(lo));
-		fmt_size((64ull << k) - 1, hi, sizeof(hi));
-		put_fmt(y, 1, 38, theme_attr(EL_NORMAL), "%7s-%-7s %7llu %7s",
-			lo, k + 1 < VMS_HEAP_HIST ? hi : "",
-			(unsigned long long)g->hist[k],
-			fmt_size(g->hist_bytes[k], by, sizeof(by)));
-		n = barw > 0 ? (int)((double)g->hist[k] * barw / (double)most +
-				     0.5)
-			     : 0;
-		if (n < 1 && barw > 0)
-			n = 1;
-		attrset(theme_attr(EL_HEAP));
-		if (n > 0)
-			mvhline(y, 39, '=', n);
-		attrset(A_NORMAL);
-		y++;
-	}
-}
-
-/* The detail of the arena h (NULL: the process's malloc, or why it was
- * not walked) in lines [y, ymax). */
-static void draw_detail(struct ui *u, int y, int ymax, const struct vms_heap *h)
-{
-	const struct vms_snapshot *s = u->snap;
-	const struct vms_heap_glibc *g = h ? h->glibc : NULL;
-	char b[12][24], an[64], frag[24];
-	int i;
-
-	for (i = y; i < ymax; i++)
-		put_blank(i, 0, COLS, theme_attr(EL_NORMAL));
-	if (!h) {
-		const struct vms_malloc *m = s->glibc;
-
-		if (!m) {
-			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
-				"The heaps were not walked: no consistent "
-				"memory of one instant, or no glibc found "
-				"(the notes above say which). -b fork or "
-				"-b pss -F walks them.",
-				1);
-			return;
-		}
-		{
-			const char *kv[] = {
-				"glibc",
-				m->version,
-				"found by",
-				m->found_by,
-				"tcache",
-				figure(u, m->tcache, b[0], 24),
-				"overhead",
-				figure(u, m->overhead, b[1], 24),
-				"mmapped chunks",
-				(snprintf(b[2], 24, "%llu",
-					  (unsigned long long)m->hblks),
-				 b[2]),
-				"mmapped",
-				figure(u, m->hblkhd, b[3], 24),
-				"top of main (keepcost)",
-				figure(u, m->keepcost, b[4], 24),
-			};
-
-			y = pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
-		}
-		if (m->partial && y < ymax)
-			put_fmt(y, 1, COLS - 1, theme_attr(EL_ERROR),
-				"partial: %s", m->partial);
-		return;
-	}
-	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE), "%s  (%s)",
-		arena_name(h, an, sizeof(an)), h->kind ? h->kind : "?");
-	if (!g || g->busy) {
-		if (y < ymax)
-			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
-				g ? "locked at the snapshot (busy): not walked"
-				  : "found by its shape only: not walked",
-				1);
-		return;
-	}
-	snprintf(frag, sizeof(frag), "%.1f%%",
-		 g->system ? 100.0 * (double)(h->free - h->top) /
-				     (double)g->system
-			   : 0.0);
-	{
-		const char *kv[] = {
-			"System",
-			figure(u, g->system, b[0], 24),
-			"In use",
-			figure(u, (uint64_t)h->in_use, b[1], 24),
-			"Free",
-			figure(u, (uint64_t)h->free, b[2], 24),
-			"Free resident",
-			figure_or_dash(u, g->free_resident, b[3], 24),
-			"Tcache",
-			figure(u, g->tcache, b[4], 24),
-			"Overhead",
-			figure(u, g->overhead, b[5], 24),
-			"Chunks",
-			(snprintf(b[6], 24, "%lld", (long long)h->chunks), b[6]),
-			"Free chunks",
-			(snprintf(b[7], 24, "%lld", (long long)h->free_chunks), b[7]),
-			"Largest free",
-			figure(u, g->largest_free, b[8], 24),
-			"Top",
-			figure(u, (uint64_t)h->top, b[9], 24),
-			"Fragmentation",
-			frag,
-		};
-
-		y = pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
-	}
-	if (g->partial && y < ymax)
-		put_fmt(y++, 1, COLS - 1, theme_attr(EL_ERROR), "partial: %s",
-			g->partial);
-	if (g->strip_bytes && y < ymax) {
-		put_str(y, 1, 6, theme_attr(EL_LABEL), "Strip", 1);
-		draw_strip(y, 7, COLS - 8, g);
-		y++;
-		if (y < ymax)
-			put_str(y++, 7, COLS - 8, theme_attr(EL_DIM),
-				"# in use  : partly free  . free  T top "
-				"(segments end to end)",
-				1);
-	}
-	if (y < ymax)
-		draw_hist(y, ymax, g);
 }
 
 static void heaps_draw(struct ui *u)
@@ -523,9 +301,15 @@ static void heaps_draw(struct ui *u)
 		for (y = hv->y + hv->h; y < LINES - 1; y++)
 			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
 		hm_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
+	} else if (n && (rows[hv->cur].kind == HR_ATOP ||
+			 (row_heap(u, &rows[hv->cur]) &&
+			  !ha_glibc(row_heap(u, &rows[hv->cur]))))) {
+		for (y = hv->y + hv->h; y < LINES - 1; y++)
+			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+		ha_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
 	} else {
-		draw_detail(u, hv->y + hv->h, LINES - 1,
-			    n ? row_heap(u, &rows[hv->cur]) : NULL);
+		hg_detail(u, hv->y + hv->h, LINES - 1,
+			  n ? row_heap(u, &rows[hv->cur]) : NULL);
 	}
 	free(rows);
 	ui_status(u,
@@ -568,6 +352,10 @@ static int expand(struct ui *u, bool open)
 	}
 	if (r.kind == HR_MTOP) {
 		hv->mclosed = !open;
+		return UI_DRAW;
+	}
+	if (r.kind == HR_ATOP) {
+		hv->aclosed = !open;
 		return UI_DRAW;
 	}
 	if (r.kind == HR_PART && !open) {
@@ -621,6 +409,8 @@ static int act_enter(struct ui *u)
 		return expand(u, !arena_open(&u->heaps, r.heap));
 	if (r.kind == HR_MTOP)
 		return expand(u, u->heaps.mclosed);
+	if (r.kind == HR_ATOP)
+		return expand(u, u->heaps.aclosed);
 	if (r.kind == HR_MANAGED && u->snap->managed[r.heap].nparts)
 		return expand(u, !hm_open(&u->heaps, r.heap));
 	if (r.kind == HR_MANAGED || r.kind == HR_PART) {
@@ -771,7 +561,7 @@ static int heaps_enter(struct ui *u)
 				break;
 		if (g == s->heaps[i].nsegs)
 			continue;
-		hv->closed = false;
+		hv->closed = hv->aclosed = false;
 		hv->open[i] = 1;
 		cursor_on(u, HR_SEG, i, g);
 		return 0;

@@ -244,6 +244,7 @@ struct heapview {
 	uint8_t *open;
 	size_t nopen;
 	bool closed;
+	bool aclosed; /* the other allocator's heading closed */
 	uint8_t *mopen;
 	size_t nmopen;
 	bool mclosed;

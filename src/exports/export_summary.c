@@ -141,6 +141,61 @@ static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 		  m->partial ? " (partial: see Missing)" : "");
 }
 
+/* The allocator behind malloc when it is not glibc's, or one beside it
+ * (step "allocator"): what it is, its heap, and its own figures where
+ * they were read. Its image and partial may come from a snapshot file:
+ * escaped. */
+static void allocator_line(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_allocator *al = s->allocator;
+	int64_t in_use = 0, blocks = 0, free = 0;
+	char a[32], b[32], c[32];
+	size_t i, n = 0;
+
+	if (!al)
+		return;
+	for (i = 0; i < s->nheaps; i++) {
+		const struct vms_heap *h = &s->heaps[i];
+
+		if (h->glibc || strncmp(h->kind, "glibc", 5) == 0)
+			continue;
+		n++;
+		in_use = in_use < 0 || h->in_use < 0 ? -1 : in_use + h->in_use;
+		blocks = blocks < 0 || h->chunks < 0 ? -1 : blocks + h->chunks;
+		free = free < 0 || h->free < 0 ? -1 : free + h->free;
+	}
+	ob_puts(o, "Allocator:   ");
+	ob_text_str(o, al->name);
+	ob_puts(o, " (");
+	ob_text_str(o, al->image ? al->image : "?");
+	ob_printf(o, ") %s: heap %s in %llu region%s",
+		  al->provides_malloc ? "provides malloc" : "beside glibc's",
+		  ob_size_text(o, al->heap, a, sizeof(a)),
+		  (unsigned long long)al->nregions,
+		  al->nregions == 1 ? "" : "s");
+	if (n && in_use >= 0)
+		ob_printf(o, ", in use %s",
+			  ob_size_text(o, (uint64_t)in_use, a, sizeof(a)));
+	if (n && blocks >= 0)
+		ob_printf(o, " in %llu blocks", (unsigned long long)blocks);
+	if (n && free >= 0)
+		ob_printf(o, ", free %s",
+			  ob_size_text(o, (uint64_t)free, b, sizeof(b)));
+	if (al->metadata >= 0)
+		ob_printf(
+			o, ", metadata %s",
+			ob_size_text(o, (uint64_t)al->metadata, c, sizeof(c)));
+	if (al->system >= 0)
+		ob_printf(o, ", %s taken from the system (its count)",
+			  ob_size_text(o, (uint64_t)al->system, a, sizeof(a)));
+	if (al->partial) {
+		ob_puts(o, " (partial: ");
+		ob_text_str(o, al->partial);
+		ob_putc(o, ')');
+	}
+	ob_putc(o, '\n');
+}
+
 /* One "Managed:" line per runtime (in the order first found): its heaps,
  * their bytes, and what the runtime says is in use where it says it. */
 static void managed_line(const struct vms_snapshot *s, struct outbuf *o,
@@ -247,6 +302,7 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_printf(o, "Largest free block: %s\n",
 		  ob_size_text(o, s->largest_free, tmp, sizeof(tmp)));
 	malloc_line(s, o);
+	allocator_line(s, o);
 	managed_lines(s, o);
 	ob_puts(o, o->exact ? "Sizes in bytes.\n"
 			    : "Sizes in K (1024 bytes), M, G, T (each 1024 of "

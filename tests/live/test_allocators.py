@@ -11,7 +11,7 @@ tcmalloc's own MallocExtension properties):
 - mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
-  the fork clone;
+  the fork clone; -s gives the same figures on its Allocator: line;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
@@ -91,6 +91,13 @@ def mimalloc(snap, own, how):
     T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
          "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
          % (how, h["chunks"], h["free"]))
+    if how == "frozen":
+        r = T.run_vmscope("-F", "-s", "--bytes", str(snap["process"]["pid"]))
+        line = [x for x in r.stdout.decode().splitlines()
+                if x.startswith("Allocator:")]
+        T.ok(line and "in use %d in %d blocks, free %d, metadata %d" % (
+             h["in_use"], h["chunks"], h["free"], a["metadata"]) in line[0],
+             "mimalloc: -s says the same in its Allocator: line", line)
     regs = [r for r in snap["regions"] if r["type"] == "heap"]
     T.ok(regs and all(r["detail"].startswith("mimalloc") for r in regs),
          "mimalloc (%s): every heap region is one of its segments" % how,

@@ -1,0 +1,147 @@
+/* heaps_alloc.c — the other allocator on the heaps screen (heaps_alloc.h).
+ * Reads only the finished snapshot's s->allocator and s->heaps. The
+ * allocator's image path and its notes come from the target or a file:
+ * drawn through put_str / put_fmt, which escape.
+ */
+#include "heaps_alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "heaps_glibc.h"
+
+bool ha_glibc(const struct vms_heap *h)
+{
+	return h->kind && strncmp(h->kind, "glibc", 5) == 0;
+}
+
+static uint64_t seg_bytes(const struct vms_heap *h)
+{
+	uint64_t b = 0;
+	uint32_t g;
+
+	for (g = 0; g < h->nsegs; g++)
+		b += h->segs[g].end - h->segs[g].start;
+	return b;
+}
+
+/* -1 stays unknown in a sum. */
+static void add(int64_t *sum, int64_t v)
+{
+	*sum = *sum < 0 || v < 0 ? -1 : *sum + v;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "?";
+}
+
+void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
+	    int64_t v[5])
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct vms_allocator *al = s->allocator;
+	size_t i, k = 0;
+
+	v[3] = -1;
+	if (r->kind == HR_ARENA) {
+		const struct vms_heap *h = &s->heaps[r->heap];
+
+		snprintf(name, n, "  %s %s heap 0x%llx, %u range%s",
+			 r->heap < u->heaps.nopen && u->heaps.open[r->heap]
+				 ? "-"
+				 : "+",
+			 h->kind, (unsigned long long)h->id, h->nsegs,
+			 h->nsegs == 1 ? "" : "s");
+		v[0] = (int64_t)seg_bytes(h);
+		v[1] = h->in_use;
+		v[2] = h->free;
+		v[4] = h->chunks;
+		return;
+	}
+	v[0] = al->system;
+	v[1] = v[2] = v[4] = 0;
+	for (i = 0; i < s->nheaps; i++) {
+		if (ha_glibc(&s->heaps[i]))
+			continue;
+		k++;
+		add(&v[1], s->heaps[i].in_use);
+		add(&v[2], s->heaps[i].free);
+		add(&v[4], s->heaps[i].chunks);
+	}
+	if (!k)
+		v[1] = v[2] = v[4] = -1;
+	snprintf(name, n, "%s %s (%s), %zu heap%s%s",
+		 u->heaps.aclosed ? "+" : "-", al->name, base_name(al->image),
+		 k, k == 1 ? "" : "s", al->partial ? " (partial)" : "");
+}
+
+/* Where the figures of the allocator's heaps come from. */
+static const char *how_found(const char *name)
+{
+	if (strcmp(name, "mimalloc") == 0)
+		return "segments found by their headers; figures from "
+		       "their pages' entries";
+	if (strcmp(name, "jemalloc") == 0)
+		return "regions found from its base blocks' extent records; "
+		       "its own figures are not read";
+	if (strcmp(name, "tcmalloc") == 0)
+		return "the brk heap, glibc's malloc never having run";
+	return "";
+}
+
+void ha_detail(struct ui *u, int y, int ymax, const struct hrow *r)
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct vms_allocator *al = s->allocator;
+	char b[4][24];
+
+	if (!al || y >= ymax)
+		return;
+	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE), "%s  %s", al->name,
+		al->image ? al->image : "?");
+	if (y < ymax)
+		put_fmt(y++, 1, COLS - 1, theme_attr(EL_NORMAL),
+			"%s malloc (found by %s)",
+			al->provides_malloc ? "provides" : "beside glibc's",
+			al->found_by ? al->found_by : "?");
+	{
+		char regs[24];
+		const char *kv[] = {
+			"Heap",
+			hg_figure(u, al->heap, b[0], sizeof(b[0])),
+			"Regions",
+			(snprintf(regs, sizeof(regs), "%llu",
+				  (unsigned long long)al->nregions),
+			 regs),
+			"Metadata",
+			al->metadata < 0 ? "-"
+					 : hg_figure(u, (uint64_t)al->metadata,
+						     b[1], sizeof(b[1])),
+			"Taken from the system (its count)",
+			al->system < 0 ? "-"
+				       : hg_figure(u, (uint64_t)al->system,
+						   b[2], sizeof(b[2])),
+		};
+
+		y = hg_pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
+	}
+	if (r->kind != HR_ATOP && y < ymax) {
+		const struct vms_heap *h = &s->heaps[r->heap];
+
+		put_fmt(y++, 1, COLS - 1, theme_attr(EL_LABEL),
+			"%s heap 0x%llx: %s in %u address range%s", h->kind,
+			(unsigned long long)h->id,
+			hg_figure(u, seg_bytes(h), b[3], sizeof(b[3])),
+			h->nsegs, h->nsegs == 1 ? "" : "s");
+	}
+	if (y < ymax)
+		put_str(y++, 1, COLS - 1, theme_attr(EL_DIM),
+			how_found(al->name), 1);
+	if (al->partial && y < ymax)
+		put_fmt(y, 1, COLS - 1, theme_attr(EL_ERROR), "partial: %s",
+			al->partial);
+}
