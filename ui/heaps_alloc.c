@@ -11,11 +11,6 @@
 #include "draw.h"
 #include "heaps_glibc.h"
 
-bool ha_glibc(const struct vms_heap *h)
-{
-	return h->kind && strncmp(h->kind, "glibc", 5) == 0;
-}
-
 static uint64_t seg_bytes(const struct vms_heap *h)
 {
 	uint64_t b = 0;
@@ -24,12 +19,6 @@ static uint64_t seg_bytes(const struct vms_heap *h)
 	for (g = 0; g < h->nsegs; g++)
 		b += h->segs[g].end - h->segs[g].start;
 	return b;
-}
-
-/* -1 stays unknown in a sum. */
-static void add(int64_t *sum, int64_t v)
-{
-	*sum = *sum < 0 || v < 0 ? -1 : *sum + v;
 }
 
 static const char *base_name(const char *path)
@@ -44,7 +33,7 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 {
 	const struct vms_snapshot *s = u->snap;
 	const struct vms_allocator *al = s->allocator;
-	size_t i, k = 0;
+	struct vms_heap_sum t;
 
 	v[3] = -1;
 	if (r->kind == HR_ARENA) {
@@ -62,21 +51,14 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		v[4] = h->chunks;
 		return;
 	}
+	t = vms_allocator_heaps(s);
 	v[0] = al->system;
-	v[1] = v[2] = v[4] = 0;
-	for (i = 0; i < s->nheaps; i++) {
-		if (ha_glibc(&s->heaps[i]))
-			continue;
-		k++;
-		add(&v[1], s->heaps[i].in_use);
-		add(&v[2], s->heaps[i].free);
-		add(&v[4], s->heaps[i].chunks);
-	}
-	if (!k)
-		v[1] = v[2] = v[4] = -1;
+	v[1] = t.in_use;
+	v[2] = t.free;
+	v[4] = t.chunks;
 	snprintf(name, n, "%s %s (%s), %zu heap%s%s",
 		 u->heaps.aclosed ? "+" : "-", al->name, base_name(al->image),
-		 k, k == 1 ? "" : "s", al->partial ? " (partial)" : "");
+		 t.n, t.n == 1 ? "" : "s", al->partial ? " (partial)" : "");
 }
 
 /* Where the figures of the allocator's heaps come from. */

@@ -12,8 +12,6 @@
 
 #include "heaps_managed.h"
 
-/* Whether heap h is one of glibc's arenas (else the other allocator's). */
-bool ha_glibc(const struct vms_heap *h);
 /* The name and figures (System, In use, Free, Resident, Chunks; -1
  * unknown) of the allocator's heading row (HR_ATOP) or one of its heaps
  * (HR_ARENA). */

@@ -57,7 +57,7 @@ static size_t build_rows(const struct ui *u, struct hrow *rows)
 	/* glibc's arenas, then the other allocator's heaps */
 	for (i = 0; i < 2 * s->nheaps; i++) {
 		size_t k = i % s->nheaps;
-		bool glibc = ha_glibc(&s->heaps[k]);
+		bool glibc = vms_heap_is_glibc(&s->heaps[k]);
 
 		if (i == s->nheaps && s->allocator)
 			ADD(HR_ATOP, 0, 0);
@@ -147,7 +147,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 	size_t i, arenas = 0;
 
 	if (r->kind == HR_ATOP ||
-	    (r->kind == HR_ARENA && !ha_glibc(&s->heaps[r->heap]))) {
+	    (r->kind == HR_ARENA && !vms_heap_is_glibc(&s->heaps[r->heap]))) {
 		int64_t v[5];
 
 		ha_row(u, r, name, sizeof(name), v);
@@ -167,7 +167,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 			return;
 		}
 		for (i = 0; i < s->nheaps; i++)
-			arenas += ha_glibc(&s->heaps[i]);
+			arenas += vms_heap_is_glibc(&s->heaps[i]);
 		snprintf(name, sizeof(name), "%s %s malloc %s, %zu arena%s%s",
 			 u->heaps.closed ? "+" : "-", m->allocator, m->version,
 			 arenas, arenas == 1 ? "" : "s",
@@ -303,7 +303,7 @@ static void heaps_draw(struct ui *u)
 		hm_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
 	} else if (n && (rows[hv->cur].kind == HR_ATOP ||
 			 (row_heap(u, &rows[hv->cur]) &&
-			  !ha_glibc(row_heap(u, &rows[hv->cur]))))) {
+			  !vms_heap_is_glibc(row_heap(u, &rows[hv->cur]))))) {
 		for (y = hv->y + hv->h; y < LINES - 1; y++)
 			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
 		ha_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);

@@ -148,22 +148,11 @@ static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 static void allocator_line(const struct vms_snapshot *s, struct outbuf *o)
 {
 	const struct vms_allocator *al = s->allocator;
-	int64_t in_use = 0, blocks = 0, free = 0;
+	struct vms_heap_sum t = vms_allocator_heaps(s);
 	char a[32], b[32], c[32];
-	size_t i, n = 0;
 
 	if (!al)
 		return;
-	for (i = 0; i < s->nheaps; i++) {
-		const struct vms_heap *h = &s->heaps[i];
-
-		if (h->glibc || strncmp(h->kind, "glibc", 5) == 0)
-			continue;
-		n++;
-		in_use = in_use < 0 || h->in_use < 0 ? -1 : in_use + h->in_use;
-		blocks = blocks < 0 || h->chunks < 0 ? -1 : blocks + h->chunks;
-		free = free < 0 || h->free < 0 ? -1 : free + h->free;
-	}
 	ob_puts(o, "Allocator:   ");
 	ob_text_str(o, al->name);
 	ob_puts(o, " (");
@@ -173,14 +162,14 @@ static void allocator_line(const struct vms_snapshot *s, struct outbuf *o)
 		  ob_size_text(o, al->heap, a, sizeof(a)),
 		  (unsigned long long)al->nregions,
 		  al->nregions == 1 ? "" : "s");
-	if (n && in_use >= 0)
+	if (t.in_use >= 0)
 		ob_printf(o, ", in use %s",
-			  ob_size_text(o, (uint64_t)in_use, a, sizeof(a)));
-	if (n && blocks >= 0)
-		ob_printf(o, " in %llu blocks", (unsigned long long)blocks);
-	if (n && free >= 0)
+			  ob_size_text(o, (uint64_t)t.in_use, a, sizeof(a)));
+	if (t.chunks >= 0)
+		ob_printf(o, " in %llu blocks", (unsigned long long)t.chunks);
+	if (t.free >= 0)
 		ob_printf(o, ", free %s",
-			  ob_size_text(o, (uint64_t)free, b, sizeof(b)));
+			  ob_size_text(o, (uint64_t)t.free, b, sizeof(b)));
 	if (al->metadata >= 0)
 		ob_printf(
 			o, ", metadata %s",

@@ -266,6 +266,36 @@ bool vms_region_is_anon(const struct vms_region *r)
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
 }
 
+bool vms_heap_is_glibc(const struct vms_heap *h)
+{
+	return h->kind && strncmp(h->kind, "glibc", 5) == 0;
+}
+
+static void add_known(int64_t *sum, int64_t v)
+{
+	*sum = *sum < 0 || v < 0 ? -1 : *sum + v;
+}
+
+struct vms_heap_sum vms_allocator_heaps(const struct vms_snapshot *s)
+{
+	struct vms_heap_sum t = { 0, 0, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++) {
+		const struct vms_heap *h = &s->heaps[i];
+
+		if (vms_heap_is_glibc(h))
+			continue;
+		t.n++;
+		add_known(&t.in_use, h->in_use);
+		add_known(&t.free, h->free);
+		add_known(&t.chunks, h->chunks);
+	}
+	if (!t.n)
+		t.in_use = t.free = t.chunks = -1;
+	return t;
+}
+
 int vms_snapshot_note(struct vms_snapshot *s, const char *step, const char *why)
 {
 	struct vms_note *n =

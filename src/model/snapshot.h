@@ -504,4 +504,16 @@ size_t vms_snapshot_bytes(const struct vms_snapshot *s);
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);
 
+/* Whether h is one of glibc's arenas (kind "glibc-..."), else a heap of
+ * s->allocator's. */
+bool vms_heap_is_glibc(const struct vms_heap *h);
+
+/* s->allocator's heaps taken together: how many, and their in_use, free
+ * and chunks summed (-1 where one of them does not know). */
+struct vms_heap_sum {
+	size_t n;
+	int64_t in_use, free, chunks;
+};
+struct vms_heap_sum vms_allocator_heaps(const struct vms_snapshot *s);
+
 #endif

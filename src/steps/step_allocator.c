@@ -74,23 +74,29 @@ static int mi_version_of(struct vms_snapshot *s, const struct vms_image *im)
 	return v;
 }
 
-/* gperftools' count of the bytes it took from the system, a variable it
- * exports (TCMalloc_SystemTaken), read in the snapshot's memory; -1. */
-static int64_t tc_system_taken(struct vms_snapshot *s,
-			       const struct vms_image *im)
+/* Where gperftools keeps its count of the bytes it took from the system,
+ * a variable it exports (TCMalloc_SystemTaken): its runtime address, 0
+ * when it has none. */
+static uint64_t tc_taken_at(struct vms_snapshot *s, const struct vms_image *im)
 {
 	struct elfimage_sym sym;
 	struct elfimage_src src;
-	uint64_t v;
 	int fd;
 	bool ok =
 		image_symbol(s, im, "TCMalloc_SystemTaken", &sym, &fd, &src) &&
-		sym.size == sizeof(v);
+		sym.size == sizeof(uint64_t);
 
 	if (fd >= 0)
 		close(fd);
-	if (!ok || !rtscan_read(s, im->bias + sym.value, &v, sizeof(v)) ||
-	    v > INT64_MAX)
+	return ok ? im->bias + sym.value : 0;
+}
+
+/* That count, read in the snapshot's memory; -1. */
+static int64_t tc_system_taken(struct vms_snapshot *s, uint64_t at)
+{
+	uint64_t v;
+
+	if (!at || !rtscan_read(s, at, &v, sizeof(v)) || v > INT64_MAX)
 		return -1;
 	return (int64_t)v;
 }
@@ -101,13 +107,13 @@ static int64_t tc_system_taken(struct vms_snapshot *s,
  * what it counts beyond the brk heap it mapped, and that is not located
  * (its page map is not exported). */
 static const char *tc_heap(struct vms_snapshot *s, struct vms_allocator *al,
-			   const struct vms_image *im)
+			   uint64_t taken_at)
 {
 	struct vms_heap *h = NULL;
 	uint64_t brk = 0;
 	size_t i;
 
-	al->system = tc_system_taken(s, im);
+	al->system = tc_system_taken(s, taken_at);
 	for (i = 0; i < s->nheaps; i++)
 		if (strcmp(s->heaps[i].kind, "glibc-main") == 0)
 			h = &s->heaps[i];
@@ -138,16 +144,36 @@ static const char *tc_heap(struct vms_snapshot *s, struct vms_allocator *al,
 			    (unsigned long long)al->system);
 }
 
+/* What the allocator's file says, read before the target is held: the
+ * files are not the target's memory. */
+struct file_facts {
+	int mi_version; /* mi_version()'s value, -1 */
+	uint64_t tc_taken_at; /* TCMalloc_SystemTaken's address, 0 */
+};
+
+static struct file_facts file_facts(struct vms_snapshot *s,
+				    const struct vms_allocator *al,
+				    const struct vms_image *im)
+{
+	struct file_facts f = { -1, 0 };
+
+	if (strcmp(al->name, "mimalloc") == 0)
+		f.mi_version = mi_version_of(s, im);
+	else if (strcmp(al->name, "tcmalloc") == 0)
+		f.tc_taken_at = tc_taken_at(s, im);
+	return f;
+}
+
 /* The heap of the allocator al names, in s's memory (held). */
 static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
-		     const struct vms_image *im)
+		     const struct file_facts *f)
 {
 	struct alloc_marks m = { s, NULL, 0, NULL };
 	bool oom;
 	int rc = -1;
 
 	if (strcmp(al->name, "tcmalloc") == 0) {
-		al->partial = tc_heap(s, al, im);
+		al->partial = tc_heap(s, al, f->tc_taken_at);
 		return 0;
 	}
 	m.runs = rtscan_runs(s, &m.nruns, &oom);
@@ -157,7 +183,7 @@ static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
 	if (strcmp(al->name, "jemalloc") == 0)
 		rc = alloc_jemalloc(&m, al);
 	else
-		rc = alloc_mimalloc(&m, al, mi_version_of(s, im));
+		rc = alloc_mimalloc(&m, al, f->mi_version);
 out:
 	free(m.mark);
 	return rc;
@@ -220,6 +246,7 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	const struct vms_image *prov, *at = NULL;
 	struct vms_allocator *al;
 	const char *name, *found_by = NULL;
+	struct file_facts facts;
 	int rc;
 
 	s->allocator = NULL;
@@ -253,8 +280,9 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 		al->partial = "its heap was not looked for: no memory to read";
 		return 0;
 	}
+	facts = file_facts(s, al, at);
 	vms_source_hold(s, true);
-	rc = find_heap(s, al, at);
+	rc = find_heap(s, al, &facts);
 	vms_source_hold(s, false);
 	return rc < 0 ? step_nomem(err, "allocator") : 0;
 }
