@@ -17,14 +17,15 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 VERSION := 0.1.0
 
-# jansson: the JSON part of snapshot files; libzstd: their compression.
-PKGS := ncursesw libproc2 jansson libzstd
+# jansson: the JSON part of snapshot files; libzstd: their compression;
+# libdw: the layout of a Go program's runtime from its DWARF (goheap.h).
+PKGS := ncursesw libproc2 jansson libzstd libdw
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-# libelf: only the unit tests link it, as an independent check of the
-# engine's own ELF reader (src/elfimage.h says why the engine reads ELF
-# itself). vmscope does not map it: every library it maps is one more file
-# whose pages it shares with the target it measures.
+# libelf: the unit tests link it as an independent check of the engine's
+# own ELF reader (src/steps/elfimage.h says why the engine reads ELF
+# itself); vmscope maps it only as libdw's (runs from private copies of
+# both: src/selfcopy.h).
 TEST_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \

@@ -14,6 +14,7 @@ libproc2-dev         process list, names, rollup figures
 libjansson-dev       snapshot files: their JSON part, read and written
 libzstd-dev          snapshot files: their compression (smaps text to <1%)
 libelf-dev           the unit tests check the ELF reader against it
+libdw-dev            the go step: a Go runtime's layout from the program's DWARF
 python3              the live tests read JSON with it
 tmux                 the viewer's tests drive it in tmux
 procps               pmap, the benchmark's reference

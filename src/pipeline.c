@@ -36,7 +36,7 @@ const struct vms_step vms_steps[] = {
 	 * processes); jvm asks a source without files to put back what it
 	 * kept (a snapshot file). */
 	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
-	{ "go", "finding Go's heap arenas", 0, 0, false, step_go_run },
+	{ "go", "reading Go's heap", 0, 0, false, step_go_run },
 	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },
 	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
 	/* These three look at what the steps above left private data; they

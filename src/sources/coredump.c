@@ -103,6 +103,9 @@ struct core_notes {
 	const unsigned char *file; /* NT_FILE desc */
 	uint64_t file_len;
 	uint64_t entry, vdso; /* AT_ENTRY, AT_SYSINFO_EHDR, or 0 */
+	/* AT_RANDOM, else AT_EXECFN: where the kernel put them is the
+	 * process's initial stack (fs/binfmt_elf.c, create_elf_tables) */
+	uint64_t on_stack;
 	size_t nthreads;
 };
 
@@ -117,6 +120,8 @@ static void auxv(struct core_notes *n, const unsigned char *d, uint64_t len)
 			n->entry = v;
 		else if (k == AT_SYSINFO_EHDR)
 			n->vdso = v;
+		else if (k == AT_RANDOM || (k == AT_EXECFN && !n->on_stack))
+			n->on_stack = v;
 		else if (k == AT_NULL)
 			break;
 	}
@@ -398,7 +403,13 @@ static void implied_names(struct vms_snapshot *s, const struct core_notes *n)
 
 	if (k >= 0)
 		s->regions[k].path = "[vdso]";
-	for (i = 0; i < s->nthreads; i++)
+	/* [stack] is the initial stack, where the auxiliary vector points;
+	 * the main thread's stack pointer may be elsewhere (a Go program
+	 * runs its goroutines on stacks in its heap arenas) and is taken
+	 * only when the core has no such pointer. */
+	if ((k = anon_at(s, n->on_stack)) >= 0)
+		s->regions[k].path = "[stack]";
+	for (i = 0; !n->on_stack && i < s->nthreads; i++)
 		if (s->threads[i].tid == s->proc.pid &&
 		    (k = anon_at(s, s->threads[i].sp)) >= 0)
 			s->regions[k].path = "[stack]";

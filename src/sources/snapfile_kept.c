@@ -20,9 +20,10 @@
  * (overlapping: a CPython arena may share a region with its neighbour) and
  * those it named (the jvm step's "JVM ..." details: class space, code
  * cache); its notes those made under its name. Kept: jvm (hsperfdata, a
- * file), allocator, v8 and cpython (memory). Not kept: go and dotnet, which
- * run from the map and the images' ELF summaries alone (a file keeps
- * those) and so run again. A step with a record is put back, never run; a
+ * file), allocator, v8, cpython and go (memory: Go's spans). Not kept:
+ * dotnet, which runs from the map alone (a file keeps it) and so runs
+ * again; an older file without a go record runs go again, from the map
+ * and the images' ELF summaries, without its figures. A step with a record is put back, never run; a
  * step without one (an older file, or a step a newer vmscope added) runs
  * and says what it lacks; a record of a step this vmscope does not know
  * is ignored.
@@ -39,10 +40,9 @@ static const struct sf_kept_step {
 	const char *step, *runtime, *named;
 	bool allocator;
 } kept_steps[] = {
-	{ "jvm", "jvm", "JVM ", false },
-	{ "allocator", NULL, NULL, true },
-	{ "v8", "v8", NULL, false },
-	{ "cpython", "cpython", NULL, false },
+	{ "jvm", "jvm", "JVM ", false }, { "allocator", NULL, NULL, true },
+	{ "v8", "v8", NULL, false },	 { "cpython", "cpython", NULL, false },
+	{ "go", "go", NULL, false },
 };
 #define NKEPT (sizeof(kept_steps) / sizeof(kept_steps[0]))
 

@@ -161,8 +161,10 @@ bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len)
 	return vms_source_read(s, addr, buf, len, &e) == (ssize_t)len;
 }
 
-bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
-		       size_t len)
+/* Reads [addr, addr + len) with the pages the source has not as zeros;
+ * false when the first page is not there and first is required. */
+static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
+			 size_t len, bool first)
 {
 	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned char *b = buf;
@@ -177,7 +179,7 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 		done += got > 0 ? (size_t)got : 0;
 		if (done == len)
 			break;
-		if (addr / page == (addr + done) / page)
+		if (first && addr / page == (addr + done) / page)
 			return false; /* the first page is not there */
 		/* the page that stopped the read: zeros to its end */
 		skip = (size_t)(page - (addr + done) % page);
@@ -187,4 +189,28 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 		done += skip;
 	}
 	return true;
+}
+
+bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
+		       size_t len)
+{
+	return read_filling(s, addr, buf, len, true);
+}
+
+bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
+			   size_t len)
+{
+	ptrdiff_t i;
+	const struct vms_region *r;
+
+	if (rtscan_read(s, addr, buf, len))
+		return true;
+	i = vms_snapshot_find_index(s, addr);
+	if (i < 0 || s->cap.no_counters)
+		return false;
+	r = &s->regions[i];
+	if (r->path || (r->perms & VMS_PERM_SHARED) || r->c.swap ||
+	    addr + len < addr || addr + len > r->end)
+		return false;
+	return read_filling(s, addr, buf, len, false);
 }

@@ -1,5 +1,6 @@
 /* step_go.c — the "go" step: a Go program's heap arenas, typed managed
- * heap of runtime "go". See steps.h.
+ * heap of runtime "go", and what its runtime says is in them. See
+ * steps.h.
  *
  * A process is a Go program when one of its images has Go's own sections
  * (.go.buildinfo, .note.go.buildid: the images step's ELF summaries, so a
@@ -11,38 +12,194 @@
  * regions starting at a hint (its used part rw-p, the rest of the
  * reservation ---p), cut at its last 64 MiB boundary. Committed bytes are
  * the rw part the runtime has mapped (sysMap): MemStats.HeapSys plus the
- * stack spans it took from the heap (StackInuse). Go keeps its figures in
- * its own memory (runtime.mheap_), which needs symbols to find: used is
- * not known here. Arenas the runtime had to place elsewhere (a hint
- * taken) are found only by Go 1.25's names (classify).
+ * stack spans it took from the heap (StackInuse). Arenas the runtime had
+ * to place elsewhere (a hint taken) are found only by Go 1.25's names
+ * (classify).
+ *
+ * Used, with memory of one instant (-F, -b fork, a core) and the
+ * program's DWARF: runtime.mheap_'s spans walked (goheap.h), HeapAlloc as
+ * ReadMemStats says it, with parts "heap" (HeapInuse, HeapAlloc) and
+ * "stacks" (StackInuse). The layout is read from the file before the
+ * target is held. A snapshot file keeps what was found (snapfile_kept.c).
  */
 #include <string.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "elfimage.h"
+#include "goheap.h"
 #include "managed.h"
+#include "rtscan.h"
+#include "source.h"
 #include "steps.h"
 
 #define ARENA (64ull << 20)
 #define HINTS 0x80
 
-static bool go_image(const struct vms_snapshot *s)
+/* The image with Go's sections (*im, NULL when only a name told), or
+ * false when the process is no Go program. */
+static bool go_image(const struct vms_snapshot *s, const struct vms_image **im)
 {
 	size_t i, k;
 
+	*im = NULL;
 	for (i = 0; i < s->nimages; i++) {
 		const struct elfimage *e = s->images[i].elf;
 
 		for (k = 0; e && k < e->nsec; k++)
 			if (e->sec[k].name &&
 			    (strcmp(e->sec[k].name, ".go.buildinfo") == 0 ||
-			     strcmp(e->sec[k].name, ".note.go.buildid") == 0))
+			     strcmp(e->sec[k].name, ".note.go.buildid") == 0)) {
+				*im = &s->images[i];
 				return true;
+			}
 	}
 	for (i = 0; i < s->nregions; i++)
 		if (step_path_starts(&s->regions[i], "[anon: Go: ") ||
 		    step_path_starts(&s->regions[i], "[anon:Go: "))
 			return true;
 	return false;
+}
+
+static int note(struct vms_snapshot *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int note(struct vms_snapshot *s, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return vms_snapshot_note(s, "go", buf);
+}
+
+/* The runtime records a span in allspans when it carves it from fresh
+ * memory, before it writes it: a P keeps up to 128 such spans at hand, on
+ * pages never written. Those read as zeros (state mSpanDead), not as
+ * unread. */
+static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return rtscan_read_unswapped(ctx, addr, buf, len);
+}
+
+static int progress(void *ctx, uint64_t done, uint64_t total)
+{
+	return vms_source_progress(ctx, "reading Go's spans", (size_t)done,
+				   (size_t)total);
+}
+
+/* The program's layout, from its file: 0, or -1 with why. */
+static int layout_of(struct vms_snapshot *s, const struct vms_image *im,
+		     struct goheap_layout *L, char *why, size_t len)
+{
+	int fd = vms_source_open_file(s, &s->regions[im->first_region]), rc;
+
+	if (fd < 0) {
+		snprintf(why, len, "its file cannot be opened");
+		return -1;
+	}
+	rc = goheap_layout_fd(fd, L, why, len);
+	close(fd);
+	return rc;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct goheap_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The go entry of range r gets what its spans add up to. */
+static int fill(struct vms_snapshot *s, const struct goheap_range *r)
+{
+	struct vms_managed *m = managed_find(s, "go", r->start, r->end);
+	struct vms_managed_part *p;
+
+	if (!m)
+		return 0;
+	p = arena_alloc(&s->arena, 2 * sizeof(*p));
+	if (!p)
+		return -1;
+	p[0] = (struct vms_managed_part){ "heap", (int64_t)r->sums.heap_inuse,
+					  (int64_t)r->sums.heap_alloc, -1,
+					  true };
+	p[1] = (struct vms_managed_part){ "stacks",
+					  (int64_t)r->sums.stack_inuse, -1, -1,
+					  true };
+	m->used = (int64_t)r->sums.heap_alloc;
+	m->figures = "runtime.mheap_ spans (DWARF)";
+	m->parts = p;
+	m->nparts = 2;
+	return 0;
+}
+
+/* Fills the go entries' used and parts from the spans of runtime.mheap_. */
+static int go_used(struct vms_snapshot *s, unsigned have,
+		   const struct vms_image *im)
+{
+	struct goheap_layout L;
+	struct goheap_range *ranges;
+	struct goheap_walk w;
+	char why[200];
+	size_t i, n = 0;
+
+	if (!im)
+		return note(s, "heap in use not read: no Go image with its "
+			       "DWARF among the images");
+	if (!(have & VMS_SRC_MEMORY))
+		return note(s, "heap in use not read: %s",
+			    s->src.no_memory ? s->src.no_memory
+					     : "no memory to read");
+	if (!(have & VMS_SRC_CONSISTENT))
+		return note(s, "heap in use not read: the memory is not of one "
+			       "instant (-F or -b fork hold it still)");
+	if (layout_of(s, im, &L, why, sizeof(why)) < 0)
+		return note(s, "heap in use not read: %s", why);
+	for (i = 0; i < s->nmanaged; i++)
+		n += strcmp(s->managed[i].runtime, "go") == 0;
+	ranges = calloc(n ? n : 1, sizeof(*ranges));
+	if (!ranges)
+		return -1;
+	for (i = 0, n = 0; i < s->nmanaged; i++)
+		if (strcmp(s->managed[i].runtime, "go") == 0)
+			ranges[n++] = (struct goheap_range){
+				.start = s->managed[i].start,
+				.end = s->managed[i].end
+			};
+	/* managed entries are added in address order per hint base; the
+	 * walk looks them up by binary search */
+	qsort(ranges, n, sizeof(*ranges), by_start);
+	vms_source_hold(s, true);
+	if (goheap_walk(&L, L.mheap + im->bias, read_mem, progress, s, ranges,
+			n, &w) < 0) {
+		free(ranges);
+		return note(s, "heap in use not read: %s", w.why);
+	}
+	for (i = 0; i < n; i++)
+		if (fill(s, &ranges[i]) < 0) {
+			free(ranges);
+			return -1;
+		}
+	free(ranges);
+	if (w.why &&
+	    note(s, "partial: %llu of %llu spans not sane, %llu unread",
+		 (unsigned long long)w.bad, (unsigned long long)w.nspans,
+		 (unsigned long long)w.unread) < 0)
+		return -1;
+	if (w.outside &&
+	    note(s,
+		 "%llu spans lie outside the arenas found (%llu bytes in "
+		 "use in all)",
+		 (unsigned long long)w.outside,
+		 (unsigned long long)w.all.heap_alloc) < 0)
+		return -1;
+	return 0;
 }
 
 /* The arena run at hint h: [first, end) region indexes; false if none. */
@@ -68,11 +225,18 @@ static bool arena_at(const struct vms_snapshot *s, uint64_t h, size_t *first,
 int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 {
 	static const uint64_t base[] = { 0x00c0ull << 32, 0x0040ull << 32 };
+	const struct vms_image *im;
 	size_t b, i, k, first, end;
 
-	(void)have;
-	if (!go_image(s))
+	if (!go_image(s, &im))
 		return 0;
+	/* A source without memory may have kept what the step found. */
+	if (!(have & VMS_SRC_MEMORY)) {
+		int kept = vms_source_restore(s, "go", err);
+
+		if (kept)
+			return kept < 0 ? -1 : 0;
+	}
 	for (b = 0; b < sizeof(base) / sizeof(base[0]); b++) {
 		for (i = 0; i < HINTS; i++) {
 			uint64_t h = (uint64_t)i << 40 | base[b];
@@ -90,5 +254,7 @@ int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 				return step_nomem(err, "go");
 		}
 	}
+	if (go_used(s, have, im) < 0)
+		return step_nomem(err, "go");
 	return 0;
 }

@@ -8,7 +8,10 @@
  * byte offset and a 64-bit word written there); one with it set is itself
  * the buffer, read by every parser at a fixture's address. Each parser must
  * return without a sanitizer report, and what it accepts must hold
- * together (sizes inside the run, counts within capacity).
+ * together (sizes inside the run, counts within capacity). A raw input is
+ * also a memory image for the Go span walk (goheap.h, Go 1.19's layout):
+ * its first 16 bytes are mheap_.allspans, pointers into it are spans; the
+ * walk must end, and count no more objects than pages.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -18,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "goheap.h"
 #include "rtheap.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -148,6 +152,50 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 		abort();
 }
 
+#define GO_BASE 0xc000000000ull
+
+struct image {
+	const uint8_t *b;
+	size_t n;
+};
+
+static bool image_read(void *ctx, uint64_t a, void *buf, size_t len)
+{
+	const struct image *m = ctx;
+
+	if (a < GO_BASE || a - GO_BASE > m->n || len > m->n - (a - GO_BASE))
+		return false;
+	memcpy(buf, m->b + (a - GO_BASE), len);
+	return true;
+}
+
+static void go_walk(const uint8_t *d, size_t n)
+{
+	static const struct goheap_layout L = { .span_size = 144,
+						.start = 24,
+						.npages = 32,
+						.alloc_count = 96,
+						.alloc_count_size = 2,
+						.state = 99,
+						.elemsize = 104,
+						.ptr_size = 8,
+						.in_use = 1,
+						.manual = 2,
+						.page_size = 8192 };
+	struct goheap_range r[2] = {
+		{ GO_BASE, GO_BASE + 2048, { 0 } },
+		{ GO_BASE + 2048, GO_BASE + (1ull << 40), { 0 } }
+	};
+	struct image m = { d, n };
+	struct goheap_walk w;
+
+	if (goheap_walk(&L, GO_BASE, image_read, NULL, &m, r, 2, &w) == 0 &&
+	    (w.all.objects > w.all.heap_inuse ||
+	     w.all.heap_alloc > w.all.heap_inuse || w.all.spans > w.nspans ||
+	     r[0].sums.spans + r[1].sums.spans + w.outside != w.all.spans))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char buf[MAXLEN];
@@ -159,6 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x = &fix[data[0] % nfix];
 	if (data[0] & 0x80) {
 		parse_all(data + 1, size - 1, x->addr, x->end);
+		go_walk(data + 1, size - 1);
 		return 0;
 	}
 	memcpy(buf, x->b, x->n);

@@ -16,6 +16,7 @@ network), starts it and, with -F and with -b fork, checks `vmscope -e json`:
     keeps nothing of it), the same managed entries, region types and
     details as a live capture.
 The program is killed by its pid. Skipped without go."""
+import json
 import os
 import shutil
 import subprocess
@@ -31,14 +32,14 @@ ARENA = 64 << 20
 HINT = 0xc000000000
 
 
-def build(tmp):
+def build(tmp, name="goheap", flags=()):
     env = dict(os.environ, GOCACHE=os.path.join(tmp, "cache"),
                GOPATH=os.path.join(tmp, "gopath"), GO111MODULE="off",
                GOFLAGS="", CGO_ENABLED="0")
-    exe = os.path.join(tmp, "goheap")
-    r = subprocess.run(["go", "build", "-o", exe, SRC], env=env, cwd=tmp,
-                       capture_output=True, timeout=300)
-    T.ok(r.returncode == 0, "goheap.go builds",
+    exe = os.path.join(tmp, name)
+    r = subprocess.run(["go", "build", *flags, "-o", exe, SRC], env=env,
+                       cwd=tmp, capture_output=True, timeout=300)
+    T.ok(r.returncode == 0, "goheap.go builds %s" % " ".join(flags),
          r.stderr.decode(errors="replace"))
     return exe if r.returncode == 0 else None
 
@@ -54,8 +55,41 @@ def kernel_rw(pid, start, end):
     return total
 
 
+def go_entry(label, snap):
+    go = [m for m in snap["managed"] if m["runtime"] == "go"
+          and T.hexint(m["start"]) == HINT]
+    T.ok(len(go) == 1, "%s: a managed heap of runtime go at %#x"
+         % (label, HINT), snap["managed"])
+    return go[0] if len(go) == 1 else None
+
+
+def go_notes(snap):
+    return [n["why"] for n in snap["capture"].get("missing") or []
+            if n["step"] == "go"]
+
+
+def check_used(label, snap, stats):
+    m = go_entry(label, snap)
+    if not m:
+        return
+    T.eq(m["used"], stats["heap_alloc"],
+         "%s: used is MemStats.HeapAlloc (%s)" % (label, m["figures"]))
+    parts = {p["name"]: p for p in m["parts"]}
+    T.ok("heap" in parts and parts["heap"]["capacity"] == stats["heap_inuse"]
+         and parts["heap"]["used"] == stats["heap_alloc"],
+         "%s: part heap: capacity HeapInuse %d, used HeapAlloc %d"
+         % (label, stats["heap_inuse"], stats["heap_alloc"]), m["parts"])
+    T.ok("stacks" in parts
+         and parts["stacks"]["capacity"] == stats["stack_inuse"],
+         "%s: part stacks: capacity StackInuse %d"
+         % (label, stats["stack_inuse"]), m["parts"])
+    T.eq(go_notes(snap), [], "%s: no go note (every span read and sane)"
+         % label)
+
+
 def check(label, pid, stats, extra):
     snap = T.vmscope_json(pid, *extra)
+    check_used(label, snap, stats)
     go = [m for m in snap["managed"] if m["runtime"] == "go"
           and T.hexint(m["start"]) == HINT]
     if not T.ok(len(go) == 1, "%s: a managed heap of runtime go at %#x"
@@ -80,6 +114,37 @@ def check(label, pid, stats, extra):
          "%s: committed is the rw-p bytes the kernel maps there" % label)
 
 
+def core(pid, stats, tmp):
+    if not shutil.which("gcore"):
+        T.skip("go core", "gcore is not installed (gdb)")
+        return
+    out = os.path.join(tmp, "core")
+    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
+                       timeout=300)
+    path = "%s.%d" % (out, pid)
+    if not T.ok(r.returncode == 0 and os.path.exists(path), "gcore writes "
+                "a core of goheap", r.stderr.decode(errors="replace")[-800:]):
+        return
+    r = T.run_vmscope("-l", path, "-e", "json")
+    os.unlink(path)
+    if not T.ok(r.returncode == 0, "-l CORE loads", r.stderr.decode()):
+        return
+    snap = json.loads(r.stdout)
+    check_used("core", snap, stats)
+    stacks = [r for r in snap["regions"] if r.get("path") == "[stack]"]
+    T.ok(len(stacks) == 1 and not HINT <= T.hexint(stacks[0]["start"])
+         < HINT + (1 << 40), "core: [stack] is the initial stack, not in "
+         "the arena", [s["start"] for s in stacks])
+
+
+def not_read(label, snap, why):
+    m = go_entry(label, snap)
+    notes = go_notes(snap)
+    T.ok(m and m["used"] is None and not m["parts"]
+         and any(why in n for n in notes),
+         "%s: used null, a note says %r" % (label, why), notes)
+
+
 def main():
     if not shutil.which("go"):
         T.skip("go", "go is not installed (golang-go)")
@@ -101,11 +166,21 @@ def main():
             # not kept in a snapshot file: the step runs again on load,
             # from the map and the images' ELF summaries the file keeps
             live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
-            T.ok([m for m in loaded["managed"] if m["runtime"] == "go"],
-                 "-w/-l: the loaded file has the go heap")
+            check_used("-w/-l", loaded, stats)
             T.kept_in_file(live, loaded, "go")
+            core(p.pid, stats, tmp)
+            not_read("-b pss", T.vmscope_json(p.pid, "-b", "pss"),
+                     "not of one instant")
         finally:
             T.kill(p)
+        exe = build(tmp, "goheap-nodwarf", ["-ldflags=-w"])
+        if exe:
+            p, line = T.start([exe], timeout=30)
+            try:
+                not_read("-ldflags=-w", T.vmscope_json(p.pid, "-F"),
+                         "no DWARF")
+            finally:
+                T.kill(p)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()

@@ -4,10 +4,11 @@
 // runs a collection, then prints its own runtime.MemStats on one line:
 //
 //	ready PID heap_sys=N heap_inuse=N heap_idle=N heap_released=N
-//	      stack_inuse=N sys=N
+//	      stack_inuse=N sys=N heap_alloc=N heap_objects=N
 //
 // and waits on stdin; exits when it closes. Nothing allocates after the
-// line is printed, so the figures hold while it waits.
+// figures are read (the line is made with strconv into a buffer made
+// before), so they hold while it waits.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 )
 
 var keep [][]byte
@@ -35,13 +37,28 @@ func main() {
 	var m, again runtime.MemStats
 	line := make([]byte, 0, 256)
 	var in [1]byte
+	field := func(b []byte, name string, v uint64) []byte {
+		b = append(b, ' ')
+		b = append(b, name...)
+		b = append(b, '=')
+		return strconv.AppendUint(b, v, 10)
+	}
 	for {
 		runtime.ReadMemStats(&m)
-		line = fmt.Appendf(line[:0], "ready %d heap_sys=%d heap_inuse=%d heap_idle=%d heap_released=%d stack_inuse=%d sys=%d\n",
-			os.Getpid(), m.HeapSys, m.HeapInuse, m.HeapIdle, m.HeapReleased,
-			m.StackInuse, m.Sys)
+		line = append(line[:0], "ready "...)
+		line = strconv.AppendInt(line, int64(os.Getpid()), 10)
+		line = field(line, "heap_sys", m.HeapSys)
+		line = field(line, "heap_inuse", m.HeapInuse)
+		line = field(line, "heap_idle", m.HeapIdle)
+		line = field(line, "heap_released", m.HeapReleased)
+		line = field(line, "stack_inuse", m.StackInuse)
+		line = field(line, "sys", m.Sys)
+		line = field(line, "heap_alloc", m.HeapAlloc)
+		line = field(line, "heap_objects", m.HeapObjects)
+		line = append(line, '\n')
 		runtime.ReadMemStats(&again)
-		if again.HeapSys == m.HeapSys && again.StackInuse == m.StackInuse {
+		if again.HeapSys == m.HeapSys && again.StackInuse == m.StackInuse &&
+			again.HeapAlloc == m.HeapAlloc && again.HeapInuse == m.HeapInuse {
 			break
 		}
 	}

@@ -1,0 +1,228 @@
+/* test_goheap.c — the Go span walk (goheap.h) over a memory image built
+ * here with Go 1.19's layout (the offsets the DWARF of Debian's go 1.19
+ * gives; tests/live/test_go.py reads them from a real program and ties
+ * the walk to its runtime.MemStats): spans in use, large, manual (stacks),
+ * dead, outside the ranges, damaged, unreadable; allspans itself unsane;
+ * and goheap_layout_fd() on files without Go's DWARF, which must say why.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "goheap.h"
+#include "tap.h"
+
+static const struct goheap_layout L119 = { .mheap = 0x547660,
+					   .allspans = 65856,
+					   .span_size = 144,
+					   .start = 24,
+					   .npages = 32,
+					   .alloc_count = 96,
+					   .alloc_count_size = 2,
+					   .state = 99,
+					   .elemsize = 104,
+					   .ptr_size = 8,
+					   .in_use = 1,
+					   .manual = 2,
+					   .page_size = 8192 };
+
+/* The image: the mheap's allspans header, the pointer array, the spans. */
+#define HEAP_AT 0x547660ull
+#define ARRAY_AT 0x7f0000000000ull
+#define SPANS_AT 0x7f0000100000ull
+#define NSPANS 16
+#define A 0xc000000000ull /* range a: 64 MiB */
+#define B 0xc004000000ull /* range b: 64 MiB */
+
+static unsigned char heap_hdr[16];
+static uint64_t array[NSPANS];
+/* room for 64: a 4 KiB block read over the first spans comes whole */
+static unsigned char spans[64][144];
+static uint64_t unreadable_at; /* a span there reads as missing */
+
+static bool copy_from(uint64_t a, size_t len, uint64_t at, const void *b,
+		      size_t n, void *buf)
+{
+	if (a < at || a - at > n || len > n - (a - at))
+		return false;
+	memcpy(buf, (const unsigned char *)b + (a - at), len);
+	return true;
+}
+
+static bool rd(void *ctx, uint64_t a, void *buf, size_t len)
+{
+	(void)ctx;
+	if (unreadable_at && a <= unreadable_at && unreadable_at < a + len)
+		return false;
+	return copy_from(a, len, HEAP_AT + L119.allspans, heap_hdr,
+			 sizeof(heap_hdr), buf) ||
+	       copy_from(a, len, ARRAY_AT, array, sizeof(array), buf) ||
+	       copy_from(a, len, SPANS_AT, spans, sizeof(spans), buf);
+}
+
+static void span(size_t i, uint8_t state, uint64_t start, uint64_t npages,
+		 uint64_t elemsize, uint16_t count)
+{
+	unsigned char *b = spans[i];
+
+	memset(b, 0, 144);
+	b[L119.state] = state;
+	memcpy(b + L119.start, &start, 8);
+	memcpy(b + L119.npages, &npages, 8);
+	memcpy(b + L119.elemsize, &elemsize, 8);
+	memcpy(b + L119.alloc_count, &count, 2);
+}
+
+static void header(uint64_t arr, uint64_t len)
+{
+	memcpy(heap_hdr, &arr, 8);
+	memcpy(heap_hdr + 8, &len, 8);
+}
+
+static int walk(struct goheap_range *r, size_t n, struct goheap_walk *w)
+{
+	return goheap_walk(&L119, HEAP_AT, rd, NULL, NULL, r, n, w);
+}
+
+static void sound(void)
+{
+	struct goheap_range r[2] = { { A, A + (64 << 20), { 0 } },
+				     { B, B + (64 << 20), { 0 } } };
+	struct goheap_walk w;
+	size_t i;
+
+	for (i = 0; i < NSPANS; i++)
+		array[i] = SPANS_AT + i * 144;
+	span(0, 1, A, 1, 48, 100); /* 4,800 of 8,192 */
+	span(1, 1, A + 8192, 10, 81920, 1); /* a large object */
+	span(2, 2, A + 90112, 4, 0, 0); /* a goroutine's stack */
+	span(3, 0, A + 122880, 1, 48, 170); /* dead: not counted */
+	span(4, 1, B, 2, 16, 1024); /* range b, full */
+	span(5, 1, 0x7f0000200000ull, 1, 32, 3); /* in no range */
+	span(6, 3, A, 1, 8, 1); /* another state: not counted */
+	for (i = 7; i < NSPANS; i++)
+		span(i, 0, 0, 0, 0, 0); /* dead, never written */
+	header(ARRAY_AT, NSPANS);
+	ok(walk(r, 2, &w) == 0 && !w.why && w.nspans == NSPANS && !w.bad &&
+		   !w.unread,
+	   "sound spans: walked, %llu spans, nothing bad or unread",
+	   (unsigned long long)w.nspans);
+	ok(w.all.heap_alloc == 4800 + 81920 + 16384 + 96 &&
+		   w.all.heap_inuse == 8192 * (1 + 10 + 2 + 1) &&
+		   w.all.objects == 100 + 1 + 1024 + 3 &&
+		   w.all.stack_inuse == 4 * 8192 && w.all.spans == 5,
+	   "sums: alloc %llu, inuse %llu, objects %llu, stacks %llu, spans "
+	   "%llu",
+	   (unsigned long long)w.all.heap_alloc,
+	   (unsigned long long)w.all.heap_inuse,
+	   (unsigned long long)w.all.objects,
+	   (unsigned long long)w.all.stack_inuse,
+	   (unsigned long long)w.all.spans);
+	ok(r[0].sums.heap_alloc == 4800 + 81920 &&
+		   r[0].sums.stack_inuse == 32768 && r[0].sums.spans == 3 &&
+		   r[1].sums.heap_alloc == 16384 &&
+		   r[1].sums.heap_inuse == 16384 && r[1].sums.spans == 1 &&
+		   w.outside == 1,
+	   "per range: a %llu in use + %llu stacks, b %llu, one outside",
+	   (unsigned long long)r[0].sums.heap_alloc,
+	   (unsigned long long)r[0].sums.stack_inuse,
+	   (unsigned long long)r[1].sums.heap_alloc);
+}
+
+static void damaged(void)
+{
+	struct goheap_range r = { A, A + (64 << 20), { 0 } };
+	struct goheap_walk w;
+
+	span(0, 1, A + 100, 1, 48, 1); /* start not on a page */
+	span(1, 1, A, 0, 48, 1); /* no pages */
+	span(2, 1, A, 1, 0, 1); /* no element size */
+	span(3, 1, A, 1, 48, 171); /* 171 x 48 > 8192 */
+	span(4, 1, A, 1, 16384, 1); /* an element larger than the span */
+	span(5, 1, ~0ull & ~8191ull, 2, 8192, 1); /* wraps the address space */
+	span(6, 2, A, 1ull << 40, 0, 0); /* a stack of 2^53 bytes */
+	span(7, 1, A, 1, 8192, 1); /* sound */
+	array[8] = 0; /* a null pointer */
+	array[9] = SPANS_AT + 9 * 144 + 4; /* misaligned */
+	array[10] = 0x10; /* nowhere */
+	header(ARRAY_AT, 11);
+	ok(walk(&r, 1, &w) == 0 && w.bad == 9 && w.unread == 1 &&
+		   w.all.spans == 1 && w.all.heap_alloc == 8192 && w.why,
+	   "damaged spans counted bad (%llu), not counted; the sound one is "
+	   "(%llu bytes); why: %s",
+	   (unsigned long long)w.bad, (unsigned long long)w.all.heap_alloc,
+	   w.why ? w.why : "(none)");
+	array[8] = SPANS_AT + 8 * 144;
+	array[9] = SPANS_AT + 9 * 144;
+	array[10] = SPANS_AT + 10 * 144;
+	span(8, 1, A, 1, 8, 1);
+	unreadable_at = SPANS_AT + 8 * 144 + 50;
+	ok(walk(&r, 1, &w) == 0 && w.unread == 1 && w.bad == 7,
+	   "a span that cannot be read is unread, not bad");
+	unreadable_at = ARRAY_AT + 8;
+	ok(walk(&r, 1, &w) == 0 && w.unread == 11 && w.all.spans == 0,
+	   "a pointer array that cannot be read: its spans unread");
+	unreadable_at = 0;
+}
+
+static void insane(void)
+{
+	struct goheap_walk w;
+	struct goheap_layout bad = L119;
+
+	header(0, 5);
+	ok(walk(NULL, 0, &w) < 0 && w.why, "allspans with no array: %s", w.why);
+	header(ARRAY_AT + 4, 5);
+	ok(walk(NULL, 0, &w) < 0, "allspans misaligned: refused");
+	header(ARRAY_AT, GOHEAP_MAX_SPANS + 1ull);
+	ok(walk(NULL, 0, &w) < 0, "allspans too long: refused");
+	header(~0ull & ~7ull, 4);
+	ok(walk(NULL, 0, &w) < 0, "allspans wrapping the address space: "
+				  "refused");
+	header(ARRAY_AT, 0);
+	ok(walk(NULL, 0, &w) == 0 && w.nspans == 0 && !w.all.spans,
+	   "no spans: nothing, no error");
+	ok(goheap_walk(&L119, 0x1000, rd, NULL, NULL, NULL, 0, &w) < 0 && w.why,
+	   "mheap_ unreadable: %s", w.why);
+	bad.state = 144;
+	ok(goheap_walk(&bad, HEAP_AT, rd, NULL, NULL, NULL, 0, &w) < 0,
+	   "a layout with a field past the span: refused");
+}
+
+static void layouts(const char *self)
+{
+	struct goheap_layout L;
+	char why[200] = "";
+	char path[] = "/tmp/vms-goheap-XXXXXX";
+	int fd;
+
+	/* this test, built with -g: DWARF, but no Go runtime in it */
+	fd = open(self, O_RDONLY);
+	ok(fd >= 0 && goheap_layout_fd(fd, &L, why, sizeof(why)) < 0 &&
+		   strstr(why, "runtime.mspan"),
+	   "a C program with DWARF: %s", why);
+	if (fd >= 0)
+		close(fd);
+	fd = mkstemp(path);
+	if (fd >= 0) {
+		ok(write(fd, "not an ELF file\n", 16) == 16, "text written");
+		why[0] = '\0';
+		ok(goheap_layout_fd(fd, &L, why, sizeof(why)) < 0 &&
+			   strstr(why, "not ELF"),
+		   "a text file: %s", why);
+		close(fd);
+		unlink(path);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	sound();
+	damaged();
+	insane();
+	layouts(argv[0]);
+	return tap_done();
+}
