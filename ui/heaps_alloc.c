@@ -71,7 +71,9 @@ static const char *how_found(const char *name)
 		return "regions found from its base blocks' extent records; "
 		       "its own figures are not read";
 	if (strcmp(name, "tcmalloc") == 0)
-		return "the brk heap, glibc's malloc never having run";
+		return "the brk heap (glibc's malloc never ran) and its "
+		       "spans through its page map; in use: spans in use, "
+		       "free: spans on its free lists";
 	return "";
 }
 

@@ -44,4 +44,18 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al);
 int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   int version);
 
+/* gperftools tcmalloc: its page heap through its page map (found from
+ * the library im's writable memory); spans in the brk heap count in
+ * brk_heap's figures (NULL: none; it must be an element of s->heaps,
+ * which this may move), the rest are typed heap in a heap of their own. */
+struct alloc_tc_found {
+	bool found; /* the page map was found and walked */
+	unsigned shift, leaf_bits; /* its page size, its leaves' bits */
+	uint64_t heap_size, returned; /* all spans; those returned */
+	const char *why; /* what was not found or not sound, or NULL */
+};
+int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, struct vms_heap *brk_heap,
+		   struct alloc_tc_found *found);
+
 #endif

@@ -307,3 +307,27 @@ bool rtheap_mi_pages(const void *buf, size_t len,
 	}
 	return true;
 }
+
+/* ---- gperftools tcmalloc ---- */
+
+bool rtheap_tc_span(const void *buf, size_t len, uint64_t page, unsigned shift,
+		    struct rtheap_tc_span *out)
+{
+	const unsigned char *b = buf;
+	uint32_t bits;
+
+	if (len < RTHEAP_TC_SPAN || shift < 12 || shift > 24)
+		return false;
+	memcpy(&out->start, b, 8);
+	memcpy(&out->length, b + 8, 8);
+	memcpy(&out->next, b + RTHEAP_TC_NEXT, 8);
+	memcpy(&out->prev, b + RTHEAP_TC_PREV, 8);
+	memcpy(&bits, b + 40, 4);
+	out->refcount = (uint16_t)(bits & 0xffff);
+	out->sizeclass = (uint8_t)(bits >> 16);
+	out->location = (uint8_t)((bits >> 24) & 3);
+	return out->length && out->start <= page &&
+	       out->length <= (1ull << (48 - shift)) &&
+	       out->start < (1ull << (48 - shift)) - out->length + 1 &&
+	       page - out->start < out->length && out->location <= 2;
+}

@@ -1,7 +1,8 @@
 /* rtheap.h — the headers that tell a runtime's or an allocator's memory
  * from other anonymous memory: a V8 heap page, a CPython obmalloc pool, a
  * jemalloc base block (the blocks that hold its metadata) and the extent
- * records inside it, a mimalloc segment and the pages it holds.
+ * records inside it, a mimalloc segment and the pages it holds, a
+ * gperftools tcmalloc span.
  *
  * Contract: each parser takes a buffer (the first bytes of a candidate, as
  * read from the snapshot's source), the address it was read at and the end
@@ -180,5 +181,29 @@ struct rtheap_mi_use {
 bool rtheap_mi_pages(const void *buf, size_t len,
 		     const struct rtheap_mi_seg *seg,
 		     struct rtheap_mi_use *out);
+
+/* ---- gperftools tcmalloc ---- */
+
+/* A Span (src/span.h, unchanged in its first 44 bytes since gperftools
+ * 2.0): start (a page number), length (pages), next, prev, objects, then
+ * the bit fields refcount:16, sizeclass:8, location:2 in one 32-bit word
+ * (GCC's order: the first field in the low bits). location: IN_USE 0,
+ * ON_NORMAL_FREELIST 1, ON_RETURNED_FREELIST 2. */
+#define RTHEAP_TC_SPAN 48
+#define RTHEAP_TC_NEXT 16 /* where next and prev are: lists link them */
+#define RTHEAP_TC_PREV 24
+
+struct rtheap_tc_span {
+	uint64_t start, length; /* pages */
+	uint64_t next, prev;
+	uint8_t location, sizeclass;
+	uint16_t refcount;
+};
+
+/* A span that the page map gives for page (pages of 1 << shift bytes):
+ * true when it holds that page, its pages lie in a 48-bit address space,
+ * and its location is one of the three. */
+bool rtheap_tc_span(const void *buf, size_t len, uint64_t page, unsigned shift,
+		    struct rtheap_tc_span *out);
 
 #endif

@@ -209,8 +209,9 @@ bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 	if (i < 0 || s->cap.no_counters)
 		return false;
 	r = &s->regions[i];
-	if (r->path || (r->perms & VMS_PERM_SHARED) || r->c.swap ||
-	    addr + len < addr || addr + len > r->end)
+	/* anonymous: no path, or the kernel's own ([heap], [stack]) */
+	if ((r->path && r->path[0] != '[') || (r->perms & VMS_PERM_SHARED) ||
+	    r->c.swap || addr + len < addr || addr + len > r->end)
 		return false;
 	return read_filling(s, addr, buf, len, false);
 }

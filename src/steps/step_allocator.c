@@ -102,46 +102,63 @@ static int64_t tc_system_taken(struct vms_snapshot *s, uint64_t at)
 }
 
 /* tcmalloc takes memory with sbrk first: where glibc's malloc never ran,
- * the brk heap is tcmalloc's. Its own count of bytes taken from the
- * system leaves out the bytes it added to align what sbrk gave (some KiB);
- * what it counts beyond the brk heap it mapped, and that is not located
- * (its page map is not exported). */
-static const char *tc_heap(struct vms_snapshot *s, struct vms_allocator *al,
-			   uint64_t taken_at)
+ * the brk heap is tcmalloc's (*brk_heap then; else NULL). What it maps
+ * besides is found through its page map (alloc_tcmalloc.c). */
+static const char *tc_brk(struct vms_snapshot *s, struct vms_allocator *al,
+			  struct vms_heap **brk_heap)
 {
 	struct vms_heap *h = NULL;
-	uint64_t brk = 0;
 	size_t i;
 
-	al->system = tc_system_taken(s, taken_at);
+	*brk_heap = NULL;
 	for (i = 0; i < s->nheaps; i++)
 		if (strcmp(s->heaps[i].kind, "glibc-main") == 0)
 			h = &s->heaps[i];
 	if (h && (!s->glibc || !s->glibc->empty))
-		return "its regions are not recognised: the brk heap is "
-		       "glibc's (or not known not to be), and what it mapped "
-		       "cannot be located without symbols";
-	for (i = 0; h && i < h->nsegs; i++)
-		brk += h->segs[i].end - h->segs[i].start;
-	if (h)
-		h->kind = "tcmalloc";
-	for (i = 0; h && i < s->nregions; i++)
+		return "the brk heap is glibc's (or not known not to be)";
+	if (!h)
+		return NULL;
+	h->kind = "tcmalloc";
+	*brk_heap = h;
+	for (i = 0; i < s->nregions; i++)
 		if (step_path_is(&s->regions[i], "[heap]")) {
 			s->regions[i].detail = "tcmalloc (brk heap)";
 			al->heap += vms_region_size(&s->regions[i]);
 			al->nregions++;
 		}
+	return NULL;
+}
+
+/* What is not shown of tcmalloc's memory: its own count of the bytes it
+ * took from the system (TCMalloc_SystemTaken: it leaves out the bytes it
+ * added to align what sbrk gave, some KiB) beside the regions typed its
+ * heap, and what the page map's walk could not do. */
+static const char *tc_partial(struct vms_snapshot *s,
+			      const struct vms_allocator *al,
+			      const char *brk_why,
+			      const struct alloc_tc_found *tc)
+{
+	const char *map = tc->why ? tc->why : "";
+	uint64_t missing = al->system > 0 && (uint64_t)al->system > al->heap
+				   ? (uint64_t)al->system - al->heap
+				   : 0;
+
 	if (al->system < 0)
-		return "its count of bytes taken from the system "
-		       "(TCMalloc_SystemTaken) could not be read";
-	if ((uint64_t)al->system <= brk)
+		return arena_printf(&s->arena,
+				    "its count of bytes taken from the system "
+				    "(TCMalloc_SystemTaken) could not be "
+				    "read%s%s%s%s",
+				    brk_why ? "; " : "", brk_why ? brk_why : "",
+				    *map ? "; " : "", map);
+	if (!missing && !brk_why && !*map)
 		return NULL;
-	return arena_printf(&s->arena,
-			    "%llu of the %llu bytes it took from the system "
-			    "lie outside the brk heap (mapped), not located "
-			    "without symbols",
-			    (unsigned long long)((uint64_t)al->system - brk),
-			    (unsigned long long)al->system);
+	return arena_printf(
+		&s->arena,
+		"%llu of the %llu bytes it took from the system are "
+		"not located%s%s%s%s",
+		(unsigned long long)missing, (unsigned long long)al->system,
+		brk_why ? ": " : "", brk_why ? brk_why : "",
+		*map ? (brk_why ? "; " : ": ") : "", map);
 }
 
 /* What the allocator's file says, read before the target is held: the
@@ -164,26 +181,35 @@ static struct file_facts file_facts(struct vms_snapshot *s,
 	return f;
 }
 
-/* The heap of the allocator al names, in s's memory (held). */
+/* The heap of the allocator al names (in image im), in s's memory
+ * (held). */
 static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
-		     const struct file_facts *f)
+		     const struct vms_image *im, const struct file_facts *f)
 {
 	struct alloc_marks m = { s, NULL, 0, NULL };
-	bool oom;
+	struct alloc_tc_found tc;
+	struct vms_heap *brk_heap = NULL;
+	const char *brk_why = NULL;
+	bool oom, tcmalloc = strcmp(al->name, "tcmalloc") == 0;
 	int rc = -1;
 
-	if (strcmp(al->name, "tcmalloc") == 0) {
-		al->partial = tc_heap(s, al, f->tc_taken_at);
-		return 0;
+	if (tcmalloc) {
+		al->system = tc_system_taken(s, f->tc_taken_at);
+		brk_why = tc_brk(s, al, &brk_heap);
 	}
 	m.runs = rtscan_runs(s, &m.nruns, &oom);
 	m.mark = calloc(s->nregions ? s->nregions : 1, 1);
 	if (oom || !m.mark)
 		goto out;
-	if (strcmp(al->name, "jemalloc") == 0)
+	if (tcmalloc) {
+		rc = alloc_tcmalloc(&m, al, im, brk_heap, &tc);
+		if (rc == 0)
+			al->partial = tc_partial(s, al, brk_why, &tc);
+	} else if (strcmp(al->name, "jemalloc") == 0) {
 		rc = alloc_jemalloc(&m, al);
-	else
+	} else {
 		rc = alloc_mimalloc(&m, al, f->mi_version);
+	}
 out:
 	free(m.mark);
 	return rc;
@@ -282,7 +308,7 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	}
 	facts = file_facts(s, al, at);
 	vms_source_hold(s, true);
-	rc = find_heap(s, al, &facts);
+	rc = find_heap(s, al, at, &facts);
 	vms_source_hold(s, false);
 	return rc < 0 ? step_nomem(err, "allocator") : 0;
 }

@@ -1,6 +1,7 @@
 /* fuzz_rtheap.c — libFuzzer harness for the runtime and allocator header
  * parsers (rtheap.h): V8 page headers, obmalloc pool headers, jemalloc base
- * blocks and the extent scan, mimalloc segments and their pages.
+ * blocks and the extent scan, mimalloc segments and their pages,
+ * gperftools tcmalloc spans.
  *
  * The headers recorded in tests/fixtures/rtheap.txt and rtheap_mi.txt (or
  * $VMS_RTHEAP_FIXTURE, one file) are loaded once. An input whose first byte has its top bit clear damages
@@ -128,6 +129,8 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	struct rtheap_je_base j;
 	struct rtheap_mi_seg ms;
 	struct rtheap_mi_use mu;
+	struct rtheap_tc_span ts;
+	uint64_t page = addr >> 13;
 	size_t k = 0;
 
 	if (rtheap_v8_page(b, n, addr, end, &v) &&
@@ -149,6 +152,12 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	     (rtheap_mi_pages(b, n, &ms, &mu) &&
 	      (mu.in_use > ms.size || mu.free_spans > ms.size ||
 	       mu.pages > ms.entries))))
+		abort();
+	if (n >= 8)
+		memcpy(&page, b, 8); /* a span read at its own start page */
+	if (rtheap_tc_span(b, n, page, 13, &ts) &&
+	    (page < ts.start || page - ts.start >= ts.length ||
+	     ts.location > 2 || ts.start + ts.length > (1ull << 35)))
 		abort();
 }
 

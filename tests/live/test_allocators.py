@@ -16,7 +16,12 @@ tcmalloc's own MallocExtension properties):
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
   within 64 KiB of the brk heap (it does not count the alignment it adds);
-  with TCMALLOC_SKIP_SBRK the bytes it mapped are said not located.
+  its spans, walked through its page map, add up to its own
+  generic.heap_size, their free ones to its pageheap_free_bytes plus
+  pageheap_unmapped_bytes. With TCMALLOC_SKIP_SBRK (its pages mapped),
+  frozen and through the fork clone: the same sums, the mapped regions
+  its spans cover are heap ("tcmalloc (page heap)"), every byte it took
+  from the system is located (no partial).
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -51,9 +56,9 @@ def run(preload, **extra):
     p, line = T.start([T.target("allocs")], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
-    if len(w) >= 8 and w[4] == "tcmalloc":
+    if len(w) >= 9 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
-                   unmapped=int(w[7]))
+                   unmapped=int(w[7]), free=int(w[8]))
     return p, own
 
 
@@ -120,21 +125,45 @@ def tcmalloc(snap, own):
          "tcmalloc: it took %s bytes from the system (its own count), at "
          "least its heap and metadata (%d), the brk heap %s"
          % (a["system"], want, brk and brk["size"]), a)
+    tc_spans(snap, own, "brk")
+
+
+def tc_spans(snap, own, how):
+    """Its spans' sums against its own MallocExtension figures."""
+    hs = heaps_of(snap, "tcmalloc")
+    if not T.ok(hs and all(h["in_use"] is not None for h in hs),
+                "tcmalloc (%s): its page map walked, figures in its heap "
+                "entries" % how, hs):
+        return
+    total = sum(h["in_use"] + h["free"] for h in hs)
+    free = sum(h["free"] for h in hs)
+    T.eq(total, own["heap_size"], "tcmalloc (%s): its spans add up to its "
+         "generic.heap_size" % how)
+    T.eq(free, own["free"] + own["unmapped"], "tcmalloc (%s): its free "
+         "spans are its pageheap_free_bytes + pageheap_unmapped_bytes"
+         % how)
 
 
 def tcmalloc_mapped(path):
     p, own = run(path, TCMALLOC_SKIP_SBRK="true")
-    snap = T.vmscope_json(p.pid, "-F")
-    a = snap["allocator"]
-    brk = brk_region(snap)
-    outside = a["system"] - (brk["size"] if brk else 0) \
-        if a["system"] is not None else None
-    T.ok(outside and outside >= own["size"] - 65536 and a["partial"] and
-         a["partial"].startswith("%d of the %d bytes" %
-                                 (outside, a["system"])),
-         "tcmalloc without sbrk: the %s bytes it mapped are said not "
-         "located" % outside, a)
-    T.kill(p)
+    try:
+        for how, extra in (("mapped, frozen", ["-F"]),
+                           ("mapped, fork", ["-b", "fork"])):
+            snap = T.vmscope_json(p.pid, *extra)
+            a = snap["allocator"]
+            tc_spans(snap, own, how)
+            paged = [r for r in snap["regions"] if r["type"] == "heap"
+                     and r["detail"] == "tcmalloc (page heap)"]
+            T.ok(sum(r["size"] for r in paged) >= own["size"],
+                 "tcmalloc (%s): the regions its spans cover (%d) are "
+                 "heap, at least the %d bytes the target holds"
+                 % (how, sum(r["size"] for r in paged), own["size"]))
+            T.ok(a["system"] is not None and a["heap"] >= a["system"] and
+                 a["partial"] is None, "tcmalloc (%s): every byte it took "
+                 "from the system (%s) is located (%d), no partial"
+                 % (how, a["system"], a["heap"]), a)
+    finally:
+        T.kill(p)
 
 
 def main():

@@ -8,9 +8,9 @@
  * The line: "ready BYTES usable USABLE" — the bytes asked for, and the sum
  * of malloc_usable_size() over every block it holds (the allocator's own
  * size of each) — then, where gperftools' tcmalloc provides malloc,
- * " tcmalloc HEAP PHYSICAL UNMAPPED": its MallocExtension properties
- * generic.heap_size, generic.total_physical_bytes and
- * tcmalloc.pageheap_unmapped_bytes, read after the line's own buffer was
+ * " tcmalloc HEAP PHYSICAL UNMAPPED FREE": its MallocExtension properties
+ * generic.heap_size, generic.total_physical_bytes,
+ * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, read after the line's own buffer was
  * allocated (looked up with dlsym: nothing links it). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	char **keep = malloc(n * sizeof(*keep));
 	tc_prop_fn tc = (tc_prop_fn)dlsym(RTLD_DEFAULT,
 					  "MallocExtension_GetNumericProperty");
-	size_t heap = 0, phys = 0, unmapped = 0;
+	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0;
 
 	if (!keep)
 		return 1;
@@ -47,11 +47,13 @@ int main(int argc, char **argv)
 		usable += malloc_usable_size(keep[i]);
 	if (tc && (!tc("generic.heap_size", &heap) ||
 		   !tc("generic.total_physical_bytes", &phys) ||
-		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped)))
+		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
+		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
 		tc = NULL;
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
-		printf(" tcmalloc %zu %zu %zu", heap, phys, unmapped);
+		printf(" tcmalloc %zu %zu %zu %zu", heap, phys, unmapped,
+		       pfree);
 	printf("\n");
 	fflush(stdout);
 	pause();

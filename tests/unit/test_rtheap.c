@@ -6,7 +6,10 @@
  * segments recorded from two processes (rtheap_mi.txt,
  * record_rtheap_mi.py): their blocks in use against the process's own sum
  * of malloc_usable_size(), a huge segment against its block's size, and
- * damaged copies refused; mi_version()'s code read on both machines. */
+ * damaged copies refused; mi_version()'s code read on both machines.
+ * gperftools tcmalloc spans recorded from allocs under tcmalloc 2.10 (two
+ * in use, one free), read at their first and last pages, refused outside
+ * them and when damaged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +280,70 @@ static void mimalloc(void)
 	fclose(f);
 }
 
+/* Spans recorded from tests/targets/allocs under Debian's tcmalloc 2.10
+ * (TCMALLOC_SKIP_SBRK=1, through its page map): start page, then the
+ * Span's first 48 bytes. */
+static const struct {
+	uint64_t start, length;
+	uint8_t location, sizeclass;
+	uint16_t refcount;
+	const char *hex;
+} tc_spans[] = {
+	{ 0x2acfd292f, 9, 0, 62, 1,
+	  "2f29fdac020000000900000000000000b0e5ef0b1b7f0000b0e5ef0b1b7f0000"
+	  "000000000000000001003e0000000000" },
+	{ 0x2acfd2938, 1, 0, 1, 1,
+	  "3829fdac02000000010000000000000020c4ee0b1b7f000020c4ee0b1b7f0000"
+	  "080027a59f5500000100010000000000" },
+	{ 0x3f8d8506d, 19, 1, 0, 0,
+	  "6d50d8f8030000001300000000000000e894ee0b1b7f0000e894ee0b1b7f0000"
+	  "00000000000000000000000100000000" },
+};
+
+static void tcmalloc_spans(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tc_spans) / sizeof(tc_spans[0]); i++) {
+		unsigned char b[RTHEAP_TC_SPAN], d[RTHEAP_TC_SPAN];
+		struct rtheap_tc_span sp;
+		uint64_t st = tc_spans[i].start, len = tc_spans[i].length, v;
+
+		unhex(tc_spans[i].hex, b, sizeof(b));
+		ok(rtheap_tc_span(b, sizeof(b), st, 13, &sp) &&
+			   sp.start == st && sp.length == len &&
+			   sp.location == tc_spans[i].location &&
+			   sp.sizeclass == tc_spans[i].sizeclass &&
+			   sp.refcount == tc_spans[i].refcount,
+		   "tcmalloc span %zu at its first page: %llu pages, location "
+		   "%u, size class %u",
+		   i, (unsigned long long)len, tc_spans[i].location,
+		   tc_spans[i].sizeclass);
+		ok(rtheap_tc_span(b, sizeof(b), st + len - 1, 13, &sp),
+		   "tcmalloc span %zu at its last page", i);
+		ok(!rtheap_tc_span(b, sizeof(b), st + len, 13, &sp) &&
+			   !rtheap_tc_span(b, sizeof(b), st - 1, 13, &sp) &&
+			   !rtheap_tc_span(b, sizeof(b) - 1, st, 13, &sp),
+		   "tcmalloc span %zu refused past its pages and short", i);
+		memcpy(d, b, sizeof(d));
+		d[43] |= 3; /* location 3: no such list */
+		ok(!rtheap_tc_span(d, sizeof(d), st, 13, &sp),
+		   "tcmalloc span %zu refused with location 3", i);
+		memcpy(d, b, sizeof(d));
+		memset(d + 8, 0, 8); /* no pages */
+		ok(!rtheap_tc_span(d, sizeof(d), st, 13, &sp),
+		   "tcmalloc span %zu refused with length 0", i);
+		memcpy(d, b, sizeof(d));
+		v = ~0ull;
+		memcpy(d + 8, &v, 8); /* past the address space */
+		ok(!rtheap_tc_span(d, sizeof(d), st, 13, &sp) &&
+			   !rtheap_tc_span(b, sizeof(b), st, 16, &sp),
+		   "tcmalloc span %zu refused past 48 bits (length 2^64-1; "
+		   "or 64 KiB pages)",
+		   i);
+	}
+}
+
 int main(void)
 {
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
@@ -285,6 +352,7 @@ int main(void)
 	unsigned long long a, e;
 	FILE *f;
 
+	tcmalloc_spans();
 	snprintf(path, sizeof(path), "%s/rtheap.txt", fixture_dir());
 	f = fopen(path, "r");
 	ok(f != NULL, "fixture %s opens", path);

@@ -1,0 +1,432 @@
+/* alloc_tcmalloc.c — gperftools tcmalloc's page heap, found through its
+ * page map (alloc_heap.h). tcmalloc exports neither: its PageHeap lies in
+ * the library's .bss, and in it the page map, a two-level radix tree over
+ * the 48-bit address space in pages of 8 KiB (TCMalloc_PageMap2,
+ * src/pagemap.h): a root of 2^(35 - L) pointers to leaves of 2^L Span
+ * pointers, one per page (every page of a span in use, the first and last
+ * of a free one). L has changed between versions (18 in 2.10); page sizes
+ * of 32 and 64 KiB are build options. So neither is assumed:
+ *
+ *  1. Spans the library's .bss links to: its span lists (the page heap's
+ *     free lists, the central caches' lists) are rings through sentinel
+ *     Spans in .bss, so a word of .bss that points to a Span whose prev
+ *     points back to that word less 16 is a list's head, and the Span is
+ *     real (start, length).
+ *  2. The root: for each page size and L, the .bss word whose leaf holds
+ *     such a Span at that Span's own start page, placed so the whole
+ *     root lies in the library's writable memory; kept when every Span of
+ *     step 1 is found through it at its start page.
+ *  3. The walk: every leaf the root points to, its entries (pages never
+ *     written read as zeros, where their region has no swap), each
+ *     distinct Span read once and checked to hold the page it was found
+ *     at (rtheap_tc_span()).
+ *
+ * What the spans cover is tcmalloc's heap: regions no earlier step
+ * claimed are typed Heap; the brk heap (tc_heap in step_allocator.c)
+ * already is. Figures per heap entry: in_use the spans in use (pages
+ * handed to size classes or large objects), free those on the free lists,
+ * normal and returned; their sum is MallocExtension's generic.heap_size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_heap.h"
+#include "rtheap.h"
+#include "source.h"
+
+/* Bytes of the library's writable memory read at most (2.10: 1.7 MB). */
+#define MAX_IMAGE_RW (64u << 20)
+/* Spans from the lists used to place the root. */
+#define MAX_LISTED 64
+/* Distinct spans walked at most (2^22: a 32 GiB heap of 8 KiB spans). */
+#define MAX_SPANS (1u << 22)
+
+struct tc_walk {
+	struct vms_snapshot *s;
+	uint64_t lo, hi; /* the image's writable memory */
+	uint64_t *w; /* its words (absent pages zeros) */
+	struct rtheap_tc_span listed[MAX_LISTED];
+	uint64_t listed_at[MAX_LISTED];
+	size_t nlisted;
+	unsigned shift, leaf_bits; /* the map found */
+	uint64_t root; /* its address */
+};
+
+/* The region holding [a, a + len) whole when it is readable memory of
+ * no file (anonymous, [heap]); NULL otherwise. */
+static const struct vms_region *anon_holding(struct vms_snapshot *s, uint64_t a,
+					     uint64_t len)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, a);
+	const struct vms_region *r;
+
+	if (i < 0)
+		return NULL;
+	r = &s->regions[i];
+	if ((r->path && r->path[0] != '[') || !(r->perms & VMS_PERM_R) ||
+	    (r->flags & VMS_RF_UNREADABLE) || a + len < a || a + len > r->end)
+		return NULL;
+	return r;
+}
+
+static uint64_t word(const struct tc_walk *t, uint64_t a)
+{
+	return t->w[(a - t->lo) / 8];
+}
+
+static bool read_u64(struct vms_snapshot *s, uint64_t a, uint64_t *v)
+{
+	return rtscan_read_unswapped(s, a, v, 8);
+}
+
+/* The image's writable memory: the rw mappings of its file from its
+ * first region on (a PROT_NONE gap splits the image's loads: the images
+ * step's entry may be the first load only) and the anonymous .bss tail
+ * right after them. */
+static bool image_rw(struct vms_snapshot *s, const struct vms_image *im,
+		     uint64_t *lo, uint64_t *hi)
+{
+	size_t k;
+
+	*lo = *hi = 0;
+	for (k = im->first_region; k < s->nregions; k++) {
+		const struct vms_region *r = &s->regions[k];
+		bool mine =
+			r->path && im->path && strcmp(r->path, im->path) == 0;
+
+		if (!mine && !(r->start == *hi && *hi && !r->path &&
+			       (r->perms & VMS_PERM_W)))
+			break;
+		if ((r->perms & (VMS_PERM_R | VMS_PERM_W)) !=
+		    (VMS_PERM_R | VMS_PERM_W))
+			continue;
+		if (!*lo)
+			*lo = r->start;
+		else if (r->start != *hi)
+			break;
+		*hi = r->end;
+	}
+	return *lo && *hi - *lo <= MAX_IMAGE_RW;
+}
+
+/* 1: the spans the .bss lists link to. */
+static void listed_spans(struct tc_walk *t)
+{
+	uint64_t a;
+
+	for (a = t->lo; a + 8 <= t->hi && t->nlisted < MAX_LISTED; a += 8) {
+		uint64_t v = word(t, a);
+		unsigned char b[RTHEAP_TC_SPAN];
+		struct rtheap_tc_span sp;
+
+		if (!v || v % 8 || a - t->lo < RTHEAP_TC_NEXT ||
+		    !anon_holding(t->s, v, sizeof(b)) ||
+		    !rtscan_read(t->s, v, b, sizeof(b)))
+			continue;
+		memcpy(&sp.prev, b + RTHEAP_TC_PREV, 8);
+		memcpy(&sp.start, b, 8);
+		if (sp.prev != a - RTHEAP_TC_NEXT ||
+		    !rtheap_tc_span(b, sizeof(b), sp.start, 13, &sp))
+			continue;
+		t->listed_at[t->nlisted] = v;
+		t->listed[t->nlisted++] = sp;
+	}
+}
+
+/* Span v found at its start page through the map (shift, L, root). */
+static bool through(struct tc_walk *t, unsigned shift, unsigned L,
+		    uint64_t root, uint64_t v, uint64_t start)
+{
+	uint64_t i = start >> L, leaf, got, slot = root + 8 * i;
+
+	if (start >> (48 - shift) || slot < root || slot + 8 > t->hi)
+		return false;
+	leaf = word(t, slot);
+	return leaf && leaf % 8 == 0 && anon_holding(t->s, leaf, 8ull << L) &&
+	       read_u64(t->s, leaf + 8 * (start & ((1ull << L) - 1)), &got) &&
+	       got == v;
+}
+
+/* 2: the root, checked against every listed span. */
+static bool find_root(struct tc_walk *t)
+{
+	static const unsigned shifts[] = { 13, 15, 16 };
+	size_t k, n;
+	unsigned L;
+	uint64_t a;
+
+	if (!t->nlisted)
+		return false;
+	for (k = 0; k < sizeof(shifts) / sizeof(shifts[0]); k++) {
+		unsigned shift = shifts[k], bits = 48 - shift;
+		uint64_t v = t->listed_at[0], p = t->listed[0].start;
+
+		/* a page size other than 8 KiB: the spans' own pages */
+		for (L = 8; L + 4 <= bits; L++) {
+			uint64_t rootlen = 8ull << (bits - L);
+			uint64_t off = 8 * (p >> L);
+
+			if (rootlen > t->hi - t->lo)
+				continue;
+			for (a = t->lo + off; a + 8 <= t->hi; a += 8) {
+				uint64_t leaf = word(t, a), got;
+
+				if (!leaf || leaf % 8 ||
+				    a - off + rootlen > t->hi ||
+				    !anon_holding(t->s, leaf, 8ull << L) ||
+				    !read_u64(
+					    t->s,
+					    leaf + 8 * (p & ((1ull << L) - 1)),
+					    &got) ||
+				    got != v)
+					continue;
+				for (n = 1; n < t->nlisted &&
+					    through(t, shift, L, a - off,
+						    t->listed_at[n],
+						    t->listed[n].start);
+				     n++)
+					;
+				if (n == t->nlisted) {
+					t->shift = shift;
+					t->leaf_bits = L;
+					t->root = a - off;
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+struct found_span {
+	uint64_t ptr, page;
+};
+
+static int by_ptr(const void *x, const void *y)
+{
+	const struct found_span *a = x, *b = y;
+
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return (a->page > b->page) - (a->page < b->page);
+}
+
+struct tc_sums {
+	uint64_t in_use, free, returned, spans, free_spans;
+};
+
+static int push(struct found_span **v, size_t *n, size_t *cap, uint64_t ptr,
+		uint64_t page)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		struct found_span *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (struct found_span){ ptr, page };
+	return 0;
+}
+
+/* The entries of leaf for pages [p, last] (one leaf's). */
+static int leaf_part(struct tc_walk *t, uint64_t leaf, uint64_t p,
+		     uint64_t last, uint64_t *buf, size_t bufn,
+		     struct found_span **v, size_t *n, size_t *cap,
+		     uint64_t *unread)
+{
+	uint64_t mask = (1ull << t->leaf_bits) - 1, prev = 0;
+
+	while (p <= last) {
+		uint64_t k, cnt = last - p + 1 < bufn ? last - p + 1 : bufn;
+
+		if (!rtscan_read_unswapped(t->s, leaf + 8 * (p & mask), buf,
+					   cnt * 8)) {
+			(*unread)++;
+			p += cnt;
+			continue;
+		}
+		for (k = 0; k < cnt; k++) {
+			if (!buf[k] || buf[k] == prev)
+				continue;
+			prev = buf[k];
+			if (*n == MAX_SPANS)
+				return 1;
+			if (push(v, n, cap, buf[k], p + k) < 0)
+				return -1;
+		}
+		p += cnt;
+	}
+	return 0;
+}
+
+/* 3: the leaves' entries for the pages of anonymous memory (the heap's
+ * pages are anonymous; a leaf's other entries are of pages not mapped),
+ * each span once per run of pages. -1 on out of memory; *capped when
+ * there were more than MAX_SPANS. */
+static int leaf_entries(struct tc_walk *t, struct found_span **out, size_t *n,
+			bool *capped, uint64_t *unread)
+{
+	const size_t bufn = 8192;
+	uint64_t *buf = malloc(bufn * 8);
+	struct found_span *v = NULL;
+	size_t cap = 0, i;
+	int rc = 0;
+
+	*n = 0;
+	*capped = false;
+	if (!buf)
+		return -1;
+	for (i = 0; i < t->s->nregions && rc == 0; i++) {
+		const struct vms_region *r = &t->s->regions[i];
+		uint64_t p = r->start >> t->shift,
+			 pend = (r->end - 1) >> t->shift;
+
+		if (!anon_holding(t->s, r->start, vms_region_size(r)) ||
+		    (r->start >> 48))
+			continue;
+		while (p <= pend && rc == 0) {
+			uint64_t ri = p >> t->leaf_bits;
+			uint64_t last = ((ri + 1) << t->leaf_bits) - 1;
+			uint64_t slot = t->root + 8 * ri, leaf;
+
+			if (last > pend)
+				last = pend;
+			leaf = slot + 8 <= t->hi ? word(t, slot) : 0;
+			if (leaf &&
+			    (leaf % 8 ||
+			     !anon_holding(t->s, leaf, 8ull << t->leaf_bits)))
+				(*unread)++;
+			else if (leaf)
+				rc = leaf_part(t, leaf, p, last, buf, bufn, &v,
+					       n, &cap, unread);
+			p = last + 1;
+		}
+	}
+	free(buf);
+	if (rc < 0) {
+		free(v);
+		return -1;
+	}
+	*capped = rc > 0;
+	*out = v;
+	return 0;
+}
+
+/* The spans: regions marked, figures summed for the brk heap's spans
+ * (brk) and the rest (mapped). */
+static void count_spans(struct tc_walk *t, struct alloc_marks *m,
+			struct found_span *v, size_t n, uint64_t brk_lo,
+			uint64_t brk_hi, struct tc_sums *brk,
+			struct tc_sums *mapped, uint64_t *bad)
+{
+	size_t i;
+
+	qsort(v, n, sizeof(*v), by_ptr);
+	for (i = 0; i < n; i++) {
+		unsigned char b[RTHEAP_TC_SPAN];
+		struct rtheap_tc_span sp;
+		struct tc_sums *to;
+		uint64_t a, bytes;
+
+		if (i && v[i].ptr == v[i - 1].ptr)
+			continue;
+		if (v[i].ptr % 8 || !anon_holding(t->s, v[i].ptr, sizeof(b)) ||
+		    !rtscan_read(t->s, v[i].ptr, b, sizeof(b)) ||
+		    !rtheap_tc_span(b, sizeof(b), v[i].page, t->shift, &sp)) {
+			(*bad)++;
+			continue;
+		}
+		a = sp.start << t->shift;
+		bytes = sp.length << t->shift;
+		to = a >= brk_lo && a < brk_hi ? brk : mapped;
+		if (sp.location == 0) {
+			to->in_use += bytes;
+			to->spans++;
+		} else {
+			to->free += bytes;
+			to->free_spans++;
+			if (sp.location == 2)
+				to->returned += bytes;
+		}
+		if (to == mapped)
+			alloc_mark(m, a, bytes, 1);
+	}
+}
+
+static void set_figures(struct vms_heap *h, const struct tc_sums *x)
+{
+	h->in_use = (int64_t)x->in_use;
+	h->free = (int64_t)x->free;
+	h->chunks = (int64_t)x->spans;
+	h->free_chunks = (int64_t)x->free_spans;
+}
+
+int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, struct vms_heap *brk_heap,
+		   struct alloc_tc_found *found)
+{
+	static const char *const details[] = { "tcmalloc (page heap)" };
+	struct tc_walk t = { .s = m->s };
+	struct found_span *v = NULL;
+	struct tc_sums brk = { 0 }, mapped = { 0 };
+	struct vms_heap *h = NULL;
+	uint64_t brk_lo = 0, brk_hi = 0, bad = 0, unread = 0;
+	size_t n = 0, i;
+	bool capped;
+	int rc = -1;
+
+	memset(found, 0, sizeof(*found));
+	if (!image_rw(m->s, im, &t.lo, &t.hi)) {
+		found->why = "the library's writable memory was not found";
+		return 0;
+	}
+	t.w = calloc((t.hi - t.lo) / 8, 8);
+	if (!t.w)
+		return -1;
+	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
+		memset(t.w, 0, t.hi - t.lo);
+	listed_spans(&t);
+	if (!find_root(&t)) {
+		found->why = t.nlisted ? "its page map was not found"
+				       : "no span list was found in its .bss";
+		rc = 0;
+		goto out;
+	}
+	if (leaf_entries(&t, &v, &n, &capped, &unread) < 0)
+		goto out;
+	for (i = 0; brk_heap && i < brk_heap->nsegs; i++) {
+		if (!brk_lo || brk_heap->segs[i].start < brk_lo)
+			brk_lo = brk_heap->segs[i].start;
+		if (brk_heap->segs[i].end > brk_hi)
+			brk_hi = brk_heap->segs[i].end;
+	}
+	count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad);
+	/* before alloc_type(), which may move s->heaps */
+	if (brk_heap && (brk.spans || brk.free_spans))
+		set_figures(brk_heap, &brk);
+	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
+		goto out;
+	if (h)
+		set_figures(h, &mapped);
+	found->found = true;
+	found->shift = t.shift;
+	found->leaf_bits = t.leaf_bits;
+	found->heap_size = brk.in_use + brk.free + mapped.in_use + mapped.free;
+	found->returned = brk.returned + mapped.returned;
+	if (capped)
+		found->why = "more spans than are walked: figures partial";
+	else if (bad || unread)
+		found->why = arena_printf(&m->s->arena,
+					  "%llu spans not sane, %llu parts of "
+					  "its page map unread",
+					  (unsigned long long)bad,
+					  (unsigned long long)unread);
+	rc = 0;
+out:
+	free(v);
+	free(t.w);
+	return rc;
+}
