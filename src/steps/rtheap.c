@@ -34,6 +34,7 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 	p.area_end = word(buf, 4);
 	p.high_water = word(buf, 7);
 	p.owner = word(buf, 8);
+	p.exec_area = false;
 	if (p.size < 4096 || p.size % 4096 != 0 || p.size > run_end - base)
 		return false;
 	if (p.area_start <= base || p.area_start - base >= V8_MAX_HEADER ||
@@ -73,7 +74,7 @@ unsigned rtheap_v8_space(const struct rtheap_v8_page *p)
 		return RTHEAP_V8_RO;
 	if (p->flags & V8_YOUNG)
 		return regular ? RTHEAP_V8_NEW : RTHEAP_V8_NEW_LO;
-	if (p->flags & V8_EXECUTABLE)
+	if ((p->flags & V8_EXECUTABLE) || p->exec_area)
 		return regular ? RTHEAP_V8_CODE : RTHEAP_V8_CODE_LO;
 	return regular ? RTHEAP_V8_OLD : RTHEAP_V8_LO;
 }

@@ -46,6 +46,10 @@ struct rtheap_v8_page {
 	 * a large-object page, never allocated into piecemeal, keeps it at
 	 * the start of its area. */
 	uint64_t high_water;
+	/* Not in the header: set by the caller when the page's area lies
+	 * in executable memory (a code page: V8 11 sets no flag bit 0 on
+	 * it); false from rtheap_v8_page(). */
+	bool exec_area;
 };
 
 bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
@@ -53,8 +57,9 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 
 /* The space a page belongs to, an index into rtheap_v8_spaces: the names
  * V8's getHeapSpaceStatistics() gives them. Told from the flag bits that
- * have kept their place since V8 7 (executable: bit 0; young: bits 3 and
- * 4; the large-page bit moved), its owner (none: the shared read-only
+ * have kept their place since V8 7 (executable: bit 0, or an area in
+ * executable memory, exec_area; young: bits 3 and 4; the large-page bit
+ * moved), its owner (none: the shared read-only
  * heap) and, for a large-object page, its size (not 256 KiB) with its
  * high-water mark still at its header (a regular page shrunk to its
  * objects is not 256 KiB either, but was allocated into). */

@@ -8,9 +8,10 @@
  * getHeapSpaceStatistics() names them, rtheap_v8_space) with the bytes
  * allocated on the pages that begin there (used; null for new space,
  * whose pages do not say how full they are), figures "V8 page headers".
- * A code-space page is not found: its header (8 KiB, rw) lies apart from
- * its body (rwx) behind a guard page, so the run it starts in is shorter
- * than the page it says it is. Needs memory; reads 72 bytes per 256 KiB
+ * A code-space page's header (8 KiB, rw) lies apart from its body (rwx)
+ * behind a guard page (---p): a page may reach past the run of readable
+ * memory it starts in, over the anonymous regions adjacent to it whatever
+ * their protection, and those it covers are typed with it. Needs memory; reads 72 bytes per 256 KiB
  * of unclaimed anonymous memory, all in one hold of the target. The gate
  * is the image that exports v8::Isolate::New: no other process is looked
  * into. Measured on node 20 (V8 11.3, no pointer compression); a pointer
@@ -18,6 +19,7 @@
  * MADV_DONTFORK: the fork sampler's clone does not have them (a note says
  * so). See steps.h.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +56,30 @@ static int add_page(struct v8_pages *v, uint64_t base,
 	return 0;
 }
 
+/* Where a page starting in run may end at most: the end of the private
+ * anonymous regions no step claimed that follow the run, readable or not
+ * (a code page's guard and body). *last gets the last of them. */
+static uint64_t reach_end(const struct vms_snapshot *s,
+			  const struct rtscan_run *run, size_t *last)
+{
+	size_t k = run->last + 1;
+	uint64_t end = run->end;
+
+	while (k < s->nregions && s->regions[k].start == end &&
+	       !s->regions[k].path &&
+	       !(s->regions[k].perms & VMS_PERM_SHARED) &&
+	       s->regions[k].type == VMS_T_PRIVATE_DATA)
+		end = s->regions[k++].end;
+	*last = k - 1;
+	return end;
+}
+
 static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 		    struct v8_pages *v)
 {
+	size_t last;
+	uint64_t reach = reach_end(s, run, &last);
+
 	uint64_t a = (run->start + RTHEAP_V8_ALIGN - 1) &
 		     ~(uint64_t)(RTHEAP_V8_ALIGN - 1);
 
@@ -66,7 +89,11 @@ static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 		uint64_t step = RTHEAP_V8_ALIGN;
 
 		if (rtscan_read(s, a, hdr, sizeof(hdr)) &&
-		    rtheap_v8_page(hdr, sizeof(hdr), a, run->end, &p)) {
+		    rtheap_v8_page(hdr, sizeof(hdr), a, reach, &p)) {
+			ptrdiff_t k = vms_snapshot_find_index(s, p.area_start);
+
+			p.exec_area =
+				k >= 0 && (s->regions[k].perms & VMS_PERM_X);
 			if (add_page(v, a, &p) < 0)
 				return -1;
 			step = (p.size + RTHEAP_V8_ALIGN - 1) &
@@ -80,8 +107,8 @@ static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 }
 
 /* Pages' bytes in r, how many pages begin there, distinct spaces; per
- * space (rtheap_v8_spaces) the pages' bytes in r and the bytes allocated on
- * the pages that begin there (-1: not known for one of them). */
+ * space (rtheap_v8_spaces) the bytes of the pages that begin there, and
+ * the bytes allocated on them (-1: not known for one of them). */
 struct v8_share {
 	uint64_t bytes, heap;
 	size_t pages, spaces, large;
@@ -106,9 +133,11 @@ static void share_of(const struct v8_pages *v, size_t from, size_t to,
 		if (lo >= hi)
 			continue;
 		sh->bytes += hi - lo;
-		sh->space_bytes[k] += hi - lo;
 		if (b < r->start)
 			continue;
+		/* a space's capacity: its pages whole (a code page ends in a
+		 * guard inside the code range's reservation) */
+		sh->space_bytes[k] += v->p[i].size;
 		if (sh->space_used[k] >= 0)
 			sh->space_used[k] =
 				used < 0 ? -1 : sh->space_used[k] + used;
@@ -155,38 +184,68 @@ static int parts_of(struct vms_snapshot *s, const struct v8_share *sh,
 	return 0;
 }
 
+/* Types regions [first, last] (a page's pieces: its regions where no
+ * page begins follow the one where it does) and adds their managed
+ * entry. */
+static int emit(struct vms_snapshot *s, const struct v8_pages *v, size_t from,
+		size_t to, size_t first, size_t last)
+{
+	struct vms_region span = { .start = s->regions[first].start,
+				   .end = s->regions[last].end };
+	struct vms_managed m;
+	struct v8_share sh;
+	const char *detail;
+	size_t i;
+
+	share_of(v, from, to, &span, &sh);
+	detail = arena_printf(
+		&s->arena, "v8 heap 0x%llx: %zu page%s%s, %zu space%s",
+		(unsigned long long)sh.heap, sh.pages, sh.pages == 1 ? "" : "s",
+		sh.large ? " (large)" : "", sh.spaces,
+		sh.spaces == 1 ? "" : "s");
+	if (!detail)
+		return -1;
+	for (i = first; i <= last; i++) {
+		s->regions[i].type = VMS_T_MANAGED_HEAP;
+		s->regions[i].detail = detail;
+	}
+	m = (struct vms_managed){ .runtime = "v8",
+				  .start = span.start,
+				  .end = span.end,
+				  .reserved = span.end - span.start,
+				  .committed = sh.bytes,
+				  .detail = detail };
+	return parts_of(s, &sh, &m) < 0 || vms_managed_add(s, &m) < 0 ? -1 : 0;
+}
+
 static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			const struct v8_pages *v, size_t from, size_t to)
 {
-	size_t i;
+	size_t i, last, first = SIZE_MAX, prev = 0;
 
-	for (i = run->first; i <= run->last; i++) {
-		struct vms_region *r = &s->regions[i];
-		struct vms_managed m;
+	(void)reach_end(s, run, &last);
+	for (i = run->first; i <= last; i++) {
+		const struct vms_region *r = &s->regions[i];
 		struct v8_share sh;
+		bool mine, more;
 
 		share_of(v, from, to, r, &sh);
 		/* Mostly pages: V8 maps each page alone, and neighbours
 		 * merge; what is not a page is a page's trimmed slack. */
-		if (!sh.bytes || sh.bytes * 2 < vms_region_size(r))
+		mine = sh.bytes && sh.bytes * 2 >= vms_region_size(r);
+		more = mine && !sh.pages && first != SIZE_MAX && prev == i - 1;
+		if (first != SIZE_MAX && !more) {
+			if (emit(s, v, from, to, first, prev) < 0)
+				return -1;
+			first = SIZE_MAX;
+		}
+		if (!mine)
 			continue;
-		r->type = VMS_T_MANAGED_HEAP;
-		r->detail = arena_printf(
-			&s->arena, "v8 heap 0x%llx: %zu page%s%s, %zu space%s",
-			(unsigned long long)sh.heap, sh.pages,
-			sh.pages == 1 ? "" : "s", sh.large ? " (large)" : "",
-			sh.spaces, sh.spaces == 1 ? "" : "s");
-		m = (struct vms_managed){ .runtime = "v8",
-					  .start = r->start,
-					  .end = r->end,
-					  .reserved = vms_region_size(r),
-					  .committed = sh.bytes,
-					  .detail = r->detail };
-		if (!r->detail || parts_of(s, &sh, &m) < 0 ||
-		    vms_managed_add(s, &m) < 0)
-			return -1;
+		if (first == SIZE_MAX)
+			first = i;
+		prev = i;
 	}
-	return 0;
+	return first != SIZE_MAX ? emit(s, v, from, to, first, prev) : 0;
 }
 
 static int v8_scan(struct vms_snapshot *s, struct v8_pages *v)

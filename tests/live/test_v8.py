@@ -7,7 +7,10 @@ header, in managed entries of runtime "v8", must add up to heapTotal within
 a few percent, and every region they make a managed heap of must be mostly
 pages. Captured frozen (-F) and not frozen (the JavaScript thread is
 blocked); node maps its pages MADV_DONTFORK, so the fork clone has none and
-the step must say so. Skipped
+the step must say so. The spaces' capacity and use are node's own
+(getHeapSpaceStatistics), code space too: its page's header lies apart
+from its executable body behind a guard page, and all three are one
+managed entry. Skipped
 where node is not installed (scripts/deps.sh installs it)."""
 import json
 import os
@@ -80,7 +83,7 @@ def spaces(how, v8, want):
     # Old and large-object pages say how much is allocated on them: that
     # is what V8 counts (old space: with its linear allocation area).
     for name in ("old_space", "large_object_space",
-                 "new_large_object_space"):
+                 "new_large_object_space", "code_space"):
         sp = node[name]
         if not sp["size"]:
             continue
@@ -90,6 +93,12 @@ def spaces(how, v8, want):
              abs(g[1] - sp["used"]) <= sp["used"] * 0.02,
              "%s: %s's pages (%d bytes) and bytes in use (%s) are node's "
              "(%d, %d)" % (how, name, g[0], g[1], sp["size"], sp["used"]))
+    code = [m for m in v8 if any(p["name"] == "code_space"
+                                 for p in m["parts"])]
+    T.ok(node["code_space"]["size"] == 0 or
+         (code and all(m["reserved"] >= m["committed"] for m in code)),
+         "%s: code space's page (header, guard, body) is one managed "
+         "entry" % how, [(m["start"], m["end"]) for m in code])
     g = got.get("new_space", [0, 0])
     T.ok(g[0] == node["new_space"]["size"] and g[1] is None,
          "%s: new space is both semispaces (%d bytes, node %d), its use "
