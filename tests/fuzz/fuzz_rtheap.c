@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "goheap.h"
+#include "../fixtures/goheap_go119.h"
 #include "rtheap.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -180,17 +180,7 @@ static bool image_read(void *ctx, uint64_t a, void *buf, size_t len)
 
 static void go_walk(const uint8_t *d, size_t n)
 {
-	static const struct goheap_layout L = { .span_size = 144,
-						.start = 24,
-						.npages = 32,
-						.alloc_count = 96,
-						.alloc_count_size = 2,
-						.state = 99,
-						.elemsize = 104,
-						.ptr_size = 8,
-						.in_use = 1,
-						.manual = 2,
-						.page_size = 8192 };
+	const struct goheap_layout *L = &goheap_go119;
 	struct goheap_range r[2] = {
 		{ GO_BASE, GO_BASE + 2048, { 0 } },
 		{ GO_BASE + 2048, GO_BASE + (1ull << 40), { 0 } }
@@ -198,7 +188,7 @@ static void go_walk(const uint8_t *d, size_t n)
 	struct image m = { d, n };
 	struct goheap_walk w;
 
-	if (goheap_walk(&L, GO_BASE, image_read, NULL, &m, r, 2, &w) == 0 &&
+	if (goheap_walk(L, GO_BASE, image_read, NULL, &m, r, 2, &w) == 0 &&
 	    (w.all.objects > w.all.heap_inuse ||
 	     w.all.heap_alloc > w.all.heap_inuse || w.all.spans > w.nspans ||
 	     r[0].sums.spans + r[1].sums.spans + w.outside != w.all.spans))

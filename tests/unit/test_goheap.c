@@ -11,22 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "goheap.h"
+#include "../fixtures/goheap_go119.h"
 #include "tap.h"
 
-static const struct goheap_layout L119 = { .mheap = 0x547660,
-					   .allspans = 65856,
-					   .span_size = 144,
-					   .start = 24,
-					   .npages = 32,
-					   .alloc_count = 96,
-					   .alloc_count_size = 2,
-					   .state = 99,
-					   .elemsize = 104,
-					   .ptr_size = 8,
-					   .in_use = 1,
-					   .manual = 2,
-					   .page_size = 8192 };
+#define L119 goheap_go119
 
 /* The image: the mheap's allspans header, the pointer array, the spans. */
 #define HEAP_AT 0x547660ull
