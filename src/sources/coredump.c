@@ -400,16 +400,18 @@ static void implied_names(struct vms_snapshot *s, const struct core_notes *n)
 	const char *exe = NULL;
 	uint64_t end;
 	size_t i;
+	bool named;
 
 	if (k >= 0)
 		s->regions[k].path = "[vdso]";
 	/* [stack] is the initial stack, where the auxiliary vector points;
 	 * the main thread's stack pointer may be elsewhere (a Go program
 	 * runs its goroutines on stacks in its heap arenas) and is taken
-	 * only when the core has no such pointer. */
-	if ((k = anon_at(s, n->on_stack)) >= 0)
+	 * only when that pointer is in no anonymous region of the core. */
+	named = (k = anon_at(s, n->on_stack)) >= 0;
+	if (named)
 		s->regions[k].path = "[stack]";
-	for (i = 0; !n->on_stack && i < s->nthreads; i++)
+	for (i = 0; !named && i < s->nthreads; i++)
 		if (s->threads[i].tid == s->proc.pid &&
 		    (k = anon_at(s, s->threads[i].sp)) >= 0)
 			s->regions[k].path = "[stack]";

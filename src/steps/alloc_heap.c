@@ -7,14 +7,19 @@
 void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how)
 {
 	const struct rtscan_run *run = rtscan_run_of(m->runs, m->nruns, a, 1);
+	ptrdiff_t k = run ? vms_snapshot_find_index(m->s, a) : -1;
 	size_t i;
 
-	if (!run)
+	if (k < 0 || (size_t)k < run->first)
 		return;
-	for (i = run->first; i <= run->last; i++) {
+	/* from the region holding a: a heap of millions of spans marks
+	 * each in the few regions it covers, not in its whole run */
+	for (i = (size_t)k; i <= run->last; i++) {
 		const struct vms_region *r = &m->s->regions[i];
 
-		if (r->start < a + len && a < r->end && m->mark[i] < how)
+		if (r->start >= a + len)
+			break;
+		if (a < r->end && m->mark[i] < how)
 			m->mark[i] = how;
 	}
 }

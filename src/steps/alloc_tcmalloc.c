@@ -147,47 +147,88 @@ static bool through(struct tc_walk *t, unsigned shift, unsigned L,
 	       got == v;
 }
 
-/* 2: the root, checked against every listed span. */
-static bool find_root(struct tc_walk *t)
+/* The listed spans whose pages lie in readable anonymous memory at this
+ * page size, and of those the ones found through the map (shift, L,
+ * root). */
+static void tally(struct tc_walk *t, unsigned shift, unsigned L, uint64_t root,
+		  size_t *mapped, size_t *found)
+{
+	size_t n;
+
+	*mapped = *found = 0;
+	for (n = 0; n < t->nlisted; n++) {
+		const struct rtheap_tc_span *sp = &t->listed[n];
+
+		if (sp->start >> (48 - shift) ||
+		    !anon_holding(t->s, sp->start << shift,
+				  sp->length << shift))
+			continue;
+		(*mapped)++;
+		*found +=
+			through(t, shift, L, root, t->listed_at[n], sp->start);
+	}
+}
+
+/* Source reads the search for the root may make (2.10: some 2,000). */
+#define ROOT_READS (1u << 18)
+/* Listed spans tried as the anchor a root must hold. */
+#define ANCHORS 4
+
+/* 2: the root: a .bss word whose leaf holds an anchor span at its start
+ * page, placed so the root lies in the writable memory; kept when at
+ * least three quarters of the listed spans whose pages are mapped at that
+ * page size (and two at least, where two are) are found through it. The
+ * leaf's entry does not depend on the page size: it is read once per
+ * word and leaf size. */
+static bool find_root(struct tc_walk *t, const char **why)
 {
 	static const unsigned shifts[] = { 13, 15, 16 };
-	size_t k, n;
+	size_t k, n, reads = 0;
 	unsigned L;
 	uint64_t a;
 
-	if (!t->nlisted)
-		return false;
-	for (k = 0; k < sizeof(shifts) / sizeof(shifts[0]); k++) {
-		unsigned shift = shifts[k], bits = 48 - shift;
-		uint64_t v = t->listed_at[0], p = t->listed[0].start;
+	for (n = 0; n < t->nlisted && n < ANCHORS; n++) {
+		uint64_t v = t->listed_at[n], p = t->listed[n].start;
 
-		/* a page size other than 8 KiB: the spans' own pages */
-		for (L = 8; L + 4 <= bits; L++) {
-			uint64_t rootlen = 8ull << (bits - L);
-			uint64_t off = 8 * (p >> L);
-
-			if (rootlen > t->hi - t->lo)
-				continue;
-			for (a = t->lo + off; a + 8 <= t->hi; a += 8) {
+		for (L = 8; L <= 35 - 4; L++) {
+			for (a = t->lo; a + 8 <= t->hi; a += 8) {
 				uint64_t leaf = word(t, a), got;
 
 				if (!leaf || leaf % 8 ||
-				    a - off + rootlen > t->hi ||
-				    !anon_holding(t->s, leaf, 8ull << L) ||
-				    !read_u64(
+				    !anon_holding(t->s, leaf, 8ull << L))
+					continue;
+				if (++reads > ROOT_READS) {
+					*why = "its page map was not found: "
+					       "the search gave up";
+					return false;
+				}
+				if (!read_u64(
 					    t->s,
 					    leaf + 8 * (p & ((1ull << L) - 1)),
 					    &got) ||
 				    got != v)
 					continue;
-				for (n = 1; n < t->nlisted &&
-					    through(t, shift, L, a - off,
-						    t->listed_at[n],
-						    t->listed[n].start);
-				     n++)
-					;
-				if (n == t->nlisted) {
-					t->shift = shift;
+				for (k = 0;
+				     k < sizeof(shifts) / sizeof(*shifts);
+				     k++) {
+					unsigned bits = 48 - shifts[k];
+					uint64_t off = 8 * (p >> L), mapped,
+						 found;
+					size_t mp, fd;
+
+					if (L + 4 > bits || p >> bits ||
+					    a - t->lo < off ||
+					    (8ull << (bits - L)) >
+						    t->hi - (a - off))
+						continue;
+					tally(t, shifts[k], L, a - off, &mp,
+					      &fd);
+					mapped = mp;
+					found = fd;
+					if (!found || found * 4 < mapped * 3 ||
+					    (mapped >= 2 && found < 2))
+						continue;
+					t->shift = shifts[k];
 					t->leaf_bits = L;
 					t->root = a - off;
 					return true;
@@ -195,6 +236,9 @@ static bool find_root(struct tc_walk *t)
 			}
 		}
 	}
+	*why = t->nlisted ? "its page map was not found"
+			  : "its page map was not found: no span list in its "
+			    ".bss";
 	return false;
 }
 
@@ -315,30 +359,73 @@ static int leaf_entries(struct tc_walk *t, struct found_span **out, size_t *n,
 	return 0;
 }
 
-/* The spans: regions marked, figures summed for the brk heap's spans
- * (brk) and the rest (mapped). */
-static void count_spans(struct tc_walk *t, struct alloc_marks *m,
-			struct found_span *v, size_t n, uint64_t brk_lo,
-			uint64_t brk_hi, struct tc_sums *brk,
-			struct tc_sums *mapped, uint64_t *bad)
-{
-	size_t i;
+struct placed {
+	uint64_t start, length;
+};
 
+static int by_start(const void *x, const void *y)
+{
+	const struct placed *a = x, *b = y;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Whether one of the spans (sorted by start, not overlapping) holds page. */
+static bool covered(const struct placed *p, size_t n, uint64_t page)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (page < p[mid].start)
+			hi = mid;
+		else if (page - p[mid].start >= p[mid].length)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The spans: each distinct pointer read once and kept when it holds one
+ * of the pages it was found at (tcmalloc updates only the first and last
+ * entries of a free or large span: the others may still point to a Span
+ * since reused for other pages); regions marked; figures summed for the
+ * brk heap's spans (brk) and the rest (mapped). An entry no kept span
+ * holds is bad. -1 on out of memory. */
+static int count_spans(struct tc_walk *t, struct alloc_marks *m,
+		       struct found_span *v, size_t n, uint64_t brk_lo,
+		       uint64_t brk_hi, struct tc_sums *brk,
+		       struct tc_sums *mapped, uint64_t *bad)
+{
+	struct placed *kept = malloc((n ? n : 1) * sizeof(*kept));
+	size_t i, j, k, nkept = 0;
+
+	if (!kept)
+		return -1;
 	qsort(v, n, sizeof(*v), by_ptr);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i = j) {
 		unsigned char b[RTHEAP_TC_SPAN];
 		struct rtheap_tc_span sp;
 		struct tc_sums *to;
 		uint64_t a, bytes;
+		bool ok = false;
 
-		if (i && v[i].ptr == v[i - 1].ptr)
-			continue;
-		if (v[i].ptr % 8 || !anon_holding(t->s, v[i].ptr, sizeof(b)) ||
-		    !rtscan_read(t->s, v[i].ptr, b, sizeof(b)) ||
-		    !rtheap_tc_span(b, sizeof(b), v[i].page, t->shift, &sp)) {
-			(*bad)++;
+		for (j = i + 1; j < n && v[j].ptr == v[i].ptr; j++)
+			;
+		if (v[i].ptr % 8 == 0 &&
+		    anon_holding(t->s, v[i].ptr, sizeof(b)) &&
+		    rtscan_read(t->s, v[i].ptr, b, sizeof(b)))
+			for (k = i; k < j && !ok; k++)
+				ok = rtheap_tc_span(b, sizeof(b), v[k].page,
+						    t->shift, &sp);
+		if (!ok) {
+			for (k = i; k < j; k++)
+				v[k].ptr |= 1; /* looked at again below */
 			continue;
 		}
+		kept[nkept++] = (struct placed){ sp.start, sp.length };
 		a = sp.start << t->shift;
 		bytes = sp.length << t->shift;
 		to = a >= brk_lo && a < brk_hi ? brk : mapped;
@@ -354,6 +441,12 @@ static void count_spans(struct tc_walk *t, struct alloc_marks *m,
 		if (to == mapped)
 			alloc_mark(m, a, bytes, 1);
 	}
+	qsort(kept, nkept, sizeof(*kept), by_start);
+	for (i = 0; i < n; i++)
+		if ((v[i].ptr & 1) && !covered(kept, nkept, v[i].page))
+			(*bad)++;
+	free(kept);
+	return 0;
 }
 
 static void set_figures(struct vms_heap *h, const struct tc_sums *x)
@@ -380,7 +473,8 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 
 	memset(found, 0, sizeof(*found));
 	if (!image_rw(m->s, im, &t.lo, &t.hi)) {
-		found->why = "the library's writable memory was not found";
+		found->why = "the library's writable memory was not found (or "
+			     "is over 64 MiB)";
 		return 0;
 	}
 	t.w = calloc((t.hi - t.lo) / 8, 8);
@@ -389,9 +483,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
 	listed_spans(&t);
-	if (!find_root(&t)) {
-		found->why = t.nlisted ? "its page map was not found"
-				       : "no span list was found in its .bss";
+	if (!find_root(&t, &found->why)) {
 		rc = 0;
 		goto out;
 	}
@@ -403,7 +495,8 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		if (brk_heap->segs[i].end > brk_hi)
 			brk_hi = brk_heap->segs[i].end;
 	}
-	count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad);
+	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
+		goto out;
 	/* before alloc_type(), which may move s->heaps */
 	if (brk_heap && (brk.spans || brk.free_spans))
 		set_figures(brk_heap, &brk);
@@ -419,11 +512,11 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (capped)
 		found->why = "more spans than are walked: figures partial";
 	else if (bad || unread)
-		found->why = arena_printf(&m->s->arena,
-					  "%llu spans not sane, %llu parts of "
-					  "its page map unread",
-					  (unsigned long long)bad,
-					  (unsigned long long)unread);
+		found->why = arena_printf(
+			&m->s->arena,
+			"its page map has %llu entr%s no span holds%s",
+			(unsigned long long)bad, bad == 1 ? "y" : "ies",
+			unread ? " and parts that could not be read" : "");
 	rc = 0;
 out:
 	free(v);

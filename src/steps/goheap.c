@@ -379,13 +379,21 @@ static int one_span(const struct goheap_layout *L, const unsigned char *b,
 	return 1;
 }
 
-static void sums_add(struct goheap_sums *to, const struct goheap_sums *a)
+/* Adds a span; false when the sums would pass the address space (2^48
+ * bytes: garbage that looked sane span by span). */
+static bool sums_add(struct goheap_sums *to, const struct goheap_sums *a)
 {
+	const uint64_t max = 1ull << 48;
+
+	if (a->heap_inuse > max - to->heap_inuse ||
+	    a->stack_inuse > max - to->stack_inuse)
+		return false;
 	to->heap_inuse += a->heap_inuse;
 	to->heap_alloc += a->heap_alloc;
 	to->objects += a->objects;
 	to->stack_inuse += a->stack_inuse;
 	to->spans += a->spans;
+	return true;
 }
 
 int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
@@ -455,12 +463,18 @@ int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
 				out->bad++;
 			if (ok <= 0)
 				continue;
-			sums_add(&out->all, &add);
+			if (!sums_add(&out->all, &add)) {
+				out->why = "the spans add up to more than the "
+					   "address space: not sane";
+				return -1;
+			}
 			in = range_of(ranges, nranges, u64_at(b, L->start));
-			if (in)
+			if (in) {
 				sums_add(&in->sums, &add);
-			else
+			} else {
 				out->outside++;
+				out->outside_alloc += add.heap_alloc;
+			}
 		}
 		i += n;
 	}

@@ -77,6 +77,7 @@ struct goheap_range {
 struct goheap_walk {
 	struct goheap_sums all;
 	uint64_t outside; /* spans counted in no range */
+	uint64_t outside_alloc; /* their objects' bytes */
 	uint64_t bad; /* pointers or spans that failed a check */
 	uint64_t unread; /* spans whose memory could not be read */
 	uint64_t nspans; /* allspans' length */

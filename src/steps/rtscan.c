@@ -162,9 +162,12 @@ bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len)
 }
 
 /* Reads [addr, addr + len) with the pages the source has not as zeros;
- * false when the first page is not there and first is required. */
+ * false when the first page is not there and first is required. With
+ * absent_only, a page is taken as zeros only where the source says it is
+ * not present (never written, or swapped: the caller rules that out),
+ * not where the read failed otherwise (a clone gone, a dead target). */
 static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
-			 size_t len, bool first)
+			 size_t len, bool first, bool absent_only)
 {
 	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned char *b = buf;
@@ -174,15 +177,22 @@ static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
 		struct vms_error e;
 		ssize_t got = vms_source_read(s, addr + done, b + done,
 					      len - done, &e);
+		uint64_t at;
+		unsigned char present = 1;
 		size_t skip;
 
 		done += got > 0 ? (size_t)got : 0;
 		if (done == len)
 			break;
-		if (first && addr / page == (addr + done) / page)
+		at = addr + done;
+		if (first && addr / page == at / page)
 			return false; /* the first page is not there */
+		if (absent_only && (vms_source_present(s, at - at % page, 1,
+						       &present, &e) < 0 ||
+				    present))
+			return false;
 		/* the page that stopped the read: zeros to its end */
-		skip = (size_t)(page - (addr + done) % page);
+		skip = (size_t)(page - at % page);
 		if (skip > len - done)
 			skip = len - done;
 		memset(b + done, 0, skip);
@@ -194,7 +204,7 @@ static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
 bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 		       size_t len)
 {
-	return read_filling(s, addr, buf, len, true);
+	return read_filling(s, addr, buf, len, true, false);
 }
 
 bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
@@ -211,7 +221,8 @@ bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 	r = &s->regions[i];
 	/* anonymous: no path, or the kernel's own ([heap], [stack]) */
 	if ((r->path && r->path[0] != '[') || (r->perms & VMS_PERM_SHARED) ||
+	    !(r->perms & VMS_PERM_R) || (r->flags & VMS_RF_UNREADABLE) ||
 	    r->c.swap || addr + len < addr || addr + len > r->end)
 		return false;
-	return read_filling(s, addr, buf, len, false);
+	return read_filling(s, addr, buf, len, false, true);
 }

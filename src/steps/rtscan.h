@@ -57,9 +57,10 @@ bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len);
 bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 		       size_t len);
 
-/* The same, with any page absent read as zeros where the whole of
+/* The same, with any page the source says is not present read as zeros
+ * (a read that fails otherwise fails) where the whole of
  * [addr, addr + len) lies in one private anonymous region (or [heap],
- * [stack]) with nothing in
+ * [stack]), readable, with nothing in
  * swap (its counters say): anonymous memory leaves RAM only for swap, so
  * such a page was never written. False where that cannot be told (a
  * region with swap, a file, a source without counters: a core). */

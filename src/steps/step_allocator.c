@@ -15,6 +15,7 @@
  * what it mapped besides is not located (its page map is not exported).
  * What is not found is said in s->allocator->partial. See steps.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -138,27 +139,28 @@ static const char *tc_partial(struct vms_snapshot *s,
 			      const char *brk_why,
 			      const struct alloc_tc_found *tc)
 {
-	const char *map = tc->why ? tc->why : "";
-	uint64_t missing = al->system > 0 && (uint64_t)al->system > al->heap
-				   ? (uint64_t)al->system - al->heap
-				   : 0;
+	char missing[160] = "";
+	const char *taken = al->system < 0
+				    ? "its count of bytes taken from the "
+				      "system (TCMalloc_SystemTaken) could "
+				      "not be read"
+				    : "";
 
-	if (al->system < 0)
-		return arena_printf(&s->arena,
-				    "its count of bytes taken from the system "
-				    "(TCMalloc_SystemTaken) could not be "
-				    "read%s%s%s%s",
-				    brk_why ? "; " : "", brk_why ? brk_why : "",
-				    *map ? "; " : "", map);
-	if (!missing && !brk_why && !*map)
+	if (al->system > 0 && (uint64_t)al->system > al->heap)
+		snprintf(missing, sizeof(missing),
+			 "%llu of the %llu bytes it took from the system are "
+			 "not located",
+			 (unsigned long long)((uint64_t)al->system - al->heap),
+			 (unsigned long long)al->system);
+	if (!*taken && !*missing && !brk_why && !tc->why)
 		return NULL;
-	return arena_printf(
-		&s->arena,
-		"%llu of the %llu bytes it took from the system are "
-		"not located%s%s%s%s",
-		(unsigned long long)missing, (unsigned long long)al->system,
-		brk_why ? ": " : "", brk_why ? brk_why : "",
-		*map ? (brk_why ? "; " : ": ") : "", map);
+	return arena_printf(&s->arena, "%s%s%s%s%s%s%s", taken,
+			    *taken && *missing ? "; " : "", missing,
+			    (*taken || *missing) && brk_why ? "; " : "",
+			    brk_why ? brk_why : "",
+			    (*taken || *missing || brk_why) && tc->why ? "; "
+								       : "",
+			    tc->why ? tc->why : "");
 }
 
 /* What the allocator's file says, read before the target is held: the

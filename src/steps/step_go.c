@@ -194,9 +194,10 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 		return -1;
 	if (w.outside &&
 	    note(s,
-		 "%llu spans lie outside the arenas found (%llu bytes in "
-		 "use in all)",
+		 "%llu spans lie outside the arenas found, %llu bytes in "
+		 "use in them (%llu in all)",
 		 (unsigned long long)w.outside,
+		 (unsigned long long)w.outside_alloc,
 		 (unsigned long long)w.all.heap_alloc) < 0)
 		return -1;
 	return 0;

@@ -21,7 +21,11 @@ tcmalloc's own MallocExtension properties):
   pageheap_unmapped_bytes. With TCMALLOC_SKIP_SBRK (its pages mapped),
   frozen and through the fork clone: the same sums, the mapped regions
   its spans cover are heap ("tcmalloc (page heap)"), every byte it took
-  from the system is located (no partial).
+  from the system is located (no partial). Both again with the target
+  holding free memory between used (allocs "frag": blocks of 4 KiB to
+  600 KiB, every other one freed), where tcmalloc's page map keeps
+  entries that point to spans since reused: the same equalities, no
+  partial.
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -49,11 +53,11 @@ def lib_path(name):
     return None
 
 
-def run(preload, **extra):
+def run(preload, *args, **extra):
     env = dict(os.environ, **extra)
     if preload:
         env["LD_PRELOAD"] = preload
-    p, line = T.start([T.target("allocs")], env=env)
+    p, line = T.start([T.target("allocs"), *args], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
     if len(w) >= 9 and w[4] == "tcmalloc":
@@ -144,11 +148,23 @@ def tc_spans(snap, own, how):
          % how)
 
 
-def tcmalloc_mapped(path):
-    p, own = run(path, TCMALLOC_SKIP_SBRK="true")
+def tcmalloc_frag(path):
+    p, own = run(path, "16", "frag")
     try:
-        for how, extra in (("mapped, frozen", ["-F"]),
-                           ("mapped, fork", ["-b", "fork"])):
+        snap = T.vmscope_json(p.pid, "-F")
+        tc_spans(snap, own, "brk, frag")
+        T.eq(snap["allocator"]["partial"], None,
+             "tcmalloc (brk, frag): no partial")
+    finally:
+        T.kill(p)
+
+
+def tcmalloc_mapped(path, *args):
+    p, own = run(path, *args, TCMALLOC_SKIP_SBRK="true")
+    frag = " frag" if args else ""
+    try:
+        for how, extra in (("mapped%s, frozen" % frag, ["-F"]),
+                           ("mapped%s, fork" % frag, ["-b", "fork"])):
             snap = T.vmscope_json(p.pid, *extra)
             a = snap["allocator"]
             tc_spans(snap, own, how)
@@ -198,6 +214,8 @@ def main():
         T.kill(p)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
+            tcmalloc_frag(path)
+            tcmalloc_mapped(path, "16", "frag")
     T.done()
 
 

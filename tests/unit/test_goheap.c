@@ -92,15 +92,18 @@ static void sound(void)
 	span(6, 3, A, 1, 8, 1); /* another state: not counted */
 	for (i = 7; i < NSPANS; i++)
 		span(i, 0, 0, 0, 0, 0); /* dead, never written */
+	/* one across a 4 KiB block: read whole, not from the block */
+	span(28, 1, A + (1 << 20), 1, 64, 10);
+	array[7] = SPANS_AT + 28 * 144;
 	header(ARRAY_AT, NSPANS);
 	ok(walk(r, 2, &w) == 0 && !w.why && w.nspans == NSPANS && !w.bad &&
 		   !w.unread,
 	   "sound spans: walked, %llu spans, nothing bad or unread",
 	   (unsigned long long)w.nspans);
-	ok(w.all.heap_alloc == 4800 + 81920 + 16384 + 96 &&
-		   w.all.heap_inuse == 8192 * (1 + 10 + 2 + 1) &&
-		   w.all.objects == 100 + 1 + 1024 + 3 &&
-		   w.all.stack_inuse == 4 * 8192 && w.all.spans == 5,
+	ok(w.all.heap_alloc == 4800 + 81920 + 16384 + 96 + 640 &&
+		   w.all.heap_inuse == 8192 * (1 + 10 + 2 + 1 + 1) &&
+		   w.all.objects == 100 + 1 + 1024 + 3 + 10 &&
+		   w.all.stack_inuse == 4 * 8192 && w.all.spans == 6,
 	   "sums: alloc %llu, inuse %llu, objects %llu, stacks %llu, spans "
 	   "%llu",
 	   (unsigned long long)w.all.heap_alloc,
@@ -108,15 +111,17 @@ static void sound(void)
 	   (unsigned long long)w.all.objects,
 	   (unsigned long long)w.all.stack_inuse,
 	   (unsigned long long)w.all.spans);
-	ok(r[0].sums.heap_alloc == 4800 + 81920 &&
-		   r[0].sums.stack_inuse == 32768 && r[0].sums.spans == 3 &&
+	ok(r[0].sums.heap_alloc == 4800 + 81920 + 640 &&
+		   r[0].sums.stack_inuse == 32768 && r[0].sums.spans == 4 &&
 		   r[1].sums.heap_alloc == 16384 &&
 		   r[1].sums.heap_inuse == 16384 && r[1].sums.spans == 1 &&
-		   w.outside == 1,
-	   "per range: a %llu in use + %llu stacks, b %llu, one outside",
+		   w.outside == 1 && w.outside_alloc == 96,
+	   "per range: a %llu in use + %llu stacks, b %llu, one outside "
+	   "(%llu bytes)",
 	   (unsigned long long)r[0].sums.heap_alloc,
 	   (unsigned long long)r[0].sums.stack_inuse,
-	   (unsigned long long)r[1].sums.heap_alloc);
+	   (unsigned long long)r[1].sums.heap_alloc,
+	   (unsigned long long)w.outside_alloc);
 }
 
 static void damaged(void)
@@ -132,6 +137,7 @@ static void damaged(void)
 	span(5, 1, ~0ull & ~8191ull, 2, 8192, 1); /* wraps the address space */
 	span(6, 2, A, 1ull << 40, 0, 0); /* a stack of 2^53 bytes */
 	span(7, 1, A, 1, 8192, 1); /* sound */
+	array[7] = SPANS_AT + 7 * 144;
 	array[8] = 0; /* a null pointer */
 	array[9] = SPANS_AT + 9 * 144 + 4; /* misaligned */
 	array[10] = 0x10; /* nowhere */
@@ -174,6 +180,16 @@ static void insane(void)
 	   "no spans: nothing, no error");
 	ok(goheap_walk(&L119, 0x1000, rd, NULL, NULL, NULL, 0, &w) < 0 && w.why,
 	   "mheap_ unreadable: %s", w.why);
+	span(0, 1, A, 1ull << 34, 8192, 1); /* 2^47 bytes each, sane alone */
+	span(1, 1, A, 1ull << 34, 8192, 1);
+	span(2, 1, A, 1ull << 34, 8192, 1);
+	array[0] = SPANS_AT;
+	array[1] = SPANS_AT + 144;
+	array[2] = SPANS_AT + 2 * 144;
+	header(ARRAY_AT, 3);
+	ok(walk(NULL, 0, &w) < 0 && w.why && strstr(w.why, "address space"),
+	   "spans adding up past the address space: refused (%s)",
+	   w.why ? w.why : "");
 	bad.state = 144;
 	ok(goheap_walk(&bad, HEAP_AT, rd, NULL, NULL, NULL, 0, &w) < 0,
 	   "a layout with a field past the span: refused");
