@@ -10,10 +10,10 @@
  * Its heap, with memory (the target held): jemalloc 5's and mimalloc
  * 2's regions are found in unclaimed anonymous memory by their own headers
  * (alloc_jemalloc.c, alloc_mimalloc.c); gperftools tcmalloc's is the brk
- * heap where glibc's malloc never ran and tcmalloc's own count of bytes
- * taken from the system (the exported TCMalloc_SystemTaken) covers it;
- * what it mapped besides is not located (its page map is not exported).
- * What is not found is said in s->allocator->partial. See steps.h.
+ * heap where glibc's malloc never ran, and what its spans cover, found
+ * through its page map (alloc_tcmalloc.c), beside its own count of bytes
+ * taken from the system (the exported TCMalloc_SystemTaken). What is not
+ * found is said in s->allocator->partial. See steps.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

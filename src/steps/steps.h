@@ -22,12 +22,14 @@
  *                              runtime "jvm", figures from hsperfdata),
  *                              class space and code cache named
  *   go        step_go.c        a Go program's heap arenas (managed heap,
- *                              runtime "go", from the runtime's hints)
+ *                              runtime "go", from the runtime's hints),
+ *                              its spans from its DWARF (goheap.h)
  *   dotnet    step_dotnet.c    .NET CoreCLR's GC range by shape alone
  *                              (untested on a live .NET)
  *   stacks    step_stacks.c    each thread's stack and guard
  *   allocator step_allocator.c which allocator malloc is (jemalloc,
- *                              tcmalloc, mimalloc); jemalloc's regions
+ *                              tcmalloc, mimalloc) and its heap
+ *                              (alloc_heap.h)
  *   v8        step_v8.c        V8's heap pages (node)
  *   cpython   step_cpython.c   CPython's obmalloc arenas
  *                              (these three: rtscan.h, rtheap.h; each
