@@ -86,8 +86,10 @@ void smaps_parser_release(struct smaps_parser *p);
 
 /* How many times a reader of a running process's text reads it, at most,
  * while smaps_finish() says its records overlap (EAGAIN: it mapped between
- * two reads of it). */
-#define SMAPS_TRIES 5
+ * two reads of it). 5 was seen to fail all five under ASan (slower reads)
+ * on tests/targets' churning target in a CI run; a read of a small
+ * process costs some 100 us. */
+#define SMAPS_TRIES 12
 
 /* After the last smaps_parse(): checks order, flags a truncated last record.
  * Returns 0, or -1 with *err (VMS_ERR_CAPTURE) when the regions overlap or

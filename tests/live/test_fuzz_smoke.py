@@ -7,13 +7,14 @@ file, fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
 glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
 small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
 fuzz_scan and fuzz_pmscan, on the maps fixtures, a quarter of it, at least
-5). Each must exit 0. The
+5), two at a time where there are two cores. Each must exit 0. The
 harnesses carry their own ASan+UBSan, so the run is made once, on the
 normal build's pass of make check, and skipped on the sanitizer build's.
 
 Skipped when clang cannot build a libFuzzer program. New inputs go to a
 temporary corpus; the fixtures are only read. FUZZ_SMOKE_SECONDS overrides
 the 10 seconds; `make fuzz` runs each harness for a minute."""
+import concurrent.futures
 import glob
 import os
 import re
@@ -21,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -44,20 +46,40 @@ def have_libfuzzer(tmp):
     return r.returncode == 0
 
 
+JOBS = []
+
+
 def run_fuzzer(name, seconds, corpus, seeds, tmp, extra=()):
+    """Queued; run_all() runs the queue, two at a time on two cores (each
+    harness is one process on one core: the run takes half as long), and
+    reports in the order queued."""
     exe = os.path.join(T.ROOT, "build-fuzz", name)
     argv = [exe, "-max_total_time=%d" % seconds, "-rss_limit_mb=2048",
             "-timeout=20", "-print_final_stats=1",
             "-artifact_prefix=%s/" % tmp] + list(extra) + [corpus] + seeds
+    JOBS.append((name, seconds, argv))
+
+
+def one(job):
+    name, seconds, argv = job
+    t0 = time.monotonic()
     r = subprocess.run(argv, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=seconds + 120)
-    out = r.stdout.decode("utf-8", "replace")
-    m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
-    runs = int(m.group(1)) if m else 0
-    T.ok(r.returncode == 0 and runs > 0,
-         "%s: %ds, %d inputs, exit status %d" % (name, seconds, runs,
-                                                  r.returncode),
-         "\n".join(out.splitlines()[-40:]))
+    print("# %s took %.1f s" % (name, time.monotonic() - t0), flush=True)
+    return r.returncode, r.stdout.decode("utf-8", "replace")
+
+
+def run_all():
+    workers = max(min(os.cpu_count() or 1, 2), 1)
+    with concurrent.futures.ThreadPoolExecutor(workers) as ex:
+        results = list(ex.map(one, JOBS))
+    for (name, seconds, _), (rc, out) in zip(JOBS, results):
+        m = re.search(r"stat::number_of_executed_units:\s*(\d+)", out)
+        runs = int(m.group(1)) if m else 0
+        T.ok(rc == 0 and runs > 0,
+             "%s: %ds, %d inputs, exit status %d" % (name, seconds, runs,
+                                                      rc),
+             "\n".join(out.splitlines()[-40:]))
 
 
 def main():
@@ -140,6 +162,7 @@ def main():
             shutil.copy(s, seed_dir)
         run_fuzzer("fuzz_pmscan", max(SECONDS // 4, 5), corpus, [seed_dir],
                    tmp, ["-max_len=65536"])
+        run_all()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()
