@@ -498,7 +498,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
 		goto out;
 	/* before alloc_type(), which may move s->heaps */
-	if (brk_heap && (brk.spans || brk.free_spans))
+	if (brk_heap) /* known: none of its spans there is 0 */
 		set_figures(brk_heap, &brk);
 	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
 		goto out;
