@@ -79,36 +79,6 @@ static bool read_u64(struct vms_snapshot *s, uint64_t a, uint64_t *v)
 	return rtscan_read_unswapped(s, a, v, 8);
 }
 
-/* The image's writable memory: the rw mappings of its file from its
- * first region on (a PROT_NONE gap splits the image's loads: the images
- * step's entry may be the first load only) and the anonymous .bss tail
- * right after them. */
-static bool image_rw(struct vms_snapshot *s, const struct vms_image *im,
-		     uint64_t *lo, uint64_t *hi)
-{
-	size_t k;
-
-	*lo = *hi = 0;
-	for (k = im->first_region; k < s->nregions; k++) {
-		const struct vms_region *r = &s->regions[k];
-		bool mine =
-			r->path && im->path && strcmp(r->path, im->path) == 0;
-
-		if (!mine && !(r->start == *hi && *hi && !r->path &&
-			       (r->perms & VMS_PERM_W)))
-			break;
-		if ((r->perms & (VMS_PERM_R | VMS_PERM_W)) !=
-		    (VMS_PERM_R | VMS_PERM_W))
-			continue;
-		if (!*lo)
-			*lo = r->start;
-		else if (r->start != *hi)
-			break;
-		*hi = r->end;
-	}
-	return *lo && *hi - *lo <= MAX_IMAGE_RW;
-}
-
 /* 1: the spans the .bss lists link to. */
 static void listed_spans(struct tc_walk *t)
 {
@@ -472,7 +442,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	int rc = -1;
 
 	memset(found, 0, sizeof(*found));
-	if (!image_rw(m->s, im, &t.lo, &t.hi)) {
+	if (!rtscan_image_rw(m->s, im, MAX_IMAGE_RW, &t.lo, &t.hi)) {
 		found->why = "the library's writable memory was not found (or "
 			     "is over 64 MiB)";
 		return 0;

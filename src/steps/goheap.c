@@ -482,3 +482,126 @@ int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
 		out->why = "some spans were not sane or could not be read";
 	return 0;
 }
+
+/* ---- without DWARF ---- */
+
+bool goheap_buildinfo_version(const void *buf, size_t len, char *out,
+			      size_t outlen)
+{
+	static const char magic[] = "\xff Go buildinf:";
+	const unsigned char *b = buf;
+	uint64_t n = 0;
+	size_t at = 32;
+	unsigned shift = 0;
+
+	if (len < 33 || memcmp(b, magic, 14) != 0 || !(b[15] & 2))
+		return false;
+	do { /* the length, a varint */
+		if (at >= len || shift > 28)
+			return false;
+		n |= (uint64_t)(b[at] & 0x7f) << shift;
+		shift += 7;
+	} while (b[at++] & 0x80);
+	if (!n || n >= outlen || n > len - at)
+		return false;
+	memcpy(out, b + at, n);
+	out[n] = '\0';
+	return strncmp(out, "go", 2) == 0;
+}
+
+/* Layouts read from each version's DWARF (goheap_layout_fd), by version
+ * prefix ("go1.19" takes go1.19.N). */
+static const struct {
+	const char *version;
+	struct goheap_layout L;
+} known[] = {
+	{ "go1.19",
+	  { .span_size = 144,
+	    .start = 24,
+	    .npages = 32,
+	    .alloc_count = 96,
+	    .alloc_count_size = 2,
+	    .state = 99,
+	    .elemsize = 104,
+	    .ptr_size = 8,
+	    .in_use = 1,
+	    .manual = 2,
+	    .page_size = 8192 } },
+};
+
+bool goheap_layout_known(const char *version, struct goheap_layout *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		size_t n = strlen(known[i].version);
+
+		if (strncmp(version, known[i].version, n) == 0 &&
+		    (version[n] == '\0' || version[n] == '.')) {
+			*out = known[i].L;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the elements of the slice {array, len} read as spans. */
+static bool probe(const struct goheap_layout *L, uint64_t array, uint64_t len,
+		  goheap_read_fn rd, void *ctx)
+{
+	uint64_t ptrs[GOHEAP_PROBE], k,
+		m = len < GOHEAP_PROBE ? len : GOHEAP_PROBE;
+	unsigned char b[GOHEAP_MAX_SPAN_SIZE];
+	bool in_use = false;
+
+	if (!rd(ctx, array, ptrs, m * 8))
+		return false;
+	for (k = 0; k < m; k++) {
+		struct goheap_sums add;
+		uint8_t state;
+
+		if (!ptrs[k] || ptrs[k] % 8 ||
+		    !rd(ctx, ptrs[k], b, L->span_size))
+			return false;
+		state = b[L->state];
+		if (state && state != L->in_use && state != L->manual)
+			return false;
+		if (state && one_span(L, b, &add) < 0)
+			return false;
+		in_use |= state == L->in_use;
+	}
+	return in_use;
+}
+
+uint64_t goheap_find_allspans(const struct goheap_layout *L, const uint64_t *w,
+			      size_t n, uint64_t lo, goheap_read_fn rd,
+			      void *ctx, const char **why)
+{
+	uint64_t found = 0;
+	size_t k;
+
+	*why = NULL;
+	if (L->span_size > GOHEAP_MAX_SPAN_SIZE || !L->page_size ||
+	    L->state >= L->span_size || L->start + 8 > L->span_size ||
+	    L->npages + 8 > L->span_size || L->elemsize + 8 > L->span_size ||
+	    L->alloc_count + L->alloc_count_size > L->span_size) {
+		*why = "the layout of runtime.mspan is not sane";
+		return 0;
+	}
+	for (k = 0; k + 3 <= n; k++) {
+		uint64_t array = w[k], len = w[k + 1], cap = w[k + 2];
+
+		if (!array || array % 8 || !len || len > cap ||
+		    cap > GOHEAP_MAX_SPANS || !probe(L, array, len, rd, ctx))
+			continue;
+		if (found) {
+			*why = "two slices read as runtime.mheap_.allspans";
+			return 0;
+		}
+		found = lo + 8 * k;
+	}
+	if (!found)
+		*why = "runtime.mheap_.allspans was not found in the program's "
+		       "memory";
+	return found;
+}

@@ -226,3 +226,29 @@ bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 		return false;
 	return read_filling(s, addr, buf, len, false, true);
 }
+
+bool rtscan_image_rw(const struct vms_snapshot *s, const struct vms_image *im,
+		     uint64_t max, uint64_t *lo, uint64_t *hi)
+{
+	size_t k;
+
+	*lo = *hi = 0;
+	for (k = im->first_region; k < s->nregions; k++) {
+		const struct vms_region *r = &s->regions[k];
+		bool mine =
+			r->path && im->path && strcmp(r->path, im->path) == 0;
+
+		if (!mine && !(r->start == *hi && *hi && !r->path &&
+			       (r->perms & VMS_PERM_W)))
+			break;
+		if ((r->perms & (VMS_PERM_R | VMS_PERM_W)) !=
+		    (VMS_PERM_R | VMS_PERM_W))
+			continue;
+		if (!*lo)
+			*lo = r->start;
+		else if (r->start != *hi)
+			break;
+		*hi = r->end;
+	}
+	return *lo && *hi - *lo <= max;
+}

@@ -67,4 +67,12 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 			   size_t len);
 
+/* An image's writable memory [*lo, *hi): the rw mappings of its file
+ * from its first region on (a PROT_NONE gap splits a library's loads: the
+ * images step's entry may be the first load only) and the anonymous .bss
+ * tail right after them. False when there is none, or it is over max
+ * bytes. */
+bool rtscan_image_rw(const struct vms_snapshot *s, const struct vms_image *im,
+		     uint64_t max, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -116,7 +116,8 @@ static int by_start(const void *a, const void *b)
 }
 
 /* The go entry of range r gets what its spans add up to. */
-static int fill(struct vms_snapshot *s, const struct goheap_range *r)
+static int fill(struct vms_snapshot *s, const struct goheap_range *r,
+		const char *figures)
 {
 	struct vms_managed *m = managed_find(s, "go", r->start, r->end);
 	struct vms_managed_part *p;
@@ -133,10 +134,81 @@ static int fill(struct vms_snapshot *s, const struct goheap_range *r)
 					  (int64_t)r->sums.stack_inuse, -1, -1,
 					  true };
 	m->used = (int64_t)r->sums.heap_alloc;
-	m->figures = "runtime.mheap_ spans (DWARF)";
+	m->figures = figures;
 	m->parts = p;
 	m->nparts = 2;
 	return 0;
+}
+
+static void append(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Adds to the message in why[len]. */
+static void append(char *why, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(why);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Bytes of the program's writable memory searched for allspans at most
+ * (go 1.19's goheap: 300 KiB). */
+#define MAX_RW (64u << 20)
+
+/* Without DWARF: the layout of the program's Go version, if known, and
+ * allspans found in its writable memory (read held). 0 with *at and
+ * *figures, or -1 with why; -2 on out of memory. */
+static int stripped(struct vms_snapshot *s, const struct vms_image *im,
+		    struct goheap_layout *L, uint64_t *at, const char **figures,
+		    char *why, size_t len)
+{
+	unsigned char bi[96];
+	char version[32];
+	const char *w = NULL;
+	uint64_t lo, hi, *words;
+	size_t k;
+
+	for (k = 0; k < im->elf->nsec; k++)
+		if (im->elf->sec[k].name &&
+		    strcmp(im->elf->sec[k].name, ".go.buildinfo") == 0)
+			break;
+	if (k == im->elf->nsec ||
+	    !rtscan_read(s, im->bias + im->elf->sec[k].addr, bi, sizeof(bi)) ||
+	    !goheap_buildinfo_version(bi, sizeof(bi), version,
+				      sizeof(version))) {
+		append(why, len, ", and its Go version was not read");
+		return -1;
+	}
+	if (!goheap_layout_known(version, L)) {
+		append(why, len, ", and %s's layout is not known here",
+		       version);
+		return -1;
+	}
+	if (!rtscan_image_rw(s, im, MAX_RW, &lo, &hi)) {
+		append(why, len, ", and its writable memory was not found");
+		return -1;
+	}
+	words = malloc(hi - lo);
+	if (!words)
+		return -2;
+	if (!rtscan_read_zeros(s, lo, words, hi - lo))
+		memset(words, 0, hi - lo);
+	*at = goheap_find_allspans(L, words, (hi - lo) / 8, lo, read_mem, s,
+				   &w);
+	free(words);
+	if (!*at) {
+		append(why, len, "; %s", w);
+		return -1;
+	}
+	*figures = arena_printf(&s->arena,
+				"runtime.mheap_ spans (%s layout, no DWARF)",
+				version);
+	return *figures ? 0 : -2;
 }
 
 /* Fills the go entries' used and parts from the spans of runtime.mheap_. */
@@ -146,7 +218,9 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 	struct goheap_layout L;
 	struct goheap_range *ranges;
 	struct goheap_walk w;
-	char why[200];
+	const char *figures = "runtime.mheap_ spans (DWARF)";
+	char why[300];
+	uint64_t at = 0;
 	size_t i, n = 0;
 
 	if (!im)
@@ -159,8 +233,17 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 	if (!(have & VMS_SRC_CONSISTENT))
 		return note(s, "heap in use not read: the memory is not of one "
 			       "instant (-F or -b fork hold it still)");
-	if (layout_of(s, im, &L, why, sizeof(why)) < 0)
-		return note(s, "heap in use not read: %s", why);
+	vms_source_hold(s, true);
+	if (layout_of(s, im, &L, why, sizeof(why)) == 0) {
+		at = L.mheap + im->bias;
+	} else {
+		int rc = stripped(s, im, &L, &at, &figures, why, sizeof(why));
+
+		if (rc == -2)
+			return -1;
+		if (rc < 0)
+			return note(s, "heap in use not read: %s", why);
+	}
 	for (i = 0; i < s->nmanaged; i++)
 		n += strcmp(s->managed[i].runtime, "go") == 0;
 	ranges = calloc(n ? n : 1, sizeof(*ranges));
@@ -175,14 +258,12 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 	/* managed entries are added in address order per hint base; the
 	 * walk looks them up by binary search */
 	qsort(ranges, n, sizeof(*ranges), by_start);
-	vms_source_hold(s, true);
-	if (goheap_walk(&L, L.mheap + im->bias, read_mem, progress, s, ranges,
-			n, &w) < 0) {
+	if (goheap_walk(&L, at, read_mem, progress, s, ranges, n, &w) < 0) {
 		free(ranges);
 		return note(s, "heap in use not read: %s", w.why);
 	}
 	for (i = 0; i < n; i++)
-		if (fill(s, &ranges[i]) < 0) {
+		if (fill(s, &ranges[i], figures) < 0) {
 			free(ranges);
 			return -1;
 		}

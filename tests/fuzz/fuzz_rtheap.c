@@ -12,7 +12,8 @@
  * together (sizes inside the run, counts within capacity). A raw input is
  * also a memory image for the Go span walk (goheap.h, Go 1.19's layout):
  * its first 16 bytes are mheap_.allspans, pointers into it are spans; the
- * walk must end, and count no more objects than pages.
+ * walk must end, and count no more objects than pages; the search for
+ * allspans among its words, and the .go.buildinfo version parser, too.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -187,7 +188,21 @@ static void go_walk(const uint8_t *d, size_t n)
 	};
 	struct image m = { d, n };
 	struct goheap_walk w;
+	uint64_t words[512];
+	const char *why;
+	char v[32];
+	uint64_t at;
 
+	if (goheap_buildinfo_version(d, n, v, sizeof(v)) &&
+	    (strlen(v) >= sizeof(v) || strncmp(v, "go", 2) != 0))
+		abort();
+	/* the input as the program's words too: a slice found lies in them */
+	memcpy(words, d, n < sizeof(words) ? n & ~(size_t)7 : sizeof(words));
+	at = goheap_find_allspans(L, words,
+				  (n < sizeof(words) ? n : sizeof(words)) / 8,
+				  GO_BASE, image_read, &m, &why);
+	if (at && (at < GO_BASE || at - GO_BASE + 24 > n))
+		abort();
 	if (goheap_walk(L, GO_BASE, image_read, NULL, &m, r, 2, &w) == 0 &&
 	    (w.all.objects > w.all.heap_inuse ||
 	     w.all.heap_alloc > w.all.heap_inuse || w.all.spans > w.nspans ||

@@ -68,12 +68,14 @@ def go_notes(snap):
             if n["step"] == "go"]
 
 
-def check_used(label, snap, stats):
+def check_used(label, snap, stats, figures="(DWARF)"):
     m = go_entry(label, snap)
     if not m:
         return
     T.eq(m["used"], stats["heap_alloc"],
          "%s: used is MemStats.HeapAlloc (%s)" % (label, m["figures"]))
+    T.ok(figures in (m["figures"] or ""), "%s: figures say %s"
+         % (label, figures), m["figures"])
     parts = {p["name"]: p for p in m["parts"]}
     T.ok("heap" in parts and parts["heap"]["capacity"] == stats["heap_inuse"]
          and parts["heap"]["used"] == stats["heap_alloc"],
@@ -173,12 +175,16 @@ def main():
                      "not of one instant")
         finally:
             T.kill(p)
-        exe = build(tmp, "goheap-nodwarf", ["-ldflags=-w"])
+        exe = build(tmp, "goheap-stripped", ["-ldflags=-s -w"])
         if exe:
             p, line = T.start([exe], timeout=30)
             try:
-                not_read("-ldflags=-w", T.vmscope_json(p.pid, "-F"),
-                         "no DWARF")
+                f = T.ready_fields(line)
+                stats = {k: v for k, v in f.items() if isinstance(v, int)}
+                for how, extra in (("stripped, -F", ["-F"]),
+                                   ("stripped, -b fork", ["-b", "fork"])):
+                    check_used(how, T.vmscope_json(p.pid, *extra), stats,
+                               "layout, no DWARF")
             finally:
                 T.kill(p)
     finally:

@@ -4,6 +4,9 @@
  * the walk to its runtime.MemStats): spans in use, large, manual (stacks),
  * dead, outside the ranges, damaged, unreadable; allspans itself unsane;
  * and goheap_layout_fd() on files without Go's DWARF, which must say why.
+ * Without DWARF: the version from .go.buildinfo's bytes (recorded from
+ * goheap's build), the layouts kept by version, allspans found among a
+ * program's words (decoys refused, two candidates refused).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,11 +77,9 @@ static int walk(struct goheap_range *r, size_t n, struct goheap_walk *w)
 	return goheap_walk(&L119, HEAP_AT, rd, NULL, NULL, r, n, w);
 }
 
-static void sound(void)
+/* The image of sound(): spans of every kind, allspans pointing to them. */
+static void sound_image(void)
 {
-	struct goheap_range r[2] = { { A, A + (64 << 20), { 0 } },
-				     { B, B + (64 << 20), { 0 } } };
-	struct goheap_walk w;
 	size_t i;
 
 	for (i = 0; i < NSPANS; i++)
@@ -96,6 +97,15 @@ static void sound(void)
 	span(28, 1, A + (1 << 20), 1, 64, 10);
 	array[7] = SPANS_AT + 28 * 144;
 	header(ARRAY_AT, NSPANS);
+}
+
+static void sound(void)
+{
+	struct goheap_range r[2] = { { A, A + (64 << 20), { 0 } },
+				     { B, B + (64 << 20), { 0 } } };
+	struct goheap_walk w;
+
+	sound_image();
 	ok(walk(r, 2, &w) == 0 && !w.why && w.nspans == NSPANS && !w.bad &&
 		   !w.unread,
 	   "sound spans: walked, %llu spans, nothing bad or unread",
@@ -221,6 +231,80 @@ static void layouts(const char *self)
 	}
 }
 
+/* .go.buildinfo's first bytes, from tests/targets/goheap.go built with
+ * go 1.19.8 (readelf -x .go.buildinfo). */
+static const unsigned char buildinfo[] = {
+	0xff, 0x20, 0x47, 0x6f, 0x20, 0x62, 0x75, 0x69, 0x6c, 0x64, 0x69,
+	0x6e, 0x66, 0x3a, 0x08, 0x02, 0,    0,	  0,	0,    0,    0,
+	0,    0,    0,	  0,	0,    0,    0,	  0,	0,    0,    0x08,
+	0x67, 0x6f, 0x31, 0x2e, 0x31, 0x39, 0x2e, 0x38, 0x98, 0x01, 0x30
+};
+
+static void without_dwarf(void)
+{
+	unsigned char b[sizeof(buildinfo)];
+	struct goheap_layout L;
+	uint64_t words[16] = { 0 }, at;
+	const char *why;
+	char v[32];
+	size_t i;
+
+	ok(goheap_buildinfo_version(buildinfo, sizeof(buildinfo), v,
+				    sizeof(v)) &&
+		   strcmp(v, "go1.19.8") == 0,
+	   "buildinfo: %s", v);
+	memcpy(b, buildinfo, sizeof(b));
+	b[15] = 0; /* the older form: pointers to strings */
+	ok(!goheap_buildinfo_version(b, sizeof(b), v, sizeof(v)),
+	   "buildinfo of the pre-1.18 form: refused");
+	memcpy(b, buildinfo, sizeof(b));
+	b[32] = 0x7f; /* longer than what was read */
+	ok(!goheap_buildinfo_version(b, sizeof(b), v, sizeof(v)) &&
+		   !goheap_buildinfo_version(buildinfo, sizeof(buildinfo), v,
+					     8) &&
+		   !goheap_buildinfo_version(buildinfo, 20, v, sizeof(v)),
+	   "buildinfo longer than the bytes or the room: refused");
+	memset(b + 32, 0xff, sizeof(b) - 32); /* a varint that never ends */
+	ok(!goheap_buildinfo_version(b, sizeof(b), v, sizeof(v)),
+	   "buildinfo with an endless varint: refused");
+	ok(goheap_layout_known("go1.19.8", &L) &&
+		   L.span_size == L119.span_size && L.state == L119.state &&
+		   L.alloc_count == L119.alloc_count &&
+		   L.elemsize == L119.elemsize && !L.allspans,
+	   "go1.19.8: the layout kept is the one its DWARF gives");
+	ok(!goheap_layout_known("go1.190", &L) &&
+		   !goheap_layout_known("go1.20.1", &L) &&
+		   !goheap_layout_known("", &L),
+	   "other versions: not known, not guessed");
+
+	/* the program's words: a decoy slice (to no spans), one whose len
+	 * passes its cap, then allspans at word 9 */
+	sound_image();
+	span(6, 0, 0, 0, 0, 0); /* no state 3 in a real Go: dead */
+	words[1] = ARRAY_AT + 8 * NSPANS; /* past the pointers: unreadable */
+	words[2] = 4;
+	words[3] = 4;
+	words[5] = ARRAY_AT;
+	words[6] = 5;
+	words[7] = 4;
+	words[9] = ARRAY_AT;
+	words[10] = NSPANS;
+	words[11] = NSPANS;
+	goheap_layout_known("go1.19.8", &L);
+	at = goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why);
+	ok(at == 0x52d000 + 8 * 9, "allspans found at word 9 (%llx)",
+	   (unsigned long long)at);
+	for (i = 12; i < 15; i++)
+		words[i] = words[i - 3];
+	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why) &&
+		   why && strstr(why, "two"),
+	   "two slices that read as allspans: refused (%s)", why ? why : "");
+	memset(words, 0, sizeof(words));
+	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why) &&
+		   why,
+	   "none: %s", why ? why : "");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -228,5 +312,6 @@ int main(int argc, char **argv)
 	damaged();
 	insane();
 	layouts(argv[0]);
+	without_dwarf();
 	return tap_done();
 }
