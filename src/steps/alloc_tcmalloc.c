@@ -468,7 +468,8 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
 		goto out;
 	/* before alloc_type(), which may move s->heaps */
-	if (brk_heap) /* known: none of its spans there is 0 */
+	/* known, none of its spans there being 0, when all was seen */
+	if (brk_heap && ((!capped && !unread) || brk.spans || brk.free_spans))
 		set_figures(brk_heap, &brk);
 	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
 		goto out;

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -328,8 +329,8 @@ static uint64_t uint_at(const unsigned char *b, uint32_t off, unsigned size)
 	}
 }
 
-static struct goheap_range *range_of(struct goheap_range *r, size_t n,
-				     uint64_t a)
+/* The index of the range (sorted) holding a, or -1. */
+static ptrdiff_t range_of(const struct goheap_range *r, size_t n, uint64_t a)
 {
 	size_t lo = 0, hi = n;
 
@@ -341,9 +342,9 @@ static struct goheap_range *range_of(struct goheap_range *r, size_t n,
 		else if (a >= r[mid].end)
 			lo = mid + 1;
 		else
-			return &r[mid];
+			return (ptrdiff_t)mid;
 	}
-	return NULL;
+	return -1;
 }
 
 /* One span: 1 counted, 0 not in use (skipped), -1 bad. */
@@ -446,7 +447,7 @@ int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
 		for (k = 0; k < n; k++) {
 			const unsigned char *b;
 			struct goheap_sums add;
-			struct goheap_range *in;
+			ptrdiff_t in;
 			int ok;
 
 			if (!ptrs[k] || ptrs[k] % 8) {
@@ -469,8 +470,8 @@ int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
 				return -1;
 			}
 			in = range_of(ranges, nranges, u64_at(b, L->start));
-			if (in) {
-				sums_add(&in->sums, &add);
+			if (in >= 0) {
+				sums_add(&ranges[in].sums, &add);
 			} else {
 				out->outside++;
 				out->outside_alloc += add.heap_alloc;
@@ -494,7 +495,7 @@ bool goheap_buildinfo_version(const void *buf, size_t len, char *out,
 	size_t at = 32;
 	unsigned shift = 0;
 
-	if (len < 33 || memcmp(b, magic, 14) != 0 || !(b[15] & 2))
+	if (len < 33 || memcmp(b, magic, 14) != 0 || b[14] != 8 || !(b[15] & 2))
 		return false;
 	do { /* the length, a varint */
 		if (at >= len || shift > 28)
@@ -547,6 +548,7 @@ bool goheap_layout_known(const char *version, struct goheap_layout *out)
 
 /* Whether the elements of the slice {array, len} read as spans. */
 static bool probe(const struct goheap_layout *L, uint64_t array, uint64_t len,
+		  const struct goheap_range *ranges, size_t nranges,
 		  goheap_read_fn rd, void *ctx)
 {
 	uint64_t ptrs[GOHEAP_PROBE], k,
@@ -558,15 +560,20 @@ static bool probe(const struct goheap_layout *L, uint64_t array, uint64_t len,
 		return false;
 	for (k = 0; k < m; k++) {
 		struct goheap_sums add;
+		uint64_t start;
 		uint8_t state;
 
 		if (!ptrs[k] || ptrs[k] % 8 ||
 		    !rd(ctx, ptrs[k], b, L->span_size))
 			return false;
 		state = b[L->state];
-		if (state && state != L->in_use && state != L->manual)
+		if (!state)
+			continue;
+		if (state != L->in_use && state != L->manual)
 			return false;
-		if (state && one_span(L, b, &add) < 0)
+		start = u64_at(b, L->start);
+		if (!start || one_span(L, b, &add) < 0 ||
+		    (nranges && range_of(ranges, nranges, start) < 0))
 			return false;
 		in_use |= state == L->in_use;
 	}
@@ -574,8 +581,9 @@ static bool probe(const struct goheap_layout *L, uint64_t array, uint64_t len,
 }
 
 uint64_t goheap_find_allspans(const struct goheap_layout *L, const uint64_t *w,
-			      size_t n, uint64_t lo, goheap_read_fn rd,
-			      void *ctx, const char **why)
+			      size_t n, uint64_t lo,
+			      const struct goheap_range *ranges, size_t nranges,
+			      goheap_read_fn rd, void *ctx, const char **why)
 {
 	uint64_t found = 0;
 	size_t k;
@@ -591,8 +599,9 @@ uint64_t goheap_find_allspans(const struct goheap_layout *L, const uint64_t *w,
 	for (k = 0; k + 3 <= n; k++) {
 		uint64_t array = w[k], len = w[k + 1], cap = w[k + 2];
 
-		if (!array || array % 8 || !len || len > cap ||
-		    cap > GOHEAP_MAX_SPANS || !probe(L, array, len, rd, ctx))
+		if (!array || array % 4096 || !len || len > cap ||
+		    cap > GOHEAP_MAX_SPANS ||
+		    !probe(L, array, len, ranges, nranges, rd, ctx))
 			continue;
 		if (found) {
 			*why = "two slices read as runtime.mheap_.allspans";

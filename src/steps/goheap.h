@@ -102,8 +102,9 @@ int goheap_walk(const struct goheap_layout *L, uint64_t mheap,
 
 /* The Go version that the first bytes of the .go.buildinfo section give
  * ("go1.19.8"): Go 1.18+'s form, a 32-byte header ("\xff Go buildinf:",
- * pointer size, flags with bit 1 set) then the version as a varint length
- * and its bytes. False for another form or a version over outlen. */
+ * pointer size 8, flags with bit 1 set) then the version as a varint
+ * length and its bytes. False for another form (a 32-bit program's
+ * included) or a version over outlen. */
 bool goheap_buildinfo_version(const void *buf, size_t len, char *out,
 			      size_t outlen);
 
@@ -120,13 +121,16 @@ bool goheap_layout_known(const char *version, struct goheap_layout *out);
 
 /* The address of mheap_.allspans among n words of the program's writable
  * memory (w[k] at lo + 8k): the one slice header {array, len, cap} (0 <
- * len <= cap) whose first GOHEAP_PROBE elements (or all, when fewer) all
- * point to spans that read as sound under L (state dead, in use or
- * manual; an in-use or manual one on a page, its objects within its
- * pages), at least one of them in use. 0 when none is, or when two
- * different ones are (*why says which). Reads through rd. */
+ * len <= cap; array on a 4 KiB page: the runtime takes it from sysAlloc)
+ * whose first GOHEAP_PROBE elements (or all, when fewer) all point to
+ * spans that read as sound under L (state dead, in use or manual; an
+ * in-use or manual one on a page inside one of the ranges, sorted, when
+ * nranges > 0, its objects within its pages), at least one of them in
+ * use. 0 when none is, or when two different ones are (*why says which).
+ * Reads through rd. */
 uint64_t goheap_find_allspans(const struct goheap_layout *L, const uint64_t *w,
-			      size_t n, uint64_t lo, goheap_read_fn rd,
-			      void *ctx, const char **why);
+			      size_t n, uint64_t lo,
+			      const struct goheap_range *ranges, size_t nranges,
+			      goheap_read_fn rd, void *ctx, const char **why);
 
 #endif

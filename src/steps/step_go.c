@@ -16,11 +16,13 @@
  * to place elsewhere (a hint taken) are found only by Go 1.25's names
  * (classify).
  *
- * Used, with memory of one instant (-F, -b fork, a core) and the
- * program's DWARF: runtime.mheap_'s spans walked (goheap.h), HeapAlloc as
- * ReadMemStats says it, with parts "heap" (HeapInuse, HeapAlloc) and
- * "stacks" (StackInuse). The layout is read from the file before the
- * target is held. A snapshot file keeps what was found (snapfile_kept.c).
+ * Used, with memory of one instant (-F, -b fork, a core): runtime.mheap_'s
+ * spans walked (goheap.h), HeapAlloc as ReadMemStats says it, with parts
+ * "heap" (HeapInuse, HeapAlloc) and "stacks" (StackInuse). The layout is
+ * read from the program's DWARF before the target is held (a big Go
+ * program's DWARF takes libdw some 170 ms); without DWARF, from a table
+ * per Go version, and mheap_.allspans is looked for in the program's
+ * memory, held. A snapshot file keeps what was found (snapfile_kept.c).
  */
 #include <string.h>
 
@@ -164,6 +166,7 @@ static void append(char *why, size_t len, const char *fmt, ...)
  * allspans found in its writable memory (read held). 0 with *at and
  * *figures, or -1 with why; -2 on out of memory. */
 static int stripped(struct vms_snapshot *s, const struct vms_image *im,
+		    const struct goheap_range *ranges, size_t nranges,
 		    struct goheap_layout *L, uint64_t *at, const char **figures,
 		    char *why, size_t len)
 {
@@ -173,6 +176,7 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 	uint64_t lo, hi, *words;
 	size_t k;
 
+	vms_source_hold(s, true); /* what follows reads the memory */
 	for (k = 0; k < im->elf->nsec; k++)
 		if (im->elf->sec[k].name &&
 		    strcmp(im->elf->sec[k].name, ".go.buildinfo") == 0)
@@ -181,6 +185,7 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 	    !rtscan_read(s, im->bias + im->elf->sec[k].addr, bi, sizeof(bi)) ||
 	    !goheap_buildinfo_version(bi, sizeof(bi), version,
 				      sizeof(version))) {
+		/* (a 32-bit program's, pointer size 4, is not read either) */
 		append(why, len, ", and its Go version was not read");
 		return -1;
 	}
@@ -196,10 +201,13 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 	words = malloc(hi - lo);
 	if (!words)
 		return -2;
-	if (!rtscan_read_zeros(s, lo, words, hi - lo))
-		memset(words, 0, hi - lo);
-	*at = goheap_find_allspans(L, words, (hi - lo) / 8, lo, read_mem, s,
-				   &w);
+	if (!rtscan_read_zeros(s, lo, words, hi - lo)) {
+		free(words);
+		append(why, len, ", and its writable memory could not be read");
+		return -1;
+	}
+	*at = goheap_find_allspans(L, words, (hi - lo) / 8, lo, ranges, nranges,
+				   read_mem, s, &w);
 	free(words);
 	if (!*at) {
 		append(why, len, "; %s", w);
@@ -211,7 +219,31 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 	return *figures ? 0 : -2;
 }
 
-/* Fills the go entries' used and parts from the spans of runtime.mheap_. */
+/* The go entries' ranges, sorted (the walk looks them up by binary
+ * search); NULL on out of memory. */
+static struct goheap_range *go_ranges(const struct vms_snapshot *s, size_t *n)
+{
+	struct goheap_range *r;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < s->nmanaged; i++)
+		*n += strcmp(s->managed[i].runtime, "go") == 0;
+	r = calloc(*n ? *n : 1, sizeof(*r));
+	if (!r)
+		return NULL;
+	for (i = 0, *n = 0; i < s->nmanaged; i++)
+		if (strcmp(s->managed[i].runtime, "go") == 0)
+			r[(*n)++] = (struct goheap_range){
+				.start = s->managed[i].start,
+				.end = s->managed[i].end
+			};
+	qsort(r, *n, sizeof(*r), by_start);
+	return r;
+}
+
+/* Fills the go entries' used and parts from the spans of runtime.mheap_:
+ * 0, or -1 on out of memory. */
 static int go_used(struct vms_snapshot *s, unsigned have,
 		   const struct vms_image *im)
 {
@@ -221,11 +253,12 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 	const char *figures = "runtime.mheap_ spans (DWARF)";
 	char why[300];
 	uint64_t at = 0;
-	size_t i, n = 0;
+	size_t i, n;
+	int rc = 0;
 
 	if (!im)
-		return note(s, "heap in use not read: no Go image with its "
-			       "DWARF among the images");
+		return note(s, "heap in use not read: no image with Go's "
+			       "sections among the images");
 	if (!(have & VMS_SRC_MEMORY))
 		return note(s, "heap in use not read: %s",
 			    s->src.no_memory ? s->src.no_memory
@@ -233,41 +266,32 @@ static int go_used(struct vms_snapshot *s, unsigned have,
 	if (!(have & VMS_SRC_CONSISTENT))
 		return note(s, "heap in use not read: the memory is not of one "
 			       "instant (-F or -b fork hold it still)");
-	vms_source_hold(s, true);
+	ranges = go_ranges(s, &n);
+	if (!ranges)
+		return -1;
+	/* the DWARF before the hold: it is the file, not the memory */
 	if (layout_of(s, im, &L, why, sizeof(why)) == 0) {
 		at = L.mheap + im->bias;
 	} else {
-		int rc = stripped(s, im, &L, &at, &figures, why, sizeof(why));
-
-		if (rc == -2)
-			return -1;
-		if (rc < 0)
-			return note(s, "heap in use not read: %s", why);
+		rc = stripped(s, im, ranges, n, &L, &at, &figures, why,
+			      sizeof(why));
+		if (rc < 0) {
+			free(ranges);
+			return rc == -2 ? -1
+					: note(s, "heap in use not read: %s",
+					       why);
+		}
 	}
-	for (i = 0; i < s->nmanaged; i++)
-		n += strcmp(s->managed[i].runtime, "go") == 0;
-	ranges = calloc(n ? n : 1, sizeof(*ranges));
-	if (!ranges)
-		return -1;
-	for (i = 0, n = 0; i < s->nmanaged; i++)
-		if (strcmp(s->managed[i].runtime, "go") == 0)
-			ranges[n++] = (struct goheap_range){
-				.start = s->managed[i].start,
-				.end = s->managed[i].end
-			};
-	/* managed entries are added in address order per hint base; the
-	 * walk looks them up by binary search */
-	qsort(ranges, n, sizeof(*ranges), by_start);
+	vms_source_hold(s, true);
 	if (goheap_walk(&L, at, read_mem, progress, s, ranges, n, &w) < 0) {
 		free(ranges);
 		return note(s, "heap in use not read: %s", w.why);
 	}
-	for (i = 0; i < n; i++)
-		if (fill(s, &ranges[i], figures) < 0) {
-			free(ranges);
-			return -1;
-		}
+	for (i = 0; i < n && rc == 0; i++)
+		rc = fill(s, &ranges[i], figures);
 	free(ranges);
+	if (rc < 0)
+		return -1;
 	if (w.why &&
 	    note(s, "partial: %llu of %llu spans not sane, %llu unread",
 		 (unsigned long long)w.bad, (unsigned long long)w.nspans,

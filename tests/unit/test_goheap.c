@@ -29,6 +29,8 @@
 
 static unsigned char heap_hdr[16];
 static uint64_t array[NSPANS];
+#define DECOY_AT 0x7f0000010000ull /* another slice's elements */
+static uint64_t decoy[8];
 /* room for 64: a 4 KiB block read over the first spans comes whole */
 static unsigned char spans[64][144];
 static uint64_t unreadable_at; /* a span there reads as missing */
@@ -50,6 +52,7 @@ static bool rd(void *ctx, uint64_t a, void *buf, size_t len)
 	return copy_from(a, len, HEAP_AT + L119.allspans, heap_hdr,
 			 sizeof(heap_hdr), buf) ||
 	       copy_from(a, len, ARRAY_AT, array, sizeof(array), buf) ||
+	       copy_from(a, len, DECOY_AT, decoy, sizeof(decoy), buf) ||
 	       copy_from(a, len, SPANS_AT, spans, sizeof(spans), buf);
 }
 
@@ -240,6 +243,51 @@ static const unsigned char buildinfo[] = {
 	0x67, 0x6f, 0x31, 0x2e, 0x31, 0x39, 0x2e, 0x38, 0x98, 0x01, 0x30
 };
 
+/* One slice {DECOY_AT, 8, 8} whose elements are spans 40..47 as made
+ * ready by the caller: found or not. */
+static bool decoy_found(const struct goheap_layout *L,
+			const struct goheap_range *r, size_t nr)
+{
+	uint64_t words[3] = { DECOY_AT, 8, 8 };
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		decoy[i] = SPANS_AT + (40 + i) * 144;
+	return goheap_find_allspans(L, words, 3, 0x52d000, r, nr, rd, NULL,
+				    &why) != 0;
+}
+
+/* Slices that are not allspans, each refused for its own reason; the
+ * same slice with sound spans found (the control). */
+static void decoys(const struct goheap_layout *L)
+{
+	struct goheap_range r = { A, A + (64 << 20), { 0 } };
+	size_t i;
+
+	for (i = 40; i < 48; i++)
+		span(i, 0, 0, 0, 0, 0);
+	span(40, 1, A, 1, 48, 100);
+	ok(decoy_found(L, &r, 1), "decoy control: a slice of sound spans is "
+				  "found");
+	span(40, 0, 0, 0, 0, 0);
+	ok(!decoy_found(L, NULL, 0), "a slice of dead spans only: refused");
+	span(40, 3, A, 1, 48, 1);
+	ok(!decoy_found(L, NULL, 0), "a span of state 3: refused");
+	span(40, 1, A + 100, 1, 48, 1);
+	ok(!decoy_found(L, NULL, 0), "an in-use span off its page: refused");
+	span(40, 1, 0, 1, 48, 1);
+	ok(!decoy_found(L, NULL, 0), "an in-use span at 0: refused");
+	span(40, 1, B, 1, 48, 1);
+	ok(!decoy_found(L, &r, 1) && decoy_found(L, NULL, 0),
+	   "an in-use span outside the arenas given: refused (found "
+	   "without them)");
+	span(40, 1, A, 1, 48, 171);
+	ok(!decoy_found(L, NULL, 0), "more objects than the span holds: "
+				     "refused");
+	span(40, 0, 0, 0, 0, 0);
+}
+
 static void without_dwarf(void)
 {
 	unsigned char b[sizeof(buildinfo)];
@@ -291,16 +339,20 @@ static void without_dwarf(void)
 	words[10] = NSPANS;
 	words[11] = NSPANS;
 	goheap_layout_known("go1.19.8", &L);
-	at = goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why);
+	at = goheap_find_allspans(&L, words, 16, 0x52d000, NULL, 0, rd, NULL,
+				  &why);
 	ok(at == 0x52d000 + 8 * 9, "allspans found at word 9 (%llx)",
 	   (unsigned long long)at);
+	decoys(&L);
 	for (i = 12; i < 15; i++)
 		words[i] = words[i - 3];
-	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why) &&
+	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, NULL, 0, rd, NULL,
+				 &why) &&
 		   why && strstr(why, "two"),
 	   "two slices that read as allspans: refused (%s)", why ? why : "");
 	memset(words, 0, sizeof(words));
-	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, rd, NULL, &why) &&
+	ok(!goheap_find_allspans(&L, words, 16, 0x52d000, NULL, 0, rd, NULL,
+				 &why) &&
 		   why,
 	   "none: %s", why ? why : "");
 }
