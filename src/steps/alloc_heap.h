@@ -47,15 +47,11 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
 /* gperftools tcmalloc: its page heap through its page map (found from
  * the library im's writable memory); spans in the brk heap count in
  * brk_heap's figures (NULL: none; it must be an element of s->heaps,
- * which this may move), the rest are typed heap in a heap of their own. */
-struct alloc_tc_found {
-	bool found; /* the page map was found and walked */
-	unsigned shift, leaf_bits; /* its page size, its leaves' bits */
-	uint64_t heap_size, returned; /* all spans; those returned */
-	const char *why; /* what was not found or not sound, or NULL */
-};
+ * which this may move), the rest are typed heap in a heap of their own.
+ * *why: NULL, or what was not found or not sound (the page map, its
+ * entries). */
 int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im, struct vms_heap *brk_heap,
-		   struct alloc_tc_found *found);
+		   const char **why);
 
 #endif

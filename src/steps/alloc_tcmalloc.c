@@ -182,19 +182,16 @@ static bool find_root(struct tc_walk *t, const char **why)
 				     k < sizeof(shifts) / sizeof(*shifts);
 				     k++) {
 					unsigned bits = 48 - shifts[k];
-					uint64_t off = 8 * (p >> L), mapped,
-						 found;
-					size_t mp, fd;
+					uint64_t off = 8 * (p >> L);
+					size_t mapped, found;
 
 					if (L + 4 > bits || p >> bits ||
 					    a - t->lo < off ||
 					    (8ull << (bits - L)) >
 						    t->hi - (a - off))
 						continue;
-					tally(t, shifts[k], L, a - off, &mp,
-					      &fd);
-					mapped = mp;
-					found = fd;
+					tally(t, shifts[k], L, a - off, &mapped,
+					      &found);
 					if (!found || found * 4 < mapped * 3 ||
 					    (mapped >= 2 && found < 2))
 						continue;
@@ -226,7 +223,7 @@ static int by_ptr(const void *x, const void *y)
 }
 
 struct tc_sums {
-	uint64_t in_use, free, returned, spans, free_spans;
+	uint64_t in_use, free, spans, free_spans;
 };
 
 static int push(struct found_span **v, size_t *n, size_t *cap, uint64_t ptr,
@@ -405,8 +402,6 @@ static int count_spans(struct tc_walk *t, struct alloc_marks *m,
 		} else {
 			to->free += bytes;
 			to->free_spans++;
-			if (sp.location == 2)
-				to->returned += bytes;
 		}
 		if (to == mapped)
 			alloc_mark(m, a, bytes, 1);
@@ -429,7 +424,7 @@ static void set_figures(struct vms_heap *h, const struct tc_sums *x)
 
 int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im, struct vms_heap *brk_heap,
-		   struct alloc_tc_found *found)
+		   const char **why)
 {
 	static const char *const details[] = { "tcmalloc (page heap)" };
 	struct tc_walk t = { .s = m->s };
@@ -441,10 +436,10 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	bool capped;
 	int rc = -1;
 
-	memset(found, 0, sizeof(*found));
+	*why = NULL;
 	if (!rtscan_image_rw(m->s, im, MAX_IMAGE_RW, &t.lo, &t.hi)) {
-		found->why = "the library's writable memory was not found (or "
-			     "is over 64 MiB)";
+		*why = "the library's writable memory was not found (or "
+		       "is over 64 MiB)";
 		return 0;
 	}
 	t.w = calloc((t.hi - t.lo) / 8, 8);
@@ -453,7 +448,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
 	listed_spans(&t);
-	if (!find_root(&t, &found->why)) {
+	if (!find_root(&t, why)) {
 		rc = 0;
 		goto out;
 	}
@@ -475,15 +470,10 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		goto out;
 	if (h)
 		set_figures(h, &mapped);
-	found->found = true;
-	found->shift = t.shift;
-	found->leaf_bits = t.leaf_bits;
-	found->heap_size = brk.in_use + brk.free + mapped.in_use + mapped.free;
-	found->returned = brk.returned + mapped.returned;
 	if (capped)
-		found->why = "more spans than are walked: figures partial";
+		*why = "more spans than are walked: figures partial";
 	else if (bad || unread)
-		found->why = arena_printf(
+		*why = arena_printf(
 			&m->s->arena,
 			"its page map has %llu entr%s no span holds%s",
 			(unsigned long long)bad, bad == 1 ? "y" : "ies",

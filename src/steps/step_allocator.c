@@ -136,8 +136,7 @@ static const char *tc_brk(struct vms_snapshot *s, struct vms_allocator *al,
  * heap, and what the page map's walk could not do. */
 static const char *tc_partial(struct vms_snapshot *s,
 			      const struct vms_allocator *al,
-			      const char *brk_why,
-			      const struct alloc_tc_found *tc)
+			      const char *brk_why, const char *map_why)
 {
 	char missing[160] = "";
 	const char *taken = al->system < 0
@@ -152,15 +151,15 @@ static const char *tc_partial(struct vms_snapshot *s,
 			 "not located",
 			 (unsigned long long)((uint64_t)al->system - al->heap),
 			 (unsigned long long)al->system);
-	if (!*taken && !*missing && !brk_why && !tc->why)
+	if (!*taken && !*missing && !brk_why && !map_why)
 		return NULL;
 	return arena_printf(&s->arena, "%s%s%s%s%s%s%s", taken,
 			    *taken && *missing ? "; " : "", missing,
 			    (*taken || *missing) && brk_why ? "; " : "",
 			    brk_why ? brk_why : "",
-			    (*taken || *missing || brk_why) && tc->why ? "; "
+			    (*taken || *missing || brk_why) && map_why ? "; "
 								       : "",
-			    tc->why ? tc->why : "");
+			    map_why ? map_why : "");
 }
 
 /* What the allocator's file says, read before the target is held: the
@@ -189,7 +188,7 @@ static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
 		     const struct vms_image *im, const struct file_facts *f)
 {
 	struct alloc_marks m = { s, NULL, 0, NULL };
-	struct alloc_tc_found tc;
+	const char *map_why;
 	struct vms_heap *brk_heap = NULL;
 	const char *brk_why = NULL;
 	bool oom, tcmalloc = strcmp(al->name, "tcmalloc") == 0;
@@ -204,9 +203,9 @@ static int find_heap(struct vms_snapshot *s, struct vms_allocator *al,
 	if (oom || !m.mark)
 		goto out;
 	if (tcmalloc) {
-		rc = alloc_tcmalloc(&m, al, im, brk_heap, &tc);
+		rc = alloc_tcmalloc(&m, al, im, brk_heap, &map_why);
 		if (rc == 0)
-			al->partial = tc_partial(s, al, brk_why, &tc);
+			al->partial = tc_partial(s, al, brk_why, map_why);
 	} else if (strcmp(al->name, "jemalloc") == 0) {
 		rc = alloc_jemalloc(&m, al);
 	} else {
