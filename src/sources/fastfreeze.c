@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "procfs.h"
 #include "smaps.h"
@@ -80,13 +82,68 @@ static bool scannable(const struct vms_region *r)
 	       !(r->flags & VMS_RF_NO_COUNTERS);
 }
 
+bool fastfreeze_after_fork(const struct vms_region *r)
+{
+	const char *p = r->path;
+
+	if (!scannable(r) || r->inode != 0 || (r->perms & VMS_PERM_SHARED) ||
+	    !r->vmflags || !*r->vmflags ||
+	    (r->vmflags_mask & (VMS_VF_DC | VMS_VF_WF)) ||
+	    vms_region_size(r) < FASTFREEZE_AFTER_MIN)
+		return false;
+	/* anonymous: no path, or the kernel's names for anonymous memory;
+	 * not [vdso] and the like, special mappings fork does not copy */
+	return !p || strcmp(p, "[heap]") == 0 || strcmp(p, "[stack]") == 0 ||
+	       strncmp(p, "[anon:", 6) == 0;
+}
+
+/* fig[] of the regions r[0, n) with after_fork == want, scanned from fd,
+ * each run of consecutive ones in one pass. 0, or -1 with *err. */
+static int scan_some(int fd, const struct pmscan_how *how,
+		     const struct vms_region *r, size_t n,
+		     struct pmscan_fig *fig, bool want, struct vms_error *err)
+{
+	size_t i = 0, j;
+
+	while (i < n) {
+		if (fastfreeze_after_fork(&r[i]) != want) {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < n && fastfreeze_after_fork(&r[j]) == want;
+		     j++)
+			;
+		if (pmscan_regions(fd, how, r + i, j - i, fig + i, err) < 0)
+			return -1;
+		i = j;
+	}
+	return 0;
+}
+
+/* Reconciles the regions of s[0, n) from fig[]: those with after_fork ==
+ * want, or all of them (want < 0). */
+static void reconcile_some(struct vms_snapshot *s, size_t n,
+			   const struct pmscan_fig *fig, int want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (scannable(&s->regions[i]) &&
+		    (want < 0 ||
+		     (int)fastfreeze_after_fork(&s->regions[i]) == want) &&
+		    fastfreeze_reconcile(&s->regions[i], &fig[i]))
+			s->cap.approx_regions++;
+}
+
 int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
-			const struct pmscan_how *how, struct vms_error *err)
+			const struct pmscan_how *how, bool fork_next,
+			struct vms_error *err)
 {
 	char path[128], *maps;
-	size_t len, n = 0, i;
+	size_t len, n = 0;
 	struct pmscan_fig *fig;
 	bool same;
+	int rc;
 
 	procfs_mm_path(pid, "maps", path, sizeof(path));
 	if (procfs_read_file(path, &maps, &len) < 0)
@@ -100,17 +157,48 @@ int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
 	if (!fig)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
-	if (pmscan_regions(pmfd, how, s->regions, n, fig, err) < 0) {
+	rc = fork_next ? scan_some(pmfd, how, s->regions, n, fig, false, err)
+		       : pmscan_regions(pmfd, how, s->regions, n, fig, err);
+	if (rc < 0) {
 		free(fig);
 		/* the exact path instead, in the same freeze */
 		return err->kind == VMS_ERR_NOMEM ? -1 : 0;
 	}
 	s->cap.approx_regions = 0;
-	for (i = 0; i < n; i++)
-		if (scannable(&s->regions[i]) &&
-		    fastfreeze_reconcile(&s->regions[i], &fig[i]))
-			s->cap.approx_regions++;
+	reconcile_some(s, n, fig, fork_next ? 0 : -1);
 	free(fig);
 	s->cap.freeze_counters = "pagemap_scan";
 	return 1;
+}
+
+int fastfreeze_clone_counters(struct vms_snapshot *s, pid_t clone,
+			      const struct pmscan_how *how,
+			      struct vms_error *err)
+{
+	size_t n = pmscan_user_regions(s->regions, s->nregions), i;
+	struct pmscan_how ignore;
+	struct pmscan_fig *fig;
+	int fd, rc;
+
+	for (i = 0; i < n && !fastfreeze_after_fork(&s->regions[i]); i++)
+		;
+	if (i == n)
+		return 0; /* none: nothing to open */
+	if ((fd = pmscan_open(clone, &ignore)) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot read the page tables of the "
+				     "clone %d: %s; try --exact",
+				     (int)clone, strerror(errno));
+	fig = malloc(n * sizeof(*fig));
+	if (!fig) {
+		close(fd);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	rc = scan_some(fd, how, s->regions, n, fig, true, err);
+	close(fd);
+	if (rc == 0)
+		reconcile_some(s, n, fig, 1);
+	free(fig);
+	return rc;
 }

@@ -13,7 +13,14 @@
  *      (pmscan.h), and reconciles: a region whose Rss or Swap moved gets
  *      the freeze's Rss and Swap, its split and Pss adjusted to add up
  *      (fastfreeze_reconcile) and the flag VMS_RF_APPROX.
- * Rss and Swap are then of the fork's instant. The split (private/shared,
+ * Rss and Swap are then of the fork's instant. The large regions of
+ * anonymous private memory (fastfreeze_after_fork) are left out of that
+ * scan when a fork follows, and scanned in the clone once the target runs
+ * again (fastfreeze_clone_counters): fork copies every page-table entry
+ * of such a region that has pages (a present page, a swap entry), so the
+ * clone's page tables hold the target's of the fork's instant, and the
+ * freeze does not walk them twice (1.9-2.3 ms of a 1 GiB target of 4 KiB
+ * pages, a tenth of its freeze; some 15 ms at 8 GiB). The split (private/shared,
  * clean/dirty), Pss, Locked and VmFlags are of the read before: what moves
  * them without moving Rss (a page dirtied, a copy-on-write broken, another
  * process mapping a page, an madvise or mlock of a whole region) is not
@@ -48,11 +55,39 @@
 bool fastfreeze_reconcile(struct vms_region *r, const struct pmscan_fig *f);
 
 /* Inside the freeze; s holds the regions and counters smaps gave just
- * before it, pmfd and how are pmscan_open(pid)'s. Returns 1 when done
- * (s->cap's freeze_counters and approx_regions set), 0 when the layout
- * moved or the scan failed (s untouched: read smaps again), -1 with *err
- * (out of memory, or maps unreadable). */
+ * before it, pmfd and how are pmscan_open(pid)'s. fork_next: the target
+ * is forked in this freeze, and the regions fastfreeze_after_fork()
+ * takes are left to fastfreeze_clone_counters() (unchanged until then).
+ * Returns 1 when done (s->cap's freeze_counters and approx_regions set),
+ * 0 when the layout moved or the scan failed (s untouched: read smaps
+ * again), -1 with *err (out of memory, or maps unreadable). */
 int fastfreeze_counters(struct vms_snapshot *s, pid_t pid, int pmfd,
-			const struct pmscan_how *how, struct vms_error *err);
+			const struct pmscan_how *how, bool fork_next,
+			struct vms_error *err);
+
+/* Whether r's Rss and Swap are read in the clone after the fork: a
+ * region fork copies as it is, whose figures smaps gave whole (VmFlags
+ * known): anonymous (no file: no path, [heap], [stack], [anon:NAME];
+ * not the kernel's special mappings), private, neither left out of the
+ * clone (dc) nor emptied in it (wf), none of the kinds the scan cannot
+ * count, and at least FASTFREEZE_AFTER_MIN bytes (walking a small one in
+ * the freeze costs less than a call of its own). A parser: no pid. */
+#define FASTFREEZE_AFTER_MIN (2u << 20)
+bool fastfreeze_after_fork(const struct vms_region *r);
+
+/* After fastfreeze_counters(.., fork_next) returned 1 and the fork was
+ * made: the regions it left are read from the clone's page tables
+ * (clone: its pid here; how: the target's pmscan_how) and reconciled as
+ * the others were, before anything reads the clone's memory (a read of
+ * an absent page would fault one in). What the clone does not have as
+ * the target had it is not taken: a region marked dc or wf in VmFlags
+ * just before the freeze. An madvise(MADV_DONTFORK or MADV_WIPEONFORK)
+ * of a whole region in the milliseconds between that read and the
+ * freeze is not seen, and its Rss reads as 0, marked approximate when
+ * smaps had more. 0, or -1 with *err (the clone's page tables could not
+ * be read: the capture fails). */
+int fastfreeze_clone_counters(struct vms_snapshot *s, pid_t clone,
+			      const struct pmscan_how *how,
+			      struct vms_error *err);
 
 #endif

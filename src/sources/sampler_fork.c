@@ -10,7 +10,8 @@
  * lives, the original's private pages count as shared. Where the kernel has
  * PAGEMAP_SCAN (and neither --exact nor a snapshot file asks otherwise),
  * smaps is read just before the freeze and only Rss and Swap in it
- * (fastfreeze.h); else all of smaps is read in it. The keeper then
+ * (fastfreeze.h), those of large anonymous regions from the clone's page
+ * tables right after the fork; else all of smaps is read in it. The keeper then
  * injects the fork, lets the target go and keeps the clone stopped. Thread
  * stack pointers are those the keeper saved at the freeze; their names are
  * read afterwards, outside the freeze. frozen_us is the whole freeze,
@@ -228,13 +229,14 @@ static void mark_unreadable(struct vms_snapshot *s)
 static int read_original(const struct vms_capture_opts *o,
 			 struct vms_snapshot *s, uint64_t room, int pmfd,
 			 const struct pmscan_how *how, bool read_before,
-			 struct vms_error *err)
+			 bool *after_fork, struct vms_error *err)
 {
 	uint64_t need;
 	int fast = 0;
 
-	if (pmfd >= 0 &&
-	    (fast = fastfreeze_counters(s, o->pid, pmfd, how, err)) < 0)
+	*after_fork = false;
+	if (pmfd >= 0 && (fast = fastfreeze_counters(s, o->pid, pmfd, how,
+						     !o->no_memory, err)) < 0)
 		return -1;
 	if (!fast) {
 		struct vms_capture_opts again = *o;
@@ -249,6 +251,7 @@ static int read_original(const struct vms_capture_opts *o,
 			return -1;
 		s->cap.freeze_counters = "smaps";
 	}
+	*after_fork = fast && !o->no_memory;
 	if (sampler_read_status(s, o->pid, err) < 0)
 		return -1;
 	if ((need = clone_commit(s)) > room)
@@ -277,7 +280,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 {
 	struct fork_priv *p = calloc(1, sizeof(*p));
 	struct status_figures sf = { 0, 0, 0 };
-	bool read_before = false;
+	bool read_before = false, after_fork = false;
 	uint64_t gadget, room = UINT64_MAX;
 
 	if (!p)
@@ -324,7 +327,8 @@ static int fork_capture(const struct vms_capture_opts *o,
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
 		return exited_or(o->pid, err);
-	if (read_original(o, s, room, p->pmfd, &p->how, read_before, err) < 0) {
+	if (read_original(o, s, room, p->pmfd, &p->how, read_before,
+			  &after_fork, err) < 0) {
 		keeper_stop(&p->k);
 		return -1;
 	}
@@ -336,6 +340,13 @@ static int fork_capture(const struct vms_capture_opts *o,
 	if ((o->no_memory ? keeper_release(&p->k, err)
 			  : keeper_fork(&p->k, err)) < 0)
 		return exited_or(o->pid, err);
+	/* The large anonymous regions' Rss and Swap, from the clone's page
+	 * tables (the fork's instant), before its memory is read. */
+	if (after_fork &&
+	    fastfreeze_clone_counters(s, p->k.clone, &p->how, err) < 0) {
+		keeper_stop(&p->k);
+		return -1;
+	}
 	/* Stack pointers as frozen; names now (the target runs again). */
 	if (sampler_threads_from_freeze(s, &p->k.fz, err) < 0) {
 		keeper_stop(&p->k);

@@ -11,7 +11,10 @@
  * its second half read (the huge zero page where the kernel uses it); a
  * private mapping of its own executable, read; 4 MiB of shared anonymous
  * memory, written; 16 pages written around a guard page (MADV_GUARD_INSTALL,
- * where the kernel has it: Linux 6.13). "grow" adds a thread that writes
+ * where the kernel has it: Linux 6.13); and three 4 MiB regions written
+ * whole, which the fork sampler's clone does not have as they are: one
+ * MADV_DONTFORK (absent in a child), one MADV_WIPEONFORK (empty in a
+ * child), and one with a guard page at its middle. "grow" adds a thread that writes
  * one new page of a 64 MiB region after another, and starts over
  * (MADV_DONTNEED) at its end: its Rss never stays still. "churn" adds a
  * thread that makes one of 16 pages of a PROT_NONE area readable and then
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
 	long pg = sysconf(_SC_PAGESIZE);
 	int grows = argc > 1 && strcmp(argv[1], "grow") == 0;
 	int churns = argc > 1 && strcmp(argv[1], "churn") == 0;
-	char *anon, *raw, *huge, *shared, *self, *guarded;
+	char *anon, *raw, *huge, *shared, *self, *guarded, *nofork[3];
 	int guard = 0;
 	size_t i, hsz = 16 * MIB;
 	int fd;
@@ -122,6 +125,17 @@ int main(int argc, char **argv)
 	/* MADV_GUARD_INSTALL (102): the page's entry becomes a marker the
 	 * page-table scan calls "swapped" */
 	guard = madvise(guarded + 8 * pg, (size_t)pg, 102) == 0;
+	for (i = 0; i < 3; i++) {
+		nofork[i] = map(4 * MIB, MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!nofork[i])
+			return 1;
+		madvise(nofork[i], 4 * MIB, MADV_NOHUGEPAGE);
+		memset(nofork[i], 4, 4 * MIB);
+	}
+	if (madvise(nofork[0], 4 * MIB, MADV_DONTFORK) < 0 ||
+	    madvise(nofork[1], 4 * MIB, MADV_WIPEONFORK) < 0)
+		return 1;
+	madvise(nofork[2] + 2 * MIB, (size_t)pg, 102);
 	if (churns) {
 		churn_at = mmap(NULL, 33 * (size_t)pg, PROT_NONE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -131,8 +145,7 @@ int main(int argc, char **argv)
 	}
 	if (grows) {
 		grow_at = map(GROW_SIZE, MAP_PRIVATE | MAP_ANONYMOUS);
-		if (!grow_at ||
-		    pthread_create(&t, NULL, grow, NULL) != 0)
+		if (!grow_at || pthread_create(&t, NULL, grow, NULL) != 0)
 			return 1;
 	}
 	printf("ready anon=%p huge=%p shared=%p guard=%d", (void *)anon,

@@ -271,6 +271,67 @@ static void check_layout_rss(pid_t pid, const struct vms_snapshot *s)
 	vms_snapshot_free(pre);
 }
 
+/* Which regions are read in the clone after the fork: large anonymous
+ * private ones that fork copies as they are, and nothing else. */
+static void check_after_fork(void)
+{
+	static const struct {
+		const char *path, *vmflags;
+		uint64_t size, inode;
+		unsigned perms, mask, rflags;
+		bool want;
+		const char *what;
+	} c[] = {
+		{ NULL, "rd wr mr mw me ac", 4 << 20, 0, 3, VMS_VF_AC, 0, true,
+		  "anonymous, 4 MiB" },
+		{ "[heap]", "rd wr", 64 << 20, 0, 3, 0, 0, true, "[heap]" },
+		{ "[stack]", "rd wr gd", 8 << 20, 0, 3, VMS_VF_GD, 0, true,
+		  "[stack]" },
+		{ "[anon:arena]", "rd wr", 2 << 20, 0, 3, 0, 0, true,
+		  "[anon:NAME], 2 MiB" },
+		{ NULL, "rd wr", (2 << 20) - 4096, 0, 3, 0, 0, false,
+		  "anonymous, under 2 MiB (walked in the freeze)" },
+		{ NULL, "rd wr dc", 4 << 20, 0, 3, VMS_VF_DC, 0, false,
+		  "MADV_DONTFORK (not in the clone)" },
+		{ NULL, "rd wr wf", 4 << 20, 0, 3, VMS_VF_WF, 0, false,
+		  "MADV_WIPEONFORK (empty in the clone)" },
+		{ NULL, "", 4 << 20, 0, 3, 0, 0, false,
+		  "no VmFlags (dc, wf unknown)" },
+		{ "/usr/lib/libc.so.6", "rd mr", 4 << 20, 7, 1, 0, 0, false,
+		  "a file (fork copies no page of one without anon pages)" },
+		{ "/dev/zero (deleted)", "rd wr sh", 4 << 20, 9, 3 | 8,
+		  VMS_VF_SH, 0, false, "shared anonymous (shmem)" },
+		{ NULL, "rd wr sh", 4 << 20, 0, 3 | 8, VMS_VF_SH, 0, false,
+		  "shared, inode 0" },
+		{ "[anon_shmem:x]", "rd wr", 4 << 20, 0, 3, 0, 0, false,
+		  "[anon_shmem:NAME]" },
+		{ "[vdso]", "rd ex", 4 << 20, 0, 5, 0, 0, false,
+		  "[vdso] (a special mapping)" },
+		{ NULL, "rd wr ht", 4 << 20, 0, 3, VMS_VF_HT, 0, false,
+		  "hugetlb" },
+		{ NULL, "rd wr uw", 4 << 20, 0, 3, VMS_VF_UW, 0, false,
+		  "userfaultfd write-protected" },
+		{ NULL, "rd wr", 4 << 20, 0, 3, 0, VMS_RF_NO_COUNTERS, false,
+		  "a record that was cut" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct vms_region r;
+
+		region(&r, 1ull << 32, (1ull << 32) + c[i].size);
+		r.path = c[i].path;
+		r.vmflags = c[i].vmflags;
+		r.inode = c[i].inode;
+		r.perms = (uint16_t)c[i].perms;
+		r.vmflags_mask = c[i].mask;
+		r.flags = (uint16_t)c[i].rflags;
+		ok(fastfreeze_after_fork(&r) == c[i].want,
+		   "after the fork, in the clone: %s: %s", c[i].what,
+		   c[i].want ? "yes" : "no");
+	}
+}
+
 /* Against the kernel: a stopped pagekinds. */
 static void check_live(void)
 {
@@ -281,7 +342,7 @@ static void check_live(void)
 	struct pmscan_how how;
 	struct vms_error err;
 	char line[512];
-	size_t i, n = 0, bad = 0;
+	size_t i, n = 0, bad = 0, after, dc;
 	int fd = -1, rc;
 	uint64_t keep;
 
@@ -342,15 +403,48 @@ static void check_live(void)
 		   memcmp(f, g, n * sizeof(*f)) == 0,
 	   "live: the same, 3 runs at a time");
 	free(g);
-	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
+	rc = fastfreeze_counters(s, t.pid, fd, &how, false, &err);
 	ok(rc == 1 && s->cap.approx_regions == 0 && s->cap.freeze_counters &&
 		   strcmp(s->cap.freeze_counters, "pagemap_scan") == 0,
 	   "live: fastfreeze_counters on a stopped target: done, nothing "
 	   "approximate (%d, %" PRIu64 ")",
 	   rc, s->cap.approx_regions);
+	/* The large anonymous regions left for the clone: here the target
+	 * itself stands in for it (stopped, its page tables those of the
+	 * freeze); each region then has figures, each the kernel's. */
+	for (i = 0, after = 0, dc = 0; i < n; i++) {
+		after += fastfreeze_after_fork(&s->regions[i]);
+		dc += (s->regions[i].vmflags_mask & (VMS_VF_DC | VMS_VF_WF)) !=
+		      0;
+	}
+	rc = fastfreeze_counters(s, t.pid, fd, &how, true, &err);
+	ok(rc == 1 && s->cap.approx_regions == 0 && after >= 2 && dc == 2,
+	   "live: fork next: %zu regions left for the clone, none of the %zu "
+	   "that are dc or wf (%d, %" PRIu64 " approx)",
+	   after, dc, rc, s->cap.approx_regions);
+	/* a page more in each before the clone's read: each is set back to
+	 * the kernel's figure, and marked approximate (it moved) */
+	for (i = 0; i < n; i++)
+		if (fastfreeze_after_fork(&s->regions[i])) {
+			s->regions[i].c.rss += 4096;
+			s->regions[i].c.private_dirty += 4096;
+		}
+	rc = fastfreeze_clone_counters(s, t.pid, &how, &err);
+	for (i = 0, bad = 0; i < n; i++)
+		if (fastfreeze_after_fork(&s->regions[i]))
+			bad += s->regions[i].c.rss != f[i].rss ||
+			       !(s->regions[i].flags & VMS_RF_APPROX);
+	ok(rc == 0 && bad == 0 && s->cap.approx_regions == after,
+	   "live: read from the clone's page tables: each region left has "
+	   "the kernel's Rss again (%zu differ, %" PRIu64 " approx)",
+	   bad, s->cap.approx_regions);
+	ok(fastfreeze_clone_counters(s, 999999999, &how, &err) < 0 &&
+		   strstr(err.msg, "clone"),
+	   "live: a clone whose page tables cannot be read is an error (%s)",
+	   err.msg);
 	keep = s->regions[1].end;
 	s->regions[1].end -= 4096;
-	rc = fastfreeze_counters(s, t.pid, fd, &how, &err);
+	rc = fastfreeze_counters(s, t.pid, fd, &how, false, &err);
 	ok(rc == 0, "live: a layout that moved is refused (%d)", rc);
 	s->regions[1].end = keep;
 	check_layout_rss(t.pid, s);
@@ -367,6 +461,7 @@ int main(void)
 {
 	check_add();
 	check_reconcile();
+	check_after_fork();
 	check_layout();
 	check_live();
 	return tap_done();
