@@ -19,8 +19,8 @@
  * again (fastfreeze_clone_counters): fork copies every page-table entry
  * of such a region that has pages (a present page, a swap entry), so the
  * clone's page tables hold the target's of the fork's instant, and the
- * freeze does not walk them twice (1.9-2.3 ms of a 1 GiB target of 4 KiB
- * pages, a tenth of its freeze; some 15 ms at 8 GiB). The split (private/shared,
+ * freeze does not walk them (1.3-2.3 ms of a 1 GiB target of 4 KiB pages,
+ * a tenth of its freeze; 19.7-19.9 ms at 8 GiB). The split (private/shared,
  * clean/dirty), Pss, Locked and VmFlags are of the read before: what moves
  * them without moving Rss (a page dirtied, a copy-on-write broken, another
  * process mapping a page, an madvise or mlock of a whole region) is not
