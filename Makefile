@@ -142,7 +142,7 @@ FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
 	build-fuzz/fuzz_heap build-fuzz/fuzz_snapfile build-fuzz/fuzz_core \
 	build-fuzz/fuzz_hsperf build-fuzz/fuzz_rtheap build-fuzz/fuzz_scan \
-	build-fuzz/fuzz_pmscan
+	build-fuzz/fuzz_pmscan build-fuzz/fuzz_alloc
 fuzz: deps
 	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
@@ -188,6 +188,10 @@ fuzz: deps
 	build-fuzz/fuzz_pmscan -max_total_time=$(FUZZ_SECONDS) \
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-pmscan
+	@mkdir -p build-fuzz/corpus-alloc
+	build-fuzz/fuzz_alloc -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+		-timeout=20 -max_len=4096 -print_final_stats=1 \
+		build-fuzz/corpus-alloc
 
 # The harnesses link an engine built once for them (not libvms.a: its
 # objects are not instrumented for the fuzzer): each engine source compiled

@@ -6,8 +6,8 @@ fixtures; the others half of it, at least 5: fuzz_elf on a small ELF
 file, fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
 glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
 small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
-fuzz_scan and fuzz_pmscan, on the maps fixtures, a quarter of it, at least
-5), two at a time where there are two cores. Each must exit 0. The
+fuzz_scan, fuzz_pmscan on the maps fixtures, and fuzz_alloc damaging a
+built tcmalloc heap, a quarter of it, at least 5), two at a time where there are two cores. Each must exit 0. The
 harnesses carry their own ASan+UBSan, so the run is made once, on the
 normal build's pass of make check, and skipped on the sanitizer build's.
 
@@ -101,7 +101,8 @@ def main():
                             "build-fuzz/fuzz_heap", "build-fuzz/fuzz_snapfile",
                             "build-fuzz/fuzz_core", "build-fuzz/fuzz_hsperf",
                             "build-fuzz/fuzz_rtheap", "build-fuzz/fuzz_scan",
-                            "build-fuzz/fuzz_pmscan", "build-fuzz/seed.elf"],
+                            "build-fuzz/fuzz_pmscan", "build-fuzz/fuzz_alloc",
+                            "build-fuzz/seed.elf"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
                     r.stdout.decode("utf-8", "replace")[-3000:]):
@@ -162,6 +163,10 @@ def main():
             shutil.copy(s, seed_dir)
         run_fuzzer("fuzz_pmscan", max(SECONDS // 4, 5), corpus, [seed_dir],
                    tmp, ["-max_len=65536"])
+        corpus = os.path.join(tmp, "corpus-alloc")
+        os.mkdir(corpus)
+        run_fuzzer("fuzz_alloc", max(SECONDS // 4, 5), corpus, [], tmp,
+                   ["-max_len=4096"])
         run_all()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,323 @@
+/* fuzz_alloc.c — libFuzzer harness for the allocator step's recognisers
+ * that follow pointers through a snapshot's memory (alloc_heap.h):
+ * tcmalloc's page map, jemalloc's base blocks, mimalloc's segments.
+ *
+ * The memory is built once: a gperftools tcmalloc page heap as
+ * alloc_tcmalloc() finds it (2.10's Spans and 8 KiB pages; leaves of 2^20
+ * entries, not 2.10's 2^18, so that the root the recogniser looks for
+ * word by word is 256 KiB, not 1 MiB: four times the runs a second). The
+ * library's writable memory (320 KiB, its .bss) holds three span lists'
+ * sentinels and the page map's root; an anonymous 16 MiB region holds the
+ * one leaf the root points to, the Span objects, and the pages they
+ * cover: three spans in use (4, 8 and 2 pages) and a free one (16 pages).
+ * Before any input the recogniser must find exactly these (114,688 bytes
+ * in use in 3 spans, 131,072 free in 1), or the harness aborts: a harness
+ * whose image the recogniser no longer takes would fuzz nothing.
+ *
+ * Each input damages a copy of that memory: its first byte picks the
+ * recognisers run (bit 0 tcmalloc, 1 jemalloc, 2 mimalloc; none set: all)
+ * and, by its high nibble, which pages read as absent besides the pages
+ * never written (a source's short reads, zeros where the region has no
+ * swap); the rest is records of a 32-bit place and a 64-bit word written
+ * there, 8-aligned: the place's low 3 bits pick an area (all of .bss, all
+ * of the region, the sentinels, the spans, the root's entry, the leaf's
+ * entries for the spans' pages, the region's first page where jemalloc's
+ * and mimalloc's headers would be, the spans' pages), the rest an offset
+ * in it. Each run
+ * must return without a sanitizer report, within the recognisers' own
+ * read budgets; the words are then put back.
+ *
+ *   make fuzz [FUZZ_SECONDS=60]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_heap.h"
+#include "smaps.h"
+#include "snapshot.h"
+#include "source.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define PG 4096u
+#define LIB 0x7f0000000000ull /* the library's first (read-only) page */
+#define BSS 0x7f0000010000ull /* its writable memory */
+#define BSS_LEN 0x50000ull
+#define ANON 0x7e0000000000ull /* 32 MiB-aligned: segments looked at */
+#define ANON_LEN 0x1000000ull
+#define SHIFT 13 /* tcmalloc's 8 KiB pages */
+#define LEAF_BITS 20 /* 2.10 has 18: a smaller root here, a faster run */
+#define ROOT (BSS + 0x10000) /* 2^15 entries: 256 KiB */
+#define LEAF ANON /* 2^20 entries: 8 MiB */
+#define SPANS (ANON + 0x800000)
+#define PAGES (ANON + 0xc00000)
+
+static const char maps[] = "7e0000000000-7e0001000000 rw-p 00000000 00:00 0 \n"
+			   "7f0000000000-7f0000010000 r--p 00000000 08:01 4242 "
+			   "/usr/lib/libtcmalloc_minimal.so.4\n"
+			   "7f0000010000-7f0000060000 rw-p 00010000 08:01 4242 "
+			   "/usr/lib/libtcmalloc_minimal.so.4\n";
+
+static unsigned char *mem; /* BSS_LEN bytes of .bss, then the region */
+static unsigned char *absent; /* per page: reads as not there */
+static unsigned char *pristine_absent;
+static const size_t npages = (BSS_LEN + ANON_LEN) / PG;
+
+/* The image's offset of address a, or -1 outside it. */
+static int64_t off_of(uint64_t a)
+{
+	if (a >= BSS && a < BSS + BSS_LEN)
+		return (int64_t)(a - BSS);
+	if (a >= ANON && a < ANON + ANON_LEN)
+		return (int64_t)(BSS_LEN + (a - ANON));
+	return -1;
+}
+
+static void put(uint64_t a, uint64_t v)
+{
+	int64_t o = off_of(a);
+
+	memcpy(mem + o, &v, 8);
+	absent[o / PG] = 0;
+}
+
+/* As a live source reads: up to the first page not there. */
+static ssize_t img_read(struct vms_snapshot *s, uint64_t addr, void *buf,
+			size_t len, struct vms_error *err)
+{
+	int64_t o = off_of(addr);
+	size_t done = 0;
+
+	(void)s;
+	(void)err;
+	if (o < 0)
+		return 0;
+	while (done < len) {
+		uint64_t at = (uint64_t)o + done;
+		size_t n = PG - at % PG;
+
+		if (off_of(addr + done) < 0 || absent[at / PG])
+			break;
+		if (n > len - done)
+			n = len - done;
+		memcpy((unsigned char *)buf + done, mem + at, n);
+		done += n;
+	}
+	return (ssize_t)done;
+}
+
+static int img_present(struct vms_snapshot *s, uint64_t addr, size_t n,
+		       unsigned char *out, struct vms_error *err)
+{
+	size_t i;
+
+	(void)s;
+	(void)err;
+	for (i = 0; i < n; i++) {
+		int64_t o = off_of(addr + i * PG);
+
+		out[i] = o >= 0 && !absent[o / PG];
+	}
+	return 0;
+}
+
+static const struct vms_source_ops ops = { .name = "fuzz",
+					   .read_mem = img_read,
+					   .present = img_present };
+
+/* A Span: start page, length, next, prev, objects, bits. */
+static void span(uint64_t at, uint64_t addr, uint64_t pages, uint64_t next,
+		 uint64_t prev, unsigned location, unsigned sizeclass)
+{
+	put(at, addr >> SHIFT);
+	put(at + 8, pages);
+	put(at + 16, next);
+	put(at + 24, prev);
+	put(at + 32, 0);
+	put(at + 40, 1u | (uint64_t)sizeclass << 16 | (uint64_t)location << 24);
+}
+
+/* The leaf's entry for the page at a. */
+#define LEAF_AT(a) (LEAF + 8 * (((a) >> SHIFT) & ((1ull << LEAF_BITS) - 1)))
+
+static void leaf_entry(uint64_t addr, uint64_t sp)
+{
+	put(LEAF_AT(addr), sp);
+}
+
+static void build(void)
+{
+	static const struct {
+		uint64_t off, pages;
+		unsigned location, sizeclass;
+	} s[] = { { 0, 4, 0, 3 },
+		  { 4, 8, 0, 7 },
+		  { 12, 16, 1, 0 },
+		  { 28, 2, 0, 12 } };
+	/* sentinels in .bss, one list per span but the last */
+	static const uint64_t head[] = { BSS + 0x100, BSS + 0x200,
+					 BSS + 0x300 };
+	size_t i;
+	uint64_t k;
+
+	mem = calloc(1, BSS_LEN + ANON_LEN);
+	absent = malloc(npages);
+	pristine_absent = malloc(npages);
+	if (!mem || !absent || !pristine_absent)
+		abort();
+	memset(absent, 1, npages); /* never written */
+	for (i = 0; i < 4; i++) {
+		uint64_t at = SPANS + 64 * i;
+		uint64_t addr = PAGES + (s[i].off << SHIFT);
+		bool listed = i < 3;
+
+		span(at, addr, s[i].pages, listed ? head[i] : 0,
+		     listed ? head[i] : 0, s[i].location, s[i].sizeclass);
+		if (listed) /* a ring of one: sentinel <-> span */
+			span(head[i], 0, 0, at, at, 0, 0);
+		if (s[i].location == 0)
+			for (k = 0; k < s[i].pages; k++)
+				leaf_entry(addr + (k << SHIFT), at);
+		else {
+			leaf_entry(addr, at);
+			leaf_entry(addr + ((s[i].pages - 1) << SHIFT), at);
+		}
+		/* the pages of the spans in use were written */
+		for (k = 0; s[i].location == 0 && k < s[i].pages << SHIFT;
+		     k += PG)
+			put(addr + k, 0x5a5a5a5a5a5a5a5aull);
+	}
+	put(ROOT + 8 * ((LEAF >> SHIFT) >> LEAF_BITS), LEAF);
+	memcpy(pristine_absent, absent, npages);
+}
+
+struct run {
+	struct vms_snapshot *s;
+	struct alloc_marks m;
+	struct vms_allocator al;
+	struct vms_image im;
+};
+
+static bool run_open(struct run *r)
+{
+	struct vms_error err;
+	size_t i;
+	bool oom;
+
+	memset(r, 0, sizeof(*r));
+	r->s = vms_snapshot_new();
+	if (!r->s || smaps_parse_buffer(r->s, maps, sizeof(maps) - 1, &err) < 0)
+		return false;
+	r->s->src = (struct vms_source){
+		.ops = &ops, .caps = VMS_SRC_MEMORY | VMS_SRC_CONSISTENT
+	};
+	for (i = 0; i < r->s->nregions; i++)
+		if (!r->s->regions[i].path)
+			r->s->regions[i].type = VMS_T_PRIVATE_DATA;
+	r->im.path = r->s->regions[1].path;
+	r->im.start = LIB;
+	r->im.end = BSS + BSS_LEN;
+	r->im.first_region = 1;
+	r->im.nregions = 2;
+	r->m.s = r->s;
+	r->m.runs = rtscan_runs(r->s, &r->m.nruns, &oom);
+	r->m.mark = calloc(r->s->nregions, 1);
+	return r->m.runs && r->m.mark;
+}
+
+static void run_close(struct run *r)
+{
+	free(r->m.mark);
+	if (r->s)
+		vms_snapshot_free(r->s);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct run r;
+	const char *why;
+	const struct vms_heap *h;
+
+	(void)argc;
+	(void)argv;
+	build();
+	if (!run_open(&r) || alloc_tcmalloc(&r.m, &r.al, &r.im, NULL, &why) < 0)
+		abort();
+	h = r.s->nheaps ? &r.s->heaps[r.s->nheaps - 1] : NULL;
+	if (!h || strcmp(h->kind, "tcmalloc") != 0 || h->in_use != 114688 ||
+	    h->chunks != 3 || h->free != 131072 || h->free_chunks != 1 || why) {
+		fprintf(stderr,
+			"fuzz_alloc: the built tcmalloc heap is not found "
+			"(%s)\n",
+			why ? why : "figures differ");
+		abort();
+	}
+	run_close(&r);
+	return 0;
+}
+
+static const struct {
+	uint64_t base, len;
+} areas[8] = {
+	{ BSS, BSS_LEN },
+	{ ANON, ANON_LEN },
+	{ BSS + 0x100, 0x230 },
+	{ SPANS, 4 * 64 },
+	{ ROOT + 8 * ((LEAF >> SHIFT) >> LEAF_BITS) - 64, 136 },
+	{ LEAF_AT(PAGES), 8 * 30 },
+	{ ANON, PG },
+	{ PAGES, 30ull << SHIFT },
+};
+
+struct undo {
+	int64_t off;
+	uint64_t old;
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct undo u[4096];
+	size_t nu = 0, i;
+	unsigned which, pattern;
+	struct run r;
+	const char *why;
+
+	if (size < 1)
+		return 0;
+	which = data[0] & 7 ? data[0] & 7 : 7;
+	pattern = data[0] >> 4;
+	for (i = 0; pattern && i < npages; i++)
+		if ((i * 2654435761u >> 7) % 16 < pattern / 4 + 1 &&
+		    (i + pattern) % 3 == 0)
+			absent[i] = 1;
+	for (i = 1; i + 12 <= size && nu < 4096; i += 12) {
+		uint32_t o;
+		uint64_t v;
+
+		memcpy(&o, data + i, 4);
+		memcpy(&v, data + i + 4, 8);
+		o = (uint32_t)off_of(areas[o & 7].base +
+				     ((o >> 3) % areas[o & 7].len & ~7ull));
+		u[nu].off = o;
+		memcpy(&u[nu].old, mem + o, 8);
+		nu++;
+		memcpy(mem + o, &v, 8);
+		absent[o / PG] = 0;
+	}
+	if (run_open(&r)) {
+		if (which & 1)
+			(void)alloc_tcmalloc(&r.m, &r.al, &r.im, NULL, &why);
+		if (which & 2)
+			(void)alloc_jemalloc(&r.m, &r.al);
+		if (which & 4)
+			(void)alloc_mimalloc(&r.m, &r.al, 209);
+	}
+	run_close(&r);
+	while (nu--)
+		memcpy(mem + u[nu].off, &u[nu].old, 8);
+	memcpy(absent, pristine_absent, npages);
+	return 0;
+}
