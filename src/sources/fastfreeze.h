@@ -79,7 +79,11 @@ bool fastfreeze_after_fork(const struct vms_region *r);
  * made: the regions it left are read from the clone's page tables
  * (clone: its pid here; how: the target's pmscan_how) and reconciled as
  * the others were, before anything reads the clone's memory (a read of
- * an absent page would fault one in). What the clone does not have as
+ * an absent page would fault one in). By then the clone has run only the
+ * injected close_range (fork_clone.h); on its way back to user mode the
+ * kernel may write its rseq area, a copy of a present page (of a page in
+ * swap, were the borrowed thread's TLS swapped out: 4 KiB from Swap to
+ * Rss), which adds no entry and takes none away otherwise. What the clone does not have as
  * the target had it is not taken: a region marked dc or wf in VmFlags
  * just before the freeze. An madvise(MADV_DONTFORK or MADV_WIPEONFORK)
  * of a whole region in the milliseconds between that read and the

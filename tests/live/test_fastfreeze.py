@@ -20,15 +20,25 @@ capture finds the layout moved and reads smaps again in the freeze
 runs, show records that overlap now and then: read again), with -b pss
 too.
 
+The large anonymous regions are read from the clone's page tables after
+the fork, not from the target's once it runs again: pagekinds watch
+empties a 4 MiB region the moment the process has a child (the clone),
+and writes it again once the child is gone; each capture must still give
+it its 4 MiB (of the fork's instant), not marked approx, while the target
+says it emptied the region after each fork (a read of the target instead
+would find 0).
+
 Where the kernel lacks PAGEMAP_SCAN (before 6.7) the default is the exact
 path: that is checked instead, and the rest is skipped."""
 import ctypes
 import fcntl
 import json
 import os
+import select
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import forktest  # noqa: E402
@@ -207,11 +217,51 @@ def churning():
     vmstest.kill(p)
 
 
+def emptied_lines(p, wait):
+    """The "emptied N" lines the target printed within wait seconds."""
+    out, end = [], time.time() + wait
+    while time.time() < end:
+        r, _, _ = select.select([p.stdout], [], [], end - time.time())
+        if not r:
+            break
+        line = p.stdout.readline().decode(errors="replace")
+        if not line:
+            break
+        out.append(line.strip())
+    return out
+
+
+def watched():
+    p, line = vmstest.start([vmstest.target("pagekinds"), "watch"])
+    if "children=1" not in line:
+        vmstest.skip("large regions read in the clone, not the target",
+                     "the kernel does not list a thread's children")
+        vmstest.kill(p)
+        return
+    w = int(line.split("watch=")[1].split()[0], 16)
+    got, emptied = [], []
+    for _ in range(3):
+        time.sleep(0.3)  # written whole again after the last clone
+        snap = vmstest.vmscope_json(p.pid, "-b", "fork")
+        r = [r for r in snap["regions"]
+             if vmstest.hexint(r["start"]) <= w < vmstest.hexint(r["end"])]
+        got.append((r[0]["rss"], r[0]["state"]) if r else None)
+        emptied += emptied_lines(p, 0.5)
+    bad = [g for g in got
+           if g is None or g[0] != 4 << 20 or "approx" in g[1]]
+    eq(bad, [], "the region the target empties once forked: 4 MiB, of the "
+       "fork's instant, not approx, in each capture (%s)" % got)
+    eq(len(emptied), 3, "and the target emptied it after each fork (%s): "
+       "read in the target, it would be 0" % emptied)
+    vmstest.kill(p)
+
+
 scan = have_pagemap_scan()
 still(scan)
 if scan:
     growing()
     churning()
+    watched()
 else:
     vmstest.skip("a running target's moved regions marked approx",
                  "no PAGEMAP_SCAN in this kernel")

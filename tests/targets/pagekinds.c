@@ -14,22 +14,30 @@
  * where the kernel has it: Linux 6.13); and three 4 MiB regions written
  * whole, which the fork sampler's clone does not have as they are: one
  * MADV_DONTFORK (absent in a child), one MADV_WIPEONFORK (empty in a
- * child), and one with a guard page at its middle. "grow" adds a thread that writes
+ * child), and one with a guard page at its middle. "watch" adds a
+ * 4 MiB region written whole while the process has no child, emptied
+ * (MADV_DONTNEED) the moment it has one (the fork sampler's clone) and
+ * written whole again once the child is gone, by a thread that looks at
+ * /proc/self/task/TID/children every 50 us: its Rss at a fork is 4 MiB,
+ * and a moment later 0; it prints "emptied N" each time. "grow" adds a thread that writes
  * one new page of a 64 MiB region after another, and starts over
  * (MADV_DONTNEED) at its end: its Rss never stays still. "churn" adds a
  * thread that makes one of 16 pages of a PROT_NONE area readable and then
  * not again, the next page each time: its layout never stays still.
  * Prints
  *   ready anon=0x.. huge=0x.. shared=0x.. guard=0|1 [grow=0x..]
+ *         [watch=0x.. children=0|1 (whether the kernel lists them)]
  * and sleeps until killed.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MIB (1ul << 20)
@@ -52,6 +60,62 @@ static void *grow(void *arg)
 			madvise(grow_at, GROW_SIZE, MADV_DONTNEED);
 			i = 0;
 		}
+	}
+	return NULL;
+}
+
+#define WATCH_SIZE (4 * MIB)
+static char *watch_at;
+
+/* Whether any thread of this process has a child; -1 when the kernel
+ * does not list them (no /proc/self/task/TID/children). */
+static int has_child(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0, listed = 0;
+
+	if (!d)
+		return -1;
+	while (!found && (e = readdir(d))) {
+		char path[300], c;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
+			 e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		listed = 1;
+		found = read(fd, &c, 1) == 1;
+		close(fd);
+	}
+	closedir(d);
+	return listed ? found : -1;
+}
+
+static void *watch(void *arg)
+{
+	struct timespec ts = { 0, 50000 };
+	int full = 1;
+	unsigned long emptied = 0;
+
+	(void)arg;
+	for (;;) {
+		int c = has_child();
+
+		if (c > 0 && full) {
+			madvise(watch_at, WATCH_SIZE, MADV_DONTNEED);
+			full = 0;
+			printf("emptied %lu\n", ++emptied);
+			fflush(stdout);
+		} else if (c == 0 && !full) {
+			memset(watch_at, 5, WATCH_SIZE);
+			full = 1;
+		}
+		nanosleep(&ts, NULL);
 	}
 	return NULL;
 }
@@ -85,6 +149,7 @@ int main(int argc, char **argv)
 	long pg = sysconf(_SC_PAGESIZE);
 	int grows = argc > 1 && strcmp(argv[1], "grow") == 0;
 	int churns = argc > 1 && strcmp(argv[1], "churn") == 0;
+	int watches = argc > 1 && strcmp(argv[1], "watch") == 0;
 	char *anon, *raw, *huge, *shared, *self, *guarded, *nofork[3];
 	int guard = 0;
 	size_t i, hsz = 16 * MIB;
@@ -148,12 +213,29 @@ int main(int argc, char **argv)
 		if (!grow_at || pthread_create(&t, NULL, grow, NULL) != 0)
 			return 1;
 	}
+	if (watches) {
+		/* a page of PROT_NONE each side: a region of its own */
+		watch_at = map(WATCH_SIZE + 2 * (size_t)pg,
+			       MAP_PRIVATE | MAP_ANONYMOUS);
+		if (!watch_at)
+			return 1;
+		mprotect(watch_at, (size_t)pg, PROT_NONE);
+		watch_at += pg;
+		mprotect(watch_at + WATCH_SIZE, (size_t)pg, PROT_NONE);
+		madvise(watch_at, WATCH_SIZE, MADV_NOHUGEPAGE);
+		memset(watch_at, 5, WATCH_SIZE);
+	}
 	printf("ready anon=%p huge=%p shared=%p guard=%d", (void *)anon,
 	       (void *)huge, (void *)shared, guard);
 	if (grows)
 		printf(" grow=%p", (void *)grow_at);
+	if (watches)
+		printf(" watch=%p children=%d", (void *)watch_at,
+		       has_child() >= 0);
 	printf("\n");
 	fflush(stdout);
+	if (watches && pthread_create(&t, NULL, watch, NULL) != 0)
+		return 1;
 	for (;;)
 		pause();
 }
