@@ -162,6 +162,21 @@ static void text_ranks(const struct ui *u, const struct drow *tops, size_t n,
 	}
 }
 
+/* The scratch a sort of every row asks for (details_sort_tops). */
+static size_t sort_scratch_bytes(size_t n)
+{
+	return n * (2 * sizeof(struct rkey) + sizeof(uint32_t));
+}
+
+void details_sort_warm(struct ui *u)
+{
+	if (u->snap)
+		(void)details_scratch(&u->det,
+				      sort_scratch_bytes(u->snap->nregions +
+							 u->det.ngaps + 1),
+				      false);
+}
+
 /* Sorts the top rows (in address order) by the details' sort column:
  * figures largest first unless the column says otherwise, S reverses;
  * ties by address. Every column sorts by a number, the Details text by
@@ -180,7 +195,7 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 		down = !down;
 	if (n < 2)
 		return true;
-	rk = details_scratch(d, n * (2 * sizeof(*rk) + sizeof(*ids)), false);
+	rk = details_scratch(d, sort_scratch_bytes(n), false);
 	if (!rk)
 		return false;
 	tmp = rk + n;

@@ -507,4 +507,5 @@ const struct ui_screen screen_viewer = {
 	.draw = viewer_draw,
 	.key = viewer_key,
 	.mouse = viewer_mouse,
+	.idle = details_sort_warm,
 };

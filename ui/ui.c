@@ -358,6 +358,7 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 		}
 	}
 	u->snap = s;
+	u->idled = false;
 	for (k = 0; k < SCR_COUNT; k++)
 		if (screens[k]->snapshot_changed)
 			screens[k]->snapshot_changed(u, old, new_process);
@@ -518,8 +519,13 @@ static void loop(struct ui *u)
 			watch_arm(u);
 			goto act;
 		}
-		if (ch == ERR)
+		if (ch == ERR) {
+			if (!u->idled && screens[u->scr]->idle)
+				screens[u->scr]->idle(u);
+			u->idled = true;
 			continue;
+		}
+		u->idled = false;
 		t0 = now_us();
 		c0 = timing ? cpu_us() : 0;
 		last = ch;

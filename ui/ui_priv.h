@@ -95,6 +95,10 @@ struct ui_screen {
 	void (*draw)(struct ui *u);
 	int (*key)(struct ui *u, int key);
 	int (*mouse)(struct ui *u, int y, int x, mmask_t b);
+	/* Optional: no key came for a while (250 ms); once until the next
+	 * key or snapshot. Work a next key would otherwise wait for, done
+	 * while the user reads the screen; nothing shown changes. */
+	void (*idle)(struct ui *u);
 };
 
 #define X(id, table) extern const struct ui_screen table;
@@ -302,6 +306,7 @@ struct ui {
 	char msg[256];
 	bool msg_error;
 	bool finding; /* the find prompt is open */
+	bool idled; /* the screen's idle ran since the last key or snapshot */
 	char find[128];
 	/* The viewer's */
 	int focus; /* 0: summary, 1: details */
