@@ -12,6 +12,10 @@ tcache and fastbins), two threads with arenas of their own. Measured, RUNS
   walk    malloc.walk_us of `vmscope -b fork -e json` (the walk alone,
           timed by vmscope), and the bytes it read (malloc.bytes_read)
   fork    the whole `vmscope -b fork -e json` capture, wall time
+  floor   the same heap walked by the target itself, each chunk's size
+          read at memory speed (heap_arenas "w"): the least any walker of
+          it costs, even one run inside the clone, beside what the aim
+          of 20% leaves it (a fifth of the capture without the walk)
 Printed: each rate in GB/s, the walk's rate against pread's, and the walk's
 share of the fork capture. Never fails on a figure, only on an error (or a
 walk whose mallinfo2 differs from the target's own). The target is killed
@@ -85,7 +89,16 @@ def main():
         fork.append(t)
         walk.append(m["walk_us"] / 1e6)
         nread = m["bytes_read"]
+    floor = []
+    for _ in range(RUNS):
+        p.stdin.write(b"w\n")
+        p.stdin.flush()
+        w = p.stdout.readline().decode().split()
+        if not w or w[0] != "selfwalk":
+            raise RuntimeError("heap_arenas: no selfwalk line: %s" % w)
+        floor.append(int(w[1]) / 1e6)
     t_pr, t_walk, t_fork = (statistics.median(x) for x in (pr, walk, fork))
+    t_floor = statistics.median(floor)
     print("heap: %d MiB in [heap], %d MiB read by the walk (%s chunks)" %
           (nheap >> 20, nread >> 20, want["ordblks"] + want["smblks"]))
     print("pread  %.3f s  %s  (reference)" % (t_pr, gbs(nheap, t_pr)))
@@ -94,6 +107,13 @@ def main():
     print("fork   %.3f s  the whole capture; the walk is %.0f%% of it "
           "(aim: the walk adds <= 20%%, i.e. <= %.0f%% of the total)" %
           (t_fork, 100 * t_walk / t_fork, 100 * 0.2 / 1.2))
+    print("floor  %.3f s  the target walking its own heap by chunk sizes "
+          "(%s); the aim leaves a walk %.3f s (a fifth of the %.3f s "
+          "the capture takes besides it): %s" %
+          (t_floor, gbs(nheap, t_floor), 0.2 * (t_fork - t_walk),
+           t_fork - t_walk,
+           "out of reach of any walk" if t_floor > 0.2 * (t_fork - t_walk)
+           else "within reach"))
     T.kill(p)
 
 

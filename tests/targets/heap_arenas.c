@@ -21,19 +21,23 @@
  *         uordblks=N fordblks=N keepcost=N
  * then blocks in read() on stdin: from then on nothing calls malloc (the
  * line was formatted into stdio's buffer, allocated by an earlier printf),
- * so the heap stays as mallinfo2 saw it. "q" on stdin, or EOF, exits.
+ * so the heap stays as mallinfo2 saw it. "q" on stdin, or EOF, exits;
+ * "w" walks the main heap in the process itself (self_walk, the bench's
+ * floor) and prints "selfwalk US CHUNKS".
  *
  * With HEAP_ARENAS_INFO=FILE in the environment it also writes glibc's
  * malloc_info() (each arena's own figures, as XML) to FILE just before
  * the ready line: the FILE is opened, with a buffer of its own, before any
  * chunk is made, and never closed (fclose would free into the heap).
  */
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_barrier_t parked;
@@ -94,6 +98,50 @@ static void *worker(void *arg)
 	for (;;)
 		pause();
 	return NULL;
+}
+
+/* "w" on stdin (make bench): the main heap walked here, by each chunk's
+ * size alone, at memory speed: the least any walker of it costs. Prints
+ * "selfwalk US CHUNKS" (no malloc: stdio's buffer is had already). */
+static void self_walk(void)
+{
+	static char maps[1 << 16];
+	unsigned long lo = 0, hi = 0;
+	ssize_t n, got = 0;
+	char *h;
+	int fd = open("/proc/self/maps", O_RDONLY);
+	struct timespec t0, t1;
+	size_t chunks = 0;
+	unsigned char *p;
+
+	if (fd < 0)
+		return;
+	while (got < (ssize_t)sizeof(maps) - 1 &&
+	       (n = read(fd, maps + got, sizeof(maps) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	maps[got] = '\0';
+	h = strstr(maps, "[heap]");
+	if (!h)
+		return;
+	while (h > maps && h[-1] != '\n')
+		h--;
+	if (sscanf(h, "%lx-%lx", &lo, &hi) != 2)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (p = (unsigned char *)lo; p + 16 <= (unsigned char *)hi; chunks++) {
+		size_t size = ((size_t *)(void *)p)[1] & ~(size_t)7;
+
+		if (!size || size > (size_t)((unsigned char *)hi - p))
+			break;
+		p += size;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("selfwalk %ld %zu\n",
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000000 +
+		      (t1.tv_nsec - t0.tv_nsec) / 1000),
+	       chunks);
+	fflush(stdout);
 }
 
 static void big(size_t mb)
@@ -162,8 +210,11 @@ int main(int argc, char **argv)
 			c[3] = (size_t)c;
 		}
 	}
-	while (read(0, line, sizeof(line)) > 0)
+	while (read(0, line, sizeof(line)) > 0) {
 		if (line[0] == 'q')
 			break;
+		if (line[0] == 'w')
+			self_walk();
+	}
 	return 0;
 }
