@@ -16,20 +16,53 @@
 struct file_id {
 	uint32_t major, minor;
 	uint64_t inode;
+	const char *path; /* in the maps text; plen bytes */
+	size_t plen;
+	bool common;
 };
 
-static bool in_snapshot(const struct vms_snapshot *s, const struct file_id *f)
+static bool same_file(const struct file_id *f, const struct vms_region *r)
 {
-	size_t i;
+	return r->inode == f->inode && r->dev_major == f->major &&
+	       r->dev_minor == f->minor;
+}
 
-	for (i = 0; i < s->nregions; i++) {
-		const struct vms_region *r = &s->regions[i];
+/* The distinct files of maps text, in its order, into seen[MAX_OWN]. */
+static size_t own_files(const char *maps, size_t len, struct file_id *seen)
+{
+	const char *p = maps, *end = maps + len;
+	size_t nseen = 0, i;
 
-		if (r->inode == f->inode && r->dev_major == f->major &&
-		    r->dev_minor == f->minor)
-			return true;
+	while (p < end && nseen < MAX_OWN) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *stop = eol ? eol : end;
+		char line[512];
+		size_t ll = (size_t)(stop - p);
+		struct file_id f = { 0 };
+		unsigned long long inode;
+		int at = 0;
+
+		if (ll >= sizeof(line))
+			ll = sizeof(line) - 1;
+		memcpy(line, p, ll);
+		line[ll] = '\0';
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu %n", &f.major,
+			   &f.minor, &inode, &at) >= 3 &&
+		    inode != 0) {
+			f.inode = inode;
+			f.path = at > 0 && (size_t)at <= ll ? p + at : stop;
+			f.plen = (size_t)(stop - f.path);
+			for (i = 0; i < nseen; i++)
+				if (seen[i].inode == f.inode &&
+				    seen[i].major == f.major &&
+				    seen[i].minor == f.minor)
+					break;
+			if (i == nseen)
+				seen[nseen++] = f;
+		}
+		p = eol ? eol + 1 : end;
 	}
-	return false;
+	return nseen;
 }
 
 size_t observer_common_files(const char *maps, size_t len,
@@ -37,42 +70,37 @@ size_t observer_common_files(const char *maps, size_t len,
 			     size_t n)
 {
 	struct file_id seen[MAX_OWN];
-	size_t nseen = 0, common = 0, i;
-	const char *p = maps, *end = maps + len;
+	size_t nseen = own_files(maps, len, seen), common = 0, i, k;
+	const struct vms_region *prev = NULL;
 
 	if (n)
 		first[0] = '\0';
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		char line[512], path[256] = "";
-		size_t ll = (size_t)((eol ? eol : end) - p);
-		struct file_id f;
-		unsigned long long inode;
+	/* one pass over the target's regions, each file looked up once a
+	 * run of its mappings: the target may have a million regions */
+	for (i = 0; i < s->nregions && common < nseen; i++) {
+		const struct vms_region *r = &s->regions[i];
 
-		if (ll >= sizeof(line))
-			ll = sizeof(line) - 1;
-		memcpy(line, p, ll);
-		line[ll] = '\0';
-		p = eol ? eol + 1 : end;
-		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu %255[^\n]",
-			   &f.major, &f.minor, &inode, path) < 3 ||
-		    inode == 0)
+		if (r->inode == 0 || (prev && prev->inode == r->inode &&
+				      prev->dev_major == r->dev_major &&
+				      prev->dev_minor == r->dev_minor))
 			continue;
-		f.inode = inode;
-		for (i = 0; i < nseen; i++)
-			if (!memcmp(&seen[i], &f, sizeof(f)))
-				break;
-		if (i < nseen || nseen == MAX_OWN)
-			continue;
-		seen[nseen++] = f;
-		if (!in_snapshot(s, &f))
-			continue;
-		if (common++ == 0 && n) {
-			const char *b = strrchr(path, '/');
-
-			snprintf(first, n, "%s", b ? b + 1 : path);
-		}
+		prev = r;
+		for (k = 0; k < nseen; k++)
+			if (!seen[k].common && same_file(&seen[k], r)) {
+				seen[k].common = true;
+				common++;
+			}
 	}
+	for (k = 0; k < nseen && n; k++)
+		if (seen[k].common) {
+			const char *b = seen[k].path, *e = b + seen[k].plen, *q;
+
+			for (q = b; q < e; q++)
+				if (*q == '/')
+					b = q + 1;
+			snprintf(first, n, "%.*s", (int)(e - b), b);
+			break;
+		}
 	return common;
 }
 
