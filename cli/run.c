@@ -111,8 +111,8 @@ int cli_list(const struct args *a)
 
 		char user[64], name[64];
 
-		escape_str(user, sizeof(user), e->user);
-		escape_str(name, sizeof(name), e->name);
+		vms_escape_str(user, sizeof(user), e->user);
+		vms_escape_str(name, sizeof(name), e->name);
 		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user, name,
 		       (unsigned long long)(e->rss >> 10));
 		if (e->readable)

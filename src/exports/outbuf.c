@@ -641,14 +641,14 @@ void ob_csv_str(struct outbuf *o, const char *s)
 
 	if (!s)
 		return;
-	n = escape_str(small, sizeof(small), s);
+	n = vms_escape_str(small, sizeof(small), s);
 	if (n >= sizeof(small)) {
 		text = malloc(n + 1);
 		if (!text) {
 			o->err = ENOMEM;
 			return;
 		}
-		escape_str(text, n + 1, s);
+		vms_escape_str(text, n + 1, s);
 	}
 	formula = text[0] && strchr("=+-@", text[0]);
 	quote = formula || text[strcspn(text, ",\"")] || text[0] == ' ' ||

@@ -121,7 +121,7 @@ static void note_bad(struct vms_config_bad *bad, size_t line, const char *s,
 	memcpy(raw, s, n);
 	raw[n] = '\0';
 	/* a NUL inside the line ends the quote: it is escaped text only */
-	escape_str(esc, sizeof(esc), raw);
+	vms_escape_str(esc, sizeof(esc), raw);
 	snprintf(bad->why, sizeof(bad->why), "%s: \"%s%s\"", why, esc,
 		 (size_t)(end - s) > n ? "..." : "");
 }
@@ -271,7 +271,7 @@ int vms_config_load(struct vms_config *c, const char *path, char *warn,
 	if (n)
 		warn[0] = '\0';
 	vms_config_default(c);
-	escape_str(p, sizeof(p), path);
+	vms_escape_str(p, sizeof(p), path);
 	if (!buf) {
 		if (e == ENOENT)
 			return 0;
@@ -304,7 +304,7 @@ static int make_dirs(const char *path, struct vms_error *err)
 	for (s = d + 1; (s = strchr(s, '/')); s++) {
 		*s = '\0';
 		if (mkdir(d, 0700) < 0 && errno != EEXIST) {
-			escape_str(p, sizeof(p), d);
+			vms_escape_str(p, sizeof(p), d);
 			return vms_error_set(err, VMS_ERR_FILE, errno,
 					     "cannot make %s: %s", p,
 					     strerror(errno));

@@ -90,7 +90,7 @@ size_t escape_unit(const char *s, char out[ESCAPE_UNIT_MAX], size_t *outlen,
 	return 1;
 }
 
-size_t escape_str(char *dst, size_t size, const char *s)
+size_t vms_escape_str(char *dst, size_t size, const char *s)
 {
 	size_t total = 0, used = 0, in;
 	char u[ESCAPE_UNIT_MAX];

@@ -39,9 +39,9 @@ size_t escape_unit(const char *s, char out[ESCAPE_UNIT_MAX], size_t *outlen,
 /* s escaped into dst (size bytes, always NUL-terminated when size > 0,
  * never cut inside an escape or a character). Returns the length the whole
  * escaped string has, as snprintf does. */
-size_t escape_str(char *dst, size_t size, const char *s);
+size_t vms_escape_str(char *dst, size_t size, const char *s);
 
-/* True when s prints as it is (escape_str would copy it unchanged). */
+/* True when s prints as it is (vms_escape_str would copy it unchanged). */
 bool escape_clean(const char *s);
 
 /* Length of the valid UTF-8 sequence at p (a lead byte >= 0x80), or 0 if

@@ -2,7 +2,7 @@
 """test_format — the C code is formatted with the tree's .clang-format
 (issue 7: `make format` writes it; this says when something was not).
 
-Every .c and .h file under src/, ui/ and cli/ is run through
+Every .c and .h file under src/, ui/, cli/ and link/ is run through
 `clang-format --dry-run --Werror`; the files it would change are listed.
 The check is Debian 12's clang-format (14), which scripts/deps.sh
 installs; another major version may lay out a few constructs otherwise,
@@ -32,7 +32,7 @@ def main():
         T.skip("the code is formatted", "clang-format %s, not %d: its "
                "layout may differ" % (m.group(1) if m else "?", WANT_MAJOR))
         return T.done()
-    files = sorted(f for d in ("src", "ui", "cli")
+    files = sorted(f for d in ("src", "ui", "cli", "link")
                    for f in glob.glob(os.path.join(T.ROOT, d, "**", "*.[ch]"),
                                       recursive=True))
     bad = []

@@ -21,7 +21,7 @@
 static void want(const char *in, const char *out, const char *what)
 {
 	char buf[256];
-	size_t n = escape_str(buf, sizeof(buf), in);
+	size_t n = vms_escape_str(buf, sizeof(buf), in);
 
 	ok(strcmp(buf, out) == 0 && n == strlen(out),
 	   "escape: %s -> %s (got %s)", what, out, buf);
@@ -61,19 +61,19 @@ static void test_units(void)
 static void test_cut(void)
 {
 	char buf[8];
-	size_t n = escape_str(buf, 5,
+	size_t n = vms_escape_str(buf, 5,
 			      "ab\x1b"
 			      "cdef");
 
 	ok(strcmp(buf, "ab") == 0 && n == 10,
 	   "a cut never splits an escape (got '%s', length %zu)", buf, n);
-	n = escape_str(buf, 5, "ab\xe6\x97\xa5");
+	n = vms_escape_str(buf, 5, "ab\xe6\x97\xa5");
 	ok(strcmp(buf, "ab") == 0 && n == 5,
 	   "a cut never splits a character (got '%s')", buf);
-	ok(escape_str(NULL, 0, "\t") == 2, "size 0 only measures");
+	ok(vms_escape_str(NULL, 0, "\t") == 2, "size 0 only measures");
 }
 
-/* Undoes escape_str (the test's own reading of escape.h). */
+/* Undoes vms_escape_str (the test's own reading of escape.h). */
 static size_t unescape(const char *s, char *out)
 {
 	static const char named[] = "\a\b\t\n\v\f\r", letter[] = "abtnvfr";
@@ -134,7 +134,7 @@ static void test_random(void)
 		for (k = 0; k < n; k++)
 			in[k] = (char)pool[rand_r(&seed) % sizeof(pool)];
 		in[n] = '\0';
-		escape_str(out, sizeof(out), in);
+		vms_escape_str(out, sizeof(out), in);
 		for (k = 0; out[k]; k++)
 			if ((unsigned char)out[k] < 0x20 || out[k] == 0x7f)
 				bad++;

@@ -371,7 +371,7 @@ static void test_csv_str(void)
 		if (!cap_open(&c))
 			return;
 		/* control characters are escaped (escape.h), then quoted */
-		escape_str(esc, sizeof(esc), cases[i]);
+		vms_escape_str(esc, sizeof(esc), cases[i]);
 		ob_csv_str(&c.o, cases[i]);
 		ob_puts(&c.o, ",x\n");
 		out = cap_close(&c, &len);
