@@ -14,7 +14,10 @@ three figures, each beside its reference measured in the same run.
                 (16 ms, one frame at 60 Hz); per key too. vmscope itself
                 records each key's time from reading it to the screen
                 written (VMSCOPE_TIMING: wall and the thread's CPU time;
-                the machine is shared, so CPU time is the steadier one)
+                the machine is shared, so CPU time is the steadier one),
+                and beside them the floor of a sort key: a bare radix
+                sort of as many pairs in a dense array
+                (tests/targets/sortfloor.c)
   first frame   from the viewer's start to the layout from maps on
                 screen (VMSCOPE_TIMING "first"), beside `cat
                 /proc/PID/smaps` (the kernel's own figures, read once),
@@ -310,6 +313,13 @@ def run():
         print("  %-13s cpu  %s" % ("", stats(c)))
     print("  %-13s wall %s" % ("all of them", stats(allw)))
     print("  %-13s cpu  %s" % ("", stats(allc)))
+    fl = subprocess.run([T.target("sortfloor"), str(nreg)],
+                        stdout=subprocess.PIPE, check=True).stdout.split()
+    print("  floor of a sort key: a bare radix sort of %d (key, row) pairs "
+          "in a dense array, %s ms, after reading each key from a "
+          "record of 176 bytes, %s ms (tests/targets/sortfloor.c; median "
+          "of 5): what a re-sort costs before any row or screen" %
+          (nreg, fl[3].decode(), fl[1].decode()))
     print("others:")
     print("  %-13s wall %s" % ("map (m)", stats([t[2] for t in mp])))
     print("  %-13s wall %s" % ("redraw ^L", stats([t[2] for t in redraw])))
