@@ -63,8 +63,17 @@ endif
 # mapped is copied at every start (src/selfcopy.h): 23.7-27.8 ms a
 # `vmscope -s` with them, 17.9-21.1 without (perf stat, 40 runs). The
 # systemd functions the archive refers to are link/nosystemd.c's.
-PROC2_A := $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libproc2 \
+# Only an archive that links as it is, with those functions (a test link
+# of its process reader: another build of it, asking libsystemd for more
+# or needing -ldl, is left for the shared library). PROC2_A= on the
+# command line links the shared one.
+PROC2_A ?= $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libproc2 \
 	2>/dev/null)/libproc2.a)
+ifneq ($(PROC2_A),)
+PROC2_A := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
+	-x none -Wl,-u,procps_pids_new link/nosystemd.c $(PROC2_A) \
+	-o /dev/null 2>/dev/null && echo $(PROC2_A))
+endif
 ifneq ($(PROC2_A),)
 NOSD_OBJ := $(B)/link/nosystemd.o
 DEP_LIBS := $(patsubst -lproc2,$(PROC2_A) $(NOSD_OBJ),$(DEP_LIBS))

@@ -170,7 +170,9 @@ static size_t sort_scratch_bytes(size_t n)
 
 void details_sort_warm(struct ui *u)
 {
-	if (u->snap)
+	/* with --watch, each tick's snapshot frees the rows and their
+	 * scratch: not taken again for a sort nobody may ask for */
+	if (u->snap && u->opts->watch_s <= 0)
 		(void)details_scratch(&u->det,
 				      sort_scratch_bytes(u->snap->nregions +
 							 u->det.ngaps + 1),

@@ -100,7 +100,8 @@ void *details_scratch(struct details *d, size_t bytes, bool keep);
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
 /* The viewer's idle: the scratch a sort of every row will ask for, taken
  * and faulted in now (a million rows: 36 MB, 60-140 ms of first-touch
- * page faults on this project's VM, else paid by the first sort key). */
+ * page faults on this project's VM, else paid by the first sort key).
+ * Not with --watch (each tick's snapshot frees it again). */
 void details_sort_warm(struct ui *u);
 
 #endif

@@ -95,9 +95,10 @@ size_t observer_common_files(const char *maps, size_t len,
 		if (seen[k].common) {
 			const char *b = seen[k].path, *e = b + seen[k].plen, *q;
 
-			for (q = b; q < e; q++)
+			for (q = b; q < e && *q; q++)
 				if (*q == '/')
 					b = q + 1;
+			e = q; /* a NUL (in no kernel's text) ends it too */
 			snprintf(first, n, "%.*s", (int)(e - b), b);
 			break;
 		}

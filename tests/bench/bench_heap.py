@@ -13,9 +13,10 @@ tcache and fastbins), two threads with arenas of their own. Measured, RUNS
           timed by vmscope), and the bytes it read (malloc.bytes_read)
   fork    the whole `vmscope -b fork -e json` capture, wall time
   floor   the same heap walked by the target itself, each chunk's size
-          read at memory speed (heap_arenas "w"): the least any walker of
-          it costs, even one run inside the clone, beside what the aim
-          of 20% leaves it (a fifth of the capture without the walk)
+          read at memory speed (heap_arenas "w"): the least any walk that
+          visits every chunk costs (the per-arena chunk counts need one),
+          even one run inside the clone, beside what the aim of 20%
+          leaves it (a fifth of the capture without the walk)
 Printed: each rate in GB/s, the walk's rate against pread's, and the walk's
 share of the fork capture. Never fails on a figure, only on an error (or a
 walk whose mallinfo2 differs from the target's own). The target is killed
@@ -94,8 +95,9 @@ def main():
         p.stdin.write(b"w\n")
         p.stdin.flush()
         w = p.stdout.readline().decode().split()
-        if not w or w[0] != "selfwalk":
-            raise RuntimeError("heap_arenas: no selfwalk line: %s" % w)
+        if len(w) != 4 or w[0] != "selfwalk" or w[1] == "-1" or w[3] != "1":
+            raise RuntimeError("heap_arenas: its own walk failed or "
+                               "stopped short of the heap's end: %s" % w)
         floor.append(int(w[1]) / 1e6)
     t_pr, t_walk, t_fork = (statistics.median(x) for x in (pr, walk, fork))
     t_floor = statistics.median(floor)
@@ -112,7 +114,8 @@ def main():
           "the capture takes besides it): %s" %
           (t_floor, gbs(nheap, t_floor), 0.2 * (t_fork - t_walk),
            t_fork - t_walk,
-           "out of reach of any walk" if t_floor > 0.2 * (t_fork - t_walk)
+           "out of reach of any walk that visits every chunk (the chunk "
+           "counts need one)" if t_floor > 0.2 * (t_fork - t_walk)
            else "within reach"))
     T.kill(p)
 

@@ -228,16 +228,20 @@ def run():
     print("full snapshot on screen: wall %.0f ms, cpu %.0f ms" % (full[2],
                                                                   full[3]))
 
+    def keyed():
+        """The lines of keys (not frames, not the screens' idle work)."""
+        return [t for t in read_timing(tpath) if t[0] in ("key", "redraw")]
+
     def batch(keys, timeout=300):
-        n0 = len(read_timing(tpath))
+        n0 = len(keyed())
         for k in keys:
             tm.keys(k)
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if len(read_timing(tpath)) >= n0 + len(keys):
+            if len(keyed()) >= n0 + len(keys):
                 break
             time.sleep(0.05)
-        return read_timing(tpath)[n0:]
+        return keyed()[n0:]
 
     def only(ts, code):
         return [t for t in ts if t[1] == code]
@@ -324,6 +328,10 @@ def run():
     print("  %-13s wall %s" % ("map (m)", stats([t[2] for t in mp])))
     print("  %-13s wall %s" % ("redraw ^L", stats([t[2] for t in redraw])))
     print("  %-13s wall %s" % ("Down via tmux", stats(rt)))
+    idle = [t[2] for t in read_timing(tpath) if t[0] == "idle"]
+    print("  %-13s wall %s  (the screen's work while nobody types: the "
+          "sort's scratch faulted in once, then nothing)" %
+          ("idle", stats(idle)))
     return 0
 
 

@@ -23,7 +23,7 @@
  * line was formatted into stdio's buffer, allocated by an earlier printf),
  * so the heap stays as mallinfo2 saw it. "q" on stdin, or EOF, exits;
  * "w" walks the main heap in the process itself (self_walk, the bench's
- * floor) and prints "selfwalk US CHUNKS".
+ * floor) and prints "selfwalk US CHUNKS ENDED".
  *
  * With HEAP_ARENAS_INFO=FILE in the environment it also writes glibc's
  * malloc_info() (each arena's own figures, as XML) to FILE just before
@@ -101,33 +101,37 @@ static void *worker(void *arg)
 }
 
 /* "w" on stdin (make bench): the main heap walked here, by each chunk's
- * size alone, at memory speed: the least any walker of it costs. Prints
- * "selfwalk US CHUNKS" (no malloc: stdio's buffer is had already). */
+ * size alone, at memory speed: the least any walk that visits every
+ * chunk costs. Prints "selfwalk US CHUNKS ENDED" (ENDED 1: it reached the
+ * heap's end; "selfwalk -1 0 0": no heap found); no malloc: stdio's
+ * buffer is had already. */
 static void self_walk(void)
 {
 	static char maps[1 << 16];
 	unsigned long lo = 0, hi = 0;
 	ssize_t n, got = 0;
-	char *h;
+	char *h = NULL;
 	int fd = open("/proc/self/maps", O_RDONLY);
 	struct timespec t0, t1;
 	size_t chunks = 0;
 	unsigned char *p;
 
-	if (fd < 0)
-		return;
-	while (got < (ssize_t)sizeof(maps) - 1 &&
-	       (n = read(fd, maps + got, sizeof(maps) - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	maps[got] = '\0';
-	h = strstr(maps, "[heap]");
-	if (!h)
-		return;
-	while (h > maps && h[-1] != '\n')
+	if (fd >= 0) {
+		while (got < (ssize_t)sizeof(maps) - 1 &&
+		       (n = read(fd, maps + got,
+				 sizeof(maps) - 1 - (size_t)got)) > 0)
+			got += n;
+		close(fd);
+		maps[got] = '\0';
+		h = strstr(maps, "[heap]");
+	}
+	while (h && h > maps && h[-1] != '\n')
 		h--;
-	if (sscanf(h, "%lx-%lx", &lo, &hi) != 2)
+	if (!h || sscanf(h, "%lx-%lx", &lo, &hi) != 2) {
+		printf("selfwalk -1 0 0\n"); /* the bench says so */
+		fflush(stdout);
 		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (p = (unsigned char *)lo; p + 16 <= (unsigned char *)hi; chunks++) {
 		size_t size = ((size_t *)(void *)p)[1] & ~(size_t)7;
@@ -137,10 +141,11 @@ static void self_walk(void)
 		p += size;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("selfwalk %ld %zu\n",
+	/* the last field: whether the walk ended at the heap's end (top) */
+	printf("selfwalk %ld %zu %d\n",
 	       (long)((t1.tv_sec - t0.tv_sec) * 1000000 +
 		      (t1.tv_nsec - t0.tv_nsec) / 1000),
-	       chunks);
+	       chunks, p == (unsigned char *)hi);
 	fflush(stdout);
 }
 
