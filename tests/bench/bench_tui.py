@@ -285,6 +285,7 @@ def run():
                 break
         rt.append((time.perf_counter() - t1) * 1000)
     tm.kill()
+    idle = [t[2] for t in read_timing(tpath) if t[0] == "idle"]
 
     # the references for memory: the capture alone, the viewer's fixed cost
     cap_kb = capture_hwm(p.pid)
@@ -328,7 +329,6 @@ def run():
     print("  %-13s wall %s" % ("map (m)", stats([t[2] for t in mp])))
     print("  %-13s wall %s" % ("redraw ^L", stats([t[2] for t in redraw])))
     print("  %-13s wall %s" % ("Down via tmux", stats(rt)))
-    idle = [t[2] for t in read_timing(tpath) if t[0] == "idle"]
     print("  %-13s wall %s  (the screen's work while nobody types: the "
           "sort's scratch faulted in once, then nothing)" %
           ("idle", stats(idle)))
