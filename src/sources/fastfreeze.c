@@ -3,6 +3,8 @@
 #include "fastfreeze.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,15 +178,18 @@ int fastfreeze_clone_counters(struct vms_snapshot *s, pid_t clone,
 			      struct vms_error *err)
 {
 	size_t n = pmscan_user_regions(s->regions, s->nregions), i;
-	struct pmscan_how ignore;
 	struct pmscan_fig *fig;
+	char path[64];
 	int fd, rc;
 
 	for (i = 0; i < n && !fastfreeze_after_fork(&s->regions[i]); i++)
 		;
 	if (i == n)
 		return 0; /* none: nothing to open */
-	if ((fd = pmscan_open(clone, &ignore)) < 0)
+	/* how is the target's: the same kernel, the same swap; the scan is
+	 * not tried again, nor /proc/swaps read again */
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)clone);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot read the page tables of the "
 				     "clone %d: %s; try --exact",
