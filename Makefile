@@ -23,9 +23,9 @@ PKGS := ncursesw libproc2 jansson libzstd libdw
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # libelf: the unit tests link it as an independent check of the engine's
-# own ELF reader (src/steps/elfimage.h says why the engine reads ELF
+# own ELF reader (src/elf/elfimage.h says why the engine reads ELF
 # itself); vmscope maps it only as libdw's (runs from private copies of
-# both: src/selfcopy.h).
+# both: src/linux/selfcopy.h).
 TEST_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
@@ -39,10 +39,13 @@ endif
 
 OPT ?= -O2 -g
 CFLAGS ?= $(OPT)
-# The engine's folders show its pipeline (README: how the code is laid out);
-# headers are included by bare name from any of them.
-SRC_DIRS := src src/model src/sources src/ptrace src/steps src/exports
-INC := $(SRC_DIRS:%=-I%)
+# The engine's folders are its layers, lowest first (docs/internals.md);
+# each uses only the folders before it (tests/code/test_layers.py).
+# Headers are included by their path under src/ ("model/snapshot.h").
+SRC_DIRS := src/base src/elf src/model src/linux src/capture/ptrace \
+	src/capture/file src/capture src/analyze src/analyze/heaps \
+	src/analyze/runtimes src/export src
+INC := -Isrc
 
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(INC) -DVMSCOPE_VERSION='"$(VERSION)"' \
 	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
@@ -60,7 +63,7 @@ endif
 # libproc2 from its static archive where its -dev package has one (Debian's
 # does): the shared one maps libsystemd and four more libraries for a
 # process's systemd fields, which vmscope never asks for, and each library
-# mapped is copied at every start (src/selfcopy.h): 23.7-27.8 ms a
+# mapped is copied at every start (src/linux/selfcopy.h): 23.7-27.8 ms a
 # `vmscope -s` with them, 17.9-21.1 without (perf stat, 40 runs). The
 # systemd functions the archive refers to are link/nosystemd.c's.
 # Only an archive that links as it is, with those functions (a test link

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "sampler.h"
+#include "base/error.h"
+#include "capture/sampler.h"
 
 struct args {
 	const char *backend, *export, *output, *name, *theme, *sort;

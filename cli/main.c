@@ -20,16 +20,16 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
+#include "base/escape.h"
+#include "base/outbuf.h"
+#include "capture/sampler.h"
 #include "cli.h"
-#include "diff.h"
-#include "escape.h"
-#include "export.h"
-#include "outbuf.h"
+#include "export/export.h"
+#include "linux/procfs.h"
+#include "linux/proclist.h"
+#include "linux/selfcopy.h"
+#include "model/diff.h"
 #include "pipeline.h"
-#include "procfs.h"
-#include "proclist.h"
-#include "sampler.h"
-#include "selfcopy.h"
 
 #ifndef VMSCOPE_VERSION
 #define VMSCOPE_VERSION "0.1.0"

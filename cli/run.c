@@ -15,15 +15,15 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
+#include "base/escape.h"
+#include "base/outbuf.h"
+#include "capture/sampler.h"
 #include "cli.h"
-#include "diff.h"
-#include "escape.h"
-#include "export.h"
-#include "outbuf.h"
+#include "export/export.h"
+#include "linux/procfs.h"
+#include "linux/proclist.h"
+#include "model/diff.h"
 #include "pipeline.h"
-#include "procfs.h"
-#include "proclist.h"
-#include "sampler.h"
 
 /* s on f with everything a terminal would act on escaped (escape.h): the
  * strings printed here come from processes and files. */

@@ -7,7 +7,7 @@
  * those fields (PIDS_SD_*), which vmscope never does. Linked against the
  * shared libproc2, vmscope would map libsystemd and the four libraries it
  * needs (libgcrypt, libgpg-error, liblz4, libcap) for nothing, and copy
- * each at every start (src/selfcopy.h): some 6 ms of a 24 ms start here.
+ * each at every start (src/linux/selfcopy.h): some 6 ms of a 24 ms start here.
  * Each of these answers as libsystemd does for a process it knows
  * nothing of (-ENODATA), so that a caller that did ask gets "-".
  */

@@ -15,12 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coredump.h"
-#include "pmscan.h"
-#include "snapfile.h"
-#include "source.h"
-#include "steps.h"
-#include "totals.h"
+#include "analyze/steps.h"
+#include "capture/file/coredump.h"
+#include "capture/file/snapfile.h"
+#include "linux/pmscan.h"
+#include "model/source.h"
+#include "model/totals.h"
 
 /* In order: each step may rely on the ones above it. */
 const struct vms_step vms_steps[] = {

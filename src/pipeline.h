@@ -24,8 +24,9 @@
  * sampler's clone then dies). The snapshot returned is complete and, from
  * then on, only read.
  *
- * A new step is a file (src/steps/step_NAME.c, its run function declared in
- * steps.h) and a row of vms_steps[] in pipeline.c.
+ * A new step is a file (src/analyze/step_NAME.c, or under heaps/ or
+ * runtimes/; its run function declared in steps.h) and a row of
+ * vms_steps[] in pipeline.c.
  */
 #ifndef VMS_PIPELINE_H
 #define VMS_PIPELINE_H
@@ -33,10 +34,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "memview.h" /* a snapshot's memory, for the viewer's contents */
-#include "sampler.h"
-#include "snapshot.h"
+#include "analyze/memview.h" /* a snapshot's memory, for the viewer's contents */
+#include "base/error.h"
+#include "capture/sampler.h"
+#include "model/snapshot.h"
 
 struct vms_step {
 	const char *name; /* "classify", "images", ... (notes, JSON) */

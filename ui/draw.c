@@ -8,9 +8,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "escape.h"
-#include "snapshot.h"
-#include "units.h"
+#include "base/escape.h"
+#include "base/units.h"
+#include "model/snapshot.h"
 
 char type_letter(int type, bool reserved)
 {

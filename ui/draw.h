@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "columns.h"
+#include "model/columns.h"
 #include "theme.h"
 
 /* Bytes as B under 1 K, K up to 9999 K, then M, G, T with one decimal

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigmem.h"
-#include "columns.h"
+#include "base/bigmem.h"
 #include "draw.h"
+#include "model/columns.h"
 #include "panes.h"
 
 void details_free(struct details *d)

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
 #include "draw.h"
-#include "export_util.h"
+#include "export/export_util.h"
+#include "model/columns.h"
 #include "panes.h"
 
 enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigmem.h"
-#include "columns.h"
-#include "export_util.h"
+#include "base/bigmem.h"
+#include "export/export_util.h"
+#include "model/columns.h"
 #include "panes.h"
 
 void *details_scratch(struct details *d, size_t bytes, bool keep)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
+#include "model/columns.h"
 #include "panes.h"
 
 /* The figure column a sort is by, or -1 (address, type, Prot, Details). */

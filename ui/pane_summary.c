@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
 #include "draw.h"
+#include "model/columns.h"
 #include "panes.h"
 
 enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };

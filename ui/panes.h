@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "columns.h"
+#include "model/columns.h"
 #include "ui_priv.h"
 
 /* pane_summary.c */

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/scan.h"
 #include "draw.h"
 #include "pipeline.h"
-#include "scan.h"
 #include "ui_priv.h"
 
 #define CONTENTS_MAX (16u << 20)

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "draw.h"
-#include "export_util.h"
+#include "export/export_util.h"
 #include "ui_priv.h"
 
 /* The types shown (Free is not a change), then Page Table and Total. */

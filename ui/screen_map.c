@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "draw.h"
-#include "export_util.h"
+#include "export/export_util.h"
 #include "ui_priv.h"
 
 enum { MAP_X = 17, MAX_LINES = 400000, MAX_ZOOM = 36 };

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "draw.h"
-#include "export_util.h"
+#include "export/export_util.h"
 #include "panes.h"
 #include "ui_priv.h"
 

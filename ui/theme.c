@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "selfcopy.h"
-#include "snapshot.h"
+#include "linux/selfcopy.h"
+#include "model/snapshot.h"
 
 #ifndef VMSCOPE_DATADIR
 #define VMSCOPE_DATADIR "/usr/local/share/vmscope"

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* The first VMS_NTYPES elements are the region types, in enum vms_type
  * order; drawing code gets a type's element from theme_type() alone. */

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "sampler.h"
-#include "snapshot.h"
+#include "base/error.h"
+#include "capture/sampler.h"
+#include "model/snapshot.h"
 
 struct ui_opts {
 	const struct vms_sampler *sampler;

@@ -30,11 +30,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alloc.h"
-#include "config.h"
-#include "diff.h"
-#include "proclist.h"
-#include "snapshot.h"
+#include "linux/proclist.h"
+#include "model/alloc.h"
+#include "model/config.h"
+#include "model/diff.h"
+#include "model/snapshot.h"
 #include "theme.h"
 #include "ui.h"
 #include "uilib.h"

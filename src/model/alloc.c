@@ -1,7 +1,7 @@
 /* alloc.c — regions grouped into allocations. See alloc.h. */
-#include "alloc.h"
+#include "model/alloc.h"
 
-#include "bigmem.h"
+#include "base/bigmem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "columns.h"
-#include "snapshot.h"
+#include "model/columns.h"
+#include "model/snapshot.h"
 
 enum vms_alloc_kind {
 	VMS_A_REGION,

@@ -1,5 +1,5 @@
 /* columns.c — the table of figures. See columns.h. */
-#include "columns.h"
+#include "model/columns.h"
 
 #include <string.h>
 #include <strings.h>

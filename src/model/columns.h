@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "model/snapshot.h"
 
 /* In CSV order (and the order of the JSON totals and types). */
 enum vms_col {

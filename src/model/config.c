@@ -1,5 +1,5 @@
 /* config.c — the viewer's settings file. See config.h. */
-#include "config.h"
+#include "model/config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "escape.h"
-#include "outbuf.h"
+#include "base/escape.h"
+#include "base/outbuf.h"
 
 /* The longest settings file read: it has a line a column. */
 #define CONFIG_MAX_BYTES (1 << 20)

@@ -32,8 +32,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "columns.h"
-#include "error.h"
+#include "base/error.h"
+#include "model/columns.h"
 
 enum {
 	VMS_DCOL_PROT = VMS_NCOLS, /* the protection, "r-xp" */

@@ -7,7 +7,7 @@
  * anonymous ones left alone by their order within their kind. Each set
  * is then one group, and a group one change (or none). Linear in the regions but for the sorts.
  */
-#include "diff.h"
+#include "model/diff.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -44,9 +44,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "columns.h"
-#include "error.h"
-#include "snapshot.h"
+#include "base/error.h"
+#include "model/columns.h"
+#include "model/snapshot.h"
 
 enum vms_change {
 	VMS_CH_ADDED,

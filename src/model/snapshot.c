@@ -1,6 +1,6 @@
-#include "snapshot.h"
+#include "model/snapshot.h"
 
-#include "bigmem.h"
+#include "base/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arena.h"
-#include "source.h"
+#include "base/arena.h"
+#include "model/source.h"
 
 /* Region types, in display order. Names and labels: vms_type_info[]. */
 enum vms_type {

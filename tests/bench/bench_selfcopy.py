@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What running from private copies of its libraries costs vmscope
-(src/selfcopy.h), beside the same vmscope on the system's libraries
+(src/linux/selfcopy.h), beside the same vmscope on the system's libraries
 (VMSCOPE_SHARED_LIBS=1), in the same run: the median and minimum wall time
 of `vmscope -s PID` on a small target over RUNS (default 30) interleaved
 rounds, the peak RSS of each, and the memory the copies take while vmscope

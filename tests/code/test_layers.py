@@ -1,7 +1,12 @@
-"""test_layers — the code's layering, read from the built objects' symbols.
+"""test_layers — the code's layering, read from the built objects' symbols
+(one nm run over every object) and the sources' includes.
 
-Each object file is a node; A -> B when A uses a symbol B defines (nm). The
-test fails when:
+The engine's folders are layers, lowest first, in the order of the
+Makefile's SRC_DIRS (base, elf, model, linux, capture/ptrace, capture/file,
+capture, analyze, analyze/heaps, analyze/runtimes, export, then src/ itself
+for the pipeline). The test fails when:
+  - an engine object uses a symbol defined in a later folder, or an engine
+    source includes a header of a later folder (a back edge);
   - the engine's objects (build/src/**/*.o) have a cycle;
   - the UI's objects (build/ui/*.o) have a cycle;
   - a UI object uses a symbol of the freezer, the parsers (smaps, procfs),
@@ -26,23 +31,32 @@ FORBIDDEN = re.compile(r"^(freeze|smaps|procfs|memread|readahead|sampler_\w+|"
                        r"fork_\w+|inject_\w+)$")
 
 
-def symbols(obj):
-    """(defined, undefined) global symbol names of an object file."""
-    out = subprocess.run(["nm", obj], capture_output=True, text=True,
-                         check=True).stdout
-    defined, undefined = set(), set()
+def all_symbols(objs):
+    """{object: (defined, undefined)} global symbol names, from one nm run
+    (nm -A prefixes each line with its object's path)."""
+    out = subprocess.run(["nm", "-A"] + objs, capture_output=True,
+                         text=True, check=True).stdout
+    syms = {o: (set(), set()) for o in objs}
     for line in out.splitlines():
-        parts = line.split()
+        path, _, rest = line.partition(": ")
+        if path not in syms:
+            path, _, rest = line.partition(":")
+        parts = rest.split()
+        if path not in syms:
+            continue
         if len(parts) == 2 and parts[0] == "U":
-            undefined.add(parts[1])
+            syms[path][1].add(parts[1])
         elif len(parts) == 3 and parts[1] in "TDBRVWGSC":
-            defined.add(parts[2])
-    return defined, undefined
+            syms[path][0].add(parts[2])
+    return syms
+
+
+_SYMS = {}
 
 
 def graph(objs):
     """{name: set(names it uses)} over the objects given."""
-    syms = {os.path.basename(o)[:-2]: symbols(o) for o in objs}
+    syms = {os.path.basename(o)[:-2]: _SYMS[o] for o in objs}
     owner = {}
     for name, (defined, _) in syms.items():
         for s in defined:
@@ -84,6 +98,22 @@ def cycles(g):
     return out
 
 
+def layers(makefile):
+    """The engine's folders, lowest first: the Makefile's SRC_DIRS."""
+    text = open(makefile).read().replace("\\\n", " ")
+    m = re.search(r"^SRC_DIRS\s*:=(.*)$", text, re.M)
+    return m.group(1).split() if m else []
+
+
+def back_edges(order, edges):
+    """The (a, b) of edges whose b's folder comes after a's in order.
+    edges: (folder_a, name_a, folder_b, name_b)."""
+    rank = {d: i for i, d in enumerate(order)}
+    return sorted({"%s/%s -> %s/%s" % (fa, a, fb, b)
+                   for fa, a, fb, b in edges
+                   if fa in rank and fb in rank and rank[fb] > rank[fa]})
+
+
 def uses(obj_name, objs_used, g_all):
     return sorted(u for u in g_all.get(obj_name, ()) if u in objs_used)
 
@@ -97,6 +127,12 @@ def main():
     T.ok(FORBIDDEN.match("sampler_pss") and FORBIDDEN.match("freeze")
          and not FORBIDDEN.match("pipeline"),
          "self-check: the forbidden set names the samplers, not the pipeline")
+
+    T.eq(back_edges(["src/base", "src/model"],
+                    [("src/base", "x", "src/model", "y"),
+                     ("src/model", "y", "src/base", "x")]),
+         ["src/base/x -> src/model/y"],
+         "self-check: a lower folder using a higher one is a back edge")
 
     build = T.BUILD
     root = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -116,7 +152,37 @@ def main():
         T.ok(False, "the objects are built", missing)
         return T.done()
 
+    _SYMS.update(all_symbols(engine + ui + objects("cli")))
+    order = layers(os.path.join(root, "Makefile"))
+    T.ok(len(order) >= 8 and order[0] == "src/base",
+         "the Makefile lists the engine's layers (%d)" % len(order), order)
+    folder_of = {os.path.basename(o)[:-2]:
+                 os.path.dirname(os.path.relpath(o, build)) for o in engine}
+    listed = sorted(set(folder_of.values()) - set(order))
+    T.eq(listed, [], "every engine folder is a layer in SRC_DIRS")
+
+    # Back edges by symbol: an object using one of a later folder.
     g_engine, _ = graph(engine)
+    edges = [(folder_of[a], a, folder_of[b], b)
+             for a, bs in g_engine.items() for b in bs]
+    T.eq(back_edges(order, edges), [],
+         "no engine object uses a symbol of a later folder (%d objects, "
+         "%d folders)" % (len(engine), len(order)))
+    # ... and by include: a header of a later folder.
+    inc_edges = []
+    for path in glob.glob(os.path.join(root, "src", "**", "*.[ch]"),
+                          recursive=True):
+        fa = os.path.dirname(os.path.relpath(path, root))
+        with open(path, errors="replace") as f:
+            for m in re.finditer(r'^#\s*include\s*"([^"]+)"', f.read(),
+                                 re.M):
+                fb = os.path.dirname(os.path.join("src", m.group(1)))
+                inc_edges.append((fa, os.path.basename(path), fb,
+                                  os.path.basename(m.group(1))))
+    T.eq(back_edges(order, inc_edges), [],
+         "no engine source includes a header of a later folder")
+
+
     found = cycles(g_engine)
     T.eq(found, [], "no cycle among the engine's %d objects" % len(engine))
 

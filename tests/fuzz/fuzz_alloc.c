@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc_heap.h"
-#include "smaps.h"
-#include "snapshot.h"
-#include "source.h"
+#include "analyze/heaps/alloc_heap.h"
+#include "linux/smaps.h"
+#include "model/snapshot.h"
+#include "model/source.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

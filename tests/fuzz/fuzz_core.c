@@ -1,5 +1,5 @@
 /* fuzz_core.c — libFuzzer harness for the ELF core loader
- * (src/sources/coredump.h) and everything after it: the input is a core's
+ * (src/capture/file/coredump.h) and everything after it: the input is a core's
  * bytes, loaded through the loader table (vms_load_buffer: the program
  * headers, the notes, NT_FILE, then every step reading the core's memory)
  * and, when accepted, exported in every format to /dev/null. It must never
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "coredump.h"
-#include "export.h"
-#include "outbuf.h"
+#include "capture/file/coredump.h"
+#include "export/export.h"
+#include "base/outbuf.h"
 #include "pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../fixtures/heapfix.h"
-#include "glibc_walk.h"
+#include "analyze/heaps/glibc_walk.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

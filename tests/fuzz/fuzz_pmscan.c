@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fastfreeze.h"
-#include "pmscan.h"
-#include "smaps.h"
+#include "linux/fastfreeze.h"
+#include "linux/pmscan.h"
+#include "linux/smaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "../fixtures/goheap_go119.h"
-#include "rtheap.h"
+#include "analyze/rtheap.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan.h"
+#include "base/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,10 +19,10 @@
 
 #include "../fixtures/fixture.h"
 #include "pipeline.h"
-#include "procfs.h"
-#include "export.h"
-#include "outbuf.h"
-#include "smaps.h"
+#include "linux/procfs.h"
+#include "export/export.h"
+#include "base/outbuf.h"
+#include "linux/smaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_snapfile.c — libFuzzer harness for the snapshot file loader
- * (src/sources/snapfile.h) and everything after it: the input is a file's
+ * (src/capture/file/snapfile.h) and everything after it: the input is a file's
  * bytes, loaded through the loader table (vms_load_buffer: sections, zstd,
  * the JSON part, the smaps parser, the kept ELF summaries and heaps, then
  * every step) and, when accepted, exported in every format to /dev/null.
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "outbuf.h"
+#include "export/export.h"
+#include "base/outbuf.h"
 #include "pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "../../ui/theme.h"
-#include "config.h"
-#include "observer.h"
-#include "procfs.h"
-#include "snapshot.h"
+#include "model/config.h"
+#include "linux/observer.h"
+#include "linux/procfs.h"
+#include "model/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

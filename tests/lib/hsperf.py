@@ -1,5 +1,5 @@
 """An independent reading of HotSpot's hsperfdata file (the tests' truth
-beside vmscope's src/sources/hsperf.c): parse(bytes) -> {name: value},
+beside vmscope's src/analyze/runtimes/hsperf.c): parse(bytes) -> {name: value},
 longs as int, byte vectors as str (up to their first NUL). Format:
 openjdk src/hotspot/share/runtime/perfMemory.hpp (version 2.0)."""
 import struct

@@ -1,4 +1,4 @@
-"""The fork sampler's fast freeze (src/sources/fastfreeze.h): smaps read
+"""The fork sampler's fast freeze (src/linux/fastfreeze.h): smaps read
 just before the freeze, Rss and Swap inside it through PAGEMAP_SCAN.
 
 On a SIGSTOPped target (tests/targets/pagekinds: written, read and

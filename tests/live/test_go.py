@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A Go program's heap arena (the "go" step, src/steps/step_go.c).
+"""A Go program's heap arena (the "go" step, src/analyze/runtimes/step_go.c).
 
 Builds tests/targets/goheap.go with Debian's golang-go into a temporary
 directory (GOCACHE and GOPATH in it, GO111MODULE=off: no module, no

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A HotSpot JVM's Java heap (the "jvm" step, src/steps/step_jvm.c).
+"""A HotSpot JVM's Java heap (the "jvm" step, src/analyze/runtimes/step_jvm.c).
 
 Starts tests/targets/JvmHeap.java (java -Xmx384m, G1 and Serial) and, with
 -F (the target held while read) and -b fork, checks `vmscope -e json`:

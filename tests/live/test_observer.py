@@ -2,7 +2,7 @@
 own libraries and touched every page of them shows, through vmscope,
 exactly the Private (USS) and PSS the kernel shows this test when vmscope
 is not running, with every sampler. vmscope runs from private copies of
-its libraries (src/selfcopy.h); the control run with VMSCOPE_SHARED_LIBS=1
+its libraries (src/linux/selfcopy.h); the control run with VMSCOPE_SHARED_LIBS=1
 shows the effect this guards against (the pages both map read Shared) and
 the note that says so. A run that only prints saved files makes no
 copies (strace counts its memfd_create calls).

@@ -9,7 +9,7 @@
 
 #include "../fixtures/fixture.h"
 #include "pipeline.h"
-#include "steps.h"
+#include "analyze/steps.h"
 #include "tap.h"
 
 #define HEAP_MAX (64ull << 20)

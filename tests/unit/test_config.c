@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "config.h"
+#include "model/config.h"
 #include "tap.h"
 
 static char *read_fixture(const char *name, size_t *len)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfimage.h"
-#include "procfs.h"
+#include "elf/elfimage.h"
+#include "linux/procfs.h"
 #include "tap.h"
 
 /* The GNU build id from the PT_NOTE segments, as lowercase hex; "" if none. */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "elfgen.h"
-#include "elfimage.h"
+#include "elf/elfimage.h"
 #include "tap.h"
 
 static int parse(const unsigned char *b, size_t len, struct arena *a,

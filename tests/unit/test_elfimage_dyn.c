@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfimage.h"
-#include "procfs.h"
+#include "elf/elfimage.h"
+#include "linux/procfs.h"
 #include "tap.h"
 
 /* The path of the mapped libc, from /proc/self/maps. */

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "outbuf.h"
+#include "base/escape.h"
+#include "base/outbuf.h"
 #include "tap.h"
 
 static void want(const char *in, const char *out, const char *what)

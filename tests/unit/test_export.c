@@ -10,9 +10,9 @@
 
 #include "../fixtures/fixture.h"
 #include "pipeline.h"
-#include "export.h"
-#include "escape.h"
-#include "outbuf.h"
+#include "export/export.h"
+#include "base/escape.h"
+#include "base/outbuf.h"
 #include "tap.h"
 
 /* ---- capturing what an outbuf writes ---- */

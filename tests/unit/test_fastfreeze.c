@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
-#include "fastfreeze.h"
+#include "linux/fastfreeze.h"
 #include "pipeline.h"
-#include "pmscan.h"
-#include "procfs.h"
-#include "sampler_common.h"
-#include "smaps.h"
+#include "linux/pmscan.h"
+#include "linux/procfs.h"
+#include "capture/sampler_common.h"
+#include "linux/smaps.h"
 #include "tap.h"
 #include "target.h"
 

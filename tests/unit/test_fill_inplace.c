@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "../fixtures/fixture.h"
-#include "columns.h"
+#include "model/columns.h"
 #include "pipeline.h"
-#include "procfs.h"
+#include "linux/procfs.h"
 #include "tap.h"
 #include "target.h"
 

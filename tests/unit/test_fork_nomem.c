@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "pipeline.h"
-#include "procfs.h"
-#include "sampler.h"
+#include "linux/procfs.h"
+#include "capture/sampler.h"
 #include "tap.h"
 #include "target.h"
 

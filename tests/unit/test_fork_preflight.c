@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fork_preflight.h"
+#include "capture/ptrace/fork_preflight.h"
 #include "tap.h"
 
 static char root[256];

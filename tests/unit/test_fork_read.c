@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "pipeline.h"
-#include "fork_keeper.h"
-#include "inject.h"
-#include "procfs.h"
-#include "sampler.h"
+#include "capture/ptrace/fork_keeper.h"
+#include "capture/ptrace/inject.h"
+#include "linux/procfs.h"
+#include "capture/sampler.h"
 #include "tap.h"
 #include "target.h"
 

@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "freeze.h"
-#include "procfs.h"
+#include "capture/ptrace/freeze.h"
+#include "linux/procfs.h"
 #include "tap.h"
 #include "target.h"
 

@@ -22,9 +22,9 @@
 
 #include "../fixtures/fixture.h"
 #include "../fixtures/heapfix.h"
-#include "elfimage.h"
-#include "glibc_find.h"
-#include "glibc_walk.h"
+#include "elf/elfimage.h"
+#include "analyze/heaps/glibc_find.h"
+#include "analyze/heaps/glibc_walk.h"
 #include "tap.h"
 
 static void mallinfo_of(const struct glibc_walk_res *r, uint64_t *mi)

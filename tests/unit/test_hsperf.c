@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../fixtures/fixture.h"
-#include "hsperf.h"
+#include "analyze/runtimes/hsperf.h"
 #include "tap.h"
 
 /* The C parser's figure for an expect key, as text; false if it has no

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "elfgen.h"
-#include "elfimage.h"
+#include "elf/elfimage.h"
 #include "pipeline.h"
-#include "procfile.h"
-#include "procfs.h"
-#include "smaps.h"
+#include "linux/procfile.h"
+#include "linux/procfs.h"
+#include "linux/smaps.h"
 #include "tap.h"
 
 static struct vms_snapshot *own_snapshot(void)

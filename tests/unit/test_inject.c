@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "inject.h"
+#include "capture/ptrace/inject.h"
 #include "tap.h"
 
 #if defined(__x86_64__)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "observer.h"
-#include "smaps.h"
+#include "linux/observer.h"
+#include "linux/smaps.h"
 #include "tap.h"
 
 static const char own[] =

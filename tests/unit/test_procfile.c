@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procfile.h"
+#include "linux/procfile.h"
 #include "tap.h"
 
 /* Forks a child that maps path (if not NULL) after chroot(root) (if not

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "procfs.h"
+#include "linux/procfs.h"
 #include "tap.h"
 
 static long long sv(const char *buf, const char *key)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../fixtures/fixture.h"
-#include "rtheap.h"
+#include "analyze/rtheap.h"
 #include "tap.h"
 
 #define MAXRUNS 4096

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../fixtures/fixture.h"
-#include "anon_names.h"
+#include "analyze/anon_names.h"
 #include "pipeline.h"
 #include "tap.h"
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan.h"
+#include "base/scan.h"
 #include "tap.h"
 
 /* "hello" (ASCII), "Wide!" as UTF-16LE, binary between, "ab" (too

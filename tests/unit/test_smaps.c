@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../fixtures/fixture.h"
-#include "smaps.h"
+#include "linux/smaps.h"
 #include "tap.h"
 
 /* ---- the expected side: .maps lines and header-shaped .smaps lines ---- */

@@ -3,9 +3,9 @@
  * is the table's rule applied to the region's own counters. */
 #include <string.h>
 
-#include "snapshot.h"
+#include "model/snapshot.h"
 #include "tap.h"
-#include "totals.h"
+#include "model/totals.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024)

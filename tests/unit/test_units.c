@@ -5,9 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "outbuf.h"
+#include "base/outbuf.h"
 #include "tap.h"
-#include "units.h"
+#include "base/units.h"
 
 static void both(uint64_t b, const char *viewer, const char *text)
 {

@@ -1,0 +1,57 @@
+/* alloc_heap.h — inside the "allocator" step (step_allocator.c): what the
+ * recognisers of one allocator's heap share, and the recognisers. Each
+ * looks at the runs of unclaimed anonymous memory (rtscan.h) through the
+ * source, with the target held by the caller, marks the regions its heap
+ * holds, and sets the allocator's figures; alloc_type() then types the
+ * marked regions heap and adds one s->heaps entry of the allocator's kind.
+ *
+ * Contract: nothing here is used outside the allocator step. The
+ * recognisers return -1 only on out of memory; what they could not find
+ * is said in al->partial (a static or arena string).
+ */
+#ifndef VMS_ALLOC_HEAP_H
+#define VMS_ALLOC_HEAP_H
+
+#include <stdint.h>
+
+#include "analyze/rtscan.h"
+#include "model/snapshot.h"
+
+struct alloc_marks {
+	struct vms_snapshot *s;
+	const struct rtscan_run *runs;
+	size_t nruns;
+	/* per region: 0 not the allocator's, else an index + 1 into the
+	 * details given to alloc_type() (a higher one wins) */
+	uint8_t *mark;
+};
+
+/* Marks the regions that overlap [a, a + len) in the run holding a. */
+void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how);
+
+/* Types the marked regions heap with details[mark - 1], counts them in
+ * al, and adds the heap (kind, adjacent regions joined into segments,
+ * figures -1) to s->heaps; *out is it (NULL when nothing was marked). */
+int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
+	       const char *kind, const char *const *details,
+	       struct vms_heap **out);
+
+/* jemalloc 5: its base blocks and the extents they record. */
+int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al);
+
+/* mimalloc 2.0.9-2.1.1: its segments and their pages; version is what
+ * mi_version() returns (-1 unknown). */
+int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   int version);
+
+/* gperftools tcmalloc: its page heap through its page map (found from
+ * the library im's writable memory); spans in the brk heap count in
+ * brk_heap's figures (NULL: none; it must be an element of s->heaps,
+ * which this may move), the rest are typed heap in a heap of their own.
+ * *why: NULL, or what was not found or not sound (the page map, its
+ * entries). */
+int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, struct vms_heap *brk_heap,
+		   const char **why);
+
+#endif

@@ -1,0 +1,181 @@
+/* alloc_mimalloc.c — mimalloc 2's heap (alloc_heap.h): its segments, found
+ * at the 32 MiB boundaries of unclaimed anonymous memory by their header
+ * (rtheap.h), which ends with an entry per 64 KiB slice: the pages and
+ * their blocks in use. A segment's cookie is its address xor a secret of
+ * the process, so every true segment gives the same key: where two or
+ * more segments are found, those whose key is not the most common one are
+ * left out (memory that only looked like a header).
+ *
+ * Figures (the heap entry's, from the headers, mimalloc's own
+ * bookkeeping): in_use, the bytes of used blocks; chunks, the used
+ * blocks; free, the segments' bytes that are neither a header nor used
+ * blocks. al->metadata: the headers' slices.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/heaps/alloc_heap.h"
+#include "analyze/rtheap.h"
+#include "model/source.h"
+
+struct mi_found {
+	uint64_t addr;
+	struct rtheap_mi_seg seg;
+	struct rtheap_mi_use use;
+};
+
+struct mi_list {
+	struct mi_found *v;
+	size_t n, cap;
+};
+
+static int mi_push(struct mi_list *l, const struct mi_found *f)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		struct mi_found *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = *f;
+	return 0;
+}
+
+/* The segments of one run, header by header. */
+static int mi_scan_run(struct alloc_marks *m, const struct rtscan_run *run,
+		       unsigned char *buf, struct mi_list *l)
+{
+	uint64_t a = (run->start + RTHEAP_MI_ALIGN - 1) &
+		     ~(uint64_t)(RTHEAP_MI_ALIGN - 1);
+
+	while (a < run->end && run->end - a >= RTHEAP_MI_ALIGN) {
+		struct mi_found f = { a, { 0 }, { 0 } };
+		uint64_t step = RTHEAP_MI_ALIGN;
+		size_t want;
+
+		if (rtscan_read(m->s, a, buf, RTHEAP_MI_HDR) &&
+		    rtheap_mi_segment(buf, RTHEAP_MI_HDR, a, run->end,
+				      &f.seg)) {
+			want = RTHEAP_MI_HDR +
+			       (size_t)f.seg.entries * RTHEAP_MI_PAGE;
+			/* entries a page never written holds read as
+			 * zeros: a run's first entry there makes the
+			 * tiling fail, never a page */
+			if (rtscan_read_zeros(m->s, a, buf, want) &&
+			    rtheap_mi_pages(buf, want, &f.seg, &f.use)) {
+				if (mi_push(l, &f) < 0)
+					return -1;
+				step = (f.seg.size + RTHEAP_MI_ALIGN - 1) &
+				       ~(uint64_t)(RTHEAP_MI_ALIGN - 1);
+			}
+		}
+		if (step > UINT64_MAX - a)
+			break;
+		a += step;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The key most segments share; 0 (keep all) when fewer than two do, or
+ * out of memory (*oom). */
+static uint64_t mi_common_key(const struct mi_list *l, bool *oom)
+{
+	uint64_t *k, key = 0;
+	size_t i, run = 0, best = 0;
+
+	*oom = false;
+	if (l->n < 2)
+		return 0;
+	k = malloc(l->n * sizeof(*k));
+	if (!k) {
+		*oom = true;
+		return 0;
+	}
+	for (i = 0; i < l->n; i++)
+		k[i] = l->v[i].seg.key;
+	qsort(k, l->n, sizeof(*k), cmp_u64);
+	for (i = 0; i < l->n; i++) {
+		run = i && k[i] == k[i - 1] ? run + 1 : 1;
+		if (run > best) {
+			best = run;
+			key = k[i];
+		}
+	}
+	free(k);
+	return best >= 2 ? key : 0;
+}
+
+int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
+{
+	static const char *const details[] = { "mimalloc segment",
+					       "mimalloc huge segment" };
+	unsigned char *buf;
+	struct mi_list l = { NULL, 0, 0 };
+	struct vms_heap *h;
+	uint64_t key, in_use = 0, blocks = 0, meta = 0, bytes = 0;
+	size_t i;
+	bool oom;
+	int rc = -1;
+
+	if (!rtheap_mi_known(version)) {
+		al->partial =
+			version < 0
+				? "its version could not be read (mi_version)"
+				: arena_printf(&m->s->arena,
+					       "mimalloc %d.%d.%d: not a "
+					       "layout this vmscope reads "
+					       "(2.0.9 to 2.1.1)",
+					       version / 100, version / 10 % 10,
+					       version % 10);
+		return al->partial ? 0 : -1;
+	}
+	buf = malloc(RTHEAP_MI_INFO);
+	if (!buf)
+		return -1;
+	for (i = 0; i < m->nruns; i++) {
+		if (vms_source_progress(m->s, "finding mimalloc's segments", i,
+					m->nruns))
+			break;
+		if (mi_scan_run(m, &m->runs[i], buf, &l) < 0)
+			goto out;
+	}
+	key = mi_common_key(&l, &oom);
+	if (oom)
+		goto out;
+	for (i = 0; i < l.n; i++) {
+		const struct mi_found *f = &l.v[i];
+
+		if (key && f->seg.key != key)
+			continue;
+		alloc_mark(m, f->addr, f->seg.size, f->seg.huge ? 2 : 1);
+		in_use += f->use.in_use;
+		blocks += f->use.blocks;
+		meta += (uint64_t)f->seg.info_slices * RTHEAP_MI_SLICE;
+		bytes += f->seg.size;
+	}
+	if (alloc_type(m, al, "mimalloc", details, &h) < 0)
+		goto out;
+	rc = 0;
+	if (!h) {
+		al->partial = "no mimalloc segment found in anonymous memory";
+		goto out;
+	}
+	h->in_use = (int64_t)in_use;
+	h->chunks = (int64_t)blocks;
+	h->free = (int64_t)(bytes - meta - in_use);
+	al->metadata = (int64_t)meta;
+out:
+	free(l.v);
+	free(buf);
+	return rc;
+}

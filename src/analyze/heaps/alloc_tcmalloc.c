@@ -1,0 +1,486 @@
+/* alloc_tcmalloc.c — gperftools tcmalloc's page heap, found through its
+ * page map (alloc_heap.h). tcmalloc exports neither: its PageHeap lies in
+ * the library's .bss, and in it the page map, a two-level radix tree over
+ * the 48-bit address space in pages of 8 KiB (TCMalloc_PageMap2,
+ * src/pagemap.h): a root of 2^(35 - L) pointers to leaves of 2^L Span
+ * pointers, one per page (every page of a span in use, the first and last
+ * of a free one). L has changed between versions (18 in 2.10); page sizes
+ * of 32 and 64 KiB are build options. So neither is assumed:
+ *
+ *  1. Spans the library's .bss links to: its span lists (the page heap's
+ *     free lists, the central caches' lists) are rings through sentinel
+ *     Spans in .bss, so a word of .bss that points to a Span whose prev
+ *     points back to that word less 16 is a list's head, and the Span is
+ *     real (start, length).
+ *  2. The root: for each page size and L, the .bss word whose leaf holds
+ *     such a Span at that Span's own start page, placed so the whole
+ *     root lies in the library's writable memory; kept when every Span of
+ *     step 1 is found through it at its start page.
+ *  3. The walk: every leaf the root points to, its entries (pages never
+ *     written read as zeros, where their region has no swap), each
+ *     distinct Span read once and checked to hold the page it was found
+ *     at (rtheap_tc_span()).
+ *
+ * What the spans cover is tcmalloc's heap: regions no earlier step
+ * claimed are typed Heap; the brk heap (tc_heap in step_allocator.c)
+ * already is. Figures per heap entry: in_use the spans in use (pages
+ * handed to size classes or large objects), free those on the free lists,
+ * normal and returned; their sum is MallocExtension's generic.heap_size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/heaps/alloc_heap.h"
+#include "analyze/rtheap.h"
+#include "model/source.h"
+
+/* Bytes of the library's writable memory read at most (2.10: 1.7 MB). */
+#define MAX_IMAGE_RW (64u << 20)
+/* Spans from the lists used to place the root. */
+#define MAX_LISTED 64
+/* Distinct spans walked at most (2^22: a 32 GiB heap of 8 KiB spans). */
+#define MAX_SPANS (1u << 22)
+
+struct tc_walk {
+	struct vms_snapshot *s;
+	uint64_t lo, hi; /* the image's writable memory */
+	uint64_t *w; /* its words (absent pages zeros) */
+	struct rtheap_tc_span listed[MAX_LISTED];
+	uint64_t listed_at[MAX_LISTED];
+	size_t nlisted;
+	unsigned shift, leaf_bits; /* the map found */
+	uint64_t root; /* its address */
+};
+
+/* The region holding [a, a + len) whole when it is readable memory of
+ * no file (anonymous, [heap]); NULL otherwise. */
+static const struct vms_region *anon_holding(struct vms_snapshot *s, uint64_t a,
+					     uint64_t len)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, a);
+	const struct vms_region *r;
+
+	if (i < 0)
+		return NULL;
+	r = &s->regions[i];
+	if ((r->path && r->path[0] != '[') || !(r->perms & VMS_PERM_R) ||
+	    (r->flags & VMS_RF_UNREADABLE) || a + len < a || a + len > r->end)
+		return NULL;
+	return r;
+}
+
+static uint64_t word(const struct tc_walk *t, uint64_t a)
+{
+	return t->w[(a - t->lo) / 8];
+}
+
+static bool read_u64(struct vms_snapshot *s, uint64_t a, uint64_t *v)
+{
+	return rtscan_read_unswapped(s, a, v, 8);
+}
+
+/* 1: the spans the .bss lists link to. */
+static void listed_spans(struct tc_walk *t)
+{
+	uint64_t a;
+
+	for (a = t->lo; a + 8 <= t->hi && t->nlisted < MAX_LISTED; a += 8) {
+		uint64_t v = word(t, a);
+		unsigned char b[RTHEAP_TC_SPAN];
+		struct rtheap_tc_span sp;
+
+		if (!v || v % 8 || a - t->lo < RTHEAP_TC_NEXT ||
+		    !anon_holding(t->s, v, sizeof(b)) ||
+		    !rtscan_read(t->s, v, b, sizeof(b)))
+			continue;
+		memcpy(&sp.prev, b + RTHEAP_TC_PREV, 8);
+		memcpy(&sp.start, b, 8);
+		if (sp.prev != a - RTHEAP_TC_NEXT ||
+		    !rtheap_tc_span(b, sizeof(b), sp.start, 13, &sp))
+			continue;
+		t->listed_at[t->nlisted] = v;
+		t->listed[t->nlisted++] = sp;
+	}
+}
+
+/* Span v found at its start page through the map (shift, L, root). */
+static bool through(struct tc_walk *t, unsigned shift, unsigned L,
+		    uint64_t root, uint64_t v, uint64_t start)
+{
+	uint64_t i = start >> L, leaf, got, slot = root + 8 * i;
+
+	if (start >> (48 - shift) || slot < root || slot + 8 > t->hi)
+		return false;
+	leaf = word(t, slot);
+	return leaf && leaf % 8 == 0 && anon_holding(t->s, leaf, 8ull << L) &&
+	       read_u64(t->s, leaf + 8 * (start & ((1ull << L) - 1)), &got) &&
+	       got == v;
+}
+
+/* The listed spans whose pages lie in readable anonymous memory at this
+ * page size, and of those the ones found through the map (shift, L,
+ * root). */
+static void tally(struct tc_walk *t, unsigned shift, unsigned L, uint64_t root,
+		  size_t *mapped, size_t *found)
+{
+	size_t n;
+
+	*mapped = *found = 0;
+	for (n = 0; n < t->nlisted; n++) {
+		const struct rtheap_tc_span *sp = &t->listed[n];
+
+		if (sp->start >> (48 - shift) ||
+		    !anon_holding(t->s, sp->start << shift,
+				  sp->length << shift))
+			continue;
+		(*mapped)++;
+		*found +=
+			through(t, shift, L, root, t->listed_at[n], sp->start);
+	}
+}
+
+/* Source reads the search for the root may make (2.10: some 2,000). */
+#define ROOT_READS (1u << 18)
+/* Listed spans tried as the anchor a root must hold. */
+#define ANCHORS 4
+
+/* 2: the root: a .bss word whose leaf holds an anchor span at its start
+ * page, placed so the root lies in the writable memory; kept when at
+ * least three quarters of the listed spans whose pages are mapped at that
+ * page size (and two at least, where two are) are found through it. The
+ * leaf's entry does not depend on the page size: it is read once per
+ * word and leaf size. */
+static bool find_root(struct tc_walk *t, const char **why)
+{
+	static const unsigned shifts[] = { 13, 15, 16 };
+	size_t k, n, reads = 0;
+	unsigned L;
+	uint64_t a;
+
+	for (n = 0; n < t->nlisted && n < ANCHORS; n++) {
+		uint64_t v = t->listed_at[n], p = t->listed[n].start;
+
+		for (L = 8; L <= 35 - 4; L++) {
+			for (a = t->lo; a + 8 <= t->hi; a += 8) {
+				uint64_t leaf = word(t, a), got;
+
+				if (!leaf || leaf % 8 ||
+				    !anon_holding(t->s, leaf, 8ull << L))
+					continue;
+				if (++reads > ROOT_READS) {
+					*why = "its page map was not found: "
+					       "the search gave up";
+					return false;
+				}
+				if (!read_u64(
+					    t->s,
+					    leaf + 8 * (p & ((1ull << L) - 1)),
+					    &got) ||
+				    got != v)
+					continue;
+				for (k = 0;
+				     k < sizeof(shifts) / sizeof(*shifts);
+				     k++) {
+					unsigned bits = 48 - shifts[k];
+					uint64_t off = 8 * (p >> L);
+					size_t mapped, found;
+
+					if (L + 4 > bits || p >> bits ||
+					    a - t->lo < off ||
+					    (8ull << (bits - L)) >
+						    t->hi - (a - off))
+						continue;
+					tally(t, shifts[k], L, a - off, &mapped,
+					      &found);
+					if (!found || found * 4 < mapped * 3 ||
+					    (mapped >= 2 && found < 2))
+						continue;
+					t->shift = shifts[k];
+					t->leaf_bits = L;
+					t->root = a - off;
+					return true;
+				}
+			}
+		}
+	}
+	*why = t->nlisted ? "its page map was not found"
+			  : "its page map was not found: no span list in its "
+			    ".bss";
+	return false;
+}
+
+struct found_span {
+	uint64_t ptr, page;
+};
+
+static int by_ptr(const void *x, const void *y)
+{
+	const struct found_span *a = x, *b = y;
+
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return (a->page > b->page) - (a->page < b->page);
+}
+
+struct tc_sums {
+	uint64_t in_use, free, spans, free_spans;
+};
+
+static int push(struct found_span **v, size_t *n, size_t *cap, uint64_t ptr,
+		uint64_t page)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		struct found_span *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (struct found_span){ ptr, page };
+	return 0;
+}
+
+/* The entries of leaf for pages [p, last] (one leaf's). */
+static int leaf_part(struct tc_walk *t, uint64_t leaf, uint64_t p,
+		     uint64_t last, uint64_t *buf, size_t bufn,
+		     struct found_span **v, size_t *n, size_t *cap,
+		     uint64_t *unread)
+{
+	uint64_t mask = (1ull << t->leaf_bits) - 1, prev = 0;
+
+	while (p <= last) {
+		uint64_t k, cnt = last - p + 1 < bufn ? last - p + 1 : bufn;
+
+		if (!rtscan_read_unswapped(t->s, leaf + 8 * (p & mask), buf,
+					   cnt * 8)) {
+			(*unread)++;
+			p += cnt;
+			continue;
+		}
+		for (k = 0; k < cnt; k++) {
+			if (!buf[k] || buf[k] == prev)
+				continue;
+			prev = buf[k];
+			if (*n == MAX_SPANS)
+				return 1;
+			if (push(v, n, cap, buf[k], p + k) < 0)
+				return -1;
+		}
+		p += cnt;
+	}
+	return 0;
+}
+
+/* 3: the leaves' entries for the pages of anonymous memory (the heap's
+ * pages are anonymous; a leaf's other entries are of pages not mapped),
+ * each span once per run of pages. -1 on out of memory; *capped when
+ * there were more than MAX_SPANS. */
+static int leaf_entries(struct tc_walk *t, struct found_span **out, size_t *n,
+			bool *capped, uint64_t *unread)
+{
+	const size_t bufn = 8192;
+	uint64_t *buf = malloc(bufn * 8);
+	struct found_span *v = NULL;
+	size_t cap = 0, i;
+	int rc = 0;
+
+	*n = 0;
+	*capped = false;
+	if (!buf)
+		return -1;
+	for (i = 0; i < t->s->nregions && rc == 0; i++) {
+		const struct vms_region *r = &t->s->regions[i];
+		uint64_t p = r->start >> t->shift,
+			 pend = (r->end - 1) >> t->shift;
+
+		if (!anon_holding(t->s, r->start, vms_region_size(r)) ||
+		    (r->start >> 48))
+			continue;
+		while (p <= pend && rc == 0) {
+			uint64_t ri = p >> t->leaf_bits;
+			uint64_t last = ((ri + 1) << t->leaf_bits) - 1;
+			uint64_t slot = t->root + 8 * ri, leaf;
+
+			if (last > pend)
+				last = pend;
+			leaf = slot + 8 <= t->hi ? word(t, slot) : 0;
+			if (leaf &&
+			    (leaf % 8 ||
+			     !anon_holding(t->s, leaf, 8ull << t->leaf_bits)))
+				(*unread)++;
+			else if (leaf)
+				rc = leaf_part(t, leaf, p, last, buf, bufn, &v,
+					       n, &cap, unread);
+			p = last + 1;
+		}
+	}
+	free(buf);
+	if (rc < 0) {
+		free(v);
+		return -1;
+	}
+	*capped = rc > 0;
+	*out = v;
+	return 0;
+}
+
+struct placed {
+	uint64_t start, length;
+};
+
+static int by_start(const void *x, const void *y)
+{
+	const struct placed *a = x, *b = y;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Whether one of the spans (sorted by start, not overlapping) holds page. */
+static bool covered(const struct placed *p, size_t n, uint64_t page)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (page < p[mid].start)
+			hi = mid;
+		else if (page - p[mid].start >= p[mid].length)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The spans: each distinct pointer read once and kept when it holds one
+ * of the pages it was found at (tcmalloc updates only the first and last
+ * entries of a free or large span: the others may still point to a Span
+ * since reused for other pages); regions marked; figures summed for the
+ * brk heap's spans (brk) and the rest (mapped). An entry no kept span
+ * holds is bad. -1 on out of memory. */
+static int count_spans(struct tc_walk *t, struct alloc_marks *m,
+		       struct found_span *v, size_t n, uint64_t brk_lo,
+		       uint64_t brk_hi, struct tc_sums *brk,
+		       struct tc_sums *mapped, uint64_t *bad)
+{
+	struct placed *kept = malloc((n ? n : 1) * sizeof(*kept));
+	size_t i, j, k, nkept = 0;
+
+	if (!kept)
+		return -1;
+	qsort(v, n, sizeof(*v), by_ptr);
+	for (i = 0; i < n; i = j) {
+		unsigned char b[RTHEAP_TC_SPAN];
+		struct rtheap_tc_span sp;
+		struct tc_sums *to;
+		uint64_t a, bytes;
+		bool ok = false;
+
+		for (j = i + 1; j < n && v[j].ptr == v[i].ptr; j++)
+			;
+		if (v[i].ptr % 8 == 0 &&
+		    anon_holding(t->s, v[i].ptr, sizeof(b)) &&
+		    rtscan_read(t->s, v[i].ptr, b, sizeof(b)))
+			for (k = i; k < j && !ok; k++)
+				ok = rtheap_tc_span(b, sizeof(b), v[k].page,
+						    t->shift, &sp);
+		if (!ok) {
+			for (k = i; k < j; k++)
+				v[k].ptr |= 1; /* looked at again below */
+			continue;
+		}
+		kept[nkept++] = (struct placed){ sp.start, sp.length };
+		a = sp.start << t->shift;
+		bytes = sp.length << t->shift;
+		to = a >= brk_lo && a < brk_hi ? brk : mapped;
+		if (sp.location == 0) {
+			to->in_use += bytes;
+			to->spans++;
+		} else {
+			to->free += bytes;
+			to->free_spans++;
+		}
+		if (to == mapped)
+			alloc_mark(m, a, bytes, 1);
+	}
+	qsort(kept, nkept, sizeof(*kept), by_start);
+	for (i = 0; i < n; i++)
+		if ((v[i].ptr & 1) && !covered(kept, nkept, v[i].page))
+			(*bad)++;
+	free(kept);
+	return 0;
+}
+
+static void set_figures(struct vms_heap *h, const struct tc_sums *x)
+{
+	h->in_use = (int64_t)x->in_use;
+	h->free = (int64_t)x->free;
+	h->chunks = (int64_t)x->spans;
+	h->free_chunks = (int64_t)x->free_spans;
+}
+
+int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, struct vms_heap *brk_heap,
+		   const char **why)
+{
+	static const char *const details[] = { "tcmalloc (page heap)" };
+	struct tc_walk t = { .s = m->s };
+	struct found_span *v = NULL;
+	struct tc_sums brk = { 0 }, mapped = { 0 };
+	struct vms_heap *h = NULL;
+	uint64_t brk_lo = 0, brk_hi = 0, bad = 0, unread = 0;
+	size_t n = 0, i;
+	bool capped;
+	int rc = -1;
+
+	*why = NULL;
+	if (!rtscan_image_rw(m->s, im, MAX_IMAGE_RW, &t.lo, &t.hi)) {
+		*why = "the library's writable memory was not found (or "
+		       "is over 64 MiB)";
+		return 0;
+	}
+	t.w = calloc((t.hi - t.lo) / 8, 8);
+	if (!t.w)
+		return -1;
+	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
+		memset(t.w, 0, t.hi - t.lo);
+	listed_spans(&t);
+	if (!find_root(&t, why)) {
+		rc = 0;
+		goto out;
+	}
+	if (leaf_entries(&t, &v, &n, &capped, &unread) < 0)
+		goto out;
+	for (i = 0; brk_heap && i < brk_heap->nsegs; i++) {
+		if (!brk_lo || brk_heap->segs[i].start < brk_lo)
+			brk_lo = brk_heap->segs[i].start;
+		if (brk_heap->segs[i].end > brk_hi)
+			brk_hi = brk_heap->segs[i].end;
+	}
+	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
+		goto out;
+	/* before alloc_type(), which may move s->heaps */
+	/* known, none of its spans there being 0, when all was seen */
+	if (brk_heap && ((!capped && !unread) || brk.spans || brk.free_spans))
+		set_figures(brk_heap, &brk);
+	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
+		goto out;
+	if (h)
+		set_figures(h, &mapped);
+	if (capped)
+		*why = "more spans than are walked: figures partial";
+	else if (bad || unread)
+		*why = arena_printf(
+			&m->s->arena,
+			"its page map has %llu entr%s no span holds%s",
+			(unsigned long long)bad, bad == 1 ? "y" : "ies",
+			unread ? " and parts that could not be read" : "");
+	rc = 0;
+out:
+	free(v);
+	free(t.w);
+	return rc;
+}

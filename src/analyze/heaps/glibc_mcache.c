@@ -1,0 +1,181 @@
+/* glibc_mcache.c — block cache over a glibc_mem (glibc_mcache.h), and
+ * the checks every file of the walker makes before it follows a pointer
+ * (glibc_walk_int.h): below glibc_walk.c and glibc_tcache.c, so neither
+ * calls the other for them. */
+#include "analyze/heaps/glibc_mcache.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/heaps/glibc_walk_int.h"
+
+#define MINSIZE 32u
+
+int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
+		size_t bsize, uint64_t page, bool direct)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->mem = mem;
+	c->nblk = nblk;
+	c->bsize = bsize;
+	c->page = page ? page : 4096;
+	c->direct = direct;
+	c->blk = calloc(nblk, sizeof(*c->blk));
+	if (!c->blk)
+		return -1;
+	for (i = 0; i < nblk; i++) {
+		c->blk[i].buf = malloc(bsize);
+		if (!c->blk[i].buf) {
+			mcache_fini(c);
+			return -1;
+		}
+		c->blk[i].base = UINT64_MAX;
+	}
+	return 0;
+}
+
+void mcache_fini(struct mcache *c)
+{
+	size_t i;
+
+	if (c->blk)
+		for (i = 0; i < c->nblk; i++)
+			free(c->blk[i].buf);
+	free(c->blk);
+	c->blk = NULL;
+	c->last = NULL;
+}
+
+static bool in_blk(const struct mcache_blk *b, uint64_t addr)
+{
+	return b->base != UINT64_MAX && addr >= b->base &&
+	       addr - b->base < b->len;
+}
+
+/* The block holding addr, loaded if need be; NULL when addr is absent. */
+static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
+{
+	struct mcache_blk *b;
+	uint64_t base = addr - addr % c->page;
+	ssize_t got;
+	size_t i;
+
+	if (c->direct) {
+		b = &c->blk[(base / c->bsize) % c->nblk];
+		base = addr - addr % c->bsize;
+		if (in_blk(b, addr))
+			return b;
+	} else {
+		b = &c->blk[0];
+		for (i = 0; i < c->nblk; i++) {
+			if (in_blk(&c->blk[i], addr)) {
+				c->blk[i].used = ++c->clock;
+				return &c->blk[i];
+			}
+			if (c->blk[i].used < b->used)
+				b = &c->blk[i];
+		}
+	}
+	if (base > UINT64_MAX - c->bsize)
+		return NULL;
+	got = c->mem->read(c->mem->ctx, base, b->buf, c->bsize);
+	b->base = base;
+	b->len = got > 0 ? (size_t)got : 0;
+	b->used = ++c->clock;
+	c->bytes_read += b->len;
+	return in_blk(b, addr) ? b : NULL;
+}
+
+bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
+{
+	unsigned char *d = dst;
+
+	while (n) {
+		struct mcache_blk *b = blk_for(c, addr);
+		size_t off, k;
+
+		if (!b)
+			return false;
+		c->last = b;
+		off = (size_t)(addr - b->base);
+		k = b->len - off < n ? b->len - off : n;
+		memcpy(d, b->buf + off, k);
+		d += k;
+		n -= k;
+		if (addr > UINT64_MAX - k)
+			return n == 0;
+		addr += k;
+	}
+	return true;
+}
+
+/* ---- checks (glibc_walk_int.h) ---- */
+
+void walk_note(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf[0])
+		return; /* the first reason is the one that matters */
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+const struct glibc_span *walk_span(const struct walk *w, uint64_t addr)
+{
+	size_t lo = 0, hi = w->in->nspans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct glibc_span *s = &w->in->spans[mid];
+
+		if (addr < s->start)
+			hi = mid;
+		else if (addr >= s->end)
+			lo = mid + 1;
+		else
+			return s;
+	}
+	return NULL;
+}
+
+bool walk_ptr_ok(const struct walk *w, uint64_t p, uint64_t n)
+{
+	const struct glibc_span *s = walk_span(w, p);
+
+	return s && n <= s->end - p;
+}
+
+bool chunk_ptr_ok(const struct walk *w, uint64_t p)
+{
+	return (p & 15) == 0 && walk_ptr_ok(w, p, MINSIZE);
+}
+
+uint64_t walk_reveal(const struct walk *w, uint64_t pos, uint64_t v)
+{
+	return w->in->lay.safe_linking ? (pos >> 12) ^ v : v;
+}
+
+bool brent_step(struct brent *b, uint64_t p)
+{
+	if (p == b->saved)
+		return false;
+	if (++b->lam == b->power) {
+		b->saved = p;
+		b->power *= 2;
+		b->lam = 0;
+	}
+	return true;
+}
+
+void brent_init(struct brent *b, uint64_t first)
+{
+	b->saved = first;
+	b->power = 1;
+	b->lam = 0;
+}

@@ -1,0 +1,88 @@
+/* glibc_walk_int.h — what the walker's files share (glibc_walk.c: arenas,
+ * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks; glibc_place.c:
+ * where the free chunks lie). Private to
+ * them: the rest of the engine uses glibc_walk.h.
+ */
+#ifndef VMS_GLIBC_WALK_INT_H
+#define VMS_GLIBC_WALK_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/heaps/glibc_mcache.h"
+#include "analyze/heaps/glibc_walk.h"
+
+/* A free chunk the walk saw (the next chunk's PREV_INUSE is clear). */
+struct walk_free {
+	uint64_t addr, size, bk;
+};
+
+/* A chunk of a fastbin's size the walk saw whose link, revealed, is 0 or
+ * a chunk of its arena: perhaps in a fastbin. key: its address, with its
+ * size / 16 in the low 4 bits (sizes 0x20 to 0xb0). */
+struct walk_fast {
+	uint64_t key, fd;
+};
+
+/* The most walk_fast entries kept (16 bytes each); past it, fastbin
+ * chunks are read by page. */
+#define WALK_FAST_MAX (8u << 20)
+
+/* Brent's cycle check on a list: O(1) memory, stops within two turns. */
+struct brent {
+	uint64_t saved, power, lam;
+};
+
+struct walk {
+	const struct glibc_walk_in *in;
+	struct glibc_walk_res *res;
+	struct mcache blocks; /* chunk walk: GLIBC_WALK_BLOCK reads */
+	struct mcache pages; /* pointer chasing: page reads */
+	const struct glibc_mem *mem;
+	uint64_t sbrk_base, heap_max, tcache_count;
+	uint64_t done, total; /* progress, bytes */
+	/* the current arena's free chunks, by address once walked */
+	struct walk_free *free;
+	size_t nfree, capfree;
+	uint64_t binned_unwalked; /* binned chunks the walk did not see */
+	/* the current arena's walk_fast entries, by address */
+	struct walk_fast *fast;
+	size_t nfast, capfast, fast_hint;
+	/* the current arena's segments' pages present in RAM (one byte a
+	 * page, segment after segment, a->segs order), or NULL: unknown */
+	unsigned char *present;
+	size_t cappresent;
+	uint64_t *segoff; /* each segment's first page in present */
+	uint64_t *segbytes; /* each segment's first byte, end to end */
+	/* chunks of the tcache struct's size: candidate tcaches */
+	uint64_t *tc;
+	size_t ntc, captc;
+};
+
+void walk_note(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const struct glibc_span *walk_span(const struct walk *w, uint64_t addr);
+/* [p, p + n) lies in one span. */
+bool walk_ptr_ok(const struct walk *w, uint64_t p, uint64_t n);
+/* p may be a chunk: aligned, its header and links in a span. */
+bool chunk_ptr_ok(const struct walk *w, uint64_t p);
+/* REVEAL_PTR of the link v stored at pos (2.32 on), else v. */
+uint64_t walk_reveal(const struct walk *w, uint64_t pos, uint64_t v);
+void brent_init(struct brent *b, uint64_t first);
+/* Records one more step to p: false when p closes a cycle. */
+bool brent_step(struct brent *b, uint64_t p);
+
+/* glibc_place.c: after the arena's segments are sorted, then for each
+ * free chunk (top, bins, fastbins): its resident bytes and strip cells.
+ * walk_place_init returns -1 only when out of memory. */
+int walk_place_init(struct walk *w, struct glibc_arena *a);
+void walk_place_free(struct walk *w, struct glibc_arena *a, uint64_t p,
+		     uint64_t sz, bool top);
+
+/* glibc_tcache.c */
+int walk_tcache_candidate(struct walk *w, uint64_t chunk);
+int walk_tcaches(struct walk *w);
+int walk_mmapped(struct walk *w);
+
+#endif

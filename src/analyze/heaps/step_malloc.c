@@ -1,0 +1,404 @@
+/* step_malloc.c — the "malloc" step: glibc malloc walked in the snapshot's
+ * memory, without debug symbols when there are none (glibc_find.h,
+ * glibc_walk.h). Fills s->glibc (mallinfo2 of the process) and each glibc
+ * heap's figures (s->heaps, found by the heaps step; an arena it did not
+ * find is added).
+ *
+ * Needs memory of one instant (a fork clone, a frozen target, a core): the
+ * lists and chunks of a running malloc are not of one piece. The target's
+ * libc is the image that defines gnu_get_libc_version; its version comes
+ * from its release string. main_arena and mp_ come from a debug file for
+ * its build id when there is one (under $VMSCOPE_DEBUGDIR, default
+ * /usr/lib/debug: .build-id/xx/yyy.debug), else from the library file
+ * itself. Then checked live: mp_.sbrk_base must be where [heap] starts and
+ * the arena list must close at main_arena (the walk notes it otherwise).
+ * What it cannot do is a note of the step, never a failure of the whole.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/heaps/glibc_find.h"
+#include "analyze/heaps/glibc_walk.h"
+#include "analyze/steps.h"
+#include "elf/elfimage.h"
+#include "model/source.h"
+
+struct libc_info {
+	const struct vms_image *img;
+	int fd;
+	struct elfimage_src src;
+	unsigned major, minor;
+	uint64_t main_arena, mp; /* link-time */
+	const char *found_by;
+};
+
+static int note(struct vms_snapshot *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int note(struct vms_snapshot *s, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return vms_snapshot_note(s, "malloc", buf);
+}
+
+static bool named_like_libc(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	b = b ? b + 1 : path;
+	return b &&
+	       (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0);
+}
+
+/* The image that is glibc's libc: by its symbols (names only say which to
+ * try first). fd is left open on it. */
+static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
+{
+	int pass;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < s->nimages; i++) {
+			const struct vms_image *im = &s->images[i];
+			struct vms_error e;
+			int fd;
+
+			if (!im->elf || !im->elf->is_image ||
+			    named_like_libc(im->path) != (pass == 0))
+				continue;
+			fd = vms_source_open_file(
+				s, &s->regions[im->first_region]);
+			if (fd < 0)
+				continue;
+			if (elfimage_src_fd(fd, &li->src, &e) == 0 &&
+			    glibc_find_is_libc(im->elf, &li->src)) {
+				li->img = im;
+				li->fd = fd;
+				return true;
+			}
+			close(fd);
+		}
+	}
+	return false;
+}
+
+static bool from_debug_file(const struct libc_info *li, uint64_t *arena,
+			    uint64_t *mp)
+{
+	const char *dir = getenv("VMSCOPE_DEBUGDIR");
+	const char *id = li->img->build_id;
+	struct elfimage dbg;
+	struct elfimage_src dsrc;
+	struct vms_error e;
+	struct arena tmp;
+	char path[4200];
+	bool ok = false;
+	int fd;
+
+	if (!dir)
+		dir = "/usr/lib/debug";
+	if (!*dir || !id || strlen(id) < 3)
+		return false;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, id,
+		 id + 2);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	arena_init(&tmp);
+	if (elfimage_src_fd(fd, &dsrc, &e) == 0 &&
+	    elfimage_read(&dsrc, &tmp, &dbg, &e) == 0)
+		ok = glibc_find_debug(&dbg, &dsrc, id, arena, mp);
+	arena_fini(&tmp);
+	close(fd);
+	return ok;
+}
+
+/* ---- memory and the map, as the walker sees them ---- */
+
+static ssize_t read_source(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct vms_error e;
+
+	return vms_source_read(ctx, addr, buf, len, &e);
+}
+
+static int present_source(void *ctx, uint64_t addr, size_t npages,
+			  unsigned char *out)
+{
+	struct vms_error e;
+
+	return vms_source_present(ctx, addr, npages, out, &e);
+}
+
+static int progress(void *ctx, uint64_t done, uint64_t total)
+{
+	return vms_source_progress(ctx, "walking glibc heaps", (size_t)done,
+				   (size_t)total);
+}
+
+static struct glibc_span *spans_of(const struct vms_snapshot *s, size_t *n)
+{
+	struct glibc_span *sp = malloc((s->nregions + 1) * sizeof(*sp));
+	size_t i;
+
+	*n = 0;
+	if (!sp)
+		return NULL;
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (!(r->perms & VMS_PERM_R) || (r->flags & VMS_RF_UNREADABLE))
+			continue;
+		sp[*n] = (struct glibc_span){
+			r->start, r->end,
+			vms_region_is_anon(r) &&
+				r->perms == (VMS_PERM_R | VMS_PERM_W) &&
+				(!r->path ||
+				 strncmp(r->path, "[anon:", 6) == 0),
+			step_path_is(r, "[heap]")
+		};
+		(*n)++;
+	}
+	return sp;
+}
+
+/* ---- into the snapshot ---- */
+
+static struct vms_heap *heap_for(struct vms_snapshot *s,
+				 const struct glibc_arena *a)
+{
+	struct vms_heap *nh;
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++) {
+		struct vms_heap *h = &s->heaps[i];
+
+		if (a->main ? strcmp(h->kind, "glibc-main") == 0
+			    : h->id == a->addr)
+			return h;
+	}
+	/* not found by its shape: one more heap */
+	nh = arena_alloc(&s->arena, (s->nheaps + 1) * sizeof(*nh));
+	if (!nh)
+		return NULL;
+	if (s->nheaps)
+		memcpy(nh, s->heaps, s->nheaps * sizeof(*nh));
+	s->heaps = nh;
+	nh = &s->heaps[s->nheaps++];
+	memset(nh, 0, sizeof(*nh));
+	nh->kind = a->main ? "glibc-main" : "glibc-arena";
+	nh->segs = arena_alloc(&s->arena,
+			       (a->nsegs ? a->nsegs : 1) * sizeof(*nh->segs));
+	if (!nh->segs)
+		return NULL;
+	for (i = 0; i < a->nsegs; i++) {
+		nh->segs[i].start = a->segs[i].start;
+		nh->segs[i].end = a->segs[i].end;
+	}
+	nh->nsegs = (uint32_t)a->nsegs;
+	return nh;
+}
+
+_Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
+	       "the walker's arrays are copied into the snapshot's");
+
+static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
+		     const struct glibc_arena *a)
+{
+	struct vms_heap *h = heap_for(s, a);
+	struct vms_heap_glibc *g = arena_alloc(&s->arena, sizeof(*g));
+
+	if (!h || !g)
+		return -1;
+	memset(g, 0, sizeof(*g));
+	h->id = a->addr;
+	h->glibc = g;
+	g->free_resident = -1;
+	g->busy = a->busy;
+	g->partial = a->partial[0] ? arena_strdup(&s->arena, a->partial) : NULL;
+	if (a->partial[0] && !g->partial)
+		return -1;
+	if (a->busy)
+		return 0;
+	h->in_use = (int64_t)a->in_use;
+	h->free = (int64_t)a->free;
+	h->chunks = (int64_t)a->chunks;
+	h->free_chunks = (int64_t)(a->ordblks + a->smblks);
+	h->top = (int64_t)a->top;
+	h->mmapped = a->main ? (int64_t)r->hblkhd : 0;
+	g->system = a->system;
+	g->ordblks = a->ordblks;
+	g->smblks = a->smblks;
+	g->fsmblks = a->fsmblks;
+	g->tcache = a->tcache;
+	g->tcache_chunks = a->tcache_chunks;
+	g->overhead = a->overhead;
+	g->largest_free = a->largest_free;
+	g->free_resident = a->resident_known ? (int64_t)a->free_resident : -1;
+	memcpy(g->hist, a->hist, sizeof(g->hist));
+	g->strip_bytes = a->strip_bytes;
+	memcpy(g->strip_free, a->strip_free, sizeof(g->strip_free));
+	memcpy(g->strip_top, a->strip_top, sizeof(g->strip_top));
+	memcpy(g->hist_bytes, a->hist_bytes, sizeof(g->hist_bytes));
+	return 0;
+}
+
+static int fill(struct vms_snapshot *s, const struct libc_info *li,
+		const struct glibc_walk_in *in, const struct glibc_walk_res *r,
+		uint64_t walk_us)
+{
+	struct vms_malloc *m = arena_alloc(&s->arena, sizeof(*m));
+	size_t i;
+
+	if (!m)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	m->allocator = "glibc";
+	m->version = arena_printf(&s->arena, "%u.%u", li->major, li->minor);
+	m->found_by = li->found_by;
+	m->main_arena = in->main_arena;
+	m->mp = in->mp;
+	m->arena = r->arena;
+	m->ordblks = r->ordblks;
+	m->smblks = r->smblks;
+	m->hblks = r->hblks;
+	m->hblkhd = r->hblkhd;
+	m->usmblks = r->usmblks;
+	m->fsmblks = r->fsmblks;
+	m->uordblks = r->uordblks;
+	m->fordblks = r->fordblks;
+	m->keepcost = r->keepcost;
+	m->tcache = r->tcache;
+	m->tcache_chunks = r->tcache_chunks;
+	m->overhead = r->overhead;
+	m->empty = r->empty;
+	m->walk_us = walk_us;
+	m->bytes_read = r->bytes_read;
+	if (!m->version)
+		return -1;
+	if (r->partial[0] &&
+	    !(m->partial = arena_strdup(&s->arena, r->partial)))
+		return -1;
+	if (r->mmapped_note[0] &&
+	    !(m->mmapped_note = arena_strdup(&s->arena, r->mmapped_note)))
+		return -1;
+	if (r->nmmapped) {
+		m->mmapped = arena_alloc(&s->arena,
+					 r->nmmapped * sizeof(*m->mmapped));
+		if (!m->mmapped)
+			return -1;
+		for (i = 0; i < r->nmmapped; i++) {
+			m->mmapped[i].start = r->mmapped[i].start;
+			m->mmapped[i].end = r->mmapped[i].end;
+		}
+		m->nmmapped = (uint32_t)r->nmmapped;
+	}
+	for (i = 0; i < r->narenas && !r->empty; i++)
+		if (fill_heap(s, r, &r->arenas[i]) < 0)
+			return -1;
+	s->glibc = m;
+	return 0;
+}
+
+/* ---- the step ---- */
+
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+static int walk(struct vms_snapshot *s, struct libc_info *li,
+		struct vms_error *err)
+{
+	struct glibc_walk_in in = { 0 };
+	struct glibc_walk_res res;
+	struct glibc_mem mem = { read_source, s, present_source };
+	uint64_t t0;
+	int rc;
+
+	in.spans = spans_of(s, &in.nspans);
+	if (!in.spans)
+		return step_nomem(err, "malloc");
+	glibc_layout_for(li->major, li->minor, &in.lay);
+	in.main_arena = li->main_arena + li->img->bias;
+	in.mp = li->mp + li->img->bias;
+	in.page_size = s->cap.page_size;
+	in.progress = progress;
+	in.progress_ctx = s;
+	vms_source_hold(s, true);
+	t0 = now_us();
+	rc = glibc_walk(&in, &mem, &res);
+	t0 = now_us() - t0;
+	vms_source_hold(s, false);
+	if (rc == 0) {
+		if (fill(s, li, &in, &res, t0) < 0)
+			rc = step_nomem(err, "malloc");
+		else if (res.partial[0] &&
+			 note(s, "partial: %s", res.partial) < 0)
+			rc = step_nomem(err, "malloc");
+	} else {
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "the heap walk was cancelled or ran out of "
+			      "memory");
+	}
+	glibc_walk_fini(&res);
+	free((void *)in.spans);
+	return rc;
+}
+
+int step_malloc_run(struct vms_snapshot *s, unsigned have,
+		    struct vms_error *err)
+{
+	struct libc_info li = { 0 };
+	struct glibc_layout lay;
+	char why[200];
+	int rc = 0;
+
+	(void)have;
+	s->glibc = NULL;
+	if (!find_libc(s, &li))
+		return note(s, "not done: no glibc libc.so among the images "
+			       "(a static binary, another C library, or its "
+			       "file cannot be opened)") < 0
+			       ? step_nomem(err, "malloc")
+			       : 0;
+	if (!glibc_find_version(li.img->elf, &li.src, &li.major, &li.minor)) {
+		rc = note(s,
+			  "not done: %s has no glibc release version "
+			  "string",
+			  li.img->path);
+	} else if (!glibc_layout_for(li.major, li.minor, &lay)) {
+		rc = note(s,
+			  "not done: glibc %u.%u is not a version whose "
+			  "malloc layout this vmscope knows (2.27 to 2.42)",
+			  li.major, li.minor);
+	} else if (from_debug_file(&li, &li.main_arena, &li.mp)) {
+		li.found_by = "debug symbols";
+	} else if (glibc_find_in_file(li.img->elf, &li.src, &lay,
+				      &li.main_arena, &li.mp, why,
+				      sizeof(why))) {
+		li.found_by = "relocation";
+	} else {
+		rc = note(s, "not done: glibc %u.%u without debug symbols: %s",
+			  li.major, li.minor, why);
+	}
+	close(li.fd);
+	if (rc < 0)
+		return step_nomem(err, "malloc");
+	if (!li.found_by)
+		return 0;
+	return walk(s, &li, err);
+}

@@ -1,0 +1,334 @@
+/* rtheap.c — runtime and allocator headers read from a buffer
+ * (rtheap.h). */
+#include "analyze/rtheap.h"
+
+#include <elf.h>
+#include <string.h>
+
+static uint64_t word(const void *buf, size_t i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const unsigned char *)buf + i * 8, 8);
+	return w;
+}
+
+/* ---- V8 ---- */
+
+/* The page header sits in the page's first bytes: objects start after it,
+ * some 4 KiB at most (0x1148 on V8 11.3; 0x60 on a read-only page). */
+#define V8_MAX_HEADER 0x4000
+
+bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
+		    uint64_t run_end, struct rtheap_v8_page *out)
+{
+	struct rtheap_v8_page p;
+
+	if (len < RTHEAP_V8_HDR || base % RTHEAP_V8_ALIGN != 0 ||
+	    run_end <= base)
+		return false;
+	p.size = word(buf, 0);
+	p.flags = word(buf, 1);
+	p.heap = word(buf, 2);
+	p.area_start = word(buf, 3);
+	p.area_end = word(buf, 4);
+	p.high_water = word(buf, 7);
+	p.owner = word(buf, 8);
+	p.exec_area = false;
+	if (p.size < 4096 || p.size % 4096 != 0 || p.size > run_end - base)
+		return false;
+	if (p.area_start <= base || p.area_start - base >= V8_MAX_HEADER ||
+	    p.area_start % 8 != 0)
+		return false;
+	if (p.area_end <= p.area_start || p.area_end > base + p.size)
+		return false;
+	if (p.heap % 8 != 0 || p.owner % 8 != 0)
+		return false;
+	p.allocated = word(buf, 5) <= p.area_end - p.area_start
+			      ? (int64_t)word(buf, 5)
+			      : -1;
+	*out = p;
+	return true;
+}
+
+#define V8_EXECUTABLE (1u << 0)
+#define V8_YOUNG (3u << 3) /* FROM_PAGE, TO_PAGE */
+
+const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES] = {
+	[RTHEAP_V8_NEW] = "new_space",
+	[RTHEAP_V8_OLD] = "old_space",
+	[RTHEAP_V8_CODE] = "code_space",
+	[RTHEAP_V8_LO] = "large_object_space",
+	[RTHEAP_V8_NEW_LO] = "new_large_object_space",
+	[RTHEAP_V8_CODE_LO] = "code_large_object_space",
+	[RTHEAP_V8_RO] = "read_only_space",
+};
+
+unsigned rtheap_v8_space(const struct rtheap_v8_page *p)
+{
+	/* the page's base is area_start's 256 KiB boundary (rtheap_v8_page) */
+	uint64_t header = p->area_start & (RTHEAP_V8_ALIGN - 1);
+	bool regular = p->size == RTHEAP_V8_ALIGN || p->high_water != header;
+
+	if (!p->owner)
+		return RTHEAP_V8_RO;
+	if (p->flags & V8_YOUNG)
+		return regular ? RTHEAP_V8_NEW : RTHEAP_V8_NEW_LO;
+	if ((p->flags & V8_EXECUTABLE) || p->exec_area)
+		return regular ? RTHEAP_V8_CODE : RTHEAP_V8_CODE_LO;
+	return regular ? RTHEAP_V8_OLD : RTHEAP_V8_LO;
+}
+
+int64_t rtheap_v8_used(const struct rtheap_v8_page *p)
+{
+	return rtheap_v8_space(p) == RTHEAP_V8_NEW ? -1 : p->allocated;
+}
+
+/* ---- CPython ---- */
+
+#define PY_ALIGN 16
+#define PY_CLASSES (512 / PY_ALIGN)
+
+bool rtheap_py_pool(const void *buf, size_t len, uint64_t addr,
+		    uint32_t pool_size, struct rtheap_py_pool *out)
+{
+	uint32_t v[4]; /* arenaindex, szidx, nextoffset, maxnextoffset */
+	uint64_t count, freeblock;
+	uint32_t block;
+
+	if (len < RTHEAP_PY_HDR || (pool_size != 4096 && pool_size != 16384) ||
+	    addr % pool_size != 0)
+		return false;
+	count = word(buf, 0) & 0xffffffffu; /* ref.count, a uint */
+	freeblock = word(buf, 1);
+	memcpy(v, (const unsigned char *)buf + 32, sizeof(v));
+	if (v[1] >= PY_CLASSES)
+		return false;
+	block = (v[1] + 1) * PY_ALIGN;
+	/* init_pool: maxnextoffset = POOL_SIZE - size; nextoffset starts at
+	 * the header plus two blocks and grows by one block at a time. */
+	if (v[3] != pool_size - block || v[2] < RTHEAP_PY_HDR + block ||
+	    v[2] > v[3] + block || (v[2] - RTHEAP_PY_HDR) % block != 0)
+		return false;
+	out->capacity = (v[2] - RTHEAP_PY_HDR) / block;
+	if (count > out->capacity)
+		return false;
+	if (freeblock != 0 &&
+	    (freeblock < addr + RTHEAP_PY_HDR || freeblock >= addr + v[2] ||
+	     (freeblock - addr - RTHEAP_PY_HDR) % block != 0))
+		return false;
+	out->count = (uint32_t)count;
+	out->arenaindex = v[0];
+	out->block = block;
+	return true;
+}
+
+/* ---- jemalloc ---- */
+
+bool rtheap_je_base(const void *buf, size_t len, uint64_t addr,
+		    uint64_t run_end, struct rtheap_je_base *out)
+{
+	uint64_t size, next, eaddr, bsize;
+
+	if (len < RTHEAP_JE_HDR || addr % RTHEAP_JE_ALIGN != 0 ||
+	    run_end <= addr)
+		return false;
+	size = word(buf, 0);
+	next = word(buf, 1);
+	eaddr = word(buf, 3);
+	bsize = word(buf, 4);
+	if (size < RTHEAP_JE_ALIGN || size % 4096 != 0 || size > run_end - addr)
+		return false;
+	if (next % RTHEAP_JE_ALIGN != 0 || next == addr)
+		return false;
+	/* The tail's edata: [eaddr, eaddr + bsize) is the block's free end. */
+	if (eaddr <= addr + RTHEAP_JE_HDR || eaddr > addr + size ||
+	    bsize != addr + size - eaddr)
+		return false;
+	out->size = size;
+	out->next = next;
+	out->used_end = eaddr;
+	return true;
+}
+
+size_t rtheap_je_extents(const void *buf, size_t len,
+			 bool (*in_anon)(void *ctx, uint64_t addr,
+					 uint64_t size),
+			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
+			 void *ctx)
+{
+	size_t i, n = len / 8, seen = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		uint64_t a = word(buf, i), sz = word(buf, i + 1) & ~0xfffull;
+
+		if (a == 0 || a % 4096 != 0 || sz == 0 || sz > UINT64_MAX - a ||
+		    !in_anon(ctx, a, sz))
+			continue;
+		seen++;
+		if (fn(ctx, a, sz))
+			break;
+		i++; /* the size word is not an address */
+	}
+	return seen;
+}
+
+/* ---- mimalloc ---- */
+
+static uint32_t u32at(const void *buf, size_t off)
+{
+	uint32_t w;
+
+	memcpy(&w, (const unsigned char *)buf + off, 4);
+	return w;
+}
+
+int rtheap_mi_version(const void *code, size_t len, uint16_t machine)
+{
+	const unsigned char *c = code;
+
+	if (machine == EM_X86_64 && len >= 6 && c[0] == 0xb8 && c[5] == 0xc3)
+		return (int)(u32at(c, 1) & 0x7fffffff);
+	if (machine == EM_AARCH64 && len >= 8 &&
+	    (u32at(c, 0) & 0xffe0001f) == 0x52800000 &&
+	    u32at(c, 4) == 0xd65f03c0)
+		return (int)((u32at(c, 0) >> 5) & 0xffff);
+	return -1;
+}
+
+bool rtheap_mi_known(int version)
+{
+	return version >= 209 && version <= 211;
+}
+
+/* mi_segment_t of 2.0.9-2.1.1, in words: memid, three bools, the OS
+ * alignment and its offset, allow_decommit, decommit_expire, two commit
+ * masks of 512 bits, abandoned_next, next, abandoned, abandoned_visits,
+ * used (26), cookie (27), segment_slices (28), segment_info_slices (29),
+ * kind (30), slice_entries (31), thread_id (32). */
+enum {
+	MI_W_ALIGN = 2,
+	MI_W_ABANDONED = 24,
+	MI_W_USED = 26,
+	MI_W_COOKIE,
+	MI_W_SLICES,
+	MI_W_INFO,
+	MI_W_KIND,
+	MI_W_ENTRIES,
+	MI_W_THREAD
+};
+#define MI_SLICES_NORMAL (RTHEAP_MI_ALIGN / RTHEAP_MI_SLICE)
+
+bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
+		       uint64_t run_end, struct rtheap_mi_seg *out)
+{
+	const unsigned char *b = buf;
+	uint64_t slices, info, kind, entries, used, align;
+
+	if (len < RTHEAP_MI_HDR || addr % RTHEAP_MI_ALIGN != 0 ||
+	    run_end <= addr)
+		return false;
+	if (b[8] > 1 || b[9] > 1 || b[10] > 1 || b[32] > 1)
+		return false;
+	align = word(buf, MI_W_ALIGN);
+	if (align & (align - 1))
+		return false;
+	slices = word(buf, MI_W_SLICES);
+	info = word(buf, MI_W_INFO);
+	kind = word(buf, MI_W_KIND) & 0xffffffffu;
+	entries = word(buf, MI_W_ENTRIES);
+	used = word(buf, MI_W_USED);
+	if (kind > 1 || (kind == 0 && slices != MI_SLICES_NORMAL) ||
+	    slices == 0 || slices > (run_end - addr) / RTHEAP_MI_SLICE)
+		return false;
+	if (info == 0 || info * RTHEAP_MI_SLICE < RTHEAP_MI_HDR || info > 8 ||
+	    info >= slices)
+		return false;
+	if (entries != (slices < MI_SLICES_NORMAL ? slices : MI_SLICES_NORMAL))
+		return false;
+	if (used > entries || word(buf, MI_W_ABANDONED) > used)
+		return false;
+	out->size = slices * RTHEAP_MI_SLICE;
+	out->key = addr ^ word(buf, MI_W_COOKIE);
+	out->thread = word(buf, MI_W_THREAD);
+	out->entries = (uint32_t)entries;
+	out->info_slices = (uint32_t)info;
+	out->pages = (uint32_t)used;
+	out->huge = kind == 1;
+	return true;
+}
+
+/* mi_page_t: slice_count (0), slice_offset (4), capacity (10), reserved
+ * (12), used (24), xblock_size (28). A block size of 2 GiB or more means
+ * "the page's size" (a huge block). */
+#define MI_HUGE_BLOCK (2ull << 30)
+
+bool rtheap_mi_pages(const void *buf, size_t len,
+		     const struct rtheap_mi_seg *seg, struct rtheap_mi_use *out)
+{
+	const unsigned char *b = buf;
+	uint64_t slices = seg->size / RTHEAP_MI_SLICE;
+	uint32_t i = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (seg->entries > RTHEAP_MI_MAX_ENTRIES ||
+	    len < RTHEAP_MI_HDR + (size_t)seg->entries * RTHEAP_MI_PAGE)
+		return false;
+	while (i < seg->entries) {
+		const unsigned char *p =
+			b + RTHEAP_MI_HDR + (size_t)i * RTHEAP_MI_PAGE;
+		uint32_t count = u32at(p, 0), used = u32at(p, 24);
+		uint64_t bytes = (uint64_t)count * RTHEAP_MI_SLICE,
+			 bsize = u32at(p, 28);
+		uint16_t cap, res;
+
+		memcpy(&cap, p + 10, 2);
+		memcpy(&res, p + 12, 2);
+		/* a run's first entry; only a huge page may run past the
+		 * entries (they stop at 512) */
+		if (count == 0 || u32at(p, 4) != 0 || count > slices - i ||
+		    (count > seg->entries - i && !seg->huge))
+			return false;
+		if (i == 0 && count != seg->info_slices)
+			return false;
+		if (bsize >= MI_HUGE_BLOCK)
+			bsize = bytes;
+		if (i == 0 || bsize == 0) {
+			/* the header's own run, or a free run */
+			if (i)
+				out->free_spans += bytes;
+		} else if (used > res || cap > res || used * bsize > bytes) {
+			return false;
+		} else {
+			out->in_use += used * bsize;
+			out->blocks += used;
+			out->pages++;
+		}
+		i += count;
+	}
+	return true;
+}
+
+/* ---- gperftools tcmalloc ---- */
+
+bool rtheap_tc_span(const void *buf, size_t len, uint64_t page, unsigned shift,
+		    struct rtheap_tc_span *out)
+{
+	const unsigned char *b = buf;
+	uint32_t bits;
+
+	if (len < RTHEAP_TC_SPAN || shift < 12 || shift > 24)
+		return false;
+	memcpy(&out->start, b, 8);
+	memcpy(&out->length, b + 8, 8);
+	memcpy(&out->next, b + RTHEAP_TC_NEXT, 8);
+	memcpy(&out->prev, b + RTHEAP_TC_PREV, 8);
+	memcpy(&bits, b + 40, 4);
+	out->refcount = (uint16_t)(bits & 0xffff);
+	out->sizeclass = (uint8_t)(bits >> 16);
+	out->location = (uint8_t)((bits >> 24) & 3);
+	return out->length && out->start <= page &&
+	       out->length <= (1ull << (48 - shift)) &&
+	       out->start < (1ull << (48 - shift)) - out->length + 1 &&
+	       page - out->start < out->length && out->location <= 2;
+}

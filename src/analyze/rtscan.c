@@ -1,0 +1,254 @@
+/* rtscan.c — what the heap recognisers share (rtscan.h). */
+#include "analyze/rtscan.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf/elfimage.h"
+#include "model/source.h"
+
+struct any_of {
+	const char *const *names;
+	size_t which;
+};
+
+static int any_match(void *ctx, const struct elfimage_sym *y)
+{
+	struct any_of *f = ctx;
+	size_t k;
+
+	if (y->shndx == SHN_UNDEF)
+		return 0;
+	for (k = 0; f->names[k]; k++)
+		if (strcmp(y->name, f->names[k]) == 0) {
+			f->which = k;
+			return 1;
+		}
+	return 0;
+}
+
+bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
+			  const char *const *names, size_t *which)
+{
+	struct any_of f = { names, 0 };
+	struct elfimage_src src;
+	struct vms_error e;
+	bool found = false;
+	int fd;
+
+	if (!im->elf || !im->elf->is_image || !im->elf->dynsym.size)
+		return false;
+	fd = vms_source_open_file(s, &s->regions[im->first_region]);
+	if (fd < 0)
+		return false;
+	/* One pass over the table for all the names. */
+	if (elfimage_src_fd(fd, &src, &e) == 0 &&
+	    elfimage_symbols(im->elf, &src, any_match, &f) == 1) {
+		*which = f.which;
+		found = true;
+	}
+	close(fd);
+	return found;
+}
+
+const struct vms_image *rtscan_defines(struct vms_snapshot *s,
+				       const char *const *names, size_t *which)
+{
+	size_t pass, i;
+
+	/* The dynamic linker looks in the executable first. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < s->nimages; i++) {
+			const struct vms_image *im = &s->images[i];
+			bool exe = s->proc.exe && im->path &&
+				   strcmp(im->path, s->proc.exe) == 0;
+
+			if (exe == (pass == 0) &&
+			    rtscan_image_defines(s, im, names, which))
+				return im;
+		}
+	return NULL;
+}
+
+int rtscan_gate(struct vms_snapshot *s, unsigned have, const char *step,
+		const char *const *names, const char *what)
+{
+	char why[200];
+	size_t which;
+	struct vms_error e;
+
+	/* A source without memory may have kept what the step found. */
+	if (!(have & VMS_SRC_MEMORY)) {
+		int k = vms_source_restore(s, step, &e);
+
+		if (k != 0)
+			return k < 0 ? -1 : 0;
+	}
+	if (!rtscan_defines(s, names, &which))
+		return 0;
+	if (have & VMS_SRC_MEMORY)
+		return 1;
+	snprintf(why, sizeof(why), "%s not looked for: %s", what,
+		 s->src.no_memory ? s->src.no_memory : "no memory to read");
+	return vms_snapshot_note(s, step, why) < 0 ? -1 : 0;
+}
+
+static bool unclaimed(const struct vms_region *r)
+{
+	return r->type == VMS_T_PRIVATE_DATA && !r->path &&
+	       !(r->perms & VMS_PERM_SHARED) && (r->perms & VMS_PERM_R) &&
+	       !(r->flags & VMS_RF_UNREADABLE);
+}
+
+struct rtscan_run *rtscan_runs(struct vms_snapshot *s, size_t *n, bool *oom)
+{
+	struct rtscan_run *runs;
+	size_t i, k = 0, cap = 0;
+
+	*n = 0;
+	*oom = false;
+	for (i = 0; i < s->nregions; i++)
+		if (unclaimed(&s->regions[i]))
+			cap++;
+	if (!cap)
+		return NULL;
+	runs = arena_alloc(&s->arena, cap * sizeof(*runs));
+	if (!runs) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (!unclaimed(r))
+			continue;
+		if (k && runs[k - 1].last + 1 == i &&
+		    runs[k - 1].end == r->start) {
+			runs[k - 1].last = i;
+			runs[k - 1].end = r->end;
+			continue;
+		}
+		runs[k++] = (struct rtscan_run){ i, i, r->start, r->end };
+	}
+	*n = k;
+	return runs;
+}
+
+const struct rtscan_run *rtscan_run_of(const struct rtscan_run *runs, size_t n,
+				       uint64_t addr, uint64_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || runs[lo].start > addr || len > runs[lo].end - addr)
+		return NULL;
+	return &runs[lo];
+}
+
+bool rtscan_read(struct vms_snapshot *s, uint64_t addr, void *buf, size_t len)
+{
+	struct vms_error e;
+
+	return vms_source_read(s, addr, buf, len, &e) == (ssize_t)len;
+}
+
+/* Reads [addr, addr + len) with the pages the source has not as zeros;
+ * false when the first page is not there and first is required. With
+ * absent_only, a page is taken as zeros only where the source says it is
+ * not present (never written, or swapped: the caller rules that out),
+ * not where the read failed otherwise (a clone gone, a dead target). */
+static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
+			 size_t len, bool first, bool absent_only)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned char *b = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		struct vms_error e;
+		ssize_t got = vms_source_read(s, addr + done, b + done,
+					      len - done, &e);
+		uint64_t at;
+		unsigned char present = 1;
+		size_t skip;
+
+		done += got > 0 ? (size_t)got : 0;
+		if (done == len)
+			break;
+		at = addr + done;
+		if (first && addr / page == at / page)
+			return false; /* the first page is not there */
+		if (absent_only && (vms_source_present(s, at - at % page, 1,
+						       &present, &e) < 0 ||
+				    present))
+			return false;
+		/* the page that stopped the read: zeros to its end */
+		skip = (size_t)(page - at % page);
+		if (skip > len - done)
+			skip = len - done;
+		memset(b + done, 0, skip);
+		done += skip;
+	}
+	return true;
+}
+
+bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
+		       size_t len)
+{
+	return read_filling(s, addr, buf, len, true, false);
+}
+
+bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
+			   size_t len)
+{
+	ptrdiff_t i;
+	const struct vms_region *r;
+
+	if (rtscan_read(s, addr, buf, len))
+		return true;
+	i = vms_snapshot_find_index(s, addr);
+	if (i < 0 || s->cap.no_counters)
+		return false;
+	r = &s->regions[i];
+	/* anonymous: no path, or the kernel's own ([heap], [stack]) */
+	if ((r->path && r->path[0] != '[') || (r->perms & VMS_PERM_SHARED) ||
+	    !(r->perms & VMS_PERM_R) || (r->flags & VMS_RF_UNREADABLE) ||
+	    r->c.swap || addr + len < addr || addr + len > r->end)
+		return false;
+	return read_filling(s, addr, buf, len, false, true);
+}
+
+bool rtscan_image_rw(const struct vms_snapshot *s, const struct vms_image *im,
+		     uint64_t max, uint64_t *lo, uint64_t *hi)
+{
+	size_t k;
+
+	*lo = *hi = 0;
+	for (k = im->first_region; k < s->nregions; k++) {
+		const struct vms_region *r = &s->regions[k];
+		bool mine =
+			r->path && im->path && strcmp(r->path, im->path) == 0;
+
+		if (!mine && !(r->start == *hi && *hi && !r->path &&
+			       (r->perms & VMS_PERM_W)))
+			break;
+		if ((r->perms & (VMS_PERM_R | VMS_PERM_W)) !=
+		    (VMS_PERM_R | VMS_PERM_W))
+			continue;
+		if (!*lo)
+			*lo = r->start;
+		else if (r->start != *hi)
+			break;
+		*hi = r->end;
+	}
+	return *lo && *hi - *lo <= max;
+}

@@ -1,0 +1,383 @@
+/* step_jvm.c — the "jvm" step: a HotSpot JVM's Java heap, typed managed
+ * heap of runtime "jvm" with the JVM's own figures, and its class space
+ * and code cache named. See steps.h.
+ *
+ * A process is a JVM when it maps libjvm.so. Its figures come from its
+ * hsperfdata file (hsperf.h), which the JVM maps shared: the region whose
+ * path holds "/hsperfdata_" is opened through the source (procfile.h: the
+ * very file mapped, through /proc/PID/map_files or the target's own root,
+ * so a JVM in a container is read as it sees its /tmp), never by a path
+ * vmscope makes up. The file holds no addresses: the heap is the run of
+ * adjacent private anonymous regions (and the CDS archive's mapped heap
+ * pieces, classes.jsa) whose size is the heap's maximum (hsperf_heap_max:
+ * the generations' sum, or the largest for G1); with compressed oops it
+ * lies below 32 GiB, and a run there is taken first; above, only a run
+ * that is the only one of that size. The class space is the run of the
+ * compressed class space's maximum size (next to the CDS archive when
+ * several fit); the code cache the runs of anonymous rwx and PROT_NONE
+ * regions (their details begin "JVM ": a snapshot file keeps the regions
+ * so named, snapfile_kept.c). A core is read only from its own memory
+ * (it holds the mapping when dumped with coredump_filter bit 3): the file
+ * on disk now is of another instant. A snapshot file puts back what the
+ * step found when it was saved (the source's restore, asked by the step
+ * itself: the pipeline would note its lack for every process). What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
+ * the snapshot; no run of the size) is a note, and the regions stay what
+ * they were.
+ *
+ * The figures are read from the file while the steps run: the target is
+ * held still then with -F; with -b fork the JVM runs on, and they are of
+ * the instant they are read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze/runtimes/hsperf.h"
+#include "analyze/steps.h"
+#include "model/managed.h"
+#include "model/source.h"
+
+#define HSPERF_MAX_BYTES (1u << 20) /* PerfDataMemorySize: 32 KiB default */
+#define OOPS_LIMIT (32ull << 30) /* compressed oops: heap below 32 GiB */
+#define RUN_MAX 4096 /* regions looked at from one start */
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* Plain private anonymous memory, not yet claimed by an earlier step. */
+static bool plain_anon(const struct vms_region *r)
+{
+	return !(r->perms & VMS_PERM_SHARED) && vms_region_is_anon(r) &&
+	       (!r->path || step_path_starts(r, "[anon:")) &&
+	       (r->type == VMS_T_PRIVATE_DATA || r->type == VMS_T_MANAGED_HEAP);
+}
+
+/* A piece of the Java heap: anonymous, or the CDS archive's heap regions
+ * mapped privately from classes.jsa. */
+static bool heap_piece(const struct vms_region *r)
+{
+	return plain_anon(r) || (r->path && !(r->perms & VMS_PERM_SHARED) &&
+				 ends_with(r->path, ".jsa"));
+}
+
+/* The end index (exclusive) of a run of pieces from region i covering
+ * exactly size bytes, or 0. */
+static size_t run_of(const struct vms_snapshot *s, size_t i, uint64_t size,
+		     bool (*piece)(const struct vms_region *))
+{
+	uint64_t start = s->regions[i].start;
+	size_t j;
+
+	for (j = i; j < s->nregions && j - i < RUN_MAX; j++) {
+		const struct vms_region *r = &s->regions[j];
+
+		if (!piece(r) || (j > i && r->start != r[-1].end) ||
+		    r->end - start > size)
+			return 0;
+		if (r->end - start == size)
+			return j + 1;
+	}
+	return 0;
+}
+
+/* The run of size bytes a JVM keeps: below limit first (the lowest there),
+ * else the only one anywhere. near: prefer a run right after a region
+ * whose path ends so (the class space after the CDS archive). */
+static bool find_run(const struct vms_snapshot *s, uint64_t size,
+		     uint64_t limit, const char *near,
+		     bool (*piece)(const struct vms_region *), size_t *first,
+		     size_t *end)
+{
+	size_t i, e, n = 0, nlow = 0, nnear = 0, f = 0, fe = 0, lf = 0, le = 0,
+		     nf = 0, ne = 0;
+
+	if (!size)
+		return false;
+	for (i = 0; i < s->nregions; i++) {
+		if (!(e = run_of(s, i, size, piece)))
+			continue;
+		if (n++ == 0)
+			f = i, fe = e;
+		if (s->regions[e - 1].end <= limit && nlow++ == 0)
+			lf = i, le = e;
+		if (near && i >= 2 &&
+		    ((s->regions[i - 1].path &&
+		      ends_with(s->regions[i - 1].path, near)) ||
+		     (s->regions[i - 2].path &&
+		      ends_with(s->regions[i - 2].path, near))) &&
+		    nnear++ == 0)
+			nf = i, ne = e;
+	}
+	if (nlow)
+		*first = lf, *end = le;
+	else if (nnear == 1)
+		*first = nf, *end = ne;
+	else if (n == 1)
+		*first = f, *end = fe;
+	else
+		return false;
+	return true;
+}
+
+static int note(struct vms_snapshot *s, const char *why, struct vms_error *err)
+{
+	if (vms_snapshot_note(s, "jvm", why) < 0)
+		return step_nomem(err, "jvm");
+	return 0;
+}
+
+/* The JVM's hsperfdata mapping, or NULL. */
+static const struct vms_region *perf_region(const struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		/* (Shared; a core does not say: its regions are all 'p'.) */
+		if (r->path && strstr(r->path, "/hsperfdata_") &&
+		    ((r->perms & VMS_PERM_SHARED) || s->src.pid == 0))
+			return r;
+	}
+	return NULL;
+}
+
+/* Reads the file behind r into a malloc'd buffer: 0, or -1 and why. */
+static int read_perf(struct vms_snapshot *s, const struct vms_region *r,
+		     char **buf, size_t *len, const char **why)
+{
+	int fd = vms_source_open_file(s, r);
+	struct stat st;
+	size_t n = 0, want;
+	ssize_t got;
+
+	*why = "its hsperfdata file cannot be opened (the mapped file is "
+	       "gone, or not permitted)";
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		close(fd);
+		return -1;
+	}
+	want = (size_t)st.st_size < HSPERF_MAX_BYTES ? (size_t)st.st_size
+						     : HSPERF_MAX_BYTES;
+	if (!(*buf = malloc(want))) {
+		close(fd);
+		*why = "out of memory";
+		return -1;
+	}
+	while (n < want && (got = pread(fd, *buf + n, want - n, (off_t)n)) > 0)
+		n += (size_t)got;
+	close(fd);
+	*len = n;
+	return 0;
+}
+
+/* The snapshot's own copy of the mapping (a core dumped with file-backed
+ * shared memory, coredump_filter bit 3): 0, or -1 and why. */
+static int read_perf_mem(struct vms_snapshot *s, const struct vms_region *r,
+			 char **buf, size_t *len, const char **why)
+{
+	uint64_t size = vms_region_size(r);
+	size_t want = size < HSPERF_MAX_BYTES ? (size_t)size : HSPERF_MAX_BYTES;
+	struct vms_error rerr = { 0 };
+	ssize_t got = -1;
+
+	*why = "a JVM, but its hsperfdata is not in the snapshot (a snapshot "
+	       "file keeps no memory; a core holds it only when dumped with "
+	       "coredump_filter bit 3, file-backed shared memory): its heap "
+	       "cannot be told from the map";
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return -1;
+	if (!(*buf = malloc(want))) {
+		*why = "out of memory";
+		return -1;
+	}
+	got = vms_source_read(s, r->start, *buf, want, &rerr);
+	if (got < 32) {
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	*len = (size_t)got;
+	return 0;
+}
+
+static void name_regions(struct vms_snapshot *s, size_t first, size_t end,
+			 const char *detail, bool managed)
+{
+	size_t i;
+
+	for (i = first; i < end; i++) {
+		if (managed)
+			s->regions[i].type = VMS_T_MANAGED_HEAP;
+		s->regions[i].detail = detail;
+	}
+}
+
+static int parts_of(struct vms_snapshot *s, const struct hsperf *h,
+		    struct vms_managed *m)
+{
+	struct vms_managed_part *p = arena_alloc(
+		&s->arena, (HSPERF_GENS * HSPERF_SPACES + 2) * sizeof(*p));
+	const struct hsperf_space *extra[2] = { &h->metaspace,
+						&h->class_space };
+	static const char *const extra_name[2] = { "metaspace", "class space" };
+	uint32_t g, k, n = 0;
+	int64_t used = 0;
+
+	if (!p)
+		return -1;
+	for (g = 0; g < h->ngens; g++) {
+		const struct hsperf_gen *gen = &h->gen[g];
+
+		for (k = 0; k < gen->nspaces; k++) {
+			const struct hsperf_space *sp = &gen->space[k];
+			const char *name = gen->nspaces == 1 && gen->name[0]
+						   ? gen->name
+						   : sp->name;
+
+			p[n] = (struct vms_managed_part){
+				arena_strdup(&s->arena, name), sp->capacity,
+				sp->used, sp->max, true
+			};
+			if (!p[n].name)
+				return -1;
+			if (used >= 0)
+				used = sp->used >= 0 ? used + sp->used : -1;
+			n++;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		if (extra[k]->max < 0 && extra[k]->capacity < 0)
+			continue;
+		p[n++] = (struct vms_managed_part){ extra_name[k],
+						    extra[k]->capacity,
+						    extra[k]->used,
+						    extra[k]->max, false };
+	}
+	m->parts = p;
+	m->nparts = n;
+	m->used = n ? used : -1;
+	m->figures = "hsperfdata";
+	return 0;
+}
+
+/* The class space and the code cache, named when found. */
+static bool code_piece(const struct vms_region *r)
+{
+	return plain_anon(r) &&
+	       (r->perms == (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X) ||
+		r->perms == 0);
+}
+
+static void name_native(struct vms_snapshot *s, const struct hsperf *h)
+{
+	size_t i, first, end;
+
+	if (h->class_space.max > 0 &&
+	    find_run(s, (uint64_t)h->class_space.max, 0, ".jsa", plain_anon,
+		     &first, &end))
+		name_regions(s, first, end, "JVM class space", false);
+	for (i = 0; i < s->nregions; i = end) {
+		unsigned perms;
+
+		end = managed_run(s, i, code_piece, &perms);
+		if (end == i) {
+			end = i + 1;
+			continue;
+		}
+		if (perms & VMS_PERM_X)
+			name_regions(s, i, end, "JVM code cache", false);
+	}
+}
+
+int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+{
+	const struct vms_region *pr;
+	struct vms_error perr = { 0 };
+	struct vms_managed *m;
+	struct hsperf h;
+	uint64_t sum, largest;
+	size_t i, first = 0, end = 0;
+	const char *why, *detail;
+	char *buf = NULL, msg[300];
+	size_t len = 0;
+	bool jvm = false;
+
+	/* A source without files may have kept what this step found (a
+	 * snapshot file): put back, it stands for the step. */
+	if (!(have & VMS_SRC_FILES)) {
+		int kept = vms_source_restore(s, "jvm", err);
+
+		if (kept != 0)
+			return kept < 0 ? -1 : 0;
+	}
+	for (i = 0; i < s->nregions && !jvm; i++)
+		jvm = s->regions[i].path &&
+		      ends_with(s->regions[i].path, "/libjvm.so");
+	if (!jvm)
+		return 0;
+	if (!(pr = perf_region(s)))
+		return note(s,
+			    "a JVM without an hsperfdata file mapped "
+			    "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem): "
+			    "its heap cannot be told from the map",
+			    err);
+	if (s->src.pid == 0) {
+		/* No live process: the file on disk now is of another
+		 * instant (or another JVM): only the snapshot's own copy. */
+		if (read_perf_mem(s, pr, &buf, &len, &why) < 0)
+			return note(s, why, err);
+	} else if (!(have & VMS_SRC_FILES)) {
+		return note(s,
+			    "a JVM, but its hsperfdata file cannot be read "
+			    "here: its heap cannot be told from the map",
+			    err);
+	} else {
+		if (have & VMS_SRC_CONSISTENT)
+			vms_source_hold(s, true);
+		if (read_perf(s, pr, &buf, &len, &why) < 0) {
+			vms_source_hold(s, false);
+			return note(s, why, err);
+		}
+		vms_source_hold(s, false);
+	}
+	if (hsperf_parse(buf, len, &h, &perr) < 0) {
+		free(buf);
+		return note(s, perr.msg, err);
+	}
+	free(buf);
+	hsperf_heap_max(&h, s->cap.page_size, &sum, &largest);
+	if (!find_run(s, sum, OOPS_LIMIT, NULL, heap_piece, &first, &end) &&
+	    !find_run(s, largest, OOPS_LIMIT, NULL, heap_piece, &first, &end)) {
+		snprintf(msg, sizeof(msg),
+			 "the Java heap (%llu bytes at most, by hsperfdata) is "
+			 "no run of adjacent anonymous regions of that size "
+			 "(ZGC and Shenandoah map it otherwise)",
+			 (unsigned long long)(sum > largest ? largest : sum));
+		return note(s, msg, err);
+	}
+	detail = h.policy[0]
+			 ? arena_printf(&s->arena, "Java heap (%s)", h.policy)
+			 : "Java heap";
+	if (!detail)
+		return step_nomem(err, "jvm");
+	name_regions(s, first, end, detail, true);
+	m = managed_find(s, "jvm", s->regions[first].start,
+			 s->regions[end - 1].end);
+	if (!m)
+		m = managed_add(s, "jvm", s->regions[first].start,
+				s->regions[end - 1].end);
+	if (!m || parts_of(s, &h, m) < 0)
+		return step_nomem(err, "jvm");
+	name_native(s, &h);
+	return 0;
+}

@@ -1,0 +1,166 @@
+/* step_heaps.c — the "heaps" step: glibc's main heap ([heap]) and the
+ * heaps of its other arenas (64 MiB-aligned MAP_NORESERVE regions, each
+ * followed by the PROT_NONE rest of its reservation, confirmed by their
+ * heap_info header when the source has memory; by shape alone otherwise,
+ * and said so in the detail). Fills s->heaps with their segments. See
+ * steps.h.
+ */
+#include <string.h>
+
+#include "analyze/steps.h"
+#include "model/source.h"
+
+/* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on LP64. */
+#define ARENA_HEAP_MAX (64ull << 20)
+
+bool heaps_info_ok(const void *buf, size_t len, uint64_t start,
+		   uint64_t rw_size, uint64_t *arena)
+{
+	uint64_t h[4]; /* ar_ptr, prev, size, mprotect_size */
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(h, buf, sizeof(h));
+	if (h[2] == 0 || h[2] > ARENA_HEAP_MAX || h[3] < h[2] ||
+	    h[3] > ARENA_HEAP_MAX || h[3] != rw_size)
+		return false;
+	if (h[1] == 0) {
+		/* First heap of an arena: its malloc_state follows the
+		 * heap_info header (32 or 48 bytes, by glibc version). */
+		if (h[0] < start + 16 || h[0] > start + 128)
+			return false;
+	} else if (h[1] % ARENA_HEAP_MAX != 0 || h[1] == start) {
+		return false;
+	}
+	*arena = h[0];
+	return true;
+}
+
+static int add_heap(struct vms_snapshot *s, size_t *cap, const char *kind,
+		    uint64_t id, uint64_t start, uint64_t end)
+{
+	struct vms_heap *h = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++)
+		if (s->heaps[i].id == id && strcmp(s->heaps[i].kind, kind) == 0)
+			h = &s->heaps[i];
+	if (!h) {
+		if (s->nheaps == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 8;
+			struct vms_heap *nh =
+				arena_alloc(&s->arena, ncap * sizeof(*nh));
+
+			if (!nh)
+				return -1;
+			if (s->nheaps)
+				memcpy(nh, s->heaps, s->nheaps * sizeof(*nh));
+			s->heaps = nh;
+			*cap = ncap;
+		}
+		h = &s->heaps[s->nheaps++];
+		memset(h, 0, sizeof(*h));
+		h->kind = kind;
+		h->id = id;
+		h->in_use = h->free = h->chunks = h->free_chunks = h->top =
+			h->mmapped = -1;
+	}
+	/* Segments grow by doubling: the capacity is the power of two at or
+	 * above nsegs (so no field holds it), and n adds copy O(n) in all. */
+	if ((h->nsegs & (h->nsegs - 1)) == 0) {
+		size_t ncap = h->nsegs ? (size_t)h->nsegs * 2 : 1;
+		struct vms_heap_seg *ns =
+			arena_alloc(&s->arena, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -1;
+		if (h->nsegs)
+			memcpy(ns, h->segs, h->nsegs * sizeof(*ns));
+		h->segs = ns;
+	}
+	h->segs[h->nsegs].start = start;
+	h->segs[h->nsegs].end = end;
+	h->nsegs++;
+	return 0;
+}
+
+static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
+{
+	size_t i, cap = 0;
+
+	for (i = 0; i < s->nregions; i++) {
+		struct vms_region *r = &s->regions[i];
+		struct vms_region *next =
+			i + 1 < s->nregions ? &s->regions[i + 1] : NULL;
+		uint64_t rw = vms_region_size(r), arena = r->start;
+		bool by_header = false;
+
+		if (step_path_is(r, "[heap]")) {
+			r->type = VMS_T_HEAP;
+			r->detail = "main arena (brk heap)";
+			if (add_heap(s, &cap, "glibc-main", r->start, r->start,
+				     r->end) < 0)
+				return -1;
+			continue;
+		}
+		/* Non-main arena heap: 64 MiB-aligned, anonymous,
+		 * MAP_NORESERVE, rw-p followed by the ---p rest of its
+		 * 64 MiB reservation (or all of it rw). */
+		if (r->path || r->type != VMS_T_PRIVATE_DATA ||
+		    r->start % ARENA_HEAP_MAX != 0 ||
+		    r->perms != (VMS_PERM_R | VMS_PERM_W) ||
+		    !(r->vmflags_mask & VMS_VF_NR) || rw > ARENA_HEAP_MAX)
+			continue;
+		if (rw < ARENA_HEAP_MAX &&
+		    !(next && next->start == r->end && !next->path &&
+		      next->perms == 0 &&
+		      vms_region_size(next) + rw == ARENA_HEAP_MAX))
+			continue;
+		if (have & VMS_SRC_MEMORY) {
+			unsigned char hdr[32];
+			struct vms_error e;
+			ssize_t got;
+
+			/* one stop of the target for all the headers */
+			if (!*held)
+				vms_source_hold(s, true);
+			*held = true;
+			got = vms_source_read(s, r->start, hdr, sizeof(hdr),
+					      &e);
+
+			if (got == (ssize_t)sizeof(hdr)) {
+				if (!heaps_info_ok(hdr, sizeof(hdr), r->start,
+						   rw, &arena))
+					continue; /* read, and not a heap */
+				by_header = true;
+			}
+		}
+		r->type = VMS_T_HEAP;
+		r->detail = by_header ? arena_printf(&s->arena, "arena 0x%llx",
+						     (unsigned long long)arena)
+				      : "arena (by shape; header not read)";
+		if (!r->detail ||
+		    add_heap(s, &cap, "glibc-arena", arena, r->start,
+			     rw < ARENA_HEAP_MAX ? next->end : r->end) < 0)
+			return -1;
+		if (rw < ARENA_HEAP_MAX) {
+			next->type = VMS_T_HEAP;
+			next->detail = "arena heap, reserved";
+			i++;
+		}
+	}
+	return 0;
+}
+
+int step_heaps_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+{
+	bool held = false;
+	int rc;
+
+	s->nheaps = 0;
+	s->heaps = NULL;
+	rc = heaps_scan(s, have, &held);
+	if (held)
+		vms_source_hold(s, false);
+	return rc < 0 ? step_nomem(err, "heaps") : 0;
+}

@@ -1,0 +1,669 @@
+#include "base/outbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/escape.h"
+#include "base/units.h"
+
+#define OB_CAP (1u << 20)
+
+static int ob_init(struct outbuf *o, int fd, struct vms_error *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->dirfd = -1;
+	o->cap = OB_CAP;
+	o->buf = malloc(o->cap);
+	if (!o->buf)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	return 0;
+}
+
+int outbuf_open_fd(struct outbuf *o, int fd, struct vms_error *err)
+{
+	return ob_init(o, fd, err);
+}
+
+static int ob_file_error(struct outbuf *o, struct vms_error *err, int e,
+			 const char *what)
+{
+	char name[300];
+
+	snprintf(name, sizeof(name), "%s", o->path ? o->path : "");
+	outbuf_abort(o);
+	return vms_error_set(err, e == ENOMEM ? VMS_ERR_NOMEM : VMS_ERR_FILE, e,
+			     "cannot %s %s: %s", what, name, strerror(e));
+}
+
+/* The last link of a chain of symbolic links at path: the file a shell
+ * redirection would create or write (a dangling link's target is created).
+ * Directories on the way are left as they are. NULL with errno set. */
+static char *ob_follow_links(const char *path)
+{
+	char *cur = strdup(path);
+	int hops;
+
+	for (hops = 0; cur && hops < 40; hops++) {
+		struct stat st;
+		char link[4096], *next, *slash;
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash) {
+			next = strdup(link);
+		} else {
+			size_t dl = (size_t)(slash - cur) + 1;
+
+			next = malloc(dl + (size_t)n + 1);
+			if (next) {
+				memcpy(next, cur, dl);
+				memcpy(next + dl, link, (size_t)n + 1);
+			}
+		}
+		free(cur);
+		cur = next;
+	}
+	if (cur && hops == 40)
+		errno = ELOOP;
+	free(cur);
+	return NULL;
+}
+
+/* A fresh name for a temporary file beside the target, in o->tmp:
+ * ".NAME.tmpXXXXXX" (hidden; NAME cut short so it stays a valid name). */
+static int ob_tmp_name(struct outbuf *o)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+	size_t n = strlen(o->base), i;
+
+	if (n > 200)
+		n = 200;
+	free(o->tmp);
+	o->tmp = malloc(n + 16);
+	if (!o->tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >>
+							 (i * 5) ^
+						 (unsigned)getpid());
+	}
+	o->tmp[0] = '.';
+	memcpy(o->tmp + 1, o->base, n);
+	memcpy(o->tmp + 1 + n, ".tmp", 4);
+	for (i = 0; i < sizeof(rnd); i++)
+		o->tmp[5 + n + i] = abc[rnd[i] % (sizeof(abc) - 1)];
+	o->tmp[5 + n + sizeof(rnd)] = '\0';
+	return 0;
+}
+
+/* Where O_TMPFILE is not supported: a named temporary file (a kill before
+ * close leaves it behind; the name says what it is). */
+static int ob_named_tmp(struct outbuf *o)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (ob_tmp_name(o) < 0)
+			return -1;
+		o->fd = openat(o->dirfd, o->tmp,
+			       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (o->fd >= 0) {
+			o->how = OB_NAMED_TMP;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return -1;
+}
+
+/* Splits final into its directory (opened as o->dirfd) and o->base. */
+static int ob_open_dir(struct outbuf *o, const char *final)
+{
+	const char *slash = strrchr(final, '/');
+	char *dir;
+
+	if (!slash) {
+		dir = strdup(".");
+		o->base = strdup(final);
+	} else {
+		dir = strndup(final,
+			      slash == final ? 1 : (size_t)(slash - final));
+		o->base = strdup(slash + 1);
+	}
+	if (!dir || !o->base) {
+		free(dir);
+		errno = ENOMEM;
+		return -1;
+	}
+	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return o->dirfd < 0 ? -1 : 0;
+}
+
+/* The file itself, opened for writing without truncating it: the old
+ * contents stay until overwritten, and close truncates to what was
+ * written. */
+static int ob_in_place(struct outbuf *o, const char *why)
+{
+	o->fd = openat(o->dirfd, o->base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (o->fd < 0)
+		return -1;
+	o->how = OB_IN_PLACE;
+	snprintf(o->note, sizeof(o->note),
+		 "%s was written in place, not atomically, %s", o->path, why);
+	return 0;
+}
+
+int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err)
+{
+	struct stat st;
+	char *final;
+	int e;
+
+	if (strcmp(path, "-") == 0)
+		return ob_init(o, STDOUT_FILENO, err);
+	if (ob_init(o, -1, err) < 0)
+		return -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return ob_file_error(o, err, ENOMEM, "write");
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return ob_file_error(o, err, EISDIR, "write");
+		/* A FIFO, a terminal, a device: written into, as a shell
+		 * redirection would (a FIFO waits here for its reader). */
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (o->fd < 0)
+			return ob_file_error(o, err, errno, "open");
+		o->how = OB_DIRECT;
+		return 0;
+	}
+	/* A symbolic link stays one: its target is replaced. */
+	final = ob_follow_links(path);
+	if (!final || ob_open_dir(o, final) < 0) {
+		e = errno;
+		free(final);
+		return ob_file_error(o, err, e, "write");
+	}
+	free(final);
+	if (fstatat(o->dirfd, o->base, &st, 0) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return ob_file_error(o, err, EISDIR, "write");
+		o->old = st;
+		o->existed = true;
+		if (st.st_nlink > 1 &&
+		    ob_in_place(o, "to keep its other hard links") == 0)
+			return 0;
+		if (geteuid() != 0 && st.st_uid != geteuid()) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "to keep its owner (uid %u)",
+				 (unsigned)st.st_uid);
+			if (ob_in_place(o, why) == 0)
+				return 0;
+		}
+	} else if (errno != ENOENT) {
+		return ob_file_error(o, err, errno, "write");
+	}
+	/* Unnamed until complete: a kill at any moment leaves nothing. */
+	o->fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (o->fd >= 0) {
+		o->how = OB_TMPFILE;
+		return 0;
+	}
+	e = errno;
+	if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL) {
+		/* No O_TMPFILE on this file system: a named one. */
+		if (ob_named_tmp(o) == 0)
+			return 0;
+		e = errno;
+	}
+	if (o->existed) {
+		char why[120];
+
+		snprintf(why, sizeof(why),
+			 "as its directory cannot take a temporary file (%s)",
+			 strerror(e));
+		if (ob_in_place(o, why) == 0)
+			return 0;
+		e = errno;
+	}
+	return ob_file_error(o, err, e, "create");
+}
+
+static void ob_flush(struct outbuf *o)
+{
+	size_t done = 0;
+
+	while (done < o->len && !o->err) {
+		ssize_t w = write(o->fd, o->buf + done, o->len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+			break;
+		}
+		done += (size_t)w;
+	}
+	o->written += done;
+	o->len = 0;
+}
+
+void outbuf_abort(struct outbuf *o)
+{
+	if (o->how != OB_FD && o->fd >= 0)
+		close(o->fd);
+	if (o->tmp && o->dirfd >= 0)
+		unlinkat(o->dirfd, o->tmp, 0);
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	free(o->tmp);
+	free(o->base);
+	free(o->path);
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->dirfd = -1;
+}
+
+/* The mode, owner and group the file ends with: an old file's own; for a
+ * new one what a shell redirection gives (0666 less the umask). Owner and
+ * group as root only (a user cannot give a file away); a user's own file
+ * keeps its group when the user is in it. */
+static int ob_set_mode(struct outbuf *o)
+{
+	mode_t um = umask(0);
+
+	umask(um);
+	if (!o->existed)
+		return fchmod(o->fd, 0666 & ~um);
+	if (geteuid() == 0) {
+		if (fchown(o->fd, o->old.st_uid, o->old.st_gid) < 0)
+			return -1;
+	} else if (fchown(o->fd, (uid_t)-1, o->old.st_gid) < 0) {
+		/* not in that group: the file takes the user's */
+	}
+	return fchmod(o->fd, o->old.st_mode & 07777);
+}
+
+/* Gives the unnamed temporary file a name in the directory: the final one
+ * when none is there, else a temporary one that is renamed over it at once. */
+static int ob_link_tmpfile(struct outbuf *o)
+{
+	char proc[64];
+	int i;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	if (!o->existed) {
+		if (linkat(AT_FDCWD, proc, o->dirfd, o->base,
+			   AT_SYMLINK_FOLLOW) == 0 ||
+		    (errno != EEXIST &&
+		     linkat(o->fd, "", o->dirfd, o->base, AT_EMPTY_PATH) == 0))
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	for (i = 0; i < 100; i++) {
+		if (ob_tmp_name(o) < 0)
+			return -1;
+		if (linkat(AT_FDCWD, proc, o->dirfd, o->tmp,
+			   AT_SYMLINK_FOLLOW) == 0 ||
+		    (errno != EEXIST &&
+		     linkat(o->fd, "", o->dirfd, o->tmp, AT_EMPTY_PATH) == 0))
+			return renameat(o->dirfd, o->tmp, o->dirfd, o->base);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static void ob_finish_file(struct outbuf *o)
+{
+	switch (o->how) {
+	case OB_FD:
+		return;
+	case OB_DIRECT:
+		break;
+	case OB_IN_PLACE:
+		if (!o->err && ftruncate(o->fd, (off_t)o->written) < 0)
+			o->err = errno;
+		break;
+	case OB_TMPFILE:
+	case OB_NAMED_TMP:
+		if (!o->err && (ob_set_mode(o) < 0 || fsync(o->fd) < 0))
+			o->err = errno;
+		if (!o->err && o->how == OB_TMPFILE && ob_link_tmpfile(o) < 0)
+			o->err = errno;
+		if (!o->err && o->how == OB_NAMED_TMP &&
+		    renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0)
+			o->err = errno;
+		break;
+	}
+	if (close(o->fd) < 0 && !o->err)
+		o->err = errno;
+	o->fd = -1;
+	if (!o->err && o->tmp) {
+		free(o->tmp); /* renamed: nothing to remove */
+		o->tmp = NULL;
+	}
+}
+
+int outbuf_close(struct outbuf *o, struct vms_error *err)
+{
+	int e, rc = 0;
+
+	ob_flush(o);
+	ob_finish_file(o);
+	e = o->err;
+	if (e) {
+		char name[300];
+
+		snprintf(name, sizeof(name), "%s",
+			 o->path ? o->path : "standard output");
+		outbuf_abort(o);
+		return vms_error_set(err, VMS_ERR_FILE, e,
+				     "cannot write %s: %s", name, strerror(e));
+	}
+	if (o->how == OB_IN_PLACE && err) {
+		err->kind = VMS_ERR_NONE;
+		err->err = 0;
+		snprintf(err->msg, sizeof(err->msg), "%s", o->note);
+		rc = 1;
+	}
+	outbuf_abort(o); /* frees; nothing temporary remains */
+	return rc;
+}
+
+void ob_write_slow(struct outbuf *o, const char *s, size_t n)
+{
+	while (n) {
+		size_t room, k;
+
+		if (o->len == o->cap)
+			ob_flush(o);
+		room = o->cap - o->len;
+		k = n < room ? n : room;
+		memcpy(o->buf + o->len, s, k);
+		o->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void ob_putc_slow(struct outbuf *o, char c)
+{
+	ob_flush(o);
+	o->buf[o->len++] = c;
+}
+
+void ob_puts(struct outbuf *o, const char *s)
+{
+	ob_write(o, s, strlen(s));
+}
+
+void ob_u64(struct outbuf *o, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_write(o, tmp + i, (size_t)(24 - i));
+}
+
+void ob_i64(struct outbuf *o, int64_t v)
+{
+	if (v < 0) {
+		ob_putc(o, '-');
+		ob_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		ob_u64(o, (uint64_t)v);
+	}
+}
+
+void ob_hex(struct outbuf *o, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char tmp[20];
+	int i = 20;
+
+	do {
+		tmp[--i] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	ob_write(o, tmp + i, (size_t)(20 - i));
+}
+
+void ob_kb(struct outbuf *o, uint64_t v, int width)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu",
+			 (unsigned long long)(v >> 10));
+
+	for (; n < width; n++)
+		ob_putc(o, ' ');
+	ob_puts(o, tmp);
+}
+
+const char *ob_size_text(const struct outbuf *o, uint64_t v, char *buf,
+			 size_t n)
+{
+	if (o->exact) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	return units_size_long(v, buf, n);
+}
+
+void ob_size(struct outbuf *o, uint64_t v, int width)
+{
+	char tmp[32];
+	int n = (int)strlen(ob_size_text(o, v, tmp, sizeof(tmp)));
+
+	for (; n < width; n++)
+		ob_putc(o, ' ');
+	ob_puts(o, tmp);
+}
+
+void ob_pad(struct outbuf *o, const char *s, int width)
+{
+	int n = (int)strlen(s);
+
+	ob_puts(o, s);
+	for (; n < width; n++)
+		ob_putc(o, ' ');
+}
+
+void ob_printf(struct outbuf *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		ob_write(o, small, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+
+		if (!big) {
+			o->err = ENOMEM;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		ob_write(o, big, (size_t)n);
+		free(big);
+	}
+}
+
+void ob_text_str(struct outbuf *o, const char *s)
+{
+	const char *run = s;
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+
+	if (!s)
+		return;
+	while ((in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		if (cp >= 0) { /* printed as it is: part of the run */
+			s += in;
+			continue;
+		}
+		ob_write(o, run, (size_t)(s - run));
+		ob_write(o, u, ulen);
+		s += in;
+		run = s;
+	}
+	ob_write(o, run, (size_t)(s - run));
+}
+
+void ob_text_pad(struct outbuf *o, const char *s, int width)
+{
+	char u[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+	int cols = 0;
+
+	while (s && (in = escape_unit(s, u, &ulen, &cp)) != 0) {
+		ob_write(o, u, ulen);
+		cols += cp >= 0 ? 1 : (int)ulen; /* one column a character */
+		s += in;
+	}
+	for (; cols < width; cols++)
+		ob_putc(o, ' ');
+}
+
+/* Paths are bytes: valid UTF-8 passes as it is, except the code points
+ * that act on a terminal or on how text reads (C1 controls, U+2028/9, bidi
+ * controls), written as \uXXXX; a byte that is not part of a valid
+ * sequence is written as \u00XX (its Latin-1 reading), so the JSON stays
+ * valid and the byte can be recovered. */
+void ob_json_str(struct outbuf *o, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *run;
+
+	if (!s) {
+		OB_LIT(o, "null");
+		return;
+	}
+	ob_putc(o, '"');
+	for (run = p; *p;) {
+		char esc[6];
+		uint32_t cp = *p;
+		size_t n = 1;
+
+		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		if (*p >= 0x80 && (n = escape_utf8_len(p, &cp)) != 0 &&
+		    !(cp <= 0x9f || cp == 0x2028 || cp == 0x2029 ||
+		      (cp >= 0x202a && cp <= 0x202e) ||
+		      (cp >= 0x2066 && cp <= 0x2069))) {
+			p += n;
+			continue;
+		}
+		if (!n) { /* a stray byte: its Latin-1 reading */
+			n = 1;
+			cp = *p;
+		}
+		ob_write(o, (const char *)run, (size_t)(p - run));
+		if (*p == '"' || *p == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*p;
+			ob_write(o, esc, 2);
+		} else {
+			memcpy(esc, "\\u", 2);
+			esc[2] = hx[(cp >> 12) & 15];
+			esc[3] = hx[(cp >> 8) & 15];
+			esc[4] = hx[(cp >> 4) & 15];
+			esc[5] = hx[cp & 15];
+			ob_write(o, esc, 6);
+		}
+		p += n;
+		run = p;
+	}
+	ob_write(o, (const char *)run, (size_t)(p - run));
+	ob_putc(o, '"');
+}
+
+/* RFC 4180: a field with a comma, a quote, a line break or a leading or
+ * trailing blank is quoted, quotes doubled. Control characters and invalid
+ * UTF-8 are escaped as in text first (a raw CR or ESC in a field would
+ * reach whatever shows the file), and a field a spreadsheet would take for
+ * a formula (= + - @ first) is defused with a leading apostrophe. */
+void ob_csv_str(struct outbuf *o, const char *s)
+{
+	char small[512], *text = small;
+	size_t n;
+	bool quote, formula;
+	const char *p;
+
+	if (!s)
+		return;
+	n = vms_escape_str(small, sizeof(small), s);
+	if (n >= sizeof(small)) {
+		text = malloc(n + 1);
+		if (!text) {
+			o->err = ENOMEM;
+			return;
+		}
+		vms_escape_str(text, n + 1, s);
+	}
+	formula = text[0] && strchr("=+-@", text[0]);
+	quote = formula || text[strcspn(text, ",\"")] || text[0] == ' ' ||
+		(n && text[n - 1] == ' ');
+	if (quote)
+		ob_putc(o, '"');
+	if (formula)
+		ob_putc(o, '\'');
+	for (p = text; *p; p++) {
+		if (*p == '"')
+			ob_putc(o, '"');
+		ob_putc(o, *p);
+	}
+	if (quote)
+		ob_putc(o, '"');
+	if (text != small)
+		free(text);
+}

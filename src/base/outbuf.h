@@ -1,0 +1,136 @@
+/* outbuf.h — a fast buffered writer for exports, and output files that
+ * keep what they are.
+ *
+ * Contract: an outbuf collects text and writes it to its fd whenever it has
+ * a megabyte, so a 60 MB JSON export never sits in memory whole. Write
+ * errors are sticky: the first one is kept in ob->err and reported by
+ * outbuf_close(). Numbers are formatted without printf (exports of 65,000
+ * regions print a few million of them).
+ *
+ * outbuf_open_file() writes where a shell redirection would, and destroys
+ * nothing else:
+ *  - "-" is standard output;
+ *  - a FIFO, a terminal or another device is opened and written into (a
+ *    FIFO waits for its reader, as with `>`);
+ *  - a symbolic link stays a link: the file at the end of it is written;
+ *  - a regular file is written to an unnamed O_TMPFILE in its directory,
+ *    given the old file's mode (and, as root, its owner and group) or, for
+ *    a new file, 0666 less the umask, and linked in and renamed over the
+ *    target only by a successful outbuf_close(): a failure or a SIGKILL at
+ *    any moment leaves the old file whole and no temporary file (a file
+ *    system without O_TMPFILE gets a named ".NAME.tmpXXXXXX" instead);
+ *  - an existing file is written in place, not atomically, where renaming
+ *    over it would lose something: its directory cannot take a temporary
+ *    file (but the file is writable), it has other hard links, or it
+ *    belongs to another user and vmscope is not root. outbuf_close() then
+ *    returns 1 and says so in err->msg (err->kind VMS_ERR_NONE).
+ */
+#ifndef VMS_OUTBUF_H
+#define VMS_OUTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+
+enum outbuf_how {
+	OB_FD, /* a descriptor the caller owns (standard output) */
+	OB_DIRECT, /* a FIFO or device, opened and written into */
+	OB_TMPFILE, /* an unnamed O_TMPFILE, linked in at close */
+	OB_NAMED_TMP, /* a named temporary file, renamed at close */
+	OB_IN_PLACE, /* the file itself, truncated to what was written */
+};
+
+struct outbuf {
+	int fd;
+	int err; /* first errno of a failed write, sticky */
+	char *buf;
+	size_t len, cap;
+	uint64_t written; /* bytes that reached fd */
+	bool exact; /* ob_size writes bytes, not units (--bytes) */
+	/* outbuf_open_file() only: */
+	enum outbuf_how how;
+	int dirfd; /* the directory of the file written */
+	char *path; /* as the user gave it, for messages */
+	char *base; /* the file's name in dirfd */
+	char *tmp; /* a temporary name in dirfd, while it exists */
+	bool existed; /* a regular file was there: old holds its stat */
+	struct stat old;
+	char note[360]; /* OB_IN_PLACE: why it is not atomic */
+};
+
+/* Writes to fd, which stays open (the caller's). */
+int outbuf_open_fd(struct outbuf *o, int fd, struct vms_error *err);
+/* Writes to path as described above. -1 with *err (VMS_ERR_FILE) when it
+ * cannot be created or opened; nothing is left behind then. */
+int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err);
+/* Flushes and puts the file in place. Returns 0; 1 when written in place
+ * (err->msg says so and why, err->kind VMS_ERR_NONE); or -1 with *err
+ * (VMS_ERR_FILE) and the old file untouched (in place: partly written). */
+int outbuf_close(struct outbuf *o, struct vms_error *err);
+/* Drops everything: a temporary file is removed, the old file kept. */
+void outbuf_abort(struct outbuf *o);
+
+/* Slow paths of the inline writers below: flush, then write. */
+void ob_write_slow(struct outbuf *o, const char *s, size_t n);
+void ob_putc_slow(struct outbuf *o, char c);
+
+/* Inline: an export calls these tens of millions of times. The buffer is
+ * flushed before a write that does not fit, never after one, so the last
+ * bytes written stay in it (a writer may take back a trailing comma). */
+static inline void ob_write(struct outbuf *o, const char *s, size_t n)
+{
+	if (o->cap - o->len >= n) {
+		memcpy(o->buf + o->len, s, n);
+		o->len += n;
+	} else {
+		ob_write_slow(o, s, n);
+	}
+}
+
+static inline void ob_putc(struct outbuf *o, char c)
+{
+	if (o->len < o->cap)
+		o->buf[o->len++] = c;
+	else
+		ob_putc_slow(o, c);
+}
+
+/* A string literal, its length known at compile time. */
+#define OB_LIT(o, lit) ob_write((o), lit, sizeof(lit) - 1)
+
+void ob_puts(struct outbuf *o, const char *s);
+void ob_u64(struct outbuf *o, uint64_t v);
+void ob_i64(struct outbuf *o, int64_t v);
+void ob_hex(struct outbuf *o, uint64_t v); /* "0x..." lowercase */
+/* v right-aligned in width columns, with K units (v / 1024). */
+void ob_kb(struct outbuf *o, uint64_t v, int width);
+/* Bytes right-aligned in width columns as units_size_long writes them
+ * ("12.3 M"), or, with o->exact, as the exact number of bytes. */
+void ob_size(struct outbuf *o, uint64_t v, int width);
+/* What ob_size would write for v (buf of 24 bytes or more). */
+const char *ob_size_text(const struct outbuf *o, uint64_t v, char *buf,
+			 size_t n);
+/* Left-aligned, for vmscope's own strings only (labels, types). */
+void ob_pad(struct outbuf *o, const char *s, int width);
+void ob_printf(struct outbuf *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Strings from the target or a file (escape.h says what is escaped). */
+/* Text (summary, text export): control characters, invalid UTF-8 and the
+ * like escaped; NULL prints nothing. */
+void ob_text_str(struct outbuf *o, const char *s);
+/* The same, left-aligned in width columns (a character a column). */
+void ob_text_pad(struct outbuf *o, const char *s, int width);
+/* A JSON string literal with quotes, escaped per RFC 8259 (and C1, bidi
+ * and U+2028/9 controls as \uXXXX, stray bytes as \u00XX); NULL prints
+ * null. */
+void ob_json_str(struct outbuf *o, const char *s);
+/* A CSV field per RFC 4180, quoted when it needs to be, with control
+ * characters escaped as in text and a leading = + - @ (a spreadsheet
+ * formula) defused with an apostrophe. */
+void ob_csv_str(struct outbuf *o, const char *s);
+
+#endif

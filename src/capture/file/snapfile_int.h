@@ -1,0 +1,108 @@
+/* snapfile_int.h — what the files of snapshot files share
+ * (snapfile_write.c, snapfile_read.c, snapfile_parts.c,
+ * snapfile_source.c, snapfile_kept.c); not for others.
+ *
+ * Strings from the target or a file (paths, names, command lines, section
+ * names) may hold any bytes, and JSON holds only UTF-8: a string that is
+ * valid UTF-8 is a JSON string, any other is {"hex": "..."} of its bytes.
+ * A 64-bit figure is a JSON integer up to INT64_MAX, a "0x..." string
+ * above (json_int_t is signed); the reader takes both.
+ */
+#ifndef VMS_SNAPFILE_INT_H
+#define VMS_SNAPFILE_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "capture/file/snapfile.h"
+#include "elf/elfimage.h"
+#include "linux/smaps.h"
+#include "model/snapshot.h"
+
+/* The version that writes and reads (the Makefile's; a build without it,
+ * such as the fuzzers', says so). */
+#ifndef VMSCOPE_VERSION
+#define VMSCOPE_VERSION "(unversioned build)"
+#endif
+
+/* Section names. */
+#define SF_SEC_META "meta"
+#define SF_SEC_SMAPS "smaps"
+#define SF_SEC_STATUS "status"
+#define SF_SEC_END "end"
+#define SF_SEC_NAME 12
+#define SF_HEAD_LEN (SNAPFILE_MAGIC_LEN + 8)
+#define SF_SEC_HEAD_LEN (SF_SEC_NAME + 4 + 8 + 8)
+enum { SF_CODEC_STORED = 0, SF_CODEC_ZSTD = 1 };
+
+/* ---- snapfile_json.c: writing (NULL on out of memory) ---- */
+json_t *sf_json_str(const char *s);
+json_t *sf_json_u64(uint64_t v);
+json_t *sf_json_elf(const struct elfimage *im);
+
+/* ---- reading: each returns false when the value is not what it says;
+ * a missing key reads as absent (opt) or is wrong (get). ---- */
+bool sf_get_u64(const json_t *v, uint64_t *out);
+/* NULL for JSON null; *ok false when it is neither null nor a string. */
+const char *sf_get_str(struct arena *a, const json_t *v, bool *ok);
+bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
+/* The ELF summary of a "files" entry into *out (arrays in a). */
+bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
+
+/* ---- the runtime steps' kept results (snapfile_kept.c) ---- */
+struct sf_kept;
+/* meta "steps_kept": what the steps jvm, allocator, v8 and cpython found
+ * with what a file does not hold (NULL with *bad on out of memory). */
+json_t *sf_kept_json(const struct vms_snapshot *s, bool *bad);
+/* Reads it back (*out NULL when the file has none): NULL, or what is
+ * wrong ("out of memory", "bad ..."). */
+const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
+			 struct sf_kept **out);
+/* Puts back step's result in place of running it: 1 done, 0 none kept for
+ * it, -1 with *err. */
+int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
+		    const char *step, struct vms_error *err);
+
+/* ---- reading (snapfile_zsec.c; snapfile_parts.c) ---- */
+/* A section of the file: its bytes in the file's buffer, as its header
+ * says them. */
+struct sf_sec {
+	const unsigned char *data;
+	uint32_t codec;
+	uint64_t stored, size;
+	bool found;
+};
+
+/* A whole section into one buffer (meta, status), NUL-terminated; no
+ * more than max bytes. 0, or -1 with *err (w->buf then NULL). */
+struct sf_whole {
+	char *buf;
+	size_t len;
+};
+int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
+		  const char *what, struct sf_whole *w, struct vms_error *err);
+/* The smaps text of section x (what: its name in messages), decompressed
+ * piece by piece into p; consume: its input pages may go as they are
+ * used. 0, or -1 with *err. */
+int sf_smaps_text(struct smaps_parser *p, const struct sf_sec *x,
+		  const char *what, const char *name, bool consume,
+		  struct vms_error *err);
+/* A format-2 smaps text, its two frames holding parts[0] and parts[1]
+ * regions (each within what the text can hold), parsed on two threads
+ * into s; *joined is then the parser as if one had read it all (for
+ * smaps_finish and the malformed count). 0, or -1 with *err. */
+int sf_smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
+		   const uint64_t parts[2], const char *name, bool consume,
+		   struct smaps_parser *joined, struct vms_error *err);
+
+/* ---- the source (snapfile_source.c) ---- */
+/* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose
+ * region indices must lie in s->regions. -1 with *err (the message names
+ * the file). */
+int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
+		  struct vms_error *err);
+
+#endif

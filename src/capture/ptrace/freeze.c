@@ -1,0 +1,677 @@
+#include "capture/ptrace/freeze.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/procfs.h"
+
+/* The one ptrace option a freeze sets: an exec by any thread stops it
+ * (PTRACE_EVENT_EXEC) and is seen, instead of a new program being taken for
+ * the old one. Options die with a detach or with the tracer. */
+#define FREEZE_OPTIONS PTRACE_O_TRACEEXEC
+
+uint64_t freeze_regs_sp(const struct user_regs_struct *r)
+{
+#if defined(__x86_64__)
+	return r->rsp;
+#elif defined(__aarch64__)
+	return r->sp;
+#else
+	(void)r;
+	return 0;
+#endif
+}
+
+void freeze_nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	/* a SIGCHLD, the time up (EAGAIN) or another signal: the caller
+	 * polls again whichever it was */
+	(void)sigtimedwait(&chld, NULL, &ts);
+}
+
+static struct freeze_thread *find_thread(struct freeze *f, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].tid == tid)
+			return &f->t[i];
+	return NULL;
+}
+
+static struct freeze_thread *add_thread(struct freeze *f, pid_t tid)
+{
+	if (f->n == f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 16;
+		struct freeze_thread *nt = realloc(f->t, ncap * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		f->t = nt;
+		f->cap = ncap;
+	}
+	memset(&f->t[f->n], 0, sizeof(f->t[0]));
+	f->t[f->n].tid = tid;
+	return &f->t[f->n++];
+}
+
+/* The tracer of thread tid of pid (its TracerPid), or 0. */
+static int tracer_of(pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	size_t n;
+	long long v;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 0;
+	v = procfs_status_value(b, n, "TracerPid");
+	free(b);
+	return v > 0 ? (int)v : 0;
+}
+
+/* Whether thread tid of pid has exited (a zombie, or gone): ptrace refuses
+ * such a thread with EPERM, and it has nothing left to stop. A process
+ * whose main thread called pthread_exit() keeps that thread as a zombie. */
+static bool thread_dead(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p;
+	size_t n;
+	bool dead = true;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return true;
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		dead = p[2] == 'Z' || p[2] == 'X';
+	free(b);
+	return dead;
+}
+
+/* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
+static bool has_cap_sys_ptrace(void)
+{
+	char *b;
+	size_t n;
+	const char *p;
+	bool yes = true; /* unknown: do not claim it is missing */
+
+	if (procfs_read_file("/proc/self/status", &b, &n) < 0)
+		return yes;
+	p = strstr(b, "\nCapEff:");
+	if (p)
+		yes = (strtoull(p + 8, NULL, 16) >> 19) & 1;
+	free(b);
+	return yes;
+}
+
+static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
+{
+	if (e == ESRCH)
+		return procfs_errno_error(err, pid, "threads", ESRCH);
+	if (e == EPERM && procfs_pid_exiting(pid))
+		/* ptrace refuses a process that is exiting with EPERM */
+		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				     "process %d exited during capture",
+				     (int)pid);
+	if (e == EPERM && tracer > 0 && tracer != getpid())
+		return vms_error_set(err, VMS_ERR_PERM, e,
+				     "process %d is already traced by process "
+				     "%d (a debugger?); detach it first",
+				     (int)pid, tracer);
+	if (e == EPERM) {
+		char *b, ids[360];
+		size_t n;
+		const char *why = "run as the target's user, or as root "
+				  "with CAP_SYS_PTRACE";
+
+		if (procfs_ids_refuse(pid, ids, sizeof(ids)))
+			return vms_error_set(err, VMS_ERR_PERM, e,
+					     "not permitted to stop process %d "
+					     "with ptrace: %s",
+					     (int)pid, ids);
+
+		if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b,
+				     &n) == 0) {
+			int scope = atoi(b);
+
+			free(b);
+			if (scope >= 1 && geteuid() != 0)
+				why = scope == 3
+					      ? "kernel.yama.ptrace_scope is 3: "
+						"no process may be traced"
+					      : "kernel.yama.ptrace_scope "
+						"forbids tracing non-children; "
+						"run as root or set it to 0";
+			else if (scope == 3)
+				why = "kernel.yama.ptrace_scope is 3: no "
+				      "process may be traced";
+		}
+		if (geteuid() == 0 && !has_cap_sys_ptrace() &&
+		    strncmp(why, "kernel.yama", 11) != 0)
+			why = "vmscope runs as root without CAP_SYS_PTRACE (a "
+			      "container, or a dropped capability); grant it, "
+			      "or run as the target's user";
+		return vms_error_set(err, VMS_ERR_PERM, e,
+				     "not permitted to stop process %d with "
+				     "ptrace: %s",
+				     (int)pid, why);
+	}
+	return vms_error_set(err, VMS_ERR_CAPTURE, e,
+			     "cannot stop process %d with ptrace: %s", (int)pid,
+			     strerror(e));
+}
+
+/* A PTRACE_SEIZE can block: it takes the target's cred_guard_mutex, which
+ * an exec holds while it waits (de_thread) for the process's other threads
+ * to be reaped, and those this freeze has seized are reaped by nobody but
+ * us. So while seizing, a timer interrupts the call every few ms (it then
+ * restarts: -ERESTARTNOINTR) and its handler reaps the exits of the threads
+ * already seized (peeked with WNOWAIT first: their stop reports stay
+ * pending: peeked first), as gdb and strace do. File scope: a signal handler's state. */
+static struct freeze *volatile seizing;
+
+static void on_seize_tick(int sig)
+{
+	struct freeze *f = seizing;
+	int e = errno;
+	size_t i;
+
+	(void)sig;
+	for (i = 0; f && i < f->n; i++) {
+		siginfo_t si;
+
+		if (!f->t[i].seized)
+			continue;
+		/* Peek (WNOWAIT): a ptrace stop is reported to any wait,
+		 * and must stay for wait_stops(); reap only an exit. */
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)f->t[i].tid, &si,
+			   WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+		    si.si_pid == f->t[i].tid && si.si_code != CLD_TRAPPED &&
+		    si.si_code != CLD_STOPPED && si.si_code != CLD_CONTINUED) {
+			waitpid(f->t[i].tid, NULL, __WALL | WNOHANG);
+			f->t[i].seized = false; /* exited: reaped */
+		}
+	}
+	errno = e;
+}
+
+#define SEIZE_TICK_SIG (SIGRTMAX - 1)
+
+/* PTRACE_SEIZE of tid, interruptible as above. 0, or -1 with errno. */
+static int seize_one(struct freeze *f, pid_t tid)
+{
+	struct sigaction sa, old;
+	struct sigevent sev;
+	struct itimerspec its = { { 0, 5000000 }, { 0, 5000000 } };
+	timer_t timer;
+	sigset_t unblock;
+	bool created = false;
+	long r;
+	int e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_seize_tick;
+	sigemptyset(&sa.sa_mask);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SEIZE_TICK_SIG;
+	sev._sigev_un._tid = gettid();
+	sigemptyset(&unblock);
+	sigaddset(&unblock, SEIZE_TICK_SIG);
+	if (sigaction(SEIZE_TICK_SIG, &sa, &old) == 0) {
+		pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+		if (timer_create(CLOCK_MONOTONIC, &sev, &timer) == 0) {
+			created = true;
+			seizing = f;
+			timer_settime(timer, 0, &its, NULL);
+		}
+	}
+	r = ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)FREEZE_OPTIONS);
+	e = errno;
+	if (created)
+		timer_delete(timer);
+	seizing = NULL;
+	sigaction(SEIZE_TICK_SIG, &old, NULL);
+	errno = e;
+	return r < 0 ? -1 : 0;
+}
+
+/* PTRACE_SEIZE of one thread. EPERM while another tracer holds the
+ * process (a second capture, a debugger) is retried for a while: captures
+ * are short, and the other may let go. *tracer gets the last tracer seen
+ * (its pid; never this process), so the message can name it even if it let
+ * go meanwhile. ESRCH for a thread that has exited (a zombie). */
+static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
+{
+	int tries;
+
+	*tracer = 0;
+	for (tries = 0; tries < 25; tries++) {
+		struct timespec ts = { 0, 10000000 };
+		int t;
+
+		if (seize_one(f, tid) == 0)
+			return 0;
+		if (errno != EPERM)
+			return -1;
+		if (thread_dead(f->pid, tid)) {
+			errno = ESRCH;
+			return -1;
+		}
+		t = tracer_of(f->pid, tid);
+		if (t > 0 && t != getpid())
+			*tracer = t;
+		else if (tries > 0)
+			break; /* nobody traces it: truly not permitted */
+		nanosleep(&ts, NULL);
+	}
+	errno = EPERM;
+	return -1;
+}
+
+/* Whether a signal that ends vmscope (Ctrl-C and the like), held back
+ * while frozen, is waiting: the freeze then gives up at once. */
+static bool stop_requested(const struct freeze *f)
+{
+	sigset_t p;
+
+	if (f->how.cancel_fd >= 0) {
+		/* The keeper's socket: nothing is sent to it while it
+		 * freezes, so anything readable is an EOF: vmscope died. */
+		struct pollfd pf = { f->how.cancel_fd, POLLIN | POLLRDHUP, 0 };
+
+		if (poll(&pf, 1, 0) > 0)
+			return true;
+	}
+	if (!f->masked || sigpending(&p) < 0)
+		return false;
+	return sigismember(&p, SIGINT) || sigismember(&p, SIGTERM) ||
+	       sigismember(&p, SIGHUP) || sigismember(&p, SIGQUIT);
+}
+
+static int interrupted(struct freeze *f, struct vms_error *err)
+{
+	f->interrupted = true;
+	return vms_error_set(err, VMS_ERR_CAPTURE, EINTR,
+			     "interrupted; process %d was let go", (int)f->pid);
+}
+
+/* Seizes every thread not yet seized. Returns how many were new, or -1. */
+static int seize_new(struct freeze *f, struct vms_error *err)
+{
+	pid_t *tids;
+	size_t n, i;
+	int added = 0, tracer;
+
+	if (procfs_list_tasks(f->pid, &tids, &n) < 0)
+		return procfs_errno_error(err, f->pid, "task list", errno);
+	for (i = 0; i < n; i++) {
+		struct freeze_thread *t;
+
+		if (find_thread(f, tids[i]))
+			continue;
+		if (stop_requested(f)) {
+			free(tids);
+			return interrupted(f, err);
+		}
+		t = add_thread(f, tids[i]);
+		if (!t) {
+			free(tids);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		if (seize_retry(f, tids[i], &tracer) < 0) {
+			int e = errno;
+
+			if (e == ESRCH) {
+				/* Exited meanwhile, or a zombie (a main
+				 * thread that called pthread_exit): kept,
+				 * not seized, so it is not tried again. */
+				continue;
+			}
+			f->n--; /* not ours */
+			free(tids);
+			return seize_error(err, f->pid, e, tracer);
+		}
+		t = &f->t[f->n - 1];
+		t->seized = true;
+		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
+		    errno != ESRCH) {
+			free(tids);
+			return seize_error(err, f->pid, errno, 0);
+		}
+		added++;
+	}
+	free(tids);
+	return added;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Takes one report st of seized thread t. */
+static void take_report(struct freeze *f, struct freeze_thread *t, int st)
+{
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		t->seized = t->stopped = false;
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	if ((st >> 16) == PTRACE_EVENT_EXEC) {
+		/* A new program: this is the thread that ran it, now with the
+		 * process's pid; its old stop (if any) and signal are gone. */
+		f->exec_seen = true;
+		t->pending_sig = 0;
+	} else if (t->stopped) {
+		return; /* cannot happen: a stopped thread reports nothing */
+	} else if ((st >> 16) == 0) {
+		/* A signal-delivery stop came first: keep the signal to hand
+		 * back at detach; the interrupt is still pending and would
+		 * stop it again, but stopped is stopped. */
+		t->pending_sig = WSTOPSIG(st);
+	}
+	/* else our interrupt, or a group stop (a SIGSTOPped process). */
+	{
+		struct iovec iov = { &t->regs, sizeof(t->regs) };
+
+		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS,
+			   &iov) < 0)
+			memset(&t->regs, 0, sizeof(t->regs));
+	}
+	t->stopped = true;
+}
+
+/* Waits until every seized thread reports a stop, polling each by its id
+ * (never any child: vmscope's own children, a command it launched or the
+ * fork sampler's keeper, are not ours to reap here), so that the exit of
+ * any of them is reaped as it comes (a zombie main thread is reported only
+ * after its traced siblings are reaped). A thread that exits is dropped. */
+static int wait_stops(struct freeze *f, struct vms_error *err)
+{
+	int wait_ms = f->how.wait_ms;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		size_t i, left = 0, first = 0;
+		bool got = false;
+
+		for (i = 0; i < f->n; i++) {
+			struct freeze_thread *t = &f->t[i];
+			int st = 0;
+			pid_t w;
+
+			if (!t->seized)
+				continue;
+			w = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (w < 0 && errno == ECHILD)
+				t->seized = t->stopped = false; /* gone */
+			else if (w == t->tid) {
+				take_report(f, t, st);
+				got = true;
+			}
+			if (t->seized && !t->stopped && !left++)
+				first = i;
+		}
+		if (!left)
+			return 0;
+		if (stop_requested(f))
+			return interrupted(f, err);
+		if (ms_since(&t0) > wait_ms)
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, ETIMEDOUT,
+				"thread %d of process %d did not stop "
+				"within %d ms (uninterruptible sleep?); "
+				"try again, or %s",
+				(int)f->t[first].tid, (int)f->pid, wait_ms,
+				f->how.instead);
+		if (!got)
+			freeze_nap(50000);
+	}
+}
+
+/* Threads seized by a freeze that had not stopped (or not been reaped)
+ * when it was released: they stop when they leave the kernel, and must
+ * then be detached. Kept across freezes (a struct freeze dies at release),
+ * hence file scope; grown as needed, never dropped. */
+static pid_t *leftover;
+static size_t nleftover, capleftover;
+
+size_t freeze_reap_leftovers(void)
+{
+	size_t i = 0;
+
+	while (i < nleftover) {
+		int st;
+		pid_t w = waitpid(leftover[i], &st, __WALL | WNOHANG);
+
+		if (w == 0) {
+			i++;
+			continue;
+		}
+		if (w > 0 && WIFSTOPPED(st))
+			ptrace(PTRACE_DETACH, leftover[i], NULL,
+			       (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st)
+							      : 0));
+		leftover[i] = leftover[--nleftover];
+	}
+	return nleftover;
+}
+
+static void keep_leftover(pid_t tid)
+{
+	if (nleftover == capleftover) {
+		size_t ncap = capleftover ? capleftover * 2 : 64;
+		pid_t *nl = realloc(leftover, ncap * sizeof(*nl));
+
+		if (!nl)
+			return; /* the kernel detaches it when we exit */
+		leftover = nl;
+		capleftover = ncap;
+	}
+	leftover[nleftover++] = tid;
+}
+
+/* The first thread of pid in uninterruptible sleep, or 0. */
+static pid_t thread_in_d_state(pid_t pid)
+{
+	pid_t *tids, found = 0;
+	size_t n, i;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return 0;
+	for (i = 0; i < n && !found; i++) {
+		char name[64], *b, *p;
+		size_t len;
+
+		snprintf(name, sizeof(name), "task/%d/stat", (int)tids[i]);
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			continue;
+		p = memrchr(b, ')', len);
+		if (p && p + 2 < b + len && p[2] == 'D')
+			found = tids[i];
+		free(b);
+	}
+	free(tids);
+	return found;
+}
+
+int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
+		struct vms_error *err)
+{
+	int wait_ms = how->wait_ms;
+	struct timespec t0;
+	sigset_t block;
+	pid_t d;
+	int rounds, r;
+
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+	f->how = *how;
+	if (!f->how.instead)
+		f->how.instead = "without --freeze";
+	freeze_reap_leftovers();
+	/* A thread in D would not stop, and once interrupted it could not be
+	 * let go until it did: wait for it to leave the kernel, or refuse. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((d = thread_in_d_state(pid))) {
+		struct timespec ts = { 0, 1000000 };
+
+		if (stop_requested(f))
+			return interrupted(f, err);
+		if (ms_since(&t0) > wait_ms)
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, EBUSY,
+				"thread %d of process %d is in uninterruptible "
+				"sleep (disk I/O, or a vfork parent waiting for "
+				"its child) and cannot be stopped now; try "
+				"again, or %s",
+				(int)d, (int)pid, f->how.instead);
+		nanosleep(&ts, NULL);
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	f->masked = pthread_sigmask(SIG_BLOCK, &block, &f->oldmask) == 0;
+	clock_gettime(CLOCK_MONOTONIC, &f->t_stop);
+	/* Threads may be created until the one creating them is stopped:
+	 * re-read the task list until a pass after all stops adds none. */
+	for (rounds = 0; rounds < 100; rounds++) {
+		r = seize_new(f, err);
+		if (r < 0)
+			goto fail;
+		if (wait_stops(f, err) < 0)
+			goto fail;
+		if (r == 0)
+			break;
+	}
+	if (f->exec_seen) {
+		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+			      "process %d executed a new program while it was "
+			      "being stopped; it was let go; try again",
+			      (int)pid);
+		goto fail;
+	}
+	if (rounds == 100) {
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "process %d creates threads faster than they "
+			      "can be stopped",
+			      (int)pid);
+		goto fail;
+	}
+	{
+		size_t i, live = 0;
+
+		for (i = 0; i < f->n; i++)
+			live += f->t[i].stopped;
+		if (!live) {
+			procfs_errno_error(err, pid, "threads", ESRCH);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	freeze_release(f);
+	return -1;
+}
+
+uint64_t freeze_release(struct freeze *f)
+{
+	struct timespec t0;
+	size_t i, left = 0;
+	uint64_t us;
+
+	/* Every stopped thread first, with the signal it stopped for (siginfo
+	 * kept); one that was killed meanwhile, or never stopped, is then
+	 * polled with all the others, so each exit is reaped as it comes (a
+	 * zombie main thread reports only after its traced siblings) and its
+	 * real parent sees the death. */
+	for (i = 0; i < f->n; i++) {
+		struct freeze_thread *t = &f->t[i];
+
+		if (!t->seized)
+			continue;
+		if (t->stopped && ptrace(PTRACE_DETACH, t->tid, NULL,
+					 (void *)(long)t->pending_sig) == 0) {
+			t->seized = false;
+			continue;
+		}
+		t->stopped = false;
+		left++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (left) {
+		struct timespec ts = { 0, 200000 };
+
+		for (i = 0; i < f->n; i++) {
+			struct freeze_thread *t = &f->t[i];
+			int st;
+			pid_t w;
+
+			if (!t->seized)
+				continue;
+			w = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (w == 0)
+				continue;
+			if (w > 0 && WIFSTOPPED(st))
+				/* A signal-delivery stop gives its signal
+				 * back; an event or interrupt stop none. */
+				ptrace(PTRACE_DETACH, t->tid, NULL,
+				       (void *)(long)((st >> 16) == 0
+							      ? WSTOPSIG(st)
+							      : 0));
+			t->seized = false;
+			left--;
+		}
+		if (!left || ms_since(&t0) > 1000)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	/* Still in the kernel (uninterruptible sleep), or dead and not yet
+	 * reported: detached or reaped when they report, later. */
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].seized) {
+			keep_leftover(f->t[i].tid);
+			f->t[i].seized = false;
+		}
+	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
+	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
+			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);
+	if (f->masked) {
+		pthread_sigmask(SIG_SETMASK, &f->oldmask, NULL);
+		f->masked = false;
+	}
+	free(f->t);
+	f->t = NULL;
+	f->n = f->cap = 0;
+	return us;
+}

@@ -1,0 +1,332 @@
+#include "capture/sampler_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/sampler.h"
+#include "linux/procfs.h"
+#include "linux/readahead.h"
+#include "linux/smaps.h"
+#include "model/totals.h"
+
+static int read_error(struct vms_error *err, pid_t pid, const char *name, int e)
+{
+	if (e == ESRCH || !procfs_pid_exists(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, e,
+				     "process %d exited during capture",
+				     (int)pid);
+	return procfs_errno_error(err, pid, name, e);
+}
+
+/* The kernel's smaps_rollup, read while the reader thread already reads
+ * smaps: within the same freeze when frozen, and mostly hidden behind the
+ * kernel's work. Read and parsed here (procfs_rollup_parse), not through
+ * libproc2, whose select reads stat, status and uptime besides: 3.3 ms
+ * inside the fork sampler's freeze of a 1 GiB THP target whose own fork
+ * takes 1.5 ms. Of a live thread when the main thread has exited. */
+static void read_rollup(struct vms_snapshot *s, pid_t pid)
+{
+	char path[128], *b;
+	size_t n;
+
+	procfs_mm_path(pid, "smaps_rollup", path, sizeof(path));
+	s->rollup.valid = false; /* a check, not a figure: no error */
+	if (procfs_read_file(path, &b, &n) < 0)
+		return;
+	procfs_rollup_parse(b, n, &s->rollup);
+	free(b);
+}
+
+/* Hands the regions finished so far to o->regions_read, each once: -1
+ * with *err when it cancels. */
+static int regions_read(const struct vms_capture_opts *o,
+			const struct vms_snapshot *s, size_t done,
+			struct vms_error *err)
+{
+	if (!o || !o->regions_read || !done)
+		return 0;
+	if (o->regions_read(o->regions_ctx, s, done))
+		return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
+				     "cancelled");
+	return 0;
+}
+
+/* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
+ * reader thread; smaps's rollup and raw text besides. */
+static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
+		     const struct vms_capture_opts *o, struct vms_error *err)
+{
+	char path[128];
+	struct smaps_parser p;
+	struct readahead *ra;
+	bool smaps = strcmp(name, "smaps") == 0;
+	int fd, rc = -1;
+
+	smaps_parser_init(&p, s);
+	/* /proc/PID/task/TID/smaps of a live thread when the main thread
+	 * called pthread_exit(): the leader's own is empty. */
+	procfs_mm_path(pid, name, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return procfs_errno_error(err, pid, name, errno);
+	ra = readahead_start(fd);
+	if (!ra) {
+		close(fd);
+		return vms_error_set(err, VMS_ERR_NOMEM, errno,
+				     "cannot start the %s reader: %s", name,
+				     strerror(errno));
+	}
+	/* a little room for regions mapped since the hint was taken; past
+	 * it the array grows as without a hint */
+	if (o && o->expect_regions &&
+	    vms_snapshot_reserve(s, o->expect_regions + o->expect_regions / 64 +
+					    64) < 0) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			      "out of memory for %zu regions",
+			      o->expect_regions);
+		goto out;
+	}
+	if (smaps)
+		read_rollup(s, pid);
+	for (;;) {
+		const char *data;
+		ssize_t n = readahead_next(ra, &data);
+
+		if (n < 0) {
+			read_error(err, pid, name, errno);
+			goto out;
+		}
+		if (smaps && s->raw &&
+		    vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
+			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				      "out of memory");
+			goto out;
+		}
+		if (smaps_feed(&p, data, (size_t)n, n == 0, err) < 0)
+			goto out;
+		readahead_done(ra);
+		if (n == 0)
+			break;
+		/* the last region may have key lines in the next chunk */
+		if (s->nregions > 1 &&
+		    regions_read(o, s, s->nregions - 1, err) < 0)
+			goto out;
+		if (o && o->progress &&
+		    o->progress(o->progress_ctx, NULL, s->nregions, 0)) {
+			vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
+				      "cancelled");
+			goto out;
+		}
+	}
+	if (smaps_finish(&p, err) < 0 ||
+	    regions_read(o, s, s->nregions, err) < 0)
+		goto out;
+	if (s->nregions == 0) {
+		/* It had an address space when the capture began (its
+		 * identity was checked), so an empty smaps means it exited;
+		 * unless it is, after all, a kernel thread. */
+		if (procfs_check_has_mm(err, pid) == 0 ||
+		    procfs_pid_kind(pid, NULL) != PROCFS_KTHREAD)
+			vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				      "process %d exited during capture",
+				      (int)pid);
+		goto out;
+	}
+	if (procfs_pid_exiting(pid)) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+			      "process %d exited during capture (its %s "
+			      "ended after %zu regions)",
+			      (int)pid, name, s->nregions);
+		goto out;
+	}
+	if (p.malformed)
+		s->cap.partial = arena_printf(
+			&s->arena,
+			"%zu malformed %s lines skipped (first: line %zu)",
+			p.malformed, name, p.first_malformed_line);
+	else if (smaps &&
+		 (s->regions[s->nregions - 1].flags & VMS_RF_NO_COUNTERS))
+		s->cap.partial = "smaps ended in the middle of a region";
+	rc = 0;
+out:
+	readahead_stop(ra);
+	smaps_parser_release(&p);
+	close(fd);
+	return rc;
+}
+
+/* The text of a running process that maps between two reads of it can
+ * show records that overlap (EAGAIN from the parser): read it again, a
+ * few times, without handing the regions to o->regions_read twice. A
+ * frozen process never shows it: one read. */
+static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
+			const struct vms_capture_opts *o, struct vms_error *err)
+{
+	struct vms_capture_opts again = { 0 };
+	int tries = 0;
+
+	if (o)
+		again = *o;
+	again.regions_read = NULL;
+	while (read_text(s, pid, name, tries ? &again : o, err) < 0) {
+		if (err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
+		    ++tries == SMAPS_TRIES)
+			return -1;
+		sampler_forget_regions(s);
+	}
+	/* This machine's user address range: the live process's own. */
+	totals_set_user_range(s, procfs_mmap_min_addr(), procfs_user_end());
+	return 0;
+}
+
+int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       const struct vms_capture_opts *o, struct vms_error *err)
+{
+	return read_settled(s, pid, "smaps", o, err);
+}
+
+int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
+		      const struct vms_capture_opts *o, struct vms_error *err)
+{
+	return read_settled(s, pid, "maps", o, err);
+}
+
+void sampler_forget_regions(struct vms_snapshot *s)
+{
+	s->nregions = 0;
+	s->cap.partial = NULL;
+	s->rollup.valid = false;
+	if (s->raw) /* the text kept for a file: of the read that counts */
+		s->raw->smaps_len = 0;
+}
+
+int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+			struct vms_error *err)
+{
+	char path[128], *b;
+	size_t n;
+	long long pte;
+
+	/* A live thread's: the exited main thread's status has no Vm lines. */
+	procfs_mm_path(pid, "status", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
+		return procfs_errno_error(err, pid, "status", errno);
+	pte = procfs_status_value(b, n, "VmPTE");
+	if (s->raw) { /* kept for a snapshot file, as read */
+		free(s->raw->status);
+		s->raw->status = b;
+		s->raw->status_len = n;
+	} else {
+		free(b);
+	}
+	s->page_table = pte > 0 ? (uint64_t)pte : 0;
+	return 0;
+}
+
+static const char *thread_name(struct vms_snapshot *s, pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	size_t n;
+	const char *r;
+
+	snprintf(name, sizeof(name), "task/%d/comm", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return NULL;
+	while (n && b[n - 1] == '\n')
+		n--;
+	r = arena_intern(&s->arena, b, n);
+	free(b);
+	return r;
+}
+
+static int alloc_threads(struct vms_snapshot *s, size_t n,
+			 struct vms_error *err)
+{
+	s->threads = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*s->threads));
+	if (!s->threads)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	s->nthreads = 0;
+	return 0;
+}
+
+int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
+				struct vms_error *err)
+{
+	size_t i;
+
+	if (alloc_threads(s, f->n, err) < 0)
+		return -1;
+	for (i = 0; i < f->n; i++) {
+		struct vms_thread *t;
+
+		if (!f->t[i].stopped)
+			continue;
+		t = &s->threads[s->nthreads++];
+		t->tid = f->t[i].tid;
+		t->name = thread_name(s, f->pid, t->tid);
+		t->sp = freeze_regs_sp(&f->t[i].regs);
+	}
+	return 0;
+}
+
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+			      struct vms_error *err)
+{
+	pid_t *tids;
+	size_t n, i;
+	bool missed = false;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return procfs_errno_error(err, pid, "task list", errno);
+	if (alloc_threads(s, n, err) < 0) {
+		free(tids);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct vms_thread *t = &s->threads[s->nthreads];
+		char name[64], *b;
+		size_t len;
+		int tries;
+
+		t->tid = tids[i];
+		if (procfs_thread_exited(pid, tids[i]))
+			continue; /* a main thread that called pthread_exit() */
+		t->name = thread_name(s, pid, tids[i]);
+		if (!t->name && !procfs_pid_exists(pid)) {
+			free(tids);
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "process %d exited during "
+					     "capture",
+					     (int)pid);
+		}
+		if (!t->name)
+			continue; /* the thread exited meanwhile */
+		snprintf(name, sizeof(name), "task/%d/syscall", (int)tids[i]);
+		for (tries = 0; tries < 20; tries++) {
+			int ok;
+
+			if (procfs_read_pid(pid, name, &b, &len) < 0)
+				break;
+			ok = procfs_syscall_sp_parse(b, len, &t->sp) == 0;
+			free(b);
+			if (ok)
+				break;
+			sched_yield();
+		}
+		missed |= t->sp == 0;
+		s->nthreads++;
+	}
+	free(tids);
+	if (missed && !s->cap.partial)
+		s->cap.partial = "some threads were running: their stack "
+				 "pointers are unknown (use --freeze)";
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* sampler_common.h — the reads the samplers make of the original process.
+ *
+ * Contract: each function fills one part of a snapshot from /proc of pid,
+ * returns 0 or -1 with *err (no such process and not permitted told apart,
+ * a process that exits midway reported as such). They stop nothing
+ * themselves: the caller freezes the target around them when it wants
+ * consistent figures.
+ */
+#ifndef VMS_SAMPLER_COMMON_H
+#define VMS_SAMPLER_COMMON_H
+
+#include <sys/types.h>
+
+#include "base/error.h"
+#include "capture/ptrace/freeze.h"
+#include "model/snapshot.h"
+
+struct vms_capture_opts;
+
+/* Streams /proc/PID/smaps through the parser into s->regions, reporting
+ * progress (and honouring cancel) through o->progress, and the regions as
+ * they are finished through o->regions_read. Reads the kernel's
+ * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
+ * check that the regions add up, not a figure vmscope shows). A text whose
+ * records overlap (a running process mapped between two reads) is read
+ * again, up to SMAPS_TRIES times, and is then an error with EAGAIN. The
+ * caller then notes what vmscope itself maps of the target (observer_note),
+ * out of any freeze. */
+int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
+		       const struct vms_capture_opts *o, struct vms_error *err);
+/* The same for /proc/PID/maps: the layout alone, every counter 0 (no
+ * rollup, no raw text kept). */
+int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
+		      const struct vms_capture_opts *o, struct vms_error *err);
+/* The regions sampler_read_smaps() read, what it said of them and the text
+ * it kept, dropped (their strings stay in the arena), to read them again. */
+void sampler_forget_regions(struct vms_snapshot *s);
+/* VmPTE from /proc/PID/status into s->page_table. */
+int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+			struct vms_error *err);
+/* Threads with names; sp from the frozen registers. */
+int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
+				struct vms_error *err);
+/* Threads with names; sp from /proc/PID/task/TID/syscall (blocked threads
+ * only; running ones are retried, then left with sp 0). */
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+			      struct vms_error *err);
+
+#endif

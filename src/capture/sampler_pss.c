@@ -1,0 +1,247 @@
+/* sampler_pss.c — the non-invasive sampler: reads /proc/PID/smaps.
+ *
+ * With opts->freeze, every thread is stopped only while smaps, status and
+ * the thread list are read, so the figures are consistent and tie to
+ * smaps_rollup exactly; without it the target is never stopped, and the
+ * stack pointers come from /proc/PID/task/TID/syscall, which shows them
+ * for threads blocked in the kernel (a thread running at that instant is
+ * retried a few times, then left with an unknown sp).
+ *
+ * The freeze is made by a keeper process (fork_keeper.h, without a fork),
+ * never by vmscope itself: a thread that had not stopped by the release
+ * stays traced only until the keeper exits, when the kernel detaches it;
+ * a vmscope stopped (^Z) while the target is frozen gets the target let go
+ * within a second; a vmscope killed meanwhile, at once.
+ *
+ * Memory is read from the live target through memread.h, present pages
+ * only. With opts->freeze the target is stopped again while memory is read
+ * (once for a batch of reads under hold(), or for each read) and let go
+ * right after; without, it is read as it runs and never stopped.
+ *
+ * Pid reuse: a pidfd is opened first; /proc/PID/mem and pagemap are
+ * opened during the capture (the kernel binds them to the address space
+ * at open), and the pidfd is checked after every open by pid: if the
+ * process was reaped meanwhile the capture fails, so nothing read by pid
+ * can be another process's, and later memory reads can only reach the
+ * process captured. Windows that remain: the pid given by the user may
+ * already name another process before the pidfd is opened (the summary
+ * names the process read); with --freeze, a pid reused between the pidfd
+ * and the keeper's seize freezes that other process for the capture's
+ * length before the check refuses the result; the files opened after the
+ * capture through /proc/PID/map_files (the images step) are opened by pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/ptrace/fork_keeper.h"
+#include "capture/sampler.h"
+#include "capture/sampler_common.h"
+#include "linux/memread.h"
+#include "linux/observer.h"
+#include "linux/procfile.h"
+#include "linux/procfs.h"
+#include "linux/proclist.h"
+#include "linux/smaps.h"
+
+/* The longest a target is held frozen for vmscope to read it (smaps of a
+ * very large process takes seconds). */
+#define PSS_FREEZE_MAX_MS 30000
+#define PSS_INSTEAD "without --freeze"
+
+struct pss_priv {
+	struct memread mem;
+	bool mem_open, mem_failed;
+	struct vms_error mem_err; /* why mem could not be opened */
+	bool freeze; /* stop the target while reading its memory */
+	bool held; /* stopped by hold(): reads need no stop of their own */
+	struct fork_keeper hold_k;
+	int pidfd;
+};
+
+/* Freezes pid through a keeper; *k then holds the frozen threads. */
+static int pss_freeze(struct fork_keeper *k, pid_t pid, struct vms_error *err)
+{
+	return keeper_start(k, pid, 0, PSS_FREEZE_MAX_MS, PSS_INSTEAD, err);
+}
+
+/* Lets it go; the stopped time, or -1 with *err when the keeper had let
+ * it go early (vmscope stopped, or past PSS_FREEZE_MAX_MS). */
+static int pss_thaw(struct fork_keeper *k, uint64_t *us, struct vms_error *err)
+{
+	struct vms_error ignore;
+	int rc = keeper_release(k, err ? err : &ignore);
+
+	*us = k->frozen_us;
+	keeper_stop(k);
+	return rc;
+}
+
+static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
+			    size_t len, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+
+	if (!p || p->mem_failed)
+		return 0;
+	if (!p->mem_open) {
+		/* Opened during the capture, or why not: said once. */
+		p->mem_failed = true;
+		if (err)
+			*err = p->mem_err;
+		return -1;
+	}
+	if (p->freeze && !p->held) {
+		struct fork_keeper k;
+		ssize_t got;
+		uint64_t us;
+
+		if (pss_freeze(&k, s->proc.pid, err) < 0)
+			return -1;
+		got = memread_read(&p->mem, addr, buf, len, err);
+		if (pss_thaw(&k, &us, err) < 0)
+			return -1;
+		return got;
+	}
+	return memread_read(&p->mem, addr, buf, len, err);
+}
+
+/* Only while the target is held still: otherwise the pages would be of
+ * another instant than the memory read with them. */
+static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		       unsigned char *out, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+
+	if (!p || !p->mem_open || !p->held)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "pages in RAM are known only while the "
+				     "target is held still");
+	return memread_present(&p->mem, addr, npages, out, err);
+}
+
+static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+	uint64_t us = 0;
+	int rc;
+
+	if (!p || !p->freeze || on == p->held)
+		return 0;
+	if (on) {
+		if (pss_freeze(&p->hold_k, s->proc.pid, err) < 0)
+			return -1;
+		p->held = true;
+		return 0;
+	}
+	rc = pss_thaw(&p->hold_k, &us, err);
+	s->cap.frozen_us += us;
+	p->held = false;
+	return rc;
+}
+
+static void pss_release(struct vms_snapshot *s)
+{
+	struct pss_priv *p = s->src.priv;
+
+	if (!p)
+		return;
+	pss_hold(s, false, NULL);
+	if (p->mem_open)
+		memread_close(&p->mem);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	free(p);
+	s->src.priv = NULL;
+}
+
+static const struct vms_source_ops pss_source = {
+	.name = "pss",
+	.read_mem = pss_read_mem,
+	.present = pss_present,
+	.hold = pss_hold,
+	.open_file = vms_source_proc_open,
+	.fs_magic = vms_source_proc_fs_magic,
+	.release = pss_release,
+};
+
+/* Reads what the capture is made of; the target frozen or not. */
+static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
+		    const struct freeze *fz, struct vms_error *err)
+{
+	struct pss_priv *priv = s->src.priv;
+	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
+	    sampler_read_status(s, o->pid, err) < 0)
+		return -1;
+	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
+	       : sampler_threads_from_proc(s, o->pid, err) < 0)
+		return -1;
+	/* mem and pagemap now, bound to this address space: never a reused
+	 * pid's later. Not being able to read memory is not a failure of
+	 * the capture: the first read says why. */
+	if (memread_open(&priv->mem, o->pid, &priv->mem_err) == 0)
+		priv->mem_open = true;
+	return 0;
+}
+
+static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
+		       struct vms_error *err)
+{
+	struct fork_keeper k;
+	struct pss_priv *priv = calloc(1, sizeof(*priv));
+	uint64_t us;
+	int rc;
+
+	if (!priv)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	priv->freeze = o->freeze;
+	priv->pidfd = -1;
+	s->src.ops = &pss_source;
+	s->src.priv = priv; /* release() undoes whatever was done */
+	/* Files are opened through /proc/PID/map_files of a live thread
+	 * (the main thread may have exited: procfs_mm_pid). */
+	s->src.pid = procfs_mm_pid(o->pid);
+	/* Read from the running target: of one instant only while held. */
+	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
+		      (o->freeze ? VMS_SRC_CONSISTENT : 0);
+	if (o->freeze && o->pid == getpid())
+		/* The keeper would freeze the process waiting for it. */
+		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
+				     "vmscope cannot freeze itself; leave out "
+				     "--freeze");
+	priv->pidfd = procfs_pidfd_open(o->pid);
+	if (priv->pidfd < 0 && errno == ESRCH)
+		return procfs_errno_error(err, o->pid, "status", ESRCH);
+	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
+		return -1;
+	if (!o->freeze) {
+		rc = pss_read(o, s, NULL, err);
+	} else {
+		if (pss_freeze(&k, o->pid, err) < 0)
+			return -1;
+		rc = pss_read(o, s, &k.fz, err);
+		if (pss_thaw(&k, &us, rc < 0 ? NULL : err) < 0)
+			rc = -1;
+		s->cap.frozen_us = us;
+		s->cap.frozen = true;
+		s->cap.freeze_counters = "smaps";
+	}
+	if (rc == 0)
+		observer_note(s);
+	if (rc == 0 && procfs_pidfd_reaped(priv->pidfd))
+		/* Everything above was opened by pid: perhaps another's. */
+		rc = vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+				   "process %d exited during capture",
+				   (int)o->pid);
+	return rc;
+}
+
+const struct vms_sampler vms_sampler_pss = {
+	.name = "pss",
+	.capture = pss_capture,
+};

@@ -1,0 +1,345 @@
+/* export_diff.c — a diff (diff.h) as the summary (-d A B -s), text, CSV
+ * and JSON (DESIGN.md's "vmscope-diff" contract, version 1; added beyond
+ * it: "delta" beside "a" and "b", "counts"). Strings from the targets or
+ * the files (names, paths) are escaped as in every export.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "export/export_util.h"
+#include "model/columns.h"
+#include "model/diff.h"
+
+/* The summary's columns: each as A, B and the change. */
+static const enum vms_col sum_cols[] = { VMS_COL_COMMITTED, VMS_COL_PRIVATE,
+					 VMS_COL_WS };
+#define NSUM (sizeof(sum_cols) / sizeof(sum_cols[0]))
+#define W 10 /* a figure's width */
+
+/* A signed size as ob_size writes sizes: "+12.3 M", "-4 K", "0 K". */
+static const char *delta_text(const struct outbuf *o, int64_t v, char *buf,
+			      size_t n)
+{
+	if (n < 2)
+		return "";
+	buf[0] = v > 0 ? '+' : '-';
+	ob_size_text(o, v < 0 ? (uint64_t)-v : (uint64_t)v, buf + (v != 0),
+		     n - 1);
+	return buf;
+}
+
+static void side_line(const char *label, const struct vms_snapshot *s,
+		      struct outbuf *o)
+{
+	char when[64];
+
+	ob_printf(o, "%s process %d ", label, (int)s->proc.pid);
+	ob_text_str(o, s->proc.name ? s->proc.name : "?");
+	ob_printf(o, ", taken at %s (%s%s)\n",
+		  export_taken_at(s, when, sizeof(when)), s->cap.backend,
+		  s->cap.frozen ? ", frozen" : "");
+}
+
+static void counts_line(const struct vms_diff *d, struct outbuf *o)
+{
+	int c;
+
+	ob_printf(o, "Changes:     %zu (", d->n);
+	for (c = 0; c < VMS_NCHANGES; c++)
+		ob_printf(o, "%s%zu %s", c ? ", " : "", d->count[c],
+			  vms_change_names[c]);
+	ob_puts(o, ")\n");
+}
+
+static void type_row(struct outbuf *o, const char *label,
+		     const struct vms_totals *a, const struct vms_totals *b)
+{
+	char x[32];
+	size_t i;
+
+	ob_pad(o, label, 14);
+	for (i = 0; i < NSUM; i++) {
+		uint64_t va = vms_column_type(a, sum_cols[i]);
+		uint64_t vb = vms_column_type(b, sum_cols[i]);
+
+		ob_printf(o, " %*s", W, ob_size_text(o, va, x, sizeof(x)));
+		ob_printf(o, " %*s", W, ob_size_text(o, vb, x, sizeof(x)));
+		ob_printf(o, " %*s", W,
+			  delta_text(o, (int64_t)(vb - va), x, sizeof(x)));
+	}
+	ob_printf(o, " %6llu %6llu\n", (unsigned long long)a->blocks,
+		  (unsigned long long)b->blocks);
+}
+
+static void type_table(const struct vms_diff *d, struct outbuf *o)
+{
+	size_t i;
+	int t;
+
+	ob_pad(o, "", 14);
+	for (i = 0; i < NSUM; i++)
+		ob_printf(o, " %*s", 3 * W + 2, vms_columns[sum_cols[i]].name);
+	ob_printf(o, " %13s\n", "Blocks");
+	ob_pad(o, "Type", 14);
+	for (i = 0; i < NSUM; i++)
+		ob_printf(o, " %*s %*s %*s", W, "A", W, "B", W, "change");
+	ob_printf(o, " %6s %6s\n", "A", "B");
+	for (t = 0; t < VMS_NTYPES; t++)
+		if (t != VMS_T_FREE)
+			type_row(o, vms_type_info[t].label, &d->a->types[t],
+				 &d->b->types[t]);
+	type_row(o, "Total", &d->a->total, &d->b->total);
+}
+
+/* One change on one line: what, type, where, how much, path. */
+static void change_line(const struct vms_diff_change *c, struct outbuf *o)
+{
+	char x[32], y[32];
+
+	ob_printf(o, "  %-8s %-13s 0x%012llx-0x%012llx %10s %10s  ",
+		  vms_change_names[c->change], vms_type_info[c->type].label,
+		  (unsigned long long)c->start, (unsigned long long)c->end,
+		  delta_text(o, vms_diff_delta(c, VMS_COL_COMMITTED), x,
+			     sizeof(x)),
+		  delta_text(o, vms_diff_delta(c, VMS_COL_WS), y, sizeof(y)));
+	ob_text_str(o, c->path);
+	ob_putc(o, '\n');
+}
+
+static void changes_head(struct outbuf *o)
+{
+	ob_printf(o, "  %-8s %-13s %-31s %10s %10s  %s\n", "change", "type",
+		  "address (B, or A when removed)", "Committed", "Total WS",
+		  "path");
+}
+
+static void diff_summary(const struct vms_diff *d, struct outbuf *o)
+{
+	size_t top[10], n, i;
+
+	side_line("A:", d->a, o);
+	side_line("B:", d->b, o);
+	counts_line(d, o);
+	ob_putc(o, '\n');
+	type_table(d, o);
+	n = vms_diff_largest(d, top, sizeof(top) / sizeof(top[0]));
+	ob_putc(o, '\n');
+	if (!n) {
+		ob_puts(o, "No region changed.\n");
+		return;
+	}
+	ob_puts(o, "Largest changes (by committed bytes):\n");
+	changes_head(o);
+	for (i = 0; i < n; i++)
+		change_line(&d->v[top[i]], o);
+}
+
+static void diff_text(const struct vms_diff *d, struct outbuf *o)
+{
+	size_t i;
+
+	diff_summary(d, o);
+	if (!d->n)
+		return;
+	ob_puts(o, "\nEvery change, by address:\n");
+	changes_head(o);
+	for (i = 0; i < d->n; i++)
+		change_line(&d->v[i], o);
+}
+
+/* ---- CSV ---- */
+
+static bool csv_col(int c)
+{
+	return vms_column_has((enum vms_col)c, VMS_COLF_TYPE);
+}
+
+static void csv_figures(struct outbuf *o, const uint64_t *a, const uint64_t *b)
+{
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!csv_col(c))
+			continue;
+		ob_putc(o, ',');
+		if (a)
+			ob_u64(o, a[c]);
+		ob_putc(o, ',');
+		if (b)
+			ob_u64(o, b[c]);
+		ob_putc(o, ',');
+		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+	}
+	ob_putc(o, '\n');
+}
+
+static void totals_values(const struct vms_totals *t, uint64_t *v)
+{
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++)
+		v[c] = vms_column_type(t, (enum vms_col)c);
+}
+
+static void diff_csv(const struct vms_diff *d, struct outbuf *o)
+{
+	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
+	size_t i;
+	int c, t;
+
+	ob_puts(o, "record,change,type,start,end,path");
+	for (c = 0; c < VMS_NCOLS; c++)
+		if (csv_col(c))
+			ob_printf(o, ",a_%s,b_%s,delta_%s", vms_columns[c].key,
+				  vms_columns[c].key, vms_columns[c].key);
+	ob_putc(o, '\n');
+	for (t = 0; t < VMS_NTYPES; t++) {
+		ob_printf(o, "type,,%s,,,", vms_type_info[t].json);
+		totals_values(&d->a->types[t], a);
+		totals_values(&d->b->types[t], b);
+		csv_figures(o, a, b);
+	}
+	ob_puts(o, "total,,,,,");
+	totals_values(&d->a->total, a);
+	totals_values(&d->b->total, b);
+	csv_figures(o, a, b);
+	for (i = 0; i < d->n; i++) {
+		const struct vms_diff_change *x = &d->v[i];
+
+		ob_printf(o, "region,%s,%s,", vms_change_names[x->change],
+			  vms_type_info[x->type].json);
+		ob_hex(o, x->start);
+		ob_putc(o, ',');
+		ob_hex(o, x->end);
+		ob_putc(o, ',');
+		ob_csv_str(o, x->path ? x->path : "");
+		csv_figures(o, x->a.n ? x->a.v : NULL, x->b.n ? x->b.v : NULL);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_cols(struct outbuf *o, const uint64_t *v, unsigned flag)
+{
+	int c;
+	bool first = true;
+
+	if (!v) {
+		ob_puts(o, "null");
+		return;
+	}
+	ob_putc(o, '{');
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!vms_column_has((enum vms_col)c, flag) &&
+		    c != VMS_COL_BLOCKS)
+			continue;
+		if (!first)
+			ob_putc(o, ',');
+		first = false;
+		ob_printf(o, "\"%s\":", vms_columns[c].key);
+		ob_u64(o, v[c]);
+	}
+	ob_putc(o, '}');
+}
+
+static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
+		       unsigned flag)
+{
+	int c;
+	bool first = true;
+
+	ob_putc(o, '{');
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!vms_column_has((enum vms_col)c, flag) &&
+		    c != VMS_COL_BLOCKS)
+			continue;
+		if (!first)
+			ob_putc(o, ',');
+		first = false;
+		ob_printf(o, "\"%s\":", vms_columns[c].key);
+		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+	}
+	ob_putc(o, '}');
+}
+
+static void json_side(const struct vms_snapshot *s, struct outbuf *o)
+{
+	ob_putc(o, '{');
+	export_json_members(s, o);
+	if (o->len && o->buf[o->len - 1] == ',')
+		o->len--;
+	ob_putc(o, '}');
+}
+
+static void diff_json(const struct vms_diff *d, struct outbuf *o)
+{
+	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
+	size_t i;
+	int t;
+
+	ob_puts(o, "{\"format\":\"vmscope-diff\",\"version\":1,\"a\":");
+	json_side(d->a, o);
+	ob_puts(o, ",\"b\":");
+	json_side(d->b, o);
+	ob_puts(o, ",\"counts\":{");
+	for (t = 0; t < VMS_NCHANGES; t++)
+		ob_printf(o, "%s\"%s\":%zu", t ? "," : "", vms_change_names[t],
+			  d->count[t]);
+	ob_puts(o, "},\n\"changes\":{\"types\":[");
+	for (t = 0; t < VMS_NTYPES; t++) {
+		totals_values(&d->a->types[t], a);
+		totals_values(&d->b->types[t], b);
+		ob_printf(o, "%s{\"type\":\"%s\",\"a\":", t ? "," : "",
+			  vms_type_info[t].json);
+		json_cols(o, a, VMS_COLF_TYPE);
+		ob_puts(o, ",\"b\":");
+		json_cols(o, b, VMS_COLF_TYPE);
+		ob_puts(o, ",\"delta\":");
+		json_delta(o, a, b, VMS_COLF_TYPE);
+		ob_putc(o, '}');
+	}
+	ob_puts(o, "],\n\"regions\":[");
+	for (i = 0; i < d->n; i++) {
+		const struct vms_diff_change *x = &d->v[i];
+		const uint64_t *va = x->a.n ? x->a.v : NULL;
+		const uint64_t *vb = x->b.n ? x->b.v : NULL;
+
+		ob_printf(o, "%s{\"change\":\"%s\",\"start\":\"",
+			  i ? ",\n" : "\n", vms_change_names[x->change]);
+		ob_hex(o, x->start);
+		ob_puts(o, "\",\"end\":\"");
+		ob_hex(o, x->end);
+		ob_printf(o, "\",\"type\":\"%s\",\"path\":",
+			  vms_type_info[x->type].json);
+		ob_json_str(o, x->path);
+		ob_puts(o, ",\"a\":");
+		json_cols(o, va, VMS_COLF_REGION);
+		ob_puts(o, ",\"b\":");
+		json_cols(o, vb, VMS_COLF_REGION);
+		ob_puts(o, ",\"delta\":");
+		json_delta(o, va, vb, VMS_COLF_REGION);
+		ob_putc(o, '}');
+	}
+	ob_puts(o, "\n]}}\n");
+}
+
+static const struct vms_diff_exporter diff_summary_x = { "summary",
+							 diff_summary };
+static const struct vms_diff_exporter diff_text_x = { "text", diff_text };
+static const struct vms_diff_exporter diff_csv_x = { "csv", diff_csv };
+static const struct vms_diff_exporter diff_json_x = { "json", diff_json };
+
+const struct vms_diff_exporter *const vms_diff_exporters[] = {
+	&diff_summary_x, &diff_text_x, &diff_csv_x, &diff_json_x, NULL,
+};
+
+const struct vms_diff_exporter *export_diff_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; vms_diff_exporters[i]; i++)
+		if (strcmp(vms_diff_exporters[i]->name, name) == 0)
+			return vms_diff_exporters[i];
+	return NULL;
+}

@@ -1,0 +1,609 @@
+/* export_json.c — DESIGN.md's JSON contract, version 1.
+ *
+ * Written by hand with ob_* (no printf per number): a 65,000-region export
+ * is some 60 MB and must cost little next to reading smaps. Added beyond the
+ * contract (allowed: fields are only ever added): capture.frozen,
+ * capture.partial, process.uid, totals.blocks, region state/build_id,
+ * thread fields as listed, heaps' walked figures as null until walked,
+ * the glibc walker's figures of each heap (system ... histogram, busy,
+ * partial) and of the process ("malloc": mallinfo2, or null), each
+ * managed heap's used, figures and parts (the runtime's own counts).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "export/export_util.h"
+#include "model/columns.h"
+#include "model/totals.h"
+
+/* Keys are literals: "\"k\":" is put together by the compiler. */
+#define KEY(o, k) OB_LIT(o, "\"" k "\":")
+#define KV_U64(o, k, v)                                                        \
+	do {                                                                   \
+		KEY(o, k);                                                     \
+		ob_u64(o, v);                                                  \
+		ob_putc(o, ',');                                               \
+	} while (0)
+#define KV_HEX(o, k, v)                                                        \
+	do {                                                                   \
+		OB_LIT(o, "\"" k "\":\"");                                     \
+		ob_hex(o, v);                                                  \
+		OB_LIT(o, "\",");                                              \
+	} while (0)
+#define KV_STR(o, k, v)                                                        \
+	do {                                                                   \
+		KEY(o, k);                                                     \
+		ob_json_str(o, v);                                             \
+		ob_putc(o, ',');                                               \
+	} while (0)
+
+static void kv_i64_or_null(struct outbuf *o, const char *k, int64_t v)
+{
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	if (v < 0)
+		OB_LIT(o, "null");
+	else
+		ob_i64(o, v);
+	ob_putc(o, ',');
+}
+
+/* Drops the comma the last kv_* left, and closes with c. */
+static void close_with(struct outbuf *o, char c)
+{
+	if (o->len && o->buf[o->len - 1] == ',')
+		o->len--;
+	ob_putc(o, c);
+}
+
+/* The figures of a summary row, in the table's order; blocks and largest
+ * only where asked (the totals object has its own). */
+static void columns(struct outbuf *o, const struct vms_snapshot *s,
+		    const struct vms_totals *t, bool blocks, bool page_table)
+{
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+
+		if (!(col->flags & VMS_COLF_TYPE) ||
+		    (!blocks && (c == VMS_COL_BLOCKS || c == VMS_COL_LARGEST)))
+			continue;
+		ob_putc(o, '"');
+		ob_puts(o, col->key);
+		OB_LIT(o, "\":");
+		/* unknown (a core): null, never 0 */
+		if (!vms_cell_known(s, (enum vms_col)c, page_table))
+			OB_LIT(o, "null");
+		else
+			ob_u64(o, vms_column_type(t, (enum vms_col)c));
+		ob_putc(o, ',');
+	}
+}
+
+static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
+{
+	char when[40];
+
+	KEY(o, "process");
+	ob_putc(o, '{');
+	KV_U64(o, "pid", (uint64_t)s->proc.pid);
+	KV_STR(o, "name", s->proc.name);
+	KV_STR(o, "cmdline", s->proc.cmdline);
+	KV_STR(o, "exe", s->proc.exe);
+	KV_U64(o, "uid", (uint64_t)s->proc.uid);
+	close_with(o, '}');
+	ob_putc(o, ',');
+	KEY(o, "capture");
+	ob_putc(o, '{');
+	KV_STR(o, "backend", s->cap.backend);
+	KV_U64(o, "frozen_us", s->cap.frozen_us);
+	KV_U64(o, "duration_us", s->cap.duration_us);
+	KEY(o, "frozen");
+	ob_puts(o, s->cap.frozen ? "true," : "false,");
+	/* "smaps": every counter read in the freeze; "pagemap_scan": Rss
+	 * and Swap in it, the rest just before (approx_regions moved) */
+	KV_STR(o, "freeze_counters", s->cap.freeze_counters);
+	KV_U64(o, "approx_regions", s->cap.approx_regions);
+	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
+	/* CLOCK_MONOTONIC at capture: orders snapshots of one boot finer
+	 * than taken_at's second (--watch takes several a second) */
+	KV_U64(o, "monotonic_ns", s->cap.monotonic_ns);
+	KV_STR(o, "kernel", s->cap.kernel);
+	KV_U64(o, "page_size", s->cap.page_size);
+	KV_STR(o, "partial", s->cap.partial);
+	/* What the pipeline's steps could not make, and why. */
+	KEY(o, "missing");
+	ob_putc(o, '[');
+	{
+		size_t i;
+
+		for (i = 0; i < s->nnotes; i++) {
+			ob_putc(o, '{');
+			KV_STR(o, "step", s->notes[i].step);
+			KV_STR(o, "why", s->notes[i].why);
+			close_with(o, '}');
+			ob_putc(o, ',');
+		}
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+	{
+		char why[200];
+		int r = totals_check_rollup(s, why, sizeof(why));
+
+		KV_STR(o, "rollup_check", r < 0 ? NULL : why);
+	}
+	/* The kernel's own totals, read within the capture (the reference
+	 * the regions are checked against; the sharing of a page moves as
+	 * soon as other processes, vmscope included, map it). */
+	KEY(o, "kernel_rollup");
+	if (s->rollup.valid) {
+		const struct vms_rollup *k = &s->rollup;
+
+		ob_putc(o, '{');
+		KV_U64(o, "rss", k->rss);
+		KV_U64(o, "pss", k->pss);
+		KV_U64(o, "private_clean", k->private_clean);
+		KV_U64(o, "private_dirty", k->private_dirty);
+		KV_U64(o, "shared_clean", k->shared_clean);
+		KV_U64(o, "shared_dirty", k->shared_dirty);
+		KV_U64(o, "swap", k->swap);
+		KV_U64(o, "swap_pss", k->swap_pss);
+		KV_U64(o, "locked", k->locked);
+		KV_U64(o, "anonymous", k->anonymous);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	} else {
+		OB_LIT(o, "null,");
+	}
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
+static void totals_and_types(const struct vms_snapshot *s, struct outbuf *o)
+{
+	int t;
+
+	KEY(o, "totals");
+	ob_putc(o, '{');
+	columns(o, s, &s->total, false, false);
+	KV_U64(o, "blocks", s->total.blocks);
+	if (s->cap.no_counters)
+		OB_LIT(o, "\"page_table\":null,");
+	else
+		KV_U64(o, "page_table", s->page_table);
+	KV_U64(o, "largest_free", s->largest_free);
+	close_with(o, '}');
+	ob_putc(o, ',');
+	KEY(o, "types");
+	ob_putc(o, '[');
+	for (t = 0; t < VMS_NTYPES; t++) {
+		ob_putc(o, '{');
+		KV_STR(o, "type", vms_type_info[t].json);
+		columns(o, s, &s->types[t], true, t == VMS_T_PAGE_TABLE);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+}
+
+/* The kernel's two-letter words need no escaping; anything else (a
+ * loaded snapshot could hold any bytes) goes through ob_json_str. */
+static bool plain_word(const char *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i] <= ' ' || f[i] >= 0x7f || f[i] == '"' || f[i] == '\\')
+			return false;
+	return true;
+}
+
+static void vmflags(struct outbuf *o, const char *f)
+{
+	bool first = true;
+
+	KEY(o, "vmflags");
+	ob_putc(o, '[');
+	while (f && *f) {
+		size_t n;
+
+		while (*f == ' ')
+			f++;
+		n = strcspn(f, " ");
+		if (!n)
+			break;
+		if (!first)
+			ob_putc(o, ',');
+		if (n < 8 && plain_word(f, n)) {
+			/* the kernel's two-letter words: nothing to escape */
+			ob_putc(o, '"');
+			ob_write(o, f, n);
+			ob_putc(o, '"');
+		} else {
+			char word[64];
+
+			snprintf(word, sizeof(word), "%.*s", (int)n, f);
+			ob_json_str(o, word);
+		}
+		first = false;
+		f += n;
+	}
+	ob_write(o, "],", 2);
+}
+
+/* A counter of a region: null when the snapshot has none (a core). */
+#define KV_CTR(o, k, v, known)                                                 \
+	do {                                                                   \
+		if (known)                                                     \
+			KV_U64(o, k, v);                                       \
+		else                                                           \
+			OB_LIT(o, "\"" k "\":null,");                          \
+	} while (0)
+
+static void region(struct outbuf *o, const struct vms_snapshot *s,
+		   const struct vms_region *r)
+{
+	bool known = !s->cap.no_counters;
+	const char *w[8];
+	size_t nw = export_state_words(r, w, 8), i;
+	char buf[32];
+
+	ob_putc(o, '{');
+	KV_HEX(o, "start", r->start);
+	KV_HEX(o, "end", r->end);
+	KV_STR(o, "perms", export_perms(r, buf));
+	KV_U64(o, "offset", r->offset);
+	KEY(o, "dev");
+	ob_putc(o, '"');
+	{
+		static const char hx[] = "0123456789abcdef";
+		uint32_t maj = r->dev_major, min = r->dev_minor;
+
+		if (maj < 256 && min < 256) {
+			char d[5] = { hx[maj >> 4], hx[maj & 15], ':',
+				      hx[min >> 4], hx[min & 15] };
+			ob_write(o, d, 5);
+		} else {
+			ob_printf(o, "%02x:%02x", maj, min);
+		}
+	}
+	ob_write(o, "\",", 2);
+	KV_U64(o, "inode", r->inode);
+	KV_STR(o, "path", r->path);
+	KV_STR(o, "type", vms_type_info[r->type].json);
+	KV_STR(o, "detail", r->detail);
+	KV_U64(o, "size", vms_region_size(r));
+	KV_U64(o, "committed", vms_region_committed(r));
+	KV_CTR(o, "private", vms_region_private(r), known);
+	KV_CTR(o, "private_ws", vms_region_private_ws(r), known);
+	KV_CTR(o, "rss", r->c.rss, known);
+	KV_CTR(o, "pss", r->c.pss, known);
+	KV_CTR(o, "private_clean", r->c.private_clean, known);
+	KV_CTR(o, "private_dirty", r->c.private_dirty, known);
+	KV_CTR(o, "shared_clean", r->c.shared_clean, known);
+	KV_CTR(o, "shared_dirty", r->c.shared_dirty, known);
+	KV_CTR(o, "swap", r->c.swap, known);
+	KV_CTR(o, "swap_pss", r->c.swap_pss, known);
+	KV_CTR(o, "locked", r->c.locked, known);
+	KV_CTR(o, "anon_huge", r->c.anon_huge, known);
+	vmflags(o, r->vmflags);
+	KEY(o, "state");
+	ob_putc(o, '[');
+	for (i = 0; i < nw; i++) {
+		if (i)
+			ob_putc(o, ',');
+		ob_json_str(o, w[i]);
+	}
+	ob_write(o, "],", 2);
+	if (r->build_id)
+		KV_STR(o, "build_id", r->build_id);
+	KEY(o, "children");
+	ob_putc(o, '[');
+	for (i = 0; i < r->nchildren; i++) {
+		const struct vms_child *c = &r->children[i];
+
+		ob_putc(o, '{');
+		KV_STR(o, "name", c->name);
+		KV_HEX(o, "start", c->start);
+		KV_HEX(o, "end", c->end);
+		KV_U64(o, "size", c->end - c->start);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, '}');
+}
+
+static void threads(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i;
+
+	KEY(o, "threads");
+	ob_putc(o, '[');
+	for (i = 0; i < s->nthreads; i++) {
+		const struct vms_thread *t = &s->threads[i];
+
+		ob_putc(o, '{');
+		KV_U64(o, "tid", (uint64_t)t->tid);
+		KV_STR(o, "name", t->name);
+		KV_HEX(o, "sp", t->sp);
+		KV_HEX(o, "stack_start", t->stack_start);
+		KV_HEX(o, "stack_end", t->stack_end);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+}
+
+static void kv_str_or_null(struct outbuf *o, const char *k, const char *v)
+{
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	if (v)
+		ob_json_str(o, v);
+	else
+		OB_LIT(o, "null");
+	ob_putc(o, ',');
+}
+
+/* "fragmentation": free bytes outside top over system bytes, 0 to 1. */
+static void kv_fraction(struct outbuf *o, const char *k, uint64_t num,
+			uint64_t den)
+{
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	ob_printf(o, "%.6f,", den ? (double)num / (double)den : 0.0);
+}
+
+/* The glibc walker's figures of one heap (added keys: null unless
+ * walked). */
+static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
+{
+	static const char *const keys[] = {
+		"system",	 "ordblks",	  "smblks",   "fsmblks",
+		"tcache",	 "tcache_chunks", "overhead", "largest_free",
+		"fragmentation", "free_resident", "histogram"
+	};
+	const struct vms_heap_glibc *g = h->glibc;
+	size_t i;
+
+	if (!g || g->busy) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			kv_i64_or_null(o, keys[i], -1);
+		OB_LIT(o, "\"busy\":");
+		ob_puts(o, g && g->busy ? "true," : "false,");
+		kv_str_or_null(o, "partial", g ? g->partial : NULL);
+		return;
+	}
+	KV_U64(o, "system", g->system);
+	KV_U64(o, "ordblks", g->ordblks);
+	KV_U64(o, "smblks", g->smblks);
+	KV_U64(o, "fsmblks", g->fsmblks);
+	KV_U64(o, "tcache", g->tcache);
+	KV_U64(o, "tcache_chunks", g->tcache_chunks);
+	KV_U64(o, "overhead", g->overhead);
+	KV_U64(o, "largest_free", g->largest_free);
+	kv_fraction(o, "fragmentation", (uint64_t)h->free - (uint64_t)h->top,
+		    g->system);
+	kv_i64_or_null(o, "free_resident", g->free_resident);
+	KEY(o, "histogram");
+	ob_putc(o, '[');
+	for (i = 0; i < VMS_HEAP_HIST; i++) {
+		if (!g->hist[i])
+			continue;
+		ob_putc(o, '{');
+		KV_U64(o, "min", 32ull << i);
+		if (i + 1 < VMS_HEAP_HIST)
+			KV_U64(o, "max", (64ull << i) - 1);
+		KV_U64(o, "count", g->hist[i]);
+		KV_U64(o, "bytes", g->hist_bytes[i]);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	OB_LIT(o, ",\"busy\":false,");
+	kv_str_or_null(o, "partial", g->partial);
+}
+
+/* "malloc": the process's allocator as the walker saw it, or null. */
+static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_malloc *m = s->glibc;
+	uint32_t i;
+
+	KEY(o, "malloc");
+	if (!m) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	ob_putc(o, '{');
+	KV_STR(o, "allocator", m->allocator);
+	KV_STR(o, "version", m->version);
+	KV_STR(o, "found_by", m->found_by);
+	KV_HEX(o, "main_arena", m->main_arena);
+	KV_HEX(o, "mp", m->mp);
+	OB_LIT(o, "\"empty\":");
+	ob_puts(o, m->empty ? "true," : "false,");
+	KV_U64(o, "arena", m->arena);
+	KV_U64(o, "ordblks", m->ordblks);
+	KV_U64(o, "smblks", m->smblks);
+	KV_U64(o, "hblks", m->hblks);
+	KV_U64(o, "hblkhd", m->hblkhd);
+	KV_U64(o, "usmblks", m->usmblks);
+	KV_U64(o, "fsmblks", m->fsmblks);
+	KV_U64(o, "uordblks", m->uordblks);
+	KV_U64(o, "fordblks", m->fordblks);
+	KV_U64(o, "keepcost", m->keepcost);
+	KV_U64(o, "tcache", m->tcache);
+	KV_U64(o, "tcache_chunks", m->tcache_chunks);
+	KV_U64(o, "overhead", m->overhead);
+	KV_U64(o, "walk_us", m->walk_us);
+	KV_U64(o, "bytes_read", m->bytes_read);
+	KEY(o, "mmapped_chunks");
+	ob_putc(o, '[');
+	for (i = 0; i < m->nmmapped; i++) {
+		ob_putc(o, '{');
+		KV_HEX(o, "start", m->mmapped[i].start);
+		KV_HEX(o, "end", m->mmapped[i].end);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+	kv_str_or_null(o, "mmapped_note", m->mmapped_note);
+	kv_str_or_null(o, "partial", m->partial);
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
+/* "parts": the runtime's own figures of a managed heap, [] when none. */
+static void managed_parts(struct outbuf *o, const struct vms_managed *m)
+{
+	uint32_t i;
+
+	KEY(o, "parts");
+	ob_putc(o, '[');
+	for (i = 0; i < m->nparts; i++) {
+		const struct vms_managed_part *p = &m->parts[i];
+
+		ob_putc(o, '{');
+		KV_STR(o, "name", p->name);
+		kv_i64_or_null(o, "capacity", p->capacity);
+		kv_i64_or_null(o, "used", p->used);
+		kv_i64_or_null(o, "max", p->max);
+		OB_LIT(o, "\"in_heap\":");
+		ob_puts(o, p->in_heap ? "true" : "false");
+		ob_putc(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+}
+
+/* "allocator": the allocator behind malloc when it is not glibc's. */
+static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
+{
+	const struct vms_allocator *a = s->allocator;
+
+	KEY(o, "allocator");
+	if (!a) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	ob_putc(o, '{');
+	KV_STR(o, "name", a->name);
+	kv_str_or_null(o, "image", a->image);
+	KEY(o, "provides_malloc");
+	if (a->provides_malloc)
+		OB_LIT(o, "true,");
+	else
+		OB_LIT(o, "false,");
+	KV_STR(o, "found_by", a->found_by);
+	kv_i64_or_null(o, "metadata", a->metadata);
+	kv_i64_or_null(o, "system", a->system);
+	KV_U64(o, "heap", a->heap);
+	KV_U64(o, "regions", a->nregions);
+	kv_str_or_null(o, "partial", a->partial);
+	close_with(o, '}');
+	ob_putc(o, ',');
+}
+
+static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i, j;
+
+	KEY(o, "heaps");
+	ob_putc(o, '[');
+	for (i = 0; i < s->nheaps; i++) {
+		const struct vms_heap *h = &s->heaps[i];
+
+		ob_putc(o, '{');
+		KV_STR(o, "kind", h->kind);
+		KV_HEX(o, "id", h->id);
+		KEY(o, "segments");
+		ob_putc(o, '[');
+		for (j = 0; j < h->nsegs; j++) {
+			ob_putc(o, '{');
+			KV_HEX(o, "start", h->segs[j].start);
+			KV_HEX(o, "end", h->segs[j].end);
+			close_with(o, '}');
+			ob_putc(o, ',');
+		}
+		close_with(o, ']');
+		ob_putc(o, ',');
+		kv_i64_or_null(o, "in_use", h->in_use);
+		kv_i64_or_null(o, "free", h->free);
+		kv_i64_or_null(o, "chunks", h->chunks);
+		kv_i64_or_null(o, "free_chunks", h->free_chunks);
+		kv_i64_or_null(o, "top", h->top);
+		kv_i64_or_null(o, "mmapped", h->mmapped);
+		heap_glibc(o, h);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+	malloc_info(s, o);
+	allocator_info(s, o);
+	KEY(o, "managed");
+	ob_putc(o, '[');
+	for (i = 0; i < s->nmanaged; i++) {
+		const struct vms_managed *m = &s->managed[i];
+
+		ob_putc(o, '{');
+		KV_STR(o, "runtime", m->runtime);
+		KV_HEX(o, "start", m->start);
+		KV_HEX(o, "end", m->end);
+		KV_U64(o, "reserved", m->reserved);
+		KV_U64(o, "committed", m->committed);
+		kv_i64_or_null(o, "used", m->used);
+		kv_str_or_null(o, "figures", m->figures);
+		managed_parts(o, m);
+		kv_str_or_null(o, "detail", m->detail);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+}
+
+void export_json_members(const struct vms_snapshot *s, struct outbuf *o)
+{
+	process_and_capture(s, o);
+	totals_and_types(s, o);
+}
+
+void export_json(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i;
+
+	ob_puts(o, "{\"format\":\"vmscope\",\"version\":1,");
+	process_and_capture(s, o);
+	totals_and_types(s, o);
+	KEY(o, "regions");
+	ob_write(o, "[\n", 2);
+	for (i = 0; i < s->nregions; i++) {
+		if (i)
+			ob_write(o, ",\n", 2);
+		region(o, s, &s->regions[i]);
+	}
+	ob_write(o, "\n],\n", 4);
+	threads(s, o);
+	ob_putc(o, '\n');
+	heaps_and_managed(s, o);
+	ob_write(o, "}\n", 2);
+}
+
+const struct vms_exporter vms_export_json = {
+	.name = "json",
+	.help = "DESIGN.md's JSON contract, version 1",
+	.listed = true,
+	.write = export_json,
+};

@@ -1,0 +1,122 @@
+/* export_openmetrics.c — -e openmetrics: the per-type figures as gauges in
+ * the OpenMetrics text format, for node_exporter's textfile collector and
+ * any scraper (README "Exports": the cron line).
+ *
+ * One metric family per column of the summary rows (vms_columns[] with
+ * VMS_COLF_TYPE): vmscope_KEY_bytes, or vmscope_KEY for a count, one sample
+ * per type, labelled {pid, comm, type} (type as in JSON). Then the largest
+ * free block, the capture's duration, how long the target was frozen and
+ * when the capture was taken, labelled {pid, comm}. Ends with "# EOF".
+ *
+ * Label values: the command name came from the target. It is first made
+ * printable as everywhere else (escape.h: "\x1b" for ESC...), then escaped
+ * as OpenMetrics wants (\\, \", \n), so that a scraper reads the same
+ * visible text the summary shows, and no control byte reaches the file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/escape.h"
+#include "export/export.h"
+#include "model/columns.h"
+
+static void label_value(struct outbuf *o, const char *s)
+{
+	char unit[ESCAPE_UNIT_MAX];
+	size_t took, len, i;
+	int32_t cp;
+
+	ob_putc(o, '"');
+	while (s && (took = escape_unit(s, unit, &len, &cp)) != 0) {
+		for (i = 0; i < len; i++) {
+			if (unit[i] == '\\' || unit[i] == '"')
+				ob_putc(o, '\\');
+			ob_putc(o, unit[i]);
+		}
+		s += took;
+	}
+	ob_putc(o, '"');
+}
+
+static void labels(struct outbuf *o, const struct vms_snapshot *s,
+		   const char *type)
+{
+	ob_puts(o, "{pid=\"");
+	ob_u64(o, (uint64_t)s->proc.pid);
+	ob_puts(o, "\",comm=");
+	label_value(o, s->proc.name ? s->proc.name : "");
+	if (type) {
+		ob_puts(o, ",type=\"");
+		ob_puts(o, type);
+		ob_putc(o, '"');
+	}
+	ob_putc(o, '}');
+}
+
+/* "# TYPE name gauge", "# UNIT", "# HELP" for one family. */
+static void family(struct outbuf *o, const char *name, const char *unit,
+		   const char *help)
+{
+	ob_printf(o, "# TYPE %s gauge\n", name);
+	if (unit)
+		ob_printf(o, "# UNIT %s %s\n", name, unit);
+	ob_printf(o, "# HELP %s %s\n", name, help);
+}
+
+static void one(struct outbuf *o, const struct vms_snapshot *s,
+		const char *name, const char *unit, const char *help,
+		const char *value)
+{
+	family(o, name, unit, help);
+	ob_puts(o, name);
+	labels(o, s, NULL);
+	ob_printf(o, " %s\n", value);
+}
+
+static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
+{
+	char name[64], v[48];
+	size_t c, t;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
+
+		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
+			continue;
+		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
+			 count ? "" : "_bytes");
+		/* The meanings are ours: plain text, no escaping needed. */
+		family(o, name, count ? NULL : "bytes", col->meaning);
+		for (t = 0; t < VMS_NTYPES; t++) {
+			ob_puts(o, name);
+			labels(o, s, vms_type_info[t].json);
+			ob_putc(o, ' ');
+			ob_u64(o,
+			       vms_column_type(&s->types[t], (enum vms_col)c));
+			ob_putc(o, '\n');
+		}
+	}
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->largest_free);
+	one(o, s, "vmscope_largest_free_bytes", "bytes",
+	    "the largest free block of the user address space", v);
+	snprintf(v, sizeof(v), "%.6f", (double)s->cap.duration_us / 1e6);
+	one(o, s, "vmscope_capture_duration_seconds", "seconds",
+	    "how long the capture took, every step included", v);
+	snprintf(v, sizeof(v), "%.6f", (double)s->cap.frozen_us / 1e6);
+	one(o, s, "vmscope_frozen_seconds", "seconds",
+	    "how long the target was stopped for the capture (0: never)", v);
+	snprintf(v, sizeof(v), "%lld.%09ld", (long long)s->cap.taken_at_sec,
+		 s->cap.taken_at_nsec);
+	one(o, s, "vmscope_capture_timestamp_seconds", "seconds",
+	    "when the capture was taken, seconds since the Unix epoch", v);
+	ob_puts(o, "# EOF\n");
+}
+
+const struct vms_exporter vms_export_openmetrics = {
+	.name = "openmetrics",
+	.help = "per-type gauges in the OpenMetrics text format (a "
+		"node_exporter textfile)",
+	.listed = true,
+	.write = export_openmetrics,
+};

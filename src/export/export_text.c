@@ -1,0 +1,83 @@
+/* export_text.c — the full text export (-e text): the summary, then every
+ * region with its children indented below it, then the threads.
+ */
+#include <stdio.h>
+
+#include "export/export.h"
+#include "export/export_util.h"
+#include "model/columns.h"
+
+/* "WS" rather than "Total WS": a region has no total. */
+static const char *short_name(int c)
+{
+	return c == VMS_COL_WS ? "WS" : vms_columns[c].name;
+}
+
+void export_text(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i, j;
+	int c, cw = o->exact ? 14 : 8; /* "123456789012345", "9999.9 T" */
+
+	export_summary(s, o);
+	ob_printf(o, "\nRegions (sizes in %s)\n",
+		  o->exact ? "bytes" : "K, M, G, T");
+	ob_printf(o, "%-33s %-13s", "Address", "Type");
+	for (c = 0; c < VMS_NCOLS; c++)
+		if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
+			ob_printf(o, " %*s", cw, short_name(c));
+	ob_printf(o, " %-4s  %s\n", "Prot", "Details");
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+		const char *w[8];
+		size_t nw = export_state_words(r, w, 8);
+		char perms[5];
+
+		ob_printf(o, "%016llx-%016llx %-13s",
+			  (unsigned long long)r->start,
+			  (unsigned long long)r->end,
+			  vms_type_info[r->type].label);
+		for (c = 0; c < VMS_NCOLS; c++)
+			if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
+				ob_size(o,
+					vms_column_region(r, (enum vms_col)c),
+					cw + 1);
+		ob_printf(o, " %-4s  ", export_perms(r, perms));
+		ob_text_str(o, r->detail); /* the target's: escaped */
+		for (j = 0; j < nw; j++)
+			ob_printf(o, "%s%s%s", j ? ", " : " [", w[j],
+				  j + 1 == nw ? "]" : "");
+		ob_putc(o, '\n');
+		for (j = 0; j < r->nchildren; j++) {
+			const struct vms_child *ch = &r->children[j];
+
+			ob_printf(o, "  %016llx-%016llx ",
+				  (unsigned long long)ch->start,
+				  (unsigned long long)ch->end);
+			ob_text_pad(o, ch->name, 11);
+			ob_size(o, ch->end - ch->start, cw + 1);
+			ob_putc(o, '\n');
+		}
+	}
+	ob_puts(o, "\nThreads\n");
+	ob_printf(o, "%8s  %-16s %-18s %s\n", "TID", "Name", "SP", "Stack");
+	for (i = 0; i < s->nthreads; i++) {
+		const struct vms_thread *t = &s->threads[i];
+
+		ob_printf(o, "%8d  ", (int)t->tid);
+		ob_text_pad(o, t->name ? t->name : "?", 16);
+		ob_printf(o, " 0x%016llx ", (unsigned long long)t->sp);
+		if (t->stack_end)
+			ob_printf(o, "%016llx-%016llx\n",
+				  (unsigned long long)t->stack_start,
+				  (unsigned long long)t->stack_end);
+		else
+			ob_puts(o, "unknown\n");
+	}
+}
+
+const struct vms_exporter vms_export_text = {
+	.name = "text",
+	.help = "the summary, every region with its children, the threads",
+	.listed = true,
+	.write = export_text,
+};

@@ -1,0 +1,132 @@
+#include "linux/memread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux/procfs.h"
+
+int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
+{
+	char path[128];
+
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* Each file holds the address space it was opened on (the kernel
+	 * takes the mm at open): a live thread's when the main thread has
+	 * exited, whose own mem has none. */
+	procfs_mm_path(pid, "mem", path, sizeof(path));
+	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->mem_fd < 0)
+		return procfs_errno_error(err, pid, "memory", errno);
+	procfs_mm_path(pid, "pagemap", path, sizeof(path));
+	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->pagemap_fd < 0) {
+		int e = errno;
+
+		close(m->mem_fd);
+		m->mem_fd = -1;
+		return procfs_errno_error(err, pid, "pagemap", e);
+	}
+	return 0;
+}
+
+void memread_close(struct memread *m)
+{
+	if (m->mem_fd >= 0)
+		close(m->mem_fd);
+	if (m->pagemap_fd >= 0)
+		close(m->pagemap_fd);
+	m->mem_fd = m->pagemap_fd = -1;
+}
+
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err)
+{
+	uint64_t ent[512];
+	uint64_t pg = addr / m->page_size;
+	size_t done = 0;
+
+	while (done < npages) {
+		size_t want = npages - done, i;
+		ssize_t got;
+
+		if (want > 512)
+			want = 512;
+		got = pread(m->pagemap_fd, ent, want * 8,
+			    (off_t)((pg + done) * 8));
+		if (got < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					     "cannot read pagemap of %d: %s",
+					     (int)m->pid, strerror(errno));
+		if (got < 8)
+			break;
+		for (i = 0; i < (size_t)got / 8; i++)
+			out[done + i] = pagemap_present(ent[i]);
+		done += (size_t)got / 8;
+	}
+	memset(out + done, 0, npages - done);
+	return 0;
+}
+
+/* How many bytes from addr on are in present pages (up to len). */
+static ssize_t present_span(struct memread *m, uint64_t addr, size_t len,
+			    struct vms_error *err)
+{
+	uint64_t first = addr / m->page_size;
+	uint64_t last = (addr + len - 1) / m->page_size;
+	unsigned char p[512];
+	uint64_t pg = first;
+
+	while (pg <= last) {
+		size_t want = (size_t)(last - pg + 1), i;
+
+		if (want > sizeof(p))
+			want = sizeof(p);
+		if (memread_present(m, pg * m->page_size, want, p, err) < 0)
+			return -1;
+		for (i = 0; i < want; i++, pg++)
+			if (!p[i])
+				goto stop;
+	}
+stop:
+	if (pg <= first)
+		return 0;
+	if (pg > last)
+		return (ssize_t)len;
+	return (ssize_t)(pg * m->page_size - addr);
+}
+
+ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
+		     struct vms_error *err)
+{
+	ssize_t span, done = 0;
+
+	if (len == 0)
+		return 0;
+	span = present_span(m, addr, len, err);
+	if (span <= 0)
+		return span;
+	while (done < span) {
+		ssize_t r = pread(m->mem_fd, (char *)buf + done,
+				  (size_t)(span - done),
+				  (off_t)(addr + (uint64_t)done));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EIO || errno == EFAULT)
+				break; /* unmapped meanwhile, or not readable */
+			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					     "cannot read memory of %d: %s",
+					     (int)m->pid, strerror(errno));
+		}
+		if (r == 0)
+			break;
+		done += r;
+	}
+	return done;
+}

@@ -1,0 +1,49 @@
+/* memread.h — reading another process's memory without disturbing it.
+ *
+ * Contract: a memread reads /proc/PID/mem of one process (the live target
+ * for the pss sampler, the stopped clone for fork) and reads only pages that
+ * /proc/PID/pagemap says are present in RAM: reading untouched memory
+ * through /proc/PID/mem would make the kernel build page tables (and zero
+ * pages) in that process. Pages not present read as missing: the result is
+ * the number of leading bytes copied, so a caller sees a short read exactly
+ * where the first absent page starts.
+ *
+ * pagemap_present() is the pure part: it decodes pagemap entries (bit 63:
+ * present in RAM), for tests. A swapped-out page (bit 62) is not read: the
+ * read would swap it back in, changing the very Rss and Swap being
+ * measured and costing the target I/O.
+ */
+#ifndef VMS_MEMREAD_H
+#define VMS_MEMREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+
+struct memread {
+	pid_t pid;
+	int mem_fd, pagemap_fd;
+	uint64_t page_size;
+};
+
+int memread_open(struct memread *m, pid_t pid, struct vms_error *err);
+void memread_close(struct memread *m);
+/* Bytes copied (short where memory is absent), or -1 with *err. */
+ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
+		     struct vms_error *err);
+
+/* out[i] = 1 when page i from addr (page-aligned) is present in RAM,
+ * else 0, for npages pages (past the address space: 0). 0, or -1 with
+ * *err. */
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err);
+
+static inline bool pagemap_present(uint64_t entry)
+{
+	return (entry >> 63) & 1;
+}
+
+#endif

@@ -1,0 +1,45 @@
+/* procfile.h — the file behind a mapping of a live process, as that process
+ * sees it. The one opener of the target's files: the images step (through
+ * the sources) and the fork gadget use it.
+ *
+ * Contract: procfile_open() returns a read-only descriptor for the very
+ * file a region maps, or -1. Every way in is checked against the device
+ * and inode maps shows before a descriptor is returned (so before anything
+ * is parsed): a path may name another file by now, or in vmscope's view.
+ * The ways, in order:
+ *  - /proc/PID/map_files/START-END (the mapped file itself: deleted files,
+ *    other mount namespaces; needs CAP_SYS_ADMIN);
+ *  - the path under the target's root, with openat2(RESOLVE_IN_ROOT): an
+ *    absolute symlink or ".." inside the target's root resolves inside it,
+ *    never into vmscope's (kernels before 5.6: not tried);
+ *  - with pid 0 only (no process behind the region: fixtures, tests), the
+ *    path as it is, checked against the inode when the region has one.
+ * The path as vmscope sees it is never used for a live process. A file is
+ * first opened with O_PATH (which opens nothing: no device, no FIFO to wait
+ * on, no terminal), checked, then reopened for reading through
+ * /proc/self/fd: only regular files, never blocking. Device memory
+ * (VM_IO/VM_PFNMAP) is never opened. procfile_fs_magic() is the statfs
+ * f_type of that file's file system, or 0 when it cannot be told.
+ */
+#ifndef VMS_PROCFILE_H
+#define VMS_PROCFILE_H
+
+#include <sys/types.h>
+
+#include "model/snapshot.h"
+
+int procfile_open(pid_t pid, const struct vms_region *r);
+long procfile_fs_magic(pid_t pid, const struct vms_region *r);
+
+/* The file callbacks of a source whose files are those of the live process
+ * s->src.pid (map_files, the target's root; with pid 0 the paths as they
+ * are). For the samplers' tables. */
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+long vms_source_proc_fs_magic(struct vms_snapshot *s,
+			      const struct vms_region *r);
+
+/* Files opened by their paths as they are (a snapshot made from text with
+ * no process behind it: fixtures, tests); no memory. */
+extern const struct vms_source_ops vms_source_paths;
+
+#endif

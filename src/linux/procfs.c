@@ -1,0 +1,705 @@
+#include "linux/procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "model/snapshot.h"
+
+int procfs_read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	b = malloc(cap);
+	if (!b)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2048) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb)
+				goto fail;
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+fail : {
+	int e = errno;
+
+	free(b);
+	close(fd);
+	errno = e;
+	return -1;
+}
+}
+
+int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return procfs_read_file(path, buf, len);
+}
+
+long long procfs_status_value(const char *buf, size_t len, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > klen && memcmp(p, key, klen) == 0 &&
+		    p[klen] == ':') {
+			const char *q = p + klen + 1;
+			long long v = 0;
+			int digits = 0;
+
+			while (q < nl && (*q == ' ' || *q == '\t'))
+				q++;
+			while (q < nl && *q >= '0' && *q <= '9') {
+				/* A value that does not fit is not a value
+				 * (and must not overflow: undefined). */
+				if (v > (LLONG_MAX - 9) / 10)
+					return -1;
+				v = v * 10 + (*q++ - '0');
+				digits++;
+			}
+			if (!digits)
+				return -1;
+			while (q < nl && *q == ' ')
+				q++;
+			if (nl - q >= 2 && q[0] == 'k' && q[1] == 'B') {
+				if (v > LLONG_MAX / 1024)
+					return -1;
+				v *= 1024;
+			}
+			return v;
+		}
+		p = nl + 1;
+	}
+	return -1;
+}
+
+/* linux/fs.h of Linux 6.11; Debian 12's headers (6.1) lack it. */
+struct procfs_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags,
+		vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCFS_QUERY _IOWR('f', 17, struct procfs_query)
+#define PROCFS_QUERY_EXEC 0x04u /* PROCMAP_QUERY_VMA_EXECUTABLE */
+
+int procfs_vma_at(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end,
+		  bool *exec)
+{
+	struct procfs_query q;
+	char path[64];
+	int fd, rc, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr; /* flags 0: the mapping covering it, only */
+	rc = ioctl(fd, PROCFS_QUERY, &q);
+	e = errno;
+	close(fd);
+	if (rc < 0)
+		return e == ENOENT ? 0 : -1;
+	*start = q.vma_start;
+	*end = q.vma_end;
+	*exec = (q.vma_flags & PROCFS_QUERY_EXEC) != 0;
+	return 1;
+}
+
+void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "Pss", offsetof(struct vms_rollup, pss) },
+		{ "Private_Clean", offsetof(struct vms_rollup, private_clean) },
+		{ "Private_Dirty", offsetof(struct vms_rollup, private_dirty) },
+		{ "Shared_Clean", offsetof(struct vms_rollup, shared_clean) },
+		{ "Shared_Dirty", offsetof(struct vms_rollup, shared_dirty) },
+		{ "Swap", offsetof(struct vms_rollup, swap) },
+		{ "SwapPss", offsetof(struct vms_rollup, swap_pss) },
+		{ "Locked", offsetof(struct vms_rollup, locked) },
+		{ "Anonymous", offsetof(struct vms_rollup, anonymous) },
+	};
+	long long rss = procfs_status_value(buf, len, "Rss");
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		long long v = procfs_status_value(buf, len, keys[i].key);
+		uint64_t u = v > 0 ? (uint64_t)v : 0;
+
+		memcpy((char *)r + keys[i].off, &u, sizeof(u));
+	}
+	r->rss = rss > 0 ? (uint64_t)rss : 0;
+	r->valid = rss >= 0;
+}
+
+int procfs_syscall_sp_parse(const char *buf, size_t len, uint64_t *sp)
+{
+	/* The sp is the second-to-last field in both forms. */
+	char tmp[512];
+	char *f[10];
+	int n = 0;
+	char *save = NULL, *tok;
+	unsigned long long v;
+	char *endp;
+
+	if (len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	for (tok = strtok_r(tmp, " \t\n", &save); tok && n < 10;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		f[n++] = tok;
+	if (n != 3 && n != 9)
+		return -1;
+	if (strncmp(f[n - 2], "0x", 2) != 0)
+		return -1;
+	errno = 0;
+	v = strtoull(f[n - 2], &endp, 16);
+	if (errno || *endp)
+		return -1;
+	*sp = v;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int procfs_list_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 16, cnt = 0;
+	pid_t *v;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	v = malloc(cap * sizeof(*v));
+	if (!v) {
+		closedir(d);
+		errno = ENOMEM;
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char *e;
+		long t = strtol(de->d_name, &e, 10);
+
+		if (*e || t <= 0)
+			continue;
+		if (cnt == cap) {
+			pid_t *nv = realloc(v, cap * 2 * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				errno = ENOMEM;
+				return -1;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[cnt++] = (pid_t)t;
+	}
+	closedir(d);
+	qsort(v, cnt, sizeof(*v), cmp_pid);
+	*tids = v;
+	*n = cnt;
+	return 0;
+}
+
+bool procfs_pid_exists(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0;
+}
+
+/* The state letter of task tid of pid (R, S, D, Z...), or 0. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p, c = 0;
+	size_t n;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 0;
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		c = p[2];
+	free(b);
+	return c;
+}
+
+/* A thread of pid other than its main thread that has not exited, or 0. */
+static pid_t live_other_thread(pid_t pid)
+{
+	pid_t *tids, found = 0;
+	size_t n, i;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return 0;
+	for (i = 0; i < n && !found; i++) {
+		char c;
+
+		if (tids[i] == pid)
+			continue;
+		c = task_state(pid, tids[i]);
+		if (c && c != 'Z' && c != 'X')
+			found = tids[i];
+	}
+	free(tids);
+	return found;
+}
+
+bool procfs_thread_exited(pid_t pid, pid_t tid)
+{
+	char c = task_state(pid, tid);
+
+	return !c || c == 'Z' || c == 'X';
+}
+
+pid_t procfs_mm_pid(pid_t pid)
+{
+	char c = task_state(pid, pid);
+	pid_t t;
+
+	if (c != 'Z' && c != 'X')
+		return pid;
+	t = live_other_thread(pid);
+	return t ? t : pid;
+}
+
+void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
+{
+	pid_t t = procfs_mm_pid(pid);
+
+	if (t == pid)
+		snprintf(buf, size, "/proc/%d/%s", (int)pid, name);
+	else
+		snprintf(buf, size, "/proc/%d/task/%d/%s", (int)pid, (int)t,
+			 name);
+}
+
+int procfs_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+bool procfs_pidfd_reaped(int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	/* Signal 0 checks only that the process exists (a zombie does);
+	 * EPERM says it exists too. */
+	return pidfd >= 0 &&
+	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
+	       errno == ESRCH;
+#else
+	(void)pidfd;
+	return false;
+#endif
+}
+
+bool procfs_pid_exiting(pid_t pid)
+{
+	char path[128];
+	char *b;
+	size_t n;
+	bool gone;
+
+	switch (procfs_pid_kind(pid, NULL)) {
+	case PROCFS_GONE:
+	case PROCFS_ZOMBIE:
+		return true;
+	case PROCFS_KTHREAD: /* never had an address space: not exiting */
+		return false;
+	case PROCFS_USER:
+		break;
+	}
+	/* A main thread that exited has no address space of its own: ask a
+	 * thread that runs. */
+	procfs_mm_path(pid, "statm", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	gone = n == 0 || b[0] == '0';
+	free(b);
+	return gone;
+}
+
+enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid)
+{
+	enum procfs_kind k = PROCFS_USER;
+	unsigned long flags = 0;
+	char *b, *p, state = '?';
+	int parent = 0;
+	size_t n;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return PROCFS_GONE;
+	/* after "pid (comm) ": state ppid pgrp session tty_nr tpgid flags */
+	p = memrchr(b, ')', n);
+	if (!p || sscanf(p + 1, " %c %d %*d %*d %*d %*d %lu", &state, &parent,
+			 &flags) != 3)
+		state = '?';
+	free(b);
+	if (ppid)
+		*ppid = parent;
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		k = PROCFS_KTHREAD;
+	else if ((state == 'Z' || state == 'X') && !live_other_thread(pid))
+		/* (a main thread that called pthread_exit() is a zombie too,
+		 * while the others run: that process is alive) */
+		k = PROCFS_ZOMBIE;
+	return k;
+}
+
+int procfs_check_has_mm(struct vms_error *e, pid_t pid)
+{
+	pid_t parent = 0;
+
+	switch (procfs_pid_kind(pid, &parent)) {
+	case PROCFS_USER:
+		return 0;
+	case PROCFS_KTHREAD:
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a kernel thread: it has no "
+				     "user address space to show",
+				     (int)pid);
+	case PROCFS_ZOMBIE:
+		if (parent == getpid())
+			return vms_error_set(
+				e, VMS_ERR_NOPROC, 0,
+				"process %d has exited: nothing of "
+				"its memory is left to show",
+				(int)pid);
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a zombie: it has exited "
+				     "and nothing of its memory is left (its "
+				     "parent, process %d, has not collected "
+				     "its exit status)",
+				     (int)pid, (int)parent);
+	case PROCFS_GONE:
+		break;
+	}
+	return procfs_errno_error(e, pid, "stat", ESRCH);
+}
+
+/* A hexadecimal "Key:\t..." of a status buffer (capability sets). */
+static bool status_hex(const char *b, const char *key, uint64_t *v)
+{
+	const char *p = strstr(b, key);
+
+	if (!p)
+		return false;
+	*v = strtoull(p + strlen(key), NULL, 16);
+	return true;
+}
+
+/* Whether this process runs in the initial user namespace (its uid_map
+ * maps every id to itself), where root's capabilities reach every
+ * process. */
+static bool in_initial_userns(void)
+{
+	char *b;
+	size_t n;
+	unsigned long long a, c, len;
+	bool yes = true; /* unknown: do not claim a namespace */
+
+	if (procfs_read_file("/proc/self/uid_map", &b, &n) == 0) {
+		yes = sscanf(b, "%llu %llu %llu", &a, &c, &len) == 3 &&
+		      a == 0 && c == 0 && len == 4294967295ull;
+		free(b);
+	}
+	return yes;
+}
+
+/* The security modules that decide besides capabilities ("landlock, yama,
+ * apparmor"), from securityfs when it is mounted; "" if unknown. */
+static void active_lsms(char *out, size_t size)
+{
+	char *b, *tok, *save = NULL;
+	size_t n, used = 0;
+
+	out[0] = '\0';
+	if (procfs_read_file("/sys/kernel/security/lsm", &b, &n) < 0)
+		return;
+	for (tok = strtok_r(b, ",\n", &save); tok;
+	     tok = strtok_r(NULL, ",\n", &save)) {
+		int w;
+
+		if (strcmp(tok, "capability") == 0 ||
+		    strcmp(tok, "lockdown") == 0)
+			continue;
+		w = snprintf(out + used, size - used, "%s%s", used ? ", " : "",
+			     tok);
+		if (w < 0 || (size_t)w >= size - used)
+			break;
+		used += (size_t)w;
+	}
+	free(b);
+}
+
+/* Whether the ids of a status line ("Uid:\treal eff saved fs") are all
+ * id, as the kernel's ptrace check wants them (real, effective, saved). */
+static bool status_ids_are(const char *b, const char *key, unsigned id,
+			   unsigned *eff)
+{
+	const char *p = strstr(b, key);
+	unsigned r, e, sv;
+
+	if (!p || sscanf(p + strlen(key), "%u %u %u", &r, &e, &sv) != 3)
+		return true; /* unknown: do not claim they differ */
+	*eff = e;
+	return r == id && e == id && sv == id;
+}
+
+/* Why reading a /proc file of pid (a ptrace "read" access check: the
+ * same user, or CAP_SYS_PTRACE; then dumpable, the target's capabilities,
+ * then security modules) was refused. Yama's ptrace_scope governs
+ * attaching only, never these reads. */
+static void perm_reason(pid_t pid, char *why, size_t size)
+{
+	uint64_t mine = 0, theirs = 0;
+	char *me = NULL, *them = NULL, lsm[128];
+	size_t n;
+	bool root = geteuid() == 0, cap_ptrace = true, caps_known = false;
+	bool same_user = true;
+	unsigned their_uid = 0;
+
+	if (procfs_read_file("/proc/self/status", &me, &n) == 0 &&
+	    status_hex(me, "\nCapEff:", &mine))
+		cap_ptrace = (mine >> 19) & 1; /* CAP_SYS_PTRACE */
+	if (procfs_read_pid(pid, "status", &them, &n) == 0) {
+		caps_known = me && status_hex(them, "\nCapPrm:", &theirs);
+		same_user =
+			status_ids_are(them, "\nUid:", geteuid(), &their_uid) &&
+			status_ids_are(them, "\nGid:", getegid(),
+				       &(unsigned){ 0 });
+	}
+	free(me);
+	free(them);
+	if (!cap_ptrace) {
+		char target[120];
+
+		if (!same_user)
+			snprintf(target, sizeof(target),
+				 "it runs as uid %u (or under other ids)",
+				 their_uid);
+		else
+			snprintf(target, sizeof(target), "%s",
+				 caps_known && (theirs & ~mine)
+					 ? "it holds capabilities vmscope lacks"
+					 : "it is not dumpable (a setuid or "
+					   "setgid program, or one that made "
+					   "itself so with prctl)");
+		if (root)
+			snprintf(why, size,
+				 "%s, and vmscope runs as root without "
+				 "CAP_SYS_PTRACE (a container, or a dropped "
+				 "capability); grant it",
+				 target);
+		else
+			snprintf(why, size,
+				 "%s; run as root (with CAP_SYS_PTRACE)",
+				 target);
+		return;
+	}
+	if (!in_initial_userns()) {
+		snprintf(why, size,
+			 "vmscope runs in a user namespace whose root is not "
+			 "root outside it, and process %d is outside it; run "
+			 "vmscope in the namespace of the target or above it",
+			 (int)pid);
+		return;
+	}
+	/* Root with CAP_SYS_PTRACE in the initial namespace passes the
+	 * kernel's own checks: only a security module is left to say no. */
+	active_lsms(lsm, sizeof(lsm));
+	snprintf(why, size,
+		 "vmscope has CAP_SYS_PTRACE, so a security module refuses "
+		 "it (%s%s: a sandbox vmscope runs in may keep it to the "
+		 "processes inside)",
+		 lsm[0] ? "active: " : "Landlock, AppArmor or SELinux", lsm);
+}
+
+/* A process whose real uid is the caller's that the kernel still lets
+ * only CAP_SYS_PTRACE read: it runs a setuid or setgid program (its
+ * effective or saved ids are not the caller's), or it made itself not
+ * dumpable (prctl(PR_SET_DUMPABLE, 0), as ssh-agent and gpg-agent do;
+ * its /proc/PID files then belong to root, which must not be named as
+ * its owner). */
+static bool own_but_closed(pid_t pid, char *why, size_t size)
+{
+	char path[64];
+	struct stat st;
+
+	unsigned u[4], g[4];
+	char *b, *l;
+	size_t n;
+	bool yes = false;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return false;
+	if ((l = strstr(b, "\nUid:")) &&
+	    sscanf(l + 5, "%u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4 &&
+	    (l = strstr(b, "\nGid:")) &&
+	    sscanf(l + 5, "%u %u %u %u", &g[0], &g[1], &g[2], &g[3]) == 4 &&
+	    u[0] == (unsigned)getuid()) {
+		if (u[1] != u[0] || u[2] != u[0] || g[1] != g[0] ||
+		    g[2] != g[0]) {
+			snprintf(
+				why, size,
+				"it runs a setuid or setgid program (real uid "
+				"%u, effective uid %u, effective gid %u), which "
+				"only root (CAP_SYS_PTRACE) may look into",
+				u[0], u[1], g[1]);
+			yes = true;
+		} else if (snprintf(path, sizeof(path), "/proc/%d/maps",
+				    (int)pid) > 0 &&
+			   stat(path, &st) == 0 && st.st_uid != (uid_t)u[0]) {
+			snprintf(
+				why, size,
+				"it is yours (uid %u) but has made itself not "
+				"dumpable (prctl PR_SET_DUMPABLE 0, as ssh-agent "
+				"does), which only root (CAP_SYS_PTRACE) may "
+				"look into",
+				u[0]);
+			yes = true;
+		}
+	}
+	free(b);
+	return yes;
+}
+
+bool procfs_ids_refuse(pid_t pid, char *why, size_t size)
+{
+	char path[64];
+	struct stat st;
+
+	if (geteuid() == 0)
+		return false;
+	if (own_but_closed(pid, why, size))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid == geteuid())
+		return false;
+	snprintf(why, size,
+		 "it belongs to uid %u and you are uid %u; run as that user, "
+		 "or as root (CAP_SYS_PTRACE)",
+		 (unsigned)st.st_uid, (unsigned)geteuid());
+	return true;
+}
+
+int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
+		       int err)
+{
+	char why[360];
+
+	if (access("/proc/self/stat", R_OK) != 0)
+		return vms_error_set(e, VMS_ERR_CAPTURE, err,
+				     "cannot read /proc: is procfs mounted "
+				     "here (mount -t proc proc /proc)?");
+	if (err == ENOENT || err == ESRCH || !procfs_pid_exists(pid))
+		return vms_error_set(e, VMS_ERR_NOPROC, err,
+				     "no such process: %d", (int)pid);
+	if (err == EACCES || err == EPERM) {
+		if (procfs_ids_refuse(pid, why, sizeof(why)))
+			return vms_error_set(e, VMS_ERR_PERM, err,
+					     "not permitted to read %s of "
+					     "process %d: %s",
+					     what, (int)pid, why);
+		perm_reason(pid, why, sizeof(why));
+		return vms_error_set(e, VMS_ERR_PERM, err,
+				     "not permitted to read %s of process %d: "
+				     "%s",
+				     what, (int)pid, why);
+	}
+	return vms_error_set(e, VMS_ERR_CAPTURE, err,
+			     "cannot read %s of process %d: %s", what, (int)pid,
+			     strerror(err));
+}
+
+uint64_t procfs_user_end(void)
+{
+#if defined(__x86_64__)
+	return 0x7ffffffff000ull; /* TASK_SIZE with 4-level paging */
+#elif defined(__aarch64__)
+	return 1ull << 48;
+#else
+	return (uint64_t)1 << (sizeof(void *) * 8 - 1);
+#endif
+}
+
+uint64_t procfs_mmap_min_addr(void)
+{
+	char *b;
+	size_t n;
+	unsigned long long v;
+
+	if (procfs_read_file("/proc/sys/vm/mmap_min_addr", &b, &n) == 0) {
+		int ok = sscanf(b, "%llu", &v) == 1;
+
+		free(b);
+		if (ok)
+			return v;
+	}
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}

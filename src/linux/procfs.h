@@ -1,0 +1,120 @@
+/* procfs.h — small readers of /proc, and parsers of their buffers.
+ *
+ * Contract: the *_read functions touch /proc and return -1 with errno set;
+ * the *_parse functions take a buffer, never a pid, and are pure. Errors are
+ * turned into messages by procfs_errno_error(), which knows why /proc says
+ * no (no such process, other user, ptrace policy).
+ */
+#ifndef VMS_PROCFS_H
+#define VMS_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+
+struct vms_rollup;
+
+/* Reads a whole file into a malloc'd NUL-terminated buffer (*len without the
+ * NUL). Returns 0, or -1 with errno set. */
+int procfs_read_file(const char *path, char **buf, size_t *len);
+/* The same for /proc/PID/NAME (NAME may contain "task/TID/comm"). */
+int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
+
+/* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
+ * missing. Values without a unit are returned as they are. */
+long long procfs_status_value(const char *buf, size_t len, const char *key);
+
+/* The mapping of pid that covers addr, by one PROCMAP_QUERY ioctl on
+ * /proc/PID/maps (Linux 6.11), without reading the text: 1 with *start,
+ * *end and *exec (its permissions allow execution), 0 when nothing maps
+ * addr, -1 when the kernel cannot say so (no such ioctl, no such pid: read
+ * the text instead). */
+int procfs_vma_at(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end,
+		  bool *exec);
+
+/* The text of /proc/PID/smaps_rollup (a header line, then smaps's key
+ * lines summed), by procfs_status_value: r gets the figures, bytes (0 for
+ * a key missing or malformed), and r->valid when Rss is there. */
+void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r);
+
+/* /proc/PID/task/TID/syscall: "nr arg1..arg6 sp pc", or "-1 sp pc" when
+ * not in a system call, or "running". Sets *sp and returns 0, or -1 when
+ * the line says "running" or is malformed. */
+int procfs_syscall_sp_parse(const char *buf, size_t len, uint64_t *sp);
+
+/* The thread ids in /proc/PID/task, sorted. *tids is malloc'd. */
+int procfs_list_tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* Fills *e with a message for an errno that came from reading what (a /proc
+ * path of pid): ENOENT/ESRCH -> no such process, EACCES/EPERM -> not
+ * permitted, with the reason found by checking what the kernel checks
+ * (another user, a non-dumpable process, capabilities the target holds,
+ * CAP_SYS_PTRACE missing, a user namespace, else a security module). */
+int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
+		       int err);
+
+/* When the kernel refuses pid to a caller who is not root because of their
+ * ids (another user's process, or a setuid or setgid program the caller
+ * started), true with the reason in why. */
+bool procfs_ids_refuse(pid_t pid, char *why, size_t size);
+
+/* What a pid is, from /proc/PID/stat (and, for a zombie main thread, its
+ * other threads). */
+enum procfs_kind {
+	PROCFS_GONE, /* no such process (any more) */
+	PROCFS_USER, /* a process with a user address space (also one whose
+		      * main thread exited while others run) */
+	PROCFS_ZOMBIE, /* exited, its status not yet collected (or dead) */
+	PROCFS_KTHREAD, /* a kernel thread: no user address space ever */
+};
+/* *ppid (if not NULL) is the parent's pid, for what a zombie waits on. */
+enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid);
+/* For a process with no address space to show: fills *e saying which
+ * (kernel thread, zombie and whose parent holds it, gone; VMS_ERR_NOPROC:
+ * there is nothing to view) and returns -1; returns 0 and leaves *e alone
+ * for a process that has one. */
+int procfs_check_has_mm(struct vms_error *e, pid_t pid);
+
+/* The task whose /proc files show pid's address space: pid itself, or,
+ * when its main thread has exited (pthread_exit: a zombie leader whose
+ * smaps, maps, mem and status figures are empty while the other threads
+ * run), the first thread that has not; pid when there is none (the
+ * process is gone or exiting: its own files say so). A thread id is a pid
+ * number like any other: /proc/TID/... reads it (map_files, libproc2). */
+pid_t procfs_mm_pid(pid_t pid);
+/* "/proc/PID/NAME", or "/proc/PID/task/TID/NAME" for the TID above when the
+ * main thread has exited (the task path: TID is a thread of PID's, not a
+ * pid reused by another process). Truncated to size like snprintf. */
+void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size);
+
+/* True when thread tid of pid has exited (a zombie: a main thread that
+ * called pthread_exit) or is gone. */
+bool procfs_thread_exited(pid_t pid, pid_t tid);
+
+/* A pidfd of pid (pidfd_open), or -1 (errno: ESRCH, or ENOSYS on a kernel
+ * before 5.3). While it is open, pid names that process or none: the
+ * number is not given to another until the process has been reaped. */
+int procfs_pidfd_open(pid_t pid);
+/* True when the process of pidfd has been reaped (and its pid may name
+ * another process since): what was opened by pid before this check, while
+ * it said false, was that process's. False for -1. */
+bool procfs_pidfd_reaped(int pidfd);
+
+/* True if /proc/PID exists. */
+bool procfs_pid_exists(pid_t pid);
+/* True when pid has exited or is exiting: gone, a zombie (every thread), or
+ * its address space already dropped (statm all zero: a smaps read then ends early at a
+ * record boundary, looking complete, and ptrace answers EPERM). False for a
+ * kernel thread, which never had one. */
+bool procfs_pid_exiting(pid_t pid);
+
+/* The user address range ends here on this machine (the highest address a
+ * mapping can have without opting into 5-level paging). */
+uint64_t procfs_user_end(void);
+/* vm.mmap_min_addr, or the page size if unreadable. */
+uint64_t procfs_mmap_min_addr(void);
+
+#endif

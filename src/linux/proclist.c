@@ -1,0 +1,257 @@
+#include "linux/proclist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <libproc2/pids.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux/procfs.h"
+
+/* Why a process's smaps_rollup cannot be read, or NULL if it can. */
+static const char *unreadable_reason(pid_t pid, uid_t uid)
+{
+	char path[64];
+	int fd, e;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char c;
+		ssize_t r = read(fd, &c, 1);
+
+		close(fd);
+		if (r > 0)
+			return NULL;
+	}
+	/* A kernel thread's smaps_rollup is ESRCH or empty, as a zombie's:
+	 * the kind of process says which, not the error. */
+	e = errno;
+	switch (procfs_pid_kind(pid, NULL)) {
+	case PROCFS_KTHREAD:
+		return "kernel thread";
+	case PROCFS_ZOMBIE:
+		return "zombie";
+	case PROCFS_GONE:
+		return "exited";
+	case PROCFS_USER:
+		break;
+	}
+	if (fd >= 0 || e == ENOENT || e == ESRCH)
+		return "exiting";
+	if (uid != geteuid() && geteuid() != 0)
+		return "other user";
+	return "not permitted";
+}
+
+int proclist_read(struct proc_list *l, struct vms_error *err)
+{
+	enum pids_item items[] = { PIDS_ID_PID,	 PIDS_ID_EUID, PIDS_ID_EUSER,
+				   PIDS_CMD,	 PIDS_CMDLINE, PIDS_VM_RSS,
+				   PIDS_SMAP_PSS };
+	enum { I_PID, I_EUID, I_USER, I_CMD, I_CMDLINE, I_RSS, I_PSS };
+	struct pids_info *info = NULL;
+	struct pids_fetch *f;
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	if (procps_pids_new(&info, items, sizeof(items) / sizeof(items[0])) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "libproc2: cannot read the process list");
+	f = procps_pids_reap(info, PIDS_FETCH_TASKS_ONLY);
+	if (!f) {
+		procps_pids_unref(&info);
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "libproc2: cannot read /proc");
+	}
+	l->v = calloc((size_t)f->counts->total + 1, sizeof(*l->v));
+	if (!l->v) {
+		procps_pids_unref(&info);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	for (i = 0; i < f->counts->total; i++) {
+		struct pids_stack *st = f->stacks[i];
+		struct proc_entry *e = &l->v[l->n];
+		const char *cl = PIDS_VAL(I_CMDLINE, str, st, info);
+
+		e->pid = PIDS_VAL(I_PID, s_int, st, info);
+		e->uid = PIDS_VAL(I_EUID, u_int, st, info);
+		snprintf(e->user, sizeof(e->user), "%s",
+			 PIDS_VAL(I_USER, str, st, info));
+		snprintf(e->name, sizeof(e->name), "%s",
+			 PIDS_VAL(I_CMD, str, st, info));
+		e->cmdline = strdup(cl ? cl : "");
+		e->rss = (uint64_t)PIDS_VAL(I_RSS, ul_int, st, info) * 1024;
+		e->pss = (uint64_t)PIDS_VAL(I_PSS, ul_int, st, info) * 1024;
+		e->why = unreadable_reason(e->pid, e->uid);
+		e->readable = e->why == NULL;
+		if (!e->cmdline) {
+			procps_pids_unref(&info);
+			proclist_free(l);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		l->n++;
+	}
+	procps_pids_unref(&info);
+	proclist_sort(l, PROCLIST_BY_PID, false);
+	return 0;
+}
+
+static enum proclist_sort sort_key;
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct proc_entry *a = pa, *b = pb;
+	int c = 0;
+
+	switch (sort_key) {
+	case PROCLIST_BY_NAME:
+		c = strcmp(a->name, b->name);
+		break;
+	case PROCLIST_BY_USER:
+		c = strcmp(a->user, b->user);
+		break;
+	case PROCLIST_BY_RSS:
+		c = cmp_u64(a->rss, b->rss);
+		break;
+	case PROCLIST_BY_PSS:
+		c = cmp_u64(a->pss, b->pss);
+		break;
+	case PROCLIST_BY_PID:
+		break;
+	}
+	return c ? c : (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+void proclist_sort(struct proc_list *l, enum proclist_sort by, bool reverse)
+{
+	size_t i;
+
+	/* qsort has no context argument in C11; the key is set just before
+	 * and only read inside this call. */
+	sort_key = by;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
+	if (reverse)
+		for (i = 0; i < l->n / 2; i++) {
+			struct proc_entry t = l->v[i];
+
+			l->v[i] = l->v[l->n - 1 - i];
+			l->v[l->n - 1 - i] = t;
+		}
+}
+
+void proclist_free(struct proc_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].cmdline);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static struct pids_info *select_one(pid_t pid, enum pids_item *items, int n,
+				    struct pids_fetch **f,
+				    struct vms_error *err)
+{
+	struct pids_info *info = NULL;
+	unsigned these = (unsigned)pid;
+
+	if (procps_pids_new(&info, items, n) < 0) {
+		vms_error_set(err, VMS_ERR_CAPTURE, errno,
+			      "libproc2: cannot read process %d", (int)pid);
+		return NULL;
+	}
+	*f = procps_pids_select(info, &these, 1, PIDS_SELECT_PID);
+	if (!*f || (*f)->counts->total < 1) {
+		procps_pids_unref(&info);
+		procfs_errno_error(err, pid, "status", ESRCH);
+		return NULL;
+	}
+	return info;
+}
+
+int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
+		      struct vms_error *err)
+{
+	enum pids_item items[] = { PIDS_CMD, PIDS_CMDLINE, PIDS_EXE,
+				   PIDS_ID_EUID };
+	struct pids_fetch *f;
+	/* A main thread that exited has no command line or exe left: those
+	 * of a live thread (the process's), its name still the leader's. */
+	pid_t mm = procfs_mm_pid(pid);
+	struct pids_info *info = select_one(mm, items, 4, &f, err);
+	struct pids_stack *st;
+	const char *exe, *cl;
+	char *comm = NULL;
+	size_t n;
+
+	if (!info)
+		return -1;
+	if (procfs_check_has_mm(err, pid) < 0) {
+		procps_pids_unref(&info);
+		return -1;
+	}
+	st = f->stacks[0];
+	exe = PIDS_VAL(2, str, st, info);
+	cl = PIDS_VAL(1, str, st, info);
+	p->pid = pid;
+	p->uid = PIDS_VAL(3, u_int, st, info);
+	/* /proc/PID/comm as it is: status's Name (libproc2's) doubles a
+	 * backslash and turns a newline into "\n". */
+	if (procfs_read_pid(pid, "comm", &comm, &n) == 0) {
+		while (n && comm[n - 1] == '\n')
+			comm[--n] = '\0';
+		p->name = arena_strdup(a, comm);
+		free(comm);
+	} else {
+		p->name = arena_strdup(a, PIDS_VAL(0, str, st, info));
+	}
+	p->cmdline = arena_strdup(a, cl ? cl : "");
+	/* libproc2 says "-" or "" when exe cannot be read */
+	p->exe = exe && exe[0] == '/' ? arena_strdup(a, exe) : NULL;
+	procps_pids_unref(&info);
+	if (!p->name || !p->cmdline)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	return 0;
+}
+
+int proclist_find_name(const char *name, pid_t **pids, size_t *n,
+		       struct vms_error *err)
+{
+	struct proc_list l;
+	size_t i, k = 0;
+
+	if (proclist_read(&l, err) < 0)
+		return -1;
+	*pids = malloc((l.n + 1) * sizeof(**pids));
+	if (!*pids) {
+		proclist_free(&l);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	for (i = 0; i < l.n; i++) {
+		char first[256], *base;
+
+		snprintf(first, sizeof(first), "%s", l.v[i].cmdline);
+		first[strcspn(first, " ")] = '\0';
+		base = basename(first);
+		if (l.v[i].pid != getpid() &&
+		    (strcmp(l.v[i].name, name) == 0 || strcmp(base, name) == 0))
+			(*pids)[k++] = l.v[i].pid;
+	}
+	*n = k;
+	proclist_free(&l);
+	return 0;
+}

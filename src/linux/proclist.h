@@ -1,0 +1,58 @@
+/* proclist.h — processes through libproc2 (procps-ng): the list for --list
+ * and the picker, one process's identity, and its smaps_rollup figures.
+ *
+ * Contract: no output, no exit; results are malloc'd (proclist_free) or
+ * placed in the arena given. Processes that cannot be read are listed with
+ * the reason, not dropped.
+ */
+#ifndef VMS_PROCLIST_H
+#define VMS_PROCLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "model/snapshot.h"
+
+struct proc_entry {
+	pid_t pid;
+	uid_t uid;
+	char user[32];
+	char name[64];
+	char *cmdline; /* malloc'd */
+	uint64_t rss, pss; /* bytes; pss 0 when unreadable */
+	bool readable; /* smaps_rollup could be read */
+	const char *why; /* when not readable: "other user", ... (static) */
+};
+
+struct proc_list {
+	struct proc_entry *v;
+	size_t n;
+};
+
+enum proclist_sort {
+	PROCLIST_BY_PID,
+	PROCLIST_BY_NAME,
+	PROCLIST_BY_USER,
+	PROCLIST_BY_RSS,
+	PROCLIST_BY_PSS
+};
+
+int proclist_read(struct proc_list *l, struct vms_error *err);
+void proclist_sort(struct proc_list *l, enum proclist_sort by, bool reverse);
+void proclist_free(struct proc_list *l);
+
+/* Fills p (strings in the arena) for pid: name, cmdline, exe, uid. The
+ * first step of every capture: a process with no address space (a kernel
+ * thread, a zombie) fails here with a message saying which. */
+int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
+		      struct vms_error *err);
+
+/* All processes named name (comm or argv[0] basename). *pids malloc'd. */
+int proclist_find_name(const char *name, pid_t **pids, size_t *n,
+		       struct vms_error *err);
+
+#endif

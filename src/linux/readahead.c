@@ -1,0 +1,148 @@
+#include "linux/readahead.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* 2 MiB ahead: the caller may be busy ~20 ms (the rollup read) before it
+ * parses, while the kernel produces smaps at ~100-200 MB/s. */
+#define RA_NBUF 8
+#define RA_BUF (256 * 1024)
+/* Stop filling a chunk when less than this is left: the kernel returns at
+ * most about a page per read() of a seq_file, so a nearly full buffer would
+ * cost many short reads. */
+#define RA_SLACK (8 * 1024)
+
+struct chunk {
+	char *data;
+	ssize_t len; /* bytes, 0 end of file, -1 error (errno in err) */
+	int err;
+};
+
+struct readahead {
+	int fd;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chunk ring[RA_NBUF];
+	unsigned head, tail; /* filled chunks: [tail, head) mod RA_NBUF */
+	bool stop;
+};
+
+static void *reader(void *arg)
+{
+	struct readahead *ra = arg;
+
+	for (;;) {
+		struct chunk *c;
+		size_t have = 0;
+		ssize_t r = 0;
+		int err = 0;
+
+		pthread_mutex_lock(&ra->lock);
+		while (!ra->stop && ra->head - ra->tail == RA_NBUF)
+			pthread_cond_wait(&ra->cond, &ra->lock);
+		if (ra->stop) {
+			pthread_mutex_unlock(&ra->lock);
+			return NULL;
+		}
+		c = &ra->ring[ra->head % RA_NBUF];
+		pthread_mutex_unlock(&ra->lock);
+
+		while (have < RA_BUF - RA_SLACK) {
+			r = read(ra->fd, c->data + have, RA_BUF - have);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			have += (size_t)r;
+		}
+		if (r < 0)
+			err = errno;
+		pthread_mutex_lock(&ra->lock);
+		/* Data first; an error or the end comes as a chunk of its own. */
+		c->len = have ? (ssize_t)have : (r < 0 ? -1 : 0);
+		c->err = have ? 0 : err;
+		ra->head++;
+		pthread_cond_broadcast(&ra->cond);
+		pthread_mutex_unlock(&ra->lock);
+		if (!have)
+			return NULL;
+	}
+}
+
+struct readahead *readahead_start(int fd)
+{
+	struct readahead *ra = calloc(1, sizeof(*ra));
+	int i, e;
+
+	if (!ra)
+		return NULL;
+	ra->fd = fd;
+	for (i = 0; i < RA_NBUF; i++) {
+		ra->ring[i].data = malloc(RA_BUF);
+		if (!ra->ring[i].data)
+			goto fail;
+	}
+	pthread_mutex_init(&ra->lock, NULL);
+	pthread_cond_init(&ra->cond, NULL);
+	e = pthread_create(&ra->thread, NULL, reader, ra);
+	if (e) {
+		pthread_mutex_destroy(&ra->lock);
+		pthread_cond_destroy(&ra->cond);
+		errno = e;
+		goto fail;
+	}
+	return ra;
+fail:
+	e = errno;
+	for (i = 0; i < RA_NBUF; i++)
+		free(ra->ring[i].data);
+	free(ra);
+	errno = e;
+	return NULL;
+}
+
+ssize_t readahead_next(struct readahead *ra, const char **data)
+{
+	struct chunk *c;
+
+	pthread_mutex_lock(&ra->lock);
+	while (ra->head == ra->tail)
+		pthread_cond_wait(&ra->cond, &ra->lock);
+	c = &ra->ring[ra->tail % RA_NBUF];
+	pthread_mutex_unlock(&ra->lock);
+	*data = c->data;
+	if (c->len < 0)
+		errno = c->err;
+	return c->len;
+}
+
+void readahead_done(struct readahead *ra)
+{
+	pthread_mutex_lock(&ra->lock);
+	if (ra->head != ra->tail)
+		ra->tail++;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->lock);
+}
+
+void readahead_stop(struct readahead *ra)
+{
+	int i;
+
+	if (!ra)
+		return;
+	pthread_mutex_lock(&ra->lock);
+	ra->stop = true;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->lock);
+	pthread_join(ra->thread, NULL);
+	pthread_mutex_destroy(&ra->lock);
+	pthread_cond_destroy(&ra->cond);
+	for (i = 0; i < RA_NBUF; i++)
+		free(ra->ring[i].data);
+	free(ra);
+}

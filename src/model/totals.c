@@ -1,0 +1,235 @@
+#include "model/totals.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/columns.h"
+
+/* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
+ * every process, charged to none. */
+static bool is_kernel_special(const struct vms_region *r)
+{
+	static const char *const names[] = {
+		"[vdso]",    "[vvar]",	  "[vvar_vclock]", "[vsyscall]",
+		"[uprobes]", "[sigpage]", "[vectors]",
+	};
+	size_t i;
+
+	if (!r->path || r->path[0] != '[')
+		return false;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(r->path, names[i]) == 0)
+			return true;
+	return false;
+}
+
+void totals_region_derive(struct vms_region *r)
+{
+	bool shared = r->perms & VMS_PERM_SHARED;
+	bool special = is_kernel_special(r);
+	bool anon = !shared && !special && vms_region_is_anon(r);
+	bool no_access = !(r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X));
+
+	/* Committed: file-backed and shared: Size. Private anonymous that is
+	 * accountable: Size. Other private anonymous (PROT_NONE reservations,
+	 * MAP_NORESERVE), file mappings nobody may access (the PROT_NONE
+	 * alignment gaps ld.so leaves in an image) and the kernel's own
+	 * mappings: what is actually there, Rss + Swap. */
+	r->acct = 0;
+	if (anon ? (r->vmflags_mask & VMS_VF_AC) : !(no_access || special))
+		r->acct |= VMS_ACCT_COMMIT_SIZE;
+	/* Private WS of anonymous memory: the pages mapped by this process
+	 * only. After a fork, pages still shared copy-on-write with the
+	 * child are Shared_*: shareable (and shared) until one side writes.
+	 * A private file mapping's private bytes: its copied-on-write
+	 * pages. */
+	if (anon)
+		r->acct |= VMS_ACCT_ANON;
+	else if (!shared && !special)
+		r->acct |= VMS_ACCT_FILE;
+	if (vms_region_committed(r) == 0)
+		r->flags |= VMS_RF_RESERVED;
+	else
+		r->flags &= (uint16_t)~VMS_RF_RESERVED;
+}
+
+/* The columns a region adds to a summary row (columns.h: both flags). */
+struct summed {
+	int col[VMS_NCOLS];
+	int n;
+};
+
+static void find_summed(struct summed *sm)
+{
+	int c;
+
+	sm->n = 0;
+	for (c = 0; c < VMS_NCOLS; c++)
+		if ((vms_columns[c].flags &
+		     (VMS_COLF_REGION | VMS_COLF_TYPE)) ==
+		    (VMS_COLF_REGION | VMS_COLF_TYPE))
+			sm->col[sm->n++] = c;
+}
+
+/* Adds a region's figures to its type's row and to the total: each
+ * column's getter runs once per region. */
+static void add_region(const struct summed *sm, struct vms_totals *type,
+		       struct vms_totals *total, const struct vms_region *r)
+{
+	uint64_t size = vms_region_size(r);
+	int k;
+
+	for (k = 0; k < sm->n; k++) {
+		const struct vms_column *col = &vms_columns[sm->col[k]];
+		uint64_t v = col->region(r), a;
+
+		memcpy(&a, (char *)type + col->offset, sizeof(a));
+		a += v;
+		memcpy((char *)type + col->offset, &a, sizeof(a));
+		memcpy(&a, (char *)total + col->offset, sizeof(a));
+		a += v;
+		memcpy((char *)total + col->offset, &a, sizeof(a));
+	}
+	type->blocks++;
+	total->blocks++;
+	if (size > type->largest)
+		type->largest = size;
+	if (size > total->largest)
+		total->largest = size;
+}
+
+/* Subtracts a region's figures from its type's row and the total (sign
+ * -1) or adds them (+1); blocks and largest are not touched. */
+static void move_region(const struct summed *sm, struct vms_snapshot *s,
+			const struct vms_region *r, int sign)
+{
+	int k;
+
+	for (k = 0; k < sm->n; k++) {
+		const struct vms_column *col = &vms_columns[sm->col[k]];
+		uint64_t v = col->region(r), a;
+		char *rows[2] = { (char *)&s->types[r->type],
+				  (char *)&s->total };
+		int j;
+
+		for (j = 0; j < 2; j++) {
+			memcpy(&a, rows[j] + col->offset, sizeof(a));
+			a = sign > 0 ? a + v : a - v;
+			memcpy(rows[j] + col->offset, &a, sizeof(a));
+		}
+	}
+}
+
+void totals_region_move(struct vms_snapshot *s, size_t i, int sign)
+{
+	struct summed sm;
+
+	find_summed(&sm);
+	if (sign > 0)
+		totals_region_derive(&s->regions[i]);
+	move_region(&sm, s, &s->regions[i], sign);
+}
+
+static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
+{
+	t->size += b - a;
+	t->blocks++;
+	if (b - a > t->largest)
+		t->largest = b - a;
+}
+
+void totals_compute(struct vms_snapshot *s)
+{
+	struct vms_totals *pt = &s->types[VMS_T_PAGE_TABLE];
+	struct vms_totals *fr = &s->types[VMS_T_FREE];
+	struct vms_gap_iter it;
+	struct summed sm;
+	uint64_t a, b;
+	size_t i;
+
+	find_summed(&sm);
+	memset(s->types, 0, sizeof(s->types));
+	memset(&s->total, 0, sizeof(s->total));
+	for (i = 0; i < s->nregions; i++) {
+		struct vms_region *r = &s->regions[i];
+
+		totals_region_derive(r);
+		add_region(&sm, &s->types[r->type], &s->total, r);
+	}
+	/* Free: the gaps inside the user address range. */
+	it = vms_gaps(s);
+	while (vms_gap_next(&it, &a, &b))
+		add_free(fr, a, b);
+	s->largest_free = fr->largest;
+	/* The page table is kernel memory the process pays for: committed,
+	 * private and resident. */
+	pt->size = pt->committed = pt->private_bytes = pt->ws = pt->private_ws =
+		s->page_table;
+	pt->blocks = 0;
+	pt->largest = 0;
+}
+
+int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
+{
+	const struct vms_rollup *k = &s->rollup;
+	uint64_t rss = 0, pc = 0, pd = 0, sc = 0, sd = 0, swap = 0, pss = 0;
+	size_t i;
+
+	if (!k->valid)
+		return -1;
+	if (s->cap.approx_regions) {
+		/* smaps_rollup was read with smaps, before the fast freeze;
+		 * the regions that moved since are the freeze's */
+		snprintf(why, n,
+			 "%llu regions moved between it, read before the "
+			 "freeze, and the freeze",
+			 (unsigned long long)s->cap.approx_regions);
+		return 0;
+	}
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_counters *c = &s->regions[i].c;
+
+		rss += c->rss;
+		pc += c->private_clean;
+		pd += c->private_dirty;
+		sc += c->shared_clean;
+		sd += c->shared_dirty;
+		swap += c->swap;
+		pss += c->pss;
+	}
+#define CHECK(name, ours, theirs)                                              \
+	if ((ours) != (theirs)) {                                              \
+		snprintf(why, n, "%s: regions %llu K, smaps_rollup %llu K",    \
+			 name, (unsigned long long)((ours) >> 10),             \
+			 (unsigned long long)((theirs) >> 10));                \
+		return 0;                                                      \
+	}
+	CHECK("Rss", rss, k->rss);
+	CHECK("Private", pc + pd, k->private_clean + k->private_dirty);
+	CHECK("Shared", sc + sd, k->shared_clean + k->shared_dirty);
+	CHECK("Swap", swap, k->swap);
+#undef CHECK
+	/* smaps rounds each region's Pss down to a K; the rollup rounds once. */
+	if (pss > k->pss || k->pss - pss >= (uint64_t)s->nregions * 1024) {
+		snprintf(why, n, "Pss: regions %llu K, smaps_rollup %llu K",
+			 (unsigned long long)(pss >> 10),
+			 (unsigned long long)(k->pss >> 10));
+		return 0;
+	}
+	snprintf(why, n, "agrees");
+	return 1;
+}
+
+void totals_set_user_range(struct vms_snapshot *s, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	s->user_start = start;
+	s->user_end = end;
+	/* A process that opted into 5-level paging maps above 47 bits: its
+	 * user range is the 56-bit one. */
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].end > s->user_end &&
+		    s->regions[i].start < 0xff00000000000000ull)
+			s->user_end = 0x00fffffffffff000ull;
+}
