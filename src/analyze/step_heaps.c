@@ -84,6 +84,17 @@ static int add_heap(struct vms_snapshot *s, size_t *cap, const char *kind,
 	return 0;
 }
 
+/* The brk heap's entry, once its first [heap] region is listed. */
+static struct vms_heap *main_heap(struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++)
+		if (strcmp(s->heaps[i].kind, "glibc-main") == 0)
+			return &s->heaps[i];
+	return NULL;
+}
+
 static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 {
 	size_t i, cap = 0;
@@ -96,9 +107,20 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 		bool by_header = false;
 
 		if (step_path_is(r, "[heap]")) {
+			struct vms_heap *m = main_heap(s);
+
 			r->type = VMS_T_HEAP;
 			r->detail = "main arena (brk heap)";
-			if (add_heap(s, &cap, "glibc-main", r->start, r->start,
+			/* One brk heap, however many lines maps gives it (a
+			 * process that forked after its heap grew and grew
+			 * it again has two adjacent [heap] regions): adjacent
+			 * ones are one segment, the first's start its id. */
+			if (m && m->segs[m->nsegs - 1].end == r->start) {
+				m->segs[m->nsegs - 1].end = r->end;
+				continue;
+			}
+			if (add_heap(s, &cap, "glibc-main",
+				     m ? m->id : r->start, r->start,
 				     r->end) < 0)
 				return -1;
 			continue;

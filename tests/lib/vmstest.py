@@ -113,6 +113,20 @@ def proc_state(pid, tid=None):
     return s[s.rindex(")") + 2]
 
 
+def wait_gone(pid, timeout=10):
+    """Polls until pid has exited (gone, or a zombie its reaper has not
+    reaped yet); False if it still runs after timeout seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if proc_state(pid) in "ZX":
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def tids(pid):
     return sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
 

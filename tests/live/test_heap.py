@@ -14,7 +14,12 @@ not frozen) the walk is not done and a note says why.
 The same target in "corrupt" mode overwrites a chunk's size field in the
 main heap and makes a bin's list a loop in a thread arena after printing
 its figures: the capture succeeds, in bounded time, with the result marked
-partial where the damage is. The target is never left stopped or traced."""
+partial where the damage is. The target is never left stopped or traced.
+
+tests/targets/heap_forked.c: a child whose brk heap grew in its parent
+before fork() and in itself after, so maps shows two adjacent [heap] lines
+(as every postgres backend): the walk covers both, every chunk, and the
+heap is one entry."""
 import os
 import sys
 
@@ -112,7 +117,57 @@ def settled(p, how):
          "%s: target running and untraced afterwards" % how, st)
 
 
+def forked_child():
+    p, line = T.start([T.target("heap_forked")])
+    want = T.ready_fields(line)
+    child = str(want["pid"])
+    with open("/proc/%s/maps" % child) as f:
+        heaps = [ln for ln in f if ln.rstrip().endswith("[heap]")]
+    if len(heaps) < 2:
+        T.skip("a forked child's two [heap] lines", "this kernel merged "
+               "them: %d [heap] line" % len(heaps))
+    for how, args in (("forked child, fork", ["-b", "fork"]),
+                      ("forked child, pss -F", ["-b", "pss", "-F"])):
+        snap = capture(child, args)
+        m = snap["malloc"]
+        if not T.ok(m is not None, "%s: glibc malloc walked" % how,
+                    notes(snap, "malloc")):
+            continue
+        T.eq({k: m[k] for k in FIELDS}, {k: want[k] for k in FIELDS},
+             "%s: every mallinfo2 field equals the child's own" % how)
+        main = [h for h in snap["heaps"] if h["kind"] == "glibc-main"]
+        T.eq(len(main), 1, "%s: the brk heap is one heap" % how)
+        if not main:
+            continue
+        h = main[0]
+        T.eq(h["partial"], None, "%s: its walk is whole" % how)
+        T.ok(h["chunks"] and h["chunks"] >= 2100 and
+             h["free_chunks"] == want["ordblks"] + want["smblks"] and
+             h["in_use"] == want["uordblks"] and
+             h["free"] == want["fordblks"],
+             "%s: every chunk walked (2,100 allocated, the free ones "
+             "mallinfo2's)" % how, h)
+        first = min(T.hexint(s["start"]) for s in h["segments"])
+        last = max(T.hexint(s["end"]) for s in h["segments"])
+        lo = min(int(ln.split("-")[0], 16) for ln in heaps)
+        hi = max(int(ln.split()[0].split("-")[1], 16) for ln in heaps)
+        T.eq((first, last), (lo, hi), "%s: its segments cover every "
+             "[heap] line" % how)
+        settled_pid(int(child), how)
+    T.kill(p)
+    # the child dies with its parent (PR_SET_PDEATHSIG): wait for it
+    T.ok(T.wait_gone(int(child), 10), "the forked child is gone with "
+         "its parent")
+
+
+def settled_pid(pid, how):
+    st = T.proc_state(pid)
+    T.ok(st not in "tT" and T.tracer_pid(pid) == 0,
+         "%s: target running and untraced afterwards" % how, st)
+
+
 def main():
+    forked_child()
     p, line = T.start([T.target("heap_arenas"), "normal", "4"])
     want = T.ready_fields(line)
     have_dbg = False

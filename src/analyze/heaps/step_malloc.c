@@ -159,6 +159,16 @@ static struct glibc_span *spans_of(const struct vms_snapshot *s, size_t *n)
 
 		if (!(r->perms & VMS_PERM_R) || (r->flags & VMS_RF_UNREADABLE))
 			continue;
+		/* The brk heap is one span however many lines maps gives it:
+		 * a process that forked after its heap grew and grew it
+		 * again has two adjacent [heap] regions (the kernel does not
+		 * merge the part whose pages the parent shares with the part
+		 * the child added), and glibc's top may straddle them. */
+		if (*n && sp[*n - 1].heap && sp[*n - 1].end == r->start &&
+		    step_path_is(r, "[heap]")) {
+			sp[*n - 1].end = r->end;
+			continue;
+		}
 		sp[*n] = (struct glibc_span){
 			r->start, r->end,
 			vms_region_is_anon(r) &&
