@@ -238,11 +238,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 			/* its two operands follow it, options may come after
 			 * them: -d A B -s */
 			a->diff = true;
-			if (argc - optind < 2)
+			/* An operand that starts with '-' is an option the
+			 * user meant (-d A.vms -s): a file of that name is
+			 * ./-s, as for rm. */
+			if (argc - optind < 2 || argv[optind][0] == '-' ||
+			    argv[optind + 1][0] == '-')
 				return cli_usage_error(
 					"%s", "-d takes two snapshots: "
 					      "-d A B, each a PID or a "
-					      "file");
+					      "file (./-x for a file named "
+					      "-x)");
 			a->diff_a = argv[optind];
 			a->diff_b = argv[optind + 1];
 			optind += 2;

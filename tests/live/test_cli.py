@@ -197,6 +197,10 @@ def test_usage(ek):
         (["--list", "--sort=bogus"], "bogus"),
         (["-s", "-n", "x", ek.pid], None),
         (["--delay=-1", "-s", "--", "true"], None),
+        # one side given, an option taken for the other: a usage error,
+        # not "cannot open -s" (4)
+        (["-d", "a.vms", "-s"], "two snapshots"),
+        (["-d", "-s", "a.vms"], "two snapshots"),
     ]
     for args, pat in cases:
         r = T.run_vmscope(*args)
