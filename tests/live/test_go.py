@@ -96,6 +96,10 @@ def check_used(label, snap, stats, figures="(DWARF)"):
          % (label, stats["stack_inuse"]), m["parts"])
     T.eq(go_notes(snap), [], "%s: no go note (every span read and sane)"
          % label)
+    T.eq([n for n in snap["capture"].get("missing") or []
+          if n["step"] == "malloc"], [],
+         "%s: no malloc note (no glibc in a Go program: nothing missing)"
+         % label)
 
 
 def check(label, pid, stats, extra):

@@ -379,12 +379,25 @@ int step_malloc_run(struct vms_snapshot *s, unsigned have,
 
 	(void)have;
 	s->glibc = NULL;
-	if (!find_libc(s, &li))
-		return note(s, "not done: no glibc libc.so among the images "
-			       "(a static binary, another C library, or its "
-			       "file cannot be opened)") < 0
+	/* No glibc libc among the images: nothing is missing, there is no
+	 * glibc heap to walk (a Go program, another C library, a static
+	 * binary), unless one is named like it but could not be read. */
+	if (!find_libc(s, &li)) {
+		const char *named = NULL;
+		size_t i;
+
+		for (i = 0; i < s->nimages && !named; i++)
+			if (named_like_libc(s->images[i].path))
+				named = s->images[i].path;
+		if (!named)
+			return 0;
+		return note(s,
+			    "not done: %s cannot be opened or is not "
+			    "glibc's libc",
+			    named) < 0
 			       ? step_nomem(err, "malloc")
 			       : 0;
+	}
 	if (!glibc_find_version(li.img->elf, &li.src, &li.major, &li.minor)) {
 		rc = note(s,
 			  "not done: %s has no glibc release version "
