@@ -12,6 +12,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
+LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(DATADIR)/man
 PKG_CONFIG ?= pkg-config
 CC ?= cc
@@ -43,12 +44,13 @@ CFLAGS ?= $(OPT)
 # each uses only the folders before it (tests/code/test_layers.py).
 # Headers are included by their path under src/ ("model/snapshot.h").
 SRC_DIRS := src/base src/elf src/model src/linux src/capture/ptrace \
-	src/capture/file src/capture src/analyze src/analyze/heaps \
+	src/capture/file src/capture src/trace src/analyze src/analyze/heaps \
 	src/analyze/runtimes src/export src
 INC := -Isrc
 
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(INC) -DVMSCOPE_VERSION='"$(VERSION)"' \
 	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
+	-DVMSCOPE_LIBDIR='"$(LIBDIR)/vmscope"' \
 	$(WARN) $(DEP_CFLAGS) $(CFLAGS) -MMD -MP
 
 B := build
@@ -95,6 +97,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGET_BIN := $(TARGET_SRC:tests/targets/%.c=$(B)/targets/%)
+TARGET_CXX := $(wildcard tests/targets/*.cc)
+TARGET_BIN += $(TARGET_CXX:tests/targets/%.cc=$(B)/targets/%)
 
 # The binary is always ./vmscope; a sanitizer build is ./vmscope-san so the
 # two never overwrite each other.
@@ -104,9 +108,14 @@ else
 PROG := vmscope
 endif
 
+# The tracer (trace/vmstrace.c): preloaded into a command vmscope traces,
+# so built as the programs it enters are, never with the sanitizers; it
+# unwinds with libunwind (the .eh_frame every Debian library has).
+TRACE_LIB := $(B)/libvmstrace.so
+
 .PHONY: all check test demo bench fuzz install uninstall clean deps tests format
 
-all: $(PROG)
+all: $(PROG) $(TRACE_LIB)
 
 $(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(NOSD_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread
@@ -130,7 +139,19 @@ $(B)/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
 
-tests: $(PROG) $(UNIT_BIN) $(TARGET_BIN)
+$(TRACE_LIB): trace/vmstrace.c src/base/tracewire.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
+		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
+			echo -lunwind) -ldl -lpthread
+
+# C++ targets (the tracer's): as Debian builds, without frame pointers.
+$(B)/targets/%: tests/targets/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fomit-frame-pointer -Wall -o $@ $<
+
+tests: $(PROG) $(TRACE_LIB) $(UNIT_BIN) $(TARGET_BIN)
 
 deps:
 	@sh scripts/deps.sh
@@ -255,17 +276,18 @@ build-fuzz/seed.elf:
 		clang -x c -Os -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ - || \
 		printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
 
-install: vmscope
+install: vmscope $(TRACE_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DATADIR)/vmscope/themes
+		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope
 	install -m 755 vmscope $(DESTDIR)$(BINDIR)/vmscope
+	install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/vmscope/libvmstrace.so
 	install -m 644 vmscope.1 $(DESTDIR)$(MANDIR)/man1/vmscope.1
 	for t in themes/*; do [ -f "$$t" ] && install -m 644 "$$t" \
 		$(DESTDIR)$(DATADIR)/vmscope/themes/ || true; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/vmscope $(DESTDIR)$(MANDIR)/man1/vmscope.1
-	rm -rf $(DESTDIR)$(DATADIR)/vmscope
+	rm -rf $(DESTDIR)$(DATADIR)/vmscope $(DESTDIR)$(LIBDIR)/vmscope
 
 format:
 	@# .clang-format: the kernel style the code is written in

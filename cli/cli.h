@@ -28,6 +28,9 @@ struct args {
 	long count; /* --count N, 0: no end */
 	pid_t pid;
 	char **cmd; /* after "--" */
+	bool trace; /* --trace */
+	double duration; /* --duration SECONDS, 0: until CMD ends */
+	unsigned long long trace_sample; /* --trace-sample BYTES, 0: exact */
 };
 
 /* s on f with everything a terminal would act on escaped (escape.h): the
@@ -54,5 +57,9 @@ int cli_watch(const struct args *a, const struct vms_sampler *smp,
 int cli_load(const struct args *a);
 /* -d A B: printed, or in the viewer's diff screen. */
 int cli_diff(const struct args *a);
+/* --trace: -1 when the options go together, else a usage error's status. */
+int cli_trace_check(const struct args *a);
+/* --trace -- CMD, printed (trace.c). */
+int cli_trace(const struct args *a);
 
 #endif

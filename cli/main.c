@@ -133,7 +133,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_BYTES,
 		OPT_WATCH,
 		OPT_COUNT,
-		OPT_EXACT
+		OPT_EXACT,
+		OPT_TRACE,
+		OPT_DURATION,
+		OPT_TRACE_SAMPLE
 	};
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
@@ -153,6 +156,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "bytes", no_argument, NULL, OPT_BYTES },
 		{ "watch", required_argument, NULL, OPT_WATCH },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "trace", no_argument, NULL, OPT_TRACE },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "trace-sample", required_argument, NULL, OPT_TRACE_SAMPLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -227,6 +233,35 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return cli_usage_error("bad --count: %s",
 						       optarg);
 			break;
+		}
+		case OPT_TRACE:
+			a->trace = true;
+			break;
+		case OPT_DURATION: {
+			char *end;
+
+			errno = 0;
+			a->duration = strtod(optarg, &end);
+			if (errno || *end || !(a->duration > 0) ||
+			    a->duration > 1e7)
+				return cli_usage_error("bad --duration: %s",
+						       optarg);
+			break;
+		}
+		case OPT_TRACE_SAMPLE: {
+			char *end;
+
+			errno = 0;
+			a->trace_sample = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-' ||
+			    a->trace_sample < 1 || a->trace_sample > 1 << 30)
+				return cli_usage_error(
+					"bad --trace-sample: %s (bytes, 1 to "
+					"1073741824)",
+					optarg);
+			return cli_usage_error(
+				"%s", "--trace-sample is not in this version "
+				      "yet: --trace records every call");
 		}
 		case 'w':
 			a->save = optarg;
@@ -311,6 +346,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 				       "CMD to capture");
 	if (a->count && !a->watch)
 		return cli_usage_error("%s", "--count goes with --watch");
+	if (a->duration && !a->trace)
+		return cli_usage_error("%s", "--duration goes with --trace");
+	if (a->trace) {
+		int rc = cli_trace_check(a);
+
+		if (rc >= 0)
+			return rc;
+	}
 	if (a->watch && a->load)
 		return cli_usage_error("%s",
 				       "--watch takes snapshots of a live "
@@ -496,6 +539,8 @@ int main(int argc, char **argv)
 		return cli_load(&a);
 	if (a.diff)
 		return cli_diff(&a);
+	if (a.trace)
+		return cli_trace(&a);
 	if (a.name && (rc = cli_find_by_name(a.name, &a.pid)) >= 0)
 		return rc;
 	smp = vms_sampler_by_name(a.backend);

@@ -1,0 +1,134 @@
+/* tracewire.h — what the tracer library (trace/vmstrace.c, preloaded into a
+ * traced program) and vmscope (src/trace/) share: the layout of one shared
+ * memory file and the records in it. Declared once, here; both sides
+ * include it and nothing else of each other.
+ *
+ * The file (a memfd vmscope creates and the program inherits; its fd
+ * number in VMSCOPE_TRACE_FD) is a header, then TW_SLOTS rings of
+ * TW_RING_BYTES. A thread claims a free ring on its first call (an atomic
+ * exchange of its state from TW_SLOT_FREE to TW_SLOT_LIVE); it is the only
+ * writer of that ring, vmscope the only reader (single producer, single
+ * consumer: head is written by the thread, tail by vmscope, each with
+ * release order after its data, read with acquire order). When the thread
+ * exits its ring goes TW_SLOT_DONE; vmscope drains it and frees it.
+ *
+ * Records are 8-byte aligned, one header word each (op, length in words,
+ * and an op-specific 32-bit field), never split at the ring's end (a
+ * TW_OP_PAD fills the rest). Times are CLOCK_MONOTONIC nanoseconds.
+ *
+ * Stacks are interned per thread: a TW_OP_STACK record gives a stack id of
+ * that ring and its frames (return addresses, innermost first) before the
+ * first event that uses it; vmscope maps (ring, id) to its own call site.
+ * A thread that runs out of stack ids starts over (TW_OP_STACK_RESET).
+ *
+ * Nothing blocks the program for long: a full ring waits for vmscope only
+ * while vmscope's heartbeat moves (bounded by TW_WAIT_NS without
+ * progress), then the library goes pass-through for good and counts what
+ * it did not record in the header (dropped): the report says so.
+ */
+#ifndef VMS_TRACEWIRE_H
+#define VMS_TRACEWIRE_H
+
+#include <stdint.h>
+
+#define TW_MAGIC 0x31727476736d76ull /* "vmsvtr1" */
+#define TW_VERSION 1u
+#define TW_SLOTS 256u
+#define TW_RING_BYTES (1u << 20)
+#define TW_MAX_FRAMES 48u
+#define TW_STACK_IDS                                                           \
+	8192u /* stack ids a thread may use before it starts
+			    * over (TW_OP_STACK_RESET) */
+#define TW_WAIT_NS                                                             \
+	2000000000ull /* a full ring: wait this long at most
+				  * without vmscope's heartbeat moving */
+#define TW_FILE_BYTES                                                          \
+	((uint64_t)sizeof(struct tw_header) +                                  \
+	 (uint64_t)TW_SLOTS * (sizeof(struct tw_slot) + TW_RING_BYTES))
+
+/* The operations: what the program called. */
+enum tw_op {
+	TW_OP_PAD = 0, /* the rest of the ring up to its end: skip */
+	TW_OP_STACK, /* arg: stack id; words: the frames */
+	TW_OP_STACK_RESET, /* the thread's stack ids start over */
+	TW_OP_MALLOC, /* arg: stack id; addr, size (calloc, memalign ...) */
+	TW_OP_FREE, /* addr */
+	TW_OP_REALLOC, /* arg: stack id; addr (new), size, old (freed) */
+	TW_OP_MMAP, /* arg: stack id; addr, size, prot | flags << 8 */
+	TW_OP_MUNMAP, /* addr, size */
+	TW_OP_MREMAP, /* arg: stack id; addr (new), size, old, old size */
+	TW_OP_BRK, /* arg: stack id; addr (the old break), size (grown by;
+		    * negative: shrunk) */
+	TW_OP_THREAD, /* the ring's thread: arg tid */
+	TW_OP_COUNT
+};
+
+/* The header word of every record. */
+struct tw_rec {
+	uint8_t op; /* enum tw_op */
+	uint8_t words; /* the record's length in 8-byte words, this one too */
+	uint16_t flags; /* TW_F_* */
+	uint32_t arg; /* op-specific: stack id, tid */
+};
+
+#define TW_F_SAMPLED 1u /* recorded by sampling: stands for more bytes */
+
+/* After the header word: time, then the op's fields, each a u64. */
+#define TW_EVENT_WORDS(op)                                                     \
+	((op) == TW_OP_FREE	 ? 3u                                          \
+	 : (op) == TW_OP_MALLOC	 ? 4u                                          \
+	 : (op) == TW_OP_MUNMAP	 ? 4u                                          \
+	 : (op) == TW_OP_BRK	 ? 4u                                          \
+	 : (op) == TW_OP_REALLOC ? 5u                                          \
+	 : (op) == TW_OP_MMAP	 ? 5u                                          \
+	 : (op) == TW_OP_MREMAP	 ? 6u                                          \
+	 : (op) == TW_OP_THREAD	 ? 2u                                          \
+				 : 0u)
+
+enum tw_slot_state {
+	TW_SLOT_FREE = 0,
+	TW_SLOT_LIVE, /* a thread writes it */
+	TW_SLOT_DONE, /* its thread ended: drain, then free */
+};
+
+struct tw_slot {
+	uint32_t state; /* enum tw_slot_state */
+	int32_t tid;
+	uint64_t head; /* bytes written, ever (the thread's) */
+	uint64_t tail; /* bytes read, ever (vmscope's) */
+	uint64_t pad[5]; /* head and tail on separate cache lines */
+};
+
+struct tw_header {
+	uint64_t magic; /* TW_MAGIC */
+	uint32_t version; /* TW_VERSION */
+	uint32_t slots, ring_bytes, max_frames;
+	int32_t consumer_pid; /* vmscope */
+	int32_t traced_pid; /* the process the rings are of (not a child) */
+	uint64_t heartbeat; /* vmscope's: moves while it reads */
+	uint64_t sample_bytes; /* 0: every call; else the mean sampling
+				* interval of allocations under 64 KiB */
+	uint64_t dropped; /* calls not recorded (no ring, vmscope gone) */
+	uint64_t dropped_bytes; /* bytes they allocated */
+	uint32_t passthrough; /* 1: the library records nothing more */
+	uint32_t follow_children; /* reserved (children are not traced) */
+	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
+			    * the trace's time 0 */
+	uint64_t reserved[6];
+};
+
+/* The n-th slot and ring of a mapped file. */
+static inline struct tw_slot *tw_slot_at(void *base, unsigned n)
+{
+	return (struct tw_slot *)((char *)base + sizeof(struct tw_header) +
+				  (uint64_t)n * sizeof(struct tw_slot));
+}
+
+static inline unsigned char *tw_ring_at(void *base, unsigned n)
+{
+	return (unsigned char *)base + sizeof(struct tw_header) +
+	       (uint64_t)TW_SLOTS * sizeof(struct tw_slot) +
+	       (uint64_t)n * TW_RING_BYTES;
+}
+
+#endif

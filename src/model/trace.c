@@ -1,0 +1,14 @@
+/* trace.c — the names of trace.h's kinds and impacting types. */
+#include "model/trace.h"
+
+const char *const vms_trace_kind_names[VMS_TRACE_NKINDS] = {
+	[VMS_TRACE_HEAP] = "heap",
+	[VMS_TRACE_MMAP] = "mmap",
+	[VMS_TRACE_BRK] = "brk",
+};
+
+const char *const vms_trace_impact_names[VMS_TRACE_NIMPACTS] = {
+#define VMS_TRACE_NAME(n) #n,
+	VMS_TRACE_IMPACTS(VMS_TRACE_NAME)
+#undef VMS_TRACE_NAME
+};

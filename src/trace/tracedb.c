@@ -1,0 +1,690 @@
+/* tracedb.c — the aggregation of tracedb.h: stacks, sites and their
+ * (alloc epoch, free epoch) cells, the live heap allocations (an open
+ * addressing table by address, deleted by backward shift: no tombstones),
+ * and the live mmap and brk ranges (a sorted array: the program's own
+ * maps are few).
+ */
+#include "trace/tracedb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/tracesym.h"
+
+#define LIVE_EPOCH UINT32_MAX
+
+struct stack {
+	uint64_t hash;
+	size_t off; /* into db->frames */
+	uint32_t n;
+};
+
+struct cell {
+	uint32_t a, f; /* alloc and free epochs (f LIVE_EPOCH: alive) */
+	uint64_t count, bytes;
+};
+
+struct site {
+	uint32_t stack;
+	uint8_t kind;
+	uint32_t ncells, capcells;
+	struct cell *cells;
+};
+
+struct live {
+	uint64_t addr; /* 0: empty */
+	uint64_t size, t;
+	uint32_t site, epoch;
+};
+
+struct range {
+	uint64_t start, end, t;
+	uint32_t site, epoch;
+};
+
+struct tracedb {
+	uint64_t *frames;
+	size_t nframes, capframes;
+	struct stack *stacks;
+	size_t nstacks, capstacks;
+	uint32_t *stack_tab; /* index + 1, 0: empty */
+	size_t stack_cap; /* a power of two */
+	struct site *sites;
+	size_t nsites, capsites;
+	uint32_t *site_tab; /* index + 1 */
+	size_t site_cap;
+	struct live *live;
+	size_t nlive, live_cap;
+	struct range *ranges;
+	size_t nranges, capranges;
+	uint64_t *mark_ns;
+	unsigned nmarks;
+	uint64_t events, unknown_frees;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct tracedb *tracedb_new(void)
+{
+	struct tracedb *db = calloc(1, sizeof(*db));
+
+	if (!db)
+		return NULL;
+	db->stack_cap = db->site_cap = 1024;
+	db->live_cap = 1 << 16;
+	db->stack_tab = calloc(db->stack_cap, sizeof(*db->stack_tab));
+	db->site_tab = calloc(db->site_cap, sizeof(*db->site_tab));
+	db->live = calloc(db->live_cap, sizeof(*db->live));
+	if (!db->stack_tab || !db->site_tab || !db->live) {
+		tracedb_free(db);
+		return NULL;
+	}
+	return db;
+}
+
+void tracedb_free(struct tracedb *db)
+{
+	size_t i;
+
+	if (!db)
+		return;
+	for (i = 0; i < db->nsites; i++)
+		free(db->sites[i].cells);
+	free(db->frames);
+	free(db->stacks);
+	free(db->stack_tab);
+	free(db->sites);
+	free(db->site_tab);
+	free(db->live);
+	free(db->ranges);
+	free(db->mark_ns);
+	free(db);
+}
+
+/* ---- stacks and sites ---- */
+
+static uint64_t hash_frames(const uint64_t *f, unsigned n)
+{
+	uint64_t h = n;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		h = mix(h ^ f[i]);
+	return h;
+}
+
+/* Rebuilds an index table (index + 1 by hash) at twice its size. */
+static int rehash(uint32_t **tab, size_t *cap, size_t n,
+		  uint64_t (*hash_of)(const struct tracedb *, size_t),
+		  const struct tracedb *db)
+{
+	size_t ncap = *cap * 2, i, k;
+	uint32_t *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	for (i = 0; i < n; i++) {
+		for (k = hash_of(db, i) & (ncap - 1); nt[k];
+		     k = (k + 1) & (ncap - 1))
+			;
+		nt[k] = (uint32_t)i + 1;
+	}
+	free(*tab);
+	*tab = nt;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t stack_hash(const struct tracedb *db, size_t i)
+{
+	return db->stacks[i].hash;
+}
+
+int64_t tracedb_stack(struct tracedb *db, const uint64_t *frames, unsigned n)
+{
+	uint64_t h = hash_frames(frames, n);
+	size_t k;
+	struct stack *s;
+
+	for (k = h & (db->stack_cap - 1); db->stack_tab[k];
+	     k = (k + 1) & (db->stack_cap - 1)) {
+		s = &db->stacks[db->stack_tab[k] - 1];
+		if (s->hash == h && s->n == n &&
+		    memcmp(db->frames + s->off, frames, n * sizeof(*frames)) ==
+			    0)
+			return db->stack_tab[k] - 1;
+	}
+	if (grow((void **)&db->stacks, &db->capstacks, db->nstacks + 1,
+		 sizeof(*db->stacks)) < 0 ||
+	    grow((void **)&db->frames, &db->capframes, db->nframes + n,
+		 sizeof(*db->frames)) < 0)
+		return -1;
+	s = &db->stacks[db->nstacks];
+	s->hash = h;
+	s->off = db->nframes;
+	s->n = n;
+	if (n)
+		memcpy(db->frames + db->nframes, frames, n * sizeof(*frames));
+	db->nframes += n;
+	db->stack_tab[k] = (uint32_t)++db->nstacks;
+	if (db->nstacks * 2 > db->stack_cap &&
+	    rehash(&db->stack_tab, &db->stack_cap, db->nstacks, stack_hash,
+		   db) < 0)
+		return -1;
+	return (int64_t)db->nstacks - 1;
+}
+
+static uint64_t site_hash(const struct tracedb *db, size_t i)
+{
+	return mix((uint64_t)db->sites[i].stack << 8 | db->sites[i].kind);
+}
+
+/* The site of (stack, kind), made when new; -1 on out of memory. */
+static int64_t site_of(struct tracedb *db, uint32_t stack,
+		       enum vms_trace_kind kind)
+{
+	uint64_t h = mix((uint64_t)stack << 8 | (unsigned)kind);
+	size_t k;
+	struct site *s;
+
+	for (k = h & (db->site_cap - 1); db->site_tab[k];
+	     k = (k + 1) & (db->site_cap - 1)) {
+		s = &db->sites[db->site_tab[k] - 1];
+		if (s->stack == stack && s->kind == (uint8_t)kind)
+			return db->site_tab[k] - 1;
+	}
+	if (grow((void **)&db->sites, &db->capsites, db->nsites + 1,
+		 sizeof(*db->sites)) < 0)
+		return -1;
+	s = &db->sites[db->nsites];
+	memset(s, 0, sizeof(*s));
+	s->stack = stack;
+	s->kind = (uint8_t)kind;
+	db->site_tab[k] = (uint32_t)++db->nsites;
+	if (db->nsites * 2 > db->site_cap &&
+	    rehash(&db->site_tab, &db->site_cap, db->nsites, site_hash, db) < 0)
+		return -1;
+	return (int64_t)db->nsites - 1;
+}
+
+/* Adds count and bytes (negative: takes them) to the site's cell (a, f). */
+static int cell_add(struct site *s, uint32_t a, uint32_t f, int64_t count,
+		    int64_t bytes)
+{
+	uint32_t i;
+
+	/* the newest cells are the ones in use: look from the end */
+	for (i = s->ncells; i-- > 0;)
+		if (s->cells[i].a == a && s->cells[i].f == f)
+			break;
+	if (i == UINT32_MAX) {
+		if (s->ncells == s->capcells) {
+			uint32_t cap = s->capcells ? s->capcells * 2 : 2;
+			struct cell *n = realloc(s->cells, cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			s->cells = n;
+			s->capcells = cap;
+		}
+		i = s->ncells++;
+		s->cells[i] = (struct cell){ a, f, 0, 0 };
+	}
+	s->cells[i].count += (uint64_t)count;
+	s->cells[i].bytes += (uint64_t)bytes;
+	return 0;
+}
+
+/* ---- live heap allocations ---- */
+
+static size_t live_slot(const struct tracedb *db, uint64_t addr)
+{
+	return mix(addr) & (db->live_cap - 1);
+}
+
+static int live_grow(struct tracedb *db)
+{
+	struct live *old = db->live;
+	size_t cap = db->live_cap, i, k;
+
+	db->live = calloc(cap * 2, sizeof(*db->live));
+	if (!db->live) {
+		db->live = old;
+		return -1;
+	}
+	db->live_cap = cap * 2;
+	for (i = 0; i < cap; i++) {
+		if (!old[i].addr)
+			continue;
+		for (k = live_slot(db, old[i].addr); db->live[k].addr;
+		     k = (k + 1) & (db->live_cap - 1))
+			;
+		db->live[k] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static struct live *live_find(struct tracedb *db, uint64_t addr)
+{
+	size_t k;
+
+	for (k = live_slot(db, addr); db->live[k].addr;
+	     k = (k + 1) & (db->live_cap - 1))
+		if (db->live[k].addr == addr)
+			return &db->live[k];
+	return NULL;
+}
+
+/* Removes the entry at e, shifting back the entries after it that would
+ * otherwise no longer be found (linear probing). */
+static void live_remove(struct tracedb *db, struct live *e)
+{
+	size_t mask = db->live_cap - 1, i = (size_t)(e - db->live), j = i;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!db->live[j].addr)
+			break;
+		home = live_slot(db, db->live[j].addr);
+		/* j's entry may move to i when i lies cyclically in
+		 * [home, j) */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && home <= i && home > j)) {
+			db->live[i] = db->live[j];
+			i = j;
+		}
+	}
+	db->live[i].addr = 0;
+	db->nlive--;
+}
+
+static uint32_t epoch(const struct tracedb *db)
+{
+	return db->nmarks;
+}
+
+/* ---- events ---- */
+
+static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
+		     uint32_t site, uint64_t t);
+
+int tracedb_alloc(struct tracedb *db, enum vms_trace_kind kind, uint32_t stack,
+		  uint64_t addr, uint64_t size, uint64_t t)
+{
+	int64_t si = site_of(db, stack, kind);
+	struct live *e;
+
+	db->events++;
+	if (si < 0 || cell_add(&db->sites[si], epoch(db), LIVE_EPOCH, 1,
+			       (int64_t)size) < 0)
+		return -1;
+	if (kind != VMS_TRACE_HEAP)
+		return range_add(db, addr, addr + size, (uint32_t)si, t);
+	if ((e = live_find(db, addr))) {
+		/* allocated again without a free we saw (a free whose
+		 * record was dropped): the old one is gone */
+		cell_add(&db->sites[e->site], e->epoch, LIVE_EPOCH, -1,
+			 -(int64_t)e->size);
+		cell_add(&db->sites[e->site], e->epoch, epoch(db), 1,
+			 (int64_t)e->size);
+		live_remove(db, e);
+	}
+	if ((db->nlive + 1) * 4 > db->live_cap * 3 && live_grow(db) < 0)
+		return -1;
+	for (size_t k = live_slot(db, addr);;
+	     k = (k + 1) & (db->live_cap - 1)) {
+		if (!db->live[k].addr) {
+			db->live[k] = (struct live){ addr, size, t,
+						     (uint32_t)si, epoch(db) };
+			db->nlive++;
+			return 0;
+		}
+	}
+}
+
+void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t)
+{
+	struct live *e = live_find(db, addr);
+
+	(void)t;
+	db->events++;
+	if (!e) {
+		db->unknown_frees++;
+		return;
+	}
+	/* cells of an existing pair: no allocation, cannot fail; a new
+	 * pair may fail only for memory, and then the figures lag */
+	cell_add(&db->sites[e->site], e->epoch, LIVE_EPOCH, -1,
+		 -(int64_t)e->size);
+	cell_add(&db->sites[e->site], e->epoch, epoch(db), 1, (int64_t)e->size);
+	live_remove(db, e);
+}
+
+/* ---- mmap and brk ranges ---- */
+
+/* The first range ending after addr. */
+static size_t range_first(const struct tracedb *db, uint64_t addr)
+{
+	size_t lo = 0, hi = db->nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (db->ranges[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
+{
+	uint64_t end = addr + size;
+	size_t i = range_first(db, addr);
+
+	(void)t;
+	db->events++;
+	while (i < db->nranges && db->ranges[i].start < end) {
+		struct range *r = &db->ranges[i];
+		uint64_t lo = r->start > addr ? r->start : addr;
+		uint64_t hi = r->end < end ? r->end : end;
+		bool whole = lo == r->start && hi == r->end;
+		struct site *s = &db->sites[r->site];
+
+		/* the bytes unmapped leave the live cell; the allocation is
+		 * counted freed once, when its last byte goes */
+		if (cell_add(s, r->epoch, LIVE_EPOCH, whole ? -1 : 0,
+			     -(int64_t)(hi - lo)) < 0 ||
+		    cell_add(s, r->epoch, epoch(db), whole ? 1 : 0,
+			     (int64_t)(hi - lo)) < 0)
+			return -1;
+		if (whole) {
+			memmove(r, r + 1, (db->nranges - i - 1) * sizeof(*r));
+			db->nranges--;
+		} else if (lo == r->start) {
+			r->start = hi;
+			i++;
+		} else if (hi == r->end) {
+			r->end = lo;
+			i++;
+		} else { /* a hole in the middle: two ranges */
+			struct range tail = *r;
+
+			if (grow((void **)&db->ranges, &db->capranges,
+				 db->nranges + 1, sizeof(*db->ranges)) < 0)
+				return -1;
+			r = &db->ranges[i];
+			tail.start = hi;
+			r->end = lo;
+			memmove(r + 2, r + 1,
+				(db->nranges - i - 1) * sizeof(*r));
+			r[1] = tail;
+			db->nranges++;
+			/* the piece left counts as one allocation still;
+			 * the second piece adds none */
+			i += 2;
+		}
+	}
+	return 0;
+}
+
+static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
+		     uint32_t site, uint64_t t)
+{
+	size_t i;
+
+	/* a new map over old ones replaces them (MAP_FIXED) */
+	db->events--; /* the unmap below is part of this event */
+	if (tracedb_unmap(db, start, end - start, t) < 0)
+		return -1;
+	if (grow((void **)&db->ranges, &db->capranges, db->nranges + 1,
+		 sizeof(*db->ranges)) < 0)
+		return -1;
+	i = range_first(db, start);
+	memmove(&db->ranges[i + 1], &db->ranges[i],
+		(db->nranges - i) * sizeof(*db->ranges));
+	db->ranges[i] = (struct range){ start, end, t, site, epoch(db) };
+	db->nranges++;
+	return 0;
+}
+
+/* ---- marks and reports ---- */
+
+int tracedb_mark(struct tracedb *db, uint64_t t)
+{
+	uint64_t *n = realloc(db->mark_ns, (db->nmarks + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	db->mark_ns = n;
+	n[db->nmarks++] = t;
+	return (int)db->nmarks;
+}
+
+unsigned tracedb_marks(const struct tracedb *db)
+{
+	return db->nmarks;
+}
+
+uint64_t tracedb_events(const struct tracedb *db)
+{
+	return db->events;
+}
+
+uint64_t tracedb_unknown_frees(const struct tracedb *db)
+{
+	return db->unknown_frees;
+}
+
+/* The impacting type of a cell in the window [from, to), or -1. */
+static int impact_of(const struct cell *c, unsigned from, unsigned to)
+{
+	bool inside = c->a >= from && c->a < to, before = c->a < from;
+	bool freed = c->f != LIVE_EPOCH && c->f >= from && c->f < to;
+	bool alive = c->f == LIVE_EPOCH || c->f >= to;
+
+	if (inside && freed)
+		return VMS_TRACE_transient;
+	if (inside && alive)
+		return VMS_TRACE_outstanding;
+	if (before && freed)
+		return VMS_TRACE_released;
+	if (before && alive)
+		return VMS_TRACE_lasting;
+	return -1;
+}
+
+static int cmp_site(const void *x, const void *y)
+{
+	const struct vms_trace_site *a = x, *b = y;
+	uint64_t ta = a->by[VMS_TRACE_transient].bytes +
+		      a->by[VMS_TRACE_outstanding].bytes;
+	uint64_t tb = b->by[VMS_TRACE_transient].bytes +
+		      b->by[VMS_TRACE_outstanding].bytes;
+
+	if (a->impacting_bytes != b->impacting_bytes)
+		return a->impacting_bytes > b->impacting_bytes ? -1 : 1;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* A site's stack as its names say it: kind, then each frame's module and
+ * function (or module and offset, or address). Sites whose keys are equal
+ * are one call path to a reader (a loop the compiler unrolled calls
+ * from four return addresses): the report shows them as one. */
+static char *site_key(struct arena *a, const struct vms_trace_site *s)
+{
+	size_t len = 8, i;
+	char *k, *p;
+
+	for (i = 0; i < s->nframes; i++) {
+		const struct vms_trace_frame *f = &s->frames[i];
+
+		len += (f->module ? strlen(f->module) : 0) +
+		       (f->function ? strlen(f->function) : 0) + 24;
+	}
+	if (!(k = arena_alloc(a, len)))
+		return NULL;
+	p = k + sprintf(k, "%u", (unsigned)s->kind);
+	for (i = 0; i < s->nframes; i++) {
+		const struct vms_trace_frame *f = &s->frames[i];
+
+		if (f->function)
+			p += sprintf(p, "\n%s!%s", f->module ? f->module : "",
+				     f->function);
+		else if (f->module)
+			p += sprintf(p, "\n%s+%llx", f->module,
+				     (unsigned long long)f->offset);
+		else
+			p += sprintf(p, "\n%llx", (unsigned long long)f->ip);
+	}
+	return k;
+}
+
+struct keyed {
+	const char *key;
+	size_t i;
+};
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Folds sites of one key into the first of them (its frames, lines and
+ * id stand for all). */
+static int merge_same(struct vms_trace_report *r, struct arena *a)
+{
+	struct keyed *ks = malloc(r->nsites * sizeof(*ks));
+	struct vms_trace_site *out;
+	size_t i, n = 0;
+	unsigned k;
+
+	if (!ks)
+		return -1;
+	for (i = 0; i < r->nsites; i++) {
+		ks[i].i = i;
+		if (!(ks[i].key = site_key(a, &r->sites[i]))) {
+			free(ks);
+			return -1;
+		}
+	}
+	qsort(ks, r->nsites, sizeof(*ks), cmp_keyed);
+	if (!(out = arena_alloc(a, r->nsites * sizeof(*out)))) {
+		free(ks);
+		return -1;
+	}
+	for (i = 0; i < r->nsites; i++) {
+		const struct vms_trace_site *s = &r->sites[ks[i].i];
+
+		if (n && strcmp(ks[i].key, ks[i - 1].key) == 0) {
+			struct vms_trace_site *m = &out[n - 1];
+
+			for (k = 0; k < VMS_TRACE_NIMPACTS; k++) {
+				m->by[k].count += s->by[k].count;
+				m->by[k].bytes += s->by[k].bytes;
+			}
+			m->impacting_bytes += s->impacting_bytes;
+			continue;
+		}
+		out[n++] = *s;
+	}
+	free(ks);
+	r->sites = out;
+	r->nsites = n;
+	return 0;
+}
+
+int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
+		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
+		   struct vms_trace_report *out)
+{
+	size_t i, n = 0;
+	uint32_t c;
+
+	out->sites = db->nsites
+			     ? arena_alloc(a, db->nsites * sizeof(*out->sites))
+			     : NULL;
+	if (db->nsites && !out->sites)
+		return -1;
+	out->from_ns = from == 0 ? 0 : db->mark_ns[from - 1];
+	out->to_ns = to > db->nmarks ? end_ns : db->mark_ns[to - 1];
+	out->events = db->events;
+	out->unknown_frees = db->unknown_frees;
+	for (i = 0; i < db->nsites; i++) {
+		const struct site *s = &db->sites[i];
+		struct vms_trace_site *o = &out->sites[n];
+		const struct stack *st = &db->stacks[s->stack];
+		struct vms_trace_frame *f;
+		bool any = false;
+
+		memset(o, 0, sizeof(*o));
+		for (c = 0; c < s->ncells; c++) {
+			int k = impact_of(&s->cells[c], from, to);
+
+			if (k < 0 || (!s->cells[c].count && !s->cells[c].bytes))
+				continue;
+			o->by[k].count += s->cells[c].count;
+			o->by[k].bytes += s->cells[c].bytes;
+			any = true;
+		}
+		if (!any)
+			continue;
+		o->id = (uint32_t)i;
+		o->kind = (enum vms_trace_kind)s->kind;
+		o->impacting_bytes =
+			(int64_t)o->by[VMS_TRACE_outstanding].bytes -
+			(int64_t)o->by[VMS_TRACE_released].bytes;
+		f = st->n ? arena_alloc(a, st->n * sizeof(*f)) : NULL;
+		if (st->n && !f)
+			return -1;
+		for (c = 0; c < st->n; c++) {
+			f[c].ip = db->frames[st->off + c];
+			if (sym &&
+			    tracesym_frame(sym, f[c].ip, c == 0, a, &f[c]) < 0)
+				return -1;
+		}
+		o->frames = f;
+		o->nframes = st->n;
+		n++;
+	}
+	out->nsites = n;
+	if (n && merge_same(out, a) < 0)
+		return -1;
+	if (out->nsites)
+		qsort(out->sites, out->nsites, sizeof(*out->sites), cmp_site);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* tracedb.h — an allocation trace aggregated as it is read: the call sites
+ * (each distinct stack and kind once), every allocation alive now with its
+ * site, size and time, and, per site, the counts and bytes of what was
+ * allocated and freed between the marks. Memory is bounded by the live
+ * allocations, the call sites and the marks, never by the number of
+ * events.
+ *
+ * Marks: mark 0 is the trace's start; tracedb_mark() adds one (a snapshot
+ * taken while tracing) and returns its number; the end of the trace (now)
+ * is an implicit last mark. An allocation made between mark i and i+1 is
+ * "of epoch i"; freed in epoch j. For a window [mark a, mark b) every
+ * allocation's impacting type (model/trace.h) follows from its two epochs,
+ * so a site keeps one cell per (alloc epoch, free epoch) pair it has seen.
+ *
+ * The reader (tracer.h) feeds events in each thread's order; threads are
+ * read one ring after another, so a free may arrive before the allocation
+ * it frees was read from another thread's ring: the reader drains every
+ * ring before it reports, and a free of an address no record allocated is
+ * counted (unknown_frees: allocated before the trace, or its record
+ * dropped), never matched to anything else.
+ *
+ * Contract: times are ns since the trace began. Functions return -1 only
+ * when out of memory. Not thread-safe: one reader.
+ */
+#ifndef VMS_TRACEDB_H
+#define VMS_TRACEDB_H
+
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "model/trace.h"
+
+struct tracedb;
+struct tracesym;
+
+struct tracedb *tracedb_new(void);
+void tracedb_free(struct tracedb *db);
+
+/* Interns a stack (frames innermost first) and returns its stack number
+ * (frames only: the kind comes with each event), or -1. */
+int64_t tracedb_stack(struct tracedb *db, const uint64_t *frames, unsigned n);
+
+/* Events. stack: a number tracedb_stack() returned. */
+int tracedb_alloc(struct tracedb *db, enum vms_trace_kind kind, uint32_t stack,
+		  uint64_t addr, uint64_t size, uint64_t t);
+/* A free of the malloc family. */
+void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t);
+/* An unmap of [addr, addr + size): every mmap or brk allocation it covers
+ * is freed, in part where it covers part. */
+int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t);
+
+/* A new mark at time t; returns its number (1, 2, ...), or -1. */
+int tracedb_mark(struct tracedb *db, uint64_t t);
+unsigned tracedb_marks(const struct tracedb *db);
+uint64_t tracedb_events(const struct tracedb *db);
+uint64_t tracedb_unknown_frees(const struct tracedb *db);
+
+/* The report of the window from mark `from` to mark `to` (to = the number
+ * of marks + 1: the trace's end, at end_ns), its sites symbolised by sym
+ * (may be NULL: frames without names), allocated in a. The caller fills
+ * the report's trace-wide fields (mode, dropped, ended). */
+int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
+		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
+		   struct vms_trace_report *out);
+
+#endif

@@ -1,0 +1,500 @@
+/* tracer.c — tracer.h: the shared file (a memfd, sealed against
+ * shrinking: the program cannot make vmscope's reads fault), the launch,
+ * and the reading of the rings.
+ */
+#include "trace/tracer.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/tracewire.h"
+#include "trace/tracedb.h"
+#include "trace/tracesym.h"
+
+struct slot_map {
+	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
+				      * -1: not sent */
+};
+
+struct tracer {
+	struct tracer_opts o;
+	int fd;
+	struct tw_header *hdr;
+	struct tracedb *db;
+	struct tracesym *sym;
+	struct slot_map *maps[TW_SLOTS];
+	pid_t pid;
+	bool reaped;
+	int status;
+	uint64_t end_ns; /* when the command was seen ended */
+	uint64_t bad; /* records refused */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+uint64_t tracer_now(const struct tracer *tr)
+{
+	return mono_ns() - tr->hdr->start_ns;
+}
+
+int tracer_new(struct tracer **out, const struct tracer_opts *o,
+	       struct vms_error *err)
+{
+	struct tracer *tr = calloc(1, sizeof(*tr));
+	struct tw_header *h;
+
+	*out = NULL;
+	if (!tr || !(tr->db = tracedb_new())) {
+		free(tr);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory for the trace");
+	}
+	tr->o = *o;
+	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
+	    fcntl(tr->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		vms_error_set(err, VMS_ERR_CAPTURE, errno,
+			      "cannot make the trace's shared memory: %s",
+			      strerror(errno));
+		goto fail;
+	}
+	h = mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 tr->fd, 0);
+	if (h == MAP_FAILED) {
+		vms_error_set(err, VMS_ERR_CAPTURE, errno,
+			      "cannot map the trace's shared memory: %s",
+			      strerror(errno));
+		goto fail;
+	}
+	h->magic = TW_MAGIC;
+	h->version = TW_VERSION;
+	h->slots = TW_SLOTS;
+	h->ring_bytes = TW_RING_BYTES;
+	h->max_frames = TW_MAX_FRAMES;
+	h->consumer_pid = getpid();
+	h->sample_bytes = o->sample_bytes;
+	h->start_ns = mono_ns();
+	tr->hdr = h;
+	*out = tr;
+	return 0;
+fail:
+	if (tr->fd >= 0)
+		close(tr->fd);
+	tracedb_free(tr->db);
+	free(tr);
+	return -1;
+}
+
+void tracer_free(struct tracer *tr)
+{
+	unsigned i;
+
+	if (!tr)
+		return;
+	if (tr->hdr) {
+		/* the command runs on untraced */
+		__atomic_store_n(&tr->hdr->passthrough, 1, __ATOMIC_RELEASE);
+		munmap(tr->hdr, TW_FILE_BYTES);
+	}
+	close(tr->fd);
+	for (i = 0; i < TW_SLOTS; i++)
+		free(tr->maps[i]);
+	tracedb_free(tr->db);
+	tracesym_free(tr->sym);
+	free(tr);
+}
+
+/* ---- launch ---- */
+
+/* cmd[0] as execvp finds it, into buf; false when not found. */
+static bool find_program(const char *name, char *buf, size_t n)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (strchr(name, '/')) {
+		snprintf(buf, n, "%s", name);
+		return access(buf, X_OK) == 0;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, n, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+/* Refuses what a preload cannot enter: set-ID programs, static ones. */
+static int check_program(const char *name, struct vms_error *err)
+{
+	char path[4096];
+	struct stat st;
+	Elf64_Ehdr eh;
+	int fd, i, interp = 0;
+
+	if (!find_program(name, path, sizeof(path)))
+		return 0; /* execvp says why */
+	if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot trace %s: it is set-user-ID or "
+				     "set-group-ID, and the loader ignores "
+				     "LD_PRELOAD for it",
+				     path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		close(fd); /* a script: its interpreter is what runs */
+		return 0;
+	}
+	for (i = 0; i < eh.e_phnum && i < 256; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			break;
+		interp |= ph.p_type == PT_INTERP;
+	}
+	close(fd);
+	if (!interp)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot trace %s: it is statically "
+				     "linked, and a preloaded library cannot "
+				     "enter it",
+				     path);
+	return 0;
+}
+
+/* LD_PRELOAD for the child: the library first, then what was there. */
+static int preload_env(const char *lib, char *buf, size_t n)
+{
+	const char *was = getenv("LD_PRELOAD");
+	int len = snprintf(buf, n, "%s%s%s", lib, was && *was ? ":" : "",
+			   was ? was : "");
+
+	return len < 0 || (size_t)len >= n ? -1 : 0;
+}
+
+int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
+		  struct vms_error *err)
+{
+	char preload[8192], fdnum[16];
+	int pfd[2], e = 0;
+	ssize_t r;
+
+	if (access(tr->o.library, R_OK) != 0)
+		return vms_error_set(err, VMS_ERR_USAGE, errno,
+				     "cannot trace: the tracer library %s: "
+				     "%s",
+				     tr->o.library, strerror(errno));
+	if (check_program(cmd[0], err) < 0)
+		return -1;
+	if (preload_env(tr->o.library, preload, sizeof(preload)) < 0)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "LD_PRELOAD is too long to add the "
+				     "tracer to");
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "pipe: %s",
+				     strerror(errno));
+	*pid = fork();
+	if (*pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "fork: %s",
+				     strerror(errno));
+	}
+	if (*pid == 0) {
+		/* No PR_SET_PDEATHSIG: a traced command outlives vmscope
+		 * (the library goes pass-through when vmscope is gone). */
+		int fd = fcntl(tr->fd, F_DUPFD, 3);
+
+		close(pfd[0]);
+		if (fd < 0)
+			_exit(127);
+		snprintf(fdnum, sizeof(fdnum), "%d", fd);
+		if (tr->o.output_to_stderr)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("VMSCOPE_TRACE_FD", fdnum, 1);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		r = read(pfd[0], &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (r == sizeof(e)) {
+		waitpid(*pid, NULL, 0);
+		return vms_error_set(err, VMS_ERR_USAGE, e, "cannot run %s: %s",
+				     cmd[0], strerror(e));
+	}
+	tr->pid = *pid;
+	tr->sym = tracesym_new(*pid);
+	return 0;
+}
+
+bool tracer_wait(struct tracer *tr, int *status)
+{
+	int st;
+
+	if (!tr->reaped && tr->pid > 0 &&
+	    waitpid(tr->pid, &st, WNOHANG) == tr->pid) {
+		tr->reaped = true;
+		tr->status = st;
+		tr->end_ns = tracer_now(tr);
+	}
+	if (tr->reaped && status)
+		*status = tr->status;
+	return tr->reaped;
+}
+
+/* ---- the rings ---- */
+
+static struct slot_map *slot_map(struct tracer *tr, unsigned n)
+{
+	unsigned i;
+
+	if (!tr->maps[n]) {
+		tr->maps[n] = malloc(sizeof(*tr->maps[n]));
+		if (!tr->maps[n])
+			return NULL;
+		for (i = 0; i < TW_STACK_IDS; i++)
+			tr->maps[n]->stack[i] = -1;
+	}
+	return tr->maps[n];
+}
+
+static uint64_t since_start(const struct tracer *tr, uint64_t t)
+{
+	return t > tr->hdr->start_ns ? t - tr->hdr->start_ns : 0;
+}
+
+/* The stack of an event, or -1 when the thread never sent that id. */
+static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
+{
+	return r->arg < TW_STACK_IDS ? m->stack[r->arg] : -1;
+}
+
+/* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
+static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
+		const uint64_t *w)
+{
+	int64_t st;
+	unsigned i;
+
+	switch (r->op) {
+	case TW_OP_THREAD:
+	case TW_OP_STACK_RESET:
+		for (i = 0; i < TW_STACK_IDS; i++)
+			m->stack[i] = -1;
+		return 1;
+	case TW_OP_STACK:
+		if (r->arg >= TW_STACK_IDS || r->words - 1u > TW_MAX_FRAMES)
+			return 0;
+		if (tr->sym)
+			tracesym_see(tr->sym, w, r->words - 1u);
+		st = tracedb_stack(tr->db, w, r->words - 1u);
+		if (st < 0)
+			return -1;
+		m->stack[r->arg] = st;
+		return 1;
+	default:
+		break;
+	}
+	if (r->words != TW_EVENT_WORDS(r->op) || r->op >= TW_OP_COUNT)
+		return 0;
+	switch (r->op) {
+	case TW_OP_FREE:
+		tracedb_free_heap(tr->db, w[1], since_start(tr, w[0]));
+		return 1;
+	case TW_OP_MUNMAP:
+		return tracedb_unmap(tr->db, w[1], w[2],
+				     since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	default:
+		break;
+	}
+	if ((st = stack_of(m, r)) < 0)
+		return 0;
+	switch (r->op) {
+	case TW_OP_MALLOC:
+		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
+				     w[2], since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	case TW_OP_REALLOC: /* the old block freed, a new one made */
+		tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
+		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
+				     w[2], since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	case TW_OP_MMAP:
+		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
+				     w[2], since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	case TW_OP_MREMAP:
+		if (tracedb_unmap(tr->db, w[3], w[4], since_start(tr, w[0])) <
+		    0)
+			return -1;
+		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
+				     w[2], since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	case TW_OP_BRK:
+		if ((int64_t)w[2] < 0) /* shrunk */
+			return tracedb_unmap(tr->db, w[1] + w[2], -w[2],
+					     since_start(tr, w[0])) < 0
+				       ? -1
+				       : 1;
+		return tracedb_alloc(tr->db, VMS_TRACE_BRK, (uint32_t)st, w[1],
+				     w[2], since_start(tr, w[0])) < 0
+			       ? -1
+			       : 1;
+	default:
+		return 0;
+	}
+}
+
+/* Reads ring n from its tail to its head. */
+static long drain_one(struct tracer *tr, unsigned n, struct vms_error *err)
+{
+	struct tw_slot *sl = tw_slot_at(tr->hdr, n);
+	const unsigned char *ring = tw_ring_at(tr->hdr, n);
+	uint64_t head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = sl->tail;
+	struct slot_map *m;
+	long got = 0;
+
+	if (head == tail)
+		return 0;
+	if (head - tail > TW_RING_BYTES || (head | tail) % 8) {
+		tr->bad++; /* a ring that breaks the rules: skipped */
+		__atomic_store_n(&sl->tail, head, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (!(m = slot_map(tr, n)))
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory reading the trace");
+	while (tail < head) {
+		uint64_t at = tail % TW_RING_BYTES,
+			 w[256]; /* words: 255 at most */
+		struct tw_rec r;
+		uint64_t bytes;
+		int rc;
+
+		memcpy(&r, ring + at, sizeof(r));
+		if (r.op == TW_OP_PAD && r.words == 0) {
+			tail += TW_RING_BYTES - at;
+			continue;
+		}
+		bytes = (uint64_t)r.words * 8;
+		if (!r.words || bytes > head - tail ||
+		    at + bytes > TW_RING_BYTES) {
+			tr->bad++;
+			tail = head;
+			break;
+		}
+		memcpy(w, ring + at + 8, bytes - 8);
+		rc = take(tr, m, &r, w);
+		if (rc < 0) {
+			__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory reading the "
+					     "trace");
+		}
+		tr->bad += rc == 0;
+		got++;
+		tail += bytes;
+	}
+	__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
+	return got;
+}
+
+long tracer_drain(struct tracer *tr, struct vms_error *err)
+{
+	long total = 0, got;
+	unsigned i;
+
+	for (i = 0; i < TW_SLOTS; i++) {
+		struct tw_slot *sl = tw_slot_at(tr->hdr, i);
+		uint32_t state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+
+		if (state == TW_SLOT_FREE)
+			continue;
+		if ((got = drain_one(tr, i, err)) < 0)
+			return -1;
+		total += got;
+		/* a finished thread's ring, read to its end, is free again */
+		if (state == TW_SLOT_DONE &&
+		    __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE) == sl->tail)
+			__atomic_store_n(&sl->state, TW_SLOT_FREE,
+					 __ATOMIC_RELEASE);
+	}
+	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
+	return total;
+}
+
+int tracer_mark(struct tracer *tr)
+{
+	return tracedb_mark(tr->db, tracer_now(tr));
+}
+
+unsigned tracer_marks(const struct tracer *tr)
+{
+	return tracedb_marks(tr->db);
+}
+
+uint64_t tracer_bad(const struct tracer *tr)
+{
+	return tr->bad;
+}
+
+int tracer_report(struct tracer *tr, unsigned from, unsigned to,
+		  struct arena *a, struct vms_trace_report *out,
+		  struct vms_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (tracedb_report(tr->db, from, to,
+			   tr->reaped ? tr->end_ns : tracer_now(tr), tr->sym, a,
+			   out) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory for the trace report");
+	out->sample_bytes = tr->hdr->sample_bytes;
+	out->sampled = out->sample_bytes != 0;
+	out->attached = false;
+	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
+	out->dropped_bytes =
+		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
+	out->ended = tr->reaped;
+	out->exit_status = tr->status;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* tracer.h — an allocation trace of a command vmscope starts: the shared
+ * file the tracer library writes (base/tracewire.h), the command started
+ * with the library preloaded, and the reading of its rings into a
+ * tracedb (tracedb.h) with its stacks' modules kept for names (tracesym.h).
+ *
+ * Use: tracer_new(); tracer_launch() (the command runs with
+ * LD_PRELOAD=the library and the file's descriptor in VMSCOPE_TRACE_FD);
+ * tracer_drain() often (every few ms: the rings are 1 MiB a thread, and a
+ * full one makes the program wait for vmscope); tracer_mark() at each
+ * snapshot; tracer_report() for a window; tracer_free().
+ *
+ * Refused before anything starts, with the reason: a set-user-ID or
+ * set-group-ID program (the loader ignores LD_PRELOAD for it) and a
+ * statically linked one (no loader at all). A launched command is never
+ * killed by vmscope: when the trace ends before it does (--duration,
+ * Ctrl-C), tracer_free() sets the rings to pass-through and the command
+ * runs on untraced, as it would if vmscope died (the library sees its
+ * pid gone).
+ *
+ * Contract: one reader thread. The file's data come from the traced
+ * program, which may be hostile: every record is checked (its length,
+ * operation, stack id and frame count) before use, and a ring that breaks
+ * the rules is skipped to its head and counted (tracer_bad()).
+ */
+#ifndef VMS_TRACER_H
+#define VMS_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "model/trace.h"
+
+struct tracer;
+
+struct tracer_opts {
+	uint64_t sample_bytes; /* 0: every call (exact) */
+	const char *library; /* the tracer library's path */
+	bool output_to_stderr; /* the command's stdout goes to vmscope's
+				* stderr (an export on stdout) */
+};
+
+int tracer_new(struct tracer **out, const struct tracer_opts *o,
+	       struct vms_error *err);
+void tracer_free(struct tracer *tr);
+
+/* Starts cmd (execvp) traced; *pid its pid. The command is vmscope's
+ * child: tracer_wait() reaps it. */
+int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
+		  struct vms_error *err);
+/* Reads every ring up to its head; returns the number of records read,
+ * -1 on out of memory (err). */
+long tracer_drain(struct tracer *tr, struct vms_error *err);
+/* Whether the command has ended (reaped; *status its wait status). */
+bool tracer_wait(struct tracer *tr, int *status);
+/* A mark at this instant (a snapshot taken now); its number or -1. */
+int tracer_mark(struct tracer *tr);
+/* The window from mark `from` to mark `to` (0: the start; tracer_marks()
+ * + 1: now, or the command's end) with the trace-wide figures. */
+int tracer_report(struct tracer *tr, unsigned from, unsigned to,
+		  struct arena *a, struct vms_trace_report *out,
+		  struct vms_error *err);
+unsigned tracer_marks(const struct tracer *tr);
+uint64_t tracer_bad(const struct tracer *tr);
+/* ns since the trace began. */
+uint64_t tracer_now(const struct tracer *tr);
+
+#endif

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Allocation tracing of a launched command (vmscope --trace -- CMD).
+
+  - MemoryTestApp (tests/targets/memorytestapp.cc, the WPR exercise's
+    program, built without frame pointers): the report names each finding
+    by its function with exact counts and sizes, in the JSON and the text:
+    the 10 MB mmap outstanding in main; 4 transient 10 MB buffers, 40 MB,
+    in ManipulateTemporaryBuffer under Operation1; 319 outstanding 40-byte
+    news in InnerLoopOperation. Its output and exit status equal the
+    untraced run's. The same with jemalloc preloaded (its allocator kept).
+  - Through Debian's libraries (tests/targets/traced_calls.c "libc"): the
+    nodes tsearch allocates and strdup's copies, each stack reaching the
+    program's own function through libc, which has no frame pointers.
+  - Threads, a signal handler, fork and exec ("mix"): each thread's leaks
+    and frees counted exactly, the handler's 3 blocks, nothing of the
+    forked child's 1,000 blocks, and the exec'd child runs untraced (no
+    LD_PRELOAD of the tracer, no VMSCOPE_TRACE_FD).
+  - vmscope SIGKILLed while it traces ("spin"): the program runs on to its
+    normal end, not stopped, not killed.
+  - What a preload cannot enter (a static program, a set-user-ID one) and
+    what is not in this version (a PID, the viewer, -w, --trace-sample) is
+    refused with a message, exit 1.
+"""
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+LIB = os.path.join(T.BUILD, "libvmstrace.so")
+ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
+MB10 = 10 << 20
+
+
+def trace(args, cmd, env=None, timeout=120):
+    return subprocess.run([T.VMSCOPE, "--trace"] + args + ["--"] + cmd,
+                          capture_output=True, timeout=timeout,
+                          env=env or ENV)
+
+
+def trace_json(cmd, env=None):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        r = trace(["-e", "json", "-o", f.name], cmd, env)
+        T.ok(r.returncode == 0, "trace of %s: exit 0" % cmd[-1],
+             r.stderr.decode(errors="replace"))
+        try:
+            return json.load(open(f.name)), r
+        except ValueError:
+            return None, r
+
+
+def functions(site):
+    return [f["function"] or "" for f in site["frames"]]
+
+
+def find(sites, kind, fn):
+    return [s for s in sites if s["kind"] == kind and
+            any(fn in f for f in functions(s))]
+
+
+def memorytestapp(env=None, how="glibc"):
+    app = T.target("memorytestapp")
+    plain = subprocess.run([app], capture_output=True, env=env or ENV,
+                           timeout=60)
+    d, r = trace_json([app], env)
+    if not d:
+        T.ok(False, "%s: a JSON report" % how, r.stderr)
+        return
+    T.eq((r.stdout, d["process"]["exit_status"]),
+         (plain.stdout, plain.returncode),
+         "%s: the traced program's output and exit status are the "
+         "untraced one's" % how)
+    tr = d["trace"]
+    T.eq((tr["mode"], tr["dropped"], tr["ended"]), ("exact", 0, True),
+         "%s: exact, nothing dropped, the program's end" % how)
+    sites = tr["sites"]
+    main = [s for s in find(sites, "mmap", "main")
+            if s["outstanding"]["count"]]
+    T.ok(len(main) == 1 and main[0]["outstanding"] ==
+         {"count": 1, "bytes": MB10} and
+         main[0]["impacting_bytes"] == MB10 and
+         functions(main[0])[0] == "main",
+         "%s: the 10 MB mmap outstanding in main" % how, main)
+    tmp = find(sites, "mmap", "ManipulateTemporaryBuffer")
+    T.ok(len(tmp) == 1 and tmp[0]["transient"] ==
+         {"count": 4, "bytes": 4 * MB10} and
+         tmp[0]["outstanding"]["count"] == 0 and
+         tmp[0]["impacting_bytes"] == 0 and
+         "Operation1()" in functions(tmp[0]),
+         "%s: 4 transient buffers, 40 MB, in ManipulateTemporaryBuffer "
+         "under Operation1" % how, tmp)
+    leak = find(sites, "heap", "InnerLoopOperation")
+    T.ok(len(leak) == 1 and leak[0]["outstanding"] ==
+         {"count": 319, "bytes": 319 * 40} and
+         leak[0]["transient"]["count"] == 0,
+         "%s: 319 outstanding 40-byte blocks in InnerLoopOperation" % how,
+         leak)
+    if how != "glibc":
+        return
+    r = trace(["-s"], [app])
+    text = r.stdout.decode(errors="replace")
+    lines = text.splitlines()
+
+    def row(fn):
+        return [ln for ln in lines if fn in ln]
+    T.ok(r.returncode == 0 and
+         any("10.0 M" in ln and "main (" in ln.split("  ")[-1][:40]
+             for ln in row("main")) and
+         any("40.0 M" in ln and " 4 " in ln
+             for ln in row("ManipulateTemporaryBuffer")) and
+         any(" 319 " in ln for ln in row("InnerLoopOperation")),
+         "the text report names the three findings with their figures",
+         text)
+
+
+def libc_callers():
+    d, _ = trace_json([T.target("traced_calls"), "libc"])
+    if not d:
+        return
+    sites = d["trace"]["sites"]
+    ts = find(sites, "heap", "tsearch")
+    sd = find(sites, "heap", "strdup")
+    T.ok(ts and sum(s["outstanding"]["count"] for s in ts) == 100 and
+         all("own_function" in functions(s) for s in ts),
+         "100 tsearch nodes, every stack through libc to own_function",
+         [(s["outstanding"], functions(s)[:3]) for s in ts])
+    T.ok(sd and sum(s["outstanding"]["count"] for s in sd) == 50 and
+         all("own_function" in functions(s) for s in sd),
+         "50 strdup copies, every stack through libc to own_function",
+         [(s["outstanding"], functions(s)[:3]) for s in sd])
+
+
+def mix():
+    d, r = trace_json([T.target("traced_calls"), "mix"])
+    if not d:
+        return
+    sites = d["trace"]["sites"]
+    th = find(sites, "heap", "thread_leaks")
+    T.ok(len(th) == 1 and th[0]["outstanding"] ==
+         {"count": 400, "bytes": sum(100 * (1000 + i * 8)
+                                     for i in range(4))} and
+         th[0]["transient"] == {"count": 200, "bytes": sum(
+             50 * (1000 + i * 8) for i in range(4))},
+         "four threads: 400 blocks leaked and 200 freed, to the byte", th)
+    h = find(sites, "heap", "on_usr1")
+    T.ok(len(h) == 1 and h[0]["outstanding"] ==
+         {"count": 3, "bytes": 3 * 777},
+         "the signal handler's 3 blocks of 777 bytes", h)
+    child = [s for s in sites if any(
+        s[k]["count"] and s[k]["bytes"] % 555 == 0 and
+        s[k]["count"] >= 1000 for k in ("outstanding", "transient"))]
+    T.eq(child, [], "nothing of the forked child's 1,000 blocks")
+    T.eq(d["trace"]["dropped"], 0, "mix: nothing dropped")
+    out = r.stdout.decode(errors="replace")
+    T.ok("child LD_PRELOAD=(unset) VMSCOPE_TRACE_FD=(unset)" in out,
+         "the exec'd child runs untraced: no tracer in its environment",
+         out)
+
+
+def killed_midway():
+    tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
+    done = os.path.join(tmp, "done")
+    try:
+        p = subprocess.Popen([T.VMSCOPE, "--trace", "-s", "-o",
+                              os.path.join(tmp, "report"), "--",
+                              T.target("traced_calls"), "spin", done],
+                             env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        # the program is vmscope's child: wait for it to be running
+        child = None
+        deadline = time.time() + 30
+        while time.time() < deadline and child is None:
+            try:
+                with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                    kids = f.read().split()
+                child = int(kids[0]) if kids else None
+            except OSError:
+                break
+            time.sleep(0.01)
+        if not T.ok(child is not None, "the traced program started"):
+            p.kill()
+            p.wait()
+            return
+        p.kill()
+        p.wait()
+        T.ok(T.wait_gone(child, 120),
+             "vmscope SIGKILLed: the program ends by itself")
+        T.ok(os.path.exists(done) and open(done).read() == "done\n",
+             "... having run to its normal end (its last write done)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def refusals():
+    tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
+    try:
+        static = None
+        src = os.path.join(tmp, "s.c")
+        open(src, "w").write("int main(void){return 0;}\n")
+        if subprocess.run(["cc", "-static", "-o", os.path.join(tmp, "st"),
+                           src], capture_output=True).returncode == 0:
+            static = os.path.join(tmp, "st")
+        if static:
+            r = trace(["-s"], [static])
+            T.ok(r.returncode == 1 and b"statically linked" in r.stderr,
+                 "a static program is refused, the reason said", r.stderr)
+        else:
+            T.skip("a static program is refused", "no static libc to "
+                   "link one (libc6-dev's libc.a)")
+        suid = os.path.join(tmp, "suid")
+        shutil.copy(T.target("traced_calls"), suid)
+        os.chmod(suid, 0o755 | stat.S_ISUID)
+        r = trace(["-s"], [suid, "libc"])
+        T.ok(r.returncode == 1 and b"set-user-ID" in r.stderr,
+             "a set-user-ID program is refused, the reason said", r.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for args, what in ((["-s", "1"], "attaching"),
+                       (["--trace-sample=4096", "-s", "--", "true"],
+                        "not in this version"),
+                       (["-w", "/tmp/x.vms", "-s", "--", "true"], "-w"),
+                       (["--", "true"], "viewer"),
+                       (["-e", "csv", "--", "true"], "csv")):
+        r = subprocess.run([T.VMSCOPE, "--trace"] + args,
+                           capture_output=True, env=ENV, timeout=30)
+        T.ok(r.returncode == 1 and what.encode() in r.stderr and
+             len(r.stderr.decode().splitlines()) <= 2,
+             "--trace %s: refused (1), saying so" % " ".join(args),
+             r.stderr)
+
+
+def main():
+    if not os.path.exists(LIB):
+        T.ok(False, "the tracer library is built", LIB)
+        return T.done()
+    memorytestapp()
+    jem = [p for p in ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",)
+           if os.path.exists(p)]
+    if jem:
+        env = dict(ENV, LD_PRELOAD=jem[0])
+        memorytestapp(env, "jemalloc preloaded")
+    else:
+        T.skip("MemoryTestApp with jemalloc", "libjemalloc2 not installed")
+    libc_callers()
+    mix()
+    killed_midway()
+    refusals()
+    T.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+// memorytestapp — Linux's MemoryTestApp (shared/seeds: the WPR heap and
+// VirtualAlloc exercise), built without frame pointers: main commits a
+// 10 MB buffer (mmap, written) and never frees it; Operation1 calls
+// ManipulateTemporaryBuffer, which maps, writes and unmaps a 10 MB buffer,
+// four times; Operation2 calls InnerLoopOperation 319 times, each leaking
+// a 40-byte new. It prints what it did and exits with status 3, so a test
+// can hold a traced run's output and status against an untraced one's.
+#include <sys/mman.h>
+
+#include <cstdio>
+#include <cstring>
+
+static const size_t MB10 = 10u << 20;
+
+__attribute__((noinline)) static void ManipulateTemporaryBuffer()
+{
+	void *p = mmap(nullptr, MB10, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 0x5a, MB10);
+	munmap(p, MB10);
+}
+
+static volatile int done_ops;
+
+__attribute__((noinline)) static void Operation1()
+{
+	for (int i = 0; i < 4; i++)
+		ManipulateTemporaryBuffer();
+	done_ops = done_ops + 1; // no tail call: Operation1 stays a frame
+}
+
+__attribute__((noinline)) static char *InnerLoopOperation(int i)
+{
+	char *p = new char[40];
+
+	memset(p, i, 40);
+	return p; // leaked
+}
+
+__attribute__((noinline)) static unsigned Operation2()
+{
+	unsigned sum = 0;
+
+	for (int i = 0; i < 319; i++)
+		sum += (unsigned char)InnerLoopOperation(i)[7];
+	return sum;
+}
+
+int main()
+{
+	void *keep = mmap(nullptr, MB10, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (keep == MAP_FAILED)
+		return 1;
+	memset(keep, 1, MB10); // committed, and never freed
+	Operation1();
+	unsigned sum = Operation2();
+	printf("memorytestapp: 10 MB kept, 4 x 10 MB transient, 319 x 40 B "
+	       "leaked (%u)\n",
+	       sum);
+	return 3;
+}

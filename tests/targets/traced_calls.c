@@ -1,0 +1,139 @@
+/* traced_calls — what the tracer must get right besides plain malloc:
+ *
+ *   libc  (argv[1] = "libc"): own_function() allocates through libc's own
+ *         callers of malloc (tsearch's nodes, strdup's copies), 100 and 50
+ *         times, leaking them: every stack must reach own_function through
+ *         libc, which Debian builds without frame pointers;
+ *   mix   (argv[1] = "mix"): four threads each leak 100 blocks of their
+ *         own size (1000 + thread * 8 bytes) and free 50 more; a signal
+ *         handler the main thread runs (SIGUSR1 to itself) leaks 3 blocks
+ *         of 777 bytes; a forked child allocates 1000 blocks of 555
+ *         bytes (its rings would be its parent's: it must record nothing)
+ *         and exits; an exec'd child (this program, "env") prints
+ *         LD_PRELOAD and VMSCOPE_TRACE_FD as it sees them (the tracer
+ *         takes itself out for children);
+ *   spin  (argv[1] = "spin", argv[2] = a path): allocates and frees in a
+ *         loop until it has done 20 rounds of 100,000 pairs, then writes
+ *         "done" to the path and exits 0 (a trace that vmscope leaves
+ *         midway must let it finish).
+ * Prints what it did, one line, and exits 0. Built as the C targets are
+ * (-O1: no frame pointers on x86-64).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <search.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int keys[100];
+static char *copies[50]; /* kept: a leak the compiler cannot drop */
+
+__attribute__((noinline)) static void own_function(void)
+{
+	void *root = NULL;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		keys[i] = i * 7;
+		tsearch(&keys[i], &root, cmp_int);
+	}
+	for (i = 0; i < 50; i++)
+		copies[i] = strdup(keys[i] & 1 ? "odd, leaked" : "even, leaked");
+}
+
+__attribute__((noinline)) static void *thread_leaks(void *arg)
+{
+	size_t size = 1000 + (size_t)(uintptr_t)arg * 8;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		memset(malloc(size), 1, 8);
+	for (i = 0; i < 50; i++)
+		free(memset(malloc(size), 2, 8));
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	int i;
+
+	(void)sig;
+	for (i = 0; i < 3; i++)
+		memset(malloc(777), 3, 8);
+}
+
+static int mix(const char *self)
+{
+	pthread_t t[4];
+	pid_t pid;
+	int i, st;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_leaks, (void *)(uintptr_t)i);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	signal(SIGUSR1, on_usr1);
+	raise(SIGUSR1);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < 1000; i++)
+			memset(malloc(555), 4, 8);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl(self, self, "env", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	printf("mix: 4 threads, a handler, a fork, an exec\n");
+	return 0;
+}
+
+static int spin(const char *path)
+{
+	int round, i;
+	FILE *f;
+
+	for (round = 0; round < 20; round++)
+		for (i = 0; i < 100000; i++)
+			free(memset(malloc(64 + (size_t)(i & 63)), 5, 8));
+	f = fopen(path, "w");
+	if (!f)
+		return 1;
+	fputs("done\n", f);
+	fclose(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "libc";
+
+	if (strcmp(mode, "env") == 0) {
+		const char *p = getenv("LD_PRELOAD"), *f = getenv("VMSCOPE_TRACE_FD");
+
+		printf("child LD_PRELOAD=%s VMSCOPE_TRACE_FD=%s\n", p ? p : "(unset)",
+		       f ? f : "(unset)");
+		return 0;
+	}
+	if (strcmp(mode, "mix") == 0)
+		return mix(argv[0]);
+	if (strcmp(mode, "spin") == 0 && argc > 2)
+		return spin(argv[2]);
+	own_function();
+	printf("libc: 100 tsearch nodes and 50 strdup copies leaked\n");
+	return 0;
+}

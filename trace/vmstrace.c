@@ -1,0 +1,857 @@
+/* vmstrace.c — libvmstrace.so, the tracer vmscope preloads into a command
+ * it starts with --trace (src/trace/launch.h). It interposes the malloc
+ * family and the mmap family the program calls, forwards each call to the
+ * next definition (glibc's, or the jemalloc or tcmalloc the program links:
+ * it keeps its allocator), and records the call, its result, its thread,
+ * a monotonic time and its call stack into the thread's ring of the shared
+ * file vmscope made (src/base/tracewire.h says the layout).
+ *
+ * What the program sees does not change: every call returns what the next
+ * definition returned, errno as it left it; the library takes no file
+ * descriptor (the shared file's is closed once it is mapped), prints
+ * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
+ * the program's children (exec) run untraced; a forked child that does not
+ * exec records nothing (the rings are its parent's).
+ *
+ * Stacks: unw_backtrace() (libunwind, from the call frame information
+ * every Debian library carries in .eh_frame: frame pointers would lose the
+ * callers of anything that allocates inside libc or libstdc++), without
+ * the library's own frames, interned per thread by a 64-bit hash of the
+ * return addresses (tracewire.h: a stack is sent once per thread).
+ *
+ * Never blocks for long (tracewire.h): a full ring waits while vmscope's
+ * heartbeat moves, and at most TW_WAIT_NS without it; vmscope gone (its
+ * pid no longer exists) or too slow sets pass-through for good.
+ *
+ * Reentrancy: libunwind, dlsym and the library's own work may call malloc;
+ * a per-thread guard forwards such calls unrecorded. Before dlsym has
+ * answered, allocations come from a small static buffer, never freed.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/tracewire.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __attribute__((tls_model("initial-exec"))) __thread
+#define STACK_TABLE (2 * TW_STACK_IDS) /* its hash table: half full */
+
+/* ---- the next definitions ---- */
+
+static void *(*next_malloc)(size_t);
+static void (*next_free)(void *);
+static void *(*next_calloc)(size_t, size_t);
+static void *(*next_realloc)(void *, size_t);
+static void *(*next_reallocarray)(void *, size_t, size_t);
+static int (*next_posix_memalign)(void **, size_t, size_t);
+static void *(*next_aligned_alloc)(size_t, size_t);
+static void *(*next_memalign)(size_t, size_t);
+static void *(*next_valloc)(size_t);
+static void *(*next_pvalloc)(size_t);
+static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+static int (*next_munmap)(void *, size_t);
+static void *(*next_mremap)(void *, size_t, size_t, int, ...);
+static int (*next_brk)(void *);
+static void *(*next_sbrk)(intptr_t);
+
+/* Before dlsym has answered: a bump buffer (dlsym's own calloc). */
+static unsigned char boot_buf[64 << 10] __attribute__((aligned(16)));
+static size_t boot_used;
+
+static bool in_boot(const void *p)
+{
+	return (const unsigned char *)p >= boot_buf &&
+	       (const unsigned char *)p < boot_buf + sizeof(boot_buf);
+}
+
+static void *boot_alloc(size_t n)
+{
+	size_t at = (boot_used + 15) & ~(size_t)15;
+
+	if (n > sizeof(boot_buf) - at)
+		return NULL;
+	boot_used = at + n;
+	return boot_buf + at;
+}
+
+/* ---- state ---- */
+
+static struct tw_header *hdr; /* NULL: not traced */
+static bool off; /* pass-through in this process (a forked child) */
+static int resolving; /* dlsym is running */
+static uintptr_t self_lo, self_hi; /* this library's text */
+
+struct thread_state {
+	int slot; /* its ring, or -1: none to be had */
+	int rounds; /* destructor rounds seen (thread_done) */
+	uint32_t next_id;
+	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
+	uint32_t ids[STACK_TABLE];
+};
+
+static TLS struct thread_state *ts;
+static TLS int tls_busy; /* inside the library: forward unrecorded */
+static TLS int in_cxx; /* inside C++'s operator new or delete, whose own
+			* malloc and free are not the program's calls */
+/* A thread's state after its end (a destructor of another key may still
+ * allocate): no ring, nothing recorded. */
+static struct thread_state ended = { .slot = -1 };
+static pthread_key_t exit_key;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- rings ---- */
+
+static void go_passthrough(void)
+{
+	__atomic_store_n(&hdr->passthrough, 1, __ATOMIC_RELEASE);
+}
+
+static bool consumer_gone(void)
+{
+	pid_t c = hdr->consumer_pid;
+
+	return c > 0 && kill(c, 0) < 0 && errno == ESRCH;
+}
+
+/* Room for n bytes at the ring's head, waiting for vmscope while it makes
+ * progress. False: drop (pass-through now). */
+static bool room(struct tw_slot *sl, uint64_t n)
+{
+	uint64_t t0 = 0, beat = 0;
+	unsigned spins = 0;
+
+	while (sl->head + n - __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE) >
+	       TW_RING_BYTES) {
+		uint64_t b = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE))
+			return false;
+		if (++spins < 64)
+			continue;
+		if (!t0 || b != beat) {
+			t0 = now_ns();
+			beat = b;
+		} else if (now_ns() - t0 > TW_WAIT_NS || consumer_gone()) {
+			go_passthrough();
+			return false;
+		}
+		sched_yield();
+	}
+	return true;
+}
+
+/* Writes one record of `words` words (header first) at the ring's head. */
+static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+		unsigned words)
+{
+	uint64_t bytes = (uint64_t)words * 8, at = sl->head % TW_RING_BYTES;
+	uint64_t pad = at + bytes > TW_RING_BYTES ? TW_RING_BYTES - at : 0;
+
+	if (!room(sl, pad + bytes))
+		return false;
+	if (pad) {
+		struct tw_rec r = { .op = TW_OP_PAD, .words = 0 };
+
+		memcpy(ring + at, &r, sizeof(r)); /* words 0: to the end */
+		at = 0;
+	}
+	memcpy(ring + at, w, bytes);
+	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
+	return true;
+}
+
+static uint64_t rec_word(unsigned op, unsigned words, uint32_t arg)
+{
+	struct tw_rec r = { .op = (uint8_t)op,
+			    .words = (uint8_t)words,
+			    .arg = arg };
+	uint64_t w;
+
+	memcpy(&w, &r, sizeof(w));
+	return w;
+}
+
+static void thread_done(void *p)
+{
+	struct thread_state *t = p;
+
+	if (!t || t == &ended)
+		return;
+	/* Other keys' destructors run in the same rounds and may still free
+	 * what the thread allocated: the ring stays open for as many rounds
+	 * as the C library runs (PTHREAD_DESTRUCTOR_ITERATIONS, 4), less
+	 * this last one. */
+	if (++t->rounds < 4) {
+		pthread_setspecific(exit_key, t);
+		return;
+	}
+	if (t->slot >= 0 && hdr)
+		__atomic_store_n(&tw_slot_at(hdr, (unsigned)t->slot)->state,
+				 TW_SLOT_DONE, __ATOMIC_RELEASE);
+	ts = &ended;
+	next_munmap(t, sizeof(*t));
+}
+
+static struct thread_state *thread_state(void)
+{
+	struct thread_state *t;
+	unsigned i;
+
+	if (ts)
+		return ts;
+	t = next_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->slot = -1;
+	for (i = 0; i < hdr->slots; i++) {
+		struct tw_slot *sl = tw_slot_at(hdr, i);
+		uint32_t want = TW_SLOT_FREE;
+
+		if (__atomic_compare_exchange_n(&sl->state, &want, TW_SLOT_LIVE,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			uint64_t w[2];
+
+			t->slot = (int)i;
+			sl->tid = (int32_t)syscall(SYS_gettid);
+			w[0] = rec_word(TW_OP_THREAD, 2, (uint32_t)sl->tid);
+			w[1] = now_ns();
+			put(sl, tw_ring_at(hdr, i), w, 2);
+			break;
+		}
+	}
+	ts = t;
+	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+/* ---- stacks ---- */
+
+static uint64_t hash_frames(void *const *ip, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)ip[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+/* The stack id of the caller's stack in this thread's ring, sending the
+ * stack first when it is new. UINT32_MAX: could not be sent. */
+static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
+			 unsigned char *ring)
+{
+	void *ip[TW_MAX_FRAMES + 8];
+	uint64_t w[TW_MAX_FRAMES + 1], h;
+	int n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0]))), s = 0;
+	unsigned k;
+	int i;
+
+	/* the library's own frames are not the program's */
+	while (s < n && (uintptr_t)ip[s] >= self_lo &&
+	       (uintptr_t)ip[s] < self_hi)
+		s++;
+	if (n - s > (int)TW_MAX_FRAMES)
+		n = s + (int)TW_MAX_FRAMES;
+	h = hash_frames(ip + s, n - s);
+	for (k = (unsigned)h & (STACK_TABLE - 1);;
+	     k = (k + 1) & (STACK_TABLE - 1)) {
+		if (t->hashes[k] == h)
+			return t->ids[k];
+		if (!t->hashes[k])
+			break;
+	}
+	if (t->next_id >= TW_STACK_IDS) { /* full enough: start over */
+		w[0] = rec_word(TW_OP_STACK_RESET, 1, 0);
+		if (!put(sl, ring, w, 1))
+			return UINT32_MAX;
+		memset(t->hashes, 0, sizeof(t->hashes));
+		t->next_id = 0;
+		for (k = (unsigned)h & (STACK_TABLE - 1); t->hashes[k];
+		     k = (k + 1) & (STACK_TABLE - 1))
+			;
+	}
+	w[0] = rec_word(TW_OP_STACK, (unsigned)(n - s) + 1, t->next_id);
+	for (i = s; i < n; i++)
+		w[1 + i - s] = (uint64_t)(uintptr_t)ip[i];
+	if (!put(sl, ring, w, (unsigned)(n - s) + 1))
+		return UINT32_MAX;
+	t->hashes[k] = h;
+	t->ids[k] = t->next_id;
+	return t->next_id++;
+}
+
+/* ---- recording ---- */
+
+static bool tracing(void)
+{
+	return hdr && !off &&
+	       !__atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED);
+}
+
+static void count_dropped(uint64_t bytes)
+{
+	__atomic_add_fetch(&hdr->dropped, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hdr->dropped_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* Records one call: op, its fields (after the time), and, for an
+ * allocation, the caller's stack. */
+static void record(unsigned op, bool with_stack, uint64_t a, uint64_t b,
+		   uint64_t c, uint64_t d)
+{
+	struct thread_state *t;
+	struct tw_slot *sl;
+	unsigned char *ring;
+	uint64_t w[6];
+	unsigned words = TW_EVENT_WORDS(op);
+	uint32_t id = 0;
+	int saved = errno;
+
+	if (!tracing() || tls_busy || in_cxx)
+		return;
+	tls_busy = 1;
+	t = thread_state();
+	if (!t || t->slot < 0) {
+		if (op != TW_OP_FREE && op != TW_OP_MUNMAP)
+			count_dropped(b);
+		goto out;
+	}
+	sl = tw_slot_at(hdr, (unsigned)t->slot);
+	ring = tw_ring_at(hdr, (unsigned)t->slot);
+	if (with_stack && (id = stack_id(t, sl, ring)) == UINT32_MAX) {
+		count_dropped(b);
+		goto out;
+	}
+	w[0] = rec_word(op, words, id);
+	w[1] = now_ns();
+	w[2] = a;
+	w[3] = b;
+	w[4] = c;
+	w[5] = d;
+	if (!put(sl, ring, w, words))
+		count_dropped(op == TW_OP_FREE ? 0 : b);
+out:
+	tls_busy = 0;
+	errno = saved;
+}
+
+#define ALLOCATED(p, n)                                                        \
+	do {                                                                   \
+		if (p)                                                         \
+			record(TW_OP_MALLOC, true, (uintptr_t)(p), (n), 0, 0); \
+	} while (0)
+
+/* ---- start ---- */
+
+static void *sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void resolve(void)
+{
+	if (next_malloc || resolving)
+		return;
+	resolving = 1;
+	next_free = sym("free");
+	next_calloc = sym("calloc");
+	next_realloc = sym("realloc");
+	next_reallocarray = sym("reallocarray");
+	next_posix_memalign = sym("posix_memalign");
+	next_aligned_alloc = sym("aligned_alloc");
+	next_memalign = sym("memalign");
+	next_valloc = sym("valloc");
+	next_pvalloc = sym("pvalloc");
+	next_mmap = sym("mmap");
+	next_munmap = sym("munmap");
+	next_mremap = sym("mremap");
+	next_brk = sym("brk");
+	next_sbrk = sym("sbrk");
+	next_malloc = sym("malloc");
+	resolving = 0;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uintptr_t me = (uintptr_t)ctx;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
+		    me < lo + ph->p_memsz) {
+			self_lo = lo;
+			self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Takes every word of LD_PRELOAD naming this library out of it, in place
+ * (the program's children run untraced), and VMSCOPE_TRACE_FD. */
+static void leave_environment(void)
+{
+	char *v = getenv("LD_PRELOAD"), *w, *out;
+
+	unsetenv("VMSCOPE_TRACE_FD");
+	if (!v)
+		return;
+	for (w = out = v; *w;) {
+		size_t n = strcspn(w, ": ");
+
+		if (!memmem(w, n, "libvmstrace", 11)) {
+			if (out != v)
+				*out++ = ':';
+			memmove(out, w, n);
+			out += n;
+		}
+		w += n;
+		while (*w == ':' || *w == ' ')
+			w++;
+	}
+	*out = '\0';
+	if (!*v)
+		unsetenv("LD_PRELOAD");
+}
+
+static void in_child(void)
+{
+	off = true; /* the rings are the parent's */
+}
+
+__attribute__((constructor)) static void vmstrace_init(void)
+{
+	const char *e = getenv("VMSCOPE_TRACE_FD");
+	struct tw_header *h;
+	char *end;
+	long fd;
+
+	resolve();
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
+	leave_environment();
+	if (!e)
+		return;
+	fd = strtol(e, &end, 10);
+	if (*end || fd < 0 || fd > 1 << 20)
+		return;
+	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      (int)fd, 0);
+	close((int)fd); /* the program's descriptors are its own */
+	if (h == MAP_FAILED)
+		return;
+	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
+	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
+		next_munmap(h, TW_FILE_BYTES);
+		return;
+	}
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	pthread_key_create(&exit_key, thread_done);
+	pthread_atfork(NULL, NULL, in_child);
+	h->traced_pid = getpid();
+	hdr = h;
+}
+
+/* ---- the malloc family ---- */
+
+EXPORT void *malloc(size_t n)
+{
+	void *p;
+
+	if (!next_malloc) {
+		resolve();
+		if (!next_malloc)
+			return boot_alloc(n);
+	}
+	p = next_malloc(n);
+	ALLOCATED(p, n);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (!next_free)
+		resolve();
+	record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);
+	next_free(p);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (!next_calloc) {
+		if (resolving) { /* dlsym's own: zeroed static memory */
+			if (size && n > SIZE_MAX / size)
+				return NULL;
+			return boot_alloc(n * size);
+		}
+		resolve();
+	}
+	p = next_calloc(n, size);
+	ALLOCATED(p, n * size);
+	return p;
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	void *p;
+
+	if (in_boot(old)) { /* from the boot buffer: move it out */
+		size_t have = (size_t)(boot_buf + sizeof(boot_buf) -
+				       (unsigned char *)old);
+
+		p = malloc(n);
+		if (p)
+			memcpy(p, old, n < have ? n : have);
+		return p;
+	}
+	if (!next_realloc)
+		resolve();
+	p = next_realloc(old, n);
+	if (!old) {
+		ALLOCATED(p, n);
+	} else if (p) {
+		record(TW_OP_REALLOC, true, (uintptr_t)p, n, (uintptr_t)old, 0);
+	} else if (n == 0) {
+		record(TW_OP_FREE, false, (uintptr_t)old, 0, 0, 0);
+	}
+	return p;
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	void *p;
+
+	if (!next_reallocarray)
+		resolve();
+	p = next_reallocarray(old, n, size);
+	if (!old) {
+		ALLOCATED(p, n * size);
+	} else if (p) {
+		record(TW_OP_REALLOC, true, (uintptr_t)p, n * size,
+		       (uintptr_t)old, 0);
+	}
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int rc;
+
+	if (!next_posix_memalign)
+		resolve();
+	rc = next_posix_memalign(out, align, n);
+	if (rc == 0)
+		ALLOCATED(*out, n);
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (!next_aligned_alloc)
+		resolve();
+	p = next_aligned_alloc(align, n);
+	ALLOCATED(p, n);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (!next_memalign)
+		resolve();
+	p = next_memalign(align, n);
+	ALLOCATED(p, n);
+	return p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+	void *p;
+
+	if (!next_valloc)
+		resolve();
+	p = next_valloc(n);
+	ALLOCATED(p, n);
+	return p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	void *p;
+
+	if (!next_pvalloc)
+		resolve();
+	p = next_pvalloc(n);
+	ALLOCATED(p, n);
+	return p;
+}
+
+/* ---- the mmap family (the program's own calls: glibc's malloc maps
+ * through internal symbols, which no preload sees) ---- */
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off_)
+{
+	void *p;
+
+	if (!next_mmap)
+		resolve();
+	p = next_mmap(addr, len, prot, flags, fd, off_);
+	if (p != MAP_FAILED)
+		record(TW_OP_MMAP, true, (uintptr_t)p, len,
+		       (uint64_t)(unsigned)prot | (uint64_t)(unsigned)flags
+							  << 8,
+		       0);
+	return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off_) __attribute__((alias("mmap")));
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	int rc;
+
+	if (!next_munmap)
+		resolve();
+	rc = next_munmap(addr, len);
+	if (rc == 0)
+		record(TW_OP_MUNMAP, false, (uintptr_t)addr, len, 0, 0);
+	return rc;
+}
+
+EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+	void *p, *want = NULL;
+	va_list ap;
+
+	if (!next_mremap)
+		resolve();
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+		p = next_mremap(old, old_len, len, flags, want);
+	} else {
+		p = next_mremap(old, old_len, len, flags);
+	}
+	if (p != MAP_FAILED)
+		record(TW_OP_MREMAP, true, (uintptr_t)p, len, (uintptr_t)old,
+		       old_len);
+	return p;
+}
+
+EXPORT int brk(void *end)
+{
+	void *was;
+	int rc;
+
+	if (!next_brk)
+		resolve();
+	was = next_sbrk ? next_sbrk(0) : NULL;
+	rc = next_brk(end);
+	if (rc == 0 && was)
+		record(TW_OP_BRK, true, (uintptr_t)was,
+		       (uint64_t)((uintptr_t)end - (uintptr_t)was), 0, 0);
+	return rc;
+}
+
+EXPORT void *sbrk(intptr_t inc)
+{
+	void *p;
+
+	if (!next_sbrk)
+		resolve();
+	p = next_sbrk(inc);
+	if (p != (void *)-1 && inc)
+		record(TW_OP_BRK, true, (uintptr_t)p, (uint64_t)inc, 0, 0);
+	return p;
+}
+
+/* ---- C++'s operator new and delete: recorded as the program's calls,
+ * forwarded to the next definition (libstdc++'s, or an allocator's own,
+ * as jemalloc's, which never calls malloc through the PLT); what they call
+ * inside is not recorded again. A throwing new unwinds through here (the
+ * library is built with -fexceptions): the cleanup clears in_cxx. ---- */
+
+/* Nested: libstdc++'s new[] calls new, which is this library's too; the
+ * outer call is the program's, the inner one records nothing. */
+static void cxx_leave(int *was)
+{
+	in_cxx = *was;
+}
+
+#define CXX_CALL(expr)                                                         \
+	do {                                                                   \
+		int cxx_was __attribute__((cleanup(cxx_leave))) = in_cxx;      \
+		in_cxx = 1;                                                    \
+		expr;                                                          \
+	} while (0)
+
+#define CXX_NEW(mangled, ...)                                                  \
+	EXPORT void *mangled(__VA_ARGS__);                                     \
+	EXPORT void *mangled(__VA_ARGS__)
+
+#define NEXT(var, name)                                                        \
+	do {                                                                   \
+		if (!var)                                                      \
+			*(void **)&var = sym(name);                            \
+	} while (0)
+
+typedef struct {
+	int unused;
+} nothrow_t;
+
+static void *(*next_new)(size_t), *(*next_new_arr)(size_t);
+static void *(*next_new_nt)(size_t, const nothrow_t *);
+static void *(*next_new_arr_nt)(size_t, const nothrow_t *);
+static void *(*next_new_al)(size_t, size_t),
+	*(*next_new_arr_al)(size_t, size_t);
+static void *(*next_new_al_nt)(size_t, size_t, const nothrow_t *);
+static void *(*next_new_arr_al_nt)(size_t, size_t, const nothrow_t *);
+
+CXX_NEW(_Znwm, size_t n)
+{
+	void *p;
+
+	NEXT(next_new, "_Znwm");
+	CXX_CALL(p = next_new(n));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_Znam, size_t n)
+{
+	void *p;
+
+	NEXT(next_new_arr, "_Znam");
+	CXX_CALL(p = next_new_arr(n));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnwmRKSt9nothrow_t, size_t n, const nothrow_t *nt)
+{
+	void *p;
+
+	NEXT(next_new_nt, "_ZnwmRKSt9nothrow_t");
+	CXX_CALL(p = next_new_nt(n, nt));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnamRKSt9nothrow_t, size_t n, const nothrow_t *nt)
+{
+	void *p;
+
+	NEXT(next_new_arr_nt, "_ZnamRKSt9nothrow_t");
+	CXX_CALL(p = next_new_arr_nt(n, nt));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnwmSt11align_val_t, size_t n, size_t al)
+{
+	void *p;
+
+	NEXT(next_new_al, "_ZnwmSt11align_val_t");
+	CXX_CALL(p = next_new_al(n, al));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnamSt11align_val_t, size_t n, size_t al)
+{
+	void *p;
+
+	NEXT(next_new_arr_al, "_ZnamSt11align_val_t");
+	CXX_CALL(p = next_new_arr_al(n, al));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t al,
+	const nothrow_t *nt)
+{
+	void *p;
+
+	NEXT(next_new_al_nt, "_ZnwmSt11align_val_tRKSt9nothrow_t");
+	CXX_CALL(p = next_new_al_nt(n, al, nt));
+	ALLOCATED(p, n);
+	return p;
+}
+
+CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t al,
+	const nothrow_t *nt)
+{
+	void *p;
+
+	NEXT(next_new_arr_al_nt, "_ZnamSt11align_val_tRKSt9nothrow_t");
+	CXX_CALL(p = next_new_arr_al_nt(n, al, nt));
+	ALLOCATED(p, n);
+	return p;
+}
+
+/* The deletes: each name forwarded to its own next definition with its
+ * own arguments (sized, aligned, nothrow), the pointer recorded freed. */
+#define CXX_DELETE(mangled, params, args)                                      \
+	EXPORT void mangled params;                                            \
+	EXPORT void mangled params                                             \
+	{                                                                      \
+		static void(*next) params;                                     \
+		NEXT(next, #mangled);                                          \
+		if (p)                                                         \
+			record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);      \
+		CXX_CALL(next args);                                           \
+	}
+
+CXX_DELETE(_ZdlPv, (void *p), (p))
+CXX_DELETE(_ZdaPv, (void *p), (p))
+CXX_DELETE(_ZdlPvm, (void *p, size_t n), (p, n))
+CXX_DELETE(_ZdaPvm, (void *p, size_t n), (p, n))
+CXX_DELETE(_ZdlPvRKSt9nothrow_t, (void *p, const nothrow_t *nt), (p, nt))
+CXX_DELETE(_ZdaPvRKSt9nothrow_t, (void *p, const nothrow_t *nt), (p, nt))
+CXX_DELETE(_ZdlPvSt11align_val_t, (void *p, size_t al), (p, al))
+CXX_DELETE(_ZdaPvSt11align_val_t, (void *p, size_t al), (p, al))
+CXX_DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
+CXX_DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
