@@ -59,7 +59,7 @@ int cli_load(const struct args *a);
 int cli_diff(const struct args *a);
 /* --trace: -1 when the options go together, else a usage error's status. */
 int cli_trace_check(const struct args *a);
-/* --trace -- CMD, printed (trace.c). */
+/* --trace -- CMD, printed (run_trace.c). */
 int cli_trace(const struct args *a);
 
 #endif

@@ -1,4 +1,4 @@
-/* trace.c — `vmscope --trace -s|-e FMT [-o FILE] [--duration=S] -- CMD`:
+/* run_trace.c — `vmscope --trace -s|-e FMT [-o FILE] [--duration=S] -- CMD`:
  * CMD started with the tracer preloaded (src/trace/tracer.h), its rings
  * read until it exits, the duration ends or Ctrl-C, then the report of
  * the whole run printed. CMD is never killed for it: when the trace ends
