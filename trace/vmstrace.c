@@ -251,6 +251,98 @@ static struct thread_state *thread_state(void)
 	return t;
 }
 
+/* ---- modules: each loaded file is sent once, before the first stack
+ * with an address in its code, so vmscope names frames from what the
+ * program had loaded, whenever it reads them (the program may be gone).
+ * New stacks are rare: a stack with an address in no module known makes
+ * the list be read again (dl_iterate_phdr), under a lock of its own. ---- */
+
+#define MAX_MODULES 1024
+
+struct module {
+	uintptr_t lo, hi; /* its code */
+};
+
+static struct module modules[MAX_MODULES];
+static unsigned nmodules; /* written under modules_lock */
+static int modules_lock;
+static char exe_path[1024]; /* the main program's (dlpi_name is "") */
+
+static bool module_known(uintptr_t ip)
+{
+	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (ip - 1 >= modules[i].lo && ip - 1 < modules[i].hi)
+			return true;
+	return false;
+}
+
+struct module_ctx {
+	struct tw_slot *sl;
+	unsigned char *ring;
+	bool failed;
+};
+
+static int send_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_ctx *c = arg;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
+							       : exe_path;
+	uint64_t w[256];
+	size_t len = strlen(path);
+	unsigned words;
+	int i;
+
+	(void)size;
+	if (path[0] != '/' || len > (254u - 1u) * 8u - 1u)
+		return 0; /* the vDSO, or a name that is no file */
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		unsigned k;
+		bool seen = false;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		for (k = 0; k < nmodules && !seen; k++)
+			seen = modules[k].lo == lo;
+		if (seen || nmodules == MAX_MODULES)
+			continue;
+		words = 2 + (unsigned)(len + 8) / 8;
+		memset(w, 0, (size_t)words * 8);
+		w[0] = rec_word(TW_OP_MODULE, words, 0);
+		w[1] = info->dlpi_addr;
+		memcpy(&w[2], path, len);
+		if (!put(c->sl, c->ring, w, words)) {
+			c->failed = true;
+			return 1;
+		}
+		modules[nmodules].lo = lo;
+		modules[nmodules].hi = lo + ph->p_memsz;
+		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Sends the modules not sent yet when an address lies in none known. */
+static bool modules_for(void *const *ip, int n, struct tw_slot *sl,
+			unsigned char *ring)
+{
+	struct module_ctx c = { sl, ring, false };
+	int i;
+
+	for (i = 0; i < n && module_known((uintptr_t)ip[i]); i++)
+		;
+	if (i == n)
+		return true;
+	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	dl_iterate_phdr(send_module, &c);
+	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	return !c.failed;
+}
+
 /* ---- stacks ---- */
 
 static uint64_t hash_frames(void *const *ip, int n)
@@ -300,6 +392,8 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 		     k = (k + 1) & (STACK_TABLE - 1))
 			;
 	}
+	if (!modules_for(ip + s, n - s, sl, ring))
+		return UINT32_MAX;
 	w[0] = rec_word(TW_OP_STACK, (unsigned)(n - s) + 1, t->next_id);
 	for (i = s; i < n; i++)
 		w[1 + i - s] = (uint64_t)(uintptr_t)ip[i];
@@ -462,6 +556,12 @@ __attribute__((constructor)) static void vmstrace_init(void)
 
 	resolve();
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
+	{
+		ssize_t n = readlink("/proc/self/exe", exe_path,
+				     sizeof(exe_path) - 1);
+
+		exe_path[n > 0 ? n : 0] = '\0';
+	}
 	leave_environment();
 	if (!e)
 		return;

@@ -60,6 +60,9 @@ enum tw_op {
 	TW_OP_BRK, /* arg: stack id; addr (the old break), size (grown by;
 		    * negative: shrunk) */
 	TW_OP_THREAD, /* the ring's thread: arg tid */
+	TW_OP_MODULE, /* a loaded file: its load bias, then its path (NUL
+		       * ended, padded to a word), sent before the first
+		       * stack with an address in it */
 	TW_OP_COUNT
 };
 

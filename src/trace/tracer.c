@@ -65,6 +65,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 				     "out of memory for the trace");
 	}
 	tr->o = *o;
+	tr->sym = tracesym_new(); /* NULL: frames without names */
 	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
 	    fcntl(tr->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
@@ -256,7 +257,6 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 				     cmd[0], strerror(e));
 	}
 	tr->pid = *pid;
-	tr->sym = tracesym_new(*pid);
 	return 0;
 }
 
@@ -315,11 +315,19 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		for (i = 0; i < TW_STACK_IDS; i++)
 			m->stack[i] = -1;
 		return 1;
+	case TW_OP_MODULE: {
+		const char *path = (const char *)&w[1];
+		size_t room = (r->words - 2u) * 8u;
+
+		if (r->words < 3 || !memchr(path, '\0', room))
+			return 0;
+		if (tr->sym)
+			tracesym_module(tr->sym, path, w[0]);
+		return 1;
+	}
 	case TW_OP_STACK:
 		if (r->arg >= TW_STACK_IDS || r->words - 1u > TW_MAX_FRAMES)
 			return 0;
-		if (tr->sym)
-			tracesym_see(tr->sym, w, r->words - 1u);
 		st = tracedb_stack(tr->db, w, r->words - 1u);
 		if (st < 0)
 			return -1;

@@ -1,6 +1,5 @@
-/* tracesym.c — tracesym.h through libdwfl: the process's modules as
- * dwfl_linux_proc_report() reads them from its maps, their files found by
- * dwfl_linux_proc_find_elf() and their debug information by
+/* tracesym.c — tracesym.h through libdwfl: each module reported from its
+ * file at its bias (dwfl_report_elf), its debug information found by
  * dwfl_standard_find_debuginfo() (the file's own .debug_*, its
  * .gnu_debuglink, /usr/lib/debug/.build-id/).
  */
@@ -12,43 +11,41 @@
 #include <string.h>
 
 struct tracesym {
-	pid_t pid;
 	Dwfl *dwfl;
-	bool gone; /* the process's maps can no longer be read */
 };
 
 static char *debuginfo_path; /* libdwfl's default: .debug, /usr/lib/debug */
 
 static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
-static void report(struct tracesym *ts)
-{
-	if (ts->gone)
-		return;
-	dwfl_report_begin_add(ts->dwfl);
-	if (dwfl_linux_proc_report(ts->dwfl, ts->pid) != 0)
-		ts->gone = true;
-	dwfl_report_end(ts->dwfl, NULL, NULL);
-}
-
-struct tracesym *tracesym_new(pid_t pid)
+struct tracesym *tracesym_new(void)
 {
 	struct tracesym *ts = calloc(1, sizeof(*ts));
 
 	if (!ts)
 		return NULL;
-	ts->pid = pid;
 	ts->dwfl = dwfl_begin(&callbacks);
 	if (!ts->dwfl) {
 		free(ts);
 		return NULL;
 	}
-	report(ts);
 	return ts;
+}
+
+void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias)
+{
+	const char *base = strrchr(path, '/');
+
+	dwfl_report_begin_add(ts->dwfl);
+	/* the bias is added to the first segment's p_vaddr: the load
+	 * address of a shared object (ET_DYN); ignored for ET_EXEC */
+	dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, -1, bias, true);
+	dwfl_report_end(ts->dwfl, NULL, NULL);
 }
 
 void tracesym_free(struct tracesym *ts)
@@ -57,17 +54,6 @@ void tracesym_free(struct tracesym *ts)
 		return;
 	dwfl_end(ts->dwfl);
 	free(ts);
-}
-
-void tracesym_see(struct tracesym *ts, const uint64_t *ips, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (!dwfl_addrmodule(ts->dwfl, ips[i] - 1)) {
-			report(ts);
-			return;
-		}
 }
 
 /* C++'s names demangled by libstdc++'s own demangler, loaded the first

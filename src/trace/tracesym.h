@@ -4,12 +4,13 @@
  * /usr/lib/debug/.build-id/ by its build id), through libdw's libdwfl.
  * Symbolised in vmscope, never in the program.
  *
- * The modules are read from /proc/PID/maps while the process lives:
- * tracesym_see() is called with each new stack's addresses and reads the
- * maps again when one lies in no module known (a library loaded since);
- * the modules stay known after the process exits, so a report made then
- * still has names. A module unloaded and replaced by another at the same
- * place between two reads is named as the later one.
+ * The modules are what the traced program said it had loaded (the tracer
+ * library sends each file and its load bias before the first stack with
+ * an address in it: base/tracewire.h), not what /proc says at some later
+ * instant: a report made after the program exited still has names, and a
+ * module is never taken from a process image the program no longer is. A
+ * module unloaded and another loaded at the same place keeps the first
+ * one's names.
  *
  * Contract: names are copied into the caller's arena. Not thread-safe.
  */
@@ -18,18 +19,17 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "base/arena.h"
 #include "model/trace.h"
 
 struct tracesym;
 
-struct tracesym *tracesym_new(pid_t pid);
+struct tracesym *tracesym_new(void);
 void tracesym_free(struct tracesym *ts);
-/* Makes sure the modules holding these addresses are known (reads the
- * process's maps again when one is not and the process still lives). */
-void tracesym_see(struct tracesym *ts, const uint64_t *ips, unsigned n);
+/* The file at path, loaded with this bias (ELF addresses + bias = the
+ * process's). A file that cannot be read leaves its frames unnamed. */
+void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias);
 /* Fills f (its ip set) with the module, function, offset, file and line
  * of ip; innermost: ip is the allocating call's return address too (every
  * frame's is), so the call is looked up at ip - 1. -1 on out of memory. */
