@@ -12,8 +12,8 @@
  * step made when the snapshot was taken (source.h: a snapshot file keeps
  * the heaps found in memory it does not hold); what it restores stands
  * in for the step, with no note.
- * A step that fails keeps its own message: an essential step (classify)
- * fails the snapshot with it; any other is noted missing and the rest goes
+ * A step that fails keeps its own message: an essential step (classify,
+ * totals) fails the snapshot with it; any other is noted missing and the rest goes
  * on. Out of memory fails the snapshot. Progress is reported through the
  * source at each step, and a cancel there (between steps) fails the
  * snapshot with "cancelled". Running the pipeline again on the same

@@ -34,7 +34,11 @@
  *   cpython   step_cpython.c   CPython's obmalloc arenas
  *                              (these three: rtscan.h, rtheap.h; each
  *                              reads memory only when its image is there)
- *   totals    totals.c         DESIGN.md's figures per region, type, total
+ *   totals    step_totals.c    the figures per region, type, total
+ *                              (model/totals.h; vmscope.1 COLUMNS)
+ * (step_malloc, step_allocator: analyze/heaps/; step_jvm, step_go,
+ * step_dotnet, step_v8, step_cpython: analyze/runtimes/; the order they
+ * run in is vms_steps[] in pipeline.c.)
  */
 #ifndef VMS_STEPS_H
 #define VMS_STEPS_H

@@ -2,8 +2,8 @@
  *
  * Contract: engine functions never print and never exit. A function that
  * fails fills a struct vms_error (kind + a one-line message a person can act
- * on) and returns -1 (or NULL). Only main.c turns an error into output and an
- * exit status, through vms_error_exit_status().
+ * on) and returns -1 (or NULL). Only the command line (cli/) turns an error
+ * into output and an exit status, through vms_error_exit_status().
  */
 #ifndef VMS_ERROR_H
 #define VMS_ERROR_H
@@ -34,7 +34,7 @@ int vms_error_set(struct vms_error *e, enum vms_errkind kind, int err,
 int vms_error_file(struct vms_error *e, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The documented exit status for an error kind (see DESIGN.md). */
+/* The documented exit status for an error kind (vmscope.1, EXIT STATUS). */
 int vms_error_exit_status(const struct vms_error *e);
 
 #endif

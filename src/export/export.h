@@ -3,12 +3,14 @@
  *
  * Contract: exporters only read the snapshot and write to an outbuf; they
  * print the same figures in every format (bytes in CSV and JSON, K in the
- * text forms, rounded down). JSON follows DESIGN.md's version 1 contract;
- * fields may be added, never renamed or removed.
+ * text forms, rounded down). JSON follows the version 1 contract
+ * (docs/json.md); fields may be added, never renamed or removed.
  *
- * A new format is a file (src/export_NAME.c defining a const struct
- * vms_exporter) and a line in vms_exporters[] (export.c); -e, --help and
- * the error for an unknown format come from the table.
+ * A new format is a file (src/export/export_NAME.c defining a const struct
+ * vms_exporter), its extern below and a line in vms_exporters[]
+ * (export.c); -e, --help and the error for an unknown format come from
+ * the table. For -d A B -e NAME, a row of vms_diff_exporters[] too
+ * (export_diff.c); and the man page's EXPORT FORMATS (test_manpage.py).
  */
 #ifndef VMS_EXPORT_H
 #define VMS_EXPORT_H

@@ -1,6 +1,6 @@
 /* export_openmetrics.c — -e openmetrics: the per-type figures as gauges in
  * the OpenMetrics text format, for node_exporter's textfile collector and
- * any scraper (README "Exports": the cron line).
+ * any scraper (docs/json.md, "OpenMetrics": the cron line).
  *
  * One metric family per column of the summary rows (vms_columns[] with
  * VMS_COLF_TYPE): vmscope_KEY_bytes, or vmscope_KEY for a count, one sample

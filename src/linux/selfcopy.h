@@ -9,8 +9,9 @@
  * USS 4,428 K unobserved, 3,240 K through vmscope). So vmscope, before it
  * reads anything, copies each library it has mapped into a sealed memfd and
  * re-executes itself through the copied dynamic loader with the copies
- * preloaded: pages of other inodes, mapped by nothing else. The README's
- * "Looking changes nothing" gives the measurements and the alternatives.
+ * preloaded: pages of other inodes, mapped by nothing else.
+ * docs/samplers.md, "Looking changes nothing", gives the measurements and
+ * the alternatives.
  *
  * selfcopy_run() is called in main() before anything is read (not for a
  * run that only prints saved files: cli/main.c). In the process that

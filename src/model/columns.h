@@ -6,7 +6,7 @@
  * summary and details panes and its sorting all take their columns from
  * vms_columns[]; a figure added here shows up everywhere that lists the
  * flag it has. Values are bytes unless the column is a count. The meaning
- * of each figure is DESIGN.md's table (README "What every number means").
+ * of each figure is DESIGN.md's table (vmscope.1, COLUMNS).
  */
 #ifndef VMS_COLUMNS_H
 #define VMS_COLUMNS_H

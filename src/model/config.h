@@ -1,6 +1,6 @@
 /* config.h — the viewer's settings file: which columns the details pane
  * shows, in which order ($XDG_CONFIG_HOME/vmscope/config, by default
- * ~/.config/vmscope/config; README "The viewer's settings").
+ * ~/.config/vmscope/config; vmscope.1 "SETTINGS FILE").
  *
  * Contract: the columns offered are the figures of columns.h flagged
  * VMS_COLF_DETAILS (in vms_columns[] order), then Prot and Details; a

@@ -35,7 +35,7 @@ CELL = re.compile(r"\d+ K|\d+\.\d [MGTPE]")
 
 
 def units(b):
-    """units.h's units_size_long, as the README states it."""
+    """units.h's units_size_long, as vmscope.1 (COLUMNS) states it."""
     k = b >> 10
     if k < 10000:
         return "%d K" % k

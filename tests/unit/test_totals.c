@@ -210,8 +210,8 @@ static void test_free(void)
 	vms_snapshot_free(s);
 }
 
-/* Cases with figures written out by hand from the definitions (README,
- * "What every number means"), not recomputed with the code's formulas. */
+/* Cases with figures written out by hand from the definitions (vmscope.1,
+ * COLUMNS), not recomputed with the code's formulas. */
 static void test_rules(void)
 {
 	struct vms_snapshot *s = vms_snapshot_new();

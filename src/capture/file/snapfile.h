@@ -11,7 +11,7 @@
  * in each mapped file (sections, segments, build id), the file systems of
  * files on device 0, the heaps found in memory and what the glibc
  * walker found in them (steps "heaps" and "malloc", restored on load), and
- * what the runtime steps jvm, allocator, v8 and cpython found (one record,
+ * what the runtime steps jvm, allocator, v8, cpython and go found (one record,
  * "steps_kept": snapfile_kept.c).
  *
  * The format (all integers little-endian):
@@ -57,7 +57,7 @@
  *    crash, never a read outside buf[0, len).
  *  - The source it sets has no memory and no files: the images step gets
  *    the kept ELF summaries (source.h, elf), the heaps, malloc, jvm,
- *    allocator, v8 and cpython steps' results are restored (restore),
+ *    allocator, v8, cpython and go steps' results are restored (restore),
  *    file systems answer from what was kept.
  */
 #ifndef VMS_SNAPFILE_H
