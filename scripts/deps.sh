@@ -7,6 +7,7 @@ set -e
 # package            why
 PKGS="
 gcc                  build
+g++                  the tracer's C++ test targets (new and delete)
 make                 build
 pkg-config           build
 libncurses-dev       the viewer
@@ -14,7 +15,9 @@ libproc2-dev         process list, names, rollup figures
 libjansson-dev       snapshot files: their JSON part, read and written
 libzstd-dev          snapshot files: their compression (smaps text to <1%)
 libelf-dev           the unit tests check the ELF reader against it
-libdw-dev            the go step: a Go runtime's layout from the program's DWARF
+libdw-dev            the go step: a Go runtime's layout from the program's DWARF;
+                     --trace: names of a traced program's frames
+libunwind-dev        the tracer library: call stacks through .eh_frame
 python3              the live tests read JSON with it
 tmux                 the viewer's tests drive it in tmux
 procps               pmap, the benchmark's reference
@@ -23,6 +26,7 @@ clang                make fuzz (libFuzzer)
 libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
 clang-format         test_format: the code laid out as .clang-format says
 time                 /usr/bin/time: peak memory (benchmarks, the core test)
+heaptrack            make bench: the tracer's cost beside heaptrack's
 valgrind             the leak check of the CLI paths
 strace               a test counts vmscope's ptrace calls
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
