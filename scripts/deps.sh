@@ -15,8 +15,7 @@ libproc2-dev         process list, names, rollup figures
 libjansson-dev       snapshot files: their JSON part, read and written
 libzstd-dev          snapshot files: their compression (smaps text to <1%)
 libelf-dev           the unit tests check the ELF reader against it
-libdw-dev            the go step: a Go runtime's layout from the program's DWARF;
-                     --trace: names of a traced program's frames
+libdw-dev            Go's runtime layout from DWARF; --trace's frame names
 libunwind-dev        the tracer library: call stacks through .eh_frame
 python3              the live tests read JSON with it
 tmux                 the viewer's tests drive it in tmux
