@@ -118,7 +118,7 @@ TRACE_LIB := $(B)/libvmstrace.so
 all: $(PROG) $(TRACE_LIB)
 
 $(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(NOSD_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread -lm
 
 $(LIBVMS): $(ENGINE_OBJ)
 	@rm -f $@
@@ -131,7 +131,7 @@ $(B)/%.o: %.c
 $(B)/tests/%: tests/unit/%.c $(LIBVMS) $(NOSD_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) \
-		$(TEST_LIBS) -lpthread
+		$(TEST_LIBS) -lpthread -lm
 
 # Test targets are plain programs: no sanitizer, so they behave like the
 # processes users point vmscope at.
@@ -144,7 +144,7 @@ $(TRACE_LIB): trace/vmstrace.c src/base/tracewire.h
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
 		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
-			echo -lunwind) -ldl -lpthread
+			echo -lunwind) -ldl -lpthread -lm
 
 # C++ targets (the tracer's): as Debian builds, without frame pointers.
 $(B)/targets/%: tests/targets/%.cc

@@ -122,7 +122,11 @@ static void usage(FILE *f)
 	      "                             size (CMD runs on untraced if the\n"
 	      "                             trace ends first)\n"
 	      "      --duration=SECONDS     with --trace: trace this long\n"
-	      "      --trace-sample=BYTES   (not in this version yet)\n"
+	      "      --trace-sample=BYTES   with --trace: record allocations\n"
+	      "                             under 64 KiB by sampling, one\n"
+	      "                             every BYTES on average (counts\n"
+	      "                             and sizes scaled); larger ones\n"
+	      "                             and every map always\n"
 	      "  -h, --help                 this help\n"
 	      "  -V, --version              the version\n"
 	      "\n"
@@ -267,9 +271,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 					"bad --trace-sample: %s (bytes, 1 to "
 					"1073741824)",
 					optarg);
-			return cli_usage_error(
-				"%s", "--trace-sample is not in this version "
-				      "yet: --trace records every call");
+			break;
 		}
 		case 'w':
 			a->save = optarg;
@@ -354,8 +356,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 				       "CMD to capture");
 	if (a->count && !a->watch)
 		return cli_usage_error("%s", "--count goes with --watch");
-	if (a->duration && !a->trace)
-		return cli_usage_error("%s", "--duration goes with --trace");
+	if ((a->duration || a->trace_sample) && !a->trace)
+		return cli_usage_error("%s", "--duration and --trace-sample go "
+					     "with --trace");
 	if (a->trace) {
 		int rc = cli_trace_check(a);
 

@@ -6,7 +6,9 @@
  *
  * What is not in this version yet is refused with a message, never half
  * done: attaching to a running process, the viewer's trace screens, a
- * trace saved with -w, formats other than text and json.
+ * trace saved with -w, formats other than text and json. With
+ * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
+ * clock's, and the report gives it (a run to replay).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -88,6 +90,20 @@ int cli_trace_check(const struct args *a)
 	return -1;
 }
 
+/* Sampling's seed: VMSCOPE_SEED (a run to replay), else the clock; the
+ * report says which. */
+static unsigned long long trace_seed(void)
+{
+	const char *e = getenv("VMSCOPE_SEED");
+	struct timespec t;
+
+	if (e && *e)
+		return strtoull(e, NULL, 0);
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (unsigned long long)t.tv_sec * 1000000007ull ^
+	       (unsigned long long)t.tv_nsec ^ (unsigned long long)getpid();
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec t = { 0, ms * 1000000L };
@@ -153,6 +169,7 @@ int cli_trace(const struct args *a)
 {
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
+		.seed = trace_seed(),
 		.output_to_stderr = !a->output || strcmp(a->output, "-") == 0
 	};
 	struct vms_trace_report rep;
@@ -210,6 +227,7 @@ int cli_trace(const struct args *a)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	rep.seed = to.seed;
 	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;

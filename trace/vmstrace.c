@@ -35,6 +35,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <malloc.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -432,9 +433,9 @@ static void count_dropped(uint64_t bytes)
 }
 
 /* Records one call: op, its fields (after the time), and, for an
- * allocation, the caller's stack. */
-static void record(unsigned op, bool with_stack, uint64_t a, uint64_t b,
-		   uint64_t c, uint64_t d)
+ * allocation, the caller's stack; flags TW_F_*. */
+static void record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
+		     uint64_t b, uint64_t c, uint64_t d)
 {
 	struct thread_state *t;
 	struct tw_slot *sl;
@@ -459,7 +460,8 @@ static void record(unsigned op, bool with_stack, uint64_t a, uint64_t b,
 		count_dropped(b);
 		goto out;
 	}
-	w[0] = rec_word(op, words, id);
+	w[0] = rec_word(op, words, id) | (uint64_t)(flags & 0xffff)
+						 << 16; /* tw_rec.flags */
 	w[1] = event_ns();
 	w[2] = a;
 	w[3] = b;
@@ -472,11 +474,166 @@ out:
 	errno = saved;
 }
 
-#define ALLOCATED(p, n)                                                        \
-	do {                                                                   \
-		if (p)                                                         \
-			record(TW_OP_MALLOC, true, (uintptr_t)(p), (n), 0, 0); \
-	} while (0)
+static void record(unsigned op, bool with_stack, uint64_t a, uint64_t b,
+		   uint64_t c, uint64_t d)
+{
+	record_f(op, 0, with_stack, a, b, c, d);
+}
+
+/* ---- sampling (--trace-sample): an allocation under 64 KiB is recorded
+ * when the thread's count of bytes allocated crosses the next point of a
+ * Poisson process of mean sample_mean bytes (heapprofd's scheme: a block
+ * of s bytes is taken with probability 1 - exp(-s / mean), and vmscope
+ * weighs it by the inverse). Larger blocks and every map are recorded.
+ * The frees recorded are those of recorded blocks: a set of their
+ * addresses (open addressing, atomic, shared by the threads). ---- */
+
+#define SAMPLE_ALL_FROM (64u << 10)
+#define SET_SLOTS (1u << 21) /* 16 MiB of address space, touched as used */
+#define SET_PROBES 64
+#define SET_GONE 1u /* a removed entry */
+
+static uint64_t sample_mean; /* 0: every call */
+static uint64_t *sampled; /* the set of recorded blocks' addresses */
+/* Recorded blocks alive per bucket of pages: a free whose bucket holds
+ * none (most, in a loop that frees what it just allocated) does not look
+ * in the set, whose slots lie all over 16 MiB. */
+#define PAGE_BUCKETS (1u << 16)
+static uint32_t *page_live;
+
+static uint32_t *bucket_of(uint64_t p)
+{
+	return &page_live[((p >> 12) * 0x9e3779b97f4a7c15ull) >> 48];
+}
+static TLS int64_t sample_until; /* bytes to the next sample */
+static TLS uint64_t sample_rng; /* xorshift64*, 0: not seeded */
+static uint64_t streams; /* threads that have seeded theirs */
+
+static uint64_t set_home(uint64_t p)
+{
+	p ^= p >> 33;
+	p *= 0xff51afd7ed558ccdull;
+	return (p ^ (p >> 33)) & (SET_SLOTS - 1);
+}
+
+static bool set_add(uint64_t p)
+{
+	uint64_t k = set_home(p);
+	unsigned i;
+
+	for (i = 0; i < SET_PROBES; i++, k = (k + 1) & (SET_SLOTS - 1)) {
+		uint64_t was = __atomic_load_n(&sampled[k], __ATOMIC_RELAXED);
+
+		if ((was == 0 || was == SET_GONE) &&
+		    __atomic_compare_exchange_n(&sampled[k], &was, p, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+/* Takes p out of the set: true when it was in (a recorded block). */
+static bool set_take(uint64_t p)
+{
+	uint64_t k = set_home(p);
+	unsigned i;
+
+	for (i = 0; i < SET_PROBES; i++, k = (k + 1) & (SET_SLOTS - 1)) {
+		uint64_t was = __atomic_load_n(&sampled[k], __ATOMIC_RELAXED);
+
+		if (was == 0)
+			return false;
+		if (was == p && __atomic_compare_exchange_n(
+					&sampled[k], &was, SET_GONE, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t rng_next(void)
+{
+	if (!sample_rng) /* a stream a thread, in the order they first
+			  * allocate: a run replays from the seed */
+		sample_rng = (hdr->seed ^ __atomic_add_fetch(&streams, 1,
+							     __ATOMIC_RELAXED) *
+						  0x9e3779b97f4a7c15ull) |
+			     1;
+	sample_rng ^= sample_rng >> 12;
+	sample_rng ^= sample_rng << 25;
+	sample_rng ^= sample_rng >> 27;
+	return sample_rng * 0x2545f4914f6cdd1dull;
+}
+
+/* An exponential interval of mean sample_mean bytes. */
+static int64_t next_interval(void)
+{
+	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+
+	return (int64_t)(-log(u) * (double)sample_mean) + 1;
+}
+
+/* Whether a heap block of n bytes is recorded. */
+static bool take_block(size_t n)
+{
+	if (!sample_mean || n >= SAMPLE_ALL_FROM)
+		return true;
+	if (!tracing())
+		return false;
+	if (!sample_rng)
+		sample_until = next_interval();
+	sample_until -= (int64_t)n;
+	if (sample_until > 0)
+		return false;
+	while (sample_until <= 0)
+		sample_until += next_interval();
+	return true;
+}
+
+static void allocated(void *p, size_t n)
+{
+	if (!p || !take_block(n))
+		return;
+	if (sample_mean) {
+		if (!set_add((uintptr_t)p)) {
+			if (tracing())
+				count_dropped(n); /* the set is full */
+			return;
+		}
+		__atomic_add_fetch(bucket_of((uintptr_t)p), 1,
+				   __ATOMIC_RELAXED);
+	}
+	record_f(TW_OP_MALLOC,
+		 sample_mean && n < SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0, true,
+		 (uintptr_t)p, n, 0, 0);
+}
+
+static void freed(void *p)
+{
+	if (sample_mean) {
+		uint32_t *b = bucket_of((uintptr_t)p);
+
+		if (!__atomic_load_n(b, __ATOMIC_RELAXED) ||
+		    !set_take((uintptr_t)p))
+			return; /* not recorded when allocated */
+		__atomic_sub_fetch(b, 1, __ATOMIC_RELAXED);
+	}
+	record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);
+}
+
+/* realloc: the old block freed, a new one allocated, each as recorded. */
+static void reallocated(void *old, void *p, size_t n)
+{
+	if (!sample_mean) {
+		record(TW_OP_REALLOC, true, (uintptr_t)p, n, (uintptr_t)old, 0);
+		return;
+	}
+	freed(old);
+	allocated(p, n);
+}
+
+#define ALLOCATED(p, n) allocated((p), (n))
 
 /* ---- start ---- */
 
@@ -595,6 +752,27 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	pthread_key_create(&exit_key, thread_done);
 	pthread_atfork(NULL, NULL, in_child);
 	h->traced_pid = getpid();
+	if (h->sample_bytes) {
+		void *set = next_mmap(
+			NULL, SET_SLOTS * sizeof(uint64_t),
+			PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (set == MAP_FAILED) {
+			next_munmap(h, TW_FILE_BYTES);
+			return;
+		}
+		sampled = set;
+		page_live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
+				      PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page_live == MAP_FAILED) {
+			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
+			next_munmap(h, TW_FILE_BYTES);
+			return;
+		}
+		sample_mean = h->sample_bytes;
+	}
 	hdr = h;
 }
 
@@ -620,7 +798,7 @@ EXPORT void free(void *p)
 		return;
 	if (!next_free)
 		resolve();
-	record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);
+	freed(p);
 	next_free(p);
 }
 
@@ -657,13 +835,12 @@ EXPORT void *realloc(void *old, size_t n)
 	if (!next_realloc)
 		resolve();
 	p = next_realloc(old, n);
-	if (!old) {
+	if (!old)
 		ALLOCATED(p, n);
-	} else if (p) {
-		record(TW_OP_REALLOC, true, (uintptr_t)p, n, (uintptr_t)old, 0);
-	} else if (n == 0) {
-		record(TW_OP_FREE, false, (uintptr_t)old, 0, 0, 0);
-	}
+	else if (p)
+		reallocated(old, p, n);
+	else if (n == 0)
+		freed(old);
 	return p;
 }
 
@@ -674,12 +851,10 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 	if (!next_reallocarray)
 		resolve();
 	p = next_reallocarray(old, n, size);
-	if (!old) {
+	if (!old)
 		ALLOCATED(p, n * size);
-	} else if (p) {
-		record(TW_OP_REALLOC, true, (uintptr_t)p, n * size,
-		       (uintptr_t)old, 0);
-	}
+	else if (p)
+		reallocated(old, p, n * size);
 	return p;
 }
 

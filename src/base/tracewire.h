@@ -117,7 +117,8 @@ struct tw_header {
 	uint32_t follow_children; /* reserved (children are not traced) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
 			    * the trace's time 0 */
-	uint64_t reserved[6];
+	uint64_t seed; /* sampling's: each thread's stream starts from it */
+	uint64_t reserved[5];
 };
 
 /* The n-th slot and ring of a mapped file. */

@@ -46,6 +46,11 @@ void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 		ob_u64(o, r->sample_bytes);
 	else
 		OB_LIT(o, "null");
+	OB_LIT(o, ",\"seed\":");
+	if (r->sampled)
+		ob_u64(o, r->seed);
+	else
+		OB_LIT(o, "null");
 	ob_printf(o,
 		  ",\"attached\":%s,\"events\":%" PRIu64 ",\"dropped\":%" PRIu64
 		  ",\"dropped_bytes\":%" PRIu64 ",\"unknown_frees\":%" PRIu64
@@ -118,8 +123,18 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	size_t i, shown = 0;
 	uint32_t k;
 
-	ob_printf(o, "Trace:       %s, %" PRIu64 " calls recorded",
-		  r->sampled ? "sampled" : "exact (every call)", r->events);
+	if (r->sampled)
+		ob_printf(o,
+			  "Trace:       sampled (blocks under 64 K: one every "
+			  "%" PRIu64 " bytes on average, counts and sizes "
+			  "scaled; seed %" PRIu64 "), %" PRIu64
+			  " calls recorded",
+			  r->sample_bytes, r->seed, r->events);
+	else
+		ob_printf(o,
+			  "Trace:       exact (every call), %" PRIu64
+			  " calls recorded",
+			  r->events);
 	if (r->dropped)
 		ob_printf(o,
 			  ", %" PRIu64 " not recorded (%" PRIu64

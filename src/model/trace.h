@@ -70,6 +70,7 @@ struct vms_trace_site {
 struct vms_trace_report {
 	bool sampled; /* --trace-sample: counts and bytes scaled */
 	uint64_t sample_bytes; /* 0 when exact */
+	uint64_t seed; /* sampling's seed, when sampled */
 	bool attached; /* to a running process (else launched) */
 	uint64_t events; /* calls recorded */
 	uint64_t dropped, dropped_bytes; /* calls not recorded, their bytes */

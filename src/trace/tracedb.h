@@ -43,6 +43,11 @@ int64_t tracedb_stack(struct tracedb *db, const uint64_t *frames, unsigned n);
 /* Events. stack: a number tracedb_stack() returned. */
 int tracedb_alloc(struct tracedb *db, enum vms_trace_kind kind, uint32_t stack,
 		  uint64_t addr, uint64_t size, uint64_t t);
+/* A block recorded by sampling, standing for count / 1024 blocks of
+ * bytes in all (the inverse of the chance it had to be taken). */
+int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
+			  uint32_t stack, uint64_t addr, uint64_t size,
+			  uint32_t count, uint64_t bytes, uint64_t t);
 /* A free of the malloc family. */
 void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t);
 /* An unmap of [addr, addr + size): every mmap or brk allocation it covers

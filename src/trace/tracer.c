@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->consumer_pid = getpid();
 	h->sample_bytes = o->sample_bytes;
 	h->start_ns = mono_ns();
+	h->seed = o->seed;
 	tr->hdr = h;
 	*out = tr;
 	return 0;
@@ -302,6 +304,20 @@ static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
 	return r->arg < TW_STACK_IDS ? m->stack[r->arg] : -1;
 }
 
+/* A block recorded by sampling: taken with probability
+ * 1 - exp(-size / mean), so it stands for the inverse of that in blocks
+ * and bytes. */
+static int sampled(struct tracer *tr, uint32_t st, const uint64_t *w)
+{
+	double p = -expm1(-(double)w[2] / (double)tr->hdr->sample_bytes);
+	double n = p > 0 ? 1 / p : 1;
+
+	return tracedb_alloc_weighed(tr->db, VMS_TRACE_HEAP, st, w[1], w[2],
+				     (uint32_t)(n * 1024 + 0.5),
+				     (uint64_t)((double)w[2] * n + 0.5),
+				     since_start(tr, w[0]));
+}
+
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
 static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		const uint64_t *w)
@@ -354,6 +370,8 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		return 0;
 	switch (r->op) {
 	case TW_OP_MALLOC:
+		if ((r->flags & TW_F_SAMPLED) && tr->hdr->sample_bytes)
+			return sampled(tr, (uint32_t)st, w) < 0 ? -1 : 1;
 		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1

@@ -37,6 +37,7 @@ struct tracer;
 
 struct tracer_opts {
 	uint64_t sample_bytes; /* 0: every call (exact) */
+	uint64_t seed; /* sampling's random streams start from it */
 	const char *library; /* the tracer library's path */
 	bool output_to_stderr; /* the command's stdout goes to vmscope's
 				* stderr (an export on stdout) */
