@@ -1,7 +1,12 @@
 /* steps.h — the steps of the pipeline (pipeline.h), one file each, and the
  * few rules they share.
  *
- * Contract of every step_*_run(s, have, err): works on a snapshot whose raw
+ * A step is a file that ends with its row, const struct vms_step
+ * vms_step_NAME (below), and a row X(NAME) in pipeline.c's VMS_STEPS; a
+ * step that keeps what it found in a snapshot file says so in its row
+ * (.kept, model/kept.h). Nothing else names it.
+ *
+ * Contract of every row's run(s, have, err): works on a snapshot whose raw
  * part is filled and whose earlier steps have run; reads memory and files
  * only through the source (source.h) and only what have allows; derives
  * everything from scratch (running twice gives the same snapshot); returns
@@ -34,7 +39,7 @@
  *   cpython   step_cpython.c   CPython's obmalloc arenas
  *                              (these three: rtscan.h, rtheap.h; each
  *                              reads memory only when its image is there)
- *   totals    totals.c         DESIGN.md's figures per region, type, total
+ *   totals    step_totals.c    DESIGN.md's figures per region, type, total
  */
 #ifndef VMS_STEPS_H
 #define VMS_STEPS_H
@@ -45,29 +50,21 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/kept.h"
 #include "model/snapshot.h"
 
-int step_classify_run(struct vms_snapshot *s, unsigned have,
-		      struct vms_error *err);
-int step_images_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_heaps_run(struct vms_snapshot *s, unsigned have,
+struct vms_step {
+	const char *name; /* "classify", "images", ... (notes, JSON) */
+	const char *doing; /* "reading ELF images" (progress) */
+	unsigned needs, wants; /* VMS_SRC_* (pipeline.h) */
+	bool essential; /* its failure fails the snapshot */
+	/* have: what the source gives this run (VMS_SRC_*). */
+	int (*run)(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);
-int step_malloc_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_dotnet_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_stacks_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_allocator_run(struct vms_snapshot *s, unsigned have,
-		       struct vms_error *err);
-int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_cpython_run(struct vms_snapshot *s, unsigned have,
-		     struct vms_error *err);
-int step_totals_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
+	/* What a snapshot file keeps of its result; NULL: nothing (a file
+	 * runs it again). */
+	const struct vms_kept *kept;
+};
 
 /* The glibc heap_info check, on the first bytes of a candidate region:
  * true when they look like the header of a non-main arena heap of that

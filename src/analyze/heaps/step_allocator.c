@@ -267,8 +267,8 @@ static const struct vms_image *malloc_image(struct vms_snapshot *s,
 	return NULL;
 }
 
-int step_allocator_run(struct vms_snapshot *s, unsigned have,
-		       struct vms_error *err)
+static int step_allocator_run(struct vms_snapshot *s, unsigned have,
+			      struct vms_error *err)
 {
 	const struct vms_image *prov, *at = NULL;
 	struct vms_allocator *al;
@@ -313,3 +313,16 @@ int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	vms_source_hold(s, false);
 	return rc < 0 ? step_nomem(err, "allocator") : 0;
 }
+
+/* What a snapshot file keeps of it (model/kept.h). */
+static const struct vms_kept kept = {
+	.step = "allocator",
+	.allocator = true,
+};
+
+const struct vms_step vms_step_allocator = {
+	.name = "allocator",
+	.doing = "finding the allocator's heap",
+	.run = step_allocator_run,
+	.kept = &kept,
+};
