@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""test_addformat — an export format is one file and one row (issue 26).
+
+A copy of the tree (Makefile, src/, cli/, ui/, link/, with the normal
+build's objects, so only what changes is compiled again) gets a
+throw-away format, "lines" (one line per region: START-END TYPE), as
+exactly two changes: a new file src/export/export_lines.c and the row
+X(lines) in export.c's VMS_EXPORTERS. `make vmscope` builds it there,
+into the copy's own build directory, and the test checks that:
+  - --help offers it (the -e line and its own line) and an unknown -e
+    format's error names it: both come from the table;
+  - `-e lines PID` of a quiet target prints one line per region, the
+    kernel's /proc/PID/maps read before and after (the same);
+  - -d A B -e lines is refused: its row has no diff writer;
+  - the tree itself is untouched: its vmscope refuses -e lines.
+The copy is removed at the end.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import vmstest as T  # noqa: E402
+
+LINES_C = r'''/* export_lines.c — a throw-away format (tests/code/test_addformat.py):
+ * one line per region, START-END TYPE. */
+#include "export/export.h"
+
+static void export_lines(const struct vms_snapshot *s, struct outbuf *o)
+{
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++)
+		ob_printf(o, "%llx-%llx %s\n",
+			  (unsigned long long)s->regions[i].start,
+			  (unsigned long long)s->regions[i].end,
+			  vms_type_info[s->regions[i].type].json);
+}
+
+const struct vms_exporter vms_export_lines = {
+	.name = "lines",
+	.help = "one line per region",
+	.listed = true,
+	.write = export_lines,
+};
+'''
+
+COPIED = ("Makefile", "src", "cli", "ui", "link")
+
+
+def copy_tree(dst):
+    """The sources and, from a normal build, its objects (mtimes kept, so
+    make compiles only what the test changes)."""
+    for name in COPIED:
+        src = os.path.join(T.ROOT, name)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(dst, name),
+                            copy_function=shutil.copy2)
+        else:
+            shutil.copy2(src, os.path.join(dst, name))
+    if os.path.basename(os.path.normpath(T.BUILD)) != "build":
+        return False  # another build's flags (sanitizer): build afresh
+    for sub in ("src", "cli", "ui", "link"):
+        objs = os.path.join(T.BUILD, sub)
+        if os.path.isdir(objs):
+            shutil.copytree(objs, os.path.join(dst, "build", sub),
+                            copy_function=shutil.copy2,
+                            ignore=shutil.ignore_patterns("*.a"))
+    return True
+
+
+def add_format(dst):
+    """The two changes: the format's file and its row. Returns the files
+    the tree's copy now differs in."""
+    with open(os.path.join(dst, "src", "export", "export_lines.c"), "w") as f:
+        f.write(LINES_C)
+    reg = os.path.join(dst, "src", "export", "export.c")
+    with open(reg) as f:
+        text = f.read()
+    new, n = re.subn(r"(#define VMS_EXPORTERS\(X\)[ \t]*\\\n)",
+                     "\\1\tX(lines) \\\\\n", text)
+    T.eq(n, 1, "export.c has the VMS_EXPORTERS table the row goes in")
+    with open(reg, "w") as f:
+        f.write(new)
+    changed = []
+    for base, _, files in os.walk(os.path.join(dst, "src")):
+        for name in files:
+            path = os.path.join(base, name)
+            rel = os.path.relpath(path, dst)
+            orig = os.path.join(T.ROOT, rel)
+            with open(path, "rb") as f:
+                mine = f.read()
+            if not os.path.exists(orig):
+                changed.append(rel)
+                continue
+            with open(orig, "rb") as f:
+                if f.read() != mine:
+                    changed.append(rel)
+    return sorted(changed)
+
+
+def lines_of_target(vms):
+    """-e lines of a quiet target, with the kernel's maps before and
+    after; retried while the two differ."""
+    p, _ = T.start([T.target("everykind")])
+    try:
+        for _ in range(3):
+            before = T.maps(p.pid)
+            r = subprocess.run([vms, "-e", "lines", str(p.pid)],
+                               capture_output=True, text=True, timeout=120)
+            after = T.maps(p.pid)
+            if before == after:
+                break
+        return r, after, before == after
+    finally:
+        T.kill(p)
+
+
+def check(dst):
+    vms = os.path.join(dst, "vmscope")
+    r = subprocess.run([vms, "--help"], capture_output=True, text=True)
+    T.ok(re.search(r"--export=\S*\blines\b", r.stdout) and
+         re.search(r"^\s+lines\s+one line per region$", r.stdout, re.M),
+         "--help offers -e lines, with its own line, from the table")
+    r = subprocess.run([vms, "-e", "nosuch", "1"], capture_output=True,
+                       text=True)
+    T.ok(r.returncode == 1 and "lines" in r.stderr,
+         "an unknown format's error lists lines", r.stderr)
+    r, maps, stable = lines_of_target(vms)
+    T.ok(r.returncode == 0, "-e lines PID of a target exits 0", r.stderr)
+    got = [tuple(int(x, 16) for x in line.split()[0].split("-"))
+           for line in r.stdout.splitlines()]
+    want = [(m["start"], m["end"]) for m in maps]
+    if not stable:
+        T.skip("-e lines: one line per region of the kernel's maps",
+               "the target's maps changed while it was read, 3 times")
+    else:
+        T.ok(got == want, "-e lines: one line per region, the kernel's "
+             "maps (%d regions)" % len(want), (got[:3], want[:3]))
+    snap = os.path.join(T.ROOT, "tests", "fixtures", "snap_v1.vms")
+    r = subprocess.run([vms, "-d", snap, snap, "-e", "lines"],
+                       capture_output=True, text=True)
+    T.ok(r.returncode == 1 and "no 'lines'" in r.stderr,
+         "-d A B -e lines is refused: the row has no diff writer", r.stderr)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="vms-addformat-")
+    try:
+        reused = copy_tree(tmp)
+        changed = add_format(tmp)
+        T.eq(changed, ["src/export/export.c", "src/export/export_lines.c"],
+             "the format is two files: its own and the table's row")
+        r = subprocess.run(["make", "-j2", "vmscope"], cwd=tmp,
+                           capture_output=True, text=True, timeout=900)
+        T.ok(r.returncode == 0, "the copy with -e lines builds (%s)" %
+             ("the tree's objects reused" if reused else "built afresh"),
+             r.stderr[-2000:])
+        if r.returncode == 0:
+            rebuilt = re.findall(r"-o build/(\S+\.o) ", r.stdout)
+            print("# compiled again: %s" % " ".join(rebuilt))
+            check(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    r = T.run_vmscope("-e", "lines", "1")
+    T.ok(r.returncode == 1 and not os.path.exists(tmp),
+         "removed: the tree's own vmscope has no -e lines, the copy is gone")
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
