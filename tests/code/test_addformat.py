@@ -1,20 +1,32 @@
 #!/usr/bin/env python3
-"""test_addformat — an export format is one file and one row (issue 26).
+"""test_addformat — an export format is one file and one row, and so is a
+runtime step whose result a snapshot file keeps (issue 26).
 
 A copy of the tree (Makefile, src/, cli/, ui/, link/, with the normal
-build's objects, so only what changes is compiled again) gets a
-throw-away format, "lines" (one line per region: START-END TYPE), as
-exactly two changes: a new file src/export/export_lines.c and the row
-X(lines) in export.c's VMS_EXPORTERS. `make vmscope` builds it there,
-into the copy's own build directory, and the test checks that:
-  - --help offers it (the -e line and its own line) and an unknown -e
-    format's error names it: both come from the table;
+build's objects, so only what changes is compiled again) gets, as
+exactly four changed files:
+  - a throw-away format, "lines" (one line per region: START-END TYPE):
+    a new file src/export/export_lines.c and the row X(lines) in
+    export.c's VMS_EXPORTERS;
+  - a throw-away step, "marker" (names the first unnamed anonymous
+    private region "MARKER ..." when it has the memory, and declares
+    that a snapshot file keeps what it named): a new file
+    src/analyze/runtimes/step_marker.c and the row X(marker) in
+    pipeline.c's VMS_STEPS.
+`make vmscope` builds it there, into the copy's own build directory, and
+the test checks that:
+  - --help offers -e lines (the -e line and its own line) and an unknown
+    -e format's error names it: both come from the table;
   - `-e lines PID` of a quiet target prints one line per region, the
     kernel's /proc/PID/maps read before and after (the same);
   - -d A B -e lines is refused: its row has no diff writer;
+  - the marker step named a region of the live target, and a snapshot
+    file saved from it (-w) and loaded (-l: no memory, so the step cannot
+    name it again) has it named the same, put back from the file;
   - the tree itself is untouched: its vmscope refuses -e lines.
 The copy is removed at the end.
 """
+import json
 import os
 import re
 import shutil
@@ -48,6 +60,39 @@ const struct vms_exporter vms_export_lines = {
 };
 '''
 
+MARKER_C = r'''/* step_marker.c — a throw-away step (tests/code/test_addformat.py):
+ * names the first unnamed anonymous private region, with the memory; a
+ * snapshot file keeps what it named. */
+#include "analyze/steps.h"
+#include "model/source.h"
+
+static int step_marker_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
+{
+	size_t i;
+
+	if (!(have & VMS_SRC_MEMORY))
+		return vms_source_restore(s, "marker", err) < 0 ? -1 : 0;
+	for (i = 0; i < s->nregions; i++)
+		if (s->regions[i].type == VMS_T_PRIVATE_DATA &&
+		    !s->regions[i].path && !s->regions[i].detail) {
+			s->regions[i].detail = "MARKER named with memory";
+			break;
+		}
+	return 0;
+}
+
+static const struct vms_kept kept = { .step = "marker", .named = "MARKER" };
+
+const struct vms_step vms_step_marker = {
+	.name = "marker",
+	.doing = "marking",
+	.run = step_marker_run,
+	.kept = &kept,
+};
+'''
+MARKED = "MARKER named with memory"
+
 COPIED = ("Makefile", "src", "cli", "ui", "link")
 
 
@@ -72,19 +117,30 @@ def copy_tree(dst):
     return True
 
 
-def add_format(dst):
-    """The two changes: the format's file and its row. Returns the files
-    the tree's copy now differs in."""
+def add_row(path, pattern, repl, what):
+    with open(path) as f:
+        text = f.read()
+    new, n = re.subn(pattern, repl, text)
+    T.eq(n, 1, what)
+    with open(path, "w") as f:
+        f.write(new)
+
+
+def add_format_and_step(dst):
+    """The four changes: each addition's file and its row. Returns the
+    files the tree's copy now differs in."""
     with open(os.path.join(dst, "src", "export", "export_lines.c"), "w") as f:
         f.write(LINES_C)
-    reg = os.path.join(dst, "src", "export", "export.c")
-    with open(reg) as f:
-        text = f.read()
-    new, n = re.subn(r"(#define VMS_EXPORTERS\(X\)[ \t]*\\\n)",
-                     "\\1\tX(lines) \\\\\n", text)
-    T.eq(n, 1, "export.c has the VMS_EXPORTERS table the row goes in")
-    with open(reg, "w") as f:
-        f.write(new)
+    add_row(os.path.join(dst, "src", "export", "export.c"),
+            r"(#define VMS_EXPORTERS\(X\)[ \t]*\\\n)",
+            "\\1\tX(lines) \\\\\n",
+            "export.c has the VMS_EXPORTERS table the row goes in")
+    with open(os.path.join(dst, "src", "analyze", "runtimes",
+                           "step_marker.c"), "w") as f:
+        f.write(MARKER_C)
+    add_row(os.path.join(dst, "src", "pipeline.c"), r"(\n\tX\(totals\))",
+            "\n\tX(marker) \\\\\\1",
+            "pipeline.c has the VMS_STEPS table, totals last")
     changed = []
     for base, _, files in os.walk(os.path.join(dst, "src")):
         for name in files:
@@ -145,18 +201,54 @@ def check(dst):
                        capture_output=True, text=True)
     T.ok(r.returncode == 1 and "no 'lines'" in r.stderr,
          "-d A B -e lines is refused: the row has no diff writer", r.stderr)
+    marked(vms, dst)
+
+
+def marked(vms, dst):
+    """The marker step: a live capture has the region it named; a file
+    saved from a capture has it too when loaded, put back from the
+    file."""
+    p, _ = T.start([T.target("everykind")])
+    saved = os.path.join(dst, "marked.vms")
+    try:
+        live = subprocess.run([vms, "-e", "json", str(p.pid)],
+                              capture_output=True, text=True, timeout=120)
+        w = subprocess.run([vms, "-w", saved, str(p.pid)],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        T.kill(p)
+    loaded = subprocess.run([vms, "-l", saved, "-e", "json"],
+                            capture_output=True, text=True, timeout=120)
+    if live.returncode or w.returncode or loaded.returncode:
+        T.ok(False, "the marker step: capture, save and load",
+             live.stderr + w.stderr + loaded.stderr)
+        return
+    a = json.loads(live.stdout)
+    b = json.loads(loaded.stdout)
+    ra = [x["start"] for x in a["regions"] if x.get("detail") == MARKED]
+    rb = [x["start"] for x in b["regions"] if x.get("detail") == MARKED]
+    T.ok(len(ra) == 1, "the marker step ran on the live target: one "
+         "region named", ra)
+    T.ok(len(rb) == 1 and not [n for n in b["capture"].get("missing", [])
+                               if n["step"] == "marker"],
+         "loaded from a file (no memory): the region it named is put back "
+         "from the file, with no note", (rb, b["capture"].get("missing")))
 
 
 def main():
     tmp = tempfile.mkdtemp(prefix="vms-addformat-")
     try:
         reused = copy_tree(tmp)
-        changed = add_format(tmp)
-        T.eq(changed, ["src/export/export.c", "src/export/export_lines.c"],
-             "the format is two files: its own and the table's row")
+        changed = add_format_and_step(tmp)
+        T.eq(changed, ["src/analyze/runtimes/step_marker.c",
+                       "src/export/export.c", "src/export/export_lines.c",
+                       "src/pipeline.c"],
+             "the format and the step are two files each: its own and "
+             "its table's row")
         r = subprocess.run(["make", "-j2", "vmscope"], cwd=tmp,
                            capture_output=True, text=True, timeout=900)
-        T.ok(r.returncode == 0, "the copy with -e lines builds (%s)" %
+        T.ok(r.returncode == 0, "the copy with -e lines and the marker "
+             "step builds (%s)" %
              ("the tree's objects reused" if reused else "built afresh"),
              r.stderr[-2000:])
         if r.returncode == 0:
