@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""test_addformat — an export format is one file and one row, and so is a
-runtime step whose result a snapshot file keeps (issue 26).
+"""test_addformat — an export format is one file and one row, and so are a
+runtime step whose result a snapshot file keeps and an allocator
+(issue 26).
 
 A copy of the tree (Makefile, src/, cli/, ui/, link/, with the normal
 build's objects, so only what changes is compiled again) gets, as
-exactly four changed files:
+exactly six changed files:
   - a throw-away format, "lines" (one line per region: START-END TYPE):
     a new file src/export/export_lines.c and the row X(lines) in
     export.c's VMS_EXPORTERS;
@@ -12,7 +13,11 @@ exactly four changed files:
     private region "MARKER ..." when it has the memory, and declares
     that a snapshot file keeps what it named): a new file
     src/analyze/runtimes/step_marker.c and the row X(marker) in
-    pipeline.c's VMS_STEPS.
+    pipeline.c's VMS_STEPS;
+  - a throw-away allocator, "throwaway", told by a symbol every libc
+    defines (getpid), whose find names nothing and says so: a new file
+    src/analyze/heaps/alloc_throwaway.c and the row X(throwaway) in
+    step_allocator.c's VMS_ALLOCATORS, before the C library's.
 `make vmscope` builds it there, into the copy's own build directory, and
 the test checks that:
   - --help offers -e lines (the -e line and its own line) and an unknown
@@ -23,6 +28,8 @@ the test checks that:
   - the marker step named a region of the live target, and a snapshot
     file saved from it (-w) and loaded (-l: no memory, so the step cannot
     name it again) has it named the same, put back from the file;
+  - the allocator step found the throw-away allocator in the target's
+    libc (beside glibc's malloc, by getpid), and its find ran;
   - the tree itself is untouched: its vmscope refuses -e lines.
 The copy is removed at the end.
 """
@@ -93,6 +100,30 @@ const struct vms_step vms_step_marker = {
 '''
 MARKED = "MARKER named with memory"
 
+THROWAWAY_C = r'''/* alloc_throwaway.c — a throw-away allocator
+ * (tests/code/test_addformat.py): told by getpid, its heap never found. */
+#include "analyze/heaps/alloc_heap.h"
+
+static int find(struct alloc_marks *m, struct vms_allocator *al,
+		const struct vms_image *im, const void *facts)
+{
+	(void)m;
+	(void)im;
+	(void)facts;
+	al->partial = "THROWAWAY find ran";
+	return 0;
+}
+
+static const char *const syms[] = { "getpid", NULL };
+
+const struct alloc_kind alloc_kind_throwaway = {
+	.name = "throwaway",
+	.syms = syms,
+	.how = "not at all",
+	.find = find,
+};
+'''
+
 COPIED = ("Makefile", "src", "cli", "ui", "link")
 
 
@@ -141,6 +172,13 @@ def add_format_and_step(dst):
     add_row(os.path.join(dst, "src", "pipeline.c"), r"(\n\tX\(totals\))",
             "\n\tX(marker) \\\\\\1",
             "pipeline.c has the VMS_STEPS table, totals last")
+    with open(os.path.join(dst, "src", "analyze", "heaps",
+                           "alloc_throwaway.c"), "w") as f:
+        f.write(THROWAWAY_C)
+    add_row(os.path.join(dst, "src", "analyze", "heaps",
+                         "step_allocator.c"), r"(\n\tX\(glibc\))",
+            "\n\tX(throwaway) \\\\\\1",
+            "step_allocator.c has the VMS_ALLOCATORS table, glibc last")
     changed = []
     for base, _, files in os.walk(os.path.join(dst, "src")):
         for name in files:
@@ -233,6 +271,13 @@ def marked(vms, dst):
                                if n["step"] == "marker"],
          "loaded from a file (no memory): the region it named is put back "
          "from the file, with no note", (rb, b["capture"].get("missing")))
+    al = a.get("allocator") or {}
+    T.ok(al.get("name") == "throwaway" and al.get("found_by") == "getpid"
+         and not al.get("provides_malloc") and
+         "libc" in os.path.basename(al.get("image") or "") and
+         al.get("partial") == "THROWAWAY find ran",
+         "the allocator step found the throw-away allocator in libc, "
+         "beside glibc's malloc, and ran its find", al)
 
 
 def main():
@@ -240,15 +285,16 @@ def main():
     try:
         reused = copy_tree(tmp)
         changed = add_format_and_step(tmp)
-        T.eq(changed, ["src/analyze/runtimes/step_marker.c",
+        T.eq(changed, ["src/analyze/heaps/alloc_throwaway.c",
+                       "src/analyze/heaps/step_allocator.c",
+                       "src/analyze/runtimes/step_marker.c",
                        "src/export/export.c", "src/export/export_lines.c",
                        "src/pipeline.c"],
-             "the format and the step are two files each: its own and "
-             "its table's row")
+             "the format, the step and the allocator are two files each: "
+             "its own and its table's row")
         r = subprocess.run(["make", "-j2", "vmscope"], cwd=tmp,
                            capture_output=True, text=True, timeout=900)
-        T.ok(r.returncode == 0, "the copy with -e lines and the marker "
-             "step builds (%s)" %
+        T.ok(r.returncode == 0, "the copy with the three builds (%s)" %
              ("the tree's objects reused" if reused else "built afresh"),
              r.stderr[-2000:])
         if r.returncode == 0:
