@@ -181,7 +181,7 @@ static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
 	struct vms_error err = { 0 };
 	struct outbuf o;
 	const struct vms_exporter *ex =
-		a->summary ? &vms_export_summary : export_find(a->export);
+		export_find(a->summary ? "summary" : a->export);
 
 	if ((a->output ? outbuf_open_file(&o, a->output, &err)
 		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
@@ -349,14 +349,16 @@ int cli_diff(const struct args *a)
 {
 	struct vms_error err = { 0 };
 	struct vms_snapshot *sa = diff_side(a, a->diff_a, &err), *sb = NULL;
-	const struct vms_diff_exporter *ex =
+	const struct vms_exporter *ex =
 		a->summary || a->export
-			? export_diff_find(a->summary ? "summary" : a->export)
+			? export_find(a->summary ? "summary" : a->export)
 			: NULL;
 	struct vms_diff d;
 	struct outbuf o;
 	int rc;
 
+	if (ex && !ex->write_diff)
+		ex = NULL;
 	if (!ex && (a->summary || a->export)) {
 		vms_snapshot_free(sa);
 		return cli_usage_error("a diff has no '%s' export", a->export);
@@ -386,7 +388,7 @@ int cli_diff(const struct args *a)
 		rc = cli_fail(&err);
 	} else {
 		o.exact = a->bytes;
-		ex->write(&d, &o);
+		ex->write_diff(&d, &o);
 		rc = close_output(&o);
 	}
 	vms_diff_fini(&d);

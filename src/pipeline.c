@@ -22,34 +22,50 @@
 #include "model/source.h"
 #include "model/totals.h"
 
-/* In order: each step may rely on the ones above it. */
-const struct vms_step vms_steps[] = {
-	{ "classify", "sorting regions into types", 0, 0, true,
-	  step_classify_run },
-	{ "images", "reading ELF images", 0, VMS_SRC_ELF, false,
-	  step_images_run },
-	{ "heaps", "finding heaps", 0, VMS_SRC_MEMORY, false, step_heaps_run },
-	{ "malloc", "walking glibc heaps", VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
-	  VMS_SRC_FILES, false, step_malloc_run },
-	/* Runtimes: each uses files or memory only when its runtime is
-	 * there, and says itself what it lacks (no note for other
-	 * processes); jvm asks a source without files to put back what it
-	 * kept (a snapshot file). */
-	{ "jvm", "reading the JVM's heap", 0, 0, false, step_jvm_run },
-	{ "go", "reading Go's heap", 0, 0, false, step_go_run },
-	{ "dotnet", "finding .NET's GC heap", 0, 0, false, step_dotnet_run },
-	{ "stacks", "finding thread stacks", 0, 0, false, step_stacks_run },
-	/* These three look at what the steps above left private data; they
-	 * need memory and the files only when the process has their
-	 * allocator or runtime (by its images' symbols), and then note
-	 * themselves what they could not do. */
-	{ "allocator", "finding the allocator's heap", 0, 0, false,
-	  step_allocator_run },
-	{ "v8", "finding V8 heap pages", 0, 0, false, step_v8_run },
-	{ "cpython", "finding CPython arenas", 0, 0, false, step_cpython_run },
-	{ "totals", "adding up", 0, 0, true, step_totals_run },
-};
-const size_t vms_nsteps = sizeof(vms_steps) / sizeof(vms_steps[0]);
+/* The steps in order, one row each: each may rely on the ones above it.
+ * X(NAME) is the row const struct vms_step vms_step_NAME that the step's
+ * file defines (analyze/steps.h).
+ *  - jvm, go, dotnet: runtimes; each uses files or memory only when its
+ *    runtime is there, and says itself what it lacks (no note for other
+ *    processes);
+ *  - allocator, v8, cpython look at what the steps above left private
+ *    data; they need memory and the files only when the process has
+ *    their allocator or runtime (by its images' symbols), and then note
+ *    themselves what they could not do.
+ * A step whose row has .kept asks a source without memory (a snapshot
+ * file) to put back what it kept. */
+#define VMS_STEPS(X)                                                           \
+	X(classify)                                                            \
+	X(images)                                                              \
+	X(heaps)                                                               \
+	X(malloc)                                                              \
+	X(jvm)                                                                 \
+	X(go)                                                                  \
+	X(dotnet)                                                              \
+	X(stacks)                                                              \
+	X(allocator)                                                           \
+	X(v8)                                                                  \
+	X(cpython)                                                             \
+	X(totals)
+
+#define STEP_DECL(name) extern const struct vms_step vms_step_##name;
+#define STEP_ROW(name) &vms_step_##name,
+VMS_STEPS(STEP_DECL)
+
+const struct vms_step *const vms_steps[] = { VMS_STEPS(STEP_ROW) NULL };
+#define NSTEPS (sizeof(vms_steps) / sizeof(vms_steps[0]) - 1)
+const size_t vms_nsteps = NSTEPS;
+
+/* What a snapshot file keeps: the rows' declarations, NULL-ended. */
+static void kept_list(const struct vms_kept *out[NSTEPS + 1])
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < NSTEPS; i++)
+		if (vms_steps[i]->kept)
+			out[n++] = vms_steps[i]->kept;
+	out[n] = NULL;
+}
 
 static const struct vms_sampler *const samplers[] = {
 	&vms_sampler_pss,
@@ -96,7 +112,7 @@ static int run_steps(struct vms_snapshot *s, unsigned have,
 	size_t i;
 
 	for (i = 0; i < vms_nsteps; i++) {
-		const struct vms_step *st = &vms_steps[i];
+		const struct vms_step *st = vms_steps[i];
 		struct vms_error serr = { 0 };
 
 		if (vms_source_progress(s, st->doing, i, vms_nsteps))
@@ -416,8 +432,19 @@ struct vms_loader {
 	void (*own)(struct vms_snapshot *s, void *map, size_t len);
 };
 
+/* A snapshot file, read back with what the steps declare it keeps. */
+static int load_snapfile(const void *buf, size_t len, const char *name,
+			 bool consume, struct vms_snapshot *s,
+			 struct vms_error *err)
+{
+	const struct vms_kept *kept[NSTEPS + 1];
+
+	kept_list(kept);
+	return snapfile_load(buf, len, name, consume, kept, s, err);
+}
+
 static const struct vms_loader loaders[] = {
-	{ "vmscope snapshot", snapfile_recognise, snapfile_load, NULL },
+	{ "vmscope snapshot", snapfile_recognise, load_snapfile, NULL },
 	{ "ELF core", coredump_recognise, coredump_load, coredump_own },
 };
 
@@ -611,5 +638,8 @@ bool vms_snapshot_refreshable(const struct vms_snapshot *s)
 int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
 		      struct vms_error *err)
 {
-	return snapfile_encode(s, buf, len, err);
+	const struct vms_kept *kept[NSTEPS + 1];
+
+	kept_list(kept);
+	return snapfile_encode(s, kept, buf, len, err);
 }

@@ -25,8 +25,11 @@
  * then on, only read.
  *
  * A new step is a file (src/analyze/step_NAME.c, or under heaps/ or
- * runtimes/; its run function declared in steps.h) and a row of
- * vms_steps[] in pipeline.c.
+ * runtimes/) ending with its row, const struct vms_step vms_step_NAME
+ * (analyze/steps.h), and a row X(NAME) in pipeline.c's VMS_STEPS, in the
+ * order the steps run. A step's row says what a snapshot file keeps of
+ * its result (.kept, model/kept.h); the pipeline hands those declarations
+ * to the file's writer and reader.
  */
 #ifndef VMS_PIPELINE_H
 #define VMS_PIPELINE_H
@@ -35,21 +38,13 @@
 #include <stddef.h>
 
 #include "analyze/memview.h" /* a snapshot's memory, for the viewer's contents */
+#include "analyze/steps.h"
 #include "base/error.h"
 #include "capture/sampler.h"
 #include "model/snapshot.h"
 
-struct vms_step {
-	const char *name; /* "classify", "images", ... (notes, JSON) */
-	const char *doing; /* "reading ELF images" (progress) */
-	unsigned needs, wants; /* VMS_SRC_* */
-	bool essential;
-	/* have: what the source gives this run (VMS_SRC_*). */
-	int (*run)(struct vms_snapshot *s, unsigned have,
-		   struct vms_error *err);
-};
-
-extern const struct vms_step vms_steps[];
+/* In the order they run, NULL-ended. */
+extern const struct vms_step *const vms_steps[];
 extern const size_t vms_nsteps;
 
 struct vms_finish_opts {

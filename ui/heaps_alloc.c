@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/heaps/allocators.h"
 #include "draw.h"
 #include "heaps_glibc.h"
 
@@ -61,20 +62,13 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		 t.n, t.n == 1 ? "" : "s", al->partial ? " (partial)" : "");
 }
 
-/* Where the figures of the allocator's heaps come from. */
+/* Where the figures of the allocator's heaps come from: its row's words
+ * (a name this vmscope does not know, from a file: none). */
 static const char *how_found(const char *name)
 {
-	if (strcmp(name, "mimalloc") == 0)
-		return "segments found by their headers; figures from "
-		       "their pages' entries";
-	if (strcmp(name, "jemalloc") == 0)
-		return "regions found from its base blocks' extent records; "
-		       "its own figures are not read";
-	if (strcmp(name, "tcmalloc") == 0)
-		return "the brk heap (glibc's malloc never ran) and its "
-		       "spans through its page map; in use: spans in use, "
-		       "free: spans on its free lists";
-	return "";
+	const struct alloc_kind *k = alloc_kind_find(name);
+
+	return k ? k->how : "";
 }
 
 void ha_detail(struct ui *u, int y, int ymax, const struct hrow *r)

@@ -67,8 +67,8 @@ static const char *anon_name(struct vms_snapshot *s, const struct vms_region *r)
 	return arena_strndup(&s->arena, p, n);
 }
 
-int step_classify_run(struct vms_snapshot *s, unsigned have,
-		      struct vms_error *err)
+static int step_classify_run(struct vms_snapshot *s, unsigned have,
+			     struct vms_error *err)
 {
 	size_t i;
 
@@ -123,3 +123,10 @@ int step_classify_run(struct vms_snapshot *s, unsigned have,
 	}
 	return 0;
 }
+
+const struct vms_step vms_step_classify = {
+	.name = "classify",
+	.doing = "sorting regions into types",
+	.essential = true,
+	.run = step_classify_run,
+};

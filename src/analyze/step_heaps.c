@@ -174,7 +174,8 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 	return 0;
 }
 
-int step_heaps_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+static int step_heaps_run(struct vms_snapshot *s, unsigned have,
+			  struct vms_error *err)
 {
 	bool held = false;
 	int rc;
@@ -186,3 +187,10 @@ int step_heaps_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 		vms_source_hold(s, false);
 	return rc < 0 ? step_nomem(err, "heaps") : 0;
 }
+
+const struct vms_step vms_step_heaps = {
+	.name = "heaps",
+	.doing = "finding heaps",
+	.wants = VMS_SRC_MEMORY,
+	.run = step_heaps_run,
+};

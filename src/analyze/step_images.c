@@ -426,8 +426,8 @@ static int images_scan(struct images_run *run, struct image_cache *cache,
 	return 0;
 }
 
-int step_images_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err)
+static int step_images_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
 {
 	struct image_cache cache = { 0 };
 	struct images_run run = { 0 };
@@ -447,3 +447,10 @@ int step_images_run(struct vms_snapshot *s, unsigned have,
 	free(cache.slot);
 	return rc < 0 ? step_nomem(err, "images") : 0;
 }
+
+const struct vms_step vms_step_images = {
+	.name = "images",
+	.doing = "reading ELF images",
+	.wants = VMS_SRC_ELF,
+	.run = step_images_run,
+};

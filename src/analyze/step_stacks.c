@@ -6,8 +6,8 @@
  */
 #include "analyze/steps.h"
 
-int step_stacks_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err)
+static int step_stacks_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
 {
 	size_t i;
 
@@ -78,3 +78,9 @@ int step_stacks_run(struct vms_snapshot *s, unsigned have,
 		}
 	return 0;
 }
+
+const struct vms_step vms_step_stacks = {
+	.name = "stacks",
+	.doing = "finding thread stacks",
+	.run = step_stacks_run,
+};

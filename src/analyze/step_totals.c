@@ -5,8 +5,8 @@
 #include "analyze/steps.h"
 #include "model/totals.h"
 
-int step_totals_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err)
+static int step_totals_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
 {
 	(void)have;
 	(void)err;
@@ -15,3 +15,10 @@ int step_totals_run(struct vms_snapshot *s, unsigned have,
 	totals_compute(s);
 	return 0;
 }
+
+const struct vms_step vms_step_totals = {
+	.name = "totals",
+	.doing = "adding up",
+	.essential = true,
+	.run = step_totals_run,
+};

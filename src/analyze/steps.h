@@ -1,7 +1,12 @@
 /* steps.h — the steps of the pipeline (pipeline.h), one file each, and the
  * few rules they share.
  *
- * Contract of every step_*_run(s, have, err): works on a snapshot whose raw
+ * A step is a file that ends with its row, const struct vms_step
+ * vms_step_NAME (below), and a row X(NAME) in pipeline.c's VMS_STEPS; a
+ * step that keeps what it found in a snapshot file says so in its row
+ * (.kept, model/kept.h). Nothing else names it.
+ *
+ * Contract of every row's run(s, have, err): works on a snapshot whose raw
  * part is filled and whose earlier steps have run; reads memory and files
  * only through the source (source.h) and only what have allows; derives
  * everything from scratch (running twice gives the same snapshot); returns
@@ -38,7 +43,7 @@
  *                              (model/totals.h; vmscope.1 COLUMNS)
  * (step_malloc, step_allocator: analyze/heaps/; step_jvm, step_go,
  * step_dotnet, step_v8, step_cpython: analyze/runtimes/; the order they
- * run in is vms_steps[] in pipeline.c.)
+ * run in is VMS_STEPS in pipeline.c.)
  */
 #ifndef VMS_STEPS_H
 #define VMS_STEPS_H
@@ -49,29 +54,21 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "model/kept.h"
 #include "model/snapshot.h"
 
-int step_classify_run(struct vms_snapshot *s, unsigned have,
-		      struct vms_error *err);
-int step_images_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_heaps_run(struct vms_snapshot *s, unsigned have,
+struct vms_step {
+	const char *name; /* "classify", "images", ... (notes, JSON) */
+	const char *doing; /* "reading ELF images" (progress) */
+	unsigned needs, wants; /* VMS_SRC_* (pipeline.h) */
+	bool essential; /* its failure fails the snapshot */
+	/* have: what the source gives this run (VMS_SRC_*). */
+	int (*run)(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);
-int step_malloc_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_dotnet_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_stacks_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
-int step_allocator_run(struct vms_snapshot *s, unsigned have,
-		       struct vms_error *err);
-int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err);
-int step_cpython_run(struct vms_snapshot *s, unsigned have,
-		     struct vms_error *err);
-int step_totals_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err);
+	/* What a snapshot file keeps of its result; NULL: nothing (a file
+	 * runs it again). */
+	const struct vms_kept *kept;
+};
 
 /* The glibc heap_info check, on the first bytes of a candidate region:
  * true when they look like the header of a non-main arena heap of that

@@ -1,13 +1,25 @@
-/* export.c — the exporter registry: a format is a file and a line here.
+/* export.c — the exporter registry: a format is a file and a row here.
  * See export.h.
  */
 #include "export/export.h"
 
 #include <string.h>
 
+/* The formats in --help order, one row each: X(NAME) is the row
+ * const struct vms_exporter vms_export_NAME that export_NAME.c defines. */
+#define VMS_EXPORTERS(X)                                                       \
+	X(text)                                                                \
+	X(csv)                                                                 \
+	X(json)                                                                \
+	X(openmetrics)                                                         \
+	X(summary)
+
+#define EXPORTER_DECL(name) extern const struct vms_exporter vms_export_##name;
+#define EXPORTER_ROW(name) &vms_export_##name,
+VMS_EXPORTERS(EXPORTER_DECL)
+
 const struct vms_exporter *const vms_exporters[] = {
-	&vms_export_text,	 &vms_export_csv,     &vms_export_json,
-	&vms_export_openmetrics, &vms_export_summary, NULL,
+	VMS_EXPORTERS(EXPORTER_ROW) NULL,
 };
 
 const struct vms_exporter *export_find(const char *name)

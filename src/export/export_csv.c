@@ -141,4 +141,5 @@ const struct vms_exporter vms_export_csv = {
 	.help = "one row per type, region, child and thread; bytes",
 	.listed = true,
 	.write = export_csv,
+	.write_diff = export_diff_csv,
 };

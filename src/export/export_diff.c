@@ -1,7 +1,8 @@
-/* export_diff.c — a diff (diff.h) as the summary (-d A B -s), text, CSV
- * and JSON (DESIGN.md's "vmscope-diff" contract, version 1; added beyond
- * it: "delta" beside "a" and "b", "counts"). Strings from the targets or
- * the files (names, paths) are escaped as in every export.
+/* export_diff.c — a diff (diff.h) as the summary (-d A B -s), text and
+ * CSV: the summary, text and csv rows' write_diff (the JSON one is
+ * export_json.c's, beside the JSON it embeds).
+ * Strings from the targets or the files (names, paths) are escaped as in
+ * every export.
  */
 #include <stdio.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static void changes_head(struct outbuf *o)
 		  "path");
 }
 
-static void diff_summary(const struct vms_diff *d, struct outbuf *o)
+void export_diff_summary(const struct vms_diff *d, struct outbuf *o)
 {
 	size_t top[10], n, i;
 
@@ -135,11 +136,11 @@ static void diff_summary(const struct vms_diff *d, struct outbuf *o)
 		change_line(&d->v[top[i]], o);
 }
 
-static void diff_text(const struct vms_diff *d, struct outbuf *o)
+void export_diff_text(const struct vms_diff *d, struct outbuf *o)
 {
 	size_t i;
 
-	diff_summary(d, o);
+	export_diff_summary(d, o);
 	if (!d->n)
 		return;
 	ob_puts(o, "\nEvery change, by address:\n");
@@ -174,15 +175,7 @@ static void csv_figures(struct outbuf *o, const uint64_t *a, const uint64_t *b)
 	ob_putc(o, '\n');
 }
 
-static void totals_values(const struct vms_totals *t, uint64_t *v)
-{
-	int c;
-
-	for (c = 0; c < VMS_NCOLS; c++)
-		v[c] = vms_column_type(t, (enum vms_col)c);
-}
-
-static void diff_csv(const struct vms_diff *d, struct outbuf *o)
+void export_diff_csv(const struct vms_diff *d, struct outbuf *o)
 {
 	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
 	size_t i;
@@ -196,13 +189,13 @@ static void diff_csv(const struct vms_diff *d, struct outbuf *o)
 	ob_putc(o, '\n');
 	for (t = 0; t < VMS_NTYPES; t++) {
 		ob_printf(o, "type,,%s,,,", vms_type_info[t].json);
-		totals_values(&d->a->types[t], a);
-		totals_values(&d->b->types[t], b);
+		export_totals_values(&d->a->types[t], a);
+		export_totals_values(&d->b->types[t], b);
 		csv_figures(o, a, b);
 	}
 	ob_puts(o, "total,,,,,");
-	totals_values(&d->a->total, a);
-	totals_values(&d->b->total, b);
+	export_totals_values(&d->a->total, a);
+	export_totals_values(&d->b->total, b);
 	csv_figures(o, a, b);
 	for (i = 0; i < d->n; i++) {
 		const struct vms_diff_change *x = &d->v[i];
@@ -216,130 +209,4 @@ static void diff_csv(const struct vms_diff *d, struct outbuf *o)
 		ob_csv_str(o, x->path ? x->path : "");
 		csv_figures(o, x->a.n ? x->a.v : NULL, x->b.n ? x->b.v : NULL);
 	}
-}
-
-/* ---- JSON ---- */
-
-static void json_cols(struct outbuf *o, const uint64_t *v, unsigned flag)
-{
-	int c;
-	bool first = true;
-
-	if (!v) {
-		ob_puts(o, "null");
-		return;
-	}
-	ob_putc(o, '{');
-	for (c = 0; c < VMS_NCOLS; c++) {
-		if (!vms_column_has((enum vms_col)c, flag) &&
-		    c != VMS_COL_BLOCKS)
-			continue;
-		if (!first)
-			ob_putc(o, ',');
-		first = false;
-		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		ob_u64(o, v[c]);
-	}
-	ob_putc(o, '}');
-}
-
-static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
-		       unsigned flag)
-{
-	int c;
-	bool first = true;
-
-	ob_putc(o, '{');
-	for (c = 0; c < VMS_NCOLS; c++) {
-		if (!vms_column_has((enum vms_col)c, flag) &&
-		    c != VMS_COL_BLOCKS)
-			continue;
-		if (!first)
-			ob_putc(o, ',');
-		first = false;
-		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
-	}
-	ob_putc(o, '}');
-}
-
-static void json_side(const struct vms_snapshot *s, struct outbuf *o)
-{
-	ob_putc(o, '{');
-	export_json_members(s, o);
-	if (o->len && o->buf[o->len - 1] == ',')
-		o->len--;
-	ob_putc(o, '}');
-}
-
-static void diff_json(const struct vms_diff *d, struct outbuf *o)
-{
-	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
-	size_t i;
-	int t;
-
-	ob_puts(o, "{\"format\":\"vmscope-diff\",\"version\":1,\"a\":");
-	json_side(d->a, o);
-	ob_puts(o, ",\"b\":");
-	json_side(d->b, o);
-	ob_puts(o, ",\"counts\":{");
-	for (t = 0; t < VMS_NCHANGES; t++)
-		ob_printf(o, "%s\"%s\":%zu", t ? "," : "", vms_change_names[t],
-			  d->count[t]);
-	ob_puts(o, "},\n\"changes\":{\"types\":[");
-	for (t = 0; t < VMS_NTYPES; t++) {
-		totals_values(&d->a->types[t], a);
-		totals_values(&d->b->types[t], b);
-		ob_printf(o, "%s{\"type\":\"%s\",\"a\":", t ? "," : "",
-			  vms_type_info[t].json);
-		json_cols(o, a, VMS_COLF_TYPE);
-		ob_puts(o, ",\"b\":");
-		json_cols(o, b, VMS_COLF_TYPE);
-		ob_puts(o, ",\"delta\":");
-		json_delta(o, a, b, VMS_COLF_TYPE);
-		ob_putc(o, '}');
-	}
-	ob_puts(o, "],\n\"regions\":[");
-	for (i = 0; i < d->n; i++) {
-		const struct vms_diff_change *x = &d->v[i];
-		const uint64_t *va = x->a.n ? x->a.v : NULL;
-		const uint64_t *vb = x->b.n ? x->b.v : NULL;
-
-		ob_printf(o, "%s{\"change\":\"%s\",\"start\":\"",
-			  i ? ",\n" : "\n", vms_change_names[x->change]);
-		ob_hex(o, x->start);
-		ob_puts(o, "\",\"end\":\"");
-		ob_hex(o, x->end);
-		ob_printf(o, "\",\"type\":\"%s\",\"path\":",
-			  vms_type_info[x->type].json);
-		ob_json_str(o, x->path);
-		ob_puts(o, ",\"a\":");
-		json_cols(o, va, VMS_COLF_REGION);
-		ob_puts(o, ",\"b\":");
-		json_cols(o, vb, VMS_COLF_REGION);
-		ob_puts(o, ",\"delta\":");
-		json_delta(o, va, vb, VMS_COLF_REGION);
-		ob_putc(o, '}');
-	}
-	ob_puts(o, "\n]}}\n");
-}
-
-static const struct vms_diff_exporter diff_summary_x = { "summary",
-							 diff_summary };
-static const struct vms_diff_exporter diff_text_x = { "text", diff_text };
-static const struct vms_diff_exporter diff_csv_x = { "csv", diff_csv };
-static const struct vms_diff_exporter diff_json_x = { "json", diff_json };
-
-const struct vms_diff_exporter *const vms_diff_exporters[] = {
-	&diff_summary_x, &diff_text_x, &diff_csv_x, &diff_json_x, NULL,
-};
-
-const struct vms_diff_exporter *export_diff_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; vms_diff_exporters[i]; i++)
-		if (strcmp(vms_diff_exporters[i]->name, name) == 0)
-			return vms_diff_exporters[i];
-	return NULL;
 }

@@ -15,6 +15,7 @@
 #include "export/export.h"
 #include "export/export_util.h"
 #include "model/columns.h"
+#include "model/diff.h"
 #include "model/totals.h"
 
 /* Keys are literals: "\"k\":" is put together by the compiler. */
@@ -601,9 +602,117 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	ob_write(o, "}\n", 2);
 }
 
+/* ---- over a diff (-d A B -e json): DESIGN.md's "vmscope-diff" contract,
+ * version 1; added beyond it: "delta" beside "a" and "b", "counts" ---- */
+
+static void json_cols(struct outbuf *o, const uint64_t *v, unsigned flag)
+{
+	int c;
+	bool first = true;
+
+	if (!v) {
+		ob_puts(o, "null");
+		return;
+	}
+	ob_putc(o, '{');
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!vms_column_has((enum vms_col)c, flag) &&
+		    c != VMS_COL_BLOCKS)
+			continue;
+		if (!first)
+			ob_putc(o, ',');
+		first = false;
+		ob_printf(o, "\"%s\":", vms_columns[c].key);
+		ob_u64(o, v[c]);
+	}
+	ob_putc(o, '}');
+}
+
+static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
+		       unsigned flag)
+{
+	int c;
+	bool first = true;
+
+	ob_putc(o, '{');
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!vms_column_has((enum vms_col)c, flag) &&
+		    c != VMS_COL_BLOCKS)
+			continue;
+		if (!first)
+			ob_putc(o, ',');
+		first = false;
+		ob_printf(o, "\"%s\":", vms_columns[c].key);
+		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+	}
+	ob_putc(o, '}');
+}
+
+static void json_side(const struct vms_snapshot *s, struct outbuf *o)
+{
+	ob_putc(o, '{');
+	export_json_members(s, o);
+	if (o->len && o->buf[o->len - 1] == ',')
+		o->len--;
+	ob_putc(o, '}');
+}
+
+static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
+{
+	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
+	size_t i;
+	int t;
+
+	ob_puts(o, "{\"format\":\"vmscope-diff\",\"version\":1,\"a\":");
+	json_side(d->a, o);
+	ob_puts(o, ",\"b\":");
+	json_side(d->b, o);
+	ob_puts(o, ",\"counts\":{");
+	for (t = 0; t < VMS_NCHANGES; t++)
+		ob_printf(o, "%s\"%s\":%zu", t ? "," : "", vms_change_names[t],
+			  d->count[t]);
+	ob_puts(o, "},\n\"changes\":{\"types\":[");
+	for (t = 0; t < VMS_NTYPES; t++) {
+		export_totals_values(&d->a->types[t], a);
+		export_totals_values(&d->b->types[t], b);
+		ob_printf(o, "%s{\"type\":\"%s\",\"a\":", t ? "," : "",
+			  vms_type_info[t].json);
+		json_cols(o, a, VMS_COLF_TYPE);
+		ob_puts(o, ",\"b\":");
+		json_cols(o, b, VMS_COLF_TYPE);
+		ob_puts(o, ",\"delta\":");
+		json_delta(o, a, b, VMS_COLF_TYPE);
+		ob_putc(o, '}');
+	}
+	ob_puts(o, "],\n\"regions\":[");
+	for (i = 0; i < d->n; i++) {
+		const struct vms_diff_change *x = &d->v[i];
+		const uint64_t *va = x->a.n ? x->a.v : NULL;
+		const uint64_t *vb = x->b.n ? x->b.v : NULL;
+
+		ob_printf(o, "%s{\"change\":\"%s\",\"start\":\"",
+			  i ? ",\n" : "\n", vms_change_names[x->change]);
+		ob_hex(o, x->start);
+		ob_puts(o, "\",\"end\":\"");
+		ob_hex(o, x->end);
+		ob_printf(o, "\",\"type\":\"%s\",\"path\":",
+			  vms_type_info[x->type].json);
+		ob_json_str(o, x->path);
+		ob_puts(o, ",\"a\":");
+		json_cols(o, va, VMS_COLF_REGION);
+		ob_puts(o, ",\"b\":");
+		json_cols(o, vb, VMS_COLF_REGION);
+		ob_puts(o, ",\"delta\":");
+		json_delta(o, va, vb, VMS_COLF_REGION);
+		ob_putc(o, '}');
+	}
+	ob_puts(o, "\n]}}\n");
+}
+
 const struct vms_exporter vms_export_json = {
 	.name = "json",
 	.help = "DESIGN.md's JSON contract, version 1",
 	.listed = true,
 	.write = export_json,
+	.write_diff = export_diff_json,
 };

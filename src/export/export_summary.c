@@ -308,4 +308,5 @@ const struct vms_exporter vms_export_summary = {
 	.name = "summary",
 	.help = "the text summary (what -s prints)",
 	.write = export_summary,
+	.write_diff = export_diff_summary,
 };

@@ -80,4 +80,5 @@ const struct vms_exporter vms_export_text = {
 	.help = "the summary, every region with its children, the threads",
 	.listed = true,
 	.write = export_text,
+	.write_diff = export_diff_text,
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "model/columns.h"
 #include "model/totals.h"
 
 const char *export_perms(const struct vms_region *r, char *buf)
@@ -69,4 +70,12 @@ const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 			 "changed while it was read%s",
 			 why, s->cap.frozen ? "" : "; --freeze reads it still");
 	return buf;
+}
+
+void export_totals_values(const struct vms_totals *t, uint64_t *v)
+{
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++)
+		v[c] = vms_column_type(t, (enum vms_col)c);
 }

@@ -20,6 +20,9 @@ size_t export_state_words(const struct vms_region *r, const char **w,
 /* What the comparison with the kernel's smaps_rollup found, in words. */
 const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 				size_t n);
+/* Every column's figure of a type's (or the total's) totals into
+ * v[VMS_NCOLS] (columns.h). */
+void export_totals_values(const struct vms_totals *t, uint64_t *v);
 /* ISO 8601 UTC time of the capture into buf. */
 const char *export_taken_at(const struct vms_snapshot *s, char *buf, size_t n);
 

@@ -1,8 +1,10 @@
-/* alloc_heap.c — marking and typing an allocator's regions
- * (alloc_heap.h). */
+/* alloc_heap.c — marking and typing an allocator's regions, and reading
+ * its file's symbols (alloc_heap.h). */
 #include "analyze/heaps/alloc_heap.h"
 
 #include <string.h>
+
+#include "model/source.h"
 
 void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how)
 {
@@ -70,4 +72,18 @@ int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 	s->nheaps++;
 	*out = h;
 	return 0;
+}
+
+bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,
+			const char *name, struct elfimage_sym *sym, int *fd,
+			struct elfimage_src *src)
+{
+	struct vms_error e;
+
+	*fd = -1;
+	if (!im->elf || !im->elf->is_image)
+		return false;
+	*fd = vms_source_open_file(s, &s->regions[im->first_region]);
+	return *fd >= 0 && elfimage_src_fd(*fd, src, &e) == 0 &&
+	       elfimage_symbol(im->elf, src, name, sym);
 }

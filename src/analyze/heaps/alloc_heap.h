@@ -5,6 +5,9 @@
  * holds, and sets the allocator's figures; alloc_type() then types the
  * marked regions heap and adds one s->heaps entry of the allocator's kind.
  *
+ * Each allocator is a row (allocators.h) whose find calls its recogniser
+ * here; the fuzz harness (tests/fuzz/fuzz_alloc.c) calls them directly.
+ *
  * Contract: nothing here is used outside the allocator step. The
  * recognisers return -1 only on out of memory; what they could not find
  * is said in al->partial (a static or arena string).
@@ -14,7 +17,9 @@
 
 #include <stdint.h>
 
+#include "analyze/heaps/allocators.h"
 #include "analyze/rtscan.h"
+#include "elf/elfimage.h"
 #include "model/snapshot.h"
 
 struct alloc_marks {
@@ -35,6 +40,13 @@ void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how);
 int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 	       const char *kind, const char *const *details,
 	       struct vms_heap **out);
+
+/* The defined dynamic symbol name of image im, its file opened through
+ * the source into *fd (-1: none; the caller closes it) and src; false
+ * when there is none (or no file). For the rows' facts. */
+bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,
+			const char *name, struct elfimage_sym *sym, int *fd,
+			struct elfimage_src *src);
 
 /* jemalloc 5: its base blocks and the extents they record. */
 int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al);

@@ -107,3 +107,26 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al)
 			      "memory (not jemalloc 5, or not yet used)";
 	return 0;
 }
+
+/* ---- the row (allocators.h) ---- */
+
+static int je_find(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, const void *facts)
+{
+	(void)im;
+	(void)facts;
+	return alloc_jemalloc(m, al);
+}
+
+/* mallctl, also under the prefixes of copies linked in (je_: Redis's;
+ * _rjem_: Rust's tikv-jemallocator). */
+static const char *const je_syms[] = { "mallctl", "je_mallctl", "_rjem_mallctl",
+				       NULL };
+
+const struct alloc_kind alloc_kind_jemalloc = {
+	.name = "jemalloc",
+	.syms = je_syms,
+	.how = "regions found from its base blocks' extent records; its own "
+	       "figures are not read",
+	.find = je_find,
+};

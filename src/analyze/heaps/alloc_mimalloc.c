@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtheap.h"
@@ -179,3 +180,58 @@ out:
 	free(buf);
 	return rc;
 }
+
+/* ---- the row (allocators.h) ---- */
+
+/* What mi_version() returns, read from its code in the file; -1. */
+static int mi_version_of(struct vms_snapshot *s, const struct vms_image *im)
+{
+	struct elfimage_sym sym;
+	struct elfimage_src src;
+	unsigned char code[8];
+	uint64_t off;
+	int fd, v = -1;
+
+	if (alloc_image_symbol(s, im, "mi_version", &sym, &fd, &src) &&
+	    elfimage_vaddr_offset(im->elf, &src, sym.value, sizeof(code),
+				  &off) &&
+	    elfimage_src_read(&src, off, code, sizeof(code)) == sizeof(code))
+		v = rtheap_mi_version(code, sizeof(code), im->elf->machine);
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+/* Read from its file before the hold. */
+struct mi_facts {
+	int version; /* mi_version()'s value, -1 */
+};
+
+static void mi_facts(struct vms_snapshot *s, const struct vms_image *im,
+		     void *facts)
+{
+	struct mi_facts *f = facts;
+
+	f->version = mi_version_of(s, im);
+}
+
+static int mi_find(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, const void *facts)
+{
+	const struct mi_facts *f = facts;
+
+	(void)im;
+	return alloc_mimalloc(m, al, f->version);
+}
+
+static const char *const mi_syms[] = { "mi_malloc", NULL };
+
+const struct alloc_kind alloc_kind_mimalloc = {
+	.name = "mimalloc",
+	.syms = mi_syms,
+	.how = "segments found by their headers; figures from their pages' "
+	       "entries",
+	.facts = mi_facts,
+	.facts_size = sizeof(struct mi_facts),
+	.find = mi_find,
+};

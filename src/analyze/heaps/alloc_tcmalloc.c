@@ -22,16 +22,18 @@
  *     at (rtheap_tc_span()).
  *
  * What the spans cover is tcmalloc's heap: regions no earlier step
- * claimed are typed Heap; the brk heap (tc_heap in step_allocator.c)
- * already is. Figures per heap entry: in_use the spans in use (pages
+ * claimed are typed Heap; the brk heap (tc_brk below) already is. Figures per heap entry: in_use the spans in use (pages
  * handed to size classes or large objects), free those on the free lists,
  * normal and returned; their sum is MallocExtension's generic.heap_size.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtheap.h"
+#include "analyze/steps.h"
 #include "model/source.h"
 
 /* Bytes of the library's writable memory read at most (2.10: 1.7 MB). */
@@ -484,3 +486,141 @@ out:
 	free(t.w);
 	return rc;
 }
+
+/* ---- the row (allocators.h): gperftools tcmalloc is the brk heap where
+ * glibc's malloc never ran, and what its spans cover, found through its
+ * page map (above), beside its own count of the bytes it took from the
+ * system (the exported TCMalloc_SystemTaken). ---- */
+
+/* Where gperftools keeps its count of the bytes it took from the system,
+ * a variable it exports (TCMalloc_SystemTaken): its runtime address, 0
+ * when it has none. */
+static uint64_t tc_taken_at(struct vms_snapshot *s, const struct vms_image *im)
+{
+	struct elfimage_sym sym;
+	struct elfimage_src src;
+	int fd;
+	bool ok = alloc_image_symbol(s, im, "TCMalloc_SystemTaken", &sym, &fd,
+				     &src) &&
+		  sym.size == sizeof(uint64_t);
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? im->bias + sym.value : 0;
+}
+
+/* That count, read in the snapshot's memory; -1. */
+static int64_t tc_system_taken(struct vms_snapshot *s, uint64_t at)
+{
+	uint64_t v;
+
+	if (!at || !rtscan_read(s, at, &v, sizeof(v)) || v > INT64_MAX)
+		return -1;
+	return (int64_t)v;
+}
+
+/* tcmalloc takes memory with sbrk first: where glibc's malloc never ran,
+ * the brk heap is tcmalloc's (*brk_heap then; else NULL). What it maps
+ * besides is found through its page map (alloc_tcmalloc.c). */
+static const char *tc_brk(struct vms_snapshot *s, struct vms_allocator *al,
+			  struct vms_heap **brk_heap)
+{
+	struct vms_heap *h = NULL;
+	size_t i;
+
+	*brk_heap = NULL;
+	for (i = 0; i < s->nheaps; i++)
+		if (strcmp(s->heaps[i].kind, "glibc-main") == 0)
+			h = &s->heaps[i];
+	if (h && (!s->glibc || !s->glibc->empty))
+		return "the brk heap is glibc's (or not known not to be)";
+	if (!h)
+		return NULL;
+	h->kind = "tcmalloc";
+	*brk_heap = h;
+	for (i = 0; i < s->nregions; i++)
+		if (step_path_is(&s->regions[i], "[heap]")) {
+			s->regions[i].detail = "tcmalloc (brk heap)";
+			al->heap += vms_region_size(&s->regions[i]);
+			al->nregions++;
+		}
+	return NULL;
+}
+
+/* What is not shown of tcmalloc's memory: its own count of the bytes it
+ * took from the system (TCMalloc_SystemTaken: it leaves out the bytes it
+ * added to align what sbrk gave, some KiB) beside the regions typed its
+ * heap, and what the page map's walk could not do. */
+static const char *tc_partial(struct vms_snapshot *s,
+			      const struct vms_allocator *al,
+			      const char *brk_why, const char *map_why)
+{
+	char missing[160] = "";
+	const char *taken = al->system < 0
+				    ? "its count of bytes taken from the "
+				      "system (TCMalloc_SystemTaken) could "
+				      "not be read"
+				    : "";
+
+	if (al->system > 0 && (uint64_t)al->system > al->heap)
+		snprintf(missing, sizeof(missing),
+			 "%llu of the %llu bytes it took from the system are "
+			 "not located",
+			 (unsigned long long)((uint64_t)al->system - al->heap),
+			 (unsigned long long)al->system);
+	if (!*taken && !*missing && !brk_why && !map_why)
+		return NULL;
+	return arena_printf(&s->arena, "%s%s%s%s%s%s%s", taken,
+			    *taken && *missing ? "; " : "", missing,
+			    (*taken || *missing) && brk_why ? "; " : "",
+			    brk_why ? brk_why : "",
+			    (*taken || *missing || brk_why) && map_why ? "; "
+								       : "",
+			    map_why ? map_why : "");
+}
+
+/* Read from its file before the hold. */
+struct tc_facts {
+	uint64_t taken_at; /* TCMalloc_SystemTaken's address, 0 */
+};
+
+static void tc_facts(struct vms_snapshot *s, const struct vms_image *im,
+		     void *facts)
+{
+	struct tc_facts *f = facts;
+
+	f->taken_at = tc_taken_at(s, im);
+}
+
+static int tc_find(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, const void *facts)
+{
+	const struct tc_facts *f = facts;
+	struct vms_heap *brk_heap = NULL;
+	const char *brk_why, *map_why;
+	int rc;
+
+	al->system = tc_system_taken(m->s, f->taken_at);
+	brk_why = tc_brk(m->s, al, &brk_heap);
+	rc = alloc_tcmalloc(m, al, im, brk_heap, &map_why);
+	if (rc == 0)
+		al->partial = tc_partial(m->s, al, brk_why, map_why);
+	return rc;
+}
+
+static const char *const tc_syms[] = {
+	"MallocExtension_GetNumericProperty",
+	"tc_malloc",
+	NULL,
+};
+
+const struct alloc_kind alloc_kind_tcmalloc = {
+	.name = "tcmalloc",
+	.syms = tc_syms,
+	.how = "the brk heap (glibc's malloc never ran) and its spans "
+	       "through its page map; in use: spans in use, free: spans on "
+	       "its free lists",
+	.facts = tc_facts,
+	.facts_size = sizeof(struct tc_facts),
+	.find = tc_find,
+};

@@ -369,8 +369,8 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	return rc;
 }
 
-int step_malloc_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err)
+static int step_malloc_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
 {
 	struct libc_info li = { 0 };
 	struct glibc_layout lay;
@@ -425,3 +425,11 @@ int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		return 0;
 	return walk(s, &li, err);
 }
+
+const struct vms_step vms_step_malloc = {
+	.name = "malloc",
+	.doing = "walking glibc heaps",
+	.needs = VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
+	.wants = VMS_SRC_FILES,
+	.run = step_malloc_run,
+};

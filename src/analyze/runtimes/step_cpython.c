@@ -164,8 +164,8 @@ static int py_scan(struct vms_snapshot *s, struct py_pools *v)
 	return 0;
 }
 
-int step_cpython_run(struct vms_snapshot *s, unsigned have,
-		     struct vms_error *err)
+static int step_cpython_run(struct vms_snapshot *s, unsigned have,
+			    struct vms_error *err)
 {
 	static const char *const gate[] = { "PyObject_Malloc", NULL };
 	struct py_pools v = { 0 };
@@ -178,3 +178,16 @@ int step_cpython_run(struct vms_snapshot *s, unsigned have,
 	free(v.p);
 	return rc < 0 ? step_nomem(err, "cpython") : 0;
 }
+
+/* What a snapshot file keeps of it (model/kept.h). */
+static const struct vms_kept kept = {
+	.step = "cpython",
+	.runtime = "cpython",
+};
+
+const struct vms_step vms_step_cpython = {
+	.name = "cpython",
+	.doing = "finding CPython arenas",
+	.run = step_cpython_run,
+	.kept = &kept,
+};

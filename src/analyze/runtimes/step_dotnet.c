@@ -37,8 +37,8 @@ static bool is_coreclr(const struct vms_snapshot *s)
 	return false;
 }
 
-int step_dotnet_run(struct vms_snapshot *s, unsigned have,
-		    struct vms_error *err)
+static int step_dotnet_run(struct vms_snapshot *s, unsigned have,
+			   struct vms_error *err)
 {
 	size_t i, end, k;
 
@@ -71,3 +71,9 @@ int step_dotnet_run(struct vms_snapshot *s, unsigned have,
 	}
 	return 0;
 }
+
+const struct vms_step vms_step_dotnet = {
+	.name = "dotnet",
+	.doing = "finding .NET's GC heap",
+	.run = step_dotnet_run,
+};

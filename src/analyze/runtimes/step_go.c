@@ -328,7 +328,8 @@ static bool arena_at(const struct vms_snapshot *s, uint64_t h, size_t *first,
 	return true;
 }
 
-int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+static int step_go_run(struct vms_snapshot *s, unsigned have,
+		       struct vms_error *err)
 {
 	static const uint64_t base[] = { 0x00c0ull << 32, 0x0040ull << 32 };
 	const struct vms_image *im;
@@ -364,3 +365,16 @@ int step_go_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 		return step_nomem(err, "go");
 	return 0;
 }
+
+/* What a snapshot file keeps of it (model/kept.h). */
+static const struct vms_kept kept = {
+	.step = "go",
+	.runtime = "go",
+};
+
+const struct vms_step vms_step_go = {
+	.name = "go",
+	.doing = "reading Go's heap",
+	.run = step_go_run,
+	.kept = &kept,
+};

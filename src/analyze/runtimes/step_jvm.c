@@ -299,7 +299,8 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 	}
 }
 
-int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+static int step_jvm_run(struct vms_snapshot *s, unsigned have,
+			struct vms_error *err)
 {
 	const struct vms_region *pr;
 	struct vms_error perr = { 0 };
@@ -381,3 +382,17 @@ int step_jvm_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 	name_native(s, &h);
 	return 0;
 }
+
+/* What a snapshot file keeps of it (model/kept.h). */
+static const struct vms_kept kept = {
+	.step = "jvm",
+	.runtime = "jvm",
+	.named = "JVM ",
+};
+
+const struct vms_step vms_step_jvm = {
+	.name = "jvm",
+	.doing = "reading the JVM's heap",
+	.run = step_jvm_run,
+	.kept = &kept,
+};

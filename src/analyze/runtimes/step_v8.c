@@ -286,7 +286,8 @@ static bool dontfork(const struct vms_snapshot *s)
 	return false;
 }
 
-int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
+static int step_v8_run(struct vms_snapshot *s, unsigned have,
+		       struct vms_error *err)
 {
 	static const char *const gate[] = {
 		"_ZN2v87Isolate3NewERKNS0_12CreateParamsE", NULL
@@ -309,3 +310,16 @@ int step_v8_run(struct vms_snapshot *s, unsigned have, struct vms_error *err)
 	free(v.base);
 	return rc < 0 ? step_nomem(err, "v8") : 0;
 }
+
+/* What a snapshot file keeps of it (model/kept.h). */
+static const struct vms_kept kept = {
+	.step = "v8",
+	.runtime = "v8",
+};
+
+const struct vms_step vms_step_v8 = {
+	.name = "v8",
+	.doing = "finding V8 heap pages",
+	.run = step_v8_run,
+	.kept = &kept,
+};

@@ -11,8 +11,8 @@
  * in each mapped file (sections, segments, build id), the file systems of
  * files on device 0, the heaps found in memory and what the glibc
  * walker found in them (steps "heaps" and "malloc", restored on load), and
- * what the runtime steps jvm, allocator, v8, cpython and go found (one record,
- * "steps_kept": snapfile_kept.c).
+ * what the steps that declare it keep (the runtimes' and the allocator's:
+ * one record each in "steps_kept", snapfile_kept.c, model/kept.h).
  *
  * The format (all integers little-endian):
  *
@@ -56,8 +56,9 @@
  *    message that names the file (name) and says what is wrong; never a
  *    crash, never a read outside buf[0, len).
  *  - The source it sets has no memory and no files: the images step gets
- *    the kept ELF summaries (source.h, elf), the heaps, malloc, jvm,
- *    allocator, v8, cpython and go steps' results are restored (restore),
+ *    the kept ELF summaries (source.h, elf), the heaps and malloc steps
+ *    and those that declare what they keep have their results restored
+ *    (restore),
  *    file systems answer from what was kept.
  */
 #ifndef VMS_SNAPFILE_H
@@ -67,6 +68,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "model/kept.h"
 #include "model/snapshot.h"
 
 #define SNAPFILE_VERSION 2
@@ -76,17 +78,22 @@
 /* Whether the first n bytes of a file are those of a snapshot file. */
 bool snapfile_recognise(const void *head, size_t n);
 
-/* The file for s into *buf (malloc'd, the caller frees) and *len. -1 with
- * *err (VMS_ERR_USAGE when s kept no raw text, VMS_ERR_NOMEM). */
-int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
+/* The file for s into *buf (malloc'd, the caller frees) and *len; kept:
+ * what the steps keep of their results (model/kept.h), NULL-ended. -1
+ * with *err (VMS_ERR_USAGE when s kept no raw text, VMS_ERR_NOMEM). */
+int snapfile_encode(const struct vms_snapshot *s,
+		    const struct vms_kept *const *kept, void **buf, size_t *len,
 		    struct vms_error *err);
 
-/* Fills the empty snapshot s from the file's bytes. -1 with *err.
+/* Fills the empty snapshot s from the file's bytes; kept: the steps'
+ * declarations of what they keep (the records of the steps declared are
+ * read, any other ignored), NULL-ended. -1 with *err.
  * consume: buf is the loader's to use up (vms_load_file's copy of the
  * file): the pages of the smaps text it has decompressed are given back to
  * the kernel as it goes (they read as zeros after), so that a load peaks
  * no higher than a live capture. */
 int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
-		  struct vms_snapshot *s, struct vms_error *err);
+		  const struct vms_kept *const *kept, struct vms_snapshot *s,
+		  struct vms_error *err);
 
 #endif

@@ -52,14 +52,17 @@ bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
 /* The ELF summary of a "files" entry into *out (arrays in a). */
 bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
 
-/* ---- the runtime steps' kept results (snapfile_kept.c) ---- */
+/* ---- the steps' kept results (snapfile_kept.c, model/kept.h) ---- */
 struct sf_kept;
-/* meta "steps_kept": what the steps jvm, allocator, v8 and cpython found
- * with what a file does not hold (NULL with *bad on out of memory). */
-json_t *sf_kept_json(const struct vms_snapshot *s, bool *bad);
-/* Reads it back (*out NULL when the file has none): NULL, or what is
- * wrong ("out of memory", "bad ..."). */
+/* meta "steps_kept": what the steps that declare it (kept, NULL-ended)
+ * found with what a file does not hold (NULL with *bad on out of
+ * memory). */
+json_t *sf_kept_json(const struct vms_snapshot *s,
+		     const struct vms_kept *const *kept, bool *bad);
+/* Reads back the records of the steps kept declares (*out NULL when the
+ * file has none): NULL, or what is wrong ("out of memory", "bad ..."). */
 const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
+			 const struct vms_kept *const *kept,
 			 struct sf_kept **out);
 /* Puts back step's result in place of running it: 1 done, 0 none kept for
  * it, -1 with *err. */
@@ -99,10 +102,10 @@ int sf_smaps_parts(struct vms_snapshot *s, const struct sf_sec *x,
 		   struct smaps_parser *joined, struct vms_error *err);
 
 /* ---- the source (snapfile_source.c) ---- */
-/* Sets s's source from the meta's "files", "fs_magic" and "heaps", whose
- * region indices must lie in s->regions. -1 with *err (the message names
- * the file). */
+/* Sets s's source from the meta's "files", "fs_magic", "heaps", "malloc"
+ * and "steps_kept" (the steps kept declares), whose region indices must
+ * lie in s->regions. -1 with *err (the message names the file). */
 int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
-		  struct vms_error *err);
+		  const struct vms_kept *const *kept, struct vms_error *err);
 
 #endif

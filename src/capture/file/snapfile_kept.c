@@ -1,7 +1,9 @@
-/* snapfile_kept.c — what the runtime steps found with what a snapshot file
- * does not hold (memory, the files), kept in the file and put back in place
- * of running them when it is loaded (snapfile_int.h). One record kind for
- * every such step, the meta's "steps_kept", keyed by step name:
+/* snapfile_kept.c — what the steps found with what a snapshot file does
+ * not hold (memory, the files), kept in the file and put back in place of
+ * running them when it is loaded (snapfile_int.h). Which steps, and what
+ * of each, the steps declare (model/kept.h); this file names none. One
+ * record kind for every such step, the meta's "steps_kept", keyed by step
+ * name:
  *
  *   "steps_kept": { "jvm": {
  *       "managed": [{ "runtime", "start", "end", "reserved", "committed",
@@ -19,32 +21,19 @@
  * its runtime; its regions those typed managed heap inside one of them
  * (overlapping: a CPython arena may share a region with its neighbour) and
  * those it named (the jvm step's "JVM ..." details: class space, code
- * cache); its notes those made under its name. Kept: jvm (hsperfdata, a
- * file), allocator, v8, cpython and go (memory: Go's spans). Not kept:
- * dotnet, which runs from the map alone (a file keeps it) and so runs
- * again; an older file without a go record runs go again, from the map
- * and the images' ELF summaries, without its figures. A step with a record is put back, never run; a
- * step without one (an older file, or a step a newer vmscope added) runs
- * and says what it lacks; a record of a step this vmscope does not know
- * is ignored.
+ * cache); its notes those made under its name. Kept today: jvm
+ * (hsperfdata, a file), allocator, v8, cpython and go (memory: Go's
+ * spans). Not kept: dotnet, which runs from the map alone (a file keeps
+ * it) and so runs again; an older file without a go record runs go again,
+ * from the map and the images' ELF summaries, without its figures. A step
+ * with a record is put back, never run; a step without one (an older file,
+ * or a step a newer vmscope added) runs and says what it lacks; a record
+ * of a step this vmscope does not declare is ignored.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "capture/file/snapfile_int.h"
-
-/* The steps whose results are kept: step, its runtime (NULL: none), the
- * prefix of the details it gives regions outside its heaps (NULL: none),
- * whether it has the allocator record. */
-static const struct sf_kept_step {
-	const char *step, *runtime, *named;
-	bool allocator;
-} kept_steps[] = {
-	{ "jvm", "jvm", "JVM ", false }, { "allocator", NULL, NULL, true },
-	{ "v8", "v8", NULL, false },	 { "cpython", "cpython", NULL, false },
-	{ "go", "go", NULL, false },
-};
-#define NKEPT (sizeof(kept_steps) / sizeof(kept_steps[0]))
 
 struct sf_kept_region {
 	size_t region;
@@ -53,6 +42,7 @@ struct sf_kept_region {
 };
 
 struct sf_kept_one {
+	const struct vms_kept *decl; /* the step's declaration */
 	bool present;
 	struct vms_allocator *allocator; /* NULL: none then */
 	struct vms_managed *managed;
@@ -64,7 +54,8 @@ struct sf_kept_one {
 };
 
 struct sf_kept {
-	struct sf_kept_one step[NKEPT];
+	struct sf_kept_one *step; /* one a step declared */
+	size_t n;
 };
 
 /* ---- writing ---- */
@@ -86,8 +77,7 @@ static json_t *i64(int64_t v)
 	return v < 0 ? json_null() : json_integer((json_int_t)v);
 }
 
-static bool kept_region(const struct vms_snapshot *s,
-			const struct sf_kept_step *k,
+static bool kept_region(const struct vms_snapshot *s, const struct vms_kept *k,
 			const struct vms_region *r)
 {
 	size_t i;
@@ -152,8 +142,8 @@ static json_t *allocator_json(const struct vms_allocator *al)
 			 sf_json_str(al->partial));
 }
 
-static json_t *step_json(const struct vms_snapshot *s,
-			 const struct sf_kept_step *k, bool *bad)
+static json_t *step_json(const struct vms_snapshot *s, const struct vms_kept *k,
+			 bool *bad)
 {
 	json_t *o = json_object(), *list = json_array(), *regs = json_array(),
 	       *notes = json_array();
@@ -192,7 +182,8 @@ static json_t *step_json(const struct vms_snapshot *s,
 	return o;
 }
 
-json_t *sf_kept_json(const struct vms_snapshot *s, bool *bad)
+json_t *sf_kept_json(const struct vms_snapshot *s,
+		     const struct vms_kept *const *kept, bool *bad)
 {
 	json_t *o = json_object();
 	size_t i;
@@ -201,9 +192,8 @@ json_t *sf_kept_json(const struct vms_snapshot *s, bool *bad)
 		*bad = true;
 		return NULL;
 	}
-	for (i = 0; !*bad && i < NKEPT; i++)
-		put(o, kept_steps[i].step, step_json(s, &kept_steps[i], bad),
-		    bad);
+	for (i = 0; !*bad && kept[i]; i++)
+		put(o, kept[i]->step, step_json(s, kept[i], bad), bad);
 	return o;
 }
 
@@ -320,8 +310,7 @@ static bool allocator_from(struct vms_snapshot *s, const json_t *j,
 }
 
 static const char *step_from(struct vms_snapshot *s, const json_t *o,
-			     const struct sf_kept_step *k,
-			     struct sf_kept_one *one)
+			     const struct vms_kept *k, struct sf_kept_one *one)
 {
 	const json_t *list = json_object_get(o, "managed");
 	const json_t *regs = json_object_get(o, "regions");
@@ -366,26 +355,34 @@ static const char *step_from(struct vms_snapshot *s, const json_t *o,
 }
 
 const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
+			 const struct vms_kept *const *kept,
 			 struct sf_kept **out)
 {
 	struct sf_kept *k;
 	const char *why;
-	size_t i;
+	size_t i, n;
 
 	*out = NULL;
 	if (!o)
 		return NULL; /* none kept (an older file): the steps run */
 	if (!json_is_object(o))
 		return "bad \"steps_kept\"";
+	for (n = 0; kept[n]; n++)
+		;
 	k = arena_alloc(&s->arena, sizeof(*k));
-	if (!k)
+	if (k)
+		k->step =
+			arena_alloc(&s->arena, (n ? n : 1) * sizeof(*k->step));
+	if (!k || !k->step)
 		return "out of memory";
-	memset(k, 0, sizeof(*k));
-	for (i = 0; i < NKEPT; i++) {
-		const json_t *one = json_object_get(o, kept_steps[i].step);
+	memset(k->step, 0, (n ? n : 1) * sizeof(*k->step));
+	k->n = n;
+	for (i = 0; i < n; i++) {
+		const json_t *one = json_object_get(o, kept[i]->step);
 
-		if (one && (why = step_from(s, one, &kept_steps[i],
-					    &k->step[i])) != NULL)
+		k->step[i].decl = kept[i];
+		if (one &&
+		    (why = step_from(s, one, kept[i], &k->step[i])) != NULL)
 			return why;
 	}
 	*out = k;
@@ -415,12 +412,12 @@ int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
 	const struct sf_kept_one *one = NULL;
 	size_t i;
 
-	for (i = 0; k && i < NKEPT; i++)
-		if (strcmp(kept_steps[i].step, step) == 0)
+	for (i = 0; k && i < k->n; i++)
+		if (strcmp(k->step[i].decl->step, step) == 0)
 			one = &k->step[i];
 	if (!one || !one->present)
 		return 0;
-	if (kept_steps[one - k->step].allocator)
+	if (one->decl->allocator)
 		s->allocator = one->allocator;
 	for (i = 0; i < one->nmanaged; i++)
 		if (managed_back(s, &one->managed[i]) < 0)

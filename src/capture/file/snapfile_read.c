@@ -321,7 +321,8 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 }
 
 int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
-		  struct vms_snapshot *s, struct vms_error *err)
+		  const struct vms_kept *const *kept, struct vms_snapshot *s,
+		  struct vms_error *err)
 {
 	const unsigned char *p = buf;
 	struct sf_sec sec[K_N];
@@ -385,7 +386,7 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		pte = procfs_status_value(status.buf, status.len, "VmPTE");
 		s->page_table = pte > 0 ? (uint64_t)pte : 0;
 	}
-	if (sf_source_set(s, m, name, err) < 0)
+	if (sf_source_set(s, m, name, kept, err) < 0)
 		goto out;
 	rc = 0;
 out:

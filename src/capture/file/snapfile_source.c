@@ -530,7 +530,7 @@ static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 }
 
 int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
-		  struct vms_error *err)
+		  const struct vms_kept *const *kept, struct vms_error *err)
 {
 	struct sf_priv *p = arena_alloc(&s->arena, sizeof(*p));
 	const char *why;
@@ -542,7 +542,7 @@ int sf_source_set(struct vms_snapshot *s, const json_t *meta, const char *name,
 	    (why = fs_from(s, p, json_object_get(meta, "fs_magic"))) ||
 	    (why = heaps_from(s, p, json_object_get(meta, "heaps"))) ||
 	    (why = malloc_from(s, p, json_object_get(meta, "malloc"))) ||
-	    (why = sf_kept_from(s, json_object_get(meta, "steps_kept"),
+	    (why = sf_kept_from(s, json_object_get(meta, "steps_kept"), kept,
 				&p->kept)))
 		return strcmp(why, "out of memory") == 0
 			       ? vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,

@@ -481,7 +481,9 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 	return o;
 }
 
-static char *meta_text(const struct vms_snapshot *s, int version, size_t n1)
+static char *meta_text(const struct vms_snapshot *s,
+		       const struct vms_kept *const *kept, int version,
+		       size_t n1)
 {
 	/* fs_magic asks the source: the only thing here that is not const */
 	struct vms_snapshot *w = (struct vms_snapshot *)s;
@@ -510,7 +512,7 @@ static char *meta_text(const struct vms_snapshot *s, int version, size_t n1)
 		put(m, "fs_magic", fs_json(w, &bad), &bad);
 		put(m, "heaps", heaps_json(s, &bad), &bad);
 		put(m, "malloc", malloc_json(s, &bad), &bad);
-		put(m, "steps_kept", sf_kept_json(s, &bad), &bad);
+		put(m, "steps_kept", sf_kept_json(s, kept, &bad), &bad);
 		put(m, "notes", notes_json(s, NULL, &bad), &bad);
 	}
 	if (!bad)
@@ -599,7 +601,8 @@ static int end_section(struct sf_out *o, struct vms_error *err)
 	return 0;
 }
 
-int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
+int snapfile_encode(const struct vms_snapshot *s,
+		    const struct vms_kept *const *kept, void **buf, size_t *len,
 		    struct vms_error *err)
 {
 	struct sf_out o = { 0 };
@@ -616,7 +619,7 @@ int snapfile_encode(const struct vms_snapshot *s, void **buf, size_t *len,
 	/* Format 2 only when the text is cut: a file format 1 holds is
 	 * written as format 1, which every vmscope reads. */
 	version = cut ? 2 : 1;
-	meta = meta_text(s, version, n1);
+	meta = meta_text(s, kept, version, n1);
 	z = ZSTD_createCCtx();
 	if (!meta || !z || reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
