@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "pipeline.h"
-#include "ui_priv.h"
 
 /* last: its capability macros (lines, columns...) would rename fields of
  * the headers above */
@@ -693,6 +693,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	cpu_start = cpu_us_of(CLOCK_PROCESS_CPUTIME_ID);
 	memset(&u, 0, sizeof(u));
 	u.opts = o;
+	u.watching = o->watch_s > 0;
 	u.screens = screens;
 	u.scr = u.prev = SCR_PICKER;
 	for (i = 0; i < SCR_COUNT; i++)

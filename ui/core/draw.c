@@ -1,5 +1,5 @@
 /* draw.c — formatting and clipped drawing. See draw.h. */
-#include "draw.h"
+#include "core/draw.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/ui_priv.h"
 #include "model/columns.h"
-#include "ui_priv.h"
 
 /* pane_summary.c */
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };

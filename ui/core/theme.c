@@ -1,5 +1,5 @@
 /* theme.c — theme files: parse, look up, apply. See theme.h. */
-#include "theme.h"
+#include "core/theme.h"
 
 #include <ctype.h>
 #include <dirent.h>

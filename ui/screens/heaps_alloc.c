@@ -3,13 +3,13 @@
  * allocator's image path and its notes come from the target or a file:
  * drawn through put_str / put_fmt, which escape.
  */
-#include "heaps_alloc.h"
+#include "screens/heaps_alloc.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "heaps_glibc.h"
+#include "core/draw.h"
+#include "screens/heaps_glibc.h"
 
 static uint64_t seg_bytes(const struct vms_heap *h)
 {

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "base/bigmem.h"
-#include "draw.h"
+#include "core/draw.h"
 #include "model/columns.h"
-#include "panes.h"
+#include "panes/panes.h"
 
 void details_free(struct details *d)
 {

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "ui_priv.h"
+#include "core/ui_priv.h"
 
 /* "main arena 0x..." or "arena 0x..." in buf. */
 const char *hg_arena_name(const struct vms_heap *h, char *buf, size_t n);

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "export/export_util.h"
-#include "ui_priv.h"
 
 enum { MAP_X = 17, MAX_LINES = 400000, MAX_ZOOM = 36 };
 

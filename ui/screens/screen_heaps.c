@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "heaps_alloc.h"
-#include "heaps_glibc.h"
-#include "heaps_managed.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
+#include "screens/heaps_alloc.h"
+#include "screens/heaps_glibc.h"
+#include "screens/heaps_managed.h"
 
 /* The detail below the list: its lines at most. */
 enum { DETAIL_MIN = 6 };

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 
 static const struct {
 	const char *name;

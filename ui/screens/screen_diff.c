@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "export/export_util.h"
-#include "ui_priv.h"
 
 /* The types shown (Free is not a change), then Page Table and Total. */
 enum { DT_PAGE_TABLE = VMS_T_PAGE_TABLE, DT_TOTAL = VMS_NTYPES };

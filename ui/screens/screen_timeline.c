@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "draw.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 
 /* "13:25:24.123" (UTC; the date is in the title) */
 static const char *fmt_time(const struct vms_snapshot *s, char *buf, size_t n)

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "export/export_util.h"
-#include "panes.h"
-#include "ui_priv.h"
+#include "panes/panes.h"
 
 /* The header: the title and the capture line, then the two bars, when
  * the terminal is tall enough; on a short one the details come first (the

@@ -12,7 +12,7 @@
 #include "base/bigmem.h"
 #include "export/export_util.h"
 #include "model/columns.h"
-#include "panes.h"
+#include "panes/panes.h"
 
 void *details_scratch(struct details *d, size_t bytes, bool keep)
 {

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "heaps_managed.h"
+#include "screens/heaps_managed.h"
 
 /* The name and figures (System, In use, Free, Resident, Chunks; -1
  * unknown) of the allocator's heading row (HR_ATOP) or one of its heaps

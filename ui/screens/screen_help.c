@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 
 /* The help's lines at most (every screen's keys fit). */
 enum { HELP_MAX = 160 };

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
 #include "model/columns.h"
-#include "panes.h"
+#include "panes/panes.h"
 
 enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
 

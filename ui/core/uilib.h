@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "theme.h"
+#include "core/theme.h"
 
 struct ui;
 

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "base/scan.h"
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "pipeline.h"
-#include "ui_priv.h"
 
 #define CONTENTS_MAX (16u << 20)
 #define STRS_MAX 200000

@@ -3,12 +3,12 @@
  * finished snapshot's s->managed. Names from the target (a JVM's part
  * names come from its hsperfdata) are drawn through put_str, escaped.
  */
-#include "heaps_managed.h"
+#include "screens/heaps_managed.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
 
 bool hm_open(const struct heapview *hv, size_t i)
 {

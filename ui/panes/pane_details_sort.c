@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "model/columns.h"
-#include "panes.h"
+#include "panes/panes.h"
 
 /* The figure column a sort is by, or -1 (address, type, Prot, Details). */
 static int sort_figure(int sort)
@@ -172,7 +172,7 @@ void details_sort_warm(struct ui *u)
 {
 	/* with --watch, each tick's snapshot frees the rows and their
 	 * scratch: not taken again for a sort nobody may ask for */
-	if (u->snap && u->opts->watch_s <= 0)
+	if (u->snap && !u->watching)
 		(void)details_scratch(&u->det,
 				      sort_scratch_bytes(u->snap->nregions +
 							 u->det.ngaps + 1),

@@ -30,14 +30,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error.h"
+#include "core/theme.h"
+#include "core/uilib.h"
 #include "linux/proclist.h"
 #include "model/alloc.h"
 #include "model/config.h"
 #include "model/diff.h"
 #include "model/snapshot.h"
-#include "theme.h"
-#include "ui.h"
-#include "uilib.h"
+
+/* ui.h (ui/, the top): the run's options; only ui.c reads them. */
+struct ui_opts;
 
 enum {
 	UI_DRAW = 1, /* redraw the screen */
@@ -333,6 +336,7 @@ struct ui {
 	 * the snapshots still to take (-1: no end). */
 	double watch_next;
 	long watch_left;
+	bool watching; /* --watch was given (even once its ticks stop) */
 	struct heapview heaps;
 	struct contents cont;
 	struct setup setup;

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 
 enum { SETUP_Y = 3 }; /* the first column's line */
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "draw.h"
-#include "panes.h"
+#include "core/draw.h"
+#include "panes/panes.h"
 
 /* A needle and what is already known of the texts most rows share:
  * paths are interned and details repeat, so a million rows are matched

@@ -1,14 +1,14 @@
 /* uilib.c — key tables, cursor movement, the status line, the theme keys:
  * the helpers every screen shares. See uilib.h.
  */
-#include "uilib.h"
+#include "core/uilib.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
-#include "ui_priv.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 
 int key_dispatch(struct ui *u, const struct key_action *t, int key)
 {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/theme.h"
 #include "model/columns.h"
-#include "theme.h"
 
 /* Bytes as B under 1 K, K up to 9999 K, then M, G, T with one decimal
  * below 100: "864 B", "3636 K", "12.3 M", "128 T". At most 7 characters. */

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
 #include "export/export_util.h"
 #include "model/columns.h"
-#include "panes.h"
+#include "panes/panes.h"
 
 enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };
 

@@ -4,12 +4,12 @@
  * the walk was not done, why. Reads only the finished snapshot (s->glibc,
  * s->heaps).
  */
-#include "heaps_glibc.h"
+#include "screens/heaps_glibc.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "draw.h"
+#include "core/draw.h"
 
 const char *hg_arena_name(const struct vms_heap *h, char *buf, size_t n)
 {
