@@ -680,6 +680,35 @@ static void load_config(struct ui *u, char *warn, size_t n)
 		snprintf(warn, n, "%s; the default columns", e.msg);
 }
 
+/* The screens' own states (after their free). */
+static void free_data(struct ui *u)
+{
+	int i;
+
+	for (i = 0; i < SCR_COUNT; i++) {
+		free(u->data[i]);
+		u->data[i] = NULL;
+	}
+}
+
+/* Each screen's own state, zeroed, then its defaults (init). */
+static int start_screens(struct ui *u, struct vms_error *err)
+{
+	int i;
+
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->data_size &&
+		    !(u->data[i] = calloc(1, screens[i]->data_size))) {
+			free_data(u);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->init)
+			screens[i]->init(u);
+	return 0;
+}
+
 int ui_run(const struct ui_opts *o, struct vms_error *err)
 {
 	struct ui u;
@@ -696,9 +725,6 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	u.watching = o->watch_s > 0;
 	u.screens = screens;
 	u.scr = u.prev = SCR_PICKER;
-	for (i = 0; i < SCR_COUNT; i++)
-		if (screens[i]->init)
-			screens[i]->init(&u);
 	/* The theme is read before the terminal is touched, so a bad file is
 	 * a plain error message on a sane terminal. */
 	if (o->theme) {
@@ -711,11 +737,14 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	if (start_screens(&u, err) < 0)
+		return -1;
 	load_config(&u, warn, sizeof(warn));
 	install_signals(old);
 	atexit(restore_terminal);
 	if (start_curses(&u, err) < 0) {
 		restore_signals(old);
+		free_data(&u);
 		return -1;
 	}
 	if (!u.color) {
@@ -765,5 +794,6 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	for (i = 0; i < SCR_COUNT; i++)
 		if (screens[i]->free)
 			screens[i]->free(&u);
+	free_data(&u);
 	return rc;
 }

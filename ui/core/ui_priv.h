@@ -81,6 +81,10 @@ struct ui_screen {
 	const char *title; /* its section in the help; NULL: none */
 	const struct key_action *keys; /* its keys, for the help */
 	bool typing; /* printable keys are text here: '?' is not help */
+	/* The size of the screen's own state (its file's struct, opaque to
+	 * every other): ui.c gives it zeroed in u->data[id] before any
+	 * callback and frees it after free (tmux's wp->modedata). 0: none. */
+	size_t data_size;
 	/* Once at the start, before any other: the screen's defaults. */
 	void (*init)(struct ui *u);
 	/* Once at the end: frees what the screen holds. */
@@ -166,34 +170,6 @@ struct details {
 	size_t scratch_cap;
 };
 
-struct mapview {
-	uint64_t *lines; /* start address of each line; MAP_GAP bit: a gap */
-	size_t nlines;
-	int zoom; /* a cell is page_size << zoom bytes */
-	int cells; /* cells per line */
-	size_t cur, top; /* line */
-	int col; /* cell */
-	int h, y; /* lines of cells, the first one (below the legend) */
-	bool built;
-};
-#define MAP_GAP (1ull << 63)
-
-struct picker {
-	struct proc_list list;
-	size_t *view; /* indexes into list that pass the filter */
-	size_t nview;
-	char filter[64];
-	int sort;
-	bool reverse;
-	size_t cur, top;
-	int h, y;
-	bool loaded;
-};
-
-struct help {
-	size_t top;
-};
-
 /* The history of the process shown: every snapshot a refresh (r, a
  * --watch tick) replaced, oldest first; the last is u->snap. Bounded by
  * HIST_MAX snapshots and HIST_BUDGET bytes (vms_snapshot_bytes): the
@@ -211,84 +187,6 @@ struct history {
 	const struct vms_snapshot *mark[2];
 };
 
-/* The timeline screen's own. */
-struct timeline {
-	size_t cur, top;
-	int h, y;
-};
-
-/* A row of the diff screen: a change (or an unchanged group, when
- * everything is shown) or, under an open one, one of its regions. */
-struct dfrow {
-	uint32_t ch; /* index into diffview.all */
-	int32_t side; /* -1: the change itself; 0: A's region, 1: B's */
-	uint32_t k; /* the region's place in that side's idx */
-};
-
-struct diffview {
-	const struct vms_snapshot *a, *b; /* the diff below is of these */
-	struct vms_diff d;
-	bool made;
-	/* Changes and unchanged groups in address order; only_changes
-	 * shows d.v's alone. */
-	const struct vms_diff_change **all;
-	size_t nall;
-	uint8_t *open; /* per entry of all */
-	bool only_changes;
-	int type_filter; /* -1 all, else a type */
-	struct dfrow *rows;
-	size_t nrows, cap;
-	int focus; /* 0: the types, 1: the changes */
-	int tcur; /* the types' cursor: a type, or VMS_NTYPES for Total */
-	size_t cur, top;
-	int h, y, ty; /* the changes' rows and first line; the types' */
-};
-
-/* The heaps screen: the heap row closed, which arenas are open (per
- * s->heaps), the managed heaps' row closed and which are open (per
- * s->managed), the cursor over the rows shown. */
-struct heapview {
-	uint8_t *open;
-	size_t nopen;
-	bool closed;
-	bool aclosed; /* the other allocator's heading closed */
-	uint8_t *mopen;
-	size_t nmopen;
-	bool mclosed;
-	bool bytes; /* exact bytes, not sizes as people read them */
-	size_t cur, top, n; /* n: rows at the last draw */
-	int h, y;
-};
-
-/* The contents screen: the region shown (its first len bytes read, ok:
- * which pages), its strings, the find's pattern and last match. */
-struct scan_str;
-struct contents {
-	uint64_t start, end;
-	unsigned char *buf, *ok;
-	size_t len, pages_read;
-	const char *why; /* no memory to show, and why */
-	char err[512];
-	struct scan_str *strs;
-	size_t nstrs, total; /* stored, found */
-	unsigned min; /* the strings' minimum length */
-	bool hex;
-	size_t cur, top;
-	int h, y;
-	bool prompting;
-	char typed[128];
-	unsigned char pat[256];
-	size_t plen;
-	bool have_hit;
-	uint64_t hit;
-};
-
-/* The column setup (F2): the cursor over u->conf.order. */
-struct setup {
-	size_t cur, top;
-	int h, y;
-};
-
 struct ui {
 	const struct ui_opts *opts;
 	struct vms_snapshot *snap; /* hist's newest (or a layout from maps) */
@@ -298,6 +196,10 @@ struct ui {
 	/* Every screen's table, by id: filled by ui.c (the help reads the
 	 * key tables from here). */
 	const struct ui_screen *const *screens;
+	/* Each screen's own state, by id (its table's data_size): only its
+	 * own file (and, for the viewer, its panes: panes.h) knows what is
+	 * in it. */
+	void *data[SCR_COUNT];
 	enum ui_screen_id scr; /* the current screen */
 	enum ui_screen_id prev; /* the one it was entered from (UI_BACK) */
 	enum ui_screen_id next; /* where UI_SWITCH goes */
@@ -326,20 +228,12 @@ struct ui {
 	struct vms_config conf;
 	char conf_path[512];
 	/* The other screens' */
-	struct mapview map;
-	struct picker pick;
-	struct help help;
 	struct history hist;
-	struct timeline tl;
-	struct diffview dv;
 	/* --watch: the next tick (CLOCK_MONOTONIC, us; 0: not watching) and
 	 * the snapshots still to take (-1: no end). */
 	double watch_next;
 	long watch_left;
 	bool watching; /* --watch was given (even once its ticks stop) */
-	struct heapview heaps;
-	struct contents cont;
-	struct setup setup;
 };
 
 #endif

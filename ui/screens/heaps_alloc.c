@@ -40,7 +40,8 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		const struct vms_heap *h = &s->heaps[r->heap];
 
 		snprintf(name, n, "  %s %s heap 0x%llx, %u range%s",
-			 r->heap < u->heaps.nopen && u->heaps.open[r->heap]
+			 r->heap < heaps_of(u)->nopen &&
+					 heaps_of(u)->open[r->heap]
 				 ? "-"
 				 : "+",
 			 h->kind, (unsigned long long)h->id, h->nsegs,
@@ -57,8 +58,9 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 	v[2] = t.free;
 	v[4] = t.chunks;
 	snprintf(name, n, "%s %s (%s), %zu heap%s%s",
-		 u->heaps.aclosed ? "+" : "-", al->name, base_name(al->image),
-		 t.n, t.n == 1 ? "" : "s", al->partial ? " (partial)" : "");
+		 heaps_of(u)->aclosed ? "+" : "-", al->name,
+		 base_name(al->image), t.n, t.n == 1 ? "" : "s",
+		 al->partial ? " (partial)" : "");
 }
 
 /* Where the figures of the allocator's heaps come from. */

@@ -20,10 +20,10 @@ const char *hg_arena_name(const struct vms_heap *h, char *buf, size_t n)
 	return buf;
 }
 
-/* A size as people read it, or in bytes (u->heaps.bytes). */
+/* A size as people read it, or in bytes (heaps.h: bytes). */
 const char *hg_figure(const struct ui *u, uint64_t v, char *buf, size_t n)
 {
-	if (!u->heaps.bytes)
+	if (!heaps_of(u)->bytes)
 		return fmt_size(v, buf, n);
 	snprintf(buf, n, "%llu", (unsigned long long)v);
 	return buf;

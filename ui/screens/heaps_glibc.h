@@ -8,11 +8,11 @@
 
 #include <stdint.h>
 
-#include "core/ui_priv.h"
+#include "screens/heaps.h"
 
 /* "main arena 0x..." or "arena 0x..." in buf. */
 const char *hg_arena_name(const struct vms_heap *h, char *buf, size_t n);
-/* A size as people read it, or exact bytes (u->heaps.bytes), in buf. */
+/* A size as people read it, or exact bytes (heaps.h: bytes), in buf. */
 const char *hg_figure(const struct ui *u, uint64_t v, char *buf, size_t n);
 /* "Label value" pairs (kv: label, value, label, ...; n strings) from line
  * y, wrapped at the width, never past ymax: the next free line. */

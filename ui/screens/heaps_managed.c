@@ -34,9 +34,9 @@ void hm_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 	}
 	/* "+" opens a heap with parts; one without has none to open */
 	snprintf(name, n, "  %s %s 0x%llx%s%s",
-		 !m->nparts		       ? " "
-		 : hm_open(&u->heaps, r->heap) ? "-"
-					       : "+",
+		 !m->nparts			 ? " "
+		 : hm_open(heaps_of(u), r->heap) ? "-"
+						 : "+",
 		 m->runtime, (unsigned long long)m->start,
 		 m->detail ? "  " : "", m->detail ? m->detail : "");
 	if (m->nparts) {
@@ -52,9 +52,11 @@ void hm_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 
 static const char *fig(const struct ui *u, int64_t v, char *buf, size_t n)
 {
+	struct heapview *hv = heaps_of(u);
+
 	if (v < 0)
 		return "-";
-	if (!u->heaps.bytes)
+	if (!hv->bytes)
 		return fmt_size((uint64_t)v, buf, n);
 	snprintf(buf, n, "%lld", (long long)v);
 	return buf;

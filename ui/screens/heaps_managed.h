@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "core/ui_priv.h"
+#include "screens/heaps.h"
 
 /* A row of the tree: the heap (idx -1), an arena (heap index), a segment
  * of one (seg), a note; the other allocator's heading (heaps_alloc.h, its

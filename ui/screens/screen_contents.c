@@ -14,7 +14,7 @@
  * drawn is printable ASCII, '.', or escaped by put_str (draw.h).
  *
  * The viewer's x opens it on the region under its cursor (u->goto_addr);
- * Esc returns to the viewer on the region shown. State: u->cont.
+ * Esc returns to the viewer on the region shown. State: its own (struct contents).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +22,40 @@
 
 #include "base/scan.h"
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
 #include "pipeline.h"
 
 #define CONTENTS_MAX (16u << 20)
 #define STRS_MAX 200000
+
+/* The screen's own state (u->data[SCR_CONTENTS]): the region shown (its
+ * first len bytes read, ok: which pages), its strings, the list over the
+ * lines (hex) or the strings, the find's pattern and last match. */
+struct scan_str;
+struct contents {
+	uint64_t start, end;
+	unsigned char *buf, *ok;
+	size_t len, pages_read;
+	const char *why; /* no memory to show, and why */
+	char err[512];
+	struct scan_str *strs;
+	size_t nstrs, total; /* stored, found */
+	unsigned min; /* the strings' minimum length */
+	bool hex;
+	struct listview lv;
+	bool prompting;
+	char typed[128];
+	unsigned char pat[256];
+	size_t plen;
+	bool have_hit;
+	uint64_t hit;
+};
+
+static struct contents *cont_of(const struct ui *u)
+{
+	return u->data[SCR_CONTENTS];
+}
 
 static void release(struct contents *c)
 {
@@ -67,7 +96,7 @@ static void find_strings(struct contents *c)
 /* Reads the region holding addr (its first CONTENTS_MAX bytes). */
 static void load(struct ui *u, uint64_t addr)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 	const struct vms_region *r = vms_snapshot_find(u->snap, addr);
 	struct vms_error err = { 0 };
 	uint64_t pg = page_size(u);
@@ -75,7 +104,7 @@ static void load(struct ui *u, uint64_t addr)
 
 	release(c);
 	c->err[0] = '\0';
-	c->cur = c->top = 0;
+	c->lv.cur = c->lv.top = 0;
 	if (!r) {
 		snprintf(c->err, sizeof(c->err),
 			 "no region holds 0x%llx: it is free address space",
@@ -128,12 +157,14 @@ static size_t nrows(const struct contents *c)
 
 static bool byte_ok(const struct ui *u, size_t off)
 {
-	return u->cont.ok[off / page_size(u)] != 0;
+	struct contents *c = cont_of(u);
+
+	return c->ok[off / page_size(u)] != 0;
 }
 
 static void draw_hex_line(struct ui *u, int y, size_t line, bool sel)
 {
-	const struct contents *c = &u->cont;
+	const struct contents *c = cont_of(u);
 	size_t bpl = (size_t)bytes_per_line(), off = line * bpl, k;
 	attr_t a = sel ? theme_attr(EL_SELECTION) : theme_attr(EL_NORMAL);
 	char text[16 * 4 + 40];
@@ -166,7 +197,7 @@ static void draw_hex_line(struct ui *u, int y, size_t line, bool sel)
 
 static void draw_string(struct ui *u, int y, size_t i, bool sel)
 {
-	const struct contents *c = &u->cont;
+	const struct contents *c = cont_of(u);
 	const struct scan_str *st = &c->strs[i];
 	attr_t a = sel ? theme_attr(EL_SELECTION) : theme_attr(EL_NORMAL);
 	char text[512], line[600];
@@ -180,18 +211,31 @@ static void draw_string(struct ui *u, int y, size_t i, bool sel)
 
 static void draw_prompt(struct ui *u)
 {
+	struct contents *c = cont_of(u);
+
 	put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
 		"Find in memory: %s_   (hex: de ad be ef; text; \"quoted\" "
 		"is text. Enter finds, Esc cancels)",
-		u->cont.typed);
+		c->typed);
+}
+
+/* Line i of the list: hex bytes or a string. */
+static void draw_line(void *ctx, int y, size_t i, bool sel)
+{
+	struct ui *u = ctx;
+
+	if (cont_of(u)->hex)
+		draw_hex_line(u, y, i, sel);
+	else
+		draw_string(u, y, i, sel);
 }
 
 static void contents_draw(struct ui *u)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 	const struct vms_region *r = vms_snapshot_find(u->snap, c->start);
 	char sz[16];
-	size_t i, n;
+	size_t n;
 	int y;
 
 	for (y = 0; y < LINES; y++)
@@ -203,8 +247,8 @@ static void contents_draw(struct ui *u)
 		r && r->detail ? r->detail
 		: r && r->path ? r->path
 			       : "");
-	c->y = 2;
-	c->h = LINES - 1 - c->y;
+	c->lv.y = 2;
+	c->lv.h = LINES - 1 - c->lv.y;
 	if (c->why || c->err[0]) {
 		put_str(1, 0, COLS, theme_attr(EL_ERROR),
 			c->why ? "Contents unavailable:" : "Cannot read it:",
@@ -228,15 +272,11 @@ static void contents_draw(struct ui *u)
 						     : "");
 	}
 	n = nrows(c);
-	if (c->cur >= n)
-		c->cur = n ? n - 1 : 0;
-	cursor_show(c->cur, &c->top, n, c->h);
-	for (y = 0, i = c->top; y < c->h && i < n && c->buf; y++, i++) {
-		if (c->hex)
-			draw_hex_line(u, c->y + y, i, i == c->cur);
-		else
-			draw_string(u, c->y + y, i, i == c->cur);
-	}
+	if (c->lv.cur >= n)
+		c->lv.cur = n ? n - 1 : 0;
+	listview_place(&c->lv, c->lv.y, c->lv.h, n);
+	if (c->buf)
+		listview_draw(&c->lv, c->lv.y, c->lv.h, n, draw_line, u);
 	if (c->prompting)
 		draw_prompt(u);
 	else
@@ -268,7 +308,7 @@ static int find_progress(void *ctx, uint64_t at)
 
 static int do_find(struct ui *u, bool next)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 	struct vms_error err = { 0 };
 	uint64_t from = next && c->have_hit ? c->hit + 1 : 0, at = 0;
 	int rc;
@@ -294,7 +334,7 @@ static int do_find(struct ui *u, bool next)
 	load(u, at);
 	c->hex = true;
 	if (at - c->start < c->len)
-		c->cur = (size_t)(at - c->start) / (size_t)bytes_per_line();
+		c->lv.cur = (size_t)(at - c->start) / (size_t)bytes_per_line();
 	ui_message(u, false, "found at 0x%llx (+0x%llx in this region)%s",
 		   (unsigned long long)at, (unsigned long long)(at - c->start),
 		   at - c->start < c->len ? "; n finds the next"
@@ -304,7 +344,7 @@ static int do_find(struct ui *u, bool next)
 
 static int prompt_key(struct ui *u, int key)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 	struct vms_error err = { 0 };
 	bool hex;
 
@@ -336,18 +376,18 @@ static int prompt_key(struct ui *u, int key)
 
 static int act_tab(struct ui *u)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 	size_t bpl = (size_t)bytes_per_line();
 
 	/* the cursor stays on the same bytes */
-	if (!c->hex && c->cur < c->nstrs)
-		c->cur = c->strs[c->cur].off / bpl;
+	if (!c->hex && c->lv.cur < c->nstrs)
+		c->lv.cur = c->strs[c->lv.cur].off / bpl;
 	else if (c->hex) {
-		size_t off = c->cur * bpl, i;
+		size_t off = c->lv.cur * bpl, i;
 
 		for (i = 0; i < c->nstrs && c->strs[i].off < off; i++)
 			;
-		c->cur = i;
+		c->lv.cur = i;
 	}
 	c->hex = !c->hex;
 	return UI_DRAW;
@@ -355,7 +395,7 @@ static int act_tab(struct ui *u)
 
 static int min_len(struct ui *u, int d)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
 
 	if ((d < 0 && c->min <= SCAN_MIN_LEN) ||
 	    (d > 0 && c->min >= SCAN_MAX_LEN))
@@ -377,7 +417,9 @@ static int act_shorter(struct ui *u)
 
 static int act_find(struct ui *u)
 {
-	u->cont.prompting = true;
+	struct contents *c = cont_of(u);
+
+	c->prompting = true;
 	u->finding = true; /* printable keys are text: '?' too */
 	return UI_DRAW;
 }
@@ -390,8 +432,10 @@ static int act_next(struct ui *u)
 /* Back to the viewer, on the region shown. */
 static int act_back(struct ui *u)
 {
-	u->goto_set = u->cont.start != u->cont.end;
-	u->goto_addr = u->cont.have_hit ? u->cont.hit : u->cont.start;
+	const struct contents *c = cont_of(u);
+
+	u->goto_set = c->start != c->end;
+	u->goto_addr = c->have_hit ? c->hit : c->start;
 	u->next = SCR_VIEWER;
 	return UI_SWITCH | UI_DRAW;
 }
@@ -418,8 +462,7 @@ static const struct key_action contents_keys[] = {
 
 static int contents_key(struct ui *u, int key)
 {
-	struct contents *c = &u->cont;
-	enum move mv;
+	struct contents *c = cont_of(u);
 	int r;
 
 	if (c->prompting)
@@ -427,26 +470,19 @@ static int contents_key(struct ui *u, int key)
 	r = key_dispatch(u, contents_keys, key);
 	if (r >= 0)
 		return r;
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&c->cur, &c->top, nrows(c), c->h, mv);
-	return UI_DRAW;
+	return listview_key(&c->lv, nrows(c), key) ? UI_DRAW : 0;
 }
 
 static int contents_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct contents *c = &u->cont;
+	struct contents *c = cont_of(u);
+
+	size_t row;
 
 	(void)x;
-	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		cursor_apply(&c->cur, &c->top, nrows(c), c->h,
-			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
-		return UI_DRAW;
-	}
-	if (y >= c->y && y < c->y + c->h &&
-	    c->top + (size_t)(y - c->y) < nrows(c))
-		c->cur = c->top + (size_t)(y - c->y);
+	/* a click off the lines redraws too */
+	if (listview_mouse(&c->lv, nrows(c), y, b, 1, &row) == LV_ROW)
+		c->lv.cur = row;
 	return UI_DRAW;
 }
 
@@ -454,12 +490,16 @@ static int contents_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static void contents_init(struct ui *u)
 {
-	u->cont.min = 4;
+	struct contents *c = cont_of(u);
+
+	c->min = 4;
 }
 
 static void contents_free(struct ui *u)
 {
-	release(&u->cont);
+	struct contents *c = cont_of(u);
+
+	release(c);
 }
 
 /* The region's bytes belong to the old snapshot: read again on enter. */
@@ -467,24 +507,28 @@ static void contents_snapshot_changed(struct ui *u,
 				      const struct vms_snapshot *old,
 				      bool new_process)
 {
+	struct contents *c = cont_of(u);
+
 	(void)old;
 	(void)new_process;
-	release(&u->cont);
-	u->cont.have_hit = false;
-	u->cont.start = u->cont.end = 0;
+	release(c);
+	c->have_hit = false;
+	c->start = c->end = 0;
 }
 
 /* Entered from the viewer with u->goto_addr: that region's contents. */
 static int contents_enter(struct ui *u)
 {
+	struct contents *c = cont_of(u);
+
 	if (!u->snap)
 		return -1;
 	if (u->goto_set) {
 		u->goto_set = false;
-		u->cont.have_hit = false;
+		c->have_hit = false;
 		load(u, u->goto_addr);
-	} else if (!u->cont.buf && !u->cont.why) {
-		load(u, u->cont.start);
+	} else if (!c->buf && !c->why) {
+		load(u, c->start);
 	}
 	return 0;
 }
@@ -493,6 +537,7 @@ const struct ui_screen screen_contents = {
 	.name = "contents",
 	.title = "Contents (x in the viewer)",
 	.keys = contents_keys,
+	.data_size = sizeof(struct contents),
 	.init = contents_init,
 	.free = contents_free,
 	.enter = contents_enter,

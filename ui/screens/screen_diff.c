@@ -18,8 +18,42 @@
 #include <time.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
 #include "export/export_util.h"
+
+/* A row of the screen: a change (or an unchanged group, when everything
+ * is shown) or, under an open one, one of its regions. */
+struct dfrow {
+	uint32_t ch; /* index into diffview.all */
+	int32_t side; /* -1: the change itself; 0: A's region, 1: B's */
+	uint32_t k; /* the region's place in that side's idx */
+};
+
+/* The screen's own state (u->data[SCR_DIFF]). */
+struct diffview {
+	const struct vms_snapshot *a, *b; /* the diff below is of these */
+	struct vms_diff d;
+	bool made;
+	/* Changes and unchanged groups in address order; only_changes
+	 * shows d.v's alone. */
+	const struct vms_diff_change **all;
+	size_t nall;
+	uint8_t *open; /* per entry of all */
+	bool only_changes;
+	int type_filter; /* -1 all, else a type */
+	struct dfrow *rows;
+	size_t nrows, cap;
+	int focus; /* 0: the types, 1: the changes */
+	int tcur; /* the types' cursor: a type, or VMS_NTYPES for Total */
+	struct listview lv; /* the changes' */
+	int ty; /* the types' first line */
+};
+
+static struct diffview *dv_of(const struct ui *u)
+{
+	return u->data[SCR_DIFF];
+}
 
 /* The types shown (Free is not a change), then Page Table and Total. */
 enum { DT_PAGE_TABLE = VMS_T_PAGE_TABLE, DT_TOTAL = VMS_NTYPES };
@@ -72,12 +106,12 @@ static int push_row(struct diffview *v, struct dfrow r)
  * its change. */
 static void rebuild(struct diffview *v)
 {
-	uint32_t keep =
-		v->nrows && v->cur < v->nrows ? v->rows[v->cur].ch : UINT32_MAX;
+	uint32_t keep = v->nrows && v->lv.cur < v->nrows ? v->rows[v->lv.cur].ch
+							 : UINT32_MAX;
 	size_t i, k;
 
 	v->nrows = 0;
-	v->cur = 0;
+	v->lv.cur = 0;
 	for (i = 0; i < v->nall; i++) {
 		const struct vms_diff_change *c = v->all[i];
 
@@ -86,7 +120,7 @@ static void rebuild(struct diffview *v)
 		if (v->type_filter >= 0 && c->type != v->type_filter)
 			continue;
 		if (i == keep)
-			v->cur = v->nrows;
+			v->lv.cur = v->nrows;
 		if (push_row(v, (struct dfrow){ (uint32_t)i, -1, 0 }) < 0)
 			return;
 		if (!v->open[i])
@@ -141,7 +175,7 @@ static int make(struct diffview *v, const struct vms_snapshot *a,
 	for (i = 0; i < v->d.nsame; i++)
 		v->all[v->d.n + i] = &v->d.same[i];
 	qsort(v->all, v->nall, sizeof(*v->all), by_start);
-	v->cur = v->top = 0;
+	v->lv.cur = v->lv.top = 0;
 	v->type_filter = -1;
 	v->tcur = DT_TOTAL;
 	rebuild(v);
@@ -200,7 +234,7 @@ static int ncols(void)
 
 static void draw_types(struct ui *u, int y)
 {
-	const struct diffview *v = &u->dv;
+	const struct diffview *v = dv_of(u);
 	int t, x, k, w = 8, nc = ncols();
 
 	put_blank(y, 0, COLS, theme_attr(EL_COLUMN));
@@ -214,10 +248,10 @@ static void draw_types(struct ui *u, int y)
 	}
 	for (t = 0; t <= DT_TOTAL; t++) {
 		int row = y + 2 + (t > VMS_T_FREE ? t - 1 : t);
-		bool sel = u->dv.tcur == t;
+		bool sel = v->tcur == t;
 		attr_t at =
-			sel ? theme_attr(u->dv.focus == 0 ? EL_SELECTION
-							  : EL_SELECTION_IDLE)
+			sel ? theme_attr(v->focus == 0 ? EL_SELECTION
+						       : EL_SELECTION_IDLE)
 			    : theme_attr(t == DT_TOTAL ? EL_TOTAL : EL_NORMAL);
 		bool moved = false;
 
@@ -266,12 +300,14 @@ static void perms_str(uint16_t p, char out[5])
 	out[4] = '\0';
 }
 
-static void draw_change(struct ui *u, int y, const struct dfrow *r, bool sel)
+static void draw_change(void *ctx, int y, size_t i, bool sel)
 {
-	const struct diffview *v = &u->dv;
+	struct ui *u = ctx;
+	const struct diffview *v = dv_of(u);
+	const struct dfrow *r = &v->rows[i];
 	const struct vms_diff_change *c = v->all[r->ch];
-	attr_t at = sel ? theme_attr(u->dv.focus == 1 ? EL_SELECTION
-						      : EL_SELECTION_IDLE)
+	attr_t at = sel ? theme_attr(v->focus == 1 ? EL_SELECTION
+						   : EL_SELECTION_IDLE)
 			: change_attr(c->change);
 	char name[12];
 	int x;
@@ -315,9 +351,9 @@ static void draw_change(struct ui *u, int y, const struct dfrow *r, bool sel)
 
 static void diff_draw(struct ui *u)
 {
-	struct diffview *v = &u->dv;
+	struct diffview *v = dv_of(u);
 	char right[96];
-	int y, ty = 2, cy;
+	int ty = 2, cy;
 
 	if (!v->made) {
 		put_str(0, 0, COLS, theme_attr(EL_TITLE), " vmscope  diff", 1);
@@ -350,21 +386,12 @@ static void diff_draw(struct ui *u)
 	put_fmt(cy, 0, COLS, theme_attr(EL_COLUMN),
 		"  %-9s %-16s %-12s%8s%8s%8s %s", "Change", "Address", "Type",
 		"Comm. A", "B", "change", COLS >= 82 ? "Details" : "");
-	v->y = cy + 1;
-	v->h = LINES - 1 - v->y;
-	cursor_show(v->cur, &v->top, v->nrows, v->h);
-	for (y = 0; y < v->h; y++) {
-		size_t k = v->top + (size_t)y;
-
-		if (k < v->nrows)
-			draw_change(u, v->y + y, &v->rows[k], k == v->cur);
-		else
-			put_blank(v->y + y, 0, COLS, theme_attr(EL_NORMAL));
-	}
+	listview_draw(&v->lv, cy + 1, LINES - 1 - (cy + 1), v->nrows,
+		      draw_change, u);
 	snprintf(right, sizeof(right), "%s%s | %zu/%zu",
 		 v->only_changes ? "changes" : "all",
 		 v->type_filter >= 0 ? " of one type" : "",
-		 v->nrows ? v->cur + 1 : 0, v->nrows);
+		 v->nrows ? v->lv.cur + 1 : 0, v->nrows);
 	ui_status(u,
 		  " Tab pane  Enter filter/open  c changes/all  Esc back  "
 		  "q quit",
@@ -375,21 +402,23 @@ static void diff_draw(struct ui *u)
 
 static int act_tab(struct ui *u)
 {
-	u->dv.focus = !u->dv.focus;
+	struct diffview *v = dv_of(u);
+
+	v->focus = !v->focus;
 	return UI_DRAW;
 }
 
 static int set_open(struct ui *u, int how) /* 1 open, 0 close, -1 toggle */
 {
-	struct diffview *v = &u->dv;
+	struct diffview *v = dv_of(u);
 	const struct dfrow *r;
 
-	if (v->focus == 0 || v->cur >= v->nrows)
+	if (v->focus == 0 || v->lv.cur >= v->nrows)
 		return 0;
-	r = &v->rows[v->cur];
+	r = &v->rows[v->lv.cur];
 	if (how == 0 && r->side >= 0) { /* Left on a region: to its change */
-		while (v->cur > 0 && v->rows[v->cur].side >= 0)
-			v->cur--;
+		while (v->lv.cur > 0 && v->rows[v->lv.cur].side >= 0)
+			v->lv.cur--;
 	}
 	v->open[r->ch] = how < 0 ? !v->open[r->ch] : (uint8_t)how;
 	rebuild(v);
@@ -398,13 +427,13 @@ static int set_open(struct ui *u, int how) /* 1 open, 0 close, -1 toggle */
 
 static int act_enter(struct ui *u)
 {
-	struct diffview *v = &u->dv;
+	struct diffview *v = dv_of(u);
 
 	if (v->focus == 1)
 		return set_open(u, -1);
 	v->type_filter =
 		v->tcur == DT_TOTAL || v->type_filter == v->tcur ? -1 : v->tcur;
-	v->cur = v->top = 0;
+	v->lv.cur = v->lv.top = 0;
 	v->nrows = 0;
 	rebuild(v);
 	return UI_DRAW;
@@ -422,16 +451,20 @@ static int act_close(struct ui *u)
 
 static int act_changes(struct ui *u)
 {
-	u->dv.only_changes = !u->dv.only_changes;
-	rebuild(&u->dv);
+	struct diffview *v = dv_of(u);
+
+	v->only_changes = !v->only_changes;
+	rebuild(v);
 	return UI_DRAW;
 }
 
 static int act_back(struct ui *u)
 {
-	if (u->dv.type_filter >= 0) {
-		u->dv.type_filter = -1;
-		rebuild(&u->dv);
+	struct diffview *v = dv_of(u);
+
+	if (v->type_filter >= 0) {
+		v->type_filter = -1;
+		rebuild(v);
 		return UI_DRAW;
 	}
 	u->next = SCR_TIMELINE;
@@ -468,7 +501,7 @@ static const struct key_action diff_keys[] = {
 
 static int diff_key(struct ui *u, int key)
 {
-	struct diffview *v = &u->dv;
+	struct diffview *v = dv_of(u);
 	enum move mv;
 	int r = key_dispatch(u, diff_keys, key);
 
@@ -485,71 +518,77 @@ static int diff_key(struct ui *u, int key)
 		cursor_apply(&c, &top, VMS_NTYPES, VMS_NTYPES, mv);
 		v->tcur = (int)(c >= VMS_T_FREE ? c + 1 : c);
 	} else {
-		cursor_apply(&v->cur, &v->top, v->nrows, v->h, mv);
+		listview_move(&v->lv, v->nrows, mv);
 	}
 	return UI_DRAW;
 }
 
 static int diff_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct diffview *v = &u->dv;
+	struct diffview *v = dv_of(u);
+
+	size_t row;
 
 	(void)x;
-	(void)b;
-	if (y >= v->y && y < v->y + v->h &&
-	    v->top + (size_t)(y - v->y) < v->nrows) {
-		v->focus = 1;
-		v->cur = v->top + (size_t)(y - v->y);
-		return UI_DRAW;
-	}
-	return 0;
+	if (listview_mouse(&v->lv, v->nrows, y, b, 0, &row) != LV_ROW)
+		return 0;
+	v->focus = 1;
+	v->lv.cur = row;
+	return UI_DRAW;
 }
 
 /* ---- the screen ---- */
 
 static void diff_init(struct ui *u)
 {
-	u->dv.only_changes = true;
-	u->dv.type_filter = -1;
-	u->dv.focus = 1;
-	u->dv.tcur = DT_TOTAL;
+	struct diffview *v = dv_of(u);
+
+	v->only_changes = true;
+	v->type_filter = -1;
+	v->focus = 1;
+	v->tcur = DT_TOTAL;
 }
 
 static void diff_free(struct ui *u)
 {
-	forget(&u->dv);
-	free(u->dv.rows);
-	u->dv.rows = NULL;
-	u->dv.cap = 0;
+	struct diffview *v = dv_of(u);
+
+	forget(v);
+	free(v->rows);
+	v->rows = NULL;
+	v->cap = 0;
 }
 
 /* Compares the two marked snapshots (A, B) unless that is shown already. */
 static int diff_enter(struct ui *u)
 {
+	struct diffview *v = dv_of(u);
 	const struct vms_snapshot *a = u->hist.mark[0], *b = u->hist.mark[1];
 
 	if (!a || !b)
 		return -1;
-	if (u->dv.made && u->dv.a == a && u->dv.b == b)
+	if (v->made && v->a == a && v->b == b)
 		return 0;
-	return make(&u->dv, a, b);
+	return make(v, a, b);
 }
 
 /* A or B left the history: the diff pointing into it goes. */
 static void diff_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 				  bool new_process)
 {
+	struct diffview *v = dv_of(u);
+
 	(void)old;
 	(void)new_process;
-	if (u->dv.made &&
-	    (u->hist.mark[0] != u->dv.a || u->hist.mark[1] != u->dv.b))
-		forget(&u->dv);
+	if (v->made && (u->hist.mark[0] != v->a || u->hist.mark[1] != v->b))
+		forget(v);
 }
 
 const struct ui_screen screen_diff = {
 	.name = "diff",
 	.title = "Diff (Enter in the timeline; vmscope -d A B)",
 	.keys = diff_keys,
+	.data_size = sizeof(struct diffview),
 	.init = diff_init,
 	.free = diff_free,
 	.enter = diff_enter,

@@ -15,14 +15,16 @@
  * s->notes). The viewer's H opens it on the arena or managed heap holding
  * the region under its cursor (u->goto_addr); Enter on a segment or a
  * managed heap without parts shows it in the viewer. Its state is
- * u->heaps: which rows are open, the cursor.
+ * its own (heaps.h): which rows are open, the list.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
+#include "screens/heaps.h"
 #include "screens/heaps_alloc.h"
 #include "screens/heaps_glibc.h"
 #include "screens/heaps_managed.h"
@@ -40,7 +42,7 @@ static bool arena_open(const struct heapview *hv, size_t i)
 static size_t build_rows(const struct ui *u, struct hrow *rows)
 {
 	const struct vms_snapshot *s = u->snap;
-	const struct heapview *hv = &u->heaps;
+	const struct heapview *hv = heaps_of(u);
 	size_t n = 0, i;
 	uint32_t g;
 
@@ -105,7 +107,9 @@ static int64_t resident_sum(const struct vms_snapshot *s)
  * (Chunks only on a wide terminal), where the first starts. */
 static int col_w(const struct ui *u)
 {
-	return u->heaps.bytes ? 12 : 9;
+	struct heapview *hv = heaps_of(u);
+
+	return hv->bytes ? 12 : 9;
 }
 
 static int col_n(const struct ui *u)
@@ -119,10 +123,11 @@ static int col_x(const struct ui *u)
 }
 
 /* Name, then System, In use, Free, Resident, Chunks, in columns that fit;
- * sizes as people read them, or exact bytes (u->heaps.bytes). */
+ * sizes as people read them, or exact bytes (heaps.h: bytes). */
 static void draw_figures(const struct ui *u, int y, attr_t a, int indent,
 			 const char *name, const int64_t v[5])
 {
+	struct heapview *hv = heaps_of(u);
 	int w = col_w(u), ncols = col_n(u), namew = col_x(u), c;
 	char b[32];
 
@@ -131,7 +136,7 @@ static void draw_figures(const struct ui *u, int y, attr_t a, int indent,
 	for (c = 0; c < ncols; c++) {
 		if (v[c] < 0)
 			snprintf(b, sizeof(b), "-");
-		else if (c == 4 || u->heaps.bytes)
+		else if (c == 4 || hv->bytes)
 			snprintf(b, sizeof(b), "%lld", (long long)v[c]);
 		else
 			fmt_size((uint64_t)v[c], b, sizeof(b));
@@ -139,8 +144,24 @@ static void draw_figures(const struct ui *u, int y, attr_t a, int indent,
 	}
 }
 
+/* What a row is drawn with (listview_draw's ctx). */
+struct row_ctx {
+	struct ui *u;
+	const struct hrow *rows;
+};
+
+static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel);
+
+static void list_row(void *ctx, int y, size_t i, bool sel)
+{
+	struct row_ctx *c = ctx;
+
+	draw_row(c->u, y, &c->rows[i], sel);
+}
+
 static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 {
+	struct heapview *hv = heaps_of(u);
 	const struct vms_snapshot *s = u->snap;
 	attr_t a = sel ? theme_attr(EL_SELECTION) : theme_attr(EL_NORMAL);
 	char name[200], b1[16];
@@ -161,7 +182,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 		if (!m) {
 			snprintf(name, sizeof(name),
 				 "%s heaps: not walked (why below)",
-				 u->heaps.closed ? "+" : "-");
+				 hv->closed ? "+" : "-");
 			draw_figures(u, y, a, 0, name,
 				     (const int64_t[5]){ -1, -1, -1, -1, -1 });
 			return;
@@ -169,7 +190,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 		for (i = 0; i < s->nheaps; i++)
 			arenas += vms_heap_is_glibc(&s->heaps[i]);
 		snprintf(name, sizeof(name), "%s %s malloc %s, %zu arena%s%s",
-			 u->heaps.closed ? "+" : "-", m->allocator, m->version,
+			 hv->closed ? "+" : "-", m->allocator, m->version,
 			 arenas, arenas == 1 ? "" : "s",
 			 m->empty     ? " (never used)"
 			 : m->partial ? " (partial)"
@@ -188,7 +209,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 
 		put_blank(y, 0, COLS, h);
 		put_fmt(y, 0, col_x(u), h, "%s managed heaps: %zu / part",
-			u->heaps.mclosed ? "+" : "-", s->nmanaged);
+			hv->mclosed ? "+" : "-", s->nmanaged);
 		for (c = 0; c < 3; c++)
 			put_right(y, col_x(u) + c * col_w(u), col_w(u), h,
 				  head[c]);
@@ -219,7 +240,7 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 		char an[64];
 
 		snprintf(name, sizeof(name), "%s %s, %u segment%s%s",
-			 arena_open(&u->heaps, r->heap) ? "-" : "+",
+			 arena_open(hv, r->heap) ? "-" : "+",
 			 hg_arena_name(h, an, sizeof(an)), h->nsegs,
 			 h->nsegs == 1 ? "" : "s",
 			 g && g->busy	   ? " (busy)"
@@ -258,23 +279,20 @@ static const struct vms_heap *row_heap(const struct ui *u, const struct hrow *r)
 
 static void heaps_draw(struct ui *u)
 {
-	struct heapview *hv = &u->heaps;
+	struct heapview *hv = heaps_of(u);
 	const struct vms_snapshot *s = u->snap;
-	size_t n = build_rows(u, NULL), i;
+	size_t n = build_rows(u, NULL);
 	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
-	int detail = LINES / 2 > DETAIL_MIN ? LINES / 2 : DETAIL_MIN, y;
+	int detail = LINES / 2 > DETAIL_MIN ? LINES / 2 : DETAIL_MIN, y, h;
+	struct row_ctx rc = { u, rows };
 
 	if (!rows)
 		return;
 	build_rows(u, rows);
-	if (hv->cur >= n)
-		hv->cur = n ? n - 1 : 0;
-	hv->y = 2;
-	hv->h = LINES - 1 - detail - hv->y;
-	if (hv->h < 3)
-		hv->h = 3;
+	if (hv->lv.cur >= n)
+		hv->lv.cur = n ? n - 1 : 0;
+	h = LINES - 1 - detail - 2;
 	hv->n = n;
-	cursor_show(hv->cur, &hv->top, n, hv->h);
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE), " Heaps  %s  pid %d  %s",
 		s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
 		hv->bytes ? "(bytes)" : "");
@@ -290,26 +308,22 @@ static void heaps_draw(struct ui *u)
 			put_right(1, col_x(u) + c * col_w(u), col_w(u),
 				  theme_attr(EL_COLUMN), head[c]);
 	}
-	for (y = 0, i = hv->top; y < hv->h; y++, i++) {
-		if (i < n)
-			draw_row(u, hv->y + y, &rows[i], i == hv->cur);
-		else
-			put_blank(hv->y + y, 0, COLS, theme_attr(EL_NORMAL));
-	}
-	if (n && (rows[hv->cur].kind == HR_MANAGED ||
-		  rows[hv->cur].kind == HR_PART)) {
-		for (y = hv->y + hv->h; y < LINES - 1; y++)
+	listview_draw(&hv->lv, 2, h < 3 ? 3 : h, n, list_row, &rc);
+	if (n && (rows[hv->lv.cur].kind == HR_MANAGED ||
+		  rows[hv->lv.cur].kind == HR_PART)) {
+		for (y = hv->lv.y + hv->lv.h; y < LINES - 1; y++)
 			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
-		hm_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
-	} else if (n && (rows[hv->cur].kind == HR_ATOP ||
-			 (row_heap(u, &rows[hv->cur]) &&
-			  !vms_heap_is_glibc(row_heap(u, &rows[hv->cur]))))) {
-		for (y = hv->y + hv->h; y < LINES - 1; y++)
+		hm_detail(u, hv->lv.y + hv->lv.h, LINES - 1, &rows[hv->lv.cur]);
+	} else if (n &&
+		   (rows[hv->lv.cur].kind == HR_ATOP ||
+		    (row_heap(u, &rows[hv->lv.cur]) &&
+		     !vms_heap_is_glibc(row_heap(u, &rows[hv->lv.cur]))))) {
+		for (y = hv->lv.y + hv->lv.h; y < LINES - 1; y++)
 			put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
-		ha_detail(u, hv->y + hv->h, LINES - 1, &rows[hv->cur]);
+		ha_detail(u, hv->lv.y + hv->lv.h, LINES - 1, &rows[hv->lv.cur]);
 	} else {
-		hg_detail(u, hv->y + hv->h, LINES - 1,
-			  n ? row_heap(u, &rows[hv->cur]) : NULL);
+		hg_detail(u, hv->lv.y + hv->lv.h, LINES - 1,
+			  n ? row_heap(u, &rows[hv->lv.cur]) : NULL);
 	}
 	free(rows);
 	ui_status(u,
@@ -322,15 +336,16 @@ static void heaps_draw(struct ui *u)
 
 static int cursor_row(const struct ui *u, struct hrow *out)
 {
+	struct heapview *hv = heaps_of(u);
 	size_t n = build_rows(u, NULL);
 	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
 
-	if (!rows || u->heaps.cur >= n) {
+	if (!rows || hv->lv.cur >= n) {
 		free(rows);
 		return -1;
 	}
 	build_rows(u, rows);
-	*out = rows[u->heaps.cur];
+	*out = rows[hv->lv.cur];
 	free(rows);
 	return 0;
 }
@@ -339,7 +354,7 @@ static int cursor_row(const struct ui *u, struct hrow *out)
  * arena and puts the cursor on it. */
 static int expand(struct ui *u, bool open)
 {
-	struct heapview *hv = &u->heaps;
+	struct heapview *hv = heaps_of(u);
 	struct hrow r;
 
 	if (cursor_row(u, &r) < 0)
@@ -347,7 +362,7 @@ static int expand(struct ui *u, bool open)
 	if (r.kind == HR_TOP || r.kind == HR_NOTE) {
 		hv->closed = !open;
 		if (!open)
-			hv->cur = 0;
+			hv->lv.cur = 0;
 		return UI_DRAW;
 	}
 	if (r.kind == HR_MTOP) {
@@ -359,7 +374,7 @@ static int expand(struct ui *u, bool open)
 		return UI_DRAW;
 	}
 	if (r.kind == HR_PART && !open) {
-		hv->cur -= r.seg + 1;
+		hv->lv.cur -= r.seg + 1;
 		hv->mopen[r.heap] = 0;
 		return UI_DRAW;
 	}
@@ -373,7 +388,7 @@ static int expand(struct ui *u, bool open)
 	if (r.heap >= hv->nopen)
 		return 0;
 	if (r.kind == HR_SEG && !open) {
-		hv->cur -= r.seg + 1;
+		hv->lv.cur -= r.seg + 1;
 		hv->open[r.heap] = 0;
 		return UI_DRAW;
 	}
@@ -395,6 +410,7 @@ static int act_close(struct ui *u)
 /* Enter: an arena opens or closes; a segment is shown in the viewer. */
 static int act_enter(struct ui *u)
 {
+	struct heapview *hv = heaps_of(u);
 	struct hrow r;
 
 	if (cursor_row(u, &r) < 0)
@@ -406,26 +422,28 @@ static int act_enter(struct ui *u)
 		return UI_SWITCH | UI_DRAW;
 	}
 	if (r.kind == HR_ARENA)
-		return expand(u, !arena_open(&u->heaps, r.heap));
+		return expand(u, !arena_open(hv, r.heap));
 	if (r.kind == HR_MTOP)
-		return expand(u, u->heaps.mclosed);
+		return expand(u, hv->mclosed);
 	if (r.kind == HR_ATOP)
-		return expand(u, u->heaps.aclosed);
+		return expand(u, hv->aclosed);
 	if (r.kind == HR_MANAGED && u->snap->managed[r.heap].nparts)
-		return expand(u, !hm_open(&u->heaps, r.heap));
+		return expand(u, !hm_open(hv, r.heap));
 	if (r.kind == HR_MANAGED || r.kind == HR_PART) {
 		u->goto_set = true;
 		u->goto_addr = u->snap->managed[r.heap].start;
 		u->next = SCR_VIEWER;
 		return UI_SWITCH | UI_DRAW;
 	}
-	return expand(u, u->heaps.closed);
+	return expand(u, hv->closed);
 }
 
 /* Sizes as people read them, or exact bytes. */
 static int act_bytes(struct ui *u)
 {
-	u->heaps.bytes = !u->heaps.bytes;
+	struct heapview *hv = heaps_of(u);
+
+	hv->bytes = !hv->bytes;
 	return UI_DRAW;
 }
 
@@ -460,32 +478,29 @@ static const struct key_action heaps_keys[] = {
 
 static int heaps_key(struct ui *u, int key)
 {
-	enum move mv;
+	struct heapview *hv = heaps_of(u);
 	int r = key_dispatch(u, heaps_keys, key);
 
 	if (r >= 0)
 		return r;
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&u->heaps.cur, &u->heaps.top, u->heaps.n, u->heaps.h, mv);
-	return UI_DRAW;
+	return listview_key(&hv->lv, hv->n, key) ? UI_DRAW : 0;
 }
 
 static int heaps_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct heapview *hv = &u->heaps;
+	struct heapview *hv = heaps_of(u);
+	size_t row;
 
 	(void)x;
-	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		cursor_apply(&hv->cur, &hv->top, hv->n, hv->h,
-			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+	switch (listview_mouse(&hv->lv, hv->n, y, b, 1, &row)) {
+	case LV_WHEEL:
 		return UI_DRAW;
-	}
-	if (y < hv->y || y >= hv->y + hv->h ||
-	    hv->top + (size_t)(y - hv->y) >= hv->n)
+	case LV_MISS:
 		return 0;
-	hv->cur = hv->top + (size_t)(y - hv->y);
+	case LV_ROW:
+		break;
+	}
+	hv->lv.cur = row;
 	if (b & BUTTON1_DOUBLE_CLICKED)
 		return act_enter(u);
 	return UI_DRAW;
@@ -495,9 +510,11 @@ static int heaps_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static void heaps_free(struct ui *u)
 {
-	free(u->heaps.open);
-	free(u->heaps.mopen);
-	memset(&u->heaps, 0, sizeof(u->heaps));
+	struct heapview *hv = heaps_of(u);
+
+	free(hv->open);
+	free(hv->mopen);
+	memset(hv, 0, sizeof(*hv));
 }
 
 /* A new snapshot: every arena closed again (their number changes). */
@@ -512,6 +529,7 @@ static void heaps_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 /* The cursor on the row (kind, heap, seg), if shown. */
 static void cursor_on(struct ui *u, int kind, size_t heap, uint32_t seg)
 {
+	struct heapview *hv = heaps_of(u);
 	size_t n = build_rows(u, NULL), i;
 	struct hrow *rows = calloc(n ? n : 1, sizeof(*rows));
 
@@ -521,7 +539,7 @@ static void cursor_on(struct ui *u, int kind, size_t heap, uint32_t seg)
 	for (i = 0; i < n; i++)
 		if (rows[i].kind == kind && rows[i].heap == heap &&
 		    rows[i].seg == seg)
-			u->heaps.cur = i;
+			hv->lv.cur = i;
 	free(rows);
 }
 
@@ -531,7 +549,7 @@ static void cursor_on(struct ui *u, int kind, size_t heap, uint32_t seg)
 static int heaps_enter(struct ui *u)
 {
 	const struct vms_snapshot *s = u->snap;
-	struct heapview *hv = &u->heaps;
+	struct heapview *hv = heaps_of(u);
 	ptrdiff_t m;
 	size_t i;
 
@@ -541,13 +559,13 @@ static int heaps_enter(struct ui *u)
 		free(hv->open);
 		hv->open = calloc(s->nheaps ? s->nheaps : 1, 1);
 		hv->nopen = hv->open ? s->nheaps : 0;
-		hv->cur = hv->top = 0;
+		hv->lv.cur = hv->lv.top = 0;
 	}
 	if (hv->nmopen != s->nmanaged) {
 		free(hv->mopen);
 		hv->mopen = calloc(s->nmanaged ? s->nmanaged : 1, 1);
 		hv->nmopen = hv->mopen ? s->nmanaged : 0;
-		hv->cur = hv->top = 0;
+		hv->lv.cur = hv->lv.top = 0;
 	}
 	if (!u->goto_set)
 		return 0;
@@ -579,6 +597,7 @@ const struct ui_screen screen_heaps = {
 	.name = "heaps",
 	.title = "Heaps (H in the viewer)",
 	.keys = heaps_keys,
+	.data_size = sizeof(struct heapview),
 	.free = heaps_free,
 	.enter = heaps_enter,
 	.snapshot_changed = heaps_snapshot_changed,

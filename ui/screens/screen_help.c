@@ -8,6 +8,17 @@
 #include "core/draw.h"
 #include "core/ui_priv.h"
 
+/* The screen's own state (u->data[SCR_HELP]): a pager, no cursor; the
+ * first line shown. */
+struct help {
+	size_t top;
+};
+
+static struct help *help_of(const struct ui *u)
+{
+	return u->data[SCR_HELP];
+}
+
 /* The help's lines at most (every screen's keys fit). */
 enum { HELP_MAX = 160 };
 
@@ -72,11 +83,11 @@ static void help_draw(struct ui *u)
 
 	if (n > HELP_MAX)
 		n = HELP_MAX;
-	if (u->help.top + (size_t)h > n)
-		u->help.top = n > (size_t)h ? n - (size_t)h : 0;
+	if (help_of(u)->top + (size_t)h > n)
+		help_of(u)->top = n > (size_t)h ? n - (size_t)h : 0;
 	put_str(0, 0, COLS, theme_attr(EL_TITLE), " vmscope help: every key",
 		1);
-	for (y = 0, i = u->help.top; y < h; y++, i++) {
+	for (y = 0, i = help_of(u)->top; y < h; y++, i++) {
 		const char *l = i < n ? lines[i] : "";
 		attr_t a = theme_attr(EL_NORMAL);
 
@@ -107,10 +118,10 @@ static int help_key(struct ui *u, int key)
 		return 0;
 	{
 		size_t cur = mv == MV_DOWN || mv == MV_PGDN || mv == MV_END
-				     ? u->help.top + (size_t)(LINES - 3)
-				     : u->help.top;
+				     ? help_of(u)->top + (size_t)(LINES - 3)
+				     : help_of(u)->top;
 
-		cursor_apply(&cur, &u->help.top, n, LINES - 2, mv);
+		cursor_apply(&cur, &help_of(u)->top, n, LINES - 2, mv);
 	}
 	return UI_DRAW;
 }
@@ -119,13 +130,14 @@ static int help_key(struct ui *u, int key)
 
 static int help_enter(struct ui *u)
 {
-	u->help.top = 0;
+	help_of(u)->top = 0;
 	return 0;
 }
 
 /* Shown over another screen: its keys return there (UI_BACK). */
 const struct ui_screen screen_help = {
 	.name = "help",
+	.data_size = sizeof(struct help),
 	.enter = help_enter,
 	.draw = help_draw,
 	.key = help_key,

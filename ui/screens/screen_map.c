@@ -10,10 +10,29 @@
 #include <string.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 
 enum { MAP_X = 17, MAX_LINES = 400000, MAX_ZOOM = 36 };
+
+/* The screen's own state (u->data[SCR_MAP]): the lines of cells, laid out
+ * at the first draw after a change, and the list over them. */
+struct mapview {
+	uint64_t *lines; /* start address of each line; MAP_GAP bit: a gap */
+	size_t nlines;
+	int zoom; /* a cell is page_size << zoom bytes */
+	int cells; /* cells per line */
+	struct listview lv; /* over the lines; below the legend */
+	int col; /* the cursor's cell */
+	bool built;
+};
+#define MAP_GAP (1ull << 63)
+
+static struct mapview *map_of(const struct ui *u)
+{
+	return u->data[SCR_MAP];
+}
 
 static int draw_legend(int y, bool draw);
 
@@ -93,13 +112,13 @@ static size_t layout(const struct ui *u, int zoom, int cells, uint64_t *out,
 
 static uint64_t cur_addr(const struct ui *u)
 {
-	const struct mapview *m = &u->map;
+	const struct mapview *m = map_of(u);
 	uint64_t l, lb;
 
 	if (!m->nlines)
 		return 0;
 	lb = line_bytes(u, m->zoom, m->cells);
-	l = m->lines[m->cur];
+	l = m->lines[m->lv.cur];
 	if (l & MAP_GAP)
 		return (l & ~MAP_GAP) * lb;
 	return l * lb + ((uint64_t)m->col << cell_shift(u, m->zoom));
@@ -108,7 +127,7 @@ static uint64_t cur_addr(const struct ui *u)
 /* (Re)builds the lines, keeping the cursor on addr when keep is set. */
 static void build(struct ui *u, bool keep, uint64_t addr)
 {
-	struct mapview *m = &u->map;
+	struct mapview *m = map_of(u);
 	int cells = cells_for(COLS), csh;
 	uint64_t lb;
 	size_t n, i;
@@ -132,7 +151,7 @@ static void build(struct ui *u, bool keep, uint64_t addr)
 		m->lines ? layout(u, m->zoom, cells, m->lines, MAX_LINES) : 0;
 	m->cells = cells;
 	m->built = true;
-	m->cur = 0;
+	m->lv.cur = 0;
 	m->col = 0;
 	if (!m->nlines)
 		return;
@@ -142,8 +161,8 @@ static void build(struct ui *u, bool keep, uint64_t addr)
 	csh = cell_shift(u, m->zoom);
 	/* lines (and the first missing line of a gap) only increase */
 	for (i = 0; i < m->nlines && (m->lines[i] & ~MAP_GAP) <= addr / lb; i++)
-		m->cur = i;
-	if (m->lines[m->cur] == addr / lb)
+		m->lv.cur = i;
+	if (m->lines[m->lv.cur] == addr / lb)
 		m->col = (int)((addr % lb) >> csh);
 }
 
@@ -163,16 +182,16 @@ static size_t first_after(const struct vms_snapshot *s, uint64_t addr)
 	return lo;
 }
 
-static void draw_line(struct ui *u, int y, size_t li)
+static void draw_line(void *ctx, int y, size_t li, bool here)
 {
+	struct ui *u = ctx;
 	const struct vms_snapshot *s = u->snap;
-	const struct mapview *m = &u->map;
+	const struct mapview *m = map_of(u);
 	uint64_t lb = line_bytes(u, m->zoom, m->cells);
 	int csh = cell_shift(u, m->zoom), c;
 	uint64_t l = m->lines[li], base;
 	size_t idx;
 	char buf[16];
-	bool here = li == m->cur;
 
 	if (l & MAP_GAP) {
 		uint64_t from = (l & ~MAP_GAP) * lb;
@@ -265,11 +284,12 @@ static int draw_legend(int y, bool draw)
 static void draw_info(struct ui *u, int y)
 {
 	const struct vms_snapshot *s = u->snap;
+	const struct mapview *m = map_of(u);
 	uint64_t a = cur_addr(u);
 	const struct vms_region *r = vms_snapshot_find(s, a);
 	char sz[16], pm[8];
 
-	if (!r || (u->map.nlines && (u->map.lines[u->map.cur] & MAP_GAP))) {
+	if (!r || (m->nlines && (m->lines[m->lv.cur] & MAP_GAP))) {
 		put_fmt(y, 0, COLS, theme_attr(EL_FREE), " %016llx  Free",
 			(unsigned long long)a);
 		return;
@@ -287,16 +307,13 @@ static void draw_info(struct ui *u, int y)
 
 static void map_draw(struct ui *u)
 {
-	struct mapview *m = &u->map;
+	struct mapview *m = map_of(u);
 	char cell[16], line[16];
-	size_t i;
 	int y;
 
 	if (!m->built || m->cells != cells_for(COLS))
 		build(u, m->built, cur_addr(u));
-	m->y = 1 + draw_legend(1, false);
-	m->h = LINES - 2 - m->y;
-	cursor_show(m->cur, &m->top, m->nlines, m->h);
+	y = 1 + draw_legend(1, false);
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" Address space of %s (pid %d)   cell %s   line %s",
 		u->snap->proc.name ? u->snap->proc.name : "?",
@@ -304,12 +321,7 @@ static void map_draw(struct ui *u)
 		fmt_size(1ull << cell_shift(u, m->zoom), cell, sizeof(cell)),
 		fmt_size(line_bytes(u, m->zoom, m->cells), line, sizeof(line)));
 	draw_legend(1, true);
-	for (y = 0, i = m->top; y < m->h; y++, i++) {
-		if (i < m->nlines)
-			draw_line(u, m->y + y, i);
-		else
-			put_blank(m->y + y, 0, COLS, theme_attr(EL_NORMAL));
-	}
+	listview_draw(&m->lv, y, LINES - 2 - y, m->nlines, draw_line, u);
 	draw_info(u, LINES - 2);
 	ui_status(u,
 		  " arrows move  + - zoom  Enter details  Esc/m back"
@@ -319,7 +331,7 @@ static void map_draw(struct ui *u)
 
 static int zoom(struct ui *u, int dz)
 {
-	struct mapview *m = &u->map;
+	struct mapview *m = map_of(u);
 	uint64_t a = cur_addr(u);
 
 	if (m->zoom + dz < 0 || m->zoom + dz > MAX_ZOOM)
@@ -341,22 +353,26 @@ static int act_zoom_out(struct ui *u)
 
 static int act_left(struct ui *u)
 {
-	if (u->map.col > 0)
-		u->map.col--;
-	else if (u->map.cur > 0) {
-		u->map.cur--;
-		u->map.col = u->map.cells - 1;
+	struct mapview *m = map_of(u);
+
+	if (m->col > 0)
+		m->col--;
+	else if (m->lv.cur > 0) {
+		m->lv.cur--;
+		m->col = m->cells - 1;
 	}
 	return UI_DRAW;
 }
 
 static int act_right(struct ui *u)
 {
-	if (u->map.col + 1 < u->map.cells)
-		u->map.col++;
-	else if (u->map.cur + 1 < u->map.nlines) {
-		u->map.cur++;
-		u->map.col = 0;
+	struct mapview *m = map_of(u);
+
+	if (m->col + 1 < m->cells)
+		m->col++;
+	else if (m->lv.cur + 1 < m->nlines) {
+		m->lv.cur++;
+		m->col = 0;
 	}
 	return UI_DRAW;
 }
@@ -398,31 +414,29 @@ static const struct key_action map_keys[] = {
 
 static int map_key(struct ui *u, int key)
 {
-	enum move mv;
+	struct mapview *m = map_of(u);
 	int r = key_dispatch(u, map_keys, key);
 
 	if (r >= 0)
 		return r;
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&u->map.cur, &u->map.top, u->map.nlines, u->map.h, mv);
-	return UI_DRAW;
+	return listview_key(&m->lv, m->nlines, key) ? UI_DRAW : 0;
 }
 
 static int map_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct mapview *m = &u->map;
+	struct mapview *m = map_of(u);
 
-	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		cursor_apply(&m->cur, &m->top, m->nlines, m->h,
-			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+	size_t row;
+
+	switch (listview_mouse(&m->lv, m->nlines, y, b, 1, &row)) {
+	case LV_WHEEL:
 		return UI_DRAW;
-	}
-	if (y < m->y || y >= m->y + m->h ||
-	    m->top + (size_t)(y - m->y) >= m->nlines)
+	case LV_MISS:
 		return 0;
-	m->cur = m->top + (size_t)(y - m->y);
+	case LV_ROW:
+		break;
+	}
+	m->lv.cur = row;
 	if (x >= MAP_X && x < MAP_X + m->cells)
 		m->col = x - MAP_X;
 	if (b & BUTTON1_DOUBLE_CLICKED)
@@ -434,7 +448,7 @@ static int map_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static void map_screen_free(struct ui *u)
 {
-	map_free(&u->map);
+	map_free(map_of(u));
 }
 
 /* Laid out again at the next draw. */
@@ -443,13 +457,14 @@ static void map_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 {
 	(void)old;
 	(void)new_process;
-	map_free(&u->map);
+	map_free(map_of(u));
 }
 
 const struct ui_screen screen_map = {
 	.name = "map",
 	.title = "Map",
 	.keys = map_keys,
+	.data_size = sizeof(struct mapview),
 	.free = map_screen_free,
 	.snapshot_changed = map_snapshot_changed,
 	.draw = map_draw,

@@ -11,7 +11,26 @@
 #include <string.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
+
+/* The screen's own state (u->data[SCR_PICKER]): the processes, those the
+ * filter lets through, the sort, the list. */
+struct picker {
+	struct proc_list list;
+	size_t *view; /* indexes into list that pass the filter */
+	size_t nview;
+	char filter[64];
+	int sort;
+	bool reverse;
+	struct listview lv;
+	bool loaded;
+};
+
+static struct picker *pick_of(const struct ui *u)
+{
+	return u->data[SCR_PICKER];
+}
 
 static const struct {
 	const char *name;
@@ -50,7 +69,8 @@ static bool passes(const struct proc_entry *e, const char *f)
 /* Sorts, filters, and keeps the cursor on the same process. */
 static void refilter(struct picker *p)
 {
-	pid_t keep = p->cur < p->nview ? p->list.v[p->view[p->cur]].pid : 0;
+	pid_t keep =
+		p->lv.cur < p->nview ? p->list.v[p->view[p->lv.cur]].pid : 0;
 	char f[sizeof(p->filter)];
 	size_t i;
 
@@ -60,20 +80,20 @@ static void refilter(struct picker *p)
 	proclist_sort(&p->list, sorts[p->sort].key,
 		      sorts[p->sort].largest_first != p->reverse);
 	p->nview = 0;
-	p->cur = 0;
+	p->lv.cur = 0;
 	for (i = 0; i < p->list.n; i++) {
 		if (!passes(&p->list.v[i], f))
 			continue;
 		if (p->list.v[i].pid == keep)
-			p->cur = p->nview;
+			p->lv.cur = p->nview;
 		p->view[p->nview++] = i;
 	}
-	cursor_show(p->cur, &p->top, p->nview, p->h);
+	cursor_show(p->lv.cur, &p->lv.top, p->nview, p->lv.h);
 }
 
 static int picker_load(struct ui *u)
 {
-	struct picker *p = &u->pick;
+	struct picker *p = pick_of(u);
 	struct vms_error err = { 0 };
 	struct proc_list l;
 
@@ -91,13 +111,34 @@ static int picker_load(struct ui *u)
 	return 0;
 }
 
+/* Row i of the list: a process (dimmed, with why, when it cannot be
+ * read). */
+static void picker_row(void *ctx, int yy, size_t i, bool sel)
+{
+	const struct picker *p = ctx;
+	const struct proc_entry *e = &p->list.v[p->view[i]];
+	attr_t at = theme_attr(sel	     ? EL_SELECTION
+			       : e->readable ? EL_NORMAL
+					     : EL_DIM);
+	char a[16], b[16];
+
+	put_blank(yy, 0, COLS, at);
+	put_fmt(yy, 0, 8, at, "%8d", (int)e->pid);
+	put_str(yy, 9, 10, at, e->user, 1);
+	put_str(yy, 20, 15, at, e->name, 1);
+	put_right(yy, 36, 9, at, fmt_size(e->rss, a, sizeof(a)));
+	put_right(yy, 46, 9, at,
+		  e->readable ? fmt_size(e->pss, b, sizeof(b)) : "-");
+	/* the reason first: a long command line must not hide it */
+	put_fmt(yy, 57, COLS - 57, at, "%s%s%s%s", e->readable ? "" : "(",
+		e->readable ? "" : e->why, e->readable ? "" : ") ", e->cmdline);
+}
+
 static void picker_draw(struct ui *u)
 {
-	struct picker *p = &u->pick;
+	struct picker *p = pick_of(u);
 	attr_t col = theme_attr(EL_COLUMN);
-	char hint[96], a[16], b[16];
-	size_t i;
-	int y;
+	char hint[96];
 
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope: pick a process   %zu of %zu shown", p->nview,
@@ -112,34 +153,7 @@ static void picker_draw(struct ui *u)
 	put_right(2, 36, 9, col, "RSS");
 	put_right(2, 46, 9, col, "PSS");
 	put_str(2, 57, COLS - 57, col, "COMMAND", 1);
-	p->y = 3;
-	p->h = LINES - 4;
-	cursor_show(p->cur, &p->top, p->nview, p->h);
-	for (y = 0, i = p->top; y < p->h; y++, i++) {
-		const struct proc_entry *e;
-		attr_t at;
-		int yy = p->y + y;
-
-		if (i >= p->nview) {
-			put_blank(yy, 0, COLS, theme_attr(EL_NORMAL));
-			continue;
-		}
-		e = &p->list.v[p->view[i]];
-		at = theme_attr(i == p->cur   ? EL_SELECTION
-				: e->readable ? EL_NORMAL
-					      : EL_DIM);
-		put_blank(yy, 0, COLS, at);
-		put_fmt(yy, 0, 8, at, "%8d", (int)e->pid);
-		put_str(yy, 9, 10, at, e->user, 1);
-		put_str(yy, 20, 15, at, e->name, 1);
-		put_right(yy, 36, 9, at, fmt_size(e->rss, a, sizeof(a)));
-		put_right(yy, 46, 9, at,
-			  e->readable ? fmt_size(e->pss, b, sizeof(b)) : "-");
-		/* the reason first: a long command line must not hide it */
-		put_fmt(yy, 57, COLS - 57, at, "%s%s%s%s",
-			e->readable ? "" : "(", e->readable ? "" : e->why,
-			e->readable ? "" : ") ", e->cmdline);
-	}
+	listview_draw(&p->lv, 3, LINES - 4, p->nview, picker_row, p);
 	snprintf(hint, sizeof(hint), "sort %s %s", sorts[p->sort].name,
 		 sorts[p->sort].largest_first != p->reverse ? "v" : "^");
 	ui_status(u,
@@ -150,26 +164,30 @@ static void picker_draw(struct ui *u)
 
 static int act_open(struct ui *u)
 {
-	struct picker *p = &u->pick;
+	struct picker *p = pick_of(u);
 
-	if (p->cur >= p->nview)
+	if (p->lv.cur >= p->nview)
 		return 0;
-	u->open_pid = p->list.v[p->view[p->cur]].pid;
+	u->open_pid = p->list.v[p->view[p->lv.cur]].pid;
 	return UI_OPEN;
 }
 
 static int act_sort(struct ui *u)
 {
-	u->pick.sort = (u->pick.sort + 1) % (int)NSORTS;
-	u->pick.reverse = false;
-	refilter(&u->pick);
+	struct picker *p = pick_of(u);
+
+	p->sort = (p->sort + 1) % (int)NSORTS;
+	p->reverse = false;
+	refilter(p);
 	return UI_DRAW;
 }
 
 static int act_reverse(struct ui *u)
 {
-	u->pick.reverse = !u->pick.reverse;
-	refilter(&u->pick);
+	struct picker *p = pick_of(u);
+
+	p->reverse = !p->reverse;
+	refilter(p);
 	return UI_DRAW;
 }
 
@@ -181,20 +199,23 @@ static int act_reload(struct ui *u)
 
 static int act_escape(struct ui *u)
 {
-	if (!u->pick.filter[0])
+	struct picker *p = pick_of(u);
+
+	if (!p->filter[0])
 		return UI_QUIT;
-	u->pick.filter[0] = '\0';
-	refilter(&u->pick);
+	p->filter[0] = '\0';
+	refilter(p);
 	return UI_DRAW;
 }
 
 static int act_backspace(struct ui *u)
 {
-	size_t n = strlen(u->pick.filter);
+	struct picker *p = pick_of(u);
+	size_t n = strlen(p->filter);
 
 	if (n)
-		u->pick.filter[n - 1] = '\0';
-	refilter(&u->pick);
+		p->filter[n - 1] = '\0';
+	refilter(p);
 	return UI_DRAW;
 }
 
@@ -229,8 +250,7 @@ static const struct key_action picker_keys[] = {
 
 static int picker_key(struct ui *u, int key)
 {
-	struct picker *p = &u->pick;
-	enum move mv;
+	struct picker *p = pick_of(u);
 	size_t n = strlen(p->filter);
 	int r;
 
@@ -245,32 +265,26 @@ static int picker_key(struct ui *u, int key)
 		}
 		return UI_DRAW;
 	}
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&p->cur, &p->top, p->nview, p->h, mv);
-	return UI_DRAW;
+	return listview_key(&p->lv, p->nview, key) ? UI_DRAW : 0;
 }
 
 static int picker_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct picker *p = &u->pick;
+	struct picker *p = pick_of(u);
 	size_t row;
 
 	(void)x;
-	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		cursor_apply(&p->cur, &p->top, p->nview, p->h,
-			     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+	switch (listview_mouse(&p->lv, p->nview, y, b, 1, &row)) {
+	case LV_WHEEL:
 		return UI_DRAW;
+	case LV_MISS:
+		return 0;
+	case LV_ROW:
+		break;
 	}
-	if (y < p->y || y >= p->y + p->h)
-		return 0;
-	row = p->top + (size_t)(y - p->y);
-	if (row >= p->nview)
-		return 0;
-	if (row == p->cur && (b & BUTTON1_DOUBLE_CLICKED))
+	if (row == p->lv.cur && (b & BUTTON1_DOUBLE_CLICKED))
 		return act_open(u);
-	p->cur = row;
+	p->lv.cur = row;
 	return UI_DRAW;
 }
 
@@ -278,7 +292,7 @@ static int picker_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static void picker_screen_free(struct ui *u)
 {
-	picker_free(&u->pick);
+	picker_free(pick_of(u));
 }
 
 /* Entered (at the start, or Esc in the viewer): the list read again. */
@@ -291,6 +305,7 @@ const struct ui_screen screen_picker = {
 	.name = "picker",
 	.title = "Process picker",
 	.keys = picker_keys,
+	.data_size = sizeof(struct picker),
 	.typing = true,
 	.free = picker_screen_free,
 	.enter = picker_enter,

@@ -7,16 +7,28 @@
  * Esc, F2 or c goes back to the viewer, which draws the columns that fit
  * in this order.
  *
- * Contract: changes u->conf and u->setup only; reaches the engine through
- * config.h alone.
+ * Contract: changes u->conf and its own state only; reaches the engine
+ * through config.h alone.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
 
 enum { SETUP_Y = 3 }; /* the first column's line */
+
+/* The screen's own state (u->data[SCR_SETUP]): the cursor over
+ * u->conf.order. */
+struct setup {
+	struct listview lv;
+};
+
+static struct listview *lv_of(const struct ui *u)
+{
+	return &((struct setup *)u->data[SCR_SETUP])->lv;
+}
 
 /* What Prot and Details are, beside the figures' meanings (columns.h). */
 static const char *meaning(int id)
@@ -30,12 +42,30 @@ static const char *meaning(int id)
 	return vms_columns[id].meaning;
 }
 
+/* Row i of the list: a column, shown or not, and what it means. */
+static void setup_row(void *ctx, int line, size_t i, bool sel)
+{
+	const struct vms_config *c = &((struct ui *)ctx)->conf;
+	attr_t n = theme_attr(EL_NORMAL);
+	int id = c->order[i];
+
+	put_blank(line, 0, COLS, n);
+	put_str(line, 2, 6, n, c->shown[id] ? "[x]" : "[ ]", 1);
+	put_str(line, 9, 14, c->shown[id] ? n : theme_attr(EL_DIM),
+		vms_config_name(id), 1);
+	put_str(line, 24, COLS - 24, theme_attr(EL_DIM), meaning(id), 1);
+	if (sel) {
+		attr_t sa = theme_attr(EL_SELECTION);
+
+		put_str(line, 0, 1, sa, ">", 1);
+		mvchgat(line, 0, COLS, sa & ~A_COLOR, (short)PAIR_NUMBER(sa),
+			NULL);
+	}
+}
+
 static void setup_draw(struct ui *u)
 {
-	const struct vms_config *c = &u->conf;
-	struct setup *st = &u->setup;
 	attr_t n = theme_attr(EL_NORMAL);
-	int row, y;
 
 	put_str(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope: the columns of the details, in the order shown", 1);
@@ -48,29 +78,8 @@ static void setup_draw(struct ui *u)
 	put_str(2, 2, 6, theme_attr(EL_COLUMN), "Shown", 1);
 	put_str(2, 9, 14, theme_attr(EL_COLUMN), "Column", 1);
 	put_str(2, 24, COLS - 24, theme_attr(EL_COLUMN), "Meaning", 1);
-	st->y = SETUP_Y;
-	st->h = LINES - 1 - SETUP_Y;
-	cursor_show(st->cur, &st->top, (size_t)c->n, st->h);
-	for (y = 0, row = (int)st->top; y < st->h; y++, row++) {
-		int line = SETUP_Y + y, id;
-
-		put_blank(line, 0, COLS, n);
-		if (row >= c->n)
-			continue;
-		id = c->order[row];
-		put_str(line, 2, 6, n, c->shown[id] ? "[x]" : "[ ]", 1);
-		put_str(line, 9, 14, c->shown[id] ? n : theme_attr(EL_DIM),
-			vms_config_name(id), 1);
-		put_str(line, 24, COLS - 24, theme_attr(EL_DIM), meaning(id),
-			1);
-		if ((size_t)row == st->cur) {
-			attr_t sa = theme_attr(EL_SELECTION);
-
-			put_str(line, 0, 1, sa, ">", 1);
-			mvchgat(line, 0, COLS, sa & ~A_COLOR,
-				(short)PAIR_NUMBER(sa), NULL);
-		}
-	}
+	listview_draw(lv_of(u), SETUP_Y, LINES - 1 - SETUP_Y, (size_t)u->conf.n,
+		      setup_row, u);
 	ui_status(u, " Space show/hide  [ ] move up/down  d defaults  Esc back",
 		  NULL);
 }
@@ -95,7 +104,7 @@ static int save(struct ui *u)
 
 static int act_toggle(struct ui *u)
 {
-	int id = u->conf.order[u->setup.cur];
+	int id = u->conf.order[lv_of(u)->cur];
 
 	u->conf.shown[id] = !u->conf.shown[id];
 	return save(u);
@@ -103,11 +112,12 @@ static int act_toggle(struct ui *u)
 
 static int move_by(struct ui *u, int delta)
 {
-	int to = vms_config_move(&u->conf, (int)u->setup.cur, delta);
+	struct listview *lv = lv_of(u);
+	int to = vms_config_move(&u->conf, (int)lv->cur, delta);
 
-	if (to == (int)u->setup.cur)
+	if (to == (int)lv->cur)
 		return 0;
-	u->setup.cur = (size_t)to;
+	lv->cur = (size_t)to;
 	return save(u);
 }
 
@@ -154,31 +164,22 @@ static const struct key_action setup_keys[] = {
 
 static int setup_key(struct ui *u, int key)
 {
-	enum move mv;
 	int r = key_dispatch(u, setup_keys, key);
 
 	if (r >= 0)
 		return r;
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&u->setup.cur, &u->setup.top, (size_t)u->conf.n,
-		     u->setup.h, mv);
-	return UI_DRAW;
+	return listview_key(lv_of(u), (size_t)u->conf.n, key) ? UI_DRAW : 0;
 }
 
 static int setup_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct setup *st = &u->setup;
+	struct listview *lv = lv_of(u);
 	size_t row;
 
 	(void)x;
-	if (y < st->y || y >= st->y + st->h)
+	if (listview_mouse(lv, (size_t)u->conf.n, y, b, 0, &row) != LV_ROW)
 		return 0;
-	row = st->top + (size_t)(y - st->y);
-	if (row >= (size_t)u->conf.n)
-		return 0;
-	st->cur = row;
+	lv->cur = row;
 	if (b & BUTTON1_DOUBLE_CLICKED)
 		return act_toggle(u);
 	return UI_DRAW;
@@ -186,7 +187,7 @@ static int setup_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static int setup_enter(struct ui *u)
 {
-	u->setup.cur = u->setup.top = 0;
+	lv_of(u)->cur = lv_of(u)->top = 0;
 	return 0;
 }
 
@@ -194,6 +195,7 @@ const struct ui_screen screen_setup = {
 	.name = "setup",
 	.title = "Column setup (F2 or c in the viewer)",
 	.keys = setup_keys,
+	.data_size = sizeof(struct setup),
 	.enter = setup_enter,
 	.draw = setup_draw,
 	.key = setup_key,

@@ -16,7 +16,18 @@
 #include <time.h>
 
 #include "core/draw.h"
+#include "core/listview.h"
 #include "core/ui_priv.h"
+
+/* The screen's own state (u->data[SCR_TIMELINE]): the list of snapshots. */
+struct timeline {
+	struct listview lv;
+};
+
+static struct timeline *tl_of(const struct ui *u)
+{
+	return u->data[SCR_TIMELINE];
+}
 
 /* "13:25:24.123" (UTC; the date is in the title) */
 static const char *fmt_time(const struct vms_snapshot *s, char *buf, size_t n)
@@ -74,15 +85,23 @@ static void draw_sparkline(struct ui *u, int y)
 		fmt_size(lo, a, sizeof(a)), fmt_size(hi, b, sizeof(b)));
 }
 
-static void draw_row(struct ui *u, int y, size_t i, uint64_t hi)
+/* What a row is drawn with (listview_draw's ctx). */
+struct row_ctx {
+	struct ui *u;
+	uint64_t hi; /* the most committed: a full bar */
+};
+
+static void draw_row(void *ctx, int y, size_t i, bool sel)
 {
+	struct ui *u = ((struct row_ctx *)ctx)->u;
+	uint64_t hi = ((struct row_ctx *)ctx)->hi;
 	const struct history *h = &u->hist;
 	const struct vms_snapshot *s = h->s[i];
 	char t[24], c[16], w[16], p[16], d[16], mk[4];
 	attr_t at = theme_attr(EL_NORMAL);
 	int bw = COLS - 62, n;
 
-	if (i == u->tl.cur)
+	if (sel)
 		at = theme_attr(EL_SELECTION);
 	snprintf(mk, sizeof(mk), "%s%s", h->mark[0] == s ? "A" : "",
 		 h->mark[1] == s ? "B" : "");
@@ -110,9 +129,9 @@ static void timeline_draw(struct ui *u)
 	const struct history *h = &u->hist;
 	const struct vms_snapshot *s = h->n ? h->s[h->n - 1] : u->snap;
 	char when[40], right[64];
-	uint64_t hi = 0;
+	struct row_ctx rc = { u, 0 };
+	struct listview *lv = &tl_of(u)->lv;
 	size_t i;
-	int y;
 
 	if (s && s->cap.taken_at_sec) {
 		time_t t = (time_t)s->cap.taken_at_sec;
@@ -131,19 +150,11 @@ static void timeline_draw(struct ui *u)
 	put_fmt(2, 0, COLS, theme_attr(EL_COLUMN),
 		" AB   #  Taken         Committed Total WS   Private     Change ");
 	for (i = 0; i < h->n; i++)
-		hi = committed(h->s[i]) > hi ? committed(h->s[i]) : hi;
-	u->tl.y = 3;
-	u->tl.h = LINES - 4;
-	cursor_show(u->tl.cur, &u->tl.top, h->n, u->tl.h);
-	for (y = 0; y < u->tl.h; y++) {
-		if (u->tl.top + (size_t)y < h->n)
-			draw_row(u, 3 + y, u->tl.top + (size_t)y, hi);
-		else
-			put_blank(3 + y, 0, COLS, theme_attr(EL_NORMAL));
-	}
+		rc.hi = committed(h->s[i]) > rc.hi ? committed(h->s[i]) : rc.hi;
+	listview_draw(lv, 3, LINES - 4, h->n, draw_row, &rc);
 	snprintf(right, sizeof(right), "A %s  B %s | %zu/%zu",
 		 h->mark[0] ? "set" : "-", h->mark[1] ? "set" : "-",
-		 h->n ? u->tl.cur + 1 : 0, h->n);
+		 h->n ? lv->cur + 1 : 0, h->n);
 	ui_status(u,
 		  " a mark A  b mark B  Enter diff  r refresh  Esc back  "
 		  "q quit",
@@ -155,11 +166,12 @@ static void timeline_draw(struct ui *u)
 static int mark(struct ui *u, int which)
 {
 	const struct history *h = &u->hist;
+	size_t cur = tl_of(u)->lv.cur;
 
 	if (!h->n)
 		return 0;
 	u->hist.mark[which] =
-		u->hist.mark[which] == h->s[u->tl.cur] ? NULL : h->s[u->tl.cur];
+		u->hist.mark[which] == h->s[cur] ? NULL : h->s[cur];
 	return UI_DRAW;
 }
 
@@ -176,7 +188,8 @@ static int act_mark_b(struct ui *u)
 static int act_diff(struct ui *u)
 {
 	struct history *h = &u->hist;
-	const struct vms_snapshot *cur = h->n ? h->s[u->tl.cur] : NULL;
+	size_t at = tl_of(u)->lv.cur;
+	const struct vms_snapshot *cur = h->n ? h->s[at] : NULL;
 
 	if (h->n < 2) {
 		ui_message(u, true, "%s",
@@ -184,7 +197,7 @@ static int act_diff(struct ui *u)
 		return UI_DRAW;
 	}
 	if (!h->mark[0] && !h->mark[1]) {
-		size_t c = u->tl.cur ? u->tl.cur : 1;
+		size_t c = at ? at : 1;
 
 		h->mark[0] = h->s[c - 1];
 		h->mark[1] = h->s[c];
@@ -234,34 +247,29 @@ static const struct key_action timeline_keys[] = {
 
 static int timeline_key(struct ui *u, int key)
 {
-	enum move mv;
 	int r = key_dispatch(u, timeline_keys, key);
 
 	if (r >= 0)
 		return r;
-	mv = key_move(key);
-	if (mv == MV_NONE)
-		return 0;
-	cursor_apply(&u->tl.cur, &u->tl.top, u->hist.n, u->tl.h, mv);
-	return UI_DRAW;
+	return listview_key(&tl_of(u)->lv, u->hist.n, key) ? UI_DRAW : 0;
 }
 
 static int timeline_mouse(struct ui *u, int y, int x, mmask_t b)
 {
+	struct listview *lv = &tl_of(u)->lv;
+	size_t row;
+
 	(void)x;
-	(void)b;
-	if (y >= u->tl.y && y < u->tl.y + u->tl.h &&
-	    u->tl.top + (size_t)(y - u->tl.y) < u->hist.n) {
-		u->tl.cur = u->tl.top + (size_t)(y - u->tl.y);
-		return UI_DRAW;
-	}
-	return 0;
+	if (listview_mouse(lv, u->hist.n, y, b, 0, &row) != LV_ROW)
+		return 0;
+	lv->cur = row;
+	return UI_DRAW;
 }
 
 /* Opened: the cursor on the newest. */
 static int timeline_enter(struct ui *u)
 {
-	u->tl.cur = u->hist.n ? u->hist.n - 1 : 0;
+	tl_of(u)->lv.cur = u->hist.n ? u->hist.n - 1 : 0;
 	return 0;
 }
 
@@ -270,17 +278,20 @@ static void timeline_snapshot_changed(struct ui *u,
 				      const struct vms_snapshot *old,
 				      bool new_process)
 {
+	struct listview *lv = &tl_of(u)->lv;
+
 	(void)old;
-	if (new_process || u->tl.cur + 2 >= u->hist.n)
-		u->tl.cur = u->hist.n ? u->hist.n - 1 : 0;
-	if (u->tl.cur >= u->hist.n)
-		u->tl.cur = u->hist.n ? u->hist.n - 1 : 0;
+	if (new_process || lv->cur + 2 >= u->hist.n)
+		lv->cur = u->hist.n ? u->hist.n - 1 : 0;
+	if (lv->cur >= u->hist.n)
+		lv->cur = u->hist.n ? u->hist.n - 1 : 0;
 }
 
 const struct ui_screen screen_timeline = {
 	.name = "timeline",
 	.title = "Timeline (T in the viewer)",
 	.keys = timeline_keys,
+	.data_size = sizeof(struct timeline),
 	.enter = timeline_enter,
 	.snapshot_changed = timeline_snapshot_changed,
 	.draw = timeline_draw,
