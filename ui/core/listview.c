@@ -12,6 +12,11 @@ void listview_place(struct listview *lv, int y, int h, size_t n)
 	cursor_show(lv->cur, &lv->top, n, h);
 }
 
+void listview_show(struct listview *lv, size_t n)
+{
+	cursor_show(lv->cur, &lv->top, n, lv->h);
+}
+
 void listview_draw(struct listview *lv, int y, int h, size_t n,
 		   listview_row_fn *row, void *ctx)
 {

@@ -30,6 +30,10 @@ struct listview {
 /* The list on lines [y, y + h): the cursor kept in view over n rows. */
 void listview_place(struct listview *lv, int y, int h, size_t n);
 
+/* The cursor kept in view over n rows on the last placing's lines (after
+ * the cursor or the rows changed between draws). */
+void listview_show(struct listview *lv, size_t n);
+
 /* Draws a row on line `line`: row i of the owner's, cur when the cursor
  * is on it. */
 typedef void listview_row_fn(void *ctx, int line, size_t i, bool cur);

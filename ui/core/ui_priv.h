@@ -1,13 +1,17 @@
 /* ui_priv.h — the state of a run and the table of screens.
  *
- * Contract: one struct ui holds all the state of a run; the snapshot in it
- * is only read. Each screen is a const struct ui_screen (tmux's
- * window_mode): a table of callbacks with designated initialisers, its own
- * data in its own member of struct ui (the viewer's det, the map's map, the
- * picker's pick, the help's help). ui.c knows screens only through that
- * table (UI_SCREENS below, one line a screen); no screen names another
- * screen's symbols. Screens share only what uilib.h declares (keys, cursor,
- * status line, theme) and the panes (panes.h) the viewer is made of.
+ * Contract: struct ui holds what the screens share (the snapshot, only
+ * read; the history; the status line; the columns' settings); the snapshot
+ * in it is only read. Each screen is a const struct ui_screen (tmux's
+ * window_mode): a table of callbacks with designated initialisers, and its
+ * own state in its own file, opaque to the rest (tmux's wp->modedata):
+ * ui.c gives it zeroed in u->data[id], data_size bytes, and frees it at
+ * the end; only the screen's file reads it (the viewer's is shared with
+ * its panes: panes.h). Changing a screen's state recompiles that screen
+ * alone. ui.c knows screens only through that table (UI_SCREENS below,
+ * one line a screen); no screen names another screen's symbols. Screens
+ * share only what ui/core declares (keys, the list: listview.h, status
+ * line, theme) and the panes (panes.h) the viewer is made of.
  *
  * A key or mouse callback acts through a key-to-action table and returns
  * UI_* flags; ui.c's loop alone redraws, resamples, opens a process,
@@ -17,8 +21,8 @@
  * goes beside (u->goto_addr: the viewer shows that address). UI_BACK
  * returns to the screen the current one was entered from (u->prev),
  * without calling enter: help is shown over a screen and leaves it as it
- * was. Adding a screen: a file with its table, a line in UI_SCREENS, its
- * data in struct ui. Snapshots are owned by ui.c's history (struct
+ * was. Adding a screen: a file with its table and its state
+ * (ui/screens/), and a line in UI_SCREENS. Snapshots are owned by ui.c's history (struct
  * history): a screen may point into any of them until its
  * snapshot_changed says they changed.
  */
@@ -33,10 +37,7 @@
 #include "base/error.h"
 #include "core/theme.h"
 #include "core/uilib.h"
-#include "linux/proclist.h"
-#include "model/alloc.h"
 #include "model/config.h"
-#include "model/diff.h"
 #include "model/snapshot.h"
 
 /* ui.h (ui/, the top): the run's options; only ui.c reads them. */
@@ -114,62 +115,6 @@ UI_SCREENS(X)
 
 /* ---- each screen's own data ---- */
 
-/* A row of the details pane: an allocation, a region (alone, or one of
- * an allocation's), a child of a region, or a free gap. depth: 0 a top
- * row, 1 under it, 2 under that. */
-enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC };
-struct drow {
-	uint32_t idx; /* region, gap or allocation index */
-	uint8_t kind;
-	uint8_t depth;
-	uint16_t child; /* child index for DROW_CHILD */
-};
-/* What is open, per region (details.expanded): its children; and, on an
- * allocation's first region, the allocation's regions. */
-enum { DEXP_REGION = 1, DEXP_ALLOC = 2 };
-struct dgap {
-	uint64_t start, end;
-	uint32_t next; /* the region it comes before (nregions: none) */
-};
-
-/* What the details are sorted by: the address, the type, or a column
- * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
-enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
-
-struct details {
-	struct drow *rows;
-	size_t nrows, cap;
-	struct dgap *gaps;
-	size_t ngaps;
-	uint8_t *expanded; /* per region: DEXP_* */
-	struct vms_alloc *allocs; /* alloc.h, in address order */
-	size_t nallocs;
-	uint32_t *alloc_of; /* per region: its allocation */
-	uint8_t *type_of; /* per region: its type, made when a filter asks */
-	bool by_region; /* the region list, not allocations ('a') */
-	int filter; /* -1: everything; a type: its rows only */
-	bool show_free; /* the free gaps in the all view too ('f') */
-	int sort;
-	bool reverse;
-	size_t cur, top;
-	int h; /* rows shown at the last draw */
-	int y; /* first row on screen at the last draw */
-	/* The top rows filtered and sorted, kept while the view, filter,
-	 * free gaps and sort they were made for stay (tops_for): opening
-	 * or closing a row only emits them again. Freed with the rows. */
-	struct drow *tops;
-	size_t ntops;
-	struct {
-		int filter, sort;
-		bool by_region, show_free, reverse, valid;
-	} tops_for;
-	/* The sort's and find's temporaries, kept between keys and grown
-	 * as needed (pane_details_row.c: details_scratch): fresh pages from
-	 * the kernel for every sort cost more than the sort itself. */
-	void *scratch;
-	size_t scratch_cap;
-};
-
 /* The history of the process shown: every snapshot a refresh (r, a
  * --watch tick) replaced, oldest first; the last is u->snap. Bounded by
  * HIST_MAX snapshots and HIST_BUDGET bytes (vms_snapshot_bytes): the
@@ -213,21 +158,12 @@ struct ui {
 	bool finding; /* the find prompt is open */
 	bool idled; /* the screen's idle ran since the last key or snapshot */
 	char find[128];
-	/* The viewer's */
-	int focus; /* 0: summary, 1: details */
-	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
-	/* The summary rows shown at the last layout (all ten, or folded to
-	 * those with something in them on a short terminal), scrolled from
-	 * sum_top; drawn from line sum_y. */
-	int sum_vis[16];
-	int sum_nvis, sum_top, sum_shown, sum_y;
-	struct details det;
 	/* The details' columns and their order (config.h): read from
 	 * conf_path at start, written by the setup; conf_path "" when there
 	 * is no place for it (no HOME). */
 	struct vms_config conf;
 	char conf_path[512];
-	/* The other screens' */
+	/* ui.c's; the timeline and the diff read it */
 	struct history hist;
 	/* --watch: the next tick (CLOCK_MONOTONIC, us; 0: not watching) and
 	 * the snapshots still to take (-1: no end). */

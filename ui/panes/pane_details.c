@@ -109,7 +109,7 @@ static int push(struct details *d, struct drow r)
 size_t details_emit(const struct ui *u, const struct drow *top, bool all,
 		    int (*fn)(void *ctx, struct drow r), void *ctx)
 {
-	const struct details *d = &u->det;
+	const struct details *d = det_of(u);
 	const struct vms_snapshot *s = u->snap;
 	uint32_t first = top->idx, n = 1, k, c;
 	uint8_t depth = 0;
@@ -179,7 +179,8 @@ static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
  * regions' types (types()), not the regions themselves. */
 static size_t tops_of(struct ui *u, struct drow *tops)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
 	const struct vms_snapshot *s = u->snap;
 	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
 	bool gaps =
@@ -225,7 +226,8 @@ static bool tops_current(const struct details *d)
  * false if out of memory for them (the rows on screen stay). */
 static bool make_tops(struct ui *u)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
 
 	if (tops_current(d))
 		return true;
@@ -254,15 +256,15 @@ static bool make_tops(struct ui *u)
 
 void details_rebuild(struct ui *u)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	const struct vms_snapshot *s = u->snap;
 	struct drow keep = { 0, 0, 0, 0 };
-	bool had = d->cur < d->nrows;
+	bool had = d->lv.cur < d->nrows;
 	size_t i;
 	uint64_t ka = 0, kb;
 
 	if (had) {
-		keep = d->rows[d->cur];
+		keep = d->rows[d->lv.cur];
 		details_span_in(d, s, &keep, &ka, &kb);
 	}
 	if (!make_tops(u))
@@ -290,13 +292,13 @@ void details_rebuild(struct ui *u)
 			if (details_same_node(&d->rows[i], &keep))
 				break;
 		if (i < d->nrows)
-			d->cur = i;
+			d->lv.cur = i;
 		else
 			details_cursor_to(u, ka, NULL);
 	}
-	if (d->cur >= d->nrows)
-		d->cur = d->nrows ? d->nrows - 1 : 0;
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
+	if (d->lv.cur >= d->nrows)
+		d->lv.cur = d->nrows ? d->nrows - 1 : 0;
+	listview_show(&d->lv, d->nrows);
 }
 
 /* ---- the cursor by address, and what a new snapshot keeps ---- */
@@ -341,7 +343,7 @@ static const struct vms_alloc *alloc_at(const struct details *d,
 
 void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	ptrdiff_t ri = vms_snapshot_find_index(u->snap, addr);
 	ptrdiff_t gi = ri < 0 ? gap_at(d, addr) : -1;
 	const struct vms_alloc *a = alloc_at(d, u->snap, addr);
@@ -379,8 +381,8 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
 			break;
 		}
 	if (best < d->nrows)
-		d->cur = best;
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
+		d->lv.cur = best;
+	listview_show(&d->lv, d->nrows);
 }
 
 /* What a new snapshot of the same process keeps of the details: the
@@ -404,9 +406,9 @@ static void carry_take(struct dcarry *k, const struct details *d,
 	uint64_t b;
 
 	memset(k, 0, sizeof(*k));
-	if (!old || d->cur >= d->nrows)
+	if (!old || d->lv.cur >= d->nrows)
 		return;
-	r = &d->rows[d->cur];
+	r = &d->rows[d->lv.cur];
 	/* old may be a layout the capture wrote over (pipeline.h,
 	 * vms_lend_begin): its rows are its own, its regions the capture's,
 	 * perhaps fewer, with other children */
@@ -419,7 +421,7 @@ static void carry_take(struct dcarry *k, const struct details *d,
 	if (r->kind == DROW_CHILD && r->child < old->regions[r->idx].nchildren)
 		k->cur_child = old->regions[r->idx].children[r->child].name;
 	k->has_cur = true;
-	k->cur_row = d->cur - d->top;
+	k->cur_row = d->lv.cur - d->lv.top;
 	if (!same_process || !d->expanded)
 		return;
 	for (i = 0; i < old->nregions; i++)
@@ -437,14 +439,14 @@ static void carry_take(struct dcarry *k, const struct details *d,
 
 void details_reset(struct ui *u, const struct vms_snapshot *old)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	struct dcarry k;
 	size_t i;
 
 	carry_take(&k, d, old,
 		   old && u->snap && old->proc.pid == u->snap->proc.pid);
 	details_free(d);
-	d->cur = d->top = 0;
+	d->lv.cur = d->lv.top = 0;
 	if (!u->snap)
 		goto free_carry;
 	d->expanded = calloc(u->snap->nregions + 1, 1);
@@ -460,8 +462,8 @@ void details_reset(struct ui *u, const struct vms_snapshot *old)
 	if (k.has_cur) {
 		details_cursor_to(u, k.cur_addr, k.cur_child);
 		/* the cursor where it was on screen, if the rows allow */
-		d->top = d->cur >= k.cur_row ? d->cur - k.cur_row : 0;
-		cursor_show(d->cur, &d->top, d->nrows, d->h);
+		d->lv.top = d->lv.cur >= k.cur_row ? d->lv.cur - k.cur_row : 0;
+		listview_show(&d->lv, d->nrows);
 	}
 free_carry:
 	free(k.starts);
@@ -472,7 +474,7 @@ free_carry:
 
 void details_open_path(struct ui *u, const struct drow *r)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	const struct vms_alloc *a;
 
 	if (r->kind == DROW_GAP || r->kind == DROW_ALLOC)
@@ -489,7 +491,8 @@ void details_open_path(struct ui *u, const struct drow *r)
  * shows its mappings and its .text at once, on an 80x24 screen too. */
 static int open_alloc(struct ui *u, const struct vms_alloc *a, bool open)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
 	unsigned want = 0;
 	uint32_t k;
 
@@ -518,14 +521,14 @@ static int open_alloc(struct ui *u, const struct vms_alloc *a, bool open)
 
 int details_expand(struct ui *u, bool open)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	struct drow r;
 	const struct vms_region *g;
 	size_t shown;
 
-	if (d->cur >= d->nrows)
+	if (d->lv.cur >= d->nrows)
 		return 0;
-	r = d->rows[d->cur];
+	r = d->rows[d->lv.cur];
 	if (r.kind == DROW_GAP)
 		return 0;
 	if (r.kind == DROW_ALLOC) {
@@ -561,15 +564,15 @@ int details_expand(struct ui *u, bool open)
 	shown = g->nchildren;
 bring_into_view:
 	/* the children into view, the row opened staying on top */
-	if (shown && d->h > 0) {
-		size_t last = d->cur, hh = (size_t)d->h;
+	if (shown && d->lv.h > 0) {
+		size_t last = d->lv.cur, hh = (size_t)d->lv.h;
 
 		while (last + 1 < d->nrows &&
-		       d->rows[last + 1].depth > d->rows[d->cur].depth)
+		       d->rows[last + 1].depth > d->rows[d->lv.cur].depth)
 			last++;
-		if (last >= d->top + hh)
-			d->top =
-				last - hh + 1 > d->cur ? d->cur : last - hh + 1;
+		if (last >= d->lv.top + hh)
+			d->lv.top = last - hh + 1 > d->lv.cur ? d->lv.cur
+							      : last - hh + 1;
 	}
 	return UI_DRAW;
 }
@@ -577,11 +580,11 @@ bring_into_view:
 int details_toggle(struct ui *u)
 {
 	const struct drow *r;
-	const struct details *d = &u->det;
+	const struct details *d = det_of(u);
 
-	if (d->cur >= d->nrows)
+	if (d->lv.cur >= d->nrows)
 		return 0;
-	r = &d->rows[d->cur];
+	r = &d->rows[d->lv.cur];
 	if (r->kind == DROW_ALLOC)
 		return details_expand(
 			u,
@@ -593,7 +596,8 @@ int details_toggle(struct ui *u)
 
 int details_goto_addr(struct ui *u, uint64_t addr)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = det_of(u);
 
 	if (d->filter != -1 || d->sort != DS_ADDRESS || d->reverse) {
 		d->filter = -1;
@@ -602,6 +606,6 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 		details_rebuild(u);
 	}
 	details_cursor_to(u, addr, NULL);
-	u->focus = 1;
+	v->focus = 1;
 	return UI_DRAW;
 }

@@ -3,9 +3,9 @@
  * columns chosen in the setup (u->conf, config.h), in its order, as many
  * as fit the terminal (pane_details.c makes the rows).
  *
- * Contract: draws only the rows between d->top and d->top + h; reads the
- * rows and the snapshot, changes nothing but d->h, d->y and d->top (to
- * keep the cursor visible).
+ * Contract: draws only the visible rows (the details' listview, placed
+ * here); reads the rows and the snapshot, changes nothing but the
+ * listview's placing (its top keeps the cursor visible).
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,12 +177,13 @@ static void details_text(const char *t, const char *words, int w, char *out,
 /* Whether a row has nothing committed (drawn as reserved). */
 static bool row_reserved(const struct ui *u, const struct drow *r)
 {
+	struct viewer *v = viewer_of(u);
 	const struct vms_alloc *a;
 	uint32_t k;
 
 	if (r->kind != DROW_ALLOC)
 		return u->snap->regions[r->idx].flags & VMS_RF_RESERVED;
-	a = &u->det.allocs[r->idx];
+	a = &v->det.allocs[r->idx];
 	for (k = 0; k < a->n; k++)
 		if (!(u->snap->regions[a->first + k].flags & VMS_RF_RESERVED))
 			return false;
@@ -192,7 +193,8 @@ static bool row_reserved(const struct ui *u, const struct drow *r)
 /* '+' closed, '-' open, ' ' nothing to open. */
 static const char *row_mark(const struct ui *u, const struct drow *r)
 {
-	const struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	const struct details *d = &v->det;
 
 	if (r->kind == DROW_ALLOC)
 		return d->expanded[d->allocs[r->idx].first] & DEXP_ALLOC ? "-"
@@ -312,9 +314,18 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	}
 }
 
-static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
+/* What a row is drawn with (listview_draw's ctx). */
+struct row_ctx {
+	struct ui *u;
+	const struct dlayout *l;
+};
+
+static void draw_row(void *ctx, int y, size_t i, bool sel)
 {
-	const struct drow *r = &u->det.rows[i];
+	struct ui *u = ((struct row_ctx *)ctx)->u;
+	const struct dlayout *l = ((struct row_ctx *)ctx)->l;
+	struct viewer *v = viewer_of(u);
+	const struct drow *r = &v->det.rows[i];
 	uint64_t a, b;
 	int k;
 
@@ -334,8 +345,8 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 	} else {
 		draw_region(u, y, r, l);
 	}
-	if (i == u->det.cur) {
-		attr_t sa = theme_attr(u->focus == 1 ? EL_SELECTION
+	if (sel) {
+		attr_t sa = theme_attr(v->focus == 1 ? EL_SELECTION
 						     : EL_SELECTION_IDLE);
 
 		mvchgat(y, 0, COLS, sa & ~A_COLOR, (short)PAIR_NUMBER(sa),
@@ -345,24 +356,14 @@ static void draw_row(struct ui *u, int y, size_t i, const struct dlayout *l)
 
 void details_draw(struct ui *u, int y, int h)
 {
-	struct details *d = &u->det;
-	size_t i;
-	int row;
-
+	struct details *d = det_of(u);
 	struct dlayout l = layout_for(u, COLS);
+	struct row_ctx rc = { u, &l };
 
-	d->h = h - 1;
-	d->y = y + 1;
 	draw_heading(d, y, &l);
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
-	for (row = 0, i = d->top; row < d->h; row++, i++) {
-		if (i < d->nrows)
-			draw_row(u, d->y + row, i, &l);
-		else
-			put_blank(d->y + row, 0, COLS, theme_attr(EL_NORMAL));
-	}
+	listview_draw(&d->lv, y + 1, h - 1, d->nrows, draw_row, &rc);
 	if (!d->nrows)
-		put_str(d->y, X_ADDR, COLS - X_ADDR, theme_attr(EL_DIM),
+		put_str(d->lv.y, X_ADDR, COLS - X_ADDR, theme_attr(EL_DIM),
 			d->filter == VMS_T_PAGE_TABLE
 				? "(the page table is kernel memory: it has "
 				  "no regions)"

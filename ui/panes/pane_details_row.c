@@ -65,7 +65,9 @@ void details_span_in(const struct details *d, const struct vms_snapshot *s,
 void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
 		      uint64_t *b)
 {
-	details_span_in(&u->det, u->snap, r, a, b);
+	const struct details *d = det_of(u);
+
+	details_span_in(d, u->snap, r, a, b);
 }
 
 const char *details_region_text(const struct vms_region *r)
@@ -80,38 +82,44 @@ const char *details_region_text(const struct vms_region *r)
 const struct vms_region *details_node_region(const struct ui *u,
 					     const struct drow *r)
 {
+	const struct details *d = det_of(u);
+
 	if (r->kind == DROW_GAP)
 		return NULL;
 	if (r->kind == DROW_ALLOC)
-		return &u->snap->regions[u->det.allocs[r->idx].main];
+		return &u->snap->regions[d->allocs[r->idx].main];
 	return &u->snap->regions[r->idx];
 }
 
 const struct vms_region *details_region(const struct ui *u, size_t row)
 {
-	return row < u->det.nrows ? details_node_region(u, &u->det.rows[row])
-				  : NULL;
+	const struct details *d = det_of(u);
+
+	return row < d->nrows ? details_node_region(u, &d->rows[row]) : NULL;
 }
 
 uint64_t details_figure(const struct ui *u, const struct drow *r,
 			enum vms_col c)
 {
+	const struct details *d = det_of(u);
+
 	if (c == VMS_COL_BLOCKS) /* the regions a row stands for */
-		return r->kind == DROW_ALLOC   ? u->det.allocs[r->idx].n
+		return r->kind == DROW_ALLOC   ? d->allocs[r->idx].n
 		       : r->kind == DROW_CHILD ? 0
 					       : 1;
 	if (r->kind == DROW_ALLOC)
-		return vms_alloc_figure(u->snap, &u->det.allocs[r->idx], c);
+		return vms_alloc_figure(u->snap, &d->allocs[r->idx], c);
 	if (r->kind == DROW_GAP)
-		return c == VMS_COL_SIZE ? u->det.gaps[r->idx].end -
-						   u->det.gaps[r->idx].start
-					 : 0;
+		return c == VMS_COL_SIZE
+			       ? d->gaps[r->idx].end - d->gaps[r->idx].start
+			       : 0;
 	return vms_column_region(&u->snap->regions[r->idx], c);
 }
 
 const char *details_row_perms(const struct ui *u, const struct drow *r,
 			      char *buf)
 {
+	const struct details *d = det_of(u);
 	const struct vms_region *g = details_node_region(u, r);
 	const struct vms_alloc *a;
 	unsigned p = 0;
@@ -125,7 +133,7 @@ const char *details_row_perms(const struct ui *u, const struct drow *r,
 		return export_perms(g, buf);
 	/* every permission one of its regions has ("r-xp" and "rw-p" read
 	 * "rwxp"), shared or private as its main */
-	a = &u->det.allocs[r->idx];
+	a = &d->allocs[r->idx];
 	for (k = 0; k < a->n; k++)
 		p |= u->snap->regions[a->first + k].perms;
 	buf[0] = p & VMS_PERM_R ? 'r' : '-';

@@ -47,7 +47,8 @@ static const char *row_text(const struct ui *u, const struct drow *r)
  * the sort touches neither the snapshot nor the allocations. */
 static uint64_t sort_key_of(const struct ui *u, const struct drow *r)
 {
-	int sort = u->det.sort, f = sort_figure(sort);
+	struct viewer *v = viewer_of(u);
+	int sort = v->det.sort, f = sort_figure(sort);
 	uint64_t start, end, k = 0;
 
 	if (f >= 0)
@@ -170,13 +171,14 @@ static size_t sort_scratch_bytes(size_t n)
 
 void details_sort_warm(struct ui *u)
 {
+	struct details *d = det_of(u);
+
 	/* with --watch, each tick's snapshot frees the rows and their
 	 * scratch: not taken again for a sort nobody may ask for */
 	if (u->snap && !u->watching)
-		(void)details_scratch(&u->det,
-				      sort_scratch_bytes(u->snap->nregions +
-							 u->det.ngaps + 1),
-				      false);
+		(void)details_scratch(
+			d, sort_scratch_bytes(u->snap->nregions + d->ngaps + 1),
+			false);
 }
 
 /* Sorts the top rows (in address order) by the details' sort column:
@@ -186,7 +188,7 @@ void details_sort_warm(struct ui *u)
  * (left in address order). */
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	int f = sort_figure(d->sort);
 	bool down = d->reverse;
 	struct rkey *rk, *tmp;

@@ -66,6 +66,7 @@ static bool region_matches(struct matcher *m, const struct vms_region *g)
 static bool node_matches(const struct ui *u, const struct drow *r,
 			 struct matcher *m)
 {
+	struct viewer *v = viewer_of(u);
 	const struct vms_region *g;
 
 	if (r->kind == DROW_GAP)
@@ -76,7 +77,7 @@ static bool node_matches(const struct ui *u, const struct drow *r,
 	if (r->kind == DROW_CHILD)
 		return contains_ci(g->children[r->child].name, m->needle);
 	if (r->depth) {
-		const struct vms_alloc *a = details_alloc_of(&u->det, r->idx);
+		const struct vms_alloc *a = details_alloc_of(&v->det, r->idx);
 
 		if (a && region_matches(m, &u->snap->regions[a->main]))
 			return false;
@@ -118,7 +119,7 @@ static int add(void *ctx, struct drow r)
  * again; the count, 0 if out of memory. */
 static size_t full_order(struct ui *u, struct drow **out)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	struct order o = { d, d->scratch, 0,
 			   d->scratch_cap / sizeof(struct drow), false };
 	size_t i;
@@ -133,22 +134,23 @@ static size_t full_order(struct ui *u, struct drow **out)
 /* Makes node r a row (what holds it opened) and puts the cursor on it. */
 static void show_node(struct ui *u, const struct drow *r)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
 	size_t i;
 
 	details_open_path(u, r);
 	details_rebuild(u);
 	for (i = 0; i < d->nrows; i++)
 		if (details_same_node(&d->rows[i], r)) {
-			d->cur = i;
+			d->lv.cur = i;
 			break;
 		}
-	cursor_show(d->cur, &d->top, d->nrows, d->h);
+	listview_show(&d->lv, d->nrows);
 }
 
 int details_find(struct ui *u, bool backwards)
 {
-	struct details *d = &u->det;
+	struct details *d = det_of(u);
 	char needle[sizeof(u->find)];
 	struct drow *v = NULL, hit = { 0, 0, 0, 0 };
 	struct matcher m;
@@ -171,8 +173,8 @@ int details_find(struct ui *u, bool backwards)
 		return UI_DRAW;
 	}
 	for (i = 0; i < n; i++)
-		if (d->cur < d->nrows &&
-		    details_same_node(&v[i], &d->rows[d->cur]))
+		if (d->lv.cur < d->nrows &&
+		    details_same_node(&v[i], &d->rows[d->lv.cur]))
 			pos = i;
 	/* one pass in the order shown; the hit is the first match after
 	 * the cursor (before it: backwards), round the end if none, and
@@ -205,7 +207,7 @@ int details_find(struct ui *u, bool backwards)
 	}
 	hit = v[at];
 	show_node(u, &hit);
-	u->focus = 1;
+	viewer_of(u)->focus = 1;
 	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",
 		   hitno, nhits, u->find);
 	return UI_DRAW;

@@ -52,61 +52,64 @@ static bool row_empty(const struct vms_snapshot *s, int row)
 
 int summary_layout(struct ui *u, int max)
 {
+	struct viewer *v = viewer_of(u);
 	int row, n = 0, room = max - 2, k;
 
 	for (row = 0; row < SUM_ROWS; row++)
 		if (room >= SUM_ROWS || !row_empty(u->snap, row) ||
-		    row == u->sum_cur)
-			u->sum_vis[n++] = row;
+		    row == v->sum_cur)
+			v->sum_vis[n++] = row;
 	/* still short: the page table (kernel memory, no regions to list)
 	 * gives way before the list scrolls */
 	for (k = 0; n > room && k < n; k++)
-		if (u->sum_vis[k] == VMS_T_PAGE_TABLE &&
-		    u->sum_cur != VMS_T_PAGE_TABLE) {
-			memmove(&u->sum_vis[k], &u->sum_vis[k + 1],
-				(size_t)(n - k - 1) * sizeof(u->sum_vis[0]));
+		if (v->sum_vis[k] == VMS_T_PAGE_TABLE &&
+		    v->sum_cur != VMS_T_PAGE_TABLE) {
+			memmove(&v->sum_vis[k], &v->sum_vis[k + 1],
+				(size_t)(n - k - 1) * sizeof(v->sum_vis[0]));
 			n--;
 			break;
 		}
-	u->sum_nvis = n;
+	v->sum_nvis = n;
 	if (room < 1)
 		room = 1;
-	u->sum_shown = n < room ? n : room;
-	for (k = 0; k < n && u->sum_vis[k] != u->sum_cur; k++)
+	v->sum_shown = n < room ? n : room;
+	for (k = 0; k < n && v->sum_vis[k] != v->sum_cur; k++)
 		;
-	if (k < u->sum_top)
-		u->sum_top = k;
-	else if (k >= u->sum_top + u->sum_shown)
-		u->sum_top = k - u->sum_shown + 1;
-	if (u->sum_top > n - u->sum_shown)
-		u->sum_top = n - u->sum_shown;
-	if (u->sum_top < 0)
-		u->sum_top = 0;
-	return 2 + u->sum_shown;
+	if (k < v->sum_top)
+		v->sum_top = k;
+	else if (k >= v->sum_top + v->sum_shown)
+		v->sum_top = k - v->sum_shown + 1;
+	if (v->sum_top > n - v->sum_shown)
+		v->sum_top = n - v->sum_shown;
+	if (v->sum_top < 0)
+		v->sum_top = 0;
+	return 2 + v->sum_shown;
 }
 
 int summary_row_at(const struct ui *u, int y)
 {
-	int k = y - u->sum_y - 2;
+	struct viewer *v = viewer_of(u);
+	int k = y - v->sum_y - 2;
 
-	if (k < 0 || k >= u->sum_shown || u->sum_top + k >= u->sum_nvis)
+	if (k < 0 || k >= v->sum_shown || v->sum_top + k >= v->sum_nvis)
 		return -1;
-	return u->sum_vis[u->sum_top + k];
+	return v->sum_vis[v->sum_top + k];
 }
 
 void summary_move(struct ui *u, enum move mv)
 {
+	struct viewer *v = viewer_of(u);
 	size_t cur = 0, top = 0;
 	int k;
 
-	for (k = 0; k < u->sum_nvis; k++)
-		if (u->sum_vis[k] == u->sum_cur)
+	for (k = 0; k < v->sum_nvis; k++)
+		if (v->sum_vis[k] == v->sum_cur)
 			cur = (size_t)k;
-	if (!u->sum_nvis)
+	if (!v->sum_nvis)
 		return;
-	cursor_apply(&cur, &top, (size_t)u->sum_nvis,
-		     u->sum_shown > 0 ? u->sum_shown : 1, mv);
-	u->sum_cur = u->sum_vis[cur];
+	cursor_apply(&cur, &top, (size_t)v->sum_nvis,
+		     v->sum_shown > 0 ? v->sum_shown : 1, mv);
+	v->sum_cur = v->sum_vis[cur];
 }
 
 /* Free has only a size, a count and its largest block; a figure the
@@ -146,11 +149,13 @@ static void fit_columns(int w[NCOLS], int cols_avail)
 
 void summary_draw(struct ui *u, int y)
 {
+	struct details *d = det_of(u);
+	struct viewer *v = viewer_of(u);
 	const struct vms_snapshot *s = u->snap;
 	int w[NCOLS], i, row, x, k;
 	char buf[32];
 
-	u->sum_y = y;
+	v->sum_y = y;
 
 	for (i = 0; i < NCOLS; i++) {
 		int a = (int)strlen(col(i)->head[0]);
@@ -175,8 +180,8 @@ void summary_draw(struct ui *u, int y)
 					  theme_attr(EL_COLUMN),
 					  col(i)->head[row]);
 	}
-	for (k = 0; k < u->sum_shown; k++) {
-		int yy = y + 2 + k, r = u->sum_vis[u->sum_top + k];
+	for (k = 0; k < v->sum_shown; k++) {
+		int yy = y + 2 + k, r = v->sum_vis[v->sum_top + k];
 		int filt = summary_row_filter(r);
 		attr_t la, va;
 
@@ -186,11 +191,11 @@ void summary_draw(struct ui *u, int y)
 		else
 			la = theme_attr(theme_type(filt)),
 			va = theme_attr(EL_NORMAL);
-		if (row == u->sum_cur)
-			la = va = theme_attr(u->focus == 0 ? EL_SELECTION
+		if (row == v->sum_cur)
+			la = va = theme_attr(v->focus == 0 ? EL_SELECTION
 							   : EL_SELECTION_IDLE);
 		put_blank(yy, 0, COLS, va);
-		put_str(yy, 0, 1, va, u->det.filter == filt ? ">" : " ", 1);
+		put_str(yy, 0, 1, va, d->filter == filt ? ">" : " ", 1);
 		put_str(yy, 1, LABEL_W - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);

@@ -2,7 +2,8 @@
  * type) and the details (one row per region, child or free gap).
  *
  * Contract: a pane draws into the rows it is given and keeps its state in
- * struct ui (sum_cur and focus; det); it calls no screen. The details rows
+ * the viewer's (struct viewer below: sum_* and focus; det); it calls no
+ * screen. The details rows
  * point into u->snap: details_reset() must follow every change of it.
  */
 #ifndef VMS_UI_PANES_H
@@ -11,8 +12,88 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/listview.h"
 #include "core/ui_priv.h"
+#include "model/alloc.h"
 #include "model/columns.h"
+
+/* A row of the details pane: an allocation, a region (alone, or one of
+ * an allocation's), a child of a region, or a free gap. depth: 0 a top
+ * row, 1 under it, 2 under that. */
+enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC };
+struct drow {
+	uint32_t idx; /* region, gap or allocation index */
+	uint8_t kind;
+	uint8_t depth;
+	uint16_t child; /* child index for DROW_CHILD */
+};
+/* What is open, per region (details.expanded): its children; and, on an
+ * allocation's first region, the allocation's regions. */
+enum { DEXP_REGION = 1, DEXP_ALLOC = 2 };
+struct dgap {
+	uint64_t start, end;
+	uint32_t next; /* the region it comes before (nregions: none) */
+};
+
+/* What the details are sorted by: the address, the type, or a column
+ * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
+enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
+
+struct details {
+	struct drow *rows;
+	size_t nrows, cap;
+	struct dgap *gaps;
+	size_t ngaps;
+	uint8_t *expanded; /* per region: DEXP_* */
+	struct vms_alloc *allocs; /* alloc.h, in address order */
+	size_t nallocs;
+	uint32_t *alloc_of; /* per region: its allocation */
+	uint8_t *type_of; /* per region: its type, made when a filter asks */
+	bool by_region; /* the region list, not allocations ('a') */
+	int filter; /* -1: everything; a type: its rows only */
+	bool show_free; /* the free gaps in the all view too ('f') */
+	int sort;
+	bool reverse;
+	struct listview lv; /* over the rows; placed at the last draw */
+	/* The top rows filtered and sorted, kept while the view, filter,
+	 * free gaps and sort they were made for stay (tops_for): opening
+	 * or closing a row only emits them again. Freed with the rows. */
+	struct drow *tops;
+	size_t ntops;
+	struct {
+		int filter, sort;
+		bool by_region, show_free, reverse, valid;
+	} tops_for;
+	/* The sort's and find's temporaries, kept between keys and grown
+	 * as needed (pane_details_row.c: details_scratch): fresh pages from
+	 * the kernel for every sort cost more than the sort itself. */
+	void *scratch;
+	size_t scratch_cap;
+};
+
+/* The viewer's own state (u->data[SCR_VIEWER], screen_viewer.c's table
+ * gives its size), declared here because its panes, below the viewer,
+ * keep theirs in it: the focus, the summary's and the details'. */
+struct viewer {
+	int focus; /* 0: summary, 1: details */
+	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
+	/* The summary rows shown at the last layout (all ten, or folded to
+	 * those with something in them on a short terminal), scrolled from
+	 * sum_top; drawn from line sum_y. */
+	int sum_vis[16];
+	int sum_nvis, sum_top, sum_shown, sum_y;
+	struct details det;
+};
+
+static inline struct viewer *viewer_of(const struct ui *u)
+{
+	return u->data[SCR_VIEWER];
+}
+
+static inline struct details *det_of(const struct ui *u)
+{
+	return &viewer_of(u)->det;
+}
 
 /* pane_summary.c */
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };

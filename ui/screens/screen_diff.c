@@ -21,6 +21,7 @@
 #include "core/listview.h"
 #include "core/ui_priv.h"
 #include "export/export_util.h"
+#include "model/diff.h"
 
 /* A row of the screen: a change (or an unchanged group, when everything
  * is shown) or, under an open one, one of its regions. */

@@ -13,6 +13,7 @@
 #include "core/draw.h"
 #include "core/listview.h"
 #include "core/ui_priv.h"
+#include "linux/proclist.h"
 
 /* The screen's own state (u->data[SCR_PICKER]): the processes, those the
  * filter lets through, the sort, the list. */
@@ -88,7 +89,7 @@ static void refilter(struct picker *p)
 			p->lv.cur = p->nview;
 		p->view[p->nview++] = i;
 	}
-	cursor_show(p->lv.cur, &p->lv.top, p->nview, p->lv.h);
+	listview_show(&p->lv, p->nview);
 }
 
 static int picker_load(struct ui *u)

@@ -150,8 +150,9 @@ static void draw_bars(struct ui *u)
 
 static void viewer_draw(struct ui *u)
 {
+	struct viewer *v = viewer_of(u);
 	char right[96];
-	const struct details *d = &u->det;
+	const struct details *d = &v->det;
 
 	int hh = header_h(), sh;
 
@@ -168,7 +169,7 @@ static void viewer_draw(struct ui *u)
 		 : d->show_free ? "all+free"
 				: "all",
 		 dsort_name(d->sort), details_sort_arrow(d),
-		 d->nrows ? d->cur + 1 : 0, d->nrows);
+		 d->nrows ? d->lv.cur + 1 : 0, d->nrows);
 	ui_status(u,
 		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
 		  " m map  r refresh  q quit",
@@ -179,37 +180,47 @@ static void viewer_draw(struct ui *u)
 
 static int act_tab(struct ui *u)
 {
-	u->focus = !u->focus;
+	struct viewer *v = viewer_of(u);
+
+	v->focus = !v->focus;
 	return UI_DRAW;
 }
 
 static int set_filter(struct ui *u, int row)
 {
-	u->sum_cur = row;
-	u->det.filter = summary_row_filter(row);
-	u->det.cur = u->det.top = 0;
-	u->det.nrows = 0;
+	struct viewer *v = viewer_of(u);
+
+	v->sum_cur = row;
+	v->det.filter = summary_row_filter(row);
+	v->det.lv.cur = v->det.lv.top = 0;
+	v->det.nrows = 0;
 	details_rebuild(u);
 	return UI_DRAW;
 }
 
 static int act_enter(struct ui *u)
 {
-	if (u->focus == 0)
-		return set_filter(u, u->sum_cur);
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
+		return set_filter(u, v->sum_cur);
 	return details_toggle(u);
 }
 
 static int act_expand(struct ui *u)
 {
-	if (u->focus == 0)
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
 		return 0;
 	return details_expand(u, true);
 }
 
 static int act_collapse(struct ui *u)
 {
-	if (u->focus == 0)
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
 		return 0;
 	return details_expand(u, false);
 }
@@ -235,6 +246,7 @@ static int act_prev(struct ui *u)
  * and around. */
 static int act_sort(struct ui *u)
 {
+	struct viewer *v = viewer_of(u);
 	const struct vms_config *c = &u->conf;
 	int seq[2 + VMS_CONFIG_MAX], n = 0, k, at = -1;
 
@@ -244,17 +256,19 @@ static int act_sort(struct ui *u)
 			seq[n++] = DS_COL + c->order[k];
 	seq[n++] = DS_TYPE;
 	for (k = 0; k < n; k++)
-		if (seq[k] == u->det.sort)
+		if (seq[k] == v->det.sort)
 			at = k;
-	u->det.sort = seq[(at + 1) % n];
-	u->det.reverse = false;
+	v->det.sort = seq[(at + 1) % n];
+	v->det.reverse = false;
 	details_rebuild(u);
 	return UI_DRAW;
 }
 
 static int act_reverse(struct ui *u)
 {
-	u->det.reverse = !u->det.reverse;
+	struct viewer *v = viewer_of(u);
+
+	v->det.reverse = !v->det.reverse;
 	details_rebuild(u);
 	return UI_DRAW;
 }
@@ -263,7 +277,9 @@ static int act_reverse(struct ui *u)
  * listed when Free is selected). */
 static int act_free(struct ui *u)
 {
-	u->det.show_free = !u->det.show_free;
+	struct viewer *v = viewer_of(u);
+
+	v->det.show_free = !v->det.show_free;
 	details_rebuild(u);
 	return UI_DRAW;
 }
@@ -271,7 +287,9 @@ static int act_free(struct ui *u)
 /* Allocations (an image, a stack, an arena one row) or the region list. */
 static int act_view(struct ui *u)
 {
-	u->det.by_region = !u->det.by_region;
+	struct viewer *v = viewer_of(u);
+
+	v->det.by_region = !v->det.by_region;
 	details_rebuild(u);
 	return UI_DRAW;
 }
@@ -297,8 +315,9 @@ static int act_timeline(struct ui *u)
 /* Inside the heaps, on the arena holding the cursor's region (if any). */
 static int act_heaps(struct ui *u)
 {
+	struct viewer *v = viewer_of(u);
 	const struct vms_region *r =
-		u->focus == 1 ? details_region(u, u->det.cur) : NULL;
+		v->focus == 1 ? details_region(u, v->det.lv.cur) : NULL;
 
 	u->goto_set = r != NULL;
 	u->goto_addr = r ? r->start : 0;
@@ -309,7 +328,8 @@ static int act_heaps(struct ui *u)
 /* The contents of the cursor's region: strings, hex, find in memory. */
 static int act_contents(struct ui *u)
 {
-	const struct vms_region *r = details_region(u, u->det.cur);
+	struct viewer *v = viewer_of(u);
+	const struct vms_region *r = details_region(u, v->det.lv.cur);
 
 	if (!r) {
 		ui_message(u, true, "no region under the cursor (a free gap)");
@@ -329,7 +349,9 @@ static int act_refresh(struct ui *u)
 
 static int act_escape(struct ui *u)
 {
-	if (u->det.filter != -1)
+	struct viewer *v = viewer_of(u);
+
+	if (v->det.filter != -1)
 		return set_filter(u, SUM_TOTAL);
 	if (u->from_picker) {
 		u->next = SCR_PICKER;
@@ -409,6 +431,7 @@ static int find_key(struct ui *u, int key)
 
 static int viewer_key(struct ui *u, int key)
 {
+	struct viewer *v = viewer_of(u);
 	enum move mv;
 	int r;
 
@@ -420,64 +443,64 @@ static int viewer_key(struct ui *u, int key)
 	mv = key_move(key);
 	if (mv == MV_NONE)
 		return 0;
-	if (u->focus == 0) {
+	if (v->focus == 0)
 		summary_move(u, mv);
-	} else {
-		cursor_apply(&u->det.cur, &u->det.top, u->det.nrows, u->det.h,
-			     mv);
-	}
+	else
+		listview_move(&v->det.lv, v->det.nrows, mv);
 	return UI_DRAW;
 }
 
 static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 {
-	struct details *d = &u->det;
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
+	size_t row;
 
 	(void)x;
+	/* the wheel scrolls the details, three rows a notch, wherever it
+	 * is */
 	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
-		int i;
-
-		for (i = 0; i < 3; i++)
-			cursor_apply(&d->cur, &d->top, d->nrows, d->h,
-				     b & BUTTON4_PRESSED ? MV_UP : MV_DOWN);
+		listview_mouse(&d->lv, d->nrows, y, b, 3, &row);
 		return UI_DRAW;
 	}
 	if (summary_row_at(u, y) >= 0) {
-		u->focus = 0;
+		v->focus = 0;
 		return set_filter(u, summary_row_at(u, y));
 	}
-	if (y >= d->y && y < d->y + d->h &&
-	    d->top + (size_t)(y - d->y) < d->nrows) {
-		size_t row = d->top + (size_t)(y - d->y);
-
-		u->focus = 1;
-		if (row == d->cur && (b & BUTTON1_DOUBLE_CLICKED))
-			return act_enter(u);
-		d->cur = row;
-		return UI_DRAW;
-	}
-	return 0;
+	if (!listview_row_at(&d->lv, d->nrows, y, &row))
+		return 0;
+	v->focus = 1;
+	if (row == d->lv.cur && (b & BUTTON1_DOUBLE_CLICKED))
+		return act_enter(u);
+	d->lv.cur = row;
+	return UI_DRAW;
 }
 
 /* ---- the screen ---- */
 
 static void viewer_init(struct ui *u)
 {
-	u->det.filter = -1;
-	u->sum_cur = SUM_TOTAL;
+	struct viewer *v = viewer_of(u);
+
+	v->det.filter = -1;
+	v->sum_cur = SUM_TOTAL;
 }
 
 static void viewer_free(struct ui *u)
 {
-	details_free(&u->det);
+	struct viewer *v = viewer_of(u);
+
+	details_free(&v->det);
 }
 
 /* The map's Enter asks for an address: every region, the cursor on it. */
 static int viewer_enter(struct ui *u)
 {
+	struct viewer *v = viewer_of(u);
+
 	if (u->goto_set) {
 		u->goto_set = false;
-		u->sum_cur = SUM_TOTAL;
+		v->sum_cur = SUM_TOTAL;
 		details_goto_addr(u, u->goto_addr);
 	}
 	return 0;
@@ -488,10 +511,12 @@ static void viewer_snapshot_changed(struct ui *u,
 				    const struct vms_snapshot *old,
 				    bool new_process)
 {
+	struct viewer *v = viewer_of(u);
+
 	if (new_process) {
-		u->focus = 0;
-		u->sum_cur = SUM_TOTAL;
-		u->det.filter = -1;
+		v->focus = 0;
+		v->sum_cur = SUM_TOTAL;
+		v->det.filter = -1;
 	}
 	details_reset(u, old);
 }
@@ -500,6 +525,7 @@ const struct ui_screen screen_viewer = {
 	.name = "viewer",
 	.title = "Viewer",
 	.keys = viewer_keys,
+	.data_size = sizeof(struct viewer),
 	.init = viewer_init,
 	.free = viewer_free,
 	.enter = viewer_enter,
