@@ -1,5 +1,5 @@
 /* test_fill_inplace — the streaming fill in place (pipeline.h:
- * vms_lend_begin, vms_lend_end, vms_preview_fill), on the recorded kinds
+ * vms_lend_begin, vms_lend_end, vms_layout_fill), on the recorded kinds
  * fixture: the layout (kinds.maps, finished) lends its region array to a
  * capture that parses kinds.smaps over it in two pieces, as the samplers
  * feed it. Halfway the layout's total has the first half's figures
@@ -170,7 +170,7 @@ static void check_moved_live(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, cut, header_at(cut, clen, n / 2), false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions - 1);
+	vms_layout_fill(pre, &st, s, s->nregions - 1);
 	vms_lend_end(s, false);
 	vms_snapshot_free(s);
 	s = NULL;
@@ -238,7 +238,7 @@ int main(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, text, half, false, &err);
 	/* as the samplers hand them over: the last one may go on */
-	filled = vms_preview_fill(pre, &st, s, s->nregions - 1);
+	filled = vms_layout_fill(pre, &st, s, s->nregions - 1);
 	for (i = 0; i + 1 < h; i++) {
 		ws += full->regions[i].c.rss;
 		pss += full->regions[i].c.pss;
@@ -254,12 +254,12 @@ int main(void)
 	ok(same == n - h && pre->regions[0].type == full->regions[0].type,
 	   "halfway: the regions not read yet are the layout's, the ones "
 	   "read keep its types");
-	ok(vms_preview_fill(pre, &st, s, s->nregions - 1) == 0,
+	ok(vms_layout_fill(pre, &st, s, s->nregions - 1) == 0,
 	   "regions handed over again are not counted twice");
 	smaps_parse(&p, text + half, len - half, true, &err);
 	smaps_finish(&p, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions);
+	vms_layout_fill(pre, &st, s, s->nregions);
 	row_text(&pre->total, a, sizeof(a));
 	row_text(&full->total, b, sizeof(b));
 	ok(s->nregions == n && strcmp(a, b) == 0,
@@ -295,7 +295,7 @@ int main(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, text, half, false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions / 2);
+	vms_layout_fill(pre, &st, s, s->nregions / 2);
 	vms_lend_end(s, false);
 	vms_snapshot_free(s);
 	ws = 0;
@@ -329,7 +329,7 @@ int main(void)
 	smaps_parse(&p, text, header_at(text, len, 1), false, &err);
 	smaps_parse(&p, "7f0000000000-7f0000001000 zz\n", 29, false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions);
+	vms_layout_fill(pre, &st, s, s->nregions);
 	ok(s->nregions == 1 &&
 		   memcmp(&pre->regions[1], &old1, sizeof(old1)) == 0,
 	   "a malformed header puts back the layout's region it was "
@@ -355,7 +355,7 @@ int main(void)
 		smaps_parser_init(&p, s);
 		smaps_parse(&p, cut, chalf, false, &err);
 		smaps_parser_release(&p);
-		vms_preview_fill(pre, &st, s, s->nregions - 1);
+		vms_layout_fill(pre, &st, s, s->nregions - 1);
 		vms_lend_end(s, false);
 		vms_snapshot_free(s);
 		for (i = 0, same = 0; i < pre->nregions; i++)
@@ -385,7 +385,7 @@ int main(void)
 			smaps_parse(&p, text, len, true, &err);
 			smaps_finish(&p, &err);
 			smaps_parser_release(&p);
-			vms_preview_fill(pre, &st, s, s->nregions);
+			vms_layout_fill(pre, &st, s, s->nregions);
 			if (k == 0) {
 				vms_snapshot_finish(s, NULL, &err);
 				vms_lend_end(s, true);

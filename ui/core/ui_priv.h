@@ -42,6 +42,7 @@
 
 /* ui.h (ui/, the top): the run's options; only ui.c reads them. */
 struct ui_opts;
+struct vms_preview;
 
 enum {
 	UI_DRAW = 1, /* redraw the screen */
@@ -134,7 +135,11 @@ struct history {
 
 struct ui {
 	const struct ui_opts *opts;
-	struct vms_snapshot *snap; /* hist's newest (or a layout from maps) */
+	/* hist's newest, or the frame of pre, or a layout from maps */
+	struct vms_snapshot *snap;
+	/* while a process is opened: the preview (preview.h) whose frame
+	 * snap is, ui.c's, not in hist */
+	struct vms_preview *pre;
 	bool pre_own; /* snap is a layout from maps, ours, not in hist */
 	struct theme theme;
 	bool color;
