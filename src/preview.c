@@ -38,7 +38,7 @@ int vms_preview_rss(struct vms_preview *p, struct vms_error *err)
 	return vms_layout_rss(p->layout, err);
 }
 
-struct vms_snapshot *vms_preview_frame(struct vms_preview *p)
+struct vms_snapshot *vms_preview_frame(const struct vms_preview *p)
 {
 	return p->layout;
 }

@@ -48,7 +48,7 @@ int vms_preview_rss(struct vms_preview *p, struct vms_error *err);
 
 /* What to draw: the layout with the figures read so far. Only the
  * preview's functions write it; valid until the next of them. */
-struct vms_snapshot *vms_preview_frame(struct vms_preview *p);
+struct vms_snapshot *vms_preview_frame(const struct vms_preview *p);
 
 /* The layout's regions filled by the capture so far. */
 size_t vms_preview_filled(const struct vms_preview *p);
