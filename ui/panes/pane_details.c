@@ -179,8 +179,7 @@ static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
  * regions' types (types()), not the regions themselves. */
 static size_t tops_of(struct ui *u, struct drow *tops)
 {
-	struct viewer *v = viewer_of(u);
-	struct details *d = &v->det;
+	struct details *d = det_of(u);
 	const struct vms_snapshot *s = u->snap;
 	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
 	bool gaps =
@@ -226,8 +225,7 @@ static bool tops_current(const struct details *d)
  * false if out of memory for them (the rows on screen stay). */
 static bool make_tops(struct ui *u)
 {
-	struct viewer *v = viewer_of(u);
-	struct details *d = &v->det;
+	struct details *d = det_of(u);
 
 	if (tops_current(d))
 		return true;
@@ -491,8 +489,7 @@ void details_open_path(struct ui *u, const struct drow *r)
  * shows its mappings and its .text at once, on an 80x24 screen too. */
 static int open_alloc(struct ui *u, const struct vms_alloc *a, bool open)
 {
-	struct viewer *v = viewer_of(u);
-	struct details *d = &v->det;
+	struct details *d = det_of(u);
 	unsigned want = 0;
 	uint32_t k;
 

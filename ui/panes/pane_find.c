@@ -134,8 +134,7 @@ static size_t full_order(struct ui *u, struct drow **out)
 /* Makes node r a row (what holds it opened) and puts the cursor on it. */
 static void show_node(struct ui *u, const struct drow *r)
 {
-	struct viewer *v = viewer_of(u);
-	struct details *d = &v->det;
+	struct details *d = det_of(u);
 	size_t i;
 
 	details_open_path(u, r);
