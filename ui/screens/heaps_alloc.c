@@ -33,6 +33,7 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 {
 	const struct vms_snapshot *s = u->snap;
 	const struct vms_allocator *al = s->allocator;
+	const struct heapview *hv = heaps_of(u);
 	struct vms_heap_sum t;
 
 	v[3] = -1;
@@ -40,10 +41,7 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		const struct vms_heap *h = &s->heaps[r->heap];
 
 		snprintf(name, n, "  %s %s heap 0x%llx, %u range%s",
-			 r->heap < heaps_of(u)->nopen &&
-					 heaps_of(u)->open[r->heap]
-				 ? "-"
-				 : "+",
+			 r->heap < hv->nopen && hv->open[r->heap] ? "-" : "+",
 			 h->kind, (unsigned long long)h->id, h->nsegs,
 			 h->nsegs == 1 ? "" : "s");
 		v[0] = (int64_t)seg_bytes(h);
@@ -57,9 +55,8 @@ void ha_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 	v[1] = t.in_use;
 	v[2] = t.free;
 	v[4] = t.chunks;
-	snprintf(name, n, "%s %s (%s), %zu heap%s%s",
-		 heaps_of(u)->aclosed ? "+" : "-", al->name,
-		 base_name(al->image), t.n, t.n == 1 ? "" : "s",
+	snprintf(name, n, "%s %s (%s), %zu heap%s%s", hv->aclosed ? "+" : "-",
+		 al->name, base_name(al->image), t.n, t.n == 1 ? "" : "s",
 		 al->partial ? " (partial)" : "");
 }
 
