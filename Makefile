@@ -85,7 +85,12 @@ DEP_LIBS := $(patsubst -lproc2,$(PROC2_A) $(NOSD_OBJ),$(DEP_LIBS))
 endif
 
 ENGINE_SRC := $(wildcard $(SRC_DIRS:%=%/*.c))
-UI_SRC := $(wildcard ui/*.c)
+# The UI's folders are its layers too, lowest first: core (the loop's
+# types, drawing, themes, the shared list), the viewer's panes, the
+# screens, then ui/ itself (ui.c: the loop and the table of screens).
+# Headers are included by their path under ui/ ("core/draw.h").
+UI_DIRS := ui/core ui/panes ui/screens ui
+UI_SRC := $(wildcard $(UI_DIRS:%=%/*.c))
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(B)/%.o)
 UI_OBJ := $(UI_SRC:%.c=$(B)/%.o)
 # the command line (cli/): the one place that knows the engine and the UI
@@ -123,6 +128,8 @@ $(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(NOSD_OBJ)
 $(LIBVMS): $(ENGINE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(UI_OBJ): ALL_CFLAGS += -Iui
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -262,11 +269,11 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(NOSD_OBJ)
 	$(FUZZ_CC) $(DEP_CFLAGS) -o $@ $< $(FUZZ_LIB) $(DEP_LIBS) -lpthread
 
 # fuzz_text also parses theme files: the viewer's theme.c, with curses.
-build-fuzz/fuzz_text: tests/fuzz/fuzz_text.c ui/theme.c ui/theme.h $(FUZZ_LIB) \
+build-fuzz/fuzz_text: tests/fuzz/fuzz_text.c ui/core/theme.c ui/core/theme.h $(FUZZ_LIB) \
 	$(NOSD_OBJ)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(DEP_CFLAGS) -DVMSCOPE_DATADIR='"/nonexistent"' -o $@ $< \
-		ui/theme.c $(FUZZ_LIB) $(DEP_LIBS) -lpthread
+	$(FUZZ_CC) -Iui $(DEP_CFLAGS) -DVMSCOPE_DATADIR='"/nonexistent"' -o $@ $< \
+		ui/core/theme.c $(FUZZ_LIB) $(DEP_LIBS) -lpthread
 
 # fuzz_elf's seed: a small position-independent ELF executable with
 # relative relocations packed as RELR (RELA where the linker cannot).
@@ -291,8 +298,8 @@ uninstall:
 
 format:
 	@# .clang-format: the kernel style the code is written in
-	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) ui/*.c ui/*.h cli/*.c cli/*.h \
-		link/*.c
+	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) \
+		$(wildcard $(UI_DIRS:%=%/*.[ch])) cli/*.c cli/*.h link/*.c
 
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san

@@ -373,7 +373,7 @@ fail:
 	return NULL;
 }
 
-int vms_preview_rss(struct vms_snapshot *pre, struct vms_error *err)
+int vms_layout_rss(struct vms_snapshot *pre, struct vms_error *err)
 {
 	int n = pmscan_layout(pre, pre->src.pid, err);
 
@@ -404,8 +404,8 @@ static size_t fill_in_place(struct vms_snapshot *pre, struct vms_fill *st,
 	return n;
 }
 
-size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
-			const struct vms_snapshot *part, size_t done)
+size_t vms_layout_fill(struct vms_snapshot *pre, struct vms_fill *st,
+		       const struct vms_snapshot *part, size_t done)
 {
 	size_t n;
 

@@ -64,9 +64,10 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 const struct vms_capture_opts *o,
 				 struct vms_error *err);
 
-/* The counters arriving as they are read (the viewer's streaming fill):
- * pre is a finished snapshot of the layout alone (the "maps" sampler),
- * shown while a full capture of the same process reads smaps and writes
+/* The machinery of a preview (preview.h: the type the viewer holds; these
+ * are its parts, and the tests'). The counters arriving as they are read:
+ * pre is a preview's layout (the "maps" sampler's, finished), shown while
+ * a full capture of the same process reads smaps and writes
  * its regions over pre's (vms_capture_opts.layout, vms_lend_begin below);
  * the capture's regions_read hook (sampler.h) hands over part, the
  * capture's snapshot being filled, with its first done regions final.
@@ -81,8 +82,8 @@ struct vms_fill {
 	size_t done; /* part's regions handed over so far */
 	size_t filled; /* pre's regions filled so far */
 };
-size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
-			const struct vms_snapshot *part, size_t done);
+size_t vms_layout_fill(struct vms_snapshot *pre, struct vms_fill *st,
+		       const struct vms_snapshot *part, size_t done);
 
 /* Each region's Rss and Swap in a layout from maps (the "maps" sampler's
  * snapshot, pre), from the page tables in one pass (PAGEMAP_SCAN, Linux
@@ -91,14 +92,14 @@ size_t vms_preview_fill(struct vms_snapshot *pre, struct vms_fill *st,
  * shmem object's swap) is replaced when the counters come. Returns how
  * many regions have figures (0: the kernel cannot, nothing changed), or
  * -1 with *err (out of memory). */
-int vms_preview_rss(struct vms_snapshot *pre, struct vms_error *err);
+int vms_layout_rss(struct vms_snapshot *pre, struct vms_error *err);
 
 /* What vms_capture() does with vms_capture_opts.layout (the tests call
  * them around a parse of their own). vms_lend_begin: s, new and empty,
  * writes its regions over those of pre (finished, not lent already) from
  * now on, in place; the array is s's. Each region written over leaves
  * pre's totals and keeps pre's type, detail and children for the display
- * (the classify step clears them); vms_preview_fill(pre, .., s, done)
+ * (the classify step clears them); vms_layout_fill(pre, .., s, done)
  * puts the finished ones back in pre's totals with their new figures.
  * -1 with *err: out of memory. vms_lend_end: the capture is over. ok: s
  * keeps the array (after its steps ran), and pre may only be freed. Not

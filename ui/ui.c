@@ -15,9 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "draw.h"
+#include "core/draw.h"
+#include "core/ui_priv.h"
 #include "pipeline.h"
-#include "ui_priv.h"
+#include "preview.h"
 
 /* last: its capability macros (lines, columns...) would rename fields of
  * the headers above */
@@ -131,9 +132,8 @@ struct progress {
 	pid_t pid;
 	bool cancelled;
 	double last;
-	/* The streaming fill (open_pid): u->snap is the layout from maps,
+	/* The streaming fill (open_pid): u->snap is the frame of u->pre,
 	 * its counters filled in as the capture reads them. */
-	struct vms_fill fill;
 	double last_frame;
 	/* VMSCOPE_FILL_PAUSE=N, for the tests: once N regions are filled,
 	 * the frame is drawn and the capture waits for a key (the key is
@@ -215,26 +215,27 @@ static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 	return p->cancelled || got_signal;
 }
 
-/* The counters of the regions read so far into the layout on screen
- * (pipeline.h: vms_preview_fill), the frame drawn again with them at most
- * every 50 ms, and on the last call. */
-static int on_regions(void *ctx, const struct vms_snapshot *part, size_t done)
+/* The counters of the regions read so far are in the preview on screen
+ * (preview.h; filled: how many this time): the frame drawn again with
+ * them at most every 50 ms, and on the last call. */
+static int on_regions(void *ctx, const struct vms_preview *pv, size_t filled)
 {
 	struct progress *p = ctx;
 	struct ui *u = p->u;
 	double t = now_us();
 	bool pause;
 
-	if (!vms_preview_fill(u->snap, &p->fill, part, done))
+	if (!filled)
 		return p->cancelled || got_signal;
-	pause = p->pause_at && p->fill.filled >= p->pause_at;
+	pause = p->pause_at && vms_preview_filled(pv) >= p->pause_at;
 	if (pause || t - p->last_frame > 50000) {
 		draw(u);
 		if (COLS >= UI_MIN_COLS && LINES >= UI_MIN_LINES)
 			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
 				" Reading the counters of pid %d: %zu of ~%zu "
 				"regions%s",
-				(int)p->pid, p->fill.filled, u->snap->nregions,
+				(int)p->pid, vms_preview_filled(pv),
+				u->snap->nregions,
 				pause ? "   paused (VMSCOPE_FILL_PAUSE): a key "
 					"goes on"
 				      : "   Esc cancels");
@@ -252,9 +253,10 @@ static int on_regions(void *ctx, const struct vms_snapshot *part, size_t done)
 	return p->cancelled || got_signal;
 }
 
-/* stream: fill u->snap (the layout) as the counters are read. */
-static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
-				    bool *cancelled, struct vms_error *err)
+/* With u->pre (open_pid): the preview on screen filled as the counters
+ * are read. */
+static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
+				    struct vms_error *err)
 {
 	struct vms_capture_opts co = u->opts->copts;
 	struct progress p = { .u = u, .pid = pid, .last = now_us() };
@@ -274,20 +276,16 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool stream,
 	co.progress_ctx = &p;
 	/* the array sized once, from the layout on screen */
 	co.expect_regions = u->snap ? u->snap->nregions : 0;
-	if (stream) {
-		co.regions_read = on_regions;
-		co.regions_ctx = &p;
-		/* the capture writes over the layout's regions: one array
-		 * of them in the viewer, not two */
-		if (u->pre_own)
-			co.layout = u->snap;
-		/* never while the target is held still (--freeze, the fork
-		 * sampler's freeze): a test's pause must not stop it */
-		if (!co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)
-			p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
-	}
+	/* never while the target is held still (--freeze, the fork
+	 * sampler's freeze): a test's pause must not stop it */
+	if (u->pre && !co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)
+		p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
 	draw_progress(u, pid, NULL, 0, 0);
-	s = vms_capture(u->opts->sampler, &co, err);
+	/* the capture writes over the preview's regions: one array of
+	 * them in the viewer, not two */
+	s = u->pre ? vms_preview_capture(u->pre, u->opts->sampler, &co,
+					 on_regions, &p, err)
+		   : vms_capture(u->opts->sampler, &co, err);
 	*cancelled = p.cancelled;
 	return s;
 }
@@ -331,7 +329,13 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 	bool gone_own[HIST_MAX + 2];
 	size_t ngone = 0, i;
 	int k;
+	/* a preview is shown until what replaces it (its capture's
+	 * snapshot, or nothing) is: then it goes */
+	struct vms_preview *gone_pre =
+		u->pre && s != vms_preview_frame(u->pre) ? u->pre : NULL;
 
+	if (gone_pre)
+		u->pre = NULL;
 	/* a layout from maps is only shown until its capture replaces it */
 	if (old && u->pre_own) {
 		gone[ngone] = old;
@@ -343,7 +347,10 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 			hist_drop(h, 0, &gone[ngone], &gone_own[ngone]);
 			ngone++;
 		}
-	if (s && s->cap.backend && strcmp(s->cap.backend, "maps") == 0 && own) {
+	if (s && u->pre) {
+		/* the preview's frame: not a snapshot, not in the history */
+	} else if (s && s->cap.backend && strcmp(s->cap.backend, "maps") == 0 &&
+		   own) {
 		u->pre_own = true; /* not a snapshot to keep */
 	} else if (s) {
 		if (h->n == HIST_MAX) {
@@ -366,6 +373,7 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 	for (i = 0; i < ngone; i++)
 		if (gone_own[i] && gone[i] != s)
 			vms_snapshot_free(gone[i]);
+	vms_preview_free(gone_pre);
 }
 
 /* Opens the viewer on pid: the layout from /proc/PID/maps at once, its
@@ -375,16 +383,16 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 {
 	enum ui_screen_id was = u->scr;
-	struct vms_capture_opts mo = { .pid = pid, .no_memory = true };
 	struct vms_error ignore;
-	/* The layout from maps first: shown at once, counters to follow. */
-	struct vms_snapshot *pre =
-		vms_capture(vms_sampler_by_name("maps"), &mo, &ignore);
+	/* The layout from maps first (preview.h): shown at once, counters
+	 * to follow. */
+	struct vms_preview *pre = vms_preview_open(pid, &ignore);
 	struct vms_snapshot *s;
 	bool cancelled;
 
 	if (pre) {
-		set_snapshot(u, pre, true, true);
+		u->pre = pre;
+		set_snapshot(u, vms_preview_frame(pre), false, true);
 		set_screen(u, SCR_VIEWER, true);
 		draw(u);
 		refresh();
@@ -397,7 +405,7 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 			log_frame("rss");
 		}
 	}
-	s = capture(u, pid, pre != NULL, &cancelled, err);
+	s = capture(u, pid, &cancelled, err);
 	if (s) {
 		set_snapshot(u, s, true, true);
 		set_screen(u, SCR_VIEWER, true);
@@ -409,9 +417,11 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		return 0;
 	}
 	if (pre && cancelled && !got_signal) {
-		/* the capture wrote over the layout: its rows are made
-		 * again (vms_lend_end) */
-		set_snapshot(u, u->snap, true, false);
+		/* what the preview read, handed over as a snapshot (its
+		 * rows made again: the capture wrote over them), shown but
+		 * not kept in the history */
+		u->pre = NULL;
+		set_snapshot(u, vms_preview_end(pre), true, false);
 		ui_message(u, true, "%s",
 			   "cancelled: the counters of the regions read so "
 			   "far only (r reads them all)");
@@ -566,8 +576,8 @@ act:
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;
-			struct vms_snapshot *s = capture(
-				u, u->snap->proc.pid, false, &cancelled, &err);
+			struct vms_snapshot *s =
+				capture(u, u->snap->proc.pid, &cancelled, &err);
 
 			if (s) {
 				set_snapshot(u, s, true, false);
@@ -680,6 +690,35 @@ static void load_config(struct ui *u, char *warn, size_t n)
 		snprintf(warn, n, "%s; the default columns", e.msg);
 }
 
+/* The screens' own states (after their free). */
+static void free_data(struct ui *u)
+{
+	int i;
+
+	for (i = 0; i < SCR_COUNT; i++) {
+		free(u->data[i]);
+		u->data[i] = NULL;
+	}
+}
+
+/* Each screen's own state, zeroed, then its defaults (init). */
+static int start_screens(struct ui *u, struct vms_error *err)
+{
+	int i;
+
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->data_size &&
+		    !(u->data[i] = calloc(1, screens[i]->data_size))) {
+			free_data(u);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+	for (i = 0; i < SCR_COUNT; i++)
+		if (screens[i]->init)
+			screens[i]->init(u);
+	return 0;
+}
+
 int ui_run(const struct ui_opts *o, struct vms_error *err)
 {
 	struct ui u;
@@ -693,11 +732,9 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	cpu_start = cpu_us_of(CLOCK_PROCESS_CPUTIME_ID);
 	memset(&u, 0, sizeof(u));
 	u.opts = o;
+	u.watching = o->watch_s > 0;
 	u.screens = screens;
 	u.scr = u.prev = SCR_PICKER;
-	for (i = 0; i < SCR_COUNT; i++)
-		if (screens[i]->init)
-			screens[i]->init(&u);
 	/* The theme is read before the terminal is touched, so a bad file is
 	 * a plain error message on a sane terminal. */
 	if (o->theme) {
@@ -710,11 +747,14 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	if (start_screens(&u, err) < 0)
+		return -1;
 	load_config(&u, warn, sizeof(warn));
 	install_signals(old);
 	atexit(restore_terminal);
 	if (start_curses(&u, err) < 0) {
 		restore_signals(old);
+		free_data(&u);
 		return -1;
 	}
 	if (!u.color) {
@@ -764,5 +804,6 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	for (i = 0; i < SCR_COUNT; i++)
 		if (screens[i]->free)
 			screens[i]->free(&u);
+	free_data(&u);
 	return rc;
 }

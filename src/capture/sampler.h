@@ -70,7 +70,7 @@ struct vms_capture_opts {
 	 * than it needs). The capture writes its regions over the layout's,
 	 * in place, as they are read, instead of into an array of its own:
 	 * the viewer holds one region array, not two (pipeline.h:
-	 * vms_preview_fill). On success the array is the capture's and the
+	 * vms_layout_fill). On success the array is the capture's and the
 	 * layout may only be freed; on failure the layout has it back, with
 	 * the regions read so far. */
 	struct vms_snapshot *layout;

@@ -3,7 +3,11 @@
  * Contract: a snapshot is built once, by a sampler or a loader (its raw
  * part) and the pipeline's steps (pipeline.h: types, drill-down, totals),
  * then only read: exporters and the UI never change it after
- * vms_capture() or vms_snapshot_finish() returns. Every pointer inside it
+ * vms_capture() or vms_snapshot_finish() returns. What changes while it
+ * is shown, the viewer's first frame of a live process filled in as its
+ * capture reads the counters, is not a snapshot but a preview
+ * (preview.h), whose layout is written only by the preview's functions
+ * and becomes a snapshot when handed over (vms_preview_end). Every pointer inside it
  * (paths, details, children, names) lives in snap->arena and dies with
  * vms_snapshot_free().
  * All sizes are bytes. Regions are sorted by start address and are exactly
@@ -355,9 +359,8 @@ struct vms_raw {
 	size_t status_len;
 };
 
-/* A capture writing its regions over those of a layout on screen, in
- * place (pipeline.h: vms_capture_opts.layout, the viewer's streaming
- * fill): one region array for both, not two. The pipeline sets it up;
+/* A capture writing its regions over those of a preview's layout, in
+ * place (preview.h; pipeline.h: vms_capture_opts.layout): one region array for both, not two. The pipeline sets it up;
  * vms_snapshot_add_region() and vms_snapshot_drop_last() call take and
  * undo around each region they write over, so the layout's totals move
  * with it. */

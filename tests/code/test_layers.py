@@ -4,11 +4,16 @@
 The engine's folders are layers, lowest first, in the order of the
 Makefile's SRC_DIRS (base, elf, model, linux, capture/ptrace, capture/file,
 capture, analyze, analyze/heaps, analyze/runtimes, export, then src/ itself
-for the pipeline). The test fails when:
+for the pipeline). The UI's folders are layers the same way, in the order
+of the Makefile's UI_DIRS (ui/core, ui/panes, ui/screens, then ui/ itself
+for the loop and the table of screens). The test fails when:
   - an engine object uses a symbol defined in a later folder, or an engine
     source includes a header of a later folder (a back edge);
   - the engine's objects (build/src/**/*.o) have a cycle;
-  - the UI's objects (build/ui/*.o) have a cycle;
+  - a UI object uses a symbol defined in a later UI folder, or a UI source
+    includes a header of a later UI folder (headers by their path under
+    ui/: "core/draw.h"; ui.h is ui/'s own);
+  - the UI's objects (build/ui/**/*.o) have a cycle;
   - a UI object uses a symbol of the freezer, the parsers (smaps, procfs),
     the memory reader, the smaps reader thread, or any sampler, fork or
     inject file: the UI reaches the engine through its pipeline only;
@@ -98,11 +103,31 @@ def cycles(g):
     return out
 
 
-def layers(makefile):
-    """The engine's folders, lowest first: the Makefile's SRC_DIRS."""
+def layers(makefile, var="SRC_DIRS"):
+    """A part's folders, lowest first: the Makefile's SRC_DIRS (the
+    engine) or UI_DIRS (the UI)."""
     text = open(makefile).read().replace("\\\n", " ")
-    m = re.search(r"^SRC_DIRS\s*:=(.*)$", text, re.M)
+    m = re.search(r"^%s\s*:=(.*)$" % var, text, re.M)
     return m.group(1).split() if m else []
+
+
+def include_edges(root, folders, base):
+    """(folder_a, file_a, folder_b, header_b) of every quoted include in
+    the sources of folders (each alone, not its subfolders), the header's
+    folder read as a path under base ("src", "ui"); an include that is no
+    file there (an engine header in the UI) is left out."""
+    out = []
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(root, folder, "*.[ch]"))):
+            with open(path, errors="replace") as f:
+                text = f.read()
+            for m in re.finditer(r'^#\s*include\s*"([^"]+)"', text, re.M):
+                if not os.path.exists(os.path.join(root, base, m.group(1))):
+                    continue
+                fb = os.path.dirname(os.path.join(base, m.group(1)))
+                out.append((folder, os.path.basename(path), fb,
+                            os.path.basename(m.group(1))))
+    return out
 
 
 def back_edges(order, edges):
@@ -186,7 +211,22 @@ def main():
     found = cycles(g_engine)
     T.eq(found, [], "no cycle among the engine's %d objects" % len(engine))
 
+    # The UI's folders, the same way: by symbol and by include.
+    ui_order = layers(os.path.join(root, "Makefile"), "UI_DIRS")
+    T.ok(len(ui_order) >= 3 and ui_order[-1] == "ui",
+         "the Makefile lists the UI's layers (%d)" % len(ui_order), ui_order)
+    ui_folder = {os.path.basename(o)[:-2]:
+                 os.path.dirname(os.path.relpath(o, build)) for o in ui}
+    T.eq(sorted(set(ui_folder.values()) - set(ui_order)), [],
+         "every UI folder is a layer in UI_DIRS")
     g_ui, _ = graph(ui)
+    edges = [(ui_folder[a], a, ui_folder[b], b)
+             for a, bs in g_ui.items() for b in bs]
+    T.eq(back_edges(ui_order, edges), [],
+         "no UI object uses a symbol of a later UI folder (%d objects, "
+         "%d folders)" % (len(ui), len(ui_order)))
+    T.eq(back_edges(ui_order, include_edges(root, ui_order, "ui")), [],
+         "no UI source includes a header of a later UI folder")
     found = cycles(g_ui)
     T.eq(found, [], "no cycle among the UI's %d objects" % len(ui))
 

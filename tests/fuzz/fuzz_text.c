@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ui/theme.h"
+#include "../../ui/core/theme.h"
 #include "model/config.h"
 #include "linux/observer.h"
 #include "linux/procfs.h"

@@ -227,7 +227,7 @@ out:
 	vms_snapshot_free(s);
 }
 
-/* The viewer's second frame (pipeline.h: vms_preview_rss): the layout
+/* The viewer's second frame (pipeline.h: vms_layout_rss): the layout
  * from maps of the stopped target, its Rss and Swap from the page tables,
  * region by region those of smaps (s, read the moment before), its Total
  * WS their sum. */
@@ -246,7 +246,7 @@ static void check_layout_rss(pid_t pid, const struct vms_snapshot *s)
 		return;
 	}
 	ok(pre->total.ws == 0, "live: the layout from maps has no Rss yet");
-	got = vms_preview_rss(pre, &err);
+	got = vms_layout_rss(pre, &err);
 	n = pmscan_user_regions(s->regions, s->nregions);
 	for (i = 0; i < pre->nregions; i++) {
 		const struct vms_region *r = &pre->regions[i];

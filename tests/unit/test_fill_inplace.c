@@ -1,5 +1,5 @@
 /* test_fill_inplace — the streaming fill in place (pipeline.h:
- * vms_lend_begin, vms_lend_end, vms_preview_fill), on the recorded kinds
+ * vms_lend_begin, vms_lend_end, vms_layout_fill), on the recorded kinds
  * fixture: the layout (kinds.maps, finished) lends its region array to a
  * capture that parses kinds.smaps over it in two pieces, as the samplers
  * feed it. Halfway the layout's total has the first half's figures
@@ -13,13 +13,19 @@
  * the target unmapped a region between the two reads (the regions then
  * shift: none is kept twice). A header that turns out malformed puts back
  * the region it was written over. A capture with more regions than the
- * layout's array holds goes on in its own; neither array leaks. */
+ * layout's array holds goes on in its own; neither array leaks.
+ * The preview made of them (preview.h), on a live target: its frame's
+ * figures grow as the capture hands the regions over and end at the
+ * capture's; a cancelled capture leaves it a finished snapshot whose
+ * rows are the sums of its regions, handed over (freed under ASan: no
+ * leak, nothing freed twice). */
 #include <stdio.h>
 #include <string.h>
 
 #include "../fixtures/fixture.h"
 #include "model/columns.h"
 #include "pipeline.h"
+#include "preview.h"
 #include "linux/procfs.h"
 #include "tap.h"
 #include "target.h"
@@ -170,7 +176,7 @@ static void check_moved_live(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, cut, header_at(cut, clen, n / 2), false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions - 1);
+	vms_layout_fill(pre, &st, s, s->nregions - 1);
 	vms_lend_end(s, false);
 	vms_snapshot_free(s);
 	s = NULL;
@@ -190,6 +196,95 @@ out:
 	free(cut);
 	vms_snapshot_free(s);
 	vms_snapshot_free(pre);
+	target_stop(&t);
+}
+
+/* What the preview's hook saw (check_preview_live). */
+struct seen {
+	int calls;
+	size_t filled; /* the sum of the calls' filled */
+	bool counted; /* vms_preview_filled was that sum each time */
+	bool grew; /* the frame's Rss never went down */
+	uint64_t ws; /* the frame's Rss at the last call */
+	int cancel_at; /* the call that cancels (0: none) */
+};
+
+static int on_fill(void *ctx, const struct vms_preview *p, size_t filled)
+{
+	struct seen *w = ctx;
+	/* the frame is only read here: the preview's own functions write it */
+	const struct vms_snapshot *f = vms_preview_frame(p);
+
+	if (!filled)
+		return 0;
+	w->calls++;
+	w->filled += filled;
+	w->counted = w->counted && vms_preview_filled(p) == w->filled;
+	w->grew = w->grew && f->total.ws >= w->ws;
+	w->ws = f->total.ws;
+	return w->cancel_at && w->calls >= w->cancel_at;
+}
+
+/* The preview of a live target through a capture that succeeds, then
+ * through one cancelled at its first frame. */
+static void check_preview_live(void)
+{
+	char *argv[] = { "pagekinds", "still", NULL };
+	struct target t = { 0 };
+	struct vms_capture_opts co = { 0 };
+	struct vms_preview *pv = NULL;
+	struct vms_snapshot *s = NULL;
+	struct vms_error err;
+	struct seen w = { .counted = true, .grew = true };
+	char line[512];
+	size_t n;
+
+	if (target_start(&t, argv) < 0 || !fgets(line, sizeof(line), t.out) ||
+	    strncmp(line, "ready", 5) != 0) {
+		ok(0, "live: pagekinds starts");
+		goto out;
+	}
+	pv = vms_preview_open(t.pid, &err);
+	if (!pv) {
+		ok(0, "live: a preview of pagekinds (%s)", err.msg);
+		goto out;
+	}
+	n = vms_preview_frame(pv)->nregions;
+	ok(n > 0 && vms_preview_frame(pv)->total.ws == 0 &&
+		   vms_preview_filled(pv) == 0,
+	   "live: the first frame is the layout, %zu regions, no counters", n);
+	s = vms_preview_capture(pv, &vms_sampler_pss, &co, on_fill, &w, &err);
+	ok(s && w.calls > 0 && w.counted && w.grew && w.filled == n &&
+		   w.ws == s->total.ws,
+	   "live: the frame is filled as the capture reads (%d frames, %zu "
+	   "regions, Rss growing to the capture's %llu)",
+	   w.calls, w.filled, s ? (unsigned long long)s->total.ws : 0ull);
+	vms_preview_free(pv);
+	pv = NULL;
+	vms_snapshot_free(s);
+	s = NULL;
+
+	pv = vms_preview_open(t.pid, &err);
+	w = (struct seen){ .counted = true, .grew = true, .cancel_at = 1 };
+	s = pv ? vms_preview_capture(pv, &vms_sampler_pss, &co, on_fill, &w,
+				     &err)
+	       : NULL;
+	ok(pv && !s && w.calls == 1, "live: a capture cancelled at its first "
+	   "frame fails");
+	if (pv && !s) {
+		s = vms_preview_end(pv);
+		ok(s->finished && ordered(s) &&
+			   rows_are_sums(s) == VMS_NTYPES && s->cap.partial,
+		   "live: the preview is handed over as a finished snapshot, "
+		   "its rows the sums of its regions (%s)",
+		   s->cap.partial ? s->cap.partial : "nothing");
+	} else {
+		vms_preview_free(pv);
+	}
+	pv = NULL;
+out:
+	vms_preview_free(pv);
+	vms_snapshot_free(s);
 	target_stop(&t);
 }
 
@@ -238,7 +333,7 @@ int main(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, text, half, false, &err);
 	/* as the samplers hand them over: the last one may go on */
-	filled = vms_preview_fill(pre, &st, s, s->nregions - 1);
+	filled = vms_layout_fill(pre, &st, s, s->nregions - 1);
 	for (i = 0; i + 1 < h; i++) {
 		ws += full->regions[i].c.rss;
 		pss += full->regions[i].c.pss;
@@ -254,12 +349,12 @@ int main(void)
 	ok(same == n - h && pre->regions[0].type == full->regions[0].type,
 	   "halfway: the regions not read yet are the layout's, the ones "
 	   "read keep its types");
-	ok(vms_preview_fill(pre, &st, s, s->nregions - 1) == 0,
+	ok(vms_layout_fill(pre, &st, s, s->nregions - 1) == 0,
 	   "regions handed over again are not counted twice");
 	smaps_parse(&p, text + half, len - half, true, &err);
 	smaps_finish(&p, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions);
+	vms_layout_fill(pre, &st, s, s->nregions);
 	row_text(&pre->total, a, sizeof(a));
 	row_text(&full->total, b, sizeof(b));
 	ok(s->nregions == n && strcmp(a, b) == 0,
@@ -295,7 +390,7 @@ int main(void)
 	smaps_parser_init(&p, s);
 	smaps_parse(&p, text, half, false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions / 2);
+	vms_layout_fill(pre, &st, s, s->nregions / 2);
 	vms_lend_end(s, false);
 	vms_snapshot_free(s);
 	ws = 0;
@@ -329,7 +424,7 @@ int main(void)
 	smaps_parse(&p, text, header_at(text, len, 1), false, &err);
 	smaps_parse(&p, "7f0000000000-7f0000001000 zz\n", 29, false, &err);
 	smaps_parser_release(&p);
-	vms_preview_fill(pre, &st, s, s->nregions);
+	vms_layout_fill(pre, &st, s, s->nregions);
 	ok(s->nregions == 1 &&
 		   memcmp(&pre->regions[1], &old1, sizeof(old1)) == 0,
 	   "a malformed header puts back the layout's region it was "
@@ -355,7 +450,7 @@ int main(void)
 		smaps_parser_init(&p, s);
 		smaps_parse(&p, cut, chalf, false, &err);
 		smaps_parser_release(&p);
-		vms_preview_fill(pre, &st, s, s->nregions - 1);
+		vms_layout_fill(pre, &st, s, s->nregions - 1);
 		vms_lend_end(s, false);
 		vms_snapshot_free(s);
 		for (i = 0, same = 0; i < pre->nregions; i++)
@@ -371,6 +466,7 @@ int main(void)
 	}
 
 	check_moved_live();
+	check_preview_live();
 
 	/* ---- a capture that needs more room than the layout's array ---- */
 	{
@@ -385,7 +481,7 @@ int main(void)
 			smaps_parse(&p, text, len, true, &err);
 			smaps_finish(&p, &err);
 			smaps_parser_release(&p);
-			vms_preview_fill(pre, &st, s, s->nregions);
+			vms_layout_fill(pre, &st, s, s->nregions);
 			if (k == 0) {
 				vms_snapshot_finish(s, NULL, &err);
 				vms_lend_end(s, true);

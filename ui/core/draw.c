@@ -1,0 +1,162 @@
+/* draw.c — formatting and clipped drawing. See draw.h. */
+#include "core/draw.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "base/escape.h"
+#include "base/units.h"
+#include "model/snapshot.h"
+
+char type_letter(int type, bool reserved)
+{
+	char c = vms_type_info[type].letter;
+
+	return reserved && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+const char *fmt_size(uint64_t bytes, char *buf, size_t n)
+{
+	/* Under 1 K in bytes (a .plt of 864 bytes is not "0 K"); the rest as
+	 * the text summary has it. 0 stays "0 K", as the summary's columns. */
+	if (bytes && bytes < 1024) {
+		snprintf(buf, n, "%u B", (unsigned)bytes);
+		return buf;
+	}
+	return units_size(bytes, buf, n);
+}
+
+const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
+		    uint64_t bytes, char *buf, size_t n)
+{
+	return vms_column_known(s, c) ? fmt_size(bytes, buf, n) : "-";
+}
+
+/* What to draw for one unit of s (escape.h), and its columns: printable
+ * characters as they are, escapes as their text. A character this locale
+ * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as
+ * \uXXXX too, so nothing reaches the terminal that it would act on. */
+static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
+{
+	int32_t cp;
+	size_t in = escape_unit(s, out, outlen, &cp);
+
+	*cols = (int)*outlen;
+	if (cp >= 0x80) {
+		int cw = MB_CUR_MAX > 1 ? wcwidth((wchar_t)cp) : -1;
+
+		if (cw < 0)
+			*outlen = (size_t)snprintf(out, 16, "\\u%04x",
+						   (unsigned)cp);
+		*cols = cw < 0 ? (int)*outlen : cw;
+	} else if (cp >= 0) {
+		*cols = 1;
+	}
+	return in;
+}
+
+int text_cols(const char *s)
+{
+	char u[16];
+	size_t ulen, in;
+	int cols = 0, c;
+
+	while (s && (in = draw_unit(s, u, &ulen, &c)) != 0) {
+		cols += c;
+		s += in;
+	}
+	return cols;
+}
+
+const char *fmt_size_delta(int64_t d, char *buf, size_t n)
+{
+	char a[16];
+
+	if (!d) {
+		snprintf(buf, n, "0");
+		return buf;
+	}
+	snprintf(buf, n, "%c%s", d > 0 ? '+' : '-',
+		 fmt_size(d > 0 ? (uint64_t)d : (uint64_t)-d, a, sizeof(a)));
+	return buf;
+}
+
+int put_str(int y, int x, int w, attr_t attr, const char *s, int pad)
+{
+	char line[2048], u[16];
+	int maxx = getmaxx(stdscr), cols = 0, c;
+	size_t used = 0, ulen, in;
+
+	if (y < 0 || y >= getmaxy(stdscr) || x >= maxx || w <= 0)
+		return 0;
+	if (x + w > maxx)
+		w = maxx - x;
+	/* Clipped by columns, never inside an escape or a character. */
+	while (s && (in = draw_unit(s, u, &ulen, &c)) != 0) {
+		if (cols + c > w || used + ulen > sizeof(line))
+			break;
+		memcpy(line + used, u, ulen);
+		used += ulen;
+		cols += c;
+		s += in;
+	}
+	attrset(attr);
+	mvaddnstr(y, x, line, (int)used);
+	if (pad && cols < w)
+		mvhline(y, x + cols, ' ', w - cols);
+	attrset(A_NORMAL);
+	return pad ? w : cols;
+}
+
+void put_right(int y, int x, int w, attr_t attr, const char *s)
+{
+	int len = text_cols(s);
+
+	if (len >= w) {
+		put_str(y, x, w, attr, s, 1);
+		return;
+	}
+	put_blank(y, x, w - len, attr);
+	put_str(y, x + w - len, len, attr, s, 1);
+}
+
+int put_fmt(int y, int x, int w, attr_t attr, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return put_str(y, x, w, attr, buf, 1);
+}
+
+void put_blank(int y, int x, int w, attr_t attr)
+{
+	put_str(y, x, w, attr, "", 1);
+}
+
+int contains_ci(const char *hay, const char *needle_lc)
+{
+	size_t nl = strlen(needle_lc);
+	const char *h;
+
+	if (!hay)
+		return 0;
+	if (!nl)
+		return 1;
+	for (h = hay; *h; h++) {
+		size_t i;
+
+		for (i = 0; i < nl && h[i]; i++)
+			if (tolower((unsigned char)h[i]) != needle_lc[i])
+				break;
+		if (i == nl)
+			return 1;
+	}
+	return 0;
+}

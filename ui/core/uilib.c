@@ -1,0 +1,216 @@
+/* uilib.c — key tables, cursor movement, the status line, the theme keys:
+ * the helpers every screen shares. See uilib.h.
+ */
+#include "core/uilib.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "core/ui_priv.h"
+
+int key_dispatch(struct ui *u, const struct key_action *t, int key)
+{
+	for (; t->fn; t++)
+		if (t->key == key)
+			return t->fn(u);
+	return -1;
+}
+
+enum move key_move(int key)
+{
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		return MV_UP;
+	case KEY_DOWN:
+	case 'j':
+		return MV_DOWN;
+	case KEY_PPAGE:
+		return MV_PGUP;
+	case KEY_NPAGE:
+		return MV_PGDN;
+	case KEY_HOME:
+	case 'g':
+		return MV_HOME;
+	case KEY_END:
+	case 'G':
+		return MV_END;
+	default:
+		return MV_NONE;
+	}
+}
+
+void cursor_show(size_t cur, size_t *top, size_t n, int h)
+{
+	size_t hh = h > 0 ? (size_t)h : 1;
+
+	if (cur < *top)
+		*top = cur;
+	else if (cur >= *top + hh)
+		*top = cur - hh + 1;
+	if (n <= hh)
+		*top = 0;
+	else if (*top > n - hh)
+		*top = n - hh;
+}
+
+void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv)
+{
+	size_t page = h > 1 ? (size_t)h - 1 : 1;
+
+	if (n == 0) {
+		*cur = *top = 0;
+		return;
+	}
+	switch (mv) {
+	case MV_UP:
+		if (*cur > 0)
+			(*cur)--;
+		break;
+	case MV_DOWN:
+		if (*cur + 1 < n)
+			(*cur)++;
+		break;
+	case MV_PGUP:
+		*cur = *cur > page ? *cur - page : 0;
+		if (*top > page)
+			*top -= page;
+		else
+			*top = 0;
+		break;
+	case MV_PGDN:
+		*cur = *cur + page < n ? *cur + page : n - 1;
+		*top += page;
+		break;
+	case MV_HOME:
+		*cur = 0;
+		break;
+	case MV_END:
+		*cur = n - 1;
+		break;
+	case MV_NONE:
+		break;
+	}
+	if (*cur >= n)
+		*cur = n - 1;
+	cursor_show(*cur, top, n, h);
+}
+
+bool ui_edit_line(char *buf, size_t n, int key)
+{
+	size_t len = strlen(buf);
+
+	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (len)
+			buf[len - 1] = '\0';
+		return true;
+	}
+	if (key < 32 || key >= 127)
+		return false;
+	if (len + 1 < n) {
+		buf[len] = (char)key;
+		buf[len + 1] = '\0';
+	}
+	return true;
+}
+
+void ui_message(struct ui *u, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	va_end(ap);
+	u->msg_error = error;
+}
+
+/* The columns of the hints that fit in w without cutting an entry: the
+ * entries are separated by two blanks ("F1 help  Tab pane"), and the last
+ * ones give way whole. */
+static int whole_hints(const char *hints, int w)
+{
+	const char *p;
+	int fit = 0;
+
+	if (text_cols(hints) <= w)
+		return w;
+	for (p = strstr(hints + 1, "  "); p; p = strstr(p + 2, "  ")) {
+		int end = (int)(p - hints);
+
+		if (end > w)
+			break;
+		fit = end;
+	}
+	return fit;
+}
+
+void ui_status(struct ui *u, const char *hints, const char *right)
+{
+	int y = LINES - 1, rw = right ? (int)strlen(right) : 0;
+
+	if (u->finding) {
+		put_fmt(y, 0, COLS, theme_attr(EL_FIND),
+			"Find: %s_   "
+			"(Enter: next match, Esc: cancel)",
+			u->find);
+		return;
+	}
+	if (u->msg[0]) {
+		put_str(y, 0, COLS,
+			theme_attr(u->msg_error ? EL_ERROR : EL_STATUS), u->msg,
+			1);
+		return;
+	}
+	if (!rw || rw + 20 > COLS) {
+		put_str(y, 0, whole_hints(hints, COLS), theme_attr(EL_STATUS),
+			hints, 0);
+		put_blank(y, whole_hints(hints, COLS), COLS,
+			  theme_attr(EL_STATUS));
+		return;
+	}
+	/* the state on the right wins over the hints when space is short */
+	put_blank(y, 0, COLS - rw - 3, theme_attr(EL_STATUS));
+	put_str(y, 0, whole_hints(hints, COLS - rw - 3), theme_attr(EL_STATUS),
+		hints, 0);
+	put_blank(y, COLS - rw - 3, 2, theme_attr(EL_STATUS));
+	put_str(y, COLS - rw - 1, rw + 1, theme_attr(EL_STATUS), right, 1);
+}
+
+int ui_quit(struct ui *u)
+{
+	(void)u;
+	return UI_QUIT;
+}
+
+void ui_set_theme(struct ui *u, const struct theme *t)
+{
+	u->theme = *t;
+	theme_apply(&u->theme, u->color);
+}
+
+int ui_next_theme(struct ui *u)
+{
+	char name[256];
+	struct theme t;
+	struct vms_error err = { 0 };
+
+	if (!u->color) {
+		ui_message(u, false,
+			   "no colour here (NO_COLOR or the "
+			   "terminal): the monochrome theme stays");
+		return UI_DRAW;
+	}
+	if (theme_next_name(u->theme.name, name, sizeof(name)) < 0) {
+		ui_message(u, false, "no theme files found; built-in default");
+		return UI_DRAW;
+	}
+	if (theme_load(&t, name, &err) < 0) {
+		ui_message(u, true, "%s", err.msg);
+		return UI_DRAW;
+	}
+	ui_set_theme(u, &t);
+	ui_message(u, false, "theme: %s", t.name);
+	return UI_DRAW | UI_CLEAR;
+}

@@ -1,0 +1,372 @@
+/* pane_details_draw.c — drawing the details pane: the heading (the sort
+ * column marked) and the visible rows, each in its type's colour, with the
+ * columns chosen in the setup (u->conf, config.h), in its order, as many
+ * as fit the terminal (pane_details.c makes the rows).
+ *
+ * Contract: draws only the visible rows (the details' listview, placed
+ * here); reads the rows and the snapshot, changes nothing but the
+ * listview's placing (its top keeps the cursor visible).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "export/export_util.h"
+#include "model/columns.h"
+#include "panes/panes.h"
+
+enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };
+
+/* A column on screen: its id (config.h), where and how wide. */
+struct dcol {
+	int id, x, w;
+};
+
+/* The columns shown, left to right, from Size's place on. */
+struct dlayout {
+	struct dcol c[VMS_CONFIG_MAX];
+	int n;
+};
+
+/* The width of a column's field (its heading or the widest figure). */
+static int col_width(int id)
+{
+	int w = (int)strlen(vms_config_name(id));
+
+	if (id == VMS_DCOL_PROT)
+		return 4;
+	if (id == VMS_COL_WS)
+		w = 2; /* headed "WS" */
+	if (id == VMS_COL_BLOCKS)
+		return w;
+	return w > 8 ? w : 8; /* fmt_size is at most 7, and a mark */
+}
+
+static const char *col_head(int id)
+{
+	return id == VMS_COL_WS ? "WS" : vms_config_name(id);
+}
+
+/* The columns chosen in the setup (u->conf), in their order, as many as
+ * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
+ * left; the others are taken in order, each that fits in the rest (a
+ * wide one that does not is left out, a narrower one after it may still
+ * fit). */
+static struct dlayout layout_for(const struct ui *u, int cols)
+{
+	const struct vms_config *cf = &u->conf;
+	struct dlayout l;
+	bool fit[VMS_CONFIG_MAX] = { false }, details = false;
+	int room = cols - X_COLS, used = 0, k, x = X_COLS;
+
+	for (k = 0; k < cf->n; k++)
+		if (cf->order[k] == VMS_DCOL_DETAILS &&
+		    cf->shown[VMS_DCOL_DETAILS])
+			details = true;
+	if (details)
+		room -= MIN_DETAILS;
+	for (k = 0; k < cf->n; k++) {
+		int id = cf->order[k];
+
+		if (!cf->shown[id] || id == VMS_DCOL_DETAILS)
+			continue;
+		if (used + col_width(id) + 1 <= room) {
+			fit[k] = true;
+			used += col_width(id) + 1;
+		}
+	}
+	l.n = 0;
+	for (k = 0; k < cf->n; k++) {
+		int id = cf->order[k];
+		struct dcol *c = &l.c[l.n];
+
+		if (id == VMS_DCOL_DETAILS && details) {
+			c->w = cols - X_COLS - used;
+		} else if (fit[k]) {
+			c->w = col_width(id);
+		} else {
+			continue;
+		}
+		c->id = id;
+		c->x = x;
+		x += c->w + 1;
+		l.n++;
+	}
+	return l;
+}
+
+/* A column's heading in w columns at x (right: right-aligned, as its
+ * figures); the sort column is underlined and marked with its direction,
+ * beside the name (in the blank column left of a right-aligned field). */
+static void draw_head(const struct details *d, int y, int x, int w, bool right,
+		      const char *name, int sort)
+{
+	attr_t a = theme_attr(EL_COLUMN);
+	int len = text_cols(name);
+
+	if (d->sort != sort) {
+		if (right)
+			put_right(y, x, w, a, name);
+		else
+			put_str(y, x, w, a, name, 1);
+		return;
+	}
+	a |= A_BOLD | A_UNDERLINE;
+	if (right) {
+		put_right(y, x, w, a, name);
+		put_str(y, x + w - len - (len + 2 <= w ? 2 : 1), 1, a,
+			details_sort_arrow(d), 1);
+	} else {
+		put_str(y, x, w, a, name, 1);
+		if (len + 2 <= w)
+			put_str(y, x + len + 1, 1, a, details_sort_arrow(d), 1);
+	}
+}
+
+static bool col_right(int id)
+{
+	return id < VMS_NCOLS;
+}
+
+static void draw_heading(const struct details *d, int y,
+			 const struct dlayout *l)
+{
+	int k;
+
+	put_blank(y, 0, COLS, theme_attr(EL_COLUMN));
+	draw_head(d, y, X_ADDR, 16, false, "Address", DS_ADDRESS);
+	draw_head(d, y, X_TYPE, 12, false, "Type", DS_TYPE);
+	for (k = 0; k < l->n; k++)
+		draw_head(d, y, l->c[k].x, l->c[k].w, col_right(l->c[k].id),
+			  col_head(l->c[k].id), DS_COL + l->c[k].id);
+}
+
+/* What the Details column shows in w columns: text and the state words
+ * as they are when they fit; a path that does not fit is shown by its
+ * file name first, then its directory shortened in the middle
+ * ("libc.so.6  /usr/li...-linux-gnu"), so a narrow terminal still tells
+ * one library from another. */
+static void details_text(const char *t, const char *words, int w, char *out,
+			 size_t n)
+{
+	const char *slash = strrchr(t, '/');
+	char dir[512];
+	int room, dl, head;
+
+	snprintf(out, n, "%s%s", t, words);
+	if (text_cols(out) <= w || *t != '/' || !slash || !slash[1])
+		return;
+	snprintf(out, n, "%s%s", slash + 1, words);
+	room = w - text_cols(out) - 2;
+	dl = (int)(slash - t);
+	if (room < 8 || dl <= 0)
+		return;
+	if (dl > (int)sizeof(dir) - 1)
+		dl = (int)sizeof(dir) - 1;
+	memcpy(dir, t, (size_t)dl);
+	dir[dl] = '\0';
+	if (text_cols(dir) > room) {
+		head = (room - 3) / 2;
+		snprintf(out, n, "%s%s  %.*s...%s", slash + 1, words, head, dir,
+			 dir + dl - (room - 3 - head));
+		return;
+	}
+	snprintf(out, n, "%s%s  %s", slash + 1, words, dir);
+}
+
+/* Whether a row has nothing committed (drawn as reserved). */
+static bool row_reserved(const struct ui *u, const struct drow *r)
+{
+	struct viewer *v = viewer_of(u);
+	const struct vms_alloc *a;
+	uint32_t k;
+
+	if (r->kind != DROW_ALLOC)
+		return u->snap->regions[r->idx].flags & VMS_RF_RESERVED;
+	a = &v->det.allocs[r->idx];
+	for (k = 0; k < a->n; k++)
+		if (!(u->snap->regions[a->first + k].flags & VMS_RF_RESERVED))
+			return false;
+	return true;
+}
+
+/* '+' closed, '-' open, ' ' nothing to open. */
+static const char *row_mark(const struct ui *u, const struct drow *r)
+{
+	struct viewer *v = viewer_of(u);
+	const struct details *d = &v->det;
+
+	if (r->kind == DROW_ALLOC)
+		return d->expanded[d->allocs[r->idx].first] & DEXP_ALLOC ? "-"
+									 : "+";
+	if (!u->snap->regions[r->idx].nchildren)
+		return " ";
+	return d->expanded[r->idx] & DEXP_REGION ? "-" : "+";
+}
+
+/* The Details of a row drawn at depth: text, indented. */
+static void put_details(int y, const struct dcol *c, attr_t a, int depth,
+			const char *text)
+{
+	put_fmt(y, c->x, c->w, a, "%*s%s", 2 * depth, "", text);
+}
+
+static void draw_child(struct ui *u, int y, const struct drow *r,
+		       const struct dlayout *l)
+{
+	static const char *const kind[VMS_NTYPES] = {
+		[VMS_T_IMAGE] = "section",
+		[VMS_T_STACK] = "part",
+		[VMS_T_HEAP] = "segment",
+	};
+	const struct vms_child *c =
+		&u->snap->regions[r->idx].children[r->child];
+	const char *k = kind[u->snap->regions[r->idx].type];
+	attr_t base = theme_attr(EL_CHILD);
+	char buf[32];
+	int i;
+
+	put_blank(y, 0, COLS, base);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
+	put_fmt(y, X_TYPE, 12, base, "%*s%s", 2 * r->depth, "", k ? k : "");
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *dc = &l->c[i];
+
+		if (dc->id == VMS_COL_SIZE)
+			put_right(
+				y, dc->x, dc->w, base,
+				fmt_size(c->end - c->start, buf, sizeof(buf)));
+		else if (dc->id == VMS_DCOL_DETAILS)
+			put_details(y, dc, base, r->depth, c->name);
+	}
+}
+
+/* The state words of a region (" [deleted, locked]"), or "". */
+static void state_words(const struct vms_region *g, char *words, size_t n)
+{
+	const char *w[8];
+	size_t nw = export_state_words(g, w, 8), k;
+	int len = 0;
+
+	words[0] = '\0';
+	for (k = 0; k < nw && len < (int)n - 40; k++)
+		len += snprintf(words + len, n - (size_t)len, "%s%s%s",
+				k ? ", " : " [", w[k], k + 1 == nw ? "]" : "");
+}
+
+/* A figure column of a region's row; "?" where the snapshot has no such
+ * figures (a core's counters). */
+static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
+		       const struct drow *r)
+{
+	char buf[32];
+	uint64_t v;
+
+	if (!vms_column_known(u->snap, (enum vms_col)c->id)) {
+		put_right(y, c->x, c->w, a, "-");
+		return;
+	}
+	v = details_figure(u, r, (enum vms_col)c->id);
+	if (vms_column_has((enum vms_col)c->id, VMS_COLF_COUNT))
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else
+		fmt_size(v, buf, sizeof(buf));
+	put_right(y, c->x, c->w, a, buf);
+}
+
+/* An allocation or a region: its figures (an allocation's summed). */
+static void draw_region(struct ui *u, int y, const struct drow *r,
+			const struct dlayout *l)
+{
+	const struct vms_region *g = details_node_region(u, r);
+	attr_t base = theme_attr(EL_NORMAL), ta;
+	char buf[32], text[600], words[160];
+	uint64_t a, b;
+	int i;
+
+	details_row_span(u, r, &a, &b);
+	if (row_reserved(u, r))
+		base = ta = theme_attr(EL_RESERVED);
+	else
+		ta = theme_attr(theme_type(g->type));
+	put_blank(y, 0, COLS, base);
+	put_str(y, X_MARK, 1, base, row_mark(u, r), 1);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
+	put_fmt(y, X_TYPE, 12, ta, "%*s%s", 2 * r->depth, "",
+		vms_type_info[g->type].label);
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *c = &l->c[i];
+
+		if (c->id == VMS_COL_SIZE) {
+			put_right(y, c->x, c->w, base,
+				  fmt_size(b - a, buf, sizeof(buf)));
+		} else if (c->id == VMS_DCOL_PROT) {
+			put_str(y, c->x, c->w, base,
+				details_row_perms(u, r, buf), 1);
+		} else if (c->id == VMS_DCOL_DETAILS) {
+			state_words(g, words, sizeof(words));
+			details_text(details_region_text(g), words,
+				     c->w - 2 * r->depth, text, sizeof(text));
+			put_details(y, c, base, r->depth, text);
+		} else {
+			put_figure(u, y, c, base, r);
+		}
+	}
+}
+
+/* What a row is drawn with (listview_draw's ctx). */
+struct row_ctx {
+	struct ui *u;
+	const struct dlayout *l;
+};
+
+static void draw_row(void *ctx, int y, size_t i, bool sel)
+{
+	struct ui *u = ((struct row_ctx *)ctx)->u;
+	const struct dlayout *l = ((struct row_ctx *)ctx)->l;
+	struct viewer *v = viewer_of(u);
+	const struct drow *r = &v->det.rows[i];
+	uint64_t a, b;
+	int k;
+
+	if (r->kind == DROW_GAP) {
+		attr_t base = theme_attr(EL_FREE);
+
+		details_row_span(u, r, &a, &b);
+		put_blank(y, 0, COLS, base);
+		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
+		put_str(y, X_TYPE, 12, base, "Free", 1);
+		for (k = 0; k < l->n; k++)
+			if (l->c[k].id == VMS_COL_SIZE ||
+			    l->c[k].id == VMS_COL_BLOCKS)
+				put_figure(u, y, &l->c[k], base, r);
+	} else if (r->kind == DROW_CHILD) {
+		draw_child(u, y, r, l);
+	} else {
+		draw_region(u, y, r, l);
+	}
+	if (sel) {
+		attr_t sa = theme_attr(v->focus == 1 ? EL_SELECTION
+						     : EL_SELECTION_IDLE);
+
+		mvchgat(y, 0, COLS, sa & ~A_COLOR, (short)PAIR_NUMBER(sa),
+			NULL);
+	}
+}
+
+void details_draw(struct ui *u, int y, int h)
+{
+	struct details *d = det_of(u);
+	struct dlayout l = layout_for(u, COLS);
+	struct row_ctx rc = { u, &l };
+
+	draw_heading(d, y, &l);
+	listview_draw(&d->lv, y + 1, h - 1, d->nrows, draw_row, &rc);
+	if (!d->nrows)
+		put_str(d->lv.y, X_ADDR, COLS - X_ADDR, theme_attr(EL_DIM),
+			d->filter == VMS_T_PAGE_TABLE
+				? "(the page table is kernel memory: it has "
+				  "no regions)"
+				: "(no regions of this type)",
+			1);
+}

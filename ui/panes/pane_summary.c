@@ -1,0 +1,208 @@
+/* pane_summary.c — the summary pane: one row per type, coloured by type,
+ * the Total row and Free with the largest free block; VMMap's twelve
+ * columns. The cursor row is the type Enter filters the details to.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "model/columns.h"
+#include "panes/panes.h"
+
+enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
+
+/* The summary's column i (columns.h). */
+static const struct vms_column *col(int i)
+{
+	return &vms_columns[vms_summary_columns[i]];
+}
+
+static uint64_t value(const struct vms_totals *t, int i)
+{
+	return vms_column_type(t, vms_summary_columns[i]);
+}
+
+static const struct vms_totals *row_totals(const struct vms_snapshot *s,
+					   int row)
+{
+	if (row == SUM_TOTAL)
+		return &s->total;
+	if (row == SUM_FREE)
+		return &s->types[VMS_T_FREE];
+	return &s->types[row];
+}
+
+int summary_row_filter(int row)
+{
+	if (row == SUM_TOTAL)
+		return -1;
+	if (row == SUM_FREE)
+		return VMS_T_FREE;
+	return row;
+}
+
+static bool row_empty(const struct vms_snapshot *s, int row)
+{
+	const struct vms_totals *t = row_totals(s, row);
+
+	return row != SUM_TOTAL && row != SUM_FREE && !t->size && !t->blocks &&
+	       !t->committed;
+}
+
+int summary_layout(struct ui *u, int max)
+{
+	struct viewer *v = viewer_of(u);
+	int row, n = 0, room = max - 2, k;
+
+	for (row = 0; row < SUM_ROWS; row++)
+		if (room >= SUM_ROWS || !row_empty(u->snap, row) ||
+		    row == v->sum_cur)
+			v->sum_vis[n++] = row;
+	/* still short: the page table (kernel memory, no regions to list)
+	 * gives way before the list scrolls */
+	for (k = 0; n > room && k < n; k++)
+		if (v->sum_vis[k] == VMS_T_PAGE_TABLE &&
+		    v->sum_cur != VMS_T_PAGE_TABLE) {
+			memmove(&v->sum_vis[k], &v->sum_vis[k + 1],
+				(size_t)(n - k - 1) * sizeof(v->sum_vis[0]));
+			n--;
+			break;
+		}
+	v->sum_nvis = n;
+	if (room < 1)
+		room = 1;
+	v->sum_shown = n < room ? n : room;
+	for (k = 0; k < n && v->sum_vis[k] != v->sum_cur; k++)
+		;
+	if (k < v->sum_top)
+		v->sum_top = k;
+	else if (k >= v->sum_top + v->sum_shown)
+		v->sum_top = k - v->sum_shown + 1;
+	if (v->sum_top > n - v->sum_shown)
+		v->sum_top = n - v->sum_shown;
+	if (v->sum_top < 0)
+		v->sum_top = 0;
+	return 2 + v->sum_shown;
+}
+
+int summary_row_at(const struct ui *u, int y)
+{
+	struct viewer *v = viewer_of(u);
+	int k = y - v->sum_y - 2;
+
+	if (k < 0 || k >= v->sum_shown || v->sum_top + k >= v->sum_nvis)
+		return -1;
+	return v->sum_vis[v->sum_top + k];
+}
+
+void summary_move(struct ui *u, enum move mv)
+{
+	struct viewer *v = viewer_of(u);
+	size_t cur = 0, top = 0;
+	int k;
+
+	for (k = 0; k < v->sum_nvis; k++)
+		if (v->sum_vis[k] == v->sum_cur)
+			cur = (size_t)k;
+	if (!v->sum_nvis)
+		return;
+	cursor_apply(&cur, &top, (size_t)v->sum_nvis,
+		     v->sum_shown > 0 ? v->sum_shown : 1, mv);
+	v->sum_cur = v->sum_vis[cur];
+}
+
+/* Free has only a size, a count and its largest block; a figure the
+ * snapshot does not know (a core's counters) is "-", never 0. */
+static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
+			size_t n)
+{
+	const struct vms_totals *t = row_totals(s, row);
+
+	if (row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE))
+		return "";
+	if (!vms_cell_known(s, vms_summary_columns[i], row == VMS_T_PAGE_TABLE))
+		return "-";
+	if (col(i)->flags & VMS_COLF_COUNT) {
+		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
+		return buf;
+	}
+	return fmt_size(value(t, i), buf, n);
+}
+
+/* Columns in the order they give way on a narrow terminal (last first):
+ * what VMMap users read first stays. */
+static const int keep_order[NCOLS] = { 0, 1, 3, 4, 2, 11, 10, 8, 5, 6, 9, 7 };
+
+/* Leaves w[i] = 0 for the columns that do not fit in cols. */
+static void fit_columns(int w[NCOLS], int cols_avail)
+{
+	int total = LABEL_W, k;
+
+	for (k = 0; k < NCOLS; k++)
+		total += w[k] + 1;
+	for (k = NCOLS - 1; k > 0 && total > cols_avail; k--) {
+		total -= w[keep_order[k]] + 1;
+		w[keep_order[k]] = 0;
+	}
+}
+
+void summary_draw(struct ui *u, int y)
+{
+	struct details *d = det_of(u);
+	struct viewer *v = viewer_of(u);
+	const struct vms_snapshot *s = u->snap;
+	int w[NCOLS], i, row, x, k;
+	char buf[32];
+
+	v->sum_y = y;
+
+	for (i = 0; i < NCOLS; i++) {
+		int a = (int)strlen(col(i)->head[0]);
+		int b = (int)strlen(col(i)->head[1]);
+
+		w[i] = a > b ? a : b;
+		for (row = 0; row < SUM_ROWS; row++) {
+			int l = (int)strlen(cell(s, row, i, buf, sizeof(buf)));
+
+			if (l > w[i])
+				w[i] = l;
+		}
+	}
+	fit_columns(w, COLS);
+	for (row = 0; row < 2; row++) {
+		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
+			row ? " Type" : "", 1);
+		for (i = 0, x = LABEL_W; i < NCOLS;
+		     x += w[i] ? w[i] + 1 : 0, i++)
+			if (w[i])
+				put_right(y + row, x, w[i],
+					  theme_attr(EL_COLUMN),
+					  col(i)->head[row]);
+	}
+	for (k = 0; k < v->sum_shown; k++) {
+		int yy = y + 2 + k, r = v->sum_vis[v->sum_top + k];
+		int filt = summary_row_filter(r);
+		attr_t la, va;
+
+		row = r;
+		if (row == SUM_TOTAL)
+			la = va = theme_attr(EL_TOTAL);
+		else
+			la = theme_attr(theme_type(filt)),
+			va = theme_attr(EL_NORMAL);
+		if (row == v->sum_cur)
+			la = va = theme_attr(v->focus == 0 ? EL_SELECTION
+							   : EL_SELECTION_IDLE);
+		put_blank(yy, 0, COLS, va);
+		put_str(yy, 0, 1, va, d->filter == filt ? ">" : " ", 1);
+		put_str(yy, 1, LABEL_W - 1, la,
+			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
+			1);
+		for (i = 0, x = LABEL_W; i < NCOLS;
+		     x += w[i] ? w[i] + 1 : 0, i++)
+			if (w[i])
+				put_right(yy, x, w[i], va,
+					  cell(s, row, i, buf, sizeof(buf)));
+	}
+}

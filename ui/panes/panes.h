@@ -1,0 +1,188 @@
+/* panes.h — the two panes the viewer is made of: the summary (one row per
+ * type) and the details (one row per region, child or free gap).
+ *
+ * Contract: a pane draws into the rows it is given and keeps its state in
+ * the viewer's (struct viewer below: sum_* and focus; det); it calls no
+ * screen. The details rows
+ * point into u->snap: details_reset() must follow every change of it.
+ */
+#ifndef VMS_UI_PANES_H
+#define VMS_UI_PANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/listview.h"
+#include "core/ui_priv.h"
+#include "model/alloc.h"
+#include "model/columns.h"
+
+/* A row of the details pane: an allocation, a region (alone, or one of
+ * an allocation's), a child of a region, or a free gap. depth: 0 a top
+ * row, 1 under it, 2 under that. */
+enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC };
+struct drow {
+	uint32_t idx; /* region, gap or allocation index */
+	uint8_t kind;
+	uint8_t depth;
+	uint16_t child; /* child index for DROW_CHILD */
+};
+/* What is open, per region (details.expanded): its children; and, on an
+ * allocation's first region, the allocation's regions. */
+enum { DEXP_REGION = 1, DEXP_ALLOC = 2 };
+struct dgap {
+	uint64_t start, end;
+	uint32_t next; /* the region it comes before (nregions: none) */
+};
+
+/* What the details are sorted by: the address, the type, or a column
+ * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
+enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
+
+struct details {
+	struct drow *rows;
+	size_t nrows, cap;
+	struct dgap *gaps;
+	size_t ngaps;
+	uint8_t *expanded; /* per region: DEXP_* */
+	struct vms_alloc *allocs; /* alloc.h, in address order */
+	size_t nallocs;
+	uint32_t *alloc_of; /* per region: its allocation */
+	uint8_t *type_of; /* per region: its type, made when a filter asks */
+	bool by_region; /* the region list, not allocations ('a') */
+	int filter; /* -1: everything; a type: its rows only */
+	bool show_free; /* the free gaps in the all view too ('f') */
+	int sort;
+	bool reverse;
+	struct listview lv; /* over the rows; placed at the last draw */
+	/* The top rows filtered and sorted, kept while the view, filter,
+	 * free gaps and sort they were made for stay (tops_for): opening
+	 * or closing a row only emits them again. Freed with the rows. */
+	struct drow *tops;
+	size_t ntops;
+	struct {
+		int filter, sort;
+		bool by_region, show_free, reverse, valid;
+	} tops_for;
+	/* The sort's and find's temporaries, kept between keys and grown
+	 * as needed (pane_details_row.c: details_scratch): fresh pages from
+	 * the kernel for every sort cost more than the sort itself. */
+	void *scratch;
+	size_t scratch_cap;
+};
+
+/* The viewer's own state (u->data[SCR_VIEWER], screen_viewer.c's table
+ * gives its size), declared here because its panes, below the viewer,
+ * keep theirs in it: the focus, the summary's and the details'. */
+struct viewer {
+	int focus; /* 0: summary, 1: details */
+	int sum_cur; /* 0..7 a type, 8 Total, 9 Free */
+	/* The summary rows shown at the last layout (all ten, or folded to
+	 * those with something in them on a short terminal), scrolled from
+	 * sum_top; drawn from line sum_y. */
+	int sum_vis[16];
+	int sum_nvis, sum_top, sum_shown, sum_y;
+	struct details det;
+};
+
+static inline struct viewer *viewer_of(const struct ui *u)
+{
+	return u->data[SCR_VIEWER];
+}
+
+static inline struct details *det_of(const struct ui *u)
+{
+	return &viewer_of(u)->det;
+}
+
+/* pane_summary.c */
+enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
+/* Chooses the rows to show in at most max lines (headings included): all
+ * ten when they fit, else those that are not zero (Total, Free and the
+ * cursor's row always), scrolled to the cursor. Returns the lines the
+ * pane takes. */
+int summary_layout(struct ui *u, int max);
+/* Draws the rows summary_layout chose, from line y. */
+void summary_draw(struct ui *u, int y);
+/* The summary row drawn on screen line y, or -1. */
+int summary_row_at(const struct ui *u, int y);
+/* Moves the summary's cursor over the rows shown. */
+void summary_move(struct ui *u, enum move mv);
+/* The details filter a summary row stands for. */
+int summary_row_filter(int row);
+
+/* pane_details.c */
+/* A new snapshot (u->snap; old: the one before, still alive, or NULL):
+ * rows rebuilt with the filter, sort, view and free toggle kept, the
+ * cursor on the row it was on (by address, and by name on a child) at the
+ * same place on screen; a snapshot of the same process keeps the expanded
+ * rows too. */
+void details_reset(struct ui *u, const struct vms_snapshot *old);
+void details_free(struct details *d);
+/* filter, sort, view or expansion changed: the rows again, the cursor on
+ * its row (or the row now holding its address) */
+void details_rebuild(struct ui *u);
+void details_draw(struct ui *u, int y, int h);
+/* Right/Left on the cursor's row: an allocation opens into its regions
+ * and their children; Left on a row inside one closes what holds it. */
+int details_expand(struct ui *u, bool open);
+/* Enter: opens or closes the cursor's row. */
+int details_toggle(struct ui *u);
+int details_find(struct ui *u, bool backwards);
+/* Every region in address order, the cursor on the one holding addr. */
+int details_goto_addr(struct ui *u, uint64_t addr);
+const char *dsort_name(int s);
+/* "^" (smallest first) or "v": the direction of d's sort as shown. */
+const char *details_sort_arrow(const struct details *d);
+
+/* Shared by the details' files (pane_details*.c, pane_find.c). */
+/* The addresses row r spans in s (the snapshot d's rows were made on);
+ * details_row_span: in u->snap. */
+void details_span_in(const struct details *d, const struct vms_snapshot *s,
+		     const struct drow *r, uint64_t *a, uint64_t *b);
+void details_row_span(const struct ui *u, const struct drow *r, uint64_t *a,
+		      uint64_t *b);
+/* What the Details column says of a region (its detail, else its path). */
+const char *details_region_text(const struct vms_region *r);
+/* The region a row stands for (an allocation's main one); NULL: a gap. */
+const struct vms_region *details_node_region(const struct ui *u,
+					     const struct drow *r);
+/* The region of row `row`, as above, or NULL. */
+const struct vms_region *details_region(const struct ui *u, size_t row);
+/* The allocation region i is in (NULL without allocations). */
+const struct vms_alloc *details_alloc_of(const struct details *d,
+					 uint32_t region);
+/* The protection a row shows (5 bytes of buf): a region's, or an
+ * allocation's (every permission one of its regions has). */
+const char *details_row_perms(const struct ui *u, const struct drow *r,
+			      char *buf);
+/* A row's figure in column c (an allocation's: the sum of its regions';
+ * Blocks: the regions a row stands for). */
+uint64_t details_figure(const struct ui *u, const struct drow *r,
+			enum vms_col c);
+bool details_same_node(const struct drow *a, const struct drow *b);
+/* Calls fn with top and what it holds, in the order shown: every
+ * descendant (all) or only the open ones. Stops when fn returns < 0.
+ * Returns the rows given to fn. */
+size_t details_emit(const struct ui *u, const struct drow *top, bool all,
+		    int (*fn)(void *ctx, struct drow r), void *ctx);
+/* Opens what holds node r (its region, its allocation); no rebuild. */
+void details_open_path(struct ui *u, const struct drow *r);
+/* The cursor to the deepest row holding addr (its child named child, if
+ * open). */
+void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
+
+/* A buffer of at least bytes, kept in d and grown as asked (keep: with
+ * its contents), for temporaries a key makes and drops; NULL if out of
+ * memory. Freed with the rows (details_free). */
+void *details_scratch(struct details *d, size_t bytes, bool keep);
+/* pane_details_sort.c: sorts top rows (in address order) by the details'
+ * sort column; false if out of memory (left as they were). */
+bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
+/* The viewer's idle: the scratch a sort of every row will ask for, taken
+ * and faulted in now (a million rows: 36 MB, 60-140 ms of first-touch
+ * page faults on this project's VM, else paid by the first sort key).
+ * Not with --watch (each tick's snapshot frees it again). */
+void details_sort_warm(struct ui *u);
+
+#endif

@@ -1,0 +1,109 @@
+/* heaps_managed.c — the managed heaps of the heaps screen: their rows'
+ * names and figures and their detail (heaps_managed.h). Reads only the
+ * finished snapshot's s->managed. Names from the target (a JVM's part
+ * names come from its hsperfdata) are drawn through put_str, escaped.
+ */
+#include "screens/heaps_managed.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+
+bool hm_open(const struct heapview *hv, size_t i)
+{
+	return i < hv->nmopen && hv->mopen[i];
+}
+
+void hm_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
+	    int64_t v[5])
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct vms_managed *m = &s->managed[r->heap];
+
+	v[3] = v[4] = -1;
+	if (r->kind == HR_PART) {
+		const struct vms_managed_part *p = &m->parts[r->seg];
+
+		snprintf(name, n, "%s%s", p->name,
+			 p->in_heap ? "" : " (outside the heap)");
+		v[0] = p->capacity;
+		v[1] = p->used;
+		v[2] = p->max;
+		return;
+	}
+	/* "+" opens a heap with parts; one without has none to open */
+	snprintf(name, n, "  %s %s 0x%llx%s%s",
+		 !m->nparts			 ? " "
+		 : hm_open(heaps_of(u), r->heap) ? "-"
+						 : "+",
+		 m->runtime, (unsigned long long)m->start,
+		 m->detail ? "  " : "", m->detail ? m->detail : "");
+	if (m->nparts) {
+		size_t k = strlen(name);
+
+		snprintf(name + k, n - k, ", %u part%s", m->nparts,
+			 m->nparts == 1 ? "" : "s");
+	}
+	v[0] = (int64_t)m->committed;
+	v[1] = m->used;
+	v[2] = (int64_t)m->reserved;
+}
+
+static const char *fig(const struct ui *u, int64_t v, char *buf, size_t n)
+{
+	struct heapview *hv = heaps_of(u);
+
+	if (v < 0)
+		return "-";
+	if (!hv->bytes)
+		return fmt_size((uint64_t)v, buf, n);
+	snprintf(buf, n, "%lld", (long long)v);
+	return buf;
+}
+
+void hm_detail(struct ui *u, int y, int ymax, const struct hrow *r)
+{
+	const struct vms_managed *m = &u->snap->managed[r->heap];
+	char b[3][24];
+
+	if (y >= ymax)
+		return;
+	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE),
+		"%s managed heap 0x%llx-0x%llx%s%s", m->runtime,
+		(unsigned long long)m->start, (unsigned long long)m->end,
+		m->detail ? "  " : "", m->detail ? m->detail : "");
+	if (y < ymax)
+		put_fmt(y++, 1, COLS - 1, theme_attr(EL_NORMAL),
+			"Reserved %s  Committed %s  Used %s  figures: %s",
+			fig(u, (int64_t)m->reserved, b[0], 24),
+			fig(u, (int64_t)m->committed, b[1], 24),
+			fig(u, m->used, b[2], 24),
+			m->figures ? m->figures
+				   : "none from the runtime (the map's shape)");
+	if (r->kind == HR_PART && y < ymax) {
+		const struct vms_managed_part *p = &m->parts[r->seg];
+
+		put_fmt(y++, 1, COLS - 1, theme_attr(EL_NORMAL),
+			"Part %s: Capacity %s  Used %s  Max %s  (%s)", p->name,
+			fig(u, p->capacity, b[0], 24),
+			fig(u, p->used, b[1], 24), fig(u, p->max, b[2], 24),
+			p->in_heap ? "inside the heap's range"
+				   : "outside the heap's range");
+	} else if (m->nparts && y < ymax) {
+		put_str(y++, 1, COLS - 1, theme_attr(EL_DIM),
+			"Right opens it into its parts, as the runtime "
+			"counts them",
+			1);
+	}
+}
+
+ptrdiff_t hm_find(const struct vms_snapshot *s, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmanaged; i++)
+		if (addr >= s->managed[i].start && addr < s->managed[i].end)
+			return (ptrdiff_t)i;
+	return -1;
+}

@@ -1,0 +1,537 @@
+/* screen_viewer.c — the viewer: a header (process, sampler, freeze time,
+ * time of the snapshot, bars for committed memory and working set by type),
+ * the summary pane and the details pane below it, and the viewer's keys.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "core/ui_priv.h"
+#include "export/export_util.h"
+#include "panes/panes.h"
+
+/* The header: the title and the capture line, then the two bars, when
+ * the terminal is tall enough; on a short one the details come first (the
+ * Total row has the bars' figures): one line. */
+static int header_h(void)
+{
+	return LINES >= 30 ? 4 : 1;
+}
+
+/* A bar of width w: each type's share of scale, in its colour (or its
+ * letter without colour). */
+static void draw_bar(struct ui *u, int y, int x, int w, const uint64_t *v,
+		     uint64_t scale)
+{
+	uint64_t cum = 0;
+	int t, done = 0;
+
+	for (t = 0; t < VMS_NTYPES && scale; t++) {
+		int upto, n;
+
+		cum += v[t];
+		upto = (int)((double)cum * w / (double)scale + 0.5);
+		if (upto > w)
+			upto = w;
+		n = upto - done;
+		if (n <= 0)
+			continue;
+		attrset(theme_attr(theme_type(t)) | A_REVERSE);
+		mvhline(y, x + done, u->color ? ' ' : type_letter(t, false), n);
+		done = upto;
+	}
+	attrset(theme_attr(EL_BAR_EMPTY));
+	if (done < w)
+		mvhline(y, x + done, '.', w - done);
+	attrset(A_NORMAL);
+}
+
+/* Text in at least w columns at x, if it fits whole; returns the column
+ * after it (and a gap), or x when it did not fit. */
+static int field(int y, int x, int w, attr_t a, const char *text)
+{
+	int len = text_cols(text);
+
+	if (len > w)
+		w = len;
+	if (x + w > COLS)
+		return x;
+	put_str(y, x, w, a, text, 1);
+	return x + w + 1;
+}
+
+/* "Label value" as one field: both or nothing. */
+static int label_field(int y, int x, const char *label, attr_t a,
+		       const char *value)
+{
+	int ll = text_cols(label), vl = text_cols(value);
+
+	if (x + ll + 1 + vl > COLS)
+		return x;
+	put_str(y, x, ll + 1, theme_attr(EL_LABEL), label, 1);
+	put_str(y, x + ll + 1, vl, a, value, 1);
+	return x + ll + 1 + vl + 2;
+}
+
+/* The title and the capture line: sampler, time, then a warning or the
+ * counts, each shown whole or not at all on a narrow terminal. compact
+ * (a short terminal): all on one line, the labels that say the obvious
+ * left out, so the time still fits in 80 columns. */
+static void draw_header(struct ui *u, bool compact)
+{
+	const struct vms_snapshot *s = u->snap;
+	char when[40], a[16], buf[300];
+	int x, y = compact ? 0 : 1;
+	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
+
+	if (compact) {
+		snprintf(buf, sizeof(buf), " %s  pid %d",
+			 s->proc.name ? s->proc.name : "?", (int)s->proc.pid);
+		put_blank(0, 0, COLS, n);
+		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
+			    0) +
+		    2;
+	} else {
+		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
+			" vmscope  %s  pid %d  %s",
+			s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
+			s->proc.cmdline ? s->proc.cmdline : "");
+		put_blank(1, 0, COLS, n);
+		x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
+	}
+	export_taken_at(s, when, sizeof(when));
+	if (s->cap.frozen)
+		snprintf(buf, sizeof(buf), "%s, frozen %llu us", s->cap.backend,
+			 (unsigned long long)s->cap.frozen_us);
+	else
+		snprintf(buf, sizeof(buf), "%s, not frozen", s->cap.backend);
+	x = field(y, x, compact ? 0 : 27, n, buf);
+	/* the time stays; a warning takes what is left after it, before
+	 * the counts */
+	x = label_field(y, x + compact, "Taken", n, when);
+	if (s->cap.partial) {
+		snprintf(buf, sizeof(buf), "partial: %s", s->cap.partial);
+		put_str(y, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%zu", s->nregions);
+	x = label_field(y, x, "Regions", n, buf);
+	label_field(y, x, "Largest free", n,
+		    fmt_size(s->largest_free, a, sizeof(a)));
+}
+
+/* The bars and their figures, rows 2 and 3. */
+static void draw_bars(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	char a[16], b[16], c[16];
+	uint64_t com[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
+	int t, bw = COLS - 42;
+	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
+
+	for (t = 0; t < VMS_NTYPES; t++) {
+		com[t] = t == VMS_T_FREE ? 0 : s->types[t].committed;
+		ws[t] = t == VMS_T_FREE ? 0 : s->types[t].ws;
+		scale += com[t];
+	}
+	put_str(2, 1, 12, l, "Committed", 1);
+	put_str(3, 1, 12, l, "Working set", 1);
+	draw_bar(u, 2, 13, bw, com, scale);
+	draw_bar(u, 3, 13, bw, ws, scale);
+	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
+		fmt_size(scale, a, sizeof(a)),
+		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, b,
+			sizeof(b)));
+	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
+		fmt_col(s, VMS_COL_WS, s->total.ws, a, sizeof(a)),
+		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, c,
+			sizeof(c)));
+}
+
+static void viewer_draw(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	char right[96];
+	const struct details *d = &v->det;
+
+	int hh = header_h(), sh;
+
+	draw_header(u, hh == 1);
+	if (hh == 4)
+		draw_bars(u);
+	/* the details get at least half the lines; the summary folds */
+	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
+	summary_draw(u, hh);
+	details_draw(u, hh + sh, LINES - 1 - hh - sh);
+	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
+		 d->by_region ? "regions: " : "",
+		 d->filter >= 0 ? vms_type_info[d->filter].label
+		 : d->show_free ? "all+free"
+				: "all",
+		 dsort_name(d->sort), details_sort_arrow(d),
+		 d->nrows ? d->lv.cur + 1 : 0, d->nrows);
+	ui_status(u,
+		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
+		  " m map  r refresh  q quit",
+		  right);
+}
+
+/* ---- actions ---- */
+
+static int act_tab(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->focus = !v->focus;
+	return UI_DRAW;
+}
+
+static int set_filter(struct ui *u, int row)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->sum_cur = row;
+	v->det.filter = summary_row_filter(row);
+	v->det.lv.cur = v->det.lv.top = 0;
+	v->det.nrows = 0;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_enter(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
+		return set_filter(u, v->sum_cur);
+	return details_toggle(u);
+}
+
+static int act_expand(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
+		return 0;
+	return details_expand(u, true);
+}
+
+static int act_collapse(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (v->focus == 0)
+		return 0;
+	return details_expand(u, false);
+}
+
+static int act_find(struct ui *u)
+{
+	u->finding = true;
+	u->find[0] = '\0';
+	return UI_DRAW;
+}
+
+static int act_next(struct ui *u)
+{
+	return details_find(u, false);
+}
+
+static int act_prev(struct ui *u)
+{
+	return details_find(u, true);
+}
+
+/* The next sort: Address, each column shown (in the setup's order), Type,
+ * and around. */
+static int act_sort(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	const struct vms_config *c = &u->conf;
+	int seq[2 + VMS_CONFIG_MAX], n = 0, k, at = -1;
+
+	seq[n++] = DS_ADDRESS;
+	for (k = 0; k < c->n; k++)
+		if (c->shown[c->order[k]])
+			seq[n++] = DS_COL + c->order[k];
+	seq[n++] = DS_TYPE;
+	for (k = 0; k < n; k++)
+		if (seq[k] == v->det.sort)
+			at = k;
+	v->det.sort = seq[(at + 1) % n];
+	v->det.reverse = false;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_reverse(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->det.reverse = !v->det.reverse;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+/* The free gaps beside the regions of the all view (they are always
+ * listed when Free is selected). */
+static int act_free(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->det.show_free = !v->det.show_free;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+/* Allocations (an image, a stack, an arena one row) or the region list. */
+static int act_view(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->det.by_region = !v->det.by_region;
+	details_rebuild(u);
+	return UI_DRAW;
+}
+
+static int act_setup(struct ui *u)
+{
+	u->next = SCR_SETUP;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static int act_map(struct ui *u)
+{
+	u->next = SCR_MAP;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static int act_timeline(struct ui *u)
+{
+	u->next = SCR_TIMELINE;
+	return UI_SWITCH | UI_DRAW;
+}
+
+/* Inside the heaps, on the arena holding the cursor's region (if any). */
+static int act_heaps(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	const struct vms_region *r =
+		v->focus == 1 ? details_region(u, v->det.lv.cur) : NULL;
+
+	u->goto_set = r != NULL;
+	u->goto_addr = r ? r->start : 0;
+	u->next = SCR_HEAPS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+/* The contents of the cursor's region: strings, hex, find in memory. */
+static int act_contents(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	const struct vms_region *r = details_region(u, v->det.lv.cur);
+
+	if (!r) {
+		ui_message(u, true, "no region under the cursor (a free gap)");
+		return UI_DRAW;
+	}
+	u->goto_set = true;
+	u->goto_addr = r->start;
+	u->next = SCR_CONTENTS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static int act_refresh(struct ui *u)
+{
+	(void)u;
+	return UI_RESAMPLE;
+}
+
+static int act_escape(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (v->det.filter != -1)
+		return set_filter(u, SUM_TOTAL);
+	if (u->from_picker) {
+		u->next = SCR_PICKER;
+		return UI_SWITCH | UI_DRAW | UI_CLEAR;
+	}
+	return 0;
+}
+
+static const struct key_action viewer_keys[] = {
+	{ '\t', "Tab", "switch between the summary and the details", act_tab },
+	{ '\r', "Enter",
+	  "summary: show only that type (Total: all); "
+	  "details: expand or collapse",
+	  act_enter },
+	{ '\n', NULL, NULL, act_enter },
+	{ KEY_ENTER, NULL, NULL, act_enter },
+	{ KEY_RIGHT, "Right +", "expand a region into its children",
+	  act_expand },
+	{ '+', NULL, NULL, act_expand },
+	{ KEY_LEFT, "Left -", "collapse it again", act_collapse },
+	{ '-', NULL, NULL, act_collapse },
+	{ '/', "/",
+	  "find in every row, collapsed ones too (type text, Enter jumps "
+	  "to the next match and opens the rows above it)",
+	  act_find },
+	{ 'n', "n N", "next / previous match", act_next },
+	{ 'N', NULL, NULL, act_prev },
+	{ 's', "s", "next sort column of the details", act_sort },
+	{ 'S', "S", "reverse the sort", act_reverse },
+	{ 'f', "f", "show or hide the free gaps in the all view", act_free },
+	{ 'a', "a",
+	  "allocations (an image, a thread's stack, an arena: one row) or "
+	  "the region list",
+	  act_view },
+	{ 'm', "m", "address-space map", act_map },
+	{ 'T', "T",
+	  "the timeline: every snapshot r (or --watch) took; mark two and "
+	  "compare them",
+	  act_timeline },
+	{ 'x', "x",
+	  "contents of the cursor's region: strings (ASCII, UTF-16), hex, "
+	  "find bytes or text in memory",
+	  act_contents },
+	{ 'H', "H",
+	  "inside the heaps: arenas, segments, each arena's figures, strip "
+	  "and histogram (on the arena of the cursor's region)",
+	  act_heaps },
+	{ KEY_F(2), "F2 c",
+	  "column setup: which columns the details show, in which order",
+	  act_setup },
+	{ 'c', NULL, NULL, act_setup },
+	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
+	{ 'r', NULL, NULL, act_refresh },
+	{ 't', "t", "next colour theme", ui_next_theme },
+	{ 27, "Esc", "clear the type filter; back to the picker", act_escape },
+	{ 'q', "q F10", "quit", ui_quit },
+	{ KEY_F(10), NULL, NULL, ui_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+static int find_key(struct ui *u, int key)
+{
+	switch (key) {
+	case 27:
+		u->finding = false;
+		return UI_DRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		u->finding = false;
+		return details_find(u, false) | UI_DRAW;
+	default:
+		ui_edit_line(u->find, sizeof(u->find), key);
+		return UI_DRAW;
+	}
+}
+
+static int viewer_key(struct ui *u, int key)
+{
+	struct viewer *v = viewer_of(u);
+	enum move mv;
+	int r;
+
+	if (u->finding)
+		return find_key(u, key);
+	r = key_dispatch(u, viewer_keys, key);
+	if (r >= 0)
+		return r;
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	if (v->focus == 0)
+		summary_move(u, mv);
+	else
+		listview_move(&v->det.lv, v->det.nrows, mv);
+	return UI_DRAW;
+}
+
+static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
+{
+	struct viewer *v = viewer_of(u);
+	struct details *d = &v->det;
+	size_t row;
+
+	(void)x;
+	/* the wheel scrolls the details, three rows a notch, wherever it
+	 * is */
+	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		listview_mouse(&d->lv, d->nrows, y, b, 3, &row);
+		return UI_DRAW;
+	}
+	if (summary_row_at(u, y) >= 0) {
+		v->focus = 0;
+		return set_filter(u, summary_row_at(u, y));
+	}
+	if (!listview_row_at(&d->lv, d->nrows, y, &row))
+		return 0;
+	v->focus = 1;
+	if (row == d->lv.cur && (b & BUTTON1_DOUBLE_CLICKED))
+		return act_enter(u);
+	d->lv.cur = row;
+	return UI_DRAW;
+}
+
+/* ---- the screen ---- */
+
+static void viewer_init(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	v->det.filter = -1;
+	v->sum_cur = SUM_TOTAL;
+}
+
+static void viewer_free(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	details_free(&v->det);
+}
+
+/* The map's Enter asks for an address: every region, the cursor on it. */
+static int viewer_enter(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (u->goto_set) {
+		u->goto_set = false;
+		v->sum_cur = SUM_TOTAL;
+		details_goto_addr(u, u->goto_addr);
+	}
+	return 0;
+}
+
+/* The rows again, the cursor and the expansions kept (details_reset). */
+static void viewer_snapshot_changed(struct ui *u,
+				    const struct vms_snapshot *old,
+				    bool new_process)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (new_process) {
+		v->focus = 0;
+		v->sum_cur = SUM_TOTAL;
+		v->det.filter = -1;
+	}
+	details_reset(u, old);
+}
+
+const struct ui_screen screen_viewer = {
+	.name = "viewer",
+	.title = "Viewer",
+	.keys = viewer_keys,
+	.data_size = sizeof(struct viewer),
+	.init = viewer_init,
+	.free = viewer_free,
+	.enter = viewer_enter,
+	.snapshot_changed = viewer_snapshot_changed,
+	.draw = viewer_draw,
+	.key = viewer_key,
+	.mouse = viewer_mouse,
+	.idle = details_sort_warm,
+};
