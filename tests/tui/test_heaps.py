@@ -118,6 +118,11 @@ def one_size(p, want, info, w, h, env, args, what):
         hist = [int(m) for m in re.findall(
             r"^\s+\d+ [BKMGT]-\s*\d* ?[BKMGT]?\s+(\d+)\s+\d+ [BKMGT]",
             scr, re.M)]
+        bounds = re.findall(r"^\s+(\d+ [BKMGT])-(\d+ [BKMGT])\s+\d+",
+                            scr, re.M)
+        T.ok(bounds and all(lo != hi for lo, hi in bounds),
+             "%s: each histogram row's two sizes differ (1 K-2 K, not "
+             "1 K-1 K)" % what, bounds)
         fc = detail_num(scr, "Free chunks")
         T.ok("Strip" in scr and hist and sum(hist) == fc - 1,
              "%s: the strip, and a histogram whose counts add up to the "

@@ -128,7 +128,9 @@ static void draw_hist(int y, int ymax, const struct vms_heap_glibc *g)
 		return;
 	}
 	put_str(y++, 1, COLS - 1, theme_attr(EL_LABEL),
-		"Free chunks by size (top apart):", 1);
+		"Free chunks by size (top apart; each from the first size "
+		"up to the second, not included):",
+		1);
 	for (k = 0; k < VMS_HEAP_HIST && y < ymax; k++) {
 		int n;
 
@@ -136,7 +138,8 @@ static void draw_hist(int y, int ymax, const struct vms_heap_glibc *g)
 			continue;
 		put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
 		fmt_size(32ull << k, lo, sizeof(lo));
-		fmt_size((64ull << k) - 1, hi, sizeof(hi));
+		/* the end not included: 2047 bytes would read "1 K" */
+		fmt_size(64ull << k, hi, sizeof(hi));
 		put_fmt(y, 1, 38, theme_attr(EL_NORMAL), "%7s-%-7s %7llu %7s",
 			lo, k + 1 < VMS_HEAP_HIST ? hi : "",
 			(unsigned long long)g->hist[k],
