@@ -383,6 +383,8 @@ int cli_diff(const struct args *a)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	d.name_a = a->diff_a;
+	d.name_b = a->diff_b;
 	if ((a->output ? outbuf_open_file(&o, a->output, &err)
 		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
 		rc = cli_fail(&err);

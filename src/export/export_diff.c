@@ -30,12 +30,18 @@ static const char *delta_text(const struct outbuf *o, int64_t v, char *buf,
 	return buf;
 }
 
-static void side_line(const char *label, const struct vms_snapshot *s,
-		      struct outbuf *o)
+static void side_line(const char *label, const char *named,
+		      const struct vms_snapshot *s, struct outbuf *o)
 {
 	char when[64];
 
-	ob_printf(o, "%s process %d ", label, (int)s->proc.pid);
+	ob_puts(o, label);
+	if (named) { /* the file or PID the user gave */
+		ob_putc(o, ' ');
+		ob_text_str(o, named);
+		ob_putc(o, ',');
+	}
+	ob_printf(o, " process %d ", (int)s->proc.pid);
 	ob_text_str(o, s->proc.name ? s->proc.name : "?");
 	ob_printf(o, ", taken at %s (%s%s)\n",
 		  export_taken_at(s, when, sizeof(when)), s->cap.backend,
@@ -119,8 +125,8 @@ void export_diff_summary(const struct vms_diff *d, struct outbuf *o)
 {
 	size_t top[10], n, i;
 
-	side_line("A:", d->a, o);
-	side_line("B:", d->b, o);
+	side_line("A:", d->name_a, d->a, o);
+	side_line("B:", d->name_b, d->b, o);
 	counts_line(d, o);
 	ob_putc(o, '\n');
 	type_table(d, o);

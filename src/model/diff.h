@@ -87,6 +87,9 @@ struct vms_diff {
 	size_t count[VMS_NCHANGES];
 	size_t *idx; /* the sides' region indices, one allocation */
 	bool other_run; /* vms_diff_other_run(a, b): matched for ASLR */
+	/* What the user named each side (a file, a PID), for the text forms'
+	 * "A:" and "B:" lines; NULL: not said. Set by the caller. */
+	const char *name_a, *name_b;
 };
 
 /* Whether a and b are two different processes (pids) of one program:

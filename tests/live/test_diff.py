@@ -112,6 +112,11 @@ def main():
         T.ok(r.returncode == 0 and "Private Data" in out and
              "Largest changes" in out, "-d A B -s prints the table and "
              "the largest changes", out)
+        lines = out.splitlines()
+        T.ok(lines[0].startswith("A: %s," % fa) and
+             lines[1].startswith("B: %s," % fb),
+             "-d A B -s names each side as it was given (the files)",
+             lines[:2])
         first = out.split("Largest changes", 1)[-1].splitlines()[2:3]
         T.ok(first and "added" in first[0] and "+100.0 M" in first[0],
              "the largest change is the added 100 MiB", first)
