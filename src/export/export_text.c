@@ -49,12 +49,21 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 		ob_putc(o, '\n');
 		for (j = 0; j < r->nchildren; j++) {
 			const struct vms_child *ch = &r->children[j];
+			uint64_t n = ch->end - ch->start;
+			char sz[32];
 
-			ob_printf(o, "  %016llx-%016llx ",
+			/* the size before the name, so rows line up whatever
+			 * the name's length; under 1 K in bytes, as the
+			 * viewer shows them ("864 B", not "0 K") */
+			if (n < 1024 && !o->exact)
+				snprintf(sz, sizeof(sz), "%llu B",
+					 (unsigned long long)n);
+			else
+				ob_size_text(o, n, sz, sizeof(sz));
+			ob_printf(o, "  %016llx-%016llx %*s  ",
 				  (unsigned long long)ch->start,
-				  (unsigned long long)ch->end);
-			ob_text_pad(o, ch->name, 11);
-			ob_size(o, ch->end - ch->start, cw + 1);
+				  (unsigned long long)ch->end, cw, sz);
+			ob_text_str(o, ch->name);
 			ob_putc(o, '\n');
 		}
 	}

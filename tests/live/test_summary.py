@@ -121,6 +121,20 @@ def main():
              "-e text: region rows in units", reg[:3])
         T.ok(regb and not any(re.search(r"\d [KMGT]\b", l) for l in regb),
              "-e text --bytes: region rows in bytes", regb[:3])
+        kids = [l for l in text.splitlines()
+                if re.match(r"^  [0-9a-f]{16}-[0-9a-f]{16} ", l)]
+        want_kids = [(c["name"], int(c["end"], 16) - int(c["start"], 16))
+                     for r in j["regions"] for c in r["children"]]
+        sizes = {m.end(1) for m in (re.match(
+            r"^  \S+ +(\d+(?:\.\d)? [BKMGT])  ", l) for l in kids) if m}
+        T.ok(kids and len(sizes) == 1,
+             "-e text: every child row's size ends in one column, whatever "
+             "its name's length", kids[:6])
+        small = [(n, sz) for n, sz in want_kids if sz < 1024]
+        T.ok(small and all(any(l.endswith("%d B  %s" % (sz, n))
+                               for l in kids) for n, sz in small[:20]),
+             "-e text: a child under 1 K is in bytes (as the viewer)",
+             (small[:5], kids[:5]))
         def shape(x):  # what no other process can move
             return (sorted(x), sorted(x["totals"]),
                     [(r["start"], r["end"], r["size"], r["committed"])
