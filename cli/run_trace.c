@@ -4,14 +4,18 @@
  * the whole run printed. CMD is never killed for it: when the trace ends
  * first, tracing stops and CMD runs on untraced.
  *
+ * Without -s or -e, the viewer on CMD: a mark of the trace at each
+ * snapshot, the call sites on C (ui/screens/screen_calls.c).
+ *
  * What is not in this version yet is refused with a message, never half
- * done: attaching to a running process, the viewer's trace screens, a
- * trace saved with -w, formats other than text and json. With
+ * done: attaching to a running process, a trace saved with -w, formats
+ * other than text and json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
 #include <errno.h>
 #include <libgen.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ui/ui.h"
 #include "base/outbuf.h"
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/selfcopy.h"
+#include "pipeline.h"
 #include "trace/tracer.h"
 
 #ifndef VMSCOPE_LIBDIR
@@ -72,11 +78,6 @@ int cli_trace_check(const struct args *a)
 					"not in this version yet: --trace "
 					"-- CMD starts CMD traced"
 				      : "--trace needs -- CMD");
-	if (!a->summary && !a->export)
-		return cli_usage_error("%s",
-				       "the viewer's trace screens are not in "
-				       "this version yet: --trace with -s or "
-				       "-e text|json prints the report");
 	if (a->save)
 		return cli_usage_error("%s", "a trace saved with -w is not in "
 					     "this version yet");
@@ -165,12 +166,34 @@ static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
 	export_trace_text(o, r, 8);
 }
 
+/* The viewer on the traced command: its first snapshot at once, a mark
+ * of the trace at each snapshot, the call sites on C. */
+static int trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
+{
+	struct ui_opts uo = {
+		.sampler = vms_sampler_by_name(a->backend),
+		.copts = { .pid = pid, .freeze = a->freeze, .exact = a->exact },
+		.theme = a->theme,
+		.tracer = tr
+	};
+	struct vms_error err = { 0 };
+	int rc;
+
+	setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
+	rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
+	tracer_free(tr); /* a command still running runs on untraced */
+	return rc;
+}
+
 int cli_trace(const struct args *a)
 {
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
 		.seed = trace_seed(),
-		.output_to_stderr = !a->output || strcmp(a->output, "-") == 0
+		.output = !a->summary && !a->export ? TRACER_OUT_NULL
+			  : !a->output || strcmp(a->output, "-") == 0
+				  ? TRACER_OUT_STDERR
+				  : TRACER_OUT_KEEP
 	};
 	struct vms_trace_report rep;
 	struct vms_error err = { 0 };
@@ -190,6 +213,8 @@ int cli_trace(const struct args *a)
 		tracer_free(tr);
 		return cli_fail(&err);
 	}
+	if (!a->summary && !a->export)
+		return trace_viewer(a, tr, pid);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);

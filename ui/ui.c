@@ -299,6 +299,17 @@ static int set_screen(struct ui *u, enum ui_screen_id id, bool enter)
 	return enter && screens[id]->enter ? screens[id]->enter(u) : 0;
 }
 
+/* Every screen's tick (background work), their flags. */
+static int tick(struct ui *u)
+{
+	int k, flags = 0;
+
+	for (k = 0; k < SCR_COUNT; k++)
+		if (screens[k]->tick)
+			flags |= screens[k]->tick(u);
+	return flags;
+}
+
 /* Drops the history's entry k (no free: into gone). */
 static void hist_drop(struct history *h, size_t k, struct vms_snapshot **gone,
 		      bool *gone_own)
@@ -512,11 +523,17 @@ static void loop(struct ui *u)
 		} else {
 			/* wake for the next --watch tick, not later */
 			double left = u->watch_next - now_us();
+			int wake = u->tick_ms ? u->tick_ms : 250;
 
-			if (u->watch_next > 0 && left < 250000)
+			flags |= tick(u);
+			if (u->watch_next > 0 && left < wake * 1000.0)
 				timeout(left > 0 ? (int)(left / 1000) : 0);
+			else
+				timeout(wake);
 			ch = getch();
 			timeout(250);
+			if (ch == ERR && (flags & UI_DRAW))
+				goto act;
 		}
 		if (got_signal)
 			return;
@@ -733,6 +750,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	memset(&u, 0, sizeof(u));
 	u.opts = o;
 	u.watching = o->watch_s > 0;
+	u.tracer = o->tracer;
 	u.screens = screens;
 	u.scr = u.prev = SCR_PICKER;
 	/* The theme is read before the terminal is touched, so a bad file is

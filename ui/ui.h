@@ -17,6 +17,8 @@
 #include "capture/sampler.h"
 #include "model/snapshot.h"
 
+struct tracer;
+
 struct ui_opts {
 	const struct vms_sampler *sampler;
 	struct vms_capture_opts copts; /* copts.pid 0: the picker */
@@ -29,6 +31,9 @@ struct ui_opts {
 	 * them in all (0: no end) */
 	double watch_s;
 	long count;
+	/* --trace -- CMD: the trace of the command shown (its pid in
+	 * copts.pid); the caller's, read and marked by the calls screen */
+	struct tracer *tracer;
 };
 
 int ui_run(const struct ui_opts *o, struct vms_error *err);

@@ -238,8 +238,19 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		if (fd < 0)
 			_exit(127);
 		snprintf(fdnum, sizeof(fdnum), "%d", fd);
-		if (tr->o.output_to_stderr)
+		if (tr->o.output == TRACER_OUT_STDERR) {
 			dup2(STDERR_FILENO, STDOUT_FILENO);
+		} else if (tr->o.output == TRACER_OUT_NULL) {
+			/* the viewer owns the terminal: the command reads
+			 * and writes none of it */
+			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+			if (nul >= 0) {
+				dup2(nul, STDIN_FILENO);
+				dup2(nul, STDOUT_FILENO);
+				dup2(nul, STDERR_FILENO);
+			}
+		}
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("VMSCOPE_TRACE_FD", fdnum, 1);
 		execvp(cmd[0], cmd);

@@ -39,8 +39,13 @@ struct tracer_opts {
 	uint64_t sample_bytes; /* 0: every call (exact) */
 	uint64_t seed; /* sampling's random streams start from it */
 	const char *library; /* the tracer library's path */
-	bool output_to_stderr; /* the command's stdout goes to vmscope's
-				* stderr (an export on stdout) */
+	/* where the command's output goes */
+	enum {
+		TRACER_OUT_KEEP, /* vmscope's own */
+		TRACER_OUT_STDERR, /* its stdout to vmscope's stderr (an
+				    * export on stdout) */
+		TRACER_OUT_NULL, /* nowhere (the viewer owns the terminal) */
+	} output;
 };
 
 int tracer_new(struct tracer **out, const struct tracer_opts *o,

@@ -12,6 +12,10 @@
  *         and exits; an exec'd child (this program, "env") prints
  *         LD_PRELOAD and VMSCOPE_TRACE_FD as it sees them (the tracer
  *         takes itself out for children);
+ *   hold  (argv[1] = "hold"): leaks 10 blocks of 3000 bytes in
+ *         hold_leak(), then waits for signals: each SIGUSR1 makes it leak
+ *         20 blocks of 5000 bytes in grow_leak(); SIGTERM ends it (the
+ *         viewer's test drives it while vmscope traces it);
  *   spin  (argv[1] = "spin", argv[2] = a path): allocates and frees in a
  *         loop until it has done 20 rounds of 100,000 pairs, then writes
  *         "done" to the path and exits 0 (a trace that vmscope leaves
@@ -102,6 +106,51 @@ static int mix(const char *self)
 	return 0;
 }
 
+static volatile sig_atomic_t usr1;
+
+static void on_hold_usr1(int sig)
+{
+	(void)sig;
+	usr1 = 1;
+}
+
+static void *held[1 << 12];
+static int nheld;
+
+__attribute__((noinline)) static void hold_leak(void)
+{
+	int i;
+
+	for (i = 0; i < 10 && nheld < (1 << 12); i++)
+		held[nheld++] = memset(malloc(3000), 6, 3000);
+}
+
+__attribute__((noinline)) static void grow_leak(void)
+{
+	int i;
+
+	for (i = 0; i < 20 && nheld < (1 << 12); i++)
+		held[nheld++] = memset(malloc(5000), 7, 5000);
+}
+
+static int hold(void)
+{
+	sigset_t none, usr;
+
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr, &none);
+	signal(SIGUSR1, on_hold_usr1);
+	hold_leak();
+	for (;;) {
+		while (!usr1)
+			sigsuspend(&none); /* no wakeup lost */
+		usr1 = 0;
+		grow_leak();
+	}
+	return 0;
+}
+
 static int spin(const char *path)
 {
 	int round, i;
@@ -131,6 +180,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "mix") == 0)
 		return mix(argv[0]);
+	if (strcmp(mode, "hold") == 0)
+		return hold();
 	if (strcmp(mode, "spin") == 0 && argc > 2)
 		return spin(argv[2]);
 	own_function();

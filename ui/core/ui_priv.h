@@ -43,6 +43,7 @@
 /* ui.h (ui/, the top): the run's options; only ui.c reads them. */
 struct ui_opts;
 struct vms_preview;
+struct tracer;
 
 enum {
 	UI_DRAW = 1, /* redraw the screen */
@@ -68,7 +69,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_SETUP, screen_setup)                                             \
 	X(SCR_HELP, screen_help)                                               \
 	X(SCR_HEAPS, screen_heaps)                                             \
-	X(SCR_CONTENTS, screen_contents)
+	X(SCR_CONTENTS, screen_contents)                                       \
+	X(SCR_CALLS, screen_calls)
 
 enum ui_screen_id {
 #define X(id, table) id,
@@ -108,6 +110,11 @@ struct ui_screen {
 	 * key or snapshot. Work a next key would otherwise wait for, done
 	 * while the user reads the screen; nothing shown changes. */
 	void (*idle)(struct ui *u);
+	/* Optional: on every pass of the loop, whichever screen is shown
+	 * (at least every u->tick_ms when a screen set it, else 250 ms):
+	 * background work, such as reading a trace's rings. Returns UI_*
+	 * flags (UI_DRAW to show what it changed). */
+	int (*tick)(struct ui *u);
 };
 
 #define X(id, table) extern const struct ui_screen table;
@@ -175,6 +182,11 @@ struct ui {
 	double watch_next;
 	long watch_left;
 	bool watching; /* --watch was given (even once its ticks stop) */
+	/* --trace -- CMD: the trace (the command line's; the calls screen
+	 * reads and marks it), and how often the loop wakes for the
+	 * screens' ticks (ms; 0: every 250) */
+	struct tracer *tracer;
+	int tick_ms;
 };
 
 #endif

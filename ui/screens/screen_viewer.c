@@ -360,6 +360,12 @@ static int act_escape(struct ui *u)
 	return 0;
 }
 
+static int act_calls(struct ui *u)
+{
+	u->next = SCR_CALLS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
 	{ '\r', "Enter",
@@ -387,6 +393,8 @@ static const struct key_action viewer_keys[] = {
 	  "the region list",
 	  act_view },
 	{ 'm', "m", "address-space map", act_map },
+	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
+	  act_calls },
 	{ 'T', "T",
 	  "the timeline: every snapshot r (or --watch) took; mark two and "
 	  "compare them",
