@@ -467,11 +467,9 @@ static const char *notes_from(struct vms_snapshot *s, const json_t *a,
 static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 			       const json_t *o)
 {
-	const json_t *g = json_object_get(o, "glibc"), *mm;
+	const json_t *g = json_object_get(o, "glibc");
 	struct vms_malloc *m;
 	const char *why;
-	bool ok = true;
-	size_t i, n;
 
 	if (!json_is_object(o))
 		return NULL;
@@ -481,50 +479,10 @@ static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 	p->malloc_kept = true;
 	if (!json_is_object(g))
 		return NULL;
-	mm = json_object_get(g, "mmapped");
-	n = json_array_size(mm);
 	m = arena_alloc(&s->arena, sizeof(*m));
-	if (!m || n > s->nregions ||
-	    !(m->mmapped = arena_alloc(&s->arena,
-				       (n ? n : 1) * sizeof(*m->mmapped))))
+	if (!m ||
+	    !sf_record_from(&s->arena, g, &vms_malloc_record, m, s->nregions))
 		return "bad \"malloc\"";
-	for (i = 0; i < n; i++)
-		if (!sf_get_u64(json_array_get(json_array_get(mm, i), 0),
-				&m->mmapped[i].start) ||
-		    !sf_get_u64(json_array_get(json_array_get(mm, i), 1),
-				&m->mmapped[i].end))
-			return "bad \"malloc\"";
-	m->nmmapped = (uint32_t)n;
-	m->allocator =
-		sf_get_str(&s->arena, json_object_get(g, "allocator"), &ok);
-	m->version = sf_get_str(&s->arena, json_object_get(g, "version"), &ok);
-	m->found_by =
-		sf_get_str(&s->arena, json_object_get(g, "found_by"), &ok);
-	m->partial = sf_get_str(&s->arena, json_object_get(g, "partial"), &ok);
-	m->mmapped_note =
-		sf_get_str(&s->arena, json_object_get(g, "mmapped_note"), &ok);
-	if (!ok)
-		return "bad \"malloc\"";
-#define F(f) sf_obj_u64(g, #f, &m->f)
-	F(main_arena);
-	F(mp);
-	F(arena);
-	F(ordblks);
-	F(smblks);
-	F(hblks);
-	F(hblkhd);
-	F(usmblks);
-	F(fsmblks);
-	F(uordblks);
-	F(fordblks);
-	F(keepcost);
-	F(tcache);
-	F(tcache_chunks);
-	F(overhead);
-	F(walk_us);
-	F(bytes_read);
-#undef F
-	m->empty = json_is_true(json_object_get(g, "empty"));
 	p->glibc = m;
 	return NULL;
 }

@@ -377,8 +377,7 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 {
 	const struct vms_malloc *m = s->glibc;
-	json_t *o = json_object(), *g, *mm;
-	uint32_t i;
+	json_t *o = json_object();
 
 	if (!o) {
 		*bad = true;
@@ -389,46 +388,7 @@ static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 		put(o, "glibc", json_null(), bad);
 		return o;
 	}
-	g = json_object();
-	mm = json_array();
-	if (!g || !mm) {
-		json_decref(g);
-		json_decref(mm);
-		*bad = true;
-		return o;
-	}
-	for (i = 0; i < m->nmmapped; i++)
-		push(mm,
-		     json_pack("[o,o]", sf_json_u64(m->mmapped[i].start),
-			       sf_json_u64(m->mmapped[i].end)),
-		     bad);
-	put(g, "allocator", sf_json_str(m->allocator), bad);
-	put(g, "version", sf_json_str(m->version), bad);
-	put(g, "found_by", sf_json_str(m->found_by), bad);
-	put(g, "main_arena", sf_json_u64(m->main_arena), bad);
-	put(g, "mp", sf_json_u64(m->mp), bad);
-#define F(f) put(g, #f, sf_json_u64(m->f), bad)
-	F(arena);
-	F(ordblks);
-	F(smblks);
-	F(hblks);
-	F(hblkhd);
-	F(usmblks);
-	F(fsmblks);
-	F(uordblks);
-	F(fordblks);
-	F(keepcost);
-	F(tcache);
-	F(tcache_chunks);
-	F(overhead);
-	F(walk_us);
-	F(bytes_read);
-#undef F
-	put(g, "mmapped", mm, bad);
-	put(g, "empty", json_boolean(m->empty), bad);
-	put(g, "partial", sf_json_str(m->partial), bad);
-	put(g, "mmapped_note", sf_json_str(m->mmapped_note), bad);
-	put(o, "glibc", g, bad);
+	put(o, "glibc", sf_record_json(&vms_malloc_record, m, bad), bad);
 	return o;
 }
 
