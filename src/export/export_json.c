@@ -144,16 +144,9 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 		const struct vms_rollup *k = &s->rollup;
 
 		ob_putc(o, '{');
-		KV_U64(o, "rss", k->rss);
-		KV_U64(o, "pss", k->pss);
-		KV_U64(o, "private_clean", k->private_clean);
-		KV_U64(o, "private_dirty", k->private_dirty);
-		KV_U64(o, "shared_clean", k->shared_clean);
-		KV_U64(o, "shared_dirty", k->shared_dirty);
-		KV_U64(o, "swap", k->swap);
-		KV_U64(o, "swap_pss", k->swap_pss);
-		KV_U64(o, "locked", k->locked);
-		KV_U64(o, "anonymous", k->anonymous);
+#define ROLLUP(m, key, flags) KV_U64(o, #m, k->m);
+		VMS_ROLLUP_FIELDS(ROLLUP)
+#undef ROLLUP
 		close_with(o, '}');
 		ob_putc(o, ',');
 	} else {

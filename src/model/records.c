@@ -46,3 +46,9 @@ RECORD(vms_managed_record, "managed", VMS_MANAGED_FIELDS);
 const struct vms_counter_field vms_counter_fields[VMS_NCOUNTERS] = {
 	VMS_COUNTER_FIELDS(COUNTER)
 };
+
+#define ROLLUP(m, key, flags)                                                  \
+	{ #m, key, flags, offsetof(struct vms_rollup, m) },
+const struct vms_rollup_field vms_rollup_fields[VMS_NROLLUP] = {
+	VMS_ROLLUP_FIELDS(ROLLUP)
+};

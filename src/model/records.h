@@ -28,6 +28,9 @@
  * JSON key the member's name): the smaps parser and the JSON export follow
  * from it (a snapshot file keeps the smaps text itself).
  *
+ * The rollup's figures (VMS_ROLLUP_FIELDS, struct vms_rollup) likewise:
+ * their smaps_rollup parser, the JSON export and snapshot files follow.
+ *
  * Adding a field is one line here, and the code that sets its value.
  */
 #ifndef VMS_RECORDS_H
@@ -55,6 +58,22 @@
 	X(swap_pss, "SwapPss")                                                 \
 	X(locked, "Locked")                                                    \
 	X(anon_huge, "AnonHugePages")
+
+/* The kernel's own totals of the process (/proc/PID/smaps_rollup), in
+ * bytes: the check that the regions add up. X(member, "smaps key",
+ * flags): a snapshot file's rollup without a NEED figure is not valid (the
+ * others came later). Rss says whether the kernel gave one at all. */
+#define VMS_ROLLUP_FIELDS(X)                                                   \
+	X(rss, "Rss", VMS_FF_NEED)                                             \
+	X(pss, "Pss", VMS_FF_NEED)                                             \
+	X(private_clean, "Private_Clean", VMS_FF_NEED)                         \
+	X(private_dirty, "Private_Dirty", VMS_FF_NEED)                         \
+	X(shared_clean, "Shared_Clean", VMS_FF_NEED)                           \
+	X(shared_dirty, "Shared_Dirty", VMS_FF_NEED)                           \
+	X(swap, "Swap", VMS_FF_NEED)                                           \
+	X(swap_pss, "SwapPss", 0)                                              \
+	X(locked, "Locked", 0)                                                 \
+	X(anonymous, "Anonymous", 0)
 
 /* glibc malloc in the whole process (step "malloc"): mallinfo2()'s
  * figures as the process would have got them at the snapshot, and how its
@@ -176,6 +195,7 @@ enum {
 	const struct vms_managed_part *m;                                      \
 	uint32_t n##m;
 #define VMS_COUNTER_MEMBER(m, key) uint64_t m;
+#define VMS_ROLLUP_MEMBER(m, key, flags) uint64_t m;
 
 /* One field of a record, for the code that walks a record whole (the
  * exports, snapshot files, the round-trip test). */
@@ -213,5 +233,19 @@ enum {
 #undef VMS_COUNTER_ONE
 };
 extern const struct vms_counter_field vms_counter_fields[VMS_NCOUNTERS];
+
+/* The rollup's figures likewise (struct vms_rollup); flags VMS_FF_*. */
+struct vms_rollup_field {
+	const char *member;
+	const char *smaps;
+	uint8_t flags;
+	uint16_t off;
+};
+enum {
+#define VMS_ROLLUP_ONE(m, key, flags) +1
+	VMS_NROLLUP = 0 VMS_ROLLUP_FIELDS(VMS_ROLLUP_ONE)
+#undef VMS_ROLLUP_ONE
+};
+extern const struct vms_rollup_field vms_rollup_fields[VMS_NROLLUP];
 
 #endif

@@ -263,8 +263,7 @@ struct vms_capture_info {
  * that the regions add up. */
 struct vms_rollup {
 	bool valid;
-	uint64_t rss, pss, private_clean, private_dirty, shared_clean,
-		shared_dirty, swap, swap_pss, locked, anonymous;
+	VMS_ROLLUP_FIELDS(VMS_ROLLUP_MEMBER) /* records.h */
 };
 
 struct elfimage;

@@ -3,11 +3,13 @@
  * records (a managed heap's parts too) set to a value of its own, written
  * by the JSON export and into a snapshot file, read back, and compared;
  * each smaps counter likewise through the smaps parser (the fast path and
- * the general one), the JSON export and a snapshot file. The walks go over
+ * the general one), the JSON export and a snapshot file, and each figure
+ * of the kernel's rollup through its parser, the export and a file. The walks go over
  * the declarations (the field tables), not over a hand list, so a field
  * one writer forgets fails here. The checks are shown to fail: for every
  * field, a JSON object without it, a file record written by a table
- * without it, and smaps text without its line are each caught.
+ * without it, and smaps (or smaps_rollup) text without its line are each
+ * caught.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "capture/file/snapfile.h"
 #include "capture/file/snapfile_int.h"
 #include "export/export.h"
+#include "linux/procfs.h"
 #include "linux/smaps.h"
 #include "model/records.h"
 #include "model/snapshot.h"
@@ -365,6 +368,98 @@ static int json_counters_are(const json_t *ex, const char **which)
 	return bad;
 }
 
+/* ---- the rollup: each figure a value of its own ---- */
+
+static uint64_t rollup_kb(size_t i)
+{
+	return 7 * 1024 + i * 3 + 1;
+}
+
+static void rollup_fill(struct vms_rollup *k)
+{
+	size_t i;
+
+	memset(k, 0, sizeof(*k));
+	k->valid = true;
+	for (i = 0; i < VMS_NROLLUP; i++) {
+		uint64_t v = rollup_kb(i) << 10;
+
+		memcpy((char *)k + vms_rollup_fields[i].off, &v, sizeof(v));
+	}
+}
+
+/* The rollup k against rollup_fill's values (o: the JSON export's
+ * "kernel_rollup" instead, when not NULL): how many figures differ. */
+static int rollup_is(const struct vms_rollup *k, const json_t *o,
+		     const char **which)
+{
+	size_t i;
+	int bad = 0;
+
+	if (!o && !k->valid) {
+		*which = "(not valid)";
+		return 1;
+	}
+	for (i = 0; i < VMS_NROLLUP; i++) {
+		const struct vms_rollup_field *f = &vms_rollup_fields[i];
+		uint64_t v = 0;
+
+		if (o) {
+			const json_t *j = json_object_get(o, f->member);
+
+			v = json_is_integer(j) ? (uint64_t)json_integer_value(j)
+					       : 0;
+		} else {
+			memcpy(&v, (const char *)k + f->off, sizeof(v));
+		}
+		if (v != rollup_kb(i) << 10 && !bad++)
+			*which = f->member;
+	}
+	if (!bad && o && json_object_size(o) != VMS_NROLLUP) {
+		*which = "(a key no figure has)";
+		bad = 1;
+	}
+	return bad;
+}
+
+/* smaps_rollup text with every figure's line (but skip's). */
+static void rollup_parsed(void)
+{
+	size_t skip, i;
+	int missed = 0;
+
+	for (skip = 0; skip <= VMS_NROLLUP; skip++) {
+		char t[2048];
+		size_t n = (size_t)snprintf(
+			t, sizeof(t),
+			"00400000-7fff00000000 ---p 00000000 00:00 0   "
+			"[rollup]\n");
+		struct vms_rollup k;
+		const char *w = "none";
+		int bad;
+
+		for (i = 0; i < VMS_NROLLUP; i++)
+			if (i != skip)
+				n += (size_t)snprintf(
+					t + n, sizeof(t) - n, "%s:%*s%llu kB\n",
+					vms_rollup_fields[i].smaps, 8, "",
+					(unsigned long long)rollup_kb(i));
+		procfs_rollup_parse(t, n, &k);
+		bad = rollup_is(&k, NULL, &w);
+		if (skip == VMS_NROLLUP)
+			ok(!bad,
+			   "smaps_rollup parser: every figure of the list "
+			   "(first difference: %s)",
+			   w);
+		else if (!bad)
+			missed++;
+	}
+	ok(!missed,
+	   "self-check: each of the %d rollup figures, its line left out, "
+	   "is caught (%d missed)",
+	   VMS_NROLLUP, missed);
+}
+
 /* ---- the writers ---- */
 
 /* s exported as JSON, parsed (NULL when it is not JSON). */
@@ -430,6 +525,7 @@ static struct vms_snapshot *made(int pass, bool big)
 		mg.end = mg.start;
 	s->glibc = m;
 	s->allocator = al;
+	rollup_fill(&s->rollup);
 	if (vms_managed_add(s, &mg) < 0)
 		return NULL;
 	return s;
@@ -496,6 +592,14 @@ static void round_trips(int pass, bool big)
 		   "pass %d: JSON export: every region has every smaps "
 		   "counter (first difference: %s)",
 		   pass, w);
+		ok(ex && !rollup_is(&s->rollup,
+				    json_object_get(
+					    json_object_get(ex, "capture"),
+					    "kernel_rollup"),
+				    &w),
+		   "pass %d: JSON export: the kernel's rollup has every "
+		   "figure (first difference: %s)",
+		   pass, w);
 		json_decref(ex);
 	}
 	l = saved_and_loaded(s);
@@ -522,6 +626,10 @@ static void round_trips(int pass, bool big)
 		ok(!counters_are(l, &w),
 		   "pass %d: snapshot file: every region's smaps counters "
 		   "come back (first difference: %s)",
+		   pass, w);
+		ok(!rollup_is(&l->rollup, NULL, &w),
+		   "pass %d: snapshot file: the rollup comes back, valid "
+		   "(first difference: %s)",
 		   pass, w);
 		vms_snapshot_free(l);
 	}
@@ -655,6 +763,7 @@ static void checks_can_fail(void)
 int main(void)
 {
 	counters_parsed();
+	rollup_parsed();
 	round_trips(1, false);
 	round_trips(2, false);
 	round_trips(2, true);

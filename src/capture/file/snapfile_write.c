@@ -212,16 +212,9 @@ static json_t *rollup_json(const struct vms_snapshot *s, bool *bad)
 		*bad = true;
 		return NULL;
 	}
-	put(o, "rss", sf_json_u64(k->rss), bad);
-	put(o, "pss", sf_json_u64(k->pss), bad);
-	put(o, "private_clean", sf_json_u64(k->private_clean), bad);
-	put(o, "private_dirty", sf_json_u64(k->private_dirty), bad);
-	put(o, "shared_clean", sf_json_u64(k->shared_clean), bad);
-	put(o, "shared_dirty", sf_json_u64(k->shared_dirty), bad);
-	put(o, "swap", sf_json_u64(k->swap), bad);
-	put(o, "swap_pss", sf_json_u64(k->swap_pss), bad);
-	put(o, "locked", sf_json_u64(k->locked), bad);
-	put(o, "anonymous", sf_json_u64(k->anonymous), bad);
+#define ROLLUP(m, key, flags) put(o, #m, sf_json_u64(k->m), bad);
+	VMS_ROLLUP_FIELDS(ROLLUP)
+#undef ROLLUP
 	return o;
 }
 
