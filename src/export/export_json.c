@@ -1,7 +1,9 @@
 /* export_json.c — DESIGN.md's JSON contract, version 1.
  *
  * Written by hand with ob_* (no printf per number): a 65,000-region export
- * is some 60 MB and must cost little next to reading smaps. Added beyond the
+ * is some 60 MB and must cost little next to reading smaps. The records of
+ * records.h (the smaps counters, the rollup, malloc, allocator, managed
+ * heaps) are written from their lists, never field by field here. Added beyond the
  * contract (allowed: fields are only ever added): capture.frozen,
  * capture.partial, process.uid, totals.blocks, region state/build_id,
  * thread fields as listed, heaps' walked figures as null until walked,

@@ -307,7 +307,7 @@ static char *smaps_text(size_t skip, size_t *len)
 				(unsigned long long)counter_kb(j, i));
 			if (i == 1)
 				n += (size_t)snprintf(t + n, cap - n,
-						      "Referenced:  4 kB\n");
+						      "VmscopeNoSuchKey:  4 kB\n");
 		}
 		n += (size_t)snprintf(t + n, cap - n,
 				      "VmFlags: rd wr mr mw me ac \n");

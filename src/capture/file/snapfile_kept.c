@@ -4,16 +4,13 @@
  * every such step, the meta's "steps_kept", keyed by step name:
  *
  *   "steps_kept": { "jvm": {
- *       "managed": [{ "runtime", "start", "end", "reserved", "committed",
- *                     "used", "figures", "detail",
- *                     "parts": [{ "name", "capacity", "used", "max",
- *                                 "in_heap" }] }],
+ *       "managed": [{ records.h's VMS_MANAGED_FIELDS by their file keys,
+ *                     "parts": [{ VMS_MANAGED_PART_FIELDS }] }],
  *       "regions": [{ "region": index, "type": "managed_heap",
  *                     "detail" }],
  *       "notes": [why, ...] },
- *     "allocator": { ...the same, and "allocator": { "name", "image",
- *       "provides_malloc", "found_by", "metadata", "system" (absent in
- *       older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
+ *     "allocator": { ...the same, and "allocator": { records.h's
+ *       VMS_ALLOCATOR_FIELDS } or null }, "v8": {...}, "cpython": {...} }
  *
  * Figures -1 (unknown) are JSON null. A step's managed entries are those of
  * its runtime; its regions those typed managed heap inside one of them
