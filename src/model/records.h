@@ -57,8 +57,7 @@
 	X(swap, "Swap")                                                        \
 	X(swap_pss, "SwapPss")                                                 \
 	X(locked, "Locked")                                                    \
-	X(anon_huge, "AnonHugePages")                                          \
-	X(referenced, "Referenced")
+	X(anon_huge, "AnonHugePages")
 
 /* The kernel's own totals of the process (/proc/PID/smaps_rollup), in
  * bytes: the check that the regions add up. X(member, "smaps key",
