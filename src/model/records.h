@@ -104,7 +104,6 @@
 	/* the walk's time, memory it read */                                  \
 	X(walk_us, U64, "walk_us", "walk_us", 0)                               \
 	X(bytes_read, U64, "bytes_read", "bytes_read", 0)                      \
-	X(heaps, U64, "heaps", "heaps", 0) /* glibc heaps found (a demo) */    \
 	/* mmapped chunks located (a file holds at most one a region) */       \
 	X(mmapped, SEGS, "mmapped_chunks", "mmapped", 0)                       \
 	/* mmapped chunks not all located, or NULL */                          \

@@ -284,7 +284,6 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 	m->empty = r->empty;
 	m->walk_us = walk_us;
 	m->bytes_read = r->bytes_read;
-	m->heaps = s->nheaps;
 	if (!m->version)
 		return -1;
 	if (r->partial[0] &&
