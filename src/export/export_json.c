@@ -3,8 +3,8 @@
  * Written by hand with ob_* (no printf per number): a 65,000-region export
  * is some 60 MB and must cost little next to reading smaps. The records of
  * records.h (the smaps counters, the rollup, malloc, allocator, managed
- * heaps) are written from their lists, never field by field here. Added beyond the
- * contract (allowed: fields are only ever added): capture.frozen,
+ * heaps) are written from their lists, never field by field here. Added
+ * beyond the contract (allowed: fields are only ever added): capture.frozen,
  * capture.partial, process.uid, totals.blocks, region state/build_id,
  * thread fields as listed, heaps' walked figures as null until walked,
  * the glibc walker's figures of each heap (system ... histogram, busy,

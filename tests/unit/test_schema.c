@@ -4,12 +4,12 @@
  * by the JSON export and into a snapshot file, read back, and compared;
  * each smaps counter likewise through the smaps parser (the fast path and
  * the general one), the JSON export and a snapshot file, and each figure
- * of the kernel's rollup through its parser, the export and a file. The walks go over
- * the declarations (the field tables), not over a hand list, so a field
- * one writer forgets fails here. The checks are shown to fail: for every
- * field, a JSON object without it, a file record written by a table
- * without it, and smaps (or smaps_rollup) text without its line are each
- * caught.
+ * of the kernel's rollup through its parser, the export and a file. The
+ * walks go over the declarations (the field tables), not over a hand
+ * list, so a field one writer forgets fails here. The checks are shown
+ * to fail: for every field, a JSON object without it, a file record
+ * written by a table without it, and smaps (or smaps_rollup) text without
+ * its line are each caught.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -578,7 +578,8 @@ static void round_trips(int pass, bool big)
 		   pass, w);
 		ok(ex && !json_is_record(&vms_allocator_record, s->allocator,
 					 json_object_get(ex, "allocator"), &w),
-		   "pass %d: JSON export: \"allocator\" has every field (first difference: %s)",
+		   "pass %d: JSON export: \"allocator\" has every field "
+		   "(first difference: %s)",
 		   pass, w);
 		ok(ex && !json_is_record(
 				 &vms_managed_record, &s->managed[0],
