@@ -496,7 +496,7 @@ static void kv_record(struct outbuf *o, const char *k,
 
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
-	size_t i, j;
+	size_t i;
 
 	KEY(o, "heaps");
 	ob_putc(o, '[');
@@ -504,25 +504,7 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		const struct vms_heap *h = &s->heaps[i];
 
 		ob_putc(o, '{');
-		KV_STR(o, "kind", h->kind);
-		KV_HEX(o, "id", h->id);
-		KEY(o, "segments");
-		ob_putc(o, '[');
-		for (j = 0; j < h->nsegs; j++) {
-			ob_putc(o, '{');
-			KV_HEX(o, "start", h->segs[j].start);
-			KV_HEX(o, "end", h->segs[j].end);
-			close_with(o, '}');
-			ob_putc(o, ',');
-		}
-		close_with(o, ']');
-		ob_putc(o, ',');
-		kv_i64_or_null(o, "in_use", h->in_use);
-		kv_i64_or_null(o, "free", h->free);
-		kv_i64_or_null(o, "chunks", h->chunks);
-		kv_i64_or_null(o, "free_chunks", h->free_chunks);
-		kv_i64_or_null(o, "top", h->top);
-		kv_i64_or_null(o, "mmapped", h->mmapped);
+		record(o, &vms_heap_record, h);
 		heap_glibc(o, h);
 		close_with(o, '}');
 		ob_putc(o, ',');

@@ -28,6 +28,9 @@
 						sizeof(var##_fields[0]),       \
 					sizeof(REC) }
 
+#define REC struct vms_heap
+RECORD(vms_heap_record, "heap", VMS_HEAP_FIELDS);
+#undef REC
 #define REC struct vms_malloc
 RECORD(vms_malloc_record, "malloc", VMS_MALLOC_FIELDS);
 #undef REC

@@ -11,6 +11,8 @@
  *	HEX	uint64_t	an address: "0x..." in the JSON export, a
  *				number in a snapshot file
  *	I64N	int64_t		a figure vmscope may not know: -1 is null
+ *				(a reader takes any negative number for it:
+ *				older files wrote a heap's -1 so)
  *	STR	const char *	a string; NULL is null
  *	BOOL	bool		true or false
  *	SEGS	struct vms_heap_seg *member; uint32_t nmember
@@ -74,6 +76,22 @@
 	X(swap_pss, "SwapPss", 0)                                              \
 	X(locked, "Locked", 0)                                                 \
 	X(anonymous, "Anonymous", 0)
+
+/* A heap the classifier found (snapshot.h, struct vms_heap, says what each
+ * figure means). The glibc walker's figures of it (struct vms_heap_glibc)
+ * are written beside these by hand: their JSON shape is their own. */
+#define VMS_HEAP_FIELDS(X)                                                     \
+	/* "glibc-main", "glibc-arena", an allocator's */                      \
+	X(kind, STR, "kind", "kind", VMS_FF_NEED | VMS_FF_NONNULL)             \
+	/* arena address if known, else first segment start */                 \
+	X(id, HEX, "id", "id", VMS_FF_NEED)                                    \
+	X(segs, SEGS, "segments", "segments", 0)                               \
+	X(in_use, I64N, "in_use", "in_use", 0)                                 \
+	X(free, I64N, "free", "free", 0)                                       \
+	X(chunks, I64N, "chunks", "chunks", 0)                                 \
+	X(free_chunks, I64N, "free_chunks", "free_chunks", 0)                  \
+	X(top, I64N, "top", "top", 0)                                          \
+	X(mmapped, I64N, "mmapped", "mmapped", 0)
 
 /* glibc malloc in the whole process (step "malloc"): mallinfo2()'s
  * figures as the process would have got them at the snapshot, and how its
@@ -216,8 +234,8 @@ struct vms_record {
 	size_t size; /* of the struct */
 };
 
-extern const struct vms_record vms_malloc_record, vms_allocator_record,
-	vms_managed_record, vms_managed_part_record;
+extern const struct vms_record vms_heap_record, vms_malloc_record,
+	vms_allocator_record, vms_managed_record, vms_managed_part_record;
 
 /* The smaps counters: member (its JSON key), smaps key, offset in struct
  * vms_counters. */

@@ -183,11 +183,7 @@ struct vms_heap_glibc {
  * included), top = top's size, mmapped = mp_.mmapped_mem on the main
  * arena (mmapped chunks belong to no arena), 0 on the others. */
 struct vms_heap {
-	const char *kind; /* "glibc-main", "glibc-arena" */
-	uint64_t id; /* arena address if known, else first segment start */
-	struct vms_heap_seg *segs;
-	uint32_t nsegs;
-	int64_t in_use, free, chunks, free_chunks, top, mmapped;
+	VMS_HEAP_FIELDS(VMS_MEMBER) /* records.h */
 	const struct vms_heap_glibc *glibc; /* NULL unless walked */
 };
 

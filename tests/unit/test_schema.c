@@ -1,6 +1,6 @@
 /* test_schema.c — every record of records.h, field by field, through every
- * writer and back: each field of the malloc, allocator and managed-heap
- * records (a managed heap's parts too) set to a value of its own, written
+ * writer and back: each field of the heap, malloc, allocator and
+ * managed-heap records (a managed heap's parts too) set to a value of its own, written
  * by the JSON export and into a snapshot file, read back, and compared;
  * each smaps counter likewise through the smaps parser (the fast path and
  * the general one), the JSON export and a snapshot file, and each figure
@@ -32,6 +32,7 @@
 #define NREG 3
 
 static const struct vms_record *const records[] = {
+	&vms_heap_record,
 	&vms_malloc_record,
 	&vms_allocator_record,
 	&vms_managed_record,
@@ -269,7 +270,9 @@ static int json_is_record(const struct vms_record *rec, const void *p,
 		if (!same && !bad++)
 			*which = f->member;
 	}
-	if (!bad && json_object_size(o) != rec->nfields) {
+	/* (a heap's glibc figures are written beside its record's) */
+	if (!bad && rec != &vms_heap_record &&
+	    json_object_size(o) != rec->nfields) {
 		*which = "(a key no field has)";
 		bad = 1;
 	}
@@ -501,6 +504,7 @@ static struct vms_snapshot *made(int pass, bool big)
 	struct vms_malloc *m;
 	struct vms_allocator *al;
 	struct vms_managed mg;
+	struct vms_heap *h;
 	size_t len;
 	char *t = smaps_text(VMS_NCOUNTERS, &len);
 
@@ -513,6 +517,12 @@ static struct vms_snapshot *made(int pass, bool big)
 	free(t);
 	m = arena_alloc(&s->arena, sizeof(*m));
 	al = arena_alloc(&s->arena, sizeof(*al));
+	h = arena_alloc(&s->arena, sizeof(*h));
+	fill(&s->arena, &vms_heap_record, h, 4, pass, big);
+	if (!h->kind)
+		h->kind = "a heap";
+	s->heaps = h;
+	s->nheaps = 1;
 	fill(&s->arena, &vms_malloc_record, m, 1, pass, big);
 	fill(&s->arena, &vms_allocator_record, al, 2, pass, big);
 	fill(&s->arena, &vms_managed_record, &mg, 3, pass, big);
@@ -545,6 +555,7 @@ static struct vms_snapshot *saved_and_loaded(const struct vms_snapshot *s)
 		return NULL;
 	}
 	if (snapfile_load(buf, len, "schema.vms", false, l, &err) < 0 ||
+	    vms_source_restore(l, "heaps", &err) < 0 ||
 	    vms_source_restore(l, "malloc", &err) < 0 ||
 	    vms_source_restore(l, "allocator", &err) < 0 ||
 	    vms_source_restore(l, "jvm", &err) < 0) {
@@ -571,6 +582,13 @@ static void round_trips(int pass, bool big)
 	if (!big) {
 		ex = exported(s);
 		ok(ex != NULL, "pass %d: the JSON export is JSON", pass);
+		ok(ex && !json_is_record(&vms_heap_record, s->heaps,
+					 json_array_get(
+						 json_object_get(ex, "heaps"), 0),
+					 &w),
+		   "pass %d: JSON export: \"heaps\" has every field of the "
+		   "record (first difference: %s)",
+		   pass, w);
 		ok(ex && !json_is_record(&vms_malloc_record, s->glibc,
 					 json_object_get(ex, "malloc"), &w),
 		   "pass %d: JSON export: \"malloc\" has every field of the "
@@ -607,6 +625,12 @@ static void round_trips(int pass, bool big)
 	ok(l != NULL, "pass %d%s: saved and loaded", pass,
 	   big ? " (figures above INT64_MAX)" : "");
 	if (l) {
+		ok(l->nheaps == 1 &&
+			   !same_record(&vms_heap_record, s->heaps, l->heaps,
+					&w),
+		   "pass %d: snapshot file: the heap record comes back field "
+		   "by field (first difference: %s)",
+		   pass, w);
 		ok(l->glibc &&
 			   !same_record(&vms_malloc_record, s->glibc, l->glibc,
 					&w),
@@ -663,6 +687,31 @@ static void counters_parsed(void)
 	free(t);
 }
 
+/* Where made()'s record rec is, in s and in its export ex. */
+static void record_at(const struct vms_snapshot *s, const json_t *ex,
+		      const struct vms_record *rec, const void **p,
+		      const json_t **o)
+{
+	const json_t *mg = json_array_get(json_object_get(ex, "managed"), 0);
+
+	if (rec == &vms_heap_record) {
+		*p = s->heaps;
+		*o = json_array_get(json_object_get(ex, "heaps"), 0);
+	} else if (rec == &vms_malloc_record) {
+		*p = s->glibc;
+		*o = json_object_get(ex, "malloc");
+	} else if (rec == &vms_allocator_record) {
+		*p = s->allocator;
+		*o = json_object_get(ex, "allocator");
+	} else if (rec == &vms_managed_record) {
+		*p = &s->managed[0];
+		*o = mg;
+	} else {
+		*p = &s->managed[0].parts[0];
+		*o = json_array_get(json_object_get(mg, "parts"), 0);
+	}
+}
+
 /* The checks fail when a field is missing: the test can fail. */
 static void checks_can_fail(void)
 {
@@ -677,29 +726,10 @@ static void checks_can_fail(void)
 		return;
 	for (r = 0; r < sizeof(records) / sizeof(records[0]); r++) {
 		const struct vms_record *rec = records[r];
-		const void *p =
-			rec == &vms_malloc_record	  ? (const void *)s->glibc
-			: rec == &vms_allocator_record ? (const void *)s->allocator
-			: rec == &vms_managed_record
-				? (const void *)&s->managed[0]
-				: (const void *)&s->managed[0].parts[0];
-		const json_t *o =
-			rec == &vms_malloc_record ? json_object_get(ex, "malloc")
-			: rec == &vms_allocator_record
-				? json_object_get(ex, "allocator")
-			: rec == &vms_managed_record
-				? json_array_get(json_object_get(ex, "managed"),
-						 0)
-				: json_array_get(
-					  json_object_get(
-						  json_array_get(
-							  json_object_get(
-								  ex,
-								  "managed"),
-							  0),
-						  "parts"),
-					  0);
+		const void *p;
+		const json_t *o;
 
+		record_at(s, ex, rec, &p, &o);
 		for (i = 0; i < rec->nfields; i++) {
 			struct vms_field less[64];
 			struct vms_record forgot = *rec;

@@ -135,8 +135,9 @@ static bool field_from(struct arena *a, const struct vms_field *f,
 		memcpy(at, &u, sizeof(u));
 		return true;
 	case VMS_FK_I64N:
-		if (json_is_null(v)) {
-			i = -1;
+		if (json_is_null(v) ||
+		    (json_is_integer(v) && json_integer_value(v) < 0)) {
+			i = -1; /* older files wrote a heap's unknowns as -1 */
 		} else {
 			if (!sf_get_u64(v, &u) || u > INT64_MAX)
 				return false;

@@ -389,7 +389,7 @@ static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 {
 	json_t *o = json_object(), *regs = json_array(), *list = json_array();
-	size_t i, j;
+	size_t i;
 
 	if (!o || !regs || !list) {
 		json_decref(o);
@@ -407,26 +407,10 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 			     bad);
 	for (i = 0; !*bad && i < s->nheaps; i++) {
 		const struct vms_heap *h = &s->heaps[i];
-		json_t *segs = json_array();
+		json_t *e = sf_record_json(&vms_heap_record, h, bad);
 
-		for (j = 0; segs && !*bad && j < h->nsegs; j++)
-			push(segs,
-			     json_pack("[o,o]", sf_json_u64(h->segs[j].start),
-				       sf_json_u64(h->segs[j].end)),
-			     bad);
-		push(list,
-		     json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
-			       "kind", sf_json_str(h->kind), "id",
-			       sf_json_u64(h->id), "segments",
-			       segs ? segs : json_null(), "in_use",
-			       (json_int_t)h->in_use, "free",
-			       (json_int_t)h->free, "chunks",
-			       (json_int_t)h->chunks, "free_chunks",
-			       (json_int_t)h->free_chunks, "top",
-			       (json_int_t)h->top, "mmapped",
-			       (json_int_t)h->mmapped, "glibc",
-			       heap_glibc_json(h->glibc, bad)),
-		     bad);
+		put(e, "glibc", heap_glibc_json(h->glibc, bad), bad);
+		push(list, e, bad);
 	}
 	put(o, "regions", regs, bad);
 	put(o, "list", list, bad);
