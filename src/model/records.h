@@ -33,7 +33,10 @@
  * The rollup's figures (VMS_ROLLUP_FIELDS, struct vms_rollup) likewise:
  * their smaps_rollup parser, the JSON export and snapshot files follow.
  *
- * Adding a field is one line here, and the code that sets its value.
+ * Adding a field is one line here, and the code that sets its value (a
+ * smaps counter or a rollup figure: none; a counter grows every region,
+ * whose size is a budget: snapshot.c's assert). tests/unit/test_schema.c
+ * walks every list through every writer and back.
  */
 #ifndef VMS_RECORDS_H
 #define VMS_RECORDS_H
