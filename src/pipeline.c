@@ -55,9 +55,10 @@ VMS_STEPS(STEP_DECL)
 const struct vms_step *const vms_steps[] = { VMS_STEPS(STEP_ROW) NULL };
 #define NSTEPS (sizeof(vms_steps) / sizeof(vms_steps[0]) - 1)
 const size_t vms_nsteps = NSTEPS;
+_Static_assert(NSTEPS <= VMS_STEPS_MAX, "VMS_STEPS_MAX: more steps");
 
 /* What a snapshot file keeps: the rows' declarations, NULL-ended. */
-static void kept_list(const struct vms_kept *out[NSTEPS + 1])
+void vms_steps_kept(const struct vms_kept *out[VMS_STEPS_MAX + 1])
 {
 	size_t i, n = 0;
 
@@ -437,9 +438,9 @@ static int load_snapfile(const void *buf, size_t len, const char *name,
 			 bool consume, struct vms_snapshot *s,
 			 struct vms_error *err)
 {
-	const struct vms_kept *kept[NSTEPS + 1];
+	const struct vms_kept *kept[VMS_STEPS_MAX + 1];
 
-	kept_list(kept);
+	vms_steps_kept(kept);
 	return snapfile_load(buf, len, name, consume, kept, s, err);
 }
 
@@ -638,8 +639,8 @@ bool vms_snapshot_refreshable(const struct vms_snapshot *s)
 int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
 		      struct vms_error *err)
 {
-	const struct vms_kept *kept[NSTEPS + 1];
+	const struct vms_kept *kept[VMS_STEPS_MAX + 1];
 
-	kept_list(kept);
+	vms_steps_kept(kept);
 	return snapfile_encode(s, kept, buf, len, err);
 }

@@ -58,6 +58,12 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 /* The sampler named name ("pss", "fork", "maps"), or NULL. */
 const struct vms_sampler *vms_sampler_by_name(const char *name);
 
+/* The steps whose results a snapshot file keeps (their .kept), in order,
+ * NULL-ended: what snapfile_encode() and snapfile_load() take. */
+#define VMS_STEPS_MAX 32
+struct vms_kept;
+void vms_steps_kept(const struct vms_kept *out[VMS_STEPS_MAX + 1]);
+
 /* Captures a live process: NULL with *err on failure (the target is never
  * left stopped or traced). */
 struct vms_snapshot *vms_capture(const struct vms_sampler *smp,

@@ -1,8 +1,10 @@
 /* export_json.c — DESIGN.md's JSON contract, version 1.
  *
  * Written by hand with ob_* (no printf per number): a 65,000-region export
- * is some 60 MB and must cost little next to reading smaps. Added beyond the
- * contract (allowed: fields are only ever added): capture.frozen,
+ * is some 60 MB and must cost little next to reading smaps. The records of
+ * records.h (the smaps counters, the rollup, malloc, allocator, managed
+ * heaps) are written from their lists, never field by field here. Added
+ * beyond the contract (allowed: fields are only ever added): capture.frozen,
  * capture.partial, process.uid, totals.blocks, region state/build_id,
  * thread fields as listed, heaps' walked figures as null until walked,
  * the glibc walker's figures of each heap (system ... histogram, busy,
@@ -145,16 +147,9 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 		const struct vms_rollup *k = &s->rollup;
 
 		ob_putc(o, '{');
-		KV_U64(o, "rss", k->rss);
-		KV_U64(o, "pss", k->pss);
-		KV_U64(o, "private_clean", k->private_clean);
-		KV_U64(o, "private_dirty", k->private_dirty);
-		KV_U64(o, "shared_clean", k->shared_clean);
-		KV_U64(o, "shared_dirty", k->shared_dirty);
-		KV_U64(o, "swap", k->swap);
-		KV_U64(o, "swap_pss", k->swap_pss);
-		KV_U64(o, "locked", k->locked);
-		KV_U64(o, "anonymous", k->anonymous);
+#define ROLLUP(m, key, flags) KV_U64(o, #m, k->m);
+		VMS_ROLLUP_FIELDS(ROLLUP)
+#undef ROLLUP
 		close_with(o, '}');
 		ob_putc(o, ',');
 	} else {
@@ -282,16 +277,10 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 	KV_U64(o, "committed", vms_region_committed(r));
 	KV_CTR(o, "private", vms_region_private(r), known);
 	KV_CTR(o, "private_ws", vms_region_private_ws(r), known);
-	KV_CTR(o, "rss", r->c.rss, known);
-	KV_CTR(o, "pss", r->c.pss, known);
-	KV_CTR(o, "private_clean", r->c.private_clean, known);
-	KV_CTR(o, "private_dirty", r->c.private_dirty, known);
-	KV_CTR(o, "shared_clean", r->c.shared_clean, known);
-	KV_CTR(o, "shared_dirty", r->c.shared_dirty, known);
-	KV_CTR(o, "swap", r->c.swap, known);
-	KV_CTR(o, "swap_pss", r->c.swap_pss, known);
-	KV_CTR(o, "locked", r->c.locked, known);
-	KV_CTR(o, "anon_huge", r->c.anon_huge, known);
+	/* the smaps counters, in records.h's order; keys are literals */
+#define COUNTER(m, key) KV_CTR(o, #m, r->c.m, known);
+	VMS_COUNTER_FIELDS(COUNTER)
+#undef COUNTER
 	vmflags(o, r->vmflags);
 	KEY(o, "state");
 	ob_putc(o, '[');
@@ -354,6 +343,79 @@ static void kv_str_or_null(struct outbuf *o, const char *k, const char *v)
 	ob_putc(o, ',');
 }
 
+/* A record of records.h, its fields in its list's order, each followed by
+ * a comma (the caller closes the object). */
+static void record(struct outbuf *o, const struct vms_record *rec,
+		   const void *p)
+{
+	size_t i;
+	uint32_t k, n;
+
+	for (i = 0; i < rec->nfields; i++) {
+		const struct vms_field *f = &rec->fields[i];
+		const char *at = (const char *)p + f->off;
+		uint64_t u;
+		int64_t v;
+		const char *str;
+		bool b;
+
+		ob_putc(o, '"');
+		ob_puts(o, f->json);
+		OB_LIT(o, "\":");
+		switch (f->kind) {
+		case VMS_FK_U64:
+			memcpy(&u, at, sizeof(u));
+			ob_u64(o, u);
+			break;
+		case VMS_FK_HEX:
+			memcpy(&u, at, sizeof(u));
+			ob_putc(o, '"');
+			ob_hex(o, u);
+			ob_putc(o, '"');
+			break;
+		case VMS_FK_I64N:
+			memcpy(&v, at, sizeof(v));
+			if (v < 0)
+				OB_LIT(o, "null");
+			else
+				ob_i64(o, v);
+			break;
+		case VMS_FK_STR:
+			memcpy(&str, at, sizeof(str));
+			ob_json_str(o, str);
+			break;
+		case VMS_FK_BOOL:
+			memcpy(&b, at, sizeof(b));
+			ob_puts(o, b ? "true" : "false");
+			break;
+		case VMS_FK_SEGS:
+		case VMS_FK_PARTS:
+			memcpy(&n, (const char *)p + f->noff, sizeof(n));
+			ob_putc(o, '[');
+			for (k = 0; k < n; k++) {
+				const struct vms_heap_seg *sg;
+				const struct vms_managed_part *pt;
+
+				ob_putc(o, '{');
+				if (f->kind == VMS_FK_SEGS) {
+					memcpy(&sg, at, sizeof(sg));
+					KV_HEX(o, "start", sg[k].start);
+					KV_HEX(o, "end", sg[k].end);
+				} else {
+					memcpy(&pt, at, sizeof(pt));
+					record(o, &vms_managed_part_record,
+					       &pt[k]);
+				}
+				close_with(o, '}');
+				ob_putc(o, ',');
+			}
+			close_with(o, ']');
+			break;
+		}
+		ob_putc(o, ',');
+	}
+}
+
 /* "fragmentation": free bytes outside top over system bytes, 0 to 1. */
 static void kv_fraction(struct outbuf *o, const char *k, uint64_t num,
 			uint64_t den)
@@ -414,112 +476,28 @@ static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
 	kv_str_or_null(o, "partial", g->partial);
 }
 
-/* "malloc": the process's allocator as the walker saw it, or null. */
-static void malloc_info(const struct vms_snapshot *s, struct outbuf *o)
+/* "malloc" (the process's allocator as the walker saw it) and
+ * "allocator" (the allocator behind malloc when it is not glibc's): the
+ * record, or null. */
+static void kv_record(struct outbuf *o, const char *k,
+		      const struct vms_record *rec, const void *p)
 {
-	const struct vms_malloc *m = s->glibc;
-	uint32_t i;
-
-	KEY(o, "malloc");
-	if (!m) {
+	ob_putc(o, '"');
+	ob_puts(o, k);
+	OB_LIT(o, "\":");
+	if (!p) {
 		OB_LIT(o, "null,");
 		return;
 	}
 	ob_putc(o, '{');
-	KV_STR(o, "allocator", m->allocator);
-	KV_STR(o, "version", m->version);
-	KV_STR(o, "found_by", m->found_by);
-	KV_HEX(o, "main_arena", m->main_arena);
-	KV_HEX(o, "mp", m->mp);
-	OB_LIT(o, "\"empty\":");
-	ob_puts(o, m->empty ? "true," : "false,");
-	KV_U64(o, "arena", m->arena);
-	KV_U64(o, "ordblks", m->ordblks);
-	KV_U64(o, "smblks", m->smblks);
-	KV_U64(o, "hblks", m->hblks);
-	KV_U64(o, "hblkhd", m->hblkhd);
-	KV_U64(o, "usmblks", m->usmblks);
-	KV_U64(o, "fsmblks", m->fsmblks);
-	KV_U64(o, "uordblks", m->uordblks);
-	KV_U64(o, "fordblks", m->fordblks);
-	KV_U64(o, "keepcost", m->keepcost);
-	KV_U64(o, "tcache", m->tcache);
-	KV_U64(o, "tcache_chunks", m->tcache_chunks);
-	KV_U64(o, "overhead", m->overhead);
-	KV_U64(o, "walk_us", m->walk_us);
-	KV_U64(o, "bytes_read", m->bytes_read);
-	KEY(o, "mmapped_chunks");
-	ob_putc(o, '[');
-	for (i = 0; i < m->nmmapped; i++) {
-		ob_putc(o, '{');
-		KV_HEX(o, "start", m->mmapped[i].start);
-		KV_HEX(o, "end", m->mmapped[i].end);
-		close_with(o, '}');
-		ob_putc(o, ',');
-	}
-	close_with(o, ']');
-	ob_putc(o, ',');
-	kv_str_or_null(o, "mmapped_note", m->mmapped_note);
-	kv_str_or_null(o, "partial", m->partial);
-	close_with(o, '}');
-	ob_putc(o, ',');
-}
-
-/* "parts": the runtime's own figures of a managed heap, [] when none. */
-static void managed_parts(struct outbuf *o, const struct vms_managed *m)
-{
-	uint32_t i;
-
-	KEY(o, "parts");
-	ob_putc(o, '[');
-	for (i = 0; i < m->nparts; i++) {
-		const struct vms_managed_part *p = &m->parts[i];
-
-		ob_putc(o, '{');
-		KV_STR(o, "name", p->name);
-		kv_i64_or_null(o, "capacity", p->capacity);
-		kv_i64_or_null(o, "used", p->used);
-		kv_i64_or_null(o, "max", p->max);
-		OB_LIT(o, "\"in_heap\":");
-		ob_puts(o, p->in_heap ? "true" : "false");
-		ob_putc(o, '}');
-		ob_putc(o, ',');
-	}
-	close_with(o, ']');
-	ob_putc(o, ',');
-}
-
-/* "allocator": the allocator behind malloc when it is not glibc's. */
-static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
-{
-	const struct vms_allocator *a = s->allocator;
-
-	KEY(o, "allocator");
-	if (!a) {
-		OB_LIT(o, "null,");
-		return;
-	}
-	ob_putc(o, '{');
-	KV_STR(o, "name", a->name);
-	kv_str_or_null(o, "image", a->image);
-	KEY(o, "provides_malloc");
-	if (a->provides_malloc)
-		OB_LIT(o, "true,");
-	else
-		OB_LIT(o, "false,");
-	KV_STR(o, "found_by", a->found_by);
-	kv_i64_or_null(o, "metadata", a->metadata);
-	kv_i64_or_null(o, "system", a->system);
-	KV_U64(o, "heap", a->heap);
-	KV_U64(o, "regions", a->nregions);
-	kv_str_or_null(o, "partial", a->partial);
+	record(o, rec, p);
 	close_with(o, '}');
 	ob_putc(o, ',');
 }
 
 static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 {
-	size_t i, j;
+	size_t i;
 
 	KEY(o, "heaps");
 	ob_putc(o, '[');
@@ -527,48 +505,20 @@ static void heaps_and_managed(const struct vms_snapshot *s, struct outbuf *o)
 		const struct vms_heap *h = &s->heaps[i];
 
 		ob_putc(o, '{');
-		KV_STR(o, "kind", h->kind);
-		KV_HEX(o, "id", h->id);
-		KEY(o, "segments");
-		ob_putc(o, '[');
-		for (j = 0; j < h->nsegs; j++) {
-			ob_putc(o, '{');
-			KV_HEX(o, "start", h->segs[j].start);
-			KV_HEX(o, "end", h->segs[j].end);
-			close_with(o, '}');
-			ob_putc(o, ',');
-		}
-		close_with(o, ']');
-		ob_putc(o, ',');
-		kv_i64_or_null(o, "in_use", h->in_use);
-		kv_i64_or_null(o, "free", h->free);
-		kv_i64_or_null(o, "chunks", h->chunks);
-		kv_i64_or_null(o, "free_chunks", h->free_chunks);
-		kv_i64_or_null(o, "top", h->top);
-		kv_i64_or_null(o, "mmapped", h->mmapped);
+		record(o, &vms_heap_record, h);
 		heap_glibc(o, h);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
 	close_with(o, ']');
 	ob_putc(o, ',');
-	malloc_info(s, o);
-	allocator_info(s, o);
+	kv_record(o, "malloc", &vms_malloc_record, s->glibc);
+	kv_record(o, "allocator", &vms_allocator_record, s->allocator);
 	KEY(o, "managed");
 	ob_putc(o, '[');
 	for (i = 0; i < s->nmanaged; i++) {
-		const struct vms_managed *m = &s->managed[i];
-
 		ob_putc(o, '{');
-		KV_STR(o, "runtime", m->runtime);
-		KV_HEX(o, "start", m->start);
-		KV_HEX(o, "end", m->end);
-		KV_U64(o, "reserved", m->reserved);
-		KV_U64(o, "committed", m->committed);
-		kv_i64_or_null(o, "used", m->used);
-		kv_str_or_null(o, "figures", m->figures);
-		managed_parts(o, m);
-		kv_str_or_null(o, "detail", m->detail);
+		record(o, &vms_managed_record, &s->managed[i]);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}

@@ -149,32 +149,18 @@ int procfs_vma_at(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end,
 
 void procfs_rollup_parse(const char *buf, size_t len, struct vms_rollup *r)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-		{ "Pss", offsetof(struct vms_rollup, pss) },
-		{ "Private_Clean", offsetof(struct vms_rollup, private_clean) },
-		{ "Private_Dirty", offsetof(struct vms_rollup, private_dirty) },
-		{ "Shared_Clean", offsetof(struct vms_rollup, shared_clean) },
-		{ "Shared_Dirty", offsetof(struct vms_rollup, shared_dirty) },
-		{ "Swap", offsetof(struct vms_rollup, swap) },
-		{ "SwapPss", offsetof(struct vms_rollup, swap_pss) },
-		{ "Locked", offsetof(struct vms_rollup, locked) },
-		{ "Anonymous", offsetof(struct vms_rollup, anonymous) },
-	};
-	long long rss = procfs_status_value(buf, len, "Rss");
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		long long v = procfs_status_value(buf, len, keys[i].key);
+	for (i = 0; i < VMS_NROLLUP; i++) {
+		const struct vms_rollup_field *f = &vms_rollup_fields[i];
+		long long v = procfs_status_value(buf, len, f->smaps);
 		uint64_t u = v > 0 ? (uint64_t)v : 0;
 
-		memcpy((char *)r + keys[i].off, &u, sizeof(u));
+		memcpy((char *)r + f->off, &u, sizeof(u));
+		if (f->off == offsetof(struct vms_rollup, rss))
+			r->valid = v >= 0;
 	}
-	r->rss = rss > 0 ? (uint64_t)rss : 0;
-	r->valid = rss >= 0;
 }
 
 int procfs_syscall_sp_parse(const char *buf, size_t len, uint64_t *sp)

@@ -209,35 +209,19 @@ uint32_t smaps_vmflags_mask(const char *s, size_t n)
 }
 
 /* The counter a key names, or NULL for keys a region keeps no figure of
- * (snapshot.h: struct vms_counters). */
+ * (records.h: VMS_COUNTER_FIELDS). Only the first record's keys and a key
+ * out of their order come here (fast_key_line takes the rest). */
 static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
 {
-#define K(name, field)                                                         \
-	if (n == sizeof(name) - 1 && memcmp(k, name, n) == 0)                  \
-		return &c->field;
-	switch (k[0]) {
-	case 'A':
-		K("AnonHugePages", anon_huge);
-		break;
-	case 'L':
-		K("Locked", locked);
-		break;
-	case 'P':
-		K("Pss", pss);
-		K("Private_Clean", private_clean);
-		K("Private_Dirty", private_dirty);
-		break;
-	case 'R':
-		K("Rss", rss);
-		break;
-	case 'S':
-		K("Shared_Clean", shared_clean);
-		K("Shared_Dirty", shared_dirty);
-		K("Swap", swap);
-		K("SwapPss", swap_pss);
-		break;
+	size_t i;
+
+	for (i = 0; i < VMS_NCOUNTERS; i++) {
+		const struct vms_counter_field *f = &vms_counter_fields[i];
+
+		if (n == f->smaps_len && k[0] == f->smaps[0] &&
+		    memcmp(k, f->smaps, n) == 0)
+			return (uint64_t *)((char *)c + f->off);
 	}
-#undef K
 	return NULL;
 }
 

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "base/arena.h"
+#include "model/records.h"
 #include "model/source.h"
 
 /* Region types, in display order. Names and labels: vms_type_info[]. */
@@ -88,15 +89,11 @@ enum {
 	VMS_RF_APPROX = 1u << 6,
 };
 
-/* The smaps counters of one region, in bytes: those the engine reads
- * (columns.h, the exports). smaps has more per record (Pss_Dirty,
- * Referenced, Anonymous, LazyFree, the Pmd and Hugetlb lines, the page
- * sizes); nothing looks at them, so a region does not carry them (a
- * snapshot file keeps the whole text). 80 bytes of a region's 176. */
+/* The smaps counters of one region, in bytes (records.h's list: each
+ * counter is declared there, and the smaps parser and the exports follow
+ * from it). 80 bytes of a region's 176. */
 struct vms_counters {
-	uint64_t rss, pss;
-	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
-	uint64_t swap, swap_pss, locked, anon_huge;
+	VMS_COUNTER_FIELDS(VMS_COUNTER_MEMBER)
 };
 
 /* A child of a region in the drill-down: an ELF section, a stack part, a
@@ -190,79 +187,41 @@ struct vms_heap_glibc {
  * included), top = top's size, mmapped = mp_.mmapped_mem on the main
  * arena (mmapped chunks belong to no arena), 0 on the others. */
 struct vms_heap {
-	const char *kind; /* "glibc-main", "glibc-arena" */
-	uint64_t id; /* arena address if known, else first segment start */
-	struct vms_heap_seg *segs;
-	uint32_t nsegs;
-	int64_t in_use, free, chunks, free_chunks, top, mmapped;
+	VMS_HEAP_FIELDS(VMS_MEMBER) /* records.h */
 	const struct vms_heap_glibc *glibc; /* NULL unless walked */
 };
 
-/* glibc malloc in the whole process (step "malloc"): mallinfo2()'s
- * figures as the process would have got them at the snapshot, and how
- * its state was found. NULL in the snapshot when not walked (a note
- * says why). */
+/* glibc malloc in the whole process (step "malloc"): records.h's
+ * VMS_MALLOC_FIELDS. NULL in the snapshot when not walked (a note says
+ * why). */
 struct vms_malloc {
-	const char *allocator; /* "glibc" */
-	const char *version; /* "2.36" */
-	const char *found_by; /* "debug symbols" or "relocation" */
-	uint64_t main_arena, mp; /* runtime addresses */
-	uint64_t arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks,
-		uordblks, fordblks, keepcost; /* mallinfo2() */
-	uint64_t tcache, tcache_chunks, overhead; /* over the arenas */
-	struct vms_heap_seg *mmapped; /* mmapped chunks located */
-	uint32_t nmmapped;
-	bool empty; /* malloc never ran */
-	uint64_t walk_us, bytes_read; /* the walk's time, memory it read */
-	const char *partial; /* why the figures are incomplete, or NULL */
-	const char *mmapped_note; /* mmapped chunks not all located, or NULL */
+	VMS_MALLOC_FIELDS(VMS_MEMBER)
 };
 
 /* The allocator behind malloc when it is not glibc's, or another one the
  * process carries (step "allocator"): which, from which image, and what
- * of its heap was recognised. NULL in the snapshot when no image has one
- * of the allocators vmscope knows. */
+ * of its heap was recognised (records.h's VMS_ALLOCATOR_FIELDS). NULL in
+ * the snapshot when no image has one of the allocators vmscope knows. */
 struct vms_allocator {
-	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */
-	const char *image; /* the file that has it */
-	bool provides_malloc; /* its image is the one that defines malloc */
-	const char *found_by; /* the symbol that told */
-	int64_t metadata; /* jemalloc: base blocks' bytes in use; mimalloc:
-			   * its segments' headers; -1 */
-	/* the bytes it says it took from the system (tcmalloc:
-	 * TCMalloc_SystemTaken); -1 where it does not say */
-	int64_t system;
-	uint64_t heap, nregions; /* regions typed heap for it */
-	const char *partial; /* why its heap is not (all) shown, or NULL */
+	VMS_ALLOCATOR_FIELDS(VMS_MEMBER)
 };
 
-/* One part of a managed heap as its runtime counts it (a generation, a
- * space, metaspace ...): bytes, -1 where the runtime gives no figure.
- * in_heap: its bytes lie inside the heap's [start, end) (a JVM's eden and
- * old generation); false for the runtime's memory elsewhere (metaspace,
- * class space), counted here because the runtime reports it with its heap. */
+/* One part of a managed heap as its runtime counts it (records.h's
+ * VMS_MANAGED_PART_FIELDS). */
 struct vms_managed_part {
-	const char *name; /* "eden", "old", "metaspace", ... as the runtime */
-	int64_t capacity, used, max;
-	bool in_heap;
+	VMS_MANAGED_PART_FIELDS(VMS_MEMBER)
 };
 
-/* A managed heap (a runtime's garbage-collected heap): its address range
- * [start, end) as the map shows it, reserved = end - start, committed =
- * the committed bytes (totals.h's per-region figure) of its regions. used
- * is the runtime's own count of bytes in use (-1 unknown); figures says
- * where the runtime's own figures came from ("hsperfdata", ...), NULL when
- * none were read (used then -1 and no parts). Filled by classify (a
- * runtime-named [anon:NAME]) and the runtimes' steps (jvm, go, v8,
- * cpython ...). */
+/* A managed heap (a runtime's garbage-collected heap; records.h's
+ * VMS_MANAGED_FIELDS): its address range [start, end) as the map shows
+ * it, reserved = end - start, committed = the committed bytes (totals.h's
+ * per-region figure) of its regions. used is the runtime's own count of
+ * bytes in use (-1 unknown); figures says where the runtime's own figures
+ * came from ("hsperfdata", ...), NULL when none were read (used then -1
+ * and no parts). Filled by classify (a runtime-named [anon:NAME]) and the
+ * runtimes' steps (jvm, go, v8, cpython ...). */
 struct vms_managed {
-	const char *runtime; /* "go", "art", "jvm", "v8", "cpython", ... */
-	uint64_t start, end, reserved, committed;
-	int64_t used;
-	const char *figures;
-	const struct vms_managed_part *parts;
-	uint32_t nparts;
-	const char *detail; /* the heap or space it belongs to, or NULL */
+	VMS_MANAGED_FIELDS(VMS_MEMBER)
 };
 
 /* The figures of one row of the summary (a type, or the total). */
@@ -304,8 +263,7 @@ struct vms_capture_info {
  * that the regions add up. */
 struct vms_rollup {
 	bool valid;
-	uint64_t rss, pss, private_clean, private_dirty, shared_clean,
-		shared_dirty, swap, swap_pss, locked, anonymous;
+	VMS_ROLLUP_FIELDS(VMS_ROLLUP_MEMBER) /* records.h */
 };
 
 struct elfimage;

@@ -52,6 +52,17 @@ bool sf_obj_u64(const json_t *o, const char *key, uint64_t *out);
 /* The ELF summary of a "files" entry into *out (arrays in a). */
 bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out);
 
+/* ---- a record of records.h (snapfile_fields.c) ---- */
+/* The record at p as an object of its fields' file keys (NULL with *bad
+ * on out of memory). */
+json_t *sf_record_json(const struct vms_record *rec, const void *p, bool *bad);
+/* The object o into the record at p (zeroed first; strings and arrays in
+ * a); false when a field it needs is absent or a value is not what its
+ * kind says (a SEGS array longer than max_segs, a PARTS one longer than
+ * VMS_MANAGED_PARTS_MAX). */
+bool sf_record_from(struct arena *a, const json_t *o,
+		    const struct vms_record *rec, void *p, size_t max_segs);
+
 /* ---- the steps' kept results (snapfile_kept.c, model/kept.h) ---- */
 struct sf_kept;
 /* meta "steps_kept": what the steps that declare it (kept, NULL-ended)

@@ -6,16 +6,13 @@
  * name:
  *
  *   "steps_kept": { "jvm": {
- *       "managed": [{ "runtime", "start", "end", "reserved", "committed",
- *                     "used", "figures", "detail",
- *                     "parts": [{ "name", "capacity", "used", "max",
- *                                 "in_heap" }] }],
+ *       "managed": [{ records.h's VMS_MANAGED_FIELDS by their file keys,
+ *                     "parts": [{ VMS_MANAGED_PART_FIELDS }] }],
  *       "regions": [{ "region": index, "type": "managed_heap",
  *                     "detail" }],
  *       "notes": [why, ...] },
- *     "allocator": { ...the same, and "allocator": { "name", "image",
- *       "provides_malloc", "found_by", "metadata", "system" (absent in
- *       older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
+ *     "allocator": { ...the same, and "allocator": { records.h's
+ *       VMS_ALLOCATOR_FIELDS } or null }, "v8": {...}, "cpython": {...} }
  *
  * Figures -1 (unknown) are JSON null. A step's managed entries are those of
  * its runtime; its regions those typed managed heap inside one of them
@@ -72,11 +69,6 @@ static void push(json_t *a, json_t *v, bool *bad)
 		*bad = true;
 }
 
-static json_t *i64(int64_t v)
-{
-	return v < 0 ? json_null() : json_integer((json_int_t)v);
-}
-
 static bool kept_region(const struct vms_snapshot *s, const struct vms_kept *k,
 			const struct vms_region *r)
 {
@@ -95,51 +87,11 @@ static bool kept_region(const struct vms_snapshot *s, const struct vms_kept *k,
 	return false;
 }
 
-static json_t *entry_json(const struct vms_managed *m, bool *bad)
-{
-	json_t *o = json_object(), *parts = json_array();
-	uint32_t k;
-
-	if (!o || !parts) {
-		json_decref(o);
-		json_decref(parts);
-		*bad = true;
-		return NULL;
-	}
-	for (k = 0; k < m->nparts; k++) {
-		const struct vms_managed_part *p = &m->parts[k];
-
-		push(parts,
-		     json_pack("{s:o,s:o,s:o,s:o,s:b}", "name",
-			       sf_json_str(p->name), "capacity",
-			       i64(p->capacity), "used", i64(p->used), "max",
-			       i64(p->max), "in_heap", p->in_heap),
-		     bad);
-	}
-	put(o, "runtime", sf_json_str(m->runtime), bad);
-	put(o, "start", sf_json_u64(m->start), bad);
-	put(o, "end", sf_json_u64(m->end), bad);
-	put(o, "reserved", sf_json_u64(m->reserved), bad);
-	put(o, "committed", sf_json_u64(m->committed), bad);
-	put(o, "used", i64(m->used), bad);
-	put(o, "figures", sf_json_str(m->figures), bad);
-	put(o, "detail", sf_json_str(m->detail), bad);
-	put(o, "parts", parts, bad);
-	return o;
-}
-
-static json_t *allocator_json(const struct vms_allocator *al)
+static json_t *allocator_json(const struct vms_allocator *al, bool *bad)
 {
 	if (!al)
 		return json_null();
-	return json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
-			 sf_json_str(al->name), "image", sf_json_str(al->image),
-			 "provides_malloc", al->provides_malloc, "found_by",
-			 sf_json_str(al->found_by), "metadata",
-			 i64(al->metadata), "system", i64(al->system), "heap",
-			 sf_json_u64(al->heap), "regions",
-			 sf_json_u64(al->nregions), "partial",
-			 sf_json_str(al->partial));
+	return sf_record_json(&vms_allocator_record, al, bad);
 }
 
 static json_t *step_json(const struct vms_snapshot *s, const struct vms_kept *k,
@@ -159,7 +111,10 @@ static json_t *step_json(const struct vms_snapshot *s, const struct vms_kept *k,
 	}
 	for (i = 0; k->runtime && !*bad && i < s->nmanaged; i++)
 		if (strcmp(s->managed[i].runtime, k->runtime) == 0)
-			push(list, entry_json(&s->managed[i], bad), bad);
+			push(list,
+			     sf_record_json(&vms_managed_record, &s->managed[i],
+					    bad),
+			     bad);
 	for (i = 0; !*bad && i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
@@ -178,7 +133,7 @@ static json_t *step_json(const struct vms_snapshot *s, const struct vms_kept *k,
 	put(o, "regions", regs, bad);
 	put(o, "notes", notes, bad);
 	if (k->allocator)
-		put(o, "allocator", allocator_json(s->allocator), bad);
+		put(o, "allocator", allocator_json(s->allocator, bad), bad);
 	return o;
 }
 
@@ -199,61 +154,11 @@ json_t *sf_kept_json(const struct vms_snapshot *s,
 
 /* ---- reading ---- */
 
-/* A figure that may be null (-1); false when neither. */
-static bool get_i64(const json_t *o, const char *k, int64_t *out)
-{
-	const json_t *v = json_object_get(o, k);
-	uint64_t u;
-
-	if (json_is_null(v)) {
-		*out = -1;
-		return true;
-	}
-	if (!sf_get_u64(v, &u) || u > INT64_MAX)
-		return false;
-	*out = (int64_t)u;
-	return true;
-}
-
 static bool entry_from(struct vms_snapshot *s, const char *rt, const json_t *e,
 		       struct vms_managed *m)
 {
-	const json_t *parts = json_object_get(e, "parts");
-	size_t k, n = json_array_size(parts);
-	struct vms_managed_part *p;
-	bool ok = true;
-
-	if (!json_is_object(e) || !json_is_array(parts) || n > 64)
-		return false;
-	memset(m, 0, sizeof(*m));
-	m->runtime = sf_get_str(&s->arena, json_object_get(e, "runtime"), &ok);
-	if (!ok || !m->runtime || strcmp(m->runtime, rt) != 0 ||
-	    !sf_obj_u64(e, "start", &m->start) ||
-	    !sf_obj_u64(e, "end", &m->end) ||
-	    !sf_obj_u64(e, "reserved", &m->reserved) ||
-	    !sf_obj_u64(e, "committed", &m->committed) ||
-	    !get_i64(e, "used", &m->used) || m->end < m->start)
-		return false;
-	m->figures = sf_get_str(&s->arena, json_object_get(e, "figures"), &ok);
-	m->detail = sf_get_str(&s->arena, json_object_get(e, "detail"), &ok);
-	p = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*p));
-	if (!ok || !p)
-		return false;
-	for (k = 0; k < n; k++) {
-		const json_t *x = json_array_get(parts, k);
-
-		p[k].name =
-			sf_get_str(&s->arena, json_object_get(x, "name"), &ok);
-		p[k].in_heap = json_is_true(json_object_get(x, "in_heap"));
-		if (!ok || !p[k].name ||
-		    !get_i64(x, "capacity", &p[k].capacity) ||
-		    !get_i64(x, "used", &p[k].used) ||
-		    !get_i64(x, "max", &p[k].max))
-			return false;
-	}
-	m->parts = p;
-	m->nparts = (uint32_t)n;
-	return true;
+	return sf_record_from(&s->arena, e, &vms_managed_record, m, 0) &&
+	       strcmp(m->runtime, rt) == 0 && m->end >= m->start;
 }
 
 static bool region_from(struct vms_snapshot *s, const json_t *e,
@@ -281,29 +186,12 @@ static bool allocator_from(struct vms_snapshot *s, const json_t *j,
 			   struct vms_allocator **out)
 {
 	struct vms_allocator *al;
-	bool ok = true;
 
 	*out = NULL;
 	if (json_is_null(j))
 		return true;
 	al = arena_alloc(&s->arena, sizeof(*al));
-	if (!json_is_object(j) || !al)
-		return false;
-	memset(al, 0, sizeof(*al));
-	al->name = sf_get_str(&s->arena, json_object_get(j, "name"), &ok);
-	al->image = sf_get_str(&s->arena, json_object_get(j, "image"), &ok);
-	al->found_by =
-		sf_get_str(&s->arena, json_object_get(j, "found_by"), &ok);
-	al->partial = sf_get_str(&s->arena, json_object_get(j, "partial"), &ok);
-	al->provides_malloc =
-		json_is_true(json_object_get(j, "provides_malloc"));
-	/* "system" came with the tcmalloc heap: older files lack it */
-	al->system = -1;
-	if (json_object_get(j, "system") && !get_i64(j, "system", &al->system))
-		return false;
-	if (!ok || !al->name || !get_i64(j, "metadata", &al->metadata) ||
-	    !sf_obj_u64(j, "heap", &al->heap) ||
-	    !sf_obj_u64(j, "regions", &al->nregions))
+	if (!al || !sf_record_from(&s->arena, j, &vms_allocator_record, al, 0))
 		return false;
 	*out = al;
 	return true;

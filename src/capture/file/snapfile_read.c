@@ -180,16 +180,13 @@ static void rollup_from(struct vms_snapshot *s, const json_t *r)
 
 	if (!json_is_object(r))
 		return;
-	k->valid = sf_obj_u64(r, "rss", &k->rss) &&
-		   sf_obj_u64(r, "pss", &k->pss) &&
-		   sf_obj_u64(r, "private_clean", &k->private_clean) &&
-		   sf_obj_u64(r, "private_dirty", &k->private_dirty) &&
-		   sf_obj_u64(r, "shared_clean", &k->shared_clean) &&
-		   sf_obj_u64(r, "shared_dirty", &k->shared_dirty) &&
-		   sf_obj_u64(r, "swap", &k->swap);
-	sf_obj_u64(r, "swap_pss", &k->swap_pss);
-	sf_obj_u64(r, "locked", &k->locked);
-	sf_obj_u64(r, "anonymous", &k->anonymous);
+	/* valid with every figure a rollup had from the first (NEED) */
+	k->valid = true;
+#define ROLLUP(m, key, flags)                                                  \
+	if (!sf_obj_u64(r, #m, &k->m) && ((flags)&VMS_FF_NEED))                \
+		k->valid = false;
+	VMS_ROLLUP_FIELDS(ROLLUP)
+#undef ROLLUP
 }
 
 static bool threads_from(struct vms_snapshot *s, const json_t *a)

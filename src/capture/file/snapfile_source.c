@@ -296,15 +296,6 @@ static const char *fs_from(struct vms_snapshot *s, struct sf_priv *p,
 	return NULL;
 }
 
-static int64_t figure(const json_t *h, const char *k)
-{
-	const json_t *v = json_object_get(h, k);
-
-	return json_is_integer(v) && json_integer_value(v) >= 0
-		       ? (int64_t)json_integer_value(v)
-		       : -1;
-}
-
 static bool u64s_at(const json_t *o, const char *k, uint64_t *v, size_t n)
 {
 	const json_t *a = json_object_get(o, k);
@@ -360,33 +351,8 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 static bool heap_from(struct vms_snapshot *s, const json_t *h,
 		      struct vms_heap *x)
 {
-	const json_t *segs = json_object_get(h, "segments");
-	size_t j, n = json_array_size(segs);
-	bool ok = true;
-
-	if (!json_is_object(h) || !sf_obj_u64(h, "id", &x->id) ||
-	    !(x->kind =
-		      sf_get_str(&s->arena, json_object_get(h, "kind"), &ok)) ||
-	    !ok || n > s->nregions)
-		return false;
-	x->segs = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*x->segs));
-	if (!x->segs)
-		return false;
-	for (j = 0; j < n; j++) {
-		const json_t *e = json_array_get(segs, j);
-
-		if (!sf_get_u64(json_array_get(e, 0), &x->segs[j].start) ||
-		    !sf_get_u64(json_array_get(e, 1), &x->segs[j].end))
-			return false;
-	}
-	x->nsegs = (uint32_t)n;
-	x->in_use = figure(h, "in_use");
-	x->free = figure(h, "free");
-	x->chunks = figure(h, "chunks");
-	x->free_chunks = figure(h, "free_chunks");
-	x->top = figure(h, "top");
-	x->mmapped = figure(h, "mmapped");
-	return heap_glibc_from(s, json_object_get(h, "glibc"), x);
+	return sf_record_from(&s->arena, h, &vms_heap_record, x, s->nregions) &&
+	       heap_glibc_from(s, json_object_get(h, "glibc"), x);
 }
 
 static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
@@ -467,11 +433,9 @@ static const char *notes_from(struct vms_snapshot *s, const json_t *a,
 static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 			       const json_t *o)
 {
-	const json_t *g = json_object_get(o, "glibc"), *mm;
+	const json_t *g = json_object_get(o, "glibc");
 	struct vms_malloc *m;
 	const char *why;
-	bool ok = true;
-	size_t i, n;
 
 	if (!json_is_object(o))
 		return NULL;
@@ -481,50 +445,10 @@ static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 	p->malloc_kept = true;
 	if (!json_is_object(g))
 		return NULL;
-	mm = json_object_get(g, "mmapped");
-	n = json_array_size(mm);
 	m = arena_alloc(&s->arena, sizeof(*m));
-	if (!m || n > s->nregions ||
-	    !(m->mmapped = arena_alloc(&s->arena,
-				       (n ? n : 1) * sizeof(*m->mmapped))))
+	if (!m ||
+	    !sf_record_from(&s->arena, g, &vms_malloc_record, m, s->nregions))
 		return "bad \"malloc\"";
-	for (i = 0; i < n; i++)
-		if (!sf_get_u64(json_array_get(json_array_get(mm, i), 0),
-				&m->mmapped[i].start) ||
-		    !sf_get_u64(json_array_get(json_array_get(mm, i), 1),
-				&m->mmapped[i].end))
-			return "bad \"malloc\"";
-	m->nmmapped = (uint32_t)n;
-	m->allocator =
-		sf_get_str(&s->arena, json_object_get(g, "allocator"), &ok);
-	m->version = sf_get_str(&s->arena, json_object_get(g, "version"), &ok);
-	m->found_by =
-		sf_get_str(&s->arena, json_object_get(g, "found_by"), &ok);
-	m->partial = sf_get_str(&s->arena, json_object_get(g, "partial"), &ok);
-	m->mmapped_note =
-		sf_get_str(&s->arena, json_object_get(g, "mmapped_note"), &ok);
-	if (!ok)
-		return "bad \"malloc\"";
-#define F(f) sf_obj_u64(g, #f, &m->f)
-	F(main_arena);
-	F(mp);
-	F(arena);
-	F(ordblks);
-	F(smblks);
-	F(hblks);
-	F(hblkhd);
-	F(usmblks);
-	F(fsmblks);
-	F(uordblks);
-	F(fordblks);
-	F(keepcost);
-	F(tcache);
-	F(tcache_chunks);
-	F(overhead);
-	F(walk_us);
-	F(bytes_read);
-#undef F
-	m->empty = json_is_true(json_object_get(g, "empty"));
 	p->glibc = m;
 	return NULL;
 }

@@ -212,16 +212,9 @@ static json_t *rollup_json(const struct vms_snapshot *s, bool *bad)
 		*bad = true;
 		return NULL;
 	}
-	put(o, "rss", sf_json_u64(k->rss), bad);
-	put(o, "pss", sf_json_u64(k->pss), bad);
-	put(o, "private_clean", sf_json_u64(k->private_clean), bad);
-	put(o, "private_dirty", sf_json_u64(k->private_dirty), bad);
-	put(o, "shared_clean", sf_json_u64(k->shared_clean), bad);
-	put(o, "shared_dirty", sf_json_u64(k->shared_dirty), bad);
-	put(o, "swap", sf_json_u64(k->swap), bad);
-	put(o, "swap_pss", sf_json_u64(k->swap_pss), bad);
-	put(o, "locked", sf_json_u64(k->locked), bad);
-	put(o, "anonymous", sf_json_u64(k->anonymous), bad);
+#define ROLLUP(m, key, flags) put(o, #m, sf_json_u64(k->m), bad);
+	VMS_ROLLUP_FIELDS(ROLLUP)
+#undef ROLLUP
 	return o;
 }
 
@@ -377,8 +370,7 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 {
 	const struct vms_malloc *m = s->glibc;
-	json_t *o = json_object(), *g, *mm;
-	uint32_t i;
+	json_t *o = json_object();
 
 	if (!o) {
 		*bad = true;
@@ -389,46 +381,7 @@ static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 		put(o, "glibc", json_null(), bad);
 		return o;
 	}
-	g = json_object();
-	mm = json_array();
-	if (!g || !mm) {
-		json_decref(g);
-		json_decref(mm);
-		*bad = true;
-		return o;
-	}
-	for (i = 0; i < m->nmmapped; i++)
-		push(mm,
-		     json_pack("[o,o]", sf_json_u64(m->mmapped[i].start),
-			       sf_json_u64(m->mmapped[i].end)),
-		     bad);
-	put(g, "allocator", sf_json_str(m->allocator), bad);
-	put(g, "version", sf_json_str(m->version), bad);
-	put(g, "found_by", sf_json_str(m->found_by), bad);
-	put(g, "main_arena", sf_json_u64(m->main_arena), bad);
-	put(g, "mp", sf_json_u64(m->mp), bad);
-#define F(f) put(g, #f, sf_json_u64(m->f), bad)
-	F(arena);
-	F(ordblks);
-	F(smblks);
-	F(hblks);
-	F(hblkhd);
-	F(usmblks);
-	F(fsmblks);
-	F(uordblks);
-	F(fordblks);
-	F(keepcost);
-	F(tcache);
-	F(tcache_chunks);
-	F(overhead);
-	F(walk_us);
-	F(bytes_read);
-#undef F
-	put(g, "mmapped", mm, bad);
-	put(g, "empty", json_boolean(m->empty), bad);
-	put(g, "partial", sf_json_str(m->partial), bad);
-	put(g, "mmapped_note", sf_json_str(m->mmapped_note), bad);
-	put(o, "glibc", g, bad);
+	put(o, "glibc", sf_record_json(&vms_malloc_record, m, bad), bad);
 	return o;
 }
 
@@ -436,7 +389,7 @@ static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 {
 	json_t *o = json_object(), *regs = json_array(), *list = json_array();
-	size_t i, j;
+	size_t i;
 
 	if (!o || !regs || !list) {
 		json_decref(o);
@@ -454,26 +407,10 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 			     bad);
 	for (i = 0; !*bad && i < s->nheaps; i++) {
 		const struct vms_heap *h = &s->heaps[i];
-		json_t *segs = json_array();
+		json_t *e = sf_record_json(&vms_heap_record, h, bad);
 
-		for (j = 0; segs && !*bad && j < h->nsegs; j++)
-			push(segs,
-			     json_pack("[o,o]", sf_json_u64(h->segs[j].start),
-				       sf_json_u64(h->segs[j].end)),
-			     bad);
-		push(list,
-		     json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:o}",
-			       "kind", sf_json_str(h->kind), "id",
-			       sf_json_u64(h->id), "segments",
-			       segs ? segs : json_null(), "in_use",
-			       (json_int_t)h->in_use, "free",
-			       (json_int_t)h->free, "chunks",
-			       (json_int_t)h->chunks, "free_chunks",
-			       (json_int_t)h->free_chunks, "top",
-			       (json_int_t)h->top, "mmapped",
-			       (json_int_t)h->mmapped, "glibc",
-			       heap_glibc_json(h->glibc, bad)),
-		     bad);
+		put(e, "glibc", heap_glibc_json(h->glibc, bad), bad);
+		push(list, e, bad);
 	}
 	put(o, "regions", regs, bad);
 	put(o, "list", list, bad);

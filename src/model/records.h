@@ -1,0 +1,272 @@
+/* records.h — each record of a snapshot that is written out (the JSON
+ * export, snapshot files) declared once, as an X-macro list; the struct,
+ * its field table (struct vms_record, below) and every writer and reader
+ * follow from the list.
+ *
+ * Contract: a list names each field once, in the order of the JSON export
+ * (and of the struct, and of a snapshot file's object):
+ *	X(member, KIND, "json key", "file key", flags)
+ * KIND says its C type and how it is written:
+ *	U64	uint64_t	a JSON number
+ *	HEX	uint64_t	an address: "0x..." in the JSON export, a
+ *				number in a snapshot file
+ *	I64N	int64_t		a figure vmscope may not know: -1 is null
+ *				(a reader takes any negative number for it:
+ *				older files wrote a heap's -1 so)
+ *	STR	const char *	a string; NULL is null
+ *	BOOL	bool		true or false
+ *	SEGS	struct vms_heap_seg *member; uint32_t nmember
+ *				[{ "start", "end" }] in the JSON export,
+ *				[[start, end]] in a file
+ *	PARTS	const struct vms_managed_part *member; uint32_t nmember
+ *				an array of the part record's objects
+ * flags (VMS_FF_*) say what a snapshot file's reader refuses: a field it
+ * needs (NEED) or a string that may not be null (NONNULL). A field
+ * without NEED may be absent (a file of an older vmscope): it reads as 0,
+ * false, NULL, an empty array, or -1 (I64N).
+ *
+ * The smaps counters of a region are a list of their own
+ * (VMS_COUNTER_FIELDS: member and smaps key; each a uint64_t of bytes, its
+ * JSON key the member's name): the smaps parser and the JSON export follow
+ * from it (a snapshot file keeps the smaps text itself).
+ *
+ * The rollup's figures (VMS_ROLLUP_FIELDS, struct vms_rollup) likewise:
+ * their smaps_rollup parser, the JSON export and snapshot files follow.
+ *
+ * Adding a field is one line here, and the code that sets its value (a
+ * smaps counter or a rollup figure: none; a counter grows every region,
+ * whose size is a budget: snapshot.c's assert). tests/unit/test_schema.c
+ * walks every list through every writer and back.
+ */
+#ifndef VMS_RECORDS_H
+#define VMS_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* clang-format off */
+
+/* The smaps counters of one region, in bytes: those the engine reads
+ * (columns.h, the exports). smaps has more per record (Pss_Dirty,
+ * Referenced, Anonymous, LazyFree, the Pmd and Hugetlb lines, the page
+ * sizes); nothing looks at them, so a region does not carry them (a
+ * snapshot file keeps the whole text). X(member, "smaps key") */
+#define VMS_COUNTER_FIELDS(X)                                                  \
+	X(rss, "Rss")                                                          \
+	X(pss, "Pss")                                                          \
+	X(private_clean, "Private_Clean")                                      \
+	X(private_dirty, "Private_Dirty")                                      \
+	X(shared_clean, "Shared_Clean")                                        \
+	X(shared_dirty, "Shared_Dirty")                                        \
+	X(swap, "Swap")                                                        \
+	X(swap_pss, "SwapPss")                                                 \
+	X(locked, "Locked")                                                    \
+	X(anon_huge, "AnonHugePages")
+
+/* The kernel's own totals of the process (/proc/PID/smaps_rollup), in
+ * bytes: the check that the regions add up. X(member, "smaps key",
+ * flags): a snapshot file's rollup without a NEED figure is not valid (the
+ * others came later). Rss says whether the kernel gave one at all. */
+#define VMS_ROLLUP_FIELDS(X)                                                   \
+	X(rss, "Rss", VMS_FF_NEED)                                             \
+	X(pss, "Pss", VMS_FF_NEED)                                             \
+	X(private_clean, "Private_Clean", VMS_FF_NEED)                         \
+	X(private_dirty, "Private_Dirty", VMS_FF_NEED)                         \
+	X(shared_clean, "Shared_Clean", VMS_FF_NEED)                           \
+	X(shared_dirty, "Shared_Dirty", VMS_FF_NEED)                           \
+	X(swap, "Swap", VMS_FF_NEED)                                           \
+	X(swap_pss, "SwapPss", 0)                                              \
+	X(locked, "Locked", 0)                                                 \
+	X(anonymous, "Anonymous", 0)
+
+/* A heap the classifier found (snapshot.h, struct vms_heap, says what each
+ * figure means). The glibc walker's figures of it (struct vms_heap_glibc)
+ * are written beside these by hand: their JSON shape is their own. */
+#define VMS_HEAP_FIELDS(X)                                                     \
+	/* "glibc-main", "glibc-arena", an allocator's */                      \
+	X(kind, STR, "kind", "kind", VMS_FF_NEED | VMS_FF_NONNULL)             \
+	/* arena address if known, else first segment start */                 \
+	X(id, HEX, "id", "id", VMS_FF_NEED)                                    \
+	X(segs, SEGS, "segments", "segments", 0)                               \
+	X(in_use, I64N, "in_use", "in_use", 0)                                 \
+	X(free, I64N, "free", "free", 0)                                       \
+	X(chunks, I64N, "chunks", "chunks", 0)                                 \
+	X(free_chunks, I64N, "free_chunks", "free_chunks", 0)                  \
+	X(top, I64N, "top", "top", 0)                                          \
+	X(mmapped, I64N, "mmapped", "mmapped", 0)
+
+/* glibc malloc in the whole process (step "malloc"): mallinfo2()'s
+ * figures as the process would have got them at the snapshot, and how its
+ * state was found. */
+#define VMS_MALLOC_FIELDS(X)                                                   \
+	X(allocator, STR, "allocator", "allocator", 0) /* "glibc" */           \
+	X(version, STR, "version", "version", 0) /* "2.36" */                  \
+	/* "debug symbols" or "relocation" */                                  \
+	X(found_by, STR, "found_by", "found_by", 0)                            \
+	X(main_arena, HEX, "main_arena", "main_arena", 0) /* runtime addresses */ \
+	X(mp, HEX, "mp", "mp", 0)                                              \
+	X(empty, BOOL, "empty", "empty", 0) /* malloc never ran */             \
+	/* mallinfo2() */                                                      \
+	X(arena, U64, "arena", "arena", 0)                                     \
+	X(ordblks, U64, "ordblks", "ordblks", 0)                               \
+	X(smblks, U64, "smblks", "smblks", 0)                                  \
+	X(hblks, U64, "hblks", "hblks", 0)                                     \
+	X(hblkhd, U64, "hblkhd", "hblkhd", 0)                                  \
+	X(usmblks, U64, "usmblks", "usmblks", 0)                               \
+	X(fsmblks, U64, "fsmblks", "fsmblks", 0)                               \
+	X(uordblks, U64, "uordblks", "uordblks", 0)                            \
+	X(fordblks, U64, "fordblks", "fordblks", 0)                            \
+	X(keepcost, U64, "keepcost", "keepcost", 0)                            \
+	/* over the arenas */                                                  \
+	X(tcache, U64, "tcache", "tcache", 0)                                  \
+	X(tcache_chunks, U64, "tcache_chunks", "tcache_chunks", 0)             \
+	X(overhead, U64, "overhead", "overhead", 0)                            \
+	/* the walk's time, memory it read */                                  \
+	X(walk_us, U64, "walk_us", "walk_us", 0)                               \
+	X(bytes_read, U64, "bytes_read", "bytes_read", 0)                      \
+	/* mmapped chunks located (a file holds at most one a region) */       \
+	X(mmapped, SEGS, "mmapped_chunks", "mmapped", 0)                       \
+	/* mmapped chunks not all located, or NULL */                          \
+	X(mmapped_note, STR, "mmapped_note", "mmapped_note", 0)                \
+	/* why the figures are incomplete, or NULL */                          \
+	X(partial, STR, "partial", "partial", 0)
+
+/* The allocator behind malloc when it is not glibc's, or another one the
+ * process carries (step "allocator"). */
+#define VMS_ALLOCATOR_FIELDS(X)                                                \
+	/* "jemalloc", "tcmalloc", "mimalloc", "glibc" */                      \
+	X(name, STR, "name", "name", VMS_FF_NEED | VMS_FF_NONNULL)             \
+	X(image, STR, "image", "image", 0) /* the file that has it */          \
+	/* its image is the one that defines malloc */                         \
+	X(provides_malloc, BOOL, "provides_malloc", "provides_malloc", 0)      \
+	X(found_by, STR, "found_by", "found_by", 0) /* the symbol that told */ \
+	/* jemalloc: base blocks' bytes in use; mimalloc: its segments'        \
+	 * headers; -1 */                                                      \
+	X(metadata, I64N, "metadata", "metadata", VMS_FF_NEED)                 \
+	/* the bytes it says it took from the system (tcmalloc:                \
+	 * TCMalloc_SystemTaken); -1 where it does not say (and in files       \
+	 * before it was kept) */                                              \
+	X(system, I64N, "system", "system", 0)                                 \
+	/* regions typed heap for it: their bytes, their number */             \
+	X(heap, U64, "heap", "heap", VMS_FF_NEED)                              \
+	X(nregions, U64, "regions", "regions", VMS_FF_NEED)                    \
+	/* why its heap is not (all) shown, or NULL */                         \
+	X(partial, STR, "partial", "partial", 0)
+
+/* One part of a managed heap as its runtime counts it (a generation, a
+ * space, metaspace ...): bytes, -1 where the runtime gives no figure.
+ * in_heap: its bytes lie inside the heap's [start, end) (a JVM's eden and
+ * old generation); false for the runtime's memory elsewhere (metaspace,
+ * class space), counted here because the runtime reports it with its
+ * heap. */
+#define VMS_MANAGED_PART_FIELDS(X)                                             \
+	/* "eden", "old", "metaspace", ... as the runtime */                   \
+	X(name, STR, "name", "name", VMS_FF_NEED | VMS_FF_NONNULL)             \
+	X(capacity, I64N, "capacity", "capacity", VMS_FF_NEED)                 \
+	X(used, I64N, "used", "used", VMS_FF_NEED)                             \
+	X(max, I64N, "max", "max", VMS_FF_NEED)                                \
+	X(in_heap, BOOL, "in_heap", "in_heap", 0)
+
+/* A managed heap (snapshot.h, struct vms_managed, says what each means). */
+#define VMS_MANAGED_FIELDS(X)                                                  \
+	/* "go", "art", "jvm", "v8", "cpython", ... */                         \
+	X(runtime, STR, "runtime", "runtime", VMS_FF_NEED | VMS_FF_NONNULL)    \
+	X(start, HEX, "start", "start", VMS_FF_NEED)                           \
+	X(end, HEX, "end", "end", VMS_FF_NEED)                                 \
+	X(reserved, U64, "reserved", "reserved", VMS_FF_NEED)                  \
+	X(committed, U64, "committed", "committed", VMS_FF_NEED)               \
+	X(used, I64N, "used", "used", VMS_FF_NEED)                             \
+	X(figures, STR, "figures", "figures", 0)                               \
+	X(parts, PARTS, "parts", "parts", VMS_FF_NEED)                         \
+	/* the heap or space it belongs to, or NULL */                         \
+	X(detail, STR, "detail", "detail", 0)
+
+/* clang-format on */
+
+/* How many parts a managed heap read from a file may have. */
+#define VMS_MANAGED_PARTS_MAX 64
+
+enum vms_fkind {
+	VMS_FK_U64,
+	VMS_FK_HEX,
+	VMS_FK_I64N,
+	VMS_FK_STR,
+	VMS_FK_BOOL,
+	VMS_FK_SEGS,
+	VMS_FK_PARTS,
+};
+
+enum {
+	VMS_FF_NEED = 1u << 0, /* a file's record without it is refused */
+	VMS_FF_NONNULL = 1u << 1, /* a string that may not be null */
+};
+
+/* The members a list's line declares (the struct follows from it). */
+#define VMS_MEMBER(m, kind, json, file, flags) VMS_MEMBER_##kind(m)
+#define VMS_MEMBER_U64(m) uint64_t m;
+#define VMS_MEMBER_HEX(m) uint64_t m;
+#define VMS_MEMBER_I64N(m) int64_t m;
+#define VMS_MEMBER_STR(m) const char *m;
+#define VMS_MEMBER_BOOL(m) bool m;
+#define VMS_MEMBER_SEGS(m)                                                     \
+	struct vms_heap_seg *m;                                                \
+	uint32_t n##m;
+#define VMS_MEMBER_PARTS(m)                                                    \
+	const struct vms_managed_part *m;                                      \
+	uint32_t n##m;
+#define VMS_COUNTER_MEMBER(m, key) uint64_t m;
+#define VMS_ROLLUP_MEMBER(m, key, flags) uint64_t m;
+
+/* One field of a record, for the code that walks a record whole (the
+ * exports, snapshot files, the round-trip test). */
+struct vms_field {
+	const char *member; /* its name in the struct */
+	const char *json; /* key in the JSON export */
+	const char *file; /* key in a snapshot file */
+	uint8_t kind; /* enum vms_fkind */
+	uint8_t flags; /* VMS_FF_* */
+	uint16_t off; /* of the member in the struct */
+	uint16_t noff; /* SEGS, PARTS: of its count (uint32_t) */
+};
+
+struct vms_record {
+	const char *name; /* "malloc", ... */
+	const struct vms_field *fields;
+	size_t nfields;
+	size_t size; /* of the struct */
+};
+
+extern const struct vms_record vms_heap_record, vms_malloc_record,
+	vms_allocator_record, vms_managed_record, vms_managed_part_record;
+
+/* The smaps counters: member (its JSON key), smaps key, offset in struct
+ * vms_counters. */
+struct vms_counter_field {
+	const char *member;
+	const char *smaps;
+	uint8_t smaps_len;
+	uint16_t off;
+};
+enum {
+#define VMS_COUNTER_ONE(m, key) +1
+	VMS_NCOUNTERS = 0 VMS_COUNTER_FIELDS(VMS_COUNTER_ONE)
+#undef VMS_COUNTER_ONE
+};
+extern const struct vms_counter_field vms_counter_fields[VMS_NCOUNTERS];
+
+/* The rollup's figures likewise (struct vms_rollup); flags VMS_FF_*. */
+struct vms_rollup_field {
+	const char *member;
+	const char *smaps;
+	uint8_t flags;
+	uint16_t off;
+};
+enum {
+#define VMS_ROLLUP_ONE(m, key, flags) +1
+	VMS_NROLLUP = 0 VMS_ROLLUP_FIELDS(VMS_ROLLUP_ONE)
+#undef VMS_ROLLUP_ONE
+};
+extern const struct vms_rollup_field vms_rollup_fields[VMS_NROLLUP];
+
+#endif
