@@ -6,7 +6,8 @@
  *
  * Maps: its own image and libc's (text), a .bss buffer, the main brk heap, a
  * mapped data file (MAP_PRIVATE, read-only, touched), shared anonymous
- * memory, a memfd mapping, a 256 MiB PROT_NONE MAP_NORESERVE reservation, a
+ * memory, a memfd mapping, a 256 MiB PROT_NONE MAP_NORESERVE reservation
+ * (between two read-only pages, so that it never merges with a neighbour), a
  * 64 MiB malloc'd buffer (an mmapped chunk, touched), a region named with
  * PR_SET_VMA_ANON_NAME and one named like a Go heap (if the kernel supports
  * anonymous names), and NTHREADS threads that each malloc 64 KiB chunks in
@@ -190,6 +191,7 @@ int main(int argc, char **argv)
 	void *named, *managed;
 	int fd, i;
 	char *page;
+	size_t pg;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
@@ -246,9 +248,17 @@ int main(int argc, char **argv)
 	close(fd);
 	touch(memfd_map, MEMFD_SIZE);
 
-	/* a reservation: nothing committed */
-	reserve = map_anon(RESERVE_SIZE, PROT_NONE,
+	/* a reservation: nothing committed. Its own mapping whatever the
+	 * kernel merges: a glibc arena's unused tail is PROT_NONE and
+	 * MAP_NORESERVE too, and one placed next to it would make one VMA
+	 * of both; a read-only page of our own on either side (mappings of
+	 * different protections never merge) keeps its bounds exact. */
+	pg = (size_t)sysconf(_SC_PAGESIZE);
+	reserve = map_anon(RESERVE_SIZE + 2 * pg, PROT_READ,
 			   MAP_PRIVATE | MAP_NORESERVE);
+	reserve = (char *)reserve + pg;
+	if (mprotect(reserve, RESERVE_SIZE, PROT_NONE) != 0)
+		die("mprotect reserve");
 
 	/* a big private buffer: above the mmap threshold, its own region */
 	bigbuf = malloc(BIGBUF_SIZE);
