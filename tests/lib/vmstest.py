@@ -56,6 +56,29 @@ def done():
     sys.exit(1 if _failed else 0)
 
 
+def seed(default=None):
+    """The seed of a randomised test: VMSCOPE_SEED from the environment,
+    else default, else one from the clock. Printed as a TAP comment
+    ("# seed N") so that a failing run can be replayed with
+    VMSCOPE_SEED=N."""
+    env = os.environ.get("VMSCOPE_SEED", "").strip()
+    if env:
+        n = int(env, 0)
+    elif default is not None:
+        n = default
+    else:
+        n = time.time_ns() % 1000000007
+    print("# seed %d (VMSCOPE_SEED=%d replays it)" % (n, n))
+    sys.stdout.flush()
+    return n
+
+
+def rng(default=None):
+    """A random.Random for a randomised test, seeded by seed(default)."""
+    import random
+    return random.Random(seed(default))
+
+
 # ---- processes ----
 
 def target(name):

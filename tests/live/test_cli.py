@@ -257,7 +257,7 @@ def test_exits_during_capture():
     """manyregions exits after a few ms while vmscope reads it."""
     bad = []
     outcomes = {}
-    rnd = random.Random(7)
+    rnd = T.rng(7)
     for i in range(14):
         ms = [0, 2, 5, 10, 20, 30, 45][i % 7] + rnd.randint(0, 3)
         freeze = ("-F",) if i % 2 else ()
@@ -309,7 +309,7 @@ def test_killed_while_frozen():
     """vmscope -F killed (SIGKILL) at random moments of its capture: the
     kernel detaches the target, which must run on, untraced."""
     p, _ = T.start([T.target("manyregions"), "20000"])
-    rnd = random.Random(11)
+    rnd = T.rng(11)
     bad = []
     for i in range(8):
         v = subprocess.Popen([T.VMSCOPE, "-F", "-e", "json", str(p.pid)],

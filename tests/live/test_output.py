@@ -23,7 +23,6 @@
 import json
 import os
 import pty
-import random
 import shutil
 import signal
 import stat
@@ -260,7 +259,7 @@ def test_sigkill(tmp):
         r = T.run_vmscope("-e", "json", "-o", out, p.pid)
         took = time.time() - t0
         T.ok(r.returncode == 0, "a large export to kill: exit 0", err_text(r))
-        rng = random.Random(os.getpid())
+        rng = T.rng()
         bad = []
         for i in range(30):
             v = subprocess.Popen([T.VMSCOPE, "-e", "json", "-o", out,
