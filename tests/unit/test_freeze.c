@@ -115,36 +115,6 @@ static void stop_family(struct family *f)
 	close(f->go);
 }
 
-/* The state letter of /proc/PID/stat ('S', 'D', 't', ...), or 0. */
-static char task_state(pid_t pid)
-{
-	char *b, *p, st = 0;
-	size_t n;
-
-	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
-		return 0;
-	p = strrchr(b, ')');
-	if (p && p[1] == ' ')
-		st = p[2];
-	free(b);
-	return st;
-}
-
-/* Polls pid's state until it is one of want, for at most ms: the state
- * last seen. */
-static char wait_state(pid_t pid, const char *want, int ms)
-{
-	struct timespec ts = { 0, 5000000 };
-	char st = task_state(pid);
-	int i;
-
-	for (i = 0; i < ms / 5 && !(st && strchr(want, st)); i++) {
-		nanosleep(&ts, NULL);
-		st = task_state(pid);
-	}
-	return st;
-}
-
 /* Whether the middle reported the reap within ms. */
 static int reaped_within(struct family *f, int ms)
 {
@@ -210,7 +180,7 @@ static void test_vfork_parent(void)
 		ok(0, "vfork parent: start the target");
 		return;
 	}
-	st = wait_state(f.target, "D", 10000);
+	st = target_wait_state(f.target, "D", 10000);
 	ok(st == 'D', "vfork parent: the target waits for its vfork child in "
 		      "D state (%c)",
 	   st ? st : '?');
@@ -226,7 +196,7 @@ static void test_vfork_parent(void)
 	 * trace stop, had the freeze left it seized). */
 	if (write(f.go, "x", 1) != 1)
 		ok(0, "vfork parent: let the vfork child exit");
-	st = wait_state(f.target, "StT", 10000);
+	st = target_wait_state(f.target, "StT", 10000);
 	ok(st == 'S' || st == 't' || st == 'T',
 	   "vfork parent: the target left D state once its child exited (%c)",
 	   st ? st : '?');
