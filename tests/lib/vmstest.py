@@ -105,6 +105,19 @@ def start(argv, ready=True, timeout=20, **kw):
     return p, line.strip()
 
 
+def start_asleep(argv, timeout=20, **kw):
+    """Starts a program that prints nothing (sleep 600, say) and polls
+    until it is asleep (state S: the loader is done and it blocks in a
+    system call), for at most timeout; returns (proc, "")."""
+    p, _ = start(argv, ready=False, **kw)
+    deadline = time.time() + timeout
+    while proc_state(p.pid) != "S" and time.time() < deadline:
+        time.sleep(0.005)
+    if proc_state(p.pid) != "S":
+        raise RuntimeError("%s not asleep in %ss" % (argv[0], timeout))
+    return p, ""
+
+
 def kill(p):
     """Continues, kills and reaps one process by its pid."""
     if p.poll() is None:

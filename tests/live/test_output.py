@@ -290,8 +290,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vmscope-out-")
     os.chmod(tmp, 0o755)
     try:
-        s, _ = T.start(["sleep", "600"], ready=False)
-        time.sleep(0.1)
+        s, _ = T.start_asleep(["sleep", "600"])
         test_stdout(s.pid, tmp)
         test_fifo(s.pid, tmp)
         test_devices(s.pid)
