@@ -267,10 +267,11 @@ def churning():
     vmstest.kill(p)
 
 
-def emptied_lines(p, wait):
-    """The "emptied N" lines the target printed within wait seconds."""
+def emptied_lines(p, want, wait=10):
+    """The next want "emptied N" lines the target prints, polled for at
+    most wait seconds."""
     out, end = [], time.time() + wait
-    while time.time() < end:
+    while len(out) < want and time.time() < end:
         r, _, _ = select.select([p.stdout], [], [], end - time.time())
         if not r:
             break
@@ -291,12 +292,16 @@ def watched():
     w = int(line.split("watch=")[1].split()[0], 16)
     got, emptied = [], []
     for _ in range(3):
-        time.sleep(0.3)  # written whole again after the last clone
+        # written whole again after the last clone is gone
+        deadline = time.time() + 10
+        while (smaps_at(p.pid, w).get("Rss") != 4 << 20 and
+               time.time() < deadline):
+            time.sleep(0.01)
         snap = vmstest.vmscope_json(p.pid, "-b", "fork")
         r = [r for r in snap["regions"]
              if vmstest.hexint(r["start"]) <= w < vmstest.hexint(r["end"])]
         got.append((r[0]["rss"], r[0]["state"]) if r else None)
-        emptied += emptied_lines(p, 0.5)
+        emptied += emptied_lines(p, 1)
     bad = [g for g in got
            if g is None or g[0] != 4 << 20 or "approx" in g[1]]
     eq(bad, [], "the region the target empties once forked: 4 MiB, of the "
