@@ -420,7 +420,9 @@ def test_launch(tmp):
              any(x["path"] == data for x in j["regions"]),
              "-- CMD: reports the launched process",
              (j["process"], len(j["regions"])))
-    time.sleep(0.1)
+    deadline = time.time() + 5
+    while procs_with(data) and time.time() < deadline:
+        time.sleep(0.02)
     T.eq(procs_with(data), [], "-- CMD: leaves no process behind")
     # vmscope killed by SIGPIPE (`vmscope -e json -- CMD | head`): CMD
     # must not outlive it
