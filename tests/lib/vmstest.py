@@ -94,15 +94,33 @@ def start(argv, ready=True, timeout=20, **kw):
     line = ""
     if ready:
         deadline = time.time() + timeout
-        while time.time() < deadline:
-            line = p.stdout.readline().decode(errors="replace")
+        while True:
+            line = _line_by(p, deadline)
+            if line is None:
+                raise RuntimeError("%s not ready in %ss" % (argv[0], timeout))
             if not line:
                 raise RuntimeError("%s exited before it was ready" % argv[0])
             if line.startswith("ready"):
                 break
-        else:
-            raise RuntimeError("%s not ready in %ss" % (argv[0], timeout))
     return p, line.strip()
+
+
+def _line_by(p, deadline):
+    """The next line of p's stdout ("" at its end), or None if none came
+    by deadline: read a byte at a time from the descriptor, so that nothing
+    past the line is taken from what p.stdout reads later."""
+    import select
+    fd, buf = p.stdout.fileno(), bytearray()
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        if not select.select([fd], [], [], left)[0]:
+            continue
+        c = os.read(fd, 1)
+        buf += c
+        if not c or c == b"\n":
+            return buf.decode(errors="replace")
 
 
 def start_asleep(argv, timeout=20, **kw):
