@@ -85,9 +85,11 @@ def target(name):
     return os.path.join(TARGETS, name)
 
 
-def start(argv, ready=True, timeout=20, **kw):
+def start(argv, ready=True, timeout=300, **kw):
     """Starts a process; with ready=True waits for it to print a line
-    starting with 'ready' on stdout and returns (proc, that line)."""
+    starting with 'ready' on stdout and returns (proc, that line). The
+    wait is bounded (timeout: generous, a loaded machine's start is slow)
+    so that a target that never says ready fails the test, not hangs it."""
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
                          stderr=kw.pop("stderr", None), **kw)
     _procs.append(p)
@@ -123,7 +125,7 @@ def _line_by(p, deadline):
             return buf.decode(errors="replace")
 
 
-def start_asleep(argv, timeout=20, **kw):
+def start_asleep(argv, timeout=300, **kw):
     """Starts a program that prints nothing (sleep 600, say) and polls
     until it is asleep (state S: the loader is done and it blocks in a
     system call), for at most timeout; returns (proc, "")."""
