@@ -2,32 +2,52 @@
 # Installs the Debian packages vmscope needs to build and test, when any is
 # missing. Quiet and quick when everything is there. Needs root (or sudo)
 # only when it has something to install.
+#
+# Every program a test runs is here with the test that runs it, so that
+# `make check` passes in a fresh Debian 12 root (debootstrap, then this):
+# grep tests/ for subprocess, shutil.which, popen and system when adding
+# one. The rest they run (sh, sleep, true, cat, rm, timeout, env, grep,
+# sed, mktemp) is in Debian's essential packages (dash, coreutils, grep,
+# sed, util-linux, libc-bin), always there.
 set -e
 
 # package            why
 PKGS="
 gcc                  build
 g++                  the tracer's C++ test targets (new and delete)
-make                 build
+make                 build; test_fuzz_smoke builds the fuzzers with it
+binutils             ar (the build); nm (test_layers), readelf (test_images,
+                     test_elfimage_dyn), objdump (test_inject): gcc only
+                     depends on it
 pkg-config           build
 libncurses-dev       the viewer
 libproc2-dev         process list, names, rollup figures
 libjansson-dev       snapshot files: their JSON part, read and written
 libzstd-dev          snapshot files: their compression (smaps text to <1%)
+zstd                 the zstd command: test_snap makes and reads snapshot
+                     variants with it (tests/fixtures/mksnap.py)
 libelf-dev           the unit tests check the ELF reader against it
 libdw-dev            Go's runtime layout from DWARF; --trace's frame names
 libunwind-dev        the tracer library: call stacks through .eh_frame
-python3              the live tests read JSON with it
+python3              the live, viewer and code tests are Python scripts
 tmux                 the viewer's tests drive it in tmux
-procps               pmap, the benchmark's reference
-gdb                  gcore, the fork benchmark's reference
+procps               pgrep (test_permissions); pmap, the benchmark's reference
+util-linux           setpriv, unshare, findmnt (test_cli, test_permissions,
+                     test_images, test_picker, test_fork_pidns); essential
+mount                mount -t tmpfs in a namespace (test_cli,
+                     test_permissions); required, not in every root
+libc-bin             ldd (test_observer); essential
+gdb                  gcore: the cores test_core, test_go and test_contents
+                     load; the fork benchmark's reference
 clang                make fuzz (libFuzzer)
 libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
 clang-format         test_format: the code laid out as .clang-format says
 time                 /usr/bin/time: peak memory (benchmarks, the core test)
 heaptrack            make bench: the tracer's cost beside heaptrack's
 valgrind             the leak check of the CLI paths
-strace               a test counts vmscope's ptrace calls
+strace               test_pss_invasive counts vmscope's ptrace calls,
+                     test_observer its memfd copies; test_fork_refuse's
+                     target traced by someone else
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
 openjdk-17-jdk-headless  test_jvm: jcmd GC.heap_info, the JVM's own heap range
 golang-go            test_go: a Go program's arenas against runtime.MemStats
@@ -39,7 +59,9 @@ libmimalloc2.0       test_allocators: mimalloc preloaded
 "
 
 missing=""
-for p in $(printf '%s\n' "$PKGS" | awk 'NF {print $1}'); do
+# (a package is the first word of a line; a line that starts with a blank
+# goes on with the reason above it)
+for p in $(printf '%s\n' "$PKGS" | awk '/^[^ \t]/ {print $1}'); do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
 		missing="$missing $p"
 	fi

@@ -10,6 +10,7 @@
 # Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh
 # CODE_CHECKS=0 leaves out tests/code/ (make check's second pass: they
 # read the sources and symbols, the same on both builds).
+# A randomised test prints "# seed N"; VMSCOPE_SEED=N runs it again with it.
 set -u
 VMSCOPE=${VMSCOPE:-./vmscope}
 BUILD=${BUILD:-build}

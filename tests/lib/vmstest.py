@@ -56,30 +56,86 @@ def done():
     sys.exit(1 if _failed else 0)
 
 
+def seed(default=None):
+    """The seed of a randomised test: VMSCOPE_SEED from the environment,
+    else default, else one from the clock. Printed as a TAP comment
+    ("# seed N") so that a failing run can be replayed with
+    VMSCOPE_SEED=N."""
+    env = os.environ.get("VMSCOPE_SEED", "").strip()
+    if env:
+        n = int(env, 0)
+    elif default is not None:
+        n = default
+    else:
+        n = time.time_ns() % 1000000007
+    print("# seed %d (VMSCOPE_SEED=%d replays it)" % (n, n))
+    sys.stdout.flush()
+    return n
+
+
+def rng(default=None):
+    """A random.Random for a randomised test, seeded by seed(default)."""
+    import random
+    return random.Random(seed(default))
+
+
 # ---- processes ----
 
 def target(name):
     return os.path.join(TARGETS, name)
 
 
-def start(argv, ready=True, timeout=20, **kw):
+def start(argv, ready=True, timeout=300, **kw):
     """Starts a process; with ready=True waits for it to print a line
-    starting with 'ready' on stdout and returns (proc, that line)."""
+    starting with 'ready' on stdout and returns (proc, that line). The
+    wait is bounded (timeout: generous, a loaded machine's start is slow)
+    so that a target that never says ready fails the test, not hangs it."""
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
                          stderr=kw.pop("stderr", None), **kw)
     _procs.append(p)
     line = ""
     if ready:
         deadline = time.time() + timeout
-        while time.time() < deadline:
-            line = p.stdout.readline().decode(errors="replace")
+        while True:
+            line = _line_by(p, deadline)
+            if line is None:
+                raise RuntimeError("%s not ready in %ss" % (argv[0], timeout))
             if not line:
                 raise RuntimeError("%s exited before it was ready" % argv[0])
             if line.startswith("ready"):
                 break
-        else:
-            raise RuntimeError("%s not ready in %ss" % (argv[0], timeout))
     return p, line.strip()
+
+
+def _line_by(p, deadline):
+    """The next line of p's stdout ("" at its end), or None if none came
+    by deadline: read a byte at a time from the descriptor, so that nothing
+    past the line is taken from what p.stdout reads later."""
+    import select
+    fd, buf = p.stdout.fileno(), bytearray()
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        if not select.select([fd], [], [], left)[0]:
+            continue
+        c = os.read(fd, 1)
+        buf += c
+        if not c or c == b"\n":
+            return buf.decode(errors="replace")
+
+
+def start_asleep(argv, timeout=300, **kw):
+    """Starts a program that prints nothing (sleep 600, say) and polls
+    until it is asleep (state S: the loader is done and it blocks in a
+    system call), for at most timeout; returns (proc, "")."""
+    p, _ = start(argv, ready=False, **kw)
+    deadline = time.time() + timeout
+    while proc_state(p.pid) != "S" and time.time() < deadline:
+        time.sleep(0.005)
+    if proc_state(p.pid) != "S":
+        raise RuntimeError("%s not asleep in %ss" % (argv[0], timeout))
+    return p, ""
 
 
 def kill(p):

@@ -132,7 +132,8 @@ def check(label, pid, snap, f, datafile):
              "%s: thread %d's guard page below is stack, state guard"
              % (label, i), below)
 
-    # private data
+    # private data (everykind keeps the reservation between read-only pages
+    # of its own: no neighbour merges with it, so its size is exact)
     r = typed(f["reserve"], "private_data", "the PROT_NONE reservation")
     T.ok(r and r["size"] == f["reserve_size"] and r["committed"] == 0 and
          "reserved" in r["state"] and r["perms"] == "---p",

@@ -156,7 +156,7 @@ def unknown_csv(text):
 def replaced(tmp):
     exe = os.path.join(tmp, "mysleep")
     shutil.copy(shutil.which("sleep"), exe)
-    p, _ = T.start([exe, "1000"], ready=False)
+    p, _ = T.start_asleep([exe, "1000"])
     try:
         core = gcore(p.pid, tmp)
     finally:
@@ -181,7 +181,7 @@ def replaced(tmp):
 
 
 def bad_input(tmp):
-    p, line = T.start(["sleep", "1000"], ready=False)
+    p, line = T.start_asleep(["sleep", "1000"])
     try:
         core = gcore(p.pid, tmp)
     finally:

@@ -57,7 +57,7 @@ def check_bomb(tmp):
 
 
 def check_sparse(tmp):
-    p, _ = t.start([t.target("elf_hostile"), "sparse", tmp], timeout=60)
+    p, _ = t.start([t.target("elf_hostile"), "sparse", tmp])
     try:
         snap = t.vmscope_json(p.pid)
     finally:
@@ -76,7 +76,7 @@ def check_sparse(tmp):
 
 
 def check_arenas():
-    p, _ = t.start([t.target("elf_hostile"), "arenas", "2000"], timeout=60)
+    p, _ = t.start([t.target("elf_hostile"), "arenas", "2000"])
     try:
         snap = t.vmscope_json(p.pid)
     finally:

@@ -4,7 +4,6 @@ blocked in read(): the target is never left stopped or traced, its memory is
 unchanged (it checks its own), all its threads are there, no clone and no
 zombie is left, and no keeper outlives its work."""
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from vmstest import eq, ok  # noqa: E402
 KILLS = int(os.environ.get("FORK_KILLS",
                            "30" if vmstest.sanitizer_build() else "60"))
 forktest.become_subreaper()
-rng = random.Random(os.environ.get("FORK_SEED", str(time.time())))
+rng = vmstest.rng()
 
 def run(role):
     p, _ = vmstest.start([vmstest.target("fork_threads"), role, "64"])

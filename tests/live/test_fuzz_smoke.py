@@ -47,6 +47,16 @@ def have_libfuzzer(tmp):
 
 
 JOBS = []
+SEED = None
+
+
+def fuzz_seed():
+    """libFuzzer's -seed for every harness: VMSCOPE_SEED or one printed
+    (a run bounded by time is replayed as far as timing allows)."""
+    global SEED
+    if SEED is None:
+        SEED = T.seed()
+    return SEED
 
 
 def run_fuzzer(name, seconds, corpus, seeds, tmp, extra=()):
@@ -55,7 +65,7 @@ def run_fuzzer(name, seconds, corpus, seeds, tmp, extra=()):
     reports in the order queued."""
     exe = os.path.join(T.ROOT, "build-fuzz", name)
     argv = [exe, "-max_total_time=%d" % seconds, "-rss_limit_mb=2048",
-            "-timeout=20", "-print_final_stats=1",
+            "-timeout=20", "-print_final_stats=1", "-seed=%d" % fuzz_seed(),
             "-artifact_prefix=%s/" % tmp] + list(extra) + [corpus] + seeds
     JOBS.append((name, seconds, argv))
 

@@ -169,7 +169,7 @@ def main():
         exe = build(tmp)
         if not exe:
             T.done()
-        p, line = T.start([exe], timeout=30)
+        p, line = T.start([exe])
         try:
             f = T.ready_fields(line)
             stats = {k: v for k, v in f.items() if isinstance(v, int)}
@@ -190,7 +190,7 @@ def main():
             T.kill(p)
         exe = build(tmp, "goheap-stripped", ["-ldflags=-s -w"])
         if exe:
-            p, line = T.start([exe], timeout=30)
+            p, line = T.start([exe])
             try:
                 f = T.ready_fields(line)
                 stats = {k: v for k, v in f.items() if isinstance(v, int)}

@@ -54,9 +54,22 @@ def status(p):
     return dict(kv.split("=") for kv in forktest.ask(p, "status").split()[1:])
 
 
+def set_up(p, mode, main_exited):
+    """Polls until the target is as its mode makes it after "ready" (the
+    waiter's child forked, the main thread gone), for at most 10 s."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if ((mode != "waiter" or forktest.children(p.pid)) and
+                (not main_exited or vmstest.proc_state(p.pid) == "Z")):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def run(mode, main_exited=False, must_succeed=True):
     p, _ = vmstest.start([vmstest.target("hostile_target"), mode])
-    time.sleep(0.05)
+    ok(set_up(p, mode, main_exited), "%s: the target is set up" % mode,
+       (forktest.children(p.pid), vmstest.proc_state(p.pid)))
     kids = sorted(forktest.children(p.pid))
     beats0 = int(status(p)["beats"])
     sent, fails = 0, []

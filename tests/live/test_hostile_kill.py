@@ -4,7 +4,6 @@ never hangs (the harness's timeout fails the test) and ends with success or
 a message, the target's parent can reap it at once, and no keeper, clone or
 zombie is left behind."""
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from vmstest import eq  # noqa: E402
 KILLS = int(os.environ.get("HOSTILE_KILLS",
                            "30" if vmstest.sanitizer_build() else "50"))
 MB = os.environ.get("HOSTILE_MB", "200")
-rng = random.Random(os.environ.get("HOSTILE_SEED", str(time.time())))
+rng = vmstest.rng()
 forktest.become_subreaper()
 
 wrong = []

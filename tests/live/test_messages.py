@@ -176,9 +176,8 @@ def test_security_module():
     if landlock_abi() < 1:
         T.skip("a security module refuses root", "no Landlock here")
         return
-    p, _ = T.start(["sleep", "600"], ready=False)
+    p, _ = T.start_asleep(["sleep", "600"])
     try:
-        time.sleep(0.1)
         r = T.run_vmscope("-s", p.pid, preexec_fn=enter_landlock)
         if r.returncode == 0:
             T.skip("Landlock refuses root", "this kernel let it read")

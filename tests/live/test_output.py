@@ -23,7 +23,6 @@
 import json
 import os
 import pty
-import random
 import shutil
 import signal
 import stat
@@ -260,7 +259,7 @@ def test_sigkill(tmp):
         r = T.run_vmscope("-e", "json", "-o", out, p.pid)
         took = time.time() - t0
         T.ok(r.returncode == 0, "a large export to kill: exit 0", err_text(r))
-        rng = random.Random(os.getpid())
+        rng = T.rng()
         bad = []
         for i in range(30):
             v = subprocess.Popen([T.VMSCOPE, "-e", "json", "-o", out,
@@ -291,8 +290,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vmscope-out-")
     os.chmod(tmp, 0o755)
     try:
-        s, _ = T.start(["sleep", "600"], ready=False)
-        time.sleep(0.1)
+        s, _ = T.start_asleep(["sleep", "600"])
         test_stdout(s.pid, tmp)
         test_fifo(s.pid, tmp)
         test_devices(s.pid)

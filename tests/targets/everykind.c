@@ -6,8 +6,10 @@
  *
  * Maps: its own image and libc's (text), a .bss buffer, the main brk heap, a
  * mapped data file (MAP_PRIVATE, read-only, touched), shared anonymous
- * memory, a memfd mapping, a 256 MiB PROT_NONE MAP_NORESERVE reservation, a
- * 64 MiB malloc'd buffer (an mmapped chunk, touched), a region named with
+ * memory, a memfd mapping, a 256 MiB PROT_NONE MAP_NORESERVE reservation
+ * (between two read-only pages, so that it never merges with a neighbour), a
+ * 64 MiB malloc'd buffer (an mmapped chunk, touched; a read-only page below
+ * it keeps a thread's stack from merging with it), a region named with
  * PR_SET_VMA_ANON_NAME and one named like a Go heap (if the kernel supports
  * anonymous names), and NTHREADS threads that each malloc 64 KiB chunks in
  * their own glibc arena and block.
@@ -39,6 +41,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
 #endif
@@ -190,6 +195,7 @@ int main(int argc, char **argv)
 	void *named, *managed;
 	int fd, i;
 	char *page;
+	size_t pg;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
@@ -246,15 +252,39 @@ int main(int argc, char **argv)
 	close(fd);
 	touch(memfd_map, MEMFD_SIZE);
 
-	/* a reservation: nothing committed */
-	reserve = map_anon(RESERVE_SIZE, PROT_NONE,
+	/* a reservation: nothing committed. Its own mapping whatever the
+	 * kernel merges: a glibc arena's unused tail is PROT_NONE and
+	 * MAP_NORESERVE too, and one placed next to it would make one VMA
+	 * of both; a read-only page of our own on either side (mappings of
+	 * different protections never merge) keeps its bounds exact. */
+	pg = (size_t)sysconf(_SC_PAGESIZE);
+	reserve = map_anon(RESERVE_SIZE + 2 * pg, PROT_READ,
 			   MAP_PRIVATE | MAP_NORESERVE);
+	reserve = (char *)reserve + pg;
+	if (mprotect(reserve, RESERVE_SIZE, PROT_NONE) != 0)
+		die("mprotect reserve");
 
 	/* a big private buffer: above the mmap threshold, its own region */
 	bigbuf = malloc(BIGBUF_SIZE);
 	if (!bigbuf)
 		die("malloc bigbuf");
 	memset(bigbuf, 'b', BIGBUF_SIZE);
+	/* and a read-only page of our own right below its mapping: the
+	 * mapping placed there next (a thread's stack, read-write too) would
+	 * merge with it on kernels before 6.7 (where MAP_STACK adds no flag
+	 * of its own), and the buffer's region would hold a thread's sp. The
+	 * place is free (mappings go top-down); one taken already was there
+	 * before the buffer and cannot be a stack. */
+	{
+		char *at = (char *)((uintptr_t)bigbuf & ~(uintptr_t)(pg - 1));
+		void *fence = mmap(at - pg, pg, PROT_READ,
+				   MAP_PRIVATE | MAP_ANONYMOUS |
+					   MAP_FIXED_NOREPLACE,
+				   -1, 0);
+
+		if (fence != MAP_FAILED && fence != at - pg)
+			munmap(fence, pg); /* a kernel without the flag */
+	}
 
 	/* named anonymous regions (CONFIG_ANON_VMA_NAME) */
 	named = map_named(NAMED_SIZE, "everykind named");

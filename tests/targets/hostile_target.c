@@ -231,9 +231,15 @@ static void re_exec(void)
 	execl("/proc/self/exe", gargv[0], gargv[1], n, "quiet", (char *)NULL);
 }
 
+/* Set once "ready" is out (or not to be printed): no exec before it, or
+ * the image that would print it is gone and the test waits for ever. */
+static int said_ready;
+
 static void *exec_worker(void *a)
 {
 	(void)a;
+	while (!__atomic_load_n(&said_ready, __ATOMIC_ACQUIRE))
+		nap(100000);
 	nap(3000000 + (long)(lcg((uint64_t)getpid(), 2) % 5000000));
 	re_exec();
 	return NULL;
@@ -345,6 +351,7 @@ int main(int argc, char **argv)
 		printf("ready %d\n", port);
 		fflush(stdout);
 	}
+	__atomic_store_n(&said_ready, 1, __ATOMIC_RELEASE);
 	if (!strcmp(mode, "execN"))
 		pause(); /* the worker's exec ends this */
 	if (!strcmp(mode, "seccomp")) {

@@ -4,10 +4,13 @@ its sorts use while nobody types): it runs once for each quiet spell of
 250 ms, never again until a key or a new snapshot, and changes nothing
 shown. The viewer logs each run to VMSCOPE_TIMING ("idle 0 US CPU").
 
-On the everykind target at 120x40: once the snapshot is on screen, one
-idle and one only in a second without keys, the screen the same before
-and after it; then each key followed by a quiet second adds exactly one;
-the Size sort after it shows the JSON's regions in that order.
+On the everykind target at 120x40, once the capture is on screen (the
+timing file's "full"): after the last key, one idle run (polled for in the
+timing file, counted after that key's line) and no other in three quiet
+spells more, the screen the same before and after it; the same after each
+of four more keys; the Size sort after it shows the JSON's regions in that
+order. (Idle runs between keys are the viewer's right on a slow machine:
+tmux sends each key on its own.)
 """
 import os
 import re
@@ -20,11 +23,38 @@ import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
 ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) ")
+QUIET = 0.25  # the viewer's quiet spell: getch's timeout in ui/ui.c
 
 
-def lines_of(path, kind):
-    with open(path) as f:
-        return [l for l in f if l.split()[:1] == [kind]]
+def timing_lines(path):
+    try:
+        with open(path) as f:
+            return [l.split()[0] for l in f if l.split()]
+    except FileNotFoundError:
+        return []
+
+
+def after_last_key(path):
+    """What the timing file logged after the last key: "idle" for each
+    run of the screen's idle work, "full" when a capture was on screen."""
+    kinds = timing_lines(path)
+    last = max([i for i, k in enumerate(kinds) if k == "key"], default=-1)
+    return kinds[last + 1:]
+
+
+def wait_idles(path, keys, timeout=20):
+    """Polls the timing file until it has logged keys keys and an idle run
+    after the last (or timeout), then watches it for three quiet spells
+    more, no key typed: the idle runs after the last key then. The watch
+    is no synchronisation but the window in which a second run would show:
+    a slow machine can only hide one, never add one."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and not (
+            timing_lines(path).count("key") >= keys and
+            "idle" in after_last_key(path)):
+        time.sleep(0.02)
+    time.sleep(3 * QUIET)
+    return after_last_key(path).count("idle")
 
 
 def addrs(scr):
@@ -46,20 +76,26 @@ def run(tmp):
                 term="tmux-256color")
     tm.wait_for(lambda s: "pss, not frozen" in s and
                 re.search(r"\d+/\d+\s*$", status(s)))
+    # the capture on screen (a new snapshot has its own idle run)
+    deadline = time.time() + 120
+    while "full" not in timing_lines(timing) and time.time() < deadline:
+        time.sleep(0.02)
+    T.ok("full" in timing_lines(timing), "the capture is on screen",
+         timing_lines(timing))
+    keys = timing_lines(timing).count("key")
     tm.keys("a", "Tab")  # the region list, the details focused
     tm.wait_for(lambda s: "regions: all" in status(s))
     before = tm.screen()
-    time.sleep(1.0)
-    idles = lines_of(timing, "idle")
-    T.ok(len(idles) == 1, "a quiet second after the last key: one idle run "
-         "(%d)" % len(idles), "".join(idles))
+    got = wait_idles(timing, keys + 2)
+    T.ok(got == 1, "a quiet spell after the last key: one idle run, and no "
+         "other in three more (%d)" % got, " ".join(timing_lines(timing)))
     T.eq(tm.screen(), before, "the idle changed nothing shown")
-    for n in range(2, 6):  # Tab four times: the focus back on the details
+    for n in range(3, 7):  # Tab four times: the focus back on the details
         tm.keys("Tab")
-        time.sleep(1.0)
-        got = len(lines_of(timing, "idle"))
-        T.ok(got == n, "a key, then a quiet second: one more idle run "
-             "(%d, want %d)" % (got, n))
+        got = wait_idles(timing, keys + n)
+        T.ok(got == 1, "a key, then a quiet spell: one idle run after it, "
+             "and no other in three more (%d)" % got,
+             " ".join(timing_lines(timing)))
     for _ in range(20):  # to the Size sort
         if re.search(r"sort Size v", status(tm.screen())):
             break

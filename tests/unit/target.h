@@ -5,14 +5,20 @@
  * "build") with argv; t->in writes to its stdin, t->out reads its stdout.
  * target_stop(t) kills it by its pid and reaps it (idempotent).
  * target_children(pid): how many children pid has (its clone, a zombie),
- * from /proc/PID/task/PID/children, or -1. */
+ * from /proc/PID/task/PID/children, or -1.
+ * target_state(pid): the state letter of /proc/PID/stat ('S', 'D', 'T',
+ * 't', ...), or 0; target_wait_state(pid, want, ms) polls it until it is
+ * one of want, for at most ms, and returns the state last seen (tests
+ * poll for a state rather than sleep). */
 #ifndef VMS_TEST_TARGET_H
 #define VMS_TEST_TARGET_H
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct target {
@@ -77,6 +83,38 @@ static inline int target_children(pid_t pid)
 	for (i = 0; i < n; i++)
 		c += buf[i] == ' ';
 	return c;
+}
+
+static inline char target_state(pid_t pid)
+{
+	char path[64], buf[1024], *p, st = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (p && p[1] == ' ')
+		st = p[2];
+	return st;
+}
+
+static inline char target_wait_state(pid_t pid, const char *want, int ms)
+{
+	struct timespec ts = { 0, 5000000 };
+	char st = target_state(pid);
+	int i;
+
+	for (i = 0; i < ms / 5 && !(st && strchr(want, st)); i++) {
+		nanosleep(&ts, NULL);
+		st = target_state(pid);
+	}
+	return st;
 }
 
 #endif

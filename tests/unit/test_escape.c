@@ -126,7 +126,7 @@ static void test_random(void)
 					      0x9f, 0xff, 0x78, 0x31, 0x75 };
 	char in[24], out[256], back[256];
 	int i, bad = 0, lost = 0;
-	unsigned seed = 12345;
+	unsigned seed = tap_seed(12345);
 
 	for (i = 0; i < 20000; i++) {
 		size_t n = (size_t)(rand_r(&seed) % 12), k;

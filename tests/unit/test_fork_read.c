@@ -210,14 +210,19 @@ int main(void)
 	{
 		struct fork_keeper k;
 		uint64_t gadget;
-		struct timespec ts = { 0, 500000000 };
+		struct timespec ts = { 0, 5000000 };
+		int i;
 
 		ok(inject_find_gadget(t.pid, &gadget, &err) == 0 &&
 			   keeper_start(&k, t.pid, gadget, 100, "use -b pss", &err) == 0,
 		   "the keeper freezes the target (%s)", err.msg);
 		ok(status_line_is(t.pid, "State:", "t"),
 		   "the target is frozen");
-		nanosleep(&ts, NULL);
+		/* polled for (10 s at most): let go 100 ms after the start */
+		for (i = 0; i < 2000 && (status_of(t.pid, "TracerPid") != 0 ||
+					 status_line_is(t.pid, "State:", "t"));
+		     i++)
+			nanosleep(&ts, NULL);
 		ok(status_of(t.pid, "TracerPid") == 0 &&
 			   !status_line_is(t.pid, "State:", "t"),
 		   "after its time limit the keeper has let the target go");

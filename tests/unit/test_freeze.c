@@ -37,15 +37,18 @@
 struct family {
 	pid_t middle, target;
 	int report; /* read end: the middle writes 'R' when it reaped */
+	int go;     /* mode 1: a byte written here lets the vfork child exit */
 };
 
 /* Starts middle -> target. mode 0: the target sleeps; mode 1: it vforks a
- * child that sleeps 2 s (the target waits in D state meanwhile). */
+ * child that waits for a byte on f->go (the target waits in D state
+ * meanwhile). */
 static int start_family(struct family *f, int mode)
 {
-	int to_test[2], ready[2];
+	int to_test[2], ready[2], go[2];
 
-	if (pipe(to_test) < 0 || pipe(ready) < 0)
+	f->go = -1;
+	if (pipe(to_test) < 0 || pipe(ready) < 0 || pipe(go) < 0)
 		return -1;
 	f->middle = fork();
 	if (f->middle < 0)
@@ -56,6 +59,7 @@ static int start_family(struct family *f, int mode)
 
 		close(to_test[0]);
 		close(ready[0]);
+		close(go[1]);
 		t = fork();
 		if (t == 0) {
 			close(to_test[1]);
@@ -64,7 +68,12 @@ static int start_family(struct family *f, int mode)
 			close(ready[1]);
 			if (mode == 1) {
 				if (vfork() == 0) {
-					sleep(2);
+					char c;
+
+					/* a byte, or EOF when the test
+					 * is gone */
+					if (read(go[0], &c, 1) < 0)
+						_exit(1);
 					_exit(0);
 				}
 			}
@@ -81,6 +90,8 @@ static int start_family(struct family *f, int mode)
 	}
 	close(to_test[1]);
 	close(ready[1]);
+	close(go[0]);
+	f->go = go[1];
 	if (read(to_test[0], &f->target, sizeof(f->target)) !=
 	    sizeof(f->target))
 		return -1;
@@ -101,6 +112,7 @@ static void stop_family(struct family *f)
 	kill(f->middle, SIGKILL);
 	waitpid(f->middle, NULL, 0);
 	close(f->report);
+	close(f->go);
 }
 
 /* Whether the middle reported the reap within ms. */
@@ -161,14 +173,17 @@ static void test_vfork_parent(void)
 	struct family f;
 	struct freeze fz;
 	struct vms_error err;
-	struct timespec ts = { 0, 300000000 };
+	char st;
 	int rc;
 
 	if (start_family(&f, 1) < 0) {
 		ok(0, "vfork parent: start the target");
 		return;
 	}
-	nanosleep(&ts, NULL); /* the target is inside vfork now */
+	st = target_wait_state(f.target, "D", 10000);
+	ok(st == 'D', "vfork parent: the target waits for its vfork child in "
+		      "D state (%c)",
+	   st ? st : '?');
 	rc = freeze_stop(&fz, f.target, &HOW(200), &err);
 	ok(rc < 0 && strstr(err.msg, "uninterruptible"),
 	   "vfork parent: the freeze is refused (%s)",
@@ -177,7 +192,14 @@ static void test_vfork_parent(void)
 		freeze_release(&fz);
 	ok(tracer_of(f.target) == 0,
 	   "vfork parent: nothing was left traced");
-	sleep(2); /* the vfork child exits; the target goes on */
+	/* The vfork child exits; the target goes on to pause() (or to a
+	 * trace stop, had the freeze left it seized). */
+	if (write(f.go, "x", 1) != 1)
+		ok(0, "vfork parent: let the vfork child exit");
+	st = target_wait_state(f.target, "StT", 10000);
+	ok(st == 'S' || st == 't' || st == 'T',
+	   "vfork parent: the target left D state once its child exited (%c)",
+	   st ? st : '?');
 	freeze_reap_leftovers();
 	ok(tracer_of(f.target) == 0,
 	   "vfork parent: not traced after its child exited either");

@@ -146,12 +146,17 @@ static void test_syscall(void)
 }
 
 /* The mapping covering an address, by PROCMAP_QUERY, against the text of
- * /proc/self/maps read here. */
+ * /proc/self/maps read here. The data page is kept its own mapping whatever
+ * the kernel merges: five pages reserved PROT_NONE, the second made
+ * read-write between PROT_NONE pages of our own (a mapping merges only
+ * with neighbours of the same protection), the fourth unmapped inside the
+ * reservation (nothing else maps there: no other thread runs). */
 static void test_vma_at(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	char *hole = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *res = mmap(NULL, 5 * (size_t)pg, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *page = res + pg, *hole = res + 3 * pg;
 	uint64_t start, end, code = (uint64_t)(uintptr_t)&test_vma_at;
 	uint64_t lo = 0, hi = 0;
 	bool exec = false;
@@ -159,15 +164,17 @@ static void test_vma_at(void)
 	FILE *f;
 	int got;
 
-	if (hole == MAP_FAILED) {
+	if (res == MAP_FAILED ||
+	    mprotect(page, (size_t)pg, PROT_READ | PROT_WRITE) != 0 ||
+	    munmap(hole, (size_t)pg) != 0) {
 		ok(0, "vma_at: a mapping to look at");
 		return;
 	}
-	munmap(hole + pg, (size_t)pg); /* a page mapped by nothing */
+	page[0] = 1; /* touched: a page of its own, not only reserved */
 	got = procfs_vma_at(getpid(), code, &start, &end, &exec);
 	if (got < 0) {
 		printf("ok - vma_at # SKIP no PROCMAP_QUERY in this kernel\n");
-		munmap(hole, 3 * (size_t)pg);
+		munmap(res, 5 * (size_t)pg);
 		return;
 	}
 	f = fopen("/proc/self/maps", "r");
@@ -184,17 +191,22 @@ static void test_vma_at(void)
 		fclose(f);
 	ok(got == 1 && exec && start == lo && end == hi,
 	   "vma_at: this function's mapping, executable, as maps has it");
-	got = procfs_vma_at(getpid(), (uint64_t)(uintptr_t)hole, &start, &end,
+	got = procfs_vma_at(getpid(), (uint64_t)(uintptr_t)page, &start, &end,
 			    &exec);
-	ok(got == 1 && !exec && start == (uint64_t)(uintptr_t)hole &&
+	ok(got == 1 && !exec && start == (uint64_t)(uintptr_t)page &&
 		   end == start + (uint64_t)pg,
-	   "vma_at: a data page, not executable, its own bounds");
-	ok(procfs_vma_at(getpid(), (uint64_t)(uintptr_t)(hole + pg), &start,
-			 &end, &exec) == 0,
+	   "vma_at: a data page between guard pages, not executable, its "
+	   "own bounds");
+	got = procfs_vma_at(getpid(), (uint64_t)(uintptr_t)(page + pg - 1),
+			    &start, &end, &exec);
+	ok(got == 1 && start == (uint64_t)(uintptr_t)page,
+	   "vma_at: the page's last byte is in the same mapping");
+	ok(procfs_vma_at(getpid(), (uint64_t)(uintptr_t)hole, &start, &end,
+			 &exec) == 0,
 	   "vma_at: an address nothing maps: 0");
 	ok(procfs_vma_at(0x7ffffffe, code, &start, &end, &exec) < 0,
 	   "vma_at: no such process: -1");
-	munmap(hole, 3 * (size_t)pg);
+	munmap(res, 5 * (size_t)pg);
 }
 
 int main(void)
