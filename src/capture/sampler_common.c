@@ -106,7 +106,8 @@ static void populate_ahead(struct vms_snapshot *s, size_t *done)
 		want = s->regions_cap;
 	if (want <= *done || !s->regions)
 		return;
-	vms_big_populate(s->regions + *done, (want - *done) * sizeof(*s->regions));
+	vms_big_populate(s->regions + *done,
+			 (want - *done) * sizeof(*s->regions));
 	*done = want;
 }
 
