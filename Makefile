@@ -74,12 +74,15 @@ PROC2_A ?= $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libproc2 \
 	2>/dev/null)/libproc2.a)
 ifneq ($(PROC2_A),)
 PROC2_A := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
-	-x none -Wl,-u,procps_pids_new link/nosystemd.c $(PROC2_A) \
+	-x none -Wl,-u,procps_pids_new link/nosystemd.c link/nonuma.c \
+	$(PROC2_A) \
 	-o /dev/null 2>/dev/null && echo $(PROC2_A))
 endif
 ifneq ($(PROC2_A),)
-NOSD_OBJ := $(B)/link/nosystemd.o
-DEP_LIBS := $(patsubst -lproc2,$(PROC2_A) $(NOSD_OBJ),$(DEP_LIBS))
+# and its NUMA hooks link/nonuma.c's (before the archive: its numa.o, which
+# dlopens libnuma, is then never pulled).
+NOSD_OBJ := $(B)/link/nosystemd.o $(B)/link/nonuma.o
+DEP_LIBS := $(patsubst -lproc2,$(NOSD_OBJ) $(PROC2_A),$(DEP_LIBS))
 endif
 
 ENGINE_SRC := $(wildcard $(SRC_DIRS:%=%/*.c))
