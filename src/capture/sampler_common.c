@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bigmem.h"
 #include "capture/sampler.h"
 #include "linux/procfs.h"
 #include "linux/readahead.h"
@@ -25,23 +27,88 @@ static int read_error(struct vms_error *err, pid_t pid, const char *name, int e)
 	return procfs_errno_error(err, pid, name, e);
 }
 
-/* The kernel's smaps_rollup, read while the reader thread already reads
- * smaps: within the same freeze when frozen, and mostly hidden behind the
- * kernel's work. Read and parsed here (procfs_rollup_parse), not through
- * libproc2, whose select reads stat, status and uptime besides: 3.3 ms
- * inside the fork sampler's freeze of a 1 GiB THP target whose own fork
- * takes 1.5 ms. Of a live thread when the main thread has exited. */
-static void read_rollup(struct vms_snapshot *s, pid_t pid)
+/* The kernel's smaps_rollup (a second walk of every page table: ~20 ms
+ * at 65,000 regions), read on a thread of its own while the reader thread
+ * reads smaps and this one parses it: within the same freeze when frozen,
+ * and off the parse's path. Read and parsed here (procfs_rollup_parse),
+ * not through libproc2, whose select reads stat, status and uptime
+ * besides: 3.3 ms inside the fork sampler's freeze of a 1 GiB THP target
+ * whose own fork takes 1.5 ms. Of a live thread when the main thread has
+ * exited. */
+struct rollup_read {
+	char path[128];
+	struct vms_rollup r; /* valid false: unreadable (a check, no error) */
+	pthread_t thread;
+	bool threaded;
+};
+
+static void *rollup_run(void *arg)
 {
-	char path[128], *b;
+	struct rollup_read *rr = arg;
+	char *b;
 	size_t n;
 
-	procfs_mm_path(pid, "smaps_rollup", path, sizeof(path));
-	s->rollup.valid = false; /* a check, not a figure: no error */
-	if (procfs_read_file(path, &b, &n) < 0)
-		return;
-	procfs_rollup_parse(b, n, &s->rollup);
+	rr->r.valid = false;
+	if (procfs_read_file(rr->path, &b, &n) < 0)
+		return NULL;
+	procfs_rollup_parse(b, n, &rr->r);
 	free(b);
+	return NULL;
+}
+
+/* Starts the read; where no thread can be had, reads it here. */
+static void rollup_start(struct rollup_read *rr, pid_t pid)
+{
+	memset(rr, 0, sizeof(*rr));
+	procfs_mm_path(pid, "smaps_rollup", rr->path, sizeof(rr->path));
+	rr->threaded = pthread_create(&rr->thread, NULL, rollup_run, rr) == 0;
+	if (!rr->threaded)
+		rollup_run(rr);
+}
+
+/* Waits for it (no thread outlives the capture) and keeps its figures. */
+static void rollup_finish(struct rollup_read *rr, struct vms_snapshot *s)
+{
+	if (rr->threaded)
+		pthread_join(rr->thread, NULL);
+	rr->threaded = false;
+	s->rollup = rr->r;
+}
+
+/* The most regions a process may have (vm.max_map_count; a kernel
+ * default without it), capped: the array is reserved at that size, and
+ * only what the regions fill is ever touched. */
+static size_t map_count_bound(void)
+{
+	char *b;
+	size_t n;
+	long long v = -1;
+
+	if (procfs_read_file("/proc/sys/vm/max_map_count", &b, &n) == 0) {
+		v = atoll(b);
+		free(b);
+	}
+	if (v <= 0)
+		v = 65530;
+	return (size_t)(v < (1 << 22) ? v : (1 << 22));
+}
+
+/* Faults in the region array ahead of the parser, in one call for many
+ * pages: every first touch of a page traps on this project's VM (bigmem.h),
+ * and the huge-page hint helps only within whole aligned 2 MiB. Ahead by
+ * as many regions as are read, so a small process costs little; *done:
+ * how many are faulted in so far. */
+static void populate_ahead(struct vms_snapshot *s, size_t *done)
+{
+	size_t want = 2 * s->nregions + 512;
+
+	if (want > s->regions_cap)
+		want = s->regions_cap;
+	if (want <= *done || !s->regions)
+		return;
+	vms_big_populate(s->regions + *done,
+			 (want - *done) * sizeof(*s->regions));
+	*done = want;
 }
 
 /* Hands the regions finished so far to o->regions_read, each once: -1
@@ -66,6 +133,8 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	char path[128];
 	struct smaps_parser p;
 	struct readahead *ra;
+	struct rollup_read rr;
+	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
 	int fd, rc = -1;
 
@@ -76,8 +145,13 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return procfs_errno_error(err, pid, name, errno);
+	/* the rollup first: its walk and smaps's run side by side */
+	if (smaps)
+		rollup_start(&rr, pid);
 	ra = readahead_start(fd);
 	if (!ra) {
+		if (smaps)
+			rollup_finish(&rr, s);
 		close(fd);
 		return vms_error_set(err, VMS_ERR_NOMEM, errno,
 				     "cannot start the %s reader: %s", name,
@@ -93,8 +167,13 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 			      o->expect_regions);
 		goto out;
 	}
-	if (smaps)
-		read_rollup(s, pid);
+	/* Without a hint, the most a process may have: doubling the array
+	 * copied it (realloc from the heap) and faulted its pages twice,
+	 * 15% of a 65,000-region capture; a reservation is only address
+	 * space until the regions fill it. A hint, not a need: where it
+	 * cannot be had the array grows as it comes. */
+	if (!(o && o->expect_regions))
+		(void)vms_snapshot_reserve(s, map_count_bound());
 	for (;;) {
 		const char *data;
 		ssize_t n = readahead_next(ra, &data);
@@ -103,6 +182,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 			read_error(err, pid, name, errno);
 			goto out;
 		}
+		populate_ahead(s, &faulted);
 		if (smaps && s->raw &&
 		    vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
 			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -157,6 +237,8 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	rc = 0;
 out:
 	readahead_stop(ra);
+	if (smaps)
+		rollup_finish(&rr, s);
 	smaps_parser_release(&p);
 	close(fd);
 	return rc;

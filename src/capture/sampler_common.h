@@ -21,7 +21,10 @@ struct vms_capture_opts;
  * progress (and honouring cancel) through o->progress, and the regions as
  * they are finished through o->regions_read. Reads the kernel's
  * smaps_rollup too, into s->rollup (left invalid if unreadable: it is the
- * check that the regions add up, not a figure vmscope shows). A text whose
+ * check that the regions add up, not a figure vmscope shows), on a thread
+ * of its own while smaps is read, joined before it returns. Without
+ * o->expect_regions the region array is reserved at vm.max_map_count
+ * (address space only until the regions fill it). A text whose
  * records overlap (a running process mapped between two reads) is read
  * again, up to SMAPS_TRIES times, and is then an error with EAGAIN. The
  * caller then notes what vmscope itself maps of the target (observer_note),

@@ -21,39 +21,18 @@ static const struct vms_source_ops maps_source = {
 	.fs_magic = vms_source_proc_fs_magic,
 };
 
-/* The most regions a process may have (vm.max_map_count; a kernel
- * default without it), capped: the array is reserved at that size, and
- * only what the regions fill is ever touched. */
-static size_t map_count_bound(void)
-{
-	char *b;
-	size_t n;
-	long long v = -1;
-
-	if (procfs_read_file("/proc/sys/vm/max_map_count", &b, &n) == 0) {
-		v = atoll(b);
-		free(b);
-	}
-	if (v <= 0)
-		v = 65530;
-	return (size_t)(v < (1 << 22) ? v : (1 << 22));
-}
-
 static int maps_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
-	struct vms_capture_opts mo = *o;
-
 	s->src.ops = &maps_source;
 	s->src.pid = procfs_mm_pid(o->pid); /* its map_files: see pss */
 	s->src.caps = VMS_SRC_FILES;
 	s->src.no_memory = "the layout only: no memory is read";
 	/* Streamed through the parser on the reader thread (sampler_common.h)
-	 * into an array sized once: slurping the text first cost its own
-	 * buffer's page faults (14 MB on 200,000 regions) and a count. */
-	if (!mo.expect_regions)
-		mo.expect_regions = map_count_bound();
-	if (sampler_read_maps(s, o->pid, &mo, err) < 0 ||
+	 * into an array sized once (by vm.max_map_count without a hint):
+	 * slurping the text first cost its own buffer's page faults (14 MB on
+	 * 200,000 regions) and a count. */
+	if (sampler_read_maps(s, o->pid, o, err) < 0 ||
 	    proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
 		return -1;
 	s->cap.partial = "layout from /proc/PID/maps only; counters not read";

@@ -227,9 +227,14 @@ void totals_set_user_range(struct vms_snapshot *s, uint64_t start, uint64_t end)
 	s->user_start = start;
 	s->user_end = end;
 	/* A process that opted into 5-level paging maps above 47 bits: its
-	 * user range is the 56-bit one. */
-	for (i = 0; i < s->nregions; i++)
-		if (s->regions[i].end > s->user_end &&
-		    s->regions[i].start < 0xff00000000000000ull)
-			s->user_end = 0x00fffffffffff000ull;
+	 * user range is the 56-bit one. Regions are sorted and apart
+	 * (snapshot.h): the last one below the kernel's half (the vsyscall
+	 * page) ends highest; a pass over a million would cost a cache miss
+	 * each. */
+	for (i = s->nregions; i-- > 0;)
+		if (s->regions[i].start < 0xff00000000000000ull) {
+			if (s->regions[i].end > s->user_end)
+				s->user_end = 0x00fffffffffff000ull;
+			break;
+		}
 }

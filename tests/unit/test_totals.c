@@ -250,10 +250,48 @@ static void test_rules(void)
 	vms_snapshot_free(s);
 }
 
+/* The user range a sampler sets: widened to 56 bits by a region above
+ * the 47-bit end (5-level paging), never by the vsyscall page above
+ * everything. */
+static void test_user_range(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	uint64_t end47 = 0x7ffffffff000ull, end56 = 0x00fffffffffff000ull;
+
+	add(s, 0x400000, 0x1000, "r--p", NULL, 0, 0, VMS_T_PRIVATE_DATA);
+	add(s, 0x7ffd00000000ull, 0x21000, "rw-p", "[stack]", 0, 0,
+	    VMS_T_STACK);
+	add(s, 0xffffffffff600000ull, 0x1000, "--xp", "[vsyscall]", 0, 0,
+	    VMS_T_IMAGE);
+	totals_set_user_range(s, 0x10000, end47);
+	ok(s->user_start == 0x10000 && s->user_end == end47,
+	   "user range: as given; the vsyscall page above it widens nothing");
+	vms_snapshot_free(s);
+
+	s = vms_snapshot_new();
+	add(s, 0x400000, 0x1000, "r--p", NULL, 0, 0, VMS_T_PRIVATE_DATA);
+	add(s, 0x10000000000000ull, 0x1000, "rw-p", NULL, 0, VMS_VF_AC,
+	    VMS_T_PRIVATE_DATA);
+	add(s, 0x10000000001000ull, 0x1000, "r--p", NULL, 0, 0,
+	    VMS_T_PRIVATE_DATA);
+	add(s, 0xffffffffff600000ull, 0x1000, "--xp", "[vsyscall]", 0, 0,
+	    VMS_T_IMAGE);
+	totals_set_user_range(s, 0x10000, end47);
+	ok(s->user_end == end56,
+	   "user range: 56-bit with regions above the 47-bit end");
+	vms_snapshot_free(s);
+
+	s = vms_snapshot_new();
+	totals_set_user_range(s, 0x10000, end47);
+	ok(s->user_end == end47, "user range: no regions, as given");
+	vms_snapshot_free(s);
+}
+
 int main(void)
 {
 	test_rules();
 	test_regions();
 	test_free();
+	test_user_range();
 	return tap_done();
 }
