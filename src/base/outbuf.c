@@ -398,6 +398,12 @@ static void ob_flush(struct outbuf *o)
 	o->len = 0;
 }
 
+int outbuf_flush(struct outbuf *o)
+{
+	ob_flush(o);
+	return o->err;
+}
+
 void outbuf_abort(struct outbuf *o)
 {
 	if (o->how != OB_FD && o->fd >= 0)

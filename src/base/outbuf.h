@@ -83,6 +83,9 @@ int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err);
  * (err->msg says so and why, err->kind VMS_ERR_NONE); or -1 with *err
  * (VMS_ERR_FILE) and the old file untouched (in place: partly written). */
 int outbuf_close(struct outbuf *o, struct vms_error *err);
+/* Writes what is buffered now (a stream read as it comes: --watch into a
+ * FIFO). Returns the sticky error, 0 when none. */
+int outbuf_flush(struct outbuf *o);
 /* Drops everything: a temporary file is removed, the old file kept. */
 void outbuf_abort(struct outbuf *o);
 
