@@ -328,7 +328,7 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 	struct sf_whole meta = { 0 }, status = { 0 };
 	json_t *m = NULL;
 	json_error_t jerr;
-	uint64_t nregions, parts[2];
+	uint64_t nregions, parts[2], nvalues;
 	int nparts;
 	uint32_t version;
 	int rc = -1;
@@ -356,9 +356,16 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		return vms_error_file(err, name, "corrupted: format version 0");
 	if (find_sections(p, len, name, sec, err) < 0)
 		return -1;
-	if (sf_read_whole(&sec[K_META], SF_META_MAX, name, SF_SEC_META, &meta,
+	/* The JSON part costs what its regions can need: its size checked
+	 * before it is decompressed, its values before jansson builds them
+	 * (what this vmscope does not read is not built). */
+	if (sf_json_room(&sec[K_SMAPS], sec[K_META].size, 0, name, err) < 0 ||
+	    sf_read_whole(&sec[K_META], SF_META_MAX, name, SF_SEC_META, &meta,
 			  err) < 0)
 		return -1;
+	if (sf_json_prepare(meta.buf, &meta.len, name, &nvalues, err) < 0 ||
+	    sf_json_room(&sec[K_SMAPS], 0, nvalues, name, err) < 0)
+		goto out;
 	m = json_loadb(meta.buf, meta.len, 0, &jerr);
 	if (!m) {
 		vms_error_file(

@@ -150,6 +150,44 @@ static ssize_t zsec_fill(struct zsec *d, char *buf, size_t cap)
 	return (ssize_t)o.pos;
 }
 
+int sf_sec_at_least(const struct sf_sec *x, uint64_t need, const char *name,
+		    const char *what, uint64_t *got, struct vms_error *err)
+{
+	struct zsec d;
+	char *piece;
+	int rc = 0;
+
+	*got = 0;
+	if (zsec_open(&d, x, name, what, err) < 0)
+		return -1;
+	if (!d.z) { /* stored: its bytes are there */
+		*got = x->stored;
+		return x->stored >= need;
+	}
+	piece = malloc(SF_PIECE);
+	if (!piece) {
+		zsec_close(&d);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	}
+	while (*got < need) {
+		ssize_t n = zsec_fill(&d, piece, SF_PIECE);
+
+		if (n < 0) {
+			rc = vms_error_file(err, name, "%s", d.msg);
+			break;
+		}
+		if (n == 0)
+			break;
+		*got += (uint64_t)n;
+	}
+	if (rc == 0)
+		rc = *got >= need;
+	free(piece);
+	zsec_close(&d);
+	return rc;
+}
+
 int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
 		  const char *what, struct sf_whole *w, struct vms_error *err)
 {
