@@ -41,8 +41,15 @@
  * version.
  *
  * Forward compatible: a section this reader does not know is skipped, and
- * so is a JSON field; the version is raised only for a change an older
- * reader would get wrong. Every version is read by every later vmscope.
+ * so is a JSON field (a top-level one without being built); the version is
+ * raised only for a change an older reader would get wrong. Every version
+ * is read by every later vmscope.
+ *
+ * Bounded by what the file holds: the JSON part may take 1 MiB and 65,536
+ * values, and beyond that a byte of smaps text for each byte and eight for
+ * each value (snapfile_int.h, sf_json_room); the region array is reserved
+ * for no more regions than the smaps text holds 40 bytes for. A part that
+ * claims more is refused before it is built.
  *
  * Contract:
  *  - snapfile_encode() needs a finished snapshot captured with keep_raw

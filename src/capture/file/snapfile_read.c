@@ -282,9 +282,22 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 			       ? x->stored << 16
 			       : x->size;
 	uint64_t most = (x->size < can ? x->size : can) / 40;
+	uint64_t want, got;
 
 	if (nregions > most)
 		nregions = most;
+	/* Nor more than its text really holds: past a few thousand regions
+	 * the section is decompressed as far as that many need (40 bytes
+	 * each: a small part of a real text), counted and not kept. */
+	want = parts ? parts[0] + parts[1] : nregions;
+	if (want > 4096 && (!parts || (parts[0] <= most && parts[1] <= most))) {
+		rc = sf_sec_at_least(x, want * 40, name, SF_SEC_SMAPS, &got,
+				     err);
+		if (rc < 0)
+			return -1;
+		if (!rc)
+			most = nregions = got / 40;
+	}
 	if (parts) {
 		if (parts[0] > most || parts[1] > most - parts[0])
 			return vms_error_file(
