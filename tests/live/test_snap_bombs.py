@@ -11,7 +11,10 @@ part is a bomb, zstd-compressed (each file some KB):
     "threads" (more values than its regions can need: refused) and the same
     under an unknown key (skipped without being built: the file loads, its
     summary the original's);
-  - nesting 100,000 deep under an unknown key; a 100 KB string in "files".
+  - nesting 100,000 deep under an unknown key; a 100 KB string in "files";
+  - 256 MiB of lines no region needs after the smaps text (refused as it
+    comes), and that padding with 2 million values under "threads" (the
+    padding buys the JSON part no room: its regions are counted).
 Each is loaded with `vmscope -l FILE -s` under /usr/bin/time: its peak RSS
 must stay within 64 MiB, and each bomb is refused (exit 4) with a message
 saying why (the padded one loads, exit 0). Elapsed times are printed as
@@ -102,11 +105,31 @@ def deep(n):
     yield b"]" * n
 
 
-def build_file(secs, zmeta, size, path):
+def padded_smaps(secs, n, tmp):
+    """The smaps section with n bytes of lines no region needs after its
+    text (`x`), compressed: (payload, size)."""
+    for name, codec, payload, size in secs:
+        if name == "smaps":
+            text = M.unzstd(payload) if codec == 1 else payload
+    path = os.path.join(tmp, "smaps.txt")
+    with open(path, "wb") as f:
+        f.write(text)
+        for _ in range(n // CHUNK):
+            f.write(b"x\n" * (CHUNK // 2))
+    size = os.path.getsize(path)
+    z = subprocess.run(["zstd", "-q", "-c", "-1", path], check=True,
+                       stdout=subprocess.PIPE).stdout
+    os.unlink(path)
+    return z, size
+
+
+def build_file(secs, zmeta, size, path, smaps=None):
     out = []
     for name, codec, payload, sz in secs:
-        if name == "meta":
+        if name == "meta" and zmeta is not None:
             codec, payload, sz = 1, zmeta, size
+        if name == "smaps" and smaps is not None:
+            codec, (payload, sz) = 1, smaps
         out.append((name, codec, payload, sz))
     with open(path, "wb") as f:
         f.write(M.build(out))
@@ -151,17 +174,27 @@ def main():
         ("a 100 KB string in \"files\"", "files",
          lambda: [json.dumps([{"path": "a" * 100000}]).encode()],
          "a string of 100000 bytes"),
+        ("256 MiB of lines no region needs in the smaps text", None,
+         None, "padded, refused"),
+        ("the same padding and 2 million values under \"threads\"",
+         "threads", lambda: zeros(2000000), "more than the regions"),
     ]
     with tempfile.TemporaryDirectory(prefix="vmscope-bombs-") as tmp:
         path = os.path.join(tmp, "bomb.vms")
+        padded = None
         for what, key, pieces, refused in bombs:
-            m = dict(orig)
-            m.pop(key, None)
-            zmeta, size = with_pieces(json.dumps(m).encode(), key, pieces(),
-                                      tmp)
-            build_file(secs, zmeta, size, path)
+            zmeta = size = smaps = None
+            if key is None or "the same padding" in what:
+                padded = padded or padded_smaps(secs, 256 << 20, tmp)
+                smaps = padded
+            if key:
+                m = dict(orig)
+                m.pop(key, None)
+                zmeta, size = with_pieces(json.dumps(m).encode(), key,
+                                          pieces(), tmp)
+            build_file(secs, zmeta, size, path, smaps)
             rc, rss, secs_taken, msg, out = load(path)
-            print("# %s: file %d bytes, JSON part %d bytes: exit %d, peak "
+            print("# %s: file %d bytes, JSON part %s bytes: exit %d, peak "
                   "RSS %s KiB, %s s" % (what, os.path.getsize(path), size,
                                         rc, rss, secs_taken))
             T.ok(rss is not None and rss <= LIMIT_KB,
@@ -174,7 +207,23 @@ def main():
                 T.ok(rc == 0 and out == want, "%s: skipped unbuilt, the "
                      "file loads as the original" % what,
                      "exit %d: %s" % (rc, msg[-500:]))
+        legit_many(tmp)
     T.done()
+
+
+def legit_many(tmp):
+    """A real file past the bounds' free part: 30,000 regions (format 2,
+    more than the 4,096 whose headers are counted before the reservation)
+    loads, its regions all there."""
+    p, line = T.start([T.target("manyregions"), "30000"])
+    path = os.path.join(tmp, "many.vms")
+    r = T.run_vmscope("-w", path, p.pid)
+    T.eq(r.returncode, 0, "30,000 regions: saved")
+    r = T.run_vmscope("-l", path, "-e", "json")
+    T.kill(p)
+    n = len(json.loads(r.stdout)["regions"]) if r.returncode == 0 else 0
+    T.ok(r.returncode == 0 and n >= 30000, "30,000 regions: the file "
+         "loads with every region (%d)" % n, r.stderr.decode()[-300:])
 
 
 if __name__ == "__main__":

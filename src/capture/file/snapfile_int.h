@@ -63,10 +63,9 @@ json_t *sf_json_elf(const struct elfimage *im);
  * SF_JSON_TOP_KEYS out of the text (*len shrinks), so jansson never builds
  * them. A syntax error is left for jansson to report. -1 with *err.
  * sf_json_room() refuses a JSON part of more bytes or values than the
- * smaps text's regions can need: 1 MiB and 65,536 values come free, each
- * byte beyond needs one byte of smaps text and each value eight (counted
- * by decompressing the smaps section only as far as needed, nothing
- * kept). */
+ * smaps text's regions can need: 1 MiB and 65,536 values come free, and
+ * each region of the smaps text brings 4 KiB and 256 values more (counted
+ * by sf_smaps_regions_at_least, only as far as needed). */
 int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
 		    struct vms_error *err);
 struct sf_sec;
@@ -106,11 +105,13 @@ struct sf_sec {
 	bool found;
 };
 
-/* Whether section x decompresses to at least need bytes, counted (into
- * *got) and not kept, stopping there: 1 yes, 0 no, -1 with *err when it
- * does not decompress. */
-int sf_sec_at_least(const struct sf_sec *x, uint64_t need, const char *name,
-		    const char *what, uint64_t *got, struct vms_error *err);
+/* Whether the smaps section x holds at least need regions (header-like
+ * lines, counted into *got: decompressed only as far as need takes, and
+ * not past text its regions cannot need, nothing kept): 1 yes, 0 no, -1
+ * with *err when it does not decompress. */
+int sf_smaps_regions_at_least(const struct sf_sec *x, uint64_t need,
+			      const char *name, uint64_t *got,
+			      struct vms_error *err);
 
 /* A whole section into one buffer (meta, status), NUL-terminated; no
  * more than max bytes. 0, or -1 with *err (w->buf then NULL). */

@@ -148,13 +148,14 @@ const char *sf_get_str(struct arena *a, const json_t *v, bool *ok)
 #define SF_JSON_STR_MAX (64u << 10)
 #define SF_JSON_PROC_STR_MAX (16u << 20)
 #define SF_JSON_SCALAR_MAX 64
-/* What a JSON part may cost with no regions to show for it, and what each
- * value and byte beyond needs of the smaps text (measured: a snapshot's
- * JSON part is 0.2 to 0.4 of its smaps text, a value a 17 to 33 bytes of
- * it; these leave a margin of 2 to 5). */
+/* What a JSON part may cost with no regions to show for it, and what
+ * each region of its smaps text brings (measured: 140 to 200 bytes and
+ * some 26 values a region in real snapshots; the images' sections and
+ * the heaps are most of it: a margin of 20 and 10). */
 #define SF_JSON_FREE_BYTES (1u << 20)
 #define SF_JSON_FREE_VALUES 65536u
-#define SF_JSON_SMAPS_PER_VALUE 8u
+#define SF_JSON_BYTES_PER_REGION 4096u
+#define SF_JSON_VALUES_PER_REGION 256u
 
 static const char *const top_known[] = { SF_JSON_TOP_KEYS };
 
@@ -401,18 +402,24 @@ int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
 int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 		 const char *name, struct vms_error *err)
 {
-	uint64_t need = 0, got = 0;
+	uint64_t need = 0, got = 0, v;
 	int rc;
 
 	if (bytes > SF_JSON_FREE_BYTES)
-		need = bytes - SF_JSON_FREE_BYTES;
-	if (values > SF_JSON_FREE_VALUES &&
-	    (values - SF_JSON_FREE_VALUES) * SF_JSON_SMAPS_PER_VALUE > need)
-		need = (values - SF_JSON_FREE_VALUES) * SF_JSON_SMAPS_PER_VALUE;
+		need = (bytes - SF_JSON_FREE_BYTES + SF_JSON_BYTES_PER_REGION -
+			1) /
+		       SF_JSON_BYTES_PER_REGION;
+	if (values > SF_JSON_FREE_VALUES) {
+		v = (values - SF_JSON_FREE_VALUES + SF_JSON_VALUES_PER_REGION -
+		     1) /
+		    SF_JSON_VALUES_PER_REGION;
+		if (v > need)
+			need = v;
+	}
 	if (!need)
 		return 0;
-	rc = sf_sec_at_least(smaps, need, name, SF_SEC_SMAPS, &got, err);
-	if (rc <= 0 && err->kind == VMS_ERR_NOMEM)
+	rc = sf_smaps_regions_at_least(smaps, need, name, &got, err);
+	if (rc < 0)
 		return -1;
 	if (rc > 0)
 		return 0;
@@ -420,12 +427,13 @@ int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 		return vms_error_file(
 			err, name,
 			"corrupted: its JSON part says %llu bytes, more than "
-			"the regions of its %llu-byte smaps text can need: "
+			"the regions of its smaps text (%llu%s) can need: "
 			"refused unread",
-			(unsigned long long)bytes, (unsigned long long)got);
+			(unsigned long long)bytes, (unsigned long long)got,
+			got ? "" : ", or it is padded");
 	return vms_error_file(
 		err, name,
 		"corrupted: its JSON part holds %llu values, more than the "
-		"regions of its %llu-byte smaps text can need: refused",
+		"regions of its smaps text (%llu) can need: refused",
 		(unsigned long long)values, (unsigned long long)got);
 }

@@ -287,16 +287,14 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 	if (nregions > most)
 		nregions = most;
 	/* Nor more than its text really holds: past a few thousand regions
-	 * the section is decompressed as far as that many need (40 bytes
-	 * each: a small part of a real text), counted and not kept. */
+	 * their headers are counted (snapfile_zsec.c, nothing kept). */
 	want = parts ? parts[0] + parts[1] : nregions;
 	if (want > 4096 && (!parts || (parts[0] <= most && parts[1] <= most))) {
-		rc = sf_sec_at_least(x, want * 40, name, SF_SEC_SMAPS, &got,
-				     err);
+		rc = sf_smaps_regions_at_least(x, want, name, &got, err);
 		if (rc < 0)
 			return -1;
 		if (!rc)
-			most = nregions = got / 40;
+			most = nregions = got;
 	}
 	if (parts) {
 		if (parts[0] > most || parts[1] > most - parts[0])

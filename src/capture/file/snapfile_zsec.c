@@ -17,6 +17,11 @@
 
 /* The decompressed pieces the parser is fed (fit in a core's cache). */
 #define SF_PIECE (128u << 10)
+/* What a smaps text may hold beyond its regions' lines: 1 MiB, then 16
+ * KiB a region (a region's header with a 4 KiB path and some 30 lines
+ * of figures and VmFlags take 5 KiB). */
+#define SF_SMAPS_FREE (1u << 20)
+#define SF_SMAPS_PER_REGION (16u << 10)
 
 /* A section's bytes, decompressed piece by piece (zsec_fill); everything
  * its header claims is checked as the bytes come. A part of a format-2
@@ -150,19 +155,81 @@ static ssize_t zsec_fill(struct zsec *d, char *buf, size_t cap)
 	return (ssize_t)o.pos;
 }
 
-int sf_sec_at_least(const struct sf_sec *x, uint64_t need, const char *name,
-		    const char *what, uint64_t *got, struct vms_error *err)
+/* Counting header-like lines (smaps_header_like) piece by piece: the
+ * start of a line cut by a piece's end is carried into the next (32
+ * bytes are more than a header's hex address and its '-'). */
+struct hcount {
+	bool start; /* the next byte starts a line */
+	size_t nc; /* bytes carried of a line cut short */
+	char carry[32];
+	uint64_t n;
+};
+
+static void count_headers(struct hcount *h, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+
+	if (h->nc) { /* the rest of a cut line's start */
+		size_t k;
+
+		nl = memchr(p, '\n', n);
+		k = (size_t)((nl ? nl : end) - p);
+		if (k > sizeof(h->carry) - h->nc)
+			k = sizeof(h->carry) - h->nc;
+		memcpy(h->carry + h->nc, p, k);
+		h->nc += k;
+		if (!nl && h->nc < sizeof(h->carry))
+			return;
+		h->n += smaps_header_like(h->carry, h->carry + h->nc);
+		h->nc = 0;
+		h->start = false;
+		if (!nl)
+			return;
+		h->start = true;
+		p = nl + 1;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			if (h->start) {
+				h->nc = (size_t)(end - p) < sizeof(h->carry)
+						? (size_t)(end - p)
+						: sizeof(h->carry);
+				memcpy(h->carry, p, h->nc);
+				if (h->nc == sizeof(h->carry)) {
+					h->n += smaps_header_like(
+						h->carry, h->carry + h->nc);
+					h->nc = 0;
+				}
+			}
+			h->start = false;
+			return;
+		}
+		if (h->start && smaps_header_like(p, nl))
+			h->n++;
+		h->start = true;
+		p = nl + 1;
+	}
+}
+
+int sf_smaps_regions_at_least(const struct sf_sec *x, uint64_t need,
+			      const char *name, uint64_t *got,
+			      struct vms_error *err)
 {
 	struct zsec d;
+	struct hcount h = { .start = true };
 	char *piece;
 	int rc = 0;
 
 	*got = 0;
-	if (zsec_open(&d, x, name, what, err) < 0)
+	if (zsec_open(&d, x, name, SF_SEC_SMAPS, err) < 0)
 		return -1;
 	if (!d.z) { /* stored: its bytes are there */
-		*got = x->stored;
-		return x->stored >= need;
+		count_headers(&h, (const char *)x->data, x->stored);
+		if (h.nc)
+			h.n += smaps_header_like(h.carry, h.carry + h.nc);
+		*got = h.n;
+		return *got >= need;
 	}
 	piece = malloc(SF_PIECE);
 	if (!piece) {
@@ -170,16 +237,24 @@ int sf_sec_at_least(const struct sf_sec *x, uint64_t need, const char *name,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	}
-	while (*got < need) {
+	/* until enough are seen, or the text turns to padding */
+	while (*got < need &&
+	       d.total <= SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *got) {
 		ssize_t n = zsec_fill(&d, piece, SF_PIECE);
 
 		if (n < 0) {
 			rc = vms_error_file(err, name, "%s", d.msg);
 			break;
 		}
-		if (n == 0)
+		if (n == 0) {
+			if (h.nc) /* the last line, without its newline */
+				h.n += smaps_header_like(h.carry,
+							 h.carry + h.nc);
+			*got = h.n;
 			break;
-		*got += (uint64_t)n;
+		}
+		count_headers(&h, piece, (size_t)n);
+		*got = h.n;
 	}
 	if (rc == 0)
 		rc = *got >= need;
@@ -288,6 +363,20 @@ int sf_smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 
 		if (n < 0) {
 			vms_error_file(err, name, "%s", d.msg);
+			goto out;
+		}
+		/* Text the regions cannot need is padding: refused as it
+		 * comes, not parsed to its end. */
+		if (d.total >
+		    SF_SMAPS_FREE + SF_SMAPS_PER_REGION * p->snap->nregions) {
+			vms_error_file(err, name,
+				       "corrupted: section \"%s\" holds more "
+				       "than %llu bytes for %zu regions (a "
+				       "region's lines take at most %u KiB): "
+				       "padded, refused",
+				       what, (unsigned long long)d.total,
+				       p->snap->nregions,
+				       SF_SMAPS_PER_REGION >> 10);
 			goto out;
 		}
 		if (smaps_feed(p, piece, (size_t)n, n == 0, err) < 0) {
