@@ -65,7 +65,7 @@ json_t *sf_json_elf(const struct elfimage *im);
  * sf_json_room() refuses a JSON part of more bytes or values than the
  * smaps text's regions can need: 1 MiB and 65,536 values come free, and
  * each region of the smaps text brings 4 KiB and 256 values more (counted
- * by sf_smaps_regions_at_least, only as far as needed). */
+ * by sf_smaps_at_least, only as far as needed). */
 int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
 		    struct vms_error *err);
 struct sf_sec;
@@ -105,13 +105,14 @@ struct sf_sec {
 	bool found;
 };
 
-/* Whether the smaps section x holds at least need regions (header-like
- * lines, counted into *got: decompressed only as far as need takes, and
- * not past text its regions cannot need, nothing kept): 1 yes, 0 no, -1
- * with *err when it does not decompress. */
-int sf_smaps_regions_at_least(const struct sf_sec *x, uint64_t need,
-			      const char *name, uint64_t *got,
-			      struct vms_error *err);
+/* Whether the smaps section x holds at least need_regions regions
+ * (header-like lines, counted into *regions) and need_bytes bytes (into
+ * *bytes, no more counted than 1 MiB and 16 KiB a region seen: padding
+ * buys nothing), decompressed only as far as the needs take and nothing
+ * kept: 1 yes, 0 no, -1 with *err when it does not decompress. */
+int sf_smaps_at_least(const struct sf_sec *x, uint64_t need_regions,
+		      uint64_t need_bytes, const char *name, uint64_t *regions,
+		      uint64_t *bytes, struct vms_error *err);
 
 /* A whole section into one buffer (meta, status), NUL-terminated; no
  * more than max bytes. 0, or -1 with *err (w->buf then NULL). */

@@ -402,7 +402,7 @@ int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
 int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 		 const char *name, struct vms_error *err)
 {
-	uint64_t need = 0, got = 0, v;
+	uint64_t need = 0, got = 0, bytes_seen, v;
 	int rc;
 
 	if (bytes > SF_JSON_FREE_BYTES)
@@ -418,7 +418,7 @@ int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 	}
 	if (!need)
 		return 0;
-	rc = sf_smaps_regions_at_least(smaps, need, name, &got, err);
+	rc = sf_smaps_at_least(smaps, need, 0, name, &got, &bytes_seen, err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)

@@ -282,19 +282,21 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 			       ? x->stored << 16
 			       : x->size;
 	uint64_t most = (x->size < can ? x->size : can) / 40;
-	uint64_t want, got;
+	uint64_t want, got, seen;
 
 	if (nregions > most)
 		nregions = most;
 	/* Nor more than its text really holds: past a few thousand regions
-	 * their headers are counted (snapfile_zsec.c, nothing kept). */
+	 * the section is decompressed as far as that many need (40 bytes
+	 * each: a small part of a real text; padding not counted), nothing
+	 * kept (snapfile_zsec.c). */
 	want = parts ? parts[0] + parts[1] : nregions;
 	if (want > 4096 && (!parts || (parts[0] <= most && parts[1] <= most))) {
-		rc = sf_smaps_regions_at_least(x, want, name, &got, err);
+		rc = sf_smaps_at_least(x, 0, want * 40, name, &seen, &got, err);
 		if (rc < 0)
 			return -1;
 		if (!rc)
-			most = nregions = got;
+			most = nregions = got / 40;
 	}
 	if (parts) {
 		if (parts[0] > most || parts[1] > most - parts[0])

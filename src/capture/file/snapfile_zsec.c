@@ -212,55 +212,57 @@ static void count_headers(struct hcount *h, const char *buf, size_t n)
 	}
 }
 
-int sf_smaps_regions_at_least(const struct sf_sec *x, uint64_t need,
-			      const char *name, uint64_t *got,
-			      struct vms_error *err)
+int sf_smaps_at_least(const struct sf_sec *x, uint64_t need_regions,
+		      uint64_t need_bytes, const char *name, uint64_t *regions,
+		      uint64_t *bytes, struct vms_error *err)
 {
 	struct zsec d;
 	struct hcount h = { .start = true };
 	char *piece;
 	int rc = 0;
 
-	*got = 0;
+	*regions = *bytes = 0;
 	if (zsec_open(&d, x, name, SF_SEC_SMAPS, err) < 0)
 		return -1;
 	if (!d.z) { /* stored: its bytes are there */
 		count_headers(&h, (const char *)x->data, x->stored);
 		if (h.nc)
 			h.n += smaps_header_like(h.carry, h.carry + h.nc);
-		*got = h.n;
-		return *got >= need;
-	}
-	piece = malloc(SF_PIECE);
-	if (!piece) {
+		*regions = h.n;
+		*bytes = x->stored;
+	} else if (!(piece = malloc(SF_PIECE))) {
 		zsec_close(&d);
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
-	}
-	/* until enough are seen, or the text turns to padding */
-	while (*got < need &&
-	       d.total <= SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *got) {
-		ssize_t n = zsec_fill(&d, piece, SF_PIECE);
+	} else {
+		/* until enough are seen, or the text turns to padding */
+		while ((h.n < need_regions || d.total < need_bytes) &&
+		       d.total <= SF_SMAPS_FREE + SF_SMAPS_PER_REGION * h.n) {
+			ssize_t n = zsec_fill(&d, piece, SF_PIECE);
 
-		if (n < 0) {
-			rc = vms_error_file(err, name, "%s", d.msg);
-			break;
+			if (n < 0) {
+				rc = vms_error_file(err, name, "%s", d.msg);
+				break;
+			}
+			if (n == 0) {
+				if (h.nc) /* the last line, no newline */
+					h.n += smaps_header_like(
+						h.carry, h.carry + h.nc);
+				break;
+			}
+			count_headers(&h, piece, (size_t)n);
 		}
-		if (n == 0) {
-			if (h.nc) /* the last line, without its newline */
-				h.n += smaps_header_like(h.carry,
-							 h.carry + h.nc);
-			*got = h.n;
-			break;
-		}
-		count_headers(&h, piece, (size_t)n);
-		*got = h.n;
+		free(piece);
+		*regions = h.n;
+		*bytes = d.total;
 	}
-	if (rc == 0)
-		rc = *got >= need;
-	free(piece);
 	zsec_close(&d);
-	return rc;
+	/* bytes past what the regions seen can need are not counted */
+	if (*bytes > SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *regions)
+		*bytes = SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *regions;
+	if (rc < 0)
+		return -1;
+	return *regions >= need_regions && *bytes >= need_bytes;
 }
 
 int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
