@@ -235,7 +235,8 @@ fuzz: deps
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-elf
 	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) \
-		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+		-rss_limit_mb=256 -malloc_limit_mb=128 -timeout=20 \
+		-max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-snap
 	@mkdir -p build-fuzz/corpus-text
 	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \

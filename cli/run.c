@@ -5,7 +5,10 @@
  * exit status from one) and escaping what came from a target. See cli.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +178,28 @@ static int close_output(struct outbuf *o)
 	}
 }
 
+/* --watch's -o when it is a FIFO or a device: opened once, as
+ * `vmscope --watch N -s > FIFO` would be, so its reader reads one stream
+ * of snapshots; NULL otherwise (each tick writes the file anew). */
+static struct outbuf *watch_out;
+static long watch_done; /* snapshots the reader got */
+
+static void on_sigpipe(int sig)
+{
+	(void)sig; /* the write fails with EPIPE and says so */
+}
+
+static int reader_left(const struct args *a)
+{
+	fputs("vmscope: the reader of ", stderr);
+	cli_put_safe(stderr, a->output);
+	fprintf(stderr,
+		" went away after %ld snapshot%s: --watch stops (nothing "
+		"reads what it would write)\n",
+		watch_done, watch_done == 1 ? "" : "s");
+	return 4;
+}
+
 /* Prints the summary (-s) or the export (-e) of s to -o or stdout. */
 static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
 {
@@ -183,6 +208,16 @@ static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
 	const struct vms_exporter *ex =
 		export_find(a->summary ? "summary" : a->export);
 
+	if (watch_out) {
+		watch_out->exact = a->bytes;
+		ex->write(s, watch_out);
+		if (outbuf_flush(watch_out) == EPIPE)
+			return reader_left(a);
+		if (watch_out->err)
+			return close_output(watch_out);
+		watch_done++;
+		return 0;
+	}
 	if ((a->output ? outbuf_open_file(&o, a->output, &err)
 		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
 		return cli_fail(&err);
@@ -260,6 +295,55 @@ static void watch_advance(struct timespec *t, double period)
 	}
 }
 
+/* --watch -o FIFO (or a device): opened once for every tick, with a word
+ * when it waits for a reader; a reader that goes away ends the watch
+ * with a message (SIGPIPE only makes the write fail: a handler, not
+ * SIG_IGN, so a command vmscope starts gets the default). */
+static int watch_open(const struct args *a)
+{
+	static struct outbuf o;
+	struct vms_error err = { 0 };
+	struct sigaction sa;
+	struct stat st;
+	int fd;
+
+	if (stat(a->output, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigpipe;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	if (S_ISFIFO(st.st_mode)) {
+		fd = open(a->output, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno == ENXIO) {
+			fputs("vmscope: waiting for a reader of ", stderr);
+			cli_put_safe(stderr, a->output);
+			fputc('\n', stderr);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (outbuf_open_file(&o, a->output, &err) < 0)
+		return cli_fail(&err);
+	if (o.how != OB_DIRECT) { /* not what it was: written a tick at a
+				   * time */
+		outbuf_abort(&o);
+		return 0;
+	}
+	watch_out = &o;
+	watch_done = 0;
+	return 0;
+}
+
+/* Whether the reader of a FIFO went away (its write end has POLLERR). */
+static bool watch_gone(struct outbuf *o)
+{
+	struct pollfd p = { .fd = o->fd, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 /* --watch without the viewer: a snapshot every a->watch seconds, a->count
  * of them (0: until interrupted), each saved into the directory -w names
  * and/or printed as -s or -e asks. A capture that fails ends it. */
@@ -277,6 +361,9 @@ int cli_watch(const struct args *a, const struct vms_sampler *smp,
 		fputs(" is not one\n", stderr);
 		return 4;
 	}
+	if (a->output && strcmp(a->output, "-") != 0 &&
+	    (rc = watch_open(a)) != 0)
+		return rc;
 	/* ticks keep their rhythm however long a capture takes */
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (i = 0; rc == 0 && (!a->count || i < a->count); i++) {
@@ -290,9 +377,15 @@ int cli_watch(const struct args *a, const struct vms_sampler *smp,
 					       &next, NULL) == EINTR)
 				;
 		}
+		if (watch_out && watch_gone(watch_out)) {
+			rc = reader_left(a);
+			break;
+		}
 		s = vms_capture(smp, co, &err);
-		if (!s)
-			return cli_fail(&err);
+		if (!s) {
+			rc = cli_fail(&err);
+			break;
+		}
 		if (a->save) {
 			watch_name(a->save, s, path, sizeof(path));
 			rc = save_snapshot(a, s, path);
@@ -300,6 +393,13 @@ int cli_watch(const struct args *a, const struct vms_sampler *smp,
 			rc = print_snapshot(a, s);
 		}
 		vms_snapshot_free(s);
+	}
+	if (watch_out) {
+		if (rc) /* said already */
+			outbuf_abort(watch_out);
+		else
+			rc = close_output(watch_out);
+		watch_out = NULL;
 	}
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyze/steps.h"
+#include "base/mapguard.h"
 #include "capture/file/coredump.h"
 #include "capture/file/snapfile.h"
 #include "linux/pmscan.h"
@@ -578,6 +579,12 @@ static void *map_core(int fd, const struct stat *st, size_t *len)
 	m = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	/* guarded: a core truncated under the load is a message, not a
+	 * SIGBUS (mapguard.h); unguarded, it is read as any other file */
+	if (mapguard_add(m, (size_t)st->st_size) < 0) {
+		munmap(m, (size_t)st->st_size);
+		return NULL;
+	}
 	*len = (size_t)st->st_size;
 	return m;
 }
@@ -612,8 +619,23 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 	if ((map = map_core(fd, &st, &len))) {
 		close(fd);
 		s = load_bytes(map, len, path, map, &owned, false, err);
-		if (!owned)
+		if (mapguard_hit(map)) {
+			/* what was read was zeros: whatever the load made of
+			 * them is not said */
+			if (s) /* an owned mapping goes with it */
+				vms_snapshot_free(s);
+			s = NULL;
+			vms_error_set(err, VMS_ERR_FILE, EIO,
+				      "%s: the core was truncated while it was "
+				      "read (its owner changed it under "
+				      "vmscope): load it again once it is "
+				      "complete",
+				      path);
+		}
+		if (!owned) {
+			mapguard_remove(map);
 			munmap(map, len);
+		}
 		/* a core says nothing of when: it was written then */
 		if (s && !s->cap.taken_at_sec) {
 			s->cap.taken_at_sec = st.st_mtim.tv_sec;

@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,44 +53,155 @@ static int ob_file_error(struct outbuf *o, struct vms_error *err, int e,
 			     "cannot %s %s: %s", what, name, strerror(e));
 }
 
-/* The last link of a chain of symbolic links at path: the file a shell
- * redirection would create or write (a dangling link's target is created).
- * Directories on the way are left as they are. NULL with errno set. */
-static char *ob_follow_links(const char *path)
+/* fs.protected_NAME as this machine sets it; the strictest value the
+ * kernel knows when it cannot be read (a link is then not followed where
+ * the kernel may refuse it). */
+static int ob_protected(const char *name, int strictest)
 {
-	char *cur = strdup(path);
+	char path[64], b[16];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/fs/protected_%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strictest;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0 || b[0] < '0' || b[0] > '9')
+		return strictest;
+	b[n] = '\0';
+	return atoi(b);
+}
+
+/* The kernel's rule for following a trailing symbolic link (fs/namei.c,
+ * may_follow_link): with fs.protected_symlinks set, a link in a sticky
+ * world-writable directory is followed only by its owner, or when it
+ * belongs to the directory's owner. */
+static bool ob_may_follow(int dirfd, const struct stat *link)
+{
+	struct stat d;
+
+	if (ob_protected("symlinks", 1) == 0 || link->st_uid == geteuid())
+		return true;
+	if (fstat(dirfd, &d) < 0)
+		return false;
+	if ((d.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+		return true;
+	return d.st_uid == link->st_uid;
+}
+
+/* Opens the directory part of path (from at: the directory of the link
+ * it came from) as o->dirfd and sets o->base. The kernel resolves the
+ * directory part as for any open (links on the way followed by its own
+ * rules); only the last name is vmscope's to follow. */
+static int ob_split_open(struct outbuf *o, int at, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char *dir;
+	int fd;
+
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (!slash)
+		dir = strdup(".");
+	else
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	free(o->base);
+	o->base = strdup(base);
+	if (!dir || !o->base) {
+		free(dir);
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = openat(at, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	o->dirfd = fd;
+	return 0;
+}
+
+/* Follows path to the file a shell redirection would write, as the kernel
+ * would: o->dirfd and o->base name it, *st holds its lstat and *exists
+ * whether it is there (a dangling link's target is created). A trailing
+ * link the kernel would refuse to follow (ob_may_follow) is EACCES with
+ * o->link_refused set. -1 with errno. */
+static int ob_resolve(struct outbuf *o, const char *path, struct stat *st,
+		      bool *exists)
+{
+	char link[4096];
+	const char *cur = path;
 	int hops;
 
-	for (hops = 0; cur && hops < 40; hops++) {
-		struct stat st;
-		char link[4096], *next, *slash;
+	for (hops = 0; hops <= 40; hops++) {
+		struct stat t;
 		ssize_t n;
 
-		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
-			return cur;
-		n = readlink(cur, link, sizeof(link) - 1);
-		if (n < 0)
-			break;
-		link[n] = '\0';
-		slash = strrchr(cur, '/');
-		if (link[0] == '/' || !slash) {
-			next = strdup(link);
-		} else {
-			size_t dl = (size_t)(slash - cur) + 1;
-
-			next = malloc(dl + (size_t)n + 1);
-			if (next) {
-				memcpy(next, cur, dl);
-				memcpy(next + dl, link, (size_t)n + 1);
-			}
+		if (ob_split_open(o, hops ? o->dirfd : AT_FDCWD, cur) < 0)
+			return -1;
+		if (fstatat(o->dirfd, o->base, st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				return -1;
+			*exists = false;
+			return 0;
 		}
-		free(cur);
-		cur = next;
+		if (!S_ISLNK(st->st_mode)) {
+			*exists = true;
+			return 0;
+		}
+		if (!ob_may_follow(o->dirfd, st)) {
+			o->link_refused = true;
+			errno = EACCES;
+			return -1;
+		}
+		/* A link to a FIFO, a device or a magic link of /proc
+		 * (/dev/stdout: a pipe) is opened through: the kernel
+		 * follows it by its own rules, and nothing is replaced. */
+		if (fstatat(o->dirfd, o->base, &t, 0) == 0 &&
+		    !S_ISREG(t.st_mode) && !S_ISDIR(t.st_mode)) {
+			*st = t;
+			*exists = true;
+			o->through_link = true;
+			return 0;
+		}
+		n = readlinkat(o->dirfd, o->base, link, sizeof(link) - 1);
+		if (n < 0)
+			return -1;
+		link[n] = '\0';
+		cur = link;
 	}
-	if (cur && hops == 40)
-		errno = ELOOP;
-	free(cur);
-	return NULL;
+	errno = ELOOP;
+	return -1;
+}
+
+/* Opens the resolved name with flags, checked by the kernel: no link is
+ * followed (RESOLVE_NO_SYMLINKS; O_NOFOLLOW where openat2 is missing, the
+ * same for one name) but one to a device or FIFO, which the kernel follows
+ * by its own rules; O_CREAT has it apply fs.protected_regular and
+ * fs.protected_fifos to a file that is there, as for `> FILE`. */
+static int ob_open_final(struct outbuf *o, int flags)
+{
+	struct open_how how;
+	int fd;
+
+	if (o->through_link)
+		return openat(o->dirfd, o->base, flags | O_CLOEXEC | O_NOCTTY,
+			      0666);
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY);
+	how.mode = 0666;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(SYS_openat2, o->dirfd, o->base, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
+		return fd;
+	return openat(o->dirfd, o->base,
+		      flags | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0666);
 }
 
 /* A fresh name for a temporary file beside the target, in o->tmp:
@@ -148,36 +261,12 @@ static int ob_named_tmp(struct outbuf *o)
 	return -1;
 }
 
-/* Splits final into its directory (opened as o->dirfd) and o->base. */
-static int ob_open_dir(struct outbuf *o, const char *final)
-{
-	const char *slash = strrchr(final, '/');
-	char *dir;
-
-	if (!slash) {
-		dir = strdup(".");
-		o->base = strdup(final);
-	} else {
-		dir = strndup(final,
-			      slash == final ? 1 : (size_t)(slash - final));
-		o->base = strdup(slash + 1);
-	}
-	if (!dir || !o->base) {
-		free(dir);
-		errno = ENOMEM;
-		return -1;
-	}
-	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	return o->dirfd < 0 ? -1 : 0;
-}
-
 /* The file itself, opened for writing without truncating it: the old
  * contents stay until overwritten, and close truncates to what was
  * written. */
-static int ob_in_place(struct outbuf *o, const char *why)
+static int ob_in_place(struct outbuf *o, int fd, const char *why)
 {
-	o->fd = openat(o->dirfd, o->base, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	o->fd = fd >= 0 ? fd : ob_open_final(o, O_WRONLY | O_CREAT);
 	if (o->fd < 0)
 		return -1;
 	o->how = OB_IN_PLACE;
@@ -186,11 +275,42 @@ static int ob_in_place(struct outbuf *o, const char *why)
 	return 0;
 }
 
+/* Why the kernel (or vmscope by its rule) refused, when a protected_*
+ * rule may be the reason: a sticky directory. */
+static int ob_refused(struct outbuf *o, struct vms_error *err, int e,
+		      const struct stat *st)
+{
+	struct stat d;
+	char name[300];
+	const char *rule = NULL;
+
+	snprintf(name, sizeof(name), "%s", o->path ? o->path : "");
+	if (o->link_refused)
+		rule = "symlinks";
+	else if (e == EACCES && st && o->dirfd >= 0 &&
+		 fstat(o->dirfd, &d) == 0 && (d.st_mode & S_ISVTX) &&
+		 st->st_uid != geteuid() && st->st_uid != d.st_uid)
+		rule = S_ISFIFO(st->st_mode) ? "fifos" : "regular";
+	if (!rule)
+		return ob_file_error(o, err, e, "write");
+	outbuf_abort(o);
+	return vms_error_set(
+		err, VMS_ERR_FILE, e,
+		"cannot write %s: %s (%s of another user in a sticky "
+		"directory: the kernel's fs.protected_%s refuses it, as it "
+		"would `> FILE`)",
+		name, strerror(e),
+		strcmp(rule, "symlinks") == 0 ? "a symbolic link"
+		: strcmp(rule, "fifos") == 0  ? "a FIFO"
+					      : "a file",
+		rule);
+}
+
 int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err)
 {
 	struct stat st;
-	char *final;
-	int e;
+	bool exists;
+	int e, fd;
 
 	if (strcmp(path, "-") == 0)
 		return ob_init(o, STDOUT_FILENO, err);
@@ -199,43 +319,45 @@ int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err)
 	o->path = strdup(path);
 	if (!o->path)
 		return ob_file_error(o, err, ENOMEM, "write");
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode))
-			return ob_file_error(o, err, EISDIR, "write");
+	/* A symbolic link stays one: the file at its end is written. */
+	if (ob_resolve(o, path, &st, &exists) < 0)
+		return ob_refused(o, err, errno, NULL);
+	if (exists && S_ISDIR(st.st_mode))
+		return ob_file_error(o, err, EISDIR, "write");
+	if (exists && !S_ISREG(st.st_mode)) {
 		/* A FIFO, a terminal, a device: written into, as a shell
 		 * redirection would (a FIFO waits here for its reader). */
-		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		o->fd = ob_open_final(o, O_WRONLY | O_CREAT);
 		if (o->fd < 0)
-			return ob_file_error(o, err, errno, "open");
+			return ob_refused(o, err, errno, &st);
 		o->how = OB_DIRECT;
 		return 0;
 	}
-	/* A symbolic link stays one: its target is replaced. */
-	final = ob_follow_links(path);
-	if (!final || ob_open_dir(o, final) < 0) {
-		e = errno;
-		free(final);
-		return ob_file_error(o, err, e, "write");
-	}
-	free(final);
-	if (fstatat(o->dirfd, o->base, &st, 0) == 0) {
-		if (!S_ISREG(st.st_mode))
-			return ob_file_error(o, err, EISDIR, "write");
+	if (exists) {
+		/* Opened as `> FILE` would (without truncating it): the
+		 * kernel says whether it may be written. */
+		fd = ob_open_final(o, O_WRONLY | O_CREAT);
+		if (fd < 0)
+			return ob_refused(o, err, errno, &st);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			e = S_ISREG(st.st_mode) ? errno : EISDIR;
+			close(fd);
+			return ob_file_error(o, err, e, "write");
+		}
 		o->old = st;
 		o->existed = true;
 		if (st.st_nlink > 1 &&
-		    ob_in_place(o, "to keep its other hard links") == 0)
+		    ob_in_place(o, fd, "to keep its other hard links") == 0)
 			return 0;
 		if (geteuid() != 0 && st.st_uid != geteuid()) {
 			char why[64];
 
 			snprintf(why, sizeof(why), "to keep its owner (uid %u)",
 				 (unsigned)st.st_uid);
-			if (ob_in_place(o, why) == 0)
+			if (ob_in_place(o, fd, why) == 0)
 				return 0;
 		}
-	} else if (errno != ENOENT) {
-		return ob_file_error(o, err, errno, "write");
+		close(fd);
 	}
 	/* Unnamed until complete: a kill at any moment leaves nothing. */
 	o->fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
@@ -256,7 +378,7 @@ int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err)
 		snprintf(why, sizeof(why),
 			 "as its directory cannot take a temporary file (%s)",
 			 strerror(e));
-		if (ob_in_place(o, why) == 0)
+		if (ob_in_place(o, -1, why) == 0)
 			return 0;
 		e = errno;
 	}
@@ -280,6 +402,12 @@ static void ob_flush(struct outbuf *o)
 	}
 	o->written += done;
 	o->len = 0;
+}
+
+int outbuf_flush(struct outbuf *o)
+{
+	ob_flush(o);
+	return o->err;
 }
 
 void outbuf_abort(struct outbuf *o)

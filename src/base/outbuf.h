@@ -12,7 +12,17 @@
  *  - "-" is standard output;
  *  - a FIFO, a terminal or another device is opened and written into (a
  *    FIFO waits for its reader, as with `>`);
- *  - a symbolic link stays a link: the file at the end of it is written;
+ *  - a symbolic link stays a link: the file at the end of it is written.
+ *    The directories on the way are resolved by the kernel; the last name's
+ *    links are followed by hand only where the kernel would follow them
+ *    (fs.protected_symlinks, as this machine sets it: not another user's
+ *    link in a sticky world-writable directory unless it is the
+ *    directory owner's), and the file at the end is opened by the kernel
+ *    with no link followed (openat2 RESOLVE_NO_SYMLINKS) and O_CREAT, so
+ *    that fs.protected_regular and fs.protected_fifos and the file's own
+ *    permissions answer as they would for `> FILE`; a refusal names the
+ *    rule. A link to a FIFO or device (or /dev/stdout's magic link) is
+ *    opened through, the kernel following it;
  *  - a regular file is written to an unnamed O_TMPFILE in its directory,
  *    given the old file's mode (and, as root, its owner and group) or, for
  *    a new file, 0666 less the umask, and linked in and renamed over the
@@ -58,6 +68,8 @@ struct outbuf {
 	char *base; /* the file's name in dirfd */
 	char *tmp; /* a temporary name in dirfd, while it exists */
 	bool existed; /* a regular file was there: old holds its stat */
+	bool link_refused; /* a trailing link protected_symlinks refuses */
+	bool through_link; /* base is a link to a device or FIFO */
 	struct stat old;
 	char note[360]; /* OB_IN_PLACE: why it is not atomic */
 };
@@ -71,6 +83,9 @@ int outbuf_open_file(struct outbuf *o, const char *path, struct vms_error *err);
  * (err->msg says so and why, err->kind VMS_ERR_NONE); or -1 with *err
  * (VMS_ERR_FILE) and the old file untouched (in place: partly written). */
 int outbuf_close(struct outbuf *o, struct vms_error *err);
+/* Writes what is buffered now (a stream read as it comes: --watch into a
+ * FIFO). Returns the sticky error, 0 when none. */
+int outbuf_flush(struct outbuf *o);
 /* Drops everything: a temporary file is removed, the old file kept. */
 void outbuf_abort(struct outbuf *o);
 

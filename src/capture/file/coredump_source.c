@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/mapguard.h"
 #include "capture/file/coredump.h"
 #include "capture/file/coredump_int.h"
 #include "elf/elfimage.h"
@@ -22,9 +23,12 @@ ssize_t coredump_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	unsigned char *out = buf;
 	size_t done = 0, lo = 0, hi;
 
-	(void)err;
 	if (!p || !p->buf)
 		return 0;
+	if (mapguard_hit(p->buf))
+		return vms_error_set(err, VMS_ERR_FILE, EIO,
+				     "the core was truncated while it was "
+				     "read: its memory is no longer there");
 	hi = p->nseg;
 	while (lo < hi) { /* the first segment ending above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -136,8 +140,10 @@ static void core_release(struct vms_snapshot *s)
 
 	if (!p)
 		return;
-	if (p->map)
+	if (p->map) {
+		mapguard_remove(p->map);
 		munmap(p->map, p->maplen);
+	}
 	p->map = NULL;
 	p->buf = NULL;
 }

@@ -41,8 +41,16 @@
  * version.
  *
  * Forward compatible: a section this reader does not know is skipped, and
- * so is a JSON field; the version is raised only for a change an older
- * reader would get wrong. Every version is read by every later vmscope.
+ * so is a JSON field (a top-level one without being built); the version is
+ * raised only for a change an older reader would get wrong. Every version
+ * is read by every later vmscope.
+ *
+ * Bounded by what the file holds: the JSON part may take 1 MiB and 65,536
+ * values, and beyond that 4 KiB and 256 values for each region of the
+ * smaps text (its header lines counted; snapfile_int.h, sf_json_room); the
+ * region array is reserved for no more regions than that count; a smaps
+ * text holding more than 1 MiB and 16 KiB a region is padding. A part that
+ * claims or pads more is refused before it is built.
  *
  * Contract:
  *  - snapfile_encode() needs a finished snapshot captured with keep_raw

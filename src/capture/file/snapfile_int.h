@@ -43,6 +43,35 @@ json_t *sf_json_str(const char *s);
 json_t *sf_json_u64(uint64_t v);
 json_t *sf_json_elf(const struct elfimage *im);
 
+/* Every top-level key of the JSON part a reader reads: what the writer
+ * puts (snapfile_write.c's snapfile_encode) and what older files hold.
+ * Any other is a later vmscope's, skipped unbuilt (sf_json_prepare);
+ * tests/code/test_snapkeys.py checks that each key the writer puts is
+ * here. */
+#define SF_JSON_TOP_KEYS                                                       \
+	"format", "version", "written_by", "regions", "smaps_parts",           \
+		"process", "capture", "rollup", "threads", "files",            \
+		"fs_magic", "heaps", "malloc", "steps_kept", "notes"
+
+/* ---- the JSON part before jansson builds it (snapfile_json.c) ----
+ * sf_json_prepare() measures the text buf[0, *len) (NUL-terminated) in
+ * one pass without building anything: it refuses strings longer than
+ * their field holds (keys 256 bytes, strings 64 KiB, those of "process"
+ * 16 MiB), numbers and literals over 64 characters and nesting deeper
+ * than 32, and counts the values jansson would build in *values; then
+ * moves the members of the top-level object whose key is not in
+ * SF_JSON_TOP_KEYS out of the text (*len shrinks), so jansson never builds
+ * them. A syntax error is left for jansson to report. -1 with *err.
+ * sf_json_room() refuses a JSON part of more bytes or values than the
+ * smaps text's regions can need: 1 MiB and 65,536 values come free, and
+ * each region of the smaps text brings 4 KiB and 256 values more (counted
+ * by sf_smaps_at_least, only as far as needed). */
+int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
+		    struct vms_error *err);
+struct sf_sec;
+int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
+		 const char *name, struct vms_error *err);
+
 /* ---- reading: each returns false when the value is not what it says;
  * a missing key reads as absent (opt) or is wrong (get). ---- */
 bool sf_get_u64(const json_t *v, uint64_t *out);
@@ -89,6 +118,15 @@ struct sf_sec {
 	uint64_t stored, size;
 	bool found;
 };
+
+/* Whether the smaps section x holds at least need_regions regions
+ * (header-like lines, counted into *regions) and need_bytes bytes (into
+ * *bytes, no more counted than 1 MiB and 16 KiB a region seen: padding
+ * buys nothing), decompressed only as far as the needs take and nothing
+ * kept: 1 yes, 0 no, -1 with *err when it does not decompress. */
+int sf_smaps_at_least(const struct sf_sec *x, uint64_t need_regions,
+		      uint64_t need_bytes, const char *name, uint64_t *regions,
+		      uint64_t *bytes, struct vms_error *err);
 
 /* A whole section into one buffer (meta, status), NUL-terminated; no
  * more than max bytes. 0, or -1 with *err (w->buf then NULL). */

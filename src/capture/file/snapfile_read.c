@@ -279,9 +279,22 @@ static int smaps_into(struct vms_snapshot *s, const struct sf_sec *x,
 			       ? x->stored << 16
 			       : x->size;
 	uint64_t most = (x->size < can ? x->size : can) / 40;
+	uint64_t want, got, seen;
 
 	if (nregions > most)
 		nregions = most;
+	/* Nor more than its text really holds: past a few thousand regions
+	 * the section is decompressed as far as that many need (40 bytes
+	 * each: a small part of a real text; padding not counted), nothing
+	 * kept (snapfile_zsec.c). */
+	want = parts ? parts[0] + parts[1] : nregions;
+	if (want > 4096 && (!parts || (parts[0] <= most && parts[1] <= most))) {
+		rc = sf_smaps_at_least(x, 0, want * 40, name, &seen, &got, err);
+		if (rc < 0)
+			return -1;
+		if (!rc)
+			most = nregions = got / 40;
+	}
 	if (parts) {
 		if (parts[0] > most || parts[1] > most - parts[0])
 			return vms_error_file(
@@ -326,7 +339,7 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 	struct sf_whole meta = { 0 }, status = { 0 };
 	json_t *m = NULL;
 	json_error_t jerr;
-	uint64_t nregions, parts[2];
+	uint64_t nregions, parts[2], nvalues;
 	int nparts;
 	uint32_t version;
 	int rc = -1;
@@ -354,9 +367,16 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 		return vms_error_file(err, name, "corrupted: format version 0");
 	if (find_sections(p, len, name, sec, err) < 0)
 		return -1;
-	if (sf_read_whole(&sec[K_META], SF_META_MAX, name, SF_SEC_META, &meta,
+	/* The JSON part costs what its regions can need: its size checked
+	 * before it is decompressed, its values before jansson builds them
+	 * (what this vmscope does not read is not built). */
+	if (sf_json_room(&sec[K_SMAPS], sec[K_META].size, 0, name, err) < 0 ||
+	    sf_read_whole(&sec[K_META], SF_META_MAX, name, SF_SEC_META, &meta,
 			  err) < 0)
 		return -1;
+	if (sf_json_prepare(meta.buf, &meta.len, name, &nvalues, err) < 0 ||
+	    sf_json_room(&sec[K_SMAPS], 0, nvalues, name, err) < 0)
+		goto out;
 	m = json_loadb(meta.buf, meta.len, 0, &jerr);
 	if (!m) {
 		vms_error_file(

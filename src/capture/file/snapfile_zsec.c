@@ -17,6 +17,11 @@
 
 /* The decompressed pieces the parser is fed (fit in a core's cache). */
 #define SF_PIECE (128u << 10)
+/* What a smaps text may hold beyond its regions' lines: 1 MiB, then 16
+ * KiB a region (a region's header with a 4 KiB path and some 30 lines
+ * of figures and VmFlags take 5 KiB). */
+#define SF_SMAPS_FREE (1u << 20)
+#define SF_SMAPS_PER_REGION (16u << 10)
 
 /* A section's bytes, decompressed piece by piece (zsec_fill); everything
  * its header claims is checked as the bytes come. A part of a format-2
@@ -150,6 +155,116 @@ static ssize_t zsec_fill(struct zsec *d, char *buf, size_t cap)
 	return (ssize_t)o.pos;
 }
 
+/* Counting header-like lines (smaps_header_like) piece by piece: the
+ * start of a line cut by a piece's end is carried into the next (32
+ * bytes are more than a header's hex address and its '-'). */
+struct hcount {
+	bool start; /* the next byte starts a line */
+	size_t nc; /* bytes carried of a line cut short */
+	char carry[32];
+	uint64_t n;
+};
+
+static void count_headers(struct hcount *h, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+
+	if (h->nc) { /* the rest of a cut line's start */
+		size_t k;
+
+		nl = memchr(p, '\n', n);
+		k = (size_t)((nl ? nl : end) - p);
+		if (k > sizeof(h->carry) - h->nc)
+			k = sizeof(h->carry) - h->nc;
+		memcpy(h->carry + h->nc, p, k);
+		h->nc += k;
+		if (!nl && h->nc < sizeof(h->carry))
+			return;
+		h->n += smaps_header_like(h->carry, h->carry + h->nc);
+		h->nc = 0;
+		h->start = false;
+		if (!nl)
+			return;
+		h->start = true;
+		p = nl + 1;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			if (h->start) {
+				h->nc = (size_t)(end - p) < sizeof(h->carry)
+						? (size_t)(end - p)
+						: sizeof(h->carry);
+				memcpy(h->carry, p, h->nc);
+				if (h->nc == sizeof(h->carry)) {
+					h->n += smaps_header_like(
+						h->carry, h->carry + h->nc);
+					h->nc = 0;
+				}
+			}
+			h->start = false;
+			return;
+		}
+		if (h->start && smaps_header_like(p, nl))
+			h->n++;
+		h->start = true;
+		p = nl + 1;
+	}
+}
+
+int sf_smaps_at_least(const struct sf_sec *x, uint64_t need_regions,
+		      uint64_t need_bytes, const char *name, uint64_t *regions,
+		      uint64_t *bytes, struct vms_error *err)
+{
+	struct zsec d;
+	struct hcount h = { .start = true };
+	char *piece;
+	int rc = 0;
+
+	*regions = *bytes = 0;
+	if (zsec_open(&d, x, name, SF_SEC_SMAPS, err) < 0)
+		return -1;
+	if (!d.z) { /* stored: its bytes are there */
+		count_headers(&h, (const char *)x->data, x->stored);
+		if (h.nc)
+			h.n += smaps_header_like(h.carry, h.carry + h.nc);
+		*regions = h.n;
+		*bytes = x->stored;
+	} else if (!(piece = malloc(SF_PIECE))) {
+		zsec_close(&d);
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	} else {
+		/* until enough are seen, or the text turns to padding */
+		while ((h.n < need_regions || d.total < need_bytes) &&
+		       d.total <= SF_SMAPS_FREE + SF_SMAPS_PER_REGION * h.n) {
+			ssize_t n = zsec_fill(&d, piece, SF_PIECE);
+
+			if (n < 0) {
+				rc = vms_error_file(err, name, "%s", d.msg);
+				break;
+			}
+			if (n == 0) {
+				if (h.nc) /* the last line, no newline */
+					h.n += smaps_header_like(
+						h.carry, h.carry + h.nc);
+				break;
+			}
+			count_headers(&h, piece, (size_t)n);
+		}
+		free(piece);
+		*regions = h.n;
+		*bytes = d.total;
+	}
+	zsec_close(&d);
+	/* bytes past what the regions seen can need are not counted */
+	if (*bytes > SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *regions)
+		*bytes = SF_SMAPS_FREE + SF_SMAPS_PER_REGION * *regions;
+	if (rc < 0)
+		return -1;
+	return *regions >= need_regions && *bytes >= need_bytes;
+}
+
 int sf_read_whole(const struct sf_sec *x, uint64_t max, const char *name,
 		  const char *what, struct sf_whole *w, struct vms_error *err)
 {
@@ -250,6 +365,20 @@ int sf_smaps_text(struct smaps_parser *p, const struct sf_sec *x,
 
 		if (n < 0) {
 			vms_error_file(err, name, "%s", d.msg);
+			goto out;
+		}
+		/* Text the regions cannot need is padding: refused as it
+		 * comes, not parsed to its end. */
+		if (d.total >
+		    SF_SMAPS_FREE + SF_SMAPS_PER_REGION * p->snap->nregions) {
+			vms_error_file(err, name,
+				       "corrupted: section \"%s\" holds more "
+				       "than %llu bytes for %zu regions (a "
+				       "region's lines take at most %u KiB): "
+				       "padded, refused",
+				       what, (unsigned long long)d.total,
+				       p->snap->nregions,
+				       SF_SMAPS_PER_REGION >> 10);
 			goto out;
 		}
 		if (smaps_feed(p, piece, (size_t)n, n == 0, err) < 0) {
