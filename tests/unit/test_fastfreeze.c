@@ -289,7 +289,7 @@ static void check_layout_declined(pid_t pid)
 		ok(0, "live: the layout from maps (%s)", err.msg);
 		return;
 	}
-	got = vms_preview_rss(pre, &err);
+	got = vms_layout_rss(pre, &err);
 	ok(got == 0 && pre->total.ws == 0 && !pre->cap.partial,
 	   "live: the layout takes no Rss from this kernel's scan (%d "
 	   "regions)",
