@@ -41,11 +41,19 @@ struct live {
 	uint64_t size, t; /* size: the bytes it stands for (sampled: more) */
 	uint32_t site, epoch;
 	uint32_t count; /* the blocks it stands for: 1, more when sampled */
+	uint32_t pass; /* the reading pass it was met in (shadow, pend) */
+};
+
+struct ltab {
+	struct live *v; /* cap entries, a power of two; addr 0: empty */
+	size_t n, cap;
 };
 
 struct range {
 	uint64_t start, end, t;
 	uint32_t site, epoch;
+	uint32_t id; /* its allocation: a map unmapped in its middle is two
+		      * ranges of one allocation */
 };
 
 struct tracedb {
@@ -59,10 +67,20 @@ struct tracedb {
 	size_t nsites, capsites;
 	uint32_t *site_tab; /* index + 1 */
 	size_t site_cap;
-	struct live *live;
-	size_t nlive, live_cap;
+	struct ltab live; /* the blocks alive */
+	/* Threads' rings are read one after another, so two threads' events
+	 * may be read out of their order (tracedb.h): a block allocated at
+	 * an address still alive (its free is in a ring not read yet) shadows
+	 * the old one, which the next free of that address frees; a free of
+	 * no block known waits (pend) for the allocation in a ring not read
+	 * yet. Either is settled within a reading pass of every ring after
+	 * the one it was met in: a free is written before the memory goes
+	 * back, an allocation before its address is returned. */
+	struct ltab shadow, pend;
+	uint32_t pass;
 	struct range *ranges;
 	size_t nranges, capranges;
+	uint32_t range_ids;
 	uint64_t *mark_ns;
 	unsigned nmarks;
 	uint64_t events, unknown_frees;
@@ -94,6 +112,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+static int ltab_init(struct ltab *lt, size_t cap);
+
 struct tracedb *tracedb_new(void)
 {
 	struct tracedb *db = calloc(1, sizeof(*db));
@@ -101,11 +121,10 @@ struct tracedb *tracedb_new(void)
 	if (!db)
 		return NULL;
 	db->stack_cap = db->site_cap = 1024;
-	db->live_cap = 1 << 16;
 	db->stack_tab = calloc(db->stack_cap, sizeof(*db->stack_tab));
 	db->site_tab = calloc(db->site_cap, sizeof(*db->site_tab));
-	db->live = calloc(db->live_cap, sizeof(*db->live));
-	if (!db->stack_tab || !db->site_tab || !db->live) {
+	if (!db->stack_tab || !db->site_tab || ltab_init(&db->live, 1 << 16) ||
+	    ltab_init(&db->shadow, 64) || ltab_init(&db->pend, 64)) {
 		tracedb_free(db);
 		return NULL;
 	}
@@ -125,7 +144,9 @@ void tracedb_free(struct tracedb *db)
 	free(db->stack_tab);
 	free(db->sites);
 	free(db->site_tab);
-	free(db->live);
+	free(db->live.v);
+	free(db->shadow.v);
+	free(db->pend.v);
 	free(db->ranges);
 	free(db->mark_ns);
 	free(db);
@@ -265,70 +286,96 @@ static int cell_add(struct site *s, uint32_t a, uint32_t f, int64_t count,
 	return 0;
 }
 
-/* ---- live heap allocations ---- */
+/* ---- tables of blocks by address: the live ones, the shadowed ones
+ * and the pending frees (the same open addressing, deleted by backward
+ * shift) ---- */
 
-static size_t live_slot(const struct tracedb *db, uint64_t addr)
+static int ltab_init(struct ltab *lt, size_t cap)
 {
-	return mix(addr) & (db->live_cap - 1);
+	lt->cap = cap;
+	lt->n = 0;
+	lt->v = calloc(cap, sizeof(*lt->v));
+	return lt->v ? 0 : -1;
 }
 
-static int live_grow(struct tracedb *db)
+static size_t ltab_slot(const struct ltab *lt, uint64_t addr)
 {
-	struct live *old = db->live;
-	size_t cap = db->live_cap, i, k;
+	return mix(addr) & (lt->cap - 1);
+}
 
-	db->live = calloc(cap * 2, sizeof(*db->live));
-	if (!db->live) {
-		db->live = old;
+static struct live *ltab_find(struct ltab *lt, uint64_t addr)
+{
+	size_t k;
+
+	if (!lt->n)
+		return NULL;
+	for (k = ltab_slot(lt, addr); lt->v[k].addr;
+	     k = (k + 1) & (lt->cap - 1))
+		if (lt->v[k].addr == addr)
+			return &lt->v[k];
+	return NULL;
+}
+
+static int ltab_grow(struct ltab *lt)
+{
+	struct live *old = lt->v;
+	size_t cap = lt->cap, i, k;
+
+	if (!(lt->v = calloc(cap * 2, sizeof(*lt->v)))) {
+		lt->v = old;
 		return -1;
 	}
-	db->live_cap = cap * 2;
+	lt->cap = cap * 2;
 	for (i = 0; i < cap; i++) {
 		if (!old[i].addr)
 			continue;
-		for (k = live_slot(db, old[i].addr); db->live[k].addr;
-		     k = (k + 1) & (db->live_cap - 1))
+		for (k = ltab_slot(lt, old[i].addr); lt->v[k].addr;
+		     k = (k + 1) & (lt->cap - 1))
 			;
-		db->live[k] = old[i];
+		lt->v[k] = old[i];
 	}
 	free(old);
 	return 0;
 }
 
-static struct live *live_find(struct tracedb *db, uint64_t addr)
+/* Adds e (its address not in the table). */
+static int ltab_put(struct ltab *lt, const struct live *e)
 {
 	size_t k;
 
-	for (k = live_slot(db, addr); db->live[k].addr;
-	     k = (k + 1) & (db->live_cap - 1))
-		if (db->live[k].addr == addr)
-			return &db->live[k];
-	return NULL;
+	if ((lt->n + 1) * 4 > lt->cap * 3 && ltab_grow(lt) < 0)
+		return -1;
+	for (k = ltab_slot(lt, e->addr); lt->v[k].addr;
+	     k = (k + 1) & (lt->cap - 1))
+		;
+	lt->v[k] = *e;
+	lt->n++;
+	return 0;
 }
 
 /* Removes the entry at e, shifting back the entries after it that would
  * otherwise no longer be found (linear probing). */
-static void live_remove(struct tracedb *db, struct live *e)
+static void ltab_remove(struct ltab *lt, struct live *e)
 {
-	size_t mask = db->live_cap - 1, i = (size_t)(e - db->live), j = i;
+	size_t mask = lt->cap - 1, i = (size_t)(e - lt->v), j = i;
 
 	for (;;) {
 		size_t home;
 
 		j = (j + 1) & mask;
-		if (!db->live[j].addr)
+		if (!lt->v[j].addr)
 			break;
-		home = live_slot(db, db->live[j].addr);
+		home = ltab_slot(lt, lt->v[j].addr);
 		/* j's entry may move to i when i lies cyclically in
 		 * [home, j) */
 		if ((j > i && (home <= i || home > j)) ||
 		    (j < i && home <= i && home > j)) {
-			db->live[i] = db->live[j];
+			lt->v[i] = lt->v[j];
 			i = j;
 		}
 	}
-	db->live[i].addr = 0;
-	db->nlive--;
+	lt->v[i].addr = 0;
+	lt->n--;
 }
 
 static uint32_t epoch(const struct tracedb *db)
@@ -341,13 +388,13 @@ static uint32_t epoch(const struct tracedb *db)
 /* A live block freed now: its figures move from (its epoch, alive) to
  * (its epoch, this one). The first cell exists (no allocation: cannot
  * fail); the second may fail only for memory, and the figures then lag. */
-static void live_freed(struct tracedb *db, struct live *e)
+static void live_freed(struct tracedb *db, struct ltab *lt, struct live *e)
 {
 	cell_add(&db->sites[e->site], e->epoch, LIVE_EPOCH, -(int64_t)e->count,
 		 -(int64_t)e->size);
 	cell_add(&db->sites[e->site], e->epoch, epoch(db), e->count,
 		 (int64_t)e->size);
-	live_remove(db, e);
+	ltab_remove(lt, e);
 }
 
 static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
@@ -364,7 +411,7 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 			  uint32_t count, uint64_t bytes, uint64_t t)
 {
 	int64_t si = site_of(db, stack, kind);
-	struct live *e;
+	struct live *e, *p, n;
 
 	db->events++;
 	if (si < 0 || cell_add(&db->sites[si], epoch(db), LIVE_EPOCH, count,
@@ -372,36 +419,65 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 		return -1;
 	if (kind != VMS_TRACE_HEAP)
 		return range_add(db, addr, addr + size, (uint32_t)si, t);
-	if ((e = live_find(db, addr))) {
-		/* allocated again without a free we saw (a free whose
-		 * record was dropped): the old one is gone */
-		live_freed(db, e);
+	n = (struct live){ addr,      bytes, t,	      (uint32_t)si,
+			   epoch(db), count, db->pass };
+	if ((p = ltab_find(&db->pend, addr)) && p->t >= t) {
+		/* its free was read first, from another thread's ring */
+		ltab_remove(&db->pend, p);
+		if (ltab_put(&db->live, &n) < 0)
+			return -1;
+		live_freed(db, &db->live, ltab_find(&db->live, addr));
+		return 0;
 	}
-	if ((db->nlive + 1) * 4 > db->live_cap * 3 && live_grow(db) < 0)
-		return -1;
-	for (size_t k = live_slot(db, addr);;
-	     k = (k + 1) & (db->live_cap - 1)) {
-		if (!db->live[k].addr) {
-			db->live[k] =
-				(struct live){ addr,	     bytes,	t,
-					       (uint32_t)si, epoch(db), count };
-			db->nlive++;
-			return 0;
-		}
+	if ((e = ltab_find(&db->live, addr))) {
+		/* the old block's free is still to be read: it shadows */
+		struct live *s = ltab_find(&db->shadow, addr);
+
+		if (s) /* a third at the address: the oldest went unseen */
+			live_freed(db, &db->shadow, s);
+		e->pass = db->pass;
+		if (ltab_put(&db->shadow, e) < 0)
+			return -1;
+		ltab_remove(&db->live, e);
 	}
+	return ltab_put(&db->live, &n);
 }
 
 void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t)
 {
-	struct live *e = live_find(db, addr);
+	struct live *e;
 
-	(void)t;
 	db->events++;
-	if (!e) {
-		db->unknown_frees++;
-		return;
-	}
-	live_freed(db, e);
+	if ((e = ltab_find(&db->shadow, addr))) /* the older block first */
+		live_freed(db, &db->shadow, e);
+	else if ((e = ltab_find(&db->live, addr)))
+		live_freed(db, &db->live, e);
+	else if (ltab_put(&db->pend, &(struct live){ .addr = addr,
+						     .t = t,
+						     .pass = db->pass }) < 0)
+		db->unknown_frees++; /* out of memory: counted at once */
+}
+
+void tracedb_pass_end(struct tracedb *db)
+{
+	size_t i;
+
+	/* what a whole pass after the one it was met in did not settle:
+	 * a free that was not recorded (the shadowed block is gone), a free
+	 * of what was allocated before the trace or not recorded */
+	for (i = 0; i < db->shadow.cap && db->shadow.n;)
+		if (db->shadow.v[i].addr && db->shadow.v[i].pass < db->pass)
+			live_freed(db, &db->shadow, &db->shadow.v[i]);
+		else
+			i++;
+	for (i = 0; i < db->pend.cap && db->pend.n;)
+		if (db->pend.v[i].addr && db->pend.v[i].pass < db->pass) {
+			ltab_remove(&db->pend, &db->pend.v[i]);
+			db->unknown_frees++;
+		} else {
+			i++;
+		}
+	db->pass++;
 }
 
 /* ---- mmap and brk ranges ---- */
@@ -422,6 +498,17 @@ static size_t range_first(const struct tracedb *db, uint64_t addr)
 	return lo;
 }
 
+/* Whether another range is of range i's allocation. */
+static bool other_piece(const struct tracedb *db, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < db->nranges; k++)
+		if (k != i && db->ranges[k].id == db->ranges[i].id)
+			return true;
+	return false;
+}
+
 int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
 {
 	uint64_t end = addr + size;
@@ -434,13 +521,14 @@ int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
 		uint64_t lo = r->start > addr ? r->start : addr;
 		uint64_t hi = r->end < end ? r->end : end;
 		bool whole = lo == r->start && hi == r->end;
+		bool last = whole && !other_piece(db, i);
 		struct site *s = &db->sites[r->site];
 
 		/* the bytes unmapped leave the live cell; the allocation is
 		 * counted freed once, when its last byte goes */
-		if (cell_add(s, r->epoch, LIVE_EPOCH, whole ? -(int64_t)ONE : 0,
+		if (cell_add(s, r->epoch, LIVE_EPOCH, last ? -(int64_t)ONE : 0,
 			     -(int64_t)(hi - lo)) < 0 ||
-		    cell_add(s, r->epoch, epoch(db), whole ? ONE : 0,
+		    cell_add(s, r->epoch, epoch(db), last ? ONE : 0,
 			     (int64_t)(hi - lo)) < 0)
 			return -1;
 		if (whole) {
@@ -488,7 +576,8 @@ static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 	i = range_first(db, start);
 	memmove(&db->ranges[i + 1], &db->ranges[i],
 		(db->nranges - i) * sizeof(*db->ranges));
-	db->ranges[i] = (struct range){ start, end, t, site, epoch(db) };
+	db->ranges[i] = (struct range){ start, end,	  t,
+					site,  epoch(db), ++db->range_ids };
 	db->nranges++;
 	return 0;
 }

@@ -496,6 +496,7 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 			__atomic_store_n(&sl->state, TW_SLOT_FREE,
 					 __ATOMIC_RELEASE);
 	}
+	tracedb_pass_end(tr->db);
 	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
 	return total;
 }

@@ -1,0 +1,226 @@
+/* test_tracedb — the trace's aggregation (src/trace/tracedb.h) on events
+ * fed by hand: WPA's impacting types of a window between marks, exact
+ * counts and bytes; two threads' events read out of their order (a free
+ * read before its allocation, an allocation at an address whose free is
+ * still to be read) settled as they happened; what a whole pass does not
+ * settle counted as unknown or unrecorded; mmap ranges unmapped in part
+ * and replaced; sampled weights; sites folded by their names.
+ */
+#include <string.h>
+
+#include "tap.h"
+#include "trace/tracedb.h"
+
+static const struct vms_trace_site *site_of(const struct vms_trace_report *r,
+					    enum vms_trace_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsites; i++)
+		if (r->sites[i].kind == kind)
+			return &r->sites[i];
+	return NULL;
+}
+
+static struct vms_trace_count by(const struct vms_trace_report *r,
+				 enum vms_trace_kind kind,
+				 enum vms_trace_impact k)
+{
+	const struct vms_trace_site *s = site_of(r, kind);
+
+	return s ? s->by[k] : (struct vms_trace_count){ 0, 0 };
+}
+
+#define EQ(c, n, b) ((c).count == (n) && (c).bytes == (b))
+
+static void windows(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[2] = { 0x401000, 0x402000 };
+	int64_t st = tracedb_stack(db, f, 2);
+	struct vms_trace_report r;
+	struct arena a;
+
+	/* epoch 0: A 100 (kept), B 200 (freed in 0), C 300 (freed in 1) */
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xa0, 100, 1);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xb0, 200, 2);
+	tracedb_free_heap(db, 0xb0, 3);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xc0, 300, 4);
+	ok(tracedb_mark(db, 10) == 1, "the first mark is 1");
+	/* epoch 1: C freed, D 400 kept, E 500 freed */
+	tracedb_free_heap(db, 0xc0, 11);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xd0, 400, 12);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xe0, 500, 13);
+	tracedb_free_heap(db, 0xe0, 14);
+	tracedb_pass_end(db);
+
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 2, 20, NULL, &a, &r) == 0 && r.nsites == 1,
+	   "the whole trace: one site");
+	ok(EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 3, 1000) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 2, 500) &&
+		   site_of(&r, VMS_TRACE_HEAP)->impacting_bytes == 500,
+	   "the whole trace: B, C, E transient (1000), A, D outstanding "
+	   "(500)");
+	ok(tracedb_report(db, 1, 2, 20, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 1, 500) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 1, 400) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_released), 1, 300) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_lasting), 1, 100) &&
+		   site_of(&r, VMS_TRACE_HEAP)->impacting_bytes == 100,
+	   "since mark 1: E transient, D outstanding, C released, A "
+	   "lasting; impacting 400 - 300");
+	ok(tracedb_report(db, 0, 1, 20, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 1, 200) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 2, 400) &&
+		   r.to_ns == 10,
+	   "up to mark 1: B transient, A and C outstanding (alive at the "
+	   "mark), the window ends at the mark's time");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+static void out_of_order(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_report r;
+	struct arena a;
+
+	/* thread 2 frees what thread 1 allocated; thread 2's ring is read
+	 * first */
+	tracedb_free_heap(db, 0x10, 5);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x10, 64, 5);
+	/* thread 1 allocates X, thread 2 frees it, thread 3 allocates X
+	 * again: 1's and 3's rings are read before 2's */
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 32, 6);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 48, 8);
+	tracedb_pass_end(db);
+	tracedb_free_heap(db, 0x20, 7);
+	tracedb_pass_end(db);
+	tracedb_pass_end(db);
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 20, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 2, 96) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 1, 48) &&
+		   r.unknown_frees == 0,
+	   "events read out of their threads' order: the free read first "
+	   "finds its allocation, the free read last frees the older block");
+
+	/* a free of nothing known, and a block whose free was not recorded */
+	tracedb_free_heap(db, 0x30, 21);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 16, 22);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 16, 23);
+	tracedb_pass_end(db);
+	ok(tracedb_report(db, 0, 1, 30, NULL, &a, &r) == 0 &&
+		   r.unknown_frees == 0,
+	   "unsettled within the pass they were met in: not counted yet");
+	tracedb_pass_end(db);
+	ok(tracedb_report(db, 0, 1, 30, NULL, &a, &r) == 0 &&
+		   r.unknown_frees == 1 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 3, 112) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 2, 64),
+	   "a pass later: the free of nothing known is unknown, the shadowed "
+	   "block freed");
+	/* a free read first, then an allocation after it in time: not its */
+	tracedb_free_heap(db, 0x50, 40);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x50, 8, 41);
+	tracedb_pass_end(db);
+	tracedb_pass_end(db);
+	ok(tracedb_report(db, 0, 1, 50, NULL, &a, &r) == 0 &&
+		   r.unknown_frees == 2 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 3, 72),
+	   "a free earlier in time than an allocation at its address is "
+	   "not that allocation's");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+static void maps(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_report r;
+	struct arena a;
+
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x100000, 0x10000, 1);
+	tracedb_unmap(db, 0x104000, 0x4000, 2); /* a hole in the middle */
+	tracedb_unmap(db, 0x100000, 0x1000, 3); /* its head */
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 1,
+		      0xb000) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_transient), 0, 0x5000),
+	   "a map unmapped in part: one allocation, its bytes left "
+	   "outstanding, the rest freed");
+	tracedb_unmap(db, 0x100000, 0x10000, 4);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 0, 0) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_transient), 1, 0x10000),
+	   "unmapped whole: one transient map of all its bytes");
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x200000, 0x2000, 5);
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x201000, 0x2000, 6);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 2,
+		      0x3000),
+	   "a map over part of another (MAP_FIXED) replaces that part");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+static void weighed(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_report r;
+	struct arena a;
+
+	/* a sampled block standing for 2.5 blocks, 100 bytes; then freed */
+	tracedb_alloc_weighed(db, VMS_TRACE_HEAP, (uint32_t)st, 0x10, 40,
+			      2560, 100, 1);
+	tracedb_alloc_weighed(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 40,
+			      2560, 100, 1);
+	tracedb_free_heap(db, 0x20, 2);
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding).bytes == 100 &&
+		   by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient).bytes == 100 &&
+		   by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding).count == 3,
+	   "sampled blocks weigh what they stand for; a free takes the "
+	   "weight (2.5 blocks rounds to 3)");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+static void folded(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f1[2] = { 0x401000, 0x402000 }, f2[2] = { 0x401008, 0x402000 };
+	int64_t s1 = tracedb_stack(db, f1, 2), s2 = tracedb_stack(db, f2, 2);
+	struct vms_trace_report r;
+	struct arena a;
+
+	ok(s1 >= 0 && s2 >= 0 && s1 != s2 && tracedb_stack(db, f1, 2) == s1,
+	   "stacks interned: the same frames, the same number");
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x10, 8, 1);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s2, 0x20, 8, 1);
+	arena_init(&a);
+	/* without names the two return addresses are two sites */
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 && r.nsites == 2,
+	   "unnamed frames at other addresses: two sites");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+int main(void)
+{
+	windows();
+	out_of_order();
+	maps();
+	weighed();
+	folded();
+	return tap_failed;
+}
