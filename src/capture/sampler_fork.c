@@ -29,6 +29,7 @@
  * Refusals are errors with the reason and what to do; this sampler never
  * falls back to pss by itself.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -220,6 +221,76 @@ static void mark_unreadable(struct vms_snapshot *s)
 			s->regions[i].flags |= VMS_RF_UNREADABLE;
 }
 
+/* A fork that would wait for a userfaultfd monitor (fork_preflight.h):
+ * refused, before anything is injected. Called inside the freeze, with
+ * the regions read, so that nothing can change between the look and the
+ * fork. */
+static int preflight_uffd(pid_t pid, const struct vms_snapshot *s,
+			  struct vms_error *err)
+{
+	char dir[128], link[64];
+	struct dirent *de;
+	DIR *d;
+	size_t i, held = 0;
+	bool registered = false;
+
+	procfs_mm_path(pid, "fd", dir, sizeof(dir));
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		char path[512], name[300], *b;
+		uint64_t features = 0;
+		ssize_t n;
+		size_t len;
+		bool got;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = 0;
+		if (strcmp(link, "anon_inode:[userfaultfd]") != 0)
+			continue;
+		held++;
+		snprintf(name, sizeof(name), "fdinfo/%s", de->d_name);
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			continue; /* closed meanwhile */
+		got = fork_uffd_features(b, len, &features);
+		free(b);
+		if (!got || (features & FORK_UFFD_EVENT_FORK)) {
+			closedir(d);
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, EDEADLK,
+				"process %d watches a userfaultfd (descriptor "
+				"%s) %s: an injected fork would wait in the "
+				"kernel for its monitor thread, which the "
+				"freeze stops; use -b pss (the default "
+				"sampler), with -F to freeze it",
+				(int)pid, de->d_name,
+				got ? "for fork events (UFFD_FEATURE_EVENT_FORK,"
+				      " as CRIU lazy-pages and QEMU post-copy "
+				      "do)"
+				    : "whose features cannot be read");
+		}
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < s->nregions && !registered; i++)
+		registered = (s->regions[i].vmflags_mask &
+			      (VMS_VF_UM | VMS_VF_UW | VMS_VF_UI)) != 0;
+	if (registered && !held)
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EDEADLK,
+			"process %d has regions registered with a userfaultfd "
+			"that another process holds (a monitor such as CRIU "
+			"lazy-pages): an injected fork could wait for it, and "
+			"would tell it of the clone; use -b pss (the default "
+			"sampler), with -F to freeze it",
+			(int)pid);
+	return 0;
+}
+
 /* Reads the original's counters under the keeper's freeze: only what must
  * be consistent with the fork (thread names are read after it, the commit
  * room before). room: CommitLimit - Committed_AS under strict overcommit,
@@ -253,6 +324,8 @@ static int read_original(const struct vms_capture_opts *o,
 		s->cap.freeze_counters = "smaps";
 	}
 	*after_fork = fast && !o->no_memory;
+	if (!o->no_memory && preflight_uffd(o->pid, s, err) < 0)
+		return -1;
 	if (sampler_read_status(s, o->pid, err) < 0)
 		return -1;
 	if ((need = clone_commit(s)) > room)

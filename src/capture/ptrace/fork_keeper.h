@@ -42,7 +42,13 @@
  * finds one again: libc, then the vDSO), borrows only a thread without a
  * seccomp filter, and turns Syscall User Dispatch off on it for the call
  * (restored after). An exec or the death of the target ends the capture
- * with a message; no wait is unbounded (inject.h, freeze.h).
+ * with a message; no wait is unbounded (inject.h, freeze.h), but one: an
+ * injected fork that has not returned in time (it waits in the kernel,
+ * where an interrupt does not reach) is never let go in the middle. The
+ * keeper then lets the target's other threads go, answers vmscope at once
+ * (keeper_fork() fails with the message and does not wait for the
+ * keeper), and stays to hold that thread until its call returns, then
+ * puts the thread back and kills the clone.
  *
  * If vmscope dies (any signal, SIGKILL included), the keeper reads EOF on
  * its socket at its next step, finishes the step it is in (never leaving the

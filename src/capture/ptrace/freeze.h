@@ -92,6 +92,10 @@ void freeze_nap(long ns);
 int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err);
 
+/* Detaches every stopped thread but keep (its signal handed back), which
+ * stays seized for freeze_release(). */
+void freeze_release_others(struct freeze *f, pid_t keep);
+
 /* Detaches every thread (idempotent). A thread killed while frozen is
  * reaped back to its parent. Returns the stopped time in us. */
 uint64_t freeze_release(struct freeze *f);
