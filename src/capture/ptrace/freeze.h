@@ -25,6 +25,17 @@
  * neither seized nor stopped. A signal met at any stop is handed back at
  * detach, also when the freeze is refused.
  *
+ * Interrupted system calls: a freeze never writes a register. A thread
+ * PTRACE_INTERRUPTed in a blocking call stops in the kernel's signal path
+ * (get_signal) with the call's -ERESTART* code in its registers; the
+ * detach lets get_signal go on, so the kernel itself restarts the call,
+ * or, if a signal's handler runs, makes it fail with EINTR (ERESTARTNOHAND,
+ * and ERESTARTSYS without SA_RESTART): what a SIGSTOP/SIGCONT does. As
+ * after each SIGSTOP/SIGCONT, the calls the kernel never restarts after a
+ * stop (epoll_wait, semtimedop, sigtimedwait: signal(7)) fail with EINTR
+ * once per freeze, and a capture may freeze more than once
+ * (tests/live/test_restart_calls.py).
+ *
  * One struct freeze per frozen process; the only state kept across them is
  * the list of leftovers (below) and, during a PTRACE_SEIZE, the freeze the
  * timer's handler reaps for.
