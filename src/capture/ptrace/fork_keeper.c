@@ -348,7 +348,10 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	k->sock = sv[0];
 	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_FROZEN) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go; try "
+			      "again",
+			      (int)target);
 		goto fail;
 	}
 	if (m.status < 0) {
@@ -364,7 +367,10 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	k->fz.n = k->fz.cap = m.n;
 	if (read_all(k->sock, k->fz.t, m.n * sizeof(*k->fz.t)) < 0) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go; try "
+			      "again",
+			      (int)target);
 		goto fail;
 	}
 	return 0;
@@ -383,7 +389,10 @@ static int keeper_ask(struct fork_keeper *k, int op, struct vms_error *err)
 	send_op(k->sock, op);
 	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go and "
+			      "killed its clone; try again",
+			      (int)k->target);
 		goto fail;
 	}
 	k->frozen_us = m.frozen_us;
@@ -416,6 +425,18 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err)
 int keeper_release(struct fork_keeper *k, struct vms_error *err)
 {
 	return keeper_ask(k, OP_LETGO, err);
+}
+
+bool keeper_gone(const struct fork_keeper *k, int ms)
+{
+	struct pollfd pf = { k->sock, POLLIN | POLLRDHUP, 0 };
+	char c;
+
+	if (k->sock < 0 || poll(&pf, 1, ms) <= 0)
+		return false;
+	/* the keeper writes nothing unasked: readable is EOF, but look */
+	return recv(k->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
+	       (pf.revents & (POLLHUP | POLLRDHUP));
 }
 
 void keeper_stop(struct fork_keeper *k)

@@ -71,6 +71,7 @@
 #ifndef VMS_FORK_KEEPER_H
 #define VMS_FORK_KEEPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -99,6 +100,9 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err);
  * until keeper_stop(). On failure (the keeper had let the target go after
  * max_ms, or died) the error says so and keeper_stop() has been called. */
 int keeper_release(struct fork_keeper *k, struct vms_error *err);
+/* Whether the keeper has died (its socket reads EOF within ms): the
+ * kernel then detached the target and killed the clone (EXITKILL). */
+bool keeper_gone(const struct fork_keeper *k, int ms);
 /* Lets the target go (no fork yet) or kills the clone; waits for the
  * keeper to finish and reaps it. Idempotent. */
 void keeper_stop(struct fork_keeper *k);
