@@ -27,13 +27,64 @@
  * release: the keeper kills the clone and has the target reap it.
  *
  * Refusals are errors with the reason and what to do; this sampler never
- * falls back to pss by itself.
+ * falls back to pss by itself. An error met on the way is said as what it
+ * was (ended(): the keeper died, the target executed a new program, it
+ * exited), not as what it led to.
+ *
+ * How a capture ends: its message (start), exit status, and the test that
+ * covers it (tests/live/; "none" says why):
+ *   captured                                           0  test_fork_threads
+ *   "no such process: N"                               2  test_fork_refuse
+ *   "not permitted to stop process N with ptrace: ..." 2  test_permissions
+ *   "process N is already traced by process M"         2  test_fork_refuse
+ *   "vmscope cannot fork a snapshot of itself"         1  none (usage)
+ *   "process N runs in strict seccomp mode"            3  test_fork_refuse
+ *   "process N has a seccomp filter" / "every thread
+ *     of process N has a seccomp filter"               3  test_fork_refuse
+ *   "process N's memory cgroup (...) has X MiB left"   3  test_fork_cgroup
+ *   "overcommit_memory is 2 (strict) and the clone"    3  none (a sysctl
+ *                                                        of the machine)
+ *   "process N watches a userfaultfd ... for fork
+ *     events" / "has regions registered with a
+ *     userfaultfd that another process holds"          3  test_hostile_uffd
+ *   "thread T of process N is in uninterruptible
+ *     sleep" (a vfork parent)                          3  test_fork_vfork
+ *   "thread T of process N did not stop within N ms"   3  none (a thread
+ *                                                        in D after the
+ *                                                        check above)
+ *   "found no system-call instruction to borrow"       3  none (no libc
+ *                                                        and no vDSO)
+ *   "... has been rewritten in memory"                 3  test_hostile
+ *                                                        (ud2, jmp)
+ *   "... uses Syscall User Dispatch, which could not
+ *     be suspended"                                    3  test_hostile (sud:
+ *                                                        suspended there)
+ *   "the kernel refused the fork in process N: ..."    3  none (ENOMEM
+ *                                                        needs a sysctl)
+ *   "the fork injected into thread T ... did not
+ *     return within 30 s ... nothing was killed"       3  test_hostile_uffd
+ *   "process N executed a new program during the
+ *     capture" / "... while it was being stopped"      3  test_fork_messages
+ *   "process N exited during capture"                  3  test_hostile_kill
+ *   "the ptrace helper (vmscope-keeper...) died"       3  test_fork_messages
+ *   "process N was let go: vmscope was stopped"        3  test_fork_stopped
+ *   "process N was let go after N ms frozen waiting"   3  none (30 s)
+ *   "interrupted; process N was let go"                3  none (a Ctrl-C
+ *                                                        timed inside the
+ *                                                        freeze)
+ *   "process N creates threads faster than they can
+ *     be stopped"                                      3  none
+ *   "out of memory"                                    3  none
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/ptrace/fork_keeper.h"
@@ -62,6 +113,7 @@ struct fork_priv {
 	struct memread mem;
 	bool mem_open;
 	int pmfd; /* pmscan_open(): the fast freeze; -1 without */
+	int memfd; /* the target's /proc/PID/mem, opened first: ended() */
 	struct pmscan_how how;
 };
 
@@ -220,6 +272,76 @@ static void mark_unreadable(struct vms_snapshot *s)
 			s->regions[i].flags |= VMS_RF_UNREADABLE;
 }
 
+/* A fork that would wait for a userfaultfd monitor (fork_preflight.h):
+ * refused, before anything is injected. Called inside the freeze, with
+ * the regions read, so that nothing can change between the look and the
+ * fork. */
+static int preflight_uffd(pid_t pid, const struct vms_snapshot *s,
+			  struct vms_error *err)
+{
+	char dir[128], link[64];
+	struct dirent *de;
+	DIR *d;
+	size_t i, held = 0;
+	bool registered = false;
+
+	procfs_mm_path(pid, "fd", dir, sizeof(dir));
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		char path[512], name[300], *b;
+		uint64_t features = 0;
+		ssize_t n;
+		size_t len;
+		bool got;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = 0;
+		if (strcmp(link, "anon_inode:[userfaultfd]") != 0)
+			continue;
+		held++;
+		snprintf(name, sizeof(name), "fdinfo/%s", de->d_name);
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			continue; /* closed meanwhile */
+		got = fork_uffd_features(b, len, &features);
+		free(b);
+		if (!got || (features & FORK_UFFD_EVENT_FORK)) {
+			closedir(d);
+			return vms_error_set(
+				err, VMS_ERR_CAPTURE, EDEADLK,
+				"process %d watches a userfaultfd (descriptor "
+				"%s) %s: an injected fork would wait in the "
+				"kernel for its monitor thread, which the "
+				"freeze stops; use -b pss (the default "
+				"sampler), with -F to freeze it",
+				(int)pid, de->d_name,
+				got ? "for fork events (UFFD_FEATURE_EVENT_FORK,"
+				      " as CRIU lazy-pages and QEMU post-copy "
+				      "do)"
+				    : "whose features cannot be read");
+		}
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < s->nregions && !registered; i++)
+		registered = (s->regions[i].vmflags_mask &
+			      (VMS_VF_UM | VMS_VF_UW | VMS_VF_UI)) != 0;
+	if (registered && !held)
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EDEADLK,
+			"process %d has regions registered with a userfaultfd "
+			"that another process holds (a monitor such as CRIU "
+			"lazy-pages): an injected fork could wait for it, and "
+			"would tell it of the clone; use -b pss (the default "
+			"sampler), with -F to freeze it",
+			(int)pid);
+	return 0;
+}
+
 /* Reads the original's counters under the keeper's freeze: only what must
  * be consistent with the fork (thread names are read after it, the commit
  * room before). room: CommitLimit - Committed_AS under strict overcommit,
@@ -253,6 +375,8 @@ static int read_original(const struct vms_capture_opts *o,
 		s->cap.freeze_counters = "smaps";
 	}
 	*after_fork = fast && !o->no_memory;
+	if (!o->no_memory && preflight_uffd(o->pid, s, err) < 0)
+		return -1;
 	if (sampler_read_status(s, o->pid, err) < 0)
 		return -1;
 	if ((need = clone_commit(s)) > room)
@@ -265,14 +389,52 @@ static int read_original(const struct vms_capture_opts *o,
 	return 0;
 }
 
-/* An error met while the target was exiting says so, not what it led to
- * (EPERM from ptrace, an empty maps). */
-static int exited_or(pid_t pid, struct vms_error *err)
+/* Whether the address space of the target as opened at the start (memfd)
+ * is gone while the target lives (not exiting): it executed a new program.
+ * A read through /proc/PID/mem opened before then returns 0 bytes, where a
+ * live one fails with EIO. An exec that was under way when the error came
+ * (waiting in de_thread for the other threads to go) is waited for up to
+ * ms. */
+static bool executed(int memfd, pid_t pid, int ms)
 {
+	int i;
+
+	for (i = 0; memfd >= 0 && i <= ms; i++) {
+		struct timespec ts = { 0, 1000000 };
+		char c;
+
+		if (pread(memfd, &c, 1, 0) == 0)
+			return !procfs_pid_exiting(pid);
+		if (kill(pid, 0) < 0 || procfs_pid_exiting(pid))
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* What an error met during the capture really was, said instead of what
+ * it led to (EPERM or ESRCH from ptrace, an empty maps, a clone gone): the
+ * keeper died (its socket at EOF: the kernel then let the target go and
+ * killed the clone, EXITKILL); the target executed a new program
+ * (executed()); it exited. Lets the keeper go. Always -1. */
+static int ended(struct fork_priv *p, pid_t pid, struct vms_error *err)
+{
+	if (p->k.sock >= 0 && keeper_gone(&p->k, 200))
+		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
+			      "the ptrace helper (vmscope-keeper, pid %d) died "
+			      "during the capture; the kernel let process %d "
+			      "go and killed its clone; try again",
+			      (int)p->k.keeper, (int)pid);
+	else if (executed(p->memfd, pid, 200))
+		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+			      "process %d executed a new program during the "
+			      "capture; try again",
+			      (int)pid);
 	/* "no such process" stays what it is: it was never there. */
-	if (err->kind != VMS_ERR_NOPROC && procfs_pid_exiting(pid))
+	else if (err->kind != VMS_ERR_NOPROC && procfs_pid_exiting(pid))
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture", (int)pid);
+	keeper_stop(&p->k);
 	return -1;
 }
 
@@ -289,6 +451,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 				     "out of memory");
 	p->k.sock = -1;
 	p->pmfd = -1;
+	p->memfd = -1;
 	s->src.ops = &fork_source;
 	s->src.priv = p; /* release() undoes whatever was done */
 	/* Files are opened through /proc/PID/map_files of a live thread
@@ -301,12 +464,23 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
 				     "vmscope cannot fork a snapshot of "
 				     "itself; use -b pss");
+	{
+		char path[128];
+
+		procfs_mm_path(o->pid, "mem", path, sizeof(path));
+		p->memfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (p->memfd < 0) {
+			snprintf(path, sizeof(path), "/proc/%d/mem",
+				 (int)o->pid);
+			p->memfd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+	}
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0 ||
 	    read_status_figures(o->pid, &sf, err) < 0 ||
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
 	    preflight_cgroup(o->pid, &sf, err) < 0 ||
 	    inject_find_gadget(o->pid, &gadget, err) < 0)
-		return exited_or(o->pid, err);
+		return ended(p, o->pid, err);
 	strict_commit_room(&room); /* left UINT64_MAX unless strict */
 	/* The fast freeze where the kernel has PAGEMAP_SCAN: smaps now, while
 	 * the target runs. Not for a snapshot file, which keeps the smaps
@@ -320,18 +494,17 @@ static int fork_capture(const struct vms_capture_opts *o,
 			 * read in the freeze; anything else is an end. */
 			if (err->kind != VMS_ERR_CAPTURE ||
 			    err->err != EAGAIN || procfs_pid_exiting(o->pid))
-				return exited_or(o->pid, err);
+				return ended(p, o->pid, err);
 			close(p->pmfd);
 			p->pmfd = -1;
 		}
 	}
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
-		return exited_or(o->pid, err);
+		return ended(p, o->pid, err);
 	if (read_original(o, s, room, p->pmfd, &p->how, read_before,
 			  &after_fork, err) < 0) {
-		keeper_stop(&p->k);
-		return -1;
+		return ended(p, o->pid, err);
 	}
 	if (p->pmfd >= 0) {
 		close(p->pmfd);
@@ -340,18 +513,16 @@ static int fork_capture(const struct vms_capture_opts *o,
 	/* Nothing will read the clone: no fork at all, only the freeze. */
 	if ((o->no_memory ? keeper_release(&p->k, err)
 			  : keeper_fork(&p->k, err)) < 0)
-		return exited_or(o->pid, err);
+		return ended(p, o->pid, err);
 	/* The large anonymous regions' Rss and Swap, from the clone's page
 	 * tables (the fork's instant), before its memory is read. */
 	if (after_fork &&
 	    fastfreeze_clone_counters(s, p->k.clone, &p->how, err) < 0) {
-		keeper_stop(&p->k);
-		return -1;
+		return ended(p, o->pid, err);
 	}
 	/* Stack pointers as frozen; names now (the target runs again). */
 	if (sampler_threads_from_freeze(s, &p->k.fz, err) < 0) {
-		keeper_stop(&p->k);
-		return -1;
+		return ended(p, o->pid, err);
 	}
 	s->cap.frozen = true;
 	s->cap.frozen_us = p->k.frozen_us;
@@ -362,8 +533,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return 0;
 	}
 	if (memread_open(&p->mem, p->k.clone, err) < 0) {
-		keeper_stop(&p->k);
-		return -1;
+		return ended(p, o->pid, err);
 	}
 	p->mem_open = true;
 	s->src.caps |= VMS_SRC_MEMORY | VMS_SRC_CONSISTENT;
@@ -427,6 +597,8 @@ static void fork_release(struct vms_snapshot *s)
 		memread_close(&p->mem);
 	if (p->pmfd >= 0)
 		close(p->pmfd);
+	if (p->memfd >= 0)
+		close(p->memfd);
 	keeper_stop(&p->k);
 	free(p);
 	s->src.priv = NULL;

@@ -186,7 +186,8 @@ uint32_t smaps_vmflags_mask(const char *s, size_t n)
 		{ "gd", VMS_VF_GD }, { "dc", VMS_VF_DC }, { "wf", VMS_VF_WF },
 		{ "lo", VMS_VF_LO }, { "ht", VMS_VF_HT }, { "pf", VMS_VF_PF },
 		{ "io", VMS_VF_IO }, { "dd", VMS_VF_DD }, { "ms", VMS_VF_MS },
-		{ "mm", VMS_VF_MM }, { "uw", VMS_VF_UW },
+		{ "mm", VMS_VF_MM }, { "uw", VMS_VF_UW }, { "um", VMS_VF_UM },
+		{ "ui", VMS_VF_UI },
 	};
 	const char *end = s + n;
 	uint32_t m = 0;

@@ -70,6 +70,8 @@ enum {
 	VMS_VF_MS = 1u << 11, /* may share */
 	VMS_VF_MM = 1u << 12, /* mixed map (DAX, inserted pfns) */
 	VMS_VF_UW = 1u << 13, /* userfaultfd write-protect */
+	VMS_VF_UM = 1u << 14, /* userfaultfd missing-page tracking */
+	VMS_VF_UI = 1u << 15, /* userfaultfd minor faults */
 };
 
 /* Per-region state flags. */

@@ -87,6 +87,28 @@ int main(void)
 	ok(!fork_commit_room("0\n", "CommitLimit: 1 kB\n", 18, &room),
 	   "heuristic overcommit: no commit check");
 
+	{
+		/* fdinfo of a userfaultfd as Linux 6.18 shows it */
+		static const char fork_ev[] =
+			"pos:\t0\nflags:\t02004000\nmnt_id:\t17\n"
+			"ino:\t205363\npending:\t0\ntotal:\t0\n"
+			"API:\taa:80000002:80000000000001ff\n";
+		static const char no_ev[] = "pending:\t0\ntotal:\t3\n"
+					    "API:\taa:80000000:1ff\n";
+		uint64_t feat = 0;
+
+		ok(fork_uffd_features(fork_ev, sizeof(fork_ev) - 1, &feat) &&
+			   (feat & FORK_UFFD_EVENT_FORK),
+		   "userfaultfd fdinfo: fork events read (%llx)",
+		   (unsigned long long)feat);
+		ok(fork_uffd_features(no_ev, sizeof(no_ev) - 1, &feat) &&
+			   !(feat & FORK_UFFD_EVENT_FORK),
+		   "userfaultfd fdinfo: no fork events");
+		ok(!fork_uffd_features("pos:\t0\nAPI:\taa\n", 15, &feat) &&
+			   !fork_uffd_features("pos:\t0\n", 7, &feat),
+		   "userfaultfd fdinfo: no API line, or a malformed one");
+	}
+
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
 		ok(0, "temporary directory removed");

@@ -189,7 +189,8 @@ static int sure_gadget(pid_t pid, uint64_t *gadget, struct vms_error *err)
  * the freeze set it). The gadget is checked right before. */
 static int borrow(pid_t pid, pid_t tid, const struct user_regs_struct *regs,
 		  uint64_t *gadget, long nr, const uint64_t a[6], long opts,
-		  long *ret, pid_t *child, struct vms_error *err)
+		  long *ret, pid_t *child, const struct inject_late *late,
+		  struct vms_error *err)
 {
 	struct inject_sud sud;
 	uint64_t old;
@@ -219,7 +220,7 @@ static int borrow(pid_t pid, pid_t tid, const struct user_regs_struct *regs,
 				   (int)pid, strerror(errno));
 		goto sud;
 	}
-	rc = inject_syscall(tid, regs, *gadget, nr, a, ret, child, err);
+	rc = inject_syscall(tid, regs, *gadget, nr, a, ret, child, late, err);
 	ptrace(PTRACE_SETOPTIONS, tid, NULL, (void *)(long)PTRACE_O_TRACEEXEC);
 sud:
 	inject_sud_restore(tid, &sud);
@@ -229,7 +230,7 @@ mask:
 }
 
 int fork_clone_make(struct freeze *f, uint64_t *gadget, pid_t *clone,
-		    struct vms_error *err)
+		    const struct inject_late *late, struct vms_error *err)
 {
 	struct freeze_thread *t = pick_thread(f);
 	const uint64_t a[6] = {
@@ -251,7 +252,7 @@ int fork_clone_make(struct freeze *f, uint64_t *gadget, pid_t *clone,
 	for (tries = 0; tries < 4 && ret == -ERESTARTNOINTR; tries++) {
 		rc = borrow(f->pid, t->tid, &back, gadget, inject_nr_clone, a,
 			    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK, &ret,
-			    clone, err);
+			    clone, late, err);
 		if (rc < 0 || *clone)
 			break;
 	}
@@ -312,7 +313,7 @@ int fork_clone_first_stop(pid_t clone, pid_t *clone_ns, uint64_t gadget,
 	if (inject_getregs(clone, &regs) < 0 ||
 	    inject_verify_gadget(clone, gadget, err) < 0 ||
 	    inject_syscall(clone, &regs, gadget, inject_nr_close_range, a, &ret,
-			   &child, err) < 0)
+			   &child, NULL, err) < 0)
 		return -1;
 	if (ret != 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, (int)-ret,
@@ -363,7 +364,7 @@ static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
 
 		inject_rseq_fixup(t->tid, &back);
 		if (borrow(target, t->tid, &back, gadget, inject_nr_wait4, a, 0,
-			   &ret, &child, &err) == 0 &&
+			   &ret, &child, NULL, &err) == 0 &&
 		    (ret == clone_ns || ret == -ECHILD))
 			done = 1;
 	}

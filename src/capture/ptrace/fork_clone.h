@@ -8,7 +8,8 @@
  * libc or the vDSO if it moved or was rewritten), turns Syscall User
  * Dispatch off for the call, runs clone(exit signal 0, an unmapped stack)
  * in it with every signal blocked and restores the thread exactly; *clone
- * is the clone's pid here (0 if none was made). fork_clone_first_stop()
+ * is the clone's pid here (0 if none was made), also on failure. A call
+ * that does not return in time is held, never let go (inject.h's late). fork_clone_first_stop()
  * takes the clone at its first stop, before it ran an instruction: EXITKILL,
  * RLIMIT_CORE 0, close_range(0, ~0) run in it; *clone_ns is its pid in the
  * target's namespace. fork_clone_kill() freezes the whole target, kills
@@ -25,9 +26,10 @@
 
 #include "base/error.h"
 #include "capture/ptrace/freeze.h"
+#include "capture/ptrace/inject.h"
 
 int fork_clone_make(struct freeze *f, uint64_t *gadget, pid_t *clone,
-		    struct vms_error *err);
+		    const struct inject_late *late, struct vms_error *err);
 int fork_clone_first_stop(pid_t clone, pid_t *clone_ns, uint64_t gadget,
 			  struct vms_error *err);
 void fork_clone_kill(pid_t target, pid_t clone, pid_t clone_ns,

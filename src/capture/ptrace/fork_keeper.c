@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "capture/ptrace/fork_clone.h"
+#include "capture/ptrace/inject.h"
 #include "linux/procfs.h"
 
 enum {
@@ -38,6 +39,8 @@ enum {
 
 struct kmsg {
 	int op, status;
+	int held; /* the keeper holds a thread in a call that has not
+		   * returned: it goes on after this answer; do not wait */
 	pid_t clone;
 	uint64_t frozen_us, n;
 	struct vms_error err;
@@ -202,6 +205,38 @@ static int recv_op_frozen(int sock, int max_ms, pid_t vmscope)
 	return -2;
 }
 
+/* The injected fork has not returned in time (inject.h's late): the
+ * target's other threads go (a monitor among them can then end the wait),
+ * and vmscope is told now; the keeper holds the thread until the call
+ * returns, then puts it back and kills the clone. */
+struct late_ctx {
+	int sock;
+	struct freeze *fz;
+};
+
+static void on_late(void *arg, pid_t tid)
+{
+	struct late_ctx *c = arg;
+	struct kmsg m;
+
+	freeze_release_others(c->fz, tid);
+	memset(&m, 0, sizeof(m));
+	m.op = OP_CLONED;
+	m.held = 1;
+	m.status = vms_error_set(
+		&m.err, VMS_ERR_CAPTURE, ETIMEDOUT,
+		"the fork injected into thread %d of process %d did not "
+		"return within %d s: it waits in the kernel where it cannot "
+		"be stopped (for a userfaultfd monitor?); the other threads "
+		"were let go and nothing was killed; thread %d stays with "
+		"vmscope-keeper (pid %d) until the call returns, then gets its "
+		"registers and signal mask back, and the clone is killed; use "
+		"-b pss",
+		(int)tid, (int)c->fz->pid, INJECT_CALL_MS / 1000, (int)tid,
+		(int)getpid());
+	write_all(c->sock, &m, sizeof(m));
+}
+
 static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms,
 			const char *instead)
 {
@@ -262,7 +297,12 @@ static void keeper_main(int sock, pid_t target, uint64_t gadget, int max_ms,
 	}
 	memset(&m, 0, sizeof(m));
 	m.op = OP_CLONED;
-	m.status = fork_clone_make(&fz, &gadget, &clone, &m.err);
+	{
+		struct late_ctx lc = { sock, &fz };
+		struct inject_late late = { on_late, &lc };
+
+		m.status = fork_clone_make(&fz, &gadget, &clone, &late, &m.err);
+	}
 	m.frozen_us = freeze_release(&fz);
 	if (m.status == 0 &&
 	    fork_clone_first_stop(clone, &clone_ns, gadget, &m.err) < 0)
@@ -308,7 +348,10 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	k->sock = sv[0];
 	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_FROZEN) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go; try "
+			      "again",
+			      (int)target);
 		goto fail;
 	}
 	if (m.status < 0) {
@@ -324,7 +367,10 @@ int keeper_start(struct fork_keeper *k, pid_t target, uint64_t gadget,
 	k->fz.n = k->fz.cap = m.n;
 	if (read_all(k->sock, k->fz.t, m.n * sizeof(*k->fz.t)) < 0) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go; try "
+			      "again",
+			      (int)target);
 		goto fail;
 	}
 	return 0;
@@ -343,10 +389,23 @@ static int keeper_ask(struct fork_keeper *k, int op, struct vms_error *err)
 	send_op(k->sock, op);
 	if (read_all(k->sock, &m, sizeof(m)) < 0 || m.op != OP_CLONED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EPIPE,
-			      "the ptrace helper process died");
+			      "the ptrace helper (vmscope-keeper) died during "
+			      "the capture; the kernel let process %d go and "
+			      "killed its clone; try again",
+			      (int)k->target);
 		goto fail;
 	}
 	k->frozen_us = m.frozen_us;
+	if (m.held) {
+		/* The keeper goes on without us (it holds a thread until
+		 * its call returns): never wait for it. */
+		*err = m.err;
+		close(k->sock);
+		k->sock = -1;
+		waitpid(k->keeper, NULL, WNOHANG);
+		k->keeper = 0;
+		goto fail;
+	}
 	if (m.status < 0) {
 		*err = m.err;
 		goto fail;
@@ -366,6 +425,18 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err)
 int keeper_release(struct fork_keeper *k, struct vms_error *err)
 {
 	return keeper_ask(k, OP_LETGO, err);
+}
+
+bool keeper_gone(const struct fork_keeper *k, int ms)
+{
+	struct pollfd pf = { k->sock, POLLIN | POLLRDHUP, 0 };
+	char c;
+
+	if (k->sock < 0 || poll(&pf, 1, ms) <= 0)
+		return false;
+	/* the keeper writes nothing unasked: readable is EOF, but look */
+	return recv(k->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
+	       (pf.revents & (POLLHUP | POLLRDHUP));
 }
 
 void keeper_stop(struct fork_keeper *k)

@@ -42,7 +42,13 @@
  * finds one again: libc, then the vDSO), borrows only a thread without a
  * seccomp filter, and turns Syscall User Dispatch off on it for the call
  * (restored after). An exec or the death of the target ends the capture
- * with a message; no wait is unbounded (inject.h, freeze.h).
+ * with a message; no wait is unbounded (inject.h, freeze.h), but one: an
+ * injected fork that has not returned in time (it waits in the kernel,
+ * where an interrupt does not reach) is never let go in the middle. The
+ * keeper then lets the target's other threads go, answers vmscope at once
+ * (keeper_fork() fails with the message and does not wait for the
+ * keeper), and stays to hold that thread until its call returns, then
+ * puts the thread back and kills the clone.
  *
  * If vmscope dies (any signal, SIGKILL included), the keeper reads EOF on
  * its socket at its next step, finishes the step it is in (never leaving the
@@ -65,6 +71,7 @@
 #ifndef VMS_FORK_KEEPER_H
 #define VMS_FORK_KEEPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -93,6 +100,9 @@ int keeper_fork(struct fork_keeper *k, struct vms_error *err);
  * until keeper_stop(). On failure (the keeper had let the target go after
  * max_ms, or died) the error says so and keeper_stop() has been called. */
 int keeper_release(struct fork_keeper *k, struct vms_error *err);
+/* Whether the keeper has died (its socket reads EOF within ms): the
+ * kernel then detached the target and killed the clone (EXITKILL). */
+bool keeper_gone(const struct fork_keeper *k, int ms);
 /* Lets the target go (no fork yet) or kills the clone; waits for the
  * keeper to finish and reaps it. Idempotent. */
 void keeper_stop(struct fork_keeper *k);

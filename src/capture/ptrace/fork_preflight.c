@@ -89,3 +89,29 @@ bool fork_commit_room(const char *overcommit, const char *meminfo,
 	*room = lim > used ? (uint64_t)(lim - used) : 0;
 	return true;
 }
+
+bool fork_uffd_features(const char *fdinfo, size_t n, uint64_t *features)
+{
+	const char *p = fdinfo, *end = fdinfo + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len > 4 && memcmp(p, "API:", 4) == 0) {
+			char line[128], *q, *e;
+
+			if (len >= sizeof(line))
+				return false;
+			memcpy(line, p + 4, len - 4);
+			line[len - 4] = 0;
+			q = strchr(line, ':');
+			if (!q)
+				return false;
+			*features = strtoull(q + 1, &e, 16);
+			return e != q + 1 && *e == ':';
+		}
+		p += len + 1;
+	}
+	return false;
+}

@@ -604,6 +604,20 @@ fail:
 	return -1;
 }
 
+void freeze_release_others(struct freeze *f, pid_t keep)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		struct freeze_thread *t = &f->t[i];
+
+		if (t->seized && t->stopped && t->tid != keep &&
+		    ptrace(PTRACE_DETACH, t->tid, NULL,
+			   (void *)(long)t->pending_sig) == 0)
+			t->seized = t->stopped = false;
+	}
+}
+
 uint64_t freeze_release(struct freeze *f)
 {
 	struct timespec t0;

@@ -25,6 +25,17 @@
  * neither seized nor stopped. A signal met at any stop is handed back at
  * detach, also when the freeze is refused.
  *
+ * Interrupted system calls: a freeze never writes a register. A thread
+ * PTRACE_INTERRUPTed in a blocking call stops in the kernel's signal path
+ * (get_signal) with the call's -ERESTART* code in its registers; the
+ * detach lets get_signal go on, so the kernel itself restarts the call,
+ * or, if a signal's handler runs, makes it fail with EINTR (ERESTARTNOHAND,
+ * and ERESTARTSYS without SA_RESTART): what a SIGSTOP/SIGCONT does. As
+ * after each SIGSTOP/SIGCONT, the calls the kernel never restarts after a
+ * stop (epoll_wait, semtimedop, sigtimedwait: signal(7)) fail with EINTR
+ * once per freeze, and a capture may freeze more than once
+ * (tests/live/test_restart_calls.py).
+ *
  * One struct freeze per frozen process; the only state kept across them is
  * the list of leftovers (below) and, during a PTRACE_SEIZE, the freeze the
  * timer's handler reaps for.
@@ -91,6 +102,10 @@ void freeze_nap(long ns);
  * once (EINTR, f->interrupted), the target let go. */
 int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err);
+
+/* Detaches every stopped thread but keep (its signal handed back), which
+ * stays seized for freeze_release(). */
+void freeze_release_others(struct freeze *f, pid_t keep);
 
 /* Detaches every thread (idempotent). A thread killed while frozen is
  * reaped back to its parent. Returns the stopped time in us. */

@@ -134,8 +134,25 @@ int inject_rseq_fixup(pid_t tid, struct user_regs_struct *r);
  * into EINTR for a handler without SA_RESTART, exactly as if vmscope had
  * never run a call in between. (A departure from rewriting ip/ax by hand as
  * CRIU does: that restarts even where a handler should see EINTR.) */
+/* A call that has not returned after INJECT_CALL_MS, nor stopped for a
+ * PTRACE_INTERRUPT within a further 2 s, waits in the kernel where only a
+ * fatal signal or what it waits for ends it (a fork waiting for a
+ * userfaultfd monitor: fork_preflight.h). The thread is never let go in
+ * the middle of the call (it would return into the injected registers):
+ * late->fn(late->arg, tid) is called once (the keeper lets the process's
+ * other threads go, so that one of them can end the wait, and tells
+ * vmscope), and inject_syscall() then waits for as long as the thread
+ * lives, puts its registers back as above when the call returns, and
+ * returns -1 with *child set if a child was made. late may be NULL. */
+#define INJECT_CALL_MS 30000
+struct inject_late {
+	void (*fn)(void *arg, pid_t tid);
+	void *arg;
+};
+
 int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
-		   pid_t *child, struct vms_error *err);
+		   pid_t *child, const struct inject_late *late,
+		   struct vms_error *err);
 
 #endif

@@ -21,9 +21,11 @@
 #include "capture/ptrace/freeze.h"
 #include "linux/procfs.h"
 
-/* How long the injected call may take: a fork of a very large process with
- * 4 KiB pages takes ~30 ms a GiB here, more under load. */
-#define CALL_MS 30000
+/* How long the injected call may take (INJECT_CALL_MS): a fork of a very
+ * large process with 4 KiB pages takes ~30 ms a GiB here, more under load.
+ * Past it, a thread held in its call is looked at this often. */
+#define CALL_MS INJECT_CALL_MS
+#define HELD_POLL_MS 1000
 /* How long a thread sent PTRACE_INTERRUPT may take to stop. */
 #define STOP_MS 2000
 
@@ -318,11 +320,12 @@ int inject_delivery_sig(int st)
 
 int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 		   uint64_t gadget, long nr, const uint64_t a[6], long *ret,
-		   pid_t *child, struct vms_error *err)
+		   pid_t *child, const struct inject_late *lt,
+		   struct vms_error *err)
 {
 	struct user_regs_struct r = *saved;
 	int st, sysstops = 0, ms = CALL_MS;
-	bool done = false, late = false;
+	bool done = false, late = false, held = false;
 
 	*child = 0;
 	*ret = -ENOSYS;
@@ -346,6 +349,16 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 				ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 				continue;
 			}
+			if (errno == ETIMEDOUT) {
+				/* Still in the call, where an interrupt does
+				 * not reach: never let it go there (inject.h);
+				 * wait for as long as it lives. */
+				if (!held && lt)
+					lt->fn(lt->arg, tid);
+				held = true;
+				ms = HELD_POLL_MS;
+				continue;
+			}
 			return vms_error_set(
 				err, VMS_ERR_CAPTURE, ESRCH,
 				errno == ETIMEDOUT ? "thread %d did not stop "
@@ -360,8 +373,14 @@ int inject_syscall(pid_t tid, const struct user_regs_struct *saved,
 			return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
 					     "the process executed a new "
 					     "program during the capture");
-		if (late && ev == PTRACE_EVENT_STOP)
+		if (late && !held && ev == PTRACE_EVENT_STOP)
 			goto restore; /* our interrupt: at a stop, not done */
+		if (held && ev == PTRACE_EVENT_STOP) {
+			/* our interrupt, met on the way out of the call */
+			if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
+				goto restore;
+			continue;
+		}
 		if (s == (SIGTRAP | 0x80)) {
 			if (++sysstops == 2)
 				break; /* syscall-exit stop */
@@ -411,6 +430,12 @@ restore:
 		ptrace(PTRACE_CONT, tid, NULL,
 		       (void *)(long)inject_delivery_sig(st));
 	}
+	if (held)
+		return vms_error_set(err, VMS_ERR_CAPTURE, ETIMEDOUT,
+				     "the injected call in thread %d returned "
+				     "only after more than %d ms; thread put "
+				     "back",
+				     (int)tid, CALL_MS);
 	if (!done)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno ? errno : EIO,
 				     late ? "the injected call in thread %d "

@@ -1,0 +1,169 @@
+"""Interrupted system calls come back as the kernel would bring them back
+(issue 27, item 5). The target (tests/targets/restart_calls.c) blocks its
+main thread in one call in a loop (pause, sigsuspend, epoll_wait,
+nanosleep, futex, read on a pipe, poll; nanosleep and poll go on as
+restart_syscall once resumed), counting entries and returns (EINTR or
+not), with a SIGUSR1 handler without SA_RESTART. Each round disturbs it
+once, then sends SIGUSR1: a SIGSTOP/SIGCONT control run, then -b pss -F
+(a freeze), then -b fork (which borrows the main thread for the fork).
+After each SIGUSR1 the call returns exactly once, with EINTR, and the
+signal mask is what it was (sigsuspend's, pselect's temporary mask
+never left behind), as in the control run: a handler that ran makes the
+call return EINTR, never a call restarted by hand that swallows the
+wakeup. The same for a SIGUSR1 sent while the capture holds the target
+(seen traced; the control: sent while stopped). After the disturbance alone, a call the kernel restarts after
+SIGSTOP/SIGCONT (all but epoll_wait here) never returns; epoll_wait
+fails with EINTR after each stop, and a capture may freeze more than once
+(the fork sampler freezes again to reap its clone): one EINTR at least,
+each an EINTR. Each step waits for the main thread to be back in its call
+(/proc/PID/syscall shows it, or restart_syscall), never a sleep."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import forktest  # noqa: E402
+import vmstest  # noqa: E402
+from vmstest import eq, ok  # noqa: E402
+
+CALLS = ("pause", "sigsuspend", "epoll", "nanosleep", "futex", "read", "poll")
+ROUNDS = int(os.environ.get("RESTART_ROUNDS", "3"))
+NR_RESTART_SYSCALL = 219  # x86_64
+forktest.become_subreaper()
+
+
+def status(p):
+    return {k: int(v) for k, v in
+            (kv.split("=") for kv in forktest.ask(p, "status").split()[1:])}
+
+
+def in_call(pid, nr):
+    """The main thread sleeps in its call (or its restart) right now."""
+    try:
+        with open("/proc/%d/task/%d/syscall" % (pid, pid)) as f:
+            first = f.read().split()[0]
+        return (first.isdigit() and int(first) in (nr, NR_RESTART_SYSCALL)
+                and vmstest.proc_state(pid) == "S")
+    except (OSError, IndexError):
+        return False
+
+
+def settle(p, nr, cond=lambda s: True, what=""):
+    """Waits until the main thread is in its call, has returned from every
+    earlier one and cond holds; the counters then."""
+    deadline = time.time() + 20
+    while True:
+        if in_call(p.pid, nr):
+            s = status(p)
+            if s["entered"] == s["returned"] + 1 and cond(s) and \
+                    in_call(p.pid, nr):
+                return s
+        if time.time() > deadline:
+            raise RuntimeError("not back in its call: %s %r"
+                               % (what, status(p)))
+        time.sleep(0.002)
+
+
+def disturb(p, how):
+    if how == "SIGSTOP/SIGCONT":
+        vmstest.sigstop(p.pid)
+        vmstest.sigcont(p.pid)
+        return None
+    r = vmstest.run_vmscope(*how.split(), "-s", p.pid, timeout=120)
+    return None if r.returncode == 0 else \
+        "exit %d: %s" % (r.returncode, r.stderr.decode().strip())
+
+
+def during(p, how):
+    """SIGUSR1 sent while the capture holds the target (its TracerPid
+    seen set; the control: while it is stopped)."""
+    if how == "SIGSTOP/SIGCONT":
+        vmstest.sigstop(p.pid)
+        os.kill(p.pid, signal.SIGUSR1)
+        vmstest.sigcont(p.pid)
+        return True
+    v = subprocess.Popen([vmstest.VMSCOPE] + how.split() + ["-s", str(p.pid)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen = False
+    deadline = time.time() + 60
+    while v.poll() is None and time.time() < deadline and not seen:
+        try:
+            seen = vmstest.tracer_pid(p.pid) != 0
+        except OSError:
+            break
+    os.kill(p.pid, signal.SIGUSR1)
+    err = v.communicate(timeout=120)[1]
+    return v.returncode == 0 or err.decode()
+
+
+def delta(a, b):
+    return {k: b[k] - a[k] for k in a}
+
+
+def run(call, how):
+    """Per round: what the disturbance alone made the call do, and what
+    the SIGUSR1 after it did (both summed over the rounds)."""
+    p, line = vmstest.start([vmstest.target("restart_calls"), call])
+    nr = int(line.split("nr=")[1])
+    s = settle(p, nr, what="start")
+    fails = []
+    stop = dict.fromkeys(s, 0)
+    sig = dict.fromkeys(s, 0)
+    dur = dict.fromkeys(s, 0)
+    for i in range(ROUNDS):
+        e = disturb(p, how)
+        if e:
+            fails.append(e)
+        s1 = settle(p, nr, what="after %s" % how)
+        if call in ("nanosleep", "poll") and i == 0:
+            with open("/proc/%d/syscall" % p.pid) as f:
+                now = f.read().split()[0]
+            eq(now, str(NR_RESTART_SYSCALL), "%s under %s: resumed as "
+               "restart_syscall" % (call, how))
+        stop = {k: stop[k] + v for k, v in delta(s, s1).items()}
+        os.kill(p.pid, signal.SIGUSR1)
+        s = settle(p, nr, lambda x: x["handled"] > s1["handled"],
+                   what="after SIGUSR1")
+        sig = {k: sig[k] + v for k, v in delta(s1, s).items()}
+        e = during(p, how)
+        if e is not True:
+            fails.append(e)
+        s2 = settle(p, nr, lambda x: x["handled"] > s["handled"],
+                    what="after SIGUSR1 during the capture")
+        dur = {k: dur[k] + v for k, v in delta(s, s2).items()}
+        s = s2
+    eq(fails, [], "%s under %s: every capture succeeds" % (call, how))
+    ok(forktest.settled(p.pid) == [], "%s under %s: untraced, running, no "
+       "child" % (call, how))
+    vmstest.kill(p)
+    return stop, sig, dur
+
+
+for call in CALLS:
+    cstop, csig, cdur = run(call, "SIGSTOP/SIGCONT")
+    eq(csig, dict(entered=ROUNDS, returned=ROUNDS, eintr=ROUNDS, other=0,
+                  handled=ROUNDS, badmask=0, elsewhere=0),
+       "%s control: each handler run, one EINTR return" % call)
+    for how in ("-b pss -F", "-b fork"):
+        stop, sig, dur = run(call, how)
+        eq(sig, csig, "%s under %s: after a handler, returns, EINTRs and "
+           "the mask as after SIGSTOP/SIGCONT" % (call, how))
+        if cstop["returned"] == 0:
+            eq(stop, cstop, "%s under %s: restarted as after "
+               "SIGSTOP/SIGCONT, never returned" % (call, how))
+            eq(dur, cdur, "%s under %s: a signal during the capture: one "
+               "EINTR return a handler run, as during a stop" % (call, how))
+        else:
+            ok(dur["handled"] == cdur["handled"] and
+               dur["returned"] >= cdur["returned"] and
+               dur["eintr"] == dur["returned"] and dur["badmask"] == 0,
+               "%s under %s: a signal during the capture: each handler "
+               "run, EINTR after each stop (%r, control %r)"
+               % (call, how, dur, cdur))
+            ok(stop["returned"] >= cstop["returned"] and
+               stop["eintr"] == stop["returned"] and stop["badmask"] == 0,
+               "%s under %s: fails with EINTR after each stop, as after "
+               "SIGSTOP/SIGCONT (%r, control %r)" % (call, how, stop, cstop))
+vmstest.done()
