@@ -90,9 +90,11 @@ int hsstructs_heap(const struct hsstructs_layout *l, hsstructs_read_fn rd,
 				break;
 		if (k == NWANT)
 			continue;
-		if (!rd(ctx, e + l->is_static, &is_static, sizeof(is_static)) ||
-		    (is_static != 0) != (k == UNIVERSE_HEAP) ||
-		    !read_u64(rd, ctx, e + (is_static ? l->address : l->offset),
+		if (!rd(ctx, e + l->is_static, &is_static, sizeof(is_static)))
+			return -1;
+		if ((is_static != 0) != (k == UNIVERSE_HEAP))
+			continue; /* not the field looked for */
+		if (!read_u64(rd, ctx, e + (is_static ? l->address : l->offset),
 			      &v))
 			return -1;
 		got[k] = v;
