@@ -23,7 +23,9 @@ one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
     agree);
   - the class space named "JVM class space" is where `jcmd VM.info` says
     (none with -XX:-UseCompressedClassPointers).
-For G1 at 512m also with -b fork, and saved with -w and loaded with -l:
+G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
+managed heap at jcmd's range with jcmd's committed, without parts or used,
+and a note says why. For G1 at 512m also with -b fork, and saved with -w and loaded with -l:
 the jvm heap, its parts and its regions' types and names come back as a
 live capture has them. Every JVM started is killed by its pid. Skipped
 without java; the range checks are skipped without jcmd (a JRE)."""
@@ -212,6 +214,38 @@ def check(label, pid, extra, ccp=True):
         T.skip("%s: class space" % label, "jcmd not installed")
 
 
+def check_noperf(label, pid):
+    """-XX:-UsePerfData: no hsperfdata, the heap still where VMStructs
+    says, its committed G1's own (jcmd), its spaces unknown (a note)."""
+    truth = heap_info(pid)
+    if not truth:
+        T.skip("%s: the heap without hsperfdata" % label, "jcmd not "
+               "installed (a JRE), or no heap range printed")
+        return
+    total = truth[2].get("garbage-first heap")
+    for _ in range(40):
+        if rw_bytes(pid, truth[0], truth[1]) == total:
+            break
+        T.time.sleep(0.5)
+        truth = heap_info(pid) or truth
+        total = truth[2].get("garbage-first heap")
+    snap = T.vmscope_json(pid, "-F")
+    jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
+    if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
+                snap["managed"]):
+        return
+    m = jvm[0]
+    start, end = T.hexint(m["start"]), T.hexint(m["end"])
+    T.ok((start, end) == truth[:2] and m["committed"] == total,
+         "%s: its range %#x-%#x and committed %d are jcmd's" %
+         (label, start, end, m["committed"]), (truth, m))
+    notes = [n["why"] for n in snap["capture"]["missing"]
+             if n["step"] == "jvm"]
+    T.ok(m["parts"] == [] and m["used"] is None and m["figures"] is None
+         and len(notes) == 1 and "hsperfdata" in notes[0],
+         "%s: no parts nor used, and a note says why: %s" % (label, notes))
+
+
 def saved(label, pid, tmp):
     """-w FILE then -l FILE: the jvm step's result comes back from the
     file (a loaded snapshot cannot read the hsperfdata file again)."""
@@ -252,7 +286,8 @@ CONFIGS = [(gc, xmx, ()) for gc in ("G1", "Parallel", "Serial")
            for xmx in ("256m", "512m", "2g")] + \
     [(gc, "512m", ("-XX:-UseCompressedClassPointers",))
      for gc in ("G1", "Parallel", "Serial")] + \
-    [("G1", "512m", ("-XX:-UseCompressedOops",))]
+    [("G1", "512m", ("-XX:-UseCompressedOops",)),
+     ("G1", "512m", ("-XX:-UsePerfData",))]
 AT_ONCE = 4
 
 
@@ -274,6 +309,9 @@ def run_one(cfg, proc, line, tmp):
                 line):
         return
     ccp = "-XX:-UseCompressedClassPointers" not in flags
+    if "-XX:-UsePerfData" in flags:
+        check_noperf("%s -F" % label, pid)
+        return
     check("%s -F" % label, pid, ["-F"], ccp)
     if (gc, xmx, flags) == ("G1", "512m", ()):
         check("%s -b fork" % label, pid, ["-b", "fork"], ccp)

@@ -19,8 +19,9 @@
  * that range must be anonymous private memory or the CDS archive's mapped
  * heap pieces (classes.jsa); else a note, and nothing typed.
  *
- * Only where VMStructs cannot be read (a core, a JVM without the export)
- * is the range inferred, and a note says so: the run of adjacent
+ * Only where VMStructs cannot be read (a core whose libjvm on disk is
+ * another build than the one it mapped, a JVM without the export) is the
+ * range inferred, and a note says so: the run of adjacent
  * anonymous regions (and CDS heap pieces) whose size is the heap's maximum
  * by hsperfdata (G1: the largest generation's maximum, each may take the
  * whole heap; Serial and Parallel: the generations' sum), below 32 GiB
@@ -28,15 +29,16 @@
  * once took G1's 1 GiB sum of maxima for -Xmx512m for the 1 GiB class
  * space: hence the JVM's own account first. The class space is the run of
  * the compressed class space's maximum size outside the heap (next to the
- * CDS archive when
- * several fit); the code cache the runs of anonymous rwx and PROT_NONE
+ * CDS archive when several fit); the code cache the runs of anonymous rwx and PROT_NONE
  * regions (their details begin "JVM ": a snapshot file keeps the regions
  * so named, snapfile_kept.c). A core is read only from its own memory
  * (it holds the mapping when dumped with coredump_filter bit 3): the file
  * on disk now is of another instant. A snapshot file puts back what the
  * step found when it was saved (the source's restore, asked by the step
- * itself: the pipeline would note its lack for every process). What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
- * the snapshot; no run of the size) is a note, and the regions stay what
+ * itself: the pipeline would note its lack for every process). A JVM
+ * without hsperfdata (-XX:-UsePerfData) still has its heap where
+ * VMStructs says, without parts or used, and a note. What cannot be told
+ * (neither; no run of the size) is a note, and the regions stay what
  * they were.
  *
  * The figures are read from the file while the steps run: the target is
@@ -436,19 +438,57 @@ static bool inferred_heap(const struct vms_snapshot *s, const struct hsperf *h,
 	return find_run(s, *size, OOPS_LIMIT, NULL, heap_piece, first, end);
 }
 
+/* The JVM's hsperfdata, parsed into *h: 0, or -1 and why (a static
+ * string or one in msg). */
+static int perf_of(struct vms_snapshot *s, unsigned have, struct hsperf *h,
+		   char *msg, size_t msgsz, const char **why)
+{
+	const struct vms_region *pr = perf_region(s);
+	struct vms_error perr = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	*why = "a JVM without an hsperfdata file mapped (-XX:-UsePerfData or "
+	       "-XX:+PerfDisableSharedMem)";
+	if (!pr)
+		return -1;
+	if (s->src.pid == 0) {
+		/* No live process: the file on disk now is of another
+		 * instant (or another JVM): only the snapshot's own copy. */
+		if (read_perf_mem(s, pr, &buf, &len, why) < 0)
+			return -1;
+	} else if (!(have & VMS_SRC_FILES)) {
+		*why = "a JVM, but its hsperfdata file cannot be read here";
+		return -1;
+	} else {
+		if (have & VMS_SRC_CONSISTENT)
+			vms_source_hold(s, true);
+		if (read_perf(s, pr, &buf, &len, why) < 0) {
+			vms_source_hold(s, false);
+			return -1;
+		}
+		vms_source_hold(s, false);
+	}
+	if (hsperf_parse(buf, len, h, &perr) < 0) {
+		free(buf);
+		snprintf(msg, msgsz, "%.190s", perr.msg);
+		*why = msg;
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
 static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 			struct vms_error *err)
 {
-	const struct vms_region *pr;
-	struct vms_error perr = { 0 };
 	struct vms_managed *m;
 	struct hsperf h;
 	uint64_t sum = 0, hs = 0, he = 0;
 	size_t i, first = 0, end = 0;
-	const char *why, *detail, *xwhy = "";
-	char *buf = NULL, msg[400];
-	size_t len = 0;
-	bool jvm = false;
+	const char *pwhy, *detail, *xwhy = "";
+	char msg[400], pmsg[200];
+	bool jvm = false, perf, exact;
 
 	/* A source without files may have kept what this step found (a
 	 * snapshot file): put back, it stands for the step. */
@@ -463,37 +503,15 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 		      ends_with(s->regions[i].path, "/libjvm.so");
 	if (!jvm)
 		return 0;
-	if (!(pr = perf_region(s)))
-		return note(s,
-			    "a JVM without an hsperfdata file mapped "
-			    "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem): "
-			    "its heap cannot be told from the map",
-			    err);
-	if (s->src.pid == 0) {
-		/* No live process: the file on disk now is of another
-		 * instant (or another JVM): only the snapshot's own copy. */
-		if (read_perf_mem(s, pr, &buf, &len, &why) < 0)
-			return note(s, why, err);
-	} else if (!(have & VMS_SRC_FILES)) {
-		return note(s,
-			    "a JVM, but its hsperfdata file cannot be read "
-			    "here: its heap cannot be told from the map",
-			    err);
-	} else {
-		if (have & VMS_SRC_CONSISTENT)
-			vms_source_hold(s, true);
-		if (read_perf(s, pr, &buf, &len, &why) < 0) {
-			vms_source_hold(s, false);
-			return note(s, why, err);
-		}
-		vms_source_hold(s, false);
+	perf = perf_of(s, have, &h, pmsg, sizeof(pmsg), &pwhy) == 0;
+	exact = exact_heap(s, have, &hs, &he, &xwhy) == 0;
+	if (!perf && !exact) {
+		snprintf(msg, sizeof(msg),
+			 "%s, and %s: its heap cannot be told from the map",
+			 pwhy, xwhy);
+		return note(s, msg, err);
 	}
-	if (hsperf_parse(buf, len, &h, &perr) < 0) {
-		free(buf);
-		return note(s, perr.msg, err);
-	}
-	free(buf);
-	if (exact_heap(s, have, &hs, &he, &xwhy) == 0) {
+	if (exact) {
 		if (!regions_of(s, hs, he, &first, &end)) {
 			snprintf(msg, sizeof(msg),
 				 "the Java heap the JVM reserved (%#llx-%#llx, "
@@ -518,7 +536,15 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 			 (unsigned long long)sum, xwhy);
 		return note(s, msg, err);
 	}
-	detail = h.policy[0]
+	if (!perf) {
+		snprintf(msg, sizeof(msg),
+			 "%s: the Java heap is where its VMStructs say, but "
+			 "its spaces and use are not known",
+			 pwhy);
+		if (note(s, msg, err) < 0)
+			return -1;
+	}
+	detail = perf && h.policy[0]
 			 ? arena_printf(&s->arena, "Java heap (%s)", h.policy)
 			 : "Java heap";
 	if (!detail)
@@ -529,9 +555,10 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 	if (!m)
 		m = managed_add(s, "jvm", s->regions[first].start,
 				s->regions[end - 1].end);
-	if (!m || parts_of(s, &h, m) < 0)
+	if (!m || (perf && parts_of(s, &h, m) < 0))
 		return step_nomem(err, "jvm");
-	name_native(s, &h);
+	if (perf)
+		name_native(s, &h);
 	return 0;
 }
 
