@@ -4,8 +4,9 @@ for every collector and heap size: the range by the JVM's own account.
 
 Starts tests/targets/JvmHeap.java (compiled once with javac when there is
 one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
--XX:-UseCompressedClassPointers, and G1 at 512m with -XX:-UseCompressedOops
-(13 JVMs, at most 4 at a time), and with -F checks `vmscope -e json`:
+-XX:-UseCompressedClassPointers, G1 at 512m with -XX:-UseCompressedOops
+(13 JVMs, and a 14th below; at most 4 at a time), and with -F checks
+`vmscope -e json`:
   - one managed heap of runtime "jvm" whose range is the heap `jcmd PID
     GC.heap_info` prints (G1's "[start, end)"; the generations' "[start,
     committed end, reserved end)" of Parallel and Serial, their union),
@@ -25,9 +26,9 @@ one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
     (none with -XX:-UseCompressedClassPointers).
 G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
 managed heap at jcmd's range with jcmd's committed, without parts or used,
-and a note says why. For G1 at 512m also with -b fork, and saved with -w and loaded with -l:
-the jvm heap, its parts and its regions' types and names come back as a
-live capture has them. Every JVM started is killed by its pid. Skipped
+and a note says why. For G1 at 512m also with -b fork, and saved with -w
+and loaded with -l: the jvm heap, its parts and its regions' types and
+names come back as a live capture has them. Every JVM started is killed by its pid. Skipped
 without java; the range checks are skipped without jcmd (a JRE)."""
 import os
 import re
