@@ -326,8 +326,8 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 }
 
 /* Where VMStructs is read: the snapshot's memory, and libjvm's file for
- * what a fork clone has not in its page tables (the names, in the file's
- * read-only pages: the same bytes). */
+ * what a fork clone has not in its page tables (the names, in libjvm's
+ * read-only mappings: the same bytes as the file's). */
 struct jvm_mem {
 	struct vms_snapshot *s;
 	const struct vms_image *im;
@@ -340,9 +340,16 @@ static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	struct jvm_mem *m = ctx;
 	uint64_t off;
 
+	const struct vms_region *r;
+
 	if (rtscan_read(m->s, addr, buf, len))
 		return true;
-	return m->file && addr >= m->im->bias &&
+	/* only read-only pages of libjvm's own mapping: what is written
+	 * (relocated data, .bss) the file has not as the JVM has it */
+	r = vms_snapshot_find(m->s, addr);
+	return m->file && r && !(r->perms & VMS_PERM_W) && r->path &&
+	       ends_with(r->path, "/libjvm.so") && addr + len <= r->end &&
+	       addr >= m->im->bias &&
 	       elfimage_vaddr_offset(m->im->elf, m->src, addr - m->im->bias,
 				     len, &off) &&
 	       elfimage_src_read(m->src, off, buf, len) == len;
