@@ -24,7 +24,8 @@
  *                              mallinfo2 and each arena's figures
  *                              (glibc_find.h, glibc_walk.h)
  *   jvm       step_jvm.c       a HotSpot JVM's Java heap (managed heap,
- *                              runtime "jvm", figures from hsperfdata),
+ *                              runtime "jvm", where from its VMStructs:
+ *                              hsstructs.h, figures from hsperfdata),
  *                              class space and code cache named
  *   go        step_go.c        a Go program's heap arenas (managed heap,
  *                              runtime "go", from the runtime's hints),

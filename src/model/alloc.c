@@ -70,6 +70,22 @@ static uint32_t run_at(const struct vms_snapshot *s, size_t i,
 				}
 			}
 		}
+	if (r->type == VMS_T_MANAGED_HEAP)
+		for (h = 0; h < s->nmanaged; h++) {
+			const struct vms_managed *m = &s->managed[h];
+
+			if (m->start != r->start)
+				continue;
+			for (k = i + 1;
+			     k < s->nregions &&
+			     s->regions[k].type == VMS_T_MANAGED_HEAP &&
+			     s->regions[k].start == s->regions[k - 1].end &&
+			     s->regions[k].end <= m->end;
+			     k++)
+				;
+			*kind = VMS_A_MANAGED;
+			return (uint32_t)(k - i);
+		}
 	*kind = VMS_A_REGION;
 	return 1;
 }

@@ -10,6 +10,9 @@
  *   stack  a thread's guard page and its stack (the guard below it);
  *   arena  a glibc heap of a non-main arena: its regions inside one heap
  *          segment (the committed part and the reserved rest);
+ *   managed a managed heap's entry (s->managed) from the region it
+ *          starts at: the adjacent managed-heap regions inside its range
+ *          (a Java heap's committed, reserved and CDS pieces: one row);
  *   region anything else, alone.
  * The array is malloc'd (*out, freed by the caller); -1 on out of memory,
  * *out NULL. The figures of an allocation are the sums of its regions'
@@ -29,6 +32,7 @@ enum vms_alloc_kind {
 	VMS_A_IMAGE,
 	VMS_A_STACK,
 	VMS_A_ARENA,
+	VMS_A_MANAGED,
 };
 
 struct vms_alloc {

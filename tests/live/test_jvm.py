@@ -1,21 +1,35 @@
 #!/usr/bin/env python3
-"""A HotSpot JVM's Java heap (the "jvm" step, src/analyze/runtimes/step_jvm.c).
+"""A HotSpot JVM's Java heap (the "jvm" step, src/analyze/runtimes/step_jvm.c)
+for every collector and heap size: the range by the JVM's own account.
 
-Starts tests/targets/JvmHeap.java (java -Xmx384m, G1 and Serial) and, with
--F (the target held while read) and -b fork, checks `vmscope -e json`:
-  - one managed heap of runtime "jvm" whose reservation is 384 MiB, below
-    32 GiB (compressed oops), every region inside it typed managed_heap
-    and the regions covering it without a gap;
+Starts tests/targets/JvmHeap.java (compiled once with javac when there is
+one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
+-XX:-UseCompressedClassPointers, G1 at 512m with -XX:-UseCompressedOops
+(13 JVMs, and a 14th below; at most 4 at a time), and with -F checks
+`vmscope -e json`:
+  - one managed heap of runtime "jvm" whose range is the heap `jcmd PID
+    GC.heap_info` prints (G1's "[start, end)"; the generations' "[start,
+    committed end, reserved end)" of Parallel and Serial, their union),
+    found from the JVM's VMStructs, so with no note from the jvm step;
+  - every region inside it typed managed_heap and covering it without a
+    gap (so the viewer's allocations show it as one: model/alloc.c);
+  - its committed bytes equal the JVM's own committed: the generations'
+    capacities in hsperfdata (G1 adds 8 bytes a space: rounded down to a
+    page), and for G1 jcmd's "total" too; the kernel's read-write bytes
+    of the range are waited for to agree first (G1 uncommits on a thread
+    of its own after System.gc()), bounded;
   - its parts (eden, s0, s1, old, metaspace, class space: capacity, used,
-    max) and used equal the JVM's own hsperfdata, read independently by
-    tests/lib/hsperf.py from the file the JVM maps (read before and after
-    vmscope; taken only when both agree: the idle JVM did not change them);
-  - where jcmd is installed (a JDK), the heap's range and committed bytes
-    equal `jcmd PID GC.heap_info` ("total NK ... [start, end)") and the
-    class space named "JVM class space" is where `jcmd VM.info` says;
-  - saved with -w and loaded with -l, the jvm heap, its parts and its
-    regions' types and names come back as a live capture has them.
-Every JVM started is killed by its pid. Skipped without java."""
+    max) and used equal hsperfdata, read independently by
+    tests/lib/hsperf.py before and after vmscope (taken only when both
+    agree);
+  - the class space named "JVM class space" is where `jcmd VM.info` says
+    (none with -XX:-UseCompressedClassPointers).
+G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
+managed heap at jcmd's range with jcmd's committed, without parts or used,
+and a note says why. For G1 at 512m also with -b fork, and saved with -w
+and loaded with -l: the jvm heap, its parts and its regions' types and
+names come back as a live capture has them. Every JVM started is killed by its pid. Skipped
+without java; the range checks are skipped without jcmd (a JRE)."""
 import os
 import re
 import shutil
@@ -85,34 +99,56 @@ def jcmd(pid, *cmd):
     return r.stdout.decode(errors="replace") if r.returncode == 0 else None
 
 
-HEAP_INFO = re.compile(r"total (\d+)K, used \d+K \[0x([0-9a-f]+), "
-                       r"0x([0-9a-f]+)\)")
+GEN = re.compile(r"^\s*(\S.*?)\s+total (\d+)K, used \d+K "
+                 r"\[0x([0-9a-f]+), 0x([0-9a-f]+)(?:, 0x([0-9a-f]+))?\)",
+                 re.M)
 
 
-def settle(pid):
-    """Waits (up to 20 s) until the JVM has given back what it shrank:
-    G1 uncommits on a thread of its own after System.gc() (JDK 16+), so
-    for a while after "ready" the kernel still maps the old size while
-    the JVM already counts the new one. Settled: the read-write bytes of
-    the heap's range in /proc/PID/maps equal jcmd's committed total.
-    Without jcmd, nothing to wait on (nor to compare with)."""
+def heap_info(pid):
+    """jcmd GC.heap_info's heap: (start, end, {name: total bytes}), the
+    union of its generations' reserved ranges (one range, or None)."""
+    info = jcmd(pid, "GC.heap_info")
+    gens = GEN.findall(info or "")
+    if not gens:
+        return None
+    rng = sorted((int(g[2], 16), int(g[4] or g[3], 16)) for g in gens)
+    if any(rng[i][1] != rng[i + 1][0] for i in range(len(rng) - 1)):
+        return None
+    return rng[0][0], rng[-1][1], {g[0]: int(g[1]) * 1024 for g in gens}
+
+
+def jvm_committed(figs, page):
+    """The JVM's committed heap bytes by hsperfdata: its generations'
+    capacities (G1's 8 bytes a space rounded off)."""
+    total, g = 0, 0
+    while "gen.%d.capacity" % g in figs:
+        total += figs["gen.%d.capacity" % g]
+        g += 1
+    return total // page * page
+
+
+def rw_bytes(pid, lo, hi):
+    return sum(min(m["end"], hi) - max(m["start"], lo) for m in T.maps(pid)
+               if m["perms"].startswith("rw") and m["end"] > lo
+               and m["start"] < hi)
+
+
+def settle(pid, lo, hi):
+    """Waits (up to 20 s) until the kernel's read-write bytes of the
+    heap's range equal the JVM's own committed (hsperfdata): G1 gives back
+    what it shrank on a thread of its own after System.gc()."""
+    page = os.sysconf("SC_PAGE_SIZE")
     for _ in range(40):
-        info = jcmd(pid, "GC.heap_info")
-        hm = info and HEAP_INFO.search(info)
-        if not hm:
-            return
-        lo, hi = int(hm.group(2), 16), int(hm.group(3), 16)
-        rw = sum(min(m["end"], hi) - max(m["start"], lo)
-                 for m in T.maps(pid)
-                 if m["perms"].startswith("rw") and m["end"] > lo
-                 and m["start"] < hi)
-        if rw == int(hm.group(1)) * 1024:
-            return
+        if rw_bytes(pid, lo, hi) == jvm_committed(read_perf(pid), page):
+            return True
         T.time.sleep(0.5)
+    return False
 
 
-def check(label, pid, extra):
-    settle(pid)
+def check(label, pid, extra, ccp=True):
+    truth = heap_info(pid)
+    if truth:
+        settle(pid, truth[0], truth[1])
     snap, figs = stable_capture(pid, extra)
     if not T.ok(figs is not None, "%s: hsperfdata stable around the capture"
                 % label):
@@ -123,21 +159,35 @@ def check(label, pid, extra):
         return
     m = jvm[0]
     start, end = T.hexint(m["start"]), T.hexint(m["end"])
-    T.ok(m["reserved"] == 384 * MIB and end - start == 384 * MIB,
-         "%s: its reservation is 384 MiB (%d)" % (label, m["reserved"]))
-    T.ok(end <= 32 << 30, "%s: below 32 GiB (compressed oops): %#x-%#x"
-         % (label, start, end))
+    notes = [n for n in snap["capture"]["missing"] if n["step"] == "jvm"]
+    T.ok(not notes, "%s: found by the JVM's own account (no note)" % label,
+         notes)
+    if truth:
+        T.ok((start, end) == truth[:2] and m["reserved"] == end - start,
+             "%s: its range %#x-%#x (%d MiB) is jcmd GC.heap_info's "
+             "%#x-%#x" % (label, start, end, (end - start) >> 20,
+                          truth[0], truth[1]))
+    else:
+        T.skip("%s: jcmd GC.heap_info" % label,
+               "jcmd not installed (a JRE), or no heap range printed")
     inside = [r for r in snap["regions"]
               if T.hexint(r["start"]) >= start and T.hexint(r["end"]) <= end]
     covered = sum(T.hexint(r["end"]) - T.hexint(r["start"]) for r in inside)
     T.ok(inside and all(r["type"] == "managed_heap" for r in inside)
-         and covered == end - start,
-         "%s: its %d regions are typed managed_heap and cover it"
-         % (label, len(inside)),
+         and covered == end - start
+         and T.hexint(inside[0]["start"]) == start,
+         "%s: its %d regions are typed managed_heap and cover it (one "
+         "allocation)" % (label, len(inside)),
          [(r["start"], r["type"]) for r in inside])
-    T.ok(m["committed"] == sum(r["committed"] for r in inside),
-         "%s: committed %d is its regions' committed bytes"
-         % (label, m["committed"]))
+    page = os.sysconf("SC_PAGE_SIZE")
+    own = jvm_committed(figs, page)
+    T.ok(m["committed"] == own
+         and m["committed"] == sum(r["committed"] for r in inside),
+         "%s: committed %d is the JVM's own (hsperfdata capacities %d) and "
+         "its regions'" % (label, m["committed"], own))
+    if truth and "garbage-first heap" in truth[2]:
+        T.eq(m["committed"], truth[2]["garbage-first heap"],
+             "%s: ... and jcmd's G1 total" % label)
     T.eq(m["figures"], "hsperfdata", "%s: figures from hsperfdata" % label)
     want = want_parts(figs)
     got = {p["name"]: (p["capacity"], p["used"], p["max"], p["in_heap"])
@@ -148,30 +198,53 @@ def check(label, pid, extra):
          "got %r\nwant %r" % (got, want))
     used = sum(v[1] for v in want.values() if v[3])
     T.eq(m["used"], used, "%s: used %d is the heap spaces' used" % (label, used))
-    info = jcmd(pid, "GC.heap_info")
-    hm = info and HEAP_INFO.search(info)
-    if hm:
-        T.ok((int(hm.group(2), 16), int(hm.group(3), 16)) == (start, end)
-             and int(hm.group(1)) * 1024 == m["committed"],
-             "%s: jcmd GC.heap_info: total %sK [0x%s, 0x%s)"
-             % (label, hm.group(1), hm.group(2), hm.group(3)))
-    else:
-        T.skip("%s: jcmd GC.heap_info" % label,
-               "jcmd not installed (a JRE), or this collector prints no "
-               "single heap range" if not info else "no single heap range "
-               "in: %s" % info.splitlines()[1:2])
     vi = jcmd(pid, "VM.info")
     cm = vi and re.search(r"Compressed class space mapped at: 0x([0-9a-f]+)-"
                           r"0x([0-9a-f]+)", vi)
     named = [r for r in snap["regions"] if r["detail"] == "JVM class space"]
     if cm:
-        T.ok(named and T.hexint(named[0]["start"]) == int(cm.group(1), 16)
+        T.ok(ccp and named
+             and T.hexint(named[0]["start"]) == int(cm.group(1), 16)
              and T.hexint(named[-1]["end"]) == int(cm.group(2), 16),
              "%s: JVM class space at 0x%s-0x%s as jcmd VM.info says"
              % (label, cm.group(1), cm.group(2)))
+    elif vi and not ccp:
+        T.ok(not named, "%s: no compressed class space, none named" % label,
+             [r["start"] for r in named])
     else:
-        T.skip("%s: class space" % label, "jcmd not installed, or no "
-               "compressed class space")
+        T.skip("%s: class space" % label, "jcmd not installed")
+
+
+def check_noperf(label, pid):
+    """-XX:-UsePerfData: no hsperfdata, the heap still where VMStructs
+    says, its committed G1's own (jcmd), its spaces unknown (a note)."""
+    truth = heap_info(pid)
+    if not truth:
+        T.skip("%s: the heap without hsperfdata" % label, "jcmd not "
+               "installed (a JRE), or no heap range printed")
+        return
+    total = truth[2].get("garbage-first heap")
+    for _ in range(40):
+        if rw_bytes(pid, truth[0], truth[1]) == total:
+            break
+        T.time.sleep(0.5)
+        truth = heap_info(pid) or truth
+        total = truth[2].get("garbage-first heap")
+    snap = T.vmscope_json(pid, "-F")
+    jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
+    if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
+                snap["managed"]):
+        return
+    m = jvm[0]
+    start, end = T.hexint(m["start"]), T.hexint(m["end"])
+    T.ok((start, end) == truth[:2] and m["committed"] == total,
+         "%s: its range %#x-%#x and committed %d are jcmd's" %
+         (label, start, end, m["committed"]), (truth, m))
+    notes = [n["why"] for n in snap["capture"]["missing"]
+             if n["step"] == "jvm"]
+    T.ok(m["parts"] == [] and m["used"] is None and m["figures"] is None
+         and len(notes) == 1 and "hsperfdata" in notes[0],
+         "%s: no parts nor used, and a note says why: %s" % (label, notes))
 
 
 def saved(label, pid, tmp):
@@ -210,26 +283,64 @@ def saved(label, pid, tmp):
          loaded["capture"]["missing"])
 
 
+CONFIGS = [(gc, xmx, ()) for gc in ("G1", "Parallel", "Serial")
+           for xmx in ("256m", "512m", "2g")] + \
+    [(gc, "512m", ("-XX:-UseCompressedClassPointers",))
+     for gc in ("G1", "Parallel", "Serial")] + \
+    [("G1", "512m", ("-XX:-UseCompressedOops",)),
+     ("G1", "512m", ("-XX:-UsePerfData",))]
+AT_ONCE = 4
+
+
+def launcher(tmp):
+    """How to run JvmHeap: its class compiled once, or the source."""
+    if shutil.which("javac"):
+        r = T.subprocess.run(["javac", "-d", tmp, SRC], capture_output=True,
+                             timeout=120)
+        if r.returncode == 0:
+            return ["-cp", tmp, "JvmHeap"]
+    return [SRC]
+
+
+def run_one(cfg, proc, line, tmp):
+    gc, xmx, flags = cfg
+    label = " ".join(["%s %s" % (gc, xmx)] + list(flags))
+    pid = proc.pid
+    if not T.ok(line == "ready %d" % pid, "%s: JVM %d ready" % (label, pid),
+                line):
+        return
+    ccp = "-XX:-UseCompressedClassPointers" not in flags
+    if "-XX:-UsePerfData" in flags:
+        check_noperf("%s -F" % label, pid)
+        return
+    check("%s -F" % label, pid, ["-F"], ccp)
+    if (gc, xmx, flags) == ("G1", "512m", ()):
+        check("%s -b fork" % label, pid, ["-b", "fork"], ccp)
+        saved("%s -w/-l" % label, pid, tmp)
+
+
 def main():
     if not shutil.which("java"):
         T.skip("jvm", "java is not installed (openjdk-17-jre-headless)")
         T.done()
-    for gc in ("G1", "Serial"):
-        p, line = T.start(["java", "-XX:+Use%sGC" % gc, "-Xmx384m", SRC],
-                          timeout=90)
-        try:
-            pid = p.pid
-            T.ok(line == "ready %d" % pid, "%s: JVM %d ready" % (gc, pid))
-            check("%s -F" % gc, pid, ["-F"])
-            if gc == "G1":
-                check("%s -b fork" % gc, pid, ["-b", "fork"])
-                tmp = tempfile.mkdtemp(prefix="vms-jvm-")
-                try:
-                    saved("%s -w/-l" % gc, pid, tmp)
-                finally:
-                    shutil.rmtree(tmp, ignore_errors=True)
-        finally:
-            T.kill(p)
+    tmp = tempfile.mkdtemp(prefix="vms-jvm-")
+    try:
+        run = launcher(tmp)
+        for i in range(0, len(CONFIGS), AT_ONCE):
+            batch = CONFIGS[i:i + AT_ONCE]
+            procs = [T.start(["java", "-XX:+Use%sGC" % gc, "-Xmx" + xmx]
+                             + list(flags) + run, ready=False)[0]
+                     for gc, xmx, flags in batch]
+            try:
+                lines = [p.stdout.readline().decode(errors="replace")
+                         .strip() for p in procs]
+                for cfg, p, line in zip(batch, procs, lines):
+                    run_one(cfg, p, line, tmp)
+            finally:
+                for p in procs:
+                    T.kill(p)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     T.done()
 
 

@@ -11,7 +11,9 @@ capture (a try counts only when the two agree: the JVM may change its
 figures between captures); the detail below names the heap's range and
 where its figures came from (hsperfdata). The same snapshot saved with -w
 and opened with -l shows the same rows (the jvm step's record put back);
-Enter on a part shows the heap in the viewer, and H there opens the heaps
+Enter on a part shows the heap in the viewer as one allocation (one row
+"+ START Managed Heap 384 M ... Java heap (GarbageFirst)", its regions
+beneath: model/alloc.c), and H there opens the heaps
 screen on it. Esc goes back to the viewer. Skipped without java; the JVM
 is killed by its pid. Without a JVM: tests/fixtures/snap_runtimes.vms (a
 python's obmalloc arenas) shows each cpython arena as a row with its
@@ -186,6 +188,11 @@ def main():
             scr = tm.wait_for(lambda s: "managed heaps:" not in s)
             T.ok(re.search(r"^. %s +Managed Heap" % at, scr, re.M),
                  "-l: Enter on a part shows its heap in the viewer", scr)
+            rows = [ln for ln in scr.splitlines() if "Java heap (" in ln]
+            T.ok(len(rows) == 1 and re.match(
+                r"^\+ %s +Managed Heap +384 M " % at, rows[0]),
+                 "-l: the Java heap is one allocation (its regions "
+                 "beneath), 384 M", "\n".join(rows) or scr)
             tm.keys("H")
             scr = tm.wait_for("jvm managed heap")
             T.ok("jvm managed heap" in scr and

@@ -7,21 +7,38 @@
  * path holds "/hsperfdata_" is opened through the source (procfile.h: the
  * very file mapped, through /proc/PID/map_files or the target's own root,
  * so a JVM in a container is read as it sees its /tmp), never by a path
- * vmscope makes up. The file holds no addresses: the heap is the run of
- * adjacent private anonymous regions (and the CDS archive's mapped heap
- * pieces, classes.jsa) whose size is the heap's maximum (hsperf_heap_max:
- * the generations' sum, or the largest for G1); with compressed oops it
- * lies below 32 GiB, and a run there is taken first; above, only a run
- * that is the only one of that size. The class space is the run of the
- * compressed class space's maximum size (next to the CDS archive when
- * several fit); the code cache the runs of anonymous rwx and PROT_NONE
+ * vmscope makes up. The file holds no addresses (sun.gc.* are sizes
+ * only: capacities, maxima, used; checked on JDK 17, 187 entries).
+ *
+ * Where the Java heap is comes from the JVM itself: libjvm.so exports its
+ * VMStructs table (hsstructs.h, the Serviceability Agent's way in, in
+ * .dynsym of every HotSpot), read in the snapshot's memory (names a fork
+ * clone lacks read from libjvm's file, the same bytes):
+ * Universe::_collectedHeap->_reserved is the heap's whole reservation for
+ * every collector and every -Xmx, compressed oops or not. The regions of
+ * that range must be anonymous private memory or the CDS archive's mapped
+ * heap pieces (classes.jsa); else a note, and nothing typed.
+ *
+ * Only where VMStructs cannot be read (a core whose libjvm on disk is
+ * another build than the one it mapped, a JVM without the export) is the
+ * range inferred, and a note says so: the run of adjacent
+ * anonymous regions (and CDS heap pieces) whose size is the heap's maximum
+ * by hsperfdata (G1: the largest generation's maximum, each may take the
+ * whole heap; Serial and Parallel: the generations' sum), below 32 GiB
+ * first (compressed oops), else the only run of that size. Size guesses
+ * once took G1's 1 GiB sum of maxima for -Xmx512m for the 1 GiB class
+ * space: hence the JVM's own account first. The class space is the run of
+ * the compressed class space's maximum size outside the heap (next to the
+ * CDS archive when several fit); the code cache the runs of anonymous rwx and PROT_NONE
  * regions (their details begin "JVM ": a snapshot file keeps the regions
  * so named, snapfile_kept.c). A core is read only from its own memory
  * (it holds the mapping when dumped with coredump_filter bit 3): the file
  * on disk now is of another instant. A snapshot file puts back what the
  * step found when it was saved (the source's restore, asked by the step
- * itself: the pipeline would note its lack for every process). What cannot be told (no hsperfdata: -XX:-UsePerfData; not in
- * the snapshot; no run of the size) is a note, and the regions stay what
+ * itself: the pipeline would note its lack for every process). A JVM
+ * without hsperfdata (-XX:-UsePerfData) still has its heap where
+ * VMStructs says, without parts or used, and a note. What cannot be told
+ * (neither; no run of the size) is a note, and the regions stay what
  * they were.
  *
  * The figures are read from the file while the steps run: the target is
@@ -35,7 +52,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/heaps/alloc_heap.h"
+#include "analyze/rtscan.h"
 #include "analyze/runtimes/hsperf.h"
+#include "analyze/runtimes/hsstructs.h"
 #include "analyze/steps.h"
 #include "model/managed.h"
 #include "model/source.h"
@@ -270,6 +290,12 @@ static int parts_of(struct vms_snapshot *s, const struct hsperf *h,
 	return 0;
 }
 
+/* A piece of the class space: not the Java heap found before. */
+static bool class_piece(const struct vms_region *r)
+{
+	return plain_anon(r) && r->type != VMS_T_MANAGED_HEAP;
+}
+
 /* The class space and the code cache, named when found. */
 static bool code_piece(const struct vms_region *r)
 {
@@ -283,7 +309,7 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 	size_t i, first, end;
 
 	if (h->class_space.max > 0 &&
-	    find_run(s, (uint64_t)h->class_space.max, 0, ".jsa", plain_anon,
+	    find_run(s, (uint64_t)h->class_space.max, 0, ".jsa", class_piece,
 		     &first, &end))
 		name_regions(s, first, end, "JVM class space", false);
 	for (i = 0; i < s->nregions; i = end) {
@@ -299,19 +325,177 @@ static void name_native(struct vms_snapshot *s, const struct hsperf *h)
 	}
 }
 
+/* Where VMStructs is read: the snapshot's memory, and libjvm's file for
+ * what a fork clone has not in its page tables (the names, in libjvm's
+ * read-only mappings: the same bytes as the file's). */
+struct jvm_mem {
+	struct vms_snapshot *s;
+	const struct vms_image *im;
+	const struct elfimage_src *src;
+	bool file;
+};
+
+static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct jvm_mem *m = ctx;
+	uint64_t off;
+
+	const struct vms_region *r;
+
+	if (rtscan_read(m->s, addr, buf, len))
+		return true;
+	/* only read-only pages of libjvm's own mapping: what is written
+	 * (relocated data, .bss) the file has not as the JVM has it */
+	r = vms_snapshot_find(m->s, addr);
+	return m->file && r && !(r->perms & VMS_PERM_W) && r->path &&
+	       ends_with(r->path, "/libjvm.so") && addr + len <= r->end &&
+	       addr >= m->im->bias &&
+	       elfimage_vaddr_offset(m->im->elf, m->src, addr - m->im->bias,
+				     len, &off) &&
+	       elfimage_src_read(m->src, off, buf, len) == len;
+}
+
+/* The Java heap's reservation by the JVM's own account: libjvm's exported
+ * VMStructs (hsstructs.h) read in the snapshot's memory. 0 with
+ * [*start, *end), or -1 and why. */
+static int exact_heap(struct vms_snapshot *s, unsigned have, uint64_t *start,
+		      uint64_t *end, const char **why)
+{
+	static const char *const names[7] = {
+		"gHotSpotVMStructs",
+		"gHotSpotVMStructEntryArrayStride",
+		"gHotSpotVMStructEntryTypeNameOffset",
+		"gHotSpotVMStructEntryFieldNameOffset",
+		"gHotSpotVMStructEntryIsStaticOffset",
+		"gHotSpotVMStructEntryOffsetOffset",
+		"gHotSpotVMStructEntryAddressOffset",
+	};
+	const struct vms_image *im = NULL;
+	struct hsstructs_layout l;
+	uint64_t *v[7] = { &l.table,	 &l.stride, &l.type_name, &l.field_name,
+			   &l.is_static, &l.offset, &l.address };
+	struct elfimage_src src;
+	struct elfimage_sym sym;
+	size_t i;
+	int fd = -1, rc = -1;
+	bool ok = true;
+
+	*why = "the snapshot has no memory or files to read libjvm's VMStructs "
+	       "in";
+	if ((have & (VMS_SRC_MEMORY | VMS_SRC_FILES)) !=
+	    (VMS_SRC_MEMORY | VMS_SRC_FILES))
+		return -1;
+	for (i = 0; i < s->nimages && !im; i++)
+		if (s->images[i].path &&
+		    ends_with(s->images[i].path, "/libjvm.so"))
+			im = &s->images[i];
+	*why = "libjvm.so exports no gHotSpotVMStructs (or cannot be opened)";
+	for (i = 0; ok && im && i < 7; i++) {
+		ok = i == 0 ? alloc_image_symbol(s, im, names[0], &sym, &fd,
+						 &src)
+			    : elfimage_symbol(im->elf, &src, names[i], &sym);
+		ok = ok && sym.size == sizeof(uint64_t) &&
+		     rtscan_read(s, im->bias + sym.value, v[i], sizeof(*v[i]));
+		if (ok && i == 0)
+			*why = "libjvm's VMStructs layout cannot be read";
+	}
+	if (im && ok) {
+		struct jvm_mem m = { s, im, &src, fd >= 0 };
+
+		rc = hsstructs_heap(&l, read_mem, &m, s->cap.page_size, start,
+				    end, why);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The regions [first, end) that are exactly [start, stop), each a piece
+ * of the heap: true when so. */
+static bool regions_of(const struct vms_snapshot *s, uint64_t start,
+		       uint64_t stop, size_t *first, size_t *end)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nregions && s->regions[i].start < start; i++)
+		;
+	if (i == s->nregions || s->regions[i].start != start)
+		return false;
+	for (j = i; j < s->nregions && s->regions[j].end <= stop; j++)
+		if (!heap_piece(&s->regions[j]) ||
+		    (j > i && s->regions[j].start != s->regions[j - 1].end))
+			return false;
+	if (j == i || s->regions[j - 1].end != stop)
+		return false;
+	*first = i;
+	*end = j;
+	return true;
+}
+
+/* The heap from hsperfdata's maximum size alone (no VMStructs to read):
+ * G1 gives each generation the whole heap as its maximum, the others
+ * split it (the sum). */
+static bool inferred_heap(const struct vms_snapshot *s, const struct hsperf *h,
+			  size_t *first, size_t *end, uint64_t *size)
+{
+	uint64_t sum, largest;
+
+	hsperf_heap_max(h, s->cap.page_size, &sum, &largest);
+	*size = strcmp(h->policy, "GarbageFirst") == 0 ? largest : sum;
+	return find_run(s, *size, OOPS_LIMIT, NULL, heap_piece, first, end);
+}
+
+/* The JVM's hsperfdata, parsed into *h: 0, or -1 and why (a static
+ * string or one in msg). */
+static int perf_of(struct vms_snapshot *s, unsigned have, struct hsperf *h,
+		   char *msg, size_t msgsz, const char **why)
+{
+	const struct vms_region *pr = perf_region(s);
+	struct vms_error perr = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	*why = "a JVM without an hsperfdata file mapped (-XX:-UsePerfData or "
+	       "-XX:+PerfDisableSharedMem)";
+	if (!pr)
+		return -1;
+	if (s->src.pid == 0) {
+		/* No live process: the file on disk now is of another
+		 * instant (or another JVM): only the snapshot's own copy. */
+		if (read_perf_mem(s, pr, &buf, &len, why) < 0)
+			return -1;
+	} else if (!(have & VMS_SRC_FILES)) {
+		*why = "a JVM, but its hsperfdata file cannot be read here";
+		return -1;
+	} else {
+		if (have & VMS_SRC_CONSISTENT)
+			vms_source_hold(s, true);
+		if (read_perf(s, pr, &buf, &len, why) < 0) {
+			vms_source_hold(s, false);
+			return -1;
+		}
+		vms_source_hold(s, false);
+	}
+	if (hsperf_parse(buf, len, h, &perr) < 0) {
+		free(buf);
+		snprintf(msg, msgsz, "%.190s", perr.msg);
+		*why = msg;
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
 static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 			struct vms_error *err)
 {
-	const struct vms_region *pr;
-	struct vms_error perr = { 0 };
 	struct vms_managed *m;
 	struct hsperf h;
-	uint64_t sum, largest;
+	uint64_t sum = 0, hs = 0, he = 0;
 	size_t i, first = 0, end = 0;
-	const char *why, *detail;
-	char *buf = NULL, msg[300];
-	size_t len = 0;
-	bool jvm = false;
+	const char *pwhy, *detail, *xwhy = "";
+	char msg[400], pmsg[200];
+	bool jvm = false, perf, exact;
 
 	/* A source without files may have kept what this step found (a
 	 * snapshot file): put back, it stands for the step. */
@@ -326,47 +510,48 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 		      ends_with(s->regions[i].path, "/libjvm.so");
 	if (!jvm)
 		return 0;
-	if (!(pr = perf_region(s)))
-		return note(s,
-			    "a JVM without an hsperfdata file mapped "
-			    "(-XX:-UsePerfData or -XX:+PerfDisableSharedMem): "
-			    "its heap cannot be told from the map",
-			    err);
-	if (s->src.pid == 0) {
-		/* No live process: the file on disk now is of another
-		 * instant (or another JVM): only the snapshot's own copy. */
-		if (read_perf_mem(s, pr, &buf, &len, &why) < 0)
-			return note(s, why, err);
-	} else if (!(have & VMS_SRC_FILES)) {
-		return note(s,
-			    "a JVM, but its hsperfdata file cannot be read "
-			    "here: its heap cannot be told from the map",
-			    err);
-	} else {
-		if (have & VMS_SRC_CONSISTENT)
-			vms_source_hold(s, true);
-		if (read_perf(s, pr, &buf, &len, &why) < 0) {
-			vms_source_hold(s, false);
-			return note(s, why, err);
+	perf = perf_of(s, have, &h, pmsg, sizeof(pmsg), &pwhy) == 0;
+	exact = exact_heap(s, have, &hs, &he, &xwhy) == 0;
+	if (!perf && !exact) {
+		snprintf(msg, sizeof(msg),
+			 "%s, and %s: its heap cannot be told from the map",
+			 pwhy, xwhy);
+		return note(s, msg, err);
+	}
+	if (exact) {
+		if (!regions_of(s, hs, he, &first, &end)) {
+			snprintf(msg, sizeof(msg),
+				 "the Java heap the JVM reserved (%#llx-%#llx, "
+				 "by its VMStructs) is not a run of its "
+				 "anonymous regions in the map",
+				 (unsigned long long)hs,
+				 (unsigned long long)he);
+			return note(s, msg, err);
 		}
-		vms_source_hold(s, false);
-	}
-	if (hsperf_parse(buf, len, &h, &perr) < 0) {
-		free(buf);
-		return note(s, perr.msg, err);
-	}
-	free(buf);
-	hsperf_heap_max(&h, s->cap.page_size, &sum, &largest);
-	if (!find_run(s, sum, OOPS_LIMIT, NULL, heap_piece, &first, &end) &&
-	    !find_run(s, largest, OOPS_LIMIT, NULL, heap_piece, &first, &end)) {
+	} else if (inferred_heap(s, &h, &first, &end, &sum)) {
+		snprintf(msg, sizeof(msg),
+			 "the Java heap's range is inferred from its size "
+			 "(hsperfdata's maximum, %llu bytes), not read: %s",
+			 (unsigned long long)sum, xwhy);
+		if (note(s, msg, err) < 0)
+			return -1;
+	} else {
 		snprintf(msg, sizeof(msg),
 			 "the Java heap (%llu bytes at most, by hsperfdata) is "
 			 "no run of adjacent anonymous regions of that size "
-			 "(ZGC and Shenandoah map it otherwise)",
-			 (unsigned long long)(sum > largest ? largest : sum));
+			 "(%s)",
+			 (unsigned long long)sum, xwhy);
 		return note(s, msg, err);
 	}
-	detail = h.policy[0]
+	if (!perf) {
+		snprintf(msg, sizeof(msg),
+			 "%s: the Java heap is where its VMStructs say, but "
+			 "its spaces and use are not known",
+			 pwhy);
+		if (note(s, msg, err) < 0)
+			return -1;
+	}
+	detail = perf && h.policy[0]
 			 ? arena_printf(&s->arena, "Java heap (%s)", h.policy)
 			 : "Java heap";
 	if (!detail)
@@ -377,9 +562,10 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 	if (!m)
 		m = managed_add(s, "jvm", s->regions[first].start,
 				s->regions[end - 1].end);
-	if (!m || parts_of(s, &h, m) < 0)
+	if (!m || (perf && parts_of(s, &h, m) < 0))
 		return step_nomem(err, "jvm");
-	name_native(s, &h);
+	if (perf)
+		name_native(s, &h);
 	return 0;
 }
 
