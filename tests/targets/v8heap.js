@@ -16,6 +16,7 @@ const m = process.memoryUsage();
 process.stdout.write('ready ' + JSON.stringify({
 	heapTotal: m.heapTotal,
 	heapUsed: m.heapUsed,
+	node: process.versions.node,
 	v8: process.versions.v8,
 	pointerCompression: process.config.variables.v8_enable_pointer_compression,
 	spaces: v8.getHeapSpaceStatistics().map(sp => ({
