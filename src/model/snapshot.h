@@ -458,6 +458,13 @@ int vms_snapshot_note(struct vms_snapshot *s, const char *step,
 int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
+/* Types Heap, detail VMS_MMAPPED_CHUNK, each Private Data region with no
+ * path and no detail that glibc's mmapped chunks (s->glibc->mmapped) cover
+ * whole (one chunk, or adjacent chunks the kernel merged); a region a
+ * chunk covers in part keeps its type. The malloc step calls it, and a
+ * snapshot file's reader where it puts the walk back. */
+#define VMS_MMAPPED_CHUNK "glibc malloc (mmapped chunk)"
+void vms_snapshot_type_mmapped(struct vms_snapshot *s);
 
 static inline uint64_t vms_region_size(const struct vms_region *r)
 {
