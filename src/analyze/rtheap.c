@@ -24,11 +24,13 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 {
 	struct rtheap_v8_page p;
 
-	if (len < RTHEAP_V8_HDR || base % RTHEAP_V8_ALIGN != 0 ||
+	if (len < RTHEAP_V8_HDR_MIN || base % RTHEAP_V8_ALIGN != 0 ||
 	    run_end <= base)
 		return false;
 	memset(&p, 0, sizeof(p));
 	if (word(buf, 1) == base) { /* V8 12 */
+		if (len < RTHEAP_V8_HDR)
+			return false;
 		p.layout = 12;
 		p.flags = word(buf, 0);
 		p.size = word(buf, 2);

@@ -34,8 +34,10 @@
  * word 8, owner at word 9. The second is told by word 1 being the page's
  * address (a flags word never is). */
 #define RTHEAP_V8_ALIGN (256u << 10)
-/* The header bytes read: up to the owner of the later layout. */
+/* The header bytes to read: up to the owner of the later layout; the
+ * earlier needs RTHEAP_V8_HDR_MIN of them. */
 #define RTHEAP_V8_HDR 80
+#define RTHEAP_V8_HDR_MIN 72
 
 struct rtheap_v8_page {
 	uint64_t size; /* the page's bytes (its reservation) */
