@@ -248,8 +248,10 @@ struct vms_managed_part {
 };
 
 /* A managed heap (a runtime's garbage-collected heap): its address range
- * [start, end) as the map shows it, reserved = end - start, committed =
- * the committed bytes (totals.h's per-region figure) of its regions. used
+ * [start, end) as the map shows it, reserved = end - start (the bytes of
+ * its regions where they are not all of the range: a V8 isolate's pages
+ * lie apart), committed = the committed bytes (totals.h's per-region
+ * figure) of its regions. used
  * is the runtime's own count of bytes in use (-1 unknown); figures says
  * where the runtime's own figures came from ("hsperfdata", ...), NULL when
  * none were read (used then -1 and no parts). Filled by classify (a

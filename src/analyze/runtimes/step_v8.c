@@ -1,23 +1,30 @@
 /* step_v8.c — the "v8" step: V8's heap pages (node, and any program that
  * exports V8's API), found by their page header (rtheap.h) at the
  * 256 KiB-aligned addresses of anonymous memory no step before claimed.
- * A region whose bytes are mostly pages becomes a managed heap of runtime
- * "v8", its detail the isolate's heap and how many pages and spaces; one
- * s->managed entry per such region, committed = the pages' bytes there
- * (what V8 counts in heapTotal), parts = the spaces of its pages (named as
- * getHeapSpaceStatistics() names them, rtheap_v8_space) with the bytes
- * allocated on the pages that begin there (used; null for new space,
- * whose pages do not say how full they are), figures "V8 page headers".
+ * A region whose bytes are mostly pages becomes a managed heap, its
+ * detail the isolate's heap and how many pages begin there. One
+ * s->managed entry of runtime "v8" per isolate (the Heap its pages name;
+ * the shared read-only space's pages, which name none, are counted with
+ * the first isolate): [start, end) from its first region to its last,
+ * reserved and committed those of its regions (totals.h: the Managed Heap
+ * row's figures, so the two agree; V8's own count, heapTotal, is its
+ * spaces' capacities), parts = its spaces (named as
+ * getHeapSpaceStatistics() names them, rtheap_v8_space) with their pages'
+ * bytes (capacity) and the bytes allocated on them (used; null where the
+ * pages do not say: new space, V8 12's code and trusted space), figures
+ * "V8 page headers". Map space (V8 before 11) is told from old space by
+ * its space object's id (rtheap_v8_owner_id).
  * A code-space page's header (8 KiB, rw) lies apart from its body (rwx)
  * behind a guard page (---p): a page may reach past the run of readable
  * memory it starts in, over the anonymous regions adjacent to it whatever
- * their protection, and those it covers are typed with it. Needs memory; reads 72 bytes per 256 KiB
- * of unclaimed anonymous memory, all in one hold of the target. The gate
- * is the image that exports v8::Isolate::New: no other process is looked
- * into. Measured on node 20 (V8 11.3, no pointer compression); a pointer
- * compression cage is not recognised as such yet. Node maps its pages
- * MADV_DONTFORK: the fork sampler's clone does not have them (a note says
- * so). See steps.h.
+ * their protection, and those it covers are typed with it. Needs memory;
+ * reads 80 bytes per 256 KiB of unclaimed anonymous memory and 24 per
+ * space, all in one hold of the target. The gate is the image that
+ * exports v8::Isolate::New: no other process is looked into. Measured on
+ * node 18, 20 and 22 (V8 10.2, 11.3, 12.4; no pointer compression); a
+ * pointer compression cage is not recognised as such yet. Node maps its
+ * pages MADV_DONTFORK: the fork sampler's clone does not have them (a note
+ * says so). See steps.h.
  */
 #include <stdint.h>
 #include <stdlib.h>
