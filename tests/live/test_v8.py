@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""V8 heap pages (step "v8") against node's own figures.
+"""V8 heap pages (step "v8") against node's own figures, on every node
+here: the installed one and those scripts/nodes.sh puts under
+$BUILD/nodes (Debian's nodejs 18, V8 10.2; npm's node 22, V8 12.4).
 
 tests/targets/v8heap.js fills its heap, prints process.memoryUsage() and
-blocks its JavaScript thread: the pages vmscope recognises by their page
-header, in managed entries of runtime "v8", must add up to heapTotal within
-a few percent, and every region they make a managed heap of must be mostly
-pages. Captured frozen (-F) and not frozen (the JavaScript thread is
-blocked); node maps its pages MADV_DONTFORK, so the fork clone has none and
-the step must say so. The spaces' capacity and use are node's own
-(getHeapSpaceStatistics), code space too: its page's header lies apart
-from its executable body behind a guard page, and all three are one
-managed entry. Skipped
-where node is not installed (scripts/deps.sh installs it)."""
+v8.getHeapSpaceStatistics() and blocks its JavaScript thread: one managed
+entry of runtime "v8" for the isolate, whose spaces (its parts) have
+node's sizes, their sum heapTotal within 1%, and node's bytes in use where
+the pages say it (not new space's; not code and trusted space's on V8 12);
+node 18's map space is its own. The entry's reserved and committed are
+the Managed Heap row's, and -s's Managed line says the same. Captured
+frozen (-F) and not frozen (the JavaScript thread is blocked); node maps
+its pages MADV_DONTFORK, so the fork clone has none and the step must say
+so. A code page's header lies apart from its executable body behind a
+guard page, all in the entry. With a worker thread: two isolates, two
+entries, their pages both heapTotals. A node version not here is a skip
+with the reason (scripts/deps.sh installs node)."""
 import json
 import os
 import shutil
@@ -197,7 +201,25 @@ def one(name, exe, env):
         T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), tag)
     T.eq(T.proc_state(p.pid) in "SR", True, "%s is left running" % tag)
     T.kill(p)
+    workers(exe, env, tag)
     return want["node"].split(".")[0]
+
+
+def workers(exe, env, tag):
+    """A worker thread is an isolate of its own: two entries, whose
+    spaces' pages add up to the two isolates' heapTotal."""
+    p, line = T.start([exe, JS, "worker"], env=env)
+    want = json.loads(line.split(" ", 1)[1])
+    snap = T.vmscope_json(p.pid, "-F")
+    v8 = [m for m in snap["managed"] if m["runtime"] == "v8"]
+    pages = sum(q["capacity"] for m in v8 for q in m["parts"]
+                if q["name"] != "read_only_space")
+    total = want["heapTotal"] + want["worker"]
+    T.ok(len(v8) == 2 and abs(pages - total) <= total * 0.01,
+         "%s, a worker: two isolates, two entries (%d), their pages "
+         "%d bytes, the two heapTotals %d" % (tag, len(v8), pages, total),
+         [m["detail"] for m in v8])
+    T.kill(p)
 
 
 def main():
