@@ -52,6 +52,9 @@ openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
 openjdk-17-jdk-headless  test_jvm: jcmd GC.heap_info, the JVM's own heap range
 golang-go            test_go: a Go program's arenas against runtime.MemStats
 nodejs               test_v8: a V8 heap whose pages are found (node)
+node-acorn           test_v8: Debian's node 18 (scripts/nodes.sh) loads its
+node-cjs-module-lexer  builtins acorn, cjs-module-lexer and undici from
+node-undici          these three packages
 redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
 libjemalloc2         test_allocators: jemalloc preloaded
 libtcmalloc-minimal4 test_allocators: gperftools tcmalloc preloaded

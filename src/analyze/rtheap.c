@@ -24,17 +24,31 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 {
 	struct rtheap_v8_page p;
 
-	if (len < RTHEAP_V8_HDR || base % RTHEAP_V8_ALIGN != 0 ||
+	if (len < RTHEAP_V8_HDR_MIN || base % RTHEAP_V8_ALIGN != 0 ||
 	    run_end <= base)
 		return false;
-	p.size = word(buf, 0);
-	p.flags = word(buf, 1);
-	p.heap = word(buf, 2);
-	p.area_start = word(buf, 3);
-	p.area_end = word(buf, 4);
-	p.high_water = word(buf, 7);
-	p.owner = word(buf, 8);
-	p.exec_area = false;
+	memset(&p, 0, sizeof(p));
+	if (word(buf, 1) == base) { /* V8 12 */
+		if (len < RTHEAP_V8_HDR)
+			return false;
+		p.layout = 12;
+		p.flags = word(buf, 0);
+		p.size = word(buf, 2);
+		p.heap = word(buf, 3);
+		p.area_start = word(buf, 4);
+		p.area_end = word(buf, 5);
+		p.high_water = word(buf, 8);
+		p.owner = word(buf, 9);
+	} else {
+		p.layout = 11;
+		p.size = word(buf, 0);
+		p.flags = word(buf, 1);
+		p.heap = word(buf, 2);
+		p.area_start = word(buf, 3);
+		p.area_end = word(buf, 4);
+		p.high_water = word(buf, 7);
+		p.owner = word(buf, 8);
+	}
 	if (p.size < 4096 || p.size % 4096 != 0 || p.size > run_end - base)
 		return false;
 	if (p.area_start <= base || p.area_start - base >= V8_MAX_HEADER ||
@@ -44,23 +58,39 @@ bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 		return false;
 	if (p.heap % 8 != 0 || p.owner % 8 != 0)
 		return false;
-	p.allocated = word(buf, 5) <= p.area_end - p.area_start
-			      ? (int64_t)word(buf, 5)
-			      : -1;
+	p.allocated =
+		word(buf, 5 + (p.layout == 12)) <= p.area_end - p.area_start
+			? (int64_t)word(buf, 5 + (p.layout == 12))
+			: -1;
 	*out = p;
 	return true;
 }
 
+int rtheap_v8_owner_id(const void *buf, size_t len, uint64_t heap)
+{
+	uint64_t id;
+
+	if (len < RTHEAP_V8_OWNER || !heap || word(buf, 1) != heap)
+		return -1;
+	id = word(buf, 2) & 0xffffffffu;
+	return id < 64 ? (int)id : -1;
+}
+
 #define V8_EXECUTABLE (1u << 0)
 #define V8_YOUNG (3u << 3) /* FROM_PAGE, TO_PAGE */
+#define V8_12_EXECUTABLE (1u << 18)
+#define V8_12_TRUSTED (1u << 19)
 
 const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES] = {
 	[RTHEAP_V8_NEW] = "new_space",
 	[RTHEAP_V8_OLD] = "old_space",
 	[RTHEAP_V8_CODE] = "code_space",
+	[RTHEAP_V8_MAP] = "map_space",
+	[RTHEAP_V8_TRUSTED] = "trusted_space",
 	[RTHEAP_V8_LO] = "large_object_space",
 	[RTHEAP_V8_NEW_LO] = "new_large_object_space",
 	[RTHEAP_V8_CODE_LO] = "code_large_object_space",
+	[RTHEAP_V8_TRUSTED_LO] = "trusted_large_object_space",
 	[RTHEAP_V8_RO] = "read_only_space",
 };
 
@@ -69,19 +99,30 @@ unsigned rtheap_v8_space(const struct rtheap_v8_page *p)
 	/* the page's base is area_start's 256 KiB boundary (rtheap_v8_page) */
 	uint64_t header = p->area_start & (RTHEAP_V8_ALIGN - 1);
 	bool regular = p->size == RTHEAP_V8_ALIGN || p->high_water != header;
+	uint64_t exec = p->layout == 12 ? V8_12_EXECUTABLE : V8_EXECUTABLE;
 
 	if (!p->owner)
 		return RTHEAP_V8_RO;
 	if (p->flags & V8_YOUNG)
 		return regular ? RTHEAP_V8_NEW : RTHEAP_V8_NEW_LO;
-	if ((p->flags & V8_EXECUTABLE) || p->exec_area)
+	if ((p->flags & exec) || p->exec_area)
 		return regular ? RTHEAP_V8_CODE : RTHEAP_V8_CODE_LO;
+	if (p->layout == 12 && (p->flags & V8_12_TRUSTED))
+		return regular ? RTHEAP_V8_TRUSTED : RTHEAP_V8_TRUSTED_LO;
+	if (p->map_space)
+		return RTHEAP_V8_MAP;
 	return regular ? RTHEAP_V8_OLD : RTHEAP_V8_LO;
 }
 
 int64_t rtheap_v8_used(const struct rtheap_v8_page *p)
 {
-	return rtheap_v8_space(p) == RTHEAP_V8_NEW ? -1 : p->allocated;
+	unsigned k = rtheap_v8_space(p);
+
+	/* V8 12's code and trusted pages count their allocation area whole
+	 * (measured: 12.4) */
+	if (p->layout == 12 && (k == RTHEAP_V8_CODE || k == RTHEAP_V8_TRUSTED))
+		return -1;
+	return k == RTHEAP_V8_NEW ? -1 : p->allocated;
 }
 
 /* ---- CPython ---- */

@@ -11,7 +11,8 @@
  * that place (sizes inside the run, pointers inside the page, counts within
  * capacity). Garbage gives false, never a crash (tests/fuzz/fuzz_rtheap.c).
  * Layouts were measured on Debian 12 (NOTES-heaps-runtimes.md B.4, B.5,
- * A.6): node 20 / V8 11.3 without pointer compression, python 3.11,
+ * A.6): node 18, 20 and 22 / V8 10.2, 11.3 and 12.4 without pointer
+ * compression, python 3.11,
  * jemalloc 5.3.0, mimalloc 2.0.9; each is said where it is version
  * specific.
  */
@@ -25,11 +26,18 @@
 /* ---- V8 ---- */
 
 /* Pages (MemoryChunks) start at 256 KiB-aligned addresses; a large-object
- * page is larger, read-only pages smaller. */
+ * page is larger, read-only pages smaller. Two header layouts are read:
+ * V8 7 to 11 (node 12 to 21; measured on 10.2 and 11.3): size, flags,
+ * heap, area_start, area_end, allocated, ..., high_water at word 7, owner
+ * at word 8; V8 12 (node 22, measured on 12.4): flags, the page's own
+ * address, size, heap, area_start, area_end, allocated, ..., high_water at
+ * word 8, owner at word 9. The second is told by word 1 being the page's
+ * address (a flags word never is). */
 #define RTHEAP_V8_ALIGN (256u << 10)
-/* The header bytes read: size, flags, heap, area_start, area_end, ...,
- * owner (the space) at word 8 (V8 11.3). */
-#define RTHEAP_V8_HDR 72
+/* The header bytes to read: up to the owner of the later layout; the
+ * earlier needs RTHEAP_V8_HDR_MIN of them. */
+#define RTHEAP_V8_HDR 80
+#define RTHEAP_V8_HDR_MIN 72
 
 struct rtheap_v8_page {
 	uint64_t size; /* the page's bytes (its reservation) */
@@ -37,39 +45,56 @@ struct rtheap_v8_page {
 	uint64_t heap; /* the isolate's Heap (0: the shared read-only heap) */
 	uint64_t area_start, area_end; /* where objects may lie */
 	uint64_t owner; /* the space it belongs to */
-	/* Word 5: the bytes allocated on the page, objects and the linear
-	 * allocation area (what a space's used adds up); -1 where it is
-	 * past the area (another layout). A new-space (semispace) page
-	 * always says its whole area: its use is not in the page. */
+	/* The bytes allocated on the page, objects and the linear allocation
+	 * area (what a space's used adds up); -1 where it is past the area
+	 * (another layout). A new-space (semispace) page always says its
+	 * whole area: its use is not in the page. */
 	int64_t allocated;
-	/* Word 7: the high-water mark of allocation on the page, an offset;
-	 * a large-object page, never allocated into piecemeal, keeps it at
-	 * the start of its area. */
+	/* The high-water mark of allocation on the page, an offset; a
+	 * large-object page, never allocated into piecemeal, keeps it at the
+	 * start of its area. */
 	uint64_t high_water;
+	unsigned layout; /* 11: V8 7 to 11, 12: V8 12 (above) */
 	/* Not in the header: set by the caller when the page's area lies
 	 * in executable memory (a code page: V8 11 sets no flag bit 0 on
 	 * it); false from rtheap_v8_page(). */
 	bool exec_area;
+	/* Not in the header: set by the caller when the page's space is the
+	 * map space (V8 before 11 keeps every Map there; its space object
+	 * whose id says so, rtheap_v8_owner_id); false from rtheap_v8_page(). */
+	bool map_space;
 };
 
 bool rtheap_v8_page(const void *buf, size_t len, uint64_t base,
 		    uint64_t run_end, struct rtheap_v8_page *out);
 
+/* The space object a page's owner points to (BaseSpace: its vtable, its
+ * heap, its AllocationSpace id, committed bytes): the id, when buf (its
+ * first RTHEAP_V8_OWNER bytes) names heap as its own; -1 otherwise. Ids
+ * are per version: MAP_SPACE is 3 in V8 7 to 10 (RTHEAP_V8_MAP_ID). */
+#define RTHEAP_V8_OWNER 24
+#define RTHEAP_V8_MAP_ID 3
+int rtheap_v8_owner_id(const void *buf, size_t len, uint64_t heap);
+
 /* The space a page belongs to, an index into rtheap_v8_spaces: the names
  * V8's getHeapSpaceStatistics() gives them. Told from the flag bits that
  * have kept their place since V8 7 (executable: bit 0, or an area in
  * executable memory, exec_area; young: bits 3 and 4; the large-page bit
- * moved), its owner (none: the shared read-only
- * heap) and, for a large-object page, its size (not 256 KiB) with its
- * high-water mark still at its header (a regular page shrunk to its
- * objects is not 256 KiB either, but was allocated into). */
+ * moved; V8 12.4's layout: executable bit 18, trusted bit 19), its owner
+ * (none: the shared read-only heap), map_space, and, for a large-object
+ * page, its size (not 256 KiB) with its high-water mark still at its
+ * header (a regular page shrunk to its objects is not 256 KiB either, but
+ * was allocated into). */
 enum {
 	RTHEAP_V8_NEW,
 	RTHEAP_V8_OLD,
 	RTHEAP_V8_CODE,
+	RTHEAP_V8_MAP,
+	RTHEAP_V8_TRUSTED,
 	RTHEAP_V8_LO,
 	RTHEAP_V8_NEW_LO,
 	RTHEAP_V8_CODE_LO,
+	RTHEAP_V8_TRUSTED_LO,
 	RTHEAP_V8_RO,
 	RTHEAP_V8_NSPACES
 };
@@ -77,7 +102,8 @@ extern const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES];
 unsigned rtheap_v8_space(const struct rtheap_v8_page *p);
 
 /* The page's bytes in use as its space counts them, -1 unknown (a
- * new-space page, or an allocated count past the area). */
+ * new-space page, V8 12's code and trusted pages, or an allocated count
+ * past the area). */
 int64_t rtheap_v8_used(const struct rtheap_v8_page *p);
 
 /* ---- CPython obmalloc ---- */

@@ -186,13 +186,16 @@ static void allocator_line(const struct vms_snapshot *s, struct outbuf *o)
 }
 
 /* One "Managed:" line per runtime (in the order first found): its heaps,
- * their bytes, and what the runtime says is in use where it says it. */
+ * their bytes, and what the runtime says is in use where it says it: a
+ * heap whose use is not known as a whole (a V8 isolate: new space's is
+ * not) gives that of the parts whose use is known, against their
+ * capacity. */
 static void managed_line(const struct vms_snapshot *s, struct outbuf *o,
 			 const char *rt)
 {
 	uint64_t reserved = 0, committed = 0, known_committed = 0;
 	uint64_t used = 0;
-	size_t i, n = 0, known = 0;
+	size_t i, k, n = 0, known = 0, parts = 0;
 	const char *figures = NULL;
 	char a[32], b[32], c[32], d[32];
 
@@ -210,29 +213,48 @@ static void managed_line(const struct vms_snapshot *s, struct outbuf *o,
 			known++;
 			used += (uint64_t)m->used;
 			known_committed += m->committed;
+			continue;
 		}
+		for (k = 0; k < m->nparts; k++)
+			if (m->parts[k].used >= 0 &&
+			    m->parts[k].capacity >= 0) {
+				parts++;
+				used += (uint64_t)m->parts[k].used;
+				known_committed +=
+					(uint64_t)m->parts[k].capacity;
+			}
 	}
 	ob_puts(o, "Managed:     ");
 	ob_text_str(o, rt); /* a snapshot file's: escaped */
 	ob_printf(o, ": %zu heap%s, reserved %s, committed %s", n,
 		  n == 1 ? "" : "s", ob_size_text(o, reserved, a, sizeof(a)),
 		  ob_size_text(o, committed, b, sizeof(b)));
-	if (!known)
+	if (!known && !parts)
 		ob_puts(o, ", used not known");
 	else if (known == n)
 		ob_printf(o, ", used %s", ob_size_text(o, used, c, sizeof(c)));
-	else
+	else if (!parts)
 		ob_printf(o,
 			  ", used %s of the %s committed in the %zu whose "
 			  "use is known",
 			  ob_size_text(o, used, c, sizeof(c)),
 			  ob_size_text(o, known_committed, d, sizeof(d)),
 			  known);
+	else {
+		ob_printf(o, ", used %s of the %s in the ",
+			  ob_size_text(o, used, c, sizeof(c)),
+			  ob_size_text(o, known_committed, d, sizeof(d)));
+		if (known)
+			ob_printf(o, "%zu heap%s and ", known,
+				  known == 1 ? "" : "s");
+		ob_printf(o, "%zu part%s whose use is known", parts,
+			  parts == 1 ? "" : "s");
+	}
 	if (figures) {
 		ob_puts(o, " (figures: ");
 		ob_text_str(o, figures);
 		ob_putc(o, ')');
-	} else if (!known) {
+	} else if (!known && !parts) {
 		ob_puts(o, " (the map's shape only)");
 	}
 	ob_putc(o, '\n');

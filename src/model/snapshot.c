@@ -337,3 +337,42 @@ int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m)
  * 13: at most 200 bytes a region in the engine, all told). */
 _Static_assert(sizeof(struct vms_region) <= 176,
 	       "struct vms_region grew past 176 bytes");
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct vms_heap_seg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void vms_snapshot_type_mmapped(struct vms_snapshot *s)
+{
+	const struct vms_malloc *m = s->glibc;
+	struct vms_heap_seg *c;
+	size_t i, n;
+
+	if (!m || !m->nmmapped)
+		return;
+	n = m->nmmapped;
+	c = malloc(n * sizeof(*c));
+	if (!c)
+		return; /* the regions keep their type */
+	memcpy(c, m->mmapped, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), seg_cmp);
+	for (i = 0; i < n;) {
+		ptrdiff_t k = vms_snapshot_find_index(s, c[i].start);
+		struct vms_region *r = k >= 0 ? &s->regions[k] : NULL;
+		uint64_t end = c[i].end;
+		size_t j = i + 1;
+
+		while (r && end < r->end && j < n && c[j].start == end)
+			end = c[j++].end;
+		if (r && r->start == c[i].start && r->end == end &&
+		    r->type == VMS_T_PRIVATE_DATA && !r->path && !r->detail) {
+			r->type = VMS_T_HEAP;
+			r->detail = VMS_MMAPPED_CHUNK;
+		}
+		i = j;
+	}
+	free(c);
+}

@@ -216,12 +216,14 @@ struct vms_managed_part {
 
 /* A managed heap (a runtime's garbage-collected heap; records.h's
  * VMS_MANAGED_FIELDS): its address range [start, end) as the map shows
- * it, reserved = end - start, committed = the committed bytes (totals.h's
- * per-region figure) of its regions. used is the runtime's own count of
- * bytes in use (-1 unknown); figures says where the runtime's own figures
- * came from ("hsperfdata", ...), NULL when none were read (used then -1
- * and no parts). Filled by classify (a runtime-named [anon:NAME]) and the
- * runtimes' steps (jvm, go, v8, cpython ...). */
+ * it, reserved = end - start (the bytes of its regions where they are not
+ * all of the range: a V8 isolate's pages lie apart), committed = the
+ * committed bytes (totals.h's per-region figure) of its regions. used is
+ * the runtime's own count of bytes in use (-1 unknown); figures says where
+ * the runtime's own figures came from ("hsperfdata", ...), NULL when none
+ * were read (used then -1 and no parts). Filled by classify (a
+ * runtime-named [anon:NAME]) and the runtimes' steps (jvm, go, v8,
+ * cpython ...). */
 struct vms_managed {
 	VMS_MANAGED_FIELDS(VMS_MEMBER)
 };
@@ -418,6 +420,13 @@ int vms_snapshot_note(struct vms_snapshot *s, const char *step,
 int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
+/* Types Heap, detail VMS_MMAPPED_CHUNK, each Private Data region with no
+ * path and no detail that glibc's mmapped chunks (s->glibc->mmapped) cover
+ * whole (one chunk, or adjacent chunks the kernel merged); a region a
+ * chunk covers in part keeps its type. The malloc step calls it, and a
+ * snapshot file's reader where it puts the walk back. */
+#define VMS_MMAPPED_CHUNK "glibc malloc (mmapped chunk)"
+void vms_snapshot_type_mmapped(struct vms_snapshot *s);
 
 static inline uint64_t vms_region_size(const struct vms_region *r)
 {

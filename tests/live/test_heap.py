@@ -22,6 +22,7 @@ before fork() and in itself after, so maps shows two adjacent [heap] lines
 heap is one entry."""
 import os
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -94,6 +95,27 @@ def check_exact(snap, want, how):
          want["hblkhd"] and m["mmapped_note"] is None,
          "%s: the mmapped chunks located among the anonymous regions" % how,
          mm)
+    mmapped_regions(snap, mm, how)
+
+
+def mmapped_regions(snap, mm, how):
+    """A region that mmapped chunks cover whole (one, or adjacent ones the
+    kernel merged) is Heap, "glibc malloc (mmapped chunk)"; no other is."""
+    ends = {T.hexint(c["start"]): T.hexint(c["end"]) for c in mm}
+    whole, typed = [], []
+    for r in snap["regions"]:
+        a, e = T.hexint(r["start"]), T.hexint(r["end"])
+        while a in ends and a < e:
+            a = ends[a]
+        if a == e and T.hexint(r["start"]) in ends:
+            whole.append(r["start"])
+        if r.get("detail") == "glibc malloc (mmapped chunk)":
+            typed.append(r["start"])
+    print("# %s: %d regions are mmapped chunks whole" % (how, len(whole)))
+    T.ok(whole == typed and all(
+        r["type"] == "heap" for r in snap["regions"] if r["start"] in typed),
+         "%s: regions of mmapped chunks whole are Heap, glibc malloc "
+         "(mmapped chunk)" % how, (whole, typed))
 
 
 def largest_fits(h):
@@ -199,6 +221,15 @@ def main():
          ("in use %d" % want["uordblks"]) in line[0] and
          ("free %d" % want["fordblks"]) in line[0],
          "summary: a Malloc line with mallinfo2's figures", line)
+    with tempfile.TemporaryDirectory() as tmp:
+        live, loaded = T.saved_and_loaded(p.pid, ["-b", "fork"], tmp)
+        T.ok([(r["start"], r["type"], r.get("detail"))
+              for r in loaded["regions"]] ==
+             [(r["start"], r["type"], r.get("detail"))
+              for r in live["regions"]] and loaded["malloc"] is not None,
+             "a snapshot file loads with the mmapped chunks' regions typed")
+        mmapped_regions(loaded, loaded["malloc"]["mmapped_chunks"],
+                        "loaded")
     snap = capture(p.pid, ["-b", "pss"])
     T.ok(snap["malloc"] is None and
          any("not done" in n and "one instant" in n

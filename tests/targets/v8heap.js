@@ -4,23 +4,48 @@
 // only JavaScript thread for good (Atomics.wait): no allocation and no GC
 // task runs while vmscope looks, so heapTotal stays what it printed.
 // "spaces" is v8.getHeapSpaceStatistics(): each space's size and used.
+// With the argument "worker" a worker thread (an isolate of its own) first
+// fills its heap too, sends its own heapTotal ("worker") and blocks.
 'use strict';
 const v8 = require('v8');
+const { Worker } = require('worker_threads');
 const keep = [];
 for (let i = 0; i < 200000; i++)
 	keep.push({ n: i, s: 'string ' + i, a: [i, i + 1, i + 2] });
 for (let i = 0; i < 4; i++)
 	keep.push(new Array(300000).fill(i)); // large-object pages
 globalThis.keep = keep;
-const m = process.memoryUsage();
-process.stdout.write('ready ' + JSON.stringify({
-	heapTotal: m.heapTotal,
-	heapUsed: m.heapUsed,
-	v8: process.versions.v8,
-	pointerCompression: process.config.variables.v8_enable_pointer_compression,
-	spaces: v8.getHeapSpaceStatistics().map(sp => ({
-		name: sp.space_name, size: sp.space_size,
-		used: sp.space_used_size })),
-}) + '\n', () => {
-	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-});
+
+function ready(worker) {
+	const m = process.memoryUsage();
+	process.stdout.write('ready ' + JSON.stringify({
+		heapTotal: m.heapTotal,
+		heapUsed: m.heapUsed,
+		node: process.versions.node,
+		v8: process.versions.v8,
+		pointerCompression:
+			process.config.variables.v8_enable_pointer_compression,
+		spaces: v8.getHeapSpaceStatistics().map(sp => ({
+			name: sp.space_name, size: sp.space_size,
+			used: sp.space_used_size })),
+		worker: worker,
+	}) + '\n', () => {
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+	});
+}
+
+if (process.argv[2] === 'worker') {
+	const w = new Worker(`
+		const wt = require('worker_threads');
+		const keep = [];
+		for (let i = 0; i < 100000; i++)
+			keep.push({ n: i, s: 'w ' + i });
+		globalThis.keep = keep;
+		wt.parentPort.postMessage(
+			require('v8').getHeapStatistics().total_heap_size);
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+	`, { eval: true });
+	w.on('message', total => ready(total));
+} else {
+	ready(null);
+}

@@ -69,7 +69,7 @@ static void v8_space(const unsigned char *b, size_t n, uint64_t addr,
 		     uint64_t end)
 {
 	struct rtheap_v8_page v;
-	unsigned char c[RTHEAP_V8_HDR];
+	unsigned char c[RTHEAP_V8_HDR_MIN];
 	uint64_t w;
 	size_t i;
 
@@ -344,6 +344,50 @@ static void tcmalloc_spans(void)
 	}
 }
 
+/* V8 12's layout (node 22, V8 12.4): words recorded from a live node 22's
+ * pages (flags, own address, size, heap, area start and end, allocated,
+ * wasted, high water, owner), and node 18's space objects (vtable, heap,
+ * id): the space of each, and the owner's id. */
+static void v8_12(void)
+{
+	static const struct {
+		uint64_t flags;
+		unsigned space;
+		int64_t used;
+	} pg[] = {
+		{ 0x800a, RTHEAP_V8_NEW, -1 }, /* from-space */
+		{ 0x204, RTHEAP_V8_OLD, 0x3eec0 },
+		{ 0x80004, RTHEAP_V8_TRUSTED, -1 },
+		{ 0xc0004, RTHEAP_V8_CODE, -1 },
+	};
+	const uint64_t base = 0x102fdc0000;
+	uint64_t w[10] = { 0,	  base,	   0x40000,	0x1f4bcea0,
+			   base + 0x1140, base + 0x40000, 0x3eec0, 0,
+			   0x40000, 0x1f4038a8 };
+	uint64_t own[3] = { 0x7fdebbebe170, 0x55ebab22bf88,
+			    0x718a770a00000003 };
+	struct rtheap_v8_page v;
+	size_t i;
+
+	for (i = 0; i < sizeof(pg) / sizeof(pg[0]); i++) {
+		w[0] = pg[i].flags;
+		ok(rtheap_v8_page(w, sizeof(w), base, base + 0x40000, &v) &&
+			   v.layout == 12 && v.size == 0x40000 &&
+			   v.heap == 0x1f4bcea0 && v.owner == 0x1f4038a8 &&
+			   rtheap_v8_space(&v) == pg[i].space &&
+			   rtheap_v8_used(&v) == pg[i].used,
+		   "V8 12 page, flags 0x%llx: %s", (unsigned long long)w[0],
+		   rtheap_v8_spaces[pg[i].space]);
+	}
+	ok(!rtheap_v8_page(w, RTHEAP_V8_HDR_MIN, base, base + 0x40000, &v),
+	   "V8 12 page: refused without its owner's word");
+	ok(rtheap_v8_owner_id(own, sizeof(own), 0x55ebab22bf88) ==
+		   RTHEAP_V8_MAP_ID,
+	   "node 18's map space object says MAP_SPACE");
+	ok(rtheap_v8_owner_id(own, sizeof(own), 0x55ebab22bf80) == -1,
+	   "a space object of another heap is refused");
+}
+
 int main(void)
 {
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
@@ -353,6 +397,7 @@ int main(void)
 	FILE *f;
 
 	tcmalloc_spans();
+	v8_12();
 	snprintf(path, sizeof(path), "%s/rtheap.txt", fixture_dir());
 	f = fopen(path, "r");
 	ok(f != NULL, "fixture %s opens", path);

@@ -100,10 +100,19 @@ void hm_detail(struct ui *u, int y, int ymax, const struct hrow *r)
 
 ptrdiff_t hm_find(const struct vms_snapshot *s, uint64_t addr)
 {
+	const struct vms_region *r = vms_snapshot_find(s, addr);
 	size_t i;
 
-	for (i = 0; i < s->nmanaged; i++)
-		if (addr >= s->managed[i].start && addr < s->managed[i].end)
+	for (i = 0; i < s->nmanaged; i++) {
+		const struct vms_managed *m = &s->managed[i];
+
+		/* a heap whose regions lie apart (a V8 isolate) holds only
+		 * the managed heap regions of its range */
+		if (m->reserved < m->end - m->start &&
+		    (!r || r->type != VMS_T_MANAGED_HEAP))
+			continue;
+		if (addr >= m->start && addr < m->end)
 			return (ptrdiff_t)i;
+	}
 	return -1;
 }

@@ -2,7 +2,8 @@
  * memory, without debug symbols when there are none (glibc_find.h,
  * glibc_walk.h). Fills s->glibc (mallinfo2 of the process) and each glibc
  * heap's figures (s->heaps, found by the heaps step; an arena it did not
- * find is added).
+ * find is added). The regions its mmapped chunks cover whole become Heap,
+ * "glibc malloc (mmapped chunk)" (vms_snapshot_type_mmapped).
  *
  * Needs memory of one instant (a fork clone, a frozen target, a core): the
  * lists and chunks of a running malloc are not of one piece. The target's
@@ -317,6 +318,7 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 		if (fill_heap(s, r, &r->arenas[i]) < 0)
 			return -1;
 	s->glibc = m;
+	vms_snapshot_type_mmapped(s);
 	return 0;
 }
 

@@ -1,23 +1,30 @@
 /* step_v8.c — the "v8" step: V8's heap pages (node, and any program that
  * exports V8's API), found by their page header (rtheap.h) at the
  * 256 KiB-aligned addresses of anonymous memory no step before claimed.
- * A region whose bytes are mostly pages becomes a managed heap of runtime
- * "v8", its detail the isolate's heap and how many pages and spaces; one
- * s->managed entry per such region, committed = the pages' bytes there
- * (what V8 counts in heapTotal), parts = the spaces of its pages (named as
- * getHeapSpaceStatistics() names them, rtheap_v8_space) with the bytes
- * allocated on the pages that begin there (used; null for new space,
- * whose pages do not say how full they are), figures "V8 page headers".
+ * A region whose bytes are mostly pages becomes a managed heap, its
+ * detail the isolate's heap and how many pages begin there. One
+ * s->managed entry of runtime "v8" per isolate (the Heap its pages name;
+ * the shared read-only space's pages, which name none, are counted with
+ * the first isolate): [start, end) from its first region to its last,
+ * reserved and committed those of its regions (totals.h: the Managed Heap
+ * row's figures, so the two agree; V8's own count, heapTotal, is its
+ * spaces' capacities), parts = its spaces (named as
+ * getHeapSpaceStatistics() names them, rtheap_v8_space) with their pages'
+ * bytes (capacity) and the bytes allocated on them (used; null where the
+ * pages do not say: new space, V8 12's code and trusted space), figures
+ * "V8 page headers". Map space (V8 before 11) is told from old space by
+ * its space object's id (rtheap_v8_owner_id).
  * A code-space page's header (8 KiB, rw) lies apart from its body (rwx)
  * behind a guard page (---p): a page may reach past the run of readable
  * memory it starts in, over the anonymous regions adjacent to it whatever
- * their protection, and those it covers are typed with it. Needs memory; reads 72 bytes per 256 KiB
- * of unclaimed anonymous memory, all in one hold of the target. The gate
- * is the image that exports v8::Isolate::New: no other process is looked
- * into. Measured on node 20 (V8 11.3, no pointer compression); a pointer
- * compression cage is not recognised as such yet. Node maps its pages
- * MADV_DONTFORK: the fork sampler's clone does not have them (a note says
- * so). See steps.h.
+ * their protection, and those it covers are typed with it. Needs memory;
+ * reads 80 bytes per 256 KiB of unclaimed anonymous memory and 24 per
+ * space, all in one hold of the target. The gate is the image that
+ * exports v8::Isolate::New: no other process is looked into. Measured on
+ * node 18, 20 and 22 (V8 10.2, 11.3, 12.4; no pointer compression); a
+ * pointer compression cage is not recognised as such yet. Node maps its
+ * pages MADV_DONTFORK: the fork sampler's clone does not have them (a note
+ * says so). See steps.h.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -106,20 +113,69 @@ static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 	return 0;
 }
 
-/* Pages' bytes in r, how many pages begin there, distinct spaces; per
- * space (rtheap_v8_spaces) the bytes of the pages that begin there, and
- * the bytes allocated on them (-1: not known for one of them). */
-struct v8_share {
-	uint64_t bytes, heap;
-	size_t pages, spaces, large;
+/* One isolate's heap (its pages carry its Heap's address): the regions
+ * its pages make a managed heap, and per space (rtheap_v8_spaces) the
+ * bytes of its pages and the bytes allocated on them (-1: not known for
+ * one of them). */
+struct v8_iso {
+	uint64_t heap, start, end, reserved, committed;
+	size_t pages, large;
 	uint64_t space_bytes[RTHEAP_V8_NSPACES];
 	int64_t space_used[RTHEAP_V8_NSPACES];
+};
+
+struct v8_isos {
+	struct v8_iso *i;
+	size_t n, cap;
+};
+
+static struct v8_iso *iso_of(struct v8_isos *v, uint64_t heap)
+{
+	size_t k;
+
+	for (k = 0; k < v->n; k++)
+		if (v->i[k].heap == heap)
+			return &v->i[k];
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 4;
+		struct v8_iso *ni = realloc(v->i, nc * sizeof(*ni));
+
+		if (!ni)
+			return NULL;
+		v->i = ni;
+		v->cap = nc;
+	}
+	memset(&v->i[v->n], 0, sizeof(v->i[v->n]));
+	v->i[v->n].heap = heap;
+	v->i[v->n].start = UINT64_MAX;
+	return &v->i[v->n++];
+}
+
+static void iso_page(struct v8_iso *iso, const struct rtheap_v8_page *p)
+{
+	unsigned k = rtheap_v8_space(p);
+	int64_t used = rtheap_v8_used(p);
+
+	/* a space's capacity: its pages whole (a code page ends in a guard
+	 * inside the code range's reservation) */
+	iso->space_bytes[k] += p->size;
+	if (iso->space_used[k] >= 0)
+		iso->space_used[k] = used < 0 ? -1 : iso->space_used[k] + used;
+	iso->pages++;
+	iso->large += p->size > RTHEAP_V8_ALIGN;
+}
+
+/* Pages' bytes in r; how many pages begin there; the isolate of the first
+ * that says its heap (0: only read-only pages). */
+struct v8_share {
+	uint64_t bytes, heap;
+	size_t pages;
 };
 
 static void share_of(const struct v8_pages *v, size_t from, size_t to,
 		     const struct vms_region *r, struct v8_share *sh)
 {
-	size_t i, j;
+	size_t i;
 
 	memset(sh, 0, sizeof(*sh));
 	for (i = from; i < to; i++) {
@@ -127,99 +183,66 @@ static void share_of(const struct v8_pages *v, size_t from, size_t to,
 		uint64_t lo = b > r->start ? b : r->start;
 		uint64_t hi = e < r->end ? e : r->end;
 
-		unsigned k = rtheap_v8_space(&v->p[i]);
-		int64_t used = rtheap_v8_used(&v->p[i]);
-
 		if (lo >= hi)
 			continue;
 		sh->bytes += hi - lo;
 		if (b < r->start)
 			continue;
-		/* a space's capacity: its pages whole (a code page ends in a
-		 * guard inside the code range's reservation) */
-		sh->space_bytes[k] += v->p[i].size;
-		if (sh->space_used[k] >= 0)
-			sh->space_used[k] =
-				used < 0 ? -1 : sh->space_used[k] + used;
-		if (!sh->pages || (!sh->heap && v->p[i].heap))
+		if (!sh->heap)
 			sh->heap = v->p[i].heap;
 		sh->pages++;
-		sh->large += v->p[i].size > RTHEAP_V8_ALIGN;
-		for (j = from; j < i; j++)
-			if (v->base[j] >= r->start &&
-			    v->p[j].owner == v->p[i].owner)
-				break;
-		sh->spaces += j == i;
 	}
-}
-
-/* The managed entry's parts: its spaces, their bytes here (capacity) and
- * in use as V8 counts them; used is their sum, -1 if one is unknown (new
- * space: a semispace page does not say how full it is). */
-static int parts_of(struct vms_snapshot *s, const struct v8_share *sh,
-		    struct vms_managed *m)
-{
-	struct vms_managed_part *p =
-		arena_alloc(&s->arena, RTHEAP_V8_NSPACES * sizeof(*p));
-	unsigned k, n = 0;
-
-	if (!p)
-		return -1;
-	m->used = 0;
-	for (k = 0; k < RTHEAP_V8_NSPACES; k++) {
-		if (!sh->space_bytes[k])
-			continue;
-		p[n++] = (struct vms_managed_part){ rtheap_v8_spaces[k],
-						    (int64_t)sh->space_bytes[k],
-						    sh->space_used[k], -1,
-						    true };
-		if (m->used >= 0)
-			m->used = sh->space_used[k] < 0
-					  ? -1
-					  : m->used + sh->space_used[k];
-	}
-	m->parts = p;
-	m->nparts = n;
-	m->figures = "V8 page headers";
-	return 0;
 }
 
 /* Types regions [first, last] (a page's pieces: its regions where no
- * page begins follow the one where it does) and adds their managed
- * entry. */
+ * page begins follow the one where it does) and adds them and the pages
+ * that begin there to their isolates (each page to its own; the regions
+ * to the first page's). */
 static int emit(struct vms_snapshot *s, const struct v8_pages *v, size_t from,
-		size_t to, size_t first, size_t last)
+		size_t to, size_t first, size_t last, struct v8_isos *isos)
 {
 	struct vms_region span = { .start = s->regions[first].start,
 				   .end = s->regions[last].end };
-	struct vms_managed m;
 	struct v8_share sh;
+	struct v8_iso *iso;
 	const char *detail;
 	size_t i;
 
 	share_of(v, from, to, &span, &sh);
-	detail = arena_printf(
-		&s->arena, "v8 heap 0x%llx: %zu page%s%s, %zu space%s",
-		(unsigned long long)sh.heap, sh.pages, sh.pages == 1 ? "" : "s",
-		sh.large ? " (large)" : "", sh.spaces,
-		sh.spaces == 1 ? "" : "s");
-	if (!detail)
+	detail = arena_printf(&s->arena, "v8 heap 0x%llx: %zu page%s",
+			      (unsigned long long)sh.heap, sh.pages,
+			      sh.pages == 1 ? "" : "s");
+	iso = iso_of(isos, sh.heap);
+	if (!detail || !iso)
 		return -1;
 	for (i = first; i <= last; i++) {
 		s->regions[i].type = VMS_T_MANAGED_HEAP;
 		s->regions[i].detail = detail;
+		iso->reserved += vms_region_size(&s->regions[i]);
+		iso->committed += vms_region_committed(&s->regions[i]);
 	}
-	m = (struct vms_managed){ .runtime = "v8",
-				  .start = span.start,
-				  .end = span.end,
-				  .reserved = span.end - span.start,
-				  .committed = sh.bytes,
-				  .detail = detail };
-	return parts_of(s, &sh, &m) < 0 || vms_managed_add(s, &m) < 0 ? -1 : 0;
+	if (span.start < iso->start)
+		iso->start = span.start;
+	if (span.end > iso->end)
+		iso->end = span.end;
+	for (i = from; i < to; i++) {
+		struct v8_iso *own;
+
+		if (v->base[i] < span.start || v->base[i] >= span.end)
+			continue;
+		own = v->p[i].heap == sh.heap ? iso
+					      : iso_of(isos, v->p[i].heap);
+		if (!own)
+			return -1;
+		iso = iso_of(isos, sh.heap); /* iso_of may move the array */
+		iso_page(own, &v->p[i]);
+	}
+	return 0;
 }
 
 static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
-			const struct v8_pages *v, size_t from, size_t to)
+			const struct v8_pages *v, size_t from, size_t to,
+			struct v8_isos *isos)
 {
 	size_t i, last, first = SIZE_MAX, prev = 0;
 
@@ -235,7 +258,7 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 		mine = sh.bytes && sh.bytes * 2 >= vms_region_size(r);
 		more = mine && !sh.pages && first != SIZE_MAX && prev == i - 1;
 		if (first != SIZE_MAX && !more) {
-			if (emit(s, v, from, to, first, prev) < 0)
+			if (emit(s, v, from, to, first, prev, isos) < 0)
 				return -1;
 			first = SIZE_MAX;
 		}
@@ -245,32 +268,176 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			first = i;
 		prev = i;
 	}
-	return first != SIZE_MAX ? emit(s, v, from, to, first, prev) : 0;
+	return first != SIZE_MAX ? emit(s, v, from, to, first, prev, isos) : 0;
+}
+
+/* V8 before 11 keeps its Maps in a space of their own, whose pages are
+ * otherwise old space's kind (not young, not executable): of the owners
+ * of such pages in one isolate (at most V8_OWNERS are looked at), one
+ * whose space object says MAP_SPACE, beside another (old space), is the
+ * map space (V8 11 and later have one such owner). Reads 24 bytes per
+ * owner. */
+#define V8_OWNERS 8
+
+static void map_space(struct vms_snapshot *s, struct v8_pages *v)
+{
+	struct {
+		uint64_t owner, heap;
+		int id;
+	} o[V8_OWNERS];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < v->n && n < V8_OWNERS; i++) {
+		unsigned char buf[RTHEAP_V8_OWNER];
+
+		if (rtheap_v8_space(&v->p[i]) != RTHEAP_V8_OLD)
+			continue;
+		for (j = 0; j < n && o[j].owner != v->p[i].owner; j++)
+			;
+		if (j < n)
+			continue;
+		o[n].owner = v->p[i].owner;
+		o[n].heap = v->p[i].heap;
+		o[n++].id = rtscan_read(s, v->p[i].owner, buf, sizeof(buf))
+				    ? rtheap_v8_owner_id(buf, sizeof(buf),
+							 v->p[i].heap)
+				    : -1;
+	}
+	for (j = 0; j < n; j++) {
+		bool other = false;
+
+		for (i = 0; i < n; i++)
+			other |= i != j && o[i].heap == o[j].heap &&
+				 o[i].id != RTHEAP_V8_MAP_ID;
+		if (o[j].id != RTHEAP_V8_MAP_ID || !other)
+			continue;
+		for (i = 0; i < v->n; i++)
+			if (v->p[i].owner == o[j].owner &&
+			    rtheap_v8_space(&v->p[i]) == RTHEAP_V8_OLD)
+				v->p[i].map_space = true;
+	}
+}
+
+/* The managed entries: one per isolate, its spaces as parts with their
+ * capacity (pages' bytes) and bytes in use as V8 counts them; its used
+ * their sum, -1 if one is unknown (new space: a semispace page does not
+ * say how full it is). The shared read-only space (pages of no isolate)
+ * is counted with the first isolate found. reserved and committed are
+ * those of the regions the pages make a managed heap (totals.h), so the
+ * Managed Heap row and the entries agree. */
+static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
+{
+	struct v8_iso *ro = NULL, *first = NULL;
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < isos->n; i++) {
+		if (!isos->i[i].heap)
+			ro = &isos->i[i];
+		else if (!first)
+			first = &isos->i[i];
+	}
+	if (ro && first) {
+		for (k = 0; k < RTHEAP_V8_NSPACES; k++) {
+			first->space_bytes[k] += ro->space_bytes[k];
+			if (first->space_used[k] >= 0)
+				first->space_used[k] =
+					ro->space_used[k] < 0
+						? -1
+						: first->space_used[k] +
+							  ro->space_used[k];
+		}
+		first->reserved += ro->reserved;
+		first->committed += ro->committed;
+		first->pages += ro->pages;
+		first->start =
+			ro->start < first->start ? ro->start : first->start;
+		first->end = ro->end > first->end ? ro->end : first->end;
+		ro->pages = 0;
+	}
+	for (i = 0; i < isos->n; i++) {
+		struct v8_iso *iso = &isos->i[i];
+		struct vms_managed_part *p;
+		struct vms_managed m;
+		unsigned n = 0;
+
+		if (!iso->pages)
+			continue;
+		p = arena_alloc(&s->arena, RTHEAP_V8_NSPACES * sizeof(*p));
+		if (!p)
+			return -1;
+		m = (struct vms_managed){ .runtime = "v8",
+					  .start = iso->start,
+					  .end = iso->end,
+					  .reserved = iso->reserved,
+					  .committed = iso->committed,
+					  .used = 0,
+					  .figures = "V8 page headers" };
+		for (k = 0; k < RTHEAP_V8_NSPACES; k++) {
+			if (!iso->space_bytes[k])
+				continue;
+			p[n++] = (struct vms_managed_part){
+				rtheap_v8_spaces[k],
+				(int64_t)iso->space_bytes[k],
+				iso->space_used[k], -1, true
+			};
+			if (m.used >= 0)
+				m.used = iso->space_used[k] < 0
+						 ? -1
+						 : m.used + iso->space_used[k];
+		}
+		m.parts = p;
+		m.nparts = n;
+		m.detail = arena_printf(
+			&s->arena, "v8 heap 0x%llx: %zu page%s%s, %u space%s",
+			(unsigned long long)iso->heap, iso->pages,
+			iso->pages == 1 ? "" : "s",
+			iso->large ? " (large ones too)" : "", n,
+			n == 1 ? "" : "s");
+		if (!m.detail || vms_managed_add(s, &m) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int v8_scan(struct vms_snapshot *s, struct v8_pages *v)
 {
 	struct rtscan_run *runs;
-	size_t nruns, i;
+	size_t nruns, i, *from;
+	struct v8_isos isos = { 0 };
 	bool oom;
+	int rc = 0;
 
 	runs = rtscan_runs(s, &nruns, &oom);
 	if (oom)
 		return -1;
+	from = calloc(nruns + 1, sizeof(*from));
+	if (!from)
+		return -1;
 	vms_source_hold(s, true);
 	for (i = 0; i < nruns; i++) {
-		size_t from = v->n;
-
+		from[i] = v->n;
 		/* cancelled: the pipeline stops at the next step */
 		if (vms_source_progress(s, "finding V8 heap pages", i, nruns))
 			break;
-
-		if (scan_run(s, &runs[i], v) < 0 ||
-		    (v->n > from &&
-		     type_regions(s, &runs[i], v, from, v->n) < 0))
-			return -1;
+		if (scan_run(s, &runs[i], v) < 0) {
+			rc = -1;
+			break;
+		}
 	}
-	return 0;
+	from[i] = v->n;
+	if (rc == 0 && i == nruns) {
+		map_space(s, v);
+		for (i = 0; rc == 0 && i < nruns; i++)
+			if (from[i + 1] > from[i])
+				rc = type_regions(s, &runs[i], v, from[i],
+						  from[i + 1], &isos);
+		if (rc == 0)
+			rc = add_entries(s, &isos);
+	}
+	free(from);
+	free(isos.i);
+	return rc;
 }
 
 /* Anonymous memory the source cannot read because it was not forked. */

@@ -137,6 +137,7 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 		return k;
 	if (p && p->malloc_kept && strcmp(step, "malloc") == 0) {
 		s->glibc = p->glibc;
+		vms_snapshot_type_mmapped(s);
 		return add_notes(s, p->malloc_notes, p->nmalloc_notes, err) < 0
 			       ? -1
 			       : 1;
