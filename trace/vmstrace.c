@@ -1016,9 +1016,19 @@ static void cxx_leave(int *was)
 		expr;                                                          \
 	} while (0)
 
-#define CXX_NEW(mangled, ...)                                                  \
-	EXPORT void *mangled(__VA_ARGS__);                                     \
-	EXPORT void *mangled(__VA_ARGS__)
+/* The news: each name forwarded to its own next definition with its own
+ * arguments (array, aligned, nothrow), the block recorded allocated. */
+#define CXX_NEW(mangled, params, args)                                         \
+	EXPORT void *mangled params;                                           \
+	EXPORT void *mangled params                                            \
+	{                                                                      \
+		static void *(*next)params;                                    \
+		void *p;                                                       \
+		NEXT(next, #mangled);                                          \
+		CXX_CALL(p = next args);                                       \
+		ALLOCATED(p, n);                                               \
+		return p;                                                      \
+	}
 
 #define NEXT(var, name)                                                        \
 	do {                                                                   \
@@ -1030,95 +1040,16 @@ typedef struct {
 	int unused;
 } nothrow_t;
 
-static void *(*next_new)(size_t), *(*next_new_arr)(size_t);
-static void *(*next_new_nt)(size_t, const nothrow_t *);
-static void *(*next_new_arr_nt)(size_t, const nothrow_t *);
-static void *(*next_new_al)(size_t, size_t),
-	*(*next_new_arr_al)(size_t, size_t);
-static void *(*next_new_al_nt)(size_t, size_t, const nothrow_t *);
-static void *(*next_new_arr_al_nt)(size_t, size_t, const nothrow_t *);
-
-CXX_NEW(_Znwm, size_t n)
-{
-	void *p;
-
-	NEXT(next_new, "_Znwm");
-	CXX_CALL(p = next_new(n));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_Znam, size_t n)
-{
-	void *p;
-
-	NEXT(next_new_arr, "_Znam");
-	CXX_CALL(p = next_new_arr(n));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnwmRKSt9nothrow_t, size_t n, const nothrow_t *nt)
-{
-	void *p;
-
-	NEXT(next_new_nt, "_ZnwmRKSt9nothrow_t");
-	CXX_CALL(p = next_new_nt(n, nt));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnamRKSt9nothrow_t, size_t n, const nothrow_t *nt)
-{
-	void *p;
-
-	NEXT(next_new_arr_nt, "_ZnamRKSt9nothrow_t");
-	CXX_CALL(p = next_new_arr_nt(n, nt));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnwmSt11align_val_t, size_t n, size_t al)
-{
-	void *p;
-
-	NEXT(next_new_al, "_ZnwmSt11align_val_t");
-	CXX_CALL(p = next_new_al(n, al));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnamSt11align_val_t, size_t n, size_t al)
-{
-	void *p;
-
-	NEXT(next_new_arr_al, "_ZnamSt11align_val_t");
-	CXX_CALL(p = next_new_arr_al(n, al));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, size_t n, size_t al,
-	const nothrow_t *nt)
-{
-	void *p;
-
-	NEXT(next_new_al_nt, "_ZnwmSt11align_val_tRKSt9nothrow_t");
-	CXX_CALL(p = next_new_al_nt(n, al, nt));
-	ALLOCATED(p, n);
-	return p;
-}
-
-CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, size_t n, size_t al,
-	const nothrow_t *nt)
-{
-	void *p;
-
-	NEXT(next_new_arr_al_nt, "_ZnamSt11align_val_tRKSt9nothrow_t");
-	CXX_CALL(p = next_new_arr_al_nt(n, al, nt));
-	ALLOCATED(p, n);
-	return p;
-}
+CXX_NEW(_Znwm, (size_t n), (n))
+CXX_NEW(_Znam, (size_t n), (n))
+CXX_NEW(_ZnwmRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
+CXX_NEW(_ZnamRKSt9nothrow_t, (size_t n, const nothrow_t *nt), (n, nt))
+CXX_NEW(_ZnwmSt11align_val_t, (size_t n, size_t al), (n, al))
+CXX_NEW(_ZnamSt11align_val_t, (size_t n, size_t al), (n, al))
+CXX_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t,
+	(size_t n, size_t al, const nothrow_t *nt), (n, al, nt))
+CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t,
+	(size_t n, size_t al, const nothrow_t *nt), (n, al, nt))
 
 /* The deletes: each name forwarded to its own next definition with its
  * own arguments (sized, aligned, nothrow), the pointer recorded freed. */
