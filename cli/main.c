@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +27,7 @@
 #include "linux/procfs.h"
 #include "linux/proclist.h"
 #include "linux/selfcopy.h"
+#include "linux/spawn.h"
 #include "model/diff.h"
 #include "pipeline.h"
 
@@ -381,65 +381,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return -1;
 }
 
-enum launch_out {
-	LAUNCH_OUT_KEEP, /* vmscope's own (an export written to a file) */
-	LAUNCH_OUT_STDERR, /* its stdout to vmscope's stderr, so that it
-			    * cannot mix into an export on standard output */
-	LAUNCH_OUT_NULL, /* nowhere: the viewer owns the terminal, and a
-			  * line printed there would land on its screen */
-};
-
-/* Starts cmd as a child; returns its pid, or -1 with *err. */
-static pid_t launch(char **cmd, double delay, enum launch_out out,
+/* Starts cmd as a child that dies with vmscope; returns its pid, or -1
+ * with *err. */
+static pid_t launch(char **cmd, double delay, enum spawn_out out,
 		    struct vms_error *err)
 {
-	int pfd[2];
+	struct spawn_opts so = { .die_with_parent = true, .out = out };
 	pid_t pid;
-	int e = 0;
-	ssize_t r;
-	pid_t parent = getpid();
 
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "pipe: %s",
-				     strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "fork: %s",
-				     strerror(errno));
-	if (pid == 0) {
-		close(pfd[0]);
-		/* Dies with vmscope, however vmscope ends (SIGPIPE from
-		 * `vmscope -e json -- CMD | head`, SIGKILL...): never left
-		 * behind. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		if (out == LAUNCH_OUT_STDERR) {
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		} else if (out == LAUNCH_OUT_NULL) {
-			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-			if (nul >= 0) {
-				dup2(nul, STDOUT_FILENO);
-				dup2(nul, STDERR_FILENO);
-			}
-		}
-		execvp(cmd[0], cmd);
-		e = errno;
-		if (write(pfd[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(pfd[1]);
-	/* The pipe closes on exec (CLOEXEC) or carries exec's errno. */
-	do
-		r = read(pfd[0], &e, sizeof(e));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r == sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		return vms_error_set(err, VMS_ERR_USAGE, e, "cannot run %s: %s",
-				     cmd[0], strerror(e));
-	}
+	if (spawn(cmd, &so, &pid, err) < 0)
+		return -1;
 	if (delay > 0) {
 		struct timespec ts = { (time_t)delay,
 				       (long)((delay - (time_t)delay) * 1e9) };
@@ -557,9 +508,9 @@ int main(int argc, char **argv)
 	smp = vms_sampler_by_name(a.backend);
 	if (a.cmd) {
 		launched = launch(a.cmd, a.delay,
-				  !(a.summary || a.export) ? LAUNCH_OUT_NULL
-				  : a.output		   ? LAUNCH_OUT_KEEP
-							   : LAUNCH_OUT_STDERR,
+				  !(a.summary || a.export) ? SPAWN_OUT_NULL
+				  : a.output		   ? SPAWN_OUT_KEEP
+							   : SPAWN_OUT_STDERR,
 				  &err);
 		if (launched < 0)
 			return cli_fail(&err);

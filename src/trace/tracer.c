@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/tracewire.h"
+#include "linux/spawn.h"
 #include "trace/tracedb.h"
 #include "trace/tracesym.h"
 
@@ -201,12 +202,44 @@ static int preload_env(const char *lib, char *buf, size_t n)
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
+/* In the child: the shared file at a descriptor of its own (not
+ * close-on-exec) named in VMSCOPE_TRACE_FD, the library preloaded. */
+struct child_env {
+	int fd;
+	const char *preload;
+};
+
+static int child_env(void *ctx)
+{
+	const struct child_env *c = ctx;
+	int fd = fcntl(c->fd, F_DUPFD, 3);
+	char num[16];
+
+	if (fd < 0)
+		return -1;
+	snprintf(num, sizeof(num), "%d", fd);
+	if (setenv("LD_PRELOAD", c->preload, 1) < 0 ||
+	    setenv("VMSCOPE_TRACE_FD", num, 1) < 0)
+		return -1;
+	return 0;
+}
+
 int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		  struct vms_error *err)
 {
-	char preload[8192], fdnum[16];
-	int pfd[2], e = 0;
-	ssize_t r;
+	char preload[8192];
+	struct child_env ce = { tr->fd, preload };
+	/* no death signal: a traced command outlives vmscope (the library
+	 * goes pass-through when vmscope is gone); in the viewer it reads
+	 * and writes none of the terminal */
+	struct spawn_opts so = {
+		.out = tr->o.output == TRACER_OUT_STDERR ? SPAWN_OUT_STDERR
+		       : tr->o.output == TRACER_OUT_NULL ? SPAWN_OUT_NULL
+							 : SPAWN_OUT_KEEP,
+		.stdin_null = tr->o.output == TRACER_OUT_NULL,
+		.in_child = child_env,
+		.ctx = &ce,
+	};
 
 	if (access(tr->o.library, R_OK) != 0)
 		return vms_error_set(err, VMS_ERR_USAGE, errno,
@@ -219,56 +252,8 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "LD_PRELOAD is too long to add the "
 				     "tracer to");
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "pipe: %s",
-				     strerror(errno));
-	*pid = fork();
-	if (*pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return vms_error_set(err, VMS_ERR_CAPTURE, errno, "fork: %s",
-				     strerror(errno));
-	}
-	if (*pid == 0) {
-		/* No PR_SET_PDEATHSIG: a traced command outlives vmscope
-		 * (the library goes pass-through when vmscope is gone). */
-		int fd = fcntl(tr->fd, F_DUPFD, 3);
-
-		close(pfd[0]);
-		if (fd < 0)
-			_exit(127);
-		snprintf(fdnum, sizeof(fdnum), "%d", fd);
-		if (tr->o.output == TRACER_OUT_STDERR) {
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		} else if (tr->o.output == TRACER_OUT_NULL) {
-			/* the viewer owns the terminal: the command reads
-			 * and writes none of it */
-			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-			if (nul >= 0) {
-				dup2(nul, STDIN_FILENO);
-				dup2(nul, STDOUT_FILENO);
-				dup2(nul, STDERR_FILENO);
-			}
-		}
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("VMSCOPE_TRACE_FD", fdnum, 1);
-		execvp(cmd[0], cmd);
-		e = errno;
-		if (write(pfd[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(pfd[1]);
-	do
-		r = read(pfd[0], &e, sizeof(e));
-	while (r < 0 && errno == EINTR);
-	close(pfd[0]);
-	if (r == sizeof(e)) {
-		waitpid(*pid, NULL, 0);
-		return vms_error_set(err, VMS_ERR_USAGE, e, "cannot run %s: %s",
-				     cmd[0], strerror(e));
-	}
+	if (spawn(cmd, &so, pid, err) < 0)
+		return -1;
 	tr->pid = *pid;
 	return 0;
 }
