@@ -173,6 +173,30 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 	return seen;
 }
 
+bool rtheap_je_stats(const void *buf, size_t len, struct rtheap_je_stats *out)
+{
+	struct rtheap_je_stats st;
+
+	if (len < RTHEAP_JE_STATS)
+		return false;
+	st.allocated = word(buf, 0);
+	st.active = word(buf, 1);
+	st.metadata = word(buf, 2);
+	st.metadata_thp = word(buf, 3);
+	st.resident = word(buf, 4);
+	st.mapped = word(buf, 5);
+	st.retained = word(buf, 6);
+	if (!st.allocated || st.allocated > st.active ||
+	    st.active > st.resident || st.resident > st.mapped ||
+	    !st.metadata || st.metadata_thp > st.metadata ||
+	    st.metadata > st.mapped || st.mapped >> 56 || st.retained >> 56)
+		return false;
+	if ((st.active | st.resident | st.mapped | st.retained) % 4096)
+		return false;
+	*out = st;
+	return true;
+}
+
 /* ---- mimalloc ---- */
 
 static uint32_t u32at(const void *buf, size_t off)

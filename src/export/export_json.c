@@ -513,6 +513,10 @@ static void allocator_info(const struct vms_snapshot *s, struct outbuf *o)
 	KV_U64(o, "heap", a->heap);
 	KV_U64(o, "regions", a->nregions);
 	kv_str_or_null(o, "partial", a->partial);
+#define FIGURE(f, label) kv_i64_or_null(o, #f, a->f);
+	VMS_ALLOC_FIGURES(FIGURE)
+#undef FIGURE
+	kv_str_or_null(o, "figures_note", a->figures_note);
 	close_with(o, '}');
 	ob_putc(o, ',');
 }

@@ -222,17 +222,36 @@ struct vms_malloc {
  * process carries (step "allocator"): which, from which image, and what
  * of its heap was recognised. NULL in the snapshot when no image has one
  * of the allocators vmscope knows. */
+/* An allocator's own figures, by its own definitions (each -1 where it
+ * cannot be had; vms_allocator.figures_note says why), X(field): the
+ * field, its JSON key (export and snapshot file) and its label. jemalloc:
+ * what mallctl("stats.allocated" ... "stats.retained") returns, the
+ * figures of its last "epoch" refresh (ctl_stats, read in its memory). */
+#define VMS_ALLOC_FIGURES(X)                                                   \
+	X(allocated, "Allocated")                                              \
+	X(active, "Active")                                                    \
+	X(resident, "Resident")                                                \
+	X(mapped, "Mapped")                                                    \
+	X(retained, "Retained")
+
 struct vms_allocator {
 	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */
 	const char *image; /* the file that has it */
 	bool provides_malloc; /* its image is the one that defines malloc */
 	const char *found_by; /* the symbol that told */
-	int64_t metadata; /* jemalloc: base blocks' bytes in use; mimalloc:
-			   * its segments' headers; -1 */
+	/* jemalloc: stats.metadata (base and internal) where its figures
+	 * were found, else its base blocks' bytes in use (figures_note says
+	 * so); mimalloc: its segments' headers; -1 */
+	int64_t metadata;
 	/* the bytes it says it took from the system (tcmalloc:
 	 * TCMalloc_SystemTaken); -1 where it does not say */
 	int64_t system;
 	uint64_t heap, nregions; /* regions typed heap for it */
+#define VMS_ALLOC_FIELD(f, label) int64_t f;
+	VMS_ALLOC_FIGURES(VMS_ALLOC_FIELD)
+#undef VMS_ALLOC_FIELD
+	/* where its figures come from, or why some are -1; NULL */
+	const char *figures_note;
 	const char *partial; /* why its heap is not (all) shown, or NULL */
 };
 

@@ -8,6 +8,10 @@ report none for glibc's. Then each one's heap against the target's own
 figures (its line: the sum of malloc_usable_size() over its blocks, and
 tcmalloc's own MallocExtension properties):
 - jemalloc: the blocks are in regions typed heap (at least the 16 MiB);
+  its allocated, active, metadata, resident, mapped and retained equal
+  the target's own mallctl("stats.*") after its last "epoch" refresh,
+  frozen (-F) and through the fork clone, and its heap entry's in use
+  and free are stats.allocated and stats.active less that;
 - mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
@@ -40,6 +44,8 @@ import vmstest as T  # noqa: E402
 
 LIBDIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
            "/usr/lib64", "/usr/lib")
+JE_FIGURES = ("allocated", "active", "metadata", "resident", "mapped",
+              "retained")
 CASES = (("jemalloc", "libjemalloc.so.2"),
          ("tcmalloc", "libtcmalloc_minimal.so.4"),
          ("mimalloc", "libmimalloc.so.2"))
@@ -63,6 +69,8 @@ def run(preload, *args, **extra):
     if len(w) >= 9 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
                    unmapped=int(w[7]), free=int(w[8]))
+    if len(w) >= 11 and w[4] == "jemalloc":
+        own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
 
 
@@ -75,11 +83,24 @@ def brk_region(snap):
     return r[0] if r else None
 
 
-def jemalloc(snap, own):
+def jemalloc(snap, own, how):
     heap = [t for t in snap["types"] if t["type"] == "heap"][0]
     T.ok(heap["committed"] >= own["size"] and heap["ws"] >= own["size"],
-         "jemalloc: Heap committed %d and WS %d hold the %d bytes written"
-         % (heap["committed"], heap["ws"], own["size"]))
+         "jemalloc (%s): Heap committed %d and WS %d hold the %d bytes "
+         "written" % (how, heap["committed"], heap["ws"], own["size"]))
+    a = snap["allocator"]
+    mine = own.get("jemalloc")
+    if not T.ok(mine, "jemalloc (%s): the target gave its mallctl "
+                "stats.*" % how, own):
+        return
+    T.eq({k: a[k] for k in JE_FIGURES}, mine,
+         "jemalloc (%s): allocated, active, metadata, resident, mapped and "
+         "retained are its own mallctl stats.* at the same instant" % how)
+    h = heaps_of(snap, "jemalloc")
+    T.ok(len(h) == 1 and h[0]["in_use"] == mine["allocated"] and
+         h[0]["free"] == mine["active"] - mine["allocated"],
+         "jemalloc (%s): its heap's in use is stats.allocated, its free "
+         "stats.active less that" % how, h)
 
 
 def mimalloc(snap, own, how):
@@ -199,7 +220,8 @@ def main():
              os.path.realpath(a["image"]) == os.path.realpath(path),
              "%s preloaded: reported as malloc's, from %s" % (name, lib), a)
         if name == "jemalloc":
-            jemalloc(snap, own)
+            jemalloc(snap, own, "frozen")
+            jemalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
         elif name == "mimalloc":
             mimalloc(snap, own, "frozen")
             mimalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")

@@ -15,16 +15,42 @@
  * " tcmalloc HEAP PHYSICAL UNMAPPED FREE": its MallocExtension properties
  * generic.heap_size, generic.total_physical_bytes,
  * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, read after the line's own buffer was
- * allocated (looked up with dlsym: nothing links it). */
+ * allocated (looked up with dlsym: nothing links it); where jemalloc
+ * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
+ * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
+ * it does before the line (nothing allocates after). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 typedef int (*tc_prop_fn)(const char *name, size_t *value);
+typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
+			 void *newp, size_t newlen);
+
+/* jemalloc's own figures after a refresh through its mallctl ctl (NULL:
+ * not jemalloc's malloc), into v[6]; 0 where there are none. */
+static int je_stats(je_ctl_fn ctl, size_t v[6])
+{
+	static const char *const names[] = { "stats.allocated", "stats.active",
+					     "stats.metadata", "stats.resident",
+					     "stats.mapped",	"stats.retained" };
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch), i;
+
+	if (!ctl || ctl("epoch", &epoch, &sz, &epoch, sz) != 0)
+		return 0;
+	for (i = 0; i < 6; i++) {
+		sz = sizeof(v[i]);
+		if (ctl(names[i], &v[i], &sz, NULL, 0) != 0)
+			return 0;
+	}
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -36,7 +62,10 @@ int main(int argc, char **argv)
 	char **keep = malloc(n * sizeof(*keep));
 	tc_prop_fn tc = (tc_prop_fn)dlsym(RTLD_DEFAULT,
 					  "MallocExtension_GetNumericProperty");
-	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0;
+	/* looked up before anything is allocated: a failed dlsym allocates */
+	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
+	int jemalloc;
 
 	if (!keep)
 		return 1;
@@ -71,10 +100,15 @@ int main(int argc, char **argv)
 		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
 		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
 		tc = NULL;
+	/* the line's buffer is stdout's, allocated above */
+	jemalloc = je_stats(ctl, je);
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
 		printf(" tcmalloc %zu %zu %zu %zu", heap, phys, unmapped,
 		       pfree);
+	if (jemalloc)
+		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
+		       je[3], je[4], je[5]);
 	printf("\n");
 	fflush(stdout);
 	pause();

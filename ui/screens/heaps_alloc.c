@@ -106,6 +106,27 @@ void ha_detail(struct ui *u, int y, int ymax, const struct hrow *r)
 
 		y = hg_pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
 	}
+	{
+		/* its own figures (allocators.h), where it gives them */
+		char fb[8][24];
+		const char *kv[16];
+		size_t n = 0;
+
+#define FIGURE(f, label)                                                       \
+	if (al->f >= 0 && n < 16) {                                            \
+		kv[n] = label;                                                 \
+		kv[n + 1] = hg_figure(u, (uint64_t)al->f, fb[n / 2],           \
+				      sizeof(fb[n / 2]));                      \
+		n += 2;                                                        \
+	}
+		VMS_ALLOC_FIGURES(FIGURE)
+#undef FIGURE
+		if (n)
+			y = hg_pairs(y, ymax, kv, n);
+	}
+	if (al->figures_note && y < ymax)
+		put_str(y++, 1, COLS - 1, theme_attr(EL_DIM), al->figures_note,
+			1);
 	if (r->kind != HR_ATOP && y < ymax) {
 		const struct vms_heap *h = &s->heaps[r->heap];
 

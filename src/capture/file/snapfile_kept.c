@@ -14,8 +14,9 @@
  *                     "detail" }],
  *       "notes": [why, ...] },
  *     "allocator": { ...the same, and "allocator": { "name", "image",
- *       "provides_malloc", "found_by", "metadata", "system" (absent in
- *       older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
+ *       "provides_malloc", "found_by", "metadata", "system", "allocated",
+ *       "active", "resident", "mapped", "retained", "figures_note" (absent
+ *       in older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
  *
  * Figures -1 (unknown) are JSON null. A step's managed entries are those of
  * its runtime; its regions those typed managed heap inside one of them
@@ -130,16 +131,32 @@ static json_t *entry_json(const struct vms_managed *m, bool *bad)
 
 static json_t *allocator_json(const struct vms_allocator *al)
 {
+	json_t *o;
+	bool bad = false;
+
 	if (!al)
 		return json_null();
-	return json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
-			 sf_json_str(al->name), "image", sf_json_str(al->image),
-			 "provides_malloc", al->provides_malloc, "found_by",
-			 sf_json_str(al->found_by), "metadata",
-			 i64(al->metadata), "system", i64(al->system), "heap",
-			 sf_json_u64(al->heap), "regions",
-			 sf_json_u64(al->nregions), "partial",
-			 sf_json_str(al->partial));
+	o = json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
+		      sf_json_str(al->name), "image", sf_json_str(al->image),
+		      "provides_malloc", al->provides_malloc, "found_by",
+		      sf_json_str(al->found_by), "metadata", i64(al->metadata),
+		      "system", i64(al->system), "heap", sf_json_u64(al->heap),
+		      "regions", sf_json_u64(al->nregions), "partial",
+		      sf_json_str(al->partial));
+	if (!o)
+		return NULL;
+#define FIGURE(f, label)                                                       \
+	if (json_object_set_new(o, #f, i64(al->f)) < 0)                        \
+		bad = true;
+	VMS_ALLOC_FIGURES(FIGURE)
+#undef FIGURE
+	if (json_object_set_new(o, "figures_note",
+				sf_json_str(al->figures_note)) < 0 ||
+	    bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static json_t *step_json(const struct vms_snapshot *s, const struct vms_kept *k,
@@ -297,10 +314,19 @@ static bool allocator_from(struct vms_snapshot *s, const json_t *j,
 	al->partial = sf_get_str(&s->arena, json_object_get(j, "partial"), &ok);
 	al->provides_malloc =
 		json_is_true(json_object_get(j, "provides_malloc"));
-	/* "system" came with the tcmalloc heap: older files lack it */
+	/* "system" came with the tcmalloc heap, the figures after it: older
+	 * files lack them */
 	al->system = -1;
 	if (json_object_get(j, "system") && !get_i64(j, "system", &al->system))
 		return false;
+#define FIGURE(f, label)                                                       \
+	al->f = -1;                                                            \
+	if (json_object_get(j, #f) && !get_i64(j, #f, &al->f))                 \
+		return false;
+	VMS_ALLOC_FIGURES(FIGURE)
+#undef FIGURE
+	al->figures_note =
+		sf_get_str(&s->arena, json_object_get(j, "figures_note"), &ok);
 	if (!ok || !al->name || !get_i64(j, "metadata", &al->metadata) ||
 	    !sf_obj_u64(j, "heap", &al->heap) ||
 	    !sf_obj_u64(j, "regions", &al->nregions))
