@@ -226,13 +226,17 @@ struct vms_malloc {
  * cannot be had; vms_allocator.figures_note says why), X(field): the
  * field, its JSON key (export and snapshot file) and its label. jemalloc:
  * what mallctl("stats.allocated" ... "stats.retained") returns, the
- * figures of its last "epoch" refresh (ctl_stats, read in its memory). */
+ * figures of its last "epoch" refresh (ctl_stats, read in its memory).
+ * gperftools tcmalloc: page_heap_free and unmapped, as
+ * MallocExtension::GetStats's "page heap freelist" and "released to OS". */
 #define VMS_ALLOC_FIGURES(X)                                                   \
 	X(allocated, "Allocated")                                              \
 	X(active, "Active")                                                    \
 	X(resident, "Resident")                                                \
 	X(mapped, "Mapped")                                                    \
-	X(retained, "Retained")
+	X(retained, "Retained")                                                \
+	X(page_heap_free, "Page heap free")                                    \
+	X(unmapped, "Unmapped")
 
 struct vms_allocator {
 	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */
@@ -241,7 +245,8 @@ struct vms_allocator {
 	const char *found_by; /* the symbol that told */
 	/* jemalloc: stats.metadata (base and internal) where its figures
 	 * were found, else its base blocks' bytes in use (figures_note says
-	 * so); mimalloc: its segments' headers; -1 */
+	 * so); tcmalloc: its metadata_system_bytes (GetStats's "malloc
+	 * metadata"); mimalloc: its segments' headers; -1 */
 	int64_t metadata;
 	/* the bytes it says it took from the system (tcmalloc:
 	 * TCMalloc_SystemTaken); -1 where it does not say */

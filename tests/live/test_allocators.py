@@ -29,7 +29,10 @@ tcmalloc's own MallocExtension properties):
   holding free memory between used (allocs "frag": blocks of 4 KiB to
   600 KiB, every other one freed), where tcmalloc's page map keeps
   entries that point to spans since reused: the same equalities, no
-  partial.
+  partial. Its own figures, read from its page heap's statistics and
+  its metadata count: page_heap_free, unmapped and metadata equal
+  GetStats's page heap freelist, bytes released to the OS and malloc
+  metadata, in every case above.
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -66,9 +69,9 @@ def run(preload, *args, **extra):
     p, line = T.start([T.target("allocs"), *args], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
-    if len(w) >= 9 and w[4] == "tcmalloc":
+    if len(w) >= 10 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
-                   unmapped=int(w[7]), free=int(w[8]))
+                   unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]))
     if len(w) >= 11 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
@@ -167,6 +170,11 @@ def tc_spans(snap, own, how):
     T.eq(free, own["free"] + own["unmapped"], "tcmalloc (%s): its free "
          "spans are its pageheap_free_bytes + pageheap_unmapped_bytes"
          % how)
+    a = snap["allocator"]
+    T.eq((a["page_heap_free"], a["unmapped"], a["metadata"]),
+         (own["free"], own["unmapped"], own["metadata"]),
+         "tcmalloc (%s): its page heap freelist, unmapped and malloc "
+         "metadata are its own (MallocExtension::GetStats)" % how)
 
 
 def tcmalloc_frag(path):

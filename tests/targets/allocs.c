@@ -14,7 +14,9 @@
  * size of each) — then, where gperftools' tcmalloc provides malloc,
  * " tcmalloc HEAP PHYSICAL UNMAPPED FREE": its MallocExtension properties
  * generic.heap_size, generic.total_physical_bytes,
- * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, read after the line's own buffer was
+ * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, and
+ * META, MallocExtension_GetStats's "Bytes in malloc metadata" (0 where it
+ * does not say), read after the line's own buffer was
  * allocated (looked up with dlsym: nothing links it); where jemalloc
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
  * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 typedef int (*tc_prop_fn)(const char *name, size_t *value);
+typedef void (*tc_stats_fn)(char *buf, int len);
 typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
@@ -62,6 +65,10 @@ int main(int argc, char **argv)
 	char **keep = malloc(n * sizeof(*keep));
 	tc_prop_fn tc = (tc_prop_fn)dlsym(RTLD_DEFAULT,
 					  "MallocExtension_GetNumericProperty");
+	tc_stats_fn stats = (tc_stats_fn)dlsym(RTLD_DEFAULT,
+					       "MallocExtension_GetStats");
+	static char text[1 << 16];
+	size_t meta = 0;
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
 	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
@@ -100,12 +107,23 @@ int main(int argc, char **argv)
 		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
 		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
 		tc = NULL;
+	if (tc && stats) {
+		const char *at;
+
+		/* into a static buffer: nothing allocated */
+		stats(text, sizeof(text));
+		at = strstr(text, "Bytes in malloc metadata");
+		while (at && at > text && at[-1] != '\n')
+			at--;
+		if (!at || sscanf(at, "MALLOC: + %zu", &meta) != 1)
+			meta = 0;
+	}
 	/* the line's buffer is stdout's, allocated above */
 	jemalloc = je_stats(ctl, je);
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
-		printf(" tcmalloc %zu %zu %zu %zu", heap, phys, unmapped,
-		       pfree);
+		printf(" tcmalloc %zu %zu %zu %zu %zu", heap, phys, unmapped,
+		       pfree, meta);
 	if (jemalloc)
 		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
 		       je[3], je[4], je[5]);

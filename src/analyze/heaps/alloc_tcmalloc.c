@@ -211,6 +211,82 @@ static bool find_root(struct tc_walk *t, const char **why)
 	return false;
 }
 
+/* Its own figures (MallocExtension::GetStats's page heap freelist,
+ * unmapped and metadata): the page heap's stats_ (system_bytes,
+ * free_bytes, unmapped_bytes, committed_bytes: whole pages, committed =
+ * system - unmapped) and, in common.cc's statics, the metadata chunk's
+ * bytes left, its bump pointer and metadata_system_bytes_ (2.10: in that
+ * order), both in the library's writable memory. No symbol names them;
+ * what ties them is its exported count of bytes taken from the system:
+ * system_bytes + metadata + the chunk's bytes left == TCMalloc_SystemTaken
+ * (2.10 measured). Exactly one such pair, else nothing. */
+struct tc_stats {
+	uint64_t system, free, unmapped, metadata;
+};
+
+static bool tc_stats_at(const struct tc_walk *t, uint64_t taken, size_t q,
+			size_t n, struct tc_stats *out, int *found)
+{
+	const uint64_t *w = t->w;
+	uint64_t sys = w[q], need;
+	size_t i;
+
+	if (!sys || sys % 8192 || w[q + 1] % 8192 || w[q + 2] % 8192 ||
+	    w[q + 1] > sys || w[q + 2] > sys - w[q + 1] ||
+	    w[q + 3] != sys - w[q + 2] || sys >= taken)
+		return false;
+	need = taken - sys;
+	for (i = 2; i < n; i++) {
+		if (!w[i] || w[i] > need || w[i - 2] != need - w[i] ||
+		    vms_snapshot_find_index(t->s, w[i - 1] - 1) < 0)
+			continue;
+		if (++*found > 1)
+			return true;
+		*out = (struct tc_stats){ sys, w[q + 1], w[q + 2], w[i] };
+	}
+	return true;
+}
+
+static int tc_stats(const struct tc_walk *t, int64_t taken,
+		    struct tc_stats *out)
+{
+	size_t n = (t->hi - t->lo) / 8, q;
+	int found = 0;
+
+	for (q = 0; taken > 0 && q + 4 <= n && found < 2; q++)
+		tc_stats_at(t, (uint64_t)taken, q, n, out, &found);
+	return found;
+}
+
+static void tc_figures(const struct tc_walk *t, struct vms_allocator *al)
+{
+	struct tc_stats st = { 0, 0, 0, 0 };
+	int got = tc_stats(t, al->system, &st);
+
+	if (got != 1) {
+		al->figures_note =
+			al->system < 0 ? "its own figures were not read: its "
+					 "count of bytes taken from the "
+					 "system could not be"
+			: got	       ? "its own figures were not read: more "
+					 "than one place in its memory reads "
+					 "as its page heap's statistics"
+				       : "its own figures were not read: its "
+					 "page heap's statistics were not "
+					 "found";
+		return;
+	}
+	al->page_heap_free = (int64_t)st.free;
+	al->unmapped = (int64_t)st.unmapped;
+	al->metadata = (int64_t)st.metadata;
+	al->figures_note =
+		"page heap freelist, unmapped and metadata: its own (as "
+		"MallocExtension::GetStats); bytes in use by the application "
+		"and in its central, transfer and thread caches are not read "
+		"(the heap's in use counts its spans in use: the caches' "
+		"free objects with the application's)";
+}
+
 struct found_span {
 	uint64_t ptr, page;
 };
@@ -449,6 +525,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		return -1;
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
+	tc_figures(&t, al);
 	listed_spans(&t);
 	if (!find_root(&t, why)) {
 		rc = 0;
