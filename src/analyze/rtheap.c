@@ -227,11 +227,12 @@ bool rtheap_mi_known(int version)
 
 /* mi_segment_t of 2.0.9-2.1.1, in words: memid, three bools, the OS
  * alignment and its offset, allow_decommit, decommit_expire, two commit
- * masks of 512 bits, abandoned_next, next, abandoned, abandoned_visits,
+ * masks of 512 bits (decommit_mask at 6, commit_mask at 14), abandoned_next, next, abandoned, abandoned_visits,
  * used (26), cookie (27), segment_slices (28), segment_info_slices (29),
  * kind (30), slice_entries (31), thread_id (32). */
 enum {
 	MI_W_ALIGN = 2,
+	MI_W_COMMIT = 14, /* commit_mask, after decommit_mask (6) */
 	MI_W_ABANDONED = 24,
 	MI_W_USED = 26,
 	MI_W_COOKIE,
@@ -248,6 +249,7 @@ bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
 {
 	const unsigned char *b = buf;
 	uint64_t slices, info, kind, entries, used, align;
+	size_t i;
 
 	if (len < RTHEAP_MI_HDR || addr % RTHEAP_MI_ALIGN != 0 ||
 	    run_end <= addr)
@@ -279,6 +281,10 @@ bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
 	out->info_slices = (uint32_t)info;
 	out->pages = (uint32_t)used;
 	out->huge = kind == 1;
+	out->committed = 0;
+	for (i = MI_W_COMMIT; i < MI_W_COMMIT + 8; i++)
+		out->committed += (uint64_t)__builtin_popcountll(word(buf, i)) *
+				  RTHEAP_MI_SLICE;
 	return true;
 }
 

@@ -178,6 +178,9 @@ struct rtheap_mi_seg {
 	uint32_t entries; /* slice_entries: entries in the header */
 	uint32_t info_slices; /* slices the header takes */
 	uint32_t pages; /* pages in use, as the header counts them */
+	/* its commit mask's bytes (64 KiB a bit, 512 bits: a huge
+	 * segment's first 32 MiB), what mimalloc counts as committed */
+	uint64_t committed;
 	bool huge; /* one huge block (kind MI_SEGMENT_HUGE) */
 };
 

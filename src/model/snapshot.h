@@ -228,7 +228,9 @@ struct vms_malloc {
  * what mallctl("stats.allocated" ... "stats.retained") returns, the
  * figures of its last "epoch" refresh (ctl_stats, read in its memory).
  * gperftools tcmalloc: page_heap_free and unmapped, as
- * MallocExtension::GetStats's "page heap freelist" and "released to OS". */
+ * MallocExtension::GetStats's "page heap freelist" and "released to OS".
+ * mimalloc: committed, its stats' committed (its segments' commit
+ * masks). */
 #define VMS_ALLOC_FIGURES(X)                                                   \
 	X(allocated, "Allocated")                                              \
 	X(active, "Active")                                                    \
@@ -236,7 +238,8 @@ struct vms_malloc {
 	X(mapped, "Mapped")                                                    \
 	X(retained, "Retained")                                                \
 	X(page_heap_free, "Page heap free")                                    \
-	X(unmapped, "Unmapped")
+	X(unmapped, "Unmapped")                                                \
+	X(committed, "Committed")
 
 struct vms_allocator {
 	const char *name; /* "jemalloc", "tcmalloc", "mimalloc", "glibc" */

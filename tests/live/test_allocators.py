@@ -15,7 +15,8 @@ tcmalloc's own MallocExtension properties):
 - mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
-  the fork clone; -s gives the same figures on its Allocator: line;
+  the fork clone; its committed is the target's own mi_process_info
+  current commit; -s gives the same figures on its Allocator: line;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
@@ -72,6 +73,8 @@ def run(preload, *args, **extra):
     if len(w) >= 10 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
                    unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]))
+    if len(w) >= 6 and w[4] == "mimalloc":
+        own["mi_commit"] = int(w[5])
     if len(w) >= 11 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
@@ -121,6 +124,9 @@ def mimalloc(snap, own, how):
          h["in_use"] - own["usable"] <= 16384,
          "mimalloc (%s): %d bytes in used blocks, the target's own "
          "malloc_usable_size() sum %d" % (how, h["in_use"], own["usable"]))
+    T.eq(a["committed"], own.get("mi_commit"),
+         "mimalloc (%s): committed, from its segments' commit masks, is its "
+         "own (mi_process_info's current commit)" % how)
     T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
          "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
          % (how, h["chunks"], h["free"]))
@@ -242,6 +248,15 @@ def main():
             T.eq(heaps_of(loaded, name), heaps_of(live, name),
                  "%s: its heap entry comes back from the file" % name)
         T.kill(p)
+        if name == "mimalloc":
+            p, own = run(path, "16", "frag")
+            try:
+                a = T.vmscope_json(p.pid, "-F")["allocator"]
+                T.eq(a["committed"], own.get("mi_commit"),
+                     "mimalloc (frag, huge segments too): committed is its "
+                     "own current commit")
+            finally:
+                T.kill(p)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
             tcmalloc_frag(path)

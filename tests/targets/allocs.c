@@ -20,7 +20,9 @@
  * allocated (looked up with dlsym: nothing links it); where jemalloc
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
  * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
- * it does before the line (nothing allocates after). */
+ * it does before the line (nothing allocates after); where mimalloc does,
+ * " mimalloc COMMIT": mi_process_info's current commit (its stats'
+ * committed bytes). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
@@ -32,6 +34,9 @@
 
 typedef int (*tc_prop_fn)(const char *name, size_t *value);
 typedef void (*tc_stats_fn)(char *buf, int len);
+typedef void (*mi_info_fn)(size_t *elapsed, size_t *user, size_t *sys,
+			   size_t *rss, size_t *peak_rss, size_t *commit,
+			   size_t *peak_commit, size_t *faults);
 typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
@@ -69,6 +74,9 @@ int main(int argc, char **argv)
 					       "MallocExtension_GetStats");
 	static char text[1 << 16];
 	size_t meta = 0;
+	mi_info_fn mi =
+		(mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");
+	size_t mi_commit = 0;
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
 	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
@@ -120,10 +128,17 @@ int main(int argc, char **argv)
 	}
 	/* the line's buffer is stdout's, allocated above */
 	jemalloc = je_stats(ctl, je);
+	if (mi) {
+		size_t x[7];
+
+		mi(&x[0], &x[1], &x[2], &x[3], &x[4], &mi_commit, &x[5], &x[6]);
+	}
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
 		printf(" tcmalloc %zu %zu %zu %zu %zu", heap, phys, unmapped,
 		       pfree, meta);
+	if (mi)
+		printf(" mimalloc %zu", mi_commit);
 	if (jemalloc)
 		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
 		       je[3], je[4], je[5]);

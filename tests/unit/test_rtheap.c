@@ -260,9 +260,13 @@ static void mimalloc(void)
 		memset(mi_buf, 0, sizeof(mi_buf));
 		unhex(hex, mi_buf, sizeof(mi_buf));
 		ok(mi_parse(mi_buf, a, e, &seg, &use) &&
-			   use.in_use <= seg.size && use.pages <= seg.pages,
+			   use.in_use <= seg.size && use.pages <= seg.pages &&
+			   seg.committed >= (uint64_t)seg.info_slices *
+							   RTHEAP_MI_SLICE &&
+			   seg.committed <= seg.size,
 		   "mimalloc segment at 0x%llx, recorded live, is accepted: "
-		   "%llu bytes in %llu blocks, %llu pages",
+		   "%llu bytes in %llu blocks, %llu pages, its header "
+		   "committed",
 		   a, (unsigned long long)use.in_use,
 		   (unsigned long long)use.blocks,
 		   (unsigned long long)use.pages);
