@@ -14,9 +14,11 @@
  *                     "detail" }],
  *       "notes": [why, ...] },
  *     "allocator": { ...the same, and "allocator": { "name", "image",
- *       "provides_malloc", "found_by", "metadata", "system", "allocated",
- *       "active", "resident", "mapped", "retained", "figures_note" (absent
- *       in older files), "heap", "regions", "partial" } or null }, "v8": {...}, "cpython": {...} }
+ *       "provides_malloc", "found_by", "metadata", "system", its own
+ *       figures (VMS_ALLOC_FIGURES, model/snapshot.h: "allocated" ...
+ *       "committed") and "figures_note" (absent in older files: null),
+ *       "heap", "regions", "partial" } or null }, "v8": {...},
+ *       "cpython": {...} }
  *
  * Figures -1 (unknown) are JSON null. A step's managed entries are those of
  * its runtime; its regions those typed managed heap inside one of them
