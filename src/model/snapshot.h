@@ -227,8 +227,9 @@ struct vms_malloc {
  * field, its JSON key (export and snapshot file) and its label. jemalloc:
  * what mallctl("stats.allocated" ... "stats.retained") returns, the
  * figures of its last "epoch" refresh (ctl_stats, read in its memory).
- * gperftools tcmalloc: page_heap_free and unmapped, as
- * MallocExtension::GetStats's "page heap freelist" and "released to OS".
+ * gperftools tcmalloc: page_heap_free, unmapped and central_cache, as
+ * MallocExtension::GetStats's "page heap freelist", "released to OS" and
+ * "central cache freelist".
  * mimalloc: committed, its stats' committed (its segments' commit
  * masks). */
 #define VMS_ALLOC_FIGURES(X)                                                   \
@@ -239,6 +240,7 @@ struct vms_malloc {
 	X(retained, "Retained")                                                \
 	X(page_heap_free, "Page heap free")                                    \
 	X(unmapped, "Unmapped")                                                \
+	X(central_cache, "Central cache")                                      \
 	X(committed, "Committed")
 
 struct vms_allocator {

@@ -33,7 +33,8 @@ tcmalloc's own MallocExtension properties):
   partial. Its own figures, read from its page heap's statistics and
   its metadata count: page_heap_free, unmapped and metadata equal
   GetStats's page heap freelist, bytes released to the OS and malloc
-  metadata, in every case above.
+  metadata, and central_cache (from its spans' objects handed out and
+  its size classes) its central cache freelist, in every case above.
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -70,9 +71,10 @@ def run(preload, *args, **extra):
     p, line = T.start([T.target("allocs"), *args], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
-    if len(w) >= 10 and w[4] == "tcmalloc":
+    if len(w) >= 11 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
-                   unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]))
+                   unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]),
+                   central=int(w[10]))
     if len(w) >= 6 and w[4] == "mimalloc":
         own["mi_commit"] = int(w[5])
     if len(w) >= 11 and w[4] == "jemalloc":
@@ -177,10 +179,12 @@ def tc_spans(snap, own, how):
          "spans are its pageheap_free_bytes + pageheap_unmapped_bytes"
          % how)
     a = snap["allocator"]
-    T.eq((a["page_heap_free"], a["unmapped"], a["metadata"]),
-         (own["free"], own["unmapped"], own["metadata"]),
-         "tcmalloc (%s): its page heap freelist, unmapped and malloc "
-         "metadata are its own (MallocExtension::GetStats)" % how)
+    T.eq((a["page_heap_free"], a["unmapped"], a["metadata"],
+          a["central_cache"]),
+         (own["free"], own["unmapped"], own["metadata"], own["central"]),
+         "tcmalloc (%s): its page heap freelist, unmapped, malloc "
+         "metadata and central cache freelist are its own "
+         "(MallocExtension::GetStats)" % how)
 
 
 def tcmalloc_frag(path):

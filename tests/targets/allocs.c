@@ -12,12 +12,13 @@
  * The line: "ready BYTES usable USABLE" — the bytes asked for, and the sum
  * of malloc_usable_size() over every block it holds (the allocator's own
  * size of each) — then, where gperftools' tcmalloc provides malloc,
- * " tcmalloc HEAP PHYSICAL UNMAPPED FREE": its MallocExtension properties
- * generic.heap_size, generic.total_physical_bytes,
- * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, and
- * META, MallocExtension_GetStats's "Bytes in malloc metadata" (0 where it
- * does not say), read after the line's own buffer was
- * allocated (looked up with dlsym: nothing links it); where jemalloc
+ * " tcmalloc HEAP PHYSICAL UNMAPPED FREE META CENTRAL": its
+ * MallocExtension properties generic.heap_size,
+ * generic.total_physical_bytes, tcmalloc.pageheap_unmapped_bytes and
+ * tcmalloc.pageheap_free_bytes, and MallocExtension_GetStats's "Bytes in
+ * malloc metadata" and "Bytes in central cache freelist" (0 where it does
+ * not say), read after the line's own buffer was allocated (looked up
+ * with dlsym: nothing links it); where jemalloc
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
  * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
  * it does before the line (nothing allocates after); where mimalloc does,
@@ -60,6 +61,17 @@ static int je_stats(je_ctl_fn ctl, size_t v[6])
 	return 1;
 }
 
+/* The figure of GetStats's line that says what (0 where none does). */
+static size_t getstats_line(const char *text, const char *what)
+{
+	const char *at = strstr(text, what);
+	size_t v;
+
+	while (at && at > text && at[-1] != '\n')
+		at--;
+	return at && sscanf(at, "MALLOC: + %zu", &v) == 1 ? v : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t mix[] = { 4096, 20000, 70000, 300000, 600000, 9000 };
@@ -73,7 +85,7 @@ int main(int argc, char **argv)
 	tc_stats_fn stats = (tc_stats_fn)dlsym(RTLD_DEFAULT,
 					       "MallocExtension_GetStats");
 	static char text[1 << 16];
-	size_t meta = 0;
+	size_t meta = 0, central = 0;
 	mi_info_fn mi =
 		(mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");
 	size_t mi_commit = 0;
@@ -116,15 +128,10 @@ int main(int argc, char **argv)
 		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
 		tc = NULL;
 	if (tc && stats) {
-		const char *at;
-
 		/* into a static buffer: nothing allocated */
 		stats(text, sizeof(text));
-		at = strstr(text, "Bytes in malloc metadata");
-		while (at && at > text && at[-1] != '\n')
-			at--;
-		if (!at || sscanf(at, "MALLOC: + %zu", &meta) != 1)
-			meta = 0;
+		meta = getstats_line(text, "Bytes in malloc metadata");
+		central = getstats_line(text, "Bytes in central cache");
 	}
 	/* the line's buffer is stdout's, allocated above */
 	jemalloc = je_stats(ctl, je);
@@ -135,8 +142,8 @@ int main(int argc, char **argv)
 	}
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
-		printf(" tcmalloc %zu %zu %zu %zu %zu", heap, phys, unmapped,
-		       pfree, meta);
+		printf(" tcmalloc %zu %zu %zu %zu %zu %zu", heap, phys,
+		       unmapped, pfree, meta, central);
 	if (mi)
 		printf(" mimalloc %zu", mi_commit);
 	if (jemalloc)

@@ -107,13 +107,16 @@ void ha_detail(struct ui *u, int y, int ymax, const struct hrow *r)
 		y = hg_pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
 	}
 	{
-		/* its own figures (allocators.h), where it gives them */
-		char fb[8][24];
-		const char *kv[16];
+		/* its own figures (VMS_ALLOC_FIGURES), where it gives them */
+#define COUNT(f, label) +1
+		enum { NFIG = 0 VMS_ALLOC_FIGURES(COUNT) };
+#undef COUNT
+		char fb[NFIG][24];
+		const char *kv[2 * NFIG];
 		size_t n = 0;
 
 #define FIGURE(f, label)                                                       \
-	if (al->f >= 0 && n < 16) {                                            \
+	if (al->f >= 0) {                                                      \
 		kv[n] = label;                                                 \
 		kv[n + 1] = hg_figure(u, (uint64_t)al->f, fb[n / 2],           \
 				      sizeof(fb[n / 2]));                      \

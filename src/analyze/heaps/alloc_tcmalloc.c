@@ -43,6 +43,9 @@
 /* Distinct spans walked at most (2^22: a 32 GiB heap of 8 KiB spans). */
 #define MAX_SPANS (1u << 22)
 
+/* Size classes at most (kClassSizesMax: 128 in 2.10). */
+#define TC_MAX_CLASSES 128
+
 struct tc_walk {
 	struct vms_snapshot *s;
 	uint64_t lo, hi; /* the image's writable memory */
@@ -52,6 +55,14 @@ struct tc_walk {
 	size_t nlisted;
 	unsigned shift, leaf_bits; /* the map found */
 	uint64_t root; /* its address */
+	/* its size classes' object sizes (SizeMap's class_to_size_), nclass
+	 * of them (0: not found) */
+	uint32_t class_size[TC_MAX_CLASSES];
+	size_t nclass;
+	/* the central free lists' bytes: free objects and what their spans
+	 * cannot use, summed over the small spans in use */
+	uint64_t central;
+	bool central_bad;
 };
 
 /* The region holding [a, a + len) whole when it is readable memory of
@@ -280,11 +291,58 @@ static void tc_figures(const struct tc_walk *t, struct vms_allocator *al)
 	al->unmapped = (int64_t)st.unmapped;
 	al->metadata = (int64_t)st.metadata;
 	al->figures_note =
-		"page heap freelist, unmapped and metadata: its own (as "
+		"page heap freelist, unmapped, metadata and (where every span "
+		"was walked) central cache freelist: its own (as "
 		"MallocExtension::GetStats); bytes in use by the application "
-		"and in its central, transfer and thread caches are not read "
-		"(the heap's in use counts its spans in use: the caches' "
-		"free objects with the application's)";
+		"and in its transfer and thread caches are not read (the "
+		"heap's in use counts its spans in use: the caches' free "
+		"objects with the application's)";
+}
+
+/* Its size classes' object sizes: SizeMap's class_to_size_, int32s in its
+ * .bss that begin 0, 8, 16, 32, 48 ... 128 (every version and page size
+ * since 2.0) and grow to the largest class; exactly one such array. */
+static void tc_classes(struct tc_walk *t)
+{
+	static const uint32_t head[] = {
+		0, 8, 16, 32, 48, 64, 80, 96, 112, 128
+	};
+	const uint32_t *v = (const uint32_t *)t->w;
+	size_t n = (t->hi - t->lo) / 4, i, k, found = 0;
+
+	for (i = 0; i + TC_MAX_CLASSES <= n && found < 2; i++) {
+		if (memcmp(v + i, head, sizeof(head)) != 0)
+			continue;
+		if (found++)
+			break;
+		for (k = 1; k < TC_MAX_CLASSES && v[i + k] > v[i + k - 1]; k++)
+			;
+		memcpy(t->class_size, v + i, k * 4);
+		t->nclass = k;
+	}
+	if (found != 1)
+		t->nclass = 0;
+}
+
+/* A small span in use: what of it is the central free list's (its free
+ * objects and the tail no object fits in), its objects handed out
+ * (refcount) being the application's or in the thread and transfer
+ * caches. */
+static void tc_central(struct tc_walk *t, const struct rtheap_tc_span *sp)
+{
+	uint64_t bytes = sp->length << t->shift, held;
+
+	if (!sp->sizeclass || sp->location != 0)
+		return;
+	if (sp->sizeclass >= t->nclass) {
+		t->central_bad = true;
+		return;
+	}
+	held = (uint64_t)sp->refcount * t->class_size[sp->sizeclass];
+	if (held > bytes)
+		t->central_bad = true;
+	else
+		t->central += bytes - held;
 }
 
 struct found_span {
@@ -474,6 +532,7 @@ static int count_spans(struct tc_walk *t, struct alloc_marks *m,
 		a = sp.start << t->shift;
 		bytes = sp.length << t->shift;
 		to = a >= brk_lo && a < brk_hi ? brk : mapped;
+		tc_central(t, &sp);
 		if (sp.location == 0) {
 			to->in_use += bytes;
 			to->spans++;
@@ -526,6 +585,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
 	tc_figures(&t, al);
+	tc_classes(&t);
 	listed_spans(&t);
 	if (!find_root(&t, why)) {
 		rc = 0;
@@ -549,6 +609,9 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		goto out;
 	if (h)
 		set_figures(h, &mapped);
+	/* the central free lists, where every span was seen */
+	if (t.nclass && !t.central_bad && !capped && !bad && !unread)
+		al->central_cache = (int64_t)t.central;
 	if (capped)
 		*why = "more spans than are walked: figures partial";
 	else if (bad || unread)
