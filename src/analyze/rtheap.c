@@ -214,6 +214,30 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 	return seen;
 }
 
+bool rtheap_je_stats(const void *buf, size_t len, struct rtheap_je_stats *out)
+{
+	struct rtheap_je_stats st;
+
+	if (len < RTHEAP_JE_STATS)
+		return false;
+	st.allocated = word(buf, 0);
+	st.active = word(buf, 1);
+	st.metadata = word(buf, 2);
+	st.metadata_thp = word(buf, 3);
+	st.resident = word(buf, 4);
+	st.mapped = word(buf, 5);
+	st.retained = word(buf, 6);
+	if (!st.allocated || st.allocated > st.active ||
+	    st.active > st.resident || st.resident > st.mapped ||
+	    !st.metadata || st.metadata_thp > st.metadata ||
+	    st.metadata > st.mapped || st.mapped >> 56 || st.retained >> 56)
+		return false;
+	if ((st.active | st.resident | st.mapped | st.retained) % 4096)
+		return false;
+	*out = st;
+	return true;
+}
+
 /* ---- mimalloc ---- */
 
 static uint32_t u32at(const void *buf, size_t off)
@@ -244,11 +268,12 @@ bool rtheap_mi_known(int version)
 
 /* mi_segment_t of 2.0.9-2.1.1, in words: memid, three bools, the OS
  * alignment and its offset, allow_decommit, decommit_expire, two commit
- * masks of 512 bits, abandoned_next, next, abandoned, abandoned_visits,
+ * masks of 512 bits (decommit_mask at 6, commit_mask at 14), abandoned_next, next, abandoned, abandoned_visits,
  * used (26), cookie (27), segment_slices (28), segment_info_slices (29),
  * kind (30), slice_entries (31), thread_id (32). */
 enum {
 	MI_W_ALIGN = 2,
+	MI_W_COMMIT = 14, /* commit_mask, after decommit_mask (6) */
 	MI_W_ABANDONED = 24,
 	MI_W_USED = 26,
 	MI_W_COOKIE,
@@ -265,6 +290,7 @@ bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
 {
 	const unsigned char *b = buf;
 	uint64_t slices, info, kind, entries, used, align;
+	size_t i;
 
 	if (len < RTHEAP_MI_HDR || addr % RTHEAP_MI_ALIGN != 0 ||
 	    run_end <= addr)
@@ -296,6 +322,10 @@ bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
 	out->info_slices = (uint32_t)info;
 	out->pages = (uint32_t)used;
 	out->huge = kind == 1;
+	out->committed = 0;
+	for (i = MI_W_COMMIT; i < MI_W_COMMIT + 8; i++)
+		out->committed += (uint64_t)__builtin_popcountll(word(buf, i)) *
+				  RTHEAP_MI_SLICE;
 	return true;
 }
 

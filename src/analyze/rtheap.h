@@ -156,6 +156,22 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
 			 void *ctx);
 
+/* Its ctl_stats (the layout since 5.1, which added metadata_thp; 5.3.0
+ * measured): the record mallctl("stats.*") reads, filled at each "epoch" refresh:
+ * allocated, active, metadata (base and internal), metadata_thp,
+ * resident, mapped, retained, in that order. True when the figures are
+ * sane together: allocated <= active <= resident <= mapped, metadata_thp
+ * <= metadata <= mapped, the page counts whole pages (4 KiB), some bytes
+ * active. */
+#define RTHEAP_JE_STATS 56
+
+struct rtheap_je_stats {
+	uint64_t allocated, active, metadata, metadata_thp, resident, mapped,
+		retained;
+};
+
+bool rtheap_je_stats(const void *buf, size_t len, struct rtheap_je_stats *out);
+
 /* ---- mimalloc ---- */
 
 /* mimalloc 2.x on 64 bit: segments of 32 MiB (larger for one huge block),
@@ -188,6 +204,9 @@ struct rtheap_mi_seg {
 	uint32_t entries; /* slice_entries: entries in the header */
 	uint32_t info_slices; /* slices the header takes */
 	uint32_t pages; /* pages in use, as the header counts them */
+	/* its commit mask's bytes (64 KiB a bit, 512 bits: a huge
+	 * segment's first 32 MiB), what mimalloc counts as committed */
+	uint64_t committed;
 	bool huge; /* one huge block (kind MI_SEGMENT_HUGE) */
 };
 

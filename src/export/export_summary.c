@@ -177,6 +177,12 @@ static void allocator_line(const struct vms_snapshot *s, struct outbuf *o)
 	if (al->system >= 0)
 		ob_printf(o, ", %s taken from the system (its count)",
 			  ob_size_text(o, (uint64_t)al->system, a, sizeof(a)));
+#define FIGURE(f, label)                                                       \
+	if (al->f >= 0)                                                        \
+		ob_printf(o, ", " #f " %s",                                    \
+			  ob_size_text(o, (uint64_t)al->f, a, sizeof(a)));
+	VMS_ALLOC_FIGURE_LIST(FIGURE)
+#undef FIGURE
 	if (al->partial) {
 		ob_puts(o, " (partial: ");
 		ob_text_str(o, al->partial);

@@ -152,7 +152,35 @@
 	X(heap, U64, "heap", "heap", VMS_FF_NEED)                              \
 	X(nregions, U64, "regions", "regions", VMS_FF_NEED)                    \
 	/* why its heap is not (all) shown, or NULL */                         \
-	X(partial, STR, "partial", "partial", 0)
+	X(partial, STR, "partial", "partial", 0)                               \
+	/* its own figures (VMS_ALLOC_FIGURES below; absent in older files:     \
+	 * -1), and where they come from or why some are -1 (or NULL) */       \
+	VMS_ALLOC_FIGURES(VMS_ALLOC_FIGURE_FIELD, X)                           \
+	X(figures_note, STR, "figures_note", "figures_note", 0)
+
+/* An allocator's own figures, by its own definitions (each -1 where it
+ * cannot be had; figures_note says why), F(X, field, label): the field
+ * (its JSON and file key too) and its label on screen and in -s.
+ * jemalloc: what mallctl("stats.allocated" ... "stats.retained") returns,
+ * the figures of its last "epoch" refresh (ctl_stats, read in its
+ * memory). gperftools tcmalloc: page_heap_free, unmapped and
+ * central_cache, as MallocExtension::GetStats's "page heap freelist",
+ * "released to OS" and "central cache freelist". mimalloc: committed, its
+ * stats' committed (its segments' commit masks). For a list of (field,
+ * label) alone: VMS_ALLOC_FIGURE_LIST(F). */
+#define VMS_ALLOC_FIGURES(F, X)                                                \
+	F(X, allocated, "Allocated")                                           \
+	F(X, active, "Active")                                                 \
+	F(X, resident, "Resident")                                             \
+	F(X, mapped, "Mapped")                                                 \
+	F(X, retained, "Retained")                                             \
+	F(X, page_heap_free, "Page heap free")                                 \
+	F(X, unmapped, "Unmapped")                                             \
+	F(X, central_cache, "Central cache")                                   \
+	F(X, committed, "Committed")
+#define VMS_ALLOC_FIGURE_FIELD(X, f, label) X(f, I64N, #f, #f, 0)
+#define VMS_ALLOC_FIGURE_CALL(F, f, label) F(f, label)
+#define VMS_ALLOC_FIGURE_LIST(F) VMS_ALLOC_FIGURES(VMS_ALLOC_FIGURE_CALL, F)
 
 /* One part of a managed heap as its runtime counts it (a generation, a
  * space, metaspace ...): bytes, -1 where the runtime gives no figure.

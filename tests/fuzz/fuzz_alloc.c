@@ -311,7 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (which & 1)
 			(void)alloc_tcmalloc(&r.m, &r.al, &r.im, NULL, &why);
 		if (which & 2)
-			(void)alloc_jemalloc(&r.m, &r.al);
+			(void)alloc_jemalloc(&r.m, &r.al, &r.im);
 		if (which & 4)
 			(void)alloc_mimalloc(&r.m, &r.al, 209);
 	}

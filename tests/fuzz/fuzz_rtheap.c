@@ -128,6 +128,7 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	struct rtheap_v8_page v;
 	struct rtheap_py_pool p;
 	struct rtheap_je_base j;
+	struct rtheap_je_stats js;
 	struct rtheap_mi_seg ms;
 	struct rtheap_mi_use mu;
 	struct rtheap_tc_span ts;
@@ -147,6 +148,10 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	    (j.size > end - addr || j.used_end > addr + j.size))
 		abort();
 	if (rtheap_je_extents(b, n, anywhere, seen, &k) != k)
+		abort();
+	if (rtheap_je_stats(b, n, &js) &&
+	    (js.allocated > js.active || js.active > js.resident ||
+	     js.resident > js.mapped || js.metadata_thp > js.metadata))
 		abort();
 	if (rtheap_mi_segment(b, n, addr, end, &ms) &&
 	    (ms.size > end - addr || ms.entries > RTHEAP_MI_MAX_ENTRIES ||

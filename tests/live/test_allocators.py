@@ -8,10 +8,15 @@ report none for glibc's. Then each one's heap against the target's own
 figures (its line: the sum of malloc_usable_size() over its blocks, and
 tcmalloc's own MallocExtension properties):
 - jemalloc: the blocks are in regions typed heap (at least the 16 MiB);
+  its allocated, active, metadata, resident, mapped and retained equal
+  the target's own mallctl("stats.*") after its last "epoch" refresh,
+  frozen (-F) and through the fork clone, and its heap entry's in use
+  and free are stats.allocated and stats.active less that;
 - mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
-  the fork clone; -s gives the same figures on its Allocator: line;
+  the fork clone; its committed is the target's own mi_process_info
+  current commit; -s gives the same figures on its Allocator: line;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
@@ -25,7 +30,11 @@ tcmalloc's own MallocExtension properties):
   holding free memory between used (allocs "frag": blocks of 4 KiB to
   600 KiB, every other one freed), where tcmalloc's page map keeps
   entries that point to spans since reused: the same equalities, no
-  partial.
+  partial. Its own figures, read from its page heap's statistics and
+  its metadata count: page_heap_free, unmapped and metadata equal
+  GetStats's page heap freelist, bytes released to the OS and malloc
+  metadata, and central_cache (from its spans' objects handed out and
+  its size classes) its central cache freelist, in every case above.
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -40,6 +49,8 @@ import vmstest as T  # noqa: E402
 
 LIBDIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
            "/usr/lib64", "/usr/lib")
+JE_FIGURES = ("allocated", "active", "metadata", "resident", "mapped",
+              "retained")
 CASES = (("jemalloc", "libjemalloc.so.2"),
          ("tcmalloc", "libtcmalloc_minimal.so.4"),
          ("mimalloc", "libmimalloc.so.2"))
@@ -60,9 +71,14 @@ def run(preload, *args, **extra):
     p, line = T.start([T.target("allocs"), *args], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
-    if len(w) >= 9 and w[4] == "tcmalloc":
+    if len(w) >= 11 and w[4] == "tcmalloc":
         own.update(heap_size=int(w[5]), physical=int(w[6]),
-                   unmapped=int(w[7]), free=int(w[8]))
+                   unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]),
+                   central=int(w[10]))
+    if len(w) >= 6 and w[4] == "mimalloc":
+        own["mi_commit"] = int(w[5])
+    if len(w) >= 11 and w[4] == "jemalloc":
+        own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
 
 
@@ -75,11 +91,24 @@ def brk_region(snap):
     return r[0] if r else None
 
 
-def jemalloc(snap, own):
+def jemalloc(snap, own, how):
     heap = [t for t in snap["types"] if t["type"] == "heap"][0]
     T.ok(heap["committed"] >= own["size"] and heap["ws"] >= own["size"],
-         "jemalloc: Heap committed %d and WS %d hold the %d bytes written"
-         % (heap["committed"], heap["ws"], own["size"]))
+         "jemalloc (%s): Heap committed %d and WS %d hold the %d bytes "
+         "written" % (how, heap["committed"], heap["ws"], own["size"]))
+    a = snap["allocator"]
+    mine = own.get("jemalloc")
+    if not T.ok(mine, "jemalloc (%s): the target gave its mallctl "
+                "stats.*" % how, own):
+        return
+    T.eq({k: a[k] for k in JE_FIGURES}, mine,
+         "jemalloc (%s): allocated, active, metadata, resident, mapped and "
+         "retained are its own mallctl stats.* at the same instant" % how)
+    h = heaps_of(snap, "jemalloc")
+    T.ok(len(h) == 1 and h[0]["in_use"] == mine["allocated"] and
+         h[0]["free"] == mine["active"] - mine["allocated"],
+         "jemalloc (%s): its heap's in use is stats.allocated, its free "
+         "stats.active less that" % how, h)
 
 
 def mimalloc(snap, own, how):
@@ -97,6 +126,9 @@ def mimalloc(snap, own, how):
          h["in_use"] - own["usable"] <= 16384,
          "mimalloc (%s): %d bytes in used blocks, the target's own "
          "malloc_usable_size() sum %d" % (how, h["in_use"], own["usable"]))
+    T.eq(a["committed"], own.get("mi_commit"),
+         "mimalloc (%s): committed, from its segments' commit masks, is its "
+         "own (mi_process_info's current commit)" % how)
     T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
          "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
          % (how, h["chunks"], h["free"]))
@@ -146,6 +178,13 @@ def tc_spans(snap, own, how):
     T.eq(free, own["free"] + own["unmapped"], "tcmalloc (%s): its free "
          "spans are its pageheap_free_bytes + pageheap_unmapped_bytes"
          % how)
+    a = snap["allocator"]
+    T.eq((a["page_heap_free"], a["unmapped"], a["metadata"],
+          a["central_cache"]),
+         (own["free"], own["unmapped"], own["metadata"], own["central"]),
+         "tcmalloc (%s): its page heap freelist, unmapped, malloc "
+         "metadata and central cache freelist are its own "
+         "(MallocExtension::GetStats)" % how)
 
 
 def tcmalloc_frag(path):
@@ -199,7 +238,8 @@ def main():
              os.path.realpath(a["image"]) == os.path.realpath(path),
              "%s preloaded: reported as malloc's, from %s" % (name, lib), a)
         if name == "jemalloc":
-            jemalloc(snap, own)
+            jemalloc(snap, own, "frozen")
+            jemalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
         elif name == "mimalloc":
             mimalloc(snap, own, "frozen")
             mimalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
@@ -212,6 +252,15 @@ def main():
             T.eq(heaps_of(loaded, name), heaps_of(live, name),
                  "%s: its heap entry comes back from the file" % name)
         T.kill(p)
+        if name == "mimalloc":
+            p, own = run(path, "16", "frag")
+            try:
+                a = T.vmscope_json(p.pid, "-F")["allocator"]
+                T.eq(a["committed"], own.get("mi_commit"),
+                     "mimalloc (frag, huge segments too): committed is its "
+                     "own current commit")
+            finally:
+                T.kill(p)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
             tcmalloc_frag(path)

@@ -7,6 +7,12 @@ over a raw RESP connection and reads INFO memory. vmscope must report the
 allocator as jemalloc, provided by the image that defines malloc, and type
 as heap at least 90% of allocator_allocated (and of used_memory's dataset):
 Heap is no longer 0 K. Captured frozen (-F) and through the fork clone.
+jemalloc's own figures, read without symbols from its statistics record:
+allocated, active and resident equal INFO memory's allocator_allocated,
+allocator_active and allocator_resident (taken before and after the
+capture, equal), metadata (base and internal), mapped and retained are
+there, and the jemalloc heap's in use and free are stats.allocated and
+stats.active less that.
 Also the ordinary case: a glibc process has no "allocator" at all.
 Skipped where redis-server is not installed (scripts/deps.sh installs
 it)."""
@@ -87,6 +93,40 @@ def check(pid, info, args):
         and a["metadata"] > 0,
         "%s: one jemalloc heap, its segments the regions typed for it, "
         "its metadata found" % how, je)
+    T.ok(je and je[0]["in_use"] == a["allocated"] and
+         je[0]["free"] == a["active"] - a["allocated"] and
+         a["allocated"] >= 0.9 * want,
+         "%s: its heap's in use is jemalloc's stats.allocated (%s), free "
+         "stats.active less that" % (how, a["allocated"]), je)
+
+
+ALLOC = ("allocated", "active", "resident")
+
+
+def own_figures(s, pid, args, tries=20):
+    """vmscope's jemalloc figures against Redis's allocator_allocated,
+    allocator_active and allocator_resident (its cron's mallctl stats.*
+    after an "epoch" refresh, every 100 ms): INFO memory before and after
+    the capture; when both say the same, so must vmscope. Redis, idle,
+    settles at once; a bounded number of tries."""
+    how = " ".join(args)
+    for _ in range(tries):
+        before = info_memory(s)
+        a = T.vmscope_json(pid, *args)["allocator"]
+        after = info_memory(s)
+        want = {k: int(before["allocator_" + k]) for k in ALLOC}
+        if want != {k: int(after["allocator_" + k]) for k in ALLOC}:
+            continue
+        T.eq({k: a[k] for k in ALLOC}, want,
+             "%s: jemalloc's allocated, active and resident are Redis's "
+             "allocator_allocated, allocator_active and allocator_resident"
+             % how)
+        T.ok(a["metadata"] > 0 and a["mapped"] >= a["resident"] and
+             a["retained"] is not None,
+             "%s: its metadata (%s), mapped (%s) and retained (%s) read"
+             % (how, a["metadata"], a["mapped"], a["retained"]), a)
+        return
+    T.ok(False, "%s: Redis's INFO memory settled between two reads" % how)
 
 
 def main():
@@ -107,6 +147,8 @@ def main():
                info.get("allocator_allocated")))
         check(p.pid, info, ["-F"])
         check(p.pid, info, ["-b", "fork"])
+        own_figures(s, p.pid, ["-F"])
+        own_figures(s, p.pid, ["-b", "fork"])
         T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), "redis")
         T.eq(T.proc_state(p.pid) in "SR", True, "redis is left running")
         s.close()

@@ -12,19 +12,65 @@
  * The line: "ready BYTES usable USABLE" — the bytes asked for, and the sum
  * of malloc_usable_size() over every block it holds (the allocator's own
  * size of each) — then, where gperftools' tcmalloc provides malloc,
- * " tcmalloc HEAP PHYSICAL UNMAPPED FREE": its MallocExtension properties
- * generic.heap_size, generic.total_physical_bytes,
- * tcmalloc.pageheap_unmapped_bytes and tcmalloc.pageheap_free_bytes, read after the line's own buffer was
- * allocated (looked up with dlsym: nothing links it). */
+ * " tcmalloc HEAP PHYSICAL UNMAPPED FREE META CENTRAL": its
+ * MallocExtension properties generic.heap_size,
+ * generic.total_physical_bytes, tcmalloc.pageheap_unmapped_bytes and
+ * tcmalloc.pageheap_free_bytes, and MallocExtension_GetStats's "Bytes in
+ * malloc metadata" and "Bytes in central cache freelist" (0 where it does
+ * not say), read after the line's own buffer was allocated (looked up
+ * with dlsym: nothing links it); where jemalloc
+ * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
+ * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
+ * it does before the line (nothing allocates after); where mimalloc does,
+ * " mimalloc COMMIT": mi_process_info's current commit (its stats'
+ * committed bytes). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 typedef int (*tc_prop_fn)(const char *name, size_t *value);
+typedef void (*tc_stats_fn)(char *buf, int len);
+typedef void (*mi_info_fn)(size_t *elapsed, size_t *user, size_t *sys,
+			   size_t *rss, size_t *peak_rss, size_t *commit,
+			   size_t *peak_commit, size_t *faults);
+typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
+			 void *newp, size_t newlen);
+
+/* jemalloc's own figures after a refresh through its mallctl ctl (NULL:
+ * not jemalloc's malloc), into v[6]; 0 where there are none. */
+static int je_stats(je_ctl_fn ctl, size_t v[6])
+{
+	static const char *const names[] = { "stats.allocated", "stats.active",
+					     "stats.metadata", "stats.resident",
+					     "stats.mapped",	"stats.retained" };
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch), i;
+
+	if (!ctl || ctl("epoch", &epoch, &sz, &epoch, sz) != 0)
+		return 0;
+	for (i = 0; i < 6; i++) {
+		sz = sizeof(v[i]);
+		if (ctl(names[i], &v[i], &sz, NULL, 0) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* The figure of GetStats's line that says what (0 where none does). */
+static size_t getstats_line(const char *text, const char *what)
+{
+	const char *at = strstr(text, what);
+	size_t v;
+
+	while (at && at > text && at[-1] != '\n')
+		at--;
+	return at && sscanf(at, "MALLOC: + %zu", &v) == 1 ? v : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -36,7 +82,17 @@ int main(int argc, char **argv)
 	char **keep = malloc(n * sizeof(*keep));
 	tc_prop_fn tc = (tc_prop_fn)dlsym(RTLD_DEFAULT,
 					  "MallocExtension_GetNumericProperty");
-	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0;
+	tc_stats_fn stats = (tc_stats_fn)dlsym(RTLD_DEFAULT,
+					       "MallocExtension_GetStats");
+	static char text[1 << 16];
+	size_t meta = 0, central = 0;
+	mi_info_fn mi =
+		(mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");
+	size_t mi_commit = 0;
+	/* looked up before anything is allocated: a failed dlsym allocates */
+	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
+	int jemalloc;
 
 	if (!keep)
 		return 1;
@@ -71,10 +127,28 @@ int main(int argc, char **argv)
 		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
 		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
 		tc = NULL;
+	if (tc && stats) {
+		/* into a static buffer: nothing allocated */
+		stats(text, sizeof(text));
+		meta = getstats_line(text, "Bytes in malloc metadata");
+		central = getstats_line(text, "Bytes in central cache");
+	}
+	/* the line's buffer is stdout's, allocated above */
+	jemalloc = je_stats(ctl, je);
+	if (mi) {
+		size_t x[7];
+
+		mi(&x[0], &x[1], &x[2], &x[3], &x[4], &mi_commit, &x[5], &x[6]);
+	}
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
-		printf(" tcmalloc %zu %zu %zu %zu", heap, phys, unmapped,
-		       pfree);
+		printf(" tcmalloc %zu %zu %zu %zu %zu %zu", heap, phys,
+		       unmapped, pfree, meta, central);
+	if (mi)
+		printf(" mimalloc %zu", mi_commit);
+	if (jemalloc)
+		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
+		       je[3], je[4], je[5]);
 	printf("\n");
 	fflush(stdout);
 	pause();

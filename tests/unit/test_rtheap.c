@@ -260,9 +260,13 @@ static void mimalloc(void)
 		memset(mi_buf, 0, sizeof(mi_buf));
 		unhex(hex, mi_buf, sizeof(mi_buf));
 		ok(mi_parse(mi_buf, a, e, &seg, &use) &&
-			   use.in_use <= seg.size && use.pages <= seg.pages,
+			   use.in_use <= seg.size && use.pages <= seg.pages &&
+			   seg.committed >= (uint64_t)seg.info_slices *
+							   RTHEAP_MI_SLICE &&
+			   seg.committed <= seg.size,
 		   "mimalloc segment at 0x%llx, recorded live, is accepted: "
-		   "%llu bytes in %llu blocks, %llu pages",
+		   "%llu bytes in %llu blocks, %llu pages, its header "
+		   "committed",
 		   a, (unsigned long long)use.in_use,
 		   (unsigned long long)use.blocks,
 		   (unsigned long long)use.pages);
@@ -388,6 +392,40 @@ static void v8_12(void)
 	   "a space object of another heap is refused");
 }
 
+/* jemalloc's statistics record: one as 5.3.0 filled it (allocs.c's
+ * figures, read by mallctl), and the same damaged. */
+static void je_stats(void)
+{
+	static const uint64_t live[7] = { 116087984, 116252672, 3946992, 0,
+					  120176640, 122544128, 2236416 };
+	unsigned char b[RTHEAP_JE_STATS];
+	struct rtheap_je_stats st;
+	size_t i;
+
+	memcpy(b, live, sizeof(b));
+	ok(rtheap_je_stats(b, sizeof(b), &st) &&
+		   st.allocated == live[0] && st.active == live[1] &&
+		   st.metadata == live[2] && st.resident == live[4] &&
+		   st.mapped == live[5] && st.retained == live[6],
+	   "jemalloc statistics as 5.3.0 left them are read in order");
+	ok(!rtheap_je_stats(b, sizeof(b) - 1, &st),
+	   "a short record is refused");
+	for (i = 0; i < 7; i++) {
+		uint64_t w[7];
+
+		memcpy(w, live, sizeof(w));
+		/* allocated past active, a page count not whole pages,
+		 * metadata past mapped, ... */
+		w[i] = i == 0	? live[1] + 1
+		       : i == 2 ? live[5] + 1
+		       : i == 3 ? live[2] + 1
+				: live[i] + 1;
+		memcpy(b, w, sizeof(b));
+		ok(!rtheap_je_stats(b, sizeof(b), &st),
+		   "jemalloc statistics with word %zu damaged are refused", i);
+	}
+}
+
 int main(void)
 {
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
@@ -398,6 +436,7 @@ int main(void)
 
 	tcmalloc_spans();
 	v8_12();
+	je_stats();
 	snprintf(path, sizeof(path), "%s/rtheap.txt", fixture_dir());
 	f = fopen(path, "r");
 	ok(f != NULL, "fixture %s opens", path);

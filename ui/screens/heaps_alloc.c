@@ -106,6 +106,30 @@ void ha_detail(struct ui *u, int y, int ymax, const struct hrow *r)
 
 		y = hg_pairs(y, ymax, kv, sizeof(kv) / sizeof(kv[0]));
 	}
+	{
+		/* its own figures (VMS_ALLOC_FIGURES), where it gives them */
+#define COUNT(f, label) +1
+		enum { NFIG = 0 VMS_ALLOC_FIGURE_LIST(COUNT) };
+#undef COUNT
+		char fb[NFIG][24];
+		const char *kv[2 * NFIG];
+		size_t n = 0;
+
+#define FIGURE(f, label)                                                       \
+	if (al->f >= 0) {                                                      \
+		kv[n] = label;                                                 \
+		kv[n + 1] = hg_figure(u, (uint64_t)al->f, fb[n / 2],           \
+				      sizeof(fb[n / 2]));                      \
+		n += 2;                                                        \
+	}
+		VMS_ALLOC_FIGURE_LIST(FIGURE)
+#undef FIGURE
+		if (n)
+			y = hg_pairs(y, ymax, kv, n);
+	}
+	if (al->figures_note && y < ymax)
+		put_str(y++, 1, COLS - 1, theme_attr(EL_DIM), al->figures_note,
+			1);
 	if (r->kind != HR_ATOP && y < ymax) {
 		const struct vms_heap *h = &s->heaps[r->heap];
 

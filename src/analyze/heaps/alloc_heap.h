@@ -48,8 +48,11 @@ bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,
 			const char *name, struct elfimage_sym *sym, int *fd,
 			struct elfimage_src *src);
 
-/* jemalloc 5: its base blocks and the extents they record. */
-int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al);
+/* jemalloc 5: its base blocks and the extents they record, and its own
+ * figures from its statistics record, found through the writable memory
+ * of its image im (NULL: not looked for). */
+int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im);
 
 /* mimalloc 2.0.9-2.1.1: its segments and their pages; version is what
  * mi_version() returns (-1 unknown). */

@@ -3,8 +3,20 @@
  * boundaries of unclaimed anonymous memory; the extent records inside
  * them point at the extents it has mapped. Every region they point into,
  * and the blocks themselves, become heap.
+ *
+ * Its own figures: what mallctl("stats.*") returns is its ctl_stats, a
+ * record it allocates in a base block at its first mallctl call and
+ * fills at each "epoch" refresh (allocated, active, metadata,
+ * metadata_thp, resident, mapped, retained: 5.x), pointed to by a static
+ * of the library's .bss. Found without symbols: the word of the
+ * library's writable memory that points into a base block's used bytes
+ * at a record whose figures are sane (rtheap_je_stats()); read, never
+ * computed, so they are those of the program's last refresh, as mallctl
+ * would give them. The heap entry: in use stats.allocated, free
+ * stats.active - stats.allocated (free bytes in the pages it has in use).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtheap.h"
@@ -53,7 +65,28 @@ static uint64_t je_block(struct alloc_marks *m, uint64_t a,
 	return used;
 }
 
-static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf)
+/* The base blocks' used bytes [start, end), as found. */
+struct je_blocks {
+	struct vms_heap_seg *v;
+	size_t n, cap;
+};
+
+static void je_keep(struct je_blocks *bl, uint64_t a, uint64_t end)
+{
+	if (bl->n == bl->cap) {
+		size_t nc = bl->cap ? bl->cap * 2 : 16;
+		struct vms_heap_seg *nv = realloc(bl->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return; /* a block fewer to look for the stats in */
+		bl->v = nv;
+		bl->cap = nc;
+	}
+	bl->v[bl->n++] = (struct vms_heap_seg){ a, end };
+}
+
+static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf,
+			     struct je_blocks *bl)
 {
 	uint64_t meta = 0;
 	size_t i;
@@ -77,6 +110,7 @@ static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf)
 			    rtheap_je_base(hdr, sizeof(hdr), a, run->end, &b)) {
 				meta += je_block(m, a, &b, buf,
 						 JE_MAX_META - meta);
+				je_keep(bl, a, b.used_end);
 				step = (b.size + RTHEAP_JE_ALIGN - 1) &
 				       ~(uint64_t)(RTHEAP_JE_ALIGN - 1);
 			}
@@ -88,24 +122,122 @@ static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf)
 	return meta;
 }
 
-int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al)
+/* Bytes of the library's writable memory read at most (5.3: some 2 MiB
+ * of .bss). */
+#define JE_MAX_RW (64u << 20)
+
+static bool je_in_blocks(const struct je_blocks *bl, uint64_t a, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < bl->n; i++)
+		if (a >= bl->v[i].start && a < bl->v[i].end &&
+		    len <= bl->v[i].end - a)
+			return true;
+	return false;
+}
+
+/* Its ctl_stats through the library's writable memory [lo, hi) (words
+ * w): 1 found (*out), 0 none, 2 more than one record reads so. */
+static int je_stats_in(struct alloc_marks *m, const struct je_blocks *bl,
+		       const uint64_t *w, uint64_t lo, uint64_t hi,
+		       struct rtheap_je_stats *out)
+{
+	uint64_t at = 0, a;
+	int found = 0;
+
+	for (a = lo; a + 8 <= hi; a += 8) {
+		uint64_t v = w[(a - lo) / 8];
+		unsigned char rec[RTHEAP_JE_STATS];
+		struct rtheap_je_stats st;
+
+		if (!v || v == at || v % 16 ||
+		    !je_in_blocks(bl, v, sizeof(rec)) ||
+		    !rtscan_read(m->s, v, rec, sizeof(rec)) ||
+		    !rtheap_je_stats(rec, sizeof(rec), &st))
+			continue;
+		if (found)
+			return 2;
+		found = 1;
+		at = v;
+		*out = st;
+	}
+	return found;
+}
+
+/* Its own figures into al and the heap entry h (may be NULL). */
+static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
+		      const struct vms_image *im, const struct je_blocks *bl,
+		      struct vms_heap *h)
+{
+	struct rtheap_je_stats st;
+	uint64_t lo, hi, *w;
+	int got;
+
+	if (!im || !rtscan_image_rw(m->s, im, JE_MAX_RW, &lo, &hi)) {
+		al->figures_note = "its own figures were not read: the "
+				   "library's writable memory was not found";
+		return 0;
+	}
+	w = calloc((hi - lo) / 8 + 1, 8);
+	if (!w)
+		return -1;
+	if (!rtscan_read_zeros(m->s, lo, w, hi - lo))
+		memset(w, 0, hi - lo);
+	got = je_stats_in(m, bl, w, lo, hi, &st);
+	free(w);
+	if (got != 1) {
+		al->figures_note =
+			got == 2
+				? "its own figures were not read: more than "
+				  "one record in its memory reads as its "
+				  "statistics"
+				: "its own figures are not known: the program "
+				  "has not asked jemalloc for them (no mallctl "
+				  "call, so jemalloc has not computed them); "
+				  "metadata is its base blocks' bytes alone";
+		return 0;
+	}
+	al->allocated = (int64_t)st.allocated;
+	al->active = (int64_t)st.active;
+	al->metadata = (int64_t)st.metadata;
+	al->resident = (int64_t)st.resident;
+	al->mapped = (int64_t)st.mapped;
+	al->retained = (int64_t)st.retained;
+	al->figures_note = "its statistics as of the program's last refresh "
+			   "(mallctl \"epoch\"), as mallctl(\"stats.*\") "
+			   "gives them";
+	if (h) {
+		h->in_use = (int64_t)st.allocated;
+		h->free = (int64_t)(st.active - st.allocated);
+	}
+	return 0;
+}
+
+int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im)
 {
 	static const char *const details[] = {
 		"jemalloc extents", "jemalloc metadata (base block)"
 	};
 	unsigned char *buf = malloc(JE_CHUNK);
+	struct je_blocks bl = { NULL, 0, 0 };
 	struct vms_heap *h;
+	int rc = -1;
 
 	if (!buf)
 		return -1;
-	al->metadata = (int64_t)je_scan_runs(m, buf);
+	al->metadata = (int64_t)je_scan_runs(m, buf, &bl);
 	free(buf);
 	if (alloc_type(m, al, "jemalloc", details, &h) < 0)
-		return -1;
+		goto out;
 	if (!h)
 		al->partial = "no jemalloc base block found in anonymous "
 			      "memory (not jemalloc 5, or not yet used)";
-	return 0;
+	rc = je_figures(m, al, im, &bl, h);
+out:
+	free(bl.v);
+	return rc;
 }
 
 /* ---- the row (allocators.h) ---- */
@@ -113,9 +245,8 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al)
 static int je_find(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im, const void *facts)
 {
-	(void)im;
 	(void)facts;
-	return alloc_jemalloc(m, al);
+	return alloc_jemalloc(m, al, im);
 }
 
 /* mallctl, also under the prefixes of copies linked in (je_: Redis's;
@@ -127,6 +258,7 @@ const struct alloc_kind alloc_kind_jemalloc = {
 	.name = "jemalloc",
 	.syms = je_syms,
 	.how = "regions found from its base blocks' extent records; its own "
-	       "figures are not read",
+	       "figures (mallctl's stats.*) read from its statistics record; "
+	       "in use: stats.allocated, free: stats.active less that",
 	.find = je_find,
 };

@@ -9,7 +9,8 @@
  * Figures (the heap entry's, from the headers, mimalloc's own
  * bookkeeping): in_use, the bytes of used blocks; chunks, the used
  * blocks; free, the segments' bytes that are neither a header nor used
- * blocks. al->metadata: the headers' slices.
+ * blocks. al->metadata: the headers' slices; al->committed: the bytes
+ * their commit masks say are committed (mimalloc's stats' committed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,8 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 	unsigned char *buf;
 	struct mi_list l = { NULL, 0, 0 };
 	struct vms_heap *h;
-	uint64_t key, in_use = 0, blocks = 0, meta = 0, bytes = 0;
+	uint64_t key, in_use = 0, blocks = 0, meta = 0, bytes = 0,
+		      committed = 0;
 	size_t i;
 	bool oom;
 	int rc = -1;
@@ -163,6 +165,7 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 		blocks += f->use.blocks;
 		meta += (uint64_t)f->seg.info_slices * RTHEAP_MI_SLICE;
 		bytes += f->seg.size;
+		committed += f->seg.committed;
 	}
 	if (alloc_type(m, al, "mimalloc", details, &h) < 0)
 		goto out;
@@ -175,6 +178,12 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 	h->chunks = (int64_t)blocks;
 	h->free = (int64_t)(bytes - meta - in_use);
 	al->metadata = (int64_t)meta;
+	al->committed = (int64_t)committed;
+	al->figures_note =
+		"committed: its segments' commit masks, what its stats count "
+		"(mi_process_info's current commit) where all it took from "
+		"the system is segments; its stats' other figures are not "
+		"read";
 out:
 	free(l.v);
 	free(buf);

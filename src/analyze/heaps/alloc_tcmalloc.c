@@ -43,6 +43,9 @@
 /* Distinct spans walked at most (2^22: a 32 GiB heap of 8 KiB spans). */
 #define MAX_SPANS (1u << 22)
 
+/* Size classes at most (kClassSizesMax: 128 in 2.10). */
+#define TC_MAX_CLASSES 128
+
 struct tc_walk {
 	struct vms_snapshot *s;
 	uint64_t lo, hi; /* the image's writable memory */
@@ -52,6 +55,14 @@ struct tc_walk {
 	size_t nlisted;
 	unsigned shift, leaf_bits; /* the map found */
 	uint64_t root; /* its address */
+	/* its size classes' object sizes (SizeMap's class_to_size_), nclass
+	 * of them (0: not found) */
+	uint32_t class_size[TC_MAX_CLASSES];
+	size_t nclass;
+	/* the central free lists' bytes: free objects and what their spans
+	 * cannot use, summed over the small spans in use */
+	uint64_t central;
+	bool central_bad;
 };
 
 /* The region holding [a, a + len) whole when it is readable memory of
@@ -209,6 +220,129 @@ static bool find_root(struct tc_walk *t, const char **why)
 			  : "its page map was not found: no span list in its "
 			    ".bss";
 	return false;
+}
+
+/* Its own figures (MallocExtension::GetStats's page heap freelist,
+ * unmapped and metadata): the page heap's stats_ (system_bytes,
+ * free_bytes, unmapped_bytes, committed_bytes: whole pages, committed =
+ * system - unmapped) and, in common.cc's statics, the metadata chunk's
+ * bytes left, its bump pointer and metadata_system_bytes_ (2.10: in that
+ * order), both in the library's writable memory. No symbol names them;
+ * what ties them is its exported count of bytes taken from the system:
+ * system_bytes + metadata + the chunk's bytes left == TCMalloc_SystemTaken
+ * (2.10 measured). Exactly one such pair, else nothing. */
+struct tc_stats {
+	uint64_t system, free, unmapped, metadata;
+};
+
+static bool tc_stats_at(const struct tc_walk *t, uint64_t taken, size_t q,
+			size_t n, struct tc_stats *out, int *found)
+{
+	const uint64_t *w = t->w;
+	uint64_t sys = w[q], need;
+	size_t i;
+
+	if (!sys || sys % 8192 || w[q + 1] % 8192 || w[q + 2] % 8192 ||
+	    w[q + 1] > sys || w[q + 2] > sys - w[q + 1] ||
+	    w[q + 3] != sys - w[q + 2] || sys >= taken)
+		return false;
+	need = taken - sys;
+	for (i = 2; i < n; i++) {
+		if (!w[i] || w[i] > need || w[i - 2] != need - w[i] ||
+		    vms_snapshot_find_index(t->s, w[i - 1] - 1) < 0)
+			continue;
+		if (++*found > 1)
+			return true;
+		*out = (struct tc_stats){ sys, w[q + 1], w[q + 2], w[i] };
+	}
+	return true;
+}
+
+static int tc_stats(const struct tc_walk *t, int64_t taken,
+		    struct tc_stats *out)
+{
+	size_t n = (t->hi - t->lo) / 8, q;
+	int found = 0;
+
+	for (q = 0; taken > 0 && q + 4 <= n && found < 2; q++)
+		tc_stats_at(t, (uint64_t)taken, q, n, out, &found);
+	return found;
+}
+
+static void tc_figures(const struct tc_walk *t, struct vms_allocator *al)
+{
+	struct tc_stats st = { 0, 0, 0, 0 };
+	int got = tc_stats(t, al->system, &st);
+
+	if (got != 1) {
+		al->figures_note =
+			al->system < 0 ? "its own figures were not read: its "
+					 "count of bytes taken from the "
+					 "system could not be"
+			: got	       ? "its own figures were not read: more "
+					 "than one place in its memory reads "
+					 "as its page heap's statistics"
+				       : "its own figures were not read: its "
+					 "page heap's statistics were not "
+					 "found";
+		return;
+	}
+	al->page_heap_free = (int64_t)st.free;
+	al->unmapped = (int64_t)st.unmapped;
+	al->metadata = (int64_t)st.metadata;
+	al->figures_note =
+		"page heap freelist, unmapped, metadata and (where every span "
+		"was walked) central cache freelist: its own (as "
+		"MallocExtension::GetStats); bytes in use by the application "
+		"and in its transfer and thread caches are not read (the "
+		"heap's in use counts its spans in use: the caches' free "
+		"objects with the application's)";
+}
+
+/* Its size classes' object sizes: SizeMap's class_to_size_, int32s in its
+ * .bss that begin 0, 8, 16, 32, 48 ... 128 (every version and page size
+ * since 2.0) and grow to the largest class; exactly one such array. */
+static void tc_classes(struct tc_walk *t)
+{
+	static const uint32_t head[] = {
+		0, 8, 16, 32, 48, 64, 80, 96, 112, 128
+	};
+	const uint32_t *v = (const uint32_t *)t->w;
+	size_t n = (t->hi - t->lo) / 4, i, k, found = 0;
+
+	for (i = 0; i + TC_MAX_CLASSES <= n && found < 2; i++) {
+		if (memcmp(v + i, head, sizeof(head)) != 0)
+			continue;
+		if (found++)
+			break;
+		for (k = 1; k < TC_MAX_CLASSES && v[i + k] > v[i + k - 1]; k++)
+			;
+		memcpy(t->class_size, v + i, k * 4);
+		t->nclass = k;
+	}
+	if (found != 1)
+		t->nclass = 0;
+}
+
+/* A small span in use: what of it is the central free list's (its free
+ * objects and the tail no object fits in), its objects handed out
+ * (refcount) being the application's or in the thread and transfer
+ * caches. */
+static void tc_central(struct tc_walk *t, const struct rtheap_tc_span *sp)
+{
+	uint64_t bytes = sp->length << t->shift, held;
+
+	if (!sp->sizeclass || sp->location != 0)
+		return;
+	if (sp->sizeclass >= t->nclass) {
+		t->central_bad = true;
+		return;
+	}
+	held = (uint64_t)sp->refcount * t->class_size[sp->sizeclass];
+	if (held > bytes)
+		t->central_bad = true;
+	else
+		t->central += bytes - held;
 }
 
 struct found_span {
@@ -398,6 +532,7 @@ static int count_spans(struct tc_walk *t, struct alloc_marks *m,
 		a = sp.start << t->shift;
 		bytes = sp.length << t->shift;
 		to = a >= brk_lo && a < brk_hi ? brk : mapped;
+		tc_central(t, &sp);
 		if (sp.location == 0) {
 			to->in_use += bytes;
 			to->spans++;
@@ -449,6 +584,8 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		return -1;
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
+	tc_figures(&t, al);
+	tc_classes(&t);
 	listed_spans(&t);
 	if (!find_root(&t, why)) {
 		rc = 0;
@@ -472,6 +609,9 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		goto out;
 	if (h)
 		set_figures(h, &mapped);
+	/* the central free lists, where every span was seen */
+	if (t.nclass && !t.central_bad && !capped && !bad && !unread)
+		al->central_cache = (int64_t)t.central;
 	if (capped)
 		*why = "more spans than are walked: figures partial";
 	else if (bad || unread)

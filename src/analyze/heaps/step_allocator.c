@@ -185,6 +185,9 @@ static int step_allocator_run(struct vms_snapshot *s, unsigned have,
 	al->metadata = -1;
 	al->image = at->path;
 	al->system = -1;
+#define UNKNOWN(f, label) al->f = -1;
+	VMS_ALLOC_FIGURE_LIST(UNKNOWN)
+#undef UNKNOWN
 	s->allocator = al;
 	if (!(have & VMS_SRC_MEMORY)) {
 		al->partial = "its heap was not looked for: no memory to read";
