@@ -1,5 +1,5 @@
 /* vmstrace.c — libvmstrace.so, the tracer vmscope preloads into a command
- * it starts with --trace (src/trace/launch.h). It interposes the malloc
+ * it starts with --trace (src/trace/tracer.h). It interposes the malloc
  * family and the mmap family the program calls, forwards each call to the
  * next definition (glibc's, or the jemalloc or tcmalloc the program links:
  * it keeps its allocator), and records the call, its result, its thread,

@@ -3,8 +3,8 @@
 
 The engine's folders are layers, lowest first, in the order of the
 Makefile's SRC_DIRS (base, elf, model, linux, capture/ptrace, capture/file,
-capture, analyze, analyze/heaps, analyze/runtimes, export, then src/ itself
-for the pipeline). The UI's folders are layers the same way, in the order
+capture, trace, analyze, analyze/heaps, analyze/runtimes, export, then src/
+itself for the pipeline and the preview). The UI's folders are layers the same way, in the order
 of the Makefile's UI_DIRS (ui/core, ui/panes, ui/screens, then ui/ itself
 for the loop and the table of screens). The test fails when:
   - an engine object uses a symbol defined in a later folder, or an engine
