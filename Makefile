@@ -171,10 +171,11 @@ $(B)/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
 
-$(TRACE_LIB): trace/vmstrace.c src/base/tracewire.h
+$(TRACE_LIB): $(wildcard trace/*.c trace/*.h) src/base/tracewire.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
-		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ $< \
+		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ \
+		$(wildcard trace/*.c) \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
 			echo -lunwind) -ldl -lpthread -lm
 
@@ -325,7 +326,7 @@ uninstall:
 format:
 	@# .clang-format: the kernel style the code is written in
 	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) \
-		$(wildcard $(UI_DIRS:%=%/*.[ch])) cli/*.c cli/*.h link/*.c
+		$(wildcard $(UI_DIRS:%=%/*.[ch])) cli/*.c cli/*.h link/*.c trace/*.c trace/*.h
 
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san

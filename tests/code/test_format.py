@@ -2,7 +2,7 @@
 """test_format — the C code is formatted with the tree's .clang-format
 (issue 7: `make format` writes it; this says when something was not).
 
-Every .c and .h file under src/, ui/, cli/ and link/ is run through
+Every .c and .h file under src/, ui/, cli/, link/ and trace/ is run through
 `clang-format --dry-run --Werror`, in one run; the files it would change
 are listed.
 The check is Debian 12's clang-format (14), which scripts/deps.sh
@@ -33,7 +33,7 @@ def main():
         T.skip("the code is formatted", "clang-format %s, not %d: its "
                "layout may differ" % (m.group(1) if m else "?", WANT_MAJOR))
         return T.done()
-    files = sorted(f for d in ("src", "ui", "cli", "link")
+    files = sorted(f for d in ("src", "ui", "cli", "link", "trace")
                    for f in glob.glob(os.path.join(T.ROOT, d, "**", "*.[ch]"),
                                       recursive=True))
     r = subprocess.run(["clang-format", "--dry-run", "--Werror"] + files,

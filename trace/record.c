@@ -1,0 +1,606 @@
+/* record.c — the tracer library's recording (vmstrace.h): each thread's
+ * ring of the shared file, the modules and stacks sent once, the records,
+ * and sampling. See vmstrace.c for the library's contract.
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmstrace.h"
+
+#define STACK_TABLE (2 * TW_STACK_IDS) /* its hash table: half full */
+
+/* ---- state ---- */
+
+static struct tw_header *hdr; /* NULL: not traced */
+static bool off; /* pass-through in this process (a forked child) */
+static uintptr_t self_lo, self_hi; /* this library's text */
+
+struct thread_state {
+	int slot; /* its ring, or -1: none to be had */
+	int rounds; /* destructor rounds seen (thread_done) */
+	uint32_t next_id;
+	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
+	uint32_t ids[STACK_TABLE];
+};
+
+static TLS struct thread_state *ts;
+static TLS int tls_busy; /* inside the library: forward unrecorded */
+/* A thread's state after its end (a destructor of another key may still
+ * allocate): no ring, nothing recorded. */
+static struct thread_state ended = { .slot = -1 };
+static pthread_key_t exit_key;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* An event's time: the kernel's coarse monotonic clock (its resolution is
+ * a tick, 1 to 4 ms): CLOCK_MONOTONIC costs 110 ns a call on a virtual
+ * machine's kvm-clock, the coarse one 13, and an event's time only orders
+ * what the trace view shows (the windows between snapshots follow the
+ * order vmscope reads the events in, not their times). */
+static uint64_t event_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- rings ---- */
+
+static void go_passthrough(void)
+{
+	__atomic_store_n(&hdr->passthrough, 1, __ATOMIC_RELEASE);
+}
+
+static bool consumer_gone(void)
+{
+	pid_t c = hdr->consumer_pid;
+
+	return c > 0 && kill(c, 0) < 0 && errno == ESRCH;
+}
+
+/* Room for n bytes at the ring's head, waiting for vmscope while it makes
+ * progress. False: drop (pass-through now). */
+static bool room(struct tw_slot *sl, uint64_t n)
+{
+	uint64_t t0 = 0, beat = 0;
+	unsigned spins = 0;
+
+	while (sl->head + n - __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE) >
+	       TW_RING_BYTES) {
+		uint64_t b = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
+
+		if (__atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE))
+			return false;
+		if (++spins < 64)
+			continue;
+		if (!t0 || b != beat) {
+			t0 = now_ns();
+			beat = b;
+		} else if (now_ns() - t0 > TW_WAIT_NS || consumer_gone()) {
+			go_passthrough();
+			return false;
+		}
+		sched_yield();
+	}
+	return true;
+}
+
+/* Writes one record of `words` words (header first) at the ring's head. */
+static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+		unsigned words)
+{
+	uint64_t bytes = (uint64_t)words * 8, at = sl->head % TW_RING_BYTES;
+	uint64_t pad = at + bytes > TW_RING_BYTES ? TW_RING_BYTES - at : 0;
+
+	if (!room(sl, pad + bytes))
+		return false;
+	if (pad) {
+		struct tw_rec r = { .op = TW_OP_PAD, .words = 0 };
+
+		memcpy(ring + at, &r, sizeof(r)); /* words 0: to the end */
+		at = 0;
+	}
+	memcpy(ring + at, w, bytes);
+	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
+	return true;
+}
+
+static uint64_t rec_word(unsigned op, unsigned words, uint32_t arg)
+{
+	struct tw_rec r = { .op = (uint8_t)op,
+			    .words = (uint8_t)words,
+			    .arg = arg };
+	uint64_t w;
+
+	memcpy(&w, &r, sizeof(w));
+	return w;
+}
+
+static void thread_done(void *p)
+{
+	struct thread_state *t = p;
+
+	if (!t || t == &ended)
+		return;
+	/* Other keys' destructors run in the same rounds and may still free
+	 * what the thread allocated: the ring stays open for as many rounds
+	 * as the C library runs (PTHREAD_DESTRUCTOR_ITERATIONS, 4), less
+	 * this last one. */
+	if (++t->rounds < 4) {
+		pthread_setspecific(exit_key, t);
+		return;
+	}
+	if (t->slot >= 0 && hdr)
+		__atomic_store_n(&tw_slot_at(hdr, (unsigned)t->slot)->state,
+				 TW_SLOT_DONE, __ATOMIC_RELEASE);
+	ts = &ended;
+	next_munmap(t, sizeof(*t));
+}
+
+static struct thread_state *thread_state(void)
+{
+	struct thread_state *t;
+	unsigned i;
+
+	if (ts)
+		return ts;
+	t = next_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	t->slot = -1;
+	for (i = 0; i < hdr->slots; i++) {
+		struct tw_slot *sl = tw_slot_at(hdr, i);
+		uint32_t want = TW_SLOT_FREE;
+
+		if (__atomic_compare_exchange_n(&sl->state, &want, TW_SLOT_LIVE,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			uint64_t w[2];
+
+			t->slot = (int)i;
+			sl->tid = (int32_t)syscall(SYS_gettid);
+			w[0] = rec_word(TW_OP_THREAD, 2, (uint32_t)sl->tid);
+			w[1] = now_ns();
+			put(sl, tw_ring_at(hdr, i), w, 2);
+			break;
+		}
+	}
+	ts = t;
+	pthread_setspecific(exit_key, t);
+	return t;
+}
+
+/* ---- modules: each loaded file is sent once, before the first stack
+ * with an address in its code, so vmscope names frames from what the
+ * program had loaded, whenever it reads them (the program may be gone).
+ * New stacks are rare: a stack with an address in no module known makes
+ * the list be read again (dl_iterate_phdr), under a lock of its own. ---- */
+
+#define MAX_MODULES 1024
+
+struct module {
+	uintptr_t lo, hi; /* its code */
+};
+
+static struct module modules[MAX_MODULES];
+static unsigned nmodules; /* written under modules_lock */
+static int modules_lock;
+static char exe_path[1024]; /* the main program's (dlpi_name is "") */
+
+static bool module_known(uintptr_t ip)
+{
+	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n; i++)
+		if (ip - 1 >= modules[i].lo && ip - 1 < modules[i].hi)
+			return true;
+	return false;
+}
+
+struct module_ctx {
+	struct tw_slot *sl;
+	unsigned char *ring;
+	bool failed;
+};
+
+static int send_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_ctx *c = arg;
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
+							       : exe_path;
+	uint64_t w[256];
+	size_t len = strlen(path);
+	unsigned words;
+	int i;
+
+	(void)size;
+	if (path[0] != '/' || len > (254u - 1u) * 8u - 1u)
+		return 0; /* the vDSO, or a name that is no file */
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		unsigned k;
+		bool seen = false;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		for (k = 0; k < nmodules && !seen; k++)
+			seen = modules[k].lo == lo;
+		if (seen || nmodules == MAX_MODULES)
+			continue;
+		words = 2 + (unsigned)(len + 8) / 8;
+		memset(w, 0, (size_t)words * 8);
+		w[0] = rec_word(TW_OP_MODULE, words, 0);
+		w[1] = info->dlpi_addr;
+		memcpy(&w[2], path, len);
+		if (!put(c->sl, c->ring, w, words)) {
+			c->failed = true;
+			return 1;
+		}
+		modules[nmodules].lo = lo;
+		modules[nmodules].hi = lo + ph->p_memsz;
+		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Sends the modules not sent yet when an address lies in none known. */
+static bool modules_for(void *const *ip, int n, struct tw_slot *sl,
+			unsigned char *ring)
+{
+	struct module_ctx c = { sl, ring, false };
+	int i;
+
+	for (i = 0; i < n && module_known((uintptr_t)ip[i]); i++)
+		;
+	if (i == n)
+		return true;
+	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	dl_iterate_phdr(send_module, &c);
+	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	return !c.failed;
+}
+
+/* ---- stacks ---- */
+
+static uint64_t hash_frames(void *const *ip, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)ip[i];
+		h *= 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+/* The stack id of the caller's stack in this thread's ring, sending the
+ * stack first when it is new. UINT32_MAX: could not be sent. */
+static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
+			 unsigned char *ring)
+{
+	void *ip[TW_MAX_FRAMES + 8];
+	uint64_t w[TW_MAX_FRAMES + 1], h;
+	int n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0]))), s = 0;
+	unsigned k;
+	int i;
+
+	/* the library's own frames are not the program's */
+	while (s < n && (uintptr_t)ip[s] >= self_lo &&
+	       (uintptr_t)ip[s] < self_hi)
+		s++;
+	if (n - s > (int)TW_MAX_FRAMES)
+		n = s + (int)TW_MAX_FRAMES;
+	h = hash_frames(ip + s, n - s);
+	for (k = (unsigned)h & (STACK_TABLE - 1);;
+	     k = (k + 1) & (STACK_TABLE - 1)) {
+		if (t->hashes[k] == h)
+			return t->ids[k];
+		if (!t->hashes[k])
+			break;
+	}
+	if (t->next_id >= TW_STACK_IDS) { /* full enough: start over */
+		w[0] = rec_word(TW_OP_STACK_RESET, 1, 0);
+		if (!put(sl, ring, w, 1))
+			return UINT32_MAX;
+		memset(t->hashes, 0, sizeof(t->hashes));
+		t->next_id = 0;
+		for (k = (unsigned)h & (STACK_TABLE - 1); t->hashes[k];
+		     k = (k + 1) & (STACK_TABLE - 1))
+			;
+	}
+	if (!modules_for(ip + s, n - s, sl, ring))
+		return UINT32_MAX;
+	w[0] = rec_word(TW_OP_STACK, (unsigned)(n - s) + 1, t->next_id);
+	for (i = s; i < n; i++)
+		w[1 + i - s] = (uint64_t)(uintptr_t)ip[i];
+	if (!put(sl, ring, w, (unsigned)(n - s) + 1))
+		return UINT32_MAX;
+	t->hashes[k] = h;
+	t->ids[k] = t->next_id;
+	return t->next_id++;
+}
+
+/* ---- recording ---- */
+
+static bool tracing(void)
+{
+	return hdr && !off &&
+	       !__atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED);
+}
+
+static void count_dropped(uint64_t bytes)
+{
+	__atomic_add_fetch(&hdr->dropped, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hdr->dropped_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* Records one call: op, its fields (after the time), and, for an
+ * allocation, the caller's stack; flags TW_F_*. */
+static void record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
+		     uint64_t b, uint64_t c, uint64_t d)
+{
+	struct thread_state *t;
+	struct tw_slot *sl;
+	unsigned char *ring;
+	uint64_t w[6];
+	unsigned words = TW_EVENT_WORDS(op);
+	uint32_t id = 0;
+	int saved = errno;
+
+	if (!tracing() || tls_busy || in_cxx)
+		return;
+	tls_busy = 1;
+	t = thread_state();
+	if (!t || t->slot < 0) {
+		if (op != TW_OP_FREE && op != TW_OP_MUNMAP)
+			count_dropped(b);
+		goto out;
+	}
+	sl = tw_slot_at(hdr, (unsigned)t->slot);
+	ring = tw_ring_at(hdr, (unsigned)t->slot);
+	if (with_stack && (id = stack_id(t, sl, ring)) == UINT32_MAX) {
+		count_dropped(b);
+		goto out;
+	}
+	w[0] = rec_word(op, words, id) | (uint64_t)(flags & 0xffff)
+						 << 16; /* tw_rec.flags */
+	w[1] = event_ns();
+	w[2] = a;
+	w[3] = b;
+	w[4] = c;
+	w[5] = d;
+	if (!put(sl, ring, w, words))
+		count_dropped(op == TW_OP_FREE ? 0 : b);
+out:
+	tls_busy = 0;
+	errno = saved;
+}
+
+void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
+	       uint64_t d)
+{
+	record_f(op, 0, with_stack, a, b, c, d);
+}
+
+/* ---- sampling (--trace-sample): an allocation under 64 KiB is recorded
+ * when the thread's count of bytes allocated crosses the next point of a
+ * Poisson process of mean sample_mean bytes (heapprofd's scheme: a block
+ * of s bytes is taken with probability 1 - exp(-s / mean), and vmscope
+ * weighs it by the inverse). Larger blocks and every map are recorded.
+ * The frees recorded are those of recorded blocks: a set of their
+ * addresses (open addressing, atomic, shared by the threads). ---- */
+
+#define SAMPLE_ALL_FROM (64u << 10)
+#define SET_SLOTS (1u << 21) /* 16 MiB of address space, touched as used */
+#define SET_PROBES 64
+#define SET_GONE 1u /* a removed entry */
+
+static uint64_t sample_mean; /* 0: every call */
+static uint64_t *sampled; /* the set of recorded blocks' addresses */
+/* Recorded blocks alive per bucket of pages: a free whose bucket holds
+ * none (most, in a loop that frees what it just allocated) does not look
+ * in the set, whose slots lie all over 16 MiB. */
+#define PAGE_BUCKETS (1u << 16)
+static uint32_t *page_live;
+
+static uint32_t *bucket_of(uint64_t p)
+{
+	return &page_live[((p >> 12) * 0x9e3779b97f4a7c15ull) >> 48];
+}
+static TLS int64_t sample_until; /* bytes to the next sample */
+static TLS uint64_t sample_rng; /* xorshift64*, 0: not seeded */
+static uint64_t streams; /* threads that have seeded theirs */
+
+static uint64_t set_home(uint64_t p)
+{
+	p ^= p >> 33;
+	p *= 0xff51afd7ed558ccdull;
+	return (p ^ (p >> 33)) & (SET_SLOTS - 1);
+}
+
+static bool set_add(uint64_t p)
+{
+	uint64_t k = set_home(p);
+	unsigned i;
+
+	for (i = 0; i < SET_PROBES; i++, k = (k + 1) & (SET_SLOTS - 1)) {
+		uint64_t was = __atomic_load_n(&sampled[k], __ATOMIC_RELAXED);
+
+		if ((was == 0 || was == SET_GONE) &&
+		    __atomic_compare_exchange_n(&sampled[k], &was, p, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+/* Takes p out of the set: true when it was in (a recorded block). */
+static bool set_take(uint64_t p)
+{
+	uint64_t k = set_home(p);
+	unsigned i;
+
+	for (i = 0; i < SET_PROBES; i++, k = (k + 1) & (SET_SLOTS - 1)) {
+		uint64_t was = __atomic_load_n(&sampled[k], __ATOMIC_RELAXED);
+
+		if (was == 0)
+			return false;
+		if (was == p && __atomic_compare_exchange_n(
+					&sampled[k], &was, SET_GONE, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t rng_next(void)
+{
+	if (!sample_rng) /* a stream a thread, in the order they first
+			  * allocate: a run replays from the seed */
+		sample_rng = (hdr->seed ^ __atomic_add_fetch(&streams, 1,
+							     __ATOMIC_RELAXED) *
+						  0x9e3779b97f4a7c15ull) |
+			     1;
+	sample_rng ^= sample_rng >> 12;
+	sample_rng ^= sample_rng << 25;
+	sample_rng ^= sample_rng >> 27;
+	return sample_rng * 0x2545f4914f6cdd1dull;
+}
+
+/* An exponential interval of mean sample_mean bytes. */
+static int64_t next_interval(void)
+{
+	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+
+	return (int64_t)(-log(u) * (double)sample_mean) + 1;
+}
+
+/* Whether a heap block of n bytes is recorded. */
+static bool take_block(size_t n)
+{
+	if (!sample_mean || n >= SAMPLE_ALL_FROM)
+		return true;
+	if (!tracing())
+		return false;
+	if (!sample_rng)
+		sample_until = next_interval();
+	sample_until -= (int64_t)n;
+	if (sample_until > 0)
+		return false;
+	while (sample_until <= 0)
+		sample_until += next_interval();
+	return true;
+}
+
+void vt_allocated(void *p, size_t n)
+{
+	if (!p || !take_block(n))
+		return;
+	if (sample_mean) {
+		if (!set_add((uintptr_t)p)) {
+			if (tracing())
+				count_dropped(n); /* the set is full */
+			return;
+		}
+		__atomic_add_fetch(bucket_of((uintptr_t)p), 1,
+				   __ATOMIC_RELAXED);
+	}
+	record_f(TW_OP_MALLOC,
+		 sample_mean && n < SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0, true,
+		 (uintptr_t)p, n, 0, 0);
+}
+
+void vt_freed(void *p)
+{
+	if (sample_mean) {
+		uint32_t *b = bucket_of((uintptr_t)p);
+
+		if (!__atomic_load_n(b, __ATOMIC_RELAXED) ||
+		    !set_take((uintptr_t)p))
+			return; /* not recorded when allocated */
+		__atomic_sub_fetch(b, 1, __ATOMIC_RELAXED);
+	}
+	vt_record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);
+}
+
+/* realloc: the old block freed, a new one allocated, each as recorded. */
+void vt_reallocated(void *old, void *p, size_t n)
+{
+	if (!sample_mean) {
+		vt_record(TW_OP_REALLOC, true, (uintptr_t)p, n, (uintptr_t)old,
+			  0);
+		return;
+	}
+	vt_freed(old);
+	vt_allocated(p, n);
+}
+
+/* ---- start ---- */
+
+void vt_self(uintptr_t lo, uintptr_t hi)
+{
+	self_lo = lo;
+	self_hi = hi;
+}
+
+void vt_forked(void)
+{
+	off = true;
+}
+
+int vt_start(struct tw_header *h)
+{
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+
+	exe_path[n > 0 ? n : 0] = '\0';
+	if (h->sample_bytes) {
+		void *set = next_mmap(
+			NULL, SET_SLOTS * sizeof(uint64_t),
+			PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (set == MAP_FAILED)
+			return -1;
+		page_live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
+				      PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page_live == MAP_FAILED) {
+			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
+			return -1;
+		}
+		sampled = set;
+		sample_mean = h->sample_bytes;
+	}
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	pthread_key_create(&exit_key, thread_done);
+	h->traced_pid = getpid();
+	hdr = h;
+	return 0;
+}

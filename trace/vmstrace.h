@@ -1,0 +1,43 @@
+/* vmstrace.h — what the tracer library's two files share: vmstrace.c
+ * (the interposers, the start, the next definitions) and record.c (the
+ * rings, threads, modules, stacks, recording and sampling). Everything
+ * here is hidden (the library is built with -fvisibility=hidden): only the
+ * interposed functions are exported.
+ */
+#ifndef VMS_VMSTRACE_H
+#define VMS_VMSTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/tracewire.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __attribute__((tls_model("initial-exec"))) __thread
+
+/* vmstrace.c's: the next definitions the library itself maps with */
+extern void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+extern int (*next_munmap)(void *, size_t);
+
+/* Inside C++'s operator new or delete, whose own malloc and free are not
+ * the program's calls (vmstrace.c sets it, record.c reads it). */
+extern TLS int in_cxx;
+
+/* record.c's. vt_start: tracing into the mapped file h from now on (its
+ * threads' exit, a fork, sampling set up); -1: not (h is let go). */
+int vt_start(struct tw_header *h);
+/* This library's code, whose frames are not the program's. */
+void vt_self(uintptr_t lo, uintptr_t hi);
+/* In a forked child: the rings are the parent's, record nothing. */
+void vt_forked(void);
+/* One call recorded: op, its fields, and for an allocation its stack. */
+void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
+	       uint64_t d);
+/* A heap block allocated, freed, moved by realloc (sampling decides). */
+void vt_allocated(void *p, size_t n);
+void vt_freed(void *p);
+void vt_reallocated(void *old, void *p, size_t n);
+
+#endif
