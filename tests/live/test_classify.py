@@ -17,7 +17,10 @@ tests/targets/everykind.c); each must lie in a region of the right type:
     main thread's is [stack];
   - the 256 MiB PROT_NONE reservation is private_data, reserved,
     committed 0;
-  - the 64 MiB buffer is private_data with committed == size;
+  - the 64 MiB buffer is committed == size: a chunk glibc's malloc mapped
+    for it, private_data where the heap walk is not done (not frozen),
+    heap "glibc malloc (mmapped chunk)" where it is (-F), when the kernel
+    gave it a region of its own (it may merge with a neighbour);
   - named regions (when the kernel has CONFIG_ANON_VMA_NAME): "Go: heap"
     is managed_heap and listed in "managed";
   - every thread of /proc/PID/task is in "threads", with stack_start..
@@ -139,7 +142,17 @@ def check(label, pid, snap, f, datafile):
          "reserved" in r["state"] and r["perms"] == "---p",
          "%s: the reservation is 256 MiB, reserved, committed 0" % label,
          r and (r["size"], r["committed"], r["state"]))
-    r = typed(f["bigbuf"], "private_data", "the 64 MiB buffer")
+    walked = snap.get("malloc") is not None
+    r = region_at(snap, f["bigbuf"])
+    whole = r is not None and T.hexint(r["start"]) == f["bigbuf"] - 16
+    want = ("heap", "glibc malloc (mmapped chunk)") if walked and whole \
+        else ("private_data", None)
+    T.ok(r is not None and (r["type"], r["detail"] if walked and whole
+                            else None) == want,
+         "%s: the 64 MiB buffer (0x%x) is %s" % (label, f["bigbuf"],
+                                                  " ".join(w for w in want
+                                                           if w)),
+         r and {k: r[k] for k in ("start", "end", "type", "detail")})
     T.ok(r and r["size"] >= f["bigbuf_size"] and
          r["committed"] == r["size"] and r["rss"] >= f["bigbuf_size"] and
          "reserved" not in r["state"],
