@@ -233,7 +233,8 @@ def check_noperf(label, pid):
     snap = T.vmscope_json(pid, "-F")
     jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
     if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
-                snap["managed"]):
+                (snap["managed"], [n for n in snap["capture"].get("missing")
+                                   or [] if n["step"] == "jvm"])):
         return
     m = jvm[0]
     start, end = T.hexint(m["start"]), T.hexint(m["end"])
