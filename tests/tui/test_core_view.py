@@ -23,8 +23,9 @@ def check(w, h, env, extra, what, bars):
     tm = D.Tmux([T.VMSCOPE] + extra + ["-l", CORE], width=w, height=h,
                 env=env)
     try:
-        scr = tm.wait_for(lambda s: "Sampler core" in s or "core," in s
-                          and "Address" in s)
+        # the whole frame: the header is drawn before the panes
+        scr = tm.wait_for(lambda s: ("Sampler core" in s or "core," in s)
+                          and "Address" in s and ">Total" in s)
         lines = scr.splitlines()
         total = next((l for l in lines if l.startswith(">Total")), "")
         cells = total.split()[1:]
