@@ -310,8 +310,9 @@ static int preflight_uffd(pid_t pid, const struct vms_snapshot *s,
 		got = fork_uffd_features(b, len, &features);
 		free(b);
 		if (!got || (features & FORK_UFFD_EVENT_FORK)) {
-			closedir(d);
-			return vms_error_set(
+			/* the message names de's descriptor: made before
+			 * closedir frees de */
+			int rc = vms_error_set(
 				err, VMS_ERR_CAPTURE, EDEADLK,
 				"process %d watches a userfaultfd (descriptor "
 				"%s) %s: an injected fork would wait in the "
@@ -323,6 +324,9 @@ static int preflight_uffd(pid_t pid, const struct vms_snapshot *s,
 				      " as CRIU lazy-pages and QEMU post-copy "
 				      "do)"
 				    : "whose features cannot be read");
+
+			closedir(d);
+			return rc;
 		}
 	}
 	if (d)

@@ -62,6 +62,7 @@ void tracesym_free(struct tracesym *ts)
 static char *demangle(const char *name)
 {
 	static char *(*fn)(const char *, char *, size_t *, int *);
+	static void *lib; /* kept: loaded once for the run */
 	static bool tried;
 	int status = -1;
 	char *out;
@@ -69,11 +70,10 @@ static char *demangle(const char *name)
 	if (strncmp(name, "_Z", 2) != 0)
 		return NULL;
 	if (!tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
+		lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
 		tried = true;
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
+		if (lib)
+			*(void **)&fn = dlsym(lib, "__cxa_demangle");
 	}
 	if (!fn)
 		return NULL;
