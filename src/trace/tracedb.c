@@ -780,8 +780,7 @@ int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
 			return -1;
 		for (c = 0; c < st->n; c++) {
 			f[c].ip = db->frames[st->off + c];
-			if (sym &&
-			    tracesym_frame(sym, f[c].ip, c == 0, a, &f[c]) < 0)
+			if (sym && tracesym_frame(sym, f[c].ip, a, &f[c]) < 0)
 				return -1;
 		}
 		o->frames = f;

@@ -99,8 +99,8 @@ static const char *function_name(struct arena *a, const char *name)
 	return arena_strndup(a, name, strcspn(name, "@"));
 }
 
-int tracesym_frame(struct tracesym *ts, uint64_t ip, bool innermost,
-		   struct arena *a, struct vms_trace_frame *f)
+int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
+		   struct vms_trace_frame *f)
 {
 	/* every frame's address is a return address: the call before it */
 	Dwarf_Addr at = ip - 1, start = 0;
@@ -110,7 +110,6 @@ int tracesym_frame(struct tracesym *ts, uint64_t ip, bool innermost,
 	GElf_Sym sym;
 	Dwfl_Line *line;
 
-	(void)innermost;
 	f->ip = ip;
 	if (!m)
 		return 0;

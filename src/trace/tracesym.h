@@ -31,9 +31,10 @@ void tracesym_free(struct tracesym *ts);
  * process's). A file that cannot be read leaves its frames unnamed. */
 void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias);
 /* Fills f (its ip set) with the module, function, offset, file and line
- * of ip; innermost: ip is the allocating call's return address too (every
- * frame's is), so the call is looked up at ip - 1. -1 on out of memory. */
-int tracesym_frame(struct tracesym *ts, uint64_t ip, bool innermost,
-		   struct arena *a, struct vms_trace_frame *f);
+ * of ip. Every frame's ip is a return address (the innermost one's too:
+ * the allocating call's), so the call is looked up at ip - 1. -1 on out
+ * of memory. */
+int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
+		   struct vms_trace_frame *f);
 
 #endif
