@@ -107,15 +107,22 @@ static bool room(struct tw_slot *sl, uint64_t n)
 	return true;
 }
 
-/* Writes one record of `words` words (header first) at the ring's head. */
-static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
-		unsigned words)
+/* Room at the ring's head for a record of `words` words; *pad: the bytes
+ * of the ring's end it must skip first. */
+static bool reserve(struct tw_slot *sl, unsigned words, uint64_t *pad)
 {
 	uint64_t bytes = (uint64_t)words * 8, at = sl->head % TW_RING_BYTES;
-	uint64_t pad = at + bytes > TW_RING_BYTES ? TW_RING_BYTES - at : 0;
 
-	if (!room(sl, pad + bytes))
-		return false;
+	*pad = at + bytes > TW_RING_BYTES ? TW_RING_BYTES - at : 0;
+	return room(sl, *pad + bytes);
+}
+
+/* Writes a record reserve() made room for and hands it to vmscope. */
+static void publish(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+		    unsigned words, uint64_t pad)
+{
+	uint64_t bytes = (uint64_t)words * 8, at = sl->head % TW_RING_BYTES;
+
 	if (pad) {
 		struct tw_rec r = { .op = TW_OP_PAD, .words = 0 };
 
@@ -124,6 +131,17 @@ static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
 	}
 	memcpy(ring + at, w, bytes);
 	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
+}
+
+/* Writes one record of `words` words (header first) at the ring's head. */
+static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+		unsigned words)
+{
+	uint64_t pad;
+
+	if (!reserve(sl, words, &pad))
+		return false;
+	publish(sl, ring, w, words, pad);
 	return true;
 }
 
@@ -360,46 +378,68 @@ static void count_dropped(uint64_t bytes)
 	__atomic_add_fetch(&hdr->dropped_bytes, bytes, __ATOMIC_RELAXED);
 }
 
-/* Records one call: op, its fields (after the time), and, for an
- * allocation, the caller's stack; flags TW_F_*. */
-static void record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
-		     uint64_t b, uint64_t c, uint64_t d)
+/* Opens the record of a call (vmstrace.h): the thread's ring, the stack
+ * of an allocation, room, and the sequence number. False: the call is not
+ * recorded (`drop` bytes counted as dropped where it was meant to be). */
+bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
+	      uint64_t drop)
 {
 	struct thread_state *t;
-	struct tw_slot *sl;
-	unsigned char *ring;
-	uint64_t w[6];
-	unsigned words = TW_EVENT_WORDS(op);
 	uint32_t id = 0;
 	int saved = errno;
 
+	c->open = false;
 	if (!tracing() || tls_busy || in_cxx)
-		return;
+		return false;
 	tls_busy = 1;
 	t = thread_state();
-	if (!t || t->slot < 0) {
-		if (op != TW_OP_FREE && op != TW_OP_MUNMAP)
-			count_dropped(b);
-		goto out;
-	}
-	sl = tw_slot_at(hdr, (unsigned)t->slot);
-	ring = tw_ring_at(hdr, (unsigned)t->slot);
-	if (with_stack && (id = stack_id(t, sl, ring)) == UINT32_MAX) {
-		count_dropped(b);
-		goto out;
-	}
-	w[0] = rec_word(op, words, id) | (uint64_t)(flags & 0xffff)
-						 << 16; /* tw_rec.flags */
-	w[1] = event_ns();
-	w[2] = a;
-	w[3] = b;
-	w[4] = c;
-	w[5] = d;
-	if (!put(sl, ring, w, words))
-		count_dropped(op == TW_OP_FREE ? 0 : b);
-out:
+	if (!t || t->slot < 0)
+		goto fail;
+	c->sl = tw_slot_at(hdr, (unsigned)t->slot);
+	c->ring = tw_ring_at(hdr, (unsigned)t->slot);
+	c->words = TW_EVENT_WORDS(op);
+	if (with_stack && (id = stack_id(t, c->sl, c->ring)) == UINT32_MAX)
+		goto fail;
+	if (!reserve(c->sl, c->words, &c->pad))
+		goto fail;
+	c->w[0] = rec_word(op, c->words, id) | (uint64_t)(flags & 0xffff)
+						       << 16; /* tw_rec.flags */
+	c->w[1] = event_ns();
+	c->w[2] = __atomic_fetch_add(&hdr->seq, 1, __ATOMIC_RELAXED);
+	c->open = true;
+	errno = saved;
+	return true; /* tls_busy stays set: see vt_end */
+fail:
+	if (drop)
+		count_dropped(drop);
 	tls_busy = 0;
 	errno = saved;
+	return false;
+}
+
+void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e)
+{
+	if (!c->open)
+		return;
+	c->w[3] = a;
+	c->w[4] = b;
+	c->w[5] = d;
+	c->w[6] = e;
+	publish(c->sl, c->ring, c->w, c->words, c->pad);
+	c->open = false;
+	tls_busy = 0;
+}
+
+/* Records one call already made: op, its fields, and, for an allocation,
+ * the caller's stack; flags TW_F_*. */
+static void record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
+		     uint64_t b, uint64_t d, uint64_t e)
+{
+	struct vt_call c;
+
+	if (vt_begin(&c, op, flags, with_stack,
+		     op == TW_OP_FREE || op == TW_OP_MUNMAP ? 0 : b))
+		vt_end(&c, a, b, d, e);
 }
 
 void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
@@ -550,16 +590,31 @@ void vt_freed(void *p)
 	vt_record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);
 }
 
-/* realloc: the old block freed, a new one allocated, each as recorded. */
+/* realloc, exact: the record opened before the call (its number orders
+ * the old block's end before any thread's reuse of it), closed after. */
+bool vt_realloc_begin(struct vt_call *c, size_t n)
+{
+	c->open = false;
+	return !sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
+}
+
+void vt_realloc_end(struct vt_call *c, void *old, void *p, size_t n)
+{
+	/* p NULL: size 0, old freed (realloc(old, 0)); else the call
+	 * failed and old is as it was (tracewire.h) */
+	vt_end(c, (uintptr_t)p, n, (uintptr_t)old, 0);
+}
+
+/* realloc, sampled (or unrecorded at the call): the old block freed and a
+ * new one allocated, each as sampling recorded them. */
 void vt_reallocated(void *old, void *p, size_t n)
 {
-	if (!sample_mean) {
-		vt_record(TW_OP_REALLOC, true, (uintptr_t)p, n, (uintptr_t)old,
-			  0);
-		return;
+	if (p) {
+		vt_freed(old);
+		vt_allocated(p, n);
+	} else if (n == 0) {
+		vt_freed(old);
 	}
-	vt_freed(old);
-	vt_allocated(p, n);
 }
 
 /* ---- start ---- */

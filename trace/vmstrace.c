@@ -250,6 +250,7 @@ EXPORT void *calloc(size_t n, size_t size)
 
 EXPORT void *realloc(void *old, size_t n)
 {
+	struct vt_call c;
 	void *p;
 
 	if (in_boot(old)) { /* from the boot buffer: move it out */
@@ -263,27 +264,39 @@ EXPORT void *realloc(void *old, size_t n)
 	}
 	if (!next_realloc)
 		resolve();
-	p = next_realloc(old, n);
-	if (!old)
+	if (!old) {
+		p = next_realloc(old, n);
 		ALLOCATED(p, n);
-	else if (p)
+	} else if (vt_realloc_begin(&c, n)) {
+		p = next_realloc(old, n);
+		vt_realloc_end(&c, old, p, n);
+	} else {
+		p = next_realloc(old, n);
 		vt_reallocated(old, p, n);
-	else if (n == 0)
-		vt_freed(old);
+	}
 	return p;
 }
 
 EXPORT void *reallocarray(void *old, size_t n, size_t size)
 {
+	struct vt_call c;
+	size_t total;
 	void *p;
 
 	if (!next_reallocarray)
 		resolve();
-	p = next_reallocarray(old, n, size);
-	if (!old)
-		ALLOCATED(p, n * size);
-	else if (p)
-		vt_reallocated(old, p, n * size);
+	if (__builtin_mul_overflow(n, size, &total))
+		total = SIZE_MAX; /* refused: a failure, old kept */
+	if (!old) {
+		p = next_reallocarray(old, n, size);
+		ALLOCATED(p, total);
+	} else if (vt_realloc_begin(&c, total)) {
+		p = next_reallocarray(old, n, size);
+		vt_realloc_end(&c, old, p, total);
+	} else {
+		p = next_reallocarray(old, n, size);
+		vt_reallocated(old, p, total);
+	}
 	return p;
 }
 
@@ -367,23 +380,26 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
 
 EXPORT int munmap(void *addr, size_t len)
 {
+	struct vt_call c;
 	int rc;
 
 	if (!next_munmap)
 		resolve();
+	vt_begin(&c, TW_OP_MUNMAP, 0, false, 0);
 	rc = next_munmap(addr, len);
-	if (rc == 0)
-		vt_record(TW_OP_MUNMAP, false, (uintptr_t)addr, len, 0, 0);
+	vt_end(&c, (uintptr_t)addr, rc == 0 ? len : 0, 0, 0);
 	return rc;
 }
 
 EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 {
+	struct vt_call c;
 	void *p, *want = NULL;
 	va_list ap;
 
 	if (!next_mremap)
 		resolve();
+	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		want = va_arg(ap, void *);
@@ -392,9 +408,8 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	} else {
 		p = next_mremap(old, old_len, len, flags);
 	}
-	if (p != MAP_FAILED)
-		vt_record(TW_OP_MREMAP, true, (uintptr_t)p, len, (uintptr_t)old,
-			  old_len);
+	vt_end(&c, p == MAP_FAILED ? 0 : (uintptr_t)p, len, (uintptr_t)old,
+	       old_len);
 	return p;
 }
 

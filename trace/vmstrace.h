@@ -32,6 +32,20 @@ int vt_start(struct tw_header *h);
 void vt_self(uintptr_t lo, uintptr_t hi);
 /* In a forked child: the rings are the parent's, record nothing. */
 void vt_forked(void);
+/* A call's record, opened before the call and closed after it, with what
+ * it did (tracewire.h: the sequence number is the opening's). Between the
+ * two the thread records nothing (a signal handler's calls go unrecorded).
+ * vt_begin false: not recorded; vt_end then does nothing. */
+struct vt_call {
+	struct tw_slot *sl;
+	unsigned char *ring;
+	uint64_t w[7], pad;
+	unsigned words;
+	bool open;
+};
+bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
+	      uint64_t drop);
+void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e);
 /* One call recorded: op, its fields, and for an allocation its stack. */
 void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 	       uint64_t d);
@@ -39,5 +53,9 @@ void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 void vt_allocated(void *p, size_t n);
 void vt_freed(void *p);
 void vt_reallocated(void *old, void *p, size_t n);
+/* realloc recorded exactly (false: sampling, or not recorded: the caller
+ * then says vt_reallocated after the call). */
+bool vt_realloc_begin(struct vt_call *c, size_t n);
+void vt_realloc_end(struct vt_call *c, void *old, void *p, size_t n);
 
 #endif

@@ -16,6 +16,20 @@
  * and an op-specific 32-bit field), never split at the ring's end (a
  * TW_OP_PAD fills the rest). Times are CLOCK_MONOTONIC nanoseconds.
  *
+ * Order across threads: every event (TW_EVENT_WORDS non-zero) carries a
+ * sequence number from one counter in the header, taken once its ring has
+ * room, so the numbers are dense and increase along each ring; vmscope
+ * merges the rings by them. A number is taken where it orders what other
+ * threads can see: after the call for what only hands memory out (malloc,
+ * mmap), before it for what gives memory back (free; and munmap, realloc
+ * and mremap, whose record is written after the call, with what it did,
+ * under the number taken before). So a free of p in one thread and the
+ * malloc that returns p again in another are read in the order they
+ * happened, which the threads' clocks cannot say (the coarse clock ticks
+ * in milliseconds). A number taken and not yet written holds vmscope's
+ * merge back for at most TW_WAIT_NS (a thread stopped inside the call);
+ * then it is passed over.
+ *
  * Stacks are interned per thread: a TW_OP_STACK record gives a stack id of
  * that ring and its frames (return addresses, innermost first) before the
  * first event that uses it; vmscope maps (ring, id) to its own call site.
@@ -32,7 +46,7 @@
 #include <stdint.h>
 
 #define TW_MAGIC 0x31727476736d76ull /* "vmsvtr1" */
-#define TW_VERSION 1u
+#define TW_VERSION 2u
 #define TW_SLOTS 256u
 #define TW_RING_BYTES (1u << 20)
 #define TW_MAX_FRAMES 48u
@@ -53,10 +67,14 @@ enum tw_op {
 	TW_OP_STACK_RESET, /* the thread's stack ids start over */
 	TW_OP_MALLOC, /* arg: stack id; addr, size (calloc, memalign ...) */
 	TW_OP_FREE, /* addr */
-	TW_OP_REALLOC, /* arg: stack id; addr (new), size, old (freed) */
+	TW_OP_REALLOC, /* arg: stack id; addr (new), size, old (freed).
+			* addr 0: no new block, no stack: size 0, old freed
+			* (realloc(old, 0)); size > 0, the call failed and
+			* old is as it was */
 	TW_OP_MMAP, /* arg: stack id; addr, size, prot | flags << 8 */
-	TW_OP_MUNMAP, /* addr, size */
-	TW_OP_MREMAP, /* arg: stack id; addr (new), size, old, old size */
+	TW_OP_MUNMAP, /* addr, size (0: the call failed) */
+	TW_OP_MREMAP, /* arg: stack id; addr (new; 0: the call failed), size,
+		       * old, old size */
 	TW_OP_BRK, /* arg: stack id; addr (the old break), size (grown by;
 		    * negative: shrunk) */
 	TW_OP_THREAD, /* the ring's thread: arg tid */
@@ -76,16 +94,16 @@ struct tw_rec {
 
 #define TW_F_SAMPLED 1u /* recorded by sampling: stands for more bytes */
 
-/* After the header word: time, then the op's fields, each a u64. */
+/* After the header word of an event: its time, its sequence number, then
+ * the op's fields, each a u64. 0: not an event (no time, no number). */
 #define TW_EVENT_WORDS(op)                                                     \
-	((op) == TW_OP_FREE	 ? 3u                                          \
-	 : (op) == TW_OP_MALLOC	 ? 4u                                          \
-	 : (op) == TW_OP_MUNMAP	 ? 4u                                          \
-	 : (op) == TW_OP_BRK	 ? 4u                                          \
-	 : (op) == TW_OP_REALLOC ? 5u                                          \
-	 : (op) == TW_OP_MMAP	 ? 5u                                          \
-	 : (op) == TW_OP_MREMAP	 ? 6u                                          \
-	 : (op) == TW_OP_THREAD	 ? 2u                                          \
+	((op) == TW_OP_FREE	 ? 4u                                          \
+	 : (op) == TW_OP_MALLOC	 ? 5u                                          \
+	 : (op) == TW_OP_MUNMAP	 ? 5u                                          \
+	 : (op) == TW_OP_BRK	 ? 5u                                          \
+	 : (op) == TW_OP_REALLOC ? 6u                                          \
+	 : (op) == TW_OP_MMAP	 ? 6u                                          \
+	 : (op) == TW_OP_MREMAP	 ? 7u                                          \
 				 : 0u)
 
 enum tw_slot_state {
@@ -119,6 +137,10 @@ struct tw_header {
 			    * the trace's time 0 */
 	uint64_t seed; /* sampling's: each thread's stream starts from it */
 	uint64_t reserved[5];
+	/* the next event's sequence number, on a cache line of its own
+	 * (every thread adds to it; the fields above are read often) */
+	uint64_t seq __attribute__((aligned(64)));
+	uint64_t seq_pad[7];
 };
 
 /* The n-th slot and ring of a mapped file. */

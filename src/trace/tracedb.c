@@ -41,7 +41,6 @@ struct live {
 	uint64_t size, t; /* size: the bytes it stands for (sampled: more) */
 	uint32_t site, epoch;
 	uint32_t count; /* the blocks it stands for: 1, more when sampled */
-	uint32_t pass; /* the reading pass it was met in (shadow, pend) */
 };
 
 struct ltab {
@@ -68,16 +67,6 @@ struct tracedb {
 	uint32_t *site_tab; /* index + 1 */
 	size_t site_cap;
 	struct ltab live; /* the blocks alive */
-	/* Threads' rings are read one after another, so two threads' events
-	 * may be read out of their order (tracedb.h): a block allocated at
-	 * an address still alive (its free is in a ring not read yet) shadows
-	 * the old one, which the next free of that address frees; a free of
-	 * no block known waits (pend) for the allocation in a ring not read
-	 * yet. Either is settled within a reading pass of every ring after
-	 * the one it was met in: a free is written before the memory goes
-	 * back, an allocation before its address is returned. */
-	struct ltab shadow, pend;
-	uint32_t pass;
 	struct range *ranges;
 	size_t nranges, capranges;
 	uint32_t range_ids;
@@ -123,8 +112,7 @@ struct tracedb *tracedb_new(void)
 	db->stack_cap = db->site_cap = 1024;
 	db->stack_tab = calloc(db->stack_cap, sizeof(*db->stack_tab));
 	db->site_tab = calloc(db->site_cap, sizeof(*db->site_tab));
-	if (!db->stack_tab || !db->site_tab || ltab_init(&db->live, 1 << 16) ||
-	    ltab_init(&db->shadow, 64) || ltab_init(&db->pend, 64)) {
+	if (!db->stack_tab || !db->site_tab || ltab_init(&db->live, 1 << 16)) {
 		tracedb_free(db);
 		return NULL;
 	}
@@ -145,8 +133,6 @@ void tracedb_free(struct tracedb *db)
 	free(db->sites);
 	free(db->site_tab);
 	free(db->live.v);
-	free(db->shadow.v);
-	free(db->pend.v);
 	free(db->ranges);
 	free(db->mark_ns);
 	free(db);
@@ -286,9 +272,8 @@ static int cell_add(struct site *s, uint32_t a, uint32_t f, int64_t count,
 	return 0;
 }
 
-/* ---- tables of blocks by address: the live ones, the shadowed ones
- * and the pending frees (the same open addressing, deleted by backward
- * shift) ---- */
+/* ---- the table of live blocks by address (open addressing, deleted by
+ * backward shift) ---- */
 
 static int ltab_init(struct ltab *lt, size_t cap)
 {
@@ -411,7 +396,7 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 			  uint32_t count, uint64_t bytes, uint64_t t)
 {
 	int64_t si = site_of(db, stack, kind);
-	struct live *e, *p, n;
+	struct live *e, n;
 
 	db->events++;
 	if (si < 0 || cell_add(&db->sites[si], epoch(db), LIVE_EPOCH, count,
@@ -419,26 +404,11 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 		return -1;
 	if (kind != VMS_TRACE_HEAP)
 		return range_add(db, addr, addr + size, (uint32_t)si, t);
-	n = (struct live){ addr,      bytes, t,	      (uint32_t)si,
-			   epoch(db), count, db->pass };
-	if ((p = ltab_find(&db->pend, addr)) && p->t >= t) {
-		/* its free was read first, from another thread's ring */
-		ltab_remove(&db->pend, p);
-		if (ltab_put(&db->live, &n) < 0)
-			return -1;
-		live_freed(db, &db->live, ltab_find(&db->live, addr));
-		return 0;
-	}
+	n = (struct live){ addr, bytes, t, (uint32_t)si, epoch(db), count };
 	if ((e = ltab_find(&db->live, addr))) {
-		/* the old block's free is still to be read: it shadows */
-		struct live *s = ltab_find(&db->shadow, addr);
-
-		if (s) /* a third at the address: the oldest went unseen */
-			live_freed(db, &db->shadow, s);
-		e->pass = db->pass;
-		if (ltab_put(&db->shadow, e) < 0)
-			return -1;
-		ltab_remove(&db->live, e);
+		/* events come in their order (tracedb.h): the old block's end
+		 * was not recorded (freed by a path no interposer sees) */
+		live_freed(db, &db->live, e);
 	}
 	return ltab_put(&db->live, &n);
 }
@@ -447,37 +417,13 @@ void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t)
 {
 	struct live *e;
 
+	(void)t;
 	db->events++;
-	if ((e = ltab_find(&db->shadow, addr))) /* the older block first */
-		live_freed(db, &db->shadow, e);
-	else if ((e = ltab_find(&db->live, addr)))
+	if ((e = ltab_find(&db->live, addr)))
 		live_freed(db, &db->live, e);
-	else if (ltab_put(&db->pend, &(struct live){ .addr = addr,
-						     .t = t,
-						     .pass = db->pass }) < 0)
-		db->unknown_frees++; /* out of memory: counted at once */
-}
-
-void tracedb_pass_end(struct tracedb *db)
-{
-	size_t i;
-
-	/* what a whole pass after the one it was met in did not settle:
-	 * a free that was not recorded (the shadowed block is gone), a free
-	 * of what was allocated before the trace or not recorded */
-	for (i = 0; i < db->shadow.cap && db->shadow.n;)
-		if (db->shadow.v[i].addr && db->shadow.v[i].pass < db->pass)
-			live_freed(db, &db->shadow, &db->shadow.v[i]);
-		else
-			i++;
-	for (i = 0; i < db->pend.cap && db->pend.n;)
-		if (db->pend.v[i].addr && db->pend.v[i].pass < db->pass) {
-			ltab_remove(&db->pend, &db->pend.v[i]);
-			db->unknown_frees++;
-		} else {
-			i++;
-		}
-	db->pass++;
+	else
+		db->unknown_frees++; /* allocated before the trace, or its
+				      * record dropped */
 }
 
 /* ---- mmap and brk ranges ---- */

@@ -12,15 +12,11 @@
  * allocation's impacting type (model/trace.h) follows from its two epochs,
  * so a site keeps one cell per (alloc epoch, free epoch) pair it has seen.
  *
- * The reader (tracer.h) feeds events in each thread's order; threads are
- * read one ring after another, so two threads' events may come out of
- * their order: a free before the allocation it frees (allocated in one
- * thread, freed in another), an allocation at an address whose free is
- * still to be read. The reader calls tracedb_pass_end() after each pass
- * over every ring; what a whole pass after the one it was met in has not
- * settled is what it looks like: a free of an address no record allocated
- * (unknown_frees: allocated before the trace, or its record dropped), a
- * block whose free was not recorded.
+ * The reader (tracer.h) feeds events in the order they happened across
+ * threads (base/tracewire.h: sequence numbers). A free of an address no
+ * live block has is counted (unknown_frees: allocated before the trace, or
+ * its record dropped); an allocation at the address of a live block ends
+ * that block (its free went by a path no interposer sees).
  *
  * Contract: times are ns since the trace began. Functions return -1 only
  * when out of memory. Not thread-safe: one reader.
@@ -56,9 +52,6 @@ void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t);
 /* An unmap of [addr, addr + size): every mmap or brk allocation it covers
  * is freed, in part where it covers part. */
 int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t);
-
-/* The end of a reading pass over every thread's ring (see above). */
-void tracedb_pass_end(struct tracedb *db);
 
 /* A new mark at time t; returns its number (1, 2, ...), or -1. */
 int tracedb_mark(struct tracedb *db, uint64_t t);

@@ -39,6 +39,16 @@ struct tracer {
 	int status;
 	uint64_t end_ns; /* when the command was seen ended */
 	uint64_t bad; /* records refused */
+	uint64_t next_seq; /* the merge's: the event number to read next */
+	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
+				       * inside its call) */
+};
+
+/* A ring's place during one reading: its records from tail to head, and
+ * whether an event waits at tail (its number seq). */
+struct ring_pos {
+	uint64_t tail, head, seq;
+	bool event;
 };
 
 static uint64_t mono_ns(void)
@@ -362,6 +372,13 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 	default:
 		break;
 	}
+	if (r->op == TW_OP_REALLOC && !w[1]) { /* no new block */
+		if (!w[2]) /* realloc(old, 0): old freed */
+			tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
+		return 1; /* else it failed: old is as it was */
+	}
+	if (r->op == TW_OP_MREMAP && !w[1])
+		return 1; /* it failed */
 	if ((st = stack_of(m, r)) < 0)
 		return 0;
 	switch (r->op) {
@@ -406,28 +423,19 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 	}
 }
 
-/* Reads ring n from its tail to its head. */
-static long drain_one(struct tracer *tr, unsigned n, struct vms_error *err)
+/* Takes ring n's records from p->tail up to its next event: what is not
+ * an event (a stack, a module, the thread's start) is taken at once, and
+ * p->event says whether an event waits at p->tail. -1: out of memory. */
+static int advance(struct tracer *tr, unsigned n, struct ring_pos *p, long *got)
 {
-	struct tw_slot *sl = tw_slot_at(tr->hdr, n);
 	const unsigned char *ring = tw_ring_at(tr->hdr, n);
-	uint64_t head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = sl->tail;
-	struct slot_map *m;
-	long got = 0;
+	struct slot_map *m = slot_map(tr, n);
 
-	if (head == tail)
-		return 0;
-	if (head - tail > TW_RING_BYTES || (head | tail) % 8) {
-		tr->bad++; /* a ring that breaks the rules: skipped */
-		__atomic_store_n(&sl->tail, head, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (!(m = slot_map(tr, n)))
-		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-				     "out of memory reading the trace");
-	while (tail < head) {
-		uint64_t at = tail % TW_RING_BYTES,
+	p->event = false;
+	if (!m)
+		return -1;
+	while (p->tail < p->head) {
+		uint64_t at = p->tail % TW_RING_BYTES,
 			 w[256]; /* words: 255 at most */
 		struct tw_rec r;
 		uint64_t bytes;
@@ -435,55 +443,147 @@ static long drain_one(struct tracer *tr, unsigned n, struct vms_error *err)
 
 		memcpy(&r, ring + at, sizeof(r));
 		if (r.op == TW_OP_PAD && r.words == 0) {
-			tail += TW_RING_BYTES - at;
+			p->tail += TW_RING_BYTES - at;
 			continue;
 		}
 		bytes = (uint64_t)r.words * 8;
-		if (!r.words || bytes > head - tail ||
+		if (!r.words || bytes > p->head - p->tail ||
 		    at + bytes > TW_RING_BYTES) {
-			tr->bad++;
-			tail = head;
+			tr->bad++; /* a ring that breaks the rules: skipped */
+			p->tail = p->head;
 			break;
 		}
-		memcpy(w, ring + at + 8, bytes - 8);
-		rc = take(tr, m, &r, w);
-		if (rc < 0) {
-			__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
-			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-					     "out of memory reading the "
-					     "trace");
+		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
+			if (r.words == TW_EVENT_WORDS(r.op)) {
+				memcpy(&p->seq, ring + at + 16, 8);
+				p->event = true;
+				return 0;
+			}
+			tr->bad++;
+		} else {
+			memcpy(w, ring + at + 8, bytes - 8);
+			if ((rc = take(tr, m, &r, w)) < 0)
+				return -1;
+			tr->bad += rc == 0;
+			++*got;
 		}
-		tr->bad += rc == 0;
-		got++;
-		tail += bytes;
+		p->tail += bytes;
 	}
-	__atomic_store_n(&sl->tail, tail, __ATOMIC_RELEASE);
-	return got;
+	return 0;
+}
+
+/* Takes the event at p->tail: take() sees its time then its fields (the
+ * number is the merge's). */
+static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
+{
+	const unsigned char *ring = tw_ring_at(tr->hdr, n);
+	uint64_t at = p->tail % TW_RING_BYTES, w[8];
+	struct tw_rec r;
+	int rc;
+
+	memcpy(&r, ring + at, sizeof(r));
+	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
+	w[1] = w[0]; /* the time, just before the fields */
+	if ((rc = take(tr, tr->maps[n], &r, w + 1)) < 0)
+		return -1;
+	tr->bad += rc == 0;
+	if (p->seq >= tr->next_seq)
+		tr->next_seq = p->seq + 1;
+	p->tail += (uint64_t)r.words * 8;
+	return 0;
+}
+
+/* Whether the merge may pass over the numbers from next_seq up to seq:
+ * when the program has ended (they will never be written), or after
+ * TW_WAIT_NS of waiting for the same one (a thread stopped inside its
+ * call, or a ring broken). */
+static bool pass_over(struct tracer *tr, uint64_t seq)
+{
+	uint64_t t = mono_ns();
+
+	if (!tr->reaped) {
+		if (tr->stall_seq != tr->next_seq || !tr->stall_ns) {
+			tr->stall_seq = tr->next_seq;
+			tr->stall_ns = t;
+			return false;
+		}
+		if (t - tr->stall_ns < TW_WAIT_NS)
+			return false;
+	}
+	tr->bad += seq - tr->next_seq; /* events never written */
+	tr->next_seq = seq;
+	tr->stall_ns = 0;
+	return true;
 }
 
 long tracer_drain(struct tracer *tr, struct vms_error *err)
 {
-	long total = 0, got;
-	unsigned i;
+	struct ring_pos pos[TW_SLOTS];
+	unsigned live[TW_SLOTS], nlive = 0, i, k;
+	uint32_t state[TW_SLOTS];
+	long got = 0;
 
+	/* every ring's records up to the head it has now, ... */
 	for (i = 0; i < TW_SLOTS; i++) {
 		struct tw_slot *sl = tw_slot_at(tr->hdr, i);
-		uint32_t state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+		struct ring_pos *p = &pos[i];
 
-		if (state == TW_SLOT_FREE)
+		state[i] = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+		if (state[i] == TW_SLOT_FREE)
 			continue;
-		if ((got = drain_one(tr, i, err)) < 0)
-			return -1;
-		total += got;
+		p->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
+		p->tail = sl->tail;
+		if (p->head - p->tail > TW_RING_BYTES ||
+		    (p->head | p->tail) % 8) {
+			tr->bad++; /* a ring that breaks the rules: skipped */
+			p->tail = p->head;
+		}
+		if (advance(tr, i, p, &got) < 0)
+			goto nomem;
+		live[nlive++] = i;
+	}
+	/* ... its events taken in the order of their numbers */
+	for (;;) {
+		struct ring_pos *b = NULL;
+		unsigned bn = 0;
+
+		for (k = 0; k < nlive; k++) {
+			struct ring_pos *p = &pos[live[k]];
+
+			if (p->event && (!b || p->seq < b->seq)) {
+				b = p;
+				bn = live[k];
+			}
+		}
+		if (!b || (b->seq > tr->next_seq && !pass_over(tr, b->seq)))
+			break;
+		/* the same thread's next numbers without looking again */
+		do {
+			if (take_event(tr, bn, b) < 0 ||
+			    advance(tr, bn, b, &got) < 0)
+				goto nomem;
+			got++;
+		} while (b->event && b->seq == tr->next_seq);
+	}
+	for (k = 0; k < nlive; k++) {
+		struct tw_slot *sl = tw_slot_at(tr->hdr, live[k]);
+
+		__atomic_store_n(&sl->tail, pos[live[k]].tail,
+				 __ATOMIC_RELEASE);
 		/* a finished thread's ring, read to its end, is free again */
-		if (state == TW_SLOT_DONE &&
-		    __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE) == sl->tail)
+		if (state[live[k]] == TW_SLOT_DONE &&
+		    pos[live[k]].tail == pos[live[k]].head)
 			__atomic_store_n(&sl->state, TW_SLOT_FREE,
 					 __ATOMIC_RELEASE);
 	}
-	tracedb_pass_end(tr->db);
 	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
-	return total;
+	return got;
+nomem:
+	for (k = 0; k < nlive; k++)
+		__atomic_store_n(&tw_slot_at(tr->hdr, live[k])->tail,
+				 pos[live[k]].tail, __ATOMIC_RELEASE);
+	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+			     "out of memory reading the trace");
 }
 
 int tracer_mark(struct tracer *tr)

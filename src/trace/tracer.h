@@ -6,7 +6,9 @@
  * Use: tracer_new(); tracer_launch() (the command runs with
  * LD_PRELOAD=the library and the file's descriptor in VMSCOPE_TRACE_FD);
  * tracer_drain() often (every few ms: the rings are 1 MiB a thread, and a
- * full one makes the program wait for vmscope); tracer_mark() at each
+ * full one makes the program wait for vmscope: it takes every thread's
+ * events in the order they happened, by their sequence numbers, holding
+ * back what comes after one still being written); tracer_mark() at each
  * snapshot; tracer_report() for a window; tracer_free().
  *
  * Refused before anything starts, with the reason: a set-user-ID or
@@ -20,7 +22,8 @@
  * Contract: one reader thread. The file's data come from the traced
  * program, which may be hostile: every record is checked (its length,
  * operation, stack id and frame count) before use, and a ring that breaks
- * the rules is skipped to its head and counted (tracer_bad()).
+ * the rules is skipped to its head and counted (tracer_bad(), with the
+ * events whose numbers were passed over: base/tracewire.h).
  */
 #ifndef VMS_TRACER_H
 #define VMS_TRACER_H

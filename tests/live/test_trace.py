@@ -177,6 +177,34 @@ def mix():
          out)
 
 
+def handoff():
+    """Blocks made in one thread, moved by realloc and freed in another,
+    their addresses given out again to the first: exact only when the
+    threads' calls are read in the order they happened."""
+    d, _ = trace_json([T.target("traced_calls"), "handoff"])
+    if not d:
+        return
+    sites = d["trace"]["sites"]
+    made = find(sites, "heap", "produce")
+    moved = find(sites, "heap", "move_on")
+    sizes = [24 + (i % 5) * 8 for i in range(20000)]
+    kept = [n for i, n in enumerate(sizes) if i % 100 == 0]
+    handed = [n for i, n in enumerate(sizes) if i % 100]
+    T.ok(len(made) == 1 and made[0]["outstanding"] ==
+         {"count": len(kept), "bytes": sum(kept)} and
+         made[0]["transient"] == {"count": len(handed),
+                                  "bytes": sum(handed)},
+         "handoff: the producer's 200 kept blocks outstanding, the 19,800 "
+         "handed on transient, to the byte", made)
+    T.ok(len(moved) == 1 and moved[0]["outstanding"]["count"] == 0 and
+         moved[0]["transient"] == {"count": len(handed),
+                                   "bytes": sum(n + 40 for n in handed)},
+         "handoff: the consumer's 19,800 realloc'd blocks all freed",
+         moved)
+    T.eq(d["trace"]["unknown_frees"], 0, "handoff: no free of an unknown "
+         "block")
+
+
 def killed_midway():
     tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
     done = os.path.join(tmp, "done")
@@ -303,6 +331,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     libc_callers()
     mix()
+    handoff()
     killed_midway()
     sampled()
     refusals()

@@ -16,6 +16,14 @@
  *         hold_leak(), then waits for signals: each SIGUSR1 makes it leak
  *         20 blocks of 5000 bytes in grow_leak(); SIGTERM ends it (the
  *         viewer's test drives it while vmscope traces it);
+ *   handoff (argv[1] = "handoff"): a producer thread allocates 20,000
+ *         blocks in produce() (24 + (i % 5) * 8 bytes), keeps every 100th
+ *         (200 blocks, leaked) and hands the rest through a queue to a
+ *         consumer thread, which grows each in move_on() with realloc to
+ *         (its size + 40) and frees it: freed blocks go back to the
+ *         producer's arena, so addresses pass between the threads
+ *         thousands of times, and the trace is right only if their calls
+ *         are read in the order they happened;
  *   spin  (argv[1] = "spin", argv[2] = a path): allocates and frees in a
  *         loop until it has done 20 rounds of 100,000 pairs, then writes
  *         "done" to the path and exits 0 (a trace that vmscope leaves
@@ -106,6 +114,84 @@ static int mix(const char *self)
 	return 0;
 }
 
+#define HANDOFF 20000
+#define QUEUE 64
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	void *q[QUEUE];
+	size_t size[QUEUE];
+	unsigned head, tail; /* head - tail: queued */
+	int done;
+} hq = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+static void *kept[HANDOFF / 100];
+
+__attribute__((noinline)) static void *produce(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < HANDOFF; i++) {
+		size_t n = 24 + (size_t)(i % 5) * 8;
+		void *p = memset(malloc(n), 8, n);
+
+		if (i % 100 == 0) {
+			kept[i / 100] = p;
+			continue;
+		}
+		pthread_mutex_lock(&hq.lock);
+		while (hq.head - hq.tail == QUEUE)
+			pthread_cond_wait(&hq.cond, &hq.lock);
+		hq.q[hq.head % QUEUE] = p;
+		hq.size[hq.head % QUEUE] = n;
+		hq.head++;
+		pthread_cond_broadcast(&hq.cond);
+		pthread_mutex_unlock(&hq.lock);
+	}
+	pthread_mutex_lock(&hq.lock);
+	hq.done = 1;
+	pthread_cond_broadcast(&hq.cond);
+	pthread_mutex_unlock(&hq.lock);
+	return NULL;
+}
+
+__attribute__((noinline)) static void *move_on(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *p;
+		size_t n;
+
+		pthread_mutex_lock(&hq.lock);
+		while (hq.head == hq.tail && !hq.done)
+			pthread_cond_wait(&hq.cond, &hq.lock);
+		if (hq.head == hq.tail) {
+			pthread_mutex_unlock(&hq.lock);
+			return NULL;
+		}
+		p = hq.q[hq.tail % QUEUE];
+		n = hq.size[hq.tail % QUEUE];
+		hq.tail++;
+		pthread_cond_broadcast(&hq.cond);
+		pthread_mutex_unlock(&hq.lock);
+		p = realloc(p, n + 40);
+		free(memset(p, 9, n + 40));
+	}
+}
+
+static int handoff(void)
+{
+	pthread_t a, b;
+
+	pthread_create(&b, NULL, move_on, NULL);
+	pthread_create(&a, NULL, produce, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("handoff: %d blocks, %d kept\n", HANDOFF, HANDOFF / 100);
+	return 0;
+}
+
 static volatile sig_atomic_t usr1;
 
 static void on_hold_usr1(int sig)
@@ -182,6 +268,8 @@ int main(int argc, char **argv)
 		return mix(argv[0]);
 	if (strcmp(mode, "hold") == 0)
 		return hold();
+	if (strcmp(mode, "handoff") == 0)
+		return handoff();
 	if (strcmp(mode, "spin") == 0 && argc > 2)
 		return spin(argv[2]);
 	own_function();

@@ -1,9 +1,7 @@
 /* test_tracedb — the trace's aggregation (src/trace/tracedb.h) on events
  * fed by hand: WPA's impacting types of a window between marks, exact
- * counts and bytes; two threads' events read out of their order (a free
- * read before its allocation, an allocation at an address whose free is
- * still to be read) settled as they happened; what a whole pass does not
- * settle counted as unknown or unrecorded; mmap ranges unmapped in part
+ * counts and bytes; an address given out again, a free of nothing known,
+ * an allocation at a live block's address; mmap ranges unmapped in part
  * and replaced; sampled weights; sites folded by their names.
  */
 #include <string.h>
@@ -52,7 +50,6 @@ static void windows(void)
 	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xd0, 400, 12);
 	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xe0, 500, 13);
 	tracedb_free_heap(db, 0xe0, 14);
-	tracedb_pass_end(db);
 
 	arena_init(&a);
 	ok(tracedb_report(db, 0, 2, 20, NULL, &a, &r) == 0 && r.nsites == 1,
@@ -80,7 +77,7 @@ static void windows(void)
 	tracedb_free(db);
 }
 
-static void out_of_order(void)
+static void unmatched(void)
 {
 	struct tracedb *db = tracedb_new();
 	uint64_t f[1] = { 0x401000 };
@@ -88,51 +85,38 @@ static void out_of_order(void)
 	struct vms_trace_report r;
 	struct arena a;
 
-	/* thread 2 frees what thread 1 allocated; thread 2's ring is read
-	 * first */
-	tracedb_free_heap(db, 0x10, 5);
-	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x10, 64, 5);
-	/* thread 1 allocates X, thread 2 frees it, thread 3 allocates X
-	 * again: 1's and 3's rings are read before 2's */
+	/* X allocated, freed, allocated again at its address (another
+	 * thread's malloc, read after the free: the rings are merged in
+	 * order) */
 	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 32, 6);
-	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 48, 8);
-	tracedb_pass_end(db);
 	tracedb_free_heap(db, 0x20, 7);
-	tracedb_pass_end(db);
-	tracedb_pass_end(db);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x20, 48, 8);
 	arena_init(&a);
 	ok(tracedb_report(db, 0, 1, 20, NULL, &a, &r) == 0 &&
-		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 2, 96) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 1, 32) &&
 		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 1, 48) &&
 		   r.unknown_frees == 0,
-	   "events read out of their threads' order: the free read first "
-	   "finds its allocation, the free read last frees the older block");
+	   "an address freed and given out again: the first block transient, "
+	   "the second outstanding");
 
 	/* a free of nothing known, and a block whose free was not recorded */
 	tracedb_free_heap(db, 0x30, 21);
-	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 16, 22);
-	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 16, 23);
-	tracedb_pass_end(db);
 	ok(tracedb_report(db, 0, 1, 30, NULL, &a, &r) == 0 &&
-		   r.unknown_frees == 0,
-	   "unsettled within the pass they were met in: not counted yet");
-	tracedb_pass_end(db);
+		   r.unknown_frees == 1,
+	   "a free of nothing known is counted at once");
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 16, 22);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x40, 24, 23);
 	ok(tracedb_report(db, 0, 1, 30, NULL, &a, &r) == 0 &&
 		   r.unknown_frees == 1 &&
-		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 3, 112) &&
-		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 2, 64),
-	   "a pass later: the free of nothing known is unknown, the shadowed "
-	   "block freed");
-	/* a free read first, then an allocation after it in time: not its */
-	tracedb_free_heap(db, 0x50, 40);
-	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x50, 8, 41);
-	tracedb_pass_end(db);
-	tracedb_pass_end(db);
-	ok(tracedb_report(db, 0, 1, 50, NULL, &a, &r) == 0 &&
-		   r.unknown_frees == 2 &&
-		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 3, 72),
-	   "a free earlier in time than an allocation at its address is "
-	   "not that allocation's");
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 2, 48) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 2, 72),
+	   "an allocation at a live block's address ends that block (its "
+	   "free went unseen)");
+	tracedb_free_heap(db, 0x40, 24);
+	ok(tracedb_report(db, 0, 1, 30, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 3, 72) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 1, 48),
+	   "... and the next free of the address frees the newer block");
 	arena_fini(&a);
 	tracedb_free(db);
 }
@@ -218,7 +202,7 @@ static void folded(void)
 int main(void)
 {
 	windows();
-	out_of_order();
+	unmatched();
 	maps();
 	weighed();
 	folded();
