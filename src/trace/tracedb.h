@@ -66,5 +66,13 @@ uint64_t tracedb_unknown_frees(const struct tracedb *db);
 int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
 		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
 		   struct vms_trace_report *out);
+/* The same, of what lies in [lo, hi) (a region, a heap) and is alive now:
+ * its blocks and its maps' bytes there, outstanding or lasting by when
+ * they were made (what was freed is no longer anywhere). lo >= hi: all,
+ * as tracedb_report. */
+int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
+		      uint64_t lo, uint64_t hi, uint64_t end_ns,
+		      struct tracesym *sym, struct arena *a,
+		      struct vms_trace_report *out);
 
 #endif

@@ -605,10 +605,17 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 		  struct arena *a, struct vms_trace_report *out,
 		  struct vms_error *err)
 {
+	return tracer_report_in(tr, from, to, 0, 0, a, out, err);
+}
+
+int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
+		     uint64_t hi, struct arena *a, struct vms_trace_report *out,
+		     struct vms_error *err)
+{
 	memset(out, 0, sizeof(*out));
-	if (tracedb_report(tr->db, from, to,
-			   tr->reaped ? tr->end_ns : tracer_now(tr), tr->sym, a,
-			   out) < 0)
+	if (tracedb_report_in(tr->db, from, to, lo, hi,
+			      tr->reaped ? tr->end_ns : tracer_now(tr), tr->sym,
+			      a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
 	out->sample_bytes = tr->hdr->sample_bytes;

@@ -71,6 +71,12 @@ int tracer_mark(struct tracer *tr);
 int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 		  struct arena *a, struct vms_trace_report *out,
 		  struct vms_error *err);
+/* The same, of what is alive now in [lo, hi) (tracedb_report_in): a
+ * region's commit stack (the map that made it), a heap's blocks by call
+ * site. */
+int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
+		     uint64_t hi, struct arena *a, struct vms_trace_report *out,
+		     struct vms_error *err);
 unsigned tracer_marks(const struct tracer *tr);
 uint64_t tracer_bad(const struct tracer *tr);
 /* ns since the trace began. */

@@ -13,7 +13,9 @@
  *         LD_PRELOAD and VMSCOPE_TRACE_FD as it sees them (the tracer
  *         takes itself out for children);
  *   hold  (argv[1] = "hold"): leaks 10 blocks of 3000 bytes in
- *         hold_leak(), then waits for signals: each SIGUSR1 makes it leak
+ *         hold_leak(), maps 1 MiB in hold_map() (named "hold-map" where
+ *         the kernel names anonymous maps; its address, in hex, into
+ *         the file argv[2] when given), then waits for signals: each SIGUSR1 makes it leak
  *         20 blocks of 5000 bytes in grow_leak(); SIGTERM ends it (the
  *         viewer's test drives it while vmscope traces it);
  *   handoff (argv[1] = "handoff"): a producer thread allocates 20,000
@@ -39,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,7 +223,22 @@ __attribute__((noinline)) static void grow_leak(void)
 		held[nheld++] = memset(malloc(5000), 7, 5000);
 }
 
-static int hold(void)
+static void *held_map;
+
+__attribute__((noinline)) static void hold_map(void)
+{
+	void *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, 1 << 20);
+	prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, 1 << 20,
+	      (unsigned long)"hold-map");
+	held_map = p;
+}
+
+static int hold(const char *path)
 {
 	sigset_t none, usr;
 
@@ -228,6 +247,15 @@ static int hold(void)
 	sigprocmask(SIG_BLOCK, &usr, &none);
 	signal(SIGUSR1, on_hold_usr1);
 	hold_leak();
+	hold_map();
+	if (path) { /* where the map is, for a test to find it */
+		FILE *f = fopen(path, "w");
+
+		if (f) {
+			fprintf(f, "%lx\n", (unsigned long)held_map);
+			fclose(f);
+		}
+	}
 	for (;;) {
 		while (!usr1)
 			sigsuspend(&none); /* no wakeup lost */
@@ -267,7 +295,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "mix") == 0)
 		return mix(argv[0]);
 	if (strcmp(mode, "hold") == 0)
-		return hold();
+		return hold(argc > 2 ? argv[2] : NULL);
 	if (strcmp(mode, "handoff") == 0)
 		return handoff();
 	if (strcmp(mode, "spin") == 0 && argc > 2)

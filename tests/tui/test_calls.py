@@ -10,13 +10,18 @@ grow_leak at each SIGUSR1):
   - w: "since the snapshot shown": grow_leak's 20 are outstanding,
     hold_leak's 10 (allocated before it, alive after) lasting;
   - Enter opens a site into its stack: grow_leak, then hold's frames;
+  - f, on the viewer's row of the 1 MiB map hold_map() made (found by
+    its address, which the program writes to a file): only that map's
+    commit stack, hold_map, 1 map of 1024 K; f again: every site;
   - q ends vmscope; the traced program runs on, untraced, and is killed by
     the test by its pid.
 """
 import os
 import re
+import shutil
 import signal
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -50,10 +55,58 @@ def row(scr, fn):
                  if re.match(r"^ [+-] heap ", l) and fn in l), None)
 
 
+def narrowed(tm, where, what):
+    """f on the viewer's row of hold_map's map: its commit stack alone."""
+    with open(where) as f:
+        addr = f.read().strip()
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
+    tm.keys("/")
+    tm.keys(*list(addr), "Enter")
+    tm.wait_for(lambda s: "match 1 of" in s)
+    tm.keys("C")
+    tm.wait_for(lambda s: "call sites" in s)
+    scr = tm.expect("%s: f narrows to the viewer's row" % what,
+                    lambda s: "Only what is alive in" in s, "f")
+    for _ in range(3):  # the window back to the whole trace
+        if "the whole trace" in scr:
+            break
+        tm.keys("w")
+        scr = tm.wait_for(lambda s: "Window: " in s and s != scr)
+    sites = [l for l in scr.splitlines() if re.match(r"^ [+-] \w+ ", l)]
+    T.ok(len(sites) == 1 and re.match(
+        r"^ [+-] mmap\s+1024 K\s+1024 K\s+1\s.*hold_map", sites[0]),
+         "%s: ... the map's commit stack alone: hold_map, 1 map of 1024 K"
+         % what, scr)
+    scr = tm.expect("%s: f again: every site" % what,
+                    lambda s: "Only what" not in s and row(s, "hold_leak"),
+                    "f")
+    # the main arena's heap: its blocks by call site, and no map
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
+    tm.keys("/")
+    tm.keys(*list("main arena"), "Enter")
+    tm.wait_for(lambda s: "match 1 of" in s)
+    tm.keys("C")
+    tm.wait_for(lambda s: "call sites" in s)
+    scr = tm.expect("%s: f on the main arena's heap" % what,
+                    lambda s: "Only what is alive in" in s, "f")
+    sites = [l for l in scr.splitlines() if re.match(r"^ [+-] \w+ ", l)]
+    T.ok(len(sites) == 2 and all(" heap " in l for l in sites) and
+         re.search(r"\b29(\.\d)? K\s+10\s", row(scr, "hold_leak") or "")
+         and re.search(r"\b97(\.\d)? K\s+20\s",
+                       row(scr, "grow_leak") or ""),
+         "%s: ... the heap's blocks by call site: hold_leak's 10, "
+         "grow_leak's 20, no map" % what, scr)
+    tm.keys("f")
+
+
 def one_size(w, h, env, what):
     lib = os.path.join(T.BUILD, "libvmstrace.so")
+    tmp = tempfile.mkdtemp(prefix="vmscope-calls-")
+    where = os.path.join(tmp, "map")
     tm = D.Tmux([T.VMSCOPE, "--trace", "--", T.target("traced_calls"),
-                 "hold"], width=w, height=h,
+                 "hold", where], width=w, height=h,
                 env=dict(env, VMSCOPE_TRACELIB=lib))
     pid = None
     try:
@@ -93,6 +146,7 @@ def one_size(w, h, env, what):
         T.ok(re.search(r"^ +  grow_leak", scr, re.M) and
              re.search(r"^ +< main ", scr, re.M),
              "%s: Enter opens the site into its stack" % what, scr)
+        narrowed(tm, where, what)
         v = tm.child_pid()
         tm.keys("q")
         T.ok(v and T.wait_gone(v, 10), "%s: q ends vmscope" % what)
@@ -101,6 +155,7 @@ def one_size(w, h, env, what):
              "%s: q: the traced program runs on, untraced" % what, st)
     finally:
         tm.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
         if pid:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -199,9 +199,55 @@ static void folded(void)
 	tracedb_free(db);
 }
 
+/* A site's outstanding and lasting in the report of [lo, hi). */
+static void in_range(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f1[1] = { 0x401000 }, f2[1] = { 0x402000 };
+	int64_t s1 = tracedb_stack(db, f1, 1), s2 = tracedb_stack(db, f2, 1);
+	struct vms_trace_report r;
+	struct arena a;
+
+	/* a map of 64 KiB (s2) with blocks inside it (s1), one block outside
+	 * it, one inside freed, then a mark and one more inside */
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)s2, 0x100000, 0x10000, 1);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x100010, 100, 2);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x100100, 200, 3);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x200000, 400, 4);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x100400, 800, 5);
+	tracedb_free_heap(db, 0x100400, 6);
+	tracedb_mark(db, 10);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x100800, 1600, 11);
+	arena_init(&a);
+	ok(tracedb_report_in(db, 0, 2, 0x100000, 0x110000, 20, NULL, &a,
+			     &r) == 0 &&
+		   r.nsites == 2 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 3, 1900) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_transient), 0, 0) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 1,
+		      0x10000),
+	   "in a map's range: its own commit site and the three blocks alive "
+	   "in it, not the one outside nor the one freed");
+	ok(tracedb_report_in(db, 1, 2, 0x100000, 0x110000, 20, NULL, &a,
+			     &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_outstanding), 1, 1600) &&
+		   EQ(by(&r, VMS_TRACE_HEAP, VMS_TRACE_lasting), 2, 300) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_lasting), 1, 0x10000),
+	   "since the mark: the block made after it outstanding, the rest "
+	   "lasting");
+	ok(tracedb_report_in(db, 0, 2, 0x108000, 0x10c000, 20, NULL, &a,
+			     &r) == 0 &&
+		   r.nsites == 1 &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 1, 0x4000),
+	   "part of a map: the bytes of it inside, and no block");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 int main(void)
 {
 	windows();
+	in_range();
 	unmatched();
 	maps();
 	weighed();

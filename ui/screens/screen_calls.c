@@ -12,6 +12,10 @@
  * snapshot_changed, which every screen is told of), so a window is the
  * span between two snapshots, as VMMap's and WPA's are.
  *
+ * f narrows it to what is alive now in the viewer's row (the region or
+ * allocation under its cursor): a map's commit stack, a heap's blocks by
+ * call site (tracer_report_in); f again shows everything.
+ *
  * The screen also keeps the trace read: its tick drains the rings on
  * every pass of the loop (ui.c wakes every TICK_MS while tracing), on
  * whatever screen is shown; while it is shown it redraws once a second
@@ -29,6 +33,7 @@
 #include "core/draw.h"
 #include "core/listview.h"
 #include "core/ui_priv.h"
+#include "panes/panes.h"
 #include "trace/tracer.h"
 
 #define TICK_MS 10
@@ -67,6 +72,10 @@ struct calls {
 	double built_us; /* when rep was built */
 	bool ended_seen;
 	char why[160]; /* why the window is empty (no marks ...) */
+	/* f: only what is alive in [in_lo, in_hi) (in_hi 0: everything),
+	 * the viewer's row it was taken from named in in_what */
+	uint64_t in_lo, in_hi;
+	char in_what[96];
 };
 
 static struct calls *cs_of(const struct ui *u)
@@ -198,7 +207,8 @@ static void rebuild(struct ui *u, struct calls *c)
 		return;
 	arena_init(&c->ar);
 	c->have = true;
-	if (tracer_report(u->tracer, from, to, &c->ar, &c->rep, &err) < 0 ||
+	if (tracer_report_in(u->tracer, from, to, c->in_lo, c->in_hi, &c->ar,
+			     &c->rep, &err) < 0 ||
 	    !(c->open = calloc(c->rep.nsites + 1, sizeof(*c->open)))) {
 		ui_message(u, true, "%s",
 			   err.msg[0] ? err.msg : "out of memory");
@@ -298,15 +308,21 @@ static void calls_draw(struct ui *u)
 	else
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL), " Window: %s: %s",
 			window_names[c->window], c->why);
-	put_fmt(2, 0, COLS, theme_attr(EL_COLUMN),
+	if (c->in_hi)
+		put_fmt(2, 0, COLS, theme_attr(EL_LABEL),
+			" Only what is alive in %llx-%llx: %s",
+			(unsigned long long)c->in_lo,
+			(unsigned long long)c->in_hi, c->in_what);
+	put_fmt(c->in_hi ? 3 : 2, 0, COLS, theme_attr(EL_COLUMN),
 		"   Kind Impacting Outstand.   Count Transient   Count "
 		"Release Lasting  Stack (innermost first)");
-	listview_draw(&c->lv, 3, LINES - 4, c->nrows, draw_row, c);
+	listview_draw(&c->lv, c->in_hi ? 4 : 3, LINES - (c->in_hi ? 5 : 4),
+		      c->nrows, draw_row, c);
 	snprintf(right, sizeof(right), "%zu/%zu", c->nrows ? c->lv.cur + 1 : 0,
 		 c->nrows);
 	ui_status(u,
-		  " Enter open  w window  r snapshot (a mark)  Esc back  "
-		  "q quit",
+		  " Enter open  w window  f only the viewer's row  r snapshot  "
+		  "Esc back",
 		  right);
 }
 
@@ -355,6 +371,38 @@ static int act_window(struct ui *u)
 	return UI_DRAW;
 }
 
+/* f: only what is alive in the viewer's row, or everything again. */
+static int act_filter(struct ui *u)
+{
+	struct calls *c = cs_of(u);
+	const struct details *d = det_of(u);
+	const struct vms_region *r;
+	const struct drow *row;
+
+	if (c->in_hi) {
+		c->in_lo = c->in_hi = 0;
+		rebuild(u, c);
+		return UI_DRAW;
+	}
+	if (!u->snap || !d->nrows || d->lv.cur >= d->nrows) {
+		ui_message(u, true, "%s", "no row in the viewer to narrow to");
+		return UI_DRAW;
+	}
+	row = &d->rows[d->lv.cur];
+	if (!(r = details_node_region(u, row))) {
+		ui_message(
+			u, true, "%s",
+			"the viewer's row is free space: nothing lives there");
+		return UI_DRAW;
+	}
+	details_row_span(u, row, &c->in_lo, &c->in_hi);
+	snprintf(c->in_what, sizeof(c->in_what), "%s",
+		 *details_region_text(r) ? details_region_text(r)
+					 : "(anonymous)");
+	rebuild(u, c);
+	return UI_DRAW;
+}
+
 static int act_back(struct ui *u)
 {
 	u->next = SCR_VIEWER;
@@ -380,6 +428,10 @@ static const struct key_action calls_keys[] = {
 	  "the window: the whole trace, since the snapshot shown, between "
 	  "the timeline's marks",
 	  act_window },
+	{ 'f', "f",
+	  "only what is alive in the viewer's row (a region's commit stack, "
+	  "a heap's blocks); again: everything",
+	  act_filter },
 	{ KEY_F(5), "F5 r", "take a snapshot (a mark of the trace)",
 	  act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
@@ -407,7 +459,8 @@ static int calls_mouse(struct ui *u, int y, int x, mmask_t b)
 	size_t row;
 
 	(void)x;
-	switch (listview_mouse(&c->lv, c->nrows, y, b, 3, &row)) {
+	switch (listview_mouse(&c->lv, c->nrows, y, b, c->in_hi ? 4 : 3,
+			       &row)) {
 	case LV_WHEEL:
 		return UI_DRAW;
 	case LV_ROW:

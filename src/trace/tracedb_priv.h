@@ -1,0 +1,75 @@
+/* tracedb_priv.h — the aggregation's records, shared by its two files:
+ * tracedb.c (what the events do to them) and tracedb_report.c (what a
+ * window's report reads from them). Nothing else includes it.
+ */
+#ifndef VMS_TRACEDB_PRIV_H
+#define VMS_TRACEDB_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIVE_EPOCH UINT32_MAX
+/* Counts are kept in 1/1024ths of a block: a sampled block stands for a
+ * fraction of blocks more than one (1 / 0.465 = 2.15 for 40 bytes every
+ * 64), and rounding each to a whole one would lose 7% of them. */
+#define ONE 1024u
+
+struct stack {
+	uint64_t hash;
+	size_t off; /* into db->frames */
+	uint32_t n;
+};
+
+struct cell {
+	uint32_t a, f; /* alloc and free epochs (f LIVE_EPOCH: alive) */
+	uint64_t count, bytes;
+};
+
+struct site {
+	uint32_t stack;
+	uint8_t kind;
+	uint32_t ncells, capcells;
+	struct cell *cells;
+};
+
+struct live {
+	uint64_t addr; /* 0: empty */
+	uint64_t size, t; /* size: the bytes it stands for (sampled: more) */
+	uint32_t site, epoch;
+	uint32_t count; /* the blocks it stands for: 1, more when sampled */
+};
+
+struct ltab {
+	struct live *v; /* cap entries, a power of two; addr 0: empty */
+	size_t n, cap;
+};
+
+struct range {
+	uint64_t start, end, t;
+	uint32_t site, epoch;
+	uint32_t id; /* its allocation: a map unmapped in its middle is two
+		      * ranges of one allocation */
+};
+
+struct tracedb {
+	uint64_t *frames;
+	size_t nframes, capframes;
+	struct stack *stacks;
+	size_t nstacks, capstacks;
+	uint32_t *stack_tab; /* index + 1, 0: empty */
+	size_t stack_cap; /* a power of two */
+	struct site *sites;
+	size_t nsites, capsites;
+	uint32_t *site_tab; /* index + 1 */
+	size_t site_cap;
+	struct ltab live; /* the blocks alive */
+	struct range *ranges;
+	size_t nranges, capranges;
+	uint32_t range_ids;
+	uint64_t *mark_ns;
+	unsigned nmarks;
+	uint64_t events, unknown_frees;
+};
+
+#endif
