@@ -16,6 +16,15 @@ It prints each loop's median ns a pair, what tracing adds to a pair, and
 the ratio of vmscope's addition to heaptrack's (the aim, issue "Who
 allocated it": at most a third), with the wall time of each whole run and
 the size of what each wrote (vmscope: its report; heaptrack: its file).
+Then vmscope's own memory and what each wrote per million events: the
+peak resident size (VmHWM) of vmscope and of heaptrack's interpreter
+(heaptrack_interpret), polled every 10 ms over the exact runs.
+
+Then a real program: redis-server (where installed) under redis-benchmark
+(REDIS_REQUESTS, default 200,000 a test, pipelined 16 deep: SET, GET,
+LPUSH, LPOP), untraced, traced by vmscope (exact), and under heaptrack,
+REDIS_RUNS (default 3) interleaved rounds: the requests per second each
+kept, as a fraction of the untraced run's, median over the tests.
 Never fails on a figure: only on an error.
 """
 import os
@@ -33,12 +42,58 @@ import vmstest as T  # noqa: E402
 
 PAIRS = int(os.environ.get("BENCH_PAIRS", "5000000"))
 RUNS = int(os.environ.get("RUNS", "5"))
+REDIS_REQUESTS = int(os.environ.get("REDIS_REQUESTS", "200000"))
+REDIS_RUNS = int(os.environ.get("REDIS_RUNS", "3"))
+HWM = {}  # process name -> the largest VmHWM seen (kB), over all runs
+
+
+def descendants(pid):
+    """pid and every process under it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                todo += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def poll_hwm(pid):
+    """Notes the peak resident size of vmscope and heaptrack_interpret."""
+    for p in descendants(pid):
+        try:
+            with open("/proc/%d/status" % p) as f:
+                st = f.read()
+        except OSError:
+            continue
+        name = re.search(r"^Name:\s*(\S+)", st, re.M)
+        hwm = re.search(r"^VmHWM:\s*(\d+)", st, re.M)
+        if not name or not hwm:
+            continue
+        # comm is cut at 15 characters: heaptrack_inter(pret)
+        k = "heaptrack_interpret" if name.group(1).startswith(
+            "heaptrack_int") else name.group(1)
+        if k in ("vmscope", "heaptrack_interpret"):
+            HWM[k] = max(HWM.get(k, 0), int(hwm.group(1)))
 
 
 def once(argv, env=None):
     t0 = time.perf_counter()
-    r = subprocess.run(argv, capture_output=True, env=env, timeout=600)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=env)
+    chunks = []
+    import threading
+    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+    reader.start()
+    while p.poll() is None:
+        poll_hwm(p.pid)
+        time.sleep(0.01)
+    reader.join()
     wall = time.perf_counter() - t0
+    r = subprocess.CompletedProcess(argv, p.returncode, b"".join(chunks), b"")
     out = r.stdout.decode(errors="replace") + r.stderr.decode(
         errors="replace")
     m = re.search(r"loop ([0-9.]+) ns/pair", out)
@@ -92,12 +147,97 @@ def main():
                        for f in files)
             print("  written: vmscope's report %d bytes; heaptrack's file "
                   "%d bytes" % (os.path.getsize(report), size))
+            ev = 2.0 * PAIRS / 1e6  # malloc and free: two calls a pair
+            print("  own memory (peak resident): vmscope %.1f MiB, %.2f MiB "
+                  "a million events; heaptrack_interpret %.1f MiB, %.2f MiB "
+                  "a million events" % (
+                      HWM.get("vmscope", 0) / 1024.0,
+                      HWM.get("vmscope", 0) / 1024.0 / ev,
+                      HWM.get("heaptrack_interpret", 0) / 1024.0,
+                      HWM.get("heaptrack_interpret", 0) / 1024.0 / ev))
+            print("  written a million events: vmscope %.0f bytes, "
+                  "heaptrack %.0f bytes" % (os.path.getsize(report) / ev,
+                                            size / ev))
         else:
             print("  heaptrack: not installed (scripts/deps.sh installs "
                   "it)")
+        redis(env, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_round(prefix, env):
+    """redis-server under prefix, benchmarked: requests/s by test."""
+    port = free_port()
+    cli = ["redis-cli", "-p", str(port)]
+    server = prefix + ["redis-server", "--port", str(port), "--bind",
+                       "127.0.0.1", "--save", "", "--appendonly", "no"]
+    p = subprocess.Popen(server, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            r = subprocess.run(cli + ["ping"], capture_output=True)
+            if b"PONG" in r.stdout:
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("redis-server did not answer: %r" % server)
+        r = subprocess.run(["redis-benchmark", "-p", str(port), "-q",
+                            "-n", str(REDIS_REQUESTS), "-P", "16", "-r",
+                            "100000", "-t", "set,get,lpush,lpop", "--csv"],
+                           capture_output=True, timeout=600)
+        rps = {}
+        for line in r.stdout.decode(errors="replace").splitlines():
+            f = [x.strip('"') for x in line.split(",")]
+            if len(f) >= 2 and f[0] in ("SET", "GET", "LPUSH", "LPOP"):
+                rps[f[0]] = float(f[1])
+        if len(rps) != 4:
+            raise RuntimeError("redis-benchmark said: %r" % r.stdout[-300:])
+        subprocess.run(cli + ["shutdown", "nosave"], capture_output=True)
+        p.wait(timeout=120)
+        return rps
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def redis(env, tmp):
+    if not shutil.which("redis-server") or \
+            not shutil.which("redis-benchmark"):
+        print("  redis: not installed (scripts/deps.sh installs it)")
+        return
+    kinds = {"untraced": ([], None),
+             "vmscope --trace": ([T.VMSCOPE, "--trace", "-s", "-o",
+                                  os.path.join(tmp, "redis-report"), "--"],
+                                 env)}
+    ht = shutil.which("heaptrack")
+    if ht:
+        kinds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "redis-ht")],
+                              None)
+    res = {k: [] for k in kinds}
+    for _ in range(REDIS_RUNS):
+        for k, (prefix, e) in kinds.items():
+            res[k].append(redis_round(prefix, e))
+    print("redis-server under redis-benchmark, %d requests a test, %d "
+          "interleaved rounds (median requests/s, and the fraction of the "
+          "untraced kept)" % (REDIS_REQUESTS, REDIS_RUNS))
+    base = {t: statistics.median(r[t] for r in res["untraced"])
+            for t in res["untraced"][0]}
+    for k, runs in res.items():
+        med = {t: statistics.median(r[t] for r in runs) for t in base}
+        kept = statistics.median(med[t] / base[t] for t in base)
+        print("  %-16s %s; kept %.2f" % (k, "  ".join(
+            "%s %.0f" % (t, med[t]) for t in sorted(med)), kept))
 
 
 if __name__ == "__main__":
