@@ -84,4 +84,35 @@ struct vms_trace_report {
 	size_t nsites;
 };
 
+/* What the viewer lists beside the report (src/trace/ keeps them; no
+ * export or file carries them):
+ * an event of the trace's log, the newest VMS_TRACE_LOG kept ... */
+#define VMS_TRACE_LOG 65536u
+
+enum vms_trace_op {
+	VMS_TRACE_OP_ALLOC, /* the malloc family gave a block */
+	VMS_TRACE_OP_FREE, /* a block went back (realloc: a free, then an
+			    * alloc) */
+	VMS_TRACE_OP_MAP, /* mmap, mremap's new range, brk grown */
+	VMS_TRACE_OP_UNMAP, /* munmap, mremap's old range, brk shrunk */
+	VMS_TRACE_NOPS
+};
+
+extern const char *const vms_trace_op_names[VMS_TRACE_NOPS];
+
+struct vms_trace_event {
+	uint64_t t_ns; /* since the trace began */
+	uint64_t addr, size; /* a free's size: its block's, 0 if unknown */
+	uint32_t site; /* its call site's id (a free: the block's site);
+			* UINT32_MAX: none known */
+	int32_t tid; /* the thread that called */
+	uint8_t op; /* enum vms_trace_op */
+};
+
+/* ... and an allocation alive now (the heap allocations view). */
+struct vms_trace_block {
+	uint64_t addr, size, t_ns;
+	uint32_t site; /* its call site's id */
+};
+
 #endif

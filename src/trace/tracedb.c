@@ -72,6 +72,7 @@ void tracedb_free(struct tracedb *db)
 	free(db->live.v);
 	free(db->ranges);
 	free(db->mark_ns);
+	free(db->log);
 	free(db);
 }
 
@@ -305,6 +306,55 @@ static uint32_t epoch(const struct tracedb *db)
 	return db->nmarks;
 }
 
+/* ---- the log ---- */
+
+void tracedb_thread(struct tracedb *db, int32_t tid)
+{
+	db->tid = tid;
+}
+
+/* Logs an event; without memory for the log, the event is not logged
+ * (the figures do not need it). */
+static void log_event(struct tracedb *db, enum vms_trace_op op, uint64_t addr,
+		      uint64_t size, uint32_t site, uint64_t t)
+{
+	struct vms_trace_event *e;
+
+	if (!db->log && !(db->log = malloc(VMS_TRACE_LOG * sizeof(*db->log))))
+		return;
+	e = &db->log[db->nlog++ % VMS_TRACE_LOG];
+	*e = (struct vms_trace_event){ .t_ns = t,
+				       .addr = addr,
+				       .size = size,
+				       .site = site,
+				       .tid = db->tid,
+				       .op = (uint8_t)op };
+}
+
+size_t tracedb_log(const struct tracedb *db, const struct tracedb_filter *f,
+		   struct vms_trace_event *out, size_t max)
+{
+	uint64_t i = db->nlog > VMS_TRACE_LOG ? db->nlog - VMS_TRACE_LOG : 0;
+	size_t n = 0;
+
+	for (; db->log && i < db->nlog && n < max; i++) {
+		const struct vms_trace_event *e = &db->log[i % VMS_TRACE_LOG];
+
+		if (f &&
+		    ((f->ops && !(f->ops & 1u << e->op)) ||
+		     e->size < f->min_size || (f->tid && e->tid != f->tid) ||
+		     (f->site != UINT32_MAX && e->site != f->site)))
+			continue;
+		out[n++] = *e;
+	}
+	return n;
+}
+
+uint64_t tracedb_logged(const struct tracedb *db)
+{
+	return db->nlog;
+}
+
 /* ---- events ---- */
 
 /* A live block freed now: its figures move from (its epoch, alive) to
@@ -321,6 +371,7 @@ static void live_freed(struct tracedb *db, struct ltab *lt, struct live *e)
 
 static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 		     uint32_t site, uint64_t t);
+static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size);
 
 int tracedb_alloc(struct tracedb *db, enum vms_trace_kind kind, uint32_t stack,
 		  uint64_t addr, uint64_t size, uint64_t t)
@@ -339,6 +390,10 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 	if (si < 0 || cell_add(&db->sites[si], epoch(db), LIVE_EPOCH, count,
 			       (int64_t)bytes) < 0)
 		return -1;
+	log_event(db,
+		  kind == VMS_TRACE_HEAP ? VMS_TRACE_OP_ALLOC
+					 : VMS_TRACE_OP_MAP,
+		  addr, size, (uint32_t)si, t);
 	if (kind != VMS_TRACE_HEAP)
 		return range_add(db, addr, addr + size, (uint32_t)si, t);
 	n = (struct live){ addr, bytes, t, (uint32_t)si, epoch(db), count };
@@ -354,9 +409,11 @@ void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t)
 {
 	struct live *e;
 
-	(void)t;
 	db->events++;
-	if ((e = ltab_find(&db->live, addr)))
+	e = ltab_find(&db->live, addr);
+	log_event(db, VMS_TRACE_OP_FREE, addr, e ? e->size : 0,
+		  e ? e->site : UINT32_MAX, t);
+	if (e)
 		live_freed(db, &db->live, e);
 	else
 		db->unknown_frees++; /* allocated before the trace, or its
@@ -394,11 +451,24 @@ static bool other_piece(const struct tracedb *db, size_t i)
 
 int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
 {
+	size_t i = range_first(db, addr);
+
+	db->events++;
+	log_event(db, VMS_TRACE_OP_UNMAP, addr, size,
+		  i < db->nranges && db->ranges[i].start < addr + size
+			  ? db->ranges[i].site
+			  : UINT32_MAX,
+		  t);
+	return unmap_range(db, addr, size);
+}
+
+/* [addr, addr + size) unmapped: the ranges it covers freed, in part where
+ * it covers part. */
+static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size)
+{
 	uint64_t end = addr + size;
 	size_t i = range_first(db, addr);
 
-	(void)t;
-	db->events++;
 	while (i < db->nranges && db->ranges[i].start < end) {
 		struct range *r = &db->ranges[i];
 		uint64_t lo = r->start > addr ? r->start : addr;
@@ -450,8 +520,7 @@ static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 	size_t i;
 
 	/* a new map over old ones replaces them (MAP_FIXED) */
-	db->events--; /* the unmap below is part of this event */
-	if (tracedb_unmap(db, start, end - start, t) < 0)
+	if (unmap_range(db, start, end - start) < 0)
 		return -1;
 	if (grow((void **)&db->ranges, &db->capranges, db->nranges + 1,
 		 sizeof(*db->ranges)) < 0)

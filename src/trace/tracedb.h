@@ -75,4 +75,35 @@ int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 		      struct tracesym *sym, struct arena *a,
 		      struct vms_trace_report *out);
 
+/* ---- what the viewer lists (model/trace.h's events and blocks) ---- */
+
+/* The thread whose events are fed from now on (the log says it). */
+void tracedb_thread(struct tracedb *db, int32_t tid);
+
+/* A filter of the log: ops a mask of 1 << VMS_TRACE_OP_* (0: all);
+ * min_size; tid (0: any); site (UINT32_MAX: any). */
+struct tracedb_filter {
+	unsigned ops;
+	uint64_t min_size;
+	int32_t tid;
+	uint32_t site;
+};
+
+/* The logged events that pass f (NULL: all), oldest first, at most max
+ * of them, into out; returns how many. The log keeps the newest
+ * VMS_TRACE_LOG; tracedb_logged() counts all ever logged. */
+size_t tracedb_log(const struct tracedb *db, const struct tracedb_filter *f,
+		   struct vms_trace_event *out, size_t max);
+uint64_t tracedb_logged(const struct tracedb *db);
+
+/* The allocations alive now in [lo, hi) (blocks whose address lies in
+ * it, maps that overlap it), at most max, in address order. */
+size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
+			 struct vms_trace_block *out, size_t max);
+
+/* Call site `id` (an event's or a block's) with its frames named by sym,
+ * its figures zero: 1, 0 when no such site, -1 out of memory. */
+int tracedb_site(const struct tracedb *db, uint32_t id, struct tracesym *sym,
+		 struct arena *a, struct vms_trace_site *out);
+
 #endif

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/trace.h"
+
 #define LIVE_EPOCH UINT32_MAX
 /* Counts are kept in 1/1024ths of a block: a sampled block stands for a
  * fraction of blocks more than one (1 / 0.465 = 2.15 for 40 bytes every
@@ -70,6 +72,11 @@ struct tracedb {
 	uint64_t *mark_ns;
 	unsigned nmarks;
 	uint64_t events, unknown_frees;
+	/* the newest VMS_TRACE_LOG events (made at the first), a ring:
+	 * nlog counts every event logged */
+	struct vms_trace_event *log;
+	uint64_t nlog;
+	int32_t tid; /* the thread of the events fed now */
 };
 
 #endif

@@ -253,3 +253,60 @@ out:
 	free(acc);
 	return rc;
 }
+
+static int cmp_block(const void *x, const void *y)
+{
+	const struct vms_trace_block *a = x, *b = y;
+
+	return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
+size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
+			 struct vms_trace_block *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < db->live.cap && db->live.n && n < max; i++) {
+		const struct live *e = &db->live.v[i];
+
+		if (e->addr && e->addr >= lo && e->addr < hi)
+			out[n++] = (struct vms_trace_block){ e->addr, e->size,
+							     e->t, e->site };
+	}
+	for (i = 0; i < db->nranges && n < max; i++) {
+		const struct range *r = &db->ranges[i];
+
+		if (r->start < hi && r->end > lo)
+			out[n++] = (struct vms_trace_block){ r->start,
+							     r->end - r->start,
+							     r->t, r->site };
+	}
+	qsort(out, n, sizeof(*out), cmp_block);
+	return n;
+}
+
+int tracedb_site(const struct tracedb *db, uint32_t id, struct tracesym *sym,
+		 struct arena *a, struct vms_trace_site *out)
+{
+	const struct stack *st;
+	struct vms_trace_frame *f;
+	uint32_t c;
+
+	memset(out, 0, sizeof(*out));
+	if (id >= db->nsites)
+		return 0;
+	st = &db->stacks[db->sites[id].stack];
+	f = st->n ? arena_alloc(a, st->n * sizeof(*f)) : NULL;
+	if (st->n && !f)
+		return -1;
+	for (c = 0; c < st->n; c++) {
+		f[c].ip = db->frames[st->off + c];
+		if (sym && tracesym_frame(sym, f[c].ip, a, &f[c]) < 0)
+			return -1;
+	}
+	out->id = id;
+	out->kind = (enum vms_trace_kind)db->sites[id].kind;
+	out->frames = f;
+	out->nframes = st->n;
+	return 1;
+}

@@ -484,6 +484,7 @@ static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
 	memcpy(&r, ring + at, sizeof(r));
 	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
 	w[1] = w[0]; /* the time, just before the fields */
+	tracedb_thread(tr->db, tw_slot_at(tr->hdr, n)->tid);
 	if ((rc = take(tr, tr->maps[n], &r, w + 1)) < 0)
 		return -1;
 	tr->bad += rc == 0;
@@ -627,4 +628,22 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 	out->ended = tr->reaped;
 	out->exit_status = tr->status;
 	return 0;
+}
+
+size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
+		  struct vms_trace_event *out, size_t max)
+{
+	return tracedb_log(tr->db, f, out, max);
+}
+
+size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
+			struct vms_trace_block *out, size_t max)
+{
+	return tracedb_blocks_in(tr->db, lo, hi, out, max);
+}
+
+int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
+		struct vms_trace_site *out)
+{
+	return tracedb_site(tr->db, id, tr->sym, a, out);
 }

@@ -35,6 +35,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "model/trace.h"
+#include "trace/tracedb.h"
 
 struct tracer;
 
@@ -77,6 +78,15 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 		     uint64_t hi, struct arena *a, struct vms_trace_report *out,
 		     struct vms_error *err);
+/* What the viewer lists beside the report (tracedb.h): the log of the
+ * newest events, the allocations alive in [lo, hi), a call site's stack
+ * (1; 0: no such site; -1: out of memory). */
+size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
+		  struct vms_trace_event *out, size_t max);
+size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
+			struct vms_trace_block *out, size_t max);
+int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
+		struct vms_trace_site *out);
 unsigned tracer_marks(const struct tracer *tr);
 uint64_t tracer_bad(const struct tracer *tr);
 /* ns since the trace began. */

@@ -244,9 +244,70 @@ static void in_range(void)
 	tracedb_free(db);
 }
 
+/* The log (newest kept, filtered), the blocks of a range, a site. */
+static void listed(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f1[2] = { 0x401000, 0x402000 }, f2[1] = { 0x403000 };
+	int64_t s1 = tracedb_stack(db, f1, 2), s2 = tracedb_stack(db, f2, 1);
+	struct vms_trace_event ev[8];
+	struct vms_trace_block bl[8];
+	struct vms_trace_site site;
+	struct tracedb_filter only_frees = { .ops = 1u << VMS_TRACE_OP_FREE,
+					     .site = UINT32_MAX };
+	struct tracedb_filter big = { .min_size = 1000, .site = UINT32_MAX };
+	struct tracedb_filter t7 = { .tid = 7, .site = UINT32_MAX };
+	struct arena a;
+	size_t n, i;
+
+	tracedb_thread(db, 7);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x3000, 100, 1);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1, 0x1000, 2000, 2);
+	tracedb_thread(db, 8);
+	tracedb_free_heap(db, 0x3000, 3);
+	tracedb_free_heap(db, 0x9000, 4); /* nothing known */
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)s2, 0x100000, 0x2000, 5);
+	tracedb_unmap(db, 0x101000, 0x1000, 6);
+	n = tracedb_log(db, NULL, ev, 8);
+	ok(n == 6 && tracedb_logged(db) == 6 &&
+		   ev[0].op == VMS_TRACE_OP_ALLOC && ev[0].tid == 7 &&
+		   ev[0].size == 100 && ev[2].op == VMS_TRACE_OP_FREE &&
+		   ev[2].tid == 8 && ev[2].size == 100 &&
+		   ev[2].site == ev[0].site && ev[3].site == UINT32_MAX &&
+		   ev[4].op == VMS_TRACE_OP_MAP &&
+		   ev[5].op == VMS_TRACE_OP_UNMAP && ev[5].site == ev[4].site,
+	   "the log: every event in order, its thread, a free with its "
+	   "block's size and site, an unmap with its map's site");
+	ok(tracedb_log(db, &only_frees, ev, 8) == 2 &&
+		   tracedb_log(db, &big, ev, 8) == 3 &&
+		   tracedb_log(db, &t7, ev, 8) == 2 &&
+		   tracedb_log(db, NULL, ev, 3) == 3,
+	   "filtered by operation, size and thread; at most max");
+	for (i = 0; i < VMS_TRACE_LOG; i++)
+		tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)s1,
+			      0x10000000 + i * 16, 8, 10 + i);
+	n = tracedb_log(db, &big, ev, 8);
+	ok(n == 0 && tracedb_logged(db) == VMS_TRACE_LOG + 6,
+	   "the log keeps the newest: the first events gone");
+	n = tracedb_blocks_in(db, 0, 0x200000, bl, 8);
+	ok(n == 2 && bl[0].addr == 0x1000 && bl[0].size == 2000 &&
+		   bl[1].addr == 0x100000 && bl[1].size == 0x1000,
+	   "the blocks alive in a range, in address order (a map's piece "
+	   "left)");
+	arena_init(&a);
+	ok(tracedb_site(db, bl[0].site, NULL, &a, &site) == 1 &&
+		   site.nframes == 2 && site.frames[1].ip == 0x402000 &&
+		   site.kind == VMS_TRACE_HEAP &&
+		   tracedb_site(db, 999999, NULL, &a, &site) == 0,
+	   "a block's call site and its frames; no such site: 0");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 int main(void)
 {
 	windows();
+	listed();
 	in_range();
 	unmatched();
 	maps();
