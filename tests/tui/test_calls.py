@@ -12,7 +12,11 @@ grow_leak at each SIGUSR1):
   - Enter opens a site into its stack: grow_leak, then hold's frames;
   - f, on the viewer's row of the 1 MiB map hold_map() made (found by
     its address, which the program writes to a file): only that map's
-    commit stack, hold_map, 1 map of 1024 K; f again: every site;
+    commit stack, hold_map, 1 map of 1024 K; f again: every site; f on
+    the main arena's row: hold_leak's and grow_leak's blocks alone;
+  - B on that row lists its 30 blocks (3000 bytes from hold_leak, 5000
+    from grow_leak) with the stack of the one under the cursor; s sorts
+    them by size;
   - q ends vmscope; the traced program runs on, untraced, and is killed by
     the test by its pid.
 """
@@ -99,6 +103,28 @@ def narrowed(tm, where, what):
          "%s: ... the heap's blocks by call site: hold_leak's 10, "
          "grow_leak's 20, no map" % what, scr)
     tm.keys("f")
+    # B on the same row: its blocks one by one, with their stacks
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
+    scr = tm.expect("%s: B lists the allocations of the viewer's row" % what,
+                    lambda s: "allocations" in s and "Alive in" in s, "B")
+    blocks = re.findall(r"^ [0-9a-f]{16} +(\d+) +[0-9.]+ s  (\w+)", scr,
+                        re.M)
+    head = re.search(r"Alive in [0-9a-f]+-[0-9a-f]+: .*  (\d+), ", scr)
+    T.ok(head and head.group(1) == "30" and blocks and
+         all(n in ("3000", "5000") and fn in ("hold_leak", "grow_leak") and
+             (n == "3000") == (fn == "hold_leak") for n, fn in blocks),
+         "%s: ... 30 blocks: 3000 bytes from hold_leak, 5000 from "
+         "grow_leak" % what, scr)
+    T.ok(re.search(r"Stack of the allocation\s*\n.*(hold|grow)_leak.*\n"
+                   r".*< main ", scr),
+         "%s: ... the stack of the one under the cursor, down to main"
+         % what, scr)
+    scr = tm.expect("%s: s sorts by size" % what,
+                    lambda s: re.search(r"^ [0-9a-f]{16} +5000 ", s, re.M)
+                    and s.index(" 5000 ") < s.index(" 3000 "), "s")
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "allocations" not in s)
 
 
 def one_size(w, h, env, what):

@@ -16,6 +16,7 @@
 #include "core/ui_priv.h"
 #include "model/alloc.h"
 #include "model/columns.h"
+#include "model/trace.h"
 
 /* A row of the details pane: an allocation, a region (alone, or one of
  * an allocation's), a child of a region, or a free gap. depth: 0 a top
@@ -184,5 +185,19 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
  * page faults on this project's VM, else paid by the first sort key).
  * Not with --watch (each tick's snapshot frees it again). */
 void details_sort_warm(struct ui *u);
+
+/* pane_stack.c: what the trace screens share. A frame as one line of
+ * text (function, file:line, module; else module+offset; else the
+ * address). */
+void trace_frame_text(const struct vms_trace_frame *f, char *buf, size_t n);
+/* A call stack, innermost first, under a title, on lines [y, y + h)
+ * (s NULL: the title alone). */
+void trace_stack_draw(const struct vms_trace_site *s, const char *title, int y,
+		      int h);
+/* The span of the viewer's row (the region or allocation under its
+ * cursor) and what it is, into what; false with a message on the status
+ * line when there is none (no row, a free gap). */
+bool details_cursor_span(struct ui *u, uint64_t *lo, uint64_t *hi, char *what,
+			 size_t n);
 
 #endif

@@ -229,23 +229,6 @@ static void rebuild(struct ui *u, struct calls *c)
 
 /* ---- drawing ---- */
 
-static void frame_text(const struct vms_trace_frame *f, char *buf, size_t n)
-{
-	const char *m = f->module ? strrchr(f->module, '/') : NULL;
-	const char *file = f->file ? strrchr(f->file, '/') : NULL;
-
-	m = m ? m + 1 : f->module;
-	if (f->function && f->file)
-		snprintf(buf, n, "%s (%s:%u)  %s", f->function,
-			 file ? file + 1 : f->file, f->line, m ? m : "");
-	else if (f->function)
-		snprintf(buf, n, "%s  %s", f->function, m ? m : "");
-	else if (m)
-		snprintf(buf, n, "%s+0x%llx", m, (unsigned long long)f->offset);
-	else
-		snprintf(buf, n, "0x%llx", (unsigned long long)f->ip);
-}
-
 static void draw_row(void *ctx, int y, size_t i, bool sel)
 {
 	struct calls *c = ctx;
@@ -255,14 +238,14 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 	char a[16], b[16], d[16], e[16], st[512];
 
 	if (r->frame >= 0) {
-		frame_text(&s->frames[r->frame], st, sizeof(st));
+		trace_frame_text(&s->frames[r->frame], st, sizeof(st));
 		put_blank(y, 0, 6, at);
 		put_fmt(y, 6, COLS - 6, sel ? at : theme_attr(EL_CHILD),
 			"%s %s", r->frame ? "<" : " ", st);
 		return;
 	}
 	if (s->nframes)
-		frame_text(&s->frames[0], st, sizeof(st));
+		trace_frame_text(&s->frames[0], st, sizeof(st));
 	else
 		snprintf(st, sizeof(st), "(no stack)");
 	if (s->impacting_bytes < 0)
@@ -375,30 +358,12 @@ static int act_window(struct ui *u)
 static int act_filter(struct ui *u)
 {
 	struct calls *c = cs_of(u);
-	const struct details *d = det_of(u);
-	const struct vms_region *r;
-	const struct drow *row;
 
-	if (c->in_hi) {
+	if (c->in_hi)
 		c->in_lo = c->in_hi = 0;
-		rebuild(u, c);
+	else if (!details_cursor_span(u, &c->in_lo, &c->in_hi, c->in_what,
+				      sizeof(c->in_what)))
 		return UI_DRAW;
-	}
-	if (!u->snap || !d->nrows || d->lv.cur >= d->nrows) {
-		ui_message(u, true, "%s", "no row in the viewer to narrow to");
-		return UI_DRAW;
-	}
-	row = &d->rows[d->lv.cur];
-	if (!(r = details_node_region(u, row))) {
-		ui_message(
-			u, true, "%s",
-			"the viewer's row is free space: nothing lives there");
-		return UI_DRAW;
-	}
-	details_row_span(u, row, &c->in_lo, &c->in_hi);
-	snprintf(c->in_what, sizeof(c->in_what), "%s",
-		 *details_region_text(r) ? details_region_text(r)
-					 : "(anonymous)");
 	rebuild(u, c);
 	return UI_DRAW;
 }

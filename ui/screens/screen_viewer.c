@@ -366,6 +366,12 @@ static int act_calls(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+static int act_blocks(struct ui *u)
+{
+	u->next = SCR_BLOCKS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
 	{ '\r', "Enter",
@@ -395,6 +401,9 @@ static const struct key_action viewer_keys[] = {
 	{ 'm', "m", "address-space map", act_map },
 	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
 	  act_calls },
+	{ 'B', "B",
+	  "the allocations the trace has alive in the row (--trace -- CMD)",
+	  act_blocks },
 	{ 'T', "T",
 	  "the timeline: every snapshot r (or --watch) took; mark two and "
 	  "compare them",

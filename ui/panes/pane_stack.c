@@ -1,0 +1,75 @@
+/* pane_stack.c — what the trace screens share (panes.h): a frame of a
+ * call stack as one line of text, a stack drawn into a block of lines,
+ * and the address span of the viewer's row, named, that the trace
+ * screens narrow to.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "core/theme.h"
+#include "panes/panes.h"
+
+void trace_frame_text(const struct vms_trace_frame *f, char *buf, size_t n)
+{
+	const char *m = f->module ? strrchr(f->module, '/') : NULL;
+	const char *file = f->file ? strrchr(f->file, '/') : NULL;
+
+	m = m ? m + 1 : f->module;
+	if (f->function && f->file)
+		snprintf(buf, n, "%s (%s:%u)  %s", f->function,
+			 file ? file + 1 : f->file, f->line, m ? m : "");
+	else if (f->function)
+		snprintf(buf, n, "%s  %s", f->function, m ? m : "");
+	else if (m)
+		snprintf(buf, n, "%s+0x%llx", m, (unsigned long long)f->offset);
+	else
+		snprintf(buf, n, "0x%llx", (unsigned long long)f->ip);
+}
+
+void trace_stack_draw(const struct vms_trace_site *s, const char *title, int y,
+		      int h)
+{
+	char line[512];
+	uint32_t i;
+	int k;
+
+	if (h <= 0)
+		return;
+	put_fmt(y, 0, COLS, theme_attr(EL_COLUMN), " %s", title);
+	for (k = 1; k < h; k++) {
+		i = (uint32_t)(k - 1);
+		if (!s || i >= s->nframes) {
+			put_blank(y + k, 0, COLS, theme_attr(EL_NORMAL));
+			continue;
+		}
+		trace_frame_text(&s->frames[i], line, sizeof(line));
+		put_fmt(y + k, 0, COLS, theme_attr(EL_CHILD), "   %s %s",
+			i ? "<" : " ", line);
+	}
+}
+
+bool details_cursor_span(struct ui *u, uint64_t *lo, uint64_t *hi, char *what,
+			 size_t n)
+{
+	const struct details *d = det_of(u);
+	const struct vms_region *r;
+	const struct drow *row;
+	const char *text;
+
+	if (!u->snap || !d->nrows || d->lv.cur >= d->nrows) {
+		ui_message(u, true, "%s", "no row in the viewer to look in");
+		return false;
+	}
+	row = &d->rows[d->lv.cur];
+	if (!(r = details_node_region(u, row))) {
+		ui_message(
+			u, true, "%s",
+			"the viewer's row is free space: nothing lives there");
+		return false;
+	}
+	details_row_span(u, row, lo, hi);
+	text = details_region_text(r);
+	snprintf(what, n, "%s", *text ? text : "(anonymous)");
+	return true;
+}
