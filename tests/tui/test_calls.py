@@ -17,6 +17,8 @@ grow_leak at each SIGUSR1):
   - B on that row lists its 30 blocks (3000 bytes from hold_leak, 5000
     from grow_leak) with the stack of the one under the cursor; s sorts
     them by size;
+  - L opens the trace view; o and z keep allocations of 1 K and more;
+    c on hold_leak's first keeps its 10, on the newest grow_leak's 20;
   - q ends vmscope; the traced program runs on, untraced, and is killed by
     the test by its pid.
 """
@@ -125,6 +127,35 @@ def narrowed(tm, where, what):
                     and s.index(" 5000 ") < s.index(" 3000 "), "s")
     tm.keys("Escape")
     tm.wait_for(lambda s: "Address" in s and "allocations" not in s)
+    # L: the trace view, filtered to allocations of 1 K and more
+    tm.expect("%s: L opens the trace view" % what,
+              lambda s: "trace view" in s and "events (the newest" in s, "L")
+    tm.keys("o")
+    tm.wait_for(lambda s: "operation alloc" in s)
+    tm.keys("z")
+    scr = tm.wait_for(lambda s: "size >= 1 K" in s or "size >= 1.0 K" in s)
+    ev = re.findall(r"^ +[0-9.]+ +\d+ (\w+) +[0-9a-f]{16} +(\d+)  (\w+)",
+                    scr, re.M)
+    T.ok(ev and all(op == "alloc" and int(n) >= 1024 for op, n, _ in ev),
+         "%s: ... o and z: allocations of 1 K and more only" % what, scr)
+    tm.keys("Home")
+    tm.wait_for(lambda s: re.search(r"^ +[0-9.]+ +\d+ alloc .*hold_leak", s,
+                                    re.M))
+    scr = tm.expect("%s: c on hold_leak's first block" % what,
+                    lambda s: "one call site" in s, "c")
+    T.ok(re.search(r"^ 10 events ", scr, re.M) and
+         len(re.findall(r" 3000  hold_leak", scr)) == 10,
+         "%s: ... its call site alone: hold_leak's 10 blocks of 3000 bytes"
+         % what, scr)
+    tm.keys("c")
+    tm.wait_for(lambda s: "one call site" not in s)
+    tm.keys("End")
+    scr = tm.expect("%s: c on the newest, grow_leak's" % what,
+                    lambda s: "one call site" in s, "c")
+    T.ok(re.search(r"^ 20 events ", scr, re.M),
+         "%s: ... grow_leak's 20 allocations" % what, scr)
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "trace view" not in s)
 
 
 def one_size(w, h, env, what):

@@ -71,7 +71,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_HEAPS, screen_heaps)                                             \
 	X(SCR_CONTENTS, screen_contents)                                       \
 	X(SCR_CALLS, screen_calls)                                             \
-	X(SCR_BLOCKS, screen_blocks)
+	X(SCR_BLOCKS, screen_blocks)                                           \
+	X(SCR_EVENTS, screen_events)
 
 enum ui_screen_id {
 #define X(id, table) id,

@@ -372,6 +372,12 @@ static int act_blocks(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+static int act_events(struct ui *u)
+{
+	u->next = SCR_EVENTS;
+	return UI_SWITCH | UI_DRAW;
+}
+
 static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
 	{ '\r', "Enter",
@@ -404,6 +410,10 @@ static const struct key_action viewer_keys[] = {
 	{ 'B', "B",
 	  "the allocations the trace has alive in the row (--trace -- CMD)",
 	  act_blocks },
+	{ 'L', "L",
+	  "the trace view: the newest events of the allocation "
+	  "trace (--trace -- CMD)",
+	  act_events },
 	{ 'T', "T",
 	  "the timeline: every snapshot r (or --watch) took; mark two and "
 	  "compare them",
