@@ -490,6 +490,17 @@ static int dispatch(struct ui *u, int ch)
 	}
 	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
 		return ch == 'q' || ch == KEY_F(10) ? UI_QUIT : 0;
+	if (!typing) {
+		/* a key of the current screen that enters another: that
+		 * screen's own from_keys */
+		int k, r;
+
+		for (k = 0; k < SCR_COUNT; k++)
+			if (screens[k]->from == u->scr &&
+			    (r = key_dispatch(u, screens[k]->from_keys, ch)) >=
+				    0)
+				return r;
+	}
 	return cur->key(u, ch);
 }
 
@@ -718,11 +729,48 @@ static void free_data(struct ui *u)
 	}
 }
 
+/* A key that enters a screen (its from_keys) may be no key of the screen
+ * it is typed on, nor enter another screen from there: the one would
+ * hide the other. Checked before anything is drawn, so a clash added
+ * with a screen shows at the viewer's first start. */
+static int check_entries(struct vms_error *err)
+{
+	int i, j;
+
+	for (i = 0; i < SCR_COUNT; i++) {
+		const struct ui_screen *s = screens[i];
+		const struct key_action *k;
+
+		for (k = s->from_keys; k && k->fn; k++) {
+			const char *other =
+				key_lookup(screens[s->from]->keys, k->key)
+					? screens[s->from]->name
+					: NULL;
+
+			for (j = 0; j < i && !other; j++)
+				if (screens[j]->from == s->from &&
+				    key_lookup(screens[j]->from_keys, k->key))
+					other = screens[j]->name;
+			if (other)
+				return vms_error_set(
+					err, VMS_ERR_USAGE, 0,
+					"internal: the key %d that enters the "
+					"%s screen from the %s screen is the "
+					"%s screen's too",
+					k->key, s->name, screens[s->from]->name,
+					other);
+		}
+	}
+	return 0;
+}
+
 /* Each screen's own state, zeroed, then its defaults (init). */
 static int start_screens(struct ui *u, struct vms_error *err)
 {
 	int i;
 
+	if (check_entries(err) < 0)
+		return -1;
 	for (i = 0; i < SCR_COUNT; i++)
 		if (screens[i]->data_size &&
 		    !(u->data[i] = calloc(1, screens[i]->data_size))) {

@@ -131,12 +131,12 @@ def registry_formats():
     return names
 
 
-def parse_key_tables(src):
+def parse_key_tables(src, names=None):
     """[[key token, ...]] of each `struct key_action NAME[]` in C source:
     each entry's listed name split into keys, and each alias that is a
-    printable character ('=')."""
+    printable character ('='); each table's NAME appended to names."""
     out = []
-    for _name, body in re.findall(
+    for name, body in re.findall(
             r"struct key_action (\w+)\[\]\s*=\s*\{(.*?)\n\};", src, re.S):
         keys = []
         for key, name in re.findall(
@@ -147,18 +147,26 @@ def parse_key_tables(src):
             elif re.fullmatch(r"'[!-~]'", key) and key != "'\\'":
                 keys.append(key[1])
         out.append(keys)
+        if names is not None:
+            names.append(name)
     return out
 
 
 def key_tables():
     """[(file, screen, [key token, ...])] from every key table under ui/;
-    the screen is the file's name less "screen_"."""
+    the screen is the file's name less "screen_", or for a table named
+    from_NAME (the keys typed on screen NAME that enter the file's
+    screen: ui_priv.h's from_keys) NAME."""
     out = []
     for f in sorted(glob.glob(os.path.join(T.ROOT, "ui", "**", "*.c"),
                               recursive=True)):
         screen = re.sub(r"^screen_", "", os.path.basename(f)[:-2])
-        for keys in parse_key_tables(open(f, errors="replace").read()):
-            out.append((os.path.relpath(f, T.ROOT), screen, keys))
+        names = []
+        tables = parse_key_tables(open(f, errors="replace").read(), names)
+        for keys, name in zip(tables, names):
+            m = re.fullmatch(r"from_(\w+)", name)
+            out.append((os.path.relpath(f, T.ROOT),
+                        m.group(1) if m else screen, keys))
     return out
 
 
