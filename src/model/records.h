@@ -36,7 +36,8 @@
  * Adding a field is one line here, and the code that sets its value (a
  * smaps counter or a rollup figure: none; a counter grows every region,
  * whose size is a budget: VMS_NCOUNTERS_MAX below). tests/unit/
- * test_schema.c walks every list through every writer and back.
+ * test_schema.c (the records) and test_schema_smaps.c (the counters, the
+ * rollup) walk every list through every writer and back.
  */
 #ifndef VMS_RECORDS_H
 #define VMS_RECORDS_H
@@ -56,7 +57,7 @@
  * Adding one is this line: the region's member, the parser, the JSON
  * export (a key of every region, the member's name) and a snapshot
  * file's reader (which parses the smaps text it keeps) follow, and
- * tests/unit/test_schema.c walks it. To show it as a figure, a column
+ * tests/unit/test_schema_smaps.c walks it. To show it as a figure, a column
  * (model/columns.c). What it costs is 8 bytes in every region (8 MB a
  * million regions), and next to no time: the parser learns which counter
  * each key line is from the first record, and later records take their
