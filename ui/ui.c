@@ -646,11 +646,11 @@ static int check_entries(struct vms_error *err)
 			if (other)
 				return vms_error_set(
 					err, VMS_ERR_USAGE, 0,
-					"internal: the key %d that enters the "
+					"internal: the key %s that enters the "
 					"%s screen from the %s screen is the "
 					"%s screen's too",
-					k->key, s->name, screens[s->from]->name,
-					other);
+					keyname(k->key) ? keyname(k->key) : "?",
+					s->name, screens[s->from]->name, other);
 		}
 	}
 	return 0;
