@@ -1,14 +1,15 @@
-/* ui.c — the curses front end's entry point and main loop: terminal set-up
- * and restore (on return, errors and signals), captures with progress and
- * cancel, the dispatch of keys to the current screen, switching screens,
- * resizing. It knows the screens only through their tables (the screens[]
- * below, made from UI_SCREENS). See ui.h and ui_priv.h.
+/* ui.c — the curses front end's entry point and main loop: captures with
+ * progress and cancel, the history of snapshots, the dispatch of keys to
+ * the current screen (and to the from_keys of the screens it enters),
+ * switching screens, resizing. It knows the screens only through their
+ * tables (the screens[] below, made from UI_SCREENS). The terminal itself
+ * (set up, restored on return, errors and signals) is ui_term.c's. See
+ * ui.h and ui_priv.h.
  */
 #include "ui.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,7 @@
 #include "core/ui_priv.h"
 #include "pipeline.h"
 #include "preview.h"
-
-/* last: its capability macros (lines, columns...) would rename fields of
- * the headers above */
-#include <term.h>
+#include "ui_term.h"
 
 static const struct ui_screen *const screens[SCR_COUNT] = {
 #define X(id, table) [id] = &table,
@@ -30,8 +28,6 @@ static const struct ui_screen *const screens[SCR_COUNT] = {
 #undef X
 };
 
-static volatile sig_atomic_t got_signal;
-static SCREEN *screen;
 /* VMSCOPE_TIMING=FILE appends "key CODE MICROSECONDS CPU_MICROSECONDS"
  * (or "redraw" for Ctrl-L) for every key that redraws: from the key read
  * to the screen written, in wall time and in this thread's CPU time. And
@@ -46,44 +42,6 @@ static double t_start, cpu_start;
  * it), replayed after it: typing ahead loses nothing. */
 static int pending_keys[64];
 static size_t npending;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
-/* Runs at exit too, so a path that forgets still restores the terminal. */
-static void restore_terminal(void)
-{
-	if (screen) {
-		endwin();
-		delscreen(screen);
-		screen = NULL;
-	}
-}
-
-static void install_signals(struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	int i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: a signal wakes getch() so the loop sees it */
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction old[3])
-{
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	int i;
-
-	for (i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
-}
 
 static double now_us(void)
 {
@@ -212,7 +170,7 @@ static int on_progress(void *ctx, const char *what, size_t done, size_t total)
 			pending_keys[npending++] = ch;
 	}
 	timeout(250);
-	return p->cancelled || got_signal;
+	return p->cancelled || ui_term_signal();
 }
 
 /* The counters of the regions read so far are in the preview on screen
@@ -226,7 +184,7 @@ static int on_regions(void *ctx, const struct vms_preview *pv, size_t filled)
 	bool pause;
 
 	if (!filled)
-		return p->cancelled || got_signal;
+		return p->cancelled || ui_term_signal();
 	pause = p->pause_at && vms_preview_filled(pv) >= p->pause_at;
 	if (pause || t - p->last_frame > 50000) {
 		draw(u);
@@ -246,11 +204,11 @@ static int on_regions(void *ctx, const struct vms_preview *pv, size_t filled)
 	if (pause) {
 		p->pause_at = 0;
 		timeout(-1);
-		while (getch() == ERR && !got_signal)
+		while (getch() == ERR && !ui_term_signal())
 			;
 		timeout(250);
 	}
-	return p->cancelled || got_signal;
+	return p->cancelled || ui_term_signal();
 }
 
 /* With u->pre (open_pid): the preview on screen filled as the counters
@@ -427,7 +385,7 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 		}
 		return 0;
 	}
-	if (pre && cancelled && !got_signal) {
+	if (pre && cancelled && !ui_term_signal()) {
 		/* what the preview read, handed over as a snapshot (its
 		 * rows made again: the capture wrote over them), shown but
 		 * not kept in the history */
@@ -490,6 +448,17 @@ static int dispatch(struct ui *u, int ch)
 	}
 	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
 		return ch == 'q' || ch == KEY_F(10) ? UI_QUIT : 0;
+	if (!typing) {
+		/* a key of the current screen that enters another: that
+		 * screen's own from_keys */
+		int k, r;
+
+		for (k = 0; k < SCR_COUNT; k++)
+			if (screens[k]->from == u->scr &&
+			    (r = key_dispatch(u, screens[k]->from_keys, ch)) >=
+				    0)
+				return r;
+	}
 	return cur->key(u, ch);
 }
 
@@ -535,7 +504,7 @@ static void loop(struct ui *u)
 			if (ch == ERR && (flags & UI_DRAW))
 				goto act;
 		}
-		if (got_signal)
+		if (ui_term_signal())
 			return;
 		if (ch == ERR && u->watch_next > 0 &&
 		    now_us() >= u->watch_next && u->snap &&
@@ -625,72 +594,6 @@ act:
 	}
 }
 
-/* NO_COLOR only sets the default: a theme asked for with -t is drawn in
- * its colours when the terminal has them. */
-static bool want_colour(bool explicit_theme)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	return (explicit_theme || !(nc && *nc)) && has_colors();
-}
-
-/* A terminal the viewer can draw on: it must move the cursor (TERM=dumb
- * cannot; curses would draw a blank screen). Asked before curses writes
- * anything, so the refusal is a plain line on a sane terminal. */
-static int check_terminal(struct vms_error *err)
-{
-	const char *term = getenv("TERM");
-	int errret = 0;
-	bool cup;
-
-	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot use the terminal (TERM=%s); "
-				     "use -s or -e for text output",
-				     term && *term ? term : "unset");
-	cup = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
-	del_curterm(cur_term);
-	if (!cup)
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "the terminal (TERM=%s) cannot move the "
-				     "cursor; use another TERM, or -s or -e "
-				     "for text output",
-				     term && *term ? term : "unset");
-	return 0;
-}
-
-static int start_curses(struct ui *u, struct vms_error *err)
-{
-	const char *term = getenv("TERM");
-
-	if (check_terminal(err) < 0)
-		return -1;
-	screen = newterm(NULL, stdout, stdin);
-	if (!screen)
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot use the terminal (TERM=%s); "
-				     "use -s or -e for text output",
-				     term ? term : "unset");
-	set_term(screen);
-	u->color = want_colour(u->opts->theme != NULL);
-	if (u->color) {
-		start_color();
-		use_default_colors();
-	}
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	curs_set(0);
-	set_escdelay(25);
-	timeout(250);
-	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED |
-			  BUTTON4_PRESSED | BUTTON5_PRESSED,
-		  NULL);
-	mouseinterval(0);
-	return 0;
-}
-
 /* The details' columns from the settings file (config.h); what is wrong
  * with it goes in warn, shown once the terminal is up: a bad file is
  * never a reason not to start. */
@@ -718,11 +621,48 @@ static void free_data(struct ui *u)
 	}
 }
 
+/* A key that enters a screen (its from_keys) may be no key of the screen
+ * it is typed on, nor enter another screen from there: the one would
+ * hide the other. Checked before anything is drawn, so a clash added
+ * with a screen shows at the viewer's first start. */
+static int check_entries(struct vms_error *err)
+{
+	int i, j;
+
+	for (i = 0; i < SCR_COUNT; i++) {
+		const struct ui_screen *s = screens[i];
+		const struct key_action *k;
+
+		for (k = s->from_keys; k && k->fn; k++) {
+			const char *other =
+				key_lookup(screens[s->from]->keys, k->key)
+					? screens[s->from]->name
+					: NULL;
+
+			for (j = 0; j < i && !other; j++)
+				if (screens[j]->from == s->from &&
+				    key_lookup(screens[j]->from_keys, k->key))
+					other = screens[j]->name;
+			if (other)
+				return vms_error_set(
+					err, VMS_ERR_USAGE, 0,
+					"internal: the key %s that enters the "
+					"%s screen from the %s screen is the "
+					"%s screen's too",
+					keyname(k->key) ? keyname(k->key) : "?",
+					s->name, screens[s->from]->name, other);
+		}
+	}
+	return 0;
+}
+
 /* Each screen's own state, zeroed, then its defaults (init). */
 static int start_screens(struct ui *u, struct vms_error *err)
 {
 	int i;
 
+	if (check_entries(err) < 0)
+		return -1;
 	for (i = 0; i < SCR_COUNT; i++)
 		if (screens[i]->data_size &&
 		    !(u->data[i] = calloc(1, screens[i]->data_size))) {
@@ -739,7 +679,6 @@ static int start_screens(struct ui *u, struct vms_error *err)
 int ui_run(const struct ui_opts *o, struct vms_error *err)
 {
 	struct ui u;
-	struct sigaction old[3];
 	struct theme t;
 	const char *tv = getenv("VMSCOPE_TIMING");
 	char warn[700] = "";
@@ -768,10 +707,10 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	if (start_screens(&u, err) < 0)
 		return -1;
 	load_config(&u, warn, sizeof(warn));
-	install_signals(old);
-	atexit(restore_terminal);
-	if (start_curses(&u, err) < 0) {
-		restore_signals(old);
+	ui_term_signals(true);
+	atexit(ui_term_end);
+	if (ui_term_start(o->theme != NULL, &u.color, err) < 0) {
+		ui_term_signals(false);
 		free_data(&u);
 		return -1;
 	}
@@ -811,10 +750,10 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	}
 	u.watch_left = o->count > 0 ? o->count - 1 : -1;
 	watch_arm(&u);
-	if (rc == 0 && !got_signal)
+	if (rc == 0 && !ui_term_signal())
 		loop(&u);
-	restore_terminal();
-	restore_signals(old);
+	ui_term_end();
+	ui_term_signals(false);
 	if (timing)
 		fclose(timing);
 	timing = NULL;

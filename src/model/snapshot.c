@@ -334,9 +334,16 @@ int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m)
 }
 
 /* A million regions sit in a viewer: what each costs is a budget (issue
- * 13: at most 200 bytes a region in the engine, all told). */
-_Static_assert(sizeof(struct vms_region) <= 176,
-	       "struct vms_region grew past 176 bytes");
+ * 13: at most 200 bytes a region in the engine, all told). A region is a
+ * fixed part (96 bytes: addresses, identity, flags, strings, children)
+ * and its smaps counters, 8 bytes each: the budget follows the counter
+ * list, and records.h's VMS_NCOUNTERS_MAX bounds that (the rule is
+ * there, beside the list). */
+_Static_assert(sizeof(struct vms_region) <= 96 + sizeof(struct vms_counters),
+	       "struct vms_region's fixed part grew past 96 bytes");
+_Static_assert(VMS_NCOUNTERS <= VMS_NCOUNTERS_MAX,
+	       "more smaps counters than a region has room for: see "
+	       "VMS_NCOUNTERS_MAX in records.h");
 
 static int seg_cmp(const void *a, const void *b)
 {

@@ -93,7 +93,8 @@ enum {
 
 /* The smaps counters of one region, in bytes (records.h's list: each
  * counter is declared there, and the smaps parser and the exports follow
- * from it). 80 bytes of a region's 176. */
+ * from it). 8 bytes a counter, beside a region's fixed 96 (snapshot.c's
+ * assert; VMS_NCOUNTERS_MAX, records.h, says how many may be). */
 struct vms_counters {
 	VMS_COUNTER_FIELDS(VMS_COUNTER_MEMBER)
 };
@@ -126,8 +127,9 @@ struct vms_region {
 	uint16_t flags; /* VMS_RF_* */
 	uint8_t type; /* enum vms_type */
 	uint8_t acct; /* VMS_ACCT_* */
-	/* (the small fields together: no padding between them, a region
-	 * is 176 bytes, with a million of them in a viewer) */
+	/* (the small fields together: no padding between them; a region
+	 * is 96 bytes and its counters, 176 with ten, with a million of
+	 * them in a viewer) */
 	const char *path; /* exactly as maps shows it, or NULL (anonymous) */
 	const char *vmflags; /* the raw VmFlags line (interned), or "" */
 	const char *detail; /* human detail: "thread 1234 (worker)", ... */

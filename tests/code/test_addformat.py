@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """test_addformat — an export format is one file and one row, and so are a
-runtime step whose result a snapshot file keeps and an allocator
-(issue 26).
+runtime step whose result a snapshot file keeps, an allocator, a screen
+of the viewer, and a smaps counter (one line: issue 26).
 
 A copy of the tree (Makefile, src/, cli/, ui/, link/, with the normal
 build's objects, so only what changes is compiled again) gets, as
-exactly six changed files:
+exactly nine changed files:
   - a throw-away format, "lines" (one line per region: START-END TYPE):
     a new file src/export/export_lines.c and the row X(lines) in
     export.c's VMS_EXPORTERS;
@@ -17,7 +17,15 @@ exactly six changed files:
   - a throw-away allocator, "throwaway", told by a symbol every libc
     defines (getpid), whose find names nothing and says so: a new file
     src/analyze/heaps/alloc_throwaway.c and the row X(throwaway) in
-    step_allocator.c's VMS_ALLOCATORS, before the C library's.
+    step_allocator.c's VMS_ALLOCATORS, before the C library's;
+  - a throw-away screen, "throwaway" (the snapshot's region count, and
+    how often it was entered), entered by Z in the viewer: a new file
+    ui/screens/screen_throwaway.c, which declares that key itself (its
+    from_keys), and the row X(SCR_THROWAWAY, screen_throwaway) in
+    ui_priv.h's UI_SCREENS; no other screen's file;
+  - a smaps counter, Anonymous: the line X(anonymous, "Anonymous") in
+    records.h's VMS_COUNTER_FIELDS, and nothing else (the region's
+    budget follows the list: VMS_NCOUNTERS_MAX).
 `make vmscope` builds it there, into the copy's own build directory, and
 the test checks that:
   - --help offers -e lines (the -e line and its own line) and an unknown
@@ -30,6 +38,14 @@ the test checks that:
     name it again) has it named the same, put back from the file;
   - the allocator step found the throw-away allocator in the target's
     libc (beside glibc's malloc, by getpid), and its find ran;
+  - the viewer, run on a pseudo-terminal of the test's own (no tmux) on
+    a snapshot file, shows the throw-away screen on Z with the file's
+    region count, Esc goes back, and the help lists Z in the viewer's
+    keys; q quits it;
+  - -e json of a quiet target has "anonymous" in every region, equal to
+    the kernel's Anonymous of that region in /proc/PID/smaps (read
+    before and after: the same), and a snapshot file saved from it (-w)
+    and loaded (-l: its smaps text parsed again) has the same;
   - the tree itself is untouched: its vmscope refuses -e lines.
 The copy is removed at the end.
 """
@@ -37,9 +53,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import vmstest as T  # noqa: E402
@@ -124,6 +142,82 @@ const struct alloc_kind alloc_kind_throwaway = {
 };
 '''
 
+SCREEN_C = r'''/* screen_throwaway.c — a throw-away screen (tests/code/test_addformat.py):
+ * Z in the viewer shows the snapshot's region count and how often it was
+ * entered; Esc goes back. */
+#include <stdio.h>
+
+#include "core/draw.h"
+#include "core/ui_priv.h"
+
+struct throwaway {
+	unsigned entered;
+};
+
+static struct throwaway *tw_of(const struct ui *u)
+{
+	return u->data[SCR_THROWAWAY];
+}
+
+static void tw_draw(struct ui *u)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), " THROWAWAY-SCREEN regions=%zu entered=%u",
+		 u->snap ? u->snap->nregions : 0, tw_of(u)->entered);
+	put_str(0, 0, COLS, theme_attr(EL_TITLE), line, 1);
+	ui_status(u, " Esc back", NULL);
+}
+
+static int tw_enter(struct ui *u)
+{
+	tw_of(u)->entered++;
+	return 0;
+}
+
+static int act_back(struct ui *u)
+{
+	u->next = SCR_VIEWER;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action tw_keys[] = {
+	{ 27, "Esc", "back to the viewer", act_back },
+	{ 'q', "q", "quit", ui_quit },
+	{ 0, NULL, NULL, NULL },
+};
+
+static int tw_key(struct ui *u, int key)
+{
+	int r = key_dispatch(u, tw_keys, key);
+
+	return r >= 0 ? r : 0;
+}
+
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_THROWAWAY;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'Z', "Z", "the throw-away screen", act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
+const struct ui_screen screen_throwaway = {
+	.name = "throwaway",
+	.title = "Throw-away (Z in the viewer)",
+	.keys = tw_keys,
+	.data_size = sizeof(struct throwaway),
+	.enter = tw_enter,
+	.draw = tw_draw,
+	.key = tw_key,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
+};
+'''
+
 COPIED = ("Makefile", "src", "cli", "ui", "link")
 
 
@@ -158,8 +252,8 @@ def add_row(path, pattern, repl, what):
 
 
 def add_format_and_step(dst):
-    """The four changes: each addition's file and its row. Returns the
-    files the tree's copy now differs in."""
+    """The changes: each addition's file and its row (the counter: its
+    line). Returns the files the tree's copy now differs in."""
     with open(os.path.join(dst, "src", "export", "export_lines.c"), "w") as f:
         f.write(LINES_C)
     add_row(os.path.join(dst, "src", "export", "export.c"),
@@ -179,8 +273,20 @@ def add_format_and_step(dst):
                          "step_allocator.c"), r"(\n\tX\(glibc\))",
             "\n\tX(throwaway) \\\\\\1",
             "step_allocator.c has the VMS_ALLOCATORS table, glibc last")
+    with open(os.path.join(dst, "ui", "screens", "screen_throwaway.c"),
+              "w") as f:
+        f.write(SCREEN_C)
+    add_row(os.path.join(dst, "ui", "core", "ui_priv.h"),
+            r"(\tX\(SCR_CALLS, screen_calls\))\n",
+            "\\1 \\\\\n\tX(SCR_THROWAWAY, screen_throwaway)\n",
+            "ui_priv.h has the UI_SCREENS table, the calls screen last")
+    add_row(os.path.join(dst, "src", "model", "records.h"),
+            r"(\n\tX\(anon_huge, \"AnonHugePages\"\))",
+            "\n\tX(anonymous, \"Anonymous\") \\\\\\1",
+            "records.h has the VMS_COUNTER_FIELDS list, AnonHugePages last")
     changed = []
-    for base, _, files in os.walk(os.path.join(dst, "src")):
+    for base, _, files in [w for top in ("src", "ui")
+                           for w in os.walk(os.path.join(dst, top))]:
         for name in files:
             path = os.path.join(base, name)
             rel = os.path.relpath(path, dst)
@@ -240,6 +346,8 @@ def check(dst):
     T.ok(r.returncode == 1 and "no 'lines'" in r.stderr,
          "-d A B -e lines is refused: the row has no diff writer", r.stderr)
     marked(vms, dst)
+    screen_check(vms, dst)
+    counted(vms, dst)
 
 
 def marked(vms, dst):
@@ -280,6 +388,183 @@ def marked(vms, dst):
          "beside glibc's malloc, and ran its find", al)
 
 
+ANSI = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78MDEc])")
+
+
+class Pty:
+    """A program on a pseudo-terminal of the test's own (rows x cols): the
+    viewer without tmux. Its output is kept with the terminal's escapes
+    taken out; until() polls it, bounded, for a pattern."""
+
+    def __init__(self, argv, env, rows=200, cols=120):
+        import pty
+        import fcntl
+        import struct
+        import termios
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            try:
+                fcntl.ioctl(0, termios.TIOCSWINSZ,
+                            struct.pack("HHHH", rows, cols, 0, 0))
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        self.out = b""
+
+    def send(self, keys):
+        os.write(self.fd, keys)
+
+    def until(self, pattern, since=0, timeout=60):
+        """The text from since on once it matches pattern (bytes), or
+        None when it does not by timeout."""
+        import select
+        deadline = time.time() + timeout
+        while True:
+            text = ANSI.sub(b"", self.out[since:])
+            if re.search(pattern, text):
+                return text
+            left = deadline - time.time()
+            if left <= 0:
+                return None
+            if select.select([self.fd], [], [], left)[0]:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    return None
+                self.out += data
+
+    def end(self, timeout=20):
+        """Waits for the program's exit (its status), killing it by its pid
+        when it does not end by timeout (then None)."""
+        import select
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            if select.select([self.fd], [], [], 0.1)[0]:
+                try:
+                    self.out += os.read(self.fd, 65536)
+                except OSError:
+                    pass
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return None
+
+
+def screen_check(vms, dst):
+    """The throw-away screen, reached by its key: Z in the viewer (on a
+    snapshot file), Esc back, Z again, the help listing Z; q quits."""
+    snap = os.path.join(T.ROOT, "tests", "fixtures", "snap_v1.vms")
+    r = subprocess.run([vms, "-l", snap, "-e", "json"], capture_output=True,
+                       text=True, timeout=120)
+    n = len(json.loads(r.stdout)["regions"]) if r.returncode == 0 else -1
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm",
+           "HOME": dst, "XDG_CONFIG_HOME": os.path.join(dst, "config"),
+           "NO_COLOR": "1", "LANG": "C.UTF-8"}
+    p = Pty([vms, "-l", snap], env)
+    try:
+        up = p.until(rb"Total")
+        T.ok(up is not None, "the copy's viewer is up on a terminal of "
+             "the test's own (a snapshot file)", p.out[-300:])
+        at = len(p.out)
+        p.send(b"Z")
+        got = p.until(rb"THROWAWAY-SCREEN regions=(\d+) entered=1", at)
+        m = got and re.search(rb"THROWAWAY-SCREEN regions=(\d+) entered=1",
+                              got)
+        T.ok(m and int(m.group(1)) == n, "Z in the viewer enters the "
+             "throw-away screen (its own from_keys), with the file's %d "
+             "regions" % n, ANSI.sub(b"", p.out[at:])[-300:])
+        at = len(p.out)
+        p.send(b"\x1b")
+        T.ok(p.until(rb"Total", at) is not None,
+             "Esc goes back to the viewer")
+        at = len(p.out)
+        p.send(b"Z")
+        T.ok(p.until(rb"THROWAWAY-SCREEN regions=\d+ entered=2", at)
+             is not None, "Z again: entered a second time")
+        p.send(b"\x1b")
+        T.ok(p.until(rb"Total", at) is not None, "and back")
+        at = len(p.out)
+        p.send(b"?")
+        got = p.until(rb"Throw-away", at) or b""
+        T.ok(0 <= got.find(b"throw-away screen") < got.find(b"Throw-away"),
+             "the help lists Z, the key the screen declares, among the "
+             "viewer's keys (before the screen's own section)",
+             got[-300:])
+        p.send(b"q")
+    finally:
+        rc = p.end()
+    T.ok(rc == 0, "q quits the viewer (exit 0)", rc)
+
+
+def smaps_anonymous(pid):
+    """{start: Anonymous bytes} of every region of /proc/PID/smaps."""
+    out, start = {}, None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"([0-9a-f]+)-[0-9a-f]+ ", line)
+            if m:
+                start = int(m.group(1), 16)
+            elif line.startswith("Anonymous:"):
+                out[start] = int(line.split()[1]) * 1024
+    return out
+
+
+def start_of(x):
+    return int(x, 16) if isinstance(x, str) else x
+
+
+def counted(vms, dst):
+    """The Anonymous counter: in -e json of a quiet target, region by
+    region as the kernel's smaps has it; and the same from a snapshot
+    file saved from it."""
+    p, _ = T.start([T.target("everykind")])
+    saved = os.path.join(dst, "counted.vms")
+    stable = False
+    try:
+        for _ in range(3):
+            before = smaps_anonymous(p.pid)
+            live = subprocess.run([vms, "-e", "json", str(p.pid)],
+                                  capture_output=True, text=True,
+                                  timeout=120)
+            after = smaps_anonymous(p.pid)
+            if before == after:
+                stable = True
+                break
+        w = subprocess.run([vms, "-w", saved, str(p.pid)],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        T.kill(p)
+    if live.returncode or w.returncode:
+        T.ok(False, "the counter: capture and save", live.stderr + w.stderr)
+        return
+    a = json.loads(live.stdout)
+    got = {start_of(x["start"]): x.get("anonymous") for x in a["regions"]}
+    if not stable:
+        T.skip("-e json: each region's anonymous is the kernel's",
+               "the target's smaps changed while it was read, 3 times")
+    else:
+        T.ok(got == after and sum(after.values()) > 0,
+             "-e json: every region's \"anonymous\" is the kernel's "
+             "Anonymous of it (%d regions, %d bytes in all)" %
+             (len(after), sum(after.values())),
+             [(hex(k), got.get(k), v) for k, v in after.items()
+              if got.get(k) != v][:5])
+    loaded = subprocess.run([vms, "-l", saved, "-e", "json"],
+                            capture_output=True, text=True, timeout=120)
+    b = json.loads(loaded.stdout) if loaded.returncode == 0 else {}
+    back = {start_of(x["start"]): x.get("anonymous")
+            for x in b.get("regions", [])}
+    T.ok(loaded.returncode == 0 and back == got,
+         "a snapshot file saved from it (-w, -l) has the same counter",
+         loaded.stderr[-500:])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="vms-addformat-")
     try:
@@ -289,12 +574,15 @@ def main():
                        "src/analyze/heaps/step_allocator.c",
                        "src/analyze/runtimes/step_marker.c",
                        "src/export/export.c", "src/export/export_lines.c",
-                       "src/pipeline.c"],
-             "the format, the step and the allocator are two files each: "
-             "its own and its table's row")
+                       "src/model/records.h", "src/pipeline.c",
+                       "ui/core/ui_priv.h",
+                       "ui/screens/screen_throwaway.c"],
+             "the format, the step, the allocator and the screen are two "
+             "files each, its own and its table's row; the counter one "
+             "line of one file")
         r = subprocess.run(["make", "-j2", "vmscope"], cwd=tmp,
                            capture_output=True, text=True, timeout=900)
-        T.ok(r.returncode == 0, "the copy with the three builds (%s)" %
+        T.ok(r.returncode == 0, "the copy with the five builds (%s)" %
              ("the tree's objects reused" if reused else "built afresh"),
              r.stderr[-2000:])
         if r.returncode == 0:

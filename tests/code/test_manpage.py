@@ -131,12 +131,12 @@ def registry_formats():
     return names
 
 
-def parse_key_tables(src):
+def parse_key_tables(src, names=None):
     """[[key token, ...]] of each `struct key_action NAME[]` in C source:
     each entry's listed name split into keys, and each alias that is a
-    printable character ('=')."""
+    printable character ('='); each table's NAME appended to names."""
     out = []
-    for _name, body in re.findall(
+    for table, body in re.findall(
             r"struct key_action (\w+)\[\]\s*=\s*\{(.*?)\n\};", src, re.S):
         keys = []
         for key, name in re.findall(
@@ -147,18 +147,32 @@ def parse_key_tables(src):
             elif re.fullmatch(r"'[!-~]'", key) and key != "'\\'":
                 keys.append(key[1])
         out.append(keys)
+        if names is not None:
+            names.append(table)
     return out
 
 
 def key_tables():
     """[(file, screen, [key token, ...])] from every key table under ui/;
-    the screen is the file's name less "screen_"."""
+    the screen is the file's name less "screen_", or for a table named
+    from_NAME (the keys typed on screen NAME that enter the file's
+    screen: ui_priv.h's from_keys) NAME."""
     out = []
     for f in sorted(glob.glob(os.path.join(T.ROOT, "ui", "**", "*.c"),
                               recursive=True)):
-        screen = re.sub(r"^screen_", "", os.path.basename(f)[:-2])
-        for keys in parse_key_tables(open(f, errors="replace").read()):
-            out.append((os.path.relpath(f, T.ROOT), screen, keys))
+        out += file_key_tables(os.path.relpath(f, T.ROOT),
+                               open(f, errors="replace").read())
+    return out
+
+
+def file_key_tables(rel, src):
+    """key_tables() of one file (rel: its path, src: its text)."""
+    screen = re.sub(r"^screen_", "", os.path.basename(rel)[:-2])
+    names, out = [], []
+    tables = parse_key_tables(src, names)
+    for keys, name in zip(tables, names):
+        m = re.fullmatch(r"from_(\w+)", name)
+        out.append((rel, m.group(1) if m else screen, keys))
     return out
 
 
@@ -258,6 +272,16 @@ def self_check(man, helptext, tables):
            '\t{ \',\', NULL, NULL, f },\n\t{ 0, NULL, NULL, NULL },\n};\n')
     T.eq(parse_key_tables(src), [["+", "-", "=", "q", "F10", ","]],
          "self-check: a key table's names and printable aliases are read")
+    src = ('static const struct key_action x_keys[] = {\n'
+           '\t{ 27, "Esc", "back", f },\n\t{ 0, NULL, NULL, NULL },\n};\n'
+           'static const struct key_action from_viewer[] = {\n'
+           '\t{ \'Z\', "Z", "the x screen", f },\n'
+           '\t{ 0, NULL, NULL, NULL },\n};\n')
+    T.eq(file_key_tables("ui/screens/screen_x.c", src),
+         [("ui/screens/screen_x.c", "x", ["Esc"]),
+          ("ui/screens/screen_x.c", "viewer", ["Z"])],
+         "self-check: a from_viewer table's keys are the viewer's (a "
+         "screen's from_keys), the file's other tables its screen's")
     T.ok(any(k for _f, _s, k in tables),
          "the viewer's key tables are found (%d, %d keys)" %
          (len(tables), sum(len(k) for _f, _s, k in tables)),

@@ -21,10 +21,11 @@
  * goes beside (u->goto_addr: the viewer shows that address). UI_BACK
  * returns to the screen the current one was entered from (u->prev),
  * without calling enter: help is shown over a screen and leaves it as it
- * was. Adding a screen: a file with its table and its state
- * (ui/screens/), and a line in UI_SCREENS. Snapshots are owned by ui.c's history (struct
- * history): a screen may point into any of them until its
- * snapshot_changed says they changed.
+ * was. Adding a screen is two files: its own (ui/screens/screen_NAME.c:
+ * its table, its state, and its from_keys, the keys of another screen
+ * that enter it) and a line in UI_SCREENS. Snapshots are owned by ui.c's
+ * history (struct history): a screen may point into any of them until
+ * its snapshot_changed says they changed.
  */
 #ifndef VMS_UI_PRIV_H
 #define VMS_UI_PRIV_H
@@ -117,6 +118,18 @@ struct ui_screen {
 	 * background work, such as reading a trace's rings. Returns UI_*
 	 * flags (UI_DRAW to show what it changed). */
 	int (*tick)(struct ui *u);
+	/* Optional: the keys, typed on the screen `from`, that enter this
+	 * one: a key table of this screen's own file (named from_NAME, NAME
+	 * the screen they are typed on: the help lists them in that screen's
+	 * section, and test_manpage.py looks for them in its KEYS), each fn
+	 * setting u->next to this screen (and what the request carries,
+	 * u->goto_addr) and returning UI_SWITCH. ui.c looks them up before
+	 * the current screen's key (never while it is typing), so adding a
+	 * screen touches no other screen's file; one that is also a key of
+	 * the screen `from`, or of another screen entered from it, stops the
+	 * viewer at its start (ui.c's check_entries). */
+	enum ui_screen_id from;
+	const struct key_action *from_keys;
 };
 
 #define X(id, table) extern const struct ui_screen table;

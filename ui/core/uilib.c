@@ -10,12 +10,19 @@
 #include "core/draw.h"
 #include "core/ui_priv.h"
 
+const struct key_action *key_lookup(const struct key_action *t, int key)
+{
+	for (; t && t->fn; t++)
+		if (t->key == key)
+			return t;
+	return NULL;
+}
+
 int key_dispatch(struct ui *u, const struct key_action *t, int key)
 {
-	for (; t->fn; t++)
-		if (t->key == key)
-			return t->fn(u);
-	return -1;
+	const struct key_action *k = key_lookup(t, key);
+
+	return k ? k->fn(u) : -1;
 }
 
 enum move key_move(int key)

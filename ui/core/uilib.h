@@ -25,8 +25,11 @@ struct key_action {
 	int (*fn)(struct ui *u);
 };
 
-/* Looks key up in a table ended by a NULL fn; -1 if it is not there. */
+/* Looks key up in a table ended by a NULL fn (t may be NULL); -1 if it
+ * is not there. */
 int key_dispatch(struct ui *u, const struct key_action *t, int key);
+/* key's line in t (ended by a NULL fn; t may be NULL), or NULL. */
+const struct key_action *key_lookup(const struct key_action *t, int key);
 
 enum move { MV_NONE, MV_UP, MV_DOWN, MV_PGUP, MV_PGDN, MV_HOME, MV_END };
 /* The movement a key means (arrows, j/k, PgUp/PgDn, Home/End). */

@@ -271,6 +271,20 @@ static void blocks_free(struct ui *u)
 	free(bs_of(u)->b);
 }
 
+/* The key of the viewer that opens this screen (ui_priv.h: from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_BLOCKS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'B', "B",
+	  "the allocations the trace has alive in the row (--trace -- CMD)",
+	  act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_blocks = {
 	.name = "blocks",
 	.title = "Allocations (B in the viewer, with --trace)",
@@ -282,4 +296,6 @@ const struct ui_screen screen_blocks = {
 	.key = blocks_key,
 	.mouse = blocks_mouse,
 	.tick = blocks_tick,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

@@ -520,6 +520,19 @@ static void calls_free(struct ui *u)
 	free(cs_of(u)->open_ids);
 }
 
+/* The key of the viewer that opens the calls (ui_priv.h: from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_CALLS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
+	  act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_calls = {
 	.name = "calls",
 	.title = "Call sites (C in the viewer, with --trace)",
@@ -533,4 +546,6 @@ const struct ui_screen screen_calls = {
 	.key = calls_key,
 	.mouse = calls_mouse,
 	.tick = calls_tick,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

@@ -287,6 +287,21 @@ static void events_free(struct ui *u)
 	free(es_of(u)->ev);
 }
 
+/* The key of the viewer that opens this screen (ui_priv.h: from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_EVENTS;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'L', "L",
+	  "the trace view: the newest events of the allocation "
+	  "trace (--trace -- CMD)",
+	  act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_events = {
 	.name = "events",
 	.title = "Trace view (L in the viewer, with --trace)",
@@ -299,4 +314,6 @@ const struct ui_screen screen_events = {
 	.key = events_key,
 	.mouse = events_mouse,
 	.tick = events_tick,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

@@ -1,6 +1,8 @@
 /* screen_help.c — every key, made from the screens' own key tables (read
- * from the screen table in struct ui) so the list cannot fall behind them.
- * Esc, ? or F1 goes back; q quits.
+ * from the screen table in struct ui) so the list cannot fall behind them:
+ * a screen's section lists its keys, then the keys typed on it that enter
+ * other screens (their from_keys, in UI_SCREENS order). Esc, ? or F1 goes
+ * back; q quits.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,44 +35,58 @@ static const struct key_action common[] = {
 	{ 0, NULL, NULL, NULL },
 };
 
-struct section {
-	const char *title;
-	const struct key_action *keys;
-	bool has_fn; /* the table ends at a NULL fn; else at a NULL keyname */
-};
+/* Adds the listed keys of t (ended by a NULL fn; has_fn false: by a NULL
+ * keyname) to lines from n; returns the new n. */
+static size_t add_keys(char lines[][160], size_t max, size_t n,
+		       const struct key_action *t, bool has_fn)
+{
+	for (; t && (has_fn ? t->fn != NULL : t->keyname != NULL); t++) {
+		if (!t->keyname)
+			continue;
+		if (n < max)
+			snprintf(lines[n], 160, "  %-14s %s", t->keyname,
+				 t->help);
+		n++;
+	}
+	return n;
+}
 
-/* Fills lines (or counts them when lines is NULL): the keys of every
- * screen in the table that has a title and keys, in the table's order. */
+static size_t add_title(char lines[][160], size_t max, size_t n,
+			const char *title)
+{
+	if (n < max)
+		snprintf(lines[n], 160, "%s", title);
+	return n + 1;
+}
+
+static size_t add_blank(char lines[][160], size_t max, size_t n)
+{
+	if (n < max)
+		lines[n][0] = '\0';
+	return n + 1;
+}
+
+/* Fills lines (at most max; returns how many there are): the keys
+ * common to all, then of every screen in the table that has a title and
+ * keys, in the table's order, each followed by the keys that enter
+ * other screens from it. */
 static size_t help_lines(const struct ui *u, char lines[][160], size_t max)
 {
-	struct section secs[1 + SCR_COUNT] = {
-		{ "Everywhere", common, false },
-	};
-	size_t n = 0, i, nsecs = 1;
+	size_t n = 0, i, j;
 
-	for (i = 0; i < SCR_COUNT; i++)
-		if (u->screens[i]->title && u->screens[i]->keys)
-			secs[nsecs++] =
-				(struct section){ u->screens[i]->title,
-						  u->screens[i]->keys, true };
-	for (i = 0; i < nsecs; i++) {
-		const struct key_action *k;
-
-		if (n < max)
-			snprintf(lines[n], 160, "%s", secs[i].title);
-		n++;
-		for (k = secs[i].keys;
-		     secs[i].has_fn ? k->fn != NULL : k->keyname != NULL; k++) {
-			if (!k->keyname)
-				continue;
-			if (n < max)
-				snprintf(lines[n], 160, "  %-14s %s",
-					 k->keyname, k->help);
-			n++;
-		}
-		if (n < max)
-			lines[n][0] = '\0';
-		n++;
+	n = add_title(lines, max, n, "Everywhere");
+	n = add_keys(lines, max, n, common, false);
+	n = add_blank(lines, max, n);
+	for (i = 0; i < SCR_COUNT; i++) {
+		if (!u->screens[i]->title || !u->screens[i]->keys)
+			continue;
+		n = add_title(lines, max, n, u->screens[i]->title);
+		n = add_keys(lines, max, n, u->screens[i]->keys, true);
+		for (j = 0; j < SCR_COUNT; j++)
+			if (u->screens[j]->from == i)
+				n = add_keys(lines, max, n,
+					     u->screens[j]->from_keys, true);
+		n = add_blank(lines, max, n);
 	}
 	return n;
 }

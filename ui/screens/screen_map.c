@@ -460,6 +460,18 @@ static void map_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 	map_free(map_of(u));
 }
 
+/* The key of the viewer that opens the map (ui_priv.h: from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_MAP;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'm', "m", "address-space map", act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_map = {
 	.name = "map",
 	.title = "Map",
@@ -470,4 +482,6 @@ const struct ui_screen screen_map = {
 	.draw = map_draw,
 	.key = map_key,
 	.mouse = map_mouse,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

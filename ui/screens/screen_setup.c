@@ -191,6 +191,21 @@ static int setup_enter(struct ui *u)
 	return 0;
 }
 
+/* The keys of the viewer that open the setup (ui_priv.h: from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_SETUP;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ KEY_F(2), "F2 c",
+	  "column setup: which columns the details show, in which order",
+	  act_enter_from_viewer },
+	{ 'c', NULL, NULL, act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_setup = {
 	.name = "setup",
 	.title = "Column setup (F2 or c in the viewer)",
@@ -200,4 +215,6 @@ const struct ui_screen screen_setup = {
 	.draw = setup_draw,
 	.key = setup_key,
 	.mouse = setup_mouse,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

@@ -287,6 +287,22 @@ static void timeline_snapshot_changed(struct ui *u,
 		lv->cur = u->hist.n ? u->hist.n - 1 : 0;
 }
 
+/* The key of the viewer that opens the timeline (ui_priv.h:
+ * from_keys). */
+static int act_enter_from_viewer(struct ui *u)
+{
+	u->next = SCR_TIMELINE;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static const struct key_action from_viewer[] = {
+	{ 'T', "T",
+	  "the timeline: every snapshot r (or --watch) took; mark two and "
+	  "compare them",
+	  act_enter_from_viewer },
+	{ 0, NULL, NULL, NULL },
+};
+
 const struct ui_screen screen_timeline = {
 	.name = "timeline",
 	.title = "Timeline (T in the viewer)",
@@ -297,4 +313,6 @@ const struct ui_screen screen_timeline = {
 	.draw = timeline_draw,
 	.key = timeline_key,
 	.mouse = timeline_mouse,
+	.from = SCR_VIEWER,
+	.from_keys = from_viewer,
 };

@@ -294,24 +294,6 @@ static int act_view(struct ui *u)
 	return UI_DRAW;
 }
 
-static int act_setup(struct ui *u)
-{
-	u->next = SCR_SETUP;
-	return UI_SWITCH | UI_DRAW;
-}
-
-static int act_map(struct ui *u)
-{
-	u->next = SCR_MAP;
-	return UI_SWITCH | UI_DRAW;
-}
-
-static int act_timeline(struct ui *u)
-{
-	u->next = SCR_TIMELINE;
-	return UI_SWITCH | UI_DRAW;
-}
-
 /* Inside the heaps, on the arena holding the cursor's region (if any). */
 static int act_heaps(struct ui *u)
 {
@@ -360,24 +342,6 @@ static int act_escape(struct ui *u)
 	return 0;
 }
 
-static int act_calls(struct ui *u)
-{
-	u->next = SCR_CALLS;
-	return UI_SWITCH | UI_DRAW;
-}
-
-static int act_blocks(struct ui *u)
-{
-	u->next = SCR_BLOCKS;
-	return UI_SWITCH | UI_DRAW;
-}
-
-static int act_events(struct ui *u)
-{
-	u->next = SCR_EVENTS;
-	return UI_SWITCH | UI_DRAW;
-}
-
 static const struct key_action viewer_keys[] = {
 	{ '\t', "Tab", "switch between the summary and the details", act_tab },
 	{ '\r', "Enter",
@@ -404,20 +368,6 @@ static const struct key_action viewer_keys[] = {
 	  "allocations (an image, a thread's stack, an arena: one row) or "
 	  "the region list",
 	  act_view },
-	{ 'm', "m", "address-space map", act_map },
-	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
-	  act_calls },
-	{ 'B', "B",
-	  "the allocations the trace has alive in the row (--trace -- CMD)",
-	  act_blocks },
-	{ 'L', "L",
-	  "the trace view: the newest events of the allocation "
-	  "trace (--trace -- CMD)",
-	  act_events },
-	{ 'T', "T",
-	  "the timeline: every snapshot r (or --watch) took; mark two and "
-	  "compare them",
-	  act_timeline },
 	{ 'x', "x",
 	  "contents of the cursor's region: strings (ASCII, UTF-16), hex, "
 	  "find bytes or text in memory",
@@ -426,10 +376,6 @@ static const struct key_action viewer_keys[] = {
 	  "inside the heaps: arenas, segments, each arena's figures, strip "
 	  "and histogram (on the arena of the cursor's region)",
 	  act_heaps },
-	{ KEY_F(2), "F2 c",
-	  "column setup: which columns the details show, in which order",
-	  act_setup },
-	{ 'c', NULL, NULL, act_setup },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },

@@ -1,0 +1,137 @@
+/* ui_term.c — the terminal: checked, curses started and ended, the
+ * signals that end the viewer (ui_term.h).
+ */
+#include "ui_term.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* last: its capability macros (lines, columns...) would rename fields of
+ * the headers above */
+#include <term.h>
+
+static volatile sig_atomic_t got_signal;
+static SCREEN *screen;
+/* what the three signals did before ui_term_signals(true) */
+static struct sigaction old[3];
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* Runs at exit too, so a path that forgets still restores the terminal. */
+void ui_term_end(void)
+{
+	if (screen) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+	}
+}
+
+static void install_signals(void)
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal wakes getch() so the loop sees it */
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+}
+
+static void restore_signals(void)
+{
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
+/* NO_COLOR only sets the default: a theme asked for with -t is drawn in
+ * its colours when the terminal has them. */
+static bool want_colour(bool explicit_theme)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return (explicit_theme || !(nc && *nc)) && has_colors();
+}
+
+/* A terminal the viewer can draw on: it must move the cursor (TERM=dumb
+ * cannot; curses would draw a blank screen). Asked before curses writes
+ * anything, so the refusal is a plain line on a sane terminal. */
+static int check_terminal(struct vms_error *err)
+{
+	const char *term = getenv("TERM");
+	int errret = 0;
+	bool cup;
+
+	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot use the terminal (TERM=%s); "
+				     "use -s or -e for text output",
+				     term && *term ? term : "unset");
+	cup = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
+	del_curterm(cur_term);
+	if (!cup)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "the terminal (TERM=%s) cannot move the "
+				     "cursor; use another TERM, or -s or -e "
+				     "for text output",
+				     term && *term ? term : "unset");
+	return 0;
+}
+
+int ui_term_start(bool explicit_theme, bool *color, struct vms_error *err)
+{
+	const char *term = getenv("TERM");
+
+	if (check_terminal(err) < 0)
+		return -1;
+	screen = newterm(NULL, stdout, stdin);
+	if (!screen)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot use the terminal (TERM=%s); "
+				     "use -s or -e for text output",
+				     term ? term : "unset");
+	set_term(screen);
+	*color = want_colour(explicit_theme);
+	if (*color) {
+		start_color();
+		use_default_colors();
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	timeout(250);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED |
+			  BUTTON4_PRESSED | BUTTON5_PRESSED,
+		  NULL);
+	mouseinterval(0);
+	return 0;
+}
+
+void ui_term_signals(bool on)
+{
+	if (on)
+		install_signals();
+	else
+		restore_signals();
+}
+
+int ui_term_signal(void)
+{
+	return got_signal;
+}
