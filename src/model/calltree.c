@@ -65,6 +65,16 @@ static uint64_t key(uint32_t parent, uint64_t fh)
 	return h * 0xbf58476d1ce4e5b9ull;
 }
 
+static uint64_t path_of(uint64_t parent_path, uint64_t fh)
+{
+	uint64_t h = parent_path ^ (fh + 0x9e3779b97f4a7c15ull +
+				    (parent_path << 6) + (parent_path >> 2));
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
 static int rehash(struct build *b)
 {
 	size_t cap = b->tcap ? b->tcap * 2 : 1024, i, k;
@@ -115,6 +125,8 @@ static uint32_t node_of(struct build *b, uint32_t parent,
 	memset(n, 0, sizeof(*n));
 	n->frame = f;
 	n->parent = parent;
+	n->path = path_of(parent == VMS_CALLTREE_NONE ? 0 : b->n[parent].path,
+			  frame_hash(f));
 	n->depth = parent == VMS_CALLTREE_NONE ? 0 : b->n[parent].depth + 1;
 	b->hash[b->nn] = h;
 	b->nn++;

@@ -28,6 +28,9 @@ struct vms_calltree_node {
 	const struct vms_trace_frame *frame; /* the first frame met: its
 					      * name stands for the node */
 	uint32_t parent; /* VMS_CALLTREE_NONE: a root */
+	uint64_t path; /* a hash of the names from its root to it: the
+			* same node in the tree of the next report (a viewer
+			* keeps what is open by it) */
 	uint32_t depth; /* 0 at a root */
 	uint32_t first, nchildren; /* its children: kids[first ...] */
 	struct vms_trace_count by[VMS_TRACE_NIMPACTS];

@@ -17,6 +17,8 @@ grow_leak at each SIGUSR1):
   - B on that row lists its 30 blocks (3000 bytes from hold_leak, 5000
     from grow_leak) with the stack of the one under the cursor; s sorts
     them by size;
+  - v: the call tree callers first (main opens into hold_leak's 10 and
+    grow_leak's 20), then callees first (the two at the roots);
   - L opens the trace view; o and z keep allocations of 1 K and more;
     c on hold_leak's first keeps its 10, on the newest grow_leak's 20;
   - q ends vmscope; the traced program runs on, untraced, and is killed by
@@ -158,6 +160,49 @@ def narrowed(tm, where, what):
     tm.wait_for(lambda s: "Address" in s and "trace view" not in s)
 
 
+def node(scr, fn):
+    """A row of the call tree naming fn: (indent, count outstanding)."""
+    for l in scr.splitlines():
+        # the figures (Released and Lasting left out below 100 columns),
+        # then the function indented by its depth
+        m = re.match(r"^ [ +-] {6}\s*\S+ K?\s+\S+ K?\s+(\d+)\s+\S+ K?"
+                     r"\s+\d+(?:\s+\d+\s+\d+)?  ( *)(\w+)", l)
+        if m and m.group(3) == fn:
+            return len(m.group(2)), int(m.group(1))
+    return None
+
+
+def tree(tm, what):
+    """v: the call tree, callers first then callees first."""
+    tm.keys("C")
+    tm.wait_for(lambda s: "call sites" in s and row(s, "hold_leak"))
+    scr = tm.expect("%s: v shows the call tree, callers first" % what,
+                    lambda s: "call tree, callers first" in s, "v")
+    # open the single path down to main, then main
+    for _ in range(8):
+        if node(scr, "main") and node(scr, "hold_leak"):
+            break
+        tm.keys("End", "Enter")
+        scr = tm.wait_for(lambda s: True, timeout=0.2)
+        scr = tm.screen()
+    m, hl, gl = node(scr, "main"), node(scr, "hold_leak"), \
+        node(scr, "grow_leak")
+    T.ok(m and hl and gl and hl[0] > m[0] and gl[0] > m[0] and
+         hl[1] == 10 and gl[1] == 20 and m[1] >= 31,
+         "%s: ... main opens into hold_leak (10) and grow_leak (20), "
+         "indented under it" % what, scr)
+    scr = tm.expect("%s: v again: callees first" % what,
+                    lambda s: "call tree, callees first" in s, "v")
+    hl, gl = node(scr, "hold_leak"), node(scr, "grow_leak")
+    T.ok(hl and gl and hl == (0, 10) and gl == (0, 20),
+         "%s: ... hold_leak and grow_leak at the roots, 10 and 20 blocks"
+         % what, scr)
+    tm.keys("v")
+    tm.wait_for(lambda s: "call sites" in s and "call tree" not in s)
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
+
+
 def one_size(w, h, env, what):
     lib = os.path.join(T.BUILD, "libvmstrace.so")
     tmp = tempfile.mkdtemp(prefix="vmscope-calls-")
@@ -204,6 +249,7 @@ def one_size(w, h, env, what):
              re.search(r"^ +< main ", scr, re.M),
              "%s: Enter opens the site into its stack" % what, scr)
         narrowed(tm, where, what)
+        tree(tm, what)
         v = tm.child_pid()
         tm.keys("q")
         T.ok(v and T.wait_gone(v, 10), "%s: q ends vmscope" % what)

@@ -1,8 +1,10 @@
 /* screen_calls.c — the call sites of an allocation trace (vmscope --trace
  * -- CMD in the viewer): one row a call site, by impacting size, with the
  * counts and bytes of WPA's impacting types in the window chosen; Enter
- * or Right opens a site into its stack, innermost first. The counts are
- * of blocks: outstanding (allocated in the window, alive at its end),
+ * or Right opens a site into its stack, innermost first. v shows the
+ * call tree instead (model/calltree.h), callers first or callees first, a
+ * node per function on its path, Enter opening it; open nodes stay open
+ * as the figures follow the trace. The counts are of blocks: outstanding (allocated in the window, alive at its end),
  * transient (allocated and freed in it), released (allocated before it,
  * freed in it), lasting (allocated before it, alive at its end).
  *
@@ -33,6 +35,7 @@
 #include "core/draw.h"
 #include "core/listview.h"
 #include "core/ui_priv.h"
+#include "model/calltree.h"
 #include "panes/panes.h"
 #include "trace/tracer.h"
 
@@ -47,9 +50,18 @@ static const char *const window_names[W_COUNT] = {
 	"between the timeline's marks A and B",
 };
 
+/* v: what the list is */
+enum view { V_SITES, V_CALLERS, V_CALLEES, V_COUNT };
+
+static const char *const view_names[V_COUNT] = {
+	"call sites",
+	"call tree, callers first",
+	"call tree, callees first",
+};
+
 struct row {
-	size_t site;
-	int frame; /* -1: the site's own row */
+	size_t site; /* the tree's: its node */
+	int frame; /* -1: the site's (the node's) own row */
 };
 
 /* The screen's own state (u->data[SCR_CALLS]). */
@@ -76,6 +88,13 @@ struct calls {
 	 * the viewer's row it was taken from named in in_what */
 	uint64_t in_lo, in_hi;
 	char in_what[96];
+	/* the trees (v): the report's, and the nodes open by their paths
+	 * (kept across reports) */
+	enum view view;
+	struct vms_calltree tree;
+	uint64_t *topen;
+	size_t ntopen, captopen;
+	size_t caprows;
 };
 
 static struct calls *cs_of(const struct ui *u)
@@ -130,8 +149,60 @@ static void drop_report(struct calls *c)
 	free(c->rows);
 	c->open = NULL;
 	c->rows = NULL;
-	c->nrows = 0;
+	c->nrows = c->caprows = 0;
 	c->have = false;
+	memset(&c->tree, 0, sizeof(c->tree));
+}
+
+static bool node_open(const struct calls *c, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntopen; i++)
+		if (c->topen[i] == c->tree.nodes[node].path)
+			return true;
+	return false;
+}
+
+static bool add_row(struct calls *c, size_t what)
+{
+	if (c->nrows == c->caprows) {
+		size_t cap = c->caprows ? c->caprows * 2 : 256;
+		struct row *r = realloc(c->rows, cap * sizeof(*r));
+
+		if (!r)
+			return false;
+		c->rows = r;
+		c->caprows = cap;
+	}
+	c->rows[c->nrows++] = (struct row){ what, -1 };
+	return true;
+}
+
+/* A node's row, and its children's when it is open. */
+static bool add_node(struct calls *c, uint32_t node)
+{
+	const struct vms_calltree_node *n = &c->tree.nodes[node];
+	uint32_t k;
+
+	if (!add_row(c, node))
+		return false;
+	if (!n->nchildren || !node_open(c, node))
+		return true;
+	for (k = 0; k < n->nchildren; k++)
+		if (!add_node(c, c->tree.kids[n->first + k]))
+			return false;
+	return true;
+}
+
+static void build_tree_rows(struct calls *c)
+{
+	size_t i;
+
+	c->nrows = 0;
+	for (i = 0; i < c->tree.nroots; i++)
+		if (!add_node(c, c->tree.roots[i]))
+			return;
 }
 
 static void build_rows(struct calls *c)
@@ -139,13 +210,21 @@ static void build_rows(struct calls *c)
 	size_t i, n = 0;
 	uint32_t f;
 
+	if (c->view != V_SITES) {
+		build_tree_rows(c);
+		return;
+	}
+
 	for (i = 0; i < c->rep.nsites; i++)
 		n += 1 + (c->open[i] ? c->rep.sites[i].nframes : 0);
 	free(c->rows);
 	c->rows = malloc((n ? n : 1) * sizeof(*c->rows));
+	c->caprows = n ? n : 1;
 	c->nrows = 0;
-	if (!c->rows)
+	if (!c->rows) {
+		c->caprows = 0;
 		return;
+	}
 	for (i = 0; i < c->rep.nsites; i++) {
 		c->rows[c->nrows++] = (struct row){ i, -1 };
 		if (c->open[i])
@@ -194,9 +273,13 @@ static void rebuild(struct ui *u, struct calls *c)
 {
 	struct vms_error err = { 0 };
 	size_t keep = c->nrows ? c->rows[c->lv.cur].site : 0;
-	uint32_t keep_id = c->have && c->rep.nsites > keep
+	uint32_t keep_id = c->have && c->view == V_SITES && c->rep.nsites > keep
 				   ? c->rep.sites[keep].id
 				   : UINT32_MAX;
+	uint64_t keep_path =
+		c->have && c->view != V_SITES && c->tree.nnodes > keep
+			? c->tree.nodes[keep].path
+			: 0;
 	unsigned from, to;
 	size_t i, k;
 
@@ -219,23 +302,89 @@ static void rebuild(struct ui *u, struct calls *c)
 		for (k = 0; k < c->nopen; k++)
 			if (c->rep.sites[i].id == c->open_ids[k])
 				c->open[i] = true;
+	if (c->view != V_SITES &&
+	    vms_calltree_build(&c->rep, c->view == V_CALLERS, &c->ar,
+			       &c->tree) < 0) {
+		ui_message(u, true, "%s", "out of memory for the call tree");
+		drop_report(c);
+		return;
+	}
 	build_rows(c);
 	c->lv.cur = 0;
 	for (i = 0; i < c->nrows; i++)
-		if (c->rows[i].frame < 0 &&
-		    c->rep.sites[c->rows[i].site].id == keep_id)
+		if (c->view == V_SITES
+			    ? c->rows[i].frame < 0 &&
+				      c->rep.sites[c->rows[i].site].id ==
+					      keep_id
+			    : c->tree.nodes[c->rows[i].site].path == keep_path)
 			c->lv.cur = i;
 }
 
 /* ---- drawing ---- */
 
+/* The figures' columns of a row: impacting, outstanding, transient,
+ * released and lasting (as the heading says). */
+static void figures(const struct vms_trace_count *by, int64_t impacting,
+		    bool narrow, char *buf, size_t n)
+{
+	char a[16], b[16], d[16], e[16];
+
+	if (impacting < 0)
+		snprintf(a, sizeof(a), "-%s",
+			 fmt_size((uint64_t)-impacting, d, sizeof(d)));
+	else
+		fmt_size((uint64_t)impacting, a, sizeof(a));
+	snprintf(buf, n, "%9s %9s %7llu %9s %7llu", a,
+		 fmt_size(by[VMS_TRACE_outstanding].bytes, b, sizeof(b)),
+		 (unsigned long long)by[VMS_TRACE_outstanding].count,
+		 fmt_size(by[VMS_TRACE_transient].bytes, e, sizeof(e)),
+		 (unsigned long long)by[VMS_TRACE_transient].count);
+	if (!narrow)
+		snprintf(buf + strlen(buf), n - strlen(buf), " %7llu %7llu",
+			 (unsigned long long)by[VMS_TRACE_released].count,
+			 (unsigned long long)by[VMS_TRACE_lasting].count);
+}
+
+/* Below 100 columns the tree leaves out Released and Lasting: its names,
+ * indented, need the room more. */
+static bool tree_narrow(void)
+{
+	return COLS < 100;
+}
+
+/* A node of the call tree: its figures, then its function indented by
+ * its depth. */
+static void draw_node(struct calls *c, int y, uint32_t node, attr_t at)
+{
+	const struct vms_calltree_node *n = &c->tree.nodes[node];
+	char fig[128], st[512];
+	int indent = n->depth < 30 ? (int)n->depth * 2 : 60;
+
+	figures(n->by, n->impacting_bytes, tree_narrow(), fig, sizeof(fig));
+	if (n->frame)
+		trace_frame_text(n->frame, st, sizeof(st));
+	else
+		snprintf(st, sizeof(st), "(no stack)");
+	put_fmt(y, 0, COLS, at, " %s      %s  %*s%s",
+		!n->nchildren	     ? " "
+		: node_open(c, node) ? "-"
+				     : "+",
+		fig, indent, "", st);
+}
+
 static void draw_row(void *ctx, int y, size_t i, bool sel)
 {
 	struct calls *c = ctx;
 	const struct row *r = &c->rows[i];
-	const struct vms_trace_site *s = &c->rep.sites[r->site];
+	const struct vms_trace_site *s;
 	attr_t at = theme_attr(sel ? EL_SELECTION : EL_NORMAL);
-	char a[16], b[16], d[16], e[16], st[512];
+	char fig[128], st[512];
+
+	if (c->view != V_SITES) {
+		draw_node(c, y, (uint32_t)r->site, at);
+		return;
+	}
+	s = &c->rep.sites[r->site];
 
 	if (r->frame >= 0) {
 		trace_frame_text(&s->frames[r->frame], st, sizeof(st));
@@ -248,20 +397,9 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 		trace_frame_text(&s->frames[0], st, sizeof(st));
 	else
 		snprintf(st, sizeof(st), "(no stack)");
-	if (s->impacting_bytes < 0)
-		snprintf(a, sizeof(a), "-%s",
-			 fmt_size((uint64_t)-s->impacting_bytes, d, sizeof(d)));
-	else
-		fmt_size((uint64_t)s->impacting_bytes, a, sizeof(a));
-	put_fmt(y, 0, COLS, at,
-		" %s %-4s %9s %9s %7llu %9s %7llu %7llu %7llu  %s",
-		c->open[r->site] ? "-" : "+", vms_trace_kind_names[s->kind], a,
-		fmt_size(s->by[VMS_TRACE_outstanding].bytes, b, sizeof(b)),
-		(unsigned long long)s->by[VMS_TRACE_outstanding].count,
-		fmt_size(s->by[VMS_TRACE_transient].bytes, e, sizeof(e)),
-		(unsigned long long)s->by[VMS_TRACE_transient].count,
-		(unsigned long long)s->by[VMS_TRACE_released].count,
-		(unsigned long long)s->by[VMS_TRACE_lasting].count, st);
+	figures(s->by, s->impacting_bytes, false, fig, sizeof(fig));
+	put_fmt(y, 0, COLS, at, " %s %-4s %s  %s", c->open[r->site] ? "-" : "+",
+		vms_trace_kind_names[s->kind], fig, st);
 }
 
 static void calls_draw(struct ui *u)
@@ -282,9 +420,9 @@ static void calls_draw(struct ui *u)
 			: "traced");
 	if (c->have)
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-			" Window: %s (%.1f s to %.1f s)  %s, %llu calls%s",
-			window_names[c->window], (double)r->from_ns / 1e9,
-			(double)r->to_ns / 1e9,
+			" %s  Window: %s (%.1f s to %.1f s)  %s, %llu calls%s",
+			view_names[c->view], window_names[c->window],
+			(double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 			r->sampled ? "sampled" : "exact",
 			(unsigned long long)r->events,
 			r->dropped ? ", some not recorded" : "");
@@ -297,19 +435,55 @@ static void calls_draw(struct ui *u)
 			(unsigned long long)c->in_lo,
 			(unsigned long long)c->in_hi, c->in_what);
 	put_fmt(c->in_hi ? 3 : 2, 0, COLS, theme_attr(EL_COLUMN),
-		"   Kind Impacting Outstand.   Count Transient   Count "
-		"Release Lasting  Stack (innermost first)");
+		"   %s Impacting Outstand.   Count Transient   Count %s %s",
+		c->view == V_SITES ? "Kind" : "    ",
+		c->view != V_SITES && tree_narrow() ? "" : "Release Lasting ",
+		c->view == V_SITES     ? "Stack (innermost first)"
+		: c->view == V_CALLERS ? "Function (callers first)"
+				       : "Function (callees first)");
 	listview_draw(&c->lv, c->in_hi ? 4 : 3, LINES - (c->in_hi ? 5 : 4),
 		      c->nrows, draw_row, c);
 	snprintf(right, sizeof(right), "%zu/%zu", c->nrows ? c->lv.cur + 1 : 0,
 		 c->nrows);
 	ui_status(u,
-		  " Enter open  w window  f only the viewer's row  r snapshot  "
+		  " Enter open  v view  w window  f only the row  r snapshot  "
 		  "Esc back",
 		  right);
 }
 
 /* ---- actions ---- */
+
+/* Opens or closes the tree's node under the cursor (by its path). */
+static int toggle_node(struct calls *c)
+{
+	uint32_t node = (uint32_t)c->rows[c->lv.cur].site;
+	uint64_t path = c->tree.nodes[node].path;
+	size_t i;
+
+	if (!c->tree.nodes[node].nchildren)
+		return 0;
+	for (i = 0; i < c->ntopen && c->topen[i] != path; i++)
+		;
+	if (i < c->ntopen) {
+		c->topen[i] = c->topen[--c->ntopen];
+	} else {
+		if (c->ntopen == c->captopen) {
+			size_t cap = c->captopen ? c->captopen * 2 : 64;
+			uint64_t *p = realloc(c->topen, cap * sizeof(*p));
+
+			if (!p)
+				return 0;
+			c->topen = p;
+			c->captopen = cap;
+		}
+		c->topen[c->ntopen++] = path;
+	}
+	build_rows(c);
+	for (i = 0; i < c->nrows; i++)
+		if (c->rows[i].site == node)
+			c->lv.cur = i;
+	return UI_DRAW;
+}
 
 static int act_toggle(struct ui *u)
 {
@@ -318,6 +492,8 @@ static int act_toggle(struct ui *u)
 
 	if (!c->nrows)
 		return 0;
+	if (c->view != V_SITES)
+		return toggle_node(c);
 	site = c->rows[c->lv.cur].site;
 	c->open[site] = !c->open[site];
 	build_rows(c);
@@ -331,7 +507,10 @@ static int act_open(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 
-	if (!c->nrows || c->open[c->rows[c->lv.cur].site])
+	if (!c->nrows ||
+	    (c->view == V_SITES
+		     ? c->open[c->rows[c->lv.cur].site]
+		     : node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
 		return 0;
 	return act_toggle(u);
 }
@@ -340,9 +519,23 @@ static int act_close(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 
-	if (!c->nrows || !c->open[c->rows[c->lv.cur].site])
+	if (!c->nrows ||
+	    !(c->view == V_SITES
+		      ? c->open[c->rows[c->lv.cur].site]
+		      : node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
 		return 0;
 	return act_toggle(u);
+}
+
+static int act_view(struct ui *u)
+{
+	struct calls *c = cs_of(u);
+
+	c->view = (c->view + 1) % V_COUNT;
+	c->lv.cur = c->lv.top = 0;
+	c->nrows = 0;
+	rebuild(u, c);
+	return UI_DRAW;
 }
 
 static int act_window(struct ui *u)
@@ -393,6 +586,10 @@ static const struct key_action calls_keys[] = {
 	  "the window: the whole trace, since the snapshot shown, between "
 	  "the timeline's marks",
 	  act_window },
+	{ 'v', "v",
+	  "the view: the call sites, the call tree callers first, callees "
+	  "first",
+	  act_view },
 	{ 'f', "f",
 	  "only what is alive in the viewer's row (a region's commit stack, "
 	  "a heap's blocks); again: everything",
@@ -518,6 +715,7 @@ static void calls_free(struct ui *u)
 {
 	drop_report(cs_of(u));
 	free(cs_of(u)->open_ids);
+	free(cs_of(u)->topen);
 }
 
 /* The key of the viewer that opens the calls (ui_priv.h: from_keys). */
