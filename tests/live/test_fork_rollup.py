@@ -1,7 +1,9 @@
 """-b fork's counters come from the original, read before the fork: over
-the exported regions, sum Rss, Private_*, Shared_* and Swap equal
+the exported regions, sum Rss, Private_Dirty and Swap equal
 /proc/PID/smaps_rollup of a SIGSTOPped target exactly, before the capture
-and after it (the clone gone, the target unaltered). The export records the
+and after it (the clone gone, the target unaltered), and Private and
+Shared the rollup the capture read (the clean pages' split moves whenever
+any process maps a file page the target has). The export records the
 backend and the freeze; the summary shows them."""
 import os
 import sys
