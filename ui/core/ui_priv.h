@@ -70,7 +70,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_HELP, screen_help)                                               \
 	X(SCR_HEAPS, screen_heaps)                                             \
 	X(SCR_CONTENTS, screen_contents)                                       \
-	X(SCR_CALLS, screen_calls)
+	X(SCR_CALLS, screen_calls)                                             \
+	X(SCR_NOTES, screen_notes)
 
 enum ui_screen_id {
 #define X(id, table) id,

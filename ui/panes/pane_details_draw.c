@@ -15,7 +15,14 @@
 #include "model/columns.h"
 #include "panes/panes.h"
 
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };
+enum {
+	X_MARK = 0,
+	X_NOTE = 1,
+	X_ADDR = 2,
+	X_TYPE = 19,
+	X_COLS = 32,
+	MIN_DETAILS = 24
+};
 
 /* A column on screen: its id (config.h), where and how wide. */
 struct dcol {
@@ -281,6 +288,8 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	const struct vms_region *g = details_node_region(u, r);
 	attr_t base = theme_attr(EL_NORMAL), ta;
 	char buf[32], text[600], words[160];
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 	uint64_t a, b;
 	int i;
 
@@ -291,6 +300,9 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 		ta = theme_attr(theme_type(g->type));
 	put_blank(y, 0, COLS, base);
 	put_str(y, X_MARK, 1, base, row_mark(u, r), 1);
+	/* a note is about these addresses: ! leads to it */
+	if (nn && ui_note_of_span(notes, nn, a, b) >= 0)
+		put_str(y, X_NOTE, 1, theme_attr(EL_ERROR) | A_BOLD, "!", 0);
 	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 	put_fmt(y, X_TYPE, 12, ta, "%*s%s", 2 * r->depth, "",
 		vms_type_info[g->type].label);

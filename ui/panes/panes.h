@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/listview.h"
+#include "core/notes.h"
 #include "core/ui_priv.h"
 #include "model/alloc.h"
 #include "model/columns.h"
@@ -83,6 +84,11 @@ struct viewer {
 	int sum_vis[16];
 	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
+	/* The notes of the snapshot shown (notes.h), made once for it
+	 * (viewer_notes): notes_for is the snapshot they were made for. */
+	struct ui_note notes[UI_NOTES_MAX];
+	size_t nnotes; /* as ui_notes counted: may exceed UI_NOTES_MAX */
+	const struct vms_snapshot *notes_for;
 };
 
 static inline struct viewer *viewer_of(const struct ui *u)
@@ -96,6 +102,15 @@ static inline struct details *det_of(const struct ui *u)
 }
 
 /* pane_summary.c */
+/* The notes of u->snap (notes.h), made again only for another snapshot
+ * (or while a preview fills in): *out the first min(count,
+ * UI_NOTES_MAX); returns their count. */
+size_t viewer_notes(struct ui *u, const struct ui_note **out);
+/* How many of them are kept (at most UI_NOTES_MAX). */
+static inline size_t viewer_notes_kept(size_t count)
+{
+	return count < UI_NOTES_MAX ? count : UI_NOTES_MAX;
+}
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
 /* Chooses the rows to show in at most max lines (headings included): all
  * ten when they fit, else those that are not zero (Total, Free and the
@@ -108,6 +123,9 @@ void summary_draw(struct ui *u, int y);
 int summary_row_at(const struct ui *u, int y);
 /* Moves the summary's cursor over the rows shown. */
 void summary_move(struct ui *u, enum move mv);
+/* The note a click at (y, x) leads to: on the ! beside a summary row's
+ * label; -1 if none. */
+int summary_note_at(struct ui *u, int y, int x);
 /* The details filter a summary row stands for. */
 int summary_row_filter(int row);
 

@@ -1,6 +1,7 @@
 /* screen_viewer.c — the viewer: a header (process, sampler, freeze time,
- * time of the snapshot, bars for committed memory and working set by type),
- * the summary pane and the details pane below it, and the viewer's keys.
+ * time of the snapshot, bars for committed memory and working set by type,
+ * the line of the capture's notes), the summary pane and the details pane
+ * below it, and the viewer's keys. ! opens the notes (screen_notes.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,12 +11,31 @@
 #include "export/export_util.h"
 #include "panes/panes.h"
 
-/* The header: the title and the capture line, then the two bars, when
- * the terminal is tall enough; on a short one the details come first (the
- * Total row has the bars' figures): one line. */
-static int header_h(void)
+/* The header: the title and the capture line, then the two bars, then
+ * the line of notes when the capture has any, when the terminal is tall
+ * enough; on a short one the details come first (the Total row has the
+ * bars' figures): one line, the notes' count in it. */
+static int header_h(struct ui *u)
 {
-	return LINES >= 30 ? 4 : 1;
+	const struct ui_note *notes;
+
+	if (LINES < 30)
+		return 1;
+	return viewer_notes(u, &notes) ? 5 : 4;
+}
+
+/* The line of notes (issue 31 item 1): marked, their count, the first
+ * of them as much as fits; ! shows them all in full. */
+static void draw_notes_line(struct ui *u, int y)
+{
+	const struct ui_note *notes;
+	size_t n = viewer_notes(u, &notes);
+
+	put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+	put_fmt(y, 0, COLS, theme_attr(EL_ERROR) | A_BOLD,
+		" ! %zu note%s (! shows %s): %s: %s", n, n == 1 ? "" : "s",
+		n == 1 ? "it in full" : "them all", notes[0].from,
+		ui_note_text(&notes[0]));
 }
 
 /* A bar of width w: each type's share of scale, in its colour (or its
@@ -81,6 +101,8 @@ static void draw_header(struct ui *u, bool compact)
 {
 	const struct vms_snapshot *s = u->snap;
 	char when[40], a[16], buf[300];
+	const struct ui_note *notes;
+	size_t nn;
 	int x, y = compact ? 0 : 1;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
@@ -91,6 +113,14 @@ static void draw_header(struct ui *u, bool compact)
 		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
 			    0) +
 		    2;
+		/* the notes' count first: ! shows them */
+		nn = viewer_notes(u, &notes);
+		if (nn) {
+			snprintf(buf, sizeof(buf), "! %zu note%s", nn,
+				 nn == 1 ? "" : "s");
+			x = field(y, x, 0, theme_attr(EL_ERROR) | A_BOLD, buf) +
+			    1;
+		}
 	} else {
 		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 			" vmscope  %s  pid %d  %s",
@@ -154,11 +184,13 @@ static void viewer_draw(struct ui *u)
 	char right[96];
 	const struct details *d = &v->det;
 
-	int hh = header_h(), sh;
+	int hh = header_h(u), sh;
 
 	draw_header(u, hh == 1);
-	if (hh == 4)
+	if (hh >= 4)
 		draw_bars(u);
+	if (hh == 5)
+		draw_notes_line(u, 4);
 	/* the details get at least half the lines; the summary folds */
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
@@ -341,6 +373,35 @@ static int act_contents(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+/* The notes in full; on a marked row (a summary row a note touches, a
+ * region whose addresses one is about), on its note. */
+static int open_note(struct ui *u, int note)
+{
+	u->goto_set = note >= 0;
+	u->goto_addr = note >= 0 ? (uint64_t)note : 0;
+	u->next = SCR_NOTES;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static int act_notes(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
+	int note = -1;
+
+	if (v->focus == 0 && v->sum_cur != SUM_FREE) {
+		note = ui_note_of_type(notes, nn,
+				       summary_row_filter(v->sum_cur));
+	} else if (v->focus == 1 && v->det.nrows) {
+		uint64_t a, b;
+
+		details_row_span(u, &v->det.rows[v->det.lv.cur], &a, &b);
+		note = ui_note_of_span(notes, nn, a, b);
+	}
+	return open_note(u, note);
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -407,6 +468,10 @@ static const struct key_action viewer_keys[] = {
 	  "inside the heaps: arenas, segments, each arena's figures, strip "
 	  "and histogram (on the arena of the cursor's region)",
 	  act_heaps },
+	{ '!', "!",
+	  "the capture's notes in full: what it could not do or found odd "
+	  "(on a row marked !, its note)",
+	  act_notes },
 	{ KEY_F(2), "F2 c",
 	  "column setup: which columns the details show, in which order",
 	  act_setup },
@@ -463,14 +528,19 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	struct viewer *v = viewer_of(u);
 	struct details *d = &v->det;
 	size_t row;
+	int note;
 
-	(void)x;
 	/* the wheel scrolls the details, three rows a notch, wherever it
 	 * is */
 	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
 		listview_mouse(&d->lv, d->nrows, y, b, 3, &row);
 		return UI_DRAW;
 	}
+	/* the line of notes, or a ! beside a figure: the notes */
+	if (header_h(u) == 5 && y == 4)
+		return open_note(u, -1);
+	if ((note = summary_note_at(u, y, x)) >= 0)
+		return open_note(u, note);
 	if (summary_row_at(u, y) >= 0) {
 		v->focus = 0;
 		return set_filter(u, summary_row_at(u, y));
@@ -478,6 +548,17 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	if (!listview_row_at(&d->lv, d->nrows, y, &row))
 		return 0;
 	v->focus = 1;
+	if (x == 1) {
+		const struct ui_note *notes;
+		size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
+		uint64_t a, e;
+
+		details_row_span(u, &d->rows[row], &a, &e);
+		if ((note = ui_note_of_span(notes, nn, a, e)) >= 0) {
+			d->lv.cur = row;
+			return open_note(u, note);
+		}
+	}
 	if (row == d->lv.cur && (b & BUTTON1_DOUBLE_CLICKED))
 		return act_enter(u);
 	d->lv.cur = row;
@@ -521,6 +602,7 @@ static void viewer_snapshot_changed(struct ui *u,
 {
 	struct viewer *v = viewer_of(u);
 
+	v->notes_for = NULL; /* made again for it */
 	if (new_process) {
 		v->focus = 0;
 		v->sum_cur = SUM_TOTAL;
