@@ -10,7 +10,9 @@
 #include "model/columns.h"
 #include "panes/panes.h"
 
-enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
+/* The label's field: the filter's >, the label (12 at most), the note's
+ * ! (X_NOTE), a blank before the figures. */
+enum { NCOLS = VMS_NSUMMARY, LABEL_W = 15, X_NOTE = 13 };
 
 /* The summary's column i (columns.h). */
 static const struct vms_column *col(int i)
@@ -119,7 +121,7 @@ int summary_note_at(struct ui *u, int y, int x)
 	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 	int row = summary_row_at(u, y);
 
-	if (row < 0 || row == SUM_FREE || x != LABEL_W - 1)
+	if (row < 0 || row == SUM_FREE || x < X_NOTE || x >= LABEL_W)
 		return -1;
 	return ui_note_of_type(notes, nn, summary_row_filter(row));
 }
@@ -226,12 +228,12 @@ void summary_draw(struct ui *u, int y)
 							   : EL_SELECTION_IDLE);
 		put_blank(yy, 0, COLS, va);
 		put_str(yy, 0, 1, va, d->filter == filt ? ">" : " ", 1);
-		put_str(yy, 1, LABEL_W - 1, la,
+		put_str(yy, 1, X_NOTE - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);
 		/* a note touches this row: ! leads to it */
 		if (row != SUM_FREE && ui_note_of_type(notes, nn, filt) >= 0)
-			put_str(yy, LABEL_W - 1, 1,
+			put_str(yy, X_NOTE, 1,
 				row == v->sum_cur
 					? la
 					: theme_attr(EL_ERROR) | A_BOLD,
