@@ -765,9 +765,11 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	/* the settings first: a screen's defaults may come from them (the
+	 * details' sorts) */
+	load_config(&u, warn, sizeof(warn));
 	if (start_screens(&u, err) < 0)
 		return -1;
-	load_config(&u, warn, sizeof(warn));
 	install_signals(old);
 	atexit(restore_terminal);
 	if (start_curses(&u, err) < 0) {

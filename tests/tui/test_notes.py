@@ -58,9 +58,7 @@ def node_case(tmp, w, h):
          "%dx%d: the header has a marked line with the notes' count"
          % (w, h), scr)
     count = int(m.group(1)) if m else 0
-    if w >= 200:
-        T.ok(words("v8: " + why) in words(head),
-             "%dx%d: the header says the v8 note whole" % (w, h), head)
+    first = re.search(r"\(! shows [^)]*\): (.*)$", head, re.M)
     mh = lines_with(scr, "Managed Heap")
     T.ok(mh and mh[0][13] == "!",
          "%dx%d: a ! beside the Managed Heap row (%s)" % (w, h,
@@ -76,6 +74,22 @@ def node_case(tmp, w, h):
          % (w, h, len(heads), count), scr)
     T.ok(("v8", "Managed Heap") in heads and words(why) in notes_text(scr),
          "%dx%d: the v8 note in full, touching Managed Heap" % (w, h), scr)
+    if h >= 30:
+        # the header's line says the first note, as much as fits
+        lines = scr.splitlines()
+        one = next((i for i, ln in enumerate(lines)
+                    if re.match(r"^ ! 1\. ", ln)), None)
+        body = []
+        for ln in lines[one + 1 if one is not None else 1:]:
+            if not ln.strip() or re.match(r"^ ! \d+\. ", ln):
+                break
+            body.append(ln)
+        want = words("%s: %s" % (heads[0][0] if heads else "?",
+                                 " ".join(body)))
+        got = words(first.group(1)) if first else ""
+        T.ok(got and want.startswith(got) and len(got) > 20,
+             "%dx%d: the header's line says the first note" % (w, h),
+             "header: %s\nnote:   %s" % (got, want))
     T.ok(all(len(ln) <= w for ln in scr.splitlines()),
          "%dx%d: the notes fit the width (wrapped, not cut)" % (w, h))
     tm.keys("Escape")

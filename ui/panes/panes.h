@@ -53,8 +53,15 @@ struct details {
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
+	/* the sort of the list shown (filter's): sorts[] keeps each
+	 * list's own, loaded and stored as the filter changes
+	 * (details_set_filter) */
 	int sort;
 	bool reverse;
+	struct {
+		int sort;
+		bool reverse;
+	} sorts[1 + VMS_NTYPES]; /* [0] the all view, [1 + type] a type's */
 	struct listview lv; /* over the rows; placed at the last draw */
 	/* The top rows filtered and sorted, kept while the view, filter,
 	 * free gaps and sort they were made for stay (tops_for): opening
@@ -84,6 +91,10 @@ struct viewer {
 	int sum_vis[16];
 	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
+	/* The sort menu (F6): open, its cursor (an index into
+	 * details_sorts), and where it was drawn (for a click). */
+	bool menu;
+	int menu_cur, menu_y, menu_x, menu_w, menu_n;
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];
@@ -194,6 +205,31 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
  * its contents), for temporaries a key makes and drops; NULL if out of
  * memory. Freed with the rows (details_free). */
 void *details_scratch(struct details *d, size_t bytes, bool keep);
+/* pane_details_sort.c: each list's sort (the all view's and each
+ * type's, kept apart): by address, the free list by size (largest
+ * first). */
+void details_sort_defaults(struct details *d);
+/* Each list's sort from the settings (config.h: the lists it names),
+ * and back into them (every list's, the one shown too), so the setup
+ * writes them with the columns. */
+void details_sorts_from_config(struct details *d, const struct vms_config *c);
+void details_sorts_to_config(const struct details *d, struct vms_config *c);
+/* Shows the list of filter (-1: all; a type), with its own sort: the
+ * sort of the list shown is kept for it. No rebuild. */
+void details_set_filter(struct details *d, int filter);
+/* Sorts the list shown by sort (a dsort); by the same one again: the
+ * other way. Rebuilds the rows. */
+void details_sort_by(struct ui *u, int sort);
+/* The sorts offered, in the order the s key steps through them and the
+ * sort menu lists them: Address, each column shown (in the setup's
+ * order), Type. Returns how many (at most DS_COUNT). */
+int details_sorts(const struct ui *u, int *out);
+/* pane_details_draw.c: the sort the heading's field at column x stands
+ * for, or -1 (a blank between fields). */
+int details_heading_sort_at(const struct ui *u, int x);
+/* The line of the details' heading (at the last draw). */
+int details_heading_y(const struct ui *u);
+
 /* pane_details_sort.c: sorts top rows (in address order) by the details'
  * sort column; false if out of memory (left as they were). */
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);

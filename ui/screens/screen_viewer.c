@@ -178,6 +178,36 @@ static void draw_bars(struct ui *u)
 			sizeof(c)));
 }
 
+/* The sort menu (htop's F6): every sort offered, the current one marked
+ * with its direction, over the details at their heading. */
+static void draw_sort_menu(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq), k, w = 24;
+	int y = details_heading_y(u), x = 2;
+	attr_t a = theme_attr(EL_TITLE);
+
+	if (y + n + 2 >= LINES - 1)
+		y = LINES - 1 - n - 2;
+	if (y < 0)
+		y = 0;
+	v->menu_y = y + 1;
+	v->menu_x = x;
+	v->menu_w = w;
+	v->menu_n = n;
+	put_fmt(y, x, w, a | A_BOLD, " Sort by%*s", w - 8, "");
+	for (k = 0; k < n && y + 1 + k < LINES - 1; k++) {
+		bool cur = seq[k] == v->det.sort;
+		attr_t ka = k == v->menu_cur ? theme_attr(EL_SELECTION) : a;
+
+		put_fmt(y + 1 + k, x, w, ka, " %s %s",
+			cur ? details_sort_arrow(&v->det) : " ",
+			dsort_name(seq[k]));
+	}
+	if (y + 1 + n < LINES - 1)
+		put_fmt(y + 1 + n, x, w, a, " %s", "Enter sorts, Esc closes");
+}
+
 static void viewer_draw(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
@@ -195,6 +225,8 @@ static void viewer_draw(struct ui *u)
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
 	details_draw(u, hh + sh, LINES - 1 - hh - sh);
+	if (v->menu)
+		draw_sort_menu(u);
 	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
 		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
@@ -223,7 +255,7 @@ static int set_filter(struct ui *u, int row)
 	struct viewer *v = viewer_of(u);
 
 	v->sum_cur = row;
-	v->det.filter = summary_row_filter(row);
+	details_set_filter(&v->det, summary_row_filter(row));
 	v->det.lv.cur = v->det.lv.top = 0;
 	v->det.nrows = 0;
 	details_rebuild(u);
@@ -279,20 +311,62 @@ static int act_prev(struct ui *u)
 static int act_sort(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
-	const struct vms_config *c = &u->conf;
-	int seq[2 + VMS_CONFIG_MAX], n = 0, k, at = -1;
+	int seq[DS_COUNT], n = details_sorts(u, seq), k, at = -1;
 
-	seq[n++] = DS_ADDRESS;
-	for (k = 0; k < c->n; k++)
-		if (c->shown[c->order[k]])
-			seq[n++] = DS_COL + c->order[k];
-	seq[n++] = DS_TYPE;
 	for (k = 0; k < n; k++)
 		if (seq[k] == v->det.sort)
 			at = k;
 	v->det.sort = seq[(at + 1) % n];
 	v->det.reverse = false;
 	details_rebuild(u);
+	details_sorts_to_config(&v->det, &u->conf);
+	return UI_DRAW;
+}
+
+/* The sort menu, its cursor on the sort now. */
+static int act_sort_menu(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq), k;
+
+	v->menu = true;
+	v->menu_cur = 0;
+	for (k = 0; k < n; k++)
+		if (seq[k] == v->det.sort)
+			v->menu_cur = k;
+	return UI_DRAW;
+}
+
+/* A key while the sort menu is open: it takes every key. */
+static int menu_key(struct ui *u, int key)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq);
+	size_t cur = (size_t)v->menu_cur, top = 0;
+	enum move mv;
+
+	switch (key) {
+	case 27:
+	case KEY_F(6):
+	case 'o':
+		v->menu = false;
+		return UI_DRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		v->menu = false;
+		if (v->menu_cur >= 0 && v->menu_cur < n)
+			details_sort_by(u, seq[v->menu_cur]);
+		return UI_DRAW;
+	case 'q':
+	case KEY_F(10):
+		return UI_QUIT;
+	}
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	cursor_apply(&cur, &top, (size_t)n, n, mv);
+	v->menu_cur = (int)cur;
 	return UI_DRAW;
 }
 
@@ -302,6 +376,7 @@ static int act_reverse(struct ui *u)
 
 	v->det.reverse = !v->det.reverse;
 	details_rebuild(u);
+	details_sorts_to_config(&v->det, &u->conf);
 	return UI_DRAW;
 }
 
@@ -448,6 +523,11 @@ static const struct key_action viewer_keys[] = {
 	{ 'N', NULL, NULL, act_prev },
 	{ 's', "s", "next sort column of the details", act_sort },
 	{ 'S', "S", "reverse the sort", act_reverse },
+	{ KEY_F(6), "F6 o",
+	  "the sort menu: pick the column the details sort by (a click on "
+	  "a heading sorts by it, again reverses)",
+	  act_sort_menu },
+	{ 'o', NULL, NULL, act_sort_menu },
 	{ 'f', "f", "show or hide the free gaps in the all view", act_free },
 	{ 'a', "a",
 	  "allocations (an image, a thread's stack, an arena: one row) or "
@@ -510,6 +590,8 @@ static int viewer_key(struct ui *u, int key)
 
 	if (u->finding)
 		return find_key(u, key);
+	if (v->menu)
+		return menu_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -530,6 +612,30 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	size_t row;
 	int note;
 
+	/* a click is acted on when pressed: its release (reported too, as
+	 * a click) would reverse a sort again */
+	if (!(b & (BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+		   BUTTON5_PRESSED)))
+		return 0;
+	/* the sort menu: a click on a sort picks it, elsewhere closes */
+	if (v->menu) {
+		v->menu = false;
+		if (!(b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) &&
+		    y >= v->menu_y && y < v->menu_y + v->menu_n &&
+		    x >= v->menu_x && x < v->menu_x + v->menu_w) {
+			int seq[DS_COUNT], n = details_sorts(u, seq);
+
+			if (y - v->menu_y < n)
+				details_sort_by(u, seq[y - v->menu_y]);
+		}
+		return UI_DRAW;
+	}
+	/* a heading sorts by its column; again, the other way */
+	if ((b & BUTTON1_PRESSED) && y == details_heading_y(u) &&
+	    details_heading_sort_at(u, x) >= 0) {
+		details_sort_by(u, details_heading_sort_at(u, x));
+		return UI_DRAW;
+	}
 	/* the wheel scrolls the details, three rows a notch, wherever it
 	 * is */
 	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
@@ -573,6 +679,8 @@ static void viewer_init(struct ui *u)
 
 	v->det.filter = -1;
 	v->sum_cur = SUM_TOTAL;
+	details_sort_defaults(&v->det);
+	details_sorts_from_config(&v->det, &u->conf);
 }
 
 static void viewer_free(struct ui *u)
@@ -606,7 +714,7 @@ static void viewer_snapshot_changed(struct ui *u,
 	if (new_process) {
 		v->focus = 0;
 		v->sum_cur = SUM_TOTAL;
-		v->det.filter = -1;
+		details_set_filter(&v->det, -1);
 	}
 	details_reset(u, old);
 }
