@@ -95,6 +95,13 @@ struct viewer {
 	 * details_sorts), and where it was drawn (for a click). */
 	bool menu;
 	int menu_cur, menu_y, menu_x, menu_w, menu_n;
+	/* The save and export's prompt (screens/viewer_save.c): what is
+	 * asked (VS_*), the file name typed, the format menu's cursor and
+	 * the format chosen (vms_exporters), a save waiting for the
+	 * snapshot that keeps the kernel's text. */
+	int vs_mode, vs_cur, vs_fmt;
+	char vs_line[512];
+	bool vs_after, vs_retaken;
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];

@@ -10,6 +10,7 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "panes/panes.h"
+#include "screens/viewer_save.h"
 
 /* The header: the title and the capture line, then the two bars, then
  * the line of notes when the capture has any, when the terminal is tall
@@ -238,6 +239,7 @@ static void viewer_draw(struct ui *u)
 		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
 		  " m map  r refresh  q quit",
 		  right);
+	vsave_draw(u);
 }
 
 /* ---- actions ---- */
@@ -552,6 +554,14 @@ static const struct key_action viewer_keys[] = {
 	  "the capture's notes in full: what it could not do or found odd "
 	  "(on a row marked !, its note)",
 	  act_notes },
+	{ 'w', "w",
+	  "save the snapshot on screen to a file (vmscope -l opens it; a "
+	  "prompt offers a name)",
+	  vsave_save },
+	{ 'e', "e",
+	  "export the snapshot on screen: a format (text, csv, json, ...), "
+	  "then a file",
+	  vsave_export },
 	{ KEY_F(2), "F2 c",
 	  "column setup: which columns the details show, in which order",
 	  act_setup },
@@ -592,6 +602,8 @@ static int viewer_key(struct ui *u, int key)
 		return find_key(u, key);
 	if (v->menu)
 		return menu_key(u, key);
+	if (vsave_open(u))
+		return vsave_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -717,6 +729,7 @@ static void viewer_snapshot_changed(struct ui *u,
 		details_set_filter(&v->det, -1);
 	}
 	details_reset(u, old);
+	vsave_snapshot_changed(u);
 }
 
 const struct ui_screen screen_viewer = {
