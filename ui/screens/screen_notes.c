@@ -231,7 +231,7 @@ static int notes_enter(struct ui *u)
 
 const struct ui_screen screen_notes = {
 	.name = "notes",
-	.title = "Notes",
+	.title = "Notes (! in the viewer)",
 	.keys = notes_keys,
 	.data_size = sizeof(struct notes),
 	.enter = notes_enter,
