@@ -419,7 +419,8 @@ int cli_load(const struct args *a)
 		struct ui_opts uo = { .sampler =
 					      vms_sampler_by_name(a->backend),
 				      .theme = a->theme,
-				      .snap = s };
+				      .snap = s,
+				      .snap_path = a->load };
 
 		setlocale(LC_CTYPE, "");
 		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;

@@ -222,6 +222,9 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	struct vms_snapshot *s;
 
 	co.pid = pid;
+	/* a save from the screen asked for a snapshot a file can hold */
+	co.keep_raw = co.keep_raw || u->keep_raw;
+	u->keep_raw = false;
 	/* the viewer shows region contents: the fork clone (or the frozen
 	 * target's reader) lives as long as the snapshot, but not into the
 	 * next capture, where the pages the target shares with it would
@@ -434,7 +437,7 @@ static int mouse(struct ui *u)
 static int dispatch(struct ui *u, int ch)
 {
 	const struct ui_screen *cur = screens[u->scr];
-	bool typing = u->finding || cur->typing;
+	bool typing = u->finding || u->prompting || cur->typing;
 
 	if (ch == KEY_MOUSE)
 		return mouse(u);
@@ -704,9 +707,11 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
 				     "the viewer needs a terminal; use -s or "
 				     "-e for text output");
+	/* the settings first: a screen's defaults may come from them (the
+	 * details' sorts) */
+	load_config(&u, warn, sizeof(warn));
 	if (start_screens(&u, err) < 0)
 		return -1;
-	load_config(&u, warn, sizeof(warn));
 	ui_term_signals(true);
 	atexit(ui_term_end);
 	if (ui_term_start(o->theme != NULL, &u.color, err) < 0) {
@@ -741,6 +746,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 					   "snapshots");
 	} else if (o->snap) {
 		set_snapshot(&u, o->snap, false, true);
+		u.snap_file = o->snap_path;
 		set_screen(&u, SCR_VIEWER, true);
 	} else if (o->copts.pid) {
 		if (open_pid(&u, o->copts.pid, err) < 0)

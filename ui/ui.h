@@ -24,6 +24,8 @@ struct ui_opts {
 	struct vms_capture_opts copts; /* copts.pid 0: the picker */
 	const char *theme; /* name or path, NULL for the default */
 	struct vms_snapshot *snap; /* optional: show this one first */
+	/* the file snap was loaded from (-l FILE), or NULL: w saves a copy */
+	const char *snap_path;
 	/* optional, with snap: open the diff screen of snap (A) against
 	 * snap_b (B); both stay the caller's */
 	struct vms_snapshot *snap_b;

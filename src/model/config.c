@@ -126,18 +126,73 @@ static void note_bad(struct vms_config_bad *bad, size_t line, const char *s,
 		 (size_t)(end - s) > n ? "..." : "");
 }
 
-/* One line; returns false when it is malformed (*why says how). */
-static bool parse_line(const char *s, const char *end, int *order, int *n,
-		       bool *shown, bool *named, const char **why)
+/* The list named s[0, n) ("all", a type's key): its index, or -1. */
+static int list_id(const char *s, size_t n)
 {
+	int t;
+
+	if (n == 3 && memcmp(s, "all", 3) == 0)
+		return 0;
+	for (t = 0; t < VMS_NTYPES; t++)
+		if (strlen(vms_type_info[t].json) == n &&
+		    memcmp(vms_type_info[t].json, s, n) == 0)
+			return 1 + t;
+	return -1;
+}
+
+/* A sort line: sort LIST BY [reversed]. */
+static bool parse_sort(const struct words *w, struct vms_config_sort *sort,
+		       const char **why)
+{
+	int list, by;
+
+	if (w->n != 3 && w->n != 4) {
+		*why = "a sort line is: sort LIST BY [reversed]";
+		return false;
+	}
+	list = list_id(w->w[1], w->len[1]);
+	if (list < 0) {
+		*why = "no such list (all, or a type: heap, free, ...)";
+		return false;
+	}
+	if (word_is(w, 2, "address"))
+		by = VMS_SORT_ADDRESS;
+	else if (word_is(w, 2, "type"))
+		by = VMS_SORT_TYPE;
+	else if ((by = key_id(w->w[2], w->len[2])) < 0) {
+		*why = "no such sort (address, type or a column)";
+		return false;
+	}
+	if (w->n == 4 && !word_is(w, 3, "reversed")) {
+		*why = "after the column: reversed, or nothing";
+		return false;
+	}
+	if (sort[list].set) {
+		*why = "the list's sort is named twice";
+		return false;
+	}
+	sort[list].set = true;
+	sort[list].by = by;
+	sort[list].reverse = w->n == 4;
+	return true;
+}
+
+/* One line; returns false when it is malformed (*why says how). */
+static bool parse_line(const char *s, const char *end, struct vms_config *c,
+		       bool *named, const char **why)
+{
+	int *order = c->order, *n = &c->n;
+	bool *shown = c->shown;
 	struct words w;
 	int id;
 
 	split(s, end, &w);
 	if (w.n == 0 || w.w[0][0] == '#')
 		return true;
+	if (word_is(&w, 0, "sort"))
+		return parse_sort(&w, c->sort, why);
 	if (!word_is(&w, 0, "column")) {
-		*why = "not a setting (column KEY on|off)";
+		*why = "not a setting (column KEY on|off, or sort LIST BY)";
 		return false;
 	}
 	if (w.n != 3) {
@@ -184,8 +239,7 @@ void vms_config_parse(struct vms_config *c, const char *buf, size_t len,
 		line++;
 		if (memchr(s, '\0', (size_t)(le - s)))
 			note_bad(bad, line, s, le, "a NUL byte in the line");
-		else if (!parse_line(s, le, c->order, &c->n, c->shown, named,
-				     &why))
+		else if (!parse_line(s, le, c, named, &why))
 			note_bad(bad, line, s, le, why);
 		s = nl ? nl + 1 : end;
 	}
@@ -204,12 +258,27 @@ size_t vms_config_format(const struct vms_config *c, char *buf, size_t n)
 		     "# vmscope viewer settings, written by its column "
 		     "setup (F2); read at start.\n"
 		     "# The details' columns in the order shown: column KEY "
-		     "on|off\n");
+		     "on|off\n"
+		     "# Each list's sort: sort LIST BY [reversed]\n");
 	len += (size_t)(w > 0 ? w : 0);
 	for (k = 0; k < c->n; k++) {
 		w = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0,
 			     "column %s %s\n", vms_config_key(c->order[k]),
 			     c->shown[c->order[k]] ? "on" : "off");
+		len += (size_t)(w > 0 ? w : 0);
+	}
+	for (k = 0; k < VMS_CONFIG_LISTS; k++) {
+		const struct vms_config_sort *so = &c->sort[k];
+
+		if (!so->set)
+			continue;
+		w = snprintf(len < n ? buf + len : NULL, len < n ? n - len : 0,
+			     "sort %s %s%s\n",
+			     k ? vms_type_info[k - 1].json : "all",
+			     so->by == VMS_SORT_ADDRESS ? "address"
+			     : so->by == VMS_SORT_TYPE	? "type"
+						       : vms_config_key(so->by),
+			     so->reverse ? " reversed" : "");
 		len += (size_t)(w > 0 ? w : 0);
 	}
 	return len;

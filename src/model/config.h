@@ -12,10 +12,15 @@
  *
  *   # comments and blank lines are ignored
  *   column KEY on|off      one a line, in the order shown
+ *   sort LIST BY [reversed]  a list's sort, at most one a list
  *
  * KEY is a column's JSON key (columns.h), "prot" or "details". Columns the
  * file does not name follow those it names, in their default order and
- * visibility (a newer vmscope's columns appear in an older file).
+ * visibility (a newer vmscope's columns appear in an older file). LIST is
+ * "all" (the all view) or a type's JSON key ("heap", "free": that type's
+ * list); BY is "address", "type" or a column's KEY; reversed: the other
+ * way than the column's own (figures largest first, the rest smallest
+ * first). A list the file does not name has the viewer's default sort.
  *
  * vms_config_parse() takes a buffer (no file, no pid), never fails: a
  * malformed line (an unknown word or column, a value other than on/off, a
@@ -44,10 +49,23 @@ enum {
 /* The most columns offered: every figure, Prot and Details. */
 enum { VMS_CONFIG_MAX = VMS_NCOLS + 2 };
 
+/* What a list is sorted by: the address, the type, or a column id. */
+enum { VMS_SORT_ADDRESS = -2, VMS_SORT_TYPE = -1 };
+/* The lists of the details that keep a sort each: [0] the all view,
+ * [1 + type] a type's (enum vms_type). */
+enum { VMS_CONFIG_LISTS = 1 + VMS_NTYPES };
+
+struct vms_config_sort {
+	bool set; /* false: the viewer's default for the list */
+	bool reverse;
+	int by; /* VMS_SORT_ADDRESS, VMS_SORT_TYPE or a column id */
+};
+
 struct vms_config {
 	int order[VMS_CONFIG_MAX]; /* column ids, in the order shown */
 	bool shown[VMS_DCOL_END]; /* by column id */
 	int n; /* columns offered (entries of order) */
+	struct vms_config_sort sort[VMS_CONFIG_LISTS];
 };
 
 /* The first malformed line of a parse. */

@@ -13,8 +13,23 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
-SUM_Y = 6  # first type row of the summary (header 4 rows, headings 2)
-DET_Y = 17  # first row of the details
+
+
+def row_of(scr, label):
+    """The screen line of the summary row labelled label (the header is
+    four lines, five with the capture's notes: found, not assumed)."""
+    for y, ln in enumerate(scr.splitlines()):
+        if ln[1:1 + len(label)] == label and ln[1 + len(label)] in " !":
+            return y
+    return None
+
+
+def details_y(scr):
+    """The first row of the details: the line after their heading."""
+    for y, ln in enumerate(scr.splitlines()):
+        if ln.lstrip().startswith("Address"):
+            return y + 1
+    return None
 
 
 def counter(scr):
@@ -29,14 +44,15 @@ def main():
     scr = tm.wait_for(lambda s: "Sampler pss" in s and "| 1/" in s)
     T.ok("Sampler pss" in scr, "viewer up", scr)
 
-    tm.click(3, SUM_Y + 6)  # Private Data
+    tm.click(3, row_of(scr, "Private Data"))
     scr = tm.wait_for("Private Data |")
     T.ok("Private Data |" in scr, "click on a summary row filters to it",
          scr.splitlines()[-1])
-    tm.click(3, SUM_Y + 8)  # Total
+    tm.click(3, row_of(scr, "Total"))
     scr = tm.wait_for("all |")
     T.ok("all |" in scr, "click on Total shows everything",
          scr.splitlines()[-1])
+    DET_Y = details_y(scr)
 
     tm.click(20, DET_Y + 4)
     scr = tm.wait_for(lambda s: counter(s) and counter(s)[0] == 5)

@@ -26,6 +26,16 @@ TAIL = ('echo "EXIT=$rc"; stty -a | tr " ;" "\\n\\n" | '
         'echo "STTY-END"; tput rmcup >/dev/null 2>&1')
 
 
+def details(scr):
+    """The details' rows: the lines between their heading and the status
+    line (the header is four lines, five with the capture's notes)."""
+    lines = scr.splitlines()
+    for y, ln in enumerate(lines):
+        if ln.lstrip().startswith("Address"):
+            return lines[y + 1:-1]
+    return []
+
+
 def summary_ok(scr):
     """The full capture is on screen (not only the layout preview)."""
     if "Sampler pss" not in scr:
@@ -99,7 +109,7 @@ def run(tmp):
         tm.keys("Down")
     tm.keys("Enter")
     scr = tm.wait_for(lambda s: "| 1/" in s or (" Heap |" in s))
-    det = scr.splitlines()[17:-1]
+    det = details(scr)
     types = set()
     for l in det:
         m = re.match(r"^[+\- ] [0-9a-f]{16} (\S+(?: \S+)?)", l)
@@ -111,7 +121,7 @@ def run(tmp):
         " ", ""), "the filtered type is marked", scr)
     tm.keys("End", "Enter")  # End is Free
     scr = tm.wait_for(lambda s: "Free |" in s)
-    det = [l for l in scr.splitlines()[17:-1] if l.strip()]
+    det = [l for l in details(scr) if l.strip()]
     T.ok(det and all(" Free " in l for l in det),
          "Enter on Free lists the free gaps", "\n".join(det))
     tm.expect("Enter on Total shows everything again", "all |", "Up",
@@ -121,7 +131,7 @@ def run(tmp):
     def column(scr, group):
         """The rows' addresses (group 1) or sizes in bytes (2)."""
         out = []
-        for l in scr.splitlines()[17:-1]:
+        for l in details(scr):
             m = re.match(r"^[+\- ] ([0-9a-f]{16}) .{12} +([\d.]+) "
                          r"([KMGTPE])", l)
             if m and group == 1:

@@ -129,6 +129,31 @@ int main(void)
 	   "nul.conf: the line with a NUL is skipped (%s; %s)", bad.why, got);
 	free(buf);
 
+	/* each list's sort (issue 31 item 5) */
+	snprintf(text, sizeof(text),
+		 "sort all committed\nsort free size reversed\n"
+		 "sort heap type\nsort stack address\nsort nolist size\n"
+		 "sort all pss\nsort image nosuch\nsort image prot "
+		 "backwards\nsort image\n");
+	vms_config_parse(&c, text, strlen(text), &bad);
+	ok(c.sort[0].set && c.sort[0].by == VMS_COL_COMMITTED &&
+		   !c.sort[0].reverse && c.sort[1 + VMS_T_FREE].set &&
+		   c.sort[1 + VMS_T_FREE].by == VMS_COL_SIZE &&
+		   c.sort[1 + VMS_T_FREE].reverse &&
+		   c.sort[1 + VMS_T_HEAP].by == VMS_SORT_TYPE &&
+		   c.sort[1 + VMS_T_STACK].by == VMS_SORT_ADDRESS &&
+		   !c.sort[1 + VMS_T_IMAGE].set,
+	   "sort lines: each list's sort, reversed or not");
+	ok(bad.count == 5 && bad.line == 5 && strstr(bad.why, "no such list"),
+	   "sort lines: an unknown list, sort or word, a list named twice, "
+	   "a short line: skipped (%zu, line %zu: %s)",
+	   bad.count, bad.line, bad.why);
+	len = vms_config_format(&c, text, sizeof(text));
+	vms_config_parse(&d, text, len, &bad);
+	ok(bad.count == 0 && same(&c, &d) &&
+		   memcmp(c.sort, d.sort, sizeof(c.sort)) == 0,
+	   "the sorts formatted parse back the same");
+
 	vms_config_parse(&c, "", 0, &bad);
 	vms_config_default(&d);
 	ok(bad.count == 0 && same(&c, &d), "an empty file: the defaults");
@@ -157,7 +182,7 @@ int main(void)
 		fclose(f);
 	}
 	ok(vms_config_load(&c, path, warn, sizeof(warn), &err) == 0 &&
-		   strstr(warn, path) && strstr(warn, "line 16") &&
+		   strstr(warn, path) && strstr(warn, "line 17") &&
 		   same(&c, &d),
 	   "a bad line: a warning naming the file and line (%s)", warn);
 	unlink(path);

@@ -73,7 +73,8 @@ enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 	X(SCR_CONTENTS, screen_contents)                                       \
 	X(SCR_CALLS, screen_calls)                                             \
 	X(SCR_BLOCKS, screen_blocks)                                           \
-	X(SCR_EVENTS, screen_events)
+	X(SCR_EVENTS, screen_events)                                           \
+	X(SCR_NOTES, screen_notes)
 
 enum ui_screen_id {
 #define X(id, table) id,
@@ -202,6 +203,16 @@ struct ui {
 	 * screens' ticks (ms; 0: every 250) */
 	struct tracer *tracer;
 	int tick_ms;
+	/* A prompt of a screen's is open (a file name being typed): ? and
+	 * the letters are text, as in a typing screen. */
+	bool prompting;
+	/* The next capture keeps what a snapshot file needs (the kernel's
+	 * text: vms_capture_opts.keep_raw), for a save from the screen;
+	 * ui.c clears it after the capture. */
+	bool keep_raw;
+	/* The file the snapshot shown was loaded from (-l FILE: it is
+	 * never replaced), or NULL. */
+	const char *snap_file;
 };
 
 #endif

@@ -597,7 +597,7 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 	struct details *d = det_of(u);
 
 	if (d->filter != -1 || d->sort != DS_ADDRESS || d->reverse) {
-		d->filter = -1;
+		details_set_filter(d, -1);
 		d->sort = DS_ADDRESS;
 		d->reverse = false;
 		details_rebuild(u);

@@ -15,7 +15,14 @@
 #include "model/columns.h"
 #include "panes/panes.h"
 
-enum { X_MARK = 0, X_ADDR = 2, X_TYPE = 19, X_COLS = 32, MIN_DETAILS = 24 };
+enum {
+	X_MARK = 0,
+	X_NOTE = 1,
+	X_ADDR = 2,
+	X_TYPE = 19,
+	X_COLS = 32,
+	MIN_DETAILS = 24
+};
 
 /* A column on screen: its id (config.h), where and how wide. */
 struct dcol {
@@ -95,14 +102,34 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 	return l;
 }
 
+/* A heading shorter by a few letters, for the sort's mark inside a
+ * field its name fills. */
+static const char *short_head(const char *name)
+{
+	static const char *const abbr[][2] = {
+		{ "Committed", "Commit" },    { "Private WS", "Priv WS" },
+		{ "Shareable WS", "Shr WS" }, { "Shared WS", "Shrd WS" },
+		{ "Locked WS", "Lock WS" },   { "Swap PSS", "SwPSS" },
+		{ "Blocks", "Blks" },	      { "Private", "Priv" },
+		{ "Details", "Det" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(abbr) / sizeof(abbr[0]); i++)
+		if (strcmp(name, abbr[i][0]) == 0)
+			return abbr[i][1];
+	return name;
+}
+
 /* A column's heading in w columns at x (right: right-aligned, as its
- * figures); the sort column is underlined and marked with its direction,
- * beside the name (in the blank column left of a right-aligned field). */
+ * figures); the sort column is underlined and marked with its direction
+ * beside the name, inside the field (issue 31: never in the blank between
+ * two): a name that leaves no room for the mark is shortened. */
 static void draw_head(const struct details *d, int y, int x, int w, bool right,
 		      const char *name, int sort)
 {
 	attr_t a = theme_attr(EL_COLUMN);
-	int len = text_cols(name);
+	char buf[64];
 
 	if (d->sort != sort) {
 		if (right)
@@ -112,20 +139,48 @@ static void draw_head(const struct details *d, int y, int x, int w, bool right,
 		return;
 	}
 	a |= A_BOLD | A_UNDERLINE;
-	if (right) {
-		put_right(y, x, w, a, name);
-		put_str(y, x + w - len - (len + 2 <= w ? 2 : 1), 1, a,
-			details_sort_arrow(d), 1);
+	if (text_cols(name) + 2 > w)
+		name = short_head(name);
+	if (text_cols(name) + 2 > w) {
+		/* still too long: the mark alone, as much of the name as
+		 * fits after it */
+		snprintf(buf, sizeof(buf), "%s%s", details_sort_arrow(d), name);
+	} else if (right) {
+		snprintf(buf, sizeof(buf), "%s %s", details_sort_arrow(d),
+			 name);
 	} else {
-		put_str(y, x, w, a, name, 1);
-		if (len + 2 <= w)
-			put_str(y, x + len + 1, 1, a, details_sort_arrow(d), 1);
+		snprintf(buf, sizeof(buf), "%s %s", name,
+			 details_sort_arrow(d));
 	}
+	if (right && text_cols(buf) <= w)
+		put_right(y, x, w, a, buf);
+	else
+		put_str(y, x, w, a, buf, 1);
 }
 
 static bool col_right(int id)
 {
 	return id < VMS_NCOLS;
+}
+
+int details_heading_y(const struct ui *u)
+{
+	return det_of(u)->lv.y - 1;
+}
+
+int details_heading_sort_at(const struct ui *u, int x)
+{
+	struct dlayout l = layout_for(u, COLS);
+	int k;
+
+	if (x >= X_ADDR && x < X_ADDR + 16)
+		return DS_ADDRESS;
+	if (x >= X_TYPE && x < X_TYPE + 12)
+		return DS_TYPE;
+	for (k = 0; k < l.n; k++)
+		if (x >= l.c[k].x && x < l.c[k].x + l.c[k].w)
+			return DS_COL + l.c[k].id;
+	return -1;
 }
 
 static void draw_heading(const struct details *d, int y,
@@ -281,6 +336,8 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	const struct vms_region *g = details_node_region(u, r);
 	attr_t base = theme_attr(EL_NORMAL), ta;
 	char buf[32], text[600], words[160];
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 	uint64_t a, b;
 	int i;
 
@@ -291,6 +348,9 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 		ta = theme_attr(theme_type(g->type));
 	put_blank(y, 0, COLS, base);
 	put_str(y, X_MARK, 1, base, row_mark(u, r), 1);
+	/* a note is about these addresses: ! leads to it */
+	if (nn && ui_note_of_span(notes, nn, a, b) >= 0)
+		put_str(y, X_NOTE, 1, theme_attr(EL_ERROR) | A_BOLD, "!", 0);
 	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 	put_fmt(y, X_TYPE, 12, ta, "%*s%s", 2 * r->depth, "",
 		vms_type_info[g->type].label);

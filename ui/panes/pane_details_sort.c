@@ -34,6 +34,98 @@ const char *details_sort_arrow(const struct details *d)
 	return up != d->reverse ? "^" : "v";
 }
 
+void details_sort_defaults(struct details *d)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(d->sorts) / sizeof(d->sorts[0]); i++) {
+		d->sorts[i].sort = DS_ADDRESS;
+		d->sorts[i].reverse = false;
+	}
+	/* the free list: the largest gap first (Size runs so) */
+	d->sorts[1 + VMS_T_FREE].sort = DS_COL + VMS_COL_SIZE;
+	d->sort = d->sorts[1 + d->filter].sort;
+	d->reverse = d->sorts[1 + d->filter].reverse;
+}
+
+void details_sorts_from_config(struct details *d, const struct vms_config *c)
+{
+	int k;
+
+	for (k = 0; k < VMS_CONFIG_LISTS; k++) {
+		const struct vms_config_sort *so = &c->sort[k];
+
+		if (!so->set)
+			continue;
+		d->sorts[k].sort = so->by == VMS_SORT_ADDRESS ? DS_ADDRESS
+				   : so->by == VMS_SORT_TYPE  ? DS_TYPE
+							      : DS_COL + so->by;
+		d->sorts[k].reverse = so->reverse;
+	}
+	d->sort = d->sorts[1 + d->filter].sort;
+	d->reverse = d->sorts[1 + d->filter].reverse;
+}
+
+void details_sorts_to_config(const struct details *d, struct vms_config *c)
+{
+	int k;
+
+	for (k = 0; k < VMS_CONFIG_LISTS; k++) {
+		bool shown = k == 1 + d->filter;
+		int sort = shown ? d->sort : d->sorts[k].sort;
+		bool rev = shown ? d->reverse : d->sorts[k].reverse;
+		struct vms_config_sort *so = &c->sort[k];
+
+		/* a list the user never sorted stays unnamed */
+		if (!so->set &&
+		    sort == (k == 1 + VMS_T_FREE ? DS_COL + VMS_COL_SIZE
+						 : DS_ADDRESS) &&
+		    !rev)
+			continue;
+		so->set = true;
+		so->by = sort == DS_ADDRESS ? VMS_SORT_ADDRESS
+			 : sort == DS_TYPE  ? VMS_SORT_TYPE
+					    : sort - DS_COL;
+		so->reverse = rev;
+	}
+}
+
+void details_set_filter(struct details *d, int filter)
+{
+	d->sorts[1 + d->filter].sort = d->sort;
+	d->sorts[1 + d->filter].reverse = d->reverse;
+	d->filter = filter;
+	d->sort = d->sorts[1 + filter].sort;
+	d->reverse = d->sorts[1 + filter].reverse;
+}
+
+void details_sort_by(struct ui *u, int sort)
+{
+	struct details *d = det_of(u);
+
+	if (d->sort == sort) {
+		d->reverse = !d->reverse;
+	} else {
+		d->sort = sort;
+		d->reverse = false;
+	}
+	details_rebuild(u);
+	details_sorts_to_config(d, &u->conf);
+}
+
+int details_sorts(const struct ui *u, int *out)
+{
+	const struct vms_config *c = &u->conf;
+	int n = 0, k;
+
+	out[n++] = DS_ADDRESS;
+	for (k = 0; k < c->n; k++)
+		if (c->shown[c->order[k]])
+			out[n++] = DS_COL + c->order[k];
+	out[n++] = DS_TYPE;
+	return n;
+}
+
 /* The text a row sorts by in the Details column. */
 static const char *row_text(const struct ui *u, const struct drow *r)
 {

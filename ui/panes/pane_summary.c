@@ -10,7 +10,9 @@
 #include "model/columns.h"
 #include "panes/panes.h"
 
-enum { NCOLS = VMS_NSUMMARY, LABEL_W = 14 };
+/* The label's field: the filter's >, the label (12 at most), the note's
+ * ! (X_NOTE), a blank before the figures. */
+enum { NCOLS = VMS_NSUMMARY, LABEL_W = 15, X_NOTE = 13 };
 
 /* The summary's column i (columns.h). */
 static const struct vms_column *col(int i)
@@ -31,6 +33,18 @@ static const struct vms_totals *row_totals(const struct vms_snapshot *s,
 	if (row == SUM_FREE)
 		return &s->types[VMS_T_FREE];
 	return &s->types[row];
+}
+
+size_t viewer_notes(struct ui *u, const struct ui_note **out)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (v->notes_for != u->snap || u->pre) {
+		v->nnotes = ui_notes(u->snap, v->notes, UI_NOTES_MAX);
+		v->notes_for = u->snap;
+	}
+	*out = v->notes;
+	return v->nnotes;
 }
 
 int summary_row_filter(int row)
@@ -54,10 +68,15 @@ int summary_layout(struct ui *u, int max)
 {
 	struct viewer *v = viewer_of(u);
 	int row, n = 0, room = max - 2, k;
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 
+	/* a row a note touches stays, empty or not (node's Managed Heap
+	 * under -b fork: 0 K, and why) */
 	for (row = 0; row < SUM_ROWS; row++)
 		if (room >= SUM_ROWS || !row_empty(u->snap, row) ||
-		    row == v->sum_cur)
+		    row == v->sum_cur ||
+		    ui_note_of_type(notes, nn, summary_row_filter(row)) >= 0)
 			v->sum_vis[n++] = row;
 	/* still short: the page table (kernel memory, no regions to list)
 	 * gives way before the list scrolls */
@@ -94,6 +113,17 @@ int summary_row_at(const struct ui *u, int y)
 	if (k < 0 || k >= v->sum_shown || v->sum_top + k >= v->sum_nvis)
 		return -1;
 	return v->sum_vis[v->sum_top + k];
+}
+
+int summary_note_at(struct ui *u, int y, int x)
+{
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
+	int row = summary_row_at(u, y);
+
+	if (row < 0 || row == SUM_FREE || x < X_NOTE || x >= LABEL_W)
+		return -1;
+	return ui_note_of_type(notes, nn, summary_row_filter(row));
 }
 
 void summary_move(struct ui *u, enum move mv)
@@ -154,6 +184,8 @@ void summary_draw(struct ui *u, int y)
 	const struct vms_snapshot *s = u->snap;
 	int w[NCOLS], i, row, x, k;
 	char buf[32];
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 
 	v->sum_y = y;
 
@@ -196,9 +228,16 @@ void summary_draw(struct ui *u, int y)
 							   : EL_SELECTION_IDLE);
 		put_blank(yy, 0, COLS, va);
 		put_str(yy, 0, 1, va, d->filter == filt ? ">" : " ", 1);
-		put_str(yy, 1, LABEL_W - 1, la,
+		put_str(yy, 1, X_NOTE - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);
+		/* a note touches this row: ! leads to it */
+		if (row != SUM_FREE && ui_note_of_type(notes, nn, filt) >= 0)
+			put_str(yy, X_NOTE, 1,
+				row == v->sum_cur
+					? la
+					: theme_attr(EL_ERROR) | A_BOLD,
+				"!", 0);
 		for (i = 0, x = LABEL_W; i < NCOLS;
 		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])

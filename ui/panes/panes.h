@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/listview.h"
+#include "core/notes.h"
 #include "core/ui_priv.h"
 #include "model/alloc.h"
 #include "model/columns.h"
@@ -53,8 +54,15 @@ struct details {
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
+	/* the sort of the list shown (filter's): sorts[] keeps each
+	 * list's own, loaded and stored as the filter changes
+	 * (details_set_filter) */
 	int sort;
 	bool reverse;
+	struct {
+		int sort;
+		bool reverse;
+	} sorts[1 + VMS_NTYPES]; /* [0] the all view, [1 + type] a type's */
 	struct listview lv; /* over the rows; placed at the last draw */
 	/* The top rows filtered and sorted, kept while the view, filter,
 	 * free gaps and sort they were made for stay (tops_for): opening
@@ -84,6 +92,22 @@ struct viewer {
 	int sum_vis[16];
 	int sum_nvis, sum_top, sum_shown, sum_y;
 	struct details det;
+	/* The sort menu (F6): open, its cursor (an index into
+	 * details_sorts), and where it was drawn (for a click). */
+	bool menu;
+	int menu_cur, menu_y, menu_x, menu_w, menu_n;
+	/* The save and export's prompt (screens/viewer_save.c): what is
+	 * asked (VS_*), the file name typed, the format menu's cursor and
+	 * the format chosen (vms_exporters), a save waiting for the
+	 * snapshot that keeps the kernel's text. */
+	int vs_mode, vs_cur, vs_fmt;
+	char vs_line[512];
+	bool vs_after, vs_retaken;
+	/* The notes of the snapshot shown (notes.h), made once for it
+	 * (viewer_notes): notes_for is the snapshot they were made for. */
+	struct ui_note notes[UI_NOTES_MAX];
+	size_t nnotes; /* as ui_notes counted: may exceed UI_NOTES_MAX */
+	const struct vms_snapshot *notes_for;
 };
 
 static inline struct viewer *viewer_of(const struct ui *u)
@@ -97,6 +121,15 @@ static inline struct details *det_of(const struct ui *u)
 }
 
 /* pane_summary.c */
+/* The notes of u->snap (notes.h), made again only for another snapshot
+ * (or while a preview fills in): *out the first min(count,
+ * UI_NOTES_MAX); returns their count. */
+size_t viewer_notes(struct ui *u, const struct ui_note **out);
+/* How many of them are kept (at most UI_NOTES_MAX). */
+static inline size_t viewer_notes_kept(size_t count)
+{
+	return count < UI_NOTES_MAX ? count : UI_NOTES_MAX;
+}
 enum { SUM_ROWS = 10, SUM_TOTAL = 8, SUM_FREE = 9, SUM_HEIGHT = 12 };
 /* Chooses the rows to show in at most max lines (headings included): all
  * ten when they fit, else those that are not zero (Total, Free and the
@@ -109,6 +142,9 @@ void summary_draw(struct ui *u, int y);
 int summary_row_at(const struct ui *u, int y);
 /* Moves the summary's cursor over the rows shown. */
 void summary_move(struct ui *u, enum move mv);
+/* The note a click at (y, x) leads to: on the ! beside a summary row's
+ * label; -1 if none. */
+int summary_note_at(struct ui *u, int y, int x);
 /* The details filter a summary row stands for. */
 int summary_row_filter(int row);
 
@@ -177,6 +213,31 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
  * its contents), for temporaries a key makes and drops; NULL if out of
  * memory. Freed with the rows (details_free). */
 void *details_scratch(struct details *d, size_t bytes, bool keep);
+/* pane_details_sort.c: each list's sort (the all view's and each
+ * type's, kept apart): by address, the free list by size (largest
+ * first). */
+void details_sort_defaults(struct details *d);
+/* Each list's sort from the settings (config.h: the lists it names),
+ * and back into them (every list's, the one shown too), so the setup
+ * writes them with the columns. */
+void details_sorts_from_config(struct details *d, const struct vms_config *c);
+void details_sorts_to_config(const struct details *d, struct vms_config *c);
+/* Shows the list of filter (-1: all; a type), with its own sort: the
+ * sort of the list shown is kept for it. No rebuild. */
+void details_set_filter(struct details *d, int filter);
+/* Sorts the list shown by sort (a dsort); by the same one again: the
+ * other way. Rebuilds the rows. */
+void details_sort_by(struct ui *u, int sort);
+/* The sorts offered, in the order the s key steps through them and the
+ * sort menu lists them: Address, each column shown (in the setup's
+ * order), Type. Returns how many (at most DS_COUNT). */
+int details_sorts(const struct ui *u, int *out);
+/* pane_details_draw.c: the sort the heading's field at column x stands
+ * for, or -1 (a blank between fields). */
+int details_heading_sort_at(const struct ui *u, int x);
+/* The line of the details' heading (at the last draw). */
+int details_heading_y(const struct ui *u);
+
 /* pane_details_sort.c: sorts top rows (in address order) by the details'
  * sort column; false if out of memory (left as they were). */
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);

@@ -131,9 +131,14 @@ static int act_down(struct ui *u)
 	return move_by(u, 1);
 }
 
+/* The default columns; the lists' sorts are kept. */
 static int act_defaults(struct ui *u)
 {
+	struct vms_config_sort sort[VMS_CONFIG_LISTS];
+
+	memcpy(sort, u->conf.sort, sizeof(sort));
 	vms_config_default(&u->conf);
+	memcpy(u->conf.sort, sort, sizeof(sort));
 	return save(u);
 }
 

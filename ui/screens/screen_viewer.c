@@ -1,6 +1,7 @@
 /* screen_viewer.c — the viewer: a header (process, sampler, freeze time,
- * time of the snapshot, bars for committed memory and working set by type),
- * the summary pane and the details pane below it, and the viewer's keys.
+ * time of the snapshot, bars for committed memory and working set by type,
+ * the line of the capture's notes), the summary pane and the details pane
+ * below it, and the viewer's keys. ! opens the notes (screen_notes.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,13 +10,33 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "panes/panes.h"
+#include "screens/viewer_save.h"
 
-/* The header: the title and the capture line, then the two bars, when
- * the terminal is tall enough; on a short one the details come first (the
- * Total row has the bars' figures): one line. */
-static int header_h(void)
+/* The header: the title and the capture line, then the two bars, then
+ * the line of notes when the capture has any, when the terminal is tall
+ * enough; on a short one the details come first (the Total row has the
+ * bars' figures): one line, the notes' count in it. */
+static int header_h(struct ui *u)
 {
-	return LINES >= 30 ? 4 : 1;
+	const struct ui_note *notes;
+
+	if (LINES < 30)
+		return 1;
+	return viewer_notes(u, &notes) ? 5 : 4;
+}
+
+/* The line of notes (issue 31 item 1): marked, their count, the first
+ * of them as much as fits; ! shows them all in full. */
+static void draw_notes_line(struct ui *u, int y)
+{
+	const struct ui_note *notes;
+	size_t n = viewer_notes(u, &notes);
+
+	put_blank(y, 0, COLS, theme_attr(EL_NORMAL));
+	put_fmt(y, 0, COLS, theme_attr(EL_ERROR) | A_BOLD,
+		" ! %zu note%s (! shows %s): %s: %s", n, n == 1 ? "" : "s",
+		n == 1 ? "it in full" : "them all", notes[0].from,
+		ui_note_text(&notes[0]));
 }
 
 /* A bar of width w: each type's share of scale, in its colour (or its
@@ -81,6 +102,8 @@ static void draw_header(struct ui *u, bool compact)
 {
 	const struct vms_snapshot *s = u->snap;
 	char when[40], a[16], buf[300];
+	const struct ui_note *notes;
+	size_t nn;
 	int x, y = compact ? 0 : 1;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
@@ -91,6 +114,14 @@ static void draw_header(struct ui *u, bool compact)
 		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
 			    0) +
 		    2;
+		/* the notes' count first: ! shows them */
+		nn = viewer_notes(u, &notes);
+		if (nn) {
+			snprintf(buf, sizeof(buf), "! %zu note%s", nn,
+				 nn == 1 ? "" : "s");
+			x = field(y, x, 0, theme_attr(EL_ERROR) | A_BOLD, buf) +
+			    1;
+		}
 	} else {
 		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 			" vmscope  %s  pid %d  %s",
@@ -148,21 +179,55 @@ static void draw_bars(struct ui *u)
 			sizeof(c)));
 }
 
+/* The sort menu (htop's F6): every sort offered, the current one marked
+ * with its direction, over the details at their heading. */
+static void draw_sort_menu(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq), k, w = 24;
+	int y = details_heading_y(u), x = 2;
+	attr_t a = theme_attr(EL_TITLE);
+
+	if (y + n + 2 >= LINES - 1)
+		y = LINES - 1 - n - 2;
+	if (y < 0)
+		y = 0;
+	v->menu_y = y + 1;
+	v->menu_x = x;
+	v->menu_w = w;
+	v->menu_n = n;
+	put_fmt(y, x, w, a | A_BOLD, " Sort by%*s", w - 8, "");
+	for (k = 0; k < n && y + 1 + k < LINES - 1; k++) {
+		bool cur = seq[k] == v->det.sort;
+		attr_t ka = k == v->menu_cur ? theme_attr(EL_SELECTION) : a;
+
+		put_fmt(y + 1 + k, x, w, ka, " %s %s",
+			cur ? details_sort_arrow(&v->det) : " ",
+			dsort_name(seq[k]));
+	}
+	if (y + 1 + n < LINES - 1)
+		put_fmt(y + 1 + n, x, w, a, " %s", "Enter sorts, Esc closes");
+}
+
 static void viewer_draw(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
 	char right[96];
 	const struct details *d = &v->det;
 
-	int hh = header_h(), sh;
+	int hh = header_h(u), sh;
 
 	draw_header(u, hh == 1);
-	if (hh == 4)
+	if (hh >= 4)
 		draw_bars(u);
+	if (hh == 5)
+		draw_notes_line(u, 4);
 	/* the details get at least half the lines; the summary folds */
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
 	details_draw(u, hh + sh, LINES - 1 - hh - sh);
+	if (v->menu)
+		draw_sort_menu(u);
 	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
 		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
@@ -174,6 +239,7 @@ static void viewer_draw(struct ui *u)
 		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
 		  " m map  r refresh  q quit",
 		  right);
+	vsave_draw(u);
 }
 
 /* ---- actions ---- */
@@ -191,7 +257,7 @@ static int set_filter(struct ui *u, int row)
 	struct viewer *v = viewer_of(u);
 
 	v->sum_cur = row;
-	v->det.filter = summary_row_filter(row);
+	details_set_filter(&v->det, summary_row_filter(row));
 	v->det.lv.cur = v->det.lv.top = 0;
 	v->det.nrows = 0;
 	details_rebuild(u);
@@ -247,20 +313,62 @@ static int act_prev(struct ui *u)
 static int act_sort(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
-	const struct vms_config *c = &u->conf;
-	int seq[2 + VMS_CONFIG_MAX], n = 0, k, at = -1;
+	int seq[DS_COUNT], n = details_sorts(u, seq), k, at = -1;
 
-	seq[n++] = DS_ADDRESS;
-	for (k = 0; k < c->n; k++)
-		if (c->shown[c->order[k]])
-			seq[n++] = DS_COL + c->order[k];
-	seq[n++] = DS_TYPE;
 	for (k = 0; k < n; k++)
 		if (seq[k] == v->det.sort)
 			at = k;
 	v->det.sort = seq[(at + 1) % n];
 	v->det.reverse = false;
 	details_rebuild(u);
+	details_sorts_to_config(&v->det, &u->conf);
+	return UI_DRAW;
+}
+
+/* The sort menu, its cursor on the sort now. */
+static int act_sort_menu(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq), k;
+
+	v->menu = true;
+	v->menu_cur = 0;
+	for (k = 0; k < n; k++)
+		if (seq[k] == v->det.sort)
+			v->menu_cur = k;
+	return UI_DRAW;
+}
+
+/* A key while the sort menu is open: it takes every key. */
+static int menu_key(struct ui *u, int key)
+{
+	struct viewer *v = viewer_of(u);
+	int seq[DS_COUNT], n = details_sorts(u, seq);
+	size_t cur = (size_t)v->menu_cur, top = 0;
+	enum move mv;
+
+	switch (key) {
+	case 27:
+	case KEY_F(6):
+	case 'o':
+		v->menu = false;
+		return UI_DRAW;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		v->menu = false;
+		if (v->menu_cur >= 0 && v->menu_cur < n)
+			details_sort_by(u, seq[v->menu_cur]);
+		return UI_DRAW;
+	case 'q':
+	case KEY_F(10):
+		return UI_QUIT;
+	}
+	mv = key_move(key);
+	if (mv == MV_NONE)
+		return 0;
+	cursor_apply(&cur, &top, (size_t)n, n, mv);
+	v->menu_cur = (int)cur;
 	return UI_DRAW;
 }
 
@@ -270,6 +378,7 @@ static int act_reverse(struct ui *u)
 
 	v->det.reverse = !v->det.reverse;
 	details_rebuild(u);
+	details_sorts_to_config(&v->det, &u->conf);
 	return UI_DRAW;
 }
 
@@ -323,6 +432,35 @@ static int act_contents(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
+/* The notes in full; on a marked row (a summary row a note touches, a
+ * region whose addresses one is about), on its note. */
+static int open_note(struct ui *u, int note)
+{
+	u->goto_set = note >= 0;
+	u->goto_addr = note >= 0 ? (uint64_t)note : 0;
+	u->next = SCR_NOTES;
+	return UI_SWITCH | UI_DRAW;
+}
+
+static int act_notes(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+	const struct ui_note *notes;
+	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
+	int note = -1;
+
+	if (v->focus == 0 && v->sum_cur != SUM_FREE) {
+		note = ui_note_of_type(notes, nn,
+				       summary_row_filter(v->sum_cur));
+	} else if (v->focus == 1 && v->det.nrows) {
+		uint64_t a, b;
+
+		details_row_span(u, &v->det.rows[v->det.lv.cur], &a, &b);
+		note = ui_note_of_span(notes, nn, a, b);
+	}
+	return open_note(u, note);
+}
+
 static int act_refresh(struct ui *u)
 {
 	(void)u;
@@ -363,6 +501,11 @@ static const struct key_action viewer_keys[] = {
 	{ 'N', NULL, NULL, act_prev },
 	{ 's', "s", "next sort column of the details", act_sort },
 	{ 'S', "S", "reverse the sort", act_reverse },
+	{ KEY_F(6), "F6 o",
+	  "the sort menu: pick the column the details sort by (a click on "
+	  "a heading sorts by it, again reverses)",
+	  act_sort_menu },
+	{ 'o', NULL, NULL, act_sort_menu },
 	{ 'f', "f", "show or hide the free gaps in the all view", act_free },
 	{ 'a', "a",
 	  "allocations (an image, a thread's stack, an arena: one row) or "
@@ -376,6 +519,18 @@ static const struct key_action viewer_keys[] = {
 	  "inside the heaps: arenas, segments, each arena's figures, strip "
 	  "and histogram (on the arena of the cursor's region)",
 	  act_heaps },
+	{ '!', "!",
+	  "the capture's notes in full: what it could not do or found odd "
+	  "(on a row marked !, its note)",
+	  act_notes },
+	{ 'w', "w",
+	  "save the snapshot on screen to a file (vmscope -l opens it; a "
+	  "prompt offers a name)",
+	  vsave_save },
+	{ 'e', "e",
+	  "export the snapshot on screen: a format (text, csv, json, ...), "
+	  "then a file",
+	  vsave_export },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
@@ -410,6 +565,10 @@ static int viewer_key(struct ui *u, int key)
 
 	if (u->finding)
 		return find_key(u, key);
+	if (v->menu)
+		return menu_key(u, key);
+	if (vsave_open(u))
+		return vsave_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -428,14 +587,43 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	struct viewer *v = viewer_of(u);
 	struct details *d = &v->det;
 	size_t row;
+	int note;
 
-	(void)x;
+	/* a click is acted on when pressed: its release (reported too, as
+	 * a click) would reverse a sort again */
+	if (!(b & (BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+		   BUTTON5_PRESSED)))
+		return 0;
+	/* the sort menu: a click on a sort picks it, elsewhere closes */
+	if (v->menu) {
+		v->menu = false;
+		if (!(b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) &&
+		    y >= v->menu_y && y < v->menu_y + v->menu_n &&
+		    x >= v->menu_x && x < v->menu_x + v->menu_w) {
+			int seq[DS_COUNT], n = details_sorts(u, seq);
+
+			if (y - v->menu_y < n)
+				details_sort_by(u, seq[y - v->menu_y]);
+		}
+		return UI_DRAW;
+	}
+	/* a heading sorts by its column; again, the other way */
+	if ((b & BUTTON1_PRESSED) && y == details_heading_y(u) &&
+	    details_heading_sort_at(u, x) >= 0) {
+		details_sort_by(u, details_heading_sort_at(u, x));
+		return UI_DRAW;
+	}
 	/* the wheel scrolls the details, three rows a notch, wherever it
 	 * is */
 	if (b & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
 		listview_mouse(&d->lv, d->nrows, y, b, 3, &row);
 		return UI_DRAW;
 	}
+	/* the line of notes, or a ! beside a figure: the notes */
+	if (header_h(u) == 5 && y == 4)
+		return open_note(u, -1);
+	if ((note = summary_note_at(u, y, x)) >= 0)
+		return open_note(u, note);
 	if (summary_row_at(u, y) >= 0) {
 		v->focus = 0;
 		return set_filter(u, summary_row_at(u, y));
@@ -443,6 +631,17 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	if (!listview_row_at(&d->lv, d->nrows, y, &row))
 		return 0;
 	v->focus = 1;
+	if (x == 1) {
+		const struct ui_note *notes;
+		size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
+		uint64_t a, e;
+
+		details_row_span(u, &d->rows[row], &a, &e);
+		if ((note = ui_note_of_span(notes, nn, a, e)) >= 0) {
+			d->lv.cur = row;
+			return open_note(u, note);
+		}
+	}
 	if (row == d->lv.cur && (b & BUTTON1_DOUBLE_CLICKED))
 		return act_enter(u);
 	d->lv.cur = row;
@@ -457,6 +656,8 @@ static void viewer_init(struct ui *u)
 
 	v->det.filter = -1;
 	v->sum_cur = SUM_TOTAL;
+	details_sort_defaults(&v->det);
+	details_sorts_from_config(&v->det, &u->conf);
 }
 
 static void viewer_free(struct ui *u)
@@ -486,12 +687,14 @@ static void viewer_snapshot_changed(struct ui *u,
 {
 	struct viewer *v = viewer_of(u);
 
+	v->notes_for = NULL; /* made again for it */
 	if (new_process) {
 		v->focus = 0;
 		v->sum_cur = SUM_TOTAL;
-		v->det.filter = -1;
+		details_set_filter(&v->det, -1);
 	}
 	details_reset(u, old);
+	vsave_snapshot_changed(u);
 }
 
 const struct ui_screen screen_viewer = {

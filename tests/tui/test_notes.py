@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Every note on screen (issue 31 item 1): node under -b fork, whose V8
+pages the fork clone lacks (node maps them MADV_DONTFORK), at 200x60 and
+80x24. The note the v8 step makes (as the JSON export's capture.missing
+has it) is seen from the main screen: the header's marked line (its
+count, and the note itself where it fits), a ! beside the Managed Heap
+row it touches (kept on a short terminal, though that row is 0 K); !
+opens every note in full, wrapped, the v8 one word for word; a click on
+the ! beside the row, or ! with the cursor on it, opens the notes on
+that note (marked "<"). Esc goes back to the viewer. A target with no
+note (the JSON's capture has none) shows no notes line, and ! says so.
+Skips without node (scripts/deps.sh installs it).
+"""
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+JS = os.path.join(T.ROOT, "tests", "targets", "v8heap.js")
+NOTE = re.compile(r"! (\d+) notes?(?: \(!|  )")
+
+
+def words(s):
+    return " ".join(s.split())
+
+
+def notes_text(scr):
+    """The notes screen's text, its lines joined (the wrap undone)."""
+    return words(" ".join(scr.splitlines()[1:-1]))
+
+
+def lines_with(scr, label):
+    return [ln for ln in scr.splitlines() if ln[1:1 + len(label)] == label]
+
+
+def node_case(tmp, w, h):
+    node = shutil.which("node") or shutil.which("nodejs")
+    p, _ = T.start([node, JS])
+    snap = T.vmscope_json(p.pid, "-b", "fork")
+    v8 = [n["why"] for n in snap["capture"].get("missing", [])
+          if n["step"] == "v8"]
+    T.ok(v8 and "MADV_DONTFORK" in v8[0],
+         "%dx%d: the JSON export says the v8 step's note" % (w, h),
+         snap["capture"].get("missing"))
+    why = v8[0] if v8 else "V8 heap pages not found"
+    tm = D.Tmux([T.VMSCOPE, "-b", "fork", str(p.pid)], width=w, height=h)
+    scr = tm.wait_for(lambda s: "fork, frozen" in s and
+                      re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
+                      timeout=120)
+    head = "\n".join(scr.splitlines()[:5 if h >= 30 else 1])
+    m = NOTE.search(head)
+    T.ok(m and int(m.group(1)) >= 1,
+         "%dx%d: the header has a marked line with the notes' count"
+         % (w, h), scr)
+    count = int(m.group(1)) if m else 0
+    first = re.search(r"\(! shows [^)]*\): (.*)$", head, re.M)
+    mh = lines_with(scr, "Managed Heap")
+    T.ok(mh and mh[0][13] == "!",
+         "%dx%d: a ! beside the Managed Heap row (%s)" % (w, h,
+                                                        mh[0][:20] if mh
+                                                        else "not shown"),
+         scr)
+
+    tm.keys("!")
+    scr = tm.wait_for("vmscope notes:")
+    heads = re.findall(r"^ ! \d+\. (\S+) \(touches ([^)]*)\)", scr, re.M)
+    T.ok(len(heads) == count,
+         "%dx%d: ! lists as many notes as the header counts (%d, %d)"
+         % (w, h, len(heads), count), scr)
+    T.ok(("v8", "Managed Heap") in heads and words(why) in notes_text(scr),
+         "%dx%d: the v8 note in full, touching Managed Heap" % (w, h), scr)
+    if h >= 30:
+        # the header's line says the first note, as much as fits
+        lines = scr.splitlines()
+        one = next((i for i, ln in enumerate(lines)
+                    if re.match(r"^ ! 1\. ", ln)), None)
+        body = []
+        for ln in lines[one + 1 if one is not None else 1:]:
+            if not ln.strip() or re.match(r"^ ! \d+\. ", ln):
+                break
+            body.append(ln)
+        want = words("%s: %s" % (heads[0][0] if heads else "?",
+                                 " ".join(body)))
+        got = words(first.group(1)) if first else ""
+        T.ok(got and want.startswith(got) and len(got) > 20,
+             "%dx%d: the header's line says the first note" % (w, h),
+             "header: %s\nnote:   %s" % (got, want))
+    T.ok(all(len(ln) <= w for ln in scr.splitlines()),
+         "%dx%d: the notes fit the width (wrapped, not cut)" % (w, h))
+    tm.keys("Escape")
+    scr = tm.wait_for(lambda s: "Address" in s and "vmscope notes" not in s)
+    T.ok("Address" in scr, "%dx%d: Esc goes back to the viewer" % (w, h),
+         scr)
+
+    # the ! beside the row leads to its note: a click on it
+    y = [i for i, ln in enumerate(scr.splitlines())
+         if ln[1:13] == "Managed Heap"]
+    if y:
+        tm.click(13, y[0])
+        scr = tm.wait_for("vmscope notes:")
+        T.ok(re.search(r"^ ! \d+\. v8 \(touches Managed Heap\)  <", scr,
+                       re.M),
+             "%dx%d: a click on the row's ! opens its note" % (w, h), scr)
+        tm.keys("Escape")
+        tm.wait_for(lambda s: "vmscope notes" not in s)
+        # a click on the label selects the row (and filters to it); !
+        # then opens its note too
+        tm.click(3, y[0])
+        tm.wait_for(lambda s: "Managed Heap" in s.splitlines()[-1])
+        tm.keys("!")
+        scr = tm.wait_for("vmscope notes:")
+        T.ok(re.search(r"^ ! \d+\. v8 \(touches Managed Heap\)  <", scr,
+                       re.M),
+             "%dx%d: ! on the Managed Heap row opens its note" % (w, h), scr)
+    else:
+        T.ok(False, "%dx%d: the Managed Heap row is shown" % (w, h), scr)
+    tm.kill()
+    T.kill(p)
+
+
+def quiet_case(tmp):
+    """No note: no line, and ! says there is none."""
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
+    snap = T.vmscope_json(p.pid, "-F")
+    cap = snap["capture"]
+    if cap.get("missing") or cap.get("partial") or \
+            cap.get("rollup_check") != "agrees":
+        T.skip("a capture with no note", "this one has some: %s" % cap)
+        T.kill(p)
+        return
+    tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=120, height=40)
+    scr = tm.wait_for(lambda s: "pss, frozen" in s and
+                      re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
+                      timeout=120)
+    T.ok(not NOTE.search(scr),
+         "a capture without notes: no notes line in the header", scr)
+    scr = tm.expect("! on it: the notes screen says there is none",
+                    "No notes", "!")
+    tm.kill()
+    T.kill(p)
+
+
+def run(tmp):
+    quiet_case(tmp)
+    if not (shutil.which("node") or shutil.which("nodejs")):
+        T.skip("node's V8 note on screen", "node is not installed")
+        return
+    node_case(tmp, 200, 60)
+    node_case(tmp, 80, 24)
+
+
+def main():
+    D.run_in_tmp("the capture's notes on screen", run)
+
+
+main()

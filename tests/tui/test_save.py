@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Save and export from the screen (issue 31 item 4), on the everykind
+target at 120x40 and 80x24: w offers a name (--watch -w's,
+TIME-pidPID.vms) and saves the snapshot on screen to the file typed; a
+live snapshot captured without the kernel's text a file holds is taken
+again keeping it, and the prompt says so; `vmscope -l FILE` opens the
+file, its regions the kernel's (/proc/PID/maps: everykind maps nothing
+after it is ready) and its pid the target's. w on that snapshot saves it
+at once; Esc at the prompt writes nothing. e opens a menu of the export
+formats; json writes the JSON export of the snapshot on screen, its
+regions the kernel's too. A snapshot opened with -l saves again to a
+file that loads the same.
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def ready(s):
+    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+
+
+def regions(snap):
+    return [(int(r["start"], 16), int(r["end"], 16)) for r in
+            snap["regions"]]
+
+
+def kernel(pid):
+    return [(m["start"], m["end"]) for m in T.maps(pid)]
+
+
+def loaded(path):
+    r = T.run_vmscope("-l", path, "-e", "json")
+    if r.returncode != 0:
+        return None, r.stderr.decode(errors="replace")
+    return json.loads(r.stdout), ""
+
+
+def one(p, tmp, w, h):
+    what = "%dx%d" % (w, h)
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
+    tm.wait_for(ready, timeout=120)
+    tm.keys("w")
+    scr = tm.wait_for(lambda s: "Save to: " in status(s), timeout=120)
+    m = re.search(r" to: (\d{8}T\d{6}Z-pid(\d+)\.vms)_", status(scr))
+    T.ok(m and int(m.group(2)) == p.pid and
+         "(the snapshot just taken" in status(scr),
+         "%s: w on a live snapshot: taken again to keep what a file "
+         "holds, a name offered (TIME-pidPID.vms)" % what, status(scr))
+    default = m.group(1) if m else "none"
+    tm.keys("Escape")
+    tm.wait_for(lambda s: " to: " not in status(s))
+    T.ok(not os.path.exists(default),
+         "%s: Esc at the prompt writes nothing" % what)
+
+    path = os.path.join(tmp, "%s.vms" % what)
+    tm.keys("w")
+    scr = tm.wait_for(lambda s: "Save to: " in status(s))
+    T.ok("Save to: " in status(scr) and "just taken" not in status(scr),
+         "%s: w again: the snapshot on screen keeps it, saved as it is"
+         % what, status(scr))
+    tm.keys("C-u").text(path).keys("Enter")
+    scr = tm.wait_for(lambda s: "saved " in status(s))
+    T.ok(("to %s" % path) in status(scr) and os.path.exists(path),
+         "%s: the status line says where it was saved" % what, status(scr))
+    snap, why = loaded(path)
+    T.ok(snap and snap["process"]["pid"] == p.pid and
+         regions(snap) == kernel(p.pid),
+         "%s: vmscope -l opens the file: the target's pid, the kernel's "
+         "regions (%d)" % (what, len(snap["regions"]) if snap else 0),
+         why)
+
+    jpath = os.path.join(tmp, "%s.json" % what)
+    tm.keys("e")
+    scr = tm.wait_for("Export the snapshot as")
+    lines = scr.splitlines()
+    top = next(i for i, ln in enumerate(lines)
+               if "Export the snapshot as" in ln)
+    names = []
+    for ln in lines[top + 1:]:
+        mm = re.match(r"^ (\w+) ", ln[2:])
+        if not mm or "Enter chooses" in ln:
+            break
+        names.append(mm.group(1))
+    T.ok("json" in names and "csv" in names and "text" in names,
+         "%s: e: a menu of the export formats (%s)" % (what,
+                                                      ", ".join(names)),
+         "\n".join(lines[top:top + 8]))
+    tm.keys(*(["Down"] * names.index("json") if "json" in names else []))
+    tm.keys("Enter")
+    scr = tm.wait_for(lambda s: "Export to: " in status(s))
+    T.ok(re.search(r"Export to: \d{8}T\d{6}Z-pid%d-json\.json_" % p.pid,
+                   status(scr)),
+         "%s: a name offered for the export" % what, status(scr))
+    tm.keys("C-u").text(jpath).keys("Enter")
+    scr = tm.wait_for(lambda s: "exported" in status(s))
+    try:
+        with open(jpath) as f:
+            ex = json.load(f)
+    except (OSError, ValueError) as e:
+        ex = None
+        print("# %s" % e)
+    T.ok(ex and ex["process"]["pid"] == p.pid and
+         regions(ex) == kernel(p.pid),
+         "%s: the JSON export written: the kernel's regions" % what,
+         status(scr))
+    tm.kill()
+    return path
+
+
+def from_file(tmp, path):
+    """A snapshot opened with -l saves again, and loads the same."""
+    again = os.path.join(tmp, "again.vms")
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=120, height=40)
+    tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+    tm.keys("w")
+    tm.wait_for(lambda s: "Save to: " in status(s))
+    tm.keys("C-u").text(again).keys("Enter")
+    scr = tm.wait_for(lambda s: "saved " in status(s))
+    a, _ = loaded(path)
+    b, why = loaded(again)
+    T.ok(a and b and a["regions"] == b["regions"] and
+         a["totals"] == b["totals"],
+         "a snapshot opened with -l saves to a file that loads the same",
+         "%s %s" % (status(scr), why))
+    tm.kill()
+
+
+def run(tmp):
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
+    path = one(p, tmp, 120, 40)
+    one(p, tmp, 80, 24)
+    from_file(tmp, path)
+    T.kill(p)
+
+
+def main():
+    D.run_in_tmp("save and export from the screen in tmux", run)
+
+
+main()
