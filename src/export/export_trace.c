@@ -5,7 +5,9 @@
 #include "export/export_trace.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static void count_json(struct outbuf *o, const char *name,
 		       const struct vms_trace_count *c)
@@ -34,30 +36,85 @@ static void frame_json(struct outbuf *o, const struct vms_trace_frame *f)
 	OB_LIT(o, "\"}");
 }
 
+/* The report's trace-wide fields (records.h, VMS_TRACE_FIELDS) in their
+ * list's order, each followed by a comma: "mode" in sampled's place, the
+ * sampling's figures null when exact, those without a JSON key left to
+ * the caller. */
+static void trace_fields(struct outbuf *o, const struct vms_trace_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < vms_trace_record.nfields; i++) {
+		const struct vms_field *f = &vms_trace_record.fields[i];
+		const char *at = (const char *)r + f->off;
+		uint64_t u;
+		int64_t v;
+		bool b;
+
+		if (f->off == offsetof(struct vms_trace_report, sampled)) {
+			OB_LIT(o, "\"mode\":");
+			ob_puts(o, r->sampled ? "\"sampled\"," : "\"exact\",");
+			continue;
+		}
+		if (!f->json)
+			continue;
+		ob_putc(o, '"');
+		ob_puts(o, f->json);
+		OB_LIT(o, "\":");
+		if (!r->sampled &&
+		    (f->off ==
+			     offsetof(struct vms_trace_report, sample_bytes) ||
+		     f->off == offsetof(struct vms_trace_report, seed))) {
+			OB_LIT(o, "null,");
+			continue;
+		}
+		switch (f->kind) {
+		case VMS_FK_U64:
+			memcpy(&u, at, sizeof(u));
+			ob_u64(o, u);
+			break;
+		case VMS_FK_I64N:
+			memcpy(&v, at, sizeof(v));
+			if (v < 0)
+				OB_LIT(o, "null");
+			else
+				ob_i64(o, v);
+			break;
+		case VMS_FK_BOOL:
+			memcpy(&b, at, sizeof(b));
+			ob_puts(o, b ? "true" : "false");
+			break;
+		default: /* the list has no other kind */
+			OB_LIT(o, "null");
+			break;
+		}
+		ob_putc(o, ',');
+	}
+}
+
+void export_trace_exit_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	bool ended = r->ended && r->exit_status >= 0;
+
+	OB_LIT(o, "\"exit_status\":");
+	if (ended && WIFEXITED(r->exit_status))
+		ob_printf(o, "%d", (int)WEXITSTATUS(r->exit_status));
+	else
+		OB_LIT(o, "null");
+	OB_LIT(o, ",\"signal\":");
+	if (ended && WIFSIGNALED(r->exit_status))
+		ob_printf(o, "%d", (int)WTERMSIG(r->exit_status));
+	else
+		OB_LIT(o, "null");
+}
+
 void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 {
 	size_t i;
 	uint32_t k;
 
-	OB_LIT(o, "{\"mode\":");
-	ob_puts(o, r->sampled ? "\"sampled\"" : "\"exact\"");
-	OB_LIT(o, ",\"sample_bytes\":");
-	if (r->sampled)
-		ob_u64(o, r->sample_bytes);
-	else
-		OB_LIT(o, "null");
-	OB_LIT(o, ",\"seed\":");
-	if (r->sampled)
-		ob_u64(o, r->seed);
-	else
-		OB_LIT(o, "null");
-	ob_printf(o,
-		  ",\"attached\":%s,\"events\":%" PRIu64 ",\"dropped\":%" PRIu64
-		  ",\"dropped_bytes\":%" PRIu64 ",\"unknown_frees\":%" PRIu64
-		  ",\"ended\":%s,",
-		  r->attached ? "true" : "false", r->events, r->dropped,
-		  r->dropped_bytes, r->unknown_frees,
-		  r->ended ? "true" : "false");
+	ob_putc(o, '{');
+	trace_fields(o, r);
 	OB_LIT(o, "\"window\":{\"from_ns\":");
 	ob_u64(o, r->from_ns);
 	OB_LIT(o, ",\"to_ns\":");
@@ -110,6 +167,20 @@ static void frame_text(struct outbuf *o, const struct vms_trace_frame *f)
 	} else {
 		ob_hex(o, f->ip);
 	}
+}
+
+void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r)
+{
+	bool ended = r->ended && r->exit_status >= 0;
+
+	if (ended && WIFEXITED(r->exit_status))
+		ob_printf(o, "Ended:       exit status %d\n",
+			  (int)WEXITSTATUS(r->exit_status));
+	else if (ended && WIFSIGNALED(r->exit_status))
+		ob_printf(o, "Ended:       killed by signal %d\n",
+			  (int)WTERMSIG(r->exit_status));
+	else
+		OB_LIT(o, "Ended:       no: it runs on, untraced\n");
 }
 
 static void size_cell(struct outbuf *o, uint64_t v, int width)

@@ -11,6 +11,13 @@
 #include "model/trace.h"
 
 void export_trace_json(struct outbuf *o, const struct vms_trace_report *r);
+/* The traced process's end as the "process" object's members
+ * "exit_status" (its exit status, null when it has not exited) and
+ * "signal" (the signal that killed it, or null), no comma after. */
+void export_trace_exit_json(struct outbuf *o, const struct vms_trace_report *r);
+/* The "Ended:" line of the text report: the traced process's exit status,
+ * the signal that killed it, or that it runs on. */
+void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r);
 void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		       unsigned max_frames);
 

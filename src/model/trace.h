@@ -16,6 +16,10 @@
  * report's owner frees the arena); strings are the program's names as
  * read (escaped by whoever prints them). A figure not known is UINT64_MAX
  * in the record and null in JSON.
+ *
+ * A snapshot taken while tracing may carry the report of the trace up to
+ * it (struct vms_snapshot's trace): a snapshot file keeps it (its
+ * "trace" section, snapfile_trace.c) and the exports print it.
  */
 #ifndef VMS_TRACE_H
 #define VMS_TRACE_H
@@ -23,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "model/records.h"
 
 /* The impacting types, in report order; names as in JSON. */
 #define VMS_TRACE_IMPACTS(X) X(transient) X(outstanding) X(released) X(lasting)
@@ -67,17 +73,10 @@ struct vms_trace_site {
 	int64_t impacting_bytes;
 };
 
+/* The report: its trace-wide fields are records.h's VMS_TRACE_FIELDS
+ * (what each means is said there), then its sites. */
 struct vms_trace_report {
-	bool sampled; /* --trace-sample: counts and bytes scaled */
-	uint64_t sample_bytes; /* 0 when exact */
-	uint64_t seed; /* sampling's seed, when sampled */
-	bool attached; /* to a running process (else launched) */
-	uint64_t events; /* calls recorded */
-	uint64_t dropped, dropped_bytes; /* calls not recorded, their bytes */
-	uint64_t unknown_frees; /* frees of what no record allocated */
-	uint64_t from_ns, to_ns; /* the window, since the trace began */
-	bool ended; /* the process exited within the trace */
-	int exit_status; /* its wait status, when ended */
+	VMS_TRACE_FIELDS(VMS_MEMBER)
 	/* the call sites with anything in the window, by impacting bytes,
 	 * largest first, then by bytes allocated in it */
 	struct vms_trace_site *sites;
