@@ -393,7 +393,8 @@ static const struct key_action viewer_keys[] = {
 	  "the region list",
 	  act_view },
 	{ 'm', "m", "address-space map", act_map },
-	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
+	{ 'C', "C",
+	  "the call sites of the allocation trace (--trace -- CMD, or a file saved with its trace)",
 	  act_calls },
 	{ 'T', "T",
 	  "the timeline: every snapshot r (or --watch) took; mark two and "
