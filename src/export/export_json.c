@@ -665,7 +665,12 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 		json_delta(o, va, vb, VMS_COLF_REGION);
 		ob_putc(o, '}');
 	}
-	ob_puts(o, "\n]}}\n");
+	ob_puts(o, "\n]}");
+	if (d->traced) { /* both saved with their traces: the call sites */
+		OB_LIT(o, ",\n\"trace\":");
+		export_trace_diff_json(o, d->a->trace, d->b->trace, &d->trace);
+	}
+	ob_puts(o, "}\n");
 }
 
 const struct vms_exporter vms_export_json = {

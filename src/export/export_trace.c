@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -254,4 +255,170 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	}
 	if (!shown)
 		OB_LIT(o, "(nothing allocated or freed in the window)\n");
+}
+
+/* ---- two reports compared (-d A B: trace.h, vms_trace_diff) ---- */
+
+static const char *change_name(const struct vms_trace_change *c)
+{
+	return !c->a ? "added" : !c->b ? "removed" : "changed";
+}
+
+static void figures_json(struct outbuf *o, const struct vms_trace_site *s)
+{
+	uint32_t k;
+
+	if (!s) {
+		OB_LIT(o, "null");
+		return;
+	}
+	ob_putc(o, '{');
+	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+		count_json(o, vms_trace_impact_names[k], &s->by[k]);
+	OB_LIT(o, "\"impacting_bytes\":");
+	ob_i64(o, s->impacting_bytes);
+	ob_putc(o, '}');
+}
+
+static void side_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	ob_putc(o, '{');
+	trace_fields(o, r);
+	OB_LIT(o, "\"window\":{\"from_ns\":");
+	ob_u64(o, r->from_ns);
+	OB_LIT(o, ",\"to_ns\":");
+	ob_u64(o, r->to_ns);
+	OB_LIT(o, "}}");
+}
+
+void export_trace_diff_json(struct outbuf *o, const struct vms_trace_report *a,
+			    const struct vms_trace_report *b,
+			    const struct vms_trace_diff *d)
+{
+	size_t i;
+	uint32_t k;
+
+	OB_LIT(o, "{\"a\":");
+	side_json(o, a);
+	OB_LIT(o, ",\"b\":");
+	side_json(o, b);
+	ob_printf(o,
+		  ",\"counts\":{\"added\":%zu,\"removed\":%zu,\"changed\":%zu,"
+		  "\"same\":%zu},\"sites\":[",
+		  d->added, d->removed, d->changed, d->same);
+	for (i = 0; i < d->n; i++) {
+		const struct vms_trace_change *c = &d->v[i];
+		const struct vms_trace_site *s = c->b ? c->b : c->a;
+
+		ob_printf(o,
+			  "%s{\"change\":\"%s\",\"kind\":\"%s\",\"frames\":[",
+			  i ? ",\n" : "\n", change_name(c),
+			  vms_trace_kind_names[s->kind]);
+		for (k = 0; k < s->nframes; k++) {
+			if (k)
+				ob_putc(o, ',');
+			frame_json(o, &s->frames[k]);
+		}
+		OB_LIT(o, "],\"a\":");
+		figures_json(o, c->a);
+		OB_LIT(o, ",\"b\":");
+		figures_json(o, c->b);
+		OB_LIT(o, ",\"delta\":{");
+		for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+			ob_printf(o,
+				  "\"%s\":{\"count\":%" PRId64
+				  ",\"bytes\":%" PRId64 "},",
+				  vms_trace_impact_names[k],
+				  (int64_t)((c->b ? c->b->by[k].count : 0) -
+					    (c->a ? c->a->by[k].count : 0)),
+				  (int64_t)((c->b ? c->b->by[k].bytes : 0) -
+					    (c->a ? c->a->by[k].bytes : 0)));
+		OB_LIT(o, "\"impacting_bytes\":");
+		ob_i64(o, vms_trace_change_impacting(c->b) -
+				  vms_trace_change_impacting(c->a));
+		OB_LIT(o, "}}");
+	}
+	OB_LIT(o, "]}");
+}
+
+/* A signed size as the text report writes sizes, in width: "+12.3 M". */
+static void delta_cell(struct outbuf *o, int64_t v, int width)
+{
+	char buf[40], cell[48];
+
+	ob_size_text(o, v < 0 ? (uint64_t)-v : (uint64_t)v, buf, sizeof(buf));
+	snprintf(cell, sizeof(cell), "%s%s",
+		 v > 0	 ? "+"
+		 : v < 0 ? "-"
+			 : "",
+		 buf);
+	ob_printf(o, "%*s", width, cell);
+}
+
+static int64_t d_count(const struct vms_trace_change *c, int k)
+{
+	return (int64_t)((c->b ? c->b->by[k].count : 0) -
+			 (c->a ? c->a->by[k].count : 0));
+}
+
+static int64_t d_bytes(const struct vms_trace_change *c, int k)
+{
+	return (int64_t)((c->b ? c->b->by[k].bytes : 0) -
+			 (c->a ? c->a->by[k].bytes : 0));
+}
+
+void export_trace_diff_text(struct outbuf *o, const struct vms_trace_report *a,
+			    const struct vms_trace_report *b,
+			    const struct vms_trace_diff *d, size_t max_sites,
+			    unsigned max_frames)
+{
+	size_t i;
+	uint32_t k;
+
+	ob_printf(o,
+		  "Trace:       call sites compared: %zu added, %zu removed, "
+		  "%zu changed, %zu the same\n",
+		  d->added, d->removed, d->changed, d->same);
+	ob_printf(o,
+		  "             A: %.3f s to %.3f s, %" PRIu64
+		  " calls; B: %.3f s to %.3f s, %" PRIu64 " calls\n",
+		  (double)a->from_ns / 1e9, (double)a->to_ns / 1e9, a->events,
+		  (double)b->from_ns / 1e9, (double)b->to_ns / 1e9, b->events);
+	if (!d->n) {
+		OB_LIT(o, "No call site changed.\n");
+		return;
+	}
+	if (max_sites && d->n > max_sites)
+		ob_printf(o, "The %zu call sites that changed most (B - A):\n",
+			  max_sites);
+	else
+		OB_LIT(o, "Every call site that changed (B - A):\n");
+	OB_LIT(o, "Change   Kind  Impacting  Outstanding    Count   Transient"
+		  "    Count    Released    Count  Stack\n");
+	for (i = 0; i < d->n && (!max_sites || i < max_sites); i++) {
+		const struct vms_trace_change *c = &d->v[i];
+		const struct vms_trace_site *s = c->b ? c->b : c->a;
+
+		ob_pad(o, change_name(c), 9);
+		ob_pad(o, vms_trace_kind_names[s->kind], 5);
+		delta_cell(o,
+			   vms_trace_change_impacting(c->b) -
+				   vms_trace_change_impacting(c->a),
+			   10);
+		delta_cell(o, d_bytes(c, VMS_TRACE_outstanding), 13);
+		ob_printf(o, " %+8" PRId64, d_count(c, VMS_TRACE_outstanding));
+		delta_cell(o, d_bytes(c, VMS_TRACE_transient), 12);
+		ob_printf(o, " %+8" PRId64, d_count(c, VMS_TRACE_transient));
+		delta_cell(o, d_bytes(c, VMS_TRACE_released), 12);
+		ob_printf(o, " %+8" PRId64 "  ",
+			  d_count(c, VMS_TRACE_released));
+		for (k = 0; k < s->nframes && k < max_frames; k++) {
+			if (k)
+				OB_LIT(o, " < ");
+			frame_text(o, &s->frames[k]);
+		}
+		if (s->nframes > max_frames)
+			OB_LIT(o, " < ...");
+		ob_putc(o, '\n');
+	}
 }

@@ -83,4 +83,30 @@ struct vms_trace_report {
 	size_t nsites;
 };
 
+/* Two reports compared (-d A B of two snapshots saved with their traces):
+ * the call sites of A and B matched by their kind and stack (each frame's
+ * function, module and offset: the same in two runs of one build, where
+ * addresses differ), and each site whose figures differ listed once: on
+ * one side only (a or b NULL) or on both, by how much its impacting bytes
+ * moved (b's less a's), the largest first. A report compared with itself
+ * has no changes. */
+struct vms_trace_change {
+	const struct vms_trace_site *a, *b;
+};
+
+struct vms_trace_diff {
+	struct vms_trace_change *v;
+	size_t n;
+	size_t added, removed, changed; /* of v */
+	size_t same; /* sites on both sides with the same figures */
+};
+
+/* -1 on out of memory; d->v is malloc'd (vms_trace_diff_fini). */
+int vms_trace_diff_make(const struct vms_trace_report *a,
+			const struct vms_trace_report *b,
+			struct vms_trace_diff *d);
+void vms_trace_diff_fini(struct vms_trace_diff *d);
+/* A change's figure on one side (0 where the side lacks the site). */
+int64_t vms_trace_change_impacting(const struct vms_trace_site *s);
+
 #endif

@@ -12,10 +12,12 @@
  *         and exits; an exec'd child (this program, "env") prints
  *         LD_PRELOAD and VMSCOPE_TRACE_FD as it sees them (the tracer
  *         takes itself out for children);
- *   hold  (argv[1] = "hold"): leaks 10 blocks of 3000 bytes in
- *         hold_leak(), then waits for signals: each SIGUSR1 makes it leak
- *         20 blocks of 5000 bytes in grow_leak(); SIGTERM ends it (the
- *         viewer's test drives it while vmscope traces it);
+ *   hold  (argv[1] = "hold", argv[2] = N, default 0): leaks 10 blocks of
+ *         3000 bytes in hold_leak() and N times 20 blocks of 5000 bytes
+ *         in grow_leak(), then waits for signals: each SIGUSR1 makes it
+ *         leak 20 more in grow_leak(); SIGTERM ends it (the viewer's test
+ *         drives it while vmscope traces it; two runs with another N are
+ *         two traced snapshots to compare);
  *   spin  (argv[1] = "spin", argv[2] = a path): allocates and frees in a
  *         loop until it has done 20 rounds of 100,000 pairs, then writes
  *         "done" to the path and exits 0 (a trace that vmscope leaves
@@ -133,7 +135,7 @@ __attribute__((noinline)) static void grow_leak(void)
 		held[nheld++] = memset(malloc(5000), 7, 5000);
 }
 
-static int hold(void)
+static int hold(int rounds)
 {
 	sigset_t none, usr;
 
@@ -142,6 +144,8 @@ static int hold(void)
 	sigprocmask(SIG_BLOCK, &usr, &none);
 	signal(SIGUSR1, on_hold_usr1);
 	hold_leak();
+	while (rounds-- > 0)
+		grow_leak();
 	for (;;) {
 		while (!usr1)
 			sigsuspend(&none); /* no wakeup lost */
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "mix") == 0)
 		return mix(argv[0]);
 	if (strcmp(mode, "hold") == 0)
-		return hold();
+		return hold(argc > 2 ? atoi(argv[2]) : 0);
 	if (strcmp(mode, "spin") == 0 && argc > 2)
 		return spin(argv[2]);
 	own_function();
