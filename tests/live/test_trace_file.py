@@ -9,6 +9,8 @@ runs, the snapshot is taken then, and the test kills it by its pid):
     the file's report (-l FILE -e json) is the same "trace" object, field
     by field, with the process's exit fields and pid; -l FILE -s prints
     the same call sites with the same counts;
+  - sampled (--trace-sample, the seed printed and taken from
+    VMSCOPE_SEED): the file keeps the mode, the mean and the seed;
   - the recorded fixture snap_trace.vms still reads back as the live JSON
     of its run (snap_trace.json): a file of this version stays readable;
   - a reader that does not know the section skips it (the section
@@ -26,6 +28,7 @@ runs, the snapshot is taken then, and the test kills it by its pid):
 """
 import json
 import os
+import random
 import shutil
 import signal
 import struct
@@ -55,7 +58,7 @@ def children(pid):
         return []
 
 
-def traced_save(tmp, name, rounds):
+def traced_save(tmp, name, rounds, extra=()):
     """vmscope --trace -w NAME.vms -e json --duration 2 -- traced_calls hold
     ROUNDS: (the live JSON or None, the file, stderr). The program, which
     runs on after the trace, is found as vmscope's child and killed by
@@ -64,7 +67,8 @@ def traced_save(tmp, name, rounds):
     live = os.path.join(tmp, name + ".json")
     with open(os.path.join(tmp, name + ".err"), "w+b") as err:
         p = subprocess.Popen([T.VMSCOPE, "--trace", "-w", path, "-e", "json",
-                              "-o", live, "--duration", "2", "--",
+                              "-o", live, "--duration", "2"] + list(extra) +
+                             ["--",
                               T.target("traced_calls"), "hold", str(rounds)],
                              stdout=err, stderr=err, env=ENV)
         kid = None
@@ -179,6 +183,26 @@ def same_run(tmp):
     return path
 
 
+def sampled(tmp):
+    seed = os.environ.get("VMSCOPE_SEED") or str(random.randrange(1 << 32))
+    print("# seed %s (VMSCOPE_SEED=%s replays it)" % (seed, seed))
+    ENV["VMSCOPE_SEED"] = seed
+    try:
+        d, path, _ = traced_save(tmp, "sampled", 1, ["--trace-sample=4096"])
+    finally:
+        del ENV["VMSCOPE_SEED"]
+    if not d:
+        return
+    r = load(path, "-e", "json")
+    f = json.loads(r.stdout) if r.returncode == 0 else {}
+    tr = d["trace"]
+    diff = differences(tr, f.get("trace"))
+    T.ok(tr["mode"] == "sampled" and tr["sample_bytes"] == 4096 and
+         tr["seed"] == int(seed) and not diff,
+         "sampled (--trace-sample=4096): the file's trace is the live one, "
+         "mode, mean and seed too", diff[:5])
+
+
 def fixture():
     want = json.load(open(os.path.join(FIX, "snap_trace.json")))
     r = load(os.path.join(FIX, "snap_trace.vms"), "-e", "json")
@@ -286,6 +310,7 @@ def main():
     try:
         one = same_run(tmp)
         fixture()
+        sampled(tmp)
         if one:
             version = skipped(tmp, one)
             malformed(tmp, one, version)
