@@ -236,8 +236,10 @@ int cli_trace(const struct args *a)
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
 		.seed = trace_seed(),
+		/* the viewer owns the terminal; a report on stdout moves
+		 * CMD's stdout to stderr */
 		.output = !print && !a->save ? TRACER_OUT_NULL
-			  : !print || !a->output || strcmp(a->output, "-") == 0
+			  : print && (!a->output || strcmp(a->output, "-") == 0)
 				  ? TRACER_OUT_STDERR
 				  : TRACER_OUT_KEEP
 	};
