@@ -7,12 +7,16 @@
  * Without -s or -e, the viewer on CMD: a mark of the trace at each
  * snapshot, the call sites on C (ui/screens/screen_calls.c).
  *
- * With -w FILE, when the trace ends while CMD still runs (--duration,
- * Ctrl-C), CMD's snapshot is taken then, a mark of the trace, and saved
- * with the trace up to it (the file's "trace" section); the report
- * printed is the same one. When CMD ends first its map is gone: the
- * report is printed, the file not written, and the exit status says the
- * capture failed (3).
+ * With -w FILE, CMD's snapshot is saved with the trace (the file's
+ * "trace" section). When the trace ends while CMD still runs
+ * (--duration, Ctrl-C), the snapshot is taken then, a mark of the trace,
+ * and the report is of the trace up to it. CMD's map is gone once it has
+ * ended, so while it runs its newest snapshot is kept (the first as soon
+ * as it calls anything, then one a second or less often): when it ends
+ * first, that one is saved with the whole trace. The report printed is
+ * the one saved. A CMD that ended before any snapshot of it (it called
+ * nothing) has no file: the report is printed, and the exit status says
+ * the capture failed (3).
  *
  * What is not in this version yet is refused with a message, never half
  * done: attaching to a running process, formats other than text and
@@ -156,38 +160,73 @@ static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
 	export_trace_text(o, r, 8);
 }
 
-/* -w FILE: the snapshot of the command taken now, at the trace's end (a
- * mark of the trace: *mark), with the trace up to it; NULL with *err
- * when the command has ended (its map is gone) or the capture failed. */
-static struct vms_snapshot *snapshot_at_end(const struct args *a,
-					    struct tracer *tr, pid_t pid,
-					    int *mark, struct vms_error *err)
+/* -w FILE: the snapshot of the command taken now, a mark of the trace
+ * (*mark); NULL with *err when the command has ended (its map is gone,
+ * VMS_ERR_CAPTURE) or the capture failed. */
+static struct vms_snapshot *snapshot_now(const struct args *a,
+					 struct tracer *tr, pid_t pid,
+					 int *mark, struct vms_error *err)
 {
 	struct vms_capture_opts co = { .pid = pid,
 				       .freeze = a->freeze,
 				       .exact = a->exact,
 				       .keep_raw = true };
-	struct vms_snapshot *s;
+	struct vms_snapshot *s = NULL;
 
-	if (tracer_wait(tr, NULL)) {
+	if (!tracer_wait(tr, NULL)) {
+		if ((*mark = tracer_mark(tr)) < 0) {
+			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				      "out of memory");
+			return NULL;
+		}
+		s = vms_capture(vms_sampler_by_name(a->backend), &co, err);
+	}
+	if (tracer_wait(tr, NULL)) { /* it ended before or while read */
+		vms_snapshot_free(s);
 		vms_error_set(err, VMS_ERR_CAPTURE, 0,
-			      "%s ended before the trace did: its map is "
-			      "gone, so no snapshot file was written (end "
-			      "the trace while it runs: --duration or "
-			      "Ctrl-C)",
+			      "%s ended before a snapshot of it could be "
+			      "taken: no snapshot file was written",
 			      a->cmd[0]);
 		return NULL;
 	}
-	if ((*mark = tracer_mark(tr)) < 0) {
-		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
-		return NULL;
-	}
-	s = vms_capture(vms_sampler_by_name(a->backend), &co, err);
-	if (s && tracer_wait(tr, NULL)) { /* it ended while read */
-		vms_snapshot_free(s);
-		return snapshot_at_end(a, tr, pid, mark, err);
-	}
 	return s;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* -w while CMD runs: its newest snapshot, taken as soon as it calls
+ * anything and then every interval (a second, or 50 times what the last
+ * capture took: vmscope spends at most some 2% of its time on them), in
+ * case it ends before the trace does: its map is gone then. */
+struct newest {
+	struct vms_snapshot *s;
+	bool started; /* CMD has called something */
+	double next, interval;
+};
+
+static void newest_take(const struct args *a, struct tracer *tr, pid_t pid,
+			struct newest *k)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	double t0 = mono_s();
+	int mark;
+
+	/* a capture that fails is left to the next or to the end to say */
+	if ((s = snapshot_now(a, tr, pid, &mark, &err)) != NULL) {
+		vms_snapshot_free(k->s);
+		k->s = s;
+		k->interval = 50 * (mono_s() - t0);
+		if (k->interval < 1)
+			k->interval = 1;
+	}
+	k->next = mono_s() + (k->interval > 0 ? k->interval : 1);
 }
 
 /* Writes s (with its trace) to -w FILE as -o writes. */
@@ -247,6 +286,7 @@ int cli_trace(const struct args *a)
 	struct vms_error err = { 0 };
 	struct sigaction sa = { .sa_handler = on_int };
 	struct vms_snapshot *snap = NULL;
+	struct newest newest = { 0 };
 	struct timespec t0, now;
 	struct tracer *tr;
 	struct outbuf o;
@@ -277,6 +317,9 @@ int cli_trace(const struct args *a)
 		}
 		if (ended || interrupted)
 			break;
+		newest.started = newest.started || got > 0;
+		if (a->save && newest.started && mono_s() >= newest.next)
+			newest_take(a, tr, pid, &newest);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (a->duration > 0 &&
 		    (double)(now.tv_sec - t0.tv_sec) +
@@ -293,13 +336,23 @@ int cli_trace(const struct args *a)
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
 	if (rc) {
+		vms_snapshot_free(newest.s);
 		tracer_free(tr);
 		return rc;
 	}
-	/* -w: the snapshot now, a mark of the trace; the report is of the
-	 * trace up to it, printed and saved alike */
-	if (a->save && !(snap = snapshot_at_end(a, tr, pid, &mark, &err)))
-		rc = cli_fail(&err);
+	/* -w: the snapshot now, a mark of the trace, and the report of the
+	 * trace up to it; when CMD has ended, its newest snapshot and the
+	 * whole trace; printed and saved alike */
+	if (a->save) {
+		snap = snapshot_now(a, tr, pid, &mark, &err);
+		if (!snap && tracer_wait(tr, NULL) && newest.s) {
+			snap = newest.s;
+			newest.s = NULL;
+			mark = -1;
+		} else if (!snap) {
+			rc = cli_fail(&err);
+		}
+	}
 	arena_init(&ar);
 	if (tracer_report(tr, 0,
 			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
@@ -328,6 +381,7 @@ int cli_trace(const struct args *a)
 	if (outbuf_close(&o, &err) < 0 && !rc)
 		rc = cli_fail(&err);
 out:
+	vms_snapshot_free(newest.s);
 	vms_snapshot_free(snap);
 	arena_fini(&ar);
 	tracer_free(tr); /* a command still running runs on untraced */

@@ -23,8 +23,10 @@ runs, the snapshot is taken then, and the test kills it by its pid):
     added with +40 blocks, +200,000 bytes outstanding, in JSON and text;
     a file diffed with itself has no change of call site; with an
     untraced file a line says only one side has a trace;
-  - a command that ends before the trace does: the report is printed, no
-    file is written, exit 3 saying why.
+  - a command that ends before the trace does ("spin", 2,000,000 pairs):
+    its newest snapshot (taken while it ran) is saved with the whole
+    trace, ended, its exit status 0; one that ends before it calls
+    anything ("quiet"): the report is printed, no file, exit 3 saying why.
 """
 import json
 import os
@@ -291,15 +293,37 @@ def diffs(tmp, one):
 
 
 def ended_first(tmp):
-    path = os.path.join(tmp, "ended.vms")
+    """spin: it ends by itself before the trace does (2,000,000 pairs):
+    its newest snapshot is saved with the whole trace."""
+    path = os.path.join(tmp, "spin.vms")
+    live = os.path.join(tmp, "spin.json")
+    r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "-e", "json",
+                        "-o", live, "--", T.target("traced_calls"), "spin",
+                        os.path.join(tmp, "spun")],
+                       capture_output=True, env=ENV, timeout=300)
+    if not T.ok(r.returncode == 0 and os.path.exists(path),
+                "a command that ends first (spin): the file is written "
+                "with its newest snapshot", r.stderr):
+        return
+    d = json.load(open(live))
+    f = json.loads(load(path, "-e", "json").stdout)
+    diff = differences(d["trace"], f.get("trace"))
+    T.ok(d["trace"]["ended"] is True and f["process"]["exit_status"] == 0
+         and d["process"]["exit_status"] == 0 and not diff and
+         d["trace"]["events"] >= 4000000 and len(f["regions"]) > 5,
+         "... its trace the whole run's (ended, exit status 0, the 4,000,000 "
+         "calls), field by field as the live one, and its map",
+         (d["trace"]["events"], diff[:3]))
+    path = os.path.join(tmp, "quiet.vms")
     r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "-s", "--",
-                        T.target("traced_calls"), "libc"],
+                        T.target("traced_calls"), "quiet"],
                        capture_output=True, env=ENV, timeout=120)
     err = r.stderr.decode(errors="replace")
-    T.ok(r.returncode == 3 and "ended before the trace did" in err and
-         not os.path.exists(path) and b"own_function" in r.stdout,
-         "a command that ends first: the report printed, no file, exit 3 "
-         "saying why", (r.returncode, err))
+    T.ok(r.returncode == 3 and "before a snapshot of it could be taken"
+         in err and not os.path.exists(path) and
+         b"0 calls recorded" in r.stdout,
+         "a command that ends before it calls anything (quiet): the "
+         "report printed, no file, exit 3 saying why", (r.returncode, err))
 
 
 def main():

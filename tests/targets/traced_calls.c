@@ -18,6 +18,9 @@
  *         leak 20 more in grow_leak(); SIGTERM ends it (the viewer's test
  *         drives it while vmscope traces it; two runs with another N are
  *         two traced snapshots to compare);
+ *   quiet (argv[1] = "quiet"): calls nothing the tracer records and
+ *         exits 0 (a program that ends before vmscope sees it call
+ *         anything);
  *   spin  (argv[1] = "spin", argv[2] = a path): allocates and frees in a
  *         loop until it has done 20 rounds of 100,000 pairs, then writes
  *         "done" to the path and exits 0 (a trace that vmscope leaves
@@ -175,6 +178,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "libc";
 
+	if (strcmp(mode, "quiet") == 0)
+		return 0; /* allocates nothing, prints nothing */
 	if (strcmp(mode, "env") == 0) {
 		const char *p = getenv("LD_PRELOAD"), *f = getenv("VMSCOPE_TRACE_FD");
 
