@@ -181,7 +181,8 @@ void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r)
 		ob_printf(o, "Ended:       killed by signal %d\n",
 			  (int)WTERMSIG(r->exit_status));
 	else
-		OB_LIT(o, "Ended:       no: it runs on, untraced\n");
+		OB_LIT(o,
+		       "Ended:       no (it ran on, untraced, after the trace)\n");
 }
 
 static void size_cell(struct outbuf *o, uint64_t v, int width)
