@@ -7,9 +7,20 @@
  * Without -s or -e, the viewer on CMD: a mark of the trace at each
  * snapshot, the call sites on C (ui/screens/screen_calls.c).
  *
+ * With -w FILE, CMD's snapshot is saved with the trace (the file's
+ * "trace" section). When the trace ends while CMD still runs
+ * (--duration, Ctrl-C), the snapshot is taken then, a mark of the trace,
+ * and the report is of the trace up to it. CMD's map is gone once it has
+ * ended, so while it runs its newest snapshot is kept (the first as soon
+ * as it calls anything, then one a second or less often): when it ends
+ * first, that one is saved with the whole trace. The report printed is
+ * the one saved. A CMD that ended before any snapshot of it (it called
+ * nothing) has no file: the report is printed, and the exit status says
+ * the capture failed (3).
+ *
  * What is not in this version yet is refused with a message, never half
- * done: attaching to a running process, a trace saved with -w, formats
- * other than text and json. With
+ * done: attaching to a running process, formats other than text and
+ * json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -29,6 +40,7 @@
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/selfcopy.h"
+#include "model/snapshot.h"
 #include "pipeline.h"
 #include "trace/tracer.h"
 
@@ -78,9 +90,6 @@ int cli_trace_check(const struct args *a)
 					"not in this version yet: --trace "
 					"-- CMD starts CMD traced"
 				      : "--trace needs -- CMD");
-	if (a->save)
-		return cli_usage_error("%s", "a trace saved with -w is not in "
-					     "this version yet");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
@@ -126,16 +135,8 @@ static void print_json(struct outbuf *o, const struct args *a, pid_t pid,
 			ob_putc(o, ',');
 		ob_json_str(o, a->cmd[i]);
 	}
-	OB_LIT(o, "],\"exit_status\":");
-	if (r->ended && WIFEXITED(r->exit_status))
-		ob_printf(o, "%d", WEXITSTATUS(r->exit_status));
-	else
-		OB_LIT(o, "null");
-	OB_LIT(o, ",\"signal\":");
-	if (r->ended && WIFSIGNALED(r->exit_status))
-		ob_printf(o, "%d", WTERMSIG(r->exit_status));
-	else
-		OB_LIT(o, "null");
+	OB_LIT(o, "],");
+	export_trace_exit_json(o, r);
 	OB_LIT(o, "},\"trace\":");
 	export_trace_json(o, r);
 	OB_LIT(o, "}\n");
@@ -155,15 +156,98 @@ static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
 		ob_text_str(o, a->cmd[i]);
 	}
 	ob_putc(o, '\n');
-	if (r->ended && WIFEXITED(r->exit_status))
-		ob_printf(o, "Ended:       exit status %d\n",
-			  WEXITSTATUS(r->exit_status));
-	else if (r->ended && WIFSIGNALED(r->exit_status))
-		ob_printf(o, "Ended:       killed by signal %d\n",
-			  WTERMSIG(r->exit_status));
-	else
-		OB_LIT(o, "Ended:       no: it runs on, untraced\n");
+	export_trace_end_text(o, r);
 	export_trace_text(o, r, 8);
+}
+
+/* -w FILE: the snapshot of the command taken now, a mark of the trace
+ * (*mark); NULL with *err when the command has ended (its map is gone,
+ * VMS_ERR_CAPTURE) or the capture failed. */
+static struct vms_snapshot *snapshot_now(const struct args *a,
+					 struct tracer *tr, pid_t pid,
+					 int *mark, struct vms_error *err)
+{
+	struct vms_capture_opts co = { .pid = pid,
+				       .freeze = a->freeze,
+				       .exact = a->exact,
+				       .keep_raw = true };
+	struct vms_snapshot *s = NULL;
+
+	if (!tracer_wait(tr, NULL)) {
+		if ((*mark = tracer_mark(tr)) < 0) {
+			vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				      "out of memory");
+			return NULL;
+		}
+		s = vms_capture(vms_sampler_by_name(a->backend), &co, err);
+	}
+	if (tracer_wait(tr, NULL)) { /* it ended before or while read */
+		vms_snapshot_free(s);
+		vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			      "%s ended before a snapshot of it could be "
+			      "taken: no snapshot file was written",
+			      a->cmd[0]);
+		return NULL;
+	}
+	return s;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* -w while CMD runs: its newest snapshot, taken as soon as it calls
+ * anything and then every interval (a second, or 50 times what the last
+ * capture took: vmscope spends at most some 2% of its time on them), in
+ * case it ends before the trace does: its map is gone then. */
+struct newest {
+	struct vms_snapshot *s;
+	bool started; /* CMD has called something */
+	double next, interval;
+};
+
+static void newest_take(const struct args *a, struct tracer *tr, pid_t pid,
+			struct newest *k)
+{
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	double t0 = mono_s();
+	int mark;
+
+	/* a capture that fails is left to the next or to the end to say */
+	if ((s = snapshot_now(a, tr, pid, &mark, &err)) != NULL) {
+		vms_snapshot_free(k->s);
+		k->s = s;
+		k->interval = 50 * (mono_s() - t0);
+		if (k->interval < 1)
+			k->interval = 1;
+	}
+	k->next = mono_s() + (k->interval > 0 ? k->interval : 1);
+}
+
+/* Writes s (with its trace) to -w FILE as -o writes. */
+static int save(const struct args *a, const struct vms_snapshot *s)
+{
+	struct vms_error err = { 0 };
+	struct outbuf o;
+	void *buf;
+	size_t len;
+
+	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
+		return cli_fail(&err);
+	if (outbuf_open_file(&o, a->save, &err) < 0) {
+		free(buf);
+		return cli_fail(&err);
+	}
+	ob_write(&o, buf, len);
+	free(buf);
+	if (outbuf_close(&o, &err) < 0)
+		return cli_fail(&err);
+	return 0;
 }
 
 /* The viewer on the traced command: its first snapshot at once, a mark
@@ -187,24 +271,29 @@ static int trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 
 int cli_trace(const struct args *a)
 {
+	bool print = a->summary || a->export;
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
 		.seed = trace_seed(),
-		.output = !a->summary && !a->export ? TRACER_OUT_NULL
-			  : !a->output || strcmp(a->output, "-") == 0
+		/* the viewer owns the terminal; a report on stdout moves
+		 * CMD's stdout to stderr */
+		.output = !print && !a->save ? TRACER_OUT_NULL
+			  : print && (!a->output || strcmp(a->output, "-") == 0)
 				  ? TRACER_OUT_STDERR
 				  : TRACER_OUT_KEEP
 	};
 	struct vms_trace_report rep;
 	struct vms_error err = { 0 };
 	struct sigaction sa = { .sa_handler = on_int };
+	struct vms_snapshot *snap = NULL;
+	struct newest newest = { 0 };
 	struct timespec t0, now;
 	struct tracer *tr;
 	struct outbuf o;
 	struct arena ar;
 	char lib[4096];
 	pid_t pid;
-	int rc = 0, idle = 0;
+	int rc = 0, idle = 0, mark = -1;
 
 	to.library = library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
@@ -213,7 +302,7 @@ int cli_trace(const struct args *a)
 		tracer_free(tr);
 		return cli_fail(&err);
 	}
-	if (!a->summary && !a->export)
+	if (!print && !a->save)
 		return trace_viewer(a, tr, pid);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -228,6 +317,9 @@ int cli_trace(const struct args *a)
 		}
 		if (ended || interrupted)
 			break;
+		newest.started = newest.started || got > 0;
+		if (a->save && newest.started && mono_s() >= newest.next)
+			newest_take(a, tr, pid, &newest);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (a->duration > 0 &&
 		    (double)(now.tv_sec - t0.tv_sec) +
@@ -244,15 +336,39 @@ int cli_trace(const struct args *a)
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
 	if (rc) {
+		vms_snapshot_free(newest.s);
 		tracer_free(tr);
 		return rc;
 	}
+	/* -w: the snapshot now, a mark of the trace, and the report of the
+	 * trace up to it; when CMD has ended, its newest snapshot and the
+	 * whole trace; printed and saved alike */
+	if (a->save) {
+		snap = snapshot_now(a, tr, pid, &mark, &err);
+		if (!snap && tracer_wait(tr, NULL) && newest.s) {
+			snap = newest.s;
+			newest.s = NULL;
+			mark = -1;
+		} else if (!snap) {
+			rc = cli_fail(&err);
+		}
+	}
 	arena_init(&ar);
-	if (tracer_report(tr, 0, tracer_marks(tr) + 1, &ar, &rep, &err) < 0) {
+	if (tracer_report(tr, 0,
+			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
+			  &rep, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	rep.seed = to.seed;
+	if (!rep.ended)
+		rep.exit_status = -1;
+	if (snap) {
+		snap->trace = &rep;
+		rc = save(a, snap);
+	}
+	if (!print)
+		goto out;
 	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
@@ -262,9 +378,11 @@ int cli_trace(const struct args *a)
 		print_json(&o, a, pid, &rep);
 	else
 		print_text(&o, a, pid, &rep);
-	if (outbuf_close(&o, &err) < 0)
+	if (outbuf_close(&o, &err) < 0 && !rc)
 		rc = cli_fail(&err);
 out:
+	vms_snapshot_free(newest.s);
+	vms_snapshot_free(snap);
 	arena_fini(&ar);
 	tracer_free(tr); /* a command still running runs on untraced */
 	return rc;

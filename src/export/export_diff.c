@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_trace.h"
 #include "export/export_util.h"
 #include "model/columns.h"
 #include "model/diff.h"
@@ -121,6 +122,22 @@ static void changes_head(struct outbuf *o)
 		  "path");
 }
 
+/* Both sides saved with their traces: the call sites that changed (up to
+ * max); one side only: a line saying so. */
+static void trace_lines(const struct vms_diff *d, struct outbuf *o, size_t max)
+{
+	if (d->traced) {
+		ob_putc(o, '\n');
+		export_trace_diff_text(o, d->a->trace, d->b->trace, &d->trace,
+				       max, 8);
+	} else if (d->a->trace || d->b->trace) {
+		ob_printf(o,
+			  "\nTrace:       only %s was saved with a trace: no "
+			  "call sites to compare\n",
+			  d->a->trace ? "A" : "B");
+	}
+}
+
 void export_diff_summary(const struct vms_diff *d, struct outbuf *o)
 {
 	size_t top[10], n, i;
@@ -134,12 +151,13 @@ void export_diff_summary(const struct vms_diff *d, struct outbuf *o)
 	ob_putc(o, '\n');
 	if (!n) {
 		ob_puts(o, "No region changed.\n");
-		return;
+	} else {
+		ob_puts(o, "Largest changes (by committed bytes):\n");
+		changes_head(o);
+		for (i = 0; i < n; i++)
+			change_line(&d->v[top[i]], o);
 	}
-	ob_puts(o, "Largest changes (by committed bytes):\n");
-	changes_head(o);
-	for (i = 0; i < n; i++)
-		change_line(&d->v[top[i]], o);
+	trace_lines(d, o, 10);
 }
 
 void export_diff_text(const struct vms_diff *d, struct outbuf *o)
@@ -147,12 +165,14 @@ void export_diff_text(const struct vms_diff *d, struct outbuf *o)
 	size_t i;
 
 	export_diff_summary(d, o);
-	if (!d->n)
-		return;
-	ob_puts(o, "\nEvery change, by address:\n");
-	changes_head(o);
-	for (i = 0; i < d->n; i++)
-		change_line(&d->v[i], o);
+	if (d->n) {
+		ob_puts(o, "\nEvery change, by address:\n");
+		changes_head(o);
+		for (i = 0; i < d->n; i++)
+			change_line(&d->v[i], o);
+	}
+	if (d->traced && d->trace.n > 10) /* the summary showed 10 */
+		trace_lines(d, o, 0);
 }
 
 /* ---- CSV ---- */

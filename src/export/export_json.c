@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_trace.h"
 #include "export/export_util.h"
 #include "model/columns.h"
 #include "model/diff.h"
@@ -97,6 +98,10 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KV_STR(o, "cmdline", s->proc.cmdline);
 	KV_STR(o, "exe", s->proc.exe);
 	KV_U64(o, "uid", (uint64_t)s->proc.uid);
+	if (s->trace) { /* traced: how it ended, as the live report says */
+		export_trace_exit_json(o, s->trace);
+		ob_putc(o, ',');
+	}
 	close_with(o, '}');
 	ob_putc(o, ',');
 	KEY(o, "capture");
@@ -549,6 +554,10 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	threads(s, o);
 	ob_putc(o, '\n');
 	heaps_and_managed(s, o);
+	if (s->trace) {
+		OB_LIT(o, ",\n\"trace\":");
+		export_trace_json(o, s->trace);
+	}
 	ob_write(o, "}\n", 2);
 }
 
@@ -656,7 +665,12 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 		json_delta(o, va, vb, VMS_COLF_REGION);
 		ob_putc(o, '}');
 	}
-	ob_puts(o, "\n]}}\n");
+	ob_puts(o, "\n]}");
+	if (d->traced) { /* both saved with their traces: the call sites */
+		OB_LIT(o, ",\n\"trace\":");
+		export_trace_diff_json(o, d->a->trace, d->b->trace, &d->trace);
+	}
+	ob_puts(o, "}\n");
 }
 
 const struct vms_exporter vms_export_json = {

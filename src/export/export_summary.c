@@ -7,6 +7,7 @@
 #include "base/outbuf.h"
 
 #include "export/export.h"
+#include "export/export_trace.h"
 #include "export/export_util.h"
 #include "model/columns.h"
 
@@ -330,6 +331,11 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 		ob_puts(o,
 			"- : not known: a core dump holds no Rss, Pss, Swap, "
 			"sharing or page table figures.\n");
+	if (s->trace) { /* taken while tracing: the call sites up to it */
+		ob_putc(o, '\n');
+		export_trace_end_text(o, s->trace);
+		export_trace_text(o, s->trace, 8);
+	}
 }
 
 const struct vms_exporter vms_export_summary = {

@@ -5,7 +5,10 @@
 #include "export/export_trace.h"
 
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static void count_json(struct outbuf *o, const char *name,
 		       const struct vms_trace_count *c)
@@ -34,30 +37,85 @@ static void frame_json(struct outbuf *o, const struct vms_trace_frame *f)
 	OB_LIT(o, "\"}");
 }
 
+/* The report's trace-wide fields (records.h, VMS_TRACE_FIELDS) in their
+ * list's order, each followed by a comma: "mode" in sampled's place, the
+ * sampling's figures null when exact, those without a JSON key left to
+ * the caller. */
+static void trace_fields(struct outbuf *o, const struct vms_trace_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < vms_trace_record.nfields; i++) {
+		const struct vms_field *f = &vms_trace_record.fields[i];
+		const char *at = (const char *)r + f->off;
+		uint64_t u;
+		int64_t v;
+		bool b;
+
+		if (f->off == offsetof(struct vms_trace_report, sampled)) {
+			OB_LIT(o, "\"mode\":");
+			ob_puts(o, r->sampled ? "\"sampled\"," : "\"exact\",");
+			continue;
+		}
+		if (!f->json)
+			continue;
+		ob_putc(o, '"');
+		ob_puts(o, f->json);
+		OB_LIT(o, "\":");
+		if (!r->sampled &&
+		    (f->off ==
+			     offsetof(struct vms_trace_report, sample_bytes) ||
+		     f->off == offsetof(struct vms_trace_report, seed))) {
+			OB_LIT(o, "null,");
+			continue;
+		}
+		switch (f->kind) {
+		case VMS_FK_U64:
+			memcpy(&u, at, sizeof(u));
+			ob_u64(o, u);
+			break;
+		case VMS_FK_I64N:
+			memcpy(&v, at, sizeof(v));
+			if (v < 0)
+				OB_LIT(o, "null");
+			else
+				ob_i64(o, v);
+			break;
+		case VMS_FK_BOOL:
+			memcpy(&b, at, sizeof(b));
+			ob_puts(o, b ? "true" : "false");
+			break;
+		default: /* the list has no other kind */
+			OB_LIT(o, "null");
+			break;
+		}
+		ob_putc(o, ',');
+	}
+}
+
+void export_trace_exit_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	bool ended = r->ended && r->exit_status >= 0;
+
+	OB_LIT(o, "\"exit_status\":");
+	if (ended && WIFEXITED(r->exit_status))
+		ob_printf(o, "%d", (int)WEXITSTATUS(r->exit_status));
+	else
+		OB_LIT(o, "null");
+	OB_LIT(o, ",\"signal\":");
+	if (ended && WIFSIGNALED(r->exit_status))
+		ob_printf(o, "%d", (int)WTERMSIG(r->exit_status));
+	else
+		OB_LIT(o, "null");
+}
+
 void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 {
 	size_t i;
 	uint32_t k;
 
-	OB_LIT(o, "{\"mode\":");
-	ob_puts(o, r->sampled ? "\"sampled\"" : "\"exact\"");
-	OB_LIT(o, ",\"sample_bytes\":");
-	if (r->sampled)
-		ob_u64(o, r->sample_bytes);
-	else
-		OB_LIT(o, "null");
-	OB_LIT(o, ",\"seed\":");
-	if (r->sampled)
-		ob_u64(o, r->seed);
-	else
-		OB_LIT(o, "null");
-	ob_printf(o,
-		  ",\"attached\":%s,\"events\":%" PRIu64 ",\"dropped\":%" PRIu64
-		  ",\"dropped_bytes\":%" PRIu64 ",\"unknown_frees\":%" PRIu64
-		  ",\"ended\":%s,",
-		  r->attached ? "true" : "false", r->events, r->dropped,
-		  r->dropped_bytes, r->unknown_frees,
-		  r->ended ? "true" : "false");
+	ob_putc(o, '{');
+	trace_fields(o, r);
 	OB_LIT(o, "\"window\":{\"from_ns\":");
 	ob_u64(o, r->from_ns);
 	OB_LIT(o, ",\"to_ns\":");
@@ -110,6 +168,21 @@ static void frame_text(struct outbuf *o, const struct vms_trace_frame *f)
 	} else {
 		ob_hex(o, f->ip);
 	}
+}
+
+void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r)
+{
+	bool ended = r->ended && r->exit_status >= 0;
+
+	if (ended && WIFEXITED(r->exit_status))
+		ob_printf(o, "Ended:       exit status %d\n",
+			  (int)WEXITSTATUS(r->exit_status));
+	else if (ended && WIFSIGNALED(r->exit_status))
+		ob_printf(o, "Ended:       killed by signal %d\n",
+			  (int)WTERMSIG(r->exit_status));
+	else
+		OB_LIT(o,
+		       "Ended:       no (it ran on, untraced, after the trace)\n");
 }
 
 static void size_cell(struct outbuf *o, uint64_t v, int width)
@@ -183,4 +256,170 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	}
 	if (!shown)
 		OB_LIT(o, "(nothing allocated or freed in the window)\n");
+}
+
+/* ---- two reports compared (-d A B: trace.h, vms_trace_diff) ---- */
+
+static const char *change_name(const struct vms_trace_change *c)
+{
+	return !c->a ? "added" : !c->b ? "removed" : "changed";
+}
+
+static void figures_json(struct outbuf *o, const struct vms_trace_site *s)
+{
+	uint32_t k;
+
+	if (!s) {
+		OB_LIT(o, "null");
+		return;
+	}
+	ob_putc(o, '{');
+	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+		count_json(o, vms_trace_impact_names[k], &s->by[k]);
+	OB_LIT(o, "\"impacting_bytes\":");
+	ob_i64(o, s->impacting_bytes);
+	ob_putc(o, '}');
+}
+
+static void side_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	ob_putc(o, '{');
+	trace_fields(o, r);
+	OB_LIT(o, "\"window\":{\"from_ns\":");
+	ob_u64(o, r->from_ns);
+	OB_LIT(o, ",\"to_ns\":");
+	ob_u64(o, r->to_ns);
+	OB_LIT(o, "}}");
+}
+
+void export_trace_diff_json(struct outbuf *o, const struct vms_trace_report *a,
+			    const struct vms_trace_report *b,
+			    const struct vms_trace_diff *d)
+{
+	size_t i;
+	uint32_t k;
+
+	OB_LIT(o, "{\"a\":");
+	side_json(o, a);
+	OB_LIT(o, ",\"b\":");
+	side_json(o, b);
+	ob_printf(o,
+		  ",\"counts\":{\"added\":%zu,\"removed\":%zu,\"changed\":%zu,"
+		  "\"same\":%zu},\"sites\":[",
+		  d->added, d->removed, d->changed, d->same);
+	for (i = 0; i < d->n; i++) {
+		const struct vms_trace_change *c = &d->v[i];
+		const struct vms_trace_site *s = c->b ? c->b : c->a;
+
+		ob_printf(o,
+			  "%s{\"change\":\"%s\",\"kind\":\"%s\",\"frames\":[",
+			  i ? ",\n" : "\n", change_name(c),
+			  vms_trace_kind_names[s->kind]);
+		for (k = 0; k < s->nframes; k++) {
+			if (k)
+				ob_putc(o, ',');
+			frame_json(o, &s->frames[k]);
+		}
+		OB_LIT(o, "],\"a\":");
+		figures_json(o, c->a);
+		OB_LIT(o, ",\"b\":");
+		figures_json(o, c->b);
+		OB_LIT(o, ",\"delta\":{");
+		for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+			ob_printf(o,
+				  "\"%s\":{\"count\":%" PRId64
+				  ",\"bytes\":%" PRId64 "},",
+				  vms_trace_impact_names[k],
+				  (int64_t)((c->b ? c->b->by[k].count : 0) -
+					    (c->a ? c->a->by[k].count : 0)),
+				  (int64_t)((c->b ? c->b->by[k].bytes : 0) -
+					    (c->a ? c->a->by[k].bytes : 0)));
+		OB_LIT(o, "\"impacting_bytes\":");
+		ob_i64(o, vms_trace_change_impacting(c->b) -
+				  vms_trace_change_impacting(c->a));
+		OB_LIT(o, "}}");
+	}
+	OB_LIT(o, "]}");
+}
+
+/* A signed size as the text report writes sizes, in width: "+12.3 M". */
+static void delta_cell(struct outbuf *o, int64_t v, int width)
+{
+	char buf[40], cell[48];
+
+	ob_size_text(o, v < 0 ? (uint64_t)-v : (uint64_t)v, buf, sizeof(buf));
+	snprintf(cell, sizeof(cell), "%s%s",
+		 v > 0	 ? "+"
+		 : v < 0 ? "-"
+			 : "",
+		 buf);
+	ob_printf(o, "%*s", width, cell);
+}
+
+static int64_t d_count(const struct vms_trace_change *c, int k)
+{
+	return (int64_t)((c->b ? c->b->by[k].count : 0) -
+			 (c->a ? c->a->by[k].count : 0));
+}
+
+static int64_t d_bytes(const struct vms_trace_change *c, int k)
+{
+	return (int64_t)((c->b ? c->b->by[k].bytes : 0) -
+			 (c->a ? c->a->by[k].bytes : 0));
+}
+
+void export_trace_diff_text(struct outbuf *o, const struct vms_trace_report *a,
+			    const struct vms_trace_report *b,
+			    const struct vms_trace_diff *d, size_t max_sites,
+			    unsigned max_frames)
+{
+	size_t i;
+	uint32_t k;
+
+	ob_printf(o,
+		  "Trace:       call sites compared: %zu added, %zu removed, "
+		  "%zu changed, %zu the same\n",
+		  d->added, d->removed, d->changed, d->same);
+	ob_printf(o,
+		  "             A: %.3f s to %.3f s, %" PRIu64
+		  " calls; B: %.3f s to %.3f s, %" PRIu64 " calls\n",
+		  (double)a->from_ns / 1e9, (double)a->to_ns / 1e9, a->events,
+		  (double)b->from_ns / 1e9, (double)b->to_ns / 1e9, b->events);
+	if (!d->n) {
+		OB_LIT(o, "No call site changed.\n");
+		return;
+	}
+	if (max_sites && d->n > max_sites)
+		ob_printf(o, "The %zu call sites that changed most (B - A):\n",
+			  max_sites);
+	else
+		OB_LIT(o, "Every call site that changed (B - A):\n");
+	OB_LIT(o, "Change   Kind  Impacting  Outstanding    Count   Transient"
+		  "    Count    Released    Count  Stack\n");
+	for (i = 0; i < d->n && (!max_sites || i < max_sites); i++) {
+		const struct vms_trace_change *c = &d->v[i];
+		const struct vms_trace_site *s = c->b ? c->b : c->a;
+
+		ob_pad(o, change_name(c), 9);
+		ob_pad(o, vms_trace_kind_names[s->kind], 5);
+		delta_cell(o,
+			   vms_trace_change_impacting(c->b) -
+				   vms_trace_change_impacting(c->a),
+			   10);
+		delta_cell(o, d_bytes(c, VMS_TRACE_outstanding), 13);
+		ob_printf(o, " %+8" PRId64, d_count(c, VMS_TRACE_outstanding));
+		delta_cell(o, d_bytes(c, VMS_TRACE_transient), 12);
+		ob_printf(o, " %+8" PRId64, d_count(c, VMS_TRACE_transient));
+		delta_cell(o, d_bytes(c, VMS_TRACE_released), 12);
+		ob_printf(o, " %+8" PRId64 "  ",
+			  d_count(c, VMS_TRACE_released));
+		for (k = 0; k < s->nframes && k < max_frames; k++) {
+			if (k)
+				OB_LIT(o, " < ");
+			frame_text(o, &s->frames[k]);
+		}
+		if (s->nframes > max_frames)
+			OB_LIT(o, " < ...");
+		ob_putc(o, '\n');
+	}
 }

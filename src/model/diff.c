@@ -627,6 +627,11 @@ int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
 	    make_groups(na, nb, parent, &g, d->idx) < 0 ||
 	    build_changes(d, &g) < 0)
 		goto out;
+	if (a->trace && b->trace) {
+		if (vms_trace_diff_make(a->trace, b->trace, &d->trace) < 0)
+			goto out;
+		d->traced = true;
+	}
 	rc = 0;
 out:
 	groups_fini(&g);
@@ -644,6 +649,8 @@ void vms_diff_fini(struct vms_diff *d)
 	free(d->v);
 	free(d->same);
 	free(d->idx);
+	vms_trace_diff_fini(&d->trace);
+	d->traced = false;
 	d->v = d->same = NULL;
 	d->nsame = 0;
 	d->idx = NULL;

@@ -33,6 +33,9 @@
  *    order). A group is then the same when its regions lie alike within it
  *    (from its first region's start), wherever ASLR put it.
  *
+ *  - Two snapshots saved with their traces: their call sites compared as
+ *    trace.h says (vms_trace_diff), per site what changed.
+ *
  * A snapshot diffed with itself has no changes, and two runs of a
  * program in the same state have none either (but for what really
  * differs between the runs).
@@ -87,6 +90,10 @@ struct vms_diff {
 	size_t count[VMS_NCHANGES];
 	size_t *idx; /* the sides' region indices, one allocation */
 	bool other_run; /* vms_diff_other_run(a, b): matched for ASLR */
+	/* Both sides saved with their traces (snapshot.h, trace): their call
+	 * sites compared (trace.h); else traced is false. */
+	bool traced;
+	struct vms_trace_diff trace;
 	/* What the user named each side (a file, a PID), for the text forms'
 	 * "A:" and "B:" lines; NULL: not said. Set by the caller. */
 	const char *name_a, *name_b;

@@ -43,6 +43,9 @@ RECORD(vms_managed_part_record, "managed part", VMS_MANAGED_PART_FIELDS);
 #define REC struct vms_managed
 RECORD(vms_managed_record, "managed", VMS_MANAGED_FIELDS);
 #undef REC
+#define REC struct vms_trace_report
+RECORD(vms_trace_record, "trace", VMS_TRACE_FIELDS);
+#undef REC
 
 #define COUNTER(m, key)                                                        \
 	{ #m, key, sizeof(key) - 1, offsetof(struct vms_counters, m) },

@@ -237,6 +237,32 @@
 	/* the heap or space it belongs to, or NULL */                         \
 	X(detail, STR, "detail", "detail", 0)
 
+/* A trace report's trace-wide fields (model/trace.h: struct
+ * vms_trace_report's members follow from this list; its call sites are
+ * written beside them, by export_trace.c and snapfile_trace.c). A JSON
+ * key NULL: the JSON export's "trace" object gives it in a shape of its
+ * own ("mode" for sampled, "window" for from_ns and to_ns; the wait
+ * status is the process's "exit_status" and "signal"); sample_bytes and
+ * seed are null there when the trace was exact. */
+#define VMS_TRACE_FIELDS(X)                                                    \
+	X(sampled, BOOL, NULL, "sampled", VMS_FF_NEED) /* --trace-sample */    \
+	/* the mean interval of the sampling (0 when exact), its seed */       \
+	X(sample_bytes, U64, "sample_bytes", "sample_bytes", 0)                \
+	X(seed, U64, "seed", "seed", 0)                                        \
+	X(attached, BOOL, "attached", "attached", 0) /* else launched */       \
+	X(events, U64, "events", "events", VMS_FF_NEED) /* calls recorded */   \
+	/* calls not recorded, their bytes */                                  \
+	X(dropped, U64, "dropped", "dropped", VMS_FF_NEED)                     \
+	X(dropped_bytes, U64, "dropped_bytes", "dropped_bytes", 0)             \
+	/* frees of what no record allocated */                                \
+	X(unknown_frees, U64, "unknown_frees", "unknown_frees", 0)             \
+	X(ended, BOOL, "ended", "ended", VMS_FF_NEED) /* the process exited */ \
+	/* its wait status, when ended (-1: not known) */                      \
+	X(exit_status, I64N, NULL, "exit_status", 0)                           \
+	/* the window, in ns since the trace began */                          \
+	X(from_ns, U64, NULL, "from_ns", VMS_FF_NEED)                          \
+	X(to_ns, U64, NULL, "to_ns", VMS_FF_NEED)
+
 /* clang-format on */
 
 /* How many parts a managed heap read from a file may have. */
@@ -293,7 +319,8 @@ struct vms_record {
 };
 
 extern const struct vms_record vms_heap_record, vms_malloc_record,
-	vms_allocator_record, vms_managed_record, vms_managed_part_record;
+	vms_allocator_record, vms_managed_record, vms_managed_part_record,
+	vms_trace_record;
 
 /* The smaps counters: member (its JSON key), smaps key, offset in struct
  * vms_counters. */

@@ -24,6 +24,7 @@
 #include "base/arena.h"
 #include "model/records.h"
 #include "model/source.h"
+#include "model/trace.h"
 
 /* Region types, in display order. Names and labels: vms_type_info[]. */
 enum vms_type {
@@ -386,6 +387,11 @@ struct vms_snapshot {
 	/* Where it came from: memory, files, progress (source.h). */
 	struct vms_source src;
 	struct vms_raw *raw; /* NULL unless kept (above) */
+	/* The allocation trace up to this snapshot (model/trace.h), when it
+	 * was taken while tracing and the trace kept with it, or NULL: a
+	 * loaded file's is in the arena; a live one's is its owner's (the
+	 * command line's), which outlives the snapshot. */
+	const struct vms_trace_report *trace;
 	/* The capture whose regions are written over this array (the
 	 * layout's side), or NULL. */
 	struct vms_lend *lend;

@@ -1,6 +1,9 @@
 /* trace.c — the names of trace.h's kinds, impacting types and
- * operations. */
+ * operations, and two reports compared (trace.h). */
 #include "model/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 const char *const vms_trace_kind_names[VMS_TRACE_NKINDS] = {
 	[VMS_TRACE_HEAP] = "heap",
@@ -20,3 +23,147 @@ const char *const vms_trace_op_names[VMS_TRACE_NOPS] = {
 	[VMS_TRACE_OP_MAP] = "map",
 	[VMS_TRACE_OP_UNMAP] = "unmap",
 };
+
+/* ---- two reports compared ---- */
+
+static int str_cmp(const char *x, const char *y)
+{
+	if (!x || !y)
+		return (x != NULL) - (y != NULL);
+	return strcmp(x, y);
+}
+
+/* The order of sites by kind and stack, frame by frame (function, module,
+ * offset: what two runs of one build share). */
+static int site_cmp(const void *pa, const void *pb)
+{
+	const struct vms_trace_site *x =
+		*(const struct vms_trace_site *const *)pa;
+	const struct vms_trace_site *y =
+		*(const struct vms_trace_site *const *)pb;
+	uint32_t k;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	for (k = 0; k < x->nframes && k < y->nframes; k++) {
+		const struct vms_trace_frame *f = &x->frames[k],
+					     *g = &y->frames[k];
+
+		if ((c = str_cmp(f->function, g->function)) != 0 ||
+		    (c = str_cmp(f->module, g->module)) != 0)
+			return c;
+		if (f->offset != g->offset)
+			return f->offset < g->offset ? -1 : 1;
+	}
+	if (x->nframes != y->nframes)
+		return x->nframes < y->nframes ? -1 : 1;
+	return 0;
+}
+
+int64_t vms_trace_change_impacting(const struct vms_trace_site *s)
+{
+	return s ? s->impacting_bytes : 0;
+}
+
+static bool same_figures(const struct vms_trace_site *x,
+			 const struct vms_trace_site *y)
+{
+	int k;
+
+	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+		if (x->by[k].count != y->by[k].count ||
+		    x->by[k].bytes != y->by[k].bytes)
+			return false;
+	return x->impacting_bytes == y->impacting_bytes;
+}
+
+static uint64_t moved(const struct vms_trace_change *c)
+{
+	int64_t v = vms_trace_change_impacting(c->b) -
+		    vms_trace_change_impacting(c->a);
+
+	return v < 0 ? (uint64_t)-v : (uint64_t)v;
+}
+
+static uint64_t allocated(const struct vms_trace_site *s)
+{
+	return s ? s->by[VMS_TRACE_outstanding].bytes +
+			       s->by[VMS_TRACE_transient].bytes
+		 : 0;
+}
+
+static int change_cmp(const void *pa, const void *pb)
+{
+	const struct vms_trace_change *x = pa, *y = pb;
+	uint64_t mx = moved(x), my = moved(y), ax, ay;
+
+	if (mx != my)
+		return mx > my ? -1 : 1;
+	ax = allocated(x->b) + allocated(x->a);
+	ay = allocated(y->b) + allocated(y->a);
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return 0;
+}
+
+static const struct vms_trace_site **sorted(const struct vms_trace_report *r)
+{
+	const struct vms_trace_site **v =
+		malloc((r->nsites ? r->nsites : 1) * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < r->nsites; i++)
+		v[i] = &r->sites[i];
+	qsort(v, r->nsites, sizeof(*v), site_cmp);
+	return v;
+}
+
+int vms_trace_diff_make(const struct vms_trace_report *a,
+			const struct vms_trace_report *b,
+			struct vms_trace_diff *d)
+{
+	const struct vms_trace_site **va = sorted(a), **vb = sorted(b);
+	size_t i = 0, j = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->v = malloc((a->nsites + b->nsites + 1) * sizeof(*d->v));
+	if (!va || !vb || !d->v) {
+		free(va);
+		free(vb);
+		free(d->v);
+		d->v = NULL;
+		return -1;
+	}
+	while (i < a->nsites || j < b->nsites) {
+		int c = i == a->nsites	 ? 1
+			: j == b->nsites ? -1
+					 : site_cmp(&va[i], &vb[j]);
+		struct vms_trace_change *x = &d->v[d->n];
+
+		if (c == 0 && same_figures(va[i], vb[j])) {
+			d->same++;
+			i++;
+			j++;
+			continue;
+		}
+		x->a = c <= 0 ? va[i++] : NULL;
+		x->b = c >= 0 ? vb[j++] : NULL;
+		d->added += !x->a;
+		d->removed += !x->b;
+		d->changed += x->a && x->b;
+		d->n++;
+	}
+	qsort(d->v, d->n, sizeof(*d->v), change_cmp);
+	free(va);
+	free(vb);
+	return 0;
+}
+
+void vms_trace_diff_fini(struct vms_trace_diff *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}

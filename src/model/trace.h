@@ -16,6 +16,10 @@
  * report's owner frees the arena); strings are the program's names as
  * read (escaped by whoever prints them). A figure not known is UINT64_MAX
  * in the record and null in JSON.
+ *
+ * A snapshot taken while tracing may carry the report of the trace up to
+ * it (struct vms_snapshot's trace): a snapshot file keeps it (its
+ * "trace" section, snapfile_trace.c) and the exports print it.
  */
 #ifndef VMS_TRACE_H
 #define VMS_TRACE_H
@@ -23,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "model/records.h"
 
 /* The impacting types, in report order; names as in JSON. */
 #define VMS_TRACE_IMPACTS(X) X(transient) X(outstanding) X(released) X(lasting)
@@ -67,17 +73,10 @@ struct vms_trace_site {
 	int64_t impacting_bytes;
 };
 
+/* The report: its trace-wide fields are records.h's VMS_TRACE_FIELDS
+ * (what each means is said there), then its sites. */
 struct vms_trace_report {
-	bool sampled; /* --trace-sample: counts and bytes scaled */
-	uint64_t sample_bytes; /* 0 when exact */
-	uint64_t seed; /* sampling's seed, when sampled */
-	bool attached; /* to a running process (else launched) */
-	uint64_t events; /* calls recorded */
-	uint64_t dropped, dropped_bytes; /* calls not recorded, their bytes */
-	uint64_t unknown_frees; /* frees of what no record allocated */
-	uint64_t from_ns, to_ns; /* the window, since the trace began */
-	bool ended; /* the process exited within the trace */
-	int exit_status; /* its wait status, when ended */
+	VMS_TRACE_FIELDS(VMS_MEMBER)
 	/* the call sites with anything in the window, by impacting bytes,
 	 * largest first, then by bytes allocated in it */
 	struct vms_trace_site *sites;
@@ -114,5 +113,31 @@ struct vms_trace_block {
 	uint64_t addr, size, t_ns;
 	uint32_t site; /* its call site's id */
 };
+
+/* Two reports compared (-d A B of two snapshots saved with their traces):
+ * the call sites of A and B matched by their kind and stack (each frame's
+ * function, module and offset: the same in two runs of one build, where
+ * addresses differ), and each site whose figures differ listed once: on
+ * one side only (a or b NULL) or on both, by how much its impacting bytes
+ * moved (b's less a's), the largest first. A report compared with itself
+ * has no changes. */
+struct vms_trace_change {
+	const struct vms_trace_site *a, *b;
+};
+
+struct vms_trace_diff {
+	struct vms_trace_change *v;
+	size_t n;
+	size_t added, removed, changed; /* of v */
+	size_t same; /* sites on both sides with the same figures */
+};
+
+/* -1 on out of memory; d->v is malloc'd (vms_trace_diff_fini). */
+int vms_trace_diff_make(const struct vms_trace_report *a,
+			const struct vms_trace_report *b,
+			struct vms_trace_diff *d);
+void vms_trace_diff_fini(struct vms_trace_diff *d);
+/* A change's figure on one side (0 where the side lacks the site). */
+int64_t vms_trace_change_impacting(const struct vms_trace_site *s);
 
 #endif

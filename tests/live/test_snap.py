@@ -192,6 +192,9 @@ def fixtures(tmp, fresh):
              "runtimes": "corrupted", "longline": "longer than",
              "parts": "JSON part says 18", "parts1": "two zstd frames",
              "parts_over": "more than 16", "huge": "corrupted"}
+    # a malformed trace section (mksnap_trace.py) is refused, saying so
+    wants.update(("trace_" + k, "trace") for k in (
+        "json", "frame", "field", "kind", "window", "huge"))
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))

@@ -22,8 +22,8 @@
     319 40-byte blocks estimated within 30% (some 200 samples: a miss that
     large is over 4 standard deviations), the report saying so.
   - What a preload cannot enter (a static program, a set-user-ID one) and
-    what is not in this version (a PID, the viewer, -w) is refused with a
-    message, exit 1.
+    what is not in this version (a PID, a format other than text and json)
+    is refused with a message, exit 1. (-w: test_trace_file.py.)
 """
 import json
 import os
@@ -296,7 +296,6 @@ def refusals():
     for args, what in ((["-s", "1"], "attaching"),
                        (["--trace-sample=0", "-s", "--", "true"],
                         "trace-sample"),
-                       (["-w", "/tmp/x.vms", "-s", "--", "true"], "-w"),
                        (["--", "true"], "viewer"),
                        (["-e", "csv", "--", "true"], "csv")):
         r = subprocess.run([T.VMSCOPE, "--trace"] + args,

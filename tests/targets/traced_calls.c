@@ -12,12 +12,18 @@
  *         and exits; an exec'd child (this program, "env") prints
  *         LD_PRELOAD and VMSCOPE_TRACE_FD as it sees them (the tracer
  *         takes itself out for children);
- *   hold  (argv[1] = "hold"): leaks 10 blocks of 3000 bytes in
- *         hold_leak(), maps 1 MiB in hold_map() (named "hold-map" where
- *         the kernel names anonymous maps; its address, in hex, into
- *         the file argv[2] when given), then waits for signals: each SIGUSR1 makes it leak
- *         20 blocks of 5000 bytes in grow_leak(); SIGTERM ends it (the
- *         viewer's test drives it while vmscope traces it);
+ *   hold  (argv[1] = "hold", argv[2] = N, default 0, argv[3] = a path):
+ *         leaks 10 blocks of 3000 bytes in hold_leak() and N times 20
+ *         blocks of 5000 bytes in grow_leak(), maps 1 MiB in hold_map()
+ *         (named "hold-map" where the kernel names anonymous maps; its
+ *         address, in hex, into the file argv[3] when given), then waits
+ *         for signals: each SIGUSR1 makes it leak 20 more in grow_leak();
+ *         SIGTERM ends it (the viewer's test drives it while vmscope
+ *         traces it; two runs with another N are two traced snapshots to
+ *         compare);
+ *   quiet (argv[1] = "quiet"): calls nothing the tracer records and
+ *         exits 0 (a program that ends before vmscope sees it call
+ *         anything);
  *   handoff (argv[1] = "handoff"): a producer thread allocates 20,000
  *         blocks in produce() (24 + (i % 5) * 8 bytes), keeps every 100th
  *         (200 blocks, leaked) and hands the rest through a queue to a
@@ -238,7 +244,7 @@ __attribute__((noinline)) static void hold_map(void)
 	held_map = p;
 }
 
-static int hold(const char *path)
+static int hold(int rounds, const char *path)
 {
 	sigset_t none, usr;
 
@@ -247,6 +253,8 @@ static int hold(const char *path)
 	sigprocmask(SIG_BLOCK, &usr, &none);
 	signal(SIGUSR1, on_hold_usr1);
 	hold_leak();
+	while (rounds-- > 0)
+		grow_leak();
 	hold_map();
 	if (path) { /* where the map is, for a test to find it */
 		FILE *f = fopen(path, "w");
@@ -285,6 +293,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "libc";
 
+	if (strcmp(mode, "quiet") == 0)
+		return 0; /* allocates nothing, prints nothing */
 	if (strcmp(mode, "env") == 0) {
 		const char *p = getenv("LD_PRELOAD"), *f = getenv("VMSCOPE_TRACE_FD");
 
@@ -295,7 +305,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "mix") == 0)
 		return mix(argv[0]);
 	if (strcmp(mode, "hold") == 0)
-		return hold(argc > 2 ? argv[2] : NULL);
+		return hold(argc > 2 ? atoi(argv[2]) : 0,
+			    argc > 3 ? argv[3] : NULL);
 	if (strcmp(mode, "handoff") == 0)
 		return handoff();
 	if (strcmp(mode, "spin") == 0 && argc > 2)

@@ -23,7 +23,14 @@ grow_leak at each SIGUSR1):
     c on hold_leak's first keeps its 10, on the newest grow_leak's 20;
   - q ends vmscope; the traced program runs on, untraced, and is killed by
     the test by its pid.
+  - A snapshot file saved with its trace (--trace -w FILE --duration 2,
+    the program killed after by its pid), opened with -l: C shows the
+    saved report read-only, hold_leak's 10 blocks, 29 K, as the file's
+    JSON says; w says the saved trace has one window.
 """
+import json
+import subprocess
+import tempfile
 import os
 import re
 import shutil
@@ -208,7 +215,7 @@ def one_size(w, h, env, what):
     tmp = tempfile.mkdtemp(prefix="vmscope-calls-")
     where = os.path.join(tmp, "map")
     tm = D.Tmux([T.VMSCOPE, "--trace", "--", T.target("traced_calls"),
-                 "hold", where], width=w, height=h,
+                 "hold", "0", where], width=w, height=h,
                 env=dict(env, VMSCOPE_TRACELIB=lib))
     pid = None
     try:
@@ -267,10 +274,58 @@ def one_size(w, h, env, what):
             T.wait_gone(pid, 10)
 
 
+def saved():
+    lib = os.path.join(T.BUILD, "libvmstrace.so")
+    with tempfile.TemporaryDirectory(prefix="vmscope-calls-") as tmp:
+        path = os.path.join(tmp, "hold.vms")
+        live = os.path.join(tmp, "live.json")
+        # (the program runs on after the trace with vmscope's output:
+        # a file, not a pipe the test would wait on)
+        with open(os.path.join(tmp, "err"), "w+b") as err:
+            r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "-e",
+                                "json", "-o", live, "--duration", "2", "--",
+                                T.target("traced_calls"), "hold"],
+                               stdout=err, stderr=err, timeout=120,
+                               env=dict(os.environ, VMSCOPE_TRACELIB=lib))
+            err.seek(0)
+            r.stderr = err.read()
+        pid = None
+        try:
+            d = json.load(open(live)) if r.returncode == 0 else None
+            pid = d and d["process"]["pid"]
+        finally:
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                T.wait_gone(pid, 10)
+        if not T.ok(d and os.path.exists(path),
+                    "saved: a traced snapshot file written", r.stderr):
+            return
+        want = [x for x in d["trace"]["sites"]
+                if any(f["function"] == "hold_leak" for f in x["frames"])]
+        tm = D.Tmux([T.VMSCOPE, "-l", path], width=120, height=40)
+        try:
+            tm.wait_for(lambda s: "hold.vms" in s or "traced_calls" in s,
+                        timeout=30)
+            scr = tm.expect("saved: C opens the saved call sites",
+                            lambda s: "saved trace" in s and
+                            row(s, "hold_leak"), "C")
+            r = row(scr, "hold_leak") or ""
+            T.ok(len(want) == 1 and want[0]["outstanding"]["count"] == 10 and
+                 re.search(r"\b29(\.\d)? K\s+10\s", r) and
+                 "saved with the snapshot" in scr,
+                 "saved: hold_leak's 10 blocks, 29 K, as the file's JSON "
+                 "says", (r, want))
+            tm.expect("saved: w says there is one window",
+                      lambda s: "one window" in s, "w")
+        finally:
+            tm.kill()
+
+
 def main():
     D.require_tmux("the call sites screen")
     one_size(120, 40, {}, "120x40")
     one_size(80, 24, {"NO_COLOR": "1"}, "80x24 NO_COLOR")
+    saved()
     T.done()
 
 

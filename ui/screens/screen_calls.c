@@ -23,8 +23,13 @@
  * whatever screen is shown; while it is shown it redraws once a second
  * with the figures so far.
  *
+ * A snapshot file saved while tracing (-l FILE) keeps its trace up to the
+ * snapshot (model/snapshot.h, trace): without a tracer the screen shows
+ * that report, read-only: its one window, no marks, nothing to read.
+ *
  * Contract: u->tracer is the caller's (cli); this file only reads it and
- * marks it. The report lives in the screen's arena until the next one.
+ * marks it. The report lives in the screen's arena until the next one (a
+ * saved one is the snapshot's, dropped when the snapshot changes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +79,8 @@ struct calls {
 	size_t nmarks;
 	struct arena ar; /* the report's */
 	bool have; /* rep is built */
+	bool saved; /* rep is the snapshot's own (no tracer): ar holds
+		     * only its tree */
 	struct vms_trace_report rep;
 	bool *open; /* by site, in rep */
 	uint32_t *open_ids; /* the sites open (their ids): kept across
@@ -145,6 +152,7 @@ static void drop_report(struct calls *c)
 {
 	if (c->have)
 		arena_fini(&c->ar);
+	c->saved = false;
 	free(c->open);
 	free(c->rows);
 	c->open = NULL;
@@ -280,18 +288,29 @@ static void rebuild(struct ui *u, struct calls *c)
 		c->have && c->view != V_SITES && c->tree.nnodes > keep
 			? c->tree.nodes[keep].path
 			: 0;
-	unsigned from, to;
+	unsigned from = 0, to = 0;
 	size_t i, k;
 
 	keep_open(c);
 	drop_report(c);
 	c->built_us = mono_us();
-	if (!window_marks(u, c, &from, &to))
+	if (!u->tracer) { /* a saved trace: the snapshot's own report */
+		c->why[0] = '\0';
+		if (!u->snap || !u->snap->trace) {
+			snprintf(c->why, sizeof(c->why),
+				 "this snapshot was not saved with a trace");
+			return;
+		}
+		c->rep = *u->snap->trace;
+		c->saved = true;
+	} else if (!window_marks(u, c, &from, &to)) {
 		return;
-	arena_init(&c->ar);
+	}
+	arena_init(&c->ar); /* the report's (a live one), the tree's */
 	c->have = true;
-	if (tracer_report_in(u->tracer, from, to, c->in_lo, c->in_hi, &c->ar,
-			     &c->rep, &err) < 0 ||
+	if ((!c->saved &&
+	     tracer_report_in(u->tracer, from, to, c->in_lo, c->in_hi, &c->ar,
+			      &c->rep, &err) < 0) ||
 	    !(c->open = calloc(c->rep.nsites + 1, sizeof(*c->open)))) {
 		ui_message(u, true, "%s",
 			   err.msg[0] ? err.msg : "out of memory");
@@ -407,18 +426,31 @@ static void calls_draw(struct ui *u)
 	struct calls *c = cs_of(u);
 	const struct vms_trace_report *r = &c->rep;
 	char right[48];
-	int st;
+	int st = 0;
+	bool ended;
 
 	if (!c->have && !c->why[0])
 		rebuild(u, c);
+	if (u->tracer)
+		ended = tracer_wait(u->tracer, &st);
+	else if ((ended = c->have && r->ended && r->exit_status >= 0))
+		st = (int)r->exit_status;
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope  call sites  %s  pid %d  %s",
 		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
 		u->snap ? (int)u->snap->proc.pid : 0,
-		tracer_wait(u->tracer, &st)
-			? (WIFEXITED(st) ? "ended" : "killed")
-			: "traced");
-	if (c->have)
+		ended	    ? (WIFEXITED(st) ? "ended" : "killed")
+		: u->tracer ? "traced"
+			    : "saved trace");
+	if (c->have && c->saved)
+		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
+			" Window: saved with the snapshot (%.1f s to %.1f s)  "
+			"%s, %llu calls%s",
+			(double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
+			r->sampled ? "sampled" : "exact",
+			(unsigned long long)r->events,
+			r->dropped ? ", some not recorded" : "");
+	else if (c->have)
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
 			" %s  Window: %s (%.1f s to %.1f s)  %s, %llu calls%s",
 			view_names[c->view], window_names[c->window],
@@ -542,6 +574,11 @@ static int act_window(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 
+	if (!u->tracer) {
+		ui_message(u, false, "%s",
+			   "a saved trace has one window: up to its snapshot");
+		return UI_DRAW;
+	}
 	c->window = (c->window + 1) % W_COUNT;
 	rebuild(u, c);
 	return UI_DRAW;
@@ -552,6 +589,12 @@ static int act_filter(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 
+	if (!u->tracer) {
+		ui_message(u, false, "%s",
+			   "a saved trace keeps its call sites, not where "
+			   "each block lies");
+		return UI_DRAW;
+	}
 	if (c->in_hi)
 		c->in_lo = c->in_hi = 0;
 	else if (!details_cursor_span(u, &c->in_lo, &c->in_hi, c->in_what,
@@ -569,7 +612,7 @@ static int act_back(struct ui *u)
 
 static int act_refresh(struct ui *u)
 {
-	(void)u;
+	(void)u; /* a loaded snapshot: the viewer says it is not refreshed */
 	return UI_RESAMPLE;
 }
 
@@ -635,11 +678,11 @@ static int calls_mouse(struct ui *u, int y, int x, mmask_t b)
 
 static int calls_enter(struct ui *u)
 {
-	if (!u->tracer) {
+	if (!u->tracer && !(u->snap && u->snap->trace)) {
 		ui_message(
 			u, true, "%s",
 			"no trace: vmscope --trace -- CMD traces a command's "
-			"allocations");
+			"allocations (-w FILE saves them with its snapshot)");
 		return -1;
 	}
 	rebuild(u, cs_of(u));
@@ -655,8 +698,13 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 
 	(void)old;
 	(void)new_process;
-	if (!u->tracer || !u->snap || mark_of(c, u->snap) ||
-	    tracer_wait(u->tracer, NULL))
+	if (!u->tracer) { /* a saved report is the old snapshot's */
+		keep_open(c);
+		drop_report(c);
+		c->why[0] = '\0';
+		return;
+	}
+	if (!u->snap || mark_of(c, u->snap) || tracer_wait(u->tracer, NULL))
 		return;
 	{
 		struct vms_error err = { 0 };
@@ -726,7 +774,9 @@ static int act_enter_from_viewer(struct ui *u)
 }
 
 static const struct key_action from_viewer[] = {
-	{ 'C', "C", "the call sites of the allocation trace (--trace -- CMD)",
+	{ 'C', "C",
+	  "the call sites of the allocation trace (--trace -- CMD, or a file "
+	  "saved with its trace)",
 	  act_enter_from_viewer },
 	{ 0, NULL, NULL, NULL },
 };

@@ -33,6 +33,7 @@
 #define SF_SEC_SMAPS "smaps"
 #define SF_SEC_STATUS "status"
 #define SF_SEC_END "end"
+#define SF_SEC_TRACE "trace" /* a trace report (snapfile_trace.c) */
 #define SF_SEC_NAME 12
 #define SF_HEAD_LEN (SNAPFILE_MAGIC_LEN + 8)
 #define SF_SEC_HEAD_LEN (SF_SEC_NAME + 4 + 8 + 8)
@@ -68,6 +69,11 @@ json_t *sf_json_elf(const struct elfimage *im);
  * by sf_smaps_at_least, only as far as needed). */
 int sf_json_prepare(char *buf, size_t *len, const char *name, uint64_t *values,
 		    struct vms_error *err);
+/* The same measure of a whole JSON text buf[0, len) (a section's: what
+ * names it in the message), every value counted into *values, without
+ * moving anything. -1 with *err. */
+int sf_json_measure(const char *buf, size_t len, const char *name,
+		    const char *what, uint64_t *values, struct vms_error *err);
 struct sf_sec;
 int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 		 const char *name, struct vms_error *err);
@@ -108,6 +114,17 @@ const char *sf_kept_from(struct vms_snapshot *s, const json_t *o,
  * it, -1 with *err. */
 int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
 		    const char *step, struct vms_error *err);
+
+/* ---- a trace report (snapfile_trace.c, model/trace.h) ---- */
+/* The "trace" section's text for r (malloc'd, NUL-ended), or NULL on out
+ * of memory. */
+char *sf_trace_text(const struct vms_trace_report *r);
+struct sf_sec;
+/* The "trace" section x into s->trace (in s's arena). -1 with *err: a
+ * malformed section is refused, its message naming the file and what is
+ * wrong. */
+int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
+		  const char *name, struct vms_error *err);
 
 /* ---- reading (snapfile_zsec.c; snapfile_parts.c) ---- */
 /* A section of the file: its bytes in the file's buffer, as its header

@@ -437,3 +437,25 @@ int sf_json_room(const struct sf_sec *smaps, uint64_t bytes, uint64_t values,
 		"regions of its smaps text (%llu) can need: refused",
 		(unsigned long long)values, (unsigned long long)got);
 }
+
+int sf_json_measure(const char *buf, size_t len, const char *name,
+		    const char *what, uint64_t *values, struct vms_error *err)
+{
+	struct jscan j;
+
+	memset(&j, 0, sizeof(j));
+	j.p = buf;
+	j.end = buf + len;
+	j.top = what;
+	j.top_len = (int)strlen(what);
+	j.counting = true;
+	j.str_max = SF_JSON_STR_MAX;
+	jvalue(&j, 0);
+	*values = j.values;
+	if (j.why[0])
+		return vms_error_file(err, name,
+				      "corrupted: its %s section holds %s: "
+				      "refused unread",
+				      what, j.why);
+	return 0;
+}

@@ -544,7 +544,7 @@ int snapfile_encode(const struct vms_snapshot *s,
 {
 	struct sf_out o = { 0 };
 	ZSTD_CCtx *z = NULL;
-	char *meta = NULL;
+	char *meta = NULL, *trace = NULL;
 	size_t cut, n1;
 	int version, rc = -1;
 
@@ -557,8 +557,10 @@ int snapfile_encode(const struct vms_snapshot *s,
 	 * written as format 1, which every vmscope reads. */
 	version = cut ? 2 : 1;
 	meta = meta_text(s, kept, version, n1);
+	trace = s->trace ? sf_trace_text(s->trace) : NULL;
 	z = ZSTD_createCCtx();
-	if (!meta || !z || reserve(&o, SF_HEAD_LEN) < 0) {
+	if (!meta || (s->trace && !trace) || !z ||
+	    reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -574,6 +576,8 @@ int snapfile_encode(const struct vms_snapshot *s,
 		    err) < 0 ||
 	    (s->raw->status && section(&o, z, SF_SEC_STATUS, s->raw->status,
 				       s->raw->status_len, 0, err) < 0) ||
+	    (trace &&
+	     section(&o, z, SF_SEC_TRACE, trace, strlen(trace), 0, err) < 0) ||
 	    end_section(&o, err) < 0)
 		goto out;
 	*buf = o.buf;
@@ -583,6 +587,7 @@ int snapfile_encode(const struct vms_snapshot *s,
 out:
 	free(o.buf);
 	free(meta);
+	free(trace);
 	ZSTD_freeCCtx(z);
 	return rc;
 }

@@ -1,0 +1,385 @@
+/* snapfile_trace.c — a trace report (model/trace.h) as a snapshot file's
+ * "trace" section, both ways (snapfile_int.h).
+ *
+ * The section is one JSON object, compressed as the others are:
+ *
+ *   { "format": "vmscope-trace", "version": 1,
+ *     the report's trace-wide fields by their file keys (records.h,
+ *     VMS_TRACE_FIELDS: "sampled", "sample_bytes", ..., "to_ns"),
+ *     "frames": [ { "ip", "function", "file", "line", "module",
+ *                   "offset" } ],            every distinct frame once
+ *     "sites":  [ { "id", "kind": "heap"|"mmap"|"brk",
+ *                   "frames": [ index into "frames" ],  innermost first
+ *                   "transient": [count, bytes], "outstanding": [...],
+ *                   "released": [...], "lasting": [...],
+ *                   "impacting_bytes" } ] }
+ *
+ * A site's stack shares its outer frames with many others (main, the
+ * program's loops): each frame is written once, and a site names its
+ * frames by index. Strings and 64-bit figures as the JSON part's
+ * (snapfile_int.h); "line" 0 and null strings are "not known", as in the
+ * record. A reader takes a section of a later version's with more keys
+ * (they are ignored) and refuses one whose version is above its own only
+ * when a field it needs is missing.
+ *
+ * Bounded by what the section holds: at most SF_TRACE_MAX bytes once
+ * decompressed and SF_TRACE_VALUES values (measured before jansson builds
+ * them), a stack of at most SF_TRACE_FRAMES frames (the tracer sends 48);
+ * every index is checked against the frames read. A real report is far
+ * below: 1.67 million events from 169 stacks make some 10,000 values.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/file/snapfile_int.h"
+
+#define SF_TRACE_VERSION 1
+#define SF_TRACE_MAX (64ull << 20)
+#define SF_TRACE_VALUES (2u << 20)
+#define SF_TRACE_FRAMES 256u
+
+/* ---- writing ---- */
+
+static void put(json_t *o, const char *k, json_t *v, bool *bad)
+{
+	if (!v || json_object_set_new(o, k, v) < 0)
+		*bad = true;
+}
+
+static void push(json_t *a, json_t *v, bool *bad)
+{
+	if (!v || json_array_append_new(a, v) < 0)
+		*bad = true;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool frame_eq(const struct vms_trace_frame *a,
+		     const struct vms_trace_frame *b)
+{
+	return a->ip == b->ip && a->line == b->line && a->offset == b->offset &&
+	       str_eq(a->function, b->function) && str_eq(a->file, b->file) &&
+	       str_eq(a->module, b->module);
+}
+
+/* Every distinct frame of the report once: a hash table of indices into
+ * list (open addressing, by the frame's ip). */
+struct frames {
+	const struct vms_trace_frame **list;
+	size_t n;
+	uint32_t *slot; /* index + 1, 0: empty */
+	size_t mask;
+};
+
+static int frames_init(struct frames *t, const struct vms_trace_report *r)
+{
+	size_t i, total = 0, cap = 16;
+
+	for (i = 0; i < r->nsites; i++)
+		total += r->sites[i].nframes;
+	while (cap < 2 * total)
+		cap *= 2;
+	t->n = 0;
+	t->mask = cap - 1;
+	t->list = malloc((total ? total : 1) * sizeof(*t->list));
+	t->slot = calloc(cap, sizeof(*t->slot));
+	return t->list && t->slot ? 0 : -1;
+}
+
+static uint32_t frames_index(struct frames *t, const struct vms_trace_frame *f)
+{
+	size_t h = (size_t)((f->ip ^ f->offset) * 0x9e3779b97f4a7c15ull >> 17);
+
+	for (;; h++) {
+		uint32_t *s = &t->slot[h & t->mask];
+
+		if (!*s) {
+			t->list[t->n] = f;
+			*s = (uint32_t)++t->n;
+			return *s - 1;
+		}
+		if (frame_eq(t->list[*s - 1], f))
+			return *s - 1;
+	}
+}
+
+static json_t *frame_json(const struct vms_trace_frame *f)
+{
+	return json_pack("{s:o,s:o,s:o,s:I,s:o,s:o}", "ip", sf_json_u64(f->ip),
+			 "function", sf_json_str(f->function), "file",
+			 sf_json_str(f->file), "line", (json_int_t)f->line,
+			 "module", sf_json_str(f->module), "offset",
+			 sf_json_u64(f->offset));
+}
+
+static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
+			 bool *bad)
+{
+	json_t *o = json_object(), *fr = json_array();
+	uint32_t k;
+
+	if (!o || !fr) {
+		json_decref(o);
+		json_decref(fr);
+		*bad = true;
+		return NULL;
+	}
+	put(o, "id", json_integer(s->id), bad);
+	put(o, "kind", json_string(vms_trace_kind_names[s->kind]), bad);
+	for (k = 0; k < s->nframes; k++)
+		push(fr, json_integer(frames_index(t, &s->frames[k])), bad);
+	put(o, "frames", fr, bad);
+	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+		put(o, vms_trace_impact_names[k],
+		    json_pack("[o,o]", sf_json_u64(s->by[k].count),
+			      sf_json_u64(s->by[k].bytes)),
+		    bad);
+	put(o, "impacting_bytes", json_integer(s->impacting_bytes), bad);
+	return o;
+}
+
+char *sf_trace_text(const struct vms_trace_report *r)
+{
+	bool bad = false;
+	json_t *o = sf_record_json(&vms_trace_record, r, &bad);
+	json_t *sites = json_array(), *frames = json_array();
+	struct frames t = { 0 };
+
+	bad = bad || !o || !sites || !frames || frames_init(&t, r) < 0;
+	char *text = NULL;
+	size_t i;
+
+	for (i = 0; !bad && i < r->nsites; i++)
+		push(sites, site_json(&r->sites[i], &t, &bad), &bad);
+	for (i = 0; !bad && i < t.n; i++)
+		push(frames, frame_json(t.list[i]), &bad);
+	if (!bad) {
+		put(o, "format", json_string("vmscope-trace"), &bad);
+		put(o, "version", json_integer(SF_TRACE_VERSION), &bad);
+		put(o, "frames", frames, &bad);
+		put(o, "sites", sites, &bad);
+		frames = sites = NULL;
+	}
+	if (!bad)
+		text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	json_decref(sites);
+	json_decref(frames);
+	free(t.list);
+	free(t.slot);
+	return text;
+}
+
+/* ---- reading ---- */
+
+static bool count_from(const json_t *v, struct vms_trace_count *c)
+{
+	return json_is_array(v) && json_array_size(v) == 2 &&
+	       sf_get_u64(json_array_get(v, 0), &c->count) &&
+	       sf_get_u64(json_array_get(v, 1), &c->bytes);
+}
+
+/* The frames table; NULL with why. */
+static struct vms_trace_frame *frames_from(struct arena *a, const json_t *v,
+					   size_t *n, const char **why)
+{
+	struct vms_trace_frame *f;
+	size_t i;
+
+	*n = json_array_size(v);
+	if (!json_is_array(v)) {
+		*why = "no \"frames\" array";
+		return NULL;
+	}
+	f = arena_alloc(a, (*n ? *n : 1) * sizeof(*f));
+	if (!f) {
+		*why = "out of memory";
+		return NULL;
+	}
+	for (i = 0; i < *n; i++) {
+		const json_t *e = json_array_get(v, i);
+		uint64_t line = 0;
+		bool ok = json_is_object(e);
+
+		memset(&f[i], 0, sizeof(f[i]));
+		ok = ok && sf_obj_u64(e, "ip", &f[i].ip) &&
+		     sf_obj_u64(e, "offset", &f[i].offset) &&
+		     (!json_object_get(e, "line") ||
+		      sf_obj_u64(e, "line", &line)) &&
+		     line <= UINT32_MAX;
+		if (ok) {
+			f[i].line = (uint32_t)line;
+			f[i].function = sf_get_str(
+				a, json_object_get(e, "function"), &ok);
+			f[i].file =
+				sf_get_str(a, json_object_get(e, "file"), &ok);
+			f[i].module = sf_get_str(
+				a, json_object_get(e, "module"), &ok);
+		}
+		if (!ok) {
+			*why = "a bad frame (each needs \"ip\" and \"offset\"; "
+			       "strings or null)";
+			return NULL;
+		}
+	}
+	return f;
+}
+
+static bool kind_from(const json_t *v, enum vms_trace_kind *k)
+{
+	const char *s = json_string_value(v);
+	int i;
+
+	for (i = 0; s && i < VMS_TRACE_NKINDS; i++)
+		if (strcmp(s, vms_trace_kind_names[i]) == 0) {
+			*k = (enum vms_trace_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/* The sites, their frames from the table f[0, nf); NULL on success, else
+ * what is wrong (in buf). */
+static const char *sites_from(struct arena *a, const json_t *v,
+			      const struct vms_trace_frame *f, size_t nf,
+			      struct vms_trace_report *r, char *buf, size_t n)
+{
+	size_t i, k, ns = json_array_size(v);
+
+	if (!json_is_array(v))
+		return "no \"sites\" array";
+	r->sites = arena_alloc(a, (ns ? ns : 1) * sizeof(*r->sites));
+	if (!r->sites)
+		return "out of memory";
+	for (i = 0; i < ns; i++) {
+		const json_t *e = json_array_get(v, i), *fr;
+		struct vms_trace_site *s = &r->sites[i];
+		struct vms_trace_frame *sf;
+		uint64_t id;
+		json_t *imp;
+
+		memset(s, 0, sizeof(*s));
+		fr = json_object_get(e, "frames");
+		imp = json_object_get(e, "impacting_bytes");
+		if (!json_is_object(e) || !sf_obj_u64(e, "id", &id) ||
+		    id > UINT32_MAX ||
+		    !kind_from(json_object_get(e, "kind"), &s->kind) ||
+		    !json_is_array(fr) || !json_is_integer(imp)) {
+			snprintf(buf, n,
+				 "site %zu is not one (it needs \"id\", "
+				 "\"kind\" heap, mmap or brk, \"frames\" and "
+				 "\"impacting_bytes\")",
+				 i);
+			return buf;
+		}
+		s->id = (uint32_t)id;
+		s->impacting_bytes = (int64_t)json_integer_value(imp);
+		for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+			if (!count_from(json_object_get(
+						e, vms_trace_impact_names[k]),
+					&s->by[k])) {
+				snprintf(buf, n,
+					 "site %zu has no \"%s\" [count, "
+					 "bytes]",
+					 i, vms_trace_impact_names[k]);
+				return buf;
+			}
+		if (json_array_size(fr) > SF_TRACE_FRAMES) {
+			snprintf(buf, n,
+				 "site %zu has a stack of %zu frames (at most "
+				 "%u)",
+				 i, json_array_size(fr), SF_TRACE_FRAMES);
+			return buf;
+		}
+		s->nframes = (uint32_t)json_array_size(fr);
+		sf = arena_alloc(a,
+				 (s->nframes ? s->nframes : 1) * sizeof(*sf));
+		if (!sf)
+			return "out of memory";
+		for (k = 0; k < s->nframes; k++) {
+			uint64_t at;
+
+			if (!sf_get_u64(json_array_get(fr, k), &at) ||
+			    at >= nf) {
+				snprintf(buf, n,
+					 "site %zu names a frame past the "
+					 "%zu the section holds",
+					 i, nf);
+				return buf;
+			}
+			sf[k] = f[at];
+		}
+		s->frames = sf;
+	}
+	r->nsites = ns;
+	return NULL;
+}
+
+int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
+		  const char *name, struct vms_error *err)
+{
+	struct sf_whole w = { 0 };
+	struct vms_trace_report *r;
+	struct vms_trace_frame *f;
+	const char *fmt, *why = NULL;
+	char buf[160];
+	json_error_t jerr;
+	json_t *o = NULL;
+	uint64_t values, version;
+	size_t nf;
+	int rc = -1;
+
+	if (sf_read_whole(x, SF_TRACE_MAX, name, SF_SEC_TRACE, &w, err) < 0)
+		return -1;
+	if (sf_json_measure(w.buf, w.len, name, SF_SEC_TRACE, &values, err) < 0)
+		goto out;
+	if (values > SF_TRACE_VALUES) {
+		vms_error_file(err, name,
+			       "corrupted: its trace section holds %llu "
+			       "values, more than a trace report needs (%u): "
+			       "refused",
+			       (unsigned long long)values, SF_TRACE_VALUES);
+		goto out;
+	}
+	o = json_loadb(w.buf, w.len, 0, &jerr);
+	if (!o) {
+		vms_error_file(err, name,
+			       "corrupted: its trace section does not parse "
+			       "(line %d: %s)",
+			       jerr.line, jerr.text);
+		goto out;
+	}
+	fmt = json_string_value(json_object_get(o, "format"));
+	r = arena_alloc(&s->arena, sizeof(*r));
+	if (!r) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!fmt || strcmp(fmt, "vmscope-trace") != 0 ||
+	    !sf_obj_u64(o, "version", &version) || version == 0)
+		why = "it is not a trace report (no \"format\": "
+		      "\"vmscope-trace\" and \"version\")";
+	else if (!sf_record_from(&s->arena, o, &vms_trace_record, r, 0))
+		why = "a field of the report is missing or not what it says";
+	else if (r->from_ns > r->to_ns)
+		why = "its window ends before it starts";
+	else if ((f = frames_from(&s->arena, json_object_get(o, "frames"), &nf,
+				  &why)) != NULL)
+		why = sites_from(&s->arena, json_object_get(o, "sites"), f, nf,
+				 r, buf, sizeof(buf));
+	if (why) {
+		vms_error_file(err, name, "corrupted: its trace section: %s",
+			       why);
+		goto out;
+	}
+	s->trace = r;
+	rc = 0;
+out:
+	json_decref(o);
+	free(w.buf);
+	return rc;
+}
