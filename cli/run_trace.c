@@ -7,8 +7,10 @@
  * Without -s or -e, the viewer on CMD: a mark of the trace at each
  * snapshot, the call sites on C (ui/screens/screen_calls.c).
  *
- * What is not in this version yet is refused with a message, never half
- * done: attaching to a running process, a trace saved with -w, formats
+ * A PID (or -n NAME) instead of CMD: the mmap family of that running
+ * process from the kernel, printed (run_attach.c). What is not in this
+ * version yet is refused with a message, never half done: the viewer on
+ * a running process, its malloc family, a trace saved with -w, formats
  * other than text and json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
@@ -71,13 +73,21 @@ static const char *library(char *buf, size_t n)
 
 int cli_trace_check(const struct args *a)
 {
-	if (!a->cmd)
-		return cli_usage_error(
-			"%s", a->pid || a->name
-				      ? "attaching to a running process is "
-					"not in this version yet: --trace "
-					"-- CMD starts CMD traced"
-				      : "--trace needs -- CMD");
+	if (!a->cmd && !a->pid && !a->name)
+		return cli_usage_error("%s", "--trace needs -- CMD, or a PID "
+					     "with -s or -e");
+	/* a running process: the mmap family from the kernel, printed */
+	if (!a->cmd && !a->summary && !a->export)
+		return cli_usage_error("%s",
+				       "attaching the viewer to a running "
+				       "process is not in this version "
+				       "yet: --trace PID -s or -e "
+				       "text|json prints its mmap family");
+	if (!a->cmd && a->trace_sample)
+		return cli_usage_error("%s",
+				       "--trace-sample samples the malloc "
+				       "family, which attaching does not "
+				       "trace in this version yet");
 	if (a->save)
 		return cli_usage_error("%s", "a trace saved with -w is not in "
 					     "this version yet");
@@ -206,6 +216,8 @@ int cli_trace(const struct args *a)
 	pid_t pid;
 	int rc = 0, idle = 0;
 
+	if (!a->cmd)
+		return cli_trace_attach(a);
 	to.library = library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
 		return cli_fail(&err);

@@ -52,10 +52,11 @@ void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 	else
 		OB_LIT(o, "null");
 	ob_printf(o,
-		  ",\"attached\":%s,\"events\":%" PRIu64 ",\"dropped\":%" PRIu64
-		  ",\"dropped_bytes\":%" PRIu64 ",\"unknown_frees\":%" PRIu64
-		  ",\"ended\":%s,",
-		  r->attached ? "true" : "false", r->events, r->dropped,
+		  ",\"attached\":%s,\"heap_traced\":%s,\"events\":%" PRIu64
+		  ",\"dropped\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64
+		  ",\"unknown_frees\":%" PRIu64 ",\"ended\":%s,",
+		  r->attached ? "true" : "false",
+		  r->heap_untraced ? "false" : "true", r->events, r->dropped,
 		  r->dropped_bytes, r->unknown_frees,
 		  r->ended ? "true" : "false");
 	OB_LIT(o, "\"window\":{\"from_ns\":");
@@ -146,6 +147,9 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 			  "the trace",
 			  r->unknown_frees);
 	ob_putc(o, '\n');
+	if (r->heap_untraced)
+		OB_LIT(o, "Heap:        not traced (attached: the mmap family "
+			  "only, from the kernel)\n");
 	ob_printf(o, "Window:      %.3f s to %.3f s%s\n",
 		  (double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 		  r->ended ? " (the program's end)" : "");

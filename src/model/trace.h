@@ -72,6 +72,9 @@ struct vms_trace_report {
 	uint64_t sample_bytes; /* 0 when exact */
 	uint64_t seed; /* sampling's seed, when sampled */
 	bool attached; /* to a running process (else launched) */
+	bool heap_untraced; /* the malloc family was not traced (an attach
+			     * sees the mmap family only, from the kernel):
+			     * no heap site means nothing of it */
 	uint64_t events; /* calls recorded */
 	uint64_t dropped, dropped_bytes; /* calls not recorded, their bytes */
 	uint64_t unknown_frees; /* frees of what no record allocated */

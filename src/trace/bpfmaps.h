@@ -1,0 +1,79 @@
+/* bpfmaps.h — the mmap family of a process already running, traced from the
+ * kernel: an eBPF program (trace/bpf/bpfmaps.bpf.c, a CO-RE skeleton
+ * built into vmscope) on the syscall tracepoints of mmap, munmap, mremap,
+ * brk and madvise, for the target's threads only, sends each call that
+ * succeeded with its user stack through a ring buffer; this module reads
+ * it into a tracedb (tracedb.h), so that the report, the call sites and
+ * their names are those of a traced launch. Nothing is injected: the
+ * target is never stopped, and runs as it would untraced.
+ *
+ * What it sees: mmap (an allocation of kind mmap; MAP_FIXED first unmaps
+ * what it replaces), munmap, mremap (the old range unmapped, the new one
+ * allocated), brk (the break's growth an allocation of kind brk, its
+ * shrinking an unmap), and madvise(MADV_DONTNEED or MADV_FREE), which
+ * gives pages back without unmapping: counted (bpfmaps_madvised()), not
+ * an event. Not the malloc family: the report says so (heap_traced
+ * false).
+ *
+ * Stacks: the kernel walks the user stack by frame pointers from the
+ * syscall; glibc's wrappers (mmap, munmap, madvise, brk) have no frame, so
+ * the walk skips their caller: its return address is read at the user
+ * stack pointer and put first, in the wrapper's place (the wrapper's own
+ * address stays first when that word is not code: mremap's wrapper has a
+ * frame). The walk goes on only through executable mappings; a frame
+ * elsewhere (a function built without frame pointers leaves one: Debian's
+ * libraries are) ends the stack.
+ *
+ * Names: the modules (mapped files, by their load bias) are read from
+ * /proc/PID/maps at the start, each file opened through procfile.h, and
+ * read again when a frame falls in an executable mapping not yet known
+ * (a library loaded later).
+ *
+ * Needs root, or CAP_BPF with CAP_PERFMON, and a kernel with BTF
+ * (/sys/kernel/btf/vmlinux); without them bpfmaps_open() fails with an
+ * error that says which (VMS_ERR_PERM). The pid is the one the kernel's
+ * first pid namespace knows (vmscope in a container's namespace is not
+ * handled).
+ *
+ * Contract: one reader thread. Errors are values; nothing is printed
+ * (libbpf's messages are kept for the error, never written).
+ */
+#ifndef VMS_BPFMAPS_H
+#define VMS_BPFMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "model/trace.h"
+
+struct bpfmaps;
+
+/* Loads and attaches the program for pid. */
+int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err);
+/* Detaches (the target runs on untraced) and frees. */
+void bpfmaps_free(struct bpfmaps *bm);
+
+/* Waits up to timeout_ms for events, then reads every event the ring
+ * buffer holds; returns how many, -1 with err (out of memory, or the ring
+ * buffer cannot be read). */
+long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err);
+/* Whether the target has exited (its pid gone). */
+bool bpfmaps_ended(struct bpfmaps *bm);
+/* A mark at this instant; its number or -1. */
+int bpfmaps_mark(struct bpfmaps *bm);
+unsigned bpfmaps_marks(const struct bpfmaps *bm);
+/* The window from mark `from` to mark `to` (bpfmaps_marks() + 1: now),
+ * with the trace-wide figures (attached, dropped, heap_traced false). */
+int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
+		   struct arena *a, struct vms_trace_report *out,
+		   struct vms_error *err);
+/* madvise(MADV_DONTNEED or MADV_FREE) calls seen, and their bytes. */
+void bpfmaps_madvised(const struct bpfmaps *bm, uint64_t *calls,
+		      uint64_t *bytes);
+/* ns since the trace began. */
+uint64_t bpfmaps_now(const struct bpfmaps *bm);
+
+#endif

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The mmap family of a process already running, traced from the kernel
+(vmscope --trace PID -e json|-s: src/trace/bpfmaps.h, an eBPF program).
+
+  - tests/targets/mmap_calls.c, started and left waiting, is attached to;
+    told to go, it makes 12 mmaps of 5 pages in map_blocks, munmaps 5 of
+    them, mremaps one from 5 pages to 8 in remap_block, grows its break 4
+    times by 16 pages in grow_break (then moves it back) and exits. The
+    report names each function as the call site with exact counts and
+    bytes: map_blocks 6 transient (5 unmapped, 1 moved by mremap) and 6
+    outstanding blocks; remap_block 1 outstanding of 8 pages; grow_break
+    4 transient growths; each called from main (the target is built
+    without frame pointers, and mremap's wrapper has a frame: the stack
+    is unwound by the call frame information). Nothing dropped, the heap
+    said not traced, the process's end seen.
+  - The target's own results (its output line, which sums what it reads
+    back from its memory, and its exit status) equal an untraced run's.
+  - The text report says the heap is not traced.
+  - Without root (setpriv to nobody, no capabilities): refused with exit 2,
+    the message naming CAP_BPF.
+Needs root and a kernel with BTF; skipped otherwise.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+PG = os.sysconf("SC_PAGESIZE")
+
+
+def untraced():
+    p, _ = T.start([T.target("mmap_calls")])
+    p.stdin.write(b"go\n")
+    p.stdin.flush()
+    line = p.stdout.readline().decode()
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    rc = p.wait(timeout=60)
+    T.kill(p)
+    return line, rc
+
+
+def attached(vpid, timeout=60):
+    """Polls until vmscope (vpid) has its programs attached: the epoll
+    descriptor of its ring buffer is made after the last attach."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            fds = os.listdir("/proc/%d/fd" % vpid)
+        except FileNotFoundError:
+            return False
+        for fd in fds:
+            try:
+                if "eventpoll" in os.readlink("/proc/%d/fd/%s" % (vpid, fd)):
+                    return True
+            except OSError:
+                pass
+        time.sleep(0.01)
+    return False
+
+
+def traced(args):
+    """(the report's text, the target's output line, its exit status,
+    vmscope's exit status and stderr)."""
+    p, _ = T.start([T.target("mmap_calls")])
+    out = tempfile.NamedTemporaryFile(suffix=".out", delete=False)
+    out.close()
+    try:
+        v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=120", "-o",
+                              out.name] + args + [str(p.pid)],
+                             stderr=subprocess.PIPE)
+        ok = attached(v.pid)
+        T.ok(ok, "vmscope attaches (%s)" % " ".join(args))
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+        line = p.stdout.readline().decode()
+        p.stdin.write(b"end\n")
+        p.stdin.flush()
+        rc = p.wait(timeout=60)
+        T.kill(p)
+        err = v.communicate(timeout=120)[1]
+        return open(out.name).read(), line, rc, v.returncode, err
+    finally:
+        os.unlink(out.name)
+
+
+def functions(site):
+    return [f["function"] or "" for f in site["frames"]]
+
+
+def sites_of(sites, kind, fn):
+    """The sites of kind whose innermost frame is fn, summed."""
+    got = {k: {"count": 0, "bytes": 0} for k in
+           ("transient", "outstanding", "released", "lasting")}
+    n = 0
+    for s in sites:
+        if s["kind"] == kind and s["frames"] and functions(s)[0] == fn:
+            n += 1
+            for k in got:
+                got[k]["count"] += s[k]["count"]
+                got[k]["bytes"] += s[k]["bytes"]
+    return n, got
+
+
+def counts(t, o):
+    return {"transient": {"count": t, "bytes": t * 5 * PG},
+            "outstanding": {"count": o, "bytes": o * 5 * PG},
+            "released": {"count": 0, "bytes": 0},
+            "lasting": {"count": 0, "bytes": 0}}
+
+
+def main():
+    if os.geteuid() != 0 or not os.path.exists("/sys/kernel/btf/vmlinux"):
+        T.skip("attach to a running process", "needs root and BTF")
+        return T.done()
+    plain = untraced()
+    text, line, rc, vrc, err = traced(["-e", "json"])
+    T.eq((line, rc), plain, "the target's output and exit status are the "
+         "untraced run's")
+    T.ok(vrc == 0, "vmscope --trace PID -e json: exit 0", err)
+    try:
+        d = json.loads(text)
+    except ValueError:
+        T.ok(False, "a JSON report", text[:500])
+        return T.done()
+    tr = d["trace"]
+    T.eq((tr["attached"], tr["heap_traced"], tr["dropped"], tr["ended"]),
+         (True, False, 0, True),
+         "attached, heap not traced, nothing dropped, the process's end")
+    sites = tr["sites"]
+    n, got = sites_of(sites, "mmap", "map_blocks")
+    T.eq(got, counts(6, 6), "map_blocks: 12 mmaps of 5 pages, 6 freed "
+         "(5 munmaps, 1 mremap), 6 outstanding")
+    n, got = sites_of(sites, "mmap", "remap_block")
+    T.eq(got["outstanding"], {"count": 1, "bytes": 8 * PG},
+         "remap_block: the block mremapped to 8 pages, outstanding")
+    n, got = sites_of(sites, "brk", "grow_break")
+    T.eq((got["transient"], got["outstanding"]["count"]),
+         ({"count": 4, "bytes": 4 * 16 * PG}, 0),
+         "grow_break: 4 growths of 16 pages, freed by the break's return")
+    mine = [s for s in sites if s["frames"] and functions(s)[0] in
+            ("map_blocks", "remap_block", "grow_break")]
+    T.ok(len(mine) >= 3 and
+         all(s["frames"][0]["module"].endswith("/mmap_calls") and
+             functions(s)[1:2] == ["main"] for s in mine),
+         "each call site in the target's executable, called from main "
+         "(unwound through glibc's wrappers and a program without frame "
+         "pointers)", [functions(s) for s in mine])
+
+    text, line, rc, vrc, err = traced(["-s"])
+    T.eq((line, rc), plain, "-s: the target's output and exit status are "
+         "the untraced run's")
+    T.ok(vrc == 0 and "Heap:        not traced" in text and
+         "map_blocks" in text and "grow_break" in text,
+         "-s: the text report names the call sites and says the heap is "
+         "not traced", (vrc, text[:800], err))
+
+    p, _ = T.start([T.target("mmap_calls")])
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", "--inh-caps=-all",
+                        "--bounding-set=-all", T.VMSCOPE, "--trace", "-s",
+                        str(p.pid)], capture_output=True, timeout=60) \
+        if shutil.which("setpriv") else None
+    if r is None:
+        T.skip("refused without privileges", "no setpriv")
+    else:
+        T.ok(r.returncode == 2 and b"CAP_BPF" in r.stderr and
+             len(r.stderr.decode().splitlines()) == 1,
+             "without root or CAP_BPF: refused (2), saying what is needed",
+             (r.returncode, r.stderr))
+    T.eq(T.proc_state(p.pid) in ("S", "R"), True,
+         "the target runs on after the refusal")
+    T.kill(p)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+/* mmap_calls — a process that calls the mmap family a known number of
+ * times from known functions when told, for the attach test
+ * (tests/live/test_trace_attach.py).
+ *
+ *   mmap_calls
+ *
+ * Prints "ready" and waits for a line on stdin. Then:
+ *   map_blocks()    12 mmaps of 5 pages each (private, anonymous), each
+ *                   page written;
+ *   unmap_blocks()  munmaps 5 of them whole;
+ *   remap_block()   mremaps one of the others from 5 pages to 8
+ *                   (MREMAP_MAYMOVE), its new pages written;
+ *   grow_break()    4 brk growths of 16 pages each, through brk() itself
+ *                   (the break then moved back down by one brk: a
+ *                   shrink of 64 pages);
+ *   madvise_block() madvise(MADV_DONTNEED) of one block.
+ * and prints one line with what it computed from its own memory (what a
+ * trace must not change):
+ *   done maps=12 unmapped=5 remapped=1 brk=4 sum=N
+ * where N sums the bytes it reads back from every block it keeps. Then it
+ * waits for another line and exits 0.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define NMAP 12
+#define NUNMAP 5
+#define NBRK 4
+
+static long pg;
+static unsigned char *blocks[NMAP];
+
+__attribute__((noinline)) static int map_blocks(void)
+{
+	int i;
+
+	for (i = 0; i < NMAP; i++) {
+		blocks[i] = mmap(NULL, 5 * pg, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (blocks[i] == MAP_FAILED)
+			return -1;
+		memset(blocks[i], i + 1, 5 * pg);
+	}
+	return 0;
+}
+
+__attribute__((noinline)) static int unmap_blocks(void)
+{
+	int i;
+
+	for (i = 0; i < NUNMAP; i++) {
+		if (munmap(blocks[i], 5 * pg) < 0)
+			return -1;
+		blocks[i] = NULL;
+	}
+	return 0;
+}
+
+__attribute__((noinline)) static int remap_block(void)
+{
+	unsigned char *p = mremap(blocks[NUNMAP], 5 * pg, 8 * pg,
+				  MREMAP_MAYMOVE);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memset(p + 5 * pg, 0x7f, 3 * pg);
+	blocks[NUNMAP] = p;
+	return 0;
+}
+
+__attribute__((noinline)) static int grow_break(void)
+{
+	char *start = sbrk(0), *end = start;
+	int i;
+
+	for (i = 0; i < NBRK; i++) {
+		if (brk(end + 16 * pg) < 0)
+			return -1;
+		end += 16 * pg;
+		end[-1] = (char)i;
+	}
+	return brk(start);
+}
+
+__attribute__((noinline)) static int madvise_block(void)
+{
+	/* the zero pages it then reads are part of the sum */
+	return madvise(blocks[NMAP - 1], 5 * pg, MADV_DONTNEED);
+}
+
+int main(void)
+{
+	unsigned long long sum = 0;
+	char line[64];
+	long i, j;
+
+	pg = sysconf(_SC_PAGESIZE);
+	setvbuf(stdout, NULL, _IONBF, 0); /* no buffer to allocate later */
+	printf("ready\n");
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	if (map_blocks() < 0 || unmap_blocks() < 0 || remap_block() < 0 ||
+	    grow_break() < 0 || madvise_block() < 0)
+		return 1;
+	for (i = NUNMAP; i < NMAP; i++)
+		for (j = 0; j < (i == NUNMAP ? 8 : 5) * pg; j++)
+			sum += blocks[i][j];
+	printf("done maps=%d unmapped=%d remapped=1 brk=%d sum=%llu\n", NMAP,
+	       NUNMAP, NBRK, sum);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	return 0;
+}
