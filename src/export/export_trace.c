@@ -59,6 +59,12 @@ void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 		  r->heap_untraced ? "false" : "true", r->events, r->dropped,
 		  r->dropped_bytes, r->unknown_frees,
 		  r->ended ? "true" : "false");
+	OB_LIT(o, "\"madvised\":");
+	if (r->madvise_traced)
+		ob_printf(o, "{\"count\":%" PRIu64 ",\"bytes\":%" PRIu64 "},",
+			  r->madvised, r->madvised_bytes);
+	else
+		OB_LIT(o, "null,");
 	OB_LIT(o, "\"window\":{\"from_ns\":");
 	ob_u64(o, r->from_ns);
 	OB_LIT(o, ",\"to_ns\":");
@@ -150,6 +156,12 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	if (r->heap_untraced)
 		OB_LIT(o, "Heap:        not traced (attached: the mmap family "
 			  "only, from the kernel)\n");
+	if (r->madvise_traced && r->madvised)
+		ob_printf(o,
+			  "Madvised:    %" PRIu64
+			  " calls gave back pages of %" PRIu64
+			  " bytes (MADV_DONTNEED, MADV_FREE: still mapped)\n",
+			  r->madvised, r->madvised_bytes);
 	ob_printf(o, "Window:      %.3f s to %.3f s%s\n",
 		  (double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 		  r->ended ? " (the program's end)" : "");

@@ -75,6 +75,10 @@ struct vms_trace_report {
 	bool heap_untraced; /* the malloc family was not traced (an attach
 			     * sees the mmap family only, from the kernel):
 			     * no heap site means nothing of it */
+	/* madvise(MADV_DONTNEED or MADV_FREE): pages given back, still
+	 * mapped (not an event of any site); seen only when attached */
+	bool madvise_traced;
+	uint64_t madvised, madvised_bytes;
 	uint64_t events; /* calls recorded */
 	uint64_t dropped, dropped_bytes; /* calls not recorded, their bytes */
 	uint64_t unknown_frees; /* frees of what no record allocated */

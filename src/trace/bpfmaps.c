@@ -464,13 +464,6 @@ unsigned bpfmaps_marks(const struct bpfmaps *bm)
 	return tracedb_marks(bm->db);
 }
 
-void bpfmaps_madvised(const struct bpfmaps *bm, uint64_t *calls,
-		      uint64_t *bytes)
-{
-	*calls = bm->madv_calls;
-	*bytes = bm->madv_bytes;
-}
-
 int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
 		   struct arena *a, struct vms_trace_report *out,
 		   struct vms_error *err)
@@ -486,6 +479,9 @@ int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
 		__atomic_load_n(&bm->skel->bss->dropped, __ATOMIC_RELAXED);
 	out->dropped_bytes = __atomic_load_n(&bm->skel->bss->dropped_bytes,
 					     __ATOMIC_RELAXED);
+	out->madvise_traced = true;
+	out->madvised = bm->madv_calls;
+	out->madvised_bytes = bm->madv_bytes;
 	out->ended = bm->ended;
 	return 0;
 }

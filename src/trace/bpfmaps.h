@@ -11,8 +11,8 @@
  * what it replaces), munmap, mremap (the old range unmapped, the new one
  * allocated), brk (the break's growth an allocation of kind brk, its
  * shrinking an unmap), and madvise(MADV_DONTNEED or MADV_FREE), which
- * gives pages back without unmapping: counted (bpfmaps_madvised()), not
- * an event. Not the malloc family: the report says so (heap_traced
+ * gives pages back without unmapping: counted (the report's madvised),
+ * not an event. Not the malloc family: the report says so (heap_traced
  * false).
  *
  * Stacks: the kernel walks the user stack by frame pointers from the
@@ -70,9 +70,6 @@ unsigned bpfmaps_marks(const struct bpfmaps *bm);
 int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
 		   struct arena *a, struct vms_trace_report *out,
 		   struct vms_error *err);
-/* madvise(MADV_DONTNEED or MADV_FREE) calls seen, and their bytes. */
-void bpfmaps_madvised(const struct bpfmaps *bm, uint64_t *calls,
-		      uint64_t *bytes);
 /* ns since the trace began. */
 uint64_t bpfmaps_now(const struct bpfmaps *bm);
 

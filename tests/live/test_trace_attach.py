@@ -12,7 +12,8 @@
     4 transient growths; each called from main (the target is built
     without frame pointers, and mremap's wrapper has a frame: the stack
     is unwound by the call frame information). Nothing dropped, the heap
-    said not traced, the process's end seen.
+    said not traced, the process's end seen; its one madvise
+    (MADV_DONTNEED of 5 pages) counted.
   - The target's own results (its output line, which sums what it reads
     back from its memory, and its exit status) equal an untraced run's.
   - The text report says the heap is not traced.
@@ -134,6 +135,8 @@ def main():
     T.eq((tr["attached"], tr["heap_traced"], tr["dropped"], tr["ended"]),
          (True, False, 0, True),
          "attached, heap not traced, nothing dropped, the process's end")
+    T.eq(tr["madvised"], {"count": 1, "bytes": 5 * PG},
+         "madvise_block's MADV_DONTNEED counted, with its bytes")
     sites = tr["sites"]
     n, got = sites_of(sites, "mmap", "map_blocks")
     T.eq(got, counts(6, 6), "map_blocks: 12 mmaps of 5 pages, 6 freed "
