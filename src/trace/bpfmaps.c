@@ -23,6 +23,7 @@
 #include "trace/tracedb.h"
 #include "trace/tracesym.h"
 
+#define PROT_EXEC_ 4
 #define MAP_FIXED_ 0x10
 #define MREMAP_FIXED_ 2
 #define MREMAP_DONTUNMAP_ 4
@@ -50,6 +51,11 @@ struct bpfmaps {
 	struct known_file *files;
 	size_t nfiles, files_cap;
 	bool maps_read_failed;
+	/* addresses found not to be code (a direct-mapped cache: a frame
+	 * past the end of a walk is asked of the kernel once), forgotten
+	 * when code may have been mapped, and every second (mprotect) */
+	uint64_t notcode[1024];
+	uint64_t notcode_since;
 	uint64_t madv_calls, madv_bytes;
 	uint64_t events;
 };
@@ -201,19 +207,28 @@ static bool in_exec(const struct bpfmaps *bm, uint64_t ip)
  * read again). */
 static bool is_code(struct bpfmaps *bm, uint64_t ip)
 {
-	uint64_t start, end;
+	uint64_t start, end, *no = &bm->notcode[(ip >> 4) % 1024];
 	bool exec = false;
 	int rc;
 
 	if (in_exec(bm, ip))
 		return true;
+	if (*no == ip)
+		return false;
 	rc = procfs_vma_at(bm->pid, ip, &start, &end, &exec);
-	if (rc == 0 || (rc == 1 && !exec))
-		return false;
 	/* an executable mapping not known, or no ioctl to ask: read */
-	if (read_maps(bm) < 0)
+	if (rc == 0 || (rc == 1 && !exec) || read_maps(bm) < 0 ||
+	    !in_exec(bm, ip)) {
+		*no = ip;
 		return false;
-	return in_exec(bm, ip);
+	}
+	return true;
+}
+
+static void forget_notcode(struct bpfmaps *bm)
+{
+	memset(bm->notcode, 0, sizeof(bm->notcode));
+	bm->notcode_since = mono_ns();
 }
 
 /* ---- events ---- */
@@ -309,6 +324,9 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 			return 0; /* asked where the break is, or refused */
 		return tracedb_unmap(bm->db, e->addr, e->old_addr - e->addr, t);
 	}
+	if ((e->op == BPFMAPS_MMAP && (e->prot & PROT_EXEC_)) ||
+	    e->op == BPFMAPS_MREMAP)
+		forget_notcode(bm); /* code may be mapped there now */
 	st = tracedb_stack(bm->db, frames, stack_of(bm, e, frames));
 	if (st < 0)
 		return -1;
@@ -430,6 +448,8 @@ long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err)
 	uint64_t before = bm->events;
 	int rc;
 
+	if (mono_ns() - bm->notcode_since > 1000000000ull)
+		forget_notcode(bm);
 	rc = ring_buffer__poll(bm->rb, timeout_ms);
 	if (rc >= 0 || rc == -EINTR)
 		rc = ring_buffer__consume(bm->rb);

@@ -176,6 +176,10 @@ int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
 		goto out;
 	cfa->reg = (int)ops[0].number;
 	cfa->off = (int64_t)ops[0].number2;
+	/* the return address undefined: the outermost frame (_start) */
+	if (dwarf_frame_register(fr, 16, mem, &ops, &nops) < 0 ||
+	    (nops == 0 && ops == mem))
+		goto out;
 	cfa->rbp_saved = false;
 	cfa->rbp_off = 0;
 	if (dwarf_frame_register(fr, 6, mem, &ops, &nops) < 0)

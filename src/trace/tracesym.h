@@ -57,7 +57,8 @@ struct tracesym_cfa {
 
 /* cfa for pc (an exact instruction address: the innermost frame's; a
  * caller's is its return address less one). -1: no module, no CFI there,
- * or a rule not of that form. */
+ * a rule not of that form, or the outermost frame (its return address
+ * undefined: _start). */
 int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa);
 
 #endif

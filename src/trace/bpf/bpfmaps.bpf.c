@@ -48,7 +48,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, 8 << 20); /* some 5,000 events */
 } events SEC(".maps");
 
 static __always_inline bool ours(__u32 *tid)
@@ -103,12 +103,13 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 	e->t_ns = bpf_ktime_get_ns();
 	e->tid = tid;
 	e->op = op;
-	e->addr = e->len = e->old_addr = e->old_len = e->arg = 0;
+	e->addr = e->len = e->old_addr = e->old_len = e->arg = e->prot = 0;
 	switch (op) {
 	case BPFMAPS_MMAP:
 		e->addr = (__u64)ret;
 		e->len = p->a1;
 		e->arg = p->a3;
+		e->prot = p->a2;
 		break;
 	case BPFMAPS_MUNMAP:
 		e->addr = p->a0;

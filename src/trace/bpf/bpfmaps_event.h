@@ -31,6 +31,7 @@ struct bpfmaps_event {
 	unsigned long long t_ns; /* CLOCK_MONOTONIC, at the syscall's exit */
 	unsigned int tid, op;
 	unsigned long long addr, len, old_addr, old_len, arg;
+	unsigned long long prot; /* mmap's */
 	unsigned long long sp, bp;
 	unsigned int stack_bytes, nframes;
 	unsigned long long frames[BPFMAPS_MAX_FRAMES];
