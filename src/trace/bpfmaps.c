@@ -243,17 +243,17 @@ static bool word_at(const struct bpfmaps_event *e, uint64_t addr, uint64_t *w)
 	return true;
 }
 
-/* The callers of the syscall's instruction (frames[0]) unwound by the
+/* The callers of the syscall's instruction (ip) unwound by the
  * call frame information over the stack copy, as far as it reaches and
  * the rules are a register plus an offset; how many, in out. */
 static unsigned unwind(struct bpfmaps *bm, const struct bpfmaps_event *e,
 		       uint64_t *out, unsigned max)
 {
-	uint64_t pc = e->frames[0], sp = e->sp, bp = e->bp, cfa, ra;
+	uint64_t pc = e->ip, sp = e->sp, bp = e->bp, cfa, ra;
 	struct tracesym_cfa c;
 	unsigned n = 0;
 
-	if (!bm->sym || !e->nframes || !is_code(bm, pc))
+	if (!bm->sym || !is_code(bm, pc))
 		return 0;
 	while (n < max) {
 		/* a caller's rules are those of its call, before ra */
@@ -295,8 +295,8 @@ static unsigned stack_of(struct bpfmaps *bm, const struct bpfmaps_event *e,
 		i = j + 1; /* past the last frame both have, or none */
 	} else if (word_at(e, e->sp, &w) && is_code(bm, w)) {
 		out[n++] = w;
-	} else if (nf) {
-		out[n++] = e->frames[0];
+	} else {
+		out[n++] = e->ip;
 	}
 	for (; i < nf && n < BPFMAPS_MAX_FRAMES; i++) {
 		if (!is_code(bm, e->frames[i]) || e->frames[i] == out[n - 1])

@@ -16,7 +16,11 @@
     (MADV_DONTNEED of 5 pages) counted.
   - The target's own results (its output line, which sums what it reads
     back from its memory, and its exit status) equal an untraced run's.
+  - A thread's mmaps (thread_blocks: 3 of 7 pages) are its process's,
+    under start_thread.
   - The text report says the heap is not traced.
+  - vmscope SIGKILLed while it traces: the target runs on, its output and
+    exit status those of an untraced run.
   - Without root (setpriv to nobody, no capabilities): refused with exit 2,
     the message naming CAP_BPF.
 Needs root and a kernel with BTF; skipped otherwise.
@@ -148,6 +152,13 @@ def main():
     T.eq((got["transient"], got["outstanding"]["count"]),
          ({"count": 4, "bytes": 4 * 16 * PG}, 0),
          "grow_break: 4 growths of 16 pages, freed by the break's return")
+    n, got = sites_of(sites, "mmap", "thread_blocks")
+    T.ok(got["outstanding"] == {"count": 3, "bytes": 3 * 7 * PG} and
+         got["transient"]["count"] == 0 and
+         all("start_thread" in functions(x) for x in sites
+             if x["frames"] and functions(x)[0] == "thread_blocks"),
+         "thread_blocks: its thread's 3 mmaps of 7 pages, outstanding, "
+         "under start_thread", got)
     mine = [s for s in sites if s["frames"] and functions(s)[0] in
             ("map_blocks", "remap_block", "grow_break")]
     T.ok(len(mine) >= 3 and
@@ -164,6 +175,23 @@ def main():
          "map_blocks" in text and "grow_break" in text,
          "-s: the text report names the call sites and says the heap is "
          "not traced", (vrc, text[:800], err))
+
+    # vmscope killed while it traces: the target goes on as untraced
+    p, _ = T.start([T.target("mmap_calls")])
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "-s", str(p.pid)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    T.ok(attached(v.pid), "vmscope attaches (to be killed)")
+    v.kill()
+    v.wait(timeout=60)
+    p.stdin.write(b"go\n")
+    p.stdin.flush()
+    line = p.stdout.readline().decode()
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    T.eq((line, p.wait(timeout=60)), plain, "vmscope SIGKILLed while "
+         "tracing: the target's output and exit status are the untraced "
+         "run's")
+    T.kill(p)
 
     p, _ = T.start([T.target("mmap_calls")])
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",

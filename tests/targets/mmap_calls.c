@@ -13,14 +13,19 @@
  *   grow_break()    4 brk growths of 16 pages each, through brk() itself
  *                   (the break then moved back down by one brk: a
  *                   shrink of 64 pages);
- *   madvise_block() madvise(MADV_DONTNEED) of one block.
+ *   madvise_block() madvise(MADV_DONTNEED) of one block;
+ *   thread_blocks() in a thread of its own: 3 mmaps of 7 pages, kept (the
+ *                   thread runs on a stack of the program's: glibc maps
+ *                   none for it, nor gives its pages back with madvise
+ *                   at its end).
  * and prints one line with what it computed from its own memory (what a
  * trace must not change):
- *   done maps=12 unmapped=5 remapped=1 brk=4 sum=N
+ *   done maps=12 unmapped=5 remapped=1 brk=4 thread=3 sum=N
  * where N sums the bytes it reads back from every block it keeps. Then it
  * waits for another line and exits 0.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -91,9 +96,29 @@ __attribute__((noinline)) static int madvise_block(void)
 	return madvise(blocks[NMAP - 1], 5 * pg, MADV_DONTNEED);
 }
 
+__attribute__((noinline)) static void *thread_blocks(void *arg)
+{
+	unsigned char **out = arg;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		out[i] = mmap(NULL, 7 * pg, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (out[i] == MAP_FAILED)
+			return NULL;
+		memset(out[i], 0x30 + i, 7 * pg);
+	}
+	return out;
+}
+
 int main(void)
 {
+	static unsigned char *tblocks[3];
+	static char tstack[1 << 18] __attribute__((aligned(4096)));
+	pthread_attr_t attr;
 	unsigned long long sum = 0;
+	pthread_t th;
+	void *ret;
 	char line[64];
 	long i, j;
 
@@ -105,11 +130,19 @@ int main(void)
 	if (map_blocks() < 0 || unmap_blocks() < 0 || remap_block() < 0 ||
 	    grow_break() < 0 || madvise_block() < 0)
 		return 1;
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setstack(&attr, tstack, sizeof(tstack)) ||
+	    pthread_create(&th, &attr, thread_blocks, tblocks) ||
+	    pthread_join(th, &ret) || !ret)
+		return 1;
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 7 * pg; j++)
+			sum += tblocks[i][j];
 	for (i = NUNMAP; i < NMAP; i++)
 		for (j = 0; j < (i == NUNMAP ? 8 : 5) * pg; j++)
 			sum += blocks[i][j];
-	printf("done maps=%d unmapped=%d remapped=1 brk=%d sum=%llu\n", NMAP,
-	       NUNMAP, NBRK, sum);
+	printf("done maps=%d unmapped=%d remapped=1 brk=%d thread=3 sum=%llu\n",
+	       NMAP, NUNMAP, NBRK, sum);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 	return 0;

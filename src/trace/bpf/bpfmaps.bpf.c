@@ -80,7 +80,7 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 	struct pending *p;
 	struct pt_regs *regs;
 	__u64 sp = 0;
-	__u32 tid;
+	__u32 tid, i;
 	long n;
 
 	if (!ours(&tid))
@@ -138,14 +138,17 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 	sp = BPF_CORE_READ(regs, sp);
 	e->sp = sp;
 	e->bp = BPF_CORE_READ(regs, bp);
-	if (!bpf_probe_read_user(e->stack, BPFMAPS_STACK_BYTES, (void *)sp))
-		e->stack_bytes = BPFMAPS_STACK_BYTES;
-	else if (!bpf_probe_read_user(e->stack, 256, (void *)sp))
-		e->stack_bytes = 256;
-	else if (!bpf_probe_read_user(e->stack, 8, (void *)sp))
-		e->stack_bytes = 8;
-	else
-		e->stack_bytes = 0;
+	e->ip = BPF_CORE_READ(regs, ip);
+	/* by pieces, kept up to the first that cannot be read (a page not
+	 * present: a read that touches one fails whole) */
+	e->stack_bytes = 0;
+	for (i = 0; i < BPFMAPS_STACK_BYTES / BPFMAPS_STACK_PIECE; i++) {
+		if (bpf_probe_read_user(e->stack + i * BPFMAPS_STACK_PIECE,
+					BPFMAPS_STACK_PIECE,
+					(void *)(sp + i * BPFMAPS_STACK_PIECE)))
+			break;
+		e->stack_bytes = (i + 1) * BPFMAPS_STACK_PIECE;
+	}
 	n = bpf_get_stack(ctx, e->frames, sizeof(e->frames), BPF_F_USER_STACK);
 	e->nframes = n > 0 ? (__u32)((__u64)n / 8) : 0;
 	bpf_ringbuf_submit(e, 0);
