@@ -15,14 +15,18 @@
  * not an event. Not the malloc family: the report says so (heap_traced
  * false).
  *
- * Stacks: the kernel walks the user stack by frame pointers from the
- * syscall; glibc's wrappers (mmap, munmap, madvise, brk) have no frame, so
- * the walk skips their caller: its return address is read at the user
- * stack pointer and put first, in the wrapper's place (the wrapper's own
- * address stays first when that word is not code: mremap's wrapper has a
- * frame). The walk goes on only through executable mappings; a frame
- * elsewhere (a function built without frame pointers leaves one: Debian's
- * libraries are) ends the stack.
+ * Stacks (x86-64): the kernel's frame-pointer walk loses the caller of
+ * glibc's wrappers (they have no frame) and stops at the first function
+ * built without frame pointers (Debian's libraries, most programs). So
+ * each event also brings the user ip, sp, rbp and a copy of the top of
+ * the user stack (1 KiB), and the stack is unwound here by the call frame
+ * information of the modules (.eh_frame, through tracesym_cfa()) from the
+ * syscall's instruction: the wrapper's caller first (as a traced launch
+ * records it), then its callers as far as the copy reaches, then on by
+ * the kernel's walk from the last frame both have. Without call frame
+ * information at ip, the word at sp stands first when it is code (the
+ * return address into the caller of a frameless wrapper), else ip. A
+ * frame outside every executable mapping ends the stack.
  *
  * Names: the modules (mapped files, by their load bias) are read from
  * /proc/PID/maps at the start, each file opened through procfile.h, and
