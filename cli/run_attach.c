@@ -70,8 +70,10 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 	ob_printf(o, "Process:     %d ", (int)pid);
 	ob_text_str(o, w->comm ? w->comm : "?");
 	OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
-	OB_LIT(o, r->ended ? "Ended:       it exited within the trace\n"
-			   : "Ended:       no: it runs on, untraced\n");
+	if (r->ended)
+		OB_LIT(o, "Ended:       it exited within the trace\n");
+	else
+		OB_LIT(o, "Ended:       no: it runs on, untraced\n");
 	export_trace_text(o, r, 8);
 }
 

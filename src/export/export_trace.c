@@ -159,9 +159,10 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	if (r->madvise_traced && r->madvised)
 		ob_printf(o,
 			  "Madvised:    %" PRIu64
-			  " calls gave back pages of %" PRIu64
-			  " bytes (MADV_DONTNEED, MADV_FREE: still mapped)\n",
-			  r->madvised, r->madvised_bytes);
+			  " bytes given back by %" PRIu64
+			  " madvise calls (MADV_DONTNEED, MADV_FREE: still "
+			  "mapped)\n",
+			  r->madvised_bytes, r->madvised);
 	ob_printf(o, "Window:      %.3f s to %.3f s%s\n",
 		  (double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 		  r->ended ? " (the program's end)" : "");

@@ -172,6 +172,7 @@ def main():
     T.eq((line, rc), plain, "-s: the target's output and exit status are "
          "the untraced run's")
     T.ok(vrc == 0 and "Heap:        not traced" in text and
+         "Ended:       it exited within the trace\n" in text and
          "map_blocks" in text and "grow_break" in text,
          "-s: the text report names the call sites and says the heap is "
          "not traced", (vrc, text[:800], err))
