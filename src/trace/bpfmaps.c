@@ -50,12 +50,17 @@ struct bpfmaps {
 	size_t nexec;
 	struct known_file *files;
 	size_t nfiles, files_cap;
-	bool maps_read_failed;
 	/* addresses found not to be code (a direct-mapped cache: a frame
 	 * past the end of a walk is asked of the kernel once), forgotten
 	 * when code may have been mapped, and every second (mprotect) */
 	uint64_t notcode[1024];
 	uint64_t notcode_since;
+	/* the call frame rule by pc (direct-mapped; ok 0: none there) */
+	struct {
+		uint64_t pc;
+		int ok;
+		struct tracesym_cfa c;
+	} cfa[4096];
 	uint64_t madv_calls, madv_bytes;
 	uint64_t events;
 };
@@ -228,6 +233,7 @@ static bool is_code(struct bpfmaps *bm, uint64_t ip)
 static void forget_notcode(struct bpfmaps *bm)
 {
 	memset(bm->notcode, 0, sizeof(bm->notcode));
+	memset(bm->cfa, 0, sizeof(bm->cfa));
 	bm->notcode_since = mono_ns();
 }
 
@@ -241,6 +247,19 @@ static bool word_at(const struct bpfmaps_event *e, uint64_t addr, uint64_t *w)
 		return false;
 	memcpy(w, e->stack + (addr - e->sp), 8);
 	return true;
+}
+
+/* tracesym_cfa(), remembered by pc. */
+static int cfa_at(struct bpfmaps *bm, uint64_t pc, struct tracesym_cfa *c)
+{
+	size_t k = (size_t)((pc ^ pc >> 12) % 4096);
+
+	if (bm->cfa[k].pc != pc || !pc) {
+		bm->cfa[k].pc = pc;
+		bm->cfa[k].ok = tracesym_cfa(bm->sym, pc, &bm->cfa[k].c) == 0;
+	}
+	*c = bm->cfa[k].c;
+	return bm->cfa[k].ok ? 0 : -1;
 }
 
 /* The callers of the syscall's instruction (ip) unwound by the
@@ -257,7 +276,7 @@ static unsigned unwind(struct bpfmaps *bm, const struct bpfmaps_event *e,
 		return 0;
 	while (n < max) {
 		/* a caller's rules are those of its call, before ra */
-		if (tracesym_cfa(bm->sym, n ? pc - 1 : pc, &c) < 0)
+		if (cfa_at(bm, n ? pc - 1 : pc, &c) < 0)
 			break;
 		if (c.reg == 7)
 			cfa = sp + (uint64_t)c.off;
@@ -278,31 +297,18 @@ static unsigned unwind(struct bpfmaps *bm, const struct bpfmaps_event *e,
 
 /* The stack of e, innermost first (the caller of the syscall's wrapper
  * first, as a traced launch records it), in out; its length. By the call
- * frame information where it reaches, then on by the kernel's walk from
- * the last frame both have; without it, the word at the stack pointer
- * (the return address, when the wrapper has no frame) then the walk. */
+ * frame information; without it at ip, the word at the stack pointer
+ * (the return address, when the wrapper has no frame) if it is code, else
+ * ip alone. */
 static unsigned stack_of(struct bpfmaps *bm, const struct bpfmaps_event *e,
 			 uint64_t *out)
 {
-	unsigned nf = e->nframes < BPFMAPS_MAX_FRAMES ? e->nframes
-						      : BPFMAPS_MAX_FRAMES;
-	unsigned n = unwind(bm, e, out, BPFMAPS_MAX_FRAMES), i = 1, j;
+	unsigned n = unwind(bm, e, out, BPFMAPS_MAX_FRAMES);
 	uint64_t w;
 
-	if (n) {
-		for (j = 1; j < nf && e->frames[j] != out[n - 1]; j++)
-			;
-		i = j + 1; /* past the last frame both have, or none */
-	} else if (word_at(e, e->sp, &w) && is_code(bm, w)) {
-		out[n++] = w;
-	} else {
-		out[n++] = e->ip;
-	}
-	for (; i < nf && n < BPFMAPS_MAX_FRAMES; i++) {
-		if (!is_code(bm, e->frames[i]) || e->frames[i] == out[n - 1])
-			break;
-		out[n++] = e->frames[i];
-	}
+	if (n)
+		return n;
+	out[n++] = word_at(e, e->sp, &w) && is_code(bm, w) ? w : e->ip;
 	return n;
 }
 
@@ -392,6 +398,15 @@ int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
 	}
 	bm->pid = pid;
 	bm->sym = tracesym_new(); /* NULL: frames without names */
+	/* the modules, before the attach: what the process runs now is
+	 * known even if it exits before the first event is read; a
+	 * library loaded since is found by its first frame (is_code()) */
+	errno = 0;
+	if (read_maps(bm) < 0) {
+		rc = errno ? errno : ENOMEM;
+		bpfmaps_free(bm);
+		return procfs_errno_error(err, pid, "maps", rc);
+	}
 	libbpf_set_print(keep_msg);
 	last_msg[0] = '\0';
 	bm->skel = bpfmaps_bpf__open();
@@ -411,9 +426,6 @@ int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
 		goto fail;
 	}
 	bm->start_ns = mono_ns();
-	/* the modules, after the attach: a library loaded in between is
-	 * found again by its first frame */
-	bm->maps_read_failed = read_maps(bm) < 0;
 	*out = bm;
 	return 0;
 fail:

@@ -17,16 +17,16 @@
  *
  * Stacks (x86-64): the kernel's frame-pointer walk loses the caller of
  * glibc's wrappers (they have no frame) and stops at the first function
- * built without frame pointers (Debian's libraries, most programs). So
- * each event also brings the user ip, sp, rbp and a copy of the top of
- * the user stack (1 KiB), and the stack is unwound here by the call frame
- * information of the modules (.eh_frame, through tracesym_cfa()) from the
- * syscall's instruction: the wrapper's caller first (as a traced launch
- * records it), then its callers as far as the copy reaches, then on by
- * the kernel's walk from the last frame both have. Without call frame
- * information at ip, the word at sp stands first when it is code (the
- * return address into the caller of a frameless wrapper), else ip. A
- * frame outside every executable mapping ends the stack.
+ * built without frame pointers (Debian's libraries, most programs), and
+ * here cost a fault at each chain's end. So each event brings instead the
+ * user ip, sp, rbp and a copy of the top of the user stack (4 KiB), and
+ * the stack is unwound here by the call frame information of the modules
+ * (.eh_frame, through tracesym_cfa()) from the syscall's instruction: the
+ * wrapper's caller first (as a traced launch records it), then its
+ * callers as far as the copy reaches (a frame deeper is lost). Without
+ * call frame information at ip, the word at sp stands alone when it is
+ * code (the return address into the caller of a frameless wrapper), else
+ * ip. A return address outside every executable mapping ends the stack.
  *
  * Names: the modules (mapped files, by their load bias) are read from
  * /proc/PID/maps at the start, each file opened through procfile.h, and
@@ -38,6 +38,9 @@
  * error that says which (VMS_ERR_PERM). The pid is the one the kernel's
  * first pid namespace knows (vmscope in a container's namespace is not
  * handled).
+ *
+ * The modules are read before the program is attached (a process that
+ * exits before its events are read still has names).
  *
  * Contract: one reader thread. Errors are values; nothing is printed
  * (libbpf's messages are kept for the error, never written).

@@ -5,12 +5,15 @@
  *
  * At the syscall's entry its arguments are kept by thread (brk: the break
  * before, read from the task's mm); at its exit, when it succeeded, the
- * event is made: the user stack by the kernel's frame-pointer walk
- * (bpf_get_stack, BPF_F_USER_STACK), and the user stack pointer, rbp and
- * a copy of the stack from the stack pointer up (glibc's wrappers have no
- * frame: the walk goes from their caller's frame pointer and so skips the
- * caller; the reader finds it, and more, in the copy by the call frame
- * information). A full ring buffer drops the event and counts it.
+ * event is made with the user ip, stack pointer, rbp and a copy of the
+ * top of the user stack, which the reader unwinds by the call frame
+ * information (glibc's wrappers have no frame pointer, nor have Debian's
+ * libraries and most programs: the kernel's frame-pointer walk,
+ * bpf_get_stack, loses the wrappers' callers and stops at the first such
+ * function; and each read it makes past a chain's end faults, which cost
+ * half the time of a loop of mmap and munmap here, for one or two frames
+ * where the copy gives the whole stack: it is not made). A full ring
+ * buffer drops the event and counts it.
  *
  * Compiled with clang -target bpf against the running kernel's BTF
  * (CO-RE: vmlinux.h from bpftool), embedded in vmscope as a skeleton.
@@ -25,6 +28,7 @@
 
 #define MADV_DONTNEED 4
 #define MADV_FREE 8
+#define RING_BYTES (16 << 20) /* some 4,000 events */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -48,7 +52,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20); /* some 5,000 events */
+	__uint(max_entries, RING_BYTES);
 } events SEC(".maps");
 
 static __always_inline bool ours(__u32 *tid)
@@ -81,7 +85,6 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 	struct pt_regs *regs;
 	__u64 sp = 0;
 	__u32 tid, i;
-	long n;
 
 	if (!ours(&tid))
 		return 0;
@@ -149,9 +152,13 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 			break;
 		e->stack_bytes = (i + 1) * BPFMAPS_STACK_PIECE;
 	}
-	n = bpf_get_stack(ctx, e->frames, sizeof(e->frames), BPF_F_USER_STACK);
-	e->nframes = n > 0 ? (__u32)((__u64)n / 8) : 0;
-	bpf_ringbuf_submit(e, 0);
+	/* vmscope is woken when a quarter of the ring is used; else it
+	 * finds the events at its next poll (every 50 ms): no wake-up, so
+	 * no switch to vmscope, for every call */
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+					      RING_BYTES / 4
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

@@ -4,22 +4,20 @@
  * Declared once here, read by both halves (bpfmaps.c is the reader).
  *
  * Contract: plain integer types only (the eBPF side has no libc headers).
- * frames[0, nframes) is the kernel's frame-pointer walk of the user stack
- * (frames[0] the instruction after the syscall, when the walk is had);
  * ip, sp and bp are the user instruction pointer (after the syscall),
  * stack pointer and rbp at the syscall (x86-64), and stack[0, stack_bytes)
  * a copy of the user stack from sp: what the reader unwinds by the call
- * frame information (glibc's wrappers have no frame pointer; the walk
- * loses their callers), or at least takes the return address at sp from.
+ * frame information (bpfmaps.h).
  */
 #ifndef VMS_BPFMAPS_EVENT_H
 #define VMS_BPFMAPS_EVENT_H
 
+/* frames of a stack kept, at most */
 #define BPFMAPS_MAX_FRAMES 48
 /* the copy of the user stack, read by pieces (up to the first that fails:
  * a page not present) */
-#define BPFMAPS_STACK_BYTES 1024
-#define BPFMAPS_STACK_PIECE 128
+#define BPFMAPS_STACK_BYTES 4096
+#define BPFMAPS_STACK_PIECE 512
 
 enum bpfmaps_op {
 	BPFMAPS_MMAP = 1, /* addr = the mapping, len; arg = flags */
@@ -35,8 +33,7 @@ struct bpfmaps_event {
 	unsigned long long addr, len, old_addr, old_len, arg;
 	unsigned long long prot; /* mmap's */
 	unsigned long long ip, sp, bp;
-	unsigned int stack_bytes, nframes;
-	unsigned long long frames[BPFMAPS_MAX_FRAMES];
+	unsigned int stack_bytes, pad;
 	unsigned char stack[BPFMAPS_STACK_BYTES];
 };
 
