@@ -55,7 +55,8 @@ struct bpfmaps {
 	 * when code may have been mapped, and every second (mprotect) */
 	uint64_t notcode[1024];
 	uint64_t notcode_since;
-	/* the call frame rule by pc (direct-mapped; ok 0: none there) */
+	/* the call frame rule by pc (direct-mapped; ok 0: none there),
+	 * forgotten when code is mapped */
 	struct {
 		uint64_t pc;
 		int ok;
@@ -233,7 +234,6 @@ static bool is_code(struct bpfmaps *bm, uint64_t ip)
 static void forget_notcode(struct bpfmaps *bm)
 {
 	memset(bm->notcode, 0, sizeof(bm->notcode));
-	memset(bm->cfa, 0, sizeof(bm->cfa));
 	bm->notcode_since = mono_ns();
 }
 
@@ -330,9 +330,12 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 			return 0; /* asked where the break is, or refused */
 		return tracedb_unmap(bm->db, e->addr, e->old_addr - e->addr, t);
 	}
+	if (e->op == BPFMAPS_MMAP && (e->prot & PROT_EXEC_))
+		/* code may be mapped there now, another where some was */
+		memset(bm->cfa, 0, sizeof(bm->cfa));
 	if ((e->op == BPFMAPS_MMAP && (e->prot & PROT_EXEC_)) ||
 	    e->op == BPFMAPS_MREMAP)
-		forget_notcode(bm); /* code may be mapped there now */
+		forget_notcode(bm);
 	st = tracedb_stack(bm->db, frames, stack_of(bm, e, frames));
 	if (st < 0)
 		return -1;
