@@ -19,6 +19,9 @@
   - A thread's mmaps (thread_blocks: 3 of 7 pages) are its process's,
     under start_thread.
   - The text report says the heap is not traced.
+  - A library the target loads (dlopen) after the attach: the mmaps its
+    function makes are named by it (the module read when its first frame
+    is met), called from main; the trace ended by SIGINT to vmscope.
   - vmscope SIGKILLed while it traces: the target runs on, its output and
     exit status those of an untraced run.
   - Without root (setpriv to nobody, no capabilities, its target nobody's
@@ -28,6 +31,7 @@ Needs root and a kernel with BTF; skipped otherwise.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,8 +44,28 @@ import vmstest as T  # noqa: E402
 PG = os.sysconf("SC_PAGESIZE")
 
 
-def untraced():
-    p, _ = T.start([T.target("mmap_calls")])
+LIB_C = r"""
+#include <sys/mman.h>
+#include <unistd.h>
+int lib_maps(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		char *p = mmap(0, 3 * pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		p[0] = 1;
+	}
+	return 2;
+}
+"""
+
+
+def untraced(extra=()):
+    p, _ = T.start([T.target("mmap_calls")] + list(extra))
     p.stdin.write(b"go\n")
     p.stdin.flush()
     line = p.stdout.readline().decode()
@@ -71,10 +95,11 @@ def attached(vpid, timeout=60):
     return False
 
 
-def traced(args):
+def traced(args, extra=(), interrupt=False):
     """(the report's text, the target's output line, its exit status,
-    vmscope's exit status and stderr)."""
-    p, _ = T.start([T.target("mmap_calls")])
+    vmscope's exit status and stderr). interrupt: the trace ended by
+    SIGINT to vmscope before the target is told to exit."""
+    p, _ = T.start([T.target("mmap_calls")] + list(extra))
     out = tempfile.NamedTemporaryFile(suffix=".out", delete=False)
     out.close()
     try:
@@ -86,11 +111,15 @@ def traced(args):
         p.stdin.write(b"go\n")
         p.stdin.flush()
         line = p.stdout.readline().decode()
+        if interrupt:
+            v.send_signal(signal.SIGINT)
+            err = v.communicate(timeout=120)[1]
         p.stdin.write(b"end\n")
         p.stdin.flush()
         rc = p.wait(timeout=60)
         T.kill(p)
-        err = v.communicate(timeout=120)[1]
+        if not interrupt:
+            err = v.communicate(timeout=120)[1]
         return open(out.name).read(), line, rc, v.returncode, err
     finally:
         os.unlink(out.name)
@@ -179,6 +208,36 @@ def main():
          "map_blocks" in text and "grow_break" in text,
          "-s: the text report names the call sites and says the heap is "
          "not traced", (vrc, text[:800], err))
+
+    # a library loaded after the attach: its module read when its first
+    # frame is met (the trace ended by SIGINT while the target lives)
+    tmp = tempfile.mkdtemp(prefix="vmscope-attach-")
+    try:
+        src, lib = os.path.join(tmp, "mc.c"), os.path.join(tmp, "libmc.so")
+        open(src, "w").write(LIB_C)
+        subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-g", "-o", lib,
+                        src], check=True)
+        plain_lib = untraced([lib])
+        text, line, rc, vrc, err = traced(["-e", "json"], [lib], True)
+        T.eq((line, rc), plain_lib, "with a library loaded (dlopen) while "
+             "traced: the target's output and exit status are the "
+             "untraced run's")
+        d = json.loads(text) if vrc == 0 else None
+        T.ok(d is not None and not d["trace"]["ended"],
+             "ended by SIGINT: a report, the target not ended", (vrc, err))
+        if d:
+            lm = [x for x in d["trace"]["sites"] if x["frames"] and
+                  functions(x)[0] == "lib_maps"]
+            T.ok(len(lm) == 1 and lm[0]["outstanding"] ==
+                 {"count": 2, "bytes": 6 * PG} and
+                 lm[0]["frames"][0]["module"] == lib and
+                 functions(lm[0])[1:2] == ["main"],
+                 "lib_maps in the library loaded after the attach: its 2 "
+                 "mmaps, named, called from main",
+                 [(functions(x)[:3], x["outstanding"]) for x in
+                  d["trace"]["sites"]])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
     # vmscope killed while it traces: the target goes on as untraced
     p, _ = T.start([T.target("mmap_calls")])

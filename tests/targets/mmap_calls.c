@@ -2,7 +2,7 @@
  * times from known functions when told, for the attach test
  * (tests/live/test_trace_attach.py).
  *
- *   mmap_calls
+ *   mmap_calls [LIB]
  *
  * Prints "ready" and waits for a line on stdin. Then:
  *   map_blocks()    12 mmaps of 5 pages each (private, anonymous), each
@@ -18,13 +18,18 @@
  *                   thread runs on a stack of the program's: glibc maps
  *                   none for it, nor gives its pages back with madvise
  *                   at its end).
+ *   with LIB, a shared object loaded now (dlopen) whose lib_maps() is
+ *                   called: it makes its own mmaps (the attach test's
+ *                   makes 2 of 3 pages, kept);
  * and prints one line with what it computed from its own memory (what a
  * trace must not change):
- *   done maps=12 unmapped=5 remapped=1 brk=4 thread=3 sum=N
+ *   done maps=12 unmapped=5 remapped=1 brk=4 thread=3 lib=R sum=N
+ * (R: what lib_maps() returned, or "none" without LIB)
  * where N sums the bytes it reads back from every block it keeps. Then it
  * waits for another line and exits 0.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,7 +116,7 @@ __attribute__((noinline)) static void *thread_blocks(void *arg)
 	return out;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static unsigned char *tblocks[3];
 	static char tstack[1 << 18] __attribute__((aligned(4096)));
@@ -119,7 +124,7 @@ int main(void)
 	unsigned long long sum = 0;
 	pthread_t th;
 	void *ret;
-	char line[64];
+	char line[64], lib[16] = "none";
 	long i, j;
 
 	pg = sysconf(_SC_PAGESIZE);
@@ -141,8 +146,17 @@ int main(void)
 	for (i = NUNMAP; i < NMAP; i++)
 		for (j = 0; j < (i == NUNMAP ? 8 : 5) * pg; j++)
 			sum += blocks[i][j];
-	printf("done maps=%d unmapped=%d remapped=1 brk=%d thread=3 sum=%llu\n",
-	       NMAP, NUNMAP, NBRK, sum);
+	if (argc > 1) {
+		void *h = dlopen(argv[1], RTLD_NOW);
+		int (*fn)(void) = h ? (int (*)(void))dlsym(h, "lib_maps") : NULL;
+
+		if (!fn)
+			return 1;
+		snprintf(lib, sizeof(lib), "%d", fn());
+	}
+	printf("done maps=%d unmapped=%d remapped=1 brk=%d thread=3 lib=%s "
+	       "sum=%llu\n",
+	       NMAP, NUNMAP, NBRK, lib, sum);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 	return 0;
