@@ -510,8 +510,11 @@ int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
 				     "out of memory for the trace report");
 	out->attached = true;
 	out->heap_untraced = true;
+	/* lost to a full ring buffer, or to a full table of the calls
+	 * under way (their bytes not known) */
 	out->dropped =
-		__atomic_load_n(&bm->skel->bss->dropped, __ATOMIC_RELAXED);
+		__atomic_load_n(&bm->skel->bss->dropped, __ATOMIC_RELAXED) +
+		__atomic_load_n(&bm->skel->bss->pending_lost, __ATOMIC_RELAXED);
 	out->dropped_bytes = __atomic_load_n(&bm->skel->bss->dropped_bytes,
 					     __ATOMIC_RELAXED);
 	out->madvise_traced = true;
