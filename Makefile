@@ -20,7 +20,9 @@ VERSION := 0.1.0
 
 # jansson: the JSON part of snapshot files; libzstd: their compression;
 # libdw: the layout of a Go program's runtime from its DWARF (goheap.h).
-PKGS := ncursesw libproc2 jansson libzstd libdw
+# libbpf: the mmap family of a running process traced from the kernel
+# (src/trace/bpfmaps.h).
+PKGS := ncursesw libproc2 jansson libzstd libdw libbpf
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # libelf: the unit tests link it as an independent check of the engine's
@@ -95,12 +97,13 @@ endif
 # shared: the observer test's control needs a library vmscope maps beside
 # libc. Only archives that link as they are (a test link asking for a
 # function of each); STATIC_PKGS= on the command line links them shared.
-STATIC_PKGS ?= jansson libzstd libdw
+STATIC_PKGS ?= jansson libzstd libdw libbpf
 ifneq ($(STATIC_PKGS),)
 STATIC_L := $(filter-out -pthread -lpthread -ldl -lm, \
 	$(shell $(PKG_CONFIG) --static --libs $(STATIC_PKGS) 2>/dev/null))
 STATIC_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
 	-x none -Wl,-u,json_loads -Wl,-u,ZSTD_decompress -Wl,-u,dwfl_begin \
+	-Wl,-u,bpf_object__open_skeleton \
 	-Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic -lpthread -o /dev/null \
 	2>/dev/null && echo $(STATIC_L))
 endif
@@ -155,6 +158,24 @@ $(LIBVMS): $(ENGINE_OBJ)
 	$(AR) rcs $@ $^
 
 $(UI_OBJ): ALL_CFLAGS += -Iui
+
+# The eBPF half of src/trace/bpfmaps.c (trace/bpf/bpfmaps.bpf.c): compiled
+# by clang for the running kernel's types (vmlinux.h from its BTF: CO-RE,
+# relocated by libbpf where it loads), embedded as a skeleton header
+# ("trace/bpf/bpfmaps.skel.h" under $(B)/gen).
+BPF_DIR := $(B)/gen/trace/bpf
+$(BPF_DIR)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp
+	mv $@.tmp $@
+$(BPF_DIR)/bpfmaps.bpf.o: src/trace/bpf/bpfmaps.bpf.c \
+	src/trace/bpf/bpfmaps_event.h $(BPF_DIR)/vmlinux.h
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BPF_DIR) -c -o $@ $<
+$(BPF_DIR)/bpfmaps.skel.h: $(BPF_DIR)/bpfmaps.bpf.o
+	bpftool gen skeleton $< name bpfmaps_bpf > $@.tmp
+	mv $@.tmp $@
+$(B)/src/trace/bpfmaps.o: $(BPF_DIR)/bpfmaps.skel.h
+$(B)/src/trace/bpfmaps.o: ALL_CFLAGS += -I$(B)/gen
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -284,6 +305,9 @@ FUZZ_LIB := build-fuzz/libvms-fuzz.a
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_OBJ_CC) $(DEP_CFLAGS) -MMD -MP -c -o $@ $<
+
+build-fuzz/obj/src/trace/bpfmaps.o: $(BPF_DIR)/bpfmaps.skel.h
+build-fuzz/obj/src/trace/bpfmaps.o: DEP_CFLAGS += -I$(B)/gen
 
 $(FUZZ_LIB): $(FUZZ_OBJ)
 	@rm -f $@

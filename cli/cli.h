@@ -61,5 +61,8 @@ int cli_diff(const struct args *a);
 int cli_trace_check(const struct args *a);
 /* --trace -- CMD, printed (run_trace.c). */
 int cli_trace(const struct args *a);
+/* --trace PID (or -n NAME), printed: the mmap family from the kernel
+ * (run_attach.c). */
+int cli_trace_attach(const struct args *a);
 
 #endif

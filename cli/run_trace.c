@@ -18,9 +18,11 @@
  * nothing) has no file: the report is printed, and the exit status says
  * the capture failed (3).
  *
- * What is not in this version yet is refused with a message, never half
- * done: attaching to a running process, formats other than text and
- * json. With
+ * A PID (or -n NAME) instead of CMD: the mmap family of that running
+ * process from the kernel, printed (run_attach.c). What is not in this
+ * version yet is refused with a message, never half done: the viewer on
+ * a running process, its malloc family, its trace saved with -w, formats
+ * other than text and json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -83,13 +85,25 @@ static const char *library(char *buf, size_t n)
 
 int cli_trace_check(const struct args *a)
 {
-	if (!a->cmd)
-		return cli_usage_error(
-			"%s", a->pid || a->name
-				      ? "attaching to a running process is "
-					"not in this version yet: --trace "
-					"-- CMD starts CMD traced"
-				      : "--trace needs -- CMD");
+	if (!a->cmd && !a->pid && !a->name)
+		return cli_usage_error("%s", "--trace needs -- CMD, or a PID "
+					     "with -s or -e");
+	/* a running process: the mmap family from the kernel, printed */
+	if (!a->cmd && !a->summary && !a->export)
+		return cli_usage_error("%s",
+				       "attaching the viewer to a running "
+				       "process is not in this version "
+				       "yet: --trace PID -s or -e "
+				       "text|json prints its mmap family");
+	if (!a->cmd && a->trace_sample)
+		return cli_usage_error("%s",
+				       "--trace-sample samples the malloc "
+				       "family, which attaching does not "
+				       "trace in this version yet");
+	if (!a->cmd && a->save)
+		return cli_usage_error("%s", "a running process's trace saved "
+					     "with -w is not in this version "
+					     "yet");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
@@ -295,6 +309,8 @@ int cli_trace(const struct args *a)
 	pid_t pid;
 	int rc = 0, idle = 0, mark = -1;
 
+	if (!a->cmd)
+		return cli_trace_attach(a);
 	to.library = library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
 		return cli_fail(&err);

@@ -29,6 +29,10 @@ zstd                 the zstd command: test_snap makes and reads snapshot
 libelf-dev           the unit tests check the ELF reader against it
 libdw-dev            Go's runtime layout from DWARF; --trace's frame names
 libunwind-dev        the tracer library: call stacks through .eh_frame
+libbpf-dev           --trace PID: the eBPF program of the mmap family is
+                     loaded with libbpf (src/trace/bpfmaps.c, its skeleton)
+bpftool              the build: vmlinux.h from the kernel's BTF, and the
+                     skeleton that embeds the eBPF program in vmscope
 python3              the live, viewer and code tests are Python scripts
 tmux                 the viewer's tests drive it in tmux
 procps               pgrep (test_permissions); pmap, the benchmark's reference
@@ -39,7 +43,8 @@ mount                mount -t tmpfs in a namespace (test_cli,
 libc-bin             ldd (test_observer); essential
 gdb                  gcore: the cores test_core, test_go and test_contents
                      load; the fork benchmark's reference
-clang                make fuzz (libFuzzer)
+clang                the build: the eBPF program (-target bpf); make fuzz
+                     (libFuzzer)
 libclang-rt-14-dev   libFuzzer's runtime (only recommended by clang): fuzz runs
 clang-format         test_format: the code laid out as .clang-format says
 time                 /usr/bin/time: peak memory (benchmarks, the core test)

@@ -57,6 +57,24 @@ static void trace_fields(struct outbuf *o, const struct vms_trace_report *r)
 			ob_puts(o, r->sampled ? "\"sampled\"," : "\"exact\",");
 			continue;
 		}
+		if (f->off ==
+		    offsetof(struct vms_trace_report, heap_untraced)) {
+			ob_puts(o, r->heap_untraced ? "\"heap_traced\":false,"
+						    : "\"heap_traced\":true,");
+			continue;
+		}
+		if (f->off ==
+		    offsetof(struct vms_trace_report, madvise_traced)) {
+			OB_LIT(o, "\"madvised\":");
+			if (r->madvise_traced)
+				ob_printf(o,
+					  "{\"count\":%" PRIu64
+					  ",\"bytes\":%" PRIu64 "},",
+					  r->madvised, r->madvised_bytes);
+			else
+				OB_LIT(o, "null,");
+			continue;
+		}
 		if (!f->json)
 			continue;
 		ob_putc(o, '"');
@@ -219,6 +237,16 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 			  "the trace",
 			  r->unknown_frees);
 	ob_putc(o, '\n');
+	if (r->heap_untraced)
+		OB_LIT(o, "Heap:        not traced (attached: the mmap family "
+			  "only, from the kernel)\n");
+	if (r->madvise_traced && r->madvised)
+		ob_printf(o,
+			  "Madvised:    %" PRIu64
+			  " bytes given back by %" PRIu64
+			  " madvise calls (MADV_DONTNEED, MADV_FREE: still "
+			  "mapped)\n",
+			  r->madvised_bytes, r->madvised);
 	ob_printf(o, "Window:      %.3f s to %.3f s%s\n",
 		  (double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 		  r->ended ? " (the program's end)" : "");

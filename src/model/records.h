@@ -250,6 +250,16 @@
 	X(sample_bytes, U64, "sample_bytes", "sample_bytes", 0)                \
 	X(seed, U64, "seed", "seed", 0)                                        \
 	X(attached, BOOL, "attached", "attached", 0) /* else launched */       \
+	/* the malloc family was not traced (an attach sees the mmap family  \
+	 * only, from the kernel): no heap site means nothing of it; JSON    \
+	 * says it the other way round, "heap_traced" */                       \
+	X(heap_untraced, BOOL, NULL, "heap_untraced", 0)                       \
+	/* madvise(MADV_DONTNEED or MADV_FREE), seen only when attached:     \
+	 * pages given back, still mapped (no site's event); JSON             \
+	 * "madvised": {count, bytes}, null when not traced */                 \
+	X(madvise_traced, BOOL, NULL, "madvise_traced", 0)                     \
+	X(madvised, U64, NULL, "madvised", 0)                                  \
+	X(madvised_bytes, U64, NULL, "madvised_bytes", 0)                      \
 	X(events, U64, "events", "events", VMS_FF_NEED) /* calls recorded */   \
 	/* calls not recorded, their bytes */                                  \
 	X(dropped, U64, "dropped", "dropped", VMS_FF_NEED)                     \

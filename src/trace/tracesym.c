@@ -6,9 +6,11 @@
 #include "trace/tracesym.h"
 
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct tracesym {
 	Dwfl *dwfl;
@@ -45,6 +47,19 @@ void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias)
 	/* the bias is added to the first segment's p_vaddr: the load
 	 * address of a shared object (ET_DYN); ignored for ET_EXEC */
 	dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, -1, bias, true);
+	dwfl_report_end(ts->dwfl, NULL, NULL);
+}
+
+void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
+			uint64_t bias)
+{
+	const char *base = strrchr(path, '/');
+
+	dwfl_report_begin_add(ts->dwfl);
+	/* libdwfl keeps fd (closed at dwfl_end), or closes it on failure */
+	if (!dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, fd, bias,
+			     true))
+		close(fd);
 	dwfl_report_end(ts->dwfl, NULL, NULL);
 }
 
@@ -136,4 +151,53 @@ int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
 		}
 	}
 	return 0;
+}
+
+int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
+{
+	Dwfl_Module *m = dwfl_addrmodule(ts->dwfl, pc);
+	Dwarf_Op mem[3], *ops;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias = 0;
+	size_t nops;
+	int rc = -1;
+
+	if (!m)
+		return -1;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) < 0) {
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) < 0)
+			return -1;
+	}
+	if (dwarf_frame_cfa(fr, &ops, &nops) < 0 || nops != 1 ||
+	    ops[0].atom != DW_OP_bregx)
+		goto out;
+	cfa->reg = (int)ops[0].number;
+	cfa->off = (int64_t)ops[0].number2;
+	/* the return address undefined: the outermost frame (_start) */
+	if (dwarf_frame_register(fr, 16, mem, &ops, &nops) < 0 ||
+	    (nops == 0 && ops == mem))
+		goto out;
+	cfa->rbp_saved = false;
+	cfa->rbp_off = 0;
+	if (dwarf_frame_register(fr, 6, mem, &ops, &nops) < 0)
+		goto out;
+	/* nops 0: the same value, or "undefined" (taken as the same: it
+	 * matters only to a caller whose CFA is rbp-based, and a wrong
+	 * one ends there: its return address is checked) */
+	if (nops == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		cfa->rbp_saved = true;
+	} else if (nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		   ops[1].atom == DW_OP_plus_uconst) {
+		cfa->rbp_saved = true;
+		cfa->rbp_off = (int64_t)ops[1].number;
+	} else if (nops != 0) {
+		goto out;
+	}
+	rc = 0;
+out:
+	free(fr);
+	return rc;
 }

@@ -10,7 +10,8 @@
  * instant: a report made after the program exited still has names, and a
  * module is never taken from a process image the program no longer is. A
  * module unloaded and another loaded at the same place keeps the first
- * one's names.
+ * one's names. A process vmscope attached to (bpfmaps.h) has its modules
+ * from /proc/PID/maps instead, each file opened through procfile.h.
  *
  * Contract: names are copied into the caller's arena. Not thread-safe.
  */
@@ -30,11 +31,34 @@ void tracesym_free(struct tracesym *ts);
 /* The file at path, loaded with this bias (ELF addresses + bias = the
  * process's). A file that cannot be read leaves its frames unnamed. */
 void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias);
+/* The same from a descriptor the caller opened (procfile_open(): the very
+ * file a region of a live process maps), named by path; fd is taken over
+ * (closed, now or with ts). */
+void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
+			uint64_t bias);
 /* Fills f (its ip set) with the module, function, offset, file and line
  * of ip. Every frame's ip is a return address (the innermost one's too:
  * the allocating call's), so the call is looked up at ip - 1. -1 on out
  * of memory. */
 int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
 		   struct vms_trace_frame *f);
+
+/* The call frame information of a module known at pc (its .eh_frame, or
+ * .debug_frame), in the one form a stack copy can be unwound by: the CFA
+ * (the caller's stack pointer) is a register (DWARF numbers: 7 the stack
+ * pointer, 6 rbp on x86-64) plus an offset, and the caller's rbp is either
+ * unchanged or saved at CFA + rbp_off. */
+struct tracesym_cfa {
+	int reg;
+	int64_t off;
+	bool rbp_saved;
+	int64_t rbp_off;
+};
+
+/* cfa for pc (an exact instruction address: the innermost frame's; a
+ * caller's is its return address less one). -1: no module, no CFI there,
+ * a rule not of that form, or the outermost frame (its return address
+ * undefined: _start). */
+int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa);
 
 #endif

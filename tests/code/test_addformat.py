@@ -233,7 +233,7 @@ def copy_tree(dst):
             shutil.copy2(src, os.path.join(dst, name))
     if os.path.basename(os.path.normpath(T.BUILD)) != "build":
         return False  # another build's flags (sanitizer): build afresh
-    for sub in ("src", "cli", "ui", "link"):
+    for sub in ("src", "cli", "ui", "link", "gen"):
         objs = os.path.join(T.BUILD, sub)
         if os.path.isdir(objs):
             shutil.copytree(objs, os.path.join(dst, "build", sub),

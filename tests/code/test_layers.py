@@ -165,11 +165,13 @@ def main():
 
     def objects(folder):
         """The objects of the sources under folder, its subfolders
-        included (not stale ones)."""
+        included (not stale ones). eBPF programs (*.bpf.c) are built for
+        the kernel and embedded as skeletons, never linked: left out."""
         return sorted(os.path.join(build, os.path.relpath(c, root)[:-2]
                                    + ".o")
                       for c in glob.glob(os.path.join(root, folder, "**",
-                                                      "*.c"), recursive=True))
+                                                      "*.c"), recursive=True)
+                      if not c.endswith(".bpf.c"))
 
     engine, ui = objects("src"), objects("ui")
     missing = [o for o in engine + ui if not os.path.exists(o)]

@@ -606,3 +606,19 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 	v->focus = 1;
 	return UI_DRAW;
 }
+
+/* The sort chosen (pane_details_sort.c keeps the sorts; the rows are
+ * this file's). */
+void details_sort_by(struct ui *u, int sort)
+{
+	struct details *d = det_of(u);
+
+	if (d->sort == sort) {
+		d->reverse = !d->reverse;
+	} else {
+		d->sort = sort;
+		d->reverse = false;
+	}
+	details_rebuild(u);
+	details_sorts_to_config(d, &u->conf);
+}

@@ -99,20 +99,6 @@ void details_set_filter(struct details *d, int filter)
 	d->reverse = d->sorts[1 + filter].reverse;
 }
 
-void details_sort_by(struct ui *u, int sort)
-{
-	struct details *d = det_of(u);
-
-	if (d->sort == sort) {
-		d->reverse = !d->reverse;
-	} else {
-		d->sort = sort;
-		d->reverse = false;
-	}
-	details_rebuild(u);
-	details_sorts_to_config(d, &u->conf);
-}
-
 int details_sorts(const struct ui *u, int *out)
 {
 	const struct vms_config *c = &u->conf;

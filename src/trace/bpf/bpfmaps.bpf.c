@@ -1,0 +1,232 @@
+/* bpfmaps.bpf.c — the kernel half of bpfmaps.h: the syscall tracepoints of
+ * mmap, munmap, mremap, brk and madvise (MADV_DONTNEED, MADV_FREE) of one
+ * process (its tgid, set before loading), each call that succeeded sent
+ * with its user stack through a ring buffer (bpfmaps_event.h).
+ *
+ * At the syscall's entry its arguments are kept by thread (brk: the break
+ * before, read from the task's mm); at its exit, when it succeeded, the
+ * event is made with the user ip, stack pointer, rbp and a copy of the
+ * top of the user stack, which the reader unwinds by the call frame
+ * information (glibc's wrappers have no frame pointer, nor have Debian's
+ * libraries and most programs: the kernel's frame-pointer walk,
+ * bpf_get_stack, loses the wrappers' callers and stops at the first such
+ * function; and each read it makes past a chain's end faults, which cost
+ * half the time of a loop of mmap and munmap here, for one or two frames
+ * where the copy gives the whole stack: it is not made). A full ring
+ * buffer drops the event and counts it.
+ *
+ * Compiled with clang -target bpf against the running kernel's BTF
+ * (CO-RE: vmlinux.h from bpftool), embedded in vmscope as a skeleton.
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpfmaps_event.h"
+
+#define MADV_DONTNEED 4
+#define MADV_FREE 8
+#define RING_BYTES (16 << 20) /* some 4,000 events */
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 target_tgid = 0;
+
+/* what was lost to a full ring buffer */
+__u64 dropped = 0, dropped_bytes = 0;
+__u64 pending_lost = 0;
+
+struct pending {
+	__u32 op, pad;
+	__u64 a0, a1, a2, a3, a4;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pending);
+} calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RING_BYTES);
+} events SEC(".maps");
+
+static __always_inline bool ours(__u32 *tid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	*tid = (__u32)id;
+	return (id >> 32) == target_tgid;
+}
+
+static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
+				 __u64 a3, __u64 a4)
+{
+	struct pending p = {
+		.op = op, .a0 = a0, .a1 = a1, .a2 = a2, .a3 = a3, .a4 = a4
+	};
+	__u32 tid;
+
+	if (!ours(&tid))
+		return 0;
+	if (bpf_map_update_elem(&calls, &tid, &p, BPF_ANY))
+		__sync_fetch_and_add(&pending_lost, 1);
+	return 0;
+}
+
+static __always_inline int leave(void *ctx, __u32 op, long ret)
+{
+	struct bpfmaps_event *e;
+	struct pending *p;
+	struct pt_regs *regs;
+	__u64 sp = 0;
+	__u32 tid, i;
+
+	if (!ours(&tid))
+		return 0;
+	p = bpf_map_lookup_elem(&calls, &tid);
+	if (!p)
+		return 0;
+	if (p->op != op || (ret < 0 && ret > -4096)) {
+		bpf_map_delete_elem(&calls, &tid);
+		return 0;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&dropped, 1);
+		__sync_fetch_and_add(&dropped_bytes,
+				     op == BPFMAPS_BRK ? 0 : p->a1);
+		bpf_map_delete_elem(&calls, &tid);
+		return 0;
+	}
+	e->t_ns = bpf_ktime_get_ns();
+	e->tid = tid;
+	e->op = op;
+	e->addr = e->len = e->old_addr = e->old_len = e->arg = e->prot = 0;
+	switch (op) {
+	case BPFMAPS_MMAP:
+		e->addr = (__u64)ret;
+		e->len = p->a1;
+		e->arg = p->a3;
+		e->prot = p->a2;
+		break;
+	case BPFMAPS_MUNMAP:
+		e->addr = p->a0;
+		e->len = p->a1;
+		break;
+	case BPFMAPS_MREMAP:
+		e->addr = (__u64)ret;
+		e->len = p->a2;
+		e->old_addr = p->a0;
+		e->old_len = p->a1;
+		e->arg = p->a3;
+		break;
+	case BPFMAPS_BRK:
+		e->addr = (__u64)ret;
+		e->old_addr = p->a1; /* the break before */
+		e->arg = p->a0; /* asked for */
+		break;
+	case BPFMAPS_MADVISE:
+		e->addr = p->a0;
+		e->len = p->a1;
+		e->arg = p->a2;
+		break;
+	}
+	bpf_map_delete_elem(&calls, &tid);
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	sp = BPF_CORE_READ(regs, sp);
+	e->sp = sp;
+	e->bp = BPF_CORE_READ(regs, bp);
+	e->ip = BPF_CORE_READ(regs, ip);
+	/* by pieces, kept up to the first that cannot be read (a page not
+	 * present: a read that touches one fails whole) */
+	e->stack_bytes = 0;
+	for (i = 0; i < BPFMAPS_STACK_BYTES / BPFMAPS_STACK_PIECE; i++) {
+		if (bpf_probe_read_user(e->stack + i * BPFMAPS_STACK_PIECE,
+					BPFMAPS_STACK_PIECE,
+					(void *)(sp + i * BPFMAPS_STACK_PIECE)))
+			break;
+		e->stack_bytes = (i + 1) * BPFMAPS_STACK_PIECE;
+	}
+	/* vmscope is woken when a quarter of the ring is used; else it
+	 * finds the events at its next poll (every 50 ms): no wake-up, so
+	 * no switch to vmscope, for every call */
+	bpf_ringbuf_submit(e, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+					      RING_BYTES / 4
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_mmap")
+int enter_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	return enter(BPFMAPS_MMAP, ctx->args[0], ctx->args[1], ctx->args[2],
+		     ctx->args[3], ctx->args[4]);
+}
+
+SEC("tp/syscalls/sys_exit_mmap")
+int exit_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_MMAP, ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_munmap")
+int enter_munmap(struct trace_event_raw_sys_enter *ctx)
+{
+	return enter(BPFMAPS_MUNMAP, ctx->args[0], ctx->args[1], 0, 0, 0);
+}
+
+SEC("tp/syscalls/sys_exit_munmap")
+int exit_munmap(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_MUNMAP, ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_mremap")
+int enter_mremap(struct trace_event_raw_sys_enter *ctx)
+{
+	return enter(BPFMAPS_MREMAP, ctx->args[0], ctx->args[1], ctx->args[2],
+		     ctx->args[3], ctx->args[4]);
+}
+
+SEC("tp/syscalls/sys_exit_mremap")
+int exit_mremap(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_MREMAP, ctx->ret);
+}
+
+SEC("tp/syscalls/sys_enter_brk")
+int enter_brk(struct trace_event_raw_sys_enter *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return enter(BPFMAPS_BRK, ctx->args[0], BPF_CORE_READ(task, mm, brk), 0,
+		     0, 0);
+}
+
+SEC("tp/syscalls/sys_exit_brk")
+int exit_brk(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_BRK, ctx->ret);
+}
+
+/* only the advice that gives pages back */
+SEC("tp/syscalls/sys_enter_madvise")
+int enter_madvise(struct trace_event_raw_sys_enter *ctx)
+{
+	if (ctx->args[2] != MADV_DONTNEED && ctx->args[2] != MADV_FREE)
+		return 0;
+	return enter(BPFMAPS_MADVISE, ctx->args[0], ctx->args[1], ctx->args[2],
+		     0, 0);
+}
+
+SEC("tp/syscalls/sys_exit_madvise")
+int exit_madvise(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_MADVISE, ctx->ret);
+}

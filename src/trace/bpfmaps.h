@@ -1,0 +1,83 @@
+/* bpfmaps.h — the mmap family of a process already running, traced from the
+ * kernel: an eBPF program (trace/bpf/bpfmaps.bpf.c, a CO-RE skeleton
+ * built into vmscope) on the syscall tracepoints of mmap, munmap, mremap,
+ * brk and madvise, for the target's threads only, sends each call that
+ * succeeded with its user stack through a ring buffer; this module reads
+ * it into a tracedb (tracedb.h), so that the report, the call sites and
+ * their names are those of a traced launch. Nothing is injected: the
+ * target is never stopped, and runs as it would untraced.
+ *
+ * What it sees: mmap (an allocation of kind mmap; MAP_FIXED first unmaps
+ * what it replaces), munmap, mremap (the old range unmapped, the new one
+ * allocated), brk (the break's growth an allocation of kind brk, its
+ * shrinking an unmap), and madvise(MADV_DONTNEED or MADV_FREE), which
+ * gives pages back without unmapping: counted (the report's madvised),
+ * not an event. Not the malloc family: the report says so (heap_traced
+ * false).
+ *
+ * Stacks (x86-64): the kernel's frame-pointer walk loses the caller of
+ * glibc's wrappers (they have no frame) and stops at the first function
+ * built without frame pointers (Debian's libraries, most programs), and
+ * here cost a fault at each chain's end. So each event brings instead the
+ * user ip, sp, rbp and a copy of the top of the user stack (4 KiB), and
+ * the stack is unwound here by the call frame information of the modules
+ * (.eh_frame, through tracesym_cfa()) from the syscall's instruction: the
+ * wrapper's caller first (as a traced launch records it), then its
+ * callers as far as the copy reaches (a frame deeper is lost). Without
+ * call frame information at ip, the word at sp stands alone when it is
+ * code (the return address into the caller of a frameless wrapper), else
+ * ip. A return address outside every executable mapping ends the stack.
+ *
+ * Names: the modules (mapped files, by their load bias) are read from
+ * /proc/PID/maps at the start, each file opened through procfile.h, and
+ * read again when a frame falls in an executable mapping not yet known
+ * (a library loaded later).
+ *
+ * Needs root, or CAP_BPF with CAP_PERFMON, and a kernel with BTF
+ * (/sys/kernel/btf/vmlinux); without them bpfmaps_open() fails with an
+ * error that says which (VMS_ERR_PERM). The pid is the one the kernel's
+ * first pid namespace knows (vmscope in a container's namespace is not
+ * handled).
+ *
+ * The modules are read before the program is attached (a process that
+ * exits before its events are read still has names).
+ *
+ * Contract: one reader thread. Errors are values; nothing is printed
+ * (libbpf's messages are kept for the error, never written).
+ */
+#ifndef VMS_BPFMAPS_H
+#define VMS_BPFMAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "model/trace.h"
+
+struct bpfmaps;
+
+/* Loads and attaches the program for pid. */
+int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err);
+/* Detaches (the target runs on untraced) and frees. */
+void bpfmaps_free(struct bpfmaps *bm);
+
+/* Waits up to timeout_ms for events, then reads every event the ring
+ * buffer holds; returns how many, -1 with err (out of memory, or the ring
+ * buffer cannot be read). */
+long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err);
+/* Whether the target has exited (its pid gone). */
+bool bpfmaps_ended(struct bpfmaps *bm);
+/* A mark at this instant; its number or -1. */
+int bpfmaps_mark(struct bpfmaps *bm);
+unsigned bpfmaps_marks(const struct bpfmaps *bm);
+/* The window from mark `from` to mark `to` (bpfmaps_marks() + 1: now),
+ * with the trace-wide figures (attached, dropped, heap_traced false). */
+int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
+		   struct arena *a, struct vms_trace_report *out,
+		   struct vms_error *err);
+/* ns since the trace began. */
+uint64_t bpfmaps_now(const struct bpfmaps *bm);
+
+#endif
