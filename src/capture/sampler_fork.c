@@ -49,6 +49,8 @@
  *     userfaultfd that another process holds"          3  test_hostile_uffd
  *   "thread T of process N is in uninterruptible
  *     sleep" (a vfork parent)                          3  test_fork_vfork
+ *   "process N is dumping core: ... not touched"       3  test_hostile_
+ *                                                        coredump
  *   "thread T of process N did not stop within N ms"   3  none (a thread
  *                                                        in D after the
  *                                                        check above)
