@@ -22,7 +22,11 @@ CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE out of its bounding set, so that
     images step (vmscope stopped there by gdb at vms_snapshot_finish, the
     target moved by SIGUSR1 and polled until its root is the new one):
     the files are found in the root it had when captured. Before: looked
-    up again by pid in its new root, image_unopened.
+    up again by pid in its new root, image_unopened;
+  - the chrooted target killed there (a zombie: no map_files, no root by
+    its pid), as root: the files are still found (its /proc directory and
+    root held from the capture, its path as vmscope sees it). Before:
+    image_unopened.
 """
 import json
 import os
@@ -107,7 +111,32 @@ def kill_pid(pid):
                 pass
 
 
-def in_chroot(h, c, want_id, host_id):
+def held_between(gdb, pid, action, h, drop):
+    """vmscope -e json PID under gdb, stopped at vms_snapshot_finish (the
+    capture done, its steps not begun) while the shell command action
+    runs. (snapshot, "") or (None, why)."""
+    out = os.path.join(h, "held.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    env = dict(os.environ, VMSCOPE_SHARED_LIBS="1")
+    g = subprocess.run((NO_MAP_FILES if drop else []) + [
+        gdb, "-q", "-batch", "-nx", "-ex", "set breakpoint pending on",
+        "-ex", "break vms_snapshot_finish", "-ex", "run",
+        "-ex", "shell " + action, "-ex", "continue", "--args",
+        T.VMSCOPE, "-e", "json", "-o", out, str(pid)],
+        capture_output=True, text=True, timeout=300, env=env,
+        stdin=subprocess.DEVNULL)
+    log = "gdb: " + g.stdout[-800:] + g.stderr[-400:]
+    if "Breakpoint 1, vms_snapshot_finish" not in g.stdout:
+        return None, log
+    try:
+        with open(out) as f:
+            return json.load(f), ""
+    except (OSError, ValueError) as e:
+        return None, "%s; %s" % (e, log)
+
+
+def in_chroot(h, c, want_id, host_id, gdb):
     p, line = T.start([T.target("roots"), "-r", c, h + "/v.so"])
     path = c + h + "/v.so"
     for drop in (False, True):
@@ -115,6 +144,22 @@ def in_chroot(h, c, want_id, host_id):
         snap, err = capture(p.pid, drop)
         if T.ok(snap is not None, "%s: captured" % label, err):
             check(label, snap, path, want_id, host_id)
+    if not gdb:
+        T.skip("a chrooted target that exits after the capture", "no gdb")
+        T.kill(p)
+        return
+    # Killed (a zombie: no map_files, no root by its pid any more) while
+    # vmscope is stopped between the capture and its steps; as root.
+    die = ("kill -KILL %d; i=0; while ! grep -q '^State:.Z' "
+           "/proc/%d/status 2>/dev/null && [ -e /proc/%d ] && "
+           "[ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done"
+           % (p.pid, p.pid, p.pid))
+    snap, log = held_between(gdb, p.pid, die, h, False)
+    if T.ok(snap is not None and p.poll() is not None,
+            "chroot: the target died while vmscope was stopped between "
+            "capture and steps", log):
+        check("chroot, exited after the capture", snap, path, want_id,
+              host_id)
     T.kill(p)
 
 
@@ -143,32 +188,16 @@ def in_namespace(h, c, want_id, host_id, gdb):
             return
         # vmscope stopped between the capture and its steps; the target
         # moves into `later` (where there is no v.so) meanwhile.
-        out = os.path.join(h, "moved.json")
         ino = os.stat(later).st_ino
         move = ("kill -USR1 %d; i=0; while [ \"$(stat -L -c %%i "
                 "/proc/%d/root)\" != %d ] && [ $i -lt 3000 ]; do "
                 "sleep 0.01; i=$((i+1)); done" % (pid, pid, ino))
-        env = dict(os.environ, VMSCOPE_SHARED_LIBS="1")
-        g = subprocess.run(NO_MAP_FILES + [
-            gdb, "-q", "-batch", "-nx", "-ex", "set breakpoint pending on",
-            "-ex", "break vms_snapshot_finish", "-ex", "run",
-            "-ex", "shell " + move, "-ex", "continue", "--args",
-            T.VMSCOPE, "-e", "json", "-o", out, str(pid)],
-            capture_output=True, text=True, timeout=300, env=env,
-            stdin=subprocess.DEVNULL)
+        snap, log = held_between(gdb, pid, move, h, True)
         moved = T._line_by(p, time.time() + 30) or ""
-        if not T.ok("Breakpoint 1, vms_snapshot_finish" in g.stdout and
-                    moved.startswith("moved"),
+        if not T.ok(snap is not None and moved.startswith("moved"),
                     "moved: the target changed root while vmscope was "
                     "stopped between capture and steps",
-                    "target said %r; gdb: %s" % (moved, g.stdout[-800:] +
-                                                 g.stderr[-400:])):
-            return
-        try:
-            with open(out) as f:
-                snap = json.load(f)
-        except (OSError, ValueError) as e:
-            T.ok(False, "moved: vmscope wrote its JSON", e)
+                    "target said %r; %s" % (moved, log)):
             return
         check("moved, no map_files", snap, h + "/v.so", want_id, host_id)
     finally:
@@ -193,7 +222,7 @@ def main():
         os.makedirs(h + "/later")
         shutil.copy(libz, h + "/v.so")
         shutil.copy(libm, c + h + "/v.so")
-        in_chroot(h, c, want_id, host_id)
+        in_chroot(h, c, want_id, host_id, shutil.which("gdb"))
         probe = subprocess.run(["unshare", "--pid", "--fork",
                                 "--mount-proc", "--propagation", "private",
                                 "true"], capture_output=True)
