@@ -7,8 +7,10 @@ one; a reader then gets one summary a tick on the one open (3 read without
 reopening); when the reader closes, vmscope exits by itself (within 60 s)
 with status 4 and a message naming the FIFO and how many snapshots were
 read. Not a signal, not a block (on the old code: a block in open() at the
-next tick, or SIGPIPE).
+next tick, or SIGPIPE). The same when the reader leaves in the middle of a
+snapshot (a JSON export blocked in write() on a one-page pipe).
 """
+import fcntl
 import os
 import select
 import shutil
@@ -34,6 +36,43 @@ def read_line(f, timeout):
             break
         buf += b
     return buf.decode(errors="replace")
+
+
+def mid_write(fifo, pid):
+    """The reader leaves in the middle of a snapshot: its pipe made one
+    page (F_SETPIPE_SZ), a JSON export (tens of KB) blocks vmscope in
+    write(); 1000 bytes read, then closed: EPIPE there, not SIGPIPE."""
+    v = subprocess.Popen([T.VMSCOPE, "--watch", "0.1", "-e", "json", "-o",
+                          fifo, str(pid)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    T._procs.append(v)
+    fd = os.open(fifo, os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
+    except OSError:
+        pass
+    got = b""
+    deadline = time.time() + 60
+    while len(got) < 1000 and time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], deadline - time.time())
+        if not r:
+            break
+        b = os.read(fd, 1000 - len(got))
+        if not b:
+            break
+        got += b
+    os.close(fd)
+    try:
+        v.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        pass
+    err = v.stderr.read().decode(errors="replace") if v.poll() is not \
+        None else "(still running: blocked)"
+    T.ok(len(got) == 1000 and v.returncode == 4 and "went away after" in err
+         and fifo in err, "-e json, the reader gone in the middle of a "
+         "snapshot: exit 4 with the message, not SIGPIPE",
+         "read %d bytes; status %r: %s" % (len(got), v.returncode, err))
+    T.kill(v)
 
 
 def main():
@@ -76,6 +115,7 @@ def main():
              "exit 4 with a message naming the FIFO",
              "status %r: %s" % (v.returncode, err))
         T.kill(v)
+        mid_write(fifo, s.pid)
         T.kill(s)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
