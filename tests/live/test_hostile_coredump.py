@@ -19,6 +19,8 @@ dropped at once (nothing else waits on the reader). Root only.
   - let go, the reader gets the whole core: every PT_LOAD segment's bytes
     are in the file (offset + size within its length), and the target died
     of SIGSEGV with its core dumped.
+Twice: `sleep`, and hostile_target "threads" (its main thread exited: the
+zombie leader's own status has no CoreDumping line, a live thread's has).
 """
 import os
 import signal
@@ -49,13 +51,20 @@ fi
 
 
 def core_dumping(pid):
+    """CoreDumping: 1 in the status of a thread that has the address space
+    (an exited main thread's own status has no such line)."""
     try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("CoreDumping:"):
-                    return int(line.split()[1]) == 1
+        tasks = sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
     except (FileNotFoundError, ProcessLookupError):
-        pass
+        return False
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("CoreDumping:"):
+                        return int(line.split()[1]) == 1
+        except (FileNotFoundError, ProcessLookupError):
+            pass
     return False
 
 
@@ -91,6 +100,55 @@ def core_complete(path):
             (loads, end, size))
 
 
+def leader_exited(p):
+    """hostile_target threads: the main thread exits right after ready."""
+    return lambda: T.proc_state(p.pid) == "Z" and len(T.tids(p.pid)) > 80
+
+
+def one(label, tmp, fifo, start):
+    p, ready = start()
+    try:
+        if ready and not T.ok(poll(ready, 60), "%s: ready" % label):
+            return
+        open(os.path.join(tmp, "want.%d" % p.pid), "w").close()
+        os.kill(p.pid, signal.SIGSEGV)
+        if not T.ok(poll(lambda: core_dumping(p.pid), 60),
+                    "%s: in the middle of its dump (CoreDumping: 1)"
+                    % label):
+            return
+        r = T.run_vmscope("-s", p.pid, timeout=120)
+        T.ok(r.returncode == 0 and b"Process:" in r.stdout,
+             "%s: -s (never stops it): status 0 and its summary" % label,
+             "status %d: %s" % (r.returncode, r.stderr.decode()))
+        T.ok(core_dumping(p.pid), "%s: after -s the dump goes on" % label)
+        for args, what in ((["-F"], "-F"), (["-b", "fork"], "-b fork")):
+            r = T.run_vmscope(*args, "-s", p.pid, timeout=120)
+            err = r.stderr.decode(errors="replace")
+            T.ok(r.returncode == 3 and "dumping core" in err and
+                 "not touched" in err and str(p.pid) in err,
+                 "%s, %s: status 3 and a message saying it dumps core "
+                 "and was not touched" % (label, what),
+                 "status %d: %s" % (r.returncode, err))
+            T.ok(core_dumping(p.pid), "%s: after %s the dump goes on"
+                 % (label, what))
+        # Let the reader take the core.
+        os.close(os.open(fifo, os.O_WRONLY))
+        try:
+            p.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            pass
+        T.ok(p.returncode == -signal.SIGSEGV,
+             "%s: died of its SIGSEGV" % label, p.returncode)
+        done = os.path.join(tmp, "done.%d" % p.pid)
+        if T.ok(poll(lambda: os.path.exists(done), 120),
+                "%s: the reader got the core to its end" % label):
+            good, why = core_complete(os.path.join(tmp, "core.%d" % p.pid))
+            T.ok(good, "%s: the core is whole: every segment's bytes are "
+                 "in it" % label, why)
+    finally:
+        T.kill(p)
+
+
 def main():
     if os.geteuid() != 0 or not os.access(PATTERN, os.W_OK):
         T.skip("a process dumping core", "needs root to set core_pattern")
@@ -105,46 +163,16 @@ def main():
     os.mkfifo(fifo)
     with open(PATTERN) as f:
         saved = f.read().rstrip("\n")
-    p = None
     try:
         with open(PATTERN, "w") as f:
             f.write("|%s %%P" % reader)
-        p, _ = T.start_asleep(["sleep", "600"])
-        open(os.path.join(tmp, "want.%d" % p.pid), "w").close()
-        os.kill(p.pid, signal.SIGSEGV)
-        if not T.ok(poll(lambda: core_dumping(p.pid), 60),
-                    "the target is in the middle of its dump "
-                    "(CoreDumping: 1)"):
-            return
-        r = T.run_vmscope("-s", p.pid, timeout=120)
-        T.ok(r.returncode == 0 and b"Process:" in r.stdout,
-             "-s (never stops it): status 0 and its summary",
-             "status %d: %s" % (r.returncode, r.stderr.decode()))
-        T.ok(core_dumping(p.pid), "after -s the dump goes on")
-        for args, what in ((["-F"], "-F"), (["-b", "fork"], "-b fork")):
-            r = T.run_vmscope(*args, "-s", p.pid, timeout=120)
-            err = r.stderr.decode(errors="replace")
-            T.ok(r.returncode == 3 and "dumping core" in err and
-                 "not touched" in err and str(p.pid) in err,
-                 "%s: status 3 and a message saying it dumps core and "
-                 "was not touched" % what,
-                 "status %d: %s" % (r.returncode, err))
-            T.ok(core_dumping(p.pid), "after %s the dump goes on" % what)
-        # Let the reader take the core.
-        fd = os.open(fifo, os.O_WRONLY)
-        os.close(fd)
-        try:
-            p.wait(timeout=300)
-        except subprocess.TimeoutExpired:
-            pass
-        T.ok(p.returncode == -signal.SIGSEGV,
-             "the target died of its SIGSEGV", p.returncode)
-        done = os.path.join(tmp, "done.%d" % p.pid)
-        if T.ok(poll(lambda: os.path.exists(done), 120),
-                "the reader got the core to its end"):
-            good, why = core_complete(os.path.join(tmp, "core.%d" % p.pid))
-            T.ok(good, "the core is whole: every segment's bytes are in "
-                 "it", why)
+        one("sleep", tmp, fifo,
+            lambda: (T.start_asleep(["sleep", "600"])[0], None))
+
+        def threads():
+            p, _ = T.start([T.target("hostile_target"), "threads"])
+            return p, leader_exited(p)
+        one("main thread exited, 80 threads", tmp, fifo, threads)
     finally:
         with open(PATTERN, "w") as f:
             f.write(saved)
@@ -153,8 +181,6 @@ def main():
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         except OSError:
             pass
-        if p:
-            T.kill(p)
         shutil.rmtree(tmp, ignore_errors=True)
     return T.done()
 

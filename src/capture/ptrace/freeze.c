@@ -529,11 +529,14 @@ static pid_t thread_in_d_state(pid_t pid)
  * cut short and the process dies. */
 static bool dumping_core(pid_t pid)
 {
-	char *b;
+	char path[128], *b;
 	size_t n;
 	bool yes;
 
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+	/* a thread with the address space: an exited main thread's status
+	 * has no CoreDumping line */
+	procfs_mm_path(pid, "status", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
 		return false;
 	yes = procfs_status_value(b, n, "CoreDumping") > 0;
 	free(b);
