@@ -104,17 +104,25 @@ static int open_in_root(const struct at *a, const char *path)
 {
 	char root[64];
 	int dirfd, fd;
+	bool own = false; /* dirfd is opened here, closed here */
 
-	if (a->held) {
+	if (a->held && a->root >= 0) {
 		dirfd = a->root;
+	} else if (a->held) {
+		/* the root let go after the steps: the same process's now */
+		dirfd = a->proc < 0 ? -1
+				    : openat(a->proc, "root",
+					     O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own = true;
 	} else {
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)a->pid);
 		dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own = true;
 	}
 	if (dirfd < 0)
 		return -1;
 	fd = openat2_path(dirfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
-	if (!a->held)
+	if (own)
 		close(dirfd);
 	return fd;
 }
@@ -257,6 +265,16 @@ void procfile_hold(struct vms_snapshot *s, pid_t pid)
 				       O_PATH | O_DIRECTORY | O_CLOEXEC);
 	f->own_view = f->proc_dir >= 0 && same_mnt_ns(f->proc_dir, pid);
 	f->held = true;
+}
+
+void procfile_let_root_go(struct vms_snapshot *s)
+{
+	struct vms_source_files *f = &s->src.files;
+
+	if (f->held && f->root_dir >= 0) {
+		close(f->root_dir);
+		f->root_dir = -1;
+	}
 }
 
 void procfile_drop(struct vms_snapshot *s)

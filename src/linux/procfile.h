@@ -26,8 +26,10 @@
  * be the one captured; every later open goes through them, so a pid
  * reused since, a chroot since or an exit since cannot send a lookup to
  * another process or another root (after an exit map_files is gone, the
- * held root still resolves). Without a hold, by pid (the fork gadget,
- * inside the freeze).
+ * held root still resolves). The root is held only until the steps are
+ * done (procfile_let_root_go: a mount held open would be busy), the
+ * directory as long as the snapshot. Without a hold, by pid (the fork
+ * gadget, inside the freeze).
  * A file is first opened with O_PATH (which opens nothing: no device, no
  * FIFO to wait on, no terminal), checked, then reopened for reading
  * through /proc/self/fd: only regular files, never blocking. Device memory
@@ -57,6 +59,12 @@ long vms_source_proc_fs_magic(struct vms_snapshot *s,
  * that cannot be held (no permission, gone) is not tried later by pid.
  * Idempotent. */
 void procfile_hold(struct vms_snapshot *s, pid_t pid);
+/* Lets the held root go (the /proc directory stays): a root held open
+ * keeps its mount busy, and a container's runtime could not unmount it
+ * while a snapshot lives (the viewer keeps 64). Called when the steps
+ * that read the files are done; a later open finds the root through the
+ * held /proc directory: the same process's, as it is then. */
+void procfile_let_root_go(struct vms_snapshot *s);
 /* Lets the held files go, and none is opened by pid afterwards (the
  * process was found to have been reaped: the hold may be another's). */
 void procfile_drop(struct vms_snapshot *s);

@@ -100,7 +100,7 @@ typedef int (*vms_regions_fn)(void *ctx, const struct vms_snapshot *s,
  * that process's whatever its pid names later (linux/procfile.h fills and
  * reads them). held: the rest is set (else, zeroed: opened by pid);
  * proc_dir, root_dir: O_PATH descriptors of its /proc/PID directory and
- * of its root, or -1; own_view: it shares vmscope's mount namespace, so
+ * of its root (the root only until the steps are done), or -1; own_view: it shares vmscope's mount namespace, so
  * the paths in its maps are as vmscope sees them. Closed by
  * vms_snapshot_free(). */
 struct vms_source_files {

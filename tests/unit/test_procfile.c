@@ -20,7 +20,9 @@
  *    another file), the held root still finds the file it mapped, and the
  *    pid now finds only the other one (refused: another inode);
  *  - after the child is killed and reaped, the held root still opens it,
- *    the pid opens nothing.
+ *    the pid opens nothing;
+ *  - a root let go (procfile_let_root_go, after the steps) is looked up
+ *    through the held directory: the child's root as it is then.
  * Every child is killed by its pid.
  */
 #include <errno.h>
@@ -257,7 +259,7 @@ static void test_held(const char *dir)
 	char p[4200];
 	struct stat real, other;
 	struct vms_region r, own;
-	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_snapshot *s = vms_snapshot_new(), *s2 = vms_snapshot_new();
 	int cmd = -1, ack = -1, fd;
 	char b = 0;
 	pid_t pid;
@@ -270,9 +272,10 @@ static void test_held(const char *dir)
 	write_file(p, "another root's file\n");
 	stat(p, &other);
 	snprintf(p, sizeof(p), "%s/lib/real.so", dir);
-	if (!s || stat(p, &real) < 0) {
+	if (!s || !s2 || stat(p, &real) < 0) {
 		ok(0, "held: a snapshot and the file");
 		vms_snapshot_free(s);
+		vms_snapshot_free(s2);
 		return;
 	}
 	pid = child_moving(dir, &cmd, &ack);
@@ -280,6 +283,7 @@ static void test_held(const char *dir)
 		printf("ok - held # SKIP chroot not permitted\n");
 		stop(pid);
 		vms_snapshot_free(s);
+		vms_snapshot_free(s2);
 		return;
 	}
 	/* No mapping at this address: the path is the only way. */
@@ -290,8 +294,9 @@ static void test_held(const char *dir)
 	   "the path as maps shows it (vmscope's view) opens the file");
 	if (fd >= 0)
 		close(fd);
-	s->src.pid = pid;
+	s->src.pid = s2->src.pid = pid;
 	procfile_hold(s, pid);
+	procfile_hold(s2, pid);
 	ok(s->src.files.held && s->src.files.proc_dir >= 0 &&
 		   s->src.files.root_dir >= 0,
 	   "the child's /proc directory and root are held");
@@ -305,6 +310,14 @@ static void test_held(const char *dir)
 	fd = vms_source_proc_open(s, &r);
 	ok(fd >= 0 && inode_of(fd) == real.st_ino,
 	   "held, the root as it was at the capture: the mapped file");
+	if (fd >= 0)
+		close(fd);
+	procfile_let_root_go(s2);
+	ok(s2->src.files.root_dir < 0 && s2->src.files.proc_dir >= 0,
+	   "the root let go (after the steps), the directory kept");
+	fd = vms_source_proc_open(s2, &r);
+	ok(fd < 0, "then the same process's root as it is now (/sub): its "
+		   "other file is refused");
 	if (fd >= 0)
 		close(fd);
 	stop(pid);
@@ -322,10 +335,10 @@ static void test_held(const char *dir)
 	ok(fd < 0, "dropped: nothing, and nothing by pid");
 	if (fd >= 0)
 		close(fd);
-	(void)other;
 	close(cmd);
 	close(ack);
 	vms_snapshot_free(s);
+	vms_snapshot_free(s2);
 }
 
 int main(void)
