@@ -60,7 +60,9 @@ static int reopen(int pfd, const struct stat *want)
 struct at {
 	pid_t pid;
 	bool held, own_view;
-	int proc, root; /* held: descriptors, or -1 (that way is not tried) */
+	/* held: descriptors; proc -1: map_files and the root are not tried;
+	 * root -1: the root is found through proc when it is needed */
+	int proc, root;
 };
 
 /* Whether the process whose /proc directory is proc (or, with proc -1,
