@@ -296,7 +296,8 @@ static void watch_advance(struct timespec *t, double period)
 }
 
 /* --watch -o FIFO (or a device): opened once for every tick, with a word
- * when it waits for a reader; a reader that goes away ends the watch
+ * when it waits for a reader (a reader waiting already is kept: see the
+ * probe below); a reader that goes away ends the watch
  * with a message (SIGPIPE only makes the write fail: a handler, not
  * SIG_IGN, so a command vmscope starts gets the default). */
 static int watch_open(const struct args *a)
@@ -305,7 +306,7 @@ static int watch_open(const struct args *a)
 	struct vms_error err = { 0 };
 	struct sigaction sa;
 	struct stat st;
-	int fd;
+	int fd = -1;
 
 	if (stat(a->output, &st) < 0 ||
 	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
@@ -321,11 +322,17 @@ static int watch_open(const struct args *a)
 			cli_put_safe(stderr, a->output);
 			fputc('\n', stderr);
 		}
+	}
+	/* The probe stays open until the FIFO is open for good: closed
+	 * before, it would be the only writer a reader already waiting
+	 * had met, and that reader would read an end of file at once. */
+	if (outbuf_open_file(&o, a->output, &err) < 0) {
 		if (fd >= 0)
 			close(fd);
-	}
-	if (outbuf_open_file(&o, a->output, &err) < 0)
 		return cli_fail(&err);
+	}
+	if (fd >= 0)
+		close(fd);
 	if (o.how != OB_DIRECT) { /* not what it was: written a tick at a
 				   * time */
 		outbuf_abort(&o);

@@ -20,6 +20,7 @@
 #include "capture/file/coredump.h"
 #include "capture/file/snapfile.h"
 #include "linux/pmscan.h"
+#include "linux/procfile.h"
 #include "model/source.h"
 #include "model/totals.h"
 
@@ -172,6 +173,9 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 	s->src.in_steps = true;
 	rc = run_steps(s, have, err);
 	s->src.in_steps = false;
+	/* The files the steps read are read: a root held open would keep a
+	 * mount busy (procfile.h). */
+	procfile_let_root_go(s);
 	s->src.hold_refused = false;
 	if (vms_source_hold(s, false) < 0 && rc == 0 &&
 	    vms_snapshot_note(s, "hold",

@@ -49,6 +49,8 @@
  *     userfaultfd that another process holds"          3  test_hostile_uffd
  *   "thread T of process N is in uninterruptible
  *     sleep" (a vfork parent)                          3  test_fork_vfork
+ *   "process N is dumping core: ... not touched"       3  test_hostile_
+ *                                                        coredump
  *   "thread T of process N did not stop within N ms"   3  none (a thread
  *                                                        in D after the
  *                                                        check above)
@@ -506,6 +508,9 @@ static int fork_capture(const struct vms_capture_opts *o,
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
 		return ended(p, o->pid, err);
+	/* Its files, held while it is frozen (its pid cannot name another
+	 * process meanwhile) for every later open (procfile.h). */
+	procfile_hold(s, s->src.pid);
 	if (read_original(o, s, room, p->pmfd, &p->how, read_before,
 			  &after_fork, err) < 0) {
 		return ended(p, o->pid, err);

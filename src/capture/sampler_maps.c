@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/sampler.h"
 #include "capture/sampler_common.h"
@@ -24,6 +25,8 @@ static const struct vms_source_ops maps_source = {
 static int maps_capture(const struct vms_capture_opts *o,
 			struct vms_snapshot *s, struct vms_error *err)
 {
+	int pidfd = procfs_pidfd_open(o->pid), rc = 0;
+
 	s->src.ops = &maps_source;
 	s->src.pid = procfs_mm_pid(o->pid); /* its map_files: see pss */
 	s->src.caps = VMS_SRC_FILES;
@@ -34,9 +37,19 @@ static int maps_capture(const struct vms_capture_opts *o,
 	 * 200,000 regions) and a count. */
 	if (sampler_read_maps(s, o->pid, o, err) < 0 ||
 	    proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
-		return -1;
-	s->cap.partial = "layout from /proc/PID/maps only; counters not read";
-	return 0;
+		rc = -1;
+	/* Its files, held for the images step (procfile.h); let go if the
+	 * process was reaped meanwhile (they may be another's). */
+	if (rc == 0) {
+		procfile_hold(s, s->src.pid);
+		if (procfs_pidfd_reaped(pidfd))
+			procfile_drop(s);
+		s->cap.partial = "layout from /proc/PID/maps only; counters "
+				 "not read";
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
 }
 
 const struct vms_sampler vms_sampler_maps = {

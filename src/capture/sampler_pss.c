@@ -27,8 +27,9 @@
  * already name another process before the pidfd is opened (the summary
  * names the process read); with --freeze, a pid reused between the pidfd
  * and the keeper's seize freezes that other process for the capture's
- * length before the check refuses the result; the files opened after the
- * capture through /proc/PID/map_files (the images step) are opened by pid.
+ * length before the check refuses the result. The files opened after the
+ * capture (the images step) go through the /proc/PID directory and root
+ * held before the pidfd's check (procfile_hold), never by pid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,6 +234,10 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	}
 	if (rc == 0)
 		observer_note(s);
+	/* Its files, held now for every later open (the images step runs
+	 * after the capture): checked by the pidfd below with the rest. */
+	if (rc == 0)
+		procfile_hold(s, s->src.pid);
 	if (rc == 0 && procfs_pidfd_reaped(priv->pidfd))
 		/* Everything above was opened by pid: perhaps another's. */
 		rc = vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,

@@ -6,6 +6,7 @@
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -54,46 +55,105 @@ static int reopen(int pfd, const struct stat *want)
 	return fd;
 }
 
-/* r->path under the target's root, resolved as the target would: absolute
- * symlinks and ".." stay inside that root (RESOLVE_IN_ROOT), and /proc's
- * magic links are not followed. An O_PATH descriptor, or -1. Kernels
- * before 5.6 have no openat2: then nothing is opened this way. */
-static int open_in_root(pid_t pid, const char *path)
+/* Where a process's files are looked up: held descriptors (procfile_hold)
+ * or, with none held, its pid. */
+struct at {
+	pid_t pid;
+	bool held, own_view;
+	/* held: descriptors; proc -1: map_files and the root are not tried;
+	 * root -1: the root is found through proc when it is needed */
+	int proc, root;
+};
+
+/* Whether the process whose /proc directory is proc (or, with proc -1,
+ * /proc/pid) shares vmscope's mount namespace: its maps then name files
+ * as vmscope sees them (the kernel writes a mapped file's path from the
+ * reader's root, and from the root of the file's own mount namespace
+ * when it is another). Unknown: false. */
+static bool same_mnt_ns(int proc, pid_t pid)
+{
+	struct stat me, it;
+	char path[64];
+	int rc;
+
+	if (stat("/proc/self/ns/mnt", &me) < 0)
+		return false;
+	if (proc >= 0) {
+		rc = fstatat(proc, "ns/mnt", &it, 0);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		rc = stat(path, &it);
+	}
+	return rc == 0 && me.st_ino == it.st_ino && me.st_dev == it.st_dev;
+}
+
+static int openat2_path(int dirfd, const char *path, unsigned long long how_r)
 {
 	struct open_how how = { 0 };
+
+	how.flags = PATH_FLAGS;
+	how.resolve = how_r;
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* r->path under the target's root, resolved as the target would: absolute
+ * symlinks and ".." stay inside that root (RESOLVE_IN_ROOT), and /proc's
+ * magic links are not followed. The root is the one held at the capture
+ * (a chroot or an exit since does not move it), else /proc/PID/root now.
+ * An O_PATH descriptor, or -1. Kernels before 5.6 have no openat2: then
+ * nothing is opened this way. */
+static int open_in_root(const struct at *a, const char *path)
+{
 	char root[64];
 	int dirfd, fd;
+	bool own = false; /* dirfd is opened here, closed here */
 
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (a->held && a->root >= 0) {
+		dirfd = a->root;
+	} else if (a->held) {
+		/* the root let go after the steps: the same process's now */
+		dirfd = a->proc < 0 ? -1
+				    : openat(a->proc, "root",
+					     O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own = true;
+	} else {
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)a->pid);
+		dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own = true;
+	}
 	if (dirfd < 0)
 		return -1;
-	how.flags = PATH_FLAGS;
-	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	close(dirfd);
+	fd = openat2_path(dirfd, path, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	if (own)
+		close(dirfd);
 	return fd;
 }
 
-static void map_files_path(char *path, size_t n, pid_t pid,
-			   const struct vms_region *r)
+/* /proc/PID/map_files/START-END, through the held /proc/PID directory
+ * (which names that process only, never a later one with its pid). */
+static int open_map_file(const struct at *a, const struct vms_region *r)
 {
-	snprintf(path, n, "/proc/%d/map_files/%llx-%llx", (int)pid,
+	char name[96], path[128];
+
+	snprintf(name, sizeof(name), "map_files/%llx-%llx",
 		 (unsigned long long)r->start, (unsigned long long)r->end);
+	if (a->held)
+		return a->proc < 0 ? -1 : openat(a->proc, name, PATH_FLAGS);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)a->pid, name);
+	return open(path, PATH_FLAGS);
 }
 
 /* The O_PATH descriptor of the file r maps, checked; -1 if none. */
-static int open_checked_path(pid_t pid, const struct vms_region *r,
+static int open_checked_path(const struct at *a, const struct vms_region *r,
 			     struct stat *st)
 {
-	char path[128];
 	int pfd;
 
 	if (!r->path || r->path[0] != '/')
 		return -1;
 	if (r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF))
 		return -1; /* device memory: nothing to read there */
-	if (pid <= 0) {
+	if (a->pid <= 0 && !a->held) {
 		/* No process: the path as it is (fixtures, tests); checked
 		 * against the region's inode when it has one. */
 		if (r->flags & VMS_RF_DELETED)
@@ -108,15 +168,26 @@ static int open_checked_path(pid_t pid, const struct vms_region *r,
 	/* The mapped file itself (deleted files, other mount namespaces;
 	 * needs CAP_SYS_ADMIN). Still checked: the region may have been
 	 * unmapped and something else mapped there since maps was read. */
-	map_files_path(path, sizeof(path), pid, r);
-	pfd = open(path, PATH_FLAGS);
+	pfd = open_map_file(a, r);
 	if (pfd >= 0 && is_mapped_file(pfd, r, true, st))
 		return pfd;
 	if (pfd >= 0)
 		close(pfd);
 	if (r->flags & VMS_RF_DELETED)
 		return -1;
-	pfd = open_in_root(pid, r->path);
+	/* In vmscope's own mount namespace the path is as vmscope sees it
+	 * (a chrooted target's /lib/x.so shows as ROOT/lib/x.so): opened
+	 * from vmscope's root, following no symbolic link (the kernel's
+	 * path has none: one met was planted since). */
+	if (a->held ? a->own_view : same_mnt_ns(-1, a->pid)) {
+		pfd = openat2_path(AT_FDCWD, r->path,
+				   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (pfd >= 0 && is_mapped_file(pfd, r, true, st))
+			return pfd;
+		if (pfd >= 0)
+			close(pfd);
+	}
+	pfd = open_in_root(a, r->path);
 	if (pfd >= 0 && is_mapped_file(pfd, r, true, st))
 		return pfd;
 	if (pfd >= 0)
@@ -124,19 +195,37 @@ static int open_checked_path(pid_t pid, const struct vms_region *r,
 	return -1;
 }
 
-int procfile_open(pid_t pid, const struct vms_region *r)
+static void at_pid(struct at *a, pid_t pid)
+{
+	memset(a, 0, sizeof(*a));
+	a->pid = pid;
+	a->proc = a->root = -1;
+}
+
+static void at_source(struct at *a, const struct vms_snapshot *s)
+{
+	at_pid(a, s->src.pid);
+	if (s->src.files.held) {
+		a->held = true;
+		a->own_view = s->src.files.own_view;
+		a->proc = s->src.files.proc_dir;
+		a->root = s->src.files.root_dir;
+	}
+}
+
+static int open_at(const struct at *a, const struct vms_region *r)
 {
 	struct stat st;
-	int pfd = open_checked_path(pid, r, &st);
+	int pfd = open_checked_path(a, r, &st);
 
 	return pfd < 0 ? -1 : reopen(pfd, &st);
 }
 
-long procfile_fs_magic(pid_t pid, const struct vms_region *r)
+static long fs_magic_at(const struct at *a, const struct vms_region *r)
 {
 	struct statfs sf;
 	struct stat st;
-	int pfd = open_checked_path(pid, r, &st);
+	int pfd = open_checked_path(a, r, &st);
 	long magic = 0;
 
 	if (pfd < 0)
@@ -147,15 +236,77 @@ long procfile_fs_magic(pid_t pid, const struct vms_region *r)
 	return magic;
 }
 
+int procfile_open(pid_t pid, const struct vms_region *r)
+{
+	struct at a;
+
+	at_pid(&a, pid);
+	return open_at(&a, r);
+}
+
+long procfile_fs_magic(pid_t pid, const struct vms_region *r)
+{
+	struct at a;
+
+	at_pid(&a, pid);
+	return fs_magic_at(&a, r);
+}
+
+void procfile_hold(struct vms_snapshot *s, pid_t pid)
+{
+	struct vms_source_files *f = &s->src.files;
+	char path[64];
+
+	if (f->held || pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	f->proc_dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	f->root_dir = f->proc_dir < 0
+			      ? -1
+			      : openat(f->proc_dir, "root",
+				       O_PATH | O_DIRECTORY | O_CLOEXEC);
+	f->own_view = f->proc_dir >= 0 && same_mnt_ns(f->proc_dir, pid);
+	f->held = true;
+}
+
+void procfile_let_root_go(struct vms_snapshot *s)
+{
+	struct vms_source_files *f = &s->src.files;
+
+	if (f->held && f->root_dir >= 0) {
+		close(f->root_dir);
+		f->root_dir = -1;
+	}
+}
+
+void procfile_drop(struct vms_snapshot *s)
+{
+	struct vms_source_files *f = &s->src.files;
+
+	if (f->held && f->proc_dir >= 0)
+		close(f->proc_dir);
+	if (f->held && f->root_dir >= 0)
+		close(f->root_dir);
+	f->proc_dir = f->root_dir = -1;
+	f->own_view = false;
+	f->held = true;
+}
+
 int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r)
 {
-	return procfile_open(s->src.pid, r);
+	struct at a;
+
+	at_source(&a, s);
+	return open_at(&a, r);
 }
 
 long vms_source_proc_fs_magic(struct vms_snapshot *s,
 			      const struct vms_region *r)
 {
-	return procfile_fs_magic(s->src.pid, r);
+	struct at a;
+
+	at_source(&a, s);
+	return fs_magic_at(&a, r);
 }
 
 const struct vms_source_ops vms_source_paths = {

@@ -9,15 +9,30 @@
  * The ways, in order:
  *  - /proc/PID/map_files/START-END (the mapped file itself: deleted files,
  *    other mount namespaces; needs CAP_SYS_ADMIN);
+ *  - for a process in vmscope's own mount namespace, the path as vmscope
+ *    sees it, following no symbolic link (openat2 RESOLVE_NO_SYMLINKS):
+ *    the kernel writes a mapped file's path in maps from the reader's
+ *    root, so a chrooted target's /lib/x.so is ROOT/lib/x.so there, and
+ *    the path it gives has no link in it;
  *  - the path under the target's root, with openat2(RESOLVE_IN_ROOT): an
  *    absolute symlink or ".." inside the target's root resolves inside it,
- *    never into vmscope's (kernels before 5.6: not tried);
+ *    never into vmscope's (a process in another mount namespace: its maps
+ *    name files from that namespace's root; kernels before 5.6: not
+ *    tried);
  *  - with pid 0 only (no process behind the region: fixtures, tests), the
  *    path as it is, checked against the inode when the region has one.
- * The path as vmscope sees it is never used for a live process. A file is
- * first opened with O_PATH (which opens nothing: no device, no FIFO to wait
- * on, no terminal), checked, then reopened for reading through
- * /proc/self/fd: only regular files, never blocking. Device memory
+ * Held files (procfile_hold, the samplers): the /proc/PID directory and
+ * the root are opened once, at the capture, while the process is known to
+ * be the one captured; every later open goes through them, so a pid
+ * reused since, a chroot since or an exit since cannot send a lookup to
+ * another process or another root (after an exit map_files is gone, the
+ * held root still resolves). The root is held only until the steps are
+ * done (procfile_let_root_go: a mount held open would be busy), the
+ * directory as long as the snapshot. Without a hold, by pid (the fork
+ * gadget, inside the freeze).
+ * A file is first opened with O_PATH (which opens nothing: no device, no
+ * FIFO to wait on, no terminal), checked, then reopened for reading
+ * through /proc/self/fd: only regular files, never blocking. Device memory
  * (VM_IO/VM_PFNMAP) is never opened. procfile_fs_magic() is the statfs
  * f_type of that file's file system, or 0 when it cannot be told.
  */
@@ -32,11 +47,27 @@ int procfile_open(pid_t pid, const struct vms_region *r);
 long procfile_fs_magic(pid_t pid, const struct vms_region *r);
 
 /* The file callbacks of a source whose files are those of the live process
- * s->src.pid (map_files, the target's root; with pid 0 the paths as they
- * are). For the samplers' tables. */
+ * s->src.pid (through s->src.files once held; with pid 0 and none held,
+ * the paths as they are). For the samplers' tables. */
 int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
 long vms_source_proc_fs_magic(struct vms_snapshot *s,
 			      const struct vms_region *r);
+
+/* Holds pid's /proc directory and root in s->src.files for every later
+ * open of s's files (above). Called by a sampler while pid is known to be
+ * the process captured (frozen, or before its pidfd's last check). A way
+ * that cannot be held (no permission, gone) is not tried later by pid.
+ * Idempotent. */
+void procfile_hold(struct vms_snapshot *s, pid_t pid);
+/* Lets the held root go (the /proc directory stays): a root held open
+ * keeps its mount busy, and a container's runtime could not unmount it
+ * while a snapshot lives (the viewer keeps 64). Called when the steps
+ * that read the files are done; a later open finds the root through the
+ * held /proc directory: the same process's, as it is then. */
+void procfile_let_root_go(struct vms_snapshot *s);
+/* Lets the held files go, and none is opened by pid afterwards (the
+ * process was found to have been reaped: the hold may be another's). */
+void procfile_drop(struct vms_snapshot *s);
 
 /* Files opened by their paths as they are (a snapshot made from text with
  * no process behind it: fixtures, tests); no memory. */

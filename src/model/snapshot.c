@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const struct vms_type_desc vms_type_info[VMS_NTYPES] = {
 	[VMS_T_IMAGE] = { "image", "Image", 'I' },
@@ -32,6 +33,10 @@ void vms_snapshot_free(struct vms_snapshot *s)
 	if (!s)
 		return;
 	vms_source_release(s);
+	if (s->src.files.held && s->src.files.proc_dir >= 0)
+		close(s->src.files.proc_dir);
+	if (s->src.files.held && s->src.files.root_dir >= 0)
+		close(s->src.files.root_dir);
 	if (s->raw) {
 		free(s->raw->smaps);
 		free(s->raw->status);

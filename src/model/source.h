@@ -96,11 +96,24 @@ typedef int (*vms_progress_fn)(void *ctx, const char *what, size_t done,
 typedef int (*vms_regions_fn)(void *ctx, const struct vms_snapshot *s,
 			      size_t done);
 
+/* The files of a live process, held from its capture on so that they are
+ * that process's whatever its pid names later (linux/procfile.h fills and
+ * reads them). held: the rest is set (else, zeroed: opened by pid);
+ * proc_dir, root_dir: O_PATH descriptors of its /proc/PID directory and
+ * of its root (the root only until the steps are done), or -1; own_view: it shares vmscope's mount namespace, so
+ * the paths in its maps are as vmscope sees them. Closed by
+ * vms_snapshot_free(). */
+struct vms_source_files {
+	bool held, own_view;
+	int proc_dir, root_dir;
+};
+
 struct vms_source {
 	const struct vms_source_ops *ops; /* NULL: none (no memory, no files) */
 	void *priv; /* the source's own state */
 	unsigned caps; /* VMS_SRC_* */
 	pid_t pid; /* the live process files are looked up in, or 0 */
+	struct vms_source_files files;
 	const char *no_memory; /* why there is no memory, when not in caps */
 	vms_progress_fn progress;
 	void *progress_ctx;

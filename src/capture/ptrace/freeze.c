@@ -523,6 +523,26 @@ static pid_t thread_in_d_state(pid_t pid)
 	return found;
 }
 
+/* Whether pid is dumping core (status "CoreDumping:", kernels since 4.15;
+ * unknown: false). Its dumping thread writes the core in the kernel, and a
+ * PTRACE_INTERRUPT, like any signal's wakeup, ends that write: the core is
+ * cut short and the process dies. */
+static bool dumping_core(pid_t pid)
+{
+	char path[128], *b;
+	size_t n;
+	bool yes;
+
+	/* a thread with the address space: an exited main thread's status
+	 * has no CoreDumping line */
+	procfs_mm_path(pid, "status", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
+		return false;
+	yes = procfs_status_value(b, n, "CoreDumping") > 0;
+	free(b);
+	return yes;
+}
+
 int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err)
 {
@@ -538,6 +558,17 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	if (!f->how.instead)
 		f->how.instead = "without --freeze";
 	freeze_reap_leftovers();
+	/* A process dumping core: never touched (a stop would end the dump;
+	 * the check and the seize are not atomic: a dump that begins between
+	 * them is cut short as any signal's wakeup would cut it). */
+	if (dumping_core(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EBUSY,
+				     "process %d is dumping core: stopping it "
+				     "would cut the core short, so it was not "
+				     "touched; try again once the dump has "
+				     "ended, or %s (which reads it without "
+				     "stopping it)",
+				     (int)pid, f->how.instead);
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -7,7 +7,9 @@
  * every thread, re-delivering any signal that arrived while it was stopped,
  * and returns how long the process was stopped. A process that was already
  * stopped by SIGSTOP stays stopped after release (the kernel puts a seized
- * thread back into its group stop on detach).
+ * thread back into its group stop on detach). A process dumping core
+ * (status CoreDumping: 1) is refused before anything is seized: an
+ * interrupt would end the kernel's write of its core.
  *
  * If vmscope dies while a process is frozen, the kernel detaches and resumes
  * its threads: ptrace options are never set on the target (PTRACE_O_EXITKILL
