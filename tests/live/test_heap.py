@@ -19,7 +19,11 @@ partial where the damage is. The target is never left stopped or traced.
 tests/targets/heap_forked.c: a child whose brk heap grew in its parent
 before fork() and in itself after, so maps shows two adjacent [heap] lines
 (as every postgres backend): the walk covers both, every chunk, and the
-heap is one entry."""
+heap is one entry.
+
+tests/targets/heap_foreign.c: a brk heap extended past the program's own
+sbrks (twice): the walk goes on above each, every chunk, mallinfo2's
+figures, the program's bytes in the overhead."""
 import os
 import sys
 import tempfile
@@ -182,6 +186,42 @@ def forked_child():
          "its parent")
 
 
+def foreign_sbrk():
+    """tests/targets/heap_foreign.c: the program moves the break itself
+    twice between glibc's extensions; the main arena goes on above each of
+    its parts (double fenceposts below them). The walk covers every chunk
+    of the three parts, and the program's bytes count as glibc counts them
+    (system memory, in use in mallinfo2), in the heap's overhead."""
+    p, line = T.start([T.target("heap_foreign")])
+    want = T.ready_fields(line)
+    for how, args in (("foreign sbrk, fork", ["-b", "fork"]),
+                      ("foreign sbrk, pss -F", ["-b", "pss", "-F"])):
+        snap = capture(str(p.pid), args)
+        m = snap["malloc"]
+        if not T.ok(m is not None, "%s: glibc malloc walked" % how,
+                    notes(snap, "malloc")):
+            continue
+        T.eq({k: m[k] for k in FIELDS}, {k: want[k] for k in FIELDS},
+             "%s: every mallinfo2 field equals the target's own" % how)
+        main = [h for h in snap["heaps"] if h["kind"] == "glibc-main"]
+        if not T.eq(len(main), 1, "%s: one main heap" % how):
+            continue
+        h = main[0]
+        T.eq(h["partial"], None, "%s: its walk is whole, past both of the "
+             "program's parts" % how)
+        T.ok(h["chunks"] >= 2200 and
+             h["free_chunks"] == want["ordblks"] + want["smblks"] and
+             h["in_use"] == want["uordblks"] and
+             h["free"] == want["fordblks"],
+             "%s: every chunk walked (2,200 allocated, the free ones "
+             "mallinfo2's)" % how, h)
+        T.ok(150008 <= h["overhead"] <= 150008 + 4 * 64,
+             "%s: the program's 150,008 bytes (and the fenceposts) are the "
+             "heap's overhead, not chunks" % how, h["overhead"])
+    settled(p, "foreign sbrk")
+    T.kill(p)
+
+
 def settled_pid(pid, how):
     st = T.proc_state(pid)
     T.ok(st not in "tT" and T.tracer_pid(pid) == 0,
@@ -190,6 +230,7 @@ def settled_pid(pid, how):
 
 def main():
     forked_child()
+    foreign_sbrk()
     p, line = T.start([T.target("heap_arenas"), "normal", "4"])
     want = T.ready_fields(line)
     have_dbg = False

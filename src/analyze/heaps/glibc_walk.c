@@ -207,14 +207,65 @@ static int keep_fast(struct walk *w, const struct glibc_arena *a, uint64_t p,
 	return 0;
 }
 
+/* Whether the chunks from c lead exactly to top (or to the double
+ * fencepost of another foreign part on the way); *budget: the headers
+ * still to be read in the search. */
+static bool leads_to_top(struct walk *w, uint64_t c, uint64_t top,
+			 uint64_t *budget)
+{
+	uint64_t q = c, h[2];
+	bool first = true;
+
+	while (q < top) {
+		uint64_t sz;
+
+		if (!*budget || !mcache_get(&w->blocks, q, h, 16))
+			return false;
+		--*budget;
+		sz = h[1] & ~(uint64_t)7;
+		/* the first chunk of a part: glibc's top, made with PREV_INUSE;
+		 * no chunk of the main arena has the other bits */
+		if ((first && !(h[1] & PREV_INUSE)) || (h[1] & 6))
+			return false;
+		if (sz == 16 && !first && top - q > 32 &&
+		    mcache_get(&w->blocks, q + 16, h, 16) &&
+		    (h[1] & ~(uint64_t)1) == 16)
+			return true; /* another pair: the next gap */
+		if (sz < MINSIZE || (sz & 15) || sz > top - q)
+			return false;
+		q += sz;
+		first = false;
+	}
+	return q == top;
+}
+
+/* After a double fencepost that ends the main arena's part at p below
+ * top: sysmalloc found the break moved by someone else (a foreign sbrk)
+ * and went on above it, at the new break aligned. Where is not written
+ * anywhere: the first 16-aligned address above p from which the chunks
+ * lead exactly to top (or to the next such gap). The search reads at
+ * most four headers a 16 bytes of the span, and a million more. 0: not
+ * found. */
+static uint64_t resume_after_gap(struct walk *w, uint64_t p, uint64_t top)
+{
+	uint64_t budget = ((top - p) >> 4) * 4 + (1u << 20), c;
+
+	for (c = (p + 15) & ~(uint64_t)15; c < top && budget; c += 16)
+		if (leads_to_top(w, c, top, &budget))
+			return c;
+	return 0;
+}
+
 /* Walks the chunks of one segment, from first to top or the segment's
- * end. Returns -1 on out of memory or cancel, else 0 (a corrupt header
+ * end (over the program's own parts of the brk heap, foreign sbrks,
+ * between glibc's). Returns -1 on out of memory or cancel, else 0 (a corrupt header
  * stops the walk with a note). */
 static int walk_seg(struct walk *w, struct glibc_arena *a,
 		    const struct glibc_seg *s, uint64_t first, uint64_t top,
 		    uint64_t *sum)
 {
 	uint64_t p = first, prev = 0, prevsz = 0, prevbk = 0, next_report;
+	unsigned fences = 0; /* fenceposts (16 bytes) in a row */
 
 	next_report = p + (64u << 20);
 	while (p < s->end) {
@@ -249,10 +300,28 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 					  (unsigned long long)p);
 			return 0;
 		}
-		if (sz == 16) { /* the fencepost before it */
+		if (sz == 16) { /* the fencepost before it, or a pair */
 			p += 16;
+			if (++fences == 2 && a->main && p < top) {
+				/* a foreign sbrk: glibc went on above the
+				 * program's own bytes */
+				uint64_t c = resume_after_gap(w, p, top);
+
+				if (!c) {
+					walk_note(a->partial,
+						  sizeof(a->partial),
+						  "a foreign sbrk at 0x%llx: "
+						  "where the heap goes on "
+						  "above it was not found",
+						  (unsigned long long)p);
+					return 0;
+				}
+				p = c;
+				fences = 0;
+			}
 			continue;
 		}
+		fences = 0;
 		if (sz < MINSIZE || (sz & 15) || sz > s->end - p ||
 		    (h[1] & IS_MMAPPED)) {
 			walk_note(a->partial, sizeof(a->partial),
