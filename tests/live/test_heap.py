@@ -22,8 +22,9 @@ before fork() and in itself after, so maps shows two adjacent [heap] lines
 heap is one entry.
 
 tests/targets/heap_foreign.c: a brk heap extended past the program's own
-sbrks (twice): the walk goes on above each, every chunk, mallinfo2's
-figures, the program's bytes in the overhead."""
+sbrks (twice), and with one more before malloc ever ran (mp_.sbrk_base
+above the start of [heap]): the walk goes on above each, every chunk,
+mallinfo2's figures, the program's bytes in the overhead."""
 import os
 import sys
 import tempfile
@@ -192,10 +193,18 @@ def foreign_sbrk():
     its parts (double fenceposts below them). The walk covers every chunk
     of the three parts, and the program's bytes count as glibc counts them
     (system memory, in use in mallinfo2), in the heap's overhead."""
-    p, line = T.start([T.target("heap_foreign")])
+    for first in (False, True):
+        foreign_run(first)
+
+
+def foreign_run(first):
+    p, line = T.start([T.target("heap_foreign")] + (["first"] if first
+                                                    else []))
     want = T.ready_fields(line)
-    for how, args in (("foreign sbrk, fork", ["-b", "fork"]),
-                      ("foreign sbrk, pss -F", ["-b", "pss", "-F"])):
+    what = "foreign sbrk%s" % (", also before malloc's first"
+                               if first else "")
+    for how, args in (("%s, fork" % what, ["-b", "fork"]),
+                      ("%s, pss -F" % what, ["-b", "pss", "-F"])):
         snap = capture(str(p.pid), args)
         m = snap["malloc"]
         if not T.ok(m is not None, "%s: glibc malloc walked" % how,
@@ -216,9 +225,10 @@ def foreign_sbrk():
              "%s: every chunk walked (2,200 allocated, the free ones "
              "mallinfo2's)" % how, h)
         T.ok(150008 <= h["overhead"] <= 150008 + 4 * 64,
-             "%s: the program's 150,008 bytes (and the fenceposts) are the "
-             "heap's overhead, not chunks" % how, h["overhead"])
-    settled(p, "foreign sbrk")
+             "%s: the program's 150,008 bytes between glibc's parts (and "
+             "the fenceposts) are the heap's overhead, not chunks" % how,
+             h["overhead"])
+    settled(p, what)
     T.kill(p)
 
 

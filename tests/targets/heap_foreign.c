@@ -5,6 +5,10 @@
  * "foreign sbrk"): [heap] is one line, the arena three parts with the
  * program's own data between them.
  *
+ * With "first" (argv[1]) it takes 10,008 bytes by sbrk before glibc's
+ * malloc ever runs: [heap] then starts with the program's bytes, glibc's
+ * brk heap above them (mp_.sbrk_base inside [heap]).
+ *
  * It mallocs 200 x 1000 B, takes 100,008 bytes by sbrk (filled with text),
  * mallocs 1000 x 1000 B, takes 50,000 more, mallocs 1000 x 1000 B, frees
  * every third block of the last 2000, and prints "ready" and its
@@ -29,12 +33,14 @@ static void foreign(size_t n)
 		p[i] = "the program's own bytes, not malloc's. "[i % 40];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct mallinfo2 m;
 	char line[16];
 	int i;
 
+	if (argc > 1 && strcmp(argv[1], "first") == 0)
+		foreign(10008); /* before stdio's buffer, malloc's first */
 	printf("starting\n");
 	fflush(stdout);
 	for (i = 0; i < 200; i++)

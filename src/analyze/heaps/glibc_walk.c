@@ -81,10 +81,12 @@ static int main_segs(struct walk *w, struct glibc_arena *a, uint64_t top,
 			  "its mmapped segments are not walked");
 		return 0;
 	}
-	if (!hs || !hs->heap || hs->start != w->sbrk_base) {
+	/* sbrk_base is where [heap] starts, or above it when the program
+	 * moved the break itself before glibc's first sbrk */
+	if (!hs || !hs->heap) {
 		walk_note(a->partial, sizeof(a->partial),
-			  "mp_.sbrk_base 0x%llx is not the start of [heap]: "
-			  "the brk heap is not walked",
+			  "mp_.sbrk_base 0x%llx is not in [heap]: the brk heap "
+			  "is not walked",
 			  (unsigned long long)w->sbrk_base);
 		return 0;
 	}
