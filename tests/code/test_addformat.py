@@ -277,9 +277,9 @@ def add_format_and_step(dst):
               "w") as f:
         f.write(SCREEN_C)
     add_row(os.path.join(dst, "ui", "core", "ui_priv.h"),
-            r"(\tX\(SCR_CALLS, screen_calls\))\n",
-            "\\1 \\\\\n\tX(SCR_THROWAWAY, screen_throwaway)\n",
-            "ui_priv.h has the UI_SCREENS table, the calls screen last")
+            r"(\tX\(SCR_VIEWER, screen_viewer\)[ \t]*\\\n)",
+            "\\1\tX(SCR_THROWAWAY, screen_throwaway) \\\\\n",
+            "ui_priv.h has the UI_SCREENS table, the viewer first")
     add_row(os.path.join(dst, "src", "model", "records.h"),
             r"(\n\tX\(anon_huge, \"AnonHugePages\"\))",
             "\n\tX(anonymous, \"Anonymous\") \\\\\\1",
