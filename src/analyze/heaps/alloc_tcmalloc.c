@@ -22,9 +22,13 @@
  *     at (rtheap_tc_span()).
  *
  * What the spans cover is tcmalloc's heap: regions no earlier step
- * claimed are typed Heap; the brk heap (tc_brk below) already is. Figures per heap entry: in_use the spans in use (pages
- * handed to size classes or large objects), free those on the free lists,
- * normal and returned; their sum is MallocExtension's generic.heap_size.
+ * claimed are typed Heap; the brk heap (tc_brk below) already is.
+ * Per heap entry, its spans: in use (pages handed to size classes or
+ * large objects) and on the free lists, normal and returned; their sum
+ * is MallocExtension's generic.heap_size.
+ * The caches' free objects (central: from the spans here; transfer and
+ * thread: alloc_tccache.c) are taken from in_use into free: in_use is
+ * the application's bytes, generic.current_allocated_bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -751,8 +755,9 @@ const struct alloc_kind alloc_kind_tcmalloc = {
 	.name = "tcmalloc",
 	.syms = tc_syms,
 	.how = "the brk heap (glibc's malloc never ran) and its spans "
-	       "through its page map; in use: spans in use, free: spans on "
-	       "its free lists",
+	       "through its page map; in use: the application's bytes (spans "
+	       "in use less the free objects its caches hold), free: the "
+	       "rest of its spans",
 	.facts = tc_facts,
 	.facts_size = sizeof(struct tc_facts),
 	.find = tc_find,
