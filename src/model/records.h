@@ -168,9 +168,10 @@
  * MallocExtension::GetStats's "bytes in use by application", "page heap
  * freelist", "released to OS" and "central, transfer, thread cache
  * freelist" (GetNumericProperty's generic.current_allocated_bytes,
- * tcmalloc.pageheap_free_bytes ... thread_cache_free_bytes). mimalloc: committed, its
- * stats' committed (its segments' commit masks). For a list of (field,
- * label) alone: VMS_ALLOC_FIGURE_LIST(F). */
+ * tcmalloc.pageheap_free_bytes ... thread_cache_free_bytes). mimalloc:
+ * committed and reserved, its stats' (mi_stats_print_out's "committed"
+ * and "reserved": its segments' commit masks and sizes). For a list of
+ * (field, label) alone: VMS_ALLOC_FIGURE_LIST(F). */
 #define VMS_ALLOC_FIGURES(F, X)                                                \
 	F(X, allocated, "Allocated")                                           \
 	F(X, active, "Active")                                                 \
@@ -182,7 +183,8 @@
 	F(X, central_cache, "Central cache")                                   \
 	F(X, transfer_cache, "Transfer cache")                                 \
 	F(X, thread_cache, "Thread cache")                                     \
-	F(X, committed, "Committed")
+	F(X, committed, "Committed")                                           \
+	F(X, reserved, "Reserved")
 #define VMS_ALLOC_FIGURE_FIELD(X, f, label) X(f, I64N, #f, #f, 0)
 #define VMS_ALLOC_FIGURE_CALL(F, f, label) F(f, label)
 #define VMS_ALLOC_FIGURE_LIST(F) VMS_ALLOC_FIGURES(VMS_ALLOC_FIGURE_CALL, F)

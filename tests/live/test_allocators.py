@@ -12,11 +12,14 @@ tcmalloc's own MallocExtension properties):
   the target's own mallctl("stats.*") after its last "epoch" refresh,
   frozen (-F) and through the fork clone, and its heap entry's in use
   and free are stats.allocated and stats.active less that;
-- mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
+- mimalloc: its segments are heap (a thread's segment committed in
+  part: its reserved tail too), one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
   the fork clone; its committed is the target's own mi_process_info
-  current commit; -s gives the same figures on its Allocator: line;
+  current commit (less a page or two per thread besides the main one,
+  its threads' own data), its reserved its mi_stats_print_out's as it
+  prints it; -s gives the same figures on its Allocator: line;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
@@ -84,11 +87,27 @@ def run(preload, *args, **extra):
     if len(w) >= 15 and w[4] == "tcmalloc":
         own.update(allocated=int(w[11]), central_prop=int(w[12]),
                    transfer=int(w[13]), thread=int(w[14]))
-    if len(w) >= 6 and w[4] == "mimalloc":
+    if len(w) >= 7 and w[4] == "mimalloc":
         own["mi_commit"] = int(w[5])
+        own["mi_reserved"] = w[6]
     if len(w) >= 11 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
+
+
+def mi_amount(n):
+    """n bytes as mimalloc's mi_stats_print_out prints an amount
+    (mi_printf_amount, unit 1, spaces left out as the target does): under
+    1 KiB the number and B, else to a tenth of KiB, MiB or GiB, truncated
+    as its integer arithmetic does."""
+    if n < 1024:
+        return "%d%s" % (n, "B" if n else "")
+    divider, mag = 1024, "K"
+    for m in ("M", "G"):
+        if n >= divider * 1024:
+            divider, mag = divider * 1024, m
+    tens = n // (divider // 10)
+    return "%d.%d%siB" % (tens // 10, tens % 10, mag)
 
 
 def heaps_of(snap, kind):
@@ -138,6 +157,9 @@ def mimalloc(snap, own, how):
     T.eq(a["committed"], own.get("mi_commit"),
          "mimalloc (%s): committed, from its segments' commit masks, is its "
          "own (mi_process_info's current commit)" % how)
+    T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+         "mimalloc (%s): reserved (%d), its segments' sizes, is its own as "
+         "mi_stats_print_out prints it" % (how, a["reserved"]))
     T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
          "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
          % (how, h["chunks"], h["free"]))
@@ -152,6 +174,32 @@ def mimalloc(snap, own, how):
     T.ok(regs and all(r["detail"].startswith("mimalloc") for r in regs),
          "mimalloc (%s): every heap region is one of its segments" % how,
          [r["detail"] for r in regs])
+
+
+def mimalloc_threads(path):
+    """Three more threads, each with its own segment, committed only as
+    its pages are used (the rest of the segment reserved, PROT_NONE)."""
+    p, own = run(path, "16", "frag", "threads")
+    try:
+        snap = T.vmscope_json(p.pid, "-F")
+        a = snap["allocator"]
+        regs = [r for r in snap["regions"] if r["type"] == "heap"]
+        T.ok(a["partial"] is None and a["heap"] == a["reserved"] and
+             any(r["perms"].startswith("---") for r in regs),
+             "mimalloc (threads): its threads' segments are heap, their "
+             "reserved tails too (%d bytes in %d regions)"
+             % (a["heap"], a["regions"]), a)
+        T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+             "mimalloc (threads): reserved (%d) is its own as printed"
+             % a["reserved"])
+        T.ok(0 <= own["mi_commit"] - a["committed"] <= 3 * 16384 and
+             "each thread" in a["figures_note"],
+             "mimalloc (threads): committed %d is its own %d less its 3 "
+             "threads' own data (a page or two each), and figures_note "
+             "says so" % (a["committed"], own["mi_commit"]),
+             a["figures_note"])
+    finally:
+        T.kill(p)
 
 
 def tcmalloc(snap, own):
@@ -280,8 +328,11 @@ def main():
                 T.eq(a["committed"], own.get("mi_commit"),
                      "mimalloc (frag, huge segments too): committed is its "
                      "own current commit")
+                T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+                     "mimalloc (frag): reserved is its own as printed")
             finally:
                 T.kill(p)
+            mimalloc_threads(path)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
             tcmalloc_frag(path)

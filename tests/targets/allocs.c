@@ -27,8 +27,10 @@
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
  * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
  * it does before the line (nothing allocates after); where mimalloc does,
- * " mimalloc COMMIT": mi_process_info's current commit (its stats'
- * committed bytes). */
+ * " mimalloc COMMIT RESERVED": mi_process_info's current commit (its
+ * stats' committed bytes) and the current reserved bytes as
+ * mi_stats_print_out prints them ("32.0MiB": its only account of them,
+ * to a tenth of its unit). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
@@ -44,6 +46,8 @@ typedef void (*tc_stats_fn)(char *buf, int len);
 typedef void (*mi_info_fn)(size_t *elapsed, size_t *user, size_t *sys,
 			   size_t *rss, size_t *peak_rss, size_t *commit,
 			   size_t *peak_commit, size_t *faults);
+typedef void (*mi_out_fn)(const char *msg, void *arg);
+typedef void (*mi_print_fn)(mi_out_fn out, void *arg);
 typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
@@ -94,6 +98,45 @@ static void *holder(void *arg)
 		pause(); /* held until killed */
 }
 
+/* mi_stats_print_out's text, gathered (no allocation) */
+static char mi_text[1 << 14];
+
+static void mi_out(const char *msg, void *arg)
+{
+	size_t n = strlen(mi_text);
+
+	(void)arg;
+	snprintf(mi_text + n, sizeof(mi_text) - n, "%s", msg);
+}
+
+/* The current column of mi_stats_print_out's line for what, as printed
+ * ("32.0 MiB", "0") with its spaces left out, into out[32]; "-" where
+ * there is none. The columns: peak, total, freed, current, each a number
+ * and its unit or a number alone. */
+static void mi_current(const char *what, char out[32])
+{
+	const char *at = strstr(mi_text, what);
+	char line[256], *tok[8], *save = NULL, *t;
+	int n = 0, col = 0, i;
+
+	strcpy(out, "-");
+	if (!at)
+		return;
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "\n"), at);
+	strtok_r(line, " ", &save); /* what */
+	while (n < 8 && (t = strtok_r(NULL, " ", &save)))
+		tok[n++] = t;
+	for (i = 0; i < n; i++, col++) {
+		int unit = i + 1 < n && strchr("KMGB", tok[i + 1][0]);
+
+		if (col == 3) {
+			snprintf(out, 32, "%s%s", tok[i], unit ? tok[i + 1] : "");
+			return;
+		}
+		i += unit;
+	}
+}
+
 /* The figure of GetStats's line that says what (0 where none does). */
 static size_t getstats_line(const char *text, const char *what)
 {
@@ -123,6 +166,9 @@ int main(int argc, char **argv)
 	mi_info_fn mi =
 		(mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");
 	size_t mi_commit = 0;
+	mi_print_fn mi_print =
+		(mi_print_fn)dlsym(RTLD_DEFAULT, "mi_stats_print_out");
+	char mi_reserved[32] = "-";
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
 	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
@@ -188,6 +234,10 @@ int main(int argc, char **argv)
 		size_t x[7];
 
 		mi(&x[0], &x[1], &x[2], &x[3], &x[4], &mi_commit, &x[5], &x[6]);
+		if (mi_print) {
+			mi_print(mi_out, NULL);
+			mi_current("reserved:", mi_reserved);
+		}
 	}
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
@@ -195,7 +245,7 @@ int main(int argc, char **argv)
 		       heap, phys, unmapped, pfree, meta, central, app,
 		       tc_central, transfer, thread);
 	if (mi)
-		printf(" mimalloc %zu", mi_commit);
+		printf(" mimalloc %zu %s", mi_commit, mi_reserved);
 	if (jemalloc)
 		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
 		       je[3], je[4], je[5]);
