@@ -115,7 +115,7 @@ enum {
 				  * Private_Clean + Private_Dirty */
 	VMS_ACCT_FILE = 1u << 2, /* Private = Private WS = Private_Dirty */
 	/* neither ANON nor FILE: Private = Private WS = 0 */
-	/* Committed is Rss + Swap and those are not known: an accessible
+	/* Committed is Rss + Swap and those are not known: a writable
 	 * anonymous region of a core not known to be charged to the commit
 	 * limit (MAP_NORESERVE memory is not, and a core does not say which
 	 * is; a heap walk that knows says so by its VmFlags' ac) */

@@ -47,8 +47,11 @@ void totals_region_derive(struct vms_region *r)
 		r->acct |= VMS_ACCT_ANON;
 	else if (!shared && !special)
 		r->acct |= VMS_ACCT_FILE;
-	if (anon && !(r->acct & VMS_ACCT_COMMIT_SIZE) && !no_access &&
-	    (r->flags & VMS_RF_NO_COUNTERS))
+	/* Rss + Swap not known (a core): unknown, where it may be more than
+	 * 0: writable memory (what was never writable was never written,
+	 * and gdb's cores show PROT_NONE as r--) */
+	if (anon && !(r->acct & VMS_ACCT_COMMIT_SIZE) &&
+	    (r->perms & VMS_PERM_W) && (r->flags & VMS_RF_NO_COUNTERS))
 		r->acct |= VMS_ACCT_COMMIT_UNKNOWN;
 	if (vms_region_committed(r) == 0 &&
 	    !(r->acct & VMS_ACCT_COMMIT_UNKNOWN))

@@ -24,7 +24,7 @@
  * those figures as unknown, never as zero. Whether anonymous memory is
  * charged to the commit limit (VmFlags "ac": every private writable
  * mapping not made MAP_NORESERVE) is not in a core either, and Committed
- * of uncharged memory is its Rss + Swap: so an accessible anonymous
+ * of uncharged memory is its Rss + Swap: so a writable anonymous
  * region's Committed is unknown (VMS_ACCT_COMMIT_UNKNOWN), but where it
  * is known to be charged: the brk heap and the initial stack (always),
  * an image's .bss tail (the loader's; step_images), glibc's mmapped
