@@ -82,6 +82,7 @@ struct alloc_tc_in {
 	size_t nclass;
 	uint64_t class_size_at;
 	uint64_t brk_lo, brk_hi;
+	bool place; /* walk the caches' lists to place their objects */
 };
 
 struct alloc_tc_out {
@@ -90,8 +91,8 @@ struct alloc_tc_out {
 	 * and thread_cache_free_bytes; -1 where not found (why says) */
 	int64_t transfer, thread;
 	uint64_t threads; /* thread caches found */
-	/* every cached object was walked: brk_cached of them lie in the
-	 * brk range */
+	/* every cached object was walked (place asked it): brk_cached of
+	 * them lie in the brk range */
 	bool placed;
 	uint64_t brk_cached;
 	bool oom;

@@ -28,7 +28,8 @@
  *    (ThreadCache::GetThreadStats).
  *
  * Where the objects lie (the brk heap or tcmalloc's mapped memory), when
- * asked: each cache's list walked (its objects' first words link it).
+ * asked (in->place: where both have spans in use): each cache's list
+ * walked (its objects' first words link it), a read an object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -361,7 +362,7 @@ void alloc_tc_caches(struct vms_snapshot *s, const struct alloc_tc_in *in,
 
 	memset(out, 0, sizeof(*out));
 	out->transfer = out->thread = -1;
-	out->placed = true;
+	out->placed = in->place;
 	if (!in->nclass || in->nclass > TC_CLASSES_MAX) {
 		out->why = "its size classes were not found";
 		out->placed = false;

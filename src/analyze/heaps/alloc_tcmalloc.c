@@ -509,9 +509,18 @@ static int tc_caches(struct tc_walk *t, struct vms_allocator *al, bool all,
 		     uint64_t brk_lo, uint64_t brk_hi, int64_t *brk_cached,
 		     int64_t *mapped_cached, const char **why)
 {
-	struct alloc_tc_in in = { t->w,		 t->lo,	    t->hi,
-				  t->class_size, t->nclass, t->class_size_at,
-				  brk_lo,	 brk_hi };
+	/* where the objects lie matters only where both have spans */
+	struct alloc_tc_in in = {
+		.w = t->w,
+		.lo = t->lo,
+		.hi = t->hi,
+		.class_size = t->class_size,
+		.nclass = t->nclass,
+		.class_size_at = t->class_size_at,
+		.brk_lo = brk_lo,
+		.brk_hi = brk_hi,
+		.place = brk->spans && mapped->spans,
+	};
 	struct alloc_tc_out out;
 	uint64_t cached, in_use = brk->in_use + mapped->in_use;
 	bool known;
