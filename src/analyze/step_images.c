@@ -373,6 +373,12 @@ static int images_scan(struct images_run *run, struct image_cache *cache,
 					last->im, last_bias)) {
 			r->type = VMS_T_IMAGE;
 			r->detail = s->regions[i - 1].path;
+			/* the loader maps it charged to the commit limit (no
+			 * MAP_NORESERVE): where VmFlags are not known (a
+			 * core), this says so */
+			if ((!r->vmflags || !*r->vmflags) &&
+			    (r->perms & VMS_PERM_W))
+				r->vmflags_mask |= VMS_VF_AC;
 			if (add_section_children(run, r, last->im, last_bias) <
 				    0 ||
 			    note_load(run, last, i, last_bias, true) < 0)

@@ -20,7 +20,7 @@ static void csv_figures(struct outbuf *o, const struct vms_snapshot *s,
 
 	for (c = 0; c < VMS_NCOLS; c++) {
 		ob_putc(o, ',');
-		if (!vms_cell_known(s, (enum vms_col)c, page_table_row))
+		if (!vms_row_known(s, t, r, (enum vms_col)c, page_table_row))
 			continue;
 		if (t && vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
 			ob_u64(o, vms_column_type(t, (enum vms_col)c));

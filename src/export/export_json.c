@@ -79,7 +79,7 @@ static void columns(struct outbuf *o, const struct vms_snapshot *s,
 		ob_puts(o, col->key);
 		OB_LIT(o, "\":");
 		/* unknown (a core): null, never 0 */
-		if (!vms_cell_known(s, (enum vms_col)c, page_table))
+		if (!vms_row_known(s, t, NULL, (enum vms_col)c, page_table))
 			OB_LIT(o, "null");
 		else
 			ob_u64(o, vms_column_type(t, (enum vms_col)c));
@@ -279,7 +279,8 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 	KV_STR(o, "type", vms_type_info[r->type].json);
 	KV_STR(o, "detail", r->detail);
 	KV_U64(o, "size", vms_region_size(r));
-	KV_U64(o, "committed", vms_region_committed(r));
+	KV_CTR(o, "committed", vms_region_committed(r),
+	       !(r->acct & VMS_ACCT_COMMIT_UNKNOWN));
 	KV_CTR(o, "private", vms_region_private(r), known);
 	KV_CTR(o, "private_ws", vms_region_private_ws(r), known);
 	/* the smaps counters, in records.h's order; keys are literals */

@@ -52,7 +52,8 @@ static void print_row(struct outbuf *o, const struct vms_snapshot *s,
 		ob_putc(o, ' ');
 		if (free_row && !(col(i)->flags & VMS_COLF_FREE))
 			ob_printf(o, "%*s", w[i], "");
-		else if (!vms_cell_known(s, vms_summary_columns[i], page_table))
+		else if (!vms_row_known(s, t, NULL, vms_summary_columns[i],
+					page_table))
 			ob_printf(o, "%*s", w[i], "-");
 		else
 			ob_printf(o, "%*s", w[i],

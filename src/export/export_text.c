@@ -37,7 +37,12 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 			  (unsigned long long)r->end,
 			  vms_type_info[r->type].label);
 		for (c = 0; c < VMS_NCOLS; c++)
-			if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
+			if (!vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
+				continue;
+			else if (c == VMS_COL_COMMITTED &&
+				 (r->acct & VMS_ACCT_COMMIT_UNKNOWN))
+				ob_printf(o, "%*s", cw + 1, "-");
+			else
 				ob_size(o,
 					vms_column_region(r, (enum vms_col)c),
 					cw + 1);

@@ -158,6 +158,17 @@ uint64_t vms_column_region(const struct vms_region *r, enum vms_col c)
 	return vms_columns[c].region ? vms_columns[c].region(r) : 0;
 }
 
+bool vms_row_known(const struct vms_snapshot *s, const struct vms_totals *t,
+		   const struct vms_region *r, enum vms_col c,
+		   bool page_table_row)
+{
+	if (!vms_cell_known(s, c, page_table_row))
+		return false;
+	return c != VMS_COL_COMMITTED ||
+	       !((t && t->committed_unknown) ||
+		 (r && (r->acct & VMS_ACCT_COMMIT_UNKNOWN)));
+}
+
 int vms_column_find(const char *s)
 {
 	int c;

@@ -84,6 +84,13 @@ bool vms_column_known(const struct vms_snapshot *s, enum vms_col c);
  * printed as unknown ("-", null, an empty CSV cell), never as 0. */
 bool vms_cell_known(const struct vms_snapshot *s, enum vms_col c,
 		    bool page_table_row);
+/* Whether the cell of column c of a summary row t (NULL: none) or of a
+ * region r (NULL: none) is known: vms_cell_known, and Committed not where
+ * the row has a region whose Committed is not known, or the region is one
+ * (VMS_ACCT_COMMIT_UNKNOWN: a core's anonymous memory). */
+bool vms_row_known(const struct vms_snapshot *s, const struct vms_totals *t,
+		   const struct vms_region *r, enum vms_col c,
+		   bool page_table_row);
 /* The column whose key or name is s (case-insensitive), or -1. */
 int vms_column_find(const char *s);
 

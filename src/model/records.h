@@ -190,11 +190,15 @@
  * (its JSON and file key too) and its label on screen and in -s.
  * jemalloc: what mallctl("stats.allocated" ... "stats.retained") returns,
  * the figures of its last "epoch" refresh (ctl_stats, read in its
- * memory). gperftools tcmalloc: page_heap_free, unmapped and
- * central_cache, as MallocExtension::GetStats's "page heap freelist",
- * "released to OS" and "central cache freelist". mimalloc: committed, its
- * stats' committed (its segments' commit masks). For a list of (field,
- * label) alone: VMS_ALLOC_FIGURE_LIST(F). */
+ * memory). gperftools tcmalloc: allocated, page_heap_free, unmapped,
+ * central_cache, transfer_cache and thread_cache, as
+ * MallocExtension::GetStats's "bytes in use by application", "page heap
+ * freelist", "released to OS" and "central, transfer, thread cache
+ * freelist" (GetNumericProperty's generic.current_allocated_bytes,
+ * tcmalloc.pageheap_free_bytes ... thread_cache_free_bytes). mimalloc:
+ * committed and reserved, its stats' (mi_stats_print_out's "committed"
+ * and "reserved": its segments' commit masks and sizes). For a list of
+ * (field, label) alone: VMS_ALLOC_FIGURE_LIST(F). */
 #define VMS_ALLOC_FIGURES(F, X)                                                \
 	F(X, allocated, "Allocated")                                           \
 	F(X, active, "Active")                                                 \
@@ -204,7 +208,10 @@
 	F(X, page_heap_free, "Page heap free")                                 \
 	F(X, unmapped, "Unmapped")                                             \
 	F(X, central_cache, "Central cache")                                   \
-	F(X, committed, "Committed")
+	F(X, transfer_cache, "Transfer cache")                                 \
+	F(X, thread_cache, "Thread cache")                                     \
+	F(X, committed, "Committed")                                           \
+	F(X, reserved, "Reserved")
 #define VMS_ALLOC_FIGURE_FIELD(X, f, label) X(f, I64N, #f, #f, 0)
 #define VMS_ALLOC_FIGURE_CALL(F, f, label) F(f, label)
 #define VMS_ALLOC_FIGURE_LIST(F) VMS_ALLOC_FIGURES(VMS_ALLOC_FIGURE_CALL, F)

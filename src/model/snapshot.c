@@ -383,6 +383,11 @@ void vms_snapshot_type_mmapped(struct vms_snapshot *s)
 		    r->type == VMS_T_PRIVATE_DATA && !r->path && !r->detail) {
 			r->type = VMS_T_HEAP;
 			r->detail = VMS_MMAPPED_CHUNK;
+			/* glibc maps a chunk charged to the commit limit (no
+			 * MAP_NORESERVE): where VmFlags are not known (a
+			 * core), the walk says so */
+			if (!r->vmflags || !*r->vmflags)
+				r->vmflags_mask |= VMS_VF_AC;
 		}
 		i = j;
 	}

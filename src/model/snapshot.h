@@ -117,6 +117,11 @@ enum {
 				  * Private_Clean + Private_Dirty */
 	VMS_ACCT_FILE = 1u << 2, /* Private = Private WS = Private_Dirty */
 	/* neither ANON nor FILE: Private = Private WS = 0 */
+	/* Committed is Rss + Swap and those are not known: a writable
+	 * anonymous region of a core not known to be charged to the commit
+	 * limit (MAP_NORESERVE memory is not, and a core does not say which
+	 * is; a heap walk that knows says so by its VmFlags' ac) */
+	VMS_ACCT_COMMIT_UNKNOWN = 1u << 3,
 };
 
 struct vms_region {
@@ -235,6 +240,9 @@ struct vms_managed {
 struct vms_totals {
 	uint64_t size, committed, private_bytes, ws, private_ws, shareable_ws,
 		shared_ws, locked_ws, pss, uss, swap, blocks, largest;
+	/* regions whose Committed is not known (VMS_ACCT_COMMIT_UNKNOWN):
+	 * the row's committed is then not known either */
+	uint64_t committed_unknown;
 };
 
 struct vms_process {

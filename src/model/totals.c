@@ -47,7 +47,14 @@ void totals_region_derive(struct vms_region *r)
 		r->acct |= VMS_ACCT_ANON;
 	else if (!shared && !special)
 		r->acct |= VMS_ACCT_FILE;
-	if (vms_region_committed(r) == 0)
+	/* Rss + Swap not known (a core): unknown, where it may be more than
+	 * 0: writable memory (what was never writable was never written,
+	 * and gdb's cores show PROT_NONE as r--) */
+	if (anon && !(r->acct & VMS_ACCT_COMMIT_SIZE) &&
+	    (r->perms & VMS_PERM_W) && (r->flags & VMS_RF_NO_COUNTERS))
+		r->acct |= VMS_ACCT_COMMIT_UNKNOWN;
+	if (vms_region_committed(r) == 0 &&
+	    !(r->acct & VMS_ACCT_COMMIT_UNKNOWN))
 		r->flags |= VMS_RF_RESERVED;
 	else
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;
@@ -92,6 +99,10 @@ static void add_region(const struct summed *sm, struct vms_totals *type,
 	}
 	type->blocks++;
 	total->blocks++;
+	if (r->acct & VMS_ACCT_COMMIT_UNKNOWN) {
+		type->committed_unknown++;
+		total->committed_unknown++;
+	}
 	if (size > type->largest)
 		type->largest = size;
 	if (size > total->largest)
@@ -117,6 +128,10 @@ static void move_region(const struct summed *sm, struct vms_snapshot *s,
 			a = sign > 0 ? a + v : a - v;
 			memcpy(rows[j] + col->offset, &a, sizeof(a));
 		}
+	}
+	if (r->acct & VMS_ACCT_COMMIT_UNKNOWN) {
+		s->types[r->type].committed_unknown += sign > 0 ? 1 : -1;
+		s->total.committed_unknown += sign > 0 ? 1 : -1;
 	}
 }
 

@@ -12,29 +12,38 @@ tcmalloc's own MallocExtension properties):
   the target's own mallctl("stats.*") after its last "epoch" refresh,
   frozen (-F) and through the fork clone, and its heap entry's in use
   and free are stats.allocated and stats.active less that;
-- mimalloc: its segments are heap, one heaps[] entry "mimalloc" whose
+- mimalloc: its segments are heap (a thread's segment committed in
+  part: its reserved tail too), one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
   the fork clone; its committed is the target's own mi_process_info
-  current commit; -s gives the same figures on its Allocator: line;
+  current commit (less a page or two per thread besides the main one,
+  its threads' own data), its reserved its mi_stats_print_out's as it
+  prints it; -s gives the same figures on its Allocator: line;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
   within 64 KiB of the brk heap (it does not count the alignment it adds);
   its spans, walked through its page map, add up to its own
-  generic.heap_size, their free ones to its pageheap_free_bytes plus
-  pageheap_unmapped_bytes. With TCMALLOC_SKIP_SBRK (its pages mapped),
+  generic.heap_size, and its heap entries' in use to its
+  generic.current_allocated_bytes (the bytes the application holds: the
+  free objects in its central, transfer and thread caches are not in
+  use). With TCMALLOC_SKIP_SBRK (its pages mapped),
   frozen and through the fork clone: the same sums, the mapped regions
   its spans cover are heap ("tcmalloc (page heap)"), every byte it took
   from the system is located (no partial). Both again with the target
   holding free memory between used (allocs "frag": blocks of 4 KiB to
   600 KiB, every other one freed), where tcmalloc's page map keeps
   entries that point to spans since reused: the same equalities, no
-  partial. Its own figures, read from its page heap's statistics and
-  its metadata count: page_heap_free, unmapped and metadata equal
-  GetStats's page heap freelist, bytes released to the OS and malloc
-  metadata, and central_cache (from its spans' objects handed out and
-  its size classes) its central cache freelist, in every case above.
+  partial; and with three more threads that hold blocks and have freed
+  some (allocs "threads": several thread caches, transfer caches in
+  use). Its own figures, in every case above: allocated, page_heap_free,
+  unmapped, central_cache, transfer_cache, thread_cache and metadata
+  equal what the target read at one instant through
+  MallocExtension_GetNumericProperty (generic.current_allocated_bytes,
+  tcmalloc.pageheap_free_bytes, pageheap_unmapped_bytes,
+  central_cache_free_bytes, transfer_cache_free_bytes,
+  thread_cache_free_bytes) and GetStats (malloc metadata).
 A snapshot saved with -w and loaded with -l has the same allocator, heap
 entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
@@ -75,11 +84,30 @@ def run(preload, *args, **extra):
         own.update(heap_size=int(w[5]), physical=int(w[6]),
                    unmapped=int(w[7]), free=int(w[8]), metadata=int(w[9]),
                    central=int(w[10]))
-    if len(w) >= 6 and w[4] == "mimalloc":
+    if len(w) >= 15 and w[4] == "tcmalloc":
+        own.update(allocated=int(w[11]), central_prop=int(w[12]),
+                   transfer=int(w[13]), thread=int(w[14]))
+    if len(w) >= 7 and w[4] == "mimalloc":
         own["mi_commit"] = int(w[5])
+        own["mi_reserved"] = w[6]
     if len(w) >= 11 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
     return p, own
+
+
+def mi_amount(n):
+    """n bytes as mimalloc's mi_stats_print_out prints an amount
+    (mi_printf_amount, unit 1, spaces left out as the target does): under
+    1 KiB the number and B, else to a tenth of KiB, MiB or GiB, truncated
+    as its integer arithmetic does."""
+    if n < 1024:
+        return "%d%s" % (n, "B" if n else "")
+    divider, mag = 1024, "K"
+    for m in ("M", "G"):
+        if n >= divider * 1024:
+            divider, mag = divider * 1024, m
+    tens = n // (divider // 10)
+    return "%d.%d%siB" % (tens // 10, tens % 10, mag)
 
 
 def heaps_of(snap, kind):
@@ -129,6 +157,9 @@ def mimalloc(snap, own, how):
     T.eq(a["committed"], own.get("mi_commit"),
          "mimalloc (%s): committed, from its segments' commit masks, is its "
          "own (mi_process_info's current commit)" % how)
+    T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+         "mimalloc (%s): reserved (%d), its segments' sizes, is its own as "
+         "mi_stats_print_out prints it" % (how, a["reserved"]))
     T.ok(h["chunks"] > own["size"] // 256 and h["free"] >= 0,
          "mimalloc (%s): %d blocks in use, %d bytes free in its segments"
          % (how, h["chunks"], h["free"]))
@@ -143,6 +174,32 @@ def mimalloc(snap, own, how):
     T.ok(regs and all(r["detail"].startswith("mimalloc") for r in regs),
          "mimalloc (%s): every heap region is one of its segments" % how,
          [r["detail"] for r in regs])
+
+
+def mimalloc_threads(path):
+    """Three more threads, each with its own segment, committed only as
+    its pages are used (the rest of the segment reserved, PROT_NONE)."""
+    p, own = run(path, "16", "frag", "threads")
+    try:
+        snap = T.vmscope_json(p.pid, "-F")
+        a = snap["allocator"]
+        regs = [r for r in snap["regions"] if r["type"] == "heap"]
+        T.ok(a["partial"] is None and a["heap"] == a["reserved"] and
+             any(r["perms"].startswith("---") for r in regs),
+             "mimalloc (threads): its threads' segments are heap, their "
+             "reserved tails too (%d bytes in %d regions)"
+             % (a["heap"], a["regions"]), a)
+        T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+             "mimalloc (threads): reserved (%d) is its own as printed"
+             % a["reserved"])
+        T.ok(0 <= own["mi_commit"] - a["committed"] <= 3 * 16384 and
+             "each thread" in a["figures_note"],
+             "mimalloc (threads): committed %d is its own %d less its 3 "
+             "threads' own data (a page or two each), and figures_note "
+             "says so" % (a["committed"], own["mi_commit"]),
+             a["figures_note"])
+    finally:
+        T.kill(p)
 
 
 def tcmalloc(snap, own):
@@ -172,35 +229,47 @@ def tc_spans(snap, own, how):
                 "entries" % how, hs):
         return
     total = sum(h["in_use"] + h["free"] for h in hs)
-    free = sum(h["free"] for h in hs)
+    in_use = sum(h["in_use"] for h in hs)
     T.eq(total, own["heap_size"], "tcmalloc (%s): its spans add up to its "
          "generic.heap_size" % how)
-    T.eq(free, own["free"] + own["unmapped"], "tcmalloc (%s): its free "
-         "spans are its pageheap_free_bytes + pageheap_unmapped_bytes"
-         % how)
+    T.eq(in_use, own["allocated"], "tcmalloc (%s): its heaps' in use is "
+         "its generic.current_allocated_bytes (the caches' free objects "
+         "are free)" % how)
     a = snap["allocator"]
-    T.eq((a["page_heap_free"], a["unmapped"], a["metadata"],
-          a["central_cache"]),
-         (own["free"], own["unmapped"], own["metadata"], own["central"]),
-         "tcmalloc (%s): its page heap freelist, unmapped, malloc "
-         "metadata and central cache freelist are its own "
-         "(MallocExtension::GetStats)" % how)
+    T.eq((a["allocated"], a["page_heap_free"], a["unmapped"],
+          a["central_cache"], a["transfer_cache"], a["thread_cache"],
+          a["metadata"]),
+         (own["allocated"], own["free"], own["unmapped"], own["central"],
+          own["transfer"], own["thread"], own["metadata"]),
+         "tcmalloc (%s): bytes in use by the application, page heap "
+         "freelist, unmapped, central, transfer and thread cache "
+         "freelists and malloc metadata are its own (GetNumericProperty, "
+         "GetStats)" % how)
+    T.eq(own["central"], own["central_prop"], "tcmalloc (%s): GetStats's "
+         "central cache freelist is its tcmalloc.central_cache_free_bytes "
+         "(the target read both at one instant)" % how)
 
 
-def tcmalloc_frag(path):
-    p, own = run(path, "16", "frag")
+def tcmalloc_frag(path, *more):
+    p, own = run(path, "16", "frag", *more)
+    how = "brk, frag" + "".join(", " + m for m in more)
     try:
         snap = T.vmscope_json(p.pid, "-F")
-        tc_spans(snap, own, "brk, frag")
+        tc_spans(snap, own, how)
         T.eq(snap["allocator"]["partial"], None,
-             "tcmalloc (brk, frag): no partial")
+             "tcmalloc (%s): no partial" % how)
+        if more:
+            T.ok(own["thread"] > 0 and own["transfer"] > 0,
+                 "tcmalloc (%s): its thread caches (%d) and transfer "
+                 "caches (%d) hold objects: the case tests them"
+                 % (how, own["thread"], own["transfer"]))
     finally:
         T.kill(p)
 
 
 def tcmalloc_mapped(path, *args):
     p, own = run(path, *args, TCMALLOC_SKIP_SBRK="true")
-    frag = " frag" if args else ""
+    frag = "".join(" " + x for x in args[1:])
     try:
         for how, extra in (("mapped%s, frozen" % frag, ["-F"]),
                            ("mapped%s, fork" % frag, ["-b", "fork"])):
@@ -259,12 +328,17 @@ def main():
                 T.eq(a["committed"], own.get("mi_commit"),
                      "mimalloc (frag, huge segments too): committed is its "
                      "own current commit")
+                T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+                     "mimalloc (frag): reserved is its own as printed")
             finally:
                 T.kill(p)
+            mimalloc_threads(path)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
             tcmalloc_frag(path)
+            tcmalloc_frag(path, "threads")
             tcmalloc_mapped(path, "16", "frag")
+            tcmalloc_mapped(path, "16", "frag", "threads")
     T.done()
 
 

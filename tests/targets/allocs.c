@@ -5,28 +5,36 @@
  * 600 KiB (small, medium and large to any allocator) and frees every
  * other one, so that the allocator holds free memory between used (and
  * tcmalloc's page map entries that point to spans since reused); the
- * blocks kept count in the line's sums. Run with an allocator preloaded (LD_PRELOAD=libjemalloc.so.2,
+ * blocks kept count in the line's sums. With "threads" after that,
+ * THREADS threads allocate and free too, and stay (holder() below): their
+ * blocks are not in the line's usable sum. Run with an allocator preloaded (LD_PRELOAD=libjemalloc.so.2,
  * libtcmalloc_minimal, libmimalloc) it shows which one vmscope reports as
  * malloc's, and what that allocator says of itself.
  *
  * The line: "ready BYTES usable USABLE" — the bytes asked for, and the sum
  * of malloc_usable_size() over every block it holds (the allocator's own
  * size of each) — then, where gperftools' tcmalloc provides malloc,
- * " tcmalloc HEAP PHYSICAL UNMAPPED FREE META CENTRAL": its
- * MallocExtension properties generic.heap_size,
+ * " tcmalloc HEAP PHYSICAL UNMAPPED FREE META CENTRAL APP CENTRAL2
+ * TRANSFER THREAD": its MallocExtension properties generic.heap_size,
  * generic.total_physical_bytes, tcmalloc.pageheap_unmapped_bytes and
- * tcmalloc.pageheap_free_bytes, and MallocExtension_GetStats's "Bytes in
+ * tcmalloc.pageheap_free_bytes, MallocExtension_GetStats's "Bytes in
  * malloc metadata" and "Bytes in central cache freelist" (0 where it does
- * not say), read after the line's own buffer was allocated (looked up
+ * not say), then the properties generic.current_allocated_bytes,
+ * tcmalloc.central_cache_free_bytes, transfer_cache_free_bytes and
+ * thread_cache_free_bytes (each property read once: they are one
+ * instant, nothing allocating between), read after the line's own buffer was allocated (looked up
  * with dlsym: nothing links it); where jemalloc
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
  * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
  * it does before the line (nothing allocates after); where mimalloc does,
- * " mimalloc COMMIT": mi_process_info's current commit (its stats'
- * committed bytes). */
+ * " mimalloc COMMIT RESERVED": mi_process_info's current commit (its
+ * stats' committed bytes) and the current reserved bytes as
+ * mi_stats_print_out prints them ("32.0MiB": its only account of them,
+ * to a tenth of its unit). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +46,8 @@ typedef void (*tc_stats_fn)(char *buf, int len);
 typedef void (*mi_info_fn)(size_t *elapsed, size_t *user, size_t *sys,
 			   size_t *rss, size_t *peak_rss, size_t *commit,
 			   size_t *peak_commit, size_t *faults);
+typedef void (*mi_out_fn)(const char *msg, void *arg);
+typedef void (*mi_print_fn)(mi_out_fn out, void *arg);
 typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
@@ -61,6 +71,72 @@ static int je_stats(je_ctl_fn ctl, size_t v[6])
 	return 1;
 }
 
+/* With "threads": THREADS threads that each allocate blocks of 64 B to
+ * 4 KiB, free every other one (into their own thread caches), say so and
+ * stay, blocked, holding the rest. */
+#define THREADS 3
+static pthread_barrier_t ready;
+
+static void *holder(void *arg)
+{
+	static void *kept[THREADS][512];
+	void **mine = kept[(size_t)arg];
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		mine[i] = malloc(64 << (i % 7));
+		if (!mine[i])
+			abort();
+		memset(mine[i], 1, 64);
+	}
+	for (i = 1; i < 512; i += 2) {
+		free(mine[i]);
+		mine[i] = NULL;
+	}
+	pthread_barrier_wait(&ready);
+	for (;;)
+		pause(); /* held until killed */
+}
+
+/* mi_stats_print_out's text, gathered (no allocation) */
+static char mi_text[1 << 14];
+
+static void mi_out(const char *msg, void *arg)
+{
+	size_t n = strlen(mi_text);
+
+	(void)arg;
+	snprintf(mi_text + n, sizeof(mi_text) - n, "%s", msg);
+}
+
+/* The current column of mi_stats_print_out's line for what, as printed
+ * ("32.0 MiB", "0") with its spaces left out, into out[32]; "-" where
+ * there is none. The columns: peak, total, freed, current, each a number
+ * and its unit or a number alone. */
+static void mi_current(const char *what, char out[32])
+{
+	const char *at = strstr(mi_text, what);
+	char line[256], *tok[8], *save = NULL, *t;
+	int n = 0, col = 0, i;
+
+	strcpy(out, "-");
+	if (!at)
+		return;
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "\n"), at);
+	strtok_r(line, " ", &save); /* what */
+	while (n < 8 && (t = strtok_r(NULL, " ", &save)))
+		tok[n++] = t;
+	for (i = 0; i < n; i++, col++) {
+		int unit = i + 1 < n && strchr("KMGB", tok[i + 1][0]);
+
+		if (col == 3) {
+			snprintf(out, 32, "%s%s", tok[i], unit ? tok[i + 1] : "");
+			return;
+		}
+		i += unit;
+	}
+}
+
 /* The figure of GetStats's line that says what (0 where none does). */
 static size_t getstats_line(const char *text, const char *what)
 {
@@ -77,6 +153,7 @@ int main(int argc, char **argv)
 	static const size_t mix[] = { 4096, 20000, 70000, 300000, 600000, 9000 };
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 16;
 	int frag = argc > 2 && strcmp(argv[2], "frag") == 0;
+	int threads = argc > 3 && strcmp(argv[3], "threads") == 0;
 	char *held[240] = { 0 };
 	size_t n = mib * 1024 * 1024 / 256, i, usable;
 	char **keep = malloc(n * sizeof(*keep));
@@ -89,9 +166,13 @@ int main(int argc, char **argv)
 	mi_info_fn mi =
 		(mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");
 	size_t mi_commit = 0;
+	mi_print_fn mi_print =
+		(mi_print_fn)dlsym(RTLD_DEFAULT, "mi_stats_print_out");
+	char mi_reserved[32] = "-";
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
 	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
+	size_t app = 0, tc_central = 0, transfer = 0, thread = 0;
 	int jemalloc;
 
 	if (!keep)
@@ -114,6 +195,16 @@ int main(int argc, char **argv)
 		free(held[i]);
 		held[i] = NULL;
 	}
+	if (threads) {
+		pthread_t th;
+
+		if (pthread_barrier_init(&ready, NULL, THREADS + 1))
+			return 1;
+		for (i = 0; i < THREADS; i++)
+			if (pthread_create(&th, NULL, holder, (void *)(uintptr_t)i))
+				return 1;
+		pthread_barrier_wait(&ready);
+	}
 	/* stdout's buffer first, so that the figures below include it */
 	setvbuf(stdout, NULL, _IOFBF, 4096);
 	printf("%s", "");
@@ -125,7 +216,11 @@ int main(int argc, char **argv)
 	if (tc && (!tc("generic.heap_size", &heap) ||
 		   !tc("generic.total_physical_bytes", &phys) ||
 		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
-		   !tc("tcmalloc.pageheap_free_bytes", &pfree)))
+		   !tc("tcmalloc.pageheap_free_bytes", &pfree) ||
+		   !tc("generic.current_allocated_bytes", &app) ||
+		   !tc("tcmalloc.central_cache_free_bytes", &tc_central) ||
+		   !tc("tcmalloc.transfer_cache_free_bytes", &transfer) ||
+		   !tc("tcmalloc.thread_cache_free_bytes", &thread)))
 		tc = NULL;
 	if (tc && stats) {
 		/* into a static buffer: nothing allocated */
@@ -139,13 +234,18 @@ int main(int argc, char **argv)
 		size_t x[7];
 
 		mi(&x[0], &x[1], &x[2], &x[3], &x[4], &mi_commit, &x[5], &x[6]);
+		if (mi_print) {
+			mi_print(mi_out, NULL);
+			mi_current("reserved:", mi_reserved);
+		}
 	}
 	printf("ready %zu usable %zu", n * 256, usable);
 	if (tc)
-		printf(" tcmalloc %zu %zu %zu %zu %zu %zu", heap, phys,
-		       unmapped, pfree, meta, central);
+		printf(" tcmalloc %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu",
+		       heap, phys, unmapped, pfree, meta, central, app,
+		       tc_central, transfer, thread);
 	if (mi)
-		printf(" mimalloc %zu", mi_commit);
+		printf(" mimalloc %zu %s", mi_commit, mi_reserved);
 	if (jemalloc)
 		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
 		       je[3], je[4], je[5]);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A core dump in the viewer (issue 10, item 4): what a core does not hold
 (Rss, Pss, Swap, sharing, the page table) reads "-", never "0 K", in the
-summary pane, the bars' figures and the details pane, while Size and
-Committed are there. On the recorded core of `sleep`
+summary pane, the bars' figures and the details pane, while Size is
+there (and Committed but of anonymous memory a core does not say is
+charged: issue 28). On the recorded core of `sleep`
 (tests/fixtures/sleep_small.core), at 200x50 with a theme and at 80x24
 with NO_COLOR.
 """
@@ -32,8 +33,11 @@ def check(w, h, env, extra, what, bars):
         T.ok(cells.count("-") >= 3 and not re.search(r"\s0 K", total),
              "%s: the Total row shows '-' for what the core does not hold"
              % what, total)
-        T.ok(re.search(r"^>Total\s+\d+(\.\d)? K\s+\d+(\.\d)? K", total),
-             "%s: Size and Committed of Total are figures" % what, total)
+        # sleep's core has anonymous memory a core does not say is
+        # charged to the commit limit (MAP_NORESERVE is not in a core):
+        # the total's Committed is not known either
+        T.ok(re.search(r"^>Total\s+\d+(\.\d)? K\s+-", total),
+             "%s: Size of Total is a figure, Committed '-'" % what, total)
         if bars:
             ws = [l for l in lines if "Working set" in l]
             T.ok(ws and re.search(r"\s-\s+Priv WS -\s*$", ws[0]),

@@ -317,7 +317,11 @@ static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
 	char buf[32];
 	uint64_t v;
 
-	if (!vms_column_known(u->snap, (enum vms_col)c->id)) {
+	/* a region's Committed a core does not know too */
+	if (!vms_row_known(u->snap, NULL,
+			   r->kind == DROW_REGION ? &u->snap->regions[r->idx]
+						  : NULL,
+			   (enum vms_col)c->id, false)) {
 		put_right(y, c->x, c->w, a, "-");
 		return;
 	}

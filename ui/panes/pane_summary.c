@@ -151,7 +151,8 @@ static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
 
 	if (row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE))
 		return "";
-	if (!vms_cell_known(s, vms_summary_columns[i], row == VMS_T_PAGE_TABLE))
+	if (!vms_row_known(s, t, NULL, vms_summary_columns[i],
+			   row == VMS_T_PAGE_TABLE))
 		return "-";
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));

@@ -169,8 +169,11 @@ static void draw_bars(struct ui *u)
 	put_str(3, 1, 12, l, "Working set", 1);
 	draw_bar(u, 2, 13, bw, com, scale);
 	draw_bar(u, 3, 13, bw, ws, scale);
+	/* the bar: what is known; its figure: '-' where a region's
+	 * Committed is not (a core's anonymous memory) */
 	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
-		fmt_size(scale, a, sizeof(a)),
+		s->total.committed_unknown ? "-"
+					   : fmt_size(scale, a, sizeof(a)),
 		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, b,
 			sizeof(b)));
 	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",

@@ -69,4 +69,43 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im, struct vms_heap *brk_heap,
 		   const char **why);
 
+/* gperftools tcmalloc's transfer and thread caches (alloc_tccache.c, beside
+ * alloc_tcmalloc.c: one allocator, two files for their length),
+ * from the library's writable memory [lo, hi) read into w (absent pages
+ * zeros), its size classes' object sizes (class_size[nclass], SizeMap's
+ * class_to_size_, found at class_size_at). The cached objects that lie in
+ * [brk_lo, brk_hi) are counted in brk_cached when placed. */
+struct alloc_tc_in {
+	const uint64_t *w;
+	uint64_t lo, hi;
+	const uint32_t *class_size;
+	size_t nclass;
+	uint64_t class_size_at;
+	uint64_t brk_lo, brk_hi;
+	bool place; /* walk the caches' lists to place their objects */
+};
+
+struct alloc_tc_out {
+	/* bytes of free objects in the transfer caches and the thread
+	 * caches, as MallocExtension's tcmalloc.transfer_cache_free_bytes
+	 * and thread_cache_free_bytes; -1 where not found (why says) */
+	int64_t transfer, thread;
+	uint64_t threads; /* thread caches found */
+	/* every cached object was walked (place asked it): brk_cached of
+	 * them lie in the brk range */
+	bool placed;
+	uint64_t brk_cached;
+	bool oom;
+	const char *why; /* NULL, or what was not found */
+};
+
+void alloc_tc_caches(struct vms_snapshot *s, const struct alloc_tc_in *in,
+		     struct alloc_tc_out *out);
+
+/* Its page heap's statistics and metadata count (alloc_tccache.c), from
+ * in's w, lo and hi, tied by al->system (TCMalloc_SystemTaken): sets
+ * al's page_heap_free, unmapped, metadata and figures_note. */
+void alloc_tc_figures(struct vms_snapshot *s, const struct alloc_tc_in *in,
+		      struct vms_allocator *al);
+
 #endif

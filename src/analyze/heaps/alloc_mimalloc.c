@@ -22,6 +22,7 @@
 
 struct mi_found {
 	uint64_t addr;
+	const struct rtscan_run *run; /* the run it begins in */
 	struct rtheap_mi_seg seg;
 	struct rtheap_mi_use use;
 };
@@ -46,21 +47,62 @@ static int mi_push(struct mi_list *l, const struct mi_found *f)
 	return 0;
 }
 
+/* Anonymous memory reserved and not committed (PROT_NONE, no file): a
+ * segment whose commit was delayed (a thread's first ones,
+ * mi_option_eager_commit_delay) is reserved whole and made readable as
+ * its pages are committed, so its tail may be such a region. */
+static bool mi_reserved_tail(const struct vms_region *r)
+{
+	return r->type == VMS_T_PRIVATE_DATA && !r->path &&
+	       !(r->perms &
+		 (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X | VMS_PERM_SHARED));
+}
+
+/* Where a segment that begins in run may end: the run's end, or the end
+ * of the reserved regions right after it. */
+static uint64_t mi_reach(const struct vms_snapshot *s,
+			 const struct rtscan_run *run)
+{
+	uint64_t end = run->end;
+	size_t k;
+
+	for (k = run->last + 1; k < s->nregions && s->regions[k].start == end &&
+				mi_reserved_tail(&s->regions[k]);
+	     k++)
+		end = s->regions[k].end;
+	return end;
+}
+
+/* Marks the reserved regions after run that [a, a + len) covers (the run's
+ * own: alloc_mark()). */
+static void mi_mark_tail(struct alloc_marks *m, const struct rtscan_run *run,
+			 uint64_t a, uint64_t len, uint8_t how)
+{
+	size_t k;
+
+	for (k = run->last + 1;
+	     k < m->s->nregions && m->s->regions[k].start < a + len &&
+	     mi_reserved_tail(&m->s->regions[k]);
+	     k++)
+		if (m->mark[k] < how)
+			m->mark[k] = how;
+}
+
 /* The segments of one run, header by header. */
 static int mi_scan_run(struct alloc_marks *m, const struct rtscan_run *run,
 		       unsigned char *buf, struct mi_list *l)
 {
 	uint64_t a = (run->start + RTHEAP_MI_ALIGN - 1) &
 		     ~(uint64_t)(RTHEAP_MI_ALIGN - 1);
+	uint64_t reach = mi_reach(m->s, run);
 
-	while (a < run->end && run->end - a >= RTHEAP_MI_ALIGN) {
-		struct mi_found f = { a, { 0 }, { 0 } };
+	while (a < run->end && reach - a >= RTHEAP_MI_ALIGN) {
+		struct mi_found f = { a, run, { 0 }, { 0 } };
 		uint64_t step = RTHEAP_MI_ALIGN;
 		size_t want;
 
 		if (rtscan_read(m->s, a, buf, RTHEAP_MI_HDR) &&
-		    rtheap_mi_segment(buf, RTHEAP_MI_HDR, a, run->end,
-				      &f.seg)) {
+		    rtheap_mi_segment(buf, RTHEAP_MI_HDR, a, reach, &f.seg)) {
 			want = RTHEAP_MI_HDR +
 			       (size_t)f.seg.entries * RTHEAP_MI_PAGE;
 			/* entries a page never written holds read as
@@ -117,6 +159,26 @@ static uint64_t mi_common_key(const struct mi_list *l, bool *oom)
 	return best >= 2 ? key : 0;
 }
 
+/* The threads that own the segments kept (key: as below; abandoned
+ * ones, thread 0, left out). */
+static size_t mi_threads(const struct mi_list *l, uint64_t key, bool *oom)
+{
+	uint64_t *t = malloc((l->n ? l->n : 1) * sizeof(*t));
+	size_t i, n = 0, distinct = 0;
+
+	*oom = !t;
+	if (!t)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if ((!key || l->v[i].seg.key == key) && l->v[i].seg.thread)
+			t[n++] = l->v[i].seg.thread;
+	qsort(t, n, sizeof(*t), cmp_u64);
+	for (i = 0; i < n; i++)
+		distinct += !i || t[i] != t[i - 1];
+	free(t);
+	return distinct;
+}
+
 int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 {
 	static const char *const details[] = { "mimalloc segment",
@@ -126,7 +188,7 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 	struct vms_heap *h;
 	uint64_t key, in_use = 0, blocks = 0, meta = 0, bytes = 0,
 		      committed = 0;
-	size_t i;
+	size_t i, threads;
 	bool oom;
 	int rc = -1;
 
@@ -161,6 +223,9 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 		if (key && f->seg.key != key)
 			continue;
 		alloc_mark(m, f->addr, f->seg.size, f->seg.huge ? 2 : 1);
+		if (f->addr + f->seg.size > f->run->end)
+			mi_mark_tail(m, f->run, f->addr, f->seg.size,
+				     f->seg.huge ? 2 : 1);
 		in_use += f->use.in_use;
 		blocks += f->use.blocks;
 		meta += (uint64_t)f->seg.info_slices * RTHEAP_MI_SLICE;
@@ -179,11 +244,25 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 	h->free = (int64_t)(bytes - meta - in_use);
 	al->metadata = (int64_t)meta;
 	al->committed = (int64_t)committed;
-	al->figures_note =
-		"committed: its segments' commit masks, what its stats count "
-		"(mi_process_info's current commit) where all it took from "
-		"the system is segments; its stats' other figures are not "
-		"read";
+	al->reserved = (int64_t)bytes;
+	threads = mi_threads(&l, key, &oom);
+	if (oom)
+		goto out;
+	al->figures_note = arena_printf(
+		&m->s->arena,
+		"committed and reserved: its segments' commit masks and sizes, "
+		"what its stats count (mi_process_info's current commit, "
+		"mi_stats_print_out's reserved)%s; the bytes in use by the "
+		"application are not in its stats (a release build counts no "
+		"allocation: MI_STAT 0): in use is its pages' used blocks; "
+		"allocated, active, resident, mapped and retained are "
+		"jemalloc's",
+		threads > 1 ? ", less what it took for each thread besides the "
+			      "main one (its heap and statistics, a page or "
+			      "two from the system each, not read)"
+			    : "");
+	if (!al->figures_note)
+		goto out;
 out:
 	free(l.v);
 	free(buf);

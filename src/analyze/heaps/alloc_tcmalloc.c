@@ -22,9 +22,13 @@
  *     at (rtheap_tc_span()).
  *
  * What the spans cover is tcmalloc's heap: regions no earlier step
- * claimed are typed Heap; the brk heap (tc_brk below) already is. Figures per heap entry: in_use the spans in use (pages
- * handed to size classes or large objects), free those on the free lists,
- * normal and returned; their sum is MallocExtension's generic.heap_size.
+ * claimed are typed Heap; the brk heap (tc_brk below) already is.
+ * Per heap entry, its spans: in use (pages handed to size classes or
+ * large objects) and on the free lists, normal and returned; their sum
+ * is MallocExtension's generic.heap_size.
+ * The caches' free objects (central: from the spans here; transfer and
+ * thread: alloc_tccache.c) are taken from in_use into free: in_use is
+ * the application's bytes, generic.current_allocated_bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +63,7 @@ struct tc_walk {
 	 * of them (0: not found) */
 	uint32_t class_size[TC_MAX_CLASSES];
 	size_t nclass;
+	uint64_t class_size_at;
 	/* the central free lists' bytes: free objects and what their spans
 	 * cannot use, summed over the small spans in use */
 	uint64_t central;
@@ -222,83 +227,6 @@ static bool find_root(struct tc_walk *t, const char **why)
 	return false;
 }
 
-/* Its own figures (MallocExtension::GetStats's page heap freelist,
- * unmapped and metadata): the page heap's stats_ (system_bytes,
- * free_bytes, unmapped_bytes, committed_bytes: whole pages, committed =
- * system - unmapped) and, in common.cc's statics, the metadata chunk's
- * bytes left, its bump pointer and metadata_system_bytes_ (2.10: in that
- * order), both in the library's writable memory. No symbol names them;
- * what ties them is its exported count of bytes taken from the system:
- * system_bytes + metadata + the chunk's bytes left == TCMalloc_SystemTaken
- * (2.10 measured). Exactly one such pair, else nothing. */
-struct tc_stats {
-	uint64_t system, free, unmapped, metadata;
-};
-
-static bool tc_stats_at(const struct tc_walk *t, uint64_t taken, size_t q,
-			size_t n, struct tc_stats *out, int *found)
-{
-	const uint64_t *w = t->w;
-	uint64_t sys = w[q], need;
-	size_t i;
-
-	if (!sys || sys % 8192 || w[q + 1] % 8192 || w[q + 2] % 8192 ||
-	    w[q + 1] > sys || w[q + 2] > sys - w[q + 1] ||
-	    w[q + 3] != sys - w[q + 2] || sys >= taken)
-		return false;
-	need = taken - sys;
-	for (i = 2; i < n; i++) {
-		if (!w[i] || w[i] > need || w[i - 2] != need - w[i] ||
-		    vms_snapshot_find_index(t->s, w[i - 1] - 1) < 0)
-			continue;
-		if (++*found > 1)
-			return true;
-		*out = (struct tc_stats){ sys, w[q + 1], w[q + 2], w[i] };
-	}
-	return true;
-}
-
-static int tc_stats(const struct tc_walk *t, int64_t taken,
-		    struct tc_stats *out)
-{
-	size_t n = (t->hi - t->lo) / 8, q;
-	int found = 0;
-
-	for (q = 0; taken > 0 && q + 4 <= n && found < 2; q++)
-		tc_stats_at(t, (uint64_t)taken, q, n, out, &found);
-	return found;
-}
-
-static void tc_figures(const struct tc_walk *t, struct vms_allocator *al)
-{
-	struct tc_stats st = { 0, 0, 0, 0 };
-	int got = tc_stats(t, al->system, &st);
-
-	if (got != 1) {
-		al->figures_note =
-			al->system < 0 ? "its own figures were not read: its "
-					 "count of bytes taken from the "
-					 "system could not be"
-			: got	       ? "its own figures were not read: more "
-					 "than one place in its memory reads "
-					 "as its page heap's statistics"
-				       : "its own figures were not read: its "
-					 "page heap's statistics were not "
-					 "found";
-		return;
-	}
-	al->page_heap_free = (int64_t)st.free;
-	al->unmapped = (int64_t)st.unmapped;
-	al->metadata = (int64_t)st.metadata;
-	al->figures_note =
-		"page heap freelist, unmapped, metadata and (where every span "
-		"was walked) central cache freelist: its own (as "
-		"MallocExtension::GetStats); bytes in use by the application "
-		"and in its transfer and thread caches are not read (the "
-		"heap's in use counts its spans in use: the caches' free "
-		"objects with the application's)";
-}
-
 /* Its size classes' object sizes: SizeMap's class_to_size_, int32s in its
  * .bss that begin 0, 8, 16, 32, 48 ... 128 (every version and page size
  * since 2.0) and grow to the largest class; exactly one such array. */
@@ -319,16 +247,23 @@ static void tc_classes(struct tc_walk *t)
 			;
 		memcpy(t->class_size, v + i, k * 4);
 		t->nclass = k;
+		t->class_size_at = t->lo + 4 * i;
 	}
 	if (found != 1)
 		t->nclass = 0;
 }
 
+struct tc_sums {
+	uint64_t in_use, free, spans, free_spans;
+	uint64_t central; /* of in_use: the central free lists' */
+};
+
 /* A small span in use: what of it is the central free list's (its free
  * objects and the tail no object fits in), its objects handed out
  * (refcount) being the application's or in the thread and transfer
  * caches. */
-static void tc_central(struct tc_walk *t, const struct rtheap_tc_span *sp)
+static void tc_central(struct tc_walk *t, const struct rtheap_tc_span *sp,
+		       struct tc_sums *to)
 {
 	uint64_t bytes = sp->length << t->shift, held;
 
@@ -341,8 +276,10 @@ static void tc_central(struct tc_walk *t, const struct rtheap_tc_span *sp)
 	held = (uint64_t)sp->refcount * t->class_size[sp->sizeclass];
 	if (held > bytes)
 		t->central_bad = true;
-	else
+	else {
 		t->central += bytes - held;
+		to->central += bytes - held;
+	}
 }
 
 struct found_span {
@@ -357,10 +294,6 @@ static int by_ptr(const void *x, const void *y)
 		return a->ptr < b->ptr ? -1 : 1;
 	return (a->page > b->page) - (a->page < b->page);
 }
-
-struct tc_sums {
-	uint64_t in_use, free, spans, free_spans;
-};
 
 static int push(struct found_span **v, size_t *n, size_t *cap, uint64_t ptr,
 		uint64_t page)
@@ -532,7 +465,7 @@ static int count_spans(struct tc_walk *t, struct alloc_marks *m,
 		a = sp.start << t->shift;
 		bytes = sp.length << t->shift;
 		to = a >= brk_lo && a < brk_hi ? brk : mapped;
-		tc_central(t, &sp);
+		tc_central(t, &sp, to);
 		if (sp.location == 0) {
 			to->in_use += bytes;
 			to->spans++;
@@ -551,12 +484,73 @@ static int count_spans(struct tc_walk *t, struct alloc_marks *m,
 	return 0;
 }
 
-static void set_figures(struct vms_heap *h, const struct tc_sums *x)
+/* A heap entry's figures: in use, the application's bytes (its spans in
+ * use less the free objects of the caches in them: cached, -1 where not
+ * known), free the rest of its spans. */
+static void set_figures(struct vms_heap *h, const struct tc_sums *x,
+			int64_t cached)
 {
-	h->in_use = (int64_t)x->in_use;
-	h->free = (int64_t)x->free;
+	uint64_t app = x->in_use - x->central - (uint64_t)cached;
+
+	h->in_use = cached < 0 || x->central + (uint64_t)cached > x->in_use
+			    ? -1
+			    : (int64_t)app;
+	h->free = h->in_use < 0 ? -1 : (int64_t)(x->free + x->in_use - app);
 	h->chunks = (int64_t)x->spans;
 	h->free_chunks = (int64_t)x->free_spans;
+}
+
+/* The caches beyond the central free lists (alloc_tccache.c), and what
+ * follows: the application's bytes, overall (al->allocated) and in each
+ * heap entry (*brk_cached, *mapped_cached: the cached bytes in each, -1
+ * unknown). all: every span was seen. -1 on out of memory. */
+static int tc_caches(struct tc_walk *t, struct vms_allocator *al, bool all,
+		     const struct tc_sums *brk, const struct tc_sums *mapped,
+		     uint64_t brk_lo, uint64_t brk_hi, int64_t *brk_cached,
+		     int64_t *mapped_cached, const char **why)
+{
+	/* where the objects lie matters only where both have spans */
+	struct alloc_tc_in in = {
+		.w = t->w,
+		.lo = t->lo,
+		.hi = t->hi,
+		.class_size = t->class_size,
+		.nclass = t->nclass,
+		.class_size_at = t->class_size_at,
+		.brk_lo = brk_lo,
+		.brk_hi = brk_hi,
+		.place = brk->spans && mapped->spans,
+	};
+	struct alloc_tc_out out;
+	uint64_t cached, in_use = brk->in_use + mapped->in_use;
+	bool known;
+
+	*brk_cached = *mapped_cached = -1;
+	alloc_tc_caches(t->s, &in, &out);
+	if (out.oom)
+		return -1;
+	al->transfer_cache = out.transfer;
+	al->thread_cache = out.thread;
+	*why = out.why;
+	known = all && al->central_cache >= 0 && out.transfer >= 0 &&
+		out.thread >= 0;
+	cached = (uint64_t)out.transfer + (uint64_t)out.thread;
+	if (!known || cached + (uint64_t)al->central_cache > in_use) {
+		if (known)
+			*why = "its caches hold more than its spans in use";
+		return 0;
+	}
+	al->allocated =
+		(int64_t)(in_use - (uint64_t)al->central_cache - cached);
+	if (out.placed && out.brk_cached <= cached) {
+		*brk_cached = (int64_t)out.brk_cached;
+		*mapped_cached = (int64_t)(cached - out.brk_cached);
+	} else if (!brk->spans || !mapped->spans) {
+		/* one of them has every span in use */
+		*brk_cached = brk->spans ? (int64_t)cached : 0;
+		*mapped_cached = brk->spans ? 0 : (int64_t)cached;
+	}
+	return 0;
 }
 
 int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
@@ -569,6 +563,8 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	struct tc_sums brk = { 0 }, mapped = { 0 };
 	struct vms_heap *h = NULL;
 	uint64_t brk_lo = 0, brk_hi = 0, bad = 0, unread = 0;
+	int64_t brk_cached = -1, mapped_cached = -1;
+	const char *caches_why = NULL;
 	size_t n = 0, i;
 	bool capped;
 	int rc = -1;
@@ -584,7 +580,11 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		return -1;
 	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
 		memset(t.w, 0, t.hi - t.lo);
-	tc_figures(&t, al);
+	{
+		struct alloc_tc_in in = { .w = t.w, .lo = t.lo, .hi = t.hi };
+
+		alloc_tc_figures(m->s, &in, al);
+	}
 	tc_classes(&t);
 	listed_spans(&t);
 	if (!find_root(&t, why)) {
@@ -601,17 +601,23 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	}
 	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
 		goto out;
-	/* before alloc_type(), which may move s->heaps */
-	/* known, none of its spans there being 0, when all was seen */
-	if (brk_heap && ((!capped && !unread) || brk.spans || brk.free_spans))
-		set_figures(brk_heap, &brk);
-	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
-		goto out;
-	if (h)
-		set_figures(h, &mapped);
 	/* the central free lists, where every span was seen */
 	if (t.nclass && !t.central_bad && !capped && !bad && !unread)
 		al->central_cache = (int64_t)t.central;
+	if (tc_caches(&t, al, !capped && !bad && !unread, &brk, &mapped, brk_lo,
+		      brk_hi, &brk_cached, &mapped_cached, &caches_why) < 0)
+		goto out;
+	/* before alloc_type(), which may move s->heaps */
+	/* known, none of its spans there being 0, when all was seen */
+	if (brk_heap && ((!capped && !unread) || brk.spans || brk.free_spans))
+		set_figures(brk_heap, &brk, brk_cached);
+	if (alloc_type(m, al, "tcmalloc", details, &h) < 0)
+		goto out;
+	if (h)
+		set_figures(h, &mapped, mapped_cached);
+	if (caches_why && al->figures_note)
+		al->figures_note = arena_printf(&m->s->arena, "%s; %s",
+						al->figures_note, caches_why);
 	if (capped)
 		*why = "more spans than are walked: figures partial";
 	else if (bad || unread)
@@ -758,8 +764,9 @@ const struct alloc_kind alloc_kind_tcmalloc = {
 	.name = "tcmalloc",
 	.syms = tc_syms,
 	.how = "the brk heap (glibc's malloc never ran) and its spans "
-	       "through its page map; in use: spans in use, free: spans on "
-	       "its free lists",
+	       "through its page map; in use: the application's bytes (spans "
+	       "in use less the free objects its caches hold), free: the "
+	       "rest of its spans",
 	.facts = tc_facts,
 	.facts_size = sizeof(struct tc_facts),
 	.find = tc_find,

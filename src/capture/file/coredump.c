@@ -413,8 +413,14 @@ static void implied_names(struct vms_snapshot *s, const struct core_notes *n)
 		s->regions[k].path = "[stack]";
 	for (i = 0; !named && i < s->nthreads; i++)
 		if (s->threads[i].tid == s->proc.pid &&
-		    (k = anon_at(s, s->threads[i].sp)) >= 0)
+		    (k = anon_at(s, s->threads[i].sp)) >= 0) {
 			s->regions[k].path = "[stack]";
+			named = true;
+		}
+	/* the initial stack is charged to the commit limit (VM_ACCOUNT in
+	 * VM_STACK_FLAGS), as the brk heap is (below) */
+	if (named && (s->regions[k].perms & VMS_PERM_W))
+		s->regions[k].vmflags_mask |= VMS_VF_AC;
 	if (n->entry && (k = vms_snapshot_find_index(s, n->entry)) >= 0)
 		exe = s->regions[k].path;
 	if (!exe || exe[0] != '/')
@@ -428,8 +434,10 @@ static void implied_names(struct vms_snapshot *s, const struct core_notes *n)
 		    (r->perms & (VMS_PERM_R | VMS_PERM_W)) !=
 			    (VMS_PERM_R | VMS_PERM_W))
 			continue;
-		if (r->start - end < BRK_RANGE)
+		if (r->start - end < BRK_RANGE) {
 			r->path = "[heap]";
+			r->vmflags_mask |= VMS_VF_AC;
+		}
 		break;
 	}
 }
@@ -593,12 +601,38 @@ static int regions(const char *name, struct vms_snapshot *s,
 		r->perms = (uint16_t)(((g->flags & PF_R) ? VMS_PERM_R : 0) |
 				      ((g->flags & PF_W) ? VMS_PERM_W : 0) |
 				      ((g->flags & PF_X) ? VMS_PERM_X : 0));
-		/* private writable: accountable (coredump.h); a file
-		 * mapping's is taken off by file_note() */
-		if (r->perms & VMS_PERM_W)
-			r->vmflags_mask = VMS_VF_AC;
+		/* whether anonymous memory is charged to the commit limit
+		 * (VmFlags' ac) is not in a core: MAP_NORESERVE memory is
+		 * not, and its Committed (its Rss + Swap) is then not known;
+		 * the brk heap and the initial stack are (implied_names()),
+		 * and what a heap walk knows (coredump.h) */
 	}
 	return 0;
+}
+
+/* The process's name: pr_fname (fn bytes of f), unless it was cut: all
+ * 16 bytes used (gdb's gcore writes the first 16 of argv[0]'s basename,
+ * "redis-server *:6" for a retitled redis), or 15 (the kernel's comm,
+ * TASK_COMM_LEN less its NUL). Then the basename of the command line's
+ * (pr_psargs: a, al bytes) first word, where the two agree: pr_fname's
+ * 16 bytes begin with the word ("redis-server", as /proc/PID/comm says
+ * live), or the word begins with pr_fname and is longer. */
+static const char *core_name(struct arena *ar, const char *f, size_t fn,
+			     const char *a, size_t al)
+{
+	size_t w = 0, b = 0, wl;
+
+	while (w < al && a[w] != ' ' && a[w] != '\0')
+		w++;
+	for (b = w; b > 0 && a[b - 1] != '/'; b--)
+		;
+	wl = w - b;
+	/* gdb's: argv[0]'s basename, cut within the title; the kernel's (or
+	 * gdb's of a long name): the name cut */
+	if ((fn == 16 && wl > 0 && wl < fn && memcmp(f, a + b, wl) == 0) ||
+	    ((fn == 16 || fn == 15) && wl > fn && memcmp(f, a + b, fn) == 0))
+		return arena_strndup(ar, a + b, wl);
+	return arena_strndup(ar, f, fn);
 }
 
 /* Threads (a second walk of the notes, into room counted by the first)
@@ -638,10 +672,10 @@ static int threads_and_process(const unsigned char *b, size_t len,
 
 		s->proc.pid = (pid_t)le(d + PRPSINFO_PID, 4);
 		s->proc.uid = (uid_t)le(d + PRPSINFO_UID, 4);
-		s->proc.name =
-			arena_strndup(&s->arena, f, fe ? (size_t)(fe - f) : 16);
 		while (al && a[al - 1] == ' ')
 			al--;
+		s->proc.name = core_name(&s->arena, f,
+					 fe ? (size_t)(fe - f) : 16, a, al);
 		s->proc.cmdline = arena_strndup(&s->arena, a, al);
 		if (!s->proc.name || !s->proc.cmdline)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,

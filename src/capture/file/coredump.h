@@ -12,16 +12,23 @@
  *    start up to 32 MiB above the image on x86_64, up to 1 GiB on aarch64);
  *  - threads: one per NT_PRSTATUS (pr_pid, and the stack pointer from
  *    pr_reg: rsp on x86_64, sp on aarch64);
- *  - the process: pid, uid, name and arguments from NT_PRPSINFO; the
+ *  - the process: pid, uid, name and arguments from NT_PRPSINFO (the
+ *    name from pr_psargs' first word where pr_fname was cut: gdb's gcore
+ *    writes argv[0]'s first 16 bytes, a retitled server's title); the
  *    executable, the NT_FILE path holding AT_ENTRY;
  *  - memory: read_mem reads PT_LOAD file bytes; what lies beyond a
  *    segment's p_filesz (not dumped) is not present.
  * What a core does not hold: the smaps counters (Rss, Pss, Swap, sharing),
  * VmFlags, device and inode, VmPTE. Every region is flagged
  * VMS_RF_NO_COUNTERS and s->cap.no_counters is set: the exporters show
- * those figures as unknown, never as zero. A private writable anonymous
- * region is taken as accountable (VmFlags "ac": the kernel charges every
- * private writable mapping not made MAP_NORESERVE), so Committed is known.
+ * those figures as unknown, never as zero. Whether anonymous memory is
+ * charged to the commit limit (VmFlags "ac": every private writable
+ * mapping not made MAP_NORESERVE) is not in a core either, and Committed
+ * of uncharged memory is its Rss + Swap: so a writable anonymous
+ * region's Committed is unknown (VMS_ACCT_COMMIT_UNKNOWN), but where it
+ * is known to be charged: the brk heap and the initial stack (always),
+ * an image's .bss tail (the loader's; step_images), glibc's mmapped
+ * chunks (the malloc step's walk).
  *
  * Files: open_file opens the region's path on disk. When the build id in
  * the core's memory (the ELF headers of the file's first mapping, where
