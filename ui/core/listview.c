@@ -69,3 +69,18 @@ enum lv_hit listview_mouse(struct listview *lv, size_t n, int y, mmask_t b,
 	}
 	return listview_row_at(lv, n, y, row) ? LV_ROW : LV_MISS;
 }
+
+bool listview_pick(struct listview *lv, size_t n, int y, mmask_t b, int wheel)
+{
+	size_t row;
+
+	switch (listview_mouse(lv, n, y, b, wheel, &row)) {
+	case LV_WHEEL:
+		return true;
+	case LV_ROW:
+		lv->cur = row;
+		return true;
+	default:
+		return false;
+	}
+}

@@ -62,5 +62,8 @@ enum lv_hit {
  * the cursor (0: the list does not take the wheel, LV_MISS). */
 enum lv_hit listview_mouse(struct listview *lv, size_t n, int y, mmask_t b,
 			   int wheel, size_t *row);
+/* The common use of it: the wheel moves the cursor, a click puts it on the
+ * row; true when either did (redraw). */
+bool listview_pick(struct listview *lv, size_t n, int y, mmask_t b, int wheel);
 
 #endif

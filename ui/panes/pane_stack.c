@@ -1,10 +1,14 @@
 /* pane_stack.c — what the trace screens share (panes.h): a frame of a
  * call stack as one line of text, a stack drawn into a block of lines,
- * and the address span of the viewer's row, named, that the trace
- * screens narrow to.
+ * the stack of the row under a cursor kept while it stays, the address
+ * span of the viewer's row, named, that the trace screens narrow to, the
+ * refusal without a live trace, and the clock their refreshes keep.
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+#include "trace/tracer.h"
 
 #include "core/draw.h"
 #include "core/theme.h"
@@ -72,4 +76,47 @@ bool details_cursor_span(struct ui *u, uint64_t *lo, uint64_t *hi, char *what,
 	text = details_region_text(r);
 	snprintf(what, n, "%s", *text ? text : "(anonymous)");
 	return true;
+}
+
+const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
+					     struct tracer *tr, uint32_t id)
+{
+	if (id == UINT32_MAX || !tr)
+		return NULL;
+	if (sc->have && sc->id == id)
+		return &sc->site;
+	stack_cache_drop(sc);
+	arena_init(&sc->ar);
+	sc->have = true;
+	sc->id = id;
+	if (tracer_site(tr, id, &sc->ar, &sc->site) <= 0) {
+		stack_cache_drop(sc);
+		return NULL;
+	}
+	return &sc->site;
+}
+
+void stack_cache_drop(struct stack_cache *sc)
+{
+	if (sc->have)
+		arena_fini(&sc->ar);
+	sc->have = false;
+}
+
+bool trace_live(struct ui *u)
+{
+	if (u->tracer)
+		return true;
+	ui_message(u, true, "%s",
+		   "no live trace: vmscope --trace -- CMD traces a command's "
+		   "allocations");
+	return false;
+}
+
+double trace_clock_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "core/listview.h"
 #include "core/notes.h"
 #include "core/ui_priv.h"
@@ -260,5 +261,21 @@ void trace_stack_draw(const struct vms_trace_site *s, const char *title, int y,
  * line when there is none (no row, a free gap). */
 bool details_cursor_span(struct ui *u, uint64_t *lo, uint64_t *hi, char *what,
 			 size_t n);
+/* The stack of call site `id` (UINT32_MAX: none), symbolised once and kept
+ * while the id stays (a screen's cursor moving over rows of one site);
+ * NULL when there is none. stack_cache_drop lets it go. */
+struct stack_cache {
+	struct arena ar;
+	bool have;
+	uint32_t id;
+	struct vms_trace_site site;
+};
+const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
+					     struct tracer *tr, uint32_t id);
+void stack_cache_drop(struct stack_cache *sc);
+/* Whether there is a live trace (u->tracer); false with a message. */
+bool trace_live(struct ui *u);
+/* CLOCK_MONOTONIC in microseconds (the screens' once-a-second refresh). */
+double trace_clock_us(void);
 
 #endif

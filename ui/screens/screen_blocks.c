@@ -36,23 +36,12 @@ struct blocks {
 	char what[96];
 	double built_us;
 	/* the stack of the block under the cursor */
-	struct arena ar;
-	bool have_site;
-	uint32_t site_id;
-	struct vms_trace_site site;
+	struct stack_cache stack;
 };
 
 static struct blocks *bs_of(const struct ui *u)
 {
 	return u->data[SCR_BLOCKS];
-}
-
-static double mono_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
 static int by_size(const void *x, const void *y)
@@ -71,20 +60,13 @@ static int by_addr(const void *x, const void *y)
 	return (a->addr > b->addr) - (a->addr < b->addr);
 }
 
-static void drop_site(struct blocks *c)
-{
-	if (c->have_site)
-		arena_fini(&c->ar);
-	c->have_site = false;
-}
-
 /* The blocks again, the cursor on the block it was on. */
 static void rebuild(struct ui *u, struct blocks *c)
 {
 	uint64_t keep = c->n ? c->b[c->lv.cur].addr : 0;
 	size_t i;
 
-	c->built_us = mono_us();
+	c->built_us = trace_clock_us();
 	if (!c->b && !(c->b = malloc(BLOCKS_MAX * sizeof(*c->b)))) {
 		ui_message(u, true, "%s", "out of memory for the allocations");
 		c->n = 0;
@@ -100,27 +82,6 @@ static void rebuild(struct ui *u, struct blocks *c)
 		if (c->b[i].addr == keep)
 			c->lv.cur = i;
 	}
-}
-
-/* The stack of the block under the cursor (kept while it stays). */
-static const struct vms_trace_site *cursor_site(struct ui *u, struct blocks *c)
-{
-	uint32_t id;
-
-	if (!c->n)
-		return NULL;
-	id = c->b[c->lv.cur].site;
-	if (c->have_site && c->site_id == id)
-		return &c->site;
-	drop_site(c);
-	arena_init(&c->ar);
-	c->have_site = true;
-	c->site_id = id;
-	if (tracer_site(u->tracer, id, &c->ar, &c->site) <= 0) {
-		drop_site(c);
-		return NULL;
-	}
-	return &c->site;
 }
 
 /* ---- drawing ---- */
@@ -166,8 +127,10 @@ static void blocks_draw(struct ui *u)
 		" Address           Size (bytes)        Age  Call site "
 		"(innermost)");
 	listview_draw(&c->lv, 3, list_h, c->n, draw_row, u);
-	trace_stack_draw(cursor_site(u, c), "Stack of the allocation",
-			 3 + list_h, LINES - 4 - list_h);
+	trace_stack_draw(
+		stack_cache_get(&c->stack, u->tracer,
+				c->n ? c->b[c->lv.cur].site : UINT32_MAX),
+		"Stack of the allocation", 3 + list_h, LINES - 4 - list_h);
 	snprintf(right, sizeof(right), "%zu/%zu", c->n ? c->lv.cur + 1 : 0,
 		 c->n);
 	ui_status(u, " s by size/address  r again  Esc back  q quit", right);
@@ -221,18 +184,9 @@ static int blocks_key(struct ui *u, int key)
 static int blocks_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct blocks *c = bs_of(u);
-	size_t row;
 
 	(void)x;
-	switch (listview_mouse(&c->lv, c->n, y, b, 3, &row)) {
-	case LV_WHEEL:
-		return UI_DRAW;
-	case LV_ROW:
-		c->lv.cur = row;
-		return UI_DRAW;
-	default:
-		return 0;
-	}
+	return listview_pick(&c->lv, c->n, y, b, 3) ? UI_DRAW : 0;
 }
 
 /* B in the viewer: the allocations of its row. */
@@ -240,12 +194,8 @@ static int blocks_enter(struct ui *u)
 {
 	struct blocks *c = bs_of(u);
 
-	if (!u->tracer) {
-		ui_message(u, true, "%s",
-			   "no trace: vmscope --trace -- CMD traces a "
-			   "command's allocations");
+	if (!trace_live(u))
 		return -1;
-	}
 	if (!details_cursor_span(u, &c->lo, &c->hi, c->what, sizeof(c->what)))
 		return -1;
 	c->lv.cur = c->lv.top = 0;
@@ -259,7 +209,8 @@ static int blocks_tick(struct ui *u)
 {
 	struct blocks *c = bs_of(u);
 
-	if (!u->tracer || u->scr != SCR_BLOCKS || mono_us() - c->built_us < 1e6)
+	if (!u->tracer || u->scr != SCR_BLOCKS ||
+	    trace_clock_us() - c->built_us < 1e6)
 		return 0;
 	rebuild(u, c);
 	return UI_DRAW;
@@ -267,7 +218,7 @@ static int blocks_tick(struct ui *u)
 
 static void blocks_free(struct ui *u)
 {
-	drop_site(bs_of(u));
+	stack_cache_drop(&bs_of(u)->stack);
 	free(bs_of(u)->b);
 }
 

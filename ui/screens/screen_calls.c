@@ -109,14 +109,6 @@ static struct calls *cs_of(const struct ui *u)
 	return u->data[SCR_CALLS];
 }
 
-static double mono_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
 static unsigned mark_of(const struct calls *c, const struct vms_snapshot *s)
 {
 	size_t i;
@@ -293,7 +285,7 @@ static void rebuild(struct ui *u, struct calls *c)
 
 	keep_open(c);
 	drop_report(c);
-	c->built_us = mono_us();
+	c->built_us = trace_clock_us();
 	if (!u->tracer) { /* a saved trace: the snapshot's own report */
 		c->why[0] = '\0';
 		if (!u->snap || !u->snap->trace) {
@@ -661,19 +653,9 @@ static int calls_key(struct ui *u, int key)
 static int calls_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct calls *c = cs_of(u);
-	size_t row;
 
 	(void)x;
-	switch (listview_mouse(&c->lv, c->nrows, y, b, c->in_hi ? 4 : 3,
-			       &row)) {
-	case LV_WHEEL:
-		return UI_DRAW;
-	case LV_ROW:
-		c->lv.cur = row;
-		return UI_DRAW;
-	default:
-		return 0;
-	}
+	return listview_pick(&c->lv, c->nrows, y, b, 3) ? UI_DRAW : 0;
 }
 
 static int calls_enter(struct ui *u)
@@ -752,7 +734,8 @@ static int calls_tick(struct ui *u)
 			   "the traced program ended: C shows its call sites");
 		return UI_DRAW;
 	}
-	if (u->scr == SCR_CALLS && !ended && mono_us() - c->built_us > 1e6) {
+	if (u->scr == SCR_CALLS && !ended &&
+	    trace_clock_us() - c->built_us > 1e6) {
 		rebuild(u, c);
 		return UI_DRAW;
 	}

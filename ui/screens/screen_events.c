@@ -37,30 +37,12 @@ struct events {
 	unsigned size_i; /* into min_sizes */
 	struct tracedb_filter f;
 	double built_us;
-	struct arena ar; /* the stack under the cursor */
-	bool have_site;
-	uint32_t site_id;
-	struct vms_trace_site site;
+	struct stack_cache stack; /* the stack under the cursor */
 };
 
 static struct events *es_of(const struct ui *u)
 {
 	return u->data[SCR_EVENTS];
-}
-
-static double mono_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static void drop_site(struct events *c)
-{
-	if (c->have_site)
-		arena_fini(&c->ar);
-	c->have_site = false;
 }
 
 /* The events again with the filters; the cursor on the newest when it was
@@ -69,7 +51,7 @@ static void rebuild(struct ui *u, struct events *c)
 {
 	size_t from_end = c->n ? c->n - 1 - c->lv.cur : 0;
 
-	c->built_us = mono_us();
+	c->built_us = trace_clock_us();
 	if (!c->ev && !(c->ev = malloc(VMS_TRACE_LOG * sizeof(*c->ev)))) {
 		ui_message(u, true, "%s", "out of memory for the trace view");
 		c->n = 0;
@@ -79,26 +61,6 @@ static void rebuild(struct ui *u, struct events *c)
 	c->f.min_size = min_sizes[c->size_i];
 	c->n = tracer_log(u->tracer, &c->f, c->ev, VMS_TRACE_LOG);
 	c->lv.cur = c->n ? (from_end < c->n ? c->n - 1 - from_end : 0) : 0;
-}
-
-static const struct vms_trace_site *cursor_site(struct ui *u, struct events *c)
-{
-	uint32_t id;
-
-	if (!c->n || c->ev[c->lv.cur].site == UINT32_MAX)
-		return NULL;
-	id = c->ev[c->lv.cur].site;
-	if (c->have_site && c->site_id == id)
-		return &c->site;
-	drop_site(c);
-	arena_init(&c->ar);
-	c->have_site = true;
-	c->site_id = id;
-	if (tracer_site(u->tracer, id, &c->ar, &c->site) <= 0) {
-		drop_site(c);
-		return NULL;
-	}
-	return &c->site;
 }
 
 /* ---- drawing ---- */
@@ -147,8 +109,10 @@ static void events_draw(struct ui *u)
 		"   Time (s)  Thread Op    Address          Size (bytes)  "
 		"Call site (innermost)");
 	listview_draw(&c->lv, 3, list_h, c->n, draw_row, u);
-	trace_stack_draw(cursor_site(u, c), "Stack of the event", 3 + list_h,
-			 LINES - 4 - list_h);
+	trace_stack_draw(
+		stack_cache_get(&c->stack, u->tracer,
+				c->n ? c->ev[c->lv.cur].site : UINT32_MAX),
+		"Stack of the event", 3 + list_h, LINES - 4 - list_h);
 	snprintf(right, sizeof(right), "%zu/%zu", c->n ? c->lv.cur + 1 : 0,
 		 c->n);
 	ui_status(u, " o op  z size  T thread  c call site  Esc back", right);
@@ -234,18 +198,9 @@ static int events_key(struct ui *u, int key)
 static int events_mouse(struct ui *u, int y, int x, mmask_t b)
 {
 	struct events *c = es_of(u);
-	size_t row;
 
 	(void)x;
-	switch (listview_mouse(&c->lv, c->n, y, b, 3, &row)) {
-	case LV_WHEEL:
-		return UI_DRAW;
-	case LV_ROW:
-		c->lv.cur = row;
-		return UI_DRAW;
-	default:
-		return 0;
-	}
+	return listview_pick(&c->lv, c->n, y, b, 3) ? UI_DRAW : 0;
 }
 
 static void events_init(struct ui *u)
@@ -260,12 +215,8 @@ static int events_enter(struct ui *u)
 {
 	struct events *c = es_of(u);
 
-	if (!u->tracer) {
-		ui_message(u, true, "%s",
-			   "no trace: vmscope --trace -- CMD traces a "
-			   "command's allocations");
+	if (!trace_live(u))
 		return -1;
-	}
 	c->n = 0; /* the cursor on the newest */
 	rebuild(u, c);
 	return 0;
@@ -275,7 +226,8 @@ static int events_tick(struct ui *u)
 {
 	struct events *c = es_of(u);
 
-	if (!u->tracer || u->scr != SCR_EVENTS || mono_us() - c->built_us < 1e6)
+	if (!u->tracer || u->scr != SCR_EVENTS ||
+	    trace_clock_us() - c->built_us < 1e6)
 		return 0;
 	rebuild(u, c);
 	return UI_DRAW;
@@ -283,7 +235,7 @@ static int events_tick(struct ui *u)
 
 static void events_free(struct ui *u)
 {
-	drop_site(es_of(u));
+	stack_cache_drop(&es_of(u)->stack);
 	free(es_of(u)->ev);
 }
 
