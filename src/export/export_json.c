@@ -360,42 +360,11 @@ static void record(struct outbuf *o, const struct vms_record *rec,
 	for (i = 0; i < rec->nfields; i++) {
 		const struct vms_field *f = &rec->fields[i];
 		const char *at = (const char *)p + f->off;
-		uint64_t u;
-		int64_t v;
-		const char *str;
-		bool b;
 
 		ob_putc(o, '"');
 		ob_puts(o, f->json);
 		OB_LIT(o, "\":");
-		switch (f->kind) {
-		case VMS_FK_U64:
-			memcpy(&u, at, sizeof(u));
-			ob_u64(o, u);
-			break;
-		case VMS_FK_HEX:
-			memcpy(&u, at, sizeof(u));
-			ob_putc(o, '"');
-			ob_hex(o, u);
-			ob_putc(o, '"');
-			break;
-		case VMS_FK_I64N:
-			memcpy(&v, at, sizeof(v));
-			if (v < 0)
-				OB_LIT(o, "null");
-			else
-				ob_i64(o, v);
-			break;
-		case VMS_FK_STR:
-			memcpy(&str, at, sizeof(str));
-			ob_json_str(o, str);
-			break;
-		case VMS_FK_BOOL:
-			memcpy(&b, at, sizeof(b));
-			ob_puts(o, b ? "true" : "false");
-			break;
-		case VMS_FK_SEGS:
-		case VMS_FK_PARTS:
+		if (!export_json_scalar(o, f, p)) { /* segments, parts */
 			memcpy(&n, (const char *)p + f->noff, sizeof(n));
 			ob_putc(o, '[');
 			for (k = 0; k < n; k++) {
@@ -416,7 +385,6 @@ static void record(struct outbuf *o, const struct vms_record *rec,
 				ob_putc(o, ',');
 			}
 			close_with(o, ']');
-			break;
 		}
 		ob_putc(o, ',');
 	}

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "export/export_util.h"
+
 static void count_json(struct outbuf *o, const char *name,
 		       const struct vms_trace_count *c)
 {
@@ -47,10 +49,6 @@ static void trace_fields(struct outbuf *o, const struct vms_trace_report *r)
 
 	for (i = 0; i < vms_trace_record.nfields; i++) {
 		const struct vms_field *f = &vms_trace_record.fields[i];
-		const char *at = (const char *)r + f->off;
-		uint64_t u;
-		int64_t v;
-		bool b;
 
 		if (f->off == offsetof(struct vms_trace_report, sampled)) {
 			OB_LIT(o, "\"mode\":");
@@ -87,26 +85,8 @@ static void trace_fields(struct outbuf *o, const struct vms_trace_report *r)
 			OB_LIT(o, "null,");
 			continue;
 		}
-		switch (f->kind) {
-		case VMS_FK_U64:
-			memcpy(&u, at, sizeof(u));
-			ob_u64(o, u);
-			break;
-		case VMS_FK_I64N:
-			memcpy(&v, at, sizeof(v));
-			if (v < 0)
-				OB_LIT(o, "null");
-			else
-				ob_i64(o, v);
-			break;
-		case VMS_FK_BOOL:
-			memcpy(&b, at, sizeof(b));
-			ob_puts(o, b ? "true" : "false");
-			break;
-		default: /* the list has no other kind */
+		if (!export_json_scalar(o, f, r)) /* the list has no other */
 			OB_LIT(o, "null");
-			break;
-		}
 		ob_putc(o, ',');
 	}
 }

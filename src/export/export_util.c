@@ -4,8 +4,10 @@
 #include "export/export_util.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
+#include "base/outbuf.h"
 #include "model/columns.h"
 #include "model/totals.h"
 
@@ -78,4 +80,44 @@ void export_totals_values(const struct vms_totals *t, uint64_t *v)
 
 	for (c = 0; c < VMS_NCOLS; c++)
 		v[c] = vms_column_type(t, (enum vms_col)c);
+}
+
+bool export_json_scalar(struct outbuf *o, const struct vms_field *f,
+			const void *rec)
+{
+	const char *at = (const char *)rec + f->off;
+	uint64_t u;
+	int64_t v;
+	const char *str;
+	bool b;
+
+	switch (f->kind) {
+	case VMS_FK_U64:
+		memcpy(&u, at, sizeof(u));
+		ob_u64(o, u);
+		return true;
+	case VMS_FK_HEX:
+		memcpy(&u, at, sizeof(u));
+		ob_putc(o, '"');
+		ob_hex(o, u);
+		ob_putc(o, '"');
+		return true;
+	case VMS_FK_I64N:
+		memcpy(&v, at, sizeof(v));
+		if (v < 0)
+			OB_LIT(o, "null");
+		else
+			ob_i64(o, v);
+		return true;
+	case VMS_FK_STR:
+		memcpy(&str, at, sizeof(str));
+		ob_json_str(o, str);
+		return true;
+	case VMS_FK_BOOL:
+		memcpy(&b, at, sizeof(b));
+		ob_puts(o, b ? "true" : "false");
+		return true;
+	default:
+		return false;
+	}
 }
