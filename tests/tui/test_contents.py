@@ -99,7 +99,9 @@ def one_size(p, rf, w, h, env, args, what):
     T.ok("not found after the last match" in scr,
          "%s: n: no other copy in memory" % what, status(scr))
     tm.keys("Escape")
-    scr = tm.wait_for(lambda s: "Total" in s)
+    # the whole frame: the details' rows come after the summary's Total
+    scr = tm.wait_for(lambda s: "Total" in s and
+                      re.search(r"^. %016x " % rs, s, re.M))
     T.ok(re.search(r"^. %016x " % rs, scr, re.M),
          "%s: Esc: back to the viewer on that region" % what, scr)
     tm.kill()
