@@ -146,7 +146,7 @@ endif
 # unwinds with libunwind (the .eh_frame every Debian library has).
 TRACE_LIB := $(B)/libvmstrace.so
 
-.PHONY: all check test demo bench fuzz install uninstall clean deps tests format
+.PHONY: all check test demo bench fuzz install uninstall clean deps nodes tests format
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -210,12 +210,19 @@ tests: $(PROG) $(TRACE_LIB) $(UNIT_BIN) $(TARGET_BIN)
 deps:
 	@sh scripts/deps.sh
 
+# The nodes test_v8 runs against beside Debian's (scripts/nodes.sh: the
+# network to Debian's archive and npm's registry the first time, then
+# kept under build/nodes; without it test_v8 runs against what there is
+# and says what it did not).
+nodes:
+	-@BUILD=$(B) sh scripts/nodes.sh
+
 # check: every test on the normal build, then again on the ASan+UBSan
 # build (what CI runs). test: the normal build only, for quick turns.
 # The code checks (tests/code: layering, format) read the sources and the
 # objects' symbols, the same on both builds: they run on the first pass.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-check: deps
+check: deps nodes
 	$(MAKE) -j$(NPROC) tests
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
 ifneq ($(SAN),1)
