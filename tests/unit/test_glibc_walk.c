@@ -252,9 +252,18 @@ static void bad_mp(struct heapfix *f, struct glibc_walk_in *in)
 	in->mp = 0x10;
 }
 
+/* mp_.sbrk_base below [heap] (no span of it) */
 static void bad_sbrk(struct heapfix *f, struct glibc_walk_in *in)
 {
-	poke(f, f->mp + in->lay.mp_sbrk_base, sbrk_base(f) + 4096);
+	poke(f, f->mp + in->lay.mp_sbrk_base, sbrk_base(f) - 4096);
+}
+
+/* mp_.sbrk_base inside [heap] but in the middle of a chunk: allowed (a
+ * program may move the break before glibc's first sbrk), so the walk
+ * starts there and meets what is no chunk header */
+static void mid_sbrk(struct heapfix *f, struct glibc_walk_in *in)
+{
+	poke(f, f->mp + in->lay.mp_sbrk_base, sbrk_base(f) + 4096 + 8);
 }
 
 static void test_noise(struct heapfix *f)
@@ -447,8 +456,10 @@ int main(void)
 	test_damage(&f, "main_arena.next garbage", bad_next,
 		    "does not close at main_arena");
 	test_damage(&f, "mp_ elsewhere", bad_mp, "mp_ at 0x10 cannot be read");
-	test_damage(&f, "mp_.sbrk_base not [heap]'s start", bad_sbrk,
-		    "not the start of [heap]");
+	test_damage(&f, "mp_.sbrk_base below [heap]", bad_sbrk,
+		    "is not in [heap]");
+	test_damage(&f, "mp_.sbrk_base in the middle of a chunk", mid_sbrk,
+		    "arena");
 	test_unsupported_fixture(&f);
 	test_noise(&f);
 	heapfix_free(&f);
