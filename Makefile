@@ -7,7 +7,9 @@
 #   make test       the tests on the normal build only (quicker)
 #   make bench      benchmarks (print figures beside their references)
 #   make fuzz       bounded libFuzzer run of the parsers and the heap walker
-#   make install / uninstall   (PREFIX, DESTDIR)
+#   make install / uninstall   (PREFIX, DESTDIR; BINDIR, LIBDIR, DATADIR,
+#                   MANDIR, UNITDIR each on its own)
+#   make deb        the Debian package, build/deb/vmscope_VERSION_ARCH.deb
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -16,7 +18,9 @@ LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(DATADIR)/man
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-VERSION := 0.1.0
+# The version is the file VERSION's, and only there (the binary's
+# --version, the package's, CHANGELOG.md's newest entry: test_version).
+VERSION := $(shell cat VERSION)
 
 # jansson: the JSON part of snapshot files; libzstd: their compression;
 # libdw: the layout of a Go program's runtime from its DWARF (goheap.h).
@@ -51,7 +55,7 @@ INC := -Isrc
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(INC) -DVMSCOPE_VERSION='"$(VERSION)"' \
 	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
 	-DVMSCOPE_LIBDIR='"$(LIBDIR)/vmscope"' \
-	$(WARN) $(DEP_CFLAGS) $(CFLAGS) -MMD -MP
+	$(WARN) $(DEP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 
 B := build
 ifeq ($(SAN),1)
@@ -143,7 +147,8 @@ endif
 # unwinds with libunwind (the .eh_frame every Debian library has).
 TRACE_LIB := $(B)/libvmstrace.so
 
-.PHONY: all check test demo bench fuzz install uninstall clean deps tests format
+.PHONY: all check test demo bench fuzz install uninstall install-list clean \
+	deps tests format deb FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -160,6 +165,19 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The sources that use the version or the install paths are compiled again
+# when one of them changes (make PREFIX=/usr after make): $(B)/defines
+# holds them, rewritten only when they differ.
+DEFINES := $(VERSION) $(DATADIR) $(LIBDIR)
+DEF_USERS := $(shell grep -lE 'VMSCOPE_(VERSION|DATADIR|LIBDIR)' \
+	$(ENGINE_SRC) $(UI_SRC) $(MAIN_SRC) 2>/dev/null)
+$(DEF_USERS:%.c=$(B)/%.o): $(B)/defines
+$(B)/defines: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' '$(DEFINES)' | cmp -s - $@ || \
+		printf '%s\n' '$(DEFINES)' >$@
+FORCE:
+
 $(B)/tests/%: tests/unit/%.c $(LIBVMS) $(NOSD_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) \
@@ -174,8 +192,8 @@ $(B)/targets/%: tests/targets/%.c
 $(TRACE_LIB): $(wildcard trace/*.c trace/*.h) src/base/tracewire.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
-		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ \
-		$(wildcard trace/*.c) \
+		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) $(CPPFLAGS) \
+		$(filter-out $(SANFLAGS),$(LDFLAGS)) -o $@ $(wildcard trace/*.c) \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
 			echo -lunwind) -ldl -lpthread -lm
 
@@ -310,18 +328,34 @@ build-fuzz/seed.elf:
 		clang -x c -Os -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ - || \
 		printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
 
+# install: what the Debian package installs (debian/rules is this with
+# PREFIX=/usr), each file named once in INSTALLED (test_install checks the
+# installed tree against it, then that uninstall leaves nothing).
+THEMES := $(notdir $(wildcard themes/*))
+DOCDIR ?= $(DATADIR)/doc/vmscope
+INSTALLED := $(BINDIR)/vmscope $(LIBDIR)/vmscope/libvmstrace.so \
+	$(MANDIR)/man1/vmscope.1 $(THEMES:%=$(DATADIR)/vmscope/themes/%) \
+	$(DOCDIR)/README.md $(DOCDIR)/CHANGELOG.md
 install: vmscope $(TRACE_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope
+		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope \
+		$(DESTDIR)$(DOCDIR)
 	install -m 755 vmscope $(DESTDIR)$(BINDIR)/vmscope
 	install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/vmscope/libvmstrace.so
 	install -m 644 vmscope.1 $(DESTDIR)$(MANDIR)/man1/vmscope.1
-	for t in themes/*; do [ -f "$$t" ] && install -m 644 "$$t" \
-		$(DESTDIR)$(DATADIR)/vmscope/themes/ || true; done
+	install -m 644 $(THEMES:%=themes/%) $(DESTDIR)$(DATADIR)/vmscope/themes/
+	install -m 644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
 
+# uninstall: every file install puts, then the directories that are
+# vmscope's own (the rest, bin/ and man/man1/, may hold others' files).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vmscope $(DESTDIR)$(MANDIR)/man1/vmscope.1
-	rm -rf $(DESTDIR)$(DATADIR)/vmscope $(DESTDIR)$(LIBDIR)/vmscope
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	-rmdir $(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(DATADIR)/vmscope \
+		$(DESTDIR)$(LIBDIR)/vmscope $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# The installed files' paths, one a line (test_install reads them).
+install-list:
+	@printf '%s\n' $(INSTALLED)
 
 format:
 	@# .clang-format: the kernel style the code is written in

@@ -32,7 +32,7 @@
 #include "pipeline.h"
 
 #ifndef VMSCOPE_VERSION
-#define VMSCOPE_VERSION "0.1.0"
+#error "VMSCOPE_VERSION: the Makefile defines it from the file VERSION"
 #endif
 
 /* The -e line and one line per format, from the exporter registry. */
