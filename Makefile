@@ -148,7 +148,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps tests format deb FORCE
+	deps tests format deb deb-version FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -357,6 +357,38 @@ uninstall:
 install-list:
 	@printf '%s\n' $(INSTALLED)
 
+# deb: the Debian package from debian/ (debhelper), built in a copy of the
+# tree (build/deb/vmscope-VERSION: the package's PREFIX=/usr build never
+# mixes with this tree's), its debian/changelog written from VERSION (the
+# version's one place) and the newest commit's date; then lintian, which
+# fails it on any error or warning debian/ does not override with a reason.
+# Needs debhelper, dpkg-dev and lintian (scripts/deps.sh).
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_STAGE := build/deb/vmscope-$(VERSION)
+DEB_MAINT = $(shell sed -n 's/^Maintainer: //p' debian/control)
+DEB_DATE = $(shell git log -1 --format=%aD 2>/dev/null || date -R)
+deb: deps
+	rm -rf build/deb
+	mkdir -p $(DEB_STAGE)
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard | tar -cf - -T - ; \
+	else \
+		tar -cf - --exclude=./build --exclude=./build-san \
+		--exclude=./build-fuzz --exclude=./vmscope \
+		--exclude=./vmscope-san . ; \
+	fi | tar -xf - -C $(DEB_STAGE)
+	printf '%s\n' 'vmscope ($(VERSION)) bookworm; urgency=medium' '' \
+		'  * Release $(VERSION): what changed is in CHANGELOG.md' \
+		'    (/usr/share/doc/vmscope/CHANGELOG.md.gz).' '' \
+		' -- $(DEB_MAINT)  $(DEB_DATE)' >$(DEB_STAGE)/debian/changelog
+	cd $(DEB_STAGE) && dpkg-buildpackage -us -uc -j$(NPROC)
+	lintian --fail-on error,warning --info build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
+	@echo "the package: build/deb/vmscope_$(VERSION)_$(DEB_ARCH).deb"
+
+# The version the package gets (test_version: VERSION's).
+deb-version:
+	@printf '%s\n' '$(VERSION)'
+
 format:
 	@# .clang-format: the kernel style the code is written in
 	clang-format -i $(wildcard $(SRC_DIRS:%=%/*.[ch])) \
@@ -365,4 +397,6 @@ format:
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not the package's staged tree nor the Debian root test_deb keeps there)
+-include $(shell find $(B) -path $(B)/deb -prune -o -path $(B)/debroot \
+	-prune -o -name '*.d' -type f -print 2>/dev/null)
