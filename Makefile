@@ -148,7 +148,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps tests format deb deb-version FORCE
+	deps tests format deb FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -384,10 +384,6 @@ deb: deps
 	cd $(DEB_STAGE) && dpkg-buildpackage -us -uc -j$(NPROC)
 	lintian --fail-on error,warning --info build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
 	@echo "the package: build/deb/vmscope_$(VERSION)_$(DEB_ARCH).deb"
-
-# The version the package gets (test_version: VERSION's).
-deb-version:
-	@printf '%s\n' '$(VERSION)'
 
 format:
 	@# .clang-format: the kernel style the code is written in
