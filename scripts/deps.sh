@@ -62,6 +62,7 @@ libmimalloc2.0       test_allocators: mimalloc preloaded
 dpkg-dev             make deb: dpkg-buildpackage (test_deb)
 debhelper            make deb: debian/rules is dh (compat 13)
 lintian              make deb fails on a lintian error or unjustified warning
+prometheus           promtool: test_all_openmetrics checks --all's exposition
 debootstrap          test_deb: the fresh Debian 12 root the package is
                      installed into (kept in build/debroot)
 "

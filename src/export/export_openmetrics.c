@@ -12,12 +12,17 @@
  * printable as everywhere else (escape.h: "\x1b" for ESC...), then escaped
  * as OpenMetrics wants (\\, \", \n), so that a scraper reads the same
  * visible text the summary shows, and no control byte reaches the file.
+ *
+ * export_openmetrics_all (export_openmetrics.h): the same families over
+ * many processes in one exposition (vmscope --all), each family's samples
+ * together as the format wants.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/escape.h"
 #include "export/export.h"
+#include "export/export_openmetrics.h"
 #include "model/columns.h"
 
 static void label_value(struct outbuf *o, const char *s)
@@ -110,6 +115,91 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 		 s->cap.taken_at_nsec);
 	one(o, s, "vmscope_capture_timestamp_seconds", "seconds",
 	    "when the capture was taken, seconds since the Unix epoch", v);
+	ob_puts(o, "# EOF\n");
+}
+
+/* {pid, comm, unit[, type]} of one row of --all: pid "other" for the
+ * processes of a comm summed (--top). */
+static void all_labels(struct outbuf *o, const struct om_proc *p,
+		       const char *type)
+{
+	ob_puts(o, "{pid=\"");
+	if (p->pid > 0)
+		ob_u64(o, (uint64_t)p->pid);
+	else
+		ob_puts(o, "other");
+	ob_puts(o, "\",comm=");
+	label_value(o, p->comm);
+	ob_puts(o, ",unit=");
+	label_value(o, p->unit);
+	if (type) {
+		ob_puts(o, ",type=\"");
+		ob_puts(o, type);
+		ob_putc(o, '"');
+	}
+	ob_putc(o, '}');
+}
+
+void export_openmetrics_all(const struct om_proc *p, size_t n,
+			    const struct om_unread *u, size_t nu,
+			    struct outbuf *o)
+{
+	char name[64];
+	size_t c, t, i;
+	bool any;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
+
+		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
+			continue;
+		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
+			 count ? "" : "_bytes");
+		family(o, name, count ? NULL : "bytes", col->meaning);
+		for (i = 0; i < n; i++)
+			for (t = 0; t < VMS_NTYPES; t++) {
+				ob_puts(o, name);
+				all_labels(o, &p[i], vms_type_info[t].json);
+				ob_putc(o, ' ');
+				ob_u64(o, vms_column_type(&p[i].types[t],
+							  (enum vms_col)c));
+				ob_putc(o, '\n');
+			}
+	}
+	family(o, "vmscope_largest_free_bytes", "bytes",
+	       "the largest free block of the user address space");
+	for (i = 0; i < n; i++) {
+		if (p[i].pid <= 0)
+			continue;
+		ob_puts(o, "vmscope_largest_free_bytes");
+		all_labels(o, &p[i], NULL);
+		ob_putc(o, ' ');
+		ob_u64(o, p[i].largest_free);
+		ob_putc(o, '\n');
+	}
+	for (i = 0, any = false; i < n; i++)
+		any |= p[i].pid <= 0;
+	if (any) {
+		family(o, "vmscope_summed_processes", NULL,
+		       "processes beyond --top summed into the pid=other rows "
+		       "of their comm");
+		for (i = 0; i < n; i++) {
+			if (p[i].pid > 0)
+				continue;
+			ob_puts(o, "vmscope_summed_processes");
+			all_labels(o, &p[i], NULL);
+			ob_putc(o, ' ');
+			ob_u64(o, p[i].nproc);
+			ob_putc(o, '\n');
+		}
+	}
+	family(o, "vmscope_unread_processes", NULL,
+	       "processes vmscope was asked for and could not read, by "
+	       "reason");
+	for (i = 0; i < nu; i++)
+		ob_printf(o, "vmscope_unread_processes{reason=\"%s\"} %lu\n",
+			  u[i].reason, u[i].n);
 	ob_puts(o, "# EOF\n");
 }
 

@@ -79,6 +79,10 @@ def main():
                     own.append(os.path.join(top, n))
     T.ok(not own, "no source defines a version number of its own (a fallback without one, as the fuzzers build, is fine)", own)
 
+    th = [l for l in open(os.path.join(ROOT, "vmscope.1"))
+          if l.startswith(".TH")]
+    T.ok(th and not re.search(r"\d+\.\d+\.\d+", th[0]),
+         "the man page's .TH names no version of its own", th)
     text = open(os.path.join(ROOT, "CHANGELOG.md")).read()
     bad = changelog_problems(text, version)
     T.ok(not bad, "CHANGELOG.md: an entry per release, newest VERSION's", bad)
