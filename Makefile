@@ -16,6 +16,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(DATADIR)/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 PKG_CONFIG ?= pkg-config
 CC ?= cc
 # The version is the file VERSION's, and only there (the binary's
@@ -335,16 +336,21 @@ THEMES := $(notdir $(wildcard themes/*))
 DOCDIR ?= $(DATADIR)/doc/vmscope
 INSTALLED := $(BINDIR)/vmscope $(LIBDIR)/vmscope/libvmstrace.so \
 	$(MANDIR)/man1/vmscope.1 $(THEMES:%=$(DATADIR)/vmscope/themes/%) \
-	$(DOCDIR)/README.md $(DOCDIR)/CHANGELOG.md
+	$(DOCDIR)/README.md $(DOCDIR)/CHANGELOG.md \
+	$(UNITDIR)/vmscope-textfile.service $(UNITDIR)/vmscope-textfile.timer
 install: vmscope $(TRACE_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope \
-		$(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
 	install -m 755 vmscope $(DESTDIR)$(BINDIR)/vmscope
 	install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/vmscope/libvmstrace.so
 	install -m 644 vmscope.1 $(DESTDIR)$(MANDIR)/man1/vmscope.1
 	install -m 644 $(THEMES:%=themes/%) $(DESTDIR)$(DATADIR)/vmscope/themes/
 	install -m 644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/vmscope-textfile.service.in \
+		>$(DESTDIR)$(UNITDIR)/vmscope-textfile.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/vmscope-textfile.service
+	install -m 644 dist/vmscope-textfile.timer $(DESTDIR)$(UNITDIR)/
 
 # uninstall: every file install puts, then the directories that are
 # vmscope's own (the rest, bin/ and man/man1/, may hold others' files).

@@ -11,7 +11,8 @@ other (issue 32 item 3), in a fresh Debian 12 root:
     works on an overlay of it in a private mount and pid namespace, so the
     kept root is never changed and every run starts from a fresh one;
   - in it: `apt install ./vmscope_*.deb` (the package's dependencies from
-    the archive), `vmscope --version` is VERSION's, `vmscope -s` of a
+    the archive), the systemd units there and the timer not enabled,
+    `vmscope --version` is VERSION's, `vmscope -s` of a
     process started there sums its regions, `man vmscope` shows the
     manual, `apt purge --autoremove vmscope`; then dpkg knows no vmscope,
     no file the package held is there, and no file outside apt's, dpkg's
@@ -153,6 +154,7 @@ inr man -P cat vmscope >"$OUT/man" 2>&1; echo $? >"$OUT/man.rc"
 inr apt-get purge -y --autoremove vmscope >"$OUT/purge" 2>&1
 echo $? >"$OUT/purge.rc"
 inr dpkg-query -W -f='${Status}' vmscope >"$OUT/status" 2>&1
+ls "$M/etc/systemd/system/timers.target.wants" >"$OUT/wants" 2>/dev/null
 for f in $(cat "$OUT/files"); do
 	[ -e "$M$f" ] && [ ! -d "$M$f" ] && echo "$f"
 done >"$OUT/left"
@@ -215,6 +217,11 @@ def main():
              any("/usr/share/vmscope/themes/" in f for f in files),
              "the package holds the binary, tracer library, man page and "
              "themes", files)
+        T.ok("/lib/systemd/system/vmscope-textfile.service" in files and
+             "/lib/systemd/system/vmscope-textfile.timer" in files,
+             "the package holds the systemd service and timer", files)
+        T.ok("vmscope" not in read(out, "wants"),
+             "the timer is installed disabled", read(out, "wants"))
         T.eq(read(out, "version"), "vmscope %s\n" % version,
              "vmscope --version in the root is VERSION's")
         summary = read(out, "summary")

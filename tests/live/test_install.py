@@ -45,8 +45,13 @@ def files_under(d):
 
 
 def source_of(path):
-    """The file in the tree an installed path is a copy of."""
+    """The file in the tree an installed path is a copy of (the service:
+    made from its .in, its @BINDIR@ the installed binary's directory)."""
     base = os.path.basename(path)
+    if base.endswith(".service"):
+        return os.path.join(ROOT, "dist", base + ".in")
+    if base.endswith(".timer"):
+        return os.path.join(ROOT, "dist", base)
     if path.endswith("/bin/vmscope"):
         return os.path.join(ROOT, "vmscope")
     if base == "libvmstrace.so":
@@ -88,14 +93,20 @@ def main():
         T.eq(sorted(got), sorted(want),
              "the files installed are exactly install-list's")
         for p in ("bin/vmscope", "lib/vmscope/libvmstrace.so",
-                  "share/man/man1/vmscope.1", "share/vmscope/themes/dark"):
+                  "share/man/man1/vmscope.1", "share/vmscope/themes/dark",
+                  "lib/systemd/system/vmscope-textfile.service",
+                  "lib/systemd/system/vmscope-textfile.timer"):
             T.ok(PREFIX.lstrip("/") + "/" + p in got,
                  "%s/%s installed" % (PREFIX, p))
         differ = []
         for p in sorted(got & want):
             with open(os.path.join(dest, p), "rb") as a, \
                     open(source_of("/" + p), "rb") as b:
-                if a.read() != b.read():
+                want_bytes = b.read()
+                if p.endswith(".service"):
+                    want_bytes = want_bytes.replace(
+                        b"@BINDIR@", (PREFIX + "/bin").encode())
+                if a.read() != want_bytes:
                     differ.append(p)
         T.ok(not differ, "each installed file is a copy of the tree's",
              differ)
