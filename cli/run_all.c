@@ -157,6 +157,7 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 	memcpy(p->types, s->types, sizeof(p->types));
 	p->pss = s->total.pss;
 	p->largest_free = s->largest_free;
+	om_proc_kinds(p, s);
 	return 0;
 }
 
@@ -252,6 +253,8 @@ static void keep_top(struct all_run *r, size_t top)
 		r->v[w] = r->v[i];
 		r->v[w].pid = 0;
 		r->v[w].unit[0] = '\0';
+		memset(r->v[w].heap, 0, sizeof(r->v[w].heap));
+		memset(r->v[w].managed, 0, sizeof(r->v[w].managed));
 		w++;
 	}
 	r->n = w;

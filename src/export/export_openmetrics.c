@@ -118,10 +118,10 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 	ob_puts(o, "# EOF\n");
 }
 
-/* {pid, comm, unit[, type]} of one row of --all: pid "other" for the
+/* {pid, comm, unit[, key=val]} of one row of --all: pid "other" for the
  * processes of a comm summed (--top). */
 static void all_labels(struct outbuf *o, const struct om_proc *p,
-		       const char *type)
+		       const char *key, const char *val)
 {
 	ob_puts(o, "{pid=\"");
 	if (p->pid > 0)
@@ -132,12 +132,87 @@ static void all_labels(struct outbuf *o, const struct om_proc *p,
 	label_value(o, p->comm);
 	ob_puts(o, ",unit=");
 	label_value(o, p->unit);
-	if (type) {
-		ob_puts(o, ",type=\"");
-		ob_puts(o, type);
-		ob_putc(o, '"');
+	if (key) {
+		ob_printf(o, ",%s=", key);
+		label_value(o, val);
 	}
 	ob_putc(o, '}');
+}
+
+static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
+		     int64_t b)
+{
+	size_t i;
+
+	for (i = 0; i < OM_KINDS && k[i].name[0]; i++)
+		if (strncmp(k[i].name, name, len) == 0 && !k[i].name[len])
+			break;
+	if (i == OM_KINDS)
+		return; /* more kinds than kept: the first OM_KINDS */
+	if (!k[i].name[0]) {
+		snprintf(k[i].name, sizeof(k[i].name), "%.*s", (int)len, name);
+		k[i].a = k[i].b = -1;
+	}
+	if (a >= 0)
+		k[i].a = (k[i].a < 0 ? 0 : k[i].a) + a;
+	if (b >= 0)
+		k[i].b = (k[i].b < 0 ? 0 : k[i].b) + b;
+}
+
+void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++) {
+		const char *kind = s->heaps[i].kind ? s->heaps[i].kind : "";
+
+		kind_add(p->heap, kind, strcspn(kind, "-"), s->heaps[i].in_use,
+			 s->heaps[i].free);
+	}
+	for (i = 0; i < s->nmanaged; i++) {
+		const char *rt =
+			s->managed[i].runtime ? s->managed[i].runtime : "";
+
+		kind_add(p->managed, rt, strlen(rt),
+			 (int64_t)s->managed[i].committed, s->managed[i].used);
+	}
+}
+
+/* One family over every process's kinds: figure a (second: b) of each;
+ * none when no process has a figure of it (the heaps are walked only
+ * where the capture had memory of one instant: not by --all's sampler). */
+static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
+			bool managed, bool second, const char *name,
+			const char *label, const char *help)
+{
+	size_t i, k, any = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < OM_KINDS; k++)
+			any += p[i].pid > 0 &&
+			       ((managed ? p[i].managed : p[i].heap)[k].a >=
+					0 ||
+				(managed ? p[i].managed : p[i].heap)[k].b >=
+					0) &&
+			       (managed ? p[i].managed : p[i].heap)[k].name[0];
+	if (!any)
+		return; /* no sample: no family (no walk, no runtime) */
+	family(o, name, "bytes", help);
+	for (i = 0; i < n; i++) {
+		const struct om_kind *v = managed ? p[i].managed : p[i].heap;
+
+		for (k = 0; k < OM_KINDS && v[k].name[0]; k++) {
+			int64_t x = second ? v[k].b : v[k].a;
+
+			if (p[i].pid <= 0 || x < 0)
+				continue;
+			ob_puts(o, name);
+			all_labels(o, &p[i], label, v[k].name);
+			ob_putc(o, ' ');
+			ob_u64(o, (uint64_t)x);
+			ob_putc(o, '\n');
+		}
+	}
 }
 
 void export_openmetrics_all(const struct om_proc *p, size_t n,
@@ -160,7 +235,8 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 		for (i = 0; i < n; i++)
 			for (t = 0; t < VMS_NTYPES; t++) {
 				ob_puts(o, name);
-				all_labels(o, &p[i], vms_type_info[t].json);
+				all_labels(o, &p[i], "type",
+					   vms_type_info[t].json);
 				ob_putc(o, ' ');
 				ob_u64(o, vms_column_type(&p[i].types[t],
 							  (enum vms_col)c));
@@ -173,7 +249,7 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 		if (p[i].pid <= 0)
 			continue;
 		ob_puts(o, "vmscope_largest_free_bytes");
-		all_labels(o, &p[i], NULL);
+		all_labels(o, &p[i], NULL, NULL);
 		ob_putc(o, ' ');
 		ob_u64(o, p[i].largest_free);
 		ob_putc(o, '\n');
@@ -188,12 +264,27 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 			if (p[i].pid > 0)
 				continue;
 			ob_puts(o, "vmscope_summed_processes");
-			all_labels(o, &p[i], NULL);
+			all_labels(o, &p[i], NULL, NULL);
 			ob_putc(o, ' ');
 			ob_u64(o, p[i].nproc);
 			ob_putc(o, '\n');
 		}
 	}
+	kind_family(o, p, n, false, false, "vmscope_heap_in_use_bytes",
+		    "allocator",
+		    "bytes in use in the process's heaps of an allocator "
+		    "(malloc's arenas and the like), as the heap walk found");
+	kind_family(o, p, n, false, true, "vmscope_heap_free_bytes",
+		    "allocator",
+		    "free bytes in the process's heaps of an allocator");
+	kind_family(o, p, n, true, false, "vmscope_managed_committed_bytes",
+		    "runtime",
+		    "committed bytes of the process's managed heaps of a "
+		    "runtime (JVM, Go, V8, CPython ...)");
+	kind_family(o, p, n, true, true, "vmscope_managed_used_bytes",
+		    "runtime",
+		    "bytes in use in the process's managed heaps of a runtime, "
+		    "by its own count");
 	family(o, "vmscope_unread_processes", NULL,
 	       "processes vmscope was asked for and could not read, by "
 	       "reason");

@@ -17,6 +17,9 @@ and the kernel's own figures:
     sets adding up to the kernel's;
   - a cgroup path: "/" takes every process, one that holds none is an
     error (2);
+  - a CPython target's managed heap, committed and used, as -e json gives
+    them for it; no heap in-use/free family (the default sampler walks no
+    heap);
   - usage: --all without -e openmetrics, with -b fork, --top without --all.
 """
 import os
@@ -24,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import vmstest as T  # noqa: E402
@@ -88,7 +92,12 @@ def unread(ss, reason):
 
 
 def main():
-    procs = [T.start([T.target("everykind")])[0] for _ in range(3)]
+    # everykind under a name of this run's own: -n NAME and --top's sums
+    # see only these three, whatever else runs on the machine
+    tmp = tempfile.mkdtemp(prefix="vmscope-all-")
+    exe = os.path.join(tmp, "vmsall%d" % (os.getpid() % 1000000))
+    shutil.copy(T.target("everykind"), exe)
+    procs = [T.start([exe])[0] for _ in range(3)]
     pids = [p.pid for p in procs]
     comm = open("/proc/%d/comm" % pids[0]).read().strip()
 
@@ -165,6 +174,24 @@ def main():
     T.ok(r.returncode == 2 and "no process matches" in r.stderr,
          "a cgroup path that holds no process: exit 2", r.stderr)
 
+    # a runtime's managed heap: the figures -e json gives for that process
+    py = os.path.join(T.ROOT, "tests", "targets", "pyarenas.py")
+    pp, _ = T.start([sys.executable, py], stderr=subprocess.DEVNULL)
+    snap = T.vmscope_json(pp.pid)
+    ms = [m for m in snap["managed"] if m["runtime"] == "cpython"]
+    r = run("--all", "-e", "openmetrics", str(pp.pid))
+    ss = samples(r.stdout)
+    got = {n: v for n, lb, v in ss if lb.get("runtime") == "cpython"}
+    T.eq(got.get("vmscope_managed_committed_bytes"),
+         float(sum(m["committed"] for m in ms)) if ms else None,
+         "cpython's managed heap committed = -e json's")
+    used = [m["used"] for m in ms if m["used"] is not None]
+    T.eq(got.get("vmscope_managed_used_bytes"),
+         float(sum(used)) if used else None,
+         "cpython's managed heap used = -e json's (absent when unknown)")
+    T.ok(not any(n.startswith("vmscope_heap_") for n, _, _ in ss),
+         "no heap in-use/free families: the default sampler walks no heap")
+
     for args, what in ((["--all", "-s"], "--all without -e openmetrics"),
                        (["--all", "-e", "json"], "--all -e json"),
                        (["--all", "-e", "openmetrics", "-b", "fork"],
@@ -175,6 +202,8 @@ def main():
                         "--top=0")):
         r = run(*args)
         T.eq(r.returncode, 1, "usage error: %s" % what)
+    T.cleanup()
+    shutil.rmtree(tmp, ignore_errors=True)
     T.done()
 
 
