@@ -10,6 +10,7 @@
 #   make install / uninstall   (PREFIX, DESTDIR; BINDIR, LIBDIR, DATADIR,
 #                   MANDIR, UNITDIR each on its own)
 #   make deb        the Debian package, build/deb/vmscope_VERSION_ARCH.deb
+#   make debroot    the Debian 12 root test_deb installs it into (once)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -149,7 +150,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps tests format deb FORCE
+	deps tests format deb debroot FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -362,6 +363,11 @@ uninstall:
 # The installed files' paths, one a line (test_install reads them).
 install-list:
 	@printf '%s\n' $(INSTALLED)
+
+# debroot: the Debian 12 root test_deb installs the package into, made
+# once (debootstrap, about 4.5 min), kept in build/debroot.
+debroot:
+	sh scripts/debroot.sh
 
 # deb: the Debian package from debian/ (debhelper), built in a copy of the
 # tree (build/deb/vmscope-VERSION: the package's PREFIX=/usr build never
