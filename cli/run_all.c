@@ -4,8 +4,9 @@
  * textfile collector (dist/vmscope-textfile.service).
  *
  * The default sampler only (pss: nothing is stopped, nothing traced).
- * Kernel threads (no address space) and vmscope itself are not processes
- * to look at and are left out; every other process asked for is either in
+ * Kernel threads and zombies (no address space) and vmscope itself are
+ * not processes to look at and are left out (named by PID or -n NAME, a
+ * kernel thread or zombie is counted, reason no_memory); every other process asked for is either in
  * the exposition or counted in vmscope_unread_processes{reason}: never
  * dropped silently. --top=N keeps the N largest by PSS and sums the rest
  * per comm (pid="other"), bounding the labels' cardinality.
@@ -27,9 +28,11 @@
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
 
-enum unread { UR_GONE, UR_PERM, UR_FAILED, UR_N };
+/* Why a process asked for is not in the exposition (the reason label);
+ * no_memory: a kernel thread or zombie named by PID or -n NAME. */
+enum unread { UR_GONE, UR_PERM, UR_FAILED, UR_NOMEM, UR_N };
 static const char *const unread_name[UR_N] = { "exited", "permission",
-					       "capture_failed" };
+					       "capture_failed", "no_memory" };
 
 int cli_all_check(const struct args *a)
 {
@@ -91,15 +94,18 @@ static ssize_t read_small(pid_t pid, const char *what, char *buf, size_t n)
 	return got;
 }
 
-/* Whether stat's text (a buffer) is a kernel thread's: PF_KTHREAD in its
- * flags, the 9th field, the 7th after the ")" that ends comm. */
-static bool stat_is_kthread(const char *stat)
+/* Whether stat's text (a buffer) is a process with no memory to read: a
+ * kernel thread (PF_KTHREAD in its flags, the 9th field, the 7th after
+ * the ")" that ends comm) or a zombie (state Z or X, the 3rd). */
+static bool stat_no_memory(const char *stat)
 {
 	const char *p = strrchr(stat, ')');
 	int field;
 
-	if (!p)
+	if (!p || !p[1] || !p[2])
 		return false;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return true;
 	for (field = 2; field < 9 && p; field++)
 		p = strchr(p + 1, ' ');
 	return p && (strtoul(p + 1, NULL, 10) & PF_KTHREAD_FLAG);
@@ -177,8 +183,11 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 			r->unread[UR_GONE]++;
 		return 0;
 	}
-	if (stat_is_kthread(buf))
+	if (stat_no_memory(buf)) {
+		if (asked)
+			r->unread[UR_NOMEM]++;
 		return 0;
+	}
 	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
 		cgroup_path(buf, cg, sizeof(cg));
 	if (top_cg && !under(cg, top_cg))

@@ -20,6 +20,8 @@ and the kernel's own figures:
   - a CPython target's managed heap, committed and used, as -e json gives
     them for it; no heap in-use/free family (the default sampler walks no
     heap);
+  - a zombie named by PID counted as reason="no_memory"; --all leaves it
+    out without counting it;
   - usage: --all without -e openmetrics, with -b fork, --top without --all.
 """
 import os
@@ -28,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import vmstest as T  # noqa: E402
@@ -138,6 +141,24 @@ def main():
     got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
     T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
     T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+
+    # a zombie: this test's child, exited, not yet reaped
+    z = subprocess.Popen(["true"])
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        st = open("/proc/%d/stat" % z.pid).read()
+        if st[st.rindex(")") + 2] == "Z":
+            break
+        time.sleep(0.01)  # polling its state, bounded by the deadline
+    r = run("--all", "-e", "openmetrics", str(z.pid))
+    T.eq(unread(samples(r.stdout), "no_memory"), 1,
+         "a zombie named by PID: counted, reason=no_memory")
+    r = run("--all", "-e", "openmetrics")
+    T.ok(not any(lb.get("pid") == str(z.pid) for n, lb, v in
+                 samples(r.stdout)) and unread(samples(r.stdout),
+                                               "no_memory") == 0,
+         "--all leaves a zombie out, uncounted")
+    z.wait()
 
     if os.geteuid() == 0 and shutil.which("setpriv"):
         r = run("--all", "-e", "openmetrics", *map(str, pids),
