@@ -374,12 +374,16 @@ debroot:
 # mixes with this tree's), its debian/changelog written from VERSION (the
 # version's one place) and the newest commit's date; then lintian, which
 # fails it on any error or warning debian/ does not override with a reason.
-# Needs debhelper, dpkg-dev and lintian (scripts/deps.sh).
+# Needs debhelper, dpkg-dev and lintian, and debian/control's
+# Build-Depends (`apt-get build-dep ./`); scripts/deps.sh has them all.
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_STAGE := build/deb/vmscope-$(VERSION)
 DEB_MAINT = $(shell sed -n 's/^Maintainer: //p' debian/control)
 DEB_DATE = $(shell git log -1 --format=%aD 2>/dev/null || date -R)
-deb: deps
+deb:
+	@for t in dpkg-buildpackage dh lintian; do command -v $$t >/dev/null || \
+		{ echo "make deb needs $$t: apt-get install dpkg-dev" \
+		"debhelper lintian; apt-get build-dep ./"; exit 1; }; done
 	rm -rf build/deb
 	mkdir -p $(DEB_STAGE)
 	if git rev-parse --git-dir >/dev/null 2>&1; then \
