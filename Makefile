@@ -7,16 +7,22 @@
 #   make test       the tests on the normal build only (quicker)
 #   make bench      benchmarks (print figures beside their references)
 #   make fuzz       bounded libFuzzer run of the parsers and the heap walker
-#   make install / uninstall   (PREFIX, DESTDIR)
+#   make install / uninstall   (PREFIX, DESTDIR; BINDIR, LIBDIR, DATADIR,
+#                   MANDIR, UNITDIR each on its own)
+#   make deb        the Debian package, build/deb/vmscope_VERSION_ARCH.deb
+#   make debroot    the Debian 12 root test_deb installs it into (once)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(DATADIR)/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-VERSION := 0.1.0
+# The version is the file VERSION's, and only there (the binary's
+# --version, the package's, CHANGELOG.md's newest entry: test_version).
+VERSION := $(shell cat VERSION)
 
 # jansson: the JSON part of snapshot files; libzstd: their compression;
 # libdw: the layout of a Go program's runtime from its DWARF (goheap.h).
@@ -53,7 +59,7 @@ INC := -Isrc
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(INC) -DVMSCOPE_VERSION='"$(VERSION)"' \
 	-DVMSCOPE_DATADIR='"$(DATADIR)/vmscope"' \
 	-DVMSCOPE_LIBDIR='"$(LIBDIR)/vmscope"' \
-	$(WARN) $(DEP_CFLAGS) $(CFLAGS) -MMD -MP
+	$(WARN) $(DEP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP
 
 B := build
 ifeq ($(SAN),1)
@@ -146,7 +152,8 @@ endif
 # unwinds with libunwind (the .eh_frame every Debian library has).
 TRACE_LIB := $(B)/libvmstrace.so
 
-.PHONY: all check test demo bench fuzz install uninstall clean deps nodes tests format
+.PHONY: all check test demo bench fuzz install uninstall install-list clean \
+	deps nodes tests format deb debroot FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -181,6 +188,19 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The sources that use the version or the install paths are compiled again
+# when one of them changes (make PREFIX=/usr after make): $(B)/defines
+# holds them, rewritten only when they differ.
+DEFINES := $(VERSION) $(DATADIR) $(LIBDIR)
+DEF_USERS := $(shell grep -lE 'VMSCOPE_(VERSION|DATADIR|LIBDIR)' \
+	$(ENGINE_SRC) $(UI_SRC) $(MAIN_SRC) 2>/dev/null)
+$(DEF_USERS:%.c=$(B)/%.o): $(B)/defines
+$(B)/defines: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' '$(DEFINES)' | cmp -s - $@ || \
+		printf '%s\n' '$(DEFINES)' >$@
+FORCE:
+
 $(B)/tests/%: tests/unit/%.c $(LIBVMS) $(NOSD_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBVMS) $(LDFLAGS) $(DEP_LIBS) \
@@ -195,8 +215,8 @@ $(B)/targets/%: tests/targets/%.c
 $(TRACE_LIB): $(wildcard trace/*.c trace/*.h) src/base/tracewire.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
-		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) -o $@ \
-		$(wildcard trace/*.c) \
+		-fexceptions -ftls-model=initial-exec -Isrc $(WARN) $(CPPFLAGS) \
+		$(filter-out $(SANFLAGS),$(LDFLAGS)) -o $@ $(wildcard trace/*.c) \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
 			echo -lunwind) -ldl -lpthread -lm
 
@@ -341,18 +361,76 @@ build-fuzz/seed.elf:
 		clang -x c -Os -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ - || \
 		printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
 
+# install: what the Debian package installs (debian/rules is this with
+# PREFIX=/usr), each file named once in INSTALLED (test_install checks the
+# installed tree against it, then that uninstall leaves nothing).
+THEMES := $(notdir $(wildcard themes/*))
+DOCDIR ?= $(DATADIR)/doc/vmscope
+INSTALLED := $(BINDIR)/vmscope $(LIBDIR)/vmscope/libvmstrace.so \
+	$(MANDIR)/man1/vmscope.1 $(THEMES:%=$(DATADIR)/vmscope/themes/%) \
+	$(DOCDIR)/README.md $(DOCDIR)/CHANGELOG.md \
+	$(UNITDIR)/vmscope-textfile.service $(UNITDIR)/vmscope-textfile.timer
 install: vmscope $(TRACE_LIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope
+		$(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(LIBDIR)/vmscope \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
 	install -m 755 vmscope $(DESTDIR)$(BINDIR)/vmscope
 	install -m 644 $(TRACE_LIB) $(DESTDIR)$(LIBDIR)/vmscope/libvmstrace.so
 	install -m 644 vmscope.1 $(DESTDIR)$(MANDIR)/man1/vmscope.1
-	for t in themes/*; do [ -f "$$t" ] && install -m 644 "$$t" \
-		$(DESTDIR)$(DATADIR)/vmscope/themes/ || true; done
+	install -m 644 $(THEMES:%=themes/%) $(DESTDIR)$(DATADIR)/vmscope/themes/
+	install -m 644 README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/vmscope-textfile.service.in \
+		>$(DESTDIR)$(UNITDIR)/vmscope-textfile.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/vmscope-textfile.service
+	install -m 644 dist/vmscope-textfile.timer $(DESTDIR)$(UNITDIR)/
 
+# uninstall: every file install puts, then the directories that are
+# vmscope's own (the rest, bin/ and man/man1/, may hold others' files).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vmscope $(DESTDIR)$(MANDIR)/man1/vmscope.1
-	rm -rf $(DESTDIR)$(DATADIR)/vmscope $(DESTDIR)$(LIBDIR)/vmscope
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	-rmdir $(DESTDIR)$(DATADIR)/vmscope/themes $(DESTDIR)$(DATADIR)/vmscope \
+		$(DESTDIR)$(LIBDIR)/vmscope $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# The installed files' paths, one a line (test_install reads them).
+install-list:
+	@printf '%s\n' $(INSTALLED)
+
+# debroot: the Debian 12 root test_deb installs the package into, made
+# once (debootstrap, about 4.5 min), kept in build/debroot.
+debroot:
+	sh scripts/debroot.sh
+
+# deb: the Debian package from debian/ (debhelper), built in a copy of the
+# tree (build/deb/vmscope-VERSION: the package's PREFIX=/usr build never
+# mixes with this tree's), its debian/changelog written from VERSION (the
+# version's one place) and the newest commit's date; then lintian, which
+# fails it on any error or warning debian/ does not override with a reason.
+# Needs debhelper, dpkg-dev and lintian, and debian/control's
+# Build-Depends (`apt-get build-dep ./`); scripts/deps.sh has them all.
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_STAGE := build/deb/vmscope-$(VERSION)
+DEB_MAINT = $(shell sed -n 's/^Maintainer: //p' debian/control)
+DEB_DATE = $(shell git log -1 --format=%aD 2>/dev/null || date -R)
+deb:
+	@for t in dpkg-buildpackage dh lintian; do command -v $$t >/dev/null || \
+		{ echo "make deb needs $$t: apt-get install dpkg-dev" \
+		"debhelper lintian; apt-get build-dep ./"; exit 1; }; done
+	rm -rf build/deb
+	mkdir -p $(DEB_STAGE)
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard | tar -cf - -T - ; \
+	else \
+		tar -cf - --exclude=./build --exclude=./build-san \
+		--exclude=./build-fuzz --exclude=./vmscope \
+		--exclude=./vmscope-san . ; \
+	fi | tar -xf - -C $(DEB_STAGE)
+	printf '%s\n' 'vmscope ($(VERSION)) bookworm; urgency=medium' '' \
+		'  * Release $(VERSION): what changed is in CHANGELOG.md' \
+		'    (/usr/share/doc/vmscope/CHANGELOG.md.gz).' '' \
+		' -- $(DEB_MAINT)  $(DEB_DATE)' >$(DEB_STAGE)/debian/changelog
+	cd $(DEB_STAGE) && dpkg-buildpackage -us -uc -j$(NPROC)
+	lintian --fail-on error,warning --info build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
+	@echo "the package: build/deb/vmscope_$(VERSION)_$(DEB_ARCH).deb"
 
 format:
 	@# .clang-format: the kernel style the code is written in
@@ -362,4 +440,6 @@ format:
 clean:
 	rm -rf build build-san build-fuzz vmscope vmscope-san
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not the package's staged tree nor the Debian root test_deb keeps there)
+-include $(shell find $(B) -path $(B)/deb -prune -o -path $(B)/debroot \
+	-prune -o -name '*.d' -type f -print 2>/dev/null)

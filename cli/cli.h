@@ -31,6 +31,10 @@ struct args {
 	bool trace; /* --trace */
 	double duration; /* --duration SECONDS, 0: until CMD ends */
 	unsigned long long trace_sample; /* --trace-sample BYTES, 0: exact */
+	bool all; /* --all */
+	long top; /* --top=N, 0: every process */
+	char **operands; /* --all's PIDs or cgroup path */
+	int noperands;
 };
 
 /* s on f with everything a terminal would act on escaped (escape.h): the
@@ -64,5 +68,10 @@ int cli_trace(const struct args *a);
 /* --trace PID (or -n NAME), printed: the mmap family from the kernel
  * (run_attach.c). */
 int cli_trace_attach(const struct args *a);
+/* --all and --top: -1 when the options go together, else a usage error's
+ * status (run_all.c). */
+int cli_all_check(const struct args *a);
+/* --all -e openmetrics: many processes, one exposition (run_all.c). */
+int cli_all(const struct args *a);
 
 #endif

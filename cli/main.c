@@ -32,7 +32,7 @@
 #include "pipeline.h"
 
 #ifndef VMSCOPE_VERSION
-#define VMSCOPE_VERSION "0.1.0"
+#error "VMSCOPE_VERSION: the Makefile defines it from the file VERSION"
 #endif
 
 /* The -e line and one line per format, from the exporter registry. */
@@ -56,6 +56,7 @@ static void usage(FILE *f)
 	fputs("usage: vmscope [OPTIONS] [PID]\n"
 	      "       vmscope [OPTIONS] -n NAME\n"
 	      "       vmscope [OPTIONS] -- CMD [ARGS...]\n"
+	      "       vmscope --all -e openmetrics [-n NAME | PID... | CGROUP]\n"
 	      "\n"
 	      "A virtual-memory map of a Linux process, in the style of VMMap.\n"
 	      "Without a PID, NAME or CMD it opens the process picker.\n"
@@ -133,6 +134,13 @@ static void usage(FILE *f)
 	      "                             every BYTES on average (counts\n"
 	      "                             and sizes scaled); larger ones\n"
 	      "                             and every map always\n"
+	      "      --all                  with -e openmetrics: every process\n"
+	      "                             it may read (or those of -n NAME,\n"
+	      "                             of PIDs, or under a cgroup path)\n"
+	      "                             in one exposition; those it may\n"
+	      "                             not read counted by reason\n"
+	      "      --top=N                with --all: the N largest by PSS,\n"
+	      "                             the rest summed per comm\n"
 	      "  -h, --help                 this help\n"
 	      "  -V, --version              the version\n"
 	      "\n"
@@ -154,7 +162,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_EXACT,
 		OPT_TRACE,
 		OPT_DURATION,
-		OPT_TRACE_SAMPLE
+		OPT_TRACE_SAMPLE,
+		OPT_ALL,
+		OPT_TOP
 	};
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
@@ -177,6 +187,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "trace-sample", required_argument, NULL, OPT_TRACE_SAMPLE },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -303,6 +315,21 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->diff_b = argv[optind + 1];
 			optind += 2;
 			break;
+		case OPT_ALL:
+			a->all = true;
+			break;
+		case OPT_TOP: {
+			char *end;
+
+			errno = 0;
+			a->top = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || a->top < 1)
+				return cli_usage_error("--top takes a count "
+						       "of processes, 1 or "
+						       "more: %s",
+						       optarg);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -324,6 +351,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 					       "--watch");
 	} else if (optind < argc && strcmp(argv[optind - 1], "--") == 0) {
 		a->cmd = &argv[optind];
+	} else if (optind < argc && a->all) {
+		a->operands = &argv[optind];
+		a->noperands = argc - optind;
 	} else if (optind < argc) {
 		if (cli_parse_pid(argv[optind], &a->pid) < 0)
 			return cli_usage_error("not a process id: %s",
@@ -331,6 +361,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 		if (optind + 1 < argc)
 			return cli_usage_error("unexpected argument: %s",
 					       argv[optind + 1]);
+	}
+	if (a->all || a->top) {
+		int rc = cli_all_check(a);
+
+		if (rc >= 0)
+			return rc;
 	}
 	if (a->summary && a->export)
 		return cli_usage_error("%s", "-s and -e exclude each other");
@@ -509,6 +545,8 @@ int main(int argc, char **argv)
 		return cli_diff(&a);
 	if (a.trace)
 		return cli_trace(&a);
+	if (a.all)
+		return cli_all(&a);
 	if (a.name && (rc = cli_find_by_name(a.name, &a.pid)) >= 0)
 		return rc;
 	smp = vms_sampler_by_name(a.backend);

@@ -64,6 +64,15 @@ redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
 libjemalloc2         test_allocators: jemalloc preloaded
 libtcmalloc-minimal4 test_allocators: gperftools tcmalloc preloaded
 libmimalloc2.0       test_allocators: mimalloc preloaded
+dpkg-dev             make deb: dpkg-buildpackage (test_deb)
+debhelper            make deb: debian/rules is dh (compat 13)
+lintian              make deb fails on a lintian error or unjustified warning
+prometheus           promtool: test_all_openmetrics checks --all's exposition
+prometheus-node-exporter  test_node_exporter: its textfile collector scrapes
+                     what dist/vmscope-textfile.service writes
+curl                 test_node_exporter scrapes node_exporter's /metrics
+debootstrap          test_deb: the fresh Debian 12 root the package is
+                     installed into (kept in build/debroot)
 "
 
 missing=""

@@ -12,12 +12,17 @@
  * printable as everywhere else (escape.h: "\x1b" for ESC...), then escaped
  * as OpenMetrics wants (\\, \", \n), so that a scraper reads the same
  * visible text the summary shows, and no control byte reaches the file.
+ *
+ * export_openmetrics_all (export_openmetrics.h): the same families over
+ * many processes in one exposition (vmscope --all), each family's samples
+ * together as the format wants.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/escape.h"
 #include "export/export.h"
+#include "export/export_openmetrics.h"
 #include "model/columns.h"
 
 static void label_value(struct outbuf *o, const char *s)
@@ -110,6 +115,182 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 		 s->cap.taken_at_nsec);
 	one(o, s, "vmscope_capture_timestamp_seconds", "seconds",
 	    "when the capture was taken, seconds since the Unix epoch", v);
+	ob_puts(o, "# EOF\n");
+}
+
+/* {pid, comm, unit[, key=val]} of one row of --all: pid "other" for the
+ * processes of a comm summed (--top). */
+static void all_labels(struct outbuf *o, const struct om_proc *p,
+		       const char *key, const char *val)
+{
+	ob_puts(o, "{pid=\"");
+	if (p->pid > 0)
+		ob_u64(o, (uint64_t)p->pid);
+	else
+		ob_puts(o, "other");
+	ob_puts(o, "\",comm=");
+	label_value(o, p->comm);
+	ob_puts(o, ",unit=");
+	label_value(o, p->unit);
+	if (key) {
+		ob_printf(o, ",%s=", key);
+		label_value(o, val);
+	}
+	ob_putc(o, '}');
+}
+
+static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
+		     int64_t b)
+{
+	size_t i;
+
+	for (i = 0; i < OM_KINDS && k[i].name[0]; i++)
+		if (strncmp(k[i].name, name, len) == 0 && !k[i].name[len])
+			break;
+	if (i == OM_KINDS)
+		return; /* more kinds than kept: the first OM_KINDS */
+	if (!k[i].name[0]) {
+		snprintf(k[i].name, sizeof(k[i].name), "%.*s", (int)len, name);
+		k[i].a = k[i].b = -1;
+	}
+	if (a >= 0)
+		k[i].a = (k[i].a < 0 ? 0 : k[i].a) + a;
+	if (b >= 0)
+		k[i].b = (k[i].b < 0 ? 0 : k[i].b) + b;
+}
+
+void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nheaps; i++) {
+		const char *kind = s->heaps[i].kind ? s->heaps[i].kind : "";
+
+		kind_add(p->heap, kind, strcspn(kind, "-"), s->heaps[i].in_use,
+			 s->heaps[i].free);
+	}
+	for (i = 0; i < s->nmanaged; i++) {
+		const char *rt =
+			s->managed[i].runtime ? s->managed[i].runtime : "";
+
+		kind_add(p->managed, rt, strlen(rt),
+			 (int64_t)s->managed[i].committed, s->managed[i].used);
+	}
+}
+
+/* One family over every process's kinds: figure a (second: b) of each;
+ * none when no process has a figure of it (the heaps are walked only
+ * where the capture had memory of one instant: not by --all's sampler). */
+static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
+			bool managed, bool second, const char *name,
+			const char *label, const char *help)
+{
+	size_t i, k, any = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < OM_KINDS; k++)
+			any += p[i].pid > 0 &&
+			       ((managed ? p[i].managed : p[i].heap)[k].a >=
+					0 ||
+				(managed ? p[i].managed : p[i].heap)[k].b >=
+					0) &&
+			       (managed ? p[i].managed : p[i].heap)[k].name[0];
+	if (!any)
+		return; /* no sample: no family (no walk, no runtime) */
+	family(o, name, "bytes", help);
+	for (i = 0; i < n; i++) {
+		const struct om_kind *v = managed ? p[i].managed : p[i].heap;
+
+		for (k = 0; k < OM_KINDS && v[k].name[0]; k++) {
+			int64_t x = second ? v[k].b : v[k].a;
+
+			if (p[i].pid <= 0 || x < 0)
+				continue;
+			ob_puts(o, name);
+			all_labels(o, &p[i], label, v[k].name);
+			ob_putc(o, ' ');
+			ob_u64(o, (uint64_t)x);
+			ob_putc(o, '\n');
+		}
+	}
+}
+
+void export_openmetrics_all(const struct om_proc *p, size_t n,
+			    const struct om_unread *u, size_t nu,
+			    struct outbuf *o)
+{
+	char name[64];
+	size_t c, t, i;
+	bool any;
+
+	for (c = 0; c < VMS_NCOLS; c++) {
+		const struct vms_column *col = &vms_columns[c];
+		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
+
+		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
+			continue;
+		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
+			 count ? "" : "_bytes");
+		family(o, name, count ? NULL : "bytes", col->meaning);
+		for (i = 0; i < n; i++)
+			for (t = 0; t < VMS_NTYPES; t++) {
+				ob_puts(o, name);
+				all_labels(o, &p[i], "type",
+					   vms_type_info[t].json);
+				ob_putc(o, ' ');
+				ob_u64(o, vms_column_type(&p[i].types[t],
+							  (enum vms_col)c));
+				ob_putc(o, '\n');
+			}
+	}
+	family(o, "vmscope_largest_free_bytes", "bytes",
+	       "the largest free block of the user address space");
+	for (i = 0; i < n; i++) {
+		if (p[i].pid <= 0)
+			continue;
+		ob_puts(o, "vmscope_largest_free_bytes");
+		all_labels(o, &p[i], NULL, NULL);
+		ob_putc(o, ' ');
+		ob_u64(o, p[i].largest_free);
+		ob_putc(o, '\n');
+	}
+	for (i = 0, any = false; i < n; i++)
+		any |= p[i].pid <= 0;
+	if (any) {
+		family(o, "vmscope_summed_processes", NULL,
+		       "processes beyond --top summed into the pid=other rows "
+		       "of their comm");
+		for (i = 0; i < n; i++) {
+			if (p[i].pid > 0)
+				continue;
+			ob_puts(o, "vmscope_summed_processes");
+			all_labels(o, &p[i], NULL, NULL);
+			ob_putc(o, ' ');
+			ob_u64(o, p[i].nproc);
+			ob_putc(o, '\n');
+		}
+	}
+	kind_family(o, p, n, false, false, "vmscope_heap_in_use_bytes",
+		    "allocator",
+		    "bytes in use in the process's heaps of an allocator "
+		    "(malloc's arenas and the like), as the heap walk found");
+	kind_family(o, p, n, false, true, "vmscope_heap_free_bytes",
+		    "allocator",
+		    "free bytes in the process's heaps of an allocator");
+	kind_family(o, p, n, true, false, "vmscope_managed_committed_bytes",
+		    "runtime",
+		    "committed bytes of the process's managed heaps of a "
+		    "runtime (JVM, Go, V8, CPython ...)");
+	kind_family(o, p, n, true, true, "vmscope_managed_used_bytes",
+		    "runtime",
+		    "bytes in use in the process's managed heaps of a runtime, "
+		    "by its own count");
+	family(o, "vmscope_unread_processes", NULL,
+	       "processes vmscope was asked for and could not read, by "
+	       "reason");
+	for (i = 0; i < nu; i++)
+		ob_printf(o, "vmscope_unread_processes{reason=\"%s\"} %lu\n",
+			  u[i].reason, u[i].n);
 	ob_puts(o, "# EOF\n");
 }
 

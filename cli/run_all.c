@@ -1,0 +1,379 @@
+/* run_all.c — vmscope --all -e openmetrics: every process it may read (or
+ * those named by -n NAME, by PIDs, or under a cgroup path) in one
+ * OpenMetrics exposition (export_openmetrics.h), for node_exporter's
+ * textfile collector (dist/vmscope-textfile.service).
+ *
+ * The default sampler only (pss: nothing is stopped, nothing traced).
+ * Kernel threads and zombies (no address space) and vmscope itself are
+ * not processes to look at and are left out (named by PID or -n NAME, a
+ * kernel thread or zombie is counted, reason no_memory); every other process asked for is either in
+ * the exposition or counted in vmscope_unread_processes{reason}: never
+ * dropped silently. --top=N keeps the N largest by PSS and sums the rest
+ * per comm (pid="other"), bounding the labels' cardinality.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/outbuf.h"
+#include "cli.h"
+#include "export/export_openmetrics.h"
+#include "linux/proclist.h"
+#include "pipeline.h"
+
+#define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
+
+/* Why a process asked for is not in the exposition (the reason label);
+ * no_memory: a kernel thread or zombie named by PID or -n NAME. */
+enum unread { UR_GONE, UR_PERM, UR_FAILED, UR_NOMEM, UR_N };
+static const char *const unread_name[UR_N] = { "exited", "permission",
+					       "capture_failed", "no_memory" };
+
+int cli_all_check(const struct args *a)
+{
+	int i;
+
+	if (!a->all)
+		return a->top ? cli_usage_error("%s", "--top goes with --all")
+			      : -1;
+	if (!a->export || strcmp(a->export, "openmetrics") != 0)
+		return cli_usage_error("%s", "--all writes one exposition of "
+					     "many processes: -e openmetrics");
+	if (a->summary || a->save || a->load || a->diff || a->trace ||
+	    a->watch || a->cmd)
+		return cli_usage_error("%s",
+				       "--all takes -e openmetrics, -o FILE, "
+				       "-n NAME, --top=N and PIDs or one "
+				       "cgroup path");
+	if (strcmp(a->backend, "pss") != 0 || a->freeze)
+		return cli_usage_error("%s", "--all reads every process with "
+					     "the default sampler (nothing "
+					     "stopped): no -b or -F");
+	for (i = 0; i < a->noperands; i++) {
+		pid_t pid;
+
+		if (a->operands[i][0] == '/') {
+			if (a->noperands > 1 || a->name)
+				return cli_usage_error(
+					"%s", "--all takes PIDs or one "
+					      "cgroup path, and -n NAME "
+					      "with neither");
+		} else if (cli_parse_pid(a->operands[i], &pid) < 0) {
+			return cli_usage_error("not a process id or a cgroup "
+					       "path: %s",
+					       a->operands[i]);
+		}
+	}
+	if (a->name && a->noperands)
+		return cli_usage_error("%s", "--all takes PIDs or one cgroup "
+					     "path, and -n NAME with neither");
+	return -1;
+}
+
+/* The text of a small /proc file into buf; its length, or -1. */
+static ssize_t read_small(pid_t pid, const char *what, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, n - 1);
+	close(fd);
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return got;
+}
+
+/* Whether stat's text (a buffer) is a process with no memory to read: a
+ * kernel thread (PF_KTHREAD in its flags, the 9th field, the 7th after
+ * the ")" that ends comm) or a zombie (state Z or X, the 3rd). */
+static bool stat_no_memory(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+	int field;
+
+	if (!p || !p[1] || !p[2])
+		return false;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return true;
+	for (field = 2; field < 9 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p && (strtoul(p + 1, NULL, 10) & PF_KTHREAD_FLAG);
+}
+
+/* The cgroup v2 path in /proc/PID/cgroup's text ("0::/system.slice/x"),
+ * into path; "" when there is none. */
+static void cgroup_path(const char *text, char *path, size_t n)
+{
+	const char *p = strstr(text, "0::");
+
+	*path = '\0';
+	if (p && (p == text || p[-1] == '\n')) {
+		p += 3;
+		snprintf(path, n, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+}
+
+/* Whether path is under (or is) top; top already without a trailing /. */
+static bool under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return n == 0 || (strncmp(path, top, n) == 0 &&
+			  (path[n] == '\0' || path[n] == '/'));
+}
+
+struct all_run {
+	struct om_proc *v;
+	size_t n, cap;
+	unsigned long unread[UR_N];
+};
+
+static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
+{
+	struct om_proc *p;
+	const char *unit = strrchr(cg, '/');
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		void *v = realloc(r->v, cap * sizeof(*r->v));
+
+		if (!v)
+			return -1;
+		r->v = v;
+		r->cap = cap;
+	}
+	p = &r->v[r->n++];
+	memset(p, 0, sizeof(*p));
+	p->pid = s->proc.pid;
+	p->nproc = 1;
+	snprintf(p->comm, sizeof(p->comm), "%s",
+		 s->proc.name ? s->proc.name : "");
+	snprintf(p->unit, sizeof(p->unit), "%s", unit ? unit + 1 : "");
+	memcpy(p->types, s->types, sizeof(p->types));
+	p->pss = s->total.pss;
+	p->largest_free = s->largest_free;
+	om_proc_kinds(p, s);
+	return 0;
+}
+
+/* One process: read into r, or counted with its reason. */
+static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
+{
+	struct vms_capture_opts co = { .pid = pid };
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	char buf[4096], cg[1024] = "";
+	int rc;
+
+	if (pid == getpid())
+		return 0;
+	if (read_small(pid, "stat", buf, sizeof(buf)) < 0) {
+		if (asked)
+			r->unread[UR_GONE]++;
+		return 0;
+	}
+	if (stat_no_memory(buf)) {
+		if (asked)
+			r->unread[UR_NOMEM]++;
+		return 0;
+	}
+	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
+		cgroup_path(buf, cg, sizeof(cg));
+	if (top_cg && !under(cg, top_cg))
+		return 0;
+	s = vms_capture(&vms_sampler_pss, &co, &err);
+	if (!s) {
+		r->unread[err.kind == VMS_ERR_NOPROC ? UR_GONE
+			  : err.kind == VMS_ERR_PERM ? UR_PERM
+						     : UR_FAILED]++;
+		return 0;
+	}
+	rc = add(r, s, cg);
+	vms_snapshot_free(s);
+	return rc;
+}
+
+static int by_pss(const void *a, const void *b)
+{
+	const struct om_proc *x = a, *y = b;
+
+	return x->pss < y->pss ? 1 : x->pss > y->pss ? -1 : x->pid - y->pid;
+}
+
+static int by_comm(const void *a, const void *b)
+{
+	return strcmp(((const struct om_proc *)a)->comm,
+		      ((const struct om_proc *)b)->comm);
+}
+
+static void sum_into(struct om_proc *to, const struct om_proc *p)
+{
+	size_t t;
+
+	for (t = 0; t < VMS_NTYPES; t++) {
+		struct vms_totals *a = &to->types[t];
+		const struct vms_totals *b = &p->types[t];
+
+		a->size += b->size;
+		a->committed += b->committed;
+		a->private_bytes += b->private_bytes;
+		a->ws += b->ws;
+		a->private_ws += b->private_ws;
+		a->shareable_ws += b->shareable_ws;
+		a->shared_ws += b->shared_ws;
+		a->locked_ws += b->locked_ws;
+		a->pss += b->pss;
+		a->uss += b->uss;
+		a->swap += b->swap;
+		a->blocks += b->blocks;
+		if (b->largest > a->largest)
+			a->largest = b->largest;
+	}
+	to->pss += p->pss;
+	to->nproc += p->nproc;
+}
+
+/* --top=N: the N largest by PSS kept, the rest summed per comm into rows
+ * of pid 0, after them, in comm order. */
+static void keep_top(struct all_run *r, size_t top)
+{
+	size_t i, w;
+
+	qsort(r->v, r->n, sizeof(*r->v), by_pss);
+	if (r->n <= top)
+		return;
+	qsort(r->v + top, r->n - top, sizeof(*r->v), by_comm);
+	for (i = top, w = top; i < r->n; i++) {
+		if (w > top && strcmp(r->v[w - 1].comm, r->v[i].comm) == 0) {
+			sum_into(&r->v[w - 1], &r->v[i]);
+			continue;
+		}
+		r->v[w] = r->v[i];
+		r->v[w].pid = 0;
+		r->v[w].unit[0] = '\0';
+		memset(r->v[w].heap, 0, sizeof(r->v[w].heap));
+		memset(r->v[w].managed, 0, sizeof(r->v[w].managed));
+		w++;
+	}
+	r->n = w;
+}
+
+static int write_out(const struct args *a, struct all_run *r)
+{
+	struct om_unread u[UR_N];
+	struct vms_error err = { 0 };
+	struct outbuf o;
+	size_t i;
+
+	for (i = 0; i < UR_N; i++) {
+		u[i].reason = unread_name[i];
+		u[i].n = r->unread[i];
+	}
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+		return cli_fail(&err);
+	export_openmetrics_all(r->v, r->n, u, UR_N, &o);
+	switch (outbuf_close(&o, &err)) {
+	case 0:
+		return 0;
+	case 1:
+		cli_fail(&err);
+		return 0;
+	default:
+		return cli_fail(&err);
+	}
+}
+
+int cli_all(const struct args *a)
+{
+	struct all_run r = { 0 };
+	struct vms_error err = { 0 };
+	char top_cg[1024];
+	const char *cg = NULL;
+	unsigned long asked = 0;
+	pid_t *pids = NULL;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (a->noperands == 1 && a->operands[0][0] == '/') {
+		const char *p = a->operands[0];
+		size_t len;
+
+		if (strncmp(p, "/sys/fs/cgroup", 14) == 0)
+			p += 14;
+		snprintf(top_cg, sizeof(top_cg), "%s", p);
+		len = strlen(top_cg);
+		while (len > 0 && top_cg[len - 1] == '/')
+			top_cg[--len] = '\0';
+		cg = top_cg;
+	} else if (a->noperands) {
+		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
+			pid_t pid;
+
+			cli_parse_pid(a->operands[i], &pid);
+			rc = one(&r, pid, NULL, true);
+		}
+		asked = (unsigned long)a->noperands;
+	}
+	if (a->name) {
+		if (proclist_find_name(a->name, &pids, &n, &err) < 0)
+			return cli_fail(&err);
+		for (i = 0; i < n && rc == 0; i++)
+			rc = one(&r, pids[i], NULL, true);
+		asked = n;
+		free(pids);
+	} else if (!a->noperands || cg) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+
+		if (!d) {
+			vms_error_set(&err, VMS_ERR_CAPTURE, errno, "/proc: %s",
+				      strerror(errno));
+			return cli_fail(&err);
+		}
+		while (rc == 0 && (e = readdir(d)) != NULL) {
+			pid_t pid;
+
+			if (!isdigit((unsigned char)e->d_name[0]) ||
+			    cli_parse_pid(e->d_name, &pid) < 0)
+				continue;
+			rc = one(&r, pid, cg, false);
+			asked++;
+		}
+		closedir(d);
+	}
+	if (rc < 0) {
+		free(r.v);
+		fputs("vmscope: out of memory\n", stderr);
+		return 3;
+	}
+	if (asked == 0 || (r.n == 0 && !r.unread[UR_PERM] &&
+			   !r.unread[UR_FAILED] && (a->name || cg))) {
+		free(r.v);
+		fputs("vmscope: no process matches", stderr);
+		if (a->name) {
+			fputs(" the name ", stderr);
+			cli_put_safe(stderr, a->name);
+		}
+		fputc('\n', stderr);
+		return 2;
+	}
+	if (a->top)
+		keep_top(&r, (size_t)a->top);
+	else
+		qsort(r.v, r.n, sizeof(*r.v), by_pss);
+	rc = write_out(a, &r);
+	free(r.v);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* export_openmetrics.h — many processes in one OpenMetrics exposition
+ * (vmscope --all -e openmetrics): per process the per-type families of
+ * -e openmetrics, labelled {pid, comm, unit, type}, then the count of the
+ * processes that could not be read, by reason.
+ *
+ * Contract: only reads its rows and writes to the outbuf; label values
+ * from a target (comm, unit) are escaped as -e openmetrics escapes comm.
+ * A row with pid 0 is the sum of nproc processes of one comm (--top),
+ * written as pid="other". Then, per process, its heaps' bytes in use and
+ * free per allocator (vmscope_heap_in_use_bytes, _free_bytes) and its
+ * managed heaps' committed and used bytes per runtime
+ * (vmscope_managed_committed_bytes, _used_bytes), each where known (a
+ * family none has is left out: the heaps are walked only from memory of
+ * one instant, never by the default sampler).
+ * Ends with "# EOF".
+ */
+#ifndef VMS_EXPORT_OPENMETRICS_H
+#define VMS_EXPORT_OPENMETRICS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/outbuf.h"
+#include "model/snapshot.h"
+
+#define OM_KINDS 4 /* allocators or runtimes kept per process */
+
+/* A heap's or managed heap's figures summed per allocator or runtime; a
+ * figure < 0 is unknown (never written). */
+struct om_kind {
+	char name[16]; /* "glibc", "jemalloc"; "jvm", "go"; "" unused */
+	int64_t a, b; /* heaps: in use, free; managed: committed, used */
+};
+
+struct om_proc {
+	pid_t pid; /* 0: the sum of nproc processes of comm */
+	unsigned long nproc;
+	char comm[64]; /* as read, unescaped */
+	char unit[128]; /* the last part of its cgroup path ("" at the root) */
+	struct vms_totals types[VMS_NTYPES];
+	uint64_t pss; /* over every type: the order of --top */
+	uint64_t largest_free;
+	/* per process only (a pid 0 row has none) */
+	struct om_kind heap[OM_KINDS], managed[OM_KINDS];
+};
+
+/* p's heap[] and managed[] from s: heaps summed per allocator (a kind's
+ * part before '-': "glibc-arena" is glibc's), managed heaps per runtime. */
+void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s);
+
+struct om_unread {
+	const char *reason; /* a metric label value: [a-z_]+ */
+	unsigned long n;
+};
+
+void export_openmetrics_all(const struct om_proc *p, size_t n,
+			    const struct om_unread *u, size_t nu,
+			    struct outbuf *o);
+
+#endif

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""test_all_openmetrics — `vmscope --all -e openmetrics`: many processes in
+one OpenMetrics exposition (issue 32 item 1), against targets it starts
+and the kernel's own figures:
+
+  - --all: valid by `promtool check metrics` (when prometheus's promtool is
+    installed), every started target in it with its comm and the unit its
+    cgroup names, the sum of its working set over the types but the page
+    table equal to the kernel's Rss (smaps_rollup), each family's samples
+    together;
+  - -n NAME: exactly the processes of that name;
+  - PIDs: exactly those, a PID that does not exist counted as
+    reason="exited"; another user's targets (run as nobody) counted as
+    reason="permission", never dropped;
+  - --top=1 of three targets: one row with a pid, the other two summed in a
+    pid="other" row of their comm (vmscope_summed_processes 2), the working
+    sets adding up to the kernel's;
+  - a cgroup path: "/" takes every process, one that holds none is an
+    error (2);
+  - a CPython target's managed heap, committed and used, as -e json gives
+    them for it; no heap in-use/free family (the default sampler walks no
+    heap);
+  - a zombie named by PID counted as reason="no_memory"; --all leaves it
+    out without counting it;
+  - usage: --all without -e openmetrics, with -b fork, --top without --all.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import vmstest as T  # noqa: E402
+
+SAMPLE = re.compile(r'^([a-z_]+)\{([^}]*)\} (\S+)$')
+
+
+def run(*args, pre=()):
+    return subprocess.run(list(pre) + [T.VMSCOPE] + list(args),
+                          capture_output=True, text=True, timeout=300)
+
+
+def samples(text):
+    """[(name, {label: value}, value)] of an exposition."""
+    out = []
+    for line in text.split("\n"):
+        m = SAMPLE.match(line)
+        if m:
+            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"',
+                                     m.group(2)))
+            out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def families_together(text):
+    """Every family's samples in one run of lines (OpenMetrics)."""
+    seen, last = set(), None
+    for line in text.split("\n"):
+        m = SAMPLE.match(line)
+        if not m:
+            continue
+        if m.group(1) != last:
+            if m.group(1) in seen:
+                return False
+            seen.add(m.group(1))
+            last = m.group(1)
+    return True
+
+
+def rollup_rss(pid):
+    for line in open("/proc/%d/smaps_rollup" % pid):
+        if line.startswith("Rss:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def ws_of(ss, pid):
+    return sum(v for n, lb, v in ss if n == "vmscope_ws_bytes" and
+               lb.get("pid") == str(pid) and lb.get("type") != "page_table")
+
+
+def unit_of(pid):
+    for line in open("/proc/%d/cgroup" % pid):
+        if line.startswith("0::"):
+            return line.strip()[3:].rstrip("/").rsplit("/", 1)[-1]
+    return ""
+
+
+def unread(ss, reason):
+    return sum(v for n, lb, v in ss if n == "vmscope_unread_processes"
+               and lb.get("reason") == reason)
+
+
+def main():
+    # everykind under a name of this run's own: -n NAME and --top's sums
+    # see only these three, whatever else runs on the machine
+    tmp = tempfile.mkdtemp(prefix="vmscope-all-")
+    exe = os.path.join(tmp, "vmsall%d" % (os.getpid() % 1000000))
+    shutil.copy(T.target("everykind"), exe)
+    procs = [T.start([exe])[0] for _ in range(3)]
+    pids = [p.pid for p in procs]
+    comm = open("/proc/%d/comm" % pids[0]).read().strip()
+
+    r = run("--all", "-e", "openmetrics")
+    T.eq(r.returncode, 0, "--all -e openmetrics: exit 0")
+    text = r.stdout
+    T.ok(text.endswith("# EOF\n"), "one exposition, ending # EOF")
+    T.ok(families_together(text), "each family's samples together")
+    promtool = shutil.which("promtool")
+    if promtool:
+        c = subprocess.run([promtool, "check", "metrics"], input=text,
+                           capture_output=True, text=True, timeout=120)
+        T.ok(c.returncode == 0, "promtool check metrics", c.stdout + c.stderr)
+    else:
+        T.skip("promtool check metrics", "promtool (prometheus) not "
+               "installed: scripts/deps.sh")
+    ss = samples(text)
+    for pid in pids:
+        lb = [lb for n, lb, v in ss if n == "vmscope_largest_free_bytes"
+              and lb.get("pid") == str(pid)]
+        T.ok(len(lb) == 1 and lb[0]["comm"] == comm and
+             lb[0]["unit"] == unit_of(pid),
+             "target %d in it with its comm and unit" % pid, lb)
+        T.eq(ws_of(ss, pid), rollup_rss(pid),
+             "target %d: working set over the types = smaps_rollup Rss"
+             % pid)
+
+    r = run("--all", "-e", "openmetrics", "-n", comm)
+    got = {lb["pid"] for n, lb, v in samples(r.stdout)
+           if n == "vmscope_largest_free_bytes"}
+    T.eq(got, {str(p) for p in pids}, "-n NAME: exactly its processes")
+
+    gone = 4194304
+    while os.path.exists("/proc/%d" % gone):
+        gone -= 1
+    r = run("--all", "-e", "openmetrics", str(pids[0]), str(gone))
+    ss = samples(r.stdout)
+    got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
+    T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
+    T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+
+    # a zombie: this test's child, exited, not yet reaped
+    z = subprocess.Popen(["true"])
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        st = open("/proc/%d/stat" % z.pid).read()
+        if st[st.rindex(")") + 2] == "Z":
+            break
+        time.sleep(0.01)  # polling its state, bounded by the deadline
+    r = run("--all", "-e", "openmetrics", str(z.pid))
+    T.eq(unread(samples(r.stdout), "no_memory"), 1,
+         "a zombie named by PID: counted, reason=no_memory")
+    r = run("--all", "-e", "openmetrics")
+    T.ok(not any(lb.get("pid") == str(z.pid) for n, lb, v in
+                 samples(r.stdout)) and unread(samples(r.stdout),
+                                               "no_memory") == 0,
+         "--all leaves a zombie out, uncounted")
+    z.wait()
+
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        r = run("--all", "-e", "openmetrics", *map(str, pids),
+                pre=["setpriv", "--reuid=65534", "--regid=65534",
+                     "--clear-groups"])
+        ss = samples(r.stdout)
+        T.ok(r.returncode == 0 and unread(ss, "permission") == 3 and
+             not any(n == "vmscope_largest_free_bytes" for n, _, _ in ss),
+             "as nobody: root's three counted, reason=permission",
+             r.stdout[-1500:] + r.stderr)
+    else:
+        T.skip("as nobody: counted with reason=permission",
+               "needs root and setpriv")
+
+    r = run("--all", "-e", "openmetrics", "--top=1", "-n", comm)
+    ss = samples(r.stdout)
+    rows = {lb["pid"] for n, lb, v in ss if n == "vmscope_ws_bytes"}
+    T.ok(len(rows) == 2 and "other" in rows and rows - {"other"} <=
+         {str(p) for p in pids}, "--top=1: one process, one other row",
+         rows)
+    summed = [v for n, lb, v in ss if n == "vmscope_summed_processes"]
+    T.eq(summed, [2.0], "--top=1: the other row sums two")
+    total = sum(v for n, lb, v in ss if n == "vmscope_ws_bytes" and
+                lb.get("type") != "page_table")
+    T.eq(total, sum(rollup_rss(p) for p in pids),
+         "--top=1: the working sets add up to the kernel's Rss")
+
+    r = run("--all", "-e", "openmetrics", "/")
+    got = {lb["pid"] for n, lb, v in samples(r.stdout)
+           if n == "vmscope_largest_free_bytes"}
+    T.ok(r.returncode == 0 and {str(p) for p in pids} <= got,
+         "cgroup /: every process, the targets among them")
+    r = run("--all", "-e", "openmetrics", "/no/such/cgroup-vmscope")
+    T.ok(r.returncode == 2 and "no process matches" in r.stderr,
+         "a cgroup path that holds no process: exit 2", r.stderr)
+
+    # a runtime's managed heap: the figures -e json gives for that process
+    py = os.path.join(T.ROOT, "tests", "targets", "pyarenas.py")
+    pp, _ = T.start([sys.executable, py], stderr=subprocess.DEVNULL)
+    snap = T.vmscope_json(pp.pid)
+    ms = [m for m in snap["managed"] if m["runtime"] == "cpython"]
+    r = run("--all", "-e", "openmetrics", str(pp.pid))
+    ss = samples(r.stdout)
+    got = {n: v for n, lb, v in ss if lb.get("runtime") == "cpython"}
+    T.eq(got.get("vmscope_managed_committed_bytes"),
+         float(sum(m["committed"] for m in ms)) if ms else None,
+         "cpython's managed heap committed = -e json's")
+    used = [m["used"] for m in ms if m["used"] is not None]
+    T.eq(got.get("vmscope_managed_used_bytes"),
+         float(sum(used)) if used else None,
+         "cpython's managed heap used = -e json's (absent when unknown)")
+    T.ok(not any(n.startswith("vmscope_heap_") for n, _, _ in ss),
+         "no heap in-use/free families: the default sampler walks no heap")
+
+    for args, what in ((["--all", "-s"], "--all without -e openmetrics"),
+                       (["--all", "-e", "json"], "--all -e json"),
+                       (["--all", "-e", "openmetrics", "-b", "fork"],
+                        "--all -b fork"),
+                       (["-e", "openmetrics", "--top=2", "1"],
+                        "--top without --all"),
+                       (["--all", "-e", "openmetrics", "--top=0"],
+                        "--top=0")):
+        r = run(*args)
+        T.eq(r.returncode, 1, "usage error: %s" % what)
+    T.cleanup()
+    shutil.rmtree(tmp, ignore_errors=True)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
