@@ -92,7 +92,14 @@ static int step_classify_run(struct vms_snapshot *s, unsigned have,
 			continue;
 		if (is_shmem(s, r)) {
 			r->type = VMS_T_SHAREABLE;
-			r->detail = r->path;
+			/* the rings vmscope --trace hands a traced program
+			 * (src/trace/tracer.c's memfd): said, as they are
+			 * the tool's, not the program's own */
+			r->detail =
+				step_path_starts(r, "/memfd:vmscope-trace")
+					? "vmscope's allocation trace rings "
+					  "(the tracer's, not the program's)"
+					: r->path;
 		} else if (step_path_is(r, "[vdso]") ||
 			   step_path_is(r, "[vsyscall]")) {
 			r->type = VMS_T_IMAGE;

@@ -17,6 +17,8 @@ grow_leak at each SIGUSR1):
   - B on that row lists its 30 blocks (3000 bytes from hold_leak, 5000
     from grow_leak) with the stack of the one under the cursor; s sorts
     them by size;
+  - the tracer's rings (its memfd, mapped in the program) are one region
+    whose details say they are the tracer's;
   - v: the call tree callers first (main opens into hold_leak's 10 and
     grow_leak's 20), then callees first (the two at the roots);
   - L opens the trace view; o and z keep allocations of 1 K and more;
@@ -179,6 +181,18 @@ def node(scr, fn):
     return None
 
 
+def rings(tm, what):
+    """The tracer's shared rings, mapped in the program, are said to be
+    the tracer's."""
+    tm.keys("/")
+    tm.keys(*list("allocation trace rings"), "Enter")
+    scr = tm.wait_for(lambda s: "match 1 of 1" in s or "not found" in s)
+    T.ok("match 1 of 1" in scr,
+         "%s: the tracer's rings are one region, said to be the tracer's"
+         % what, scr)
+    tm.keys("Escape")
+
+
 def tree(tm, what):
     """v: the call tree, callers first then callees first."""
     tm.keys("C")
@@ -256,6 +270,7 @@ def one_size(w, h, env, what):
              re.search(r"^ +< main ", scr, re.M),
              "%s: Enter opens the site into its stack" % what, scr)
         narrowed(tm, where, what)
+        rings(tm, what)
         tree(tm, what)
         v = tm.child_pid()
         tm.keys("q")
