@@ -15,6 +15,7 @@
 #include "core/listview.h"
 #include "core/notes.h"
 #include "core/ui_priv.h"
+#include "linux/pageout.h"
 #include "model/alloc.h"
 #include "model/columns.h"
 #include "model/trace.h"
@@ -103,6 +104,11 @@ struct viewer {
 	int vs_mode, vs_cur, vs_fmt;
 	char vs_line[512];
 	bool vs_after, vs_retaken;
+	/* Empty Working Set (screens/viewer_ews.c): the confirmation
+	 * open, what the kernel was asked and did, shown with the snapshot
+	 * taken after it. */
+	bool ews_confirm, ews_after;
+	struct vms_pageout ews;
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];

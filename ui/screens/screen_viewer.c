@@ -10,6 +10,7 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "panes/panes.h"
+#include "screens/viewer_ews.h"
 #include "screens/viewer_save.h"
 
 /* The header: the title and the capture line, then the two bars, then
@@ -243,6 +244,7 @@ static void viewer_draw(struct ui *u)
 		  " m map  r refresh  q quit",
 		  right);
 	vsave_draw(u);
+	vews_draw(u);
 }
 
 /* ---- actions ---- */
@@ -534,6 +536,11 @@ static const struct key_action viewer_keys[] = {
 	  "export the snapshot on screen: a format (text, csv, json, ...), "
 	  "then a file",
 	  vsave_export },
+	{ 'E', "E",
+	  "Empty Working Set: after a confirmation naming the process, the "
+	  "kernel pages out its private memory (process_madvise, Linux "
+	  "5.10); a new snapshot says how much Rss went down",
+	  vews_ask },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
@@ -572,6 +579,8 @@ static int viewer_key(struct ui *u, int key)
 		return menu_key(u, key);
 	if (vsave_open(u))
 		return vsave_key(u, key);
+	if (vews_open(u))
+		return vews_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -597,6 +606,9 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	if (!(b & (BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
 		   BUTTON5_PRESSED)))
 		return 0;
+	/* a click answers no to Empty Working Set's question */
+	if (vews_open(u))
+		return vews_key(u, 0);
 	/* the sort menu: a click on a sort picks it, elsewhere closes */
 	if (v->menu) {
 		v->menu = false;
@@ -698,6 +710,7 @@ static void viewer_snapshot_changed(struct ui *u,
 	}
 	details_reset(u, old);
 	vsave_snapshot_changed(u);
+	vews_snapshot_changed(u);
 }
 
 const struct ui_screen screen_viewer = {
