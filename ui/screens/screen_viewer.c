@@ -3,6 +3,7 @@
  * the line of the capture's notes), the summary pane and the details pane
  * below it, and the viewer's keys. ! opens the notes (screen_notes.c).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,17 +14,20 @@
 #include "screens/viewer_ews.h"
 #include "screens/viewer_save.h"
 
-/* The header: the title and the capture line, then the two bars, then
- * the line of notes when the capture has any, when the terminal is tall
+/* The header: the title and the capture line, then the three bars
+ * (VMMap's: Committed, Private, Working set) and their legend, then the
+ * line of notes when the capture has any, when the terminal is tall
  * enough; on a short one the details come first (the Total row has the
  * bars' figures): one line, the notes' count in it. */
+enum { HEAD_BARS = 2, HEAD_LEGEND = 5, HEAD_NOTES = 6 };
+
 static int header_h(struct ui *u)
 {
 	const struct ui_note *notes;
 
 	if (LINES < 30)
 		return 1;
-	return viewer_notes(u, &notes) ? 5 : 4;
+	return viewer_notes(u, &notes) ? HEAD_NOTES + 1 : HEAD_NOTES;
 }
 
 /* The line of notes (issue 31 item 1): marked, their count, the first
@@ -152,35 +156,86 @@ static void draw_header(struct ui *u, bool compact)
 		    fmt_size(s->largest_free, a, sizeof(a)));
 }
 
-/* The bars and their figures, rows 2 and 3. */
+/* The bars and their figures, VMMap's three: each the Total row's
+ * figure (the page table, kernel memory with no regions, is its own row,
+ * in neither: vmscope.1, COLUMNS), each type's share in its colour, on
+ * one scale, Committed's; the rest of the width is what Committed has
+ * beyond the figure. */
 static void draw_bars(struct ui *u)
 {
 	const struct vms_snapshot *s = u->snap;
-	char a[16], b[16], c[16];
-	uint64_t com[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
-	int t, bw = COLS - 42;
+	char a[16], b[16];
+	uint64_t com[VMS_NTYPES], prv[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
+	int t, bw = COLS - 42, y = HEAD_BARS;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
 	for (t = 0; t < VMS_NTYPES; t++) {
-		com[t] = t == VMS_T_FREE ? 0 : s->types[t].committed;
-		ws[t] = t == VMS_T_FREE ? 0 : s->types[t].ws;
+		bool in = t != VMS_T_FREE && t != VMS_T_PAGE_TABLE;
+
+		com[t] = in ? s->types[t].committed : 0;
+		prv[t] = in ? s->types[t].private_bytes : 0;
+		ws[t] = in ? s->types[t].ws : 0;
 		scale += com[t];
 	}
-	put_str(2, 1, 12, l, "Committed", 1);
-	put_str(3, 1, 12, l, "Working set", 1);
-	draw_bar(u, 2, 13, bw, com, scale);
-	draw_bar(u, 3, 13, bw, ws, scale);
+	put_str(y, 1, 12, l, "Committed", 1);
+	put_str(y + 1, 1, 12, l, "Private", 1);
+	put_str(y + 2, 1, 12, l, "Working set", 1);
+	draw_bar(u, y, 13, bw, com, scale);
+	draw_bar(u, y + 1, 13, bw, prv, scale);
+	draw_bar(u, y + 2, 13, bw, ws, scale);
 	/* the bar: what is known; its figure: '-' where a region's
 	 * Committed is not (a core's anonymous memory) */
-	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
-		s->total.committed_unknown ? "-"
-					   : fmt_size(scale, a, sizeof(a)),
-		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, b,
-			sizeof(b)));
-	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
+	put_fmt(y, 14 + bw, COLS - 14 - bw, n, "%8s",
+		fmt_col(s, VMS_COL_COMMITTED, s->total.committed, a,
+			sizeof(a)));
+	put_fmt(y + 1, 14 + bw, COLS - 14 - bw, n, "%8s",
+		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, a,
+			sizeof(a)));
+	put_fmt(y + 2, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
 		fmt_col(s, VMS_COL_WS, s->total.ws, a, sizeof(a)),
-		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, c,
-			sizeof(c)));
+		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, b,
+			sizeof(b)));
+}
+
+/* The bars' legend: a swatch and the name of each type in them (those
+ * with something committed), then the rest; each shown whole or not at
+ * all. */
+static void draw_legend(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	int t, x = 13, y = HEAD_LEGEND;
+	attr_t n = theme_attr(EL_NORMAL);
+	const char *rest = "the rest of Committed";
+
+	put_blank(y, 0, COLS, n);
+	for (t = 0; t < VMS_NTYPES; t++) {
+		char label[32];
+		size_t k;
+		int w;
+
+		/* in lower case, as words: the rows below have the labels */
+		snprintf(label, sizeof(label), "%s", vms_type_info[t].label);
+		for (k = 0; label[k]; k++)
+			label[k] = (char)tolower((unsigned char)label[k]);
+		w = 3 + text_cols(label);
+
+		if (t == VMS_T_FREE || t == VMS_T_PAGE_TABLE ||
+		    !s->types[t].committed)
+			continue;
+		if (x + w + 1 > COLS - 3 - text_cols(rest))
+			break;
+		attrset(theme_attr(theme_type(t)) | A_REVERSE);
+		mvhline(y, x, u->color ? ' ' : type_letter(t, false), 2);
+		attrset(A_NORMAL);
+		put_str(y, x + 3, w - 3, n, label, 0);
+		x += w + 2;
+	}
+	if (x + 3 + text_cols(rest) > COLS)
+		return;
+	attrset(theme_attr(EL_BAR_EMPTY));
+	mvhline(y, x, '.', 2);
+	attrset(A_NORMAL);
+	put_str(y, x + 3, COLS - x - 3, n, rest, 0);
 }
 
 /* The sort menu (htop's F6): every sort offered, the current one marked
@@ -222,10 +277,12 @@ static void viewer_draw(struct ui *u)
 	int hh = header_h(u), sh;
 
 	draw_header(u, hh == 1);
-	if (hh >= 4)
+	if (hh > 1) {
 		draw_bars(u);
-	if (hh == 5)
-		draw_notes_line(u, 4);
+		draw_legend(u);
+	}
+	if (hh > HEAD_NOTES)
+		draw_notes_line(u, HEAD_NOTES);
 	/* the details get at least half the lines; the summary folds */
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
@@ -635,7 +692,7 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 		return UI_DRAW;
 	}
 	/* the line of notes, or a ! beside a figure: the notes */
-	if (header_h(u) == 5 && y == 4)
+	if (header_h(u) > HEAD_NOTES && y == HEAD_NOTES)
 		return open_note(u, -1);
 	if ((note = summary_note_at(u, y, x)) >= 0)
 		return open_note(u, note);
