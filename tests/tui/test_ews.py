@@ -11,8 +11,8 @@ target's Rss (smaps_rollup) is lower after than before, its file region's
 Rss too (and its anonymous region's, where the machine has swap), and the
 status line says by how much, with the Rss before and after, each the
 kernel's figure as the viewer writes a size; a new snapshot is on screen
-(the Mapped File row's Working Set is the file region's Rss after). Between the two
-sizes the target touches its pages again.
+(the Mapped File row's Working Set is the file region's Rss after).
+Between the two sizes the target touches its pages again.
 
 Refused with the reason, nothing asked: on a saved snapshot (-l FILE);
 and without permission: vmscope as nobody over nobody's target (ptrace

@@ -737,6 +737,7 @@ static void viewer_free(struct ui *u)
 	struct viewer *v = viewer_of(u);
 
 	details_free(&v->det);
+	changes_free(u);
 }
 
 /* The map's Enter asks for an address: every region, the cursor on it. */
@@ -766,6 +767,25 @@ static void viewer_snapshot_changed(struct ui *u,
 		details_set_filter(&v->det, -1);
 	}
 	details_reset(u, old);
+	changes_update(u, new_process ? NULL : old);
+	if (v->chg_valid && v->chg.n && u->scr == SCR_VIEWER) {
+		/* what changed, counted (the rows say which) */
+		static const int order[] = { VMS_CH_ADDED, VMS_CH_GROWN,
+					     VMS_CH_SHRUNK, VMS_CH_CHANGED,
+					     VMS_CH_REMOVED };
+		char what[160] = "";
+		size_t k, n = 0;
+
+		for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+			if (v->chg_count[order[k]] && n < sizeof(what))
+				n += (size_t)snprintf(
+					what + n, sizeof(what) - n, "%s%zu %s",
+					n ? ", " : "", v->chg_count[order[k]],
+					vms_change_names[order[k]]);
+		ui_message(u, false,
+			   "new snapshot: %zu regions; since the last: %s",
+			   u->snap->nregions, what);
+	}
 	vsave_snapshot_changed(u);
 	vews_snapshot_changed(u);
 }
