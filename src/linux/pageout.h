@@ -15,6 +15,9 @@
  * nothing but the advice changes it: the pages reclaimed come back on its
  * next touch (from swap, or its file), as after memory pressure. Without
  * swap only clean pages (a private file mapping's, not written) can go.
+ * The kernel reclaims a file's page-cache folio whole: a page of another
+ * mapping of the same folio (a read-only one beside, not asked) may go
+ * with it.
  *
  * Rss is the kernel's (smaps_rollup, through the held directory) just
  * before the first call and just after the last: what the advice freed,

@@ -1,14 +1,16 @@
 /* pageout — private memory for Empty Working Set to page out
  * (tests/tui/test_ews.py).
  *
- *   pageout DIR MIB
+ *   pageout DIR MIB [split]
  *
  * Maps MIB MiB of private anonymous memory and writes every page (private
  * dirty: it can go only to swap), and maps privately, writable, a file of
  * MIB MiB it wrote in DIR and synced (DIR/pageout.dat), reading every page
  * (private clean: the kernel can drop it and read it again from the file,
  * swap or not). Each map has a hole on each side, so it stays one region.
- * Prints
+ * With split, every other page of the file mapping is made read-only
+ * (mprotect), so it is as many regions as pages, every other one private
+ * writable. Prints
  *   ready anon=0x.. file=0x.. size=N
  * then waits for a line on stdin, touching nothing meanwhile; at each line
  * writes every anonymous page and reads every file page again (what was
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 	size_t size, i;
 	int fd;
 
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	size = strtoul(argv[2], NULL, 10) << 20;
 	snprintf(path, sizeof(path), "%s/pageout.dat", argv[1]);
@@ -79,6 +81,9 @@ int main(int argc, char **argv)
 		return 1;
 	close(fd);
 	touch(anon, file, size, pg);
+	for (i = (size_t)pg; argc == 4 && i < size; i += 2 * (size_t)pg)
+		if (mprotect(file + i, (size_t)pg, PROT_READ) < 0)
+			return 1;
 	printf("ready anon=%p file=%p size=%zu\n", (void *)anon, (void *)file,
 	       size);
 	fflush(stdout);

@@ -14,6 +14,10 @@ kernel's figure as the viewer writes a size; a new snapshot is on screen
 (the Mapped File row's Working Set is the file region's Rss after).
 Between the two sizes the target touches its pages again.
 
+More ranges than one call takes (a file mapping split into 2,048
+regions, every other one writable): the writable ones of every call are
+paged out.
+
 Refused with the reason, nothing asked: on a saved snapshot (-l FILE);
 and without permission: vmscope as nobody over nobody's target (ptrace
 access, no CAP_SYS_NICE) is told EPERM, and the status line says so.
@@ -152,6 +156,54 @@ def saved(p, tmp):
     tm.kill()
 
 
+def file_regions(pid, lo, hi):
+    """[(start, perms, rss)] of the regions in [lo, hi) (smaps)."""
+    out, cur = [], None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"^([0-9a-f]+)-[0-9a-f]+ (\S+) ", line)
+            if m:
+                a = int(m.group(1), 16)
+                cur = [a, m.group(2), None] if lo <= a < hi else None
+                if cur:
+                    out.append(cur)
+            elif cur and line.startswith("Rss:"):
+                cur[2] = int(line.split()[1]) * 1024
+    return out
+
+
+def batched(tmp):
+    """More ranges than one call takes (the file mapping split into its
+    pages, every other one writable: 1,024 of them, 512 a call): each
+    call's ranges are paged out."""
+    d = os.path.join(tmp, "split")
+    os.mkdir(d)
+    p, line = T.start([T.target("pageout"), d, "8", "split"])
+    f = T.ready_fields(line)
+    before = file_regions(p.pid, f["file"], f["file"] + f["size"])
+    rw = [r for r in before if r[1].startswith("rw")]
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=120, height=40)
+    tm.wait_for(ready, timeout=120)
+    tm.keys("E")
+    tm.wait_for(lambda s: "Empty Working Set of pid" in status(s))
+    tm.keys("y")
+    scr = tm.wait_for(lambda s: "Empty Working Set:" in status(s) or
+                      "refused" in status(s), timeout=120)
+    after = {r[0]: r for r in file_regions(p.pid, f["file"],
+                                           f["file"] + f["size"])}
+    out = [after.get(r[0], [0, "", None])[2] == 0 for r in rw]
+    slices = [any(out[k:k + 512]) for k in range(0, len(out), 512)]
+    T.ok(len(rw) > 512 and all(slices),
+         "%d writable file regions (%d calls' worth): each call's were "
+         "paged out (%d of them)" % (len(rw), len(slices), sum(out)),
+         status(scr))
+    # (the read-only ones are not asked, but their pages may share a
+    # page-cache folio with a writable one's, which the kernel reclaims
+    # whole: no claim on them)
+    tm.kill()
+    T.kill(p)
+
+
 def unprivileged(tmp):
     """As nobody, over nobody's process: ptrace access, no CAP_SYS_NICE:
     process_madvise answers EPERM, and the status line says why."""
@@ -192,6 +244,7 @@ def run(tmp):
     touch_again(p)
     saved(p, tmp)
     T.kill(p)
+    batched(tmp)
     unprivileged(tmp)
 
 
