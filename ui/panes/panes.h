@@ -110,6 +110,7 @@ struct viewer {
 	 * taken after it. */
 	bool ews_confirm, ews_after;
 	struct vms_pageout ews;
+	const struct vms_snapshot *ews_from; /* shown when it was asked */
 	/* The changes against the snapshot before (pane_changes.c): the
 	 * diff, each region of u->snap's change (NULL: none), the counts. */
 	struct vms_diff chg;

@@ -787,7 +787,7 @@ static void viewer_snapshot_changed(struct ui *u,
 			   u->snap->nregions, what);
 	}
 	vsave_snapshot_changed(u);
-	vews_snapshot_changed(u);
+	vews_snapshot_changed(u, old);
 }
 
 const struct ui_screen screen_viewer = {

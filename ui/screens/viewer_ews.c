@@ -50,8 +50,10 @@ int vews_key(struct ui *u, int key)
 		ui_message(u, true, "Empty Working Set refused: %s", err.msg);
 		return UI_DRAW;
 	}
-	/* said with the snapshot taken now (vews_snapshot_changed) */
+	/* said with the snapshot taken now, the one after this one
+	 * (vews_snapshot_changed); a refresh that fails says why instead */
 	v->ews_after = true;
+	v->ews_from = u->snap;
 	return UI_RESAMPLE | UI_DRAW;
 }
 
@@ -69,7 +71,7 @@ void vews_draw(struct ui *u)
 	put_str(LINES - 1, 0, COLS, theme_attr(EL_FIND), line, 1);
 }
 
-void vews_snapshot_changed(struct ui *u)
+void vews_snapshot_changed(struct ui *u, const struct vms_snapshot *old)
 {
 	struct viewer *v = viewer_of(u);
 	const struct vms_pageout *o = &v->ews;
@@ -79,6 +81,8 @@ void vews_snapshot_changed(struct ui *u)
 	if (!v->ews_after)
 		return;
 	v->ews_after = false;
+	if (old != v->ews_from || !u->snap)
+		return; /* not the refresh that followed it */
 	if (o->no_swap && o->anon_after)
 		n += (size_t)snprintf(tail + n, sizeof(tail) - n,
 				      "; no swap: %s anonymous stays",

@@ -27,7 +27,8 @@ bool vews_open(const struct ui *u);
 int vews_key(struct ui *u, int key);
 /* Draws the confirmation over the status line; after the rest. */
 void vews_draw(struct ui *u);
-/* A new snapshot is on screen: what the page-out did is said. */
-void vews_snapshot_changed(struct ui *u);
+/* A new snapshot is on screen (old: the one before): when it is the
+ * refresh that followed a page-out, what the page-out did is said. */
+void vews_snapshot_changed(struct ui *u, const struct vms_snapshot *old);
 
 #endif
