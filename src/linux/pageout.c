@@ -21,10 +21,18 @@
 enum { BATCH = 512 };
 #define CHUNK (1ull << 30)
 
+/* EINTR and EAGAIN are tried again, a bounded number of times. */
 static long sys_process_madvise(int pidfd, const struct iovec *iov, size_t n)
 {
 #ifdef SYS_process_madvise
-	return syscall(SYS_process_madvise, pidfd, iov, n, MADV_PAGEOUT, 0);
+	long r;
+	int tries = 0;
+
+	do
+		r = syscall(SYS_process_madvise, pidfd, iov, n, MADV_PAGEOUT,
+			    0);
+	while (r < 0 && (errno == EINTR || errno == EAGAIN) && ++tries < 100);
+	return r;
 #else
 	(void)pidfd;
 	(void)iov;
@@ -118,9 +126,7 @@ static int one(int pidfd, const struct iovec *v, struct vms_pageout *o,
 {
 	long r;
 
-	do
-		r = sys_process_madvise(pidfd, v, 1);
-	while (r < 0 && (errno == EINTR || errno == EAGAIN));
+	r = sys_process_madvise(pidfd, v, 1);
 	if (r >= 0) {
 		o->advised += (uint64_t)r;
 		return 1;
@@ -148,9 +154,7 @@ static int batch(int pidfd, const struct iovec *v, size_t n,
 		size_t k = 0;
 		uint64_t sum = 0;
 
-		do
-			r = sys_process_madvise(pidfd, v, n);
-		while (r < 0 && (errno == EINTR || errno == EAGAIN));
+		r = sys_process_madvise(pidfd, v, n);
 		if (r < 0 && errno != EINVAL && errno != ENOMEM &&
 		    errno != EFAULT)
 			return fatal(err, errno, pid);
