@@ -156,6 +156,16 @@ static void draw_header(struct ui *u, bool compact)
 		    fmt_size(s->largest_free, a, sizeof(a)));
 }
 
+/* The Total row's figure of column c, as the summary shows it ('-' when
+ * not known). */
+static const char *total_fig(const struct vms_snapshot *s, enum vms_col c,
+			     char *buf, size_t n)
+{
+	if (!vms_row_known(s, &s->total, NULL, c, false))
+		return "-";
+	return fmt_size(vms_column_type(&s->total, c), buf, n);
+}
+
 /* The bars and their figures, VMMap's three: each the Total row's
  * figure (the page table, kernel memory with no regions, is its own row,
  * in neither: vmscope.1, COLUMNS), each type's share in its colour, on
@@ -183,18 +193,15 @@ static void draw_bars(struct ui *u)
 	draw_bar(u, y, 13, bw, com, scale);
 	draw_bar(u, y + 1, 13, bw, prv, scale);
 	draw_bar(u, y + 2, 13, bw, ws, scale);
-	/* the bar: what is known; its figure: '-' where a region's
-	 * Committed is not (a core's anonymous memory) */
+	/* the bar: what is known; its figure, as the Total row's: '-'
+	 * where a region's Committed is not (a core's anonymous memory) */
 	put_fmt(y, 14 + bw, COLS - 14 - bw, n, "%8s",
-		fmt_col(s, VMS_COL_COMMITTED, s->total.committed, a,
-			sizeof(a)));
+		total_fig(s, VMS_COL_COMMITTED, a, sizeof(a)));
 	put_fmt(y + 1, 14 + bw, COLS - 14 - bw, n, "%8s",
-		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, a,
-			sizeof(a)));
+		total_fig(s, VMS_COL_PRIVATE, a, sizeof(a)));
 	put_fmt(y + 2, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
-		fmt_col(s, VMS_COL_WS, s->total.ws, a, sizeof(a)),
-		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, b,
-			sizeof(b)));
+		total_fig(s, VMS_COL_WS, a, sizeof(a)),
+		total_fig(s, VMS_COL_PRIVATE_WS, b, sizeof(b)));
 }
 
 /* The bars' legend: a swatch and the name of each type in them (those
