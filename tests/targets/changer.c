@@ -3,14 +3,14 @@
  *
  *   changer
  *
- * Maps four private anonymous regions, each with a hole on each side (one
+ * Maps five private anonymous regions, each with a hole on each side (one
  * region each, none merged with a neighbour), grow's 16 MiB wide (free
  * once all are placed), and writes every page: grow (8 MiB), shrink
- * (16 MiB), gone (4 MiB) and keep (4 MiB). Prints
- *   ready grow=0x.. shrink=0x.. gone=0x.. keep=0x..
+ * (16 MiB), gone (4 MiB), prot (4 MiB) and keep (4 MiB). Prints
+ *   ready grow=0x.. shrink=0x.. gone=0x.. prot=0x.. keep=0x..
  * and waits for a line on stdin. Then grows grow to 16 MiB in place
- * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone, maps a new
- * 12 MiB region (holes around it too), writes every new page, prints
+ * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone, makes prot
+ * read-only (the same size: changed), maps a new 12 MiB region (holes around it too), writes every new page, prints
  *   changed added=0x..
  * and sleeps until killed, touching nothing.
  */
@@ -42,18 +42,20 @@ static char *place(size_t size, size_t room)
 
 int main(void)
 {
-	char line[64], *grow, *shrink, *gone, *keep, *added;
+	char line[64], *grow, *shrink, *gone, *prot, *keep, *added;
 
 	grow = place(8 * MIB, 16 * MIB);
 	shrink = place(16 * MIB, 0);
 	gone = place(4 * MIB, 0);
+	prot = place(4 * MIB, 0);
 	keep = place(4 * MIB, 0);
-	if (!grow || !shrink || !gone || !keep)
+	if (!grow || !shrink || !gone || !prot || !keep)
 		return 1;
 	/* grow's room free now that nothing else is to be placed */
 	munmap(grow + 8 * MIB, 16 * MIB);
-	printf("ready grow=%p shrink=%p gone=%p keep=%p\n", (void *)grow,
-	       (void *)shrink, (void *)gone, (void *)keep);
+	printf("ready grow=%p shrink=%p gone=%p prot=%p keep=%p\n",
+	       (void *)grow, (void *)shrink, (void *)gone, (void *)prot,
+	       (void *)keep);
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
@@ -68,6 +70,8 @@ int main(void)
 	if (mremap(shrink, 16 * MIB, 4 * MIB, 0) != shrink)
 		return 1;
 	munmap(gone, 4 * MIB);
+	if (mprotect(prot, 4 * MIB, PROT_READ) < 0)
+		return 1;
 	printf("changed added=%p\n", (void *)added);
 	fflush(stdout);
 	for (;;)

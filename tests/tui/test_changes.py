@@ -3,13 +3,14 @@
 at 200x60 and 80x24 (the Private Data rows, a click on the summary's
 row), on the changer target: between two snapshots it grows one
 region in place (8 to 16 MiB), shrinks another (16 to 4 MiB), unmaps a
-third and maps a new one (12 MiB), leaving a fourth alone.
+third, makes a fourth read-only and maps a new one (12 MiB), leaving a
+fifth alone.
 
 After r, each row of the details that changed says how before its
 Details, by the kernel's sizes (/proc/PID/maps, before and after): the
 grown one "[grown +N]", the shrunk one "[shrunk -N]", the new one
-"[added]"; the one left alone has no mark; the status line counts them,
-the removed one too. A first snapshot has nothing to compare with: no
+"[added]", the read-only one "[changed]"; the one left alone has no
+mark; the status line counts them (in 80 columns), the removed one too. A first snapshot has nothing to compare with: no
 mark.
 """
 import os
@@ -78,7 +79,8 @@ def one(w, h):
     after = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
 
     scr = tm.expect("%s: r: the status line counts the changes" % what,
-                    lambda s: "since the last:" in status(s), "r")
+                    lambda s: re.search(r"new snapshot: \d+ regions; \d+ ",
+                                      status(s)), "r")
     counts = {k: int(n) for n, k in re.findall(
         r"(\d+) (added|grown|shrunk|changed|removed)", status(scr))}
     T.ok(all(counts.get(k, 0) >= 1
@@ -99,6 +101,10 @@ def one(w, h):
     new = row_at(scr, added)
     T.ok(new and "[added]" in new,
          "%s: the new region's row says [added]" % what, new)
+    prot = row_at(scr, f["prot"])
+    T.ok(prot and "[changed]" in prot and " r--p " in prot,
+         "%s: the region made read-only (the same size) says [changed]"
+         % what, prot)
     keep = row_at(scr, f["keep"])
     T.ok(keep and "[" not in keep and after["keep"] == before["keep"],
          "%s: the region left alone has no mark" % what, keep)

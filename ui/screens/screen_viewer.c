@@ -790,7 +790,7 @@ static void viewer_snapshot_changed(struct ui *u,
 					n ? ", " : "", v->chg_count[order[k]],
 					vms_change_names[order[k]]);
 		ui_message(u, false,
-			   "new snapshot: %zu regions; since the last: %s",
+			   "new snapshot: %zu regions; %s", /* since the last */
 			   u->snap->nregions, what);
 	}
 	vsave_snapshot_changed(u);
