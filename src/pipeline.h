@@ -41,6 +41,7 @@
 #include "analyze/steps.h"
 #include "base/error.h"
 #include "capture/sampler.h"
+#include "linux/pageout.h" /* Empty Working Set, for the viewer */
 #include "model/snapshot.h"
 
 /* In the order they run, NULL-ended. */

@@ -569,11 +569,15 @@ act:
 				capture(u, u->snap->proc.pid, &cancelled, &err);
 
 			if (s) {
+				/* a screen may say what the snapshot
+				 * shows (snapshot_changed): that stays */
+				u->msg[0] = '\0';
 				set_snapshot(u, s, true, false);
-				ui_message(u, false,
-					   "new snapshot: %zu regions, %zu in "
-					   "the timeline (T)",
-					   s->nregions, u->hist.n);
+				if (!u->msg[0])
+					ui_message(u, false,
+						   "new snapshot: %zu regions, "
+						   "%zu in the timeline (T)",
+						   s->nregions, u->hist.n);
 			} else {
 				ui_message(u, true, "%s%s",
 					   cancelled ? "refresh cancelled"

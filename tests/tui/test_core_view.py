@@ -42,6 +42,10 @@ def check(w, h, env, extra, what, bars):
             ws = [l for l in lines if "Working set" in l]
             T.ok(ws and re.search(r"\s-\s+Priv WS -\s*$", ws[0]),
                  "%s: the working set bar's figures are '-'" % what, ws)
+            com = [l for l in lines if l.startswith(" Committed ")]
+            T.ok(com and re.search(r"\s-\s*$", com[0]),
+                 "%s: the Committed bar's figure is '-', as the Total "
+                 "row's" % what, com)
         head = next(i for i, l in enumerate(lines) if "Address" in l)
         if " WS" not in lines[head]:
             # the default columns that fit 80 wide: Size, Committed, Prot

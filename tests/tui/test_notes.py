@@ -52,7 +52,7 @@ def node_case(tmp, w, h):
     scr = tm.wait_for(lambda s: "fork, frozen" in s and
                       re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
                       timeout=120)
-    head = "\n".join(scr.splitlines()[:5 if h >= 30 else 1])
+    head = "\n".join(scr.splitlines()[:7 if h >= 30 else 1])
     m = NOTE.search(head)
     T.ok(m and int(m.group(1)) >= 1,
          "%dx%d: the header has a marked line with the notes' count"

@@ -339,7 +339,7 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 {
 	const struct vms_region *g = details_node_region(u, r);
 	attr_t base = theme_attr(EL_NORMAL), ta;
-	char buf[32], text[600], words[160];
+	char buf[32], text[600], words[160], chg[40];
 	const struct ui_note *notes;
 	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 	uint64_t a, b;
@@ -368,10 +368,27 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 			put_str(y, c->x, c->w, base,
 				details_row_perms(u, r, buf), 1);
 		} else if (c->id == VMS_DCOL_DETAILS) {
+			/* what changed since the snapshot before, first */
+			const char *ch =
+				changes_row_text(u, r, chg, sizeof(chg));
+			struct dcol rest = *c;
+
+			if (ch) {
+				int cw = text_cols(ch);
+
+				put_fmt(y, c->x, c->w,
+					theme_attr(EL_FIND) | A_BOLD, "%*s%s",
+					2 * r->depth, "", ch);
+				rest.x += 2 * r->depth + cw;
+				rest.w -= 2 * r->depth + cw;
+			}
 			state_words(g, words, sizeof(words));
 			details_text(details_region_text(g), words,
-				     c->w - 2 * r->depth, text, sizeof(text));
-			put_details(y, c, base, r->depth, text);
+				     rest.w - (ch ? 0 : 2 * r->depth), text,
+				     sizeof(text));
+			if (rest.w > 0)
+				put_details(y, &rest, base, ch ? 0 : r->depth,
+					    text);
 		} else {
 			put_figure(u, y, c, base, r);
 		}

@@ -16,8 +16,10 @@
 #include "core/listview.h"
 #include "core/notes.h"
 #include "core/ui_priv.h"
+#include "linux/pageout.h"
 #include "model/alloc.h"
 #include "model/columns.h"
+#include "model/diff.h"
 #include "model/trace.h"
 
 /* A row of the details pane: an allocation, a region (alone, or one of
@@ -104,6 +106,18 @@ struct viewer {
 	int vs_mode, vs_cur, vs_fmt;
 	char vs_line[512];
 	bool vs_after, vs_retaken;
+	/* Empty Working Set (screens/viewer_ews.c): the confirmation
+	 * open, what the kernel was asked and did, shown with the snapshot
+	 * taken after it. */
+	bool ews_confirm, ews_after;
+	struct vms_pageout ews;
+	const struct vms_snapshot *ews_from; /* shown when it was asked */
+	/* The changes against the snapshot before (pane_changes.c): the
+	 * diff, each region of u->snap's change (NULL: none), the counts. */
+	struct vms_diff chg;
+	bool chg_valid;
+	const struct vms_diff_change **chg_of;
+	size_t chg_count[VMS_NCHANGES];
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];
@@ -120,6 +134,21 @@ static inline struct details *det_of(const struct ui *u)
 {
 	return &viewer_of(u)->det;
 }
+
+/* pane_changes.c: the changes in the main view. A new snapshot (old:
+ * the one before): compared with the one marked first in the timeline,
+ * else with old, when that stays in the history and is of the same
+ * process; else none. */
+void changes_update(struct ui *u, const struct vms_snapshot *old);
+void changes_free(struct ui *u);
+/* How row r changed (enum vms_change: an allocation's regions together;
+ * *delta its size, else committed, moved), or -1: not changed, or
+ * nothing to compare with. */
+int changes_row(const struct ui *u, const struct drow *r, int64_t *delta);
+/* "[grown +4 M] ", "[added] ": the row's change as its Details begin, in
+ * buf; NULL when it did not change. */
+const char *changes_row_text(const struct ui *u, const struct drow *r,
+			     char *buf, size_t n);
 
 /* pane_summary.c */
 /* The notes of u->snap (notes.h), made again only for another snapshot

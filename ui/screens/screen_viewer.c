@@ -3,6 +3,7 @@
  * the line of the capture's notes), the summary pane and the details pane
  * below it, and the viewer's keys. ! opens the notes (screen_notes.c).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,19 +11,23 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "panes/panes.h"
+#include "screens/viewer_ews.h"
 #include "screens/viewer_save.h"
 
-/* The header: the title and the capture line, then the two bars, then
- * the line of notes when the capture has any, when the terminal is tall
+/* The header: the title and the capture line, then the three bars
+ * (VMMap's: Committed, Private, Working set) and their legend, then the
+ * line of notes when the capture has any, when the terminal is tall
  * enough; on a short one the details come first (the Total row has the
  * bars' figures): one line, the notes' count in it. */
+enum { HEAD_BARS = 2, HEAD_LEGEND = 5, HEAD_NOTES = 6 };
+
 static int header_h(struct ui *u)
 {
 	const struct ui_note *notes;
 
 	if (LINES < 30)
 		return 1;
-	return viewer_notes(u, &notes) ? 5 : 4;
+	return viewer_notes(u, &notes) ? HEAD_NOTES + 1 : HEAD_NOTES;
 }
 
 /* The line of notes (issue 31 item 1): marked, their count, the first
@@ -151,35 +156,93 @@ static void draw_header(struct ui *u, bool compact)
 		    fmt_size(s->largest_free, a, sizeof(a)));
 }
 
-/* The bars and their figures, rows 2 and 3. */
+/* The Total row's figure of column c, as the summary shows it ('-' when
+ * not known). */
+static const char *total_fig(const struct vms_snapshot *s, enum vms_col c,
+			     char *buf, size_t n)
+{
+	if (!vms_row_known(s, &s->total, NULL, c, false))
+		return "-";
+	return fmt_size(vms_column_type(&s->total, c), buf, n);
+}
+
+/* The bars and their figures, VMMap's three: each the Total row's
+ * figure (the page table, kernel memory with no regions, is its own row,
+ * in neither: vmscope.1, COLUMNS), each type's share in its colour, on
+ * one scale, Committed's; the rest of the width is what Committed has
+ * beyond the figure. */
 static void draw_bars(struct ui *u)
 {
 	const struct vms_snapshot *s = u->snap;
-	char a[16], b[16], c[16];
-	uint64_t com[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
-	int t, bw = COLS - 42;
+	char a[16], b[16];
+	uint64_t com[VMS_NTYPES], prv[VMS_NTYPES], ws[VMS_NTYPES], scale = 0;
+	int t, bw = COLS - 42, y = HEAD_BARS;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
 	for (t = 0; t < VMS_NTYPES; t++) {
-		com[t] = t == VMS_T_FREE ? 0 : s->types[t].committed;
-		ws[t] = t == VMS_T_FREE ? 0 : s->types[t].ws;
+		bool in = t != VMS_T_FREE && t != VMS_T_PAGE_TABLE;
+
+		com[t] = in ? s->types[t].committed : 0;
+		prv[t] = in ? s->types[t].private_bytes : 0;
+		ws[t] = in ? s->types[t].ws : 0;
 		scale += com[t];
 	}
-	put_str(2, 1, 12, l, "Committed", 1);
-	put_str(3, 1, 12, l, "Working set", 1);
-	draw_bar(u, 2, 13, bw, com, scale);
-	draw_bar(u, 3, 13, bw, ws, scale);
-	/* the bar: what is known; its figure: '-' where a region's
-	 * Committed is not (a core's anonymous memory) */
-	put_fmt(2, 14 + bw, COLS - 14 - bw, n, "%8s  Private %s",
-		s->total.committed_unknown ? "-"
-					   : fmt_size(scale, a, sizeof(a)),
-		fmt_col(s, VMS_COL_PRIVATE, s->total.private_bytes, b,
-			sizeof(b)));
-	put_fmt(3, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
-		fmt_col(s, VMS_COL_WS, s->total.ws, a, sizeof(a)),
-		fmt_col(s, VMS_COL_PRIVATE_WS, s->total.private_ws, c,
-			sizeof(c)));
+	put_str(y, 1, 12, l, "Committed", 1);
+	put_str(y + 1, 1, 12, l, "Private", 1);
+	put_str(y + 2, 1, 12, l, "Working set", 1);
+	draw_bar(u, y, 13, bw, com, scale);
+	draw_bar(u, y + 1, 13, bw, prv, scale);
+	draw_bar(u, y + 2, 13, bw, ws, scale);
+	/* the bar: what is known; its figure, as the Total row's: '-'
+	 * where a region's Committed is not (a core's anonymous memory) */
+	put_fmt(y, 14 + bw, COLS - 14 - bw, n, "%8s",
+		total_fig(s, VMS_COL_COMMITTED, a, sizeof(a)));
+	put_fmt(y + 1, 14 + bw, COLS - 14 - bw, n, "%8s",
+		total_fig(s, VMS_COL_PRIVATE, a, sizeof(a)));
+	put_fmt(y + 2, 14 + bw, COLS - 14 - bw, n, "%8s  Priv WS %s",
+		total_fig(s, VMS_COL_WS, a, sizeof(a)),
+		total_fig(s, VMS_COL_PRIVATE_WS, b, sizeof(b)));
+}
+
+/* The bars' legend: a swatch and the name of each type in them (those
+ * with something committed), then the rest; each shown whole or not at
+ * all. */
+static void draw_legend(struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	int t, x = 13, y = HEAD_LEGEND;
+	attr_t n = theme_attr(EL_NORMAL);
+	const char *rest = "the rest of Committed";
+
+	put_blank(y, 0, COLS, n);
+	for (t = 0; t < VMS_NTYPES; t++) {
+		char label[32];
+		size_t k;
+		int w;
+
+		/* in lower case, as words: the rows below have the labels */
+		snprintf(label, sizeof(label), "%s", vms_type_info[t].label);
+		for (k = 0; label[k]; k++)
+			label[k] = (char)tolower((unsigned char)label[k]);
+		w = 3 + text_cols(label);
+
+		if (t == VMS_T_FREE || t == VMS_T_PAGE_TABLE ||
+		    !s->types[t].committed)
+			continue;
+		if (x + w + 1 > COLS - 3 - text_cols(rest))
+			break;
+		attrset(theme_attr(theme_type(t)) | A_REVERSE);
+		mvhline(y, x, u->color ? ' ' : type_letter(t, false), 2);
+		attrset(A_NORMAL);
+		put_str(y, x + 3, w - 3, n, label, 0);
+		x += w + 2;
+	}
+	if (x + 3 + text_cols(rest) > COLS)
+		return;
+	attrset(theme_attr(EL_BAR_EMPTY));
+	mvhline(y, x, '.', 2);
+	attrset(A_NORMAL);
+	put_str(y, x + 3, COLS - x - 3, n, rest, 0);
 }
 
 /* The sort menu (htop's F6): every sort offered, the current one marked
@@ -221,10 +284,12 @@ static void viewer_draw(struct ui *u)
 	int hh = header_h(u), sh;
 
 	draw_header(u, hh == 1);
-	if (hh >= 4)
+	if (hh > 1) {
 		draw_bars(u);
-	if (hh == 5)
-		draw_notes_line(u, 4);
+		draw_legend(u);
+	}
+	if (hh > HEAD_NOTES)
+		draw_notes_line(u, HEAD_NOTES);
 	/* the details get at least half the lines; the summary folds */
 	sh = summary_layout(u, LINES - 1 - hh - LINES / 2);
 	summary_draw(u, hh);
@@ -243,6 +308,7 @@ static void viewer_draw(struct ui *u)
 		  " m map  r refresh  q quit",
 		  right);
 	vsave_draw(u);
+	vews_draw(u);
 }
 
 /* ---- actions ---- */
@@ -534,6 +600,11 @@ static const struct key_action viewer_keys[] = {
 	  "export the snapshot on screen: a format (text, csv, json, ...), "
 	  "then a file",
 	  vsave_export },
+	{ 'E', "E",
+	  "Empty Working Set: after a confirmation naming the process, the "
+	  "kernel pages out its private memory (process_madvise, Linux "
+	  "5.10); a new snapshot says how much Rss went down",
+	  vews_ask },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
@@ -572,6 +643,8 @@ static int viewer_key(struct ui *u, int key)
 		return menu_key(u, key);
 	if (vsave_open(u))
 		return vsave_key(u, key);
+	if (vews_open(u))
+		return vews_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -597,6 +670,9 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	if (!(b & (BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
 		   BUTTON5_PRESSED)))
 		return 0;
+	/* a click answers no to Empty Working Set's question */
+	if (vews_open(u))
+		return vews_key(u, 0);
 	/* the sort menu: a click on a sort picks it, elsewhere closes */
 	if (v->menu) {
 		v->menu = false;
@@ -623,7 +699,7 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 		return UI_DRAW;
 	}
 	/* the line of notes, or a ! beside a figure: the notes */
-	if (header_h(u) == 5 && y == 4)
+	if (header_h(u) > HEAD_NOTES && y == HEAD_NOTES)
 		return open_note(u, -1);
 	if ((note = summary_note_at(u, y, x)) >= 0)
 		return open_note(u, note);
@@ -668,6 +744,7 @@ static void viewer_free(struct ui *u)
 	struct viewer *v = viewer_of(u);
 
 	details_free(&v->det);
+	changes_free(u);
 }
 
 /* The map's Enter asks for an address: every region, the cursor on it. */
@@ -697,7 +774,27 @@ static void viewer_snapshot_changed(struct ui *u,
 		details_set_filter(&v->det, -1);
 	}
 	details_reset(u, old);
+	changes_update(u, new_process ? NULL : old);
+	if (v->chg_valid && v->chg.n && u->scr == SCR_VIEWER) {
+		/* what changed, counted (the rows say which) */
+		static const int order[] = { VMS_CH_ADDED, VMS_CH_GROWN,
+					     VMS_CH_SHRUNK, VMS_CH_CHANGED,
+					     VMS_CH_REMOVED };
+		char what[160] = "";
+		size_t k, n = 0;
+
+		for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+			if (v->chg_count[order[k]] && n < sizeof(what))
+				n += (size_t)snprintf(
+					what + n, sizeof(what) - n, "%s%zu %s",
+					n ? ", " : "", v->chg_count[order[k]],
+					vms_change_names[order[k]]);
+		ui_message(u, false,
+			   "new snapshot: %zu regions; %s", /* since the last */
+			   u->snap->nregions, what);
+	}
 	vsave_snapshot_changed(u);
+	vews_snapshot_changed(u, old);
 }
 
 const struct ui_screen screen_viewer = {

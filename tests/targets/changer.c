@@ -1,0 +1,79 @@
+/* changer — allocations that change between two snapshots, for the
+ * changes in the main view (tests/tui/test_changes.py).
+ *
+ *   changer
+ *
+ * Maps five private anonymous regions, each with a hole on each side (one
+ * region each, none merged with a neighbour), grow's 16 MiB wide (free
+ * once all are placed), and writes every page: grow (8 MiB), shrink
+ * (16 MiB), gone (4 MiB), prot (4 MiB) and keep (4 MiB). Prints
+ *   ready grow=0x.. shrink=0x.. gone=0x.. prot=0x.. keep=0x..
+ * and waits for a line on stdin. Then grows grow to 16 MiB in place
+ * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone, makes prot
+ * read-only (the same size: changed), maps a new 12 MiB region (holes around it too), writes every new page, prints
+ *   changed added=0x..
+ * and sleeps until killed, touching nothing.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MIB (1ul << 20)
+
+/* size bytes, written, with a hole on each side; room bytes after it are
+ * held (PROT_NONE, a region of their own) until let go, so that no other
+ * map is put there meanwhile. */
+static char *place(size_t size, size_t room)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, size + room + 2 * (size_t)pg, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED ||
+	    mprotect(p + pg, size, PROT_READ | PROT_WRITE) < 0)
+		return NULL;
+	munmap(p, (size_t)pg);
+	munmap(p + pg + size + room, (size_t)pg);
+	memset(p + pg, 1, size);
+	return p + pg;
+}
+
+int main(void)
+{
+	char line[64], *grow, *shrink, *gone, *prot, *keep, *added;
+
+	grow = place(8 * MIB, 16 * MIB);
+	shrink = place(16 * MIB, 0);
+	gone = place(4 * MIB, 0);
+	prot = place(4 * MIB, 0);
+	keep = place(4 * MIB, 0);
+	if (!grow || !shrink || !gone || !prot || !keep)
+		return 1;
+	/* grow's room free now that nothing else is to be placed */
+	munmap(grow + 8 * MIB, 16 * MIB);
+	printf("ready grow=%p shrink=%p gone=%p prot=%p keep=%p\n",
+	       (void *)grow, (void *)shrink, (void *)gone, (void *)prot,
+	       (void *)keep);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	/* grow first, into its room; added then (it does not fit what is
+	 * left of the room), before any other room is made */
+	if (mremap(grow, 8 * MIB, 16 * MIB, 0) != grow)
+		return 1;
+	memset(grow + 8 * MIB, 2, 8 * MIB);
+	added = place(12 * MIB, 0);
+	if (!added)
+		return 1;
+	if (mremap(shrink, 16 * MIB, 4 * MIB, 0) != shrink)
+		return 1;
+	munmap(gone, 4 * MIB);
+	if (mprotect(prot, 4 * MIB, PROT_READ) < 0)
+		return 1;
+	printf("changed added=%p\n", (void *)added);
+	fflush(stdout);
+	for (;;)
+		pause();
+}

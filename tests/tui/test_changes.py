@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The changes in the main view (issue 31 item 3, VMMap's Show Changes),
+at 200x60 and 80x24 (the Private Data rows, a click on the summary's
+row), on the changer target: between two snapshots it grows one
+region in place (8 to 16 MiB), shrinks another (16 to 4 MiB), unmaps a
+third, makes a fourth read-only and maps a new one (12 MiB), leaving a
+fifth alone.
+
+After r, each row of the details that changed says how before its
+Details, by the kernel's sizes (/proc/PID/maps, before and after): the
+grown one "[grown +N]", the shrunk one "[shrunk -N]", the new one
+"[added]", the read-only one "[changed]"; the one left alone has no
+mark; the status line counts them (in 80 columns), the removed one too. A first snapshot has nothing to compare with: no
+mark.
+"""
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def ready(s):
+    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+
+
+def row_at(scr, addr):
+    """The details row whose address is addr."""
+    key = "%016x " % addr
+    for ln in scr.splitlines():
+        if ln[2:2 + len(key)] == key:
+            return ln
+    return None
+
+
+def size_of(pid, addr):
+    for m in T.maps(pid):
+        if m["start"] == addr:
+            return m["end"] - m["start"]
+    return None
+
+
+def delta_text(d):
+    return ("+" if d > 0 else "-") + D.size_text(abs(d))
+
+
+def one(w, h):
+    what = "%dx%d" % (w, h)
+    p, line = T.start([T.target("changer")])
+    f = T.ready_fields(line)
+    before = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
+    scr = tm.wait_for(ready, timeout=120)
+    # the Private Data rows only (a click on the summary's row): they fit
+    # a short terminal
+    y = next(i for i, ln in enumerate(scr.splitlines())
+             if ln.startswith(" Private Data "))
+    tm.click(3, y)
+    scr = tm.wait_for(lambda s: "Private Data |" in status(s))
+    T.ok(row_at(scr, f["grow"]) and "[" not in row_at(scr, f["grow"]),
+         "%s: the first snapshot: nothing to compare with, no mark" % what,
+         row_at(scr, f["grow"]))
+
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    done = T._line_by(p, time.time() + 60)
+    T.ok(done and done.startswith("changed"),
+         "%s: the target changed" % what, done)
+    added = T.ready_fields(done or "x added=0")["added"]
+    after = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
+
+    scr = tm.expect("%s: r: the status line counts the changes" % what,
+                    lambda s: re.search(r"new snapshot: \d+ regions; \d+ ",
+                                      status(s)), "r")
+    counts = {k: int(n) for n, k in re.findall(
+        r"(\d+) (added|grown|shrunk|changed|removed)", status(scr))}
+    T.ok(all(counts.get(k, 0) >= 1
+             for k in ("added", "grown", "shrunk", "removed")),
+         "%s: the counts have the added, grown, shrunk and removed "
+         "regions" % what,
+         status(scr))
+    grow = row_at(scr, f["grow"])
+    want = "[grown %s]" % delta_text(after["grow"] - before["grow"])
+    T.ok(grow and want in grow,
+         "%s: the grown region's row says %s (maps: %d -> %d)"
+         % (what, want, before["grow"], after["grow"]), grow)
+    shrink = row_at(scr, f["shrink"])
+    want = "[shrunk %s]" % delta_text(after["shrink"] - before["shrink"])
+    T.ok(shrink and want in shrink,
+         "%s: the shrunk region's row says %s (maps: %d -> %d)"
+         % (what, want, before["shrink"], after["shrink"]), shrink)
+    new = row_at(scr, added)
+    T.ok(new and "[added]" in new,
+         "%s: the new region's row says [added]" % what, new)
+    prot = row_at(scr, f["prot"])
+    T.ok(prot and "[changed]" in prot and " r--p " in prot,
+         "%s: the region made read-only (the same size) says [changed]"
+         % what, prot)
+    keep = row_at(scr, f["keep"])
+    T.ok(keep and "[" not in keep and after["keep"] == before["keep"],
+         "%s: the region left alone has no mark" % what, keep)
+    T.ok(row_at(scr, f["gone"]) is None,
+         "%s: the unmapped region has no row (counted as removed)" % what)
+    tm.kill()
+    T.kill(p)
+
+
+def run(tmp):
+    one(200, 60)
+    one(80, 24)
+
+
+def main():
+    D.run_in_tmp("changes in the main view in tmux", run)
+
+
+main()
