@@ -168,6 +168,23 @@ static void frame_text(struct outbuf *o, const struct vms_trace_frame *f)
 	}
 }
 
+/* A site's stack on the rest of its line, innermost first, at most
+ * max_frames of it, then the end of the line. */
+static void stack_text(struct outbuf *o, const struct vms_trace_site *s,
+		       unsigned max_frames)
+{
+	uint32_t k;
+
+	for (k = 0; k < s->nframes && k < max_frames; k++) {
+		if (k)
+			OB_LIT(o, " < ");
+		frame_text(o, &s->frames[k]);
+	}
+	if (s->nframes > max_frames)
+		OB_LIT(o, " < ...");
+	ob_putc(o, '\n');
+}
+
 void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r)
 {
 	bool ended = r->ended && r->exit_status >= 0;
@@ -192,7 +209,6 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		       unsigned max_frames)
 {
 	size_t i, shown = 0;
-	uint32_t k;
 
 	if (r->sampled)
 		ob_printf(o,
@@ -252,14 +268,7 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		size_cell(o, s->by[VMS_TRACE_released].bytes, 12);
 		ob_printf(o, " %8" PRIu64 "  ",
 			  s->by[VMS_TRACE_released].count);
-		for (k = 0; k < s->nframes && k < max_frames; k++) {
-			if (k)
-				OB_LIT(o, " < ");
-			frame_text(o, &s->frames[k]);
-		}
-		if (s->nframes > max_frames)
-			OB_LIT(o, " < ...");
-		ob_putc(o, '\n');
+		stack_text(o, s, max_frames);
 		shown++;
 	}
 	if (!shown)
@@ -382,7 +391,6 @@ void export_trace_diff_text(struct outbuf *o, const struct vms_trace_report *a,
 			    unsigned max_frames)
 {
 	size_t i;
-	uint32_t k;
 
 	ob_printf(o,
 		  "Trace:       call sites compared: %zu added, %zu removed, "
@@ -421,13 +429,6 @@ void export_trace_diff_text(struct outbuf *o, const struct vms_trace_report *a,
 		delta_cell(o, d_bytes(c, VMS_TRACE_released), 12);
 		ob_printf(o, " %+8" PRId64 "  ",
 			  d_count(c, VMS_TRACE_released));
-		for (k = 0; k < s->nframes && k < max_frames; k++) {
-			if (k)
-				OB_LIT(o, " < ");
-			frame_text(o, &s->frames[k]);
-		}
-		if (s->nframes > max_frames)
-			OB_LIT(o, " < ...");
-		ob_putc(o, '\n');
+		stack_text(o, s, max_frames);
 	}
 }
