@@ -101,10 +101,14 @@ struct vms_counters {
 };
 
 /* A child of a region in the drill-down: an ELF section, a stack part, a
- * heap segment. */
+ * heap segment; or a typed part (parts.h: VMMap's block), a heap, arena
+ * or runtime space that covers part of the region, whose figures and type
+ * are part's (a region of its own: type, detail, counters), NULL for the
+ * other children. */
 struct vms_child {
 	const char *name;
 	uint64_t start, end; /* end - start is the size */
+	struct vms_region *part;
 };
 
 /* How a region's Committed, Private and Private WS follow from its size

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/columns.h"
+#include "model/parts.h"
 
 /* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
  * every process, charged to none. */
@@ -58,6 +59,7 @@ void totals_region_derive(struct vms_region *r)
 		r->flags |= VMS_RF_RESERVED;
 	else
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;
+	vms_parts_derive(r);
 }
 
 /* The columns a region adds to a summary row (columns.h: both flags). */
@@ -78,10 +80,10 @@ static void find_summed(struct summed *sm)
 			sm->col[sm->n++] = c;
 }
 
-/* Adds a region's figures to its type's row and to the total: each
- * column's getter runs once per region. */
-static void add_region(const struct summed *sm, struct vms_totals *type,
-		       struct vms_totals *total, const struct vms_region *r)
+/* Adds a block's figures to its type's row and to the total: each
+ * column's getter runs once per block. */
+static void add_block(const struct summed *sm, struct vms_totals *type,
+		      struct vms_totals *total, const struct vms_region *r)
 {
 	uint64_t size = vms_region_size(r);
 	int k;
@@ -109,10 +111,32 @@ static void add_region(const struct summed *sm, struct vms_totals *type,
 		total->largest = size;
 }
 
-/* Subtracts a region's figures from its type's row and the total (sign
+/* A region's blocks, each counted in its own type's row (parts.h): its
+ * typed parts and the rest of it; or the region itself. */
+static void add_region(const struct summed *sm, struct vms_snapshot *s,
+		       const struct vms_region *r)
+{
+	struct vms_region rest;
+	uint32_t i;
+
+	if (!vms_region_has_parts(r)) {
+		add_block(sm, &s->types[r->type], &s->total, r);
+		return;
+	}
+	for (i = 0; i < r->nchildren; i++) {
+		const struct vms_region *p = r->children[i].part;
+
+		add_block(sm, &s->types[p->type], &s->total, p);
+	}
+	vms_parts_rest(r, &rest);
+	if (rest.end)
+		add_block(sm, &s->types[r->type], &s->total, &rest);
+}
+
+/* Subtracts a block's figures from its type's row and the total (sign
  * -1) or adds them (+1); blocks and largest are not touched. */
-static void move_region(const struct summed *sm, struct vms_snapshot *s,
-			const struct vms_region *r, int sign)
+static void move_block(const struct summed *sm, struct vms_snapshot *s,
+		       const struct vms_region *r, int sign)
 {
 	int k;
 
@@ -137,12 +161,22 @@ static void move_region(const struct summed *sm, struct vms_snapshot *s,
 
 void totals_region_move(struct vms_snapshot *s, size_t i, int sign)
 {
+	const struct vms_region *r = &s->regions[i];
+	struct vms_region rest;
 	struct summed sm;
+	uint32_t k;
 
 	find_summed(&sm);
 	if (sign > 0)
 		totals_region_derive(&s->regions[i]);
-	move_region(&sm, s, &s->regions[i], sign);
+	if (!vms_region_has_parts(r)) {
+		move_block(&sm, s, r, sign);
+		return;
+	}
+	for (k = 0; k < r->nchildren; k++)
+		move_block(&sm, s, r->children[k].part, sign);
+	vms_parts_rest(r, &rest);
+	move_block(&sm, s, &rest, sign);
 }
 
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
@@ -169,7 +203,7 @@ void totals_compute(struct vms_snapshot *s)
 		struct vms_region *r = &s->regions[i];
 
 		totals_region_derive(r);
-		add_region(&sm, &s->types[r->type], &s->total, r);
+		add_region(&sm, s, r);
 	}
 	/* Free: the gaps inside the user address range. */
 	it = vms_gaps(s);

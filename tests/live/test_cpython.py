@@ -48,11 +48,81 @@ def check(pid, want, args):
     T.ok(total * 0.95 <= mh["committed"] <= total * 1.10,
          "%s: Managed Heap committed within a few percent of the arenas' "
          "bytes (%d of %d)" % (how, mh["committed"], total))
-    bad = [m for m in py
-           if (T.region_of(snap, int(m["start"], 16)) or {}).get("type")
-           != "managed_heap"]
-    T.ok(py and not bad, "%s: the arenas lie in managed heap regions" % how,
-         bad[:5])
+    bad = [m for m in py if not in_managed(snap, int(m["start"], 16))]
+    T.ok(py and not bad, "%s: the arenas lie in managed heap regions or "
+         "in managed heap parts of regions" % how, bad[:5])
+    parts(snap, how, p_pid=pid, arena=want["arena_size"], n=want["arenas"])
+
+
+def in_managed(snap, addr):
+    r = T.region_of(snap, addr)
+    if not r:
+        return False
+    return r["type"] == "managed_heap" or any(
+        c.get("type") == "managed_heap" and
+        int(c["start"], 16) <= addr < int(c["end"], 16)
+        for c in r["children"])
+
+
+def present(pid, start, end):
+    """Bytes of [start, end) present in RAM, from the target's pagemap
+    (bit 63), read by the test itself."""
+    pg = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(start // pg * 8)
+        data = f.read((end - start + pg - 1) // pg * 8)
+    return pg * sum(1 for i in range(0, len(data), 8)
+                    if int.from_bytes(data[i:i + 8], "little") >> 63)
+
+
+COLS = ("size", "committed", "private", "ws", "private_ws", "shareable_ws",
+        "shared_ws", "pss", "swap", "blocks")
+
+
+def parts(snap, how, p_pid, arena, n):
+    """The regions the arenas share with other memory are split into typed
+    parts: each part's Rss is what the target's page tables say of its
+    range (the target allocates nothing: its pages stay as captured), its
+    figures within its region's, and the summary counts by parts."""
+    split = [r for r in snap["regions"] if any("type" in c
+                                               for c in r["children"])]
+    typed = [(r, c) for r in split for c in r["children"]]
+    print("# %s: %d regions split, %d parts" % (how, len(split), len(typed)))
+    T.ok(all(c["type"] == "managed_heap" and c["name"].startswith("cpython")
+             for _, c in typed), "%s: every part is cpython's, a managed "
+         "heap" % how)
+    bad = [(c["start"], c["rss"], present(p_pid, int(c["start"], 16),
+                                          int(c["end"], 16)))
+           for _, c in typed
+           if c["rss"] != present(p_pid, int(c["start"], 16),
+                                  int(c["end"], 16))]
+    T.ok(not bad, "%s: each part's Rss is its range's pages present in the "
+         "target's pagemap" % how, bad[:5])
+    bad = [r["start"] for r in split
+           if any(sum(c[k] for c in r["children"]) > r[k]
+                  for k in ("size", "committed", "rss", "private_dirty",
+                            "pss", "swap"))]
+    T.ok(not bad, "%s: a region's parts hold no more than it" % how, bad)
+    types = {t["type"]: t for t in snap["types"]}
+    mh = sum(r["size"] for r in snap["regions"]
+             if r["type"] == "managed_heap") + \
+        sum(c["size"] for _, c in typed)
+    T.eq(types["managed_heap"]["size"], mh, "%s: the Managed Heap row is its "
+         "regions and its parts" % how)
+    T.eq(types["managed_heap"]["blocks"],
+         sum(1 for r in snap["regions"] if r["type"] == "managed_heap") +
+         len(typed), "%s: its blocks are its regions and parts" % how)
+    # each arena's entry starts at its first pool, up to 16 KiB past its
+    # mapping's start: the row is within that of the arenas' bytes
+    T.ok(n * arena - n * 16384 <= mh <= n * arena + n * 16384,
+         "%s: Managed Heap %d bytes for %d arenas of %d" % (how, mh, n, arena))
+    rows = [t for t in snap["types"] if t["type"] not in ("page_table",
+                                                           "free")]
+    bad = [k for k in COLS if sum(t[k] for t in rows) != snap["totals"].get(
+        k, sum(t[k] for t in rows))]
+    T.ok(not bad, "%s: the types add up to the total" % how, bad)
+    T.eq(snap["totals"]["ws"], sum(r["rss"] for r in snap["regions"]),
+         "%s: Total WS is still the regions' Rss" % how)
 
 
 def recorded():
@@ -66,8 +136,8 @@ def recorded():
     snap = json.loads(r.stdout)
     py = [m for m in snap["managed"] if m["runtime"] == "cpython"]
     inside = [m for m in py
-              if (T.region_of(snap, int(m["start"], 16)) or {}).get("type")
-              == "managed_heap" and 0 <= m["used"] <= m["reserved"]]
+              if in_managed(snap, int(m["start"], 16))
+              and 0 <= m["used"] <= m["reserved"]]
     T.ok(py and inside == py, "the recorded snapshot: %d arenas, each in a "
          "managed heap region, its blocks in use within its size" % len(py))
 

@@ -1,0 +1,124 @@
+/* parts.c — a region split into typed parts (parts.h). */
+#include "model/parts.h"
+
+#include <string.h>
+
+/* v * num / den, rounded down (num <= den). */
+static uint64_t share(uint64_t v, uint64_t num, uint64_t den)
+{
+	if (!den)
+		return 0;
+	return (uint64_t)((unsigned __int128)v * num / den);
+}
+
+static uint64_t clamp(int64_t want, uint64_t left)
+{
+	return want < 0 ? 0 : (uint64_t)want < left ? (uint64_t)want : left;
+}
+
+/* The part's counters from the region's, its Rss and Swap set. */
+static void apportion(const struct vms_region *r, struct vms_region *p)
+{
+	uint64_t rss = p->c.rss, swap = p->c.swap;
+
+#define SHARE(m, key) p->c.m = share(r->c.m, rss, r->c.rss);
+	VMS_COUNTER_FIELDS(SHARE)
+#undef SHARE
+	p->c.rss = rss;
+	p->c.swap = swap;
+	p->c.swap_pss = share(r->c.swap_pss, swap, r->c.swap);
+}
+
+static void derive_one(const struct vms_region *r, struct vms_region *p)
+{
+	p->acct = r->acct;
+	p->flags = r->flags;
+	if (vms_region_committed(p) == 0 &&
+	    !(p->acct & VMS_ACCT_COMMIT_UNKNOWN))
+		p->flags |= VMS_RF_RESERVED;
+	else
+		p->flags &= (uint16_t)~VMS_RF_RESERVED;
+}
+
+void vms_parts_derive(struct vms_region *r)
+{
+	uint32_t i;
+
+	if (!vms_region_has_parts(r))
+		return;
+	for (i = 0; i < r->nchildren; i++)
+		derive_one(r, r->children[i].part);
+}
+
+int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
+		  const struct vms_part_spec *p, size_t n)
+{
+	struct vms_child *ch;
+	struct vms_region *pr;
+	uint64_t at = r->start, rss_left = r->c.rss, swap_left = r->c.swap;
+	uint64_t size = vms_region_size(r);
+	size_t i;
+
+	if (!n || n > UINT32_MAX)
+		return -2;
+	for (i = 0; i < n; i++) {
+		if (p[i].start < at || p[i].end <= p[i].start ||
+		    p[i].end > r->end || p[i].type >= VMS_NTYPES)
+			return -2;
+		at = p[i].end;
+	}
+	ch = arena_alloc(&s->arena, n * sizeof(*ch));
+	pr = arena_alloc(&s->arena, n * sizeof(*pr));
+	if (!ch || !pr)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint64_t len = p[i].end - p[i].start;
+
+		pr[i] = *r;
+		pr[i].start = p[i].start;
+		pr[i].end = p[i].end;
+		pr[i].type = p[i].type;
+		pr[i].detail = p[i].name;
+		pr[i].children = NULL;
+		pr[i].nchildren = 0;
+		pr[i].build_id = NULL;
+		/* not measured: the region's, by size */
+		pr[i].c.rss = clamp(
+			p[i].rss >= 0 ? p[i].rss
+				      : (int64_t)share(r->c.rss, len, size),
+			rss_left);
+		pr[i].c.swap = clamp(
+			p[i].swap >= 0 ? p[i].swap
+				       : (int64_t)share(r->c.swap, len, size),
+			swap_left);
+		rss_left -= pr[i].c.rss;
+		swap_left -= pr[i].c.swap;
+		apportion(r, &pr[i]);
+		derive_one(r, &pr[i]);
+		ch[i] = (struct vms_child){ p[i].name, p[i].start, p[i].end,
+					    &pr[i] };
+	}
+	r->children = ch;
+	r->nchildren = (uint32_t)n;
+	return 0;
+}
+
+void vms_parts_rest(const struct vms_region *r, struct vms_region *rest)
+{
+	uint64_t size = vms_region_size(r);
+	uint32_t i;
+
+	*rest = *r;
+	rest->children = NULL;
+	rest->nchildren = 0;
+	for (i = 0; vms_region_has_parts(r) && i < r->nchildren; i++) {
+		const struct vms_region *p = r->children[i].part;
+
+		size -= vms_region_size(p);
+#define LESS(m, key) rest->c.m -= p->c.m;
+		VMS_COUNTER_FIELDS(LESS)
+#undef LESS
+	}
+	rest->start = 0;
+	rest->end = size;
+}
