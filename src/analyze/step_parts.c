@@ -6,16 +6,19 @@
  * into typed parts (model/parts.h): each run of adjacent entries in it is
  * a part of type managed heap, its size and committed bytes the arenas'
  * (obmalloc maps each whole), its Rss the pages of its range present in
- * RAM (the source's page tables: /proc/PID/pagemap, as of the snapshot),
- * the rest of its figures the region's in proportion (parts.h). A region
- * the entries cover whole is typed managed heap itself. Runs after the
- * runtimes' steps, before the totals, which count by parts.
+ * RAM, its Swap the pages in swap, its private resident bytes those
+ * present pages the process alone maps (the source's page tables:
+ * /proc/PID/pagemap as of the snapshot; the fork clone shares every page
+ * with the target, and does not tell that), the rest of its figures the
+ * region's in proportion (parts.h). A region the entries cover whole is
+ * typed managed heap itself. Runs after the runtimes' steps, before the
+ * totals, which count by parts.
  *
  * Each entry's resident bytes (its record's "resident") are measured here
  * while the source has memory and its pages can be told, and kept with
  * the entries (a snapshot file puts them back: the parts of a loaded file
  * are those of the capture); -1 where not measured, and for the runtimes
- * not in the table. Reads one byte of pagemap per page of the entries, in
+ * not in the table. Reads a pagemap entry per page of the entries, in
  * the hold the steps before took. See steps.h.
  */
 #include <stdlib.h>
@@ -43,25 +46,40 @@ static const char *part_name(const struct vms_managed *m)
 	return NULL;
 }
 
-/* Bytes of [start, end) present in RAM, or -1. */
-static int64_t measure(struct vms_snapshot *s, uint64_t start, uint64_t end,
-		       unsigned char *buf, size_t cap)
+/* What the page tables say of [start, end): bytes present, in swap, and
+ * present and mapped by the process alone (-1: not told). */
+struct pg_fig {
+	int64_t rss, swap, priv;
+};
+
+/* False when the source cannot tell. */
+static bool measure(struct vms_snapshot *s, uint64_t start, uint64_t end,
+		    unsigned char *buf, size_t cap, struct pg_fig *f)
 {
 	uint64_t page = s->cap.page_size ? s->cap.page_size : 4096;
-	uint64_t a = start - start % page, n = 0;
+	uint64_t a = start - start % page, n = 0, sw = 0, ex = 0;
+	bool known = true;
 
 	while (a < end) {
 		uint64_t left = (end - a + page - 1) / page;
 		size_t want = left < cap ? (size_t)left : cap, i;
 		struct vms_error e;
 
-		if (vms_source_present(s, a, want, buf, &e) < 0)
-			return -1;
-		for (i = 0; i < want; i++)
-			n += buf[i] != 0;
+		if (vms_source_pages(s, a, want, buf, &e) < 0)
+			return false;
+		for (i = 0; i < want; i++) {
+			n += (buf[i] & VMS_PG_PRESENT) != 0;
+			sw += (buf[i] & VMS_PG_SWAP) != 0;
+			ex += (buf[i] & (VMS_PG_PRESENT | VMS_PG_EXCL)) ==
+			      (VMS_PG_PRESENT | VMS_PG_EXCL);
+			known = known && (buf[i] & VMS_PG_EXCL_KNOWN);
+		}
 		a += want * page;
 	}
-	return (int64_t)(n * page);
+	f->rss = (int64_t)(n * page);
+	f->swap = (int64_t)(sw * page);
+	f->priv = known ? (int64_t)(ex * page) : -1;
+	return true;
 }
 
 static int by_start(const void *a, const void *b)
@@ -145,16 +163,23 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 						: sp[n - 1].rss + rss;
 			continue;
 		}
-		sp[n++] = (struct vms_part_spec){ part_name(v[i]),    lo,  hi,
-						  VMS_T_MANAGED_HEAP, rss, -1 };
+		sp[n++] = (struct vms_part_spec){
+			part_name(v[i]), lo, hi, VMS_T_MANAGED_HEAP, rss, -1, -1
+		};
 	}
 	if (!n)
 		return 0;
 	/* measured whole, where the pages can be told: an entry that
 	 * overlaps its neighbour or its region's end is not cut by size */
-	for (i = 0; me->buf && i < n; i++)
-		sp[i].rss =
-			measure(s, sp[i].start, sp[i].end, me->buf, me->cap);
+	for (i = 0; me->buf && i < n; i++) {
+		struct pg_fig f;
+
+		if (!measure(s, sp[i].start, sp[i].end, me->buf, me->cap, &f))
+			continue;
+		sp[i].rss = f.rss;
+		sp[i].swap = f.swap;
+		sp[i].priv = f.priv;
+	}
 	if (covered == vms_region_size(r)) {
 		r->type = VMS_T_MANAGED_HEAP;
 		r->detail = sp[0].name;
@@ -194,9 +219,12 @@ static int step_parts_run(struct vms_snapshot *s, unsigned have,
 		held = true;
 		for (i = 0; i < nv; i++) {
 			struct vms_managed *m = (struct vms_managed *)v[i];
+			struct pg_fig f;
 
 			m->resident =
-				measure(s, m->start, m->end, me.buf, me.cap);
+				measure(s, m->start, m->end, me.buf, me.cap, &f)
+					? f.rss
+					: -1;
 		}
 		/* a source whose pages cannot be told: from the entries */
 		if (nv && v[0]->resident < 0) {

@@ -16,17 +16,38 @@ static uint64_t clamp(int64_t want, uint64_t left)
 	return want < 0 ? 0 : (uint64_t)want < left ? (uint64_t)want : left;
 }
 
-/* The part's counters from the region's, its Rss and Swap set. */
-static void apportion(const struct vms_region *r, struct vms_region *p)
+/* The part's counters from the region's r, its Rss and Swap set, priv
+ * its private resident bytes (-1: not measured), each at most left's,
+ * which loses them. */
+static void apportion(const struct vms_region *r, struct vms_region *p,
+		      int64_t priv, struct vms_counters *left)
 {
+	const struct vms_counters *c = &r->c;
 	uint64_t rss = p->c.rss, swap = p->c.swap;
+	struct vms_counters w;
 
-#define SHARE(m, key) p->c.m = share(r->c.m, rss, r->c.rss);
+#define SHARE(m, key) w.m = share(c->m, rss, c->rss);
 	VMS_COUNTER_FIELDS(SHARE)
 #undef SHARE
-	p->c.rss = rss;
-	p->c.swap = swap;
-	p->c.swap_pss = share(r->c.swap_pss, swap, r->c.swap);
+	w.rss = rss;
+	w.swap = swap;
+	w.swap_pss = share(c->swap_pss, swap, c->swap);
+	if (priv >= 0) {
+		uint64_t u = (uint64_t)priv < rss ? (uint64_t)priv : rss;
+		uint64_t sh = rss - u, ru = c->private_clean + c->private_dirty;
+		uint64_t rs = c->shared_clean + c->shared_dirty;
+
+		w.private_dirty = ru ? share(c->private_dirty, u, ru) : u;
+		w.private_clean = u - w.private_dirty;
+		w.shared_dirty = rs ? share(c->shared_dirty, sh, rs) : sh;
+		w.shared_clean = sh - w.shared_dirty;
+		w.pss = u + share(c->pss > ru ? c->pss - ru : 0, sh, rs);
+	}
+#define TAKE(m, key)                                                           \
+	p->c.m = w.m < left->m ? w.m : left->m;                                \
+	left->m -= p->c.m;
+	VMS_COUNTER_FIELDS(TAKE)
+#undef TAKE
 }
 
 static void derive_one(const struct vms_region *r, struct vms_region *p)
@@ -55,8 +76,8 @@ int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
 {
 	struct vms_child *ch;
 	struct vms_region *pr;
-	uint64_t at = r->start, rss_left = r->c.rss, swap_left = r->c.swap;
-	uint64_t size = vms_region_size(r);
+	struct vms_counters left = r->c;
+	uint64_t at = r->start, size = vms_region_size(r);
 	size_t i;
 
 	if (!n || n > UINT32_MAX)
@@ -86,14 +107,12 @@ int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
 		pr[i].c.rss = clamp(
 			p[i].rss >= 0 ? p[i].rss
 				      : (int64_t)share(r->c.rss, len, size),
-			rss_left);
+			left.rss);
 		pr[i].c.swap = clamp(
 			p[i].swap >= 0 ? p[i].swap
 				       : (int64_t)share(r->c.swap, len, size),
-			swap_left);
-		rss_left -= pr[i].c.rss;
-		swap_left -= pr[i].c.swap;
-		apportion(r, &pr[i]);
+			left.swap);
+		apportion(r, &pr[i], p[i].priv, &left);
 		derive_one(r, &pr[i]);
 		ch[i] = (struct vms_child){ p[i].name, p[i].start, p[i].end,
 					    &pr[i] };

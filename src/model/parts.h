@@ -8,12 +8,16 @@
  * detail (its name), the parent's path, flags and accounting (acct), and
  * counters of its own: Rss and Swap as the caller measured them from the
  * page tables of the part's range (pages present, pages in swap; -1: not
- * measured, then apportioned by size), each at most what the region has
- * left after the parts before it; the other counters (Pss, the private
- * and shared splits, Locked, AnonHugePages) the region's in proportion to
- * the part's Rss (SwapPss: to its Swap), rounded down. So the parts and
- * the rest of the region (vms_parts_rest) add up to the region's figures
- * exactly, and each figure of a part is at most the region's. A region's
+ * measured, then apportioned by size); its private resident bytes
+ * (Private_Clean + Private_Dirty) the present pages mapped by the process
+ * alone where measured (split clean and dirty as the region's are), the
+ * rest of its Rss shared (split as the region's shared is), its Pss its
+ * private bytes and its shared ones at the region's rate; where not
+ * measured, and for Locked and AnonHugePages, the region's in proportion
+ * to the part's Rss (SwapPss: to its Swap), rounded down. Each counter is
+ * at most what the region has left after the parts before it, so the
+ * parts and the rest of the region (vms_parts_rest) add up to the
+ * region's figures exactly. A region's
  * own type, detail and figures stay the kernel's region's; exports call
  * it a region, its parts children with a type. A region has parts or
  * other children (sections, stack parts), never both.
@@ -31,7 +35,9 @@ struct vms_part_spec {
 	const char *name; /* its detail: "cpython obmalloc arenas" (kept) */
 	uint64_t start, end; /* inside the region, in address order, apart */
 	uint8_t type; /* enum vms_type */
-	int64_t rss, swap; /* bytes measured in its range; -1 not measured */
+	/* bytes measured in its range (present, in swap, present and
+	 * mapped by this process alone); -1 not measured */
+	int64_t rss, swap, priv;
 };
 
 /* Sets r's children to the n parts p[] (n > 0), r's counters and acct

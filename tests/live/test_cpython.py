@@ -67,15 +67,23 @@ def in_managed(snap, addr):
         for c in r["children"])
 
 
-def present(pid, start, end):
-    """Bytes of [start, end) present in RAM, from the target's pagemap
-    (bit 63), read by the test itself."""
+def pagemap(pid, start, end):
+    """Bytes of [start, end) present in RAM (bit 63), in swap (bit 62), and
+    present and mapped by the target alone (bit 56), from the target's
+    pagemap, read by the test itself."""
     pg = os.sysconf("SC_PAGE_SIZE")
     with open("/proc/%d/pagemap" % pid, "rb") as f:
         f.seek(start // pg * 8)
         data = f.read((end - start + pg - 1) // pg * 8)
-    return pg * sum(1 for i in range(0, len(data), 8)
-                    if int.from_bytes(data[i:i + 8], "little") >> 63)
+    ents = [int.from_bytes(data[i:i + 8], "little")
+            for i in range(0, len(data), 8)]
+    return (pg * sum(1 for e in ents if e >> 63 & 1),
+            pg * sum(1 for e in ents if e >> 62 & 1),
+            pg * sum(1 for e in ents if e >> 63 & 1 and e >> 56 & 1))
+
+
+def present(pid, start, end):
+    return pagemap(pid, start, end)[0]
 
 
 COLS = ("size", "committed", "private", "ws", "private_ws", "shareable_ws",
@@ -205,6 +213,40 @@ def leak(tmp):
          "less than a quarter of it (%+d)" % grew("private_data"))
 
 
+def shared(tmp):
+    """A python that forked (a child that waits) and then wrote to part of
+    its arenas: captured frozen, each part's Rss, Swap and private resident
+    bytes (Private_Clean + Private_Dirty) are what the target's pagemap
+    says of its range (present; in swap; present and its alone), and some
+    are shared with the child."""
+    with open(os.path.join(tmp, "fork-stats"), "w") as err:
+        p, line = T.start([sys.executable, PY, "fork"], stderr=err)
+    child = int(line.split()[1])
+    snap = T.vmscope_json(p.pid, "-F")
+    typed = [c for r in snap["regions"] for c in r["children"]
+             if "type" in c]
+    figs = [(c, pagemap(p.pid, int(c["start"], 16), int(c["end"], 16)))
+            for c in typed]
+    bad = [(c["start"], (c["rss"], c["swap"],
+                         c["private_clean"] + c["private_dirty"]), f)
+           for c, f in figs
+           if (c["rss"], c["swap"],
+               c["private_clean"] + c["private_dirty"]) != f]
+    T.ok(typed and not bad, "after a fork: each of %d parts' Rss, Swap and "
+         "private resident bytes are its range's in the target's pagemap"
+         % len(typed), bad[:5])
+    T.ok(any(f[2] < f[0] for _, f in figs) and any(f[2] for _, f in figs),
+         "after a fork: the parts hold pages shared with the child and "
+         "pages of the target's own",
+         [(c["start"], f) for c, f in figs][:5])
+    T.ok(all(c["private_ws"] == c["private_clean"] + c["private_dirty"] and
+             c["shared_clean"] + c["shared_dirty"] ==
+             c["rss"] - c["private_ws"] for c in typed),
+         "after a fork: a part's shared bytes are the rest of its Rss")
+    T.kill(p)
+    T.ok(T.wait_gone(child), "the child went with its parent")
+
+
 def main():
     recorded()
     with tempfile.TemporaryDirectory() as tmp:
@@ -230,6 +272,7 @@ def main():
         T.eq(T.proc_state(p.pid) in "SR", True, "python is left running")
         T.kill(p)
         leak(tmp)
+        shared(tmp)
     T.done()
 
 
