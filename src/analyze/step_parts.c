@@ -46,42 +46,6 @@ static const char *part_name(const struct vms_managed *m)
 	return NULL;
 }
 
-/* What the page tables say of [start, end): bytes present, in swap, and
- * present and mapped by the process alone (-1: not told). */
-struct pg_fig {
-	int64_t rss, swap, priv;
-};
-
-/* False when the source cannot tell. */
-static bool measure(struct vms_snapshot *s, uint64_t start, uint64_t end,
-		    unsigned char *buf, size_t cap, struct pg_fig *f)
-{
-	uint64_t page = s->cap.page_size ? s->cap.page_size : 4096;
-	uint64_t a = start - start % page, n = 0, sw = 0, ex = 0;
-	bool known = true;
-
-	while (a < end) {
-		uint64_t left = (end - a + page - 1) / page;
-		size_t want = left < cap ? (size_t)left : cap, i;
-		struct vms_error e;
-
-		if (vms_source_pages(s, a, want, buf, &e) < 0)
-			return false;
-		for (i = 0; i < want; i++) {
-			n += (buf[i] & VMS_PG_PRESENT) != 0;
-			sw += (buf[i] & VMS_PG_SWAP) != 0;
-			ex += (buf[i] & (VMS_PG_PRESENT | VMS_PG_EXCL)) ==
-			      (VMS_PG_PRESENT | VMS_PG_EXCL);
-			known = known && (buf[i] & VMS_PG_EXCL_KNOWN);
-		}
-		a += want * page;
-	}
-	f->rss = (int64_t)(n * page);
-	f->swap = (int64_t)(sw * page);
-	f->priv = known ? (int64_t)(ex * page) : -1;
-	return true;
-}
-
 static int by_start(const void *a, const void *b)
 {
 	const struct vms_managed *x = *(const struct vms_managed *const *)a;
@@ -163,18 +127,24 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 						: sp[n - 1].rss + rss;
 			continue;
 		}
-		sp[n++] = (struct vms_part_spec){
-			part_name(v[i]), lo, hi, VMS_T_MANAGED_HEAP, rss, -1, -1
-		};
+		sp[n++] = (struct vms_part_spec){ part_name(v[i]),
+						  lo,
+						  hi,
+						  VMS_T_MANAGED_HEAP,
+						  rss,
+						  -1,
+						  -1,
+						  NULL };
 	}
 	if (!n)
 		return 0;
 	/* measured whole, where the pages can be told: an entry that
 	 * overlaps its neighbour or its region's end is not cut by size */
 	for (i = 0; me->buf && i < n; i++) {
-		struct pg_fig f;
+		struct vms_part_fig f;
 
-		if (!measure(s, sp[i].start, sp[i].end, me->buf, me->cap, &f))
+		if (!vms_parts_measure(s, sp[i].start, sp[i].end, me->buf,
+				       me->cap, &f))
 			continue;
 		sp[i].rss = f.rss;
 		sp[i].swap = f.swap;
@@ -219,12 +189,12 @@ static int step_parts_run(struct vms_snapshot *s, unsigned have,
 		held = true;
 		for (i = 0; i < nv; i++) {
 			struct vms_managed *m = (struct vms_managed *)v[i];
-			struct pg_fig f;
+			struct vms_part_fig f;
 
-			m->resident =
-				measure(s, m->start, m->end, me.buf, me.cap, &f)
-					? f.rss
-					: -1;
+			m->resident = vms_parts_measure(s, m->start, m->end,
+							me.buf, me.cap, &f)
+					      ? f.rss
+					      : -1;
 		}
 		/* a source whose pages cannot be told: from the entries */
 		if (nv && v[0]->resident < 0) {

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "model/source.h"
+
 /* v * num / den, rounded down (num <= den). */
 static uint64_t share(uint64_t v, uint64_t num, uint64_t den)
 {
@@ -112,7 +114,16 @@ int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
 			p[i].swap >= 0 ? p[i].swap
 				       : (int64_t)share(r->c.swap, len, size),
 			left.swap);
-		apportion(r, &pr[i], p[i].priv, &left);
+		if (p[i].counters) {
+			pr[i].c = *p[i].counters;
+#define TAKE(m, key)                                                           \
+	pr[i].c.m = pr[i].c.m < left.m ? pr[i].c.m : left.m;                   \
+	left.m -= pr[i].c.m;
+			VMS_COUNTER_FIELDS(TAKE)
+#undef TAKE
+		} else {
+			apportion(r, &pr[i], p[i].priv, &left);
+		}
 		derive_one(r, &pr[i]);
 		ch[i] = (struct vms_child){ p[i].name, p[i].start, p[i].end,
 					    &pr[i] };
@@ -120,6 +131,35 @@ int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
 	r->children = ch;
 	r->nchildren = (uint32_t)n;
 	return 0;
+}
+
+bool vms_parts_measure(struct vms_snapshot *s, uint64_t start, uint64_t end,
+		       unsigned char *buf, size_t cap, struct vms_part_fig *f)
+{
+	uint64_t page = s->cap.page_size ? s->cap.page_size : 4096;
+	uint64_t a = start - start % page, n = 0, sw = 0, ex = 0;
+	bool known = true;
+
+	while (a < end) {
+		uint64_t left = (end - a + page - 1) / page;
+		size_t want = left < cap ? (size_t)left : cap, i;
+		struct vms_error e;
+
+		if (vms_source_pages(s, a, want, buf, &e) < 0)
+			return false;
+		for (i = 0; i < want; i++) {
+			n += (buf[i] & VMS_PG_PRESENT) != 0;
+			sw += (buf[i] & VMS_PG_SWAP) != 0;
+			ex += (buf[i] & (VMS_PG_PRESENT | VMS_PG_EXCL)) ==
+			      (VMS_PG_PRESENT | VMS_PG_EXCL);
+			known = known && (buf[i] & VMS_PG_EXCL_KNOWN);
+		}
+		a += want * page;
+	}
+	f->rss = (int64_t)(n * page);
+	f->swap = (int64_t)(sw * page);
+	f->priv = known ? (int64_t)(ex * page) : -1;
+	return true;
 }
 
 void vms_parts_rest(const struct vms_region *r, struct vms_region *rest)

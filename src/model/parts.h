@@ -38,7 +38,22 @@ struct vms_part_spec {
 	/* bytes measured in its range (present, in swap, present and
 	 * mapped by this process alone); -1 not measured */
 	int64_t rss, swap, priv;
+	/* its counters as they are (a snapshot file's: what the capture
+	 * made of them), each at most what the region has left; NULL: from
+	 * rss, swap and priv, as above */
+	const struct vms_counters *counters;
 };
+
+/* What the page tables say of [start, end) as of the snapshot (the
+ * source's pages callback): bytes present, in swap, and present and
+ * mapped by the process alone (-1: the source cannot tell). False when
+ * the source cannot tell which pages are present. buf: cap bytes of
+ * room (a page each). */
+struct vms_part_fig {
+	int64_t rss, swap, priv;
+};
+bool vms_parts_measure(struct vms_snapshot *s, uint64_t start, uint64_t end,
+		       unsigned char *buf, size_t cap, struct vms_part_fig *f);
 
 /* Sets r's children to the n parts p[] (n > 0), r's counters and acct
  * set (totals_region_derive). -1 on out of memory (r unchanged), -2 when

@@ -95,7 +95,8 @@ static void test_random(unsigned seed)
 				VMS_T_MANAGED_HEAP,
 				rand_r(&seed) % 4 ? rss : -1,
 				rand_r(&seed) % 4 ? (int64_t)pick(&seed, len / PG) * (int64_t)PG : -1,
-				rand_r(&seed) % 3 ? (int64_t)pick(&seed, (uint64_t)(rss < 0 ? 0 : rss) / PG) * (int64_t)PG : -1
+				rand_r(&seed) % 3 ? (int64_t)pick(&seed, (uint64_t)(rss < 0 ? 0 : rss) / PG) * (int64_t)PG : -1,
+				NULL
 			};
 			at = b;
 		}
@@ -169,7 +170,8 @@ static void test_measured(void)
 	struct vms_region *r = anon(s, 0x20000000ull, 100);
 	struct vms_part_spec sp = { "arenas", r->start + 10 * PG,
 				    r->start + 40 * PG, VMS_T_MANAGED_HEAP,
-				    (int64_t)(20 * PG), 0, (int64_t)(12 * PG) };
+				    (int64_t)(20 * PG), 0, (int64_t)(12 * PG),
+				    NULL };
 	const struct vms_region *p;
 	struct vms_region rest;
 
