@@ -156,6 +156,14 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 		return 0;
 	}
 	rc = vms_parts_set(s, r, sp, n);
+	if (rc == 0) {
+		/* what the region holds, for its row */
+		r->detail =
+			arena_printf(&s->arena, "holds %s (%llu K)", sp[0].name,
+				     (unsigned long long)(covered >> 10));
+		if (!r->detail)
+			return -1;
+	}
 	return rc == -1 ? -1 : 0;
 }
 

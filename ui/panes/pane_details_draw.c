@@ -286,7 +286,12 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	/* a typed part (model/parts.h): its type and its own figures */
 	if (c->part)
 		k = vms_type_info[c->part->type].label;
-	put_fmt(y, X_TYPE, 12, base, "%*s%s", 2 * r->depth, "", k ? k : "");
+	/* a label that the indent would cut ("Managed Heap") is not
+	 * indented */
+	put_fmt(y, X_TYPE, 12, base, "%*s%s",
+		k && strlen(k) + 2u * (unsigned)r->depth > 12 ? 0
+							      : 2 * r->depth,
+		"", k ? k : "");
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *dc = &l->c[i];
 
