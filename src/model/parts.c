@@ -173,8 +173,10 @@ void vms_parts_rest(const struct vms_region *r, struct vms_region *rest)
 	for (i = 0; vms_region_has_parts(r) && i < r->nchildren; i++) {
 		const struct vms_region *p = r->children[i].part;
 
-		size -= vms_region_size(p);
-#define LESS(m, key) rest->c.m -= p->c.m;
+		size -= vms_region_size(p) < size ? vms_region_size(p) : size;
+		/* never below 0: counters written over the region's since
+		 * (a layout's, pipeline.h) leave the rest what remains */
+#define LESS(m, key) rest->c.m -= p->c.m < rest->c.m ? p->c.m : rest->c.m;
 		VMS_COUNTER_FIELDS(LESS)
 #undef LESS
 	}
