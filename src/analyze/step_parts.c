@@ -127,14 +127,16 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 						: sp[n - 1].rss + rss;
 			continue;
 		}
-		sp[n++] = (struct vms_part_spec){ part_name(v[i]),
-						  lo,
-						  hi,
-						  VMS_T_MANAGED_HEAP,
-						  rss,
-						  -1,
-						  -1,
-						  NULL };
+		sp[n++] = (struct vms_part_spec){
+			.name = part_name(v[i]),
+			.start = lo,
+			.end = hi,
+			.type = VMS_T_MANAGED_HEAP,
+			.rss = rss,
+			.swap = -1,
+			.priv = -1,
+			.commit_whole = true,
+		};
 	}
 	if (!n)
 		return 0;

@@ -54,8 +54,14 @@ static void apportion(const struct vms_region *r, struct vms_region *p,
 
 static void derive_one(const struct vms_region *r, struct vms_region *p)
 {
+	uint16_t whole = p->flags & VMS_RF_COMMIT_WHOLE;
+
 	p->acct = r->acct;
-	p->flags = r->flags;
+	p->flags = (uint16_t)(r->flags | whole);
+	if (whole) {
+		p->acct |= VMS_ACCT_COMMIT_SIZE;
+		p->acct &= (uint8_t)~VMS_ACCT_COMMIT_UNKNOWN;
+	}
 	if (vms_region_committed(p) == 0 &&
 	    !(p->acct & VMS_ACCT_COMMIT_UNKNOWN))
 		p->flags |= VMS_RF_RESERVED;
@@ -124,6 +130,7 @@ int vms_parts_set(struct vms_snapshot *s, struct vms_region *r,
 		} else {
 			apportion(r, &pr[i], p[i].priv, &left);
 		}
+		pr[i].flags = p[i].commit_whole ? VMS_RF_COMMIT_WHOLE : 0;
 		derive_one(r, &pr[i]);
 		ch[i] = (struct vms_child){ p[i].name, p[i].start, p[i].end,
 					    &pr[i] };

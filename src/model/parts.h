@@ -42,6 +42,10 @@ struct vms_part_spec {
 	 * made of them), each at most what the region has left; NULL: from
 	 * rss, swap and priv, as above */
 	const struct vms_counters *counters;
+	/* the runtime maps it whole, charged to the commit limit (obmalloc's
+	 * arenas): Committed is its Size even where its region's is not
+	 * known (a core) */
+	bool commit_whole;
 };
 
 /* What the page tables say of [start, end) as of the snapshot (the

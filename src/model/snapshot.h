@@ -90,6 +90,9 @@ enum {
 	 * freeze's, the split (private/shared, clean/dirty) and Pss the
 	 * earlier read's, adjusted to add up */
 	VMS_RF_APPROX = 1u << 6,
+	/* a typed part (parts.h) its runtime maps whole and charged:
+	 * Committed is its Size, whatever the region's (a core's) */
+	VMS_RF_COMMIT_WHOLE = 1u << 7,
 };
 
 /* The smaps counters of one region, in bytes (records.h's list: each

@@ -96,7 +96,7 @@ static void test_random(unsigned seed)
 				rand_r(&seed) % 4 ? rss : -1,
 				rand_r(&seed) % 4 ? (int64_t)pick(&seed, len / PG) * (int64_t)PG : -1,
 				rand_r(&seed) % 3 ? (int64_t)pick(&seed, (uint64_t)(rss < 0 ? 0 : rss) / PG) * (int64_t)PG : -1,
-				NULL
+				NULL, false
 			};
 			at = b;
 		}
@@ -171,7 +171,7 @@ static void test_measured(void)
 	struct vms_part_spec sp = { "arenas", r->start + 10 * PG,
 				    r->start + 40 * PG, VMS_T_MANAGED_HEAP,
 				    (int64_t)(20 * PG), 0, (int64_t)(12 * PG),
-				    NULL };
+				    NULL, false };
 	const struct vms_region *p;
 	struct vms_region rest;
 
@@ -207,6 +207,34 @@ static void test_measured(void)
 	vms_snapshot_free(s);
 }
 
+/* A core's region (no counters): its Committed is not known, but a part
+ * its runtime maps whole and charged is its Size. */
+static void test_core(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_region *r = anon(s, 0x30000000ull, 64);
+	struct vms_part_spec sp = { "arenas", r->start, r->start + 16 * PG,
+				    VMS_T_MANAGED_HEAP, -1, -1, -1, NULL,
+				    true };
+
+	r->vmflags_mask = 0; /* a core says no VmFlags */
+	r->flags = VMS_RF_NO_COUNTERS;
+	ok(vms_parts_set(s, r, &sp, 1) == 0, "core: split");
+	totals_set_user_range(s, 0x10000, 0x7ffffffff000ull);
+	totals_compute(s);
+	ok((r->acct & VMS_ACCT_COMMIT_UNKNOWN) &&
+		   !(r->children[0].part->acct & VMS_ACCT_COMMIT_UNKNOWN) &&
+		   vms_region_committed(r->children[0].part) == 16 * PG,
+	   "core: the region's Committed unknown, the whole-mapped part's "
+	   "its Size");
+	ok(s->types[VMS_T_MANAGED_HEAP].committed == 16 * PG &&
+		   s->types[VMS_T_MANAGED_HEAP].committed_unknown == 0 &&
+		   s->types[VMS_T_PRIVATE_DATA].committed_unknown == 1,
+	   "core: the Managed Heap row's Committed is known, Private Data's "
+	   "not");
+	vms_snapshot_free(s);
+}
+
 static void test_pagemap_bits(void)
 {
 	uint64_t present = 1ull << 63, swapped = 1ull << 62,
@@ -224,6 +252,7 @@ int main(void)
 {
 	test_measured();
 	test_pagemap_bits();
+	test_core();
 	test_random(tap_seed(28));
 	return tap_done();
 }

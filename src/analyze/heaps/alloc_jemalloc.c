@@ -266,14 +266,15 @@ static int je_split(struct alloc_marks *m, const struct je_blocks *bl,
 			hi = hi < r->end ? hi : r->end;
 			if (lo >= hi || (n && lo < sp[n - 1].end))
 				continue;
-			sp[n] = (struct vms_part_spec){ details[JE_BASE - 1],
-							lo,
-							hi,
-							VMS_T_HEAP,
-							-1,
-							-1,
-							-1,
-							NULL };
+			sp[n] = (struct vms_part_spec){
+				.name = details[JE_BASE - 1],
+				.start = lo,
+				.end = hi,
+				.type = VMS_T_HEAP,
+				.rss = -1,
+				.swap = -1,
+				.priv = -1,
+			};
 			if (vms_parts_measure(s, lo, hi, buf, 4096, &f)) {
 				sp[n].rss = f.rss;
 				sp[n].swap = f.swap;
