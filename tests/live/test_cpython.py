@@ -6,8 +6,14 @@ tests/targets/pyarenas.py fills obmalloc, writes sys._debugmallocstats()
 to a file and blocks without allocating: vmscope must find as many arenas
 as "# arenas allocated current", their pools' blocks in use must add up to
 "# bytes in allocated blocks" exactly, and the regions it types managed
-heap must hold those arenas (committed within a few percent of arenas x
-arena size). Captured frozen (-F) and through the fork clone (-b fork)."""
+heap, or their typed parts (step "parts": the arenas share their regions
+with other memory), must hold those arenas (committed within a few percent
+of arenas x arena size); each part's Rss is what the target's own pagemap
+says of its range, and the summary counts by parts. Captured frozen (-F)
+and through the fork clone (-b fork). A python that forked and wrote to
+some of its arenas: each part's Swap and private bytes are its pagemap's
+too. A leak (tests/targets/pygrow.py) diffed across two saved snapshots
+grows Managed Heap by the arenas the interpreter added."""
 import json
 import os
 import re
