@@ -5,7 +5,9 @@ saved with -F -w and opened with -l at 200x50. The viewer's Managed Heap
 row is the JSON export's of the same file (its regions and parts); a
 region split into parts reads "holds cpython obmalloc arenas" and Right
 opens it into its part, whose row says Managed Heap with its own Size,
-Committed, WS and Private WS, as the export's child has them."""
+Committed, WS and Private WS, as the export's child has them; Enter on
+the Managed Heap summary row lists the regions of that type and those
+holding parts of it."""
 import json
 import os
 import re
@@ -61,6 +63,24 @@ def run(tmp):
          "Managed Heap" in kid and got[:4] == want,
          "its part's row: Managed Heap, Size, Committed, WS and Private WS "
          "as the export's child (%s)" % ", ".join(want), kid)
+    tm.kill()
+
+    # the Managed Heap row as a filter: its regions and those holding
+    # Managed Heap parts
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=200, height=60)
+    tm.wait_for("Managed Heap")
+    tm.keys("Up", "Up", "Up", "Up", "Enter")
+    scr = tm.wait_for(lambda s: "holds cpython" in s)
+    rows = [ln for ln in scr.splitlines()
+            if re.match(r"^[+\- ] [0-9a-f]{16} ", ln)]
+    want = set("%016x" % int(r["start"], 16) for r in snap["regions"]
+               if r["type"] == "managed_heap" or any(
+                   c.get("type") == "managed_heap" for c in r["children"]))
+    got = set(ln.split()[1] if ln[0] in "+-" else ln.split()[0]
+              for ln in rows)
+    T.ok(rows and got <= want and start in got,
+         "Enter on the Managed Heap row lists its regions and those with "
+         "Managed Heap parts (%d rows of %d)" % (len(got), len(want)), scr)
     tm.kill()
 
 
