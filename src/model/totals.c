@@ -83,9 +83,9 @@ static void find_summed(struct summed *sm)
 /* Adds a block's figures to its type's row and to the total: each
  * column's getter runs once per block. */
 static void add_block(const struct summed *sm, struct vms_totals *type,
-		      struct vms_totals *total, const struct vms_region *r)
+		      struct vms_totals *total, const struct vms_region *r,
+		      uint64_t blocks, uint64_t size)
 {
-	uint64_t size = vms_region_size(r);
 	int k;
 
 	for (k = 0; k < sm->n; k++) {
@@ -99,8 +99,8 @@ static void add_block(const struct summed *sm, struct vms_totals *type,
 		a += v;
 		memcpy((char *)total + col->offset, &a, sizeof(a));
 	}
-	type->blocks++;
-	total->blocks++;
+	type->blocks += blocks;
+	total->blocks += blocks;
 	if (r->acct & VMS_ACCT_COMMIT_UNKNOWN) {
 		type->committed_unknown++;
 		total->committed_unknown++;
@@ -112,25 +112,46 @@ static void add_block(const struct summed *sm, struct vms_totals *type,
 }
 
 /* A region's blocks, each counted in its own type's row (parts.h): its
- * typed parts and the rest of it; or the region itself. */
+ * typed parts, and the rest of it, whose figures are counted once and
+ * whose blocks are the stretches between the parts (the largest the
+ * longest of them); or the region itself. */
 static void add_region(const struct summed *sm, struct vms_snapshot *s,
 		       const struct vms_region *r)
 {
 	struct vms_region rest;
+	uint64_t at = r->start, gaps = 0, longest = 0;
 	uint32_t i;
 
 	if (!vms_region_has_parts(r)) {
-		add_block(sm, &s->types[r->type], &s->total, r);
+		add_block(sm, &s->types[r->type], &s->total, r, 1,
+			  vms_region_size(r));
 		return;
 	}
-	for (i = 0; i < r->nchildren; i++) {
-		const struct vms_region *p = r->children[i].part;
+	for (i = 0; i <= r->nchildren; i++) {
+		const struct vms_region *p =
+			i < r->nchildren ? r->children[i].part : NULL;
+		uint64_t next = p ? p->start : r->end;
 
-		add_block(sm, &s->types[p->type], &s->total, p);
+		if (next > at) {
+			gaps++;
+			if (next - at > longest)
+				longest = next - at;
+		}
+		if (!p)
+			break;
+		add_block(sm, &s->types[p->type], &s->total, p, 1,
+			  vms_region_size(p));
+		if (p->end > at)
+			at = p->end;
 	}
 	vms_parts_rest(r, &rest);
-	if (rest.end)
-		add_block(sm, &s->types[r->type], &s->total, &rest);
+	/* parts that cover it whole may leave figures (what the parts'
+	 * shares rounded down): counted, in no block */
+	if (gaps || rest.c.rss || rest.c.pss || rest.c.swap ||
+	    rest.c.private_clean || rest.c.private_dirty ||
+	    rest.c.shared_clean || rest.c.shared_dirty || rest.c.locked)
+		add_block(sm, &s->types[r->type], &s->total, &rest, gaps,
+			  longest);
 }
 
 /* Subtracts a block's figures from its type's row and the total (sign

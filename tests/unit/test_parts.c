@@ -199,8 +199,12 @@ static void test_measured(void)
 	ok(s->types[VMS_T_MANAGED_HEAP].ws == 20 * PG &&
 		   s->types[VMS_T_PRIVATE_DATA].ws == 40 * PG &&
 		   s->types[VMS_T_MANAGED_HEAP].committed == 30 * PG &&
-		   s->total.blocks == 2,
-	   "measured: the summary counts the part and the rest");
+		   s->total.blocks == 3 &&
+		   s->types[VMS_T_PRIVATE_DATA].blocks == 2 &&
+		   s->types[VMS_T_PRIVATE_DATA].largest == 60 * PG &&
+		   s->types[VMS_T_PRIVATE_DATA].size == 70 * PG,
+	   "measured: the summary counts the part and the rest, the rest's "
+	   "blocks the two stretches around the part (the largest 60 pages)");
 	sp.start = r->end - PG;
 	sp.end = r->end + PG;
 	ok(vms_parts_set(s, r, &sp, 1) == -2, "a part past its region: -2");
