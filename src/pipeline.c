@@ -48,6 +48,7 @@
 	X(allocator)                                                           \
 	X(v8)                                                                  \
 	X(cpython)                                                             \
+	X(parts)                                                               \
 	X(totals)
 
 #define STEP_DECL(name) extern const struct vms_step vms_step_##name;

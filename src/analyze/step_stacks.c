@@ -48,9 +48,9 @@ static int step_stacks_run(struct vms_snapshot *s, unsigned have,
 			if (!r->children)
 				return step_nomem(err, "stacks");
 			r->children[0] = (struct vms_child){ "unused", r->start,
-							     sp_page };
-			r->children[1] =
-				(struct vms_child){ "used", sp_page, r->end };
+							     sp_page, NULL };
+			r->children[1] = (struct vms_child){ "used", sp_page,
+							     r->end, NULL };
 			r->nchildren = sp_page > r->start ? 2 : 1;
 			if (r->nchildren == 1)
 				r->children[0] = r->children[1];

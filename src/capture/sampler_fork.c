@@ -596,6 +596,25 @@ static int fork_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 	return memread_present(&p->mem, addr, npages, out, err);
 }
 
+/* The clone's page tables: present and swapped as the original's at the
+ * fork; every page is shared with the original, so which were the
+ * original's alone is not told. */
+static int fork_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		      unsigned char *out, struct vms_error *err)
+{
+	struct fork_priv *p = s->src.priv;
+	size_t i;
+
+	if (!p || !p->mem_open)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "the clone is gone");
+	if (memread_pages(&p->mem, addr, npages, out, err) < 0)
+		return -1;
+	for (i = 0; i < npages; i++)
+		out[i] &= (unsigned char)~VMS_PG_EXCL;
+	return 0;
+}
+
 static void fork_release(struct vms_snapshot *s)
 {
 	struct fork_priv *p = s->src.priv;
@@ -617,6 +636,7 @@ static const struct vms_source_ops fork_source = {
 	.name = "fork",
 	.read_mem = fork_read_mem,
 	.present = fork_present,
+	.pages = fork_pages,
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,
 	.release = fork_release,

@@ -125,6 +125,24 @@ static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 	return memread_present(&p->mem, addr, npages, out, err);
 }
 
+/* The same; the target's own page tables tell its exclusive pages. */
+static int pss_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		     unsigned char *out, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+	size_t i;
+
+	if (!p || !p->mem_open || !p->held)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "the page tables are known only while "
+				     "the target is held still");
+	if (memread_pages(&p->mem, addr, npages, out, err) < 0)
+		return -1;
+	for (i = 0; i < npages; i++)
+		out[i] |= VMS_PG_EXCL_KNOWN;
+	return 0;
+}
+
 static int pss_hold(struct vms_snapshot *s, bool on, struct vms_error *err)
 {
 	struct pss_priv *p = s->src.priv;
@@ -164,6 +182,7 @@ static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
 	.present = pss_present,
+	.pages = pss_pages,
 	.hold = pss_hold,
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,

@@ -88,8 +88,10 @@ static void csv_region(struct outbuf *o, const struct vms_snapshot *s,
 	for (j = 0; j < r->nchildren; j++) {
 		const struct vms_child *c = &r->children[j];
 
+		/* a typed part (model/parts.h): its own type and figures */
 		ob_puts(o, "child,");
-		ob_puts(o, vms_type_info[r->type].json);
+		ob_puts(o,
+			vms_type_info[c->part ? c->part->type : r->type].json);
 		ob_putc(o, ',');
 		ob_csv_str(o, c->name);
 		ob_putc(o, ',');
@@ -97,7 +99,10 @@ static void csv_region(struct outbuf *o, const struct vms_snapshot *s,
 		ob_putc(o, ',');
 		ob_hex(o, c->end);
 		ob_puts(o, ",,,,,,");
-		csv_size_only(o, c->end - c->start);
+		if (c->part)
+			csv_figures(o, s, NULL, c->part, false);
+		else
+			csv_size_only(o, c->end - c->start);
 		ob_puts(o, ",,\n"); /* vmflags, state */
 	}
 }

@@ -246,6 +246,20 @@ static void vmflags(struct outbuf *o, const char *f)
 			OB_LIT(o, "\"" k "\":null,");                          \
 	} while (0)
 
+/* A typed part's own figures (model/parts.h), as a region's keys. */
+static void part_figures(struct outbuf *o, const struct vms_region *p,
+			 bool known)
+{
+	KV_STR(o, "type", vms_type_info[p->type].json);
+	KV_CTR(o, "committed", vms_region_committed(p),
+	       !(p->acct & VMS_ACCT_COMMIT_UNKNOWN));
+	KV_CTR(o, "private", vms_region_private(p), known);
+	KV_CTR(o, "private_ws", vms_region_private_ws(p), known);
+#define COUNTER(m, key) KV_CTR(o, #m, p->c.m, known);
+	VMS_COUNTER_FIELDS(COUNTER)
+#undef COUNTER
+}
+
 static void region(struct outbuf *o, const struct vms_snapshot *s,
 		   const struct vms_region *r)
 {
@@ -308,6 +322,8 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 		KV_HEX(o, "start", c->start);
 		KV_HEX(o, "end", c->end);
 		KV_U64(o, "size", c->end - c->start);
+		if (c->part)
+			part_figures(o, c->part, known);
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}

@@ -69,6 +69,9 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 				  (unsigned long long)ch->start,
 				  (unsigned long long)ch->end, cw, sz);
 			ob_text_str(o, ch->name);
+			if (ch->part) /* a typed part (model/parts.h) */
+				ob_printf(o, "  (%s)",
+					  vms_type_info[ch->part->type].label);
 			ob_putc(o, '\n');
 		}
 	}

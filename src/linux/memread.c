@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "linux/procfs.h"
+#include "model/source.h"
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 {
@@ -43,8 +44,8 @@ void memread_close(struct memread *m)
 	m->mem_fd = m->pagemap_fd = -1;
 }
 
-int memread_present(struct memread *m, uint64_t addr, size_t npages,
-		    unsigned char *out, struct vms_error *err)
+static int pagemap_read(struct memread *m, uint64_t addr, size_t npages,
+			unsigned char *out, bool bits, struct vms_error *err)
 {
 	uint64_t ent[512];
 	uint64_t pg = addr / m->page_size;
@@ -65,11 +66,24 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 		if (got < 8)
 			break;
 		for (i = 0; i < (size_t)got / 8; i++)
-			out[done + i] = pagemap_present(ent[i]);
+			out[done + i] = bits ? pagemap_bits(ent[i])
+					     : pagemap_present(ent[i]);
 		done += (size_t)got / 8;
 	}
 	memset(out + done, 0, npages - done);
 	return 0;
+}
+
+int memread_present(struct memread *m, uint64_t addr, size_t npages,
+		    unsigned char *out, struct vms_error *err)
+{
+	return pagemap_read(m, addr, npages, out, false, err);
+}
+
+int memread_pages(struct memread *m, uint64_t addr, size_t npages,
+		  unsigned char *out, struct vms_error *err)
+{
+	return pagemap_read(m, addr, npages, out, true, err);
 }
 
 /* How many bytes from addr on are in present pages (up to len). */

@@ -41,9 +41,23 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 int memread_present(struct memread *m, uint64_t addr, size_t npages,
 		    unsigned char *out, struct vms_error *err);
 
+/* out[i]: VMS_PG_PRESENT, VMS_PG_SWAP and VMS_PG_EXCL (model/source.h)
+ * of page i from addr, as pagemap says; otherwise as memread_present. */
+int memread_pages(struct memread *m, uint64_t addr, size_t npages,
+		  unsigned char *out, struct vms_error *err);
+
 static inline bool pagemap_present(uint64_t entry)
 {
 	return (entry >> 63) & 1;
+}
+
+/* An entry's VMS_PG_* bits: 63 present, 62 swapped, 56 exclusively
+ * mapped (a present page's mapcount is 1). */
+static inline unsigned char pagemap_bits(uint64_t entry)
+{
+	return (unsigned char)(((entry >> 63) & 1) |
+			       (((entry >> 62) & 1) << 1) |
+			       ((((entry >> 63) & (entry >> 56)) & 1) << 2));
 }
 
 #endif

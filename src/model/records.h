@@ -242,7 +242,11 @@
 	X(figures, STR, "figures", "figures", 0)                               \
 	X(parts, PARTS, "parts", "parts", VMS_FF_NEED)                         \
 	/* the heap or space it belongs to, or NULL */                         \
-	X(detail, STR, "detail", "detail", 0)
+	X(detail, STR, "detail", "detail", 0)                                  \
+	/* bytes of [start, end) in RAM at the snapshot (the page tables),     \
+	 * where its entries are typed parts of regions (step "parts");        \
+	 * -1 unknown or not measured */                                       \
+	X(resident, I64N, "resident", "resident", 0)
 
 /* A trace report's trace-wide fields (model/trace.h: struct
  * vms_trace_report's members follow from this list; its call sites are

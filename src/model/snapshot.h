@@ -90,6 +90,9 @@ enum {
 	 * freeze's, the split (private/shared, clean/dirty) and Pss the
 	 * earlier read's, adjusted to add up */
 	VMS_RF_APPROX = 1u << 6,
+	/* a typed part (parts.h) its runtime maps whole and charged:
+	 * Committed is its Size, whatever the region's (a core's) */
+	VMS_RF_COMMIT_WHOLE = 1u << 7,
 };
 
 /* The smaps counters of one region, in bytes (records.h's list: each
@@ -101,10 +104,14 @@ struct vms_counters {
 };
 
 /* A child of a region in the drill-down: an ELF section, a stack part, a
- * heap segment. */
+ * heap segment; or a typed part (parts.h: VMMap's block), a heap, arena
+ * or runtime space that covers part of the region, whose figures and type
+ * are part's (a region of its own: type, detail, counters), NULL for the
+ * other children. */
 struct vms_child {
 	const char *name;
 	uint64_t start, end; /* end - start is the size */
+	struct vms_region *part;
 };
 
 /* How a region's Committed, Private and Private WS follow from its size

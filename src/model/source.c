@@ -40,6 +40,16 @@ int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 	return ops_of(s)->present(s, addr, npages, out, err);
 }
 
+int vms_source_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		     unsigned char *out, struct vms_error *err)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY) || !ops_of(s)->pages)
+		return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+				     "this snapshot's source cannot tell "
+				     "what the page tables hold");
+	return ops_of(s)->pages(s, addr, npages, out, err);
+}
+
 int vms_source_hold(struct vms_snapshot *s, bool on)
 {
 	struct vms_error ignore;

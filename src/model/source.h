@@ -17,6 +17,12 @@
  *        optional: which pages are in RAM as of the snapshot: out[i] = 1
  *        for page i from addr (page-aligned), else 0 (swapped out, never
  *        touched, dropped). 0, or -1 when it cannot tell (with *err).
+ *  pages(s, addr, npages, out, err)
+ *        optional: what the page tables say of each page as of the
+ *        snapshot: out[i] has VMS_PG_* bits for page i from addr
+ *        (page-aligned): in RAM, in swap, and, where the source can tell
+ *        (VMS_PG_EXCL_KNOWN on every page), mapped by this process alone
+ *        (/proc/PID/pagemap's bits 63, 62, 56). 0, or -1 (with *err).
  *  hold(s, on, err)
  *        optional: with on, keep the memory still for a batch of reads (a
  *        live target is stopped); with off, let go. The time held is added
@@ -71,12 +77,22 @@ enum {
 				* file kept it (the elf callback) */
 };
 
+/* The pages callback's bits. */
+enum {
+	VMS_PG_PRESENT = 1u << 0,
+	VMS_PG_SWAP = 1u << 1,
+	VMS_PG_EXCL = 1u << 2, /* mapped by this process alone (present) */
+	VMS_PG_EXCL_KNOWN = 1u << 3, /* the source tells VMS_PG_EXCL */
+};
+
 struct vms_source_ops {
 	const char *name; /* "pss", "fork", "maps", "paths", ... */
 	ssize_t (*read_mem)(struct vms_snapshot *s, uint64_t addr, void *buf,
 			    size_t len, struct vms_error *err);
 	int (*present)(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
+	int (*pages)(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		     unsigned char *out, struct vms_error *err);
 	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
 	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
 	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
@@ -131,6 +147,10 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
  * not known). */
 int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
+/* The pages callback: 0, or -1 (also without memory or the callback:
+ * not known). */
+int vms_source_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		     unsigned char *out, struct vms_error *err);
 /* on: hold the memory still (a no-op when held; while the steps run, not
  * tried again once refused); off: let go, or, while the steps run
  * (in_steps), when they are done (pipeline.c). -1 when letting go finds

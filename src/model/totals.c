@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/columns.h"
+#include "model/parts.h"
 
 /* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
  * every process, charged to none. */
@@ -58,6 +59,7 @@ void totals_region_derive(struct vms_region *r)
 		r->flags |= VMS_RF_RESERVED;
 	else
 		r->flags &= (uint16_t)~VMS_RF_RESERVED;
+	vms_parts_derive(r);
 }
 
 /* The columns a region adds to a summary row (columns.h: both flags). */
@@ -78,12 +80,12 @@ static void find_summed(struct summed *sm)
 			sm->col[sm->n++] = c;
 }
 
-/* Adds a region's figures to its type's row and to the total: each
- * column's getter runs once per region. */
-static void add_region(const struct summed *sm, struct vms_totals *type,
-		       struct vms_totals *total, const struct vms_region *r)
+/* Adds a block's figures to its type's row and to the total: each
+ * column's getter runs once per block. */
+static void add_block(const struct summed *sm, struct vms_totals *type,
+		      struct vms_totals *total, const struct vms_region *r,
+		      uint64_t blocks, uint64_t size)
 {
-	uint64_t size = vms_region_size(r);
 	int k;
 
 	for (k = 0; k < sm->n; k++) {
@@ -97,8 +99,8 @@ static void add_region(const struct summed *sm, struct vms_totals *type,
 		a += v;
 		memcpy((char *)total + col->offset, &a, sizeof(a));
 	}
-	type->blocks++;
-	total->blocks++;
+	type->blocks += blocks;
+	total->blocks += blocks;
 	if (r->acct & VMS_ACCT_COMMIT_UNKNOWN) {
 		type->committed_unknown++;
 		total->committed_unknown++;
@@ -109,10 +111,53 @@ static void add_region(const struct summed *sm, struct vms_totals *type,
 		total->largest = size;
 }
 
-/* Subtracts a region's figures from its type's row and the total (sign
+/* A region's blocks, each counted in its own type's row (parts.h): its
+ * typed parts, and the rest of it, whose figures are counted once and
+ * whose blocks are the stretches between the parts (the largest the
+ * longest of them); or the region itself. */
+static void add_region(const struct summed *sm, struct vms_snapshot *s,
+		       const struct vms_region *r)
+{
+	struct vms_region rest;
+	uint64_t at = r->start, gaps = 0, longest = 0;
+	uint32_t i;
+
+	if (!vms_region_has_parts(r)) {
+		add_block(sm, &s->types[r->type], &s->total, r, 1,
+			  vms_region_size(r));
+		return;
+	}
+	for (i = 0; i <= r->nchildren; i++) {
+		const struct vms_region *p =
+			i < r->nchildren ? r->children[i].part : NULL;
+		uint64_t next = p ? p->start : r->end;
+
+		if (next > at) {
+			gaps++;
+			if (next - at > longest)
+				longest = next - at;
+		}
+		if (!p)
+			break;
+		add_block(sm, &s->types[p->type], &s->total, p, 1,
+			  vms_region_size(p));
+		if (p->end > at)
+			at = p->end;
+	}
+	vms_parts_rest(r, &rest);
+	/* parts that cover it whole may leave figures (what the parts'
+	 * shares rounded down): counted, in no block */
+	if (gaps || rest.c.rss || rest.c.pss || rest.c.swap ||
+	    rest.c.private_clean || rest.c.private_dirty ||
+	    rest.c.shared_clean || rest.c.shared_dirty || rest.c.locked)
+		add_block(sm, &s->types[r->type], &s->total, &rest, gaps,
+			  longest);
+}
+
+/* Subtracts a block's figures from its type's row and the total (sign
  * -1) or adds them (+1); blocks and largest are not touched. */
-static void move_region(const struct summed *sm, struct vms_snapshot *s,
-			const struct vms_region *r, int sign)
+static void move_block(const struct summed *sm, struct vms_snapshot *s,
+		       const struct vms_region *r, int sign)
 {
 	int k;
 
@@ -137,12 +182,22 @@ static void move_region(const struct summed *sm, struct vms_snapshot *s,
 
 void totals_region_move(struct vms_snapshot *s, size_t i, int sign)
 {
+	const struct vms_region *r = &s->regions[i];
+	struct vms_region rest;
 	struct summed sm;
+	uint32_t k;
 
 	find_summed(&sm);
 	if (sign > 0)
 		totals_region_derive(&s->regions[i]);
-	move_region(&sm, s, &s->regions[i], sign);
+	if (!vms_region_has_parts(r)) {
+		move_block(&sm, s, r, sign);
+		return;
+	}
+	for (k = 0; k < r->nchildren; k++)
+		move_block(&sm, s, r->children[k].part, sign);
+	vms_parts_rest(r, &rest);
+	move_block(&sm, s, &rest, sign);
 }
 
 static void add_free(struct vms_totals *t, uint64_t a, uint64_t b)
@@ -169,7 +224,7 @@ void totals_compute(struct vms_snapshot *s)
 		struct vms_region *r = &s->regions[i];
 
 		totals_region_derive(r);
-		add_region(&sm, &s->types[r->type], &s->total, r);
+		add_region(&sm, s, r);
 	}
 	/* Free: the gaps inside the user address range. */
 	it = vms_gaps(s);

@@ -100,6 +100,58 @@ def check(pid, info, args):
          "stats.active less that" % (how, a["allocated"]), je)
 
 
+META = "jemalloc metadata (base block)"
+
+
+def pagemap(pid, start, end):
+    """Bytes of [start, end) present in RAM, from the target's own
+    pagemap (bit 63), read by the test."""
+    pg = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(start // pg * 8)
+        data = f.read((end - start + pg - 1) // pg * 8)
+    return pg * sum(1 for i in range(0, len(data), 8)
+                    if int.from_bytes(data[i:i + 8], "little") >> 63)
+
+
+def metadata(pid, args):
+    """A base block is metadata only: where the kernel merged it with the
+    extents around it, the region is split into typed parts, each block a
+    part (heap) named as metadata, measured from the page tables, the rest
+    the extents. The bytes called metadata are then within jemalloc's own
+    stats.mapped less stats.active (the extents' active pages are not
+    metadata); before, a region of extents merged with a block was called
+    metadata whole."""
+    how = " ".join(args)
+    snap = T.vmscope_json(pid, *args)
+    a = snap["allocator"]
+    regions = [r for r in snap["regions"] if r["detail"] == META]
+    parts = [(r, c) for r in snap["regions"] for c in r["children"]
+             if c.get("type") and c["name"] == META]
+    called = sum(r["size"] for r in regions) + sum(c["size"]
+                                                   for _, c in parts)
+    print("# %s: %d regions and %d parts called metadata, %d bytes; "
+          "stats.metadata %s, mapped %s, active %s"
+          % (how, len(regions), len(parts), called, a["metadata"],
+             a["mapped"], a["active"]))
+    T.ok(called and a["mapped"] is not None and
+         called <= a["mapped"] - a["active"],
+         "%s: the bytes called metadata (%d) are within jemalloc's mapped "
+         "less active (%s)" % (how, called,
+                               a["mapped"] - a["active"]
+                               if a["mapped"] is not None else None))
+    T.ok(all(c["type"] == "heap" and r["type"] == "heap" and
+             r["detail"] == "jemalloc extents" for r, c in parts),
+         "%s: a split region is heap, its extents, its blocks heap parts"
+         % how)
+    if "-F" in args:
+        bad = [(c["start"], c["rss"]) for _, c in parts
+               if c["rss"] != pagemap(pid, int(c["start"], 16),
+                                      int(c["end"], 16))]
+        T.ok(not bad, "%s: each block's Rss is its range's pages in the "
+             "target's pagemap" % how, bad)
+
+
 ALLOC = ("allocated", "active", "resident")
 
 
@@ -147,9 +199,20 @@ def main():
                info.get("allocator_allocated")))
         check(p.pid, info, ["-F"])
         check(p.pid, info, ["-b", "fork"])
+        metadata(p.pid, ["-F"])
+        metadata(p.pid, ["-b", "fork"])
         own_figures(s, p.pid, ["-F"])
         own_figures(s, p.pid, ["-b", "fork"])
-        T.kept_in_file(*T.saved_and_loaded(p.pid, ["-F"], tmp), "redis")
+        live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
+        T.kept_in_file(live, loaded, "redis")
+
+        def typed(snap):
+            return [(r["start"], c["start"], c["end"], c["type"], c["name"])
+                    for r in snap["regions"] for c in r["children"]
+                    if "type" in c]
+        T.ok(typed(live) and typed(loaded) == typed(live),
+             "redis: a saved snapshot loads with the live capture's typed "
+             "parts", (typed(live), typed(loaded)))
         T.eq(T.proc_state(p.pid) in "SR", True, "redis is left running")
         s.close()
         T.kill(p)

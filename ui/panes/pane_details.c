@@ -162,16 +162,38 @@ static struct drow top_of(const struct details *d, uint32_t i)
 }
 
 /* Each region's type, for the filter: made once, then the filter reads
- * a byte a region instead of a region (176 bytes) a row. */
+ * a byte a region instead of a region (176 bytes) a row. The low four
+ * bits are the region's type; the high four, one more than the type of
+ * its typed parts (model/parts.h) where that is another, else 0: a
+ * region shows under its parts' type too (a Python region holding
+ * obmalloc arenas under Managed Heap). */
 static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
 {
 	size_t i;
 
 	if (d->type_of || !(d->type_of = malloc(s->nregions + 1)))
 		return d->type_of;
-	for (i = 0; i < s->nregions; i++)
-		d->type_of[i] = s->regions[i].type;
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+		uint32_t k;
+
+		d->type_of[i] = r->type;
+		for (k = 0; k < r->nchildren && r->children[k].part; k++)
+			if (r->children[k].part->type != r->type) {
+				d->type_of[i] |=
+					(uint8_t)((r->children[k].part->type +
+						   1)
+						  << 4);
+				break;
+			}
+	}
 	return d->type_of;
+}
+
+/* Whether a region's types() byte is of type t. */
+static bool type_is(uint8_t b, int t)
+{
+	return (b & 15) == t || (b >> 4) == t + 1;
 }
 
 /* The top rows in address order, filtered: allocations (or regions) and
@@ -203,8 +225,8 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 			break;
 		t = top_of(d, (uint32_t)i);
 		g = t.kind == DROW_ALLOC ? d->allocs[t.idx].main : t.idx;
-		if (d->filter == -1 ||
-		    (type ? type[g] : s->regions[g].type) == d->filter)
+		if (d->filter == -1 || (type ? type_is(type[g], d->filter)
+					     : s->regions[g].type == d->filter))
 			tops[n++] = t;
 		i += t.kind == DROW_ALLOC ? d->allocs[t.idx].n : 1;
 	}

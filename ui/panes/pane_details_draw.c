@@ -283,11 +283,29 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 
 	put_blank(y, 0, COLS, base);
 	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
-	put_fmt(y, X_TYPE, 12, base, "%*s%s", 2 * r->depth, "", k ? k : "");
+	/* a typed part (model/parts.h): its type and its own figures */
+	if (c->part)
+		k = vms_type_info[c->part->type].label;
+	/* a label that the indent would cut ("Managed Heap") is not
+	 * indented */
+	put_fmt(y, X_TYPE, 12, base, "%*s%s",
+		k && strlen(k) + 2u * (unsigned)r->depth > 12 ? 0
+							      : 2 * r->depth,
+		"", k ? k : "");
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *dc = &l->c[i];
 
-		if (dc->id == VMS_COL_SIZE)
+		if (c->part && dc->id != VMS_DCOL_DETAILS &&
+		    dc->id < VMS_NCOLS &&
+		    vms_column_has((enum vms_col)dc->id, VMS_COLF_REGION) &&
+		    vms_row_known(u->snap, NULL, c->part, (enum vms_col)dc->id,
+				  false))
+			put_right(
+				y, dc->x, dc->w, base,
+				fmt_size(vms_column_region(
+						 c->part, (enum vms_col)dc->id),
+					 buf, sizeof(buf)));
+		else if (dc->id == VMS_COL_SIZE)
 			put_right(
 				y, dc->x, dc->w, base,
 				fmt_size(c->end - c->start, buf, sizeof(buf)));

@@ -6,8 +6,9 @@
  * runtime "cpython": from its first pool, the arena's size reserved and
  * committed (obmalloc maps each arena whole), used = the bytes in
  * allocated blocks (Σ count × block size, as sys._debugmallocstats()
- * counts them). A region whose bytes are mostly arenas becomes a managed
- * heap. The gate is the image that exports PyObject_Malloc. Needs memory;
+ * counts them). The regions they lie in are typed by the step "parts"
+ * (step_parts.c): a region the arenas fill is a managed heap, one they
+ * share with other memory is split into typed parts. The gate is the image that exports PyObject_Malloc. Needs memory;
  * reads 48 bytes per pool of unclaimed anonymous memory, in one hold.
  * See steps.h.
  */
@@ -65,28 +66,11 @@ static int by_arena(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* Arena bytes (from each arena's first pool, its size) inside r. */
-static uint64_t obmalloc_bytes_in(const struct vms_managed *m, size_t n,
-				  const struct vms_region *r)
-{
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		uint64_t lo = m[i].start > r->start ? m[i].start : r->start;
-		uint64_t hi = m[i].end < r->end ? m[i].end : r->end;
-
-		if (lo < hi)
-			sum += hi - lo;
-	}
-	return sum;
-}
-
 static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 		      uint32_t psize)
 {
 	uint64_t asize = (uint64_t)psize * RTHEAP_PY_POOLS;
-	size_t i = 0, first = s->nmanaged;
+	size_t i = 0;
 
 	qsort(v->p, v->n, sizeof(*v->p), by_arena);
 	while (i < v->n) {
@@ -117,23 +101,6 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 					       inuse) }) < 0)
 			return -1;
 		i = j;
-	}
-	for (i = 0; i < s->nregions; i++) {
-		struct vms_region *r = &s->regions[i];
-		uint64_t b;
-
-		if (r->type != VMS_T_PRIVATE_DATA || r->path)
-			continue;
-		b = obmalloc_bytes_in(s->managed + first, s->nmanaged - first,
-				      r);
-		if (!b || b * 2 < vms_region_size(r))
-			continue;
-		r->type = VMS_T_MANAGED_HEAP;
-		r->detail = arena_printf(&s->arena,
-					 "cpython obmalloc arenas (%llu K)",
-					 (unsigned long long)(b >> 10));
-		if (!r->detail)
-			return -1;
 	}
 	return 0;
 }

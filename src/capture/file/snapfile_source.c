@@ -13,6 +13,7 @@
 
 #include "capture/file/snapfile.h"
 #include "capture/file/snapfile_int.h"
+#include "model/parts.h"
 #include "model/source.h"
 
 /* A file by what maps shows of it: path (interned, so the pointer is the
@@ -37,6 +38,9 @@ struct sf_fs {
 struct sf_heap_region {
 	size_t region;
 	const char *detail;
+	/* its typed parts (model/parts.h), counters as kept */
+	struct vms_part_spec *parts;
+	size_t nparts;
 };
 
 struct sf_priv {
@@ -131,7 +135,7 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 {
 	const struct sf_priv *p = s->src.priv;
 	size_t i;
-	int k = p ? sf_kept_restore(s, p->kept, step, err) : 0;
+	int k = p ? sf_kept_restore(s, p->kept, step, err) : 0, rc;
 
 	if (k != 0)
 		return k;
@@ -151,6 +155,17 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 
 		r->type = VMS_T_HEAP;
 		r->detail = p->heap_regions[i].detail;
+		rc = p->heap_regions[i].nparts
+			     ? vms_parts_set(s, r, p->heap_regions[i].parts,
+					     p->heap_regions[i].nparts)
+			     : 0;
+		if (rc == -1)
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		if (rc < 0)
+			return vms_error_set(err, VMS_ERR_FILE, 0,
+					     "bad \"heaps\": a region's parts "
+					     "are not inside it");
 	}
 	return add_notes(s, p->heap_notes, p->nheap_notes, err) < 0 ? -1 : 1;
 }
@@ -356,6 +371,63 @@ static bool heap_from(struct vms_snapshot *s, const json_t *h,
 	       heap_glibc_from(s, json_object_get(h, "glibc"), x);
 }
 
+/* A heap region's typed parts (absent: none; snapfile_write.c's
+ * parts_json); false when malformed. Whether they lie inside the region
+ * is vms_parts_set's to say, when they are put back. */
+static bool parts_from(struct vms_snapshot *s, const json_t *a,
+		       struct sf_heap_region *x)
+{
+	size_t i, k, n = json_array_size(a);
+	bool ok = true;
+
+	if (!a)
+		return true;
+	if (!json_is_array(a) || n > VMS_MANAGED_PARTS_MAX)
+		return false;
+	x->parts = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*x->parts));
+	if (!x->parts)
+		return false;
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(a, i);
+		const json_t *c = json_object_get(e, "counters");
+		struct vms_part_spec *sp = &x->parts[i];
+		struct vms_counters *ct = arena_alloc(&s->arena, sizeof(*ct));
+		const char *type =
+			json_string_value(json_object_get(e, "type"));
+		int t;
+
+		if (!ct || !type || !json_is_object(c) ||
+		    !sf_obj_u64(e, "start", &sp->start) ||
+		    !sf_obj_u64(e, "end", &sp->end))
+			return false;
+		for (t = 0; t < VMS_NTYPES; t++)
+			if (strcmp(vms_type_info[t].json, type) == 0)
+				break;
+		if (t == VMS_NTYPES)
+			return false;
+		sp->type = (uint8_t)t;
+		sp->name =
+			sf_get_str(&s->arena, json_object_get(e, "name"), &ok);
+		if (!ok || !sp->name)
+			return false;
+		for (k = 0; k < VMS_NCOUNTERS; k++) {
+			uint64_t v = 0;
+
+			/* a counter a later vmscope keeps and this one
+			 * not, or the other way round: 0 */
+			if (json_object_get(c, vms_counter_fields[k].member) &&
+			    !sf_obj_u64(c, vms_counter_fields[k].member, &v))
+				return false;
+			memcpy((char *)ct + vms_counter_fields[k].off, &v,
+			       sizeof(v));
+		}
+		sp->rss = sp->swap = sp->priv = -1;
+		sp->counters = ct;
+	}
+	x->nparts = n;
+	return true;
+}
+
 static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 			      const json_t *o)
 {
@@ -385,7 +457,7 @@ static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 			return "bad \"heaps\"";
 		x->detail = sf_get_str(&s->arena, json_object_get(e, "detail"),
 				       &ok);
-		if (!ok)
+		if (!ok || !parts_from(s, json_object_get(e, "parts"), x))
 			return "bad \"heaps\"";
 	}
 	for (i = 0; i < nl; i++)

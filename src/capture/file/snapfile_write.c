@@ -12,6 +12,7 @@
 #include "capture/file/snapfile_int.h"
 #include "linux/procfs.h"
 #include "linux/smaps.h"
+#include "model/parts.h"
 
 /* zstd's fastest level: smaps text shrinks to under 1% of itself at it,
  * and a higher level buys little more for two to four times the time. */
@@ -386,6 +387,46 @@ static json_t *malloc_json(const struct vms_snapshot *s, bool *bad)
 }
 
 /* The heaps step's result: found in memory a file does not hold. */
+
+/* A heap region's typed parts (model/parts.h): [{ "start", "end",
+ * "type", "name", "counters": { smaps counters by member } }], what the
+ * capture made of them (the page tables are not in the file). */
+static json_t *parts_json(const struct vms_region *r, bool *bad)
+{
+	json_t *a = json_array();
+	uint32_t i;
+	size_t k;
+
+	if (!a) {
+		*bad = true;
+		return NULL;
+	}
+	for (i = 0; !*bad && i < r->nchildren; i++) {
+		const struct vms_region *p = r->children[i].part;
+		json_t *c = json_object();
+
+		for (k = 0; c && k < VMS_NCOUNTERS; k++) {
+			uint64_t v;
+
+			memcpy(&v,
+			       (const char *)&p->c + vms_counter_fields[k].off,
+			       sizeof(v));
+			put(c, vms_counter_fields[k].member, sf_json_u64(v),
+			    bad);
+		}
+		push(a,
+		     c ? json_pack("{s:o,s:o,s:s,s:o,s:o}", "start",
+				   sf_json_u64(p->start), "end",
+				   sf_json_u64(p->end), "type",
+				   vms_type_info[p->type].json, "name",
+				   sf_json_str(r->children[i].name), "counters",
+				   c)
+		       : NULL,
+		     bad);
+	}
+	return a;
+}
+
 static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 {
 	json_t *o = json_object(), *regs = json_array(), *list = json_array();
@@ -399,12 +440,16 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 		return NULL;
 	}
 	for (i = 0; !*bad && i < s->nregions; i++)
-		if (s->regions[i].type == VMS_T_HEAP)
-			push(regs,
-			     json_pack("{s:o,s:o}", "region", sf_json_u64(i),
-				       "detail",
-				       sf_json_str(s->regions[i].detail)),
-			     bad);
+		if (s->regions[i].type == VMS_T_HEAP) {
+			json_t *e = json_pack(
+				"{s:o,s:o}", "region", sf_json_u64(i), "detail",
+				sf_json_str(s->regions[i].detail));
+
+			if (e && vms_region_has_parts(&s->regions[i]))
+				put(e, "parts", parts_json(&s->regions[i], bad),
+				    bad);
+			push(regs, e, bad);
+		}
 	for (i = 0; !*bad && i < s->nheaps; i++) {
 		const struct vms_heap *h = &s->heaps[i];
 		json_t *e = sf_record_json(&vms_heap_record, h, bad);
