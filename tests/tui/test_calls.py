@@ -135,7 +135,8 @@ def narrowed(tm, where, what):
          % what, scr)
     scr = tm.expect("%s: s sorts by size" % what,
                     lambda s: re.search(r"^ [0-9a-f]{16} +5000 ", s, re.M)
-                    and s.index(" 5000 ") < s.index(" 3000 "), "s")
+                    and " 3000 " in s and
+                    s.index(" 5000 ") < s.index(" 3000 "), "s")
     tm.keys("Escape")
     tm.wait_for(lambda s: "Address" in s and "allocations" not in s)
     # L: the trace view, filtered to allocations of 1 K and more

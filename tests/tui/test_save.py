@@ -123,7 +123,12 @@ def from_file(tmp, path):
     """A snapshot opened with -l saves again, and loads the same."""
     again = os.path.join(tmp, "again.vms")
     tm = D.Tmux([T.VMSCOPE, "-l", path], width=120, height=40)
-    tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+    scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+    T.ok(scr.splitlines()[0].startswith(
+        " vmscope  file %s  " % os.path.basename(path)) and
+         "Taken 20" in scr.splitlines()[1],
+         "a snapshot opened with -l: the header names its file, the time "
+         "it was taken beside", scr.splitlines()[:2])
     tm.keys("w")
     tm.wait_for(lambda s: "Save to: " in status(s))
     tm.keys("C-u").text(again).keys("Enter")

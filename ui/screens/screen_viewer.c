@@ -11,6 +11,7 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "panes/panes.h"
+#include "pipeline.h"
 #include "screens/viewer_ews.h"
 #include "screens/viewer_save.h"
 
@@ -112,9 +113,17 @@ static void draw_header(struct ui *u, bool compact)
 	int x, y = compact ? 0 : 1;
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
+	/* a snapshot opened from a file says which (its time is Taken's) */
+	const char *file = u->snap_file && !vms_snapshot_refreshable(s)
+				   ? strrchr(u->snap_file, '/')
+				   : NULL;
+
+	if (u->snap_file && !vms_snapshot_refreshable(s))
+		file = file ? file + 1 : u->snap_file;
 	if (compact) {
-		snprintf(buf, sizeof(buf), " %s  pid %d",
-			 s->proc.name ? s->proc.name : "?", (int)s->proc.pid);
+		snprintf(buf, sizeof(buf), " %s%s%s  pid %d", file ? file : "",
+			 file ? ": " : "", s->proc.name ? s->proc.name : "?",
+			 (int)s->proc.pid);
 		put_blank(0, 0, COLS, n);
 		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
 			    0) +
@@ -129,7 +138,8 @@ static void draw_header(struct ui *u, bool compact)
 		}
 	} else {
 		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
-			" vmscope  %s  pid %d  %s",
+			" vmscope  %s%s%s%s  pid %d  %s", file ? "file " : "",
+			file ? file : "", file ? "  " : "",
 			s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
 			s->proc.cmdline ? s->proc.cmdline : "");
 		put_blank(1, 0, COLS, n);
