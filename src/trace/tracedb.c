@@ -438,6 +438,14 @@ static size_t range_first(const struct tracedb *db, uint64_t addr)
 	return lo;
 }
 
+uint32_t tracedb_map_at(const struct tracedb *db, uint64_t lo, uint64_t hi)
+{
+	size_t i = range_first(db, lo);
+
+	return i < db->nranges && db->ranges[i].start < hi ? db->ranges[i].site
+							   : UINT32_MAX;
+}
+
 /* Whether another range is of range i's allocation. */
 static bool other_piece(const struct tracedb *db, size_t i)
 {

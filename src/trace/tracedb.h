@@ -101,6 +101,10 @@ uint64_t tracedb_logged(const struct tracedb *db);
 size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 			 struct vms_trace_block *out, size_t max);
 
+/* The call site of the first live map (mmap or brk) that overlaps
+ * [lo, hi): a region's commit stack; UINT32_MAX: none. */
+uint32_t tracedb_map_at(const struct tracedb *db, uint64_t lo, uint64_t hi);
+
 /* Call site `id` (an event's or a block's) with its frames named by sym,
  * its figures zero: 1, 0 when no such site, -1 out of memory. */
 int tracedb_site(const struct tracedb *db, uint32_t id, struct tracesym *sym,

@@ -87,6 +87,8 @@ size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
 			struct vms_trace_block *out, size_t max);
 int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
 		struct vms_trace_site *out);
+/* The call site of the traced map that made [lo, hi) (tracedb_map_at). */
+uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi);
 unsigned tracer_marks(const struct tracer *tr);
 uint64_t tracer_bad(const struct tracer *tr);
 /* ns since the trace began. */

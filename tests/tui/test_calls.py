@@ -10,6 +10,8 @@ grow_leak at each SIGUSR1):
   - w: "since the snapshot shown": grow_leak's 20 are outstanding,
     hold_leak's 10 (allocated before it, alive after) lasting;
   - Enter opens a site into its stack: grow_leak, then hold's frames;
+  - the viewer's row of the 1 MiB map hold_map() made says
+    "[mmap by hold_map]" (its commit stack);
   - f, on the viewer's row of the 1 MiB map hold_map() made (found by
     its address, which the program writes to a file): only that map's
     commit stack, hold_map, 1 map of 1024 K; f again: every site; f on
@@ -80,7 +82,13 @@ def narrowed(tm, where, what):
     tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
     tm.keys("/")
     tm.keys(*list(addr), "Enter")
-    tm.wait_for(lambda s: "match 1 of" in s)
+    scr = tm.wait_for(lambda s: "match 1 of" in s)
+    if "120x40" in what:  # the Details column is wide enough
+        maprow = next((l for l in scr.splitlines()
+                       if re.match(r"^. ?%016x " % int(addr, 16), l)), "")
+        T.ok("[mmap by hold_map]" in maprow,
+             "%s: the map's row in the viewer names its commit stack"
+             % what, scr)
     tm.keys("C")
     tm.wait_for(lambda s: "call sites" in s)
     scr = tm.expect("%s: f narrows to the viewer's row" % what,

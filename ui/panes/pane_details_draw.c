@@ -401,6 +401,14 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 				rest.w -= 2 * r->depth + cw;
 			}
 			state_words(g, words, sizeof(words));
+			if (r->kind == DROW_REGION) { /* its commit stack */
+				char cw[96];
+				size_t len = strlen(words);
+
+				trace_commit_words(u, a, b, cw, sizeof(cw));
+				snprintf(words + len, sizeof(words) - len, "%s",
+					 cw);
+			}
 			details_text(details_region_text(g), words,
 				     rest.w - (ch ? 0 : 2 * r->depth), text,
 				     sizeof(text));

@@ -120,3 +120,34 @@ double trace_clock_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
+
+const char *trace_commit_words(struct ui *u, uint64_t lo, uint64_t hi,
+			       char *buf, size_t n)
+{
+	struct details *d = det_of(u);
+	uint32_t id = u->tracer ? tracer_map_at(u->tracer, lo, hi) : UINT32_MAX;
+	struct vms_trace_site site;
+	struct arena a;
+	unsigned k;
+
+	buf[0] = '\0';
+	if (id == UINT32_MAX)
+		return buf;
+	for (k = 0; k < DETAILS_SITES; k++)
+		if (d->site_names[k].id == id && d->site_names[k].name[0]) {
+			snprintf(buf, n, " [mmap by %s]",
+				 d->site_names[k].name);
+			return buf;
+		}
+	k = d->site_next++ % DETAILS_SITES;
+	d->site_names[k].id = id;
+	snprintf(d->site_names[k].name, sizeof(d->site_names[k].name), "?");
+	arena_init(&a);
+	if (tracer_site(u->tracer, id, &a, &site) > 0 && site.nframes &&
+	    site.frames[0].function)
+		snprintf(d->site_names[k].name, sizeof(d->site_names[k].name),
+			 "%s", site.frames[0].function);
+	arena_fini(&a);
+	snprintf(buf, n, " [mmap by %s]", d->site_names[k].name);
+	return buf;
+}

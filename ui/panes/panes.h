@@ -44,7 +44,16 @@ struct dgap {
  * (config.h's ids: a figure, Prot or Details) at DS_COL + id. */
 enum dsort { DS_ADDRESS, DS_TYPE, DS_COL, DS_COUNT = DS_COL + VMS_DCOL_END };
 
+/* The innermost function of a traced map's call site, by site id: what
+ * the details show of a region's commit stack (kept while tracing). */
+enum { DETAILS_SITES = 16 };
+
 struct details {
+	struct {
+		uint32_t id; /* UINT32_MAX: empty */
+		char name[64];
+	} site_names[DETAILS_SITES];
+	unsigned site_next;
 	struct drow *rows;
 	size_t nrows, cap;
 	struct dgap *gaps;
@@ -302,6 +311,11 @@ struct stack_cache {
 const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
 					     struct tracer *tr, uint32_t id);
 void stack_cache_drop(struct stack_cache *sc);
+/* " [mmap by FUNC]" for the rows of [lo, hi) a traced map made (the
+ * innermost frame of its call site, named once per site), into buf; ""
+ * without a live trace or such a map. */
+const char *trace_commit_words(struct ui *u, uint64_t lo, uint64_t hi,
+			       char *buf, size_t n);
 /* Whether there is a live trace (u->tracer); false with a message. */
 bool trace_live(struct ui *u);
 /* CLOCK_MONOTONIC in microseconds (the screens' once-a-second refresh). */
