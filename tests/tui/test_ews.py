@@ -37,8 +37,10 @@ MIB = 32
 
 
 def status(scr):
+    """The status line, and the lines above it a message longer than the
+    screen wraps over (up to four)."""
     lines = scr.splitlines()
-    return lines[-1] if lines else ""
+    return " ".join(l.strip() for l in lines[-4:]) if lines else ""
 
 
 def ready(s):

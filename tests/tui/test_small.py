@@ -65,6 +65,20 @@ def main():
     D.run_in_tmp("small terminals in tmux", run)
 
 
+def long_message(tm):
+    """A message longer than 80 columns (C without a trace) wraps over the
+    lines above the status line: its last words are on screen."""
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "Address" in s)
+    tm.keys("C")
+    scr = tm.wait_for(lambda s: "its snapshot)" in s, timeout=5)
+    lines = scr.splitlines()
+    T.ok(lines and "its snapshot)" in lines[-1] and
+         "no trace:" in lines[-2] and all(len(l) <= 80 for l in lines[-2:]),
+         "80x24: a message longer than the screen wraps over two lines, "
+         "whole", lines[-3:])
+
+
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
@@ -107,6 +121,7 @@ def run(tmp):
          "80x24: a library reads by its file name, then its directory "
          "shortened", row)
     map_checks(tm, 80, "80x24")
+    long_message(tm)
     tm.kill()
 
     tm = D.Tmux([T.VMSCOPE, "-t", "light", str(p.pid)], width=200,

@@ -153,6 +153,40 @@ static int whole_hints(const char *hints, int w)
 	return fit;
 }
 
+/* A message wider than the screen, wrapped at spaces into at most
+ * MSG_LINES lines of w columns (a word wider than a line is cut by
+ * put_str): its pieces' starts and lengths; returns how many. */
+enum { MSG_LINES = 4 };
+
+static int wrap_message(const char *m, int w, const char **at, size_t *len)
+{
+	char piece[sizeof(((struct ui *)0)->msg)];
+	int n = 0;
+
+	while (*m && n < MSG_LINES) {
+		size_t take = strlen(m), sp = 0, k;
+
+		/* the longest run of whole words that fits */
+		for (k = 1; k <= strlen(m); k++) {
+			if (m[k] != ' ' && m[k] != '\0')
+				continue;
+			memcpy(piece, m, k);
+			piece[k] = '\0';
+			if (text_cols(piece) > w)
+				break;
+			sp = k;
+		}
+		if (sp && text_cols(m) > w)
+			take = sp;
+		at[n] = m;
+		len[n++] = take;
+		m += take;
+		while (*m == ' ')
+			m++;
+	}
+	return n;
+}
+
 void ui_status(struct ui *u, const char *hints, const char *right)
 {
 	int y = LINES - 1, rw = right ? (int)strlen(right) : 0;
@@ -165,9 +199,26 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 		return;
 	}
 	if (u->msg[0]) {
-		put_str(y, 0, COLS,
-			theme_attr(u->msg_error ? EL_ERROR : EL_STATUS), u->msg,
-			1);
+		/* a long message wraps over the lines above the status line
+		 * (until the next key clears it), never cut at the edge */
+		attr_t at = theme_attr(u->msg_error ? EL_ERROR : EL_STATUS);
+		const char *p[MSG_LINES];
+		size_t len[MSG_LINES];
+		char line[sizeof(u->msg)];
+		int n = text_cols(u->msg) > COLS
+				? wrap_message(u->msg, COLS - 1, p, len)
+				: 0,
+		    k;
+
+		if (n <= 1) {
+			put_str(y, 0, COLS, at, u->msg, 1);
+			return;
+		}
+		for (k = 0; k < n; k++) {
+			memcpy(line, p[k], len[k]);
+			line[len[k]] = '\0';
+			put_str(y - n + 1 + k, 0, COLS, at, line, 1);
+		}
 		return;
 	}
 	if (!rw || rw + 20 > COLS) {
