@@ -630,6 +630,16 @@ void vt_forked(void)
 	off = true;
 }
 
+void vt_stop(void)
+{
+	off = true;
+}
+
+bool vt_started(void)
+{
+	return hdr != NULL;
+}
+
 int vt_start(struct tw_header *h)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
