@@ -297,7 +297,16 @@ int cli_trace_attach(const struct args *a)
 	 * soon as the library is in (and its entries are put back) */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = trace_injected(a, pid, &w, &h);
+	/* VMSCOPE_TRACE_KERNEL=1: never inject (the kernel's view only) */
+	if (getenv("VMSCOPE_TRACE_KERNEL") &&
+	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "1") == 0) {
+		snprintf(h.why, sizeof(h.why), "%s",
+			 "VMSCOPE_TRACE_KERNEL=1 asks for the kernel's view "
+			 "only");
+		rc = 1;
+	} else {
+		rc = trace_injected(a, pid, &w, &h);
+	}
 	if (rc == 1)
 		rc = trace_kernel(a, pid, &w, &h);
 	free(w.comm);

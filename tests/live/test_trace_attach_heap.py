@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The malloc family of a process already running: the tracer library
+injected by vmscope's own ptrace (src/capture/ptrace/inject_call.h), its
+GOT entries redirected (trace/attach.c), put back at the end.
+
+  - tests/targets/heap_attach.c, started, has leaked 50 blocks before the
+    attach; attached (vmscope --trace PID -e json), it is told to leak 300
+    40-byte blocks in leak_block, to make and free 200 1000-byte blocks in
+    churn_block and to free 20 of the blocks it leaked before; then the
+    trace ends (SIGINT to vmscope). The report names leak_block with 300
+    outstanding blocks of 12,000 bytes and churn_block with 200 transient
+    of 200,000, both called from main, says the heap was traced by the
+    injected library, nothing dropped, and counts the 20 frees as frees of
+    memory allocated before the trace (unknown_frees), nothing else.
+  - Its GOT entries of the malloc and mmap families (the relocations in
+    its ELF file, read from /proc/PID/mem) change while it is traced and
+    are, after the detach, exactly what they were before the attach.
+  - Its answers (which sum what it reads back from its blocks) and exit
+    status equal those of an untraced run given the same commands; after
+    the detach it is not traced and no thread of it is stopped.
+  - vmscope SIGKILLed at a random moment of the attach, the trace or the
+    detach (--duration=1, TRIALS trials, a fresh target each; the seed is
+    printed, VMSCOPE_SEED replays it): the target is left alive, untraced
+    (TracerPid 0, polled while vmscope's injecting process finishes), no
+    thread stopped, and its answers to the same commands are those of an
+    untraced run.
+x86_64 only (the injection's); skipped elsewhere.
+"""
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
+          "posix_memalign", "aligned_alloc", "memalign", "valloc",
+          "pvalloc", "mmap", "mmap64", "munmap", "mremap")
+TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "10"))
+WORK = ["leak 300", "churn 200", "free 20"]
+AFTER = ["leak 7", "churn 3", "free 2"]
+
+
+def cmd(p, line):
+    p.stdin.write((line + "\n").encode())
+    p.stdin.flush()
+    return p.stdout.readline().decode()
+
+
+def untraced():
+    p, _ = T.start([T.target("heap_attach")])
+    out = [cmd(p, c) for c in ["leak 50"] + WORK + AFTER]
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    rc = p.wait(timeout=60)
+    T.kill(p)
+    return out, rc
+
+
+def got_slots(path):
+    """(offset, name) of every JUMP_SLOT and GLOB_DAT relocation of the
+    family in the file at path."""
+    r = subprocess.run(["readelf", "-rW", path], capture_output=True,
+                       text=True)
+    out = []
+    for ln in r.stdout.splitlines():
+        w = ln.split()
+        if len(w) >= 5 and ("JUMP_SLO" in w[2] or "GLOB_DAT" in w[2]):
+            name = w[4].split("@")[0]
+            if name in FAMILY:
+                out.append((int(w[0], 16), name))
+    return out
+
+
+def base_of(pid, path):
+    real = os.path.realpath(path)
+    for ln in open("/proc/%d/maps" % pid):
+        w = ln.split()
+        if len(w) >= 6 and w[5] == real and int(w[2], 16) == 0:
+            return int(w[0].split("-")[0], 16)
+    return None
+
+
+def got_values(pid, path, slots):
+    base = base_of(pid, path)
+    with open("/proc/%d/mem" % pid, "rb") as m:
+        vals = {}
+        for off, name in slots:
+            m.seek(base + off)
+            vals[(off, name)] = int.from_bytes(m.read(8), "little")
+        return vals
+
+
+def poll(cond, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+def untraced_now(pid):
+    return T.tracer_pid(pid) == 0
+
+
+def no_thread_stopped(pid):
+    return all(T.proc_state(pid, t) not in "tT" for t in T.tids(pid))
+
+
+def functions(site):
+    return [f["function"] or "" for f in site["frames"]]
+
+
+def site(sites, fn):
+    return [s for s in sites if s["kind"] == "heap" and s["frames"] and
+            functions(s)[0] == fn]
+
+
+def traced_run(plain):
+    app = T.target("heap_attach")
+    slots = got_slots(app)
+    T.ok(any(n == "malloc" for _, n in slots) and
+         any(n == "free" for _, n in slots),
+         "the target's ELF has GOT entries for malloc and free", slots)
+    p, _ = T.start([app])
+    out = [cmd(p, "leak 50")]
+    before = got_values(p.pid, app, slots)
+    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
+    rep.close()
+    try:
+        v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", "-o",
+                              rep.name, str(p.pid)], stderr=subprocess.PIPE)
+        mal = [k for k in slots if k[1] == "malloc"]
+        redirected = poll(lambda: got_values(p.pid, app, mal) !=
+                          {k: before[k] for k in mal} or
+                          v.poll() is not None)
+        T.ok(redirected and v.poll() is None,
+             "the malloc GOT entry is redirected while vmscope traces")
+        out += [cmd(p, c) for c in WORK]
+        v.send_signal(signal.SIGINT)
+        err = v.communicate(timeout=120)[1]
+        T.ok(v.returncode == 0, "vmscope detaches on SIGINT, exit 0", err)
+        after = got_values(p.pid, app, slots)
+        T.eq(after, before, "every GOT entry of the family after the "
+             "detach equals its value before the attach")
+        T.ok(poll(lambda: untraced_now(p.pid)) and
+             no_thread_stopped(p.pid),
+             "after the detach: not traced, no thread stopped")
+        out += [cmd(p, c) for c in AFTER]
+        p.stdin.write(b"end\n")
+        p.stdin.flush()
+        rc = p.wait(timeout=60)
+        T.kill(p)
+        T.eq((out, rc), plain, "the target's answers and exit status equal "
+             "an untraced run's")
+        try:
+            d = json.load(open(rep.name))
+        except ValueError:
+            T.ok(False, "a JSON report", open(rep.name).read())
+            return
+    finally:
+        os.unlink(rep.name)
+    a, tr = d.get("attach", {}), d["trace"]
+    T.ok(a.get("injected") is True and a.get("got_entries", 0) >= 2 and
+         tr["heap_traced"] is True and tr["attached"] is True,
+         "the report says the heap was traced by the injected library", a)
+    T.eq((tr["mode"], tr["dropped"], tr["unknown_frees"]),
+         ("exact", 0, 20), "exact, nothing dropped, the 20 blocks leaked "
+         "before the attach freed as memory allocated before the trace")
+    leak, churn = (site(tr["sites"], "leak_block"),
+                   site(tr["sites"], "churn_block"))
+    T.ok(len(leak) == 1 and leak[0]["outstanding"] ==
+         {"count": 300, "bytes": 12000} and
+         leak[0]["transient"]["count"] == 0 and
+         "main" in functions(leak[0]),
+         "leak_block: 300 outstanding 40-byte blocks, called from main",
+         leak)
+    T.ok(len(churn) == 1 and churn[0]["transient"] ==
+         {"count": 200, "bytes": 200000} and
+         churn[0]["outstanding"]["count"] == 0 and
+         "main" in functions(churn[0]),
+         "churn_block: 200 transient 1000-byte blocks, called from main",
+         churn)
+
+
+def killed(plain, rng):
+    """vmscope SIGKILLed at a random moment: the target as if untraced."""
+    app = T.target("heap_attach")
+    bad = []
+    for i in range(TRIALS):
+        p, _ = T.start([app])
+        out = [cmd(p, "leak 50")]
+        v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=1", "-e",
+                              "json", "-o", "/dev/null", str(p.pid)],
+                             stderr=subprocess.DEVNULL)
+        delay = rng.uniform(0, 1.5)
+        # a random moment of the attach, the trace or the detach: a
+        # randomised kill, not a synchronisation (the checks below poll)
+        time.sleep(delay)
+        try:
+            os.kill(v.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        v.wait(timeout=60)
+        ok = (p.poll() is None and poll(lambda: untraced_now(p.pid)) and
+              no_thread_stopped(p.pid))
+        out += [cmd(p, c) for c in WORK + AFTER]
+        p.stdin.write(b"end\n")
+        p.stdin.flush()
+        rc = p.wait(timeout=60)
+        T.kill(p)
+        if not ok or (out, rc) != plain:
+            bad.append((i, round(delay, 3), ok, out, rc))
+    T.ok(not bad, "vmscope SIGKILLed during attach, trace or detach "
+         "(%d trials): the target alive, untraced, no thread stopped, its "
+         "answers an untraced run's" % TRIALS, bad)
+
+
+def main():
+    if platform.machine() != "x86_64":
+        T.skip("the injected attach", "x86_64 only")
+        return T.done()
+    plain = untraced()
+    traced_run(plain)
+    killed(plain, T.rng())
+    T.done()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        T.cleanup()
