@@ -97,9 +97,9 @@ int cli_trace_check(const struct args *a)
 				       "text|json prints its mmap family");
 	if (!a->cmd && a->trace_sample)
 		return cli_usage_error("%s",
-				       "--trace-sample samples the malloc "
-				       "family, which attaching does not "
-				       "trace in this version yet");
+				       "--trace-sample with a PID (sampling "
+				       "an attached trace) is not in this "
+				       "version yet");
 	if (!a->cmd && a->save)
 		return cli_usage_error("%s", "a running process's trace saved "
 					     "with -w is not in this version "

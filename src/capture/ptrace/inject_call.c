@@ -379,6 +379,22 @@ static uint64_t us_since(const struct timespec *t0)
 			  (now.tv_nsec - t0->tv_nsec) / 1000);
 }
 
+/* Whether pid is stopped (SIGSTOP, a debugger): its state T or t. */
+static bool stopped(pid_t pid)
+{
+	char *b, *at;
+	size_t n;
+	bool st = false;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return false;
+	at = memrchr(b, ')', n);
+	if (at && at + 2 < b + n)
+		st = at[2] == 'T' || at[2] == 't';
+	free(b);
+	return st;
+}
+
 static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	       struct vms_error *err)
 {
@@ -391,6 +407,12 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
+	if (stopped(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "cannot load the tracer into process %d: "
+				     "it is stopped (SIGSTOP, or a debugger "
+				     "holds it); it is left so",
+				     (int)pid);
 	if (read_target(pid, &t, err) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
