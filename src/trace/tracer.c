@@ -125,6 +125,18 @@ void tracer_free(struct tracer *tr)
 	if (tr->hdr) {
 		/* the command runs on untraced */
 		__atomic_store_n(&tr->hdr->passthrough, 1, __ATOMIC_RELEASE);
+		if (tr->attached) {
+			/* a running process keeps the file mapped (its
+			 * library is never unloaded): the rings' memory is
+			 * given back, the header (pass-through) kept */
+			off_t at = (off_t)(tw_ring_at(tr->hdr, 0) -
+					   (unsigned char *)tr->hdr);
+
+			at = (at + 4095) & ~(off_t)4095;
+			fallocate(tr->fd,
+				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  at, (off_t)TW_FILE_BYTES - at);
+		}
 		munmap(tr->hdr, TW_FILE_BYTES);
 	}
 	close(tr->fd);

@@ -106,6 +106,17 @@ def poll(cond, timeout=30):
     return cond()
 
 
+def trace_rss_kb(pid):
+    """Rss of the target's mapping of vmscope's shared file (kB)."""
+    cur, kb = False, 0
+    for ln in open("/proc/%d/smaps" % pid):
+        if not ln[0].isupper() or ln.startswith("VmFlags"):
+            cur = "vmscope-trace" in ln and not ln.startswith("VmFlags")
+        elif cur and ln.startswith("Rss:"):
+            kb += int(ln.split()[1])
+    return kb
+
+
 def untraced_now(pid):
     return T.tracer_pid(pid) == 0
 
@@ -144,6 +155,7 @@ def traced_run(plain):
         T.ok(redirected and v.poll() is None,
              "the malloc GOT entry is redirected while vmscope traces")
         out += [cmd(p, c) for c in WORK]
+        during = trace_rss_kb(p.pid)
         v.send_signal(signal.SIGINT)
         err = v.communicate(timeout=120)[1]
         T.ok(v.returncode == 0, "vmscope detaches on SIGINT, exit 0", err)
@@ -153,6 +165,10 @@ def traced_run(plain):
         T.ok(poll(lambda: untraced_now(p.pid)) and
              no_thread_stopped(p.pid),
              "after the detach: not traced, no thread stopped")
+        left = trace_rss_kb(p.pid)
+        T.ok(left < during, "the rings' memory is given back at the "
+             "detach (the shared file's Rss in the target: %d kB while "
+             "traced, %d after)" % (during, left))
         out += [cmd(p, c) for c in AFTER]
         p.stdin.write(b"end\n")
         p.stdin.flush()
@@ -200,9 +216,11 @@ def killed(plain, rng):
         v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=1", "-e",
                               "json", "-o", "/dev/null", str(p.pid)],
                              stderr=subprocess.DEVNULL)
-        delay = rng.uniform(0, 1.5)
-        # a random moment of the attach, the trace or the detach: a
-        # randomised kill, not a synchronisation (the checks below poll)
+        # a random moment of the attach (its first tens of ms), the
+        # trace, or the detach (after the 1 s): a randomised kill, not a
+        # synchronisation (the checks below poll)
+        delay = rng.choice(((0, 0.1), (0.1, 0.95), (0.95, 1.3)))
+        delay = rng.uniform(*delay)
         time.sleep(delay)
         try:
             os.kill(v.pid, signal.SIGKILL)
