@@ -164,8 +164,11 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 	struct arena ar;
 	int rc = 0;
 
-	if (bpfmaps_open(&bm, pid, &err) < 0)
+	if (bpfmaps_open(&bm, pid, &err) < 0) {
+		fprintf(stderr, "vmscope: the tracer was not injected: %s\n",
+			h->why);
 		return cli_fail(&err);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!trace_over(a, &t0) && !bpfmaps_ended(bm)) {
 		if (bpfmaps_drain(bm, 50, &err) < 0) {

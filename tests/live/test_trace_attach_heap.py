@@ -18,6 +18,10 @@ GOT entries redirected (trace/attach.c), put back at the end.
   - Its answers (which sum what it reads back from its blocks) and exit
     status equal those of an untraced run given the same commands; after
     the detach it is not traced and no thread of it is stopped.
+  - A target whose only thread spins in user code (never in a system
+    call): the injection is refused after its bounded tries, the report
+    (or, where the kernel's trace needs root, the error) says why; the
+    target runs on unharmed.
   - vmscope SIGKILLed at a random moment of the attach, the trace or the
     detach (--duration=1, TRIALS trials, a fresh target each; the seed is
     printed, VMSCOPE_SEED replays it): the target is left alive, untraced
@@ -241,12 +245,49 @@ def killed(plain, rng):
          "answers an untraced run's" % TRIALS, bad)
 
 
+def busy(plain):
+    """No thread in a system call (it spins in user code): refused after
+    the bounded tries, the reason said, the maps traced from the kernel
+    (or, without root, refused with both reasons); the target unharmed."""
+    p, _ = T.start([T.target("heap_attach")])
+    out = [cmd(p, "leak 50")]
+    p.stdin.write(b"spin\n")
+    p.stdin.flush()
+    T.eq(p.stdout.readline().decode(), "spinning\n", "the target spins")
+    r = subprocess.run([T.VMSCOPE, "--trace", "--duration=1", "-e", "json",
+                        str(p.pid)], capture_output=True, timeout=300)
+    why = "no thread of it is waiting in a system call"
+    if r.returncode == 0:
+        d = json.loads(r.stdout)
+        a = d.get("attach", {})
+        T.ok(a.get("injected") is False and why in a.get("why", "") and
+             d["trace"]["heap_traced"] is False,
+             "a target that never waits in a system call: not injected, "
+             "the reason said, the maps traced from the kernel", a)
+    else:
+        T.ok(r.returncode == 2 and why.encode() in r.stderr,
+             "a target that never waits in a system call: not injected, "
+             "the reason said (then the kernel's trace refused)", r.stderr)
+    os.kill(p.pid, signal.SIGUSR1)
+    spun = p.stdout.readline().decode()
+    T.ok(spun.startswith("ok spin") and poll(lambda: untraced_now(p.pid)) and
+         no_thread_stopped(p.pid), "it runs on, untraced, none stopped",
+         spun)
+    out += [cmd(p, c) for c in WORK + AFTER]
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    rc = p.wait(timeout=60)
+    T.kill(p)
+    T.eq((out, rc), plain, "its answers are an untraced run's")
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("the injected attach", "x86_64 only")
         return T.done()
     plain = untraced()
     traced_run(plain)
+    busy(plain)
     killed(plain, T.rng())
     T.done()
 

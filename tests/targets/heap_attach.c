@@ -4,11 +4,13 @@
  *   leak N   N calls of leak_block(): malloc(40), kept
  *   churn N  N calls of churn_block(): malloc(1000), written, freed
  *   free N   frees the N oldest blocks kept
+ *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
  * the blocks kept, so that a traced run's output can be compared with an
  * untraced one's. Between commands it blocks in read().
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,14 @@ __attribute__((noinline)) static unsigned long churn_block(size_t i)
 	return v;
 }
 
+static volatile sig_atomic_t go_on;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go_on = 1;
+}
+
 static unsigned long sum(void)
 {
 	unsigned long s = 0;
@@ -56,6 +66,7 @@ int main(void)
 	unsigned long n, i, extra;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGUSR1, on_usr1);
 	printf("ready\n");
 	while (fgets(line, sizeof(line), stdin)) {
 		if (sscanf(line, "%15s %lu", cmd, &n) < 1)
@@ -72,6 +83,11 @@ int main(void)
 		} else if (strcmp(cmd, "churn") == 0) {
 			for (i = 0; i < n; i++)
 				extra += churn_block(i);
+		} else if (strcmp(cmd, "spin") == 0) {
+			printf("spinning\n");
+			while (!go_on)
+				;
+			go_on = 0;
 		} else if (strcmp(cmd, "free") == 0) {
 			for (i = 0; i < n && first < nkept; i++)
 				free(kept[first++]);
