@@ -45,6 +45,7 @@ struct target {
 	struct range ld; /* the loader's code */
 	struct range avoid[16]; /* libc's malloc family, dl* */
 	unsigned navoid;
+	struct vms_snapshot *maps; /* for the threads' stacks */
 };
 
 static const char *const avoided[] = {
@@ -127,6 +128,7 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 	}
 	if (!s)
 		return -1;
+	t->maps = s;
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
@@ -139,7 +141,6 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 		if (is_libc(r->path) && !t->dlopen)
 			libc_symbols(pid, r, t);
 	}
-	vms_snapshot_free(s);
 	if (!t->dlopen || !t->dlsym)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
 				     "cannot load the tracer into process %d: "
@@ -200,6 +201,24 @@ static long long seccomp_of(pid_t pid, pid_t tid)
 	return v < 0 ? 0 : v;
 }
 
+/* Whether the stack at sp has STACK_ROOM below it in its mapping (the
+ * main thread's [stack] grows). */
+#define STACK_ROOM (128u << 10)
+
+static bool stack_room(const struct target *t, uint64_t sp)
+{
+	size_t i;
+
+	for (i = 0; i < t->maps->nregions; i++) {
+		const struct vms_region *r = &t->maps->regions[i];
+
+		if (sp > r->start && sp <= r->end)
+			return (r->path && strcmp(r->path, "[stack]") == 0) ||
+			       sp - r->start >= STACK_ROOM;
+	}
+	return false;
+}
+
 static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 			const struct target *t)
 {
@@ -217,7 +236,7 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 	/* interrupted inside the call: -ERESTARTSYS .. -ERESTART_RESTARTBLOCK */
 	if (!listed || rc < -516 || rc > -512)
 		return false;
-	if (in_range(&t->ld, r->rip))
+	if (in_range(&t->ld, r->rip) || !stack_room(t, r->rsp))
 		return false;
 	got = pread(mem, w, sizeof(w), (off_t)r->rsp);
 	if (got <= 0)
@@ -413,12 +432,16 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 				     "it is stopped (SIGSTOP, or a debugger "
 				     "holds it); it is left so",
 				     (int)pid);
-	if (read_target(pid, &t, err) < 0)
+	if (read_target(pid, &t, err) < 0) {
+		vms_snapshot_free(t.maps);
 		return -1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	mem = open(path, O_RDWR | O_CLOEXEC);
-	if (mem < 0)
+	if (mem < 0) {
+		vms_snapshot_free(t.maps);
 		return procfs_errno_error(err, pid, "mem", errno);
+	}
 	for (tries = 0; tries < INJECT_CALL_TRIES; tries++) {
 		memset(&f, 0, sizeof(f));
 		if (freeze_stop(&f, pid, &how, err) < 0)
@@ -448,6 +471,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 			      "tries); the mmap family only is traced",
 			      (int)pid, INJECT_CALL_TRIES);
 	close(mem);
+	vms_snapshot_free(t.maps);
 	return rc;
 }
 
