@@ -235,8 +235,9 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 				 "to attach: %s%s",
 				 (int)pid, strerror((int)-res.ret),
 				 res.ret == -EALREADY
-					 ? " (it was attached before: a "
-					   "process is traced once)"
+					 ? " (another vmscope traces it "
+					   "now, or vmscope --trace started "
+					   "it)"
 					 : "");
 		else
 			snprintf(h->why, sizeof(h->why), "%s", err.msg);

@@ -62,6 +62,7 @@ struct slot {
 static struct slot slots[MAX_SLOTS];
 static unsigned nslots;
 static bool attached; /* redirecting (until the detach) */
+static bool attaching; /* in vmstrace_attach() */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *(*next_dlopen)(const char *, int);
 
@@ -272,41 +273,56 @@ static void *vt_dlopen(const char *file, int mode)
 	return h;
 }
 
-/* 0, or -errno. */
+static int attach_end(int rc)
+{
+	pthread_mutex_lock(&lock);
+	attaching = false;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* The number of GOT entries redirected, or -errno. */
 EXPORT int vmstrace_attach(const char *path);
 EXPORT int vmstrace_attach(const char *path)
 {
 	struct tw_header *h;
 	int fd;
 
-	if (!vt_attach_mode || vt_started())
-		return -EALREADY;
+	pthread_mutex_lock(&lock);
+	/* attached by a vmscope that died: this one takes over (the entries
+	 * stay redirected; the rings are the new file's) */
+	if (!vt_attach_mode || (attached && !vt_orphaned()) || attaching) {
+		pthread_mutex_unlock(&lock);
+		return -EALREADY; /* preloaded, or attached now */
+	}
+	attaching = true;
+	pthread_mutex_unlock(&lock);
 	if (!next_mmap || !next_munmap)
 		return -ENOSYS;
 	next_dlopen =
 		(void *(*)(const char *, int))dlsym(RTLD_DEFAULT, "dlopen");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return attach_end(-errno);
 	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      fd, 0);
 	close(fd);
 	if (h == MAP_FAILED)
-		return -ENOMEM;
+		return attach_end(-ENOMEM);
 	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
 	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
 		next_munmap(h, TW_FILE_BYTES);
-		return -EPROTO;
+		return attach_end(-EPROTO);
 	}
 	if (vt_start(h) < 0) {
 		next_munmap(h, TW_FILE_BYTES);
-		return -ENOMEM;
+		return attach_end(-ENOMEM);
 	}
 	pthread_mutex_lock(&lock);
 	attached = true;
 	pthread_mutex_unlock(&lock);
 	patch_all();
-	return (int)nslots;
+	return attach_end((int)nslots ? (int)nslots : 1);
 }
 
 /* The number of entries put back. */

@@ -35,8 +35,9 @@ extern const struct vt_fn vt_fns[];
 extern const unsigned vt_nfns;
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
-/* record.c's: whether vt_start() has been called in this process. */
-bool vt_started(void);
+/* record.c's: whether the vmscope reading the rings is gone (its pid no
+ * longer exists). */
+bool vt_orphaned(void);
 
 /* Inside C++'s operator new or delete, whose own malloc and free are not
  * the program's calls (vmstrace.c sets it, record.c reads it). */

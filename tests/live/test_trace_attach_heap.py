@@ -18,6 +18,8 @@ GOT entries redirected (trace/attach.c), put back at the end.
   - Its answers (which sum what it reads back from its blocks) and exit
     status equal those of an untraced run given the same commands; after
     the detach it is not traced and no thread of it is stopped.
+  - Attached a second time after the first detach: the second trace has
+    exactly its own blocks; the GOT entries are put back each time.
   - A target whose only thread spins in user code (never in a system
     call): the injection is refused after its bounded tries, the report
     (or, where the kernel's trace needs root, the error) says why; the
@@ -27,7 +29,8 @@ GOT entries redirected (trace/attach.c), put back at the end.
     printed, VMSCOPE_SEED replays it): the target is left alive, untraced
     (TracerPid 0, polled while vmscope's injecting process finishes), no
     thread stopped, and its answers to the same commands are those of an
-    untraced run.
+    untraced run; attached again (a vmscope taking over the entries left
+    redirected by the dead one, or a new attach), its trace is exact.
 x86_64 only (the injection's); skipped elsewhere.
 """
 import json
@@ -210,6 +213,55 @@ def traced_run(plain):
          churn)
 
 
+def attach_round(p, app, cmds):
+    """Attaches to p, runs cmds, ends the trace by SIGINT: (the JSON
+    report or None, the answers, the GOT entries before and after)."""
+    slots = got_slots(app)
+    before = got_values(p.pid, app, slots)
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    mal = [k for k in slots if k[1] == "malloc"]
+    poll(lambda: got_values(p.pid, app, mal) != {k: before[k] for k in mal}
+         or v.poll() is not None)
+    out = [cmd(p, c) for c in cmds]
+    v.send_signal(signal.SIGINT)
+    o, e = v.communicate(timeout=120)
+    try:
+        d = json.loads(o)
+    except ValueError:
+        d = None
+    return d, out, before, got_values(p.pid, app, slots), e
+
+
+def leaked(d):
+    if not d:
+        return None
+    return (d["attach"].get("injected"),
+            [s["outstanding"] for s in site(d["trace"]["sites"],
+                                            "leak_block")])
+
+
+def again(plain):
+    """A second attach after the first's detach: traced again, exactly."""
+    app = T.target("heap_attach")
+    p, _ = T.start([app])
+    out = [cmd(p, "leak 50")]
+    d1, o1, b1, a1, e1 = attach_round(p, app, WORK)
+    d2, o2, b2, a2, e2 = attach_round(p, app, AFTER)
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    rc = p.wait(timeout=60)
+    T.kill(p)
+    T.eq((leaked(d1), leaked(d2)),
+         ((True, [{"count": 300, "bytes": 12000}]),
+          (True, [{"count": 7, "bytes": 280}])),
+         "attached twice: each trace has its own leak_block blocks, exactly")
+    T.ok(a1 == b1 and a2 == b2 and b2 == b1,
+         "the GOT entries after each detach equal those before",
+         (e1, e2))
+    T.eq((out + o1 + o2, rc), plain, "its answers are an untraced run's")
+
+
 def killed(plain, rng):
     """vmscope SIGKILLed at a random moment: the target as if untraced."""
     app = T.target("heap_attach")
@@ -217,6 +269,7 @@ def killed(plain, rng):
     for i in range(TRIALS):
         p, _ = T.start([app])
         out = [cmd(p, "leak 50")]
+        orig = got_values(p.pid, app, got_slots(app))
         v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=1", "-e",
                               "json", "-o", "/dev/null", str(p.pid)],
                              stderr=subprocess.DEVNULL)
@@ -233,16 +286,26 @@ def killed(plain, rng):
         v.wait(timeout=60)
         ok = (p.poll() is None and poll(lambda: untraced_now(p.pid)) and
               no_thread_stopped(p.pid))
-        out += [cmd(p, c) for c in WORK + AFTER]
+        out += [cmd(p, c) for c in WORK]
+        # attached again: a new trace (or one taking over from the dead
+        # vmscope), exact, its entries put back
+        d, o, _, after, e = attach_round(p, app, AFTER)
+        out += o
+        ok = ok and leaked(d) == (True, [{"count": 7, "bytes": 280}])
+        # every entry back as it was before any attach (a take-over
+        # puts back what the dead vmscope's attach redirected)
+        ok = ok and after == orig
         p.stdin.write(b"end\n")
         p.stdin.flush()
         rc = p.wait(timeout=60)
         T.kill(p)
         if not ok or (out, rc) != plain:
-            bad.append((i, round(delay, 3), ok, out, rc))
+            bad.append((i, round(delay, 3), ok, leaked(d), out, rc,
+                        e[-300:]))
     T.ok(not bad, "vmscope SIGKILLed during attach, trace or detach "
          "(%d trials): the target alive, untraced, no thread stopped, its "
-         "answers an untraced run's" % TRIALS, bad)
+         "answers an untraced run's, and attached again exactly" % TRIALS,
+         bad)
 
 
 def busy(plain):
@@ -287,6 +350,7 @@ def main():
         return T.done()
     plain = untraced()
     traced_run(plain)
+    again(plain)
     busy(plain)
     killed(plain, T.rng())
     T.done()
