@@ -58,7 +58,7 @@ static void who_read(pid_t pid, struct who *w)
 /* How it was traced: injected (got: the GOT entries redirected), or the
  * kernel's with why not injected. */
 struct how {
-	bool injected;
+	bool tried, injected;
 	long got;
 	uint64_t frozen_us, held_us;
 	char why[600];
@@ -165,8 +165,10 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 	int rc = 0;
 
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
-		fprintf(stderr, "vmscope: the tracer was not injected: %s\n",
-			h->why);
+		if (h->tried)
+			fprintf(stderr,
+				"vmscope: the tracer was not injected: %s\n",
+				h->why);
 		return cli_fail(&err);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -309,6 +311,7 @@ int cli_trace_attach(const struct args *a)
 			 "only");
 		rc = 1;
 	} else {
+		h.tried = true;
 		rc = trace_injected(a, pid, &w, &h);
 	}
 	if (rc == 1)

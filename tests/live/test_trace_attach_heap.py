@@ -50,7 +50,7 @@ FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
           "posix_memalign", "aligned_alloc", "memalign", "valloc",
           "pvalloc", "mmap", "mmap64", "munmap", "mremap")
 TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "10"))
-WORK = ["leak 300", "churn 200", "free 20"]
+WORK = ["leak 300", "thread 40", "churn 200", "free 20"]
 AFTER = ["leak 7", "churn 3", "free 2"]
 
 
@@ -199,12 +199,14 @@ def traced_run(plain):
          "before the attach freed as memory allocated before the trace")
     leak, churn = (site(tr["sites"], "leak_block"),
                    site(tr["sites"], "churn_block"))
-    T.ok(len(leak) == 1 and leak[0]["outstanding"] ==
-         {"count": 300, "bytes": 12000} and
-         leak[0]["transient"]["count"] == 0 and
-         "main" in functions(leak[0]),
-         "leak_block: 300 outstanding 40-byte blocks, called from main",
-         leak)
+    by_main = [x for x in leak if "main" in functions(x)]
+    by_thread = [x for x in leak if "leak_thread" in functions(x)]
+    T.ok(len(leak) == 2 and len(by_main) == 1 and len(by_thread) == 1 and
+         by_main[0]["outstanding"] == {"count": 300, "bytes": 12000} and
+         by_thread[0]["outstanding"] == {"count": 40, "bytes": 1600} and
+         all(x["transient"]["count"] == 0 for x in leak),
+         "leak_block: 300 outstanding 40-byte blocks called from main, 40 "
+         "from leak_thread (a thread started while traced)", leak)
     T.ok(len(churn) == 1 and churn[0]["transient"] ==
          {"count": 200, "bytes": 200000} and
          churn[0]["outstanding"]["count"] == 0 and
@@ -237,8 +239,8 @@ def leaked(d):
     if not d:
         return None
     return (d["attach"].get("injected"),
-            [s["outstanding"] for s in site(d["trace"]["sites"],
-                                            "leak_block")])
+            sorted((s["outstanding"]["count"], s["outstanding"]["bytes"])
+                   for s in site(d["trace"]["sites"], "leak_block")))
 
 
 def again(plain):
@@ -253,8 +255,7 @@ def again(plain):
     rc = p.wait(timeout=60)
     T.kill(p)
     T.eq((leaked(d1), leaked(d2)),
-         ((True, [{"count": 300, "bytes": 12000}]),
-          (True, [{"count": 7, "bytes": 280}])),
+         ((True, [(40, 1600), (300, 12000)]), (True, [(7, 280)])),
          "attached twice: each trace has its own leak_block blocks, exactly")
     T.ok(a1 == b1 and a2 == b2 and b2 == b1,
          "the GOT entries after each detach equal those before",
@@ -291,7 +292,7 @@ def killed(plain, rng):
         # vmscope), exact, its entries put back
         d, o, _, after, e = attach_round(p, app, AFTER)
         out += o
-        ok = ok and leaked(d) == (True, [{"count": 7, "bytes": 280}])
+        ok = ok and leaked(d) == (True, [(7, 280)])
         # every entry back as it was before any attach (a take-over
         # puts back what the dead vmscope's attach redirected)
         ok = ok and after == orig

@@ -4,12 +4,14 @@
  *   leak N   N calls of leak_block(): malloc(40), kept
  *   churn N  N calls of churn_block(): malloc(1000), written, freed
  *   free N   frees the N oldest blocks kept
+ *   thread N a thread of its own makes N calls of leak_block(), joined
  *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
  * the blocks kept, so that a traced run's output can be compared with an
  * untraced one's. Between commands it blocks in read().
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,22 @@ __attribute__((noinline)) static unsigned long churn_block(size_t i)
 	v = (unsigned char)p[i % 1000];
 	free((void *)p);
 	return v;
+}
+
+/* A thread's leaks, kept by main after the join. */
+struct work {
+	size_t n, from;
+	char **out;
+};
+
+__attribute__((noinline)) static void *leak_thread(void *arg)
+{
+	struct work *w = arg;
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		w->out[i] = leak_block(w->from + i);
+	return NULL;
 }
 
 static volatile sig_atomic_t go_on;
@@ -86,6 +104,17 @@ int main(void)
 		} else if (strcmp(cmd, "churn") == 0) {
 			for (i = 0; i < n; i++)
 				extra += churn_block(i);
+		} else if (strcmp(cmd, "thread") == 0) {
+			struct work w = { n, nkept, kept + nkept };
+			pthread_t t;
+
+			if (n > MAX_KEPT - nkept ||
+			    pthread_create(&t, NULL, leak_thread, &w) != 0)
+				return 1;
+			pthread_join(t, NULL);
+			for (i = 0; i < n; i++)
+				if (kept[nkept])
+					nkept++;
 		} else if (strcmp(cmd, "spin") == 0) {
 			printf("spinning\n");
 			while (!go_on)
