@@ -124,6 +124,12 @@ def trace_rss_kb(pid):
     return kb
 
 
+def trace_files(pid):
+    """How many of vmscope's shared files the target maps (one more at
+    each attach: the library never unmaps one)."""
+    return sum("vmscope-trace" in ln for ln in open("/proc/%d/maps" % pid))
+
+
 def untraced_now(pid):
     return T.tracer_pid(pid) == 0
 
@@ -220,11 +226,12 @@ def attach_round(p, app, cmds):
     report or None, the answers, the GOT entries before and after)."""
     slots = got_slots(app)
     before = got_values(p.pid, app, slots)
+    files = trace_files(p.pid)
     v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    mal = [k for k in slots if k[1] == "malloc"]
-    poll(lambda: got_values(p.pid, app, mal) != {k: before[k] for k in mal}
-         or v.poll() is not None)
+    # the library has mapped this vmscope's file: the injection runs in
+    # the target's only thread, whose commands wait for it to end
+    poll(lambda: trace_files(p.pid) > files or v.poll() is not None)
     out = [cmd(p, c) for c in cmds]
     v.send_signal(signal.SIGINT)
     o, e = v.communicate(timeout=120)
