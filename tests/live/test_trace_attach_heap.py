@@ -20,6 +20,8 @@ GOT entries redirected (trace/attach.c), put back at the end.
     the detach it is not traced and no thread of it is stopped.
   - Attached a second time after the first detach: the second trace has
     exactly its own blocks; the GOT entries are put back each time.
+  - A library the target loads (dlopen) while traced: the blocks its
+    lib_leak mallocs are traced, exactly, by that function.
   - A target whose only thread spins in user code (never in a system
     call): the injection is refused after its bounded tries, the report
     (or, where the kernel's trace needs root, the error) says why; the
@@ -36,6 +38,7 @@ x86_64 only (the injection's); skipped elsewhere.
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,6 +49,23 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
+LIB_C = r"""
+#include <stdlib.h>
+#include <string.h>
+unsigned long lib_leak(unsigned long n)
+{
+	unsigned long i, s = 0;
+
+	for (i = 0; i < n; i++) {
+		char *p = malloc(24);
+		if (!p)
+			return 0;
+		memset(p, 1, 24);
+		s += (unsigned char)p[i % 24];
+	}
+	return s;
+}
+"""
 FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
           "posix_memalign", "aligned_alloc", "memalign", "valloc",
           "pvalloc", "mmap", "mmap64", "munmap", "mremap")
@@ -352,10 +372,45 @@ def busy(plain):
     T.eq((out, rc), plain, "its answers are an untraced run's")
 
 
+def build_lib(tmp):
+    src, so = os.path.join(tmp, "leaklib.c"), os.path.join(tmp, "leaklib.so")
+    open(src, "w").write(LIB_C)
+    r = subprocess.run(["cc", "-O1", "-g", "-shared", "-fPIC", "-o", so, src],
+                       capture_output=True)
+    return so if r.returncode == 0 else None
+
+
+def later(so):
+    """A library the target loads while traced (its dlopen's GOT entry
+    redirected): its mallocs are traced too, by their own function."""
+    app = T.target("heap_attach")
+    line = "lib 25 %s" % so
+    p, _ = T.start([app])
+    plain = cmd(p, line)
+    d, o, before, after, e = attach_round(p, app, [line])
+    T.kill(p)
+    sites = site(d["trace"]["sites"], "lib_leak") if d else []
+    T.ok(len(sites) == 1 and sites[0]["outstanding"] ==
+         {"count": 25, "bytes": 600} and "main" in functions(sites[0]),
+         "a library loaded while traced: its 25 blocks leaked in lib_leak, "
+         "exact, called from main", (sites, e))
+    T.eq((o, after), ([plain], before), "its answer is an untraced "
+         "one's; every GOT entry back as before")
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("the injected attach", "x86_64 only")
         return T.done()
+    tmp = tempfile.mkdtemp(prefix="vmscope-attach-")
+    try:
+        so = build_lib(tmp)
+        if so:
+            later(so)
+        else:
+            T.skip("a library loaded while traced", "no C compiler")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     plain = untraced()
     traced_run(plain)
     again(plain)

@@ -5,12 +5,15 @@
  *   churn N  N calls of churn_block(): malloc(1000), written, freed
  *   free N   frees the N oldest blocks kept
  *   thread N a thread of its own makes N calls of leak_block(), joined
+ *   lib N PATH  loads the library at PATH (dlopen) and calls its
+ *            lib_leak(N), which leaks N blocks of its own
  *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
  * the blocks kept, so that a traced run's output can be compared with an
  * untraced one's. Between commands it blocks in read().
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,7 +83,7 @@ static unsigned long sum(void)
 
 int main(void)
 {
-	char line[128], cmd[16];
+	char line[4200], cmd[16], path[4096];
 	unsigned long n, i, extra;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -115,6 +118,15 @@ int main(void)
 			for (i = 0; i < n; i++)
 				if (kept[nkept])
 					nkept++;
+		} else if (strcmp(cmd, "lib") == 0) {
+			void *h;
+			unsigned long (*fn)(unsigned long);
+
+			if (sscanf(line, "%15s %lu %4095s", cmd, &n, path) != 3 ||
+			    !(h = dlopen(path, RTLD_NOW)) ||
+			    !(*(void **)&fn = dlsym(h, "lib_leak")))
+				return 1;
+			extra = fn(n);
 		} else if (strcmp(cmd, "spin") == 0) {
 			printf("spinning\n");
 			while (!go_on)

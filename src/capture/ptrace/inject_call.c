@@ -243,8 +243,6 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 		return false;
 	n = (size_t)got / 8;
 	for (i = 0; i < n; i++) {
-		if (in_range(&t->ld, w[i]))
-			return false;
 		for (k = 0; k < t->navoid; k++)
 			if (in_range(&t->avoid[k], w[i]))
 				return false;

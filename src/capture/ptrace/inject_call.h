@@ -24,17 +24,25 @@
  *    never in futex (a lock wait), mmap, munmap, mprotect, brk, madvise,
  *    mremap (the allocator's and the loader's calls) or clone (fork holds
  *    every arena's lock);
- *  - its pc is outside the loader (ld.so's executable mapping), and no
- *    word of the top 32 KiB of its stack points into the loader's code
- *    or into libc's malloc-family functions, dlopen, dlsym or dlclose (a
- *    conservative scan: a stale word only makes vmscope look for another
- *    thread, never accept a wrong one);
+ *  - its pc is outside the loader (ld.so's executable mapping: the
+ *    loader makes its own system calls, so a thread inside it blocks
+ *    with its pc there), and no word of the top 32 KiB of its stack
+ *    points into libc's malloc-family functions, dlopen, dlsym, dlclose
+ *    or dl_iterate_phdr (a conservative scan: a stale word only makes
+ *    vmscope look for another thread, never accept a wrong one). The
+ *    stack is not scanned for the loader's code: every first call through
+ *    a lazy PLT entry leaves its return addresses behind, and the
+ *    loader's locks are recursive (a thread in a library's constructor,
+ *    which dlopen runs holding dl_load_lock, or in a dl_iterate_phdr
+ *    callback may itself call dlopen, as glibc allows);
  *  - it has no seccomp filter (dlopen's own calls could kill it), no
  *    pending signal, 64-bit registers, and its stack can be written 2 KiB
  *    below its red zone.
- * Such a thread holds neither malloc's arena locks nor the loader's
- * dl_load_lock: those are taken and released inside the functions the
- * scan looks for, and never across the blocking calls listed. Every other
+ * Such a thread holds none of malloc's locks (not recursive: taken and
+ * released inside the functions the scan looks for, never across the
+ * blocking calls listed), and is not inside the loader; a loader lock it
+ * may hold (a constructor blocked in read) is taken again by its own
+ * dlopen, as the loader allows. Every other
  * thread is let go before the call: dlopen then waits, as any caller would,
  * for a lock another thread holds, instead of deadlocking on a stopped
  * holder. When no thread qualifies, the process is let go and frozen again
