@@ -65,7 +65,11 @@ int cli_diff(const struct args *a);
 int cli_trace_check(const struct args *a);
 /* --trace -- CMD, printed (run_trace.c). */
 int cli_trace(const struct args *a);
-/* --trace PID (or -n NAME), printed: the mmap family from the kernel
+/* The tracer library's path: $VMSCOPE_TRACELIB, beside the executable,
+ * or where make install puts it (run_trace.c). */
+const char *cli_trace_library(char *buf, size_t n);
+/* --trace PID (or -n NAME), printed: the malloc and mmap families from
+ * the tracer library injected, else the mmap family from the kernel
  * (run_attach.c). */
 int cli_trace_attach(const struct args *a);
 /* --all and --top: -1 when the options go together, else a usage error's

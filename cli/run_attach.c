@@ -1,22 +1,34 @@
 /* run_attach.c — `vmscope --trace PID|-n NAME -s|-e text|json [-o FILE]
- * [--duration=S]`: the mmap family of a process already running, traced
- * from the kernel (src/trace/bpfmaps.h) until it exits, the duration ends
- * or Ctrl-C, then the report of the whole trace printed. The process is
- * never stopped, injected or killed for it; detached, it runs on.
+ * [--duration=S]`: a process already running, traced until it exits, the
+ * duration ends or Ctrl-C, then the report of the whole trace printed.
  *
- * The malloc family of a running process (the tracer library injected)
- * is not in this version yet: the report says the heap is not traced.
+ * First choice: the tracer library loaded into it by vmscope's own ptrace
+ * injection (src/capture/ptrace/inject_call.h: the process is frozen for
+ * the choice of a thread, one thread borrowed for dlopen), its malloc
+ * family's and mmap family's GOT entries redirected to the library
+ * (trace/attach.c), read like a traced launch (src/trace/tracer.h); at the
+ * end the library is called again to put every entry back, and stays
+ * loaded, inert. When the injection is refused (the reason is printed in
+ * the report), the mmap family only, from the kernel (src/trace/bpfmaps.h):
+ * the process is then never stopped or injected. Either way it is never
+ * killed, and runs on, untraced.
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include "base/outbuf.h"
+#include "capture/ptrace/inject_call.h"
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/procfs.h"
 #include "trace/bpfmaps.h"
+#include "trace/tracer.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -43,8 +55,17 @@ static void who_read(pid_t pid, struct who *w)
 		w->cmdline = NULL;
 }
 
+/* How it was traced: injected (got: the GOT entries redirected), or the
+ * kernel's with why not injected. */
+struct how {
+	bool tried, injected;
+	long got;
+	uint64_t frozen_us, held_us;
+	char why[600];
+};
+
 static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
-		       const struct vms_trace_report *r)
+		       const struct how *h, const struct vms_trace_report *r)
 {
 	size_t at;
 
@@ -59,17 +80,39 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 		ob_json_str(o, w->cmdline + at);
 	}
 	/* not vmscope's child: how it ended is not known */
-	OB_LIT(o, "],\"exit_status\":null,\"signal\":null},\"trace\":");
+	OB_LIT(o, "],\"exit_status\":null,\"signal\":null},\"attach\":{");
+	if (h->injected) {
+		ob_printf(o,
+			  "\"injected\":true,\"got_entries\":%ld,"
+			  "\"frozen_us\":%llu,\"held_us\":%llu",
+			  h->got, (unsigned long long)h->frozen_us,
+			  (unsigned long long)h->held_us);
+	} else {
+		OB_LIT(o, "\"injected\":false,\"why\":");
+		ob_json_str(o, h->why);
+	}
+	OB_LIT(o, "},\"trace\":");
 	export_trace_json(o, r);
 	OB_LIT(o, "}\n");
 }
 
 static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
-		       const struct vms_trace_report *r)
+		       const struct how *h, const struct vms_trace_report *r)
 {
 	ob_printf(o, "Process:     %d ", (int)pid);
 	ob_text_str(o, w->comm ? w->comm : "?");
-	OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
+	if (h->injected) {
+		ob_printf(o,
+			  "\nAttached:    the malloc and mmap families, the "
+			  "tracer injected (%ld GOT entries redirected, put "
+			  "back at the end; stopped %llu us)\n",
+			  h->got, (unsigned long long)h->held_us);
+	} else {
+		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
+		OB_LIT(o, "Injected:    no, the heap is not traced: ");
+		ob_text_str(o, h->why);
+		ob_putc(o, '\n');
+	}
 	if (r->ended)
 		OB_LIT(o, "Ended:       it exited within the trace\n");
 	else
@@ -86,32 +129,50 @@ static double since(const struct timespec *t0)
 	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-int cli_trace_attach(const struct args *a)
+/* Prints the report r, as -e/-o say. */
+static int print(const struct args *a, pid_t pid, const struct who *w,
+		 const struct how *h, const struct vms_trace_report *r)
 {
-	struct sigaction sa = { .sa_handler = on_int };
+	struct vms_error err = { 0 };
+	struct outbuf o;
+
+	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0)
+		return cli_fail(&err);
+	o.exact = a->bytes;
+	if (a->export && strcmp(a->export, "json") == 0)
+		print_json(&o, pid, w, h, r);
+	else
+		print_text(&o, pid, w, h, r);
+	if (outbuf_close(&o, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
+static bool trace_over(const struct args *a, const struct timespec *t0)
+{
+	return interrupted || (a->duration > 0 && since(t0) >= a->duration);
+}
+
+/* The mmap family from the kernel. */
+static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
+			const struct how *h)
+{
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
 	struct bpfmaps *bm;
 	struct timespec t0;
-	struct outbuf o;
 	struct arena ar;
-	struct who w;
-	pid_t pid = a->pid;
 	int rc = 0;
 
-	if (a->name && (rc = cli_find_by_name(a->name, &pid)) >= 0)
-		return rc;
-	rc = 0;
-	who_read(pid, &w);
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
-		rc = cli_fail(&err);
-		goto out_who;
+		if (h->tried)
+			fprintf(stderr,
+				"vmscope: the tracer was not injected: %s\n",
+				h->why);
+		return cli_fail(&err);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!interrupted && !bpfmaps_ended(bm) &&
-	       !(a->duration > 0 && since(&t0) >= a->duration)) {
+	while (!trace_over(a, &t0) && !bpfmaps_ended(bm)) {
 		if (bpfmaps_drain(bm, 50, &err) < 0) {
 			rc = cli_fail(&err);
 			goto out;
@@ -123,23 +184,138 @@ int cli_trace_attach(const struct args *a)
 		goto out;
 	}
 	arena_init(&ar);
-	if (bpfmaps_report(bm, 0, bpfmaps_marks(bm) + 1, &ar, &rep, &err) < 0 ||
-	    outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
+	if (bpfmaps_report(bm, 0, bpfmaps_marks(bm) + 1, &ar, &rep, &err) < 0)
 		rc = cli_fail(&err);
-		arena_fini(&ar);
-		goto out;
-	}
-	o.exact = a->bytes;
-	if (a->export && strcmp(a->export, "json") == 0)
-		print_json(&o, pid, &w, &rep);
 	else
-		print_text(&o, pid, &w, &rep);
-	if (outbuf_close(&o, &err) < 0)
-		rc = cli_fail(&err);
+		rc = print(a, pid, w, h, &rep);
 	arena_fini(&ar);
 out:
 	bpfmaps_free(bm); /* detached: the process runs on untraced */
-out_who:
+	return rc;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { 0, ms * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+/* The tracer library injected: 1 when it could not be (h->why says
+ * why: the caller falls back to the kernel's), else the status. */
+static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
+			  struct how *h)
+{
+	struct tracer_opts to = { .output = TRACER_OUT_KEEP };
+	struct inject_call_result res;
+	struct vms_error err = { 0 };
+	struct vms_trace_report rep;
+	struct timespec t0;
+	struct tracer *tr;
+	struct arena ar;
+	char lib[4096], abs[4096], path[128];
+	int rc = 0, idle = 0;
+
+	to.library = cli_trace_library(lib, sizeof(lib));
+	if (!realpath(to.library, abs)) {
+		snprintf(h->why, sizeof(h->why), "the tracer library %s: %s",
+			 to.library, strerror(errno));
+		return 1;
+	}
+	if (tracer_new(&tr, &to, &err) < 0 ||
+	    tracer_attached(tr, pid, path, sizeof(path)) < 0) {
+		snprintf(h->why, sizeof(h->why), "%s", err.msg);
+		tracer_free(tr);
+		return 1;
+	}
+	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
+			    &err) < 0 ||
+	    res.ret < 0) {
+		if (res.ret < 0)
+			snprintf(h->why, sizeof(h->why),
+				 "the tracer library in process %d refused "
+				 "to attach: %s%s",
+				 (int)pid, strerror((int)-res.ret),
+				 res.ret == -EALREADY
+					 ? " (another vmscope traces it "
+					   "now, or vmscope --trace started "
+					   "it)"
+					 : "");
+		else
+			snprintf(h->why, sizeof(h->why), "%s", err.msg);
+		tracer_free(tr);
+		return 1;
+	}
+	h->injected = true;
+	h->got = res.ret;
+	h->frozen_us = res.frozen_us;
+	h->held_us = res.held_us;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!trace_over(a, &t0) && !tracer_wait(tr, NULL)) {
+		long got = tracer_drain(tr, &err);
+
+		if (got < 0) {
+			rc = cli_fail(&err);
+			break;
+		}
+		if (got)
+			idle = 0;
+		else
+			nap_ms(++idle < 10 ? 1 : 5);
+	}
+	/* every entry put back, then what the rings still hold */
+	if (!tracer_wait(tr, NULL) &&
+	    inject_lib_call(pid, abs, false, "vmstrace_detach", NULL, &res,
+			    &err) < 0 &&
+	    !tracer_wait(tr, NULL))
+		fprintf(stderr,
+			"vmscope: the tracer's GOT entries in process %d "
+			"were not put back (%s): they stay redirected to "
+			"its library, which goes pass-through now\n",
+			(int)pid, err.msg);
+	while (!rc && tracer_drain(tr, &err) > 0)
+		;
+	arena_init(&ar);
+	if (!rc &&
+	    tracer_report(tr, 0, tracer_marks(tr) + 1, &ar, &rep, &err) < 0)
+		rc = cli_fail(&err);
+	else if (!rc) {
+		rep.exit_status = -1;
+		rc = print(a, pid, w, h, &rep);
+	}
+	arena_fini(&ar);
+	tracer_free(tr); /* pass-through: the process runs on untraced */
+	return rc;
+}
+
+int cli_trace_attach(const struct args *a)
+{
+	struct sigaction sa = { .sa_handler = on_int };
+	struct how h = { 0 };
+	struct who w;
+	pid_t pid = a->pid;
+	int rc = 0;
+
+	if (a->name && (rc = cli_find_by_name(a->name, &pid)) >= 0)
+		return rc;
+	who_read(pid, &w);
+	/* no SA_RESTART: a Ctrl-C during the injection ends the trace as
+	 * soon as the library is in (and its entries are put back) */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* VMSCOPE_TRACE_KERNEL=1: never inject (the kernel's view only) */
+	if (getenv("VMSCOPE_TRACE_KERNEL") &&
+	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "1") == 0) {
+		snprintf(h.why, sizeof(h.why), "%s",
+			 "VMSCOPE_TRACE_KERNEL=1 asks for the kernel's view "
+			 "only");
+		rc = 1;
+	} else {
+		h.tried = true;
+		rc = trace_injected(a, pid, &w, &h);
+	}
+	if (rc == 1)
+		rc = trace_kernel(a, pid, &w, &h);
 	free(w.comm);
 	free(w.cmdline);
 	return rc;

@@ -61,7 +61,7 @@ static void on_int(int sig)
 
 /* The tracer library: $VMSCOPE_TRACELIB, beside the executable (a build
  * tree: build/), or where make install puts it. */
-static const char *library(char *buf, size_t n)
+const char *cli_trace_library(char *buf, size_t n)
 {
 	const char *env = getenv("VMSCOPE_TRACELIB"), *exe = selfcopy_exe();
 	static const char *const beside[] = { "build/" LIBNAME, LIBNAME };
@@ -97,9 +97,9 @@ int cli_trace_check(const struct args *a)
 				       "text|json prints its mmap family");
 	if (!a->cmd && a->trace_sample)
 		return cli_usage_error("%s",
-				       "--trace-sample samples the malloc "
-				       "family, which attaching does not "
-				       "trace in this version yet");
+				       "--trace-sample with a PID (sampling "
+				       "an attached trace) is not in this "
+				       "version yet");
 	if (!a->cmd && a->save)
 		return cli_usage_error("%s", "a running process's trace saved "
 					     "with -w is not in this version "
@@ -311,7 +311,7 @@ int cli_trace(const struct args *a)
 
 	if (!a->cmd)
 		return cli_trace_attach(a);
-	to.library = library(lib, sizeof(lib));
+	to.library = cli_trace_library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
 		return cli_fail(&err);
 	if (tracer_launch(tr, a->cmd, &pid, &err) < 0) {

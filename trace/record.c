@@ -32,6 +32,7 @@ static uintptr_t self_lo, self_hi; /* this library's text */
 
 struct thread_state {
 	int slot; /* its ring, or -1: none to be had */
+	unsigned gen; /* the vt_start() its ring is of */
 	int rounds; /* destructor rounds seen (thread_done) */
 	uint32_t next_id;
 	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
@@ -39,6 +40,9 @@ struct thread_state {
 };
 
 static TLS struct thread_state *ts;
+/* vt_start()s so far: a running process attached again (attach.c) has
+ * new rings; a thread's state of an earlier one is started again. */
+static unsigned gen;
 static TLS int tls_busy; /* inside the library: forward unrecorded */
 /* A thread's state after its end (a destructor of another key may still
  * allocate): no ring, nothing recorded. */
@@ -170,7 +174,7 @@ static void thread_done(void *p)
 		pthread_setspecific(exit_key, t);
 		return;
 	}
-	if (t->slot >= 0 && hdr)
+	if (t->slot >= 0 && hdr && t->gen == gen)
 		__atomic_store_n(&tw_slot_at(hdr, (unsigned)t->slot)->state,
 				 TW_SLOT_DONE, __ATOMIC_RELEASE);
 	ts = &ended;
@@ -182,13 +186,19 @@ static struct thread_state *thread_state(void)
 	struct thread_state *t;
 	unsigned i;
 
-	if (ts)
+	if (ts && (ts == &ended || ts->gen == gen))
 		return ts;
-	t = next_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
+	if (ts) { /* of an earlier attach: its ring is not in this file */
+		t = ts;
+		memset(t, 0, sizeof(*t));
+	} else {
+		t = next_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (t == MAP_FAILED)
+			return NULL;
+	}
 	t->slot = -1;
+	t->gen = gen;
 	for (i = 0; i < hdr->slots; i++) {
 		struct tw_slot *sl = tw_slot_at(hdr, i);
 		uint32_t want = TW_SLOT_FREE;
@@ -630,6 +640,16 @@ void vt_forked(void)
 	off = true;
 }
 
+void vt_stop(void)
+{
+	off = true;
+}
+
+bool vt_orphaned(void)
+{
+	return hdr && consumer_gone();
+}
+
 int vt_start(struct tw_header *h)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
@@ -654,8 +674,17 @@ int vt_start(struct tw_header *h)
 		sample_mean = h->sample_bytes;
 	}
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	pthread_key_create(&exit_key, thread_done);
+	if (!hdr)
+		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();
+	/* again (attach.c, after a detach): the new file has none of the
+	 * modules sent to the old one */
+	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	gen++;
 	hdr = h;
+	off = false;
 	return 0;
 }

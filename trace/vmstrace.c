@@ -96,9 +96,17 @@ TLS int in_cxx;
 
 /* ---- start ---- */
 
+/* Preloaded: the definition after this library's (RTLD_NEXT). Loaded
+ * into a running process (attach.c): the one the program's own lookups
+ * find (RTLD_DEFAULT: this library, loaded RTLD_LOCAL, is not in the
+ * global scope), which is the program's allocator, jemalloc's as much as
+ * glibc's; RTLD_NEXT would skip to the one after this library's own
+ * dependencies. */
+bool vt_attach_mode;
+
 static void *sym(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	return dlsym(vt_attach_mode ? RTLD_DEFAULT : RTLD_NEXT, name);
 }
 
 static void resolve(void)
@@ -182,11 +190,18 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	char *end;
 	long fd;
 
+	if (!e) {
+		/* Not preloaded by vmscope: loaded into a running process
+		 * (attach.c), whose environment is left alone; nothing is
+		 * recorded before vmstrace_attach(). */
+		vt_attach_mode = true;
+		resolve();
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
+		return;
+	}
 	resolve();
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
 	leave_environment();
-	if (!e)
-		return;
 	fd = strtol(e, &end, 10);
 	if (*end || fd < 0 || fd > 1 << 20)
 		return;
@@ -439,6 +454,49 @@ EXPORT void *sbrk(intptr_t inc)
 		vt_record(TW_OP_BRK, true, (uintptr_t)p, (uint64_t)inc, 0, 0);
 	return p;
 }
+
+/* ---- the functions attach.c redirects the program's GOT entries to ---- */
+
+/* This library's own addresses (an exported name taken in PIC code is
+ * the global definition's, which in a running process is the program's
+ * allocator): hidden aliases. */
+#define LOCAL(f)                                                               \
+	extern __typeof(f) f##_local                                           \
+		__attribute__((alias(#f), copy(f), visibility("hidden")))
+LOCAL(malloc);
+LOCAL(free);
+LOCAL(calloc);
+LOCAL(realloc);
+LOCAL(reallocarray);
+LOCAL(posix_memalign);
+LOCAL(aligned_alloc);
+LOCAL(memalign);
+LOCAL(valloc);
+LOCAL(pvalloc);
+LOCAL(mmap);
+LOCAL(munmap);
+LOCAL(mremap);
+
+const struct vt_fn vt_fns[] = {
+	{ "malloc", (void *)malloc_local, (void **)&next_malloc },
+	{ "free", (void *)free_local, (void **)&next_free },
+	{ "calloc", (void *)calloc_local, (void **)&next_calloc },
+	{ "realloc", (void *)realloc_local, (void **)&next_realloc },
+	{ "reallocarray", (void *)reallocarray_local,
+	  (void **)&next_reallocarray },
+	{ "posix_memalign", (void *)posix_memalign_local,
+	  (void **)&next_posix_memalign },
+	{ "aligned_alloc", (void *)aligned_alloc_local,
+	  (void **)&next_aligned_alloc },
+	{ "memalign", (void *)memalign_local, (void **)&next_memalign },
+	{ "valloc", (void *)valloc_local, (void **)&next_valloc },
+	{ "pvalloc", (void *)pvalloc_local, (void **)&next_pvalloc },
+	{ "mmap", (void *)mmap_local, (void **)&next_mmap },
+	{ "mmap64", (void *)mmap_local, (void **)&next_mmap },
+	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
+	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
+};
+const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 
 /* ---- C++'s operator new and delete: recorded as the program's calls,
  * forwarded to the next definition (libstdc++'s, or an allocator's own,

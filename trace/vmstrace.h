@@ -21,6 +21,24 @@
 extern void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 extern int (*next_munmap)(void *, size_t);
 
+/* Loaded into a running process rather than preloaded (attach.c): the
+ * next definitions are the global ones. */
+extern bool vt_attach_mode;
+/* The functions a running process's GOT entries are redirected to, by
+ * the symbol's name, with the next definition each forwards to. */
+struct vt_fn {
+	const char *name;
+	void *ours;
+	void **next;
+};
+extern const struct vt_fn vt_fns[];
+extern const unsigned vt_nfns;
+/* record.c's: records nothing more (a detach). */
+void vt_stop(void);
+/* record.c's: whether the vmscope reading the rings is gone (its pid no
+ * longer exists). */
+bool vt_orphaned(void);
+
 /* Inside C++'s operator new or delete, whose own malloc and free are not
  * the program's calls (vmstrace.c sets it, record.c reads it). */
 extern TLS int in_cxx;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct tracer {
 	struct tracesym *sym;
 	struct slot_map *maps[TW_SLOTS];
 	pid_t pid;
+	bool attached; /* pid is not vmscope's child (tracer_attached) */
 	bool reaped;
 	int status;
 	uint64_t end_ns; /* when the command was seen ended */
@@ -123,6 +125,18 @@ void tracer_free(struct tracer *tr)
 	if (tr->hdr) {
 		/* the command runs on untraced */
 		__atomic_store_n(&tr->hdr->passthrough, 1, __ATOMIC_RELEASE);
+		if (tr->attached) {
+			/* a running process keeps the file mapped (its
+			 * library is never unloaded): the rings' memory is
+			 * given back, the header (pass-through) kept */
+			off_t at = (off_t)(tw_ring_at(tr->hdr, 0) -
+					   (unsigned char *)tr->hdr);
+
+			at = (at + 4095) & ~(off_t)4095;
+			fallocate(tr->fd,
+				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  at, (off_t)TW_FILE_BYTES - at);
+		}
 		munmap(tr->hdr, TW_FILE_BYTES);
 	}
 	close(tr->fd);
@@ -272,7 +286,12 @@ bool tracer_wait(struct tracer *tr, int *status)
 {
 	int st;
 
-	if (!tr->reaped && tr->pid > 0 &&
+	if (!tr->reaped && tr->attached && kill(tr->pid, 0) < 0 &&
+	    errno == ESRCH) {
+		tr->reaped = true; /* gone; how it ended is not known */
+		tr->end_ns = tracer_now(tr);
+	}
+	if (!tr->reaped && !tr->attached && tr->pid > 0 &&
 	    waitpid(tr->pid, &st, WNOHANG) == tr->pid) {
 		tr->reaped = true;
 		tr->status = st;
@@ -281,6 +300,16 @@ bool tracer_wait(struct tracer *tr, int *status)
 	if (tr->reaped && status)
 		*status = tr->status;
 	return tr->reaped;
+}
+
+int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
+{
+	tr->pid = pid;
+	tr->attached = true;
+	return snprintf(path, n, "/proc/%d/fd/%d", (int)getpid(), tr->fd) <
+			       (int)n
+		       ? 0
+		       : -1;
 }
 
 /* ---- the rings ---- */
@@ -621,7 +650,7 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 				     "out of memory for the trace report");
 	out->sample_bytes = tr->hdr->sample_bytes;
 	out->sampled = out->sample_bytes != 0;
-	out->attached = false;
+	out->attached = tr->attached;
 	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
 	out->dropped_bytes =
 		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);

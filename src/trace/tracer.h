@@ -60,6 +60,12 @@ void tracer_free(struct tracer *tr);
  * child: tracer_wait() reaps it. */
 int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		  struct vms_error *err);
+/* A process vmscope did not start, into which the tracer library is
+ * loaded (src/capture/ptrace/inject_call.h, trace/attach.c): path gets
+ * where that library opens the shared file (/proc/<vmscope>/fd/<fd>: the
+ * target needs only the ptrace access it was attached with), and
+ * tracer_wait() says true once pid is gone (its status unknown). */
+int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n);
 /* Reads every ring up to its head; returns the number of records read,
  * -1 on out of memory (err). */
 long tracer_drain(struct tracer *tr, struct vms_error *err);

@@ -42,6 +42,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import vmstest as T  # noqa: E402
 
 PG = os.sysconf("SC_PAGESIZE")
+# the kernel's view only: the tracer library injected is
+# test_trace_attach_heap.py's
+os.environ["VMSCOPE_TRACE_KERNEL"] = "1"
 
 
 LIB_C = r"""

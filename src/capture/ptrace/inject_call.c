@@ -1,0 +1,549 @@
+/* inject_call.c — inject_call.h: dlopen, dlsym and one function of the
+ * library called in a borrowed thread of a running process.
+ */
+#include "capture/ptrace/inject_call.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/ptrace/freeze.h"
+#include "capture/ptrace/inject.h"
+#include "elf/elfimage.h"
+#include "linux/procfile.h"
+#include "linux/procfs.h"
+#include "linux/smaps.h"
+#include "model/snapshot.h"
+
+#if defined(__x86_64__)
+
+/* The return address of every call: below mmap_min_addr, never mapped. */
+#define TRAP 0xdea0ull
+#define SCAN_BYTES (32u << 10)
+#define STR_BYTES 2048u
+#define NAP_NS 20000000L
+
+/* ---- the target's code: libc's functions, the loader's range ---- */
+
+struct range {
+	uint64_t lo, hi;
+};
+
+struct target {
+	uint64_t dlopen, dlsym;
+	struct range ld; /* the loader's code */
+	struct range avoid[16]; /* libc's malloc family, dl* */
+	unsigned navoid;
+	struct vms_snapshot *maps; /* for the threads' stacks */
+};
+
+static const char *const avoided[] = {
+	"malloc",	"free",	    "calloc",	      "realloc",
+	"reallocarray", "memalign", "posix_memalign", "aligned_alloc",
+	"valloc",	"pvalloc",  "malloc_trim",    "dlopen",
+	"dlsym",	"dlclose",  "dlmopen",	      "dl_iterate_phdr",
+};
+
+static bool is_libc(const char *p)
+{
+	return strstr(p, "/libc.so") != NULL;
+}
+
+static bool is_ld(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b && strncmp(b + 1, "ld-", 3) == 0;
+}
+
+static void libc_symbols(pid_t pid, const struct vms_region *r,
+			 struct target *t)
+{
+	struct elfimage_src src;
+	struct elfimage im;
+	struct elfimage_sym y;
+	struct vms_error ignore;
+	struct arena a;
+	uint64_t bias;
+	unsigned i;
+	int fd = procfile_open(pid, r);
+
+	if (fd < 0)
+		return;
+	arena_init(&a);
+	if (elfimage_src_fd(fd, &src, &ignore) == 0 &&
+	    elfimage_read(&src, &a, &im, &ignore) == 0 && im.is_image &&
+	    elfimage_bias(&im, r->start, r->offset, &bias)) {
+		if (elfimage_symbol(&im, &src, "dlopen", &y))
+			t->dlopen = y.value + bias;
+		if (elfimage_symbol(&im, &src, "dlsym", &y))
+			t->dlsym = y.value + bias;
+		for (i = 0;
+		     i < sizeof(avoided) / sizeof(avoided[0]) && t->navoid < 16;
+		     i++)
+			if (elfimage_symbol(&im, &src, avoided[i], &y) &&
+			    y.size) {
+				t->avoid[t->navoid].lo = y.value + bias;
+				t->avoid[t->navoid++].hi =
+					y.value + bias + y.size;
+			}
+	}
+	arena_fini(&a);
+	close(fd);
+}
+
+static int read_target(pid_t pid, struct target *t, struct vms_error *err)
+{
+	struct vms_snapshot *s = NULL;
+	char *buf;
+	size_t len, i;
+	int tries;
+
+	memset(t, 0, sizeof(*t));
+	for (tries = 0; tries < SMAPS_TRIES && !s; tries++) {
+		if (procfs_read_pid(pid, "maps", &buf, &len) < 0)
+			return procfs_errno_error(err, pid, "maps", errno);
+		s = vms_snapshot_new();
+		if (!s) {
+			free(buf);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		if (smaps_parse_buffer(s, buf, len, err) < 0) {
+			vms_snapshot_free(s);
+			s = NULL;
+		}
+		free(buf);
+	}
+	if (!s)
+		return -1;
+	t->maps = s;
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+
+		if (!r->path || r->path[0] != '/' || !(r->perms & VMS_PERM_X))
+			continue;
+		if (is_ld(r->path) && !t->ld.lo) {
+			t->ld.lo = r->start;
+			t->ld.hi = r->end;
+		}
+		if (is_libc(r->path) && !t->dlopen)
+			libc_symbols(pid, r, t);
+	}
+	if (!t->dlopen || !t->dlsym)
+		return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
+				     "cannot load the tracer into process %d: "
+				     "its libc has no dlopen (glibc 2.34 or "
+				     "later has it; a static or musl program "
+				     "cannot be attached)",
+				     (int)pid);
+	return 0;
+}
+
+/* ---- which thread ---- */
+
+static const long blocking[] = {
+	0 /* read */,
+	1 /* write */,
+	7 /* poll */,
+	17 /* pread64 */,
+	19 /* readv */,
+	23 /* select */,
+	34 /* pause */,
+	35 /* nanosleep */,
+	42 /* connect */,
+	43 /* accept */,
+	44 /* sendto */,
+	45 /* recvfrom */,
+	46 /* sendmsg */,
+	47 /* recvmsg */,
+	61 /* wait4 */,
+	128 /* sigtimedwait */,
+	130 /* sigsuspend */,
+	230 /* clock_nanosleep */,
+	232 /* epoll_wait */,
+	247 /* waitid */,
+	270 /* pselect6 */,
+	271 /* ppoll */,
+	281 /* epoll_pwait */,
+	288 /* accept4 */,
+	426 /* io_uring_enter */,
+	441 /* epoll_pwait2 */,
+};
+
+static bool in_range(const struct range *r, uint64_t v)
+{
+	return v >= r->lo && v < r->hi;
+}
+
+static long long seccomp_of(pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	size_t n;
+	long long v;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, "Seccomp");
+	free(b);
+	return v < 0 ? 0 : v;
+}
+
+/* Whether the stack at sp has STACK_ROOM below it in its mapping (the
+ * main thread's [stack] grows). */
+#define STACK_ROOM (128u << 10)
+
+static bool stack_room(const struct target *t, uint64_t sp)
+{
+	size_t i;
+
+	for (i = 0; i < t->maps->nregions; i++) {
+		const struct vms_region *r = &t->maps->regions[i];
+
+		if (sp > r->start && sp <= r->end)
+			return (r->path && strcmp(r->path, "[stack]") == 0) ||
+			       sp - r->start >= STACK_ROOM;
+	}
+	return false;
+}
+
+static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
+			const struct target *t)
+{
+	const struct user_regs_struct *r = &th->regs;
+	long nr = (long)r->orig_rax, rc = (long)r->rax;
+	static uint64_t w[SCAN_BYTES / 8];
+	ssize_t got;
+	size_t i, k, n;
+	bool listed = false;
+
+	if (!th->stopped || th->pending_sig || !inject_regs_native(r))
+		return false;
+	for (i = 0; i < sizeof(blocking) / sizeof(blocking[0]); i++)
+		listed |= nr == blocking[i];
+	/* interrupted inside the call: -ERESTARTSYS .. -ERESTART_RESTARTBLOCK */
+	if (!listed || rc < -516 || rc > -512)
+		return false;
+	if (in_range(&t->ld, r->rip) || !stack_room(t, r->rsp))
+		return false;
+	got = pread(mem, w, sizeof(w), (off_t)r->rsp);
+	if (got <= 0)
+		return false;
+	n = (size_t)got / 8;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < t->navoid; k++)
+			if (in_range(&t->avoid[k], w[i]))
+				return false;
+	}
+	return seccomp_of(pid, th->tid) == 0;
+}
+
+/* ---- one call ---- */
+
+static int setregs(pid_t tid, const struct user_regs_struct *r)
+{
+	struct iovec iov = { (void *)r, sizeof(*r) };
+
+	return (int)ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov);
+}
+
+static long call_fail(struct vms_error *err, pid_t tid, const char *what)
+{
+	return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+			     "cannot load the tracer: thread %d %s: %s",
+			     (int)tid, what, strerror(errno));
+}
+
+/* Runs fn(a0, a1) with stack pointer sp (whose word holds TRAP) in tid,
+ * stopped at a ptrace stop; returns with tid at the SIGSEGV stop. */
+static int call(pid_t tid, const struct user_regs_struct *saved, uint64_t sp,
+		uint64_t fn, uint64_t a0, uint64_t a1, uint64_t *ret,
+		struct vms_error *err)
+{
+	struct user_regs_struct r = *saved;
+	int st, sig;
+
+	r.rip = fn;
+	r.rdi = a0;
+	r.rsi = a1;
+	r.rax = 0;
+	r.orig_rax = (unsigned long long)-1; /* no restart */
+	r.rsp = sp;
+	r.eflags &= ~0x400ull; /* DF clear, as the ABI says at a call */
+	if (setregs(tid, &r) < 0)
+		return (int)call_fail(err, tid, "registers");
+	if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
+		return (int)call_fail(err, tid, "resumed");
+	for (;;) {
+		if (inject_wait_stop(tid, &st, 1000) < 0) {
+			if (errno == ETIMEDOUT)
+				continue; /* never let go mid-call */
+			return (int)call_fail(err, tid, "exited in the call");
+		}
+		sig = inject_delivery_sig(st);
+		if (sig == SIGSEGV && inject_getregs(tid, &r) == 0 &&
+		    r.rip == TRAP) {
+			*ret = r.rax;
+			return 0;
+		}
+		/* another signal: delivered; any other stop: resumed */
+		ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);
+	}
+}
+
+static int put_str(int mem, uint64_t at, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return pwrite(mem, s, n, (off_t)at) == (ssize_t)n ? 0 : -1;
+}
+
+struct job {
+	const char *lib, *fn, *arg;
+	bool load;
+};
+
+/* Borrows tid (saved registers at its interrupt stop) for the three
+ * calls, and puts it back. */
+static int borrow(pid_t pid, int mem, pid_t tid,
+		  const struct user_regs_struct *saved, const struct target *t,
+		  const struct job *j, long *out, struct vms_error *err)
+{
+	struct user_fpregs_struct fp;
+	struct iovec fiov = { &fp, sizeof(fp) };
+	uint64_t base = (saved->rsp - 128) & ~15ull, s_lib, s_fn, s_arg, sp;
+	uint64_t trap = TRAP, h = 0, f = 0, rv = 0;
+	/* the kernel's mask: bit sig - 1 */
+	uint64_t all = ~0ull, old;
+	int rc = -1;
+
+	(void)pid;
+	if (strlen(j->lib) + strlen(j->fn) + (j->arg ? strlen(j->arg) : 0) + 3 >
+	    STR_BYTES)
+		return vms_error_set(err, VMS_ERR_USAGE, ENAMETOOLONG,
+				     "the tracer library's path is too long");
+	s_lib = base - STR_BYTES;
+	s_fn = s_lib + strlen(j->lib) + 1;
+	s_arg = s_fn + strlen(j->fn) + 1;
+	sp = ((s_lib - 64) & ~15ull) - 8; /* as after a call: 8 mod 16 */
+	if (put_str(mem, s_lib, j->lib) < 0 || put_str(mem, s_fn, j->fn) < 0 ||
+	    (j->arg && put_str(mem, s_arg, j->arg) < 0) ||
+	    pwrite(mem, &trap, 8, (off_t)sp) != 8)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot load the tracer: thread %d's "
+				     "stack cannot be written",
+				     (int)tid);
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRFPREG, &fiov) < 0 ||
+	    ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(old), &old) < 0)
+		return (int)call_fail(err, tid, "state");
+	all &= ~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) |
+		 1ull << (SIGILL - 1) | 1ull << (SIGFPE - 1) |
+		 1ull << (SIGTRAP - 1) | 1ull << (SIGSYS - 1));
+	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all);
+	if (call(tid, saved, sp, t->dlopen, s_lib,
+		 RTLD_NOW | RTLD_LOCAL | (j->load ? 0 : RTLD_NOLOAD), &h,
+		 err) < 0)
+		goto back;
+	if (!h) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
+			      j->load ? "process %d could not load %s (dlopen "
+					"failed: its own loader refused it)"
+				      : "process %d has no %s loaded",
+			      (int)pid, j->lib);
+		goto back;
+	}
+	if (call(tid, saved, sp, t->dlsym, h, s_fn, &f, err) < 0)
+		goto back;
+	if (!f) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
+			      "%s in process %d has no %s", j->lib, (int)pid,
+			      j->fn);
+		goto back;
+	}
+	if (call(tid, saved, sp, f, j->arg ? s_arg : 0, 0, &rv, err) < 0)
+		goto back;
+	*out = (long)(int)rv;
+	rc = 0;
+back:
+	/* at the SIGSEGV stop: the thread's own state back; the detach
+	 * (freeze_release) drops the signal and the kernel restarts the
+	 * interrupted call */
+	if (setregs(tid, saved) < 0 ||
+	    ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRFPREG, &fiov) < 0)
+		rc = (int)call_fail(err, tid, "put back");
+	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(old), &old);
+	return rc;
+}
+
+static uint64_t us_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)((now.tv_sec - t0->tv_sec) * 1000000 +
+			  (now.tv_nsec - t0->tv_nsec) / 1000);
+}
+
+/* Whether pid is stopped (SIGSTOP, a debugger): its state T or t. */
+static bool stopped(pid_t pid)
+{
+	char *b, *at;
+	size_t n;
+	bool st = false;
+
+	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+		return false;
+	at = memrchr(b, ')', n);
+	if (at && at + 2 < b + n)
+		st = at[2] == 'T' || at[2] == 't';
+	free(b);
+	return st;
+}
+
+static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
+	       struct vms_error *err)
+{
+	struct freeze_how how = { 2000, "try again", -1 };
+	struct target t;
+	struct freeze f;
+	struct timespec t0;
+	char path[64];
+	int mem, tries, rc = -1;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	if (stopped(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "cannot load the tracer into process %d: "
+				     "it is stopped (SIGSTOP, or a debugger "
+				     "holds it); it is left so",
+				     (int)pid);
+	if (read_target(pid, &t, err) < 0) {
+		vms_snapshot_free(t.maps);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	mem = open(path, O_RDWR | O_CLOEXEC);
+	if (mem < 0) {
+		vms_snapshot_free(t.maps);
+		return procfs_errno_error(err, pid, "mem", errno);
+	}
+	for (tries = 0; tries < INJECT_CALL_TRIES; tries++) {
+		memset(&f, 0, sizeof(f));
+		if (freeze_stop(&f, pid, &how, err) < 0)
+			break;
+		for (i = 0; i < f.n; i++)
+			if (safe_thread(pid, mem, &f.t[i], &t))
+				break;
+		if (i == f.n) {
+			res->frozen_us += freeze_release(&f);
+			freeze_nap(NAP_NS);
+			continue;
+		}
+		res->tid = f.t[i].tid;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		freeze_release_others(&f, f.t[i].tid);
+		rc = borrow(pid, mem, f.t[i].tid, &f.t[i].regs, &t, j,
+			    &res->ret, err);
+		res->held_us = us_since(&t0);
+		res->frozen_us += freeze_release(&f);
+		break;
+	}
+	if (tries == INJECT_CALL_TRIES)
+		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+			      "cannot load the tracer into process %d: no "
+			      "thread of it is waiting in a system call "
+			      "outside the allocator and the loader (%d "
+			      "tries); the mmap family only is traced",
+			      (int)pid, INJECT_CALL_TRIES);
+	close(mem);
+	vms_snapshot_free(t.maps);
+	return rc;
+}
+
+#else
+
+static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
+	       struct vms_error *err)
+{
+	(void)j;
+	(void)res;
+	return vms_error_set(err, VMS_ERR_USAGE, ENOSYS,
+			     "cannot load the tracer into process %d: this "
+			     "version injects on x86_64 only",
+			     (int)pid);
+}
+
+#endif
+
+/* ---- the child that does it (vmscope may die meanwhile) ---- */
+
+struct wire {
+	int rc;
+	struct inject_call_result res;
+	struct vms_error err;
+};
+
+int inject_lib_call(pid_t pid, const char *lib, bool load, const char *fn,
+		    const char *arg, struct inject_call_result *res,
+		    struct vms_error *err)
+{
+	struct job j = { lib, fn, arg, load };
+	struct wire w;
+	int p[2], st;
+	pid_t kid;
+	ssize_t got;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot make a pipe: %s", strerror(errno));
+	kid = fork();
+	if (kid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+				     "cannot fork: %s", strerror(errno));
+	}
+	if (kid == 0) {
+		close(p[0]);
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		prctl(PR_SET_PDEATHSIG, 0);
+		memset(&w, 0, sizeof(w));
+		w.rc = run(pid, &j, &w.res, &w.err);
+		if (write(p[1], &w, sizeof(w)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	do
+		got = read(p[0], &w, sizeof(w));
+	while (got < 0 && errno == EINTR);
+	close(p[0]);
+	while (waitpid(kid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got != (ssize_t)sizeof(w))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EIO,
+				     "the injecting process of vmscope died");
+	if (w.rc < 0) {
+		*err = w.err;
+		return -1;
+	}
+	*res = w.res;
+	return 0;
+}

@@ -1,0 +1,142 @@
+/* heap_attach.c — a process already running whose heap is traced by an
+ * attach (tests/live/test_trace_attach_heap.py). Prints "ready", then
+ * obeys one command a line on stdin, each answered by one line:
+ *   leak N   N calls of leak_block(): malloc(40), kept
+ *   churn N  N calls of churn_block(): malloc(1000), written, freed
+ *   free N   frees the N oldest blocks kept
+ *   thread N a thread of its own makes N calls of leak_block(), joined
+ *   lib N PATH  loads the library at PATH (dlopen) and calls its
+ *            lib_leak(N), which leaks N blocks of its own
+ *   spin     runs in user code, never in a system call, until SIGUSR1
+ *   end      exits 0
+ * The answer ("ok CMD N SUM") carries a sum of what it reads back from
+ * the blocks kept, so that a traced run's output can be compared with an
+ * untraced one's. Between commands it blocks in read().
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_KEPT 1000000
+
+static char *kept[MAX_KEPT];
+static size_t first, nkept;
+
+__attribute__((noinline)) static char *leak_block(size_t i)
+{
+	char *p = malloc(40);
+
+	if (p)
+		memset(p, (int)(i & 0x7f), 40);
+	return p;
+}
+
+__attribute__((noinline)) static unsigned long churn_block(size_t i)
+{
+	volatile char *p = malloc(1000);
+	unsigned long v;
+
+	if (!p)
+		return 0;
+	p[i % 1000] = (char)i;
+	v = (unsigned char)p[i % 1000];
+	free((void *)p);
+	return v;
+}
+
+/* A thread's leaks, kept by main after the join. */
+struct work {
+	size_t n, from;
+	char **out;
+};
+
+__attribute__((noinline)) static void *leak_thread(void *arg)
+{
+	struct work *w = arg;
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		w->out[i] = leak_block(w->from + i);
+	return NULL;
+}
+
+static volatile sig_atomic_t go_on;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go_on = 1;
+}
+
+static unsigned long sum(void)
+{
+	unsigned long s = 0;
+	size_t i;
+
+	for (i = first; i < nkept; i++)
+		s += (unsigned char)kept[i][i % 40];
+	return s;
+}
+
+int main(void)
+{
+	char line[4200], cmd[16], path[4096];
+	unsigned long n, i, extra;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGUSR1, on_usr1);
+	/* malloc's and free's GOT entries bound now (lazy binding would
+	 * change them at their first call: the test compares them) */
+	free(malloc(1));
+	printf("ready\n");
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "%15s %lu", cmd, &n) < 1)
+			continue;
+		extra = 0;
+		if (strcmp(cmd, "end") == 0)
+			return 0;
+		if (strcmp(cmd, "leak") == 0) {
+			for (i = 0; i < n && nkept < MAX_KEPT; i++) {
+				kept[nkept] = leak_block(nkept);
+				if (kept[nkept])
+					nkept++;
+			}
+		} else if (strcmp(cmd, "churn") == 0) {
+			for (i = 0; i < n; i++)
+				extra += churn_block(i);
+		} else if (strcmp(cmd, "thread") == 0) {
+			struct work w = { n, nkept, kept + nkept };
+			pthread_t t;
+
+			if (n > MAX_KEPT - nkept ||
+			    pthread_create(&t, NULL, leak_thread, &w) != 0)
+				return 1;
+			pthread_join(t, NULL);
+			for (i = 0; i < n; i++)
+				if (kept[nkept])
+					nkept++;
+		} else if (strcmp(cmd, "lib") == 0) {
+			void *h;
+			unsigned long (*fn)(unsigned long);
+
+			if (sscanf(line, "%15s %lu %4095s", cmd, &n, path) != 3 ||
+			    !(h = dlopen(path, RTLD_NOW)) ||
+			    !(*(void **)&fn = dlsym(h, "lib_leak")))
+				return 1;
+			extra = fn(n);
+		} else if (strcmp(cmd, "spin") == 0) {
+			printf("spinning\n");
+			while (!go_on)
+				;
+			go_on = 0;
+		} else if (strcmp(cmd, "free") == 0) {
+			for (i = 0; i < n && first < nkept; i++)
+				free(kept[first++]);
+		}
+		printf("ok %s %lu %lu\n", cmd, n, sum() + extra);
+	}
+	return 0;
+}

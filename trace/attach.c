@@ -1,0 +1,351 @@
+/* attach.c — the tracer library in a process already running: vmscope
+ * loads it with dlopen through its own ptrace injection
+ * (src/capture/ptrace/inject_call.h) and calls vmstrace_attach(path), later
+ * vmstrace_detach(). Loaded RTLD_LOCAL, its malloc is nobody's until the
+ * GOT entries are redirected here; its next definitions are the global
+ * ones (vmstrace.c: vt_attach_mode).
+ *
+ * vmstrace_attach(path): opens the shared file vmscope made at path
+ * (/proc/<vmscope>/fd/N: the library takes no descriptor of the
+ * program's, it closes it once mapped), checks its header, starts
+ * recording (record.c), then redirects the malloc family's and the mmap
+ * family's GOT entries (JUMP_SLOT and GLOB_DAT relocations, in every
+ * module but this library and the loader) to this library's functions,
+ * and its "dlopen" entries to vt_dlopen, which redirects the entries of
+ * the modules the program loads later the same way. An entry is redirected
+ * only when it holds the global definition (the one the next definitions
+ * forward to) or its own module's lazy-binding stub: an entry bound to
+ * another definition (RTLD_DEEPBIND, a private allocator) is left alone.
+ * Entries in RELRO are written between two mprotect()s. Each write is one
+ * aligned 8-byte store: a thread calling through the entry meanwhile calls
+ * the old function or the new, both valid. A block allocated before and
+ * freed after is a free of an unknown block (vmscope counts it as
+ * allocated before tracing).
+ *
+ * vmstrace_detach(): puts every redirected entry back to the value it had
+ * (when it still holds ours), then records nothing more. The library is
+ * never unloaded (no dlclose): a thread may be inside one of its
+ * functions at any moment (it entered through an entry just put back),
+ * and a function pointer the program copied from a GLOB_DAT entry during
+ * the trace still points here; the library is inert (pass-through) after,
+ * and the shared file stays mapped for the same reason. A second
+ * vmstrace_attach() in the same process is refused (-EALREADY): the rings
+ * of the first are the threads' for good.
+ *
+ * vmscope gone (SIGKILL) while attached: the entries stay redirected to
+ * functions that forward to the same definitions as before, and the
+ * recording goes pass-through when vmscope's pid is gone (record.c).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "vmstrace.h"
+
+#define MAX_SLOTS 8192
+
+struct slot {
+	uintptr_t *at;
+	uintptr_t was;
+	bool relro;
+};
+
+static struct slot slots[MAX_SLOTS];
+static unsigned nslots;
+static bool attached; /* redirecting (until the detach) */
+static bool attaching; /* in vmstrace_attach() */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static void *(*next_dlopen)(const char *, int);
+
+static void *vt_dlopen(const char *file, int mode);
+
+/* Writes v at p, through mprotect when p is in a RELRO part. */
+static bool store(uintptr_t *p, uintptr_t v, bool relro)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *page = (void *)((uintptr_t)p & ~(uintptr_t)(pg - 1));
+
+	if (relro && mprotect(page, (size_t)pg, PROT_READ | PROT_WRITE) < 0)
+		return false;
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	if (relro)
+		mprotect(page, (size_t)pg, PROT_READ);
+	return true;
+}
+
+static bool seen(const uintptr_t *p)
+{
+	unsigned i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i].at == p)
+			return true;
+	return false;
+}
+
+/* A module's dynamic table, with pointers made absolute (glibc relocates
+ * most of them in place; a loader that does not leaves them relative). */
+struct dyn {
+	const ElfW(Rela) * rela, *jmprel;
+	size_t relasz, jmprelsz;
+	const ElfW(Sym) * symtab;
+	const char *strtab;
+};
+
+static uintptr_t absolute(const struct dl_phdr_info *info, uintptr_t v)
+{
+	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
+}
+
+static bool read_dyn(const struct dl_phdr_info *info, struct dyn *d)
+{
+	const ElfW(Dyn) *dy = NULL;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dy = (const void *)(info->dlpi_addr +
+					    info->dlpi_phdr[i].p_vaddr);
+	if (!dy)
+		return false;
+	for (; dy->d_tag != DT_NULL; dy++) {
+		uintptr_t v = dy->d_un.d_ptr;
+
+		switch (dy->d_tag) {
+		case DT_RELA:
+			d->rela = (const void *)absolute(info, v);
+			break;
+		case DT_RELASZ:
+			d->relasz = dy->d_un.d_val;
+			break;
+		case DT_JMPREL:
+			d->jmprel = (const void *)absolute(info, v);
+			break;
+		case DT_PLTRELSZ:
+			d->jmprelsz = dy->d_un.d_val;
+			break;
+		case DT_PLTREL:
+			if (dy->d_un.d_val != DT_RELA)
+				return false; /* REL: not on x86_64/aarch64 */
+			break;
+		case DT_SYMTAB:
+			d->symtab = (const void *)absolute(info, v);
+			break;
+		case DT_STRTAB:
+			d->strtab = (const void *)absolute(info, v);
+			break;
+		}
+	}
+	return d->symtab && d->strtab;
+}
+
+#if defined(__x86_64__)
+#define R_SLOT R_X86_64_JUMP_SLOT
+#define R_GLOB R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define R_SLOT R_AARCH64_JUMP_SLOT
+#define R_GLOB R_AARCH64_GLOB_DAT
+#endif
+
+/* Whether v lies in one of the module's loaded parts (its own lazy
+ * binding stub). */
+static bool in_module(const struct dl_phdr_info *info, uintptr_t v)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && v >= lo && v < lo + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static bool in_relro(const struct dl_phdr_info *info, uintptr_t p)
+{
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_GNU_RELRO && p >= lo &&
+		    p < lo + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+/* What the entry for name is redirected to, and the definition it must
+ * hold now; false when name is none of the family. */
+static bool target_of(const char *name, uintptr_t *ours, uintptr_t *global)
+{
+	unsigned i;
+
+	if (strcmp(name, "dlopen") == 0) {
+		*ours = (uintptr_t)vt_dlopen;
+		*global = (uintptr_t)next_dlopen;
+		return next_dlopen != NULL;
+	}
+	for (i = 0; i < vt_nfns; i++)
+		if (strcmp(name, vt_fns[i].name) == 0) {
+			*ours = (uintptr_t)vt_fns[i].ours;
+			*global = (uintptr_t)*vt_fns[i].next;
+			return *global != 0;
+		}
+	return false;
+}
+
+static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
+			 const ElfW(Rela) * r, size_t bytes)
+{
+	size_t i, n = r ? bytes / sizeof(*r) : 0;
+
+	for (i = 0; i < n && nslots < MAX_SLOTS; i++) {
+		unsigned type = (unsigned)ELF64_R_TYPE(r[i].r_info);
+		size_t sym = ELF64_R_SYM(r[i].r_info);
+		uintptr_t *p, v, ours, global;
+
+		if ((type != R_SLOT && type != R_GLOB) || !sym)
+			continue;
+		if (!target_of(d->strtab + d->symtab[sym].st_name, &ours,
+			       &global))
+			continue;
+		p = (uintptr_t *)(info->dlpi_addr + r[i].r_offset);
+		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+		if (v == ours || seen(p))
+			continue;
+		if (v != global && !(type == R_SLOT && in_module(info, v)))
+			continue; /* bound elsewhere, or not relocated yet */
+		slots[nslots].at = p;
+		slots[nslots].was = v;
+		slots[nslots].relro = in_relro(info, (uintptr_t)p);
+		if (store(p, ours, slots[nslots].relro))
+			nslots++;
+	}
+}
+
+static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	struct dyn d;
+
+	(void)size;
+	(void)ctx;
+	/* not this library (its calls are the next definitions'), not the
+	 * loader, not the vDSO */
+	if (in_module(info, (uintptr_t)patch_module) || strstr(name, "/ld-") ||
+	    strstr(name, "linux-vdso") || strstr(name, "linux-gate"))
+		return 0;
+	if (!read_dyn(info, &d))
+		return 0;
+	patch_relocs(info, &d, d.jmprel, d.jmprelsz);
+	patch_relocs(info, &d, d.rela, d.relasz);
+	return 0;
+}
+
+static void patch_all(void)
+{
+	pthread_mutex_lock(&lock);
+	if (attached)
+		dl_iterate_phdr(patch_module, NULL);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *vt_dlopen(const char *file, int mode)
+{
+	void *h = next_dlopen(file, mode);
+
+	if (h)
+		patch_all();
+	return h;
+}
+
+static int attach_end(int rc)
+{
+	pthread_mutex_lock(&lock);
+	attaching = false;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* The number of GOT entries redirected, or -errno. */
+EXPORT int vmstrace_attach(const char *path);
+EXPORT int vmstrace_attach(const char *path)
+{
+	struct tw_header *h;
+	int fd;
+
+	pthread_mutex_lock(&lock);
+	/* attached by a vmscope that died: this one takes over (the entries
+	 * stay redirected; the rings are the new file's) */
+	if (!vt_attach_mode || (attached && !vt_orphaned()) || attaching) {
+		pthread_mutex_unlock(&lock);
+		return -EALREADY; /* preloaded, or attached now */
+	}
+	attaching = true;
+	pthread_mutex_unlock(&lock);
+	if (!next_mmap || !next_munmap)
+		return -ENOSYS;
+	next_dlopen =
+		(void *(*)(const char *, int))dlsym(RTLD_DEFAULT, "dlopen");
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return attach_end(-errno);
+	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return attach_end(-ENOMEM);
+	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
+	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
+		next_munmap(h, TW_FILE_BYTES);
+		return attach_end(-EPROTO);
+	}
+	if (vt_start(h) < 0) {
+		next_munmap(h, TW_FILE_BYTES);
+		return attach_end(-ENOMEM);
+	}
+	pthread_mutex_lock(&lock);
+	attached = true;
+	pthread_mutex_unlock(&lock);
+	patch_all();
+	return attach_end((int)nslots ? (int)nslots : 1);
+}
+
+/* The number of entries put back. */
+EXPORT int vmstrace_detach(void);
+EXPORT int vmstrace_detach(void)
+{
+	unsigned i, back = 0;
+
+	pthread_mutex_lock(&lock);
+	attached = false;
+	for (i = nslots; i-- > 0;) {
+		struct slot *s = &slots[i];
+		uintptr_t v = __atomic_load_n(s->at, __ATOMIC_ACQUIRE);
+		bool mine = v == (uintptr_t)vt_dlopen;
+		unsigned k;
+
+		for (k = 0; k < vt_nfns && !mine; k++)
+			mine = v == (uintptr_t)vt_fns[k].ours;
+		if (mine && store(s->at, s->was, s->relro))
+			back++;
+	}
+	nslots = 0;
+	pthread_mutex_unlock(&lock);
+	vt_stop();
+	return (int)back;
+}
