@@ -250,6 +250,8 @@ static void keep_top(struct all_run *r, size_t top)
 {
 	size_t i, w;
 
+	if (r->n <= 1) /* r->v may be NULL: nothing to order */
+		return;
 	qsort(r->v, r->n, sizeof(*r->v), by_pss);
 	if (r->n <= top)
 		return;
@@ -371,7 +373,7 @@ int cli_all(const struct args *a)
 	}
 	if (a->top)
 		keep_top(&r, (size_t)a->top);
-	else
+	else if (r.n > 1) /* r.v is NULL when nothing was read */
 		qsort(r.v, r.n, sizeof(*r.v), by_pss);
 	rc = write_out(a, &r);
 	free(r.v);
