@@ -689,3 +689,17 @@ uint64_t procfs_mmap_min_addr(void)
 	}
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
+
+long long procfs_thread_seccomp(pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	size_t n;
+	long long v;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, "Seccomp");
+	free(b);
+	return v < 0 ? 0 : v; /* no Seccomp line: a kernel without it */
+}

@@ -26,6 +26,9 @@ int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
 /* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
  * missing. Values without a unit are returned as they are. */
 long long procfs_status_value(const char *buf, size_t len, const char *key);
+/* A thread's seccomp mode (Seccomp: in its own status: a filter is per
+ * thread): 0 none (or a kernel without the line), -1 unreadable. */
+long long procfs_thread_seccomp(pid_t pid, pid_t tid);
 
 /* The mapping of pid that covers addr, by one PROCMAP_QUERY ioctl on
  * /proc/PID/maps (Linux 6.11), without reading the text: 1 with *start,

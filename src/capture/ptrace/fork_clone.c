@@ -35,27 +35,10 @@ static void sigmask_set(pid_t tid, uint64_t mask)
 	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask);
 }
 
-/* The thread's seccomp mode (Seccomp: in its own status): a filter is per
- * thread, and one that kills on clone or wait4 would kill the target. 0
- * none, -1 unknown. */
-static long long thread_seccomp(pid_t pid, pid_t tid)
-{
-	char name[64], *b;
-	size_t n;
-	long long v;
-
-	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, "Seccomp");
-	free(b);
-	return v < 0 ? 0 : v; /* no Seccomp line: a kernel without it */
-}
-
 static bool usable(pid_t pid, const struct freeze_thread *t)
 {
 	return t->stopped && !t->pending_sig && inject_regs_native(&t->regs) &&
-	       thread_seccomp(pid, t->tid) == 0;
+	       procfs_thread_seccomp(pid, t->tid) == 0;
 }
 
 /* The thread to inject into: the main thread, else any other (never one
@@ -148,7 +131,8 @@ static int no_thread(const struct freeze *f, struct vms_error *err)
 	for (i = 0; i < f->n; i++)
 		if (f->t[i].stopped) {
 			stopped++;
-			filtered += thread_seccomp(f->pid, f->t[i].tid) != 0;
+			filtered +=
+				procfs_thread_seccomp(f->pid, f->t[i].tid) != 0;
 		}
 	if (stopped && filtered == stopped)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,

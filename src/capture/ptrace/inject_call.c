@@ -187,20 +187,6 @@ static bool in_range(const struct range *r, uint64_t v)
 	return v >= r->lo && v < r->hi;
 }
 
-static long long seccomp_of(pid_t pid, pid_t tid)
-{
-	char name[64], *b;
-	size_t n;
-	long long v;
-
-	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, "Seccomp");
-	free(b);
-	return v < 0 ? 0 : v;
-}
-
 /* Whether the stack at sp has STACK_ROOM below it in its mapping (the
  * main thread's [stack] grows). */
 #define STACK_ROOM (128u << 10)
@@ -247,7 +233,7 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 			if (in_range(&t->avoid[k], w[i]))
 				return false;
 	}
-	return seccomp_of(pid, th->tid) == 0;
+	return procfs_thread_seccomp(pid, th->tid) == 0;
 }
 
 /* ---- one call ---- */
