@@ -57,7 +57,7 @@ const char *export_taken_at(const struct vms_snapshot *s, char *buf, size_t n)
 const char *export_rollup_check(const struct vms_snapshot *s, char *buf,
 				size_t n)
 {
-	char why[120];
+	char why[200];
 	int r = totals_check_rollup(s, why, sizeof(why));
 
 	if (r < 0)

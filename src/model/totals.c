@@ -275,16 +275,39 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 		return 0;                                                      \
 	}
 	CHECK("Rss", rss, k->rss);
-	CHECK("Private", pc + pd, k->private_clean + k->private_dirty);
-	CHECK("Shared", sc + sd, k->shared_clean + k->shared_dirty);
 	CHECK("Swap", swap, k->swap);
 #undef CHECK
-	/* smaps rounds each region's Pss down to a K; the rollup rounds once. */
-	if (pss > k->pss || k->pss - pss >= (uint64_t)s->nregions * 1024) {
-		snprintf(why, n, "Pss: regions %llu K, smaps_rollup %llu K",
-			 (unsigned long long)(pss >> 10),
-			 (unsigned long long)(k->pss >> 10));
-		return 0;
+	{
+		uint64_t ksh = k->shared_clean + k->shared_dirty;
+		uint64_t sh = sc + sd > ksh ? sc + sd : ksh;
+		/* smaps rounds each region's Pss down to a K; the rollup
+		 * rounds once. Beyond that, a shared page's Pss is its size
+		 * over its mappers: it moves whenever another process maps
+		 * or unmaps it, the target frozen or not; so does the split
+		 * of Rss into Private and Shared. Only by what is shared. */
+		uint64_t lo = k->pss > sh ? k->pss - sh : 0;
+		uint64_t hi = k->pss + sh + (uint64_t)s->nregions * 1024;
+
+		if (pss < lo || pss > hi) {
+			snprintf(why, n, "Pss: regions %llu K, smaps_rollup "
+				 "%llu K", (unsigned long long)(pss >> 10),
+				 (unsigned long long)(k->pss >> 10));
+			return 0;
+		}
+		if (pc + pd != k->private_clean + k->private_dirty ||
+		    pss > k->pss || k->pss - pss >= (uint64_t)s->nregions * 1024) {
+			snprintf(why, n,
+				 "agrees in Rss and Swap; the sharing moved "
+				 "(Pss: regions %llu K, smaps_rollup %llu K; "
+				 "Private %llu K, %llu K): other processes "
+				 "mapped or unmapped pages it shares",
+				 (unsigned long long)(pss >> 10),
+				 (unsigned long long)(k->pss >> 10),
+				 (unsigned long long)((pc + pd) >> 10),
+				 (unsigned long long)((k->private_clean +
+						       k->private_dirty) >> 10));
+			return 1;
+		}
 	}
 	snprintf(why, n, "agrees");
 	return 1;

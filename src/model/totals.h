@@ -33,12 +33,16 @@ void totals_set_user_range(struct vms_snapshot *s, uint64_t start,
  * (pipeline.c). */
 void totals_region_move(struct vms_snapshot *s, size_t i, int sign);
 
-/* Compares the sums over regions with the kernel's smaps_rollup: Rss,
- * Private_*, Shared_* and Swap exactly, Pss within the rounding smaps does
- * per region (under 1 KiB each). Returns 1 when they agree, 0 when they do
- * not (why says which figure and by how much: the process changed while it
- * was read; or, after a fast freeze that found regions moved, that the two
- * are not of one instant), -1 when there is no rollup to compare with. */
+/* Compares the sums over regions with the kernel's smaps_rollup: Rss and
+ * Swap exactly; Pss within the rounding smaps does per region (under 1 KiB
+ * each) and Private and Shared exactly, or, when those moved, Pss within
+ * the shared total (a shared page's Pss and its private-or-shared side
+ * follow its other mappers, which change it while the target is frozen).
+ * Returns 1 when they agree (why is "agrees", or says how the sharing
+ * moved), 0 when they do not (why says which figure and by how much: the
+ * process changed while it was read; or, after a fast freeze that found
+ * regions moved, that the two are not of one instant), -1 when there is no
+ * rollup to compare with. */
 int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n);
 
 #endif

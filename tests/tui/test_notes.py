@@ -129,7 +129,7 @@ def quiet_case(tmp):
     snap = T.vmscope_json(p.pid, "-F")
     cap = snap["capture"]
     if cap.get("missing") or cap.get("partial") or \
-            cap.get("rollup_check") != "agrees":
+            not str(cap.get("rollup_check")).startswith("agrees"):
         T.skip("a capture with no note", "this one has some: %s" % cap)
         T.kill(p)
         return

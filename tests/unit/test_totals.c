@@ -287,9 +287,62 @@ static void test_user_range(void)
 	vms_snapshot_free(s);
 }
 
+/* totals_check_rollup: Rss and Swap exact; sharing that moved (another
+ * process mapped or unmapped a shared page) agrees with a reason; more
+ * than the shared total, or Rss itself, disagrees. */
+static void test_rollup_check(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_region *a, *b;
+	char why[200];
+
+	ok(totals_check_rollup(s, why, sizeof(why)) == -1,
+	   "rollup check: no rollup, nothing to compare (-1)");
+	a = add(s, 0x400000, 64 * KIB, "r-xp", "/usr/lib/liba.so", 5, 0,
+		VMS_T_IMAGE);
+	counters(a, 40 * KIB, 0, 8 * KIB, 0, 32 * KIB, 0);
+	b = add(s, 0x500000, 64 * KIB, "rw-p", NULL, 0, VMS_VF_AC,
+		VMS_T_PRIVATE_DATA);
+	counters(b, 16 * KIB, 4 * KIB, 0, 16 * KIB, 0, 0);
+	s->rollup.valid = true;
+	s->rollup.rss = 56 * KIB;
+	s->rollup.swap = 4 * KIB;
+	s->rollup.private_clean = 8 * KIB;
+	s->rollup.private_dirty = 16 * KIB;
+	s->rollup.shared_clean = 32 * KIB;
+	s->rollup.pss = a->c.pss + b->c.pss + 1000; /* under 1 K a region */
+	ok(totals_check_rollup(s, why, sizeof(why)) == 1 &&
+	       !strcmp(why, "agrees"),
+	   "rollup check: the same figures agree (%s)", why);
+	/* the library's other mapper exited: half of its shared pages are
+	 * now the target's alone, its Pss rose by their other half */
+	s->rollup.private_clean += 16 * KIB;
+	s->rollup.shared_clean -= 16 * KIB;
+	s->rollup.pss += 8 * KIB;
+	ok(totals_check_rollup(s, why, sizeof(why)) == 1 &&
+	       strstr(why, "the sharing moved"),
+	   "rollup check: moved sharing agrees, and says so (%s)", why);
+	s->rollup.pss = a->c.pss + b->c.pss + 40 * KIB;
+	ok(totals_check_rollup(s, why, sizeof(why)) == 0 &&
+	       !strncmp(why, "Pss: ", 5),
+	   "rollup check: Pss off by more than all that is shared (%s)", why);
+	s->rollup.pss = a->c.pss + b->c.pss;
+	s->rollup.rss += 4 * KIB;
+	ok(totals_check_rollup(s, why, sizeof(why)) == 0 &&
+	       !strncmp(why, "Rss: ", 5),
+	   "rollup check: Rss differs: the process changed (%s)", why);
+	s->rollup.rss -= 4 * KIB;
+	s->rollup.swap = 0;
+	ok(totals_check_rollup(s, why, sizeof(why)) == 0 &&
+	       !strncmp(why, "Swap: ", 6),
+	   "rollup check: Swap differs (%s)", why);
+	vms_snapshot_free(s);
+}
+
 int main(void)
 {
 	test_rules();
+	test_rollup_check();
 	test_regions();
 	test_free();
 	test_user_range();

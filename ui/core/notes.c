@@ -54,7 +54,7 @@ static struct ui_note *add(struct gather *g, const char *from, const char *why,
 /* The kernel's totals, when the regions do not add up to them. */
 static void kernel_note(const struct vms_snapshot *s, struct gather *g)
 {
-	char why[120];
+	char why[200];
 	struct ui_note *n;
 
 	if (totals_check_rollup(s, why, sizeof(why)) != 0)
