@@ -11,6 +11,7 @@
 #                   MANDIR, UNITDIR each on its own)
 #   make deb        the Debian package, build/deb/vmscope_VERSION_ARCH.deb
 #   make debroot    the Debian 12 root test_deb installs it into (once)
+#   make check-unpriv  the hostile-target suite as an unprivileged user
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -153,7 +154,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps nodes tests format deb debroot FORCE
+	deps nodes tests format deb debroot check-unpriv FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -394,6 +395,11 @@ uninstall:
 # The installed files' paths, one a line (test_install reads them).
 install-list:
 	@printf '%s\n' $(INSTALLED)
+
+# check-unpriv: the hostile-target suite as a user with no privilege
+# (scripts/unpriv-check.sh).
+check-unpriv: tests
+	VMSCOPE=$(CURDIR)/$(PROG) BUILD=$(CURDIR)/$(B) sh scripts/unpriv-check.sh
 
 # debroot: the Debian 12 root test_deb installs the package into, made
 # once (debootstrap, about 4.5 min), kept in build/debroot.

@@ -52,6 +52,13 @@ static int make_uffd(unsigned long long features)
 	struct uffdio_api api = { .api = UFFD_API, .features = features };
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 
+#ifdef UFFD_USER_MODE_ONLY
+	/* unprivileged, with vm.unprivileged_userfaultfd=0: user-mode
+	 * faults only (Linux 5.11), which is all this target needs */
+	if (fd < 0 && errno == EPERM)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK |
+						   UFFD_USER_MODE_ONLY);
+#endif
 	if (fd < 0) {
 		fd = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {
@@ -62,12 +69,17 @@ static int make_uffd(unsigned long long features)
 			fd = u;
 		}
 	}
-	if (fd < 0) {
-		perror("userfaultfd");
-		exit(2);
-	}
-	if (ioctl(fd, UFFDIO_API, &api) < 0) {
-		perror("UFFDIO_API");
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) < 0) {
+		/* not permitted to this user (fork events need
+		 * CAP_SYS_PTRACE): the hazard cannot be built here; the
+		 * test reads this and skips the case with the reason */
+		if (errno == EPERM) {
+			printf("ready unsupported: %s: %s\n",
+			       fd < 0 ? "userfaultfd" : "UFFDIO_API",
+			       strerror(errno));
+			exit(0);
+		}
+		perror(fd < 0 ? "userfaultfd" : "UFFDIO_API");
 		exit(2);
 	}
 	return fd;
