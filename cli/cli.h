@@ -17,6 +17,8 @@
 #include "base/error.h"
 #include "capture/sampler.h"
 
+struct tracer;
+
 struct args {
 	const char *backend, *export, *output, *name, *theme, *sort;
 	const char *save, *load; /* -w FILE, -l FILE */
@@ -68,6 +70,10 @@ int cli_trace(const struct args *a);
 /* The tracer library's path: $VMSCOPE_TRACELIB, beside the executable,
  * or where make install puts it (run_trace.c). */
 const char *cli_trace_library(char *buf, size_t n);
+/* The viewer on a traced process pid (launched, or attached to): its
+ * first snapshot at once, a mark of the trace at each snapshot, the call
+ * sites on C; tr stays the caller's (run_trace.c). */
+int cli_trace_viewer(const struct args *a, struct tracer *tr, pid_t pid);
 /* --trace PID (or -n NAME), printed: the malloc and mmap families from
  * the tracer library injected, else the mmap family from the kernel
  * (run_attach.c). */

@@ -1,6 +1,8 @@
 /* run_attach.c — `vmscope --trace PID|-n NAME -s|-e text|json [-o FILE]
  * [--duration=S]`: a process already running, traced until it exits, the
  * duration ends or Ctrl-C, then the report of the whole trace printed.
+ * Without -s or -e, the viewer on it (as on a traced launch: a mark at
+ * each snapshot, the call sites on C) until q, then the detach.
  *
  * First choice: the tracer library loaded into it by vmscope's own ptrace
  * injection (src/capture/ptrace/inject_call.h: the process is frozen for
@@ -251,7 +253,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!trace_over(a, &t0) && !tracer_wait(tr, NULL)) {
+	if (!a->summary && !a->export) /* the viewer, until q */
+		rc = cli_trace_viewer(a, tr, pid);
+	while (!rc && (a->summary || a->export) && !trace_over(a, &t0) &&
+	       !tracer_wait(tr, NULL)) {
 		long got = tracer_drain(tr, &err);
 
 		if (got < 0) {
@@ -275,6 +280,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			(int)pid, err.msg);
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
+	if (!a->summary && !a->export) {
+		tracer_free(tr);
+		return rc;
+	}
 	arena_init(&ar);
 	if (!rc &&
 	    tracer_report(tr, 0, tracer_marks(tr) + 1, &ar, &rep, &err) < 0)
@@ -314,7 +323,16 @@ int cli_trace_attach(const struct args *a)
 		h.tried = true;
 		rc = trace_injected(a, pid, &w, &h);
 	}
-	if (rc == 1)
+	if (rc == 1 && !a->summary && !a->export) {
+		/* the viewer reads the injected tracer only */
+		fprintf(stderr,
+			"vmscope: the viewer on a running process needs the "
+			"tracer injected, and it was not: %s; --trace %d -s "
+			"or -e text|json prints its mmap family from the "
+			"kernel\n",
+			h.why, (int)pid);
+		rc = 3;
+	} else if (rc == 1)
 		rc = trace_kernel(a, pid, &w, &h);
 	free(w.comm);
 	free(w.cmdline);

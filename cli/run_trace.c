@@ -86,15 +86,7 @@ const char *cli_trace_library(char *buf, size_t n)
 int cli_trace_check(const struct args *a)
 {
 	if (!a->cmd && !a->pid && !a->name)
-		return cli_usage_error("%s", "--trace needs -- CMD, or a PID "
-					     "with -s or -e");
-	/* a running process: the mmap family from the kernel, printed */
-	if (!a->cmd && !a->summary && !a->export)
-		return cli_usage_error("%s",
-				       "attaching the viewer to a running "
-				       "process is not in this version "
-				       "yet: --trace PID -s or -e "
-				       "text|json prints its mmap family");
+		return cli_usage_error("%s", "--trace needs -- CMD or a PID");
 	if (!a->cmd && a->trace_sample)
 		return cli_usage_error("%s",
 				       "--trace-sample with a PID (sampling "
@@ -264,9 +256,7 @@ static int save(const struct args *a, const struct vms_snapshot *s)
 	return 0;
 }
 
-/* The viewer on the traced command: its first snapshot at once, a mark
- * of the trace at each snapshot, the call sites on C. */
-static int trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
+int cli_trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 {
 	struct ui_opts uo = {
 		.sampler = vms_sampler_by_name(a->backend),
@@ -279,7 +269,6 @@ static int trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 
 	setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
 	rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
-	tracer_free(tr); /* a command still running runs on untraced */
 	return rc;
 }
 
@@ -318,8 +307,11 @@ int cli_trace(const struct args *a)
 		tracer_free(tr);
 		return cli_fail(&err);
 	}
-	if (!print && !a->save)
-		return trace_viewer(a, tr, pid);
+	if (!print && !a->save) {
+		rc = cli_trace_viewer(a, tr, pid);
+		tracer_free(tr); /* a command still running runs on untraced */
+		return rc;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
