@@ -87,6 +87,11 @@ int cli_trace_check(const struct args *a)
 {
 	if (!a->cmd && !a->pid && !a->name)
 		return cli_usage_error("%s", "--trace needs -- CMD or a PID");
+	/* the viewer's own check, before anything is launched or injected */
+	if (!a->summary && !a->export && !a->save &&
+	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return cli_usage_error("%s", "the viewer needs a terminal; use "
+					     "-s or -e for text output");
 	if (!a->cmd && a->trace_sample)
 		return cli_usage_error("%s",
 				       "--trace-sample with a PID (sampling "

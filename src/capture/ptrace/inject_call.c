@@ -452,7 +452,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 			      "cannot load the tracer into process %d: no "
 			      "thread of it is waiting in a system call "
 			      "outside the allocator and the loader (%d "
-			      "tries); the mmap family only is traced",
+			      "tries)",
 			      (int)pid, INJECT_CALL_TRIES);
 	close(mem);
 	vms_snapshot_free(t.maps);
