@@ -55,6 +55,12 @@ static void who_read(pid_t pid, struct who *w)
 		w->comm = NULL;
 	if (procfs_read_pid(pid, "cmdline", &w->cmdline, &w->cmdline_len) < 0)
 		w->cmdline = NULL;
+	/* a process that rewrote its arguments (setproctitle, as redis
+	 * does) pads them with NULs: no empty arguments after its last */
+	while (w->cmdline && w->cmdline_len > 1 &&
+	       !w->cmdline[w->cmdline_len - 1] &&
+	       !w->cmdline[w->cmdline_len - 2])
+		w->cmdline_len--;
 }
 
 /* How it was traced: injected (got: the GOT entries redirected), or the
@@ -62,7 +68,9 @@ static void who_read(pid_t pid, struct who *w)
 struct how {
 	bool tried, injected;
 	long got;
-	uint64_t frozen_us, held_us;
+	/* the process stopped, all threads (frozen) and the borrowed one
+	 * (held), at the attach and at the detach (0: no detach call) */
+	uint64_t frozen_us, held_us, detach_frozen_us, detach_held_us;
 	char why[600];
 };
 
@@ -86,9 +94,12 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 	if (h->injected) {
 		ob_printf(o,
 			  "\"injected\":true,\"got_entries\":%ld,"
-			  "\"frozen_us\":%llu,\"held_us\":%llu",
+			  "\"frozen_us\":%llu,\"held_us\":%llu,"
+			  "\"detach_frozen_us\":%llu,\"detach_held_us\":%llu",
 			  h->got, (unsigned long long)h->frozen_us,
-			  (unsigned long long)h->held_us);
+			  (unsigned long long)h->held_us,
+			  (unsigned long long)h->detach_frozen_us,
+			  (unsigned long long)h->detach_held_us);
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
 		ob_json_str(o, h->why);
@@ -269,6 +280,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			nap_ms(++idle < 10 ? 1 : 5);
 	}
 	/* every entry put back, then what the rings still hold */
+	memset(&res, 0, sizeof(res));
 	if (!tracer_wait(tr, NULL) &&
 	    inject_lib_call(pid, abs, false, "vmstrace_detach", NULL, &res,
 			    &err) < 0 &&
@@ -278,6 +290,8 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			"were not put back (%s): they stay redirected to "
 			"its library, which goes pass-through now\n",
 			(int)pid, err.msg);
+	h->detach_frozen_us = res.frozen_us;
+	h->detach_held_us = res.held_us;
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
 	if (!a->summary && !a->export) {

@@ -11,6 +11,11 @@ rounds of:
                                              one every 4096 bytes on average
                                              (heapprofd's default; the aim:
                                              at most 2x the untraced run)
+  LD_PRELOAD=forwarder allocloop             the floor of any tracer in
+                                             the process: a preloaded
+                                             malloc/free/calloc/realloc that
+                                             only call glibc's (__libc_*),
+                                             built here with cc
   heaptrack -o FILE allocloop                (where installed)
 It prints each loop's median ns a pair, what tracing adds to a pair, and
 the ratio of vmscope's addition to heaptrack's (the aim, issue "Who
@@ -22,7 +27,10 @@ peak resident size (VmHWM) of vmscope and of heaptrack's interpreter
 
 Then a real program: redis-server (where installed) under redis-benchmark
 (REDIS_REQUESTS, default 200,000 a test, pipelined 16 deep: SET, GET,
-LPUSH, LPOP), untraced, traced by vmscope (exact), and under heaptrack,
+LPUSH, LPOP), untraced, traced by vmscope (exact), attached to by vmscope
+once it runs (vmscope --trace PID: how long the attach and the detach
+stopped it, beside the fork sampler's freeze of the same server), and
+under heaptrack,
 REDIS_RUNS (default 3) interleaved rounds: the requests per second each
 kept, as a fraction of the untraced run's, median over the tests.
 Never fails on a figure: only on an error.
@@ -103,6 +111,29 @@ def once(argv, env=None):
     return float(m.group(1)), wall
 
 
+FORWARDER_C = r"""
+#include <stddef.h>
+void *__libc_malloc(size_t);
+void __libc_free(void *);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *malloc(size_t n) { return __libc_malloc(n); }
+void free(void *p) { __libc_free(p); }
+void *calloc(size_t n, size_t m) { return __libc_calloc(n, m); }
+void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }
+"""
+
+
+def forwarder(tmp):
+    """The floor's library (cc -O2), or None without a compiler."""
+    src, so = os.path.join(tmp, "fwd.c"), os.path.join(tmp, "libfwd.so")
+    with open(src, "w") as f:
+        f.write(FORWARDER_C)
+    r = subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", so, src],
+                       capture_output=True)
+    return so if r.returncode == 0 else None
+
+
 def main():
     app = T.target("allocloop")
     lib = os.path.join(T.BUILD, "libvmstrace.so")
@@ -115,6 +146,10 @@ def main():
             "sampled 4096": ([T.VMSCOPE, "--trace", "--trace-sample=4096",
                               "-s", "-o", report, "--", app, str(PAIRS)],
                              env)}
+    fwd = forwarder(tmp)
+    if fwd:
+        cmds["forwarder"] = ([app, str(PAIRS)],
+                             dict(os.environ, LD_PRELOAD=fwd))
     ht = shutil.which("heaptrack")
     if ht:
         cmds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "ht"), app,
@@ -137,6 +172,10 @@ def main():
         sm = statistics.median(x for x, _ in res["sampled 4096"])
         print("  sampled: %.2fx the untraced loop (aim: at most 2)"
               % (sm / base))
+        if fwd:
+            fw = statistics.median(x for x, _ in res["forwarder"])
+            print("  floor: a preload that only forwards %.2fx; sampling "
+                  "adds %.1f ns a pair over it" % (fw / base, sm - fw))
         if ht:
             vm = statistics.median(x for x, _ in res["vmscope --trace"])
             hp = statistics.median(x for x, _ in res["heaptrack"])
@@ -174,8 +213,41 @@ def free_port():
         return s.getsockname()[1]
 
 
-def redis_round(prefix, env):
-    """redis-server under prefix, benchmarked: requests/s by test."""
+def attach_to(pid, env, out):
+    """vmscope --trace PID -e json -o out, started and attached (its
+    shared file mapped in pid), or an error."""
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", "-o", out,
+                          str(pid)], env=env, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and v.poll() is None:
+        with open("/proc/%d/maps" % pid) as f:
+            if "vmscope-trace" in f.read():
+                return v
+        time.sleep(0.01)
+    # not injected (it traces the maps from the kernel then): the why
+    ATTACHED.setdefault("why", []).append(detach(v, out).get("why"))
+    return None
+
+
+def detach(v, out):
+    """Ends the attached trace (SIGINT): its report's attach object."""
+    import json
+    import signal
+    v.send_signal(signal.SIGINT)
+    err = v.communicate(timeout=300)[1]
+    if v.returncode != 0:
+        raise RuntimeError("vmscope --trace PID: %s" % err[-300:])
+    with open(out) as f:
+        return json.load(f)["attach"]
+
+
+ATTACHED = {}  # the attach objects of the attached rounds
+
+
+def redis_round(prefix, env, attach=None):
+    """redis-server under prefix, benchmarked: requests/s by test. With
+    attach (a report path), vmscope attaches to the running server before
+    the benchmark and detaches after it."""
     port = free_port()
     cli = ["redis-cli", "-p", str(port)]
     server = prefix + ["redis-server", "--port", str(port), "--bind",
@@ -191,6 +263,15 @@ def redis_round(prefix, env):
             time.sleep(0.05)
         else:
             raise RuntimeError("redis-server did not answer: %r" % server)
+        v = attach_to(p.pid, env, attach) if attach else None
+        if attach:
+            # the fork sampler's freeze of the same server, for scale
+            import json
+            c = subprocess.run([T.VMSCOPE, "-b", "fork", "-e", "json",
+                                str(p.pid)], capture_output=True)
+            ATTACHED.setdefault("fork_frozen_us", []).append(
+                json.loads(c.stdout)["capture"]["frozen_us"]
+                if c.returncode == 0 else None)
         r = subprocess.run(["redis-benchmark", "-p", str(port), "-q",
                             "-n", str(REDIS_REQUESTS), "-P", "16", "-r",
                             "100000", "-t", "set,get,lpush,lpop", "--csv"],
@@ -202,6 +283,11 @@ def redis_round(prefix, env):
                 rps[f[0]] = float(f[1])
         if len(rps) != 4:
             raise RuntimeError("redis-benchmark said: %r" % r.stdout[-300:])
+        if v:
+            a = detach(v, attach)
+            for k in ("frozen_us", "held_us", "detach_frozen_us",
+                      "detach_held_us"):
+                ATTACHED.setdefault(k, []).append(a.get(k))
         subprocess.run(cli + ["shutdown", "nosave"], capture_output=True)
         p.wait(timeout=120)
         return rps
@@ -220,14 +306,20 @@ def redis(env, tmp):
              "vmscope --trace": ([T.VMSCOPE, "--trace", "-s", "-o",
                                   os.path.join(tmp, "redis-report"), "--"],
                                  env)}
+    kinds["attached"] = ([], env)
     ht = shutil.which("heaptrack")
     if ht:
         kinds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "redis-ht")],
                               None)
     res = {k: [] for k in kinds}
+    if REDIS_RUNS < 1:
+        print("  redis: REDIS_RUNS=%d, no rounds" % REDIS_RUNS)
+        return
     for _ in range(REDIS_RUNS):
         for k, (prefix, e) in kinds.items():
-            res[k].append(redis_round(prefix, e))
+            res[k].append(redis_round(
+                prefix, e, os.path.join(tmp, "attached.json")
+                if k == "attached" else None))
     print("redis-server under redis-benchmark, %d requests a test, %d "
           "interleaved rounds (median requests/s, and the fraction of the "
           "untraced kept)" % (REDIS_REQUESTS, REDIS_RUNS))
@@ -238,6 +330,18 @@ def redis(env, tmp):
         kept = statistics.median(med[t] / base[t] for t in base)
         print("  %-16s %s; kept %.2f" % (k, "  ".join(
             "%s %.0f" % (t, med[t]) for t in sorted(med)), kept))
+
+    def us(k):
+        v = [x for x in ATTACHED.get(k, []) if x is not None]
+        return "%.0f us" % statistics.median(v) if v else "-"
+    if ATTACHED.get("why"):
+        print("  attached: not injected in %d of %d rounds: %s"
+              % (len(ATTACHED["why"]), REDIS_RUNS, ATTACHED["why"][0]))
+    print("  attached (vmscope --trace PID, the tracer injected): stopped "
+          "%s at the attach (the borrowed thread %s), %s at the detach "
+          "(%s); the fork sampler froze the same server %s (median)"
+          % (us("frozen_us"), us("held_us"), us("detach_frozen_us"),
+             us("detach_held_us"), us("fork_frozen_us")))
 
 
 if __name__ == "__main__":

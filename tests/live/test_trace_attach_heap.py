@@ -220,6 +220,11 @@ def traced_run(plain):
     T.ok(a.get("injected") is True and a.get("got_entries", 0) >= 2 and
          tr["heap_traced"] is True and tr["attached"] is True,
          "the report says the heap was traced by the injected library", a)
+    T.ok(all(a.get(k, 0) > 0 for k in ("frozen_us", "held_us",
+                                       "detach_frozen_us",
+                                       "detach_held_us")),
+         "the report says how long the process was stopped at the attach "
+         "and at the detach", a)
     T.eq((tr["mode"], tr["dropped"], tr["unknown_frees"]),
          ("exact", 0, 20), "exact, nothing dropped, the 20 blocks leaked "
          "before the attach freed as memory allocated before the trace")
