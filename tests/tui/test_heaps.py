@@ -140,9 +140,9 @@ def one_size(p, want, info, w, h, env, args, what):
          "%s: its segment starts where the kernel's [heap] does" % what)
     tm.keys("Down", "Enter")
     at = "%016x" % int(seg.group(1), 16) if seg else "?"
-    scr = tm.wait_for(lambda s: "Total" in s and "glibc malloc" not in s)
-    T.ok("Total" in scr and re.search(r"^. %s +Heap .*main arena" % at, scr,
-                                      re.M),
+    row = re.compile(r"^. %s +Heap .*main arena" % at, re.M)
+    scr = tm.wait_for(lambda s: "Total" in s and row.search(s))
+    T.ok("Total" in scr and row.search(scr),
          "%s: Enter on the segment shows it in the viewer" % what, scr)
     # H from the viewer on [heap]: the main arena's detail
     tm.keys("H")
@@ -151,7 +151,7 @@ def one_size(p, want, info, w, h, env, args, what):
                                              re.M),
          "%s: H on [heap] opens on the main arena" % what, scr)
     tm.keys("Escape")
-    tm.wait_for(lambda s: "glibc malloc" not in s)
+    tm.wait_for(lambda s: "(glibc-main)" not in s)
     tm.kill()
 
 

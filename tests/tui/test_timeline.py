@@ -95,7 +95,12 @@ def one_size(w, h, env, args, theme, what, tmp):
     T.ok(r.returncode == 0, "%s: saved before it grows" % what, r.stderr)
     info = grow(p)
     tm.keys("r")
-    scr = tm.wait_for("3 in the timeline")
+    # the status names the changes now, not the timeline's count
+    scr = tm.wait_for(lambda s: re.search(r"new snapshot: \d+ regions; "
+                                          r".*\badded", status(s)))
+    T.ok(re.search(r"new snapshot: \d+ regions; .*\badded", status(scr)),
+         "%s: r after it grew: the status says what was added" % what,
+         status(scr))
     tm.keys("T")
     scr = tm.wait_for("3 snapshots")
     rows = re.findall(r"^ (?:A|B|AB| )\s+(\d+)  \d\d:\d\d:\d\d\.\d{3} ",

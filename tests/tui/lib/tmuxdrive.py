@@ -132,6 +132,15 @@ class Tmux:
             if pred(scr):
                 return scr
             time.sleep(0.05)
+        # a wait that ends by its bound costs the whole bound: say where
+        # (a test that passes so is slow, and its wait asks the wrong thing)
+        caller = sys._getframe(1)
+        while caller.f_back and caller.f_code.co_filename == __file__:
+            caller = caller.f_back
+        last = scr.rstrip().splitlines()[-1:] or [""]
+        print("# wait_for: %d s in vain at %s:%d (the last line: %r)" % (
+            timeout, os.path.basename(caller.f_code.co_filename),
+            caller.f_lineno, last[0][:100]))
         return scr
 
     def expect(self, what, pred, *keys):
