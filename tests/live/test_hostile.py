@@ -7,7 +7,13 @@ harness's timeout) with success or a message. Modes: Syscall User Dispatch,
 a worker-only seccomp filter with the main thread exited, libc's syscall
 instruction rewritten (ud2, jmp .), a waitpid(-1, __WALL) waiter, a
 listener that re-binds its port after each capture, 80 threads with the
-main thread exited, and exec loops (single- and multi-threaded)."""
+main thread exited, and exec loops (single- and multi-threaded).
+
+The attach pass (issue 30, item 5): each target is also traced once while
+it runs, vmscope --trace PID --duration=1 -s (the tracer library injected,
+else the maps from the kernel, else a refusal with its reason), with
+signals sent around it: the same checks hold after it, and it ends with a
+report or a message."""
 import os
 import signal
 import sys
@@ -89,8 +95,10 @@ def run(mode, main_exited=False, must_succeed=True):
                 if "rebind=1" not in st:
                     fails.append("%s: re-bind after capture failed: %s"
                                  % (" ".join(b), st))
-    eq(fails, [], "%s: %d captures with each sampler end as expected"
-       % (mode, ROUNDS))
+    fails += attach(p)
+    sent += 2
+    eq(fails, [], "%s: %d captures with each sampler, and an attach, end "
+       "as expected" % (mode, ROUNDS))
     ok(p.poll() is None, "%s: the target is alive" % mode, p.returncode)
     if p.poll() is not None:
         return
@@ -110,6 +118,25 @@ def run(mode, main_exited=False, must_succeed=True):
     vmstest.kill(p)
 
 
+def attach(p):
+    """One attached trace of p, a queued real-time signal before and
+    after it: what went wrong (a list)."""
+    os.kill(p.pid, RT)
+    r = vmstest.run_vmscope("--trace", "--duration=1", "-s", p.pid,
+                            timeout=180)
+    os.kill(p.pid, RT)
+    err = r.stderr.decode().strip()
+    how = [ln for ln in r.stdout.decode(errors="replace").splitlines()
+           if ln.startswith(("Attached:", "Injected:"))]
+    print("# --trace PID: exit %d; %s" % (r.returncode, " / ".join(how) or
+                                          err.splitlines()[-1:]))
+    if r.returncode != 0 and not err:
+        return ["--trace PID: exit %d without a message" % r.returncode]
+    if r.returncode == 0 and b"Attached:" not in r.stdout:
+        return ["--trace PID: no report: %r" % r.stdout[-300:]]
+    return []
+
+
 def run_exec(mode):
     p, _ = vmstest.start([vmstest.target("hostile_target"), mode, "1000000"])
     fails = []
@@ -120,8 +147,13 @@ def run_exec(mode):
             if r.returncode != 0 and not err:
                 fails.append("%s: exit %d without a message"
                              % (" ".join(b), r.returncode))
-    eq(fails, [], "%s: every capture of an exec loop ends with success or "
-       "a message" % mode)
+    r = vmstest.run_vmscope("--trace", "--duration=1", "-s", p.pid,
+                            timeout=180)
+    if r.returncode != 0 and not r.stderr.strip():
+        fails.append("--trace PID: exit %d without a message"
+                     % r.returncode)
+    eq(fails, [], "%s: every capture of an exec loop, and an attach, ends "
+       "with success or a message" % mode)
     ok(p.poll() is None, "%s: the target is alive" % mode, p.returncode)
     if p.poll() is None:
         eq(wrong_state(p.pid, [], False), [], "%s: untraced, running, no "
