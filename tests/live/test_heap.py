@@ -146,8 +146,8 @@ def mmapped_regions(snap, mm, how, pid):
     T.eq(inside + sum(c["size"] for _, c in parts), sum(ends[a] - a
                                                          for a in ends),
          "%s: every mmapped chunk is a Heap region or part" % how)
-    got = [(c["start"], c["rss"], pagemap_present(pid, T.hexint(c["start"]),
-                                                  T.hexint(c["end"])))
+    got = [(c["start"], c["rss"],
+            T.present_bytes(pid, T.hexint(c["start"]), T.hexint(c["end"])))
            for _, c in parts]
     T.ok(all(g[1] == g[2] for g in got), "%s: each chunk part's Rss is its "
          "range's pages present in the target's pagemap" % how, got)
@@ -158,17 +158,6 @@ def mmapped_regions(snap, mm, how, pid):
              for c in r["children"] if c.get("type") == "heap"),
          "%s: the Heap row is its regions and the heap parts of others"
          % how)
-
-
-def pagemap_present(pid, start, end):
-    """Bytes of [start, end) present in RAM (pagemap bit 63), read by the
-    test itself."""
-    pg = os.sysconf("SC_PAGE_SIZE")
-    with open("/proc/%d/pagemap" % pid, "rb") as f:
-        f.seek(start // pg * 8)
-        data = f.read((end - start + pg - 1) // pg * 8)
-    return pg * sum(1 for i in range(0, len(data), 8)
-                    if data[i + 7] >> 7 & 1)
 
 
 def largest_fits(h):
