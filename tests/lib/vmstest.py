@@ -277,21 +277,25 @@ def present_bytes(pid, start, end):
                     if data[i + 7] >> 7 & 1)
 
 
-def split_parts(snap, name, pid, how):
-    """The typed parts named name (a heap's pieces inside regions the
-    kernel merged with other memory) and the regions typed whole with that
-    detail: checks that each part is Heap, its Rss the pages of its range
+def split_parts(snap, name, pid, how, prefix=False, kind="heap"):
+    """The typed parts named name (or, with prefix, whose name starts with
+    it: a heap's pieces inside regions the kernel merged with other
+    memory) and the regions typed whole with that detail: checks that
+    each part is of type kind (Heap), its Rss the pages of its range
     present in pid's pagemap (pid allocates nothing after its ready line:
     its pages stay as captured), that a region's parts hold no more than
     it, and that the Heap row counts the heap regions and the heap parts
-    of the others. Returns (bytes in whole regions, bytes in parts, number
-    of parts)."""
+    of the others (kind's row its). Returns (bytes in whole regions, bytes
+    in parts, number of parts)."""
+    def named(n):
+        return n is not None and (n.startswith(name) if prefix
+                                  else n == name)
     whole = sum(r["size"] for r in snap["regions"]
-                if r["type"] == "heap" and r.get("detail") == name)
+                if r["type"] == kind and named(r.get("detail")))
     parts = [(r, c) for r in snap["regions"] for c in r["children"]
-             if c.get("name") == name]
-    ok(all(c["type"] == "heap" for _, c in parts),
-       "%s: the %d parts %s are Heap" % (how, len(parts), name))
+             if named(c.get("name")) and "type" in c]
+    ok(all(c["type"] == kind for _, c in parts),
+       "%s: the %d parts %s are %s" % (how, len(parts), name, kind))
     got = [(c["start"], c["rss"], present_bytes(pid, hexint(c["start"]),
                                                 hexint(c["end"])))
            for _, c in parts]
@@ -304,11 +308,12 @@ def split_parts(snap, name, pid, how):
                             "pss", "swap"))]
     ok(not bad, "%s: a region's parts hold no more than it" % how, bad)
     types = {t["type"]: t for t in snap["types"]}
-    eq(types["heap"]["size"],
-       sum(r["size"] for r in snap["regions"] if r["type"] == "heap") +
-       sum(c["size"] for r in snap["regions"] if r["type"] != "heap"
-           for c in r["children"] if c.get("type") == "heap"),
-       "%s: the Heap row is its regions and the heap parts of others" % how)
+    eq(types[kind]["size"],
+       sum(r["size"] for r in snap["regions"] if r["type"] == kind) +
+       sum(c["size"] for r in snap["regions"] if r["type"] != kind
+           for c in r["children"] if c.get("type") == kind),
+       "%s: the %s row is its regions and the parts of others of its type"
+       % (how, kind))
     return whole, sum(c["size"] for _, c in parts), len(parts)
 
 
