@@ -223,15 +223,33 @@ static uint64_t mmapped_at(struct walk *w, struct mcache *c,
 	return sz;
 }
 
+/* The chunk of found[0, n) (by address, apart) that holds p, or NULL. */
+static const struct glibc_seg *found_at(const struct glibc_seg *found, size_t n,
+					uint64_t p)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (found[mid].end <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && found[lo].start <= p ? &found[lo] : NULL;
+}
+
 static bool all_located(const struct glibc_walk_res *r)
 {
 	return r->nmmapped >= r->hblks || r->mmapped_found >= r->hblkhd;
 }
 
-/* Pass 2: every page of the anonymous spans, past the chunks pass 1
- * found (found[0, nfound), by address), where the kernel merged a
+/* Pass 2: every page of the anonymous spans, highest first, past the
+ * chunks pass 1 found (found[0, nfound), by address), where the kernel merged a
  * chunk's mapping with other memory before it: a header at each page
- * present, read in the walk's large blocks. What reads as a header there
+ * present, read in the walk's large blocks, GLIBC_MMAPPED_SEARCH bytes of
+ * them at most (w->mmapped_bound says it was met). What reads as a header there
  * is taken only if no more of them than mp_'s count leaves, and no more
  * bytes: else which are chunks cannot be told, and none is. */
 static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
@@ -240,8 +258,8 @@ static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
 	struct glibc_walk_res *r = w->res;
 	uint64_t page = w->in->page_size ? w->in->page_size : 4096;
 	uint64_t want = r->hblks - r->nmmapped;
-	uint64_t bytes = r->hblkhd - r->mmapped_found, got = 0;
-	size_t i, k = 0, n0 = r->nmmapped;
+	uint64_t bytes = r->hblkhd - r->mmapped_found, got = 0, read = 0;
+	size_t i, n0 = r->nmmapped;
 	unsigned char pres[512];
 
 	/* on while more could be there, or one too many, which says some
@@ -249,19 +267,20 @@ static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
 #define MORE()                                                                 \
 	((r->nmmapped - n0 < want && got <= bytes) ||                          \
 	 (r->nmmapped - n0 == want && got < bytes))
-	for (i = 0; i < w->in->nspans && MORE(); i++) {
+	/* from the top: glibc's mappings are made from there down, the
+	 * large heaps of runtimes lie low */
+	for (i = w->in->nspans; i-- > 0 && MORE();) {
 		const struct glibc_span *s = &w->in->spans[i];
 		uint64_t p = s->start, batch = 0, at = 0;
 
 		if (!s->anon_rw || s->heap)
 			continue;
 		while (s->end - p >= page && MORE()) {
+			const struct glibc_seg *f = found_at(found, nfound, p);
 			uint64_t sz;
 
-			while (k < nfound && found[k].end <= p)
-				k++;
-			if (k < nfound && found[k].start <= p) {
-				p = found[k].end;
+			if (f) {
+				p = f->end;
 				batch = 0;
 				continue;
 			}
@@ -275,6 +294,12 @@ static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
 				    w->mem->present(w->mem->ctx, at,
 						    (size_t)batch, pres) < 0)
 					memset(pres, 1, (size_t)batch);
+			}
+			if (pres[(p - at) / page] &&
+			    (read += page) > GLIBC_MMAPPED_SEARCH) {
+				w->mmapped_bound = true;
+				i = 0;
+				break;
 			}
 			sz = pres[(p - at) / page]
 				     ? mmapped_at(w, &w->blocks, s, p,
