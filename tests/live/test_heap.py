@@ -275,6 +275,36 @@ def settled_pid(pid, how):
          "%s: target running and untraced afterwards" % how, st)
 
 
+def many_chunks():
+    """102 mmapped chunks, memory of the target's own below the lowest
+    (the kernel may merge them: then more parts in one region than a
+    managed heap has): every chunk a Heap region or part, with -F, and
+    from a snapshot file, which loads with the same parts."""
+    p, line = T.start([T.target("heap_arenas"), "many", "1"])
+    want = T.ready_fields(line)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
+        for how, snap in (("many", live), ("many, loaded", loaded)):
+            mm = snap["malloc"]["mmapped_chunks"]
+            T.eq((len(mm), snap["malloc"]["mmapped_note"]),
+                 (want["hblks"], None), "%s: the %d mmapped chunks located"
+                 % (how, want["hblks"]))
+            mmapped_regions(snap, mm, how, p.pid)
+
+        def parts(snap):
+            return [(r["start"], c["start"], c["end"], c["type"])
+                    for r in snap["regions"] for c in r["children"]
+                    if "type" in c]
+        most = max([sum(1 for c in r["children"] if "type" in c)
+                    for r in live["regions"]])
+        print("# many: at most %d parts in a region" % most)
+        T.ok(parts(loaded) == parts(live), "many: the file loads with the "
+             "live capture's parts (%d in one region at most)" % most)
+    finally:
+        T.kill(p)
+
+
 def main():
     forked_child()
     foreign_sbrk()
@@ -326,6 +356,7 @@ def main():
          notes(snap, "malloc"))
     T.kill(p)
 
+    many_chunks()
     p, line = T.start([T.target("heap_arenas"), "corrupt", "4"])
     for how, args in (("corrupt, fork", ["-b", "fork"]),
                       ("corrupt, pss -F", ["-b", "pss", "-F"])):

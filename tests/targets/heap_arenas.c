@@ -12,6 +12,8 @@
  *                  zero but for 8 bytes: a memory image of it is a small
  *                  fixture (tests/fixtures/record_heap.py)
  *         big      MB megabytes of small chunks in the main heap (bench)
+ *         many     100 more mmapped chunks of 200 KiB, and 256 KiB of its
+ *                  own below the lowest (as normal mode's, below)
  *   THREADS  worker threads, each with its own arena (default 4)
  *
  * In normal mode it also maps 256 KiB of anonymous memory of its own just
@@ -212,6 +214,17 @@ int main(int argc, char **argv)
 		neighbour(keep[1]);
 	keep[2] = malloc(5000); /* in use, mid-heap (corrupt) */
 	keep[3] = malloc(100);
+	if (strcmp(mode, "many") == 0) {
+		char *low = keep[1];
+
+		for (i = 0; i < 100; i++) {
+			char *c = malloc(200 << 10);
+
+			c[100] = 1;
+			low = c < low ? c : low;
+		}
+		neighbour(low);
+	}
 	if (strcmp(mode, "big") == 0)
 		big(argc > 3 ? (size_t)atol(argv[3]) : 256);
 	pthread_barrier_wait(&parked);

@@ -395,7 +395,11 @@ static bool parts_from(struct vms_snapshot *s, const json_t *a,
 
 	if (!a)
 		return true;
-	if (!json_is_array(a) || n > VMS_MANAGED_PARTS_MAX)
+	/* apart inside their region: a page each at most */
+	if (!json_is_array(a) ||
+	    (n > VMS_MANAGED_PARTS_MAX &&
+	     n > vms_region_size(&s->regions[x->region]) /
+			     (s->cap.page_size ? s->cap.page_size : 4096)))
 		return false;
 	x->parts = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*x->parts));
 	if (!x->parts)
