@@ -1,24 +1,27 @@
-/* step_parts.c — the "parts" step: a runtime's heap found by what it is,
- * not by the region it sits in. Where the managed entries of a runtime
- * whose pieces share their regions with other memory (CPython's obmalloc
- * arenas: the kernel merges each arena's mapping with its anonymous
- * neighbours) cover a private data region in part, the region is split
- * into typed parts (model/parts.h): each run of adjacent entries in it is
- * a part of type managed heap, its size and committed bytes the arenas'
- * (obmalloc maps each whole), its Rss the pages of its range present in
- * RAM, its Swap the pages in swap, its private resident bytes those
- * present pages the process alone maps (the source's page tables:
+/* step_parts.c — the "parts" step: a heap found by what it is, not by
+ * the region it sits in. Where pieces of a heap whose mappings the kernel
+ * merges with their anonymous neighbours cover a private data region in
+ * part, the region is split into typed parts (model/parts.h). The pieces
+ * come from a table of sources, one row each: the managed entries of
+ * CPython (its obmalloc arenas: managed heap, adjacent arenas one part)
+ * and glibc's mmapped chunks that the malloc step located (heap, a part a
+ * chunk, "glibc malloc (mmapped chunk)"; a region they fill whole is
+ * typed heap by that step already). A part's size and committed bytes are
+ * the piece's (each is mapped whole), its Rss the pages of its range
+ * present in RAM, its Swap the pages in swap, its private resident bytes
+ * those present pages the process alone maps (the source's page tables:
  * /proc/PID/pagemap as of the snapshot; the fork clone shares every page
  * with the target, and does not tell that), the rest of its figures the
- * region's in proportion (parts.h). A region the entries cover whole is
- * typed managed heap itself. Runs after the runtimes' steps, before the
- * totals, which count by parts.
+ * region's in proportion (parts.h). A region pieces of one type cover
+ * whole is typed so itself. Runs after the heaps' and runtimes' steps,
+ * before the totals, which count by parts.
  *
- * Each entry's resident bytes (its record's "resident") are measured here
- * while the source has memory and its pages can be told, and kept with
- * the entries (a snapshot file puts them back: the parts of a loaded file
- * are those of the capture); -1 where not measured, and for the runtimes
- * not in the table. Reads a pagemap entry per page of the entries, in
+ * Each managed entry's resident bytes (its record's "resident") are
+ * measured here while the source has memory and its pages can be told,
+ * and kept with the entries (a snapshot file puts them back); -1 where
+ * not measured, and for the runtimes not in the table. A snapshot file
+ * keeps the parts of a region as captured (snapfile_write.c), which are
+ * then not made again. Reads a pagemap entry per page of the pieces, in
  * the hold the steps before took. See steps.h.
  */
 #include <stdlib.h>
@@ -27,6 +30,38 @@
 #include "analyze/steps.h"
 #include "model/parts.h"
 #include "model/source.h"
+
+/* A piece of a heap that may cover part of a region: a managed entry's
+ * range, or one of glibc's mmapped chunks. */
+struct piece {
+	uint64_t start, end;
+	const char *name; /* the part's */
+	uint8_t type;
+	bool commit_whole; /* mapped whole, charged to the commit limit */
+	bool bare; /* only in a region nothing named (no detail) */
+	struct vms_managed *m; /* its entry (resident kept), or NULL */
+	int64_t resident; /* measured, or the entry's kept; -1 */
+};
+
+struct pieces {
+	struct piece *v;
+	size_t n, cap;
+};
+
+static int piece_add(struct pieces *p, const struct piece *x)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct piece *n = realloc(p->v, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		p->v = n;
+		p->cap = cap;
+	}
+	p->v[p->n++] = *x;
+	return 0;
+}
 
 /* The runtimes whose entries make parts, and the name of their part. */
 static const struct {
@@ -46,101 +81,137 @@ static const char *part_name(const struct vms_managed *m)
 	return NULL;
 }
 
+/* The managed entries of the runtimes above (their resident as kept: a
+ * snapshot file's). */
+static int from_managed(struct vms_snapshot *s, struct pieces *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmanaged; i++) {
+		struct vms_managed *m = &s->managed[i];
+		const char *name = part_name(m);
+
+		if (!name) {
+			m->resident = -1;
+			continue;
+		}
+		if (m->end > m->start &&
+		    piece_add(p, &(struct piece){ m->start, m->end, name,
+						  VMS_T_MANAGED_HEAP, true,
+						  false, m, m->resident }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* glibc's mmapped chunks (the malloc step's): a region one or more fill
+ * is typed heap already (vms_snapshot_type_mmapped); one merged with
+ * other memory gets a heap part per chunk. glibc maps each whole, charged
+ * to the commit limit. */
+static int from_glibc(struct vms_snapshot *s, struct pieces *p)
+{
+	const struct vms_malloc *g = s->glibc;
+	uint32_t i;
+
+	for (i = 0; g && i < g->nmmapped; i++)
+		if (g->mmapped[i].end > g->mmapped[i].start &&
+		    piece_add(p, &(struct piece){ g->mmapped[i].start,
+						  g->mmapped[i].end,
+						  VMS_MMAPPED_CHUNK, VMS_T_HEAP,
+						  true, true, NULL, -1 }) < 0)
+			return -1;
+	return 0;
+}
+
+/* Where the pieces come from: one row each. */
+static int (*const part_sources[])(struct vms_snapshot *,
+				   struct pieces *) = { from_managed,
+							from_glibc };
+#define NPART_SRC (sizeof(part_sources) / sizeof(part_sources[0]))
+
 static int by_start(const void *a, const void *b)
 {
-	const struct vms_managed *x = *(const struct vms_managed *const *)a;
-	const struct vms_managed *y = *(const struct vms_managed *const *)b;
+	const struct piece *x = a, *y = b;
 
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* The entries that make parts, by address; *n of them (malloc'd). */
-static const struct vms_managed **part_entries(struct vms_snapshot *s,
-					       size_t *n)
-{
-	const struct vms_managed **v;
-	size_t i;
-
-	*n = 0;
-	v = malloc((s->nmanaged ? s->nmanaged : 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	for (i = 0; i < s->nmanaged; i++)
-		if (part_name(&s->managed[i]) &&
-		    s->managed[i].end > s->managed[i].start)
-			v[(*n)++] = &s->managed[i];
-	qsort(v, *n, sizeof(*v), by_start);
-	return v;
-}
-
-/* The bytes of m's resident that lie in [lo, hi) (a file's parts: the
- * entries' figures kept): all of them when m is inside, else by size, in
+/* The bytes of x's resident that lie in [lo, hi) (a file's parts: the
+ * entries' figures kept): all of them when x is inside, else by size, in
  * whole pages; -1 unknown. */
-static int64_t piece_rss(const struct vms_managed *m, uint64_t lo, uint64_t hi,
+static int64_t piece_rss(const struct piece *x, uint64_t lo, uint64_t hi,
 			 uint64_t page)
 {
-	uint64_t len = m->end - m->start, v;
+	uint64_t len = x->end - x->start, v;
 
-	if (m->resident < 0)
+	if (x->resident < 0)
 		return -1;
-	if (lo <= m->start && hi >= m->end)
-		return m->resident;
-	v = (uint64_t)((unsigned __int128)(uint64_t)m->resident * (hi - lo) /
+	if (lo <= x->start && hi >= x->end)
+		return x->resident;
+	v = (uint64_t)((unsigned __int128)(uint64_t)x->resident * (hi - lo) /
 		       len);
 	return (int64_t)(v - v % page);
 }
 
-/* What split() needs to measure a part (buf NULL: from the entries). */
+/* What split() needs to measure a part (buf NULL: from the pieces). */
 struct meas {
 	unsigned char *buf;
 	size_t cap;
 	uint64_t page;
 };
 
-/* The parts of region r from entries v[first...] (by address); 0, -1 on
- * out of memory. */
+/* The parts of region r from pieces v[first...] (by address); 0, -1 on
+ * out of memory. Adjacent pieces of one name are one part. */
 static int split(struct vms_snapshot *s, struct vms_region *r,
-		 const struct vms_managed **v, size_t nv, size_t first,
+		 const struct piece *v, size_t nv, size_t first,
 		 struct vms_part_spec *sp, const struct meas *me)
 {
 	size_t i, n = 0;
 	uint64_t covered = 0;
+	bool one_type = true;
 	int rc;
 
-	for (i = first; i < nv && v[i]->start < r->end; i++) {
-		uint64_t lo = v[i]->start > r->start ? v[i]->start : r->start;
-		uint64_t hi = v[i]->end < r->end ? v[i]->end : r->end;
+	for (i = first; i < nv && v[i].start < r->end; i++) {
+		uint64_t lo = v[i].start > r->start ? v[i].start : r->start;
+		uint64_t hi = v[i].end < r->end ? v[i].end : r->end;
 		int64_t rss;
 
-		if (lo >= hi)
+		if (lo >= hi || (v[i].bare && r->detail))
 			continue;
 		if (n && lo < sp[n - 1].end)
-			lo = sp[n - 1].end; /* overlapping entries: once */
+			lo = sp[n - 1].end; /* overlapping pieces: once */
 		if (lo >= hi)
 			continue;
-		rss = piece_rss(v[i], lo, hi, me->page);
+		rss = piece_rss(&v[i], lo, hi, me->page);
 		covered += hi - lo;
-		if (n && sp[n - 1].end == lo) {
+		if (n && sp[n - 1].end == lo && sp[n - 1].name == v[i].name &&
+		    !v[i].bare) {
 			sp[n - 1].end = hi;
 			sp[n - 1].rss = sp[n - 1].rss < 0 || rss < 0
 						? -1
 						: sp[n - 1].rss + rss;
 			continue;
 		}
+		one_type = one_type && (!n || sp[0].type == v[i].type);
 		sp[n++] = (struct vms_part_spec){
-			.name = part_name(v[i]),
+			.name = v[i].name,
 			.start = lo,
 			.end = hi,
-			.type = VMS_T_MANAGED_HEAP,
+			.type = v[i].type,
 			.rss = rss,
 			.swap = -1,
 			.priv = -1,
-			.commit_whole = true,
+			.commit_whole = v[i].commit_whole,
 		};
 	}
 	if (!n)
 		return 0;
-	/* measured whole, where the pages can be told: an entry that
+	if (covered == vms_region_size(r) && one_type) {
+		r->type = sp[0].type;
+		r->detail = sp[0].name;
+		return 0;
+	}
+	/* measured whole, where the pages can be told: a piece that
 	 * overlaps its neighbour or its region's end is not cut by size */
 	for (i = 0; me->buf && i < n; i++) {
 		struct vms_part_fig f;
@@ -151,11 +222,6 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 		sp[i].rss = f.rss;
 		sp[i].swap = f.swap;
 		sp[i].priv = f.priv;
-	}
-	if (covered == vms_region_size(r)) {
-		r->type = VMS_T_MANAGED_HEAP;
-		r->detail = sp[0].name;
-		return 0;
 	}
 	rc = vms_parts_set(s, r, sp, n);
 	if (rc == 0) {
@@ -172,56 +238,58 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 static int step_parts_run(struct vms_snapshot *s, unsigned have,
 			  struct vms_error *err)
 {
-	const struct vms_managed **v;
+	struct pieces p = { NULL, 0, 0 };
 	struct vms_part_spec *sp = NULL;
 	struct meas me = { NULL, 4096, 0 };
-	size_t nv, i, at = 0;
+	size_t i, at = 0;
 	bool held = false;
 	int rc = 0;
 
-	v = part_entries(s, &nv);
-	if (!v)
-		return step_nomem(err, "parts");
-	for (i = 0; i < s->nmanaged; i++)
-		if (!part_name(&s->managed[i]))
-			s->managed[i].resident = -1;
-	if (!nv)
+	for (i = 0; i < NPART_SRC; i++)
+		if (part_sources[i](s, &p) < 0)
+			goto oom;
+	if (!p.n)
 		goto out;
-	sp = malloc(nv * sizeof(*sp));
+	qsort(p.v, p.n, sizeof(*p.v), by_start);
+	sp = malloc(p.n * sizeof(*sp));
 	if (!sp)
 		goto oom;
 	me.page = s->cap.page_size ? s->cap.page_size : 4096;
 	if (have & VMS_SRC_MEMORY) {
+		bool known = true;
+
 		me.buf = malloc(me.cap);
 		if (!me.buf)
 			goto oom;
 		vms_source_hold(s, true);
 		held = true;
-		for (i = 0; i < nv; i++) {
-			struct vms_managed *m = (struct vms_managed *)v[i];
+		/* each managed entry's resident, kept with it */
+		for (i = 0; i < p.n && known; i++) {
 			struct vms_part_fig f;
 
-			m->resident = vms_parts_measure(s, m->start, m->end,
-							me.buf, me.cap, &f)
-					      ? f.rss
-					      : -1;
+			if (!p.v[i].m)
+				continue;
+			known = vms_parts_measure(s, p.v[i].start, p.v[i].end,
+						  me.buf, me.cap, &f);
+			p.v[i].resident = p.v[i].m->resident =
+				known ? f.rss : -1;
 		}
-		/* a source whose pages cannot be told: from the entries */
-		if (nv && v[0]->resident < 0) {
+		/* a source whose pages cannot be told: from the pieces */
+		if (!known) {
 			free(me.buf);
 			me.buf = NULL;
 		}
 	}
-	for (i = 0; i < s->nregions && at < nv; i++) {
+	for (i = 0; i < s->nregions && at < p.n; i++) {
 		struct vms_region *r = &s->regions[i];
 
-		while (at < nv && v[at]->end <= r->start)
+		while (at < p.n && p.v[at].end <= r->start)
 			at++;
-		if (at == nv || v[at]->start >= r->end ||
+		if (at == p.n || p.v[at].start >= r->end ||
 		    r->type != VMS_T_PRIVATE_DATA || r->nchildren ||
 		    !vms_region_is_anon(r))
 			continue;
-		if (split(s, r, v, nv, at, sp, &me) < 0)
+		if (split(s, r, p.v, p.n, at, sp, &me) < 0)
 			goto oom;
 	}
 	goto out;
@@ -232,7 +300,7 @@ out:
 		vms_source_hold(s, false);
 	free(me.buf);
 	free(sp);
-	free(v);
+	free(p.v);
 	return rc;
 }
 

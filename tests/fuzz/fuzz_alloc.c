@@ -231,6 +231,7 @@ static bool run_open(struct run *r)
 
 static void run_close(struct run *r)
 {
+	alloc_marks_fini(&r->m);
 	free(r->m.mark);
 	if (r->s)
 		vms_snapshot_free(r->s);

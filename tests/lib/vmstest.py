@@ -265,6 +265,58 @@ def hexint(s):
     return int(s, 16)
 
 
+def present_bytes(pid, start, end):
+    """Bytes of [start, end) present in RAM in pid's page tables (pagemap
+    bit 63), read by the test itself: the kernel's own figure for a typed
+    part's Rss."""
+    pg = os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/%d/pagemap" % pid, "rb") as f:
+        f.seek(start // pg * 8)
+        data = f.read((end - start + pg - 1) // pg * 8)
+    return pg * sum(1 for i in range(0, len(data), 8)
+                    if data[i + 7] >> 7 & 1)
+
+
+def split_parts(snap, name, pid, how, prefix=False, kind="heap"):
+    """The typed parts named name (or, with prefix, whose name starts with
+    it: a heap's pieces inside regions the kernel merged with other
+    memory) and the regions typed whole with that detail: checks that
+    each part is of type kind (Heap), its Rss the pages of its range
+    present in pid's pagemap (pid allocates nothing after its ready line:
+    its pages stay as captured), that a region's parts hold no more than
+    it, and that the Heap row counts the heap regions and the heap parts
+    of the others (kind's row its). Returns (bytes in whole regions, bytes
+    in parts, number of parts)."""
+    def named(n):
+        return n is not None and (n.startswith(name) if prefix
+                                  else n == name)
+    whole = sum(r["size"] for r in snap["regions"]
+                if r["type"] == kind and named(r.get("detail")))
+    parts = [(r, c) for r in snap["regions"] for c in r["children"]
+             if named(c.get("name")) and "type" in c]
+    ok(all(c["type"] == kind for _, c in parts),
+       "%s: the %d parts %s are %s" % (how, len(parts), name, kind))
+    got = [(c["start"], c["rss"], present_bytes(pid, hexint(c["start"]),
+                                                hexint(c["end"])))
+           for _, c in parts]
+    ok(all(g[1] == g[2] for g in got), "%s: each part's Rss is its range's "
+       "pages present in the target's pagemap" % how, got)
+    split = {r["start"]: r for r, _ in parts}.values()
+    bad = [r["start"] for r in split
+           if any(sum(c[k] for c in r["children"]) > r[k]
+                  for k in ("size", "committed", "rss", "private_dirty",
+                            "pss", "swap"))]
+    ok(not bad, "%s: a region's parts hold no more than it" % how, bad)
+    types = {t["type"]: t for t in snap["types"]}
+    eq(types[kind]["size"],
+       sum(r["size"] for r in snap["regions"] if r["type"] == kind) +
+       sum(c["size"] for r in snap["regions"] if r["type"] != kind
+           for c in r["children"] if c.get("type") == kind),
+       "%s: the %s row is its regions and the parts of others of its type"
+       % (how, kind))
+    return whole, sum(c["size"] for _, c in parts), len(parts)
+
+
 def region_of(snap, addr):
     for r in snap["regions"]:
         if hexint(r["start"]) <= addr < hexint(r["end"]):

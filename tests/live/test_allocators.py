@@ -176,6 +176,34 @@ def mimalloc(snap, own, how):
          [r["detail"] for r in regs])
 
 
+def mimalloc_neighbour(path):
+    """1 MiB of the target's own mapped beside a segment (the kernel may
+    merge the two, or not): its segments are Heap regions, or Heap parts
+    of the region they share, each part's Rss from the target's pagemap;
+    together they are its reserved bytes, its own as it prints them."""
+    p, own = run(path, "16", "frag", ALLOCS_NEIGHBOUR="1")
+    try:
+        for how, extra in (("frozen", ["-F"]), ("fork", ["-b", "fork"])):
+            how = "mimalloc (memory of its own beside, %s)" % how
+            snap = T.vmscope_json(p.pid, *extra)
+            a = snap["allocator"]
+            found = [T.split_parts(snap, name, p.pid, how)
+                     for name in ("mimalloc segment",
+                                  "mimalloc huge segment")]
+            whole = sum(f[0] for f in found)
+            parts = sum(f[1] for f in found)
+            print("# %s: segments %d bytes in regions, %d in %d parts of "
+                  "regions merged with other memory"
+                  % (how, whole, parts, sum(f[2] for f in found)))
+            T.ok(a["partial"] is None and whole + parts == a["reserved"] ==
+                 a["heap"], "%s: the regions and parts of its segments are "
+                 "its reserved bytes (%d)" % (how, a["reserved"]), a)
+            T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+                 "%s: reserved is its own as printed" % how)
+    finally:
+        T.kill(p)
+
+
 def mimalloc_threads(path):
     """Three more threads, each with its own segment, committed only as
     its pages are used (the rest of the segment reserved, PROT_NONE)."""
@@ -267,21 +295,33 @@ def tcmalloc_frag(path, *more):
         T.kill(p)
 
 
-def tcmalloc_mapped(path, *args):
-    p, own = run(path, *args, TCMALLOC_SKIP_SBRK="true")
-    frag = "".join(" " + x for x in args[1:])
+def tcmalloc_mapped(path, *args, neighbour=False):
+    env = {"TCMALLOC_SKIP_SBRK": "true"}
+    if neighbour:
+        env["ALLOCS_NEIGHBOUR"] = "1"
+    p, own = run(path, *args, **env)
+    frag = "".join(" " + x for x in args[1:]) + \
+        (", memory of its own beside" if neighbour else "")
     try:
         for how, extra in (("mapped%s, frozen" % frag, ["-F"]),
                            ("mapped%s, fork" % frag, ["-b", "fork"])):
             snap = T.vmscope_json(p.pid, *extra)
             a = snap["allocator"]
             tc_spans(snap, own, how)
-            paged = [r for r in snap["regions"] if r["type"] == "heap"
-                     and r["detail"] == "tcmalloc (page heap)"]
-            T.ok(sum(r["size"] for r in paged) >= own["size"],
-                 "tcmalloc (%s): the regions its spans cover (%d) are "
-                 "heap, at least the %d bytes the target holds"
-                 % (how, sum(r["size"] for r in paged), own["size"]))
+            whole, parts, n = T.split_parts(snap, "tcmalloc (page heap)",
+                                            p.pid, "tcmalloc (%s)" % how)
+            brk = brk_region(snap)
+            in_brk = sum(h["in_use"] + h["free"]
+                         for h in heaps_of(snap, "tcmalloc")
+                         if brk and all(s["start"] == brk["start"]
+                                        for s in h["segments"]))
+            print("# tcmalloc (%s): page heap %d bytes in regions, %d in %d "
+                  "parts of regions merged with other memory, %d in the brk "
+                  "heap" % (how, whole, parts, n, in_brk))
+            T.eq(whole + parts, own["heap_size"] - in_brk,
+                 "tcmalloc (%s): the regions and parts its spans cover are "
+                 "its generic.heap_size less its spans in the brk heap, "
+                 "exactly" % how)
             T.ok(a["system"] is not None and a["heap"] >= a["system"] and
                  a["partial"] is None, "tcmalloc (%s): every byte it took "
                  "from the system (%s) is located (%d), no partial"
@@ -333,12 +373,14 @@ def main():
             finally:
                 T.kill(p)
             mimalloc_threads(path)
+            mimalloc_neighbour(path)
         if name == "tcmalloc":
             tcmalloc_mapped(path)
             tcmalloc_frag(path)
             tcmalloc_frag(path, "threads")
             tcmalloc_mapped(path, "16", "frag")
             tcmalloc_mapped(path, "16", "frag", "threads")
+            tcmalloc_mapped(path, "16", "frag", neighbour=True)
     T.done()
 
 

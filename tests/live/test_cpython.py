@@ -103,14 +103,19 @@ def parts(snap, how, p_pid, arena, n):
     figures within its region's, and the summary counts by parts."""
     split = [r for r in snap["regions"] if any("type" in c
                                                for c in r["children"])]
-    typed = [(r, c) for r in split for c in r["children"]]
-    print("# %s: %d regions split, %d parts" % (how, len(split), len(typed)))
-    T.ok(all(c["type"] == "managed_heap" and c["name"].startswith("cpython")
-             for _, c in typed), "%s: every part is cpython's, a managed "
-         "heap" % how)
+    every = [(r, c) for r in split for c in r["children"]]
+    # the rest are glibc's mmapped chunks in the same regions (test_heap)
+    typed = [(r, c) for r, c in every if c["type"] == "managed_heap"]
+    print("# %s: %d regions split, %d parts, %d cpython's" %
+          (how, len(split), len(every), len(typed)))
+    T.ok(typed and all(c["name"].startswith("cpython") for _, c in typed) and
+         all(c["type"] == "heap" and c["name"] == "glibc malloc (mmapped "
+             "chunk)" for _, c in every if c["type"] != "managed_heap"),
+         "%s: every managed heap part is cpython's, the others glibc's "
+         "mmapped chunks" % how)
     bad = [(c["start"], c["rss"], present(p_pid, int(c["start"], 16),
                                           int(c["end"], 16)))
-           for _, c in typed
+           for _, c in every
            if c["rss"] != present(p_pid, int(c["start"], 16),
                                   int(c["end"], 16))]
     T.ok(not bad, "%s: each part's Rss is its range's pages present in the "

@@ -24,7 +24,11 @@ heap is one entry.
 tests/targets/heap_foreign.c: a brk heap extended past the program's own
 sbrks (twice), and with one more before malloc ever ran (mp_.sbrk_base
 above the start of [heap]): the walk goes on above each, every chunk,
-mallinfo2's figures, the program's bytes in the overhead."""
+mallinfo2's figures, the program's bytes in the overhead.
+
+The mmapped chunks: each is located, and is a Heap region, or a Heap part
+of a region the kernel merged with other memory (heap_arenas maps some of
+its own beside one), its Rss from the target's pagemap."""
 import os
 import sys
 import tempfile
@@ -54,7 +58,7 @@ def notes(snap, step):
             if n["step"] == step]
 
 
-def check_exact(snap, want, how):
+def check_exact(snap, want, how, pid):
     m = snap["malloc"]
     if not T.ok(m is not None, "%s: glibc malloc walked" % how,
                 notes(snap, "malloc")):
@@ -100,14 +104,20 @@ def check_exact(snap, want, how):
          want["hblkhd"] and m["mmapped_note"] is None,
          "%s: the mmapped chunks located among the anonymous regions" % how,
          mm)
-    mmapped_regions(snap, mm, how)
+    mmapped_regions(snap, mm, how, pid)
 
 
-def mmapped_regions(snap, mm, how):
+def mmapped_regions(snap, mm, how, pid):
     """A region that mmapped chunks cover whole (one, or adjacent ones the
-    kernel merged) is Heap, "glibc malloc (mmapped chunk)"; no other is."""
+    kernel merged) is Heap, "glibc malloc (mmapped chunk)"; no other is. A
+    chunk in a region the kernel merged with other memory (the target maps
+    some of its own below one) is a typed part of it: Heap, that name, the
+    chunk's bounds, its Rss the pages of its range present in the target's
+    pagemap (read by the test; the target allocates nothing after its
+    line). Every chunk is one or the other, and the Heap row counts
+    them."""
     ends = {T.hexint(c["start"]): T.hexint(c["end"]) for c in mm}
-    whole, typed = [], []
+    whole, typed, parts = [], [], []
     for r in snap["regions"]:
         a, e = T.hexint(r["start"]), T.hexint(r["end"])
         while a in ends and a < e:
@@ -116,11 +126,38 @@ def mmapped_regions(snap, mm, how):
             whole.append(r["start"])
         if r.get("detail") == "glibc malloc (mmapped chunk)":
             typed.append(r["start"])
-    print("# %s: %d regions are mmapped chunks whole" % (how, len(whole)))
+        parts += [(r, c) for c in r["children"]
+                  if c.get("name") == "glibc malloc (mmapped chunk)"]
+    print("# %s: %d regions are mmapped chunks whole, %d chunks are parts "
+          "of regions" % (how, len(whole), len(parts)))
     T.ok(whole == typed and all(
         r["type"] == "heap" for r in snap["regions"] if r["start"] in typed),
          "%s: regions of mmapped chunks whole are Heap, glibc malloc "
          "(mmapped chunk)" % how, (whole, typed))
+    bad = [c for _, c in parts
+           if c["type"] != "heap" or
+           ends.get(T.hexint(c["start"])) != T.hexint(c["end"]) or
+           c["committed"] != c["size"]]
+    T.ok(not bad, "%s: a chunk in a region merged with other memory is a "
+         "Heap part with its bounds, committed whole" % how, bad)
+    inside = sum(e - a for a, e in ends.items()
+                 for r in snap["regions"] if r["start"] in whole and
+                 T.hexint(r["start"]) <= a < T.hexint(r["end"]))
+    T.eq(inside + sum(c["size"] for _, c in parts), sum(ends[a] - a
+                                                         for a in ends),
+         "%s: every mmapped chunk is a Heap region or part" % how)
+    got = [(c["start"], c["rss"],
+            T.present_bytes(pid, T.hexint(c["start"]), T.hexint(c["end"])))
+           for _, c in parts]
+    T.ok(all(g[1] == g[2] for g in got), "%s: each chunk part's Rss is its "
+         "range's pages present in the target's pagemap" % how, got)
+    types = {t["type"]: t for t in snap["types"]}
+    T.eq(types["heap"]["size"],
+         sum(r["size"] for r in snap["regions"] if r["type"] == "heap") +
+         sum(c["size"] for r in snap["regions"] if r["type"] != "heap"
+             for c in r["children"] if c.get("type") == "heap"),
+         "%s: the Heap row is its regions and the heap parts of others"
+         % how)
 
 
 def largest_fits(h):
@@ -238,6 +275,36 @@ def settled_pid(pid, how):
          "%s: target running and untraced afterwards" % how, st)
 
 
+def many_chunks():
+    """102 mmapped chunks, memory of the target's own below the lowest
+    (the kernel may merge them: then more parts in one region than a
+    managed heap has): every chunk a Heap region or part, with -F, and
+    from a snapshot file, which loads with the same parts."""
+    p, line = T.start([T.target("heap_arenas"), "many", "1"])
+    want = T.ready_fields(line)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
+        for how, snap in (("many", live), ("many, loaded", loaded)):
+            mm = snap["malloc"]["mmapped_chunks"]
+            T.eq((len(mm), snap["malloc"]["mmapped_note"]),
+                 (want["hblks"], None), "%s: the %d mmapped chunks located"
+                 % (how, want["hblks"]))
+            mmapped_regions(snap, mm, how, p.pid)
+
+        def parts(snap):
+            return [(r["start"], c["start"], c["end"], c["type"])
+                    for r in snap["regions"] for c in r["children"]
+                    if "type" in c]
+        most = max([sum(1 for c in r["children"] if "type" in c)
+                    for r in live["regions"]])
+        print("# many: at most %d parts in a region" % most)
+        T.ok(parts(loaded) == parts(live), "many: the file loads with the "
+             "live capture's parts (%d in one region at most)" % most)
+    finally:
+        T.kill(p)
+
+
 def main():
     forked_child()
     foreign_sbrk()
@@ -250,7 +317,7 @@ def main():
                            ("pss -F, no symbols", ["-b", "pss", "-F"],
                             NOSYMS)):
         snap = capture(p.pid, args, env)
-        check_exact(snap, want, how)
+        check_exact(snap, want, how, p.pid)
         if snap["malloc"]:
             fb = snap["malloc"]["found_by"]
             if env:
@@ -280,7 +347,7 @@ def main():
               for r in live["regions"]] and loaded["malloc"] is not None,
              "a snapshot file loads with the mmapped chunks' regions typed")
         mmapped_regions(loaded, loaded["malloc"]["mmapped_chunks"],
-                        "loaded")
+                        "loaded", p.pid)
     snap = capture(p.pid, ["-b", "pss"])
     T.ok(snap["malloc"] is None and
          any("not done" in n and "one instant" in n
@@ -289,6 +356,7 @@ def main():
          notes(snap, "malloc"))
     T.kill(p)
 
+    many_chunks()
     p, line = T.start([T.target("heap_arenas"), "corrupt", "4"])
     for how, args in (("corrupt, fork", ["-b", "fork"]),
                       ("corrupt, pss -F", ["-b", "pss", "-F"])):
@@ -306,6 +374,8 @@ def main():
                  for h in snap["heaps"] if h["kind"] == "glibc-arena"),
              "%s: a thread arena says its bin loops" % how,
              [h.get("partial") for h in snap["heaps"]])
+        # no memory of its own beside the chunks in this mode
+        mmapped_regions(snap, m["mmapped_chunks"], how, p.pid)
         settled(p, how)
     T.kill(p)
     T.done()

@@ -61,6 +61,11 @@ def check(pid, want, args, tag):
          "row's (%d, %d; row %d, %d)" % (
              how, sum(m["reserved"] for m in v8),
              sum(m["committed"] for m in v8), mh["size"], mh["committed"]))
+    # pages in a region the kernel merged with other memory: its parts
+    _, inparts, n = T.split_parts(snap, "v8 heap ", pid, how, prefix=True,
+                                  kind="managed_heap")
+    print("# %s: %d bytes of pages in %d parts of regions" %
+          (how, inparts, n))
     typed = [r for r in snap["regions"] if r["type"] == "managed_heap"]
     T.ok(typed and all(r["detail"].startswith("v8 heap") for r in typed)
          and all(any(T.hexint(m["start"]) <= T.hexint(r["start"]) <

@@ -30,15 +30,25 @@
  * " mimalloc COMMIT RESERVED": mi_process_info's current commit (its
  * stats' committed bytes) and the current reserved bytes as
  * mi_stats_print_out prints them ("32.0MiB": its only account of them,
- * to a tenth of its unit). */
+ * to a tenth of its unit).
+ *
+ * With ALLOCS_NEIGHBOUR=1 in the environment it maps 1 MiB of anonymous
+ * memory of its own right below (else right above) the mapping that holds
+ * its middle block, written, without and else with MAP_NORESERVE, kept
+ * where the kernel merged the two into one region (the allocator's heap
+ * then covers that region in part), else unmapped: nothing depends on the
+ * merge. It reads its maps with read(2) into a static buffer and maps
+ * before the figures are read: no allocation. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 typedef int (*tc_prop_fn)(const char *name, size_t *value);
@@ -96,6 +106,65 @@ static void *holder(void *arg)
 	pthread_barrier_wait(&ready);
 	for (;;)
 		pause(); /* held until killed */
+}
+
+/* The bounds of the mapping of this process that holds a, from its maps
+ * (read without allocating); false where none does. */
+static int mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+	static char maps[1 << 17];
+	int fd = open("/proc/self/maps", O_RDONLY);
+	size_t len = 0;
+	ssize_t got;
+	char *p;
+
+	if (fd < 0)
+		return 0;
+	while (len < sizeof(maps) - 1 &&
+	       (got = read(fd, maps + len, sizeof(maps) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	maps[len] = '\0';
+	for (p = maps; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "") {
+		char *end;
+
+		*lo = (uintptr_t)strtoull(p, &end, 16);
+		*hi = (uintptr_t)strtoull(end + 1, NULL, 16);
+		if (a >= *lo && a < *hi)
+			return 1;
+	}
+	return 0;
+}
+
+/* ALLOCS_NEIGHBOUR: 1 MiB of its own beside the mapping holding block. */
+static void neighbour(void *block)
+{
+	const size_t len = 1 << 20;
+	const int flags[] = { 0, MAP_NORESERVE };
+	uintptr_t lo, hi, l2, h2;
+	int side, f;
+
+	if (!mapping_of((uintptr_t)block, &lo, &hi))
+		return;
+	for (side = 0; side < 2; side++)
+		for (f = 0; f < 2; f++) {
+			char *at = (char *)(side ? hi : lo - len);
+			char *m = mmap(at, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS |
+					       MAP_FIXED_NOREPLACE | flags[f],
+				       -1, 0);
+
+			if (m == MAP_FAILED)
+				continue;
+			if (m == at) {
+				memset(m, 3, len);
+				if (mapping_of((uintptr_t)m, &l2, &h2) &&
+				    (side ? l2 < (uintptr_t)m
+					  : h2 > (uintptr_t)m + len))
+					return; /* merged */
+			}
+			munmap(m, len);
+		}
 }
 
 /* mi_stats_print_out's text, gathered (no allocation) */
@@ -195,6 +264,8 @@ int main(int argc, char **argv)
 		free(held[i]);
 		held[i] = NULL;
 	}
+	if (getenv("ALLOCS_NEIGHBOUR"))
+		neighbour(keep[n / 2]);
 	if (threads) {
 		pthread_t th;
 

@@ -12,7 +12,13 @@
  *                  zero but for 8 bytes: a memory image of it is a small
  *                  fixture (tests/fixtures/record_heap.py)
  *         big      MB megabytes of small chunks in the main heap (bench)
+ *         many     100 more mmapped chunks of 200 KiB, and 256 KiB of its
+ *                  own below the lowest (as normal mode's, below)
  *   THREADS  worker threads, each with its own arena (default 4)
+ *
+ * In normal mode it also maps 256 KiB of anonymous memory of its own just
+ * below the second mmapped chunk's mapping, and writes it: the kernel may
+ * merge the two (a region that chunk covers in part), or not.
  *
  * Once every thread has allocated and freed its share and is parked (in
  * pthread_barrier_wait, then pause(): none inside malloc), the main thread
@@ -37,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +54,21 @@ static void *loop_victim; /* a chunk in a bin of a thread arena */
 static char info_buf[1 << 16];
 
 /* Allocates a mix, frees some into each kind of list. */
+/* 256 KiB of anonymous memory written, right below the mapping of the
+ * mmapped chunk whose memory is at mem (where nothing is mapped). */
+static void neighbour(void *mem)
+{
+	size_t len = 256 << 10;
+	char *at = (char *)mem - 16 - len;
+	char *m = mmap(at, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (m == at)
+		memset(m, 7, len);
+	else if (m != MAP_FAILED)
+		munmap(m, len);
+}
+
 static void churn(unsigned seed, int is_main)
 {
 	int N = small ? 120 : 600;
@@ -188,8 +210,21 @@ int main(int argc, char **argv)
 	keep[0] = malloc(small ? 200 << 10 : 1 << 20); /* mmapped */
 	keep[1] = malloc(small ? 256 << 10 : 3 << 20); /* mmapped */
 	memset(keep[0], 1, 4096);
+	if (strcmp(mode, "normal") == 0)
+		neighbour(keep[1]);
 	keep[2] = malloc(5000); /* in use, mid-heap (corrupt) */
 	keep[3] = malloc(100);
+	if (strcmp(mode, "many") == 0) {
+		char *low = keep[1];
+
+		for (i = 0; i < 100; i++) {
+			char *c = malloc(200 << 10);
+
+			c[100] = 1;
+			low = c < low ? c : low;
+		}
+		neighbour(low);
+	}
 	if (strcmp(mode, "big") == 0)
 		big(argc > 3 ? (size_t)atol(argv[3]) : 256);
 	pthread_barrier_wait(&parked);

@@ -7,6 +7,9 @@
  *  - the same image damaged (a chunk size, a fastbin made a loop, the arena
  *    list broken, mp_ elsewhere, thousands of random words overwritten):
  *    a result marked partial, in a bounded number of reads, never a crash;
+ *  - the mmapped chunks in spans that start before them (merged with
+ *    other memory): each located; a false header there that makes one
+ *    too many: none of those taken;
  *  - versions: 2.27 to 2.42 have a layout, 2.26 and 2.43 none;
  *  - the libc this test runs with: it is glibc, its release version is
  *    gnu_get_libc_version(), and main_arena and mp_ found from the file
@@ -187,6 +190,79 @@ static void test_exact(struct heapfix *f)
 	   (unsigned long long)r.overhead);
 	ok(r.nmmapped == r.hblks && r.mmapped_found == r.hblkhd,
 	   "fixture: %zu mmapped chunks located", r.nmmapped);
+	glibc_walk_fini(&r);
+}
+
+/* The mmapped chunks where the kernel merged their mappings with other
+ * memory below them: the span of each chunk that starts one reaches four
+ * pages lower (read as zeros: no header). Every chunk is still located,
+ * at the same place; with a false header in those pages (a page-sized
+ * chunk, one more than mp_ counts), none of the merged ones is taken. */
+static void test_merged(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+	struct glibc_walk_res r, m;
+	uint64_t pg;
+	size_t i, k, moved = 0;
+	bool same;
+
+	heapfix_input(f, &in);
+	pg = in.page_size;
+	walk(f, &in, &r);
+	for (i = 0; i < f->nspans; i++)
+		for (k = 0; k < r.nmmapped; k++)
+			if (f->spans[i].start == r.mmapped[k].start &&
+			    (i == 0 || f->spans[i - 1].end <
+					       f->spans[i].start - 4 * pg)) {
+				f->spans[i].start -= 4 * pg;
+				moved++;
+				break;
+			}
+	walk(f, &in, &m);
+	same = m.nmmapped == r.nmmapped && m.mmapped_found == r.mmapped_found;
+	for (k = 0; same && k < r.nmmapped; k++) {
+		for (i = 0; i < m.nmmapped; i++)
+			if (m.mmapped[i].start == r.mmapped[k].start &&
+			    m.mmapped[i].end == r.mmapped[k].end)
+				break;
+		same = i < m.nmmapped;
+	}
+	ok(moved > 0 && same && r.nmmapped == r.hblks,
+	   "merged: %zu spans start before their chunk; all %zu chunks "
+	   "located where they are",
+	   moved, r.nmmapped);
+	glibc_walk_fini(&m);
+	/* a header of one page where the first span made longer starts */
+	f->recs = realloc(f->recs, (f->nrecs + 1) * sizeof(*f->recs));
+	for (i = 0; f->recs && i < f->nspans; i++)
+		for (k = 0; k < r.nmmapped; k++)
+			if (f->spans[i].start + 4 * pg == r.mmapped[k].start) {
+				static uint64_t hdr[2];
+
+				hdr[1] = pg | 2;
+				f->recs[f->nrecs] = (struct heapfix_rec){
+					f->spans[i].start, sizeof(hdr),
+					(unsigned char *)hdr
+				};
+				i = f->nspans;
+				break;
+			}
+	f->nrecs++;
+	walk(f, &in, &m);
+	for (k = 0, same = false; k < m.nmmapped; k++)
+		for (i = 0; i < f->nspans; i++)
+			same = same ||
+			       f->spans[i].start + 4 * pg == m.mmapped[k].start;
+	ok(!same && m.nmmapped < r.nmmapped,
+	   "merged, a false header before them: one more than mp_ counts, so "
+	   "none of those in merged spans is taken (%zu of %zu located)",
+	   m.nmmapped, r.nmmapped);
+	glibc_walk_fini(&m);
+	f->nrecs--;
+	for (i = 0; i < f->nspans; i++)
+		for (k = 0; k < r.nmmapped; k++)
+			if (f->spans[i].start + 4 * pg == r.mmapped[k].start)
+				f->spans[i].start += 4 * pg;
 	glibc_walk_fini(&r);
 }
 
@@ -450,6 +526,7 @@ int main(void)
 	   "a fixture cut short is refused");
 	test_exact(&f);
 	test_resident(&f);
+	test_merged(&f);
 	test_damage(&f, "a chunk size past the heap", bad_size,
 		    "corrupt chunk header");
 	test_damage(&f, "a fastbin that loops", fast_loop, "fastbin 0 loops");

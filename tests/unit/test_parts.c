@@ -2,10 +2,13 @@
  * part's counters are made of, that the parts and the rest of their
  * region add up to the region exactly in every column, that the summary
  * counts each part in its own type's row (totals.h), and the pagemap
- * bits a part is measured by (linux/memread.h). Randomised: the seed is
+ * bits a part is measured by (linux/memread.h), and the parts step's
+ * pieces from glibc's mmapped chunks (a part a chunk, in a region of no
+ * detail only). Randomised: the seed is
  * printed, VMSCOPE_SEED replays it. */
 #include <string.h>
 
+#include "analyze/steps.h"
 #include "linux/memread.h"
 #include "model/columns.h"
 #include "model/parts.h"
@@ -14,6 +17,8 @@
 #include "tap.h"
 
 #define PG 4096ull
+
+extern const struct vms_step vms_step_parts; /* src/analyze/step_parts.c */
 
 static struct vms_region *anon(struct vms_snapshot *s, uint64_t start,
 			       uint64_t pages)
@@ -239,6 +244,59 @@ static void test_core(void)
 	vms_snapshot_free(s);
 }
 
+/* The parts step on glibc's mmapped chunks (no memory: apportioned by
+ * size): two adjacent chunks inside a 100-page region are two Heap parts
+ * with their bounds; a chunk filling a region something named stays as
+ * it was. */
+static void test_step_glibc(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_region *r = anon(s, 0x40000000ull, 100), *named;
+	struct vms_heap_seg chunks[3];
+	struct vms_malloc g;
+	struct vms_error err;
+
+	r->c.rss = r->c.private_dirty = r->c.pss = 100 * PG;
+	named = anon(s, 0x40100000ull, 8);
+	named->detail = "somebody's";
+	r = &s->regions[0]; /* add_region may move the array */
+	chunks[0] = (struct vms_heap_seg){ r->start + 10 * PG,
+					   r->start + 30 * PG };
+	chunks[1] = (struct vms_heap_seg){ r->start + 30 * PG,
+					   r->start + 35 * PG };
+	chunks[2] = (struct vms_heap_seg){ named->start, named->end };
+	memset(&g, 0, sizeof(g));
+	g.mmapped = chunks;
+	g.nmmapped = 3;
+	s->glibc = &g;
+	ok(vms_step_parts.run(s, 0, &err) == 0, "parts step: glibc's chunks");
+	ok(r->nchildren == 2 && r->type == VMS_T_PRIVATE_DATA &&
+		   r->children[0].part->type == VMS_T_HEAP &&
+		   r->children[1].part->type == VMS_T_HEAP &&
+		   r->children[0].start == chunks[0].start &&
+		   r->children[0].end == chunks[0].end &&
+		   r->children[1].start == chunks[1].start &&
+		   r->children[1].end == chunks[1].end &&
+		   strcmp(r->children[0].name, VMS_MMAPPED_CHUNK) == 0 &&
+		   r->detail && strncmp(r->detail, "holds ", 6) == 0,
+	   "parts step: a Heap part a chunk, the region private data that "
+	   "holds them");
+	ok(r->children[0].part->c.rss == 20 * PG &&
+		   vms_region_committed(r->children[0].part) == 20 * PG,
+	   "parts step: not measured, a chunk's Rss the region's by size, "
+	   "committed whole");
+	ok(named->nchildren == 0 && named->type == VMS_T_PRIVATE_DATA &&
+		   strcmp(named->detail, "somebody's") == 0,
+	   "parts step: a chunk in a region something named leaves it be");
+	totals_set_user_range(s, 0x10000, 0x7ffffffff000ull);
+	totals_compute(s);
+	ok(s->types[VMS_T_HEAP].size == 25 * PG &&
+		   s->types[VMS_T_HEAP].blocks == 2,
+	   "parts step: the Heap row is the two chunks");
+	s->glibc = NULL;
+	vms_snapshot_free(s);
+}
+
 static void test_pagemap_bits(void)
 {
 	uint64_t present = 1ull << 63, swapped = 1ull << 62,
@@ -257,6 +315,7 @@ int main(void)
 	test_measured();
 	test_pagemap_bits();
 	test_core();
+	test_step_glibc();
 	test_random(tap_seed(28));
 	return tap_done();
 }

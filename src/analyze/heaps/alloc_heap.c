@@ -2,9 +2,43 @@
  * its file's symbols (alloc_heap.h). */
 #include "analyze/heaps/alloc_heap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "model/parts.h"
 #include "model/source.h"
+
+/* Keeps [a, a + len) (joined to the last range where they touch). */
+static void keep_range(struct alloc_marks *m, uint64_t a, uint64_t len,
+		       uint8_t how)
+{
+	struct alloc_range *l = m->nrng ? &m->rng[m->nrng - 1] : NULL;
+
+	if (l && l->how == how && a >= l->start && a <= l->end) {
+		if (a + len > l->end)
+			l->end = a + len;
+		return;
+	}
+	if (m->nrng == m->caprng) {
+		size_t cap = m->caprng ? m->caprng * 2 : 64;
+		struct alloc_range *n = realloc(m->rng, cap * sizeof(*n));
+
+		if (!n) {
+			m->oom = true;
+			return;
+		}
+		m->rng = n;
+		m->caprng = cap;
+	}
+	m->rng[m->nrng++] = (struct alloc_range){ a, a + len, how };
+}
+
+void alloc_marks_fini(struct alloc_marks *m)
+{
+	free(m->rng);
+	m->rng = NULL;
+	m->nrng = m->caprng = 0;
+}
 
 void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how)
 {
@@ -14,6 +48,8 @@ void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how)
 
 	if (k < 0 || (size_t)k < run->first)
 		return;
+	if (m->exact && len && a + len > a)
+		keep_range(m, a, len, how);
 	/* from the region holding a: a heap of millions of spans marks
 	 * each in the few regions it covers, not in its whole run */
 	for (i = (size_t)k; i <= run->last; i++) {
@@ -26,22 +62,137 @@ void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how)
 	}
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct alloc_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The ranges by address, overlapping ones joined (the higher how), and
+ * adjacent ones of one how. */
+static void join_ranges(struct alloc_marks *m)
+{
+	size_t i, n = 0;
+
+	qsort(m->rng, m->nrng, sizeof(*m->rng), by_start);
+	for (i = 0; i < m->nrng; i++) {
+		struct alloc_range *l = n ? &m->rng[n - 1] : NULL;
+
+		if (l &&
+		    (m->rng[i].start < l->end ||
+		     (m->rng[i].start == l->end && m->rng[i].how == l->how))) {
+			if (m->rng[i].end > l->end)
+				l->end = m->rng[i].end;
+			if (m->rng[i].how > l->how)
+				l->how = m->rng[i].how;
+			continue;
+		}
+		m->rng[n++] = m->rng[i];
+	}
+	m->nrng = n;
+}
+
+/* The stretches of r the ranges cover, from *at (the first range that
+ * may reach r; moved on), into sp[] (room for every range); their count,
+ * *covered their bytes. */
+static size_t stretches(const struct alloc_marks *m, const struct vms_region *r,
+			size_t *at, const char *const *details,
+			struct vms_part_spec *sp, uint64_t *covered)
+{
+	size_t i, n = 0;
+
+	*covered = 0;
+	while (*at < m->nrng && m->rng[*at].end <= r->start)
+		(*at)++;
+	for (i = *at; i < m->nrng && m->rng[i].start < r->end; i++) {
+		uint64_t lo =
+			m->rng[i].start > r->start ? m->rng[i].start : r->start;
+		uint64_t hi = m->rng[i].end < r->end ? m->rng[i].end : r->end;
+
+		sp[n++] = (struct vms_part_spec){
+			.name = details[m->rng[i].how - 1],
+			.start = lo,
+			.end = hi,
+			.type = VMS_T_HEAP,
+			.rss = -1,
+			.swap = -1,
+			.priv = -1,
+		};
+		*covered += hi - lo;
+	}
+	return n;
+}
+
+/* Splits r into the heap parts sp[0, n) (measured from the page tables
+ * where the source can tell). 0, -1 on out of memory; 1 when r cannot
+ * be split (typed whole then). */
+static int split_region(struct vms_snapshot *s, struct vms_region *r,
+			struct vms_part_spec *sp, size_t n, uint64_t covered,
+			unsigned char *buf)
+{
+	size_t i;
+	int rc;
+
+	if (r->nchildren)
+		return 1;
+	for (i = 0; i < n; i++) {
+		struct vms_part_fig f;
+
+		if (vms_parts_measure(s, sp[i].start, sp[i].end, buf, 4096,
+				      &f)) {
+			sp[i].rss = f.rss;
+			sp[i].swap = f.swap;
+			sp[i].priv = f.priv;
+		}
+	}
+	rc = vms_parts_set(s, r, sp, n);
+	if (rc == -2)
+		return 1;
+	if (rc < 0)
+		return -1;
+	r->detail = arena_printf(&s->arena, "holds %s (%llu K)", sp[0].name,
+				 (unsigned long long)(covered >> 10));
+	return r->detail ? 0 : -1;
+}
+
+static void add_seg(struct vms_heap *h, uint64_t start, uint64_t end)
+{
+	if (h->nsegs && h->segs[h->nsegs - 1].end == start)
+		h->segs[h->nsegs - 1].end = end;
+	else
+		h->segs[h->nsegs++] = (struct vms_heap_seg){ start, end };
+}
+
 int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 	       const char *kind, const char *const *details,
 	       struct vms_heap **out)
 {
 	struct vms_snapshot *s = m->s;
+	struct vms_part_spec *sp = NULL;
+	unsigned char *buf = NULL;
 	struct vms_heap *nh, *h;
-	size_t i, nseg = 0;
+	size_t i, nseg = 0, at = 0;
+	int rc = -1;
 
 	*out = NULL;
 	for (i = 0; i < s->nregions; i++)
 		nseg += m->mark[i] != 0;
 	if (!nseg)
 		return 0;
+	if (m->oom)
+		return -1;
+	if (m->exact && m->nrng) {
+		join_ranges(m);
+		nseg += m->nrng;
+		sp = malloc(m->nrng * sizeof(*sp));
+		buf = malloc(4096);
+		if (!sp || !buf)
+			goto out;
+	}
 	nh = arena_alloc(&s->arena, (s->nheaps + 1) * sizeof(*nh));
 	if (!nh)
-		return -1;
+		goto out;
 	if (s->nheaps)
 		memcpy(nh, s->heaps, s->nheaps * sizeof(*nh));
 	h = &nh[s->nheaps];
@@ -51,27 +202,43 @@ int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 		-1;
 	h->segs = arena_alloc(&s->arena, nseg * sizeof(*h->segs));
 	if (!h->segs)
-		return -1;
+		goto out;
 	for (i = 0; i < s->nregions; i++) {
 		struct vms_region *r = &s->regions[i];
+		uint64_t covered = 0;
+		size_t n = 0, k;
+		int split = 1;
 
 		if (!m->mark[i])
 			continue;
+		if (sp)
+			n = stretches(m, r, &at, details, sp, &covered);
+		if (n && covered < vms_region_size(r)) {
+			split = split_region(s, r, sp, n, covered, buf);
+			if (split < 0)
+				goto out;
+		}
+		al->nregions++;
+		if (split == 0) {
+			al->heap += covered;
+			for (k = 0; k < n; k++)
+				add_seg(h, sp[k].start, sp[k].end);
+			continue;
+		}
 		r->type = VMS_T_HEAP;
 		r->detail = details[m->mark[i] - 1];
 		al->heap += vms_region_size(r);
-		al->nregions++;
-		if (h->nsegs && h->segs[h->nsegs - 1].end == r->start) {
-			h->segs[h->nsegs - 1].end = r->end;
-			continue;
-		}
-		h->segs[h->nsegs++] = (struct vms_heap_seg){ r->start, r->end };
+		add_seg(h, r->start, r->end);
 	}
 	h->id = h->segs[0].start;
 	s->heaps = nh;
 	s->nheaps++;
 	*out = h;
-	return 0;
+	rc = 0;
+out:
+	free(sp);
+	free(buf);
+	return rc;
 }
 
 bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,

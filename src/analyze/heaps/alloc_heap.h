@@ -22,6 +22,13 @@
 #include "elf/elfimage.h"
 #include "model/snapshot.h"
 
+/* A range alloc_mark() was given, where the recogniser asked for them
+ * (exact). */
+struct alloc_range {
+	uint64_t start, end;
+	uint8_t how;
+};
+
 struct alloc_marks {
 	struct vms_snapshot *s;
 	const struct rtscan_run *runs;
@@ -29,14 +36,30 @@ struct alloc_marks {
 	/* per region: 0 not the allocator's, else an index + 1 into the
 	 * details given to alloc_type() (a higher one wins) */
 	uint8_t *mark;
+	/* set by a recogniser whose marks are its heap's own bounds (its
+	 * spans, its segments): alloc_mark() keeps them, and alloc_type()
+	 * splits a region they cover in part (alloc_marks_fini frees) */
+	bool exact;
+	bool oom; /* a range could not be kept */
+	struct alloc_range *rng;
+	size_t nrng, caprng;
 };
 
-/* Marks the regions that overlap [a, a + len) in the run holding a. */
+/* Marks the regions that overlap [a, a + len) in the run holding a (and
+ * keeps the range, where m->exact). */
 void alloc_mark(struct alloc_marks *m, uint64_t a, uint64_t len, uint8_t how);
+
+void alloc_marks_fini(struct alloc_marks *m);
 
 /* Types the marked regions heap with details[mark - 1], counts them in
  * al, and adds the heap (kind, adjacent regions joined into segments,
- * figures -1) to s->heaps; *out is it (NULL when nothing was marked). */
+ * figures -1) to s->heaps; *out is it (NULL when nothing was marked).
+ * Where m->exact, a region the ranges cover only in part (the kernel
+ * merged the allocator's mappings with other memory) keeps its type and
+ * is split into typed parts (model/parts.h): each stretch the ranges
+ * cover a heap part named details[how - 1], its Rss, Swap and private
+ * bytes from the page tables of its range; the heap's segments and
+ * al->heap are those stretches. -1 on out of memory. */
 int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 	       const char *kind, const char *const *details,
 	       struct vms_heap **out);

@@ -217,6 +217,7 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 	key = mi_common_key(&l, &oom);
 	if (oom)
 		goto out;
+	m->exact = true; /* a segment is its own bounds */
 	for (i = 0; i < l.n; i++) {
 		const struct mi_found *f = &l.v[i];
 

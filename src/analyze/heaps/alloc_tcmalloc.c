@@ -599,6 +599,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		if (brk_heap->segs[i].end > brk_hi)
 			brk_hi = brk_heap->segs[i].end;
 	}
+	m->exact = true; /* a span is its own bounds */
 	if (count_spans(&t, m, v, n, brk_lo, brk_hi, &brk, &mapped, &bad) < 0)
 		goto out;
 	/* the central free lists, where every span was seen */

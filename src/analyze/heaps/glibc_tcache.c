@@ -206,33 +206,151 @@ static int add_mmapped(struct glibc_walk_res *r, uint64_t p, uint64_t sz)
 	return 0;
 }
 
+/* The size of the mmapped chunk whose header is at p (page-aligned, in
+ * s), or 0: prev_size 0 (none moved by memalign), IS_MMAPPED alone of
+ * the flag bits, whole pages that fit in s and in left. */
+static uint64_t mmapped_at(struct walk *w, struct mcache *c,
+			   const struct glibc_span *s, uint64_t p,
+			   uint64_t left)
+{
+	uint64_t page = w->in->page_size ? w->in->page_size : 4096, h[2], sz;
+
+	if (!mcache_copy(c, p, h, sizeof(h)) || h[0] != 0 || (h[1] & 7) != 2)
+		return 0;
+	sz = h[1] & ~(uint64_t)7;
+	if (sz == 0 || sz % page || sz > s->end - p || sz > left)
+		return 0;
+	return sz;
+}
+
+/* The chunk of found[0, n) (by address, apart) that holds p, or NULL. */
+static const struct glibc_seg *found_at(const struct glibc_seg *found, size_t n,
+					uint64_t p)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (found[mid].end <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && found[lo].start <= p ? &found[lo] : NULL;
+}
+
+static bool all_located(const struct glibc_walk_res *r)
+{
+	return r->nmmapped >= r->hblks || r->mmapped_found >= r->hblkhd;
+}
+
+/* Pass 2: every page of the anonymous spans, highest first, past the
+ * chunks pass 1 found (found[0, nfound), by address), where the kernel merged a
+ * chunk's mapping with other memory before it: a header at each page
+ * present, read in the walk's large blocks, GLIBC_MMAPPED_SEARCH bytes of
+ * them at most (w->mmapped_bound says it was met). What reads as a header there
+ * is taken only if no more of them than mp_'s count leaves, and no more
+ * bytes: else which are chunks cannot be told, and none is. */
+static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
+			  size_t nfound)
+{
+	struct glibc_walk_res *r = w->res;
+	uint64_t page = w->in->page_size ? w->in->page_size : 4096;
+	uint64_t want = r->hblks - r->nmmapped;
+	uint64_t bytes = r->hblkhd - r->mmapped_found, got = 0, read = 0;
+	size_t i, n0 = r->nmmapped;
+	unsigned char pres[512];
+
+	/* on while more could be there, or one too many, which says some
+	 * are not chunks */
+#define MORE()                                                                 \
+	((r->nmmapped - n0 < want && got <= bytes) ||                          \
+	 (r->nmmapped - n0 == want && got < bytes))
+	/* from the top: glibc's mappings are made from there down, the
+	 * large heaps of runtimes lie low */
+	for (i = w->in->nspans; i-- > 0 && MORE();) {
+		const struct glibc_span *s = &w->in->spans[i];
+		uint64_t p = s->start, batch = 0, at = 0;
+
+		if (!s->anon_rw || s->heap)
+			continue;
+		while (s->end - p >= page && MORE()) {
+			const struct glibc_seg *f = found_at(found, nfound, p);
+			uint64_t sz;
+
+			if (f) {
+				p = f->end;
+				batch = 0;
+				continue;
+			}
+			if (p >= at + batch * page) { /* which are present */
+				uint64_t left = (s->end - p) / page;
+
+				at = p;
+				batch = left < sizeof(pres) ? left
+							    : sizeof(pres);
+				if (!w->mem->present ||
+				    w->mem->present(w->mem->ctx, at,
+						    (size_t)batch, pres) < 0)
+					memset(pres, 1, (size_t)batch);
+			}
+			if (pres[(p - at) / page] &&
+			    (read += page) > GLIBC_MMAPPED_SEARCH) {
+				w->mmapped_bound = true;
+				i = 0;
+				break;
+			}
+			sz = pres[(p - at) / page]
+				     ? mmapped_at(w, &w->blocks, s, p,
+						  UINT64_MAX)
+				     : 0;
+			if (sz && add_mmapped(r, p, sz) < 0)
+				return -1;
+			got += sz;
+			p += sz ? sz : page;
+		}
+	}
+#undef MORE
+	if (r->nmmapped - n0 > want || got > bytes) {
+		r->nmmapped = n0; /* more than there are: none */
+		r->mmapped_found -= got;
+	}
+	return 0;
+}
+
 int walk_mmapped(struct walk *w)
 {
 	struct glibc_walk_res *r = w->res;
 	uint64_t page = w->in->page_size ? w->in->page_size : 4096;
-	size_t i;
+	struct glibc_seg *found;
+	size_t i, n;
+	int rc;
 
-	for (i = 0; i < w->in->nspans; i++) {
+	/* pass 1: the chunks a region starts with, one after another */
+	for (i = 0; i < w->in->nspans && !all_located(r); i++) {
 		const struct glibc_span *s = &w->in->spans[i];
-		uint64_t p = s->start;
+		uint64_t p = s->start, sz;
 
-		if (r->nmmapped >= r->hblks && r->mmapped_found >= r->hblkhd)
-			break;
 		if (!s->anon_rw || s->heap)
 			continue;
-		while (s->end - p >= page) {
-			uint64_t h[2], sz;
-
-			if (!mcache_copy(&w->pages, p, h, sizeof(h)) ||
-			    h[0] != 0 || (h[1] & 7) != 2)
-				break;
-			sz = h[1] & ~(uint64_t)7;
-			if (sz == 0 || sz % page || sz > s->end - p)
-				break;
+		while (s->end - p >= page &&
+		       (sz = mmapped_at(w, &w->pages, s, p,
+					r->hblkhd - r->mmapped_found)) != 0) {
 			if (add_mmapped(r, p, sz) < 0)
 				return -1;
 			p += sz;
 		}
 	}
-	return 0;
+	if (all_located(r))
+		return 0;
+	n = r->nmmapped;
+	found = malloc((n ? n : 1) * sizeof(*found));
+	if (!found)
+		return -1;
+	if (n)
+		memcpy(found, r->mmapped, n * sizeof(*found));
+	rc = mmapped_inside(w, found, n);
+	free(found);
+	return rc;
 }

@@ -745,10 +745,13 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	if (res->hblks != res->nmmapped || res->hblkhd != res->mmapped_found)
 		walk_note(res->mmapped_note, sizeof(res->mmapped_note),
 			  "%zu of %llu mmapped chunks located (%llu of %llu "
-			  "bytes)",
+			  "bytes)%s",
 			  res->nmmapped, (unsigned long long)res->hblks,
 			  (unsigned long long)res->mmapped_found,
-			  (unsigned long long)res->hblkhd);
+			  (unsigned long long)res->hblkhd,
+			  w.mmapped_bound ? "; the search inside merged "
+					    "regions stopped at its bound"
+					  : "");
 	rc = 0;
 out:
 	res->bytes_read = w.blocks.bytes_read + w.pages.bytes_read;

@@ -43,6 +43,9 @@
 #define GLIBC_HIST 24
 /* Cells of an arena's fragmentation strip. */
 #define GLIBC_STRIP 128
+/* Bytes of present pages the search for mmapped chunks inside regions
+ * merged with other memory reads at most (a page each: 1 MiB reads). */
+#define GLIBC_MMAPPED_SEARCH (1ull << 30)
 /* Arenas followed at most (glibc makes 8 per CPU by default). */
 #define GLIBC_MAX_ARENAS 4096
 

@@ -55,6 +55,9 @@ struct walk {
 	size_t cappresent;
 	uint64_t *segoff; /* each segment's first page in present */
 	uint64_t *segbytes; /* each segment's first byte, end to end */
+	/* the search for mmapped chunks inside merged regions read its
+	 * bound (GLIBC_MMAPPED_SEARCH) */
+	bool mmapped_bound;
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;

@@ -101,7 +101,7 @@ static const struct alloc_kind *sig_of(struct vms_snapshot *s,
 static int find_heap(struct vms_snapshot *s, const struct alloc_kind *k,
 		     struct vms_allocator *al, const struct vms_image *im)
 {
-	struct alloc_marks m = { s, NULL, 0, NULL };
+	struct alloc_marks m = { .s = s };
 	void *facts = calloc(1, k->facts_size ? k->facts_size : 1);
 	bool oom = !facts;
 	int rc = -1;
@@ -115,6 +115,7 @@ static int find_heap(struct vms_snapshot *s, const struct alloc_kind *k,
 	if (!oom && m.mark)
 		rc = k->find(&m, al, im, facts);
 	vms_source_hold(s, false);
+	alloc_marks_fini(&m);
 	free(m.mark);
 	free(facts);
 	return rc;

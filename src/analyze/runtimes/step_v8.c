@@ -1,8 +1,13 @@
 /* step_v8.c — the "v8" step: V8's heap pages (node, and any program that
  * exports V8's API), found by their page header (rtheap.h) at the
  * 256 KiB-aligned addresses of anonymous memory no step before claimed.
- * A region whose bytes are mostly pages becomes a managed heap, its
- * detail the isolate's heap and how many pages begin there. One
+ * A region its pages fill becomes a managed heap, its detail the
+ * isolate's heap and how many pages begin there; one they cover in part
+ * (the kernel merged a page's mapping with other memory, or a code
+ * page's end lies in the code range's reservation) is split into typed
+ * parts (model/parts.h): each stretch of pages a managed heap part with
+ * its figures from the page tables of its range, counted in its
+ * isolate's reserved and committed like a region. One
  * s->managed entry of runtime "v8" per isolate (the Heap its pages name;
  * the shared read-only space's pages, which name none, are counted with
  * the first isolate): [start, end) from its first region to its last,
@@ -33,6 +38,7 @@
 #include "analyze/rtheap.h"
 #include "analyze/rtscan.h"
 #include "analyze/steps.h"
+#include "model/parts.h"
 #include "model/source.h"
 
 struct v8_pages {
@@ -240,6 +246,129 @@ static int emit(struct vms_snapshot *s, const struct v8_pages *v, size_t from,
 	return 0;
 }
 
+/* The isolate of the page v[from, to) that holds a (0: none, or the
+ * read-only space's). */
+static uint64_t heap_at(const struct v8_pages *v, size_t from, size_t to,
+			uint64_t a)
+{
+	size_t i;
+
+	for (i = from; i < to && v->base[i] <= a; i++)
+		if (a - v->base[i] < v->p[i].size)
+			return v->p[i].heap;
+	return 0;
+}
+
+/* Region r, which the pages v[from, to) cover in part (the kernel merged
+ * V8's mappings with other memory), split into typed parts
+ * (model/parts.h): each stretch of pages a managed heap part named for
+ * its isolate, its figures from the page tables of its range; the
+ * stretches and the pages that begin there added to their isolates (as
+ * emit()). 0, or -1 on out of memory. */
+static int emit_parts(struct vms_snapshot *s, const struct v8_pages *v,
+		      size_t from, size_t to, struct vms_region *r,
+		      struct v8_isos *isos)
+{
+	struct vms_part_spec *sp = malloc((to - from) * sizeof(*sp));
+	unsigned char *buf = malloc(4096);
+	uint64_t covered = 0;
+	size_t i, n = 0, k;
+	int rc = -1;
+
+	if (!sp || !buf)
+		goto out;
+	for (i = from; i < to; i++) { /* pages by address */
+		uint64_t b = v->base[i], e = b + v->p[i].size;
+		uint64_t lo = b > r->start ? b : r->start;
+		uint64_t hi = e < r->end ? e : r->end;
+
+		if (lo >= hi)
+			continue;
+		if (n && lo <= sp[n - 1].end) {
+			if (hi > sp[n - 1].end)
+				sp[n - 1].end = hi;
+			continue;
+		}
+		sp[n++] = (struct vms_part_spec){ .start = lo,
+						  .end = hi,
+						  .type = VMS_T_MANAGED_HEAP,
+						  .rss = -1,
+						  .swap = -1,
+						  .priv = -1 };
+	}
+	for (k = 0; k < n; k++) {
+		struct vms_region span = { .start = sp[k].start,
+					   .end = sp[k].end };
+		struct vms_part_fig f;
+		struct v8_share sh;
+
+		share_of(v, from, to, &span, &sh);
+		sp[k].name =
+			sh.pages ? arena_printf(&s->arena,
+						"v8 heap 0x%llx: %zu page%s",
+						(unsigned long long)sh.heap,
+						sh.pages,
+						sh.pages == 1 ? "" : "s")
+				 : arena_printf(
+					   &s->arena,
+					   "v8 heap 0x%llx: a page's end",
+					   (unsigned long long)heap_at(
+						   v, from, to, sp[k].start));
+		if (!sp[k].name)
+			goto out;
+		if (vms_parts_measure(s, sp[k].start, sp[k].end, buf, 4096,
+				      &f)) {
+			sp[k].rss = f.rss;
+			sp[k].swap = f.swap;
+			sp[k].priv = f.priv;
+		}
+		covered += sp[k].end - sp[k].start;
+	}
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	if (vms_parts_set(s, r, sp, n) == -1)
+		goto out;
+	r->detail = arena_printf(&s->arena, "holds v8 heap pages (%llu K)",
+				 (unsigned long long)(covered >> 10));
+	if (!r->detail)
+		goto out;
+	for (k = 0; k < r->nchildren; k++) {
+		const struct vms_region *p = r->children[k].part;
+		struct vms_region span = { .start = p->start, .end = p->end };
+		struct v8_share sh;
+		struct v8_iso *iso;
+
+		share_of(v, from, to, &span, &sh);
+		iso = iso_of(isos, sh.pages ? sh.heap
+					    : heap_at(v, from, to, p->start));
+		if (!iso)
+			goto out;
+		iso->reserved += vms_region_size(p);
+		iso->committed += vms_region_committed(p);
+		if (p->start < iso->start)
+			iso->start = p->start;
+		if (p->end > iso->end)
+			iso->end = p->end;
+		for (i = from; i < to; i++) {
+			struct v8_iso *own;
+
+			if (v->base[i] < p->start || v->base[i] >= p->end)
+				continue;
+			own = iso_of(isos, v->p[i].heap);
+			if (!own)
+				goto out;
+			iso_page(own, &v->p[i]);
+		}
+	}
+	rc = 0;
+out:
+	free(sp);
+	free(buf);
+	return rc;
+}
+
 static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 			const struct v8_pages *v, size_t from, size_t to,
 			struct v8_isos *isos)
@@ -248,20 +377,24 @@ static int type_regions(struct vms_snapshot *s, const struct rtscan_run *run,
 
 	(void)reach_end(s, run, &last);
 	for (i = run->first; i <= last; i++) {
-		const struct vms_region *r = &s->regions[i];
+		struct vms_region *r = &s->regions[i];
 		struct v8_share sh;
 		bool mine, more;
 
 		share_of(v, from, to, r, &sh);
-		/* Mostly pages: V8 maps each page alone, and neighbours
-		 * merge; what is not a page is a page's trimmed slack. */
-		mine = sh.bytes && sh.bytes * 2 >= vms_region_size(r);
+		/* V8 maps each page alone, and neighbours merge: a region
+		 * its pages fill is a managed heap; one they cover in part
+		 * (merged with other memory) is split into parts */
+		mine = sh.bytes && sh.bytes == vms_region_size(r);
 		more = mine && !sh.pages && first != SIZE_MAX && prev == i - 1;
 		if (first != SIZE_MAX && !more) {
 			if (emit(s, v, from, to, first, prev, isos) < 0)
 				return -1;
 			first = SIZE_MAX;
 		}
+		if (sh.bytes && !mine && !r->nchildren &&
+		    emit_parts(s, v, from, to, r, isos) < 0)
+			return -1;
 		if (!mine)
 			continue;
 		if (first == SIZE_MAX)

@@ -37,6 +37,7 @@ struct sf_fs {
 
 struct sf_heap_region {
 	size_t region;
+	uint8_t type; /* heap, or what a split region was */
 	const char *detail;
 	/* its typed parts (model/parts.h), counters as kept */
 	struct vms_part_spec *parts;
@@ -51,7 +52,7 @@ struct sf_priv {
 	bool heaps_kept;
 	struct vms_heap *heaps;
 	size_t nheaps;
-	struct sf_heap_region *heap_regions;
+	struct sf_heap_region *heap_regions; /* then the split ones */
 	size_t nheap_regions;
 	struct vms_note *heap_notes;
 	size_t nheap_notes;
@@ -153,7 +154,7 @@ static int sf_restore(struct vms_snapshot *s, const char *step,
 	for (i = 0; i < p->nheap_regions; i++) {
 		struct vms_region *r = &s->regions[p->heap_regions[i].region];
 
-		r->type = VMS_T_HEAP;
+		r->type = p->heap_regions[i].type;
 		r->detail = p->heap_regions[i].detail;
 		rc = p->heap_regions[i].nparts
 			     ? vms_parts_set(s, r, p->heap_regions[i].parts,
@@ -184,6 +185,18 @@ static const struct vms_source_ops snapfile_source = {
 };
 
 /* ---- reading the kept parts ---- */
+
+/* The mmapped chunks a file's malloc record may locate: a page each at
+ * least, in its regions (several share one the kernel merged). */
+static size_t mmapped_max(const struct vms_snapshot *s)
+{
+	uint64_t page = s->cap.page_size ? s->cap.page_size : 4096, n = 0;
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++)
+		n += vms_region_size(&s->regions[i]) / page;
+	return n > SIZE_MAX - s->nregions ? SIZE_MAX : (size_t)n + s->nregions;
+}
 
 bool sf_read_elf(const json_t *j, struct arena *a, struct elfimage *out)
 {
@@ -382,7 +395,11 @@ static bool parts_from(struct vms_snapshot *s, const json_t *a,
 
 	if (!a)
 		return true;
-	if (!json_is_array(a) || n > VMS_MANAGED_PARTS_MAX)
+	/* apart inside their region: a page each at most */
+	if (!json_is_array(a) ||
+	    (n > VMS_MANAGED_PARTS_MAX &&
+	     n > vms_region_size(&s->regions[x->region]) /
+			     (s->cap.page_size ? s->cap.page_size : 4096)))
 		return false;
 	x->parts = arena_alloc(&s->arena, (n ? n : 1) * sizeof(*x->parts));
 	if (!x->parts)
@@ -432,18 +449,21 @@ static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 			      const json_t *o)
 {
 	const json_t *regs = json_object_get(o, "regions");
+	const json_t *split = json_object_get(o, "split");
 	const json_t *list = json_object_get(o, "list");
 	const json_t *notes = json_object_get(o, "notes");
 	size_t i, nr = json_array_size(regs), nl = json_array_size(list),
-		  nn = json_array_size(notes);
+		  nn = json_array_size(notes), ns = json_array_size(split);
 	bool ok = true;
 
 	if (!json_is_object(o))
 		return NULL; /* none kept: the step runs */
 	if (nl > s->nregions)
 		return "bad \"heaps\"";
-	p->heap_regions = arena_alloc(&s->arena,
-				      (nr ? nr : 1) * sizeof(*p->heap_regions));
+	if (ns > s->nregions || (split && !json_is_array(split)))
+		return "bad \"heaps\"";
+	p->heap_regions = arena_alloc(
+		&s->arena, (nr + ns ? nr + ns : 1) * sizeof(*p->heap_regions));
 	p->heaps = arena_alloc(&s->arena, (nl ? nl : 1) * sizeof(*p->heaps));
 	p->heap_notes =
 		arena_alloc(&s->arena, (nn ? nn : 1) * sizeof(*p->heap_notes));
@@ -455,11 +475,35 @@ static const char *heaps_from(struct vms_snapshot *s, struct sf_priv *p,
 
 		if (!region_at(s, e, &x->region))
 			return "bad \"heaps\"";
+		x->type = VMS_T_HEAP;
 		x->detail = sf_get_str(&s->arena, json_object_get(e, "detail"),
 				       &ok);
 		if (!ok || !parts_from(s, json_object_get(e, "parts"), x))
 			return "bad \"heaps\"";
 	}
+	/* regions of other types split into parts (absent before them) */
+	for (i = 0; i < ns; i++) {
+		const json_t *e = json_array_get(split, i);
+		struct sf_heap_region *x = &p->heap_regions[nr + i];
+		const char *type =
+			json_string_value(json_object_get(e, "type"));
+		int t;
+
+		if (!region_at(s, e, &x->region) || !type)
+			return "bad \"heaps\"";
+		for (t = 0; t < VMS_NTYPES; t++)
+			if (strcmp(vms_type_info[t].json, type) == 0)
+				break;
+		if (t == VMS_NTYPES)
+			return "bad \"heaps\"";
+		x->type = (uint8_t)t;
+		x->detail = sf_get_str(&s->arena, json_object_get(e, "detail"),
+				       &ok);
+		if (!ok || !parts_from(s, json_object_get(e, "parts"), x) ||
+		    !x->nparts)
+			return "bad \"heaps\"";
+	}
+	nr += ns;
 	for (i = 0; i < nl; i++)
 		if (!heap_from(s, json_array_get(list, i), &p->heaps[i]))
 			return "bad \"heaps\"";
@@ -519,8 +563,8 @@ static const char *malloc_from(struct vms_snapshot *s, struct sf_priv *p,
 	if (!json_is_object(g))
 		return NULL;
 	m = arena_alloc(&s->arena, sizeof(*m));
-	if (!m ||
-	    !sf_record_from(&s->arena, g, &vms_malloc_record, m, s->nregions))
+	if (!m || !sf_record_from(&s->arena, g, &vms_malloc_record, m,
+				  mmapped_max(s)))
 		return "bad \"malloc\"";
 	p->glibc = m;
 	return NULL;

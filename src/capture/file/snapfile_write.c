@@ -427,6 +427,34 @@ static json_t *parts_json(const struct vms_region *r, bool *bad)
 	return a;
 }
 
+/* The regions of another type split into parts (the parts step's:
+ * private data holding CPython's arenas or glibc's mmapped chunks):
+ * [{ "region", "type", "detail", "parts" }]. */
+static json_t *split_json(const struct vms_snapshot *s, bool *bad)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	if (!a) {
+		*bad = true;
+		return NULL;
+	}
+	for (i = 0; !*bad && i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+		json_t *e;
+
+		if (r->type == VMS_T_HEAP || !vms_region_has_parts(r))
+			continue;
+		e = json_pack("{s:o,s:s,s:o}", "region", sf_json_u64(i), "type",
+			      vms_type_info[r->type].json, "detail",
+			      sf_json_str(r->detail));
+		if (e)
+			put(e, "parts", parts_json(r, bad), bad);
+		push(a, e, bad);
+	}
+	return a;
+}
+
 static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 {
 	json_t *o = json_object(), *regs = json_array(), *list = json_array();
@@ -458,6 +486,7 @@ static json_t *heaps_json(const struct vms_snapshot *s, bool *bad)
 		push(list, e, bad);
 	}
 	put(o, "regions", regs, bad);
+	put(o, "split", split_json(s, bad), bad);
 	put(o, "list", list, bad);
 	put(o, "notes", notes_json(s, "heaps", bad), bad);
 	return o;
