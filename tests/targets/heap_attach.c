@@ -11,9 +11,11 @@
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
  * the blocks kept, so that a traced run's output can be compared with an
- * untraced one's. Between commands it blocks in read().
+ * untraced one's (it says so when errno changed while it waited). Between
+ * commands it blocks in read().
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,7 +94,12 @@ int main(void)
 	 * change them at their first call: the test compares them) */
 	free(malloc(1));
 	printf("ready\n");
-	while (fgets(line, sizeof(line), stdin)) {
+	/* errno across the wait in read(), where an attach borrows this
+	 * thread: the answer says when it changed (an untraced run's never
+	 * does, and the tests compare the answers) */
+	for (errno = 4242; fgets(line, sizeof(line), stdin); errno = 4242) {
+		if (errno != 4242)
+			printf("errno changed to %d while it waited: ", errno);
 		if (sscanf(line, "%15s %lu", cmd, &n) < 1)
 			continue;
 		extra = 0;

@@ -42,6 +42,8 @@ struct range {
 
 struct target {
 	uint64_t dlopen, dlsym;
+	uint64_t errno_loc; /* __errno_location: the borrowed thread's errno
+			     * is put back too (dlopen sets it) */
 	struct range ld; /* the loader's code */
 	struct range avoid[16]; /* libc's malloc family, dl* */
 	unsigned navoid;
@@ -89,6 +91,8 @@ static void libc_symbols(pid_t pid, const struct vms_region *r,
 			t->dlopen = y.value + bias;
 		if (elfimage_symbol(&im, &src, "dlsym", &y))
 			t->dlsym = y.value + bias;
+		if (elfimage_symbol(&im, &src, "__errno_location", &y))
+			t->errno_loc = y.value + bias;
 		for (i = 0;
 		     i < sizeof(avoided) / sizeof(avoided[0]) && t->navoid < 16;
 		     i++)
@@ -112,7 +116,12 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 
 	memset(t, 0, sizeof(*t));
 	for (tries = 0; tries < SMAPS_TRIES && !s; tries++) {
-		if (procfs_read_pid(pid, "maps", &buf, &len) < 0)
+		char path[64];
+
+		/* a live thread's when the main thread has exited: the
+		 * leader's maps are empty (its libc not found) */
+		procfs_mm_path(pid, "maps", path, sizeof(path));
+		if (procfs_read_file(path, &buf, &len) < 0)
 			return procfs_errno_error(err, pid, "maps", errno);
 		s = vms_snapshot_new();
 		if (!s) {
@@ -139,7 +148,7 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 			t->ld.hi = r->end;
 		}
 		if (is_libc(r->path) && !t->dlopen)
-			libc_symbols(pid, r, t);
+			libc_symbols(procfs_mm_pid(pid), r, t);
 	}
 	if (!t->dlopen || !t->dlsym)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
@@ -310,7 +319,8 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 	struct user_fpregs_struct fp;
 	struct iovec fiov = { &fp, sizeof(fp) };
 	uint64_t base = (saved->rsp - 128) & ~15ull, s_lib, s_fn, s_arg, sp;
-	uint64_t trap = TRAP, h = 0, f = 0, rv = 0;
+	uint64_t trap = TRAP, h = 0, f = 0, rv = 0, eloc = 0;
+	int eval = 0;
 	/* the kernel's mask: bit sig - 1 */
 	uint64_t all = ~0ull, old;
 	int rc = -1;
@@ -338,6 +348,13 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 		 1ull << (SIGILL - 1) | 1ull << (SIGFPE - 1) |
 		 1ull << (SIGTRAP - 1) | 1ull << (SIGSYS - 1));
 	ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all);
+	/* the thread's errno, which the calls below may set: kept to be put
+	 * back (a thread that looks at errno after its interrupted call
+	 * returns must see its own) */
+	if (t->errno_loc &&
+	    (call(tid, saved, sp, t->errno_loc, 0, 0, &eloc, err) < 0 ||
+	     pread(mem, &eval, sizeof(eval), (off_t)eloc) != sizeof(eval)))
+		eloc = 0;
 	if (call(tid, saved, sp, t->dlopen, s_lib,
 		 RTLD_NOW | RTLD_LOCAL | (j->load ? 0 : RTLD_NOLOAD), &h,
 		 err) < 0)
@@ -363,6 +380,9 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 	*out = (long)(int)rv;
 	rc = 0;
 back:
+	if (eloc &&
+	    pwrite(mem, &eval, sizeof(eval), (off_t)eloc) != sizeof(eval))
+		rc = (int)call_fail(err, tid, "errno put back");
 	/* at the SIGSEGV stop: the thread's own state back; the detach
 	 * (freeze_release) drops the signal and the kernel restarts the
 	 * interrupted call */
@@ -420,7 +440,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 		vms_snapshot_free(t.maps);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	procfs_mm_path(pid, "mem", path, sizeof(path));
 	mem = open(path, O_RDWR | O_CLOEXEC);
 	if (mem < 0) {
 		vms_snapshot_free(t.maps);

@@ -60,7 +60,10 @@
  * entry with orig_rax -1 (no restart of the interrupted call) and ends in
  * a SIGSEGV at that address, seen at its signal-delivery stop, never
  * delivered. Another signal met meanwhile is delivered (its stop resumed
- * with it). After the last call, the saved registers go back at that
+ * with it). Its errno (found by a first call of libc's
+ * __errno_location) is read before the calls and written back after
+ * them: dlopen sets it, and the thread, back from its interrupted call,
+ * must see its own. After the last call, the saved registers go back at that
  * stop and the thread is detached from it: the kernel's own restart rules
  * (arch_do_signal_or_restart) then restart the interrupted system call as
  * after a SIGSTOP/SIGCONT. A call is waited for as long as the thread
