@@ -254,9 +254,9 @@ def check_process(name, p):
         T.eq(snap["capture"].get("partial"), None,
              "%s: the capture is not partial" % label)
         if "rollup_check" in snap["capture"]:
-            T.eq(snap["capture"]["rollup_check"], "agrees",
+            T.ok(str(snap["capture"]["rollup_check"]).startswith("agrees"),
                  "%s: vmscope's own cross-check with smaps_rollup agrees"
-                 % label)
+                 % label, snap["capture"]["rollup_check"])
         check_snapshot(label, pid, snap, kv, sharing)
         states = {t: T.proc_state(pid, t) for t in T.tids(pid)}
         T.ok(all(st in "tT" for st in states.values()),

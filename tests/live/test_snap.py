@@ -85,8 +85,9 @@ def ties_to_kernel(snap, kv, name):
         T.eq(s("shared_clean", "shared_dirty"),
              kr["shared_clean"] + kr["shared_dirty"],
              "%s: sum Shared == the capture's smaps_rollup" % name)
-    T.eq(snap["capture"]["rollup_check"], "agrees",
-         "%s: rollup check agrees" % name)
+    # "agrees", or agrees but for sharing other processes moved meanwhile
+    T.ok(str(snap["capture"]["rollup_check"]).startswith("agrees"),
+         "%s: rollup check agrees" % name, snap["capture"]["rollup_check"])
     T.eq(snap["totals"]["page_table"], kv["vmpte"],
          "%s: totals.page_table == VmPTE" % name)
     T.eq(sorted(t["tid"] for t in snap["threads"]), kv["tids"],
