@@ -48,6 +48,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
+from attachtest import (functions, got_slots, got_values,  # noqa: E402
+                        no_thread_stopped, poll, site, untraced_now)
 
 LIB_C = r"""
 #include <stdlib.h>
@@ -66,9 +68,6 @@ unsigned long lib_leak(unsigned long n)
 	return s;
 }
 """
-FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
-          "posix_memalign", "aligned_alloc", "memalign", "valloc",
-          "pvalloc", "mmap", "mmap64", "munmap", "mremap")
 TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "10"))
 WORK = ["leak 300", "thread 40", "churn 200", "free 20"]
 AFTER = ["leak 7", "churn 3", "free 2"]
@@ -90,49 +89,6 @@ def untraced():
     return out, rc
 
 
-def got_slots(path):
-    """(offset, name) of every JUMP_SLOT and GLOB_DAT relocation of the
-    family in the file at path."""
-    r = subprocess.run(["readelf", "-rW", path], capture_output=True,
-                       text=True)
-    out = []
-    for ln in r.stdout.splitlines():
-        w = ln.split()
-        if len(w) >= 5 and ("JUMP_SLO" in w[2] or "GLOB_DAT" in w[2]):
-            name = w[4].split("@")[0]
-            if name in FAMILY:
-                out.append((int(w[0], 16), name))
-    return out
-
-
-def base_of(pid, path):
-    real = os.path.realpath(path)
-    for ln in open("/proc/%d/maps" % pid):
-        w = ln.split()
-        if len(w) >= 6 and w[5] == real and int(w[2], 16) == 0:
-            return int(w[0].split("-")[0], 16)
-    return None
-
-
-def got_values(pid, path, slots):
-    base = base_of(pid, path)
-    with open("/proc/%d/mem" % pid, "rb") as m:
-        vals = {}
-        for off, name in slots:
-            m.seek(base + off)
-            vals[(off, name)] = int.from_bytes(m.read(8), "little")
-        return vals
-
-
-def poll(cond, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.005)
-    return cond()
-
-
 def trace_rss_kb(pid):
     """Rss of the target's mapping of vmscope's shared file (kB)."""
     cur, kb = False, 0
@@ -148,23 +104,6 @@ def trace_files(pid):
     """How many of vmscope's shared files the target maps (one more at
     each attach: the library never unmaps one)."""
     return sum("vmscope-trace" in ln for ln in open("/proc/%d/maps" % pid))
-
-
-def untraced_now(pid):
-    return T.tracer_pid(pid) == 0
-
-
-def no_thread_stopped(pid):
-    return all(T.proc_state(pid, t) not in "tT" for t in T.tids(pid))
-
-
-def functions(site):
-    return [f["function"] or "" for f in site["frames"]]
-
-
-def site(sites, fn):
-    return [s for s in sites if s["kind"] == "heap" and s["frames"] and
-            functions(s)[0] == fn]
 
 
 def traced_run(plain):
