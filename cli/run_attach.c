@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/procfs.h"
+#include "pipeline.h"
 #include "trace/bpfmaps.h"
 #include "trace/tracer.h"
 
@@ -201,6 +202,53 @@ static void nap_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
+			bool held)
+{
+	return tracedb_before_block(ctx, heap, mem, usable, held);
+}
+
+/* What was allocated before the trace: the blocks glibc's heap walk finds
+ * held, in a capture with the process held still (-F) just before the
+ * injection, fed to the trace's aggregation (tracedb_before_*). Blocks
+ * freed between the walk and the redirection stay counted alive until
+ * their address is allocated again (which ends them); blocks made then
+ * are not known (their frees are unknown_frees). Another allocator
+ * providing malloc, or a glibc whose heap cannot be walked: no walk (no
+ * "before"). */
+static void walk_before(pid_t pid, struct tracer *tr)
+{
+	struct tracedb *db = tracer_db(tr);
+	struct vms_capture_opts co = { .pid = pid,
+				       .freeze = true,
+				       .heap_block = before_block,
+				       .heap_block_ctx = db };
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	char why[600];
+	size_t i;
+
+	s = vms_capture(vms_sampler_by_name("pss"), &co, &err);
+	if (!s) {
+		snprintf(why, sizeof(why), "the capture failed: %s", err.msg);
+		tracedb_before_done(db, why);
+		return;
+	}
+	/* glibc's heap is the program's only when no other allocator
+	 * provides its malloc (redis's jemalloc does: glibc's is then
+	 * empty, and the blocks are jemalloc's, not walked) */
+	if (s->glibc && !(s->allocator && s->allocator->provides_malloc)) {
+		for (i = 0; i < s->nheaps; i++)
+			if (s->heaps[i].glibc)
+				tracedb_before_heap(db, s->heaps[i].id,
+						    s->heaps[i].kind);
+		tracedb_before_done(db, s->glibc->partial);
+	} else {
+		tracedb_before_drop(db);
+	}
+	vms_snapshot_free(s);
+}
+
 /* The tracer library injected: 1 when it could not be (h->why says
  * why: the caller falls back to the kernel's), else the status. */
 static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
@@ -228,6 +276,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	walk_before(pid, tr);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {

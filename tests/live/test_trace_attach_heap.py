@@ -12,6 +12,12 @@ GOT entries redirected (trace/attach.c), put back at the end.
     of 200,000, both called from main, says the heap was traced by the
     injected library, nothing dropped, and counts the 20 frees as frees of
     memory allocated before the trace (unknown_frees), nothing else.
+  - The blocks alive at the attach (the heap walk of a capture just
+    before it: glibc's, the target's stdio buffers being its own) are the
+    50 leaked before, 2,000 bytes, in the "before" bucket of the main
+    arena; 20 of them freed in the trace with their 800 bytes (released),
+    30 alive at its end (lasting); the window's Impacting Size is its
+    call sites' less those 800 bytes.
   - Its GOT entries of the malloc and mmap families (the relocations in
     its ELF file, read from /proc/PID/mem) change while it is traced and
     are, after the detach, exactly what they were before the attach.
@@ -162,6 +168,23 @@ def traced_run(plain):
     T.eq((tr["mode"], tr["dropped"], tr["unknown_frees"]),
          ("exact", 0, 20), "exact, nothing dropped, the 20 blocks leaked "
          "before the attach freed as memory allocated before the trace")
+    # the target's stdio buffers are its own: the 50 blocks it leaked are
+    # all it holds of malloc's at the attach (40 bytes: a 48-byte chunk,
+    # 40 usable)
+    T.eq(tr["before"], {"partial": None, "heaps": [
+        {"kind": "glibc-main", "id": tr["before"]["heaps"][0]["id"]
+         if tr["before"] and tr["before"]["heaps"] else None,
+         "at_start": {"count": 50, "bytes": 2000},
+         "released": {"count": 20, "bytes": 800},
+         "lasting": {"count": 30, "bytes": 1200},
+         "impacting_bytes": -800}]},
+         "allocated before the trace, from the attach's heap walk: the 50 "
+         "blocks leaked before it, 20 of them freed in the trace with "
+         "their 800 bytes, 30 alive at its end")
+    T.eq(tr["window"]["impacting_bytes"],
+         sum(x["impacting_bytes"] for x in tr["sites"]) - 800,
+         "the window's Impacting Size: its call sites', less the 800 "
+         "bytes freed of the blocks alive before")
     leak, churn = (site(tr["sites"], "leak_block"),
                    site(tr["sites"], "churn_block"))
     by_main = [x for x in leak if "main" in functions(x)]
