@@ -62,6 +62,7 @@ struct how {
 	bool tried, injected;
 	long got;
 	uint64_t frozen_us, held_us;
+	uint64_t walk_us; /* the process held still for the heap walk */
 	char why[600];
 };
 
@@ -85,9 +86,11 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 	if (h->injected) {
 		ob_printf(o,
 			  "\"injected\":true,\"got_entries\":%ld,"
-			  "\"frozen_us\":%llu,\"held_us\":%llu",
+			  "\"frozen_us\":%llu,\"held_us\":%llu,"
+			  "\"walk_frozen_us\":%llu",
 			  h->got, (unsigned long long)h->frozen_us,
-			  (unsigned long long)h->held_us);
+			  (unsigned long long)h->held_us,
+			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
 		ob_json_str(o, h->why);
@@ -106,8 +109,10 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 		ob_printf(o,
 			  "\nAttached:    the malloc and mmap families, the "
 			  "tracer injected (%ld GOT entries redirected, put "
-			  "back at the end; stopped %llu us)\n",
-			  h->got, (unsigned long long)h->held_us);
+			  "back at the end; stopped %llu us, and %llu us "
+			  "before for the heap walk)\n",
+			  h->got, (unsigned long long)h->held_us,
+			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
 		OB_LIT(o, "Injected:    no, the heap is not traced: ");
@@ -209,18 +214,21 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
 }
 
 /* What was allocated before the trace: the blocks glibc's heap walk finds
- * held, in a capture with the process held still (-F) just before the
- * injection, fed to the trace's aggregation (tracedb_before_*). Blocks
+ * held, in a capture by the fork sampler just before the injection (the
+ * walk reads the clone: the process is stopped only for the fork, some
+ * ms, where a capture held still, -F, stops it for every step, 100 ms and
+ * more on a server), fed to the trace's aggregation (tracedb_before_*).
+ * A capture the fork sampler refuses: no blocks, the reason in
+ * before_partial. Blocks
  * freed between the walk and the redirection stay counted alive until
  * their address is allocated again (which ends them); blocks made then
  * are not known (their frees are unknown_frees). Another allocator
  * providing malloc, or a glibc whose heap cannot be walked: no walk (no
  * "before"). */
-static void walk_before(pid_t pid, struct tracer *tr)
+static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 {
 	struct tracedb *db = tracer_db(tr);
 	struct vms_capture_opts co = { .pid = pid,
-				       .freeze = true,
 				       .heap_block = before_block,
 				       .heap_block_ctx = db };
 	struct vms_error err = { 0 };
@@ -228,12 +236,13 @@ static void walk_before(pid_t pid, struct tracer *tr)
 	char why[600];
 	size_t i;
 
-	s = vms_capture(vms_sampler_by_name("pss"), &co, &err);
+	s = vms_capture(vms_sampler_by_name("fork"), &co, &err);
 	if (!s) {
 		snprintf(why, sizeof(why), "the capture failed: %s", err.msg);
 		tracedb_before_done(db, why);
 		return;
 	}
+	h->walk_us = s->cap.frozen_us;
 	/* glibc's heap is the program's only when no other allocator
 	 * provides its malloc (redis's jemalloc does: glibc's is then
 	 * empty, and the blocks are jemalloc's, not walked) */
@@ -276,7 +285,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
-	walk_before(pid, tr);
+	walk_before(pid, tr, h);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {

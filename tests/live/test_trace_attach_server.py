@@ -190,9 +190,10 @@ def traced(tmp, plain):
         T.ok(False, "a JSON report", err)
         return
     a, tr = d.get("attach", {}), d["trace"]
-    print("# attached: %s GOT entries, frozen %s us, held %s us; %d events"
+    print("# attached: %s GOT entries, frozen %s us, held %s us (and %s "
+          "us for the capture before); %d events"
           % (a.get("got_entries"), a.get("frozen_us"), a.get("held_us"),
-             tr["events"]))
+             a.get("walk_frozen_us"), tr["events"]))
     T.ok(a.get("injected") is True and tr["heap_traced"] is True and
          tr["attached"] is True,
          "the heap was traced by the injected library", a)
