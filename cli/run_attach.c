@@ -62,7 +62,7 @@ struct how {
 	bool tried, injected;
 	long got;
 	uint64_t frozen_us, held_us;
-	uint64_t walk_us; /* the process held still for the heap walk */
+	uint64_t walk_us; /* stopped for the heap walk's capture */
 	char why[600];
 };
 
@@ -219,12 +219,11 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
  * ms, where a capture held still, -F, stops it for every step, 100 ms and
  * more on a server), fed to the trace's aggregation (tracedb_before_*).
  * A capture the fork sampler refuses: no blocks, the reason in
- * before_partial. Blocks
- * freed between the walk and the redirection stay counted alive until
- * their address is allocated again (which ends them); blocks made then
- * are not known (their frees are unknown_frees). Another allocator
- * providing malloc, or a glibc whose heap cannot be walked: no walk (no
- * "before"). */
+ * before_partial. The walk is of the fork's instant: blocks freed from
+ * then to the redirection stay counted alive until their address is
+ * allocated again (which ends them); blocks made then are not known
+ * (their frees are unknown_frees). Another allocator providing malloc,
+ * or a glibc whose heap cannot be walked: no walk (no "before"). */
 static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 {
 	struct tracedb *db = tracer_db(tr);
