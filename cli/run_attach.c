@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/procfs.h"
+#include "pipeline.h"
 #include "trace/bpfmaps.h"
 #include "trace/tracer.h"
 
@@ -71,6 +72,7 @@ struct how {
 	/* the process stopped, all threads (frozen) and the borrowed one
 	 * (held), at the attach and at the detach (0: no detach call) */
 	uint64_t frozen_us, held_us, detach_frozen_us, detach_held_us;
+	uint64_t walk_us; /* stopped for the heap walk's capture */
 	char why[600];
 };
 
@@ -95,11 +97,13 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 		ob_printf(o,
 			  "\"injected\":true,\"got_entries\":%ld,"
 			  "\"frozen_us\":%llu,\"held_us\":%llu,"
-			  "\"detach_frozen_us\":%llu,\"detach_held_us\":%llu",
+			  "\"detach_frozen_us\":%llu,\"detach_held_us\":%llu,"
+			  "\"walk_frozen_us\":%llu",
 			  h->got, (unsigned long long)h->frozen_us,
 			  (unsigned long long)h->held_us,
 			  (unsigned long long)h->detach_frozen_us,
-			  (unsigned long long)h->detach_held_us);
+			  (unsigned long long)h->detach_held_us,
+			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
 		ob_json_str(o, h->why);
@@ -118,8 +122,10 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 		ob_printf(o,
 			  "\nAttached:    the malloc and mmap families, the "
 			  "tracer injected (%ld GOT entries redirected, put "
-			  "back at the end; stopped %llu us)\n",
-			  h->got, (unsigned long long)h->held_us);
+			  "back at the end; stopped %llu us, and %llu us "
+			  "before for the heap walk)\n",
+			  h->got, (unsigned long long)h->held_us,
+			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
 		OB_LIT(o, "Injected:    no, the heap is not traced: ");
@@ -214,6 +220,56 @@ static void nap_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
+			bool held)
+{
+	return tracedb_before_block(ctx, heap, mem, usable, held);
+}
+
+/* What was allocated before the trace: the blocks glibc's heap walk finds
+ * held, in a capture by the fork sampler just before the injection (the
+ * walk reads the clone: the process is stopped only for the fork, some
+ * ms, where a capture held still, -F, stops it for every step, 100 ms and
+ * more on a server), fed to the trace's aggregation (tracedb_before_*).
+ * A capture the fork sampler refuses: no blocks, the reason in
+ * before_partial. The walk is of the fork's instant: blocks freed from
+ * then to the redirection stay counted alive until their address is
+ * allocated again (which ends them); blocks made then are not known
+ * (their frees are unknown_frees). Another allocator providing malloc,
+ * or a glibc whose heap cannot be walked: no walk (no "before"). */
+static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
+{
+	struct tracedb *db = tracer_db(tr);
+	struct vms_capture_opts co = { .pid = pid,
+				       .heap_block = before_block,
+				       .heap_block_ctx = db };
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	char why[600];
+	size_t i;
+
+	s = vms_capture(vms_sampler_by_name("fork"), &co, &err);
+	if (!s) {
+		snprintf(why, sizeof(why), "the capture failed: %s", err.msg);
+		tracedb_before_done(db, why);
+		return;
+	}
+	h->walk_us = s->cap.frozen_us;
+	/* glibc's heap is the program's only when no other allocator
+	 * provides its malloc (redis's jemalloc does: glibc's is then
+	 * empty, and the blocks are jemalloc's, not walked) */
+	if (s->glibc && !(s->allocator && s->allocator->provides_malloc)) {
+		for (i = 0; i < s->nheaps; i++)
+			if (s->heaps[i].glibc)
+				tracedb_before_heap(db, s->heaps[i].id,
+						    s->heaps[i].kind);
+		tracedb_before_done(db, s->glibc->partial);
+	} else {
+		tracedb_before_drop(db);
+	}
+	vms_snapshot_free(s);
+}
+
 /* The tracer library injected: 1 when it could not be (h->why says
  * why: the caller falls back to the kernel's), else the status. */
 static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
@@ -241,6 +297,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	walk_before(pid, tr, h);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {

@@ -359,6 +359,8 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		goto fail;
 	s->src.progress = o->progress;
 	s->src.progress_ctx = o->progress_ctx;
+	s->src.heap_block = o->heap_block;
+	s->src.heap_block_ctx = o->heap_block_ctx;
 	if (smp->capture(o, s, err) < 0)
 		goto fail;
 	if (vms_snapshot_finish(s, &fo, err) < 0)
@@ -368,6 +370,7 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	if (!o->keep_memory)
 		vms_source_release(s);
 	s->src.progress = NULL;
+	s->src.heap_block = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->cap.duration_us =
 		(uint64_t)(((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +

@@ -51,6 +51,11 @@ struct vms_capture_opts {
 	 * any failure). */
 	vms_progress_fn progress;
 	void *progress_ctx;
+	/* Optional: every block the heap walk of step "malloc" finds held by
+	 * the program (source.h, vms_block_fn: the blocks alive when an
+	 * attached trace begins). */
+	vms_block_fn heap_block;
+	void *heap_block_ctx;
 	/* Optional: the regions as their counters are read. smaps gives
 	 * them in address order, each finished when the next one begins:
 	 * called with the snapshot being filled (raw: counters, no types

@@ -107,6 +107,53 @@ void export_trace_exit_json(struct outbuf *o, const struct vms_trace_report *r)
 		OB_LIT(o, "null");
 }
 
+/* The window's Impacting Size: its call sites' and what was freed of
+ * the blocks alive before the trace. */
+static int64_t window_impacting(const struct vms_trace_report *r)
+{
+	int64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < r->nsites; i++)
+		v += r->sites[i].impacting_bytes;
+	for (i = 0; i < r->nbefore; i++)
+		v += r->before[i].impacting_bytes;
+	return v;
+}
+
+/* "before": allocated before the trace, per heap walked, or null. */
+static void before_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	size_t i;
+
+	OB_LIT(o, "\"before\":");
+	if (!r->before_walked) {
+		OB_LIT(o, "null,");
+		return;
+	}
+	OB_LIT(o, "{\"partial\":");
+	ob_json_str(o, r->before_partial);
+	OB_LIT(o, ",\"heaps\":[");
+	for (i = 0; i < r->nbefore; i++) {
+		const struct vms_trace_before *b = &r->before[i];
+
+		if (i)
+			ob_putc(o, ',');
+		OB_LIT(o, "{\"kind\":");
+		ob_json_str(o, b->kind);
+		OB_LIT(o, ",\"id\":\"");
+		ob_hex(o, b->id);
+		OB_LIT(o, "\",");
+		count_json(o, "at_start", &b->at_start);
+		count_json(o, "released", &b->released);
+		count_json(o, "lasting", &b->lasting);
+		OB_LIT(o, "\"impacting_bytes\":");
+		ob_i64(o, b->impacting_bytes);
+		ob_putc(o, '}');
+	}
+	OB_LIT(o, "]},");
+}
+
 void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 {
 	size_t i;
@@ -114,10 +161,13 @@ void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 
 	ob_putc(o, '{');
 	trace_fields(o, r);
+	before_json(o, r);
 	OB_LIT(o, "\"window\":{\"from_ns\":");
 	ob_u64(o, r->from_ns);
 	OB_LIT(o, ",\"to_ns\":");
 	ob_u64(o, r->to_ns);
+	OB_LIT(o, ",\"impacting_bytes\":");
+	ob_i64(o, window_impacting(r));
 	OB_LIT(o, "},\"sites\":[");
 	for (i = 0; i < r->nsites; i++) {
 		const struct vms_trace_site *s = &r->sites[i];
@@ -205,6 +255,47 @@ static void size_cell(struct outbuf *o, uint64_t v, int width)
 	ob_size(o, v, width);
 }
 
+/* One line per heap walked: what was allocated before the trace. */
+static void before_text(struct outbuf *o, const struct vms_trace_report *r)
+{
+	int64_t imp;
+	size_t i;
+
+	if (!r->before_walked)
+		return;
+	for (i = 0; i < r->nbefore; i++) {
+		const struct vms_trace_before *b = &r->before[i];
+
+		OB_LIT(o, "Before:      ");
+		ob_text_str(o, b->kind);
+		ob_printf(o, " 0x%" PRIx64 ": %" PRIu64 " blocks (", b->id,
+			  b->at_start.count);
+		size_cell(o, b->at_start.bytes, 0);
+		ob_printf(o,
+			  ") alive when the trace began; %" PRIu64 " of them (",
+			  b->released.count);
+		size_cell(o, b->released.bytes, 0);
+		ob_printf(o, ") freed in the window, %" PRIu64 " (",
+			  b->lasting.count);
+		size_cell(o, b->lasting.bytes, 0);
+		OB_LIT(o, ") alive at its end\n");
+	}
+	if (!r->nbefore)
+		OB_LIT(o, "Before:      no block alive when the trace began\n");
+	imp = window_impacting(r);
+	OB_LIT(o, "Impacting:   ");
+	if (imp < 0)
+		ob_putc(o, '-');
+	size_cell(o, imp < 0 ? (uint64_t)-imp : (uint64_t)imp, 0);
+	OB_LIT(o, " in the window (the call sites', less what was freed of "
+		  "the blocks alive before)\n");
+	if (r->before_partial) {
+		OB_LIT(o, "             (the heap walk is partial: ");
+		ob_text_str(o, r->before_partial);
+		OB_LIT(o, ")\n");
+	}
+}
+
 void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		       unsigned max_frames)
 {
@@ -246,6 +337,7 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	ob_printf(o, "Window:      %.3f s to %.3f s%s\n",
 		  (double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
 		  r->ended ? " (the program's end)" : "");
+	before_text(o, r);
 	OB_LIT(o, "\nCall sites by impacting size (outstanding - released "
 		  "in the window):\n");
 	OB_LIT(o, "Kind  Impacting  Outstanding    Count   Transient    Count"

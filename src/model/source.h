@@ -111,6 +111,11 @@ typedef int (*vms_progress_fn)(void *ctx, const char *what, size_t done,
  * (sampler.h, vms_capture_opts.regions_read). Non-zero cancels. */
 typedef int (*vms_regions_fn)(void *ctx, const struct vms_snapshot *s,
 			      size_t done);
+/* A block a heap walker finds (sampler.h, vms_capture_opts.heap_block):
+ * glibc_walk.h's block callback, heap the heap's id (struct vms_heap).
+ * Non-zero cancels (out of memory). */
+typedef int (*vms_block_fn)(void *ctx, uint64_t heap, uint64_t mem,
+			    uint64_t usable, bool held);
 
 /* The files of a live process, held from its capture on so that they are
  * that process's whatever its pid names later (linux/procfile.h fills and
@@ -133,6 +138,8 @@ struct vms_source {
 	const char *no_memory; /* why there is no memory, when not in caps */
 	vms_progress_fn progress;
 	void *progress_ctx;
+	vms_block_fn heap_block; /* during vms_capture() only */
+	void *heap_block_ctx;
 	/* vms_source_hold's state: held now; and, while the pipeline's steps
 	 * run, a step's "off" waits for the end of the steps, so that a live
 	 * target is stopped once for all the memory they read. */

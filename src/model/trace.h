@@ -73,6 +73,23 @@ struct vms_trace_site {
 	int64_t impacting_bytes;
 };
 
+/* What was allocated before the trace, in one heap, as the heap walk of
+ * an attach found it when the trace began (blocks without a stack):
+ * at_start the blocks alive then (bytes: their usable sizes, as
+ * malloc_usable_size says, from the walk's chunk sizes); of those,
+ * released the ones freed inside the window (by address: a free, a
+ * realloc, or an allocation that reused the address of one whose free
+ * went unseen), lasting the ones alive at its end. impacting_bytes =
+ * -released.bytes: what they changed of the window's size. kind and id
+ * are the snapshot's heap's (struct vms_heap: "glibc-main", the arena's
+ * address). */
+struct vms_trace_before {
+	const char *kind;
+	uint64_t id;
+	struct vms_trace_count at_start, released, lasting;
+	int64_t impacting_bytes;
+};
+
 /* The report: its trace-wide fields are records.h's VMS_TRACE_FIELDS
  * (what each means is said there), then its sites. */
 struct vms_trace_report {
@@ -81,6 +98,15 @@ struct vms_trace_report {
 	 * largest first, then by bytes allocated in it */
 	struct vms_trace_site *sites;
 	size_t nsites;
+	/* allocated before the trace, per heap walked (an attach's: not
+	 * kept in snapshot files, which an attach does not write);
+	 * before_walked false: no walk (a launch, the kernel's trace only,
+	 * an allocator other than glibc's), before NULL; before_partial: why
+	 * the walk's figures are incomplete, or NULL */
+	bool before_walked;
+	const char *before_partial;
+	struct vms_trace_before *before;
+	size_t nbefore;
 };
 
 /* What the viewer lists beside the report (src/trace/ keeps them; no

@@ -64,6 +64,10 @@ void tracedb_free(struct tracedb *db)
 		return;
 	for (i = 0; i < db->nsites; i++)
 		free(db->sites[i].cells);
+	for (i = 0; i < db->nbheaps; i++)
+		free(db->bheaps[i].freed.cells);
+	free(db->bheaps);
+	free(db->before.v);
 	free(db->frames);
 	free(db->stacks);
 	free(db->stack_tab);
@@ -373,6 +377,14 @@ static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 		     uint32_t site, uint64_t t);
 static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size);
 
+/* A block alive when the trace began, gone now: released in this epoch
+ * (a cell that cannot be made for memory leaves the figures short). */
+static void before_gone(struct tracedb *db, struct live *b)
+{
+	cell_add(&db->bheaps[b->site].freed, 0, epoch(db), 1, (int64_t)b->size);
+	ltab_remove(&db->before, b);
+}
+
 int tracedb_alloc(struct tracedb *db, enum vms_trace_kind kind, uint32_t stack,
 		  uint64_t addr, uint64_t size, uint64_t t)
 {
@@ -397,6 +409,8 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 	if (kind != VMS_TRACE_HEAP)
 		return range_add(db, addr, addr + size, (uint32_t)si, t);
 	n = (struct live){ addr, bytes, t, (uint32_t)si, epoch(db), count };
+	if ((e = ltab_find(&db->before, addr)))
+		before_gone(db, e); /* its free went unseen */
 	if ((e = ltab_find(&db->live, addr))) {
 		/* events come in their order (tracedb.h): the old block's end
 		 * was not recorded (freed by a path no interposer sees) */
@@ -413,11 +427,96 @@ void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t)
 	e = ltab_find(&db->live, addr);
 	log_event(db, VMS_TRACE_OP_FREE, addr, e ? e->size : 0,
 		  e ? e->site : UINT32_MAX, t);
-	if (e)
+	if (e) {
 		live_freed(db, &db->live, e);
-	else
-		db->unknown_frees++; /* allocated before the trace, or its
-				      * record dropped */
+		return;
+	}
+	db->unknown_frees++; /* allocated before the trace, or its record
+			      * dropped */
+	if ((e = ltab_find(&db->before, addr)))
+		before_gone(db, e);
+}
+
+/* ---- allocated before the trace ---- */
+
+static struct before_heap *bheap(struct tracedb *db, uint64_t id)
+{
+	struct before_heap *n;
+	size_t i;
+
+	for (i = db->nbheaps; i-- > 0;)
+		if (db->bheaps[i].id == id)
+			return &db->bheaps[i];
+	n = realloc(db->bheaps, (db->nbheaps + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	db->bheaps = n;
+	n = &db->bheaps[db->nbheaps++];
+	memset(n, 0, sizeof(*n));
+	n->id = id;
+	snprintf(n->kind, sizeof(n->kind), "heap");
+	return n;
+}
+
+int tracedb_before_block(struct tracedb *db, uint64_t heap, uint64_t addr,
+			 uint64_t usable, bool held)
+{
+	struct before_heap *h;
+	struct live *e, n;
+
+	db->before_walked = true;
+	e = ltab_find(&db->before, addr);
+	if (!held) {
+		if (e) {
+			db->bheaps[e->site].count--;
+			db->bheaps[e->site].bytes -= e->size;
+			ltab_remove(&db->before, e);
+		}
+		return 0;
+	}
+	if (e || !addr)
+		return 0;
+	if (!(h = bheap(db, heap)) ||
+	    (!db->before.v && ltab_init(&db->before, 1 << 10) < 0))
+		return -1;
+	n = (struct live){ addr, usable, 0, (uint32_t)(h - db->bheaps), 0, 1 };
+	if (ltab_put(&db->before, &n) < 0)
+		return -1;
+	h->count++;
+	h->bytes += usable;
+	return 0;
+}
+
+void tracedb_before_heap(struct tracedb *db, uint64_t heap, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < db->nbheaps; i++)
+		if (db->bheaps[i].id == heap)
+			snprintf(db->bheaps[i].kind, sizeof(db->bheaps[i].kind),
+				 "%s", kind);
+}
+
+void tracedb_before_drop(struct tracedb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nbheaps; i++)
+		free(db->bheaps[i].freed.cells);
+	free(db->bheaps);
+	free(db->before.v);
+	memset(&db->before, 0, sizeof(db->before));
+	db->bheaps = NULL;
+	db->nbheaps = 0;
+	db->before_walked = false;
+	db->before_partial[0] = '\0';
+}
+
+void tracedb_before_done(struct tracedb *db, const char *partial)
+{
+	db->before_walked = true;
+	snprintf(db->before_partial, sizeof(db->before_partial), "%s",
+		 partial ? partial : "");
 }
 
 /* ---- mmap and brk ranges ---- */

@@ -24,6 +24,7 @@
 #ifndef VMS_TRACEDB_H
 #define VMS_TRACEDB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/arena.h"
@@ -52,6 +53,27 @@ void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t);
 /* An unmap of [addr, addr + size): every mmap or brk allocation it covers
  * is freed, in part where it covers part. */
 int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t);
+
+/* ---- what was allocated before the trace (an attach's heap walk,
+ * fed before any event): blocks without a stack, counted per heap
+ * (model/trace.h, struct vms_trace_before). A free of one of them, or an
+ * allocation at its address (its free went unseen), takes it out as
+ * released in that epoch; it is counted in unknown_frees too (the
+ * frees of what no record of the trace allocated). ---- */
+
+/* A block held when the trace began (held), or, after all, not (the
+ * walk's block callback, glibc_walk.h), in heap (its id). -1: out of
+ * memory. */
+int tracedb_before_block(struct tracedb *db, uint64_t heap, uint64_t addr,
+			 uint64_t usable, bool held);
+/* The walk done: the kind of each heap it found (tracedb_before_heap,
+ * for each heap; "heap" otherwise), and why its figures are incomplete
+ * (partial, or NULL). */
+void tracedb_before_heap(struct tracedb *db, uint64_t heap, const char *kind);
+void tracedb_before_done(struct tracedb *db, const char *partial);
+/* What the walk fed, dropped: not the program's heap after all (another
+ * allocator provides its malloc). */
+void tracedb_before_drop(struct tracedb *db);
 
 /* A new mark at time t; returns its number (1, 2, ...), or -1. */
 int tracedb_mark(struct tracedb *db, uint64_t t);

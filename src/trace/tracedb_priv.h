@@ -54,6 +54,15 @@ struct range {
 		      * ranges of one allocation */
 };
 
+/* A heap walked when the trace began (tracedb_before_*): its blocks
+ * alive then, and their frees by epoch (cells (0, epoch)). */
+struct before_heap {
+	uint64_t id;
+	char kind[24];
+	uint64_t count, bytes;
+	struct site freed;
+};
+
 struct tracedb {
 	uint64_t *frames;
 	size_t nframes, capframes;
@@ -77,6 +86,13 @@ struct tracedb {
 	struct vms_trace_event *log;
 	uint64_t nlog;
 	int32_t tid; /* the thread of the events fed now */
+	/* the blocks alive when the trace began, not freed yet (site: their
+	 * heap's index in bheaps, count 1), empty unless walked */
+	struct ltab before;
+	struct before_heap *bheaps;
+	size_t nbheaps;
+	bool before_walked;
+	char before_partial[256];
 };
 
 #endif

@@ -173,6 +173,53 @@ static struct vms_trace_count *alive_in(const struct tracedb *db, uint64_t lo,
 	return acc;
 }
 
+/* What was allocated before the trace, per heap, in the window [from,
+ * to): released if freed inside it, lasting if alive at its end. */
+static int before_report(const struct tracedb *db, unsigned from, unsigned to,
+			 struct arena *a, struct vms_trace_report *out)
+{
+	size_t i;
+	uint32_t c;
+
+	out->before_walked = db->before_walked;
+	if (!db->before_walked)
+		return 0;
+	if (db->before_partial[0] &&
+	    !(out->before_partial = arena_strdup(a, db->before_partial)))
+		return -1;
+	if (db->nbheaps &&
+	    !(out->before = arena_alloc(a, db->nbheaps * sizeof(*out->before))))
+		return -1;
+	for (i = 0; i < db->nbheaps; i++) {
+		const struct before_heap *h = &db->bheaps[i];
+		struct vms_trace_before *o = &out->before[i];
+		struct vms_trace_count gone = { 0, 0 };
+
+		memset(o, 0, sizeof(*o));
+		if (!(o->kind = arena_strdup(a, h->kind)))
+			return -1;
+		o->id = h->id;
+		o->at_start = (struct vms_trace_count){ h->count, h->bytes };
+		for (c = 0; c < h->freed.ncells; c++) {
+			const struct cell *k = &h->freed.cells[c];
+			struct vms_trace_count *to_add = k->f < from ? &gone
+							 : k->f < to
+								 ? &o->released
+								 : NULL;
+
+			if (to_add) {
+				to_add->count += k->count;
+				to_add->bytes += k->bytes;
+			}
+		}
+		o->lasting.count = h->count - gone.count - o->released.count;
+		o->lasting.bytes = h->bytes - gone.bytes - o->released.bytes;
+		o->impacting_bytes = -(int64_t)o->released.bytes;
+	}
+	out->nbefore = db->nbheaps;
+	return 0;
+}
+
 int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
 		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
 		   struct vms_trace_report *out)
@@ -196,6 +243,12 @@ int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 	if (db->nsites && !out->sites)
 		return -1;
 	if (lo < hi && !(acc = alive_in(db, lo, hi, from, to)))
+		return -1;
+	out->before_walked = false;
+	out->before_partial = NULL;
+	out->before = NULL;
+	out->nbefore = 0;
+	if (lo >= hi && before_report(db, from, to, a, out) < 0)
 		return -1;
 	out->from_ns = from == 0 ? 0 : db->mark_ns[from - 1];
 	out->to_ns = to > db->nmarks ? end_ns : db->mark_ns[to - 1];

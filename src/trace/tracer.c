@@ -677,6 +677,11 @@ int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
 	return tracedb_site(tr->db, id, tr->sym, a, out);
 }
 
+struct tracedb *tracer_db(struct tracer *tr)
+{
+	return tr->db;
+}
+
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 {
 	return tracedb_map_at(tr->db, lo, hi);

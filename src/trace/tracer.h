@@ -96,6 +96,9 @@ int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
 /* The call site of the traced map that made [lo, hi) (tracedb_map_at). */
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi);
 unsigned tracer_marks(const struct tracer *tr);
+/* Its aggregation, for what is fed beside the rings before they are
+ * read (an attach's heap walk: tracedb_before_*). */
+struct tracedb *tracer_db(struct tracer *tr);
 uint64_t tracer_bad(const struct tracer *tr);
 /* ns since the trace began. */
 uint64_t tracer_now(const struct tracer *tr);

@@ -168,9 +168,10 @@ def main():
         T.ok(False, "a JSON report", text[:500])
         return T.done()
     tr = d["trace"]
-    T.eq((tr["attached"], tr["heap_traced"], tr["dropped"], tr["ended"]),
-         (True, False, 0, True),
-         "attached, heap not traced, nothing dropped, the process's end")
+    T.eq((tr["attached"], tr["heap_traced"], tr["dropped"], tr["ended"],
+          tr["before"]), (True, False, 0, True, None),
+         "attached, heap not traced (nor walked: no \"before\"), nothing "
+         "dropped, the process's end")
     T.eq(tr["madvised"], {"count": 1, "bytes": 5 * PG},
          "madvise_block's MADV_DONTNEED counted, with its bytes")
     sites = tr["sites"]

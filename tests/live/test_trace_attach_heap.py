@@ -12,6 +12,12 @@ GOT entries redirected (trace/attach.c), put back at the end.
     of 200,000, both called from main, says the heap was traced by the
     injected library, nothing dropped, and counts the 20 frees as frees of
     memory allocated before the trace (unknown_frees), nothing else.
+  - The blocks alive at the attach (the heap walk of a capture just
+    before it: glibc's, the target's stdio buffers being its own) are the
+    50 leaked before, 2,000 bytes, in the "before" bucket of the main
+    arena; 20 of them freed in the trace with their 800 bytes (released),
+    30 alive at its end (lasting); the window's Impacting Size is its
+    call sites' less those 800 bytes.
   - Its GOT entries of the malloc and mmap families (the relocations in
     its ELF file, read from /proc/PID/mem) change while it is traced and
     are, after the detach, exactly what they were before the attach.
@@ -27,7 +33,9 @@ GOT entries redirected (trace/attach.c), put back at the end.
     (or, where the kernel's trace needs root, the error) says why; the
     target runs on unharmed.
   - vmscope SIGKILLed at a random moment of the attach, the trace or the
-    detach (--duration=1, TRIALS trials, a fresh target each; the seed is
+    detach (a third of the trials in each, their spans measured on an
+    attach not killed; --duration=0.3; 30 trials, VMSCOPE_ATTACH_TRIALS
+    sets how many: 200 for a longer run; a fresh target each; the seed is
     printed, VMSCOPE_SEED replays it): the target is left alive, untraced
     (TracerPid 0, polled while vmscope's injecting process finishes), no
     thread stopped, and its answers to the same commands are those of an
@@ -48,6 +56,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
+from attachtest import (functions, got_slots, got_values,  # noqa: E402
+                        no_thread_stopped, poll, site, untraced_now)
 
 LIB_C = r"""
 #include <stdlib.h>
@@ -66,10 +76,7 @@ unsigned long lib_leak(unsigned long n)
 	return s;
 }
 """
-FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
-          "posix_memalign", "aligned_alloc", "memalign", "valloc",
-          "pvalloc", "mmap", "mmap64", "munmap", "mremap")
-TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "10"))
+TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "30"))
 WORK = ["leak 300", "thread 40", "churn 200", "free 20"]
 AFTER = ["leak 7", "churn 3", "free 2"]
 
@@ -90,49 +97,6 @@ def untraced():
     return out, rc
 
 
-def got_slots(path):
-    """(offset, name) of every JUMP_SLOT and GLOB_DAT relocation of the
-    family in the file at path."""
-    r = subprocess.run(["readelf", "-rW", path], capture_output=True,
-                       text=True)
-    out = []
-    for ln in r.stdout.splitlines():
-        w = ln.split()
-        if len(w) >= 5 and ("JUMP_SLO" in w[2] or "GLOB_DAT" in w[2]):
-            name = w[4].split("@")[0]
-            if name in FAMILY:
-                out.append((int(w[0], 16), name))
-    return out
-
-
-def base_of(pid, path):
-    real = os.path.realpath(path)
-    for ln in open("/proc/%d/maps" % pid):
-        w = ln.split()
-        if len(w) >= 6 and w[5] == real and int(w[2], 16) == 0:
-            return int(w[0].split("-")[0], 16)
-    return None
-
-
-def got_values(pid, path, slots):
-    base = base_of(pid, path)
-    with open("/proc/%d/mem" % pid, "rb") as m:
-        vals = {}
-        for off, name in slots:
-            m.seek(base + off)
-            vals[(off, name)] = int.from_bytes(m.read(8), "little")
-        return vals
-
-
-def poll(cond, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.005)
-    return cond()
-
-
 def trace_rss_kb(pid):
     """Rss of the target's mapping of vmscope's shared file (kB)."""
     cur, kb = False, 0
@@ -148,23 +112,6 @@ def trace_files(pid):
     """How many of vmscope's shared files the target maps (one more at
     each attach: the library never unmaps one)."""
     return sum("vmscope-trace" in ln for ln in open("/proc/%d/maps" % pid))
-
-
-def untraced_now(pid):
-    return T.tracer_pid(pid) == 0
-
-
-def no_thread_stopped(pid):
-    return all(T.proc_state(pid, t) not in "tT" for t in T.tids(pid))
-
-
-def functions(site):
-    return [f["function"] or "" for f in site["frames"]]
-
-
-def site(sites, fn):
-    return [s for s in sites if s["kind"] == "heap" and s["frames"] and
-            functions(s)[0] == fn]
 
 
 def traced_run(plain):
@@ -228,6 +175,23 @@ def traced_run(plain):
     T.eq((tr["mode"], tr["dropped"], tr["unknown_frees"]),
          ("exact", 0, 20), "exact, nothing dropped, the 20 blocks leaked "
          "before the attach freed as memory allocated before the trace")
+    # the target's stdio buffers are its own: the 50 blocks it leaked are
+    # all it holds of malloc's at the attach (40 bytes: a 48-byte chunk,
+    # 40 usable)
+    T.eq(tr["before"], {"partial": None, "heaps": [
+        {"kind": "glibc-main", "id": tr["before"]["heaps"][0]["id"]
+         if tr["before"] and tr["before"]["heaps"] else None,
+         "at_start": {"count": 50, "bytes": 2000},
+         "released": {"count": 20, "bytes": 800},
+         "lasting": {"count": 30, "bytes": 1200},
+         "impacting_bytes": -800}]},
+         "allocated before the trace, from the attach's heap walk: the 50 "
+         "blocks leaked before it, 20 of them freed in the trace with "
+         "their 800 bytes, 30 alive at its end")
+    T.eq(tr["window"]["impacting_bytes"],
+         sum(x["impacting_bytes"] for x in tr["sites"]) - 800,
+         "the window's Impacting Size: its call sites', less the 800 "
+         "bytes freed of the blocks alive before")
     leak, churn = (site(tr["sites"], "leak_block"),
                    site(tr["sites"], "churn_block"))
     by_main = [x for x in leak if "main" in functions(x)]
@@ -295,22 +259,56 @@ def again(plain):
     T.eq((out + o1 + o2, rc), plain, "its answers are an untraced run's")
 
 
+DURATION = 0.3  # the killed trials' trace: short, each trial is cheap
+
+
+def phases():
+    """When an unkilled attach (--duration=DURATION) has redirected the
+    target's malloc entry, and when it has ended, in s from its start:
+    the trials' kills fall in the attach, the trace and the detach by
+    them (measured, not assumed: the attach's capture and injection take
+    what this machine's load makes them)."""
+    app = T.target("heap_attach")
+    p, _ = T.start([app])
+    cmd(p, "leak 50")
+    mal = [k for k in got_slots(app) if k[1] == "malloc"]
+    was = got_values(p.pid, app, mal)
+    t0 = time.time()
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=%s" % DURATION,
+                          "-e", "json", "-o", "/dev/null", str(p.pid)],
+                         stderr=subprocess.DEVNULL)
+    poll(lambda: got_values(p.pid, app, mal) != was or v.poll() is not None,
+         timeout=120)
+    attached = time.time() - t0
+    v.wait(timeout=120)
+    end = time.time() - t0
+    T.kill(p)
+    print("# an attach of %.0f ms, its trace, its detach: %.0f ms in all"
+          % (attached * 1000, end * 1000))
+    return attached, end
+
+
 def killed(plain, rng):
     """vmscope SIGKILLed at a random moment: the target as if untraced."""
     app = T.target("heap_attach")
+    attached, end = phases()
+    # the attach (capture, injection), the trace, the detach (the last
+    # 0.1 s: the trace's end, the entries put back, the report)
+    windows = ((0, attached), (attached, attached + DURATION),
+               (attached + DURATION, max(end, attached + DURATION) + 0.05))
     bad = []
+    t0 = time.time()
     for i in range(TRIALS):
         p, _ = T.start([app])
         out = [cmd(p, "leak 50")]
         orig = got_values(p.pid, app, got_slots(app))
-        v = subprocess.Popen([T.VMSCOPE, "--trace", "--duration=1", "-e",
-                              "json", "-o", "/dev/null", str(p.pid)],
+        v = subprocess.Popen([T.VMSCOPE, "--trace",
+                              "--duration=%s" % DURATION, "-e", "json",
+                              "-o", "/dev/null", str(p.pid)],
                              stderr=subprocess.DEVNULL)
-        # a random moment of the attach (its first tens of ms), the
-        # trace, or the detach (after the 1 s): a randomised kill, not a
-        # synchronisation (the checks below poll)
-        delay = rng.choice(((0, 0.1), (0.1, 0.95), (0.95, 1.3)))
-        delay = rng.uniform(*delay)
+        # a random moment of the attach, the trace or the detach: a
+        # randomised kill, not a synchronisation (the checks below poll)
+        delay = rng.uniform(*windows[i % 3])
         time.sleep(delay)
         try:
             os.kill(v.pid, signal.SIGKILL)
@@ -335,10 +333,11 @@ def killed(plain, rng):
         if not ok or (out, rc) != plain:
             bad.append((i, round(delay, 3), ok, leaked(d), out, rc,
                         e[-300:]))
+    print("# %d trials in %.1f s" % (TRIALS, time.time() - t0))
     T.ok(not bad, "vmscope SIGKILLed during attach, trace or detach "
-         "(%d trials): the target alive, untraced, no thread stopped, its "
-         "answers an untraced run's, and attached again exactly" % TRIALS,
-         bad)
+         "(%d trials, a third in each): the target alive, untraced, no "
+         "thread stopped, its answers an untraced run's, and attached "
+         "again exactly" % TRIALS, bad)
 
 
 def busy(plain):

@@ -3,7 +3,8 @@
  *
  *  - tests/fixtures/glibc236_small.heap (record_heap.py: heap_arenas.c in
  *    small mode, 2 threads): the walk gives every mallinfo2 field the
- *    target printed, with nothing partial;
+ *    target printed, with nothing partial; the blocks it holds (the
+ *    walk's block callback) make up in_use with the tcaches and overhead;
  *  - the same image damaged (a chunk size, a fastbin made a loop, the arena
  *    list broken, mp_ elsewhere, thousands of random words overwritten):
  *    a result marked partial, in a bounded number of reads, never a crash;
@@ -266,6 +267,92 @@ static void test_merged(struct heapfix *f)
 	glibc_walk_fini(&r);
 }
 
+/* The blocks the program holds (glibc_walk_in.block), kept by address. */
+#define BLOCKS_MAX 65536
+static struct held {
+	uint64_t mem, usable, arena;
+} blocks[BLOCKS_MAX];
+static size_t nblocks, stray, removed;
+
+static int on_block(void *ctx, uint64_t arena, uint64_t mem, uint64_t usable,
+		    bool held)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < nblocks && blocks[i].mem != mem; i++)
+		;
+	if (!held) {
+		if (i == nblocks) {
+			stray++;
+			return 0;
+		}
+		blocks[i] = blocks[--nblocks];
+		removed++;
+		return 0;
+	}
+	if (i < nblocks || nblocks == BLOCKS_MAX)
+		return i < nblocks ? 0 : -1;
+	blocks[nblocks++] = (struct held){ mem, usable, arena };
+	return 0;
+}
+
+static bool is_mmapped(const struct glibc_walk_res *r, uint64_t mem)
+{
+	size_t k;
+
+	for (k = 0; k < r->nmmapped; k++)
+		if (mem == r->mmapped[k].start + 16)
+			return true;
+	return false;
+}
+
+/* The walk's blocks: every chunk in use but the cached ones (each a block
+ * the chunk walk had seen) and the tcaches; with the tcaches' bytes and
+ * the arenas' overhead, the blocks' chunks make up in_use, arena by
+ * arena, but for the tcaches themselves (one per thread at most, three
+ * here); the mmapped ones make up mp_'s mmapped bytes. */
+static void test_blocks(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+	struct glibc_walk_res r;
+	uint64_t left = 0, mmapped = 0, tc = 0;
+	size_t i, k;
+	bool owned = true;
+
+	heapfix_input(f, &in);
+	in.block = on_block;
+	nblocks = stray = removed = 0;
+	ok(walk(f, &in, &r) == 0 && !r.partial[0], "blocks: walked");
+	tc = in.lay.tc_chunk;
+	for (k = 0; k < r.narenas; k++) {
+		const struct glibc_arena *a = &r.arenas[k];
+		uint64_t sum = 0;
+
+		for (i = 0; i < nblocks; i++)
+			if (blocks[i].arena == a->addr &&
+			    !is_mmapped(&r, blocks[i].mem))
+				sum += blocks[i].usable + 8;
+		owned &= sum + a->tcache + a->overhead <= a->in_use;
+		left += a->in_use - sum - a->tcache - a->overhead;
+	}
+	for (i = 0; i < nblocks; i++)
+		if (is_mmapped(&r, blocks[i].mem))
+			mmapped += blocks[i].usable + 16;
+	ok(nblocks > 0 && removed >= r.tcache_chunks && stray == 0,
+	   "blocks: %zu held; %zu found cached after all (%llu tcache'd), "
+	   "none unknown",
+	   nblocks, removed, (unsigned long long)r.tcache_chunks);
+	ok(owned && left % tc == 0 && left / tc >= 1 && left / tc <= 3,
+	   "blocks: with the tcaches' bytes and the overhead, the chunks of "
+	   "each arena's blocks make up its in_use but for its tcaches "
+	   "(%llu bytes: %llu of them)",
+	   (unsigned long long)left, (unsigned long long)(left / tc));
+	ok(mmapped == r.hblkhd, "blocks: the mmapped ones are mp_'s %llu bytes",
+	   (unsigned long long)r.hblkhd);
+	glibc_walk_fini(&r);
+}
+
 /* One damage, then the image restored from a copy of its bytes. */
 static void test_damage(struct heapfix *f, const char *what,
 			void (*damage)(struct heapfix *, struct glibc_walk_in *),
@@ -525,6 +612,7 @@ int main(void)
 		   !heapfix_load(buf, 20, &(struct heapfix){ 0 }),
 	   "a fixture cut short is refused");
 	test_exact(&f);
+	test_blocks(&f);
 	test_resident(&f);
 	test_merged(&f);
 	test_damage(&f, "a chunk size past the heap", bad_size,

@@ -2,7 +2,8 @@
  * fed by hand: WPA's impacting types of a window between marks, exact
  * counts and bytes; an address given out again, a free of nothing known,
  * an allocation at a live block's address; mmap ranges unmapped in part
- * and replaced; sampled weights; sites folded by their names.
+ * and replaced; sampled weights; sites folded by their names; the blocks
+ * alive before the trace (an attach's heap walk), per heap.
  */
 #include <string.h>
 
@@ -304,9 +305,78 @@ static void listed(void)
 	tracedb_free(db);
 }
 
+/* Allocated before the trace (an attach's heap walk): per heap, freed
+ * by address inside a window or before it, or ended by an allocation at
+ * the address. */
+static void before(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_report r;
+	struct arena a;
+	bool walked;
+
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   !r.before_walked && !r.before && !r.nbefore,
+	   "no walk: no bucket");
+	/* heap 0xa000: 0x100 (24), 0x200 (40), 0x300 (40, then found in a
+	 * tcache: not the program's); heap 0xb000: 0x900 (1000) */
+	walked = tracedb_before_block(db, 0xa000, 0x100, 24, true) == 0 &&
+		 tracedb_before_block(db, 0xa000, 0x200, 40, true) == 0 &&
+		 tracedb_before_block(db, 0xa000, 0x300, 40, true) == 0 &&
+		 tracedb_before_block(db, 0xb000, 0x900, 1000, true) == 0 &&
+		 tracedb_before_block(db, 0, 0x300, 40, false) == 0 &&
+		 tracedb_before_block(db, 0, 0x777, 40, false) == 0;
+	tracedb_before_heap(db, 0xa000, "glibc-main");
+	tracedb_before_done(db, NULL);
+	/* epoch 0: 0x100 freed; mark; epoch 1: 0x200's address given out
+	 * again (its free unseen), 0x900 freed, 0x900 freed again (not
+	 * known any more) */
+	tracedb_free_heap(db, 0x100, 1);
+	tracedb_mark(db, 2);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x200, 8, 3);
+	tracedb_free_heap(db, 0x900, 4);
+	tracedb_free_heap(db, 0x900, 5);
+	ok(walked && tracedb_report(db, 0, 2, 10, NULL, &a, &r) == 0 &&
+		   r.before_walked && !r.before_partial && r.nbefore == 2 &&
+		   strcmp(r.before[0].kind, "glibc-main") == 0 &&
+		   r.before[0].id == 0xa000 &&
+		   EQ(r.before[0].at_start, 2, 64) &&
+		   EQ(r.before[0].released, 2, 64) &&
+		   EQ(r.before[0].lasting, 0, 0) &&
+		   r.before[0].impacting_bytes == -64 &&
+		   strcmp(r.before[1].kind, "heap") == 0 &&
+		   EQ(r.before[1].at_start, 1, 1000) &&
+		   EQ(r.before[1].released, 1, 1000) &&
+		   r.unknown_frees == 3,
+	   "the whole trace: both heaps' blocks alive at its start released "
+	   "(freed, or their address given out again), a cached one not "
+	   "counted; every free of them also an unknown free");
+	ok(tracedb_report(db, 1, 2, 10, NULL, &a, &r) == 0 &&
+		   EQ(r.before[0].at_start, 2, 64) &&
+		   EQ(r.before[0].released, 1, 40) &&
+		   EQ(r.before[0].lasting, 0, 0) &&
+		   EQ(r.before[1].released, 1, 1000),
+	   "the window after the mark: what was freed before it is neither "
+	   "released nor lasting");
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(r.before[0].released, 1, 24) &&
+		   EQ(r.before[0].lasting, 1, 40) &&
+		   EQ(r.before[1].lasting, 1, 1000),
+	   "the window before the mark: one released, the others lasting");
+	ok(tracedb_report_in(db, 0, 2, 0x100, 0x1000, 10, NULL, &a, &r) == 0 &&
+		   !r.before_walked && !r.nbefore,
+	   "a range's report has no bucket");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 int main(void)
 {
 	windows();
+	before();
 	listed();
 	in_range();
 	unmatched();

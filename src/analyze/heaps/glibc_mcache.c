@@ -113,7 +113,17 @@ bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
 	return true;
 }
 
-/* ---- checks (glibc_walk_int.h) ---- */
+/* ---- checks and the block callback (glibc_walk_int.h) ---- */
+
+int walk_block(struct walk *w, uint64_t arena, uint64_t chunk, uint64_t usable,
+	       bool held)
+{
+	if (!w->in->block)
+		return 0;
+	return w->in->block(w->in->block_ctx, arena, chunk + 16, usable, held)
+		       ? -1
+		       : 0;
+}
 
 void walk_note(char *buf, size_t len, const char *fmt, ...)
 {

@@ -152,6 +152,8 @@ static void tc_walk(struct walk *w, uint64_t mem, const unsigned char *st,
 					  (unsigned long long)cap);
 				break;
 			}
+			if (walk_block(w, 0, p - 16, e.size - 8, false) < 0)
+				w->cancelled = true;
 			a = arena_of(w, p);
 			if (a) {
 				a->tcache += e.size;
@@ -180,11 +182,26 @@ int walk_tcaches(struct walk *w)
 		return 0;
 	for (i = 0; i < w->ntc; i++) {
 		uint64_t mem = w->tc[i] + 16;
+		unsigned k, eoff = l->tc_bins * l->tc_count_size;
+		bool any = false;
 
 		if (!mcache_copy(&w->pages, mem, st, len) ||
 		    !tc_valid(w, mem, st, &key))
 			continue;
 		tc_walk(w, mem, st, &key);
+		/* the tcache itself is malloc's, not the program's: told
+		 * from a zeroed block of its size only by a list */
+		for (k = 0; k < l->tc_bins && !any; k++) {
+			uint64_t e;
+
+			memcpy(&e, st + eoff + 8 * k, 8);
+			any = e != 0;
+		}
+		if (any &&
+		    walk_block(w, 0, w->tc[i], l->tc_chunk - 8, false) < 0)
+			return -1;
+		if (w->cancelled)
+			return -1;
 	}
 	return 0;
 }
@@ -342,15 +359,23 @@ int walk_mmapped(struct walk *w)
 			p += sz;
 		}
 	}
-	if (all_located(r))
-		return 0;
-	n = r->nmmapped;
-	found = malloc((n ? n : 1) * sizeof(*found));
-	if (!found)
-		return -1;
-	if (n)
-		memcpy(found, r->mmapped, n * sizeof(*found));
-	rc = mmapped_inside(w, found, n);
-	free(found);
-	return rc;
+	if (!all_located(r)) {
+		n = r->nmmapped;
+		found = malloc((n ? n : 1) * sizeof(*found));
+		if (!found)
+			return -1;
+		if (n)
+			memcpy(found, r->mmapped, n * sizeof(*found));
+		rc = mmapped_inside(w, found, n);
+		free(found);
+		if (rc < 0)
+			return rc;
+	}
+	/* each chunk located, one block held (the block callback) */
+	for (i = 0; i < r->nmmapped; i++)
+		if (walk_block(w, w->in->main_arena, r->mmapped[i].start,
+			       r->mmapped[i].end - r->mmapped[i].start - 16,
+			       true) < 0)
+			return -1;
+	return 0;
 }

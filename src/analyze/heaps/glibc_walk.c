@@ -286,6 +286,9 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		if (prev && !(h[1] & PREV_INUSE) &&
 		    keep_free(w, prev, prevsz, prevbk) < 0)
 			return -1;
+		if (prev && (h[1] & PREV_INUSE) &&
+		    walk_block(w, a->addr, prev, prevsz - 8, true) < 0)
+			return -1;
 		prev = 0;
 		sz = h[1] & ~(uint64_t)7;
 		if (p == top) {
@@ -480,6 +483,8 @@ static void walk_fastbins(struct walk *w, struct glibc_arena *a,
 			}
 			a->smblks++;
 			a->fsmblks += sz;
+			if (walk_block(w, a->addr, p, sz - 8, false) < 0)
+				w->cancelled = true;
 			count_free(a, sz);
 			walk_place_free(w, a, p, sz, false);
 			p = f ? f->fd : walk_reveal(w, p + 16, h[2]);
@@ -612,6 +617,8 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		qsort(w->fast, w->nfast, sizeof(*w->fast), cmp_fast);
 	cap = a->system / MINSIZE + 1;
 	walk_fastbins(w, a, ms, cap);
+	if (w->cancelled)
+		return -1;
 	a->free += a->fsmblks;
 	walk_bins(w, a, ms, cap);
 	a->in_use = a->system >= a->free ? a->system - a->free : 0;

@@ -106,6 +106,18 @@ struct glibc_walk_in {
 	/* Called now and then; non-zero cancels. May be NULL. */
 	int (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* Optional: the blocks the program holds. Called with held true for
+	 * each chunk the chunk walk sees in use (mem: its user pointer,
+	 * usable: malloc_usable_size's bytes, arena: its arena's address;
+	 * an mmapped chunk's is the main arena's), then with held false for
+	 * each of those found cached after all (in a fastbin or a tcache)
+	 * or being a tcache itself: what is left held is what the program
+	 * holds. A tcache with every list empty cannot be told from a
+	 * program's zeroed block of its size, and stays held. Non-zero
+	 * cancels (out of memory). */
+	int (*block)(void *ctx, uint64_t arena, uint64_t mem, uint64_t usable,
+		     bool held);
+	void *block_ctx;
 };
 
 struct glibc_seg {

@@ -61,8 +61,12 @@ struct walk {
 	/* chunks of the tcache struct's size: candidate tcaches */
 	uint64_t *tc;
 	size_t ntc, captc;
+	bool cancelled; /* by the block callback */
 };
 
+/* The block callback (glibc_walk_in.block), if any: -1 cancels. */
+int walk_block(struct walk *w, uint64_t arena, uint64_t chunk, uint64_t usable,
+	       bool held);
 void walk_note(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const struct glibc_span *walk_span(const struct walk *w, uint64_t addr);

@@ -350,6 +350,8 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.page_size = s->cap.page_size;
 	in.progress = progress;
 	in.progress_ctx = s;
+	in.block = s->src.heap_block;
+	in.block_ctx = s->src.heap_block_ctx;
 	vms_source_hold(s, true);
 	t0 = now_us();
 	rc = glibc_walk(&in, &mem, &res);

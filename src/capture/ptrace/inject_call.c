@@ -228,8 +228,11 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 		return false;
 	for (i = 0; i < sizeof(blocking) / sizeof(blocking[0]); i++)
 		listed |= nr == blocking[i];
-	/* interrupted inside the call: -ERESTARTSYS .. -ERESTART_RESTARTBLOCK */
-	if (!listed || rc < -516 || rc > -512)
+	/* interrupted inside the call: -ERESTARTSYS .. -ERESTART_RESTARTBLOCK,
+	 * or -EINTR from a call the kernel never restarts after a stop
+	 * (epoll_wait, sigtimedwait: the freeze's own interrupt made it
+	 * fail, and the thread's registers put back return it so) */
+	if (!listed || ((rc < -516 || rc > -512) && rc != -EINTR))
 		return false;
 	if (in_range(&t->ld, r->rip) || !stack_room(t, r->rsp))
 		return false;

@@ -20,7 +20,11 @@
  *  - it is stopped inside a blocking system call from a fixed list (read,
  *    poll, epoll_wait, nanosleep, accept, ...: calls that neither glibc's
  *    malloc nor the loader makes while holding a lock), interrupted
- *    (-ERESTART* in its registers), never while running user code, and
+ *    (-ERESTART* in its registers, or -EINTR: the calls the kernel never
+ *    restarts after a stop, epoll_wait first, where a server's main
+ *    thread waits; the freeze's interrupt already made them fail, as
+ *    freeze.h says, and the registers put back return it so), never
+ *    while running user code, and
  *    never in futex (a lock wait), mmap, munmap, mprotect, brk, madvise,
  *    mremap (the allocator's and the loader's calls) or clone (fork holds
  *    every arena's lock);

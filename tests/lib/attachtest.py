@@ -1,0 +1,103 @@
+"""attachtest — what the live tests of `vmscope --trace PID` share, on top
+of vmstest: the GOT entries of the malloc and mmap families as the
+target's ELF files declare them and as its memory holds them, the
+target's state after a detach, and the report's sites.
+"""
+import os
+import subprocess
+import time
+
+import vmstest
+
+# the functions trace/attach.c redirects (trace/vmstrace.c: vt_fns, and
+# dlopen, for the modules loaded later)
+FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
+          "posix_memalign", "aligned_alloc", "memalign", "valloc",
+          "pvalloc", "mmap", "mmap64", "munmap", "mremap", "dlopen")
+
+
+def got_slots(path):
+    """(offset, name) of every JUMP_SLOT and GLOB_DAT relocation of the
+    family in the file at path."""
+    r = subprocess.run(["readelf", "-rW", path], capture_output=True,
+                       text=True)
+    out = []
+    for ln in r.stdout.splitlines():
+        w = ln.split()
+        if len(w) >= 5 and ("JUMP_SLO" in w[2] or "GLOB_DAT" in w[2]):
+            name = w[4].split("@")[0]
+            if name in FAMILY:
+                out.append((int(w[0], 16), name))
+    return out
+
+
+def base_of(pid, path):
+    """Where the file at path is mapped from offset 0 in pid."""
+    real = os.path.realpath(path)
+    for ln in open("/proc/%d/maps" % pid):
+        w = ln.split()
+        if len(w) >= 6 and w[5] == real and int(w[2], 16) == 0:
+            return int(w[0].split("-")[0], 16)
+    return None
+
+
+def got_values(pid, path, slots):
+    """{(offset, name): the 8 bytes at that GOT entry in pid's memory}."""
+    base = base_of(pid, path)
+    with open("/proc/%d/mem" % pid, "rb") as m:
+        vals = {}
+        for off, name in slots:
+            m.seek(base + off)
+            vals[(off, name)] = int.from_bytes(m.read(8), "little")
+        return vals
+
+
+def modules(pid):
+    """The ELF files pid maps (its executable and libraries), by path,
+    those with GOT entries of the family: {path: slots}."""
+    seen = {}
+    for ln in open("/proc/%d/maps" % pid):
+        w = ln.split()
+        if len(w) < 6 or not w[5].startswith("/") or int(w[2], 16) != 0:
+            continue
+        if w[5] not in seen and os.path.isfile(w[5]):
+            seen[w[5]] = got_slots(w[5])
+    return {p: s for p, s in seen.items() if s}
+
+
+def all_got_values(pid, mods):
+    """{(path, offset, name): value} of every module of mods (modules())."""
+    out = {}
+    for path, slots in mods.items():
+        for (off, name), v in got_values(pid, path, slots).items():
+            out[(path, off, name)] = v
+    return out
+
+
+def poll(cond, timeout=30):
+    """Polls cond until true, for at most timeout seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+def untraced_now(pid):
+    return vmstest.tracer_pid(pid) == 0
+
+
+def no_thread_stopped(pid):
+    return all(vmstest.proc_state(pid, t) not in "tT"
+               for t in vmstest.tids(pid))
+
+
+def functions(site):
+    return [f["function"] or "" for f in site["frames"]]
+
+
+def site(sites, fn):
+    """The heap sites whose innermost frame is fn."""
+    return [s for s in sites if s["kind"] == "heap" and s["frames"] and
+            functions(s)[0] == fn]
