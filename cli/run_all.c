@@ -154,16 +154,7 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 		r->cap = cap;
 	}
 	p = &r->v[r->n++];
-	memset(p, 0, sizeof(*p));
-	p->pid = s->proc.pid;
-	p->nproc = 1;
-	snprintf(p->comm, sizeof(p->comm), "%s",
-		 s->proc.name ? s->proc.name : "");
-	snprintf(p->unit, sizeof(p->unit), "%s", unit ? unit + 1 : "");
-	memcpy(p->types, s->types, sizeof(p->types));
-	p->pss = s->total.pss;
-	p->largest_free = s->largest_free;
-	om_proc_kinds(p, s);
+	om_proc_of(p, s, unit ? unit + 1 : "");
 	return 0;
 }
 

@@ -44,6 +44,10 @@ struct om_proc {
 	struct om_kind heap[OM_KINDS], managed[OM_KINDS];
 };
 
+/* p from s: its figures, unit as its label (NULL: none). */
+void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
+		const char *unit);
+
 /* p's heap[] and managed[] from s: heaps summed per allocator (a kind's
  * part before '-': "glibc-arena" is glibc's), managed heaps per runtime. */
 void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s);
