@@ -22,6 +22,7 @@
 
 #include "base/outbuf.h"
 #include "cli.h"
+#include "elf/elfcache.h"
 #include "export/export_openmetrics.h"
 #include "linux/proclist.h"
 #include "pipeline.h"
@@ -137,6 +138,9 @@ struct all_run {
 	struct om_proc *v;
 	size_t n, cap;
 	unsigned long unread[UR_N];
+	/* the mapped ELF files, read once for every process of the run
+	 * (NULL: each capture reads its own) */
+	struct elfcache *elf;
 };
 
 static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
@@ -161,7 +165,7 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 /* One process: read into r, or counted with its reason. */
 static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 {
-	struct vms_capture_opts co = { .pid = pid };
+	struct vms_capture_opts co = { .pid = pid, .elfcache = r->elf };
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s;
 	char buf[4096], cg[1024] = "";
@@ -288,9 +292,9 @@ static int write_out(const struct args *a, struct all_run *r)
 	}
 }
 
-int cli_all(const struct args *a)
+/* Reads what a asks for into r, and writes it out: an exit status. */
+static int all_in(const struct args *a, struct all_run *r)
 {
-	struct all_run r = { 0 };
 	struct vms_error err = { 0 };
 	char top_cg[1024];
 	const char *cg = NULL;
@@ -315,7 +319,7 @@ int cli_all(const struct args *a)
 			pid_t pid;
 
 			cli_parse_pid(a->operands[i], &pid);
-			rc = one(&r, pid, NULL, true);
+			rc = one(r, pid, NULL, true);
 		}
 		asked = (unsigned long)a->noperands;
 	}
@@ -323,7 +327,7 @@ int cli_all(const struct args *a)
 		if (proclist_find_name(a->name, &pids, &n, &err) < 0)
 			return cli_fail(&err);
 		for (i = 0; i < n && rc == 0; i++)
-			rc = one(&r, pids[i], NULL, true);
+			rc = one(r, pids[i], NULL, true);
 		asked = n;
 		free(pids);
 	} else if (!a->noperands || cg) {
@@ -341,19 +345,17 @@ int cli_all(const struct args *a)
 			if (!isdigit((unsigned char)e->d_name[0]) ||
 			    cli_parse_pid(e->d_name, &pid) < 0)
 				continue;
-			rc = one(&r, pid, cg, false);
+			rc = one(r, pid, cg, false);
 			asked++;
 		}
 		closedir(d);
 	}
 	if (rc < 0) {
-		free(r.v);
 		fputs("vmscope: out of memory\n", stderr);
 		return 3;
 	}
-	if (asked == 0 || (r.n == 0 && !r.unread[UR_PERM] &&
-			   !r.unread[UR_FAILED] && (a->name || cg))) {
-		free(r.v);
+	if (asked == 0 || (r->n == 0 && !r->unread[UR_PERM] &&
+			   !r->unread[UR_FAILED] && (a->name || cg))) {
 		fputs("vmscope: no process matches", stderr);
 		if (a->name) {
 			fputs(" the name ", stderr);
@@ -363,10 +365,20 @@ int cli_all(const struct args *a)
 		return 2;
 	}
 	if (a->top)
-		keep_top(&r, (size_t)a->top);
-	else if (r.n > 1) /* r.v is NULL when nothing was read */
-		qsort(r.v, r.n, sizeof(*r.v), by_pss);
-	rc = write_out(a, &r);
+		keep_top(r, (size_t)a->top);
+	else if (r->n > 1) /* r->v is NULL when nothing was read */
+		qsort(r->v, r->n, sizeof(*r->v), by_pss);
+	return write_out(a, r);
+}
+
+int cli_all(const struct args *a)
+{
+	struct all_run r = { 0 };
+	int rc;
+
+	r.elf = elfcache_new(); /* without it, each capture reads its own */
+	rc = all_in(a, &r);
+	elfcache_free(r.elf);
 	free(r.v);
 	return rc;
 }

@@ -359,6 +359,7 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		goto fail;
 	s->src.progress = o->progress;
 	s->src.progress_ctx = o->progress_ctx;
+	s->src.elfcache = o->elfcache;
 	if (smp->capture(o, s, err) < 0)
 		goto fail;
 	if (vms_snapshot_finish(s, &fo, err) < 0)

@@ -30,6 +30,9 @@
 
 struct vms_capture_opts {
 	pid_t pid;
+	/* Optional: a cache of the mapped ELF files shared by the captures
+	 * of one run (vmscope --all: elf/elfcache.h), outliving them. */
+	struct elfcache *elfcache;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
 	/* fork: every counter read inside the freeze (smaps), never the

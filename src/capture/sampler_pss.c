@@ -185,6 +185,7 @@ static const struct vms_source_ops pss_source = {
 	.pages = pss_pages,
 	.hold = pss_hold,
 	.open_file = vms_source_proc_open,
+	.stat_file = vms_source_proc_stat,
 	.fs_magic = vms_source_proc_fs_magic,
 	.release = pss_release,
 };

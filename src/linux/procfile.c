@@ -314,3 +314,17 @@ const struct vms_source_ops vms_source_paths = {
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,
 };
+
+int vms_source_proc_stat(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
+{
+	struct at a;
+	int pfd;
+
+	at_source(&a, s);
+	pfd = open_checked_path(&a, r, st);
+	if (pfd < 0)
+		return -1;
+	close(pfd);
+	return 0;
+}

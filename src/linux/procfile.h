@@ -39,6 +39,7 @@
 #ifndef VMS_PROCFILE_H
 #define VMS_PROCFILE_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "model/snapshot.h"
@@ -50,6 +51,8 @@ long procfile_fs_magic(pid_t pid, const struct vms_region *r);
  * s->src.pid (through s->src.files once held; with pid 0 and none held,
  * the paths as they are). For the samplers' tables. */
 int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+int vms_source_proc_stat(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 long vms_source_proc_fs_magic(struct vms_snapshot *s,
 			      const struct vms_region *r);
 

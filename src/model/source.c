@@ -80,6 +80,14 @@ int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)
 	return ops_of(s)->open_file(s, r);
 }
 
+int vms_source_stat_file(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_FILES) || !ops_of(s)->stat_file)
+		return -1;
+	return ops_of(s)->stat_file(s, r, st);
+}
+
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
 {
 	return ops_of(s)->fs_magic ? ops_of(s)->fs_magic(s, r) : 0;
