@@ -165,7 +165,9 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 /* One process: read into r, or counted with its reason. */
 static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 {
-	struct vms_capture_opts co = { .pid = pid, .elfcache = r->elf };
+	struct vms_capture_opts co = { .pid = pid,
+				       .elfcache = r->elf,
+				       .lean = true };
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s;
 	char buf[4096], cg[1024] = "";

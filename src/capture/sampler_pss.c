@@ -252,7 +252,7 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		s->cap.frozen = true;
 		s->cap.freeze_counters = "smaps";
 	}
-	if (rc == 0)
+	if (rc == 0 && !o->lean)
 		observer_note(s);
 	/* Its files, held now for every later open (the images step runs
 	 * after the capture): checked by the pidfd below with the rest. */

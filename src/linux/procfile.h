@@ -35,6 +35,8 @@
  * through /proc/self/fd: only regular files, never blocking. Device memory
  * (VM_IO/VM_PFNMAP) is never opened. procfile_fs_magic() is the statfs
  * f_type of that file's file system, or 0 when it cannot be told.
+ * vms_source_proc_stat() is the stat of that file, checked the same way:
+ * from map_files in one call where it can be followed, else as above.
  */
 #ifndef VMS_PROCFILE_H
 #define VMS_PROCFILE_H
