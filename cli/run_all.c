@@ -9,7 +9,10 @@
  * kernel thread or zombie is counted, reason no_memory); every other process asked for is either in
  * the exposition or counted in vmscope_unread_processes{reason}: never
  * dropped silently. --top=N keeps the N largest by PSS and sums the rest
- * per comm (pid="other"), bounding the labels' cardinality.
+ * per comm (pid="other", heap figures included), bounding the labels'
+ * cardinality. Each capture is a lean one (sampler.h) sharing one cache
+ * of the mapped ELF files (elf/elfcache.h): the glibc heaps walked twice
+ * while the target runs, kept where both walks agree.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -239,6 +242,8 @@ static void sum_into(struct om_proc *to, const struct om_proc *p)
 	}
 	to->pss += p->pss;
 	to->nproc += p->nproc;
+	om_kinds_add(to->heap, p->heap);
+	om_kinds_add(to->managed, p->managed);
 }
 
 /* --top=N: the N largest by PSS kept, the rest summed per comm into rows
@@ -261,8 +266,6 @@ static void keep_top(struct all_run *r, size_t top)
 		r->v[w] = r->v[i];
 		r->v[w].pid = 0;
 		r->v[w].unit[0] = '\0';
-		memset(r->v[w].heap, 0, sizeof(r->v[w].heap));
-		memset(r->v[w].managed, 0, sizeof(r->v[w].managed));
 		w++;
 	}
 	r->n = w;

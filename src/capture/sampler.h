@@ -38,7 +38,10 @@ struct vms_capture_opts {
 	 * costs more than a small process's smaps), no smaps_rollup read
 	 * beside it (a check of the figures, s->rollup left invalid), no
 	 * reservation of the region array for vm.max_map_count (it grows as
-	 * it fills), no note of the files vmscope maps too (observer.h). */
+	 * it fills), no note of the files vmscope maps too (observer.h); and
+	 * the steps that settle (steps.h: the glibc heap walk) read the
+	 * running target twice, keeping what both reads agree on
+	 * (VMS_SRC_SETTLE). */
 	bool lean;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */

@@ -229,7 +229,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	s->src.pid = procfs_mm_pid(o->pid);
 	/* Read from the running target: of one instant only while held. */
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
-		      (o->freeze ? VMS_SRC_CONSISTENT : 0);
+		      (o->freeze ? VMS_SRC_CONSISTENT
+		       : o->lean ? VMS_SRC_SETTLE
+				 : 0);
 	if (o->freeze && o->pid == getpid())
 		/* The keeper would freeze the process waiting for it. */
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,

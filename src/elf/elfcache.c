@@ -13,6 +13,14 @@ struct elfcache_q {
 	size_t which;
 };
 
+/* One blob of facts. */
+struct elfcache_f {
+	struct elfcache_f *next;
+	const char *key;
+	size_t size;
+	unsigned char *data;
+};
+
 struct elfcache_ent {
 	struct elfimage im; /* first: an image's entry is at its address */
 	dev_t dev;
@@ -20,6 +28,7 @@ struct elfcache_ent {
 	off_t size;
 	struct timespec mtime;
 	struct elfcache_q *q;
+	struct elfcache_f *f;
 };
 
 struct elfcache {
@@ -224,4 +233,25 @@ void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 	q->which = which;
 	q->next = e->q;
 	e->q = q;
+}
+
+void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
+		     const char *key, size_t size)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	struct elfcache_f *f;
+
+	if (!e)
+		return NULL;
+	for (f = e->f; f; f = f->next)
+		if (strcmp(f->key, key) == 0)
+			return f->size == size ? f->data : NULL;
+	f = arena_alloc(&c->arena, sizeof(*f));
+	if (!f || !(f->key = arena_strdup(&c->arena, key)) ||
+	    !(f->data = arena_alloc(&c->arena, size ? size : 1)))
+		return NULL;
+	f->size = size;
+	f->next = e->f;
+	e->f = f;
+	return f->data;
 }

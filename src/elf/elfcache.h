@@ -13,6 +13,8 @@
  *  - Beside it, the answers of symbol look-ups: whether the file defines
  *    one of a list of names, and which (rtscan.h asks), so a list asked of
  *    the same file by the next process costs no read.
+ *  - And what a step found in the file that is the same for every process
+ *    mapping it (elfcache_facts: a blob under a key).
  *  - Bounded: at most ELFCACHE_MAX files; past that, nothing is added
  *    (elfcache_add returns NULL and the caller reads the file itself).
  *  - Not thread-safe; never prints. Errors: NULL only on out of memory or
@@ -53,5 +55,12 @@ int elfcache_defines(struct elfcache *c, const struct elfimage *im,
  * memory runs out (the next one asks the file again). */
 void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 			   const char *const *names, int found, size_t which);
+
+/* size bytes kept with im's entry under key (what a step found in the
+ * file and would find again in every process: glibc's malloc layout),
+ * zeroed when first asked for; NULL when im is not the cache's or memory
+ * runs out. The caller fills it; the same key always with the same size. */
+void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
+		     const char *key, size_t size);
 
 #endif

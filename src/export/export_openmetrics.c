@@ -96,6 +96,15 @@ static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
 		k[i].b = (k[i].b < 0 ? 0 : k[i].b) + b;
 }
 
+void om_kinds_add(struct om_kind *to, const struct om_kind *from)
+{
+	size_t k;
+
+	for (k = 0; k < OM_KINDS && from[k].name[0]; k++)
+		kind_add(to, from[k].name, strlen(from[k].name), from[k].a,
+			 from[k].b);
+}
+
 void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
 {
 	size_t i;
@@ -126,8 +135,7 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < OM_KINDS; k++)
-			any += p[i].pid > 0 &&
-			       ((managed ? p[i].managed : p[i].heap)[k].a >=
+			any += ((managed ? p[i].managed : p[i].heap)[k].a >=
 					0 ||
 				(managed ? p[i].managed : p[i].heap)[k].b >=
 					0) &&
@@ -141,7 +149,7 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 		for (k = 0; k < OM_KINDS && v[k].name[0]; k++) {
 			int64_t x = second ? v[k].b : v[k].a;
 
-			if (p[i].pid <= 0 || x < 0)
+			if (x < 0)
 				continue;
 			ob_puts(o, name);
 			all_labels(o, &p[i], unit, label, v[k].name);

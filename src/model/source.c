@@ -113,7 +113,8 @@ void vms_source_release(struct vms_snapshot *s)
 {
 	if (s->src.ops && s->src.ops->release)
 		s->src.ops->release(s);
-	s->src.caps &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
+	s->src.caps &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT |
+				   VMS_SRC_SETTLE);
 	if (!s->src.no_memory)
 		s->src.no_memory = "the snapshot's memory was let go";
 }

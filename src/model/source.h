@@ -81,6 +81,11 @@ enum {
 	VMS_SRC_ELF = 1u << 3, /* what the ELF reader finds in the mapped
 				* files: implied by VMS_SRC_FILES; a snapshot
 				* file kept it (the elf callback) */
+	VMS_SRC_SETTLE = 1u << 4, /* memory of a running target, which a
+				   * step that settles (steps.h) may read
+				   * twice, keeping only what both reads
+				   * agree on (vmscope --all: nothing is
+				   * stopped) */
 };
 
 /* The pages callback's bits. */
