@@ -289,13 +289,16 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 		uint64_t hi = k->pss + sh + (uint64_t)s->nregions * 1024;
 
 		if (pss < lo || pss > hi) {
-			snprintf(why, n, "Pss: regions %llu K, smaps_rollup "
-				 "%llu K", (unsigned long long)(pss >> 10),
+			snprintf(why, n,
+				 "Pss: regions %llu K, smaps_rollup "
+				 "%llu K",
+				 (unsigned long long)(pss >> 10),
 				 (unsigned long long)(k->pss >> 10));
 			return 0;
 		}
 		if (pc + pd != k->private_clean + k->private_dirty ||
-		    pss > k->pss || k->pss - pss >= (uint64_t)s->nregions * 1024) {
+		    pss > k->pss ||
+		    k->pss - pss >= (uint64_t)s->nregions * 1024) {
 			snprintf(why, n,
 				 "agrees in Rss and Swap; the sharing moved "
 				 "(Pss: regions %llu K, smaps_rollup %llu K; "
@@ -305,7 +308,8 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 				 (unsigned long long)(k->pss >> 10),
 				 (unsigned long long)((pc + pd) >> 10),
 				 (unsigned long long)((k->private_clean +
-						       k->private_dirty) >> 10));
+						       k->private_dirty) >>
+						      10));
 			return 1;
 		}
 	}
