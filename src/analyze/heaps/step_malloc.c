@@ -241,7 +241,7 @@ _Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
 	       "the walker's arrays are copied into the snapshot's");
 
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
-		     const struct glibc_arena *a)
+		     const struct glibc_arena *a, bool lists)
 {
 	struct vms_heap *h = heap_for(s, a);
 	struct vms_heap_glibc *g = arena_alloc(&s->arena, sizeof(*g));
@@ -260,7 +260,8 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		return 0;
 	h->in_use = (int64_t)a->in_use;
 	h->free = (int64_t)a->free;
-	h->chunks = (int64_t)a->chunks;
+	/* a walk of the lists alone counted no chunk (glibc_walk.h) */
+	h->chunks = lists ? -1 : (int64_t)a->chunks;
 	h->free_chunks = (int64_t)(a->ordblks + a->smblks);
 	h->top = (int64_t)a->top;
 	h->mmapped = a->main ? (int64_t)r->hblkhd : 0;
@@ -332,7 +333,7 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 		m->nmmapped = (uint32_t)r->nmmapped;
 	}
 	for (i = 0; i < r->narenas && !r->empty; i++)
-		if (fill_heap(s, r, &r->arenas[i]) < 0)
+		if (fill_heap(s, r, &r->arenas[i], in->lists_only) < 0)
 			return -1;
 	s->glibc = m;
 	vms_snapshot_type_mmapped(s);
@@ -391,6 +392,8 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.main_arena = li->main_arena + li->img->bias;
 	in.mp = li->mp + li->img->bias;
 	in.page_size = s->cap.page_size;
+	/* walked twice while it runs: mallinfo2's lists alone, each time */
+	in.lists_only = twice;
 	in.progress = progress;
 	in.progress_ctx = s;
 	vms_source_hold(s, true);
