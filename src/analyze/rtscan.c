@@ -48,9 +48,14 @@ bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 	fd = vms_source_open_file(s, &s->regions[im->first_region]);
 	if (fd < 0)
 		return false;
-	/* One pass over the table for all the names. */
-	if (elfimage_src_fd(fd, &src, &e) == 0)
-		rc = elfimage_symbols(im->elf, &src, any_match, &f);
+	/* One pass over the table for all the names; with a run's cache,
+	 * one for all the lists the run asks of this file. */
+	if (elfimage_src_fd(fd, &src, &e) == 0) {
+		rc = elfcache_defines_in(s->src.elfcache, im->elf, &src, names,
+					 &f.which);
+		if (rc < 0)
+			rc = elfimage_symbols(im->elf, &src, any_match, &f);
+	}
 	if (rc == 1) {
 		*which = f.which;
 		found = true;

@@ -1,6 +1,7 @@
 /* elfcache.c — mapped ELF files read once per run. See elfcache.h. */
 #include "elf/elfcache.h"
 
+#include <elf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,12 @@ struct elfcache_f {
 	unsigned char *data;
 };
 
+/* A defined dynamic name and its place in the table. */
+struct elfcache_sym {
+	const char *name; /* NULL: an empty slot */
+	uint64_t idx;
+};
+
 struct elfcache_ent {
 	struct elfimage im; /* first: an image's entry is at its address */
 	dev_t dev;
@@ -29,12 +36,18 @@ struct elfcache_ent {
 	struct timespec mtime;
 	struct elfcache_q *q;
 	struct elfcache_f *f;
+	/* its defined dynamic names: open addressing, nsym_slot a power of
+	 * two (0: not read yet); sym_failed: could not be had */
+	struct elfcache_sym *sym;
+	size_t nsym, nsym_slot;
+	bool sym_failed;
 };
 
 struct elfcache {
 	struct arena arena;
 	struct elfcache_ent **v; /* open addressing by identity */
 	size_t n, nslot; /* nslot a power of two, > 2 n */
+	size_t nsyms; /* names kept in all the sets */
 	struct elfcache_ent **byim; /* open addressing by address */
 };
 
@@ -73,8 +86,13 @@ struct elfcache *elfcache_new(void)
 
 void elfcache_free(struct elfcache *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
+	for (i = 0; c->v && i < c->nslot; i++)
+		if (c->v[i])
+			free(c->v[i]->sym);
 	arena_fini(&c->arena);
 	free(c->v);
 	free(c->byim);
@@ -254,4 +272,108 @@ void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
 	f->next = e->f;
 	e->f = f;
 	return f->data;
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct elfcache_sym *sym_slot(struct elfcache_ent *e, const char *name)
+{
+	size_t h = name_hash(name) & (e->nsym_slot - 1);
+
+	while (e->sym[h].name && strcmp(e->sym[h].name, name) != 0)
+		h = (h + 1) & (e->nsym_slot - 1);
+	return &e->sym[h];
+}
+
+/* The set being read: the entry, its cache, the table index reached. */
+struct sym_fill {
+	struct elfcache *c;
+	struct elfcache_ent *e;
+	uint64_t idx;
+	bool failed;
+};
+
+static int sym_grow(struct elfcache_ent *e)
+{
+	size_t old = e->nsym_slot, nslot = old ? old * 2 : 1024, i;
+	struct elfcache_sym *ov = e->sym;
+	struct elfcache_sym *v = calloc(nslot, sizeof(*v));
+
+	if (!v)
+		return -1;
+	e->sym = v;
+	e->nsym_slot = nslot;
+	for (i = 0; i < old; i++)
+		if (ov[i].name)
+			*sym_slot(e, ov[i].name) = ov[i];
+	free(ov);
+	return 0;
+}
+
+static int sym_add(void *ctx, const struct elfimage_sym *y)
+{
+	struct sym_fill *f = ctx;
+	struct elfcache_sym *slot;
+	uint64_t idx = f->idx++;
+
+	if (y->shndx == SHN_UNDEF || !y->name || !*y->name)
+		return 0;
+	if (f->c->nsyms >= ELFCACHE_MAX_SYMS ||
+	    (2 * (f->e->nsym + 1) >= f->e->nsym_slot && sym_grow(f->e) < 0)) {
+		f->failed = true;
+		return 1;
+	}
+	slot = sym_slot(f->e, y->name);
+	if (slot->name)
+		return 0; /* the first of a name is the one a walk meets */
+	slot->name = arena_strdup(&f->c->arena, y->name);
+	if (!slot->name) {
+		f->failed = true;
+		return 1;
+	}
+	slot->idx = idx;
+	f->e->nsym++;
+	f->c->nsyms++;
+	return 0;
+}
+
+int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
+			const struct elfimage_src *src,
+			const char *const *names, size_t *which)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	uint64_t best = UINT64_MAX;
+	size_t k;
+
+	if (!e || e->sym_failed)
+		return -1;
+	if (!e->nsym_slot) {
+		struct sym_fill f = { c, e, 0, false };
+
+		if (sym_grow(e) < 0 ||
+		    elfimage_symbols(im, src, sym_add, &f) < 0 || f.failed) {
+			c->nsyms -= e->nsym;
+			free(e->sym);
+			e->sym = NULL;
+			e->nsym = e->nsym_slot = 0;
+			e->sym_failed = true;
+			return -1;
+		}
+	}
+	for (k = 0; names[k]; k++) {
+		const struct elfcache_sym *y = sym_slot(e, names[k]);
+
+		if (y->name && y->idx < best) {
+			best = y->idx;
+			*which = k;
+		}
+	}
+	return best != UINT64_MAX;
 }

@@ -30,6 +30,9 @@
 #include "elf/elfimage.h"
 
 #define ELFCACHE_MAX 65536
+/* Defined dynamic symbol names kept in all (their sets: about 40 bytes a
+ * name); past it, the look-ups walk the files' tables. */
+#define ELFCACHE_MAX_SYMS (4u << 20)
 
 struct elfcache;
 
@@ -55,6 +58,17 @@ int elfcache_defines(struct elfcache *c, const struct elfimage *im,
  * memory runs out (the next one asks the file again). */
 void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 			   const char *const *names, int found, size_t which);
+
+/* Whether im (an image of this cache, read from src) defines one of
+ * names[], as rtscan.h asks (the first such symbol in the table's order;
+ * *which its name's index), answered from the set of its defined dynamic
+ * names, read from src once for every later list: 1, 0, or -1 when im is
+ * not the cache's, the set cannot be had (out of memory, past
+ * ELFCACHE_MAX_SYMS names in the cache) or src cannot be read (the
+ * caller walks the table itself). */
+int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
+			const struct elfimage_src *src,
+			const char *const *names, size_t *which);
 
 /* size bytes kept with im's entry under key (what a step found in the
  * file and would find again in every process: glibc's malloc layout),

@@ -8,6 +8,9 @@
  *  - a text file: kept, not an image;
  *  - symbol answers: none before one is kept; a kept one found again for
  *    the same names, not for other names or an image not the cache's;
+ *  - the symbol set of this process's libc (elfcache_defines_in): a list
+ *    with a defined name found, the first of them in the table's order as
+ *    a walk of the table finds it; a list of names it lacks not found;
  *  - readahead_start_inline gives a 600 KB file back whole, in order.
  */
 #include <fcntl.h>
@@ -105,6 +108,71 @@ static void test_cache(const char *dir)
 	elfcache_free(c);
 }
 
+/* The first symbol of the table that is one of names (a walk's answer). */
+struct first {
+	const char *const *names;
+	size_t which;
+	bool found;
+};
+
+static int first_of(void *ctx, const struct elfimage_sym *y)
+{
+	struct first *f = ctx;
+	size_t k;
+
+	if (y->shndx == 0)
+		return 0;
+	for (k = 0; f->names[k]; k++)
+		if (strcmp(y->name, f->names[k]) == 0) {
+			f->which = k;
+			f->found = true;
+			return 1;
+		}
+	return 0;
+}
+
+static void test_symset(void)
+{
+	const char *const some[] = { "vmscope_no_such_symbol", "free",
+				     "malloc", "calloc", NULL };
+	const char *const none[] = { "vmscope_no_such_symbol", NULL };
+	struct elfcache *c = elfcache_new();
+	const struct elfimage *im = NULL;
+	struct elfimage_src src;
+	struct vms_error e;
+	struct first f = { some, 0, false };
+	char line[4096], path[4096] = "";
+	struct stat st;
+	size_t which = 99;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	int fd = -1;
+
+	while (maps && fgets(line, sizeof(line), maps))
+		if (strstr(line, "/libc.so.6") && !path[0])
+			sscanf(line, "%*s %*s %*s %*s %*s %4095s", path);
+	if (maps)
+		fclose(maps);
+	if (path[0])
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	ok(fd >= 0 && fstat(fd, &st) == 0 && elfimage_src_fd(fd, &src, &e) == 0,
+	   "this process's libc opened (%s)", path);
+	if (fd >= 0)
+		im = elfcache_add(c, &st, fd);
+	ok(im && im->is_image, "libc read into the cache");
+	if (im) {
+		elfimage_symbols(im, &src, first_of, &f);
+		ok(elfcache_defines_in(c, im, &src, some, &which) == 1 &&
+		   f.found && which == f.which,
+		   "defined names found, the first in the table's order (%s)",
+		   some[which < 4 ? which : 0]);
+		ok(elfcache_defines_in(c, im, &src, none, &which) == 0,
+		   "a name it lacks: not found");
+	}
+	if (fd >= 0)
+		close(fd);
+	elfcache_free(c);
+}
+
 static void test_inline(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
@@ -149,6 +217,7 @@ int main(void)
 		return 1;
 	}
 	test_cache(dir);
+	test_symset();
 	test_inline(dir);
 	rmdir(dir);
 	return tap_done();
