@@ -280,7 +280,12 @@ static size_t name_hash(const char *s)
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (size_t)(h ^ (h >> 29));
+	/* FNV's low bits are weak: mixed (murmur3's finaliser) */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return (size_t)(h ^ (h >> 33));
 }
 
 static struct elfcache_sym *sym_slot(struct elfcache_ent *e, const char *name)
