@@ -22,9 +22,10 @@ struct elfcache_f {
 	unsigned char *data;
 };
 
-/* A defined dynamic name and its place in the table. */
+/* A defined dynamic name, by its hash, and its place in the table (the
+ * name itself is read again from the file to confirm a hit). */
 struct elfcache_sym {
-	const char *name; /* NULL: an empty slot */
+	uint64_t hash; /* 0: an empty slot */
 	uint64_t idx;
 };
 
@@ -274,7 +275,7 @@ void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
 	return f->data;
 }
 
-static size_t name_hash(const char *s)
+static uint64_t name_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -285,14 +286,15 @@ static size_t name_hash(const char *s)
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;
-	return (size_t)(h ^ (h >> 33));
+	h ^= h >> 33;
+	return h ? h : 1; /* 0 marks an empty slot */
 }
 
-static struct elfcache_sym *sym_slot(struct elfcache_ent *e, const char *name)
+static struct elfcache_sym *sym_slot(struct elfcache_ent *e, uint64_t hash)
 {
-	size_t h = name_hash(name) & (e->nsym_slot - 1);
+	size_t h = (size_t)hash & (e->nsym_slot - 1);
 
-	while (e->sym[h].name && strcmp(e->sym[h].name, name) != 0)
+	while (e->sym[h].hash && e->sym[h].hash != hash)
 		h = (h + 1) & (e->nsym_slot - 1);
 	return &e->sym[h];
 }
@@ -316,8 +318,8 @@ static int sym_grow(struct elfcache_ent *e)
 	e->sym = v;
 	e->nsym_slot = nslot;
 	for (i = 0; i < old; i++)
-		if (ov[i].name)
-			*sym_slot(e, ov[i].name) = ov[i];
+		if (ov[i].hash)
+			*sym_slot(e, ov[i].hash) = ov[i];
 	free(ov);
 	return 0;
 }
@@ -326,7 +328,7 @@ static int sym_add(void *ctx, const struct elfimage_sym *y)
 {
 	struct sym_fill *f = ctx;
 	struct elfcache_sym *slot;
-	uint64_t idx = f->idx++;
+	uint64_t idx = f->idx++, h;
 
 	if (y->shndx == SHN_UNDEF || !y->name || !*y->name)
 		return 0;
@@ -335,14 +337,11 @@ static int sym_add(void *ctx, const struct elfimage_sym *y)
 		f->failed = true;
 		return 1;
 	}
-	slot = sym_slot(f->e, y->name);
-	if (slot->name)
+	h = name_hash(y->name);
+	slot = sym_slot(f->e, h);
+	if (slot->hash)
 		return 0; /* the first of a name is the one a walk meets */
-	slot->name = arena_strdup(&f->c->arena, y->name);
-	if (!slot->name) {
-		f->failed = true;
-		return 1;
-	}
+	slot->hash = h;
 	slot->idx = idx;
 	f->e->nsym++;
 	f->c->nsyms++;
@@ -373,12 +372,19 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 		}
 	}
 	for (k = 0; names[k]; k++) {
-		const struct elfcache_sym *y = sym_slot(e, names[k]);
+		const struct elfcache_sym *y = sym_slot(e, name_hash(names[k]));
+		char name[256];
 
-		if (y->name && y->idx < best) {
-			best = y->idx;
-			*which = k;
-		}
+		if (!y->hash || y->idx >= best)
+			continue;
+		/* a hit confirmed by the name in the file; another name of
+		 * the same hash (never seen: 64 bits) makes the caller walk */
+		if (!elfimage_dynsym_name(im, src, y->idx, name,
+					  sizeof(name)) ||
+		    strcmp(name, names[k]) != 0)
+			return -1;
+		best = y->idx;
+		*which = k;
 	}
 	return best != UINT64_MAX;
 }

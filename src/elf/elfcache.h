@@ -30,8 +30,8 @@
 #include "elf/elfimage.h"
 
 #define ELFCACHE_MAX 65536
-/* Defined dynamic symbol names kept in all (their sets: about 40 bytes a
- * name); past it, the look-ups walk the files' tables. */
+/* Defined dynamic symbol names kept in all (their sets: a hash and an
+ * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
 #define ELFCACHE_MAX_SYMS (4u << 20)
 
 struct elfcache;
@@ -62,7 +62,8 @@ void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 /* Whether im (an image of this cache, read from src) defines one of
  * names[], as rtscan.h asks (the first such symbol in the table's order;
  * *which its name's index), answered from the set of its defined dynamic
- * names, read from src once for every later list: 1, 0, or -1 when im is
+ * names (their hashes, a hit confirmed by the name read from src), read
+ * from src once for every later list: 1, 0, or -1 when im is
  * not the cache's, the set cannot be had (out of memory, past
  * ELFCACHE_MAX_SYMS names in the cache) or src cannot be read (the
  * caller walks the table itself). */
