@@ -701,7 +701,10 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	/* the chunk walk's blocks: none for the lists alone */
 	if ((!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
 					    in->page_size, false) < 0) ||
-	    mcache_init(&w.pages, mem, 256, 4096, in->page_size, true) < 0)
+	    /* the lists alone jump about the heap: room for 16 MiB of it
+	     * (pages mapped only as they are read), each page read once */
+	    mcache_init(&w.pages, mem, in->lists_only ? 4096 : 256, 4096,
+			in->page_size, true) < 0)
 		goto out;
 	if (!read_mp(&w, res)) {
 		walk_note(res->partial, sizeof(res->partial),
