@@ -110,7 +110,7 @@ static int note(struct vms_snapshot *s, const struct vms_step *st,
 	return 0;
 }
 
-static int run_steps(struct vms_snapshot *s, unsigned have,
+static int run_steps(struct vms_snapshot *s, unsigned all,
 		     struct vms_error *err)
 {
 	size_t i;
@@ -118,6 +118,11 @@ static int run_steps(struct vms_snapshot *s, unsigned have,
 	for (i = 0; i < vms_nsteps; i++) {
 		const struct vms_step *st = vms_steps[i];
 		struct vms_error serr = { 0 };
+		unsigned have = all;
+
+		if (st->settles && (all & VMS_SRC_SETTLE) &&
+		    (all & VMS_SRC_MEMORY))
+			have |= VMS_SRC_CONSISTENT; /* it reads twice */
 
 		if (vms_source_progress(s, st->doing, i, vms_nsteps))
 			return vms_error_set(err, VMS_ERR_CAPTURE, ECANCELED,
@@ -161,7 +166,8 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 	int rc;
 
 	if (o && o->no_memory)
-		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
+		have &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT |
+				    VMS_SRC_SETTLE);
 	if (!s->finished) {
 		s->nnotes_capture = s->nnotes;
 		s->finished = true;
@@ -361,6 +367,7 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	s->src.progress_ctx = o->progress_ctx;
 	s->src.heap_block = o->heap_block;
 	s->src.heap_block_ctx = o->heap_block_ctx;
+	s->src.elfcache = o->elfcache;
 	if (smp->capture(o, s, err) < 0)
 		goto fail;
 	if (vms_snapshot_finish(s, &fo, err) < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf/elfcache.h"
 #include "elf/elfimage.h"
 #include "model/source.h"
 
@@ -36,20 +37,33 @@ bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 	struct elfimage_src src;
 	struct vms_error e;
 	bool found = false;
-	int fd;
+	int fd, rc = -1, known;
 
 	if (!im->elf || !im->elf->is_image || !im->elf->dynsym.size)
 		return false;
+	/* The same file asked the same by an earlier capture of the run. */
+	known = elfcache_defines(s->src.elfcache, im->elf, names, which);
+	if (known >= 0)
+		return known == 1;
 	fd = vms_source_open_file(s, &s->regions[im->first_region]);
 	if (fd < 0)
 		return false;
-	/* One pass over the table for all the names. */
-	if (elfimage_src_fd(fd, &src, &e) == 0 &&
-	    elfimage_symbols(im->elf, &src, any_match, &f) == 1) {
+	/* One pass over the table for all the names; with a run's cache,
+	 * one for all the lists the run asks of this file. */
+	if (elfimage_src_fd(fd, &src, &e) == 0) {
+		rc = elfcache_defines_in(s->src.elfcache, im->elf, &src, names,
+					 &f.which);
+		if (rc < 0)
+			rc = elfimage_symbols(im->elf, &src, any_match, &f);
+	}
+	if (rc == 1) {
 		*which = f.which;
 		found = true;
 	}
 	close(fd);
+	if (rc >= 0) /* an answer of the file's, not of memory running out */
+		elfcache_defines_keep(s->src.elfcache, im->elf, names, found,
+				      f.which);
 	return found;
 }
 

@@ -7,7 +7,9 @@
  * Bounded by what the target holds, not by what its files claim:
  *  - each distinct file is read once (a hash on path, device and inode)
  *    and its reader summary, sections included, is shared by all its
- *    mappings; the reader caps what it keeps per file (elfimage.h);
+ *    mappings; the reader caps what it keeps per file (elfimage.h); with
+ *    a run's cache (s->src.elfcache: vmscope --all), once for all the
+ *    captures of the run, the file known by its stat alone;
  *  - a region gets at most IMAGE_CHILDREN_MAX sections as children, and
  *    the snapshot at most IMAGE_CHILDREN_BUDGET in all; what is left out
  *    is said in a note of the step (vms_snapshot_note).
@@ -21,6 +23,9 @@
 #include <unistd.h>
 
 #include "analyze/steps.h"
+#include <sys/stat.h>
+
+#include "elf/elfcache.h"
 #include "elf/elfimage.h"
 #include "model/source.h"
 
@@ -36,7 +41,8 @@ struct image_ent {
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
 	bool opened, from_memory;
-	struct elfimage *im; /* in the snapshot's arena: shared, kept */
+	/* in the snapshot's arena (or the run's cache): shared, kept */
+	const struct elfimage *im;
 	size_t first_region;
 };
 
@@ -96,7 +102,7 @@ static int cache_grow(struct image_cache *c)
  * and program headers. Confirms an image from there; its sections are in
  * the file only, so it gets none. */
 static void image_from_memory(struct vms_snapshot *s, struct image_ent *e,
-			      const struct vms_region *r)
+			      struct elfimage *im, const struct vms_region *r)
 {
 	enum { HDR_MAX = 16384 };
 	unsigned char *buf = malloc(HDR_MAX);
@@ -109,15 +115,39 @@ static void image_from_memory(struct vms_snapshot *s, struct image_ent *e,
 		return;
 	got = vms_source_read(s, r->start, buf, want, &ignore);
 	if (got > 0 &&
-	    elfimage_parse(buf, (size_t)got, &s->arena, e->im, &ignore) == 0 &&
-	    e->im->is_image) {
+	    elfimage_parse(buf, (size_t)got, &s->arena, im, &ignore) == 0 &&
+	    im->is_image) {
 		e->from_memory = true;
 		/* Sections come from the section header table, which is not
 		 * loaded: whatever was found past the buffer is not to be
 		 * trusted. */
-		e->im->nsec = 0;
+		im->nsec = 0;
 	}
 	free(buf);
+}
+
+/* The file behind r from the run's cache, read into it on its first
+ * mapping in the run; NULL when it cannot be (the caller reads it). */
+static const struct elfimage *cached(struct vms_snapshot *s,
+				     const struct vms_region *r)
+{
+	const struct elfimage *im;
+	struct stat st;
+	int fd;
+
+	if (vms_source_stat_file(s, r, &st) < 0)
+		return NULL;
+	im = elfcache_find(s->src.elfcache, &st);
+	if (im)
+		return im;
+	fd = vms_source_open_file(s, r);
+	if (fd < 0)
+		return NULL;
+	/* keyed by the file read, whatever it became since the stat */
+	if (fstat(fd, &st) == 0)
+		im = elfcache_add(s->src.elfcache, &st, fd);
+	close(fd);
+	return im;
 }
 
 static struct image_ent *image_lookup(struct vms_snapshot *s,
@@ -125,6 +155,7 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 				      const struct vms_region *r)
 {
 	struct image_ent *e;
+	struct elfimage *im;
 	size_t h;
 	int fd, kept;
 
@@ -148,12 +179,17 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 	while (c->slot[h])
 		h = (h + 1) & (c->nslot - 1);
 	c->slot[h] = c->n;
-	e->im = arena_alloc(&s->arena, sizeof(*e->im));
-	if (!e->im)
-		return NULL;
 	e->first_region = (size_t)(r - s->regions);
+	if (s->src.elfcache && (e->im = cached(s, r)) != NULL) {
+		e->opened = true;
+		return e;
+	}
+	im = arena_alloc(&s->arena, sizeof(*im));
+	if (!im)
+		return NULL;
+	e->im = im;
 	/* A source without files may have kept what was read in them. */
-	kept = vms_source_elf(s, r, e->im);
+	kept = vms_source_elf(s, r, im);
 	if (kept == -1)
 		return NULL;
 	if (kept >= 0) {
@@ -166,11 +202,11 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 		struct vms_error ignore;
 
 		/* A file the reader cannot read is simply not an image. */
-		if (elfimage_load(fd, &s->arena, e->im, &ignore) == 0)
+		if (elfimage_load(fd, &s->arena, im, &ignore) == 0)
 			e->opened = true;
 		close(fd);
 	} else if (r->offset == 0 && (have & VMS_SRC_MEMORY)) {
-		image_from_memory(s, e, r);
+		image_from_memory(s, e, im, r);
 	}
 	return e;
 }

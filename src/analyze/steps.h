@@ -63,6 +63,11 @@ struct vms_step {
 	const char *doing; /* "reading ELF images" (progress) */
 	unsigned needs, wants; /* VMS_SRC_* (pipeline.h) */
 	bool essential; /* its failure fails the snapshot */
+	/* Runs where it needs memory of one instant also on a source that
+	 * lets it settle (VMS_SRC_SETTLE): it then reads twice and keeps
+	 * only what both reads agree on, else notes why not. Its have has
+	 * VMS_SRC_CONSISTENT then; vms_source_caps() says which it is. */
+	bool settles;
 	/* have: what the source gives this run (VMS_SRC_*). */
 	int (*run)(struct vms_snapshot *s, unsigned have,
 		   struct vms_error *err);

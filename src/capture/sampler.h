@@ -30,6 +30,19 @@
 
 struct vms_capture_opts {
 	pid_t pid;
+	/* Optional: a cache of the mapped ELF files shared by the captures
+	 * of one run (vmscope --all: elf/elfcache.h), outliving them. */
+	struct elfcache *elfcache;
+	/* One of a run of many captures whose output is the figures alone
+	 * (vmscope --all): smaps read on this thread (a thread a process
+	 * costs more than a small process's smaps), no smaps_rollup read
+	 * beside it (a check of the figures, s->rollup left invalid), no
+	 * reservation of the region array for vm.max_map_count (it grows as
+	 * it fills), no note of the files vmscope maps too (observer.h); and
+	 * the steps that settle (steps.h: the glibc heap walk) read the
+	 * running target twice, keeping what both reads agree on
+	 * (VMS_SRC_SETTLE). */
+	bool lean;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
 	/* fork: every counter read inside the freeze (smaps), never the

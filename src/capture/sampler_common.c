@@ -136,6 +136,8 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	struct rollup_read rr;
 	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
+	bool lean = o && o->lean;
+	bool rollup = smaps && !lean;
 	int fd, rc = -1;
 
 	smaps_parser_init(&p, s);
@@ -146,11 +148,11 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	if (fd < 0)
 		return procfs_errno_error(err, pid, name, errno);
 	/* the rollup first: its walk and smaps's run side by side */
-	if (smaps)
+	if (rollup)
 		rollup_start(&rr, pid);
-	ra = readahead_start(fd);
+	ra = lean ? readahead_start_inline(fd) : readahead_start(fd);
 	if (!ra) {
-		if (smaps)
+		if (rollup)
 			rollup_finish(&rr, s);
 		close(fd);
 		return vms_error_set(err, VMS_ERR_NOMEM, errno,
@@ -172,7 +174,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	 * 15% of a 65,000-region capture; a reservation is only address
 	 * space until the regions fill it. A hint, not a need: where it
 	 * cannot be had the array grows as it comes. */
-	if (!(o && o->expect_regions))
+	if (!(o && o->expect_regions) && !lean)
 		(void)vms_snapshot_reserve(s, map_count_bound());
 	for (;;) {
 		const char *data;
@@ -237,7 +239,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	rc = 0;
 out:
 	readahead_stop(ra);
-	if (smaps)
+	if (rollup)
 		rollup_finish(&rr, s);
 	smaps_parser_release(&p);
 	close(fd);

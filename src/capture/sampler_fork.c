@@ -638,6 +638,7 @@ static const struct vms_source_ops fork_source = {
 	.present = fork_present,
 	.pages = fork_pages,
 	.open_file = vms_source_proc_open,
+	.stat_file = vms_source_proc_stat,
 	.fs_magic = vms_source_proc_fs_magic,
 	.release = fork_release,
 };

@@ -19,6 +19,7 @@
 static const struct vms_source_ops maps_source = {
 	.name = "maps",
 	.open_file = vms_source_proc_open,
+	.stat_file = vms_source_proc_stat,
 	.fs_magic = vms_source_proc_fs_magic,
 };
 

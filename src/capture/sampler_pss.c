@@ -185,6 +185,7 @@ static const struct vms_source_ops pss_source = {
 	.pages = pss_pages,
 	.hold = pss_hold,
 	.open_file = vms_source_proc_open,
+	.stat_file = vms_source_proc_stat,
 	.fs_magic = vms_source_proc_fs_magic,
 	.release = pss_release,
 };
@@ -228,7 +229,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	s->src.pid = procfs_mm_pid(o->pid);
 	/* Read from the running target: of one instant only while held. */
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
-		      (o->freeze ? VMS_SRC_CONSISTENT : 0);
+		      (o->freeze ? VMS_SRC_CONSISTENT
+		       : o->lean ? VMS_SRC_SETTLE
+				 : 0);
 	if (o->freeze && o->pid == getpid())
 		/* The keeper would freeze the process waiting for it. */
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
@@ -251,7 +254,7 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		s->cap.frozen = true;
 		s->cap.freeze_counters = "smaps";
 	}
-	if (rc == 0)
+	if (rc == 0 && !o->lean)
 		observer_note(s);
 	/* Its files, held now for every later open (the images step runs
 	 * after the capture): checked by the pidfd below with the rest. */

@@ -159,6 +159,12 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 		     const char *name, struct elfimage_sym *out);
 
+/* The name of dynamic symbol idx (its index in the table) into out (n
+ * bytes, NUL-terminated, cut at n - 1). False when it cannot be read. */
+bool elfimage_dynsym_name(const struct elfimage *im,
+			  const struct elfimage_src *src, uint64_t idx,
+			  char *out, size_t n);
+
 /* The same over the full symbol table (.symtab, section headers), as a
  * detached debug file has it: local symbols such as glibc's main_arena. */
 int elfimage_symtab_symbols(

@@ -151,6 +151,32 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	return walk_syms(im, src, &im->dynsym, &im->dynstr, fn, ctx);
 }
 
+bool elfimage_dynsym_name(const struct elfimage *im,
+			  const struct elfimage_src *src, uint64_t idx,
+			  char *out, size_t n)
+{
+	const struct elfimage_table *sym = &im->dynsym, *str = &im->dynstr;
+	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
+						: sizeof(Elf32_Sym);
+	unsigned char buf[ELFIMAGE_MAX_ENTSIZE];
+	struct elfimage_sym y;
+	uint32_t name;
+	size_t got;
+
+	if (!n || !sym->size || sym->entsize < esz ||
+	    sym->entsize > ELFIMAGE_MAX_ENTSIZE ||
+	    idx >= sym->size / sym->entsize ||
+	    elfimage_src_read(src, sym->off + idx * sym->entsize, buf,
+			      (size_t)sym->entsize) != sym->entsize)
+		return false;
+	raw_sym(im->elfclass, buf, &y, &name);
+	if (name >= str->size)
+		return false;
+	got = elfimage_src_read(src, str->off + name, out, n - 1);
+	out[got] = '\0';
+	return got > 0 || name < str->size;
+}
+
 int elfimage_symtab_symbols(
 	const struct elfimage *im, const struct elfimage_src *src,
 	int (*fn)(void *ctx, const struct elfimage_sym *sym), void *ctx)

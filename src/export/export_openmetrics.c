@@ -43,21 +43,6 @@ static void label_value(struct outbuf *o, const char *s)
 	ob_putc(o, '"');
 }
 
-static void labels(struct outbuf *o, const struct vms_snapshot *s,
-		   const char *type)
-{
-	ob_puts(o, "{pid=\"");
-	ob_u64(o, (uint64_t)s->proc.pid);
-	ob_puts(o, "\",comm=");
-	label_value(o, s->proc.name ? s->proc.name : "");
-	if (type) {
-		ob_puts(o, ",type=\"");
-		ob_puts(o, type);
-		ob_putc(o, '"');
-	}
-	ob_putc(o, '}');
-}
-
 /* "# TYPE name gauge", "# UNIT", "# HELP" for one family. */
 static void family(struct outbuf *o, const char *name, const char *unit,
 		   const char *help)
@@ -68,59 +53,9 @@ static void family(struct outbuf *o, const char *name, const char *unit,
 	ob_printf(o, "# HELP %s %s\n", name, help);
 }
 
-static void one(struct outbuf *o, const struct vms_snapshot *s,
-		const char *name, const char *unit, const char *help,
-		const char *value)
-{
-	family(o, name, unit, help);
-	ob_puts(o, name);
-	labels(o, s, NULL);
-	ob_printf(o, " %s\n", value);
-}
-
-static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
-{
-	char name[64], v[48];
-	size_t c, t;
-
-	for (c = 0; c < VMS_NCOLS; c++) {
-		const struct vms_column *col = &vms_columns[c];
-		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
-
-		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
-			continue;
-		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
-			 count ? "" : "_bytes");
-		/* The meanings are ours: plain text, no escaping needed. */
-		family(o, name, count ? NULL : "bytes", col->meaning);
-		for (t = 0; t < VMS_NTYPES; t++) {
-			ob_puts(o, name);
-			labels(o, s, vms_type_info[t].json);
-			ob_putc(o, ' ');
-			ob_u64(o,
-			       vms_column_type(&s->types[t], (enum vms_col)c));
-			ob_putc(o, '\n');
-		}
-	}
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)s->largest_free);
-	one(o, s, "vmscope_largest_free_bytes", "bytes",
-	    "the largest free block of the user address space", v);
-	snprintf(v, sizeof(v), "%.6f", (double)s->cap.duration_us / 1e6);
-	one(o, s, "vmscope_capture_duration_seconds", "seconds",
-	    "how long the capture took, every step included", v);
-	snprintf(v, sizeof(v), "%.6f", (double)s->cap.frozen_us / 1e6);
-	one(o, s, "vmscope_frozen_seconds", "seconds",
-	    "how long the target was stopped for the capture (0: never)", v);
-	snprintf(v, sizeof(v), "%lld.%09ld", (long long)s->cap.taken_at_sec,
-		 s->cap.taken_at_nsec);
-	one(o, s, "vmscope_capture_timestamp_seconds", "seconds",
-	    "when the capture was taken, seconds since the Unix epoch", v);
-	ob_puts(o, "# EOF\n");
-}
-
-/* {pid, comm, unit[, key=val]} of one row of --all: pid "other" for the
- * processes of a comm summed (--top). */
-static void all_labels(struct outbuf *o, const struct om_proc *p,
+/* {pid, comm[, unit][, key=val]} of one row: pid "other" for the
+ * processes of a comm summed (--top); the unit in --all's rows only. */
+static void all_labels(struct outbuf *o, const struct om_proc *p, bool unit,
 		       const char *key, const char *val)
 {
 	ob_puts(o, "{pid=\"");
@@ -130,8 +65,10 @@ static void all_labels(struct outbuf *o, const struct om_proc *p,
 		ob_puts(o, "other");
 	ob_puts(o, "\",comm=");
 	label_value(o, p->comm);
-	ob_puts(o, ",unit=");
-	label_value(o, p->unit);
+	if (unit) {
+		ob_puts(o, ",unit=");
+		label_value(o, p->unit);
+	}
 	if (key) {
 		ob_printf(o, ",%s=", key);
 		label_value(o, val);
@@ -159,6 +96,15 @@ static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
 		k[i].b = (k[i].b < 0 ? 0 : k[i].b) + b;
 }
 
+void om_kinds_add(struct om_kind *to, const struct om_kind *from)
+{
+	size_t k;
+
+	for (k = 0; k < OM_KINDS && from[k].name[0]; k++)
+		kind_add(to, from[k].name, strlen(from[k].name), from[k].a,
+			 from[k].b);
+}
+
 void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
 {
 	size_t i;
@@ -182,15 +128,14 @@ void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
  * none when no process has a figure of it (the heaps are walked only
  * where the capture had memory of one instant: not by --all's sampler). */
 static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
-			bool managed, bool second, const char *name,
+			bool unit, bool managed, bool second, const char *name,
 			const char *label, const char *help)
 {
 	size_t i, k, any = 0;
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < OM_KINDS; k++)
-			any += p[i].pid > 0 &&
-			       ((managed ? p[i].managed : p[i].heap)[k].a >=
+			any += ((managed ? p[i].managed : p[i].heap)[k].a >=
 					0 ||
 				(managed ? p[i].managed : p[i].heap)[k].b >=
 					0) &&
@@ -204,10 +149,10 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 		for (k = 0; k < OM_KINDS && v[k].name[0]; k++) {
 			int64_t x = second ? v[k].b : v[k].a;
 
-			if (p[i].pid <= 0 || x < 0)
+			if (x < 0)
 				continue;
 			ob_puts(o, name);
-			all_labels(o, &p[i], label, v[k].name);
+			all_labels(o, &p[i], unit, label, v[k].name);
 			ob_putc(o, ' ');
 			ob_u64(o, (uint64_t)x);
 			ob_putc(o, '\n');
@@ -215,9 +160,28 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 	}
 }
 
-void export_openmetrics_all(const struct om_proc *p, size_t n,
-			    const struct om_unread *u, size_t nu,
-			    struct outbuf *o)
+void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
+		const char *unit)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = s->proc.pid;
+	p->nproc = 1;
+	snprintf(p->comm, sizeof(p->comm), "%s",
+		 s->proc.name ? s->proc.name : "");
+	snprintf(p->unit, sizeof(p->unit), "%s", unit ? unit : "");
+	memcpy(p->types, s->types, sizeof(p->types));
+	p->pss = s->total.pss;
+	p->largest_free = s->largest_free;
+	om_proc_kinds(p, s);
+}
+
+/* The families of the rows p[0, n), each family's samples together: one
+ * column of the summary rows per family (a sample per row and type), the
+ * largest free block, the summed rows' counts (--top), the heaps' and the
+ * managed heaps' figures. unit: the rows are --all's ({pid, comm,
+ * unit}); else one process's ({pid, comm}). */
+static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
+		       bool unit)
 {
 	char name[64];
 	size_t c, t, i;
@@ -231,11 +195,12 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 			continue;
 		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
 			 count ? "" : "_bytes");
+		/* The meanings are ours: plain text, no escaping needed. */
 		family(o, name, count ? NULL : "bytes", col->meaning);
 		for (i = 0; i < n; i++)
 			for (t = 0; t < VMS_NTYPES; t++) {
 				ob_puts(o, name);
-				all_labels(o, &p[i], "type",
+				all_labels(o, &p[i], unit, "type",
 					   vms_type_info[t].json);
 				ob_putc(o, ' ');
 				ob_u64(o, vms_column_type(&p[i].types[t],
@@ -249,7 +214,7 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 		if (p[i].pid <= 0)
 			continue;
 		ob_puts(o, "vmscope_largest_free_bytes");
-		all_labels(o, &p[i], NULL, NULL);
+		all_labels(o, &p[i], unit, NULL, NULL);
 		ob_putc(o, ' ');
 		ob_u64(o, p[i].largest_free);
 		ob_putc(o, '\n');
@@ -264,27 +229,66 @@ void export_openmetrics_all(const struct om_proc *p, size_t n,
 			if (p[i].pid > 0)
 				continue;
 			ob_puts(o, "vmscope_summed_processes");
-			all_labels(o, &p[i], NULL, NULL);
+			all_labels(o, &p[i], unit, NULL, NULL);
 			ob_putc(o, ' ');
 			ob_u64(o, p[i].nproc);
 			ob_putc(o, '\n');
 		}
 	}
-	kind_family(o, p, n, false, false, "vmscope_heap_in_use_bytes",
+	kind_family(o, p, n, unit, false, false, "vmscope_heap_in_use_bytes",
 		    "allocator",
 		    "bytes in use in the process's heaps of an allocator "
 		    "(malloc's arenas and the like), as the heap walk found");
-	kind_family(o, p, n, false, true, "vmscope_heap_free_bytes",
+	kind_family(o, p, n, unit, false, true, "vmscope_heap_free_bytes",
 		    "allocator",
 		    "free bytes in the process's heaps of an allocator");
-	kind_family(o, p, n, true, false, "vmscope_managed_committed_bytes",
-		    "runtime",
+	kind_family(o, p, n, unit, true, false,
+		    "vmscope_managed_committed_bytes", "runtime",
 		    "committed bytes of the process's managed heaps of a "
 		    "runtime (JVM, Go, V8, CPython ...)");
-	kind_family(o, p, n, true, true, "vmscope_managed_used_bytes",
+	kind_family(o, p, n, unit, true, true, "vmscope_managed_used_bytes",
 		    "runtime",
 		    "bytes in use in the process's managed heaps of a runtime, "
 		    "by its own count");
+}
+
+/* A family of one sample of one process ({pid, comm}). */
+static void one(struct outbuf *o, const struct om_proc *p, const char *name,
+		const char *unit, const char *help, const char *value)
+{
+	family(o, name, unit, help);
+	ob_puts(o, name);
+	all_labels(o, p, false, NULL, NULL);
+	ob_printf(o, " %s\n", value);
+}
+
+static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
+{
+	struct om_proc row, *p = &row;
+	char v[48];
+
+	om_proc_of(p, s, NULL);
+	write_rows(o, p, 1, false);
+	snprintf(v, sizeof(v), "%.6f", (double)s->cap.duration_us / 1e6);
+	one(o, p, "vmscope_capture_duration_seconds", "seconds",
+	    "how long the capture took, every step included", v);
+	snprintf(v, sizeof(v), "%.6f", (double)s->cap.frozen_us / 1e6);
+	one(o, p, "vmscope_frozen_seconds", "seconds",
+	    "how long the target was stopped for the capture (0: never)", v);
+	snprintf(v, sizeof(v), "%lld.%09ld", (long long)s->cap.taken_at_sec,
+		 s->cap.taken_at_nsec);
+	one(o, p, "vmscope_capture_timestamp_seconds", "seconds",
+	    "when the capture was taken, seconds since the Unix epoch", v);
+	ob_puts(o, "# EOF\n");
+}
+
+void export_openmetrics_all(const struct om_proc *p, size_t n,
+			    const struct om_unread *u, size_t nu,
+			    struct outbuf *o)
+{
+	size_t i;
+
+	write_rows(o, p, n, true);
 	family(o, "vmscope_unread_processes", NULL,
 	       "processes vmscope was asked for and could not read, by "
 	       "reason");

@@ -6,7 +6,7 @@
  * Contract: only reads its rows and writes to the outbuf; label values
  * from a target (comm, unit) are escaped as -e openmetrics escapes comm.
  * A row with pid 0 is the sum of nproc processes of one comm (--top),
- * written as pid="other". Then, per process, its heaps' bytes in use and
+ * written as pid="other", its heap figures summed too. Then, per process, its heaps' bytes in use and
  * free per allocator (vmscope_heap_in_use_bytes, _free_bytes) and its
  * managed heaps' committed and used bytes per runtime
  * (vmscope_managed_committed_bytes, _used_bytes), each where known (a
@@ -40,9 +40,17 @@ struct om_proc {
 	struct vms_totals types[VMS_NTYPES];
 	uint64_t pss; /* over every type: the order of --top */
 	uint64_t largest_free;
-	/* per process only (a pid 0 row has none) */
+	/* a pid 0 row: the sums over its processes (om_kinds_add) */
 	struct om_kind heap[OM_KINDS], managed[OM_KINDS];
 };
+
+/* Adds from's kinds into to's, kind by kind (a figure unknown in one is
+ * the other's). */
+void om_kinds_add(struct om_kind *to, const struct om_kind *from);
+
+/* p from s: its figures, unit as its label (NULL: none). */
+void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
+		const char *unit);
 
 /* p's heap[] and managed[] from s: heaps summed per allocator (a kind's
  * part before '-': "glibc-arena" is glibc's), managed heaps per runtime. */

@@ -25,14 +25,19 @@
 /* Is the file named by the O_PATH descriptor pfd the one r maps? With
  * check_id false (no process behind the region, and the region has no
  * inode), only that it is a regular file. */
+static bool is_mapped_stat(const struct stat *st, const struct vms_region *r)
+{
+	return S_ISREG(st->st_mode) && st->st_ino == r->inode &&
+	       major(st->st_dev) == r->dev_major &&
+	       minor(st->st_dev) == r->dev_minor;
+}
+
 static bool is_mapped_file(int pfd, const struct vms_region *r, bool check_id,
 			   struct stat *st)
 {
 	if (fstat(pfd, st) < 0 || !S_ISREG(st->st_mode))
 		return false;
-	return !check_id ||
-	       (st->st_ino == r->inode && major(st->st_dev) == r->dev_major &&
-		minor(st->st_dev) == r->dev_minor);
+	return !check_id || is_mapped_stat(st, r);
 }
 
 /* Opens for reading the very file the O_PATH descriptor names (through
@@ -314,3 +319,28 @@ const struct vms_source_ops vms_source_paths = {
 	.open_file = vms_source_proc_open,
 	.fs_magic = vms_source_proc_fs_magic,
 };
+
+int vms_source_proc_stat(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
+{
+	struct at a;
+	char name[96];
+	int pfd;
+
+	at_source(&a, s);
+	/* The mapped file itself, in one call where map_files can be
+	 * followed (CAP_SYS_ADMIN); checked as open_checked_path checks. */
+	if (a.held && a.proc >= 0 && r->path && r->path[0] == '/' &&
+	    !(r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF))) {
+		snprintf(name, sizeof(name), "map_files/%llx-%llx",
+			 (unsigned long long)r->start,
+			 (unsigned long long)r->end);
+		if (fstatat(a.proc, name, st, 0) == 0 && is_mapped_stat(st, r))
+			return 0;
+	}
+	pfd = open_checked_path(&a, r, st);
+	if (pfd < 0)
+		return -1;
+	close(pfd);
+	return 0;
+}

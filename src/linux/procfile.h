@@ -35,10 +35,13 @@
  * through /proc/self/fd: only regular files, never blocking. Device memory
  * (VM_IO/VM_PFNMAP) is never opened. procfile_fs_magic() is the statfs
  * f_type of that file's file system, or 0 when it cannot be told.
+ * vms_source_proc_stat() is the stat of that file, checked the same way:
+ * from map_files in one call where it can be followed, else as above.
  */
 #ifndef VMS_PROCFILE_H
 #define VMS_PROCFILE_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "model/snapshot.h"
@@ -50,6 +53,8 @@ long procfile_fs_magic(pid_t pid, const struct vms_region *r);
  * s->src.pid (through s->src.files once held; with pid 0 and none held,
  * the paths as they are). For the samplers' tables. */
 int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+int vms_source_proc_stat(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 long vms_source_proc_fs_magic(struct vms_snapshot *s,
 			      const struct vms_region *r);
 

@@ -33,7 +33,26 @@ struct readahead {
 	struct chunk ring[RA_NBUF];
 	unsigned head, tail; /* filled chunks: [tail, head) mod RA_NBUF */
 	bool stop;
+	bool inline_; /* no thread: one chunk, read by readahead_next */
 };
+
+/* Fills c from the fd: its length, 0 at the end, -1 with *err. */
+static ssize_t fill(struct readahead *ra, struct chunk *c, int *err)
+{
+	size_t have = 0;
+	ssize_t r = 0;
+
+	while (have < RA_BUF - RA_SLACK) {
+		r = read(ra->fd, c->data + have, RA_BUF - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	*err = r < 0 ? errno : 0;
+	return have ? (ssize_t)have : (r < 0 ? -1 : 0);
+}
 
 static void *reader(void *arg)
 {
@@ -41,8 +60,7 @@ static void *reader(void *arg)
 
 	for (;;) {
 		struct chunk *c;
-		size_t have = 0;
-		ssize_t r = 0;
+		ssize_t len;
 		int err = 0;
 
 		pthread_mutex_lock(&ra->lock);
@@ -62,24 +80,15 @@ static void *reader(void *arg)
 			c->touched = true;
 		}
 
-		while (have < RA_BUF - RA_SLACK) {
-			r = read(ra->fd, c->data + have, RA_BUF - have);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			have += (size_t)r;
-		}
-		if (r < 0)
-			err = errno;
+		len = fill(ra, c, &err);
 		pthread_mutex_lock(&ra->lock);
 		/* Data first; an error or the end comes as a chunk of its own. */
-		c->len = have ? (ssize_t)have : (r < 0 ? -1 : 0);
-		c->err = have ? 0 : err;
+		c->len = len;
+		c->err = len > 0 ? 0 : err;
 		ra->head++;
 		pthread_cond_broadcast(&ra->cond);
 		pthread_mutex_unlock(&ra->lock);
-		if (!have)
+		if (len <= 0)
 			return NULL;
 	}
 }
@@ -116,9 +125,35 @@ fail:
 	return NULL;
 }
 
+struct readahead *readahead_start_inline(int fd)
+{
+	struct readahead *ra = calloc(1, sizeof(*ra));
+
+	if (!ra)
+		return NULL;
+	ra->fd = fd;
+	ra->inline_ = true;
+	ra->ring[0].data = malloc(RA_BUF);
+	if (!ra->ring[0].data) {
+		free(ra);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return ra;
+}
+
 ssize_t readahead_next(struct readahead *ra, const char **data)
 {
 	struct chunk *c;
+
+	if (ra->inline_) {
+		c = &ra->ring[0];
+		*data = c->data;
+		c->len = fill(ra, c, &c->err);
+		if (c->len < 0)
+			errno = c->err;
+		return c->len;
+	}
 
 	pthread_mutex_lock(&ra->lock);
 	while (ra->head == ra->tail)
@@ -133,6 +168,8 @@ ssize_t readahead_next(struct readahead *ra, const char **data)
 
 void readahead_done(struct readahead *ra)
 {
+	if (ra->inline_)
+		return;
 	pthread_mutex_lock(&ra->lock);
 	if (ra->head != ra->tail)
 		ra->tail++;
@@ -146,6 +183,11 @@ void readahead_stop(struct readahead *ra)
 
 	if (!ra)
 		return;
+	if (ra->inline_) {
+		free(ra->ring[0].data);
+		free(ra);
+		return;
+	}
 	pthread_mutex_lock(&ra->lock);
 	ra->stop = true;
 	pthread_cond_broadcast(&ra->cond);

@@ -13,6 +13,10 @@
  * called for it; one chunk at a time), returns its length, 0 at end of file,
  * or -1 with errno of the failed read(). readahead_stop() may be called at
  * any point (cancel): it stops the thread and frees everything.
+ * readahead_start_inline() is the same without the thread: each
+ * readahead_next() reads its chunk then and there (many small files one
+ * after the other: vmscope --all, where a thread a file costs more than
+ * the file's read).
  */
 #ifndef VMS_READAHEAD_H
 #define VMS_READAHEAD_H
@@ -24,6 +28,7 @@ struct readahead;
 
 /* NULL with errno set if the thread or its buffers cannot be had. */
 struct readahead *readahead_start(int fd);
+struct readahead *readahead_start_inline(int fd);
 ssize_t readahead_next(struct readahead *ra, const char **data);
 void readahead_done(struct readahead *ra);
 void readahead_stop(struct readahead *ra);

@@ -80,6 +80,14 @@ int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)
 	return ops_of(s)->open_file(s, r);
 }
 
+int vms_source_stat_file(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
+{
+	if (!(vms_source_caps(s) & VMS_SRC_FILES) || !ops_of(s)->stat_file)
+		return -1;
+	return ops_of(s)->stat_file(s, r, st);
+}
+
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r)
 {
 	return ops_of(s)->fs_magic ? ops_of(s)->fs_magic(s, r) : 0;
@@ -105,7 +113,8 @@ void vms_source_release(struct vms_snapshot *s)
 {
 	if (s->src.ops && s->src.ops->release)
 		s->src.ops->release(s);
-	s->src.caps &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT);
+	s->src.caps &= ~(unsigned)(VMS_SRC_MEMORY | VMS_SRC_CONSISTENT |
+				   VMS_SRC_SETTLE);
 	if (!s->src.no_memory)
 		s->src.no_memory = "the snapshot's memory was let go";
 }

@@ -30,6 +30,10 @@
  *  open_file(s, r)
  *        a read-only fd for the file behind the mapping r, accepted only if
  *        it is the very file mapped (device and inode), or -1.
+ *  stat_file(s, r, st)
+ *        optional: the stat of the very file behind r, checked as
+ *        open_file checks it, without opening it for reading (a cache of
+ *        what was read in files asks it: elf/elfcache.h). 0, or -1.
  *  fs_magic(s, r)
  *        statfs f_type of the file system of the file behind r, or 0.
  *  release(s)
@@ -65,6 +69,8 @@
 struct vms_snapshot;
 struct vms_region;
 struct elfimage;
+struct elfcache;
+struct stat;
 
 /* What a source can give. */
 enum {
@@ -75,6 +81,11 @@ enum {
 	VMS_SRC_ELF = 1u << 3, /* what the ELF reader finds in the mapped
 				* files: implied by VMS_SRC_FILES; a snapshot
 				* file kept it (the elf callback) */
+	VMS_SRC_SETTLE = 1u << 4, /* memory of a running target, which a
+				   * step that settles (steps.h) may read
+				   * twice, keeping only what both reads
+				   * agree on (vmscope --all: nothing is
+				   * stopped) */
 };
 
 /* The pages callback's bits. */
@@ -95,6 +106,8 @@ struct vms_source_ops {
 		     unsigned char *out, struct vms_error *err);
 	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
 	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
+	int (*stat_file)(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
 	void (*release)(struct vms_snapshot *s);
 	int (*elf)(struct vms_snapshot *s, const struct vms_region *r,
@@ -140,6 +153,10 @@ struct vms_source {
 	void *progress_ctx;
 	vms_block_fn heap_block; /* during vms_capture() only */
 	void *heap_block_ctx;
+	/* Optional: the mapped ELF files of a run of many captures, read
+	 * once for all (elf/elfcache.h); the caller's, outliving the
+	 * snapshot (what the images step found points into it). */
+	struct elfcache *elfcache;
 	/* vms_source_hold's state: held now; and, while the pipeline's steps
 	 * run, a step's "off" waits for the end of the steps, so that a live
 	 * target is stopped once for all the memory they read. */
@@ -165,6 +182,9 @@ int vms_source_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
  * long, or vmscope was stopped), else 0. */
 int vms_source_hold(struct vms_snapshot *s, bool on);
 int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
+/* The stat of the file behind r (the stat_file callback), or -1. */
+int vms_source_stat_file(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 long vms_source_fs_magic(struct vms_snapshot *s, const struct vms_region *r);
 /* The kept ELF summary of r's file (the elf callback): VMS_FILE_*, or -1
  * on out of memory, or -2 when the source keeps none (open the file). */

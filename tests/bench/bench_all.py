@@ -6,7 +6,9 @@ with one `cat /proc/P1/smaps /proc/P2/smaps ...`, on
     --all takes them), and
   - 500 started processes (sleep), named to vmscope as PIDs;
 the median and minimum wall time over RUNS (default 15) interleaved
-rounds. Never fails on a figure."""
+rounds. BENCH_ALL_BEFORE=PATH adds another vmscope binary (a build of an
+earlier commit) to each round, for a before and after in the same run.
+Never fails on a figure."""
 import os
 import statistics
 import subprocess
@@ -19,6 +21,7 @@ import vmstest as T  # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "15"))
 STARTED = int(os.environ.get("BENCH_ALL_PROCS", "500"))
+BEFORE = os.environ.get("BENCH_ALL_BEFORE")
 
 
 def user_pids():
@@ -46,15 +49,22 @@ def timed(argv):
 
 def compare(what, vms_argv, pids):
     cat = ["cat"] + ["/proc/%d/smaps" % p for p in pids]
-    t_v, t_c = [], []
+    t_v, t_c, t_b = [], [], []
     for _ in range(RUNS):
         t_c.append(timed(cat))
         t_v.append(timed(vms_argv))
+        if BEFORE:
+            t_b.append(timed([BEFORE] + vms_argv[1:]))
     mv, mc = statistics.median(t_v), statistics.median(t_c)
     print("%s, %d processes, %d rounds" % (what, len(pids), RUNS))
     print("  %-36s median %7.1f ms  min %7.1f ms  (%.2fx)"
           % ("vmscope --all -e openmetrics", mv * 1e3, min(t_v) * 1e3,
              mv / mc))
+    if BEFORE:
+        mb = statistics.median(t_b)
+        print("  %-36s median %7.1f ms  min %7.1f ms  (%.2fx)"
+              % ("the same, BENCH_ALL_BEFORE", mb * 1e3, min(t_b) * 1e3,
+                 mb / mc))
     print("  %-36s median %7.1f ms  min %7.1f ms  (reference)"
           % ("cat of every smaps", mc * 1e3, min(t_c) * 1e3))
 

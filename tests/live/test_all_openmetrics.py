@@ -17,9 +17,14 @@ and the kernel's own figures:
     sets adding up to the kernel's;
   - a cgroup path: "/" takes every process, one that holds none is an
     error (2);
+  - a glibc target's heaps (tests/targets/heap_arenas.c: five arenas,
+    nothing allocated after it printed its own mallinfo2()): in use and
+    free per allocator equal to its mallinfo2's uordblks and fordblks
+    (walked twice while it runs, nothing stopped: its state stays S, no
+    tracer); with --top=1 its heap figures are in its row or summed into
+    its comm's pid="other" row, never lost;
   - a CPython target's managed heap, committed and used, as -e json gives
-    them for it; no heap in-use/free family (the default sampler walks no
-    heap);
+    them for it, and its glibc heap beside it;
   - a zombie named by PID counted as reason="no_memory"; --all leaves it
     out without counting it;
   - usage: --all without -e openmetrics, with -b fork, --top without --all.
@@ -210,8 +215,44 @@ def main():
     T.eq(got.get("vmscope_managed_used_bytes"),
          float(sum(used)) if used else None,
          "cpython's managed heap used = -e json's (absent when unknown)")
-    T.ok(not any(n.startswith("vmscope_heap_") for n, _, _ in ss),
-         "no heap in-use/free families: the default sampler walks no heap")
+    T.ok(any(n == "vmscope_heap_in_use_bytes" and
+             lb.get("allocator") == "glibc" and v > 0 for n, lb, v in ss),
+         "cpython: its glibc heap's bytes in use beside its arenas")
+
+    # a glibc target that printed its own mallinfo2 and mallocs no more
+    hp, line = T.start([T.target("heap_arenas"), "normal", "4"])
+    want = T.ready_fields(line)
+    r = run("--all", "-e", "openmetrics", str(hp.pid))
+    ss = samples(r.stdout)
+    got = {n: v for n, lb, v in ss if lb.get("allocator") == "glibc" and
+           lb.get("pid") == str(hp.pid)}
+    T.eq(got, {"vmscope_heap_in_use_bytes": float(want["uordblks"]),
+               "vmscope_heap_free_bytes": float(want["fordblks"])},
+         "glibc heaps: in use and free = the target's mallinfo2 "
+         "uordblks and fordblks")
+    st = open("/proc/%d/status" % hp.pid).read()
+    T.ok(re.search(r"^TracerPid:\s+0$", st, re.M) and
+         T.proc_state(hp.pid) in "SR",
+         "the target was walked running: not traced, not stopped")
+    if promtool:
+        c = subprocess.run([promtool, "check", "metrics"], input=r.stdout,
+                           capture_output=True, text=True, timeout=120)
+        T.ok(c.returncode == 0, "with heap families: promtool check "
+             "metrics", c.stdout + c.stderr)
+    # --top=1 of the heap target and the CPython one: whichever is summed,
+    # its heap figures are in its comm's other row
+    r = run("--all", "-e", "openmetrics", "--top=1", str(hp.pid),
+            str(pp.pid))
+    ss = samples(r.stdout)
+    heap = [(lb["pid"], v) for n, lb, v in ss
+            if n == "vmscope_heap_in_use_bytes"]
+    alone = sum(v for n, lb, v in samples(
+        run("--all", "-e", "openmetrics", str(pp.pid)).stdout)
+        if n == "vmscope_heap_in_use_bytes")
+    T.ok(len(heap) == 2 and "other" in {p for p, v in heap} and
+         sum(v for p, v in heap) == want["uordblks"] + alone,
+         "--top=1: the summed process's heap figures in its other row, "
+         "the two adding up to each one's own", (heap, alone))
 
     for args, what in ((["--all", "-s"], "--all without -e openmetrics"),
                        (["--all", "-e", "json"], "--all -e json"),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analyze/heaps/glibc_walk_int.h"
 
@@ -25,26 +26,30 @@ int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
 	c->page = page ? page : 4096;
 	c->direct = direct;
 	c->blk = calloc(nblk, sizeof(*c->blk));
-	if (!c->blk)
-		return -1;
+	if (!c->blk || nblk * bsize / bsize != nblk)
+		goto fail;
+	/* pages are touched only as blocks fill */
+	c->area = mmap(NULL, nblk * bsize, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->area == MAP_FAILED) {
+		c->area = NULL;
+		goto fail;
+	}
 	for (i = 0; i < nblk; i++) {
-		c->blk[i].buf = malloc(bsize);
-		if (!c->blk[i].buf) {
-			mcache_fini(c);
-			return -1;
-		}
+		c->blk[i].buf = c->area + i * bsize;
 		c->blk[i].base = UINT64_MAX;
 	}
 	return 0;
+fail:
+	mcache_fini(c);
+	return -1;
 }
 
 void mcache_fini(struct mcache *c)
 {
-	size_t i;
-
-	if (c->blk)
-		for (i = 0; i < c->nblk; i++)
-			free(c->blk[i].buf);
+	if (c->area)
+		munmap(c->area, c->nblk * c->bsize);
+	c->area = NULL;
 	free(c->blk);
 	c->blk = NULL;
 	c->last = NULL;

@@ -31,6 +31,10 @@ struct mcache {
 	const struct glibc_mem *mem;
 	struct mcache_blk *blk;
 	size_t nblk, bsize;
+	/* the blocks' buffers, one mapping: no malloc of a megabyte a walk
+	 * (its threshold moves, and the heap grows and is trimmed again for
+	 * every walk of a run of many: vmscope --all) */
+	unsigned char *area;
 	uint64_t page, clock, bytes_read;
 	bool direct; /* direct-mapped by page (pointer chasing), else LRU */
 	struct mcache_blk *last; /* the block last used */

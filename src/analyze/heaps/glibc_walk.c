@@ -600,7 +600,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	walk_place_free(w, a, top, topsz, true);
 	w->nfree = 0;
 	w->nfast = 0;
-	for (i = 0; i < a->nsegs; i++) {
+	for (i = 0; i < a->nsegs && !w->in->lists_only; i++) {
 		const struct glibc_seg *s = &a->segs[i];
 
 		if (walk_seg(w, a, s, seg_first(w, a, s, first), top, &sum) < 0)
@@ -608,7 +608,8 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		w->done += s->end - s->start;
 	}
 	/* What the chunks do not cover, when the walk covered them all. */
-	if (!a->partial[0] && a->nsegs && a->system >= sum)
+	if (!a->partial[0] && a->nsegs && a->system >= sum &&
+	    !w->in->lists_only)
 		a->overhead = a->system - sum;
 	/* in address order already, unless the segments overlap (garbage) */
 	if (!sorted(w->free, w->nfree, sizeof(*w->free), cmp_free))
@@ -704,9 +705,13 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	w.in = in;
 	w.res = res;
 	w.mem = mem;
-	if (mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK, in->page_size,
-			false) < 0 ||
-	    mcache_init(&w.pages, mem, 256, 4096, in->page_size, true) < 0)
+	/* the chunk walk's blocks: none for the lists alone */
+	if ((!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
+					    in->page_size, false) < 0) ||
+	    /* the lists alone jump about the heap: room for 16 MiB of it
+	     * (pages mapped only as they are read), each page read once */
+	    mcache_init(&w.pages, mem, in->lists_only ? 4096 : 256, 4096,
+			in->page_size, true) < 0)
 		goto out;
 	if (!read_mp(&w, res)) {
 		walk_note(res->partial, sizeof(res->partial),
@@ -745,11 +750,13 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 				  (unsigned long long)res->arenas[i].addr,
 				  res->arenas[i].partial);
 	if (!res->empty) {
-		if (walk_tcaches(&w) < 0 || walk_mmapped(&w) < 0)
+		if (!in->lists_only &&
+		    (walk_tcaches(&w) < 0 || walk_mmapped(&w) < 0))
 			goto out;
 		sum_up(res);
 	}
-	if (res->hblks != res->nmmapped || res->hblkhd != res->mmapped_found)
+	if (!in->lists_only &&
+	    (res->hblks != res->nmmapped || res->hblkhd != res->mmapped_found))
 		walk_note(res->mmapped_note, sizeof(res->mmapped_note),
 			  "%zu of %llu mmapped chunks located (%llu of %llu "
 			  "bytes)%s",

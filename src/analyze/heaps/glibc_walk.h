@@ -103,6 +103,11 @@ struct glibc_walk_in {
 	const struct glibc_span *spans; /* by address, not overlapping */
 	size_t nspans;
 	uint64_t page_size;
+	/* mallinfo2's figures alone (a run of many processes: vmscope
+	 * --all): the arenas' lists, top and mp_, no chunk walk, no tcache
+	 * or mmapped chunk looked for; what only those give (chunk counts,
+	 * tcache, overhead, the strip, mmapped) is left 0. */
+	bool lists_only;
 	/* Called now and then; non-zero cancels. May be NULL. */
 	int (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

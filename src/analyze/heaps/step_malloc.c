@@ -6,7 +6,11 @@
  * "glibc malloc (mmapped chunk)" (vms_snapshot_type_mmapped).
  *
  * Needs memory of one instant (a fork clone, a frozen target, a core): the
- * lists and chunks of a running malloc are not of one piece. The target's
+ * lists and chunks of a running malloc are not of one piece. Or it
+ * settles (VMS_SRC_SETTLE, vmscope --all): the running target walked
+ * twice, its figures kept only when both walks found the same mallinfo2
+ * and arenas. With a run's cache (elf/elfcache.h), what the libc file
+ * says (version, main_arena, mp_) is found once for every process. The target's
  * libc is the image that defines gnu_get_libc_version; its version comes
  * from its release string. main_arena and mp_ come from a debug file for
  * its build id when there is one (under $VMSCOPE_DEBUGDIR, default
@@ -26,6 +30,7 @@
 #include "analyze/heaps/glibc_find.h"
 #include "analyze/heaps/glibc_walk.h"
 #include "analyze/steps.h"
+#include "elf/elfcache.h"
 #include "elf/elfimage.h"
 #include "model/source.h"
 
@@ -65,8 +70,9 @@ static bool named_like_libc(const char *path)
  * try first). fd is left open on it. */
 static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 {
-	int pass;
-	size_t i;
+	static const char *const sig[] = { "gnu_get_libc_version", NULL };
+	int pass, known;
+	size_t i, w;
 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < s->nimages; i++) {
@@ -74,15 +80,26 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 			struct vms_error e;
 			int fd;
 
+			bool is;
+
 			if (!im->elf || !im->elf->is_image ||
 			    named_like_libc(im->path) != (pass == 0))
+				continue;
+			/* a file of the run's cache known not to be libc */
+			known = elfcache_defines(s->src.elfcache, im->elf, sig,
+						 &w);
+			if (known == 0)
 				continue;
 			fd = vms_source_open_file(
 				s, &s->regions[im->first_region]);
 			if (fd < 0)
 				continue;
-			if (elfimage_src_fd(fd, &li->src, &e) == 0 &&
-			    glibc_find_is_libc(im->elf, &li->src)) {
+			is = elfimage_src_fd(fd, &li->src, &e) == 0 &&
+			     glibc_find_is_libc(im->elf, &li->src);
+			if (known < 0)
+				elfcache_defines_keep(s->src.elfcache, im->elf,
+						      sig, is, 0);
+			if (is) {
 				li->img = im;
 				li->fd = fd;
 				return true;
@@ -224,7 +241,7 @@ _Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
 	       "the walker's arrays are copied into the snapshot's");
 
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
-		     const struct glibc_arena *a)
+		     const struct glibc_arena *a, bool lists)
 {
 	struct vms_heap *h = heap_for(s, a);
 	struct vms_heap_glibc *g = arena_alloc(&s->arena, sizeof(*g));
@@ -243,7 +260,8 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		return 0;
 	h->in_use = (int64_t)a->in_use;
 	h->free = (int64_t)a->free;
-	h->chunks = (int64_t)a->chunks;
+	/* a walk of the lists alone counted no chunk (glibc_walk.h) */
+	h->chunks = lists ? -1 : (int64_t)a->chunks;
 	h->free_chunks = (int64_t)(a->ordblks + a->smblks);
 	h->top = (int64_t)a->top;
 	h->mmapped = a->main ? (int64_t)r->hblkhd : 0;
@@ -315,7 +333,7 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 		m->nmmapped = (uint32_t)r->nmmapped;
 	}
 	for (i = 0; i < r->narenas && !r->empty; i++)
-		if (fill_heap(s, r, &r->arenas[i]) < 0)
+		if (fill_heap(s, r, &r->arenas[i], in->lists_only) < 0)
 			return -1;
 	s->glibc = m;
 	vms_snapshot_type_mmapped(s);
@@ -332,12 +350,38 @@ static uint64_t now_us(void)
 	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
 }
 
+/* Whether two walks of a running target found the same mallinfo2 and
+ * the same arenas: nothing moved between them that mallinfo2 counts. */
+static bool same_walk(const struct glibc_walk_res *a,
+		      const struct glibc_walk_res *b)
+{
+	size_t i;
+
+	if (a->arena != b->arena || a->ordblks != b->ordblks ||
+	    a->smblks != b->smblks || a->hblks != b->hblks ||
+	    a->hblkhd != b->hblkhd || a->usmblks != b->usmblks ||
+	    a->fsmblks != b->fsmblks || a->uordblks != b->uordblks ||
+	    a->fordblks != b->fordblks || a->keepcost != b->keepcost ||
+	    a->empty != b->empty || a->narenas != b->narenas ||
+	    strcmp(a->partial, b->partial) != 0)
+		return false;
+	for (i = 0; i < a->narenas; i++)
+		if (a->arenas[i].addr != b->arenas[i].addr ||
+		    a->arenas[i].in_use != b->arenas[i].in_use ||
+		    a->arenas[i].free != b->arenas[i].free ||
+		    a->arenas[i].busy != b->arenas[i].busy)
+			return false;
+	return true;
+}
+
 static int walk(struct vms_snapshot *s, struct libc_info *li,
 		struct vms_error *err)
 {
 	struct glibc_walk_in in = { 0 };
-	struct glibc_walk_res res;
+	struct glibc_walk_res res = { 0 }, first = { 0 };
 	struct glibc_mem mem = { read_source, s, present_source };
+	/* a running target (VMS_SRC_SETTLE): walked twice */
+	bool twice = !(vms_source_caps(s) & VMS_SRC_CONSISTENT);
 	uint64_t t0;
 	int rc;
 
@@ -348,15 +392,30 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.main_arena = li->main_arena + li->img->bias;
 	in.mp = li->mp + li->img->bias;
 	in.page_size = s->cap.page_size;
+	/* walked twice while it runs: mallinfo2's lists alone, each time */
+	in.lists_only = twice;
 	in.progress = progress;
 	in.progress_ctx = s;
 	in.block = s->src.heap_block;
 	in.block_ctx = s->src.heap_block_ctx;
 	vms_source_hold(s, true);
 	t0 = now_us();
-	rc = glibc_walk(&in, &mem, &res);
+	rc = twice ? glibc_walk(&in, &mem, &first) : 0;
+	if (rc == 0)
+		rc = glibc_walk(&in, &mem, &res);
 	t0 = now_us() - t0;
 	vms_source_hold(s, false);
+	if (twice && rc == 0 && !same_walk(&first, &res)) {
+		glibc_walk_fini(&first);
+		glibc_walk_fini(&res);
+		free((void *)in.spans);
+		return note(s, "not done: the heap changed between two walks "
+			       "of the running target (-F or -b fork hold "
+			       "it still)") < 0
+			       ? step_nomem(err, "malloc")
+			       : 0;
+	}
+	glibc_walk_fini(&first); /* nothing when walked once */
 	if (rc == 0) {
 		if (fill(s, li, &in, &res, t0) < 0)
 			rc = step_nomem(err, "malloc");
@@ -373,11 +432,21 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	return rc;
 }
 
+/* What the libc file says for every process that maps it (the run's
+ * cache keeps it: elfcache_facts). */
+struct libc_facts {
+	bool known;
+	unsigned major, minor;
+	uint64_t main_arena, mp;
+	const char *found_by; /* a literal */
+};
+
 static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 			   struct vms_error *err)
 {
 	struct libc_info li = { 0 };
 	struct glibc_layout lay;
+	struct libc_facts *f;
 	char why[200];
 	int rc = 0;
 
@@ -401,6 +470,16 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 			    named) < 0
 			       ? step_nomem(err, "malloc")
 			       : 0;
+	}
+	f = elfcache_facts(s->src.elfcache, li.img->elf, "malloc", sizeof(*f));
+	if (f && f->known) {
+		close(li.fd);
+		li.major = f->major;
+		li.minor = f->minor;
+		li.main_arena = f->main_arena;
+		li.mp = f->mp;
+		li.found_by = f->found_by;
+		return walk(s, &li, err);
 	}
 	if (!glibc_find_version(li.img->elf, &li.src, &li.major, &li.minor)) {
 		rc = note(s,
@@ -427,6 +506,11 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		return step_nomem(err, "malloc");
 	if (!li.found_by)
 		return 0;
+	if (f) /* found: the same for the next process mapping this file */
+		*f =
+			(struct libc_facts){ true,     li.major,
+					     li.minor, li.main_arena,
+					     li.mp,    li.found_by };
 	return walk(s, &li, err);
 }
 
@@ -435,5 +519,6 @@ const struct vms_step vms_step_malloc = {
 	.doing = "walking glibc heaps",
 	.needs = VMS_SRC_MEMORY | VMS_SRC_CONSISTENT,
 	.wants = VMS_SRC_FILES,
+	.settles = true,
 	.run = step_malloc_run,
 };

@@ -1,0 +1,390 @@
+/* elfcache.c — mapped ELF files read once per run. See elfcache.h. */
+#include "elf/elfcache.h"
+
+#include <elf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One answer: the names asked, joined by '\n', and what was found. */
+struct elfcache_q {
+	struct elfcache_q *next;
+	const char *names;
+	int found;
+	size_t which;
+};
+
+/* One blob of facts. */
+struct elfcache_f {
+	struct elfcache_f *next;
+	const char *key;
+	size_t size;
+	unsigned char *data;
+};
+
+/* A defined dynamic name, by its hash, and its place in the table (the
+ * name itself is read again from the file to confirm a hit). */
+struct elfcache_sym {
+	uint64_t hash; /* 0: an empty slot */
+	uint64_t idx;
+};
+
+struct elfcache_ent {
+	struct elfimage im; /* first: an image's entry is at its address */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct elfcache_q *q;
+	struct elfcache_f *f;
+	/* its defined dynamic names: open addressing, nsym_slot a power of
+	 * two (0: not read yet); sym_failed: could not be had */
+	struct elfcache_sym *sym;
+	size_t nsym, nsym_slot;
+	bool sym_failed;
+};
+
+struct elfcache {
+	struct arena arena;
+	struct elfcache_ent **v; /* open addressing by identity */
+	size_t n, nslot; /* nslot a power of two, > 2 n */
+	size_t nsyms; /* names kept in all the sets */
+	struct elfcache_ent **byim; /* open addressing by address */
+};
+
+static size_t id_hash(const struct stat *st)
+{
+	uint64_t h = (uint64_t)st->st_ino * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)st->st_dev + (uint64_t)st->st_mtim.tv_nsec) *
+	     0xc2b2ae3d27d4eb4full;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t ptr_hash(const void *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 31));
+}
+
+static bool same_file(const struct elfcache_ent *e, const struct stat *st)
+{
+	return e->ino == st->st_ino && e->dev == st->st_dev &&
+	       e->size == st->st_size &&
+	       e->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+struct elfcache *elfcache_new(void)
+{
+	struct elfcache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		arena_init(&c->arena);
+	return c;
+}
+
+void elfcache_free(struct elfcache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; c->v && i < c->nslot; i++)
+		if (c->v[i])
+			free(c->v[i]->sym);
+	arena_fini(&c->arena);
+	free(c->v);
+	free(c->byim);
+	free(c);
+}
+
+static struct elfcache_ent **slot_of(struct elfcache *c, const struct stat *st)
+{
+	size_t h = id_hash(st) & (c->nslot - 1);
+
+	while (c->v[h] && !same_file(c->v[h], st))
+		h = (h + 1) & (c->nslot - 1);
+	return &c->v[h];
+}
+
+static struct elfcache_ent **im_slot_of(struct elfcache *c, const void *im)
+{
+	size_t h = ptr_hash(im) & (c->nslot - 1);
+
+	while (c->byim[h] && (const void *)c->byim[h] != im)
+		h = (h + 1) & (c->nslot - 1);
+	return &c->byim[h];
+}
+
+static int grow(struct elfcache *c)
+{
+	size_t nslot = c->nslot ? c->nslot * 2 : 256, old = c->nslot, i;
+	struct elfcache_ent **v = calloc(nslot, sizeof(*v));
+	struct elfcache_ent **byim = calloc(nslot, sizeof(*byim));
+	struct elfcache_ent **ov = c->v;
+
+	if (!v || !byim) {
+		free(v);
+		free(byim);
+		return -1;
+	}
+	free(c->byim);
+	c->v = v;
+	c->byim = byim;
+	c->nslot = nslot;
+	for (i = 0; i < old; i++) {
+		struct stat st;
+
+		if (!ov[i])
+			continue;
+		memset(&st, 0, sizeof(st));
+		st.st_dev = ov[i]->dev;
+		st.st_ino = ov[i]->ino;
+		st.st_size = ov[i]->size;
+		st.st_mtim = ov[i]->mtime;
+		*slot_of(c, &st) = ov[i];
+		*im_slot_of(c, ov[i]) = ov[i];
+	}
+	free(ov);
+	return 0;
+}
+
+const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st)
+{
+	struct elfcache_ent *e;
+
+	if (!c || !c->nslot)
+		return NULL;
+	e = *slot_of(c, st);
+	return e ? &e->im : NULL;
+}
+
+const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
+				    int fd)
+{
+	struct elfcache_ent *e;
+	struct vms_error ignore;
+
+	if (!c || c->n >= ELFCACHE_MAX)
+		return NULL;
+	if (2 * (c->n + 1) >= c->nslot && grow(c) < 0)
+		return NULL;
+	e = arena_alloc(&c->arena, sizeof(*e));
+	if (!e)
+		return NULL;
+	/* A file the reader cannot read is simply not an image; only one it
+	 * could not read at all (or out of memory) is not kept. */
+	if (elfimage_load(fd, &c->arena, &e->im, &ignore) < 0)
+		return NULL;
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime = st->st_mtim;
+	*slot_of(c, st) = e;
+	*im_slot_of(c, e) = e;
+	c->n++;
+	return &e->im;
+}
+
+static struct elfcache_ent *ent_of(struct elfcache *c,
+				   const struct elfimage *im)
+{
+	if (!c || !c->nslot || !im)
+		return NULL;
+	return *im_slot_of(c, im);
+}
+
+/* Whether the list q->names (joined) is names[]. */
+static bool same_names(const char *joined, const char *const *names)
+{
+	size_t k, len;
+
+	for (k = 0; names[k]; k++) {
+		len = strlen(names[k]);
+		if (strncmp(joined, names[k], len) != 0 || joined[len] != '\n')
+			return false;
+		joined += len + 1;
+	}
+	return *joined == '\0';
+}
+
+int elfcache_defines(struct elfcache *c, const struct elfimage *im,
+		     const char *const *names, size_t *which)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	const struct elfcache_q *q;
+
+	for (q = e ? e->q : NULL; q; q = q->next)
+		if (same_names(q->names, names)) {
+			*which = q->which;
+			return q->found;
+		}
+	return -1;
+}
+
+void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
+			   const char *const *names, int found, size_t which)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	struct elfcache_q *q;
+	size_t k, len = 0;
+	char *j;
+
+	if (!e)
+		return;
+	for (k = 0; names[k]; k++)
+		len += strlen(names[k]) + 1;
+	q = arena_alloc(&c->arena, sizeof(*q));
+	j = arena_alloc(&c->arena, len + 1);
+	if (!q || !j)
+		return;
+	q->names = j;
+	for (k = 0; names[k]; k++) {
+		len = strlen(names[k]);
+		memcpy(j, names[k], len);
+		j[len] = '\n';
+		j += len + 1;
+	}
+	*j = '\0';
+	q->found = found;
+	q->which = which;
+	q->next = e->q;
+	e->q = q;
+}
+
+void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
+		     const char *key, size_t size)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	struct elfcache_f *f;
+
+	if (!e)
+		return NULL;
+	for (f = e->f; f; f = f->next)
+		if (strcmp(f->key, key) == 0)
+			return f->size == size ? f->data : NULL;
+	f = arena_alloc(&c->arena, sizeof(*f));
+	if (!f || !(f->key = arena_strdup(&c->arena, key)) ||
+	    !(f->data = arena_alloc(&c->arena, size ? size : 1)))
+		return NULL;
+	f->size = size;
+	f->next = e->f;
+	e->f = f;
+	return f->data;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	/* FNV's low bits are weak: mixed (murmur3's finaliser) */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h ? h : 1; /* 0 marks an empty slot */
+}
+
+static struct elfcache_sym *sym_slot(struct elfcache_ent *e, uint64_t hash)
+{
+	size_t h = (size_t)hash & (e->nsym_slot - 1);
+
+	while (e->sym[h].hash && e->sym[h].hash != hash)
+		h = (h + 1) & (e->nsym_slot - 1);
+	return &e->sym[h];
+}
+
+/* The set being read: the entry, its cache, the table index reached. */
+struct sym_fill {
+	struct elfcache *c;
+	struct elfcache_ent *e;
+	uint64_t idx;
+	bool failed;
+};
+
+static int sym_grow(struct elfcache_ent *e)
+{
+	size_t old = e->nsym_slot, nslot = old ? old * 2 : 1024, i;
+	struct elfcache_sym *ov = e->sym;
+	struct elfcache_sym *v = calloc(nslot, sizeof(*v));
+
+	if (!v)
+		return -1;
+	e->sym = v;
+	e->nsym_slot = nslot;
+	for (i = 0; i < old; i++)
+		if (ov[i].hash)
+			*sym_slot(e, ov[i].hash) = ov[i];
+	free(ov);
+	return 0;
+}
+
+static int sym_add(void *ctx, const struct elfimage_sym *y)
+{
+	struct sym_fill *f = ctx;
+	struct elfcache_sym *slot;
+	uint64_t idx = f->idx++, h;
+
+	if (y->shndx == SHN_UNDEF || !y->name || !*y->name)
+		return 0;
+	if (f->c->nsyms >= ELFCACHE_MAX_SYMS ||
+	    (2 * (f->e->nsym + 1) >= f->e->nsym_slot && sym_grow(f->e) < 0)) {
+		f->failed = true;
+		return 1;
+	}
+	h = name_hash(y->name);
+	slot = sym_slot(f->e, h);
+	if (slot->hash)
+		return 0; /* the first of a name is the one a walk meets */
+	slot->hash = h;
+	slot->idx = idx;
+	f->e->nsym++;
+	f->c->nsyms++;
+	return 0;
+}
+
+int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
+			const struct elfimage_src *src,
+			const char *const *names, size_t *which)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+	uint64_t best = UINT64_MAX;
+	size_t k;
+
+	if (!e || e->sym_failed)
+		return -1;
+	if (!e->nsym_slot) {
+		struct sym_fill f = { c, e, 0, false };
+
+		if (sym_grow(e) < 0 ||
+		    elfimage_symbols(im, src, sym_add, &f) < 0 || f.failed) {
+			c->nsyms -= e->nsym;
+			free(e->sym);
+			e->sym = NULL;
+			e->nsym = e->nsym_slot = 0;
+			e->sym_failed = true;
+			return -1;
+		}
+	}
+	for (k = 0; names[k]; k++) {
+		const struct elfcache_sym *y = sym_slot(e, name_hash(names[k]));
+		char name[256];
+
+		if (!y->hash || y->idx >= best)
+			continue;
+		/* a hit confirmed by the name in the file; another name of
+		 * the same hash (never seen: 64 bits) makes the caller walk */
+		if (!elfimage_dynsym_name(im, src, y->idx, name,
+					  sizeof(name)) ||
+		    strcmp(name, names[k]) != 0)
+			return -1;
+		best = y->idx;
+		*which = k;
+	}
+	return best != UINT64_MAX;
+}

@@ -1,0 +1,81 @@
+/* elfcache.h — the mapped ELF files of many captures read once: a run of
+ * vmscope --all captures every process of a host, and the same libc, ld.so
+ * and locale files are mapped by nearly all of them.
+ *
+ * Contract:
+ *  - An entry is keyed by the file's identity as fstat gives it: device,
+ *    inode, size and modification time (a file rewritten in place between
+ *    two captures is read again, as a new entry). Only a caller that has
+ *    just checked the file is the one mapped (procfile.h) asks for it.
+ *  - What the ELF reader found (elfimage.h) lives in the cache's own
+ *    arena, shared by every snapshot that points to it: the cache must
+ *    outlive them (vmscope --all frees each snapshot before the cache).
+ *  - Beside it, the answers of symbol look-ups: whether the file defines
+ *    one of a list of names, and which (rtscan.h asks), so a list asked of
+ *    the same file by the next process costs no read.
+ *  - And what a step found in the file that is the same for every process
+ *    mapping it (elfcache_facts: a blob under a key).
+ *  - Bounded: at most ELFCACHE_MAX files; past that, nothing is added
+ *    (elfcache_add returns NULL and the caller reads the file itself).
+ *  - Not thread-safe; never prints. Errors: NULL only on out of memory or
+ *    past the bound.
+ */
+#ifndef VMS_ELFCACHE_H
+#define VMS_ELFCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "elf/elfimage.h"
+
+#define ELFCACHE_MAX 65536
+/* Defined dynamic symbol names kept in all (their sets: a hash and an
+ * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
+#define ELFCACHE_MAX_SYMS (4u << 20)
+
+struct elfcache;
+
+struct elfcache *elfcache_new(void);
+void elfcache_free(struct elfcache *c);
+
+/* The file with st's identity, when it was read before: its image (NULL
+ * when it is not there). *is_image false: read, not an executable image. */
+const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st);
+
+/* Reads the file open at fd (fstat'ed into *st by the caller) and keeps
+ * what the reader found: its image, or NULL (out of memory, past the
+ * bound, or the file could not be read: then nothing is kept). */
+const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
+				    int fd);
+
+/* Whether im (an image of this cache) defines one of names[] (NULL-ended)
+ * by an earlier answer: 1 it does (*which: the name's index), 0 it does
+ * not, -1 not asked yet, or im is not the cache's. */
+int elfcache_defines(struct elfcache *c, const struct elfimage *im,
+		     const char *const *names, size_t *which);
+/* Keeps that answer (found 0 or 1); nothing when im is not the cache's or
+ * memory runs out (the next one asks the file again). */
+void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
+			   const char *const *names, int found, size_t which);
+
+/* Whether im (an image of this cache, read from src) defines one of
+ * names[], as rtscan.h asks (the first such symbol in the table's order;
+ * *which its name's index), answered from the set of its defined dynamic
+ * names (their hashes, a hit confirmed by the name read from src), read
+ * from src once for every later list: 1, 0, or -1 when im is
+ * not the cache's, the set cannot be had (out of memory, past
+ * ELFCACHE_MAX_SYMS names in the cache) or src cannot be read (the
+ * caller walks the table itself). */
+int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
+			const struct elfimage_src *src,
+			const char *const *names, size_t *which);
+
+/* size bytes kept with im's entry under key (what a step found in the
+ * file and would find again in every process: glibc's malloc layout),
+ * zeroed when first asked for; NULL when im is not the cache's or memory
+ * runs out. The caller fills it; the same key always with the same size. */
+void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
+		     const char *key, size_t size);
+
+#endif
