@@ -468,6 +468,7 @@ static int dispatch(struct ui *u, int ch)
 static void loop(struct ui *u)
 {
 	int flags = UI_DRAW;
+	bool ticked = false; /* the resample is a --watch tick's */
 	double t0 = 0, c0 = 0;
 	int last = 0;
 	bool replayed;
@@ -516,6 +517,7 @@ static void loop(struct ui *u)
 			if (u->watch_left > 0)
 				u->watch_left--;
 			flags = UI_RESAMPLE;
+			ticked = true;
 			watch_arm(u);
 			goto act;
 		}
@@ -573,7 +575,11 @@ act:
 				 * shows (snapshot_changed): that stays */
 				u->msg[0] = '\0';
 				set_snapshot(u, s, true, false);
-				if (!u->msg[0])
+				/* a --watch tick says nothing: the key hints
+				 * stay (the timeline, T, counts them) */
+				if (ticked)
+					u->msg[0] = '\0';
+				else if (!u->msg[0])
 					ui_message(u, false,
 						   "new snapshot: %zu regions, "
 						   "%zu in the timeline (T)",
@@ -589,6 +595,7 @@ act:
 			}
 			flags |= UI_DRAW | UI_CLEAR;
 		}
+		ticked = false;
 		if (flags & UI_OPEN) {
 			struct vms_error err = { 0 };
 

@@ -295,6 +295,9 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *dc = &l->c[i];
 
+		/* D: a child's own figures are not deltas: not shown */
+		if (viewer_of(u)->chg_show && dc->id != VMS_DCOL_DETAILS)
+			continue;
 		if (c->part && dc->id != VMS_DCOL_DETAILS &&
 		    dc->id < VMS_NCOLS &&
 		    vms_column_has((enum vms_col)dc->id, VMS_COLF_REGION) &&
@@ -314,13 +317,22 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	}
 }
 
-/* The state words of a region (" [deleted, locked]"), or "". */
+/* The state words of a region (" [deleted, locked]"), or "". A path the
+ * kernel already ends with " (deleted)" (a memfd's, a file removed) is
+ * not said deleted twice. */
 static void state_words(const struct vms_region *g, char *words, size_t n)
 {
-	const char *w[8];
-	size_t nw = export_state_words(g, w, 8), k;
+	static const char del[] = " (deleted)";
+	const char *w[8], *text = details_region_text(g);
+	size_t nw = export_state_words(g, w, 8), k, kept = 0, tl;
 	int len = 0;
 
+	tl = text ? strlen(text) : 0;
+	for (k = 0; k < nw; k++)
+		if (!(strcmp(w[k], "deleted") == 0 && tl >= sizeof(del) - 1 &&
+		      strcmp(text + tl - (sizeof(del) - 1), del) == 0))
+			w[kept++] = w[k];
+	nw = kept;
 	words[0] = '\0';
 	for (k = 0; k < nw && len < (int)n - 40; k++)
 		len += snprintf(words + len, n - (size_t)len, "%s%s%s",
@@ -341,6 +353,20 @@ static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
 						  : NULL,
 			   (enum vms_col)c->id, false)) {
 		put_right(y, c->x, c->w, a, "-");
+		return;
+	}
+	if (viewer_of(u)->chg_show) {
+		int64_t d;
+
+		if (changes_figure_delta(u, r, (enum vms_col)c->id, &d))
+			put_right(y, c->x, c->w, a,
+				  changes_delta_text(
+					  d,
+					  vms_column_has((enum vms_col)c->id,
+							 VMS_COLF_COUNT),
+					  buf, sizeof(buf)));
+		else
+			put_blank(y, c->x, c->w, a);
 		return;
 	}
 	v = details_figure(u, r, (enum vms_col)c->id);
@@ -379,7 +405,7 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *c = &l->c[i];
 
-		if (c->id == VMS_COL_SIZE) {
+		if (c->id == VMS_COL_SIZE && !viewer_of(u)->chg_show) {
 			put_right(y, c->x, c->w, base,
 				  fmt_size(b - a, buf, sizeof(buf)));
 		} else if (c->id == VMS_DCOL_PROT) {
