@@ -125,8 +125,10 @@ struct viewer {
 	 * diff, each region of u->snap's change (NULL: none), the counts. */
 	struct vms_diff chg;
 	bool chg_valid;
-	const struct vms_diff_change **chg_of;
+	const struct vms_diff_change **chg_of; /* changes and same groups */
 	size_t chg_count[VMS_NCHANGES];
+	uint8_t chg_type[VMS_NTYPES]; /* a change touched the type */
+	bool chg_show; /* D: the figures show how much they moved */
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];
@@ -158,6 +160,23 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta);
  * buf; NULL when it did not change. */
 const char *changes_row_text(const struct ui *u, const struct drow *r,
 			     char *buf, size_t n);
+/* The mark of summary row `row` (a type, SUM_TOTAL): '+' it grew, '-'
+ * shrank, '~' a change touched it that moved neither its size nor its
+ * committed bytes; 0: untouched, or nothing to compare with. */
+char changes_type_mark(const struct ui *u, int row);
+/* How much the summary row's figure in column c moved; false: nothing
+ * to compare with. */
+bool changes_type_delta(const struct ui *u, int row, enum vms_col c,
+			int64_t *delta);
+/* How much a details row's figure in column c moved (each group of
+ * regions the diff matched counted on its first region); false for a gap
+ * or a child, or with nothing to compare with. */
+bool changes_figure_delta(const struct ui *u, const struct drow *r,
+			  enum vms_col c, int64_t *delta);
+/* "+4 K", "-12", "" (no move): a delta as the figures show it. */
+const char *changes_delta_text(int64_t d, bool count, char *buf, size_t n);
+/* D: the figures show how much they moved, or again the figures. */
+int changes_toggle(struct ui *u);
 
 /* pane_summary.c */
 /* The notes of u->snap (notes.h), made again only for another snapshot

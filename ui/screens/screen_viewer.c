@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/draw.h"
 #include "core/ui_priv.h"
@@ -46,7 +47,7 @@ static void draw_sort_menu(struct ui *u)
 static void viewer_draw(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
-	char right[96];
+	char right[128], since[40];
 	const struct details *d = &v->det;
 
 	int hh = viewer_header_h(u), sh;
@@ -58,7 +59,18 @@ static void viewer_draw(struct ui *u)
 	details_draw(u, hh + sh, LINES - 1 - hh - sh);
 	if (v->menu)
 		draw_sort_menu(u);
-	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
+	since[0] = '\0';
+	if (v->chg_show && v->chg_valid) {
+		/* D: the figures are how much they moved since then */
+		time_t t = (time_t)v->chg.a->cap.taken_at_sec;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		snprintf(since, sizeof(since),
+			 "changes since %02d:%02d:%02d | ", tm.tm_hour,
+			 tm.tm_min, tm.tm_sec);
+	}
+	snprintf(right, sizeof(right), "%s%s%s | sort %s %s | %zu/%zu", since,
 		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
 		 : d->show_free ? "all+free"
@@ -367,6 +379,11 @@ static const struct key_action viewer_keys[] = {
 	  "kernel pages out its private memory (process_madvise, Linux "
 	  "5.10); a new snapshot says how much Rss went down",
 	  vews_ask },
+	{ 'D', "D",
+	  "show changes: every figure shows how much it moved since the "
+	  "snapshot before (or the one marked A in the timeline); again, "
+	  "the figures (the rows that changed are marked either way)",
+	  changes_toggle },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
