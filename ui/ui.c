@@ -222,8 +222,15 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	struct vms_snapshot *s;
 
 	co.pid = pid;
-	/* a save from the screen asked for a snapshot a file can hold */
-	co.keep_raw = co.keep_raw || u->keep_raw;
+	/* a save from the screen asked for a snapshot a file can hold; and
+	 * every snapshot keeps it while the process is not large (its last
+	 * snapshot, or the frame from maps), so that w saves at once and
+	 * the timeline can be saved (T, w): not under -b fork, whose fast
+	 * freeze does without the text (it holds the target longer) */
+	co.keep_raw = co.keep_raw || u->keep_raw ||
+		      (u->snap && u->snap->nregions <= UI_KEEP_RAW_REGIONS &&
+		       (!u->opts->sampler ||
+			strcmp(u->opts->sampler->name, "fork") != 0));
 	u->keep_raw = false;
 	/* the viewer shows region contents: the fork clone (or the frozen
 	 * target's reader) lives as long as the snapshot, but not into the
