@@ -115,6 +115,10 @@ struct viewer {
 	int vs_mode, vs_cur, vs_fmt;
 	char vs_line[512];
 	bool vs_after, vs_retaken;
+	/* The copy menu (screens/viewer_copy.c): open, its cursor; the
+	 * row to be copied as the next draw shows it. */
+	bool cp_open, cp_row;
+	int cp_cur;
 	/* Empty Working Set (screens/viewer_ews.c): the confirmation
 	 * open, what the kernel was asked and did, shown with the snapshot
 	 * taken after it. */

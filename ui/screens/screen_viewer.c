@@ -10,6 +10,7 @@
 #include "core/ui_priv.h"
 #include "panes/panes.h"
 #include "pipeline.h"
+#include "screens/viewer_copy.h"
 #include "screens/viewer_ews.h"
 #include "screens/viewer_header.h"
 #include "screens/viewer_save.h"
@@ -83,6 +84,7 @@ static void viewer_draw(struct ui *u)
 		  right);
 	vsave_draw(u);
 	vews_draw(u);
+	vcopy_draw(u);
 }
 
 /* ---- actions ---- */
@@ -374,6 +376,11 @@ static const struct key_action viewer_keys[] = {
 	  "export the snapshot on screen: a format (text, csv, json, ...), "
 	  "then a file",
 	  vsave_export },
+	{ 'y', "y",
+	  "copy the cursor row's address, path or whole row to the "
+	  "terminal's clipboard (OSC 52, where the terminal allows it): a "
+	  "menu, a p r picks",
+	  vcopy_menu },
 	{ 'E', "E",
 	  "Empty Working Set: after a confirmation naming the process, the "
 	  "kernel pages out its private memory (process_madvise, Linux "
@@ -424,6 +431,8 @@ static int viewer_key(struct ui *u, int key)
 		return vsave_key(u, key);
 	if (vews_open(u))
 		return vews_key(u, key);
+	if (vcopy_open(u))
+		return vcopy_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -452,6 +461,11 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	/* a click answers no to Empty Working Set's question */
 	if (vews_open(u))
 		return vews_key(u, 0);
+	/* a click closes the copy menu */
+	if (vcopy_open(u)) {
+		v->cp_open = false;
+		return UI_DRAW;
+	}
 	/* the sort menu: a click on a sort picks it, elsewhere closes */
 	if (v->menu) {
 		v->menu = false;
