@@ -10,12 +10,13 @@ After r, each row of the details that changed says how before its
 Details, by the kernel's sizes (/proc/PID/maps, before and after): the
 grown one "[grown +N]", the shrunk one "[shrunk -N]", the new one
 "[added]", the read-only one "[changed]"; the one left alone has no
-mark; the status line counts them (in 80 columns), the removed one too.
+mark; the unmapped one is still listed, where it was, "[removed]" with
+the size it had; the status line counts them (in 80 columns).
 A first snapshot has nothing to compare with: no mark. The summary's
 Private Data row is marked beside its label, the Total row + or - as the
 kernel's maps grew or shrank. D shows how much each figure moved: the
-grown region's Size its growth, the new one's all of it, the one left
-alone none, the Total row's Size the kernel's (the sizes of its maps,
+grown region's Size its growth, the new one's all of it, the removed
+one's all of it gone, the one left alone none, the Total row's Size the kernel's (the sizes of its maps,
 before and after); D again, the figures.
 """
 import os
@@ -74,7 +75,8 @@ def one(w, h):
     what = "%dx%d" % (w, h)
     p, line = T.start([T.target("changer")])
     f = T.ready_fields(line)
-    before = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
+    before = {k: size_of(p.pid, f[k])
+              for k in ("grow", "shrink", "keep", "gone")}
     total_before = sum(m["end"] - m["start"] for m in T.maps(p.pid))
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
     scr = tm.wait_for(ready, timeout=120)
@@ -126,8 +128,13 @@ def one(w, h):
     keep = row_at(scr, f["keep"])
     T.ok(keep and "[" not in keep and after["keep"] == before["keep"],
          "%s: the region left alone has no mark" % what, keep)
-    T.ok(row_at(scr, f["gone"]) is None,
-         "%s: the unmapped region has no row (counted as removed)" % what)
+    gone = row_at(scr, f["gone"])
+    want = D.size_text(before["gone"])
+    T.ok(gone and "[removed]" in gone and
+         re.search(r"Private Data\s+%s\s" % re.escape(want), gone) and
+         size_of(p.pid, f["gone"]) is None,
+         "%s: the unmapped region (gone from maps) is a row marked "
+         "[removed], with the size it had, %s" % (what, want), gone)
 
     # the summary's type rows a change touched are marked (+ grown, -
     # shrunk, ~ neither), beside the label; D shows every figure's move
@@ -139,8 +146,9 @@ def one(w, h):
          "%s: the Private Data row is marked as changed, the Total row "
          "as the kernel's sizes moved (%d)" % (what, total_delta),
          "%s\n%s" % (pd, tot))
-    scr = tm.expect("%s: D: the figures are how much they moved since"
-                    % what, lambda s: "changes since" in status(s), "D")
+    scr = tm.expect("%s: D: the figures are how much they moved since "
+                    "(the summary's heading says since when)"
+                    % what, lambda s: "changes since" in s, "D")
     grow = row_at(scr, f["grow"])
     want = delta_text(after["grow"] - before["grow"])
     T.ok(grow and re.search(r"Private Data\s+%s\s" % re.escape(want), grow),
@@ -154,13 +162,18 @@ def one(w, h):
     T.ok(keep and re.search(r"Private Data\s+rw-p", keep),
          "%s: D: the region left alone moved by nothing (no figure)" % what,
          keep)
+    gone = row_at(scr, f["gone"])
+    want = delta_text(-before["gone"])
+    T.ok(gone and re.search(r"Private Data\s+%s\s" % re.escape(want), gone),
+         "%s: D: the removed region's Size is all of it gone, %s"
+         % (what, want), gone)
     tot = summary_row(scr, "Total")
     m = tot and re.match(r".{14}\s*(\S+ \S)", tot)
     T.ok(m and m.group(1) == delta_text(total_delta),
          "%s: D: the Total row's Size is how much the kernel's maps grew, "
          "%s" % (what, delta_text(total_delta)), tot)
     scr = tm.expect("%s: D again: the figures" % what,
-                    lambda s: "changes since" not in status(s), "D")
+                    lambda s: "changes since" not in s, "D")
     grow = row_at(scr, f["grow"])
     T.ok(grow and re.search(r"Private Data\s+%s\s"
                             % re.escape(D.size_text(after["grow"])), grow),

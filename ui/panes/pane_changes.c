@@ -29,9 +29,40 @@ void changes_free(struct ui *u)
 	if (v->chg_valid)
 		vms_diff_fini(&v->chg);
 	free(v->chg_of);
+	free(v->chg_removed);
 	v->chg_of = NULL;
+	v->chg_removed = NULL;
+	v->det.removed = NULL;
+	v->det.nremoved = 0;
 	v->chg_valid = false;
 	memset(&v->chg_count, 0, sizeof(v->chg_count));
+}
+
+void changes_hide_removed(struct ui *u)
+{
+	viewer_of(u)->det.nremoved = 0;
+}
+
+const struct vms_diff_change *changes_removed(const struct details *d,
+					      const struct drow *r)
+{
+	return d->removed[r->idx];
+}
+
+const struct vms_region *changes_removed_region(const struct details *d,
+						const struct drow *r)
+{
+	return &d->removed_from->regions[d->removed[r->idx]->a.idx[0]];
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct vms_diff_change *a =
+		*(const struct vms_diff_change *const *)x;
+	const struct vms_diff_change *b =
+		*(const struct vms_diff_change *const *)y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
 }
 
 /* Whether s is in the history (alive until it leaves it). */
@@ -89,6 +120,18 @@ void changes_update(struct ui *u, const struct vms_snapshot *old)
 			v->chg_type[u->snap->regions[c->b.idx[j]].type] = 1;
 	}
 	memcpy(v->chg_count, v->chg.count, sizeof(v->chg_count));
+	/* the removed, in address order: rows of the details */
+	v->chg_removed = malloc((v->chg.count[VMS_CH_REMOVED] + 1) *
+				sizeof(*v->chg_removed));
+	if (!v->chg_removed)
+		return;
+	for (k = 0, j = 0; k < v->chg.n; k++)
+		if (v->chg.v[k].change == VMS_CH_REMOVED)
+			v->chg_removed[j++] = &v->chg.v[k];
+	qsort(v->chg_removed, j, sizeof(*v->chg_removed), by_start);
+	v->det.removed = v->chg_removed;
+	v->det.removed_from = base;
+	v->det.nremoved = j;
 }
 
 /* Whether c is a change (not a group the diff found the same). */
@@ -117,6 +160,10 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 	*delta = 0;
 	if (!v->chg_valid || r->kind == DROW_GAP || r->kind == DROW_CHILD)
 		return -1;
+	if (r->kind == DROW_REMOVED) {
+		*delta = change_delta(changes_removed(&v->det, r));
+		return VMS_CH_REMOVED;
+	}
 	if (r->kind == DROW_ALLOC) {
 		first = v->det.allocs[r->idx].first;
 		n = v->det.allocs[r->idx].n;
@@ -233,6 +280,10 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 	*delta = 0;
 	if (!v->chg_valid || r->kind == DROW_GAP || r->kind == DROW_CHILD)
 		return false;
+	if (r->kind == DROW_REMOVED) {
+		*delta = vms_diff_delta(changes_removed(&v->det, r), col);
+		return true;
+	}
 	if (r->kind == DROW_ALLOC) {
 		first = v->det.allocs[r->idx].first;
 		n = v->det.allocs[r->idx].n;

@@ -447,6 +447,51 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	}
 }
 
+/* What the snapshot compared with had and this one has not: its start,
+ * type and figures then (with D, how much went), "[removed]" and its
+ * text, in the theme's diff.removed. */
+static void draw_removed(struct ui *u, int y, const struct drow *r,
+			 const struct dlayout *l)
+{
+	const struct details *d = det_of(u);
+	const struct vms_diff_change *c = changes_removed(d, r);
+	const struct vms_region *g = changes_removed_region(d, r);
+	attr_t base = theme_attr(EL_DIFF_REMOVED);
+	char buf[32], text[600];
+	int i;
+
+	put_blank(y, 0, COLS, base);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
+	put_str(y, X_TYPE, 12, base, vms_type_info[c->type].label, 1);
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *dc = &l->c[i];
+
+		if (dc->id == VMS_DCOL_PROT) {
+			put_str(y, dc->x, dc->w, base,
+				details_row_perms(u, r, buf), 1);
+		} else if (dc->id == VMS_DCOL_DETAILS) {
+			snprintf(text, sizeof(text), "[removed] %s",
+				 details_region_text(g));
+			put_details(y, dc, base, 0, text);
+		} else if (viewer_of(u)->chg_show) {
+			put_right(
+				y, dc->x, dc->w, base,
+				changes_delta_text(
+					vms_diff_delta(c, (enum vms_col)dc->id),
+					vms_column_has((enum vms_col)dc->id,
+						       VMS_COLF_COUNT),
+					buf, sizeof(buf)));
+		} else if (vms_column_has((enum vms_col)dc->id,
+					  VMS_COLF_COUNT)) {
+			put_fmt(y, dc->x, dc->w, base, "%*llu", dc->w,
+				(unsigned long long)c->a.v[dc->id]);
+		} else {
+			put_right(y, dc->x, dc->w, base,
+				  fmt_size(c->a.v[dc->id], buf, sizeof(buf)));
+		}
+	}
+}
+
 /* What a row is drawn with (listview_draw's ctx). */
 struct row_ctx {
 	struct ui *u;
@@ -475,6 +520,8 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 				put_figure(u, y, &l->c[k], base, r);
 	} else if (r->kind == DROW_CHILD) {
 		draw_child(u, y, r, l);
+	} else if (r->kind == DROW_REMOVED) {
+		draw_removed(u, y, r, l);
 	} else {
 		draw_region(u, y, r, l);
 	}

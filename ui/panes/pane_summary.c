@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/draw.h"
 #include "model/columns.h"
@@ -219,6 +220,16 @@ void summary_draw(struct ui *u, int y)
 	for (row = 0; row < 2; row++) {
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
+		if (!row && v->chg_show && v->chg_valid) {
+			/* D: the figures below are moves since then */
+			time_t t = (time_t)v->chg.a->cap.taken_at_sec;
+			struct tm tm;
+
+			gmtime_r(&t, &tm);
+			put_fmt(y, 1, 24, theme_attr(EL_COLUMN) | A_BOLD,
+				"changes since %02d:%02d:%02d", tm.tm_hour,
+				tm.tm_min, tm.tm_sec);
+		}
 		for (i = 0, x = LABEL_W; i < NCOLS;
 		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])

@@ -566,8 +566,15 @@ static void viewer_snapshot_changed(struct ui *u,
 		v->sum_cur = SUM_TOTAL;
 		details_set_filter(&v->det, -1);
 	}
+	/* the rows of the new snapshot, then what it lacks of the one
+	 * compared with (the removed rows: made with the changes) */
+	changes_hide_removed(u);
 	details_reset(u, old);
 	changes_update(u, new_process ? NULL : old);
+	if (v->det.nremoved) {
+		v->det.tops_for.valid = false;
+		details_rebuild(u);
+	}
 	if (v->chg_valid && v->chg.n && u->scr == SCR_VIEWER) {
 		/* what changed, counted (the rows say which) */
 		static const int order[] = { VMS_CH_ADDED, VMS_CH_GROWN,
