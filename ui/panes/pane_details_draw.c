@@ -21,7 +21,7 @@ enum {
 	X_ADDR = 2,
 	X_TYPE = 19,
 	X_COLS = 32,
-	MIN_DETAILS = 24
+	MIN_DETAILS = 20
 };
 
 /* A column on screen: its id (config.h), where and how wide. */
@@ -56,15 +56,16 @@ static const char *col_head(int id)
 
 /* The columns chosen in the setup (u->conf), in their order, as many as
  * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
- * left; the others are taken in order, each that fits in the rest (a
+ * left; the figures are taken in order, each that fits in the rest (a
  * wide one that does not is left out, a narrower one after it may still
- * fit). */
+ * fit), then Prot if it still fits: on a short line the figures a VMMap
+ * user watches (at 80 columns Size, Committed and WS) stay before it. */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
 	bool fit[VMS_CONFIG_MAX] = { false }, details = false;
-	int room = cols - X_COLS, used = 0, k, x = X_COLS;
+	int room = cols - X_COLS, used = 0, k, x = X_COLS, pass;
 
 	for (k = 0; k < cf->n; k++)
 		if (cf->order[k] == VMS_DCOL_DETAILS &&
@@ -72,16 +73,18 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 			details = true;
 	if (details)
 		room -= MIN_DETAILS;
-	for (k = 0; k < cf->n; k++) {
-		int id = cf->order[k];
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < cf->n; k++) {
+			int id = cf->order[k];
 
-		if (!cf->shown[id] || id == VMS_DCOL_DETAILS)
-			continue;
-		if (used + col_width(id) + 1 <= room) {
-			fit[k] = true;
-			used += col_width(id) + 1;
+			if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
+			    (id == VMS_DCOL_PROT) != (pass == 1))
+				continue;
+			if (used + col_width(id) + 1 <= room) {
+				fit[k] = true;
+				used += col_width(id) + 1;
+			}
 		}
-	}
 	l.n = 0;
 	for (k = 0; k < cf->n; k++) {
 		int id = cf->order[k];
