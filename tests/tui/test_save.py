@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Save and export from the screen (issue 31 item 4), on the everykind
-target at 120x40 and 80x24: w offers a name (--watch -w's,
+target at 200x60 and 80x24: w offers a name (--watch -w's,
 TIME-pidPID.vms) and saves the snapshot on screen to the file typed (a
 small process's snapshots keep the kernel's text a file holds); under
 -b fork, whose captures do not keep it, the snapshot is taken again
@@ -169,7 +169,7 @@ def from_file(tmp, path):
 
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
-    path = one(p, tmp, 120, 40)
+    path = one(p, tmp, 200, 60)
     one(p, tmp, 80, 24)
     fork(p, tmp)
     from_file(tmp, path)
