@@ -222,8 +222,15 @@ static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
 	struct vms_snapshot *s;
 
 	co.pid = pid;
-	/* a save from the screen asked for a snapshot a file can hold */
-	co.keep_raw = co.keep_raw || u->keep_raw;
+	/* a save from the screen asked for a snapshot a file can hold; and
+	 * every snapshot keeps it while the process is not large (its last
+	 * snapshot, or the frame from maps), so that w saves at once and
+	 * the timeline can be saved (T, w): not under -b fork, whose fast
+	 * freeze does without the text (it holds the target longer) */
+	co.keep_raw = co.keep_raw || u->keep_raw ||
+		      (u->snap && u->snap->nregions <= UI_KEEP_RAW_REGIONS &&
+		       (!u->opts->sampler ||
+			strcmp(u->opts->sampler->name, "fork") != 0));
 	u->keep_raw = false;
 	/* the viewer shows region contents: the fork clone (or the frozen
 	 * target's reader) lives as long as the snapshot, but not into the
@@ -468,6 +475,7 @@ static int dispatch(struct ui *u, int ch)
 static void loop(struct ui *u)
 {
 	int flags = UI_DRAW;
+	bool ticked = false; /* the resample is a --watch tick's */
 	double t0 = 0, c0 = 0;
 	int last = 0;
 	bool replayed;
@@ -516,6 +524,7 @@ static void loop(struct ui *u)
 			if (u->watch_left > 0)
 				u->watch_left--;
 			flags = UI_RESAMPLE;
+			ticked = true;
 			watch_arm(u);
 			goto act;
 		}
@@ -573,7 +582,11 @@ act:
 				 * shows (snapshot_changed): that stays */
 				u->msg[0] = '\0';
 				set_snapshot(u, s, true, false);
-				if (!u->msg[0])
+				/* a --watch tick says nothing: the key hints
+				 * stay (the timeline, T, counts them) */
+				if (ticked)
+					u->msg[0] = '\0';
+				else if (!u->msg[0])
 					ui_message(u, false,
 						   "new snapshot: %zu regions, "
 						   "%zu in the timeline (T)",
@@ -589,6 +602,7 @@ act:
 			}
 			flags |= UI_DRAW | UI_CLEAR;
 		}
+		ticked = false;
 		if (flags & UI_OPEN) {
 			struct vms_error err = { 0 };
 

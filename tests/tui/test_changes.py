@@ -10,8 +10,14 @@ After r, each row of the details that changed says how before its
 Details, by the kernel's sizes (/proc/PID/maps, before and after): the
 grown one "[grown +N]", the shrunk one "[shrunk -N]", the new one
 "[added]", the read-only one "[changed]"; the one left alone has no
-mark; the status line counts them (in 80 columns), the removed one too. A first snapshot has nothing to compare with: no
-mark.
+mark; the unmapped one is still listed, where it was, "[removed]" with
+the size it had; the status line counts them (in 80 columns).
+A first snapshot has nothing to compare with: no mark. The summary's
+Private Data row is marked beside its label, the Total row + or - as the
+kernel's maps grew or shrank. D shows how much each figure moved: the
+grown region's Size its growth, the new one's all of it, the removed
+one's all of it gone, the one left alone none, the Total row's Size the kernel's (the sizes of its maps,
+before and after); D again, the figures.
 """
 import os
 import re
@@ -53,11 +59,25 @@ def delta_text(d):
     return ("+" if d > 0 else "-") + D.size_text(abs(d))
 
 
+def summary_row(scr, label):
+    """The summary's row of label (the filter's > or a blank first)."""
+    for ln in scr.splitlines():
+        if ln[1:1 + len(label)] == label and not ln.startswith("  "):
+            return ln
+    return None
+
+
+def mark_of(d):
+    return "+" if d > 0 else "-" if d < 0 else "~"
+
+
 def one(w, h):
     what = "%dx%d" % (w, h)
     p, line = T.start([T.target("changer")])
     f = T.ready_fields(line)
-    before = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
+    before = {k: size_of(p.pid, f[k])
+              for k in ("grow", "shrink", "keep", "gone")}
+    total_before = sum(m["end"] - m["start"] for m in T.maps(p.pid))
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
     scr = tm.wait_for(ready, timeout=120)
     # the Private Data rows only (a click on the summary's row): they fit
@@ -102,14 +122,64 @@ def one(w, h):
     T.ok(new and "[added]" in new,
          "%s: the new region's row says [added]" % what, new)
     prot = row_at(scr, f["prot"])
-    T.ok(prot and "[changed]" in prot and " r--p " in prot,
+    # (at 80 columns Prot gives way to the figures)
+    T.ok(prot and "[changed]" in prot and (" r--p " in prot or w < 120),
          "%s: the region made read-only (the same size) says [changed]"
          % what, prot)
     keep = row_at(scr, f["keep"])
     T.ok(keep and "[" not in keep and after["keep"] == before["keep"],
          "%s: the region left alone has no mark" % what, keep)
-    T.ok(row_at(scr, f["gone"]) is None,
-         "%s: the unmapped region has no row (counted as removed)" % what)
+    gone = row_at(scr, f["gone"])
+    want = D.size_text(before["gone"])
+    T.ok(gone and "[removed]" in gone and
+         re.search(r"Private Data\s+%s\s" % re.escape(want), gone) and
+         size_of(p.pid, f["gone"]) is None,
+         "%s: the unmapped region (gone from maps) is a row marked "
+         "[removed], with the size it had, %s" % (what, want), gone)
+
+    # the summary's type rows a change touched are marked (+ grown, -
+    # shrunk, ~ neither), beside the label; D shows every figure's move
+    total_delta = sum(m["end"] - m["start"] for m in T.maps(p.pid)) - \
+        total_before
+    pd = summary_row(scr, "Private Data")
+    tot = summary_row(scr, "Total")
+    T.ok(pd and pd[13] in "+-~" and tot and tot[13] == mark_of(total_delta),
+         "%s: the Private Data row is marked as changed, the Total row "
+         "as the kernel's sizes moved (%d)" % (what, total_delta),
+         "%s\n%s" % (pd, tot))
+    scr = tm.expect("%s: D: the figures are how much they moved since "
+                    "(the summary's heading says since when)"
+                    % what, lambda s: "changes since" in s, "D")
+    grow = row_at(scr, f["grow"])
+    want = delta_text(after["grow"] - before["grow"])
+    T.ok(grow and re.search(r"Private Data\s+%s\s" % re.escape(want), grow),
+         "%s: D: the grown region's Size is its move, %s" % (what, want),
+         grow)
+    new = row_at(scr, added)
+    want = delta_text(size_of(p.pid, added))
+    T.ok(new and re.search(r"Private Data\s+%s\s" % re.escape(want), new),
+         "%s: D: the new region's Size is all of it, %s" % (what, want), new)
+    keep = row_at(scr, f["keep"])
+    T.ok(keep and re.search(r"Private Data(\s+(rw-p|\[)|\s*$)", keep),
+         "%s: D: the region left alone moved by nothing (no figure)" % what,
+         keep)
+    gone = row_at(scr, f["gone"])
+    want = delta_text(-before["gone"])
+    T.ok(gone and re.search(r"Private Data\s+%s\s" % re.escape(want), gone),
+         "%s: D: the removed region's Size is all of it gone, %s"
+         % (what, want), gone)
+    tot = summary_row(scr, "Total")
+    m = tot and re.match(r".{14}\s*(\S+ \S)", tot)
+    T.ok(m and m.group(1) == delta_text(total_delta),
+         "%s: D: the Total row's Size is how much the kernel's maps grew, "
+         "%s" % (what, delta_text(total_delta)), tot)
+    scr = tm.expect("%s: D again: the figures" % what,
+                    lambda s: "changes since" not in s, "D")
+    grow = row_at(scr, f["grow"])
+    T.ok(grow and re.search(r"Private Data\s+%s\s"
+                            % re.escape(D.size_text(after["grow"])), grow),
+         "%s: D again: the grown region's Size, %s" %
+         (what, D.size_text(after["grow"])), grow)
     tm.kill()
     T.kill(p)
 

@@ -115,8 +115,18 @@ def unavailable(p, rf, argv, what, want):
     tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)) and
                 "Total" in s, timeout=120)
     scr = to_region(tm, region_start(p.pid, rf["strings"]))
-    T.ok("Contents unavailable:" in scr and want in scr,
-         "%s: contents unavailable, and why" % what, scr)
+    lines = scr.splitlines()
+    k = next((i for i, ln in enumerate(lines)
+              if "Contents unavailable:" in ln), None)
+    why = []
+    for ln in lines[k + 1:] if k is not None else []:
+        if not ln.strip():
+            break
+        why.append(ln.strip())
+    why = " ".join(why)
+    T.ok(k is not None and want in why,
+         "%s: contents unavailable, and why, whole at 80 columns (wrapped):"
+         " %s" % (what, want), scr)
     tm.kill()
 
 
@@ -202,7 +212,9 @@ def main():
     one_size(p, rf, 200, 60, {}, ["-t", "light", "-b", "pss", "-F"],
              "200x60 -t light pss -F")
     unavailable(p, rf, ["-b", "pss", str(p.pid)], "pss without -F",
-                "not frozen")
+                "not frozen: its memory is the running target's, not the "
+                "snapshot's (take it with -b fork, or with -F to freeze "
+                "the target while its memory is read)")
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "s.vms")
         r = T.run_vmscope("-w", f, str(p.pid))

@@ -180,6 +180,22 @@ def main():
             tm.wait_for("Total", timeout=60)
             scr = open_jvm(tm, "-l")
             heap, parts = shown(scr)
+            # b again: in K, hsperfdata's figures as jstat shows them (G1's
+            # empty survivor space: capacity 8 bytes, shown 0 K)
+            tm.keys("b")
+            scr = tm.wait_for(lambda s: "(bytes)" not in s)
+            for name, cap, _, _ in (w[1] if w else []):
+                ln = next((l for l in scr.splitlines()
+                           if re.match(r"^\s+%s\s{2,}" % re.escape(name),
+                                       l)), "")
+                text = "0 K" if cap is not None and cap < 1024 else \
+                    D.size_text(cap) if cap is not None else "-"
+                T.ok(re.match(r"^\s+%s\s+%s\s" % (re.escape(name),
+                                                  re.escape(text)), ln),
+                     "-l: in K, part %s's capacity as jstat shows it, %s "
+                     "(%s bytes)" % (name, text, cap), ln)
+            tm.keys("b")
+            tm.wait_for("(bytes)")
             start = re.search(r"^\s+- jvm 0x([0-9a-f]+)", scr, re.M)
             # a part: Enter shows its heap in the viewer; H there opens on
             # it again

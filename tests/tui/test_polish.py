@@ -205,6 +205,19 @@ def run(tmp):
         line = next((l for l in scr.splitlines() if "Sampler" in l), "")
         T.ok("partial:" in line and re.search(r"Taken \d{4}-", line),
              "a warning in the header keeps the time beside it", line)
+        # too long for the line: cut where it says where the rest is;
+        # ! shows it whole
+        shown = line[line.index("partial: ") + 9:].rstrip() \
+            if "partial: " in line else ""
+        more = "... (! shows it)"
+        cut = shown.endswith(more)
+        prefix = " ".join((shown[:-len(more)] if cut else shown).split())
+        scr = tm.expect("the notes open (!)", "vmscope notes:", "!")
+        whole = " ".join(" ".join(scr.splitlines()).split())
+        T.ok(prefix and prefix in whole and
+             (cut or len(line.rstrip()) < 120),
+             "a warning too long for the header ends '%s'; the notes have "
+             "it whole (cut: %s)" % (more, cut), "%s\n%s" % (line, whole))
         tm.kill()
     finally:
         spin.kill()

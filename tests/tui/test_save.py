@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Save and export from the screen (issue 31 item 4), on the everykind
-target at 120x40 and 80x24: w offers a name (--watch -w's,
-TIME-pidPID.vms) and saves the snapshot on screen to the file typed; a
-live snapshot captured without the kernel's text a file holds is taken
-again keeping it, and the prompt says so; `vmscope -l FILE` opens the
+target at 200x60 and 80x24: w offers a name (--watch -w's,
+TIME-pidPID.vms) and saves the snapshot on screen to the file typed (a
+small process's snapshots keep the kernel's text a file holds); under
+-b fork, whose captures do not keep it, the snapshot is taken again
+keeping it, and the prompt says so; `vmscope -l FILE` opens the
 file, its regions the kernel's (/proc/PID/maps: everykind maps nothing
 after it is ready) and its pid the target's. w on that snapshot saves it
 at once; Esc at the prompt writes nothing. e opens a menu of the export
@@ -55,9 +56,10 @@ def one(p, tmp, w, h):
     scr = tm.wait_for(lambda s: "Save to: " in status(s), timeout=120)
     m = re.search(r" to: (\d{8}T\d{6}Z-pid(\d+)\.vms)_", status(scr))
     T.ok(m and int(m.group(2)) == p.pid and
-         "(the snapshot just taken" in status(scr),
-         "%s: w on a live snapshot: taken again to keep what a file "
-         "holds, a name offered (TIME-pidPID.vms)" % what, status(scr))
+         "(the snapshot just taken" not in status(scr),
+         "%s: w on a live snapshot of a small process: it kept what a "
+         "file holds, a name offered at once (TIME-pidPID.vms)" % what,
+         status(scr))
     default = m.group(1) if m else "none"
     tm.keys("Escape")
     tm.wait_for(lambda s: " to: " not in status(s))
@@ -119,6 +121,29 @@ def one(p, tmp, w, h):
     return path
 
 
+def fork(p, tmp):
+    """Under -b fork a capture keeps no kernel's text (its fast freeze
+    does without it): w takes the snapshot again keeping it, and says
+    so; that one saved opens with -l."""
+    tm = D.Tmux([T.VMSCOPE, "-b", "fork", str(p.pid)], width=120,
+                height=40)
+    tm.wait_for(lambda s: "fork, frozen" in s and
+                re.search(r"\d+/\d+\s*$", status(s)), timeout=120)
+    tm.keys("w")
+    scr = tm.wait_for(lambda s: "Save to: " in status(s), timeout=120)
+    T.ok("(the snapshot just taken" in status(scr),
+         "-b fork: w takes the snapshot again to keep what a file holds, "
+         "and says so", status(scr))
+    path = os.path.join(tmp, "fork.vms")
+    tm.keys("C-u").text(path).keys("Enter")
+    scr = tm.wait_for(lambda s: "saved " in status(s))
+    snap, why = loaded(path)
+    T.ok(snap and snap["process"]["pid"] == p.pid and
+         regions(snap) == kernel(p.pid),
+         "-b fork: the file saved opens with -l: the kernel's regions", why)
+    tm.kill()
+
+
 def from_file(tmp, path):
     """A snapshot opened with -l saves again, and loads the same."""
     again = os.path.join(tmp, "again.vms")
@@ -144,8 +169,9 @@ def from_file(tmp, path):
 
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
-    path = one(p, tmp, 120, 40)
+    path = one(p, tmp, 200, 60)
     one(p, tmp, 80, 24)
+    fork(p, tmp)
     from_file(tmp, path)
     T.kill(p)
 

@@ -111,12 +111,18 @@ def run(tmp):
          % ", ".join(got), lines[-1])
     T.ok(re.search(r"\d+/\d+\s*$", lines[-1]),
          "80x24: the state on the right stays", lines[-1])
+    # the details keep Size, Committed, WS and Details; Prot gives way
+    head = next((l for l in lines if "Address" in l and "Details" in l), "")
+    T.ok(re.search(r"\bSize\s+Committed\s+WS\s+Details", head) and
+         "Prot" not in head,
+         "80x24: the details show Size, Committed, WS and Details; Prot "
+         "gives way first", head)
     tm.keys("Tab", "/").text("libc.so").keys("Enter")
     scr = tm.wait_for(lambda s: "match " in s)
     base, d = os.path.basename(libc), os.path.dirname(libc)
     row = next((l for l in scr.splitlines()
-                if re.search(r"[r-][w-][x-]p %s" % re.escape(base), l)), "")
-    T.ok(row and re.search(r"p %s\s+/\S*\.\.\.\S*" % re.escape(base),
+                if re.search(r"\s%s\s+/" % re.escape(base), l)), "")
+    T.ok(row and re.search(r"\s%s\s+/\S*\.\.\.\S*" % re.escape(base),
                            row) and len(row) <= 80,
          "80x24: a library reads by its file name, then its directory "
          "shortened", row)

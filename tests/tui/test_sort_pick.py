@@ -8,7 +8,7 @@ menu of the sorts (Address, the columns shown in the setup's order,
 Type) with the current one marked, and Enter on one sorts by it; each
 list keeps its own sort: the free list opens by size, largest first
 (its gaps as the JSON's regions leave them), and the all view's sort is
-there again after it. At 120x40 and 80x24.
+there again after it. At 200x60 and 80x24.
 """
 import os
 import re
@@ -200,7 +200,7 @@ def kept(p, tmp):
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
-    one(p, snap, 120, 40)
+    one(p, snap, 200, 60)
     one(p, snap, 80, 24)
     kept(p, tmp)
     T.kill(p)

@@ -160,3 +160,43 @@ int contains_ci(const char *hay, const char *needle_lc)
 	}
 	return 0;
 }
+
+int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s)
+{
+	char piece[2048];
+	int n = 0;
+
+	while (*s && n < maxlines && w > 0) {
+		size_t len = strlen(s), take = len, k, sp = 0;
+
+		if (len >= sizeof(piece))
+			len = sizeof(piece) - 1;
+		memcpy(piece, s, len);
+		piece[len] = '\0';
+		/* the longest run of whole words that fits (the last line
+		 * takes the rest, cut) */
+		if (text_cols(piece) > w && n + 1 < maxlines) {
+			for (k = 1; k <= len; k++) {
+				char c = piece[k];
+
+				if (c != ' ' && c != '\0')
+					continue;
+				piece[k] = '\0';
+				if (text_cols(piece) > w) {
+					piece[k] = c;
+					break;
+				}
+				sp = k;
+				piece[k] = c;
+			}
+			take = sp ? sp : len;
+		}
+		piece[take < len ? take : len] = '\0';
+		put_str(y + n, x, w, attr, piece, 1);
+		n++;
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+	return n;
+}

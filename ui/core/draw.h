@@ -35,6 +35,11 @@ const char *fmt_size_delta(int64_t d, char *buf, size_t n);
  * clip counts columns and never cuts an escape or a character. */
 int put_str(int y, int x, int w, attr_t attr, const char *s, int pad);
 
+/* s wrapped at blanks into lines of w columns from (y, x), at most
+ * maxlines of them (a word wider than a line is cut by put_str; what
+ * does not fit in maxlines is cut at the last). Returns the lines used. */
+int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s);
+
 /* The columns s takes when drawn by put_str (escapes included). */
 int text_cols(const char *s);
 

@@ -56,6 +56,12 @@ enum {
 	UI_BACK = 64, /* back to u->prev, as it was (no enter) */
 };
 
+/* The viewer's captures keep the kernel's text a snapshot file holds
+ * (vms_capture_opts.keep_raw: about 1 K a region) for a process of at
+ * most this many regions, so that its snapshots can be saved (w, the
+ * timeline's w); a larger one's are taken again for w. */
+enum { UI_KEEP_RAW_REGIONS = 16384 };
+
 /* The smallest terminal anything is drawn in. */
 enum { UI_MIN_COLS = 60, UI_MIN_LINES = 19 };
 

@@ -2,7 +2,12 @@
  * Show Changes): the snapshot shown against the one before it (the
  * timeline's, or the one marked first there), matched as -d matches
  * (model/diff.h); each row of the details that changed says how, before
- * its Details: added, grown or shrunk (by how much), changed.
+ * its Details: added, grown or shrunk (by how much), changed; each type
+ * row of the summary a change touched is marked (+ grown, - shrunk, ~
+ * changed as much as it grew); D shows, in place of every figure, how
+ * much it moved since (VMMap's Show Changes with the deltas): a group
+ * of regions the diff matched is counted on its first region (so an
+ * allocation's, and the Total row's, add up).
  *
  * Contract: the diff is made when a snapshot replaces another of the same
  * process (the viewer's snapshot_changed), only against a snapshot that
@@ -24,9 +29,40 @@ void changes_free(struct ui *u)
 	if (v->chg_valid)
 		vms_diff_fini(&v->chg);
 	free(v->chg_of);
+	free(v->chg_removed);
 	v->chg_of = NULL;
+	v->chg_removed = NULL;
+	v->det.removed = NULL;
+	v->det.nremoved = 0;
 	v->chg_valid = false;
 	memset(&v->chg_count, 0, sizeof(v->chg_count));
+}
+
+void changes_hide_removed(struct ui *u)
+{
+	viewer_of(u)->det.nremoved = 0;
+}
+
+const struct vms_diff_change *changes_removed(const struct details *d,
+					      const struct drow *r)
+{
+	return d->removed[r->idx];
+}
+
+const struct vms_region *changes_removed_region(const struct details *d,
+						const struct drow *r)
+{
+	return &d->removed_from->regions[d->removed[r->idx]->a.idx[0]];
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct vms_diff_change *a =
+		*(const struct vms_diff_change *const *)x;
+	const struct vms_diff_change *b =
+		*(const struct vms_diff_change *const *)y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
 }
 
 /* Whether s is in the history (alive until it leaves it). */
@@ -63,13 +99,45 @@ void changes_update(struct ui *u, const struct vms_snapshot *old)
 		return;
 	}
 	v->chg_valid = true;
+	/* the groups that did not change too (their figures still move:
+	 * the deltas of D), then the changes */
+	for (k = 0; k < v->chg.nsame; k++) {
+		const struct vms_diff_change *c = &v->chg.same[k];
+
+		for (j = 0; j < c->b.n; j++)
+			v->chg_of[c->b.idx[j]] = c;
+	}
+	memset(v->chg_type, 0, sizeof(v->chg_type));
 	for (k = 0; k < v->chg.n; k++) {
 		const struct vms_diff_change *c = &v->chg.v[k];
 
 		for (j = 0; j < c->b.n; j++)
 			v->chg_of[c->b.idx[j]] = c;
+		/* the types it touches, on both sides */
+		for (j = 0; j < c->a.n; j++)
+			v->chg_type[base->regions[c->a.idx[j]].type] = 1;
+		for (j = 0; j < c->b.n; j++)
+			v->chg_type[u->snap->regions[c->b.idx[j]].type] = 1;
 	}
 	memcpy(v->chg_count, v->chg.count, sizeof(v->chg_count));
+	/* the removed, in address order: rows of the details */
+	v->chg_removed = malloc((v->chg.count[VMS_CH_REMOVED] + 1) *
+				sizeof(*v->chg_removed));
+	if (!v->chg_removed)
+		return;
+	for (k = 0, j = 0; k < v->chg.n; k++)
+		if (v->chg.v[k].change == VMS_CH_REMOVED)
+			v->chg_removed[j++] = &v->chg.v[k];
+	qsort(v->chg_removed, j, sizeof(*v->chg_removed), by_start);
+	v->det.removed = v->chg_removed;
+	v->det.removed_from = base;
+	v->det.nremoved = j;
+}
+
+/* Whether c is a change (not a group the diff found the same). */
+static bool is_change(const struct vms_diff_change *c)
+{
+	return c && c->change < VMS_NCHANGES;
 }
 
 /* A change's size, else its committed bytes, as diff.h grows them. */
@@ -92,6 +160,10 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 	*delta = 0;
 	if (!v->chg_valid || r->kind == DROW_GAP || r->kind == DROW_CHILD)
 		return -1;
+	if (r->kind == DROW_REMOVED) {
+		*delta = change_delta(changes_removed(&v->det, r));
+		return VMS_CH_REMOVED;
+	}
 	if (r->kind == DROW_ALLOC) {
 		first = v->det.allocs[r->idx].first;
 		n = v->det.allocs[r->idx].n;
@@ -103,7 +175,7 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 	for (i = first; i < first + n; i++) {
 		const struct vms_diff_change *c = v->chg_of[i];
 
-		if (!c) {
+		if (!is_change(c)) {
 			all_added = false;
 			continue;
 		}
@@ -144,5 +216,114 @@ const char *changes_row_text(const struct ui *u, const struct drow *r,
 			 fmt_size_delta(d, sz, sizeof(sz)));
 	else
 		snprintf(buf, n, "[%s] ", vms_change_names[ch]);
+	return buf;
+}
+
+/* The summary row's types (a type; Total: all of them; Free: none). */
+static bool row_touched(const struct viewer *v, int row)
+{
+	int t;
+
+	if (row == SUM_FREE)
+		return false;
+	if (row != SUM_TOTAL)
+		return row >= 0 && row < VMS_NTYPES && v->chg_type[row];
+	for (t = 0; t < VMS_NTYPES; t++)
+		if (v->chg_type[t])
+			return true;
+	return false;
+}
+
+static const struct vms_totals *row_totals(const struct vms_snapshot *s,
+					   int row)
+{
+	if (row == SUM_TOTAL)
+		return &s->total;
+	if (row == SUM_FREE)
+		return &s->types[VMS_T_FREE];
+	return &s->types[row];
+}
+
+bool changes_type_delta(const struct ui *u, int row, enum vms_col c,
+			int64_t *delta)
+{
+	const struct viewer *v = viewer_of(u);
+
+	*delta = 0;
+	if (!v->chg_valid)
+		return false;
+	*delta = (int64_t)(vms_column_type(row_totals(u->snap, row), c) -
+			   vms_column_type(row_totals(v->chg.a, row), c));
+	return true;
+}
+
+char changes_type_mark(const struct ui *u, int row)
+{
+	const struct viewer *v = viewer_of(u);
+	int64_t d;
+
+	if (!v->chg_valid || !row_touched(v, row))
+		return 0;
+	changes_type_delta(u, row, VMS_COL_SIZE, &d);
+	if (!d)
+		changes_type_delta(u, row, VMS_COL_COMMITTED, &d);
+	return d > 0 ? '+' : d < 0 ? '-' : '~';
+}
+
+bool changes_figure_delta(const struct ui *u, const struct drow *r,
+			  enum vms_col col, int64_t *delta)
+{
+	const struct viewer *v = viewer_of(u);
+	uint32_t first, n, i;
+	int64_t d = 0;
+
+	*delta = 0;
+	if (!v->chg_valid || r->kind == DROW_GAP || r->kind == DROW_CHILD)
+		return false;
+	if (r->kind == DROW_REMOVED) {
+		*delta = vms_diff_delta(changes_removed(&v->det, r), col);
+		return true;
+	}
+	if (r->kind == DROW_ALLOC) {
+		first = v->det.allocs[r->idx].first;
+		n = v->det.allocs[r->idx].n;
+	} else {
+		first = r->idx;
+		n = 1;
+	}
+	/* each group on its first region in u->snap: counted once */
+	for (i = first; i < first + n; i++) {
+		const struct vms_diff_change *c = v->chg_of[i];
+
+		if (c && c->b.n && c->b.idx[0] == i)
+			d += vms_diff_delta(c, col);
+	}
+	*delta = d;
+	return true;
+}
+
+int changes_toggle(struct ui *u)
+{
+	struct viewer *v = viewer_of(u);
+
+	if (!v->chg_show && !v->chg_valid) {
+		ui_message(u, false,
+			   "no snapshot to compare with: r takes a new one "
+			   "(the changes are against the one before, or the "
+			   "one marked A in the timeline, T)");
+		return UI_DRAW;
+	}
+	v->chg_show = !v->chg_show;
+	return UI_DRAW;
+}
+
+const char *changes_delta_text(int64_t d, bool count, char *buf, size_t n)
+{
+	if (!d)
+		snprintf(buf, n, "%s", "");
+	else if (count)
+		snprintf(buf, n, "%+lld", (long long)d);
+	else
+		fmt_size_delta(d, buf, n);
 	return buf;
 }

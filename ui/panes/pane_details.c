@@ -40,7 +40,7 @@ void details_free(struct details *d)
 	d->type_of = NULL;
 	d->tops = NULL;
 	d->scratch = NULL;
-	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = 0;
+	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = d->tops_cap = 0;
 	d->scratch_cap = 0;
 	d->tops_for.valid = false;
 }
@@ -118,7 +118,8 @@ size_t details_emit(const struct ui *u, const struct drow *top, bool all,
 	if (fn(ctx, *top) < 0)
 		return 0;
 	out++;
-	if (top->kind == DROW_GAP || top->kind == DROW_CHILD)
+	if (top->kind == DROW_GAP || top->kind == DROW_CHILD ||
+	    top->kind == DROW_REMOVED)
 		return out;
 	if (top->kind == DROW_ALLOC) {
 		first = d->allocs[top->idx].first;
@@ -206,7 +207,7 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
 	bool gaps =
 		d->filter == VMS_T_FREE || (d->filter == -1 && d->show_free);
-	size_t i = 0, gi = 0, n = 0;
+	size_t i = 0, gi = 0, n = 0, ri = 0;
 
 	if (d->filter == VMS_T_FREE) {
 		for (gi = 0; gi < d->ngaps; gi++)
@@ -221,6 +222,16 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 		for (; gaps && gi < d->ngaps && d->gaps[gi].next <= i; gi++)
 			tops[n++] =
 				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
+		/* what the snapshot compared with had here, before the
+		 * region that now starts at or after it */
+		for (; ri < d->nremoved &&
+		       (i >= s->nregions ||
+			d->removed[ri]->start < s->regions[i].start);
+		     ri++)
+			if (d->filter == -1 ||
+			    d->removed[ri]->type == d->filter)
+				tops[n++] = (struct drow){ (uint32_t)ri,
+							   DROW_REMOVED, 0, 0 };
 		if (i >= s->nregions)
 			break;
 		t = top_of(d, (uint32_t)i);
@@ -252,14 +263,21 @@ static bool make_tops(struct ui *u)
 	if (tops_current(d))
 		return true;
 	d->tops_for.valid = false;
-	if (!d->tops) { /* every region and gap at most: sized once */
+	if (d->tops &&
+	    d->tops_cap < u->snap->nregions + d->ngaps + d->nremoved + 1) {
+		free(d->tops); /* the removed rows came after */
+		d->tops = NULL;
+	}
+	if (!d->tops) { /* every region, gap and removed at most: sized once */
 		size_t bytes =
-			(u->snap->nregions + d->ngaps + 1) * sizeof(*d->tops);
+			(u->snap->nregions + d->ngaps + d->nremoved + 1) *
+			sizeof(*d->tops);
 
 		d->tops = vms_big_malloc(bytes);
 		if (!d->tops)
 			return false;
 		vms_big_populate(d->tops, bytes); /* written through now */
+		d->tops_cap = bytes / sizeof(*d->tops);
 	}
 	d->ntops = tops_of(u, d->tops);
 	if ((d->sort != DS_ADDRESS || d->reverse) &&
@@ -429,6 +447,8 @@ static void carry_take(struct dcarry *k, const struct details *d,
 	if (!old || d->lv.cur >= d->nrows)
 		return;
 	r = &d->rows[d->lv.cur];
+	if (r->kind == DROW_REMOVED) /* gone with the changes before */
+		return;
 	/* old may be a layout the capture wrote over (pipeline.h,
 	 * vms_lend_begin): its rows are its own, its regions the capture's,
 	 * perhaps fewer, with other children */
@@ -497,7 +517,8 @@ void details_open_path(struct ui *u, const struct drow *r)
 	struct details *d = det_of(u);
 	const struct vms_alloc *a;
 
-	if (r->kind == DROW_GAP || r->kind == DROW_ALLOC)
+	if (r->kind == DROW_GAP || r->kind == DROW_ALLOC ||
+	    r->kind == DROW_REMOVED)
 		return;
 	if (r->kind == DROW_CHILD)
 		d->expanded[r->idx] |= DEXP_REGION;
@@ -548,7 +569,7 @@ int details_expand(struct ui *u, bool open)
 	if (d->lv.cur >= d->nrows)
 		return 0;
 	r = d->rows[d->lv.cur];
-	if (r.kind == DROW_GAP)
+	if (r.kind == DROW_GAP || r.kind == DROW_REMOVED)
 		return 0;
 	if (r.kind == DROW_ALLOC) {
 		int f = open_alloc(u, &d->allocs[r.idx], open);

@@ -21,7 +21,7 @@ enum {
 	X_ADDR = 2,
 	X_TYPE = 19,
 	X_COLS = 32,
-	MIN_DETAILS = 24
+	MIN_DETAILS = 20
 };
 
 /* A column on screen: its id (config.h), where and how wide. */
@@ -56,15 +56,16 @@ static const char *col_head(int id)
 
 /* The columns chosen in the setup (u->conf), in their order, as many as
  * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
- * left; the others are taken in order, each that fits in the rest (a
+ * left; the figures are taken in order, each that fits in the rest (a
  * wide one that does not is left out, a narrower one after it may still
- * fit). */
+ * fit), then Prot if it still fits: on a short line the figures a VMMap
+ * user watches (at 80 columns Size, Committed and WS) stay before it. */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
 	bool fit[VMS_CONFIG_MAX] = { false }, details = false;
-	int room = cols - X_COLS, used = 0, k, x = X_COLS;
+	int room = cols - X_COLS, used = 0, k, x = X_COLS, pass;
 
 	for (k = 0; k < cf->n; k++)
 		if (cf->order[k] == VMS_DCOL_DETAILS &&
@@ -72,16 +73,18 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 			details = true;
 	if (details)
 		room -= MIN_DETAILS;
-	for (k = 0; k < cf->n; k++) {
-		int id = cf->order[k];
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < cf->n; k++) {
+			int id = cf->order[k];
 
-		if (!cf->shown[id] || id == VMS_DCOL_DETAILS)
-			continue;
-		if (used + col_width(id) + 1 <= room) {
-			fit[k] = true;
-			used += col_width(id) + 1;
+			if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
+			    (id == VMS_DCOL_PROT) != (pass == 1))
+				continue;
+			if (used + col_width(id) + 1 <= room) {
+				fit[k] = true;
+				used += col_width(id) + 1;
+			}
 		}
-	}
 	l.n = 0;
 	for (k = 0; k < cf->n; k++) {
 		int id = cf->order[k];
@@ -295,6 +298,9 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *dc = &l->c[i];
 
+		/* D: a child's own figures are not deltas: not shown */
+		if (viewer_of(u)->chg_show && dc->id != VMS_DCOL_DETAILS)
+			continue;
 		if (c->part && dc->id != VMS_DCOL_DETAILS &&
 		    dc->id < VMS_NCOLS &&
 		    vms_column_has((enum vms_col)dc->id, VMS_COLF_REGION) &&
@@ -314,13 +320,22 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	}
 }
 
-/* The state words of a region (" [deleted, locked]"), or "". */
+/* The state words of a region (" [deleted, locked]"), or "". A path the
+ * kernel already ends with " (deleted)" (a memfd's, a file removed) is
+ * not said deleted twice. */
 static void state_words(const struct vms_region *g, char *words, size_t n)
 {
-	const char *w[8];
-	size_t nw = export_state_words(g, w, 8), k;
+	static const char del[] = " (deleted)";
+	const char *w[8], *text = details_region_text(g);
+	size_t nw = export_state_words(g, w, 8), k, kept = 0, tl;
 	int len = 0;
 
+	tl = text ? strlen(text) : 0;
+	for (k = 0; k < nw; k++)
+		if (!(strcmp(w[k], "deleted") == 0 && tl >= sizeof(del) - 1 &&
+		      strcmp(text + tl - (sizeof(del) - 1), del) == 0))
+			w[kept++] = w[k];
+	nw = kept;
 	words[0] = '\0';
 	for (k = 0; k < nw && len < (int)n - 40; k++)
 		len += snprintf(words + len, n - (size_t)len, "%s%s%s",
@@ -341,6 +356,20 @@ static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
 						  : NULL,
 			   (enum vms_col)c->id, false)) {
 		put_right(y, c->x, c->w, a, "-");
+		return;
+	}
+	if (viewer_of(u)->chg_show) {
+		int64_t d;
+
+		if (changes_figure_delta(u, r, (enum vms_col)c->id, &d))
+			put_right(y, c->x, c->w, a,
+				  changes_delta_text(
+					  d,
+					  vms_column_has((enum vms_col)c->id,
+							 VMS_COLF_COUNT),
+					  buf, sizeof(buf)));
+		else
+			put_blank(y, c->x, c->w, a);
 		return;
 	}
 	v = details_figure(u, r, (enum vms_col)c->id);
@@ -379,7 +408,7 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *c = &l->c[i];
 
-		if (c->id == VMS_COL_SIZE) {
+		if (c->id == VMS_COL_SIZE && !viewer_of(u)->chg_show) {
 			put_right(y, c->x, c->w, base,
 				  fmt_size(b - a, buf, sizeof(buf)));
 		} else if (c->id == VMS_DCOL_PROT) {
@@ -421,6 +450,51 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	}
 }
 
+/* What the snapshot compared with had and this one has not: its start,
+ * type and figures then (with D, how much went), "[removed]" and its
+ * text, in the theme's diff.removed. */
+static void draw_removed(struct ui *u, int y, const struct drow *r,
+			 const struct dlayout *l)
+{
+	const struct details *d = det_of(u);
+	const struct vms_diff_change *c = changes_removed(d, r);
+	const struct vms_region *g = changes_removed_region(d, r);
+	attr_t base = theme_attr(EL_DIFF_REMOVED);
+	char buf[32], text[600];
+	int i;
+
+	put_blank(y, 0, COLS, base);
+	put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)c->start);
+	put_str(y, X_TYPE, 12, base, vms_type_info[c->type].label, 1);
+	for (i = 0; i < l->n; i++) {
+		const struct dcol *dc = &l->c[i];
+
+		if (dc->id == VMS_DCOL_PROT) {
+			put_str(y, dc->x, dc->w, base,
+				details_row_perms(u, r, buf), 1);
+		} else if (dc->id == VMS_DCOL_DETAILS) {
+			snprintf(text, sizeof(text), "[removed] %s",
+				 details_region_text(g));
+			put_details(y, dc, base, 0, text);
+		} else if (viewer_of(u)->chg_show) {
+			put_right(
+				y, dc->x, dc->w, base,
+				changes_delta_text(
+					vms_diff_delta(c, (enum vms_col)dc->id),
+					vms_column_has((enum vms_col)dc->id,
+						       VMS_COLF_COUNT),
+					buf, sizeof(buf)));
+		} else if (vms_column_has((enum vms_col)dc->id,
+					  VMS_COLF_COUNT)) {
+			put_fmt(y, dc->x, dc->w, base, "%*llu", dc->w,
+				(unsigned long long)c->a.v[dc->id]);
+		} else {
+			put_right(y, dc->x, dc->w, base,
+				  fmt_size(c->a.v[dc->id], buf, sizeof(buf)));
+		}
+	}
+}
+
 /* What a row is drawn with (listview_draw's ctx). */
 struct row_ctx {
 	struct ui *u;
@@ -449,6 +523,8 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 				put_figure(u, y, &l->c[k], base, r);
 	} else if (r->kind == DROW_CHILD) {
 		draw_child(u, y, r, l);
+	} else if (r->kind == DROW_REMOVED) {
+		draw_removed(u, y, r, l);
 	} else {
 		draw_region(u, y, r, l);
 	}

@@ -51,6 +51,9 @@ void details_span_in(const struct details *d, const struct vms_snapshot *s,
 	if (r->kind == DROW_GAP) {
 		*a = d->gaps[r->idx].start;
 		*b = d->gaps[r->idx].end;
+	} else if (r->kind == DROW_REMOVED) {
+		*a = d->removed[r->idx]->start;
+		*b = d->removed[r->idx]->end;
 	} else if (r->kind == DROW_ALLOC) {
 		const struct vms_alloc *al = &d->allocs[r->idx];
 
@@ -78,13 +81,13 @@ const char *details_region_text(const struct vms_region *r)
 }
 
 /* The region that stands for a row (an allocation's main one), or NULL
- * for a gap. */
+ * for a gap or a removed row (no region of u->snap). */
 const struct vms_region *details_node_region(const struct ui *u,
 					     const struct drow *r)
 {
 	const struct details *d = det_of(u);
 
-	if (r->kind == DROW_GAP)
+	if (r->kind == DROW_GAP || r->kind == DROW_REMOVED)
 		return NULL;
 	if (r->kind == DROW_ALLOC)
 		return &u->snap->regions[d->allocs[r->idx].main];
@@ -103,6 +106,8 @@ uint64_t details_figure(const struct ui *u, const struct drow *r,
 {
 	const struct details *d = det_of(u);
 
+	if (r->kind == DROW_REMOVED) /* what it had */
+		return d->removed[r->idx]->a.v[c];
 	if (c == VMS_COL_BLOCKS) /* the regions a row stands for */
 		return r->kind == DROW_ALLOC   ? d->allocs[r->idx].n
 		       : r->kind == DROW_CHILD ? 0
@@ -125,6 +130,8 @@ const char *details_row_perms(const struct ui *u, const struct drow *r,
 	unsigned p = 0;
 	uint32_t k;
 
+	if (r->kind == DROW_REMOVED)
+		return export_perms(changes_removed_region(d, r), buf);
 	if (!g) {
 		buf[0] = '\0';
 		return buf;

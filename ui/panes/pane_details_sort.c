@@ -115,7 +115,10 @@ int details_sorts(const struct ui *u, int *out)
 /* The text a row sorts by in the Details column. */
 static const char *row_text(const struct ui *u, const struct drow *r)
 {
-	const struct vms_region *g = details_node_region(u, r);
+	const struct vms_region *g =
+		r->kind == DROW_REMOVED
+			? changes_removed_region(&viewer_of(u)->det, r)
+			: details_node_region(u, r);
 
 	return g ? details_region_text(g) : "";
 }
@@ -134,6 +137,8 @@ static uint64_t sort_key_of(const struct ui *u, const struct drow *r)
 	if (sort == DS_TYPE) {
 		const struct vms_region *g = details_node_region(u, r);
 
+		if (r->kind == DROW_REMOVED)
+			return v->det.removed[r->idx]->type;
 		return g ? g->type : VMS_T_FREE;
 	}
 	if (sort == DS_COL + VMS_DCOL_PROT) {

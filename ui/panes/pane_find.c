@@ -71,6 +71,9 @@ static bool node_matches(const struct ui *u, const struct drow *r,
 
 	if (r->kind == DROW_GAP)
 		return contains_ci("free", m->needle);
+	if (r->kind == DROW_REMOVED)
+		return contains_ci("removed", m->needle) ||
+		       region_matches(m, changes_removed_region(&v->det, r));
 	if (r->kind == DROW_ALLOC)
 		return region_matches(m, details_node_region(u, r));
 	g = &u->snap->regions[r->idx];

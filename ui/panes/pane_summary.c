@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/draw.h"
 #include "model/columns.h"
@@ -142,6 +143,10 @@ void summary_move(struct ui *u, enum move mv)
 	v->sum_cur = v->sum_vis[cur];
 }
 
+/* The viewer cell() draws for: with D, each figure is how much it moved
+ * (pane_changes.c). Set by summary_draw. */
+static const struct ui *delta_ui;
+
 /* Free has only a size, a count and its largest block; a figure the
  * snapshot does not know (a core's counters) is "-", never 0. */
 static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
@@ -154,6 +159,14 @@ static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
 	if (!vms_row_known(s, t, NULL, vms_summary_columns[i],
 			   row == VMS_T_PAGE_TABLE))
 		return "-";
+	if (delta_ui && viewer_of(delta_ui)->chg_show) {
+		int64_t d;
+
+		if (changes_type_delta(delta_ui, row, vms_summary_columns[i],
+				       &d))
+			return changes_delta_text(
+				d, col(i)->flags & VMS_COLF_COUNT, buf, n);
+	}
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
@@ -184,11 +197,12 @@ void summary_draw(struct ui *u, int y)
 	struct viewer *v = viewer_of(u);
 	const struct vms_snapshot *s = u->snap;
 	int w[NCOLS], i, row, x, k;
-	char buf[32];
+	char buf[32], mark[2] = "";
 	const struct ui_note *notes;
 	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 
 	v->sum_y = y;
+	delta_ui = u;
 
 	for (i = 0; i < NCOLS; i++) {
 		int a = (int)strlen(col(i)->head[0]);
@@ -206,6 +220,16 @@ void summary_draw(struct ui *u, int y)
 	for (row = 0; row < 2; row++) {
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
+		if (!row && v->chg_show && v->chg_valid) {
+			/* D: the figures below are moves since then */
+			time_t t = (time_t)v->chg.a->cap.taken_at_sec;
+			struct tm tm;
+
+			gmtime_r(&t, &tm);
+			put_fmt(y, 1, 24, theme_attr(EL_COLUMN) | A_BOLD,
+				"changes since %02d:%02d:%02d", tm.tm_hour,
+				tm.tm_min, tm.tm_sec);
+		}
 		for (i = 0, x = LABEL_W; i < NCOLS;
 		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])
@@ -232,13 +256,21 @@ void summary_draw(struct ui *u, int y)
 		put_str(yy, 1, X_NOTE - 1, la,
 			row == SUM_TOTAL ? "Total" : vms_type_info[filt].label,
 			1);
-		/* a note touches this row: ! leads to it */
-		if (row != SUM_FREE && ui_note_of_type(notes, nn, filt) >= 0)
+		/* a note touches this row: ! leads to it; else a change
+		 * since the snapshot before: + grown, - shrunk, ~ changed */
+		if (row != SUM_FREE && ui_note_of_type(notes, nn, filt) >= 0) {
 			put_str(yy, X_NOTE, 1,
 				row == v->sum_cur
 					? la
 					: theme_attr(EL_ERROR) | A_BOLD,
 				"!", 0);
+		} else if ((mark[0] = changes_type_mark(u, row)) != 0) {
+			put_str(yy, X_NOTE, 1,
+				row == v->sum_cur
+					? la
+					: theme_attr(EL_FIND) | A_BOLD,
+				mark, 0);
+		}
 		for (i = 0, x = LABEL_W; i < NCOLS;
 		     x += w[i] ? w[i] + 1 : 0, i++)
 			if (w[i])

@@ -23,9 +23,11 @@
 #include "model/trace.h"
 
 /* A row of the details pane: an allocation, a region (alone, or one of
- * an allocation's), a child of a region, or a free gap. depth: 0 a top
- * row, 1 under it, 2 under that. */
-enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC };
+ * an allocation's), a child of a region, a free gap, or what the
+ * snapshot compared with had and this one does not (removed: idx into
+ * details.removed; pane_changes.c). depth: 0 a top row, 1 under it, 2
+ * under that. */
+enum { DROW_REGION, DROW_CHILD, DROW_GAP, DROW_ALLOC, DROW_REMOVED };
 struct drow {
 	uint32_t idx; /* region, gap or allocation index */
 	uint8_t kind;
@@ -80,7 +82,13 @@ struct details {
 	 * free gaps and sort they were made for stay (tops_for): opening
 	 * or closing a row only emits them again. Freed with the rows. */
 	struct drow *tops;
-	size_t ntops;
+	size_t ntops, tops_cap;
+	/* The removed groups of the changes shown (pane_changes.c's, in
+	 * address order, alive while the changes are): listed among the
+	 * rows in address order as DROW_REMOVED, as their type's. */
+	const struct vms_diff_change *const *removed;
+	size_t nremoved;
+	const struct vms_snapshot *removed_from; /* their snapshot */
 	struct {
 		int filter, sort;
 		bool by_region, show_free, reverse, valid;
@@ -115,6 +123,10 @@ struct viewer {
 	int vs_mode, vs_cur, vs_fmt;
 	char vs_line[512];
 	bool vs_after, vs_retaken;
+	/* The copy menu (screens/viewer_copy.c): open, its cursor; the
+	 * row to be copied as the next draw shows it. */
+	bool cp_open, cp_row;
+	int cp_cur;
 	/* Empty Working Set (screens/viewer_ews.c): the confirmation
 	 * open, what the kernel was asked and did, shown with the snapshot
 	 * taken after it. */
@@ -125,8 +137,11 @@ struct viewer {
 	 * diff, each region of u->snap's change (NULL: none), the counts. */
 	struct vms_diff chg;
 	bool chg_valid;
-	const struct vms_diff_change **chg_of;
+	const struct vms_diff_change **chg_of; /* changes and same groups */
+	const struct vms_diff_change **chg_removed; /* det.removed's */
 	size_t chg_count[VMS_NCHANGES];
+	uint8_t chg_type[VMS_NTYPES]; /* a change touched the type */
+	bool chg_show; /* D: the figures show how much they moved */
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];
@@ -154,10 +169,36 @@ void changes_free(struct ui *u);
  * *delta its size, else committed, moved), or -1: not changed, or
  * nothing to compare with. */
 int changes_row(const struct ui *u, const struct drow *r, int64_t *delta);
+/* The removed rows let go before the rows are made again for a new
+ * snapshot (changes_update lists the new ones). */
+void changes_hide_removed(struct ui *u);
+/* A removed row's group (r->kind DROW_REMOVED), and its first region
+ * (in d->removed_from). */
+const struct vms_diff_change *changes_removed(const struct details *d,
+					      const struct drow *r);
+const struct vms_region *changes_removed_region(const struct details *d,
+						const struct drow *r);
 /* "[grown +4 M] ", "[added] ": the row's change as its Details begin, in
  * buf; NULL when it did not change. */
 const char *changes_row_text(const struct ui *u, const struct drow *r,
 			     char *buf, size_t n);
+/* The mark of summary row `row` (a type, SUM_TOTAL): '+' it grew, '-'
+ * shrank, '~' a change touched it that moved neither its size nor its
+ * committed bytes; 0: untouched, or nothing to compare with. */
+char changes_type_mark(const struct ui *u, int row);
+/* How much the summary row's figure in column c moved; false: nothing
+ * to compare with. */
+bool changes_type_delta(const struct ui *u, int row, enum vms_col c,
+			int64_t *delta);
+/* How much a details row's figure in column c moved (each group of
+ * regions the diff matched counted on its first region); false for a gap
+ * or a child, or with nothing to compare with. */
+bool changes_figure_delta(const struct ui *u, const struct drow *r,
+			  enum vms_col c, int64_t *delta);
+/* "+4 K", "-12", "" (no move): a delta as the figures show it. */
+const char *changes_delta_text(int64_t d, bool count, char *buf, size_t n);
+/* D: the figures show how much they moved, or again the figures. */
+int changes_toggle(struct ui *u);
 
 /* pane_summary.c */
 /* The notes of u->snap (notes.h), made again only for another snapshot

@@ -30,6 +30,17 @@ void hm_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		v[0] = p->capacity;
 		v[1] = p->used;
 		v[2] = p->max;
+		/* hsperfdata's figures in K, as jstat shows them: G1's empty
+		 * survivor space has a capacity of 8 bytes there (jstat:
+		 * 0.0), not a size to read; b shows the bytes as stored */
+		if (!heaps_of(u)->bytes && m->figures &&
+		    strcmp(m->figures, "hsperfdata") == 0) {
+			int k;
+
+			for (k = 0; k < 3; k++)
+				if (v[k] > 0 && v[k] < 1024)
+					v[k] = 0;
+		}
 		return;
 	}
 	/* "+" opens a heap with parts; one without has none to open */

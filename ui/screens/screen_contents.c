@@ -253,8 +253,9 @@ static void contents_draw(struct ui *u)
 		put_str(1, 0, COLS, theme_attr(EL_ERROR),
 			c->why ? "Contents unavailable:" : "Cannot read it:",
 			1);
-		put_str(2, 1, COLS - 1, theme_attr(EL_ERROR),
-			c->why ? c->why : c->err, 1);
+		/* wrapped: read whole at 80 columns */
+		put_wrapped(2, 1, COLS - 2, LINES - 3, theme_attr(EL_ERROR),
+			    c->why ? c->why : c->err);
 	} else if (c->hex) {
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
 			"%s read%s; ?? = not read: not in RAM (never "

@@ -2,10 +2,15 @@
  * Committed, Total WS, and Private on a wide terminal), then one row per
  * change (diff.h: a group of regions matched across the two), marked and
  * highlighted by what happened to it (added, removed, grown, shrunk,
- * changed), with A's, B's and the change's Committed. `c` shows the
- * unchanged groups too, or only the changes; Enter on a type shows only
- * its changes; Enter, Right or `+` on a change opens it into its regions
- * of both sides, Left or `-` closes it.
+ * changed); the rows are allocations, as the viewer's (diff_groups.h: an
+ * image, a stack, an arena one row), or with `a` the groups of regions
+ * the diff matched. Each row has A's, B's and the change's Committed,
+ * then Total WS, Private and Size as the width allows (the types' order), each figure's
+ * three columns under its name. `c` shows the unchanged rows too, or only
+ * the changes; Enter on a type shows only its changes; Enter, Right or
+ * `+` on a row opens it into its regions of both sides (each figure in
+ * its side's column, its protection and path under Details), Left or `-`
+ * closes it.
  *
  * Contract: compares u->hist.mark[0] (A) with mark[1] (B) on enter, with
  * vms_diff_make; the diff points into both, so when either leaves the
@@ -22,12 +27,15 @@
 #include "core/ui_priv.h"
 #include "export/export_util.h"
 #include "model/diff.h"
+#include "screens/diff_groups.h"
 
-/* A row of the screen: a change (or an unchanged group, when everything
- * is shown) or, under an open one, one of its regions. */
+/* A row of the screen: an allocation's changes (or its unchanged
+ * groups, when everything is shown; diff_groups.h), or, under an open
+ * one, one of its regions. */
 struct dfrow {
-	uint32_t ch; /* index into diffview.all */
-	int32_t side; /* -1: the change itself; 0: A's region, 1: B's */
+	uint32_t ch; /* index into diffview.gr.g */
+	int32_t side; /* -1: the row itself; 0: A's region, 1: B's */
+	uint32_t m; /* the region's group: gr.members[first + m] */
 	uint32_t k; /* the region's place in that side's idx */
 };
 
@@ -36,11 +44,11 @@ struct diffview {
 	const struct vms_snapshot *a, *b; /* the diff below is of these */
 	struct vms_diff d;
 	bool made;
-	/* Changes and unchanged groups in address order; only_changes
-	 * shows d.v's alone. */
-	const struct vms_diff_change **all;
-	size_t nall;
-	uint8_t *open; /* per entry of all */
+	/* The rows: by allocation (by_region: by group of regions), in
+	 * address order; only_changes shows those that changed alone. */
+	struct dgroups gr;
+	bool by_region;
+	uint8_t *open; /* per row of gr */
 	bool only_changes;
 	int type_filter; /* -1 all, else a type */
 	struct dfrow *rows;
@@ -76,18 +84,6 @@ static attr_t change_attr(int ch)
 
 /* ---- the rows ---- */
 
-static int by_start(const void *x, const void *y)
-{
-	const struct vms_diff_change *a =
-		*(const struct vms_diff_change *const *)x;
-	const struct vms_diff_change *b =
-		*(const struct vms_diff_change *const *)y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (int)a->change - (int)b->change;
-}
-
 static int push_row(struct diffview *v, struct dfrow r)
 {
 	if (v->nrows == v->cap) {
@@ -104,59 +100,82 @@ static int push_row(struct diffview *v, struct dfrow r)
 }
 
 /* The rows again from the filter and what is open; the cursor stays on
- * its change. */
+ * its row. */
 static void rebuild(struct diffview *v)
 {
 	uint32_t keep = v->nrows && v->lv.cur < v->nrows ? v->rows[v->lv.cur].ch
 							 : UINT32_MAX;
-	size_t i, k;
+	size_t i, k, m;
+	int side;
 
 	v->nrows = 0;
 	v->lv.cur = 0;
-	for (i = 0; i < v->nall; i++) {
-		const struct vms_diff_change *c = v->all[i];
+	for (i = 0; i < v->gr.n; i++) {
+		const struct dgroup *g = &v->gr.g[i];
 
-		if (v->only_changes && c->change == VMS_NCHANGES)
+		if (v->only_changes && g->change == VMS_NCHANGES)
 			continue;
-		if (v->type_filter >= 0 && c->type != v->type_filter)
+		if (v->type_filter >= 0 && g->type != v->type_filter)
 			continue;
 		if (i == keep)
 			v->lv.cur = v->nrows;
-		if (push_row(v, (struct dfrow){ (uint32_t)i, -1, 0 }) < 0)
+		if (push_row(v, (struct dfrow){ (uint32_t)i, -1, 0, 0 }) < 0)
 			return;
 		if (!v->open[i])
 			continue;
-		for (k = 0; k < c->a.n; k++)
-			if (push_row(v, (struct dfrow){ (uint32_t)i, 0,
-							(uint32_t)k }) < 0)
-				return;
-		for (k = 0; k < c->b.n; k++)
-			if (push_row(v, (struct dfrow){ (uint32_t)i, 1,
-							(uint32_t)k }) < 0)
-				return;
+		/* A's regions, then B's */
+		for (side = 0; side < 2; side++)
+			for (m = 0; m < g->n; m++) {
+				const struct vms_diff_change *c =
+					v->gr.members[g->first + m];
+				size_t n = side ? c->b.n : c->a.n;
+
+				for (k = 0; k < n; k++)
+					if (push_row(v,
+						     (struct dfrow){
+							     (uint32_t)i, side,
+							     (uint32_t)m,
+							     (uint32_t)k }) < 0)
+						return;
+			}
 	}
+}
+
+/* The rows of the diff again, by allocation or by group (every row
+ * closed, the cursor at the top). -1 on out of memory. */
+static int regroup(struct diffview *v)
+{
+	dgroups_free(&v->gr);
+	free(v->open);
+	v->open = NULL;
+	v->nrows = 0;
+	if (dgroups_make(&v->d, v->by_region, &v->gr) < 0)
+		return -1;
+	v->open = calloc(v->gr.n ? v->gr.n : 1, 1);
+	if (!v->open)
+		return -1;
+	v->lv.cur = v->lv.top = 0;
+	rebuild(v);
+	return 0;
 }
 
 static void forget(struct diffview *v)
 {
 	if (v->made)
 		vms_diff_fini(&v->d);
-	free(v->all);
+	dgroups_free(&v->gr);
 	free(v->open);
-	v->all = NULL;
 	v->open = NULL;
-	v->nall = v->nrows = 0;
+	v->nrows = 0;
 	v->made = false;
 	v->a = v->b = NULL;
 }
 
-/* The diff of a and b, its changes and unchanged groups in address
- * order. -1 on out of memory. */
+/* The diff of a and b and its rows. -1 on out of memory. */
 static int make(struct diffview *v, const struct vms_snapshot *a,
 		const struct vms_snapshot *b)
 {
 	struct vms_error err = { 0 };
-	size_t i;
 
 	forget(v);
 	if (vms_diff_make(a, b, &v->d, &err) < 0)
@@ -164,22 +183,12 @@ static int make(struct diffview *v, const struct vms_snapshot *a,
 	v->made = true;
 	v->a = a;
 	v->b = b;
-	v->nall = v->d.n + v->d.nsame;
-	v->all = malloc((v->nall ? v->nall : 1) * sizeof(*v->all));
-	v->open = calloc(v->nall ? v->nall : 1, 1);
-	if (!v->all || !v->open) {
+	v->type_filter = -1;
+	v->tcur = DT_TOTAL;
+	if (regroup(v) < 0) {
 		forget(v);
 		return -1;
 	}
-	for (i = 0; i < v->d.n; i++)
-		v->all[i] = &v->d.v[i];
-	for (i = 0; i < v->d.nsame; i++)
-		v->all[v->d.n + i] = &v->d.same[i];
-	qsort(v->all, v->nall, sizeof(*v->all), by_start);
-	v->lv.cur = v->lv.top = 0;
-	v->type_filter = -1;
-	v->tcur = DT_TOTAL;
-	rebuild(v);
 	return 0;
 }
 
@@ -279,19 +288,6 @@ static void draw_types(struct ui *u, int y)
 	}
 }
 
-/* The Details of a change: its path or its region's detail. */
-static const char *change_text(const struct vms_diff *d,
-			       const struct vms_diff_change *c)
-{
-	const struct vms_snapshot *s = c->b.n ? d->b : d->a;
-	const struct vms_region *r =
-		&s->regions[c->b.n ? c->b.idx[0] : c->a.idx[0]];
-
-	if (r->detail && *r->detail)
-		return r->detail;
-	return c->path ? c->path : "";
-}
-
 static void perms_str(uint16_t p, char out[5])
 {
 	out[0] = p & VMS_PERM_R ? 'r' : '-';
@@ -301,52 +297,110 @@ static void perms_str(uint16_t p, char out[5])
 	out[4] = '\0';
 }
 
+/* The rows' columns: what changed, the address and the type (to X_FIGS),
+ * then a group of three (A, B, change) per figure as far as the width
+ * allows, Committed first, then Details. */
+enum { X_FIGS = 41, FIG_W = 8, DETAILS_MIN = 14 };
+static const enum vms_col row_cols[] = { VMS_COL_COMMITTED, VMS_COL_WS,
+					 VMS_COL_PRIVATE, VMS_COL_SIZE };
+static const char *const row_heads[] = { "Committed", "Total WS", "Private",
+					 "Size" };
+
+static int row_ncols(void)
+{
+	int n = 1;
+
+	while (n < (int)(sizeof(row_cols) / sizeof(row_cols[0])) &&
+	       X_FIGS + (n + 1) * (3 * FIG_W + 1) + DETAILS_MIN <= COLS)
+		n++;
+	return n;
+}
+
+static int details_x(void)
+{
+	return X_FIGS + row_ncols() * (3 * FIG_W + 1);
+}
+
+/* The two heading lines of the rows, from line y. */
+static void draw_row_heads(int y)
+{
+	attr_t a = theme_attr(EL_COLUMN);
+	int k, x, n = row_ncols();
+
+	put_blank(y, 0, COLS, a);
+	put_fmt(y + 1, 0, COLS, a, "  %-9s %-16s %-12s", "Change", "Address",
+		"Type");
+	for (k = 0, x = X_FIGS; k < n; k++, x += 3 * FIG_W + 1) {
+		/* the figure's name over its three columns */
+		put_fmt(y, x, 3 * FIG_W, a, "%*s", 3 * FIG_W - 2, row_heads[k]);
+		put_fmt(y + 1, x, 3 * FIG_W, a, "%*s%*s%*s", FIG_W, "A", FIG_W,
+			"B", FIG_W, "change");
+	}
+	if (details_x() < COLS)
+		put_str(y + 1, details_x() + 1, COLS - details_x() - 1, a,
+			"Details", 1);
+}
+
+/* One region of a side under its row: its figures in that side's
+ * columns, its protection and text under Details. */
+static void draw_region(int y, attr_t at, const struct vms_region *g, int side)
+{
+	char p[5], buf[16], text[600];
+	int k, x, n = row_ncols();
+
+	put_fmt(y, 0, X_FIGS, at, "    %s %016llx-%016llx", side ? "B" : "A",
+		(unsigned long long)g->start, (unsigned long long)g->end);
+	for (k = 0, x = X_FIGS; k < n; k++, x += 3 * FIG_W + 1)
+		put_fmt(y, x + (side ? FIG_W : 0), FIG_W, at, "%*s", FIG_W,
+			fmt_size(vms_column_region(g, row_cols[k]), buf,
+				 sizeof(buf)));
+	perms_str(g->perms, p);
+	snprintf(text, sizeof(text), "%s %s", p,
+		 g->detail && *g->detail ? g->detail
+		 : g->path		 ? g->path
+					 : "");
+	if (details_x() < COLS)
+		put_str(y, details_x() + 1, COLS - details_x() - 1, at, text,
+			1);
+}
+
 static void draw_change(void *ctx, int y, size_t i, bool sel)
 {
 	struct ui *u = ctx;
 	const struct diffview *v = dv_of(u);
 	const struct dfrow *r = &v->rows[i];
-	const struct vms_diff_change *c = v->all[r->ch];
+	const struct dgroup *g = &v->gr.g[r->ch];
 	attr_t at = sel ? theme_attr(v->focus == 1 ? EL_SELECTION
 						   : EL_SELECTION_IDLE)
-			: change_attr(c->change);
+			: change_attr(g->change);
 	char name[12];
-	int x;
-	bool openable = c->a.n + c->b.n > 0;
+	int x, k, n = row_ncols();
 
 	put_blank(y, 0, COLS, at);
 	if (r->side < 0) {
 		snprintf(name, sizeof(name), "%s",
-			 c->change < VMS_NCHANGES ? vms_change_names[c->change]
+			 g->change < VMS_NCHANGES ? vms_change_names[g->change]
 						  : "same");
 		put_fmt(y, 0, 29, at, "%c %-9s %016llx",
-			openable ? (v->open[r->ch] ? '-' : '+') : ' ', name,
-			(unsigned long long)c->start);
-		put_str(y, 29, 12, at, vms_type_info[c->type].label, 1);
-		x = abd(y, 41, 8, at, c->a.v[VMS_COL_COMMITTED],
-			c->b.v[VMS_COL_COMMITTED], true);
-		put_str(y, x + 1, COLS - x - 1, at, change_text(&v->d, c), 1);
+			v->open[r->ch] ? '-' : '+', name,
+			(unsigned long long)g->start);
+		put_str(y, 29, 12, at, vms_type_info[g->type].label, 1);
+		for (k = 0, x = X_FIGS; k < n; k++)
+			x = abd(y, x, FIG_W, at, g->a[row_cols[k]],
+				g->b[row_cols[k]],
+				vms_column_known(v->a, row_cols[k]) &&
+					vms_column_known(v->b, row_cols[k])) +
+			    1;
+		if (details_x() < COLS)
+			put_str(y, details_x() + 1, COLS - details_x() - 1, at,
+				g->text, 1);
 	} else {
+		const struct vms_diff_change *c =
+			v->gr.members[g->first + r->m];
 		const struct vms_snapshot *s = r->side ? v->b : v->a;
 		const struct vms_diff_side *sd = r->side ? &c->b : &c->a;
-		const struct vms_region *g = &s->regions[sd->idx[r->k]];
-		char p[5], sz[16], cm[16];
 
-		perms_str(g->perms, p);
-		put_fmt(y, 0, 41, at, "    %s %016llx-%016llx",
-			r->side ? "B" : "A", (unsigned long long)g->start,
-			(unsigned long long)g->end);
-		x = 41 + (r->side ? 8 : 0);
-		put_fmt(y, x, 8, at, "%8s",
-			fmt_size(vms_region_committed(g), cm, sizeof(cm)));
-		put_fmt(y, 66, 14, at, "%s %8s", p,
-			fmt_size(vms_region_size(g), sz, sizeof(sz)));
-		if (COLS > 81)
-			put_str(y, 81, COLS - 81, at,
-				g->detail && *g->detail ? g->detail
-				: g->path		? g->path
-							: "",
-				1);
+		draw_region(y, at, &s->regions[sd->idx[r->k]], r->side);
 	}
 }
 
@@ -384,18 +438,17 @@ static void diff_draw(struct ui *u)
 	v->ty = ty;
 	draw_types(u, ty);
 	cy = ty + 2 + VMS_NTYPES; /* the heading, 8 types + Page Table, Total */
-	put_fmt(cy, 0, COLS, theme_attr(EL_COLUMN),
-		"  %-9s %-16s %-12s%8s%8s%8s %s", "Change", "Address", "Type",
-		"Comm. A", "B", "change", COLS >= 82 ? "Details" : "");
-	listview_draw(&v->lv, cy + 1, LINES - 1 - (cy + 1), v->nrows,
+	draw_row_heads(cy);
+	listview_draw(&v->lv, cy + 2, LINES - 1 - (cy + 2), v->nrows,
 		      draw_change, u);
-	snprintf(right, sizeof(right), "%s%s | %zu/%zu",
+	snprintf(right, sizeof(right), "%s%s%s | %zu/%zu",
+		 v->by_region ? "regions: " : "",
 		 v->only_changes ? "changes" : "all",
 		 v->type_filter >= 0 ? " of one type" : "",
 		 v->nrows ? v->lv.cur + 1 : 0, v->nrows);
 	ui_status(u,
-		  " Tab pane  Enter filter/open  c changes/all  Esc back  "
-		  "q quit",
+		  " Tab pane  Enter filter/open  c changes/all  a allocations/"
+		  "regions  Esc back  q quit",
 		  right);
 }
 
@@ -459,6 +512,20 @@ static int act_changes(struct ui *u)
 	return UI_DRAW;
 }
 
+/* Allocations (an image, a stack, an arena one row) or the groups of
+ * regions the diff matched. */
+static int act_view(struct ui *u)
+{
+	struct diffview *v = dv_of(u);
+
+	v->by_region = !v->by_region;
+	if (v->made && regroup(v) < 0) {
+		forget(v);
+		ui_message(u, true, "%s", "out of memory for the diff's rows");
+	}
+	return UI_DRAW;
+}
+
 static int act_back(struct ui *u)
 {
 	struct diffview *v = dv_of(u);
@@ -491,7 +558,11 @@ static const struct key_action diff_keys[] = {
 	{ '+', NULL, NULL, act_open },
 	{ KEY_LEFT, "Left -", "close it", act_close },
 	{ '-', NULL, NULL, act_close },
-	{ 'c', "c", "only the changes, or every region group", act_changes },
+	{ 'c', "c", "only the changes, or every row", act_changes },
+	{ 'a', "a",
+	  "allocations (an image, a thread's stack, an arena: one row, as "
+	  "the viewer lists them) or the groups of regions the diff matched",
+	  act_view },
 	{ 't', "t", "next colour theme", ui_next_theme },
 	{ 'T', "T", "the timeline", act_timeline },
 	{ 27, "Esc", "clear the type filter; back to the timeline", act_back },

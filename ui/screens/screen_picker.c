@@ -158,8 +158,8 @@ static void picker_draw(struct ui *u)
 	snprintf(hint, sizeof(hint), "sort %s %s", sorts[p->sort].name,
 		 sorts[p->sort].largest_first != p->reverse ? "v" : "^");
 	ui_status(u,
-		  " type to filter  Enter open  Tab sort  S-Tab reverse  "
-		  "F5 reload  Esc clear/quit",
+		  " F1 help  type to filter  Enter open  Tab sort  "
+		  "S-Tab reverse  F5 reload  Esc clear/quit",
 		  hint);
 }
 

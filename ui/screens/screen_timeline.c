@@ -8,12 +8,22 @@
  * Contract: reads u->hist only; marks are u->hist.mark (pointers into the
  * history, cleared by ui.c when their snapshot leaves it). Enter without
  * both marks compares the row above the cursor with it (or A with the
- * cursor's row).
+ * cursor's row). w saves every snapshot of the history into a directory
+ * (a prompt offers one), one snapshot file each, named as --watch -w
+ * names them; a snapshot captured without the kernel's text a file holds
+ * (ui_priv.h: UI_KEEP_RAW_REGIONS; -b fork) cannot be, and the status
+ * line says how many.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+
+#include "base/outbuf.h"
+#include "base/outfile.h"
+#include "pipeline.h"
 
 #include "core/draw.h"
 #include "core/listview.h"
@@ -22,6 +32,8 @@
 /* The screen's own state (u->data[SCR_TIMELINE]): the list of snapshots. */
 struct timeline {
 	struct listview lv;
+	bool prompt; /* w: the directory being typed */
+	char dir[512];
 };
 
 static struct timeline *tl_of(const struct ui *u)
@@ -156,9 +168,14 @@ static void timeline_draw(struct ui *u)
 		 h->mark[0] ? "set" : "-", h->mark[1] ? "set" : "-",
 		 h->n ? lv->cur + 1 : 0, h->n);
 	ui_status(u,
-		  " a mark A  b mark B  Enter diff  r refresh  Esc back  "
-		  "q quit",
+		  " a mark A  b mark B  Enter diff  w save all  r refresh  "
+		  "Esc back  q quit",
 		  right);
+	if (tl_of(u)->prompt)
+		put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
+			"Save every snapshot to the directory: %s_   Enter "
+			"writes, Ctrl-U clears, Esc cancels",
+			tl_of(u)->dir);
 }
 
 /* ---- actions ---- */
@@ -226,7 +243,138 @@ static int act_refresh(struct ui *u)
 	return UI_RESAMPLE;
 }
 
+/* ---- w: every snapshot saved ---- */
+
+/* TIME to the millisecond, UTC: 20261123T132524.123Z (names that sort
+ * by time; two snapshots of one second apart). */
+static void stamp(const struct vms_snapshot *s, char *buf, size_t n)
+{
+	time_t t = (time_t)s->cap.taken_at_sec;
+	struct tm tm;
+	char when[32];
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(buf, n, "%.20s.%03dZ", when,
+		 (int)(s->cap.taken_at_nsec / 1000000 % 1000));
+}
+
+static bool savable(const struct vms_snapshot *s)
+{
+	return s->raw && s->raw->smaps;
+}
+
+/* One snapshot as dir/TIME-pidPID.vms (--watch -w's name); its bytes
+ * added to *bytes. -1 with err. */
+static int save_one(const struct vms_snapshot *s, const char *dir,
+		    uint64_t *bytes, struct vms_error *err)
+{
+	char path[1024], st[64];
+	struct outbuf o;
+	void *buf;
+	size_t len;
+
+	stamp(s, st, sizeof(st));
+	snprintf(path, sizeof(path), "%s/%s-pid%d.vms", dir, st,
+		 (int)s->proc.pid);
+	if (vms_snapshot_save(s, &buf, &len, err) < 0)
+		return -1;
+	if (outbuf_open_file(&o, path, err) < 0) {
+		free(buf);
+		return -1;
+	}
+	ob_write(&o, buf, len);
+	free(buf);
+	if (outbuf_close(&o, err) < 0)
+		return -1;
+	*bytes += len;
+	return 0;
+}
+
+static void save_all(struct ui *u, const char *dir)
+{
+	const struct history *h = &u->hist;
+	struct vms_error err = { 0 };
+	uint64_t bytes = 0;
+	size_t i, saved = 0, not = 0;
+	char sz[16];
+
+	if (!dir[0]) {
+		ui_message(u, true, "%s", "no directory: nothing written");
+		return;
+	}
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		ui_message(u, true, "cannot make the directory %s: %s", dir,
+			   strerror(errno));
+		return;
+	}
+	for (i = 0; i < h->n; i++) {
+		if (!savable(h->s[i])) {
+			not ++;
+			continue;
+		}
+		if (save_one(h->s[i], dir, &bytes, &err) < 0) {
+			ui_message(u, true, "%zu saved, then: %s", saved,
+				   err.msg);
+			return;
+		}
+		saved++;
+	}
+	ui_message(
+		u, not > 0,
+		"saved %zu snapshot%s (%s) to %s/, one file each (vmscope -l "
+		"opens it)%s",
+		saved, saved == 1 ? "" : "s", fmt_size(bytes, sz, sizeof(sz)),
+		dir,
+		not ? "; not the ones taken without the kernel's text a "
+		      "file holds (-b fork, or a large process: w in the "
+		      "viewer takes one with it)"
+		    : "");
+}
+
+static int act_save_all(struct ui *u)
+{
+	struct timeline *t = tl_of(u);
+	const struct history *h = &u->hist;
+	char st[64];
+
+	if (!h->n) {
+		ui_message(u, true, "%s", "no snapshot in the timeline");
+		return UI_DRAW;
+	}
+	stamp(h->s[0], st, sizeof(st));
+	snprintf(t->dir, sizeof(t->dir), "vmscope-pid%d-%s",
+		 (int)h->s[0]->proc.pid, st);
+	t->prompt = true;
+	u->prompting = true;
+	return UI_DRAW;
+}
+
+/* A key while the directory is typed: Enter saves, Esc cancels. */
+static int prompt_key(struct ui *u, int key)
+{
+	struct timeline *t = tl_of(u);
+
+	if (key == 27 || key == '\r' || key == '\n' || key == KEY_ENTER) {
+		t->prompt = false;
+		u->prompting = false;
+		if (key != 27)
+			save_all(u, t->dir);
+		return UI_DRAW;
+	}
+	if (key == 21) /* Ctrl-U: the line cleared */
+		t->dir[0] = '\0';
+	else
+		ui_edit_line(t->dir, sizeof(t->dir), key);
+	return UI_DRAW;
+}
+
 static const struct key_action timeline_keys[] = {
+	{ 'w', "w",
+	  "save every snapshot of the timeline into a directory (a prompt "
+	  "offers one): a file each, named as --watch -w names them, that "
+	  "vmscope -l opens",
+	  act_save_all },
 	{ 'a', "a", "mark the snapshot as A (again: unmark)", act_mark_a },
 	{ 'b', "b", "mark the snapshot as B", act_mark_b },
 	{ '\r', "Enter d",
@@ -247,7 +395,11 @@ static const struct key_action timeline_keys[] = {
 
 static int timeline_key(struct ui *u, int key)
 {
-	int r = key_dispatch(u, timeline_keys, key);
+	int r;
+
+	if (tl_of(u)->prompt)
+		return prompt_key(u, key);
+	r = key_dispatch(u, timeline_keys, key);
 
 	if (r >= 0)
 		return r;

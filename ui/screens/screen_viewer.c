@@ -4,11 +4,13 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/draw.h"
 #include "core/ui_priv.h"
 #include "panes/panes.h"
 #include "pipeline.h"
+#include "screens/viewer_copy.h"
 #include "screens/viewer_ews.h"
 #include "screens/viewer_header.h"
 #include "screens/viewer_save.h"
@@ -46,7 +48,7 @@ static void draw_sort_menu(struct ui *u)
 static void viewer_draw(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
-	char right[96];
+	char right[128], since[40];
 	const struct details *d = &v->det;
 
 	int hh = viewer_header_h(u), sh;
@@ -58,7 +60,18 @@ static void viewer_draw(struct ui *u)
 	details_draw(u, hh + sh, LINES - 1 - hh - sh);
 	if (v->menu)
 		draw_sort_menu(u);
-	snprintf(right, sizeof(right), "%s%s | sort %s %s | %zu/%zu",
+	since[0] = '\0';
+	if (v->chg_show && v->chg_valid) {
+		/* D: the figures are how much they moved since then */
+		time_t t = (time_t)v->chg.a->cap.taken_at_sec;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		snprintf(since, sizeof(since),
+			 "changes since %02d:%02d:%02d | ", tm.tm_hour,
+			 tm.tm_min, tm.tm_sec);
+	}
+	snprintf(right, sizeof(right), "%s%s%s | sort %s %s | %zu/%zu", since,
 		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
 		 : d->show_free ? "all+free"
@@ -71,6 +84,7 @@ static void viewer_draw(struct ui *u)
 		  right);
 	vsave_draw(u);
 	vews_draw(u);
+	vcopy_draw(u);
 }
 
 /* ---- actions ---- */
@@ -362,11 +376,21 @@ static const struct key_action viewer_keys[] = {
 	  "export the snapshot on screen: a format (text, csv, json, ...), "
 	  "then a file",
 	  vsave_export },
+	{ 'y', "y",
+	  "copy the cursor row's address, path or whole row to the "
+	  "terminal's clipboard (OSC 52, where the terminal allows it): a "
+	  "menu, a p r picks",
+	  vcopy_menu },
 	{ 'E', "E",
 	  "Empty Working Set: after a confirmation naming the process, the "
 	  "kernel pages out its private memory (process_madvise, Linux "
 	  "5.10); a new snapshot says how much Rss went down",
 	  vews_ask },
+	{ 'D', "D",
+	  "show changes: every figure shows how much it moved since the "
+	  "snapshot before (or the one marked A in the timeline); again, "
+	  "the figures (the rows that changed are marked either way)",
+	  changes_toggle },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },
 	{ 't', "t", "next colour theme", ui_next_theme },
@@ -407,6 +431,8 @@ static int viewer_key(struct ui *u, int key)
 		return vsave_key(u, key);
 	if (vews_open(u))
 		return vews_key(u, key);
+	if (vcopy_open(u))
+		return vcopy_key(u, key);
 	r = key_dispatch(u, viewer_keys, key);
 	if (r >= 0)
 		return r;
@@ -435,6 +461,11 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	/* a click answers no to Empty Working Set's question */
 	if (vews_open(u))
 		return vews_key(u, 0);
+	/* a click closes the copy menu */
+	if (vcopy_open(u)) {
+		v->cp_open = false;
+		return UI_DRAW;
+	}
 	/* the sort menu: a click on a sort picks it, elsewhere closes */
 	if (v->menu) {
 		v->menu = false;
@@ -535,8 +566,15 @@ static void viewer_snapshot_changed(struct ui *u,
 		v->sum_cur = SUM_TOTAL;
 		details_set_filter(&v->det, -1);
 	}
+	/* the rows of the new snapshot, then what it lacks of the one
+	 * compared with (the removed rows: made with the changes) */
+	changes_hide_removed(u);
 	details_reset(u, old);
 	changes_update(u, new_process ? NULL : old);
+	if (v->det.nremoved) {
+		v->det.tops_for.valid = false;
+		details_rebuild(u);
+	}
 	if (v->chg_valid && v->chg.n && u->scr == SCR_VIEWER) {
 		/* what changed, counted (the rows say which) */
 		static const int order[] = { VMS_CH_ADDED, VMS_CH_GROWN,

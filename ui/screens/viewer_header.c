@@ -156,7 +156,20 @@ static void draw_header(struct ui *u, bool compact)
 	 * the counts */
 	x = label_field(y, x + compact, "Taken", n, when);
 	if (s->cap.partial) {
+		static const char more[] = "... (! shows it)";
+		int room = COLS - x;
+
 		snprintf(buf, sizeof(buf), "partial: %s", s->cap.partial);
+		/* too long for the line: as much as fits, and where the rest
+		 * is (the notes have it whole) */
+		if (text_cols(buf) > room && room > (int)sizeof(more) + 10) {
+			int w = put_str(y, x, room - (int)sizeof(more) + 1,
+					theme_attr(EL_ERROR), buf, 0);
+
+			put_str(y, x + w, COLS - x - w, theme_attr(EL_ERROR),
+				more, 1);
+			return;
+		}
 		put_str(y, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
 		return;
 	}

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The diff screen as the viewer lists memory (issue 31 item 3), at
+200x60 and 80x24, on the changer target (between two snapshots it grows
+one region in place, shrinks one, unmaps one, makes one read-only and
+maps a new one): r, then T and Enter compare the two.
+
+Its rows are allocations, as the viewer's: with every row shown (c) the
+target's own image is one row, however many mappings the kernel has for
+it; a (regions) lists one row per group of regions the diff matched, so
+the image has a row per mapping. The columns are labelled: each figure's
+name (Committed; at 200 columns Total WS, Private and Size too) over its
+three columns, A, B and change, and Details last. The grown region's row
+says grown and its Committed change is the kernel's (/proc/PID/maps,
+before and after; every page is written). Right opens the image's row
+into its regions of A and B, one per mapping of the kernel's, each with
+the kernel's protection under Details (never a size there).
+"""
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "lib"))
+import tmuxdrive as D  # noqa: E402
+from tmuxdrive import T  # noqa: E402
+
+ROW = re.compile(r"^([+\-]) (\w+) +([0-9a-f]{16}) ")
+REG = re.compile(r"^    ([AB]) ([0-9a-f]{16})-([0-9a-f]{16}) ")
+
+
+def status(scr):
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def ready(s):
+    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+
+
+def delta_text(d):
+    return ("+" if d > 0 else "-") + D.size_text(abs(d))
+
+
+def rows(scr):
+    return [ln for ln in scr.splitlines() if ROW.match(ln)]
+
+
+def one(w, h):
+    what = "%dx%d" % (w, h)
+    p, line = T.start([T.target("changer")])
+    f = T.ready_fields(line)
+    exe = os.path.realpath(T.target("changer"))
+    image = [m for m in T.maps(p.pid) if m["path"] == exe]
+    grow0 = next(m["end"] - m["start"] for m in T.maps(p.pid)
+                 if m["start"] == f["grow"])
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h,
+                env={"NO_COLOR": "1"})
+    tm.wait_for(ready, timeout=120)
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    done = T._line_by(p, time.time() + 60)
+    T.ok(done and done.startswith("changed"), "%s: the target changed"
+         % what, done)
+    grow1 = next(m["end"] - m["start"] for m in T.maps(p.pid)
+                 if m["start"] == f["grow"])
+    tm.keys("r")
+    tm.wait_for(lambda s: "new snapshot" in status(s), timeout=120)
+    tm.keys("T")
+    tm.wait_for("2 snapshots")
+    tm.keys("Enter")
+    scr = tm.wait_for(lambda s: "vmscope  diff" in s and rows(s))
+    lines = scr.splitlines()
+    k = next((i for i, ln in enumerate(lines)
+              if re.match(r"^  Change +Address +Type ", ln)), None)
+    head1, head2 = (lines[k - 1], lines[k]) if k else ("", "")
+    names = ["Committed"] + (["Total WS", "Private", "Size"]
+                             if w >= 160 else [])
+    T.ok(k and all(n in head1 for n in names) and
+         len(re.findall(r"\bA +B +change\b", head2)) == len(names) and
+         head2.rstrip().endswith("Details"),
+         "%s: the columns are labelled: %s, each over A, B and change; "
+         "Details last" % (what, ", ".join(names)), "%s\n%s"
+         % (head1, head2))
+    grow = next((ln for ln in rows(scr)
+                 if ROW.match(ln).group(3) == "%016x" % f["grow"]), "")
+    want = delta_text(grow1 - grow0)
+    T.ok(ROW.match(grow or "x x 0000000000000000 ") and
+         ROW.match(grow).group(2) == "grown" and
+         re.search(r"Private Data +\S+ \S +\S+ \S +%s\b" % re.escape(want),
+                   grow),
+         "%s: the grown region's row: grown, Committed %s (maps: %d -> %d)"
+         % (what, want, grow0, grow1), grow)
+
+    # every row (c): the image is one row
+    tm.keys("c")
+    scr = tm.wait_for(lambda s: re.search(r"all \| \d+/\d+\s*$",
+                                          status(s)))
+    mine = [ln for ln in rows(scr) if ln.rstrip().endswith(exe) or
+            (w < 120 and " Image " in ln and
+             ROW.match(ln).group(3) == "%016x" % image[0]["start"])]
+    T.ok(len(image) >= 2 and len(mine) == 1 and " same " in mine[0],
+         "%s: the target's image (%d mappings) is one row, the same" %
+         (what, len(image)), "\n".join(mine))
+    # its regions, A's and B's, one per mapping, the protection under
+    # Details
+    at = rows(scr).index(mine[0]) if mine else 0
+    tm.keys("Home", *(["Down"] * at), "Right")
+    # (at 80x24 the list shows 7 rows: A's regions and the first of B's)
+    scr = tm.wait_for(lambda s: len([ln for ln in s.splitlines()
+                                     if REG.match(ln)]) > len(image))
+    regs = [ln for ln in scr.splitlines() if REG.match(ln)]
+    want_a = [("A", "%016x" % m["start"], "%016x" % m["end"]) for m in image]
+    want_b = [("B",) + r[1:] for r in want_a]
+    got = [REG.match(ln).groups() for ln in regs]
+    T.ok(len(got) > len(image) and got == (want_a + want_b)[:len(got)],
+         "%s: Right opens it into its %d regions of A, then of B, the "
+         "kernel's (%d shown)" % (what, len(image), len(got)),
+         "\n".join(regs))
+    if w >= 120:
+        perms = [re.search(r" ([r-][w-][x-][ps]) ", ln[X_DETAILS(w):])
+                 for ln in regs]
+        T.ok(len(perms) == 2 * len(image) and
+             all(pm and pm.group(1) == m["perms"]
+                 for pm, m in zip(perms, image + image)),
+             "%s: each region's protection, the kernel's, under Details"
+             % what, "\n".join(regs))
+    tm.keys("Left", "a")
+    scr = tm.wait_for(lambda s: "regions: all" in status(s))
+    starts = set("%016x" % m["start"] for m in image)
+    mine = [ln for ln in rows(scr) if ROW.match(ln).group(3) in starts]
+    T.ok(len(mine) == len(image),
+         "%s: a: a row per group of regions: the image's %d mappings"
+         % (what, len(image)), "\n".join(mine))
+    tm.kill()
+    T.kill(p)
+
+
+def X_DETAILS(w):
+    """Where Details begins: after the type and the figures' groups."""
+    n = 1
+    while n < 4 and 41 + (n + 1) * 25 + 14 <= w:
+        n += 1
+    return 41 + n * 25
+
+
+def run(tmp):
+    one(200, 60)
+    one(80, 24)
+
+
+def main():
+    D.run_in_tmp("the diff screen in tmux", run)
+
+
+main()
