@@ -398,9 +398,13 @@ static int read_original(const struct vms_capture_opts *o,
 /* Whether the address space of the target as opened at the start (memfd)
  * is gone while the target lives (not exiting): it executed a new program.
  * A read through /proc/PID/mem opened before then returns 0 bytes, where a
- * live one fails with EIO. An exec that was under way when the error came
- * (waiting in de_thread for the other threads to go) is waited for up to
- * ms. */
+ * live one fails with EIO. An exec under way when the error came is
+ * waited for up to ms: while a thread other than the main one execs, the
+ * main thread is killed first (de_thread) and /proc/PID shows it exiting,
+ * the old address space still there; then the exec's thread takes PID
+ * over with the new one. Exiting is therefore no answer until ms have
+ * passed: a process that really exits stays exiting (a zombie until
+ * reaped) with no address space, and is gone once reaped. */
 static bool executed(int memfd, pid_t pid, int ms)
 {
 	int i;
@@ -409,9 +413,9 @@ static bool executed(int memfd, pid_t pid, int ms)
 		struct timespec ts = { 0, 1000000 };
 		char c;
 
-		if (pread(memfd, &c, 1, 0) == 0)
-			return !procfs_pid_exiting(pid);
-		if (kill(pid, 0) < 0 || procfs_pid_exiting(pid))
+		if (pread(memfd, &c, 1, 0) == 0 && !procfs_pid_exiting(pid))
+			return true;
+		if (kill(pid, 0) < 0)
 			return false;
 		nanosleep(&ts, NULL);
 	}
