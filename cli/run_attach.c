@@ -122,10 +122,12 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 		ob_printf(o,
 			  "\nAttached:    the malloc and mmap families, the "
 			  "tracer injected (%ld GOT entries redirected, put "
-			  "back at the end; stopped %llu us, and %llu us "
-			  "before for the heap walk)\n",
-			  h->got, (unsigned long long)h->held_us,
-			  (unsigned long long)h->walk_us);
+			  "back at the end; stopped %llu us",
+			  h->got, (unsigned long long)h->held_us);
+		if (h->walk_us)
+			ob_printf(o, ", and %llu us before for the heap walk",
+				  (unsigned long long)h->walk_us);
+		OB_LIT(o, ")\n");
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
 		OB_LIT(o, "Injected:    no, the heap is not traced: ");
@@ -293,6 +295,13 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	}
 	if (tracer_new(&tr, &to, &err) < 0 ||
 	    tracer_attached(tr, pid, path, sizeof(path)) < 0) {
+		snprintf(h->why, sizeof(h->why), "%s", err.msg);
+		tracer_free(tr);
+		return 1;
+	}
+	/* the walk only where the injection can be made: it costs the
+	 * process a fork's stop and a clone for the capture */
+	if (inject_lib_check(pid, &err) < 0) {
 		snprintf(h->why, sizeof(h->why), "%s", err.msg);
 		tracer_free(tr);
 		return 1;

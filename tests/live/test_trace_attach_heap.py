@@ -41,6 +41,9 @@ GOT entries redirected (trace/attach.c), put back at the end.
     thread stopped, and its answers to the same commands are those of an
     untraced run; attached again (a vmscope taking over the entries left
     redirected by the dead one, or a new attach), its trace is exact.
+  - A process stopped by SIGSTOP, its main thread alive or exited (a
+    zombie leader, live threads): refused before anything is done to it
+    (no injection, no heap walk), left stopped with no library mapped.
 x86_64 only (the injection's); skipped elsewhere.
 """
 import json
@@ -340,6 +343,63 @@ def killed(plain, rng):
          "again exactly" % TRIALS, bad)
 
 
+def all_stopped(pid):
+    return all(T.proc_state(pid, t) in "tTZ" for t in T.tids(pid)) and \
+        any(T.proc_state(pid, t) in "tT" for t in T.tids(pid))
+
+
+def mapped_tracer(pid):
+    """Whether any live thread's maps show the tracer library."""
+    for t in T.tids(pid):
+        try:
+            with open("/proc/%d/task/%d/maps" % (pid, t)) as f:
+                if "libvmstrace" in f.read():
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def stopped():
+    """A process stopped (SIGSTOP) is refused before anything is done to
+    it, its main thread alive or exited (hostile_target "threads": the
+    leader a zombie, 80 threads running): not injected, the reason said,
+    no heap walk (no capture, no clone), still stopped, no library mapped;
+    it runs on after SIGCONT."""
+    for what, argv, main_exited in (
+            ("stopped", [T.target("heap_attach")], False),
+            ("stopped, its main thread exited",
+             [T.target("hostile_target"), "threads"], True)):
+        p, _ = T.start(argv)
+        if main_exited and not poll(lambda: T.proc_state(p.pid) == "Z"):
+            T.ok(False, "%s: the main thread exits" % what)
+            T.kill(p)
+            continue
+        os.kill(p.pid, signal.SIGSTOP)
+        poll(lambda: all_stopped(p.pid))
+        r = subprocess.run([T.VMSCOPE, "--trace", "--duration=1", "-e",
+                            "json", str(p.pid)], capture_output=True,
+                           timeout=300)
+        why = "it is stopped"
+        if r.returncode == 0:
+            d = json.loads(r.stdout)
+            a = d.get("attach", {})
+            T.ok(a.get("injected") is False and why in a.get("why", "") and
+                 d["trace"].get("before") is None,
+                 "%s: not injected, the reason said, no heap walk" % what,
+                 a)
+        else:  # the kernel's trace refused too (no root)
+            T.ok(why.encode() in r.stderr, "%s: not injected, the reason "
+                 "said" % what, r.stderr)
+        T.ok(all_stopped(p.pid) and not mapped_tracer(p.pid) and
+             untraced_now(p.pid), "%s: left as it was: stopped, untraced, "
+             "no library mapped" % what)
+        os.kill(p.pid, signal.SIGCONT)
+        T.ok(poll(lambda: no_thread_stopped(p.pid)), "%s: it runs on after "
+             "SIGCONT" % what)
+        T.kill(p)
+
+
 def busy(plain):
     """No thread in a system call (it spins in user code): refused after
     the bounded tries, the reason said, the maps traced from the kernel
@@ -419,6 +479,7 @@ def main():
     traced_run(plain)
     again(plain)
     busy(plain)
+    stopped()
     killed(plain, T.rng())
     T.done()
 

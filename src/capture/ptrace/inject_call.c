@@ -412,13 +412,45 @@ static bool stopped(pid_t pid)
 	size_t n;
 	bool st = false;
 
-	if (procfs_read_pid(pid, "stat", &b, &n) < 0)
+	/* a live thread's state when the main one has exited (its own
+	 * says Z): a group stop stops every thread */
+	if (procfs_read_pid(procfs_mm_pid(pid), "stat", &b, &n) < 0)
 		return false;
 	at = memrchr(b, ')', n);
 	if (at && at + 2 < b + n)
 		st = at[2] == 'T' || at[2] == 't';
 	free(b);
 	return st;
+}
+
+/* What can be known without stopping pid: refused while it is stopped;
+ * its libc's dlopen and dlsym found (t filled, its maps the caller's to
+ * free). */
+static int precheck(pid_t pid, struct target *t, struct vms_error *err)
+{
+	if (stopped(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "cannot load the tracer into process %d: "
+				     "it is stopped (SIGSTOP, or a debugger "
+				     "holds it); it is left so",
+				     (int)pid);
+	if (read_target(pid, t, err) < 0) {
+		vms_snapshot_free(t->maps);
+		t->maps = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int inject_lib_check(pid_t pid, struct vms_error *err)
+{
+	struct target t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = precheck(pid, &t, err);
+	vms_snapshot_free(t.maps);
+	return rc;
 }
 
 static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
@@ -433,16 +465,9 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
-	if (stopped(pid))
-		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
-				     "cannot load the tracer into process %d: "
-				     "it is stopped (SIGSTOP, or a debugger "
-				     "holds it); it is left so",
-				     (int)pid);
-	if (read_target(pid, &t, err) < 0) {
-		vms_snapshot_free(t.maps);
+	memset(&t, 0, sizeof(t));
+	if (precheck(pid, &t, err) < 0)
 		return -1;
-	}
 	procfs_mm_path(pid, "mem", path, sizeof(path));
 	mem = open(path, O_RDWR | O_CLOEXEC);
 	if (mem < 0) {
@@ -483,6 +508,36 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 }
 
 #else
+
+/* What can be known without stopping pid: refused while it is stopped;
+ * its libc's dlopen and dlsym found (t filled, its maps the caller's to
+ * free). */
+static int precheck(pid_t pid, struct target *t, struct vms_error *err)
+{
+	if (stopped(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "cannot load the tracer into process %d: "
+				     "it is stopped (SIGSTOP, or a debugger "
+				     "holds it); it is left so",
+				     (int)pid);
+	if (read_target(pid, t, err) < 0) {
+		vms_snapshot_free(t->maps);
+		t->maps = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int inject_lib_check(pid_t pid, struct vms_error *err)
+{
+	struct target t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = precheck(pid, &t, err);
+	vms_snapshot_free(t.maps);
+	return rc;
+}
 
 static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	       struct vms_error *err)
