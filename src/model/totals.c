@@ -288,6 +288,19 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 		uint64_t lo = k->pss > sh ? k->pss - sh : 0;
 		uint64_t hi = k->pss + sh + (uint64_t)s->nregions * 1024;
 
+		uint64_t kpriv = k->private_clean + k->private_dirty;
+		uint64_t dpriv =
+			pc + pd > kpriv ? pc + pd - kpriv : kpriv - (pc + pd);
+
+		/* a page moves between private and shared only by its
+		 * mappers: never by more than is shared */
+		if (dpriv > sh) {
+			snprintf(why, n,
+				 "Private: regions %llu K, smaps_rollup %llu K",
+				 (unsigned long long)((pc + pd) >> 10),
+				 (unsigned long long)(kpriv >> 10));
+			return 0;
+		}
 		if (pss < lo || pss > hi) {
 			snprintf(why, n,
 				 "Pss: regions %llu K, smaps_rollup "

@@ -322,6 +322,13 @@ static void test_rollup_check(void)
 	ok(totals_check_rollup(s, why, sizeof(why)) == 1 &&
 	       strstr(why, "the sharing moved"),
 	   "rollup check: moved sharing agrees, and says so (%s)", why);
+	/* Private off by more than all that is shared: not sharing */
+	s->rollup.private_clean += 64 * KIB;
+	ok(totals_check_rollup(s, why, sizeof(why)) == 0 &&
+	       !strncmp(why, "Private: ", 9),
+	   "rollup check: Private off by more than all that is shared (%s)",
+	   why);
+	s->rollup.private_clean -= 64 * KIB;
 	s->rollup.pss = a->c.pss + b->c.pss + 40 * KIB;
 	ok(totals_check_rollup(s, why, sizeof(why)) == 0 &&
 	       !strncmp(why, "Pss: ", 5),
