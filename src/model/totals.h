@@ -37,8 +37,8 @@ void totals_region_move(struct vms_snapshot *s, size_t i, int sign);
  * Swap exactly; Pss within the rounding smaps does per region (under 1 KiB
  * each) and Private and Shared exactly, or, when those moved, Pss and
  * Private each within the shared total (a shared page's Pss and its
- * private-or-shared side
- * follow its other mappers, which change it while the target is frozen).
+ * private-or-shared side follow its other mappers, which change them
+ * while the target is frozen).
  * Returns 1 when they agree (why is "agrees", or says how the sharing
  * moved), 0 when they do not (why says which figure and by how much: the
  * process changed while it was read; or, after a fast freeze that found
