@@ -276,6 +276,7 @@ static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
 	uint64_t page = w->in->page_size ? w->in->page_size : 4096;
 	uint64_t want = r->hblks - r->nmmapped;
 	uint64_t bytes = r->hblkhd - r->mmapped_found, got = 0, read = 0;
+	uint64_t span = 0;
 	size_t i, n0 = r->nmmapped;
 	unsigned char pres[512];
 
@@ -307,10 +308,26 @@ static int mmapped_inside(struct walk *w, const struct glibc_seg *found,
 				at = p;
 				batch = left < sizeof(pres) ? left
 							    : sizeof(pres);
+				/* absent pages cost a look each too: the
+				 * address space looked at is bounded */
+				if ((span += batch * page) >
+				    GLIBC_MMAPPED_SPAN) {
+					w->mmapped_bound = true;
+					i = 0;
+					break;
+				}
 				if (!w->mem->present ||
 				    w->mem->present(w->mem->ctx, at,
 						    (size_t)batch, pres) < 0)
 					memset(pres, 1, (size_t)batch);
+			}
+			if (!pres[(p - at) / page]) { /* to the next present */
+				uint64_t k = (p - at) / page;
+
+				while (k < batch && !pres[k])
+					k++;
+				p = at + k * page;
+				continue;
 			}
 			if (pres[(p - at) / page] &&
 			    (read += page) > GLIBC_MMAPPED_SEARCH) {

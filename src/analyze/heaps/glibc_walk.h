@@ -46,6 +46,10 @@
 /* Bytes of present pages the search for mmapped chunks inside regions
  * merged with other memory reads at most (a page each: 1 MiB reads). */
 #define GLIBC_MMAPPED_SEARCH (1ull << 30)
+/* ... and the address space looked at for them, present or not (a
+ * terabyte reserved and merged with a chunk would be 2^28 pages to look
+ * at: seconds of a target held still) */
+#define GLIBC_MMAPPED_SPAN (64ull << 30)
 /* Arenas followed at most (glibc makes 8 per CPU by default). */
 #define GLIBC_MAX_ARENAS 4096
 
