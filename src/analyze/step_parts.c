@@ -6,7 +6,9 @@
  * CPython (its obmalloc arenas: managed heap, adjacent arenas one part)
  * and glibc's mmapped chunks that the malloc step located (heap, a part a
  * chunk, "glibc malloc (mmapped chunk)"; a region they fill whole is
- * typed heap by that step already). A part's size and committed bytes are
+ * typed heap by that step already; only where the pages can be told:
+ * from a file or a core, without page tables, a part's figures would be
+ * its size's share of the region's, a guess, and the region stays whole). A part's size and committed bytes are
  * the piece's (each is mapped whole), its Rss the pages of its range
  * present in RAM, its Swap the pages in swap, its private resident bytes
  * those present pages the process alone maps (the source's page tables:
@@ -279,6 +281,18 @@ static int step_parts_run(struct vms_snapshot *s, unsigned have,
 			free(me.buf);
 			me.buf = NULL;
 		}
+	}
+	if (!me.buf) {
+		/* no page tables (a snapshot file, a core): a managed
+		 * entry's kept resident bytes make its parts' figures; a
+		 * glibc chunk has none, and a part figured by its size
+		 * would be a guess: the region stays whole, as captured */
+		size_t k = 0;
+
+		for (i = 0; i < p.n; i++)
+			if (p.v[i].m)
+				p.v[k++] = p.v[i];
+		p.n = k;
 	}
 	for (i = 0; i < s->nregions && at < p.n; i++) {
 		struct vms_region *r = &s->regions[i];

@@ -244,10 +244,10 @@ static void test_core(void)
 	vms_snapshot_free(s);
 }
 
-/* The parts step on glibc's mmapped chunks (no memory: apportioned by
- * size): two adjacent chunks inside a 100-page region are two Heap parts
- * with their bounds; a chunk filling a region something named stays as
- * it was. */
+/* The parts step on glibc's mmapped chunks without memory (a snapshot
+ * file, a core: no page tables to tell a chunk's pages): a part's figures
+ * would be its size's share of the region's, a guess, so the regions stay
+ * whole, as captured (test_heap.py splits them live, measured). */
 static void test_step_glibc(void)
 {
 	struct vms_snapshot *s = vms_snapshot_new();
@@ -270,29 +270,17 @@ static void test_step_glibc(void)
 	g.nmmapped = 3;
 	s->glibc = &g;
 	ok(vms_step_parts.run(s, 0, &err) == 0, "parts step: glibc's chunks");
-	ok(r->nchildren == 2 && r->type == VMS_T_PRIVATE_DATA &&
-		   r->children[0].part->type == VMS_T_HEAP &&
-		   r->children[1].part->type == VMS_T_HEAP &&
-		   r->children[0].start == chunks[0].start &&
-		   r->children[0].end == chunks[0].end &&
-		   r->children[1].start == chunks[1].start &&
-		   r->children[1].end == chunks[1].end &&
-		   strcmp(r->children[0].name, VMS_MMAPPED_CHUNK) == 0 &&
-		   r->detail && strncmp(r->detail, "holds ", 6) == 0,
-	   "parts step: a Heap part a chunk, the region private data that "
-	   "holds them");
-	ok(r->children[0].part->c.rss == 20 * PG &&
-		   vms_region_committed(r->children[0].part) == 20 * PG,
-	   "parts step: not measured, a chunk's Rss the region's by size, "
-	   "committed whole");
+	ok(r->nchildren == 0 && r->type == VMS_T_PRIVATE_DATA &&
+		   r->c.rss == 100 * PG,
+	   "parts step: without memory a region holding chunks stays whole, "
+	   "its figures as read");
 	ok(named->nchildren == 0 && named->type == VMS_T_PRIVATE_DATA &&
 		   strcmp(named->detail, "somebody's") == 0,
 	   "parts step: a chunk in a region something named leaves it be");
 	totals_set_user_range(s, 0x10000, 0x7ffffffff000ull);
 	totals_compute(s);
-	ok(s->types[VMS_T_HEAP].size == 25 * PG &&
-		   s->types[VMS_T_HEAP].blocks == 2,
-	   "parts step: the Heap row is the two chunks");
+	ok(s->types[VMS_T_HEAP].size == 0,
+	   "parts step: no Heap row made of guesses");
 	s->glibc = NULL;
 	vms_snapshot_free(s);
 }
