@@ -5,13 +5,14 @@
 # first argument, default build/freshroot), adds git, ca-certificates and
 # make (the README's reader has the tree from `git clone`, over https, and
 # its commands are make's; sudo is not added: they run as root here, and
-# scripts/deps.sh needs sudo only for a user), mounts /proc, /sys (with
-# what the host mounts under it: cgroups, tracefs, bpffs, debugfs), /dev
-# and /dev/pts, and a /dev/shm of its own, puts a clean clone of this
-# tree's HEAD (git clone, not the work tree's files) in /src/vmscope, and
-# runs there, as root in chroot, without a terminal: `make demo` (which
-# installs what scripts/deps.sh lists, then builds), then `CI=true make
-# check`, each pass of it timed (its build and its tests apart).
+# scripts/deps.sh needs sudo only for a user), mounts the root on itself,
+# /proc, /sys (with what the host mounts under it: cgroups, tracefs, bpffs,
+# debugfs), /dev and /dev/pts, and a /dev/shm of its own, puts a clean
+# clone of this tree's HEAD (git clone, not the work tree's files) in
+# /src/vmscope, and runs there, as root in chroot, without a terminal:
+# `make demo` (which installs what scripts/deps.sh lists, then builds),
+# then `CI=true make check`, each pass of it timed (its build and its
+# tests apart).
 # On exit, failure or Ctrl-C every process left in the root is killed by
 # its pid and everything mounted under it unmounted; nothing outside DIR
 # is written (the root's apt is told not to start services: policy-rc.d).
@@ -136,6 +137,10 @@ else
 	say "debootstrap took $(since "$t")"
 fi
 
+# the root a mount of its own, as / is on a machine: unshare -m (test_cli,
+# test_fork_pidns) makes / private, which fails on a directory that is not
+# a mount point
+mount --bind "$root" "$root" && mount --make-private "$root" || exit 1
 mount -t proc proc "$root/proc" || exit 1
 bind --rbind sys || exit 1
 bind --bind dev || exit 1
