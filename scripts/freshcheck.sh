@@ -229,7 +229,7 @@ t=$(date +%s)
 say "CI=true make check${VMSCOPE_FRESH_PASS:+, pass $VMSCOPE_FRESH_PASS}" \
 	"${TESTS:+(TESTS=$TESTS)}"
 {
-	inroot CI=true TESTS="${TESTS:-}" "cd /src/vmscope && $check" 2>&1
+	inroot CI=true TESTS="${TESTS:-}" sh -c "cd /src/vmscope && $check" 2>&1
 	echo $? >"$dir/check.rc"
 } | timer &
 wait $!
