@@ -12,6 +12,8 @@
 #   make deb        the Debian package, build/deb/vmscope_VERSION_ARCH.deb
 #   make debroot    the Debian 12 root test_deb installs it into (once)
 #   make check-unpriv  the hostile-target suite as an unprivileged user
+#   make freshcheck demo and check in a fresh Debian 12 root (debootstrap;
+#                   FRESHROOT=DIR, default build/freshroot; about 50 min)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -154,7 +156,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps nodes tests format deb debroot check-unpriv FORCE
+	deps nodes tests format deb debroot check-unpriv freshcheck FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -406,6 +408,14 @@ check-unpriv: tests
 debroot:
 	sh scripts/debroot.sh
 
+# freshcheck: the README's `make demo` and `make check` in a Debian 12 root
+# made afresh with debootstrap, from a clean clone of HEAD, each pass
+# timed (scripts/freshcheck.sh says what it installs and mounts); root
+# only, about 50 min.
+FRESHROOT ?= build/freshroot
+freshcheck:
+	sh scripts/freshcheck.sh $(FRESHROOT)
+
 # deb: the Debian package from debian/ (debhelper), built in a copy of the
 # tree (build/deb/vmscope-VERSION: the package's PREFIX=/usr build never
 # mixes with this tree's), its debian/changelog written from VERSION (the
@@ -444,8 +454,11 @@ format:
 		$(wildcard $(UI_DIRS:%=%/*.[ch])) cli/*.c cli/*.h link/*.c trace/*.c trace/*.h
 
 clean:
-	rm -rf build build-san build-fuzz vmscope vmscope-san
+	@# (not through a mount a root under build/ may have left: /dev, /sys)
+	rm -rf --one-file-system build build-san build-fuzz vmscope vmscope-san
 
-# (not the package's staged tree nor the Debian root test_deb keeps there)
+# (not the package's staged tree, the Debian root test_deb keeps there nor
+# the fresh root of make freshcheck)
 -include $(shell find $(B) -path $(B)/deb -prune -o -path $(B)/debroot \
-	-prune -o -name '*.d' -type f -print 2>/dev/null)
+	-prune -o -path build/freshroot -prune -o -name '*.d' -type f -print \
+	2>/dev/null)

@@ -4,9 +4,9 @@
 # only when it has something to install.
 #
 # Every program a test runs is here with the test that runs it, so that
-# `make check` passes in a fresh Debian 12 root (debootstrap, then this):
-# grep tests/ for subprocess, shutil.which, popen and system when adding
-# one. The rest they run (sh, sleep, true, cat, rm, timeout, env, grep,
+# `make check` passes in a fresh Debian 12 root (debootstrap, then this;
+# `make freshcheck` tries it): grep tests/ for subprocess, shutil.which,
+# popen and system when adding one. The rest they run (sh, sleep, true, cat, rm, timeout, env, grep,
 # sed, mktemp) is in Debian's essential packages (dash, coreutils, grep,
 # sed, util-linux, libc-bin), always there.
 set -e

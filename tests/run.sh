@@ -7,7 +7,8 @@
 #   tests/live/*.py         live tests against real processes (python3)
 #   tests/code/*.py         checks on the code itself (layering by nm)
 #   tests/tui/*.py          the viewer driven in tmux
-# Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh
+# Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh; to
+# several, blank-separated: TESTS="live/test_snap code/test_format"
 # CODE_CHECKS=0 leaves out tests/code/ (make check's second pass: they
 # read the sources and symbols, the same on both builds).
 # A randomised test prints "# seed N"; VMSCOPE_SEED=N runs it again with it.
@@ -22,9 +23,17 @@ pass=0 fail=0 skip=0 failed_tests=""
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
+wanted() {
+	[ -z "${TESTS:-}" ] && return 0
+	for pat in $TESTS; do
+		case "$1" in *"$pat"*) return 0 ;; esac
+	done
+	return 1
+}
+
 run_one() {
 	name=$1; shift
-	case "$name" in *"${TESTS:-}"*) ;; *) return ;; esac
+	wanted "$name" || return
 	out="$log/out"
 	printf '== %s\n' "$name"
 	t0=$(date +%s)

@@ -9,6 +9,7 @@ import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,6 +137,31 @@ def start_asleep(argv, timeout=300, **kw):
     if proc_state(p.pid) != "S":
         raise RuntimeError("%s not asleep in %ss" % (argv[0], timeout))
     return p, ""
+
+
+def foreign_ns_path():
+    """How the kernel names, to this process, a file a process in another
+    mount namespace (unshare -m, a copy of this one) runs: None when by
+    the path this process sees (a machine's /), else that name (in a
+    chroot the kernel names it from the namespace's own root, the chroot's
+    directory and all, which neither this process nor vmscope can open)."""
+    exe = os.path.realpath(shutil.which("sleep") or "/bin/sleep")
+    p, _ = start(["unshare", "-m", "--propagation", "private", exe, "60"],
+                 ready=False)
+    seen = ""
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                seen = os.readlink("/proc/%d/exe" % p.pid)
+            except OSError:
+                break
+            if os.path.basename(seen) == os.path.basename(exe):
+                break
+            time.sleep(0.005)
+    finally:
+        kill(p)
+    return None if seen == exe else seen
 
 
 def kill(p):

@@ -124,6 +124,11 @@ def namespaces(tmp):
                            capture_output=True)
     if probe.returncode != 0:
         return T.skip("namespaces", "unshare -m -p not permitted here")
+    seen = T.foreign_ns_path()
+    if seen:
+        return T.skip("namespaces", "the kernel names another mount "
+                      "namespace's files from its root (%s): a chroot?"
+                      % seen)
     p, _ = T.start(["unshare", "-m", "-p", "-f", "--propagation", "private",
                     "sh", "-c", script])
     pid = 0
