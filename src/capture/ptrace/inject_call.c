@@ -26,6 +26,12 @@
 #include "linux/smaps.h"
 #include "model/snapshot.h"
 
+/* What to call: dlopen(lib), then fn(arg) of it. */
+struct job {
+	const char *lib, *fn, *arg;
+	bool load;
+};
+
 #if defined(__x86_64__)
 
 /* The return address of every call: below mmap_min_addr, never mapped. */
@@ -308,11 +314,6 @@ static int put_str(int mem, uint64_t at, const char *s)
 	return pwrite(mem, s, n, (off_t)at) == (ssize_t)n ? 0 : -1;
 }
 
-struct job {
-	const char *lib, *fn, *arg;
-	bool load;
-};
-
 /* Borrows tid (saved registers at its interrupt stop) for the three
  * calls, and puts it back. */
 static int borrow(pid_t pid, int mem, pid_t tid,
@@ -509,34 +510,12 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 
 #else
 
-/* What can be known without stopping pid: refused while it is stopped;
- * its libc's dlopen and dlsym found (t filled, its maps the caller's to
- * free). */
-static int precheck(pid_t pid, struct target *t, struct vms_error *err)
-{
-	if (stopped(pid))
-		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
-				     "cannot load the tracer into process %d: "
-				     "it is stopped (SIGSTOP, or a debugger "
-				     "holds it); it is left so",
-				     (int)pid);
-	if (read_target(pid, t, err) < 0) {
-		vms_snapshot_free(t->maps);
-		t->maps = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 int inject_lib_check(pid_t pid, struct vms_error *err)
 {
-	struct target t;
-	int rc;
-
-	memset(&t, 0, sizeof(t));
-	rc = precheck(pid, &t, err);
-	vms_snapshot_free(t.maps);
-	return rc;
+	return vms_error_set(err, VMS_ERR_USAGE, ENOSYS,
+			     "cannot load the tracer into process %d: this "
+			     "version injects on x86_64 only",
+			     (int)pid);
 }
 
 static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
