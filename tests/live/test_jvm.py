@@ -155,7 +155,10 @@ def check(label, pid, extra, ccp=True):
         return
     jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
     if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
-                snap["managed"]):
+                (snap["managed"], snap["capture"].get("missing"),
+                 snap["capture"].get("partial"),
+                 [(r["start"], r["end"], r["path"]) for r in snap["regions"]
+                  if r.get("path") and "hsperf" in r["path"]])):
         return
     m = jvm[0]
     start, end = T.hexint(m["start"]), T.hexint(m["end"])
