@@ -22,9 +22,7 @@ ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) (\S.{11}) +(\S+ [BKMGT])")
 UNITS = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def tops(scr):

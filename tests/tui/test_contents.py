@@ -33,9 +33,7 @@ def region_start(pid, addr):
     return None
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def to_region(tm, start):

@@ -29,9 +29,7 @@ ROW = re.compile(r"^([+\-]) (\w+) +([0-9a-f]{16}) ")
 REG = re.compile(r"^    ([AB]) ([0-9a-f]{16})-([0-9a-f]{16}) ")
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(s):

@@ -26,9 +26,7 @@ from tmuxdrive import T  # noqa: E402
 SIZE = r"(?:\d+(?:\.\d)? [BKMGTPE]|-)"
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(s):

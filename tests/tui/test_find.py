@@ -19,9 +19,7 @@ from tmuxdrive import T  # noqa: E402
 ROW = re.compile(r"^([+\- ]) +([0-9a-f]{16}) ")
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def match_no(scr):

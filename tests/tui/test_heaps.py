@@ -29,9 +29,7 @@ from tmuxdrive import T  # noqa: E402
 NUM = r"(\d+|-)"
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def malloc_info(path):

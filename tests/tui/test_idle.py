@@ -62,9 +62,7 @@ def addrs(scr):
             (ROW.match(l) for l in scr.splitlines()) if m]
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def run(tmp):

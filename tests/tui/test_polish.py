@@ -22,9 +22,7 @@ ESC = re.compile(r"\x1b\[[0-9;]*m")
 ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) (.{12})")
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def counts(scr):

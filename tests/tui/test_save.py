@@ -23,9 +23,7 @@ import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(s):

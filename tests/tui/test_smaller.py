@@ -21,21 +21,14 @@ from tmuxdrive import T  # noqa: E402
 TAKEN = re.compile(r"\d\d:\d\d:\d\d")
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(s):
     return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
 
 
-def row_at(scr, addr):
-    key = "%016x " % addr
-    for ln in scr.splitlines():
-        if ln[2:2 + len(key)] == key:
-            return ln
-    return None
+row_at = D.row_at
 
 
 def memfd(w, h, p, f):

@@ -23,9 +23,7 @@ TYPES = ["image", "mapped_file", "shareable", "heap", "managed_heap",
          "stack", "private_data", "page_table", "free"]
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def addrs(scr):

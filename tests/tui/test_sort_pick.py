@@ -24,9 +24,7 @@ MENU = ["Address", "Size", "Committed", "Total WS", "Private WS", "Prot",
         "Details", "Type"]
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def heading(scr):

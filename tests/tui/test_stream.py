@@ -38,9 +38,7 @@ def to_bytes(t):
     return float(m.group(1)) * UNITS[m.group(2)] if m else None
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def total_row(scr):

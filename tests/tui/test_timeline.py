@@ -24,9 +24,7 @@ from tmuxdrive import T  # noqa: E402
 ADDED = {"mono": "\x1b[0;1;4m", "light": "48;5;157"}
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(scr):

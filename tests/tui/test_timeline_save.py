@@ -22,9 +22,7 @@ from tmuxdrive import T  # noqa: E402
 NAME = re.compile(r"^\d{8}T\d{6}\.\d{3}Z-pid(\d+)\.vms$")
 
 
-def status(scr):
-    lines = scr.splitlines()
-    return lines[-1] if lines else ""
+status = D.status
 
 
 def ready(s):

@@ -214,6 +214,21 @@ def _cleanup():
 atexit.register(_cleanup)
 
 
+def status(scr):
+    """The screen's last line (the status line)."""
+    lines = scr.splitlines()
+    return lines[-1] if lines else ""
+
+
+def row_at(scr, addr):
+    """The viewer's details row whose address is addr, or None."""
+    key = "%016x " % addr
+    for ln in scr.splitlines():
+        if ln[2:2 + len(key)] == key:
+            return ln
+    return None
+
+
 def row_of(scr, needle):
     for line in scr.splitlines():
         if needle in line:
