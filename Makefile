@@ -267,6 +267,9 @@ bench: deps
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/bench/run.sh
 
 FUZZ_SECONDS ?= 60
+# what a harness finds (crash-, leak-, slow-unit- files) goes to build-fuzz/,
+# not the top of the tree
+FUZZ_ART := -artifact_prefix=build-fuzz/
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 \
 	-fsanitize=fuzzer,address,undefined $(INC)
 FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
@@ -281,46 +284,46 @@ fuzz: deps
 	cp tests/fixtures/*.vms build-fuzz/corpus-snap/
 	@mkdir -p build-fuzz/corpus-core
 	cp tests/fixtures/*.core build-fuzz/corpus-core/
-	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -print_final_stats=1 build-fuzz/corpus
-	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_elf -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-elf
-	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) \
+	build-fuzz/fuzz_snapfile -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) \
 		-rss_limit_mb=256 -malloc_limit_mb=128 -timeout=20 \
 		-max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-snap
 	@mkdir -p build-fuzz/corpus-text
-	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_text -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=8192 -print_final_stats=1 \
 		build-fuzz/corpus-text tests/fixtures/text
 	@mkdir -p build-fuzz/corpus-heap
-	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=4096 -print_final_stats=1 \
 		build-fuzz/corpus-heap
-	build-fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-core
 	@mkdir -p build-fuzz/corpus-hsperf
 	cp tests/fixtures/*.hsperf build-fuzz/corpus-hsperf/
-	build-fuzz/fuzz_hsperf -max_total_time=$(FUZZ_SECONDS) \
+	build-fuzz/fuzz_hsperf -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) \
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-hsperf
 	@mkdir -p build-fuzz/corpus-rtheap
-	build-fuzz/fuzz_rtheap -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_rtheap -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=4096 -print_final_stats=1 \
 		build-fuzz/corpus-rtheap
 	@mkdir -p build-fuzz/corpus-scan
-	build-fuzz/fuzz_scan -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_scan -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-scan
 	@mkdir -p build-fuzz/corpus-pmscan
 	cp tests/fixtures/*.maps build-fuzz/corpus-pmscan/
-	build-fuzz/fuzz_pmscan -max_total_time=$(FUZZ_SECONDS) \
+	build-fuzz/fuzz_pmscan -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) \
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-pmscan
 	@mkdir -p build-fuzz/corpus-alloc
-	build-fuzz/fuzz_alloc -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	build-fuzz/fuzz_alloc -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=4096 -print_final_stats=1 \
 		build-fuzz/corpus-alloc
 
