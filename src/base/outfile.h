@@ -24,7 +24,11 @@
  *    a new file, 0666 less the umask, and linked in and renamed over the
  *    target only by a successful outbuf_close(): a failure or a SIGKILL at
  *    any moment leaves the old file whole and no temporary file (a file
- *    system without O_TMPFILE gets a named ".NAME.tmpXXXXXX" instead);
+ *    system without O_TMPFILE gets a named ".NAME.tmpXXXXXX" instead),
+ *    but for one instant: replacing a file takes a name first (linkat to
+ *    ".NAME.tmpXXXXXX", then renameat over it: the kernel has no rename
+ *    of an unnamed file over a name), and a SIGKILL between the two
+ *    leaves the complete new file under that hidden name;
  *  - an existing file is written in place, not atomically, where renaming
  *    over it would lose something: its directory cannot take a temporary
  *    file (but the file is writable), it has other hard links, or it

@@ -248,6 +248,15 @@ def test_in_place(tmp):
         os.chmod(d, 0o755)
 
 
+def complete(path, pid):
+    """Whether the file at path is a whole export of process pid."""
+    try:
+        with open(path) as f:
+            return json.load(f)["process"]["pid"] == pid
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def test_sigkill(tmp):
     """SIGKILL at random moments of a large export."""
     d = os.path.join(tmp, "kill")
@@ -260,7 +269,7 @@ def test_sigkill(tmp):
         took = time.time() - t0
         T.ok(r.returncode == 0, "a large export to kill: exit 0", err_text(r))
         rng = T.rng()
-        bad = []
+        bad, between = [], []
         for i in range(30):
             v = subprocess.Popen([T.VMSCOPE, "-e", "json", "-o", out,
                                   str(p.pid)], stdout=subprocess.DEVNULL,
@@ -278,10 +287,23 @@ def test_sigkill(tmp):
                     whole = json.load(f)["process"]["pid"] == p.pid
             except (OSError, ValueError, KeyError):
                 pass
+            # the one instant outfile.h names: killed between naming the
+            # finished file and renaming it over the target, the complete
+            # new export is left under its hidden name (nothing partial)
+            left = [n for n in names if n != "big.json"]
+            if len(left) == 1 and left[0].startswith(".big.json.tmp") and \
+                    whole and complete(os.path.join(d, left[0]), p.pid):
+                between.append(i)
+                os.unlink(os.path.join(d, left[0]))
+                names = os.listdir(d)
             if names != ["big.json"] or not whole:
                 bad.append((i, names, whole))
-        T.ok(not bad, "SIGKILL x30 during -o: no temporary file, the target "
-             "always whole", bad)
+        if between:
+            print("# killed between the link and the rename in trial(s) %r"
+                  % between)
+        T.ok(not bad, "SIGKILL x30 during -o: no temporary file (but a "
+             "complete one where the kill fell between its link and its "
+             "rename), the target always whole", bad)
     finally:
         T.kill(p)
 
