@@ -148,6 +148,20 @@ static int64_t change_delta(const struct vms_diff_change *c)
 	return d ? d : vms_diff_delta(c, VMS_COL_COMMITTED);
 }
 
+/* The regions of u->snap a details row stands for: an allocation's, or
+ * the row's own. */
+static void row_regions(const struct viewer *v, const struct drow *r,
+			uint32_t *first, uint32_t *n)
+{
+	if (r->kind == DROW_ALLOC) {
+		*first = v->det.allocs[r->idx].first;
+		*n = v->det.allocs[r->idx].n;
+	} else {
+		*first = r->idx;
+		*n = 1;
+	}
+}
+
 int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 {
 	const struct viewer *v = viewer_of(u);
@@ -164,13 +178,7 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 		*delta = change_delta(changes_removed(&v->det, r));
 		return VMS_CH_REMOVED;
 	}
-	if (r->kind == DROW_ALLOC) {
-		first = v->det.allocs[r->idx].first;
-		n = v->det.allocs[r->idx].n;
-	} else {
-		first = r->idx;
-		n = 1;
-	}
+	row_regions(v, r, &first, &n);
 	/* an allocation: each change among its regions once */
 	for (i = first; i < first + n; i++) {
 		const struct vms_diff_change *c = v->chg_of[i];
@@ -284,13 +292,7 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 		*delta = vms_diff_delta(changes_removed(&v->det, r), col);
 		return true;
 	}
-	if (r->kind == DROW_ALLOC) {
-		first = v->det.allocs[r->idx].first;
-		n = v->det.allocs[r->idx].n;
-	} else {
-		first = r->idx;
-		n = 1;
-	}
+	row_regions(v, r, &first, &n);
 	/* each group on its first region in u->snap: counted once */
 	for (i = first; i < first + n; i++) {
 		const struct vms_diff_change *c = v->chg_of[i];
