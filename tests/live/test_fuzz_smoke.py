@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: runs two fuzzers at once, one per CPU
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
 (tests/fuzz/, `make` targets build-fuzz/fuzz_*) and runs each for a few
 seconds (SECONDS below: fuzz_smaps that long on the smaps and maps

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: sets the machine's core_pattern
 """A process in the middle of dumping core: vmscope gives a clear result or
 a clear message, never hangs, never cuts the dump short.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: sets the machine's fs.protected_* sysctls
 """-o and -w write where `> FILE` would, and nowhere it would not, as this
 machine's fs.protected_symlinks, protected_regular and protected_fifos say.
 
