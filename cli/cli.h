@@ -59,6 +59,10 @@ int cli_batch(const struct args *a, const struct vms_sampler *smp,
 /* --watch without the viewer. */
 int cli_watch(const struct args *a, const struct vms_sampler *smp,
 	      const struct vms_capture_opts *co);
+/* --watch -w DIR's file for s, into buf: DIR/TIME-pidPID.vms, TIME its
+ * UTC time to the millisecond (names sort by time). */
+void cli_watch_name(const char *dir, const struct vms_snapshot *s, char *buf,
+		    size_t n);
 /* -l FILE: printed, or in the viewer. */
 int cli_load(const struct args *a);
 /* -d A B: printed, or in the viewer's diff screen. */

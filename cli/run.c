@@ -271,8 +271,8 @@ int cli_batch(const struct args *a, const struct vms_sampler *smp,
 
 /* --watch's file in dir for s: its time (UTC, to the millisecond) first,
  * so that names sort by time: 20261123T132524.123Z-pid5320.vms */
-static void watch_name(const char *dir, const struct vms_snapshot *s, char *buf,
-		       size_t n)
+void cli_watch_name(const char *dir, const struct vms_snapshot *s, char *buf,
+		    size_t n)
 {
 	time_t t = (time_t)s->cap.taken_at_sec;
 	struct tm tm;
@@ -394,7 +394,7 @@ int cli_watch(const struct args *a, const struct vms_sampler *smp,
 			break;
 		}
 		if (a->save) {
-			watch_name(a->save, s, path, sizeof(path));
+			cli_watch_name(a->save, s, path, sizeof(path));
 			rc = save_snapshot(a, s, path);
 		} else {
 			rc = print_snapshot(a, s);

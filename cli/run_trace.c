@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,9 +106,18 @@ int cli_trace_check(const struct args *a)
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
 				       a->export);
-	if (a->watch || a->diff || a->load || a->list)
-		return cli_usage_error("%s", "--trace takes none of --watch, "
-					     "-d, -l, --list");
+	if (a->diff || a->load || a->list)
+		return cli_usage_error("%s",
+				       "--trace takes none of -d, -l, --list");
+	if (a->watch && !a->cmd)
+		return cli_usage_error("%s",
+				       "--trace --watch with a PID is not "
+				       "in this version yet");
+	if (a->watch && (a->summary || a->export) && !a->save)
+		return cli_usage_error("%s", "--trace --watch saves each "
+					     "snapshot with its trace: give -w "
+					     "DIR (or neither -s nor -e, for "
+					     "the viewer)");
 	return -1;
 }
 
@@ -240,8 +250,9 @@ static void newest_take(const struct args *a, struct tracer *tr, pid_t pid,
 	k->next = mono_s() + (k->interval > 0 ? k->interval : 1);
 }
 
-/* Writes s (with its trace) to -w FILE as -o writes. */
-static int save(const struct args *a, const struct vms_snapshot *s)
+/* Writes s (with its trace) to path (-w FILE, or a file in -w DIR) as -o
+ * writes. */
+static int save(const char *path, const struct vms_snapshot *s)
 {
 	struct vms_error err = { 0 };
 	struct outbuf o;
@@ -250,7 +261,7 @@ static int save(const struct args *a, const struct vms_snapshot *s)
 
 	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
 		return cli_fail(&err);
-	if (outbuf_open_file(&o, a->save, &err) < 0) {
+	if (outbuf_open_file(&o, path, &err) < 0) {
 		free(buf);
 		return cli_fail(&err);
 	}
@@ -261,12 +272,46 @@ static int save(const struct args *a, const struct vms_snapshot *s)
 	return 0;
 }
 
+/* --watch -w DIR: a snapshot now, a mark of the trace, saved into DIR
+ * with the trace up to it and its cells (the window between any two of
+ * the run's files follows from the later: -d EARLIER LATER). 0, or an
+ * exit status said; 1 (nothing said) when CMD has ended. */
+static int watch_tick(const struct args *a, struct tracer *tr, pid_t pid,
+		      uint64_t seed)
+{
+	struct vms_trace_report rep;
+	struct vms_error err = { 0 };
+	struct vms_snapshot *s;
+	struct arena ar;
+	char path[4096];
+	int mark, rc;
+
+	if (!(s = snapshot_now(a, tr, pid, &mark, &err)))
+		return tracer_wait(tr, NULL) ? 1 : cli_fail(&err);
+	arena_init(&ar);
+	if (tracer_report_kept(tr, (unsigned)mark, &ar, &rep, &err) < 0) {
+		rc = cli_fail(&err);
+	} else {
+		rep.seed = seed;
+		rep.exit_status = -1;
+		s->trace = &rep;
+		cli_watch_name(a->save, s, path, sizeof(path));
+		rc = save(path, s);
+		s->trace = NULL;
+	}
+	vms_snapshot_free(s);
+	arena_fini(&ar);
+	return rc;
+}
+
 int cli_trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 {
 	struct ui_opts uo = {
 		.sampler = vms_sampler_by_name(a->backend),
 		.copts = { .pid = pid, .freeze = a->freeze, .exact = a->exact },
 		.theme = a->theme,
+		.watch_s = a->watch,
+		.count = a->count,
 		.tracer = tr
 	};
 	struct vms_error err = { 0 };
@@ -302,9 +347,19 @@ int cli_trace(const struct args *a)
 	char lib[4096];
 	pid_t pid;
 	int rc = 0, idle = 0, mark = -1;
+	double tick = 0; /* --watch: the next tick, by mono_s() */
+	long ticks = 0;
+	struct stat st;
 
 	if (!a->cmd)
 		return cli_trace_attach(a);
+	if (a->watch && a->save &&
+	    (stat(a->save, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		fputs("vmscope: --watch -w needs a directory: ", stderr);
+		cli_put_safe(stderr, a->save);
+		fputs(" is not one\n", stderr);
+		return 4;
+	}
 	to.library = cli_trace_library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
 		return cli_fail(&err);
@@ -331,8 +386,18 @@ int cli_trace(const struct args *a)
 		if (ended || interrupted)
 			break;
 		newest.started = newest.started || got > 0;
-		if (a->save && newest.started && mono_s() >= newest.next)
+		if (a->watch && newest.started && !tick)
+			tick = mono_s(); /* the first: as soon as CMD calls */
+		if (a->watch && newest.started && mono_s() >= tick) {
+			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0)
+				break; /* 1: CMD ended */
+			tick += a->watch;
+			if (a->count && ++ticks >= a->count)
+				break;
+		} else if (!a->watch && a->save && newest.started &&
+			   mono_s() >= newest.next) {
 			newest_take(a, tr, pid, &newest);
+		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (a->duration > 0 &&
 		    (double)(now.tv_sec - t0.tv_sec) +
@@ -345,6 +410,8 @@ int cli_trace(const struct args *a)
 		else
 			sleep_ms(++idle < 10 ? 1 : 5);
 	}
+	if (rc == 1) /* --watch: CMD ended before a tick's snapshot */
+		rc = 0;
 	/* what the rings still hold */
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
@@ -356,7 +423,7 @@ int cli_trace(const struct args *a)
 	/* -w: the snapshot now, a mark of the trace, and the report of the
 	 * trace up to it; when CMD has ended, its newest snapshot and the
 	 * whole trace; printed and saved alike */
-	if (a->save) {
+	if (a->save && !a->watch) {
 		snap = snapshot_now(a, tr, pid, &mark, &err);
 		if (!snap && tracer_wait(tr, NULL) && newest.s) {
 			snap = newest.s;
@@ -367,9 +434,9 @@ int cli_trace(const struct args *a)
 		}
 	}
 	arena_init(&ar);
-	if (tracer_report(tr, 0,
-			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
-			  &rep, &err) < 0) {
+	if (tracer_report_kept(tr,
+			       mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,
+			       &ar, &rep, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
@@ -378,7 +445,7 @@ int cli_trace(const struct args *a)
 		rep.exit_status = -1;
 	if (snap) {
 		snap->trace = &rep;
-		rc = save(a, snap);
+		rc = save(a->save, snap);
 	}
 	if (!print)
 		goto out;

@@ -122,6 +122,23 @@ static void changes_head(struct outbuf *o)
 		  "path");
 }
 
+/* Both of one traced run: the trace between them (or why not, when given
+ * out of order). */
+static void window_lines(const struct vms_diff *d, struct outbuf *o)
+{
+	if (d->windowed) {
+		OB_LIT(o, "\nThe trace between A and B (one run, A's "
+			  "snapshot to B's):\n");
+		export_trace_text(o, &d->window, 8);
+	} else if (d->traced && d->a->trace->run &&
+		   d->a->trace->run == d->b->trace->run &&
+		   d->a->trace->mark > d->b->trace->mark) {
+		OB_LIT(o, "\nTrace:       B was taken before A in one run: "
+			  "give them in the order taken (-d EARLIER LATER) "
+			  "for the trace between them\n");
+	}
+}
+
 /* Both sides saved with their traces: the call sites that changed (up to
  * max); one side only: a line saying so. */
 static void trace_lines(const struct vms_diff *d, struct outbuf *o, size_t max)
@@ -157,6 +174,7 @@ void export_diff_summary(const struct vms_diff *d, struct outbuf *o)
 		for (i = 0; i < n; i++)
 			change_line(&d->v[top[i]], o);
 	}
+	window_lines(d, o);
 	trace_lines(d, o, 10);
 }
 

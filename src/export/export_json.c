@@ -655,6 +655,10 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 		OB_LIT(o, ",\n\"trace\":");
 		export_trace_diff_json(o, d->a->trace, d->b->trace, &d->trace);
 	}
+	if (d->windowed) { /* one run's: the trace between A and B */
+		OB_LIT(o, ",\n\"trace_window\":");
+		export_trace_json(o, &d->window);
+	}
 	ob_puts(o, "}\n");
 }
 

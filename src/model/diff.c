@@ -632,6 +632,11 @@ int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
 			goto out;
 		d->traced = true;
 	}
+	if (vms_trace_windowable(a->trace, b->trace)) {
+		if (vms_trace_window(a->trace, b->trace, &d->window) < 0)
+			goto out;
+		d->windowed = true;
+	}
 	rc = 0;
 out:
 	groups_fini(&g);
@@ -651,6 +656,9 @@ void vms_diff_fini(struct vms_diff *d)
 	free(d->idx);
 	vms_trace_diff_fini(&d->trace);
 	d->traced = false;
+	if (d->windowed)
+		free(d->window.sites);
+	d->windowed = false;
 	d->v = d->same = NULL;
 	d->nsame = 0;
 	d->idx = NULL;

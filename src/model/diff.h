@@ -34,7 +34,9 @@
  *    (from its first region's start), wherever ASLR put it.
  *
  *  - Two snapshots saved with their traces: their call sites compared as
- *    trace.h says (vms_trace_diff), per site what changed.
+ *    trace.h says (vms_trace_diff), per site what changed; and when both
+ *    are of one traced run, the report of the window between them
+ *    (vms_trace_window).
  *
  * A snapshot diffed with itself has no changes, and two runs of a
  * program in the same state have none either (but for what really
@@ -94,6 +96,12 @@ struct vms_diff {
 	 * sites compared (trace.h); else traced is false. */
 	bool traced;
 	struct vms_trace_diff trace;
+	/* Both taken while one run was traced, A before B, B's file with
+	 * its cells (trace.h, vms_trace_windowable): the report of the
+	 * window between them (its sites malloc'd, its frames B's); else
+	 * windowed is false. */
+	bool windowed;
+	struct vms_trace_report window;
 	/* What the user named each side (a file, a PID), for the text forms'
 	 * "A:" and "B:" lines; NULL: not said. Set by the caller. */
 	const char *name_a, *name_b;

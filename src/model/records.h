@@ -282,7 +282,13 @@
 	X(exit_status, I64N, NULL, "exit_status", 0)                           \
 	/* the window, in ns since the trace began */                          \
 	X(from_ns, U64, NULL, "from_ns", VMS_FF_NEED)                          \
-	X(to_ns, U64, NULL, "to_ns", VMS_FF_NEED)
+	X(to_ns, U64, NULL, "to_ns", VMS_FF_NEED)                              \
+	/* which run (a number drawn when the trace began; 0: not known)    \
+	 * and which of its marks the report ends at (0: the trace's end):  \
+	 * two reports of one run give the window between them (trace.h)   \
+	 */                                                                    \
+	X(run, HEX, NULL, "run", 0)                                            \
+	X(mark, U64, NULL, "mark", 0)
 
 /* clang-format on */
 

@@ -24,6 +24,120 @@ const char *const vms_trace_op_names[VMS_TRACE_NOPS] = {
 	[VMS_TRACE_OP_UNMAP] = "unmap",
 };
 
+int vms_trace_impact_of(uint32_t a, uint32_t f, unsigned from, unsigned to)
+{
+	bool inside = a >= from && a < to, before = a < from;
+	bool freed = f != VMS_TRACE_ALIVE && f >= from && f < to;
+	bool alive = f == VMS_TRACE_ALIVE || f >= to;
+
+	if (inside && freed)
+		return VMS_TRACE_transient;
+	if (inside && alive)
+		return VMS_TRACE_outstanding;
+	if (before && freed)
+		return VMS_TRACE_released;
+	if (before && alive)
+		return VMS_TRACE_lasting;
+	return -1;
+}
+
+static uint64_t window_bytes(const struct vms_trace_site *s)
+{
+	return s->by[VMS_TRACE_transient].bytes +
+	       s->by[VMS_TRACE_outstanding].bytes;
+}
+
+static int report_order(const void *x, const void *y)
+{
+	const struct vms_trace_site *a = x, *b = y;
+	uint64_t ta = window_bytes(a), tb = window_bytes(b);
+
+	if (a->impacting_bytes != b->impacting_bytes)
+		return a->impacting_bytes > b->impacting_bytes ? -1 : 1;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+void vms_trace_sort_sites(struct vms_trace_site *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), report_order);
+}
+
+/* ---- the window between two marks of one run ---- */
+
+static bool cells_kept(const struct vms_trace_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsites; i++)
+		if (r->sites[i].ncells)
+			return true;
+	return r->nsites == 0;
+}
+
+bool vms_trace_windowable(const struct vms_trace_report *a,
+			  const struct vms_trace_report *b)
+{
+	return a && b && a->run && a->run == b->run && a->mark &&
+	       b->mark > a->mark && cells_kept(b);
+}
+
+int vms_trace_window(const struct vms_trace_report *a,
+		     const struct vms_trace_report *b,
+		     struct vms_trace_report *out)
+{
+	unsigned from = (unsigned)a->mark, to = (unsigned)b->mark;
+	size_t i, n = 0;
+	uint32_t c;
+
+	*out = *b;
+	out->from_ns = a->to_ns;
+	out->ended = false; /* b's mark came before any end */
+	out->exit_status = -1;
+	out->sites = malloc((b->nsites ? b->nsites : 1) * sizeof(*out->sites));
+	out->nsites = 0;
+	/* what was allocated before an attach is b's whole trace's */
+	out->before_walked = false;
+	out->before_partial = NULL;
+	out->before = NULL;
+	out->nbefore = 0;
+	if (!out->sites)
+		return -1;
+	for (i = 0; i < b->nsites; i++) {
+		const struct vms_trace_site *s = &b->sites[i];
+		struct vms_trace_site *o = &out->sites[n];
+		bool any = false;
+		int k;
+
+		*o = *s;
+		memset(o->by, 0, sizeof(o->by));
+		for (c = 0; c < s->ncells; c++) {
+			const struct vms_trace_cell *x = &s->cells[c];
+
+			k = vms_trace_impact_of(x->a, x->f, from, to);
+			if (k < 0 || (!x->count && !x->bytes))
+				continue;
+			o->by[k].count += x->count;
+			o->by[k].bytes += x->bytes;
+			any = true;
+		}
+		if (!any)
+			continue;
+		for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+			o->by[k].count = (o->by[k].count + VMS_TRACE_ONE / 2) /
+					 VMS_TRACE_ONE;
+		o->impacting_bytes =
+			(int64_t)o->by[VMS_TRACE_outstanding].bytes -
+			(int64_t)o->by[VMS_TRACE_released].bytes;
+		n++;
+	}
+	out->nsites = n;
+	vms_trace_sort_sites(out->sites, n);
+	return 0;
+}
+
 /* ---- two reports compared ---- */
 
 static int str_cmp(const char *x, const char *y)

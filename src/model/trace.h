@@ -64,6 +64,21 @@ struct vms_trace_count {
 	uint64_t count, bytes;
 };
 
+/* A site's figures by when its blocks were made and freed: epoch i is
+ * the span from mark i to mark i + 1 (mark 0 the trace's start, mark n
+ * the n-th snapshot taken while tracing); f VMS_TRACE_ALIVE: alive at
+ * the report's end. count is in 1/VMS_TRACE_ONE of a block (a sampled
+ * block stands for a fraction of blocks more than one). A report up to a
+ * mark keeps them (a snapshot file too), so that the window between any
+ * two marks of one run follows from the later one (vms_trace_window). */
+#define VMS_TRACE_ALIVE UINT32_MAX
+#define VMS_TRACE_ONE 1024u
+
+struct vms_trace_cell {
+	uint32_t a, f;
+	uint64_t count, bytes;
+};
+
 struct vms_trace_site {
 	uint32_t id;
 	enum vms_trace_kind kind;
@@ -71,6 +86,9 @@ struct vms_trace_site {
 	uint32_t nframes;
 	struct vms_trace_count by[VMS_TRACE_NIMPACTS];
 	int64_t impacting_bytes;
+	/* its cells up to the report's mark, or NULL (not kept) */
+	const struct vms_trace_cell *cells;
+	uint32_t ncells;
 };
 
 /* What was allocated before the trace, in one heap, as the heap walk of
@@ -139,6 +157,29 @@ struct vms_trace_block {
 	uint64_t addr, size, t_ns;
 	uint32_t site; /* its call site's id */
 };
+
+/* The impacting type of a block made in epoch a and freed in epoch f
+ * (VMS_TRACE_ALIVE: not freed) in the window [from, to) of marks, or -1
+ * (outside it). */
+int vms_trace_impact_of(uint32_t a, uint32_t f, unsigned from, unsigned to);
+
+/* Sorts a report's sites as reports list them: by impacting bytes,
+ * largest first, then by bytes allocated in the window, then by id. */
+void vms_trace_sort_sites(struct vms_trace_site *v, size_t n);
+
+/* Whether the window between a and b, two reports of one run up to two
+ * of its marks, can be had from b (vms_trace_window): the same run, a's
+ * mark before b's, b's cells kept. */
+bool vms_trace_windowable(const struct vms_trace_report *a,
+			  const struct vms_trace_report *b);
+
+/* The report of the window from a's mark to b's (windowable), into *out:
+ * b's trace-wide fields, from_ns a's to_ns; sites (malloc'd: free
+ * out->sites) b's with anything in the window, their figures from b's
+ * cells, frames b's (out lives no longer than b). -1: out of memory. */
+int vms_trace_window(const struct vms_trace_report *a,
+		     const struct vms_trace_report *b,
+		     struct vms_trace_report *out);
 
 /* Two reports compared (-d A B of two snapshots saved with their traces):
  * the call sites of A and B matched by their kind and stack (each frame's

@@ -199,7 +199,8 @@ static int cell_add(struct site *s, uint32_t a, uint32_t f, int64_t count,
 	if (i == UINT32_MAX) {
 		if (s->ncells == s->capcells) {
 			uint32_t cap = s->capcells ? s->capcells * 2 : 2;
-			struct cell *n = realloc(s->cells, cap * sizeof(*n));
+			struct vms_trace_cell *n =
+				realloc(s->cells, cap * sizeof(*n));
 
 			if (!n)
 				return -1;
@@ -207,7 +208,7 @@ static int cell_add(struct site *s, uint32_t a, uint32_t f, int64_t count,
 			s->capcells = cap;
 		}
 		i = s->ncells++;
-		s->cells[i] = (struct cell){ a, f, 0, 0 };
+		s->cells[i] = (struct vms_trace_cell){ a, f, 0, 0 };
 	}
 	s->cells[i].count += (uint64_t)count;
 	s->cells[i].bytes += (uint64_t)bytes;

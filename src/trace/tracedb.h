@@ -88,6 +88,13 @@ uint64_t tracedb_unknown_frees(const struct tracedb *db);
 int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
 		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
 		   struct vms_trace_report *out);
+/* The report of the trace up to mark `to` (from its start), with every
+ * site's cells as they stood then (model/trace.h: what a snapshot file
+ * keeps, so that the window between two of a run's snapshots follows
+ * from the later one); its mark to (0 when to is the trace's end). */
+int tracedb_report_kept(const struct tracedb *db, unsigned to, uint64_t end_ns,
+			struct tracesym *sym, struct arena *a,
+			struct vms_trace_report *out);
 /* The same, of what lies in [lo, hi) (a region, a heap) and is alive now:
  * its blocks and its maps' bytes there, outstanding or lasting by when
  * they were made (what was freed is no longer anywhere). lo >= hi: all,

@@ -11,11 +11,11 @@
 
 #include "model/trace.h"
 
-#define LIVE_EPOCH UINT32_MAX
+#define LIVE_EPOCH VMS_TRACE_ALIVE
 /* Counts are kept in 1/1024ths of a block: a sampled block stands for a
  * fraction of blocks more than one (1 / 0.465 = 2.15 for 40 bytes every
  * 64), and rounding each to a whole one would lose 7% of them. */
-#define ONE 1024u
+#define ONE VMS_TRACE_ONE
 
 struct stack {
 	uint64_t hash;
@@ -23,16 +23,13 @@ struct stack {
 	uint32_t n;
 };
 
-struct cell {
-	uint32_t a, f; /* alloc and free epochs (f LIVE_EPOCH: alive) */
-	uint64_t count, bytes;
-};
-
 struct site {
 	uint32_t stack;
 	uint8_t kind;
+	/* by alloc and free epoch (f LIVE_EPOCH: alive), as a report
+	 * keeps them (model/trace.h) */
 	uint32_t ncells, capcells;
-	struct cell *cells;
+	struct vms_trace_cell *cells;
 };
 
 struct live {

@@ -11,39 +11,6 @@
 #include "trace/tracedb_priv.h"
 #include "trace/tracesym.h"
 
-/* The impacting type of a cell in the window [from, to), or -1. */
-static int impact_of(const struct cell *c, unsigned from, unsigned to)
-{
-	bool inside = c->a >= from && c->a < to, before = c->a < from;
-	bool freed = c->f != LIVE_EPOCH && c->f >= from && c->f < to;
-	bool alive = c->f == LIVE_EPOCH || c->f >= to;
-
-	if (inside && freed)
-		return VMS_TRACE_transient;
-	if (inside && alive)
-		return VMS_TRACE_outstanding;
-	if (before && freed)
-		return VMS_TRACE_released;
-	if (before && alive)
-		return VMS_TRACE_lasting;
-	return -1;
-}
-
-static int cmp_site(const void *x, const void *y)
-{
-	const struct vms_trace_site *a = x, *b = y;
-	uint64_t ta = a->by[VMS_TRACE_transient].bytes +
-		      a->by[VMS_TRACE_outstanding].bytes;
-	uint64_t tb = b->by[VMS_TRACE_transient].bytes +
-		      b->by[VMS_TRACE_outstanding].bytes;
-
-	if (a->impacting_bytes != b->impacting_bytes)
-		return a->impacting_bytes > b->impacting_bytes ? -1 : 1;
-	if (ta != tb)
-		return ta > tb ? -1 : 1;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
 /* A site's stack as its names say it: kind, then each frame's module and
  * function (or module and offset, or address). Sites whose keys are equal
  * are one call path to a reader (a loop the compiler unrolled calls
@@ -90,6 +57,23 @@ static int cmp_keyed(const void *x, const void *y)
 	return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
+/* m's cells and s's, in one array (the window's figures are sums) */
+static int join_cells(struct arena *a, struct vms_trace_site *m,
+		      const struct vms_trace_site *s)
+{
+	struct vms_trace_cell *v =
+		arena_alloc(a, (m->ncells + s->ncells) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	if (m->ncells)
+		memcpy(v, m->cells, m->ncells * sizeof(*v));
+	memcpy(v + m->ncells, s->cells, s->ncells * sizeof(*v));
+	m->cells = v;
+	m->ncells += s->ncells;
+	return 0;
+}
+
 /* Folds sites of one key into the first of them (its frames, lines and
  * id stand for all). */
 static int merge_same(struct vms_trace_report *r, struct arena *a)
@@ -124,6 +108,10 @@ static int merge_same(struct vms_trace_report *r, struct arena *a)
 				m->by[k].bytes += s->by[k].bytes;
 			}
 			m->impacting_bytes += s->impacting_bytes;
+			if (s->ncells && join_cells(a, m, s) < 0) {
+				free(ks);
+				return -1;
+			}
 			continue;
 		}
 		out[n++] = *s;
@@ -149,11 +137,11 @@ static struct vms_trace_count *alive_in(const struct tracedb *db, uint64_t lo,
 		return NULL;
 	for (i = 0; i < db->live.cap && db->live.n; i++) {
 		const struct live *e = &db->live.v[i];
-		struct cell c = { .a = e->epoch, .f = LIVE_EPOCH };
 		int k;
 
 		if (!e->addr || e->addr < lo || e->addr >= hi ||
-		    (k = impact_of(&c, from, to)) < 0)
+		    (k = vms_trace_impact_of(e->epoch, LIVE_EPOCH, from, to)) <
+			    0)
 			continue;
 		acc[e->site * VMS_TRACE_NIMPACTS + k].count += e->count;
 		acc[e->site * VMS_TRACE_NIMPACTS + k].bytes += e->size;
@@ -162,10 +150,10 @@ static struct vms_trace_count *alive_in(const struct tracedb *db, uint64_t lo,
 		const struct range *r = &db->ranges[i];
 		uint64_t a = r->start > lo ? r->start : lo;
 		uint64_t b = r->end < hi ? r->end : hi;
-		struct cell c = { .a = r->epoch, .f = LIVE_EPOCH };
 		int k;
 
-		if (a >= b || (k = impact_of(&c, from, to)) < 0)
+		if (a >= b || (k = vms_trace_impact_of(r->epoch, LIVE_EPOCH,
+						       from, to)) < 0)
 			continue;
 		acc[r->site * VMS_TRACE_NIMPACTS + k].count += ONE;
 		acc[r->site * VMS_TRACE_NIMPACTS + k].bytes += b - a;
@@ -201,7 +189,7 @@ static int before_report(const struct tracedb *db, unsigned from, unsigned to,
 		o->id = h->id;
 		o->at_start = (struct vms_trace_count){ h->count, h->bytes };
 		for (c = 0; c < h->freed.ncells; c++) {
-			const struct cell *k = &h->freed.cells[c];
+			const struct vms_trace_cell *k = &h->freed.cells[c];
 			struct vms_trace_count *to_add = k->f < from ? &gone
 							 : k->f < to
 								 ? &o->released
@@ -220,17 +208,87 @@ static int before_report(const struct tracedb *db, unsigned from, unsigned to,
 	return 0;
 }
 
+static int cell_order(const void *x, const void *y)
+{
+	const struct vms_trace_cell *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->f > q->f) - (p->f < q->f);
+}
+
+/* s's cells as they stood at mark `to` (what was made later left out,
+ * what was freed later alive), one per (alloc, free) pair, into o. */
+static int kept_cells(const struct site *s, unsigned to, struct arena *a,
+		      struct vms_trace_site *o)
+{
+	struct vms_trace_cell *v;
+	uint32_t c, n = 0, m = 0;
+
+	o->cells = NULL;
+	o->ncells = 0;
+	if (!s->ncells)
+		return 0;
+	if (!(v = arena_alloc(a, s->ncells * sizeof(*v))))
+		return -1;
+	for (c = 0; c < s->ncells; c++) {
+		struct vms_trace_cell x = s->cells[c];
+
+		if (x.a >= to || (!x.count && !x.bytes))
+			continue;
+		if (x.f != LIVE_EPOCH && x.f >= to)
+			x.f = LIVE_EPOCH;
+		v[n++] = x;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cell_order);
+	for (c = 0; c < n; c++) {
+		if (m && v[m - 1].a == v[c].a && v[m - 1].f == v[c].f) {
+			v[m - 1].count += v[c].count;
+			v[m - 1].bytes += v[c].bytes;
+		} else {
+			v[m++] = v[c];
+		}
+	}
+	o->cells = v;
+	o->ncells = m;
+	return 0;
+}
+
+static int report(const struct tracedb *db, unsigned from, unsigned to,
+		  uint64_t lo, uint64_t hi, uint64_t end_ns,
+		  struct tracesym *sym, struct arena *a, bool cells,
+		  struct vms_trace_report *out);
+
 int tracedb_report(const struct tracedb *db, unsigned from, unsigned to,
 		   uint64_t end_ns, struct tracesym *sym, struct arena *a,
 		   struct vms_trace_report *out)
 {
-	return tracedb_report_in(db, from, to, 0, 0, end_ns, sym, a, out);
+	return report(db, from, to, 0, 0, end_ns, sym, a, false, out);
+}
+
+int tracedb_report_kept(const struct tracedb *db, unsigned to, uint64_t end_ns,
+			struct tracesym *sym, struct arena *a,
+			struct vms_trace_report *out)
+{
+	if (report(db, 0, to, 0, 0, end_ns, sym, a, true, out) < 0)
+		return -1;
+	out->mark = to <= db->nmarks ? to : 0;
+	return 0;
 }
 
 int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 		      uint64_t lo, uint64_t hi, uint64_t end_ns,
 		      struct tracesym *sym, struct arena *a,
 		      struct vms_trace_report *out)
+{
+	return report(db, from, to, lo, hi, end_ns, sym, a, false, out);
+}
+
+static int report(const struct tracedb *db, unsigned from, unsigned to,
+		  uint64_t lo, uint64_t hi, uint64_t end_ns,
+		  struct tracesym *sym, struct arena *a, bool cells,
+		  struct vms_trace_report *out)
 {
 	struct vms_trace_count *acc = NULL;
 	size_t i, n = 0;
@@ -267,7 +325,8 @@ int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 			any |= o->by[c].count || o->by[c].bytes;
 		}
 		for (c = 0; !acc && c < s->ncells; c++) {
-			int k = impact_of(&s->cells[c], from, to);
+			int k = vms_trace_impact_of(s->cells[c].a,
+						    s->cells[c].f, from, to);
 
 			if (k < 0 || (!s->cells[c].count && !s->cells[c].bytes))
 				continue;
@@ -294,13 +353,14 @@ int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 		}
 		o->frames = f;
 		o->nframes = st->n;
+		if (cells && kept_cells(s, to, a, o) < 0)
+			goto out;
 		n++;
 	}
 	out->nsites = n;
 	if (n && merge_same(out, a) < 0)
 		goto out;
-	if (out->nsites)
-		qsort(out->sites, out->nsites, sizeof(*out->sites), cmp_site);
+	vms_trace_sort_sites(out->sites, out->nsites);
 	rc = 0;
 out:
 	free(acc);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +45,7 @@ struct tracer {
 	uint64_t next_seq; /* the merge's: the event number to read next */
 	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
 				       * inside its call) */
+	uint64_t run; /* the report's run: drawn at the start, never 0 */
 };
 
 /* A ring's place during one reading: its records from tail to head, and
@@ -66,6 +68,17 @@ uint64_t tracer_now(const struct tracer *tr)
 	return mono_ns() - tr->hdr->start_ns;
 }
 
+/* A number that tells this trace from any other (its reports' "run"):
+ * the kernel's random bytes, else the clock and the pid mixed. */
+static uint64_t run_number(void)
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = mono_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	return r ? r : 1;
+}
+
 int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	       struct vms_error *err)
 {
@@ -79,6 +92,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 				     "out of memory for the trace");
 	}
 	tr->o = *o;
+	tr->run = run_number();
 	tr->sym = tracesym_new(); /* NULL: frames without names */
 	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
@@ -638,6 +652,20 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 	return tracer_report_in(tr, from, to, 0, 0, a, out, err);
 }
 
+/* The trace-wide figures of a report (its sites made). */
+static void report_fields(struct tracer *tr, struct vms_trace_report *out)
+{
+	out->run = tr->run;
+	out->sample_bytes = tr->hdr->sample_bytes;
+	out->sampled = out->sample_bytes != 0;
+	out->attached = tr->attached;
+	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
+	out->dropped_bytes =
+		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
+	out->ended = tr->reaped;
+	out->exit_status = tr->status;
+}
+
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 		     uint64_t hi, struct arena *a, struct vms_trace_report *out,
 		     struct vms_error *err)
@@ -648,14 +676,20 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 			      a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
-	out->sample_bytes = tr->hdr->sample_bytes;
-	out->sampled = out->sample_bytes != 0;
-	out->attached = tr->attached;
-	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
-	out->dropped_bytes =
-		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
-	out->ended = tr->reaped;
-	out->exit_status = tr->status;
+	report_fields(tr, out);
+	return 0;
+}
+
+int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
+		       struct vms_trace_report *out, struct vms_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (tracedb_report_kept(tr->db, to,
+				tr->reaped ? tr->end_ns : tracer_now(tr),
+				tr->sym, a, out) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory for the trace report");
+	report_fields(tr, out);
 	return 0;
 }
 

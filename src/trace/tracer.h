@@ -78,6 +78,10 @@ int tracer_mark(struct tracer *tr);
 int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 		  struct arena *a, struct vms_trace_report *out,
 		  struct vms_error *err);
+/* The trace from its start to mark `to` (tracer_marks() + 1: now) with
+ * its sites' cells, as a snapshot file keeps it (tracedb_report_kept). */
+int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
+		       struct vms_trace_report *out, struct vms_error *err);
 /* The same, of what is alive now in [lo, hi) (tracedb_report_in): a
  * region's commit stack (the map that made it), a heap's blocks by call
  * site. */

@@ -3,7 +3,9 @@
  * counts and bytes; an address given out again, a free of nothing known,
  * an allocation at a live block's address; mmap ranges unmapped in part
  * and replaced; sampled weights; sites folded by their names; the blocks
- * alive before the trace (an attach's heap walk), per heap.
+ * alive before the trace (an attach's heap walk), per heap; a report kept
+ * up to a mark (its cells) and the window between two such reports
+ * (model/trace.h, vms_trace_window) equal to the live window's.
  */
 #include <string.h>
 
@@ -373,9 +375,71 @@ static void before(void)
 	tracedb_free(db);
 }
 
+/* the window between two kept reports is the live one's */
+static void kept(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[2] = { 0x401000, 0x402000 };
+	int64_t st = tracedb_stack(db, f, 2);
+	struct vms_trace_report ka, kb, w, live, reversed;
+	struct arena a;
+	int k;
+	bool same = true;
+
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xa0, 100, 1);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xc0, 300, 4);
+	tracedb_mark(db, 10);
+	tracedb_free_heap(db, 0xc0, 11);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xd0, 400, 12);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xe0, 500, 13);
+	tracedb_free_heap(db, 0xe0, 14);
+	tracedb_mark(db, 20);
+	/* after mark 2: D freed, F made; neither is in a report up to it */
+	tracedb_free_heap(db, 0xd0, 21);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0xf0, 600, 22);
+
+	arena_init(&a);
+	ok(tracedb_report_kept(db, 1, 30, NULL, &a, &ka) == 0 &&
+		   tracedb_report_kept(db, 2, 30, NULL, &a, &kb) == 0 &&
+		   ka.mark == 1 && kb.mark == 2 && kb.nsites == 1 &&
+		   kb.sites[0].ncells > 0,
+	   "reports kept up to marks 1 and 2: their marks and cells");
+	ka.run = kb.run = 7;
+	ok(vms_trace_windowable(&ka, &kb) && !vms_trace_windowable(&kb, &ka),
+	   "one run, A's mark before B's: windowable; the other way, not");
+	kb.run = 8;
+	ok(!vms_trace_windowable(&ka, &kb), "two runs: not windowable");
+	kb.run = 7;
+	ok(tracedb_report(db, 1, 2, 30, NULL, &a, &live) == 0 &&
+		   vms_trace_window(&ka, &kb, &w) == 0 && w.nsites == 1,
+	   "the window from mark 1 to 2, from B's cells");
+	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
+		same = same && w.sites[0].by[k].count ==
+				       live.sites[0].by[k].count &&
+		       w.sites[0].by[k].bytes == live.sites[0].by[k].bytes;
+	ok(same && EQ(w.sites[0].by[VMS_TRACE_transient], 1, 500) &&
+		   EQ(w.sites[0].by[VMS_TRACE_outstanding], 1, 400) &&
+		   EQ(w.sites[0].by[VMS_TRACE_released], 1, 300) &&
+		   EQ(w.sites[0].by[VMS_TRACE_lasting], 1, 100) &&
+		   w.sites[0].impacting_bytes == 100 && w.from_ns == 10 &&
+		   w.to_ns == 20,
+	   "it is the live window's: E transient, D outstanding (freed "
+	   "after B), C released, A lasting; from A's time to B's");
+	ok(EQ(kb.sites[0].by[VMS_TRACE_outstanding], 2, 500),
+	   "B's own report: A and D alive at its mark, F not yet made");
+	free(w.sites);
+	reversed = ka;
+	reversed.mark = 0;
+	ok(!vms_trace_windowable(&reversed, &kb),
+	   "a report at the trace's end (mark 0) is not a window's start");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 int main(void)
 {
 	windows();
+	kept();
 	before();
 	listed();
 	in_range();

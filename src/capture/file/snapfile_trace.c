@@ -12,7 +12,13 @@
  *                   "frames": [ index into "frames" ],  innermost first
  *                   "transient": [count, bytes], "outstanding": [...],
  *                   "released": [...], "lasting": [...],
- *                   "impacting_bytes" } ] }
+ *                   "impacting_bytes",
+ *                   "cells": [ [alloc epoch, free epoch or null,
+ *                               count in 1/1024ths, bytes] ] } ] }
+ *
+ * "run" and "mark" (VMS_TRACE_FIELDS) and a site's "cells" (model/trace.h)
+ * came after the first files: a report without them is one of a run
+ * whose windows are not known, as a file of the first version reads.
  *
  * A site's stack shares its outer frames with many others (main, the
  * program's loops): each frame is written once, and a site names its
@@ -116,6 +122,29 @@ static json_t *frame_json(const struct vms_trace_frame *f)
 			 sf_json_u64(f->offset));
 }
 
+/* A site's cells: [alloc epoch, free epoch or null (alive), count in
+ * 1/1024ths, bytes] each. */
+static json_t *cells_json(const struct vms_trace_site *s, bool *bad)
+{
+	json_t *v = json_array();
+	uint32_t c;
+
+	for (c = 0; v && c < s->ncells; c++) {
+		const struct vms_trace_cell *x = &s->cells[c];
+
+		push(v,
+		     json_pack("[I,o,o,o]", (json_int_t)x->a,
+			       x->f == VMS_TRACE_ALIVE
+				       ? json_null()
+				       : json_integer((json_int_t)x->f),
+			       sf_json_u64(x->count), sf_json_u64(x->bytes)),
+		     bad);
+	}
+	if (!v)
+		*bad = true;
+	return v;
+}
+
 static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 			 bool *bad)
 {
@@ -139,6 +168,8 @@ static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 			      sf_json_u64(s->by[k].bytes)),
 		    bad);
 	put(o, "impacting_bytes", json_integer(s->impacting_bytes), bad);
+	if (s->ncells)
+		put(o, "cells", cells_json(s, bad), bad);
 	return o;
 }
 
@@ -242,6 +273,45 @@ static bool kind_from(const json_t *v, enum vms_trace_kind *k)
 	return false;
 }
 
+/* A site's "cells" (cells_json); false: not such an array. */
+static bool cells_from(struct arena *a, const json_t *v,
+		       struct vms_trace_site *s)
+{
+	size_t i, n = json_array_size(v);
+	struct vms_trace_cell *c;
+
+	if (!json_is_array(v) || n > UINT32_MAX)
+		return false;
+	if (!n)
+		return true;
+	if (!(c = arena_alloc(a, n * sizeof(*c))))
+		return false;
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(v, i), *f;
+		uint64_t x;
+
+		if (!json_is_array(e) || json_array_size(e) != 4 ||
+		    !sf_get_u64(json_array_get(e, 0), &x) ||
+		    x >= VMS_TRACE_ALIVE)
+			return false;
+		c[i].a = (uint32_t)x;
+		f = json_array_get(e, 1);
+		if (json_is_null(f))
+			c[i].f = VMS_TRACE_ALIVE;
+		else if (sf_get_u64(f, &x) && x >= c[i].a &&
+			 x < VMS_TRACE_ALIVE)
+			c[i].f = (uint32_t)x;
+		else
+			return false;
+		if (!sf_get_u64(json_array_get(e, 2), &c[i].count) ||
+		    !sf_get_u64(json_array_get(e, 3), &c[i].bytes))
+			return false;
+	}
+	s->cells = c;
+	s->ncells = (uint32_t)n;
+	return true;
+}
+
 /* The sites, their frames from the table f[0, nf); NULL on success, else
  * what is wrong (in buf). */
 static const char *sites_from(struct arena *a, const json_t *v,
@@ -314,6 +384,14 @@ static const char *sites_from(struct arena *a, const json_t *v,
 			sf[k] = f[at];
 		}
 		s->frames = sf;
+		if (json_object_get(e, "cells") &&
+		    !cells_from(a, json_object_get(e, "cells"), s)) {
+			snprintf(buf, n,
+				 "site %zu has bad \"cells\" (each [alloc "
+				 "epoch, free epoch or null, count, bytes])",
+				 i);
+			return buf;
+		}
 	}
 	r->nsites = ns;
 	return NULL;
