@@ -17,7 +17,8 @@ runs, the snapshot is taken then, and the test kills it by its pid):
     renamed: the snapshot loads, without a trace), and an untraced file
     has no "trace";
   - a malformed trace section (cut, a frame index past the table, a
-    field missing, an unknown kind, a window backwards, too large) is
+    field missing, an unknown kind, a window backwards, a block's cell
+    freed before it was made or of the wrong shape, too large) is
     refused: exit 4, one line naming the file and its trace section;
   - -d of two runs (hold 0, hold 2): hold_leak's and hold_map's sites the
     same, grow_leak
