@@ -14,6 +14,7 @@
 #   make check-unpriv  the hostile-target suite as an unprivileged user
 #   make freshcheck demo and check in a fresh Debian 12 root (debootstrap;
 #                   FRESHROOT=DIR, default build/freshroot; about 50 min)
+#   make checkloop  make check N times in a row (N=10), a log a run
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -156,7 +157,7 @@ endif
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
-	deps nodes tests format deb debroot check-unpriv freshcheck FORCE
+	deps nodes tests format deb debroot check-unpriv freshcheck checkloop FORCE
 
 all: $(PROG) $(TRACE_LIB)
 
@@ -400,6 +401,12 @@ uninstall:
 # The installed files' paths, one a line (test_install reads them).
 install-list:
 	@printf '%s\n' $(INSTALLED)
+
+# checkloop: make check N times in a row, stopping at a failure
+# (scripts/checkloop.sh: build/checkloop/run-I.log, a line a run).
+N ?= 10
+checkloop:
+	sh scripts/checkloop.sh $(N)
 
 # check-unpriv: the hostile-target suite as a user with no privilege
 # (scripts/unpriv-check.sh).

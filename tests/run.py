@@ -135,6 +135,7 @@ def main():
         sys.stdout.flush()
 
     n = jobs()
+    started = time.monotonic()
     print("# %d tests, %d at a time, then %d alone" % (len(shared), n,
                                                        len(alone)))
     sys.stdout.flush()
@@ -159,6 +160,8 @@ def main():
         print("# the slowest tests:")
         for name, secs in sorted(took.items(), key=lambda kv: -kv[1])[:8]:
             print("# %6d s  %s" % (secs, name))
+    print("# the tests took %d s, %d at a time" %
+          (time.monotonic() - started, n))
     if failed_tests:
         print("failed: " + " ".join(failed_tests))
     print("%d passed, %d failed, %d skipped" % tuple(totals))
