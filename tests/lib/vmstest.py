@@ -209,6 +209,53 @@ def wait_gone(pid, timeout=10):
     return False
 
 
+def children(pid):
+    """The children of pid's main thread (a process it started), [] when
+    it is gone."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def kill_gone(pid, timeout=10):
+    """SIGKILL to pid (if any, and if still there), then wait_gone."""
+    if not pid:
+        return True
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    return wait_gone(pid, timeout)
+
+
+def run_launcher(argv, out, env=None, each=None, timeout=120):
+    """Runs argv (vmscope launching a command: --trace -- CMD), its
+    output and errors to the file object out, until it exits (at most
+    timeout s, then killed); each(kid), if given, is called at every poll
+    while it runs, with the command it launched (its first child, None
+    until seen). The command, which may run on after vmscope, is killed
+    by its pid whatever happens. Returns vmscope's exit status."""
+    p = subprocess.Popen(argv, stdout=out, stderr=out, env=env)
+    kid = None
+    deadline = time.time() + timeout
+    try:
+        while p.poll() is None and time.time() < deadline:
+            kids = children(p.pid)
+            kid = kids[0] if kids else kid
+            if each:
+                each(kid)
+            time.sleep(0.005 if kid is None else 0.02)  # a poll, bounded
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        kill_gone(kid)
+    return p.returncode
+
+
 def tids(pid):
     return sorted(int(t) for t in os.listdir("/proc/%d/task" % pid))
 

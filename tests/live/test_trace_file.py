@@ -34,12 +34,10 @@ import json
 import os
 import random
 import shutil
-import signal
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -54,14 +52,6 @@ LIB = os.path.join(T.BUILD, "libvmstrace.so")
 ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
 
 
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-
-
 def traced_save(tmp, name, rounds, extra=()):
     """vmscope --trace -w NAME.vms -e json --duration 2 -- traced_calls hold
     ROUNDS: (the live JSON or None, the file, stderr). The program, which
@@ -70,39 +60,19 @@ def traced_save(tmp, name, rounds, extra=()):
     path = os.path.join(tmp, name + ".vms")
     live = os.path.join(tmp, name + ".json")
     with open(os.path.join(tmp, name + ".err"), "w+b") as err:
-        p = subprocess.Popen([T.VMSCOPE, "--trace", "-w", path, "-e", "json",
-                              "-o", live, "--duration", "2"] + list(extra) +
-                             ["--",
-                              T.target("traced_calls"), "hold", str(rounds)],
-                             stdout=err, stderr=err, env=ENV)
-        kid = None
-        deadline = time.time() + 30
-        try:
-            while p.poll() is None and kid is None and \
-                    time.time() < deadline:
-                kids = children(p.pid)
-                kid = kids[0] if kids else None
-                time.sleep(0.005)  # a poll, bounded
-            p.wait(timeout=120)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            if kid:
-                try:
-                    os.kill(kid, signal.SIGKILL)
-                except OSError:
-                    pass
-                T.wait_gone(kid, 10)
+        rc = T.run_launcher([T.VMSCOPE, "--trace", "-w", path, "-e", "json",
+                             "-o", live, "--duration", "2"] + list(extra) +
+                            ["--", T.target("traced_calls"), "hold",
+                             str(rounds)], err, env=ENV)
         err.seek(0)
         msg = err.read().decode(errors="replace")
     try:
-        d = json.load(open(live)) if p.returncode == 0 else None
+        d = json.load(open(live)) if rc == 0 else None
     except ValueError:
         d = None
     T.ok(d is not None and os.path.exists(path),
          "hold %d: --trace -w writes the file and prints the report (exit "
-         "%s)" % (rounds, p.returncode), msg)
+         "%s)" % (rounds, rc), msg)
     return d, path, msg
 
 

@@ -25,10 +25,8 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -37,14 +35,6 @@ import vmstest as T  # noqa: E402
 LIB = os.path.join(T.BUILD, "libvmstrace.so")
 ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
 IMPACTS = ("transient", "outstanding", "released", "lasting")
-
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
 
 
 def catches_usr1(pid):
@@ -68,46 +58,30 @@ def watched(tmp, name, count):
     d = os.path.join(tmp, name)
     os.mkdir(d)
     live = os.path.join(tmp, name + ".json")
+    def usr1(kid):
+        if kid and catches_usr1(kid):
+            try:
+                os.kill(kid, signal.SIGUSR1)
+            except OSError:
+                pass
+
     with open(os.path.join(tmp, name + ".err"), "w+b") as err:
-        p = subprocess.Popen([T.VMSCOPE, "--trace", "--watch", "0.3",
-                              "--count", str(count), "-w", d, "-e", "json",
-                              "-o", live, "--",
-                              T.target("traced_calls"), "hold", "0"],
-                             stdout=err, stderr=err, env=ENV)
-        kid = None
-        deadline = time.time() + 120
-        try:
-            while p.poll() is None and time.time() < deadline:
-                kids = children(p.pid)
-                kid = kids[0] if kids else kid
-                if kid and catches_usr1(kid):
-                    try:
-                        os.kill(kid, signal.SIGUSR1)
-                    except OSError:
-                        pass
-                time.sleep(0.02)  # a poll, bounded
-            p.wait(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            if kid:
-                try:
-                    os.kill(kid, signal.SIGKILL)
-                except OSError:
-                    pass
-                T.wait_gone(kid, 10)
+        rc = T.run_launcher([T.VMSCOPE, "--trace", "--watch", "0.3",
+                             "--count", str(count), "-w", d, "-e", "json",
+                             "-o", live, "--",
+                             T.target("traced_calls"), "hold", "0"],
+                            err, env=ENV, each=usr1)
         err.seek(0)
         msg = err.read().decode(errors="replace")
     try:
-        live = json.load(open(live)) if p.returncode == 0 else None
+        live = json.load(open(live)) if rc == 0 else None
     except ValueError:
         live = None
     files = sorted(glob.glob(os.path.join(d, "*.vms")))
-    T.ok(p.returncode == 0 and len(files) == count and live is not None,
+    T.ok(rc == 0 and len(files) == count and live is not None,
          "--trace --watch 0.3 --count %d -w DIR: %d files (names by "
          "time) and the whole trace printed" % (count, count),
-         (p.returncode, files, msg[-600:]))
+         (rc, files, msg[-600:]))
     return files, live, msg
 
 
