@@ -8,6 +8,11 @@
 #include "model/parts.h"
 #include "model/source.h"
 
+/* Ranges kept at most (48 MiB): past them the regions are typed whole,
+ * as marked (a jemalloc of millions of extents, or memory made to read
+ * as records, costs vmscope no more). */
+#define ALLOC_MAX_RANGES (1u << 21)
+
 /* Keeps [a, a + len) (joined to the last range where they touch). */
 static void keep_range(struct alloc_marks *m, uint64_t a, uint64_t len,
 		       uint8_t how)
@@ -17,6 +22,11 @@ static void keep_range(struct alloc_marks *m, uint64_t a, uint64_t len,
 	if (l && l->how == how && a >= l->start && a <= l->end) {
 		if (a + len > l->end)
 			l->end = a + len;
+		return;
+	}
+	if (m->nrng >= ALLOC_MAX_RANGES) {
+		m->exact = false;
+		alloc_marks_fini(m);
 		return;
 	}
 	if (m->nrng == m->caprng) {

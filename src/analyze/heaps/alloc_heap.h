@@ -38,7 +38,9 @@ struct alloc_marks {
 	uint8_t *mark;
 	/* set by a recogniser whose marks are its heap's own bounds (its
 	 * spans, its segments): alloc_mark() keeps them, and alloc_type()
-	 * splits a region they cover in part (alloc_marks_fini frees) */
+	 * splits a region they cover in part (alloc_marks_fini frees);
+	 * cleared, the ranges dropped, past ALLOC_MAX_RANGES of them (the
+	 * regions then typed whole) */
 	bool exact;
 	bool oom; /* a range could not be kept */
 	struct alloc_range *rng;
