@@ -192,7 +192,7 @@ bool rtheap_je_base(const void *buf, size_t len, uint64_t addr,
 	return true;
 }
 
-size_t rtheap_je_extents(const void *buf, size_t len,
+size_t rtheap_je_extents(const void *buf, size_t len, uint64_t at,
 			 bool (*in_anon)(void *ctx, uint64_t addr,
 					 uint64_t size),
 			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),
@@ -203,7 +203,15 @@ size_t rtheap_je_extents(const void *buf, size_t len,
 	for (i = 0; i + 1 < n; i++) {
 		uint64_t a = word(buf, i), sz = word(buf, i + 1) & ~0xfffull;
 
-		if (a == 0 || a % 4096 != 0 || sz == 0 || sz > UINT64_MAX - a ||
+		/* a large extent's address moved into its first page by a
+		 * cache line multiple (cache-oblivious): only where a record
+		 * holds its address (word 1 of a cache-line-aligned edata) */
+		if (a % 4096 != 0 &&
+		    (a % RTHEAP_JE_LINE != 0 ||
+		     (at + i * 8) % RTHEAP_JE_LINE != RTHEAP_JE_ADDR_AT))
+			continue;
+		a &= ~0xfffull;
+		if (a == 0 || sz == 0 || sz > UINT64_MAX - a ||
 		    !in_anon(ctx, a, sz))
 			continue;
 		seen++;

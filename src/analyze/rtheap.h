@@ -145,12 +145,20 @@ struct rtheap_je_base {
 bool rtheap_je_base(const void *buf, size_t len, uint64_t addr,
 		    uint64_t run_end, struct rtheap_je_base *out);
 
-/* The extents a base block's used bytes describe: each edata_t has the
- * extent's page-aligned address, then its size (low 12 bits: a serial
- * number). Calls fn(ctx, addr, size) for each pair of words that reads so
- * and that in_anon(ctx, addr, size) accepts (the range lies in one run of
+/* The extents a base block's used bytes describe: each edata_t (5.x:
+ * bits, addr, size; 64-byte aligned in 5.0-5.2, 128 in 5.3) has the
+ * extent's address, then its size (low 12 bits: a serial number). The
+ * address is page-aligned, or, for a large extent under cache-oblivious
+ * placement (config.cache_oblivious, Debian's default), moved into its
+ * first page by a multiple of the cache line: such an address is taken
+ * only at a record's place (word 1 of a 64-byte line, known from at,
+ * the address buf[0] was read at), and the extent begins at its page.
+ * Calls fn(ctx, addr, size) for each pair of words that reads so and
+ * that in_anon(ctx, addr, size) accepts (the range lies in one run of
  * anonymous memory), until fn returns non-zero. Returns the pairs seen. */
-size_t rtheap_je_extents(const void *buf, size_t len,
+#define RTHEAP_JE_LINE 64
+#define RTHEAP_JE_ADDR_AT 8
+size_t rtheap_je_extents(const void *buf, size_t len, uint64_t at,
 			 bool (*in_anon)(void *ctx, uint64_t addr,
 					 uint64_t size),
 			 int (*fn)(void *ctx, uint64_t addr, uint64_t size),

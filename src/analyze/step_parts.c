@@ -3,8 +3,10 @@
  * merges with their anonymous neighbours cover a private data region in
  * part, the region is split into typed parts (model/parts.h). The pieces
  * come from a table of sources, one row each: the managed entries of
- * CPython (its obmalloc arenas: managed heap, adjacent arenas one part)
- * and glibc's mmapped chunks that the malloc step located (heap, a part a
+ * CPython (its obmalloc arenas: managed heap, adjacent arenas one part),
+ * a JVM's Java heap where a region reaches past it (managed heap, its
+ * regions' name; its resident bytes not measured), and glibc's mmapped
+ * chunks that the malloc step located (heap, a part a
  * chunk, "glibc malloc (mmapped chunk)"; a region they fill whole is
  * typed heap by that step already; only where the pages can be told:
  * from a file or a core, without page tables, a part's figures would be
@@ -125,10 +127,42 @@ static int from_glibc(struct vms_snapshot *s, struct pieces *p)
 	return 0;
 }
 
+/* A JVM's Java heap where a region reaches past its reservation (the
+ * kernel merged a neighbour's mapping with the heap's: step_jvm.c): the
+ * heap's share a managed heap part named as its regions are. Its
+ * resident bytes are not measured (a heap of many GiB: a pagemap entry a
+ * page). */
+static int from_jvm(struct vms_snapshot *s, struct pieces *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nmanaged; i++) {
+		const struct vms_managed *m = &s->managed[i];
+		const char *name = "Java heap";
+		ptrdiff_t at;
+
+		if (strcmp(m->runtime, "jvm") != 0 || m->end <= m->start)
+			continue;
+		at = vms_snapshot_find_index(s, m->start);
+		for (k = at < 0 ? s->nregions : (size_t)at;
+		     k < s->nregions && s->regions[k].start < m->end; k++)
+			if (s->regions[k].type == VMS_T_MANAGED_HEAP &&
+			    s->regions[k].detail) {
+				name = s->regions[k].detail;
+				break;
+			}
+		if (piece_add(p, &(struct piece){ m->start, m->end, name,
+						  VMS_T_MANAGED_HEAP, false,
+						  false, NULL, -1 }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Where the pieces come from: one row each. */
 static int (*const part_sources[])(struct vms_snapshot *,
 				   struct pieces *) = { from_managed,
-							from_glibc };
+							from_glibc, from_jvm };
 #define NPART_SRC (sizeof(part_sources) / sizeof(part_sources[0]))
 
 static int by_start(const void *a, const void *b)
@@ -227,10 +261,16 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 	}
 	rc = vms_parts_set(s, r, sp, n);
 	if (rc == 0) {
-		/* what the region holds, for its row */
-		r->detail =
-			arena_printf(&s->arena, "holds %s (%llu K)", sp[0].name,
-				     (unsigned long long)(covered >> 10));
+		/* what the region holds, for its row (the first two kinds) */
+		const char *other = NULL;
+
+		for (i = 1; i < n && !other; i++)
+			if (strcmp(sp[i].name, sp[0].name) != 0)
+				other = sp[i].name;
+		r->detail = arena_printf(&s->arena, "holds %s%s%s (%llu K)",
+					 sp[0].name, other ? ", " : "",
+					 other ? other : "",
+					 (unsigned long long)(covered >> 10));
 		if (!r->detail)
 			return -1;
 	}

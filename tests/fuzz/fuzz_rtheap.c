@@ -147,7 +147,7 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	if (rtheap_je_base(b, n, addr, end, &j) &&
 	    (j.size > end - addr || j.used_end > addr + j.size))
 		abort();
-	if (rtheap_je_extents(b, n, anywhere, seen, &k) != k)
+	if (rtheap_je_extents(b, n, addr, anywhere, seen, &k) != k)
 		abort();
 	if (rtheap_je_stats(b, n, &js) &&
 	    (js.allocated > js.active || js.active > js.resident ||

@@ -363,6 +363,14 @@ def split_parts(snap, name, pid, how, prefix=False, kind="heap"):
     def named(n):
         return n is not None and (n.startswith(name) if prefix
                                   else n == name)
+
+    def inside(r):
+        at = hexint(r["start"])
+        for c in r["children"]:
+            if hexint(c["start"]) < at or hexint(c["end"]) > hexint(r["end"]):
+                return False
+            at = hexint(c["end"])
+        return True
     whole = sum(r["size"] for r in snap["regions"]
                 if r["type"] == kind and named(r.get("detail")))
     parts = [(r, c) for r in snap["regions"] for c in r["children"]
@@ -375,6 +383,9 @@ def split_parts(snap, name, pid, how, prefix=False, kind="heap"):
     ok(all(g[1] == g[2] for g in got), "%s: each part's Rss is its range's "
        "pages present in the target's pagemap" % how, got)
     split = {r["start"]: r for r, _ in parts}.values()
+    bad = [r["start"] for r in split if not inside(r)]
+    ok(not bad, "%s: each part lies inside its region, in address order, "
+       "apart" % how, bad)
     bad = [r["start"] for r in split
            if any(sum(c[k] for c in r["children"]) > r[k]
                   for k in ("size", "committed", "rss", "private_dirty",

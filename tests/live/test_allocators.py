@@ -11,7 +11,13 @@ tcmalloc's own MallocExtension properties):
   its allocated, active, metadata, resident, mapped and retained equal
   the target's own mallctl("stats.*") after its last "epoch" refresh,
   frozen (-F) and through the fork clone, and its heap entry's in use
-  and free are stats.allocated and stats.active less that;
+  and free are stats.allocated and stats.active less that; its base
+  blocks and extents by their own bounds: the bytes called its metadata
+  are its base blocks' (stats.mapped less its extents' pages), its heap
+  regions and parts its stats.mapped + stats.retained exactly, each part
+  inside its region with its pagemap's Rss, the Heap row by parts;
+  again with allocs linked with libjemalloc (built by the test), with
+  large extents ("frag"), threads, and its own memory merged beside;
 - mimalloc: its segments are heap (a thread's segment committed in
   part: its reserved tail too), one heaps[] entry "mimalloc" whose
   in_use (from the segments' page entries) is the target's own sum plus
@@ -49,6 +55,8 @@ entry and region types (mimalloc and tcmalloc).
 A library that is not installed is skipped (scripts/deps.sh installs
 them)."""
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -73,11 +81,11 @@ def lib_path(name):
     return None
 
 
-def run(preload, *args, **extra):
+def run(preload, *args, prog=None, **extra):
     env = dict(os.environ, **extra)
     if preload:
         env["LD_PRELOAD"] = preload
-    p, line = T.start([T.target("allocs"), *args], env=env)
+    p, line = T.start([prog or T.target("allocs"), *args], env=env)
     w = line.split()
     own = {"size": int(w[1]), "usable": int(w[3])}
     if len(w) >= 11 and w[4] == "tcmalloc":
@@ -90,8 +98,9 @@ def run(preload, *args, **extra):
     if len(w) >= 7 and w[4] == "mimalloc":
         own["mi_commit"] = int(w[5])
         own["mi_reserved"] = w[6]
-    if len(w) >= 11 and w[4] == "jemalloc":
+    if len(w) >= 12 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
+        own["je_base"] = int(w[11])
     return p, own
 
 
@@ -119,7 +128,10 @@ def brk_region(snap):
     return r[0] if r else None
 
 
-def jemalloc(snap, own, how):
+JE_META = "jemalloc metadata (base block)"
+
+
+def jemalloc(snap, own, how, pid):
     heap = [t for t in snap["types"] if t["type"] == "heap"][0]
     T.ok(heap["committed"] >= own["size"] and heap["ws"] >= own["size"],
          "jemalloc (%s): Heap committed %d and WS %d hold the %d bytes "
@@ -137,6 +149,83 @@ def jemalloc(snap, own, how):
          h[0]["free"] == mine["active"] - mine["allocated"],
          "jemalloc (%s): its heap's in use is stats.allocated, its free "
          "stats.active less that" % how, h)
+    jemalloc_parts(snap, own, how, pid)
+
+
+def jemalloc_parts(snap, own, how, pid):
+    """Its base blocks and extents by their own bounds: a region wholly
+    one or the other is heap whole, one the kernel merged from both (or
+    with other memory) is split into typed parts (each part's Rss the
+    target's pagemap's, inside its region, the Heap row counting by
+    parts: vmstest.split_parts). The bytes called its metadata are its
+    base blocks' mappings (stats.mapped less its extents' pactive, pdirty
+    and pmuzzy pages, as the target read them) exactly, and its regions
+    and parts add up to its stats.mapped + stats.retained (with
+    opt.retain it never unmaps: what it mapped is one or the other)."""
+    mine = own["jemalloc"]
+    whole, parts, n = T.split_parts(snap, "jemalloc", pid,
+                                    "jemalloc (%s)" % how, prefix=True)
+    meta = sum(r["size"] for r in snap["regions"]
+               if r["type"] == "heap" and r["detail"] == JE_META) + sum(
+        c["size"] for r in snap["regions"] for c in r["children"]
+        if c.get("type") and c["name"] == JE_META)
+    rest = sum(r["size"] - sum(c["size"] for c in r["children"])
+               for r in snap["regions"] if any(
+                   c.get("type") and c["name"].startswith("jemalloc")
+                   for c in r["children"]))
+    print("# jemalloc (%s): %d bytes in heap regions, %d in %d parts; "
+          "%d called metadata, its base blocks %d; %d bytes of other "
+          "memory in its split regions" %
+          (how, whole, parts, n, meta, own["je_base"], rest))
+    T.eq(meta, own["je_base"], "jemalloc (%s): the bytes called its "
+         "metadata (base blocks) are its base blocks' own (stats.mapped "
+         "less its extents' pages)" % how)
+    T.eq((whole + parts, snap["allocator"]["heap"]),
+         (mine["mapped"] + mine["retained"],) * 2,
+         "jemalloc (%s): its regions and parts are its stats.mapped + "
+         "stats.retained, exactly" % how)
+
+
+def jemalloc_linked(lib):
+    """allocs linked with libjemalloc (the executable's NEEDED, not a
+    preload), built here: the same figures and parts; "frag" adds large
+    extents (their addresses moved into their first page by jemalloc's
+    cache-oblivious placement) and "threads" thread caches; with
+    ALLOCS_NEIGHBOUR the target's own 1 MiB beside its extents (where the
+    kernel merged them, it is the rest of a split region, not heap: its
+    heap stays mapped + retained exactly)."""
+    cc = shutil.which("cc")
+    if not cc:
+        T.skip("allocs linked with jemalloc", "no C compiler")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "allocs-je")
+        r = subprocess.run([cc, "-O2", "-o", exe,
+                            os.path.join(T.ROOT, "tests", "targets",
+                                         "allocs.c"), lib, "-lpthread"],
+                           capture_output=True, text=True)
+        if not T.ok(r.returncode == 0, "allocs links with %s" % lib,
+                    r.stderr):
+            return
+        for more, env in (((), {}), (("16", "frag"), {}),
+                          (("16", "frag", "threads"), {}),
+                          (("16", "frag"), {"ALLOCS_NEIGHBOUR": "1"})):
+            p, own = run(None, *more, prog=exe, **env)
+            how = " ".join(("linked",) + more + (
+                ("memory of its own beside",) if env else ()))
+            try:
+                snap = T.vmscope_json(p.pid, "-F")
+                a = snap["allocator"]
+                T.ok(a and a["name"] == "jemalloc" and
+                     a["provides_malloc"] and
+                     os.path.realpath(a["image"]) == os.path.realpath(lib),
+                     "jemalloc (%s): reported as malloc's, from %s"
+                     % (how, lib), a)
+                jemalloc(snap, own, how + ", frozen", p.pid)
+                jemalloc(T.vmscope_json(p.pid, "-b", "fork"), own,
+                         how + ", fork", p.pid)
+            finally:
+                T.kill(p)
 
 
 def mimalloc(snap, own, how):
@@ -347,8 +436,9 @@ def main():
              os.path.realpath(a["image"]) == os.path.realpath(path),
              "%s preloaded: reported as malloc's, from %s" % (name, lib), a)
         if name == "jemalloc":
-            jemalloc(snap, own, "frozen")
-            jemalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
+            jemalloc(snap, own, "frozen", p.pid)
+            jemalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork",
+                     p.pid)
         elif name == "mimalloc":
             mimalloc(snap, own, "frozen")
             mimalloc(T.vmscope_json(p.pid, "-b", "fork"), own, "fork")
@@ -361,6 +451,8 @@ def main():
             T.eq(heaps_of(loaded, name), heaps_of(live, name),
                  "%s: its heap entry comes back from the file" % name)
         T.kill(p)
+        if name == "jemalloc":
+            jemalloc_linked(path)
         if name == "mimalloc":
             p, own = run(path, "16", "frag")
             try:

@@ -12,11 +12,15 @@ allocated, active and resident equal INFO memory's allocator_allocated,
 allocator_active and allocator_resident (taken before and after the
 capture, equal), metadata (base and internal), mapped and retained are
 there, and the jemalloc heap's in use and free are stats.allocated and
-stats.active less that.
+stats.active less that. Its base blocks and extents are typed parts
+where the kernel merged them into one region: the bytes called metadata
+are its base blocks' and its heap is its mapped + retained, as its own
+MEMORY MALLOC-STATS says before and after the capture.
 Also the ordinary case: a glibc process has no "allocator" at all.
 Skipped where redis-server is not installed (scripts/deps.sh installs
 it)."""
 import os
+import re
 import shutil
 import socket
 import sys
@@ -114,42 +118,96 @@ def pagemap(pid, start, end):
                     if int.from_bytes(data[i:i + 8], "little") >> 63)
 
 
-def metadata(pid, args):
-    """A base block is metadata only: where the kernel merged it with the
-    extents around it, the region is split into typed parts, each block a
-    part (heap) named as metadata, measured from the page tables, the rest
-    the extents. The bytes called metadata are then within jemalloc's own
-    stats.mapped less stats.active (the extents' active pages are not
-    metadata); before, a region of extents merged with a block was called
-    metadata whole."""
+def malloc_stats(s):
+    """jemalloc's own account through Redis's MEMORY MALLOC-STATS (its
+    malloc_stats_print after an "epoch" refresh): mapped and retained from
+    its totals line, and its base blocks' bytes: mapped less its extents'
+    pages not retained (the active bytes, and the dirty and muzzy pages
+    of the merged arenas, or of the one arena where only one is in use)."""
+    s.sendall(T.resp("MEMORY", "MALLOC-STATS"))
+    data = s.recv(1 << 20)
+    size = int(data[1:data.index(b"\r\n")])
+    body = data[data.index(b"\r\n") + 2:]
+    while len(body) < size:
+        body += s.recv(1 << 20)
+    text = body[:size].decode()
+    tot = re.search(r"^Allocated: (\d+), active: (\d+), metadata: (\d+) "
+                    r"\(n_thp \d+\), resident: (\d+), mapped: (\d+), "
+                    r"retained: (\d+)", text, re.M)
+    page = int(re.search(r"^Page size: (\d+)", text, re.M).group(1))
+    if "Merged arenas stats:" in text:
+        text = text[text.index("Merged arenas stats:"):]
+        text = text[:text.index("arenas[")] if "arenas[" in text else text
+    pages = sum(int(m.group(2)) for m in re.finditer(
+        r"^ +(dirty|muzzy): +\S+ +(\d+)", text, re.M))
+    active, mapped, retained = (int(tot.group(i)) for i in (2, 5, 6))
+    return {"mapped": mapped, "retained": retained,
+            "base": mapped - active - pages * page}
+
+
+def parts(s, pid, args, tries=20):
+    """Its base blocks and extents by their own bounds: a region wholly
+    one or the other is heap whole; one the kernel merged from both is
+    split into typed parts, each block a heap part named as metadata,
+    each stretch of extents a heap part, each inside its region. Against
+    jemalloc's own account, read before and after the capture (retried
+    until both agree: Redis's cron may grow it between): the bytes called
+    metadata are its base blocks' (mapped less its extents' pages), the
+    heap regions and parts are its mapped + retained (with opt.retain it
+    never unmaps), and the summary's Heap row counts the parts (before,
+    a region of a base block merged with 54 MB of extents was metadata
+    whole; then heap whole, named for its blocks). Each block's Rss is
+    the target's pagemap's when frozen."""
     how = " ".join(args)
-    snap = T.vmscope_json(pid, *args)
-    a = snap["allocator"]
-    regions = [r for r in snap["regions"] if r["detail"] == META]
-    parts = [(r, c) for r in snap["regions"] for c in r["children"]
-             if c.get("type") and c["name"] == META]
-    called = sum(r["size"] for r in regions) + sum(c["size"]
-                                                   for _, c in parts)
-    print("# %s: %d regions and %d parts called metadata, %d bytes; "
-          "stats.metadata %s, mapped %s, active %s"
-          % (how, len(regions), len(parts), called, a["metadata"],
-             a["mapped"], a["active"]))
-    T.ok(called and a["mapped"] is not None and
-         called <= a["mapped"] - a["active"],
-         "%s: the bytes called metadata (%d) are within jemalloc's mapped "
-         "less active (%s)" % (how, called,
-                               a["mapped"] - a["active"]
-                               if a["mapped"] is not None else None))
-    T.ok(all(c["type"] == "heap" and r["type"] == "heap" and
-             r["detail"] == "jemalloc extents" for r, c in parts),
-         "%s: a split region is heap, its extents, its blocks heap parts"
+    for _ in range(tries):
+        before = malloc_stats(s)
+        snap = T.vmscope_json(pid, *args)
+        if before != malloc_stats(s):
+            continue
+        regions = [r for r in snap["regions"] if r["detail"] == META]
+        je = [(r, c) for r in snap["regions"] for c in r["children"]
+              if c.get("type") and c["name"].startswith("jemalloc")]
+        blocks = [(r, c) for r, c in je if c["name"] == META]
+        called = sum(r["size"] for r in regions) + sum(c["size"]
+                                                       for _, c in blocks)
+        heap = sum(r["size"] for r in snap["regions"]
+                   if r["type"] == "heap" and
+                   (r["detail"] or "").startswith("jemalloc")) + sum(
+            c["size"] for _, c in je)
+        print("# %s: %d regions and %d parts called metadata, %d bytes; "
+              "its base blocks %d; %d parts in all, heap %d; mapped %d + "
+              "retained %d" % (how, len(regions), len(blocks), called,
+                               before["base"], len(je), heap,
+                               before["mapped"], before["retained"]))
+        T.eq(called, before["base"], "%s: the bytes called metadata are "
+             "its base blocks' (MEMORY MALLOC-STATS: mapped less its "
+             "extents' pages)" % how)
+        T.eq((heap, snap["allocator"]["heap"]),
+             (before["mapped"] + before["retained"],) * 2,
+             "%s: its heap regions and parts are its mapped + retained"
+             % how)
+        T.ok(all(c["type"] == "heap" and
+                 c["name"] in (META, "jemalloc extents") and
+                 T.hexint(r["start"]) <= T.hexint(c["start"]) <
+                 T.hexint(c["end"]) <= T.hexint(r["end"]) for r, c in je),
+             "%s: each part is heap, a block or its extents, inside its "
+             "region" % how, je)
+        types = {t["type"]: t for t in snap["types"]}
+        T.eq(types["heap"]["size"],
+             sum(r["size"] for r in snap["regions"] if r["type"] == "heap")
+             + sum(c["size"] for r in snap["regions"] if r["type"] != "heap"
+                   for c in r["children"] if c.get("type") == "heap"),
+             "%s: the Heap row counts its regions and the heap parts of "
+             "others" % how)
+        if "-F" in args:
+            bad = [(c["start"], c["rss"]) for _, c in blocks
+                   if c["rss"] != pagemap(pid, int(c["start"], 16),
+                                          int(c["end"], 16))]
+            T.ok(not bad, "%s: each block's Rss is its range's pages in "
+                 "the target's pagemap" % how, bad)
+        return
+    T.ok(False, "%s: jemalloc's MALLOC-STATS settled between two reads"
          % how)
-    if "-F" in args:
-        bad = [(c["start"], c["rss"]) for _, c in parts
-               if c["rss"] != pagemap(pid, int(c["start"], 16),
-                                      int(c["end"], 16))]
-        T.ok(not bad, "%s: each block's Rss is its range's pages in the "
-             "target's pagemap" % how, bad)
 
 
 ALLOC = ("allocated", "active", "resident")
@@ -199,8 +257,8 @@ def main():
                info.get("allocator_allocated")))
         check(p.pid, info, ["-F"])
         check(p.pid, info, ["-b", "fork"])
-        metadata(p.pid, ["-F"])
-        metadata(p.pid, ["-b", "fork"])
+        parts(s, p.pid, ["-F"])
+        parts(s, p.pid, ["-b", "fork"])
         own_figures(s, p.pid, ["-F"])
         own_figures(s, p.pid, ["-b", "fork"])
         live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)

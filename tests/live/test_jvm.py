@@ -11,8 +11,13 @@ one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
     GC.heap_info` prints (G1's "[start, end)"; the generations' "[start,
     committed end, reserved end)" of Parallel and Serial, their union),
     found from the JVM's VMStructs, so with no note from the jvm step;
-  - every region inside it typed managed_heap and covering it without a
-    gap (so the viewer's allocations show it as one: model/alloc.c);
+  - every region inside it typed managed_heap, named Java heap, and
+    covering it without a gap (so the viewer's allocations show it as
+    one: model/alloc.c); where the kernel merged a neighbour's mapping
+    with the heap's first or last region (a glibc mmapped chunk right
+    below a heap among the mmaps, -XX:-UseCompressedOops: it happened
+    under load), that region's part inside the heap is a managed_heap
+    part of it, and counts;
   - its committed bytes equal the JVM's own committed: the generations'
     capacities in hsperfdata (G1 adds 8 bytes a space: rounded down to a
     page), and for G1 jcmd's "total" too; the kernel's read-write bytes
@@ -145,6 +150,23 @@ def settle(pid, lo, hi):
     return False
 
 
+def heap_pieces(snap, start, end):
+    """The regions inside [start, end), and the typed parts inside it of
+    the regions that reach past it (a neighbour's mapping the kernel
+    merged with the heap's first or last: a glibc mmapped chunk right
+    below a heap among the mmaps), as (region, part)."""
+    inside, parts = [], []
+    for r in snap["regions"]:
+        lo, hi = T.hexint(r["start"]), T.hexint(r["end"])
+        if lo >= start and hi <= end:
+            inside.append(r)
+        elif lo < end and hi > start:
+            parts += [(r, c) for c in r["children"] if c.get("type") and
+                      T.hexint(c["start"]) >= start and
+                      T.hexint(c["end"]) <= end]
+    return inside, parts
+
+
 def check(label, pid, extra, ccp=True):
     truth = heap_info(pid)
     if truth:
@@ -173,21 +195,31 @@ def check(label, pid, extra, ccp=True):
     else:
         T.skip("%s: jcmd GC.heap_info" % label,
                "jcmd not installed (a JRE), or no heap range printed")
-    inside = [r for r in snap["regions"]
-              if T.hexint(r["start"]) >= start and T.hexint(r["end"]) <= end]
-    covered = sum(T.hexint(r["end"]) - T.hexint(r["start"]) for r in inside)
-    T.ok(inside and all(r["type"] == "managed_heap" for r in inside)
-         and covered == end - start
-         and T.hexint(inside[0]["start"]) == start,
-         "%s: its %d regions are typed managed_heap and cover it (one "
-         "allocation)" % (label, len(inside)),
-         [(r["start"], r["type"]) for r in inside])
+    inside, parts = heap_pieces(snap, start, end)
+    pieces = sorted(inside + [c for _, c in parts],
+                    key=lambda x: T.hexint(x["start"]))
+    at = start
+    for x in pieces:
+        at = T.hexint(x["end"]) if T.hexint(x["start"]) == at else -1
+    T.ok(inside + parts and at == end and
+         all(x["type"] == "managed_heap" and
+             x["detail" if "detail" in x else "name"].startswith("Java heap")
+             for x in pieces),
+         "%s: its %d regions and %d parts of regions reaching past it are "
+         "typed managed_heap, named Java heap, and cover it (one "
+         "allocation)" % (label, len(inside), len(parts)),
+         [(x["start"], x["end"], x["type"], x.get("detail", x.get("name")))
+          for x in pieces])
+    if parts:
+        print("# %s: a region reaches past the heap (the kernel merged a "
+              "neighbour's mapping with it): %s" %
+              (label, [(r["start"], r["end"], r["detail"]) for r, _ in parts]))
     page = os.sysconf("SC_PAGE_SIZE")
     own = jvm_committed(figs, page)
     T.ok(m["committed"] == own
-         and m["committed"] == sum(r["committed"] for r in inside),
+         and m["committed"] == sum(x["committed"] for x in pieces),
          "%s: committed %d is the JVM's own (hsperfdata capacities %d) and "
-         "its regions'" % (label, m["committed"], own))
+         "its regions' and parts'" % (label, m["committed"], own))
     if truth and "garbage-first heap" in truth[2]:
         T.eq(m["committed"], truth[2]["garbage-first heap"],
              "%s: ... and jcmd's G1 total" % label)

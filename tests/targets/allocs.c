@@ -25,8 +25,9 @@
  * instant, nothing allocating between), read after the line's own buffer was allocated (looked up
  * with dlsym: nothing links it); where jemalloc
  * provides it, " jemalloc ALLOCATED ACTIVE METADATA RESIDENT MAPPED
- * RETAINED": mallctl's stats.* after an "epoch" refresh, the last thing
- * it does before the line (nothing allocates after); where mimalloc does,
+ * RETAINED BASE": mallctl's stats.* after an "epoch" refresh, and BASE its
+ * base blocks' bytes (je_stats below), the last thing it does before the
+ * line (nothing allocates after); where mimalloc does,
  * " mimalloc COMMIT RESERVED": mi_process_info's current commit (its
  * stats' committed bytes) and the current reserved bytes as
  * mi_stats_print_out prints them ("32.0MiB": its only account of them,
@@ -36,8 +37,9 @@
  * memory of its own right below (else right above) the mapping that holds
  * its middle block, written, without and else with MAP_NORESERVE, kept
  * where the kernel merged the two into one region (the allocator's heap
- * then covers that region in part), else unmapped: nothing depends on the
- * merge. It reads its maps with read(2) into a static buffer and maps
+ * then covers that region in part), else where it merged it with the
+ * mapping on its other side (jemalloc's mappings lie 1 MiB apart), else
+ * unmapped: nothing depends on the merge. It reads its maps with read(2) into a static buffer and maps
  * before the figures are read: no allocation. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -62,14 +64,20 @@ typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
 /* jemalloc's own figures after a refresh through its mallctl ctl (NULL:
- * not jemalloc's malloc), into v[6]; 0 where there are none. */
-static int je_stats(je_ctl_fn ctl, size_t v[6])
+ * not jemalloc's malloc), into v[7]; 0 where there are none. v[6]: the
+ * bytes of its base blocks (its metadata's mappings): stats.mapped less
+ * the pages of its extents not retained, its arenas' pactive, pdirty and
+ * pmuzzy (4096: MALLCTL_ARENAS_ALL, all of them merged). */
+static int je_stats(je_ctl_fn ctl, size_t v[7])
 {
 	static const char *const names[] = { "stats.allocated", "stats.active",
 					     "stats.metadata", "stats.resident",
 					     "stats.mapped",	"stats.retained" };
+	static const char *const pages[] = { "stats.arenas.4096.pactive",
+					     "stats.arenas.4096.pdirty",
+					     "stats.arenas.4096.pmuzzy" };
 	uint64_t epoch = 1;
-	size_t sz = sizeof(epoch), i;
+	size_t sz = sizeof(epoch), i, n, ext = 0;
 
 	if (!ctl || ctl("epoch", &epoch, &sz, &epoch, sz) != 0)
 		return 0;
@@ -78,6 +86,13 @@ static int je_stats(je_ctl_fn ctl, size_t v[6])
 		if (ctl(names[i], &v[i], &sz, NULL, 0) != 0)
 			return 0;
 	}
+	for (i = 0; i < 3; i++) {
+		sz = sizeof(n);
+		if (ctl(pages[i], &n, &sz, NULL, 0) != 0)
+			return 0;
+		ext += n * (size_t)sysconf(_SC_PAGESIZE);
+	}
+	v[6] = v[4] - ext;
 	return 1;
 }
 
@@ -142,29 +157,39 @@ static void neighbour(void *block)
 	const size_t len = 1 << 20;
 	const int flags[] = { 0, MAP_NORESERVE };
 	uintptr_t lo, hi, l2, h2;
-	int side, f;
+	int side, f, strict;
 
 	if (!mapping_of((uintptr_t)block, &lo, &hi))
 		return;
-	for (side = 0; side < 2; side++)
-		for (f = 0; f < 2; f++) {
-			char *at = (char *)(side ? hi : lo - len);
-			char *m = mmap(at, len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS |
-					       MAP_FIXED_NOREPLACE | flags[f],
-				       -1, 0);
+	/* strict: merged with the mapping that holds block; else (a hole
+	 * of 1 MiB between two of the allocator's mappings, each with its
+	 * own anon_vma: the kernel merges with one only) with either */
+	for (strict = 1; strict >= 0; strict--)
+		for (side = 0; side < 2; side++)
+			for (f = 0; f < 2; f++) {
+				char *at = (char *)(side ? hi : lo - len);
+				char *m = mmap(at, len, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS |
+						       MAP_FIXED_NOREPLACE |
+						       flags[f],
+					       -1, 0);
+				int up, down;
 
-			if (m == MAP_FAILED)
-				continue;
-			if (m == at) {
-				memset(m, 3, len);
-				if (mapping_of((uintptr_t)m, &l2, &h2) &&
-				    (side ? l2 < (uintptr_t)m
-					  : h2 > (uintptr_t)m + len))
-					return; /* merged */
+				if (m == MAP_FAILED)
+					continue;
+				if (m == at) {
+					memset(m, 3, len);
+					if (mapping_of((uintptr_t)m, &l2,
+						       &h2)) {
+						down = l2 < (uintptr_t)m;
+						up = h2 > (uintptr_t)m + len;
+						if ((side ? down : up) ||
+						    (!strict && (up || down)))
+							return; /* merged */
+					}
+				}
+				munmap(m, len);
 			}
-			munmap(m, len);
-		}
 }
 
 /* mi_stats_print_out's text, gathered (no allocation) */
@@ -240,7 +265,7 @@ int main(int argc, char **argv)
 	char mi_reserved[32] = "-";
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
-	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[6];
+	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[7];
 	size_t app = 0, tc_central = 0, transfer = 0, thread = 0;
 	int jemalloc;
 
@@ -318,8 +343,8 @@ int main(int argc, char **argv)
 	if (mi)
 		printf(" mimalloc %zu %s", mi_commit, mi_reserved);
 	if (jemalloc)
-		printf(" jemalloc %zu %zu %zu %zu %zu %zu", je[0], je[1], je[2],
-		       je[3], je[4], je[5]);
+		printf(" jemalloc %zu %zu %zu %zu %zu %zu %zu", je[0], je[1],
+		       je[2], je[3], je[4], je[5], je[6]);
 	printf("\n");
 	fflush(stdout);
 	pause();

@@ -4,7 +4,7 @@
  * counts each part in its own type's row (totals.h), and the pagemap
  * bits a part is measured by (linux/memread.h), and the parts step's
  * pieces from glibc's mmapped chunks (a part a chunk, in a region of no
- * detail only). Randomised: the seed is
+ * detail only) and a Java heap's region reaching past it. Randomised: the seed is
  * printed, VMSCOPE_SEED replays it. */
 #include <string.h>
 
@@ -285,6 +285,99 @@ static void test_step_glibc(void)
 	vms_snapshot_free(s);
 }
 
+/* A source whose page tables say every page present and the process's
+ * own (the parts step measures its parts with it). */
+static ssize_t fake_read(struct vms_snapshot *s, uint64_t addr, void *buf,
+			 size_t len, struct vms_error *err)
+{
+	(void)s;
+	(void)addr;
+	(void)err;
+	memset(buf, 0, len);
+	return (ssize_t)len;
+}
+
+static int fake_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
+		      unsigned char *out, struct vms_error *err)
+{
+	(void)s;
+	(void)addr;
+	(void)err;
+	memset(out, VMS_PG_PRESENT | VMS_PG_EXCL | VMS_PG_EXCL_KNOWN, npages);
+	return 0;
+}
+
+static const struct vms_source_ops fake_ops = {
+	.name = "fake",
+	.read_mem = fake_read,
+	.pages = fake_pages,
+};
+
+/* A Java heap whose first region the kernel merged with a glibc mmapped
+ * chunk mapped right below it (step_jvm.c: the managed entry is the
+ * reservation, the region reaches past it): the parts step makes the
+ * heap's share of it a managed heap part named as the heap's regions,
+ * the chunk a heap part, and the summary counts the whole heap as
+ * Managed Heap. */
+static void test_step_jvm(void)
+{
+	struct vms_snapshot *s = vms_snapshot_new();
+	uint64_t heap = 0x7f0000400000ull, chunk = 514 * PG;
+	struct vms_region *r = anon(s, heap - chunk, 514 + 1024), *in;
+	struct vms_heap_seg ch = { heap - chunk, heap };
+	struct vms_managed m = { .runtime = "jvm",
+				 .start = heap,
+				 .end = heap + 4096 * PG,
+				 .reserved = 4096 * PG,
+				 .committed = 1024 * PG,
+				 .used = -1,
+				 .resident = -1 };
+	struct vms_malloc g;
+	struct vms_error err;
+
+	r->c.rss = r->c.private_dirty = r->c.pss = (514 + 1024) * PG;
+	in = anon(s, heap + 1024 * PG, 3072);
+	in->perms = 0;
+	in->type = VMS_T_MANAGED_HEAP;
+	in->detail = "Java heap (GarbageFirst)";
+	r = &s->regions[0]; /* add_region may move the array */
+	memset(&g, 0, sizeof(g));
+	g.mmapped = &ch;
+	g.nmmapped = 1;
+	s->glibc = &g;
+	s->src.ops = &fake_ops;
+	s->src.caps = VMS_SRC_MEMORY;
+	ok(vms_managed_add(s, &m) == 0, "jvm: its managed entry");
+	ok(vms_step_parts.run(s, VMS_SRC_MEMORY, &err) == 0,
+	   "parts step: a Java heap's region reaching past it");
+	ok(r->nchildren == 2 && r->type == VMS_T_PRIVATE_DATA &&
+		   r->children[0].part->type == VMS_T_HEAP &&
+		   r->children[0].start == heap - chunk &&
+		   r->children[0].end == heap &&
+		   r->children[1].part->type == VMS_T_MANAGED_HEAP &&
+		   r->children[1].start == heap &&
+		   r->children[1].end == r->end &&
+		   strcmp(r->children[1].name, "Java heap (GarbageFirst)") == 0,
+	   "parts step: the chunk a heap part, the heap's share a managed "
+	   "heap part named as its regions");
+	ok(r->detail && strstr(r->detail, "glibc malloc (mmapped chunk), "
+					  "Java heap (GarbageFirst)"),
+	   "parts step: the region says it holds both (%s)",
+	   r->detail ? r->detail : "(none)");
+	ok(s->managed[0].resident == -1,
+	   "parts step: the Java heap's resident is not measured");
+	totals_set_user_range(s, 0x10000, 0x7ffffffff000ull);
+	totals_compute(s);
+	ok(s->types[VMS_T_MANAGED_HEAP].size == 4096 * PG &&
+		   s->types[VMS_T_HEAP].size == chunk &&
+		   s->types[VMS_T_PRIVATE_DATA].size == 0,
+	   "parts step: the Managed Heap row is the whole reservation, Heap "
+	   "the chunk, nothing left Private Data");
+	s->glibc = NULL;
+	s->src.ops = NULL;
+	vms_snapshot_free(s);
+}
+
 static void test_pagemap_bits(void)
 {
 	uint64_t present = 1ull << 63, swapped = 1ull << 62,
@@ -304,6 +397,7 @@ int main(void)
 	test_pagemap_bits();
 	test_core();
 	test_step_glibc();
+	test_step_jvm();
 	test_random(tap_seed(28));
 	return tap_done();
 }

@@ -431,7 +431,7 @@ int main(void)
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
 	unsigned char *blk = NULL, buf[10000], zero[128] = { 0 };
 	size_t cap = 0, nblk = 0, good = 0, bad = 0, found = 0;
-	unsigned long long a, e;
+	unsigned long long a, e, blk_at = 0;
 	FILE *f;
 
 	tcmalloc_spans();
@@ -459,6 +459,7 @@ int main(void)
 			blk = malloc(n);
 			memcpy(blk, buf, n);
 			nblk = n;
+			blk_at = a;
 			continue;
 		}
 		if (strcmp(expect, "good") == 0) {
@@ -483,7 +484,7 @@ int main(void)
 	ok(blk && nruns, "fixture has a jemalloc base block and its runs");
 	if (blk) {
 		size_t seen =
-			rtheap_je_extents(blk, nblk, in_runs, count, &found);
+			rtheap_je_extents(blk, nblk, blk_at, in_runs, count, &found);
 
 		ok(found > 0 && seen == found,
 		   "jemalloc base block: %zu extent records inside anonymous "
@@ -491,7 +492,7 @@ int main(void)
 		   found);
 		found = 0;
 		memset(blk, 0, nblk);
-		ok(rtheap_je_extents(blk, nblk, in_runs, count, &found) == 0,
+		ok(rtheap_je_extents(blk, nblk, blk_at, in_runs, count, &found) == 0,
 		   "a zeroed block has no extents");
 		free(blk);
 	}

@@ -8,6 +8,11 @@
 #include "model/parts.h"
 #include "model/source.h"
 
+/* Ranges kept at most (48 MiB): past them the regions are typed whole,
+ * as marked (a jemalloc of millions of extents, or memory made to read
+ * as records, costs vmscope no more). */
+#define ALLOC_MAX_RANGES (1u << 21)
+
 /* Keeps [a, a + len) (joined to the last range where they touch). */
 static void keep_range(struct alloc_marks *m, uint64_t a, uint64_t len,
 		       uint8_t how)
@@ -17,6 +22,11 @@ static void keep_range(struct alloc_marks *m, uint64_t a, uint64_t len,
 	if (l && l->how == how && a >= l->start && a <= l->end) {
 		if (a + len > l->end)
 			l->end = a + len;
+		return;
+	}
+	if (m->nrng >= ALLOC_MAX_RANGES) {
+		m->exact = false;
+		alloc_marks_fini(m);
 		return;
 	}
 	if (m->nrng == m->caprng) {
@@ -124,13 +134,27 @@ static size_t stretches(const struct alloc_marks *m, const struct vms_region *r,
 	return n;
 }
 
+/* Whether the stretches sp[0, n) are pieces of more than one kind
+ * (details[how - 1]: jemalloc's base blocks and its extents). */
+static bool mixed(const struct vms_part_spec *sp, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (sp[i].name != sp[0].name)
+			return true;
+	return false;
+}
+
 /* Splits r into the heap parts sp[0, n) (measured from the page tables
- * where the source can tell). 0, -1 on out of memory; 1 when r cannot
- * be split (typed whole then). */
+ * where the source can tell); its detail says what it holds (kind's
+ * heap where the parts are of more than one kind). 0, -1 on out of
+ * memory; 1 when r cannot be split (typed whole then). */
 static int split_region(struct vms_snapshot *s, struct vms_region *r,
 			struct vms_part_spec *sp, size_t n, uint64_t covered,
-			unsigned char *buf)
+			const char *kind, unsigned char *buf)
 {
+	const char *what = sp[0].name;
 	size_t i;
 	int rc;
 
@@ -151,7 +175,11 @@ static int split_region(struct vms_snapshot *s, struct vms_region *r,
 		return 1;
 	if (rc < 0)
 		return -1;
-	r->detail = arena_printf(&s->arena, "holds %s (%llu K)", sp[0].name,
+	if (mixed(sp, n))
+		what = arena_printf(&s->arena, "%s heap", kind);
+	if (!what)
+		return -1;
+	r->detail = arena_printf(&s->arena, "holds %s (%llu K)", what,
 				 (unsigned long long)(covered >> 10));
 	return r->detail ? 0 : -1;
 }
@@ -213,8 +241,10 @@ int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 			continue;
 		if (sp)
 			n = stretches(m, r, &at, details, sp, &covered);
-		if (n && covered < vms_region_size(r)) {
-			split = split_region(s, r, sp, n, covered, buf);
+		/* a region its ranges cover in part, or whole with pieces
+		 * of more than one kind (a base block merged with extents) */
+		if (n && (covered < vms_region_size(r) || mixed(sp, n))) {
+			split = split_region(s, r, sp, n, covered, kind, buf);
 			if (split < 0)
 				goto out;
 		}

@@ -38,7 +38,9 @@ struct alloc_marks {
 	uint8_t *mark;
 	/* set by a recogniser whose marks are its heap's own bounds (its
 	 * spans, its segments): alloc_mark() keeps them, and alloc_type()
-	 * splits a region they cover in part (alloc_marks_fini frees) */
+	 * splits a region they cover in part (alloc_marks_fini frees);
+	 * cleared, the ranges dropped, past ALLOC_MAX_RANGES of them (the
+	 * regions then typed whole) */
 	bool exact;
 	bool oom; /* a range could not be kept */
 	struct alloc_range *rng;
@@ -55,11 +57,13 @@ void alloc_marks_fini(struct alloc_marks *m);
  * al, and adds the heap (kind, adjacent regions joined into segments,
  * figures -1) to s->heaps; *out is it (NULL when nothing was marked).
  * Where m->exact, a region the ranges cover only in part (the kernel
- * merged the allocator's mappings with other memory) keeps its type and
- * is split into typed parts (model/parts.h): each stretch the ranges
- * cover a heap part named details[how - 1], its Rss, Swap and private
- * bytes from the page tables of its range; the heap's segments and
- * al->heap are those stretches. -1 on out of memory. */
+ * merged the allocator's mappings with other memory), or whole with
+ * ranges of more than one how (jemalloc's base blocks merged with its
+ * extents), keeps its type and is split into typed parts
+ * (model/parts.h): each stretch the ranges cover a heap part named
+ * details[how - 1], its Rss, Swap and private bytes from the page tables
+ * of its range; the heap's segments and al->heap are those stretches.
+ * -1 on out of memory. */
 int alloc_type(struct alloc_marks *m, struct vms_allocator *al,
 	       const char *kind, const char *const *details,
 	       struct vms_heap **out);

@@ -1,11 +1,14 @@
 /* alloc_jemalloc.c — jemalloc 5's heap (alloc_heap.h): its base blocks
  * (2 MiB-aligned metadata blocks, rtheap.h) are found at the 2 MiB
  * boundaries of unclaimed anonymous memory; the extent records inside
- * them point at the extents it has mapped. Every region they point into,
- * and the blocks themselves, become heap; a region that holds a base
- * block and other memory (the kernel merged them) is split into typed
- * parts (model/parts.h): each block a part, its metadata, the rest the
- * extents.
+ * them point at the extents it has mapped (active, dirty, muzzy and
+ * retained: with opt.retain, Linux's default, it never unmaps one). The
+ * blocks and extents are their own bounds (m->exact): a region wholly
+ * one or the other is typed heap whole; one the kernel merged from a
+ * block and extents, or with other memory, is split into typed parts
+ * (model/parts.h, alloc_type): each block a heap part named as its
+ * metadata, each stretch of extents a heap part named so, the rest of
+ * the region what it was.
  *
  * Its own figures: what mallctl("stats.*") returns is its ctl_stats, a
  * record it allocates in a base block at its first mallctl call and
@@ -23,7 +26,6 @@
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtheap.h"
-#include "model/parts.h"
 #include "model/source.h"
 
 /* Metadata read at most: a base block holds some 1% of the heap. */
@@ -45,56 +47,60 @@ static int je_extent(void *ctx, uint64_t a, uint64_t size)
 	return 0;
 }
 
-/* One base block: its used bytes, read in chunks (absent pages give short
- * reads: what came is scanned). */
+/* One base block: its used bytes, read in chunks. An absent page gives
+ * a short read (a block's pages are touched as it is carved: a large
+ * zeroed piece, an rtree's leaves, leaves pages untouched between
+ * records): what came is scanned and the read goes on after that page,
+ * not at the next chunk, which would pass over the records in the rest
+ * of this one. */
 static uint64_t je_block(struct alloc_marks *m, uint64_t a,
 			 const struct rtheap_je_base *b, unsigned char *buf,
 			 uint64_t budget)
 {
-	uint64_t off, used = b->used_end - a;
+	uint64_t page = m->s->cap.page_size ? m->s->cap.page_size : 4096;
+	uint64_t off = 0, used = b->used_end - a;
 
 	alloc_mark(m, a, b->size, JE_BASE);
 	if (used > budget)
 		used = budget;
-	for (off = 0; off < used; off += JE_CHUNK) {
+	while (off < used) {
 		size_t n =
 			used - off < JE_CHUNK ? (size_t)(used - off) : JE_CHUNK;
 		struct vms_error e;
 		ssize_t got = vms_source_read(m->s, a + off, buf, n, &e);
 
 		if (got > 0)
-			rtheap_je_extents(buf, (size_t)got, je_in_anon,
+			rtheap_je_extents(buf, (size_t)got, a + off, je_in_anon,
 					  je_extent, m);
+		if (got == (ssize_t)n) {
+			off += n;
+			continue;
+		}
+		/* past the page that was not read (a + off is page-aligned
+		 * from here on: blocks are) */
+		off += got > 0 ? (uint64_t)got : 0;
+		off = (off / page + 1) * page;
 	}
 	return used;
 }
 
-/* The base blocks' used bytes [start, end), as found, and each block's
- * end (its size from its start). */
+/* The base blocks' used bytes [start, end), as found. */
 struct je_blocks {
 	struct vms_heap_seg *v;
-	uint64_t *block_end;
 	size_t n, cap;
 };
 
-static void je_keep(struct je_blocks *bl, uint64_t a, uint64_t end,
-		    uint64_t block_end)
+static void je_keep(struct je_blocks *bl, uint64_t a, uint64_t end)
 {
 	if (bl->n == bl->cap) {
 		size_t nc = bl->cap ? bl->cap * 2 : 16;
 		struct vms_heap_seg *nv = realloc(bl->v, nc * sizeof(*nv));
-		uint64_t *ne;
 
 		if (!nv)
 			return; /* a block fewer to look for the stats in */
 		bl->v = nv;
-		ne = realloc(bl->block_end, nc * sizeof(*ne));
-		if (!ne)
-			return;
-		bl->block_end = ne;
 		bl->cap = nc;
 	}
-	bl->block_end[bl->n] = block_end;
 	bl->v[bl->n++] = (struct vms_heap_seg){ a, end };
 }
 
@@ -123,7 +129,7 @@ static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf,
 			    rtheap_je_base(hdr, sizeof(hdr), a, run->end, &b)) {
 				meta += je_block(m, a, &b, buf,
 						 JE_MAX_META - meta);
-				je_keep(bl, a, b.used_end, a + b.size);
+				je_keep(bl, a, b.used_end);
 				step = (b.size + RTHEAP_JE_ALIGN - 1) &
 				       ~(uint64_t)(RTHEAP_JE_ALIGN - 1);
 			}
@@ -227,73 +233,6 @@ static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 	return 0;
 }
 
-/* Regions typed as a base block that hold other memory too (the kernel
- * merged the block's mapping with the extents around it) are split
- * (model/parts.h): each base block in one is a typed part of its own
- * (heap, metadata), measured from the page tables, the rest of the region
- * its extents. -1 on out of memory. */
-static int je_split(struct alloc_marks *m, const struct je_blocks *bl,
-		    const char *const *details)
-{
-	struct vms_snapshot *s = m->s;
-	struct vms_part_spec *sp;
-	unsigned char *buf;
-	size_t i, k;
-	int rc = 0;
-
-	if (!bl->n)
-		return 0;
-	sp = malloc(bl->n * sizeof(*sp));
-	buf = malloc(4096);
-	if (!sp || !buf) {
-		free(sp);
-		free(buf);
-		return -1;
-	}
-	for (i = 0; i < s->nregions && rc == 0; i++) {
-		struct vms_region *r = &s->regions[i];
-		uint64_t covered = 0;
-		size_t n = 0;
-
-		if (m->mark[i] != JE_BASE || r->nchildren)
-			continue;
-		/* blocks are found in address order */
-		for (k = 0; k < bl->n; k++) {
-			uint64_t lo = bl->v[k].start, hi = bl->block_end[k];
-			struct vms_part_fig f;
-
-			lo = lo > r->start ? lo : r->start;
-			hi = hi < r->end ? hi : r->end;
-			if (lo >= hi || (n && lo < sp[n - 1].end))
-				continue;
-			sp[n] = (struct vms_part_spec){
-				.name = details[JE_BASE - 1],
-				.start = lo,
-				.end = hi,
-				.type = VMS_T_HEAP,
-				.rss = -1,
-				.swap = -1,
-				.priv = -1,
-			};
-			if (vms_parts_measure(s, lo, hi, buf, 4096, &f)) {
-				sp[n].rss = f.rss;
-				sp[n].swap = f.swap;
-				sp[n].priv = f.priv;
-			}
-			covered += hi - lo;
-			n++;
-		}
-		if (!n || covered == vms_region_size(r))
-			continue;
-		rc = vms_parts_set(s, r, sp, n) == -1 ? -1 : 0;
-		if (rc == 0)
-			r->detail = details[JE_EXTENT - 1];
-	}
-	free(sp);
-	free(buf);
-	return rc;
-}
-
 int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im)
 {
@@ -301,12 +240,13 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
 		"jemalloc extents", "jemalloc metadata (base block)"
 	};
 	unsigned char *buf = malloc(JE_CHUNK);
-	struct je_blocks bl = { NULL, NULL, 0, 0 };
+	struct je_blocks bl = { NULL, 0, 0 };
 	struct vms_heap *h;
 	int rc = -1;
 
 	if (!buf)
 		return -1;
+	m->exact = true; /* a block, an extent: its own bounds */
 	al->metadata = (int64_t)je_scan_runs(m, buf, &bl);
 	free(buf);
 	if (alloc_type(m, al, "jemalloc", details, &h) < 0)
@@ -314,12 +254,9 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (!h)
 		al->partial = "no jemalloc base block found in anonymous "
 			      "memory (not jemalloc 5, or not yet used)";
-	if (je_split(m, &bl, details) < 0)
-		goto out;
 	rc = je_figures(m, al, im, &bl, h);
 out:
 	free(bl.v);
-	free(bl.block_end);
 	return rc;
 }
 

@@ -59,6 +59,7 @@
 #include "analyze/steps.h"
 #include "model/managed.h"
 #include "model/source.h"
+#include "model/totals.h"
 
 #define HSPERF_MAX_BYTES (1u << 20) /* PerfDataMemorySize: 32 KiB default */
 #define OOPS_LIMIT (32ull << 30) /* compressed oops: heap below 32 GiB */
@@ -299,7 +300,10 @@ static bool class_piece(const struct vms_region *r)
 /* The class space and the code cache, named when found. */
 static bool code_piece(const struct vms_region *r)
 {
-	return plain_anon(r) &&
+	/* not the Java heap: its reserved top may lie right below the
+	 * code cache (the heap among the mmaps, -XX:-UseCompressedOops),
+	 * whose run would take it */
+	return plain_anon(r) && r->type != VMS_T_MANAGED_HEAP &&
 	       (r->perms == (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X) ||
 		r->perms == 0);
 }
@@ -410,26 +414,56 @@ static int exact_heap(struct vms_snapshot *s, unsigned have, uint64_t *start,
 	return rc;
 }
 
-/* The regions [first, end) that are exactly [start, stop), each a piece
- * of the heap: true when so. */
+/* The regions [first, end) that hold [start, stop), adjacent, each a
+ * piece of the heap: true when so. The first may begin below start and
+ * the last end past stop where it is plain anonymous memory: the kernel
+ * merged a neighbour's mapping with the heap's (a glibc mmapped chunk
+ * mapped right below it, the same flags as its committed regions; seen
+ * under load with -XX:-UseCompressedOops, whose heap lies among the
+ * mmaps). Such a region is not the heap's whole: the parts step splits
+ * it (the managed entry's range is [start, stop)). */
 static bool regions_of(const struct vms_snapshot *s, uint64_t start,
 		       uint64_t stop, size_t *first, size_t *end)
 {
+	ptrdiff_t k = vms_snapshot_find_index(s, start);
 	size_t i, j;
 
-	for (i = 0; i < s->nregions && s->regions[i].start < start; i++)
-		;
-	if (i == s->nregions || s->regions[i].start != start)
+	if (k < 0)
 		return false;
-	for (j = i; j < s->nregions && s->regions[j].end <= stop; j++)
+	i = (size_t)k;
+	if (s->regions[i].start != start && !plain_anon(&s->regions[i]))
+		return false;
+	for (j = i; j < s->nregions && s->regions[j].start < stop; j++)
 		if (!heap_piece(&s->regions[j]) ||
-		    (j > i && s->regions[j].start != s->regions[j - 1].end))
+		    (j > i && s->regions[j].start != s->regions[j - 1].end) ||
+		    (s->regions[j].end > stop && !plain_anon(&s->regions[j])))
 			return false;
-	if (j == i || s->regions[j - 1].end != stop)
+	if (s->regions[j - 1].end < stop)
 		return false;
 	*first = i;
 	*end = j;
 	return true;
+}
+
+/* The committed bytes of [start, stop) in the regions [first, end): a
+ * region that reaches past it counts by its share (its committed is its
+ * size or none, the heap's pieces being one or the other). */
+static uint64_t committed_in(struct vms_snapshot *s, size_t first, size_t end,
+			     uint64_t start, uint64_t stop)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = first; i < end; i++) {
+		struct vms_region *r = &s->regions[i];
+		uint64_t lo = r->start > start ? r->start : start;
+		uint64_t hi = r->end < stop ? r->end : stop;
+
+		totals_region_derive(r);
+		sum += (uint64_t)((unsigned __int128)vms_region_committed(r) *
+				  (hi - lo) / vms_region_size(r));
+	}
+	return sum;
 }
 
 /* The heap from hsperfdata's maximum size alone (no VMStructs to read):
@@ -556,14 +590,21 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 			 : "Java heap";
 	if (!detail)
 		return step_nomem(err, "jvm");
-	name_regions(s, first, end, detail, true);
-	m = managed_find(s, "jvm", s->regions[first].start,
-			 s->regions[end - 1].end);
+	if (!exact) {
+		hs = s->regions[first].start;
+		he = s->regions[end - 1].end;
+	}
+	/* the regions inside it; one reaching past it is split by the
+	 * parts step */
+	for (i = first; i < end; i++)
+		if (s->regions[i].start >= hs && s->regions[i].end <= he)
+			name_regions(s, i, i + 1, detail, true);
+	m = managed_find(s, "jvm", hs, he);
 	if (!m)
-		m = managed_add(s, "jvm", s->regions[first].start,
-				s->regions[end - 1].end);
+		m = managed_add(s, "jvm", hs, he);
 	if (!m || (perf && parts_of(s, &h, m) < 0))
 		return step_nomem(err, "jvm");
+	m->committed = committed_in(s, first, end, hs, he);
 	if (perf)
 		name_native(s, &h);
 	return 0;
