@@ -679,5 +679,15 @@ int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
 	const struct vms_kept *kept[VMS_STEPS_MAX + 1];
 
 	vms_steps_kept(kept);
-	return snapfile_encode(s, kept, buf, len, err);
+	return snapfile_encode(s, NULL, kept, buf, len, err);
+}
+
+int vms_snapshot_save_traced(const struct vms_snapshot *s,
+			     const struct vms_trace_report *trace, void **buf,
+			     size_t *len, struct vms_error *err)
+{
+	const struct vms_kept *kept[VMS_STEPS_MAX + 1];
+
+	vms_steps_kept(kept);
+	return snapfile_encode(s, trace, kept, buf, len, err);
 }

@@ -142,5 +142,11 @@ bool vms_snapshot_refreshable(const struct vms_snapshot *s);
  * (malloc'd into *buf, *len). -1 with *err. */
 int vms_snapshot_save(const struct vms_snapshot *s, void **buf, size_t *len,
 		      struct vms_error *err);
+/* The same with trace as its trace section (model/trace.h; NULL: s's
+ * own): the viewer saves a snapshot taken while tracing with the report
+ * of the trace up to it, which the snapshot itself does not hold. */
+int vms_snapshot_save_traced(const struct vms_snapshot *s,
+			     const struct vms_trace_report *trace, void **buf,
+			     size_t *len, struct vms_error *err);
 
 #endif

@@ -48,27 +48,6 @@ import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
 
-def traced_pid(tm):
-    """The traced program: vmscope's child."""
-    def find():
-        v = tm.child_pid()
-        if not v:
-            return None
-        try:
-            with open("/proc/%d/task/%d/children" % (v, v)) as f:
-                kids = f.read().split()
-        except OSError:
-            return None
-        return int(kids[0]) if kids else None
-    pid = None
-    for _ in range(2000):
-        pid = find()
-        if pid:
-            break
-        tm.wait_for(lambda s: True, timeout=0.01)
-    return pid
-
-
 def row(scr, fn):
     return next((l for l in scr.splitlines()
                  if re.match(r"^ [+-] heap ", l) and fn in l), None)
@@ -243,7 +222,7 @@ def one_size(w, h, env, what):
     pid = None
     try:
         tm.wait_for(lambda s: "pss, not frozen" in s, timeout=30)
-        pid = traced_pid(tm)
+        pid = tm.launched_pid()
         if not T.ok(pid is not None, "%s: the traced program runs" % what):
             return
         scr = tm.expect("%s: C opens the call sites" % what,

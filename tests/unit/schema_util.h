@@ -115,7 +115,7 @@ static struct vms_snapshot *saved_and_loaded(const struct vms_snapshot *s)
 	size_t len;
 
 	vms_steps_kept(kept);
-	if (snapfile_encode(s, kept, &buf, &len, &err) < 0) {
+	if (snapfile_encode(s, NULL, kept, &buf, &len, &err) < 0) {
 		printf("# encode: %s\n", err.msg);
 		return NULL;
 	}

@@ -162,7 +162,7 @@ static struct vms_snapshot *saved_and_loaded(struct vms_trace_report *r)
 		goto fail;
 	}
 	s->trace = r;
-	if (snapfile_encode(s, kept, &buf, &len, &err) < 0 ||
+	if (snapfile_encode(s, NULL, kept, &buf, &len, &err) < 0 ||
 	    snapfile_load(buf, len, "trace.vms", false, kept, l, &err) < 0) {
 		printf("# %s\n", err.msg);
 		goto fail;
@@ -218,7 +218,7 @@ static void untraced(void)
 		   vms_raw_append_smaps(s->raw, smaps, sizeof(smaps) - 1) ==
 			   0 &&
 		   smaps_parse_buffer(s, smaps, sizeof(smaps) - 1, &err) == 0 &&
-		   snapfile_encode(s, kept, &buf, &len, &err) == 0 &&
+		   snapfile_encode(s, NULL, kept, &buf, &len, &err) == 0 &&
 		   !memmem(buf, len, "trace", 5) &&
 		   snapfile_load(buf, len, "x.vms", false, kept, l, &err) == 0 &&
 		   !l->trace,

@@ -42,6 +42,8 @@
 #include "core/ui_priv.h"
 #include "model/calltree.h"
 #include "panes/panes.h"
+#include "pipeline.h"
+#include "screens/screen_calls.h"
 #include "trace/tracer.h"
 
 #define TICK_MS 10
@@ -706,6 +708,24 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 	c->mark[c->nmarks++] = (unsigned)m;
 	if (u->scr == SCR_CALLS)
 		rebuild(u, c);
+}
+
+int calls_save(struct ui *u, const struct vms_snapshot *s, void **buf,
+	       size_t *len, struct vms_error *err)
+{
+	struct vms_trace_report rep;
+	struct arena a;
+	unsigned m = u->tracer ? mark_of(cs_of(u), s) : 0;
+	int rc;
+
+	if (!m)
+		return vms_snapshot_save(s, buf, len, err);
+	arena_init(&a);
+	rc = tracer_report_kept(u->tracer, m, &a, &rep, err);
+	if (rc == 0)
+		rc = vms_snapshot_save_traced(s, &rep, buf, len, err);
+	arena_fini(&a);
+	return rc;
 }
 
 static void calls_init(struct ui *u)

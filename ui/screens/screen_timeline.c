@@ -28,6 +28,7 @@
 #include "core/draw.h"
 #include "core/listview.h"
 #include "core/ui_priv.h"
+#include "screens/screen_calls.h"
 
 /* The screen's own state (u->data[SCR_TIMELINE]): the list of snapshots. */
 struct timeline {
@@ -266,7 +267,7 @@ static bool savable(const struct vms_snapshot *s)
 
 /* One snapshot as dir/TIME-pidPID.vms (--watch -w's name); its bytes
  * added to *bytes. -1 with err. */
-static int save_one(const struct vms_snapshot *s, const char *dir,
+static int save_one(struct ui *u, const struct vms_snapshot *s, const char *dir,
 		    uint64_t *bytes, struct vms_error *err)
 {
 	char path[1024], st[64];
@@ -277,7 +278,7 @@ static int save_one(const struct vms_snapshot *s, const char *dir,
 	stamp(s, st, sizeof(st));
 	snprintf(path, sizeof(path), "%s/%s-pid%d.vms", dir, st,
 		 (int)s->proc.pid);
-	if (vms_snapshot_save(s, &buf, &len, err) < 0)
+	if (calls_save(u, s, &buf, &len, err) < 0)
 		return -1;
 	if (outbuf_open_file(&o, path, err) < 0) {
 		free(buf);
@@ -313,7 +314,7 @@ static void save_all(struct ui *u, const char *dir)
 			not ++;
 			continue;
 		}
-		if (save_one(h->s[i], dir, &bytes, &err) < 0) {
+		if (save_one(u, h->s[i], dir, &bytes, &err) < 0) {
 			ui_message(u, true, "%zu saved, then: %s", saved,
 				   err.msg);
 			return;

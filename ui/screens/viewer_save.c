@@ -11,6 +11,7 @@
 #include "export/export.h"
 #include "panes/panes.h"
 #include "pipeline.h"
+#include "screens/screen_calls.h"
 
 /* What is open: nothing, the file name of a save, the format menu, the
  * file name of an export. */
@@ -219,7 +220,7 @@ static void do_save(struct ui *u, const char *path)
 		copy_file(u, path);
 		return;
 	}
-	if (vms_snapshot_save(u->snap, &buf, &len, &err) < 0) {
+	if (calls_save(u, u->snap, &buf, &len, &err) < 0) {
 		ui_message(u, true, "%s", err.msg);
 		return;
 	}

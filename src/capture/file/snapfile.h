@@ -86,10 +86,12 @@
 /* Whether the first n bytes of a file are those of a snapshot file. */
 bool snapfile_recognise(const void *head, size_t n);
 
-/* The file for s into *buf (malloc'd, the caller frees) and *len; kept:
- * what the steps keep of their results (model/kept.h), NULL-ended. -1
- * with *err (VMS_ERR_USAGE when s kept no raw text, VMS_ERR_NOMEM). */
+/* The file for s into *buf (malloc'd, the caller frees) and *len; trace:
+ * its trace section (NULL: s->trace's, or none); kept: what the steps
+ * keep of their results (model/kept.h), NULL-ended. -1 with *err
+ * (VMS_ERR_USAGE when s kept no raw text, VMS_ERR_NOMEM). */
 int snapfile_encode(const struct vms_snapshot *s,
+		    const struct vms_trace_report *trace,
 		    const struct vms_kept *const *kept, void **buf, size_t *len,
 		    struct vms_error *err);
 

@@ -613,6 +613,7 @@ static int end_section(struct sf_out *o, struct vms_error *err)
 }
 
 int snapfile_encode(const struct vms_snapshot *s,
+		    const struct vms_trace_report *tr,
 		    const struct vms_kept *const *kept, void **buf, size_t *len,
 		    struct vms_error *err)
 {
@@ -631,10 +632,11 @@ int snapfile_encode(const struct vms_snapshot *s,
 	 * written as format 1, which every vmscope reads. */
 	version = cut ? 2 : 1;
 	meta = meta_text(s, kept, version, n1);
-	trace = s->trace ? sf_trace_text(s->trace) : NULL;
+	if (!tr)
+		tr = s->trace;
+	trace = tr ? sf_trace_text(tr) : NULL;
 	z = ZSTD_createCCtx();
-	if (!meta || (s->trace && !trace) || !z ||
-	    reserve(&o, SF_HEAD_LEN) < 0) {
+	if (!meta || (tr && !trace) || !z || reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		goto out;
 	}

@@ -169,6 +169,18 @@ class Tmux:
             return None
         return int(kids[0]) if kids else None
 
+    def launched_pid(self, timeout=20):
+        """The command vmscope launched (-- CMD): its first child, polled
+        for up to timeout s; None if none came."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            v = self.child_pid()
+            kids = T.children(v) if v else []
+            if kids:
+                return kids[0]
+            time.sleep(0.01)  # a poll, bounded
+        return None
+
     def kill(self):
         """Kills the pane's processes by pid, then the server."""
         if self not in _servers:
