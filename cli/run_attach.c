@@ -72,7 +72,8 @@ struct how {
 	/* the process stopped, all threads (frozen) and the borrowed one
 	 * (held), at the attach and at the detach (0: no detach call) */
 	uint64_t frozen_us, held_us, detach_frozen_us, detach_held_us;
-	uint64_t walk_us; /* stopped for the heap walk's capture */
+	uint64_t walk_frozen_us; /* stopped for the heap walk's capture */
+	uint64_t walk_us; /* the walk before, all of it, in vmscope */
 	char why[600];
 };
 
@@ -98,11 +99,12 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 			  "\"injected\":true,\"got_entries\":%ld,"
 			  "\"frozen_us\":%llu,\"held_us\":%llu,"
 			  "\"detach_frozen_us\":%llu,\"detach_held_us\":%llu,"
-			  "\"walk_frozen_us\":%llu",
+			  "\"walk_frozen_us\":%llu,\"walk_us\":%llu",
 			  h->got, (unsigned long long)h->frozen_us,
 			  (unsigned long long)h->held_us,
 			  (unsigned long long)h->detach_frozen_us,
 			  (unsigned long long)h->detach_held_us,
+			  (unsigned long long)h->walk_frozen_us,
 			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
@@ -124,9 +126,9 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 			  "tracer injected (%ld GOT entries redirected, put "
 			  "back at the end; stopped %llu us",
 			  h->got, (unsigned long long)h->held_us);
-		if (h->walk_us)
+		if (h->walk_frozen_us)
 			ob_printf(o, ", and %llu us before for the heap walk",
-				  (unsigned long long)h->walk_us);
+				  (unsigned long long)h->walk_frozen_us);
 		OB_LIT(o, ")\n");
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
@@ -256,7 +258,7 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 		tracedb_before_done(db, why);
 		return;
 	}
-	h->walk_us = s->cap.frozen_us;
+	h->walk_frozen_us = s->cap.frozen_us;
 	/* glibc's heap is the program's only when no other allocator
 	 * provides its malloc (redis's jemalloc does: glibc's is then
 	 * empty, and the blocks are jemalloc's, not walked) */
@@ -306,7 +308,9 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	walk_before(pid, tr, h);
+	h->walk_us = (uint64_t)(since(&t0) * 1e6);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {
