@@ -27,6 +27,7 @@
 #include "base/outbuf.h"
 #include "capture/ptrace/inject_call.h"
 #include "cli.h"
+#include "elf/elfcache.h"
 #include "export/export_trace.h"
 #include "linux/procfs.h"
 #include "pipeline.h"
@@ -230,6 +231,16 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
 	return tracedb_before_block(ctx, heap, mem, usable, held);
 }
 
+/* What the walk before the trace runs of the pipeline (pipeline.h): which
+ * allocator's malloc the program calls, from its images' symbols alone
+ * (no memory read, nothing stopped); then, where it is glibc's, the
+ * images again (libc's, for its main_arena and mp_), glibc's arena heaps
+ * (the ids its blocks are counted by) and the malloc walk. The other
+ * steps (stacks, runtimes, parts, the allocator's heap search) are not
+ * the walk's: left out, the clone lives only for the walk. */
+static const char *const which_malloc[] = { "images", "allocator", NULL };
+static const char *const walk_steps[] = { "images", "heaps", "malloc", NULL };
+
 /* What was allocated before the trace: the blocks glibc's heap walk finds
  * held, in a capture by the fork sampler just before the injection (the
  * walk reads the clone: the process is stopped only for the fork, some
@@ -239,12 +250,22 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
  * before_partial. The walk is of the fork's instant: blocks freed from
  * then to the redirection stay counted alive until their address is
  * allocated again (which ends them); blocks made then are not known
- * (their frees are unknown_frees). Another allocator providing malloc,
- * or a glibc whose heap cannot be walked: no walk (no "before"). */
+ * (their frees are unknown_frees). Another allocator providing malloc
+ * (redis's jemalloc: glibc's heap is then not the program's), known from
+ * the layout and the files before anything is stopped: no fork, no walk
+ * (no "before"). The files are read once for both captures (an ELF cache
+ * of the walk's own). */
 static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 {
 	struct tracedb *db = tracer_db(tr);
+	struct elfcache *ec = elfcache_new(); /* NULL: each reads its own */
+	struct vms_capture_opts which = { .pid = pid,
+					  .elfcache = ec,
+					  .no_memory = true,
+					  .steps = which_malloc };
 	struct vms_capture_opts co = { .pid = pid,
+				       .elfcache = ec,
+				       .steps = walk_steps,
 				       .heap_block = before_block,
 				       .heap_block_ctx = db };
 	struct vms_error err = { 0 };
@@ -252,17 +273,23 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 	char why[600];
 	size_t i;
 
+	s = vms_capture(vms_sampler_by_name("maps"), &which, &err);
+	if (s && s->allocator && s->allocator->provides_malloc) {
+		vms_snapshot_free(s);
+		elfcache_free(ec);
+		tracedb_before_drop(db);
+		return;
+	}
+	vms_snapshot_free(s); /* NULL: the fork's capture says why */
 	s = vms_capture(vms_sampler_by_name("fork"), &co, &err);
 	if (!s) {
 		snprintf(why, sizeof(why), "the capture failed: %s", err.msg);
 		tracedb_before_done(db, why);
+		elfcache_free(ec);
 		return;
 	}
 	h->walk_frozen_us = s->cap.frozen_us;
-	/* glibc's heap is the program's only when no other allocator
-	 * provides its malloc (redis's jemalloc does: glibc's is then
-	 * empty, and the blocks are jemalloc's, not walked) */
-	if (s->glibc && !(s->allocator && s->allocator->provides_malloc)) {
+	if (s->glibc) {
 		for (i = 0; i < s->nheaps; i++)
 			if (s->heaps[i].glibc)
 				tracedb_before_heap(db, s->heaps[i].id,
@@ -272,6 +299,7 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 		tracedb_before_drop(db);
 	}
 	vms_snapshot_free(s);
+	elfcache_free(ec);
 }
 
 /* The tracer library injected: 1 when it could not be (h->why says
