@@ -18,11 +18,11 @@
  * nothing) has no file: the report is printed, and the exit status says
  * the capture failed (3).
  *
- * A PID (or -n NAME) instead of CMD: the mmap family of that running
- * process from the kernel, printed (run_attach.c). What is not in this
- * version yet is refused with a message, never half done: the viewer on
- * a running process, its malloc family, its trace saved with -w, formats
- * other than text and json. With
+ * A PID (or -n NAME) instead of CMD: that running process attached
+ * (run_attach.c). What an attach cannot do as a launch does is refused
+ * with the reason before anything is done to the process: sampling it
+ * (--trace-sample), its trace saved with -w; and, for a launch as for an
+ * attach, formats other than text and json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -92,15 +92,24 @@ int cli_trace_check(const struct args *a)
 	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cli_usage_error("%s", "the viewer needs a terminal; use "
 					     "-s or -e for text output");
+	/* what an attach cannot do as a launch does: refused before
+	 * anything is injected (run_attach.c) */
 	if (!a->cmd && a->trace_sample)
-		return cli_usage_error("%s",
-				       "--trace-sample with a PID (sampling "
-				       "an attached trace) is not in this "
-				       "version yet");
+		return cli_usage_error(
+			"%s", "--trace-sample with a PID: sampling is for a "
+			      "launch (-- CMD) only; an attached trace is "
+			      "exact (a sampled one records the frees of the "
+			      "blocks it sampled only, so none of those alive "
+			      "before the attach would be seen freed); drop "
+			      "--trace-sample");
 	if (!a->cmd && a->save)
-		return cli_usage_error("%s", "a running process's trace saved "
-					     "with -w is not in this version "
-					     "yet");
+		return cli_usage_error(
+			"%s", "-w with --trace PID: a snapshot file does not "
+			      "keep what an attach knows of the blocks alive "
+			      "before it, so the report saved would not be "
+			      "the one printed; use -e json -o FILE for the "
+			      "report, and vmscope -w FILE PID for a "
+			      "snapshot");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
