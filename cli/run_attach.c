@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <errno.h>
@@ -302,6 +303,37 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 	elfcache_free(ec);
 }
 
+/* Whether process pid opens path (as vmscope names it) as the file vmscope
+ * does: the library's dlopen and the shared file's open are by path, in
+ * its root and its /proc. A process in a root of its own (a chroot,
+ * another mount or PID namespace) may not see them, or see another file
+ * there: refused before anything is done to it (a library loaded there
+ * that cannot attach would stay loaded). */
+static int sees_as_we_do(pid_t pid, const char *path, const char *what,
+			 char *why, size_t n)
+{
+	struct stat ours, its;
+	char root[128], in[4300];
+
+	/* a live thread's root (the main thread may have exited) */
+	procfs_mm_path(pid, "root", root, sizeof(root));
+	snprintf(in, sizeof(in), "%s%s", root, path);
+	if (stat(path, &ours) < 0) {
+		snprintf(why, n, "%s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (stat(in, &its) == 0 && its.st_dev == ours.st_dev &&
+	    its.st_ino == ours.st_ino)
+		return 0;
+	snprintf(why, n,
+		 "process %d does not see %s %s as vmscope does (it has a "
+		 "root of its own: a chroot, or another mount or PID "
+		 "namespace), so the tracer cannot be loaded into it; it was "
+		 "not touched",
+		 (int)pid, what, path);
+	return -1;
+}
+
 /* The tracer library injected: 1 when it could not be (h->why says
  * why: the caller falls back to the kernel's), else the status. */
 static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
@@ -326,6 +358,13 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	if (tracer_new(&tr, &to, &err) < 0 ||
 	    tracer_attached(tr, pid, path, sizeof(path)) < 0) {
 		snprintf(h->why, sizeof(h->why), "%s", err.msg);
+		tracer_free(tr);
+		return 1;
+	}
+	if (sees_as_we_do(pid, abs, "the tracer library", h->why,
+			  sizeof(h->why)) < 0 ||
+	    sees_as_we_do(pid, path, "the trace's shared file", h->why,
+			  sizeof(h->why)) < 0) {
 		tracer_free(tr);
 		return 1;
 	}
