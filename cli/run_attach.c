@@ -1,8 +1,11 @@
 /* run_attach.c — `vmscope --trace PID|-n NAME -s|-e text|json [-o FILE]
- * [--duration=S]`: a process already running, traced until it exits, the
- * duration ends or Ctrl-C, then the report of the whole trace printed.
- * Without -s or -e, the viewer on it (as on a traced launch: a mark at
- * each snapshot, the call sites on C) until q, then the detach.
+ * [-w FILE] [--duration=S]`: a process already running, traced until it
+ * exits, the duration ends or Ctrl-C, then the report of the whole trace
+ * printed. With -w FILE, its snapshot is taken at the end, still traced,
+ * and saved with the trace up to it (the report printed is the one
+ * saved; one that ended within the trace has no file: exit 3). Without
+ * -s, -e or -w, the viewer on it (as on a traced launch: a mark at each
+ * snapshot, the call sites on C) until q, then the detach.
  *
  * First choice: the tracer library loaded into it by vmscope's own ptrace
  * injection (src/capture/ptrace/inject_call.h: the process is frozen for
@@ -178,16 +181,67 @@ static bool trace_over(const struct args *a, const struct timespec *t0)
 	return interrupted || (a->duration > 0 && since(t0) >= a->duration);
 }
 
+/* -w FILE: the process's snapshot at the end of the trace, still traced,
+ * taken after mark (a mark of the trace: its number, or -1 out of memory)
+ * so that the report saved and printed is of the trace up to it, as a
+ * launch's is (run_trace.c). NULL with *err when it ended within the trace
+ * (its map is gone: no file is written) or the capture failed. */
+static struct vms_snapshot *end_snapshot(const struct args *a, pid_t pid,
+					 bool ended, int mark,
+					 struct vms_error *err)
+{
+	struct vms_capture_opts co = { .pid = pid,
+				       .freeze = a->freeze,
+				       .exact = a->exact,
+				       .keep_raw = true };
+
+	if (ended) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+			      "process %d ended within the trace, before a "
+			      "snapshot of it could be taken: no snapshot "
+			      "file was written",
+			      (int)pid);
+		return NULL;
+	}
+	if (mark < 0) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	return vms_capture(vms_sampler_by_name(a->backend), &co, err);
+}
+
+/* The report r printed (-s, -e) and, with -w, saved with snap; a snapshot
+ * that could not be taken (save_rc, said already) leaves the report
+ * printed and the status its. */
+static int finish(const struct args *a, pid_t pid, const struct who *w,
+		  const struct how *h, const struct vms_trace_report *r,
+		  struct vms_snapshot *snap, int save_rc)
+{
+	int rc = save_rc;
+
+	if (snap) {
+		snap->trace = r;
+		rc = cli_trace_save(a, snap);
+	}
+	if (a->summary || a->export) {
+		int prc = print(a, pid, w, h, r);
+
+		rc = rc ? rc : prc;
+	}
+	return rc;
+}
+
 /* The mmap family from the kernel. */
 static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 			const struct how *h)
 {
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
+	struct vms_snapshot *snap = NULL;
 	struct bpfmaps *bm;
 	struct timespec t0;
 	struct arena ar;
-	int rc = 0;
+	int rc = 0, mark = -1, save_rc = 0;
 
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
 		if (h->tried)
@@ -208,12 +262,22 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 		rc = cli_fail(&err);
 		goto out;
 	}
+	if (a->save) {
+		bool ended = bpfmaps_ended(bm);
+
+		mark = ended ? -1 : bpfmaps_mark(bm);
+		if (!(snap = end_snapshot(a, pid, ended, mark, &err)))
+			save_rc = cli_fail(&err);
+	}
 	arena_init(&ar);
-	if (bpfmaps_report(bm, 0, bpfmaps_marks(bm) + 1, &ar, &rep, &err) < 0)
+	if (bpfmaps_report(bm, 0,
+			   mark > 0 ? (unsigned)mark : bpfmaps_marks(bm) + 1,
+			   &ar, &rep, &err) < 0)
 		rc = cli_fail(&err);
 	else
-		rc = print(a, pid, w, h, &rep);
+		rc = finish(a, pid, w, h, &rep, snap, save_rc);
 	arena_fini(&ar);
+	vms_snapshot_free(snap);
 out:
 	bpfmaps_free(bm); /* detached: the process runs on untraced */
 	return rc;
@@ -344,10 +408,12 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
 	struct timespec t0;
+	struct vms_snapshot *snap = NULL;
 	struct tracer *tr;
 	struct arena ar;
 	char lib[4096], abs[4096], path[128];
-	int rc = 0, idle = 0;
+	int rc = 0, idle = 0, mark = -1, save_rc = 0;
+	bool view = !a->summary && !a->export && !a->save;
 
 	to.library = cli_trace_library(lib, sizeof(lib));
 	if (!realpath(to.library, abs)) {
@@ -401,10 +467,9 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!a->summary && !a->export) /* the viewer, until q */
+	if (view) /* the viewer, until q */
 		rc = cli_trace_viewer(a, tr, pid);
-	while (!rc && (a->summary || a->export) && !trace_over(a, &t0) &&
-	       !tracer_wait(tr, NULL)) {
+	while (!rc && !view && !trace_over(a, &t0) && !tracer_wait(tr, NULL)) {
 		long got = tracer_drain(tr, &err);
 
 		if (got < 0) {
@@ -415,6 +480,17 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			idle = 0;
 		else
 			nap_ms(++idle < 10 ? 1 : 5);
+	}
+	/* -w: the snapshot while still traced, the mark after what the
+	 * rings hold now (the report is of the trace up to the snapshot) */
+	if (!rc && a->save) {
+		bool ended = tracer_wait(tr, NULL);
+
+		while (!ended && tracer_drain(tr, &err) > 0)
+			;
+		mark = ended ? -1 : tracer_mark(tr);
+		if (!(snap = end_snapshot(a, pid, ended, mark, &err)))
+			save_rc = cli_fail(&err);
 	}
 	/* every entry put back, then what the rings still hold */
 	memset(&res, 0, sizeof(res));
@@ -431,19 +507,22 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->detach_held_us = res.held_us;
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
-	if (!a->summary && !a->export) {
+	if (view) {
 		tracer_free(tr);
 		return rc;
 	}
 	arena_init(&ar);
 	if (!rc &&
-	    tracer_report(tr, 0, tracer_marks(tr) + 1, &ar, &rep, &err) < 0)
+	    tracer_report(tr, 0,
+			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
+			  &rep, &err) < 0)
 		rc = cli_fail(&err);
 	else if (!rc) {
 		rep.exit_status = -1;
-		rc = print(a, pid, w, h, &rep);
+		rc = finish(a, pid, w, h, &rep, snap, save_rc);
 	}
 	arena_fini(&ar);
+	vms_snapshot_free(snap);
 	tracer_free(tr); /* pass-through: the process runs on untraced */
 	return rc;
 }
@@ -474,7 +553,7 @@ int cli_trace_attach(const struct args *a)
 		h.tried = true;
 		rc = trace_injected(a, pid, &w, &h);
 	}
-	if (rc == 1 && !a->summary && !a->export) {
+	if (rc == 1 && !a->summary && !a->export && !a->save) {
 		/* the viewer reads the injected tracer only */
 		fprintf(stderr,
 			"vmscope: the viewer on a running process needs the "

@@ -21,8 +21,8 @@
  * A PID (or -n NAME) instead of CMD: that running process attached
  * (run_attach.c). What an attach cannot do as a launch does is refused
  * with the reason before anything is done to the process: sampling it
- * (--trace-sample), its trace saved with -w; and, for a launch as for an
- * attach, formats other than text and json. With
+ * (--trace-sample); and, for a launch as for an attach, formats other
+ * than text and json. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -102,14 +102,6 @@ int cli_trace_check(const struct args *a)
 			      "blocks it sampled only, so none of those alive "
 			      "before the attach would be seen freed); drop "
 			      "--trace-sample");
-	if (!a->cmd && a->save)
-		return cli_usage_error(
-			"%s", "-w with --trace PID: a snapshot file does not "
-			      "keep what an attach knows of the blocks alive "
-			      "before it, so the report saved would not be "
-			      "the one printed; use -e json -o FILE for the "
-			      "report, and vmscope -w FILE PID for a "
-			      "snapshot");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
@@ -249,8 +241,7 @@ static void newest_take(const struct args *a, struct tracer *tr, pid_t pid,
 	k->next = mono_s() + (k->interval > 0 ? k->interval : 1);
 }
 
-/* Writes s (with its trace) to -w FILE as -o writes. */
-static int save(const struct args *a, const struct vms_snapshot *s)
+int cli_trace_save(const struct args *a, const struct vms_snapshot *s)
 {
 	struct vms_error err = { 0 };
 	struct outbuf o;
@@ -387,7 +378,7 @@ int cli_trace(const struct args *a)
 		rep.exit_status = -1;
 	if (snap) {
 		snap->trace = &rep;
-		rc = save(a, snap);
+		rc = cli_trace_save(a, snap);
 	}
 	if (!print)
 		goto out;

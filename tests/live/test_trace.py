@@ -22,12 +22,13 @@
     319 40-byte blocks estimated within 30% (some 200 samples: a miss that
     large is over 4 standard deviations), the report saying so.
   - What a preload cannot enter (a static program, a set-user-ID one) and
-    what an attach cannot do (sampling a PID, a PID's trace saved with
-    -w: before anything is done to the process, which is left running,
-    untraced) or no trace has (a format other than text and json) is
+    what an attach cannot do (sampling a PID: before anything is done to
+    the process, which is left running, untraced) or no trace has (a
+    format other than text and json) is
     refused with a message, exit 1; so is the viewer without a
     terminal. (-w:
-    test_trace_file.py; a PID with -s or -e: test_trace_attach.py.)
+    test_trace_file.py; a PID with -s or -e: test_trace_attach.py; a PID
+    with -w: test_trace_attach_file.py.)
 """
 import json
 import os
@@ -301,8 +302,6 @@ def refusals():
     p, _ = T.start_asleep(["sleep", "600"])
     pid = str(p.pid)
     for args, what in ((["--trace-sample=64", "-s", pid], "sampling"),
-                       (["-w", os.devnull, "-s", pid], "-w with --trace PID"),
-                       (["-w", os.devnull, pid], "-w with --trace PID"),
                        (["--trace-sample=0", "-s", "--", "true"],
                         "trace-sample"),
                        (["--", "true"], "viewer"),
