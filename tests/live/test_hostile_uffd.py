@@ -111,9 +111,13 @@ def attach(p, kids, mode, want):
         d = json.loads(r.stdout)
     except ValueError:
         d = None
-    if not ok(r.returncode == 0 and d, "%s, --trace PID: a report" % mode,
-              "exit %d: %s" % (r.returncode, err[-300:])):
-        return
+    # a report; or, not injected and the kernel's trace not permitted
+    # (an unprivileged user), a message
+    ok((r.returncode == 0 and d) or (r.returncode != 0 and err),
+       "%s, --trace PID: a report, or a message" % mode,
+       "exit %d: %s" % (r.returncode, err[-300:]))
+    if not d:
+        d = {"attach": {"why": err}, "trace": {"before": None}}
     a, before = d["attach"], d["trace"]["before"]
     print("# %s, --trace PID: injected %s; %s; before %s"
           % (mode, a.get("injected"), a.get("why"), before))
