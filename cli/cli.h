@@ -70,6 +70,9 @@ int cli_trace(const struct args *a);
 /* The tracer library's path: $VMSCOPE_TRACELIB, beside the executable,
  * or where make install puts it (run_trace.c). */
 const char *cli_trace_library(char *buf, size_t n);
+/* Sampling's seed: VMSCOPE_SEED (a run to replay), else the clock
+ * (run_trace.c). */
+unsigned long long cli_trace_seed(void);
 /* Writes s, with its trace (s->trace), to -w FILE as -o writes
  * (run_trace.c). */
 int cli_trace_save(const struct args *a, const struct vms_snapshot *s);

@@ -407,7 +407,9 @@ static int sees_as_we_do(pid_t pid, const char *path, const char *what,
 static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			  struct how *h)
 {
-	struct tracer_opts to = { .output = TRACER_OUT_KEEP };
+	struct tracer_opts to = { .output = TRACER_OUT_KEEP,
+				  .sample_bytes = a->trace_sample,
+				  .seed = cli_trace_seed() };
 	struct inject_call_result res;
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
@@ -445,9 +447,12 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	/* sampled: no walk (the frees recorded are those of the blocks
+	 * sampled, never one of the blocks alive before) */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	walk_before(pid, tr, h);
-	h->walk_us = (uint64_t)(since(&t0) * 1e6);
+	if (!a->trace_sample)
+		walk_before(pid, tr, h);
+	h->walk_us = a->trace_sample ? 0 : (uint64_t)(since(&t0) * 1e6);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {
@@ -523,6 +528,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		rc = cli_fail(&err);
 	else if (!rc) {
 		rep.exit_status = -1;
+		rep.seed = to.seed;
 		rc = finish(a, pid, w, h, &rep, snap, save_rc);
 	}
 	arena_fini(&ar);

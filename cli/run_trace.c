@@ -19,10 +19,8 @@
  * the capture failed (3).
  *
  * A PID (or -n NAME) instead of CMD: that running process attached
- * (run_attach.c). What an attach cannot do as a launch does is refused
- * with the reason before anything is done to the process: sampling it
- * (--trace-sample); and, for a launch as for an attach, formats other
- * than text and json. With
+ * (run_attach.c). Formats other than text and json are refused, for a
+ * launch as for an attach. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -92,16 +90,6 @@ int cli_trace_check(const struct args *a)
 	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cli_usage_error("%s", "the viewer needs a terminal; use "
 					     "-s or -e for text output");
-	/* what an attach cannot do as a launch does: refused before
-	 * anything is injected (run_attach.c) */
-	if (!a->cmd && a->trace_sample)
-		return cli_usage_error(
-			"%s", "--trace-sample with a PID: sampling is for a "
-			      "launch (-- CMD) only; an attached trace is "
-			      "exact (a sampled one records the frees of the "
-			      "blocks it sampled only, so none of those alive "
-			      "before the attach would be seen freed); drop "
-			      "--trace-sample");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
@@ -114,7 +102,7 @@ int cli_trace_check(const struct args *a)
 
 /* Sampling's seed: VMSCOPE_SEED (a run to replay), else the clock; the
  * report says which. */
-static unsigned long long trace_seed(void)
+unsigned long long cli_trace_seed(void)
 {
 	const char *e = getenv("VMSCOPE_SEED");
 	struct timespec t;
@@ -282,7 +270,7 @@ int cli_trace(const struct args *a)
 	bool print = a->summary || a->export;
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
-		.seed = trace_seed(),
+		.seed = cli_trace_seed(),
 		/* the viewer owns the terminal; a report on stdout moves
 		 * CMD's stdout to stderr */
 		.output = !print && !a->save ? TRACER_OUT_NULL
