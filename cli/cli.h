@@ -74,6 +74,12 @@ int cli_trace(const struct args *a);
 /* The tracer library's path: $VMSCOPE_TRACELIB, beside the executable,
  * or where make install puts it (run_trace.c). */
 const char *cli_trace_library(char *buf, size_t n);
+/* Sampling's seed: VMSCOPE_SEED (a run to replay), else the clock
+ * (run_trace.c). */
+unsigned long long cli_trace_seed(void);
+/* Writes s, with its trace (s->trace), to path (-w FILE, or a file in -w
+ * DIR) as -o writes (run_trace.c). */
+int cli_trace_save(const char *path, const struct vms_snapshot *s);
 /* The viewer on a traced process pid (launched, or attached to): its
  * first snapshot at once, a mark of the trace at each snapshot, the call
  * sites on C; tr stays the caller's (run_trace.c). */

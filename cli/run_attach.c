@@ -1,8 +1,11 @@
 /* run_attach.c — `vmscope --trace PID|-n NAME -s|-e text|json [-o FILE]
- * [--duration=S]`: a process already running, traced until it exits, the
- * duration ends or Ctrl-C, then the report of the whole trace printed.
- * Without -s or -e, the viewer on it (as on a traced launch: a mark at
- * each snapshot, the call sites on C) until q, then the detach.
+ * [-w FILE] [--duration=S]`: a process already running, traced until it
+ * exits, the duration ends or Ctrl-C, then the report of the whole trace
+ * printed. With -w FILE, its snapshot is taken at the end, still traced,
+ * and saved with the trace up to it (the report printed is the one
+ * saved; one that ended within the trace has no file: exit 3). Without
+ * -s, -e or -w, the viewer on it (as on a traced launch: a mark at each
+ * snapshot, the call sites on C) until q, then the detach.
  *
  * First choice: the tracer library loaded into it by vmscope's own ptrace
  * injection (src/capture/ptrace/inject_call.h: the process is frozen for
@@ -18,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include "base/outbuf.h"
 #include "capture/ptrace/inject_call.h"
 #include "cli.h"
+#include "elf/elfcache.h"
 #include "export/export_trace.h"
 #include "linux/procfs.h"
 #include "pipeline.h"
@@ -72,7 +77,8 @@ struct how {
 	/* the process stopped, all threads (frozen) and the borrowed one
 	 * (held), at the attach and at the detach (0: no detach call) */
 	uint64_t frozen_us, held_us, detach_frozen_us, detach_held_us;
-	uint64_t walk_us; /* stopped for the heap walk's capture */
+	uint64_t walk_frozen_us; /* stopped for the heap walk's capture */
+	uint64_t walk_us; /* the walk before, all of it, in vmscope */
 	char why[600];
 };
 
@@ -98,11 +104,12 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 			  "\"injected\":true,\"got_entries\":%ld,"
 			  "\"frozen_us\":%llu,\"held_us\":%llu,"
 			  "\"detach_frozen_us\":%llu,\"detach_held_us\":%llu,"
-			  "\"walk_frozen_us\":%llu",
+			  "\"walk_frozen_us\":%llu,\"walk_us\":%llu",
 			  h->got, (unsigned long long)h->frozen_us,
 			  (unsigned long long)h->held_us,
 			  (unsigned long long)h->detach_frozen_us,
 			  (unsigned long long)h->detach_held_us,
+			  (unsigned long long)h->walk_frozen_us,
 			  (unsigned long long)h->walk_us);
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
@@ -124,9 +131,9 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 			  "tracer injected (%ld GOT entries redirected, put "
 			  "back at the end; stopped %llu us",
 			  h->got, (unsigned long long)h->held_us);
-		if (h->walk_us)
+		if (h->walk_frozen_us)
 			ob_printf(o, ", and %llu us before for the heap walk",
-				  (unsigned long long)h->walk_us);
+				  (unsigned long long)h->walk_frozen_us);
 		OB_LIT(o, ")\n");
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
@@ -174,16 +181,67 @@ static bool trace_over(const struct args *a, const struct timespec *t0)
 	return interrupted || (a->duration > 0 && since(t0) >= a->duration);
 }
 
+/* -w FILE: the process's snapshot at the end of the trace, still traced,
+ * taken after mark (a mark of the trace: its number, or -1 out of memory)
+ * so that the report saved and printed is of the trace up to it, as a
+ * launch's is (run_trace.c). NULL with *err when it ended within the trace
+ * (its map is gone: no file is written) or the capture failed. */
+static struct vms_snapshot *end_snapshot(const struct args *a, pid_t pid,
+					 bool ended, int mark,
+					 struct vms_error *err)
+{
+	struct vms_capture_opts co = { .pid = pid,
+				       .freeze = a->freeze,
+				       .exact = a->exact,
+				       .keep_raw = true };
+
+	if (ended) {
+		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+			      "process %d ended within the trace, before a "
+			      "snapshot of it could be taken: no snapshot "
+			      "file was written",
+			      (int)pid);
+		return NULL;
+	}
+	if (mark < 0) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	return vms_capture(vms_sampler_by_name(a->backend), &co, err);
+}
+
+/* The report r printed (-s, -e) and, with -w, saved with snap; a snapshot
+ * that could not be taken (save_rc, said already) leaves the report
+ * printed and the status its. */
+static int finish(const struct args *a, pid_t pid, const struct who *w,
+		  const struct how *h, const struct vms_trace_report *r,
+		  struct vms_snapshot *snap, int save_rc)
+{
+	int rc = save_rc;
+
+	if (snap) {
+		snap->trace = r;
+		rc = cli_trace_save(a->save, snap);
+	}
+	if (a->summary || a->export) {
+		int prc = print(a, pid, w, h, r);
+
+		rc = rc ? rc : prc;
+	}
+	return rc;
+}
+
 /* The mmap family from the kernel. */
 static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 			const struct how *h)
 {
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
+	struct vms_snapshot *snap = NULL;
 	struct bpfmaps *bm;
 	struct timespec t0;
 	struct arena ar;
-	int rc = 0;
+	int rc = 0, mark = -1, save_rc = 0;
 
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
 		if (h->tried)
@@ -204,12 +262,22 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 		rc = cli_fail(&err);
 		goto out;
 	}
+	if (a->save) {
+		bool ended = bpfmaps_ended(bm);
+
+		mark = ended ? -1 : bpfmaps_mark(bm);
+		if (!(snap = end_snapshot(a, pid, ended, mark, &err)))
+			save_rc = cli_fail(&err);
+	}
 	arena_init(&ar);
-	if (bpfmaps_report(bm, 0, bpfmaps_marks(bm) + 1, &ar, &rep, &err) < 0)
+	if (bpfmaps_report(bm, 0,
+			   mark > 0 ? (unsigned)mark : bpfmaps_marks(bm) + 1,
+			   &ar, &rep, &err) < 0)
 		rc = cli_fail(&err);
 	else
-		rc = print(a, pid, w, h, &rep);
+		rc = finish(a, pid, w, h, &rep, snap, save_rc);
 	arena_fini(&ar);
+	vms_snapshot_free(snap);
 out:
 	bpfmaps_free(bm); /* detached: the process runs on untraced */
 	return rc;
@@ -228,6 +296,16 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
 	return tracedb_before_block(ctx, heap, mem, usable, held);
 }
 
+/* What the walk before the trace runs of the pipeline (pipeline.h): which
+ * allocator's malloc the program calls, from its images' symbols alone
+ * (no memory read, nothing stopped); then, where it is glibc's, the
+ * images again (libc's, for its main_arena and mp_), glibc's arena heaps
+ * (the ids its blocks are counted by) and the malloc walk. The other
+ * steps (stacks, runtimes, parts, the allocator's heap search) are not
+ * the walk's: left out, the clone lives only for the walk. */
+static const char *const which_malloc[] = { "images", "allocator", NULL };
+static const char *const walk_steps[] = { "images", "heaps", "malloc", NULL };
+
 /* What was allocated before the trace: the blocks glibc's heap walk finds
  * held, in a capture by the fork sampler just before the injection (the
  * walk reads the clone: the process is stopped only for the fork, some
@@ -237,12 +315,22 @@ static int before_block(void *ctx, uint64_t heap, uint64_t mem, uint64_t usable,
  * before_partial. The walk is of the fork's instant: blocks freed from
  * then to the redirection stay counted alive until their address is
  * allocated again (which ends them); blocks made then are not known
- * (their frees are unknown_frees). Another allocator providing malloc,
- * or a glibc whose heap cannot be walked: no walk (no "before"). */
+ * (their frees are unknown_frees). Another allocator providing malloc
+ * (redis's jemalloc: glibc's heap is then not the program's), known from
+ * the layout and the files before anything is stopped: no fork, no walk
+ * (no "before"). The files are read once for both captures (an ELF cache
+ * of the walk's own). */
 static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 {
 	struct tracedb *db = tracer_db(tr);
+	struct elfcache *ec = elfcache_new(); /* NULL: each reads its own */
+	struct vms_capture_opts which = { .pid = pid,
+					  .elfcache = ec,
+					  .no_memory = true,
+					  .steps = which_malloc };
 	struct vms_capture_opts co = { .pid = pid,
+				       .elfcache = ec,
+				       .steps = walk_steps,
 				       .heap_block = before_block,
 				       .heap_block_ctx = db };
 	struct vms_error err = { 0 };
@@ -250,17 +338,23 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 	char why[600];
 	size_t i;
 
+	s = vms_capture(vms_sampler_by_name("maps"), &which, &err);
+	if (s && s->allocator && s->allocator->provides_malloc) {
+		vms_snapshot_free(s);
+		elfcache_free(ec);
+		tracedb_before_drop(db);
+		return;
+	}
+	vms_snapshot_free(s); /* NULL: the fork's capture says why */
 	s = vms_capture(vms_sampler_by_name("fork"), &co, &err);
 	if (!s) {
 		snprintf(why, sizeof(why), "the capture failed: %s", err.msg);
 		tracedb_before_done(db, why);
+		elfcache_free(ec);
 		return;
 	}
-	h->walk_us = s->cap.frozen_us;
-	/* glibc's heap is the program's only when no other allocator
-	 * provides its malloc (redis's jemalloc does: glibc's is then
-	 * empty, and the blocks are jemalloc's, not walked) */
-	if (s->glibc && !(s->allocator && s->allocator->provides_malloc)) {
+	h->walk_frozen_us = s->cap.frozen_us;
+	if (s->glibc) {
 		for (i = 0; i < s->nheaps; i++)
 			if (s->heaps[i].glibc)
 				tracedb_before_heap(db, s->heaps[i].id,
@@ -270,6 +364,42 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 		tracedb_before_drop(db);
 	}
 	vms_snapshot_free(s);
+	elfcache_free(ec);
+}
+
+/* Whether process pid opens path (as vmscope names it) as the file vmscope
+ * does: the library's dlopen and the shared file's open are by path, in
+ * its root and its /proc. A process in a root of its own (a chroot,
+ * another mount or PID namespace) may not see them, or see another file
+ * there: refused before anything is done to it (a library loaded there
+ * that cannot attach would stay loaded). */
+static int sees_as_we_do(pid_t pid, const char *path, const char *what,
+			 char *why, size_t n)
+{
+	struct stat ours, its;
+	char root[128], in[4300];
+
+	/* a live thread's root (the main thread may have exited) */
+	procfs_mm_path(pid, "root", root, sizeof(root));
+	snprintf(in, sizeof(in), "%s%s", root, path);
+	if (stat(path, &ours) < 0) {
+		snprintf(why, n, "%s %s: %s", what, path, strerror(errno));
+		return -1;
+	}
+	/* its root not to be seen (gone, not permitted): the injection's own
+	 * checks say why */
+	if (stat(root, &its) < 0)
+		return 0;
+	if (stat(in, &its) == 0 && its.st_dev == ours.st_dev &&
+	    its.st_ino == ours.st_ino)
+		return 0;
+	snprintf(why, n,
+		 "process %d does not see %s %s as vmscope does (it has a "
+		 "root of its own: a chroot, or another mount or PID "
+		 "namespace), so the tracer cannot be loaded into it; it was "
+		 "not touched",
+		 (int)pid, what, path);
+	return -1;
 }
 
 /* The tracer library injected: 1 when it could not be (h->why says
@@ -277,15 +407,19 @@ static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			  struct how *h)
 {
-	struct tracer_opts to = { .output = TRACER_OUT_KEEP };
+	struct tracer_opts to = { .output = TRACER_OUT_KEEP,
+				  .sample_bytes = a->trace_sample,
+				  .seed = cli_trace_seed() };
 	struct inject_call_result res;
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
 	struct timespec t0;
+	struct vms_snapshot *snap = NULL;
 	struct tracer *tr;
 	struct arena ar;
 	char lib[4096], abs[4096], path[128];
-	int rc = 0, idle = 0;
+	int rc = 0, idle = 0, mark = -1, save_rc = 0;
+	bool view = !a->summary && !a->export && !a->save;
 
 	to.library = cli_trace_library(lib, sizeof(lib));
 	if (!realpath(to.library, abs)) {
@@ -299,6 +433,13 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	if (sees_as_we_do(pid, abs, "the tracer library", h->why,
+			  sizeof(h->why)) < 0 ||
+	    sees_as_we_do(pid, path, "the trace's shared file", h->why,
+			  sizeof(h->why)) < 0) {
+		tracer_free(tr);
+		return 1;
+	}
 	/* the walk only where the injection can be made: it costs the
 	 * process a fork's stop and a clone for the capture */
 	if (inject_lib_check(pid, &err) < 0) {
@@ -306,7 +447,12 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
-	walk_before(pid, tr, h);
+	/* sampled: no walk (the frees recorded are those of the blocks
+	 * sampled, never one of the blocks alive before) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!a->trace_sample)
+		walk_before(pid, tr, h);
+	h->walk_us = a->trace_sample ? 0 : (uint64_t)(since(&t0) * 1e6);
 	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
 			    &err) < 0 ||
 	    res.ret < 0) {
@@ -330,10 +476,9 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!a->summary && !a->export) /* the viewer, until q */
+	if (view) /* the viewer, until q */
 		rc = cli_trace_viewer(a, tr, pid);
-	while (!rc && (a->summary || a->export) && !trace_over(a, &t0) &&
-	       !tracer_wait(tr, NULL)) {
+	while (!rc && !view && !trace_over(a, &t0) && !tracer_wait(tr, NULL)) {
 		long got = tracer_drain(tr, &err);
 
 		if (got < 0) {
@@ -344,6 +489,17 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			idle = 0;
 		else
 			nap_ms(++idle < 10 ? 1 : 5);
+	}
+	/* -w: the snapshot while still traced, the mark after what the
+	 * rings hold now (the report is of the trace up to the snapshot) */
+	if (!rc && a->save) {
+		bool ended = tracer_wait(tr, NULL);
+
+		while (!ended && tracer_drain(tr, &err) > 0)
+			;
+		mark = ended ? -1 : tracer_mark(tr);
+		if (!(snap = end_snapshot(a, pid, ended, mark, &err)))
+			save_rc = cli_fail(&err);
 	}
 	/* every entry put back, then what the rings still hold */
 	memset(&res, 0, sizeof(res));
@@ -360,19 +516,23 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->detach_held_us = res.held_us;
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
-	if (!a->summary && !a->export) {
+	if (view) {
 		tracer_free(tr);
 		return rc;
 	}
 	arena_init(&ar);
 	if (!rc &&
-	    tracer_report(tr, 0, tracer_marks(tr) + 1, &ar, &rep, &err) < 0)
+	    tracer_report(tr, 0,
+			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
+			  &rep, &err) < 0)
 		rc = cli_fail(&err);
 	else if (!rc) {
 		rep.exit_status = -1;
-		rc = print(a, pid, w, h, &rep);
+		rep.seed = to.seed;
+		rc = finish(a, pid, w, h, &rep, snap, save_rc);
 	}
 	arena_fini(&ar);
+	vms_snapshot_free(snap);
 	tracer_free(tr); /* pass-through: the process runs on untraced */
 	return rc;
 }
@@ -403,7 +563,7 @@ int cli_trace_attach(const struct args *a)
 		h.tried = true;
 		rc = trace_injected(a, pid, &w, &h);
 	}
-	if (rc == 1 && !a->summary && !a->export) {
+	if (rc == 1 && !a->summary && !a->export && !a->save) {
 		/* the viewer reads the injected tracer only */
 		fprintf(stderr,
 			"vmscope: the viewer on a running process needs the "

@@ -18,11 +18,9 @@
  * nothing) has no file: the report is printed, and the exit status says
  * the capture failed (3).
  *
- * A PID (or -n NAME) instead of CMD: the mmap family of that running
- * process from the kernel, printed (run_attach.c). What is not in this
- * version yet is refused with a message, never half done: the viewer on
- * a running process, its malloc family, its trace saved with -w, formats
- * other than text and json. With
+ * A PID (or -n NAME) instead of CMD: that running process attached
+ * (run_attach.c). Formats other than text and json are refused, for a
+ * launch as for an attach. With
  * --trace-sample the seed of the sampling is VMSCOPE_SEED's, or the
  * clock's, and the report gives it (a run to replay).
  */
@@ -93,15 +91,6 @@ int cli_trace_check(const struct args *a)
 	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		return cli_usage_error("%s", "the viewer needs a terminal; use "
 					     "-s or -e for text output");
-	if (!a->cmd && a->trace_sample)
-		return cli_usage_error("%s",
-				       "--trace-sample with a PID (sampling "
-				       "an attached trace) is not in this "
-				       "version yet");
-	if (!a->cmd && a->save)
-		return cli_usage_error("%s", "a running process's trace saved "
-					     "with -w is not in this version "
-					     "yet");
 	if (a->export && strcmp(a->export, "text") != 0 &&
 	    strcmp(a->export, "json") != 0)
 		return cli_usage_error("--trace prints -e text or json, not %s",
@@ -123,7 +112,7 @@ int cli_trace_check(const struct args *a)
 
 /* Sampling's seed: VMSCOPE_SEED (a run to replay), else the clock; the
  * report says which. */
-static unsigned long long trace_seed(void)
+unsigned long long cli_trace_seed(void)
 {
 	const char *e = getenv("VMSCOPE_SEED");
 	struct timespec t;
@@ -250,9 +239,7 @@ static void newest_take(const struct args *a, struct tracer *tr, pid_t pid,
 	k->next = mono_s() + (k->interval > 0 ? k->interval : 1);
 }
 
-/* Writes s (with its trace) to path (-w FILE, or a file in -w DIR) as -o
- * writes. */
-static int save(const char *path, const struct vms_snapshot *s)
+int cli_trace_save(const char *path, const struct vms_snapshot *s)
 {
 	struct vms_error err = { 0 };
 	struct outbuf o;
@@ -296,7 +283,7 @@ static int watch_tick(const struct args *a, struct tracer *tr, pid_t pid,
 		rep.exit_status = -1;
 		s->trace = &rep;
 		cli_watch_name(a->save, s, path, sizeof(path));
-		rc = save(path, s);
+		rc = cli_trace_save(path, s);
 		s->trace = NULL;
 	}
 	vms_snapshot_free(s);
@@ -327,7 +314,7 @@ int cli_trace(const struct args *a)
 	bool print = a->summary || a->export;
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
-		.seed = trace_seed(),
+		.seed = cli_trace_seed(),
 		/* the viewer owns the terminal; a report on stdout moves
 		 * CMD's stdout to stderr */
 		.output = !print && !a->save ? TRACER_OUT_NULL
@@ -445,7 +432,7 @@ int cli_trace(const struct args *a)
 		rep.exit_status = -1;
 	if (snap) {
 		snap->trace = &rep;
-		rc = save(a->save, snap);
+		rc = cli_trace_save(a->save, snap);
 	}
 	if (!print)
 		goto out;

@@ -110,8 +110,20 @@ static int note(struct vms_snapshot *s, const struct vms_step *st,
 	return 0;
 }
 
+/* Whether st runs when the steps named in only (NULL-ended; NULL: all)
+ * are asked for. */
+static bool step_chosen(const struct vms_step *st, const char *const *only)
+{
+	if (!only || st->essential)
+		return true;
+	for (; *only; only++)
+		if (strcmp(*only, st->name) == 0)
+			return true;
+	return false;
+}
+
 static int run_steps(struct vms_snapshot *s, unsigned all,
-		     struct vms_error *err)
+		     const char *const *only, struct vms_error *err)
 {
 	size_t i;
 
@@ -119,6 +131,9 @@ static int run_steps(struct vms_snapshot *s, unsigned all,
 		const struct vms_step *st = vms_steps[i];
 		struct vms_error serr = { 0 };
 		unsigned have = all;
+
+		if (!step_chosen(st, only))
+			continue;
 
 		if (st->settles && (all & VMS_SRC_SETTLE) &&
 		    (all & VMS_SRC_MEMORY))
@@ -178,7 +193,7 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 	/* Steps hold the memory when they first read it; they let go only
 	 * when all are done: one stop of a live target for all of them. */
 	s->src.in_steps = true;
-	rc = run_steps(s, have, err);
+	rc = run_steps(s, have, o ? o->steps : NULL, err);
 	s->src.in_steps = false;
 	/* The files the steps read are read: a root held open would keep a
 	 * mount busy (procfile.h). */
@@ -283,7 +298,7 @@ void vms_lend_end(struct vms_snapshot *s, bool ok)
 	moved = !ok && vms_lend_shifted(s);
 	s->lend = NULL;
 	if (!ok) {
-		struct vms_finish_opts fo = { true };
+		struct vms_finish_opts fo = { .no_memory = true };
 		struct vms_capture_opts mo = { .pid = pre->proc.pid,
 					       .no_memory = true };
 		struct vms_error ignore;
@@ -347,7 +362,8 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 				 struct vms_error *err)
 {
 	struct vms_snapshot *s = vms_snapshot_new();
-	struct vms_finish_opts fo = { o->no_memory };
+	struct vms_finish_opts fo = { .no_memory = o->no_memory,
+				      .steps = o->steps };
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);

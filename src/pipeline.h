@@ -50,6 +50,12 @@ extern const size_t vms_nsteps;
 
 struct vms_finish_opts {
 	bool no_memory; /* read no memory even if the source has it */
+	/* The steps to run, by name (vms_step.name), NULL-ended; NULL: all
+	 * of them. The essential ones (classify, totals) run whatever it
+	 * says; one left out is neither run nor noted (its part of the
+	 * snapshot is empty, as for a process without it): a capture made
+	 * for one step's result (vms_capture_opts.steps). */
+	const char *const *steps;
 };
 
 /* o may be NULL (defaults). Returns 0, or -1 with *err. */

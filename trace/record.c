@@ -655,24 +655,43 @@ int vt_start(struct tw_header *h)
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 
 	exe_path[n > 0 ? n : 0] = '\0';
-	if (h->sample_bytes) {
+	if (h->sample_bytes && sampled) {
+		/* sampled again (an attach after a detach): the set and the
+		 * buckets of the trace before emptied, each mapping replaced
+		 * in place by fresh zero pages (MAP_FIXED: never unmapped, so
+		 * a thread still in the library reads zeros or what it held,
+		 * never a hole) */
+		if (next_mmap(sampled, SET_SLOTS * sizeof(uint64_t),
+			      PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+				      MAP_FIXED,
+			      -1, 0) == MAP_FAILED ||
+		    next_mmap(page_live, PAGE_BUCKETS * sizeof(uint32_t),
+			      PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			      0) == MAP_FAILED)
+			return -1;
+	} else if (h->sample_bytes) {
 		void *set = next_mmap(
 			NULL, SET_SLOTS * sizeof(uint64_t),
 			PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		uint32_t *live;
 
 		if (set == MAP_FAILED)
 			return -1;
-		page_live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
-				      PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (page_live == MAP_FAILED) {
+		live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (live == MAP_FAILED) {
 			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
 			return -1;
 		}
-		sampled = set;
-		sample_mean = h->sample_bytes;
+		page_live = live;
+		__atomic_store_n(&sampled, (uint64_t *)set, __ATOMIC_RELEASE);
 	}
+	/* exact again after a sampled attach: 0 (the set stays, unused) */
+	__atomic_store_n(&sample_mean, h->sample_bytes, __ATOMIC_RELEASE);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	if (!hdr)
 		pthread_key_create(&exit_key, thread_done);

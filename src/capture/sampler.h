@@ -43,6 +43,9 @@ struct vms_capture_opts {
 	 * running target twice, keeping what both reads agree on
 	 * (VMS_SRC_SETTLE). */
 	bool lean;
+	/* Optional: the steps to run after the capture (pipeline.h,
+	 * vms_finish_opts.steps), NULL-ended; NULL: all of them. */
+	const char *const *steps;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
 	/* fork: every counter read inside the freeze (smaps), never the

@@ -116,8 +116,8 @@ struct vms_trace_report {
 	 * largest first, then by bytes allocated in it */
 	struct vms_trace_site *sites;
 	size_t nsites;
-	/* allocated before the trace, per heap walked (an attach's: not
-	 * kept in snapshot files, which an attach does not write);
+	/* allocated before the trace, per heap walked (an attach's; a
+	 * snapshot file keeps it: snapfile_trace.c);
 	 * before_walked false: no walk (a launch, the kernel's trace only,
 	 * an allocator other than glibc's), before NULL; before_partial: why
 	 * the walk's figures are incomplete, or NULL */

@@ -89,7 +89,7 @@ struct tracedb {
 	struct before_heap *bheaps;
 	size_t nbheaps;
 	bool before_walked;
-	char before_partial[256];
+	char before_partial[640]; /* a refused capture's whole message */
 };
 
 #endif

@@ -29,7 +29,8 @@ Then a real program: redis-server (where installed) under redis-benchmark
 (REDIS_REQUESTS, default 200,000 a test, pipelined 16 deep: SET, GET,
 LPUSH, LPOP), untraced, traced by vmscope (exact), attached to by vmscope
 once it runs (vmscope --trace PID: how long the attach and the detach
-stopped it, beside the fork sampler's freeze of the same server), and
+stopped it, how long the heap walk before the injection stopped it and
+took vmscope, beside the fork sampler's freeze of the same server), and
 under heaptrack,
 REDIS_RUNS (default 3) interleaved rounds: the requests per second each
 kept, as a fraction of the untraced run's, median over the tests.
@@ -286,7 +287,7 @@ def redis_round(prefix, env, attach=None):
         if v:
             a = detach(v, attach)
             for k in ("frozen_us", "held_us", "detach_frozen_us",
-                      "detach_held_us"):
+                      "detach_held_us", "walk_frozen_us", "walk_us"):
                 ATTACHED.setdefault(k, []).append(a.get(k))
         subprocess.run(cli + ["shutdown", "nosave"], capture_output=True)
         p.wait(timeout=120)
@@ -339,9 +340,11 @@ def redis(env, tmp):
               % (len(ATTACHED["why"]), REDIS_RUNS, ATTACHED["why"][0]))
     print("  attached (vmscope --trace PID, the tracer injected): stopped "
           "%s at the attach (the borrowed thread %s), %s at the detach "
-          "(%s); the fork sampler froze the same server %s (median)"
+          "(%s), %s for the heap walk before (which took vmscope %s); the "
+          "fork sampler froze the same server %s (median)"
           % (us("frozen_us"), us("held_us"), us("detach_frozen_us"),
-             us("detach_held_us"), us("fork_frozen_us")))
+             us("detach_held_us"), us("walk_frozen_us"), us("walk_us"),
+             us("fork_frozen_us")))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@ dropped at once (nothing else waits on the reader). Root only.
     the old code: the keeper's PTRACE_INTERRUPT woke the dumping thread,
     the core was cut short at some 60 KB of 870 MB, the process died and
     the message was "no such process");
+  - `--trace --duration=0.3 -s PID` (an attach) does not inject the
+    tracer (that would stop it): the report (its maps from the kernel)
+    or the message says it dumps core and was not touched, the dump
+    still going on;
   - let go, the reader gets the whole core: every PT_LOAD segment's bytes
     are in the file (offset + size within its length), and the target died
     of SIGSEGV with its core dumped.
@@ -147,6 +151,21 @@ def one(label, tmp, fifo, start):
                  "status %d: %s" % (r.returncode, err))
             T.ok(core_dumping(p.pid), "%s: after %s the dump goes on"
                  % (label, what))
+        # An attach: the tracer is not injected (that stops it), the
+        # reason said; its maps from the kernel, which stops nothing.
+        r = T.run_vmscope("--trace", "--duration=0.3", "-s", p.pid,
+                          timeout=120)
+        out = r.stdout.decode(errors="replace")
+        err = r.stderr.decode(errors="replace")
+        inj = [ln for ln in out.splitlines() if ln.startswith("Injected:")]
+        T.ok((r.returncode == 0 and inj and "dumping core" in inj[0] and
+              "not touched" in inj[0]) or
+             (r.returncode != 0 and "dumping core" in err),
+             "%s, --trace PID: not injected, saying it dumps core and was "
+             "not touched" % label, "status %d: %s%s"
+             % (r.returncode, out[-300:], err[-300:]))
+        T.ok(core_dumping(p.pid), "%s: after --trace PID the dump goes on"
+             % label)
         # Let the reader take the core.
         os.close(os.open(fifo, os.O_WRONLY))
         try:

@@ -27,6 +27,16 @@ CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE out of its bounding set, so that
     its pid), as root: the files are still found (its /proc directory and
     root held from the capture, its path as vmscope sees it). Before:
     image_unopened.
+  - an attach (vmscope --trace --duration=0.3 -s PID) to the chrooted
+    target and to the one in the namespaces: neither sees the tracer
+    library (or the trace's shared file) at the path vmscope gives it, so
+    the injection is refused before anything is done to it, the reason
+    said (a root of its own), and the maps are traced from the kernel;
+    the target is left as it was: asleep, untraced, no library of the
+    tracer mapped. Before: the chrooted one's dlopen failed in it ("its
+    own loader refused it"), and the one in the namespaces loaded the
+    library, which then could not open the shared file and stayed
+    loaded.
 """
 import json
 import os
@@ -136,9 +146,32 @@ def held_between(gdb, pid, action, h, drop):
         return None, "%s; %s" % (e, log)
 
 
+def attach(label, pid):
+    """An attach to pid, refused before anything is done to it: the
+    reason said, pid as it was."""
+    r = subprocess.run([T.VMSCOPE, "--trace", "--duration=0.3", "-s",
+                        str(pid)], capture_output=True, timeout=180)
+    out = r.stdout.decode(errors="replace")
+    err = r.stderr.decode(errors="replace")
+    inj = [ln for ln in out.splitlines() if ln.startswith("Injected:")]
+    print("# %s, --trace PID: exit %d; %s" % (label, r.returncode,
+                                             inj or err[-300:]))
+    T.ok((r.returncode == 0 and inj and "a root of its own" in inj[0]) or
+         (r.returncode != 0 and "a root of its own" in err),
+         "%s: an attach is refused, the reason said (a root of its own)"
+         % label, out[-400:] + err[-400:])
+    with open("/proc/%d/maps" % pid) as f:
+        maps = f.read()
+    T.ok(T.tracer_pid(pid) == 0 and T.proc_state(pid) == "S" and
+         "libvmstrace" not in maps and "vmscope-trace" not in maps,
+         "%s: left as it was: asleep, untraced, nothing of the tracer "
+         "mapped" % label)
+
+
 def in_chroot(h, c, want_id, host_id, gdb):
     p, line = T.start([T.target("roots"), "-r", c, h + "/v.so"])
     path = c + h + "/v.so"
+    attach("chroot", p.pid)
     for drop in (False, True):
         label = "chroot%s" % (", no map_files" if drop else "")
         snap, err = capture(p.pid, drop)
@@ -183,6 +216,7 @@ def in_namespace(h, c, want_id, host_id, gdb):
             snap, err = capture(pid, drop)
             if T.ok(snap is not None, "%s: captured" % label, err):
                 check(label, snap, h + "/v.so", want_id, host_id)
+        attach("PID+mount namespace", pid)
         if not gdb:
             T.skip("a root changed after the capture", "no gdb")
             return

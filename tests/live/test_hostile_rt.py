@@ -9,7 +9,16 @@ them go: RT_REFUSALS captures (default 20; the issue's measure is 200),
 -b pss -F and -b fork in turn (RT_SAMPLERS=pss or fork: one alone). Then, the holder gone, RT_CAPTURES
 successful captures (default 6) with both samplers. Each phase: the
 target handled exactly the signals the sender queued, is alive, untraced
-and running. Figures are printed as TAP comments."""
+and running. Figures are printed as TAP comments.
+
+The attach pass (issue 30, item 5): in each phase the target is also
+traced once while the sender queues (vmscope --trace --duration=0.5 -s
+PID), a phase of its own with the same checks. Held: the tracer is not
+injected (its freeze is refused at the held thread, as the captures are),
+the report says why, naming the holder, and the maps are traced from the
+kernel (or, unprivileged, a message saying so); not held: a report (the
+tracer injected, or the maps from the kernel with the reason) or a
+message."""
 import os
 import sys
 import time
@@ -72,6 +81,47 @@ def phase(p, n, holder, what):
     return before, sent
 
 
+def attach_phase(p, holder, what):
+    """One attach while the sender queues: (count before, signals
+    sent)."""
+    before = count(p)
+    sender, _ = vmstest.start([RTC, "send", str(p.pid)])
+    r = vmstest.run_vmscope("--trace", "--duration=0.5", "-s", p.pid,
+                            timeout=180)
+    sent = int(forktest.ask(sender, "q").split()[1])
+    vmstest.kill(sender)
+    out = r.stdout.decode(errors="replace")
+    err = r.stderr.decode(errors="replace")
+    how = [ln for ln in out.splitlines()
+           if ln.startswith(("Attached:", "Injected:"))]
+    print("# %s: --trace PID exit %d; %s" % (what, r.returncode,
+                                            " / ".join(how) or err[-300:]))
+    if holder:
+        held = "already traced by process %d" % holder.pid
+        ok((r.returncode == 0 and any(held in ln for ln in how)) or
+           (r.returncode != 0 and held in err),
+           "%s: not injected, the reason said (%s)" % (what, held),
+           out[-300:] + err[-300:])
+    else:
+        # injected; else the maps from the kernel, which an unprivileged
+        # user may not load: then a message
+        ok((r.returncode == 0 and how) or (r.returncode != 0 and err),
+           "%s: a report, or a message" % what,
+           "exit %d: %s" % (r.returncode, err[-300:]))
+    return before, sent
+
+
+def attach_checked(p, holder, what):
+    before, sent = attach_phase(p, holder, what)
+    got = handled_all(p, before + sent)
+    print("# %s: %d signals queued, %d handled, %d lost"
+          % (what, sent, got - before, before + sent - got))
+    eq(got - before, sent, "%s: every queued real-time signal handled "
+       "(%d), none lost" % (what, sent))
+    ok(healthy(p) and not forktest.children(p.pid), "%s: the target is "
+       "alive, untraced, running, without a child" % what)
+
+
 p, line = vmstest.start([RTC, "target", "4"])
 held = int(line.split()[1])
 
@@ -86,16 +136,19 @@ else:
     ok(False, "the holder traces thread %d" % held)
 before, sent = phase(p, REFUSALS, holder, "refused (one thread held by "
                      "another tracer)")
-holder.stdin.write(b"q\n")
-holder.stdin.flush()
-holder.wait(timeout=20)
-vmstest.kill(holder)
 got = handled_all(p, before + sent)
 print("# refused: %d captures, %d signals queued, %d handled, %d lost"
       % (REFUSALS, sent, got - before, before + sent - got))
 eq(got - before, sent, "refused: every queued real-time signal handled "
    "(%d), none lost" % sent)
 ok(healthy(p), "refused: the target is alive, untraced, running")
+# the attach while the thread is held (its signals are the other
+# threads' to handle, as in the captures' phase)
+attach_checked(p, holder, "attach, one thread held by another tracer")
+holder.stdin.write(b"q\n")
+holder.stdin.flush()
+holder.wait(timeout=20)
+vmstest.kill(holder)
 
 before, sent = phase(p, CAPTURES, None, "captured")
 got = handled_all(p, before + sent)
@@ -105,5 +158,6 @@ eq(got - before, sent, "captured: every queued real-time signal handled "
    "(%d), none lost" % sent)
 ok(healthy(p) and not forktest.children(p.pid), "captured: the target is "
    "alive, untraced, running, without a child")
+attach_checked(p, None, "attach")
 vmstest.kill(p)
 vmstest.done()

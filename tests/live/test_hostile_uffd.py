@@ -11,7 +11,20 @@ ends with a message at its bound, the other threads run, and once the
 helper runs again the thread gets its registers back and the clone is
 gone; nothing is killed. Each time the target is left alive, running,
 untraced, with only its own children, and its monitor saw no fork unless
-one was made."""
+one was made.
+
+The attach pass (issue 30, item 5): each of those targets is also traced
+once while it runs (vmscope --trace --duration=0.3 -e json PID). Where a
+fork is refused, the heap walk before the injection (a fork capture) is
+refused with the same reason, which the report's trace.before.partial
+gives, and no fork is made; the injection itself (a dlopen, no fork) goes
+on, or is refused with its reason and the maps are traced from the
+kernel. Then the same checks: alive, running, untraced, only its own
+children, its heartbeat going on. Not twofd: there the fork the walk
+would inject waits for the stopped helper until its 30 s bound, the
+case twofd() covers for the fork sampler; an attach would only add that
+wait before its injection."""
+import json
 import os
 import signal
 import sys
@@ -87,6 +100,42 @@ def start(mode):
     return p, helper, sorted(forktest.children(p.pid))
 
 
+def attach(p, kids, mode, want):
+    """An attached trace of p; want: the reason its walk's fork is
+    refused, or None (the walk may fork)."""
+    forks = status(p)["forks"]
+    r = vmstest.run_vmscope("--trace", "--duration=0.3", "-e", "json",
+                            p.pid, timeout=180)
+    err = r.stderr.decode(errors="replace")
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        d = None
+    # a report; or, not injected and the kernel's trace not permitted
+    # (an unprivileged user), a message
+    ok((r.returncode == 0 and d) or (r.returncode != 0 and err),
+       "%s, --trace PID: a report, or a message" % mode,
+       "exit %d: %s" % (r.returncode, err[-300:]))
+    if not d:
+        d = {"attach": {"why": err}, "trace": {"before": None}}
+    a, before = d["attach"], d["trace"]["before"]
+    print("# %s, --trace PID: injected %s; %s; before %s"
+          % (mode, a.get("injected"), a.get("why"), before))
+    if want and a.get("injected"):
+        ok(before and not before["heaps"] and want in
+           (before["partial"] or ""),
+           "%s, --trace PID: the walk before the injection refused, its "
+           "reason said (%s)" % (mode, want), before)
+    elif want:
+        ok(a.get("why"), "%s, --trace PID: not injected, the reason said"
+           % mode, a)
+    if want:
+        eq(status(p)["forks"], forks, "%s, --trace PID: no fork was made"
+           % mode)
+    settled(p, kids, mode + " after --trace PID")
+    beats_go_on(p, mode + " after --trace PID")
+
+
 def refused(mode, want):
     p, helper, kids = start(mode)
     if not p:
@@ -104,6 +153,7 @@ def refused(mode, want):
     eq(r.returncode, 0, "%s: -b pss -F captures it" % mode)
     settled(p, kids, mode + " after -F")
     beats_go_on(p, mode + " after -F")
+    attach(p, kids, mode, want)
     vmstest.kill(p)
     if helper:
         forktest.reap(helper)
@@ -118,6 +168,7 @@ def nofork():
        "without fork events")
     settled(p, kids, "nofork")
     beats_go_on(p, "nofork")
+    attach(p, kids, "nofork", None)
     vmstest.kill(p)
 
 

@@ -22,10 +22,11 @@
     319 40-byte blocks estimated within 30% (some 200 samples: a miss that
     large is over 4 standard deviations), the report saying so.
   - What a preload cannot enter (a static program, a set-user-ID one) and
-    what is not in this version (sampling a PID, a format other than text
-    and json) is refused with a message, exit 1; so is the viewer without a
-    terminal. (-w:
-    test_trace_file.py; a PID with -s or -e: test_trace_attach.py.)
+    what no trace has (a format other than text and json) is refused
+    with a message, exit 1; so is the viewer without a terminal. (-w:
+    test_trace_file.py; a PID with -s or -e: test_trace_attach.py; a PID
+    with -w: test_trace_attach_file.py; a PID sampled:
+    test_trace_attach_sampled.py.)
 """
 import json
 import os
@@ -295,8 +296,7 @@ def refusals():
              "a set-user-ID program is refused, the reason said", r.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for args, what in ((["--trace-sample=64", "-s", "1"], "sampling"),
-                       (["--trace-sample=0", "-s", "--", "true"],
+    for args, what in ((["--trace-sample=0", "-s", "--", "true"],
                         "trace-sample"),
                        (["--", "true"], "viewer"),
                        (["-e", "csv", "--", "true"], "csv")):

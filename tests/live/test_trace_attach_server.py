@@ -17,7 +17,9 @@ temporary directory (no port, no persistence).
     (createEmbeddedStringObject from processMultibulkBuffer: a 16-byte
     robj, a 3-byte sds header, 6 characters and a NUL: 26 bytes each),
     none of them transient; the heap traced by the injected library, in
-    exact mode, nothing dropped.
+    exact mode, nothing dropped; nothing stopped it for a heap walk
+    before the injection (walk_frozen_us 0: jemalloc's malloc is known
+    from its files, and glibc's heap, not the program's, is not walked).
   - Its answers (every reply to every command) before, during and after
     the trace equal those of an untraced server given the same commands.
   - Every GOT entry of the malloc and mmap families of every module it
@@ -200,6 +202,9 @@ def traced(tmp, plain):
     T.eq((tr["mode"], tr["dropped"], tr["before"]), ("exact", 0, None),
          "exact, nothing dropped; no \"before\" (its malloc is "
          "jemalloc's, which vmscope does not walk block by block)")
+    T.eq(a.get("walk_frozen_us"), 0,
+         "no capture stopped it for the walk before: its malloc is "
+         "known to be jemalloc's from its files alone")
     sites = tr["sites"]
     path = ["dictAddRaw", "dbAdd", "setKey", "setGenericCommand",
             "setCommand", "processCommand"]

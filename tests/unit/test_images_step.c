@@ -6,7 +6,11 @@
  *  - one file mapped 300 times, alternating with another, 3,000 allocated
  *    sections each (built with elfgen.h): every mapping is an image of its
  *    own load, each region gets at most 64 sections, the snapshot no more
- *    than its budget, and the step says what it left out.
+ *    than its budget, and the step says what it left out;
+ *  - the steps chosen (vms_finish_opts.steps): only the images step (and
+ *    the essential ones) finds the images a whole run finds, and no other
+ *    step notes what it lacked; none chosen, no images, and classify and
+ *    totals ran all the same.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,8 +27,9 @@
 #include "linux/smaps.h"
 #include "tap.h"
 
-static struct vms_snapshot *own_snapshot(void)
+static struct vms_snapshot *own_snapshot_with(const char *const *steps)
 {
+	struct vms_finish_opts fo = { .steps = steps };
 	struct vms_snapshot *s = vms_snapshot_new();
 	struct vms_error err;
 	char *maps;
@@ -41,12 +46,17 @@ static struct vms_snapshot *own_snapshot(void)
 		/* files opened by path, checked by inode (pid 0) */
 		s->src = (struct vms_source){ .ops = &vms_source_paths,
 					      .caps = VMS_SRC_FILES };
-		if (vms_snapshot_finish(s, NULL, &err) < 0) {
+		if (vms_snapshot_finish(s, &fo, &err) < 0) {
 			vms_snapshot_free(s);
 			s = NULL;
 		}
 	}
 	return s;
+}
+
+static struct vms_snapshot *own_snapshot(void)
+{
+	return own_snapshot_with(NULL);
 }
 
 static const struct vms_image *image_named(const struct vms_snapshot *s,
@@ -181,9 +191,64 @@ static void test_bomb(void)
 	vms_snapshot_free(s);
 }
 
+/* How many notes steps other than those named made. */
+static size_t notes_but(const struct vms_snapshot *s, const char *a,
+			const char *b)
+{
+	size_t i, n = 0;
+
+	for (i = s->nnotes_capture; i < s->nnotes; i++)
+		n += strcmp(s->notes[i].step, a) != 0 &&
+		     strcmp(s->notes[i].step, b) != 0;
+	return n;
+}
+
+/* Whether classify and totals ran: every region typed, the total the
+ * regions' sizes. */
+static bool essentials_ran(const struct vms_snapshot *s)
+{
+	uint64_t size = 0;
+	size_t i;
+
+	for (i = 0; i < s->nregions; i++) {
+		if (s->regions[i].type >= VMS_NTYPES)
+			return false;
+		size += s->regions[i].end - s->regions[i].start;
+	}
+	return s->nregions > 0 && s->total.size == size;
+}
+
+static void test_chosen(void)
+{
+	static const char *const images[] = { "images", NULL };
+	static const char *const none[] = { NULL };
+	struct vms_snapshot *all = own_snapshot();
+	struct vms_snapshot *im = own_snapshot_with(images);
+	struct vms_snapshot *no = own_snapshot_with(none);
+	size_t i, note_malloc = 0;
+
+	for (i = 0; all && i < all->nnotes; i++)
+		note_malloc += strcmp(all->notes[i].step, "malloc") == 0;
+	ok(all && all->nimages > 2 && note_malloc == 1,
+	   "all steps: %zu images; the malloc step notes it had no memory",
+	   all ? all->nimages : 0);
+	ok(all && im && im->nimages == all->nimages &&
+		   notes_but(im, "images", "classify") == 0 && essentials_ran(im),
+	   "the images step alone: the same %zu images, no other step's "
+	   "note, classify and totals ran",
+	   im ? im->nimages : 0);
+	ok(no && no->nimages == 0 && notes_but(no, "classify", "totals") == 0 &&
+		   essentials_ran(no),
+	   "no step chosen: no images, no note, classify and totals ran");
+	vms_snapshot_free(all);
+	vms_snapshot_free(im);
+	vms_snapshot_free(no);
+}
+
 int main(void)
 {
 	test_bias();
 	test_bomb();
+	test_chosen();
 	return tap_done();
 }

@@ -3,9 +3,11 @@
  * records.h's VMS_TRACE_FIELDS walked from its table (set to a value of
  * its own; then the unknowns and figures above INT64_MAX), and the sites
  * and frames beside them (strings that are not UTF-8, null strings, no
- * line, a site without frames, a negative impacting size). The check is
+ * line, a site without frames, a negative impacting size), and an
+ * attach's "before" (pass 2: two heaps, figures above INT64_MAX, a
+ * partial that is not UTF-8; pass 1: none, none loaded). The check is
  * shown to fail: a loaded report with one field changed is caught, field
- * by field. Then two reports compared (vms_trace_diff): sites matched by
+ * by field, and one of "before"'s. Then two reports compared (vms_trace_diff): sites matched by
  * kind and stack although their addresses differ, each added, removed,
  * changed or the same counted, the largest move first; a report compared
  * with itself has no change.
@@ -96,6 +98,43 @@ static bool str_same(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+/* An attach's "before" on pass 2, none on pass 1. */
+static void fill_before(struct vms_trace_report *r, struct vms_trace_before *b,
+			int pass)
+{
+	r->before_walked = pass == 2;
+	r->before_partial = NULL;
+	r->before = NULL;
+	r->nbefore = 0;
+	if (pass != 2)
+		return;
+	b[0] = (struct vms_trace_before){ "glibc-main", 0x7f0000001000ull,
+					  { 50, 2000 },		  { 20, 800 },
+					  { 30, 1200 },		  -800 };
+	b[1] = (struct vms_trace_before){ "glibc-arena",
+					  UINT64_MAX - 3,
+					  { UINT64_MAX, UINT64_MAX - 1 },
+					  { 0, 0 },
+					  { 1, 24 },
+					  INT64_MIN + 1 };
+	r->before_partial = "an arena \xff locked at the walk";
+	r->before = b;
+	r->nbefore = 2;
+}
+
+static bool before_same(const struct vms_trace_before *x,
+			const struct vms_trace_before *y)
+{
+	return str_same(x->kind, y->kind) && x->id == y->id &&
+	       x->at_start.count == y->at_start.count &&
+	       x->at_start.bytes == y->at_start.bytes &&
+	       x->released.count == y->released.count &&
+	       x->released.bytes == y->released.bytes &&
+	       x->lasting.count == y->lasting.count &&
+	       x->lasting.bytes == y->lasting.bytes &&
+	       x->impacting_bytes == y->impacting_bytes;
+}
+
 /* The number of fields of the two reports that differ; *which names the
  * first. */
 static int differ(const struct vms_trace_report *a,
@@ -142,6 +181,16 @@ static int differ(const struct vms_trace_report *a,
 		if (!same && !n++)
 			*which = "a site";
 	}
+	if (a->before_walked != b->before_walked ||
+	    !str_same(a->before_partial, b->before_partial) ||
+	    a->nbefore != b->nbefore) {
+		if (!n++)
+			*which = "before";
+		return (int)n;
+	}
+	for (i = 0; i < a->nbefore; i++)
+		if (!before_same(&a->before[i], &b->before[i]) && !n++)
+			*which = "a heap of before";
 	return (int)n;
 }
 
@@ -181,11 +230,13 @@ static void round_trip(int pass)
 {
 	struct vms_trace_report r, changed;
 	struct vms_trace_site sites[3];
+	struct vms_trace_before before[2], moved[2];
 	struct vms_snapshot *l;
 	const char *w;
 
 	fill_fields(&r, pass);
 	fill_sites(&r, sites, pass);
+	fill_before(&r, before, pass);
 	l = saved_and_loaded(&r);
 	ok(l && l->trace, "pass %d: a snapshot with a trace saved and loaded",
 	   pass);
@@ -201,6 +252,22 @@ static void round_trip(int pass)
 	changed.to_ns ^= 1;
 	ok(differ(&r, &changed, &w) == 1 && strcmp(w, "to_ns") == 0,
 	   "pass %d: self-check: one field changed is caught (%s)", pass, w);
+	ok(l->trace->before_walked == (pass == 2) &&
+		   l->trace->nbefore == (pass == 2 ? 2u : 0u),
+	   "pass %d: %s", pass,
+	   pass == 2 ? "the attach's before comes back, its two heaps"
+		     : "no before saved, none loaded");
+	if (pass == 2 && l->trace->nbefore == 2) {
+		changed = *l->trace;
+		memcpy(moved, l->trace->before, sizeof(moved));
+		moved[1].released.count ^= 1;
+		changed.before = moved;
+		ok(differ(&r, &changed, &w) == 1 &&
+			   strcmp(w, "a heap of before") == 0,
+		   "pass 2: self-check: a figure of before changed is caught "
+		   "(%s)",
+		   w);
+	}
 	vms_snapshot_free(l);
 }
 

@@ -14,7 +14,11 @@
  *                   "released": [...], "lasting": [...],
  *                   "impacting_bytes",
  *                   "cells": [ [alloc epoch, free epoch or null,
- *                               count in 1/1024ths, bytes] ] } ] }
+ *                               count in 1/1024ths, bytes] ] } ],
+ *     "before": { "partial": "..."|null,           an attach's, or absent
+ *                 "heaps": [ { "kind", "id", "at_start": [count, bytes],
+ *                              "released": [...], "lasting": [...],
+ *                              "impacting_bytes" } ] } }
  *
  * "run" and "mark" (VMS_TRACE_FIELDS) and a site's "cells" (model/trace.h)
  * came after the first files: a report without them is one of a run
@@ -173,6 +177,39 @@ static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 	return o;
 }
 
+/* What was allocated before an attach's trace, per heap its walk found
+ * (model/trace.h: before_walked). */
+static json_t *before_json(const struct vms_trace_report *r, bool *bad)
+{
+	json_t *o = json_object(), *hs = json_array();
+	size_t i;
+
+	if (!o || !hs) {
+		json_decref(o);
+		json_decref(hs);
+		*bad = true;
+		return NULL;
+	}
+	put(o, "partial", sf_json_str(r->before_partial), bad);
+	for (i = 0; i < r->nbefore; i++) {
+		const struct vms_trace_before *b = &r->before[i];
+
+		push(hs,
+		     json_pack("{s:o,s:o,s:[o,o],s:[o,o],s:[o,o],s:I}", "kind",
+			       sf_json_str(b->kind), "id", sf_json_u64(b->id),
+			       "at_start", sf_json_u64(b->at_start.count),
+			       sf_json_u64(b->at_start.bytes), "released",
+			       sf_json_u64(b->released.count),
+			       sf_json_u64(b->released.bytes), "lasting",
+			       sf_json_u64(b->lasting.count),
+			       sf_json_u64(b->lasting.bytes), "impacting_bytes",
+			       (json_int_t)b->impacting_bytes),
+		     bad);
+	}
+	put(o, "heaps", hs, bad);
+	return o;
+}
+
 char *sf_trace_text(const struct vms_trace_report *r)
 {
 	bool bad = false;
@@ -195,6 +232,8 @@ char *sf_trace_text(const struct vms_trace_report *r)
 		put(o, "sites", sites, &bad);
 		frames = sites = NULL;
 	}
+	if (!bad && r->before_walked)
+		put(o, "before", before_json(r, &bad), &bad);
 	if (!bad)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -397,6 +436,50 @@ static const char *sites_from(struct arena *a, const json_t *v,
 	return NULL;
 }
 
+/* An attach's "before" (absent: none); NULL on success, else what is
+ * wrong. */
+static const char *before_from(struct arena *a, const json_t *v,
+			       struct vms_trace_report *r)
+{
+	const json_t *hs = json_object_get(v, "heaps");
+	bool ok = true;
+	size_t i, n;
+
+	if (!v)
+		return NULL;
+	if (!json_is_object(v) || !json_is_array(hs))
+		return "\"before\" is not an object with \"heaps\"";
+	n = json_array_size(hs);
+	r->before = arena_alloc(a, (n ? n : 1) * sizeof(*r->before));
+	if (!r->before)
+		return "out of memory";
+	r->before_partial = sf_get_str(a, json_object_get(v, "partial"), &ok);
+	for (i = 0; ok && i < n; i++) {
+		const json_t *e = json_array_get(hs, i);
+		const json_t *imp = json_object_get(e, "impacting_bytes");
+		struct vms_trace_before *b = &r->before[i];
+
+		ok = json_is_object(e) && json_is_integer(imp) &&
+		     sf_obj_u64(e, "id", &b->id) &&
+		     count_from(json_object_get(e, "at_start"), &b->at_start) &&
+		     count_from(json_object_get(e, "released"), &b->released) &&
+		     count_from(json_object_get(e, "lasting"), &b->lasting);
+		if (ok) {
+			b->kind =
+				sf_get_str(a, json_object_get(e, "kind"), &ok);
+			ok = ok && b->kind;
+			b->impacting_bytes = (int64_t)json_integer_value(imp);
+		}
+	}
+	if (!ok)
+		return "a heap of \"before\" is not one (it needs \"kind\", "
+		       "\"id\", \"at_start\", \"released\", \"lasting\" "
+		       "and \"impacting_bytes\")";
+	r->nbefore = n;
+	r->before_walked = true;
+	return NULL;
+}
+
 int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
 		  const char *name, struct vms_error *err)
 {
@@ -449,6 +532,8 @@ int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
 				  &why)) != NULL)
 		why = sites_from(&s->arena, json_object_get(o, "sites"), f, nf,
 				 r, buf, sizeof(buf));
+	if (!why)
+		why = before_from(&s->arena, json_object_get(o, "before"), r);
 	if (why) {
 		vms_error_file(err, name, "corrupted: its trace section: %s",
 			       why);

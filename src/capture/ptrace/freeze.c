@@ -527,7 +527,7 @@ static pid_t thread_in_d_state(pid_t pid)
  * unknown: false). Its dumping thread writes the core in the kernel, and a
  * PTRACE_INTERRUPT, like any signal's wakeup, ends that write: the core is
  * cut short and the process dies. */
-static bool dumping_core(pid_t pid)
+bool freeze_dumping_core(pid_t pid)
 {
 	char path[128], *b;
 	size_t n;
@@ -561,7 +561,7 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	/* A process dumping core: never touched (a stop would end the dump;
 	 * the check and the seize are not atomic: a dump that begins between
 	 * them is cut short as any signal's wakeup would cut it). */
-	if (dumping_core(pid))
+	if (freeze_dumping_core(pid))
 		return vms_error_set(err, VMS_ERR_CAPTURE, EBUSY,
 				     "process %d is dumping core: stopping it "
 				     "would cut the core short, so it was not "

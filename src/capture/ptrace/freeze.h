@@ -94,6 +94,11 @@ struct freeze {
  * caller polls waitpid() again after it, whatever woke it. */
 void freeze_nap(long ns);
 
+/* Whether pid is dumping core now (its status's CoreDumping: 1; unknown:
+ * false): freeze_stop() refuses it; a caller may say so before anything
+ * else is done to it. */
+bool freeze_dumping_core(pid_t pid);
+
 /* Stops every thread of pid. A thread in uninterruptible sleep (D: disk
  * I/O, a vfork parent) is waited for up to wait_ms, then the freeze is
  * refused without stopping anything. On failure nothing stays stopped.

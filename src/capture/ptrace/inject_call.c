@@ -435,6 +435,13 @@ static int precheck(pid_t pid, struct target *t, struct vms_error *err)
 				     "it is stopped (SIGSTOP, or a debugger "
 				     "holds it); it is left so",
 				     (int)pid);
+	if (freeze_dumping_core(pid))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EBUSY,
+				     "cannot load the tracer into process %d: "
+				     "it is dumping core, and stopping it "
+				     "would cut the core short; it was not "
+				     "touched",
+				     (int)pid);
 	if (read_target(pid, t, err) < 0) {
 		vms_snapshot_free(t->maps);
 		t->maps = NULL;

@@ -93,9 +93,9 @@ struct inject_call_result {
 };
 
 /* The checks inject_lib_call() makes before it stops anything (pid not
- * stopped, its libc's dlopen found): 0, or -1 with *err saying why it
- * would be refused. For a caller with work to do before the injection
- * that is of no use if it is refused. */
+ * stopped, not dumping core, its libc's dlopen found): 0, or -1 with *err
+ * saying why it would be refused. For a caller with work to do before the
+ * injection that is of no use if it is refused. */
 int inject_lib_check(pid_t pid, struct vms_error *err);
 
 /* 0 with *res, or -1 with *err (nothing changed in pid, unless the
