@@ -11,7 +11,10 @@ three figures, each beside its reference measured in the same run.
   key latency   p50/p99 over the keys Down, PgDn, s (sort), Enter
                 (filter on a type), / (find: the Enter that searches),
                 a (allocations / region list) and End, beside the aim
-                (16 ms, one frame at 60 Hz); per key too. vmscope itself
+                (16 ms, one frame at 60 Hz); per key too; then again
+                after r (a second snapshot: the rows that changed
+                marked) for Down, PgDn, End and s, and with D (every
+                figure its change). vmscope itself
                 records each key's time from reading it to the screen
                 written (VMSCOPE_TIMING: wall and the thread's CPU time;
                 the machine is shared, so CPU time is the steadier one),
@@ -272,6 +275,27 @@ def run():
     redraw = batch(["C-l"] * 20)
     hwm_keys = hwm_kb(vpid)
 
+    # a second snapshot (r): the rows that changed since the first are
+    # marked; then D, every figure as its change (issue 31's speed: the
+    # same aim with the changes shown)
+    marked = {}
+    tm.keys("Escape", "Tab")  # the details
+    tm.keys("r")
+    tm.wait_for(lambda scr: "2 in the timeline" in D.status(scr),
+                timeout=900)
+    time.sleep(0.3)
+    for label, toggle in (("marked", None), ("D deltas", "D")):
+        if toggle:
+            tm.keys(toggle)
+            time.sleep(0.3)
+        got = {}
+        got["Down"] = only(batch(["Down"] * KEYS), KEYCODE["Down"])
+        got["PgDn"] = only(batch(["NPage"] * (KEYS // 2)), KEYCODE["NPage"])
+        got["End"] = only(batch(["End", "Home"] * (KEYS // 10)),
+                          KEYCODE["End"])
+        got["s sort"] = only(batch(["s"] * 14), KEYCODE["s"])
+        marked[label] = got
+
     # round trip through tmux: Down then poll until the status line moves
     tm.keys("Escape", "Tab")
     time.sleep(0.3)
@@ -318,6 +342,13 @@ def run():
         print("  %-13s cpu  %s" % ("", stats(c)))
     print("  %-13s wall %s" % ("all of them", stats(allw)))
     print("  %-13s cpu  %s" % ("", stats(allc)))
+    for label, got in marked.items():
+        w = [t[2] for ts in got.values() for t in ts]
+        c = [t[3] for ts in got.values() for t in ts]
+        print("  after r, changes %-8s wall %s" % (label, stats(w)))
+        print("  %-25s cpu  %s" % ("", stats(c)))
+        for name, ts in got.items():
+            print("    %-10s wall %s" % (name, stats([t[2] for t in ts])))
     fl = subprocess.run([T.target("sortfloor"), str(nreg)],
                         stdout=subprocess.PIPE, check=True).stdout.split()
     print("  floor of a sort key: a bare radix sort of %d (key, row) pairs "
