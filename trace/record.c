@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unwind.h"
 #include "vmstrace.h"
 
 #define STACK_TABLE (2 * TW_STACK_IDS) /* its hash table: half full */
@@ -29,6 +30,9 @@
 static struct tw_header *hdr; /* NULL: not traced */
 static bool off; /* pass-through in this process (a forked child) */
 static uintptr_t self_lo, self_hi; /* this library's text */
+/* Stacks by the own walk (unwind.h), libunwind where it cannot; false:
+ * libunwind's always (VMSCOPE_TRACE_UNWIND=libunwind). */
+static bool own_unwind = true;
 
 struct thread_state {
 	int slot; /* its ring, or -1: none to be had */
@@ -37,6 +41,7 @@ struct thread_state {
 	uint32_t next_id;
 	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
 	uint32_t ids[STACK_TABLE];
+	struct vt_uw uw; /* the own walk's rules (unwind.h) */
 };
 
 static TLS struct thread_state *ts;
@@ -334,10 +339,15 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 {
 	void *ip[TW_MAX_FRAMES + 8];
 	uint64_t w[TW_MAX_FRAMES + 1], h;
-	int n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0]))), s = 0;
+	int n = own_unwind ? vt_unwind(&t->uw, ip,
+				       (int)(sizeof(ip) / sizeof(ip[0])))
+			   : -1,
+	    s = 0;
 	unsigned k;
 	int i;
 
+	if (n < 0)
+		n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0])));
 	/* the library's own frames are not the program's */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
 	       (uintptr_t)ip[s] < self_hi)
@@ -653,6 +663,9 @@ bool vt_orphaned(void)
 int vt_start(struct tw_header *h)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	const char *uw = getenv("VMSCOPE_TRACE_UNWIND");
+
+	own_unwind = !uw || strcmp(uw, "libunwind") != 0;
 
 	exe_path[n > 0 ? n : 0] = '\0';
 	if (h->sample_bytes) {

@@ -4,20 +4,28 @@
  * next definition (glibc's, or the jemalloc or tcmalloc the program links:
  * it keeps its allocator), and records the call, its result, its thread,
  * a monotonic time and its call stack into the thread's ring of the shared
- * file vmscope made (src/base/tracewire.h says the layout).
+ * file vmscope made (src/base/tracewire.h says the layout). It interposes
+ * dlclose too, only to forward it and know a module went (the stack
+ * walk's cached rules go with it).
  *
  * What the program sees does not change: every call returns what the next
  * definition returned, errno as it left it; the library takes no file
- * descriptor (the shared file's is closed once it is mapped), prints
+ * descriptor (the shared file's is closed once it is mapped; the stack
+ * walk reads /proc/self/maps once a thread, a descriptor open for that
+ * read only), prints
  * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
  * the program's children (exec) run untraced; a forked child that does not
  * exec records nothing (the rings are its parent's).
  *
- * Stacks: unw_backtrace() (libunwind, from the call frame information
- * every Debian library carries in .eh_frame: frame pointers would lose the
- * callers of anything that allocates inside libc or libstdc++), without
- * the library's own frames, interned per thread by a 64-bit hash of the
- * return addresses (tracewire.h: a stack is sent once per thread).
+ * Stacks: from the call frame information every Debian library carries
+ * in .eh_frame (frame pointers would lose the callers of anything that
+ * allocates inside libc or libstdc++): the library's own walk (unwind.h,
+ * a few loads a frame once its rules are cached), or libunwind's
+ * unw_backtrace() where that declines (a signal frame, a rule of another
+ * form) or always with VMSCOPE_TRACE_UNWIND=libunwind in the program's
+ * environment; without the library's own frames, interned per thread by a
+ * 64-bit hash of the return addresses (tracewire.h: a stack is sent once
+ * per thread).
  *
  * Never blocks for long (tracewire.h): a full ring waits while vmscope's
  * heartbeat moves, and at most TW_WAIT_NS without it; vmscope gone (its
@@ -49,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unwind.h"
 #include "vmstrace.h"
 
 /* ---- the next definitions ---- */
@@ -576,3 +585,20 @@ CXX_DELETE(_ZdlPvSt11align_val_t, (void *p, size_t al), (p, al))
 CXX_DELETE(_ZdaPvSt11align_val_t, (void *p, size_t al), (p, al))
 CXX_DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
 CXX_DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
+
+/* ---- dlclose: an unloaded module's code may be followed by another's at
+ * the same addresses; the stack walk's cached rules are dropped
+ * (unwind.h). ---- */
+
+EXPORT int dlclose(void *handle)
+{
+	static int (*next)(void *);
+	int rc;
+
+	NEXT(next, "dlclose");
+	if (!next)
+		return -1;
+	rc = next(handle);
+	vt_unwind_modules_changed();
+	return rc;
+}
