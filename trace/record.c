@@ -42,6 +42,9 @@ struct thread_state {
 	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
 	uint32_t ids[STACK_TABLE];
 	struct vt_uw uw; /* the own walk's rules (unwind.h) */
+	/* the id of the stack of uw's kept walk (unwind.h: again) */
+	bool have_last;
+	uint32_t last_id;
 };
 
 static TLS struct thread_state *ts;
@@ -138,7 +141,14 @@ static void publish(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
 		memcpy(ring + at, &r, sizeof(r)); /* words 0: to the end */
 		at = 0;
 	}
-	memcpy(ring + at, w, bytes);
+	if (words <= 8) { /* an event: a few words, no call to memcpy */
+		unsigned i;
+
+		for (i = 0; i < words; i++)
+			memcpy(ring + at + (size_t)i * 8, &w[i], 8);
+	} else {
+		memcpy(ring + at, w, bytes);
+	}
 	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
 }
 
@@ -332,22 +342,17 @@ static uint64_t hash_frames(void *const *ip, int n)
 	return h ? h : 1;
 }
 
-/* The stack id of the caller's stack in this thread's ring, sending the
- * stack first when it is new. UINT32_MAX: could not be sent. */
-static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
-			 unsigned char *ring)
+/* The id of the stack ip[0..n) (n < 0: not walked, take libunwind's). */
+static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
+			    unsigned char *ring, void **ip, int n)
 {
-	void *ip[TW_MAX_FRAMES + 8];
 	uint64_t w[TW_MAX_FRAMES + 1], h;
-	int n = own_unwind ? vt_unwind(&t->uw, ip,
-				       (int)(sizeof(ip) / sizeof(ip[0])))
-			   : -1,
-	    s = 0;
+	int s = 0;
 	unsigned k;
 	int i;
 
 	if (n < 0)
-		n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0])));
+		n = unw_backtrace(ip, TW_MAX_FRAMES + 8);
 	/* the library's own frames are not the program's */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
 	       (uintptr_t)ip[s] < self_hi)
@@ -368,6 +373,7 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 			return UINT32_MAX;
 		memset(t->hashes, 0, sizeof(t->hashes));
 		t->next_id = 0;
+		t->have_last = false;
 		for (k = (unsigned)h & (STACK_TABLE - 1); t->hashes[k];
 		     k = (k + 1) & (STACK_TABLE - 1))
 			;
@@ -382,6 +388,23 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 	t->hashes[k] = h;
 	t->ids[k] = t->next_id;
 	return t->next_id++;
+}
+
+/* The stack id of the caller's stack in this thread's ring, sending the
+ * stack first when it is new. UINT32_MAX: could not be sent. */
+static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
+			 unsigned char *ring)
+{
+	void *ip[TW_MAX_FRAMES + 8];
+	int n = own_unwind ? vt_unwind(&t->uw, ip, TW_MAX_FRAMES + 8) : -1;
+	uint32_t id;
+
+	if (n >= 0 && t->uw.again && t->have_last)
+		return t->last_id; /* the same stack as the walk before */
+	id = stack_id_of(t, sl, ring, ip, n);
+	t->have_last = n >= 0 && t->uw.kept && id != UINT32_MAX;
+	t->last_id = id;
+	return id;
 }
 
 /* ---- recording ---- */

@@ -180,7 +180,9 @@ static bool same_reads(const struct vt_uw_walk *w, unsigned j)
 		memcpy(&v, (const void *)(s->cfa - 8), sizeof(v));
 		if (v != s->ra)
 			return false;
-		if (s->bp_at) {
+		/* an rbp restored that nothing further up uses may differ
+		 * (a caller's loop counter kept in rbp) */
+		if (s->bp_at && k + 1 < w->steps && w->s[k + 1].need_bp) {
 			memcpy(&v, (const void *)s->bp_at, sizeof(v));
 			if (v != s->bp_val)
 				return false;
@@ -210,8 +212,13 @@ static int take_old(struct vt_uw *u, struct vt_uw_walk *old,
 
 	for (k = 0; k < c && n < max; k++)
 		ip[n++] = (void *)old->s[j + k].ra;
-	if ((i == 0 && j == 0) || i + old->steps - j > VT_UW_FRAMES)
-		return n; /* the same walk again, or too long: kept as it is */
+	if (i == 0 && j == 0) { /* the same walk again */
+		u->again = u->kept = 1;
+		return n;
+	}
+	if (i + old->steps - j > VT_UW_FRAMES)
+		return n; /* too long to keep: the last one stays */
+	u->kept = 1;
 	memcpy(&nw->s[i], &old->s[j], (old->steps - j) * sizeof(nw->s[0]));
 	nw->steps = i + old->steps - j;
 	nw->n = (int)i + c;
@@ -234,6 +241,7 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 			 "mov %%rsp, %1\n\t"
 			 "mov %%rbp, %2"
 			 : "=r"(pc), "=r"(sp), "=r"(bp));
+	u->again = u->kept = 0;
 	if (sp < u->lo || sp >= u->hi) {
 		if (sp >= u->bad_lo && sp < u->bad_hi)
 			return -1;
@@ -319,6 +327,7 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 		nw->cut = cut;
 		mark_need(nw, i, false);
 		u->last ^= 1;
+		u->kept = 1;
 	}
 	return n;
 }

@@ -82,6 +82,10 @@ struct vt_uw {
 	unsigned walks;
 	unsigned long gen; /* the modules' generation the rules are of */
 	unsigned last; /* walk[last]: the last walk's */
+	/* Of the last call: kept, its walk is now walk[last]; again, and it
+	 * gave the same addresses as the walk kept before it (a caller that
+	 * keeps what it made of a kept walk's addresses may take that). */
+	uint8_t kept, again;
 	struct vt_uw_walk walk[2];
 	struct vt_uw_rule rules[VT_UW_CACHE];
 };

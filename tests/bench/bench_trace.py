@@ -6,7 +6,10 @@ malloc/free pairs and times its own loop. Interleaved, RUNS (default 5)
 rounds of:
   allocloop                                  untraced
   vmscope --trace -s -o FILE -- allocloop    exact: every call, its stack
-                                             through .eh_frame (libunwind)
+                                             through .eh_frame (the
+                                             tracer's own walk)
+  the same, VMSCOPE_TRACE_UNWIND=libunwind   exact, every stack by
+                                             libunwind's unw_backtrace
   vmscope --trace --trace-sample=4096 ...    sampled: a block under 64 KiB
                                              one every 4096 bytes on average
                                              (heapprofd's default; the aim:
@@ -146,6 +149,10 @@ def main():
             "sampled 4096": ([T.VMSCOPE, "--trace", "--trace-sample=4096",
                               "-s", "-o", report, "--", app, str(PAIRS)],
                              env)}
+    # the same exact trace with libunwind's walk for every stack (the
+    # tracer's path before its own walk): before and after in one round
+    cmds["exact, libunwind"] = (cmds["vmscope --trace"][0],
+                                dict(env, VMSCOPE_TRACE_UNWIND="libunwind"))
     fwd = forwarder(tmp)
     if fwd:
         cmds["forwarder"] = ([app, str(PAIRS)],
@@ -181,6 +188,9 @@ def main():
             hp = statistics.median(x for x, _ in res["heaptrack"])
             print("  vmscope adds %.2fx what heaptrack adds (aim: at most "
                   "0.33)" % ((vm - base) / max(hp - base, 1e-9)))
+            lu = statistics.median(x for x, _ in res["exact, libunwind"])
+            print("  with libunwind's walk for every stack: %.2fx"
+                  % ((lu - base) / max(hp - base, 1e-9)))
             files = [f for f in os.listdir(tmp) if f.startswith("ht")]
             size = sum(os.path.getsize(os.path.join(tmp, f))
                        for f in files)
