@@ -493,30 +493,23 @@ void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 
 /* ---- sampling (--trace-sample): an allocation under 64 KiB is recorded
  * when the thread's count of bytes allocated crosses the next point of a
- * Poisson process of mean sample_mean bytes (heapprofd's scheme: a block
+ * Poisson process of mean vt_sample_mean bytes (heapprofd's scheme: a block
  * of s bytes is taken with probability 1 - exp(-s / mean), and vmscope
  * weighs it by the inverse). Larger blocks and every map are recorded.
  * The frees recorded are those of recorded blocks: a set of their
  * addresses (open addressing, atomic, shared by the threads). ---- */
 
-#define SAMPLE_ALL_FROM (64u << 10)
 #define SET_SLOTS (1u << 21) /* 16 MiB of address space, touched as used */
 #define SET_PROBES 64
 #define SET_GONE 1u /* a removed entry */
 
-static uint64_t sample_mean; /* 0: every call */
+uint64_t vt_sample_mean; /* 0: every call */
 static uint64_t *sampled; /* the set of recorded blocks' addresses */
 /* Recorded blocks alive per bucket of pages: a free whose bucket holds
  * none (most, in a loop that frees what it just allocated) does not look
  * in the set, whose slots lie all over 16 MiB. */
-#define PAGE_BUCKETS (1u << 16)
-static uint32_t *page_live;
-
-static uint32_t *bucket_of(uint64_t p)
-{
-	return &page_live[((p >> 12) * 0x9e3779b97f4a7c15ull) >> 48];
-}
-static TLS int64_t sample_until; /* bytes to the next sample */
+uint32_t *vt_page_live;
+TLS int64_t vt_sample_until; /* bytes to the next sample */
 static TLS uint64_t sample_rng; /* xorshift64*, 0: not seeded */
 static uint64_t streams; /* threads that have seeded theirs */
 
@@ -577,28 +570,28 @@ static uint64_t rng_next(void)
 	return sample_rng * 0x2545f4914f6cdd1dull;
 }
 
-/* An exponential interval of mean sample_mean bytes. */
+/* An exponential interval of mean vt_sample_mean bytes. */
 static int64_t next_interval(void)
 {
 	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
 
-	return (int64_t)(-log(u) * (double)sample_mean) + 1;
+	return (int64_t)(-log(u) * (double)vt_sample_mean) + 1;
 }
 
 /* Whether a heap block of n bytes is recorded. */
 static bool take_block(size_t n)
 {
-	if (!sample_mean || n >= SAMPLE_ALL_FROM)
+	if (!vt_sample_mean || n >= VT_SAMPLE_ALL_FROM)
 		return true;
 	if (!tracing())
 		return false;
 	if (!sample_rng)
-		sample_until = next_interval();
-	sample_until -= (int64_t)n;
-	if (sample_until > 0)
+		vt_sample_until = next_interval();
+	vt_sample_until -= (int64_t)n;
+	if (vt_sample_until > 0)
 		return false;
-	while (sample_until <= 0)
-		sample_until += next_interval();
+	while (vt_sample_until <= 0)
+		vt_sample_until += next_interval();
 	return true;
 }
 
@@ -606,24 +599,24 @@ void vt_allocated(void *p, size_t n)
 {
 	if (!p || !take_block(n))
 		return;
-	if (sample_mean) {
+	if (vt_sample_mean) {
 		if (!set_add((uintptr_t)p)) {
 			if (tracing())
 				count_dropped(n); /* the set is full */
 			return;
 		}
-		__atomic_add_fetch(bucket_of((uintptr_t)p), 1,
+		__atomic_add_fetch(vt_bucket_of((uintptr_t)p), 1,
 				   __ATOMIC_RELAXED);
 	}
 	record_f(TW_OP_MALLOC,
-		 sample_mean && n < SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0, true,
-		 (uintptr_t)p, n, 0, 0);
+		 vt_sample_mean && n < VT_SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0,
+		 true, (uintptr_t)p, n, 0, 0);
 }
 
 void vt_freed(void *p)
 {
-	if (sample_mean) {
-		uint32_t *b = bucket_of((uintptr_t)p);
+	if (vt_sample_mean) {
+		uint32_t *b = vt_bucket_of((uintptr_t)p);
 
 		if (!__atomic_load_n(b, __ATOMIC_RELAXED) ||
 		    !set_take((uintptr_t)p))
@@ -638,7 +631,7 @@ void vt_freed(void *p)
 bool vt_realloc_begin(struct vt_call *c, size_t n)
 {
 	c->open = false;
-	return !sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
+	return !vt_sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
 }
 
 void vt_realloc_end(struct vt_call *c, void *old, void *p, size_t n)
@@ -699,15 +692,16 @@ int vt_start(struct tw_header *h)
 
 		if (set == MAP_FAILED)
 			return -1;
-		page_live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
-				      PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (page_live == MAP_FAILED) {
+		vt_page_live =
+			next_mmap(NULL, VT_PAGE_BUCKETS * sizeof(uint32_t),
+				  PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (vt_page_live == MAP_FAILED) {
 			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
 			return -1;
 		}
 		sampled = set;
-		sample_mean = h->sample_bytes;
+		vt_sample_mean = h->sample_bytes;
 	}
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	if (!hdr)

@@ -101,7 +101,12 @@ static void *boot_alloc(size_t n)
 static int resolving; /* dlsym is running */
 TLS int in_cxx;
 
-#define ALLOCATED(p, n) vt_allocated((p), (n))
+/* Most blocks pass sampling over without a call (vmstrace.h). */
+#define ALLOCATED(p, n)                                                        \
+	do {                                                                   \
+		if (!vt_passed_over((p), (n)))                                 \
+			vt_allocated((p), (n));                                \
+	} while (0)
 
 /* ---- start ---- */
 
@@ -251,7 +256,8 @@ EXPORT void free(void *p)
 		return;
 	if (!next_free)
 		resolve();
-	vt_freed(p);
+	if (!vt_free_passed_over(p))
+		vt_freed(p);
 	next_free(p);
 }
 
