@@ -704,6 +704,8 @@ int vt_start(struct tw_header *h)
 		vt_sample_mean = h->sample_bytes;
 	}
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	if (own_unwind)
+		vt_unwind_start();
 	if (!hdr)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();

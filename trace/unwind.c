@@ -89,12 +89,12 @@ static void maps_char(struct maps_line *m, char c)
 	}
 }
 
-/* The stack sp is on, into u->lo/hi: the main thread's [stack] mapping,
- * or a thread's stack mapping up to its thread pointer (glibc keeps a
- * thread's descriptor at the top of its stack block). False: sp is on no
- * stack of that kind (an alternate signal stack, a coroutine's): u->bad_*
- * remembers the mapping. */
-static bool find_stack(struct vt_uw *u, uintptr_t sp)
+/* The mapping that holds sp, from /proc/self/maps: 1, [*lo, *hi) the
+ * main thread's [stack]; 2, a thread's stack mapping up to its thread
+ * pointer (glibc keeps a thread's descriptor at the top of its stack
+ * block); 0, neither (an alternate signal stack, a coroutine's: [*lo,
+ * *hi) the mapping when one holds sp, else empty); -1, not readable. */
+static int stack_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 {
 	uintptr_t self = (uintptr_t)pthread_self();
 	struct maps_line m;
@@ -102,14 +102,10 @@ static bool find_stack(struct vt_uw *u, uintptr_t sp)
 	long fd, n, i;
 	bool found = false;
 
-	if (u->failed >= 16)
-		return false; /* this thread walks on libunwind */
 	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps",
 		     O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		u->failed = 16;
-		return false;
-	}
+	if (fd < 0)
+		return -1;
 	memset(&m, 0, sizeof(m));
 	while (!found && (n = syscall(SYS_read, fd, buf, sizeof(buf))) > 0)
 		for (i = 0; i < n && !found; i++) {
@@ -124,22 +120,57 @@ static bool find_stack(struct vt_uw *u, uintptr_t sp)
 			memset(&m, 0, sizeof(m));
 		}
 	syscall(SYS_close, fd);
-	if (found && m.inode == 0 && m.path0 == '[' &&
-	    memcmp(m.tail, "[stack]", 7) == 0) {
-		u->lo = m.lo;
-		u->hi = m.hi;
+	*lo = *hi = 0;
+	if (!found)
+		return 0;
+	*lo = m.lo;
+	*hi = m.hi;
+	if (m.inode == 0 && m.path0 == '[' && memcmp(m.tail, "[stack]", 7) == 0)
+		return 1;
+	if (sp < self && self < m.hi) {
+		*hi = self;
+		return 2;
+	}
+	return 0;
+}
+
+/* The main thread's [stack], found at the start (vt_unwind_start): a
+ * walk on it needs no look at /proc/self/maps until the stack grows. */
+static uintptr_t main_lo, main_hi;
+
+void vt_unwind_start(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo, hi;
+
+	if (stack_of(sp, &lo, &hi) == 1) {
+		main_lo = lo;
+		main_hi = hi;
+	}
+}
+
+/* The stack sp is on, into u->lo/hi. False: sp is on no stack of the
+ * kinds stack_of() knows: u->bad_* remembers the mapping. */
+static bool find_stack(struct vt_uw *u, uintptr_t sp)
+{
+	uintptr_t lo, hi;
+	int k;
+
+	if (sp >= main_lo && sp < main_hi) {
+		u->lo = main_lo;
+		u->hi = main_hi;
 		return true;
 	}
-	if (found && sp < self && self < m.hi) {
-		u->lo = m.lo;
-		u->hi = self;
+	if (u->failed >= 16)
+		return false; /* this thread walks on libunwind */
+	k = stack_of(sp, &lo, &hi);
+	if (k > 0) {
+		u->lo = lo;
+		u->hi = hi;
 		return true;
 	}
-	u->failed++;
-	if (found) {
-		u->bad_lo = m.lo;
-		u->bad_hi = m.hi;
-	}
+	u->failed = k < 0 ? 16 : u->failed + 1;
+	u->bad_lo = lo;
+	u->bad_hi = hi;
 	return false;
 }
 
@@ -333,6 +364,10 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 }
 
 #else /* not x86-64: libunwind walks */
+
+void vt_unwind_start(void)
+{
+}
 
 void vt_unwind_modules_changed(void)
 {

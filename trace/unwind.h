@@ -22,10 +22,10 @@
  * takes it), async-signal-safe otherwise. Reads of the stack stay within
  * the thread's stack ([the pc's sp, the stack's top): the main thread's
  * [stack] mapping, or a thread's stack mapping up to its thread pointer,
- * found once a thread in /proc/self/maps by raw system calls); reads of a
- * module's .eh_frame happen inside dl_iterate_phdr's callback (the module
- * cannot be unmapped meanwhile) and stay within its readable PT_LOAD
- * segments. A struct vt_uw is its thread's only: a signal handler's
+ * found once a thread in /proc/self/maps by raw system calls, the main
+ * thread's at the library's start); reads of a module's .eh_frame happen
+ * inside dl_iterate_phdr's callback (the module cannot be unmapped
+ * meanwhile) and stay within its readable PT_LOAD segments. A struct vt_uw is its thread's only: a signal handler's
  * recording never runs while the thread is inside vt_unwind (record.c's
  * guard), so it needs no atomics.
  *
@@ -100,6 +100,10 @@ void vt_uw_note_subs(unsigned long long subs);
 /* The calling thread's stack into ip[0..max): how many, or -1: not
  * walked (take unw_backtrace). */
 int vt_unwind(struct vt_uw *u, void **ip, int max);
+
+/* At the library's start, in the main thread: its stack found now
+ * (/proc/self/maps, before the program may forbid opening files). */
+void vt_unwind_start(void);
 
 /* A module was unloaded (dlclose): every thread's rules are dropped. */
 void vt_unwind_modules_changed(void);

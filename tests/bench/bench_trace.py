@@ -111,7 +111,12 @@ def once(argv, env=None):
     if r.returncode != 0 or not m:
         raise RuntimeError("%s failed (%d): %s" % (argv[0], r.returncode,
                                                    out[-400:]))
+    c = re.search(r"cpu ([0-9.]+) ns/pair", out)
+    LAST_CPU[0] = float(c.group(1)) if c else None
     return float(m.group(1)), wall
+
+
+LAST_CPU = [None]  # the last loop's own CPU time a pair (allocloop's)
 
 
 FORWARDER_C = r"""
@@ -162,10 +167,12 @@ def main():
         cmds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "ht"), app,
                               str(PAIRS)], None)
     res = {k: [] for k in cmds}
+    cpu_runs = {}
     try:
         for _ in range(RUNS):
             for k, (argv, e) in cmds.items():
                 res[k].append(once(argv, e))
+                cpu_runs.setdefault(k, []).append(LAST_CPU[0])
         print("%d malloc/free pairs, %d interleaved runs (median, min-max)"
               % (PAIRS, RUNS))
         base = statistics.median(ns for ns, _ in res["untraced"])
@@ -176,6 +183,26 @@ def main():
                   "whole run %.2f s" % (k, statistics.median(ns), min(ns),
                                         max(ns), statistics.median(ns) -
                                         base, statistics.median(walls)))
+        # The same rounds by the program's own CPU time (its process's,
+        # not vmscope's or heaptrack_interpret's): what each tracer costs
+        # the program, whatever else shares the cores.
+        cpu = {}
+        for k in cmds:
+            v = [x for x in cpu_runs.get(k, []) if x is not None]
+            if v:
+                cpu[k] = statistics.median(v)
+        if "untraced" in cpu:
+            print("  by the loop's own CPU time (median ns/pair): " +
+                  ", ".join("%s %.1f" % (k, v) for k, v in cpu.items()))
+            cb = cpu["untraced"]
+            if "heaptrack" in cpu and "vmscope --trace" in cpu:
+                print("  cpu: vmscope adds %.2fx what heaptrack adds; with "
+                      "libunwind's walk %.2fx; sampled %.2fx the untraced"
+                      % ((cpu["vmscope --trace"] - cb) /
+                         max(cpu["heaptrack"] - cb, 1e-9),
+                         (cpu.get("exact, libunwind", cb) - cb) /
+                         max(cpu["heaptrack"] - cb, 1e-9),
+                         cpu.get("sampled 4096", cb) / max(cb, 1e-9)))
         sm = statistics.median(x for x, _ in res["sampled 4096"])
         print("  sampled: %.2fx the untraced loop (aim: at most 2)"
               % (sm / base))
