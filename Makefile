@@ -233,7 +233,7 @@ $(B)/targets/unwind_compare: tests/targets/unwind_compare.c trace/unwind.c \
 	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -Wall -Itrace -o $@ \
 		tests/targets/unwind_compare.c trace/unwind.c \
 		trace/unwind_eh.c $(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
-			echo -lunwind) -lpthread
+			echo -lunwind) -ldl -lpthread
 
 # C++ targets (the tracer's): as Debian builds, without frame pointers.
 $(B)/targets/%: tests/targets/%.cc

@@ -4,8 +4,10 @@
   - In one process (tests/targets/unwind_compare.c, built without frame
     pointers; the seed printed, VMSCOPE_SEED taken): both walks at the
     same calls, through qsort's, tsearch's and bsearch's callbacks inside
-    libc, recursion past the 64 frames kept, a frame kept by rbp, a stack
-    realigned (its CFA by expression) and a signal handler, in three
+    libc, recursion past the 64 frames kept, a frame kept by rbp, zlib's
+    allocator callback from libz loaded with dlopen and unloaded after
+    each use, a stack realigned (its CFA by expression) and a signal
+    handler, in three
     threads, the cached rules dropped between rounds: every walk the own
     walk makes equals libunwind's, and it makes every one of the paths it
     must (the realigned frame and the signal frame it leaves to

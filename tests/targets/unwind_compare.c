@@ -8,6 +8,8 @@
  * qsort's and tsearch's and bsearch's callbacks (through libc, built
  * without frame pointers), recursion to a random depth (past the 64
  * frames kept: both cut at the same frame), a frame by rbp (alloca), a
+ * callback from a module loaded with dlopen and unloaded after each use
+ * (zlib's allocator, the rules dropped as the tracer's dlclose does), a
  * stack realigned (its CFA by expression: the own walk must decline), a
  * signal handler (through the kernel's signal frame: must decline), in
  * the main thread and in two more; and, between rounds, every cached rule
@@ -21,6 +23,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <alloca.h>
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <pthread.h>
 #include <search.h>
@@ -32,18 +35,21 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <zlib.h>
+
 #include "unwind.h"
 
 #define MAX 64
 
-enum path { P_QSORT, P_TSEARCH, P_BSEARCH, P_DEEP, P_RBP, P_ALIGNED,
-	    P_SIGNAL, P_COUNT };
+enum path { P_QSORT, P_TSEARCH, P_BSEARCH, P_DEEP, P_RBP, P_DLOPEN,
+	    P_ALIGNED, P_SIGNAL, P_COUNT };
 static const char *const path_names[P_COUNT] = {
-	"qsort", "tsearch", "bsearch", "deep", "rbp", "aligned", "signal"
+	"qsort", "tsearch", "bsearch", "deep", "rbp", "dlopen", "aligned",
+	"signal"
 };
 /* must the own walk take it (else it may decline: the caller then takes
  * libunwind's, which is what is compared) */
-static const int must_own[P_COUNT] = { 1, 1, 1, 1, 1, 0, 0 };
+static const int must_own[P_COUNT] = { 1, 1, 1, 1, 1, 1, 0, 0 };
 
 static __thread struct vt_uw *uw;
 static __thread enum path cur;
@@ -154,6 +160,43 @@ __attribute__((noinline, force_align_arg_pointer)) static int aligned(int n)
 	return buf[0];
 }
 
+/* zlib's allocator callback: called from inside libz, a module loaded
+ * with dlopen now and unloaded after */
+static voidpf z_alloc(voidpf opaque, uInt n, uInt size)
+{
+	(void)opaque;
+	check();
+	return calloc(n, size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	free(p);
+}
+
+static void through_dlopen(void)
+{
+	void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	int (*init)(z_streamp, int, int, int, int, int, const char *, int);
+	int (*end)(z_streamp);
+	z_stream st;
+
+	if (!z)
+		return;
+	*(void **)&init = dlsym(z, "deflateInit2_");
+	*(void **)&end = dlsym(z, "deflateEnd");
+	memset(&st, 0, sizeof(st));
+	st.zalloc = z_alloc;
+	st.zfree = z_free;
+	if (init && end &&
+	    init(&st, 6, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+		 (int)sizeof(st)) == Z_OK)
+		end(&st);
+	dlclose(z); /* as the tracer's dlclose would, rules dropped */
+	vt_unwind_modules_changed();
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -192,6 +235,9 @@ static void run_path(enum path p)
 		break;
 	case P_RBP:
 		by_rbp((int)(rnd() % 5));
+		break;
+	case P_DLOPEN:
+		through_dlopen();
 		break;
 	case P_ALIGNED:
 		aligned((int)rnd());
