@@ -285,7 +285,8 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 		dl_iterate_phdr(check_subs, NULL);
 	gen = __atomic_load_n(&modules_gen, __ATOMIC_ACQUIRE);
 	if (u->gen != gen) {
-		memset(u->rules, 0, sizeof(u->rules));
+		if (u->gen) /* else: zeroed, and its pages not touched yet */
+			memset(u->rules, 0, sizeof(u->rules));
 		u->walk[0].steps = u->walk[1].steps = 0;
 		u->gen = gen;
 	}
