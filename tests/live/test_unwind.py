@@ -18,6 +18,10 @@
     same counts: libc's own callers (tsearch, strdup), threads, a signal
     handler, fork and exec (traced_calls libc and mix), and MemoryTestApp
     (C++, without frame pointers).
+  - The comparison itself traced (its program loads and unloads libz all
+    along: the library's dlclose forwards, the walk's rules go with each
+    unload): it runs to its end with no mismatch, and the blocks zlib
+    allocates are named through libz to deflateInit2_.
 The own walk is x86-64's: elsewhere only the second part runs (both ways
 are then libunwind's).
 """
@@ -93,9 +97,37 @@ def through_library():
              "\n".join(repr(x) for x in lib if x not in own)[:3000])
 
 
+def traced_comparison():
+    """The comparison itself traced: the library's dlclose forwards (the
+    program loads and unloads libz all along), its walk's rules go with
+    each unload, and the stacks through libz are named by it."""
+    seed = T.seed()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        r = subprocess.run([T.VMSCOPE, "--trace", "-e", "json", "-o",
+                            f.name, "--", T.target("unwind_compare"), "20"],
+                           capture_output=True, timeout=600,
+                           env=dict(ENV, VMSCOPE_SEED=str(seed)))
+        out = r.stdout.decode(errors="replace")
+        T.ok(r.returncode == 0 and " mismatches 0;" in out,
+             "traced, the comparison runs to its end: exit 0, no mismatch",
+             out + r.stderr.decode(errors="replace"))
+        try:
+            d = json.load(open(f.name))
+        except ValueError:
+            return
+    z = [s for s in d["trace"]["sites"] if any(
+        "libz.so" in (fr.get("module") or "") and
+        fr.get("function") == "deflateInit2_" for fr in s["frames"])]
+    T.ok(z and all(s["transient"]["count"] > 0 for s in z) and
+         d["trace"]["dropped"] == 0,
+         "the blocks zlib allocates, named through libz (loaded and "
+         "unloaded each time) to deflateInit2_", z[:2])
+
+
 def main():
     if platform.machine() == "x86_64":
         in_process()
+        traced_comparison()
     else:  # trace/unwind.h: elsewhere the tracer walks with libunwind
         T.skip("in one process: the own walk against libunwind's",
                "the own walk is x86-64's")
