@@ -77,6 +77,7 @@ int (*next_munmap)(void *, size_t);
 static void *(*next_mremap)(void *, size_t, size_t, int, ...);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
+static int (*next_dlclose)(void *);
 
 /* Before dlsym has answered: a bump buffer (dlsym's own calloc). */
 static unsigned char boot_buf[64 << 10] __attribute__((aligned(16)));
@@ -142,6 +143,7 @@ static void resolve(void)
 	next_mremap = sym("mremap");
 	next_brk = sym("brk");
 	next_sbrk = sym("sbrk");
+	next_dlclose = sym("dlclose");
 	next_malloc = sym("malloc");
 	resolving = 0;
 }
@@ -470,6 +472,23 @@ EXPORT void *sbrk(intptr_t inc)
 	return p;
 }
 
+/* ---- dlclose: an unloaded module's code may be followed by another's at
+ * the same addresses; the stack walk's cached rules are dropped
+ * (unwind.h). ---- */
+
+EXPORT int dlclose(void *handle)
+{
+	int rc;
+
+	if (!next_dlclose)
+		resolve();
+	if (!next_dlclose)
+		return -1;
+	rc = next_dlclose(handle);
+	vt_unwind_modules_changed();
+	return rc;
+}
+
 /* ---- the functions attach.c redirects the program's GOT entries to ---- */
 
 /* This library's own addresses (an exported name taken in PIC code is
@@ -491,6 +510,7 @@ LOCAL(pvalloc);
 LOCAL(mmap);
 LOCAL(munmap);
 LOCAL(mremap);
+LOCAL(dlclose);
 
 const struct vt_fn vt_fns[] = {
 	{ "malloc", (void *)malloc_local, (void **)&next_malloc },
@@ -510,6 +530,7 @@ const struct vt_fn vt_fns[] = {
 	{ "mmap64", (void *)mmap_local, (void **)&next_mmap },
 	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
 	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
+	{ "dlclose", (void *)dlclose_local, (void **)&next_dlclose },
 };
 const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 
@@ -591,20 +612,3 @@ CXX_DELETE(_ZdlPvSt11align_val_t, (void *p, size_t al), (p, al))
 CXX_DELETE(_ZdaPvSt11align_val_t, (void *p, size_t al), (p, al))
 CXX_DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
 CXX_DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t al), (p, n, al))
-
-/* ---- dlclose: an unloaded module's code may be followed by another's at
- * the same addresses; the stack walk's cached rules are dropped
- * (unwind.h). ---- */
-
-EXPORT int dlclose(void *handle)
-{
-	static int (*next)(void *);
-	int rc;
-
-	NEXT(next, "dlclose");
-	if (!next)
-		return -1;
-	rc = next(handle);
-	vt_unwind_modules_changed();
-	return rc;
-}
