@@ -25,15 +25,16 @@
  * found once a thread in /proc/self/maps by raw system calls, the main
  * thread's at the library's start); reads of a module's .eh_frame happen
  * inside dl_iterate_phdr's callback (the module cannot be unmapped
- * meanwhile) and stay within its readable PT_LOAD segments. A struct vt_uw is its thread's only: a signal handler's
- * recording never runs while the thread is inside vt_unwind (record.c's
- * guard), so it needs no atomics.
+ * meanwhile) and stay within its readable PT_LOAD segments. A struct
+ * vt_uw is its thread's only: a signal handler's recording never runs
+ * while the thread is inside vt_unwind (record.c's guard), so it needs no
+ * atomics.
  *
- * Modules unloaded: vt_unwind_modules_changed() (the library's dlclose)
- * drops every thread's cached rules at its next walk; so does a change of
- * dl_iterate_phdr's dlpi_subs, which a walk checks on a cache miss and
- * every VT_UW_CHECK walks (an unload by the C library itself, as iconv's
- * modules, is seen that late). A rule never points into a module: a stale
+ * Modules unloaded: vt_unwind_modules_changed() (the library's dlclose,
+ * preloaded or attached) drops every thread's cached rules at its next
+ * walk; so does a change of dl_iterate_phdr's dlpi_subs, which a walk
+ * checks on a cache miss and every VT_UW_CHECK walks (an unload by the C
+ * library itself, as iconv's modules, is seen that late). A rule never points into a module: a stale
  * one can only give a wrong caller, never a read outside the stack.
  *
  * Elsewhere than x86-64, vt_unwind always returns -1 (libunwind).
