@@ -153,7 +153,8 @@ endif
 
 # The tracer (trace/vmstrace.c): preloaded into a command vmscope traces,
 # so built as the programs it enters are, never with the sanitizers; it
-# unwinds with libunwind (the .eh_frame every Debian library has).
+# unwinds by the .eh_frame every Debian library has, with its own walk
+# (trace/unwind.c) and libunwind where that declines.
 TRACE_LIB := $(B)/libvmstrace.so
 
 .PHONY: all check test demo bench fuzz install uninstall install-list clean \
@@ -223,6 +224,16 @@ $(TRACE_LIB): $(wildcard trace/*.c trace/*.h) src/base/tracewire.h
 		$(filter-out $(SANFLAGS),$(LDFLAGS)) -o $@ $(wildcard trace/*.c) \
 		$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
 			echo -lunwind) -ldl -lpthread -lm
+
+# The tracer's own stack walk against libunwind's, in one process
+# (tests/live/test_unwind.py): built as Debian builds, no frame pointers.
+$(B)/targets/unwind_compare: tests/targets/unwind_compare.c trace/unwind.c \
+	trace/unwind_eh.c trace/unwind.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -Wall -Itrace -o $@ \
+		tests/targets/unwind_compare.c trace/unwind.c \
+		trace/unwind_eh.c $(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
+			echo -lunwind) -ldl -lpthread
 
 # C++ targets (the tracer's): as Debian builds, without frame pointers.
 $(B)/targets/%: tests/targets/%.cc

@@ -8,8 +8,9 @@
  * vmstrace_attach(path): opens the shared file vmscope made at path
  * (/proc/<vmscope>/fd/N: the library takes no descriptor of the
  * program's, it closes it once mapped), checks its header, starts
- * recording (record.c), then redirects the malloc family's and the mmap
- * family's GOT entries (JUMP_SLOT and GLOB_DAT relocations, in every
+ * recording (record.c), then redirects the malloc family's, the mmap
+ * family's and dlclose's (vmstrace.c: the stack walk's rules go with an
+ * unloaded module) GOT entries (JUMP_SLOT and GLOB_DAT relocations, in every
  * module but this library and the loader) to this library's functions,
  * and its "dlopen" entries to vt_dlopen, which redirects the entries of
  * the modules the program loads later the same way. An entry is redirected

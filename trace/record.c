@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unwind.h"
 #include "vmstrace.h"
 
 #define STACK_TABLE (2 * TW_STACK_IDS) /* its hash table: half full */
@@ -29,6 +30,9 @@
 static struct tw_header *hdr; /* NULL: not traced */
 static bool off; /* pass-through in this process (a forked child) */
 static uintptr_t self_lo, self_hi; /* this library's text */
+/* Stacks by the own walk (unwind.h), libunwind where it cannot; false:
+ * libunwind's always (VMSCOPE_TRACE_UNWIND=libunwind). */
+static bool own_unwind = true;
 
 struct thread_state {
 	int slot; /* its ring, or -1: none to be had */
@@ -37,6 +41,10 @@ struct thread_state {
 	uint32_t next_id;
 	uint64_t hashes[STACK_TABLE]; /* 0: empty; else the stack's hash */
 	uint32_t ids[STACK_TABLE];
+	struct vt_uw uw; /* the own walk's rules (unwind.h) */
+	/* the id of the stack of uw's kept walk (unwind.h: again) */
+	bool have_last;
+	uint32_t last_id;
 };
 
 static TLS struct thread_state *ts;
@@ -133,7 +141,14 @@ static void publish(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
 		memcpy(ring + at, &r, sizeof(r)); /* words 0: to the end */
 		at = 0;
 	}
-	memcpy(ring + at, w, bytes);
+	if (words <= 8) { /* an event: a few words, no call to memcpy */
+		unsigned i;
+
+		for (i = 0; i < words; i++)
+			memcpy(ring + at + (size_t)i * 8, &w[i], 8);
+	} else {
+		memcpy(ring + at, w, bytes);
+	}
 	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
 }
 
@@ -327,17 +342,17 @@ static uint64_t hash_frames(void *const *ip, int n)
 	return h ? h : 1;
 }
 
-/* The stack id of the caller's stack in this thread's ring, sending the
- * stack first when it is new. UINT32_MAX: could not be sent. */
-static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
-			 unsigned char *ring)
+/* The id of the stack ip[0..n) (n < 0: not walked, take libunwind's). */
+static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
+			    unsigned char *ring, void **ip, int n)
 {
-	void *ip[TW_MAX_FRAMES + 8];
 	uint64_t w[TW_MAX_FRAMES + 1], h;
-	int n = unw_backtrace(ip, (int)(sizeof(ip) / sizeof(ip[0]))), s = 0;
+	int s = 0;
 	unsigned k;
 	int i;
 
+	if (n < 0)
+		n = unw_backtrace(ip, TW_MAX_FRAMES + 8);
 	/* the library's own frames are not the program's */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
 	       (uintptr_t)ip[s] < self_hi)
@@ -358,6 +373,7 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 			return UINT32_MAX;
 		memset(t->hashes, 0, sizeof(t->hashes));
 		t->next_id = 0;
+		t->have_last = false;
 		for (k = (unsigned)h & (STACK_TABLE - 1); t->hashes[k];
 		     k = (k + 1) & (STACK_TABLE - 1))
 			;
@@ -372,6 +388,23 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 	t->hashes[k] = h;
 	t->ids[k] = t->next_id;
 	return t->next_id++;
+}
+
+/* The stack id of the caller's stack in this thread's ring, sending the
+ * stack first when it is new. UINT32_MAX: could not be sent. */
+static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
+			 unsigned char *ring)
+{
+	void *ip[TW_MAX_FRAMES + 8];
+	int n = own_unwind ? vt_unwind(&t->uw, ip, TW_MAX_FRAMES + 8) : -1;
+	uint32_t id;
+
+	if (n >= 0 && t->uw.again && t->have_last)
+		return t->last_id; /* the same stack as the walk before */
+	id = stack_id_of(t, sl, ring, ip, n);
+	t->have_last = n >= 0 && t->uw.kept && id != UINT32_MAX;
+	t->last_id = id;
+	return id;
 }
 
 /* ---- recording ---- */
@@ -460,30 +493,23 @@ void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 
 /* ---- sampling (--trace-sample): an allocation under 64 KiB is recorded
  * when the thread's count of bytes allocated crosses the next point of a
- * Poisson process of mean sample_mean bytes (heapprofd's scheme: a block
+ * Poisson process of mean vt_sample_mean bytes (heapprofd's scheme: a block
  * of s bytes is taken with probability 1 - exp(-s / mean), and vmscope
  * weighs it by the inverse). Larger blocks and every map are recorded.
  * The frees recorded are those of recorded blocks: a set of their
  * addresses (open addressing, atomic, shared by the threads). ---- */
 
-#define SAMPLE_ALL_FROM (64u << 10)
 #define SET_SLOTS (1u << 21) /* 16 MiB of address space, touched as used */
 #define SET_PROBES 64
 #define SET_GONE 1u /* a removed entry */
 
-static uint64_t sample_mean; /* 0: every call */
+uint64_t vt_sample_mean; /* 0: every call */
 static uint64_t *sampled; /* the set of recorded blocks' addresses */
 /* Recorded blocks alive per bucket of pages: a free whose bucket holds
  * none (most, in a loop that frees what it just allocated) does not look
  * in the set, whose slots lie all over 16 MiB. */
-#define PAGE_BUCKETS (1u << 16)
-static uint32_t *page_live;
-
-static uint32_t *bucket_of(uint64_t p)
-{
-	return &page_live[((p >> 12) * 0x9e3779b97f4a7c15ull) >> 48];
-}
-static TLS int64_t sample_until; /* bytes to the next sample */
+uint32_t *vt_page_live;
+TLS int64_t vt_sample_until; /* bytes to the next sample */
 static TLS uint64_t sample_rng; /* xorshift64*, 0: not seeded */
 static uint64_t streams; /* threads that have seeded theirs */
 
@@ -544,28 +570,28 @@ static uint64_t rng_next(void)
 	return sample_rng * 0x2545f4914f6cdd1dull;
 }
 
-/* An exponential interval of mean sample_mean bytes. */
+/* An exponential interval of mean vt_sample_mean bytes. */
 static int64_t next_interval(void)
 {
 	double u = ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
 
-	return (int64_t)(-log(u) * (double)sample_mean) + 1;
+	return (int64_t)(-log(u) * (double)vt_sample_mean) + 1;
 }
 
 /* Whether a heap block of n bytes is recorded. */
 static bool take_block(size_t n)
 {
-	if (!sample_mean || n >= SAMPLE_ALL_FROM)
+	if (!vt_sample_mean || n >= VT_SAMPLE_ALL_FROM)
 		return true;
 	if (!tracing())
 		return false;
 	if (!sample_rng)
-		sample_until = next_interval();
-	sample_until -= (int64_t)n;
-	if (sample_until > 0)
+		vt_sample_until = next_interval();
+	vt_sample_until -= (int64_t)n;
+	if (vt_sample_until > 0)
 		return false;
-	while (sample_until <= 0)
-		sample_until += next_interval();
+	while (vt_sample_until <= 0)
+		vt_sample_until += next_interval();
 	return true;
 }
 
@@ -573,24 +599,24 @@ void vt_allocated(void *p, size_t n)
 {
 	if (!p || !take_block(n))
 		return;
-	if (sample_mean) {
+	if (vt_sample_mean) {
 		if (!set_add((uintptr_t)p)) {
 			if (tracing())
 				count_dropped(n); /* the set is full */
 			return;
 		}
-		__atomic_add_fetch(bucket_of((uintptr_t)p), 1,
+		__atomic_add_fetch(vt_bucket_of((uintptr_t)p), 1,
 				   __ATOMIC_RELAXED);
 	}
 	record_f(TW_OP_MALLOC,
-		 sample_mean && n < SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0, true,
-		 (uintptr_t)p, n, 0, 0);
+		 vt_sample_mean && n < VT_SAMPLE_ALL_FROM ? TW_F_SAMPLED : 0,
+		 true, (uintptr_t)p, n, 0, 0);
 }
 
 void vt_freed(void *p)
 {
-	if (sample_mean) {
-		uint32_t *b = bucket_of((uintptr_t)p);
+	if (vt_sample_mean) {
+		uint32_t *b = vt_bucket_of((uintptr_t)p);
 
 		if (!__atomic_load_n(b, __ATOMIC_RELAXED) ||
 		    !set_take((uintptr_t)p))
@@ -605,7 +631,7 @@ void vt_freed(void *p)
 bool vt_realloc_begin(struct vt_call *c, size_t n)
 {
 	c->open = false;
-	return !sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
+	return !vt_sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
 }
 
 void vt_realloc_end(struct vt_call *c, void *old, void *p, size_t n)
@@ -653,6 +679,9 @@ bool vt_orphaned(void)
 int vt_start(struct tw_header *h)
 {
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	const char *uw = getenv("VMSCOPE_TRACE_UNWIND");
+
+	own_unwind = !uw || strcmp(uw, "libunwind") != 0;
 
 	exe_path[n > 0 ? n : 0] = '\0';
 	if (h->sample_bytes && sampled) {
@@ -666,7 +695,7 @@ int vt_start(struct tw_header *h)
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
 				      MAP_FIXED,
 			      -1, 0) == MAP_FAILED ||
-		    next_mmap(page_live, PAGE_BUCKETS * sizeof(uint32_t),
+		    next_mmap(vt_page_live, VT_PAGE_BUCKETS * sizeof(uint32_t),
 			      PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
 			      0) == MAP_FAILED)
@@ -680,19 +709,21 @@ int vt_start(struct tw_header *h)
 
 		if (set == MAP_FAILED)
 			return -1;
-		live = next_mmap(NULL, PAGE_BUCKETS * sizeof(uint32_t),
+		live = next_mmap(NULL, VT_PAGE_BUCKETS * sizeof(uint32_t),
 				 PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (live == MAP_FAILED) {
 			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
 			return -1;
 		}
-		page_live = live;
+		vt_page_live = live;
 		__atomic_store_n(&sampled, (uint64_t *)set, __ATOMIC_RELEASE);
 	}
 	/* exact again after a sampled attach: 0 (the set stays, unused) */
-	__atomic_store_n(&sample_mean, h->sample_bytes, __ATOMIC_RELEASE);
+	__atomic_store_n(&vt_sample_mean, h->sample_bytes, __ATOMIC_RELEASE);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	if (own_unwind)
+		vt_unwind_start();
 	if (!hdr)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();

@@ -4,20 +4,28 @@
  * next definition (glibc's, or the jemalloc or tcmalloc the program links:
  * it keeps its allocator), and records the call, its result, its thread,
  * a monotonic time and its call stack into the thread's ring of the shared
- * file vmscope made (src/base/tracewire.h says the layout).
+ * file vmscope made (src/base/tracewire.h says the layout). It interposes
+ * dlclose too, only to forward it and know a module went (the stack
+ * walk's cached rules go with it).
  *
  * What the program sees does not change: every call returns what the next
  * definition returned, errno as it left it; the library takes no file
- * descriptor (the shared file's is closed once it is mapped), prints
+ * descriptor (the shared file's is closed once it is mapped; the stack
+ * walk reads /proc/self/maps once a thread, a descriptor open for that
+ * read only), prints
  * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
  * the program's children (exec) run untraced; a forked child that does not
  * exec records nothing (the rings are its parent's).
  *
- * Stacks: unw_backtrace() (libunwind, from the call frame information
- * every Debian library carries in .eh_frame: frame pointers would lose the
- * callers of anything that allocates inside libc or libstdc++), without
- * the library's own frames, interned per thread by a 64-bit hash of the
- * return addresses (tracewire.h: a stack is sent once per thread).
+ * Stacks: from the call frame information every Debian library carries
+ * in .eh_frame (frame pointers would lose the callers of anything that
+ * allocates inside libc or libstdc++): the library's own walk (unwind.h,
+ * a few loads a frame once its rules are cached), or libunwind's
+ * unw_backtrace() where that declines (a signal frame, a rule of another
+ * form) or always with VMSCOPE_TRACE_UNWIND=libunwind in the program's
+ * environment; without the library's own frames, interned per thread by a
+ * 64-bit hash of the return addresses (tracewire.h: a stack is sent once
+ * per thread).
  *
  * Never blocks for long (tracewire.h): a full ring waits while vmscope's
  * heartbeat moves, and at most TW_WAIT_NS without it; vmscope gone (its
@@ -49,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unwind.h"
 #include "vmstrace.h"
 
 /* ---- the next definitions ---- */
@@ -68,6 +77,7 @@ int (*next_munmap)(void *, size_t);
 static void *(*next_mremap)(void *, size_t, size_t, int, ...);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
+static int (*next_dlclose)(void *);
 
 /* Before dlsym has answered: a bump buffer (dlsym's own calloc). */
 static unsigned char boot_buf[64 << 10] __attribute__((aligned(16)));
@@ -92,7 +102,12 @@ static void *boot_alloc(size_t n)
 static int resolving; /* dlsym is running */
 TLS int in_cxx;
 
-#define ALLOCATED(p, n) vt_allocated((p), (n))
+/* Most blocks pass sampling over without a call (vmstrace.h). */
+#define ALLOCATED(p, n)                                                        \
+	do {                                                                   \
+		if (!vt_passed_over((p), (n)))                                 \
+			vt_allocated((p), (n));                                \
+	} while (0)
 
 /* ---- start ---- */
 
@@ -128,6 +143,7 @@ static void resolve(void)
 	next_mremap = sym("mremap");
 	next_brk = sym("brk");
 	next_sbrk = sym("sbrk");
+	next_dlclose = sym("dlclose");
 	next_malloc = sym("malloc");
 	resolving = 0;
 }
@@ -242,7 +258,8 @@ EXPORT void free(void *p)
 		return;
 	if (!next_free)
 		resolve();
-	vt_freed(p);
+	if (!vt_free_passed_over(p))
+		vt_freed(p);
 	next_free(p);
 }
 
@@ -455,6 +472,23 @@ EXPORT void *sbrk(intptr_t inc)
 	return p;
 }
 
+/* ---- dlclose: an unloaded module's code may be followed by another's at
+ * the same addresses; the stack walk's cached rules are dropped
+ * (unwind.h). ---- */
+
+EXPORT int dlclose(void *handle)
+{
+	int rc;
+
+	if (!next_dlclose)
+		resolve();
+	if (!next_dlclose)
+		return -1;
+	rc = next_dlclose(handle);
+	vt_unwind_modules_changed();
+	return rc;
+}
+
 /* ---- the functions attach.c redirects the program's GOT entries to ---- */
 
 /* This library's own addresses (an exported name taken in PIC code is
@@ -476,6 +510,7 @@ LOCAL(pvalloc);
 LOCAL(mmap);
 LOCAL(munmap);
 LOCAL(mremap);
+LOCAL(dlclose);
 
 const struct vt_fn vt_fns[] = {
 	{ "malloc", (void *)malloc_local, (void **)&next_malloc },
@@ -495,6 +530,7 @@ const struct vt_fn vt_fns[] = {
 	{ "mmap64", (void *)mmap_local, (void **)&next_mmap },
 	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
 	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
+	{ "dlclose", (void *)dlclose_local, (void **)&next_dlclose },
 };
 const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 

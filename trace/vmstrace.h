@@ -67,6 +67,41 @@ void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e);
 /* One call recorded: op, its fields, and for an allocation its stack. */
 void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 	       uint64_t d);
+/* record.c's sampling (--trace-sample): the mean interval (0: every
+ * call is recorded), the thread's bytes to its next sample (0: not drawn
+ * yet), and the count of recorded blocks alive per bucket of pages. */
+#define VT_SAMPLE_ALL_FROM (64u << 10) /* blocks this large: all recorded */
+#define VT_PAGE_BUCKETS (1u << 16)
+extern uint64_t vt_sample_mean;
+extern TLS int64_t vt_sample_until;
+extern uint32_t *vt_page_live;
+
+static inline uint32_t *vt_bucket_of(uint64_t p)
+{
+	return &vt_page_live[((p >> 12) * 0x9e3779b97f4a7c15ull) >> 48];
+}
+
+/* Sampling passes over a block of n bytes just allocated at p (most
+ * are): the interposers' test before any call, which vt_allocated would
+ * make the same (it draws the thread's first interval, and takes the
+ * block that reaches the next point). */
+static inline bool vt_passed_over(const void *p, size_t n)
+{
+	if (!p || !vt_sample_mean || n >= VT_SAMPLE_ALL_FROM ||
+	    vt_sample_until <= (int64_t)n)
+		return false;
+	vt_sample_until -= (int64_t)n;
+	return true;
+}
+
+/* Sampling: a free of a block in a bucket that holds no recorded block
+ * (vt_freed would look no further). */
+static inline bool vt_free_passed_over(const void *p)
+{
+	return vt_sample_mean &&
+	       !__atomic_load_n(vt_bucket_of((uintptr_t)p), __ATOMIC_RELAXED);
+}
+
 /* A heap block allocated, freed, moved by realloc (sampling decides). */
 void vt_allocated(void *p, size_t n);
 void vt_freed(void *p);

@@ -6,7 +6,10 @@ malloc/free pairs and times its own loop. Interleaved, RUNS (default 5)
 rounds of:
   allocloop                                  untraced
   vmscope --trace -s -o FILE -- allocloop    exact: every call, its stack
-                                             through .eh_frame (libunwind)
+                                             through .eh_frame (the
+                                             tracer's own walk)
+  the same, VMSCOPE_TRACE_UNWIND=libunwind   exact, every stack by
+                                             libunwind's unw_backtrace
   vmscope --trace --trace-sample=4096 ...    sampled: a block under 64 KiB
                                              one every 4096 bytes on average
                                              (heapprofd's default; the aim:
@@ -109,7 +112,12 @@ def once(argv, env=None):
     if r.returncode != 0 or not m:
         raise RuntimeError("%s failed (%d): %s" % (argv[0], r.returncode,
                                                    out[-400:]))
+    c = re.search(r"cpu ([0-9.]+) ns/pair", out)
+    LAST_CPU[0] = float(c.group(1)) if c else None
     return float(m.group(1)), wall
+
+
+LAST_CPU = [None]  # the last loop's own CPU time a pair (allocloop's)
 
 
 FORWARDER_C = r"""
@@ -147,6 +155,10 @@ def main():
             "sampled 4096": ([T.VMSCOPE, "--trace", "--trace-sample=4096",
                               "-s", "-o", report, "--", app, str(PAIRS)],
                              env)}
+    # the same exact trace with libunwind's walk for every stack (the
+    # tracer's path before its own walk): before and after in one round
+    cmds["exact, libunwind"] = (cmds["vmscope --trace"][0],
+                                dict(env, VMSCOPE_TRACE_UNWIND="libunwind"))
     fwd = forwarder(tmp)
     if fwd:
         cmds["forwarder"] = ([app, str(PAIRS)],
@@ -156,10 +168,12 @@ def main():
         cmds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "ht"), app,
                               str(PAIRS)], None)
     res = {k: [] for k in cmds}
+    cpu_runs = {}
     try:
         for _ in range(RUNS):
             for k, (argv, e) in cmds.items():
                 res[k].append(once(argv, e))
+                cpu_runs.setdefault(k, []).append(LAST_CPU[0])
         print("%d malloc/free pairs, %d interleaved runs (median, min-max)"
               % (PAIRS, RUNS))
         base = statistics.median(ns for ns, _ in res["untraced"])
@@ -170,6 +184,26 @@ def main():
                   "whole run %.2f s" % (k, statistics.median(ns), min(ns),
                                         max(ns), statistics.median(ns) -
                                         base, statistics.median(walls)))
+        # The same rounds by the program's own CPU time (its process's,
+        # not vmscope's or heaptrack_interpret's): what each tracer costs
+        # the program, whatever else shares the cores.
+        cpu = {}
+        for k in cmds:
+            v = [x for x in cpu_runs.get(k, []) if x is not None]
+            if v:
+                cpu[k] = statistics.median(v)
+        if "untraced" in cpu:
+            print("  by the loop's own CPU time (median ns/pair): " +
+                  ", ".join("%s %.1f" % (k, v) for k, v in cpu.items()))
+            cb = cpu["untraced"]
+            if "heaptrack" in cpu and "vmscope --trace" in cpu:
+                print("  cpu: vmscope adds %.2fx what heaptrack adds; with "
+                      "libunwind's walk %.2fx; sampled %.2fx the untraced"
+                      % ((cpu["vmscope --trace"] - cb) /
+                         max(cpu["heaptrack"] - cb, 1e-9),
+                         (cpu.get("exact, libunwind", cb) - cb) /
+                         max(cpu["heaptrack"] - cb, 1e-9),
+                         cpu.get("sampled 4096", cb) / max(cb, 1e-9)))
         sm = statistics.median(x for x, _ in res["sampled 4096"])
         print("  sampled: %.2fx the untraced loop (aim: at most 2)"
               % (sm / base))
@@ -182,6 +216,9 @@ def main():
             hp = statistics.median(x for x, _ in res["heaptrack"])
             print("  vmscope adds %.2fx what heaptrack adds (aim: at most "
                   "0.33)" % ((vm - base) / max(hp - base, 1e-9)))
+            lu = statistics.median(x for x, _ in res["exact, libunwind"])
+            print("  with libunwind's walk for every stack: %.2fx"
+                  % ((lu - base) / max(hp - base, 1e-9)))
             files = [f for f in os.listdir(tmp) if f.startswith("ht")]
             size = sum(os.path.getsize(os.path.join(tmp, f))
                        for f in files)
