@@ -21,6 +21,8 @@
  * first touched page by page cost ~3 ms on this project's VM, in every
  * large export, and most outputs are small. */
 #define OB_CAP_FIRST (64u << 10)
+_Static_assert(OB_RESERVE_MAX <= OB_CAP_FIRST,
+	       "a reserve must fit an empty buffer");
 
 static int ob_init(struct outbuf *o, int fd, struct vms_error *err)
 {
@@ -107,16 +109,17 @@ void ob_puts(struct outbuf *o, const char *s)
 	ob_write(o, s, strlen(s));
 }
 
+void ob_reserve_slow(struct outbuf *o, size_t n)
+{
+	/* n <= OB_RESERVE_MAX <= OB_CAP_FIRST: a flushed buffer holds it */
+	while (o->cap - o->len < n)
+		if (!ob_grow(o))
+			ob_flush(o);
+}
+
 void ob_u64(struct outbuf *o, uint64_t v)
 {
-	char tmp[24];
-	int i = 24;
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	ob_write(o, tmp + i, (size_t)(24 - i));
+	ob_commit(o, ob_u64_at(ob_reserve(o, 20), v));
 }
 
 void ob_i64(struct outbuf *o, int64_t v)
@@ -129,19 +132,28 @@ void ob_i64(struct outbuf *o, int64_t v)
 	}
 }
 
-void ob_hex(struct outbuf *o, uint64_t v)
+char *ob_hex_at(char *p, uint64_t v)
 {
 	static const char hx[] = "0123456789abcdef";
-	char tmp[20];
-	int i = 20;
+	int n = 1;
+	uint64_t t = v;
+	char *e;
 
+	while (t >>= 4)
+		n++;
+	*p++ = '0';
+	*p++ = 'x';
+	e = p + n;
 	do {
-		tmp[--i] = hx[v & 15];
+		*--e = hx[v & 15];
 		v >>= 4;
 	} while (v);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	ob_write(o, tmp + i, (size_t)(20 - i));
+	return p + n;
+}
+
+void ob_hex(struct outbuf *o, uint64_t v)
+{
+	ob_commit(o, ob_hex_at(ob_reserve(o, 18), v));
 }
 
 void ob_kb(struct outbuf *o, uint64_t v, int width)
