@@ -123,21 +123,33 @@ static inline char *ob_lit_at(char *p, const char *s, size_t n)
 
 /* v in decimal (at most 20 bytes), and as ob_hex writes it ("0x...", at
  * most 18 bytes), at p; each returns the end. */
+/* "00" to "99": two digits a step */
+extern const char ob_digits2[200];
+
 static inline char *ob_u64_at(char *p, uint64_t v)
 {
 	uint64_t t = v;
 	int n = 1;
 	char *e;
 
+	if (v < 10) { /* most of an export's counters are 0 */
+		*p = (char)('0' + v);
+		return p + 1;
+	}
 	while (t >= 10) { /* the digits, then written from the last */
 		t /= 10;
 		n++;
 	}
 	e = p + n;
-	do {
-		*--e = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, &ob_digits2[(v % 100) * 2], 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(e - 2, &ob_digits2[v * 2], 2);
+	else
+		e[-1] = (char)('0' + v);
 	return p + n;
 }
 
