@@ -206,7 +206,7 @@ static bool plain_word(const char *f, size_t n)
 
 /* VmFlags as the kernel writes them: words of plain bytes between single
  * spaces, each shorter than 64: written through one reserve. */
-static bool vmflags_fast(struct outbuf *o, const char *f)
+static bool vmflags_fast(struct outbuf *o, const char *f, size_t *at)
 {
 	size_t n = 0, w = 0;
 	char *p;
@@ -220,6 +220,7 @@ static bool vmflags_fast(struct outbuf *o, const char *f)
 			return false;
 	}
 	p = ob_reserve(o, 3 * n + 16);
+	*at = (size_t)(p - o->buf); /* where it starts, after any flush */
 	p = OB_LIT_AT(p, "\"vmflags\":[");
 	for (w = 0; *f;) {
 		size_t k = 0;
@@ -242,12 +243,39 @@ static bool vmflags_fast(struct outbuf *o, const char *f)
 	return true;
 }
 
-static void vmflags(struct outbuf *o, const char *f)
+/* The last VmFlags lines written, by their pointer: the parser interns
+ * them (a process has a handful of distinct ones), so the same pointer
+ * is the same text, written the same. */
+#define VF_CACHE 4
+#define VF_CACHE_MAX 256
+struct vf_cache {
+	const char *key[VF_CACHE];
+	uint16_t len[VF_CACHE];
+	unsigned next;
+	char json[VF_CACHE][VF_CACHE_MAX];
+};
+
+static void vmflags(struct outbuf *o, const char *f, struct vf_cache *vc)
 {
 	bool first = true;
+	unsigned i;
+	size_t at;
 
-	if (f && vmflags_fast(o, f))
+	for (i = 0; f && i < VF_CACHE; i++)
+		if (vc->key[i] == f) {
+			ob_write(o, vc->json[i], vc->len[i]);
+			return;
+		}
+	if (f && vmflags_fast(o, f, &at)) {
+		/* what it wrote, kept for the next region with the line */
+		if (o->len - at <= VF_CACHE_MAX) {
+			i = vc->next++ % VF_CACHE;
+			vc->key[i] = f;
+			vc->len[i] = (uint16_t)(o->len - at);
+			memcpy(vc->json[i], o->buf + at, vc->len[i]);
+		}
 		return;
+	}
 	KEY(o, "vmflags");
 	ob_putc(o, '[');
 	while (f && *f) {
@@ -341,7 +369,7 @@ static char *hex2_at(char *p, uint32_t v)
  * numbers go through a pointer (one check of the room for many pieces)
  * and only strings through the checked writers. */
 static void region(struct outbuf *o, const struct vms_snapshot *s,
-		   const struct vms_region *r)
+		   const struct vms_region *r, struct vf_cache *vc)
 {
 	bool known = !s->cap.no_counters;
 	const char *w[8];
@@ -376,7 +404,7 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 	p = ob_u64_at(p, vms_region_size(r));
 	*p++ = ',';
 	ob_commit(o, figures_at(p, r, known));
-	vmflags(o, r->vmflags);
+	vmflags(o, r->vmflags, vc);
 	KEY(o, "state");
 	ob_putc(o, '[');
 	for (i = 0; i < nw; i++) {
@@ -598,7 +626,11 @@ void export_json_members(const struct vms_snapshot *s, struct outbuf *o)
 
 void export_json(const struct vms_snapshot *s, struct outbuf *o)
 {
+	struct vf_cache vc;
 	size_t i;
+
+	memset(vc.key, 0, sizeof(vc.key));
+	vc.next = 0;
 
 	ob_puts(o, "{\"format\":\"vmscope\",\"version\":1,");
 	process_and_capture(s, o);
@@ -608,7 +640,7 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < s->nregions; i++) {
 		if (i)
 			ob_write(o, ",\n", 2);
-		region(o, s, &s->regions[i]);
+		region(o, s, &s->regions[i], &vc);
 	}
 	ob_write(o, "\n],\n", 4);
 	threads(s, o);
