@@ -22,7 +22,9 @@ medians. On a machine shared with other work a capture's two threads
 (reader and parser) and its rollup thread get less than the two cores
 they are made for: BENCH_CHRT=1 runs every command at a real-time
 priority (chrt -f 10, as root), which measures them as on an idle
-machine. Never fails on a figure: only on an error.
+machine. BENCH_CAPTURE_BEFORE=PATH adds another build of vmscope (an
+earlier commit's) to every round, `-e json` only, so a before and after
+come from the same rounds. Never fails on a figure: only on an error.
 """
 import os
 import random
@@ -109,6 +111,10 @@ def main():
                                         str(pid)]),
             ("vmscope -s PID", [T.VMSCOPE, "-s", str(pid)]),
         ]
+        before = os.environ.get("BENCH_CAPTURE_BEFORE")
+        if before:
+            cases.append(("before: vmscope -e json",
+                          [os.path.abspath(before), "-e", "json", str(pid)]))
         if shutil.which("pmap"):
             cases.append(("pmap -X PID", ["pmap", "-X", str(pid)]))
         # one warm-up each, so no case pays for a cold page cache alone
@@ -146,6 +152,12 @@ def main():
               AIM, vj[0] / ref, "met" if vj[0] / ref <= AIM else "not met",
               vj[1] / ref_min, vj[3][1], vj[3][0], vj[3][2],
               vj[4] / ref_cpu if ref_cpu else 0))
+    if "before: vmscope -e json" in dict(res):
+        vb = dict(res)["before: vmscope -e json"]
+        print("before (BENCH_CAPTURE_BEFORE, the same rounds): %.2fx by the "
+              "medians, %.2fx within a round, CPU time %.2fx" % (
+                  vb[0] / ref, vb[3][1],
+                  vb[4] / ref_cpu if ref_cpu else 0))
     print("ok - bench_capture")
 
 
