@@ -21,6 +21,8 @@
  * first touched page by page cost ~3 ms on this project's VM, in every
  * large export, and most outputs are small. */
 #define OB_CAP_FIRST (64u << 10)
+_Static_assert(OB_RESERVE_MAX <= OB_CAP_FIRST,
+	       "a reserve must fit an empty buffer");
 
 static int ob_init(struct outbuf *o, int fd, struct vms_error *err)
 {
@@ -107,16 +109,17 @@ void ob_puts(struct outbuf *o, const char *s)
 	ob_write(o, s, strlen(s));
 }
 
+void ob_reserve_slow(struct outbuf *o, size_t n)
+{
+	/* n <= OB_RESERVE_MAX <= OB_CAP_FIRST: a flushed buffer holds it */
+	while (o->cap - o->len < n)
+		if (!ob_grow(o))
+			ob_flush(o);
+}
+
 void ob_u64(struct outbuf *o, uint64_t v)
 {
-	char tmp[24];
-	int i = 24;
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	ob_write(o, tmp + i, (size_t)(24 - i));
+	ob_commit(o, ob_u64_at(ob_reserve(o, 20), v));
 }
 
 void ob_i64(struct outbuf *o, int64_t v)
@@ -129,19 +132,42 @@ void ob_i64(struct outbuf *o, int64_t v)
 	}
 }
 
+#define D10(t) t "0" t "1" t "2" t "3" t "4" t "5" t "6" t "7" t "8" t "9"
+/* (a table of strings concatenated: "00" "01" ... "99") */
+const char ob_digits2[200] = D10("0") D10("1") D10("2") D10("3") D10("4")
+	D10("5") D10("6") D10("7") D10("8") D10("9");
+#undef D10
+
+#define H16(t)                                                                 \
+	t "0" t "1" t "2" t "3" t "4" t "5" t "6" t "7" t "8" t "9" t "a" t    \
+	  "b" t "c" t "d" t "e" t "f"
+/* "00" to "ff": two hex digits a step */
+static const char hex2[513] = H16("0") H16("1") H16("2") H16("3") H16("4")
+	H16("5") H16("6") H16("7") H16("8") H16("9") H16("a") H16("b") H16("c")
+		H16("d") H16("e") H16("f");
+#undef H16
+
+char *ob_hex_at(char *p, uint64_t v)
+{
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4; /* digits */
+	char *e;
+
+	*p++ = '0';
+	*p++ = 'x';
+	e = p + n;
+	while (e - p >= 2) { /* two digits a step, from the last */
+		e -= 2;
+		memcpy(e, &hex2[(v & 0xff) * 2], 2);
+		v >>= 8;
+	}
+	if (e > p)
+		*--e = "0123456789abcdef"[v & 15];
+	return p + n;
+}
+
 void ob_hex(struct outbuf *o, uint64_t v)
 {
-	static const char hx[] = "0123456789abcdef";
-	char tmp[20];
-	int i = 20;
-
-	do {
-		tmp[--i] = hx[v & 15];
-		v >>= 4;
-	} while (v);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	ob_write(o, tmp + i, (size_t)(20 - i));
+	ob_commit(o, ob_hex_at(ob_reserve(o, 18), v));
 }
 
 void ob_kb(struct outbuf *o, uint64_t v, int width)

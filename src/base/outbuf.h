@@ -86,6 +86,75 @@ static inline void ob_putc(struct outbuf *o, char c)
 /* A string literal, its length known at compile time. */
 #define OB_LIT(o, lit) ob_write((o), lit, sizeof(lit) - 1)
 
+/* Writing through a pointer, for a writer of many short pieces (a JSON
+ * region: some thirty keys and numbers) that checks the room once:
+ *
+ *     char *p = ob_reserve(o, MOST);     at least MOST bytes of room
+ *     p = OB_LIT_AT(p, "\"size\":");
+ *     p = ob_u64_at(p, v);
+ *     ob_commit(o, p);                   what p passed is written
+ *
+ * MOST is at most OB_RESERVE_MAX. ob_reserve flushes (or grows) first
+ * when there is less room, as ob_write would before a write that does
+ * not fit: the bytes written before stay in the buffer until then. No
+ * other ob_* call between the reserve and the commit. */
+#define OB_RESERVE_MAX (64u << 10)
+void ob_reserve_slow(struct outbuf *o, size_t n);
+
+static inline char *ob_reserve(struct outbuf *o, size_t n)
+{
+	if (o->cap - o->len < n)
+		ob_reserve_slow(o, n);
+	return o->buf + o->len;
+}
+
+static inline void ob_commit(struct outbuf *o, char *end)
+{
+	o->len = (size_t)(end - o->buf);
+}
+
+static inline char *ob_lit_at(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define OB_LIT_AT(p, lit) ob_lit_at((p), lit, sizeof(lit) - 1)
+
+/* v in decimal (at most 20 bytes), and as ob_hex writes it ("0x...", at
+ * most 18 bytes), at p; each returns the end. */
+/* "00" to "99": two digits a step */
+extern const char ob_digits2[200];
+
+static inline char *ob_u64_at(char *p, uint64_t v)
+{
+	uint64_t t = v;
+	int n = 1;
+	char *e;
+
+	if (v < 10) { /* most of an export's counters are 0 */
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	while (t >= 10) { /* the digits, then written from the last */
+		t /= 10;
+		n++;
+	}
+	e = p + n;
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, &ob_digits2[(v % 100) * 2], 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(e - 2, &ob_digits2[v * 2], 2);
+	else
+		e[-1] = (char)('0' + v);
+	return p + n;
+}
+
+char *ob_hex_at(char *p, uint64_t v);
+
 void ob_puts(struct outbuf *o, const char *s);
 void ob_u64(struct outbuf *o, uint64_t v);
 void ob_i64(struct outbuf *o, int64_t v);

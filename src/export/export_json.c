@@ -204,10 +204,78 @@ static bool plain_word(const char *f, size_t n)
 	return true;
 }
 
-static void vmflags(struct outbuf *o, const char *f)
+/* VmFlags as the kernel writes them: words of plain bytes between single
+ * spaces, each shorter than 64: written through one reserve. */
+static bool vmflags_fast(struct outbuf *o, const char *f, size_t *at)
+{
+	size_t n = 0, w = 0;
+	char *p;
+
+	for (; f[n]; n++) {
+		if (f[n] == ' ') {
+			w = 0;
+			continue;
+		}
+		if (n >= 256 || !plain_word(f + n, 1) || ++w >= 64)
+			return false;
+	}
+	p = ob_reserve(o, 3 * n + 16);
+	*at = (size_t)(p - o->buf); /* where it starts, after any flush */
+	p = OB_LIT_AT(p, "\"vmflags\":[");
+	for (w = 0; *f;) {
+		size_t k = 0;
+
+		while (*f == ' ')
+			f++;
+		while (f[k] && f[k] != ' ')
+			k++;
+		if (!k)
+			break;
+		if (w++)
+			*p++ = ',';
+		*p++ = '"';
+		p = ob_lit_at(p, f, k);
+		*p++ = '"';
+		f += k;
+	}
+	p = OB_LIT_AT(p, "],");
+	ob_commit(o, p);
+	return true;
+}
+
+/* The last VmFlags lines written, by their pointer: the parser interns
+ * them (a process has a handful of distinct ones), so the same pointer
+ * is the same text, written the same. */
+#define VF_CACHE 4
+#define VF_CACHE_MAX 256
+struct vf_cache {
+	const char *key[VF_CACHE];
+	uint16_t len[VF_CACHE];
+	unsigned next;
+	char json[VF_CACHE][VF_CACHE_MAX];
+};
+
+static void vmflags(struct outbuf *o, const char *f, struct vf_cache *vc)
 {
 	bool first = true;
+	unsigned i;
+	size_t at;
 
+	for (i = 0; f && i < VF_CACHE; i++)
+		if (vc->key[i] == f) {
+			ob_write(o, vc->json[i], vc->len[i]);
+			return;
+		}
+	if (f && vmflags_fast(o, f, &at)) {
+		/* what it wrote, kept for the next region with the line */
+		if (o->len - at <= VF_CACHE_MAX) {
+			i = vc->next++ % VF_CACHE;
+			vc->key[i] = f;
+			vc->len[i] = (uint16_t)(o->len - at);
+			memcpy(vc->json[i], o->buf + at, vc->len[i]);
+		}
+		return;
+	}
 	KEY(o, "vmflags");
 	ob_putc(o, '[');
 	while (f && *f) {
@@ -237,71 +305,106 @@ static void vmflags(struct outbuf *o, const char *f)
 	ob_write(o, "],", 2);
 }
 
-/* A counter of a region: null when the snapshot has none (a core). */
-#define KV_CTR(o, k, v, known)                                                 \
+/* A region's counter through a pointer (outbuf.h: ob_reserve): null when
+ * the snapshot has none (a core). FIGURES_MAX bytes at most: a key, its
+ * quotes and colon, 20 digits and a comma each. */
+#define KV_CTR_AT(p, k, v, known)                                              \
 	do {                                                                   \
-		if (known)                                                     \
-			KV_U64(o, k, v);                                       \
-		else                                                           \
-			OB_LIT(o, "\"" k "\":null,");                          \
+		p = OB_LIT_AT(p, "\"" k "\":");                                \
+		p = (known) ? ob_u64_at(p, v) : OB_LIT_AT(p, "null");          \
+		*p++ = ',';                                                    \
 	} while (0)
+#define FIGURE_BYTES(m, key) +sizeof(#m) + 24
+enum {
+	FIGURES_MAX =
+		4 * (sizeof("private_ws") + 24) VMS_COUNTER_FIELDS(FIGURE_BYTES)
+};
+#undef FIGURE_BYTES
+
+/* Committed, Private, Private WS and the smaps counters (records.h's
+ * order; keys are literals), each with its comma. */
+static char *figures_at(char *p, const struct vms_region *r, bool known)
+{
+	KV_CTR_AT(p, "committed", vms_region_committed(r),
+		  !(r->acct & VMS_ACCT_COMMIT_UNKNOWN));
+	KV_CTR_AT(p, "private", vms_region_private(r), known);
+	KV_CTR_AT(p, "private_ws", vms_region_private_ws(r), known);
+#define COUNTER(m, key) KV_CTR_AT(p, #m, r->c.m, known);
+	VMS_COUNTER_FIELDS(COUNTER)
+#undef COUNTER
+	return p;
+}
 
 /* A typed part's own figures (model/parts.h), as a region's keys. */
 static void part_figures(struct outbuf *o, const struct vms_region *p,
 			 bool known)
 {
 	KV_STR(o, "type", vms_type_info[p->type].json);
-	KV_CTR(o, "committed", vms_region_committed(p),
-	       !(p->acct & VMS_ACCT_COMMIT_UNKNOWN));
-	KV_CTR(o, "private", vms_region_private(p), known);
-	KV_CTR(o, "private_ws", vms_region_private_ws(p), known);
-#define COUNTER(m, key) KV_CTR(o, #m, p->c.m, known);
-	VMS_COUNTER_FIELDS(COUNTER)
-#undef COUNTER
+	ob_commit(o, figures_at(ob_reserve(o, FIGURES_MAX), p, known));
 }
 
+/* A device number as "%02x" writes it (at most 8 bytes). */
+static char *hex2_at(char *p, uint32_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	uint32_t t = v >> 8;
+	int n = 2;
+	char *e;
+
+	for (; t; t >>= 4)
+		n++;
+	e = p + n;
+	do {
+		*--e = hx[v & 15];
+		v >>= 4;
+	} while (e > p);
+	return p + n;
+}
+
+/* The most a region's keys up to its path take: the keys, two addresses
+ * in hex, perms, two numbers and a device (2 x 8 digits). */
+#define REGION_HEAD_MAX 256
+
+/* One region: 65,000 of them make a 27 MB export, so the keys and
+ * numbers go through a pointer (one check of the room for many pieces)
+ * and only strings through the checked writers. */
 static void region(struct outbuf *o, const struct vms_snapshot *s,
-		   const struct vms_region *r)
+		   const struct vms_region *r, struct vf_cache *vc)
 {
 	bool known = !s->cap.no_counters;
 	const char *w[8];
 	size_t nw = export_state_words(r, w, 8), i;
-	char buf[32];
+	char perms[8], *p;
 
-	ob_putc(o, '{');
-	KV_HEX(o, "start", r->start);
-	KV_HEX(o, "end", r->end);
-	KV_STR(o, "perms", export_perms(r, buf));
-	KV_U64(o, "offset", r->offset);
-	KEY(o, "dev");
-	ob_putc(o, '"');
-	{
-		static const char hx[] = "0123456789abcdef";
-		uint32_t maj = r->dev_major, min = r->dev_minor;
-
-		if (maj < 256 && min < 256) {
-			char d[5] = { hx[maj >> 4], hx[maj & 15], ':',
-				      hx[min >> 4], hx[min & 15] };
-			ob_write(o, d, 5);
-		} else {
-			ob_printf(o, "%02x:%02x", maj, min);
-		}
-	}
-	ob_write(o, "\",", 2);
-	KV_U64(o, "inode", r->inode);
-	KV_STR(o, "path", r->path);
-	KV_STR(o, "type", vms_type_info[r->type].json);
-	KV_STR(o, "detail", r->detail);
-	KV_U64(o, "size", vms_region_size(r));
-	KV_CTR(o, "committed", vms_region_committed(r),
-	       !(r->acct & VMS_ACCT_COMMIT_UNKNOWN));
-	KV_CTR(o, "private", vms_region_private(r), known);
-	KV_CTR(o, "private_ws", vms_region_private_ws(r), known);
-	/* the smaps counters, in records.h's order; keys are literals */
-#define COUNTER(m, key) KV_CTR(o, #m, r->c.m, known);
-	VMS_COUNTER_FIELDS(COUNTER)
-#undef COUNTER
-	vmflags(o, r->vmflags);
+	export_perms(r, perms); /* r w x - s p: nothing to escape */
+	p = ob_reserve(o, REGION_HEAD_MAX);
+	p = OB_LIT_AT(p, "{\"start\":\"");
+	p = ob_hex_at(p, r->start);
+	p = OB_LIT_AT(p, "\",\"end\":\"");
+	p = ob_hex_at(p, r->end);
+	p = OB_LIT_AT(p, "\",\"perms\":\"");
+	p = ob_lit_at(p, perms, 4);
+	p = OB_LIT_AT(p, "\",\"offset\":");
+	p = ob_u64_at(p, r->offset);
+	p = OB_LIT_AT(p, ",\"dev\":\"");
+	p = hex2_at(p, r->dev_major);
+	*p++ = ':';
+	p = hex2_at(p, r->dev_minor);
+	p = OB_LIT_AT(p, "\",\"inode\":");
+	p = ob_u64_at(p, r->inode);
+	p = OB_LIT_AT(p, ",\"path\":");
+	ob_commit(o, p);
+	ob_json_str(o, r->path);
+	OB_LIT(o, ",\"type\":");
+	ob_json_str(o, vms_type_info[r->type].json);
+	OB_LIT(o, ",\"detail\":");
+	ob_json_str(o, r->detail);
+	p = ob_reserve(o, FIGURES_MAX + 32);
+	p = OB_LIT_AT(p, ",\"size\":");
+	p = ob_u64_at(p, vms_region_size(r));
+	*p++ = ',';
+	ob_commit(o, figures_at(p, r, known));
+	vmflags(o, r->vmflags, vc);
 	KEY(o, "state");
 	ob_putc(o, '[');
 	for (i = 0; i < nw; i++) {
@@ -523,7 +626,11 @@ void export_json_members(const struct vms_snapshot *s, struct outbuf *o)
 
 void export_json(const struct vms_snapshot *s, struct outbuf *o)
 {
+	struct vf_cache vc;
 	size_t i;
+
+	memset(vc.key, 0, sizeof(vc.key));
+	vc.next = 0;
 
 	ob_puts(o, "{\"format\":\"vmscope\",\"version\":1,");
 	process_and_capture(s, o);
@@ -533,7 +640,7 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	for (i = 0; i < s->nregions; i++) {
 		if (i)
 			ob_write(o, ",\n", 2);
-		region(o, s, &s->regions[i]);
+		region(o, s, &s->regions[i], &vc);
 	}
 	ob_write(o, "\n],\n", 4);
 	threads(s, o);

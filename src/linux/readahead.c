@@ -17,6 +17,8 @@
  * most about a page per read() of a seq_file, so a nearly full buffer would
  * cost many short reads. */
 #define RA_SLACK (8 * 1024)
+/* The ring's alignment: a whole huge page (x86-64's 2 MiB) */
+#define RA_ALIGN ((size_t)2 << 20)
 
 struct chunk {
 	char *data;
@@ -27,6 +29,7 @@ struct chunk {
 
 struct readahead {
 	int fd;
+	char *mem; /* the ring's buffers, one block: freed in one munmap */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -101,11 +104,20 @@ struct readahead *readahead_start(int fd)
 	if (!ra)
 		return NULL;
 	ra->fd = fd;
-	for (i = 0; i < RA_NBUF; i++) {
-		ra->ring[i].data = malloc(RA_BUF);
-		if (!ra->ring[i].data)
-			goto fail;
+	/* One block, not a malloc a buffer: each buffer was a mapping of its
+	 * own, and unmapping each of the eight after the reader had run on
+	 * the other core cost a TLB shootdown (an IPI) apiece, 1.2-2 ms of
+	 * a 65,000-region capture on this VM. */
+	if (posix_memalign((void **)&ra->mem, RA_ALIGN,
+			   (size_t)RA_NBUF * RA_BUF) != 0) {
+		ra->mem = NULL;
+		errno = ENOMEM;
+		goto fail;
 	}
+	/* a huge page where there is one: one fault, one page to free */
+	vms_hint_huge(ra->mem, (size_t)RA_NBUF * RA_BUF);
+	for (i = 0; i < RA_NBUF; i++)
+		ra->ring[i].data = ra->mem + (size_t)i * RA_BUF;
 	pthread_mutex_init(&ra->lock, NULL);
 	pthread_cond_init(&ra->cond, NULL);
 	e = pthread_create(&ra->thread, NULL, reader, ra);
@@ -118,8 +130,7 @@ struct readahead *readahead_start(int fd)
 	return ra;
 fail:
 	e = errno;
-	for (i = 0; i < RA_NBUF; i++)
-		free(ra->ring[i].data);
+	free(ra->mem);
 	free(ra);
 	errno = e;
 	return NULL;
@@ -179,8 +190,6 @@ void readahead_done(struct readahead *ra)
 
 void readahead_stop(struct readahead *ra)
 {
-	int i;
-
 	if (!ra)
 		return;
 	if (ra->inline_) {
@@ -195,7 +204,6 @@ void readahead_stop(struct readahead *ra)
 	pthread_join(ra->thread, NULL);
 	pthread_mutex_destroy(&ra->lock);
 	pthread_cond_destroy(&ra->cond);
-	for (i = 0; i < RA_NBUF; i++)
-		free(ra->ring[i].data);
+	free(ra->mem);
 	free(ra);
 }

@@ -303,6 +303,33 @@ static const char *fast_key_line(struct smaps_parser *p, const char *s,
 	return q + 1;
 }
 
+/* r's VmFlags line v[0, n): interned and its bits, from the lines met
+ * last when it is one of them. -1: out of memory. */
+static int vmflags_known(struct smaps_parser *p, struct vms_region *r,
+			 const char *v, size_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (p->vf[i].s && p->vf[i].len == n &&
+		    memcmp(p->vf[i].s, v, n) == 0) {
+			r->vmflags = p->vf[i].s;
+			r->vmflags_mask = p->vf[i].mask;
+			return 0;
+		}
+	r->vmflags = arena_intern(&p->snap->arena, v, n);
+	if (!r->vmflags)
+		return -1;
+	r->vmflags_mask = smaps_vmflags_mask(v, n);
+	if (n <= UINT32_MAX) {
+		i = p->vf_next++ % 4;
+		p->vf[i].s = r->vmflags;
+		p->vf[i].len = (uint32_t)n;
+		p->vf[i].mask = r->vmflags_mask;
+	}
+	return 0;
+}
+
 static int parse_key_line(struct smaps_parser *p, const char *s,
 			  const char *colon, const char *end,
 			  struct vms_error *err)
@@ -322,11 +349,9 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 		n = (size_t)(end - v);
 		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
 			n--;
-		r->vmflags = arena_intern(&p->snap->arena, v, n);
-		if (!r->vmflags)
+		if (vmflags_known(p, r, v, n) < 0)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory parsing smaps");
-		r->vmflags_mask = smaps_vmflags_mask(v, n);
 		r->flags &= (uint16_t)~VMS_RF_NO_COUNTERS;
 		p->learned = p->nkeys > 0;
 		return 0;

@@ -64,6 +64,14 @@ struct smaps_parser {
 	/* smaps_feed's unfinished line, until the piece that ends it */
 	char *carry;
 	size_t carry_len, carry_cap;
+	/* The last VmFlags lines met, interned, with their bits: a process
+	 * has a handful of distinct ones (one each is hashed, not each
+	 * region's) */
+	struct {
+		const char *s;
+		uint32_t len, mask;
+	} vf[4];
+	unsigned vf_next;
 };
 
 void smaps_parser_init(struct smaps_parser *p, struct vms_snapshot *s);

@@ -91,6 +91,12 @@ int vms_snapshot_reserve(struct vms_snapshot *s, size_t n)
 	if (n > SIZE_MAX / sizeof(*nr)) /* a count from a file: no wrap */
 		return -1;
 	bytes = n * sizeof(*nr);
+	/* whole huge pages: the last part of the array one too, not some
+	 * hundreds of 4 KiB pages to fault in and to free (the memory is
+	 * taken only as the regions fill it) */
+	if (bytes >= ((size_t)4 << 20) && bytes <= SIZE_MAX - ((size_t)2 << 20))
+		bytes = (bytes + ((size_t)2 << 20) - 1) &
+			~(((size_t)2 << 20) - 1);
 	nr = realloc(s->regions, bytes);
 	if (!nr)
 		return -1;

@@ -14,14 +14,17 @@ replays it):
   pmap -X PID > /dev/null              what people use today
 and prints each as an absolute time and as ratios to cat smaps (median to
 median, minimum to minimum, and the quartiles of the ratio within a
-round: the steadier figure on a busy machine), with the peak RSS of each
-command (/usr/bin/time). The aim (issue
+round: the steadier figure on a busy machine), its CPU time (user + system,
+of all its threads, from wait4: the median and its ratio to cat's), with
+the peak RSS of each command (/usr/bin/time). The aim (issue
 26; DESIGN.md): the whole `vmscope -e json` at most 1.2x cat smaps by the
 medians. On a machine shared with other work a capture's two threads
 (reader and parser) and its rollup thread get less than the two cores
 they are made for: BENCH_CHRT=1 runs every command at a real-time
 priority (chrt -f 10, as root), which measures them as on an idle
-machine. Never fails on a figure: only on an error.
+machine. BENCH_CAPTURE_BEFORE=PATH adds another build of vmscope (an
+earlier commit's) to every round, `-e json` only, so a before and after
+come from the same rounds. Never fails on a figure: only on an error.
 """
 import os
 import random
@@ -45,7 +48,8 @@ PREFIX = (["chrt", "-f", "10"] if os.environ.get("BENCH_CHRT") == "1"
 
 
 def run_once(argv, stdout_path=os.devnull):
-    """Wall time of one run (and its rusage); stdout to a file."""
+    """Wall time of one run, its peak RSS and its CPU time (user + system
+    of all its threads); stdout to a file."""
     with open(stdout_path, "wb") as out:
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
@@ -57,7 +61,7 @@ def run_once(argv, stdout_path=os.devnull):
     if p.returncode != 0:
         raise RuntimeError("%s: exit %d: %s" % (" ".join(argv), p.returncode,
                                                 err.decode()[-300:]))
-    return t, ru.ru_maxrss
+    return t, ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def quartiles(xs):
@@ -69,19 +73,24 @@ def quartiles(xs):
 def measure_all(cases):
     """RUNS rounds, each running every case once in a shuffled order: the
     cases are measured interleaved, so a change in the machine's load hits
-    them alike. Per case: median, minimum, peak RSS and the quartiles of
-    its ratio to the first case (the reference) within each round."""
+    them alike. Per case: median, minimum, peak RSS, the quartiles of
+    its ratio to the first case (the reference) within each round, and
+    the median CPU time."""
     rng = random.Random(SEED)
     times = {name: [] for name, _ in cases}
+    cpu = {name: [] for name, _ in cases}
     for _ in range(RUNS):
         order = list(cases)
         rng.shuffle(order)
         for name, argv in order:
-            times[name].append(run_once(PREFIX + argv)[0])
+            t, _, c = run_once(PREFIX + argv)
+            times[name].append(t)
+            cpu[name].append(c)
     ref = times[cases[0][0]]
     return [(name, (statistics.median(times[name]), min(times[name]),
                     T.peak_rss_kb(argv),
-                    quartiles([t / r for t, r in zip(times[name], ref)])))
+                    quartiles([t / r for t, r in zip(times[name], ref)]),
+                    statistics.median(cpu[name])))
             for name, argv in cases]
 
 
@@ -102,6 +111,10 @@ def main():
                                         str(pid)]),
             ("vmscope -s PID", [T.VMSCOPE, "-s", str(pid)]),
         ]
+        before = os.environ.get("BENCH_CAPTURE_BEFORE")
+        if before:
+            cases.append(("before: vmscope -e json",
+                          [os.path.abspath(before), "-e", "json", str(pid)]))
         if shutil.which("pmap"):
             cases.append(("pmap -X PID", ["pmap", "-X", str(pid)]))
         # one warm-up each, so no case pays for a cold page cache alone
@@ -115,26 +128,36 @@ def main():
     finally:
         T.kill(p)
 
-    ref, ref_min = res[0][1][0], res[0][1][1]
+    ref, ref_min, ref_cpu = res[0][1][0], res[0][1][1], res[0][1][4]
     print("capture of manyregions: %d regions, smaps %.1f MB, JSON %.1f MB; "
           "%d interleaved rounds (seed %d%s); load average %.2f -> %.2f on "
           "%d CPUs" % (nregions, smaps_bytes / 1e6, json_size / 1e6, RUNS,
                        SEED, ", chrt -f 10" if PREFIX else "", load0, load1,
                        os.cpu_count()))
-    print("%-26s %10s %8s %9s %9s %13s %12s" % (
+    print("%-26s %10s %8s %9s %9s %13s %7s %7s %12s" % (
         "command", "median ms", "min ms", "x median", "x min",
-        "x per round", "peak RSS MB"))
-    for name, (med, mn, rss, (q1, _, q3)) in res:
-        print("%-26s %10.1f %8.1f %8.2fx %8.2fx %6.2f-%.2fx %12s" % (
-            name, med * 1e3, mn * 1e3, med / ref, mn / ref_min, q1, q3,
-            "%.1f" % (rss / 1024) if rss is not None else "-"))
+        "x per round", "CPU ms", "x CPU", "peak RSS MB"))
+    for name, (med, mn, rss, (q1, _, q3), cpu) in res:
+        print("%-26s %10.1f %8.1f %8.2fx %8.2fx %6.2f-%.2fx %7.1f %6.2fx "
+              "%12s" % (
+                  name, med * 1e3, mn * 1e3, med / ref, mn / ref_min, q1,
+                  q3, cpu * 1e3, cpu / ref_cpu if ref_cpu else 0,
+                  "%.1f" % (rss / 1024) if rss is not None else "-"))
     vj = dict(res)["vmscope -e json PID"]
     print("aim: vmscope -e json at most %.1fx cat smaps: %.2fx by the "
           "medians (%s), %.2fx by the minimums; within a round %.2fx "
           "(median; quartiles %.2f-%.2fx, the steadier figure on a busy "
-          "machine)" % (AIM, vj[0] / ref,
-                        "met" if vj[0] / ref <= AIM else "not met",
-                        vj[1] / ref_min, vj[3][1], vj[3][0], vj[3][2]))
+          "machine); CPU time %.2fx cat's (its reader, parser and rollup "
+          "threads together)" % (
+              AIM, vj[0] / ref, "met" if vj[0] / ref <= AIM else "not met",
+              vj[1] / ref_min, vj[3][1], vj[3][0], vj[3][2],
+              vj[4] / ref_cpu if ref_cpu else 0))
+    if "before: vmscope -e json" in dict(res):
+        vb = dict(res)["before: vmscope -e json"]
+        print("before (BENCH_CAPTURE_BEFORE, the same rounds): %.2fx by the "
+              "medians, %.2fx within a round, CPU time %.2fx" % (
+                  vb[0] / ref, vb[3][1],
+                  vb[4] / ref_cpu if ref_cpu else 0))
     print("ok - bench_capture")
 
 
