@@ -111,6 +111,36 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return memread_read(&p->mem, addr, buf, len, err);
 }
 
+static ssize_t pss_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok,
+			      struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+
+	memset(ok, 0, npages);
+	if (!p || p->mem_failed)
+		return 0;
+	if (!p->mem_open) {
+		p->mem_failed = true;
+		if (err)
+			*err = p->mem_err;
+		return -1;
+	}
+	if (p->freeze && !p->held) {
+		struct fork_keeper k;
+		ssize_t got;
+		uint64_t us;
+
+		if (pss_freeze(&k, s->proc.pid, err) < 0)
+			return -1;
+		got = memread_read_pages(&p->mem, addr, buf, npages, ok, err);
+		if (pss_thaw(&k, &us, err) < 0)
+			return -1;
+		return got;
+	}
+	return memread_read_pages(&p->mem, addr, buf, npages, ok, err);
+}
+
 /* Only while the target is held still: otherwise the pages would be of
  * another instant than the memory read with them. */
 static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
@@ -181,6 +211,7 @@ static void pss_release(struct vms_snapshot *s)
 static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
+	.read_pages = pss_read_pages,
 	.present = pss_present,
 	.pages = pss_pages,
 	.hold = pss_hold,

@@ -144,3 +144,50 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 	}
 	return done;
 }
+
+ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
+			   size_t npages, unsigned char *ok,
+			   struct vms_error *err)
+{
+	uint64_t ps = m->page_size;
+	size_t i = 0, j, k;
+	ssize_t bytes = 0;
+
+	if (memread_present(m, addr, npages, ok, err) < 0)
+		return -1;
+	while (i < npages) {
+		size_t len, done = 0;
+
+		if (!ok[i]) {
+			i++;
+			continue;
+		}
+		for (j = i; j < npages && ok[j]; j++)
+			;
+		len = (j - i) * ps;
+		while (done < len) {
+			ssize_t r = pread(
+				m->mem_fd, (char *)buf + i * ps + done,
+				len - done, (off_t)(addr + i * ps + done));
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == EIO || errno == EFAULT)
+					break; /* unmapped meanwhile */
+				return vms_error_set(
+					err, VMS_ERR_CAPTURE, errno,
+					"cannot read memory of %d: %s",
+					(int)m->pid, strerror(errno));
+			}
+			if (r == 0)
+				break;
+			done += (size_t)r;
+		}
+		for (k = i + done / ps; k < j; k++)
+			ok[k] = 0;
+		bytes += (ssize_t)(done / ps * ps);
+		i = j;
+	}
+	return bytes;
+}

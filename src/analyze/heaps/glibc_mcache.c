@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "analyze/heaps/glibc_walk_int.h"
 
@@ -25,40 +24,122 @@ int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
 	c->bsize = bsize;
 	c->page = page ? page : 4096;
 	c->direct = direct;
+	/* a direct-mapped block of many pages reads past an absent one */
+	c->multi = direct && bsize > c->page;
+	if (!bsize || (c->multi &&
+		       (bsize % c->page || bsize / c->page > MCACHE_BLK_PAGES)))
+		return -1;
 	c->blk = calloc(nblk, sizeof(*c->blk));
-	if (!c->blk || nblk * bsize / bsize != nblk)
-		goto fail;
-	/* pages are touched only as blocks fill */
-	c->area = mmap(NULL, nblk * bsize, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c->area == MAP_FAILED) {
-		c->area = NULL;
-		goto fail;
-	}
-	for (i = 0; i < nblk; i++) {
-		c->blk[i].buf = c->area + i * bsize;
+	if (!c->blk)
+		return -1;
+	for (i = 0; i < nblk; i++)
 		c->blk[i].base = UINT64_MAX;
-	}
 	return 0;
-fail:
-	mcache_fini(c);
-	return -1;
 }
 
 void mcache_fini(struct mcache *c)
 {
-	if (c->area)
-		munmap(c->area, c->nblk * c->bsize);
-	c->area = NULL;
+	size_t i;
+
+	for (i = 0; c->blk && i < c->nblk; i++)
+		free(c->blk[i].buf);
 	free(c->blk);
 	c->blk = NULL;
 	c->last = NULL;
 }
 
-static bool in_blk(const struct mcache_blk *b, uint64_t addr)
+/* Reads npages pages from addr (page-aligned) into buf, past the absent
+ * ones: ok[i] says whether page i was read. A short read may end where
+ * a region does (a core file's, a fixture's): read on from there, and
+ * only a page that reads nothing is absent. The bytes read. */
+static uint64_t read_pages(struct mcache *c, uint64_t addr, unsigned char *buf,
+			   size_t npages, unsigned char *ok)
 {
-	return b->base != UINT64_MAX && addr >= b->base &&
-	       addr - b->base < b->len;
+	size_t pg = 0, k;
+	uint64_t bytes = 0;
+
+	memset(ok, 0, npages);
+	if (c->mem->read_pages) {
+		ssize_t got =
+			c->mem->read_pages(c->mem->ctx, addr, buf, npages, ok);
+
+		if (got < 0)
+			memset(ok, 0, npages);
+		return got > 0 ? (uint64_t)got : 0;
+	}
+	while (pg < npages) {
+		ssize_t got = c->mem->read(c->mem->ctx, addr + pg * c->page,
+					   buf + pg * c->page,
+					   (npages - pg) * c->page);
+		size_t whole = got > 0 ? (size_t)got / c->page : 0;
+
+		for (k = 0; k < whole; k++)
+			ok[pg + k] = 1;
+		bytes += whole * c->page;
+		pg += whole ? whole : 1; /* none read: absent */
+	}
+	return bytes;
+}
+
+/* A block's validity from ok[] (one byte a page): bits and prefix. */
+static void set_valid(const struct mcache *c, struct mcache_blk *b,
+		      const unsigned char *ok)
+{
+	size_t np = c->bsize / c->page, i;
+
+	b->valid = 0;
+	for (i = 0; i < np; i++)
+		if (ok[i])
+			b->valid |= 1ull << i;
+	for (i = 0; i < np && ok[i]; i++)
+		;
+	b->len = i * c->page;
+}
+
+/* Reads the block at base into b. */
+static void load(struct mcache *c, struct mcache_blk *b, uint64_t base)
+{
+	unsigned char ok[MCACHE_BLK_PAGES];
+	ssize_t got;
+
+	b->base = UINT64_MAX;
+	b->len = 0;
+	b->valid = 0;
+	b->used = ++c->clock;
+	if (!b->buf && !(b->buf = malloc(c->bsize))) {
+		c->oom = true;
+		return;
+	}
+	b->base = base;
+	if (c->multi) {
+		c->bytes_read +=
+			read_pages(c, base, b->buf, c->bsize / c->page, ok);
+		set_valid(c, b, ok);
+		return;
+	}
+	got = c->mem->read(c->mem->ctx, base, b->buf, c->bsize);
+	b->len = got > 0 ? (size_t)got : 0;
+	c->bytes_read += b->len;
+}
+
+/* The bytes of b from addr on that were read, without a gap; 0 when
+ * addr is not among them. */
+static size_t avail(const struct mcache *c, const struct mcache_blk *b,
+		    uint64_t addr)
+{
+	size_t off, pg, end, np;
+
+	if (b->base == UINT64_MAX || addr < b->base ||
+	    addr - b->base >= c->bsize)
+		return 0;
+	off = (size_t)(addr - b->base);
+	if (!c->multi)
+		return off < b->len ? b->len - off : 0;
+	np = c->bsize / c->page;
+	pg = off / c->page;
+	for (end = pg; end < np && ((b->valid >> end) & 1); end++)
+		;
+	return end > pg ? end * c->page - off : 0;
 }
 
 /* The block holding addr, loaded if need be; NULL when addr is absent. */
@@ -66,18 +147,28 @@ static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
 {
 	struct mcache_blk *b;
 	uint64_t base = addr - addr % c->page;
-	ssize_t got;
 	size_t i;
 
+	if (c->multi) {
+		/* an absent page stays absent for the walk: not read again */
+		base = addr - addr % c->bsize;
+		b = &c->blk[(base / c->bsize) % c->nblk];
+		if (b->base != base) {
+			if (base > UINT64_MAX - c->bsize)
+				return NULL;
+			load(c, b, base);
+		}
+		return avail(c, b, addr) ? b : NULL;
+	}
 	if (c->direct) {
 		b = &c->blk[(base / c->bsize) % c->nblk];
 		base = addr - addr % c->bsize;
-		if (in_blk(b, addr))
+		if (avail(c, b, addr))
 			return b;
 	} else {
 		b = &c->blk[0];
 		for (i = 0; i < c->nblk; i++) {
-			if (in_blk(&c->blk[i], addr)) {
+			if (avail(c, &c->blk[i], addr)) {
 				c->blk[i].used = ++c->clock;
 				return &c->blk[i];
 			}
@@ -87,12 +178,8 @@ static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
 	}
 	if (base > UINT64_MAX - c->bsize)
 		return NULL;
-	got = c->mem->read(c->mem->ctx, base, b->buf, c->bsize);
-	b->base = base;
-	b->len = got > 0 ? (size_t)got : 0;
-	b->used = ++c->clock;
-	c->bytes_read += b->len;
-	return in_blk(b, addr) ? b : NULL;
+	load(c, b, base);
+	return avail(c, b, addr) ? b : NULL;
 }
 
 bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
@@ -107,7 +194,8 @@ bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
 			return false;
 		c->last = b;
 		off = (size_t)(addr - b->base);
-		k = b->len - off < n ? b->len - off : n;
+		k = avail(c, b, addr);
+		k = k < n ? k : n;
 		memcpy(d, b->buf + off, k);
 		d += k;
 		n -= k;
@@ -116,6 +204,69 @@ bool mcache_copy(struct mcache *c, uint64_t addr, void *dst, size_t n)
 		addr += k;
 	}
 	return true;
+}
+
+static int cmp_base(const void *x, const void *y)
+{
+	uint64_t a = (*(struct mcache_blk *const *)x)->base;
+	uint64_t b = (*(struct mcache_blk *const *)y)->base;
+
+	return (a > b) - (a < b);
+}
+
+/* Blocks read again in one run at most (a run's buffer: 4 MiB of 64 KiB
+ * blocks). */
+#define REFRESH_RUN 64
+
+int mcache_refresh(struct mcache *c)
+{
+	struct mcache_blk **held;
+	unsigned char *buf = NULL, *ok = NULL;
+	size_t n = 0, i, j, k, np = c->bsize / c->page;
+
+	c->bytes_read = 0;
+	c->last = NULL;
+	if (!c->multi) { /* read again as asked for */
+		for (i = 0; i < c->nblk; i++)
+			c->blk[i].base = UINT64_MAX;
+		return 0;
+	}
+	held = malloc(c->nblk * sizeof(*held));
+	if (held) {
+		buf = malloc(REFRESH_RUN * c->bsize);
+		ok = malloc(REFRESH_RUN * np);
+	}
+	if (!held || !buf || !ok) {
+		free(held);
+		free(buf);
+		free(ok);
+		for (i = 0; i < c->nblk; i++)
+			c->blk[i].base = UINT64_MAX;
+		return -1;
+	}
+	for (i = 0; i < c->nblk; i++)
+		if (c->blk[i].base != UINT64_MAX)
+			held[n++] = &c->blk[i];
+	qsort(held, n, sizeof(*held), cmp_base);
+	for (i = 0; i < n; i = j) {
+		/* the run of adjacent blocks from held[i] */
+		for (j = i + 1; j < n && j - i < REFRESH_RUN &&
+				held[j]->base == held[j - 1]->base + c->bsize;
+		     j++)
+			;
+		c->bytes_read +=
+			read_pages(c, held[i]->base, buf, (j - i) * np, ok);
+		for (k = i; k < j; k++) {
+			memcpy(held[k]->buf, buf + (k - i) * c->bsize,
+			       c->bsize);
+			set_valid(c, held[k], ok + (k - i) * np);
+			held[k]->used = ++c->clock;
+		}
+	}
+	free(held);
+	free(buf);
+	free(ok);
+	return 0;
 }
 
 /* ---- checks and the block callback (glibc_walk_int.h) ---- */

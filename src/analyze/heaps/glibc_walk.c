@@ -628,6 +628,22 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 
 /* ---- the process ---- */
 
+/* The lists' page cache (lists_only): LISTS_NBLK blocks of 64 KiB (256 MiB
+ * of a heap, each block allocated as it is read), or of
+ * a page where pages are larger. */
+#define LISTS_NBLK 4096
+
+static size_t lists_block(uint64_t page)
+{
+	return page >= (64u << 10) ? (size_t)page
+				   : (size_t)((64u << 10) / page * page);
+}
+
+struct glibc_walk_keep {
+	struct mcache pages;
+	bool ready; /* pages holds what the last walk read */
+};
+
 static int add_arena(struct glibc_walk_res *r, size_t *cap, uint64_t addr)
 {
 	if (r->narenas == *cap) {
@@ -696,8 +712,9 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 {
 	struct walk w;
 	size_t cap = 0;
-	uint64_t a;
+	uint64_t a, page = in->page_size ? in->page_size : 4096;
 	struct brent br;
+	struct glibc_walk_keep *keep = in->lists_only ? in->keep : NULL;
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -706,13 +723,27 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	w.res = res;
 	w.mem = mem;
 	/* the chunk walk's blocks: none for the lists alone */
-	if ((!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
-					    in->page_size, false) < 0) ||
-	    /* the lists alone jump about the heap: room for 16 MiB of it
-	     * (pages mapped only as they are read), each page read once */
-	    mcache_init(&w.pages, mem, in->lists_only ? 4096 : 256, 4096,
-			in->page_size, true) < 0)
+	if (!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
+					   in->page_size, false) < 0)
 		goto out;
+	if (keep && keep->ready) {
+		/* the walk before read these: again, in runs */
+		w.pages = keep->pages;
+		keep->ready = false;
+		w.pages.mem = mem;
+		if (mcache_refresh(&w.pages) < 0)
+			goto out;
+	} else if (in->lists_only
+			   /* the lists alone jump about the heap: room for
+			    * 64 MiB of it in 64 KiB blocks (each allocated
+			    * as it is read), each read once: one read for
+			    * the pages a heap's lists hold near together */
+			   ? mcache_init(&w.pages, mem, LISTS_NBLK,
+					 lists_block(page), page, true) < 0
+			   : mcache_init(&w.pages, mem, 256, page, page, true) <
+				     0) {
+		goto out;
+	}
 	if (!read_mp(&w, res)) {
 		walk_note(res->partial, sizeof(res->partial),
 			  "mp_ at 0x%llx cannot be read",
@@ -769,6 +800,8 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	rc = 0;
 out:
 	res->bytes_read = w.blocks.bytes_read + w.pages.bytes_read;
+	if (w.blocks.oom || w.pages.oom)
+		rc = -1;
 	free(w.free);
 	free(w.fast);
 	free(w.tc);
@@ -776,8 +809,25 @@ out:
 	free(w.segoff);
 	free(w.segbytes);
 	mcache_fini(&w.blocks);
-	mcache_fini(&w.pages);
+	if (keep && rc == 0 && w.pages.blk) {
+		keep->pages = w.pages; /* for the next walk */
+		keep->ready = true;
+	} else {
+		mcache_fini(&w.pages);
+	}
 	return rc;
+}
+
+struct glibc_walk_keep *glibc_walk_keep_new(void)
+{
+	return calloc(1, sizeof(struct glibc_walk_keep));
+}
+
+void glibc_walk_keep_free(struct glibc_walk_keep *k)
+{
+	if (k && k->ready)
+		mcache_fini(&k->pages);
+	free(k);
 }
 
 void glibc_walk_fini(struct glibc_walk_res *res)

@@ -150,6 +150,14 @@ static ssize_t read_source(void *ctx, uint64_t addr, void *buf, size_t len)
 	return vms_source_read(ctx, addr, buf, len, &e);
 }
 
+static ssize_t read_pages_source(void *ctx, uint64_t addr, void *buf,
+				 size_t npages, unsigned char *ok)
+{
+	struct vms_error e;
+
+	return vms_source_read_pages(ctx, addr, buf, npages, ok, &e);
+}
+
 static int present_source(void *ctx, uint64_t addr, size_t npages,
 			  unsigned char *out)
 {
@@ -379,7 +387,8 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 {
 	struct glibc_walk_in in = { 0 };
 	struct glibc_walk_res res = { 0 }, first = { 0 };
-	struct glibc_mem mem = { read_source, s, present_source };
+	struct glibc_mem mem = { read_source, s, present_source,
+				 read_pages_source };
 	/* a running target (VMS_SRC_SETTLE): walked twice */
 	bool twice = !(vms_source_caps(s) & VMS_SRC_CONSISTENT);
 	uint64_t t0;
@@ -400,9 +409,12 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.block_ctx = s->src.heap_block_ctx;
 	vms_source_hold(s, true);
 	t0 = now_us();
+	/* the second walk reads again what the first read, in runs */
+	in.keep = twice ? glibc_walk_keep_new() : NULL;
 	rc = twice ? glibc_walk(&in, &mem, &first) : 0;
 	if (rc == 0)
 		rc = glibc_walk(&in, &mem, &res);
+	glibc_walk_keep_free(in.keep);
 	t0 = now_us() - t0;
 	vms_source_hold(s, false);
 	if (twice && rc == 0 && !same_walk(&first, &res)) {
