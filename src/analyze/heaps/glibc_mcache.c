@@ -150,14 +150,24 @@ static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
 	size_t i;
 
 	if (c->multi) {
-		/* an absent page stays absent for the walk: not read again */
+		/* two ways: a block of a library's data and one of the heap
+		 * that fall on the same slot do not take turns; an absent
+		 * page stays absent for the walk: not read again */
+		uint64_t h;
+
 		base = addr - addr % c->bsize;
-		b = &c->blk[(base / c->bsize) % c->nblk];
-		if (b->base != base) {
+		h = (base / c->bsize) * 0x9e3779b97f4a7c15ull;
+		b = &c->blk[(size_t)(h >> 32) % c->nblk & ~(size_t)1];
+		if (b->base != base && b[1].base == base)
+			b++;
+		else if (b->base != base) {
 			if (base > UINT64_MAX - c->bsize)
 				return NULL;
+			if (b[1].used < b->used)
+				b++;
 			load(c, b, base);
 		}
+		b->used = ++c->clock;
 		return avail(c, b, addr) ? b : NULL;
 	}
 	if (c->direct) {
@@ -214,14 +224,14 @@ static int cmp_base(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Blocks read again in one run at most (a run's buffer: 4 MiB of 64 KiB
- * blocks). */
-#define REFRESH_RUN 64
+/* Blocks read again in one read at most (its buffer: 1 MiB of 64 KiB
+ * blocks, below the mmap threshold vmscope --all sets). */
+#define REFRESH_RUN 16
 
 int mcache_refresh(struct mcache *c)
 {
 	struct mcache_blk **held;
-	unsigned char *buf = NULL, *ok = NULL;
+	unsigned char *buf = NULL, ok[REFRESH_RUN * MCACHE_BLK_PAGES];
 	size_t n = 0, i, j, k, np = c->bsize / c->page;
 
 	c->bytes_read = 0;
@@ -232,14 +242,7 @@ int mcache_refresh(struct mcache *c)
 		return 0;
 	}
 	held = malloc(c->nblk * sizeof(*held));
-	if (held) {
-		buf = malloc(REFRESH_RUN * c->bsize);
-		ok = malloc(REFRESH_RUN * np);
-	}
-	if (!held || !buf || !ok) {
-		free(held);
-		free(buf);
-		free(ok);
+	if (!held) {
 		for (i = 0; i < c->nblk; i++)
 			c->blk[i].base = UINT64_MAX;
 		return -1;
@@ -254,6 +257,19 @@ int mcache_refresh(struct mcache *c)
 				held[j]->base == held[j - 1]->base + c->bsize;
 		     j++)
 			;
+		if (j - i == 1) { /* into its own buffer */
+			c->bytes_read += read_pages(c, held[i]->base,
+						    held[i]->buf, np, ok);
+			set_valid(c, held[i], ok);
+			held[i]->used = ++c->clock;
+			continue;
+		}
+		if (!buf && !(buf = malloc(REFRESH_RUN * c->bsize))) {
+			for (k = i; k < n; k++)
+				held[k]->base = UINT64_MAX;
+			free(held);
+			return -1;
+		}
 		c->bytes_read +=
 			read_pages(c, held[i]->base, buf, (j - i) * np, ok);
 		for (k = i; k < j; k++) {
@@ -265,7 +281,6 @@ int mcache_refresh(struct mcache *c)
 	}
 	free(held);
 	free(buf);
-	free(ok);
 	return 0;
 }
 

@@ -46,7 +46,8 @@ struct mcache {
 	 * malloc's mmap threshold, which would move it */
 	uint64_t page, clock, bytes_read;
 	bool direct; /* direct-mapped by page (pointer chasing), else LRU */
-	bool multi; /* direct with blocks of many pages, each valid or not */
+	bool multi; /* direct with blocks of many pages, each valid or not,
+		     * two ways (a pair of slots a block) */
 	bool oom; /* a block's buffer could not be had */
 	struct mcache_blk *last; /* the block last used */
 };

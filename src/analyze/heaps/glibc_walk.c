@@ -628,10 +628,10 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 
 /* ---- the process ---- */
 
-/* The lists' page cache (lists_only): LISTS_NBLK blocks of 64 KiB (256 MiB
+/* The lists' page cache (lists_only): LISTS_NBLK blocks of 64 KiB (128 MiB
  * of a heap, each block allocated as it is read), or of
  * a page where pages are larger. */
-#define LISTS_NBLK 4096
+#define LISTS_NBLK 2048
 
 static size_t lists_block(uint64_t page)
 {
