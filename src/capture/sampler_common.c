@@ -143,7 +143,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	smaps_parser_init(&p, s);
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
-	procfs_mm_path(pid, name, path, sizeof(path));
+	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return procfs_errno_error(err, pid, name, errno);
@@ -291,7 +291,7 @@ void sampler_forget_regions(struct vms_snapshot *s)
 		s->raw->smaps_len = 0;
 }
 
-int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm,
 			struct vms_error *err)
 {
 	char path[128], *b;
@@ -299,7 +299,7 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 	long long pte;
 
 	/* A live thread's: the exited main thread's status has no Vm lines. */
-	procfs_mm_path(pid, "status", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "status", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
@@ -361,7 +361,30 @@ int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
 	return 0;
 }
 
-int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+/* A thread's sp from its syscall file, retried while it runs: -1 when the
+ * file cannot be read (the thread is gone), else 0 (sp 0: unknown). */
+static int lean_sp(pid_t pid, pid_t tid, uint64_t *sp)
+{
+	char name[64], *b;
+	size_t len;
+	int tries;
+
+	snprintf(name, sizeof(name), "task/%d/syscall", (int)tid);
+	for (tries = 0; tries < 20; tries++) {
+		int ok;
+
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			return tries ? 0 : -1;
+		ok = procfs_syscall_sp_parse(b, len, sp) == 0;
+		free(b);
+		if (ok)
+			return 0;
+		sched_yield();
+	}
+	return 0;
+}
+
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid, bool lean,
 			      struct vms_error *err)
 {
 	pid_t *tids;
@@ -381,8 +404,30 @@ int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
 		int tries;
 
 		t->tid = tids[i];
-		if (procfs_thread_exited(pid, tids[i]))
-			continue; /* a main thread that called pthread_exit() */
+		t->name = NULL;
+		t->sp = 0;
+		/* a main thread that called pthread_exit(): lean, only the
+		 * main thread is asked (another that exits is gone, and its
+		 * syscall file with it) */
+		if ((!lean || tids[i] == pid) &&
+		    procfs_thread_exited(pid, tids[i]))
+			continue;
+		if (lean) {
+			if (lean_sp(pid, tids[i], &t->sp) < 0) {
+				if (!procfs_pid_exists(pid)) {
+					free(tids);
+					return vms_error_set(
+						err, VMS_ERR_CAPTURE, ESRCH,
+						"process %d exited during "
+						"capture",
+						(int)pid);
+				}
+				continue; /* the thread exited meanwhile */
+			}
+			missed |= t->sp == 0;
+			s->nthreads++;
+			continue;
+		}
 		t->name = thread_name(s, pid, tids[i]);
 		if (!t->name && !procfs_pid_exists(pid)) {
 			free(tids);

@@ -38,15 +38,18 @@ int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
 /* The regions sampler_read_smaps() read, what it said of them and the text
  * it kept, dropped (their strings stay in the arena), to read them again. */
 void sampler_forget_regions(struct vms_snapshot *s);
-/* VmPTE from /proc/PID/status into s->page_table. */
-int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+/* VmPTE from /proc/PID/status into s->page_table; mm as
+ * procfs_mm_path_of takes it (0: found). */
+int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm,
 			struct vms_error *err);
 /* Threads with names; sp from the frozen registers. */
 int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
 				struct vms_error *err);
 /* Threads with names; sp from /proc/PID/task/TID/syscall (blocked threads
- * only; running ones are retried, then left with sp 0). */
-int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
+ * only; running ones are retried, then left with sp 0). lean (a capture
+ * of vmscope --all, whose output names no thread): without names, a
+ * thread whose syscall file cannot be read taken as exited. */
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid, bool lean,
 			      struct vms_error *err);
 
 #endif

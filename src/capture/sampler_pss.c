@@ -226,16 +226,19 @@ static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		    const struct freeze *fz, struct vms_error *err)
 {
 	struct pss_priv *priv = s->src.priv;
+	/* a lean capture finds the task to read once (s->src.pid) */
+	pid_t mm = o->lean ? s->src.pid : 0;
+
 	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
-	    sampler_read_status(s, o->pid, err) < 0)
+	    sampler_read_status(s, o->pid, mm, err) < 0)
 		return -1;
 	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
-	       : sampler_threads_from_proc(s, o->pid, err) < 0)
+	       : sampler_threads_from_proc(s, o->pid, o->lean, err) < 0)
 		return -1;
 	/* mem and pagemap now, bound to this address space: never a reused
 	 * pid's later. Not being able to read memory is not a failure of
 	 * the capture: the first read says why. */
-	if (memread_open(&priv->mem, o->pid, &priv->mem_err) == 0)
+	if (memread_open_of(&priv->mem, o->pid, mm, &priv->mem_err) == 0)
 		priv->mem_open = true;
 	return 0;
 }
@@ -271,7 +274,8 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	priv->pidfd = procfs_pidfd_open(o->pid);
 	if (priv->pidfd < 0 && errno == ESRCH)
 		return procfs_errno_error(err, o->pid, "status", ESRCH);
-	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
+	if (proclist_identity_of(o->pid, o->lean ? s->src.pid : 0, &s->arena,
+				 &s->proc, err) < 0)
 		return -1;
 	if (!o->freeze) {
 		rc = pss_read(o, s, NULL, err);

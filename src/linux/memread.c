@@ -11,6 +11,12 @@
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 {
+	return memread_open_of(m, pid, 0, err);
+}
+
+int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
+		    struct vms_error *err)
+{
 	char path[128];
 
 	memset(m, 0, sizeof(*m));
@@ -19,11 +25,11 @@ int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 	/* Each file holds the address space it was opened on (the kernel
 	 * takes the mm at open): a live thread's when the main thread has
 	 * exited, whose own mem has none. */
-	procfs_mm_path(pid, "mem", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "mem", path, sizeof(path));
 	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->mem_fd < 0)
 		return procfs_errno_error(err, pid, "memory", errno);
-	procfs_mm_path(pid, "pagemap", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "pagemap", path, sizeof(path));
 	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->pagemap_fd < 0) {
 		int e = errno;

@@ -30,6 +30,9 @@ struct memread {
 };
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err);
+/* The same, the files of mm (procfs_mm_path_of: 0 finds it). */
+int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
+		    struct vms_error *err);
 void memread_close(struct memread *m);
 /* Bytes copied (short where memory is absent), or -1 with *err. */
 ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,

@@ -310,7 +310,13 @@ pid_t procfs_mm_pid(pid_t pid)
 
 void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
 {
-	pid_t t = procfs_mm_pid(pid);
+	procfs_mm_path_of(pid, 0, name, buf, size);
+}
+
+void procfs_mm_path_of(pid_t pid, pid_t mm, const char *name, char *buf,
+		       size_t size)
+{
+	pid_t t = mm > 0 ? mm : procfs_mm_pid(pid);
 
 	if (t == pid)
 		snprintf(buf, size, "/proc/%d/%s", (int)pid, name);

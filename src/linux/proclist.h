@@ -50,6 +50,10 @@ void proclist_free(struct proc_list *l);
  * thread, a zombie) fails here with a message saying which. */
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err);
+/* The same, read from mm (procfs_mm_pid's answer found once for the
+ * capture: procfs_mm_path_of; 0 finds it). */
+int proclist_identity_of(pid_t pid, pid_t mm, struct arena *a,
+			 struct vms_process *p, struct vms_error *err);
 
 /* All processes named name (comm or argv[0] basename). *pids malloc'd. */
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
