@@ -221,7 +221,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 				      (int)pid);
 		goto out;
 	}
-	if (procfs_pid_exiting(pid)) {
+	if (procfs_pid_exiting_of(pid, lean ? s->src.pid : 0)) {
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture (its %s "
 			      "ended after %zu regions)",

@@ -352,6 +352,11 @@ bool procfs_pidfd_reaped(int pidfd)
 
 bool procfs_pid_exiting(pid_t pid)
 {
+	return procfs_pid_exiting_of(pid, 0);
+}
+
+bool procfs_pid_exiting_of(pid_t pid, pid_t mm)
+{
 	char path[128];
 	char *b;
 	size_t n;
@@ -368,7 +373,7 @@ bool procfs_pid_exiting(pid_t pid)
 	}
 	/* A main thread that exited has no address space of its own: ask a
 	 * thread that runs. */
-	procfs_mm_path(pid, "statm", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "statm", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
 		return errno == ENOENT || errno == ESRCH;
 	gone = n == 0 || b[0] == '0';
