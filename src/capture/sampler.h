@@ -38,7 +38,10 @@ struct vms_capture_opts {
 	 * costs more than a small process's smaps), no smaps_rollup read
 	 * beside it (a check of the figures, s->rollup left invalid), no
 	 * reservation of the region array for vm.max_map_count (it grows as
-	 * it fills), no note of the files vmscope maps too (observer.h); and
+	 * it fills), no note of the files vmscope maps too (observer.h); the
+	 * task whose files show the address space found once
+	 * (procfs_mm_path_of); the identity without libproc2, its command
+	 * line left "" (proclist_identity_lean); threads without names; and
 	 * the steps that settle (steps.h: the glibc heap walk) read the
 	 * running target twice, keeping what both reads agree on
 	 * (VMS_SRC_SETTLE). */

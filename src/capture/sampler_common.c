@@ -303,6 +303,15 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm,
 	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
+	/* a lean identity has none (proclist_identity_lean): Uid's second
+	 * field, the effective one, as libproc2 gives it */
+	if (mm > 0 && !s->proc.uid) {
+		const char *u = memmem(b, n, "\nUid:", 5);
+		unsigned long e;
+
+		if (u && sscanf(u + 5, "%*u %lu", &e) == 1)
+			s->proc.uid = (uid_t)e;
+	}
 	if (s->raw) { /* kept for a snapshot file, as read */
 		free(s->raw->status);
 		s->raw->status = b;

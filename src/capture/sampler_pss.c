@@ -274,8 +274,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	priv->pidfd = procfs_pidfd_open(o->pid);
 	if (priv->pidfd < 0 && errno == ESRCH)
 		return procfs_errno_error(err, o->pid, "status", ESRCH);
-	if (proclist_identity_of(o->pid, o->lean ? s->src.pid : 0, &s->arena,
-				 &s->proc, err) < 0)
+	if ((o->lean ? proclist_identity_lean(o->pid, s->src.pid, &s->arena,
+					      &s->proc, err)
+		     : proclist_identity(o->pid, &s->arena, &s->proc, err)) < 0)
 		return -1;
 	if (!o->freeze) {
 		rc = pss_read(o, s, NULL, err);
