@@ -125,6 +125,10 @@ static int regions_read(const struct vms_capture_opts *o,
 	return 0;
 }
 
+/* Regions a lean capture reads before it reserves the array for the most
+ * a process may have. */
+#define LEAN_RESERVE 4096
+
 /* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
  * reader thread; smaps's rollup and raw text besides. */
 static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
@@ -137,7 +141,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
 	bool lean = o && o->lean;
-	bool rollup = smaps && !lean;
+	bool rollup = smaps && !lean, reserved = false;
 	int fd, rc = -1;
 
 	smaps_parser_init(&p, s);
@@ -183,6 +187,14 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 		if (n < 0) {
 			read_error(err, pid, name, errno);
 			goto out;
+		}
+		/* lean: a large process (past LEAN_RESERVE regions) gets the
+		 * reservation the others go without, before the doubling of
+		 * its array copies it and faults it again (8% of a run with a
+		 * process of 65,000 regions) */
+		if (lean && !reserved && s->nregions > LEAN_RESERVE) {
+			reserved = true;
+			(void)vms_snapshot_reserve(s, map_count_bound());
 		}
 		populate_ahead(s, &faulted);
 		if (smaps && s->raw &&
