@@ -303,7 +303,7 @@ void sampler_forget_regions(struct vms_snapshot *s)
 		s->raw->smaps_len = 0;
 }
 
-int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm,
+int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm, bool *one,
 			struct vms_error *err)
 {
 	char path[128], *b;
@@ -315,6 +315,12 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm,
 	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
+	if (one) {
+		const char *st = memmem(b, n, "\nState:\t", 8);
+
+		*one = mm == pid && procfs_status_value(b, n, "Threads") == 1 &&
+		       st && st + 8 < b + n && st[8] != 'Z' && st[8] != 'X';
+	}
 	/* a lean identity has none (proclist_identity_lean): Uid's second
 	 * field, the effective one, as libproc2 gives it */
 	if (mm > 0 && !s->proc.uid) {
@@ -406,12 +412,30 @@ static int lean_sp(pid_t pid, pid_t tid, uint64_t *sp)
 }
 
 int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid, bool lean,
-			      struct vms_error *err)
+			      bool one, struct vms_error *err)
 {
 	pid_t *tids;
 	size_t n, i;
 	bool missed = false;
 
+	if (lean && one) {
+		/* its main thread alone, not exited: status said so */
+		if (alloc_threads(s, 1, err) < 0)
+			return -1;
+		s->threads[0].tid = pid;
+		s->threads[0].name = NULL;
+		s->threads[0].sp = 0;
+		if (lean_sp(pid, pid, &s->threads[0].sp) < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "process %d exited during capture",
+					     (int)pid);
+		s->nthreads = 1;
+		if (!s->threads[0].sp && !s->cap.partial)
+			s->cap.partial = "some threads were running: their "
+					 "stack pointers are unknown (use "
+					 "--freeze)";
+		return 0;
+	}
 	if (procfs_list_tasks(pid, &tids, &n) < 0)
 		return procfs_errno_error(err, pid, "task list", errno);
 	if (alloc_threads(s, n, err) < 0) {

@@ -228,12 +228,13 @@ static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	struct pss_priv *priv = s->src.priv;
 	/* a lean capture finds the task to read once (s->src.pid) */
 	pid_t mm = o->lean ? s->src.pid : 0;
+	bool one = false;
 
 	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
-	    sampler_read_status(s, o->pid, mm, err) < 0)
+	    sampler_read_status(s, o->pid, mm, o->lean ? &one : NULL, err) < 0)
 		return -1;
 	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
-	       : sampler_threads_from_proc(s, o->pid, o->lean, err) < 0)
+	       : sampler_threads_from_proc(s, o->pid, o->lean, one, err) < 0)
 		return -1;
 	/* mem and pagemap now, bound to this address space: never a reused
 	 * pid's later. Not being able to read memory is not a failure of
