@@ -24,16 +24,28 @@ int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
 	c->bsize = bsize;
 	c->page = page ? page : 4096;
 	c->direct = direct;
-	/* a direct-mapped block of many pages reads past an absent one */
-	c->multi = direct && bsize > c->page;
-	if (!bsize || (c->multi &&
-		       (bsize % c->page || bsize / c->page > MCACHE_BLK_PAGES)))
+	if (!bsize)
 		return -1;
 	c->blk = calloc(nblk, sizeof(*c->blk));
 	if (!c->blk)
 		return -1;
 	for (i = 0; i < nblk; i++)
 		c->blk[i].base = UINT64_MAX;
+	return 0;
+}
+
+int mcache_init_runs(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
+		     size_t maxblk, size_t bsize, uint64_t page)
+{
+	if (mcache_init(c, mem, nblk, bsize, page, true) < 0)
+		return -1;
+	c->multi = true;
+	c->maxblk = maxblk;
+	if (bsize % c->page || nblk < 2 || (nblk & (nblk - 1)) ||
+	    bsize / c->page > MCACHE_BLK_PAGES) {
+		mcache_fini(c);
+		return -1;
+	}
 	return 0;
 }
 
@@ -142,6 +154,53 @@ static size_t avail(const struct mcache *c, const struct mcache_blk *b,
 	return end > pg ? end * c->page - off : 0;
 }
 
+/* The first slot of the pair that holds the block at base. */
+static struct mcache_blk *pair_of(const struct mcache *c,
+				  struct mcache_blk *blk, size_t nblk,
+				  uint64_t base)
+{
+	uint64_t h = (base / c->bsize) * 0x9e3779b97f4a7c15ull;
+
+	return &blk[((size_t)(h >> 32) % nblk) & ~(size_t)1];
+}
+
+/* Twice the slots (a multi cache): every block held moved to its pair in
+ * the new array (one whose pair is taken let go: rare at half full). -1
+ * on out of memory (the cache goes on as it is). */
+static int grow(struct mcache *c)
+{
+	size_t n = c->nblk * 2, i;
+	struct mcache_blk *nb = calloc(n, sizeof(*nb)), *b;
+
+	if (!nb)
+		return -1;
+	for (i = 0; i < n; i++)
+		nb[i].base = UINT64_MAX;
+	c->nheld = 0;
+	for (i = 0; i < c->nblk; i++) {
+		struct mcache_blk *o = &c->blk[i];
+
+		if (o->base == UINT64_MAX) {
+			free(o->buf);
+			continue;
+		}
+		b = pair_of(c, nb, n, o->base);
+		if (b->base != UINT64_MAX)
+			b++;
+		if (b->base != UINT64_MAX) {
+			free(o->buf);
+			continue;
+		}
+		*b = *o;
+		c->nheld++;
+	}
+	free(c->blk);
+	c->blk = nb;
+	c->nblk = n;
+	c->last = NULL;
+	return 0;
+}
+
 /* The block holding addr, loaded if need be; NULL when addr is absent. */
 static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
 {
@@ -153,19 +212,24 @@ static struct mcache_blk *blk_for(struct mcache *c, uint64_t addr)
 		/* two ways: a block of a library's data and one of the heap
 		 * that fall on the same slot do not take turns; an absent
 		 * page stays absent for the walk: not read again */
-		uint64_t h;
-
 		base = addr - addr % c->bsize;
-		h = (base / c->bsize) * 0x9e3779b97f4a7c15ull;
-		b = &c->blk[(size_t)(h >> 32) % c->nblk & ~(size_t)1];
+		b = pair_of(c, c->blk, c->nblk, base);
 		if (b->base != base && b[1].base == base)
 			b++;
 		else if (b->base != base) {
 			if (base > UINT64_MAX - c->bsize)
 				return NULL;
+			/* half full: twice the slots, up to maxblk */
+			if (c->nheld >= c->nblk / 2 && c->nblk < c->maxblk &&
+			    grow(c) == 0)
+				b = pair_of(c, c->blk, c->nblk, base);
 			if (b[1].used < b->used)
 				b++;
+			if (b->base == UINT64_MAX)
+				c->nheld++;
 			load(c, b, base);
+			if (b->base == UINT64_MAX)
+				c->nheld--;
 		}
 		b->used = ++c->clock;
 		return avail(c, b, addr) ? b : NULL;
@@ -224,15 +288,17 @@ static int cmp_base(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Blocks read again in one read at most (its buffer: 1 MiB of 64 KiB
- * blocks, below the mmap threshold vmscope --all sets). */
-#define REFRESH_RUN 16
+/* Bytes read again in one read at most (its buffer: below the mmap
+ * threshold vmscope --all sets), and pages. */
+#define REFRESH_BYTES (1u << 20)
+#define REFRESH_PAGES (REFRESH_BYTES / 4096 + MCACHE_BLK_PAGES)
 
 int mcache_refresh(struct mcache *c)
 {
 	struct mcache_blk **held;
-	unsigned char *buf = NULL, ok[REFRESH_RUN * MCACHE_BLK_PAGES];
+	unsigned char *buf = NULL, ok[REFRESH_PAGES];
 	size_t n = 0, i, j, k, np = c->bsize / c->page;
+	size_t run = REFRESH_BYTES / c->bsize ? REFRESH_BYTES / c->bsize : 1;
 
 	c->bytes_read = 0;
 	c->last = NULL;
@@ -245,6 +311,7 @@ int mcache_refresh(struct mcache *c)
 	if (!held) {
 		for (i = 0; i < c->nblk; i++)
 			c->blk[i].base = UINT64_MAX;
+		c->nheld = 0;
 		return -1;
 	}
 	for (i = 0; i < c->nblk; i++)
@@ -253,7 +320,7 @@ int mcache_refresh(struct mcache *c)
 	qsort(held, n, sizeof(*held), cmp_base);
 	for (i = 0; i < n; i = j) {
 		/* the run of adjacent blocks from held[i] */
-		for (j = i + 1; j < n && j - i < REFRESH_RUN &&
+		for (j = i + 1; j < n && j - i < run &&
 				held[j]->base == held[j - 1]->base + c->bsize;
 		     j++)
 			;
@@ -264,9 +331,10 @@ int mcache_refresh(struct mcache *c)
 			held[i]->used = ++c->clock;
 			continue;
 		}
-		if (!buf && !(buf = malloc(REFRESH_RUN * c->bsize))) {
+		if (!buf && !(buf = malloc(run * c->bsize))) {
 			for (k = i; k < n; k++)
 				held[k]->base = UINT64_MAX;
+			c->nheld -= n - i;
 			free(held);
 			return -1;
 		}

@@ -46,9 +46,10 @@ struct mcache {
 	 * malloc's mmap threshold, which would move it */
 	uint64_t page, clock, bytes_read;
 	bool direct; /* direct-mapped by page (pointer chasing), else LRU */
-	bool multi; /* direct with blocks of many pages, each valid or not,
-		     * two ways (a pair of slots a block) */
+	bool multi; /* mcache_init_runs: blocks whose pages are each valid or
+		     * not, two ways (a pair of slots a block) */
 	bool oom; /* a block's buffer could not be had */
+	size_t nheld, maxblk; /* multi: blocks held, the most slots */
 	struct mcache_blk *last; /* the block last used */
 };
 
@@ -56,6 +57,14 @@ struct mcache {
  * of memory. */
 int mcache_init(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
 		size_t bsize, uint64_t page, bool direct);
+/* A cache that mcache_refresh() reads again in runs: two ways, each block
+ * of bsize (a multiple of page, at most MCACHE_BLK_PAGES of them) its
+ * pages valid or not; nblk slots (a power of two) to begin with, twice as
+ * many each time half are held, up to maxblk: a walk of a small heap
+ * sets up a small table, one of a large heap reads each block once. -1
+ * on out of memory or a bad size. */
+int mcache_init_runs(struct mcache *c, const struct glibc_mem *mem, size_t nblk,
+		     size_t maxblk, size_t bsize, uint64_t page);
 void mcache_fini(struct mcache *c);
 /* Reads every block held again (from c->mem); bytes_read counts from 0.
  * -1 on out of memory (the cache is then left empty). */

@@ -628,16 +628,12 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 
 /* ---- the process ---- */
 
-/* The lists' page cache (lists_only): LISTS_NBLK blocks of 64 KiB (128 MiB
- * of a heap, each block allocated as it is read), or of
- * a page where pages are larger. */
-#define LISTS_NBLK 2048
-
-static size_t lists_block(uint64_t page)
-{
-	return page >= (64u << 10) ? (size_t)page
-				   : (size_t)((64u << 10) / page * page);
-}
+/* The lists' page cache (lists_only): page-sized blocks (a block of many
+ * pages reads pages the lists do not touch: a CPython heap's cost 2x),
+ * LISTS_NBLK slots to begin with, up to LISTS_MAXBLK (128 MiB of 4 KiB
+ * pages), each block's buffer allocated as it is read. */
+#define LISTS_NBLK 64
+#define LISTS_MAXBLK 32768
 
 struct glibc_walk_keep {
 	struct mcache pages;
@@ -734,12 +730,11 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 		if (mcache_refresh(&w.pages) < 0)
 			goto out;
 	} else if (in->lists_only
-			   /* the lists alone jump about the heap: room for
-			    * 64 MiB of it in 64 KiB blocks (each allocated
-			    * as it is read), each read once: one read for
-			    * the pages a heap's lists hold near together */
-			   ? mcache_init(&w.pages, mem, LISTS_NBLK,
-					 lists_block(page), page, true) < 0
+			   /* the lists alone jump about the heap: a page
+			    * cache that grows with what is read (up to 128
+			    * MiB), each page read once a walk */
+			   ? mcache_init_runs(&w.pages, mem, LISTS_NBLK,
+					      LISTS_MAXBLK, page, page) < 0
 			   : mcache_init(&w.pages, mem, 256, page, page, true) <
 				     0) {
 		goto out;
