@@ -352,6 +352,55 @@ int mcache_refresh(struct mcache *c)
 	return 0;
 }
 
+/* ---- the cache kept between walks (glibc_walk.h) ---- */
+
+/* The lists' page cache (lists_only): page-sized blocks (a block of many
+ * pages reads pages the lists do not touch: a CPython heap's cost 2x),
+ * LISTS_NBLK slots to begin with, up to LISTS_MAXBLK (128 MiB of 4 KiB
+ * pages), each block's buffer allocated as it is read. */
+#define LISTS_NBLK 64
+#define LISTS_MAXBLK 32768
+
+int walk_pages_init(struct mcache *c, const struct glibc_mem *mem,
+		    uint64_t page, bool lists_only,
+		    struct glibc_walk_keep *keep)
+{
+	if (keep && keep->ready) {
+		/* the walk before read these: again, in runs */
+		*c = keep->pages;
+		keep->ready = false;
+		c->mem = mem;
+		return mcache_refresh(c);
+	}
+	/* the lists alone jump about the heap: a page cache that grows
+	 * with what is read, each page read once a walk */
+	return lists_only ? mcache_init_runs(c, mem, LISTS_NBLK, LISTS_MAXBLK,
+					     page, page)
+			  : mcache_init(c, mem, 256, page, page, true);
+}
+
+void walk_pages_done(struct mcache *c, struct glibc_walk_keep *keep)
+{
+	if (keep && c->blk) {
+		keep->pages = *c;
+		keep->ready = true;
+	} else {
+		mcache_fini(c);
+	}
+}
+
+struct glibc_walk_keep *glibc_walk_keep_new(void)
+{
+	return calloc(1, sizeof(struct glibc_walk_keep));
+}
+
+void glibc_walk_keep_free(struct glibc_walk_keep *k)
+{
+	if (k && k->ready)
+		mcache_fini(&k->pages);
+	free(k);
+}
+
 /* ---- checks and the block callback (glibc_walk_int.h) ---- */
 
 int walk_block(struct walk *w, uint64_t arena, uint64_t chunk, uint64_t usable,

@@ -628,18 +628,6 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 
 /* ---- the process ---- */
 
-/* The lists' page cache (lists_only): page-sized blocks (a block of many
- * pages reads pages the lists do not touch: a CPython heap's cost 2x),
- * LISTS_NBLK slots to begin with, up to LISTS_MAXBLK (128 MiB of 4 KiB
- * pages), each block's buffer allocated as it is read. */
-#define LISTS_NBLK 64
-#define LISTS_MAXBLK 32768
-
-struct glibc_walk_keep {
-	struct mcache pages;
-	bool ready; /* pages holds what the last walk read */
-};
-
 static int add_arena(struct glibc_walk_res *r, size_t *cap, uint64_t addr)
 {
 	if (r->narenas == *cap) {
@@ -722,23 +710,8 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	if (!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
 					   in->page_size, false) < 0)
 		goto out;
-	if (keep && keep->ready) {
-		/* the walk before read these: again, in runs */
-		w.pages = keep->pages;
-		keep->ready = false;
-		w.pages.mem = mem;
-		if (mcache_refresh(&w.pages) < 0)
-			goto out;
-	} else if (in->lists_only
-			   /* the lists alone jump about the heap: a page
-			    * cache that grows with what is read (up to 128
-			    * MiB), each page read once a walk */
-			   ? mcache_init_runs(&w.pages, mem, LISTS_NBLK,
-					      LISTS_MAXBLK, page, page) < 0
-			   : mcache_init(&w.pages, mem, 256, page, page, true) <
-				     0) {
+	if (walk_pages_init(&w.pages, mem, page, in->lists_only, keep) < 0)
 		goto out;
-	}
 	if (!read_mp(&w, res)) {
 		walk_note(res->partial, sizeof(res->partial),
 			  "mp_ at 0x%llx cannot be read",
@@ -804,25 +777,8 @@ out:
 	free(w.segoff);
 	free(w.segbytes);
 	mcache_fini(&w.blocks);
-	if (keep && rc == 0 && w.pages.blk) {
-		keep->pages = w.pages; /* for the next walk */
-		keep->ready = true;
-	} else {
-		mcache_fini(&w.pages);
-	}
+	walk_pages_done(&w.pages, rc == 0 ? keep : NULL);
 	return rc;
-}
-
-struct glibc_walk_keep *glibc_walk_keep_new(void)
-{
-	return calloc(1, sizeof(struct glibc_walk_keep));
-}
-
-void glibc_walk_keep_free(struct glibc_walk_keep *k)
-{
-	if (k && k->ready)
-		mcache_fini(&k->pages);
-	free(k);
 }
 
 void glibc_walk_fini(struct glibc_walk_res *res)
