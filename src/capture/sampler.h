@@ -46,6 +46,9 @@ struct vms_capture_opts {
 	 * running target twice, keeping what both reads agree on
 	 * (VMS_SRC_SETTLE). */
 	bool lean;
+	/* Optional: vm.mmap_min_addr, read once for a run of many captures
+	 * (vmscope --all); 0: the capture reads it. */
+	uint64_t mmap_min_addr;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
 	/* fork: every counter read inside the freeze (smaps), never the

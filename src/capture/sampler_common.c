@@ -278,7 +278,10 @@ static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
 		sampler_forget_regions(s);
 	}
 	/* This machine's user address range: the live process's own. */
-	totals_set_user_range(s, procfs_mmap_min_addr(), procfs_user_end());
+	totals_set_user_range(s,
+			      o && o->mmap_min_addr ? o->mmap_min_addr
+						    : procfs_mmap_min_addr(),
+			      procfs_user_end());
 	return 0;
 }
 
