@@ -233,7 +233,9 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 				      (int)pid);
 		goto out;
 	}
-	if (procfs_pid_exiting_of(pid, lean ? s->src.pid : 0)) {
+	/* lean: its identity was checked (no kernel thread), and a zombie's
+	 * statm is all zero: statm alone says it */
+	if (lean ? procfs_mm_gone(pid, s->src.pid) : procfs_pid_exiting(pid)) {
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture (its %s "
 			      "ended after %zu regions)",

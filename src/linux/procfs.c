@@ -352,16 +352,6 @@ bool procfs_pidfd_reaped(int pidfd)
 
 bool procfs_pid_exiting(pid_t pid)
 {
-	return procfs_pid_exiting_of(pid, 0);
-}
-
-bool procfs_pid_exiting_of(pid_t pid, pid_t mm)
-{
-	char path[128];
-	char *b;
-	size_t n;
-	bool gone;
-
 	switch (procfs_pid_kind(pid, NULL)) {
 	case PROCFS_GONE:
 	case PROCFS_ZOMBIE:
@@ -373,6 +363,16 @@ bool procfs_pid_exiting_of(pid_t pid, pid_t mm)
 	}
 	/* A main thread that exited has no address space of its own: ask a
 	 * thread that runs. */
+	return procfs_mm_gone(pid, 0);
+}
+
+bool procfs_mm_gone(pid_t pid, pid_t mm)
+{
+	char path[128];
+	char *b;
+	size_t n;
+	bool gone;
+
 	procfs_mm_path_of(pid, mm, "statm", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
 		return errno == ENOENT || errno == ESRCH;

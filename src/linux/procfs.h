@@ -118,8 +118,11 @@ bool procfs_pid_exists(pid_t pid);
  * record boundary, looking complete, and ptrace answers EPERM). False for a
  * kernel thread, which never had one. */
 bool procfs_pid_exiting(pid_t pid);
-/* The same, its statm read from mm (procfs_mm_path_of; 0 finds it). */
-bool procfs_pid_exiting_of(pid_t pid, pid_t mm);
+/* Whether the address space of pid, known to have had one (its identity
+ * checked: no kernel thread), is gone: its statm (read from mm as
+ * procfs_mm_path_of) all zero or unreadable (exited, a zombie, or
+ * exiting). procfs_pid_exiting without its read of stat. */
+bool procfs_mm_gone(pid_t pid, pid_t mm);
 
 /* The user address range ends here on this machine (the highest address a
  * mapping can have without opting into 5-level paging). */
