@@ -184,18 +184,12 @@ static struct pids_info *select_one(pid_t pid, enum pids_item *items, int n,
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err)
 {
-	return proclist_identity_of(pid, 0, a, p, err);
-}
-
-int proclist_identity_of(pid_t pid, pid_t known, struct arena *a,
-			 struct vms_process *p, struct vms_error *err)
-{
 	enum pids_item items[] = { PIDS_CMD, PIDS_CMDLINE, PIDS_EXE,
 				   PIDS_ID_EUID };
 	struct pids_fetch *f;
 	/* A main thread that exited has no command line or exe left: those
 	 * of a live thread (the process's), its name still the leader's. */
-	pid_t mm = known > 0 ? known : procfs_mm_pid(pid);
+	pid_t mm = procfs_mm_pid(pid);
 	struct pids_info *info = select_one(mm, items, 4, &f, err);
 	struct pids_stack *st;
 	const char *exe, *cl;

@@ -50,10 +50,6 @@ void proclist_free(struct proc_list *l);
  * thread, a zombie) fails here with a message saying which. */
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err);
-/* The same, read from mm (procfs_mm_pid's answer found once for the
- * capture: procfs_mm_path_of; 0 finds it). */
-int proclist_identity_of(pid_t pid, pid_t mm, struct arena *a,
-			 struct vms_process *p, struct vms_error *err);
 /* What a capture of vmscope --all uses of it, without libproc2 (whose
  * look-up of one process reads /proc/uptime, status and stat besides:
  * a tenth of such a run's time): the name (comm) and exe; the command
