@@ -3,17 +3,18 @@
  * the heap in large blocks and a pointer chase reads each page once.
  *
  * Contract: a cache reads only through its glibc_mem; a block starts on a
- * page boundary (a direct-mapped one on a multiple of its size) and holds
- * the bytes of the pages the reads returned: a block of many pages reads
- * past an absent page to the present ones after it (each page valid or
- * not). mcache_copy() is all-or-nothing: it copies n bytes at addr and
- * returns true, or returns false when any of them is absent. The cache
- * owns its buffers (each allocated when its block is first read):
- * mcache_fini() frees them. mcache_refresh() reads every block held again,
- * adjacent blocks in one read: a second walk of a running target reads
- * what the first read in runs, not a page at a time. Private to the
- * walker (glibc_walk.c, glibc_tcache.c), with the pointer checks of
- * glibc_walk_int.h.
+ * page boundary (one of mcache_init_runs on a multiple of its size) and
+ * holds the bytes the read returned (mcache_init_runs: of each page read,
+ * a block reading past an absent page to the present ones after it).
+ * mcache_copy() is all-or-nothing: it copies n bytes at addr and returns
+ * true, or returns false when any of them is absent. The cache owns its
+ * buffers (each allocated when its block is first read): mcache_fini()
+ * frees them. mcache_refresh() reads every block held again, adjacent
+ * blocks in one read: a second walk of a running target reads what the
+ * first read in runs, not a page at a time. Private to the walker
+ * (glibc_walk.c, glibc_tcache.c), with the pointer checks of
+ * glibc_walk_int.h; glibc_mcache.c also keeps the cache between walks
+ * (glibc_walk_keep_*, walk_pages_init).
  */
 #ifndef VMS_GLIBC_MCACHE_H
 #define VMS_GLIBC_MCACHE_H
