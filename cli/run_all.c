@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "elf/elfcache.h"
 #include "export/export_openmetrics.h"
+#include "linux/procfs.h"
 #include "linux/proclist.h"
 #include "pipeline.h"
 
@@ -145,6 +146,7 @@ struct all_run {
 	/* the mapped ELF files, read once for every process of the run
 	 * (NULL: each capture reads its own) */
 	struct elfcache *elf;
+	uint64_t mmap_min_addr; /* read once for the run */
 };
 
 static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
@@ -171,7 +173,8 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 {
 	struct vms_capture_opts co = { .pid = pid,
 				       .elfcache = r->elf,
-				       .lean = true };
+				       .lean = true,
+				       .mmap_min_addr = r->mmap_min_addr };
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s;
 	char buf[4096], cg[1024] = "";
@@ -387,6 +390,7 @@ int cli_all(const struct args *a)
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	r.elf = elfcache_new(); /* without it, each capture reads its own */
+	r.mmap_min_addr = procfs_mmap_min_addr();
 	rc = all_in(a, &r);
 	elfcache_free(r.elf);
 	free(r.v);

@@ -38,7 +38,10 @@ struct vms_capture_opts {
 	 * costs more than a small process's smaps), no smaps_rollup read
 	 * beside it (a check of the figures, s->rollup left invalid), no
 	 * reservation of the region array for vm.max_map_count (it grows as
-	 * it fills), no note of the files vmscope maps too (observer.h); and
+	 * it fills), no note of the files vmscope maps too (observer.h); the
+	 * task whose files show the address space found once
+	 * (procfs_mm_path_of); the identity without libproc2, its command
+	 * line left "" (proclist_identity_lean); threads without names; and
 	 * the steps that settle (steps.h: the glibc heap walk) read the
 	 * running target twice, keeping what both reads agree on
 	 * (VMS_SRC_SETTLE). */
@@ -46,6 +49,9 @@ struct vms_capture_opts {
 	/* Optional: the steps to run after the capture (pipeline.h,
 	 * vms_finish_opts.steps), NULL-ended; NULL: all of them. */
 	const char *const *steps;
+	/* Optional: vm.mmap_min_addr, read once for a run of many captures
+	 * (vmscope --all); 0: the capture reads it. */
+	uint64_t mmap_min_addr;
 	bool freeze; /* pss: stop the target while its counters are read */
 	bool no_memory; /* never read target memory (classify by shape only) */
 	/* fork: every counter read inside the freeze (smaps), never the

@@ -125,6 +125,10 @@ static int regions_read(const struct vms_capture_opts *o,
 	return 0;
 }
 
+/* Regions a lean capture reads before it reserves the array for the most
+ * a process may have. */
+#define LEAN_RESERVE 4096
+
 /* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
  * reader thread; smaps's rollup and raw text besides. */
 static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
@@ -137,13 +141,13 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
 	bool lean = o && o->lean;
-	bool rollup = smaps && !lean;
+	bool rollup = smaps && !lean, reserved = false;
 	int fd, rc = -1;
 
 	smaps_parser_init(&p, s);
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
-	procfs_mm_path(pid, name, path, sizeof(path));
+	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return procfs_errno_error(err, pid, name, errno);
@@ -184,6 +188,14 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 			read_error(err, pid, name, errno);
 			goto out;
 		}
+		/* lean: a large process (past LEAN_RESERVE regions) gets the
+		 * reservation the others go without, before the doubling of
+		 * its array copies it and faults it again (8% of a run with a
+		 * process of 65,000 regions) */
+		if (lean && !reserved && s->nregions > LEAN_RESERVE) {
+			reserved = true;
+			(void)vms_snapshot_reserve(s, map_count_bound());
+		}
 		populate_ahead(s, &faulted);
 		if (smaps && s->raw &&
 		    vms_raw_append_smaps(s->raw, data, (size_t)n) < 0) {
@@ -221,7 +233,9 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 				      (int)pid);
 		goto out;
 	}
-	if (procfs_pid_exiting(pid)) {
+	/* lean: its identity was checked (no kernel thread), and a zombie's
+	 * statm is all zero: statm alone says it */
+	if (lean ? procfs_mm_gone(pid, s->src.pid) : procfs_pid_exiting(pid)) {
 		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 			      "process %d exited during capture (its %s "
 			      "ended after %zu regions)",
@@ -266,7 +280,10 @@ static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
 		sampler_forget_regions(s);
 	}
 	/* This machine's user address range: the live process's own. */
-	totals_set_user_range(s, procfs_mmap_min_addr(), procfs_user_end());
+	totals_set_user_range(s,
+			      o && o->mmap_min_addr ? o->mmap_min_addr
+						    : procfs_mmap_min_addr(),
+			      procfs_user_end());
 	return 0;
 }
 
@@ -291,7 +308,7 @@ void sampler_forget_regions(struct vms_snapshot *s)
 		s->raw->smaps_len = 0;
 }
 
-int sampler_read_status(struct vms_snapshot *s, pid_t pid,
+int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm, bool *one,
 			struct vms_error *err)
 {
 	char path[128], *b;
@@ -299,10 +316,25 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid,
 	long long pte;
 
 	/* A live thread's: the exited main thread's status has no Vm lines. */
-	procfs_mm_path(pid, "status", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "status", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
 		return procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
+	if (one) {
+		const char *st = memmem(b, n, "\nState:\t", 8);
+
+		*one = mm == pid && procfs_status_value(b, n, "Threads") == 1 &&
+		       st && st + 8 < b + n && st[8] != 'Z' && st[8] != 'X';
+	}
+	/* a lean identity has none (proclist_identity_lean): Uid's second
+	 * field, the effective one, as libproc2 gives it */
+	if (mm > 0 && !s->proc.uid) {
+		const char *u = memmem(b, n, "\nUid:", 5);
+		unsigned long e;
+
+		if (u && sscanf(u + 5, "%*u %lu", &e) == 1)
+			s->proc.uid = (uid_t)e;
+	}
 	if (s->raw) { /* kept for a snapshot file, as read */
 		free(s->raw->status);
 		s->raw->status = b;
@@ -361,13 +393,54 @@ int sampler_threads_from_freeze(struct vms_snapshot *s, const struct freeze *f,
 	return 0;
 }
 
-int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
-			      struct vms_error *err)
+/* A thread's sp from its syscall file, retried while it runs: -1 when the
+ * file cannot be read (the thread is gone), else 0 (sp 0: unknown). */
+static int lean_sp(pid_t pid, pid_t tid, uint64_t *sp)
+{
+	char name[64], *b;
+	size_t len;
+	int tries;
+
+	snprintf(name, sizeof(name), "task/%d/syscall", (int)tid);
+	for (tries = 0; tries < 20; tries++) {
+		int ok;
+
+		if (procfs_read_pid(pid, name, &b, &len) < 0)
+			return tries ? 0 : -1;
+		ok = procfs_syscall_sp_parse(b, len, sp) == 0;
+		free(b);
+		if (ok)
+			return 0;
+		sched_yield();
+	}
+	return 0;
+}
+
+int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid, bool lean,
+			      bool one, struct vms_error *err)
 {
 	pid_t *tids;
 	size_t n, i;
 	bool missed = false;
 
+	if (lean && one) {
+		/* its main thread alone, not exited: status said so */
+		if (alloc_threads(s, 1, err) < 0)
+			return -1;
+		s->threads[0].tid = pid;
+		s->threads[0].name = NULL;
+		s->threads[0].sp = 0;
+		if (lean_sp(pid, pid, &s->threads[0].sp) < 0)
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "process %d exited during capture",
+					     (int)pid);
+		s->nthreads = 1;
+		if (!s->threads[0].sp && !s->cap.partial)
+			s->cap.partial = "some threads were running: their "
+					 "stack pointers are unknown (use "
+					 "--freeze)";
+		return 0;
+	}
 	if (procfs_list_tasks(pid, &tids, &n) < 0)
 		return procfs_errno_error(err, pid, "task list", errno);
 	if (alloc_threads(s, n, err) < 0) {
@@ -381,8 +454,30 @@ int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid,
 		int tries;
 
 		t->tid = tids[i];
-		if (procfs_thread_exited(pid, tids[i]))
-			continue; /* a main thread that called pthread_exit() */
+		t->name = NULL;
+		t->sp = 0;
+		/* a main thread that called pthread_exit(): lean, only the
+		 * main thread is asked (another that exits is gone, and its
+		 * syscall file with it) */
+		if ((!lean || tids[i] == pid) &&
+		    procfs_thread_exited(pid, tids[i]))
+			continue;
+		if (lean) {
+			if (lean_sp(pid, tids[i], &t->sp) < 0) {
+				if (!procfs_pid_exists(pid)) {
+					free(tids);
+					return vms_error_set(
+						err, VMS_ERR_CAPTURE, ESRCH,
+						"process %d exited during "
+						"capture",
+						(int)pid);
+				}
+				continue; /* the thread exited meanwhile */
+			}
+			missed |= t->sp == 0;
+			s->nthreads++;
+			continue;
+		}
 		t->name = thread_name(s, pid, tids[i]);
 		if (!t->name && !procfs_pid_exists(pid)) {
 			free(tids);

@@ -383,7 +383,7 @@ static int read_original(const struct vms_capture_opts *o,
 	*after_fork = fast && !o->no_memory;
 	if (!o->no_memory && preflight_uffd(o->pid, s, err) < 0)
 		return -1;
-	if (sampler_read_status(s, o->pid, err) < 0)
+	if (sampler_read_status(s, o->pid, 0, NULL, err) < 0)
 		return -1;
 	if ((need = clone_commit(s)) > room)
 		return vms_error_set(

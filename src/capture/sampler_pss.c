@@ -111,6 +111,36 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return memread_read(&p->mem, addr, buf, len, err);
 }
 
+static ssize_t pss_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok,
+			      struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+
+	memset(ok, 0, npages);
+	if (!p || p->mem_failed)
+		return 0;
+	if (!p->mem_open) {
+		p->mem_failed = true;
+		if (err)
+			*err = p->mem_err;
+		return -1;
+	}
+	if (p->freeze && !p->held) {
+		struct fork_keeper k;
+		ssize_t got;
+		uint64_t us;
+
+		if (pss_freeze(&k, s->proc.pid, err) < 0)
+			return -1;
+		got = memread_read_pages(&p->mem, addr, buf, npages, ok, err);
+		if (pss_thaw(&k, &us, err) < 0)
+			return -1;
+		return got;
+	}
+	return memread_read_pages(&p->mem, addr, buf, npages, ok, err);
+}
+
 /* Only while the target is held still: otherwise the pages would be of
  * another instant than the memory read with them. */
 static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
@@ -181,6 +211,7 @@ static void pss_release(struct vms_snapshot *s)
 static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
+	.read_pages = pss_read_pages,
 	.present = pss_present,
 	.pages = pss_pages,
 	.hold = pss_hold,
@@ -195,16 +226,20 @@ static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		    const struct freeze *fz, struct vms_error *err)
 {
 	struct pss_priv *priv = s->src.priv;
+	/* a lean capture finds the task to read once (s->src.pid) */
+	pid_t mm = o->lean ? s->src.pid : 0;
+	bool one = false;
+
 	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
-	    sampler_read_status(s, o->pid, err) < 0)
+	    sampler_read_status(s, o->pid, mm, o->lean ? &one : NULL, err) < 0)
 		return -1;
 	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
-	       : sampler_threads_from_proc(s, o->pid, err) < 0)
+	       : sampler_threads_from_proc(s, o->pid, o->lean, one, err) < 0)
 		return -1;
 	/* mem and pagemap now, bound to this address space: never a reused
 	 * pid's later. Not being able to read memory is not a failure of
 	 * the capture: the first read says why. */
-	if (memread_open(&priv->mem, o->pid, &priv->mem_err) == 0)
+	if (memread_open_of(&priv->mem, o->pid, mm, &priv->mem_err) == 0)
 		priv->mem_open = true;
 	return 0;
 }
@@ -240,7 +275,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	priv->pidfd = procfs_pidfd_open(o->pid);
 	if (priv->pidfd < 0 && errno == ESRCH)
 		return procfs_errno_error(err, o->pid, "status", ESRCH);
-	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0)
+	if ((o->lean ? proclist_identity_lean(o->pid, s->src.pid, &s->arena,
+					      &s->proc, err)
+		     : proclist_identity(o->pid, &s->arena, &s->proc, err)) < 0)
 		return -1;
 	if (!o->freeze) {
 		rc = pss_read(o, s, NULL, err);

@@ -11,6 +11,12 @@
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 {
+	return memread_open_of(m, pid, 0, err);
+}
+
+int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
+		    struct vms_error *err)
+{
 	char path[128];
 
 	memset(m, 0, sizeof(*m));
@@ -19,11 +25,11 @@ int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 	/* Each file holds the address space it was opened on (the kernel
 	 * takes the mm at open): a live thread's when the main thread has
 	 * exited, whose own mem has none. */
-	procfs_mm_path(pid, "mem", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "mem", path, sizeof(path));
 	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->mem_fd < 0)
 		return procfs_errno_error(err, pid, "memory", errno);
-	procfs_mm_path(pid, "pagemap", path, sizeof(path));
+	procfs_mm_path_of(pid, mm, "pagemap", path, sizeof(path));
 	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->pagemap_fd < 0) {
 		int e = errno;
@@ -143,4 +149,51 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 		done += r;
 	}
 	return done;
+}
+
+ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
+			   size_t npages, unsigned char *ok,
+			   struct vms_error *err)
+{
+	uint64_t ps = m->page_size;
+	size_t i = 0, j, k;
+	ssize_t bytes = 0;
+
+	if (memread_present(m, addr, npages, ok, err) < 0)
+		return -1;
+	while (i < npages) {
+		size_t len, done = 0;
+
+		if (!ok[i]) {
+			i++;
+			continue;
+		}
+		for (j = i; j < npages && ok[j]; j++)
+			;
+		len = (j - i) * ps;
+		while (done < len) {
+			ssize_t r = pread(
+				m->mem_fd, (char *)buf + i * ps + done,
+				len - done, (off_t)(addr + i * ps + done));
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == EIO || errno == EFAULT)
+					break; /* unmapped meanwhile */
+				return vms_error_set(
+					err, VMS_ERR_CAPTURE, errno,
+					"cannot read memory of %d: %s",
+					(int)m->pid, strerror(errno));
+			}
+			if (r == 0)
+				break;
+			done += (size_t)r;
+		}
+		for (k = i + done / ps; k < j; k++)
+			ok[k] = 0;
+		bytes += (ssize_t)(done / ps * ps);
+		i = j;
+	}
+	return bytes;
 }

@@ -30,10 +30,21 @@ struct memread {
 };
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err);
+/* The same, the files of mm (procfs_mm_path_of: 0 finds it). */
+int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
+		    struct vms_error *err);
 void memread_close(struct memread *m);
 /* Bytes copied (short where memory is absent), or -1 with *err. */
 ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 		     struct vms_error *err);
+
+/* Reads npages pages from addr (page-aligned) into buf, the present ones
+ * only: one read of pagemap, one of mem for each run of present pages.
+ * ok[i] = 1 for page i read, else 0 (its bytes left as they were). The
+ * bytes read, or -1 with *err. */
+ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
+			   size_t npages, unsigned char *ok,
+			   struct vms_error *err);
 
 /* out[i] = 1 when page i from addr (page-aligned) is present in RAM,
  * else 0, for npages pages (past the address space: 0). 0, or -1 with

@@ -310,7 +310,13 @@ pid_t procfs_mm_pid(pid_t pid)
 
 void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
 {
-	pid_t t = procfs_mm_pid(pid);
+	procfs_mm_path_of(pid, 0, name, buf, size);
+}
+
+void procfs_mm_path_of(pid_t pid, pid_t mm, const char *name, char *buf,
+		       size_t size)
+{
+	pid_t t = mm > 0 ? mm : procfs_mm_pid(pid);
 
 	if (t == pid)
 		snprintf(buf, size, "/proc/%d/%s", (int)pid, name);
@@ -346,11 +352,6 @@ bool procfs_pidfd_reaped(int pidfd)
 
 bool procfs_pid_exiting(pid_t pid)
 {
-	char path[128];
-	char *b;
-	size_t n;
-	bool gone;
-
 	switch (procfs_pid_kind(pid, NULL)) {
 	case PROCFS_GONE:
 	case PROCFS_ZOMBIE:
@@ -362,7 +363,17 @@ bool procfs_pid_exiting(pid_t pid)
 	}
 	/* A main thread that exited has no address space of its own: ask a
 	 * thread that runs. */
-	procfs_mm_path(pid, "statm", path, sizeof(path));
+	return procfs_mm_gone(pid, 0);
+}
+
+bool procfs_mm_gone(pid_t pid, pid_t mm)
+{
+	char path[128];
+	char *b;
+	size_t n;
+	bool gone;
+
+	procfs_mm_path_of(pid, mm, "statm", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
 		return errno == ENOENT || errno == ESRCH;
 	gone = n == 0 || b[0] == '0';

@@ -92,6 +92,11 @@ pid_t procfs_mm_pid(pid_t pid);
  * main thread has exited (the task path: TID is a thread of PID's, not a
  * pid reused by another process). Truncated to size like snprintf. */
 void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size);
+/* The same with mm, procfs_mm_pid(pid)'s answer found once for a capture
+ * of many files (vmscope --all: each look costs a read of the main
+ * thread's stat), not found again; mm 0: procfs_mm_path. */
+void procfs_mm_path_of(pid_t pid, pid_t mm, const char *name, char *buf,
+		       size_t size);
 
 /* True when thread tid of pid has exited (a zombie: a main thread that
  * called pthread_exit) or is gone. */
@@ -113,6 +118,11 @@ bool procfs_pid_exists(pid_t pid);
  * record boundary, looking complete, and ptrace answers EPERM). False for a
  * kernel thread, which never had one. */
 bool procfs_pid_exiting(pid_t pid);
+/* Whether the address space of pid, known to have had one (its identity
+ * checked: no kernel thread), is gone: its statm (read from mm as
+ * procfs_mm_path_of) all zero or unreadable (exited, a zombie, or
+ * exiting). procfs_pid_exiting without its read of stat. */
+bool procfs_mm_gone(pid_t pid, pid_t mm);
 
 /* The user address range ends here on this machine (the highest address a
  * mapping can have without opting into 5-level paging). */

@@ -227,6 +227,36 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	return 0;
 }
 
+int proclist_identity_lean(pid_t pid, pid_t mm, struct arena *a,
+			   struct vms_process *p, struct vms_error *err)
+{
+	char path[64], exe[4096], *comm;
+	size_t n;
+	ssize_t k;
+
+	if (procfs_check_has_mm(err, pid) < 0)
+		return -1;
+	if (procfs_read_pid(pid, "comm", &comm, &n) < 0)
+		return procfs_errno_error(err, pid, "comm", errno);
+	while (n && comm[n - 1] == '\n')
+		comm[--n] = '\0';
+	p->pid = pid;
+	p->uid = 0;
+	p->name = arena_strdup(a, comm);
+	free(comm);
+	p->cmdline = arena_strdup(a, "");
+	/* a main thread that exited has no exe left: a live thread's */
+	snprintf(path, sizeof(path), "/proc/%d/exe",
+		 (int)(mm > 0 ? mm : procfs_mm_pid(pid)));
+	k = readlink(path, exe, sizeof(exe) - 1);
+	p->exe = k > 0 && exe[0] == '/' ? arena_strndup(a, exe, (size_t)k)
+					: NULL;
+	if (!p->name || !p->cmdline || (k > 0 && exe[0] == '/' && !p->exe))
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory");
+	return 0;
+}
+
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		       struct vms_error *err)
 {

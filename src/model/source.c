@@ -1,6 +1,8 @@
 /* source.c — the dispatchers of source.h. */
 #include "model/source.h"
 
+#include <string.h>
+
 #include "model/snapshot.h"
 
 /* A snapshot without a source: no memory, no files. */
@@ -28,6 +30,35 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
 		return 0;
 	return ops_of(s)->read_mem(s, addr, buf, len, err);
+}
+
+ssize_t vms_source_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok,
+			      struct vms_error *err)
+{
+	uint64_t ps = s->cap.page_size ? s->cap.page_size : 4096;
+	ssize_t bytes = 0;
+	size_t pg = 0, k;
+
+	memset(ok, 0, npages);
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return 0;
+	if (ops_of(s)->read_pages)
+		return ops_of(s)->read_pages(s, addr, buf, npages, ok, err);
+	while (pg < npages) {
+		/* a short read may end where a region does: on from there;
+		 * a page that reads nothing is absent */
+		ssize_t got = ops_of(s)->read_mem(s, addr + pg * ps,
+						  (char *)buf + pg * ps,
+						  (npages - pg) * ps, err);
+		size_t whole = got > 0 ? (size_t)got / ps : 0;
+
+		for (k = 0; k < whole; k++)
+			ok[pg + k] = 1;
+		bytes += (ssize_t)(whole * ps);
+		pg += whole ? whole : 1;
+	}
+	return bytes;
 }
 
 int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,

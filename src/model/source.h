@@ -13,6 +13,11 @@
  *        copies memory as of the snapshot; returns the bytes copied (short
  *        where memory is absent: only pages present in RAM are read, so
  *        reading builds no page table in a live process), or -1 with *err.
+ *  read_pages(s, addr, npages, buf, ok, err)
+ *        optional: read_mem of npages pages from addr (page-aligned) that
+ *        goes on past an absent page: ok[i] = 1 for page i read, else 0.
+ *        The bytes read, or -1 with *err. Without it, vms_source_read_pages
+ *        reads with read_mem, on from where each read stopped.
  *  present(s, addr, npages, out, err)
  *        optional: which pages are in RAM as of the snapshot: out[i] = 1
  *        for page i from addr (page-aligned), else 0 (swapped out, never
@@ -100,6 +105,9 @@ struct vms_source_ops {
 	const char *name; /* "pss", "fork", "maps", "paths", ... */
 	ssize_t (*read_mem)(struct vms_snapshot *s, uint64_t addr, void *buf,
 			    size_t len, struct vms_error *err);
+	ssize_t (*read_pages)(struct vms_snapshot *s, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok,
+			      struct vms_error *err);
 	int (*present)(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
 	int (*pages)(struct vms_snapshot *s, uint64_t addr, size_t npages,
@@ -169,6 +177,9 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 			size_t len, struct vms_error *err);
 /* The present callback: 0, or -1 (also without memory or the callback:
  * not known). */
+ssize_t vms_source_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok,
+			      struct vms_error *err);
 int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
 /* The pages callback: 0, or -1 (also without memory or the callback:

@@ -6,10 +6,16 @@ with one `cat /proc/P1/smaps /proc/P2/smaps ...`, on
     --all takes them), and
   - 500 started processes (sleep), named to vmscope as PIDs;
 the median and minimum wall time over RUNS (default 15) interleaved
-rounds. BENCH_ALL_BEFORE=PATH adds another vmscope binary (a build of an
-earlier commit) to each round, for a before and after in the same run.
+rounds, and the median CPU time (user + system, of the child: what the
+other loads of a shared machine change least). BENCH_ALL_BEFORE=PATH adds
+another vmscope binary (a build of an earlier commit) to each round, for a
+before and after in the same run. Besides `cat` of smaps, a floor: one
+`cat` of every file the exposition's figures come from (smaps, stat,
+status, cgroup, comm and the task's syscall file of each process), what
+any reader of them pays before it walks a heap.
 Never fails on a figure."""
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,33 +46,45 @@ def user_pids():
     return out
 
 
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def timed(argv):
-    t0 = time.perf_counter()
+    """Wall and CPU seconds of one run of argv."""
+    c0, t0 = cpu(), time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, cpu() - c0
 
 
 def compare(what, vms_argv, pids):
     cat = ["cat"] + ["/proc/%d/smaps" % p for p in pids]
-    t_v, t_c, t_b = [], [], []
-    for _ in range(RUNS):
-        t_c.append(timed(cat))
-        t_v.append(timed(vms_argv))
-        if BEFORE:
-            t_b.append(timed([BEFORE] + vms_argv[1:]))
-    mv, mc = statistics.median(t_v), statistics.median(t_c)
-    print("%s, %d processes, %d rounds" % (what, len(pids), RUNS))
-    print("  %-36s median %7.1f ms  min %7.1f ms  (%.2fx)"
-          % ("vmscope --all -e openmetrics", mv * 1e3, min(t_v) * 1e3,
-             mv / mc))
+    floor = ["cat"] + ["/proc/%d/%s" % (p, f) for p in pids
+                       for f in ("smaps", "stat", "status", "cgroup", "comm",
+                                 "task/%d/syscall" % p)]
+    rows = [("vmscope --all -e openmetrics", vms_argv)]
     if BEFORE:
-        mb = statistics.median(t_b)
-        print("  %-36s median %7.1f ms  min %7.1f ms  (%.2fx)"
-              % ("the same, BENCH_ALL_BEFORE", mb * 1e3, min(t_b) * 1e3,
-                 mb / mc))
-    print("  %-36s median %7.1f ms  min %7.1f ms  (reference)"
-          % ("cat of every smaps", mc * 1e3, min(t_c) * 1e3))
+        rows.append(("the same, BENCH_ALL_BEFORE", [BEFORE] + vms_argv[1:]))
+    rows += [("cat of every smaps", cat),
+             ("cat of the files the figures need", floor)]
+    got = {name: ([], []) for name, _ in rows}
+    for _ in range(RUNS):
+        for name, argv in rows:
+            w, c = timed(argv)
+            got[name][0].append(w)
+            got[name][1].append(c)
+    ref_w = statistics.median(got["cat of every smaps"][0])
+    ref_c = statistics.median(got["cat of every smaps"][1])
+    print("%s, %d processes, %d rounds" % (what, len(pids), RUNS))
+    for name, _ in rows:
+        w, c = got[name]
+        mw, mc = statistics.median(w), statistics.median(c)
+        print("  %-34s wall median %7.1f ms min %7.1f (%.2fx)  "
+              "CPU median %7.1f ms (%.2fx)"
+              % (name, mw * 1e3, min(w) * 1e3, mw / ref_w, mc * 1e3,
+                 mc / ref_c if ref_c else 0.0))
 
 
 def main():

@@ -73,7 +73,7 @@ static int fuzz_present(void *ctx, uint64_t addr, size_t npages,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct glibc_mem mem = { heapfix_read, &fix, fuzz_present };
+	struct glibc_mem mem = { heapfix_read, &fix, fuzz_present, NULL };
 	struct glibc_walk_in in;
 	struct glibc_walk_res res;
 	size_t i;

@@ -22,7 +22,9 @@ and the kernel's own figures:
     free per allocator equal to its mallinfo2's uordblks and fordblks
     (walked twice while it runs, nothing stopped: its state stays S, no
     tracer); with --top=1 its heap figures are in its row or summed into
-    its comm's pid="other" row, never lost;
+    its comm's pid="other" row, never lost; its size and regions per type
+    (its five threads' stacks among them), and a one-thread target's, as
+    a whole capture (-e openmetrics PID) finds them;
   - a CPython target's managed heap, committed and used, as -e json gives
     them for it, and its glibc heap beside it;
   - a zombie named by PID counted as reason="no_memory"; --all leaves it
@@ -85,6 +87,13 @@ def rollup_rss(pid):
 def ws_of(ss, pid):
     return sum(v for n, lb, v in ss if n == "vmscope_ws_bytes" and
                lb.get("pid") == str(pid) and lb.get("type") != "page_table")
+
+
+def layout_of(ss, pid):
+    """{(family, type): value} of the size and region count per type."""
+    return {(n, lb["type"]): v for n, lb, v in ss
+            if n in ("vmscope_size_bytes", "vmscope_blocks") and
+            lb.get("pid") == str(pid) and "type" in lb}
 
 
 def unit_of(pid):
@@ -234,6 +243,18 @@ def main():
     T.ok(re.search(r"^TracerPid:\s+0$", st, re.M) and
          T.proc_state(hp.pid) in "SR",
          "the target was walked running: not traced, not stopped")
+    # the lean capture of --all (threads without names, the task list
+    # read only for more than one thread, its own identity) finds the
+    # layout a whole capture finds: every type's size and regions, the
+    # stacks of its five threads among them, and of a one-thread target
+    for pid in (hp.pid, pids[0]):
+        lean = layout_of(samples(run("--all", "-e", "openmetrics",
+                                     str(pid)).stdout), pid)
+        whole = layout_of(samples(run("-e", "openmetrics",
+                                      str(pid)).stdout), pid)
+        T.ok(lean and lean == whole,
+             "target %d: --all's size and regions per type = a whole "
+             "capture's" % pid, (lean, whole))
     if promtool:
         c = subprocess.run([promtool, "check", "metrics"], input=r.stdout,
                            capture_output=True, text=True, timeout=120)

@@ -8,6 +8,9 @@
  *  - the same image damaged (a chunk size, a fastbin made a loop, the arena
  *    list broken, mp_ elsewhere, thousands of random words overwritten):
  *    a result marked partial, in a bounded number of reads, never a crash;
+ *  - the lists alone (a running target's walk, lists_only), twice with
+ *    the page cache kept between: the same figures, read again in runs,
+ *    a change between the two seen;
  *  - the mmapped chunks in spans that start before them (merged with
  *    other memory): each located; a false header there that makes one
  *    too many: none of those taken;
@@ -67,7 +70,7 @@ static uint64_t peek(struct heapfix *f, uint64_t addr)
 static int walk(struct heapfix *f, const struct glibc_walk_in *in,
 		struct glibc_walk_res *r)
 {
-	struct glibc_mem mem = { heapfix_read, f, NULL };
+	struct glibc_mem mem = { heapfix_read, f, NULL, NULL };
 
 	f->reads = 0;
 	return glibc_walk(in, &mem, r);
@@ -99,7 +102,7 @@ static int fake_present(void *ctx, uint64_t addr, size_t npages,
  * tell. */
 static void test_resident(struct heapfix *f)
 {
-	struct glibc_mem mem = { heapfix_read, f, fake_present };
+	struct glibc_mem mem = { heapfix_read, f, fake_present, NULL };
 	struct glibc_walk_in in;
 	struct glibc_walk_res r;
 	int mode;
@@ -192,6 +195,64 @@ static void test_exact(struct heapfix *f)
 	ok(r.nmmapped == r.hblks && r.mmapped_found == r.hblkhd,
 	   "fixture: %zu mmapped chunks located", r.nmmapped);
 	glibc_walk_fini(&r);
+}
+
+/* The lists alone (vmscope --all: lists_only), read in blocks of many
+ * pages past the fixture's holes: mallinfo2 as the target printed it.
+ * Walked twice with a kept cache (a running target: glibc_walk_in.keep),
+ * the second walk reads what the first read again, in fewer reads, and
+ * sees what changed between the two: the top chunk's size written
+ * between them is the second walk's keepcost. */
+static void test_lists(struct heapfix *f)
+{
+	struct glibc_walk_in in;
+	struct glibc_walk_res a, b, c;
+	uint64_t mi[10], top, topsz;
+	size_t reads_a, reads_b;
+	int i, same = 1;
+
+	heapfix_input(f, &in);
+	in.lists_only = true;
+	ok(walk(f, &in, &a) == 0, "lists: walked");
+	mallinfo_of(&a, mi);
+	for (i = 0; i < 10; i++)
+		if (mi[i] != f->mi[i]) {
+			printf("# %s: walked %llu, recorded %llu\n",
+			       heapfix_mi_names[i], (unsigned long long)mi[i],
+			       (unsigned long long)f->mi[i]);
+			same = 0;
+		}
+	ok(same && !a.partial[0],
+	   "lists: every mallinfo2 field is the target's own (%s)", a.partial);
+	glibc_walk_fini(&a);
+
+	in.keep = glibc_walk_keep_new();
+	ok(in.keep != NULL, "lists: a cache to keep");
+	walk(f, &in, &a);
+	reads_a = f->reads;
+	walk(f, &in, &b);
+	reads_b = f->reads;
+	ok(memcmp(&a.uordblks, &b.uordblks, sizeof(a.uordblks)) == 0 &&
+		   a.fordblks == b.fordblks && a.keepcost == b.keepcost &&
+		   a.ordblks == b.ordblks && a.smblks == b.smblks,
+	   "lists: the second walk of the same memory finds the same");
+	ok(reads_b > 0 && reads_b <= reads_a,
+	   "lists: the second walk reads again in runs (%zu reads, the "
+	   "first %zu)",
+	   reads_b, reads_a);
+	top = peek(f, in.main_arena + in.lay.ms_top);
+	topsz = peek(f, top + 8);
+	poke(f, top + 8, topsz + 0x1000);
+	walk(f, &in, &c);
+	ok(c.keepcost == a.keepcost + 0x1000,
+	   "lists: a top grown between two walks is seen by the second "
+	   "(keepcost %llu, before %llu)",
+	   (unsigned long long)c.keepcost, (unsigned long long)a.keepcost);
+	poke(f, top + 8, topsz);
+	glibc_walk_keep_free(in.keep);
+	glibc_walk_fini(&a);
+	glibc_walk_fini(&b);
+	glibc_walk_fini(&c);
 }
 
 /* The mmapped chunks where the kernel merged their mappings with other
@@ -613,6 +674,7 @@ int main(void)
 	   "a fixture cut short is refused");
 	test_exact(&f);
 	test_blocks(&f);
+	test_lists(&f);
 	test_resident(&f);
 	test_merged(&f);
 	test_damage(&f, "a chunk size past the heap", bad_size,

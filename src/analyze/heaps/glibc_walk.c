@@ -696,8 +696,9 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 {
 	struct walk w;
 	size_t cap = 0;
-	uint64_t a;
+	uint64_t a, page = in->page_size ? in->page_size : 4096;
 	struct brent br;
+	struct glibc_walk_keep *keep = in->lists_only ? in->keep : NULL;
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -706,12 +707,10 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	w.res = res;
 	w.mem = mem;
 	/* the chunk walk's blocks: none for the lists alone */
-	if ((!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
-					    in->page_size, false) < 0) ||
-	    /* the lists alone jump about the heap: room for 16 MiB of it
-	     * (pages mapped only as they are read), each page read once */
-	    mcache_init(&w.pages, mem, in->lists_only ? 4096 : 256, 4096,
-			in->page_size, true) < 0)
+	if (!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
+					   in->page_size, false) < 0)
+		goto out;
+	if (walk_pages_init(&w.pages, mem, page, in->lists_only, keep) < 0)
 		goto out;
 	if (!read_mp(&w, res)) {
 		walk_note(res->partial, sizeof(res->partial),
@@ -769,6 +768,8 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	rc = 0;
 out:
 	res->bytes_read = w.blocks.bytes_read + w.pages.bytes_read;
+	if (w.blocks.oom || w.pages.oom)
+		rc = -1;
 	free(w.free);
 	free(w.fast);
 	free(w.tc);
@@ -776,7 +777,7 @@ out:
 	free(w.segoff);
 	free(w.segbytes);
 	mcache_fini(&w.blocks);
-	mcache_fini(&w.pages);
+	walk_pages_done(&w.pages, rc == 0 ? keep : NULL);
 	return rc;
 }
 

@@ -91,6 +91,12 @@ struct glibc_mem {
 	 * the source cannot tell (residency then stays unknown). */
 	int (*present)(void *ctx, uint64_t addr, size_t npages,
 		       unsigned char *out);
+	/* Optional: read of npages pages from addr (page-aligned) that goes
+	 * on past absent ones: ok[i] = 1 for page i read. The bytes read, or
+	 * -1. Without it, the walker reads with read, on from where each
+	 * read stopped (a page that reads nothing is absent). */
+	ssize_t (*read_pages)(void *ctx, uint64_t addr, void *buf,
+			      size_t npages, unsigned char *ok);
 };
 
 /* A region of the address space the walker may follow pointers into. */
@@ -112,6 +118,12 @@ struct glibc_walk_in {
 	 * or mmapped chunk looked for; what only those give (chunk counts,
 	 * tcache, overhead, the strip, mmapped) is left 0. */
 	bool lists_only;
+	/* Optional, with lists_only: the lists' page cache kept from one
+	 * walk to the next (glibc_walk_keep_new). A running target walked
+	 * twice: the second walk first reads again every page the first one
+	 * read, adjacent ones in one read, then walks as the first did
+	 * (reading what it did not). */
+	struct glibc_walk_keep *keep;
 	/* Called now and then; non-zero cancels. May be NULL. */
 	int (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
@@ -187,6 +199,11 @@ struct glibc_walk_res {
 
 int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	       struct glibc_walk_res *res);
+
+/* A page cache to keep between walks (glibc_walk_in.keep); NULL when out
+ * of memory (then walk without). Free it after the last walk. */
+struct glibc_walk_keep *glibc_walk_keep_new(void);
+void glibc_walk_keep_free(struct glibc_walk_keep *k);
 void glibc_walk_fini(struct glibc_walk_res *res);
 
 /* The histogram bucket of a free chunk of size sz. */

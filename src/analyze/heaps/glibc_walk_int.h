@@ -29,6 +29,22 @@ struct walk_fast {
  * chunks are read by page. */
 #define WALK_FAST_MAX (8u << 20)
 
+/* The lists' page cache kept from one walk to the next (glibc_walk.h:
+ * glibc_walk_in.keep; made and freed in glibc_mcache.c). */
+struct glibc_walk_keep {
+	struct mcache pages;
+	bool ready; /* pages holds what the last walk read */
+};
+
+/* The walk's page cache (struct walk.pages): for the lists alone one that
+ * grows as it fills, read again in runs when keep holds the last walk's;
+ * else 256 pages. -1 on out of memory. */
+int walk_pages_init(struct mcache *c, const struct glibc_mem *mem,
+		    uint64_t page, bool lists_only,
+		    struct glibc_walk_keep *keep);
+/* Into keep for the next walk (not NULL), else freed. */
+void walk_pages_done(struct mcache *c, struct glibc_walk_keep *keep);
+
 /* Brent's cycle check on a list: O(1) memory, stops within two turns. */
 struct brent {
 	uint64_t saved, power, lam;

@@ -67,7 +67,9 @@ static bool named_like_libc(const char *path)
 }
 
 /* The image that is glibc's libc: by its symbols (names only say which to
- * try first). fd is left open on it. */
+ * try first). fd is left open on it; -1 when the run's cache knew the
+ * file for libc (its identity checked when the images step looked it up):
+ * opened only if what it says is not known yet (libc_open). */
 static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 {
 	static const char *const sig[] = { "gnu_get_libc_version", NULL };
@@ -90,6 +92,11 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 						 &w);
 			if (known == 0)
 				continue;
+			if (known == 1) {
+				li->img = im;
+				li->fd = -1;
+				return true;
+			}
 			fd = vms_source_open_file(
 				s, &s->regions[im->first_region]);
 			if (fd < 0)
@@ -108,6 +115,24 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 		}
 	}
 	return false;
+}
+
+/* li->fd and li->src on the libc file, when find_libc left it closed. */
+static bool libc_open(struct vms_snapshot *s, struct libc_info *li)
+{
+	struct vms_error e;
+
+	if (li->fd >= 0)
+		return true;
+	li->fd = vms_source_open_file(s, &s->regions[li->img->first_region]);
+	if (li->fd < 0)
+		return false;
+	if (elfimage_src_fd(li->fd, &li->src, &e) < 0) {
+		close(li->fd);
+		li->fd = -1;
+		return false;
+	}
+	return true;
 }
 
 static bool from_debug_file(const struct libc_info *li, uint64_t *arena,
@@ -148,6 +173,14 @@ static ssize_t read_source(void *ctx, uint64_t addr, void *buf, size_t len)
 	struct vms_error e;
 
 	return vms_source_read(ctx, addr, buf, len, &e);
+}
+
+static ssize_t read_pages_source(void *ctx, uint64_t addr, void *buf,
+				 size_t npages, unsigned char *ok)
+{
+	struct vms_error e;
+
+	return vms_source_read_pages(ctx, addr, buf, npages, ok, &e);
 }
 
 static int present_source(void *ctx, uint64_t addr, size_t npages,
@@ -379,7 +412,8 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 {
 	struct glibc_walk_in in = { 0 };
 	struct glibc_walk_res res = { 0 }, first = { 0 };
-	struct glibc_mem mem = { read_source, s, present_source };
+	struct glibc_mem mem = { read_source, s, present_source,
+				 read_pages_source };
 	/* a running target (VMS_SRC_SETTLE): walked twice */
 	bool twice = !(vms_source_caps(s) & VMS_SRC_CONSISTENT);
 	uint64_t t0;
@@ -400,9 +434,12 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.block_ctx = s->src.heap_block_ctx;
 	vms_source_hold(s, true);
 	t0 = now_us();
+	/* the second walk reads again what the first read, in runs */
+	in.keep = twice ? glibc_walk_keep_new() : NULL;
 	rc = twice ? glibc_walk(&in, &mem, &first) : 0;
 	if (rc == 0)
 		rc = glibc_walk(&in, &mem, &res);
+	glibc_walk_keep_free(in.keep);
 	t0 = now_us() - t0;
 	vms_source_hold(s, false);
 	if (twice && rc == 0 && !same_walk(&first, &res)) {
@@ -473,7 +510,8 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 	}
 	f = elfcache_facts(s->src.elfcache, li.img->elf, "malloc", sizeof(*f));
 	if (f && f->known) {
-		close(li.fd);
+		if (li.fd >= 0)
+			close(li.fd);
 		li.major = f->major;
 		li.minor = f->minor;
 		li.main_arena = f->main_arena;
@@ -481,6 +519,11 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		li.found_by = f->found_by;
 		return walk(s, &li, err);
 	}
+	if (!libc_open(s, &li))
+		return note(s, "not done: %s cannot be opened", li.img->path) <
+				       0
+			       ? step_nomem(err, "malloc")
+			       : 0;
 	if (!glibc_find_version(li.img->elf, &li.src, &li.major, &li.minor)) {
 		rc = note(s,
 			  "not done: %s has no glibc release version "
