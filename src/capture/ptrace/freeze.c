@@ -87,23 +87,31 @@ static int tracer_of(pid_t pid, pid_t tid)
 	return v > 0 ? (int)v : 0;
 }
 
+/* Thread tid of pid's state letter (its stat's third field: R, S, T, t,
+ * Z...), or 'X' when it is gone. */
+static char thread_state(pid_t pid, pid_t tid)
+{
+	char name[64], *b, *p, c = 'X';
+	size_t n;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return 'X';
+	p = memrchr(b, ')', n);
+	if (p && p + 2 < b + n)
+		c = p[2];
+	free(b);
+	return c;
+}
+
 /* Whether thread tid of pid has exited (a zombie, or gone): ptrace refuses
  * such a thread with EPERM, and it has nothing left to stop. A process
  * whose main thread called pthread_exit() keeps that thread as a zombie. */
 static bool thread_dead(pid_t pid, pid_t tid)
 {
-	char name[64], *b, *p;
-	size_t n;
-	bool dead = true;
+	char c = thread_state(pid, tid);
 
-	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return true;
-	p = memrchr(b, ')', n);
-	if (p && p + 2 < b + n)
-		dead = p[2] == 'Z' || p[2] == 'X';
-	free(b);
-	return dead;
+	return c == 'Z' || c == 'X';
 }
 
 /* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
@@ -569,6 +577,10 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 				     "ended, or %s (which reads it without "
 				     "stopping it)",
 				     (int)pid, f->how.instead);
+	/* SIGSTOPped already (its main thread in a group stop, or the
+	 * first live one's when the main one exited): released, it is
+	 * waited for until it is stopped again */
+	f->job_stopped = thread_state(pid, pid) == 'T';
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -649,6 +661,31 @@ void freeze_release_others(struct freeze *f, pid_t keep)
 	}
 }
 
+/* A process SIGSTOPped before the freeze: the detach put each thread
+ * back into its group stop by waking it to stop again, so for a moment
+ * after it shows R (under load, until it gets a CPU). Waits until every
+ * thread is stopped again (or gone), at most a second, so that what looks
+ * after vmscope finds it as it was. */
+static void back_in_group_stop(const struct freeze *f)
+{
+	struct timespec t0, ts = { 0, 200000 };
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		bool all = true;
+
+		for (i = 0; i < f->n && all; i++) {
+			char c = thread_state(f->pid, f->t[i].tid);
+
+			all = c == 'T' || c == 't' || c == 'Z' || c == 'X';
+		}
+		if (all || ms_since(&t0) > 1000)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 uint64_t freeze_release(struct freeze *f)
 {
 	struct timespec t0;
@@ -708,6 +745,8 @@ uint64_t freeze_release(struct freeze *f)
 			keep_leftover(f->t[i].tid);
 			f->t[i].seized = false;
 		}
+	if (f->job_stopped)
+		back_in_group_stop(f);
 	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
 	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
 			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);

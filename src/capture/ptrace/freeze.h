@@ -7,7 +7,9 @@
  * every thread, re-delivering any signal that arrived while it was stopped,
  * and returns how long the process was stopped. A process that was already
  * stopped by SIGSTOP stays stopped after release (the kernel puts a seized
- * thread back into its group stop on detach). A process dumping core
+ * thread back into its group stop on detach, by waking it to stop again:
+ * freeze_release() waits, at most a second, until each thread shows it
+ * stopped, so that it never looks running after vmscope). A process dumping core
  * (status CoreDumping: 1) is refused before anything is seized: an
  * interrupt would end the kernel's write of its core.
  *
@@ -86,6 +88,7 @@ struct freeze {
 	bool masked;
 	bool exec_seen; /* a thread ran execve while being stopped */
 	bool interrupted; /* given up for a pending SIGINT/TERM/HUP/QUIT */
+	bool job_stopped; /* SIGSTOPped before: waited for to stop again */
 };
 
 /* Waits at most ns nanoseconds, less when a child or tracee changes state
