@@ -14,11 +14,13 @@ stack below the stack pointer (no malloc: the heap stays as captured),
 and every field the walk reports must be the backend's own. Without gdb,
 the walk is held to what it must satisfy by itself (whole, its in-use and
 free bytes its arenas', its chunks at least the rows' sort) and the test
-says so. The cluster is stopped by its postmaster's pid (SIGINT: a fast
-shutdown), the psql session by its own.
+says so. A core of the checkpointer (gcore; its title "postgres:
+checkpointer") is named as live, "postgres". The cluster is stopped by its
+postmaster's pid (SIGINT: a fast shutdown), the psql session by its own.
 
 Skipped where postgres (initdb, postgres) or psql is not installed
 (scripts/deps.sh installs them)."""
+import json
 import os
 import pwd
 import re
@@ -134,6 +136,44 @@ def check(pid, args, own):
          "%s: the backend is left running, untraced" % how)
 
 
+def checkpointer_core(postmaster, tmp):
+    """A core of the checkpointer, retitled "postgres: checkpointer": its
+    name is the live one (comm, "postgres"), not gdb's pr_fname (the
+    title's first bytes)."""
+    if not shutil.which("gcore"):
+        T.skip("a checkpointer's core", "gcore is not installed")
+        return
+    ck = None
+    for c in T.children(postmaster):
+        try:
+            with open("/proc/%d/cmdline" % c, "rb") as f:
+                if f.read().startswith(b"postgres: checkpointer"):
+                    ck = c
+        except OSError:
+            pass
+    if not T.ok(ck, "the checkpointer found among the postmaster's "
+                "children"):
+        return
+    with open("/proc/%d/comm" % ck) as f:
+        comm = f.read().rstrip("\n")
+    out = os.path.join(tmp, "core")
+    r = subprocess.run(["gcore", "-o", out, str(ck)], capture_output=True,
+                       timeout=300)
+    core = "%s.%d" % (out, ck)
+    if not T.ok(r.returncode == 0 and os.path.exists(core),
+                "gcore wrote the checkpointer's core",
+                r.stderr.decode()[-1000:]):
+        return
+    snap = T.run_vmscope("-l", core, "-e", "json")
+    name = json.loads(snap.stdout)["process"]["name"] \
+        if snap.returncode == 0 else None
+    os.unlink(core)
+    T.eq(name, comm, "the checkpointer's core is named as live (comm), "
+         "not by its title")
+    T.eq(T.proc_state(ck) in "SR" and T.tracer_pid(ck) == 0, True,
+         "the checkpointer is left running, untraced")
+
+
 def main():
     initdb, postgres, psql_bin = (pg_bin("initdb"), pg_bin("postgres"),
                                   shutil.which("psql"))
@@ -183,6 +223,7 @@ def main():
                    "the walk is held to its own consistency only")
         check(backend, ["-F"], own)
         check(backend, ["-b", "fork"], own)
+        checkpointer_core(server.pid, tmp)
     finally:
         if psql:
             try:
