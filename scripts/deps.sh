@@ -61,6 +61,9 @@ node-acorn           test_v8: Debian's node 18 (scripts/nodes.sh) loads its
 node-cjs-module-lexer  builtins acorn, cjs-module-lexer and undici from
 node-undici          these three packages
 redis-server         test_jemalloc: a jemalloc heap (Debian's links libjemalloc)
+postgresql           test_postgres: a backend's glibc heap (two [heap] lines
+                     after the postmaster's fork) against its own mallinfo2;
+                     initdb, postgres and psql (postgresql-client)
 libjemalloc2         test_allocators: jemalloc preloaded
 libtcmalloc-minimal4 test_allocators: gperftools tcmalloc preloaded
 libmimalloc2.0       test_allocators: mimalloc preloaded

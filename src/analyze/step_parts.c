@@ -124,6 +124,29 @@ static int from_glibc(struct vms_snapshot *s, struct pieces *p)
 						  VMS_MMAPPED_CHUNK, VMS_T_HEAP,
 						  true, true, NULL, -1 }) < 0)
 			return -1;
+	/* the main arena's segments in mmapped memory (sbrk failed: not
+	 * contiguous), each mapped whole, charged */
+	for (i = 0; g && i < s->nheaps; i++) {
+		const struct vms_heap *h = &s->heaps[i];
+		uint32_t k;
+
+		if (strcmp(h->kind, "glibc-main") != 0)
+			continue;
+		for (k = 0; k < h->nsegs; k++) {
+			ptrdiff_t r =
+				vms_snapshot_find_index(s, h->segs[k].start);
+
+			if (r < 0 || s->regions[r].path ||
+			    h->segs[k].end <= h->segs[k].start)
+				continue;
+			if (piece_add(p, &(struct piece){ h->segs[k].start,
+							  h->segs[k].end,
+							  VMS_MAIN_MMAPPED,
+							  VMS_T_HEAP, true,
+							  true, NULL, -1 }) < 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 

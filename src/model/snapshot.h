@@ -449,6 +449,9 @@ ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
  * chunk covers in part keeps its type. The malloc step calls it, and a
  * snapshot file's reader where it puts the walk back. */
 #define VMS_MMAPPED_CHUNK "glibc malloc (mmapped chunk)"
+/* A segment of a main arena that is not contiguous (sbrk failed: glibc
+ * mapped it): the parts step's detail for it. */
+#define VMS_MAIN_MMAPPED "glibc malloc (main arena, mmapped)"
 void vms_snapshot_type_mmapped(struct vms_snapshot *s);
 
 static inline uint64_t vms_region_size(const struct vms_region *r)

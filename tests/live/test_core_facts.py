@@ -18,20 +18,29 @@ resident), then `gcore` writes its core and `-l CORE` loads it:
     be charged (brk, the stack and the loader's mappings always are): their
     committed is their size, as live; the Heap and Stack rows' committed
     equal the live ones.
+A title with a '/' and a ':' (TITLE2, as redis's with --unixsocket and
+postgres's "postgres: checkpointer"): gdb's pr_fname is then the title's
+tail after its last '/' ("r.sock"); the core's name is still comm, from
+AT_EXECFN's string (coredump_name.c). The same of redis-server started
+with --unixsocket DIR/x/r.sock (skipped where redis is not installed):
+its core is named "redis-server", as live.
 Skipped when gcore is not installed.
 """
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
 TITLE = "core_facts *:6379 and a title longer than sixteen bytes"
+TITLE2 = "core_facts: checkpointer unixsocket:/tmp/x/r.sock"
 
 
 def gcore(pid, tmp):
@@ -58,11 +67,75 @@ def types(snap):
     return {t["type"]: t for t in snap["types"]}
 
 
+def named(pid, tmp, what):
+    """The live name (comm, and vmscope's), the core's, and gdb's
+    pr_fname as the core holds it (its NT_PRPSINFO), for pid."""
+    comm = open("/proc/%d/comm" % pid).read().rstrip("\n")
+    live = T.vmscope_json(pid, "-F")
+    core = gcore(pid, tmp)
+    snap = json.loads(T.run_vmscope("-l", core, "-e", "json").stdout)
+    os.unlink(core)
+    T.eq(live["process"]["name"], comm, "%s: live, the name is comm" % what)
+    T.eq(snap["process"]["name"], comm, "%s: the core's name is the live "
+         "one (comm), not gdb's pr_fname (the title's tail)" % what)
+    return snap
+
+
+def retitled():
+    """A title with a ':' and a '/': gdb's pr_fname is what follows the
+    last '/'."""
+    p, _ = T.start([T.target("core_facts"), TITLE2, "x" * len(TITLE2)])
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            snap = named(p.pid, tmp, "core_facts retitled with '/' and ':'")
+    finally:
+        T.kill(p)
+    T.eq(snap["process"]["cmdline"], TITLE2,
+         "retitled with '/' and ':': the core's command line is the title")
+
+
+def redis():
+    server = shutil.which("redis-server")
+    if not server:
+        T.skip("the name of a redis core", "redis-server is not installed")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, "x"))
+        sock = os.path.join(tmp, "x", "r.sock")
+        p, _ = T.start([server, "--port", "0", "--unixsocket", sock,
+                        "--save", "", "--appendonly", "no", "--dir", tmp],
+                       ready=False, stderr=open(os.devnull, "w"))
+        try:
+            # ready: its socket accepts (redis retitles itself before)
+            deadline = time.time() + 60
+            while True:
+                c = socket.socket(socket.AF_UNIX)
+                try:
+                    c.connect(sock)
+                    break
+                except OSError:
+                    if time.time() > deadline or p.poll() is not None:
+                        raise
+                    time.sleep(0.05)
+                finally:
+                    c.close()
+            cmdline = open("/proc/%d/cmdline" % p.pid).read()
+            print("# redis title: %r" % cmdline)
+            snap = named(p.pid, tmp, "redis-server --unixsocket %s" % sock)
+            T.eq(snap["process"]["cmdline"],
+                 cmdline.replace("\0", " ").rstrip(" "),
+                 "redis: the core's command line is its title")
+        finally:
+            T.kill(p)
+
+
 def main():
     if not shutil.which("gcore"):
         T.skip("cores of core_facts", "gcore is not installed")
         T.done()
         return
+    retitled()
+    redis()
     # room for the title: argv's strings, one after the other
     p, line = T.start([T.target("core_facts"), TITLE, "x" * len(TITLE)])
     try:

@@ -13,7 +13,9 @@ says of its range, and the summary counts by parts. Captured frozen (-F)
 and through the fork clone (-b fork). A python that forked and wrote to
 some of its arenas: each part's Swap and private bytes are its pagemap's
 too. A leak (tests/targets/pygrow.py) diffed across two saved snapshots
-grows Managed Heap by the arenas the interpreter added."""
+grows Managed Heap by the arenas the interpreter added. Each arena's range
+is its mapping as obmalloc's arenas vector says: the Managed Heap row is the
+arenas' bytes exactly, and the summary's Managed line says the same."""
 import json
 import os
 import re
@@ -54,13 +56,34 @@ def check(pid, want, args):
          "%s: each arena's size is the interpreter's" % how)
     total = want["arenas"] * want["arena_size"]
     mh = [t for t in snap["types"] if t["type"] == "managed_heap"][0]
-    T.ok(total * 0.95 <= mh["committed"] <= total * 1.10,
-         "%s: Managed Heap committed within a few percent of the arenas' "
-         "bytes (%d of %d)" % (how, mh["committed"], total))
+    T.eq(mh["committed"], total, "%s: Managed Heap committed is the "
+         "interpreter's arenas' bytes" % how)
+    T.eq(sum(m["committed"] for m in py), mh["committed"], "%s: the "
+         "Managed line's committed and the Managed Heap row's agree to the "
+         "byte" % how)
+    T.ok(all("arenas vector" in m["detail"] for m in py), "%s: each arena's "
+         "range is its mapping as obmalloc's arenas vector says" % how,
+         [m["detail"] for m in py][:3])
+    summary(pid, args, how)
     bad = [m for m in py if not in_managed(snap, int(m["start"], 16))]
     T.ok(py and not bad, "%s: the arenas lie in managed heap regions or "
          "in managed heap parts of regions" % how, bad[:5])
     parts(snap, how, p_pid=pid, arena=want["arena_size"], n=want["arenas"])
+
+
+def summary(pid, args, how):
+    """The summary's Managed line (cpython) and its Managed Heap row say
+    the same committed bytes (as the summary prints them: the JSON above
+    compares them to the byte)."""
+    r = T.run_vmscope(*(list(args) + ["-s", str(pid)]))
+    out = r.stdout.decode()
+    line = re.search(r"^Managed:\s+cpython:.*committed (\S+ \S+),", out,
+                     re.M)
+    row = re.search(r"^Managed Heap\s+(\S+ \S+)\s+(\S+ \S+)", out, re.M)
+    T.ok(r.returncode == 0 and line and row and
+         line.group(1) == row.group(2), "%s -s: the Managed line's "
+         "committed is the Managed Heap row's" % how,
+         (line and line.group(0), row and row.group(0)))
 
 
 def in_managed(snap, addr):
@@ -134,10 +157,9 @@ def parts(snap, how, p_pid, arena, n):
     T.eq(types["managed_heap"]["blocks"],
          sum(1 for r in snap["regions"] if r["type"] == "managed_heap") +
          len(typed), "%s: its blocks are its regions and parts" % how)
-    # each arena's entry starts at its first pool, up to 16 KiB past its
-    # mapping's start: the row is within that of the arenas' bytes
-    T.ok(n * arena - n * 16384 <= mh <= n * arena + n * 16384,
-         "%s: Managed Heap %d bytes for %d arenas of %d" % (how, mh, n, arena))
+    # each arena's entry is its mapping, as obmalloc's arenas vector says
+    T.eq(mh, n * arena, "%s: Managed Heap %d bytes for %d arenas of %d"
+         % (how, mh, n, arena))
     rows = [t for t in snap["types"] if t["type"] not in ("page_table",
                                                            "free")]
     bad = [k for k in COLS if sum(t[k] for t in rows) != snap["totals"].get(
@@ -175,8 +197,8 @@ def stats_all(path, name):
 def leak(tmp):
     """A Python leak reads as Managed Heap: pygrow.py keeps 32 MB more of
     small objects between two saved snapshots; their diff's Managed Heap
-    grows by the arenas the interpreter says it added (within 16 KiB an
-    arena: an entry starts at its first pool), Private Data by much less.
+    grows by the arenas the interpreter says it added, to the byte,
+    Private Data by much less.
     Before the parts, the arenas the kernel merged with their neighbours
     stayed Private Data (issue 28: Managed Heap +0, Private Data +32 M)."""
     errf = os.path.join(tmp, "grow-stats")
@@ -213,11 +235,10 @@ def leak(tmp):
         return row["b"]["size"] - row["a"]["size"] if row else 0
 
     want = (arenas[1] - arenas[0]) * asize
-    slack = (arenas[0] + arenas[1]) * 16384
     print("# the leak: %d -> %d arenas; Managed Heap %+d, Private Data %+d"
           % (arenas[0], arenas[1], grew("managed_heap"),
              grew("private_data")))
-    T.ok(want > 0 and abs(grew("managed_heap") - want) <= slack,
+    T.ok(want > 0 and grew("managed_heap") == want,
          "the leak: Managed Heap grows by the interpreter's new arenas "
          "(%+d for %d bytes)" % (grew("managed_heap"), want))
     T.ok(grew("private_data") < want / 4, "the leak: Private Data grows by "

@@ -26,6 +26,13 @@ sbrks (twice), and with one more before malloc ever ran (mp_.sbrk_base
 above the start of [heap]): the walk goes on above each, every chunk,
 mallinfo2's figures, the program's bytes in the overhead.
 
+tests/targets/heap_noncontig.c: a page mapped just above the break, so
+sbrk fails and glibc's main arena goes on in mmapped segments (not
+contiguous): every segment found (they hold the arena's system memory,
+top's among them), every chunk walked, every mallinfo2 field the
+target's own, the fenceposts ending each old segment the overhead, the
+segments outside [heap] Heap parts.
+
 The mmapped chunks: each is located, and is a Heap region, or a Heap part
 of a region the kernel merged with other memory (heap_arenas maps some of
 its own beside one), its Rss from the target's pagemap."""
@@ -269,6 +276,63 @@ def foreign_run(first):
     T.kill(p)
 
 
+def noncontig():
+    """The main arena not contiguous: its segments found where they lie
+    (nothing points to them but top to the last)."""
+    p, line = T.start([T.target("heap_noncontig")])
+    want = T.ready_fields(line)
+    try:
+        for how, args in (("not contiguous, fork", ["-b", "fork"]),
+                          ("not contiguous, pss -F", ["-b", "pss", "-F"])):
+            snap = capture(str(p.pid), args)
+            m = snap["malloc"]
+            if not T.ok(m is not None, "%s: glibc malloc walked" % how,
+                        notes(snap, "malloc")):
+                continue
+            T.eq({k: m[k] for k in FIELDS}, {k: want[k] for k in FIELDS},
+                 "%s: every mallinfo2 field equals the target's own" % how)
+            main = [h for h in snap["heaps"] if h["kind"] == "glibc-main"]
+            if not T.eq(len(main), 1, "%s: one main heap" % how):
+                continue
+            h = main[0]
+            T.eq(h["partial"], None, "%s: its walk is whole" % how)
+            segs = [(T.hexint(x["start"]), T.hexint(x["end"]))
+                    for x in h["segments"]]
+            heap = [(T.hexint(r["start"]), T.hexint(r["end"]))
+                    for r in snap["regions"] if r["path"] == "[heap]"]
+            mapped = [x for x in segs
+                      if not any(a <= x[0] < b for a, b in heap)]
+            print("# %s: %d segments, %d mapped by glibc, overhead %d" %
+                  (how, len(segs), len(mapped), h["overhead"]))
+            T.ok(len(mapped) >= 2, "%s: segments in mmapped memory beside "
+                 "the brk heap" % how, segs)
+            T.ok(h["chunks"] >= 4000 and
+                 h["free_chunks"] == want["ordblks"] + want["smblks"] and
+                 h["in_use"] == want["uordblks"] and
+                 h["free"] == want["fordblks"],
+                 "%s: every chunk walked (4,000 allocated, the free ones "
+                 "mallinfo2's)" % how, h)
+            # each old segment ends in a double fencepost (32 bytes, no
+            # chunk); the brk segment's share of [heap] is sbrk_base on
+            T.eq(h["overhead"], 32 * (len(mapped)),
+                 "%s: the overhead is the fenceposts ending each segment "
+                 "but top's" % how)
+            parts = [(T.hexint(c["start"]), T.hexint(c["end"]))
+                     for r in snap["regions"] for c in r["children"]
+                     if c.get("type") == "heap" and
+                     c["name"] == "glibc malloc (main arena, mmapped)"]
+            whole = [(T.hexint(r["start"]), T.hexint(r["end"]))
+                     for r in snap["regions"] if r["type"] == "heap" and
+                     r["path"] != "[heap]"]
+            T.ok(all(x in parts or any(a <= x[0] and x[1] <= b
+                                       for a, b in whole) for x in mapped),
+                 "%s: each mapped segment is Heap (a part, or its region)"
+                 % how, (mapped, parts, whole))
+            settled(p, how)
+    finally:
+        T.kill(p)
+
+
 def settled_pid(pid, how):
     st = T.proc_state(pid)
     T.ok(st not in "tT" and T.tracer_pid(pid) == 0,
@@ -308,6 +372,7 @@ def many_chunks():
 def main():
     forked_child()
     foreign_sbrk()
+    noncontig()
     p, line = T.start([T.target("heap_arenas"), "normal", "4"])
     want = T.ready_fields(line)
     have_dbg = False

@@ -1,7 +1,7 @@
 /* glibc_mcache.c — block cache over a glibc_mem (glibc_mcache.h), and
- * the checks every file of the walker makes before it follows a pointer
- * (glibc_walk_int.h): below glibc_walk.c and glibc_tcache.c, so neither
- * calls the other for them. */
+ * the checks every file of the walker makes before it follows a pointer,
+ * and an arena's list of segments (glibc_walk_int.h): below glibc_walk.c,
+ * glibc_tcache.c and glibc_noncontig.c, so none calls another for them. */
 #include "analyze/heaps/glibc_mcache.h"
 
 #include <stdarg.h>
@@ -476,4 +476,22 @@ void brent_init(struct brent *b, uint64_t first)
 	b->saved = first;
 	b->power = 1;
 	b->lam = 0;
+}
+
+int walk_add_seg(struct glibc_arena *a, uint64_t start, uint64_t end)
+{
+	struct glibc_seg *n;
+
+	if ((a->nsegs & (a->nsegs + 1)) == 0 || a->nsegs == 0) {
+		size_t cap = a->nsegs ? (a->nsegs + 1) * 2 : 4;
+
+		n = realloc(a->segs, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		a->segs = n;
+	}
+	a->segs[a->nsegs].start = start;
+	a->segs[a->nsegs].end = end;
+	a->nsegs++;
+	return 0;
 }

@@ -38,24 +38,6 @@ static uint64_t rd64(const unsigned char *ms, unsigned off)
 	return v;
 }
 
-static int add_seg(struct glibc_arena *a, uint64_t start, uint64_t end)
-{
-	struct glibc_seg *n;
-
-	if ((a->nsegs & (a->nsegs + 1)) == 0 || a->nsegs == 0) {
-		size_t cap = a->nsegs ? (a->nsegs + 1) * 2 : 4;
-
-		n = realloc(a->segs, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		a->segs = n;
-	}
-	a->segs[a->nsegs].start = start;
-	a->segs[a->nsegs].end = end;
-	a->nsegs++;
-	return 0;
-}
-
 static int cmp_seg(const void *x, const void *y)
 {
 	const struct glibc_seg *a = x, *b = y;
@@ -69,18 +51,15 @@ static uint64_t align_chunk(uint64_t p)
 	return (p + 16) & 15 ? p + 16 - ((p + 16) & 15) : p;
 }
 
-/* The brk heap of the main arena: [sbrk_base, end of top). */
+/* The brk heap of the main arena: [sbrk_base, end of top); its segments
+ * where sbrk failed. */
 static int main_segs(struct walk *w, struct glibc_arena *a, uint64_t top,
-		     uint64_t topsz, int flags, uint64_t *first)
+		     uint64_t topsz, int flags)
 {
 	const struct glibc_span *hs = walk_span(w, w->sbrk_base);
 
-	if (flags & NONCONTIGUOUS_BIT) {
-		walk_note(a->partial, sizeof(a->partial),
-			  "the main arena is not contiguous (sbrk failed): "
-			  "its mmapped segments are not walked");
-		return 0;
-	}
+	if (flags & NONCONTIGUOUS_BIT) /* glibc_noncontig.c */
+		return walk_main_noncontig(w, a, top, topsz);
 	/* sbrk_base is where [heap] starts, or above it when the program
 	 * moved the break itself before glibc's first sbrk */
 	if (!hs || !hs->heap) {
@@ -96,8 +75,7 @@ static int main_segs(struct walk *w, struct glibc_arena *a, uint64_t top,
 			  (unsigned long long)top);
 		return 0;
 	}
-	*first = align_chunk(w->sbrk_base);
-	return add_seg(a, w->sbrk_base, top + topsz);
+	return walk_add_seg(a, w->sbrk_base, top + topsz);
 }
 
 /* The heaps of a non-main arena: heap_info chain from the one holding top.
@@ -131,7 +109,7 @@ static int arena_segs(struct walk *w, struct glibc_arena *a, uint64_t top)
 				  (unsigned long long)hi[2]);
 			return 0;
 		}
-		if (add_seg(a, h, h + hi[2]) < 0)
+		if (walk_add_seg(a, h, h + hi[2]) < 0)
 			return -1;
 		h = hi[1];
 		if (++n > (1u << 20) || (h && (h & (hmax - 1))) ||
@@ -148,10 +126,11 @@ static int arena_segs(struct walk *w, struct glibc_arena *a, uint64_t top)
 }
 
 static uint64_t seg_first(const struct walk *w, const struct glibc_arena *a,
-			  const struct glibc_seg *s, uint64_t main_first)
+			  const struct glibc_seg *s)
 {
+	/* the main arena's: sbrk_base, a mapping, or a break, aligned */
 	if (a->main)
-		return main_first;
+		return align_chunk(s->start);
 	/* The first heap holds the malloc_state right after heap_info. */
 	if (a->addr == s->start + w->in->lay.heap_info_size)
 		return align_chunk(a->addr + w->in->lay.ms_size);
@@ -271,11 +250,13 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 
 	next_report = p + (64u << 20);
 	while (p < s->end) {
-		uint64_t h[4]; /* prev_size, size, fd, bk */
+		uint64_t h[4] = { 0 }; /* prev_size, size, fd, bk */
 		uint64_t sz;
 
+		/* a segment's last 16 bytes: a fencepost, its header alone */
 		if (s->end - p < 16 ||
-		    !mcache_get(&w->blocks, p, h, p == top ? 16 : 32)) {
+		    !mcache_get(&w->blocks, p, h,
+				p == top || s->end - p < 32 ? 16 : 32)) {
 			walk_note(a->partial, sizeof(a->partial),
 				  "chunk header at 0x%llx %s",
 				  (unsigned long long)p,
@@ -307,7 +288,8 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		}
 		if (sz == 16) { /* the fencepost before it, or a pair */
 			p += 16;
-			if (++fences == 2 && a->main && p < top) {
+			if (++fences == 2 && a->main && p < top &&
+			    top < s->end) {
 				/* a foreign sbrk: glibc went on above the
 				 * program's own bytes */
 				uint64_t c = resume_after_gap(w, p, top);
@@ -551,7 +533,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 {
 	const struct glibc_layout *l = &w->in->lay;
 	unsigned char ms[0x900];
-	uint64_t top, topsz = 0, first = 0, sum = 0, cap;
+	uint64_t top, topsz = 0, sum = 0, cap;
 	int flags;
 	size_t i;
 
@@ -590,7 +572,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	a->top = topsz;
 	a->ordblks = 1;
 	a->free = topsz;
-	if ((a->main ? main_segs(w, a, top, topsz, flags, &first)
+	if ((a->main ? main_segs(w, a, top, topsz, flags)
 		     : arena_segs(w, a, top)) < 0)
 		return -1;
 	if (a->nsegs)
@@ -603,7 +585,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 	for (i = 0; i < a->nsegs && !w->in->lists_only; i++) {
 		const struct glibc_seg *s = &a->segs[i];
 
-		if (walk_seg(w, a, s, seg_first(w, a, s, first), top, &sum) < 0)
+		if (walk_seg(w, a, s, seg_first(w, a, s), top, &sum) < 0)
 			return -1;
 		w->done += s->end - s->start;
 	}

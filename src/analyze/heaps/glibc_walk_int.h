@@ -1,6 +1,7 @@
 /* glibc_walk_int.h — what the walker's files share (glibc_walk.c: arenas,
  * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks; glibc_place.c:
- * where the free chunks lie). Private to
+ * where the free chunks lie; glibc_noncontig.c: a non-contiguous main
+ * arena's segments). Private to
  * them: the rest of the engine uses glibc_walk.h.
  */
 #ifndef VMS_GLIBC_WALK_INT_H
@@ -102,6 +103,15 @@ bool brent_step(struct brent *b, uint64_t p);
 int walk_place_init(struct walk *w, struct glibc_arena *a);
 void walk_place_free(struct walk *w, struct glibc_arena *a, uint64_t p,
 		     uint64_t sz, bool top);
+
+/* glibc_mcache.c: a segment more for arena a; -1 on out of memory. */
+int walk_add_seg(struct glibc_arena *a, uint64_t start, uint64_t end);
+
+/* glibc_noncontig.c: the main arena's segments where it is not contiguous
+ * (sbrk failed), found where they lie; -1 on out of memory, a note in
+ * a->partial where they do not add up to system_mem and top. */
+int walk_main_noncontig(struct walk *w, struct glibc_arena *a, uint64_t top,
+			uint64_t topsz);
 
 /* glibc_tcache.c */
 int walk_tcache_candidate(struct walk *w, uint64_t chunk);

@@ -273,13 +273,57 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 _Static_assert(GLIBC_STRIP == VMS_HEAP_STRIP && GLIBC_HIST == VMS_HEAP_HIST,
 	       "the walker's arrays are copied into the snapshot's");
 
+/* The main heap found by its shape holds the [heap] lines; a main arena
+ * that is not contiguous (sbrk failed) has segments in mmapped memory
+ * too (glibc_noncontig.c): they join its segments, in address order. */
+static int main_segs_join(struct vms_snapshot *s, struct vms_heap *h,
+			  const struct glibc_arena *a)
+{
+	struct vms_heap_seg *v;
+	size_t i, j, n = h->nsegs;
+
+	for (i = 0; i < a->nsegs; i++) {
+		for (j = 0; j < h->nsegs; j++)
+			if (a->segs[i].start >= h->segs[j].start &&
+			    a->segs[i].end <= h->segs[j].end)
+				break;
+		n += j == h->nsegs;
+	}
+	if (n == h->nsegs)
+		return 0;
+	v = arena_alloc(&s->arena, n * sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v, h->segs, h->nsegs * sizeof(*v));
+	for (n = h->nsegs, i = 0; i < a->nsegs; i++) {
+		for (j = 0; j < h->nsegs; j++)
+			if (a->segs[i].start >= h->segs[j].start &&
+			    a->segs[i].end <= h->segs[j].end)
+				break;
+		if (j == h->nsegs)
+			v[n++] = (struct vms_heap_seg){ a->segs[i].start,
+							a->segs[i].end };
+	}
+	/* a few segments: insertion by start */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j].start < v[j - 1].start; j--) {
+			struct vms_heap_seg t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	h->segs = v;
+	h->nsegs = (uint32_t)n;
+	return 0;
+}
+
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		     const struct glibc_arena *a, bool lists)
 {
 	struct vms_heap *h = heap_for(s, a);
 	struct vms_heap_glibc *g = arena_alloc(&s->arena, sizeof(*g));
 
-	if (!h || !g)
+	if (!h || !g || (a->main && main_segs_join(s, h, a) < 0))
 		return -1;
 	memset(g, 0, sizeof(*g));
 	h->id = a->addr;

@@ -3,14 +3,21 @@
  * anonymous memory no step before claimed: 16 KiB pools in 1 MiB arenas
  * (3.10+ on 64 bit), else 4 KiB pools in 256 KiB arenas. Pools are grouped
  * into arenas by their arenaindex; each arena is one s->managed entry of
- * runtime "cpython": from its first pool, the arena's size reserved and
- * committed (obmalloc maps each arena whole), used = the bytes in
- * allocated blocks (Σ count × block size, as sys._debugmallocstats()
- * counts them). The regions they lie in are typed by the step "parts"
- * (step_parts.c): a region the arenas fill is a managed heap, one they
- * share with other memory is split into typed parts. The gate is the image that exports PyObject_Malloc. Needs memory;
- * reads 48 bytes per pool of unclaimed anonymous memory, in one hold.
- * See steps.h.
+ * runtime "cpython". Its range is the arena's mapping as obmalloc's own
+ * arenas vector (struct arena_object, its `address`) says, the vector
+ * found in the writable memory of the image that exports PyObject_Malloc
+ * (the `arenas` pointer: a static of obmalloc.c up to 3.11, in _PyRuntime
+ * since) by every arena seen agreeing with it; where it is not found, from
+ * the arena's first pool (up to a pool past the mapping's page-aligned
+ * start). Size reserved and committed: the arena's (obmalloc maps each
+ * arena whole); used = the bytes in allocated blocks (Σ count × block
+ * size, as sys._debugmallocstats() counts them). The regions they lie in
+ * are typed by the step "parts" (step_parts.c): a region the arenas fill
+ * is a managed heap, one they share with other memory is split into typed
+ * parts. The gate is the image that exports PyObject_Malloc. Needs memory;
+ * reads 48 bytes per pool of unclaimed anonymous memory, the image's
+ * writable memory and 48 bytes per arena per pointer in it into readable
+ * memory, in one hold. See steps.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +73,148 @@ static int by_arena(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* struct arena_object (Objects/obmalloc.c, the same since 2.5; 48 bytes on
+ * LP64): address (the arena's mapping, 0 once freed), pool_address,
+ * nfreepools, ntotalpools, freepools, nextarena, prevarena. */
+#define PY_ARENA_OBJ 48
+#define PY_MAX_RW (64u << 20) /* an image's writable memory read whole */
+#define PY_MAX_INDEX (1u << 20) /* arenas: 1 TiB of 1 MiB arenas */
+
+/* The arenas of v (sorted by_arena): the first pool of each, and its index. */
+struct py_first {
+	uint64_t addr;
+	uint32_t index;
+};
+
+/* Whether entry e (PY_ARENA_OBJ bytes) is an arena of asize bytes holding
+ * the pool at addr: a page-aligned mapping around it, the next pool to
+ * carve within it, its pool counts within an arena's. */
+static bool arena_holds(const unsigned char *e, uint64_t addr, uint64_t asize)
+{
+	uint64_t a, pa, n;
+
+	memcpy(&a, e, 8);
+	memcpy(&pa, e + 8, 8);
+	memcpy(&n, e + 16, 8);
+	return a && a % 4096 == 0 && a <= addr && addr - a < asize && pa >= a &&
+	       pa - a <= asize && (n >> 32) >= 1 &&
+	       (n >> 32) <= RTHEAP_PY_POOLS && (n & 0xffffffffu) <= (n >> 32);
+}
+
+/* Whether a vector at base agrees with every arena in f[0, n). */
+static bool vector_agrees(struct vms_snapshot *s, uint64_t base,
+			  const struct py_first *f, size_t n, uint32_t top,
+			  uint64_t asize, unsigned char *vec)
+{
+	size_t k;
+
+	if (base + (uint64_t)(top + 1) * PY_ARENA_OBJ < base ||
+	    !rtscan_read(s, base, vec, (size_t)(top + 1) * PY_ARENA_OBJ))
+		return false;
+	for (k = 0; k < n; k++)
+		if (!arena_holds(vec + (size_t)f[k].index * PY_ARENA_OBJ,
+				 f[k].addr, asize))
+			return false;
+	return true;
+}
+
+/* obmalloc's arenas vector: the one pointer in the image's writable memory
+ * to a vector every arena seen agrees with (its entry's mapping holds the
+ * arena's first pool). Returns its entries 0..top in a malloc'd buffer,
+ * NULL when none (or more than one) is found; -1 in *oom on out of
+ * memory. */
+static unsigned char *find_vector(struct vms_snapshot *s,
+				  const struct py_first *f, size_t n,
+				  uint32_t top, uint64_t asize, bool *oom)
+{
+	static const char *const gate[] = { "PyObject_Malloc", NULL };
+	size_t k, which;
+	const struct vms_image *im = rtscan_defines(s, gate, &which);
+	unsigned char *vec = NULL, *got = NULL, one[PY_ARENA_OBJ];
+	uint64_t lo, hi, *w = NULL, found = 0;
+
+	*oom = false;
+	if (!n || top >= PY_MAX_INDEX || !im ||
+	    !rtscan_image_rw(s, im, PY_MAX_RW, &lo, &hi))
+		return NULL;
+	w = malloc(hi - lo);
+	vec = malloc((size_t)(top + 1) * PY_ARENA_OBJ);
+	if (!w || !vec) {
+		*oom = true;
+		goto out;
+	}
+	if (!rtscan_read_zeros(s, lo, w, hi - lo))
+		goto out;
+	for (k = 0; k < (hi - lo) / 8; k++) {
+		uint64_t b = w[k];
+
+		/* a malloc'd vector: 16-aligned, outside the image, its entry
+		 * for the first arena readable and holding that arena */
+		if (!b || b % 16 || (b >= lo && b < hi) || b == found ||
+		    vms_snapshot_find_index(s, b) < 0 ||
+		    !rtscan_read(s, b + (uint64_t)f[0].index * PY_ARENA_OBJ,
+				 one, sizeof(one)) ||
+		    !arena_holds(one, f[0].addr, asize) ||
+		    !vector_agrees(s, b, f, n, top, asize, vec))
+			continue;
+		if (found) { /* two vectors: neither is trusted */
+			found = 0;
+			break;
+		}
+		found = b;
+	}
+	if (found && vector_agrees(s, found, f, n, top, asize, vec)) {
+		got = vec;
+		vec = NULL;
+	}
+out:
+	free(w);
+	free(vec);
+	return got;
+}
+
 static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 		      uint32_t psize)
 {
 	uint64_t asize = (uint64_t)psize * RTHEAP_PY_POOLS;
-	size_t i = 0;
+	struct py_first *f;
+	unsigned char *vec;
+	uint32_t top = 0;
+	size_t i = 0, n = 0;
+	bool oom;
 
 	qsort(v->p, v->n, sizeof(*v->p), by_arena);
+	f = malloc(v->n * sizeof(*f));
+	if (!f)
+		return -1;
+	for (i = 0; i < v->n; i++)
+		if (!i || v->p[i].arenaindex != v->p[i - 1].arenaindex) {
+			f[n++] = (struct py_first){ v->p[i].addr,
+						    v->p[i].arenaindex };
+			if (v->p[i].arenaindex > top)
+				top = v->p[i].arenaindex;
+		}
+	vec = find_vector(s, f, n, top, asize, &oom);
+	free(f);
+	if (oom)
+		return -1;
+	i = 0;
 	while (i < v->n) {
 		size_t j = i, inuse = 0;
 		uint64_t used = 0, start = v->p[i].addr;
+		const char *how = "from its first pool";
 
-		/* An arena's pools lie within its size of its first. */
+		/* Its mapping, as the vector says, when that holds the pool:
+		 * a second interpreter's arenas (3.12+) have their own. */
+		if (vec &&
+		    arena_holds(vec + (size_t)v->p[i].arenaindex * PY_ARENA_OBJ,
+				start, asize)) {
+			memcpy(&start,
+			       vec + (size_t)v->p[i].arenaindex * PY_ARENA_OBJ,
+			       8);
+			how = "its mapping as the arenas vector says";
+		}
+		/* An arena's pools lie within its size of its start. */
 		for (; j < v->n && v->p[j].arenaindex == v->p[i].arenaindex &&
 		       v->p[j].addr - start < asize;
 		     j++) {
@@ -96,12 +233,16 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 				       .detail = arena_printf(
 					       &s->arena,
 					       "obmalloc arena %u: %zu pools "
-					       "seen, %zu in use",
-					       v->p[i].arenaindex, j - i,
-					       inuse) }) < 0)
+					       "seen, %zu in use; its range "
+					       "%s",
+					       v->p[i].arenaindex, j - i, inuse,
+					       how) }) < 0) {
+			free(vec);
 			return -1;
+		}
 		i = j;
 	}
+	free(vec);
 	return 0;
 }
 

@@ -106,6 +106,7 @@ struct core_notes {
 	/* AT_RANDOM, else AT_EXECFN: where the kernel put them is the
 	 * process's initial stack (fs/binfmt_elf.c, create_elf_tables) */
 	uint64_t on_stack;
+	uint64_t execfn; /* AT_EXECFN: the path exec was given */
 	size_t nthreads;
 };
 
@@ -120,10 +121,12 @@ static void auxv(struct core_notes *n, const unsigned char *d, uint64_t len)
 			n->entry = v;
 		else if (k == AT_SYSINFO_EHDR)
 			n->vdso = v;
-		else if (k == AT_RANDOM || (k == AT_EXECFN && !n->on_stack))
-			n->on_stack = v;
 		else if (k == AT_NULL)
 			break;
+		if (k == AT_EXECFN)
+			n->execfn = v;
+		if (k == AT_RANDOM || (k == AT_EXECFN && !n->on_stack))
+			n->on_stack = v;
 	}
 }
 
@@ -610,31 +613,6 @@ static int regions(const char *name, struct vms_snapshot *s,
 	return 0;
 }
 
-/* The process's name: pr_fname (fn bytes of f), unless it was cut: all
- * 16 bytes used (gdb's gcore writes the first 16 of argv[0]'s basename,
- * "redis-server *:6" for a retitled redis), or 15 (the kernel's comm,
- * TASK_COMM_LEN less its NUL). Then the basename of the command line's
- * (pr_psargs: a, al bytes) first word, where the two agree: pr_fname's
- * 16 bytes begin with the word ("redis-server", as /proc/PID/comm says
- * live), or the word begins with pr_fname and is longer. */
-static const char *core_name(struct arena *ar, const char *f, size_t fn,
-			     const char *a, size_t al)
-{
-	size_t w = 0, b = 0, wl;
-
-	while (w < al && a[w] != ' ' && a[w] != '\0')
-		w++;
-	for (b = w; b > 0 && a[b - 1] != '/'; b--)
-		;
-	wl = w - b;
-	/* gdb's: argv[0]'s basename, cut within the title; the kernel's (or
-	 * gdb's of a long name): the name cut */
-	if ((fn == 16 && wl > 0 && wl < fn && memcmp(f, a + b, wl) == 0) ||
-	    ((fn == 16 || fn == 15) && wl > fn && memcmp(f, a + b, fn) == 0))
-		return arena_strndup(ar, a + b, wl);
-	return arena_strndup(ar, f, fn);
-}
-
 /* Threads (a second walk of the notes, into room counted by the first)
  * and the process. */
 static int threads_and_process(const unsigned char *b, size_t len,
@@ -665,23 +643,42 @@ static int threads_and_process(const unsigned char *b, size_t len,
 	}
 	if (n->prpsinfo) {
 		const unsigned char *d = n->prpsinfo;
-		const char *f = (const char *)d + PRPSINFO_FNAME,
-			   *a = (const char *)d + PRPSINFO_PSARGS;
-		const char *fe = memchr(f, 0, 16), *ae = memchr(a, 0, 80);
+		const char *a = (const char *)d + PRPSINFO_PSARGS;
+		const char *ae = memchr(a, 0, 80);
 		size_t al = ae ? (size_t)(ae - a) : 80;
 
 		s->proc.pid = (pid_t)le(d + PRPSINFO_PID, 4);
 		s->proc.uid = (uid_t)le(d + PRPSINFO_UID, 4);
 		while (al && a[al - 1] == ' ')
 			al--;
-		s->proc.name = core_name(&s->arena, f,
-					 fe ? (size_t)(fe - f) : 16, a, al);
 		s->proc.cmdline = arena_strndup(&s->arena, a, al);
-		if (!s->proc.name || !s->proc.cmdline)
+		if (!s->proc.cmdline)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
 	} else {
 		s->proc.pid = s->threads[0].tid;
+	}
+	return 0;
+}
+
+/* The process's name (coredump_name.c: its memory read through the source,
+ * its executable known), the main thread's too. */
+static int name_process(struct vms_snapshot *s, const struct core_notes *n,
+			struct vms_error *err)
+{
+	size_t i;
+
+	if (n->prpsinfo) {
+		const char *f = (const char *)n->prpsinfo + PRPSINFO_FNAME,
+			   *a = (const char *)n->prpsinfo + PRPSINFO_PSARGS;
+		const char *fe = memchr(f, 0, 16);
+
+		s->proc.name =
+			coredump_name(s, f, fe ? (size_t)(fe - f) : 16, a,
+				      strlen(s->proc.cmdline), n->execfn);
+		if (!s->proc.name)
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
 	}
 	for (i = 0; i < s->nthreads; i++)
 		if (s->threads[i].tid == s->proc.pid)
@@ -730,5 +727,5 @@ int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 	s->cap.frozen = true; /* one instant, however long it took */
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	implied_names(s, &n);
-	return 0;
+	return name_process(s, &n, err);
 }

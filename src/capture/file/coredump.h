@@ -12,10 +12,11 @@
  *    start up to 32 MiB above the image on x86_64, up to 1 GiB on aarch64);
  *  - threads: one per NT_PRSTATUS (pr_pid, and the stack pointer from
  *    pr_reg: rsp on x86_64, sp on aarch64);
- *  - the process: pid, uid, name and arguments from NT_PRPSINFO (the
- *    name from pr_psargs' first word where pr_fname was cut: gdb's gcore
- *    writes argv[0]'s first 16 bytes, a retitled server's title); the
- *    executable, the NT_FILE path holding AT_ENTRY;
+ *  - the process: pid, uid and arguments from NT_PRPSINFO; its name the
+ *    live one, comm (coredump_name.c: pr_fname where it cannot be gdb's
+ *    basename of a retitled command line, else AT_EXECFN's basename, else
+ *    the executable's); the executable, the NT_FILE path holding
+ *    AT_ENTRY;
  *  - memory: read_mem reads PT_LOAD file bytes; what lies beyond a
  *    segment's p_filesz (not dumped) is not present.
  * What a core does not hold: the smaps counters (Rss, Pss, Swap, sharing),

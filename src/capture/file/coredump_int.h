@@ -1,7 +1,8 @@
 /* coredump_int.h — what the core loader (coredump.c) and the core's source
  * (coredump_source.c) share: the segments kept for reading memory, and
  * the reads. The loader fills a core_priv as s->src.priv; the source only
- * reads it. Private to those two files.
+ * reads it; the process's name (coredump_name.c) is read through it.
+ * Private to those three files.
  */
 #ifndef VMS_COREDUMP_INT_H
 #define VMS_COREDUMP_INT_H
@@ -33,6 +34,14 @@ ssize_t coredump_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 /* A regular file at path, opened read-only, or -1: a path from the core
  * may name a device, whose open alone may do something. */
 int coredump_open_regular(const char *path);
+
+/* The process's name (coredump_name.c), as the live capture has it
+ * (/proc/PID/comm): from NT_PRPSINFO's pr_fname (f, fn bytes) and
+ * pr_psargs (a, al bytes), AT_EXECFN (execfn: its string in the core's
+ * memory, read through s's source) and s->proc.exe. In s->arena; NULL
+ * when out of memory. */
+const char *coredump_name(struct vms_snapshot *s, const char *f, size_t fn,
+			  const char *a, size_t al, uint64_t execfn);
 
 /* read_mem, open_file (the file on disk, unless its build id is not the
  * one the core's memory holds), release. */
