@@ -82,8 +82,12 @@ static int pss_thaw(struct fork_keeper *k, uint64_t *us, struct vms_error *err)
 	return rc;
 }
 
-static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
-			    size_t len, struct vms_error *err)
+/* Before a read of the target's memory: 0 (nothing to read: said
+ * before), -1 with *err (the open's failure, said once), 1 ready, 2 ready
+ * and frozen for this read alone (-F not held: k is to be thawed by
+ * mem_end). */
+static int mem_begin(struct vms_snapshot *s, struct fork_keeper *k,
+		     struct vms_error *err)
 {
 	struct pss_priv *p = s->src.priv;
 
@@ -96,19 +100,33 @@ static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
 			*err = p->mem_err;
 		return -1;
 	}
-	if (p->freeze && !p->held) {
-		struct fork_keeper k;
-		ssize_t got;
-		uint64_t us;
+	if (p->freeze && !p->held)
+		return pss_freeze(k, s->proc.pid, err) < 0 ? -1 : 2;
+	return 1;
+}
 
-		if (pss_freeze(&k, s->proc.pid, err) < 0)
-			return -1;
-		got = memread_read(&p->mem, addr, buf, len, err);
-		if (pss_thaw(&k, &us, err) < 0)
-			return -1;
-		return got;
-	}
-	return memread_read(&p->mem, addr, buf, len, err);
+/* After it: what the read gave, or -1 when the thaw failed. */
+static ssize_t mem_end(int how, struct fork_keeper *k, ssize_t got,
+		       struct vms_error *err)
+{
+	uint64_t us;
+
+	if (how == 2 && pss_thaw(k, &us, err) < 0)
+		return -1;
+	return got;
+}
+
+static ssize_t pss_read_mem(struct vms_snapshot *s, uint64_t addr, void *buf,
+			    size_t len, struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+	struct fork_keeper k;
+	int how = mem_begin(s, &k, err);
+
+	if (how <= 0)
+		return how;
+	return mem_end(how, &k, memread_read(&p->mem, addr, buf, len, err),
+		       err);
 }
 
 static ssize_t pss_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
@@ -116,29 +134,15 @@ static ssize_t pss_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
 			      struct vms_error *err)
 {
 	struct pss_priv *p = s->src.priv;
+	struct fork_keeper k;
+	int how;
 
 	memset(ok, 0, npages);
-	if (!p || p->mem_failed)
-		return 0;
-	if (!p->mem_open) {
-		p->mem_failed = true;
-		if (err)
-			*err = p->mem_err;
-		return -1;
-	}
-	if (p->freeze && !p->held) {
-		struct fork_keeper k;
-		ssize_t got;
-		uint64_t us;
-
-		if (pss_freeze(&k, s->proc.pid, err) < 0)
-			return -1;
-		got = memread_read_pages(&p->mem, addr, buf, npages, ok, err);
-		if (pss_thaw(&k, &us, err) < 0)
-			return -1;
-		return got;
-	}
-	return memread_read_pages(&p->mem, addr, buf, npages, ok, err);
+	if ((how = mem_begin(s, &k, err)) <= 0)
+		return how;
+	return mem_end(how, &k,
+		       memread_read_pages(&p->mem, addr, buf, npages, ok, err),
+		       err);
 }
 
 /* Only while the target is held still: otherwise the pages would be of
