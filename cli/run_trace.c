@@ -261,8 +261,11 @@ int cli_trace_save(const char *path, const struct vms_snapshot *s)
 
 /* --watch -w DIR: a snapshot now, a mark of the trace, saved into DIR
  * with the trace up to it and its cells (the window between any two of
- * the run's files follows from the later: -d EARLIER LATER). 0, or an
- * exit status said; 1 (nothing said) when CMD has ended. */
+ * the run's files follows from the later: -d EARLIER LATER). 0, also
+ * when this tick's capture failed (said; the next tick tries again, as
+ * -w FILE's newest snapshot does); an exit status said when the file
+ * could not be written; TICK_ENDED (nothing said) when CMD has ended. */
+#define TICK_ENDED (-1)
 static int watch_tick(const struct args *a, struct tracer *tr, pid_t pid,
 		      uint64_t seed)
 {
@@ -273,8 +276,12 @@ static int watch_tick(const struct args *a, struct tracer *tr, pid_t pid,
 	char path[4096];
 	int mark, rc;
 
-	if (!(s = snapshot_now(a, tr, pid, &mark, &err)))
-		return tracer_wait(tr, NULL) ? 1 : cli_fail(&err);
+	if (!(s = snapshot_now(a, tr, pid, &mark, &err))) {
+		if (tracer_wait(tr, NULL))
+			return TICK_ENDED;
+		cli_fail(&err);
+		return 0;
+	}
 	arena_init(&ar);
 	if (tracer_report_kept(tr, (unsigned)mark, &ar, &rep, &err) < 0) {
 		rc = cli_fail(&err);
@@ -377,7 +384,7 @@ int cli_trace(const struct args *a)
 			tick = mono_s(); /* the first: as soon as CMD calls */
 		if (a->watch && newest.started && mono_s() >= tick) {
 			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0)
-				break; /* 1: CMD ended */
+				break; /* TICK_ENDED: CMD ended */
 			tick += a->watch;
 			if (a->count && ++ticks >= a->count)
 				break;
@@ -397,7 +404,7 @@ int cli_trace(const struct args *a)
 		else
 			sleep_ms(++idle < 10 ? 1 : 5);
 	}
-	if (rc == 1) /* --watch: CMD ended before a tick's snapshot */
+	if (rc == TICK_ENDED) /* --watch: CMD ended before a tick's one */
 		rc = 0;
 	/* what the rings still hold */
 	while (!rc && tracer_drain(tr, &err) > 0)

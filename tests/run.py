@@ -139,11 +139,17 @@ def main():
     print("# %d tests, %d at a time, then %d alone" % (len(shared), n,
                                                        len(alone)))
     sys.stdout.flush()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=n)
+    try:
         futures = [pool.submit(run_one, name, argv)
                    for name, argv, _ in shared]
         for fut in concurrent.futures.as_completed(futures):
             report(*fut.result())
+    except KeyboardInterrupt:  # the tests running get it too (the tty's)
+        pool.shutdown(wait=False, cancel_futures=True)
+        print("interrupted")
+        return 130
+    pool.shutdown()
     for name, argv, why in alone:
         print("# alone: %s (%s)" % (name, why))
         report(*run_one(name, argv))

@@ -25,7 +25,8 @@ static uint64_t rd_fixed(struct rd *r, unsigned n)
 {
 	uint64_t v = 0;
 
-	if (r->bad || r->p < r->lo || (size_t)(r->end - r->p) < n) {
+	if (r->bad || r->p < r->lo || r->p > r->end ||
+	    (size_t)(r->end - r->p) < n) {
 		r->bad = true;
 		return 0;
 	}

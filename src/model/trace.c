@@ -128,9 +128,10 @@ int vms_trace_window(const struct vms_trace_report *a,
 		for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
 			o->by[k].count = (o->by[k].count + VMS_TRACE_ONE / 2) /
 					 VMS_TRACE_ONE;
+		/* as unsigned: a file's figures may be anything */
 		o->impacting_bytes =
-			(int64_t)o->by[VMS_TRACE_outstanding].bytes -
-			(int64_t)o->by[VMS_TRACE_released].bytes;
+			(int64_t)(o->by[VMS_TRACE_outstanding].bytes -
+				  o->by[VMS_TRACE_released].bytes);
 		n++;
 	}
 	out->nsites = n;

@@ -220,14 +220,26 @@ def own_figures(s, pid, args, tries=20):
     the capture; when both say the same, so must vmscope. Redis, idle,
     settles at once; a bounded number of tries."""
     how = " ".join(args)
-    for _ in range(tries):
+    last = None
+    for i in range(tries):
         before = info_memory(s)
         a = T.vmscope_json(pid, *args)["allocator"]
         after = info_memory(s)
         want = {k: int(before["allocator_" + k]) for k in ALLOC}
         if want != {k: int(after["allocator_" + k]) for k in ALLOC}:
             continue
-        T.eq({k: a[k] for k in ALLOC}, want,
+        got = {k: a[k] for k in ALLOC}
+        if got != want and i + 1 < tries:
+            # Redis's cron refreshes jemalloc's stats (its "epoch") every
+            # 100 ms, its own INFO does too: one may fall between the two
+            # INFOs while a reply's buffer (64 KiB) is out, and vmscope
+            # reads that refresh. Again, bounded; said when it happened.
+            last = (got, want)
+            continue
+        if last:
+            print("# %s: %d tries; one read a refresh between the two "
+                  "INFOs: %r" % (how, i + 1, last))
+        T.eq(got, want,
              "%s: jemalloc's allocated, active and resident are Redis's "
              "allocator_allocated, allocator_active and allocator_resident"
              % how)

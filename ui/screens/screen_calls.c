@@ -75,8 +75,11 @@ struct row {
 struct calls {
 	struct listview lv;
 	enum window window;
-	/* the marks: which snapshot took which (the newest MARKS_MAX) */
+	/* the marks: which snapshot took which (the newest MARKS_MAX), a
+	 * snapshot known by its address and the time it was taken (a freed
+	 * one's address may come again) */
 	const struct vms_snapshot *snap[MARKS_MAX];
+	uint64_t taken[MARKS_MAX];
 	unsigned mark[MARKS_MAX];
 	size_t nmarks;
 	struct arena ar; /* the report's */
@@ -116,7 +119,7 @@ static unsigned mark_of(const struct calls *c, const struct vms_snapshot *s)
 	size_t i;
 
 	for (i = 0; s && i < c->nmarks; i++)
-		if (c->snap[i] == s)
+		if (c->snap[i] == s && c->taken[i] == s->cap.monotonic_ns)
 			return c->mark[i];
 	return 0;
 }
@@ -673,6 +676,27 @@ static int calls_enter(struct ui *u)
 	return 0;
 }
 
+/* Drops the marks of snapshots the history no longer holds (freed: a
+ * new snapshot may come at the same address, and would take the old
+ * one's mark). */
+static void forget_gone(const struct ui *u, struct calls *c)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < c->nmarks; i++) {
+		bool held = c->snap[i] == u->snap;
+
+		for (j = 0; !held && j < u->hist.n; j++)
+			held = c->snap[i] == u->hist.s[j];
+		if (held && mark_of(c, c->snap[i]) == c->mark[i]) {
+			c->snap[k] = c->snap[i];
+			c->taken[k] = c->taken[i];
+			c->mark[k++] = c->mark[i];
+		}
+	}
+	c->nmarks = k;
+}
+
 /* Every snapshot taken while tracing is a mark of the trace. */
 static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 				   bool new_process)
@@ -688,6 +712,7 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 		c->why[0] = '\0';
 		return;
 	}
+	forget_gone(u, c);
 	if (!u->snap || mark_of(c, u->snap) || tracer_wait(u->tracer, NULL))
 		return;
 	{
@@ -700,11 +725,14 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 	if (c->nmarks == MARKS_MAX) {
 		memmove(c->snap, c->snap + 1,
 			(MARKS_MAX - 1) * sizeof(*c->snap));
+		memmove(c->taken, c->taken + 1,
+			(MARKS_MAX - 1) * sizeof(*c->taken));
 		memmove(c->mark, c->mark + 1,
 			(MARKS_MAX - 1) * sizeof(*c->mark));
 		c->nmarks--;
 	}
 	c->snap[c->nmarks] = u->snap;
+	c->taken[c->nmarks] = u->snap->cap.monotonic_ns;
 	c->mark[c->nmarks++] = (unsigned)m;
 	if (u->scr == SCR_CALLS)
 		rebuild(u, c);

@@ -114,6 +114,23 @@ static bool thread_dead(pid_t pid, pid_t tid)
 	return c == 'Z' || c == 'X';
 }
 
+/* Whether pid is in a group stop (SIGSTOPped): its main thread shows T,
+ * or, the main thread exited (a zombie), one of its live threads does. */
+static bool job_stopped(pid_t pid)
+{
+	char c = thread_state(pid, pid);
+	pid_t *tids = NULL;
+	size_t n = 0, i;
+	bool yes = c == 'T';
+
+	if (c != 'Z' || procfs_list_tasks(pid, &tids, &n) < 0)
+		return yes;
+	for (i = 0; i < n && !yes; i++)
+		yes = tids[i] != pid && thread_state(pid, tids[i]) == 'T';
+	free(tids);
+	return yes;
+}
+
 /* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
 static bool has_cap_sys_ptrace(void)
 {
@@ -580,7 +597,7 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	/* SIGSTOPped already (its main thread in a group stop, or the
 	 * first live one's when the main one exited): released, it is
 	 * waited for until it is stopped again */
-	f->job_stopped = thread_state(pid, pid) == 'T';
+	f->job_stopped = job_stopped(pid);
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -678,6 +695,10 @@ static void back_in_group_stop(const struct freeze *f)
 		for (i = 0; i < f->n && all; i++) {
 			char c = thread_state(f->pid, f->t[i].tid);
 
+			/* S or D: continued by someone meanwhile (a thread
+			 * going back into its stop shows R, then T) */
+			if (c == 'S' || c == 'D')
+				return;
 			all = c == 'T' || c == 't' || c == 'Z' || c == 'X';
 		}
 		if (all || ms_since(&t0) > 1000)
@@ -745,8 +766,6 @@ uint64_t freeze_release(struct freeze *f)
 			keep_leftover(f->t[i].tid);
 			f->t[i].seized = false;
 		}
-	if (f->job_stopped)
-		back_in_group_stop(f);
 	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
 	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
 			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);
@@ -754,6 +773,8 @@ uint64_t freeze_release(struct freeze *f)
 		pthread_sigmask(SIG_SETMASK, &f->oldmask, NULL);
 		f->masked = false;
 	}
+	if (f->job_stopped) /* after: not counted as the freeze's */
+		back_in_group_stop(f);
 	free(f->t);
 	f->t = NULL;
 	f->n = f->cap = 0;
