@@ -224,7 +224,8 @@ static struct thread_state *thread_state(void)
 			uint64_t w[2];
 
 			t->slot = (int)i;
-			sl->tid = (int32_t)syscall(SYS_gettid);
+			sl->tid = (int32_t)gettid(); /* libc's syscall()
+						       * may be rewritten */
 			w[0] = rec_word(TW_OP_THREAD, 2, (uint32_t)sl->tid);
 			w[1] = now_ns();
 			put(sl, tw_ring_at(hdr, i), w, 2);
@@ -722,16 +723,6 @@ int vt_start(struct tw_header *h)
 	/* exact again after a sampled attach: 0 (the set stays, unused) */
 	__atomic_store_n(&vt_sample_mean, h->sample_bytes, __ATOMIC_RELEASE);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	{
-		/* libunwind's one-time set-up (a pthread_once that maps
-		 * memory) done now, before anything is recorded: done later
-		 * by the program's own unw_backtrace, its mmap came here, whose
-		 * walk (a signal frame: libunwind's) waited on that same once
-		 * (test_unwind hung so) */
-		void *ip[2];
-
-		unw_backtrace(ip, 2);
-	}
 	if (own_unwind)
 		vt_unwind_start();
 	if (!hdr)

@@ -89,6 +89,34 @@ static void maps_char(struct maps_line *m, char c)
 	}
 }
 
+/* A system call made here, not through libc's syscall(): a program may
+ * have rewritten that function's instruction (tests/targets/
+ * hostile_target.c's ud2 and jmp modes), and then calling it killed the
+ * program that vmscope traced. */
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static long raw_openat(const char *path, int flags)
+{
+	long r;
+	register long r10 __asm__("r10") = 0;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"((long)SYS_openat), "D"((long)AT_FDCWD),
+			   "S"(path), "d"((long)flags), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
 /* The mapping that holds sp, from /proc/self/maps: 1, [*lo, *hi) the
  * main thread's [stack]; 2, a thread's stack mapping up to its thread
  * pointer (glibc keeps a thread's descriptor at the top of its stack
@@ -102,12 +130,12 @@ static int stack_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 	long fd, n, i;
 	bool found = false;
 
-	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/maps",
-		     O_RDONLY | O_CLOEXEC);
+	fd = raw_openat("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
-	while (!found && (n = syscall(SYS_read, fd, buf, sizeof(buf))) > 0)
+	while (!found && (n = raw_syscall3(SYS_read, fd, (long)buf,
+					   (long)sizeof(buf))) > 0)
 		for (i = 0; i < n && !found; i++) {
 			if (buf[i] != '\n') {
 				maps_char(&m, buf[i]);
@@ -119,7 +147,7 @@ static int stack_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 			}
 			memset(&m, 0, sizeof(m));
 		}
-	syscall(SYS_close, fd);
+	raw_syscall3(SYS_close, fd, 0, 0);
 	*lo = *hi = 0;
 	if (!found)
 		return 0;

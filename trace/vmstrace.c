@@ -232,6 +232,18 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		return;
 	}
 	pthread_atfork(NULL, NULL, in_child);
+	{
+		/* libunwind's one-time set-up (a pthread_once that maps
+		 * memory) done now, before the program runs: done later by
+		 * the program's own unw_backtrace, its mmap came here, whose
+		 * walk (past a signal frame: libunwind's) waited on that same
+		 * once (test_unwind hung so). Not at an attach (attach.c): a
+		 * running program may have rewritten libc's syscall(), which
+		 * libunwind calls (hostile_target's ud2). */
+		void *ip[2];
+
+		unw_backtrace(ip, 2);
+	}
 	if (vt_start(h) < 0)
 		next_munmap(h, TW_FILE_BYTES);
 }
