@@ -209,6 +209,27 @@ def wait_gone(pid, timeout=10):
     return False
 
 
+def split_ties(snap, got):
+    """Whether a capture's Σ Private and Σ Shared (got) tie to the
+    smaps_rollup it read (snap's capture.kernel_rollup): equal, or, where
+    another process mapped or unmapped a shared page between the two reads
+    (tests run two at a time, and anything else may run), moved between
+    the two by no more than is shared, with the sum kept, as the capture's
+    own rollup_check says ("agrees in Rss and Swap; the sharing moved").
+    (bool, what to print)."""
+    kr = snap["capture"]["kernel_rollup"]
+    kp = kr["private_clean"] + kr["private_dirty"]
+    ks = kr["shared_clean"] + kr["shared_dirty"]
+    if (got["Private"], got["Shared"]) == (kp, ks):
+        return True, None
+    check = snap["capture"].get("rollup_check") or ""
+    moved = got["Private"] + got["Shared"] == kp + ks and \
+        abs(got["Private"] - kp) <= max(ks, got["Shared"]) and \
+        check.startswith("agrees") and "sharing moved" in check
+    return moved, "got (%d, %d), the rollup (%d, %d): %s" % (
+        got["Private"], got["Shared"], kp, ks, check)
+
+
 def children(pid):
     """The children of pid's main thread (a process it started), [] when
     it is gone."""
