@@ -209,6 +209,28 @@ def wait_gone(pid, timeout=10):
     return False
 
 
+def differences(a, b, at="trace"):
+    """Every path where a and b differ (field by field)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append("%s.%s: only in %s" % (at, k, "live" if k in a
+                                                  else "file"))
+            else:
+                out += differences(a[k], b[k], "%s.%s" % (at, k))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return ["%s: %d against %d entries" % (at, len(a), len(b))]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += differences(x, y, "%s[%d]" % (at, i))
+        return out
+    return [] if a == b and type(a) is type(b) else \
+        ["%s: %r against %r" % (at, a, b)]
+
+
 def split_ties(snap, got):
     """Whether a capture's Σ Private and Σ Shared (got) tie to the
     smaps_rollup it read (snap's capture.kernel_rollup): equal, or, where

@@ -47,28 +47,6 @@ def mapped(pid):
         return sum("vmscope-trace" in ln for ln in f)
 
 
-def differences(a, b, at="trace"):
-    """Every path where a and b differ (field by field)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b)):
-            if k not in a or k not in b:
-                out.append("%s.%s: only in %s" % (at, k, "live" if k in a
-                                                  else "file"))
-            else:
-                out += differences(a[k], b[k], "%s.%s" % (at, k))
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return ["%s: %d against %d entries" % (at, len(a), len(b))]
-        out = []
-        for i, (x, y) in enumerate(zip(a, b)):
-            out += differences(x, y, "%s[%d]" % (at, i))
-        return out
-    return [] if a == b and type(a) is type(b) else \
-        ["%s: %r against %r" % (at, a, b)]
-
-
 def attached(p, args, cmds, end=False):
     """vmscope --trace ARGS PID while p runs cmds (then "end" if end):
     (its exit status, its stdout, its stderr, the answers)."""
@@ -130,7 +108,7 @@ def saved(tmp, plain):
     if not T.ok(r.returncode == 0, "-l FILE -e json: exit 0", r.stderr):
         return
     f = json.loads(r.stdout)
-    diff = differences(tr, f.get("trace"))
+    diff = T.differences(tr, f.get("trace"))
     T.ok(not diff, "the file's trace is the one printed, field by field, "
          "\"before\" with it (%d sites)" % len(tr["sites"]), diff[:5])
     T.eq(f["process"].get("pid"), p.pid, "the file's process is the "

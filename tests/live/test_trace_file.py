@@ -85,29 +85,6 @@ def site(tr, fn):
             if any(f["function"] == fn for f in s["frames"])]
 
 
-def differences(a, b, at="trace"):
-    """Every path where a and b differ (field by field)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b)):
-            if k not in a or k not in b:
-                out.append("%s.%s: only in %s" % (at, k,
-                                                  "live" if k in a else
-                                                  "file"))
-            else:
-                out += differences(a[k], b[k], "%s.%s" % (at, k))
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return ["%s: %d against %d entries" % (at, len(a), len(b))]
-        out = []
-        for i, (x, y) in enumerate(zip(a, b)):
-            out += differences(x, y, "%s[%d]" % (at, i))
-        return out
-    return [] if a == b and type(a) is type(b) else \
-        ["%s: %r against %r" % (at, a, b)]
-
-
 def leaks(tr, rounds, what):
     h = site(tr, "hold_leak")
     g = site(tr, "grow_leak")
@@ -133,7 +110,7 @@ def same_run(tmp):
     if not T.ok(r.returncode == 0, "-l FILE -e json: exit 0", r.stderr):
         return path
     f = json.loads(r.stdout)
-    diff = differences(tr, f.get("trace"))
+    diff = T.differences(tr, f.get("trace"))
     T.ok(not diff, "the file's trace is the live one, field by field "
          "(%d sites, %d frames)" % (len(tr["sites"]),
                                     sum(len(s["frames"])
@@ -171,7 +148,7 @@ def sampled(tmp):
     r = load(path, "-e", "json")
     f = json.loads(r.stdout) if r.returncode == 0 else {}
     tr = d["trace"]
-    diff = differences(tr, f.get("trace"))
+    diff = T.differences(tr, f.get("trace"))
     T.ok(tr["mode"] == "sampled" and tr["sample_bytes"] == 4096 and
          tr["seed"] == int(seed) and not diff,
          "sampled (--trace-sample=4096): the file's trace is the live one, "
@@ -187,7 +164,7 @@ def fixture():
     # keys the report gained after the recording (extended, not broken)
     added = ("trace.before: only in file",
              "trace.window.impacting_bytes: only in file")
-    diff = [x for x in differences(want["trace"], f.get("trace"))
+    diff = [x for x in T.differences(want["trace"], f.get("trace"))
             if x not in added]
     T.ok(not diff, "snap_trace.vms (recorded) reads back as its run's live "
          "report, field by field (but for the keys added since)", diff[:5])
@@ -286,7 +263,7 @@ def ended_first(tmp):
         return
     d = json.load(open(live))
     f = json.loads(load(path, "-e", "json").stdout)
-    diff = differences(d["trace"], f.get("trace"))
+    diff = T.differences(d["trace"], f.get("trace"))
     T.ok(d["trace"]["ended"] is True and f["process"]["exit_status"] == 0
          and d["process"]["exit_status"] == 0 and not diff and
          d["trace"]["events"] >= 4000000 and len(f["regions"]) > 5,
