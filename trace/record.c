@@ -30,6 +30,7 @@
 static struct tw_header *hdr; /* NULL: not traced */
 static bool off; /* pass-through in this process (a forked child) */
 static uintptr_t self_lo, self_hi; /* this library's text */
+static uintptr_t unw_lo, unw_hi; /* libunwind's text (vt_self) */
 /* Stacks by the own walk (unwind.h), libunwind where it cannot; false:
  * libunwind's always (VMSCOPE_TRACE_UNWIND=libunwind). */
 static bool own_unwind = true;
@@ -343,16 +344,32 @@ static uint64_t hash_frames(void *const *ip, int n)
 	return h ? h : 1;
 }
 
-/* The id of the stack ip[0..n) (n < 0: not walked, take libunwind's). */
+/* Whether a frame of ip[0..n) is libunwind's: the call came from inside
+ * it (vt_self). */
+static bool from_libunwind(void *const *ip, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if ((uintptr_t)ip[i] >= unw_lo && (uintptr_t)ip[i] < unw_hi)
+			return true;
+	return false;
+}
+
+/* The id of the stack ip[0..n) (n < 0: not walked, take libunwind's, or
+ * the own walk's first `partial` frames where those are inside
+ * libunwind). */
 static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
-			    unsigned char *ring, void **ip, int n)
+			    unsigned char *ring, void **ip, int n, int partial)
 {
 	uint64_t w[TW_MAX_FRAMES + 1], h;
 	int s = 0;
 	unsigned k;
 	int i;
 
-	if (n < 0)
+	if (n < 0 && partial > 0 && from_libunwind(ip, partial))
+		n = partial;
+	else if (n < 0)
 		n = unw_backtrace(ip, TW_MAX_FRAMES + 8);
 	/* the library's own frames are not the program's */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
@@ -402,7 +419,7 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 
 	if (n >= 0 && t->uw.again && t->have_last)
 		return t->last_id; /* the same stack as the walk before */
-	id = stack_id_of(t, sl, ring, ip, n);
+	id = stack_id_of(t, sl, ring, ip, n, n < 0 ? t->uw.partial : 0);
 	t->have_last = n >= 0 && t->uw.kept && id != UINT32_MAX;
 	t->last_id = id;
 	return id;
@@ -656,10 +673,12 @@ void vt_reallocated(void *old, void *p, size_t n)
 
 /* ---- start ---- */
 
-void vt_self(uintptr_t lo, uintptr_t hi)
+void vt_self(uintptr_t lo, uintptr_t hi, uintptr_t ulo, uintptr_t uhi)
 {
 	self_lo = lo;
 	self_hi = hi;
+	unw_lo = ulo;
+	unw_hi = uhi;
 }
 
 void vt_forked(void)

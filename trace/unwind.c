@@ -301,6 +301,7 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 			 "mov %%rbp, %2"
 			 : "=r"(pc), "=r"(sp), "=r"(bp));
 	u->again = u->kept = 0;
+	u->partial = 0;
 	if (sp < u->lo || sp >= u->hi) {
 		if (sp >= u->bad_lo && sp < u->bad_hi)
 			return -1;
@@ -348,15 +349,15 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 			break;
 		}
 		if (r->kind != VT_UW_SIMPLE)
-			return -1;
+			goto failed;
 		cfa = (r->cfa_rbp ? bp : sp) + (uintptr_t)(intptr_t)r->cfa_off;
 		if (cfa < sp + 8 || cfa > hi)
-			return -1;
+			goto failed;
 		memcpy(&ra, (const void *)(cfa - 8), sizeof(ra));
 		if (r->bp_off) {
 			at = cfa + (uintptr_t)(intptr_t)r->bp_off;
 			if (at < sp || at > hi - 8)
-				return -1;
+				goto failed;
 			memcpy(&bp, (const void *)at, sizeof(bp));
 		}
 		if (i < VT_UW_FRAMES) {
@@ -390,6 +391,9 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 		u->kept = 1;
 	}
 	return n;
+failed:
+	u->partial = n; /* ip[0..n): the frames up to the one not walked */
+	return -1;
 }
 
 #else /* not x86-64: libunwind walks */

@@ -87,6 +87,9 @@ struct vt_uw {
 	 * gave the same addresses as the walk kept before it (a caller that
 	 * keeps what it made of a kept walk's addresses may take that). */
 	uint8_t kept, again;
+	/* Of the last call, when it returned -1: ip[0..partial) holds the
+	 * frames walked before the one it could not (0: none). */
+	int partial;
 	struct vt_uw_walk walk[2];
 	struct vt_uw_rule rules[VT_UW_CACHE];
 };
@@ -99,7 +102,7 @@ void vt_uw_eh_rule(uintptr_t pc, struct vt_uw_rule *out);
 void vt_uw_note_subs(unsigned long long subs);
 
 /* The calling thread's stack into ip[0..max): how many, or -1: not
- * walked (take unw_backtrace). */
+ * walked (take unw_backtrace; u->partial says how far it came). */
 int vt_unwind(struct vt_uw *u, void **ip, int max);
 
 /* At the library's start, in the main thread: its stack found now

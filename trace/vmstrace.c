@@ -148,9 +148,14 @@ static void resolve(void)
 	resolving = 0;
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+/* The executable PT_LOAD of the module that holds t->at, into t->lo/hi. */
+struct text_of {
+	uintptr_t at, lo, hi;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	uintptr_t me = (uintptr_t)ctx;
+	struct text_of *t = ctx;
 	int i;
 
 	(void)size;
@@ -158,13 +163,28 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
-		    me < lo + ph->p_memsz) {
-			vt_self(lo, lo + ph->p_memsz);
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    t->at >= lo && t->at < lo + ph->p_memsz) {
+			t->lo = lo;
+			t->hi = lo + ph->p_memsz;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/* This library's text, and libunwind's (record.c: a stack is never taken
+ * by libunwind from inside libunwind, whose locks it would wait on). */
+static void vmstrace_init(void);
+
+static void find_modules(void)
+{
+	struct text_of me = { .at = (uintptr_t)vmstrace_init };
+	struct text_of unw = { .at = (uintptr_t)unw_backtrace };
+
+	dl_iterate_phdr(find_text, &me);
+	dl_iterate_phdr(find_text, &unw);
+	vt_self(me.lo, me.hi, unw.lo, unw.hi);
 }
 
 /* Takes every word of LD_PRELOAD naming this library out of it, in place
@@ -212,11 +232,11 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		 * recorded before vmstrace_attach(). */
 		vt_attach_mode = true;
 		resolve();
-		dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
+		find_modules();
 		return;
 	}
 	resolve();
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)vmstrace_init);
+	find_modules();
 	leave_environment();
 	fd = strtol(e, &end, 10);
 	if (*end || fd < 0 || fd > 1 << 20)

@@ -41,6 +41,14 @@ GOT entries redirected (trace/attach.c), put back at the end.
     thread stopped, and its answers to the same commands are those of an
     untraced run; attached again (a vmscope taking over the entries left
     redirected by the dead one, or a new attach), its trace is exact.
+  - A program that uses libunwind itself, for the first time while
+    traced, from a signal handler (a library loaded with dlopen that
+    calls unw_backtrace there): libunwind's one-time set-up maps memory
+    inside its pthread_once, the mmap comes to the tracer, whose own walk
+    stops at the signal frame; the tracer must not take libunwind's walk
+    then (it would wait on that same once for ever). The command is
+    answered (within a bound), as an untraced run answers it, and the
+    mmap is in the report, its stack through libunwind.
   - A process stopped by SIGSTOP, its main thread alive or exited (a
     zombie leader, live threads): refused before anything is done to it
     (no injection, no heap walk), left stopped with no library mapped.
@@ -49,6 +57,7 @@ x86_64 only (the injection's); skipped elsewhere.
 import json
 import os
 import platform
+import select
 import shutil
 import signal
 import subprocess
@@ -77,6 +86,30 @@ unsigned long lib_leak(unsigned long n)
 		s += (unsigned char)p[i % 24];
 	}
 	return s;
+}
+"""
+# unw_backtrace, first called from a signal handler (inside_libunwind)
+UNW_C = r"""
+#include <libunwind.h>
+#include <signal.h>
+#include <string.h>
+static volatile int frames;
+static void on_usr2(int sig)
+{
+	void *ip[64];
+
+	(void)sig;
+	frames = unw_backtrace(ip, 64);
+}
+unsigned long lib_leak(unsigned long n)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	return frames > 0 ? n : 0;
 }
 """
 TRIALS = int(os.environ.get("VMSCOPE_ATTACH_TRIALS", "30"))
@@ -437,12 +470,61 @@ def busy(plain):
     T.eq((out, rc), plain, "its answers are an untraced run's")
 
 
-def build_lib(tmp):
-    src, so = os.path.join(tmp, "leaklib.c"), os.path.join(tmp, "leaklib.so")
-    open(src, "w").write(LIB_C)
-    r = subprocess.run(["cc", "-O1", "-g", "-shared", "-fPIC", "-o", so, src],
-                       capture_output=True)
+def build_lib(tmp, name="leaklib", code=LIB_C, libs=()):
+    src, so = (os.path.join(tmp, name + ".c"),
+               os.path.join(tmp, name + ".so"))
+    open(src, "w").write(code)
+    r = subprocess.run(["cc", "-O1", "-g", "-shared", "-fPIC", "-o", so, src]
+                       + list(libs), capture_output=True)
     return so if r.returncode == 0 else None
+
+
+def answer_within(p, line, seconds):
+    """p's answer to line, or None when none came within seconds."""
+    p.stdin.write((line + "\n").encode())
+    p.stdin.flush()
+    r, _, _ = select.select([p.stdout], [], [], seconds)
+    return p.stdout.readline().decode() if r else None
+
+
+def inside_libunwind(so):
+    """The program's own first unw_backtrace, from a signal handler,
+    while traced: answered, as untraced."""
+    app = T.target("heap_attach")
+    line = "lib 1 %s" % so
+    p, _ = T.start([app])
+    plain = cmd(p, line)
+    T.kill(p)
+    p, _ = T.start([app])
+    files = trace_files(p.pid)
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        poll(lambda: trace_files(p.pid) > files or v.poll() is not None)
+        got = answer_within(p, line, 60)
+        T.eq(got, plain, "a program's first unw_backtrace, from a signal "
+             "handler, while traced: answered as untraced (the tracer "
+             "does not wait on libunwind's set-up)")
+        v.send_signal(signal.SIGINT)
+        o, e = v.communicate(timeout=120)
+    finally:
+        T.kill(p)
+        if v.poll() is None:
+            v.kill()
+            v.wait()
+    try:
+        d = json.loads(o)
+    except ValueError:
+        T.ok(False, "a JSON report", e)
+        return
+    mm = [x for x in d["trace"]["sites"] if x["kind"] == "mmap" and
+          any("libunwind" in (f.get("module") or "") for f in x["frames"])]
+    T.ok(mm and all("on_usr2" in functions(x) and
+                    "lib_leak" not in functions(x) for x in mm),
+         "libunwind's mmap is in the report, its stack through libunwind "
+         "and the handler up to the signal frame, where the own walk "
+         "stopped (libunwind's would go on to lib_leak)",
+         [functions(x) for x in d["trace"]["sites"]][:8])
 
 
 def later(so):
@@ -474,6 +556,11 @@ def main():
             later(so)
         else:
             T.skip("a library loaded while traced", "no C compiler")
+        so = build_lib(tmp, "unwlib", UNW_C, ["-lunwind"])
+        if so:
+            inside_libunwind(so)
+        else:
+            T.skip("a program using libunwind", "no libunwind-dev")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     plain = untraced()
