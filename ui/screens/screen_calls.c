@@ -43,11 +43,11 @@
 #include "model/calltree.h"
 #include "panes/panes.h"
 #include "pipeline.h"
+#include "screens/calls_marks.h"
 #include "screens/screen_calls.h"
 #include "trace/tracer.h"
 
 #define TICK_MS 10
-#define MARKS_MAX (HIST_MAX * 4)
 
 enum window { W_ALL, W_SINCE, W_MARKS, W_COUNT };
 
@@ -75,13 +75,7 @@ struct row {
 struct calls {
 	struct listview lv;
 	enum window window;
-	/* the marks: which snapshot took which (the newest MARKS_MAX), a
-	 * snapshot known by its address and the time it was taken (a freed
-	 * one's address may come again) */
-	const struct vms_snapshot *snap[MARKS_MAX];
-	uint64_t taken[MARKS_MAX];
-	unsigned mark[MARKS_MAX];
-	size_t nmarks;
+	struct calls_marks marks; /* which snapshot took which mark */
 	struct arena ar; /* the report's */
 	bool have; /* rep is built */
 	bool saved; /* rep is the snapshot's own (no tracer): ar holds
@@ -112,16 +106,6 @@ struct calls {
 static struct calls *cs_of(const struct ui *u)
 {
 	return u->data[SCR_CALLS];
-}
-
-static unsigned mark_of(const struct calls *c, const struct vms_snapshot *s)
-{
-	size_t i;
-
-	for (i = 0; s && i < c->nmarks; i++)
-		if (c->snap[i] == s && c->taken[i] == s->cap.monotonic_ns)
-			return c->mark[i];
-	return 0;
 }
 
 /* Remembers which sites are open, by id, before the report goes. */
@@ -251,7 +235,7 @@ static bool window_marks(struct ui *u, struct calls *c, unsigned *from,
 	case W_ALL:
 		return true;
 	case W_SINCE:
-		if (!(*from = mark_of(c, u->snap))) {
+		if (!(*from = calls_mark_of(&c->marks, u->snap))) {
 			snprintf(c->why, sizeof(c->why),
 				 "the snapshot shown was not taken while "
 				 "tracing");
@@ -259,8 +243,8 @@ static bool window_marks(struct ui *u, struct calls *c, unsigned *from,
 		}
 		return true;
 	default:
-		a = mark_of(c, u->hist.mark[0]);
-		b = mark_of(c, u->hist.mark[1]);
+		a = calls_mark_of(&c->marks, u->hist.mark[0]);
+		b = calls_mark_of(&c->marks, u->hist.mark[1]);
 		if (!a || !b) {
 			snprintf(c->why, sizeof(c->why),
 				 "mark two snapshots taken while tracing in "
@@ -676,27 +660,6 @@ static int calls_enter(struct ui *u)
 	return 0;
 }
 
-/* Drops the marks of snapshots the history no longer holds (freed: a
- * new snapshot may come at the same address, and would take the old
- * one's mark). */
-static void forget_gone(const struct ui *u, struct calls *c)
-{
-	size_t i, j, k = 0;
-
-	for (i = 0; i < c->nmarks; i++) {
-		bool held = c->snap[i] == u->snap;
-
-		for (j = 0; !held && j < u->hist.n; j++)
-			held = c->snap[i] == u->hist.s[j];
-		if (held && mark_of(c, c->snap[i]) == c->mark[i]) {
-			c->snap[k] = c->snap[i];
-			c->taken[k] = c->taken[i];
-			c->mark[k++] = c->mark[i];
-		}
-	}
-	c->nmarks = k;
-}
-
 /* Every snapshot taken while tracing is a mark of the trace. */
 static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 				   bool new_process)
@@ -712,8 +675,9 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 		c->why[0] = '\0';
 		return;
 	}
-	forget_gone(u, c);
-	if (!u->snap || mark_of(c, u->snap) || tracer_wait(u->tracer, NULL))
+	calls_marks_forget(&c->marks, u);
+	if (!u->snap || calls_mark_of(&c->marks, u->snap) ||
+	    tracer_wait(u->tracer, NULL))
 		return;
 	{
 		struct vms_error err = { 0 };
@@ -722,18 +686,7 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 	}
 	if ((m = tracer_mark(u->tracer)) < 0)
 		return;
-	if (c->nmarks == MARKS_MAX) {
-		memmove(c->snap, c->snap + 1,
-			(MARKS_MAX - 1) * sizeof(*c->snap));
-		memmove(c->taken, c->taken + 1,
-			(MARKS_MAX - 1) * sizeof(*c->taken));
-		memmove(c->mark, c->mark + 1,
-			(MARKS_MAX - 1) * sizeof(*c->mark));
-		c->nmarks--;
-	}
-	c->snap[c->nmarks] = u->snap;
-	c->taken[c->nmarks] = u->snap->cap.monotonic_ns;
-	c->mark[c->nmarks++] = (unsigned)m;
+	calls_mark_add(&c->marks, u->snap, (unsigned)m);
 	if (u->scr == SCR_CALLS)
 		rebuild(u, c);
 }
@@ -743,7 +696,7 @@ int calls_save(struct ui *u, const struct vms_snapshot *s, void **buf,
 {
 	struct vms_trace_report rep;
 	struct arena a;
-	unsigned m = u->tracer ? mark_of(cs_of(u), s) : 0;
+	unsigned m = u->tracer ? calls_mark_of(&cs_of(u)->marks, s) : 0;
 	int rc;
 
 	if (!m)
