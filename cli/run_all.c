@@ -6,7 +6,9 @@
  * The default sampler only (pss: nothing is stopped, nothing traced).
  * Kernel threads and zombies (no address space) and vmscope itself are
  * not processes to look at and are left out (named by PID or -n NAME, a
- * kernel thread or zombie is counted, reason no_memory); every other process asked for is either in
+ * kernel thread or zombie is counted, reason no_memory); a process whose
+ * main thread exited while others run on is read through a live thread.
+ * Every other process asked for is either in
  * the exposition or counted in vmscope_unread_processes{reason}: never
  * dropped silently. --top=N keeps the N largest by PSS and sums the rest
  * per comm (pid="other", heap figures included), bounding the labels'
@@ -100,21 +102,38 @@ static ssize_t read_small(pid_t pid, const char *what, char *buf, size_t n)
 	return got;
 }
 
-/* Whether stat's text (a buffer) is a process with no memory to read: a
- * kernel thread (PF_KTHREAD in its flags, the 9th field, the 7th after
- * the ")" that ends comm) or a zombie (state Z or X, the 3rd). */
-static bool stat_no_memory(const char *stat)
+/* Field n (n > 2: after the ")" that ends comm) of stat's text, or NULL. */
+static const char *stat_field(const char *stat, int n)
 {
 	const char *p = strrchr(stat, ')');
 	int field;
 
 	if (!p || !p[1] || !p[2])
+		return NULL;
+	p += 2; /* field 3, the state */
+	for (field = 3; field < n && p; field++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	return p;
+}
+
+/* Whether stat's text (a buffer) is a process with no memory to read: a
+ * kernel thread (PF_KTHREAD in its flags, the 9th field) or a zombie
+ * (state Z or X, the 3rd) that is the whole process (num_threads, the
+ * 20th, at most 1). A leader that exited while its other threads run on
+ * is a zombie too, whose memory is read through a live thread (as -s
+ * reads it): a process to look at, not one without memory. */
+static bool stat_no_memory(const char *stat)
+{
+	const char *state = stat_field(stat, 3), *flags, *threads;
+
+	if (!state)
 		return false;
-	if (p[2] == 'Z' || p[2] == 'X')
-		return true;
-	for (field = 2; field < 9 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p && (strtoul(p + 1, NULL, 10) & PF_KTHREAD_FLAG);
+	if (*state == 'Z' || *state == 'X')
+		return !(threads = stat_field(stat, 20)) ||
+		       strtol(threads, NULL, 10) <= 1;
+	flags = stat_field(stat, 9);
+	return flags && (strtoul(flags, NULL, 10) & PF_KTHREAD_FLAG);
 }
 
 /* The cgroup v2 path in /proc/PID/cgroup's text ("0::/system.slice/x"),

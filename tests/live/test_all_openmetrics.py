@@ -29,6 +29,10 @@ and the kernel's own figures:
     them for it, and its glibc heap beside it;
   - a zombie named by PID counted as reason="no_memory"; --all leaves it
     out without counting it;
+  - a process whose main thread exited while its 81 threads run on
+    (hostile_target "threads": a zombie leader, its own smaps empty): in
+    the exposition, named by PID and in --all, its working set a live
+    thread's smaps_rollup Rss (as -s reads it), not counted no_memory;
   - usage: --all without -e openmetrics, with -b fork, --top without --all.
 """
 import os
@@ -77,8 +81,9 @@ def families_together(text):
     return True
 
 
-def rollup_rss(pid):
-    for line in open("/proc/%d/smaps_rollup" % pid):
+def rollup_rss(pid, tid=None):
+    at = "%d/task/%d" % (pid, tid) if tid else "%d" % pid
+    for line in open("/proc/%s/smaps_rollup" % at):
         if line.startswith("Rss:"):
             return int(line.split()[1]) * 1024
     return None
@@ -173,6 +178,25 @@ def main():
                                                "no_memory") == 0,
          "--all leaves a zombie out, uncounted")
     z.wait()
+
+    h, _ = T.start([T.target("hostile_target"), "threads"])
+    deadline = time.time() + 60
+    while time.time() < deadline and not (
+            T.proc_state(h.pid) == "Z" and len(T.tids(h.pid)) > 80):
+        time.sleep(0.005)  # polling its state, bounded by the deadline
+    live = [t for t in T.tids(h.pid) if t != h.pid][0]
+    r = run("--all", "-e", "openmetrics", str(h.pid))
+    ss = samples(r.stdout)
+    T.ok(T.proc_state(h.pid) == "Z" and unread(ss, "no_memory") == 0 and
+         ws_of(ss, h.pid) == rollup_rss(h.pid, live),
+         "a process whose main thread exited, named by PID: read through "
+         "a live thread (working set %d, its smaps_rollup Rss %d), not "
+         "no_memory" % (ws_of(ss, h.pid), rollup_rss(h.pid, live)),
+         r.stderr)
+    r = run("--all", "-e", "openmetrics")
+    T.ok(ws_of(samples(r.stdout), h.pid) > 0,
+         "--all: the process whose main thread exited is in it")
+    T.kill(h)
 
     if os.geteuid() == 0 and shutil.which("setpriv"):
         r = run("--all", "-e", "openmetrics", *map(str, pids),
