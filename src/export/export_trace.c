@@ -316,8 +316,15 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	if (r->dropped)
 		ob_printf(o,
 			  ", %" PRIu64 " not recorded (%" PRIu64
-			  " bytes): the figures are short by them",
+			  " bytes): a block whose allocation was not recorded "
+			  "is missing from the figures, one whose free was not "
+			  "is counted alive",
 			  r->dropped, r->dropped_bytes);
+	if (r->bad_records)
+		ob_printf(o,
+			  ", %" PRIu64 " records refused (written over by the "
+			  "program, or a call a thread never finished)",
+			  r->bad_records);
 	if (r->unknown_frees)
 		ob_printf(o,
 			  ", %" PRIu64 " frees of memory allocated before "

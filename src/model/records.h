@@ -277,6 +277,10 @@
 	X(dropped_bytes, U64, "dropped_bytes", "dropped_bytes", 0)             \
 	/* frees of what no record allocated */                                \
 	X(unknown_frees, U64, "unknown_frees", "unknown_frees", 0)             \
+	/* records refused (not by the wire's rules: the program wrote into \
+	 * its rings) and events never written (a thread stopped inside its  \
+	 * call at the end) */                                                 \
+	X(bad_records, U64, "bad_records", "bad_records", 0)                   \
 	X(ended, BOOL, "ended", "ended", VMS_FF_NEED) /* the process exited */ \
 	/* its wait status, when ended (-1: not known) */                      \
 	X(exit_status, I64N, NULL, "exit_status", 0)                           \

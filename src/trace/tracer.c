@@ -49,10 +49,13 @@ struct tracer {
 };
 
 /* A ring's place during one reading: its records from tail to head, and
- * whether an event waits at tail (its number seq). */
+ * whether an event waits at tail (its number seq; its header as advance()
+ * checked it: the ring is the program's memory, which may change it
+ * before take_event() reads the rest). */
 struct ring_pos {
 	uint64_t tail, head, seq;
 	bool event;
+	struct tw_rec rec;
 };
 
 static uint64_t mono_ns(void)
@@ -499,6 +502,7 @@ static int advance(struct tracer *tr, unsigned n, struct ring_pos *p, long *got)
 		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
 			if (r.words == TW_EVENT_WORDS(r.op)) {
 				memcpy(&p->seq, ring + at + 16, 8);
+				p->rec = r;
 				p->event = true;
 				return 0;
 			}
@@ -521,10 +525,11 @@ static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
 {
 	const unsigned char *ring = tw_ring_at(tr->hdr, n);
 	uint64_t at = p->tail % TW_RING_BYTES, w[8];
-	struct tw_rec r;
+	struct tw_rec r = p->rec; /* as checked, whatever the ring says now */
 	int rc;
 
-	memcpy(&r, ring + at, sizeof(r));
+	_Static_assert(sizeof(w) >= 7 * 8, "the longest event (mremap: 7 "
+					   "words), the time twice");
 	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
 	w[1] = w[0]; /* the time, just before the fields */
 	tracedb_thread(tr->db, tw_slot_at(tr->hdr, n)->tid);
@@ -664,6 +669,7 @@ static void report_fields(struct tracer *tr, struct vms_trace_report *out)
 		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
 	out->ended = tr->reaped;
 	out->exit_status = tr->status;
+	out->bad_records = tr->bad;
 }
 
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
