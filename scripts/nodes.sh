@@ -19,6 +19,8 @@ BUILD=${BUILD:-build}
 DIR="$BUILD/nodes"
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
+tmp=
+trap 'rm -rf "$tmp"' EXIT # a half-made copy, if a step fails
 have=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 
 if [ "$have" != 18 ] && [ ! -x "$DIR/debian-18/bin/node" ]; then
@@ -44,6 +46,7 @@ if [ "$have" != 18 ] && [ ! -x "$DIR/debian-18/bin/node" ]; then
 				"apt-get download failed (no network?)" >&2
 		fi
 		rm -rf "$tmp"
+		tmp=
 	fi
 fi
 
