@@ -245,7 +245,8 @@ tests: $(PROG) $(TRACE_LIB) $(UNIT_BIN) $(TARGET_BIN)
 deps:
 	@sh scripts/deps.sh
 
-# The nodes test_v8 runs against beside Debian's (scripts/nodes.sh: the
+# The nodes test_v8 runs against beside the installed one (scripts/nodes.sh:
+# Debian's 18, and 20 and 22 from npm's registry without npm; the
 # network to Debian's archive and npm's registry the first time, then
 # kept under build/nodes; without it test_v8 runs against what there is
 # and says what it did not).
