@@ -21,9 +21,12 @@
     VMSCOPE_SEED): the maps still exact (they are always recorded), the
     319 40-byte blocks estimated within 30% (some 200 samples: a miss that
     large is over 4 standard deviations), the report saying so.
-  - What a preload cannot enter (a static program, a set-user-ID one) and
-    what no trace has (a format other than text and json) is refused
-    with a message, exit 1; so is the viewer without a terminal. (-w:
+  - What a preload cannot enter (a static program, a set-user-ID one, one
+    with file capabilities run by a user, itself or as a script's
+    interpreter) and what no trace has (a format other than
+    text and json) is refused with a message, exit 1; so is the viewer
+    without a terminal. A command the library never started in (the
+    loader did not preload it) is said, exit 3, not an empty report. (-w:
     test_trace_file.py; a PID with -s or -e: test_trace_attach.py; a PID
     with -w: test_trace_attach_file.py; a PID sampled:
     test_trace_attach_sampled.py.)
@@ -53,6 +56,7 @@ ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
 CXX_ENV = dict(ENV, ASAN_OPTIONS="detect_leaks=0") \
     if T.VMSCOPE.endswith("-san") else ENV
 MB10 = 10 << 20
+USER = 64002  # a uid with no passwd entry (setpriv): nothing is added
 
 
 def trace(args, cmd, env=None, timeout=120):
@@ -272,6 +276,70 @@ def sampled():
          "sampled: the 319 40-byte blocks estimated within 30%", got)
 
 
+def as_user(argv):
+    return ["setpriv", "--reuid=%d" % USER, "--regid=%d" % USER,
+            "--clear-groups"] + argv
+
+
+def capabilities(tmp):
+    """File capabilities make the kernel run a program secure for a user
+    other than root (AT_SECURE: the loader ignores LD_PRELOAD): refused
+    before it starts, itself or as a script's interpreter; as root they
+    add nothing and it is traced."""
+    what = "a program with file capabilities"
+    if os.getuid() != 0 or not shutil.which("setcap") or \
+            not shutil.which("setpriv"):
+        T.skip(what, "needs root, setcap (libcap2-bin) and setpriv")
+        return
+    os.chmod(tmp, 0o755)
+    capped = os.path.join(tmp, "capped")
+    shutil.copy(T.target("traced_calls"), capped)
+    if subprocess.run(["setcap", "cap_net_raw+ep", capped],
+                      capture_output=True).returncode != 0:
+        T.skip(what, "setcap failed here (no security attributes on %s's "
+               "file system)" % tmp)
+        return
+    script = os.path.join(tmp, "capped.sh")
+    open(script, "w").write("#!%s libc\n" % capped)
+    os.chmod(script, 0o755)
+    vms = os.path.join(tmp, "vmscope")
+    lib = os.path.join(tmp, "libvmstrace.so")
+    shutil.copy(T.VMSCOPE, vms)
+    shutil.copy(LIB, lib)
+    env = dict(CXX_ENV, VMSCOPE_TRACELIB=lib)
+    for cmd, how in (([capped, "libc"], "itself"),
+                     ([script], "as a script's interpreter")):
+        r = subprocess.run(as_user([vms, "--trace", "-s", "--"] + cmd),
+                           capture_output=True, timeout=120, env=env,
+                           cwd=tmp)
+        T.ok(r.returncode == 1 and b"file capabilities" in r.stderr and
+             b"as root" in r.stderr and b"Trace:" not in r.stdout,
+             "%s (%s), run by a user: refused, the reason said" %
+             (what, how), (r.returncode, r.stderr, r.stdout[:200]))
+    d, _ = trace_json([capped, "libc"])
+    got = d and sum(s["outstanding"]["count"]
+                    for s in find(d["trace"]["sites"], "heap", "tsearch") +
+                    find(d["trace"]["sites"], "heap", "strdup"))
+    T.eq(got, 150, "%s, run by root (secure only for another user): "
+         "traced, its 150 blocks found" % what)
+
+
+def never_started(tmp):
+    """A command the tracer library never started in (the loader did not
+    preload it: here, a file that is no library at all) is not an empty
+    trace: said, exit 3, no report."""
+    junk = os.path.join(tmp, "junk.so")
+    open(junk, "w").write("not a library\n")
+    r = trace(["-s"], [T.target("traced_calls"), "libc"],
+              dict(ENV, VMSCOPE_TRACELIB=junk))
+    T.ok(r.returncode == 3 and b"never started" in r.stderr and
+         b"Trace:" not in r.stdout and
+         b"100 tsearch nodes" in r.stderr,
+         "a command the library never started in: said, exit 3, no "
+         "report (the command ran, its output kept)",
+         (r.returncode, r.stderr, r.stdout[:300]))
+
+
 def refusals():
     tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
     try:
@@ -294,6 +362,8 @@ def refusals():
         r = trace(["-s"], [suid, "libc"])
         T.ok(r.returncode == 1 and b"set-user-ID" in r.stderr,
              "a set-user-ID program is refused, the reason said", r.stderr)
+        capabilities(tmp)
+        never_started(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for args, what in ((["--trace-sample=0", "-s", "--", "true"],
