@@ -7,8 +7,12 @@
 // can hold a traced run's output and status against an untraced one's.
 // "memorytestapp churn" does the same and, before it prints, 100,000 times
 // a new long and a new char[8], each deleted (NewDeleteLoop): 200,000
-// news and deletes, nothing left (sampling's test).
+// news and deletes, nothing left (sampling's test). "memorytestapp wait
+// FIFO" first opens FIFO and reads a byte (a viewer's test lets it go
+// once vmscope shows it), then does the same.
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -69,6 +73,14 @@ __attribute__((noinline)) static void NewDeleteLoop(int n)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "wait") == 0) {
+		int fd = open(argv[2], O_RDONLY);
+		char c;
+
+		if (fd < 0 || read(fd, &c, 1) != 1)
+			return 1;
+		close(fd);
+	}
 	void *keep = mmap(nullptr, MB10, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
