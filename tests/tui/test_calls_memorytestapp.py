@@ -20,6 +20,10 @@ its end; then C, at 120x40:
     12 K; ManipulateTemporaryBuffer, 4 maps transient, 40.0 M, opening
     into Operation1 under it.
 
+And with a tracer library the loader does not preload (a file that is no
+library): C says the tracer library never started in the program, not an
+empty exact trace.
+
 The figures are each one's own: a count on screen is exact, a size is as
 the screen writes bytes (K below 10 M, M with one decimal above).
 """
@@ -195,9 +199,10 @@ def callees(tm):
          "transient, called from Operation1", scr)
 
 
-def main():
-    D.require_tmux("MemoryTestApp in the call tree")
-    env = {"VMSCOPE_TRACELIB": os.path.join(T.BUILD, "libvmstrace.so")}
+def traced(lib, check, what):
+    """MemoryTestApp launched in the viewer with lib as the tracer, let go
+    once the viewer shows it, run to its end; then check(tm)."""
+    env = {"VMSCOPE_TRACELIB": lib}
     if T.VMSCOPE.endswith("-san"):  # as test_trace.py says: a C++ name
         env["ASAN_OPTIONS"] = "detect_leaks=0"
     tmp = tempfile.mkdtemp(prefix="vmscope-mta-")
@@ -209,25 +214,47 @@ def main():
     try:
         tm.wait_for(lambda s: "pss, not frozen" in s, timeout=30)
         pid = tm.launched_pid()
-        if not T.ok(pid is not None, "the traced program runs"):
+        if not T.ok(pid is not None, "%s: the program runs" % what):
             return
         try:  # it waits in open(): a writer lets it go on
             fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
             os.write(fd, b"x")
             os.close(fd)
         except OSError as e:
-            T.ok(False, "the program waits on its FIFO", e)
+            T.ok(False, "%s: the program waits on its FIFO" % what, e)
             return
         tm.wait_for(lambda s: "traced program ended" in s, timeout=60)
-        T.ok(T.wait_gone(pid, 30), "the program ran to its end")
-        sites(tm)
-        callers(tm)
-        callees(tm)
+        T.ok(T.wait_gone(pid, 30), "%s: the program ran to its end" % what)
+        check(tm)
     finally:
         tm.kill()
         if pid:
             T.wait_gone(pid, 10)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def findings(tm):
+    sites(tm)
+    callers(tm)
+    callees(tm)
+
+
+def never_started(tm):
+    tm.expect("a library that never started in it: C says nothing was "
+              "traced, not an empty exact trace",
+              lambda s: "call sites" in s and
+              "the tracer library never started" in s and
+              "exact, " not in s, "C")
+
+
+def main():
+    D.require_tmux("MemoryTestApp in the call tree")
+    traced(os.path.join(T.BUILD, "libvmstrace.so"), findings, "traced")
+    # the loader did not preload the tracer (here: no library at all)
+    with tempfile.TemporaryDirectory(prefix="vmscope-mta-") as d:
+        junk = os.path.join(d, "junk.so")
+        open(junk, "w").write("not a library\n")
+        traced(junk, never_started, "not traced")
     T.done()
 
 
