@@ -409,6 +409,9 @@ int cli_trace(const struct args *a)
 	/* what the rings still hold */
 	while (!rc && tracer_drain(tr, &err) > 0)
 		;
+	/* a command the library never entered: no report, as if exact */
+	if (!rc && tracer_started(tr, &err) < 0)
+		rc = cli_fail(&err);
 	if (rc) {
 		vms_snapshot_free(newest.s);
 		tracer_free(tr);

@@ -35,6 +35,8 @@ bpftool              the build: vmlinux.h from the kernel's BTF, and the
                      skeleton that embeds the eBPF program in vmscope
 python3              the live, viewer and code tests are Python scripts
 tmux                 the viewer's tests drive it in tmux
+libcap2-bin          setcap: test_trace gives a program file capabilities
+                     (refused: the loader would not preload into it)
 procps               pgrep (test_permissions); pmap, the benchmark's reference
 util-linux           setpriv, unshare, findmnt (test_cli, test_permissions,
                      test_images, test_picker, test_fork_pidns); essential

@@ -102,11 +102,23 @@ static void *boot_alloc(size_t n)
 static int resolving; /* dlsym is running */
 TLS int in_cxx;
 
-/* Most blocks pass sampling over without a call (vmstrace.h). */
+/* Most blocks pass sampling over without a call (vmstrace.h). Inside
+ * C++'s new (in_cxx) the block is the new's, which records it once it
+ * returns: neither recorded nor counted by sampling here (counted twice,
+ * its bytes would be sampled twice as often as they are weighed; taken
+ * into the sampled set here, it would be there unrecorded). */
 #define ALLOCATED(p, n)                                                        \
 	do {                                                                   \
-		if (!vt_passed_over((p), (n)))                                 \
+		if (!in_cxx && !vt_passed_over((p), (n)))                      \
 			vt_allocated((p), (n));                                \
+	} while (0)
+
+/* A block freed: by sampling only if it was recorded (vmstrace.h);
+ * inside C++'s delete, which records it, nothing. */
+#define FREED(p)                                                               \
+	do {                                                                   \
+		if (!in_cxx && !vt_free_passed_over(p))                        \
+			vt_freed(p);                                           \
 	} while (0)
 
 /* ---- start ---- */
@@ -290,8 +302,7 @@ EXPORT void free(void *p)
 		return;
 	if (!next_free)
 		resolve();
-	if (!vt_free_passed_over(p))
-		vt_freed(p);
+	FREED(p);
 	next_free(p);
 }
 
@@ -622,7 +633,8 @@ CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t,
 	(size_t n, size_t al, const nothrow_t *nt), (n, al, nt))
 
 /* The deletes: each name forwarded to its own next definition with its
- * own arguments (sized, aligned, nothrow), the pointer recorded freed. */
+ * own arguments (sized, aligned, nothrow), the pointer recorded freed as
+ * free() records it (sampled: only a block that was recorded). */
 #define CXX_DELETE(mangled, params, args)                                      \
 	EXPORT void mangled params;                                            \
 	EXPORT void mangled params                                             \
@@ -630,7 +642,7 @@ CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t,
 		static void(*next) params;                                     \
 		NEXT(next, #mangled);                                          \
 		if (p)                                                         \
-			vt_record(TW_OP_FREE, false, (uintptr_t)p, 0, 0, 0);   \
+			FREED(p);                                              \
 		CXX_CALL(next args);                                           \
 	}
 

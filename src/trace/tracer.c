@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ struct tracer {
 	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
 				       * inside its call) */
 	uint64_t run; /* the report's run: drawn at the start, never 0 */
+	char cmd[256]; /* the command launched, for a message */
 };
 
 /* A ring's place during one reading: its records from tail to head, and
@@ -188,30 +190,83 @@ static bool find_program(const char *name, char *buf, size_t n)
 	return false;
 }
 
-/* Refuses what a preload cannot enter: set-ID programs, static ones. */
+/* What the kernel runs for path: a script's interpreter (its "#!" line,
+ * the first 256 bytes as the kernel reads them), followed as the kernel
+ * does, 4 deep at most; into out. false: not readable or no interpreter
+ * named (execvp says why). */
+static bool exec_file(const char *path, char *out, size_t n)
+{
+	char buf[257], cur[4096];
+	int depth, fd;
+
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (depth = 0; depth <= 4; depth++) {
+		ssize_t got;
+		size_t at, len;
+
+		fd = open(cur, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		got = pread(fd, buf, sizeof(buf) - 1, 0);
+		close(fd);
+		if (got < 2 || buf[0] != '#' || buf[1] != '!')
+			break;
+		buf[got] = '\0';
+		at = 2 + strspn(buf + 2, " \t");
+		len = strcspn(buf + at, " \t\n");
+		if (!len)
+			return false;
+		snprintf(cur, sizeof(cur), "%.*s", (int)len, buf + at);
+	}
+	snprintf(out, n, "%s", cur);
+	return true;
+}
+
+/* Refuses what a preload cannot enter: a program the kernel runs secure
+ * (AT_SECURE: the loader then ignores LD_PRELOAD), a static one. Secure
+ * is a set-user-ID or set-group-ID program, and one with file
+ * capabilities (a security.capability attribute) for a user other than
+ * root (for root they add nothing: the kernel runs it as it is). What is
+ * checked is the file the kernel runs: a script's interpreter. */
 static int check_program(const char *name, struct vms_error *err)
 {
-	char path[4096];
+	char path[4096], file[4096], what[8300];
 	struct stat st;
 	Elf64_Ehdr eh;
 	int fd, i, interp = 0;
 
-	if (!find_program(name, path, sizeof(path)))
+	if (!find_program(name, path, sizeof(path)) ||
+	    !exec_file(path, file, sizeof(file)))
 		return 0; /* execvp says why */
-	if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+	if (strcmp(file, path) == 0)
+		snprintf(what, sizeof(what), "%s: it", path);
+	else
+		snprintf(what, sizeof(what), "%s: its interpreter %s", path,
+			 file);
+	if (stat(file, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot trace %s: it is set-user-ID or "
+				     "cannot trace %s is set-user-ID or "
 				     "set-group-ID, and the loader ignores "
 				     "LD_PRELOAD for it",
-				     path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+				     what);
+	if (getuid() != 0 && getxattr(file, "security.capability", NULL, 0) > 0)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "cannot trace %s has file capabilities "
+				     "(getcap lists them), and the loader "
+				     "ignores LD_PRELOAD for it: trace a copy "
+				     "without them, or as root",
+				     what);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+		close(fd); /* not ELF: the exec says whether it runs */
+		return 0;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr)) {
-		close(fd); /* a script: its interpreter is what runs */
+		close(fd); /* the loader says (tracer_started) */
 		return 0;
 	}
 	for (i = 0; i < eh.e_phnum && i < 256; i++) {
@@ -226,10 +281,10 @@ static int check_program(const char *name, struct vms_error *err)
 	close(fd);
 	if (!interp)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot trace %s: it is statically "
+				     "cannot trace %s is statically "
 				     "linked, and a preloaded library cannot "
 				     "enter it",
-				     path);
+				     what);
 	return 0;
 }
 
@@ -296,7 +351,28 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 	if (spawn(cmd, &so, pid, err) < 0)
 		return -1;
 	tr->pid = *pid;
+	snprintf(tr->cmd, sizeof(tr->cmd), "%s", cmd[0]);
 	return 0;
+}
+
+int tracer_started(const struct tracer *tr, struct vms_error *err)
+{
+	/* the library's start (its constructor, before the program's
+	 * main) sets traced_pid: 0 once the command ran, nothing was or
+	 * will be recorded */
+	if (tr->attached ||
+	    __atomic_load_n(&tr->hdr->traced_pid, __ATOMIC_ACQUIRE) != 0)
+		return 0;
+	return vms_error_set(err, VMS_ERR_CAPTURE, 0,
+			     "nothing traced: the tracer library never "
+			     "started in %s (pid %d), %s: the loader did not "
+			     "preload it (the kernel ran the program secure: "
+			     "file capabilities, a security module's rule; a "
+			     "32-bit program; or VMSCOPE_TRACELIB names no "
+			     "tracer library)",
+			     tr->cmd, (int)tr->pid,
+			     tr->reaped ? "which has ended"
+					: "which runs on untraced");
 }
 
 bool tracer_wait(struct tracer *tr, int *status)

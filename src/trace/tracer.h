@@ -11,10 +11,13 @@
  * back what comes after one still being written); tracer_mark() at each
  * snapshot; tracer_report() for a window; tracer_free().
  *
- * Refused before anything starts, with the reason: a set-user-ID or
- * set-group-ID program (the loader ignores LD_PRELOAD for it) and a
- * statically linked one (no loader at all). A launched command is never
- * killed by vmscope: when the trace ends before it does (--duration,
+ * Refused before anything starts, with the reason: a program the kernel
+ * runs secure (set-user-ID, set-group-ID, or with file capabilities for a
+ * user other than root: the loader ignores LD_PRELOAD for it) and a
+ * statically linked one (no loader at all); for a script, of its
+ * interpreter. One the loader still did not preload into (a security
+ * module's rule, a 32-bit program) is told by tracer_started(). A launched
+ * command is never killed by vmscope: when the trace ends before it does (--duration,
  * Ctrl-C), tracer_free() sets the rings to pass-through and the command
  * runs on untraced, as it would if vmscope died (the library sees its
  * pid gone).
@@ -66,6 +69,12 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
  * target needs only the ptrace access it was attached with), and
  * tracer_wait() says true once pid is gone (its status unknown). */
 int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n);
+/* 0 when the tracer library started in the launched command (or the
+ * process is attached); else -1 with *err saying that nothing was
+ * traced and why that may be: a command that ran without the library
+ * (the loader did not preload it) is not an empty trace. Asked once the
+ * command has run (its library starts before its main). */
+int tracer_started(const struct tracer *tr, struct vms_error *err);
 /* Reads every ring up to its head; returns the number of records read,
  * -1 on out of memory (err). */
 long tracer_drain(struct tracer *tr, struct vms_error *err);

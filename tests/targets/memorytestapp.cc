@@ -5,7 +5,14 @@
 // four times; Operation2 calls InnerLoopOperation 319 times, each leaking
 // a 40-byte new. It prints what it did and exits with status 3, so a test
 // can hold a traced run's output and status against an untraced one's.
+// "memorytestapp churn" does the same and, before it prints, 100,000 times
+// a new long and a new char[8], each deleted (NewDeleteLoop): 200,000
+// news and deletes, nothing left (sampling's test). "memorytestapp wait
+// FIFO" first opens FIFO and reads a byte (a viewer's test lets it go
+// once vmscope shows it), then does the same.
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -49,8 +56,31 @@ __attribute__((noinline)) static unsigned Operation2()
 	return sum;
 }
 
-int main()
+static void *volatile sink; // each block used: no new elided
+
+__attribute__((noinline)) static void NewDeleteLoop(int n)
 {
+	for (int i = 0; i < n; i++) {
+		long *q = new long(i);
+		char *a = new char[8];
+
+		sink = q;
+		sink = a;
+		delete q;
+		delete[] a;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && strcmp(argv[1], "wait") == 0) {
+		int fd = open(argv[2], O_RDONLY);
+		char c;
+
+		if (fd < 0 || read(fd, &c, 1) != 1)
+			return 1;
+		close(fd);
+	}
 	void *keep = mmap(nullptr, MB10, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -59,6 +89,8 @@ int main()
 	memset(keep, 1, MB10); // committed, and never freed
 	Operation1();
 	unsigned sum = Operation2();
+	if (argc > 1 && strcmp(argv[1], "churn") == 0)
+		NewDeleteLoop(100000);
 	printf("memorytestapp: 10 MB kept, 4 x 10 MB transient, 319 x 40 B "
 	       "leaked (%u)\n",
 	       sum);

@@ -406,6 +406,7 @@ static void calls_draw(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 	const struct vms_trace_report *r = &c->rep;
+	struct vms_error err = { 0 };
 	char right[48];
 	int st = 0;
 	bool ended;
@@ -423,7 +424,9 @@ static void calls_draw(struct ui *u)
 		ended	    ? (WIFEXITED(st) ? "ended" : "killed")
 		: u->tracer ? "traced"
 			    : "saved trace");
-	if (c->have && c->saved)
+	if (u->tracer && ended && tracer_started(u->tracer, &err) < 0)
+		put_fmt(1, 0, COLS, theme_attr(EL_LABEL), " %s", err.msg);
+	else if (c->have && c->saved)
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
 			" Window: saved with the snapshot (%.1f s to %.1f s)  "
 			"%s, %llu calls%s",
