@@ -7,6 +7,13 @@
  *   thread N a thread of its own makes N calls of leak_block(), joined
  *   lib N PATH  loads the library at PATH (dlopen) and calls its
  *            lib_leak(N), which leaks N blocks of its own
+ *   libonce N PATH  the same, then unloads the library (dlclose): its
+ *            GOT is gone while the blocks it leaked stay
+ *   fork N   a child (fork()) makes N calls of leak_block() from
+ *            fork_child() and exits with a status of what it read back;
+ *            the parent waits for it and answers with that status
+ *   rawfork N  the same, the child made by the raw fork system call (no
+ *            pthread_atfork handler runs)
  *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
@@ -21,6 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_KEPT 1000000
 
@@ -64,6 +74,34 @@ __attribute__((noinline)) static void *leak_thread(void *arg)
 	for (i = 0; i < w->n; i++)
 		w->out[i] = leak_block(w->from + i);
 	return NULL;
+}
+
+/* A forked child's work: n blocks of its own, kept (and leaked: it ends
+ * by _exit, the parent's stdio buffers not flushed twice). */
+__attribute__((noinline)) static void fork_child(unsigned long n)
+{
+	unsigned long i, s = 0;
+
+	for (i = 0; i < n && nkept < MAX_KEPT; i++) {
+		kept[nkept] = leak_block(nkept);
+		if (kept[nkept])
+			s += (unsigned char)kept[nkept++][i % 40];
+	}
+	_exit((int)(s % 200));
+}
+
+/* fork N and rawfork N: the child's exit status (or 255 + its signal). */
+static unsigned long forked(unsigned long n, int raw)
+{
+	pid_t c = raw ? (pid_t)syscall(SYS_fork) : fork();
+	int st;
+
+	if (c == 0)
+		fork_child(n);
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 1000;
+	return WIFEXITED(st) ? (unsigned long)WEXITSTATUS(st)
+			     : 255 + (unsigned long)WTERMSIG(st);
 }
 
 static volatile sig_atomic_t go_on;
@@ -129,7 +167,8 @@ int main(void)
 			for (i = 0; i < n; i++)
 				if (kept[nkept])
 					nkept++;
-		} else if (strcmp(cmd, "lib") == 0) {
+		} else if (strcmp(cmd, "lib") == 0 ||
+			   strcmp(cmd, "libonce") == 0) {
 			void *h;
 			unsigned long (*fn)(unsigned long);
 
@@ -138,6 +177,12 @@ int main(void)
 			    !(*(void **)&fn = dlsym(h, "lib_leak")))
 				return 1;
 			extra = fn(n);
+			if (strcmp(cmd, "libonce") == 0 && dlclose(h) != 0)
+				return 1;
+		} else if (strcmp(cmd, "fork") == 0 ||
+			   strcmp(cmd, "rawfork") == 0) {
+			fflush(stdout);
+			extra = forked(n, strcmp(cmd, "rawfork") == 0);
 		} else if (strcmp(cmd, "spin") == 0) {
 			printf("spinning\n");
 			while (!go_on)
