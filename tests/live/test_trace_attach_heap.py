@@ -28,6 +28,13 @@ GOT entries redirected (trace/attach.c), put back at the end.
     exactly its own blocks; the GOT entries are put back each time.
   - A library the target loads (dlopen) while traced: the blocks its
     lib_leak mallocs are traced, exactly, by that function.
+  - A library loaded, called and unloaded (dlclose) while traced, twice
+    (the second load often at the first's address): the detach does not
+    touch the unloaded module's GOT (which killed the target), the second
+    load is traced as the first (its entries redirected afresh, not taken
+    for the first's), the target answers as an untraced run, its own GOT
+    entries are back as before, and the report has the 2 x 25 blocks
+    lib_leak leaked, exactly, from main.
   - A target whose only thread spins in user code (never in a system
     call): the injection is refused after its bounded tries, the report
     (or, where the kernel's trace needs root, the error) says why; the
@@ -265,7 +272,11 @@ def attach_round(p, app, cmds):
         d = json.loads(o)
     except ValueError:
         d = None
-    return d, out, before, got_values(p.pid, app, slots), e
+    try:
+        after = got_values(p.pid, app, slots)
+    except OSError:  # it died
+        after = None
+    return d, out, before, after, e
 
 
 def leaked(d):
@@ -545,6 +556,36 @@ def later(so):
          "one's; every GOT entry back as before")
 
 
+def unloaded(so):
+    """A library loaded, called and unloaded twice while traced."""
+    app = T.target("heap_attach")
+    cmds = ["libonce 25 %s" % so, "libonce 25 %s" % so, "leak 7"]
+    p, _ = T.start([app])
+    plain = [cmd(p, c) for c in cmds + ["leak 3"]]
+    T.kill(p)
+    p, _ = T.start([app])
+    d, o, before, after, e = attach_round(p, app, cmds)
+    alive = p.poll() is None
+    if alive:
+        o += [cmd(p, "leak 3")]
+    T.kill(p)
+    T.ok(alive and d is not None and b"not put back" not in e,
+         "a library unloaded while traced: the detach leaves the target "
+         "alive (it does not touch the unloaded module's GOT)",
+         (p.returncode, e[-600:]))
+    T.eq((o, after), (plain, before), "its answers are an untraced run's; "
+         "every GOT entry of its own back as before")
+    sites = site(d["trace"]["sites"], "lib_leak") if d else []
+    T.ok(sum(x["outstanding"]["count"] for x in sites) == 50 and
+         sum(x["outstanding"]["bytes"] for x in sites) == 1200 and
+         all("main" in functions(x) and x["transient"]["count"] == 0
+             for x in sites) and
+         d["trace"]["dropped"] == 0,
+         "loaded and unloaded twice: its 2 x 25 blocks leaked in lib_leak, "
+         "exact, called from main (the second load traced as the first)",
+         (sites, e[-600:]))
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("the injected attach", "x86_64 only")
@@ -554,6 +595,7 @@ def main():
         so = build_lib(tmp)
         if so:
             later(so)
+            unloaded(so)
         else:
             T.skip("a library loaded while traced", "no C compiler")
         so = build_lib(tmp, "unwlib", UNW_C, ["-lunwind"])
