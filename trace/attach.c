@@ -443,7 +443,7 @@ EXPORT int vmstrace_attach(const char *path)
 	attaching = true;
 	pthread_mutex_unlock(&lock);
 	if (!next_mmap || !next_munmap)
-		return -ENOSYS;
+		return attach_end(-ENOSYS);
 	next_dlopen =
 		(void *(*)(const char *, int))dlsym(RTLD_DEFAULT, "dlopen");
 	fd = open(path, O_RDWR | O_CLOEXEC);
