@@ -35,6 +35,12 @@ GOT entries redirected (trace/attach.c), put back at the end.
     for the first's), the target answers as an untraced run, its own GOT
     entries are back as before, and the report has the 2 x 25 blocks
     lib_leak leaked, exactly, from main.
+  - A child forked while traced (fork(), and the raw fork system call,
+    which runs no pthread_atfork handler) leaking 1,000 blocks each: the
+    child records nothing (the rings are its parent's), its exit status
+    is an untraced run's, and the report has exactly the parent's blocks
+    (10 in leak_block from main, none from fork_child), every frame of
+    that site named, nothing dropped, no free of an unknown block.
   - A target whose only thread spins in user code (never in a system
     call): the injection is refused after its bounded tries, the report
     (or, where the kernel's trace needs root, the error) says why; the
@@ -586,6 +592,45 @@ def unloaded(so):
          (sites, e[-600:]))
 
 
+def forked_child():
+    """A child forked while traced (glibc's fork, the raw system call):
+    it records nothing; the parent's trace is exact."""
+    app = T.target("heap_attach")
+    cmds = ["fork 1000", "rawfork 1000", "leak 10"]
+    p, _ = T.start([app])
+    plain = [cmd(p, c) for c in cmds]
+    T.kill(p)
+    p, _ = T.start([app])
+    d, o, before, after, e = attach_round(p, app, cmds)
+    T.kill(p)
+    T.eq((o, after), (plain, before), "forked while traced: the children's "
+         "exit statuses and the answers are an untraced run's; every GOT "
+         "entry back as before")
+    if not d:
+        T.ok(False, "a JSON report", e[-600:])
+        return
+    tr = d["trace"]
+    leak = site(tr["sites"], "leak_block")
+    heap = [x for x in tr["sites"] if x["kind"] == "heap"]
+    T.ok(len(leak) == 1 and leak[0]["outstanding"] ==
+         {"count": 10, "bytes": 400} and
+         leak[0]["transient"]["count"] == 0 and
+         "main" in functions(leak[0]) and
+         "fork_child" not in functions(leak[0]) and
+         all(functions(leak[0])[:functions(leak[0]).index("main") + 1]),
+         "forked while traced: leak_block has the parent's 10 blocks from "
+         "main, every frame named, none of the children's 2 x 1,000",
+         [(functions(x), x["outstanding"]) for x in heap])
+    T.ok(not any("fork_child" in functions(x) for x in tr["sites"]) and
+         sum(x["outstanding"]["count"] + x["transient"]["count"]
+             for x in heap) == 10 and
+         (tr["dropped"], tr["unknown_frees"]) == (0, 0),
+         "forked while traced: no site of the children's, no other heap "
+         "block, nothing dropped, no free of an unknown block",
+         [(x["kind"], functions(x), x["outstanding"]) for x in
+          tr["sites"]])
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("the injected attach", "x86_64 only")
@@ -605,6 +650,7 @@ def main():
             T.skip("a program using libunwind", "no libunwind-dev")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    forked_child()
     plain = untraced()
     traced_run(plain)
     again(plain)
