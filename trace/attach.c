@@ -434,8 +434,10 @@ EXPORT int vmstrace_attach(const char *path)
 	int fd;
 
 	pthread_mutex_lock(&lock);
-	/* attached by a vmscope that died: this one takes over (the entries
-	 * stay redirected; the rings are the new file's) */
+	/* attached by a vmscope that died, or a forked child of a process
+	 * attached (its copy of the entries, its parent's rings): this one
+	 * takes over (the entries stay redirected; the rings are the new
+	 * file's) */
 	if (!vt_attach_mode || (attached && !vt_orphaned()) || attaching) {
 		pthread_mutex_unlock(&lock);
 		return -EALREADY; /* preloaded, or attached now */

@@ -727,7 +727,7 @@ static int here_start(void)
 
 bool vt_orphaned(void)
 {
-	return hdr && consumer_gone();
+	return hdr && (!here->own || consumer_gone());
 }
 
 int vt_start(struct tw_header *h)

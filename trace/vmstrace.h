@@ -35,8 +35,9 @@ extern const struct vt_fn vt_fns[];
 extern const unsigned vt_nfns;
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
-/* record.c's: whether the vmscope reading the rings is gone (its pid no
- * longer exists). */
+/* record.c's: whether the rings have no reader here: the vmscope reading
+ * them is gone (its pid no longer exists), or this process is a forked
+ * child of the traced one (they are its parent's). */
 bool vt_orphaned(void);
 
 /* Inside C++'s operator new or delete, whose own malloc and free are not

@@ -65,6 +65,12 @@ GOT entries redirected (trace/attach.c), put back at the end.
   - A process stopped by SIGSTOP, its main thread alive or exited (a
     zombie leader, live threads): refused before anything is done to it
     (no injection, no heap walk), left stopped with no library mapped.
+  - A child the target forks while attached, attached itself by a
+    second vmscope during the first's trace (a postgres backend, while
+    its postmaster is traced): the child's copy of the entries and of its
+    parent's rings is taken over; the second report has exactly the
+    child's blocks, the first exactly the parent's, none of the child's;
+    every answer an untraced run's, the GOT entries of both back as before.
 x86_64 only (the injection's); skipped elsewhere.
 """
 import json
@@ -631,6 +637,69 @@ def forked_child():
           tr["sites"]])
 
 
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def child_attached():
+    """A forked child of an attached process, attached while its parent
+    is traced: taken over, each trace exactly its own process's."""
+    app = T.target("heap_attach")
+    seq = ["leak 5", "child 0", "leak 7", "end", "leak 3"]
+    p, _ = T.start([app])
+    plain = [cmd(p, c) for c in seq]
+    T.kill(p)
+    p, _ = T.start([app])
+    slots = got_slots(app)
+    out = [cmd(p, "leak 5")]
+    before = got_values(p.pid, app, slots)
+    files = trace_files(p.pid)
+    a = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    b = None
+    try:
+        poll(lambda: trace_files(p.pid) > files or a.poll() is not None)
+        out.append(cmd(p, "child 0"))  # answered by the child
+        poll(lambda: children(p.pid))
+        kid = children(p.pid)[0]
+        kfiles = trace_files(kid)
+        b = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(kid)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        poll(lambda: trace_files(kid) > kfiles or b.poll() is not None)
+        out.append(cmd(p, "leak 7"))
+        b.send_signal(signal.SIGINT)
+        ob, eb = b.communicate(timeout=120)
+        kid_after = got_values(kid, app, slots)
+        out.append(cmd(p, "end"))  # the child ends, the parent answers
+        out.append(cmd(p, "leak 3"))
+        a.send_signal(signal.SIGINT)
+        oa, ea = a.communicate(timeout=120)
+        after = got_values(p.pid, app, slots)
+    finally:
+        T.kill(p)
+        for v in (a, b):
+            if v and v.poll() is None:
+                v.kill()
+                v.wait()
+    T.eq((out, after, kid_after), (plain, before, before),
+         "a child attached while its parent is traced: every answer an "
+         "untraced run's; the GOT entries of both back as before")
+    try:
+        da, db = json.loads(oa), json.loads(ob)
+    except ValueError:
+        T.ok(False, "two JSON reports", (ea[-300:], eb[-300:]))
+        return
+    T.ok((leaked(db), leaked(da)) ==
+         ((True, [(7, 280)]), (True, [(3, 120)])),
+         "the child's trace (injected: its copy of the entries taken over) "
+         "has exactly its 7 blocks; its parent's exactly its own 3",
+         (leaked(db), leaked(da), eb[-300:], ea[-300:]))
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("the injected attach", "x86_64 only")
@@ -651,6 +720,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     forked_child()
+    child_attached()
     plain = untraced()
     traced_run(plain)
     again(plain)

@@ -14,6 +14,9 @@
  *            the parent waits for it and answers with that status
  *   rawfork N  the same, the child made by the raw fork system call (no
  *            pthread_atfork handler runs)
+ *   child N  a child (fork()) answers this command and the ones after it
+ *            until its "end"; the parent waits for it, then answers
+ *            with the child's exit status
  *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
@@ -183,6 +186,21 @@ int main(void)
 			   strcmp(cmd, "rawfork") == 0) {
 			fflush(stdout);
 			extra = forked(n, strcmp(cmd, "rawfork") == 0);
+		} else if (strcmp(cmd, "child") == 0) {
+			pid_t c;
+			int st;
+
+			fflush(stdout);
+			if ((c = fork()) < 0)
+				return 1;
+			if (c == 0) { /* the commands after are the child's */
+				printf("ok child %lu %lu\n", n, sum());
+				continue;
+			}
+			if (waitpid(c, &st, 0) != c)
+				return 1;
+			extra = WIFEXITED(st) ? (unsigned long)WEXITSTATUS(st)
+					      : 255 + (unsigned long)WTERMSIG(st);
 		} else if (strcmp(cmd, "spin") == 0) {
 			printf("spinning\n");
 			while (!go_on)
