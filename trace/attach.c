@@ -45,14 +45,15 @@
  *
  * vmstrace_detach(): puts every redirected entry back to the value it had
  * (when it still holds ours and its module is still loaded), then records
- * nothing more. The library is
- * never unloaded (no dlclose): a thread may be inside one of its
- * functions at any moment (it entered through an entry just put back),
- * and a function pointer the program copied from a GLOB_DAT entry during
- * the trace still points here; the library is inert (pass-through) after,
- * and the shared file stays mapped for the same reason. A second
- * vmstrace_attach() in the same process is refused (-EALREADY): the rings
- * of the first are the threads' for good.
+ * nothing more. The library is never unloaded (no dlclose): a thread may
+ * be inside one of its functions at any moment (it entered through an
+ * entry just put back), and a function pointer the program copied from a
+ * GLOB_DAT entry during the trace still points here; the library is inert
+ * (pass-through) after, and the shared file stays mapped for the same
+ * reason. A vmstrace_attach() while attached is refused (-EALREADY),
+ * unless the vmscope of the attach is gone or the process is a forked
+ * child of the one attached (record.c: its rings are its parent's): the
+ * entries left redirected are then taken over.
  *
  * vmscope gone (SIGKILL) while attached: the entries stay redirected to
  * functions that forward to the same definitions as before, and the
