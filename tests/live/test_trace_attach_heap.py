@@ -35,6 +35,10 @@ GOT entries redirected (trace/attach.c), put back at the end.
     for the first's), the target answers as an untraced run, its own GOT
     entries are back as before, and the report has the 2 x 25 blocks
     lib_leak leaked, exactly, from main.
+  - A thread that loads, calls and unloads a library again and again
+    while vmscope attaches and detaches (3 rounds): every detach runs
+    while modules come and go; the target lives on, answers as an
+    untraced run, its GOT entries back as before each time.
   - A child forked while traced (fork(), and the raw fork system call,
     which runs no pthread_atfork handler) leaking 1,000 blocks each: the
     child records nothing (the rings are its parent's), its exit status
@@ -598,6 +602,31 @@ def unloaded(so):
          (sites, e[-600:]))
 
 
+def unloading(so):
+    """Attach and detach while a thread loads and unloads a library."""
+    app = T.target("heap_attach")
+    seq = ["bgdl 20 %s" % so, "bgstop"]
+    p, _ = T.start([app])
+    plain = [cmd(p, c) for c in seq * 4]
+    T.kill(p)
+    p, _ = T.start([app])
+    # untraced first: its dlopen entry bound (lazily, at its first call)
+    # before the entries are compared
+    out, bad = [cmd(p, c) for c in seq], []
+    for i in range(3):
+        d, o, before, after, e = attach_round(p, app, seq[:1])
+        alive = p.poll() is None
+        out += o + ([cmd(p, seq[1])] if alive else [])
+        if not alive or d is None or after != before:
+            bad.append((i, p.returncode, after == before, e[-300:]))
+            break
+    T.kill(p)
+    T.ok(not bad, "detached while a thread loads and unloads a library "
+         "(3 rounds): the target alive, every GOT entry back as before",
+         bad)
+    T.eq(out, plain, "its answers are an untraced run's")
+
+
 def forked_child():
     """A child forked while traced (glibc's fork, the raw system call):
     it records nothing; the parent's trace is exact."""
@@ -710,6 +739,7 @@ def main():
         if so:
             later(so)
             unloaded(so)
+            unloading(so)
         else:
             T.skip("a library loaded while traced", "no C compiler")
         so = build_lib(tmp, "unwlib", UNW_C, ["-lunwind"])

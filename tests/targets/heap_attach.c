@@ -14,6 +14,10 @@
  *            the parent waits for it and answers with that status
  *   rawfork N  the same, the child made by the raw fork system call (no
  *            pthread_atfork handler runs)
+ *   bgdl N PATH  a thread of its own loads the library at PATH, calls its
+ *            lib_leak(1) and unloads it, again and again until "bgstop";
+ *            answered once it has done so N times
+ *   bgstop   stops that thread (joined)
  *   child N  a child (fork()) answers this command and the ones after it
  *            until its "end"; the parent waits for it, then answers
  *            with the child's exit status
@@ -107,6 +111,30 @@ static unsigned long forked(unsigned long n, int raw)
 			     : 255 + (unsigned long)WTERMSIG(st);
 }
 
+/* bgdl's thread: loads, calls and unloads the library until told. */
+static char bg_path[4096];
+static unsigned long bg_rounds;
+static pthread_t bg_thread;
+static int bg_stop, bg_failed;
+
+static void *bg_loop(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&bg_stop, __ATOMIC_ACQUIRE)) {
+		void *h = dlopen(bg_path, RTLD_NOW);
+		unsigned long (*fn)(unsigned long);
+
+		if (!h || !(*(void **)&fn = dlsym(h, "lib_leak"))) {
+			__atomic_store_n(&bg_failed, 1, __ATOMIC_RELEASE);
+			break;
+		}
+		fn(1);
+		dlclose(h);
+		__atomic_add_fetch(&bg_rounds, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
 static volatile sig_atomic_t go_on;
 
 static void on_usr1(int sig)
@@ -186,6 +214,25 @@ int main(void)
 			   strcmp(cmd, "rawfork") == 0) {
 			fflush(stdout);
 			extra = forked(n, strcmp(cmd, "rawfork") == 0);
+		} else if (strcmp(cmd, "bgdl") == 0) {
+			pthread_t t;
+
+			if (sscanf(line, "%15s %lu %4095s", cmd, &n, bg_path) !=
+				    3 ||
+			    pthread_create(&t, NULL, bg_loop, NULL) != 0)
+				return 1;
+			while (__atomic_load_n(&bg_rounds, __ATOMIC_ACQUIRE) < n)
+				if (__atomic_load_n(&bg_failed,
+						    __ATOMIC_ACQUIRE) ||
+				    usleep(1000) < 0)
+					return 1;
+			bg_thread = t;
+		} else if (strcmp(cmd, "bgstop") == 0) {
+			__atomic_store_n(&bg_stop, 1, __ATOMIC_RELEASE);
+			if (pthread_join(bg_thread, NULL) != 0 || bg_failed)
+				return 1;
+			bg_stop = 0;
+			bg_rounds = 0;
 		} else if (strcmp(cmd, "child") == 0) {
 			pid_t c;
 			int st;
