@@ -23,15 +23,37 @@
  * freed after is a free of an unknown block (vmscope counts it as
  * allocated before tracing).
  *
+ * A module unloaded while traced (dlclose) takes its entries with it, and
+ * one loaded later may reuse its addresses (the same file often at the
+ * same place): each entry's record names its module (its load address and
+ * name) and is kept only while that module is listed with the entry
+ * inside it and the entry still holds ours; a module loaded at the
+ * address of an unloaded one is redirected afresh, its own values kept.
+ * Every pass over the entries (a redirection, the detach) runs inside
+ * dl_iterate_phdr's callback, which the loader runs holding its
+ * dl_load_write_lock: dlclose unmaps a module and takes it off the list
+ * holding that same lock (glibc's _dl_close_worker), so a module listed
+ * in the callback stays mapped until it returns, whichever thread
+ * unloads it and by whichever call (the program's dlclose, or libc's
+ * own for its NSS and iconv modules, which no GOT entry sees). Dropping
+ * a module's entries in an interposed dlclose would not be race-free:
+ * the module is unmapped inside the real dlclose, before the interposer
+ * runs, while another thread may be detaching. The library's own lock
+ * is taken inside the loader's (never the other way: a program's
+ * dl_iterate_phdr callback may call dlopen, whose redirection would then
+ * wait on a thread waiting for the loader's lock).
+ *
  * vmstrace_detach(): puts every redirected entry back to the value it had
- * (when it still holds ours), then records nothing more. The library is
- * never unloaded (no dlclose): a thread may be inside one of its
- * functions at any moment (it entered through an entry just put back),
- * and a function pointer the program copied from a GLOB_DAT entry during
- * the trace still points here; the library is inert (pass-through) after,
- * and the shared file stays mapped for the same reason. A second
- * vmstrace_attach() in the same process is refused (-EALREADY): the rings
- * of the first are the threads' for good.
+ * (when it still holds ours and its module is still loaded), then records
+ * nothing more. The library is never unloaded (no dlclose): a thread may
+ * be inside one of its functions at any moment (it entered through an
+ * entry just put back), and a function pointer the program copied from a
+ * GLOB_DAT entry during the trace still points here; the library is inert
+ * (pass-through) after, and the shared file stays mapped for the same
+ * reason. A vmstrace_attach() while attached is refused (-EALREADY),
+ * unless the vmscope of the attach is gone or the process is a forked
+ * child of the one attached (record.c: its rings are its parent's): the
+ * entries left redirected are then taken over.
  *
  * vmscope gone (SIGKILL) while attached: the entries stay redirected to
  * functions that forward to the same definitions as before, and the
@@ -54,14 +76,21 @@
 
 #define MAX_SLOTS 8192
 
+/* A redirected entry: where, what it held, and its module's load address
+ * and name's hash (which module instance it belongs to), and the last pass
+ * (each a dl_iterate_phdr) that found that module listed with it. */
 struct slot {
 	uintptr_t *at;
 	uintptr_t was;
+	uintptr_t base;
+	uint64_t name;
+	unsigned pass;
 	bool relro;
 };
 
 static struct slot slots[MAX_SLOTS];
 static unsigned nslots;
+static unsigned pass; /* passes over the modules so far */
 static bool attached; /* redirecting (until the detach) */
 static bool attaching; /* in vmstrace_attach() */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -83,14 +112,39 @@ static bool store(uintptr_t *p, uintptr_t v, bool relro)
 	return true;
 }
 
-static bool seen(const uintptr_t *p)
+/* The record of the entry at p, or -1. */
+static int find(const uintptr_t *p)
 {
 	unsigned i;
 
 	for (i = 0; i < nslots; i++)
 		if (slots[i].at == p)
+			return (int)i;
+	return -1;
+}
+
+/* Whether v is one of this library's functions an entry is redirected
+ * to. */
+static bool ours_value(uintptr_t v)
+{
+	unsigned k;
+
+	if (v == (uintptr_t)vt_dlopen)
+		return true;
+	for (k = 0; k < vt_nfns; k++)
+		if (v == (uintptr_t)vt_fns[k].ours)
 			return true;
 	return false;
+}
+
+static uint64_t name_hash(const struct dl_phdr_info *info)
+{
+	const char *c = info->dlpi_name ? info->dlpi_name : "";
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	return h;
 }
 
 /* A module's dynamic table, with pointers made absolute (glibc relocates
@@ -209,15 +263,41 @@ static bool target_of(const char *name, uintptr_t *ours, uintptr_t *global)
 	return false;
 }
 
+/* Marks the records of the entries of the module info with this pass:
+ * the records of its instance (its load address and name), each entry
+ * inside it. */
+static void mark_module(const struct dl_phdr_info *info, uint64_t name)
+{
+	unsigned i;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i].base == info->dlpi_addr && slots[i].name == name &&
+		    in_module(info, (uintptr_t)slots[i].at))
+			slots[i].pass = pass;
+}
+
+/* Drops the records no pass found (their modules were unloaded). */
+static void drop_unmarked(void)
+{
+	unsigned i, k = 0;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i].pass == pass)
+			slots[k++] = slots[i];
+	nslots = k;
+}
+
 static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
-			 const ElfW(Rela) * r, size_t bytes)
+			 uint64_t name, const ElfW(Rela) * r, size_t bytes)
 {
 	size_t i, n = r ? bytes / sizeof(*r) : 0;
 
-	for (i = 0; i < n && nslots < MAX_SLOTS; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned type = (unsigned)ELF64_R_TYPE(r[i].r_info);
 		size_t sym = ELF64_R_SYM(r[i].r_info);
 		uintptr_t *p, v, ours, global;
+		struct slot *s;
+		int at;
 
 		if ((type != R_SLOT && type != R_GLOB) || !sym)
 			continue;
@@ -226,14 +306,28 @@ static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
 			continue;
 		p = (uintptr_t *)(info->dlpi_addr + r[i].r_offset);
 		v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-		if (v == ours || seen(p))
-			continue;
+		at = find(p);
+		if (v == ours)
+			continue; /* redirected in this instance already (an
+				   * instance loaded later never holds ours:
+				   * this library is no module's definition) */
 		if (v != global && !(type == R_SLOT && in_module(info, v)))
 			continue; /* bound elsewhere, or not relocated yet */
-		slots[nslots].at = p;
-		slots[nslots].was = v;
-		slots[nslots].relro = in_relro(info, (uintptr_t)p);
-		if (store(p, ours, slots[nslots].relro))
+		/* a record of another instance at p (unloaded, this one
+		 * loaded at its address; or the entry rewritten since):
+		 * this instance's own value replaces it */
+		if (at < 0 && nslots == MAX_SLOTS)
+			continue;
+		s = &slots[at < 0 ? nslots : (unsigned)at];
+		s->at = p;
+		s->was = v;
+		s->base = info->dlpi_addr;
+		s->name = name;
+		s->pass = pass;
+		s->relro = in_relro(info, (uintptr_t)p);
+		if (!store(p, ours, s->relro))
+			s->pass = pass - 1; /* not written: no record */
+		else if (at < 0)
 			nslots++;
 	}
 }
@@ -241,6 +335,7 @@ static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
 static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	uint64_t h = name_hash(info);
 	struct dyn d;
 
 	(void)size;
@@ -250,19 +345,69 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (in_module(info, (uintptr_t)patch_module) || strstr(name, "/ld-") ||
 	    strstr(name, "linux-vdso") || strstr(name, "linux-gate"))
 		return 0;
+	mark_module(info, h);
 	if (!read_dyn(info, &d))
 		return 0;
-	patch_relocs(info, &d, d.jmprel, d.jmprelsz);
-	patch_relocs(info, &d, d.rela, d.relasz);
+	patch_relocs(info, &d, h, d.jmprel, d.jmprelsz);
+	patch_relocs(info, &d, h, d.rela, d.relasz);
 	return 0;
+}
+
+/* Puts back the entries of the module info that still hold ours: inside
+ * the callback, the module stays mapped (the header). */
+static int put_back_module(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uint64_t h = name_hash(info);
+	unsigned *back = ctx, i;
+
+	(void)size;
+	mark_module(info, h);
+	for (i = nslots; i-- > 0;) {
+		struct slot *s = &slots[i];
+
+		if (s->pass != pass) /* another module's, or done */
+			continue;
+		if (ours_value(__atomic_load_n(s->at, __ATOMIC_ACQUIRE)) &&
+		    store(s->at, s->was, s->relro))
+			(*back)++;
+		s->pass = pass - 1; /* done: dropped after */
+	}
+	return 0;
+}
+
+/* One pass over the modules: the loader's lock (dl_iterate_phdr's) first,
+ * this library's inside it (the header). */
+struct pass_of {
+	int (*fn)(struct dl_phdr_info *, size_t, void *);
+	void *ctx;
+	bool detach;
+};
+
+static int one_pass(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct pass_of *o = ctx;
+
+	(void)info;
+	(void)size;
+	pthread_mutex_lock(&lock);
+	if (o->detach || attached) {
+		if (o->detach)
+			attached = false;
+		pass++;
+		/* the loader's lock is recursive: the list as it is now,
+		 * none of it unmapped until this returns */
+		dl_iterate_phdr(o->fn, o->ctx);
+		drop_unmarked();
+	}
+	pthread_mutex_unlock(&lock);
+	return 1; /* the inner iteration did it all */
 }
 
 static void patch_all(void)
 {
-	pthread_mutex_lock(&lock);
-	if (attached)
-		dl_iterate_phdr(patch_module, NULL);
-	pthread_mutex_unlock(&lock);
+	struct pass_of o = { patch_module, NULL, false };
+
+	dl_iterate_phdr(one_pass, &o);
 }
 
 static void *vt_dlopen(const char *file, int mode)
@@ -290,8 +435,10 @@ EXPORT int vmstrace_attach(const char *path)
 	int fd;
 
 	pthread_mutex_lock(&lock);
-	/* attached by a vmscope that died: this one takes over (the entries
-	 * stay redirected; the rings are the new file's) */
+	/* attached by a vmscope that died, or a forked child of a process
+	 * attached (its copy of the entries, its parent's rings): this one
+	 * takes over (the entries stay redirected; the rings are the new
+	 * file's) */
 	if (!vt_attach_mode || (attached && !vt_orphaned()) || attaching) {
 		pthread_mutex_unlock(&lock);
 		return -EALREADY; /* preloaded, or attached now */
@@ -299,7 +446,7 @@ EXPORT int vmstrace_attach(const char *path)
 	attaching = true;
 	pthread_mutex_unlock(&lock);
 	if (!next_mmap || !next_munmap)
-		return -ENOSYS;
+		return attach_end(-ENOSYS);
 	next_dlopen =
 		(void *(*)(const char *, int))dlsym(RTLD_DEFAULT, "dlopen");
 	fd = open(path, O_RDWR | O_CLOEXEC);
@@ -330,23 +477,11 @@ EXPORT int vmstrace_attach(const char *path)
 EXPORT int vmstrace_detach(void);
 EXPORT int vmstrace_detach(void)
 {
-	unsigned i, back = 0;
+	unsigned back = 0;
+	struct pass_of o = { put_back_module, &back, true };
 
-	pthread_mutex_lock(&lock);
-	attached = false;
-	for (i = nslots; i-- > 0;) {
-		struct slot *s = &slots[i];
-		uintptr_t v = __atomic_load_n(s->at, __ATOMIC_ACQUIRE);
-		bool mine = v == (uintptr_t)vt_dlopen;
-		unsigned k;
-
-		for (k = 0; k < vt_nfns && !mine; k++)
-			mine = v == (uintptr_t)vt_fns[k].ours;
-		if (mine && store(s->at, s->was, s->relro))
-			back++;
-	}
-	nslots = 0;
-	pthread_mutex_unlock(&lock);
+	/* the entries of a module unloaded meanwhile are dropped unread */
+	dl_iterate_phdr(one_pass, &o);
 	vt_stop();
 	return (int)back;
 }

@@ -28,7 +28,18 @@
 /* ---- state ---- */
 
 static struct tw_header *hdr; /* NULL: not traced */
-static bool off; /* pass-through in this process (a forked child) */
+/* Whether this process records, in a page the kernel gives a forked
+ * child zeroed (MADV_WIPEONFORK): a child of fork() or of a raw fork or
+ * clone system call without CLONE_VM (no pthread_atfork handler runs
+ * then) records nothing, never in its parent's MAP_SHARED rings (redis'
+ * BGSAVE, postgres' backends). It costs the calls one load; getpid(), a
+ * system call each time since glibc 2.25, far more. A kernel before 4.14
+ * (no MADV_WIPEONFORK): pthread_atfork's handler, for fork() only. */
+struct here {
+	uint32_t on; /* recording (vt_start to vt_stop) */
+	uint32_t own; /* not a forked child's copy: its slots are its own */
+};
+static struct here *here;
 static uintptr_t self_lo, self_hi; /* this library's text */
 static uintptr_t unw_lo, unw_hi; /* libunwind's text (vt_self) */
 /* Stacks by the own walk (unwind.h), libunwind where it cannot; false:
@@ -190,7 +201,7 @@ static void thread_done(void *p)
 		pthread_setspecific(exit_key, t);
 		return;
 	}
-	if (t->slot >= 0 && hdr && t->gen == gen)
+	if (t->slot >= 0 && hdr && t->gen == gen && here->own)
 		__atomic_store_n(&tw_slot_at(hdr, (unsigned)t->slot)->state,
 				 TW_SLOT_DONE, __ATOMIC_RELEASE);
 	ts = &ended;
@@ -429,7 +440,7 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 
 static bool tracing(void)
 {
-	return hdr && !off &&
+	return hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED);
 }
 
@@ -681,19 +692,42 @@ void vt_self(uintptr_t lo, uintptr_t hi, uintptr_t ulo, uintptr_t uhi)
 	unw_hi = uhi;
 }
 
-void vt_forked(void)
+/* pthread_atfork's child handler (no MADV_WIPEONFORK): a wiped page. */
+static void vt_forked(void)
 {
-	off = true;
+	if (here) {
+		here->on = 0;
+		here->own = 0;
+	}
 }
 
 void vt_stop(void)
 {
-	off = true;
+	if (here)
+		__atomic_store_n(&here->on, 0, __ATOMIC_RELEASE);
+}
+
+/* The page of `here`, once a process (and the fallback's handler). */
+static int here_start(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct here *h;
+
+	if (here)
+		return 0;
+	h = next_mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return -1;
+	if (madvise(h, (size_t)pg, MADV_WIPEONFORK) != 0)
+		pthread_atfork(NULL, NULL, vt_forked);
+	here = h;
+	return 0;
 }
 
 bool vt_orphaned(void)
 {
-	return hdr && consumer_gone();
+	return hdr && (!here->own || consumer_gone());
 }
 
 int vt_start(struct tw_header *h)
@@ -704,6 +738,8 @@ int vt_start(struct tw_header *h)
 	own_unwind = !uw || strcmp(uw, "libunwind") != 0;
 
 	exe_path[n > 0 ? n : 0] = '\0';
+	if (here_start() < 0)
+		return -1;
 	if (h->sample_bytes && sampled) {
 		/* sampled again (an attach after a detach): the set and the
 		 * buckets of the trace before emptied, each mapping replaced
@@ -754,7 +790,8 @@ int vt_start(struct tw_header *h)
 	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
 	gen++;
-	hdr = h;
-	off = false;
+	here->own = 1;
+	__atomic_store_n(&hdr, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&here->on, 1, __ATOMIC_RELEASE);
 	return 0;
 }

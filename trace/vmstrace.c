@@ -226,11 +226,6 @@ static void leave_environment(void)
 		unsetenv("LD_PRELOAD");
 }
 
-static void in_child(void)
-{
-	vt_forked(); /* the rings are the parent's */
-}
-
 __attribute__((constructor)) static void vmstrace_init(void)
 {
 	const char *e = getenv("VMSCOPE_TRACE_FD");
@@ -263,7 +258,6 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		next_munmap(h, TW_FILE_BYTES);
 		return;
 	}
-	pthread_atfork(NULL, NULL, in_child);
 	{
 		/* libunwind's one-time set-up (a pthread_once that maps
 		 * memory) done now, before the program runs: done later by

@@ -35,8 +35,9 @@ extern const struct vt_fn vt_fns[];
 extern const unsigned vt_nfns;
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
-/* record.c's: whether the vmscope reading the rings is gone (its pid no
- * longer exists). */
+/* record.c's: whether the rings have no reader here: the vmscope reading
+ * them is gone (its pid no longer exists), or this process is a forked
+ * child of the traced one (they are its parent's). */
 bool vt_orphaned(void);
 
 /* Inside C++'s operator new or delete, whose own malloc and free are not
@@ -44,7 +45,9 @@ bool vt_orphaned(void);
 extern TLS int in_cxx;
 
 /* record.c's. vt_start: tracing into the mapped file h from now on (its
- * threads' exit, a fork, sampling set up); -1: not (h is let go). */
+ * threads' exit, sampling set up; a forked child, by fork() or the raw
+ * system call, records nothing: the rings are its parent's); -1: not (h
+ * is let go). */
 int vt_start(struct tw_header *h);
 /* This library's code [lo, hi), whose frames are not the program's, and
  * libunwind's [unw_lo, unw_hi): a stack is never taken by libunwind for a
@@ -52,8 +55,6 @@ int vt_start(struct tw_header *h);
  * its cache's lock or inside its pthread_once), which would wait on
  * itself; the frames the own walk found up to there are taken instead. */
 void vt_self(uintptr_t lo, uintptr_t hi, uintptr_t unw_lo, uintptr_t unw_hi);
-/* In a forked child: the rings are the parent's, record nothing. */
-void vt_forked(void);
 /* A call's record, opened before the call and closed after it, with what
  * it did (tracewire.h: the sequence number is the opening's). Between the
  * two the thread records nothing (a signal handler's calls go unrecorded).

@@ -20,6 +20,11 @@ temporary directory (no port, no persistence).
     exact mode, nothing dropped; nothing stopped it for a heap walk
     before the injection (walk_frozen_us 0: jemalloc's malloc is known
     from its files, and glibc's heap, not the program's, is not walked).
+  - While traced it is also told to BGSAVE (a child forked to write the
+    dump, as every redis does on its own): the child records nothing (its
+    rings would be its parent's), so no site of the report is the
+    child's (rdbSave, redisSetProcTitle, sendChildInfoGeneric: they showed
+    in the parent's report before), and the save succeeds.
   - Its answers (every reply to every command) before, during and after
     the trace equal those of an untraced server given the same commands.
   - Every GOT entry of the malloc and mmap families of every module it
@@ -115,14 +120,30 @@ def server(tmp, name):
     sock = os.path.join(tmp, name + ".sock")
     p, _ = T.start([shutil.which("redis-server"), "--port", "0",
                     "--unixsocket", sock, "--save", "", "--appendonly",
-                    "no", "--dir", tmp], ready=False,
+                    "no", "--dir", tmp, "--dbfilename", name + ".rdb"],
+                   ready=False,
                    stderr=subprocess.DEVNULL)
     return p, Redis(sock)
 
 
+def bgsave(r):
+    """BGSAVE, its reply, then (polled, not in the replies compared)
+    until its child has ended: whether the save succeeded."""
+    out = r.run([["BGSAVE"]])
+
+    def info():
+        return r.run([["INFO", "persistence"]])[0]
+    poll(lambda: b"rdb_bgsave_in_progress:0" in info(), timeout=120)
+    return out, b"rdb_last_bgsave_status:ok" in info()
+
+
+# functions only a BGSAVE child runs
+CHILD = ("rdbSave", "redisSetProcTitle", "sendChildInfoGeneric")
+
+
 def untraced(tmp):
     p, r = server(tmp, "plain")
-    out = r.run(BEFORE) + r.run(DURING) + r.run(AFTER)
+    out = r.run(BEFORE) + r.run(DURING) + bgsave(r)[0] + r.run(AFTER)
     r.close()
     T.kill(p)
     return out
@@ -169,6 +190,9 @@ def traced(tmp, plain):
          v.poll() is None,
          "vmscope attaches: redis's malloc GOT entry is redirected")
     out += r.run(DURING)
+    saved, saved_ok = bgsave(r)
+    out += saved
+    T.ok(saved_ok, "BGSAVE while traced: its child saved the dump")
     v.send_signal(signal.SIGINT)
     err = v.communicate(timeout=120)[1]
     T.ok(v.returncode == 0, "vmscope detaches on SIGINT, exit 0", err)
@@ -206,6 +230,9 @@ def traced(tmp, plain):
          "no capture stopped it for the walk before: its malloc is "
          "known to be jemalloc's from its files alone")
     sites = tr["sites"]
+    T.eq([functions(x) for x in sites if set(functions(x)) & set(CHILD)],
+         [], "no site of the BGSAVE child's (it records nothing: the "
+         "rings are its parent's)")
     path = ["dictAddRaw", "dbAdd", "setKey", "setGenericCommand",
             "setCommand", "processCommand"]
     n, got = summed(sites, lambda f: f[1:2] == ["dictAddRaw"] and

@@ -7,6 +7,20 @@
  *   thread N a thread of its own makes N calls of leak_block(), joined
  *   lib N PATH  loads the library at PATH (dlopen) and calls its
  *            lib_leak(N), which leaks N blocks of its own
+ *   libonce N PATH  the same, then unloads the library (dlclose): its
+ *            GOT is gone while the blocks it leaked stay
+ *   fork N   a child (fork()) makes N calls of leak_block() from
+ *            fork_child() and exits with a status of what it read back;
+ *            the parent waits for it and answers with that status
+ *   rawfork N  the same, the child made by the raw fork system call (no
+ *            pthread_atfork handler runs)
+ *   bgdl N PATH  a thread of its own loads the library at PATH, calls its
+ *            lib_leak(1) and unloads it, again and again until "bgstop";
+ *            answered once it has done so N times
+ *   bgstop   stops that thread (joined)
+ *   child N  a child (fork()) answers this command and the ones after it
+ *            until its "end"; the parent waits for it, then answers
+ *            with the child's exit status
  *   spin     runs in user code, never in a system call, until SIGUSR1
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
@@ -21,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_KEPT 1000000
 
@@ -63,6 +80,58 @@ __attribute__((noinline)) static void *leak_thread(void *arg)
 
 	for (i = 0; i < w->n; i++)
 		w->out[i] = leak_block(w->from + i);
+	return NULL;
+}
+
+/* A forked child's work: n blocks of its own, kept (and leaked: it ends
+ * by _exit, the parent's stdio buffers not flushed twice). */
+__attribute__((noinline)) static void fork_child(unsigned long n)
+{
+	unsigned long i, s = 0;
+
+	for (i = 0; i < n && nkept < MAX_KEPT; i++) {
+		kept[nkept] = leak_block(nkept);
+		if (kept[nkept])
+			s += (unsigned char)kept[nkept++][i % 40];
+	}
+	_exit((int)(s % 200));
+}
+
+/* fork N and rawfork N: the child's exit status (or 255 + its signal). */
+static unsigned long forked(unsigned long n, int raw)
+{
+	pid_t c = raw ? (pid_t)syscall(SYS_fork) : fork();
+	int st;
+
+	if (c == 0)
+		fork_child(n);
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 1000;
+	return WIFEXITED(st) ? (unsigned long)WEXITSTATUS(st)
+			     : 255 + (unsigned long)WTERMSIG(st);
+}
+
+/* bgdl's thread: loads, calls and unloads the library until told. */
+static char bg_path[4096];
+static unsigned long bg_rounds;
+static pthread_t bg_thread;
+static int bg_stop, bg_failed;
+
+static void *bg_loop(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&bg_stop, __ATOMIC_ACQUIRE)) {
+		void *h = dlopen(bg_path, RTLD_NOW);
+		unsigned long (*fn)(unsigned long);
+
+		if (!h || !(*(void **)&fn = dlsym(h, "lib_leak"))) {
+			__atomic_store_n(&bg_failed, 1, __ATOMIC_RELEASE);
+			break;
+		}
+		fn(1);
+		dlclose(h);
+		__atomic_add_fetch(&bg_rounds, 1, __ATOMIC_RELEASE);
+	}
 	return NULL;
 }
 
@@ -129,7 +198,8 @@ int main(void)
 			for (i = 0; i < n; i++)
 				if (kept[nkept])
 					nkept++;
-		} else if (strcmp(cmd, "lib") == 0) {
+		} else if (strcmp(cmd, "lib") == 0 ||
+			   strcmp(cmd, "libonce") == 0) {
 			void *h;
 			unsigned long (*fn)(unsigned long);
 
@@ -138,6 +208,46 @@ int main(void)
 			    !(*(void **)&fn = dlsym(h, "lib_leak")))
 				return 1;
 			extra = fn(n);
+			if (strcmp(cmd, "libonce") == 0 && dlclose(h) != 0)
+				return 1;
+		} else if (strcmp(cmd, "fork") == 0 ||
+			   strcmp(cmd, "rawfork") == 0) {
+			fflush(stdout);
+			extra = forked(n, strcmp(cmd, "rawfork") == 0);
+		} else if (strcmp(cmd, "bgdl") == 0) {
+			pthread_t t;
+
+			if (sscanf(line, "%15s %lu %4095s", cmd, &n, bg_path) !=
+				    3 ||
+			    pthread_create(&t, NULL, bg_loop, NULL) != 0)
+				return 1;
+			while (__atomic_load_n(&bg_rounds, __ATOMIC_ACQUIRE) < n)
+				if (__atomic_load_n(&bg_failed,
+						    __ATOMIC_ACQUIRE) ||
+				    usleep(1000) < 0)
+					return 1;
+			bg_thread = t;
+		} else if (strcmp(cmd, "bgstop") == 0) {
+			__atomic_store_n(&bg_stop, 1, __ATOMIC_RELEASE);
+			if (pthread_join(bg_thread, NULL) != 0 || bg_failed)
+				return 1;
+			bg_stop = 0;
+			bg_rounds = 0;
+		} else if (strcmp(cmd, "child") == 0) {
+			pid_t c;
+			int st;
+
+			fflush(stdout);
+			if ((c = fork()) < 0)
+				return 1;
+			if (c == 0) { /* the commands after are the child's */
+				printf("ok child %lu %lu\n", n, sum());
+				continue;
+			}
+			if (waitpid(c, &st, 0) != c)
+				return 1;
+			extra = WIFEXITED(st) ? (unsigned long)WEXITSTATUS(st)
+					      : 255 + (unsigned long)WTERMSIG(st);
 		} else if (strcmp(cmd, "spin") == 0) {
 			printf("spinning\n");
 			while (!go_on)
