@@ -320,6 +320,13 @@ static int write_out(const struct args *a, struct all_run *r)
 	}
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Reads what a asks for into r, and writes it out: an exit status. */
 static int all_in(const struct args *a, struct all_run *r)
 {
@@ -343,13 +350,22 @@ static int all_in(const struct args *a, struct all_run *r)
 			top_cg[--len] = '\0';
 		cg = top_cg;
 	} else if (a->noperands) {
-		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
-			pid_t pid;
-
-			cli_parse_pid(a->operands[i], &pid);
-			rc = one(r, pid, NULL, true);
+		/* each PID once, however often it is given */
+		if (!(pids = calloc((size_t)a->noperands, sizeof(*pids)))) {
+			fputs("vmscope: out of memory\n", stderr);
+			return 3;
 		}
-		asked = (unsigned long)a->noperands;
+		for (i = 0; i < (size_t)a->noperands; i++)
+			cli_parse_pid(a->operands[i], &pids[i]);
+		qsort(pids, (size_t)a->noperands, sizeof(*pids), by_pid);
+		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
+			if (i > 0 && pids[i] == pids[i - 1])
+				continue;
+			rc = one(r, pids[i], NULL, true);
+			asked++;
+		}
+		free(pids);
+		pids = NULL;
 	}
 	if (a->name) {
 		if (proclist_find_name(a->name, &pids, &n, &err) < 0)

@@ -15,6 +15,8 @@ and the kernel's own figures:
   - --top=1 of three targets: one row with a pid, the other two summed in a
     pid="other" row of their comm (vmscope_summed_processes 2), the working
     sets adding up to the kernel's;
+  - a PID given twice: in it once (every series once, each family's
+    samples still together), a missing one given twice counted once;
   - a cgroup path: "/" takes every process, one that holds none is an
     error (2);
   - a glibc target's heaps (tests/targets/heap_arenas.c: five arenas,
@@ -160,6 +162,17 @@ def main():
     got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
     T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
     T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+
+    r = run("--all", "-e", "openmetrics", str(pids[1]), str(gone),
+            str(pids[1]), str(gone))
+    ss = samples(r.stdout)
+    series = [ln for ln in r.stdout.split("\n") if SAMPLE.match(ln)]
+    T.ok(r.returncode == 0 and len(series) == len(set(series)) and
+         families_together(r.stdout) and
+         len([1 for n, lb, v in ss if n == "vmscope_largest_free_bytes"])
+         == 1 and unread(ss, "exited") == 1,
+         "a PID given twice: every series once, the missing one given "
+         "twice counted once", r.stdout[-2000:])
 
     # a zombie: this test's child, exited, not yet reaped
     z = subprocess.Popen(["true"])
