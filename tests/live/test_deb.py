@@ -14,7 +14,8 @@ other (issue 32 item 3), in a fresh Debian 12 root:
     namespace, so the kept root is never changed and every run starts
     from a fresh one;
   - in it: `apt install ./vmscope_*.deb` (the package's dependencies from
-    the archive), the systemd units there and the timer not enabled,
+    the archive), the systemd units there and the timer not enabled (right
+    after the install),
     `vmscope --version` is VERSION's, `vmscope -s` of a
     process started there sums its regions, `man vmscope` shows the
     manual, `apt purge --autoremove vmscope`; then dpkg knows no vmscope,
@@ -151,6 +152,11 @@ inr() { chroot "$M" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 inr apt-get update >"$OUT/update" 2>&1; echo $? >"$OUT/update.rc"
 inr sh -c 'cd /tmp && apt install -y ./vmscope_*.deb' >"$OUT/install" 2>&1
 echo $? >"$OUT/install.rc"
+# what the install enabled: a unit is enabled by a link to it in a
+# target's .wants (or .requires) under /etc/systemd/system, which the
+# purge removes; so it is read here, before anything else runs
+(cd "$M/etc/systemd/system" 2>/dev/null && find . -name 'vmscope*') \
+	>"$OUT/wants" 2>&1
 inr dpkg -L vmscope >"$OUT/files" 2>&1
 inr vmscope --version >"$OUT/version" 2>&1; echo $? >"$OUT/version.rc"
 inr sh -c 'sleep 600 & p=$!; vmscope -s $p; rc=$?; kill $p; exit $rc' \
@@ -160,7 +166,6 @@ inr man -P cat vmscope >"$OUT/man" 2>&1; echo $? >"$OUT/man.rc"
 inr apt-get purge -y --autoremove vmscope >"$OUT/purge" 2>&1
 echo $? >"$OUT/purge.rc"
 inr dpkg-query -W -f='${Status}' vmscope >"$OUT/status" 2>&1
-ls "$M/etc/systemd/system/timers.target.wants" >"$OUT/wants" 2>/dev/null
 for f in $(cat "$OUT/files"); do
 	[ -e "$M$f" ] && [ ! -d "$M$f" ] && echo "$f"
 done >"$OUT/left"
@@ -232,8 +237,10 @@ def main():
         T.ok("/lib/systemd/system/vmscope-textfile.service" in files and
              "/lib/systemd/system/vmscope-textfile.timer" in files,
              "the package holds the systemd service and timer", files)
-        T.ok("vmscope" not in read(out, "wants"),
-             "the timer is installed disabled", read(out, "wants"))
+        T.ok(rc(out, "install") == 0 and not read(out, "wants"),
+             "the timer and service are installed disabled (no link to "
+             "them under /etc/systemd/system after the install)",
+             read(out, "wants"))
         T.eq(read(out, "version"), "vmscope %s\n" % version,
              "vmscope --version in the root is VERSION's")
         summary = read(out, "summary")
