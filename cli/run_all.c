@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "elf/elfcache.h"
 #include "export/export_openmetrics.h"
+#include "linux/cgroup.h"
 #include "linux/procfs.h"
 #include "linux/proclist.h"
 #include "pipeline.h"
@@ -136,19 +137,6 @@ static bool stat_no_memory(const char *stat)
 	return flags && (strtoul(flags, NULL, 10) & PF_KTHREAD_FLAG);
 }
 
-/* The cgroup v2 path in /proc/PID/cgroup's text ("0::/system.slice/x"),
- * into path; "" when there is none. */
-static void cgroup_path(const char *text, char *path, size_t n)
-{
-	const char *p = strstr(text, "0::");
-
-	*path = '\0';
-	if (p && (p == text || p[-1] == '\n')) {
-		p += 3;
-		snprintf(path, n, "%.*s", (int)strcspn(p, "\n"), p);
-	}
-}
-
 /* Whether path is under (or is) top; top already without a trailing /. */
 static bool under(const char *path, const char *top)
 {
@@ -212,7 +200,7 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 		return 0;
 	}
 	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
-		cgroup_path(buf, cg, sizeof(cg));
+		cgroup_v2_of_proc(buf, cg, sizeof(cg));
 	if (top_cg && !under(cg, top_cg))
 		return 0;
 	s = vms_capture(&vms_sampler_pss, &co, &err);
@@ -320,6 +308,44 @@ static int write_out(const struct args *a, struct all_run *r)
 	}
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The cgroup v2 path --all's cgroup operand names, into top (n bytes),
+ * without a trailing "/": a directory under a cgroup2 mount (by
+ * /proc/self/mountinfo: /sys/fs/cgroup/X, or /sys/fs/cgroup/unified/X on
+ * a hybrid host) is the cgroup it stands for; any other path is taken as
+ * a cgroup path as /proc/PID/cgroup shows it ("/system.slice"). -1 when
+ * it does not fit. */
+static int top_cgroup(const char *operand, char *top, size_t n)
+{
+	char path[4096], *mi = NULL;
+	size_t len, milen;
+	int got = 0;
+
+	if (snprintf(path, sizeof(path), "%s", operand) >= (int)sizeof(path))
+		return -1;
+	len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	if (procfs_read_file("/proc/self/mountinfo", &mi, &milen) == 0)
+		got = cgroup_v2_of_dir(mi, path, top, n);
+	free(mi);
+	if (got < 0)
+		return -1;
+	if (got == 0 && snprintf(top, n, "%s", path) >= (int)n)
+		return -1;
+	/* "/" is every cgroup: under() takes "" as the top of them all */
+	len = strlen(top);
+	while (len > 0 && top[len - 1] == '/')
+		top[--len] = '\0';
+	return 0;
+}
+
 /* Reads what a asks for into r, and writes it out: an exit status. */
 static int all_in(const struct args *a, struct all_run *r)
 {
@@ -332,24 +358,27 @@ static int all_in(const struct args *a, struct all_run *r)
 	int rc = 0;
 
 	if (a->noperands == 1 && a->operands[0][0] == '/') {
-		const char *p = a->operands[0];
-		size_t len;
-
-		if (strncmp(p, "/sys/fs/cgroup", 14) == 0)
-			p += 14;
-		snprintf(top_cg, sizeof(top_cg), "%s", p);
-		len = strlen(top_cg);
-		while (len > 0 && top_cg[len - 1] == '/')
-			top_cg[--len] = '\0';
+		if (top_cgroup(a->operands[0], top_cg, sizeof(top_cg)) < 0)
+			return cli_usage_error("cgroup path too long: %s",
+					       a->operands[0]);
 		cg = top_cg;
 	} else if (a->noperands) {
-		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
-			pid_t pid;
-
-			cli_parse_pid(a->operands[i], &pid);
-			rc = one(r, pid, NULL, true);
+		/* each PID once, however often it is given */
+		if (!(pids = calloc((size_t)a->noperands, sizeof(*pids)))) {
+			fputs("vmscope: out of memory\n", stderr);
+			return 3;
 		}
-		asked = (unsigned long)a->noperands;
+		for (i = 0; i < (size_t)a->noperands; i++)
+			cli_parse_pid(a->operands[i], &pids[i]);
+		qsort(pids, (size_t)a->noperands, sizeof(*pids), by_pid);
+		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
+			if (i > 0 && pids[i] == pids[i - 1])
+				continue;
+			rc = one(r, pids[i], NULL, true);
+			asked++;
+		}
+		free(pids);
+		pids = NULL;
 	}
 	if (a->name) {
 		if (proclist_find_name(a->name, &pids, &n, &err) < 0)

@@ -221,7 +221,7 @@ case ${VMSCOPE_FRESH_PASS:-} in
 	;;
 2)
 	b='make -j$(nproc) SAN=1 tests'
-	r='VMSCOPE=./vmscope-san BUILD=build-san CODE_CHECKS=0 sh tests/run.sh'
+	r='VMSCOPE=./vmscope-san BUILD=build-san CODE_CHECKS=0 CHECK_PASS=2 sh tests/run.sh'
 	;;
 esac
 check='exec make check'

@@ -10,7 +10,10 @@ A test is an executable that prints TAP lines ("ok - what", "not ok - what",
 Set TESTS to a pattern to run a subset: TESTS=live/ sh tests/run.sh; to
 several, blank-separated: TESTS="live/test_snap code/test_format".
 CODE_CHECKS=0 leaves out tests/code/ (make check's second pass: they read
-the sources and symbols, the same on both builds).
+the sources and symbols, the same on both builds). CHECK_PASS=2 is set
+by make check's second pass (the sanitizer build) for a test that checks
+nothing of the build it is given and so runs in the first pass only
+(test_deb: the package is built from the tree by make deb).
 A randomised test prints "# seed N"; VMSCOPE_SEED=N runs it again with it.
 
 Tests run TEST_JOBS at a time (default: the CPUs this process may use, at
@@ -20,7 +23,9 @@ sysctl, core_pattern) or needs every CPU says so in its first lines with
 "# run alone: why"; those run one by one after the others. Each test's
 output is printed whole when it ends, with its time; the slowest first
 where an earlier run left its times in $BUILD/test-times (longest first
-packs two queues best), else in the order above.
+packs two queues best), else in the order above, but for a test that says
+in its first lines "# takes about N s" (one that would otherwise start
+late in a clean clone and finish last: test_deb), taken as its time.
 """
 import concurrent.futures
 import glob
@@ -32,6 +37,7 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALONE = re.compile(r"^# run alone: (.+)$", re.M)
+TAKES = re.compile(r"^# takes about (\d+) s", re.M)
 
 
 def absolute(path):
@@ -44,8 +50,9 @@ def wanted(name):
     return not pats or any(p in name for p in pats)
 
 
-def collect(build):
-    """[(name, argv, alone reason or None)] in the documented order."""
+def collect(build, takes):
+    """[(name, argv, alone reason or None)] in the documented order; the
+    time a test says it takes into takes (name: seconds)."""
     tests = []
     for t in sorted(glob.glob(os.path.join(build, "tests", "test_*"))):
         if os.access(t, os.X_OK) and os.path.isfile(t):
@@ -57,6 +64,9 @@ def collect(build):
         for t in sorted(glob.glob(os.path.join("tests", folder, "*.py"))):
             with open(t, errors="replace") as f:
                 head = f.read(4096)
+            m = TAKES.search(head)
+            if m:
+                takes[t] = float(m.group(1))
             m = ALONE.search(head)
             tests.append((t, [sys.executable, t],
                           m.group(1) if m else None))
@@ -107,11 +117,12 @@ def main():
     os.environ["VMSCOPE"] = vmscope
     os.environ["BUILD"] = build
     os.chdir(TOP)
-    tests = collect(build)
+    takes = {}
+    tests = collect(build, takes)
     times_path = os.path.join(build, "test-times")
     before = previous_times(times_path)
     shared = [t for t in tests if t[2] is None]
-    shared.sort(key=lambda t: -before.get(t[0], 0.0))
+    shared.sort(key=lambda t: -before.get(t[0], takes.get(t[0], 0.0)))
     alone = [t for t in tests if t[2] is not None]
 
     totals = [0, 0, 0]

@@ -15,8 +15,15 @@ and the kernel's own figures:
   - --top=1 of three targets: one row with a pid, the other two summed in a
     pid="other" row of their comm (vmscope_summed_processes 2), the working
     sets adding up to the kernel's;
+  - a PID given twice: in it once (every series once, each family's
+    samples still together), a missing one given twice counted once;
   - a cgroup path: "/" takes every process, one that holds none is an
-    error (2);
+    error (2); a cgroup v2 directory this test makes under the cgroup2
+    mount (/proc/self/mountinfo's: /sys/fs/cgroup, or
+    /sys/fs/cgroup/unified on a hybrid host; as root) with a started
+    target moved into it: exactly that process, its unit label the
+    directory's name; the target moved back and the directory removed
+    after;
   - a glibc target's heaps (tests/targets/heap_arenas.c: five arenas,
     nothing allocated after it printed its own mallinfo2()): in use and
     free per allocator equal to its mallinfo2's uordblks and fordblks
@@ -108,6 +115,69 @@ def unit_of(pid):
     return ""
 
 
+def cgroup2_mount():
+    """The mount point of a cgroup2 file system, from mountinfo, or None."""
+    for line in open("/proc/self/mountinfo"):
+        pre, _, post = line.partition(" - ")
+        if post.split(" ")[0] == "cgroup2":
+            return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)),
+                          pre.split(" ")[4])
+    return None
+
+
+def own_cgroup(pid):
+    for line in open("/proc/%d/cgroup" % pid):
+        if line.startswith("0::"):
+            return line.strip()[3:]
+    return None
+
+
+def in_a_cgroup(pids, comm):
+    """A target moved into a cgroup v2 directory made for it: exactly it in
+    --all of that directory, with the directory's name as its unit."""
+    mnt = cgroup2_mount()
+    why = None
+    if os.geteuid() != 0:
+        why = "needs root (a cgroup made and a process moved into it)"
+    elif not mnt:
+        why = "no cgroup2 file system mounted"
+    elif own_cgroup(pids[0]) is None:
+        why = "no cgroup v2 line in /proc/PID/cgroup"
+    name = "vmscope-test-%d" % os.getpid()
+    d = os.path.join(mnt or "/", name)
+    if not why:
+        try:
+            os.mkdir(d)
+        except OSError as e:
+            why = "cannot make %s: %s" % (d, e)
+    if why:
+        T.skip("a cgroup v2 directory: exactly its process, unit its name",
+               why)
+        return
+    back = os.path.join(mnt, own_cgroup(pids[0]).lstrip("/"), "cgroup.procs")
+    moved = False
+    try:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write("%d\n" % pids[0])
+        moved = True
+        r = run("--all", "-e", "openmetrics", d + "/")
+        got = [(lb["pid"], lb["comm"], lb["unit"])
+               for n, lb, v in samples(r.stdout)
+               if n == "vmscope_largest_free_bytes"]
+        T.ok(r.returncode == 0 and got == [(str(pids[0]), comm, name)] and
+             unit_of(pids[0]) == name,
+             "a cgroup v2 directory (%s) with a target moved in: exactly "
+             "that process, its unit the directory's name" % d,
+             (got, r.stderr))
+    finally:
+        if moved:
+            with open(back, "w") as f:
+                f.write("%d\n" % pids[0])
+        # the move is done when the write returns; rmdir fails only while
+        # a process is in it
+        os.rmdir(d)
+
+
 def unread(ss, reason):
     return sum(v for n, lb, v in ss if n == "vmscope_unread_processes"
                and lb.get("reason") == reason)
@@ -160,6 +230,17 @@ def main():
     got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
     T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
     T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+
+    r = run("--all", "-e", "openmetrics", str(pids[1]), str(gone),
+            str(pids[1]), str(gone))
+    ss = samples(r.stdout)
+    series = [ln for ln in r.stdout.split("\n") if SAMPLE.match(ln)]
+    T.ok(r.returncode == 0 and len(series) == len(set(series)) and
+         families_together(r.stdout) and
+         len([1 for n, lb, v in ss if n == "vmscope_largest_free_bytes"])
+         == 1 and unread(ss, "exited") == 1,
+         "a PID given twice: every series once, the missing one given "
+         "twice counted once", r.stdout[-2000:])
 
     # a zombie: this test's child, exited, not yet reaped
     z = subprocess.Popen(["true"])
@@ -232,6 +313,7 @@ def main():
     r = run("--all", "-e", "openmetrics", "/no/such/cgroup-vmscope")
     T.ok(r.returncode == 2 and "no process matches" in r.stderr,
          "a cgroup path that holds no process: exit 2", r.stderr)
+    in_a_cgroup(pids, comm)
 
     # a runtime's managed heap: the figures -e json gives for that process
     py = os.path.join(T.ROOT, "tests", "targets", "pyarenas.py")
