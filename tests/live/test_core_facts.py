@@ -106,17 +106,22 @@ def redis():
                         "--save", "", "--appendonly", "no", "--dir", tmp],
                        ready=False, stderr=open(os.devnull, "w"))
         try:
-            # ready: its socket accepts (redis retitles itself before)
+            # ready: it answers PING (its event loop runs: it retitled
+            # itself before; a connect alone succeeds once it listens,
+            # which is before the retitle)
             deadline = time.time() + 60
             while True:
                 c = socket.socket(socket.AF_UNIX)
                 try:
+                    c.settimeout(max(1.0, deadline - time.time()))
                     c.connect(sock)
-                    break
+                    c.sendall(b"PING\r\n")
+                    if c.recv(64).startswith(b"+PONG"):
+                        break
                 except OSError:
                     if time.time() > deadline or p.poll() is not None:
                         raise
-                    time.sleep(0.05)
+                    time.sleep(0.05)  # polling its socket, bounded
                 finally:
                     c.close()
             cmdline = open("/proc/%d/cmdline" % p.pid).read()
