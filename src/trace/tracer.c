@@ -4,7 +4,6 @@
  */
 #include "trace/tracer.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,13 +15,13 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/tracewire.h"
 #include "linux/spawn.h"
 #include "trace/tracedb.h"
+#include "trace/traceprog.h"
 #include "trace/tracesym.h"
 
 struct slot_map {
@@ -168,126 +167,6 @@ void tracer_free(struct tracer *tr)
 
 /* ---- launch ---- */
 
-/* cmd[0] as execvp finds it, into buf; false when not found. */
-static bool find_program(const char *name, char *buf, size_t n)
-{
-	const char *path = getenv("PATH"), *p;
-
-	if (strchr(name, '/')) {
-		snprintf(buf, n, "%s", name);
-		return access(buf, X_OK) == 0;
-	}
-	for (p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-
-		snprintf(buf, n, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		p += len;
-		if (*p == ':')
-			p++;
-	}
-	return false;
-}
-
-/* What the kernel runs for path: a script's interpreter (its "#!" line,
- * the first 256 bytes as the kernel reads them), followed as the kernel
- * does, 4 deep at most; into out. false: not readable or no interpreter
- * named (execvp says why). */
-static bool exec_file(const char *path, char *out, size_t n)
-{
-	char buf[257], cur[4096];
-	int depth, fd;
-
-	snprintf(cur, sizeof(cur), "%s", path);
-	for (depth = 0; depth <= 4; depth++) {
-		ssize_t got;
-		size_t at, len;
-
-		fd = open(cur, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return false;
-		got = pread(fd, buf, sizeof(buf) - 1, 0);
-		close(fd);
-		if (got < 2 || buf[0] != '#' || buf[1] != '!')
-			break;
-		buf[got] = '\0';
-		at = 2 + strspn(buf + 2, " \t");
-		len = strcspn(buf + at, " \t\n");
-		if (!len)
-			return false;
-		snprintf(cur, sizeof(cur), "%.*s", (int)len, buf + at);
-	}
-	snprintf(out, n, "%s", cur);
-	return true;
-}
-
-/* Refuses what a preload cannot enter: a program the kernel runs secure
- * (AT_SECURE: the loader then ignores LD_PRELOAD), a static one. Secure
- * is a set-user-ID or set-group-ID program, and one with file
- * capabilities (a security.capability attribute) for a user other than
- * root (for root they add nothing: the kernel runs it as it is). What is
- * checked is the file the kernel runs: a script's interpreter. */
-static int check_program(const char *name, struct vms_error *err)
-{
-	char path[4096], file[4096], what[8300];
-	struct stat st;
-	Elf64_Ehdr eh;
-	int fd, i, interp = 0;
-
-	if (!find_program(name, path, sizeof(path)) ||
-	    !exec_file(path, file, sizeof(file)))
-		return 0; /* execvp says why */
-	if (strcmp(file, path) == 0)
-		snprintf(what, sizeof(what), "%s: it", path);
-	else
-		snprintf(what, sizeof(what), "%s: its interpreter %s", path,
-			 file);
-	if (stat(file, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot trace %s is set-user-ID or "
-				     "set-group-ID, and the loader ignores "
-				     "LD_PRELOAD for it",
-				     what);
-	if (getuid() != 0 && getxattr(file, "security.capability", NULL, 0) > 0)
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot trace %s has file capabilities "
-				     "(getcap lists them), and the loader "
-				     "ignores LD_PRELOAD for it: trace a copy "
-				     "without them, or as root",
-				     what);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-		close(fd); /* not ELF: the exec says whether it runs */
-		return 0;
-	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr)) {
-		close(fd); /* the loader says (tracer_started) */
-		return 0;
-	}
-	for (i = 0; i < eh.e_phnum && i < 256; i++) {
-		Elf64_Phdr ph;
-
-		if (pread(fd, &ph, sizeof(ph),
-			  (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph))
-			break;
-		interp |= ph.p_type == PT_INTERP;
-	}
-	close(fd);
-	if (!interp)
-		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot trace %s is statically "
-				     "linked, and a preloaded library cannot "
-				     "enter it",
-				     what);
-	return 0;
-}
-
 /* LD_PRELOAD for the child: the library first, then what was there. */
 static int preload_env(const char *lib, char *buf, size_t n)
 {
@@ -342,7 +221,7 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 				     "cannot trace: the tracer library %s: "
 				     "%s",
 				     tr->o.library, strerror(errno));
-	if (check_program(cmd[0], err) < 0)
+	if (traceprog_check(cmd[0], err) < 0)
 		return -1;
 	if (preload_env(tr->o.library, preload, sizeof(preload)) < 0)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
@@ -446,6 +325,23 @@ static int sampled(struct tracer *tr, uint32_t st, const uint64_t *w)
 				     since_start(tr, w[0]));
 }
 
+/* A module the program named: its file, for its symbols, when it is a
+ * regular file (the path is the program's to choose: a FIFO or a device
+ * there is never opened for reading, nor waited on). */
+static void module_file(struct tracer *tr, const char *path, uint64_t bias)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return; /* its frames stay unnamed */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
+	tracesym_module_fd(tr->sym, path, fd, bias);
+}
+
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
 static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		const uint64_t *w)
@@ -466,7 +362,7 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		if (r->words < 3 || !memchr(path, '\0', room))
 			return 0;
 		if (tr->sym)
-			tracesym_module(tr->sym, path, w[0]);
+			module_file(tr, path, w[0]);
 		return 1;
 	}
 	case TW_OP_STACK:

@@ -39,17 +39,6 @@ struct tracesym *tracesym_new(void)
 	return ts;
 }
 
-void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias)
-{
-	const char *base = strrchr(path, '/');
-
-	dwfl_report_begin_add(ts->dwfl);
-	/* the bias is added to the first segment's p_vaddr: the load
-	 * address of a shared object (ET_DYN); ignored for ET_EXEC */
-	dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, -1, bias, true);
-	dwfl_report_end(ts->dwfl, NULL, NULL);
-}
-
 void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
 			uint64_t bias)
 {

@@ -28,12 +28,11 @@ struct tracesym;
 
 struct tracesym *tracesym_new(void);
 void tracesym_free(struct tracesym *ts);
-/* The file at path, loaded with this bias (ELF addresses + bias = the
- * process's). A file that cannot be read leaves its frames unnamed. */
-void tracesym_module(struct tracesym *ts, const char *path, uint64_t bias);
-/* The same from a descriptor the caller opened (procfile_open(): the very
- * file a region of a live process maps), named by path; fd is taken over
- * (closed, now or with ts). */
+/* The file open at fd (the caller checked it is a regular file: a
+ * traced program's path, or procfile_open()'s, the very file a region of
+ * a live process maps), named by path, loaded with this bias (ELF
+ * addresses + bias = the process's); fd is taken over (closed, now or
+ * with ts). A file that cannot be read leaves its frames unnamed. */
 void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
 			uint64_t bias);
 /* Fills f (its ip set) with the module, function, offset, file and line

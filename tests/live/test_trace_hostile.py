@@ -10,9 +10,15 @@ an 8-word buffer), refuse and count what breaks the wire's rules
 (bad_records in the JSON, the text report says so), and the program's
 output and exit status are an untraced run's. TRACE_HOSTILE_ROUNDS runs
 (default 3), each with a fresh program.
+
+A program that loads a library, puts a FIFO at its path and then calls
+it (the library's module record names the path): vmscope never opens the
+FIFO for reading (it would wait there for a writer for ever); it ends,
+the library's frames unnamed, the program's own named.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +28,60 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import vmstest as T  # noqa: E402
 
 ROUNDS = int(os.environ.get("TRACE_HOSTILE_ROUNDS", "3"))
+
+LIB_C = r"""
+#include <stdlib.h>
+void *lib_alloc(void) { return malloc(77); }
+"""
+PROG_C = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+__attribute__((noinline)) static void *call_it(void *(*fn)(void))
+{
+	return fn();
+}
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW), *(*fn)(void);
+
+	if (!h || !(*(void **)&fn = dlsym(h, "lib_alloc")))
+		return 2;
+	if (unlink(argv[1]) != 0 || mkfifo(argv[1], 0600) != 0)
+		return 3;
+	printf("%s\n", call_it(fn) ? "allocated" : "failed");
+	return 0;
+}
+"""
+
+
+def fifo_module(tmp):
+    """The library's path a FIFO by the time vmscope reads it."""
+    cc = shutil.which("cc")
+    if not cc:
+        T.skip("a module path that is a FIFO", "no C compiler")
+        return
+    lib, prog = os.path.join(tmp, "fifo.so"), os.path.join(tmp, "fifoprog")
+    open(lib + ".c", "w").write(LIB_C)
+    open(prog + ".c", "w").write(PROG_C)
+    for args in (["-shared", "-fPIC", "-o", lib, lib + ".c"],
+                 ["-O1", "-o", prog, prog + ".c", "-ldl"]):
+        subprocess.run([cc] + args, check=True)
+    r = subprocess.run([T.VMSCOPE, "--trace", "-e", "json", "--", prog, lib],
+                       capture_output=True, text=True, timeout=120)
+    T.ok(r.returncode == 0 and r.stdout.startswith("{"),
+         "a module whose path became a FIFO: vmscope ends (it does not "
+         "wait on the FIFO), exit 0", r.stderr[-1500:])
+    if r.returncode != 0:
+        return
+    sites = [x for x in json.loads(r.stdout)["trace"]["sites"]
+             if x["kind"] == "heap" and any(
+                 f.get("function") == "call_it" for f in x["frames"])]
+    T.ok(len(sites) == 1 and sites[0]["outstanding"]["count"] == 1,
+         "its 77-byte block found, called from call_it, the library's "
+         "frame unnamed", sites)
 
 
 def main():
@@ -52,6 +112,11 @@ def main():
              "(bad_records %d), its end and exit status 0 seen" %
              (i, t["bad_records"]), {k: t.get(k) for k in
                                      ("events", "bad_records", "ended")})
+    tmp = tempfile.mkdtemp(prefix="vmscope-hostile-")
+    try:
+        fifo_module(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     r = subprocess.run([T.VMSCOPE, "--trace", "-s", "--", prog],
                        capture_output=True, text=True, timeout=600)
     T.ok(r.returncode == 0 and "records refused" in r.stdout,
