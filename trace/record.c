@@ -587,12 +587,18 @@ static bool set_take(uint64_t p)
 
 static uint64_t rng_next(void)
 {
-	if (!sample_rng) /* a stream a thread, in the order they first
-			  * allocate: a run replays from the seed */
-		sample_rng = (hdr->seed ^ __atomic_add_fetch(&streams, 1,
-							     __ATOMIC_RELAXED) *
-						  0x9e3779b97f4a7c15ull) |
-			     1;
+	if (!sample_rng) { /* a stream a thread, in the order they first
+			    * allocate: a run replays from the seed; mixed
+			    * (splitmix64's finaliser), so that seeds one bit
+			    * apart give streams apart */
+		uint64_t z = hdr->seed +
+			     __atomic_add_fetch(&streams, 1, __ATOMIC_RELAXED) *
+				     0x9e3779b97f4a7c15ull;
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		sample_rng = (z ^ (z >> 31)) | 1;
+	}
 	sample_rng ^= sample_rng >> 12;
 	sample_rng ^= sample_rng << 25;
 	sample_rng ^= sample_rng >> 27;
