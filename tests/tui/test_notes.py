@@ -123,8 +123,10 @@ def node_case(tmp, w, h):
     T.kill(p)
 
 
-def quiet_case(tmp):
-    """No note: no line, and ! says there is none."""
+def quiet_case(tmp, w, h):
+    """No note: no line, and ! says there is none, whole at 80x24 (the
+    title and the sentence wrapped, not cut)."""
+    what = "%dx%d" % (w, h)
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid, "-F")
     cap = snap["capture"]
@@ -133,20 +135,30 @@ def quiet_case(tmp):
         T.skip("a capture with no note", "this one has some: %s" % cap)
         T.kill(p)
         return
-    tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=120, height=40)
+    tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=w, height=h)
     scr = tm.wait_for(lambda s: "pss, frozen" in s and
                       re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
                       timeout=120)
     T.ok(not NOTE.search(scr),
-         "a capture without notes: no notes line in the header", scr)
-    scr = tm.expect("! on it: the notes screen says there is none",
-                    "No notes", "!")
+         "%s: a capture without notes: no notes line in the header" % what,
+         scr)
+    scr = tm.expect("%s: ! on it: the notes screen says there is none"
+                    % what, "No notes", "!")
+    text = words(" ".join(scr.splitlines()[:-1]))
+    title = ("vmscope notes: 0 of pid %d everykind: what the capture "
+             "could not do or found odd" % p.pid)
+    said = ("No notes: the capture did all it does, and the regions add "
+            "up to the kernel's totals.")
+    T.ok(text.startswith(title) and said in text,
+         "%s: the title and the sentence whole (wrapped, not cut)" % what,
+         scr)
     tm.kill()
     T.kill(p)
 
 
 def run(tmp):
-    quiet_case(tmp)
+    quiet_case(tmp, 120, 40)
+    quiet_case(tmp, 80, 24)
     if not (shutil.which("node") or shutil.which("nodejs")):
         T.skip("node's V8 note on screen", "node is not installed")
         return
