@@ -77,6 +77,16 @@ def narrowed(tm, where, what):
             break
         tm.keys("w")
         scr = tm.wait_for(lambda s: "Window: " in s and s != scr)
+    # between A and B, none marked: why there is no report, whole
+    tm.keys("w", "w")
+    ab = tm.wait_for("Window: between the timeline's marks A and B:")
+    T.ok("mark two snapshots taken while tracing in the timeline (T, then "
+         "a and b)" in " ".join(ab.split()),
+         "%s: the window between the marks, none set: why, whole "
+         "(wrapped, not cut)" % what, ab)
+    tm.keys("w")
+    scr = tm.wait_for(lambda s: "Window: the whole trace" in s or
+                      "Window: " in s and "between" not in s)
     sites = [l for l in scr.splitlines() if re.match(r"^ [+-] \w+ ", l)]
     T.ok(len(sites) == 1 and re.match(
         r"^ [+-] mmap\s+1024 K\s+1024 K\s+1\s.*hold_map", sites[0]),

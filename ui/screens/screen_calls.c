@@ -402,6 +402,13 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 		vms_trace_kind_names[s->kind], fig, st);
 }
 
+/* Whether the window's line holds why it has no report. */
+static bool why_fits(const struct calls *c)
+{
+	return 11 + text_cols(window_names[c->window]) + text_cols(c->why) <=
+	       COLS;
+}
+
 static void calls_draw(struct ui *u)
 {
 	struct calls *c = cs_of(u);
@@ -439,9 +446,9 @@ static void calls_draw(struct ui *u)
 			r->sampled ? "sampled" : "exact",
 			(unsigned long long)r->events,
 			r->dropped ? ", some not recorded" : "");
-	else
+	else /* why, where it does not fit: wrapped in the empty list */
 		put_fmt(1, 0, COLS, theme_attr(EL_LABEL), " Window: %s: %s",
-			window_names[c->window], c->why);
+			window_names[c->window], why_fits(c) ? c->why : "");
 	if (c->in_hi)
 		put_fmt(2, 0, COLS, theme_attr(EL_LABEL),
 			" Only what is alive in %llx-%llx: %s",
@@ -456,6 +463,10 @@ static void calls_draw(struct ui *u)
 				       : "Function (callees first)");
 	listview_draw(&c->lv, c->in_hi ? 4 : 3, LINES - (c->in_hi ? 5 : 4),
 		      c->nrows, draw_row, c);
+	if (!c->have && !why_fits(c))
+		put_wrapped(c->in_hi ? 4 : 3, 1, COLS - 2,
+			    LINES - (c->in_hi ? 5 : 4), theme_attr(EL_LABEL),
+			    c->why);
 	snprintf(right, sizeof(right), "%zu/%zu", c->nrows ? c->lv.cur + 1 : 0,
 		 c->nrows);
 	ui_status(u,
