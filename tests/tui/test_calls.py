@@ -163,6 +163,14 @@ def narrowed(tm, where, what):
                     lambda s: "one call site" in s, "c")
     T.ok(re.search(r"^ 20 events ", scr, re.M),
          "%s: ... grow_leak's 20 allocations" % what, scr)
+    # T too: both filters said, whole (wrapped where the line is short)
+    scr = tm.expect("%s: T: one thread too" % what,
+                    lambda s: "one thread" in s, "T")
+    T.ok(re.search(r"\d+ events \(the newest \d+ kept\) operation alloc "
+                   r"size >= 1(\.0)? K one thread one call site Time \(s\)",
+                   " ".join(scr.split())),
+         "%s: ... the filters' line whole, both of them" % what,
+         "\n".join(scr.splitlines()[:4]))
     tm.keys("Escape")
     tm.wait_for(lambda s: "Address" in s and "trace view" not in s)
 
