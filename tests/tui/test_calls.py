@@ -77,8 +77,22 @@ def narrowed(tm, where, what):
             break
         tm.keys("w")
         scr = tm.wait_for(lambda s: "Window: " in s and s != scr)
+    # since the snapshot shown, as a tree (v): the window's line whole
+    # (wrapped at 80 columns, not cut)
+    tm.expect("%s: w: since the snapshot shown" % what,
+              "Window: since the snapshot shown", "w")
+    since = tm.expect("%s: v: the call tree" % what,
+                      "call tree, callers first  Window", "v")
+    T.ok(re.search(r"call tree, callers first Window: since the snapshot "
+                   r"shown \(\d+\.\d s to \d+\.\d s\) (exact|sampled), "
+                   r"\d+ calls(, some not recorded)? Only what",
+                   " ".join(since.split())),
+         "%s: ... its line whole: the view, the window, the calls in it"
+         % what, "\n".join(since.splitlines()[:4]))
+    tm.keys("v", "v")
+    tm.wait_for("call sites  Window")
     # between A and B, none marked: why there is no report, whole
-    tm.keys("w", "w")
+    tm.keys("w")
     ab = tm.wait_for("Window: between the timeline's marks A and B:")
     T.ok("mark two snapshots taken while tracing in the timeline (T, then "
          "a and b)" in " ".join(ab.split()),
