@@ -77,6 +77,30 @@ def narrowed(tm, where, what):
             break
         tm.keys("w")
         scr = tm.wait_for(lambda s: "Window: " in s and s != scr)
+    # since the snapshot shown, as a tree (v): the window's line whole
+    # (wrapped at 80 columns, not cut)
+    tm.expect("%s: w: since the snapshot shown" % what,
+              "Window: since the snapshot shown", "w")
+    since = tm.expect("%s: v: the call tree" % what,
+                      "call tree, callers first  Window", "v")
+    T.ok(re.search(r"call tree, callers first Window: since the snapshot "
+                   r"shown \(\d+\.\d s to \d+\.\d s\) (exact|sampled), "
+                   r"\d+ calls(, some not recorded)? Only what",
+                   " ".join(since.split())),
+         "%s: ... its line whole: the view, the window, the calls in it"
+         % what, "\n".join(since.splitlines()[:4]))
+    tm.keys("v", "v")
+    tm.wait_for("call sites  Window")
+    # between A and B, none marked: why there is no report, whole
+    tm.keys("w")
+    ab = tm.wait_for("Window: between the timeline's marks A and B:")
+    T.ok("mark two snapshots taken while tracing in the timeline (T, then "
+         "a and b)" in " ".join(ab.split()),
+         "%s: the window between the marks, none set: why, whole "
+         "(wrapped, not cut)" % what, ab)
+    tm.keys("w")
+    scr = tm.wait_for(lambda s: "Window: the whole trace" in s or
+                      "Window: " in s and "between" not in s)
     sites = [l for l in scr.splitlines() if re.match(r"^ [+-] \w+ ", l)]
     T.ok(len(sites) == 1 and re.match(
         r"^ [+-] mmap\s+1024 K\s+1024 K\s+1\s.*hold_map", sites[0]),
@@ -153,6 +177,14 @@ def narrowed(tm, where, what):
                     lambda s: "one call site" in s, "c")
     T.ok(re.search(r"^ 20 events ", scr, re.M),
          "%s: ... grow_leak's 20 allocations" % what, scr)
+    # T too: both filters said, whole (wrapped where the line is short)
+    scr = tm.expect("%s: T: one thread too" % what,
+                    lambda s: "one thread" in s, "T")
+    T.ok(re.search(r"\d+ events \(the newest \d+ kept\) operation alloc "
+                   r"size >= 1(\.0)? K one thread one call site Time \(s\)",
+                   " ".join(scr.split())),
+         "%s: ... the filters' line whole, both of them" % what,
+         "\n".join(scr.splitlines()[:4]))
     tm.keys("Escape")
     tm.wait_for(lambda s: "Address" in s and "trace view" not in s)
 

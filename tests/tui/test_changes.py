@@ -18,6 +18,14 @@ kernel's maps grew or shrank. D shows how much each figure moved: the
 grown region's Size its growth, the new one's all of it, the removed
 one's all of it gone, the one left alone none, the Total row's Size the kernel's (the sizes of its maps,
 before and after); D again, the figures.
+
+Against a snapshot marked A in the timeline (at 80x24 and 200x60): the
+target changes, r, r again (nothing changed since the one before: no
+mark); T, A on the first snapshot, Esc: at once the rows say what
+changed since that one (the grown, shrunk, added and removed regions as
+the kernel's maps moved between them), and D's heading says since its
+time; r: still against A; A taken off: against the one before again (no
+mark).
 """
 import os
 import re
@@ -176,9 +184,103 @@ def one(w, h):
     T.kill(p)
 
 
+def marks_of(scr, f, added):
+    """The change marks of the grown, shrunk, added, removed and kept
+    regions' rows ("" where a row has none or is not shown)."""
+    out = {}
+    for k, a in (("grow", f["grow"]), ("shrink", f["shrink"]),
+                 ("added", added), ("gone", f["gone"]),
+                 ("keep", f["keep"])):
+        m = re.search(r"\[(added|removed|changed|grown \S+ \S|shrunk \S+ \S)\]",
+                      row_at(scr, a) or "")
+        out[k] = m.group(1) if m else ""
+    return out
+
+
+def timeline_mark(tm, what):
+    """T, Home, a (A on the first snapshot, or off it), Esc."""
+    tm.keys("T")
+    tm.wait_for(lambda s: "mark A" in status(s))
+    tm.keys("Home", "a")
+    tm.keys("Escape")
+    return tm.wait_for(lambda s: "Private Data |" in status(s))
+
+
+def marked(w, h):
+    what = "%dx%d marked A" % (w, h)
+    p, line = T.start([T.target("changer")])
+    f = T.ready_fields(line)
+    before = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "gone")}
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
+    scr = tm.wait_for(ready, timeout=120)
+    y = next(i for i, ln in enumerate(scr.splitlines())
+             if ln.startswith(" Private Data "))
+    tm.click(3, y)
+    scr = tm.wait_for(lambda s: "Private Data |" in status(s))
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    done = T._line_by(p, time.time() + 60)
+    T.ok(done and done.startswith("changed"), "%s: the target changed"
+         % what, done)
+    added = T.ready_fields(done or "x added=0")["added"]
+    after = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink")}
+    want = {"grow": "grown %s" % delta_text(after["grow"] - before["grow"]),
+            "shrink": "shrunk %s" % delta_text(after["shrink"] -
+                                               before["shrink"]),
+            "added": "added", "gone": "removed", "keep": ""}
+    none = dict((k, "") for k in want)
+    tm.keys("r")
+    tm.wait_for(lambda s: re.search(r"new snapshot: \d+ regions; ",
+                                    status(s)), timeout=120)
+    tm.keys("r")
+    scr = tm.wait_for(lambda s: "3 in the timeline" in status(s),
+                      timeout=120)
+    T.ok(marks_of(scr, f, added) == none,
+         "%s: r again: nothing changed since the one before, no mark"
+         % what, marks_of(scr, f, added))
+
+    scr = timeline_mark(tm, what)
+    T.ok(marks_of(scr, f, added) == want,
+         "%s: A on the first snapshot, Esc: at once the rows say what "
+         "changed since it (%s)" % (what, want), marks_of(scr, f, added))
+    tm.keys("D")
+    scr = tm.wait_for("changes since")
+    # the summary's heading, the line above its " Type"
+    lines = scr.splitlines()
+    head = next((lines[i - 1] for i, ln in enumerate(lines)
+                 if ln.startswith(" Type ") and i), "")
+    m = re.search(r"^ changes since (\d\d:\d\d:\d\d) ", head)
+    tm.keys("T")
+    tl = tm.wait_for(lambda s: "mark A" in status(s))
+    first = re.search(r"^ A +1  .*?(\d\d:\d\d:\d\d)", tl, re.M)
+    T.ok(m and first and m.group(1) == first.group(1),
+         "%s: D: the summary's heading says since the first snapshot's "
+         "time (%s)" % (what, first.group(1) if first else "?"),
+         "%s\n%s" % (head, first and first.group(0)))
+    tm.keys("Escape")
+    scr = tm.wait_for(lambda s: "Private Data |" in status(s))
+    T.ok("Private Data | sort" in status(scr),
+         "%s: D: the status line keeps the filter and sort (the summary's "
+         "heading says since when)" % what, status(scr))
+    tm.keys("D")
+    tm.wait_for(lambda s: "changes since" not in s)
+    tm.keys("r")
+    scr = tm.wait_for(lambda s: "new snapshot: " in status(s), timeout=120)
+    T.ok(marks_of(scr, f, added) == want,
+         "%s: r: still against A" % what, marks_of(scr, f, added))
+    scr = timeline_mark(tm, what)
+    T.ok(marks_of(scr, f, added) == none,
+         "%s: A taken off: against the one before again, no mark" % what,
+         marks_of(scr, f, added))
+    tm.kill()
+    T.kill(p)
+
+
 def run(tmp):
     one(200, 60)
     one(80, 24)
+    marked(80, 24)
+    marked(200, 60)
 
 
 def main():

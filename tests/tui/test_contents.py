@@ -80,8 +80,21 @@ def one_size(p, rf, w, h, env, args, what):
                     lambda s: "Bytes of " in s and
                     re.search(r"^[0-9a-f]{16}  [0-9a-f?]{2} ", s, re.M),
                     "Tab")
+    legend = ("?? = not read: not in RAM (never touched, swapped out), or "
+              "a file page the fork clone has not mapped")
+    top = " ".join(" ".join(scr.splitlines()[1:3]).split())
+    T.ok(legend in top,
+         "%s: the hex legend whole (wrapped, not cut)" % what, top)
     # find across the snapshot
-    tm.keys("/").text("needle-7f3a-in-memory").keys("Enter")
+    tm.keys("/").text("needle-7f3a-in-memory")
+    scr = tm.wait_for("needle-7f3a-in-memory_")
+    help = ("(hex: de ad be ef; text; \"quoted\" is text. Enter finds, "
+            "Esc cancels)")
+    T.ok(help in D.bottom(scr, 2) and
+         "Find in memory: needle-7f3a-in-memory_" in status(scr),
+         "%s: the find prompt's help whole (above the typed line where "
+         "it does not fit beside it)" % what, D.bottom(scr, 2))
+    tm.keys("Enter")
     scr = tm.wait_for("found at")
     n_at = rf["needle"]
     T.ok(("found at 0x%x" % n_at) in scr,

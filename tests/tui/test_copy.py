@@ -6,6 +6,10 @@ region list, a, and find, /), y opens a menu of what to copy; a copies
 the row's address (0x..., the kernel's start of the region), p its path
 (the kernel's, /proc/PID/maps), r the row as it is on screen; the status
 line says what was copied; Esc closes the menu, copying nothing.
+
+A path longer than 1,024 bytes (the target's data file deep in
+directories, an "é" across its 1,024th byte) is copied whole, never cut
+inside a character.
 """
 import os
 import re
@@ -74,12 +78,50 @@ def one(w, h, p, f):
     tm.kill()
 
 
+def long_path(tmp):
+    """A data file whose path is over 1,024 bytes, an "é" (two bytes)
+    starting at its byte 1,023: p copies it whole."""
+    d = os.path.join(tmp, "deep")
+    while 1023 - len(os.fsencode(d)) > 200:
+        d = os.path.join(d, "a" * 150)
+    # d/bbb.../long-é: two slashes before "long-"
+    pad = 1023 - len(os.fsencode(d)) - 2 - len("long-")
+    d = os.path.join(d, "b" * pad)
+    os.makedirs(d)
+    path = os.path.join(d, "long-\u00e9-copied-whole.dat")
+    raw = os.fsencode(path)
+    T.ok(len(raw) > 1024 and raw[1023:1025] == "\u00e9".encode(),
+         "a path of %d bytes, an e-acute at byte 1023" % len(raw))
+    p, line = T.start([T.target("everykind"), path])
+    f = T.ready_fields(line)
+    m = next((m for m in T.maps(p.pid) if m["start"] == f["datafile"]),
+             None)
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=80, height=24,
+                env={"NO_COLOR": "1"})
+    tm._run("set-option", "-g", "set-clipboard", "on")
+    tm.wait_for(ready, timeout=120)
+    tm.keys("Tab", "a", "/")
+    tm.text("copied-whole")
+    tm.keys("Enter")
+    tm.wait_for(lambda s: row_at(s, f["datafile"]) and
+                "Find:" not in status(s))
+    tm.keys("y", "p")
+    scr = tm.wait_for(lambda s: "copied the path" in s)
+    T.ok(m and m["path"] == path and buffer(tm) == path,
+         "a path of %d bytes: p copies it whole (%d bytes in the "
+         "clipboard)" % (len(raw), len((buffer(tm) or "").encode())),
+         D.bottom(scr))
+    tm.kill()
+    T.kill(p)
+
+
 def run(tmp):
     p, line = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     f = T.ready_fields(line)
     one(80, 24, p, f)
     one(200, 60, p, f)
     T.kill(p)
+    long_path(tmp)
 
 
 def main():

@@ -142,9 +142,43 @@ def X_DETAILS(w):
     return 41 + n * 25
 
 
+def two_runs(tmp):
+    """-d on two runs of one program at 80x24: the title says so, whole
+    (wrapped onto a second line, not cut), its counts the JSON diff's."""
+    q1, _ = T.start([T.target("grower")])
+    q2, _ = T.start([T.target("grower")])
+    f1, f2 = os.path.join(tmp, "q1.vms"), os.path.join(tmp, "q2.vms")
+    for q, f in ((q1, f1), (q2, f2)):
+        r = T.run_vmscope("-F", "-w", f, q.pid)
+        T.ok(r.returncode == 0, "saved run %d" % q.pid, r.stderr)
+    r = T.run_vmscope("-d", f1, f2, "-e", "json")
+    regs = T.json.loads(r.stdout)["changes"]["regions"] \
+        if r.returncode == 0 else []
+    n = {k: sum(1 for c in regs if c["change"] == k)
+         for k in ("added", "removed", "grown", "shrunk", "changed")}
+    want = ("vmscope diff %d change%s: %d added, %d removed, %d grown, %d "
+            "shrunk, %d changed (two runs: matched for ASLR)"
+            % (len(regs), "" if len(regs) == 1 else "s", n["added"],
+               n["removed"], n["grown"], n["shrunk"], n["changed"]))
+    tm = D.Tmux([T.VMSCOPE, "-d", f1, f2], width=80, height=24,
+                env={"NO_COLOR": "1"})
+    scr = tm.wait_for("vmscope  diff", timeout=60)
+    lines = scr.splitlines()
+    top = " ".join(" ".join(lines[:2]).split())
+    T.ok(top.startswith(want) and all(len(ln) <= 80 for ln in lines[:2]),
+         "80x24, two runs: the title whole: %s" % want, "\n".join(lines[:3]))
+    T.ok(re.match(r"^ A pid %d .* B pid %d " % (q1.pid, q2.pid),
+                  lines[2] if len(lines) > 2 else ""),
+         "80x24, two runs: the A and B line under it", "\n".join(lines[:3]))
+    tm.kill()
+    T.kill(q1)
+    T.kill(q2)
+
+
 def run(tmp):
     one(200, 60)
     one(80, 24)
+    two_runs(tmp)
 
 
 def main():

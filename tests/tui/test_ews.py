@@ -90,6 +90,11 @@ def one(p, f, w, h):
     T.ok(m and int(m.group(1)) == p.pid and m.group(2) == "pageout",
          "%s: the question names the process: pid %d (pageout)"
          % (what, p.pid), status(scr))
+    q = ("Empty Working Set of pid %d (pageout)? y pages out its private "
+         "memory, any other key cancels" % p.pid)
+    T.ok(q in status(scr),
+         "%s: the question whole (wrapped at a narrow width): %s"
+         % (what, q), status(scr))
     scr = tm.expect("%s: n cancels" % what,
                     lambda s: "cancelled" in status(s), "n")
     T.ok(region_rss(p.pid, f["file"]) == file0 and

@@ -163,6 +163,11 @@ def not_walked(p, w, h, env, args, what):
          "one instant" in scr,
          "%s: without memory of one instant, the heaps are not walked "
          "and the note says why" % what, scr)
+    said = ("The heaps were not walked: no consistent memory of one "
+            "instant, or no glibc found (the notes above say which). -b "
+            "fork or -b pss -F walks them.")
+    T.ok(said in " ".join(scr.split()),
+         "%s: what to do is said whole (wrapped, not cut)" % what, scr)
     tm.kill()
 
 

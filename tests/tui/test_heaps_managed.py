@@ -17,7 +17,9 @@ beneath: model/alloc.c), and H there opens the heaps
 screen on it. Esc goes back to the viewer. Skipped without java; the JVM
 is killed by its pid. Without a JVM: tests/fixtures/snap_runtimes.vms (a
 python's obmalloc arenas) shows each cpython arena as a row with its
-detail and figures, as its export has them.
+detail and figures, as its export has them; at 80x24 the detail below
+the first one's row is whole (its range and detail, where its figures
+come from: wrapped, not cut).
 """
 import os
 import re
@@ -143,6 +145,34 @@ def cpython_file():
          "-l snap_runtimes.vms: the %d cpython rows shown (of %d) are the "
          "export's arenas, each with its detail, committed, used and "
          "reserved" % (len(got), len(want)), "%r\n%r" % (got, want[:3]))
+    tm.kill()
+    narrow(path)
+
+
+def narrow(path):
+    """At 80x24 the first cpython arena's detail is whole."""
+    r = T.run_vmscope("-l", path, "-e", "json")
+    first = next((m for m in T.json.loads(r.stdout)["managed"]
+                  if m["runtime"] == "cpython"), None) \
+        if r.returncode == 0 else None
+    if not T.ok(first, "snap_runtimes.vms has a cpython arena"):
+        return
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=80, height=24)
+    tm.wait_for("Total", timeout=60)
+    tm.keys("H")
+    tm.wait_for("managed heaps:")
+    tm.keys("Home", "Left")
+    tm.wait_for(lambda s: "arena 0x" not in s)
+    tm.keys("Down", "Down")
+    scr = tm.wait_for(lambda s: "cpython managed heap" in s)
+    text = " ".join(scr.split())
+    head = "cpython managed heap 0x%x-0x%x %s" % (
+        int(first["start"], 16), int(first["end"], 16),
+        " ".join(first["detail"].split()))
+    T.ok(head in text and
+         "figures: none from the runtime (the map's shape)" in text,
+         "80x24: the detail of the first cpython arena, whole: %s; "
+         "figures: none from the runtime (the map's shape)" % head, scr)
     tm.kill()
 
 

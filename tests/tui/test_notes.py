@@ -123,8 +123,10 @@ def node_case(tmp, w, h):
     T.kill(p)
 
 
-def quiet_case(tmp):
-    """No note: no line, and ! says there is none."""
+def quiet_case(tmp, w, h):
+    """No note: no line, and ! says there is none, whole at 80x24 (the
+    title and the sentence wrapped, not cut)."""
+    what = "%dx%d" % (w, h)
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid, "-F")
     cap = snap["capture"]
@@ -133,20 +135,137 @@ def quiet_case(tmp):
         T.skip("a capture with no note", "this one has some: %s" % cap)
         T.kill(p)
         return
-    tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=120, height=40)
+    tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=w, height=h)
     scr = tm.wait_for(lambda s: "pss, frozen" in s and
                       re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
                       timeout=120)
     T.ok(not NOTE.search(scr),
-         "a capture without notes: no notes line in the header", scr)
-    scr = tm.expect("! on it: the notes screen says there is none",
-                    "No notes", "!")
+         "%s: a capture without notes: no notes line in the header" % what,
+         scr)
+    scr = tm.expect("%s: ! on it: the notes screen says there is none"
+                    % what, "No notes", "!")
+    text = words(" ".join(scr.splitlines()[:-1]))
+    title = ("vmscope notes: 0 of pid %d everykind: what the capture "
+             "could not do or found odd" % p.pid)
+    said = ("No notes: the capture did all it does, and the regions add "
+            "up to the kernel's totals.")
+    T.ok(text.startswith(title) and said in text,
+         "%s: the title and the sentence whole (wrapped, not cut)" % what,
+         scr)
+    tm.kill()
+    T.kill(p)
+
+
+def led_note(scr):
+    """The note the notes screen was opened on (its heading marked "<"):
+    (from, touches, its text with the wrap undone), or None."""
+    lines = scr.splitlines()[:-1]
+    at = next((i for i, ln in enumerate(lines)
+               if re.match(r"^ ! \d+\. .*  <\s*$", ln)), None)
+    if at is None:
+        return None
+    m = re.match(r"^ ! \d+\. (\S+) \(touches ([^)]*)\)", lines[at])
+    body = []
+    for ln in lines[at + 1:]:
+        if not ln.strip() or re.match(r"^ ! \d+\. ", ln):
+            break
+        body.append(ln)
+    return m.group(1), m.group(2), words(" ".join(body))
+
+
+def marked_rows(scr):
+    """{address: marked} of the details rows on screen (the ! in the
+    column before the address)."""
+    out = {}
+    for ln in scr.splitlines():
+        m = re.match(r"^(.)(.)([0-9a-f]{16}) ", ln)
+        if m:
+            out[int(m.group(3), 16)] = m.group(2) == "!"
+    return out
+
+
+def heap_case(tmp, w, h):
+    """The marks beside a heap and a region: heap_arenas "corrupt" (its
+    main heap's chunk headers and a thread arena's bin overwritten), under
+    -b fork: the two heaps the walk left partial (the JSON export's
+    heaps[].partial) are marked in the details, by allocation and by
+    region, exactly the rows that meet their segments; a click on a
+    heap's ! and ! on a region's row open the notes on that heap's note,
+    its text the heap's partial word for word."""
+    what = "%dx%d" % (w, h)
+    p, _ = T.start([T.target("heap_arenas"), "corrupt", "4"])
+    snap = T.vmscope_json(p.pid, "-b", "fork")
+    bad = [hp for hp in snap["heaps"] if hp.get("partial")]
+    good = [hp for hp in snap["heaps"] if not hp.get("partial")]
+    segs = [(int(s["start"], 16), int(s["end"], 16))
+            for hp in bad for s in hp["segments"]]
+    T.ok(len(bad) == 2 and good,
+         "%s: the walk left two heaps partial (the main one, an arena)"
+         % what, [(hp["kind"], hp.get("partial")) for hp in snap["heaps"]])
+    tm = D.Tmux([T.VMSCOPE, "-b", "fork", str(p.pid)], width=w, height=h,
+                env={"NO_COLOR": "1"})
+    scr = tm.wait_for(lambda s: "fork, frozen" in s and
+                      re.search(r"\d+/\d+\s*$", s.rstrip().splitlines()[-1]),
+                      timeout=120)
+    y = [i for i, ln in enumerate(scr.splitlines()) if ln[1:5] == "Heap"]
+    tm.click(3, y[0] if y else 0)
+    scr = tm.wait_for(lambda s: " Heap | sort" in s.splitlines()[-1])
+    rows = marked_rows(scr)
+    starts = {s for s, _ in segs}
+    others = {int(s["start"], 16) for hp in good for s in hp["segments"]}
+    T.ok(rows and {a for a, m in rows.items() if m} == starts and
+         others <= {a for a, m in rows.items() if not m},
+         "%s: a ! beside the two partial heaps' rows, none beside the "
+         "others (%s)" % (what, ", ".join("0x%x" % a for a in
+                                          sorted(starts))), scr)
+    arena = next((hp for hp in bad if hp["kind"] == "glibc-arena"), None)
+    at = int(arena["segments"][0]["start"], 16) if arena else 0
+    want = "%s at 0x%x: %s" % (arena["kind"], int(arena["id"], 16),
+                               arena["partial"]) if arena else "?"
+    yy = [i for i, ln in enumerate(scr.splitlines())
+          if ln[2:18] == "%016x" % at]
+    tm.click(1, yy[0] if yy else 0)
+    scr = tm.wait_for("vmscope notes:")
+    T.ok(led_note(scr) == ("heap", "Heap", words(want)),
+         "%s: a click on the arena's ! opens its note: %s" % (what, want),
+         scr)
+    tm.keys("Escape")
+    tm.wait_for(lambda s: "vmscope notes" not in s)
+
+    # by region: each region meeting a partial heap's segments is marked
+    tm.keys("Tab", "a")
+    scr = tm.wait_for(lambda s: "regions: Heap" in s.splitlines()[-1])
+    ends = {m["start"]: m["end"] for m in T.maps(p.pid)}
+    rows = marked_rows(scr)
+    meets = {a: any(a < e and s < ends.get(a, a) for s, e in segs)
+             for a in rows}
+    T.ok(rows and all(a in ends for a in rows) and rows == meets and
+         sum(rows.values()) >= 3,
+         "%s: by region, a ! beside each region that meets a partial "
+         "heap (%d of %d)" % (what, sum(rows.values()), len(rows)), scr)
+    resv = [a for a in sorted(rows) if rows[a] and a > at and
+            a < int(arena["segments"][0]["end"], 16)] if arena else []
+    yy = [i for i, ln in enumerate(scr.splitlines())
+          if resv and ln[2:18] == "%016x" % resv[0]]
+    # a click on its address puts the cursor on it (the status line's
+    # n/N says which row, in address order)
+    cur = "%d/%d" % (sorted(rows).index(resv[0]) + 1 if resv else 0,
+                     len(rows))
+    tm.click(3, yy[0] if yy else 0)
+    scr = tm.wait_for(lambda s: s.splitlines()[-1].rstrip().endswith(cur))
+    tm.keys("!")
+    scr = tm.wait_for("vmscope notes:")
+    T.ok(resv and led_note(scr) == ("heap", "Heap", words(want)),
+         "%s: ! on the arena's reserved region opens its note" % what, scr)
     tm.kill()
     T.kill(p)
 
 
 def run(tmp):
-    quiet_case(tmp)
+    quiet_case(tmp, 120, 40)
+    quiet_case(tmp, 80, 24)
+    heap_case(tmp, 80, 24)
+    heap_case(tmp, 200, 60)
     if not (shutil.which("node") or shutil.which("nodejs")):
         T.skip("node's V8 note on screen", "node is not installed")
         return

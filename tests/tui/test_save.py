@@ -54,10 +54,13 @@ def one(p, tmp, w, h):
     scr = tm.wait_for(lambda s: "Save to: " in status(s), timeout=120)
     m = re.search(r" to: (\d{8}T\d{6}Z-pid(\d+)\.vms)_", status(scr))
     T.ok(m and int(m.group(2)) == p.pid and
-         "(the snapshot just taken" not in status(scr),
+         "(the snapshot just taken" not in D.bottom(scr),
          "%s: w on a live snapshot of a small process: it kept what a "
          "file holds, a name offered at once (TIME-pidPID.vms)" % what,
          status(scr))
+    T.ok("Enter writes, Ctrl-U clears, Esc cancels" in D.bottom(scr, 2),
+         "%s: the prompt's help whole (wrapped above it where the line "
+         "is short), never cut" % what, D.bottom(scr, 2))
     default = m.group(1) if m else "none"
     tm.keys("Escape")
     tm.wait_for(lambda s: " to: " not in status(s))
@@ -129,7 +132,8 @@ def fork(p, tmp):
                 re.search(r"\d+/\d+\s*$", status(s)), timeout=120)
     tm.keys("w")
     scr = tm.wait_for(lambda s: "Save to: " in status(s), timeout=120)
-    T.ok("(the snapshot just taken" in status(scr),
+    T.ok("(the snapshot just taken: it keeps what a file holds)  Enter "
+         "writes, Ctrl-U clears, Esc cancels" in D.bottom(scr, 2),
          "-b fork: w takes the snapshot again to keep what a file holds, "
          "and says so", status(scr))
     path = os.path.join(tmp, "fork.vms")

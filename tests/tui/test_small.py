@@ -79,6 +79,31 @@ def long_message(tm):
          "whole", lines[-3:])
 
 
+def smallest(p):
+    """At 60x19, the smallest size the viewer takes, the details keep
+    figures (Size, and WS beside it) before Prot and a wide Details: each
+    row has its size under the heading."""
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=60, height=19,
+                env={"NO_COLOR": "1"})
+    scr = tm.wait_for(ready)
+    lines = scr.splitlines()
+    at = next((i for i, l in enumerate(lines) if "Address" in l and
+               "Details" in l), None)
+    head = lines[at] if at is not None else ""
+    T.ok(re.search(r"\bSize\s+WS\s+Details", head) and "Prot" not in head,
+         "60x19: the details show Size and WS before Details; Prot gives "
+         "way", head)
+    m = re.search(r"\bSize\b", head)
+    rows = [l for l in lines[at + 1:-1] if re.match(r"^..[0-9a-f]{16} ", l)] \
+        if at is not None else []
+    end = m.end() if m else 0
+    T.ok(rows and all(re.search(r"\d+(?:\.\d)? [BKMGTPE]$",
+                                l[:end].rstrip()) for l in rows),
+         "60x19: each row has its size under Size (%d rows)" % len(rows),
+         "\n".join([head] + rows))
+    tm.kill()
+
+
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
@@ -129,6 +154,7 @@ def run(tmp):
     map_checks(tm, 80, "80x24")
     long_message(tm)
     tm.kill()
+    smallest(p)
 
     tm = D.Tmux([T.VMSCOPE, "-t", "light", str(p.pid)], width=200,
                 height=60, colours=256, term="tmux-256color")

@@ -53,6 +53,9 @@ def one(w, h, p, tmp):
                    % p.pid, status(scr)),
          "%s: the directory offered names the process and the first "
          "snapshot's time" % what, status(scr))
+    T.ok("Enter writes, Ctrl-U clears, Esc cancels" in D.bottom(scr, 2),
+         "%s: the prompt's help whole (above it where the line is "
+         "short), never cut" % what, D.bottom(scr, 2))
     tm.keys("Escape")
     tm.wait_for(lambda s: "Save every" not in status(s))
     T.ok(not [f for f in os.listdir(tmp) if f.startswith("vmscope-pid")],

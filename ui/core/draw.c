@@ -200,3 +200,15 @@ int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s)
 	}
 	return n;
 }
+
+int put_wrapped_fmt(int y, int x, int w, int maxlines, attr_t attr,
+		    const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return put_wrapped(y, x, w, maxlines, attr, buf);
+}

@@ -40,6 +40,10 @@ int put_str(int y, int x, int w, attr_t attr, const char *s, int pad);
  * does not fit in maxlines is cut at the last). Returns the lines used. */
 int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s);
 
+/* printf into put_wrapped (at most 1,024 bytes). */
+int put_wrapped_fmt(int y, int x, int w, int maxlines, attr_t attr,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* The columns s takes when drawn by put_str (escapes included). */
 int text_cols(const char *s);
 

@@ -153,21 +153,22 @@ static int whole_hints(const char *hints, int w)
 	return fit;
 }
 
-/* A message wider than the screen, wrapped at spaces into at most
+/* A text wider than the screen, wrapped at spaces into at most
  * MSG_LINES lines of w columns (a word wider than a line is cut by
- * put_str): its pieces' starts and lengths; returns how many. */
-enum { MSG_LINES = 4 };
+ * put_str; past MSG_LINES the last line is cut): its pieces' starts and
+ * lengths; returns how many. */
+enum { MSG_LINES = 4, MSG_MAX = 1024 };
 
 static int wrap_message(const char *m, int w, const char **at, size_t *len)
 {
-	char piece[sizeof(((struct ui *)0)->msg)];
+	char piece[MSG_MAX];
 	int n = 0;
 
 	while (*m && n < MSG_LINES) {
 		size_t take = strlen(m), sp = 0, k;
 
 		/* the longest run of whole words that fits */
-		for (k = 1; k <= strlen(m); k++) {
+		for (k = 1; k <= take && k < sizeof(piece); k++) {
 			if (m[k] != ' ' && m[k] != '\0')
 				continue;
 			memcpy(piece, m, k);
@@ -176,7 +177,7 @@ static int wrap_message(const char *m, int w, const char **at, size_t *len)
 				break;
 			sp = k;
 		}
-		if (sp && text_cols(m) > w)
+		if (sp && text_cols(m) > w && n + 1 < MSG_LINES)
 			take = sp;
 		at[n] = m;
 		len[n++] = take;
@@ -185,6 +186,52 @@ static int wrap_message(const char *m, int w, const char **at, size_t *len)
 			m++;
 	}
 	return n;
+}
+
+int ui_bottom_text(int y, attr_t at, const char *m)
+{
+	const char *p[MSG_LINES];
+	size_t len[MSG_LINES];
+	char line[MSG_MAX];
+	int n = text_cols(m) > COLS ? wrap_message(m, COLS - 1, p, len) : 0, k;
+
+	if (n <= 1) {
+		put_str(y, 0, COLS, at, m, 1);
+		return 1;
+	}
+	for (k = 0; k < n; k++) {
+		size_t l = len[k] < sizeof(line) ? len[k] : sizeof(line) - 1;
+
+		memcpy(line, p[k], l);
+		line[l] = '\0';
+		put_str(y - n + 1 + k, 0, COLS, at, line, 1);
+	}
+	return n;
+}
+
+void ui_prompt(attr_t at, const char *what, const char *line, const char *help)
+{
+	int room = COLS - text_cols(what) - 2;
+	size_t len = strlen(line);
+	const char *l = line;
+	char typed[MSG_MAX];
+
+	/* the line's end (where typing goes) always shown */
+	if (room > 1 && (int)len > room) {
+		l += len - (size_t)(room - 1);
+		while (((unsigned char)*l & 0xc0) == 0x80)
+			l++;
+	}
+	snprintf(typed, sizeof(typed), "%s%s%s_", what, l == line ? "" : "<",
+		 l);
+	if (text_cols(typed) + 3 + text_cols(help) <= COLS) {
+		put_fmt(LINES - 1, 0, COLS, at, "%s   %s", typed, help);
+		return;
+	}
+	/* the typed line keeps the last line; what is said of it goes
+	 * above, wrapped */
+	put_str(LINES - 1, 0, COLS, at, typed, 1);
+	ui_bottom_text(LINES - 2, at, help);
 }
 
 void ui_status(struct ui *u, const char *hints, const char *right)
@@ -201,24 +248,9 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 	if (u->msg[0]) {
 		/* a long message wraps over the lines above the status line
 		 * (until the next key clears it), never cut at the edge */
-		attr_t at = theme_attr(u->msg_error ? EL_ERROR : EL_STATUS);
-		const char *p[MSG_LINES];
-		size_t len[MSG_LINES];
-		char line[sizeof(u->msg)];
-		int n = text_cols(u->msg) > COLS
-				? wrap_message(u->msg, COLS - 1, p, len)
-				: 0,
-		    k;
-
-		if (n <= 1) {
-			put_str(y, 0, COLS, at, u->msg, 1);
-			return;
-		}
-		for (k = 0; k < n; k++) {
-			memcpy(line, p[k], len[k]);
-			line[len[k]] = '\0';
-			put_str(y - n + 1 + k, 0, COLS, at, line, 1);
-		}
+		ui_bottom_text(y,
+			       theme_attr(u->msg_error ? EL_ERROR : EL_STATUS),
+			       u->msg);
 		return;
 	}
 	if (!rw || rw + 20 > COLS) {

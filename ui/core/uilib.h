@@ -47,6 +47,15 @@ bool ui_edit_line(char *buf, size_t n, int key);
 /* A message in the status line until the next key. */
 void ui_message(struct ui *u, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* m at the bottom of the screen ending at line y: one line, or wider
+ * than the screen wrapped at spaces over up to 4 lines ending at y (drawn
+ * over what is there), never cut at the edge. Returns the lines used. */
+int ui_bottom_text(int y, attr_t at, const char *m);
+/* A prompt in the last line: what ("Save to: "), the line being typed
+ * (its end and the cursor always shown: a longer line starts with "<"),
+ * then help; where they do not fit, help wraps over the lines above
+ * (ui_bottom_text) and the typed line keeps the last line. */
+void ui_prompt(attr_t at, const char *what, const char *line, const char *help);
 /* The status line: the find prompt, the message, or hints and state on
  * the right. */
 void ui_status(struct ui *u, const char *hints, const char *right);

@@ -76,16 +76,32 @@ static bool kept(const struct ui *u, const struct vms_snapshot *s)
 	return false;
 }
 
+/* What the changes are against: the snapshot marked A, else old. */
+static const struct vms_snapshot *base_of(const struct ui *u,
+					  const struct vms_snapshot *old)
+{
+	const struct vms_snapshot *base = u->hist.mark[0];
+
+	return !base || base == u->snap ? old : base;
+}
+
+bool changes_base_moved(const struct ui *u)
+{
+	const struct viewer *v = viewer_of(u);
+
+	return base_of(u, v->chg_prev) != v->chg_base;
+}
+
 void changes_update(struct ui *u, const struct vms_snapshot *old)
 {
 	struct viewer *v = viewer_of(u);
-	const struct vms_snapshot *base = u->hist.mark[0];
+	const struct vms_snapshot *base = base_of(u, old);
 	struct vms_error err = { 0 };
 	size_t k, j;
 
 	changes_free(u);
-	if (!base || base == u->snap)
-		base = old;
+	v->chg_prev = old;
+	v->chg_base = base;
 	if (!u->snap || u->pre || !base || base == u->snap || !kept(u, base) ||
 	    !kept(u, u->snap) || base->proc.pid != u->snap->proc.pid)
 		return;

@@ -21,7 +21,10 @@ enum {
 	X_ADDR = 2,
 	X_TYPE = 19,
 	X_COLS = 32,
-	MIN_DETAILS = 20
+	MIN_DETAILS = 20,
+	/* what Details keeps when no figure would fit beside MIN_DETAILS
+	 * (60 columns): its heading and a file name's start */
+	MIN_DETAILS_NARROW = 10
 };
 
 /* A column on screen: its id (config.h), where and how wide. */
@@ -59,12 +62,15 @@ static const char *col_head(int id)
  * left; the figures are taken in order, each that fits in the rest (a
  * wide one that does not is left out, a narrower one after it may still
  * fit), then Prot if it still fits: on a short line the figures a VMMap
- * user watches (at 80 columns Size, Committed and WS) stay before it. */
+ * user watches (at 80 columns Size, Committed and WS) stay before it.
+ * Where not one figure fits beside MIN_DETAILS (the narrowest terminal,
+ * 60 columns), Details keeps MIN_DETAILS_NARROW instead: a figure before
+ * Prot and before a wider Details. */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
-	bool fit[VMS_CONFIG_MAX] = { false }, details = false;
+	bool fit[VMS_CONFIG_MAX] = { false }, details = false, narrow = false;
 	int room = cols - X_COLS, used = 0, k, x = X_COLS, pass;
 
 	for (k = 0; k < cf->n; k++)
@@ -73,18 +79,30 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 			details = true;
 	if (details)
 		room -= MIN_DETAILS;
-	for (pass = 0; pass < 2; pass++)
+	/* pass 0: the figures; 1: the figures again beside a narrower
+	 * Details when none fitted; 2: Prot, beside the whole MIN_DETAILS
+	 * only */
+	for (pass = 0; pass < 3; pass++) {
+		if (pass == 1 && (used || !details))
+			continue;
+		if (pass == 1) {
+			narrow = true;
+			room += MIN_DETAILS - MIN_DETAILS_NARROW;
+		}
+		if (pass == 2 && narrow)
+			room -= MIN_DETAILS - MIN_DETAILS_NARROW;
 		for (k = 0; k < cf->n; k++) {
 			int id = cf->order[k];
 
 			if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
-			    (id == VMS_DCOL_PROT) != (pass == 1))
+			    (id == VMS_DCOL_PROT) != (pass == 2))
 				continue;
 			if (used + col_width(id) + 1 <= room) {
 				fit[k] = true;
 				used += col_width(id) + 1;
 			}
 		}
+	}
 	l.n = 0;
 	for (k = 0; k < cf->n; k++) {
 		int id = cf->order[k];

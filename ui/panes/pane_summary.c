@@ -218,24 +218,32 @@ void summary_draw(struct ui *u, int y)
 	}
 	fit_columns(w, COLS);
 	for (row = 0; row < 2; row++) {
+		int room = 0;
+
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
+		for (i = 0, x = LABEL_W; i < NCOLS;
+		     x += w[i] ? w[i] + 1 : 0, i++) {
+			if (!w[i])
+				continue;
+			put_right(y + row, x, w[i], theme_attr(EL_COLUMN),
+				  col(i)->head[row]);
+			if (!room && col(i)->head[row][0])
+				room = x + w[i] - text_cols(col(i)->head[row]);
+		}
 		if (!row && v->chg_show && v->chg_valid) {
-			/* D: the figures below are moves since then */
+			/* D: the figures below are moves since then; over
+			 * the blank fields before the first heading (drawn
+			 * before them it was blanked by them at 80 columns) */
 			time_t t = (time_t)v->chg.a->cap.taken_at_sec;
 			struct tm tm;
 
 			gmtime_r(&t, &tm);
-			put_fmt(y, 1, 24, theme_attr(EL_COLUMN) | A_BOLD,
+			put_fmt(y, 1, room ? room - 2 : COLS - 1,
+				theme_attr(EL_COLUMN) | A_BOLD,
 				"changes since %02d:%02d:%02d", tm.tm_hour,
 				tm.tm_min, tm.tm_sec);
 		}
-		for (i = 0, x = LABEL_W; i < NCOLS;
-		     x += w[i] ? w[i] + 1 : 0, i++)
-			if (w[i])
-				put_right(y + row, x, w[i],
-					  theme_attr(EL_COLUMN),
-					  col(i)->head[row]);
 	}
 	for (k = 0; k < v->sum_shown; k++) {
 		int yy = y + 2 + k, r = v->sum_vis[v->sum_top + k];

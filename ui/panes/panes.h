@@ -142,6 +142,11 @@ struct viewer {
 	size_t chg_count[VMS_NCHANGES];
 	uint8_t chg_type[VMS_NTYPES]; /* a change touched the type */
 	bool chg_show; /* D: the figures show how much they moved */
+	/* What changes_update was last given: the one before u->snap, and
+	 * the snapshot it compared with (or tried to: the mark A, or that
+	 * one), so a mark set or taken off in the timeline is seen on the
+	 * way back (changes_base_moved). Compared as pointers only. */
+	const struct vms_snapshot *chg_prev, *chg_base;
 	/* The notes of the snapshot shown (notes.h), made once for it
 	 * (viewer_notes): notes_for is the snapshot they were made for. */
 	struct ui_note notes[UI_NOTES_MAX];
@@ -164,6 +169,10 @@ static inline struct details *det_of(const struct ui *u)
  * else with old, when that stays in the history and is of the same
  * process; else none. */
 void changes_update(struct ui *u, const struct vms_snapshot *old);
+/* Whether the changes would now be against another snapshot than the one
+ * changes_update last used (A marked, moved or taken off in the timeline
+ * since): changes_update(u, chg_prev) makes them again. */
+bool changes_base_moved(const struct ui *u);
 void changes_free(struct ui *u);
 /* How row r changed (enum vms_change: an allocation's regions together;
  * *delta its size, else committed, moved), or -1: not changed, or

@@ -127,10 +127,10 @@ static void draw_hist(int y, int ymax, const struct vms_heap_glibc *g)
 			"Free chunks by size: none outside top", 1);
 		return;
 	}
-	put_str(y++, 1, COLS - 1, theme_attr(EL_LABEL),
-		"Free chunks by size (top apart; each from the first size "
-		"up to the second, not included):",
-		1);
+	y += put_wrapped(y, 1, COLS - 2, ymax - y > 1 ? 2 : 1,
+			 theme_attr(EL_LABEL),
+			 "Free chunks by size (top apart; each from the first "
+			 "size up to the second, not included):");
 	for (k = 0; k < VMS_HEAP_HIST && y < ymax; k++) {
 		int n;
 
@@ -172,12 +172,12 @@ void hg_detail(struct ui *u, int y, int ymax, const struct vms_heap *h)
 		const struct vms_malloc *m = s->glibc;
 
 		if (!m) {
-			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
-				"The heaps were not walked: no consistent "
-				"memory of one instant, or no glibc found "
-				"(the notes above say which). -b fork or "
-				"-b pss -F walks them.",
-				1);
+			put_wrapped(y, 1, COLS - 2, ymax - y,
+				    theme_attr(EL_ERROR),
+				    "The heaps were not walked: no consistent "
+				    "memory of one instant, or no glibc found "
+				    "(the notes above say which). -b fork or "
+				    "-b pss -F walks them.");
 			return;
 		}
 		{

@@ -5,6 +5,7 @@
  */
 #include "screens/heaps_managed.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,39 +74,55 @@ static const char *fig(const struct ui *u, int64_t v, char *buf, size_t n)
 	return buf;
 }
 
+/* A line of the detail at y, wrapped (not cut at 80 columns) into the
+ * lines left before ymax; returns the lines it took. */
+__attribute__((format(printf, 4, 5))) static int detail_line(int y, int ymax,
+							     attr_t a,
+							     const char *fmt,
+							     ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if (y >= ymax)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return put_wrapped(y, 1, COLS - 2, ymax - y, a, buf);
+}
+
 void hm_detail(struct ui *u, int y, int ymax, const struct hrow *r)
 {
 	const struct vms_managed *m = &u->snap->managed[r->heap];
 	char b[3][24];
 
-	if (y >= ymax)
-		return;
-	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE),
-		"%s managed heap 0x%llx-0x%llx%s%s", m->runtime,
-		(unsigned long long)m->start, (unsigned long long)m->end,
-		m->detail ? "  " : "", m->detail ? m->detail : "");
-	if (y < ymax)
-		put_fmt(y++, 1, COLS - 1, theme_attr(EL_NORMAL),
-			"Reserved %s  Committed %s  Used %s  figures: %s",
-			fig(u, (int64_t)m->reserved, b[0], 24),
-			fig(u, (int64_t)m->committed, b[1], 24),
-			fig(u, m->used, b[2], 24),
-			m->figures ? m->figures
-				   : "none from the runtime (the map's shape)");
-	if (r->kind == HR_PART && y < ymax) {
+	y += detail_line(y, ymax, theme_attr(EL_TITLE),
+			 "%s managed heap 0x%llx-0x%llx%s%s", m->runtime,
+			 (unsigned long long)m->start,
+			 (unsigned long long)m->end, m->detail ? "  " : "",
+			 m->detail ? m->detail : "");
+	y += detail_line(y, ymax, theme_attr(EL_NORMAL),
+			 "Reserved %s  Committed %s  Used %s  figures: %s",
+			 fig(u, (int64_t)m->reserved, b[0], 24),
+			 fig(u, (int64_t)m->committed, b[1], 24),
+			 fig(u, m->used, b[2], 24),
+			 m->figures
+				 ? m->figures
+				 : "none from the runtime (the map's shape)");
+	if (r->kind == HR_PART) {
 		const struct vms_managed_part *p = &m->parts[r->seg];
 
-		put_fmt(y++, 1, COLS - 1, theme_attr(EL_NORMAL),
-			"Part %s: Capacity %s  Used %s  Max %s  (%s)", p->name,
-			fig(u, p->capacity, b[0], 24),
-			fig(u, p->used, b[1], 24), fig(u, p->max, b[2], 24),
-			p->in_heap ? "inside the heap's range"
-				   : "outside the heap's range");
-	} else if (m->nparts && y < ymax) {
-		put_str(y++, 1, COLS - 1, theme_attr(EL_DIM),
-			"Right opens it into its parts, as the runtime "
-			"counts them",
-			1);
+		detail_line(y, ymax, theme_attr(EL_NORMAL),
+			    "Part %s: Capacity %s  Used %s  Max %s  (%s)",
+			    p->name, fig(u, p->capacity, b[0], 24),
+			    fig(u, p->used, b[1], 24), fig(u, p->max, b[2], 24),
+			    p->in_heap ? "inside the heap's range"
+				       : "outside the heap's range");
+	} else if (m->nparts) {
+		detail_line(y, ymax, theme_attr(EL_DIM), "%s",
+			    "Right opens it into its parts, as the runtime "
+			    "counts them");
 	}
 }
 

@@ -402,14 +402,22 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 		vms_trace_kind_names[s->kind], fig, st);
 }
 
+/* Whether the window's line holds why it has no report. */
+static bool why_fits(const struct calls *c)
+{
+	return 11 + text_cols(window_names[c->window]) + text_cols(c->why) <=
+	       COLS;
+}
+
 static void calls_draw(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 	const struct vms_trace_report *r = &c->rep;
 	struct vms_error err = { 0 };
 	char right[48];
-	int st = 0;
+	int st = 0, top, k;
 	bool ended;
+	attr_t la = theme_attr(EL_LABEL);
 
 	if (!c->have && !c->why[0])
 		rebuild(u, c);
@@ -424,41 +432,55 @@ static void calls_draw(struct ui *u)
 		ended	    ? (WIFEXITED(st) ? "ended" : "killed")
 		: u->tracer ? "traced"
 			    : "saved trace");
+	/* the window's line, and the row's, each wrapped onto a second
+	 * line where it does not fit (80 columns), not cut */
 	if (u->tracer && ended && tracer_started(u->tracer, &err) < 0)
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL), " %s", err.msg);
+		top = 1 + put_wrapped_fmt(1, 1, COLS - 1, 2, la, "%s", err.msg);
 	else if (c->have && c->saved)
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-			" Window: saved with the snapshot (%.1f s to %.1f s)  "
-			"%s, %llu calls%s",
-			(double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
-			r->sampled ? "sampled" : "exact",
-			(unsigned long long)r->events,
-			r->dropped ? ", some not recorded" : "");
+		top = 1 +
+		      put_wrapped_fmt(1, 1, COLS - 1, 2, la,
+				      "Window: saved with the snapshot "
+				      "(%.1f s to %.1f s)  %s, %llu calls%s",
+				      (double)r->from_ns / 1e9,
+				      (double)r->to_ns / 1e9,
+				      r->sampled ? "sampled" : "exact",
+				      (unsigned long long)r->events,
+				      r->dropped ? ", some not recorded" : "");
 	else if (c->have)
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-			" %s  Window: %s (%.1f s to %.1f s)  %s, %llu calls%s",
-			view_names[c->view], window_names[c->window],
-			(double)r->from_ns / 1e9, (double)r->to_ns / 1e9,
-			r->sampled ? "sampled" : "exact",
-			(unsigned long long)r->events,
-			r->dropped ? ", some not recorded" : "");
-	else
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL), " Window: %s: %s",
-			window_names[c->window], c->why);
+		top = 1 + put_wrapped_fmt(
+				  1, 1, COLS - 1, 2, la,
+				  "%s  Window: %s (%.1f s to %.1f s)  %s, "
+				  "%llu calls%s",
+				  view_names[c->view], window_names[c->window],
+				  (double)r->from_ns / 1e9,
+				  (double)r->to_ns / 1e9,
+				  r->sampled ? "sampled" : "exact",
+				  (unsigned long long)r->events,
+				  r->dropped ? ", some not recorded" : "");
+	else /* why, where it does not fit: wrapped in the empty list */
+		top = 1 + put_wrapped_fmt(1, 1, COLS - 1, 2, la,
+					  "Window: %s: %s",
+					  window_names[c->window],
+					  why_fits(c) ? c->why : "");
 	if (c->in_hi)
-		put_fmt(2, 0, COLS, theme_attr(EL_LABEL),
-			" Only what is alive in %llx-%llx: %s",
-			(unsigned long long)c->in_lo,
-			(unsigned long long)c->in_hi, c->in_what);
-	put_fmt(c->in_hi ? 3 : 2, 0, COLS, theme_attr(EL_COLUMN),
+		top += put_wrapped_fmt(top, 1, COLS - 1, 2, la,
+				       "Only what is alive in %llx-%llx: %s",
+				       (unsigned long long)c->in_lo,
+				       (unsigned long long)c->in_hi,
+				       c->in_what);
+	for (k = 1; k < top; k++)
+		put_blank(k, 0, 1, la);
+	put_fmt(top, 0, COLS, theme_attr(EL_COLUMN),
 		"   %s Impacting Outstand.   Count Transient   Count %s %s",
 		c->view == V_SITES ? "Kind" : "    ",
 		c->view != V_SITES && tree_narrow() ? "" : "Release Lasting ",
 		c->view == V_SITES     ? "Stack (innermost first)"
 		: c->view == V_CALLERS ? "Function (callers first)"
 				       : "Function (callees first)");
-	listview_draw(&c->lv, c->in_hi ? 4 : 3, LINES - (c->in_hi ? 5 : 4),
-		      c->nrows, draw_row, c);
+	listview_draw(&c->lv, top + 1, LINES - top - 2, c->nrows, draw_row, c);
+	if (!c->have && !why_fits(c))
+		put_wrapped(top + 1, 1, COLS - 2, LINES - top - 2,
+			    theme_attr(EL_LABEL), c->why);
 	snprintf(right, sizeof(right), "%zu/%zu", c->nrows ? c->lv.cur + 1 : 0,
 		 c->nrows);
 	ui_status(u,

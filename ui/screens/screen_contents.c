@@ -213,10 +213,9 @@ static void draw_prompt(struct ui *u)
 {
 	struct contents *c = cont_of(u);
 
-	put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-		"Find in memory: %s_   (hex: de ad be ef; text; \"quoted\" "
-		"is text. Enter finds, Esc cancels)",
-		c->typed);
+	ui_prompt(theme_attr(EL_FIND), "Find in memory: ", c->typed,
+		  "(hex: de ad be ef; text; \"quoted\" is text. Enter finds, "
+		  "Esc cancels)");
 }
 
 /* Line i of the list: hex bytes or a string. */
@@ -234,7 +233,7 @@ static void contents_draw(struct ui *u)
 {
 	struct contents *c = cont_of(u);
 	const struct vms_region *r = vms_snapshot_find(u->snap, c->start);
-	char sz[16];
+	char sz[16], legend[200];
 	size_t n;
 	int y;
 
@@ -256,21 +255,29 @@ static void contents_draw(struct ui *u)
 		/* wrapped: read whole at 80 columns */
 		put_wrapped(2, 1, COLS - 2, LINES - 3, theme_attr(EL_ERROR),
 			    c->why ? c->why : c->err);
-	} else if (c->hex) {
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-			"%s read%s; ?? = not read: not in RAM (never "
-			"touched, swapped out), or a file page the fork "
-			"clone has not mapped",
-			fmt_size(c->len, sz, sizeof(sz)),
-			c->len < c->end - c->start ? " (the first part)" : "");
 	} else {
-		put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-			"%zu strings of %u or more (+/- change it), A ASCII, "
-			"U UTF-16LE%s",
-			c->total, c->min,
-			c->total > c->nstrs	     ? " (the first shown)"
-			: c->len < c->end - c->start ? " in its first part"
-						     : "");
+		if (c->hex)
+			snprintf(legend, sizeof(legend),
+				 "%s read%s; ?? = not read: not in RAM (never "
+				 "touched, swapped out), or a file page the "
+				 "fork clone has not mapped",
+				 fmt_size(c->len, sz, sizeof(sz)),
+				 c->len < c->end - c->start
+					 ? " (the first part)"
+					 : "");
+		else
+			snprintf(legend, sizeof(legend),
+				 "%zu strings of %u or more (+/- change it), "
+				 "A ASCII, U UTF-16LE%s",
+				 c->total, c->min,
+				 c->total > c->nstrs ? " (the first shown)"
+				 : c->len < c->end - c->start
+					 ? " in its first part"
+					 : "");
+		/* wrapped at 80 columns, the list under it */
+		c->lv.y = 1 + put_wrapped(1, 0, COLS, 2, theme_attr(EL_LABEL),
+					  legend);
+		c->lv.h = LINES - 1 - c->lv.y;
 	}
 	n = nrows(c);
 	if (c->lv.cur >= n)

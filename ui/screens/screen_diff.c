@@ -407,31 +407,38 @@ static void draw_change(void *ctx, int y, size_t i, bool sel)
 static void diff_draw(struct ui *u)
 {
 	struct diffview *v = dv_of(u);
-	char right[96];
-	int ty = 2, cy;
+	char right[96], title[256];
+	int th, ty, cy;
 
 	if (!v->made) {
 		put_str(0, 0, COLS, theme_attr(EL_TITLE), " vmscope  diff", 1);
 		ui_status(u, " Esc back  q quit", NULL);
 		return;
 	}
-	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
-		" vmscope  diff  %zu change%s: %zu added, %zu removed, %zu "
-		"grown, %zu shrunk, %zu changed%s",
-		v->d.n, v->d.n == 1 ? "" : "s", v->d.count[VMS_CH_ADDED],
-		v->d.count[VMS_CH_REMOVED], v->d.count[VMS_CH_GROWN],
-		v->d.count[VMS_CH_SHRUNK], v->d.count[VMS_CH_CHANGED],
-		v->d.other_run ? "  (two runs: matched for ASLR)" : "");
+	snprintf(title, sizeof(title),
+		 "vmscope  diff  %zu change%s: %zu added, %zu removed, %zu "
+		 "grown, %zu shrunk, %zu changed%s",
+		 v->d.n, v->d.n == 1 ? "" : "s", v->d.count[VMS_CH_ADDED],
+		 v->d.count[VMS_CH_REMOVED], v->d.count[VMS_CH_GROWN],
+		 v->d.count[VMS_CH_SHRUNK], v->d.count[VMS_CH_CHANGED],
+		 v->d.other_run ? "  (two runs: matched for ASLR)" : "");
+	/* wrapped onto a second line where it does not fit (80 columns,
+	 * two runs), not cut */
+	th = text_cols(title) + 1 > COLS ? 2 : 1;
+	put_blank(0, 0, 1, theme_attr(EL_TITLE));
+	put_blank(th - 1, 0, 1, theme_attr(EL_TITLE));
+	put_wrapped(0, 1, COLS - 1, th, theme_attr(EL_TITLE), title);
+	ty = th + 1;
 	if (LINES >= 30) {
-		side_line(1, "A", v->a);
-		side_line(2, "B", v->b);
-		ty = 3;
+		side_line(th, "A", v->a);
+		side_line(th + 1, "B", v->b);
+		ty = th + 2;
 	} else { /* one line for both */
 		char wa[40], wb[40];
 
 		export_taken_at(v->a, wa, sizeof(wa));
 		export_taken_at(v->b, wb, sizeof(wb));
-		put_fmt(1, 0, COLS, theme_attr(EL_NORMAL),
+		put_fmt(th, 0, COLS, theme_attr(EL_NORMAL),
 			" A pid %d %s   B pid %d %s", (int)v->a->proc.pid, wa,
 			(int)v->b->proc.pid, wb);
 	}

@@ -88,31 +88,39 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 static void events_draw(struct ui *u)
 {
 	struct events *c = es_of(u);
-	char right[48], size[16];
-	int list_h = LINES - 5 - STACK_LINES;
+	char right[48], size[16], what[200];
+	int top, list_h;
 
-	if (list_h < 3)
-		list_h = 3;
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope  trace view  %s  pid %d",
 		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
 		u->snap ? (int)u->snap->proc.pid : 0);
-	put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-		" %zu events (the newest %u kept)  operation %s  size >= %s"
-		"%s%s",
-		c->n, VMS_TRACE_LOG,
-		c->op < 0 ? "any" : vms_trace_op_names[c->op],
-		fmt_size(min_sizes[c->size_i], size, sizeof(size)),
-		c->f.tid ? "  one thread" : "",
-		c->f.site != UINT32_MAX ? "  one call site" : "");
-	put_fmt(2, 0, COLS, theme_attr(EL_COLUMN),
+	snprintf(what, sizeof(what),
+		 "%zu events (the newest %u kept)  operation %s  size >= %s"
+		 "%s%s",
+		 c->n, VMS_TRACE_LOG,
+		 c->op < 0 ? "any" : vms_trace_op_names[c->op],
+		 fmt_size(min_sizes[c->size_i], size, sizeof(size)),
+		 c->f.tid ? "  one thread" : "",
+		 c->f.site != UINT32_MAX ? "  one call site" : "");
+	/* the filters on a second line where they do not fit (80
+	 * columns, both a thread and a call site), not cut */
+	put_blank(1, 0, 1, theme_attr(EL_LABEL));
+	put_blank(2, 0, 1, theme_attr(EL_LABEL));
+	top = 2 + put_wrapped(1, 1, COLS - 1,
+			      text_cols(what) + 1 > COLS ? 2 : 1,
+			      theme_attr(EL_LABEL), what);
+	list_h = LINES - top - 2 - STACK_LINES;
+	if (list_h < 3)
+		list_h = 3;
+	put_fmt(top - 1, 0, COLS, theme_attr(EL_COLUMN),
 		"   Time (s)  Thread Op    Address          Size (bytes)  "
 		"Call site (innermost)");
-	listview_draw(&c->lv, 3, list_h, c->n, draw_row, u);
+	listview_draw(&c->lv, top, list_h, c->n, draw_row, u);
 	trace_stack_draw(
 		stack_cache_get(&c->stack, u->tracer,
 				c->n ? c->ev[c->lv.cur].site : UINT32_MAX),
-		"Stack of the event", 3 + list_h, LINES - 4 - list_h);
+		"Stack of the event", top + list_h, LINES - 1 - top - list_h);
 	snprintf(right, sizeof(right), "%zu/%zu", c->n ? c->lv.cur + 1 : 0,
 		 c->n);
 	ui_status(u, " o op  z size  T thread  c call site  Esc back", right);

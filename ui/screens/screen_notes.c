@@ -116,27 +116,47 @@ static const char *touches(const struct ui_note *n)
 	return n->type < 0 ? "the Total" : vms_type_info[n->type].label;
 }
 
+/* The title, in buf; the lines it takes at this width (wrapped at 80
+ * columns, not cut). */
+static int title(const struct ui *u, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "vmscope notes: %zu of pid %d %s: what the capture could "
+		 "not do or found odd",
+		 notes_of(u)->count, u->snap ? (int)u->snap->proc.pid : 0,
+		 u->snap && u->snap->proc.name ? u->snap->proc.name : "?");
+	return text_cols(buf) + 1 > COLS ? 2 : 1;
+}
+
+/* The lines of the pager under the title. */
+static int pager_h(const struct ui *u)
+{
+	char buf[200];
+
+	return LINES - 1 - title(u, buf, sizeof(buf));
+}
+
 static void notes_draw(struct ui *u)
 {
 	struct notes *st = notes_of(u);
-	int h = LINES - 2, y;
+	int h, th, y;
 	size_t i;
-	char buf[160];
+	char buf[200];
 
 	notes_layout(u, COLS - 1);
+	th = title(u, buf, sizeof(buf));
+	h = LINES - 1 - th;
 	if (st->top + (size_t)h > st->nlines)
 		st->top = st->nlines > (size_t)h ? st->nlines - (size_t)h : 0;
-	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
-		" vmscope notes: %zu of pid %d %s: what the capture could not "
-		"do or found odd",
-		st->count, u->snap ? (int)u->snap->proc.pid : 0,
-		u->snap && u->snap->proc.name ? u->snap->proc.name : "?");
+	for (y = 0; y < th; y++)
+		put_blank(y, 0, 1, theme_attr(EL_TITLE));
+	put_wrapped(0, 1, COLS - 1, th, theme_attr(EL_TITLE), buf);
 	for (y = 0, i = st->top; y < h; y++, i++) {
 		const struct nline *l = i < st->nlines ? &st->lines[i] : NULL;
 		const struct ui_note *n = l ? &st->n[l->note] : NULL;
 		attr_t a = theme_attr(EL_NORMAL);
 
-		put_blank(1 + y, 0, COLS, a);
+		put_blank(th + y, 0, COLS, a);
 		if (!l || l->kind == NL_BLANK)
 			continue;
 		if (l->kind == NL_HEAD) {
@@ -144,7 +164,7 @@ static void notes_draw(struct ui *u)
 				 l->note + 1u, n->from ? n->from : "?",
 				 touches(n),
 				 (int)l->note == st->lead ? "  <" : "");
-			put_str(1 + y, 1, COLS - 1,
+			put_str(th + y, 1, COLS - 1,
 				theme_attr(EL_ERROR) | A_BOLD, buf, 1);
 			continue;
 		}
@@ -155,14 +175,13 @@ static void notes_draw(struct ui *u)
 
 			memcpy(t, ui_note_text(n) + l->off, len);
 			t[len] = '\0';
-			put_str(1 + y, INDENT, COLS - INDENT, a, t, 1);
+			put_str(th + y, INDENT, COLS - INDENT, a, t, 1);
 		}
 	}
 	if (!st->count)
-		put_str(2, 2, COLS - 2, theme_attr(EL_NORMAL),
-			"No notes: the capture did all it does, and the "
-			"regions add up to the kernel's totals.",
-			1);
+		put_wrapped(th + 1, 2, COLS - 3, h - 1, theme_attr(EL_NORMAL),
+			    "No notes: the capture did all it does, and the "
+			    "regions add up to the kernel's totals.");
 	ui_status(u, " Esc back   Up/Down PgUp/PgDn scroll   q quit", NULL);
 }
 
@@ -183,7 +202,7 @@ static const struct key_action notes_keys[] = {
 static int notes_key(struct ui *u, int key)
 {
 	struct notes *st = notes_of(u);
-	int h = LINES - 2, r = key_dispatch(u, notes_keys, key);
+	int h = pager_h(u), r = key_dispatch(u, notes_keys, key);
 	enum move mv;
 	size_t cur;
 

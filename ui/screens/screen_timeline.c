@@ -173,10 +173,10 @@ static void timeline_draw(struct ui *u)
 		  "Esc back  q quit",
 		  right);
 	if (tl_of(u)->prompt)
-		put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-			"Save every snapshot to the directory: %s_   Enter "
-			"writes, Ctrl-U clears, Esc cancels",
-			tl_of(u)->dir);
+		ui_prompt(
+			theme_attr(EL_FIND),
+			"Save every snapshot to the directory: ", tl_of(u)->dir,
+			"Enter writes, Ctrl-U clears, Esc cancels");
 }
 
 /* ---- actions ---- */

@@ -78,6 +78,11 @@ static void viewer_draw(struct ui *u)
 				: "all",
 		 dsort_name(d->sort), details_sort_arrow(d),
 		 d->nrows ? d->lv.cur + 1 : 0, d->nrows);
+	/* too long for the status line (which then drops it all): the
+	 * summary's heading says since when, the state stays */
+	if (since[0] && (int)strlen(right) + 20 > COLS)
+		memmove(right, right + strlen(since),
+			strlen(right) - strlen(since) + 1);
 	ui_status(u,
 		  " F1 help  Tab pane  Enter filter/open  / find  s sort "
 		  " m map  r refresh  q quit",
@@ -541,10 +546,31 @@ static void viewer_free(struct ui *u)
 }
 
 /* The map's Enter asks for an address: every region, the cursor on it. */
+/* The rows made again for the snapshot shown (the cursor and expansions
+ * kept; old: the one they were made for), then the changes against the
+ * one before it (prev), the removed rows among them. */
+static void rows_and_changes(struct ui *u, const struct vms_snapshot *old,
+			     const struct vms_snapshot *prev)
+{
+	struct viewer *v = viewer_of(u);
+
+	changes_hide_removed(u);
+	details_reset(u, old);
+	changes_update(u, prev);
+	if (v->det.nremoved) {
+		v->det.tops_for.valid = false;
+		details_rebuild(u);
+	}
+}
+
 static int viewer_enter(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
 
+	/* A marked, moved or taken off in the timeline: the changes are
+	 * against it (or the one before) at once, not from the next r */
+	if (u->snap && changes_base_moved(u))
+		rows_and_changes(u, u->snap, v->chg_prev);
 	if (u->goto_set) {
 		u->goto_set = false;
 		v->sum_cur = SUM_TOTAL;
@@ -568,13 +594,7 @@ static void viewer_snapshot_changed(struct ui *u,
 	}
 	/* the rows of the new snapshot, then what it lacks of the one
 	 * compared with (the removed rows: made with the changes) */
-	changes_hide_removed(u);
-	details_reset(u, old);
-	changes_update(u, new_process ? NULL : old);
-	if (v->det.nremoved) {
-		v->det.tops_for.valid = false;
-		details_rebuild(u);
-	}
+	rows_and_changes(u, old, new_process ? NULL : old);
 	if (v->chg_valid && v->chg.n && u->scr == SCR_VIEWER) {
 		/* what changed, counted (the rows say which) */
 		static const int order[] = { VMS_CH_ADDED, VMS_CH_GROWN,

@@ -47,23 +47,52 @@ static void base64(const unsigned char *s, size_t n, char *out)
 	*out = '\0';
 }
 
-/* The text to the terminal's clipboard; the status line says so. */
-static void osc52(struct ui *u, const char *what, const char *text)
+/* The most bytes copied (a path is at most PATH_MAX, a row a screen line:
+ * far below it), whole; past it the copy is refused with a message, never
+ * cut: a clipboard that silently holds part of a path misleads. */
+enum { OSC52_MAX = 64 * 1024, SHOWN_MAX = 60 };
+
+/* The bytes of text's first max bytes that end on a whole character. */
+static size_t whole_chars(const char *text, size_t max)
 {
-	static char b64[4 * 1024 / 3 + 8];
-	char shown[80];
 	size_t n = strlen(text);
 
-	if (n > 1024)
-		n = 1024;
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+/* The whole text to the terminal's clipboard; the status line says so
+ * (and shows its start, whole characters). */
+static void osc52(struct ui *u, const char *what, const char *text)
+{
+	size_t n = strlen(text), k;
+	char *b64;
+
+	if (n > OSC52_MAX) {
+		ui_message(u, true,
+			   "the %s is too long to copy: %zu bytes, OSC 52 "
+			   "takes %d here",
+			   what, n, OSC52_MAX);
+		return;
+	}
+	b64 = malloc(4 * (n / 3 + 1) + 1);
+	if (!b64) {
+		ui_message(u, true, "the %s was not copied: out of memory",
+			   what);
+		return;
+	}
 	base64((const unsigned char *)text, n, b64);
 	fprintf(stdout, "\033]52;c;%s\a", b64);
 	fflush(stdout);
-	snprintf(shown, sizeof(shown), "%s", text);
+	free(b64);
+	k = whole_chars(text, SHOWN_MAX);
 	ui_message(u, false,
 		   "copied the %s to the terminal's clipboard (OSC 52, where "
-		   "the terminal allows it): %s",
-		   what, shown);
+		   "the terminal allows it): %.*s%s",
+		   what, (int)k, text, k < n ? "..." : "");
 }
 
 /* The cursor's row as shown: its screen line, trailing blanks left out. */

@@ -68,7 +68,8 @@ void vews_draw(struct ui *u)
 		 "Empty Working Set of pid %d (%s)? y pages out its private "
 		 "memory, any other key cancels",
 		 (int)s->proc.pid, s->proc.name ? s->proc.name : "?");
-	put_str(LINES - 1, 0, COLS, theme_attr(EL_FIND), line, 1);
+	/* wrapped over the lines above at a narrow width: read whole */
+	ui_bottom_text(LINES - 1, theme_attr(EL_FIND), line);
 }
 
 void vews_snapshot_changed(struct ui *u, const struct vms_snapshot *old)

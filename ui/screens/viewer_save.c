@@ -283,21 +283,16 @@ void vsave_draw(struct ui *u)
 	if (v->vs_mode == VS_SAVE || v->vs_mode == VS_EXPORT) {
 		const char *what =
 			v->vs_mode == VS_EXPORT ? "Export to: " : "Save to: ";
-		const char *line = v->vs_line;
-		int room = COLS - (int)strlen(what) - 2;
-		size_t len = strlen(line);
 
 		/* the name first, its end (where typing goes) always
-		 * shown; what is said of it after, as far as it fits */
-		if (room > 1 && (int)len > room)
-			line += len - (size_t)(room - 1);
-		put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND), "%s%s%s_   %s",
-			what, line == v->vs_line ? "" : "<", line,
-			v->vs_retaken && v->vs_mode == VS_SAVE
-				? "(the snapshot just taken: it keeps what a "
-				  "file holds)  Enter writes, Ctrl-U clears, "
-				  "Esc cancels"
-				: "Enter writes, Ctrl-U clears, Esc cancels");
+		 * shown; what is said of it after, wrapped above where it
+		 * does not fit */
+		ui_prompt(theme_attr(EL_FIND), what, v->vs_line,
+			  v->vs_retaken && v->vs_mode == VS_SAVE
+				  ? "(the snapshot just taken: it keeps what a "
+				    "file holds)  Enter writes, Ctrl-U clears, "
+				    "Esc cancels"
+				  : "Enter writes, Ctrl-U clears, Esc cancels");
 		return;
 	}
 	if (v->vs_mode != VS_FORMAT)

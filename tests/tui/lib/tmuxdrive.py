@@ -232,6 +232,14 @@ def status(scr):
     return lines[-1] if lines else ""
 
 
+def bottom(scr, n=4):
+    """The last n lines joined by single spaces, each stripped: a message
+    or prompt wrapped over the lines above the status line, read whole
+    (and whatever those lines hold)."""
+    lines = scr.splitlines()
+    return " ".join(ln.strip() for ln in lines[-n:])
+
+
 def row_at(scr, addr):
     """The viewer's details row whose address is addr, or None."""
     key = "%016x " % addr
