@@ -15,8 +15,11 @@ do not assert (tests/targets/heap_attach.c, the tracer library injected):
     directory nobody may read; VMSCOPE_TRACELIB names the copy): the
     heap is traced exactly as root's is (the injection needs no
     privilege over a process of one's own); nothing is said missing,
-    the injected attach using no eBPF. Skipped when yama's ptrace_scope
-    forbids tracing a process that is not one's child (1 or more).
+    the injected attach using no eBPF. nobody on root's process: exit 2,
+    one line (the injection's reason and the kernel view's are the
+    same: said once) saying it is not permitted, the process
+    untouched. Skipped when yama's ptrace_scope forbids tracing a
+    process that is not one's child (1 or more).
   - A target already traced by another tracer (strace -p): the
     injection is refused with a message naming the tracer's pid; the
     viewer form (no -s/-e) exits 3 saying so; -e json falls back to the
@@ -222,6 +225,20 @@ def unprivileged():
              "thread stopped")
         T.eq((out, end(p)), plain, "unprivileged: its answers and exit "
              "status an untraced run's")
+        # root's process: neither the injection nor the kernel's view
+        q, _ = T.start([exe])
+        r = subprocess.run(NOBODY + [T.VMSCOPE, "--trace", "-e", "json",
+                                     str(q.pid)], env=env,
+                           capture_output=True, text=True, timeout=120)
+        T.ok(r.returncode == 2 and r.stdout == "" and
+             len(r.stderr.splitlines()) == 1 and
+             "not permitted" in r.stderr and "uid 0" in r.stderr,
+             "nobody on root's process: exit 2, one line saying it is not "
+             "permitted and whose it is", (r.returncode, r.stderr))
+        T.ok(unharmed(q) and trace_files(q.pid) == 0,
+             "root's process untouched (untraced, nothing stopped or "
+             "mapped)")
+        T.eq(end(q), 0, "root's process runs on and exits 0")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
