@@ -244,7 +244,9 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 	int rc = 0, mark = -1, save_rc = 0;
 
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
-		if (h->tried)
+		/* said once when both refuse for the same reason (a process
+		 * of another user: its maps not to be read) */
+		if (h->tried && strcmp(h->why, err.msg) != 0)
 			fprintf(stderr,
 				"vmscope: the tracer was not injected: %s\n",
 				h->why);

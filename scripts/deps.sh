@@ -54,7 +54,8 @@ heaptrack            make bench: the tracer's cost beside heaptrack's
 valgrind             the leak check of the CLI paths
 strace               test_pss_invasive counts vmscope's ptrace calls,
                      test_observer its memfd copies; test_fork_refuse's
-                     target traced by someone else
+                     target traced by someone else, and
+                     test_trace_attach_more's attach to one
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata
 openjdk-17-jdk-headless  test_jvm: jcmd GC.heap_info, the JVM's own heap range
 golang-go            test_go: a Go program's arenas against runtime.MemStats

@@ -84,6 +84,12 @@ def poll(cond, timeout=30):
     return cond()
 
 
+def trace_files(pid):
+    """How many of vmscope's shared files the target maps (one more at
+    each attach: the library never unmaps one)."""
+    return sum("vmscope-trace" in ln for ln in open("/proc/%d/maps" % pid))
+
+
 def untraced_now(pid):
     return vmstest.tracer_pid(pid) == 0
 

@@ -22,6 +22,11 @@
  *            until its "end"; the parent waits for it, then answers
  *            with the child's exit status
  *   spin     runs in user code, never in a system call, until SIGUSR1
+ *   waiters N  N threads started (at most 4096, once), each waiting on
+ *            a condition variable; answered once all N wait
+ *   wake     those threads woken: each makes one call of leak_block()
+ *            (kept), then waits at a barrier until all of them have, so
+ *            that all N live at once through their calls; joined
  *   end      exits 0
  * The answer ("ok CMD N SUM") carries a sum of what it reads back from
  * the blocks kept, so that a traced run's output can be compared with an
@@ -133,6 +138,72 @@ static void *bg_loop(void *arg)
 		__atomic_add_fetch(&bg_rounds, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
+}
+
+/* waiters' threads: wait for "wake", one leak_block() each, then the
+ * barrier (all of them alive through their calls), then exit. */
+static pthread_mutex_t w_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t w_cond = PTHREAD_COND_INITIALIZER;
+static pthread_barrier_t w_done;
+#define MAX_WAITERS 4096
+static pthread_t w_threads[MAX_WAITERS]; /* not malloc's: see main */
+static char **w_out;
+static unsigned long w_n, w_waiting;
+static int w_go;
+
+__attribute__((noinline)) static void *waiter(void *arg)
+{
+	size_t i = (size_t)(unsigned long)arg;
+
+	pthread_mutex_lock(&w_lock);
+	w_waiting++;
+	pthread_cond_broadcast(&w_cond);
+	while (!w_go)
+		pthread_cond_wait(&w_cond, &w_lock);
+	pthread_mutex_unlock(&w_lock);
+	w_out[i] = leak_block(nkept + i);
+	pthread_barrier_wait(&w_done);
+	return NULL;
+}
+
+/* waiters N: 0, or -1 when the threads could not be made. */
+static int waiters(unsigned long n)
+{
+	unsigned long i;
+
+	if (n == 0 || n > MAX_WAITERS || n > MAX_KEPT - nkept || w_n ||
+	    pthread_barrier_init(&w_done, NULL, (unsigned)n) != 0)
+		return -1;
+	w_out = kept + nkept;
+	w_n = n;
+	for (i = 0; i < n; i++)
+		if (pthread_create(&w_threads[i], NULL, waiter,
+				   (void *)(unsigned long)i) != 0)
+			return -1;
+	pthread_mutex_lock(&w_lock);
+	while (w_waiting < n)
+		pthread_cond_wait(&w_cond, &w_lock);
+	pthread_mutex_unlock(&w_lock);
+	return 0;
+}
+
+/* wake: 0, or -1 without waiters. */
+static int wake(void)
+{
+	unsigned long i;
+
+	if (!w_n)
+		return -1;
+	pthread_mutex_lock(&w_lock);
+	w_go = 1;
+	pthread_cond_broadcast(&w_cond);
+	pthread_mutex_unlock(&w_lock);
+	for (i = 0; i < w_n; i++)
+		pthread_join(w_threads[i], NULL);
+	for (i = 0; i < w_n; i++)
+		if (kept[nkept])
+			nkept++;
+	return 0;
 }
 
 static volatile sig_atomic_t go_on;
@@ -253,6 +324,12 @@ int main(void)
 			while (!go_on)
 				;
 			go_on = 0;
+		} else if (strcmp(cmd, "waiters") == 0) {
+			if (waiters(n) < 0)
+				return 1;
+		} else if (strcmp(cmd, "wake") == 0) {
+			if (wake() < 0)
+				return 1;
 		} else if (strcmp(cmd, "free") == 0) {
 			for (i = 0; i < n && first < nkept; i++)
 				free(kept[first++]);
