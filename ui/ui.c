@@ -298,7 +298,7 @@ static void hist_drop(struct history *h, size_t k, struct vms_snapshot **gone,
  * then frees what left the history (if it was ours). new_process: a
  * process is being opened, so the history starts again; else s joins
  * it, and the oldest leave while it holds more than HIST_MAX snapshots
- * or HIST_BUDGET bytes (never s). The one shown before (old) stays alive
+ * or HIST_BUDGET bytes (never s, nor the one before it). The one shown before (old) stays alive
  * while the screens are told. */
 static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 			 bool new_process)
@@ -339,7 +339,10 @@ static void set_snapshot(struct ui *u, struct vms_snapshot *s, bool own,
 		h->s[h->n] = s;
 		h->own[h->n++] = own;
 		h->bytes += vms_snapshot_bytes(s);
-		while (h->n > 1 && h->bytes > HIST_BUDGET) {
+		/* the newest two stay whatever their size: the main view's
+		 * changes are against the one before (a process of a
+		 * million regions fills the budget alone) */
+		while (h->n > 2 && h->bytes > HIST_BUDGET) {
 			hist_drop(h, 0, &gone[ngone], &gone_own[ngone]);
 			ngone++;
 		}

@@ -148,7 +148,8 @@ UI_SCREENS(X)
 /* The history of the process shown: every snapshot a refresh (r, a
  * --watch tick) replaced, oldest first; the last is u->snap. Bounded by
  * HIST_MAX snapshots and HIST_BUDGET bytes (vms_snapshot_bytes): the
- * oldest is let go first, the newest always kept. ui.c alone adds and
+ * oldest is let go first, the newest two always kept (the main view's
+ * changes are against the one before). ui.c alone adds and
  * drops (set_snapshot); screens are told through snapshot_changed. */
 enum { HIST_MAX = 64 };
 #define HIST_BUDGET (256ull << 20)
