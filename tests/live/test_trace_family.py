@@ -36,15 +36,24 @@ tests/targets/trace_jemalloc.c).
     is the blocks not recorded (300 less those the site counts, > 0),
     dropped_bytes 4321 each, the text report says what drops do to the
     figures; the program's output and exit status are the untraced run's.
+  - A stalled reader: vmscope stopped (SIGSTOP; SIGCONT in a finally)
+    while the program makes 200,000 malloc/free pairs: its ring fills, the
+    library goes pass-through after TW_WAIT_NS without vmscope's heartbeat,
+    and the allocations recorded plus those counted dropped are the
+    200,000, 100 bytes each; the program's output and exit status are
+    unchanged.
 Each traced program's output and exit status equal its untraced run's.
 """
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -293,6 +302,68 @@ def drops():
          "drops: every thread's block made (the program's own count)")
 
 
+def line_within(f, timeout):
+    """The next line of the pipe f, or b"" after timeout seconds."""
+    deadline = time.time() + timeout
+    buf = b""
+    while not buf.endswith(b"\n") and time.time() < deadline:
+        r, _, _ = select.select([f], [], [], max(deadline - time.time(),
+                                                 0))
+        if not r:
+            break
+        c = os.read(f.fileno(), 1)
+        if not c:
+            break
+        buf += c
+    return buf
+
+
+def stalled():
+    """vmscope stopped (SIGSTOP) while the program fills its ring: after
+    TW_WAIT_NS (2 s) without vmscope's heartbeat the library goes
+    pass-through; every allocation it did not record is counted dropped,
+    so recorded + dropped is the program's 200,000."""
+    cmd = [T.target("trace_family"), "stall"]
+    u = subprocess.run(cmd, input=b"go\n", capture_output=True, timeout=120)
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        v, ready = T.start([T.VMSCOPE, "--trace", "-e", "json", "-o",
+                            f.name, "--"] + cmd, env=ENV,
+                           stderr=subprocess.PIPE)
+        out = (ready + "\n").encode()  # start() took the line, stripped
+        try:
+            os.kill(v.pid, signal.SIGSTOP)
+            deadline = time.time() + 60
+            while T.proc_state(v.pid) != "T" and time.time() < deadline:
+                time.sleep(0.01)
+            T.ok(T.proc_state(v.pid) == "T", "vmscope stopped")
+            v.stdin.write(b"go\n")
+            v.stdin.flush()
+            # the program ends its loop only once the library has given
+            # up waiting for vmscope (2 s without its heartbeat)
+            done = line_within(v.stdout, 120)
+        finally:
+            os.kill(v.pid, signal.SIGCONT)
+        rest, err = v.communicate(timeout=120)
+        T.eq((out + done + rest, v.returncode),
+             (u.stdout, u.returncode), "vmscope stopped a while: the "
+             "program's output and vmscope's exit status (the program's "
+             "0) are the untraced run's")
+        try:
+            d = json.load(open(f.name))
+        except ValueError:
+            T.ok(False, "stalled: a JSON report", err)
+            return
+    tr = d["trace"]
+    mine = own(tr["sites"], "heap", "stall_loop")
+    recorded = sum(s["outstanding"]["count"] + s["transient"]["count"]
+                   for s in mine)
+    T.ok(0 < recorded < 200000 and tr["dropped"] == 200000 - recorded and
+         tr["dropped_bytes"] == 100 * tr["dropped"],
+         "vmscope stopped: the allocations recorded and those dropped "
+         "(100 bytes each) make the program's 200,000",
+         (recorded, tr["dropped"], tr["dropped_bytes"]))
+
+
 def main():
     if not os.path.exists(LIB):
         T.ok(False, "the tracer library is built", LIB)
@@ -302,6 +373,7 @@ def main():
     errno_calls()
     jemalloc()
     drops()
+    stalled()
     T.done()
 
 

@@ -40,6 +40,12 @@
  *                         alive at once (a barrier), more threads than the
  *                         tracer has rings (TW_SLOTS, 256). Prints
  *                         "drops: threads=300 blocks=300".
+ *   trace_family stall    prints "ready", waits for a line on stdin,
+ *                         then stall_loop() mallocs 100 bytes and frees
+ *                         them 200,000 times (a ring fills within some
+ *                         10,000 pairs when vmscope does not read: the
+ *                         test stops vmscope first) and prints "stall:
+ *                         200000 pairs".
  * Exits 0; 1 when a call fails that must not (said on stderr).
  */
 #define _GNU_SOURCE
@@ -488,6 +494,33 @@ static int drops(void)
 	return 0;
 }
 
+/* ---- a stalled reader ---- */
+
+#define STALL 200000
+
+NOINL void stall_loop(void)
+{
+	int i;
+
+	for (i = 0; i < STALL; i++) {
+		sink = malloc(100);
+		free(sink);
+	}
+}
+
+static int stall(void)
+{
+	char line[64];
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("ready\n");
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	stall_loop();
+	printf("stall: %d pairs\n", STALL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "malloc";
@@ -498,5 +531,7 @@ int main(int argc, char **argv)
 		return errno_family();
 	if (strcmp(mode, "drops") == 0)
 		return drops();
+	if (strcmp(mode, "stall") == 0)
+		return stall();
 	return malloc_family();
 }
