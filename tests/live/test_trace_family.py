@@ -24,8 +24,9 @@ tests/targets/trace_jemalloc.c).
   - errno: the program sets errno before each of malloc, free, calloc,
     realloc, posix_memalign, mmap, munmap (all succeed) and a failing
     malloc and mmap, in the main thread and in a new thread, and prints
-    errno after each: the traced line equals the untraced one (and free
-    leaves errno as it was in both, as glibc 2.33+ does).
+    errno after each: the traced lines (exact, and sampled:
+    --trace-sample=64) equal the untraced ones (and free leaves errno as
+    it was in both, as glibc 2.33+ does).
   - jemalloc kept: trace_jemalloc linked with libjemalloc prints the growth
     of jemalloc's own mallctl("stats.allocated") across its allocations:
     the same traced as untraced, > 0 and at least the 600,000 bytes kept
@@ -224,12 +225,14 @@ def mmap_family():
 
 def errno_calls():
     cmd = [T.target("trace_family"), "errno"]
-    _, _, r = traced(cmd, ("-s",))
     u = plain(cmd)
-    got = r.stdout.decode(errors="replace")
-    T.eq(got, u.stdout.decode(errors="replace"),
-         "errno after each call: traced as untraced (main thread and a new "
-         "thread's first calls)")
+    for args, how in ((("-s",), "exact"),
+                      (("--trace-sample=64", "-s"), "sampled")):
+        _, _, r = traced(cmd, args)
+        got = r.stdout.decode(errors="replace")
+        T.eq(got, u.stdout.decode(errors="replace"),
+             "errno after each call: traced (%s) as untraced (main thread "
+             "and a new thread's first calls)" % how)
     for ln in got.splitlines():
         e = ln.split()[1:]
         T.ok(len(e) == 11 and (e[1], e[4], e[6]) == ("1001", "1004", "1006")
