@@ -44,8 +44,10 @@
  *                         then stall_loop() mallocs 100 bytes and frees
  *                         them 200,000 times (a ring fills within some
  *                         10,000 pairs when vmscope does not read: the
- *                         test stops vmscope first) and prints "stall:
- *                         200000 pairs".
+ *                         test stops vmscope first), then stall_brk()
+ *                         moves the break up 16 pages and back (the
+ *                         tracer passes through by then), and prints
+ *                         "stall: 200000 pairs brk_back=1".
  * Exits 0; 1 when a call fails that must not (said on stderr).
  */
 #define _GNU_SOURCE
@@ -508,16 +510,27 @@ NOINL void stall_loop(void)
 	}
 }
 
+/* 1: the break came back to where it was */
+NOINL int stall_brk(void)
+{
+	long n = 16 * sysconf(_SC_PAGESIZE);
+	char *b0 = sbrk(n);
+
+	return b0 != (void *)-1 && sbrk(-n) == b0 + n && sbrk(0) == b0;
+}
+
 static int stall(void)
 {
 	char line[64];
+	int back;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	printf("ready\n");
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 	stall_loop();
-	printf("stall: %d pairs\n", STALL);
+	back = stall_brk();
+	printf("stall: %d pairs brk_back=%d\n", STALL, back);
 	return 0;
 }
 
