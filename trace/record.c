@@ -92,9 +92,13 @@ static uint64_t event_ns(void)
 
 /* ---- rings ---- */
 
-static void go_passthrough(void)
+/* why: TW_PASS_* (tracewire.h); the first reason stays */
+static void go_passthrough(uint32_t why)
 {
-	__atomic_store_n(&hdr->passthrough, 1, __ATOMIC_RELEASE);
+	uint32_t was = 0;
+
+	__atomic_compare_exchange_n(&hdr->passthrough, &was, why, false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 static bool consumer_gone(void)
@@ -122,8 +126,11 @@ static bool room(struct tw_slot *sl, uint64_t n)
 		if (!t0 || b != beat) {
 			t0 = now_ns();
 			beat = b;
-		} else if (now_ns() - t0 > TW_WAIT_NS || consumer_gone()) {
-			go_passthrough();
+		} else if (consumer_gone()) {
+			go_passthrough(TW_PASS_ENDED);
+			return false;
+		} else if (now_ns() - t0 > TW_WAIT_NS) {
+			go_passthrough(TW_PASS_LAGGED);
 			return false;
 		}
 		sched_yield();
@@ -450,6 +457,15 @@ static void count_dropped(uint64_t bytes)
 	__atomic_add_fetch(&hdr->dropped_bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* Pass-through because vmscope lagged: it still reports, so what is not
+ * recorded now is counted dropped. */
+static bool lagged(void)
+{
+	return hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED) ==
+		       TW_PASS_LAGGED;
+}
+
 /* Opens the record of a call (vmstrace.h): the thread's ring, the stack
  * of an allocation, room, and the sequence number. False: the call is not
  * recorded (`drop` bytes counted as dropped where it was meant to be). */
@@ -461,8 +477,13 @@ bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
 	int saved = errno;
 
 	c->open = false;
-	if (!tracing() || tls_busy || in_cxx)
+	if (tls_busy || in_cxx)
 		return false;
+	if (!tracing()) {
+		if (drop && lagged())
+			count_dropped(drop);
+		return false;
+	}
 	tls_busy = 1;
 	t = thread_state();
 	if (!t || t->slot < 0)
@@ -509,8 +530,12 @@ static void record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
 {
 	struct vt_call c;
 
-	if (vt_begin(&c, op, flags, with_stack,
-		     op == TW_OP_FREE || op == TW_OP_MUNMAP ? 0 : b))
+	/* what frees is not counted dropped: a free, an unmap, the break
+	 * moved down (b negative: counted, it added 2^64 - n bytes) */
+	bool frees = op == TW_OP_FREE || op == TW_OP_MUNMAP ||
+		     (op == TW_OP_BRK && (int64_t)b < 0);
+
+	if (vt_begin(&c, op, flags, with_stack, frees ? 0 : b))
 		vt_end(&c, a, b, d, e);
 }
 
@@ -665,8 +690,9 @@ void vt_freed(void *p)
  * the old block's end before any thread's reuse of it), closed after. */
 bool vt_realloc_begin(struct vt_call *c, size_t n)
 {
+	(void)n; /* not counted dropped here: vt_reallocated counts it */
 	c->open = false;
-	return !vt_sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, n);
+	return !vt_sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, 0);
 }
 
 void vt_realloc_end(struct vt_call *c, void *old, void *p, size_t n)

@@ -121,6 +121,22 @@ TLS int in_cxx;
 			vt_freed(p);                                           \
 	} while (0)
 
+/* A call this library records that may call another it interposes
+ * (libstdc++'s new[] calls new; glibc's reallocarray calls realloc
+ * through the PLT): the outer call is the program's, the inner one
+ * records nothing. */
+static void cxx_leave(int *was)
+{
+	in_cxx = *was;
+}
+
+#define CXX_CALL(expr)                                                         \
+	do {                                                                   \
+		int cxx_was __attribute__((cleanup(cxx_leave))) = in_cxx;      \
+		in_cxx = 1;                                                    \
+		expr;                                                          \
+	} while (0)
+
 /* ---- start ---- */
 
 /* Preloaded: the definition after this library's (RTLD_NEXT). Loaded
@@ -336,6 +352,8 @@ EXPORT void *realloc(void *old, size_t n)
 	if (!old) {
 		p = next_realloc(old, n);
 		ALLOCATED(p, n);
+	} else if (in_cxx) { /* inside a call recorded (reallocarray) */
+		p = next_realloc(old, n);
 	} else if (vt_realloc_begin(&c, n)) {
 		p = next_realloc(old, n);
 		vt_realloc_end(&c, old, p, n);
@@ -356,14 +374,19 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 		resolve();
 	if (__builtin_mul_overflow(n, size, &total))
 		total = SIZE_MAX; /* refused: a failure, old kept */
+	/* glibc's calls realloc, which is this library's: not recorded
+	 * again (recorded twice, a block reallocarray(NULL, ...) made was
+	 * counted twice, once freed) */
 	if (!old) {
-		p = next_reallocarray(old, n, size);
+		CXX_CALL(p = next_reallocarray(old, n, size));
 		ALLOCATED(p, total);
-	} else if (vt_realloc_begin(&c, total)) {
+	} else if (in_cxx) {
 		p = next_reallocarray(old, n, size);
+	} else if (vt_realloc_begin(&c, total)) {
+		CXX_CALL(p = next_reallocarray(old, n, size));
 		vt_realloc_end(&c, old, p, total);
 	} else {
-		p = next_reallocarray(old, n, size);
+		CXX_CALL(p = next_reallocarray(old, n, size));
 		vt_reallocated(old, p, total);
 	}
 	return p;
@@ -576,20 +599,6 @@ const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
  * as jemalloc's, which never calls malloc through the PLT); what they call
  * inside is not recorded again. A throwing new unwinds through here (the
  * library is built with -fexceptions): the cleanup clears in_cxx. ---- */
-
-/* Nested: libstdc++'s new[] calls new, which is this library's too; the
- * outer call is the program's, the inner one records nothing. */
-static void cxx_leave(int *was)
-{
-	in_cxx = *was;
-}
-
-#define CXX_CALL(expr)                                                         \
-	do {                                                                   \
-		int cxx_was __attribute__((cleanup(cxx_leave))) = in_cxx;      \
-		in_cxx = 1;                                                    \
-		expr;                                                          \
-	} while (0)
 
 /* The news: each name forwarded to its own next definition with its own
  * arguments (array, aligned, nothrow), the block recorded allocated. */

@@ -40,8 +40,9 @@ void vt_stop(void);
  * child of the traced one (they are its parent's). */
 bool vt_orphaned(void);
 
-/* Inside C++'s operator new or delete, whose own malloc and free are not
- * the program's calls (vmstrace.c sets it, record.c reads it). */
+/* Inside C++'s operator new or delete, or glibc's reallocarray, whose own
+ * malloc, realloc and free are not the program's calls (vmstrace.c sets
+ * it, record.c reads it). */
 extern TLS int in_cxx;
 
 /* record.c's. vt_start: tracing into the mapped file h from now on (its

@@ -39,6 +39,10 @@
  * while vmscope's heartbeat moves (bounded by TW_WAIT_NS without
  * progress), then the library goes pass-through for good and counts what
  * it did not record in the header (dropped): the report says so.
+ * passthrough says why: TW_PASS_ENDED, vmscope ended the trace or is gone
+ * (nothing more is counted: no one reads it); TW_PASS_LAGGED, the library
+ * gave up waiting for vmscope, which still reads the header at the end:
+ * every allocation from then on is counted dropped.
  */
 #ifndef VMS_TRACEWIRE_H
 #define VMS_TRACEWIRE_H
@@ -47,6 +51,8 @@
 
 #define TW_MAGIC 0x31727476736d76ull /* "vmsvtr1" */
 #define TW_VERSION 2u
+#define TW_PASS_ENDED 1u
+#define TW_PASS_LAGGED 2u
 #define TW_SLOTS 256u
 #define TW_RING_BYTES (1u << 20)
 #define TW_MAX_FRAMES 48u
@@ -131,7 +137,8 @@ struct tw_header {
 				* interval of allocations under 64 KiB */
 	uint64_t dropped; /* calls not recorded (no ring, vmscope gone) */
 	uint64_t dropped_bytes; /* bytes they allocated */
-	uint32_t passthrough; /* 1: the library records nothing more */
+	uint32_t passthrough; /* TW_PASS_*: the library records nothing
+			       * more */
 	uint32_t follow_children; /* reserved (children are not traced) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
 			    * the trace's time 0 */

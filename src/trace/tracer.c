@@ -142,7 +142,8 @@ void tracer_free(struct tracer *tr)
 		return;
 	if (tr->hdr) {
 		/* the command runs on untraced */
-		__atomic_store_n(&tr->hdr->passthrough, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&tr->hdr->passthrough, TW_PASS_ENDED,
+				 __ATOMIC_RELEASE);
 		if (tr->attached) {
 			/* a running process keeps the file mapped (its
 			 * library is never unloaded): the rings' memory is

@@ -23,10 +23,15 @@ rounds of:
 It prints each loop's median ns a pair, what tracing adds to a pair, and
 the ratio of vmscope's addition to heaptrack's (the aim, issue "Who
 allocated it": at most a third), with the wall time of each whole run and
-the size of what each wrote (vmscope: its report; heaptrack: its file).
-Then vmscope's own memory and what each wrote per million events: the
+the size of what each wrote (vmscope: its -s report; heaptrack: its file).
+Then vmscope's own memory and what each keeps per million events: the
 peak resident size (VmHWM) of vmscope and of heaptrack's interpreter
-(heaptrack_interpret), polled every 10 ms over the exact runs.
+(heaptrack_interpret), polled every 10 ms over the exact runs; the size
+of the trace section of a snapshot file saved with its trace (one more
+exact run, untimed: vmscope --trace -w FILE -s -- allocloop; the section
+found by the file's own layout, src/capture/file/snapfile.h) and of the
+whole file, beside heaptrack's file for the same loop (the issue's "the
+trace section costs less than heaptrack's file for the same run").
 
 Then a real program: redis-server (where installed) under redis-benchmark
 (REDIS_REQUESTS, default 200,000 a test, pipelined 16 deep: SET, GET,
@@ -118,6 +123,27 @@ def once(argv, env=None):
 
 
 LAST_CPU = [None]  # the last loop's own CPU time a pair (allocloop's)
+
+
+def trace_section(path):
+    """(the stored bytes of the snapshot file's "trace" section with its
+    header, or None where it has none; the file's size). The layout:
+    src/capture/file/snapfile.h (a 17-byte magic, u32 version, u32 flags,
+    then sections of a 32-byte header: name[12], u32 codec, u64 stored, u64
+    size, and `stored` bytes)."""
+    data = open(path, "rb").read()
+    if not data.startswith(b"vmscope snapshot\n"):
+        raise RuntimeError("%s: not a snapshot file" % path)
+    at, found = 17 + 8, None
+    while at + 32 <= len(data):
+        name = data[at:at + 12].rstrip(b"\0")
+        stored = int.from_bytes(data[at + 16:at + 24], "little")
+        if name == b"trace":
+            found = 32 + stored
+        if name == b"end":
+            break
+        at += 32 + stored
+    return found, len(data)
 
 
 FORWARDER_C = r"""
@@ -222,8 +248,8 @@ def main():
             files = [f for f in os.listdir(tmp) if f.startswith("ht")]
             size = sum(os.path.getsize(os.path.join(tmp, f))
                        for f in files)
-            print("  written: vmscope's report %d bytes; heaptrack's file "
-                  "%d bytes" % (os.path.getsize(report), size))
+            print("  written: vmscope's -s report %d bytes; heaptrack's "
+                  "file %d bytes" % (os.path.getsize(report), size))
             ev = 2.0 * PAIRS / 1e6  # malloc and free: two calls a pair
             print("  own memory (peak resident): vmscope %.1f MiB, %.2f MiB "
                   "a million events; heaptrack_interpret %.1f MiB, %.2f MiB "
@@ -232,12 +258,25 @@ def main():
                       HWM.get("vmscope", 0) / 1024.0 / ev,
                       HWM.get("heaptrack_interpret", 0) / 1024.0,
                       HWM.get("heaptrack_interpret", 0) / 1024.0 / ev))
-            print("  written a million events: vmscope %.0f bytes, "
-                  "heaptrack %.0f bytes" % (os.path.getsize(report) / ev,
-                                            size / ev))
+            print("  written a million events: vmscope's -s report %.0f "
+                  "bytes, heaptrack's file %.0f bytes" % (
+                      os.path.getsize(report) / ev, size / ev))
         else:
             print("  heaptrack: not installed (scripts/deps.sh installs "
                   "it)")
+        # the trace kept with its snapshot (-w), one exact run more
+        snap = os.path.join(tmp, "trace.vms")
+        once([T.VMSCOPE, "--trace", "-w", snap, "-s", "-o", report, "--",
+              app, str(PAIRS)], env)
+        sec, whole = trace_section(snap)
+        ev = 2.0 * PAIRS / 1e6
+        if sec is None:
+            raise RuntimeError("%s: no trace section" % snap)
+        print("  kept a million events: the -w file's trace section %.0f "
+              "bytes (%d for %.1f million events; the whole file %d)%s"
+              % (sec / ev, sec, ev, whole,
+                 "; heaptrack's file %.0f bytes" % (size / ev) if ht
+                 else ""))
         redis(env, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
