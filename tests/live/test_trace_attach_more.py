@@ -311,9 +311,12 @@ def already_traced():
              not d["trace"]["heap_traced"],
              "-e json: not injected, the reason naming strace's pid, the "
              "kernel's view of the mmap family instead", (rc, e, why))
+        # the target stops for strace at each system call ("t", a
+        # moment): it runs when it is back waiting in read()
         T.ok(tracer_of(p.pid) == s.pid and s.poll() is None and
-             T.proc_state(p.pid) in "SR",
-             "strace still traces it, the target runs (not stopped)")
+             poll(lambda: T.proc_state(p.pid) in "SR", timeout=60),
+             "strace still traces it, the target runs (not stopped)",
+             T.proc_state(p.pid))
     finally:
         if s.poll() is None:
             s.send_signal(signal.SIGINT)  # strace detaches
