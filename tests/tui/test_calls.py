@@ -130,8 +130,12 @@ def narrowed(tm, where, what):
     # B on the same row: its blocks one by one, with their stacks
     tm.keys("Escape")
     tm.wait_for(lambda s: "Address" in s and "call sites" not in s)
+    # the whole screen drawn: the list and the stack of its first row
+    # (tmux may show the title before the rest of the redraw)
     scr = tm.expect("%s: B lists the allocations of the viewer's row" % what,
-                    lambda s: "allocations" in s and "Alive in" in s, "B")
+                    lambda s: "allocations" in s and "Alive in" in s and
+                    "Stack of the allocation" in s and
+                    re.search(r"^ [0-9a-f]{16} +\d+ ", s, re.M), "B")
     blocks = re.findall(r"^ [0-9a-f]{16} +(\d+) +[0-9.]+ s  (\w+)", scr,
                         re.M)
     head = re.search(r"Alive in [0-9a-f]+-[0-9a-f]+: .*  (\d+), ", scr)
