@@ -13,7 +13,8 @@ in place, so the windows between ticks hold some):
     of every call site (no timing is assumed, only sums): allocated
     inside = what B allocated less what A had; alive at B = outstanding +
     lasting; alive at A = released + lasting; its window is A's end to
-    B's; grow_leak's blocks come in twenties;
+    B's; grow_leak's blocks are of 5000 bytes (a tick may come while
+    its handler is half way through its twenty);
   - the windows add up: (1, 2) and (2, 3) make (1, 3);
   - -d LATER EARLIER says to give them in order, and has no window; two
     files of two runs have none either;
@@ -149,11 +150,12 @@ def check_pair(files, reps, i, j):
          (a["window"]["to_ns"], b["window"]["to_ns"]),
          "%s: the window runs from A's snapshot to B's" % what)
     g = [s for k, s in sw.items() if "grow_leak" in k[1]]
-    T.ok(all(s["outstanding"]["count"] % 20 == 0 and
-             s["outstanding"]["bytes"] == 5000 * s["outstanding"]["count"]
+    # (in twenties only by chance: a tick's snapshot may come while the
+    # handler is half way through its twenty)
+    T.ok(all(s["outstanding"]["bytes"] == 5000 * s["outstanding"]["count"]
              for s in g),
-         "%s: grow_leak's blocks in the window come in twenties of 5000 "
-         "bytes" % what, g)
+         "%s: grow_leak's blocks in the window are of 5000 bytes each"
+         % what, g)
     return w
 
 
