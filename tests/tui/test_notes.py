@@ -245,14 +245,22 @@ def heap_case(tmp, w, h):
          "heap (%d of %d)" % (what, sum(rows.values()), len(rows)), scr)
     resv = [a for a in sorted(rows) if rows[a] and a > at and
             a < int(arena["segments"][0]["end"], 16)] if arena else []
-    yy = [i for i, ln in enumerate(scr.splitlines())
-          if resv and ln[2:18] == "%016x" % resv[0]]
     # a click on its address puts the cursor on it (the status line's
-    # n/N says which row, in address order)
+    # n/N says which row, in address order); the row looked for on the
+    # screen as it is at each click (bounded tries)
     cur = "%d/%d" % (sorted(rows).index(resv[0]) + 1 if resv else 0,
                      len(rows))
+    yy = [i for i, ln in enumerate(tm.screen().splitlines())
+          if resv and ln[2:18] == "%016x" % resv[0]]
     tm.click(3, yy[0] if yy else 0)
     scr = tm.wait_for(lambda s: s.splitlines()[-1].rstrip().endswith(cur))
+    # (2026-11-28: at 200x60, in about half the runs, the click puts the
+    # cursor on the row above the one clicked: a viewer bug, open)
+    print("# the status line after the click: %r (want %s; rows %s; "
+          "clicked y %s: %r)" % (scr.splitlines()[-1].rstrip()[-60:], cur,
+                                 ["%x" % a for a in sorted(rows)],
+                                 yy, scr.splitlines()[yy[0]][:40]
+                                 if yy else None))
     tm.keys("!")
     scr = tm.wait_for("vmscope notes:")
     T.ok(resv and led_note(scr) == ("heap", "Heap", words(want)),
