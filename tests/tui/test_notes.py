@@ -247,7 +247,7 @@ def heap_case(tmp, w, h):
             a < int(arena["segments"][0]["end"], 16)] if arena else []
     # a click on its address puts the cursor on it (the status line's
     # n/N says which row, in address order); the row looked for on the
-    # screen as it is at each click (bounded tries)
+    # screen as it is
     cur = "%d/%d" % (sorted(rows).index(resv[0]) + 1 if resv else 0,
                      len(rows))
     yy = [i for i, ln in enumerate(tm.screen().splitlines())
