@@ -254,9 +254,6 @@ def heap_case(tmp, w, h):
           if resv and ln[2:18] == "%016x" % resv[0]]
     tm.click(3, yy[0] if yy else 0)
     scr = tm.wait_for(lambda s: s.splitlines()[-1].rstrip().endswith(cur))
-    # (2026-11-28: at 200x60, in some runs, the click is lost: the
-    # cursor stays where it was, on the row above the one clicked (the
-    # status line 6/10 before and after): a viewer bug, open)
     print("# the status line after the click: %r (want %s; rows %s; "
           "clicked y %s: %r)" % (scr.splitlines()[-1].rstrip()[-60:], cur,
                                  ["%x" % a for a in sorted(rows)],

@@ -98,19 +98,27 @@ class Tmux:
             self._run("send-keys", k)
         return self
 
+    def _bytes(self, data):
+        """data (bytes) written into the pane byte for byte (send-keys
+        -H): tmux's own parser takes a ';' that ends an argument for its
+        command separator, so `send-keys -l` dropped it (a click on row
+        26 or column 26, whose X10 byte is ';', was lost)."""
+        self._run("send-keys", "-H", *["%02x" % b for b in data])
+
     def text(self, s):
-        self._run("send-keys", "-l", s)
+        self._bytes(s.encode("utf-8"))
         return self
 
     def click(self, x, y, button=0):
         """A mouse press and release at column x, row y (0-based), as an
         xterm sends it (X10 encoding, which ncurses reads for kmous=\\E[M):
         written into the pane like typed keys."""
-        press = "\033[M%c%c%c" % (32 + button, 33 + x, 33 + y)
-        self._run("send-keys", "-l", press)
+        # X10: each coordinate one byte (latin-1: 223 columns at most)
+        self._bytes(("\033[M%c%c%c" % (32 + button, 33 + x,
+                                        33 + y)).encode("latin-1"))
         if button < 64:  # the wheel has no release
-            self._run("send-keys", "-l", "\033[M%c%c%c" % (35, 33 + x,
-                                                          33 + y))
+            self._bytes(("\033[M%c%c%c" % (35, 33 + x,
+                                            33 + y)).encode("latin-1"))
         return self
 
     def screen(self, escapes=False):
