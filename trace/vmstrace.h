@@ -1,6 +1,6 @@
-/* vmstrace.h — what the tracer library's two files share: vmstrace.c
- * (the interposers, the start, the next definitions) and record.c (the
- * rings, threads, modules, stacks, recording and sampling). Everything
+/* vmstrace.h — what the tracer library's files share: vmstrace.c (the
+ * interposers, the start, the next definitions), record.c (the rings,
+ * threads, modules, stacks and recording) and sample.c (sampling). Everything
  * here is hidden (the library is built with -fvisibility=hidden): only the
  * interposed functions are exported.
  */
@@ -70,12 +70,21 @@ struct vt_call {
 bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
 	      uint64_t drop);
 void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e);
-/* One call recorded: op, its fields, and for an allocation its stack. */
+/* One call recorded: op, its fields, and for an allocation its stack;
+ * vt_record_f with flags TW_F_*. */
 void vt_record(unsigned op, bool with_stack, uint64_t a, uint64_t b, uint64_t c,
 	       uint64_t d);
-/* record.c's sampling (--trace-sample): the mean interval (0: every
+void vt_record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
+		 uint64_t b, uint64_t d, uint64_t e);
+/* Whether calls are recorded now (a file, on, not pass-through); a call
+ * of `bytes` not recorded while vmscope lags, counted as dropped. */
+bool vt_tracing(void);
+void vt_count_dropped(uint64_t bytes);
+/* sample.c's sampling (--trace-sample): the mean interval (0: every
  * call is recorded), the thread's bytes to its next sample (0: not drawn
- * yet), and the count of recorded blocks alive per bucket of pages. */
+ * yet), and the count of recorded blocks alive per bucket of pages;
+ * vt_sample_start sets it up as the file h asks (-1: no memory for it). */
+int vt_sample_start(const struct tw_header *h);
 #define VT_SAMPLE_ALL_FROM (64u << 10) /* blocks this large: all recorded */
 #define VT_PAGE_BUCKETS (1u << 16)
 extern uint64_t vt_sample_mean;
