@@ -34,8 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include "core/draw.h"
 #include "core/listview.h"
@@ -44,63 +42,22 @@
 #include "panes/panes.h"
 #include "pipeline.h"
 #include "screens/calls_marks.h"
+#include "screens/calls_priv.h"
 #include "screens/screen_calls.h"
 #include "trace/tracer.h"
 
 #define TICK_MS 10
 
-enum window { W_ALL, W_SINCE, W_MARKS, W_COUNT };
-
-static const char *const window_names[W_COUNT] = {
+const char *const calls_window_names[W_COUNT] = {
 	"the whole trace",
 	"since the snapshot shown",
 	"between the timeline's marks A and B",
 };
 
-/* v: what the list is */
-enum view { V_SITES, V_CALLERS, V_CALLEES, V_COUNT };
-
-static const char *const view_names[V_COUNT] = {
+const char *const calls_view_names[V_COUNT] = {
 	"call sites",
 	"call tree, callers first",
 	"call tree, callees first",
-};
-
-struct row {
-	size_t site; /* the tree's: its node */
-	int frame; /* -1: the site's (the node's) own row */
-};
-
-/* The screen's own state (u->data[SCR_CALLS]). */
-struct calls {
-	struct listview lv;
-	enum window window;
-	struct calls_marks marks; /* which snapshot took which mark */
-	struct arena ar; /* the report's */
-	bool have; /* rep is built */
-	bool saved; /* rep is the snapshot's own (no tracer): ar holds
-		     * only its tree */
-	struct vms_trace_report rep;
-	bool *open; /* by site, in rep */
-	uint32_t *open_ids; /* the sites open (their ids): kept across
-			     * reports, as the figures follow the trace */
-	size_t nopen;
-	struct row *rows;
-	size_t nrows;
-	double built_us; /* when rep was built */
-	bool ended_seen;
-	char why[160]; /* why the window is empty (no marks ...) */
-	/* f: only what is alive in [in_lo, in_hi) (in_hi 0: everything),
-	 * the viewer's row it was taken from named in in_what */
-	uint64_t in_lo, in_hi;
-	char in_what[96];
-	/* the trees (v): the report's, and the nodes open by their paths
-	 * (kept across reports) */
-	enum view view;
-	struct vms_calltree tree;
-	uint64_t *topen;
-	size_t ntopen, captopen;
-	size_t caprows;
 };
 
 static struct calls *cs_of(const struct ui *u)
@@ -143,7 +100,7 @@ static void drop_report(struct calls *c)
 	memset(&c->tree, 0, sizeof(c->tree));
 }
 
-static bool node_open(const struct calls *c, uint32_t node)
+bool calls_node_open(const struct calls *c, uint32_t node)
 {
 	size_t i;
 
@@ -176,7 +133,7 @@ static bool add_node(struct calls *c, uint32_t node)
 
 	if (!add_row(c, node))
 		return false;
-	if (!n->nchildren || !node_open(c, node))
+	if (!n->nchildren || !calls_node_open(c, node))
 		return true;
 	for (k = 0; k < n->nchildren; k++)
 		if (!add_node(c, c->tree.kids[n->first + k]))
@@ -258,7 +215,7 @@ static bool window_marks(struct ui *u, struct calls *c, unsigned *from,
 }
 
 /* The report of the window, again; the cursor stays on its site. */
-static void rebuild(struct ui *u, struct calls *c)
+void calls_rebuild(struct ui *u, struct calls *c)
 {
 	struct vms_error err = { 0 };
 	size_t keep = c->nrows ? c->rows[c->lv.cur].site : 0;
@@ -320,175 +277,6 @@ static void rebuild(struct ui *u, struct calls *c)
 			c->lv.cur = i;
 }
 
-/* ---- drawing ---- */
-
-/* The figures' columns of a row: impacting, outstanding, transient,
- * released and lasting (as the heading says). */
-static void figures(const struct vms_trace_count *by, int64_t impacting,
-		    bool narrow, char *buf, size_t n)
-{
-	char a[16], b[16], d[16], e[16];
-
-	if (impacting < 0)
-		snprintf(a, sizeof(a), "-%s",
-			 fmt_size((uint64_t)-impacting, d, sizeof(d)));
-	else
-		fmt_size((uint64_t)impacting, a, sizeof(a));
-	snprintf(buf, n, "%9s %9s %7llu %9s %7llu", a,
-		 fmt_size(by[VMS_TRACE_outstanding].bytes, b, sizeof(b)),
-		 (unsigned long long)by[VMS_TRACE_outstanding].count,
-		 fmt_size(by[VMS_TRACE_transient].bytes, e, sizeof(e)),
-		 (unsigned long long)by[VMS_TRACE_transient].count);
-	if (!narrow)
-		snprintf(buf + strlen(buf), n - strlen(buf), " %7llu %7llu",
-			 (unsigned long long)by[VMS_TRACE_released].count,
-			 (unsigned long long)by[VMS_TRACE_lasting].count);
-}
-
-/* Below 100 columns the tree leaves out Released and Lasting: its names,
- * indented, need the room more. */
-static bool tree_narrow(void)
-{
-	return COLS < 100;
-}
-
-/* A node of the call tree: its figures, then its function indented by
- * its depth. */
-static void draw_node(struct calls *c, int y, uint32_t node, attr_t at)
-{
-	const struct vms_calltree_node *n = &c->tree.nodes[node];
-	char fig[128], st[512];
-	int indent = n->depth < 30 ? (int)n->depth * 2 : 60;
-
-	figures(n->by, n->impacting_bytes, tree_narrow(), fig, sizeof(fig));
-	if (n->frame)
-		trace_frame_text(n->frame, st, sizeof(st));
-	else
-		snprintf(st, sizeof(st), "(no stack)");
-	put_fmt(y, 0, COLS, at, " %s      %s  %*s%s",
-		!n->nchildren	     ? " "
-		: node_open(c, node) ? "-"
-				     : "+",
-		fig, indent, "", st);
-}
-
-static void draw_row(void *ctx, int y, size_t i, bool sel)
-{
-	struct calls *c = ctx;
-	const struct row *r = &c->rows[i];
-	const struct vms_trace_site *s;
-	attr_t at = theme_attr(sel ? EL_SELECTION : EL_NORMAL);
-	char fig[128], st[512];
-
-	if (c->view != V_SITES) {
-		draw_node(c, y, (uint32_t)r->site, at);
-		return;
-	}
-	s = &c->rep.sites[r->site];
-
-	if (r->frame >= 0) {
-		trace_frame_text(&s->frames[r->frame], st, sizeof(st));
-		put_blank(y, 0, 6, at);
-		put_fmt(y, 6, COLS - 6, sel ? at : theme_attr(EL_CHILD),
-			"%s %s", r->frame ? "<" : " ", st);
-		return;
-	}
-	if (s->nframes)
-		trace_frame_text(&s->frames[0], st, sizeof(st));
-	else
-		snprintf(st, sizeof(st), "(no stack)");
-	figures(s->by, s->impacting_bytes, false, fig, sizeof(fig));
-	put_fmt(y, 0, COLS, at, " %s %-4s %s  %s", c->open[r->site] ? "-" : "+",
-		vms_trace_kind_names[s->kind], fig, st);
-}
-
-/* Whether the window's line holds why it has no report. */
-static bool why_fits(const struct calls *c)
-{
-	return 11 + text_cols(window_names[c->window]) + text_cols(c->why) <=
-	       COLS;
-}
-
-static void calls_draw(struct ui *u)
-{
-	struct calls *c = cs_of(u);
-	const struct vms_trace_report *r = &c->rep;
-	struct vms_error err = { 0 };
-	char right[48];
-	int st = 0, top, k;
-	bool ended;
-	attr_t la = theme_attr(EL_LABEL);
-
-	if (!c->have && !c->why[0])
-		rebuild(u, c);
-	if (u->tracer)
-		ended = tracer_wait(u->tracer, &st);
-	else if ((ended = c->have && r->ended && r->exit_status >= 0))
-		st = (int)r->exit_status;
-	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
-		" vmscope  call sites  %s  pid %d  %s",
-		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
-		u->snap ? (int)u->snap->proc.pid : 0,
-		ended	    ? (WIFEXITED(st) ? "ended" : "killed")
-		: u->tracer ? "traced"
-			    : "saved trace");
-	/* the window's line, and the row's, each wrapped onto a second
-	 * line where it does not fit (80 columns), not cut */
-	if (u->tracer && ended && tracer_started(u->tracer, &err) < 0)
-		top = 1 + put_wrapped_fmt(1, 1, COLS - 1, 2, la, "%s", err.msg);
-	else if (c->have && c->saved)
-		top = 1 +
-		      put_wrapped_fmt(1, 1, COLS - 1, 2, la,
-				      "Window: saved with the snapshot "
-				      "(%.1f s to %.1f s)  %s, %llu calls%s",
-				      (double)r->from_ns / 1e9,
-				      (double)r->to_ns / 1e9,
-				      r->sampled ? "sampled" : "exact",
-				      (unsigned long long)r->events,
-				      r->dropped ? ", some not recorded" : "");
-	else if (c->have)
-		top = 1 + put_wrapped_fmt(
-				  1, 1, COLS - 1, 2, la,
-				  "%s  Window: %s (%.1f s to %.1f s)  %s, "
-				  "%llu calls%s",
-				  view_names[c->view], window_names[c->window],
-				  (double)r->from_ns / 1e9,
-				  (double)r->to_ns / 1e9,
-				  r->sampled ? "sampled" : "exact",
-				  (unsigned long long)r->events,
-				  r->dropped ? ", some not recorded" : "");
-	else /* why, where it does not fit: wrapped in the empty list */
-		top = 1 + put_wrapped_fmt(1, 1, COLS - 1, 2, la,
-					  "Window: %s: %s",
-					  window_names[c->window],
-					  why_fits(c) ? c->why : "");
-	if (c->in_hi)
-		top += put_wrapped_fmt(top, 1, COLS - 1, 2, la,
-				       "Only what is alive in %llx-%llx: %s",
-				       (unsigned long long)c->in_lo,
-				       (unsigned long long)c->in_hi,
-				       c->in_what);
-	for (k = 1; k < top; k++)
-		put_blank(k, 0, 1, la);
-	put_fmt(top, 0, COLS, theme_attr(EL_COLUMN),
-		"   %s Impacting Outstand.   Count Transient   Count %s %s",
-		c->view == V_SITES ? "Kind" : "    ",
-		c->view != V_SITES && tree_narrow() ? "" : "Release Lasting ",
-		c->view == V_SITES     ? "Stack (innermost first)"
-		: c->view == V_CALLERS ? "Function (callers first)"
-				       : "Function (callees first)");
-	listview_draw(&c->lv, top + 1, LINES - top - 2, c->nrows, draw_row, c);
-	if (!c->have && !why_fits(c))
-		put_wrapped(top + 1, 1, COLS - 2, LINES - top - 2,
-			    theme_attr(EL_LABEL), c->why);
-	snprintf(right, sizeof(right), "%zu/%zu", c->nrows ? c->lv.cur + 1 : 0,
-		 c->nrows);
-	ui_status(u,
-		  " Enter open  v view  w window  f only the row  r snapshot  "
-		  "Esc back",
-		  right);
-}
-
 /* ---- actions ---- */
 
 /* Opens or closes the tree's node under the cursor (by its path). */
@@ -548,7 +336,7 @@ static int act_open(struct ui *u)
 	if (!c->nrows ||
 	    (c->view == V_SITES
 		     ? c->open[c->rows[c->lv.cur].site]
-		     : node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
+		     : calls_node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
 		return 0;
 	return act_toggle(u);
 }
@@ -560,7 +348,7 @@ static int act_close(struct ui *u)
 	if (!c->nrows ||
 	    !(c->view == V_SITES
 		      ? c->open[c->rows[c->lv.cur].site]
-		      : node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
+		      : calls_node_open(c, (uint32_t)c->rows[c->lv.cur].site)))
 		return 0;
 	return act_toggle(u);
 }
@@ -572,7 +360,7 @@ static int act_view(struct ui *u)
 	c->view = (c->view + 1) % V_COUNT;
 	c->lv.cur = c->lv.top = 0;
 	c->nrows = 0;
-	rebuild(u, c);
+	calls_rebuild(u, c);
 	return UI_DRAW;
 }
 
@@ -586,7 +374,7 @@ static int act_window(struct ui *u)
 		return UI_DRAW;
 	}
 	c->window = (c->window + 1) % W_COUNT;
-	rebuild(u, c);
+	calls_rebuild(u, c);
 	return UI_DRAW;
 }
 
@@ -606,7 +394,7 @@ static int act_filter(struct ui *u)
 	else if (!details_cursor_span(u, &c->in_lo, &c->in_hi, c->in_what,
 				      sizeof(c->in_what)))
 		return UI_DRAW;
-	rebuild(u, c);
+	calls_rebuild(u, c);
 	return UI_DRAW;
 }
 
@@ -681,7 +469,7 @@ static int calls_enter(struct ui *u)
 			"allocations (-w FILE saves them with its snapshot)");
 		return -1;
 	}
-	rebuild(u, cs_of(u));
+	calls_rebuild(u, cs_of(u));
 	return 0;
 }
 
@@ -713,7 +501,7 @@ static void calls_snapshot_changed(struct ui *u, const struct vms_snapshot *old,
 		return;
 	calls_mark_add(&c->marks, u->snap, (unsigned)m);
 	if (u->scr == SCR_CALLS)
-		rebuild(u, c);
+		calls_rebuild(u, c);
 }
 
 int calls_save(struct ui *u, const struct vms_snapshot *s, void **buf,
@@ -762,7 +550,7 @@ static int calls_tick(struct ui *u)
 	}
 	if (u->scr == SCR_CALLS && !ended &&
 	    trace_clock_us() - c->built_us > 1e6) {
-		rebuild(u, c);
+		calls_rebuild(u, c);
 		return UI_DRAW;
 	}
 	return 0;
