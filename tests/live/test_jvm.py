@@ -5,7 +5,7 @@ for every collector and heap size: the range by the JVM's own account.
 Starts tests/targets/JvmHeap.java (compiled once with javac when there is
 one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
 -XX:-UseCompressedClassPointers, G1 at 512m with -XX:-UseCompressedOops
-(13 JVMs, and a 14th below; at most 4 at a time), and with -F checks
+(13 JVMs, and three more below; at most 4 at a time), and with -F checks
 `vmscope -e json`:
   - one managed heap of runtime "jvm" whose range is the heap `jcmd PID
     GC.heap_info` prints (G1's "[start, end)"; the generations' "[start,
@@ -29,7 +29,10 @@ one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
     agree);
   - the class space named "JVM class space" is where `jcmd VM.info` says
     (none with -XX:-UseCompressedClassPointers).
-G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
+Shenandoah at 512m the same way (its GC.heap_info: reserved region and
+committed). ZGC at 512m (check_zgc): its heap is a memfd mapped in three
+views; one managed heap at the remapped view jcmd VM.info names, the other
+two named as views of it. G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
 managed heap at jcmd's range with jcmd's committed, without parts or used,
 and a note says why. For G1 at 512m also with -b fork, and saved with -w
 and loaded with -l: the jvm heap, its parts and its regions' types and
@@ -74,11 +77,16 @@ def stable_capture(pid, extra):
     return snap, None
 
 
+def gens(figs):
+    """The generations hsperfdata holds, by number (ZGC's is 1 alone)."""
+    return sorted(int(k.split(".")[1]) for k in figs
+                  if re.fullmatch(r"gen\.\d+\.name", k))
+
+
 def want_parts(figs):
     """The parts vmscope should report, by the JVM's names."""
     out = {}
-    g = 0
-    while "gen.%d.name" % g in figs:
+    for g in gens(figs):
         k, spaces = 0, []
         while "gen.%d.space.%d.name" % (g, k) in figs:
             spaces.append(k)
@@ -89,7 +97,6 @@ def want_parts(figs):
                 else figs[pre + "name"]
             out[name] = (figs.get(pre + "capacity"), figs.get(pre + "used"),
                          figs.get(pre + "max"), True)
-        g += 1
     for grp in ("metaspace", "class space"):
         out[grp] = (figs.get(grp + ".capacity"), figs.get(grp + ".used"),
                     figs.get(grp + ".max"), False)
@@ -109,11 +116,20 @@ GEN = re.compile(r"^\s*(\S.*?)\s+total (\d+)K, used \d+K "
                  re.M)
 
 
+SHEN = re.compile(r"(\d+)K committed.*?Reserved region:\s*- \[0x([0-9a-f]+), "
+                  r"0x([0-9a-f]+)\)", re.S)
+
+
 def heap_info(pid):
     """jcmd GC.heap_info's heap: (start, end, {name: total bytes}), the
-    union of its generations' reserved ranges (one range, or None)."""
+    union of its generations' reserved ranges (one range, or None);
+    Shenandoah's reserved region and committed ("shenandoah")."""
     info = jcmd(pid, "GC.heap_info")
     gens = GEN.findall(info or "")
+    shen = SHEN.search(info or "")
+    if shen and "Shenandoah" in info:
+        return (int(shen.group(2), 16), int(shen.group(3), 16),
+                {"shenandoah": int(shen.group(1)) * 1024})
     if not gens:
         return None
     rng = sorted((int(g[2], 16), int(g[4] or g[3], 16)) for g in gens)
@@ -125,10 +141,7 @@ def heap_info(pid):
 def jvm_committed(figs, page):
     """The JVM's committed heap bytes by hsperfdata: its generations'
     capacities (G1's 8 bytes a space rounded off)."""
-    total, g = 0, 0
-    while "gen.%d.capacity" % g in figs:
-        total += figs["gen.%d.capacity" % g]
-        g += 1
+    total = sum(figs.get("gen.%d.capacity" % g, 0) for g in gens(figs))
     return total // page * page
 
 
@@ -223,6 +236,9 @@ def check(label, pid, extra, ccp=True):
     if truth and "garbage-first heap" in truth[2]:
         T.eq(m["committed"], truth[2]["garbage-first heap"],
              "%s: ... and jcmd's G1 total" % label)
+    if truth and "shenandoah" in truth[2]:
+        T.eq(m["committed"], truth[2]["shenandoah"],
+             "%s: ... and jcmd's Shenandoah committed" % label)
     T.eq(m["figures"], "hsperfdata", "%s: figures from hsperfdata" % label)
     want = want_parts(figs)
     got = {p["name"]: (p["capacity"], p["used"], p["max"], p["in_heap"])
@@ -248,6 +264,72 @@ def check(label, pid, extra, ccp=True):
              [r["start"] for r in named])
     else:
         T.skip("%s: class space" % label, "jcmd not installed")
+
+
+def vm_info_hex(info, name):
+    m = re.search(r"^ %s:\s+(?:\S+ \()?0x([0-9a-f]+)" % name, info, re.M)
+    return int(m.group(1), 16) if m else None
+
+
+def check_zgc(label, pid):
+    """ZGC: the heap is a memfd ("java_heap") mapped in three views; the
+    JVM's own account (jcmd VM.info: "ZGC Metadata Bits", "Offset Max")
+    says where the remapped view lies. One managed heap there, its
+    committed the JVM's (hsperfdata; jcmd's capacity in MiB), the kernel's
+    bytes of the memfd in that view; the other two views named as views
+    of it and left shareable (counted once)."""
+    info = jcmd(pid, "VM.info")
+    remapped = info and vm_info_hex(info, "Remapped")
+    span = info and vm_info_hex(info, "Offset Max")
+    cap = info and re.search(r"ZHeap\s+used \d+M, capacity (\d+)M", info)
+    if not (remapped and span and cap):
+        T.skip("%s: the heap by jcmd VM.info" % label, "jcmd not installed "
+               "(a JRE), or no ZGC globals printed")
+        return
+    snap, figs = stable_capture(pid, ["-F"])
+    if not T.ok(figs is not None, "%s: hsperfdata stable around the capture"
+                % label):
+        return
+    jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
+    notes = [n for n in snap["capture"]["missing"] if n["step"] == "jvm"]
+    if not T.ok(len(jvm) == 1 and not notes, "%s: one managed heap of "
+                "runtime jvm, no note" % label, (snap["managed"], notes)):
+        return
+    m = jvm[0]
+    start, end = T.hexint(m["start"]), T.hexint(m["end"])
+    T.ok(start == remapped and end <= remapped + span and
+         m["reserved"] == end - start,
+         "%s: it is the remapped view, %#x-%#x (%d MiB reserved), within "
+         "jcmd's remapped bit %#x and offset max %#x"
+         % (label, start, end, (end - start) >> 20, remapped, span))
+    memfd = [x for x in T.maps(pid) if "/memfd:java_heap" in (x["path"] or "")
+             and "s" in x["perms"]]
+    in_view = sum(x["end"] - x["start"] for x in memfd
+                  if remapped <= x["start"] < remapped + span)
+    own = jvm_committed(figs, os.sysconf("SC_PAGE_SIZE"))
+    T.ok(m["committed"] == own == in_view and own >> 20 == int(cap.group(1)),
+         "%s: committed %d is the JVM's own (hsperfdata %d, jcmd's capacity "
+         "%s M) and the memfd's pages in that view (%d)"
+         % (label, m["committed"], own, cap.group(1), in_view))
+    inside, _ = heap_pieces(snap, start, end)
+    T.ok(inside and all(x["type"] == "managed_heap" and
+                        x["detail"].startswith("Java heap") for x in inside)
+         and sum(T.hexint(x["end"]) - T.hexint(x["start"])
+                 for x in inside) == end - start,
+         "%s: its %d regions are typed managed_heap, named Java heap, and "
+         "cover it" % (label, len(inside)))
+    views = [r for r in snap["regions"] if "/memfd:java_heap" in
+             (r.get("path") or "") and not start <= T.hexint(r["start"]) < end]
+    T.ok(len(views) >= 2 and all(
+        r["type"] == "shareable" and r["detail"].startswith("JVM heap view (ZGC")
+        for r in views), "%s: the marked views' %d mappings are named views "
+        "of the heap, shareable, not a second heap" % (label, len(views)),
+        [(r["start"], r["type"], r["detail"]) for r in views])
+    want = want_parts(figs)
+    got = {p["name"]: (p["capacity"], p["used"], p["max"], p["in_heap"])
+           for p in m["parts"]}
+    T.ok(got == want, "%s: parts equal the JVM's own hsperfdata" % label,
+         "got %r\nwant %r" % (got, want))
 
 
 def check_noperf(label, pid):
@@ -307,7 +389,7 @@ def saved(label, pid, tmp):
     def named(snap):
         return [(x["start"], x["type"], x["detail"]) for x in snap["regions"]
                 if x["type"] == "managed_heap"
-                or (x["detail"] or "").startswith("JVM ")]
+                or (x["detail"] or "").startswith(("JVM ", "Java heap"))]
     T.ok(jvm(loaded) == jvm(live) and jvm(live),
          "%s: the loaded file's jvm heap and parts equal a live capture's"
          % label, "loaded %r\nlive %r" % (jvm(loaded), jvm(live)))
@@ -324,7 +406,8 @@ CONFIGS = [(gc, xmx, ()) for gc in ("G1", "Parallel", "Serial")
     [(gc, "512m", ("-XX:-UseCompressedClassPointers",))
      for gc in ("G1", "Parallel", "Serial")] + \
     [("G1", "512m", ("-XX:-UseCompressedOops",)),
-     ("G1", "512m", ("-XX:-UsePerfData",))]
+     ("G1", "512m", ("-XX:-UsePerfData",)),
+     ("Shenandoah", "512m", ()), ("Z", "512m", ())]
 AT_ONCE = 4
 
 
@@ -348,6 +431,10 @@ def run_one(cfg, proc, line, tmp):
     ccp = "-XX:-UseCompressedClassPointers" not in flags
     if "-XX:-UsePerfData" in flags:
         check_noperf("%s -F" % label, pid)
+        return
+    if gc == "Z":
+        check_zgc("%s -F" % label, pid)
+        saved("%s -w/-l" % label, pid, tmp)
         return
     check("%s -F" % label, pid, ["-F"], ccp)
     if (gc, xmx, flags) == ("G1", "512m", ()):

@@ -17,7 +17,10 @@
  * Universe::_collectedHeap->_reserved is the heap's whole reservation for
  * every collector and every -Xmx, compressed oops or not. The regions of
  * that range must be anonymous private memory or the CDS archive's mapped
- * heap pieces (classes.jsa); else a note, and nothing typed.
+ * heap pieces (classes.jsa); else a note, and nothing typed. ZGC leaves
+ * _reserved empty: its heap is the memfd it names java_heap, mapped in
+ * three views (jvm_zgc.h); the remapped view is the heap, the two others
+ * are named as views of it and stay shareable (its pages counted once).
  *
  * Only where VMStructs cannot be read (a core whose libjvm on disk is
  * another build than the one it mapped, a JVM without the export) is the
@@ -56,6 +59,7 @@
 #include "analyze/rtscan.h"
 #include "analyze/runtimes/hsperf.h"
 #include "analyze/runtimes/hsstructs.h"
+#include "analyze/runtimes/jvm_zgc.h"
 #include "analyze/steps.h"
 #include "model/managed.h"
 #include "model/source.h"
@@ -64,6 +68,7 @@
 #define HSPERF_MAX_BYTES (1u << 20) /* PerfDataMemorySize: 32 KiB default */
 #define OOPS_LIMIT (32ull << 30) /* compressed oops: heap below 32 GiB */
 #define RUN_MAX 4096 /* regions looked at from one start */
+#define ZGC_ALIAS "JVM heap view (ZGC: the Java heap's pages again)"
 
 static bool ends_with(const char *s, const char *tail)
 {
@@ -527,9 +532,10 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 	struct hsperf h;
 	uint64_t sum = 0, hs = 0, he = 0;
 	size_t i, first = 0, end = 0;
-	const char *pwhy, *detail, *xwhy = "";
+	const char *pwhy, *detail, *xwhy = "", *zwhy = "";
 	char msg[400], pmsg[200];
 	bool jvm = false, perf, exact;
+	int z = 1;
 
 	/* A source without files may have kept what this step found (a
 	 * snapshot file): put back, it stands for the step. */
@@ -546,7 +552,10 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 		return 0;
 	perf = perf_of(s, have, &h, pmsg, sizeof(pmsg), &pwhy) == 0;
 	exact = exact_heap(s, have, &hs, &he, &xwhy) == 0;
-	if (!perf && !exact) {
+	/* no range from VMStructs: ZGC's, whose views say where it is */
+	if (!exact && (z = jvm_zgc_find(s, ZGC_ALIAS, &first, &end, &zwhy)) < 0)
+		xwhy = zwhy;
+	if (!perf && !exact && z != 0) {
 		snprintf(msg, sizeof(msg),
 			 "%s, and %s: its heap cannot be told from the map",
 			 pwhy, xwhy);
@@ -562,6 +571,8 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 				 (unsigned long long)he);
 			return note(s, msg, err);
 		}
+	} else if (z == 0) {
+		/* ZGC: the remapped view, found by its layout */
 	} else if (inferred_heap(s, &h, &first, &end, &sum)) {
 		snprintf(msg, sizeof(msg),
 			 "the Java heap's range is inferred from its size "
