@@ -128,17 +128,26 @@ class Tmux:
         return self._run(*args)
 
     def wait_for(self, pred, timeout=20, escapes=False):
-        """Polls until pred(screen) (or the string pred is on screen);
-        returns the screen (the last one on timeout)."""
+        """Polls until pred(screen) (or the string pred is on screen) on
+        a screen that stands still: the same on two captures in a row, so
+        that what the test reads next is not a redraw half done (tmux
+        shows what the viewer wrote so far); a screen that keeps changing
+        is taken at its fifth capture in a row that satisfies pred.
+        Returns the screen (the last one on timeout)."""
         if isinstance(pred, str):
             s = pred
             pred = lambda scr: s in scr  # noqa: E731
         deadline = time.time() + timeout
-        scr = ""
+        scr, prev, held = "", None, 0
         while time.time() < deadline:
             scr = self.screen(escapes)
             if pred(scr):
-                return scr
+                if scr == prev or held >= 4:
+                    return scr
+                prev, held = scr, held + 1
+                time.sleep(0.01)
+                continue
+            prev, held = None, 0
             time.sleep(0.05)
         # a wait that ends by its bound costs the whole bound: say where
         # (a test that passes so is slow, and its wait asks the wrong thing)
