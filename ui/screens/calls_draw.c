@@ -13,6 +13,28 @@
 #include "screens/calls_priv.h"
 #include "trace/tracer.h"
 
+const char *const calls_window_names[W_COUNT] = {
+	"the whole trace",
+	"since the snapshot shown",
+	"between the timeline's marks A and B",
+};
+
+const char *const calls_view_names[V_COUNT] = {
+	"call sites",
+	"call tree, callers first",
+	"call tree, callees first",
+};
+
+bool calls_node_open(const struct calls *c, uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntopen; i++)
+		if (c->topen[i] == c->tree.nodes[node].path)
+			return true;
+	return false;
+}
+
 /* The figures' columns of a row: impacting, outstanding, transient,
  * released and lasting (as the heading says). */
 static void figures(const struct vms_trace_count *by, int64_t impacting,
@@ -111,8 +133,6 @@ void calls_draw(struct ui *u)
 	bool ended;
 	attr_t la = theme_attr(EL_LABEL);
 
-	if (!c->have && !c->why[0])
-		calls_rebuild(u, c);
 	if (u->tracer)
 		ended = tracer_wait(u->tracer, &st);
 	else if ((ended = c->have && r->ended && r->exit_status >= 0))

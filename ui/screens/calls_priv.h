@@ -1,7 +1,8 @@
 /* calls_priv.h — the calls screen's state, shared by its two files:
  * screen_calls.c (the report, the rows, the keys; its header comment is
- * the screen's contract) and calls_draw.c (the drawing). No other file
- * includes it.
+ * the screen's contract) and calls_draw.c (the drawing, with the names
+ * of the windows and views; it uses nothing of screen_calls.c, which
+ * uses it). No other file includes it.
  */
 #ifndef VMS_UI_CALLS_PRIV_H
 #define VMS_UI_CALLS_PRIV_H
@@ -64,9 +65,7 @@ struct calls {
 
 /* Whether the tree's node is open (by its path). */
 bool calls_node_open(const struct calls *c, uint32_t node);
-/* The report of the window, again; the cursor stays on its site. */
-void calls_rebuild(struct ui *u, struct calls *c);
-/* The screen's draw (its ui_screen row). */
+/* The screen drawn (calls_draw.c; the report built before). */
 void calls_draw(struct ui *u);
 
 #endif

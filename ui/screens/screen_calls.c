@@ -48,18 +48,6 @@
 
 #define TICK_MS 10
 
-const char *const calls_window_names[W_COUNT] = {
-	"the whole trace",
-	"since the snapshot shown",
-	"between the timeline's marks A and B",
-};
-
-const char *const calls_view_names[V_COUNT] = {
-	"call sites",
-	"call tree, callers first",
-	"call tree, callees first",
-};
-
 static struct calls *cs_of(const struct ui *u)
 {
 	return u->data[SCR_CALLS];
@@ -98,16 +86,6 @@ static void drop_report(struct calls *c)
 	c->nrows = c->caprows = 0;
 	c->have = false;
 	memset(&c->tree, 0, sizeof(c->tree));
-}
-
-bool calls_node_open(const struct calls *c, uint32_t node)
-{
-	size_t i;
-
-	for (i = 0; i < c->ntopen; i++)
-		if (c->topen[i] == c->tree.nodes[node].path)
-			return true;
-	return false;
 }
 
 static bool add_row(struct calls *c, size_t what)
@@ -215,7 +193,7 @@ static bool window_marks(struct ui *u, struct calls *c, unsigned *from,
 }
 
 /* The report of the window, again; the cursor stays on its site. */
-void calls_rebuild(struct ui *u, struct calls *c)
+static void calls_rebuild(struct ui *u, struct calls *c)
 {
 	struct vms_error err = { 0 };
 	size_t keep = c->nrows ? c->rows[c->lv.cur].site : 0;
@@ -563,6 +541,17 @@ static void calls_free(struct ui *u)
 	free(cs_of(u)->topen);
 }
 
+/* The screen's draw: the report built first where it is not (calls_draw
+ * only draws). */
+static void draw(struct ui *u)
+{
+	struct calls *c = cs_of(u);
+
+	if (!c->have && !c->why[0])
+		calls_rebuild(u, c);
+	calls_draw(u);
+}
+
 /* The key of the viewer that opens the calls (ui_priv.h: from_keys). */
 static int act_enter_from_viewer(struct ui *u)
 {
@@ -587,7 +576,7 @@ const struct ui_screen screen_calls = {
 	.free = calls_free,
 	.enter = calls_enter,
 	.snapshot_changed = calls_snapshot_changed,
-	.draw = calls_draw,
+	.draw = draw,
 	.key = calls_key,
 	.mouse = calls_mouse,
 	.tick = calls_tick,
