@@ -15,9 +15,11 @@
  * are typed by the step "parts" (step_parts.c): a region the arenas fill
  * is a managed heap, one they share with other memory is split into typed
  * parts. The gate is the image that exports PyObject_Malloc. Needs memory;
- * reads 48 bytes per pool of unclaimed anonymous memory, the image's
- * writable memory and 48 bytes per arena per pointer in it into readable
- * memory, in one hold. See steps.h.
+ * reads 48 bytes per pool of unclaimed anonymous memory (256 headers at a
+ * time: vms_source_read_each), the image's writable memory and 48 bytes
+ * per arena per pointer in it into memory malloc could have handed out
+ * (private, read-write, anonymous, in no pool found), in one hold. See
+ * steps.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,29 +39,50 @@ struct py_pools {
 	size_t n, cap;
 };
 
+/* Pool headers read at once (the source's read_each: one read of the
+ * page tables for them, then one of each header in RAM). */
+#define PY_SCAN_BATCH 256
+
 static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 		    uint32_t psize, struct py_pools *v)
 {
 	uint64_t a = (run->start + psize - 1) & ~(uint64_t)(psize - 1);
+	uint64_t addr[PY_SCAN_BATCH];
+	unsigned char hdr[PY_SCAN_BATCH * RTHEAP_PY_HDR], ok[PY_SCAN_BATCH];
 
-	for (; a < run->end && run->end - a >= psize; a += psize) {
-		unsigned char hdr[RTHEAP_PY_HDR];
-		struct rtheap_py_pool p;
+	while (a < run->end && run->end - a >= psize) {
+		struct vms_error e;
+		size_t n = 0, i;
 
-		if (!rtscan_read(s, a, hdr, sizeof(hdr)) ||
-		    !rtheap_py_pool(hdr, sizeof(hdr), a, psize, &p))
-			continue;
-		if (v->n == v->cap) {
-			size_t nc = v->cap ? v->cap * 2 : 1024;
-			struct py_pool *np = realloc(v->p, nc * sizeof(*np));
+		for (;
+		     n < PY_SCAN_BATCH && a < run->end && run->end - a >= psize;
+		     a += psize)
+			addr[n++] = a;
+		if (vms_source_read_each(s, addr, n, RTHEAP_PY_HDR, hdr, ok,
+					 &e) < 0)
+			continue; /* none read */
+		for (i = 0; i < n; i++) {
+			struct rtheap_py_pool p;
 
-			if (!np)
-				return -1;
-			v->p = np;
-			v->cap = nc;
+			if (!ok[i] ||
+			    !rtheap_py_pool(hdr + i * RTHEAP_PY_HDR,
+					    RTHEAP_PY_HDR, addr[i], psize, &p))
+				continue;
+			if (v->n == v->cap) {
+				size_t nc = v->cap ? v->cap * 2 : 1024;
+				struct py_pool *np =
+					realloc(v->p, nc * sizeof(*np));
+
+				if (!np)
+					return -1;
+				v->p = np;
+				v->cap = nc;
+			}
+			v->p[v->n++] =
+				(struct py_pool){ addr[i],
+						  (uint64_t)p.count * p.block,
+						  p.arenaindex, p.count };
 		}
-		v->p[v->n++] = (struct py_pool){ a, (uint64_t)p.count * p.block,
-						 p.arenaindex, p.count };
 	}
 	return 0;
 }
