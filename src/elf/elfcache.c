@@ -53,6 +53,7 @@ struct elfcache {
 	struct elfcache_ent **v; /* open addressing by identity */
 	size_t n, nslot; /* nslot a power of two, > 2 n */
 	size_t nsyms; /* names kept in all the sets */
+	size_t bloom_words; /* GNU hash filters' words kept in all */
 	struct elfcache_ent **byim; /* open addressing by address */
 };
 
@@ -386,11 +387,19 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 
 	if (!e)
 		return -1;
-	if (!e->gh_state)
-		e->gh_state =
-			elfimage_gnuhash_read(&e->im, src, &c->arena, &e->gh)
-				? 1
-				: 2;
+	if (!e->gh_state) {
+		/* the filters kept in all bounded as the sets are */
+		bool got =
+			elfimage_gnuhash_read(&e->im, src, &c->arena, &e->gh);
+
+		if (got &&
+		    c->bloom_words + e->gh.nbloom <= ELFCACHE_MAX_BLOOM) {
+			c->bloom_words += e->gh.nbloom;
+			e->gh_state = 1;
+		} else {
+			e->gh_state = 2;
+		}
+	}
 	if (e->gh_state == 1) {
 		int rc = by_gnuhash(e, src, names, which);
 

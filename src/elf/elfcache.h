@@ -33,6 +33,9 @@
 /* Defined dynamic symbol names kept in all (their sets: a hash and an
  * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
 #define ELFCACHE_MAX_SYMS (4u << 20)
+/* GNU hash bloom filter words kept in all (8 bytes each); past it, a file
+ * is answered from its set of names. */
+#define ELFCACHE_MAX_BLOOM (4u << 20)
 
 struct elfcache;
 
