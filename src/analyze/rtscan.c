@@ -3,6 +3,7 @@
 
 #include <elf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -218,7 +219,29 @@ static bool read_filling(struct vms_snapshot *s, uint64_t addr, void *buf,
 bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 		       size_t len)
 {
-	return read_filling(s, addr, buf, len, true, false);
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)(len / page), i;
+	unsigned char *ok;
+	struct vms_error e;
+	ssize_t got;
+
+	/* Whole pages (an image's writable memory): the source's read of
+	 * pages, one read of the page tables and one a run of pages in
+	 * RAM, instead of a read a page that is not. */
+	if (addr % page || len % page || !n || s->cap.page_size != page ||
+	    !(ok = malloc(n)))
+		return read_filling(s, addr, buf, len, true, false);
+	got = vms_source_read_pages(s, addr, buf, n, ok, &e);
+	if (got < 0) {
+		free(ok);
+		return read_filling(s, addr, buf, len, true, false);
+	}
+	for (i = 0; i < n && ok[0]; i++)
+		if (!ok[i])
+			memset((unsigned char *)buf + i * page, 0, page);
+	i = ok[0];
+	free(ok);
+	return i;
 }
 
 bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,

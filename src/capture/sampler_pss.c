@@ -145,6 +145,22 @@ static ssize_t pss_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
 		       err);
 }
 
+static int pss_read_each(struct vms_snapshot *s, const uint64_t *addr, size_t n,
+			 size_t len, void *buf, unsigned char *ok,
+			 struct vms_error *err)
+{
+	struct pss_priv *p = s->src.priv;
+	struct fork_keeper k;
+	int how;
+
+	memset(ok, 0, n);
+	if ((how = mem_begin(s, &k, err)) <= 0)
+		return how;
+	return (int)mem_end(
+		how, &k, memread_read_each(&p->mem, addr, n, len, buf, ok, err),
+		err);
+}
+
 /* Only while the target is held still: otherwise the pages would be of
  * another instant than the memory read with them. */
 static int pss_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
@@ -216,6 +232,7 @@ static const struct vms_source_ops pss_source = {
 	.name = "pss",
 	.read_mem = pss_read_mem,
 	.read_pages = pss_read_pages,
+	.read_each = pss_read_each,
 	.present = pss_present,
 	.pages = pss_pages,
 	.hold = pss_hold,

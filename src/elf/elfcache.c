@@ -42,6 +42,10 @@ struct elfcache_ent {
 	struct elfcache_sym *sym;
 	size_t nsym, nsym_slot;
 	bool sym_failed;
+	/* its GNU hash table, when it answers (gh_state 1; 0: not read
+	 * yet, 2: none that answers as a walk would: the set instead) */
+	struct elfimage_gnuhash gh;
+	int gh_state;
 };
 
 struct elfcache {
@@ -49,6 +53,7 @@ struct elfcache {
 	struct elfcache_ent **v; /* open addressing by identity */
 	size_t n, nslot; /* nslot a power of two, > 2 n */
 	size_t nsyms; /* names kept in all the sets */
+	size_t bloom_words; /* GNU hash filters' words kept in all */
 	struct elfcache_ent **byim; /* open addressing by address */
 };
 
@@ -348,6 +353,30 @@ static int sym_add(void *ctx, const struct elfimage_sym *y)
 	return 0;
 }
 
+/* The same by the file's GNU hash table: a look-up a name (most end at
+ * the bloom filter, in memory), instead of a set of every name. -1 when
+ * the table cannot be read. */
+static int by_gnuhash(const struct elfcache_ent *e,
+		      const struct elfimage_src *src, const char *const *names,
+		      size_t *which)
+{
+	uint64_t best = UINT64_MAX, idx;
+	size_t k;
+
+	for (k = 0; names[k]; k++) {
+		int rc = elfimage_gnuhash_find(&e->im, src, &e->gh, names[k],
+					       &idx);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && idx < best) {
+			best = idx;
+			*which = k;
+		}
+	}
+	return best != UINT64_MAX;
+}
+
 int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 			const struct elfimage_src *src,
 			const char *const *names, size_t *which)
@@ -356,7 +385,29 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 	uint64_t best = UINT64_MAX;
 	size_t k;
 
-	if (!e || e->sym_failed)
+	if (!e)
+		return -1;
+	if (!e->gh_state) {
+		/* the filters kept in all bounded as the sets are */
+		bool got =
+			elfimage_gnuhash_read(&e->im, src, &c->arena, &e->gh);
+
+		if (got &&
+		    c->bloom_words + e->gh.nbloom <= ELFCACHE_MAX_BLOOM) {
+			c->bloom_words += e->gh.nbloom;
+			e->gh_state = 1;
+		} else {
+			e->gh_state = 2;
+		}
+	}
+	if (e->gh_state == 1) {
+		int rc = by_gnuhash(e, src, names, which);
+
+		if (rc >= 0)
+			return rc;
+		e->gh_state = 2;
+	}
+	if (e->sym_failed)
 		return -1;
 	if (!e->nsym_slot) {
 		struct sym_fill f = { c, e, 0, false };

@@ -33,6 +33,9 @@
 /* Defined dynamic symbol names kept in all (their sets: a hash and an
  * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
 #define ELFCACHE_MAX_SYMS (4u << 20)
+/* GNU hash bloom filter words kept in all (8 bytes each); past it, a file
+ * is answered from its set of names. */
+#define ELFCACHE_MAX_BLOOM (4u << 20)
 
 struct elfcache;
 
@@ -61,8 +64,11 @@ void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 
 /* Whether im (an image of this cache, read from src) defines one of
  * names[], as rtscan.h asks (the first such symbol in the table's order;
- * *which its name's index), answered from the set of its defined dynamic
- * names (their hashes, a hit confirmed by the name read from src), read
+ * *which its name's index), answered by the file's GNU hash table where
+ * it answers as a walk of the table would (elfimage_gnuhash_read: its
+ * bloom filter read once, a name's chain at each look-up), else from the
+ * set of its defined dynamic names (their hashes, a hit confirmed by the
+ * name read from src), read
  * from src once for every later list: 1, 0, or -1 when im is
  * not the cache's, the set cannot be had (out of memory, past
  * ELFCACHE_MAX_SYMS names in the cache) or src cannot be read (the

@@ -98,6 +98,8 @@ struct elfimage {
 	/* From PT_DYNAMIC (or the section headers when there is none): */
 	struct elfimage_table dynsym, dynstr, rela, rel, jmprel, relr;
 	bool jmprel_is_rela;
+	/* DT_GNU_HASH's place in the source (0: none) */
+	uint64_t gnu_hash;
 	/* From the section headers: the full symbol table (SHT_SYMTAB) and
 	 * its string table, as a detached debug file keeps them. */
 	struct elfimage_table symtab, strtab;
@@ -164,6 +166,35 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 bool elfimage_dynsym_name(const struct elfimage *im,
 			  const struct elfimage_src *src, uint64_t idx,
 			  char *out, size_t n);
+
+/* The GNU hash table of the dynamic symbols (DT_GNU_HASH), as the
+ * dynamic linker looks a name up in it: its header and its bloom filter,
+ * read once; the buckets and chains read at each look-up. */
+struct elfimage_gnuhash {
+	uint32_t nbuckets, symoffset, nbloom, shift;
+	uint64_t buckets, chains; /* their offsets in the source */
+	uint64_t *bloom; /* nbloom words (32-bit ones widened) */
+};
+/* Bloom words read at most (512 KiB; libLLVM's 44,459 names take 2,048). */
+#define ELFIMAGE_MAX_GNU_BLOOM 65536
+
+/* Reads im's GNU hash table into *h (its bloom filter in a): true when
+ * it has one whose look-ups answer as a walk of the table in order
+ * would: well-formed (a power-of-two filter, the hashed symbols within
+ * the table) and no defined symbol with a name among the ones it leaves
+ * unhashed (below symoffset: undefined ones, as linkers make it). False
+ * otherwise (the caller walks the table). */
+bool elfimage_gnuhash_read(const struct elfimage *im,
+			   const struct elfimage_src *src, struct arena *a,
+			   struct elfimage_gnuhash *h);
+/* The first defined dynamic symbol called name, in the table's order, by
+ * the hash table h (elfimage_gnuhash_read): 1 with its index in *idx, 0
+ * when there is none, -1 when the table cannot be read (a short read, a
+ * chain past the table). */
+int elfimage_gnuhash_find(const struct elfimage *im,
+			  const struct elfimage_src *src,
+			  const struct elfimage_gnuhash *h, const char *name,
+			  uint64_t *idx);
 
 /* The same over the full symbol table (.symtab, section headers), as a
  * detached debug file has it: local symbols such as glibc's main_arena. */

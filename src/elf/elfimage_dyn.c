@@ -217,6 +217,173 @@ bool elfimage_symtab_symbol(const struct elfimage *im,
 	return elfimage_symtab_symbols(im, src, sym_match, &f) == 1;
 }
 
+/* ---- the GNU hash table ---- */
+
+static uint32_t gnu_name_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (; *name; name++)
+		h = h * 33 + (unsigned char)*name;
+	return h;
+}
+
+/* Whether no symbol of [1, n) is defined with a name: the ones the hash
+ * table leaves out are then none a walk would find. */
+static bool unhashed_clean(const struct elfimage *im,
+			   const struct elfimage_src *src, uint64_t n)
+{
+	const struct elfimage_table *sym = &im->dynsym;
+	unsigned char buf[64 * ELFIMAGE_MAX_ENTSIZE];
+	uint64_t i;
+
+	for (i = 0; i < n; i += 64) {
+		size_t want = n - i < 64 ? (size_t)(n - i) : 64, j;
+
+		if (elfimage_src_read(src, sym->off + i * sym->entsize, buf,
+				      want * sym->entsize) !=
+		    want * sym->entsize)
+			return false;
+		for (j = 0; j < want; j++) {
+			struct elfimage_sym y;
+			uint32_t name;
+
+			raw_sym(im->elfclass, buf + j * sym->entsize, &y,
+				&name);
+			if (i + j > 0 && y.shndx != SHN_UNDEF && name != 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+bool elfimage_gnuhash_read(const struct elfimage *im,
+			   const struct elfimage_src *src, struct arena *a,
+			   struct elfimage_gnuhash *h)
+{
+	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
+						: sizeof(Elf32_Sym);
+	size_t word = im->elfclass == ELFCLASS64 ? 8 : 4, i;
+	uint32_t hdr[4];
+	uint64_t nsym;
+	unsigned char *raw;
+
+	memset(h, 0, sizeof(*h));
+	if (!im->gnu_hash || !im->dynsym.size || im->dynsym.entsize < esz ||
+	    im->dynsym.entsize > ELFIMAGE_MAX_ENTSIZE ||
+	    elfimage_src_read(src, im->gnu_hash, hdr, sizeof(hdr)) !=
+		    sizeof(hdr))
+		return false;
+	nsym = im->dynsym.size / im->dynsym.entsize;
+	h->nbuckets = hdr[0];
+	h->symoffset = hdr[1];
+	h->nbloom = hdr[2];
+	h->shift = hdr[3];
+	/* the dynamic linker masks with nbloom - 1 */
+	if (!h->nbuckets || !h->nbloom || (h->nbloom & (h->nbloom - 1)) ||
+	    h->nbloom > ELFIMAGE_MAX_GNU_BLOOM || h->symoffset > nsym ||
+	    h->shift >= 8 * word)
+		return false;
+	h->buckets = im->gnu_hash + 16 + (uint64_t)h->nbloom * word;
+	h->chains = h->buckets + 4 * (uint64_t)h->nbuckets;
+	h->bloom = arena_alloc(a, h->nbloom * sizeof(*h->bloom));
+	raw = malloc(h->nbloom * word);
+	if (!h->bloom || !raw ||
+	    elfimage_src_read(src, im->gnu_hash + 16, raw, h->nbloom * word) !=
+		    h->nbloom * word ||
+	    !unhashed_clean(im, src, h->symoffset)) {
+		free(raw);
+		return false;
+	}
+	for (i = 0; i < h->nbloom; i++) {
+		uint32_t w32;
+
+		if (word == 8) {
+			memcpy(&h->bloom[i], raw + i * 8, 8);
+		} else {
+			memcpy(&w32, raw + i * 4, 4);
+			h->bloom[i] = w32;
+		}
+	}
+	free(raw);
+	return true;
+}
+
+/* Whether symbol idx is defined and called name: 1, 0, or -1 when it
+ * cannot be read. */
+static int gnu_sym_is(const struct elfimage *im, const struct elfimage_src *src,
+		      uint64_t idx, const char *name)
+{
+	const struct elfimage_table *sym = &im->dynsym, *str = &im->dynstr;
+	unsigned char buf[ELFIMAGE_MAX_ENTSIZE];
+	char got[NAME_MAX_LEN + 1];
+	size_t len = strlen(name), n;
+	struct elfimage_sym y;
+	uint32_t noff;
+
+	if (elfimage_src_read(src, sym->off + idx * sym->entsize, buf,
+			      (size_t)sym->entsize) != sym->entsize)
+		return -1;
+	raw_sym(im->elfclass, buf, &y, &noff);
+	if (y.shndx == SHN_UNDEF || noff >= str->size || len > NAME_MAX_LEN)
+		return 0;
+	/* the name and its NUL, within the table (a walk's strtab_get) */
+	n = str->size - noff < len + 1 ? (size_t)(str->size - noff) : len + 1;
+	if (elfimage_src_read(src, str->off + noff, got, n) != n)
+		return -1;
+	return n == len + 1 && memcmp(got, name, len + 1) == 0;
+}
+
+int elfimage_gnuhash_find(const struct elfimage *im,
+			  const struct elfimage_src *src,
+			  const struct elfimage_gnuhash *h, const char *name,
+			  uint64_t *idx)
+{
+	unsigned bits = im->elfclass == ELFCLASS64 ? 64 : 32;
+	uint32_t hash = gnu_name_hash(name), bucket, chain[16];
+	uint64_t w = h->bloom[(hash / bits) & (h->nbloom - 1)], i;
+	uint64_t nsym = im->dynsym.size / im->dynsym.entsize;
+	uint64_t mask =
+		(1ull << (hash % bits)) | (1ull << ((hash >> h->shift) % bits));
+
+	if ((w & mask) != mask)
+		return 0;
+	if (elfimage_src_read(src,
+			      h->buckets + 4 * (uint64_t)(hash % h->nbuckets),
+			      &bucket, 4) != 4)
+		return -1;
+	if (bucket == 0)
+		return 0;
+	if (bucket < h->symoffset)
+		return -1;
+	for (i = bucket;; i++) {
+		size_t k = (size_t)((i - bucket) % 16);
+		int is;
+
+		if (i >= nsym)
+			return -1; /* a chain without its end */
+		if (k == 0) {
+			size_t want = nsym - i < 16 ? (size_t)(nsym - i) : 16;
+
+			if (elfimage_src_read(
+				    src, h->chains + 4 * (i - h->symoffset),
+				    chain, 4 * want) != 4 * want)
+				return -1;
+		}
+		if ((chain[k] | 1) == (hash | 1)) {
+			is = gnu_sym_is(im, src, i, name);
+			if (is < 0)
+				return -1;
+			if (is) {
+				*idx = i;
+				return 1;
+			}
+		}
+		if (chain[k] & 1)
+			return 0;
+	}
+}
+
 /* ---- relocations ---- */
 
 uint32_t elfimage_relative_type(uint16_t machine)

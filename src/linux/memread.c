@@ -151,6 +151,83 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 	return done;
 }
 
+/* len bytes at addr by mem, its pages known present: all came. */
+static int read_piece(struct memread *m, uint64_t addr, char *buf, size_t len,
+		      struct vms_error *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(m->mem_fd, buf + done, len - done,
+				  (off_t)(addr + done));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EIO || errno == EFAULT)
+				return 0; /* unmapped meanwhile */
+			return vms_error_set(err, VMS_ERR_CAPTURE, errno,
+					     "cannot read memory of %d: %s",
+					     (int)m->pid, strerror(errno));
+		}
+		if (r == 0)
+			return 0;
+		done += (size_t)r;
+	}
+	return 1;
+}
+
+int memread_read_each(struct memread *m, const uint64_t *addr, size_t n,
+		      size_t len, void *buf, unsigned char *ok,
+		      struct vms_error *err)
+{
+	const uint64_t ps = m->page_size;
+	unsigned char pres[512];
+	size_t i = 0, j, k;
+
+	memset(ok, 0, n);
+	if (!len)
+		return 0;
+	while (i < n) {
+		uint64_t first = addr[i] / ps, last = first, pg;
+
+		/* the pieces whose pages lie within 512 of the first's */
+		for (j = i; j < n && addr[j] >= addr[i] &&
+			    (addr[j] + len - 1) / ps - first < 512;
+		     j++)
+			last = (addr[j] + len - 1) / ps;
+		if (j == i) { /* longer than the window, or out of order */
+			ssize_t got = memread_read(
+				m, addr[i], (char *)buf + i * len, len, err);
+
+			if (got < 0)
+				return -1;
+			ok[i++] = (size_t)got == len;
+			continue;
+		}
+		if (memread_present(m, first * ps, (size_t)(last - first + 1),
+				    pres, err) < 0)
+			return -1;
+		for (k = i; k < j; k++) {
+			int rc = 1;
+
+			for (pg = addr[k] / ps; pg <= (addr[k] + len - 1) / ps;
+			     pg++)
+				if (!pres[pg - first])
+					rc = 0;
+			if (rc)
+				rc = read_piece(m, addr[k],
+						(char *)buf + k * len, len,
+						err);
+			if (rc < 0)
+				return -1;
+			ok[k] = (unsigned char)rc;
+		}
+		i = j;
+	}
+	return 0;
+}
+
 ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
 			   size_t npages, unsigned char *ok,
 			   struct vms_error *err)

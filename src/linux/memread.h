@@ -46,6 +46,16 @@ ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
 			   size_t npages, unsigned char *ok,
 			   struct vms_error *err);
 
+/* Reads len bytes at each of addr[0, n) (ascending) into buf + i * len,
+ * as memread_read of each would (present pages only): ok[i] = 1 when all
+ * of piece i came, else 0. One read of pagemap for the pieces within 512
+ * pages, one of mem a present piece (not process_vm_readv(2): its pin of
+ * a page shared copy-on-write with a child makes the kernel copy it, in
+ * the target). 0, or -1 with *err. */
+int memread_read_each(struct memread *m, const uint64_t *addr, size_t n,
+		      size_t len, void *buf, unsigned char *ok,
+		      struct vms_error *err);
+
 /* out[i] = 1 when page i from addr (page-aligned) is present in RAM,
  * else 0, for npages pages (past the address space: 0). 0, or -1 with
  * *err. */

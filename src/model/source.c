@@ -61,6 +61,28 @@ ssize_t vms_source_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return bytes;
 }
 
+int vms_source_read_each(struct vms_snapshot *s, const uint64_t *addr, size_t n,
+			 size_t len, void *buf, unsigned char *ok,
+			 struct vms_error *err)
+{
+	size_t i;
+
+	memset(ok, 0, n);
+	if (!(vms_source_caps(s) & VMS_SRC_MEMORY))
+		return 0;
+	if (ops_of(s)->read_each)
+		return ops_of(s)->read_each(s, addr, n, len, buf, ok, err);
+	for (i = 0; i < n; i++) {
+		ssize_t got = ops_of(s)->read_mem(
+			s, addr[i], (char *)buf + i * len, len, err);
+
+		if (got < 0)
+			return -1;
+		ok[i] = (size_t)got == len;
+	}
+	return 0;
+}
+
 int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err)
 {

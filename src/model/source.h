@@ -18,6 +18,11 @@
  *        goes on past an absent page: ok[i] = 1 for page i read, else 0.
  *        The bytes read, or -1 with *err. Without it, vms_source_read_pages
  *        reads with read_mem, on from where each read stopped.
+ *  read_each(s, addr, n, len, buf, ok, err)
+ *        optional: read_mem of len bytes at each of addr[0, n)
+ *        (ascending) into buf + i * len, in fewer system calls: ok[i] = 1
+ *        when all len bytes of piece i came, else 0. 0, or -1 with *err.
+ *        Without it, vms_source_read_each reads each with read_mem.
  *  present(s, addr, npages, out, err)
  *        optional: which pages are in RAM as of the snapshot: out[i] = 1
  *        for page i from addr (page-aligned), else 0 (swapped out, never
@@ -108,6 +113,9 @@ struct vms_source_ops {
 	ssize_t (*read_pages)(struct vms_snapshot *s, uint64_t addr, void *buf,
 			      size_t npages, unsigned char *ok,
 			      struct vms_error *err);
+	int (*read_each)(struct vms_snapshot *s, const uint64_t *addr, size_t n,
+			 size_t len, void *buf, unsigned char *ok,
+			 struct vms_error *err);
 	int (*present)(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
 	int (*pages)(struct vms_snapshot *s, uint64_t addr, size_t npages,
@@ -180,6 +188,10 @@ ssize_t vms_source_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 ssize_t vms_source_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
 			      size_t npages, unsigned char *ok,
 			      struct vms_error *err);
+/* The read_each callback (ok[i] all 0 without memory): 0, or -1. */
+int vms_source_read_each(struct vms_snapshot *s, const uint64_t *addr, size_t n,
+			 size_t len, void *buf, unsigned char *ok,
+			 struct vms_error *err);
 int vms_source_present(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		       unsigned char *out, struct vms_error *err);
 /* The pages callback: 0, or -1 (also without memory or the callback:

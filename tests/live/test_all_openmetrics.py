@@ -33,7 +33,11 @@ and the kernel's own figures:
     (its five threads' stacks among them), and a one-thread target's, as
     a whole capture (-e openmetrics PID) finds them;
   - a CPython target's managed heap, committed and used, as -e json gives
-    them for it, and its glibc heap beside it;
+    them for it, its arenas placed by obmalloc's own vector (-e json's
+    detail of each says so) and the Managed Heap type's size and blocks
+    in --all as -e json's (--all's search of the vector and its look-ups
+    in the run's cache of ELF files skip what one capture reads), and its
+    glibc heap beside it;
   - a zombie named by PID counted as reason="no_memory"; --all leaves it
     out without counting it;
   - a process whose main thread exited while its 81 threads run on
@@ -333,6 +337,18 @@ def main():
     T.ok(any(n == "vmscope_heap_in_use_bytes" and
              lb.get("allocator") == "glibc" and v > 0 for n, lb, v in ss),
          "cpython: its glibc heap's bytes in use beside its arenas")
+    # its arenas placed by obmalloc's own vector, and --all's Managed
+    # Heap type as one capture's (--all's look-ups in the run's cache of
+    # ELF files, not a walk of each file's symbols)
+    T.ok(ms and all("arenas vector" in m["detail"] for m in ms),
+         "cpython: each arena's range as obmalloc's arenas vector says")
+    mh = [t for t in snap["types"] if t["type"] == "managed_heap"]
+    for key, fam in (("size", "vmscope_size_bytes"),
+                     ("blocks", "vmscope_blocks")):
+        T.eq([v for n, lb, v in ss if n == fam and
+              lb.get("type") == "managed_heap"],
+             [float(mh[0][key])] if mh else [],
+             "cpython: the Managed Heap type's %s = -e json's" % key)
 
     # a glibc target that printed its own mallinfo2 and mallocs no more
     hp, line = T.start([T.target("heap_arenas"), "normal", "4"])

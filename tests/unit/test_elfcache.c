@@ -11,6 +11,10 @@
  *  - the symbol set of this process's libc (elfcache_defines_in): a list
  *    with a defined name found, the first of them in the table's order as
  *    a walk of the table finds it; a list of names it lacks not found;
+ *  - the GNU hash look-up (elfimage_gnuhash_find) against a walk of the
+ *    table, name by name, on every ELF file this test maps: each defined
+ *    name found at the index of its first defined symbol, and names not
+ *    there (each defined name with a byte changed) not found;
  *  - readahead_start_inline gives a 600 KB file back whole, in order.
  */
 #include <fcntl.h>
@@ -173,6 +177,132 @@ static void test_symset(void)
 	elfcache_free(c);
 }
 
+/* The defined names of a table with their symbols' indexes, as a walk
+ * meets them. */
+struct named {
+	char *name;
+	uint64_t idx;
+};
+
+struct names {
+	struct named *v;
+	size_t n, cap;
+	uint64_t at;
+	bool oom;
+};
+
+static int collect(void *ctx, const struct elfimage_sym *y)
+{
+	struct names *v = ctx;
+	uint64_t idx = v->at++;
+
+	if (y->shndx == 0 || !y->name[0])
+		return 0;
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 256;
+		struct named *nv = realloc(v->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			v->oom = true;
+			return 1;
+		}
+		v->v = nv;
+		v->cap = cap;
+	}
+	if (!(v->v[v->n].name = strdup(y->name))) {
+		v->oom = true;
+		return 1;
+	}
+	v->v[v->n++].idx = idx;
+	return 0;
+}
+
+/* By name, then index: the first of a name is the walk's answer. */
+static int by_name(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void test_gnuhash(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[4096], path[4096], seen[16][4096];
+	size_t nseen = 0, files = 0, names = 0, bad = 0, absent_bad = 0;
+
+	while (maps && fgets(line, sizeof(line), maps) && nseen < 16) {
+		struct arena a;
+		struct elfimage im;
+		struct elfimage_gnuhash h;
+		struct elfimage_src src;
+		struct names v = { 0 };
+		struct vms_error e;
+		size_t k;
+		int fd;
+
+		path[0] = '\0';
+		sscanf(line, "%*s %*s %*s %*s %*s %4095s", path);
+		if (path[0] != '/')
+			continue;
+		for (k = 0; k < nseen && strcmp(seen[k], path) != 0; k++)
+			;
+		if (k < nseen)
+			continue;
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		arena_init(&a);
+		if (elfimage_src_fd(fd, &src, &e) == 0 &&
+		    elfimage_read(&src, &a, &im, &e) == 0 && im.is_image &&
+		    elfimage_gnuhash_read(&im, &src, &a, &h) &&
+		    elfimage_symbols(&im, &src, collect, &v) >= 0 && !v.oom) {
+			files++;
+			qsort(v.v, v.n, sizeof(*v.v), by_name);
+			for (k = 0; k < v.n; k++) {
+				uint64_t idx = UINT64_MAX;
+				char *m = v.v[k].name;
+
+				if (k && strcmp(v.v[k - 1].name, m) == 0)
+					continue; /* another version of it */
+				names++;
+				if ((elfimage_gnuhash_find(&im, &src, &h, m,
+							   &idx) != 1 ||
+				     idx != v.v[k].idx) &&
+				    bad++ < 5)
+					printf("# %s: %s at %llu, the walk "
+					       "%llu\n",
+					       path, m, (unsigned long long)idx,
+					       (unsigned long long)v.v[k].idx);
+			}
+			for (k = 0; k < v.n; k++) {
+				uint64_t idx;
+				char *m = v.v[k].name;
+
+				/* a name with its first byte changed to one
+				 * no C name starts with */
+				m[0] = '~';
+				absent_bad += elfimage_gnuhash_find(
+						      &im, &src, &h, m, &idx) != 0;
+			}
+		}
+		for (k = 0; k < v.n; k++)
+			free(v.v[k].name);
+		free(v.v);
+		arena_fini(&a);
+		close(fd);
+	}
+	if (maps)
+		fclose(maps);
+	ok(files >= 2 && names > 1000,
+	   "GNU hash tables read: %zu files, %zu defined names", files, names);
+	ok(bad == 0, "each name found where a walk finds it (%zu not)", bad);
+	ok(absent_bad == 0, "names not there not found (%zu found)",
+	   absent_bad);
+}
+
 static void test_inline(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
@@ -218,6 +348,7 @@ int main(void)
 	}
 	test_cache(dir);
 	test_symset();
+	test_gnuhash();
 	test_inline(dir);
 	rmdir(dir);
 	return tap_done();

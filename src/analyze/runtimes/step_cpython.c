@@ -15,9 +15,11 @@
  * are typed by the step "parts" (step_parts.c): a region the arenas fill
  * is a managed heap, one they share with other memory is split into typed
  * parts. The gate is the image that exports PyObject_Malloc. Needs memory;
- * reads 48 bytes per pool of unclaimed anonymous memory, the image's
- * writable memory and 48 bytes per arena per pointer in it into readable
- * memory, in one hold. See steps.h.
+ * reads 48 bytes per pool of unclaimed anonymous memory (256 headers at a
+ * time: vms_source_read_each), the image's writable memory and 48 bytes
+ * per arena per pointer in it into memory malloc could have handed out
+ * (private, read-write, anonymous, in no pool found), in one hold. See
+ * steps.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,29 +39,50 @@ struct py_pools {
 	size_t n, cap;
 };
 
+/* Pool headers read at once (the source's read_each: one read of the
+ * page tables for them, then one of each header in RAM). */
+#define PY_SCAN_BATCH 256
+
 static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 		    uint32_t psize, struct py_pools *v)
 {
 	uint64_t a = (run->start + psize - 1) & ~(uint64_t)(psize - 1);
+	uint64_t addr[PY_SCAN_BATCH];
+	unsigned char hdr[PY_SCAN_BATCH * RTHEAP_PY_HDR], ok[PY_SCAN_BATCH];
 
-	for (; a < run->end && run->end - a >= psize; a += psize) {
-		unsigned char hdr[RTHEAP_PY_HDR];
-		struct rtheap_py_pool p;
+	while (a < run->end && run->end - a >= psize) {
+		struct vms_error e;
+		size_t n = 0, i;
 
-		if (!rtscan_read(s, a, hdr, sizeof(hdr)) ||
-		    !rtheap_py_pool(hdr, sizeof(hdr), a, psize, &p))
-			continue;
-		if (v->n == v->cap) {
-			size_t nc = v->cap ? v->cap * 2 : 1024;
-			struct py_pool *np = realloc(v->p, nc * sizeof(*np));
+		for (;
+		     n < PY_SCAN_BATCH && a < run->end && run->end - a >= psize;
+		     a += psize)
+			addr[n++] = a;
+		if (vms_source_read_each(s, addr, n, RTHEAP_PY_HDR, hdr, ok,
+					 &e) < 0)
+			continue; /* none read */
+		for (i = 0; i < n; i++) {
+			struct rtheap_py_pool p;
 
-			if (!np)
-				return -1;
-			v->p = np;
-			v->cap = nc;
+			if (!ok[i] ||
+			    !rtheap_py_pool(hdr + i * RTHEAP_PY_HDR,
+					    RTHEAP_PY_HDR, addr[i], psize, &p))
+				continue;
+			if (v->n == v->cap) {
+				size_t nc = v->cap ? v->cap * 2 : 1024;
+				struct py_pool *np =
+					realloc(v->p, nc * sizeof(*np));
+
+				if (!np)
+					return -1;
+				v->p = np;
+				v->cap = nc;
+			}
+			v->p[v->n++] =
+				(struct py_pool){ addr[i],
+						  (uint64_t)p.count * p.block,
+						  p.arenaindex, p.count };
 		}
-		v->p[v->n++] = (struct py_pool){ a, (uint64_t)p.count * p.block,
-						 p.arenaindex, p.count };
 	}
 	return 0;
 }
@@ -118,20 +141,63 @@ static bool vector_agrees(struct vms_snapshot *s, uint64_t base,
 	return true;
 }
 
+/* Whether addr lies in one of the pools at pool[0, n) (sorted), each
+ * psize bytes. */
+static bool in_pool(const uint64_t *pool, size_t n, uint32_t psize,
+		    uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first pool past addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pool[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr - pool[lo - 1] < psize;
+}
+
+/* Whether b may be where malloc put a vector: in memory malloc hands out
+ * (private, readable and writable, anonymous: no file, or the kernel's
+ * [heap] or a name of prctl's [anon:...]), in none of obmalloc's pools
+ * (pool[0, npool), sorted: what points into them is an object of
+ * CPython's). Only a cheap test of the snapshot's figures, before a read
+ * of the target's memory: on a running CPython nine pointers in ten of
+ * the image's writable memory are to its code, its constants or its
+ * objects. */
+static bool may_hold_vector(const struct vms_snapshot *s, uint64_t b,
+			    const uint64_t *pool, size_t npool, uint32_t psize)
+{
+	ptrdiff_t i = vms_snapshot_find_index(s, b);
+	const struct vms_region *r;
+
+	if (i < 0)
+		return false;
+	r = &s->regions[i];
+	return (r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_SHARED)) ==
+		       (VMS_PERM_R | VMS_PERM_W) &&
+	       (!r->path || r->path[0] == '[') &&
+	       !in_pool(pool, npool, psize, b);
+}
+
 /* obmalloc's arenas vector: the one pointer in the image's writable memory
  * to a vector every arena seen agrees with (its entry's mapping holds the
- * arena's first pool). Returns its entries 0..top in a malloc'd buffer,
- * NULL when none (or more than one) is found; -1 in *oom on out of
- * memory. */
+ * arena's first pool). pool[0, npool): every pool's address, sorted.
+ * Returns its entries 0..top in a malloc'd buffer, NULL when none (or
+ * more than one) is found; -1 in *oom on out of memory. */
 static unsigned char *find_vector(struct vms_snapshot *s,
 				  const struct py_first *f, size_t n,
-				  uint32_t top, uint64_t asize, bool *oom)
+				  uint32_t top, uint64_t asize,
+				  const uint64_t *pool, size_t npool, bool *oom)
 {
 	static const char *const gate[] = { "PyObject_Malloc", NULL };
 	size_t k, which;
 	const struct vms_image *im = rtscan_defines(s, gate, &which);
 	unsigned char *vec = NULL, *got = NULL, one[PY_ARENA_OBJ];
 	uint64_t lo, hi, *w = NULL, found = 0;
+	uint32_t psize = (uint32_t)(asize / RTHEAP_PY_POOLS);
 
 	*oom = false;
 	if (!n || top >= PY_MAX_INDEX || !im ||
@@ -151,7 +217,7 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 		/* a malloc'd vector: 16-aligned, outside the image, its entry
 		 * for the first arena readable and holding that arena */
 		if (!b || b % 16 || (b >= lo && b < hi) || b == found ||
-		    vms_snapshot_find_index(s, b) < 0 ||
+		    !may_hold_vector(s, b, pool, npool, psize) ||
 		    !rtscan_read(s, b + (uint64_t)f[0].index * PY_ARENA_OBJ,
 				 one, sizeof(one)) ||
 		    !arena_holds(one, f[0].addr, asize) ||
@@ -179,14 +245,23 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 	uint64_t asize = (uint64_t)psize * RTHEAP_PY_POOLS;
 	struct py_first *f;
 	unsigned char *vec;
+	uint64_t *pool;
 	uint32_t top = 0;
 	size_t i = 0, n = 0;
 	bool oom;
 
+	/* found in address order: the pools' addresses sorted as they are */
+	pool = malloc(v->n * sizeof(*pool));
+	if (!pool)
+		return -1;
+	for (i = 0; i < v->n; i++)
+		pool[i] = v->p[i].addr;
 	qsort(v->p, v->n, sizeof(*v->p), by_arena);
 	f = malloc(v->n * sizeof(*f));
-	if (!f)
+	if (!f) {
+		free(pool);
 		return -1;
+	}
 	for (i = 0; i < v->n; i++)
 		if (!i || v->p[i].arenaindex != v->p[i - 1].arenaindex) {
 			f[n++] = (struct py_first){ v->p[i].addr,
@@ -194,8 +269,9 @@ static int add_arenas(struct vms_snapshot *s, struct py_pools *v,
 			if (v->p[i].arenaindex > top)
 				top = v->p[i].arenaindex;
 		}
-	vec = find_vector(s, f, n, top, asize, &oom);
+	vec = find_vector(s, f, n, top, asize, pool, v->n, &oom);
 	free(f);
+	free(pool);
 	if (oom)
 		return -1;
 	i = 0;

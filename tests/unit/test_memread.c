@@ -1,0 +1,86 @@
+/* test_memread — memread_read_each (linux/memread.h) against memread_read
+ * piece by piece, on this process's own memory (a mapping the test makes,
+ * every third page written, the rest never touched, and a second mapping
+ * 600 pages past it: pieces beyond one read of pagemap):
+ *  - each piece read where all its pages are in RAM, with the bytes
+ *    written there; not read (ok 0) where one of its pages is not, as
+ *    memread_read's short read says;
+ *  - a piece across a written and an unwritten page: not read;
+ *  - the untouched pages still not in RAM after the reads (mincore: the
+ *    reads built no page). The mapping without huge pages
+ *    (MADV_NOHUGEPAGE).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "linux/memread.h"
+#include "tap.h"
+
+enum { PAGES = 64, FAR = 600, PIECE = 48, MAXP = 512 };
+
+int main(void)
+{
+	const size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *m = mmap(NULL, (FAR + PAGES) * ps, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *far = m + FAR * ps;
+	static uint64_t addr[MAXP];
+	static unsigned char got[MAXP * PIECE], one[PIECE], okv[MAXP];
+	unsigned char inram[PAGES];
+	struct memread r;
+	struct vms_error e;
+	size_t n = 0, i, bad = 0, read = 0, unread = 0;
+
+	ok(m != MAP_FAILED, "a mapping of %d pages", FAR + PAGES);
+	if (m == MAP_FAILED)
+		return tap_done();
+	/* no huge page: a written page must not bring its neighbours */
+	madvise(m, (FAR + PAGES) * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < PAGES; i += 3) {
+		memset(m + i * ps, (int)(i + 1), ps);
+		memset(far + i * ps, (int)(i + 101), ps);
+	}
+	/* pieces at three offsets a page, one across the page's end */
+	for (i = 0; i < PAGES; i++) {
+		addr[n++] = (uint64_t)(uintptr_t)(m + i * ps);
+		addr[n++] = (uint64_t)(uintptr_t)(m + i * ps + 1000);
+		addr[n++] = (uint64_t)(uintptr_t)(m + (i + 1) * ps - PIECE / 2);
+	}
+	for (i = 0; i < PAGES; i++)
+		addr[n++] = (uint64_t)(uintptr_t)(far + i * ps + 16);
+	ok(memread_open(&r, getpid(), &e) == 0, "this process's memory opened");
+	ok(memread_read_each(&r, addr, n, PIECE, got, okv, &e) == 0,
+	   "%zu pieces read", n);
+	for (i = 0; i < n; i++) {
+		ssize_t g = memread_read(&r, addr[i], one, PIECE, &e);
+		bool all = g == PIECE;
+
+		if (all != !!okv[i] ||
+		    (all && (memcmp(one, got + i * PIECE, PIECE) != 0 ||
+			     memcmp(one, (void *)(uintptr_t)addr[i], PIECE) !=
+				     0)))
+			bad++;
+		read += okv[i] != 0;
+		unread += !okv[i];
+	}
+	ok(bad == 0, "each piece as memread_read has it (%zu read, %zu not, "
+		     "%zu differ)",
+	   read, unread, bad);
+	/* written pages: 22 of 64 in each mapping; a piece within one read,
+	 * the one across its end not (the next page is unwritten) */
+	ok(read == 22 * 2 + 22 && unread == n - read,
+	   "read: the two pieces within each written page and the far "
+	   "mapping's written pages");
+	ok(mincore(m, PAGES * ps, inram) == 0, "mincore");
+	for (i = 0, bad = 0; i < PAGES; i++)
+		bad += (i % 3 != 0) && (inram[i] & 1);
+	ok(bad == 0, "no untouched page brought in by the reads");
+	memread_close(&r);
+	munmap(m, (FAR + PAGES) * ps);
+	return tap_done();
+}
