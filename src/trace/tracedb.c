@@ -336,7 +336,7 @@ static void log_event(struct tracedb *db, enum vms_trace_op op, uint64_t addr,
 				       .op = (uint8_t)op };
 }
 
-size_t tracedb_log(const struct tracedb *db, const struct tracedb_filter *f,
+size_t tracedb_log(const struct tracedb *db, const struct vms_trace_filter *f,
 		   struct vms_trace_event *out, size_t max)
 {
 	uint64_t i = db->nlog > VMS_TRACE_LOG ? db->nlog - VMS_TRACE_LOG : 0;

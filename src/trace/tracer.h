@@ -100,7 +100,7 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 /* What the viewer lists beside the report (tracedb.h): the log of the
  * newest events, the allocations alive in [lo, hi), a call site's stack
  * (1; 0: no such site; -1: out of memory). */
-size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
+size_t tracer_log(const struct tracer *tr, const struct vms_trace_filter *f,
 		  struct vms_trace_event *out, size_t max);
 size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
 			struct vms_trace_block *out, size_t max);

@@ -256,10 +256,10 @@ static void listed(void)
 	struct vms_trace_event ev[8];
 	struct vms_trace_block bl[8];
 	struct vms_trace_site site;
-	struct tracedb_filter only_frees = { .ops = 1u << VMS_TRACE_OP_FREE,
+	struct vms_trace_filter only_frees = { .ops = 1u << VMS_TRACE_OP_FREE,
 					     .site = UINT32_MAX };
-	struct tracedb_filter big = { .min_size = 1000, .site = UINT32_MAX };
-	struct tracedb_filter t7 = { .tid = 7, .site = UINT32_MAX };
+	struct vms_trace_filter big = { .min_size = 1000, .site = UINT32_MAX };
+	struct vms_trace_filter t7 = { .tid = 7, .site = UINT32_MAX };
 	struct arena a;
 	size_t n, i;
 

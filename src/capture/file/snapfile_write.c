@@ -620,7 +620,8 @@ int snapfile_encode(const struct vms_snapshot *s,
 	struct sf_out o = { 0 };
 	ZSTD_CCtx *z = NULL;
 	char *meta = NULL, *trace = NULL;
-	size_t cut, n1;
+	unsigned char *live = NULL;
+	size_t cut, n1, nlive = 0;
 	int version, rc = -1;
 
 	if (!s->raw || !s->raw->smaps)
@@ -636,7 +637,9 @@ int snapfile_encode(const struct vms_snapshot *s,
 		tr = s->trace;
 	trace = tr ? sf_trace_text(tr) : NULL;
 	z = ZSTD_createCCtx();
-	if (!meta || (tr && !trace) || !z || reserve(&o, SF_HEAD_LEN) < 0) {
+	if (!meta || (tr && !trace) ||
+	    (tr && sf_tracelive_bytes(tr, &live, &nlive) < 0) || !z ||
+	    reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -654,6 +657,8 @@ int snapfile_encode(const struct vms_snapshot *s,
 				       s->raw->status_len, 0, err) < 0) ||
 	    (trace &&
 	     section(&o, z, SF_SEC_TRACE, trace, strlen(trace), 0, err) < 0) ||
+	    (live &&
+	     section(&o, z, SF_SEC_TRACELIVE, live, nlive, 0, err) < 0) ||
 	    end_section(&o, err) < 0)
 		goto out;
 	*buf = o.buf;
@@ -664,6 +669,7 @@ out:
 	free(o.buf);
 	free(meta);
 	free(trace);
+	free(live);
 	ZSTD_freeCCtx(z);
 	return rc;
 }
