@@ -254,6 +254,8 @@ static void events_free(struct ui *u)
 /* The key of the viewer that opens this screen (ui_priv.h: from_keys). */
 static int act_enter_from_viewer(struct ui *u)
 {
+	if (!trace_have(u)) /* said why; the viewer stays */
+		return UI_DRAW;
 	u->next = SCR_EVENTS;
 	return UI_SWITCH | UI_DRAW;
 }
