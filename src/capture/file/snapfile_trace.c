@@ -598,9 +598,15 @@ static const char *live_from(struct vms_snapshot *s, const json_t *o,
 	why = sf_tracelive_from(&s->arena, (const unsigned char *)w.buf, w.len,
 				r, lv);
 	free(w.buf);
-	if (!why)
-		r->live = lv;
-	return why;
+	if (why && strcmp(why, nomem) == 0)
+		return nomem;
+	if (why) {
+		vms_error_file(err, name, "corrupted: its %s section: %s",
+			       SF_SEC_TRACELIVE, why);
+		return failed;
+	}
+	r->live = lv;
+	return NULL;
 }
 
 int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
