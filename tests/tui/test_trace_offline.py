@@ -100,9 +100,15 @@ def views(tm, addr, what):
         tm.wait_for(viewer)
         tm.keys("C")
         tm.wait_for(lambda s: "call sites" in s)
+        # (a saved trace's: "alive at the snapshot in")
         scr = tm.expect("%s: C, f on %s" % (what, where),
-                        lambda s: "Only what is alive in" in s and
+                        lambda s: re.search(r"Only what is alive (at the "
+                                            r"snapshot )?in", s) and
                         any(SITE.match(ln) for ln in s.splitlines()), "f")
+        T.ok(("alive at the snapshot in" in scr) == (what == "offline"),
+             "%s: ... its header says %s" % (
+                 what, "alive at the snapshot" if what == "offline"
+                 else "alive"), scr)
         out["f, " + where] = [ln.rstrip() for ln in scr.splitlines()
                               if SITE.match(ln)]
         tm.keys("f")

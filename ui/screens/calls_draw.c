@@ -157,7 +157,8 @@ void calls_draw(struct ui *u)
 					  why_fits(c) ? c->why : "");
 	if (c->in_hi)
 		top += put_wrapped_fmt(top, 1, COLS - 1, 2, la,
-				       "Only what is alive in %llx-%llx: %s",
+				       "Only what is alive %sin %llx-%llx: %s",
+				       c->saved ? "at the snapshot " : "",
 				       (unsigned long long)c->in_lo,
 				       (unsigned long long)c->in_hi,
 				       c->in_what);
