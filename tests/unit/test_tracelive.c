@@ -16,6 +16,10 @@
  * its member, an unknown site, an unknown operation, a missing column;
  * and random damage (seeded: the seed is printed, VMSCOPE_SEED replays
  * it) to every byte position: refused or read, within the section.
+ * Last, what the viewer reads of a kept report (model/trace_live.c):
+ * the allocations in a span, their report by call site (sites of one
+ * name folded, a map's bytes clipped to the span, a sampled block's
+ * count rounded), the log filtered, a call site by id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -407,11 +411,92 @@ static void refused(void)
 	free(p);
 }
 
+/* ---- what the viewer reads of a kept report (model/trace.h) ---- */
+
+static void read_offline(void)
+{
+	static struct vms_trace_frame leak2[2] = {
+		{ 0x401004, "leak", "/src/leak.c", 43, "/bin/x", 21 },
+		{ 0x401100, "main", NULL, 0, "/bin/x", 5 },
+	};
+	struct vms_trace_block bl[4] = {
+		{ .addr = 0x1000, .size = 100, .site = 7, .count = 1024 },
+		{ .addr = 0x2000, .size = 200, .site = 11, .count = 1024 },
+		{ .addr = 0x3000, .size = 0x2000, .site = 9, .count = 1024 },
+		{ .addr = 0x9000, .size = 50, .site = 7, .count = 512 },
+	};
+	struct vms_trace_event ev[3] = {
+		{ .t_ns = 1, .addr = 0x1000, .size = 100, .site = 7, .tid = 5,
+		  .op = VMS_TRACE_OP_ALLOC },
+		{ .t_ns = 2, .addr = 0x3000, .size = 0x2000, .site = 9,
+		  .tid = 6, .op = VMS_TRACE_OP_MAP },
+		{ .t_ns = 3, .addr = 0x1000, .size = 100, .site = UINT32_MAX,
+		  .tid = 5, .op = VMS_TRACE_OP_FREE },
+	};
+	struct vms_trace_filter f = { .site = UINT32_MAX };
+	struct vms_trace_report r, o;
+	struct vms_trace_block got[4];
+	struct vms_trace_event gev[3];
+	struct arena a;
+	size_t n;
+
+	report(&r, 1);
+	stacks[0].frames = leak2; /* named as site 7: one call path */
+	stacks[0].nframes = 2;
+	lv.blocks = bl;
+	lv.nblocks = lv.blocks_alive = 4;
+	lv.log = ev;
+	lv.nlog = lv.logged = 3;
+	n = vms_trace_blocks_of(&r, 0x1000, 0x4000, got, 4);
+	ok(n == 3 && got[0].addr == 0x1000 && got[2].addr == 0x3000,
+	   "the kept allocations in a span: heap blocks by address, a map "
+	   "that overlaps (%zu)",
+	   n);
+	n = vms_trace_blocks_of(&r, 0x4000, 0x5000, got, 4);
+	ok(n == 1 && got[0].site == 9,
+	   "... a span inside a map: the map alone (%zu)", n);
+	arena_init(&a);
+	ok(vms_trace_report_of(&r, 0x1000, 0x4000, &a, &o) == 0 &&
+		   o.nsites == 2 && o.sites[0].kind == VMS_TRACE_MMAP &&
+		   o.sites[0].by[VMS_TRACE_outstanding].bytes == 0x1000 &&
+		   o.sites[0].by[VMS_TRACE_outstanding].count == 1 &&
+		   o.sites[1].id == 7 &&
+		   o.sites[1].by[VMS_TRACE_outstanding].count == 2 &&
+		   o.sites[1].by[VMS_TRACE_outstanding].bytes == 300 &&
+		   o.sites[1].impacting_bytes == 300 &&
+		   o.sites[1].by[VMS_TRACE_transient].count == 0,
+	   "its report by call site: the map's 4 K inside the span, sites 7 "
+	   "and 11 (one name) folded into 7, 2 blocks of 300 bytes, all "
+	   "outstanding, the largest first");
+	ok(vms_trace_report_of(&r, 0x9000, 0xa000, &a, &o) == 0 &&
+		   o.nsites == 1 &&
+		   o.sites[0].by[VMS_TRACE_outstanding].count == 1 &&
+		   o.sites[0].by[VMS_TRACE_outstanding].bytes == 50,
+	   "... a sampled block standing for half a block counts one, "
+	   "rounded as a live report's");
+	arena_fini(&a);
+	f.ops = 1u << VMS_TRACE_OP_ALLOC | 1u << VMS_TRACE_OP_FREE;
+	f.tid = 5;
+	n = vms_trace_log_of(&r, &f, gev, 3);
+	ok(n == 2 && gev[0].t_ns == 1 && gev[1].t_ns == 3,
+	   "the kept log filtered by operation and thread, oldest first");
+	f = (struct vms_trace_filter){ .min_size = 1024, .site = 9 };
+	ok(vms_trace_log_of(&r, &f, gev, 3) == 1 && gev[0].t_ns == 2,
+	   "... by size and call site");
+	ok(vms_trace_site_of(&r, 11) == &stacks[0] &&
+		   vms_trace_site_of(&r, 9) == &sites[1] &&
+		   !vms_trace_site_of(&r, 8),
+	   "a call site by id: the report's, its stacks', none");
+	stacks[0].frames = frames + 2;
+	stacks[0].nframes = 1;
+}
+
 int main(void)
 {
 	round_trip(1);
 	round_trip(2);
 	without();
 	refused();
+	read_offline();
 	return tap_done();
 }
