@@ -15,12 +15,17 @@ of 5000 in grow_leak, 1 MiB mapped in hold_map, then it waits) under
     first;
   - w saves the snapshot on screen with its trace; vmscope -l FILE shows
     the same rows for each (an allocation's age aside: live it grows);
-    L's header says how many of the trace's events the file keeps;
+    L's header says the file keeps every event up to the snapshot (the
+    log was not cut: "the newest N of M" when it was);
   - a file of an older vmscope (tests/fixtures/snap_trace.vms, its call
-    sites alone): B and L say what it lacks.
+    sites alone): B and L say what it lacks;
+  - a run of more events than the log keeps (traced_calls "spin", 4
+    million calls, saved when it ends): L says the file keeps the newest
+    65,536 of them all.
 """
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -195,10 +200,11 @@ def offline(path, addr, want):
         T.ok(mp and len(mp) == 1 and "hold_map" in mp[0] and
              re.search(r"\b1024 K\s+1\s", mp[0]),
              "... f on the map's row: hold_map's 1 map of 1024 K", mp)
-        T.ok(any(re.search(r"\d+ events \(the newest \d+ of \d+ up to the "
-                           r"snapshot kept\)", ln)
+        # (every event up to the snapshot: the log was not cut)
+        T.ok(any(re.search(r"\d+ events \(all \d+ up to the snapshot "
+                           r"kept\)", ln)
                  for ln in got.get("L header", [])),
-             "-l: L says how many of the trace's events the file keeps",
+             "-l: L says the file keeps every event up to the snapshot",
              got.get("L header"))
     finally:
         tm.kill()
@@ -223,6 +229,39 @@ def older():
         tm.kill()
 
 
+def cut(tmp):
+    """A run of more events than the log keeps (traced_calls "spin": 2
+    million malloc/free pairs, then it ends): the file keeps the newest
+    65,536 and L says of how many."""
+    path, done = os.path.join(tmp, "spin.vms"), os.path.join(tmp, "done")
+    lib = os.path.join(T.BUILD, "libvmstrace.so")
+    with open(os.path.join(tmp, "err"), "w+b") as err:
+        r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "--",
+                            T.target("traced_calls"), "spin", done],
+                           stdout=err, stderr=err, timeout=600,
+                           env=dict(os.environ, VMSCOPE_TRACELIB=lib))
+        err.seek(0)
+        msg = err.read()
+    if not T.ok(r.returncode == 0 and os.path.exists(path),
+                "spin traced to its end, saved", msg):
+        return
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=120, height=40,
+                env={"NO_COLOR": "1"})
+    try:
+        tm.wait_for(lambda s: viewer(s) and "spin.vms" in s, timeout=30)
+        scr = tm.expect("spin's file: L opens the trace view",
+                        lambda s: "trace view" in s and
+                        any(EVENT.match(ln) for ln in s.splitlines()), "L")
+        m = re.search(r"(\d+) events \(the newest (\d+) of (\d+) up to the "
+                      r"snapshot kept\)", " ".join(scr.split()))
+        T.ok(m and m.group(1) == m.group(2) == "65536" and
+             int(m.group(3)) >= 4000000,
+             "... the log cut: the newest 65536 of its 4 million and more "
+             "events kept, said", m and m.group(0))
+    finally:
+        tm.kill()
+
+
 def run(tmp):
     if not T.ok(SIGSUSPEND is not None, "a machine whose sigsuspend is "
                 "known", os.uname().machine):
@@ -232,6 +271,7 @@ def run(tmp):
     if got and os.path.exists(path):
         offline(path, *got)
     older()
+    cut(tmp)
 
 
 def main():

@@ -86,17 +86,20 @@ static void events_draw(struct ui *u)
 {
 	struct events *c = es_of(u);
 	const struct vms_trace_report *k = trace_kept(u);
-	char right[48], size[16], what[240], kept[80];
+	char right[48], size[16], what[256], kept[96];
 	int top, list_h;
 
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope  trace view  %s  pid %d",
 		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
 		u->snap ? (int)u->snap->proc.pid : 0);
-	if (k)
+	if (k && k->live->nlog < k->live->logged) /* the log was cut */
 		snprintf(kept, sizeof(kept),
 			 "(the newest %zu of %llu up to the snapshot kept)",
 			 k->live->nlog, (unsigned long long)k->live->logged);
+	else if (k)
+		snprintf(kept, sizeof(kept),
+			 "(all %zu up to the snapshot kept)", k->live->nlog);
 	else
 		snprintf(kept, sizeof(kept), "(the newest %u kept)",
 			 VMS_TRACE_LOG);
