@@ -76,6 +76,7 @@ void tracedb_free(struct tracedb *db)
 	free(db->live.v);
 	free(db->ranges);
 	free(db->mark_ns);
+	free(db->mark_nlog);
 	free(db->log);
 	free(db);
 }
@@ -647,10 +648,15 @@ static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 int tracedb_mark(struct tracedb *db, uint64_t t)
 {
 	uint64_t *n = realloc(db->mark_ns, (db->nmarks + 1) * sizeof(*n));
+	uint64_t *l;
 
 	if (!n)
 		return -1;
 	db->mark_ns = n;
+	if (!(l = realloc(db->mark_nlog, (db->nmarks + 1) * sizeof(*l))))
+		return -1;
+	db->mark_nlog = l;
+	l[db->nmarks] = db->nlog;
 	n[db->nmarks++] = t;
 	return (int)db->nmarks;
 }

@@ -121,16 +121,17 @@ uint64_t tracedb_logged(const struct tracedb *db);
 size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 			 struct vms_trace_block *out, size_t max);
 
-/* What a snapshot file keeps for the viewer beside the report up to
- * end_ns (model/trace.h, struct vms_trace_live), into *out (in a): the
- * allocations alive now that were made by end_ns (at most
- * VMS_TRACE_BLOCKS_KEPT; one freed since end_ns is no longer known), the
- * logged events up to end_ns, and in *ids (malloc'd, *nids) the distinct
- * call sites they name (the caller gives those the report does not list
- * their stacks: tracedb_site). -1: out of memory. */
-int tracedb_kept_live(const struct tracedb *db, uint64_t end_ns,
-		      struct arena *a, struct vms_trace_live *out,
-		      uint32_t **ids, size_t *nids);
+/* What a snapshot file keeps for the viewer beside the report up to mark
+ * `to` (tracedb_report_kept's; the number of marks + 1: now), model/
+ * trace.h's struct vms_trace_live, into *out (in a): the allocations
+ * alive now that were made before the mark (by the order the events were
+ * read, not by their times; at most VMS_TRACE_BLOCKS_KEPT, the first by
+ * address; one freed since the mark is no longer known), the logged
+ * events up to the mark that the log still holds, and in *ids (malloc'd,
+ * *nids) the distinct call sites they name (the caller gives those the
+ * report does not list their stacks: tracedb_site). -1: out of memory. */
+int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
+		      struct vms_trace_live *out, uint32_t **ids, size_t *nids);
 
 /* The call site of the first live map (mmap or brk) that overlaps
  * [lo, hi): a region's commit stack; UINT32_MAX: none. */

@@ -329,14 +329,14 @@ static int cmp_u32(const void *x, const void *y)
 	return (*a > *b) - (*a < *b);
 }
 
-int tracedb_kept_live(const struct tracedb *db, uint64_t end_ns,
-		      struct arena *a, struct vms_trace_live *out,
-		      uint32_t **ids, size_t *nids)
+int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
+		      struct vms_trace_live *out, uint32_t **ids, size_t *nids)
 {
-	size_t alive = db->live.n + db->nranges, nb, nl, i, k, n = 0;
+	size_t alive = db->live.n + db->nranges, nb = 0, nl, i, k, n = 0;
+	uint64_t logged = to > db->nmarks ? db->nlog : db->mark_nlog[to - 1];
+	uint32_t before = to > db->nmarks ? UINT32_MAX : to; /* epochs */
 	struct vms_trace_block *b;
 	struct vms_trace_event *l;
-	uint64_t after = 0;
 
 	memset(out, 0, sizeof(*out));
 	*ids = NULL;
@@ -345,23 +345,41 @@ int tracedb_kept_live(const struct tracedb *db, uint64_t end_ns,
 	l = arena_alloc(a, VMS_TRACE_LOG * sizeof(*l));
 	if (!b || !l)
 		return -1;
-	nb = tracedb_blocks_in(db, 0, UINT64_MAX, b, alive);
-	for (i = 0, k = 0; i < nb; i++)
-		if (b[i].t_ns <= end_ns)
-			b[k++] = b[i];
-	out->blocks_alive = k;
-	out->nblocks = k < VMS_TRACE_BLOCKS_KEPT ? k : VMS_TRACE_BLOCKS_KEPT;
-	out->blocks = b;
-	nl = tracedb_log(db, NULL, l, VMS_TRACE_LOG);
-	for (i = 0, k = 0; i < nl; i++) {
-		if (l[i].t_ns <= end_ns)
-			l[k++] = l[i];
-		else
-			after++;
+	/* the blocks and maps alive now made before the mark (by their
+	 * epoch: the order they were read in, not a clock) */
+	for (i = 0; i < db->live.cap && db->live.n; i++) {
+		const struct live *e = &db->live.v[i];
+
+		if (e->addr && e->epoch < before)
+			b[nb++] = (struct vms_trace_block){ .addr = e->addr,
+							    .size = e->size,
+							    .t_ns = e->t,
+							    .site = e->site,
+							    .count = e->count };
 	}
-	out->nlog = k;
+	for (i = 0; i < db->nranges; i++) {
+		const struct range *r = &db->ranges[i];
+
+		if (r->epoch < before)
+			b[nb++] = (struct vms_trace_block){ .addr = r->start,
+							    .size = r->end -
+								    r->start,
+							    .t_ns = r->t,
+							    .site = r->site,
+							    .count = ONE };
+	}
+	qsort(b, nb, sizeof(*b), cmp_block);
+	out->blocks_alive = nb;
+	out->nblocks = nb < VMS_TRACE_BLOCKS_KEPT ? nb : VMS_TRACE_BLOCKS_KEPT;
+	out->blocks = b;
+	/* the log up to the mark: the first `logged` events, of which the
+	 * ring still holds the newest */
+	i = db->nlog > VMS_TRACE_LOG ? db->nlog - VMS_TRACE_LOG : 0;
+	for (nl = 0; db->log && i < logged; i++)
+		l[nl++] = db->log[i % VMS_TRACE_LOG];
+	out->nlog = nl;
 	out->log = l;
-	out->logged = db->nlog - after;
+	out->logged = logged;
 	/* the sites they name, each once */
 	if (!(*ids = malloc((out->nblocks + out->nlog + 1) * sizeof(**ids))))
 		return -1;

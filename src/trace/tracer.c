@@ -659,9 +659,9 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 	return 0;
 }
 
-/* What the viewer lists beside a kept report (up to its to_ns), with the
+/* What the viewer lists beside a kept report (up to mark to), with the
  * stacks of the sites they name that its sites do not list. */
-static int kept_live(struct tracer *tr, struct arena *a,
+static int kept_live(struct tracer *tr, unsigned to, struct arena *a,
 		     struct vms_trace_report *out)
 {
 	struct vms_trace_live *lv = arena_alloc(a, sizeof(*lv));
@@ -670,8 +670,7 @@ static int kept_live(struct tracer *tr, struct arena *a,
 	size_t nids = 0, i;
 	int rc = -1;
 
-	if (!lv ||
-	    tracedb_kept_live(tr->db, out->to_ns, a, lv, &ids, &nids) < 0)
+	if (!lv || tracedb_kept_live(tr->db, to, a, lv, &ids, &nids) < 0)
 		goto out;
 	if (!(st = arena_alloc(a, (nids ? nids : 1) * sizeof(*st))))
 		goto out;
@@ -700,7 +699,7 @@ int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 	if (tracedb_report_kept(tr->db, to,
 				tr->reaped ? tr->end_ns : tracer_now(tr),
 				tr->sym, a, out) < 0 ||
-	    kept_live(tr, a, out) < 0)
+	    kept_live(tr, to, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
 	report_fields(tr, out);
