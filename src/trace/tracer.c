@@ -698,11 +698,20 @@ int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 	memset(out, 0, sizeof(*out));
 	if (tracedb_report_kept(tr->db, to,
 				tr->reaped ? tr->end_ns : tracer_now(tr),
-				tr->sym, a, out) < 0 ||
-	    kept_live(tr, to, a, out) < 0)
+				tr->sym, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
 	report_fields(tr, out);
+	return 0;
+}
+
+int tracer_keep_live(struct tracer *tr, unsigned to, struct arena *a,
+		     struct vms_trace_report *out, struct vms_error *err)
+{
+	if (kept_live(tr, to, a, out) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory for the trace's "
+				     "allocations and log");
 	return 0;
 }
 

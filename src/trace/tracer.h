@@ -91,6 +91,11 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
  * its sites' cells, as a snapshot file keeps it (tracedb_report_kept). */
 int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 		       struct vms_trace_report *out, struct vms_error *err);
+/* What a snapshot file keeps for the viewer beside such a report (out,
+ * up to the same mark): out->live (tracedb_kept_live, with the stacks of
+ * the sites it names that out's sites do not list), in a. */
+int tracer_keep_live(struct tracer *tr, unsigned to, struct arena *a,
+		     struct vms_trace_report *out, struct vms_error *err);
 /* The same, of what is alive now in [lo, hi) (tracedb_report_in): a
  * region's commit stack (the map that made it), a heap's blocks by call
  * site. */

@@ -524,6 +524,8 @@ int calls_save(struct ui *u, const struct vms_snapshot *s, void **buf,
 	arena_init(&a);
 	rc = tracer_report_kept(u->tracer, m, &a, &rep, err);
 	if (rc == 0)
+		rc = tracer_keep_live(u->tracer, m, &a, &rep, err);
+	if (rc == 0)
 		rc = vms_snapshot_save_traced(s, &rep, buf, len, err);
 	arena_fini(&a);
 	return rc;
