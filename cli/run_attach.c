@@ -524,9 +524,14 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	}
 	arena_init(&ar);
 	if (!rc &&
-	    tracer_report(tr, 0,
-			  mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1, &ar,
-			  &rep, &err) < 0)
+	    (tracer_report(tr, 0,
+			   mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,
+			   &ar, &rep, &err) < 0 ||
+	     /* what the viewer lists, for the file alone */
+	     (snap &&
+	      tracer_keep_live(tr,
+			       mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,
+			       &ar, &rep, &err) < 0)))
 		rc = cli_fail(&err);
 	else if (!rc) {
 		rep.exit_status = -1;

@@ -283,7 +283,8 @@ static int watch_tick(const struct args *a, struct tracer *tr, pid_t pid,
 		return 0;
 	}
 	arena_init(&ar);
-	if (tracer_report_kept(tr, (unsigned)mark, &ar, &rep, &err) < 0) {
+	if (tracer_report_kept(tr, (unsigned)mark, &ar, &rep, &err) < 0 ||
+	    tracer_keep_live(tr, (unsigned)mark, &ar, &rep, &err) < 0) {
 		rc = cli_fail(&err);
 	} else {
 		rep.seed = seed;
@@ -433,7 +434,12 @@ int cli_trace(const struct args *a)
 	arena_init(&ar);
 	if (tracer_report_kept(tr,
 			       mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,
-			       &ar, &rep, &err) < 0) {
+			       &ar, &rep, &err) < 0 ||
+	    /* what the viewer lists, for the file alone */
+	    (snap &&
+	     tracer_keep_live(tr,
+			      mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,
+			      &ar, &rep, &err) < 0)) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -294,6 +294,43 @@
 	X(run, HEX, NULL, "run", 0)                                            \
 	X(mark, U64, NULL, "mark", 0)
 
+/* What the viewer lists beside a trace report, as a snapshot file keeps
+ * it (its "tracelive" section, snapfile_tracelive.c): an allocation alive
+ * at the snapshot (struct vms_trace_block: B, and f of the call sites)
+ * and an event of the trace's log (struct vms_trace_event: L). Each is a
+ * list of columns, X(member, TYPE, "file key", CODING):
+ * TYPE	U64, U32, I32 or U8: the member's C type (uint64_t ... uint8_t);
+ * CODING how a file keeps the column, one varint a row (LEB128):
+ *	PLAIN	the value
+ *	DELTA	the change from the row before (zigzag: signed), for a
+ *		column that mostly grows or repeats (an address in order,
+ *		a thread)
+ *	TIME	the same of a time in ns, divided by the file's unit
+ *		(its header's; 1 when written: exact, as the tracer's
+ *		coarse clock makes most changes 0 already)
+ * The struct, the file's writer and reader and the round-trip test
+ * (tests/unit/test_tracelive.c) follow from the list; a reader skips a
+ * column it does not know, and refuses a file without one of its own. */
+#define VMS_TRACE_BLOCK_FIELDS(X)                                              \
+	X(addr, U64, "addr", DELTA) /* the block, or the map's start */        \
+	X(size, U64, "size", PLAIN) /* bytes it stands for (sampled: more) */ \
+	X(t_ns, U64, "t", TIME) /* made, ns since the trace began */          \
+	X(site, U32, "site", PLAIN) /* its call site's id */                   \
+	/* the blocks it stands for, in 1/VMS_TRACE_ONE (1024: one; more    \
+	 * when sampled) */                                                    \
+	X(count, U32, "count", PLAIN)
+
+#define VMS_TRACE_EVENT_FIELDS(X)                                              \
+	X(t_ns, U64, "t", TIME) /* since the trace began */                    \
+	X(addr, U64, "addr", DELTA)                                            \
+	/* a free's size: its block's, 0 if unknown */                         \
+	X(size, U64, "size", PLAIN)                                            \
+	/* its call site's id (a free: the block's site); UINT32_MAX: none   \
+	 * known */                                                            \
+	X(site, U32, "site", PLAIN)                                            \
+	X(tid, I32, "tid", DELTA) /* the thread that called */                 \
+	X(op, U8, "op", PLAIN) /* enum vms_trace_op */
+
 /* clang-format on */
 
 /* How many parts a managed heap read from a file may have. */
@@ -329,6 +366,40 @@ enum {
 	uint32_t n##m;
 #define VMS_COUNTER_MEMBER(m, key) uint64_t m;
 #define VMS_ROLLUP_MEMBER(m, key, flags) uint64_t m;
+
+/* The members a column list's line declares (VMS_TRACE_BLOCK_FIELDS). */
+#define VMS_TCOL_MEMBER(m, type, file, coding) VMS_TCOL_TYPE_##type m;
+#define VMS_TCOL_TYPE_U64 uint64_t
+#define VMS_TCOL_TYPE_U32 uint32_t
+#define VMS_TCOL_TYPE_I32 int32_t
+#define VMS_TCOL_TYPE_U8 uint8_t
+
+enum vms_tcol_coding { VMS_TCOL_PLAIN, VMS_TCOL_DELTA, VMS_TCOL_TIME };
+
+/* One column of a column list: the member's offset and width, signed
+ * (I32: sign-extended to 64 bits), its coding. */
+struct vms_tcol {
+	const char *member;
+	const char *file;
+	uint16_t off;
+	uint8_t width; /* bytes: 8, 4 or 1 */
+	bool is_signed;
+	uint8_t coding; /* enum vms_tcol_coding */
+};
+
+struct vms_tcols {
+	const char *name; /* "blocks", "log" */
+	const struct vms_tcol *cols;
+	size_t ncols;
+	size_t size; /* of the struct */
+};
+
+extern const struct vms_tcols vms_trace_block_cols, vms_trace_event_cols;
+
+/* A column's value in the row at p, as 64 bits (I32: sign-extended), and
+ * back (false: it does not fit the member). */
+uint64_t vms_tcol_get(const struct vms_tcol *c, const void *p);
+bool vms_tcol_set(const struct vms_tcol *c, void *p, uint64_t v);
 
 /* One field of a record, for the code that walks a record whole (the
  * exports, snapshot files, the round-trip test). */

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
 #include "model/records.h"
 
 /* The impacting types, in report order; names as in JSON. */
@@ -125,10 +126,15 @@ struct vms_trace_report {
 	const char *before_partial;
 	struct vms_trace_before *before;
 	size_t nbefore;
+	/* what the viewer lists beside it, kept with a snapshot (a file's
+	 * "tracelive" section), or NULL: not kept (a live report, a file of
+	 * an older vmscope) */
+	const struct vms_trace_live *live;
 };
 
-/* What the viewer lists beside the report (src/trace/ keeps them; no
- * export or file carries them):
+/* What the viewer lists beside the report (src/trace/ keeps them live; a
+ * snapshot file keeps them as they were at its snapshot: struct
+ * vms_trace_live; no export carries them):
  * an event of the trace's log, the newest VMS_TRACE_LOG kept ... */
 #define VMS_TRACE_LOG 65536u
 
@@ -143,19 +149,47 @@ enum vms_trace_op {
 
 extern const char *const vms_trace_op_names[VMS_TRACE_NOPS];
 
+/* Its columns are records.h's VMS_TRACE_EVENT_FIELDS (what each means is
+ * said there). */
 struct vms_trace_event {
-	uint64_t t_ns; /* since the trace began */
-	uint64_t addr, size; /* a free's size: its block's, 0 if unknown */
-	uint32_t site; /* its call site's id (a free: the block's site);
-			* UINT32_MAX: none known */
-	int32_t tid; /* the thread that called */
-	uint8_t op; /* enum vms_trace_op */
+	VMS_TRACE_EVENT_FIELDS(VMS_TCOL_MEMBER)
 };
 
-/* ... and an allocation alive now (the heap allocations view). */
+/* ... and an allocation alive now (the heap allocations view):
+ * VMS_TRACE_BLOCK_FIELDS. */
 struct vms_trace_block {
-	uint64_t addr, size, t_ns;
-	uint32_t site; /* its call site's id */
+	VMS_TRACE_BLOCK_FIELDS(VMS_TCOL_MEMBER)
+};
+
+/* A filter of the log: ops a mask of 1 << VMS_TRACE_OP_* (0: all);
+ * min_size; tid (0: any); site (UINT32_MAX: any). */
+struct vms_trace_filter {
+	unsigned ops;
+	uint64_t min_size;
+	int32_t tid;
+	uint32_t site;
+};
+
+/* What a report kept for the viewer (struct vms_trace_report's live),
+ * read back from a snapshot file: the allocations alive at its end
+ * (blocks, in address order; nblocks of blocks_alive: a file keeps at
+ * most VMS_TRACE_BLOCKS_KEPT), the newest events of its log up to its
+ * end (log, oldest first; nlog of logged, every event the trace logged
+ * up to then: the log keeps the newest VMS_TRACE_LOG), and the call
+ * sites they name that the report's sites do not list (stacks: id, kind
+ * and frames, figures zero: a site folded into another of its name, or
+ * one with nothing in the window). */
+#define VMS_TRACE_BLOCKS_KEPT (1u << 22)
+
+struct vms_trace_live {
+	const struct vms_trace_block *blocks;
+	size_t nblocks;
+	uint64_t blocks_alive;
+	const struct vms_trace_event *log;
+	size_t nlog;
+	uint64_t logged;
+	const struct vms_trace_site *stacks;
+	size_t nstacks;
 };
 
 /* The impacting type of a block made in epoch a and freed in epoch f
@@ -198,6 +232,37 @@ struct vms_trace_diff {
 	size_t added, removed, changed; /* of v */
 	size_t same; /* sites on both sides with the same figures */
 };
+
+/* ---- what a kept report's live says (struct vms_trace_live), as the
+ * live trace's readers say it (trace/tracedb.h), for the viewer of a
+ * snapshot file ---- */
+
+/* The call site id: one of r's sites or of its live's stacks, or NULL. */
+const struct vms_trace_site *vms_trace_site_of(const struct vms_trace_report *r,
+					       uint32_t id);
+/* The kept events that pass f (NULL: all), oldest first, at most max,
+ * into out; how many. */
+size_t vms_trace_log_of(const struct vms_trace_report *r,
+			const struct vms_trace_filter *f,
+			struct vms_trace_event *out, size_t max);
+/* The kept allocations in [lo, hi): a heap block whose address lies in
+ * it, a map that overlaps it; at most max, in address order. */
+size_t vms_trace_blocks_of(const struct vms_trace_report *r, uint64_t lo,
+			   uint64_t hi, struct vms_trace_block *out,
+			   size_t max);
+/* The report of what r's kept allocations hold in [lo, hi), per call
+ * site, all of it outstanding (made in r's one window, alive at its
+ * end), as tracedb_report_in says it of a live trace's whole window:
+ * sites of one name folded (vms_trace_fold_sites), sorted. Into *out (its
+ * trace-wide fields r's; sites in a). -1: out of memory. */
+int vms_trace_report_of(const struct vms_trace_report *r, uint64_t lo,
+			uint64_t hi, struct arena *a,
+			struct vms_trace_report *out);
+/* Folds a report's sites of one name (kind, then each frame's module and
+ * function, or module and offset, or address) into the first of them
+ * (its frames, lines and id stand for all): a loop the compiler unrolled
+ * calls from several return addresses. -1: out of memory. */
+int vms_trace_fold_sites(struct vms_trace_report *r, struct arena *a);
 
 /* -1 on out of memory; d->v is malloc'd (vms_trace_diff_fini). */
 int vms_trace_diff_make(const struct vms_trace_report *a,

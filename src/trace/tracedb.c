@@ -76,6 +76,7 @@ void tracedb_free(struct tracedb *db)
 	free(db->live.v);
 	free(db->ranges);
 	free(db->mark_ns);
+	free(db->mark_nlog);
 	free(db->log);
 	free(db);
 }
@@ -336,7 +337,7 @@ static void log_event(struct tracedb *db, enum vms_trace_op op, uint64_t addr,
 				       .op = (uint8_t)op };
 }
 
-size_t tracedb_log(const struct tracedb *db, const struct tracedb_filter *f,
+size_t tracedb_log(const struct tracedb *db, const struct vms_trace_filter *f,
 		   struct vms_trace_event *out, size_t max)
 {
 	uint64_t i = db->nlog > VMS_TRACE_LOG ? db->nlog - VMS_TRACE_LOG : 0;
@@ -647,10 +648,15 @@ static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
 int tracedb_mark(struct tracedb *db, uint64_t t)
 {
 	uint64_t *n = realloc(db->mark_ns, (db->nmarks + 1) * sizeof(*n));
+	uint64_t *l;
 
 	if (!n)
 		return -1;
 	db->mark_ns = n;
+	if (!(l = realloc(db->mark_nlog, (db->nmarks + 1) * sizeof(*l))))
+		return -1;
+	db->mark_nlog = l;
+	l[db->nmarks] = db->nlog;
 	n[db->nmarks++] = t;
 	return (int)db->nmarks;
 }

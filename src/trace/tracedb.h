@@ -109,19 +109,10 @@ int tracedb_report_in(const struct tracedb *db, unsigned from, unsigned to,
 /* The thread whose events are fed from now on (the log says it). */
 void tracedb_thread(struct tracedb *db, int32_t tid);
 
-/* A filter of the log: ops a mask of 1 << VMS_TRACE_OP_* (0: all);
- * min_size; tid (0: any); site (UINT32_MAX: any). */
-struct tracedb_filter {
-	unsigned ops;
-	uint64_t min_size;
-	int32_t tid;
-	uint32_t site;
-};
-
-/* The logged events that pass f (NULL: all), oldest first, at most max
+/* The logged events that pass f (model/trace.h; NULL: all), oldest first, at most max
  * of them, into out; returns how many. The log keeps the newest
  * VMS_TRACE_LOG; tracedb_logged() counts all ever logged. */
-size_t tracedb_log(const struct tracedb *db, const struct tracedb_filter *f,
+size_t tracedb_log(const struct tracedb *db, const struct vms_trace_filter *f,
 		   struct vms_trace_event *out, size_t max);
 uint64_t tracedb_logged(const struct tracedb *db);
 
@@ -129,6 +120,18 @@ uint64_t tracedb_logged(const struct tracedb *db);
  * it, maps that overlap it), at most max, in address order. */
 size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 			 struct vms_trace_block *out, size_t max);
+
+/* What a snapshot file keeps for the viewer beside the report up to mark
+ * `to` (tracedb_report_kept's; the number of marks + 1: now), model/
+ * trace.h's struct vms_trace_live, into *out (in a): the allocations
+ * alive now that were made before the mark (by the order the events were
+ * read, not by their times; at most VMS_TRACE_BLOCKS_KEPT, the first by
+ * address; one freed since the mark is no longer known), the logged
+ * events up to the mark that the log still holds, and in *ids (malloc'd,
+ * *nids) the distinct call sites they name (the caller gives those the
+ * report does not list their stacks: tracedb_site). -1: out of memory. */
+int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
+		      struct vms_trace_live *out, uint32_t **ids, size_t *nids);
 
 /* The call site of the first live map (mmap or brk) that overlaps
  * [lo, hi): a region's commit stack; UINT32_MAX: none. */

@@ -76,6 +76,7 @@ struct tracedb {
 	size_t nranges, capranges;
 	uint32_t range_ids;
 	uint64_t *mark_ns;
+	uint64_t *mark_nlog; /* nlog at each mark: the log up to it */
 	unsigned nmarks;
 	uint64_t events, unknown_frees;
 	/* the newest VMS_TRACE_LOG events (made at the first), a ring:

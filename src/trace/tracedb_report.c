@@ -1,7 +1,9 @@
 /* tracedb_report.c — tracedb_report(): a window's figures per call site,
  * from the sites' (alloc epoch, free epoch) cells, or, for the part of the
  * address space asked for, from the allocations alive now; the sites'
- * frames named, sites of one name folded, largest impact first.
+ * frames named, sites of one name folded (vms_trace_fold_sites), largest
+ * impact first; and what a snapshot file keeps for the viewer beside the
+ * report (tracedb_kept_live).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,117 +12,6 @@
 #include "trace/tracedb.h"
 #include "trace/tracedb_priv.h"
 #include "trace/tracesym.h"
-
-/* A site's stack as its names say it: kind, then each frame's module and
- * function (or module and offset, or address). Sites whose keys are equal
- * are one call path to a reader (a loop the compiler unrolled calls
- * from four return addresses): the report shows them as one. */
-static char *site_key(struct arena *a, const struct vms_trace_site *s)
-{
-	size_t len = 8, i;
-	char *k, *p;
-
-	for (i = 0; i < s->nframes; i++) {
-		const struct vms_trace_frame *f = &s->frames[i];
-
-		len += (f->module ? strlen(f->module) : 0) +
-		       (f->function ? strlen(f->function) : 0) + 24;
-	}
-	if (!(k = arena_alloc(a, len)))
-		return NULL;
-	p = k + sprintf(k, "%u", (unsigned)s->kind);
-	for (i = 0; i < s->nframes; i++) {
-		const struct vms_trace_frame *f = &s->frames[i];
-
-		if (f->function)
-			p += sprintf(p, "\n%s!%s", f->module ? f->module : "",
-				     f->function);
-		else if (f->module)
-			p += sprintf(p, "\n%s+%llx", f->module,
-				     (unsigned long long)f->offset);
-		else
-			p += sprintf(p, "\n%llx", (unsigned long long)f->ip);
-	}
-	return k;
-}
-
-struct keyed {
-	const char *key;
-	size_t i;
-};
-
-static int cmp_keyed(const void *x, const void *y)
-{
-	const struct keyed *a = x, *b = y;
-	int c = strcmp(a->key, b->key);
-
-	return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
-/* m's cells and s's, in one array (the window's figures are sums) */
-static int join_cells(struct arena *a, struct vms_trace_site *m,
-		      const struct vms_trace_site *s)
-{
-	struct vms_trace_cell *v =
-		arena_alloc(a, (m->ncells + s->ncells) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	if (m->ncells)
-		memcpy(v, m->cells, m->ncells * sizeof(*v));
-	memcpy(v + m->ncells, s->cells, s->ncells * sizeof(*v));
-	m->cells = v;
-	m->ncells += s->ncells;
-	return 0;
-}
-
-/* Folds sites of one key into the first of them (its frames, lines and
- * id stand for all). */
-static int merge_same(struct vms_trace_report *r, struct arena *a)
-{
-	struct keyed *ks = malloc(r->nsites * sizeof(*ks));
-	struct vms_trace_site *out;
-	size_t i, n = 0;
-	unsigned k;
-
-	if (!ks)
-		return -1;
-	for (i = 0; i < r->nsites; i++) {
-		ks[i].i = i;
-		if (!(ks[i].key = site_key(a, &r->sites[i]))) {
-			free(ks);
-			return -1;
-		}
-	}
-	qsort(ks, r->nsites, sizeof(*ks), cmp_keyed);
-	if (!(out = arena_alloc(a, r->nsites * sizeof(*out)))) {
-		free(ks);
-		return -1;
-	}
-	for (i = 0; i < r->nsites; i++) {
-		const struct vms_trace_site *s = &r->sites[ks[i].i];
-
-		if (n && strcmp(ks[i].key, ks[i - 1].key) == 0) {
-			struct vms_trace_site *m = &out[n - 1];
-
-			for (k = 0; k < VMS_TRACE_NIMPACTS; k++) {
-				m->by[k].count += s->by[k].count;
-				m->by[k].bytes += s->by[k].bytes;
-			}
-			m->impacting_bytes += s->impacting_bytes;
-			if (s->ncells && join_cells(a, m, s) < 0) {
-				free(ks);
-				return -1;
-			}
-			continue;
-		}
-		out[n++] = *s;
-	}
-	free(ks);
-	r->sites = out;
-	r->nsites = n;
-	return 0;
-}
 
 /* What is alive now in [lo, hi), per site and impacting type (a live
  * block or range is outstanding or lasting by its epoch): acc[site *
@@ -358,7 +249,7 @@ static int report(const struct tracedb *db, unsigned from, unsigned to,
 		n++;
 	}
 	out->nsites = n;
-	if (n && merge_same(out, a) < 0)
+	if (n && vms_trace_fold_sites(out, a) < 0)
 		goto out;
 	vms_trace_sort_sites(out->sites, out->nsites);
 	rc = 0;
@@ -383,16 +274,23 @@ size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 		const struct live *e = &db->live.v[i];
 
 		if (e->addr && e->addr >= lo && e->addr < hi)
-			out[n++] = (struct vms_trace_block){ e->addr, e->size,
-							     e->t, e->site };
+			out[n++] =
+				(struct vms_trace_block){ .addr = e->addr,
+							  .size = e->size,
+							  .t_ns = e->t,
+							  .site = e->site,
+							  .count = e->count };
 	}
 	for (i = 0; i < db->nranges && n < max; i++) {
 		const struct range *r = &db->ranges[i];
 
 		if (r->start < hi && r->end > lo)
-			out[n++] = (struct vms_trace_block){ r->start,
-							     r->end - r->start,
-							     r->t, r->site };
+			out[n++] = (struct vms_trace_block){ .addr = r->start,
+							     .size = r->end -
+								     r->start,
+							     .t_ns = r->t,
+							     .site = r->site,
+							     .count = ONE };
 	}
 	qsort(out, n, sizeof(*out), cmp_block);
 	return n;
@@ -422,4 +320,78 @@ int tracedb_site(const struct tracedb *db, uint32_t id, struct tracesym *sym,
 	out->frames = f;
 	out->nframes = st->n;
 	return 1;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	const uint32_t *a = x, *b = y;
+
+	return (*a > *b) - (*a < *b);
+}
+
+int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
+		      struct vms_trace_live *out, uint32_t **ids, size_t *nids)
+{
+	size_t alive = db->live.n + db->nranges, nb = 0, nl, i, k, n = 0;
+	uint64_t logged = to > db->nmarks ? db->nlog : db->mark_nlog[to - 1];
+	uint32_t before = to > db->nmarks ? UINT32_MAX : to; /* epochs */
+	struct vms_trace_block *b;
+	struct vms_trace_event *l;
+
+	memset(out, 0, sizeof(*out));
+	*ids = NULL;
+	*nids = 0;
+	b = arena_alloc(a, (alive ? alive : 1) * sizeof(*b));
+	l = arena_alloc(a, VMS_TRACE_LOG * sizeof(*l));
+	if (!b || !l)
+		return -1;
+	/* the blocks and maps alive now made before the mark (by their
+	 * epoch: the order they were read in, not a clock) */
+	for (i = 0; i < db->live.cap && db->live.n; i++) {
+		const struct live *e = &db->live.v[i];
+
+		if (e->addr && e->epoch < before)
+			b[nb++] = (struct vms_trace_block){ .addr = e->addr,
+							    .size = e->size,
+							    .t_ns = e->t,
+							    .site = e->site,
+							    .count = e->count };
+	}
+	for (i = 0; i < db->nranges; i++) {
+		const struct range *r = &db->ranges[i];
+
+		if (r->epoch < before)
+			b[nb++] = (struct vms_trace_block){ .addr = r->start,
+							    .size = r->end -
+								    r->start,
+							    .t_ns = r->t,
+							    .site = r->site,
+							    .count = ONE };
+	}
+	qsort(b, nb, sizeof(*b), cmp_block);
+	out->blocks_alive = nb;
+	out->nblocks = nb < VMS_TRACE_BLOCKS_KEPT ? nb : VMS_TRACE_BLOCKS_KEPT;
+	out->blocks = b;
+	/* the log up to the mark: the first `logged` events, of which the
+	 * ring still holds the newest */
+	i = db->nlog > VMS_TRACE_LOG ? db->nlog - VMS_TRACE_LOG : 0;
+	for (nl = 0; db->log && i < logged; i++)
+		l[nl++] = db->log[i % VMS_TRACE_LOG];
+	out->nlog = nl;
+	out->log = l;
+	out->logged = logged;
+	/* the sites they name, each once */
+	if (!(*ids = malloc((out->nblocks + out->nlog + 1) * sizeof(**ids))))
+		return -1;
+	for (i = 0; i < out->nblocks; i++)
+		(*ids)[n++] = b[i].site;
+	for (i = 0; i < out->nlog; i++)
+		if (l[i].site != UINT32_MAX)
+			(*ids)[n++] = l[i].site;
+	qsort(*ids, n, sizeof(**ids), cmp_u32);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || (*ids)[k - 1] != (*ids)[i])
+			(*ids)[k++] = (*ids)[i];
+	*nids = k;
+	return 0;
 }

@@ -659,6 +659,39 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 	return 0;
 }
 
+/* What the viewer lists beside a kept report (up to mark to), with the
+ * stacks of the sites they name that its sites do not list. */
+static int kept_live(struct tracer *tr, unsigned to, struct arena *a,
+		     struct vms_trace_report *out)
+{
+	struct vms_trace_live *lv = arena_alloc(a, sizeof(*lv));
+	struct vms_trace_site *st;
+	uint32_t *ids = NULL;
+	size_t nids = 0, i;
+	int rc = -1;
+
+	if (!lv || tracedb_kept_live(tr->db, to, a, lv, &ids, &nids) < 0)
+		goto out;
+	if (!(st = arena_alloc(a, (nids ? nids : 1) * sizeof(*st))))
+		goto out;
+	for (i = 0; i < nids; i++) {
+		int got;
+
+		if (vms_trace_site_of(out, ids[i]))
+			continue;
+		if ((got = tracedb_site(tr->db, ids[i], tr->sym, a,
+					&st[lv->nstacks])) < 0)
+			goto out;
+		lv->nstacks += got > 0;
+	}
+	lv->stacks = st;
+	out->live = lv;
+	rc = 0;
+out:
+	free(ids);
+	return rc;
+}
+
 int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 		       struct vms_trace_report *out, struct vms_error *err)
 {
@@ -672,7 +705,17 @@ int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 	return 0;
 }
 
-size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
+int tracer_keep_live(struct tracer *tr, unsigned to, struct arena *a,
+		     struct vms_trace_report *out, struct vms_error *err)
+{
+	if (kept_live(tr, to, a, out) < 0)
+		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+				     "out of memory for the trace's "
+				     "allocations and log");
+	return 0;
+}
+
+size_t tracer_log(const struct tracer *tr, const struct vms_trace_filter *f,
 		  struct vms_trace_event *out, size_t max)
 {
 	return tracedb_log(tr->db, f, out, max);

@@ -91,6 +91,11 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
  * its sites' cells, as a snapshot file keeps it (tracedb_report_kept). */
 int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 		       struct vms_trace_report *out, struct vms_error *err);
+/* What a snapshot file keeps for the viewer beside such a report (out,
+ * up to the same mark): out->live (tracedb_kept_live, with the stacks of
+ * the sites it names that out's sites do not list), in a. */
+int tracer_keep_live(struct tracer *tr, unsigned to, struct arena *a,
+		     struct vms_trace_report *out, struct vms_error *err);
 /* The same, of what is alive now in [lo, hi) (tracedb_report_in): a
  * region's commit stack (the map that made it), a heap's blocks by call
  * site. */
@@ -100,7 +105,7 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 /* What the viewer lists beside the report (tracedb.h): the log of the
  * newest events, the allocations alive in [lo, hi), a call site's stack
  * (1; 0: no such site; -1: out of memory). */
-size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
+size_t tracer_log(const struct tracer *tr, const struct vms_trace_filter *f,
 		  struct vms_trace_event *out, size_t max);
 size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
 			struct vms_trace_block *out, size_t max);

@@ -27,9 +27,10 @@ the size of what each wrote (vmscope: its -s report; heaptrack: its file).
 Then vmscope's own memory and what each keeps per million events: the
 peak resident size (VmHWM) of vmscope and of heaptrack's interpreter
 (heaptrack_interpret), polled every 10 ms over the exact runs; the size
-of the trace section of a snapshot file saved with its trace (one more
-exact run, untimed: vmscope --trace -w FILE -s -- allocloop; the section
-found by the file's own layout, src/capture/file/snapfile.h) and of the
+of the trace sections of a snapshot file saved with its trace (one more
+exact run, untimed: vmscope --trace -w FILE -s -- allocloop; "trace" and
+"tracelive", found by the file's own layout, src/capture/file/snapfile.h)
+and of the
 whole file, beside heaptrack's file for the same loop (the issue's "the
 trace section costs less than heaptrack's file for the same run").
 
@@ -126,24 +127,27 @@ LAST_CPU = [None]  # the last loop's own CPU time a pair (allocloop's)
 
 
 def trace_section(path):
-    """(the stored bytes of the snapshot file's "trace" section with its
-    header, or None where it has none; the file's size). The layout:
-    src/capture/file/snapfile.h (a 17-byte magic, u32 version, u32 flags,
-    then sections of a 32-byte header: name[12], u32 codec, u64 stored, u64
-    size, and `stored` bytes)."""
+    """(the stored bytes of the snapshot file's trace sections with their
+    headers: "trace", the report, and "tracelive", the allocations alive
+    and the log the viewer lists, or None where it has no "trace"; the
+    file's size). The layout: src/capture/file/snapfile.h (a 17-byte
+    magic, u32 version, u32 flags, then sections of a 32-byte header:
+    name[12], u32 codec, u64 stored, u64 size, and `stored` bytes)."""
     data = open(path, "rb").read()
     if not data.startswith(b"vmscope snapshot\n"):
         raise RuntimeError("%s: not a snapshot file" % path)
-    at, found = 17 + 8, None
+    at, found, live = 17 + 8, None, 0
     while at + 32 <= len(data):
         name = data[at:at + 12].rstrip(b"\0")
         stored = int.from_bytes(data[at + 16:at + 24], "little")
         if name == b"trace":
             found = 32 + stored
+        if name == b"tracelive":
+            live = 32 + stored
         if name == b"end":
             break
         at += 32 + stored
-    return found, len(data)
+    return (found + live if found is not None else None), len(data)
 
 
 FORWARDER_C = r"""
@@ -272,7 +276,7 @@ def main():
         ev = 2.0 * PAIRS / 1e6
         if sec is None:
             raise RuntimeError("%s: no trace section" % snap)
-        print("  kept a million events: the -w file's trace section %.0f "
+        print("  kept a million events: the -w file's trace sections %.0f "
               "bytes (%d for %.1f million events; the whole file %d)%s"
               % (sec / ev, sec, ev, whole,
                  "; heaptrack's file %.0f bytes" % (size / ev) if ht

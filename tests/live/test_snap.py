@@ -196,6 +196,13 @@ def fixtures(tmp, fresh):
     # a malformed trace section (mksnap_trace.py) is refused, saying so
     wants.update(("trace_" + k, "trace") for k in (
         "json", "frame", "field", "kind", "window", "huge"))
+    # ... and a malformed tracelive section (mksnap_tracelive.py)
+    wants.update(("tracelive_" + k, "tracelive") for k in (
+        "cut", "rows", "site", "op", "wide", "column", "huge"))
+    # the file it was damaged from loads, and so does the older one
+    # without the section (its call sites alone)
+    for name in ("snap_tracelive.vms", "snap_trace.vms"):
+        run_ok("-l %s" % name, "-l", os.path.join(FIX, name), "-s")
     for path in bad:
         key = os.path.basename(path)[len("bad_snap_"):-4]
         one_line_error(os.path.basename(path), path, want=wants.get(key))

@@ -5,8 +5,10 @@
  * and replaced; sampled weights; sites folded by their names; the blocks
  * alive before the trace (an attach's heap walk), per heap; a report kept
  * up to a mark (its cells) and the window between two such reports
- * (model/trace.h, vms_trace_window) equal to the live window's.
+ * (model/trace.h, vms_trace_window) equal to the live window's; what a
+ * snapshot file keeps for the viewer up to a mark.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -256,10 +258,10 @@ static void listed(void)
 	struct vms_trace_event ev[8];
 	struct vms_trace_block bl[8];
 	struct vms_trace_site site;
-	struct tracedb_filter only_frees = { .ops = 1u << VMS_TRACE_OP_FREE,
+	struct vms_trace_filter only_frees = { .ops = 1u << VMS_TRACE_OP_FREE,
 					     .site = UINT32_MAX };
-	struct tracedb_filter big = { .min_size = 1000, .site = UINT32_MAX };
-	struct tracedb_filter t7 = { .tid = 7, .site = UINT32_MAX };
+	struct vms_trace_filter big = { .min_size = 1000, .site = UINT32_MAX };
+	struct vms_trace_filter t7 = { .tid = 7, .site = UINT32_MAX };
 	struct arena a;
 	size_t n, i;
 
@@ -436,10 +438,53 @@ static void kept(void)
 	tracedb_free(db);
 }
 
+/* What a file keeps for the viewer up to a mark (tracedb_kept_live): the
+ * blocks alive made before it, by the order events were read, not by
+ * their times (the tracer's coarse clock may stamp an event read after
+ * the mark with a time before it); the log up to it. */
+static void kept_for_viewer(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_live lv;
+	struct arena a;
+	uint32_t *ids = NULL;
+	size_t nids = 0;
+
+	arena_init(&a);
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x1000, 100, 10);
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x100000, 0x2000, 20);
+	tracedb_mark(db, 30);
+	/* read after the mark, its time before it */
+	tracedb_alloc(db, VMS_TRACE_HEAP, (uint32_t)st, 0x3000, 300, 25);
+	tracedb_free_heap(db, 0x1000, 40);
+	ok(tracedb_kept_live(db, 1, &a, &lv, &ids, &nids) == 0 &&
+		   lv.nblocks == 1 && lv.blocks_alive == 1 &&
+		   lv.blocks[0].addr == 0x100000 &&
+		   lv.blocks[0].size == 0x2000 &&
+		   lv.blocks[0].count == VMS_TRACE_ONE && lv.nlog == 2 &&
+		   lv.logged == 2 && lv.log[1].op == VMS_TRACE_OP_MAP &&
+		   nids == 2,
+	   "kept up to mark 1: the map alone (the block made after it is "
+	   "left out though its time is earlier; the one freed since is no "
+	   "longer known), the 2 events before it, two sites named");
+	free(ids);
+	ok(tracedb_kept_live(db, 2, &a, &lv, &ids, &nids) == 0 &&
+		   lv.nblocks == 2 && lv.blocks[0].addr == 0x3000 &&
+		   lv.blocks[1].addr == 0x100000 && lv.nlog == 4 &&
+		   lv.logged == 4 && lv.log[3].op == VMS_TRACE_OP_FREE,
+	   "kept up to the end: both alive, in address order; every event");
+	free(ids);
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 int main(void)
 {
 	windows();
 	kept();
+	kept_for_viewer();
 	before();
 	listed();
 	in_range();

@@ -2,7 +2,9 @@
  * call stack as one line of text, a stack drawn into a block of lines,
  * the stack of the row under a cursor kept while it stays, the address
  * span of the viewer's row, named, that the trace screens narrow to, the
- * refusal without a live trace, and the clock their refreshes keep.
+ * trace they read (the live one, or the one a snapshot file kept with its
+ * allocations and log: trace_kept), the refusal without either, and the
+ * clock their refreshes keep.
  */
 #include <stdio.h>
 #include <string.h>
@@ -78,18 +80,29 @@ bool details_cursor_span(struct ui *u, uint64_t *lo, uint64_t *hi, char *what,
 	return true;
 }
 
-const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
-					     struct tracer *tr, uint32_t id)
+const struct vms_trace_report *trace_kept(const struct ui *u)
 {
-	if (id == UINT32_MAX || !tr)
+	if (u->tracer || !u->snap || !u->snap->trace || !u->snap->trace->live)
 		return NULL;
+	return u->snap->trace;
+}
+
+const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
+					     struct ui *u, uint32_t id)
+{
+	const struct vms_trace_report *k = trace_kept(u);
+
+	if (id == UINT32_MAX || (!u->tracer && !k))
+		return NULL;
+	if (k)
+		return vms_trace_site_of(k, id);
 	if (sc->have && sc->id == id)
 		return &sc->site;
 	stack_cache_drop(sc);
 	arena_init(&sc->ar);
 	sc->have = true;
 	sc->id = id;
-	if (tracer_site(tr, id, &sc->ar, &sc->site) <= 0) {
+	if (tracer_site(u->tracer, id, &sc->ar, &sc->site) <= 0) {
 		stack_cache_drop(sc);
 		return NULL;
 	}
@@ -103,14 +116,79 @@ void stack_cache_drop(struct stack_cache *sc)
 	sc->have = false;
 }
 
-bool trace_live(struct ui *u)
+bool trace_site_text(struct ui *u, uint32_t id, char *buf, size_t n)
 {
-	if (u->tracer)
+	const struct vms_trace_report *k = trace_kept(u);
+	const struct vms_trace_site *ks;
+	struct vms_trace_site s;
+	struct arena a;
+	bool got = false;
+
+	if (id == UINT32_MAX)
+		return false;
+	if (k) {
+		if ((ks = vms_trace_site_of(k, id)) && ks->nframes) {
+			trace_frame_text(&ks->frames[0], buf, n);
+			return true;
+		}
+		return false;
+	}
+	if (!u->tracer)
+		return false;
+	/* the innermost frame's name, from a small arena of its own */
+	arena_init(&a);
+	if (tracer_site(u->tracer, id, &a, &s) > 0 && s.nframes) {
+		trace_frame_text(&s.frames[0], buf, n);
+		got = true;
+	}
+	arena_fini(&a);
+	return got;
+}
+
+bool trace_have(struct ui *u)
+{
+	if (u->tracer || trace_kept(u))
 		return true;
-	ui_message(u, true, "%s",
-		   "no live trace: vmscope --trace -- CMD traces a command's "
-		   "allocations");
+	if (u->snap && u->snap->trace)
+		ui_message(u, true, "%s",
+			   "this file keeps the trace's call sites only (saved "
+			   "by an older vmscope): not its allocations or its "
+			   "events");
+	else
+		ui_message(u, true, "%s",
+			   "no trace: vmscope --trace -- CMD traces a "
+			   "command's allocations (-w FILE saves them with its "
+			   "snapshot)");
 	return false;
+}
+
+size_t trace_blocks(struct ui *u, uint64_t lo, uint64_t hi,
+		    struct vms_trace_block *out, size_t max)
+{
+	const struct vms_trace_report *k = trace_kept(u);
+
+	if (k)
+		return vms_trace_blocks_of(k, lo, hi, out, max);
+	return u->tracer ? tracer_blocks_in(u->tracer, lo, hi, out, max) : 0;
+}
+
+size_t trace_events(struct ui *u, const struct vms_trace_filter *f,
+		    struct vms_trace_event *out, size_t max)
+{
+	const struct vms_trace_report *k = trace_kept(u);
+
+	if (k)
+		return vms_trace_log_of(k, f, out, max);
+	return u->tracer ? tracer_log(u->tracer, f, out, max) : 0;
+}
+
+uint64_t trace_now_ns(struct ui *u)
+{
+	const struct vms_trace_report *k = trace_kept(u);
+
+	if (k)
+		return k->to_ns;
+	return u->tracer ? tracer_now(u->tracer) : 0;
 }
 
 double trace_clock_us(void)

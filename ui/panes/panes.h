@@ -359,15 +359,32 @@ struct stack_cache {
 	struct vms_trace_site site;
 };
 const struct vms_trace_site *stack_cache_get(struct stack_cache *sc,
-					     struct tracer *tr, uint32_t id);
+					     struct ui *u, uint32_t id);
 void stack_cache_drop(struct stack_cache *sc);
+/* The trace the screens read when there is no live one: the report a
+ * snapshot file kept with its allocations and log (model/trace.h, struct
+ * vms_trace_live), or NULL (a live trace, no trace, or a file of an
+ * older vmscope that kept its call sites alone). */
+const struct vms_trace_report *trace_kept(const struct ui *u);
+/* Whether there is a trace to list (live or kept); false with a message
+ * that says why not. */
+bool trace_have(struct ui *u);
+/* What the screens list, from the live trace or the kept one: the
+ * allocations in [lo, hi) (tracer_blocks_in), the log's events that pass
+ * f (tracer_log), the innermost frame of call site id as text (false:
+ * none), and the trace's now in ns since it began (a kept one's: its
+ * end, the snapshot's). */
+size_t trace_blocks(struct ui *u, uint64_t lo, uint64_t hi,
+		    struct vms_trace_block *out, size_t max);
+size_t trace_events(struct ui *u, const struct vms_trace_filter *f,
+		    struct vms_trace_event *out, size_t max);
+bool trace_site_text(struct ui *u, uint32_t id, char *buf, size_t n);
+uint64_t trace_now_ns(struct ui *u);
 /* " [mmap by FUNC]" for the rows of [lo, hi) a traced map made (the
  * innermost frame of its call site, named once per site), into buf; ""
  * without a live trace or such a map. */
 const char *trace_commit_words(struct ui *u, uint64_t lo, uint64_t hi,
 			       char *buf, size_t n);
-/* Whether there is a live trace (u->tracer); false with a message. */
-bool trace_live(struct ui *u);
 /* CLOCK_MONOTONIC in microseconds (the screens' once-a-second refresh). */
 double trace_clock_us(void);
 

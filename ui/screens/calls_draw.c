@@ -127,6 +127,7 @@ void calls_draw(struct ui *u)
 {
 	struct calls *c = u->data[SCR_CALLS];
 	const struct vms_trace_report *r = &c->rep;
+	const struct vms_trace_report *kept = trace_kept(u);
 	struct vms_error err = { 0 };
 	char right[48];
 	int st = 0, top, k;
@@ -176,11 +177,18 @@ void calls_draw(struct ui *u)
 					  calls_window_names[c->window],
 					  why_fits(c) ? c->why : "");
 	if (c->in_hi)
-		top += put_wrapped_fmt(top, 1, COLS - 1, 2, la,
-				       "Only what is alive in %llx-%llx: %s",
-				       (unsigned long long)c->in_lo,
-				       (unsigned long long)c->in_hi,
-				       c->in_what);
+		top += put_wrapped_fmt(
+			top, 1, COLS - 1, 2, la,
+			"Only what is alive %sin %llx-%llx: %s%s",
+			c->saved ? "at the snapshot " : "",
+			(unsigned long long)c->in_lo,
+			(unsigned long long)c->in_hi, c->in_what,
+			c->saved && kept &&
+					kept->live->nblocks <
+						kept->live->blocks_alive
+				? "  (of the allocations the file keeps: the "
+				  "first by address)"
+				: "");
 	for (k = 1; k < top; k++)
 		put_blank(k, 0, 1, la);
 	put_fmt(top, 0, COLS, theme_attr(EL_COLUMN),

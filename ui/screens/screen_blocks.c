@@ -8,6 +8,9 @@
  * The list follows the trace: rebuilt once a second while shown (the
  * call sites screen's tick keeps the rings read), and on r. At most
  * BLOCKS_MAX blocks are listed (the header says when there were more).
+ * A snapshot file saved with its trace (-l FILE) keeps the allocations
+ * alive at its snapshot (model/trace.h, struct vms_trace_live): without
+ * a tracer the screen lists those, their age at the snapshot.
  *
  * Contract: u->tracer is the caller's (cli); this file only reads it.
  */
@@ -34,6 +37,7 @@ struct blocks {
 	bool by_size;
 	uint64_t lo, hi, total;
 	char what[96];
+	char kept[96]; /* a saved trace's: what the file keeps */
 	double built_us;
 	/* the stack of the block under the cursor */
 	struct stack_cache stack;
@@ -72,7 +76,7 @@ static void rebuild(struct ui *u, struct blocks *c)
 		c->n = 0;
 		return;
 	}
-	c->n = tracer_blocks_in(u->tracer, c->lo, c->hi, c->b, BLOCKS_MAX);
+	c->n = trace_blocks(u, c->lo, c->hi, c->b, BLOCKS_MAX);
 	c->more = c->n == BLOCKS_MAX;
 	qsort(c->b, c->n, sizeof(*c->b), c->by_size ? by_size : by_addr);
 	c->total = 0;
@@ -91,19 +95,13 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 	struct ui *u = ctx;
 	struct blocks *c = bs_of(u);
 	const struct vms_trace_block *b = &c->b[i];
-	struct vms_trace_site s;
-	struct arena a;
 	char fn[512] = "(no stack)";
-	double age = (double)(tracer_now(u->tracer) - b->t_ns) / 1e9;
+	double age = (double)(trace_now_ns(u) - b->t_ns) / 1e9;
 
-	/* the innermost frame's name, from a small arena of its own */
-	arena_init(&a);
-	if (tracer_site(u->tracer, b->site, &a, &s) > 0 && s.nframes)
-		trace_frame_text(&s.frames[0], fn, sizeof(fn));
+	trace_site_text(u, b->site, fn, sizeof(fn));
 	put_fmt(y, 0, COLS, theme_attr(sel ? EL_SELECTION : EL_NORMAL),
 		" %016llx %11llu %8.1f s  %s", (unsigned long long)b->addr,
 		(unsigned long long)b->size, age < 0 ? 0 : age, fn);
-	arena_fini(&a);
 }
 
 static void blocks_draw(struct ui *u)
@@ -119,21 +117,24 @@ static void blocks_draw(struct ui *u)
 		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
 		u->snap ? (int)u->snap->proc.pid : 0);
 	put_fmt(1, 0, COLS, theme_attr(EL_LABEL),
-		" Alive in %llx-%llx: %s  %zu%s, %s", (unsigned long long)c->lo,
-		(unsigned long long)c->hi, c->what, c->n,
-		c->more ? " (more not listed)" : "",
-		fmt_size(c->total, tot, sizeof(tot)));
+		" Alive in %llx-%llx: %s  %zu%s, %s%s",
+		(unsigned long long)c->lo, (unsigned long long)c->hi, c->what,
+		c->n, c->more ? " (more not listed)" : "",
+		fmt_size(c->total, tot, sizeof(tot)), c->kept);
 	put_fmt(2, 0, COLS, theme_attr(EL_COLUMN),
 		" Address           Size (bytes)        Age  Call site "
 		"(innermost)");
 	listview_draw(&c->lv, 3, list_h, c->n, draw_row, u);
 	trace_stack_draw(
-		stack_cache_get(&c->stack, u->tracer,
+		stack_cache_get(&c->stack, u,
 				c->n ? c->b[c->lv.cur].site : UINT32_MAX),
 		"Stack of the allocation", 3 + list_h, LINES - 4 - list_h);
 	snprintf(right, sizeof(right), "%zu/%zu", c->n ? c->lv.cur + 1 : 0,
 		 c->n);
-	ui_status(u, " s by size/address  r again  Esc back  q quit", right);
+	ui_status(u,
+		  u->tracer ? " s by size/address  r again  Esc back  q quit"
+			    : " s by size/address  Esc back  q quit",
+		  right);
 }
 
 /* ---- actions ---- */
@@ -149,6 +150,12 @@ static int act_sort(struct ui *u)
 
 static int act_again(struct ui *u)
 {
+	if (!u->tracer) {
+		ui_message(u, false, "%s",
+			   "a saved trace's allocations are those at its "
+			   "snapshot");
+		return UI_DRAW;
+	}
 	rebuild(u, bs_of(u));
 	return UI_DRAW;
 }
@@ -194,10 +201,20 @@ static int blocks_enter(struct ui *u)
 {
 	struct blocks *c = bs_of(u);
 
-	if (!trace_live(u))
+	const struct vms_trace_report *k = trace_kept(u);
+
+	if (!trace_have(u))
 		return -1;
 	if (!details_cursor_span(u, &c->lo, &c->hi, c->what, sizeof(c->what)))
 		return -1;
+	c->kept[0] = '\0';
+	if (k && k->live->nblocks < k->live->blocks_alive)
+		snprintf(c->kept, sizeof(c->kept),
+			 "  (the file keeps the first %zu of %llu, by address)",
+			 k->live->nblocks,
+			 (unsigned long long)k->live->blocks_alive);
+	else if (k)
+		snprintf(c->kept, sizeof(c->kept), "  (at the snapshot)");
 	c->lv.cur = c->lv.top = 0;
 	c->n = 0;
 	rebuild(u, c);
@@ -225,13 +242,16 @@ static void blocks_free(struct ui *u)
 /* The key of the viewer that opens this screen (ui_priv.h: from_keys). */
 static int act_enter_from_viewer(struct ui *u)
 {
+	if (!trace_have(u)) /* said why; the viewer stays */
+		return UI_DRAW;
 	u->next = SCR_BLOCKS;
 	return UI_SWITCH | UI_DRAW;
 }
 
 static const struct key_action from_viewer[] = {
 	{ 'B', "B",
-	  "the allocations the trace has alive in the row (--trace -- CMD)",
+	  "the allocations the trace has alive in the row (--trace -- CMD, or "
+	  "a file saved with its trace)",
 	  act_enter_from_viewer },
 	{ 0, NULL, NULL, NULL },
 };

@@ -25,7 +25,10 @@
  *
  * A snapshot file saved while tracing (-l FILE) keeps its trace up to the
  * snapshot (model/snapshot.h, trace): without a tracer the screen shows
- * that report, read-only: its one window, no marks, nothing to read.
+ * that report, read-only: its one window, no marks, nothing to read; f
+ * narrows it to the allocations the file keeps alive at its snapshot in
+ * the viewer's row (vms_trace_report_of), as a live trace's whole window
+ * is narrowed.
  *
  * Contract: u->tracer is the caller's (cli); this file only reads it and
  * marks it. The report lives in the screen's arena until the next one (a
@@ -224,7 +227,11 @@ static void calls_rebuild(struct ui *u, struct calls *c)
 	}
 	arena_init(&c->ar); /* the report's (a live one), the tree's */
 	c->have = true;
-	if ((!c->saved &&
+	/* a saved one narrowed to the viewer's row: from its kept blocks */
+	if ((c->saved && c->in_lo < c->in_hi && trace_kept(u) &&
+	     vms_trace_report_of(u->snap->trace, c->in_lo, c->in_hi, &c->ar,
+				 &c->rep) < 0) ||
+	    (!c->saved &&
 	     tracer_report_in(u->tracer, from, to, c->in_lo, c->in_hi, &c->ar,
 			      &c->rep, &err) < 0) ||
 	    !(c->open = calloc(c->rep.nsites + 1, sizeof(*c->open)))) {
@@ -361,10 +368,10 @@ static int act_filter(struct ui *u)
 {
 	struct calls *c = cs_of(u);
 
-	if (!u->tracer) {
+	if (!u->tracer && !c->in_hi && !trace_kept(u)) {
 		ui_message(u, false, "%s",
-			   "a saved trace keeps its call sites, not where "
-			   "each block lies");
+			   "this file keeps the trace's call sites only (saved "
+			   "by an older vmscope), not where each block lies");
 		return UI_DRAW;
 	}
 	if (c->in_hi)
@@ -494,6 +501,8 @@ int calls_save(struct ui *u, const struct vms_snapshot *s, void **buf,
 		return vms_snapshot_save(s, buf, len, err);
 	arena_init(&a);
 	rc = tracer_report_kept(u->tracer, m, &a, &rep, err);
+	if (rc == 0)
+		rc = tracer_keep_live(u->tracer, m, &a, &rep, err);
 	if (rc == 0)
 		rc = vms_snapshot_save_traced(s, &rep, buf, len, err);
 	arena_fini(&a);

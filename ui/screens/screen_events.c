@@ -8,7 +8,10 @@
  * call site (each again: off).
  *
  * The list follows the trace once a second while shown, the cursor kept
- * on the newest event when it was there (as tail -f).
+ * on the newest event when it was there (as tail -f). A snapshot file
+ * saved with its trace (-l FILE) keeps the newest events up to its
+ * snapshot (model/trace.h, struct vms_trace_live): without a tracer the
+ * screen lists those, the header saying how many of all.
  *
  * Contract: u->tracer is the caller's (cli); this file only reads it.
  */
@@ -35,7 +38,7 @@ struct events {
 	size_t n;
 	int op; /* -1: every operation */
 	unsigned size_i; /* into min_sizes */
-	struct tracedb_filter f;
+	struct vms_trace_filter f;
 	double built_us;
 	struct stack_cache stack; /* the stack under the cursor */
 };
@@ -59,7 +62,7 @@ static void rebuild(struct ui *u, struct events *c)
 	}
 	c->f.ops = c->op < 0 ? 0 : 1u << c->op;
 	c->f.min_size = min_sizes[c->size_i];
-	c->n = tracer_log(u->tracer, &c->f, c->ev, VMS_TRACE_LOG);
+	c->n = trace_events(u, &c->f, c->ev, VMS_TRACE_LOG);
 	c->lv.cur = c->n ? (from_end < c->n ? c->n - 1 - from_end : 0) : 0;
 }
 
@@ -69,37 +72,41 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 {
 	struct ui *u = ctx;
 	const struct vms_trace_event *e = &es_of(u)->ev[i];
-	struct vms_trace_site s;
-	struct arena a;
 	char fn[512] = "";
 
-	arena_init(&a);
-	if (e->site != UINT32_MAX &&
-	    tracer_site(u->tracer, e->site, &a, &s) > 0 && s.nframes)
-		trace_frame_text(&s.frames[0], fn, sizeof(fn));
+	trace_site_text(u, e->site, fn, sizeof(fn));
 	put_fmt(y, 0, COLS, theme_attr(sel ? EL_SELECTION : EL_NORMAL),
 		" %10.3f %7d %-5s %016llx %11llu  %s", (double)e->t_ns / 1e9,
 		(int)e->tid, vms_trace_op_names[e->op],
 		(unsigned long long)e->addr, (unsigned long long)e->size,
 		e->site == UINT32_MAX ? "(not traced)" : fn);
-	arena_fini(&a);
 }
 
 static void events_draw(struct ui *u)
 {
 	struct events *c = es_of(u);
-	char right[48], size[16], what[200];
+	const struct vms_trace_report *k = trace_kept(u);
+	char right[48], size[16], what[256], kept[96];
 	int top, list_h;
 
 	put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
 		" vmscope  trace view  %s  pid %d",
 		u->snap && u->snap->proc.name ? u->snap->proc.name : "?",
 		u->snap ? (int)u->snap->proc.pid : 0);
+	if (k && k->live->nlog < k->live->logged) /* the log was cut */
+		snprintf(kept, sizeof(kept),
+			 "(the newest %zu of %llu up to the snapshot kept)",
+			 k->live->nlog, (unsigned long long)k->live->logged);
+	else if (k)
+		snprintf(kept, sizeof(kept),
+			 "(all %zu up to the snapshot kept)", k->live->nlog);
+	else
+		snprintf(kept, sizeof(kept), "(the newest %u kept)",
+			 VMS_TRACE_LOG);
 	snprintf(what, sizeof(what),
-		 "%zu events (the newest %u kept)  operation %s  size >= %s"
+		 "%zu events %s  operation %s  size >= %s"
 		 "%s%s",
-		 c->n, VMS_TRACE_LOG,
-		 c->op < 0 ? "any" : vms_trace_op_names[c->op],
+		 c->n, kept, c->op < 0 ? "any" : vms_trace_op_names[c->op],
 		 fmt_size(min_sizes[c->size_i], size, sizeof(size)),
 		 c->f.tid ? "  one thread" : "",
 		 c->f.site != UINT32_MAX ? "  one call site" : "");
@@ -118,7 +125,7 @@ static void events_draw(struct ui *u)
 		"Call site (innermost)");
 	listview_draw(&c->lv, top, list_h, c->n, draw_row, u);
 	trace_stack_draw(
-		stack_cache_get(&c->stack, u->tracer,
+		stack_cache_get(&c->stack, u,
 				c->n ? c->ev[c->lv.cur].site : UINT32_MAX),
 		"Stack of the event", top + list_h, LINES - 1 - top - list_h);
 	snprintf(right, sizeof(right), "%zu/%zu", c->n ? c->lv.cur + 1 : 0,
@@ -223,7 +230,7 @@ static int events_enter(struct ui *u)
 {
 	struct events *c = es_of(u);
 
-	if (!trace_live(u))
+	if (!trace_have(u))
 		return -1;
 	c->n = 0; /* the cursor on the newest */
 	rebuild(u, c);
@@ -250,6 +257,8 @@ static void events_free(struct ui *u)
 /* The key of the viewer that opens this screen (ui_priv.h: from_keys). */
 static int act_enter_from_viewer(struct ui *u)
 {
+	if (!trace_have(u)) /* said why; the viewer stays */
+		return UI_DRAW;
 	u->next = SCR_EVENTS;
 	return UI_SWITCH | UI_DRAW;
 }
@@ -257,7 +266,7 @@ static int act_enter_from_viewer(struct ui *u)
 static const struct key_action from_viewer[] = {
 	{ 'L', "L",
 	  "the trace view: the newest events of the allocation "
-	  "trace (--trace -- CMD)",
+	  "trace (--trace -- CMD, or a file saved with its trace)",
 	  act_enter_from_viewer },
 	{ 0, NULL, NULL, NULL },
 };

@@ -34,6 +34,8 @@
 #define SF_SEC_STATUS "status"
 #define SF_SEC_END "end"
 #define SF_SEC_TRACE "trace" /* a trace report (snapfile_trace.c) */
+/* what the viewer lists beside it (snapfile_tracelive.c) */
+#define SF_SEC_TRACELIVE "tracelive"
 #define SF_SEC_NAME 12
 #define SF_HEAD_LEN (SNAPFILE_MAGIC_LEN + 8)
 #define SF_SEC_HEAD_LEN (SF_SEC_NAME + 4 + 8 + 8)
@@ -120,11 +122,25 @@ int sf_kept_restore(struct vms_snapshot *s, const struct sf_kept *k,
  * of memory. */
 char *sf_trace_text(const struct vms_trace_report *r);
 struct sf_sec;
-/* The "trace" section x into s->trace (in s's arena). -1 with *err: a
- * malformed section is refused, its message naming the file and what is
- * wrong. */
+/* The "trace" section x into s->trace (in s's arena), with the
+ * "tracelive" section live (found false: none) into its live. -1 with
+ * *err: a malformed section is refused, its message naming the file and
+ * what is wrong. */
 int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
-		  const char *name, struct vms_error *err);
+		  const struct sf_sec *live, const char *name,
+		  struct vms_error *err);
+
+/* ---- what the viewer lists beside it (snapfile_tracelive.c) ---- */
+/* The "tracelive" section's bytes for r->live into *out (malloc'd; NULL
+ * and 0 when r has none). -1: out of memory. */
+int sf_tracelive_bytes(const struct vms_trace_report *r, unsigned char **out,
+		       size_t *len);
+/* The section's bytes p[0, len) into *lv (its stacks set already: from
+ * the "trace" section), arrays in a; every site named checked against r
+ * and lv's stacks. NULL, or what is wrong. */
+const char *sf_tracelive_from(struct arena *a, const unsigned char *p,
+			      size_t len, const struct vms_trace_report *r,
+			      struct vms_trace_live *lv);
 
 /* ---- reading (snapfile_zsec.c; snapfile_parts.c) ---- */
 /* A section of the file: its bytes in the file's buffer, as its header

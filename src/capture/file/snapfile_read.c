@@ -37,9 +37,10 @@ bool snapfile_recognise(const void *head, size_t n)
 
 /* ---- sections ---- */
 
-static const char *const known[] = { SF_SEC_META, SF_SEC_SMAPS, SF_SEC_STATUS,
-				     SF_SEC_TRACE, SF_SEC_END };
-enum { K_META, K_SMAPS, K_STATUS, K_TRACE, K_END, K_N };
+static const char *const known[] = { SF_SEC_META,      SF_SEC_SMAPS,
+				     SF_SEC_STATUS,    SF_SEC_TRACE,
+				     SF_SEC_TRACELIVE, SF_SEC_END };
+enum { K_META, K_SMAPS, K_STATUS, K_TRACE, K_TRACELIVE, K_END, K_N };
 
 static int find_sections(const unsigned char *p, size_t len, const char *name,
 			 struct sf_sec sec[K_N], struct vms_error *err)
@@ -405,7 +406,7 @@ int snapfile_load(const void *buf, size_t len, const char *name, bool consume,
 	}
 	if (sf_source_set(s, m, name, kept, err) < 0 ||
 	    (sec[K_TRACE].found &&
-	     sf_trace_load(s, &sec[K_TRACE], name, err) < 0))
+	     sf_trace_load(s, &sec[K_TRACE], &sec[K_TRACELIVE], name, err) < 0))
 		goto out;
 	rc = 0;
 out:

@@ -18,7 +18,16 @@
  *     "before": { "partial": "..."|null,           an attach's, or absent
  *                 "heaps": [ { "kind", "id", "at_start": [count, bytes],
  *                              "released": [...], "lasting": [...],
- *                              "impacting_bytes" } ] } }
+ *                              "impacting_bytes" } ] },
+ *     "stacks": [ { "id", "kind", "frames" } ] }  version 2: the sites
+ *                                 the "tracelive" section names that
+ *                                 "sites" does not list (their frames in
+ *                                 "frames" too), absent without it
+ *
+ * Version 2 added "stacks" beside the "tracelive" section
+ * (snapfile_tracelive.c: the allocations alive at the snapshot and the
+ * log of events, model/trace.h's struct vms_trace_live): a version 1
+ * reader ignores both and reads the rest as before.
  *
  * "run" and "mark" (VMS_TRACE_FIELDS) and a site's "cells" (model/trace.h)
  * came after the first files: a report without them is one of a run
@@ -44,10 +53,13 @@
 
 #include "capture/file/snapfile_int.h"
 
-#define SF_TRACE_VERSION 1
+#define SF_TRACE_VERSION 2
 #define SF_TRACE_MAX (64ull << 20)
 #define SF_TRACE_VALUES (2u << 20)
 #define SF_TRACE_FRAMES 256u
+/* the "tracelive" section: 4 Mi allocations of some 40 bytes each at
+ * most, and the log */
+#define SF_TRACELIVE_MAX (256ull << 20)
 
 /* ---- writing ---- */
 
@@ -91,6 +103,8 @@ static int frames_init(struct frames *t, const struct vms_trace_report *r)
 
 	for (i = 0; i < r->nsites; i++)
 		total += r->sites[i].nframes;
+	for (i = 0; r->live && i < r->live->nstacks; i++)
+		total += r->live->stacks[i].nframes;
 	while (cap < 2 * total)
 		cap *= 2;
 	t->n = 0;
@@ -177,6 +191,28 @@ static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 	return o;
 }
 
+/* A site the kept allocations or events name that "sites" does not
+ * list: {"id", "kind", "frames"} (its figures are not the report's). */
+static json_t *stack_json(const struct vms_trace_site *s, struct frames *t,
+			  bool *bad)
+{
+	json_t *o = json_object(), *fr = json_array();
+	uint32_t k;
+
+	if (!o || !fr) {
+		json_decref(o);
+		json_decref(fr);
+		*bad = true;
+		return NULL;
+	}
+	put(o, "id", json_integer(s->id), bad);
+	put(o, "kind", json_string(vms_trace_kind_names[s->kind]), bad);
+	for (k = 0; k < s->nframes; k++)
+		push(fr, json_integer(frames_index(t, &s->frames[k])), bad);
+	put(o, "frames", fr, bad);
+	return o;
+}
+
 /* What was allocated before an attach's trace, per heap its walk found
  * (model/trace.h: before_walked). */
 static json_t *before_json(const struct vms_trace_report *r, bool *bad)
@@ -215,14 +251,18 @@ char *sf_trace_text(const struct vms_trace_report *r)
 	bool bad = false;
 	json_t *o = sf_record_json(&vms_trace_record, r, &bad);
 	json_t *sites = json_array(), *frames = json_array();
+	json_t *stacks = json_array();
 	struct frames t = { 0 };
 
-	bad = bad || !o || !sites || !frames || frames_init(&t, r) < 0;
+	bad = bad || !o || !sites || !frames || !stacks ||
+	      frames_init(&t, r) < 0;
 	char *text = NULL;
 	size_t i;
 
 	for (i = 0; !bad && i < r->nsites; i++)
 		push(sites, site_json(&r->sites[i], &t, &bad), &bad);
+	for (i = 0; !bad && r->live && i < r->live->nstacks; i++)
+		push(stacks, stack_json(&r->live->stacks[i], &t, &bad), &bad);
 	for (i = 0; !bad && i < t.n; i++)
 		push(frames, frame_json(t.list[i]), &bad);
 	if (!bad) {
@@ -232,6 +272,10 @@ char *sf_trace_text(const struct vms_trace_report *r)
 		put(o, "sites", sites, &bad);
 		frames = sites = NULL;
 	}
+	if (!bad && r->live) {
+		put(o, "stacks", stacks, &bad);
+		stacks = NULL;
+	}
 	if (!bad && r->before_walked)
 		put(o, "before", before_json(r, &bad), &bad);
 	if (!bad)
@@ -239,6 +283,7 @@ char *sf_trace_text(const struct vms_trace_report *r)
 	json_decref(o);
 	json_decref(sites);
 	json_decref(frames);
+	json_decref(stacks);
 	free(t.list);
 	free(t.slot);
 	return text;
@@ -351,6 +396,67 @@ static bool cells_from(struct arena *a, const json_t *v,
 	return true;
 }
 
+/* A site's frames, indices fr into the table f[0, nf), into s (in a);
+ * false: an index past the table, or out of memory. */
+static bool site_frames(struct arena *a, const json_t *fr,
+			const struct vms_trace_frame *f, size_t nf,
+			struct vms_trace_site *s)
+{
+	struct vms_trace_frame *sf;
+	uint32_t k;
+
+	s->nframes = (uint32_t)json_array_size(fr);
+	sf = arena_alloc(a, (s->nframes ? s->nframes : 1) * sizeof(*sf));
+	if (!sf)
+		return false;
+	for (k = 0; k < s->nframes; k++) {
+		uint64_t at;
+
+		if (!sf_get_u64(json_array_get(fr, k), &at) || at >= nf)
+			return false;
+		sf[k] = f[at];
+	}
+	s->frames = sf;
+	return true;
+}
+
+/* The sites the kept allocations and events name that "sites" does not
+ * list (stack_json), into lv; NULL, or what is wrong. */
+static const char *stacks_from(struct arena *a, const json_t *v,
+			       const struct vms_trace_frame *f, size_t nf,
+			       struct vms_trace_live *lv)
+{
+	size_t i, ns = json_array_size(v);
+	struct vms_trace_site *st;
+
+	if (!v)
+		return NULL; /* none */
+	if (!json_is_array(v))
+		return "\"stacks\" is not an array";
+	if (!(st = arena_alloc(a, (ns ? ns : 1) * sizeof(*st))))
+		return "out of memory";
+	for (i = 0; i < ns; i++) {
+		const json_t *e = json_array_get(v, i), *fr;
+		uint64_t id;
+
+		memset(&st[i], 0, sizeof(st[i]));
+		fr = json_object_get(e, "frames");
+		if (!json_is_object(e) || !sf_obj_u64(e, "id", &id) ||
+		    id > UINT32_MAX ||
+		    !kind_from(json_object_get(e, "kind"), &st[i].kind) ||
+		    !json_is_array(fr) ||
+		    json_array_size(fr) > SF_TRACE_FRAMES ||
+		    !site_frames(a, fr, f, nf, &st[i]))
+			return "a stack of \"stacks\" is not one (it needs "
+			       "\"id\", \"kind\" and \"frames\" within the "
+			       "table)";
+		st[i].id = (uint32_t)id;
+	}
+	lv->stacks = st;
+	lv->nstacks = ns;
+	return NULL;
+}
+
 /* The sites, their frames from the table f[0, nf); NULL on success, else
  * what is wrong (in buf). */
 static const char *sites_from(struct arena *a, const json_t *v,
@@ -367,7 +473,6 @@ static const char *sites_from(struct arena *a, const json_t *v,
 	for (i = 0; i < ns; i++) {
 		const json_t *e = json_array_get(v, i), *fr;
 		struct vms_trace_site *s = &r->sites[i];
-		struct vms_trace_frame *sf;
 		uint64_t id;
 		json_t *imp;
 
@@ -404,25 +509,13 @@ static const char *sites_from(struct arena *a, const json_t *v,
 				 i, json_array_size(fr), SF_TRACE_FRAMES);
 			return buf;
 		}
-		s->nframes = (uint32_t)json_array_size(fr);
-		sf = arena_alloc(a,
-				 (s->nframes ? s->nframes : 1) * sizeof(*sf));
-		if (!sf)
-			return "out of memory";
-		for (k = 0; k < s->nframes; k++) {
-			uint64_t at;
-
-			if (!sf_get_u64(json_array_get(fr, k), &at) ||
-			    at >= nf) {
-				snprintf(buf, n,
-					 "site %zu names a frame past the "
-					 "%zu the section holds",
-					 i, nf);
-				return buf;
-			}
-			sf[k] = f[at];
+		if (!site_frames(a, fr, f, nf, s)) {
+			snprintf(buf, n,
+				 "site %zu names a frame past the %zu the "
+				 "section holds",
+				 i, nf);
+			return buf;
 		}
-		s->frames = sf;
 		if (json_object_get(e, "cells") &&
 		    !cells_from(a, json_object_get(e, "cells"), s)) {
 			snprintf(buf, n,
@@ -480,18 +573,55 @@ static const char *before_from(struct arena *a, const json_t *v,
 	return NULL;
 }
 
+static const char nomem[] = "out of memory", failed[] = "";
+
+/* The "tracelive" section x into r->live (its stacks from o's
+ * "stacks"); NULL, what is wrong, nomem, or failed (said in err). */
+static const char *live_from(struct vms_snapshot *s, const json_t *o,
+			     const struct sf_sec *x, const char *name,
+			     const struct vms_trace_frame *f, size_t nf,
+			     struct vms_trace_report *r, struct vms_error *err)
+{
+	struct vms_trace_live *lv = arena_alloc(&s->arena, sizeof(*lv));
+	struct sf_whole w = { 0 };
+	const char *why;
+
+	if (!lv)
+		return nomem;
+	memset(lv, 0, sizeof(*lv));
+	if ((why = stacks_from(&s->arena, json_object_get(o, "stacks"), f, nf,
+			       lv)) != NULL)
+		return why;
+	if (sf_read_whole(x, SF_TRACELIVE_MAX, name, SF_SEC_TRACELIVE, &w,
+			  err) < 0)
+		return failed;
+	why = sf_tracelive_from(&s->arena, (const unsigned char *)w.buf, w.len,
+				r, lv);
+	free(w.buf);
+	if (why && strcmp(why, nomem) == 0)
+		return nomem;
+	if (why) {
+		vms_error_file(err, name, "corrupted: its %s section: %s",
+			       SF_SEC_TRACELIVE, why);
+		return failed;
+	}
+	r->live = lv;
+	return NULL;
+}
+
 int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
-		  const char *name, struct vms_error *err)
+		  const struct sf_sec *live, const char *name,
+		  struct vms_error *err)
 {
 	struct sf_whole w = { 0 };
 	struct vms_trace_report *r;
-	struct vms_trace_frame *f;
+	struct vms_trace_frame *f = NULL;
 	const char *fmt, *why = NULL;
 	char buf[160];
 	json_error_t jerr;
 	json_t *o = NULL;
 	uint64_t values, version;
-	size_t nf;
+	size_t nf = 0;
 	int rc = -1;
 
 	if (sf_read_whole(x, SF_TRACE_MAX, name, SF_SEC_TRACE, &w, err) < 0)
@@ -534,6 +664,14 @@ int sf_trace_load(struct vms_snapshot *s, const struct sf_sec *x,
 				 r, buf, sizeof(buf));
 	if (!why)
 		why = before_from(&s->arena, json_object_get(o, "before"), r);
+	if (!why && live->found)
+		why = live_from(s, o, live, name, f, nf, r, err);
+	if (why == nomem) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (why == failed)
+		goto out; /* said in err */
 	if (why) {
 		vms_error_file(err, name, "corrupted: its trace section: %s",
 			       why);

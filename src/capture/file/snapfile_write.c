@@ -22,6 +22,14 @@
  * large), and each of a load's two decompressors holds 256 KiB less (a
  * load must take no more memory than the live capture did). */
 #define SF_ZSTD_WINDOW_LOG 18
+/* The tracelive section (snapfile_tracelive.c) is columns of varints of
+ * the allocations alive, where the smaps text is lines: level 3 and a
+ * window of 4 MiB take it to 0.6 of what level 1 in 256 KiB does (333,000
+ * blocks alive: 0.98 MB against 1.63), for some 20 ms a million blocks
+ * more; a load decompresses it whole anyway, and its 4 MiB window is
+ * within what the section's own buffer takes. */
+#define SF_ZSTD_LIVE_LEVEL 3
+#define SF_ZSTD_LIVE_WINDOW_LOG 22
 /* The smaps text is cut in two parts from this size on (smaps_cut). */
 #define SF_SPLIT_MIN (256u << 10)
 
@@ -612,6 +620,20 @@ static int end_section(struct sf_out *o, struct vms_error *err)
 	return 0;
 }
 
+/* The tracelive section, compressed as its columns want (above). */
+static int live_section(struct sf_out *o, ZSTD_CCtx *z, const void *data,
+			size_t len, struct vms_error *err)
+{
+	int rc;
+
+	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, SF_ZSTD_LIVE_LEVEL);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, SF_ZSTD_LIVE_WINDOW_LOG);
+	rc = section(o, z, SF_SEC_TRACELIVE, data, len, 0, err);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, SF_ZSTD_LEVEL);
+	ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, SF_ZSTD_WINDOW_LOG);
+	return rc;
+}
+
 int snapfile_encode(const struct vms_snapshot *s,
 		    const struct vms_trace_report *tr,
 		    const struct vms_kept *const *kept, void **buf, size_t *len,
@@ -620,7 +642,8 @@ int snapfile_encode(const struct vms_snapshot *s,
 	struct sf_out o = { 0 };
 	ZSTD_CCtx *z = NULL;
 	char *meta = NULL, *trace = NULL;
-	size_t cut, n1;
+	unsigned char *live = NULL;
+	size_t cut, n1, nlive = 0;
 	int version, rc = -1;
 
 	if (!s->raw || !s->raw->smaps)
@@ -636,7 +659,9 @@ int snapfile_encode(const struct vms_snapshot *s,
 		tr = s->trace;
 	trace = tr ? sf_trace_text(tr) : NULL;
 	z = ZSTD_createCCtx();
-	if (!meta || (tr && !trace) || !z || reserve(&o, SF_HEAD_LEN) < 0) {
+	if (!meta || (tr && !trace) ||
+	    (tr && sf_tracelive_bytes(tr, &live, &nlive) < 0) || !z ||
+	    reserve(&o, SF_HEAD_LEN) < 0) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -654,6 +679,7 @@ int snapfile_encode(const struct vms_snapshot *s,
 				       s->raw->status_len, 0, err) < 0) ||
 	    (trace &&
 	     section(&o, z, SF_SEC_TRACE, trace, strlen(trace), 0, err) < 0) ||
+	    (live && live_section(&o, z, live, nlive, err) < 0) ||
 	    end_section(&o, err) < 0)
 		goto out;
 	*buf = o.buf;
@@ -664,6 +690,7 @@ out:
 	free(o.buf);
 	free(meta);
 	free(trace);
+	free(live);
 	ZSTD_freeCCtx(z);
 	return rc;
 }
