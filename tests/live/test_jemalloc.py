@@ -12,7 +12,8 @@ allocated, active and resident equal INFO memory's allocator_allocated,
 allocator_active and allocator_resident (taken before and after the
 capture, equal), metadata (base and internal), mapped and retained are
 there, and the jemalloc heap's in use and free are stats.allocated and
-stats.active less that. Its base blocks and extents are typed parts
+stats.active less that, its chunks its allocations in use as MEMORY
+MALLOC-STATS counts them (total nmalloc less ndalloc). Its base blocks and extents are typed parts
 where the kernel merged them into one region: the bytes called metadata
 are its base blocks' and its heap is its mapped + retained, as its own
 MEMORY MALLOC-STATS says before and after the capture.
@@ -141,8 +142,12 @@ def malloc_stats(s):
     pages = sum(int(m.group(2)) for m in re.finditer(
         r"^ +(dirty|muzzy): +\S+ +(\d+)", text, re.M))
     active, mapped, retained = (int(tot.group(i)) for i in (2, 5, 6))
+    # its allocations in use as it counts them: the merged (or only)
+    # arena's "total:" row, nmalloc less ndalloc (small and large)
+    row = re.search(r"^total: +\d+ +(\d+) +\d+ +(\d+) ", text, re.M)
     return {"mapped": mapped, "retained": retained,
-            "base": mapped - active - pages * page}
+            "base": mapped - active - pages * page,
+            "count": int(row.group(1)) - int(row.group(2))}
 
 
 def parts(s, pid, args, tries=20):
@@ -210,6 +215,43 @@ def parts(s, pid, args, tries=20):
          % how)
 
 
+def chunks(s, pid, args, tries=20):
+    """The jemalloc heap's chunks against its own count of allocations in
+    use (MEMORY MALLOC-STATS, its malloc_stats_print after an "epoch"
+    refresh: the merged arenas' total nmalloc less ndalloc), read before
+    and after the capture; when both say the same, so must vmscope (it
+    reads the record of the last refresh: Redis's cron may refresh
+    between, with a reply's buffer out; again, bounded)."""
+    how = " ".join(args)
+    last = None
+    for i in range(tries):
+        before = malloc_stats(s)["count"]
+        je = [h for h in T.vmscope_json(pid, *args)["heaps"]
+              if h["kind"] == "jemalloc"]
+        if before != malloc_stats(s)["count"]:
+            continue
+        got = je[0]["chunks"] if je else None
+        if got != before and i + 1 < tries:
+            last = (got, before)
+            continue
+        if last:
+            print("# %s: %d tries; one read another refresh: %r"
+                  % (how, i + 1, last))
+        print("# %s: chunks %s, MALLOC-STATS's nmalloc - ndalloc %d"
+              % (how, got, before))
+        T.eq(got, before, "%s: the jemalloc heap's chunks are its "
+             "allocations in use as it counts them (MEMORY MALLOC-STATS's "
+             "total nmalloc less ndalloc)" % how)
+        return
+    if last:
+        T.eq(last[0], last[1], "%s: the jemalloc heap's chunks are its "
+             "allocations in use as it counts them (the last settled try)"
+             % how)
+    else:
+        T.ok(False, "%s: MEMORY MALLOC-STATS settled between two reads"
+             % how)
+
+
 ALLOC = ("allocated", "active", "resident")
 
 
@@ -259,7 +301,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         sock = os.path.join(tmp, "redis.sock")
         p, _ = T.start([server, "--port", "0", "--unixsocket", sock,
-                        "--save", "", "--appendonly", "no", "--dir", tmp],
+                        "--save", "", "--appendonly", "no", "--dir", tmp,
+                        # its cron (which refreshes jemalloc's statistics
+                        # every 100 ms at its default 10 Hz) once a
+                        # second: the refresh vmscope reads is then
+                        # mostly the test's own (chunks())
+                        "--hz", "1"],
                        ready=False, stderr=open(os.devnull, "w"))
         s = connect(sock)
         load(s)
@@ -273,6 +320,8 @@ def main():
         parts(s, p.pid, ["-b", "fork"])
         own_figures(s, p.pid, ["-F"])
         own_figures(s, p.pid, ["-b", "fork"])
+        chunks(s, p.pid, ["-F"])
+        chunks(s, p.pid, ["-b", "fork"])
         live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
         T.kept_in_file(live, loaded, "redis")
 
