@@ -331,14 +331,15 @@ def mimalloc_cross(path):
     "cross"): their heaps abandoned, their segments holding blocks that
     other threads then freed, their own data in mimalloc's cache; the live
     ones' pages hold blocks the main thread freed, pending until their
-    owner, blocked, collects them. In use is the target's own
+    owner, blocked, collects them; and one live thread that freed all it
+    allocated (no page names its heap: its TLS does). In use is the target's own
     malloc_usable_size() sum over every block every thread holds (plus at
     most 16 KiB: stdio's buffer, the loader's and the C library's for
     its threads), the blocks other threads freed not in it; committed its
     own mi_process_info current commit exactly; reserved its own as
     mi_stats_print_out prints it, and its heap; frozen and through the
     fork clone. Before, in use counted the 1.4 MB of freed blocks and
-    committed lacked its 4 threads' own data (32 KiB)."""
+    committed lacked its 5 threads' own data (40 KiB)."""
     p, own = run(path, "16", "frag", "cross")
     try:
         for how, extra in (("frozen", ["-F"]), ("fork", ["-b", "fork"])):

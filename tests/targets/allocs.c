@@ -149,7 +149,7 @@ static void *holder(void *arg)
  * frees every third block of every one of them (frees from another
  * thread, pending on their pages or heaps until their owner collects
  * them, which a blocked thread never does). The blocks left count in the
- * line's usable sum. */
+ * line's usable sum. Before them, idler() below. */
 #define CROSS 4
 #define CROSS_N 2000
 static char *cross_blocks[CROSS][CROSS_N];
@@ -182,16 +182,43 @@ static void *crosser(void *arg)
 		pause(); /* held until killed */
 }
 
+/* And one more that allocates IDLE_N blocks, frees them all (mimalloc
+ * gives its pages back: no page names its heap), says so and stays. */
+#define IDLE_N 100000
+static pthread_barrier_t idle_done;
+
+static void *idler(void *arg)
+{
+	static char *mine[IDLE_N];
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < IDLE_N; i++) {
+		mine[i] = malloc(64 + i % 5 * 100);
+		if (!mine[i])
+			abort();
+		memset(mine[i], 1, 64);
+	}
+	for (i = 0; i < IDLE_N; i++)
+		free(mine[i]);
+	pthread_barrier_wait(&idle_done);
+	for (;;)
+		pause(); /* held until killed */
+}
+
 /* "cross": the threads above, and the main thread's frees; 0 on
  * failure. */
 static int cross(void)
 {
-	pthread_t th[CROSS];
+	pthread_t th[CROSS], idle;
 	size_t t, i;
 
 	if (pthread_barrier_init(&cross_made, NULL, CROSS / 2 + 1) ||
-	    pthread_barrier_init(&cross_freed, NULL, CROSS / 2 + 1))
+	    pthread_barrier_init(&cross_freed, NULL, CROSS / 2 + 1) ||
+	    pthread_barrier_init(&idle_done, NULL, 2) ||
+	    pthread_create(&idle, NULL, idler, NULL))
 		return 0;
+	pthread_barrier_wait(&idle_done);
 	for (t = 0; t < CROSS; t++)
 		if (pthread_create(&th[t], NULL, crosser, (void *)t))
 			return 0;

@@ -338,25 +338,43 @@ static bool mi_is_td(struct alloc_marks *m, uint64_t t)
 	       back == t;
 }
 
-/* The threads' own data: the live threads' (the heaps their pages name)
- * and those mimalloc keeps of exited threads (its cache, a static array
- * of the library's .bss: each page-aligned word of its writable memory
- * that points at one). Each is marked (how 3) and counted; their number,
- * -1 on out of memory. */
+/* Bytes at the top of a thread's stack region read for its TLS (glibc
+ * puts a thread's TCB and static TLS there, mimalloc's _mi_heap_default
+ * among them: some KiB). */
+#define MI_TLS_TOP (16u << 10)
+
+/* The threads' own data: the live threads' (the heaps their pages name,
+ * and the default heap each thread's TLS at the top of its stack region
+ * points to: a thread that holds no page) and those mimalloc keeps of
+ * exited threads (its cache, a static array of the library's .bss: each
+ * page-aligned word of its writable memory that points at one). Each is
+ * marked (how 3) and counted; their number, -1 on out of memory. */
 static int64_t mi_thread_data(struct alloc_marks *m, const struct mi_pend *p,
 			      const struct vms_image *im)
 {
-	uint64_t lo = 0, hi = 0, *w = NULL, *c;
-	size_t i, n = 0, nw = 0;
+	const struct vms_snapshot *s = m->s;
+	uint64_t lo = 0, hi = 0, *w, *c;
+	size_t i, n = 0, nw = 0, cap = s->nthreads * (MI_TLS_TOP / 8);
 	int64_t found = 0;
 
-	if (im && rtscan_image_rw(m->s, im, 16u << 20, &lo, &hi)) {
+	if (im && rtscan_image_rw(m->s, im, 16u << 20, &lo, &hi))
+		cap += (size_t)((hi - lo) / 8);
+	w = calloc(cap + 1, 8);
+	if (!w)
+		return -1;
+	if (hi > lo && rtscan_read_zeros(m->s, lo, w, hi - lo))
 		nw = (size_t)((hi - lo) / 8);
-		w = calloc(nw + 1, 8);
-		if (!w)
-			return -1;
-		if (!rtscan_read_zeros(m->s, lo, w, hi - lo))
-			nw = 0;
+	for (i = 0; i < s->nthreads; i++) {
+		const struct vms_thread *t = &s->threads[i];
+		uint64_t top = t->stack_end, a,
+			 len = top - t->stack_start < MI_TLS_TOP
+				       ? top - t->stack_start
+				       : MI_TLS_TOP;
+
+		/* page by page: the lowest may never have been touched */
+		for (a = top - len; top > t->stack_start && a < top; a += 4096)
+			if (rtscan_read_zeros(m->s, a, w + nw, 4096))
+				nw += 4096 / 8;
 	}
 	c = malloc((p->nheaps + nw + 1) * sizeof(*c));
 	if (!c) {
@@ -420,7 +438,8 @@ static const char *mi_note(struct vms_snapshot *s, int64_t tds,
 		&s->arena,
 		"committed and reserved: its segments' commit masks and sizes, "
 		"and its threads' own data (%lld found: the live threads' from "
-		"the heaps their pages name, the exited ones' from its cache; "
+		"the heaps their pages and TLS name, the exited ones' from its "
+		"cache; "
 		"%u K each), what its stats count (mi_process_info's current "
 		"commit, mi_stats_print_out's reserved); in use: its pages' "
 		"used blocks less those other threads freed (pending on the "
