@@ -7,10 +7,16 @@
  * left out (memory that only looked like a header).
  *
  * Figures (the heap entry's, from the headers, mimalloc's own
- * bookkeeping): in_use, the bytes of used blocks; chunks, the used
- * blocks; free, the segments' bytes that are neither a header nor used
- * blocks. al->metadata: the headers' slices; al->committed: the bytes
- * their commit masks say are committed (mimalloc's stats' committed).
+ * bookkeeping): in_use, the bytes of used blocks, less those other
+ * threads freed (each page's xthread_free list, each heap's
+ * thread_delayed_free: a page's used drops only when its owner collects
+ * them); chunks, those blocks; free, the segments' bytes that are neither
+ * a header nor such blocks. al->metadata: the headers' slices;
+ * al->committed: the bytes their commit masks say are committed, and
+ * al->reserved the segments' bytes, each with the threads' own data
+ * (mi_thread_data_t, taken from the system apart: found from the heaps
+ * the pages and the threads' TLS name, and in its cache), as its stats
+ * count them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +227,8 @@ static void mi_page_pending(void *ctx, const struct rtheap_mi_page *pg)
 	if (pg->thread_free && !p->why) {
 		uint64_t off = rtheap_mi_start_offset(p->version, pg->bsize);
 
+		if (off >= pg->bytes)
+			p->why = "a page smaller than its first block's offset";
 		n = off >= pg->bytes
 			    ? -1
 			    : mi_walk(p, pg->thread_free, pg->start + off,
