@@ -252,6 +252,31 @@ def chunks(s, pid, args, tries=20):
              % how)
 
 
+def resp_read(f):
+    """One RESP2 reply from the file f (the socket's)."""
+    line = f.readline()
+    kind, body = line[:1], line[1:-2]
+    if kind in (b"+", b"-"):
+        return body.decode()
+    if kind == b":":
+        return int(body)
+    if kind == b"$":
+        n = int(body)
+        return None if n < 0 else f.read(n + 2)[:-2].decode()
+    if kind == b"*":
+        return [resp_read(f) for _ in range(int(body))]
+    raise ValueError("not a RESP reply: %r" % line)
+
+
+def memory_stats(s):
+    """MEMORY STATS as a dict (its figures of the allocator are those of
+    INFO memory: its cron's, at the last refresh)."""
+    s.sendall(T.resp("MEMORY", "STATS"))
+    with s.makefile("rb") as f:
+        r = resp_read(f)
+    return dict(zip(r[::2], r[1::2]))
+
+
 ALLOC = ("allocated", "active", "resident")
 
 
@@ -259,16 +284,21 @@ def own_figures(s, pid, args, tries=20):
     """vmscope's jemalloc figures against Redis's allocator_allocated,
     allocator_active and allocator_resident (its cron's mallctl stats.*
     after an "epoch" refresh, every 100 ms): INFO memory before and after
-    the capture; when both say the same, so must vmscope. Redis, idle,
-    settles at once; a bounded number of tries."""
+    the capture; when both say the same, so must vmscope. Its heap
+    entry's in use and free against MEMORY STATS' allocator.allocated and
+    allocator-fragmentation.bytes read then (the issue: they were null).
+    Redis, idle, settles at once; a bounded number of tries."""
     how = " ".join(args)
     last = None
     for i in range(tries):
         before = info_memory(s)
-        a = T.vmscope_json(pid, *args)["allocator"]
+        snap = T.vmscope_json(pid, *args)
+        a = snap["allocator"]
         after = info_memory(s)
+        ms = memory_stats(s)
         want = {k: int(before["allocator_" + k]) for k in ALLOC}
-        if want != {k: int(after["allocator_" + k]) for k in ALLOC}:
+        if want != {k: int(after["allocator_" + k]) for k in ALLOC} or \
+                want["allocated"] != ms["allocator.allocated"]:
             continue
         got = {k: a[k] for k in ALLOC}
         if got != want and i + 1 < tries:
@@ -289,6 +319,13 @@ def own_figures(s, pid, args, tries=20):
              a["retained"] is not None,
              "%s: its metadata (%s), mapped (%s) and retained (%s) read"
              % (how, a["metadata"], a["mapped"], a["retained"]), a)
+        je = [h for h in snap["heaps"] if h["kind"] == "jemalloc"]
+        T.eq([(h["in_use"], h["free"]) for h in je],
+             [(ms["allocator.allocated"],
+               ms["allocator-fragmentation.bytes"])],
+             "%s: the jemalloc heap's in use and free are MEMORY STATS' "
+             "allocator.allocated and allocator-fragmentation.bytes "
+             "(active less allocated) at the same instant" % how)
         return
     T.ok(False, "%s: Redis's INFO memory settled between two reads" % how)
 
