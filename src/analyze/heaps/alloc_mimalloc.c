@@ -304,7 +304,7 @@ static uint64_t mi_block_size(struct vms_snapshot *s, const struct mi_list *l,
 static void mi_delayed(struct mi_pend *p, const struct mi_list *l, uint64_t key,
 		       uint64_t pages)
 {
-	size_t i;
+	size_t i, read = 0;
 
 	for (i = 0; i < p->nheaps && !p->why; i++) {
 		uint64_t w[2], b, n;
@@ -314,6 +314,7 @@ static void mi_delayed(struct mi_pend *p, const struct mi_list *l, uint64_t key,
 				 sizeof(w)) ||
 		    w[1] != p->heaps[i].thread)
 			continue;
+		read++;
 		for (b = w[0], n = 0; b && !p->why; n++) {
 			uint64_t bsize = mi_block_size(p->s, l, key, b);
 
@@ -327,6 +328,11 @@ static void mi_delayed(struct mi_pend *p, const struct mi_list *l, uint64_t key,
 			p->blocks++;
 		}
 	}
+	if (p->nheaps && !read && !p->why)
+		p->why =
+			"no heap its pages name holds their thread's id where "
+			"2.0.9 keeps it: their lists of blocks freed into full "
+			"pages were not read";
 }
 
 /* Whether a thread's own data is at t: page-aligned in unclaimed
