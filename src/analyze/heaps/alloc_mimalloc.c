@@ -184,8 +184,12 @@ struct mi_pend {
 	const char *why; /* a list not read to its end, or NULL */
 	struct mi_heapref *heaps; /* the owners of pages: heap, thread */
 	size_t nheaps, capheaps;
+	unsigned char *area; /* MI_AREA bytes, or NULL */
 	bool oom;
 };
+
+/* A page's blocks read at once, at most (a medium page's: 8 slices). */
+#define MI_AREA (512u << 10)
 
 /* The blocks of the list at b, each in [start, start + bytes) on a
  * multiple of bsize from start, at most max of them (a page's used): its
@@ -193,6 +197,10 @@ struct mi_pend {
 static int64_t mi_walk(struct mi_pend *p, uint64_t b, uint64_t start,
 		       uint64_t bytes, uint64_t bsize, uint64_t max)
 {
+	/* a page of small or medium blocks read at once where all of it
+	 * comes (else block by block) */
+	bool whole = p->area && bytes <= MI_AREA &&
+		     rtscan_read_unswapped(p->s, start, p->area, (size_t)bytes);
 	int64_t n = 0;
 
 	while (b) {
@@ -207,7 +215,9 @@ static int64_t mi_walk(struct mi_pend *p, uint64_t b, uint64_t start,
 				 "vmscope reads";
 			return -1;
 		}
-		if (!rtscan_read(p->s, b, &b, sizeof(b))) {
+		if (whole)
+			memcpy(&b, p->area + (b - start), sizeof(b));
+		else if (!rtscan_read(p->s, b, &b, sizeof(b))) {
 			p->why = "a block freed by another thread was not "
 				 "read";
 			return -1;
@@ -527,6 +537,7 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
 		bytes += f->seg.size;
 		committed += f->seg.committed;
 	}
+	pend.area = malloc(MI_AREA); /* NULL: block by block */
 	if (l.n && mi_pending(m, &l, key, buf, &pend) < 0)
 		goto out;
 	tds = l.n ? mi_thread_data(m, &pend, im) : 0;
@@ -552,6 +563,7 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
 	if (!al->figures_note)
 		rc = -1;
 out:
+	free(pend.area);
 	free(pend.heaps);
 	free(l.v);
 	free(buf);
