@@ -246,6 +246,44 @@ bool rtheap_je_stats(const void *buf, size_t len, struct rtheap_je_stats *out)
 	return true;
 }
 
+bool rtheap_je_arena(const void *buf, size_t len, uint64_t addr,
+		     const struct rtheap_je_stats *st,
+		     struct rtheap_je_counts *io)
+{
+	const size_t a = 11; /* the stats' first word */
+
+	if (len < RTHEAP_JE_ARENA_HDR || addr % 16 ||
+	    (word(buf, 0) & 0xffffffffffull) != 0x100001000ull ||
+	    word(buf, 10) != addr + 88)
+		return false;
+	if (word(buf, 7) * 4096 != st->active ||
+	    word(buf, a) + word(buf, a + 4) != st->metadata ||
+	    word(buf, a + 1) != st->resident ||
+	    word(buf, a + 2) != st->metadata_thp ||
+	    word(buf, a + 3) != st->mapped ||
+	    word(buf, a + 5) > st->allocated ||
+	    word(buf, a + 7) > word(buf, a + 6))
+		return false;
+	io->internal = word(buf, a + 4);
+	io->allocated_large = word(buf, a + 5);
+	io->nmalloc_large = word(buf, a + 6);
+	io->ndalloc_large = word(buf, a + 7);
+	return true;
+}
+
+bool rtheap_je_small(const void *buf, size_t len,
+		     const struct rtheap_je_stats *st,
+		     struct rtheap_je_counts *io)
+{
+	if (len < RTHEAP_JE_SMALL ||
+	    word(buf, 0) + io->allocated_large != st->allocated ||
+	    word(buf, 2) > word(buf, 1))
+		return false;
+	io->nmalloc_small = word(buf, 1);
+	io->ndalloc_small = word(buf, 2);
+	return true;
+}
+
 /* ---- mimalloc ---- */
 
 static uint32_t u32at(const void *buf, size_t off)
@@ -345,6 +383,26 @@ bool rtheap_mi_segment(const void *buf, size_t len, uint64_t addr,
 bool rtheap_mi_pages(const void *buf, size_t len,
 		     const struct rtheap_mi_seg *seg, struct rtheap_mi_use *out)
 {
+	return rtheap_mi_pages_each(buf, len, seg, 0, out, NULL, NULL);
+}
+
+uint64_t rtheap_mi_start_offset(int version, uint64_t bsize)
+{
+	if (bsize < 8)
+		return 0;
+	if (version == 209)
+		return bsize <= 1024 ? 384 : 0;
+	if (bsize <= 64)
+		return 3 * bsize;
+	return bsize <= 512 ? bsize : 0;
+}
+
+bool rtheap_mi_pages_each(const void *buf, size_t len,
+			  const struct rtheap_mi_seg *seg, uint64_t addr,
+			  struct rtheap_mi_use *out,
+			  void (*fn)(void *ctx, const struct rtheap_mi_page *p),
+			  void *ctx)
+{
 	const unsigned char *b = buf;
 	uint64_t slices = seg->size / RTHEAP_MI_SLICE;
 	uint32_t i = 0;
@@ -382,6 +440,18 @@ bool rtheap_mi_pages(const void *buf, size_t len,
 			out->in_use += used * bsize;
 			out->blocks += used;
 			out->pages++;
+			if (fn && used) {
+				struct rtheap_mi_page pg = {
+					addr + (uint64_t)i * RTHEAP_MI_SLICE,
+					bytes,
+					bsize,
+					used,
+					word(p, RTHEAP_MI_TFREE / 8) & ~3ull,
+					word(p, RTHEAP_MI_XHEAP / 8)
+				};
+
+				fn(ctx, &pg);
+			}
 		}
 		i += count;
 	}

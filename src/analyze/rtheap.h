@@ -180,6 +180,44 @@ struct rtheap_je_stats {
 
 bool rtheap_je_stats(const void *buf, size_t len, struct rtheap_je_stats *out);
 
+/* ctl's merged arena record, what mallctl("stats.arenas.<all>.*") reads
+ * (5.3.0, 64-bit, 4 KiB pages: measured): a ctl_arena_t (arena_ind
+ * MALLCTL_ARENAS_ALL = 4096, initialized, ..., pactive at 56, astats at
+ * 80) followed at 88 by its ctl_arena_stats_t, allocated together at
+ * each refresh's first. Its arena_stats_t begins base, resident,
+ * metadata_thp, mapped, internal, allocated_large, nmalloc_large,
+ * ndalloc_large; after it (RTHEAP_JE_SMALL_AT bytes from the record)
+ * allocated_small, nmalloc_small, ndalloc_small. The ctl_stats the same
+ * refresh filled (st) are sums of these: a record is taken only where
+ * they agree (allocated = allocated_small + allocated_large, metadata =
+ * base + internal, active = pactive pages, resident, mapped and
+ * metadata_thp equal). */
+#define RTHEAP_JE_ARENA_HDR 152 /* the ctl_arena_t, and 64 bytes of stats */
+#define RTHEAP_JE_SMALL_AT (88 + 10368)
+#define RTHEAP_JE_SMALL 24
+
+struct rtheap_je_counts {
+	/* allocations handed out and returned, cumulative (small: by its
+	 * bins, to the thread caches too; large: by the arena) */
+	uint64_t nmalloc_small, ndalloc_small, nmalloc_large, ndalloc_large;
+	uint64_t allocated_large, internal;
+};
+
+/* The record's head (RTHEAP_JE_ARENA_HDR bytes read at addr): true when it
+ * is the merged arena's and agrees with st; sets the large counts and
+ * internal. */
+bool rtheap_je_arena(const void *buf, size_t len, uint64_t addr,
+		     const struct rtheap_je_stats *st,
+		     struct rtheap_je_counts *io);
+
+/* Its small figures (RTHEAP_JE_SMALL bytes read RTHEAP_JE_SMALL_AT after
+ * the record): true when allocated_small + allocated_large is st's
+ * allocated and none was returned more than handed out; sets the small
+ * counts. */
+bool rtheap_je_small(const void *buf, size_t len,
+		     const struct rtheap_je_stats *st,
+		     struct rtheap_je_counts *io);
+
 /* ---- mimalloc ---- */
 
 /* mimalloc 2.x on 64 bit: segments of 32 MiB (larger for one huge block),
@@ -239,6 +277,48 @@ struct rtheap_mi_use {
 bool rtheap_mi_pages(const void *buf, size_t len,
 		     const struct rtheap_mi_seg *seg,
 		     struct rtheap_mi_use *out);
+
+/* A page in use, for what other threads freed into it (its entry:
+ * xthread_free at 40, the list of blocks another thread freed, its low
+ * two bits flags; xheap at 48, the owning thread's heap, 0 when its
+ * segment is abandoned). */
+#define RTHEAP_MI_TFREE 40
+#define RTHEAP_MI_XHEAP 48
+struct rtheap_mi_page {
+	uint64_t start, bytes; /* its blocks' area (segment + slice * 64 KiB) */
+	uint64_t bsize; /* block size */
+	uint32_t used;
+	uint64_t thread_free; /* the first such block, or 0 */
+	uint64_t heap;
+};
+
+/* Where a page's first block lies past its start (to keep small blocks
+ * off page boundaries; the blocks lie on multiples of bsize from there):
+ * 2.0.9, 384 bytes for blocks of 8 B to 1 KiB; 2.1.0-2.1.1, 3 blocks up
+ * to 64 B, one up to 512 B; 0 otherwise. */
+uint64_t rtheap_mi_start_offset(int version, uint64_t bsize);
+
+/* rtheap_mi_pages() of the segment at addr, calling fn(ctx, page) for
+ * each page with used blocks (NULL: none). */
+bool rtheap_mi_pages_each(const void *buf, size_t len,
+			  const struct rtheap_mi_seg *seg, uint64_t addr,
+			  struct rtheap_mi_use *out,
+			  void (*fn)(void *ctx, const struct rtheap_mi_page *p),
+			  void *ctx);
+
+/* A thread's heap (mi_heap_t, 2.0.9-2.1.1 release: 3,064 bytes): its
+ * thread_delayed_free (the blocks other threads freed into its full
+ * pages, one a page at most, linked through their first word) at
+ * RTHEAP_MI_DELAYED, its thread id the word after. A thread's own data
+ * (mi_thread_data_t: its heap, then its tld, whose heap_backing at
+ * RTHEAP_MI_BACKING points back at the heap; the tld's address is the
+ * heap's first word) is taken from the system apart, page-aligned,
+ * RTHEAP_MI_TD bytes (sizeof rounded to pages: measured, 4 KiB pages),
+ * and counted in its stats' reserved and committed; the main thread's is
+ * a static. */
+#define RTHEAP_MI_DELAYED 2840
+#define RTHEAP_MI_BACKING 16
+#define RTHEAP_MI_TD 8192
 
 /* ---- gperftools tcmalloc ---- */
 

@@ -319,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (which & 2)
 			(void)alloc_jemalloc(&r.m, &r.al, &r.im);
 		if (which & 4)
-			(void)alloc_mimalloc(&r.m, &r.al, 209);
+			(void)alloc_mimalloc(&r.m, &r.al, &r.im, 209);
 	}
 	run_close(&r);
 	while (nu--)

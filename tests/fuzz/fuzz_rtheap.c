@@ -122,6 +122,21 @@ static int seen(void *ctx, uint64_t a, uint64_t size)
 	return 0;
 }
 
+/* A page rtheap_mi_pages_each gives: inside its segment [lo, hi), its
+ * used blocks inside it. */
+struct mi_bounds {
+	uint64_t lo, hi;
+};
+
+static void mi_page_in(void *ctx, const struct rtheap_mi_page *p)
+{
+	const struct mi_bounds *s = ctx;
+
+	if (p->start < s->lo || p->bytes > s->hi - p->start || !p->bsize ||
+	    p->used * p->bsize > p->bytes || p->thread_free % 4)
+		abort();
+}
+
 static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 		      uint64_t end)
 {
@@ -159,6 +174,24 @@ static void parse_all(const unsigned char *b, size_t n, uint64_t addr,
 	      (mu.in_use > ms.size || mu.free_spans > ms.size ||
 	       mu.pages > ms.entries))))
 		abort();
+	if (rtheap_mi_segment(b, n, addr, end, &ms)) {
+		struct mi_bounds mb = { addr, addr + ms.size };
+
+		(void)rtheap_mi_pages_each(b, n, &ms, addr, &mu, mi_page_in,
+					   &mb);
+	}
+	if (rtheap_je_stats(b, n, &js) && n > 8) {
+		struct rtheap_je_counts jc;
+
+		/* the rest of the input as the merged arena's record, read
+		 * against the figures it began with */
+		if (rtheap_je_arena(b + 8, n - 8, addr, &js, &jc) &&
+		    (jc.allocated_large > js.allocated ||
+		     jc.ndalloc_large > jc.nmalloc_large ||
+		     (rtheap_je_small(b + 8, n - 8, &js, &jc) &&
+		      jc.ndalloc_small > jc.nmalloc_small)))
+			abort();
+	}
 	if (n >= 8)
 		memcpy(&page, b, 8); /* a span read at its own start page */
 	if (rtheap_tc_span(b, n, page, 13, &ts) &&

@@ -11,7 +11,9 @@ tcmalloc's own MallocExtension properties):
   its allocated, active, metadata, resident, mapped and retained equal
   the target's own mallctl("stats.*") after its last "epoch" refresh,
   frozen (-F) and through the fork clone, and its heap entry's in use
-  and free are stats.allocated and stats.active less that; its base
+  and free are stats.allocated and stats.active less that, its chunks
+  its allocations in use as it counts them (stats.arenas.4096's small and
+  large nmalloc less ndalloc); its base
   blocks and extents by their own bounds: the bytes called its metadata
   are its base blocks' (stats.mapped less its extents' pages), its heap
   regions and parts its stats.mapped + stats.retained exactly, each part
@@ -23,9 +25,11 @@ tcmalloc's own MallocExtension properties):
   in_use (from the segments' page entries) is the target's own sum plus
   at most 16 KiB (stdio's buffer, the loader's), frozen (-F) and through
   the fork clone; its committed is the target's own mi_process_info
-  current commit (less a page or two per thread besides the main one,
-  its threads' own data), its reserved its mi_stats_print_out's as it
-  prints it; -s gives the same figures on its Allocator: line;
+  current commit (its threads' own data included: three threads), its
+  reserved its mi_stats_print_out's as it prints it; -s gives the same
+  figures on its Allocator: line; with threads that free each other's
+  blocks and two that exited (allocs "cross"), in use is the target's own
+  sum over every thread's blocks, committed its own exactly;
 - tcmalloc: the brk heap is its heap ("tcmalloc", not glibc's main
   arena), and allocator.system, tcmalloc's own count of bytes taken from
   the system, is at least what it reports as heap plus metadata and
@@ -101,6 +105,8 @@ def run(preload, *args, prog=None, **extra):
     if len(w) >= 12 and w[4] == "jemalloc":
         own["jemalloc"] = dict(zip(JE_FIGURES, map(int, w[5:11])))
         own["je_base"] = int(w[11])
+    if len(w) >= 13 and w[4] == "jemalloc":
+        own["je_chunks"] = int(w[12])
     return p, own
 
 
@@ -149,6 +155,10 @@ def jemalloc(snap, own, how, pid):
          h[0]["free"] == mine["active"] - mine["allocated"],
          "jemalloc (%s): its heap's in use is stats.allocated, its free "
          "stats.active less that" % how, h)
+    T.eq(h[0]["chunks"] if h else None, own.get("je_chunks"),
+         "jemalloc (%s): its heap's chunks are its allocations in use as "
+         "it counts them (merged arenas' small and large nmalloc less "
+         "ndalloc)" % how)
     jemalloc_parts(snap, own, how, pid)
 
 
@@ -309,12 +319,52 @@ def mimalloc_threads(path):
         T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
              "mimalloc (threads): reserved (%d) is its own as printed"
              % a["reserved"])
-        T.ok(0 <= own["mi_commit"] - a["committed"] <= 3 * 16384 and
-             "each thread" in a["figures_note"],
-             "mimalloc (threads): committed %d is its own %d less its 3 "
-             "threads' own data (a page or two each), and figures_note "
-             "says so" % (a["committed"], own["mi_commit"]),
-             a["figures_note"])
+        T.eq(a["committed"], own["mi_commit"],
+             "mimalloc (threads): committed is its own current commit, its "
+             "3 threads' own data (their heaps and statistics) too")
+    finally:
+        T.kill(p)
+
+
+def mimalloc_cross(path):
+    """Threads that free each other's blocks, two of them exited (allocs
+    "cross"): their heaps abandoned, their segments holding blocks that
+    other threads then freed, their own data in mimalloc's cache; the live
+    ones' pages hold blocks the main thread freed, pending until their
+    owner, blocked, collects them; and one live thread that freed all it
+    allocated (no page names its heap: its TLS does). In use is the target's own
+    malloc_usable_size() sum over every block every thread holds (plus at
+    most 16 KiB: stdio's buffer, the loader's and the C library's for
+    its threads), the blocks other threads freed not in it; committed its
+    own mi_process_info current commit exactly; reserved its own as
+    mi_stats_print_out prints it, and its heap; frozen and through the
+    fork clone. Before, in use counted the 1.4 MB of freed blocks and
+    committed lacked its 5 threads' own data (40 KiB)."""
+    p, own = run(path, "16", "frag", "cross")
+    try:
+        for how, extra in (("frozen", ["-F"]), ("fork", ["-b", "fork"])):
+            how = "mimalloc (threads freeing each other's blocks, %s)" % how
+            snap = T.vmscope_json(p.pid, *extra)
+            a = snap["allocator"]
+            h = heaps_of(snap, "mimalloc")
+            if not T.ok(len(h) == 1 and a["partial"] is None,
+                        "%s: one heap" % how, a):
+                continue
+            h = h[0]
+            print("# %s: in use %d, its own sum %d; committed %d, its own "
+                  "%d" % (how, h["in_use"], own["usable"], a["committed"],
+                          own["mi_commit"]))
+            T.ok(0 <= h["in_use"] - own["usable"] <= 16384,
+                 "%s: in use %d is the target's own malloc_usable_size() "
+                 "sum %d over every thread's blocks (what other threads "
+                 "freed is free)" % (how, h["in_use"], own["usable"]))
+            T.eq(a["committed"], own["mi_commit"],
+                 "%s: committed is its own current commit (its threads' "
+                 "own data, live and cached, counted)" % how)
+            T.eq(mi_amount(a["reserved"]), own.get("mi_reserved"),
+                 "%s: reserved is its own as printed" % how)
+            T.eq(a["heap"], a["reserved"], "%s: its heap is its reserved "
+                 "bytes: segments and threads' own data located" % how)
     finally:
         T.kill(p)
 
@@ -465,6 +515,7 @@ def main():
             finally:
                 T.kill(p)
             mimalloc_threads(path)
+            mimalloc_cross(path)
             mimalloc_neighbour(path)
         if name == "tcmalloc":
             tcmalloc_mapped(path)

@@ -12,7 +12,8 @@ allocated, active and resident equal INFO memory's allocator_allocated,
 allocator_active and allocator_resident (taken before and after the
 capture, equal), metadata (base and internal), mapped and retained are
 there, and the jemalloc heap's in use and free are stats.allocated and
-stats.active less that. Its base blocks and extents are typed parts
+stats.active less that, its chunks its allocations in use as MEMORY
+MALLOC-STATS counts them (total nmalloc less ndalloc). Its base blocks and extents are typed parts
 where the kernel merged them into one region: the bytes called metadata
 are its base blocks' and its heap is its mapped + retained, as its own
 MEMORY MALLOC-STATS says before and after the capture.
@@ -23,6 +24,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -141,8 +143,13 @@ def malloc_stats(s):
     pages = sum(int(m.group(2)) for m in re.finditer(
         r"^ +(dirty|muzzy): +\S+ +(\d+)", text, re.M))
     active, mapped, retained = (int(tot.group(i)) for i in (2, 5, 6))
+    # its allocations in use as it counts them: the merged (or only)
+    # arena's "total:" row, nmalloc less ndalloc (small and large)
+    row = re.search(r"^total: +\d+ +(\d+) +\d+ +(\d+) ", text, re.M)
     return {"mapped": mapped, "retained": retained,
-            "base": mapped - active - pages * page}
+            "base": mapped - active - pages * page,
+            "allocated": int(tot.group(1)),
+            "count": int(row.group(1)) - int(row.group(2))}
 
 
 def parts(s, pid, args, tries=20):
@@ -210,6 +217,69 @@ def parts(s, pid, args, tries=20):
          % how)
 
 
+def chunks(s, pid, args, tries=10):
+    """The jemalloc heap's chunks against its own count of allocations in
+    use (MEMORY MALLOC-STATS, its malloc_stats_print after an "epoch"
+    refresh: the merged arenas' total nmalloc less ndalloc). vmscope reads
+    the statistics of the last refresh, and Redis's cron refreshes them
+    too (once a second here), in another state (MALLOC-STATS's own reply
+    buffer is out at its refresh): so DEBUG SLEEP holds Redis's main
+    thread, cron and all, while vmscope captures, and which refresh it
+    read is told by its stats.allocated, one with the count: where it is
+    MALLOC-STATS's "Allocated", so must the chunks be MALLOC-STATS's
+    count; where a cron refresh came between (before the sleep began, or
+    after it ended under load), again, bounded, and said."""
+    how = " ".join(args)
+    other = 0
+    for i in range(tries):
+        ms = malloc_stats(s)
+        s.sendall(T.resp("DEBUG", "SLEEP", "5"))
+        snap = T.vmscope_json(pid, *args)
+        got = b""
+        while not got.endswith(b"\r\n"):
+            got += s.recv(64)
+        T.eq(got, b"+OK\r\n", "%s: DEBUG SLEEP ends" % how)
+        je = [h for h in snap["heaps"] if h["kind"] == "jemalloc"]
+        if snap["allocator"]["allocated"] != ms["allocated"]:
+            other += 1
+            continue
+        print("# %s: chunks %s, MALLOC-STATS's nmalloc - ndalloc %d; %d "
+              "tries read a cron refresh" % (how, je and je[0]["chunks"],
+                                              ms["count"], other))
+        T.eq(je[0]["chunks"] if je else None, ms["count"],
+             "%s: the jemalloc heap's chunks are its allocations in use as "
+             "it counts them (MEMORY MALLOC-STATS's total nmalloc less "
+             "ndalloc), of the same refresh" % how)
+        return
+    T.ok(False, "%s: vmscope read MALLOC-STATS's refresh in %d tries"
+         % (how, tries))
+
+
+def resp_read(f):
+    """One RESP2 reply from the file f (the socket's)."""
+    line = f.readline()
+    kind, body = line[:1], line[1:-2]
+    if kind in (b"+", b"-"):
+        return body.decode()
+    if kind == b":":
+        return int(body)
+    if kind == b"$":
+        n = int(body)
+        return None if n < 0 else f.read(n + 2)[:-2].decode()
+    if kind == b"*":
+        return [resp_read(f) for _ in range(int(body))]
+    raise ValueError("not a RESP reply: %r" % line)
+
+
+def memory_stats(s):
+    """MEMORY STATS as a dict (its figures of the allocator are those of
+    INFO memory: its cron's, at the last refresh)."""
+    s.sendall(T.resp("MEMORY", "STATS"))
+    with s.makefile("rb") as f:
+        r = resp_read(f)
+    return dict(zip(r[::2], r[1::2]))
+
+
 ALLOC = ("allocated", "active", "resident")
 
 
@@ -217,16 +287,21 @@ def own_figures(s, pid, args, tries=20):
     """vmscope's jemalloc figures against Redis's allocator_allocated,
     allocator_active and allocator_resident (its cron's mallctl stats.*
     after an "epoch" refresh, every 100 ms): INFO memory before and after
-    the capture; when both say the same, so must vmscope. Redis, idle,
-    settles at once; a bounded number of tries."""
+    the capture; when both say the same, so must vmscope. Its heap
+    entry's in use and free against MEMORY STATS' allocator.allocated and
+    allocator-fragmentation.bytes read then (the issue: they were null).
+    Redis, idle, settles at once; a bounded number of tries."""
     how = " ".join(args)
     last = None
     for i in range(tries):
         before = info_memory(s)
-        a = T.vmscope_json(pid, *args)["allocator"]
+        snap = T.vmscope_json(pid, *args)
+        a = snap["allocator"]
         after = info_memory(s)
+        ms = memory_stats(s)
         want = {k: int(before["allocator_" + k]) for k in ALLOC}
-        if want != {k: int(after["allocator_" + k]) for k in ALLOC}:
+        if want != {k: int(after["allocator_" + k]) for k in ALLOC} or \
+                want["allocated"] != ms["allocator.allocated"]:
             continue
         got = {k: a[k] for k in ALLOC}
         if got != want and i + 1 < tries:
@@ -247,8 +322,25 @@ def own_figures(s, pid, args, tries=20):
              a["retained"] is not None,
              "%s: its metadata (%s), mapped (%s) and retained (%s) read"
              % (how, a["metadata"], a["mapped"], a["retained"]), a)
+        je = [h for h in snap["heaps"] if h["kind"] == "jemalloc"]
+        T.eq([(h["in_use"], h["free"]) for h in je],
+             [(ms["allocator.allocated"],
+               ms["allocator-fragmentation.bytes"])],
+             "%s: the jemalloc heap's in use and free are MEMORY STATS' "
+             "allocator.allocated and allocator-fragmentation.bytes "
+             "(active less allocated) at the same instant" % how)
         return
     T.ok(False, "%s: Redis's INFO memory settled between two reads" % how)
+
+
+def debug_option(server):
+    """Redis 7 refuses DEBUG unless told at startup (chunks() needs DEBUG
+    SLEEP); older ones allow it and know no such option."""
+    out = subprocess.run([server, "--version"], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"v=(\d+)\.", out)
+    return ["--enable-debug-command", "local"] if m and \
+        int(m.group(1)) >= 7 else []
 
 
 def main():
@@ -259,7 +351,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         sock = os.path.join(tmp, "redis.sock")
         p, _ = T.start([server, "--port", "0", "--unixsocket", sock,
-                        "--save", "", "--appendonly", "no", "--dir", tmp],
+                        "--save", "", "--appendonly", "no", "--dir", tmp,
+                        # its cron (which refreshes jemalloc's statistics
+                        # every 100 ms at its default 10 Hz) once a
+                        # second: the refresh vmscope reads is then
+                        # mostly the test's own (chunks())
+                        "--hz", "1"] + debug_option(server),
                        ready=False, stderr=open(os.devnull, "w"))
         s = connect(sock)
         load(s)
@@ -273,6 +370,8 @@ def main():
         parts(s, p.pid, ["-b", "fork"])
         own_figures(s, p.pid, ["-F"])
         own_figures(s, p.pid, ["-b", "fork"])
+        chunks(s, p.pid, ["-F"])
+        chunks(s, p.pid, ["-b", "fork"])
         live, loaded = T.saved_and_loaded(p.pid, ["-F"], tmp)
         T.kept_in_file(live, loaded, "redis")
 

@@ -5,7 +5,9 @@
  * 600 KiB (small, medium and large to any allocator) and frees every
  * other one, so that the allocator holds free memory between used (and
  * tcmalloc's page map entries that point to spans since reused); the
- * blocks kept count in the line's sums. With "threads" after that,
+ * blocks kept count in the line's sums. With "cross" after that,
+ * threads that free each other's blocks, some exited (cross() below:
+ * their blocks count in the line's usable sum). With "threads" after that,
  * THREADS threads allocate and free too, and stay (holder() below): their
  * blocks are not in the line's usable sum. Run with an allocator preloaded (LD_PRELOAD=libjemalloc.so.2,
  * libtcmalloc_minimal, libmimalloc) it shows which one vmscope reports as
@@ -64,12 +66,21 @@ typedef int (*je_ctl_fn)(const char *name, void *oldp, size_t *oldlenp,
 			 void *newp, size_t newlen);
 
 /* jemalloc's own figures after a refresh through its mallctl ctl (NULL:
- * not jemalloc's malloc), into v[7]; 0 where there are none. v[6]: the
+ * not jemalloc's malloc), into v[8]; 0 where there are none. v[6]: the
  * bytes of its base blocks (its metadata's mappings): stats.mapped less
  * the pages of its extents not retained, its arenas' pactive, pdirty and
- * pmuzzy (4096: MALLCTL_ARENAS_ALL, all of them merged). */
-static int je_stats(je_ctl_fn ctl, size_t v[7])
+ * pmuzzy (4096: MALLCTL_ARENAS_ALL, all of them merged). v[7]: its
+ * allocations in use as it counts them, the merged arenas' small and
+ * large nmalloc less ndalloc. */
+static int je_stats(je_ctl_fn ctl, size_t v[8])
 {
+	static const char *const counts[] = {
+		"stats.arenas.4096.small.nmalloc",
+		"stats.arenas.4096.small.ndalloc",
+		"stats.arenas.4096.large.nmalloc",
+		"stats.arenas.4096.large.ndalloc"
+	};
+	uint64_t c[4];
 	static const char *const names[] = { "stats.allocated", "stats.active",
 					     "stats.metadata", "stats.resident",
 					     "stats.mapped",	"stats.retained" };
@@ -93,6 +104,12 @@ static int je_stats(je_ctl_fn ctl, size_t v[7])
 		ext += n * (size_t)sysconf(_SC_PAGESIZE);
 	}
 	v[6] = v[4] - ext;
+	for (i = 0; i < 4; i++) {
+		sz = sizeof(c[i]);
+		if (ctl(counts[i], &c[i], &sz, NULL, 0) != 0)
+			return 0;
+	}
+	v[7] = (size_t)(c[0] - c[1] + c[2] - c[3]);
 	return 1;
 }
 
@@ -121,6 +138,101 @@ static void *holder(void *arg)
 	pthread_barrier_wait(&ready);
 	for (;;)
 		pause(); /* held until killed */
+}
+
+/* With "cross" instead: CROSS threads that each allocate CROSS_N blocks
+ * of 32 B to 2 KiB and free every fourth of their own; the odd ones then
+ * exit (their heaps abandoned: their segments left to whoever frees
+ * into them, their thread data to mimalloc's cache), the even ones free
+ * every fifth block of the next (an exited thread's: frees into an
+ * abandoned segment), say so and stay, blocked; then the main thread
+ * frees every third block of every one of them (frees from another
+ * thread, pending on their pages or heaps until their owner collects
+ * them, which a blocked thread never does). The blocks left count in the
+ * line's usable sum. Before them, idler() below. */
+#define CROSS 4
+#define CROSS_N 2000
+static char *cross_blocks[CROSS][CROSS_N];
+static pthread_barrier_t cross_made, cross_freed;
+
+static void *crosser(void *arg)
+{
+	size_t t = (size_t)arg, i;
+	char **mine = cross_blocks[t];
+
+	for (i = 0; i < CROSS_N; i++) {
+		mine[i] = malloc((size_t)32 << (i % 7));
+		if (!mine[i])
+			abort();
+		memset(mine[i], 1, 32);
+	}
+	for (i = 0; i < CROSS_N; i += 4) {
+		free(mine[i]);
+		mine[i] = NULL;
+	}
+	if (t % 2)
+		return NULL; /* joined by main before anyone frees these */
+	pthread_barrier_wait(&cross_made);
+	for (i = 1; i < CROSS_N; i += 5) {
+		free(cross_blocks[t + 1][i]);
+		cross_blocks[t + 1][i] = NULL;
+	}
+	pthread_barrier_wait(&cross_freed);
+	for (;;)
+		pause(); /* held until killed */
+}
+
+/* And one more that allocates IDLE_N blocks, frees them all (mimalloc
+ * gives its pages back: no page names its heap), says so and stays. */
+#define IDLE_N 100000
+static pthread_barrier_t idle_done;
+
+static void *idler(void *arg)
+{
+	static char *mine[IDLE_N];
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < IDLE_N; i++) {
+		mine[i] = malloc(64 + i % 5 * 100);
+		if (!mine[i])
+			abort();
+		memset(mine[i], 1, 64);
+	}
+	for (i = 0; i < IDLE_N; i++)
+		free(mine[i]);
+	pthread_barrier_wait(&idle_done);
+	for (;;)
+		pause(); /* held until killed */
+}
+
+/* "cross": the threads above, and the main thread's frees; 0 on
+ * failure. */
+static int cross(void)
+{
+	pthread_t th[CROSS], idle;
+	size_t t, i;
+
+	if (pthread_barrier_init(&cross_made, NULL, CROSS / 2 + 1) ||
+	    pthread_barrier_init(&cross_freed, NULL, CROSS / 2 + 1) ||
+	    pthread_barrier_init(&idle_done, NULL, 2) ||
+	    pthread_create(&idle, NULL, idler, NULL))
+		return 0;
+	pthread_barrier_wait(&idle_done);
+	for (t = 0; t < CROSS; t++)
+		if (pthread_create(&th[t], NULL, crosser, (void *)t))
+			return 0;
+	for (t = 1; t < CROSS; t += 2)
+		if (pthread_join(th[t], NULL))
+			return 0;
+	pthread_barrier_wait(&cross_made);
+	pthread_barrier_wait(&cross_freed);
+	for (t = 0; t < CROSS; t++)
+		for (i = 2; i < CROSS_N; i += 3) {
+			free(cross_blocks[t][i]);
+			cross_blocks[t][i] = NULL;
+		}
+	return 1;
 }
 
 /* The bounds of the mapping of this process that holds a, from its maps
@@ -248,6 +360,7 @@ int main(int argc, char **argv)
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 16;
 	int frag = argc > 2 && strcmp(argv[2], "frag") == 0;
 	int threads = argc > 3 && strcmp(argv[3], "threads") == 0;
+	int crossing = argc > 3 && strcmp(argv[3], "cross") == 0;
 	char *held[240] = { 0 };
 	size_t n = mib * 1024 * 1024 / 256, i, usable;
 	char **keep = malloc(n * sizeof(*keep));
@@ -265,7 +378,7 @@ int main(int argc, char **argv)
 	char mi_reserved[32] = "-";
 	/* looked up before anything is allocated: a failed dlsym allocates */
 	je_ctl_fn ctl = (je_ctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
-	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[7];
+	size_t heap = 0, phys = 0, unmapped = 0, pfree = 0, je[8];
 	size_t app = 0, tc_central = 0, transfer = 0, thread = 0;
 	int jemalloc;
 
@@ -301,6 +414,8 @@ int main(int argc, char **argv)
 				return 1;
 		pthread_barrier_wait(&ready);
 	}
+	if (crossing && !cross())
+		return 1;
 	/* stdout's buffer first, so that the figures below include it */
 	setvbuf(stdout, NULL, _IOFBF, 4096);
 	printf("%s", "");
@@ -309,6 +424,11 @@ int main(int argc, char **argv)
 		usable += malloc_usable_size(keep[i]);
 	for (i = 0; i < 240; i++)
 		usable += held[i] ? malloc_usable_size(held[i]) : 0;
+	for (i = 0; crossing && i < CROSS * CROSS_N; i++)
+		usable += cross_blocks[i / CROSS_N][i % CROSS_N]
+				  ? malloc_usable_size(
+					    cross_blocks[i / CROSS_N][i % CROSS_N])
+				  : 0;
 	if (tc && (!tc("generic.heap_size", &heap) ||
 		   !tc("generic.total_physical_bytes", &phys) ||
 		   !tc("tcmalloc.pageheap_unmapped_bytes", &unmapped) ||
@@ -343,8 +463,8 @@ int main(int argc, char **argv)
 	if (mi)
 		printf(" mimalloc %zu %s", mi_commit, mi_reserved);
 	if (jemalloc)
-		printf(" jemalloc %zu %zu %zu %zu %zu %zu %zu", je[0], je[1],
-		       je[2], je[3], je[4], je[5], je[6]);
+		printf(" jemalloc %zu %zu %zu %zu %zu %zu %zu %zu", je[0],
+		       je[1], je[2], je[3], je[4], je[5], je[6], je[7]);
 	printf("\n");
 	fflush(stdout);
 	pause();

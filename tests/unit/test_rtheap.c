@@ -202,6 +202,17 @@ static void mi_damaged(uint64_t a, uint64_t e, const struct rtheap_mi_seg *g)
 	ok(!mi_parse(c, a, e, &seg, &use), "a zeroed segment is refused");
 }
 
+/* Adds a page's used bytes to *(uint64_t *)ctx, checking the page lies
+ * in its segment's slices. */
+static void mi_each(void *ctx, const struct rtheap_mi_page *p)
+{
+	uint64_t *sum = ctx;
+
+	if (p->start % RTHEAP_MI_SLICE == 0 && p->used && p->bsize &&
+	    p->used * p->bsize <= p->bytes)
+		*sum += p->used * p->bsize;
+}
+
 static void mimalloc(void)
 {
 	static const unsigned char x86[] = { 0xb8, 0xd1, 0, 0, 0, 0xc3, 0, 0 },
@@ -223,6 +234,14 @@ static void mimalloc(void)
 		   rtheap_mi_version(x86, sizeof(x86), 183) == -1,
 	   "mi_version()'s code gives 209 on x86-64 and aarch64, -1 for "
 	   "other code");
+	ok(rtheap_mi_start_offset(209, 256) == 384 &&
+		   rtheap_mi_start_offset(209, 1024) == 384 &&
+		   rtheap_mi_start_offset(209, 2048) == 0 &&
+		   rtheap_mi_start_offset(211, 32) == 96 &&
+		   rtheap_mi_start_offset(211, 256) == 256 &&
+		   rtheap_mi_start_offset(211, 1024) == 0,
+	   "a page's first block: 384 bytes in for small blocks in 2.0.9, "
+	   "three blocks or one in 2.1");
 	ok(rtheap_mi_known(209) && rtheap_mi_known(211) &&
 		   !rtheap_mi_known(208) && !rtheap_mi_known(212) &&
 		   !rtheap_mi_known(-1),
@@ -236,7 +255,8 @@ static void mimalloc(void)
 	}
 	while (getline(&line, &cap, f) > 0) {
 		struct rtheap_mi_seg seg;
-		struct rtheap_mi_use use;
+		struct rtheap_mi_use use, use2;
+		uint64_t each;
 
 		if (sscanf(line, "usable %31s %llu", who, &n) == 2) {
 			ok(segs > 0 && in_use >= n && in_use - n <= 16384,
@@ -270,6 +290,13 @@ static void mimalloc(void)
 		   a, (unsigned long long)use.in_use,
 		   (unsigned long long)use.blocks,
 		   (unsigned long long)use.pages);
+		each = 0;
+		ok(rtheap_mi_pages_each(mi_buf, RTHEAP_MI_INFO, &seg, a, &use2,
+					mi_each, &each) &&
+			   each == use.in_use && use2.in_use == use.in_use,
+		   "its pages one by one: their used blocks are its %llu "
+		   "bytes",
+		   (unsigned long long)use.in_use);
 		if (seg.huge)
 			huge = use.in_use;
 		in_use += use.in_use;
@@ -426,6 +453,65 @@ static void je_stats(void)
 	}
 }
 
+/* ctl's merged arena record as 5.3.0 left it after a refresh (a target
+ * linked with Debian's libjemalloc2, read live: its mallctl gave
+ * allocated 17,051,248, active 19,288,064, metadata 2,763,376, small
+ * 2,506,352 in 19,976 - 5,844, large 14,544,896 in 402 - 134), and the
+ * same damaged. */
+static void je_arena(void)
+{
+	static const uint64_t head[19] = {
+		0x100001000ull, 0, 0, 1, 0x7f112be8660aull, ~0ull, ~0ull, 4709,
+		1918, 0, 0x7f112aa36048ull, 2734704, 29884416, 0, 33435648,
+		28672, 14544896, 402, 134
+	};
+	static const uint64_t small[3] = { 2506352, 19976, 5844 };
+	const uint64_t at = 0x7f112aa35ff0ull;
+	const struct rtheap_je_stats st = { 17051248, 19288064, 2763376, 0,
+					    29884416, 33435648, 0 };
+	unsigned char h[RTHEAP_JE_ARENA_HDR], sm[RTHEAP_JE_SMALL];
+	struct rtheap_je_counts c;
+	size_t i;
+
+	memcpy(h, head, sizeof(h));
+	memcpy(sm, small, sizeof(sm));
+	ok(rtheap_je_arena(h, sizeof(h), at, &st, &c) &&
+		   rtheap_je_small(sm, sizeof(sm), &st, &c) &&
+		   c.nmalloc_small - c.ndalloc_small + c.nmalloc_large -
+				   c.ndalloc_large ==
+			   14400 &&
+		   c.internal == 28672,
+	   "jemalloc's merged arena record as 5.3.0 left it: 14,400 "
+	   "allocations in use");
+	ok(!rtheap_je_arena(h, sizeof(h), at + 16, &st, &c),
+	   "a record whose stats are not right after it is refused");
+	ok(!rtheap_je_arena(h, sizeof(h) - 1, at, &st, &c),
+	   "a short record is refused");
+	/* arena index, pactive, base, resident, metadata_thp, mapped,
+	 * internal, large allocated (past allocated) */
+	for (i = 0; i < 19; i++) {
+		uint64_t w[19];
+
+		if (i != 0 && i != 7 && (i < 11 || i > 16))
+			continue;
+		memcpy(w, head, sizeof(w));
+		w[i] += i == 16 ? 17051248 : 1;
+		memcpy(h, w, sizeof(h));
+		ok(!rtheap_je_arena(h, sizeof(h), at, &st, &c),
+		   "jemalloc's merged arena record with word %zu other than "
+		   "its statistics' is refused",
+		   i);
+	}
+	memcpy(h, head, sizeof(h));
+	(void)rtheap_je_arena(h, sizeof(h), at, &st, &c);
+	memcpy(sm, (uint64_t[3]){ small[0] + 8, small[1], small[2] }, 24);
+	ok(!rtheap_je_small(sm, sizeof(sm), &st, &c),
+	   "small bytes that do not add up to allocated are refused");
+	memcpy(sm, (uint64_t[3]){ small[0], small[2], small[1] }, 24);
+	ok(!rtheap_je_small(sm, sizeof(sm), &st, &c),
+	   "more returned than handed out is refused");
+}
+
 int main(void)
 {
 	char path[4200], *line = NULL, kind[16], hex[20000], expect[8];
@@ -437,6 +523,7 @@ int main(void)
 	tcmalloc_spans();
 	v8_12();
 	je_stats();
+	je_arena();
 	snprintf(path, sizeof(path), "%s/rtheap.txt", fixture_dir());
 	f = fopen(path, "r");
 	ok(f != NULL, "fixture %s opens", path);

@@ -81,10 +81,12 @@ bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,
 int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
 		   const struct vms_image *im);
 
-/* mimalloc 2.0.9-2.1.1: its segments and their pages; version is what
- * mi_version() returns (-1 unknown). */
+/* mimalloc 2.0.9-2.1.1: its segments and their pages, and its threads'
+ * own data (its cache of them in the writable memory of its image im:
+ * NULL, not looked for); version is what mi_version() returns (-1
+ * unknown). */
 int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
-		   int version);
+		   const struct vms_image *im, int version);
 
 /* gperftools tcmalloc: its page heap through its page map (found from
  * the library im's writable memory); spans in the brk heap count in

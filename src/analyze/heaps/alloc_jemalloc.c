@@ -19,7 +19,12 @@
  * at a record whose figures are sane (rtheap_je_stats()); read, never
  * computed, so they are those of the program's last refresh, as mallctl
  * would give them. The heap entry: in use stats.allocated, free
- * stats.active - stats.allocated (free bytes in the pages it has in use).
+ * stats.active - stats.allocated (free bytes in the pages it has in use),
+ * chunks its allocations in use as it counts them (mallctl's
+ * stats.arenas.<all>.small and .large nmalloc less ndalloc: its thread
+ * caches' too, as stats.allocated), from ctl's merged arena record the
+ * same refresh filled (rtheap_je_arena(): 5.3.0's layout, each figure
+ * tied to ctl_stats'; another layout: null, and figures_note says so).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -184,13 +189,51 @@ static int je_stats_in(struct alloc_marks *m, const struct je_blocks *bl,
 	return found;
 }
 
+/* Its allocations in use as its merged arena statistics count them
+ * (ctl_arenas, a static of the library's .bss pointing at a record in a
+ * base block whose fourth word is the merged arena's record:
+ * rtheap_je_arena), refreshed with st: true, *n, where exactly one
+ * record reads so. */
+static bool je_count_in(struct alloc_marks *m, const struct je_blocks *bl,
+			const uint64_t *w, uint64_t lo, uint64_t hi,
+			const struct rtheap_je_stats *st, uint64_t *n)
+{
+	uint64_t a, at = 0;
+	int found = 0;
+
+	for (a = lo; a + 8 <= hi; a += 8) {
+		uint64_t v = w[(a - lo) / 8], rec[4];
+		unsigned char head[RTHEAP_JE_ARENA_HDR], small[RTHEAP_JE_SMALL];
+		struct rtheap_je_counts c;
+
+		if (!v || v % 8 || !je_in_blocks(bl, v, sizeof(rec)) ||
+		    !rtscan_read(m->s, v, rec, sizeof(rec)) || !rec[3] ||
+		    rec[3] == at ||
+		    !je_in_blocks(bl, rec[3],
+				  RTHEAP_JE_SMALL_AT + RTHEAP_JE_SMALL) ||
+		    !rtscan_read(m->s, rec[3], head, sizeof(head)) ||
+		    !rtheap_je_arena(head, sizeof(head), rec[3], st, &c) ||
+		    !rtscan_read(m->s, rec[3] + RTHEAP_JE_SMALL_AT, small,
+				 sizeof(small)) ||
+		    !rtheap_je_small(small, sizeof(small), st, &c))
+			continue;
+		if (found++)
+			return false;
+		at = rec[3];
+		*n = c.nmalloc_small - c.ndalloc_small + c.nmalloc_large -
+		     c.ndalloc_large;
+	}
+	return found == 1;
+}
+
 /* Its own figures into al and the heap entry h (may be NULL). */
 static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 		      const struct vms_image *im, const struct je_blocks *bl,
 		      struct vms_heap *h)
 {
 	struct rtheap_je_stats st;
-	uint64_t lo, hi, *w;
+	uint64_t lo, hi, *w, n = 0;
+	bool counted;
 	int got;
 
 	if (!im || !rtscan_image_rw(m->s, im, JE_MAX_RW, &lo, &hi)) {
@@ -204,6 +247,7 @@ static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 	if (!rtscan_read_zeros(m->s, lo, w, hi - lo))
 		memset(w, 0, hi - lo);
 	got = je_stats_in(m, bl, w, lo, hi, &st);
+	counted = got == 1 && je_count_in(m, bl, w, lo, hi, &st, &n);
 	free(w);
 	if (got != 1) {
 		al->figures_note =
@@ -223,12 +267,23 @@ static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 	al->resident = (int64_t)st.resident;
 	al->mapped = (int64_t)st.mapped;
 	al->retained = (int64_t)st.retained;
-	al->figures_note = "its statistics as of the program's last refresh "
-			   "(mallctl \"epoch\"), as mallctl(\"stats.*\") "
-			   "gives them";
+	al->figures_note =
+		counted ? "its statistics as of the program's last refresh "
+			  "(mallctl \"epoch\"), as mallctl(\"stats.*\") gives "
+			  "them; chunks: its allocations in use, as "
+			  "stats.allocated counts them (its merged arenas' "
+			  "small and large nmalloc less ndalloc: those in its "
+			  "thread caches too)"
+			: "its statistics as of the program's last refresh "
+			  "(mallctl \"epoch\"), as mallctl(\"stats.*\") gives "
+			  "them; chunks unknown: its merged arena statistics "
+			  "(their count of allocations) were not found in the "
+			  "layout this vmscope reads (5.3.0)";
 	if (h) {
 		h->in_use = (int64_t)st.allocated;
 		h->free = (int64_t)(st.active - st.allocated);
+		if (counted)
+			h->chunks = (int64_t)n;
 	}
 	return 0;
 }
@@ -279,6 +334,7 @@ const struct alloc_kind alloc_kind_jemalloc = {
 	.syms = je_syms,
 	.how = "regions found from its base blocks' extent records; its own "
 	       "figures (mallctl's stats.*) read from its statistics record; "
-	       "in use: stats.allocated, free: stats.active less that",
+	       "in use: stats.allocated, free: stats.active less that, "
+	       "chunks: its allocations in use (nmalloc less ndalloc)",
 	.find = je_find,
 };

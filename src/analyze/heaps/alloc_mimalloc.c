@@ -7,10 +7,16 @@
  * left out (memory that only looked like a header).
  *
  * Figures (the heap entry's, from the headers, mimalloc's own
- * bookkeeping): in_use, the bytes of used blocks; chunks, the used
- * blocks; free, the segments' bytes that are neither a header nor used
- * blocks. al->metadata: the headers' slices; al->committed: the bytes
- * their commit masks say are committed (mimalloc's stats' committed).
+ * bookkeeping): in_use, the bytes of used blocks, less those other
+ * threads freed (each page's xthread_free list, each heap's
+ * thread_delayed_free: a page's used drops only when its owner collects
+ * them); chunks, those blocks; free, the segments' bytes that are neither
+ * a header nor such blocks. al->metadata: the headers' slices;
+ * al->committed: the bytes their commit masks say are committed, and
+ * al->reserved the segments' bytes, each with the threads' own data
+ * (mi_thread_data_t, taken from the system apart: found from the heaps
+ * the pages and the threads' TLS name, and in its cache), as its stats
+ * count them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -159,36 +165,334 @@ static uint64_t mi_common_key(const struct mi_list *l, bool *oom)
 	return best >= 2 ? key : 0;
 }
 
-/* The threads that own the segments kept (key: as below; abandoned
- * ones, thread 0, left out). */
-static size_t mi_threads(const struct mi_list *l, uint64_t key, bool *oom)
-{
-	uint64_t *t = malloc((l->n ? l->n : 1) * sizeof(*t));
-	size_t i, n = 0, distinct = 0;
+/* ---- what other threads freed, and the threads' own data ---- */
 
-	*oom = !t;
-	if (!t)
-		return 0;
-	for (i = 0; i < l->n; i++)
-		if ((!key || l->v[i].seg.key == key) && l->v[i].seg.thread)
-			t[n++] = l->v[i].seg.thread;
-	qsort(t, n, sizeof(*t), cmp_u64);
-	for (i = 0; i < n; i++)
-		distinct += !i || t[i] != t[i - 1];
-	free(t);
-	return distinct;
+/* List steps (a read of a block's first word each) at most, over every
+ * list of blocks pending. */
+#define MI_MAX_STEPS (1u << 20)
+
+struct mi_heapref {
+	uint64_t heap, thread;
+};
+
+struct mi_pend {
+	struct vms_snapshot *s;
+	int version; /* mi_version()'s */
+	uint64_t thread; /* the segment's whose pages are being read */
+	uint64_t bytes, blocks; /* freed by other threads, pending */
+	uint64_t steps;
+	const char *why; /* a list not read to its end, or NULL */
+	struct mi_heapref *heaps; /* the owners of pages: heap, thread */
+	size_t nheaps, capheaps;
+	unsigned char *area; /* MI_AREA bytes, or NULL */
+	bool oom;
+};
+
+/* A page's blocks read at once, at most (a medium page's: 8 slices). */
+#define MI_AREA (512u << 10)
+
+/* The blocks of the list at b, each in [start, start + bytes) on a
+ * multiple of bsize from start, at most max of them (a page's used): its
+ * length, or -1 where it does not read so (p->why says). */
+static int64_t mi_walk(struct mi_pend *p, uint64_t b, uint64_t start,
+		       uint64_t bytes, uint64_t bsize, uint64_t max)
+{
+	/* a page of small or medium blocks read at once where all of it
+	 * comes (else block by block) */
+	bool whole = p->area && bytes <= MI_AREA &&
+		     rtscan_read_unswapped(p->s, start, p->area, (size_t)bytes);
+	int64_t n = 0;
+
+	while (b) {
+		if (b < start || b - start >= bytes || (b - start) % bsize ||
+		    (uint64_t)n >= max) {
+			p->why = "a list of blocks freed by another thread "
+				 "does not read as one";
+			return -1;
+		}
+		if (++p->steps > MI_MAX_STEPS) {
+			p->why = "more blocks freed by other threads than "
+				 "vmscope reads";
+			return -1;
+		}
+		if (whole)
+			memcpy(&b, p->area + (b - start), sizeof(b));
+		else if (!rtscan_read(p->s, b, &b, sizeof(b))) {
+			p->why = "a block freed by another thread was not "
+				 "read";
+			return -1;
+		}
+		n++;
+	}
+	return n;
 }
 
-int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
+/* A page in use (rtheap_mi_pages_each): the blocks another thread freed
+ * into it, and its heap. */
+static void mi_page_pending(void *ctx, const struct rtheap_mi_page *pg)
+{
+	struct mi_pend *p = ctx;
+	int64_t n;
+
+	if (pg->thread_free && !p->why) {
+		uint64_t off = rtheap_mi_start_offset(p->version, pg->bsize);
+
+		if (off >= pg->bytes)
+			p->why = "a page smaller than its first block's offset";
+		n = off >= pg->bytes
+			    ? -1
+			    : mi_walk(p, pg->thread_free, pg->start + off,
+				      pg->bytes - off, pg->bsize, pg->used);
+		if (n > 0) {
+			p->bytes += (uint64_t)n * pg->bsize;
+			p->blocks += (uint64_t)n;
+		}
+	}
+	if (!pg->heap || !p->thread ||
+	    (p->nheaps && p->heaps[p->nheaps - 1].heap == pg->heap))
+		return;
+	if (p->nheaps == p->capheaps) {
+		size_t nc = p->capheaps ? p->capheaps * 2 : 16;
+		struct mi_heapref *nv = realloc(p->heaps, nc * sizeof(*nv));
+
+		if (!nv) {
+			p->oom = true;
+			return;
+		}
+		p->heaps = nv;
+		p->capheaps = nc;
+	}
+	p->heaps[p->nheaps++] = (struct mi_heapref){ pg->heap, p->thread };
+}
+
+static int cmp_heapref(const void *a, const void *b)
+{
+	const struct mi_heapref *x = a, *y = b;
+
+	if (x->heap != y->heap)
+		return x->heap < y->heap ? -1 : 1;
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* The block at b, freed into a full page: its page's block size from its
+ * segment's header (one of l's), 0 where it is in none. */
+static uint64_t mi_block_size(struct vms_snapshot *s, const struct mi_list *l,
+			      uint64_t key, uint64_t b)
+{
+	uint64_t seg = b & ~(RTHEAP_MI_ALIGN - 1), at;
+	unsigned char e[RTHEAP_MI_PAGE];
+	uint32_t off, bsize;
+	size_t lo = 0, hi = l->n, i;
+
+	/* l is in address order (runs are, and segments in a run) */
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (l->v[i].addr < seg)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	i = lo;
+	if (i == l->n || l->v[i].addr != seg ||
+	    (key && l->v[i].seg.key != key) ||
+	    (b - seg) / RTHEAP_MI_SLICE >= l->v[i].seg.entries)
+		return 0;
+	at = seg + RTHEAP_MI_HDR + (b - seg) / RTHEAP_MI_SLICE * RTHEAP_MI_PAGE;
+	if (!rtscan_read(s, at, e, sizeof(e)))
+		return 0;
+	memcpy(&off, e + 4, 4); /* slice_offset: bytes back to the page's */
+	if (off > at - seg - RTHEAP_MI_HDR ||
+	    !rtscan_read(s, at - off, e, sizeof(e)))
+		return 0;
+	memcpy(&bsize, e + 28, 4);
+	return bsize < (2u << 30) ? bsize : 0;
+}
+
+/* Each heap's list of blocks freed into its full pages (the heaps that
+ * own pages, checked by the thread id they hold): at most one a page of
+ * the pages in use (pages). */
+static void mi_delayed(struct mi_pend *p, const struct mi_list *l, uint64_t key,
+		       uint64_t pages)
+{
+	size_t i, read = 0;
+
+	for (i = 0; i < p->nheaps && !p->why; i++) {
+		uint64_t w[2], b, n;
+
+		if ((i && p->heaps[i].heap == p->heaps[i - 1].heap) ||
+		    !rtscan_read(p->s, p->heaps[i].heap + RTHEAP_MI_DELAYED, w,
+				 sizeof(w)) ||
+		    w[1] != p->heaps[i].thread)
+			continue;
+		read++;
+		for (b = w[0], n = 0; b && !p->why; n++) {
+			uint64_t bsize = mi_block_size(p->s, l, key, b);
+
+			if (!bsize || n >= pages || ++p->steps > MI_MAX_STEPS ||
+			    !rtscan_read(p->s, b, &b, sizeof(b))) {
+				p->why = "a heap's list of blocks freed by "
+					 "another thread does not read as one";
+				break;
+			}
+			p->bytes += bsize;
+			p->blocks++;
+		}
+	}
+	if (p->nheaps && !read && !p->why)
+		p->why =
+			"no heap its pages name holds their thread's id where "
+			"2.0.9 keeps it: their lists of blocks freed into full "
+			"pages were not read";
+}
+
+/* Whether a thread's own data is at t: page-aligned in unclaimed
+ * anonymous memory, its heap's first word its tld, whose heap_backing is
+ * t. */
+static bool mi_is_td(struct alloc_marks *m, uint64_t t)
+{
+	uint64_t tld, back;
+
+	return t && t % 4096 == 0 &&
+	       rtscan_run_of(m->runs, m->nruns, t, RTHEAP_MI_TD) &&
+	       rtscan_read(m->s, t, &tld, sizeof(tld)) && tld > t &&
+	       tld % 8 == 0 &&
+	       tld - t <= RTHEAP_MI_TD - RTHEAP_MI_BACKING - 8 &&
+	       rtscan_read(m->s, tld + RTHEAP_MI_BACKING, &back,
+			   sizeof(back)) &&
+	       back == t;
+}
+
+/* Bytes at the top of a thread's stack region read for its TLS (glibc
+ * puts a thread's TCB and static TLS there, mimalloc's _mi_heap_default
+ * among them: some KiB). */
+#define MI_TLS_TOP (16u << 10)
+
+/* The threads' own data: the live threads' (the heaps their pages name,
+ * and the default heap each thread's TLS at the top of its stack region
+ * points to: a thread that holds no page) and those mimalloc keeps of
+ * exited threads (its cache, a static array of the library's .bss: each
+ * page-aligned word of its writable memory that points at one). Each is
+ * marked (how 3) and counted; their number, -1 on out of memory. */
+static int64_t mi_thread_data(struct alloc_marks *m, const struct mi_pend *p,
+			      const struct vms_image *im)
+{
+	const struct vms_snapshot *s = m->s;
+	uint64_t lo = 0, hi = 0, *w, *c;
+	size_t i, n = 0, nw = 0, cap = s->nthreads * (MI_TLS_TOP / 8);
+	int64_t found = 0;
+
+	if (im && rtscan_image_rw(m->s, im, 16u << 20, &lo, &hi))
+		cap += (size_t)((hi - lo) / 8);
+	w = calloc(cap + 1, 8);
+	if (!w)
+		return -1;
+	if (hi > lo && rtscan_read_zeros(m->s, lo, w, hi - lo))
+		nw = (size_t)((hi - lo) / 8);
+	for (i = 0; i < s->nthreads; i++) {
+		const struct vms_thread *t = &s->threads[i];
+		uint64_t top = t->stack_end, a,
+			 len = top - t->stack_start < MI_TLS_TOP
+				       ? top - t->stack_start
+				       : MI_TLS_TOP;
+
+		/* page by page: the lowest may never have been touched */
+		for (a = top - len; top > t->stack_start && a < top; a += 4096)
+			if (rtscan_read_zeros(m->s, a, w + nw, 4096))
+				nw += 4096 / 8;
+	}
+	c = malloc((p->nheaps + nw + 1) * sizeof(*c));
+	if (!c) {
+		free(w);
+		return -1;
+	}
+	for (i = 0; i < p->nheaps; i++)
+		c[n++] = p->heaps[i].heap;
+	for (i = 0; i < nw; i++)
+		if (w[i] && w[i] % 4096 == 0)
+			c[n++] = w[i];
+	free(w);
+	qsort(c, n, sizeof(*c), cmp_u64);
+	for (i = 0; i < n; i++) {
+		if ((i && c[i] == c[i - 1]) || !mi_is_td(m, c[i]))
+			continue;
+		alloc_mark(m, c[i], RTHEAP_MI_TD, 3);
+		found++;
+	}
+	free(c);
+	return found;
+}
+
+/* Reads again each segment kept (key) for its pages' pending frees. */
+static int mi_pending(struct alloc_marks *m, const struct mi_list *l,
+		      uint64_t key, unsigned char *buf, struct mi_pend *p)
+{
+	uint64_t pages = 0;
+	size_t i;
+
+	for (i = 0; i < l->n && !p->why; i++) {
+		const struct mi_found *f = &l->v[i];
+		size_t want =
+			RTHEAP_MI_HDR + (size_t)f->seg.entries * RTHEAP_MI_PAGE;
+		struct rtheap_mi_use u;
+
+		if (key && f->seg.key != key)
+			continue;
+		p->thread = f->seg.thread;
+		pages += f->use.pages;
+		if (!rtscan_read_zeros(m->s, f->addr, buf, want) ||
+		    !rtheap_mi_pages_each(buf, want, &f->seg, f->addr, &u,
+					  mi_page_pending, p))
+			p->why = "a segment's header changed";
+		if (p->oom)
+			return -1;
+	}
+	if (p->nheaps)
+		qsort(p->heaps, p->nheaps, sizeof(*p->heaps), cmp_heapref);
+	mi_delayed(p, l, key, pages);
+	return 0;
+}
+
+/* What figures_note says of its threads: their own data found, and the
+ * blocks other threads freed (in the snapshot's arena; NULL on out of
+ * memory). */
+static const char *mi_note(struct vms_snapshot *s, int64_t tds,
+			   const struct mi_pend *p)
+{
+	return arena_printf(
+		&s->arena,
+		"committed and reserved: its segments' commit masks and sizes, "
+		"and its threads' own data (%lld found: the live threads' from "
+		"the heaps their pages and TLS name, the exited ones' from its "
+		"cache; "
+		"%u K each), what its stats count (mi_process_info's current "
+		"commit, mi_stats_print_out's reserved); in use: its pages' "
+		"used blocks less those other threads freed (pending on the "
+		"pages' and heaps' lists until their owner collects them: "
+		"%llu bytes in %llu blocks), free as mi_free counts them%s%s; "
+		"the bytes in use by the application are not in its stats (a "
+		"release build counts no allocation: MI_STAT 0); allocated, "
+		"active, resident, mapped and retained are jemalloc's",
+		(long long)tds, RTHEAP_MI_TD >> 10,
+		(unsigned long long)p->bytes, (unsigned long long)p->blocks,
+		p->why ? "; not all of them read, in use counts the rest: "
+		       : "",
+		p->why ? p->why : "");
+}
+
+int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al,
+		   const struct vms_image *im, int version)
 {
 	static const char *const details[] = { "mimalloc segment",
-					       "mimalloc huge segment" };
+					       "mimalloc huge segment",
+					       "mimalloc thread data" };
 	unsigned char *buf;
 	struct mi_list l = { NULL, 0, 0 };
+	struct mi_pend pend = { .s = m->s, .version = version };
 	struct vms_heap *h;
 	uint64_t key, in_use = 0, blocks = 0, meta = 0, bytes = 0,
 		      committed = 0;
-	size_t i, threads;
+	int64_t tds;
+	size_t i;
 	bool oom;
 	int rc = -1;
 
@@ -233,6 +537,12 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 		bytes += f->seg.size;
 		committed += f->seg.committed;
 	}
+	pend.area = malloc(MI_AREA); /* NULL: block by block */
+	if (l.n && mi_pending(m, &l, key, buf, &pend) < 0)
+		goto out;
+	tds = l.n ? mi_thread_data(m, &pend, im) : 0;
+	if (tds < 0)
+		goto out;
 	if (alloc_type(m, al, "mimalloc", details, &h) < 0)
 		goto out;
 	rc = 0;
@@ -240,31 +550,21 @@ int alloc_mimalloc(struct alloc_marks *m, struct vms_allocator *al, int version)
 		al->partial = "no mimalloc segment found in anonymous memory";
 		goto out;
 	}
+	/* what other threads freed is free (pend.bytes are used blocks') */
+	in_use -= pend.bytes <= in_use ? pend.bytes : in_use;
+	blocks -= pend.blocks <= blocks ? pend.blocks : blocks;
 	h->in_use = (int64_t)in_use;
 	h->chunks = (int64_t)blocks;
 	h->free = (int64_t)(bytes - meta - in_use);
 	al->metadata = (int64_t)meta;
-	al->committed = (int64_t)committed;
-	al->reserved = (int64_t)bytes;
-	threads = mi_threads(&l, key, &oom);
-	if (oom)
-		goto out;
-	al->figures_note = arena_printf(
-		&m->s->arena,
-		"committed and reserved: its segments' commit masks and sizes, "
-		"what its stats count (mi_process_info's current commit, "
-		"mi_stats_print_out's reserved)%s; the bytes in use by the "
-		"application are not in its stats (a release build counts no "
-		"allocation: MI_STAT 0): in use is its pages' used blocks; "
-		"allocated, active, resident, mapped and retained are "
-		"jemalloc's",
-		threads > 1 ? ", less what it took for each thread besides the "
-			      "main one (its heap and statistics, a page or "
-			      "two from the system each, not read)"
-			    : "");
+	al->committed = (int64_t)(committed + (uint64_t)tds * RTHEAP_MI_TD);
+	al->reserved = (int64_t)(bytes + (uint64_t)tds * RTHEAP_MI_TD);
+	al->figures_note = mi_note(m->s, tds, &pend);
 	if (!al->figures_note)
-		goto out;
+		rc = -1;
 out:
+	free(pend.area);
+	free(pend.heaps);
 	free(l.v);
 	free(buf);
 	return rc;
@@ -309,8 +609,7 @@ static int mi_find(struct alloc_marks *m, struct vms_allocator *al,
 {
 	const struct mi_facts *f = facts;
 
-	(void)im;
-	return alloc_mimalloc(m, al, f->version);
+	return alloc_mimalloc(m, al, im, f->version);
 }
 
 static const char *const mi_syms[] = { "mi_malloc", NULL };
