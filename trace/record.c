@@ -381,18 +381,23 @@ static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
 			    unsigned char *ring, void **ip, int n, int partial)
 {
 	uint64_t w[TW_MAX_FRAMES + 1], h;
-	int s = 0;
+	int s = 0, i, kept;
 	unsigned k;
-	int i;
 
 	if (n < 0 && partial > 0 && from_libunwind(ip, partial))
 		n = partial;
 	else if (n < 0)
 		n = unw_backtrace(ip, TW_MAX_FRAMES + 8);
-	/* the library's own frames are not the program's */
+	/* the library's own frames are not the program's: those it was
+	 * called through, and its pthread_create under a thread's own (the
+	 * DTV glibc allocates for it) */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
 	       (uintptr_t)ip[s] < self_hi)
 		s++;
+	for (i = kept = s; i < n; i++)
+		if ((uintptr_t)ip[i] < self_lo || (uintptr_t)ip[i] >= self_hi)
+			ip[kept++] = ip[i];
+	n = kept;
 	if (n - s > (int)TW_MAX_FRAMES)
 		n = s + (int)TW_MAX_FRAMES;
 	h = hash_frames(ip + s, n - s);

@@ -255,6 +255,24 @@ struct job {
 	int rounds;
 };
 
+static void *run(void *arg);
+
+/* A thread's start, as the tracer's pthread_create wrapper makes it
+ * (trace/vmstrace.c): its stack noted from the default stack size glibc
+ * allocated it with. */
+static void *thread_run(void *arg)
+{
+	pthread_attr_t a;
+	size_t size = 0;
+
+	if (pthread_attr_init(&a) == 0) {
+		pthread_attr_getstacksize(&a, &size);
+		pthread_attr_destroy(&a);
+	}
+	vt_unwind_thread(0, size);
+	return run(arg);
+}
+
 static void *run(void *arg)
 {
 	struct job *j = arg;
@@ -286,12 +304,13 @@ int main(int argc, char **argv)
 	printf("seed %llu\n", (unsigned long long)seed);
 	signal(SIGUSR1, on_usr1);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	vt_unwind_start(); /* the main thread's stack, as the tracer's start */
 	for (i = 0; i < 3; i++) {
 		jobs[i].seed = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
 		jobs[i].rounds = rounds;
 	}
 	for (i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, run, &jobs[i + 1]);
+		pthread_create(&th[i], NULL, thread_run, &jobs[i + 1]);
 	run(&jobs[0]);
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
