@@ -141,10 +141,11 @@ TLS int in_cxx;
 	} while (0)
 
 /* A block freed: by sampling only if it was recorded (vmstrace.h);
- * inside C++'s delete, which records it, nothing. */
+ * inside C++'s delete, which records it, nothing. Sampling's test first:
+ * most frees of a sampled trace end there, without the thread's TLS. */
 #define FREED(p)                                                               \
 	do {                                                                   \
-		if (!in_cxx && !vt_free_passed_over(p))                        \
+		if (!vt_free_passed_over(p) && !in_cxx)                        \
 			vt_freed(p);                                           \
 	} while (0)
 
