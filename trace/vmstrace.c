@@ -21,10 +21,14 @@
  * filter installed after its start, for every thread, killing the process
  * on an open: tests/live/test_trace_seccomp.py), so the library makes
  * none the program's own calls would not make, but at its start (the
- * constructor, or vmstrace_attach inside vmscope's injection): there
- * mmap, close, readlink (/proc/self/exe), openat, read and close
- * (/proc/self/maps: the main thread's stack), getrlimit, madvise, and
- * libunwind's set-up. While the program runs, only these:
+ * constructor, or vmstrace_attach inside vmscope's injection, in a thread
+ * without a seccomp filter: inject_call.h) and at a detach
+ * (vmstrace_detach, injected the same way): there mmap, close, readlink
+ * (/proc/self/exe), openat, read and close (/proc/self/maps: the main
+ * thread's stack), getrlimit, madvise, and libunwind's set-up; attached,
+ * also openat of the shared file and mprotect around the GOT entries it
+ * redirects and puts back (attach.c). While the program runs, only
+ * these:
  *   - mmap, a thread's first recorded call (its state: rings' slot, stack
  *     ids, the walk's rules), munmap at its end; the program's allocator
  *     maps at the same points (a thread's first malloc makes its arena);

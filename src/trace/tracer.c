@@ -61,9 +61,11 @@ struct ring_pos {
 	struct tw_rec rec;
 };
 
-/* The heartbeat moves at most this often (a tenth of a second: TW_WAIT_NS
- * is 2 s). */
-#define TRACER_BEAT_NS 100000000ull
+/* The heartbeat moves at most this often: a millisecond (a thread waiting
+ * on a full ring looks for vmscope's pid while it does not move; TW_WAIT_NS
+ * is 2 s), not at every reading of the rings (its cache line is read by
+ * every record). */
+#define TRACER_BEAT_NS 1000000ull
 
 static uint64_t mono_ns(void)
 {
