@@ -487,9 +487,12 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 			rc = cli_fail(&err);
 			break;
 		}
-		if (got)
+		if (got >= TRACER_DRAIN_FEW) /* tracer.h */
 			idle = 0;
-		else
+		else if (got) {
+			idle = 0;
+			nap_ms(1);
+		} else
 			nap_ms(++idle < 10 ? 1 : 5);
 	}
 	/* -w: the snapshot while still traced, the mark after what the

@@ -399,10 +399,14 @@ int cli_trace(const struct args *a)
 				    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >=
 			    a->duration)
 			break;
-		/* read as fast as records come; idle, a few ms */
-		if (got)
+		/* read as fast as records come; a few, a ms later; idle, a
+		 * few ms (tracer.h) */
+		if (got >= TRACER_DRAIN_FEW)
 			idle = 0;
-		else
+		else if (got) {
+			idle = 0;
+			sleep_ms(1);
+		} else
 			sleep_ms(++idle < 10 ? 1 : 5);
 	}
 	if (rc == TICK_ENDED) /* --watch: CMD ended before a tick's one */

@@ -108,14 +108,27 @@ static bool consumer_gone(void)
 	return c > 0 && kill(c, 0) < 0 && errno == ESRCH;
 }
 
+/* The tail of the thread's ring as it last read it: the bytes up to it
+ * are vmscope's no more (it stored the tail after reading them: the
+ * acquire load that saw it orders those reads before the ring is written
+ * again), so a record that fits between it and the head needs no new look
+ * at the tail, whose cache line vmscope writes at every read of the rings
+ * (a look is a miss on the other core's line: most of what a sampled
+ * record cost). */
+static TLS struct tw_slot *tail_of;
+static TLS uint64_t tail_seen;
+
 /* Room for n bytes at the ring's head, waiting for vmscope while it makes
  * progress. False: drop (pass-through now). */
 static bool room(struct tw_slot *sl, uint64_t n)
 {
-	uint64_t t0 = 0, beat = 0;
+	uint64_t t0 = 0, beat = 0, tail;
 	unsigned spins = 0;
 
-	while (sl->head + n - __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE) >
+	if (tail_of == sl && sl->head + n - tail_seen <= TW_RING_BYTES)
+		return true;
+	while (sl->head + n -
+		       (tail = __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE)) >
 	       TW_RING_BYTES) {
 		uint64_t b = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
 
@@ -135,6 +148,8 @@ static bool room(struct tw_slot *sl, uint64_t n)
 		}
 		sched_yield();
 	}
+	tail_of = sl;
+	tail_seen = tail;
 	return true;
 }
 
@@ -233,6 +248,7 @@ static struct thread_state *thread_state(void)
 	}
 	t->slot = -1;
 	t->gen = gen;
+	tail_of = NULL; /* a new ring: its tail looked at afresh */
 	for (i = 0; i < hdr->slots; i++) {
 		struct tw_slot *sl = tw_slot_at(hdr, i);
 		uint32_t want = TW_SLOT_FREE;
@@ -381,18 +397,23 @@ static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
 			    unsigned char *ring, void **ip, int n, int partial)
 {
 	uint64_t w[TW_MAX_FRAMES + 1], h;
-	int s = 0;
+	int s = 0, i, kept;
 	unsigned k;
-	int i;
 
 	if (n < 0 && partial > 0 && from_libunwind(ip, partial))
 		n = partial;
 	else if (n < 0)
 		n = unw_backtrace(ip, TW_MAX_FRAMES + 8);
-	/* the library's own frames are not the program's */
+	/* the library's own frames are not the program's: those it was
+	 * called through, and its pthread_create under a thread's own (the
+	 * DTV glibc allocates for it) */
 	while (s < n && (uintptr_t)ip[s] >= self_lo &&
 	       (uintptr_t)ip[s] < self_hi)
 		s++;
+	for (i = kept = s; i < n; i++)
+		if ((uintptr_t)ip[i] < self_lo || (uintptr_t)ip[i] >= self_hi)
+			ip[kept++] = ip[i];
+	n = kept;
 	if (n - s > (int)TW_MAX_FRAMES)
 		n = s + (int)TW_MAX_FRAMES;
 	h = hash_frames(ip + s, n - s);

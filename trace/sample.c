@@ -26,8 +26,10 @@ uint64_t vt_sample_mean; /* 0: every call */
 static uint64_t *sampled; /* the set of recorded blocks' addresses */
 /* Recorded blocks alive per bucket of pages: a free whose bucket holds
  * none (most, in a loop that frees what it just allocated) does not look
- * in the set, whose slots lie all over 16 MiB. */
-uint32_t *vt_page_live;
+ * in the set, whose slots lie all over 16 MiB. In the library's own zeroed
+ * data (untouched, no memory, unless sampled): every free of a sampled
+ * trace reads it, one load fewer than through a pointer. */
+uint32_t vt_page_live[VT_PAGE_BUCKETS] __attribute__((aligned(4096)));
 TLS int64_t vt_sample_until; /* bytes to the next sample */
 static TLS uint64_t sample_rng; /* xorshift64*, 0: not seeded */
 static uint64_t streams; /* threads that have seeded theirs */
@@ -196,7 +198,7 @@ int vt_sample_start(const struct tw_header *h)
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
 				      MAP_FIXED,
 			      -1, 0) == MAP_FAILED ||
-		    next_mmap(vt_page_live, VT_PAGE_BUCKETS * sizeof(uint32_t),
+		    next_mmap(vt_page_live, sizeof(vt_page_live),
 			      PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
 			      0) == MAP_FAILED)
@@ -206,18 +208,9 @@ int vt_sample_start(const struct tw_header *h)
 			NULL, SET_SLOTS * sizeof(uint64_t),
 			PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		uint32_t *live;
 
 		if (set == MAP_FAILED)
 			return -1;
-		live = next_mmap(NULL, VT_PAGE_BUCKETS * sizeof(uint32_t),
-				 PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (live == MAP_FAILED) {
-			next_munmap(set, SET_SLOTS * sizeof(uint64_t));
-			return -1;
-		}
-		vt_page_live = live;
 		__atomic_store_n(&sampled, (uint64_t *)set, __ATOMIC_RELEASE);
 	}
 	/* exact again after a sampled attach: 0 (the set stays, unused) */

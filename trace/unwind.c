@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,8 +41,10 @@ void vt_uw_note_subs(unsigned long long subs)
 		vt_unwind_modules_changed();
 }
 
-/* ---- the thread's stack: the mapping that holds sp, from
- * /proc/self/maps read by system calls (no stdio: no malloc, no lock) ---- */
+/* ---- the main thread's stack: its [stack] mapping, from /proc/self/maps
+ * read once at the start by system calls (no stdio: no malloc, no lock);
+ * a thread's: from its start (vt_unwind_thread). Nothing is looked up
+ * while the program runs: a sandbox may forbid the open by then. ---- */
 
 struct maps_line {
 	uintptr_t lo, hi, inode;
@@ -117,88 +120,98 @@ static long raw_openat(const char *path, int flags)
 	return r;
 }
 
-/* The mapping that holds sp, from /proc/self/maps: 1, [*lo, *hi) the
- * main thread's [stack]; 2, a thread's stack mapping up to its thread
- * pointer (glibc keeps a thread's descriptor at the top of its stack
- * block); 0, neither (an alternate signal stack, a coroutine's: [*lo,
- * *hi) the mapping when one holds sp, else empty); -1, not readable. */
-static int stack_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-	uintptr_t self = (uintptr_t)pthread_self();
-	struct maps_line m;
-	char buf[512];
-	long fd, n, i;
-	bool found = false;
-
-	fd = raw_openat("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	while (!found && (n = raw_syscall3(SYS_read, fd, (long)buf,
-					   (long)sizeof(buf))) > 0)
-		for (i = 0; i < n && !found; i++) {
-			if (buf[i] != '\n') {
-				maps_char(&m, buf[i]);
-				continue;
-			}
-			if (m.lo <= sp && sp < m.hi) {
-				found = true;
-				break;
-			}
-			memset(&m, 0, sizeof(m));
-		}
-	raw_syscall3(SYS_close, fd, 0, 0);
-	*lo = *hi = 0;
-	if (!found)
-		return 0;
-	*lo = m.lo;
-	*hi = m.hi;
-	if (m.inode == 0 && m.path0 == '[' && memcmp(m.tail, "[stack]", 7) == 0)
-		return 1;
-	if (sp < self && self < m.hi) {
-		*hi = self;
-		return 2;
-	}
-	return 0;
-}
-
-/* The main thread's [stack], found at the start (vt_unwind_start): a
- * walk on it needs no look at /proc/self/maps until the stack grows. */
+/* The main thread's stack: [main_lo, main_hi), main_hi its [stack]
+ * mapping's top; main_lo where it may grow down to: the end of the mapping
+ * below it at the start (nothing lies between), and no further than
+ * RLIMIT_STACK from the top (the kernel keeps that much free of the
+ * mmap area; the stack never grows past it). */
 static uintptr_t main_lo, main_hi;
 
 void vt_unwind_start(void)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), lo, hi;
+	struct maps_line m;
+	uintptr_t below = 0, lo = 0, hi = 0;
+	struct rlimit rl;
+	char buf[512];
+	long fd, n, i;
 
-	if (stack_of(sp, &lo, &hi) == 1) {
-		main_lo = lo;
-		main_hi = hi;
-	}
+	fd = raw_openat("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	while (!hi && (n = raw_syscall3(SYS_read, fd, (long)buf,
+					(long)sizeof(buf))) > 0)
+		for (i = 0; i < n && !hi; i++) {
+			if (buf[i] != '\n') {
+				maps_char(&m, buf[i]);
+				continue;
+			}
+			if (m.inode == 0 && m.path0 == '[' &&
+			    memcmp(m.tail, "[stack]", 7) == 0) {
+				lo = below;
+				hi = m.hi;
+			}
+			below = m.hi;
+			memset(&m, 0, sizeof(m));
+		}
+	raw_syscall3(SYS_close, fd, 0, 0);
+	if (!hi)
+		return;
+	if (raw_syscall3(SYS_getrlimit, RLIMIT_STACK, (long)&rl, 0) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < hi - lo)
+		lo = hi - (uintptr_t)rl.rlim_cur;
+	main_lo = lo;
+	main_hi = hi;
 }
 
-/* The stack sp is on, into u->lo/hi. False: sp is on no stack of the
- * kinds stack_of() knows: u->bad_* remembers the mapping. */
+/* This thread's stack, from its start (0, 0: not known). */
+static __thread uintptr_t thread_lo, thread_hi;
+
+/* The top of a stack glibc allocated lies within this much above the
+ * thread's descriptor (its struct pthread, some 2.3 KiB, aligned to the
+ * static TLS's alignment), and its usable part is the size asked for
+ * (rounded down to that alignment, above the guard): [descriptor - size +
+ * VT_UW_SLACK, descriptor) is always inside it. */
+#define VT_UW_SLACK ((uintptr_t)32 << 10)
+
+void vt_unwind_thread(uintptr_t addr, size_t size)
+{
+	uintptr_t self = (uintptr_t)pthread_self(), lo, hi;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	if (addr) { /* the program's own: all of it usable */
+		lo = addr;
+		hi = addr + size;
+		if (hi < lo)
+			return;
+		if (self > lo && self < hi)
+			hi = self; /* its descriptor at the top */
+	} else {
+		if (size < 2 * VT_UW_SLACK || self < size)
+			return; /* too small to say */
+		lo = self - size + VT_UW_SLACK;
+		hi = self;
+	}
+	if (sp < lo || sp >= hi)
+		return; /* not on it: glibc's layout is not this one */
+	thread_lo = lo;
+	thread_hi = hi;
+}
+
+/* The stack sp is on, into u->lo/hi. False: not a stack known to be the
+ * thread's own. */
 static bool find_stack(struct vt_uw *u, uintptr_t sp)
 {
-	uintptr_t lo, hi;
-	int k;
-
 	if (sp >= main_lo && sp < main_hi) {
 		u->lo = main_lo;
 		u->hi = main_hi;
 		return true;
 	}
-	if (u->failed >= 16)
-		return false; /* this thread walks on libunwind */
-	k = stack_of(sp, &lo, &hi);
-	if (k > 0) {
-		u->lo = lo;
-		u->hi = hi;
+	if (sp >= thread_lo && sp < thread_hi) {
+		u->lo = thread_lo;
+		u->hi = thread_hi;
 		return true;
 	}
-	u->failed = k < 0 ? 16 : u->failed + 1;
-	u->bad_lo = lo;
-	u->bad_hi = hi;
 	return false;
 }
 
@@ -303,8 +316,6 @@ __attribute__((noinline)) int vt_unwind(struct vt_uw *u, void **ip, int max)
 	u->again = u->kept = 0;
 	u->partial = 0;
 	if (sp < u->lo || sp >= u->hi) {
-		if (sp >= u->bad_lo && sp < u->bad_hi)
-			return -1;
 		u->walk[0].steps = u->walk[1].steps = 0;
 		if (!find_stack(u, sp))
 			return -1;
@@ -400,6 +411,12 @@ failed:
 
 void vt_unwind_start(void)
 {
+}
+
+void vt_unwind_thread(uintptr_t addr, size_t size)
+{
+	(void)addr;
+	(void)size;
 }
 
 void vt_unwind_modules_changed(void)

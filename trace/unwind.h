@@ -13,17 +13,26 @@
  *
  * When anything is not of that simple form (a CFA by expression, a signal
  * frame, a register saved another way, an address in no module or no FDE,
- * a stack the thread's own is not, a CFA outside it) vt_unwind returns -1
+ * a stack not known as the thread's own, a CFA outside it) vt_unwind returns -1
  * and the caller takes unw_backtrace() for the whole stack: the result is
  * libunwind's, or the same as libunwind's.
  *
  * Safety, inside the traced program: no malloc, no lock but
  * dl_iterate_phdr's (recursive, taken on a cache miss only, as libunwind
- * takes it), async-signal-safe otherwise. Reads of the stack stay within
- * the thread's stack ([the pc's sp, the stack's top): the main thread's
- * [stack] mapping, or a thread's stack mapping up to its thread pointer,
- * found once a thread in /proc/self/maps by raw system calls, the main
- * thread's at the library's start); reads of a module's .eh_frame happen
+ * takes it), no system call, async-signal-safe otherwise. Reads of the
+ * stack stay within the thread's stack ([the pc's sp, the stack's top)),
+ * whose bounds are learnt without looking at /proc while the program
+ * runs (a sandboxed program may forbid opening files from some point on,
+ * and kill the process that tries: tests/live/test_trace_seccomp.py):
+ * the main thread's at the library's start (vt_unwind_start: its [stack]
+ * mapping's top, and down to the mapping below it or RLIMIT_STACK, where
+ * it may grow); another thread's at its start (vt_unwind_thread, called
+ * first thing in a thread the program makes through pthread_create: glibc
+ * keeps a thread's descriptor at the top of its stack block, the block's
+ * usable part below it as large as the size the thread was made with). A
+ * walk from elsewhere (an alternate signal stack, a coroutine's, a thread
+ * made another way: glibc's own helpers, one made before an attach) is
+ * not made: -1, libunwind's. Reads of a module's .eh_frame happen
  * inside dl_iterate_phdr's callback (the module cannot be unmapped
  * meanwhile) and stay within its readable PT_LOAD segments. A struct
  * vt_uw is its thread's only: a signal handler's recording never runs
@@ -42,6 +51,7 @@
 #ifndef VMS_TRACE_UNWIND_H
 #define VMS_TRACE_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define VT_UW_CACHE 4096u /* rules cached a thread (direct-mapped) */
@@ -78,8 +88,6 @@ struct vt_uw_walk {
 /* A thread's state, zeroed before its first walk. */
 struct vt_uw {
 	uintptr_t lo, hi; /* the thread's stack (hi: its top, exclusive) */
-	uintptr_t bad_lo, bad_hi; /* the last mapping found no stack */
-	unsigned failed; /* probes that found no stack */
 	unsigned walks;
 	unsigned long gen; /* the modules' generation the rules are of */
 	unsigned last; /* walk[last]: the last walk's */
@@ -105,9 +113,17 @@ void vt_uw_note_subs(unsigned long long subs);
  * walked (take unw_backtrace; u->partial says how far it came). */
 int vt_unwind(struct vt_uw *u, void **ip, int max);
 
-/* At the library's start, in the main thread: its stack found now
- * (/proc/self/maps, before the program may forbid opening files). */
+/* At the library's start (preloaded, or attached: in whichever thread):
+ * the main thread's stack found now, in /proc/self/maps (the one time the
+ * walk opens a file: before the program runs, or inside the attach). */
 void vt_unwind_start(void);
+
+/* First thing in a new thread (vmstrace.c's pthread_create wrapper): its
+ * stack, as it was made: addr and size the program's own stack
+ * (pthread_attr_setstack), or addr 0 and size the stack size glibc
+ * allocated it with (the attribute's, or the default). A thread whose
+ * stack pointer is not where that says is left unknown (libunwind's). */
+void vt_unwind_thread(uintptr_t addr, size_t size);
 
 /* A module was unloaded (dlclose): every thread's rules are dropped. */
 void vt_unwind_modules_changed(void);

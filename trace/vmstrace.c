@@ -6,16 +6,45 @@
  * a monotonic time and its call stack into the thread's ring of the shared
  * file vmscope made (src/base/tracewire.h says the layout). It interposes
  * dlclose too, only to forward it and know a module went (the stack
- * walk's cached rules go with it).
+ * walk's cached rules go with it), and pthread_create, only to forward it
+ * and note the new thread's stack first thing in it (unwind.h).
  *
  * What the program sees does not change: every call returns what the next
  * definition returned, errno as it left it; the library takes no file
- * descriptor (the shared file's is closed once it is mapped; the stack
- * walk reads /proc/self/maps once a thread, a descriptor open for that
- * read only), prints
+ * descriptor (the shared file's is closed once it is mapped; /proc/self/
+ * maps is read once at the start), prints
  * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
  * the program's children (exec) run untraced; a forked child that does not
  * exec records nothing (the rings are its parent's).
+ *
+ * System calls: a program may forbid some from a point on (a seccomp
+ * filter installed after its start, for every thread, killing the process
+ * on an open: tests/live/test_trace_seccomp.py), so the library makes
+ * none the program's own calls would not make, but at its start (the
+ * constructor, or vmstrace_attach inside vmscope's injection, in a thread
+ * without a seccomp filter: inject_call.h) and at a detach
+ * (vmstrace_detach, injected the same way): there mmap, close, readlink
+ * (/proc/self/exe), openat, read and close (/proc/self/maps: the main
+ * thread's stack), getrlimit, madvise, and libunwind's set-up; attached,
+ * also openat of the shared file and mprotect around the GOT entries it
+ * redirects and puts back (attach.c). While the program runs, only
+ * these:
+ *   - mmap, a thread's first recorded call (its state: rings' slot, stack
+ *     ids, the walk's rules), munmap at its end; the program's allocator
+ *     maps at the same points (a thread's first malloc makes its arena);
+ *   - gettid, once a thread (its ring names it);
+ *   - clock_gettime (the vDSO's: no system call where the clock source
+ *     allows it, as on every x86-64 machine);
+ *   - kill(vmscope's pid, 0), sched_yield and clock_gettime while a ring
+ *     is full (vmscope lags: waiting for it, or finding it gone), and
+ *     sched_yield while another thread sends the modules list;
+ *   - mprotect, at the program's own dlopen when attached (attach.c: the
+ *     new module's GOT in RELRO);
+ *   - whatever libunwind makes, for a stack the own walk declines (its
+ *     caches' mmap at a thread's first use).
+ * No file is opened while the program runs: a thread's stack bounds, which
+ * the stack walk needs, come from its start (pthread_create is interposed
+ * for that only: unwind.h), the main thread's from the library's start.
  *
  * Stacks: from the call frame information every Debian library carries
  * in .eh_frame (frame pointers would lose the callers of anything that
@@ -78,6 +107,8 @@ static void *(*next_mremap)(void *, size_t, size_t, int, ...);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
 static int (*next_dlclose)(void *);
+static int (*next_pthread_create)(pthread_t *, const pthread_attr_t *,
+				  void *(*)(void *), void *);
 
 /* Before dlsym has answered: a bump buffer (dlsym's own calloc). */
 static unsigned char boot_buf[64 << 10] __attribute__((aligned(16)));
@@ -114,10 +145,11 @@ TLS int in_cxx;
 	} while (0)
 
 /* A block freed: by sampling only if it was recorded (vmstrace.h);
- * inside C++'s delete, which records it, nothing. */
+ * inside C++'s delete, which records it, nothing. Sampling's test first:
+ * most frees of a sampled trace end there, without the thread's TLS. */
 #define FREED(p)                                                               \
 	do {                                                                   \
-		if (!in_cxx && !vt_free_passed_over(p))                        \
+		if (!vt_free_passed_over(p) && !in_cxx)                        \
 			vt_freed(p);                                           \
 	} while (0)
 
@@ -172,6 +204,7 @@ static void resolve(void)
 	next_brk = sym("brk");
 	next_sbrk = sym("sbrk");
 	next_dlclose = sym("dlclose");
+	next_pthread_create = sym("pthread_create");
 	next_malloc = sym("malloc");
 	resolving = 0;
 }
@@ -549,6 +582,70 @@ EXPORT int dlclose(void *handle)
 	return rc;
 }
 
+/* ---- pthread_create: the new thread's stack known from its start, so
+ * that its stack walks never look it up in /proc (unwind.h: a sandboxed
+ * program may forbid the open by then, and kill the process for it). The
+ * thread runs thread_begins, which notes its stack and jumps to the
+ * program's function (a tail call: no frame of this library stays below
+ * the program's). ---- */
+
+struct thread_begin {
+	void *(*fn)(void *);
+	void *arg;
+	uintptr_t addr; /* the program's own stack, or 0 */
+	size_t size;
+};
+
+static void *thread_begins(void *p)
+{
+	struct thread_begin *b = p;
+	void *(*fn)(void *) = b->fn, *arg = b->arg;
+
+	vt_unwind_thread(b->addr, b->size);
+	next_free(b);
+	return fn(arg);
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
+{
+	struct thread_begin *b;
+	pthread_attr_t def;
+	void *addr = NULL;
+	size_t size = 0;
+	int rc;
+
+	if (!next_pthread_create)
+		resolve();
+	/* the stack it is made with: the program's own (a stack address
+	 * set: getstack's address and size then add up to other than 0), or
+	 * glibc's of the attribute's size (the default's when none) */
+	if (attr && pthread_attr_getstack(attr, &addr, &size) == 0 &&
+	    (uintptr_t)addr + size != 0) {
+		/* the program's */
+	} else if (attr) {
+		addr = NULL;
+		if (pthread_attr_getstacksize(attr, &size) != 0)
+			size = 0;
+	} else if (pthread_attr_init(&def) == 0) {
+		if (pthread_attr_getstacksize(&def, &size) != 0)
+			size = 0;
+		pthread_attr_destroy(&def);
+	}
+	b = next_malloc ? next_malloc(sizeof(*b)) : NULL; /* not the
+							    * program's */
+	if (!b)
+		return next_pthread_create(th, attr, fn, arg);
+	b->fn = fn;
+	b->arg = arg;
+	b->addr = (uintptr_t)addr;
+	b->size = size;
+	rc = next_pthread_create(th, attr, thread_begins, b);
+	if (rc != 0)
+		next_free(b);
+	return rc;
+}
+
 /* ---- the functions attach.c redirects the program's GOT entries to ---- */
 
 /* This library's own addresses (an exported name taken in PIC code is
@@ -571,6 +668,7 @@ LOCAL(mmap);
 LOCAL(munmap);
 LOCAL(mremap);
 LOCAL(dlclose);
+LOCAL(pthread_create);
 
 const struct vt_fn vt_fns[] = {
 	{ "malloc", (void *)malloc_local, (void **)&next_malloc },
@@ -591,6 +689,8 @@ const struct vt_fn vt_fns[] = {
 	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
 	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
 	{ "dlclose", (void *)dlclose_local, (void **)&next_dlclose },
+	{ "pthread_create", (void *)pthread_create_local,
+	  (void **)&next_pthread_create },
 };
 const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 

@@ -89,7 +89,7 @@ int vt_sample_start(const struct tw_header *h);
 #define VT_PAGE_BUCKETS (1u << 16)
 extern uint64_t vt_sample_mean;
 extern TLS int64_t vt_sample_until;
-extern uint32_t *vt_page_live;
+extern uint32_t vt_page_live[VT_PAGE_BUCKETS];
 
 static inline uint32_t *vt_bucket_of(uint64_t p)
 {

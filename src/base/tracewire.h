@@ -132,7 +132,8 @@ struct tw_header {
 	uint32_t slots, ring_bytes, max_frames;
 	int32_t consumer_pid; /* vmscope */
 	int32_t traced_pid; /* the process the rings are of (not a child) */
-	uint64_t heartbeat; /* vmscope's: moves while it reads */
+	uint64_t heartbeat; /* vmscope's: moves while it reads (at most
+			     * every ms: src/trace/tracer.c) */
 	uint64_t sample_bytes; /* 0: every call; else the mean sampling
 				* interval of allocations under 64 KiB */
 	uint64_t dropped; /* calls not recorded (no ring, vmscope gone) */

@@ -46,6 +46,7 @@ struct tracer {
 	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
 				       * inside its call) */
 	uint64_t run; /* the report's run: drawn at the start, never 0 */
+	uint64_t beat_ns; /* when the heartbeat last moved */
 	char cmd[256]; /* the command launched, for a message */
 };
 
@@ -55,9 +56,16 @@ struct tracer {
  * before take_event() reads the rest). */
 struct ring_pos {
 	uint64_t tail, head, seq;
+	uint64_t tail0; /* the tail this reading found */
 	bool event;
 	struct tw_rec rec;
 };
+
+/* The heartbeat moves at most this often: a millisecond (a thread waiting
+ * on a full ring looks for vmscope's pid while it does not move; TW_WAIT_NS
+ * is 2 s), not at every reading of the rings (its cache line is read by
+ * every record). */
+#define TRACER_BEAT_NS 1000000ull
 
 static uint64_t mono_ns(void)
 {
@@ -554,7 +562,7 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 		if (state[i] == TW_SLOT_FREE)
 			continue;
 		p->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
-		p->tail = sl->tail;
+		p->tail = p->tail0 = sl->tail;
 		if (p->head - p->tail > TW_RING_BYTES ||
 		    (p->head | p->tail) % 8) {
 			tr->bad++; /* a ring that breaks the rules: skipped */
@@ -587,18 +595,32 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 			got++;
 		} while (b->event && b->seq == tr->next_seq);
 	}
+	/* Each store below is to a cache line the program's threads use
+	 * (the slot's head, the header's fields they read at every record):
+	 * made only when it says something, the tail when it moved, the
+	 * heartbeat a few times a second at most (the library waits on a
+	 * full ring while it moves, TW_WAIT_NS without) */
 	for (k = 0; k < nlive; k++) {
 		struct tw_slot *sl = tw_slot_at(tr->hdr, live[k]);
 
-		__atomic_store_n(&sl->tail, pos[live[k]].tail,
-				 __ATOMIC_RELEASE);
+		if (pos[live[k]].tail != pos[live[k]].tail0)
+			__atomic_store_n(&sl->tail, pos[live[k]].tail,
+					 __ATOMIC_RELEASE);
 		/* a finished thread's ring, read to its end, is free again */
 		if (state[live[k]] == TW_SLOT_DONE &&
 		    pos[live[k]].tail == pos[live[k]].head)
 			__atomic_store_n(&sl->state, TW_SLOT_FREE,
 					 __ATOMIC_RELEASE);
 	}
-	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
+	{
+		uint64_t t = mono_ns();
+
+		if (t - tr->beat_ns >= TRACER_BEAT_NS) {
+			__atomic_add_fetch(&tr->hdr->heartbeat, 1,
+					   __ATOMIC_RELEASE);
+			tr->beat_ns = t;
+		}
+	}
 	return got;
 nomem:
 	for (k = 0; k < nlive; k++)

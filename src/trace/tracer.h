@@ -78,6 +78,13 @@ int tracer_started(const struct tracer *tr, struct vms_error *err);
 /* Reads every ring up to its head; returns the number of records read,
  * -1 on out of memory (err). */
 long tracer_drain(struct tracer *tr, struct vms_error *err);
+/* A drain that read fewer records than this found the rings far from
+ * full (a ring holds some 26,000 events; a thread records well under
+ * 10,000 a millisecond): the reader may wait a millisecond before the
+ * next. Read again at once, a trickle of records (a sampled trace's)
+ * keeps the rings' cache lines moving between vmscope's core and the
+ * program's at every record, which the program pays for. */
+#define TRACER_DRAIN_FEW 2048
 /* Whether the command has ended (reaped; *status its wait status). */
 bool tracer_wait(struct tracer *tr, int *status);
 /* A mark at this instant (a snapshot taken now); its number or -1. */

@@ -43,6 +43,9 @@ took vmscope, beside the fork sampler's freeze of the same server), and
 under heaptrack,
 REDIS_RUNS (default 3) interleaved rounds: the requests per second each
 kept, as a fraction of the untraced run's, median over the tests.
+With BENCH_TRACE_SAMPLED=1, only the rounds of the sampled aim: the
+loop untraced, sampled at 4096 and under the forwarder (no exact trace,
+no heaptrack, no -w file, no redis).
 Never fails on a figure: only on an error.
 """
 import os
@@ -62,6 +65,7 @@ PAIRS = int(os.environ.get("BENCH_PAIRS", "5000000"))
 RUNS = int(os.environ.get("RUNS", "5"))
 REDIS_REQUESTS = int(os.environ.get("REDIS_REQUESTS", "200000"))
 REDIS_RUNS = int(os.environ.get("REDIS_RUNS", "3"))
+SAMPLED_ONLY = os.environ.get("BENCH_TRACE_SAMPLED") == "1"
 HWM = {}  # process name -> the largest VmHWM seen (kB), over all runs
 
 
@@ -189,11 +193,14 @@ def main():
     # tracer's path before its own walk): before and after in one round
     cmds["exact, libunwind"] = (cmds["vmscope --trace"][0],
                                 dict(env, VMSCOPE_TRACE_UNWIND="libunwind"))
+    if SAMPLED_ONLY:
+        for k in ("vmscope --trace", "exact, libunwind"):
+            del cmds[k]
     fwd = forwarder(tmp)
     if fwd:
         cmds["forwarder"] = ([app, str(PAIRS)],
                              dict(os.environ, LD_PRELOAD=fwd))
-    ht = shutil.which("heaptrack")
+    ht = shutil.which("heaptrack") if not SAMPLED_ONLY else None
     if ht:
         cmds["heaptrack"] = ([ht, "-o", os.path.join(tmp, "ht"), app,
                               str(PAIRS)], None)
@@ -234,6 +241,13 @@ def main():
                          (cpu.get("exact, libunwind", cb) - cb) /
                          max(cpu["heaptrack"] - cb, 1e-9),
                          cpu.get("sampled 4096", cb) / max(cb, 1e-9)))
+        if "untraced" in cpu and "sampled 4096" in cpu:
+            print("  cpu: sampled %.2fx the untraced loop (aim: at most "
+                  "2)%s" % (cpu["sampled 4096"] / max(cpu["untraced"], 1e-9),
+                            "; the forwarder %.2fx" % (
+                                cpu["forwarder"] / max(cpu["untraced"],
+                                                       1e-9))
+                            if "forwarder" in cpu else ""))
         sm = statistics.median(x for x, _ in res["sampled 4096"])
         print("  sampled: %.2fx the untraced loop (aim: at most 2)"
               % (sm / base))
@@ -241,6 +255,8 @@ def main():
             fw = statistics.median(x for x, _ in res["forwarder"])
             print("  floor: a preload that only forwards %.2fx; sampling "
                   "adds %.1f ns a pair over it" % (fw / base, sm - fw))
+        if SAMPLED_ONLY:
+            return 0
         if ht:
             vm = statistics.median(x for x, _ in res["vmscope --trace"])
             hp = statistics.median(x for x, _ in res["heaptrack"])

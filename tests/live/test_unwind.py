@@ -8,7 +8,10 @@
     allocator callback from libz loaded with dlopen and unloaded after
     each use, a stack realigned (its CFA by expression) and a signal
     handler, in three
-    threads, the cached rules dropped between rounds: every walk the own
+    threads (the main one, one on glibc's stack, one on a stack of the
+    program's own: each stack's bounds as the tracer learns them, at the
+    library's start and at a thread's), the cached rules dropped between
+    rounds: every walk the own
     walk makes equals libunwind's, and it makes every one of the paths it
     must (the realigned frame and the signal frame it leaves to
     libunwind).

@@ -12,7 +12,8 @@
  * (zlib's allocator, the rules dropped as the tracer's dlclose does), a
  * stack realigned (its CFA by expression: the own walk must decline), a
  * signal handler (through the kernel's signal frame: must decline), in
- * the main thread and in two more; and, between rounds, every cached rule
+ * the main thread and in two more (one on a stack of the program's own,
+ * pthread_attr_setstack); and, between rounds, every cached rule
  * dropped (vt_unwind_modules_changed, as a dlclose does).
  *
  * Built with -O2 -fomit-frame-pointer (Makefile). Prints one line:
@@ -255,6 +256,33 @@ struct job {
 	int rounds;
 };
 
+static void *run(void *arg);
+static void *own_stack_job;
+
+/* A thread's start, as the tracer's pthread_create wrapper makes it
+ * (trace/vmstrace.c): its stack noted from the default stack size glibc
+ * allocated it with, or, for the thread made on a stack of this
+ * program's own (pthread_attr_setstack), from that stack. */
+static void *own_stack;
+static size_t own_stack_size = 1 << 20;
+
+static void *thread_run(void *arg)
+{
+	pthread_attr_t a;
+	size_t size = 0;
+
+	if (arg == own_stack_job) {
+		vt_unwind_thread((uintptr_t)own_stack, own_stack_size);
+		return run(arg);
+	}
+	if (pthread_attr_init(&a) == 0) {
+		pthread_attr_getstacksize(&a, &size);
+		pthread_attr_destroy(&a);
+	}
+	vt_unwind_thread(0, size);
+	return run(arg);
+}
+
 static void *run(void *arg)
 {
 	struct job *j = arg;
@@ -286,12 +314,24 @@ int main(int argc, char **argv)
 	printf("seed %llu\n", (unsigned long long)seed);
 	signal(SIGUSR1, on_usr1);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	vt_unwind_start(); /* the main thread's stack, as the tracer's start */
 	for (i = 0; i < 3; i++) {
 		jobs[i].seed = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
 		jobs[i].rounds = rounds;
 	}
-	for (i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, run, &jobs[i + 1]);
+	/* the second thread on a stack of the program's own */
+	own_stack = mmap(NULL, own_stack_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	own_stack_job = own_stack != MAP_FAILED ? &jobs[2] : NULL;
+	for (i = 0; i < 2; i++) {
+		pthread_attr_t a;
+
+		pthread_attr_init(&a);
+		if (i == 1 && own_stack_job)
+			pthread_attr_setstack(&a, own_stack, own_stack_size);
+		pthread_create(&th[i], &a, thread_run, &jobs[i + 1]);
+		pthread_attr_destroy(&a);
+	}
 	run(&jobs[0]);
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);

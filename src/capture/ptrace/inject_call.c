@@ -424,6 +424,52 @@ static bool stopped(pid_t pid)
 	return st;
 }
 
+/* Refused when no thread of pid is free of seccomp (Seccomp: 1 or 2 in
+ * every thread's own status; a filter is per thread, and TSYNC or
+ * inheritance gives every thread one): the call would have to run in a
+ * filtered thread, where dlopen opens, reads and maps the tracer's file,
+ * and a filter that forbids one of those (the sandboxes that forbid
+ * opening files after their start) kills the whole process. The filter
+ * itself cannot be read (PTRACE_SECCOMP_GET_FILTER wants CAP_SYS_ADMIN),
+ * so it is not judged: any is refused. 0: some thread is free (the call
+ * is made only in such a thread: safe_thread). */
+static int refuse_filtered(pid_t pid, struct vms_error *err)
+{
+	long long mode = 0;
+	pid_t *tids;
+	size_t n, i;
+	bool free_one = false;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return 0; /* gone: the freeze says so */
+	for (i = 0; i < n && !free_one; i++) {
+		long long m = procfs_thread_seccomp(pid, tids[i]);
+
+		free_one = m == 0;
+		if (m > 0)
+			mode = m;
+	}
+	free(tids);
+	if (free_one || !mode)
+		return 0;
+	if (mode == 1)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+				     "cannot load the tracer into process %d: "
+				     "it runs in strict seccomp mode, where "
+				     "any call but read, write, exit and "
+				     "sigreturn kills it; it was not touched",
+				     (int)pid);
+	return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
+			     "cannot load the tracer into process %d: every "
+			     "thread of it runs under a seccomp filter "
+			     "(Seccomp: %lld), which vmscope cannot read; "
+			     "loading the tracer opens and maps its file "
+			     "there, and a filter that forbids that kills the "
+			     "process; it was not touched (trace it from its "
+			     "start instead: vmscope --trace -- CMD)",
+			     (int)pid, mode);
+}
+
 /* What can be known without stopping pid: refused while it is stopped;
  * its libc's dlopen and dlsym found (t filled, its maps the caller's to
  * free). */
@@ -442,6 +488,8 @@ static int precheck(pid_t pid, struct target *t, struct vms_error *err)
 				     "would cut the core short; it was not "
 				     "touched",
 				     (int)pid);
+	if (refuse_filtered(pid, err) < 0)
+		return -1;
 	if (read_target(pid, t, err) < 0) {
 		vms_snapshot_free(t->maps);
 		t->maps = NULL;

@@ -39,7 +39,9 @@
  *    loader's locks are recursive (a thread in a library's constructor,
  *    which dlopen runs holding dl_load_lock, or in a dl_iterate_phdr
  *    callback may itself call dlopen, as glibc allows);
- *  - it has no seccomp filter (dlopen's own calls could kill it), no
+ *  - it has no seccomp filter (dlopen's own calls could kill it: a
+ *    process whose every thread has one, or runs in strict mode, is
+ *    refused before it is stopped, saying so), no
  *    pending signal, 64-bit registers, and its stack can be written 2 KiB
  *    below its red zone.
  * Such a thread holds none of malloc's locks (not recursive: taken and
