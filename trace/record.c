@@ -588,6 +588,25 @@ static int here_start(void)
 	return 0;
 }
 
+bool vt_parent_traced(void)
+{
+	return hdr && !__atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE);
+}
+
+int vt_restart_forked(struct tw_header *h)
+{
+	/* one thread now (this one): a lock another thread of the parent
+	 * held at the fork is nobody's */
+	h->traced_pid = getpid();
+	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	gen++; /* the thread's state of the parent's file starts again */
+	here->own = 1;
+	__atomic_store_n(&hdr, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&here->on, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 bool vt_orphaned(void)
 {
 	return hdr && (!here->own || consumer_gone());

@@ -15,7 +15,10 @@
  * read only), prints
  * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
  * the program's children (exec) run untraced; a forked child that does not
- * exec records nothing (the rings are its parent's).
+ * exec records nothing (the rings are its parent's). Unless asked to follow
+ * them (--trace-children: TW_FOLLOW_ENV, follow.c): then LD_PRELOAD and
+ * TW_FOLLOW_ENV stay, and each child, exec'd or forked, records into a
+ * file of its own that it sends vmscope (tracewire.h).
  *
  * Stacks: from the call frame information every Debian library carries
  * in .eh_frame (frame pointers would lose the callers of anything that
@@ -216,12 +219,16 @@ static void find_modules(void)
 }
 
 /* Takes every word of LD_PRELOAD naming this library out of it, in place
- * (the program's children run untraced), and VMSCOPE_TRACE_FD. */
+ * (the program's children run untraced), and VMSCOPE_TRACE_FD; following
+ * children (TW_FOLLOW_ENV), only VMSCOPE_TRACE_FD (the file is this
+ * process's: a child makes its own). */
 static void leave_environment(void)
 {
 	char *v = getenv("LD_PRELOAD"), *w, *out;
 
 	unsetenv("VMSCOPE_TRACE_FD");
+	if (vt_following())
+		return;
 	if (!v)
 		return;
 	for (w = out = v; *w;) {
@@ -249,7 +256,14 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	char *end;
 	long fd;
 
-	if (!e) {
+	if (!e && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
+		/* a child of a followed process, exec'd: a file of its own,
+		 * sent to vmscope (none: it runs untraced) */
+		resolve();
+		find_modules();
+		if (!(h = vt_follow_file(TW_FOLLOW_EXEC)))
+			return;
+	} else if (!e) {
 		/* Not preloaded by vmscope: loaded into a running process
 		 * (attach.c), whose environment is left alone; nothing is
 		 * recorded before vmstrace_attach(). */
@@ -257,18 +271,21 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		resolve();
 		find_modules();
 		return;
+	} else {
+		/* --trace-children: the launched process follows too */
+		vt_follow_parse(getenv(TW_FOLLOW_ENV));
+		resolve();
+		find_modules();
+		leave_environment();
+		fd = strtol(e, &end, 10);
+		if (*end || fd < 0 || fd > 1 << 20)
+			return;
+		h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, (int)fd, 0);
+		close((int)fd); /* the program's descriptors are its own */
+		if (h == MAP_FAILED)
+			return;
 	}
-	resolve();
-	find_modules();
-	leave_environment();
-	fd = strtol(e, &end, 10);
-	if (*end || fd < 0 || fd > 1 << 20)
-		return;
-	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      (int)fd, 0);
-	close((int)fd); /* the program's descriptors are its own */
-	if (h == MAP_FAILED)
-		return;
 	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
 	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
 		next_munmap(h, TW_FILE_BYTES);
@@ -288,6 +305,8 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	}
 	if (vt_start(h) < 0)
 		next_munmap(h, TW_FILE_BYTES);
+	else
+		vt_follow_atfork(); /* following: a forked child too */
 }
 
 /* ---- the malloc family ---- */

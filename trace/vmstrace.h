@@ -50,6 +50,19 @@ extern TLS int in_cxx;
  * system call, records nothing: the rings are its parent's); -1: not (h
  * is let go). */
 int vt_start(struct tw_header *h);
+/* record.c's, for a forked child (follow.c's pthread_atfork handler):
+ * whether the parent recorded (a file, not pass-through), and the child
+ * recording into its own file h from now on. */
+bool vt_parent_traced(void);
+int vt_restart_forked(struct tw_header *h);
+/* follow.c's (--trace-children, tracewire.h): TW_FOLLOW_ENV's value
+ * taken (-1: not one); whether it was; a file of this process's own, sent
+ * to vmscope (NULL: none, the process runs untraced); the handler that
+ * makes a forked child follow. */
+int vt_follow_parse(const char *e);
+bool vt_following(void);
+struct tw_header *vt_follow_file(unsigned how);
+void vt_follow_atfork(void);
 /* This library's code [lo, hi), whose frames are not the program's, and
  * libunwind's [unw_lo, unw_hi): a stack is never taken by libunwind for a
  * call made from inside libunwind (the program's own use of it, holding

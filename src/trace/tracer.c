@@ -22,32 +22,8 @@
 #include "linux/spawn.h"
 #include "trace/tracedb.h"
 #include "trace/traceprog.h"
+#include "trace/tracer_priv.h"
 #include "trace/tracesym.h"
-
-struct slot_map {
-	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
-				      * -1: not sent */
-};
-
-struct tracer {
-	struct tracer_opts o;
-	int fd;
-	struct tw_header *hdr;
-	struct tracedb *db;
-	struct tracesym *sym;
-	struct slot_map *maps[TW_SLOTS];
-	pid_t pid;
-	bool attached; /* pid is not vmscope's child (tracer_attached) */
-	bool reaped;
-	int status;
-	uint64_t end_ns; /* when the command was seen ended */
-	uint64_t bad; /* records refused */
-	uint64_t next_seq; /* the merge's: the event number to read next */
-	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
-				       * inside its call) */
-	uint64_t run; /* the report's run: drawn at the start, never 0 */
-	char cmd[256]; /* the command launched, for a message */
-};
 
 /* A ring's place during one reading: its records from tail to head, and
  * whether an event waits at tail (its number seq; its header as advance()
@@ -69,7 +45,7 @@ static uint64_t mono_ns(void)
 
 uint64_t tracer_now(const struct tracer *tr)
 {
-	return mono_ns() - tr->hdr->start_ns;
+	return mono_ns() - tr->start_ns;
 }
 
 /* A number that tells this trace from any other (its reports' "run"):
@@ -90,24 +66,26 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	struct tw_header *h;
 
 	*out = NULL;
-	if (!tr || !(tr->db = tracedb_new())) {
+	if (!tr || !(tr->p.db = tracedb_new())) {
 		free(tr);
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace");
 	}
 	tr->o = *o;
 	tr->run = run_number();
-	tr->sym = tracesym_new(); /* NULL: frames without names */
-	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
-	    fcntl(tr->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+	tr->p.pidfd = tr->sock = -1;
+	tr->p.sym = tracesym_new(); /* NULL: frames without names */
+	tr->p.fd =
+		memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (tr->p.fd < 0 || ftruncate(tr->p.fd, (off_t)TW_FILE_BYTES) < 0 ||
+	    fcntl(tr->p.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
 		vms_error_set(err, VMS_ERR_CAPTURE, errno,
 			      "cannot make the trace's shared memory: %s",
 			      strerror(errno));
 		goto fail;
 	}
 	h = mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 tr->fd, 0);
+		 tr->p.fd, 0);
 	if (h == MAP_FAILED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, errno,
 			      "cannot map the trace's shared memory: %s",
@@ -123,46 +101,60 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->sample_bytes = o->sample_bytes;
 	h->start_ns = mono_ns();
 	h->seed = o->seed;
-	tr->hdr = h;
+	h->follow_children = o->follow_children;
+	tr->start_ns = h->start_ns;
+	tr->p.hdr = h;
+	if (o->follow_children && tracer_follow_start(tr, err) < 0) {
+		tracer_free(tr);
+		return -1;
+	}
 	*out = tr;
 	return 0;
 fail:
-	if (tr->fd >= 0)
-		close(tr->fd);
-	tracedb_free(tr->db);
+	if (tr->p.fd >= 0)
+		close(tr->p.fd);
+	tracedb_free(tr->p.db);
 	free(tr);
 	return -1;
 }
 
-void tracer_free(struct tracer *tr)
+void tracer_free_maps(struct tproc *p)
 {
 	unsigned i;
 
+	for (i = 0; i < TW_SLOTS; i++) {
+		free(p->maps[i]);
+		p->maps[i] = NULL;
+	}
+}
+
+void tracer_free(struct tracer *tr)
+{
 	if (!tr)
 		return;
-	if (tr->hdr) {
+	tracer_follow_free(tr); /* its children run on untraced */
+	if (tr->p.hdr) {
 		/* the command runs on untraced */
-		__atomic_store_n(&tr->hdr->passthrough, TW_PASS_ENDED,
+		__atomic_store_n(&tr->p.hdr->passthrough, TW_PASS_ENDED,
 				 __ATOMIC_RELEASE);
 		if (tr->attached) {
 			/* a running process keeps the file mapped (its
 			 * library is never unloaded): the rings' memory is
 			 * given back, the header (pass-through) kept */
-			off_t at = (off_t)(tw_ring_at(tr->hdr, 0) -
-					   (unsigned char *)tr->hdr);
+			off_t at = (off_t)(tw_ring_at(tr->p.hdr, 0) -
+					   (unsigned char *)tr->p.hdr);
 
 			at = (at + 4095) & ~(off_t)4095;
-			fallocate(tr->fd,
+			fallocate(tr->p.fd,
 				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				  at, (off_t)TW_FILE_BYTES - at);
 		}
-		munmap(tr->hdr, TW_FILE_BYTES);
+		munmap(tr->p.hdr, TW_FILE_BYTES);
 	}
-	close(tr->fd);
-	for (i = 0; i < TW_SLOTS; i++)
-		free(tr->maps[i]);
-	tracedb_free(tr->db);
-	tracesym_free(tr->sym);
+	close(tr->p.fd);
+	tracer_free_maps(&tr->p);
+	tracedb_free(tr->p.db);
+	tracesym_free(tr->p.sym);
 	free(tr);
 }
 
@@ -179,10 +171,12 @@ static int preload_env(const char *lib, char *buf, size_t n)
 }
 
 /* In the child: the shared file at a descriptor of its own (not
- * close-on-exec) named in VMSCOPE_TRACE_FD, the library preloaded. */
+ * close-on-exec) named in VMSCOPE_TRACE_FD, the library preloaded, and
+ * following children, TW_FOLLOW_ENV (follow NULL: not, and none of it
+ * inherited). */
 struct child_env {
 	int fd;
-	const char *preload;
+	const char *preload, *follow;
 };
 
 static int child_env(void *ctx)
@@ -197,6 +191,9 @@ static int child_env(void *ctx)
 	if (setenv("LD_PRELOAD", c->preload, 1) < 0 ||
 	    setenv("VMSCOPE_TRACE_FD", num, 1) < 0)
 		return -1;
+	if (c->follow ? setenv(TW_FOLLOW_ENV, c->follow, 1) < 0
+		      : unsetenv(TW_FOLLOW_ENV) < 0)
+		return -1;
 	return 0;
 }
 
@@ -204,7 +201,8 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		  struct vms_error *err)
 {
 	char preload[8192];
-	struct child_env ce = { tr->fd, preload };
+	struct child_env ce = { tr->p.fd, preload,
+				tr->sock >= 0 ? tr->follow_env : NULL };
 	/* no death signal: a traced command outlives vmscope (the library
 	 * goes pass-through when vmscope is gone); in the viewer it reads
 	 * and writes none of the terminal */
@@ -230,8 +228,8 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 				     "tracer to");
 	if (spawn(cmd, &so, pid, err) < 0)
 		return -1;
-	tr->pid = *pid;
-	snprintf(tr->cmd, sizeof(tr->cmd), "%s", cmd[0]);
+	tr->p.pid = *pid;
+	snprintf(tr->p.cmd, sizeof(tr->p.cmd), "%s", cmd[0]);
 	return 0;
 }
 
@@ -241,7 +239,7 @@ int tracer_started(const struct tracer *tr, struct vms_error *err)
 	 * main) sets traced_pid: 0 once the command ran, nothing was or
 	 * will be recorded */
 	if (tr->attached ||
-	    __atomic_load_n(&tr->hdr->traced_pid, __ATOMIC_ACQUIRE) != 0)
+	    __atomic_load_n(&tr->p.hdr->traced_pid, __ATOMIC_ACQUIRE) != 0)
 		return 0;
 	return vms_error_set(err, VMS_ERR_CAPTURE, 0,
 			     "nothing traced: the tracer library never "
@@ -250,36 +248,36 @@ int tracer_started(const struct tracer *tr, struct vms_error *err)
 			     "file capabilities, a security module's rule; a "
 			     "32-bit program; or VMSCOPE_TRACELIB names no "
 			     "tracer library)",
-			     tr->cmd, (int)tr->pid,
-			     tr->reaped ? "which has ended"
-					: "which runs on untraced");
+			     tr->p.cmd, (int)tr->p.pid,
+			     tr->p.reaped ? "which has ended"
+					  : "which runs on untraced");
 }
 
 bool tracer_wait(struct tracer *tr, int *status)
 {
 	int st;
 
-	if (!tr->reaped && tr->attached && kill(tr->pid, 0) < 0 &&
+	if (!tr->p.reaped && tr->attached && kill(tr->p.pid, 0) < 0 &&
 	    errno == ESRCH) {
-		tr->reaped = true; /* gone; how it ended is not known */
-		tr->end_ns = tracer_now(tr);
+		tr->p.reaped = true; /* gone; how it ended is not known */
+		tr->p.end_ns = tracer_now(tr);
 	}
-	if (!tr->reaped && !tr->attached && tr->pid > 0 &&
-	    waitpid(tr->pid, &st, WNOHANG) == tr->pid) {
-		tr->reaped = true;
-		tr->status = st;
-		tr->end_ns = tracer_now(tr);
+	if (!tr->p.reaped && !tr->attached && tr->p.pid > 0 &&
+	    waitpid(tr->p.pid, &st, WNOHANG) == tr->p.pid) {
+		tr->p.reaped = true;
+		tr->p.status = st;
+		tr->p.end_ns = tracer_now(tr);
 	}
-	if (tr->reaped && status)
-		*status = tr->status;
-	return tr->reaped;
+	if (tr->p.reaped && status)
+		*status = tr->p.status;
+	return tr->p.reaped;
 }
 
 int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 {
-	tr->pid = pid;
+	tr->p.pid = pid;
 	tr->attached = true;
-	return snprintf(path, n, "/proc/%d/fd/%d", (int)getpid(), tr->fd) <
+	return snprintf(path, n, "/proc/%d/fd/%d", (int)getpid(), tr->p.fd) <
 			       (int)n
 		       ? 0
 		       : -1;
@@ -287,23 +285,23 @@ int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 
 /* ---- the rings ---- */
 
-static struct slot_map *slot_map(struct tracer *tr, unsigned n)
+static struct slot_map *slot_map(struct tproc *p, unsigned n)
 {
 	unsigned i;
 
-	if (!tr->maps[n]) {
-		tr->maps[n] = malloc(sizeof(*tr->maps[n]));
-		if (!tr->maps[n])
+	if (!p->maps[n]) {
+		p->maps[n] = malloc(sizeof(*p->maps[n]));
+		if (!p->maps[n])
 			return NULL;
 		for (i = 0; i < TW_STACK_IDS; i++)
-			tr->maps[n]->stack[i] = -1;
+			p->maps[n]->stack[i] = -1;
 	}
-	return tr->maps[n];
+	return p->maps[n];
 }
 
 static uint64_t since_start(const struct tracer *tr, uint64_t t)
 {
-	return t > tr->hdr->start_ns ? t - tr->hdr->start_ns : 0;
+	return t > tr->start_ns ? t - tr->start_ns : 0;
 }
 
 /* The stack of an event, or -1 when the thread never sent that id. */
@@ -315,12 +313,13 @@ static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
 /* A block recorded by sampling: taken with probability
  * 1 - exp(-size / mean), so it stands for the inverse of that in blocks
  * and bytes. */
-static int sampled(struct tracer *tr, uint32_t st, const uint64_t *w)
+static int sampled(struct tracer *tr, struct tproc *p, uint32_t st,
+		   const uint64_t *w)
 {
-	double p = -expm1(-(double)w[2] / (double)tr->hdr->sample_bytes);
-	double n = p > 0 ? 1 / p : 1;
+	double q = -expm1(-(double)w[2] / (double)tr->o.sample_bytes);
+	double n = q > 0 ? 1 / q : 1;
 
-	return tracedb_alloc_weighed(tr->db, VMS_TRACE_HEAP, st, w[1], w[2],
+	return tracedb_alloc_weighed(p->db, VMS_TRACE_HEAP, st, w[1], w[2],
 				     (uint32_t)(n * 1024 + 0.5),
 				     (uint64_t)((double)w[2] * n + 0.5),
 				     since_start(tr, w[0]));
@@ -329,7 +328,7 @@ static int sampled(struct tracer *tr, uint32_t st, const uint64_t *w)
 /* A module the program named: its file, for its symbols, when it is a
  * regular file (the path is the program's to choose: a FIFO or a device
  * there is never opened for reading, nor waited on). */
-static void module_file(struct tracer *tr, const char *path, uint64_t bias)
+static void module_file(struct tproc *p, const char *path, uint64_t bias)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -340,12 +339,12 @@ static void module_file(struct tracer *tr, const char *path, uint64_t bias)
 		close(fd);
 		return;
 	}
-	tracesym_module_fd(tr->sym, path, fd, bias);
+	tracesym_module_fd(p->sym, path, fd, bias);
 }
 
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
-static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
-		const uint64_t *w)
+static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
+		const struct tw_rec *r, const uint64_t *w)
 {
 	int64_t st;
 	unsigned i;
@@ -362,14 +361,14 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 
 		if (r->words < 3 || !memchr(path, '\0', room))
 			return 0;
-		if (tr->sym)
-			module_file(tr, path, w[0]);
+		if (p->sym)
+			module_file(p, path, w[0]);
 		return 1;
 	}
 	case TW_OP_STACK:
 		if (r->arg >= TW_STACK_IDS || r->words - 1u > TW_MAX_FRAMES)
 			return 0;
-		st = tracedb_stack(tr->db, w, r->words - 1u);
+		st = tracedb_stack(p->db, w, r->words - 1u);
 		if (st < 0)
 			return -1;
 		m->stack[r->arg] = st;
@@ -381,11 +380,11 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		return 0;
 	switch (r->op) {
 	case TW_OP_FREE:
-		tracedb_free_heap(tr->db, w[1], since_start(tr, w[0]));
+		tracedb_free_heap(p->db, w[1], since_start(tr, w[0]));
 		return 1;
 	case TW_OP_MUNMAP:
-		return tracedb_unmap(tr->db, w[1], w[2],
-				     since_start(tr, w[0])) < 0
+		return tracedb_unmap(p->db, w[1], w[2], since_start(tr, w[0])) <
+				       0
 			       ? -1
 			       : 1;
 	default:
@@ -393,7 +392,7 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 	}
 	if (r->op == TW_OP_REALLOC && !w[1]) { /* no new block */
 		if (!w[2]) /* realloc(old, 0): old freed */
-			tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
+			tracedb_free_heap(p->db, w[3], since_start(tr, w[0]));
 		return 1; /* else it failed: old is as it was */
 	}
 	if (r->op == TW_OP_MREMAP && !w[1])
@@ -402,38 +401,37 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		return 0;
 	switch (r->op) {
 	case TW_OP_MALLOC:
-		if ((r->flags & TW_F_SAMPLED) && tr->hdr->sample_bytes)
-			return sampled(tr, (uint32_t)st, w) < 0 ? -1 : 1;
-		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
+		if ((r->flags & TW_F_SAMPLED) && tr->o.sample_bytes)
+			return sampled(tr, p, (uint32_t)st, w) < 0 ? -1 : 1;
+		return tracedb_alloc(p->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_REALLOC: /* the old block freed, a new one made */
-		tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
-		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
+		tracedb_free_heap(p->db, w[3], since_start(tr, w[0]));
+		return tracedb_alloc(p->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_MMAP:
-		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
+		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_MREMAP:
-		if (tracedb_unmap(tr->db, w[3], w[4], since_start(tr, w[0])) <
-		    0)
+		if (tracedb_unmap(p->db, w[3], w[4], since_start(tr, w[0])) < 0)
 			return -1;
-		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
+		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_BRK:
 		if ((int64_t)w[2] < 0) /* shrunk */
-			return tracedb_unmap(tr->db, w[1] + w[2], -w[2],
+			return tracedb_unmap(p->db, w[1] + w[2], -w[2],
 					     since_start(tr, w[0])) < 0
 				       ? -1
 				       : 1;
-		return tracedb_alloc(tr->db, VMS_TRACE_BRK, (uint32_t)st, w[1],
+		return tracedb_alloc(p->db, VMS_TRACE_BRK, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
@@ -442,19 +440,20 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 	}
 }
 
-/* Takes ring n's records from p->tail up to its next event: what is not
+/* Takes ring n's records from rp->tail up to its next event: what is not
  * an event (a stack, a module, the thread's start) is taken at once, and
- * p->event says whether an event waits at p->tail. -1: out of memory. */
-static int advance(struct tracer *tr, unsigned n, struct ring_pos *p, long *got)
+ * rp->event says whether an event waits at rp->tail. -1: out of memory. */
+static int advance(struct tracer *tr, struct tproc *p, unsigned n,
+		   struct ring_pos *rp, long *got)
 {
-	const unsigned char *ring = tw_ring_at(tr->hdr, n);
-	struct slot_map *m = slot_map(tr, n);
+	const unsigned char *ring = tw_ring_at(p->hdr, n);
+	struct slot_map *m = slot_map(p, n);
 
-	p->event = false;
+	rp->event = false;
 	if (!m)
 		return -1;
-	while (p->tail < p->head) {
-		uint64_t at = p->tail % TW_RING_BYTES,
+	while (rp->tail < rp->head) {
+		uint64_t at = rp->tail % TW_RING_BYTES,
 			 w[256]; /* words: 255 at most */
 		struct tw_rec r;
 		uint64_t bytes;
@@ -462,56 +461,57 @@ static int advance(struct tracer *tr, unsigned n, struct ring_pos *p, long *got)
 
 		memcpy(&r, ring + at, sizeof(r));
 		if (r.op == TW_OP_PAD && r.words == 0) {
-			p->tail += TW_RING_BYTES - at;
+			rp->tail += TW_RING_BYTES - at;
 			continue;
 		}
 		bytes = (uint64_t)r.words * 8;
-		if (!r.words || bytes > p->head - p->tail ||
+		if (!r.words || bytes > rp->head - rp->tail ||
 		    at + bytes > TW_RING_BYTES) {
-			tr->bad++; /* a ring that breaks the rules: skipped */
-			p->tail = p->head;
+			p->bad++; /* a ring that breaks the rules: skipped */
+			rp->tail = rp->head;
 			break;
 		}
 		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
 			if (r.words == TW_EVENT_WORDS(r.op)) {
-				memcpy(&p->seq, ring + at + 16, 8);
-				p->rec = r;
-				p->event = true;
+				memcpy(&rp->seq, ring + at + 16, 8);
+				rp->rec = r;
+				rp->event = true;
 				return 0;
 			}
-			tr->bad++;
+			p->bad++;
 		} else {
 			memcpy(w, ring + at + 8, bytes - 8);
-			if ((rc = take(tr, m, &r, w)) < 0)
+			if ((rc = take(tr, p, m, &r, w)) < 0)
 				return -1;
-			tr->bad += rc == 0;
+			p->bad += rc == 0;
 			++*got;
 		}
-		p->tail += bytes;
+		rp->tail += bytes;
 	}
 	return 0;
 }
 
-/* Takes the event at p->tail: take() sees its time then its fields (the
+/* Takes the event at rp->tail: take() sees its time then its fields (the
  * number is the merge's). */
-static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
+static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
+		      struct ring_pos *rp)
 {
-	const unsigned char *ring = tw_ring_at(tr->hdr, n);
-	uint64_t at = p->tail % TW_RING_BYTES, w[8];
-	struct tw_rec r = p->rec; /* as checked, whatever the ring says now */
+	const unsigned char *ring = tw_ring_at(p->hdr, n);
+	uint64_t at = rp->tail % TW_RING_BYTES, w[8];
+	struct tw_rec r = rp->rec; /* as checked, whatever the ring says now */
 	int rc;
 
 	_Static_assert(sizeof(w) >= 7 * 8, "the longest event (mremap: 7 "
 					   "words), the time twice");
 	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
 	w[1] = w[0]; /* the time, just before the fields */
-	tracedb_thread(tr->db, tw_slot_at(tr->hdr, n)->tid);
-	if ((rc = take(tr, tr->maps[n], &r, w + 1)) < 0)
+	tracedb_thread(p->db, tw_slot_at(p->hdr, n)->tid);
+	if ((rc = take(tr, p, p->maps[n], &r, w + 1)) < 0)
 		return -1;
-	tr->bad += rc == 0;
-	if (p->seq >= tr->next_seq)
-		tr->next_seq = p->seq + 1;
-	p->tail += (uint64_t)r.words * 8;
+	p->bad += rc == 0;
+	if (rp->seq >= p->next_seq)
+		p->next_seq = rp->seq + 1;
+	rp->tail += (uint64_t)r.words * 8;
 	return 0;
 }
 
@@ -519,26 +519,27 @@ static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
  * when the program has ended (they will never be written), or after
  * TW_WAIT_NS of waiting for the same one (a thread stopped inside its
  * call, or a ring broken). */
-static bool pass_over(struct tracer *tr, uint64_t seq)
+static bool pass_over(struct tproc *p, uint64_t seq)
 {
 	uint64_t t = mono_ns();
 
-	if (!tr->reaped) {
-		if (tr->stall_seq != tr->next_seq || !tr->stall_ns) {
-			tr->stall_seq = tr->next_seq;
-			tr->stall_ns = t;
+	if (!p->reaped) {
+		if (p->stall_seq != p->next_seq || !p->stall_ns) {
+			p->stall_seq = p->next_seq;
+			p->stall_ns = t;
 			return false;
 		}
-		if (t - tr->stall_ns < TW_WAIT_NS)
+		if (t - p->stall_ns < TW_WAIT_NS)
 			return false;
 	}
-	tr->bad += seq - tr->next_seq; /* events never written */
-	tr->next_seq = seq;
-	tr->stall_ns = 0;
+	p->bad += seq - p->next_seq; /* events never written */
+	p->next_seq = seq;
+	p->stall_ns = 0;
 	return true;
 }
 
-long tracer_drain(struct tracer *tr, struct vms_error *err)
+long tracer_drain_proc(struct tracer *tr, struct tproc *p,
+		       struct vms_error *err)
 {
 	struct ring_pos pos[TW_SLOTS];
 	unsigned live[TW_SLOTS], nlive = 0, i, k;
@@ -547,20 +548,20 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 
 	/* every ring's records up to the head it has now, ... */
 	for (i = 0; i < TW_SLOTS; i++) {
-		struct tw_slot *sl = tw_slot_at(tr->hdr, i);
-		struct ring_pos *p = &pos[i];
+		struct tw_slot *sl = tw_slot_at(p->hdr, i);
+		struct ring_pos *rp = &pos[i];
 
 		state[i] = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
 		if (state[i] == TW_SLOT_FREE)
 			continue;
-		p->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
-		p->tail = sl->tail;
-		if (p->head - p->tail > TW_RING_BYTES ||
-		    (p->head | p->tail) % 8) {
-			tr->bad++; /* a ring that breaks the rules: skipped */
-			p->tail = p->head;
+		rp->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
+		rp->tail = sl->tail;
+		if (rp->head - rp->tail > TW_RING_BYTES ||
+		    (rp->head | rp->tail) % 8) {
+			p->bad++; /* a ring that breaks the rules: skipped */
+			rp->tail = rp->head;
 		}
-		if (advance(tr, i, p, &got) < 0)
+		if (advance(tr, p, i, rp, &got) < 0)
 			goto nomem;
 		live[nlive++] = i;
 	}
@@ -570,57 +571,73 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 		unsigned bn = 0;
 
 		for (k = 0; k < nlive; k++) {
-			struct ring_pos *p = &pos[live[k]];
+			struct ring_pos *rp = &pos[live[k]];
 
-			if (p->event && (!b || p->seq < b->seq)) {
-				b = p;
+			if (rp->event && (!b || rp->seq < b->seq)) {
+				b = rp;
 				bn = live[k];
 			}
 		}
-		if (!b || (b->seq > tr->next_seq && !pass_over(tr, b->seq)))
+		if (!b || (b->seq > p->next_seq && !pass_over(p, b->seq)))
 			break;
 		/* the same thread's next numbers without looking again */
 		do {
-			if (take_event(tr, bn, b) < 0 ||
-			    advance(tr, bn, b, &got) < 0)
+			if (take_event(tr, p, bn, b) < 0 ||
+			    advance(tr, p, bn, b, &got) < 0)
 				goto nomem;
 			got++;
-		} while (b->event && b->seq == tr->next_seq);
+		} while (b->event && b->seq == p->next_seq);
 	}
 	for (k = 0; k < nlive; k++) {
-		struct tw_slot *sl = tw_slot_at(tr->hdr, live[k]);
+		struct tw_slot *sl = tw_slot_at(p->hdr, live[k]);
 
 		__atomic_store_n(&sl->tail, pos[live[k]].tail,
 				 __ATOMIC_RELEASE);
-		/* a finished thread's ring, read to its end, is free again */
+		/* a finished thread's ring, read to its end, is free again
+		 * (its stack ids with it) */
 		if (state[live[k]] == TW_SLOT_DONE &&
-		    pos[live[k]].tail == pos[live[k]].head)
+		    pos[live[k]].tail == pos[live[k]].head) {
 			__atomic_store_n(&sl->state, TW_SLOT_FREE,
 					 __ATOMIC_RELEASE);
+			if (p->how) { /* a child's: bounded by its threads */
+				free(p->maps[live[k]]);
+				p->maps[live[k]] = NULL;
+			}
+		}
 	}
-	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&p->hdr->heartbeat, 1, __ATOMIC_RELEASE);
 	return got;
 nomem:
 	for (k = 0; k < nlive; k++)
-		__atomic_store_n(&tw_slot_at(tr->hdr, live[k])->tail,
+		__atomic_store_n(&tw_slot_at(p->hdr, live[k])->tail,
 				 pos[live[k]].tail, __ATOMIC_RELEASE);
 	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 			     "out of memory reading the trace");
 }
 
+long tracer_drain(struct tracer *tr, struct vms_error *err)
+{
+	long got = tracer_drain_proc(tr, &tr->p, err), kids;
+
+	if (got < 0 || tr->sock < 0)
+		return got;
+	kids = tracer_follow_drain(tr, err);
+	return kids < 0 ? -1 : got + kids;
+}
+
 int tracer_mark(struct tracer *tr)
 {
-	return tracedb_mark(tr->db, tracer_now(tr));
+	return tracedb_mark(tr->p.db, tracer_now(tr));
 }
 
 unsigned tracer_marks(const struct tracer *tr)
 {
-	return tracedb_marks(tr->db);
+	return tracedb_marks(tr->p.db);
 }
 
 uint64_t tracer_bad(const struct tracer *tr)
 {
-	return tr->bad;
+	return tr->p.bad;
 }
 
 int tracer_report(struct tracer *tr, unsigned from, unsigned to,
@@ -631,18 +648,23 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 }
 
 /* The trace-wide figures of a report (its sites made). */
-static void report_fields(struct tracer *tr, struct vms_trace_report *out)
+void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
+			  struct vms_trace_report *out)
 {
 	out->run = tr->run;
-	out->sample_bytes = tr->hdr->sample_bytes;
+	out->sample_bytes = tr->o.sample_bytes;
 	out->sampled = out->sample_bytes != 0;
 	out->attached = tr->attached;
-	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
-	out->dropped_bytes =
-		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
-	out->ended = tr->reaped;
-	out->exit_status = tr->status;
-	out->bad_records = tr->bad;
+	out->dropped =
+		p->hdr ? __atomic_load_n(&p->hdr->dropped, __ATOMIC_ACQUIRE)
+		       : p->dropped;
+	out->dropped_bytes = p->hdr ? __atomic_load_n(&p->hdr->dropped_bytes,
+						      __ATOMIC_ACQUIRE)
+				    : p->dropped_bytes;
+	out->ended = p->reaped;
+	out->exit_status = p->how ? -1 : p->status; /* a child's: its
+						       * parent's to know */
+	out->bad_records = p->bad;
 }
 
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
@@ -650,12 +672,12 @@ int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 		     struct vms_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (tracedb_report_in(tr->db, from, to, lo, hi,
-			      tr->reaped ? tr->end_ns : tracer_now(tr), tr->sym,
-			      a, out) < 0)
+	if (tracedb_report_in(tr->p.db, from, to, lo, hi,
+			      tr->p.reaped ? tr->p.end_ns : tracer_now(tr),
+			      tr->p.sym, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
-	report_fields(tr, out);
+	tracer_report_fields(tr, &tr->p, out);
 	return 0;
 }
 
@@ -663,39 +685,39 @@ int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 		       struct vms_trace_report *out, struct vms_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (tracedb_report_kept(tr->db, to,
-				tr->reaped ? tr->end_ns : tracer_now(tr),
-				tr->sym, a, out) < 0)
+	if (tracedb_report_kept(tr->p.db, to,
+				tr->p.reaped ? tr->p.end_ns : tracer_now(tr),
+				tr->p.sym, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
-	report_fields(tr, out);
+	tracer_report_fields(tr, &tr->p, out);
 	return 0;
 }
 
 size_t tracer_log(const struct tracer *tr, const struct tracedb_filter *f,
 		  struct vms_trace_event *out, size_t max)
 {
-	return tracedb_log(tr->db, f, out, max);
+	return tracedb_log(tr->p.db, f, out, max);
 }
 
 size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
 			struct vms_trace_block *out, size_t max)
 {
-	return tracedb_blocks_in(tr->db, lo, hi, out, max);
+	return tracedb_blocks_in(tr->p.db, lo, hi, out, max);
 }
 
 int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
 		struct vms_trace_site *out)
 {
-	return tracedb_site(tr->db, id, tr->sym, a, out);
+	return tracedb_site(tr->p.db, id, tr->p.sym, a, out);
 }
 
 struct tracedb *tracer_db(struct tracer *tr)
 {
-	return tr->db;
+	return tr->p.db;
 }
 
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 {
-	return tracedb_map_at(tr->db, lo, hi);
+	return tracedb_map_at(tr->p.db, lo, hi);
 }
