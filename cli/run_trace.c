@@ -87,6 +87,17 @@ int cli_trace_check(const struct args *a)
 {
 	if (!a->cmd && !a->pid && !a->name)
 		return cli_usage_error("%s", "--trace needs -- CMD or a PID");
+	if (a->trace_children && !a->cmd)
+		return cli_usage_error("%s", "--trace-children follows the "
+					     "children of a command vmscope "
+					     "starts (-- CMD): with a PID it "
+					     "is not in this version yet");
+	if (a->trace_children && !a->summary && !a->export)
+		return cli_usage_error("%s", "--trace-children prints its "
+					     "processes' reports: give -s or "
+					     "-e (the viewer and a snapshot "
+					     "file show the launched process "
+					     "only)");
 	/* the viewer's own check, before anything is launched or injected */
 	if (!a->summary && !a->export && !a->save &&
 	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
@@ -99,17 +110,6 @@ int cli_trace_check(const struct args *a)
 	if (a->diff || a->load || a->list)
 		return cli_usage_error("%s",
 				       "--trace takes none of -d, -l, --list");
-	if (a->trace_children && !a->cmd)
-		return cli_usage_error("%s", "--trace-children follows the "
-					     "children of a command vmscope "
-					     "starts (-- CMD): with a PID it "
-					     "is not in this version yet");
-	if (a->trace_children && !a->summary && !a->export)
-		return cli_usage_error("%s", "--trace-children prints its "
-					     "processes' reports: give -s or "
-					     "-e (the viewer and a snapshot "
-					     "file show the launched process "
-					     "only)");
 	if (a->watch && !a->cmd)
 		return cli_usage_error("%s",
 				       "--trace --watch with a PID is not "

@@ -113,7 +113,7 @@ static uint64_t mono_ns(void)
 }
 
 /* Sends the message with the file's descriptor and the process's pidfd
- * (when the kernel has pidfd_open). */
+ * (when the kernel has pidfd_open); fd -1: the message alone. */
 static bool send_file(int fd, unsigned how)
 {
 	struct tw_follow_msg m;
@@ -137,16 +137,21 @@ static bool send_file(int fd, unsigned how)
 	m.how = how;
 	m.ppid = (int32_t)getppid();
 	cmdline(m.cmd, sizeof(m.cmd));
-	fds[1] = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fd >= 0)
+		fds[1] = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (fds[1] >= 0)
 		nfds = 2;
 	memset(u.buf, 0, sizeof(u.buf));
-	mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	if (fd >= 0) {
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	} else {
+		mh.msg_control = NULL;
+	}
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	sent = s < 0 ? -1 : sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (s >= 0)
@@ -163,6 +168,11 @@ struct tw_header *vt_follow_file(unsigned how)
 
 	if (!fw.on)
 		return NULL;
+	if (how == TW_FOLLOW_COUNT) {
+		send_file(-1, how);
+		errno = saved;
+		return NULL;
+	}
 	fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		goto out;
@@ -197,17 +207,16 @@ out:
 }
 
 /* pthread_atfork's child handler: a forked child of a followed process
- * follows with a file of its own, else records nothing (as without
- * --trace-children: `here` wiped, or vt_forked). */
+ * follows with a file of its own, made at its first call (record.c:
+ * most children that exec call nothing before, and are followed as the
+ * program they exec), else records nothing (as without --trace-children:
+ * `here` wiped, or vt_forked). */
 static void follow_forked(void)
 {
-	struct tw_header *h;
-
-	if (!vt_parent_traced())
-		return; /* the parent recorded nothing: nor does the child */
-	h = vt_follow_file(TW_FOLLOW_FORK);
-	if (h)
-		vt_restart_forked(h);
+	if (vt_parent_traced()) /* else the child records nothing either */
+		vt_fork_pending(false);
+	else if (vt_parent_refused()) /* past the limit: counted */
+		vt_fork_pending(true);
 }
 
 void vt_follow_atfork(void)

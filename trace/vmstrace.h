@@ -51,14 +51,20 @@ extern TLS int in_cxx;
  * is let go). */
 int vt_start(struct tw_header *h);
 /* record.c's, for a forked child (follow.c's pthread_atfork handler):
- * whether the parent recorded (a file, not pass-through), and the child
- * recording into its own file h from now on. */
+ * whether the parent recorded (a file, not pass-through), or was refused
+ * by vmscope (TW_PASS_REFUSED); the child to make its own file at its
+ * first call (vt_tracing then makes it, vt_follow_file, and records into
+ * it from then on: vt_restart_forked), or, counted, only to say so then
+ * (TW_FOLLOW_COUNT). */
 bool vt_parent_traced(void);
+bool vt_parent_refused(void);
+void vt_fork_pending(bool counted);
 int vt_restart_forked(struct tw_header *h);
 /* follow.c's (--trace-children, tracewire.h): TW_FOLLOW_ENV's value
  * taken (-1: not one); whether it was; a file of this process's own, sent
- * to vmscope (NULL: none, the process runs untraced); the handler that
- * makes a forked child follow. */
+ * to vmscope (NULL: none, the process runs untraced; always with
+ * TW_FOLLOW_COUNT, which sends the message alone); the handler that makes
+ * a forked child follow. */
 int vt_follow_parse(const char *e);
 bool vt_following(void);
 struct tw_header *vt_follow_file(unsigned how);

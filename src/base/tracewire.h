@@ -53,6 +53,7 @@
 #define TW_VERSION 2u
 #define TW_PASS_ENDED 1u
 #define TW_PASS_LAGGED 2u
+#define TW_PASS_REFUSED 3u /* a child's file vmscope does not follow */
 #define TW_SLOTS 256u
 #define TW_RING_BYTES (1u << 20)
 #define TW_MAX_FRAMES 48u
@@ -168,7 +169,9 @@ struct tw_header {
  * message is sent (never blocking: MSG_DONTWAIT's failure, vmscope gone or
  * its queue full, leaves the process untraced). vmscope takes the pid from
  * the kernel's credentials of the message, never from its body; a file it
- * does not follow (TW_FOLLOW_MAX reached) is set TW_PASS_ENDED at once. */
+ * does not follow (TW_FOLLOW_MAX reached) is set TW_PASS_REFUSED at once.
+ * A child fork() makes of a process refused sends the message alone, no
+ * file (how TW_FOLLOW_COUNT), at its first call: it is counted. */
 #define TW_FOLLOW_ENV "VMSCOPE_TRACE_FOLLOW"
 #define TW_FOLLOW_MAGIC 0x31776c66736d76ull /* "vmsflw1" */
 #define TW_FOLLOW_MAX                                                          \
@@ -178,6 +181,8 @@ struct tw_header {
 enum tw_follow_how {
 	TW_FOLLOW_EXEC = 1, /* the library started in a program exec'd */
 	TW_FOLLOW_FORK = 2, /* a child fork() made (no exec) */
+	TW_FOLLOW_COUNT = 3, /* a child fork() made of a process refused:
+			      * not followed, counted (no descriptor) */
 };
 
 struct tw_follow_msg {

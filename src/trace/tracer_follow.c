@@ -88,7 +88,7 @@ static void refuse(int fd)
 
 	if (h == MAP_FAILED)
 		return;
-	__atomic_store_n(&h->passthrough, TW_PASS_ENDED, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->passthrough, TW_PASS_REFUSED, __ATOMIC_RELEASE);
 	munmap(h, sizeof(*h));
 }
 
@@ -203,11 +203,15 @@ static int receive(struct tracer *tr, bool closing)
 			have_cr = true;
 		}
 	}
-	ok = !closing && n == (ssize_t)sizeof(m) &&
+	ok = n == (ssize_t)sizeof(m) &&
 	     !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && have_cr &&
 	     cr.pid > 0 && (cr.uid == geteuid() || geteuid() == 0) &&
-	     m.magic == TW_FOLLOW_MAGIC && m.version == TW_VERSION &&
-	     (nfds == 1 || nfds == 2);
+	     m.magic == TW_FOLLOW_MAGIC && m.version == TW_VERSION;
+	if (ok && m.how == TW_FOLLOW_COUNT && nfds == 0) {
+		tr->not_followed++; /* a child of a process refused */
+		return 1;
+	}
+	ok = ok && !closing && (nfds == 1 || nfds == 2);
 	if (ok) {
 		follow(tr, &m, &cr, fds[0], nfds == 2 ? fds[1] : -1);
 		return 1;
