@@ -113,8 +113,9 @@ static uint64_t mono_ns(void)
 }
 
 /* Sends the message with the file's descriptor and the process's pidfd
- * (when the kernel has pidfd_open); fd -1: the message alone. */
-static bool send_file(int fd, unsigned how)
+ * (when the kernel has pidfd_open); fd -1: without a file (the pidfd
+ * alone for TW_FOLLOW_BORN, nothing for TW_FOLLOW_COUNT). */
+static bool send_file(int fd, unsigned how, pid_t child)
 {
 	struct tw_follow_msg m;
 	union {
@@ -128,7 +129,7 @@ static bool send_file(int fd, unsigned how)
 			     .msg_iovlen = 1,
 			     .msg_control = u.buf };
 	struct cmsghdr *c;
-	int fds[2] = { fd, -1 }, nfds = 1, s;
+	int fds[2] = { fd, -1 }, nfds = 0, s, pidfd = -1;
 	ssize_t sent;
 
 	memset(&m, 0, sizeof(m));
@@ -136,13 +137,19 @@ static bool send_file(int fd, unsigned how)
 	m.version = TW_VERSION;
 	m.how = how;
 	m.ppid = (int32_t)getppid();
+	m.child = (int32_t)child;
 	cmdline(m.cmd, sizeof(m.cmd));
+	if (fd >= 0 || how == TW_FOLLOW_BORN)
+		pidfd = (int)syscall(SYS_pidfd_open, child ? child : getpid(),
+				     0);
+	if (how == TW_FOLLOW_BORN && pidfd < 0)
+		return false; /* no pidfd: vmscope could not see its end */
 	if (fd >= 0)
-		fds[1] = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (fds[1] >= 0)
-		nfds = 2;
+		fds[nfds++] = fd;
+	if (pidfd >= 0)
+		fds[nfds++] = pidfd;
 	memset(u.buf, 0, sizeof(u.buf));
-	if (fd >= 0) {
+	if (nfds) {
 		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
 		c = CMSG_FIRSTHDR(&mh);
 		c->cmsg_level = SOL_SOCKET;
@@ -156,8 +163,8 @@ static bool send_file(int fd, unsigned how)
 	sent = s < 0 ? -1 : sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (s >= 0)
 		close(s);
-	if (fds[1] >= 0)
-		close(fds[1]);
+	if (pidfd >= 0)
+		close(pidfd);
 	return sent == (ssize_t)sizeof(m);
 }
 
@@ -169,7 +176,7 @@ struct tw_header *vt_follow_file(unsigned how)
 	if (!fw.on)
 		return NULL;
 	if (how == TW_FOLLOW_COUNT) {
-		send_file(-1, how);
+		send_file(-1, how, 0);
 		errno = saved;
 		return NULL;
 	}
@@ -195,7 +202,7 @@ struct tw_header *vt_follow_file(unsigned how)
 	h->seed = fw.seed;
 	h->start_ns = mono_ns();
 	h->follow_children = 1;
-	if (!send_file(fd, how)) {
+	if (!send_file(fd, how, 0)) {
 		next_munmap(h, TW_FILE_BYTES);
 		h = NULL;
 	}
@@ -213,10 +220,26 @@ out:
  * `here` wiped, or vt_forked). */
 static void follow_forked(void)
 {
-	if (vt_parent_traced()) /* else the child records nothing either */
+	if (vt_parent_traced()) /* else the child records nothing */
 		vt_fork_pending(false);
 	else if (vt_parent_refused()) /* past the limit: counted */
 		vt_fork_pending(true);
+}
+
+void vt_follow_born(pid_t child, char *const *envp)
+{
+	int saved = errno;
+	size_t n = strlen(TW_FOLLOW_ENV);
+	bool follows = envp == NULL;
+
+	if (!fw.on || child <= 0 || !vt_parent_traced())
+		return;
+	for (; envp && *envp && !follows; envp++)
+		follows = strncmp(*envp, TW_FOLLOW_ENV, n) == 0 &&
+			  (*envp)[n] == '=';
+	if (follows)
+		send_file(-1, TW_FOLLOW_BORN, child);
+	errno = saved;
 }
 
 void vt_follow_atfork(void)

@@ -49,6 +49,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -565,6 +566,66 @@ EXPORT int dlclose(void *handle)
 		return -1;
 	rc = next_dlclose(handle);
 	vt_unwind_modules_changed();
+	return rc;
+}
+
+/* ---- fork and posix_spawn, forwarded: a followed process's child
+ * announced to vmscope as the call returns (follow.c); nothing else ---- */
+
+EXPORT pid_t fork(void)
+{
+	static pid_t (*next)(void);
+	pid_t pid;
+
+	if (!next)
+		*(void **)&next = sym("fork");
+	pid = next();
+	if (pid > 0)
+		vt_follow_born(pid, NULL);
+	return pid;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path,
+		       const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *at, char *const argv[],
+		       char *const envp[])
+{
+	static int (*next)(
+		pid_t *, const char *, const posix_spawn_file_actions_t *,
+		const posix_spawnattr_t *, char *const[], char *const[]);
+	pid_t got = 0;
+	int rc;
+
+	if (!next)
+		*(void **)&next = sym("posix_spawn");
+	rc = next(&got, path, fa, at, argv, envp);
+	if (rc == 0) {
+		if (pid)
+			*pid = got;
+		vt_follow_born(got, envp);
+	}
+	return rc;
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *at, char *const argv[],
+			char *const envp[])
+{
+	static int (*next)(
+		pid_t *, const char *, const posix_spawn_file_actions_t *,
+		const posix_spawnattr_t *, char *const[], char *const[]);
+	pid_t got = 0;
+	int rc;
+
+	if (!next)
+		*(void **)&next = sym("posix_spawnp");
+	rc = next(&got, file, fa, at, argv, envp);
+	if (rc == 0) {
+		if (pid)
+			*pid = got;
+		vt_follow_born(got, envp);
+	}
 	return rc;
 }
 

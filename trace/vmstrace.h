@@ -69,6 +69,11 @@ int vt_follow_parse(const char *e);
 bool vt_following(void);
 struct tw_header *vt_follow_file(unsigned how);
 void vt_follow_atfork(void);
+/* A followed process made a child (fork: envp NULL; posix_spawn: the
+ * child's environment, which must name vmscope's socket): vmscope is told
+ * at once, before the child's own file can come, and waits for it
+ * (tracewire.h, TW_FOLLOW_BORN). errno is left as it was. */
+void vt_follow_born(pid_t child, char *const *envp);
 /* This library's code [lo, hi), whose frames are not the program's, and
  * libunwind's [unw_lo, unw_hi): a stack is never taken by libunwind for a
  * call made from inside libunwind (the program's own use of it, holding

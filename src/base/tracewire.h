@@ -171,7 +171,12 @@ struct tw_header {
  * the kernel's credentials of the message, never from its body; a file it
  * does not follow (TW_FOLLOW_MAX reached) is set TW_PASS_REFUSED at once.
  * A child fork() makes of a process refused sends the message alone, no
- * file (how TW_FOLLOW_COUNT), at its first call: it is counted. */
+ * file (how TW_FOLLOW_COUNT), at its first call: it is counted. A
+ * followed process that makes a child (fork(), posix_spawn() with
+ * TW_FOLLOW_ENV in the child's environment) says so as the call returns,
+ * before the child's file can come (TW_FOLLOW_BORN: the child's pid in
+ * child, a pidfd of it the only descriptor): vmscope's trace does not end
+ * while such a child neither sent a file nor ended. */
 #define TW_FOLLOW_ENV "VMSCOPE_TRACE_FOLLOW"
 #define TW_FOLLOW_MAGIC 0x31776c66736d76ull /* "vmsflw1" */
 #define TW_FOLLOW_MAX                                                          \
@@ -183,6 +188,8 @@ enum tw_follow_how {
 	TW_FOLLOW_FORK = 2, /* a child fork() made (no exec) */
 	TW_FOLLOW_COUNT = 3, /* a child fork() made of a process refused:
 			      * not followed, counted (no descriptor) */
+	TW_FOLLOW_BORN = 4, /* a followed process made a child (sent by the
+			     * parent: the child's pid and pidfd) */
 };
 
 struct tw_follow_msg {
@@ -190,7 +197,7 @@ struct tw_follow_msg {
 	uint32_t version; /* TW_VERSION */
 	uint32_t how; /* enum tw_follow_how */
 	int32_t ppid; /* its parent, as it says */
-	int32_t pad;
+	int32_t child; /* TW_FOLLOW_BORN: the child's pid; else 0 */
 	char cmd[240]; /* its command line (/proc/self/cmdline, arguments
 			* joined by spaces, cut), NUL ended */
 };

@@ -1,6 +1,7 @@
 /* tracer.c — tracer.h: the shared file (a memfd, sealed against
  * shrinking: the program cannot make vmscope's reads fault), the launch,
- * and the reading of the rings.
+ * the reports; the reading of a process's rings is tracer_read.c's, the
+ * children's files tracer_follow.c's.
  */
 #include "trace/tracer.h"
 
@@ -25,29 +26,6 @@
 #include "trace/tracer_priv.h"
 #include "trace/tracesym.h"
 
-/* A ring's place during one reading: its records from tail to head, and
- * whether an event waits at tail (its number seq; its header as advance()
- * checked it: the ring is the program's memory, which may change it
- * before take_event() reads the rest). */
-struct ring_pos {
-	uint64_t tail, head, seq;
-	bool event;
-	struct tw_rec rec;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-uint64_t tracer_now(const struct tracer *tr)
-{
-	return mono_ns() - tr->start_ns;
-}
-
 /* A number that tells this trace from any other (its reports' "run"):
  * the kernel's random bytes, else the clock and the pid mixed. */
 static uint64_t run_number(void)
@@ -55,7 +33,8 @@ static uint64_t run_number(void)
 	uint64_t r = 0;
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		r = mono_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+		r = tracer_mono_ns() * 0x9e3779b97f4a7c15ull ^
+		    (uint64_t)getpid();
 	return r ? r : 1;
 }
 
@@ -99,7 +78,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = getpid();
 	h->sample_bytes = o->sample_bytes;
-	h->start_ns = mono_ns();
+	h->start_ns = tracer_mono_ns();
 	h->seed = o->seed;
 	h->follow_children = o->follow_children;
 	tr->start_ns = h->start_ns;
@@ -116,16 +95,6 @@ fail:
 	tracedb_free(tr->p.db);
 	free(tr);
 	return -1;
-}
-
-void tracer_free_maps(struct tproc *p)
-{
-	unsigned i;
-
-	for (i = 0; i < TW_SLOTS; i++) {
-		free(p->maps[i]);
-		p->maps[i] = NULL;
-	}
 }
 
 void tracer_free(struct tracer *tr)
@@ -283,338 +252,6 @@ int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 		       : -1;
 }
 
-/* ---- the rings ---- */
-
-static struct slot_map *slot_map(struct tproc *p, unsigned n)
-{
-	unsigned i;
-
-	if (!p->maps[n]) {
-		p->maps[n] = malloc(sizeof(*p->maps[n]));
-		if (!p->maps[n])
-			return NULL;
-		for (i = 0; i < TW_STACK_IDS; i++)
-			p->maps[n]->stack[i] = -1;
-	}
-	return p->maps[n];
-}
-
-static uint64_t since_start(const struct tracer *tr, uint64_t t)
-{
-	return t > tr->start_ns ? t - tr->start_ns : 0;
-}
-
-/* The stack of an event, or -1 when the thread never sent that id. */
-static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
-{
-	return r->arg < TW_STACK_IDS ? m->stack[r->arg] : -1;
-}
-
-/* A block recorded by sampling: taken with probability
- * 1 - exp(-size / mean), so it stands for the inverse of that in blocks
- * and bytes. */
-static int sampled(struct tracer *tr, struct tproc *p, uint32_t st,
-		   const uint64_t *w)
-{
-	double q = -expm1(-(double)w[2] / (double)tr->o.sample_bytes);
-	double n = q > 0 ? 1 / q : 1;
-
-	return tracedb_alloc_weighed(p->db, VMS_TRACE_HEAP, st, w[1], w[2],
-				     (uint32_t)(n * 1024 + 0.5),
-				     (uint64_t)((double)w[2] * n + 0.5),
-				     since_start(tr, w[0]));
-}
-
-/* A module the program named: its file, for its symbols, when it is a
- * regular file (the path is the program's to choose: a FIFO or a device
- * there is never opened for reading, nor waited on). */
-static void module_file(struct tproc *p, const char *path, uint64_t bias)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0)
-		return; /* its frames stay unnamed */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return;
-	}
-	tracesym_module_fd(p->sym, path, fd, bias);
-}
-
-/* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
-static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
-		const struct tw_rec *r, const uint64_t *w)
-{
-	int64_t st;
-	unsigned i;
-
-	switch (r->op) {
-	case TW_OP_THREAD:
-	case TW_OP_STACK_RESET:
-		for (i = 0; i < TW_STACK_IDS; i++)
-			m->stack[i] = -1;
-		return 1;
-	case TW_OP_MODULE: {
-		const char *path = (const char *)&w[1];
-		size_t room = (r->words - 2u) * 8u;
-
-		if (r->words < 3 || !memchr(path, '\0', room))
-			return 0;
-		if (p->sym)
-			module_file(p, path, w[0]);
-		return 1;
-	}
-	case TW_OP_STACK:
-		if (r->arg >= TW_STACK_IDS || r->words - 1u > TW_MAX_FRAMES)
-			return 0;
-		st = tracedb_stack(p->db, w, r->words - 1u);
-		if (st < 0)
-			return -1;
-		m->stack[r->arg] = st;
-		return 1;
-	default:
-		break;
-	}
-	if (r->words != TW_EVENT_WORDS(r->op) || r->op >= TW_OP_COUNT)
-		return 0;
-	switch (r->op) {
-	case TW_OP_FREE:
-		tracedb_free_heap(p->db, w[1], since_start(tr, w[0]));
-		return 1;
-	case TW_OP_MUNMAP:
-		return tracedb_unmap(p->db, w[1], w[2], since_start(tr, w[0])) <
-				       0
-			       ? -1
-			       : 1;
-	default:
-		break;
-	}
-	if (r->op == TW_OP_REALLOC && !w[1]) { /* no new block */
-		if (!w[2]) /* realloc(old, 0): old freed */
-			tracedb_free_heap(p->db, w[3], since_start(tr, w[0]));
-		return 1; /* else it failed: old is as it was */
-	}
-	if (r->op == TW_OP_MREMAP && !w[1])
-		return 1; /* it failed */
-	if ((st = stack_of(m, r)) < 0)
-		return 0;
-	switch (r->op) {
-	case TW_OP_MALLOC:
-		if ((r->flags & TW_F_SAMPLED) && tr->o.sample_bytes)
-			return sampled(tr, p, (uint32_t)st, w) < 0 ? -1 : 1;
-		return tracedb_alloc(p->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_REALLOC: /* the old block freed, a new one made */
-		tracedb_free_heap(p->db, w[3], since_start(tr, w[0]));
-		return tracedb_alloc(p->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_MMAP:
-		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_MREMAP:
-		if (tracedb_unmap(p->db, w[3], w[4], since_start(tr, w[0])) < 0)
-			return -1;
-		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_BRK:
-		if ((int64_t)w[2] < 0) /* shrunk */
-			return tracedb_unmap(p->db, w[1] + w[2], -w[2],
-					     since_start(tr, w[0])) < 0
-				       ? -1
-				       : 1;
-		return tracedb_alloc(p->db, VMS_TRACE_BRK, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	default:
-		return 0;
-	}
-}
-
-/* Takes ring n's records from rp->tail up to its next event: what is not
- * an event (a stack, a module, the thread's start) is taken at once, and
- * rp->event says whether an event waits at rp->tail. -1: out of memory. */
-static int advance(struct tracer *tr, struct tproc *p, unsigned n,
-		   struct ring_pos *rp, long *got)
-{
-	const unsigned char *ring = tw_ring_at(p->hdr, n);
-	struct slot_map *m = slot_map(p, n);
-
-	rp->event = false;
-	if (!m)
-		return -1;
-	while (rp->tail < rp->head) {
-		uint64_t at = rp->tail % TW_RING_BYTES,
-			 w[256]; /* words: 255 at most */
-		struct tw_rec r;
-		uint64_t bytes;
-		int rc;
-
-		memcpy(&r, ring + at, sizeof(r));
-		if (r.op == TW_OP_PAD && r.words == 0) {
-			rp->tail += TW_RING_BYTES - at;
-			continue;
-		}
-		bytes = (uint64_t)r.words * 8;
-		if (!r.words || bytes > rp->head - rp->tail ||
-		    at + bytes > TW_RING_BYTES) {
-			p->bad++; /* a ring that breaks the rules: skipped */
-			rp->tail = rp->head;
-			break;
-		}
-		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
-			if (r.words == TW_EVENT_WORDS(r.op)) {
-				memcpy(&rp->seq, ring + at + 16, 8);
-				rp->rec = r;
-				rp->event = true;
-				return 0;
-			}
-			p->bad++;
-		} else {
-			memcpy(w, ring + at + 8, bytes - 8);
-			if ((rc = take(tr, p, m, &r, w)) < 0)
-				return -1;
-			p->bad += rc == 0;
-			++*got;
-		}
-		rp->tail += bytes;
-	}
-	return 0;
-}
-
-/* Takes the event at rp->tail: take() sees its time then its fields (the
- * number is the merge's). */
-static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
-		      struct ring_pos *rp)
-{
-	const unsigned char *ring = tw_ring_at(p->hdr, n);
-	uint64_t at = rp->tail % TW_RING_BYTES, w[8];
-	struct tw_rec r = rp->rec; /* as checked, whatever the ring says now */
-	int rc;
-
-	_Static_assert(sizeof(w) >= 7 * 8, "the longest event (mremap: 7 "
-					   "words), the time twice");
-	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
-	w[1] = w[0]; /* the time, just before the fields */
-	tracedb_thread(p->db, tw_slot_at(p->hdr, n)->tid);
-	if ((rc = take(tr, p, p->maps[n], &r, w + 1)) < 0)
-		return -1;
-	p->bad += rc == 0;
-	if (rp->seq >= p->next_seq)
-		p->next_seq = rp->seq + 1;
-	rp->tail += (uint64_t)r.words * 8;
-	return 0;
-}
-
-/* Whether the merge may pass over the numbers from next_seq up to seq:
- * when the program has ended (they will never be written), or after
- * TW_WAIT_NS of waiting for the same one (a thread stopped inside its
- * call, or a ring broken). */
-static bool pass_over(struct tproc *p, uint64_t seq)
-{
-	uint64_t t = mono_ns();
-
-	if (!p->reaped) {
-		if (p->stall_seq != p->next_seq || !p->stall_ns) {
-			p->stall_seq = p->next_seq;
-			p->stall_ns = t;
-			return false;
-		}
-		if (t - p->stall_ns < TW_WAIT_NS)
-			return false;
-	}
-	p->bad += seq - p->next_seq; /* events never written */
-	p->next_seq = seq;
-	p->stall_ns = 0;
-	return true;
-}
-
-long tracer_drain_proc(struct tracer *tr, struct tproc *p,
-		       struct vms_error *err)
-{
-	struct ring_pos pos[TW_SLOTS];
-	unsigned live[TW_SLOTS], nlive = 0, i, k;
-	uint32_t state[TW_SLOTS];
-	long got = 0;
-
-	/* every ring's records up to the head it has now, ... */
-	for (i = 0; i < TW_SLOTS; i++) {
-		struct tw_slot *sl = tw_slot_at(p->hdr, i);
-		struct ring_pos *rp = &pos[i];
-
-		state[i] = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
-		if (state[i] == TW_SLOT_FREE)
-			continue;
-		rp->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
-		rp->tail = sl->tail;
-		if (rp->head - rp->tail > TW_RING_BYTES ||
-		    (rp->head | rp->tail) % 8) {
-			p->bad++; /* a ring that breaks the rules: skipped */
-			rp->tail = rp->head;
-		}
-		if (advance(tr, p, i, rp, &got) < 0)
-			goto nomem;
-		live[nlive++] = i;
-	}
-	/* ... its events taken in the order of their numbers */
-	for (;;) {
-		struct ring_pos *b = NULL;
-		unsigned bn = 0;
-
-		for (k = 0; k < nlive; k++) {
-			struct ring_pos *rp = &pos[live[k]];
-
-			if (rp->event && (!b || rp->seq < b->seq)) {
-				b = rp;
-				bn = live[k];
-			}
-		}
-		if (!b || (b->seq > p->next_seq && !pass_over(p, b->seq)))
-			break;
-		/* the same thread's next numbers without looking again */
-		do {
-			if (take_event(tr, p, bn, b) < 0 ||
-			    advance(tr, p, bn, b, &got) < 0)
-				goto nomem;
-			got++;
-		} while (b->event && b->seq == p->next_seq);
-	}
-	for (k = 0; k < nlive; k++) {
-		struct tw_slot *sl = tw_slot_at(p->hdr, live[k]);
-
-		__atomic_store_n(&sl->tail, pos[live[k]].tail,
-				 __ATOMIC_RELEASE);
-		/* a finished thread's ring, read to its end, is free again
-		 * (its stack ids with it) */
-		if (state[live[k]] == TW_SLOT_DONE &&
-		    pos[live[k]].tail == pos[live[k]].head) {
-			__atomic_store_n(&sl->state, TW_SLOT_FREE,
-					 __ATOMIC_RELEASE);
-			if (p->how) { /* a child's: bounded by its threads */
-				free(p->maps[live[k]]);
-				p->maps[live[k]] = NULL;
-			}
-		}
-	}
-	__atomic_add_fetch(&p->hdr->heartbeat, 1, __ATOMIC_RELEASE);
-	return got;
-nomem:
-	for (k = 0; k < nlive; k++)
-		__atomic_store_n(&tw_slot_at(p->hdr, live[k])->tail,
-				 pos[live[k]].tail, __ATOMIC_RELEASE);
-	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-			     "out of memory reading the trace");
-}
-
 long tracer_drain(struct tracer *tr, struct vms_error *err)
 {
 	long got = tracer_drain_proc(tr, &tr->p, err), kids;
@@ -645,26 +282,6 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 		  struct vms_error *err)
 {
 	return tracer_report_in(tr, from, to, 0, 0, a, out, err);
-}
-
-/* The trace-wide figures of a report (its sites made). */
-void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
-			  struct vms_trace_report *out)
-{
-	out->run = tr->run;
-	out->sample_bytes = tr->o.sample_bytes;
-	out->sampled = out->sample_bytes != 0;
-	out->attached = tr->attached;
-	out->dropped =
-		p->hdr ? __atomic_load_n(&p->hdr->dropped, __ATOMIC_ACQUIRE)
-		       : p->dropped;
-	out->dropped_bytes = p->hdr ? __atomic_load_n(&p->hdr->dropped_bytes,
-						      __ATOMIC_ACQUIRE)
-				    : p->dropped_bytes;
-	out->ended = p->reaped;
-	out->exit_status = p->how ? -1 : p->status; /* a child's: its
-						       * parent's to know */
-	out->bad_records = p->bad;
 }
 
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
@@ -720,4 +337,43 @@ struct tracedb *tracer_db(struct tracer *tr)
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 {
 	return tracedb_map_at(tr->p.db, lo, hi);
+}
+
+/* ---- the processes followed (tracer_follow.c's children) ---- */
+
+unsigned tracer_procs(const struct tracer *tr)
+{
+	return 1 + tr->nkids;
+}
+
+void tracer_proc(struct tracer *tr, unsigned i, struct vms_trace_proc *out)
+{
+	if (i >= 1 && i <= tr->nkids) {
+		tracer_follow_proc(tr, i, out);
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->pid = tr->p.pid;
+	out->ppid = (int32_t)getpid();
+	out->how = "launched";
+	out->command = tr->p.cmd;
+	out->ended = tracer_wait(tr, NULL);
+}
+
+int tracer_proc_report(struct tracer *tr, unsigned i, struct arena *a,
+		       struct vms_trace_report *out, struct vms_error *err)
+{
+	if (i >= 1 && i <= tr->nkids)
+		return tracer_follow_report(tr, i, a, out, err);
+	return tracer_report_kept(tr, tracer_marks(tr) + 1, a, out, err);
+}
+
+uint64_t tracer_not_followed(const struct tracer *tr)
+{
+	return tr->not_followed;
+}
+
+bool tracer_all_ended(struct tracer *tr)
+{
+	return tracer_wait(tr, NULL) && tracer_follow_ended(tr);
 }

@@ -60,7 +60,8 @@ int tracer_follow_start(struct tracer *tr, struct vms_error *err)
 	return 0;
 }
 
-/* The pid a pidfd is of (its fdinfo's "Pid:"), or -1. */
+/* The pid a pidfd is of (its fdinfo's "Pid:"), or -1 (a process ended
+ * and reaped since: it sent its message, then ended). */
 static pid_t pidfd_pid(int fd)
 {
 	char path[64], buf[1024], *at;
@@ -102,6 +103,45 @@ static bool file_ok(int fd)
 	       S_ISREG(st.st_mode) && (uint64_t)st.st_size == TW_FILE_BYTES;
 }
 
+/* Whether pidfd (-1: none) is of pid, or of a process gone. */
+static bool pidfd_of(int pidfd, pid_t pid)
+{
+	pid_t of = pidfd < 0 ? pid : pidfd_pid(pidfd);
+
+	return of == pid || of == -1;
+}
+
+/* A child forked, awaited until its file comes or it ends (takes pidfd;
+ * past TRACER_BIRTHS it is not awaited). */
+static void born(struct tracer *tr, pid_t pid, int pidfd)
+{
+	unsigned i;
+	bool known = false;
+
+	for (i = 0; i < tr->nkids && !known; i++) /* its file came first */
+		known = tr->kids[i]->pid == pid;
+	if (known || tr->nbirths == TRACER_BIRTHS || !pidfd_of(pidfd, pid)) {
+		close(pidfd);
+		return;
+	}
+	tr->births[tr->nbirths].pid = pid;
+	tr->births[tr->nbirths++].pidfd = pidfd;
+}
+
+/* Birth i resolved (its file came, or it ended). */
+static void birth_done(struct tracer *tr, unsigned i)
+{
+	close(tr->births[i].pidfd);
+	tr->births[i] = tr->births[--tr->nbirths];
+}
+
+static bool pidfd_gone(int pidfd)
+{
+	struct pollfd pf = { pidfd, POLLIN, 0 };
+
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP));
+}
+
 static void free_proc(struct tproc *p)
 {
 	if (p->hdr)
@@ -124,7 +164,7 @@ static void follow(struct tracer *tr, const struct tw_follow_msg *m,
 	struct tproc *p = NULL;
 	struct tw_header *h;
 
-	if (!file_ok(fd) || (pidfd >= 0 && pidfd_pid(pidfd) != cr->pid))
+	if (!file_ok(fd) || !pidfd_of(pidfd, cr->pid))
 		goto close; /* not a file of the wire's: nothing to set */
 	if (tr->nkids + 1 >= TW_FOLLOW_MAX)
 		goto refused;
@@ -211,8 +251,17 @@ static int receive(struct tracer *tr, bool closing)
 		tr->not_followed++; /* a child of a process refused */
 		return 1;
 	}
-	ok = ok && !closing && (nfds == 1 || nfds == 2);
+	if (ok && !closing && m.how == TW_FOLLOW_BORN && nfds == 1 &&
+	    m.child > 0) {
+		born(tr, m.child, fds[0]);
+		return 1;
+	}
+	ok = ok && !closing && (nfds == 1 || nfds == 2) &&
+	     m.how != TW_FOLLOW_BORN;
 	if (ok) {
+		for (i = 0; i < (int)tr->nbirths; i++)
+			if (tr->births[i].pid == cr.pid)
+				birth_done(tr, (unsigned)i--);
 		follow(tr, &m, &cr, fds[0], nfds == 2 ? fds[1] : -1);
 		return 1;
 	}
@@ -229,10 +278,8 @@ static int receive(struct tracer *tr, bool closing)
  * gone. */
 static bool gone(const struct tproc *p)
 {
-	struct pollfd pf = { p->pidfd, POLLIN, 0 };
-
 	if (p->pidfd >= 0)
-		return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP));
+		return pidfd_gone(p->pidfd);
 	return kill(p->pid, 0) < 0 && errno == ESRCH;
 }
 
@@ -260,6 +307,9 @@ long tracer_follow_drain(struct tracer *tr, struct vms_error *err)
 
 	for (i = 0; i < TAKE_AT_ONCE && receive(tr, false); i++)
 		;
+	for (i = 0; i < tr->nbirths; i++) /* ended without a file */
+		if (pidfd_gone(tr->births[i].pidfd))
+			birth_done(tr, i--);
 	for (i = 0; i < tr->nkids; i++) {
 		struct tproc *p = tr->kids[i];
 		bool ended;
@@ -296,6 +346,8 @@ void tracer_follow_free(struct tracer *tr)
 		close(tr->sock);
 		tr->sock = -1;
 	}
+	while (tr->nbirths)
+		birth_done(tr, 0);
 	for (i = 0; i < tr->nkids; i++) {
 		if (tr->kids[i]->hdr)
 			__atomic_store_n(&tr->kids[i]->hdr->passthrough,
@@ -305,34 +357,24 @@ void tracer_follow_free(struct tracer *tr)
 	tr->nkids = 0;
 }
 
-unsigned tracer_procs(const struct tracer *tr)
+void tracer_follow_proc(const struct tracer *tr, unsigned i,
+			struct vms_trace_proc *out)
 {
-	return 1 + tr->nkids;
-}
-
-void tracer_proc(struct tracer *tr, unsigned i, struct vms_trace_proc *out)
-{
-	const struct tproc *p = i ? tr->kids[i - 1] : &tr->p;
+	const struct tproc *p = tr->kids[i - 1];
 
 	memset(out, 0, sizeof(*out));
 	out->pid = p->pid;
-	out->ppid = i ? p->ppid : (int32_t)getpid();
-	out->how = p->how == TW_FOLLOW_FORK   ? "fork"
-		   : p->how == TW_FOLLOW_EXEC ? "exec"
-					      : "launched";
+	out->ppid = p->ppid;
+	out->how = p->how == TW_FOLLOW_FORK ? "fork" : "exec";
 	out->command = p->cmd;
-	out->ended = i ? p->reaped || gone(p) : tracer_wait(tr, NULL);
+	out->ended = p->reaped || gone(p);
 }
 
-int tracer_proc_report(struct tracer *tr, unsigned i, struct arena *a,
-		       struct vms_trace_report *out, struct vms_error *err)
+int tracer_follow_report(struct tracer *tr, unsigned i, struct arena *a,
+			 struct vms_trace_report *out, struct vms_error *err)
 {
-	struct tproc *p;
+	struct tproc *p = tr->kids[i - 1];
 
-	if (i == 0 || i > tr->nkids)
-		return tracer_report_kept(tr, tracer_marks(tr) + 1, a, out,
-					  err);
-	p = tr->kids[i - 1];
 	memset(out, 0, sizeof(*out));
 	if (tracedb_report_kept(p->db, tracedb_marks(p->db) + 1,
 				p->reaped ? p->end_ns : tracer_now(tr), p->sym,
@@ -343,20 +385,16 @@ int tracer_proc_report(struct tracer *tr, unsigned i, struct arena *a,
 	return 0;
 }
 
-uint64_t tracer_not_followed(const struct tracer *tr)
-{
-	return tr->not_followed;
-}
-
-bool tracer_all_ended(struct tracer *tr)
+bool tracer_follow_ended(const struct tracer *tr)
 {
 	struct pollfd pf = { tr->sock, POLLIN, 0 };
 	unsigned i;
 
-	if (!tracer_wait(tr, NULL))
-		return false;
 	if (tr->sock >= 0 && poll(&pf, 1, 0) > 0)
 		return false; /* a file waits to be taken */
+	for (i = 0; i < tr->nbirths; i++)
+		if (!pidfd_gone(tr->births[i].pidfd))
+			return false; /* a child made, its file to come */
 	for (i = 0; i < tr->nkids; i++)
 		if (!tr->kids[i]->reaped && !gone(tr->kids[i]))
 			return false;

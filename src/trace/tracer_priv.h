@@ -1,7 +1,8 @@
-/* tracer_priv.h — the tracer's records, shared by its two files: tracer.c
- * (the file, the launch, the reading of a process's rings) and
- * tracer_follow.c (--trace-children: the children's files received, read
- * and let go). Nothing else includes it.
+/* tracer_priv.h — the tracer's records, shared by its three files, each
+ * using only those below it: tracer_read.c (the reading of one process's
+ * rings), tracer_follow.c (--trace-children: the children's files
+ * received, read and let go) and tracer.c (the file, the launch, the
+ * reports: tracer.h). Nothing else includes it.
  */
 #ifndef VMS_TRACER_PRIV_H
 #define VMS_TRACER_PRIV_H
@@ -43,6 +44,8 @@ struct tproc {
 	char cmd[256]; /* its command, for a message and the report */
 };
 
+#define TRACER_BIRTHS 256u /* children awaited at once, at most */
+
 struct tracer {
 	struct tracer_opts o;
 	struct tproc p; /* the launched (or attached) process */
@@ -57,10 +60,18 @@ struct tracer {
 	struct tproc *kids[TW_FOLLOW_MAX];
 	unsigned nkids;
 	uint64_t not_followed;
+	/* children forked (TW_FOLLOW_BORN) whose file has not come: the
+	 * trace waits for them (their file, or their end) */
+	struct birth {
+		pid_t pid;
+		int pidfd;
+	} births[TRACER_BIRTHS];
+	unsigned nbirths;
 };
 
-/* tracer.c's: the process's rings read up to their heads (records
- * taken); -1 out of memory. */
+/* tracer_read.c's: CLOCK_MONOTONIC in ns; the process's rings read up to
+ * their heads (records taken; -1 out of memory). */
+uint64_t tracer_mono_ns(void);
 long tracer_drain_proc(struct tracer *tr, struct tproc *p,
 		       struct vms_error *err);
 /* A process's figures, its own: the report's trace-wide fields. */
@@ -71,9 +82,16 @@ void tracer_free_maps(struct tproc *p);
 
 /* tracer_follow.c's: the socket made and TW_FOLLOW_ENV's value (-1 with
  * err); the children's files received, their rings read, the ended ones
- * let go; every child's file set pass-through and freed. */
+ * let go; every child's file set pass-through and freed; child i (1 to
+ * nkids) and its report (tracer.h's tracer_proc, tracer_proc_report);
+ * whether every child followed, or made to be, has ended. */
 int tracer_follow_start(struct tracer *tr, struct vms_error *err);
 long tracer_follow_drain(struct tracer *tr, struct vms_error *err);
 void tracer_follow_free(struct tracer *tr);
+void tracer_follow_proc(const struct tracer *tr, unsigned i,
+			struct vms_trace_proc *out);
+int tracer_follow_report(struct tracer *tr, unsigned i, struct arena *a,
+			 struct vms_trace_report *out, struct vms_error *err);
+bool tracer_follow_ended(const struct tracer *tr);
 
 #endif

@@ -17,6 +17,10 @@
     children as forked by it, each leak with its exact count and bytes
     in its own process, in the JSON and in the text report (each process
     named by its pid and command); the output is the untraced one's.
+  - A command run in the background by a script that ends at once (sh
+    -c "P fork 2 500 &"): the trace waits for it (the shell says each
+    child it makes as fork returns), its child's 2 blocks of 500 bytes in
+    child_leak, exact.
   - Bounded: a script running 70 such commands (141 processes) follows
     64 processes, the launched one too, and counts the others; every
     command runs to its end, its output the untraced one's.
@@ -190,6 +194,25 @@ def script():
              rows or [h for h, _ in heads])
 
 
+def background():
+    line = "%s fork 2 500" % PROG
+    d, r = trace_json(["sh", "-c", line + " >/dev/null &"])
+    if not d:
+        return
+    ps = d["trace"].get("processes") or []
+    ex = [p for p in ps if p["how"] == "exec" and p["command"] == line]
+    kids = [p for p in ps if ex and p["how"] == "fork" and
+            p["ppid"] == ex[0]["pid"]]
+    T.ok(len(ex) == 1 and len(kids) == 1 and ex[0]["ended"] and
+         kids[0]["ended"] and
+         outstanding(ex[0]["trace"], "parent_leak") == (5, 5 * 1234) and
+         outstanding(kids[0]["trace"], "child_leak") == (2, 1000),
+         "background: the command the script left running waited for, "
+         "its and its child's leaks exact",
+         [(p["how"], p["command"], p["ended"], p["outstanding"])
+          for p in ps])
+
+
 def bounded():
     n = 70
     script = ('i=0; while [ "$i" -lt %d ]; do %s fork 1 100 || exit 9; '
@@ -299,6 +322,7 @@ def main():
         return T.done()
     forked()
     script()
+    background()
     bounded()
     killed_midway()
     refusals()
