@@ -441,9 +441,13 @@ int cli_trace(const struct args *a)
 		newest.started = newest.started || got > 0;
 		if (a->watch && newest.started && !tick)
 			tick = mono_s(); /* the first: as soon as CMD calls */
-		if (a->watch && newest.started && mono_s() >= tick) {
-			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0)
+		if (a->watch && newest.started && mono_s() >= tick &&
+		    !tracer_wait(tr, NULL)) {
+			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0 &&
+			    (rc != TICK_ENDED || !a->trace_children))
 				break; /* TICK_ENDED: CMD ended */
+			rc = 0; /* its children still followed: no more
+				 * ticks (CMD's map is gone), the trace on */
 			tick += a->watch;
 			if (a->count && ++ticks >= a->count)
 				break;
