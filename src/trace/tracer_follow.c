@@ -182,7 +182,9 @@ static void follow(struct tracer *tr, const struct tw_follow_msg *m,
 		free(p);
 		goto refused;
 	}
-	p->sym = tracesym_new(); /* NULL: frames without names */
+	if (!tr->kid_sym)
+		tr->kid_sym = tracesym_new();
+	p->sym = tracesym_view(tr->kid_sym); /* NULL: frames without names */
 	p->hdr = h;
 	p->fd = fd;
 	p->pidfd = pidfd;
@@ -355,6 +357,8 @@ void tracer_follow_free(struct tracer *tr)
 		free_proc(tr->kids[i]);
 	}
 	tr->nkids = 0;
+	tracesym_free(tr->kid_sym); /* after its views */
+	tr->kid_sym = NULL;
 }
 
 void tracer_follow_proc(const struct tracer *tr, unsigned i,

@@ -59,6 +59,9 @@ struct tracer {
 	char follow_env[160]; /* TW_FOLLOW_ENV's value */
 	struct tproc *kids[TW_FOLLOW_MAX];
 	unsigned nkids;
+	/* the files the children load, each named once for all of them
+	 * (their tracesym a view of it: tracesym_view) */
+	struct tracesym *kid_sym;
 	uint64_t not_followed;
 	/* children forked (TW_FOLLOW_BORN) whose file has not come: the
 	 * trace waits for them (their file, or their end) */
