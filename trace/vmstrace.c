@@ -250,6 +250,16 @@ static void leave_environment(void)
 		unsetenv("LD_PRELOAD");
 }
 
+/* Whether LD_PRELOAD names this library: preloaded (a child of a
+ * followed process), not loaded into a running process by an attach,
+ * whatever else its environment says. */
+static bool preloaded(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+
+	return v && strstr(v, "libvmstrace");
+}
+
 __attribute__((constructor)) static void vmstrace_init(void)
 {
 	const char *e = getenv("VMSCOPE_TRACE_FD");
@@ -257,7 +267,7 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	char *end;
 	long fd;
 
-	if (!e && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
+	if (!e && preloaded() && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
 		/* a child of a followed process, exec'd: a file of its own,
 		 * sent to vmscope (none: it runs untraced) */
 		resolve();
