@@ -28,11 +28,20 @@
     forked and one exec'd, each recording into its own file): all three
     run on to their normal end (each writes "done"; the parent sees both
     children exit 0).
+  - What reaches vmscope's socket is checked (another program of the user
+    sends to it, by the name in the traced process's environment): a
+    message of the wrong magic, a short one, a file not sealed against
+    shrinking, one of the wrong size, one whose header is not the wire's,
+    a child announced with a pidfd of another process: none is followed
+    or awaited; the trace's three processes are, and it ends with them.
   - Refused, exit 1: --trace-children without --trace, with a PID, and
     without -s or -e (the viewer).
 """
+import fcntl
 import json
 import os
+import socket
+import struct
 import shutil
 import signal
 import subprocess
@@ -302,6 +311,113 @@ def killed_midway():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# base/tracewire.h: the file's size (header 192 bytes, 256 slots of 64
+# and rings of 1 MiB), the message (magic, version, how, ppid, child,
+# command), its magic and TW_VERSION
+FILE_BYTES = 192 + 256 * (64 + (1 << 20))
+MSG = struct.Struct("<QIIii240s")
+MAGIC, VERSION, EXEC, BORN = 0x31776c66736d76, 2, 1, 4
+
+
+def memfd(size, sealed=True, header=True):
+    """A file for vmscope's socket, the wire's header in it (header): each
+    refused by the one check it fails."""
+    fd = os.memfd_create("not-a-trace", os.MFD_CLOEXEC |
+                         os.MFD_ALLOW_SEALING)
+    os.ftruncate(fd, size)
+    if header:  # magic, version, slots, ring bytes, frames
+        os.pwrite(fd, struct.pack("<QIIII", 0x31727476736d76, VERSION,
+                                  256, 1 << 20, 48), 0)
+    if sealed:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+    return fd
+
+
+def environ_of(pid):
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            return dict(e.split(b"=", 1) for e in f.read().split(b"\0")
+                        if b"=" in e)
+    except OSError:
+        return {}
+
+
+def hostile():
+    tmp = tempfile.mkdtemp(prefix="vmscope-trace-children-")
+    out = os.path.join(tmp, "report.json")
+    pids, p = [], None
+    try:
+        p = subprocess.Popen([T.VMSCOPE, "--trace", "--trace-children",
+                              "-e", "json", "-o", out, "--", PROG, "spin",
+                              tmp], env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        name, top = None, None
+        deadline = time.time() + 60
+        while time.time() < deadline and not (name and len(pids) == 3):
+            kids = T.children(p.pid)
+            top = kids[0] if kids else None
+            pids = ([top] if top else []) + (T.children(top) if top else [])
+            val = environ_of(top).get(b"VMSCOPE_TRACE_FOLLOW") if top \
+                else None
+            name = val.split(b":", 3)[3] if val else None
+            time.sleep(0.01)
+        if not T.ok(name and len(pids) == 3, "hostile: the traced program "
+                    "and its two children running, the socket named", pids):
+            p.kill()
+            p.wait()
+            return
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        addr = b"\0" + name
+        me = os.pidfd_open(os.getpid())
+
+        def msg(how=EXEC, magic=MAGIC, child=0):
+            return MSG.pack(magic, VERSION, how, os.getpid(), child,
+                            b"hostile")
+        sent = [(msg(magic=MAGIC ^ 1), memfd(FILE_BYTES)),
+                (msg()[:100], memfd(FILE_BYTES)),
+                (msg(), memfd(FILE_BYTES, sealed=False)),
+                (msg(), memfd(1 << 20)),
+                (msg(), memfd(FILE_BYTES, header=False)),
+                (msg(BORN, child=1), me)]  # a pidfd not of pid 1
+        for body, fd in sent:
+            s.sendmsg([body], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                struct.pack("i", fd))], 0, addr)
+            if fd != me:
+                os.close(fd)
+        os.close(me)
+        s.close()
+        open(os.path.join(tmp, "stop"), "w").close()
+        try:
+            err = p.communicate(timeout=300)[1]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            err = p.communicate()[1]
+        T.eq(p.returncode, 0, "hostile: vmscope ends with the program, "
+             "exit 0 (%s)" % err.decode(errors="replace").strip()[-200:])
+        try:
+            d = json.load(open(out))
+        except (OSError, ValueError):
+            d = None
+        if not T.ok(d, "hostile: a report"):
+            return
+        ps = d["trace"]["processes"]
+        T.ok(sorted(x["how"] for x in ps) == ["exec", "fork", "launched"]
+             and d["trace"]["children"]["not_followed"] == 0 and
+             all(x["command"] != "hostile" for x in ps),
+             "hostile: none of the six followed, counted or awaited; the "
+             "program's three processes followed",
+             [(x["pid"], x["how"], x["command"]) for x in ps])
+    finally:
+        if p and p.poll() is None:  # a failure: vmscope ended by pid
+            p.kill()
+            p.wait()
+        for c in pids:  # left running by a failure: ended by pid
+            if c and not T.wait_gone(c, 0.1):
+                T.kill_gone(c)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def refusals():
     for args, what in ((["--trace-children", "-s", "--", "true"],
                         "without --trace"),
@@ -325,6 +441,7 @@ def main():
     background()
     bounded()
     killed_midway()
+    hostile()
     refusals()
     T.done()
 
