@@ -31,6 +31,7 @@ struct args {
 	pid_t pid;
 	char **cmd; /* after "--" */
 	bool trace; /* --trace */
+	bool trace_children; /* --trace-children */
 	double duration; /* --duration SECONDS, 0: until CMD ends */
 	unsigned long long trace_sample; /* --trace-sample BYTES, 0: exact */
 	bool all; /* --all */

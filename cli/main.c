@@ -133,6 +133,13 @@ static void usage(FILE *f)
 	      "                             or CAP_BPF and CAP_PERFMON);\n"
 	      "                             -w FILE saves its snapshot at\n"
 	      "                             the trace's end\n"
+	      "      --trace-children       with --trace -- CMD and -s or -e:\n"
+	      "                             the children CMD forks and execs\n"
+	      "                             are traced too, each its own\n"
+	      "                             process and report (at most 64\n"
+	      "                             processes; the rest run untraced,\n"
+	      "                             counted); the trace ends when\n"
+	      "                             they all have\n"
 	      "      --duration=SECONDS     with --trace: trace this long\n"
 	      "      --trace-sample=BYTES   with --trace: record allocations\n"
 	      "                             under 64 KiB by sampling, one\n"
@@ -168,6 +175,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_TRACE,
 		OPT_DURATION,
 		OPT_TRACE_SAMPLE,
+		OPT_TRACE_CHILDREN,
 		OPT_ALL,
 		OPT_TOP
 	};
@@ -192,6 +200,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "trace", no_argument, NULL, OPT_TRACE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "trace-sample", required_argument, NULL, OPT_TRACE_SAMPLE },
+		{ "trace-children", no_argument, NULL, OPT_TRACE_CHILDREN },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
@@ -271,6 +280,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		}
 		case OPT_TRACE:
 			a->trace = true;
+			break;
+		case OPT_TRACE_CHILDREN:
+			a->trace_children = true;
 			break;
 		case OPT_DURATION: {
 			char *end;
@@ -403,9 +415,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 				       "CMD to capture");
 	if (a->count && !a->watch)
 		return cli_usage_error("%s", "--count goes with --watch");
-	if ((a->duration || a->trace_sample) && !a->trace)
-		return cli_usage_error("%s", "--duration and --trace-sample go "
-					     "with --trace");
+	if ((a->duration || a->trace_sample || a->trace_children) && !a->trace)
+		return cli_usage_error("%s",
+				       "--duration, --trace-sample and "
+				       "--trace-children go with --trace");
 	if (a->trace) {
 		int rc = cli_trace_check(a);
 

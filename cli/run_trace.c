@@ -38,6 +38,7 @@
 
 #include "../ui/ui.h"
 #include "base/outbuf.h"
+#include "base/tracewire.h"
 #include "cli.h"
 #include "export/export_trace.h"
 #include "linux/selfcopy.h"
@@ -86,6 +87,17 @@ int cli_trace_check(const struct args *a)
 {
 	if (!a->cmd && !a->pid && !a->name)
 		return cli_usage_error("%s", "--trace needs -- CMD or a PID");
+	if (a->trace_children && !a->cmd)
+		return cli_usage_error("%s", "--trace-children follows the "
+					     "children of a command vmscope "
+					     "starts (-- CMD): with a PID it "
+					     "is not in this version yet");
+	if (a->trace_children && !a->summary && !a->export)
+		return cli_usage_error("%s", "--trace-children prints its "
+					     "processes' reports: give -s or "
+					     "-e (the viewer and a snapshot "
+					     "file show the launched process "
+					     "only)");
 	/* the viewer's own check, before anything is launched or injected */
 	if (!a->summary && !a->export && !a->save &&
 	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
@@ -132,7 +144,8 @@ static void sleep_ms(long ms)
 }
 
 static void print_json(struct outbuf *o, const struct args *a, pid_t pid,
-		       const struct vms_trace_report *r)
+		       const struct vms_trace_report *r,
+		       const struct vms_trace_procs *ps)
 {
 	int i;
 
@@ -148,12 +161,16 @@ static void print_json(struct outbuf *o, const struct args *a, pid_t pid,
 	OB_LIT(o, "],");
 	export_trace_exit_json(o, r);
 	OB_LIT(o, "},\"trace\":");
-	export_trace_json(o, r);
+	if (ps)
+		export_trace_procs_json(o, r, ps);
+	else
+		export_trace_json(o, r);
 	OB_LIT(o, "}\n");
 }
 
 static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
-		       const struct vms_trace_report *r)
+		       const struct vms_trace_report *r,
+		       const struct vms_trace_procs *ps)
 {
 	int i;
 
@@ -168,6 +185,44 @@ static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
 	ob_putc(o, '\n');
 	export_trace_end_text(o, r);
 	export_trace_text(o, r, 8);
+	if (ps)
+		export_trace_procs_text(o, ps, 8);
+}
+
+/* --trace-children: every process followed with its own report, in a
+ * (NULL with *err: out of memory). */
+static struct vms_trace_procs *procs_of(struct tracer *tr, struct arena *ar,
+					uint64_t seed, struct vms_error *err)
+{
+	unsigned n = tracer_procs(tr), i;
+	struct vms_trace_procs *ps = arena_alloc(ar, sizeof(*ps));
+	struct vms_trace_proc *v = arena_alloc(ar, n * sizeof(*v));
+
+	if (!ps || !v) {
+		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		struct vms_trace_report *r;
+
+		tracer_proc(tr, i, &v[i]);
+		if (i == 0)
+			continue; /* the launched one's: the report's own */
+		if (!(r = arena_alloc(ar, sizeof(*r))) ||
+		    tracer_proc_report(tr, i, ar, r, err) < 0) {
+			if (!r)
+				vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					      "out of memory");
+			return NULL;
+		}
+		r->seed = seed;
+		v[i].report = r;
+	}
+	ps->v = v;
+	ps->n = n;
+	ps->not_followed = tracer_not_followed(tr);
+	ps->limit = TW_FOLLOW_MAX;
+	return ps;
 }
 
 /* -w FILE: the snapshot of the command taken now, a mark of the trace
@@ -323,6 +378,7 @@ int cli_trace(const struct args *a)
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
 		.seed = cli_trace_seed(),
+		.follow_children = a->trace_children,
 		/* the viewer owns the terminal; a report on stdout moves
 		 * CMD's stdout to stderr */
 		.output = !print && !a->save ? TRACER_OUT_NULL
@@ -334,6 +390,7 @@ int cli_trace(const struct args *a)
 	struct vms_error err = { 0 };
 	struct sigaction sa = { .sa_handler = on_int };
 	struct vms_snapshot *snap = NULL;
+	struct vms_trace_procs *ps = NULL;
 	struct newest newest = { 0 };
 	struct timespec t0, now;
 	struct tracer *tr;
@@ -372,7 +429,9 @@ int cli_trace(const struct args *a)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		long got = tracer_drain(tr, &err);
-		bool ended = tracer_wait(tr, NULL);
+		/* following children: until they all have ended too */
+		bool ended = a->trace_children ? tracer_all_ended(tr)
+					       : tracer_wait(tr, NULL);
 
 		if (got < 0) {
 			rc = cli_fail(&err);
@@ -383,9 +442,13 @@ int cli_trace(const struct args *a)
 		newest.started = newest.started || got > 0;
 		if (a->watch && newest.started && !tick)
 			tick = mono_s(); /* the first: as soon as CMD calls */
-		if (a->watch && newest.started && mono_s() >= tick) {
-			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0)
+		if (a->watch && newest.started && mono_s() >= tick &&
+		    !tracer_wait(tr, NULL)) {
+			if ((rc = watch_tick(a, tr, pid, to.seed)) != 0 &&
+			    (rc != TICK_ENDED || !a->trace_children))
 				break; /* TICK_ENDED: CMD ended */
+			rc = 0; /* its children still followed: no more
+				 * ticks (CMD's map is gone), the trace on */
 			tick += a->watch;
 			if (a->count && ++ticks >= a->count)
 				break;
@@ -456,15 +519,19 @@ int cli_trace(const struct args *a)
 	}
 	if (!print)
 		goto out;
+	if (a->trace_children && !(ps = procs_of(tr, &ar, to.seed, &err))) {
+		rc = cli_fail(&err);
+		goto out;
+	}
 	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	o.exact = a->bytes;
 	if (a->export && strcmp(a->export, "json") == 0)
-		print_json(&o, a, pid, &rep);
+		print_json(&o, a, pid, &rep, ps);
 	else
-		print_text(&o, a, pid, &rep);
+		print_text(&o, a, pid, &rep, ps);
 	if (outbuf_close(&o, &err) < 0 && !rc)
 		rc = cli_fail(&err);
 out:

@@ -38,6 +38,10 @@ static struct tw_header *hdr; /* NULL: not traced */
 struct here {
 	uint32_t on; /* recording (vt_start to vt_stop) */
 	uint32_t own; /* not a forked child's copy: its slots are its own */
+	uint32_t pending; /* a forked child followed (follow.c): its file is
+			   * made at its first call (a child that execs
+			   * without one has none); 2: its parent was
+			   * refused, it is only counted */
 };
 static struct here *here;
 static uintptr_t self_lo, self_hi; /* this library's text */
@@ -466,10 +470,37 @@ static uint32_t stack_id(struct thread_state *t, struct tw_slot *sl,
 
 /* ---- recording ---- */
 
+/* A forked child followed, at its first call: its own file, once. */
+static bool start_pending(void)
+{
+	struct tw_header *h;
+	uint32_t was;
+
+	if (!here || !__atomic_load_n(&here->pending, __ATOMIC_RELAXED) ||
+	    !(was = __atomic_exchange_n(&here->pending, 0, __ATOMIC_ACQ_REL)))
+		return false;
+	if (was == 2) { /* its parent not followed: counted */
+		vt_follow_file(TW_FOLLOW_COUNT);
+		return false;
+	}
+	if (!(h = vt_follow_file(TW_FOLLOW_FORK)))
+		return false;
+	vt_restart_forked(h);
+	return true;
+}
+
 bool vt_tracing(void)
 {
-	return hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED);
+	if (hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED))
+		return !__atomic_load_n(&hdr->passthrough, __ATOMIC_RELAXED);
+	return start_pending();
+}
+
+void vt_fork_pending(bool counted)
+{
+	if (here)
+		__atomic_store_n(&here->pending, counted ? 2 : 1,
+				 __ATOMIC_RELEASE);
 }
 
 void vt_count_dropped(uint64_t bytes)
@@ -606,6 +637,31 @@ static int here_start(void)
 	if (madvise(h, (size_t)pg, MADV_WIPEONFORK) != 0)
 		pthread_atfork(NULL, NULL, vt_forked);
 	here = h;
+	return 0;
+}
+
+bool vt_parent_traced(void)
+{
+	return hdr && !__atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE);
+}
+
+bool vt_parent_refused(void)
+{
+	return hdr && __atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE) ==
+			      TW_PASS_REFUSED;
+}
+
+int vt_restart_forked(struct tw_header *h)
+{
+	/* one thread now (this one): a lock another thread of the parent
+	 * held at the fork is nobody's */
+	h->traced_pid = getpid();
+	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	gen++; /* the thread's state of the parent's file starts again */
+	here->own = 1;
+	__atomic_store_n(&hdr, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&here->on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

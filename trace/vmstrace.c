@@ -15,7 +15,10 @@
  * maps is read once at the start), prints
  * nothing, and takes itself and VMSCOPE_TRACE_FD out of the environment, so
  * the program's children (exec) run untraced; a forked child that does not
- * exec records nothing (the rings are its parent's).
+ * exec records nothing (the rings are its parent's). Unless asked to follow
+ * them (--trace-children: TW_FOLLOW_ENV, follow.c): then LD_PRELOAD and
+ * TW_FOLLOW_ENV stay, and each child, exec'd or forked, records into a
+ * file of its own that it sends vmscope (tracewire.h).
  *
  * System calls: a program may forbid some from a point on (a seccomp
  * filter installed after its start, for every thread, killing the process
@@ -75,6 +78,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -249,12 +253,16 @@ static void find_modules(void)
 }
 
 /* Takes every word of LD_PRELOAD naming this library out of it, in place
- * (the program's children run untraced), and VMSCOPE_TRACE_FD. */
+ * (the program's children run untraced), and VMSCOPE_TRACE_FD; following
+ * children (TW_FOLLOW_ENV), only VMSCOPE_TRACE_FD (the file is this
+ * process's: a child makes its own). */
 static void leave_environment(void)
 {
 	char *v = getenv("LD_PRELOAD"), *w, *out;
 
 	unsetenv("VMSCOPE_TRACE_FD");
+	if (vt_following())
+		return;
 	if (!v)
 		return;
 	for (w = out = v; *w;) {
@@ -275,6 +283,16 @@ static void leave_environment(void)
 		unsetenv("LD_PRELOAD");
 }
 
+/* Whether LD_PRELOAD names this library: preloaded (a child of a
+ * followed process), not loaded into a running process by an attach,
+ * whatever else its environment says. */
+static bool preloaded(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+
+	return v && strstr(v, "libvmstrace");
+}
+
 __attribute__((constructor)) static void vmstrace_init(void)
 {
 	const char *e = getenv("VMSCOPE_TRACE_FD");
@@ -282,7 +300,14 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	char *end;
 	long fd;
 
-	if (!e) {
+	if (!e && preloaded() && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
+		/* a child of a followed process, exec'd: a file of its own,
+		 * sent to vmscope (none: it runs untraced) */
+		resolve();
+		find_modules();
+		if (!(h = vt_follow_file(TW_FOLLOW_EXEC)))
+			return;
+	} else if (!e) {
 		/* Not preloaded by vmscope: loaded into a running process
 		 * (attach.c), whose environment is left alone; nothing is
 		 * recorded before vmstrace_attach(). */
@@ -290,18 +315,21 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		resolve();
 		find_modules();
 		return;
+	} else {
+		/* --trace-children: the launched process follows too */
+		vt_follow_parse(getenv(TW_FOLLOW_ENV));
+		resolve();
+		find_modules();
+		leave_environment();
+		fd = strtol(e, &end, 10);
+		if (*end || fd < 0 || fd > 1 << 20)
+			return;
+		h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, (int)fd, 0);
+		close((int)fd); /* the program's descriptors are its own */
+		if (h == MAP_FAILED)
+			return;
 	}
-	resolve();
-	find_modules();
-	leave_environment();
-	fd = strtol(e, &end, 10);
-	if (*end || fd < 0 || fd > 1 << 20)
-		return;
-	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      (int)fd, 0);
-	close((int)fd); /* the program's descriptors are its own */
-	if (h == MAP_FAILED)
-		return;
 	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
 	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
 		next_munmap(h, TW_FILE_BYTES);
@@ -321,6 +349,8 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	}
 	if (vt_start(h) < 0)
 		next_munmap(h, TW_FILE_BYTES);
+	else
+		vt_follow_atfork(); /* following: a forked child too */
 }
 
 /* ---- the malloc family ---- */
@@ -643,6 +673,66 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	rc = next_pthread_create(th, attr, thread_begins, b);
 	if (rc != 0)
 		next_free(b);
+	return rc;
+}
+
+/* ---- fork and posix_spawn, forwarded: a followed process's child
+ * announced to vmscope as the call returns (follow.c); nothing else ---- */
+
+EXPORT pid_t fork(void)
+{
+	static pid_t (*next)(void);
+	pid_t pid;
+
+	if (!next)
+		*(void **)&next = sym("fork");
+	pid = next();
+	if (pid > 0)
+		vt_follow_born(pid, NULL);
+	return pid;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path,
+		       const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *at, char *const argv[],
+		       char *const envp[])
+{
+	static int (*next)(
+		pid_t *, const char *, const posix_spawn_file_actions_t *,
+		const posix_spawnattr_t *, char *const[], char *const[]);
+	pid_t got = 0;
+	int rc;
+
+	if (!next)
+		*(void **)&next = sym("posix_spawn");
+	rc = next(&got, path, fa, at, argv, envp);
+	if (rc == 0) {
+		if (pid)
+			*pid = got;
+		vt_follow_born(got, envp);
+	}
+	return rc;
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *at, char *const argv[],
+			char *const envp[])
+{
+	static int (*next)(
+		pid_t *, const char *, const posix_spawn_file_actions_t *,
+		const posix_spawnattr_t *, char *const[], char *const[]);
+	pid_t got = 0;
+	int rc;
+
+	if (!next)
+		*(void **)&next = sym("posix_spawnp");
+	rc = next(&got, file, fa, at, argv, envp);
+	if (rc == 0) {
+		if (pid)
+			*pid = got;
+		vt_follow_born(got, envp);
+	}
 	return rc;
 }
 

@@ -50,6 +50,30 @@ extern TLS int in_cxx;
  * system call, records nothing: the rings are its parent's); -1: not (h
  * is let go). */
 int vt_start(struct tw_header *h);
+/* record.c's, for a forked child (follow.c's pthread_atfork handler):
+ * whether the parent recorded (a file, not pass-through), or was refused
+ * by vmscope (TW_PASS_REFUSED); the child to make its own file at its
+ * first call (vt_tracing then makes it, vt_follow_file, and records into
+ * it from then on: vt_restart_forked), or, counted, only to say so then
+ * (TW_FOLLOW_COUNT). */
+bool vt_parent_traced(void);
+bool vt_parent_refused(void);
+void vt_fork_pending(bool counted);
+int vt_restart_forked(struct tw_header *h);
+/* follow.c's (--trace-children, tracewire.h): TW_FOLLOW_ENV's value
+ * taken (-1: not one); whether it was; a file of this process's own, sent
+ * to vmscope (NULL: none, the process runs untraced; always with
+ * TW_FOLLOW_COUNT, which sends the message alone); the handler that makes
+ * a forked child follow. */
+int vt_follow_parse(const char *e);
+bool vt_following(void);
+struct tw_header *vt_follow_file(unsigned how);
+void vt_follow_atfork(void);
+/* A followed process made a child (fork: envp NULL; posix_spawn: the
+ * child's environment, which must name vmscope's socket): vmscope is told
+ * at once, before the child's own file can come, and waits for it
+ * (tracewire.h, TW_FOLLOW_BORN). errno is left as it was. */
+void vt_follow_born(pid_t child, char *const *envp);
 /* This library's code [lo, hi), whose frames are not the program's, and
  * libunwind's [unw_lo, unw_hi): a stack is never taken by libunwind for a
  * call made from inside libunwind (the program's own use of it, holding

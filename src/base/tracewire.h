@@ -53,6 +53,7 @@
 #define TW_VERSION 2u
 #define TW_PASS_ENDED 1u
 #define TW_PASS_LAGGED 2u
+#define TW_PASS_REFUSED 3u /* a child's file vmscope does not follow */
 #define TW_SLOTS 256u
 #define TW_RING_BYTES (1u << 20)
 #define TW_MAX_FRAMES 48u
@@ -140,7 +141,9 @@ struct tw_header {
 	uint64_t dropped_bytes; /* bytes they allocated */
 	uint32_t passthrough; /* TW_PASS_*: the library records nothing
 			       * more */
-	uint32_t follow_children; /* reserved (children are not traced) */
+	uint32_t follow_children; /* 1: --trace-children (the file of a
+				   * process followed, or of one whose
+				   * children are) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
 			    * the trace's time 0 */
 	uint64_t seed; /* sampling's: each thread's stream starts from it */
@@ -149,6 +152,55 @@ struct tw_header {
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));
 	uint64_t seq_pad[7];
+};
+
+/* Following children (--trace-children). vmscope starts the command with
+ * TW_FOLLOW_ENV in its environment too: "CONSUMER:SAMPLE_BYTES:SEED:NAME",
+ * vmscope's pid, the sampling's interval (0: exact) and seed, and the name
+ * of a datagram socket in the abstract namespace vmscope reads. The
+ * library then leaves LD_PRELOAD and TW_FOLLOW_ENV to the program's
+ * children. A process that starts the library with TW_FOLLOW_ENV and
+ * without VMSCOPE_TRACE_FD (a child exec'd), or a child fork() made of a
+ * followed process (its parent's rings are not its own), makes a file of
+ * its own as vmscope makes one (a memfd, this layout, sealed against
+ * shrinking and growing, its header filled from TW_FOLLOW_ENV), and sends
+ * it to that socket: one struct tw_follow_msg with, as SCM_RIGHTS, the
+ * file's descriptor and a pidfd of the process (vmscope sees its end by
+ * it; none on a kernel without pidfd_open). It records only once the
+ * message is sent (never blocking: MSG_DONTWAIT's failure, vmscope gone or
+ * its queue full, leaves the process untraced). vmscope takes the pid from
+ * the kernel's credentials of the message, never from its body; a file it
+ * does not follow (TW_FOLLOW_MAX reached) is set TW_PASS_REFUSED at once.
+ * A child fork() makes of a process refused sends the message alone, no
+ * file (how TW_FOLLOW_COUNT), at its first call: it is counted. A
+ * followed process that makes a child (fork(), posix_spawn() with
+ * TW_FOLLOW_ENV in the child's environment) says so as the call returns,
+ * before the child's file can come (TW_FOLLOW_BORN: the child's pid in
+ * child, a pidfd of it the only descriptor): vmscope's trace does not end
+ * while such a child neither sent a file nor ended. */
+#define TW_FOLLOW_ENV "VMSCOPE_TRACE_FOLLOW"
+#define TW_FOLLOW_MAGIC 0x31776c66736d76ull /* "vmsflw1" */
+#define TW_FOLLOW_MAX                                                          \
+	64u /* processes followed in all, the launched one
+			   * too; the others are counted */
+
+enum tw_follow_how {
+	TW_FOLLOW_EXEC = 1, /* the library started in a program exec'd */
+	TW_FOLLOW_FORK = 2, /* a child fork() made (no exec) */
+	TW_FOLLOW_COUNT = 3, /* a child fork() made of a process refused:
+			      * not followed, counted (no descriptor) */
+	TW_FOLLOW_BORN = 4, /* a followed process made a child (sent by the
+			     * parent: the child's pid and pidfd) */
+};
+
+struct tw_follow_msg {
+	uint64_t magic; /* TW_FOLLOW_MAGIC */
+	uint32_t version; /* TW_VERSION */
+	uint32_t how; /* enum tw_follow_how */
+	int32_t ppid; /* its parent, as it says */
+	int32_t child; /* TW_FOLLOW_BORN: the child's pid; else 0 */
+	char cmd[240]; /* its command line (/proc/self/cmdline, arguments
+			* joined by spaces, cut), NUL ended */
 };
 
 /* The n-th slot and ring of a mapped file. */

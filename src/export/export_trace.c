@@ -154,7 +154,8 @@ static void before_json(struct outbuf *o, const struct vms_trace_report *r)
 	OB_LIT(o, "]},");
 }
 
-void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
+/* The trace object less its closing brace. */
+static void trace_json_open(struct outbuf *o, const struct vms_trace_report *r)
 {
 	size_t i;
 	uint32_t k;
@@ -186,6 +187,63 @@ void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
 			count_json(o, vms_trace_impact_names[k], &s->by[k]);
 		OB_LIT(o, "\"impacting_bytes\":");
 		ob_i64(o, s->impacting_bytes);
+		ob_putc(o, '}');
+	}
+	ob_putc(o, ']');
+}
+
+void export_trace_json(struct outbuf *o, const struct vms_trace_report *r)
+{
+	trace_json_open(o, r);
+	ob_putc(o, '}');
+}
+
+/* A report's sum over its sites of one impacting type. */
+static struct vms_trace_count sum_of(const struct vms_trace_report *r,
+				     enum vms_trace_impact k)
+{
+	struct vms_trace_count c = { 0, 0 };
+	size_t i;
+
+	for (i = 0; i < r->nsites; i++) {
+		c.count += r->sites[i].by[k].count;
+		c.bytes += r->sites[i].by[k].bytes;
+	}
+	return c;
+}
+
+void export_trace_procs_json(struct outbuf *o, const struct vms_trace_report *r,
+			     const struct vms_trace_procs *ps)
+{
+	size_t i;
+
+	trace_json_open(o, r);
+	ob_printf(o,
+		  ",\"children\":{\"followed\":%zu,\"not_followed\":%" PRIu64
+		  ",\"limit\":%u},\"processes\":[",
+		  ps->n ? ps->n - 1 : 0, ps->not_followed, ps->limit);
+	for (i = 0; i < ps->n; i++) {
+		const struct vms_trace_proc *p = &ps->v[i];
+		const struct vms_trace_report *pr = p->report ? p->report : r;
+		struct vms_trace_count c;
+
+		if (i)
+			ob_putc(o, ',');
+		ob_printf(o, "{\"pid\":%d,\"ppid\":%d,\"how\":", (int)p->pid,
+			  (int)p->ppid);
+		ob_json_str(o, p->how);
+		OB_LIT(o, ",\"command\":");
+		ob_json_str(o, p->command);
+		ob_printf(o, ",\"ended\":%s,", p->ended ? "true" : "false");
+		c = sum_of(pr, VMS_TRACE_outstanding);
+		count_json(o, "outstanding", &c);
+		c = sum_of(pr, VMS_TRACE_transient);
+		count_json(o, "transient", &c);
+		OB_LIT(o, "\"trace\":");
+		if (p->report)
+			export_trace_json(o, p->report);
+		else
+			OB_LIT(o, "null");
 		ob_putc(o, '}');
 	}
 	OB_LIT(o, "]}");
@@ -372,6 +430,31 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	}
 	if (!shown)
 		OB_LIT(o, "(nothing allocated or freed in the window)\n");
+}
+
+void export_trace_procs_text(struct outbuf *o, const struct vms_trace_procs *ps,
+			     unsigned max_frames)
+{
+	size_t i;
+
+	ob_printf(o,
+		  "\nChildren:    %zu followed (each its own trace below), "
+		  "%" PRIu64 " not followed (at most %u processes in all)\n",
+		  ps->n ? ps->n - 1 : 0, ps->not_followed, ps->limit);
+	for (i = 1; i < ps->n; i++) {
+		const struct vms_trace_proc *p = &ps->v[i];
+
+		ob_printf(o, "\nProcess:     %d ", (int)p->pid);
+		ob_text_str(o, p->command);
+		ob_printf(o, "\nFollowed:    %s by %d\n",
+			  strcmp(p->how, "fork") == 0 ? "forked" : "exec'd",
+			  (int)p->ppid);
+		ob_puts(o, p->ended ? "Ended:       yes\n"
+				    : "Ended:       no (it ran on, untraced, "
+				      "after the trace)\n");
+		if (p->report)
+			export_trace_text(o, p->report, max_frames);
+	}
 }
 
 /* ---- two reports compared (-d A B: trace.h, vms_trace_diff) ---- */

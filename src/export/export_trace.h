@@ -21,6 +21,18 @@ void export_trace_end_text(struct outbuf *o, const struct vms_trace_report *r);
 void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		       unsigned max_frames);
 
+/* A trace that followed children (--trace-children): the "trace" object
+ * of the launched process's report r with, last, "children" (how many
+ * followed, not followed, the limit) and "processes" (each process: pid,
+ * ppid, how, command, ended, its outstanding and transient sums, and its
+ * own "trace" object, null for the launched one: r); and the text of the
+ * children after the launched one's: a line of the counts, then each
+ * child's process lines and report. */
+void export_trace_procs_json(struct outbuf *o, const struct vms_trace_report *r,
+			     const struct vms_trace_procs *ps);
+void export_trace_procs_text(struct outbuf *o, const struct vms_trace_procs *ps,
+			     unsigned max_frames);
+
 /* Two reports compared (trace.h, vms_trace_diff): the JSON value of a
  * diff's "trace" (each side's trace-wide fields and window, the counts,
  * then each site that changed with its frames, a's and b's figures and

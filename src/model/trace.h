@@ -132,6 +132,28 @@ struct vms_trace_report {
 	const struct vms_trace_live *live;
 };
 
+/* A process of a trace that follows children (--trace-children): the
+ * launched one or a child, with its own report (NULL: the report it is
+ * listed with, the launched one's). how: "launched", "exec" (a program
+ * exec'd with the tracer), "fork" (a child fork() made, no exec);
+ * command its command line as it said (escaped by whoever prints it). */
+struct vms_trace_proc {
+	int32_t pid, ppid;
+	const char *how;
+	const char *command;
+	bool ended;
+	const struct vms_trace_report *report;
+};
+
+/* The processes of such a trace: n of them, the launched one first;
+ * not_followed those past the limit (limit processes in all). */
+struct vms_trace_procs {
+	const struct vms_trace_proc *v;
+	size_t n;
+	uint64_t not_followed;
+	unsigned limit;
+};
+
 /* What the viewer lists beside the report (src/trace/ keeps them live; a
  * snapshot file keeps them as they were at its snapshot: struct
  * vms_trace_live; no export carries them):

@@ -1,6 +1,7 @@
 /* tracer.c — tracer.h: the shared file (a memfd, sealed against
  * shrinking: the program cannot make vmscope's reads fault), the launch,
- * and the reading of the rings.
+ * the reports; the reading of a process's rings is tracer_read.c's, the
+ * children's files tracer_follow.c's.
  */
 #include "trace/tracer.h"
 
@@ -22,63 +23,8 @@
 #include "linux/spawn.h"
 #include "trace/tracedb.h"
 #include "trace/traceprog.h"
+#include "trace/tracer_priv.h"
 #include "trace/tracesym.h"
-
-struct slot_map {
-	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
-				      * -1: not sent */
-};
-
-struct tracer {
-	struct tracer_opts o;
-	int fd;
-	struct tw_header *hdr;
-	struct tracedb *db;
-	struct tracesym *sym;
-	struct slot_map *maps[TW_SLOTS];
-	pid_t pid;
-	bool attached; /* pid is not vmscope's child (tracer_attached) */
-	bool reaped;
-	int status;
-	uint64_t end_ns; /* when the command was seen ended */
-	uint64_t bad; /* records refused */
-	uint64_t next_seq; /* the merge's: the event number to read next */
-	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
-				       * inside its call) */
-	uint64_t run; /* the report's run: drawn at the start, never 0 */
-	uint64_t beat_ns; /* when the heartbeat last moved */
-	char cmd[256]; /* the command launched, for a message */
-};
-
-/* A ring's place during one reading: its records from tail to head, and
- * whether an event waits at tail (its number seq; its header as advance()
- * checked it: the ring is the program's memory, which may change it
- * before take_event() reads the rest). */
-struct ring_pos {
-	uint64_t tail, head, seq;
-	uint64_t tail0; /* the tail this reading found */
-	bool event;
-	struct tw_rec rec;
-};
-
-/* The heartbeat moves at most this often: a millisecond (a thread waiting
- * on a full ring looks for vmscope's pid while it does not move; TW_WAIT_NS
- * is 2 s), not at every reading of the rings (its cache line is read by
- * every record). */
-#define TRACER_BEAT_NS 1000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-uint64_t tracer_now(const struct tracer *tr)
-{
-	return mono_ns() - tr->hdr->start_ns;
-}
 
 /* A number that tells this trace from any other (its reports' "run"):
  * the kernel's random bytes, else the clock and the pid mixed. */
@@ -87,7 +33,8 @@ static uint64_t run_number(void)
 	uint64_t r = 0;
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		r = mono_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+		r = tracer_mono_ns() * 0x9e3779b97f4a7c15ull ^
+		    (uint64_t)getpid();
 	return r ? r : 1;
 }
 
@@ -98,24 +45,26 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	struct tw_header *h;
 
 	*out = NULL;
-	if (!tr || !(tr->db = tracedb_new())) {
+	if (!tr || !(tr->p.db = tracedb_new())) {
 		free(tr);
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace");
 	}
 	tr->o = *o;
 	tr->run = run_number();
-	tr->sym = tracesym_new(); /* NULL: frames without names */
-	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
-	    fcntl(tr->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+	tr->p.pidfd = tr->sock = -1;
+	tr->p.sym = tracesym_new(); /* NULL: frames without names */
+	tr->p.fd =
+		memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (tr->p.fd < 0 || ftruncate(tr->p.fd, (off_t)TW_FILE_BYTES) < 0 ||
+	    fcntl(tr->p.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
 		vms_error_set(err, VMS_ERR_CAPTURE, errno,
 			      "cannot make the trace's shared memory: %s",
 			      strerror(errno));
 		goto fail;
 	}
 	h = mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 tr->fd, 0);
+		 tr->p.fd, 0);
 	if (h == MAP_FAILED) {
 		vms_error_set(err, VMS_ERR_CAPTURE, errno,
 			      "cannot map the trace's shared memory: %s",
@@ -129,48 +78,52 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = getpid();
 	h->sample_bytes = o->sample_bytes;
-	h->start_ns = mono_ns();
+	h->start_ns = tracer_mono_ns();
 	h->seed = o->seed;
-	tr->hdr = h;
+	h->follow_children = o->follow_children;
+	tr->start_ns = h->start_ns;
+	tr->p.hdr = h;
+	if (o->follow_children && tracer_follow_start(tr, err) < 0) {
+		tracer_free(tr);
+		return -1;
+	}
 	*out = tr;
 	return 0;
 fail:
-	if (tr->fd >= 0)
-		close(tr->fd);
-	tracedb_free(tr->db);
+	if (tr->p.fd >= 0)
+		close(tr->p.fd);
+	tracedb_free(tr->p.db);
 	free(tr);
 	return -1;
 }
 
 void tracer_free(struct tracer *tr)
 {
-	unsigned i;
-
 	if (!tr)
 		return;
-	if (tr->hdr) {
+	tracer_follow_free(tr); /* its children run on untraced */
+	if (tr->p.hdr) {
 		/* the command runs on untraced */
-		__atomic_store_n(&tr->hdr->passthrough, TW_PASS_ENDED,
+		__atomic_store_n(&tr->p.hdr->passthrough, TW_PASS_ENDED,
 				 __ATOMIC_RELEASE);
 		if (tr->attached) {
 			/* a running process keeps the file mapped (its
 			 * library is never unloaded): the rings' memory is
 			 * given back, the header (pass-through) kept */
-			off_t at = (off_t)(tw_ring_at(tr->hdr, 0) -
-					   (unsigned char *)tr->hdr);
+			off_t at = (off_t)(tw_ring_at(tr->p.hdr, 0) -
+					   (unsigned char *)tr->p.hdr);
 
 			at = (at + 4095) & ~(off_t)4095;
-			fallocate(tr->fd,
+			fallocate(tr->p.fd,
 				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				  at, (off_t)TW_FILE_BYTES - at);
 		}
-		munmap(tr->hdr, TW_FILE_BYTES);
+		munmap(tr->p.hdr, TW_FILE_BYTES);
 	}
-	close(tr->fd);
-	for (i = 0; i < TW_SLOTS; i++)
-		free(tr->maps[i]);
-	tracedb_free(tr->db);
-	tracesym_free(tr->sym);
+	close(tr->p.fd);
+	tracer_free_maps(&tr->p);
+	tracedb_free(tr->p.db);
+	tracesym_free(tr->p.sym);
 	free(tr);
 }
 
@@ -187,10 +140,12 @@ static int preload_env(const char *lib, char *buf, size_t n)
 }
 
 /* In the child: the shared file at a descriptor of its own (not
- * close-on-exec) named in VMSCOPE_TRACE_FD, the library preloaded. */
+ * close-on-exec) named in VMSCOPE_TRACE_FD, the library preloaded, and
+ * following children, TW_FOLLOW_ENV (follow NULL: not, and none of it
+ * inherited). */
 struct child_env {
 	int fd;
-	const char *preload;
+	const char *preload, *follow;
 };
 
 static int child_env(void *ctx)
@@ -205,6 +160,9 @@ static int child_env(void *ctx)
 	if (setenv("LD_PRELOAD", c->preload, 1) < 0 ||
 	    setenv("VMSCOPE_TRACE_FD", num, 1) < 0)
 		return -1;
+	if (c->follow ? setenv(TW_FOLLOW_ENV, c->follow, 1) < 0
+		      : unsetenv(TW_FOLLOW_ENV) < 0)
+		return -1;
 	return 0;
 }
 
@@ -212,7 +170,8 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 		  struct vms_error *err)
 {
 	char preload[8192];
-	struct child_env ce = { tr->fd, preload };
+	struct child_env ce = { tr->p.fd, preload,
+				tr->sock >= 0 ? tr->follow_env : NULL };
 	/* no death signal: a traced command outlives vmscope (the library
 	 * goes pass-through when vmscope is gone); in the viewer it reads
 	 * and writes none of the terminal */
@@ -238,8 +197,8 @@ int tracer_launch(struct tracer *tr, char *const *cmd, pid_t *pid,
 				     "tracer to");
 	if (spawn(cmd, &so, pid, err) < 0)
 		return -1;
-	tr->pid = *pid;
-	snprintf(tr->cmd, sizeof(tr->cmd), "%s", cmd[0]);
+	tr->p.pid = *pid;
+	snprintf(tr->p.cmd, sizeof(tr->p.cmd), "%s", cmd[0]);
 	return 0;
 }
 
@@ -249,7 +208,7 @@ int tracer_started(const struct tracer *tr, struct vms_error *err)
 	 * main) sets traced_pid: 0 once the command ran, nothing was or
 	 * will be recorded */
 	if (tr->attached ||
-	    __atomic_load_n(&tr->hdr->traced_pid, __ATOMIC_ACQUIRE) != 0)
+	    __atomic_load_n(&tr->p.hdr->traced_pid, __ATOMIC_ACQUIRE) != 0)
 		return 0;
 	return vms_error_set(err, VMS_ERR_CAPTURE, 0,
 			     "nothing traced: the tracer library never "
@@ -258,391 +217,64 @@ int tracer_started(const struct tracer *tr, struct vms_error *err)
 			     "file capabilities, a security module's rule; a "
 			     "32-bit program; or VMSCOPE_TRACELIB names no "
 			     "tracer library)",
-			     tr->cmd, (int)tr->pid,
-			     tr->reaped ? "which has ended"
-					: "which runs on untraced");
+			     tr->p.cmd, (int)tr->p.pid,
+			     tr->p.reaped ? "which has ended"
+					  : "which runs on untraced");
 }
 
 bool tracer_wait(struct tracer *tr, int *status)
 {
 	int st;
 
-	if (!tr->reaped && tr->attached && kill(tr->pid, 0) < 0 &&
+	if (!tr->p.reaped && tr->attached && kill(tr->p.pid, 0) < 0 &&
 	    errno == ESRCH) {
-		tr->reaped = true; /* gone; how it ended is not known */
-		tr->end_ns = tracer_now(tr);
+		tr->p.reaped = true; /* gone; how it ended is not known */
+		tr->p.end_ns = tracer_now(tr);
 	}
-	if (!tr->reaped && !tr->attached && tr->pid > 0 &&
-	    waitpid(tr->pid, &st, WNOHANG) == tr->pid) {
-		tr->reaped = true;
-		tr->status = st;
-		tr->end_ns = tracer_now(tr);
+	if (!tr->p.reaped && !tr->attached && tr->p.pid > 0 &&
+	    waitpid(tr->p.pid, &st, WNOHANG) == tr->p.pid) {
+		tr->p.reaped = true;
+		tr->p.status = st;
+		tr->p.end_ns = tracer_now(tr);
 	}
-	if (tr->reaped && status)
-		*status = tr->status;
-	return tr->reaped;
+	if (tr->p.reaped && status)
+		*status = tr->p.status;
+	return tr->p.reaped;
 }
 
 int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 {
-	tr->pid = pid;
+	tr->p.pid = pid;
 	tr->attached = true;
-	return snprintf(path, n, "/proc/%d/fd/%d", (int)getpid(), tr->fd) <
+	return snprintf(path, n, "/proc/%d/fd/%d", (int)getpid(), tr->p.fd) <
 			       (int)n
 		       ? 0
 		       : -1;
 }
 
-/* ---- the rings ---- */
-
-static struct slot_map *slot_map(struct tracer *tr, unsigned n)
-{
-	unsigned i;
-
-	if (!tr->maps[n]) {
-		tr->maps[n] = malloc(sizeof(*tr->maps[n]));
-		if (!tr->maps[n])
-			return NULL;
-		for (i = 0; i < TW_STACK_IDS; i++)
-			tr->maps[n]->stack[i] = -1;
-	}
-	return tr->maps[n];
-}
-
-static uint64_t since_start(const struct tracer *tr, uint64_t t)
-{
-	return t > tr->hdr->start_ns ? t - tr->hdr->start_ns : 0;
-}
-
-/* The stack of an event, or -1 when the thread never sent that id. */
-static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
-{
-	return r->arg < TW_STACK_IDS ? m->stack[r->arg] : -1;
-}
-
-/* A block recorded by sampling: taken with probability
- * 1 - exp(-size / mean), so it stands for the inverse of that in blocks
- * and bytes. */
-static int sampled(struct tracer *tr, uint32_t st, const uint64_t *w)
-{
-	double p = -expm1(-(double)w[2] / (double)tr->hdr->sample_bytes);
-	double n = p > 0 ? 1 / p : 1;
-
-	return tracedb_alloc_weighed(tr->db, VMS_TRACE_HEAP, st, w[1], w[2],
-				     (uint32_t)(n * 1024 + 0.5),
-				     (uint64_t)((double)w[2] * n + 0.5),
-				     since_start(tr, w[0]));
-}
-
-/* A module the program named: its file, for its symbols, when it is a
- * regular file (the path is the program's to choose: a FIFO or a device
- * there is never opened for reading, nor waited on). */
-static void module_file(struct tracer *tr, const char *path, uint64_t bias)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0)
-		return; /* its frames stay unnamed */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return;
-	}
-	tracesym_module_fd(tr->sym, path, fd, bias);
-}
-
-/* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
-static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
-		const uint64_t *w)
-{
-	int64_t st;
-	unsigned i;
-
-	switch (r->op) {
-	case TW_OP_THREAD:
-	case TW_OP_STACK_RESET:
-		for (i = 0; i < TW_STACK_IDS; i++)
-			m->stack[i] = -1;
-		return 1;
-	case TW_OP_MODULE: {
-		const char *path = (const char *)&w[1];
-		size_t room = (r->words - 2u) * 8u;
-
-		if (r->words < 3 || !memchr(path, '\0', room))
-			return 0;
-		if (tr->sym)
-			module_file(tr, path, w[0]);
-		return 1;
-	}
-	case TW_OP_STACK:
-		if (r->arg >= TW_STACK_IDS || r->words - 1u > TW_MAX_FRAMES)
-			return 0;
-		st = tracedb_stack(tr->db, w, r->words - 1u);
-		if (st < 0)
-			return -1;
-		m->stack[r->arg] = st;
-		return 1;
-	default:
-		break;
-	}
-	if (r->words != TW_EVENT_WORDS(r->op) || r->op >= TW_OP_COUNT)
-		return 0;
-	switch (r->op) {
-	case TW_OP_FREE:
-		tracedb_free_heap(tr->db, w[1], since_start(tr, w[0]));
-		return 1;
-	case TW_OP_MUNMAP:
-		return tracedb_unmap(tr->db, w[1], w[2],
-				     since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	default:
-		break;
-	}
-	if (r->op == TW_OP_REALLOC && !w[1]) { /* no new block */
-		if (!w[2]) /* realloc(old, 0): old freed */
-			tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
-		return 1; /* else it failed: old is as it was */
-	}
-	if (r->op == TW_OP_MREMAP && !w[1])
-		return 1; /* it failed */
-	if ((st = stack_of(m, r)) < 0)
-		return 0;
-	switch (r->op) {
-	case TW_OP_MALLOC:
-		if ((r->flags & TW_F_SAMPLED) && tr->hdr->sample_bytes)
-			return sampled(tr, (uint32_t)st, w) < 0 ? -1 : 1;
-		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_REALLOC: /* the old block freed, a new one made */
-		tracedb_free_heap(tr->db, w[3], since_start(tr, w[0]));
-		return tracedb_alloc(tr->db, VMS_TRACE_HEAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_MMAP:
-		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_MREMAP:
-		if (tracedb_unmap(tr->db, w[3], w[4], since_start(tr, w[0])) <
-		    0)
-			return -1;
-		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	case TW_OP_BRK:
-		if ((int64_t)w[2] < 0) /* shrunk */
-			return tracedb_unmap(tr->db, w[1] + w[2], -w[2],
-					     since_start(tr, w[0])) < 0
-				       ? -1
-				       : 1;
-		return tracedb_alloc(tr->db, VMS_TRACE_BRK, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
-			       ? -1
-			       : 1;
-	default:
-		return 0;
-	}
-}
-
-/* Takes ring n's records from p->tail up to its next event: what is not
- * an event (a stack, a module, the thread's start) is taken at once, and
- * p->event says whether an event waits at p->tail. -1: out of memory. */
-static int advance(struct tracer *tr, unsigned n, struct ring_pos *p, long *got)
-{
-	const unsigned char *ring = tw_ring_at(tr->hdr, n);
-	struct slot_map *m = slot_map(tr, n);
-
-	p->event = false;
-	if (!m)
-		return -1;
-	while (p->tail < p->head) {
-		uint64_t at = p->tail % TW_RING_BYTES,
-			 w[256]; /* words: 255 at most */
-		struct tw_rec r;
-		uint64_t bytes;
-		int rc;
-
-		memcpy(&r, ring + at, sizeof(r));
-		if (r.op == TW_OP_PAD && r.words == 0) {
-			p->tail += TW_RING_BYTES - at;
-			continue;
-		}
-		bytes = (uint64_t)r.words * 8;
-		if (!r.words || bytes > p->head - p->tail ||
-		    at + bytes > TW_RING_BYTES) {
-			tr->bad++; /* a ring that breaks the rules: skipped */
-			p->tail = p->head;
-			break;
-		}
-		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
-			if (r.words == TW_EVENT_WORDS(r.op)) {
-				memcpy(&p->seq, ring + at + 16, 8);
-				p->rec = r;
-				p->event = true;
-				return 0;
-			}
-			tr->bad++;
-		} else {
-			memcpy(w, ring + at + 8, bytes - 8);
-			if ((rc = take(tr, m, &r, w)) < 0)
-				return -1;
-			tr->bad += rc == 0;
-			++*got;
-		}
-		p->tail += bytes;
-	}
-	return 0;
-}
-
-/* Takes the event at p->tail: take() sees its time then its fields (the
- * number is the merge's). */
-static int take_event(struct tracer *tr, unsigned n, struct ring_pos *p)
-{
-	const unsigned char *ring = tw_ring_at(tr->hdr, n);
-	uint64_t at = p->tail % TW_RING_BYTES, w[8];
-	struct tw_rec r = p->rec; /* as checked, whatever the ring says now */
-	int rc;
-
-	_Static_assert(sizeof(w) >= 7 * 8, "the longest event (mremap: 7 "
-					   "words), the time twice");
-	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
-	w[1] = w[0]; /* the time, just before the fields */
-	tracedb_thread(tr->db, tw_slot_at(tr->hdr, n)->tid);
-	if ((rc = take(tr, tr->maps[n], &r, w + 1)) < 0)
-		return -1;
-	tr->bad += rc == 0;
-	if (p->seq >= tr->next_seq)
-		tr->next_seq = p->seq + 1;
-	p->tail += (uint64_t)r.words * 8;
-	return 0;
-}
-
-/* Whether the merge may pass over the numbers from next_seq up to seq:
- * when the program has ended (they will never be written), or after
- * TW_WAIT_NS of waiting for the same one (a thread stopped inside its
- * call, or a ring broken). */
-static bool pass_over(struct tracer *tr, uint64_t seq)
-{
-	uint64_t t = mono_ns();
-
-	if (!tr->reaped) {
-		if (tr->stall_seq != tr->next_seq || !tr->stall_ns) {
-			tr->stall_seq = tr->next_seq;
-			tr->stall_ns = t;
-			return false;
-		}
-		if (t - tr->stall_ns < TW_WAIT_NS)
-			return false;
-	}
-	tr->bad += seq - tr->next_seq; /* events never written */
-	tr->next_seq = seq;
-	tr->stall_ns = 0;
-	return true;
-}
-
 long tracer_drain(struct tracer *tr, struct vms_error *err)
 {
-	struct ring_pos pos[TW_SLOTS];
-	unsigned live[TW_SLOTS], nlive = 0, i, k;
-	uint32_t state[TW_SLOTS];
-	long got = 0;
+	long got = tracer_drain_proc(tr, &tr->p, err), kids;
 
-	/* every ring's records up to the head it has now, ... */
-	for (i = 0; i < TW_SLOTS; i++) {
-		struct tw_slot *sl = tw_slot_at(tr->hdr, i);
-		struct ring_pos *p = &pos[i];
-
-		state[i] = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
-		if (state[i] == TW_SLOT_FREE)
-			continue;
-		p->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
-		p->tail = p->tail0 = sl->tail;
-		if (p->head - p->tail > TW_RING_BYTES ||
-		    (p->head | p->tail) % 8) {
-			tr->bad++; /* a ring that breaks the rules: skipped */
-			p->tail = p->head;
-		}
-		if (advance(tr, i, p, &got) < 0)
-			goto nomem;
-		live[nlive++] = i;
-	}
-	/* ... its events taken in the order of their numbers */
-	for (;;) {
-		struct ring_pos *b = NULL;
-		unsigned bn = 0;
-
-		for (k = 0; k < nlive; k++) {
-			struct ring_pos *p = &pos[live[k]];
-
-			if (p->event && (!b || p->seq < b->seq)) {
-				b = p;
-				bn = live[k];
-			}
-		}
-		if (!b || (b->seq > tr->next_seq && !pass_over(tr, b->seq)))
-			break;
-		/* the same thread's next numbers without looking again */
-		do {
-			if (take_event(tr, bn, b) < 0 ||
-			    advance(tr, bn, b, &got) < 0)
-				goto nomem;
-			got++;
-		} while (b->event && b->seq == tr->next_seq);
-	}
-	/* Each store below is to a cache line the program's threads use
-	 * (the slot's head, the header's fields they read at every record):
-	 * made only when it says something, the tail when it moved, the
-	 * heartbeat a few times a second at most (the library waits on a
-	 * full ring while it moves, TW_WAIT_NS without) */
-	for (k = 0; k < nlive; k++) {
-		struct tw_slot *sl = tw_slot_at(tr->hdr, live[k]);
-
-		if (pos[live[k]].tail != pos[live[k]].tail0)
-			__atomic_store_n(&sl->tail, pos[live[k]].tail,
-					 __ATOMIC_RELEASE);
-		/* a finished thread's ring, read to its end, is free again */
-		if (state[live[k]] == TW_SLOT_DONE &&
-		    pos[live[k]].tail == pos[live[k]].head)
-			__atomic_store_n(&sl->state, TW_SLOT_FREE,
-					 __ATOMIC_RELEASE);
-	}
-	{
-		uint64_t t = mono_ns();
-
-		if (t - tr->beat_ns >= TRACER_BEAT_NS) {
-			__atomic_add_fetch(&tr->hdr->heartbeat, 1,
-					   __ATOMIC_RELEASE);
-			tr->beat_ns = t;
-		}
-	}
-	return got;
-nomem:
-	for (k = 0; k < nlive; k++)
-		__atomic_store_n(&tw_slot_at(tr->hdr, live[k])->tail,
-				 pos[live[k]].tail, __ATOMIC_RELEASE);
-	return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
-			     "out of memory reading the trace");
+	if (got < 0 || tr->sock < 0)
+		return got;
+	kids = tracer_follow_drain(tr, err);
+	return kids < 0 ? -1 : got + kids;
 }
 
 int tracer_mark(struct tracer *tr)
 {
-	return tracedb_mark(tr->db, tracer_now(tr));
+	return tracedb_mark(tr->p.db, tracer_now(tr));
 }
 
 unsigned tracer_marks(const struct tracer *tr)
 {
-	return tracedb_marks(tr->db);
+	return tracedb_marks(tr->p.db);
 }
 
 uint64_t tracer_bad(const struct tracer *tr)
 {
-	return tr->bad;
+	return tr->p.bad;
 }
 
 int tracer_report(struct tracer *tr, unsigned from, unsigned to,
@@ -652,32 +284,17 @@ int tracer_report(struct tracer *tr, unsigned from, unsigned to,
 	return tracer_report_in(tr, from, to, 0, 0, a, out, err);
 }
 
-/* The trace-wide figures of a report (its sites made). */
-static void report_fields(struct tracer *tr, struct vms_trace_report *out)
-{
-	out->run = tr->run;
-	out->sample_bytes = tr->hdr->sample_bytes;
-	out->sampled = out->sample_bytes != 0;
-	out->attached = tr->attached;
-	out->dropped = __atomic_load_n(&tr->hdr->dropped, __ATOMIC_ACQUIRE);
-	out->dropped_bytes =
-		__atomic_load_n(&tr->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
-	out->ended = tr->reaped;
-	out->exit_status = tr->status;
-	out->bad_records = tr->bad;
-}
-
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
 		     uint64_t hi, struct arena *a, struct vms_trace_report *out,
 		     struct vms_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (tracedb_report_in(tr->db, from, to, lo, hi,
-			      tr->reaped ? tr->end_ns : tracer_now(tr), tr->sym,
-			      a, out) < 0)
+	if (tracedb_report_in(tr->p.db, from, to, lo, hi,
+			      tr->p.reaped ? tr->p.end_ns : tracer_now(tr),
+			      tr->p.sym, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
-	report_fields(tr, out);
+	tracer_report_fields(tr, &tr->p, out);
 	return 0;
 }
 
@@ -692,7 +309,7 @@ static int kept_live(struct tracer *tr, unsigned to, struct arena *a,
 	size_t nids = 0, i;
 	int rc = -1;
 
-	if (!lv || tracedb_kept_live(tr->db, to, a, lv, &ids, &nids) < 0)
+	if (!lv || tracedb_kept_live(tr->p.db, to, a, lv, &ids, &nids) < 0)
 		goto out;
 	if (!(st = arena_alloc(a, (nids ? nids : 1) * sizeof(*st))))
 		goto out;
@@ -701,7 +318,7 @@ static int kept_live(struct tracer *tr, unsigned to, struct arena *a,
 
 		if (vms_trace_site_of(out, ids[i]))
 			continue;
-		if ((got = tracedb_site(tr->db, ids[i], tr->sym, a,
+		if ((got = tracedb_site(tr->p.db, ids[i], tr->p.sym, a,
 					&st[lv->nstacks])) < 0)
 			goto out;
 		lv->nstacks += got > 0;
@@ -718,12 +335,12 @@ int tracer_report_kept(struct tracer *tr, unsigned to, struct arena *a,
 		       struct vms_trace_report *out, struct vms_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (tracedb_report_kept(tr->db, to,
-				tr->reaped ? tr->end_ns : tracer_now(tr),
-				tr->sym, a, out) < 0)
+	if (tracedb_report_kept(tr->p.db, to,
+				tr->p.reaped ? tr->p.end_ns : tracer_now(tr),
+				tr->p.sym, a, out) < 0)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace report");
-	report_fields(tr, out);
+	tracer_report_fields(tr, &tr->p, out);
 	return 0;
 }
 
@@ -740,27 +357,66 @@ int tracer_keep_live(struct tracer *tr, unsigned to, struct arena *a,
 size_t tracer_log(const struct tracer *tr, const struct vms_trace_filter *f,
 		  struct vms_trace_event *out, size_t max)
 {
-	return tracedb_log(tr->db, f, out, max);
+	return tracedb_log(tr->p.db, f, out, max);
 }
 
 size_t tracer_blocks_in(const struct tracer *tr, uint64_t lo, uint64_t hi,
 			struct vms_trace_block *out, size_t max)
 {
-	return tracedb_blocks_in(tr->db, lo, hi, out, max);
+	return tracedb_blocks_in(tr->p.db, lo, hi, out, max);
 }
 
 int tracer_site(struct tracer *tr, uint32_t id, struct arena *a,
 		struct vms_trace_site *out)
 {
-	return tracedb_site(tr->db, id, tr->sym, a, out);
+	return tracedb_site(tr->p.db, id, tr->p.sym, a, out);
 }
 
 struct tracedb *tracer_db(struct tracer *tr)
 {
-	return tr->db;
+	return tr->p.db;
 }
 
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 {
-	return tracedb_map_at(tr->db, lo, hi);
+	return tracedb_map_at(tr->p.db, lo, hi);
+}
+
+/* ---- the processes followed (tracer_follow.c's children) ---- */
+
+unsigned tracer_procs(const struct tracer *tr)
+{
+	return 1 + tr->nkids;
+}
+
+void tracer_proc(struct tracer *tr, unsigned i, struct vms_trace_proc *out)
+{
+	if (i >= 1 && i <= tr->nkids) {
+		tracer_follow_proc(tr, i, out);
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->pid = tr->p.pid;
+	out->ppid = (int32_t)getpid();
+	out->how = "launched";
+	out->command = tr->p.cmd;
+	out->ended = tracer_wait(tr, NULL);
+}
+
+int tracer_proc_report(struct tracer *tr, unsigned i, struct arena *a,
+		       struct vms_trace_report *out, struct vms_error *err)
+{
+	if (i >= 1 && i <= tr->nkids)
+		return tracer_follow_report(tr, i, a, out, err);
+	return tracer_report_kept(tr, tracer_marks(tr) + 1, a, out, err);
+}
+
+uint64_t tracer_not_followed(const struct tracer *tr)
+{
+	return tr->not_followed;
+}
+
+bool tracer_all_ended(struct tracer *tr)
+{
+	return tracer_wait(tr, NULL) && tracer_follow_ended(tr);
 }

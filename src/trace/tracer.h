@@ -46,6 +46,9 @@ struct tracer_opts {
 	uint64_t sample_bytes; /* 0: every call (exact) */
 	uint64_t seed; /* sampling's random streams start from it */
 	const char *library; /* the tracer library's path */
+	/* --trace-children: the children the command forks and execs are
+	 * traced too, each its own process (tracer_procs) */
+	bool follow_children;
 	/* where the command's output goes */
 	enum {
 		TRACER_OUT_KEEP, /* vmscope's own */
@@ -127,5 +130,38 @@ struct tracedb *tracer_db(struct tracer *tr);
 uint64_t tracer_bad(const struct tracer *tr);
 /* ns since the trace began. */
 uint64_t tracer_now(const struct tracer *tr);
+
+/* ---- following children (tracer_opts.follow_children) ----
+ *
+ * Each child the launched command forks (fork(): the raw system call runs
+ * no handler, such a child records nothing) or execs (a program started
+ * with the library: LD_PRELOAD and the variable that names vmscope's
+ * socket stay in the environment), and each of theirs, records into a file
+ * of its own that it sends vmscope (base/tracewire.h); tracer_drain()
+ * takes them and reads their rings. A process's allocations are its own:
+ * its own aggregation and names (a free in a forked child of a block its
+ * parent made before the fork is the child's free of a block it never
+ * allocated, counted in its unknown_frees, and changes nothing of the
+ * parent's). At most TW_FOLLOW_MAX processes, the launched one too; the
+ * files of the others are set pass-through at once (they run untraced)
+ * and counted. A child's end is seen by its pidfd (its exit status is its
+ * parent's, not vmscope's), its file then read to its end and let go. */
+
+/* The processes followed: 0 the launched one, then the children in the
+ * order their files came. */
+unsigned tracer_procs(const struct tracer *tr);
+/* Process i: its pid, its parent's (as it said), how it came
+ * ("launched", "exec", "fork"), its command line (as it said) and
+ * whether it has ended; report NULL. */
+void tracer_proc(struct tracer *tr, unsigned i, struct vms_trace_proc *out);
+/* The whole trace of process i (i >= 1; the launched one's is
+ * tracer_report_kept's), as tracer_report_kept's to its end. */
+int tracer_proc_report(struct tracer *tr, unsigned i, struct arena *a,
+		       struct vms_trace_report *out, struct vms_error *err);
+/* Children whose files came and were not followed (the limit). */
+uint64_t tracer_not_followed(const struct tracer *tr);
+/* Whether the launched command has ended (reaped) and every child
+ * followed too, no file waiting to be taken. */
+bool tracer_all_ended(struct tracer *tr);
 
 #endif

@@ -1,7 +1,9 @@
 /* tracesym.c — tracesym.h through libdwfl: each module reported from its
  * file at its bias (dwfl_report_elf), its debug information found by
  * dwfl_standard_find_debuginfo() (the file's own .debug_*, its
- * .gnu_debuglink, /usr/lib/debug/.build-id/).
+ * .gnu_debuglink, /usr/lib/debug/.build-id/). A view reports nothing
+ * itself: each file once in its shared one, at a bias of the shared
+ * one's, and a process's address is moved there to be named.
  */
 #include "trace/tracesym.h"
 
@@ -10,11 +12,35 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-struct tracesym {
-	Dwfl *dwfl;
+/* A shared one's file: where it was reported (its synthetic bias) and
+ * its span there. */
+struct sfile {
+	dev_t dev;
+	ino_t ino;
+	uint64_t bias, lo, hi;
+	bool ok; /* reported (else its frames stay unnamed) */
 };
+
+/* A view's module: its addresses in the process, and what to add to
+ * them for the shared one's. */
+struct vmod {
+	uint64_t lo, hi, delta;
+};
+
+struct tracesym {
+	Dwfl *dwfl; /* NULL in a view */
+	struct tracesym *shared; /* a view's */
+	struct vmod *mods; /* a view's */
+	size_t nmods;
+	struct sfile *files; /* a shared one's, as views loaded them */
+	size_t nfiles;
+	uint64_t next_bias;
+};
+
+#define SHARED_BASE 0x100000000000ull /* shared files from 16 TiB up */
 
 static char *debuginfo_path; /* libdwfl's default: .debug, /usr/lib/debug */
 
@@ -39,25 +65,133 @@ struct tracesym *tracesym_new(void)
 	return ts;
 }
 
-void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
-			uint64_t bias)
+struct tracesym *tracesym_view(struct tracesym *shared)
 {
-	const char *base = strrchr(path, '/');
+	struct tracesym *ts;
 
-	dwfl_report_begin_add(ts->dwfl);
-	/* libdwfl keeps fd (closed at dwfl_end), or closes it on failure */
-	if (!dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, fd, bias,
-			     true))
-		close(fd);
-	dwfl_report_end(ts->dwfl, NULL, NULL);
+	if (!shared || !(ts = calloc(1, sizeof(*ts))))
+		return NULL;
+	ts->shared = shared;
+	return ts;
 }
 
 void tracesym_free(struct tracesym *ts)
 {
 	if (!ts)
 		return;
-	dwfl_end(ts->dwfl);
+	if (ts->dwfl)
+		dwfl_end(ts->dwfl);
+	free(ts->mods);
+	free(ts->files);
 	free(ts);
+}
+
+/* The shared one's file open at fd (reported the first time a view loads
+ * it), or NULL; fd is taken over. */
+static const struct sfile *shared_file(struct tracesym *sh, const char *path,
+				       int fd)
+{
+	const char *base = strrchr(path, '/');
+	struct sfile *f;
+	struct stat st;
+	Dwfl_Module *m;
+	Dwarf_Addr lo = 0, hi = 0;
+	size_t i;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	for (i = 0; i < sh->nfiles; i++)
+		if (sh->files[i].dev == st.st_dev &&
+		    sh->files[i].ino == st.st_ino) {
+			close(fd);
+			return sh->files[i].ok ? &sh->files[i] : NULL;
+		}
+	if (sh->nfiles == TRACESYM_SHARED_FILES) {
+		close(fd);
+		return NULL;
+	}
+	if (!sh->files) {
+		sh->files = calloc(TRACESYM_SHARED_FILES, sizeof(*sh->files));
+		if (!sh->files) {
+			close(fd);
+			return NULL;
+		}
+		sh->next_bias = SHARED_BASE;
+	}
+	f = &sh->files[sh->nfiles++];
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->bias = sh->next_bias;
+	dwfl_report_begin_add(sh->dwfl);
+	m = dwfl_report_elf(sh->dwfl, base ? base + 1 : path, path, fd, f->bias,
+			    true);
+	if (!m)
+		close(fd);
+	dwfl_report_end(sh->dwfl, NULL, NULL);
+	if (!m)
+		return NULL;
+	dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	f->lo = lo;
+	f->hi = hi;
+	f->ok = hi > lo;
+	/* the next file past this one's span, a MiB apart */
+	sh->next_bias = ((hi > f->bias ? hi : f->bias) + (2u << 20)) &
+			~(uint64_t)((1u << 20) - 1);
+	return f->ok ? f : NULL;
+}
+
+/* A view's module loaded at bias: the shared one's file, and the span it
+ * has in the process. */
+static void view_module(struct tracesym *ts, const char *path, int fd,
+			uint64_t bias)
+{
+	const struct sfile *f;
+
+	if (ts->nmods == TRACESYM_VIEW_MODULES) {
+		close(fd);
+		return;
+	}
+	if (!ts->mods &&
+	    !(ts->mods = calloc(TRACESYM_VIEW_MODULES, sizeof(*ts->mods)))) {
+		close(fd);
+		return;
+	}
+	if (!(f = shared_file(ts->shared, path, fd)))
+		return;
+	/* process address = shared address - f->bias + bias */
+	ts->mods[ts->nmods].lo = f->lo - f->bias + bias;
+	ts->mods[ts->nmods].hi = f->hi - f->bias + bias;
+	ts->mods[ts->nmods++].delta = f->bias - bias;
+}
+
+/* ip (a process's) as the shared one's address, or 0: in no module. */
+static uint64_t view_addr(const struct tracesym *ts, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < ts->nmods; i++)
+		if (ip >= ts->mods[i].lo && ip < ts->mods[i].hi)
+			return ip + ts->mods[i].delta;
+	return 0;
+}
+
+void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
+			uint64_t bias)
+{
+	const char *base = strrchr(path, '/');
+
+	if (ts->shared) {
+		view_module(ts, path, fd, bias);
+		return;
+	}
+	dwfl_report_begin_add(ts->dwfl);
+	/* libdwfl keeps fd (closed at dwfl_end), or closes it on failure */
+	if (!dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, fd, bias,
+			     true))
+		close(fd);
+	dwfl_report_end(ts->dwfl, NULL, NULL);
 }
 
 /* C++'s names demangled by libstdc++'s own demangler, loaded the first
@@ -103,8 +237,9 @@ static const char *function_name(struct arena *a, const char *name)
 	return arena_strndup(a, name, strcspn(name, "@"));
 }
 
-int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
-		   struct vms_trace_frame *f)
+/* tracesym_frame in a tracesym of its own modules (not a view). */
+static int frame_of(struct tracesym *ts, uint64_t ip, struct arena *a,
+		    struct vms_trace_frame *f)
 {
 	/* every frame's address is a return address: the call before it */
 	Dwarf_Addr at = ip - 1, start = 0;
@@ -142,7 +277,7 @@ int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
 	return 0;
 }
 
-int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
+static int cfa_of(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
 {
 	Dwfl_Module *m = dwfl_addrmodule(ts->dwfl, pc);
 	Dwarf_Op mem[3], *ops;
@@ -189,4 +324,30 @@ int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
 out:
 	free(fr);
 	return rc;
+}
+
+int tracesym_frame(struct tracesym *ts, uint64_t ip, struct arena *a,
+		   struct vms_trace_frame *f)
+{
+	uint64_t at;
+	int rc;
+
+	if (!ts->shared)
+		return frame_of(ts, ip, a, f);
+	/* a view: the call's address, ip - 1, in one of its modules */
+	f->ip = ip;
+	if (!(at = view_addr(ts, ip - 1)))
+		return 0;
+	rc = frame_of(ts->shared, at + 1, a, f);
+	f->ip = ip; /* the process's */
+	return rc;
+}
+
+int tracesym_cfa(struct tracesym *ts, uint64_t pc, struct tracesym_cfa *cfa)
+{
+	uint64_t at;
+
+	if (!ts->shared)
+		return cfa_of(ts, pc, cfa);
+	return (at = view_addr(ts, pc)) ? cfa_of(ts->shared, at, cfa) : -1;
 }

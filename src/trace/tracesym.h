@@ -27,6 +27,16 @@
 struct tracesym;
 
 struct tracesym *tracesym_new(void);
+/* A view of shared: one process's modules (its own biases) named through
+ * the files shared holds, each file (by device and inode) read once for
+ * all the views that load it, at addresses of shared's own (views are
+ * for the many processes of one trace: --trace-children; each file's
+ * debug information is read once, not once a process). shared outlives
+ * its views; a view's modules are TRACESYM_VIEW_MODULES at most, a
+ * shared one's files TRACESYM_SHARED_FILES (the rest unnamed). */
+#define TRACESYM_VIEW_MODULES 4096u
+#define TRACESYM_SHARED_FILES 8192u
+struct tracesym *tracesym_view(struct tracesym *shared);
 void tracesym_free(struct tracesym *ts);
 /* The file open at fd (the caller checked it is a regular file: a
  * traced program's path, or procfile_open()'s, the very file a region of

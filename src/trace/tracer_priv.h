@@ -1,0 +1,101 @@
+/* tracer_priv.h — the tracer's records, shared by its three files, each
+ * using only those below it: tracer_read.c (the reading of one process's
+ * rings), tracer_follow.c (--trace-children: the children's files
+ * received, read and let go) and tracer.c (the file, the launch, the
+ * reports: tracer.h). Nothing else includes it.
+ */
+#ifndef VMS_TRACER_PRIV_H
+#define VMS_TRACER_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/tracewire.h"
+#include "trace/tracedb.h"
+#include "trace/tracer.h"
+#include "trace/tracesym.h"
+
+struct slot_map {
+	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
+				      * -1: not sent */
+};
+
+/* One process traced: the launched (or attached) one, or a child
+ * followed. Each has its own file, aggregation and modules' names: the
+ * addresses of two processes are never matched. */
+struct tproc {
+	int fd; /* -1: let go (a child ended, its rings read) */
+	int pidfd; /* a child's (its end), or -1 */
+	struct tw_header *hdr; /* NULL: let go */
+	struct tracedb *db;
+	struct tracesym *sym; /* NULL: frames without names */
+	struct slot_map *maps[TW_SLOTS];
+	pid_t pid, ppid;
+	unsigned how; /* 0: the launched one; else enum tw_follow_how */
+	bool reaped; /* ended (a child: seen gone) */
+	int status; /* the launched one's wait status */
+	uint64_t end_ns; /* when it was seen ended */
+	uint64_t bad; /* records refused */
+	uint64_t next_seq; /* the merge's: the event number to read next */
+	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
+				       * inside its call) */
+	uint64_t dropped, dropped_bytes; /* as the file said when let go */
+	uint64_t beat_ns; /* when its heartbeat last moved */
+	char cmd[256]; /* its command, for a message and the report */
+};
+
+#define TRACER_BIRTHS 256u /* children awaited at once, at most */
+
+struct tracer {
+	struct tracer_opts o;
+	struct tproc p; /* the launched (or attached) process */
+	bool attached; /* p is not vmscope's child (tracer_attached) */
+	uint64_t run; /* the report's run: drawn at the start, never 0 */
+	uint64_t start_ns; /* the trace's time 0 (CLOCK_MONOTONIC) */
+	/* --trace-children (tracer_follow.c): the socket children send
+	 * their files to, its name, the children followed, those not */
+	int sock;
+	char sock_name[64];
+	char follow_env[160]; /* TW_FOLLOW_ENV's value */
+	struct tproc *kids[TW_FOLLOW_MAX];
+	unsigned nkids;
+	/* the files the children load, each named once for all of them
+	 * (their tracesym a view of it: tracesym_view) */
+	struct tracesym *kid_sym;
+	uint64_t not_followed;
+	/* children forked (TW_FOLLOW_BORN) whose file has not come: the
+	 * trace waits for them (their file, or their end) */
+	struct birth {
+		pid_t pid;
+		int pidfd;
+	} births[TRACER_BIRTHS];
+	unsigned nbirths;
+};
+
+/* tracer_read.c's: CLOCK_MONOTONIC in ns; the process's rings read up to
+ * their heads (records taken; -1 out of memory). */
+uint64_t tracer_mono_ns(void);
+long tracer_drain_proc(struct tracer *tr, struct tproc *p,
+		       struct vms_error *err);
+/* A process's figures, its own: the report's trace-wide fields. */
+void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
+			  struct vms_trace_report *out);
+/* Frees what a process's reading holds (not its db, sym, nor the file). */
+void tracer_free_maps(struct tproc *p);
+
+/* tracer_follow.c's: the socket made and TW_FOLLOW_ENV's value (-1 with
+ * err); the children's files received, their rings read, the ended ones
+ * let go; every child's file set pass-through and freed; child i (1 to
+ * nkids) and its report (tracer.h's tracer_proc, tracer_proc_report);
+ * whether every child followed, or made to be, has ended. */
+int tracer_follow_start(struct tracer *tr, struct vms_error *err);
+long tracer_follow_drain(struct tracer *tr, struct vms_error *err);
+void tracer_follow_free(struct tracer *tr);
+void tracer_follow_proc(const struct tracer *tr, unsigned i,
+			struct vms_trace_proc *out);
+int tracer_follow_report(struct tracer *tr, unsigned i, struct arena *a,
+			 struct vms_trace_report *out, struct vms_error *err);
+bool tracer_follow_ended(const struct tracer *tr);
+
+#endif
