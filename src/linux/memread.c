@@ -191,11 +191,14 @@ int memread_read_each(struct memread *m, const uint64_t *addr, size_t n,
 	while (i < n) {
 		uint64_t first = addr[i] / ps, last = first, pg;
 
-		/* the pieces whose pages lie within 512 of the first's */
+		/* the pieces whose pages lie within 512 of the first's
+		 * (the table read to the highest of their ends: out of
+		 * order, a piece's end may lie past the next's) */
 		for (j = i; j < n && addr[j] >= addr[i] &&
 			    (addr[j] + len - 1) / ps - first < 512;
 		     j++)
-			last = (addr[j] + len - 1) / ps;
+			if ((addr[j] + len - 1) / ps > last)
+				last = (addr[j] + len - 1) / ps;
 		if (j == i) { /* longer than the window, or out of order */
 			ssize_t got = memread_read(
 				m, addr[i], (char *)buf + i * len, len, err);

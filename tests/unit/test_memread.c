@@ -23,6 +23,16 @@
 
 enum { PAGES = 64, FAR = 600, PIECE = 48, MAXP = 512 };
 
+/* Zeros on the stack below the caller's frame. */
+__attribute__((noinline)) static void stack_zeroed(void)
+{
+	volatile unsigned char z[16384];
+	size_t i;
+
+	for (i = 0; i < sizeof(z); i++)
+		z[i] = 0;
+}
+
 int main(void)
 {
 	const size_t ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -76,6 +86,23 @@ int main(void)
 	ok(read == 22 * 2 + 22 && unread == n - read,
 	   "read: the two pieces within each written page and the far "
 	   "mapping's written pages");
+	{ /* out of order within one read of pagemap: a piece past the
+	   * last one's pages (page 39) between two lower (pages 0 and 3),
+	   * all written: each read, as memread_read has it. The stack the
+	   * call's table of pages takes zeroed first: a page the table
+	   * was not read for then says "not in RAM" */
+		uint64_t odd[3] = { (uint64_t)(uintptr_t)m,
+				    (uint64_t)(uintptr_t)(m + 39 * ps),
+				    (uint64_t)(uintptr_t)(m + 3 * ps) };
+		unsigned char oko[3];
+
+		stack_zeroed();
+		ok(memread_read_each(&r, odd, 3, PIECE, got, oko, &e) == 0 &&
+			   oko[0] && oko[1] && oko[2] &&
+			   memcmp(got + PIECE, m + 39 * ps, PIECE) == 0,
+		   "pieces out of order: each read (%d %d %d)", oko[0],
+		   oko[1], oko[2]);
+	}
 	ok(mincore(m, PAGES * ps, inram) == 0, "mincore");
 	for (i = 0, bad = 0; i < PAGES; i++)
 		bad += (i % 3 != 0) && (inram[i] & 1);

@@ -411,6 +411,129 @@ static void refused(void)
 	free(p);
 }
 
+/* ---- rows past what a file keeps ---- */
+
+struct wbuf {
+	unsigned char *p;
+	size_t n;
+};
+
+static void w_bytes(struct wbuf *b, const void *p, size_t n)
+{
+	b->p = realloc(b->p, b->n + n);
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void w_varint(struct wbuf *b, uint64_t v)
+{
+	unsigned char c;
+
+	do {
+		c = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		w_bytes(b, &c, 1);
+		v >>= 7;
+	} while (v);
+}
+
+static void w_str(struct wbuf *b, const char *s)
+{
+	w_varint(b, strlen(s));
+	w_bytes(b, s, strlen(s));
+}
+
+/* A record of t's columns, rows rows each (PLAIN): its "site" v, the
+ * others 0, after a column this reader does not know of pad bytes. */
+static void w_record(struct wbuf *b, const struct vms_tcols *t, size_t rows,
+		     unsigned char v, size_t pad)
+{
+	unsigned char *col = calloc(rows + pad + 1, 1);
+	size_t k;
+
+	w_str(b, t->name);
+	w_varint(b, rows);
+	w_varint(b, t->ncols + 1);
+	w_str(b, "pad");
+	w_varint(b, VMS_TCOL_PLAIN);
+	w_varint(b, pad);
+	w_bytes(b, col, pad);
+	for (k = 0; k < t->ncols; k++) {
+		memset(col, strcmp(t->cols[k].file, "site") ? 0 : v, rows);
+		w_str(b, t->cols[k].file);
+		w_varint(b, VMS_TCOL_PLAIN);
+		w_varint(b, rows);
+		w_bytes(b, col, rows);
+	}
+	free(col);
+}
+
+/* A section of nblocks blocks (and pad bytes in their record) and nlog
+ * events, all of site 7. */
+static const char *read_made(const struct vms_trace_report *r, size_t nblocks,
+			     size_t pad, size_t nlog)
+{
+	struct wbuf b = { NULL, 0 };
+	const char *why;
+
+	w_bytes(&b, "vmscope tracelive\n", 18);
+	w_varint(&b, 1);
+	w_varint(&b, 1);
+	w_varint(&b, 1ull << 40); /* blocks_alive */
+	w_varint(&b, 1ull << 40); /* logged */
+	w_varint(&b, 2);
+	w_record(&b, &vms_trace_block_cols, nblocks, 7, pad);
+	w_record(&b, &vms_trace_event_cols, nlog, 7, 0);
+	why = read_back(b.p, b.n, r);
+	free(b.p);
+	return why;
+}
+
+static void past_kept(void)
+{
+	struct vms_trace_report r;
+	const char *why;
+
+	report(&r, 1);
+	lv.stacks = stacks;
+	why = read_made(&r, 3, 0, VMS_TRACE_LOG);
+	ok(!why, "a section of a full log (%u events) reads (%s)",
+	   VMS_TRACE_LOG, why ? why : "no complaint");
+	why = read_made(&r, 3, 0, VMS_TRACE_LOG + 1);
+	ok(why && strstr(why, "more rows"),
+	   "a log of more events than a file keeps (%u) is refused (%s)",
+	   VMS_TRACE_LOG, why ? why : "read");
+	{
+		struct wbuf b = { NULL, 0 };
+
+		w_bytes(&b, "vmscope tracelive\n", 18);
+		w_varint(&b, 1);
+		w_varint(&b, 1);
+		w_varint(&b, 1ull << 40);
+		w_varint(&b, 1ull << 40);
+		w_varint(&b, 2);
+		/* its rows claimed past the cap, held by the pad's bytes */
+		w_str(&b, "blocks");
+		w_varint(&b, VMS_TRACE_BLOCKS_KEPT + 1);
+		w_varint(&b, 1);
+		w_str(&b, "pad");
+		w_varint(&b, VMS_TCOL_PLAIN);
+		w_varint(&b, VMS_TRACE_BLOCKS_KEPT + 2);
+		{
+			unsigned char *z = calloc(VMS_TRACE_BLOCKS_KEPT + 2, 1);
+
+			w_bytes(&b, z, VMS_TRACE_BLOCKS_KEPT + 2);
+			free(z);
+		}
+		why = read_back(b.p, b.n, &r);
+		ok(why && strstr(why, "more rows"),
+		   "a record claiming more allocations than a file keeps "
+		   "(%u), its bytes there, is refused before its rows are "
+		   "made (%s)",
+		   VMS_TRACE_BLOCKS_KEPT, why ? why : "read");
+		free(b.p);
+	}
+}
+
 /* ---- what the viewer reads of a kept report (model/trace.h) ---- */
 
 static void read_offline(void)
@@ -497,6 +620,7 @@ int main(void)
 	round_trip(2);
 	without();
 	refused();
+	past_kept();
 	read_offline();
 	return tap_done();
 }

@@ -204,7 +204,10 @@ static int64_t mi_walk(struct mi_pend *p, uint64_t b, uint64_t start,
 	int64_t n = 0;
 
 	while (b) {
-		if (b < start || b - start >= bytes || (b - start) % bsize ||
+		/* a block holds its link: one that would not fit before
+		 * the area's end (a block size under 8) is no list */
+		if (b < start || b - start >= bytes ||
+		    bytes - (b - start) < sizeof(b) || (b - start) % bsize ||
 		    (uint64_t)n >= max) {
 			p->why = "a list of blocks freed by another thread "
 				 "does not read as one";

@@ -35,7 +35,8 @@
  *
  * Bounded by what the section holds: every length is checked against the
  * bytes left before anything is made of it; a record's rows are at most
- * its column's bytes (a varint is one byte at least) before its array is
+ * the bytes left (a varint is one byte at least) and at most what a
+ * writer keeps (VMS_TRACE_BLOCKS_KEPT, VMS_TRACE_LOG) before its array is
  * allocated; a value that does not fit its member, an operation unknown,
  * or a site the report does not know is refused.
  */
@@ -247,10 +248,11 @@ static const char *get_column(struct in col, uint64_t coding, uint64_t unit,
 }
 
 /* One record's columns into *rows (in a), cols's each found by its
- * name; NULL or why. */
+ * name, at most max rows (what a writer keeps: model/trace.h); NULL or
+ * why. */
 static const char *get_record(struct in *in, struct arena *a, uint64_t unit,
-			      const struct vms_tcols *cols, void **rows,
-			      size_t *nrows)
+			      const struct vms_tcols *cols, uint64_t max,
+			      void **rows, size_t *nrows)
 {
 	uint64_t n, ncols, k, coding, len;
 	bool *seen = NULL;
@@ -263,6 +265,10 @@ static const char *get_record(struct in *in, struct arena *a, uint64_t unit,
 	/* rows: at most the bytes left, a varint a row in every column */
 	if (n > in->n || ncols > in->n)
 		return "more rows than its bytes can hold";
+	/* and at most what a file keeps: the array is made before the
+	 * columns are read, their bytes maybe another column's */
+	if (n > max)
+		return "more rows than a file keeps";
 	if (!(seen = calloc(cols->ncols + 1, sizeof(*seen))) ||
 	    !(v = arena_alloc(a, (n ? n : 1) * cols->size))) {
 		free(seen);
@@ -392,14 +398,14 @@ const char *sf_tracelive_from(struct arena *a, const unsigned char *p,
 			return "a record's name is cut short";
 		if (str_is(name, nlen, vms_trace_block_cols.name) && !blocks) {
 			why = get_record(&in, a, unit, &vms_trace_block_cols,
-					 &rows, &nrows);
+					 VMS_TRACE_BLOCKS_KEPT, &rows, &nrows);
 			lv->blocks = rows;
 			lv->nblocks = nrows;
 			blocks = true;
 		} else if (str_is(name, nlen, vms_trace_event_cols.name) &&
 			   !log) {
 			why = get_record(&in, a, unit, &vms_trace_event_cols,
-					 &rows, &nrows);
+					 VMS_TRACE_LOG, &rows, &nrows);
 			lv->log = rows;
 			lv->nlog = nrows;
 			log = true;
