@@ -96,12 +96,15 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 	struct blocks *c = bs_of(u);
 	const struct vms_trace_block *b = &c->b[i];
 	char fn[512] = "(no stack)";
-	double age = (double)(trace_now_ns(u) - b->t_ns) / 1e9;
+	uint64_t now = trace_now_ns(u);
+	/* a block stamped after the snapshot (a file's time as it says) is
+	 * of age 0, not of 2^64 ns */
+	double age = now > b->t_ns ? (double)(now - b->t_ns) / 1e9 : 0;
 
 	trace_site_text(u, b->site, fn, sizeof(fn));
 	put_fmt(y, 0, COLS, theme_attr(sel ? EL_SELECTION : EL_NORMAL),
 		" %016llx %11llu %8.1f s  %s", (unsigned long long)b->addr,
-		(unsigned long long)b->size, age < 0 ? 0 : age, fn);
+		(unsigned long long)b->size, age, fn);
 }
 
 static void blocks_draw(struct ui *u)

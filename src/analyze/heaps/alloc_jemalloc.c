@@ -189,6 +189,22 @@ static int je_stats_in(struct alloc_marks *m, const struct je_blocks *bl,
 	return found;
 }
 
+/* Counts a real jemalloc can have: no class frees more than it gave, and
+ * every block in use holds 8 bytes at least of `allocated` (a target's
+ * counters are not taken on trust: they would wrap to a count past
+ * INT64_MAX, negative in the report). */
+static bool je_plausible(const struct rtheap_je_counts *c, uint64_t allocated)
+{
+	uint64_t small, large;
+
+	if (c->ndalloc_small > c->nmalloc_small ||
+	    c->ndalloc_large > c->nmalloc_large)
+		return false;
+	small = c->nmalloc_small - c->ndalloc_small;
+	large = c->nmalloc_large - c->ndalloc_large;
+	return small <= allocated / 8 && large <= allocated / 8 - small;
+}
+
 /* Its allocations in use as its merged arena statistics count them
  * (ctl_arenas, a static of the library's .bss pointing at a record in a
  * base block whose fourth word is the merged arena's record:
@@ -215,7 +231,8 @@ static bool je_count_in(struct alloc_marks *m, const struct je_blocks *bl,
 		    !rtheap_je_arena(head, sizeof(head), rec[3], st, &c) ||
 		    !rtscan_read(m->s, rec[3] + RTHEAP_JE_SMALL_AT, small,
 				 sizeof(small)) ||
-		    !rtheap_je_small(small, sizeof(small), st, &c))
+		    !rtheap_je_small(small, sizeof(small), st, &c) ||
+		    !je_plausible(&c, st->allocated))
 			continue;
 		if (found++)
 			return false;
