@@ -388,17 +388,30 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 	if (!e)
 		return -1;
 	if (!e->gh_state) {
-		/* the filters kept in all bounded as the sets are */
-		bool got =
-			elfimage_gnuhash_read(&e->im, src, &c->arena, &e->gh);
+		/* the filters kept in all bounded as the sets are: read into
+		 * an arena of its own, copied into the cache's only when it
+		 * is used and the budget has room for it */
+		struct arena tmp;
+		uint64_t *kept = NULL;
+		bool got;
 
+		arena_init(&tmp);
+		got = elfimage_gnuhash_read(&e->im, src, &tmp, &e->gh);
 		if (got &&
-		    c->bloom_words + e->gh.nbloom <= ELFCACHE_MAX_BLOOM) {
+		    c->bloom_words + e->gh.nbloom <= ELFCACHE_MAX_BLOOM &&
+		    (kept = arena_alloc(&c->arena,
+					(e->gh.nbloom ? e->gh.nbloom : 1) *
+						sizeof(*kept)))) {
+			if (e->gh.nbloom)
+				memcpy(kept, e->gh.bloom,
+				       e->gh.nbloom * sizeof(*kept));
 			c->bloom_words += e->gh.nbloom;
 			e->gh_state = 1;
 		} else {
 			e->gh_state = 2;
 		}
+		e->gh.bloom = kept;
+		arena_fini(&tmp);
 	}
 	if (e->gh_state == 1) {
 		int rc = by_gnuhash(e, src, names, which);
