@@ -414,8 +414,10 @@ static void *vt_dlopen(const char *file, int mode)
 {
 	void *h = next_dlopen(file, mode);
 
-	if (h)
+	if (h) {
+		VT_INSIDE; /* its mprotects are the library's */
 		patch_all();
+	}
 	return h;
 }
 
@@ -433,6 +435,7 @@ EXPORT int vmstrace_attach(const char *path)
 {
 	struct tw_header *h;
 	int fd;
+	VT_INSIDE;
 
 	pthread_mutex_lock(&lock);
 	/* attached by a vmscope that died, or a forked child of a process
@@ -479,6 +482,7 @@ EXPORT int vmstrace_detach(void)
 {
 	unsigned back = 0;
 	struct pass_of o = { put_back_module, &back, true };
+	VT_INSIDE;
 
 	/* the entries of a module unloaded meanwhile are dropped unread */
 	dl_iterate_phdr(one_pass, &o);

@@ -294,6 +294,7 @@ __attribute__((constructor)) static void vmstrace_init(void)
 
 EXPORT void *malloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_malloc) {
@@ -308,6 +309,7 @@ EXPORT void *malloc(size_t n)
 
 EXPORT void free(void *p)
 {
+	VT_INSIDE;
 	if (!p || in_boot(p))
 		return;
 	if (!next_free)
@@ -318,6 +320,7 @@ EXPORT void free(void *p)
 
 EXPORT void *calloc(size_t n, size_t size)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_calloc) {
@@ -335,6 +338,7 @@ EXPORT void *calloc(size_t n, size_t size)
 
 EXPORT void *realloc(void *old, size_t n)
 {
+	VT_INSIDE;
 	struct vt_call c;
 	void *p;
 
@@ -366,6 +370,7 @@ EXPORT void *realloc(void *old, size_t n)
 
 EXPORT void *reallocarray(void *old, size_t n, size_t size)
 {
+	VT_INSIDE;
 	struct vt_call c;
 	size_t total;
 	void *p;
@@ -394,6 +399,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
+	VT_INSIDE;
 	int rc;
 
 	if (!next_posix_memalign)
@@ -406,6 +412,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_aligned_alloc)
@@ -417,6 +424,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 
 EXPORT void *memalign(size_t align, size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_memalign)
@@ -428,6 +436,7 @@ EXPORT void *memalign(size_t align, size_t n)
 
 EXPORT void *valloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_valloc)
@@ -439,6 +448,7 @@ EXPORT void *valloc(size_t n)
 
 EXPORT void *pvalloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_pvalloc)
@@ -458,6 +468,10 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 
 	if (!next_mmap)
 		resolve();
+	/* the kernel's trace sees the call (vmstrace.h: vt_kernel_maps) */
+	if (vt_kernel_maps())
+		return next_mmap(addr, len, prot, flags, fd, off_);
+	VT_INSIDE;
 	p = next_mmap(addr, len, prot, flags, fd, off_);
 	if (p != MAP_FAILED)
 		vt_record(TW_OP_MMAP, true, (uintptr_t)p, len,
@@ -477,6 +491,9 @@ EXPORT int munmap(void *addr, size_t len)
 
 	if (!next_munmap)
 		resolve();
+	if (vt_kernel_maps())
+		return next_munmap(addr, len);
+	VT_INSIDE;
 	vt_begin(&c, TW_OP_MUNMAP, 0, false, 0);
 	rc = next_munmap(addr, len);
 	vt_end(&c, (uintptr_t)addr, rc == 0 ? len : 0, 0, 0);
@@ -491,15 +508,16 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 
 	if (!next_mremap)
 		resolve();
-	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		want = va_arg(ap, void *);
 		va_end(ap);
-		p = next_mremap(old, old_len, len, flags, want);
-	} else {
-		p = next_mremap(old, old_len, len, flags);
 	}
+	if (vt_kernel_maps())
+		return next_mremap(old, old_len, len, flags, want);
+	VT_INSIDE;
+	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
+	p = next_mremap(old, old_len, len, flags, want);
 	vt_end(&c, p == MAP_FAILED ? 0 : (uintptr_t)p, len, (uintptr_t)old,
 	       old_len);
 	return p;
@@ -608,6 +626,7 @@ const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 	{                                                                      \
 		static void *(*next)params;                                    \
 		void *p;                                                       \
+		VT_INSIDE;                                                     \
 		NEXT(next, #mangled);                                          \
 		CXX_CALL(p = next args);                                       \
 		ALLOCATED(p, n);                                               \
@@ -643,6 +662,7 @@ CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t,
 	EXPORT void mangled params                                             \
 	{                                                                      \
 		static void(*next) params;                                     \
+		VT_INSIDE;                                                     \
 		NEXT(next, #mangled);                                          \
 		if (p)                                                         \
 			FREED(p);                                              \

@@ -143,7 +143,19 @@ struct tw_header {
 	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
 			    * the trace's time 0 */
 	uint64_t seed; /* sampling's: each thread's stream starts from it */
-	uint64_t reserved[5];
+	/* vmscope's, an attach with the kernel's trace (src/trace/bpfmaps.h)
+	 * running: 1, the mmap family is traced from the kernel, and the
+	 * library's mmap, munmap and mremap forward their calls without
+	 * recording them (trace/attach.c says how the two are switched) */
+	uint32_t kernel_maps;
+	uint32_t pad2;
+	/* the library's (vt_start): where each thread's "inside the
+	 * library" flag (an int, non-zero while the thread runs one of the
+	 * library's malloc-family interposers or records a call) lies, as
+	 * an offset from the thread pointer (x86-64: the FS base), the same
+	 * for every thread (static TLS); 0 when not said */
+	int64_t inside_off;
+	uint64_t reserved[3];
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));

@@ -146,8 +146,10 @@ static struct vms_trace_count *alive_in(const struct tracedb *db, uint64_t lo,
 		acc[e->site * VMS_TRACE_NIMPACTS + k].count += e->count;
 		acc[e->site * VMS_TRACE_NIMPACTS + k].bytes += e->size;
 	}
-	for (i = 0; i < db->nranges; i++) {
-		const struct range *r = &db->ranges[i];
+	for (i = 0; i < db->maps.n + db->commits.n; i++) {
+		const struct range *r =
+			i < db->maps.n ? &db->maps.v[i]
+				       : &db->commits.v[i - db->maps.n];
 		uint64_t a = r->start > lo ? r->start : lo;
 		uint64_t b = r->end < hi ? r->end : hi;
 		int k;
@@ -386,8 +388,10 @@ size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 			out[n++] = (struct vms_trace_block){ e->addr, e->size,
 							     e->t, e->site };
 	}
-	for (i = 0; i < db->nranges && n < max; i++) {
-		const struct range *r = &db->ranges[i];
+	for (i = 0; i < db->maps.n + db->commits.n && n < max; i++) {
+		const struct range *r =
+			i < db->maps.n ? &db->maps.v[i]
+				       : &db->commits.v[i - db->maps.n];
 
 		if (r->start < hi && r->end > lo)
 			out[n++] = (struct vms_trace_block){ r->start,

@@ -20,6 +20,7 @@
 
 #include "base/tracewire.h"
 #include "linux/spawn.h"
+#include "trace/bpfmaps.h"
 #include "trace/tracedb.h"
 #include "trace/traceprog.h"
 #include "trace/tracesym.h"
@@ -46,6 +47,12 @@ struct tracer {
 	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
 				       * inside its call) */
 	uint64_t run; /* the report's run: drawn at the start, never 0 */
+	/* the mmap family from the kernel (tracer_kernel_open), and its
+	 * figures once closed */
+	struct bpfmaps *kernel;
+	bool kernel_done;
+	struct vms_trace_report kernel_fig;
+	uint64_t page;
 	char cmd[256]; /* the command launched, for a message */
 };
 
@@ -97,6 +104,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	}
 	tr->o = *o;
 	tr->run = run_number();
+	tr->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	tr->sym = tracesym_new(); /* NULL: frames without names */
 	tr->fd = memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (tr->fd < 0 || ftruncate(tr->fd, (off_t)TW_FILE_BYTES) < 0 ||
@@ -140,6 +148,7 @@ void tracer_free(struct tracer *tr)
 
 	if (!tr)
 		return;
+	bpfmaps_free(tr->kernel);
 	if (tr->hdr) {
 		/* the command runs on untraced */
 		__atomic_store_n(&tr->hdr->passthrough, TW_PASS_ENDED,
@@ -343,6 +352,12 @@ static void module_file(struct tracer *tr, const char *path, uint64_t bias)
 	tracesym_module_fd(tr->sym, path, fd, bias);
 }
 
+/* The kernel rounds a length up to pages. */
+static uint64_t pages(const struct tracer *tr, uint64_t len)
+{
+	return (len + tr->page - 1) & ~(tr->page - 1);
+}
+
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
 static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		const uint64_t *w)
@@ -414,14 +429,18 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
-	case TW_OP_MMAP:
+	case TW_OP_MMAP: /* PROT_NONE: reserved pages (tracedb.h) */
+		if (tracedb_reserved(tr->db, w[1], pages(tr, w[2]),
+				     !(w[3] & 0xff)) < 0)
+			return -1;
 		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_MREMAP:
 		if (tracedb_unmap(tr->db, w[3], w[4], since_start(tr, w[0])) <
-		    0)
+			    0 ||
+		    tracedb_reserved(tr->db, w[1], pages(tr, w[2]), false) < 0)
 			return -1;
 		return tracedb_alloc(tr->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
@@ -599,6 +618,14 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 					 __ATOMIC_RELEASE);
 	}
 	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
+	/* then the kernel's (tracer.h: the order of the two) */
+	if (tr->kernel) {
+		long kn = bpfmaps_drain(tr->kernel, 0, err);
+
+		if (kn < 0)
+			return -1;
+		got += kn;
+	}
 	return got;
 nomem:
 	for (k = 0; k < nlive; k++)
@@ -643,6 +670,17 @@ static void report_fields(struct tracer *tr, struct vms_trace_report *out)
 	out->ended = tr->reaped;
 	out->exit_status = tr->status;
 	out->bad_records = tr->bad;
+	if (tr->kernel)
+		bpfmaps_figures(tr->kernel, out);
+	else if (tr->kernel_done) {
+		out->dropped += tr->kernel_fig.dropped;
+		out->dropped_bytes += tr->kernel_fig.dropped_bytes;
+		out->madvise_traced = true;
+		out->madvised = tr->kernel_fig.madvised;
+		out->madvised_bytes = tr->kernel_fig.madvised_bytes;
+		out->kernel_maps = true;
+		out->allocator_maps = tr->kernel_fig.allocator_maps;
+	}
 }
 
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
@@ -698,4 +736,50 @@ struct tracedb *tracer_db(struct tracer *tr)
 uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 {
 	return tracedb_map_at(tr->db, lo, hi);
+}
+
+int tracer_kernel_open(struct tracer *tr, const char *library,
+		       struct vms_error *err)
+{
+	struct bpfmaps_opts o = { .db = tr->db,
+				  .sym = tr->sym,
+				  .skip_path = library };
+
+	o.inside_off = __atomic_load_n(&tr->hdr->inside_off, __ATOMIC_ACQUIRE);
+	o.inside = o.inside_off != 0;
+	if (!tr->attached || tr->kernel || tr->kernel_done || !o.inside)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "the kernel's trace beside the library "
+				     "needs the library attached, saying "
+				     "where its flag is");
+	if (bpfmaps_open_opts(&tr->kernel, tr->pid, &o, err) < 0)
+		return -1;
+	/* the kernel sees every call from now on: the library's mmap
+	 * family stops recording (its calls until now were its own, left
+	 * out by the kernel's as made inside it) */
+	__atomic_store_n(&tr->hdr->kernel_maps, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+bool tracer_kernel(const struct tracer *tr)
+{
+	return tr->kernel || tr->kernel_done;
+}
+
+void tracer_kernel_close(struct tracer *tr)
+{
+	struct vms_error ignore;
+
+	if (!tr->kernel)
+		return;
+	/* the library records the mmap family again (inside its flag: the
+	 * kernel's leaves those out), then what the kernel saw up to now is
+	 * read, and it is closed */
+	__atomic_store_n(&tr->hdr->kernel_maps, 0, __ATOMIC_RELEASE);
+	tracer_drain(tr, &ignore);
+	memset(&tr->kernel_fig, 0, sizeof(tr->kernel_fig));
+	bpfmaps_figures(tr->kernel, &tr->kernel_fig);
+	bpfmaps_free(tr->kernel);
+	tr->kernel = NULL;
+	tr->kernel_done = true;
 }

@@ -14,6 +14,12 @@
 
 struct tracesym {
 	Dwfl *dwfl;
+	/* the biases reported: a module told twice (an attach's library
+	 * and kernel's trace both tell theirs, by paths that may differ:
+	 * /lib and /usr/lib) is reported once (libdwfl takes an overlap
+	 * for an error that leaves every frame unnamed) */
+	uint64_t *biases;
+	size_t nbiases, capbiases;
 };
 
 static char *debuginfo_path; /* libdwfl's default: .debug, /usr/lib/debug */
@@ -43,7 +49,24 @@ void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
 			uint64_t bias)
 {
 	const char *base = strrchr(path, '/');
+	size_t i;
 
+	for (i = 0; i < ts->nbiases; i++)
+		if (ts->biases[i] == bias) {
+			close(fd);
+			return;
+		}
+	if (ts->nbiases == ts->capbiases) {
+		size_t cap = ts->capbiases ? 2 * ts->capbiases : 64;
+		uint64_t *n = realloc(ts->biases, cap * sizeof(*n));
+
+		if (n) {
+			ts->biases = n;
+			ts->capbiases = cap;
+		}
+	}
+	if (ts->nbiases < ts->capbiases)
+		ts->biases[ts->nbiases++] = bias;
 	dwfl_report_begin_add(ts->dwfl);
 	/* libdwfl keeps fd (closed at dwfl_end), or closes it on failure */
 	if (!dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, fd, bias,
@@ -57,6 +80,7 @@ void tracesym_free(struct tracesym *ts)
 	if (!ts)
 		return;
 	dwfl_end(ts->dwfl);
+	free(ts->biases);
 	free(ts);
 }
 
