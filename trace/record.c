@@ -556,7 +556,8 @@ void vt_record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
 	/* what frees is not counted dropped: a free, an unmap, the break
 	 * moved down (b negative: counted, it added 2^64 - n bytes) */
 	bool frees = op == TW_OP_FREE || op == TW_OP_MUNMAP ||
-		     (op == TW_OP_BRK && (int64_t)b < 0);
+		     (op == TW_OP_BRK && (int64_t)b < 0) ||
+		     (op == TW_OP_MPROTECT && !d);
 
 	if (vt_begin(&c, op, flags, with_stack, frees ? 0 : b))
 		vt_end(&c, a, b, d, e);

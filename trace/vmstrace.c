@@ -75,6 +75,7 @@ static void *(*next_pvalloc)(size_t);
 void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 int (*next_munmap)(void *, size_t);
 static void *(*next_mremap)(void *, size_t, size_t, int, ...);
+static int (*next_mprotect)(void *, size_t, int);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
 static int (*next_dlclose)(void *);
@@ -169,6 +170,7 @@ static void resolve(void)
 	next_mmap = sym("mmap");
 	next_munmap = sym("munmap");
 	next_mremap = sym("mremap");
+	next_mprotect = sym("mprotect");
 	next_brk = sym("brk");
 	next_sbrk = sym("sbrk");
 	next_dlclose = sym("dlclose");
@@ -523,6 +525,26 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	return p;
 }
 
+/* mprotect: a reservation (PROT_NONE) made accessible is a commit,
+ * which vmscope tells (src/trace/tracedb.h: it knows the pages
+ * reserved); the stack is taken for any access given, none for
+ * PROT_NONE. */
+EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	int rc;
+
+	if (!next_mprotect)
+		resolve();
+	if (vt_kernel_maps())
+		return next_mprotect(addr, len, prot);
+	VT_INSIDE;
+	rc = next_mprotect(addr, len, prot);
+	if (rc == 0)
+		vt_record(TW_OP_MPROTECT, prot != PROT_NONE, (uintptr_t)addr,
+			  len, (uint64_t)(unsigned)prot, 0);
+	return rc;
+}
+
 EXPORT int brk(void *end)
 {
 	void *was;
@@ -588,6 +610,7 @@ LOCAL(pvalloc);
 LOCAL(mmap);
 LOCAL(munmap);
 LOCAL(mremap);
+LOCAL(mprotect);
 LOCAL(dlclose);
 
 const struct vt_fn vt_fns[] = {
@@ -608,6 +631,7 @@ const struct vt_fn vt_fns[] = {
 	{ "mmap64", (void *)mmap_local, (void **)&next_mmap },
 	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
 	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
+	{ "mprotect", (void *)mprotect_local, (void **)&next_mprotect },
 	{ "dlclose", (void *)dlclose_local, (void **)&next_dlclose },
 };
 const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);

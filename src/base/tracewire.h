@@ -87,6 +87,8 @@ enum tw_op {
 	TW_OP_MODULE, /* a loaded file: its load bias, then its path (NUL
 		       * ended, padded to a word), sent before the first
 		       * stack with an address in it */
+	TW_OP_MPROTECT, /* arg: stack id (prot not PROT_NONE); addr, size,
+			 * prot: the call succeeded */
 	TW_OP_COUNT
 };
 
@@ -103,14 +105,15 @@ struct tw_rec {
 /* After the header word of an event: its time, its sequence number, then
  * the op's fields, each a u64. 0: not an event (no time, no number). */
 #define TW_EVENT_WORDS(op)                                                     \
-	((op) == TW_OP_FREE	 ? 4u                                          \
-	 : (op) == TW_OP_MALLOC	 ? 5u                                          \
-	 : (op) == TW_OP_MUNMAP	 ? 5u                                          \
-	 : (op) == TW_OP_BRK	 ? 5u                                          \
-	 : (op) == TW_OP_REALLOC ? 6u                                          \
-	 : (op) == TW_OP_MMAP	 ? 6u                                          \
-	 : (op) == TW_OP_MREMAP	 ? 7u                                          \
-				 : 0u)
+	((op) == TW_OP_FREE	  ? 4u                                         \
+	 : (op) == TW_OP_MALLOC	  ? 5u                                         \
+	 : (op) == TW_OP_MUNMAP	  ? 5u                                         \
+	 : (op) == TW_OP_BRK	  ? 5u                                         \
+	 : (op) == TW_OP_REALLOC  ? 6u                                         \
+	 : (op) == TW_OP_MMAP	  ? 6u                                         \
+	 : (op) == TW_OP_MREMAP	  ? 7u                                         \
+	 : (op) == TW_OP_MPROTECT ? 6u                                         \
+				  : 0u)
 
 enum tw_slot_state {
 	TW_SLOT_FREE = 0,

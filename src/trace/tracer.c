@@ -358,6 +358,26 @@ static uint64_t pages(const struct tracer *tr, uint64_t len)
 	return (len + tr->page - 1) & ~(tr->page - 1);
 }
 
+/* mprotect (tracedb.h): to PROT_NONE, the commits there end; to access,
+ * the reserved pages in it are committed by its stack. As take(). */
+static int protect(struct tracer *tr, struct slot_map *m,
+		   const struct tw_rec *r, const uint64_t *w)
+{
+	uint64_t len = pages(tr, w[2]), t = since_start(tr, w[0]);
+	int64_t st;
+
+	if (!w[3])
+		return tracedb_protect(tr->db, 0, w[1], len, true, t) < 0 ? -1
+									  : 1;
+	if (!tracedb_reserved_in(tr->db, w[1], len))
+		return 1;
+	if ((st = stack_of(m, r)) < 0)
+		return 0;
+	return tracedb_protect(tr->db, (uint32_t)st, w[1], len, false, t) < 0
+		       ? -1
+		       : 1;
+}
+
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
 static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 		const uint64_t *w)
@@ -413,6 +433,8 @@ static int take(struct tracer *tr, struct slot_map *m, const struct tw_rec *r,
 	}
 	if (r->op == TW_OP_MREMAP && !w[1])
 		return 1; /* it failed */
+	if (r->op == TW_OP_MPROTECT) /* commits of reserved pages */
+		return protect(tr, m, r, w);
 	if ((st = stack_of(m, r)) < 0)
 		return 0;
 	switch (r->op) {

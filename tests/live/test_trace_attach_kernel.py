@@ -24,12 +24,19 @@ tracer_kernel_open), merged into one report.
     decommit).
   - The same with VMSCOPE_TRACE_KERNEL=0 (the library alone, as an attach
     without the privilege is): attach.kernel false with the reason,
-    kernel_maps false, no site for grow_break, raw_block or commit_pages,
-    madvised null; big_block's and map_block's sites as above.
+    kernel_maps false, no site for grow_break or raw_block, madvised
+    null; big_block's, map_block's and the commit's sites as above (the
+    library's mprotect entry sees the commit of a reservation its mmap
+    entry saw).
   - Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (vmscope run by
     setpriv with them out of its bounding set, root still, so the
     injection may be made): the library's trace, the report's text saying
     the kernel's was not had and why (CAP_BPF named).
+  - The same commands under a traced launch (vmscope --trace -e json --
+    trace_both): as the attach with the kernel's trace for big_block (no
+    map of glibc's), map_block, grow_break (sbrk, interposed) and the
+    commit by commit_pages (the library's mprotect: the reservation was
+    its map); no raw_block site (no interposer sees a raw system call).
   - Each time: the target's answers and exit status equal an untraced
     run's, its GOT entries after the detach equal those before, it is not
     traced and no thread of it is stopped.
@@ -164,6 +171,15 @@ def common(tr, what):
          what + ": map_block's 12 maps, each once")
 
 
+def commit_seen(tr, what):
+    cm = by(tr["sites"], "commit", "commit_pages")
+    T.eq([(functions(s)[0], s["outstanding"]["bytes"],
+           s["transient"]["bytes"]) for s in cm],
+         [("commit_pages", 12 * PG, 4 * PG)],
+         what + ": the 16 pages of the reservation committed by "
+         "commit_pages' mprotect (its stack first), 4 of them decommitted")
+
+
 def both(plain):
     d, _ = traced(plain)
     if not d:
@@ -192,12 +208,7 @@ def both(plain):
          [{"outstanding": (1, 64 * PG), "transient": (0, 0),
            "released": (0, 0), "lasting": (0, 0)}],
          "reserve_area's PROT_NONE reservation of 64 pages")
-    cm = by(tr["sites"], "commit", "commit_pages")
-    T.eq([(functions(s)[0], s["outstanding"]["bytes"],
-           s["transient"]["bytes"]) for s in cm],
-         [("commit_pages", 12 * PG, 4 * PG)],
-         "the 16 pages of the reservation committed by commit_pages' "
-         "mprotect (its stack first), 4 of them decommitted")
+    commit_seen(tr, "the kernel's")
 
 
 def library_only(plain):
@@ -212,9 +223,10 @@ def library_only(plain):
          "VMSCOPE_TRACE_KERNEL=0: the library alone, the report says so", a)
     common(tr, "the library alone")
     T.eq([s["kind"] for s in tr["sites"]
-          if set(functions(s)) & {"raw_block", "grow_break",
-                                  "commit_pages"}], [],
-         "the library alone sees no raw system call, no brk, no commit")
+          if set(functions(s)) & {"raw_block", "grow_break"}], [],
+         "the library alone sees no raw system call, no brk (sbrk's entry "
+         "is not redirected)")
+    commit_seen(tr, "the library alone (its mprotect entry)")
 
 
 def unprivileged(plain):
@@ -231,6 +243,30 @@ def unprivileged(plain):
          "kernel's was not had and why", line or text[:400])
 
 
+def launch(plain):
+    r = subprocess.run([T.VMSCOPE, "--trace", "-e", "json", "--",
+                        T.target("trace_both")],
+                       input="".join(c + "\n" for c in WORK + ["end"]),
+                       capture_output=True, text=True, timeout=300)
+    T.eq((r.returncode, r.stderr.splitlines()),
+         (0, ["ready"] + [x.strip() for x in plain[0]]),
+         "launched: exit 0, its answers (on vmscope's stderr) an untraced "
+         "run's")
+    try:
+        tr = json.loads(r.stdout)["trace"]
+    except ValueError:
+        T.ok(False, "launched: a JSON report", r.stdout[:300])
+        return
+    common(tr, "launched")
+    T.eq([figures(s) for s in by(tr["sites"], "brk", "grow_break")],
+         [{"outstanding": (3, 3 * 16 * PG), "transient": (0, 0),
+           "released": (0, 0), "lasting": (0, 0)}],
+         "launched: grow_break's 3 sbrk growths")
+    commit_seen(tr, "launched")
+    T.eq(by(tr["sites"], "mmap", "raw_block"), [],
+         "launched: no raw system call seen")
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("kernel beside the library", "x86_64 only")
@@ -241,6 +277,7 @@ def main():
     plain = untraced()
     T.ok(all(ln.startswith("ok ") for ln in plain[0]) and plain[1] == 0,
          "the untraced run answers every command", plain)
+    launch(plain)
     both(plain)
     library_only(plain)
     unprivileged(plain)
