@@ -461,7 +461,10 @@ EXPORT void *pvalloc(size_t n)
 }
 
 /* ---- the mmap family (the program's own calls: glibc's malloc maps
- * through internal symbols, which no preload sees) ---- */
+ * through internal symbols, which no preload sees; another allocator's
+ * calls through the PLT, made inside the malloc family (vt_inside), are
+ * its own maps for the blocks recorded: forwarded unrecorded, as the
+ * kernel's trace of an attach leaves them out) ---- */
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		  off_t off_)
@@ -470,8 +473,10 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 
 	if (!next_mmap)
 		resolve();
-	/* the kernel's trace sees the call (vmstrace.h: vt_kernel_maps) */
-	if (vt_kernel_maps())
+	/* the kernel's trace sees the call (vmstrace.h: vt_kernel_maps);
+	 * one made inside the malloc family is the allocator's own (jemalloc's
+	 * extents: the blocks are recorded), never recorded */
+	if (vt_inside || vt_kernel_maps())
 		return next_mmap(addr, len, prot, flags, fd, off_);
 	VT_INSIDE;
 	p = next_mmap(addr, len, prot, flags, fd, off_);
@@ -493,7 +498,7 @@ EXPORT int munmap(void *addr, size_t len)
 
 	if (!next_munmap)
 		resolve();
-	if (vt_kernel_maps())
+	if (vt_inside || vt_kernel_maps())
 		return next_munmap(addr, len);
 	VT_INSIDE;
 	vt_begin(&c, TW_OP_MUNMAP, 0, false, 0);
@@ -515,7 +520,7 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 		want = va_arg(ap, void *);
 		va_end(ap);
 	}
-	if (vt_kernel_maps())
+	if (vt_inside || vt_kernel_maps())
 		return next_mremap(old, old_len, len, flags, want);
 	VT_INSIDE;
 	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
@@ -535,7 +540,7 @@ EXPORT int mprotect(void *addr, size_t len, int prot)
 
 	if (!next_mprotect)
 		resolve();
-	if (vt_kernel_maps())
+	if (vt_inside || vt_kernel_maps())
 		return next_mprotect(addr, len, prot);
 	VT_INSIDE;
 	rc = next_mprotect(addr, len, prot);
@@ -554,7 +559,7 @@ EXPORT int brk(void *end)
 		resolve();
 	was = next_sbrk ? next_sbrk(0) : NULL;
 	rc = next_brk(end);
-	if (rc == 0 && was)
+	if (rc == 0 && was && !vt_inside) /* not the allocator's own */
 		vt_record(TW_OP_BRK, true, (uintptr_t)was,
 			  (uint64_t)((uintptr_t)end - (uintptr_t)was), 0, 0);
 	return rc;
@@ -567,7 +572,7 @@ EXPORT void *sbrk(intptr_t inc)
 	if (!next_sbrk)
 		resolve();
 	p = next_sbrk(inc);
-	if (p != (void *)-1 && inc)
+	if (p != (void *)-1 && inc && !vt_inside) /* not the allocator's */
 		vt_record(TW_OP_BRK, true, (uintptr_t)p, (uint64_t)inc, 0, 0);
 	return p;
 }

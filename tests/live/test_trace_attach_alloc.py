@@ -6,8 +6,17 @@ the allocator is borrowed, whichever allocator it is).
 tests/targets/alloc_blocked.c, linked with libjemalloc, then with
 libtcmalloc_minimal:
   - its only thread blocked in read() outside the allocator (between
-    commands): attached, traced (leak_block's 10 blocks of 40 bytes,
-    exactly, from the injected library) and detached;
+    commands): attached, traced (leak_block's 10 blocks of 40 bytes and
+    big_block's 4 of 8 MiB, exactly, from the injected library) and
+    detached; the allocator's own maps for big_block's blocks (jemalloc's
+    mmaps, tcmalloc's sbrk, inside malloc) are no site of the report (as
+    root, the kernel's trace beside the library left them out: counted
+    in allocator_maps);
+  - launched (vmscope --trace -e json -- it): the same, big_block's blocks
+    and no map of the allocator's for them (before, the library recorded
+    the calls the allocator makes through its PLT inside malloc: jemalloc's
+    54 MiB of mmaps, tcmalloc's 32 MiB of sbrk, beside the 32 MiB of
+    blocks);
   - its only thread blocked in read() inside the allocator (jemalloc's
     extent hook of an arena of its own, which jemalloc calls holding that
     arena's lock of extent growth; tcmalloc's new hook, inside tc_malloc):
@@ -78,11 +87,11 @@ def outside(app, who):
               and untraced_now(p.pid) or v.poll() is not None)
     T.ok(up and v.poll() is None, "%s, blocked outside the allocator: "
          "the library injected" % who)
-    ans = cmd(p, "leak 10")
+    ans = cmd(p, "leak 10") + cmd(p, "big 4")
     v.send_signal(signal.SIGINT)
     out, err = v.communicate(timeout=120)
-    T.ok(v.returncode == 0 and ans.startswith("ok leak 10"),
-         "%s: traced and detached (exit 0)" % who, err)
+    T.ok(v.returncode == 0 and ans.startswith("ok leak 10") and
+         "ok big 4" in ans, "%s: traced and detached (exit 0)" % who, err)
     try:
         d = json.loads(out)
     except ValueError:
@@ -97,7 +106,32 @@ def outside(app, who):
          "%s: leak_block's 10 blocks of 40 bytes, exactly" % who,
          (d["attach"], [(functions(s)[:3], s["outstanding"])
                         for s in sites]))
+    big(d["trace"], who + ", attached")
+    if d["trace"]["kernel_maps"]:
+        T.ok(d["trace"]["allocator_maps"] > 0, "%s: the kernel's trace "
+             "left the allocator's own calls out (allocator_maps %d)" %
+             (who, d["trace"]["allocator_maps"]))
     T.eq(end(p), 0, "%s: exits 0 after the detach" % who)
+
+
+def big(tr, what):
+    sites = [s for s in tr["sites"] if "big_block" in functions(s)]
+    T.eq([(s["kind"], s["outstanding"]["count"], s["outstanding"]["bytes"])
+          for s in sites], [("heap", 4, 4 * (8 << 20))],
+         "%s: big_block's 4 blocks of 8 MiB, and no map of the allocator's "
+         "own for them" % what)
+
+
+def launched(app, who):
+    r = subprocess.run([T.VMSCOPE, "--trace", "-e", "json", "--", app],
+                       input="leak 10\nbig 4\nend\n", capture_output=True,
+                       text=True, timeout=300)
+    T.ok(r.returncode == 0 and "ok big 4" in r.stderr, "%s, launched: "
+         "traced, exit 0" % who, r.stderr[-300:])
+    try:
+        big(json.loads(r.stdout)["trace"], who + ", launched")
+    except ValueError:
+        T.ok(False, "%s, launched: a JSON report" % who, r.stdout[:300])
 
 
 def inside(app, who, plain):
@@ -152,6 +186,7 @@ def main():
                         who, b.stderr):
                 continue
             plain = untraced(app, who)
+            launched(app, who)
             outside(app, who)
             inside(app, who, plain)
     finally:

@@ -16,6 +16,9 @@
  *            40 bytes; answered "ok inside LINE" (LINE the one read
  *            there), or "no inside" with glibc
  *   leak N   N calls of leak_block(): malloc(40), kept; "ok leak N SUM"
+ *   big N    N calls of big_block(): malloc(8 MiB), its first byte of
+ *            each page written, kept (the allocator maps memory for them
+ *            inside malloc); "ok big N SUM"
  *   end      exits 0
  */
 #define _GNU_SOURCE
@@ -97,6 +100,16 @@ __attribute__((noinline, noclone)) char *leak_block(void)
 	return p;
 }
 
+__attribute__((noinline, noclone)) char *big_block(void)
+{
+	char *p = malloc(8 << 20);
+	long i;
+
+	for (i = 0; p && i < (8 << 20); i += 4096)
+		p[i] = 2;
+	return p;
+}
+
 int main(void)
 {
 	mallctl_fn ctl = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
@@ -150,6 +163,12 @@ int main(void)
 				if ((kept[nkept] = leak_block()))
 					sum += kept[nkept++][i % 40];
 			printf("ok leak %ld %ld\n", n, sum);
+			fflush(stdout);
+		} else if (strcmp(what, "big") == 0) {
+			for (i = 0, sum = 0; i < n && nkept < 100000; i++)
+				if ((kept[nkept] = big_block()))
+					sum += kept[nkept++][4096];
+			printf("ok big %ld %ld\n", n, sum);
 			fflush(stdout);
 		} else if (strcmp(what, "end") == 0) {
 			return 0;
