@@ -8,6 +8,16 @@
  * dlclose too, only to forward it and know a module went (the stack
  * walk's cached rules go with it).
  *
+ * The mmap family (mmap, munmap, mremap, brk, sbrk, mprotect: a commit of
+ * pages reserved with PROT_NONE is vmscope's to tell) is recorded when
+ * the program calls it, not when the allocator does inside a malloc-family
+ * call (vt_inside: jemalloc's extents, tcmalloc's sbrk; glibc's own calls
+ * are internal, unseen anyway): those maps are the allocator's for the
+ * blocks recorded, and counted twice else. Attached with the kernel's
+ * trace beside it (base/tracewire.h: kernel_maps), the mmap family is
+ * forwarded unrecorded: the kernel sees each call, and leaves out those
+ * made while vt_inside is set.
+ *
  * What the program sees does not change: every call returns what the next
  * definition returned, errno as it left it; the library takes no file
  * descriptor (the shared file's is closed once it is mapped; the stack
