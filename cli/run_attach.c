@@ -473,6 +473,17 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	/* the mmap family from the kernel too, where it may be (root, or
+	 * CAP_BPF and CAP_PERFMON): tracer.h says how the two share it; its
+	 * program loaded now, attached once the library is in;
+	 * VMSCOPE_TRACE_KERNEL=0: never */
+	if (getenv("VMSCOPE_TRACE_KERNEL") &&
+	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "0") == 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s",
+			 "VMSCOPE_TRACE_KERNEL=0 asks for the library's "
+			 "view only");
+	else if (tracer_kernel_load(tr, abs, &err) < 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
 	/* sampled: no walk (the frees recorded are those of the blocks
 	 * sampled, never one of the blocks alive before) */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -501,17 +512,9 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->got = res.ret;
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
-	/* the mmap family from the kernel too, where it may be (root, or
-	 * CAP_BPF and CAP_PERFMON): tracer.h says how the two share it;
-	 * VMSCOPE_TRACE_KERNEL=0: never */
-	if (getenv("VMSCOPE_TRACE_KERNEL") &&
-	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "0") == 0)
-		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s",
-			 "VMSCOPE_TRACE_KERNEL=0 asks for the library's "
-			 "view only");
-	else if (tracer_kernel_open(tr, abs, &err) < 0)
+	if (!h->kernel_why[0] && tracer_kernel_open(tr, abs, &err) < 0)
 		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
-	else
+	else if (!h->kernel_why[0])
 		h->kernel = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (view) /* the viewer, until q */

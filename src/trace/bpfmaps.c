@@ -452,6 +452,8 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* ---- the program ---- */
 
+static int load_error(int rc, struct vms_error *err);
+
 int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
 {
 	struct bpfmaps_opts o = { 0 };
@@ -506,9 +508,7 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		goto fail;
 	}
 	bm->skel->rodata->target_tgid = (uint32_t)pid;
-	bm->skel->rodata->inside_on = o->inside;
-	bm->skel->rodata->inside_off = o->inside_off;
-	if (bpfmaps_bpf__load(bm->skel) || bpfmaps_bpf__attach(bm->skel)) {
+	if (bpfmaps_bpf__load(bm->skel)) {
 		rc = errno;
 		goto fail;
 	}
@@ -518,11 +518,31 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		rc = errno;
 		goto fail;
 	}
-	bm->start_ns = mono_ns();
+	bm->start_ns = o->start_ns ? o->start_ns : mono_ns();
+	if (!o->loaded_only &&
+	    bpfmaps_start(bm, o->inside, o->inside_off, err) < 0) {
+		bpfmaps_free(bm);
+		return -1;
+	}
 	*out = bm;
 	return 0;
 fail:
 	bpfmaps_free(bm);
+	return load_error(rc, err);
+}
+
+int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
+		  struct vms_error *err)
+{
+	bm->skel->bss->inside_off = inside_off;
+	__atomic_store_n(&bm->skel->bss->inside_on, inside, __ATOMIC_RELEASE);
+	if (bpfmaps_bpf__attach(bm->skel))
+		return load_error(errno, err);
+	return 0;
+}
+
+static int load_error(int rc, struct vms_error *err)
+{
 	if (rc == EPERM || rc == EACCES)
 		return vms_error_set(err, VMS_ERR_PERM, rc,
 				     "tracing the mmap family needs root, or "

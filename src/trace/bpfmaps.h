@@ -79,9 +79,16 @@ struct bpfmaps_opts {
 	bool inside;
 	int64_t inside_off;
 	const char *skip_path; /* or NULL */
+	uint64_t start_ns; /* the trace's time 0 (CLOCK_MONOTONIC); 0: now */
+	/* loaded (verified, the modules read) but not attached: attached by
+	 * bpfmaps_start() with the flag, once the library says where it is
+	 * (the load takes most of the time: done before the injection) */
+	bool loaded_only;
 };
 int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		      const struct bpfmaps_opts *o, struct vms_error *err);
+int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
+		  struct vms_error *err);
 /* The kernel's trace-wide figures into a report: its dropped calls and
  * bytes added, madvise's, kernel_maps and allocator_maps. */
 void bpfmaps_figures(const struct bpfmaps *bm, struct vms_trace_report *out);

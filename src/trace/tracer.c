@@ -50,6 +50,7 @@ struct tracer {
 	/* the mmap family from the kernel (tracer_kernel_open), and its
 	 * figures once closed */
 	struct bpfmaps *kernel;
+	bool kernel_on; /* attached (else loaded only) */
 	bool kernel_done;
 	struct vms_trace_report kernel_fig;
 	uint64_t page;
@@ -692,7 +693,7 @@ static void report_fields(struct tracer *tr, struct vms_trace_report *out)
 	out->ended = tr->reaped;
 	out->exit_status = tr->status;
 	out->bad_records = tr->bad;
-	if (tr->kernel)
+	if (tr->kernel && tr->kernel_on)
 		bpfmaps_figures(tr->kernel, out);
 	else if (tr->kernel_done) {
 		out->dropped += tr->kernel_fig.dropped;
@@ -760,22 +761,40 @@ uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 	return tracedb_map_at(tr->db, lo, hi);
 }
 
-int tracer_kernel_open(struct tracer *tr, const char *library,
+int tracer_kernel_load(struct tracer *tr, const char *library,
 		       struct vms_error *err)
 {
 	struct bpfmaps_opts o = { .db = tr->db,
 				  .sym = tr->sym,
-				  .skip_path = library };
+				  .skip_path = library,
+				  .start_ns = tr->hdr->start_ns,
+				  .loaded_only = true };
 
-	o.inside_off = __atomic_load_n(&tr->hdr->inside_off, __ATOMIC_ACQUIRE);
-	o.inside = o.inside_off != 0;
-	if (!tr->attached || tr->kernel || tr->kernel_done || !o.inside)
+	if (!tr->attached || tr->kernel || tr->kernel_done)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
 				     "the kernel's trace beside the library "
-				     "needs the library attached, saying "
-				     "where its flag is");
-	if (bpfmaps_open_opts(&tr->kernel, tr->pid, &o, err) < 0)
+				     "needs a process attached");
+	return bpfmaps_open_opts(&tr->kernel, tr->pid, &o, err);
+}
+
+int tracer_kernel_open(struct tracer *tr, const char *library,
+		       struct vms_error *err)
+{
+	int64_t off = __atomic_load_n(&tr->hdr->inside_off, __ATOMIC_ACQUIRE);
+
+	if (!off)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "the tracer library did not say where "
+				     "its flag is: the kernel's trace would "
+				     "count the allocator's own maps");
+	if (!tr->kernel && tracer_kernel_load(tr, library, err) < 0)
 		return -1;
+	if (bpfmaps_start(tr->kernel, true, off, err) < 0) {
+		bpfmaps_free(tr->kernel);
+		tr->kernel = NULL;
+		return -1;
+	}
+	tr->kernel_on = true;
 	/* the kernel sees every call from now on: the library's mmap
 	 * family stops recording (its calls until now were its own, left
 	 * out by the kernel's as made inside it) */
@@ -785,7 +804,7 @@ int tracer_kernel_open(struct tracer *tr, const char *library,
 
 bool tracer_kernel(const struct tracer *tr)
 {
-	return tr->kernel || tr->kernel_done;
+	return tr->kernel_on || tr->kernel_done;
 }
 
 void tracer_kernel_close(struct tracer *tr)
@@ -794,6 +813,11 @@ void tracer_kernel_close(struct tracer *tr)
 
 	if (!tr->kernel)
 		return;
+	if (!tr->kernel_on) { /* loaded, never attached */
+		bpfmaps_free(tr->kernel);
+		tr->kernel = NULL;
+		return;
+	}
 	/* the library records the mmap family again (inside its flag: the
 	 * kernel's leaves those out), then what the kernel saw up to now is
 	 * read, and it is closed */
@@ -803,5 +827,6 @@ void tracer_kernel_close(struct tracer *tr)
 	bpfmaps_figures(tr->kernel, &tr->kernel_fig);
 	bpfmaps_free(tr->kernel);
 	tr->kernel = NULL;
+	tr->kernel_on = false;
 	tr->kernel_done = true;
 }

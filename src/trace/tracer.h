@@ -140,6 +140,12 @@ unsigned tracer_marks(const struct tracer *tr);
  * closes it too. */
 int tracer_kernel_open(struct tracer *tr, const char *library,
 		       struct vms_error *err);
+/* Its load (the program verified, the modules read: most of the time it
+ * takes) before the injection, so that tracer_kernel_open after it only
+ * attaches; -1 with *err saying why it cannot be had (tracer_kernel_open
+ * would say the same). */
+int tracer_kernel_load(struct tracer *tr, const char *library,
+		       struct vms_error *err);
 void tracer_kernel_close(struct tracer *tr);
 /* Whether the kernel's trace ran beside the library. */
 bool tracer_kernel(const struct tracer *tr);

@@ -38,9 +38,11 @@ const volatile __u32 target_tgid = 0;
 /* the injected library's "inside" flag (base/tracewire.h: inside_off):
  * inside_on, a call of a thread that runs inside the library's malloc
  * family (the allocator's own maps for a block it records) or records
- * the call itself is left out, counted in inside_skipped */
-const volatile __u32 inside_on = 0;
-const volatile __s64 inside_off = 0;
+ * the call itself is left out, counted in inside_skipped. Set by the
+ * reader after the load, before the attach (the program is loaded before
+ * the library is injected, which says where its flag is) */
+__u32 inside_on = 0;
+__s64 inside_off = 0;
 
 /* what was lost to a full ring buffer */
 __u64 dropped = 0, dropped_bytes = 0;
