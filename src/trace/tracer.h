@@ -111,10 +111,13 @@ uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi);
 unsigned tracer_marks(const struct tracer *tr);
 /* The mmap family of an attached process from the kernel, beside the
  * library (bpfmaps.h; needs root or CAP_BPF and CAP_PERFMON; -1 with
- * *err saying why not): called once the library is attached, it loads
- * the eBPF program with the library's "inside" flag (base/tracewire.h),
- * then sets kernel_maps, from which the library's mmap, munmap and
- * mremap forward without recording. So each call is counted once: one
+ * *err saying why not): called once the library is attached, it attaches
+ * the eBPF program (loaded before the injection by tracer_kernel_load,
+ * else now) with the library's "inside" flag (base/tracewire.h), then
+ * sets kernel_maps, from which the library's mmap, munmap, mremap and
+ * mprotect forward without recording. Until then (some 20-50 ms after the
+ * GOT redirection here) the library's entries alone see the mmap family:
+ * brk, madvise and raw system calls made then are not seen. So each call is counted once: one
  * the library records runs inside its flag, which the kernel's trace
  * leaves out; one it forwards unrecorded read kernel_maps set, after the
  * program was attached. The malloc family's own maps (glibc's arenas,
