@@ -512,12 +512,6 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		rc = errno;
 		goto fail;
 	}
-	bm->rb = ring_buffer__new(bpf_map__fd(bm->skel->maps.events), on_event,
-				  bm, NULL);
-	if (!bm->rb) {
-		rc = errno;
-		goto fail;
-	}
 	bm->start_ns = o->start_ns ? o->start_ns : mono_ns();
 	if (!o->loaded_only &&
 	    bpfmaps_start(bm, o->inside, o->inside_off, err) < 0) {
@@ -537,6 +531,11 @@ int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
 	bm->skel->bss->inside_off = inside_off;
 	__atomic_store_n(&bm->skel->bss->inside_on, inside, __ATOMIC_RELEASE);
 	if (bpfmaps_bpf__attach(bm->skel))
+		return load_error(errno, err);
+	/* after the attach (its epoll descriptor says the program runs) */
+	bm->rb = ring_buffer__new(bpf_map__fd(bm->skel->maps.events), on_event,
+				  bm, NULL);
+	if (!bm->rb)
 		return load_error(errno, err);
 	return 0;
 }
@@ -576,6 +575,8 @@ long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err)
 	uint64_t before = bm->events;
 	int rc;
 
+	if (!bm->rb) /* loaded, not attached */
+		return 0;
 	if (mono_ns() - bm->notcode_since > 1000000000ull)
 		forget_notcode(bm);
 	rc = ring_buffer__poll(bm->rb, timeout_ms);

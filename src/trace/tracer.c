@@ -642,7 +642,7 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 	}
 	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
 	/* then the kernel's (tracer.h: the order of the two) */
-	if (tr->kernel) {
+	if (tr->kernel && tr->kernel_on) {
 		long kn = bpfmaps_drain(tr->kernel, 0, err);
 
 		if (kn < 0)
