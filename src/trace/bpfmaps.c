@@ -379,9 +379,28 @@ static int protect(struct bpfmaps *bm, const struct bpfmaps_event *e,
 	return tracedb_protect(bm->db, (uint32_t)st, e->addr, len, false, t);
 }
 
+/* Whether ip returns into libc's sbrk (its name, by the symbols). */
+static bool in_sbrk(struct bpfmaps *bm, uint64_t ip)
+{
+	struct vms_trace_frame f = { .ip = ip };
+	struct arena a;
+	bool yes;
+
+	if (!bm->sym)
+		return false;
+	arena_init(&a);
+	yes = tracesym_frame(bm->sym, ip, &a, &f) == 0 && f.function &&
+	      (strcmp(f.function, "sbrk") == 0 ||
+	       strcmp(f.function, "__sbrk") == 0) &&
+	      f.module && strstr(f.module, "libc.so");
+	arena_fini(&a);
+	return yes;
+}
+
 static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 {
 	uint64_t frames[BPFMAPS_MAX_FRAMES];
+	unsigned n;
 	uint64_t t = e->t_ns > bm->start_ns ? e->t_ns - bm->start_ns : 0;
 	int64_t st;
 
@@ -406,7 +425,14 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 	if ((e->op == BPFMAPS_MMAP && (e->prot & PROT_EXEC_)) ||
 	    e->op == BPFMAPS_MREMAP)
 		forget_notcode(bm);
-	st = tracedb_stack(bm->db, frames, stack_of(bm, e, frames));
+	n = stack_of(bm, e, frames);
+	if (e->op == BPFMAPS_BRK && n > 1 && in_sbrk(bm, frames[0])) {
+		/* brk's wrapper is called by sbrk's: the caller of sbrk
+		 * first, as a launch records it (it interposes sbrk) */
+		memmove(frames, frames + 1, (n - 1) * sizeof(*frames));
+		n--;
+	}
+	st = tracedb_stack(bm->db, frames, n);
 	if (st < 0)
 		return -1;
 	switch (e->op) {

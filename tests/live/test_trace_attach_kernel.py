@@ -202,6 +202,9 @@ def both(plain):
          [{"outstanding": (3, 3 * 16 * PG), "transient": (0, 0),
            "released": (0, 0), "lasting": (0, 0)}],
          "grow_break's 3 growths of the break, from the kernel")
+    T.eq([functions(s)[0] for s in by(tr["sites"], "brk", "grow_break")],
+         ["grow_break"], "its stack starts at sbrk's caller, as a "
+         "launch's (the brk system call's wrapper and sbrk left out)")
     T.eq(tr["madvised"], {"count": 1, "bytes": 5 * PG},
          "the one madvise(MADV_DONTNEED) of 5 pages")
     T.eq([figures(s) for s in by(tr["sites"], "mmap", "reserve_area")],
@@ -262,6 +265,8 @@ def launch(plain):
          [{"outstanding": (3, 3 * 16 * PG), "transient": (0, 0),
            "released": (0, 0), "lasting": (0, 0)}],
          "launched: grow_break's 3 sbrk growths")
+    T.eq([functions(s)[0] for s in by(tr["sites"], "brk", "grow_break")],
+         ["grow_break"], "launched: its stack starts at sbrk's caller")
     commit_seen(tr, "launched")
     T.eq(by(tr["sites"], "mmap", "raw_block"), [],
          "launched: no raw system call seen")
