@@ -23,39 +23,8 @@
 #include "trace/bpfmaps.h"
 #include "trace/tracedb.h"
 #include "trace/traceprog.h"
+#include "trace/tracer_priv.h"
 #include "trace/tracesym.h"
-
-struct slot_map {
-	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
-				      * -1: not sent */
-};
-
-struct tracer {
-	struct tracer_opts o;
-	int fd;
-	struct tw_header *hdr;
-	struct tracedb *db;
-	struct tracesym *sym;
-	struct slot_map *maps[TW_SLOTS];
-	pid_t pid;
-	bool attached; /* pid is not vmscope's child (tracer_attached) */
-	bool reaped;
-	int status;
-	uint64_t end_ns; /* when the command was seen ended */
-	uint64_t bad; /* records refused */
-	uint64_t next_seq; /* the merge's: the event number to read next */
-	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
-				       * inside its call) */
-	uint64_t run; /* the report's run: drawn at the start, never 0 */
-	/* the mmap family from the kernel (tracer_kernel_open), and its
-	 * figures once closed */
-	struct bpfmaps *kernel;
-	bool kernel_on; /* attached (else loaded only) */
-	bool kernel_done;
-	struct vms_trace_report kernel_fig;
-	uint64_t page;
-	char cmd[256]; /* the command launched, for a message */
-};
 
 /* A ring's place during one reading: its records from tail to head, and
  * whether an event waits at tail (its number seq; its header as advance()
@@ -585,7 +554,7 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 	struct ring_pos pos[TW_SLOTS];
 	unsigned live[TW_SLOTS], nlive = 0, i, k;
 	uint32_t state[TW_SLOTS];
-	long got = 0;
+	long got = 0, kn;
 
 	/* every ring's records up to the head it has now, ... */
 	for (i = 0; i < TW_SLOTS; i++) {
@@ -642,14 +611,8 @@ long tracer_drain(struct tracer *tr, struct vms_error *err)
 	}
 	__atomic_add_fetch(&tr->hdr->heartbeat, 1, __ATOMIC_RELEASE);
 	/* then the kernel's (tracer.h: the order of the two) */
-	if (tr->kernel && tr->kernel_on) {
-		long kn = bpfmaps_drain(tr->kernel, 0, err);
-
-		if (kn < 0)
-			return -1;
-		got += kn;
-	}
-	return got;
+	kn = tracer_kernel_drain(tr, err);
+	return kn < 0 ? -1 : got + kn;
 nomem:
 	for (k = 0; k < nlive; k++)
 		__atomic_store_n(&tw_slot_at(tr->hdr, live[k])->tail,
@@ -693,17 +656,7 @@ static void report_fields(struct tracer *tr, struct vms_trace_report *out)
 	out->ended = tr->reaped;
 	out->exit_status = tr->status;
 	out->bad_records = tr->bad;
-	if (tr->kernel && tr->kernel_on)
-		bpfmaps_figures(tr->kernel, out);
-	else if (tr->kernel_done) {
-		out->dropped += tr->kernel_fig.dropped;
-		out->dropped_bytes += tr->kernel_fig.dropped_bytes;
-		out->madvise_traced = true;
-		out->madvised = tr->kernel_fig.madvised;
-		out->madvised_bytes = tr->kernel_fig.madvised_bytes;
-		out->kernel_maps = true;
-		out->allocator_maps = tr->kernel_fig.allocator_maps;
-	}
+	tracer_kernel_figures(tr, out);
 }
 
 int tracer_report_in(struct tracer *tr, unsigned from, unsigned to, uint64_t lo,
@@ -761,52 +714,8 @@ uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi)
 	return tracedb_map_at(tr->db, lo, hi);
 }
 
-int tracer_kernel_load(struct tracer *tr, const char *library,
-		       struct vms_error *err)
-{
-	struct bpfmaps_opts o = { .db = tr->db,
-				  .sym = tr->sym,
-				  .skip_path = library,
-				  .start_ns = tr->hdr->start_ns,
-				  .loaded_only = true };
-
-	if (!tr->attached || tr->kernel || tr->kernel_done)
-		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
-				     "the kernel's trace beside the library "
-				     "needs a process attached");
-	return bpfmaps_open_opts(&tr->kernel, tr->pid, &o, err);
-}
-
-int tracer_kernel_open(struct tracer *tr, const char *library,
-		       struct vms_error *err)
-{
-	int64_t off = __atomic_load_n(&tr->hdr->inside_off, __ATOMIC_ACQUIRE);
-
-	if (!off)
-		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
-				     "the tracer library did not say where "
-				     "its flag is: the kernel's trace would "
-				     "count the allocator's own maps");
-	if (!tr->kernel && tracer_kernel_load(tr, library, err) < 0)
-		return -1;
-	if (bpfmaps_start(tr->kernel, true, off, err) < 0) {
-		bpfmaps_free(tr->kernel);
-		tr->kernel = NULL;
-		return -1;
-	}
-	tr->kernel_on = true;
-	/* the kernel sees every call from now on: the library's mmap
-	 * family stops recording (its calls until now were its own, left
-	 * out by the kernel's as made inside it) */
-	__atomic_store_n(&tr->hdr->kernel_maps, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-bool tracer_kernel(const struct tracer *tr)
-{
-	return tr->kernel_on || tr->kernel_done;
-}
-
+/* The kernel's trace closed (tracer.h); the rest of it is
+ * tracer_kernel.c's. */
 void tracer_kernel_close(struct tracer *tr)
 {
 	struct vms_error ignore;
