@@ -13,9 +13,13 @@
  * family's and mmap family's GOT entries redirected to the library
  * (trace/attach.c), read like a traced launch (src/trace/tracer.h); at the
  * end the library is called again to put every entry back, and stays
- * loaded, inert. When the injection is refused (the reason is printed in
- * the report), the mmap family only, from the kernel (src/trace/bpfmaps.h):
- * the process is then never stopped or injected. Either way it is never
+ * loaded, inert. With root (or CAP_BPF and CAP_PERFMON), the mmap family
+ * from the kernel beside it (tracer_kernel_open: brk, madvise, mprotect's
+ * commits, raw system calls and modules whose entries are not redirected;
+ * the allocator's own maps left out), else the library's alone, the
+ * reason said in the report. When the injection is refused (the reason is
+ * printed in the report), the mmap family only, from the kernel
+ * (src/trace/bpfmaps.h): the process is then never stopped or injected. Either way it is never
  * killed, and runs on, untraced.
  */
 #include <signal.h>
@@ -73,6 +77,8 @@ static void who_read(pid_t pid, struct who *w)
  * kernel's with why not injected. */
 struct how {
 	bool tried, injected;
+	bool kernel; /* the mmap family from the kernel beside the library */
+	char kernel_why[600]; /* why not, injected without it */
 	long got;
 	/* the process stopped, all threads (frozen) and the borrowed one
 	 * (held), at the attach and at the detach (0: no detach call) */
@@ -111,6 +117,11 @@ static void print_json(struct outbuf *o, pid_t pid, const struct who *w,
 			  (unsigned long long)h->detach_held_us,
 			  (unsigned long long)h->walk_frozen_us,
 			  (unsigned long long)h->walk_us);
+		ob_printf(o, ",\"kernel\":%s", h->kernel ? "true" : "false");
+		if (!h->kernel) {
+			OB_LIT(o, ",\"kernel_why\":");
+			ob_json_str(o, h->kernel_why);
+		}
 	} else {
 		OB_LIT(o, "\"injected\":false,\"why\":");
 		ob_json_str(o, h->why);
@@ -135,6 +146,19 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 			ob_printf(o, ", and %llu us before for the heap walk",
 				  (unsigned long long)h->walk_frozen_us);
 		OB_LIT(o, ")\n");
+		if (h->kernel) {
+			OB_LIT(o,
+			       "Kernel:      the mmap family from the kernel "
+			       "too (brk, madvise, mprotect's commits, raw "
+			       "system calls, every module's calls; the "
+			       "allocator's own left out)\n");
+		} else {
+			OB_LIT(o, "Kernel:      no, the mmap family is the "
+				  "library's GOT entries' only (no brk, "
+				  "madvise, mprotect or raw system call): ");
+			ob_text_str(o, h->kernel_why);
+			ob_putc(o, '\n');
+		}
 	} else {
 		OB_LIT(o, "\nAttached:    the mmap family, from the kernel\n");
 		OB_LIT(o, "Injected:    no, the heap is not traced: ");
@@ -449,6 +473,17 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		tracer_free(tr);
 		return 1;
 	}
+	/* the mmap family from the kernel too, where it may be (root, or
+	 * CAP_BPF and CAP_PERFMON): tracer.h says how the two share it; its
+	 * program loaded now, attached once the library is in;
+	 * VMSCOPE_TRACE_KERNEL=0: never */
+	if (getenv("VMSCOPE_TRACE_KERNEL") &&
+	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "0") == 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s",
+			 "VMSCOPE_TRACE_KERNEL=0 asks for the library's "
+			 "view only");
+	else if (tracer_kernel_load(tr, abs, &err) < 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
 	/* sampled: no walk (the frees recorded are those of the blocks
 	 * sampled, never one of the blocks alive before) */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -477,6 +512,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->got = res.ret;
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
+	if (!h->kernel_why[0] && tracer_kernel_open(tr, abs, &err) < 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
+	else if (!h->kernel_why[0])
+		h->kernel = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (view) /* the viewer, until q */
 		rc = cli_trace_viewer(a, tr, pid);
@@ -506,7 +545,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		if (!(snap = end_snapshot(a, pid, ended, mark, &err)))
 			save_rc = cli_fail(&err);
 	}
-	/* every entry put back, then what the rings still hold */
+	/* the kernel's trace closed (the library records the mmap family
+	 * again meanwhile), every entry put back, then what the rings still
+	 * hold */
+	tracer_kernel_close(tr);
 	memset(&res, 0, sizeof(res));
 	if (!tracer_wait(tr, NULL) &&
 	    inject_lib_call(pid, abs, false, "vmstrace_detach", NULL, &res,

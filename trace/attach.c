@@ -43,6 +43,14 @@
  * dl_iterate_phdr callback may call dlopen, whose redirection would then
  * wait on a thread waiting for the loader's lock).
  *
+ * The mmap family's entries (mmap, munmap, mremap, mprotect) are
+ * redirected even when vmscope traces the mmap family from the kernel
+ * (src/trace/tracer.h: tracer_kernel_open): until the kernel's trace runs
+ * the library records them, inside its flag (vmstrace.h: vt_inside, which
+ * the kernel's trace reads and leaves out), then forwards them unrecorded
+ * once vmscope sets kernel_maps, and records them again when vmscope
+ * clears it before the detach: each call counted once, by one of the two.
+ *
  * vmstrace_detach(): puts every redirected entry back to the value it had
  * (when it still holds ours and its module is still loaded), then records
  * nothing more. The library is never unloaded (no dlclose): a thread may
@@ -414,8 +422,10 @@ static void *vt_dlopen(const char *file, int mode)
 {
 	void *h = next_dlopen(file, mode);
 
-	if (h)
+	if (h) {
+		VT_INSIDE; /* its mprotects are the library's */
 		patch_all();
+	}
 	return h;
 }
 
@@ -433,6 +443,7 @@ EXPORT int vmstrace_attach(const char *path)
 {
 	struct tw_header *h;
 	int fd;
+	VT_INSIDE;
 
 	pthread_mutex_lock(&lock);
 	/* attached by a vmscope that died, or a forked child of a process
@@ -479,6 +490,7 @@ EXPORT int vmstrace_detach(void)
 {
 	unsigned back = 0;
 	struct pass_of o = { put_back_module, &back, true };
+	VT_INSIDE;
 
 	/* the entries of a module unloaded meanwhile are dropped unread */
 	dl_iterate_phdr(one_pass, &o);

@@ -489,6 +489,29 @@ static bool start_pending(void)
 	return true;
 }
 
+TLS int vt_inside;
+
+bool vt_kernel_maps(void)
+{
+	struct tw_header *h = __atomic_load_n(&hdr, __ATOMIC_ACQUIRE);
+
+	return h && __atomic_load_n(&h->kernel_maps, __ATOMIC_ACQUIRE);
+}
+
+/* The offset of this thread's vt_inside from its thread pointer: the
+ * same for every thread (static TLS, initial-exec). */
+static int64_t inside_offset(void)
+{
+#if defined(__x86_64__)
+	uintptr_t tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int64_t)((uintptr_t)&vt_inside - tp);
+#else
+	return 0; /* not said: the kernel's trace leaves nothing out */
+#endif
+}
+
 bool vt_tracing(void)
 {
 	if (hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED))
@@ -585,7 +608,8 @@ void vt_record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
 	/* what frees is not counted dropped: a free, an unmap, the break
 	 * moved down (b negative: counted, it added 2^64 - n bytes) */
 	bool frees = op == TW_OP_FREE || op == TW_OP_MUNMAP ||
-		     (op == TW_OP_BRK && (int64_t)b < 0);
+		     (op == TW_OP_BRK && (int64_t)b < 0) ||
+		     (op == TW_OP_MPROTECT && !d);
 
 	if (vt_begin(&c, op, flags, with_stack, frees ? 0 : b))
 		vt_end(&c, a, b, d, e);
@@ -688,6 +712,7 @@ int vt_start(struct tw_header *h)
 	if (!hdr)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();
+	h->inside_off = inside_offset();
 	/* again (attach.c, after a detach): the new file has none of the
 	 * modules sent to the old one */
 	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))

@@ -9,6 +9,16 @@
  * walk's cached rules go with it), and pthread_create, only to forward it
  * and note the new thread's stack first thing in it (unwind.h).
  *
+ * The mmap family (mmap, munmap, mremap, brk, sbrk, mprotect: a commit of
+ * pages reserved with PROT_NONE is vmscope's to tell) is recorded when
+ * the program calls it, not when the allocator does inside a malloc-family
+ * call (vt_inside: jemalloc's extents, tcmalloc's sbrk; glibc's own calls
+ * are internal, unseen anyway): those maps are the allocator's for the
+ * blocks recorded, and counted twice else. Attached with the kernel's
+ * trace beside it (base/tracewire.h: kernel_maps), the mmap family is
+ * forwarded unrecorded: the kernel sees each call, and leaves out those
+ * made while vt_inside is set.
+ *
  * What the program sees does not change: every call returns what the next
  * definition returned, errno as it left it; the library takes no file
  * descriptor (the shared file's is closed once it is mapped; /proc/self/
@@ -108,6 +118,7 @@ static void *(*next_pvalloc)(size_t);
 void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 int (*next_munmap)(void *, size_t);
 static void *(*next_mremap)(void *, size_t, size_t, int, ...);
+static int (*next_mprotect)(void *, size_t, int);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
 static int (*next_dlclose)(void *);
@@ -205,6 +216,7 @@ static void resolve(void)
 	next_mmap = sym("mmap");
 	next_munmap = sym("munmap");
 	next_mremap = sym("mremap");
+	next_mprotect = sym("mprotect");
 	next_brk = sym("brk");
 	next_sbrk = sym("sbrk");
 	next_dlclose = sym("dlclose");
@@ -357,6 +369,7 @@ __attribute__((constructor)) static void vmstrace_init(void)
 
 EXPORT void *malloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_malloc) {
@@ -371,6 +384,7 @@ EXPORT void *malloc(size_t n)
 
 EXPORT void free(void *p)
 {
+	VT_INSIDE;
 	if (!p || in_boot(p))
 		return;
 	if (!next_free)
@@ -381,6 +395,7 @@ EXPORT void free(void *p)
 
 EXPORT void *calloc(size_t n, size_t size)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_calloc) {
@@ -398,6 +413,7 @@ EXPORT void *calloc(size_t n, size_t size)
 
 EXPORT void *realloc(void *old, size_t n)
 {
+	VT_INSIDE;
 	struct vt_call c;
 	void *p;
 
@@ -429,6 +445,7 @@ EXPORT void *realloc(void *old, size_t n)
 
 EXPORT void *reallocarray(void *old, size_t n, size_t size)
 {
+	VT_INSIDE;
 	struct vt_call c;
 	size_t total;
 	void *p;
@@ -457,6 +474,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
+	VT_INSIDE;
 	int rc;
 
 	if (!next_posix_memalign)
@@ -469,6 +487,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_aligned_alloc)
@@ -480,6 +499,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 
 EXPORT void *memalign(size_t align, size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_memalign)
@@ -491,6 +511,7 @@ EXPORT void *memalign(size_t align, size_t n)
 
 EXPORT void *valloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_valloc)
@@ -502,6 +523,7 @@ EXPORT void *valloc(size_t n)
 
 EXPORT void *pvalloc(size_t n)
 {
+	VT_INSIDE;
 	void *p;
 
 	if (!next_pvalloc)
@@ -512,7 +534,10 @@ EXPORT void *pvalloc(size_t n)
 }
 
 /* ---- the mmap family (the program's own calls: glibc's malloc maps
- * through internal symbols, which no preload sees) ---- */
+ * through internal symbols, which no preload sees; another allocator's
+ * calls through the PLT, made inside the malloc family (vt_inside), are
+ * its own maps for the blocks recorded: forwarded unrecorded, as the
+ * kernel's trace of an attach leaves them out) ---- */
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		  off_t off_)
@@ -521,6 +546,12 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 
 	if (!next_mmap)
 		resolve();
+	/* the kernel's trace sees the call (vmstrace.h: vt_kernel_maps);
+	 * one made inside the malloc family is the allocator's own (jemalloc's
+	 * extents: the blocks are recorded), never recorded */
+	if (vt_inside || vt_kernel_maps())
+		return next_mmap(addr, len, prot, flags, fd, off_);
+	VT_INSIDE;
 	p = next_mmap(addr, len, prot, flags, fd, off_);
 	if (p != MAP_FAILED)
 		vt_record(TW_OP_MMAP, true, (uintptr_t)p, len,
@@ -540,6 +571,9 @@ EXPORT int munmap(void *addr, size_t len)
 
 	if (!next_munmap)
 		resolve();
+	if (vt_inside || vt_kernel_maps())
+		return next_munmap(addr, len);
+	VT_INSIDE;
 	vt_begin(&c, TW_OP_MUNMAP, 0, false, 0);
 	rc = next_munmap(addr, len);
 	vt_end(&c, (uintptr_t)addr, rc == 0 ? len : 0, 0, 0);
@@ -554,18 +588,39 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 
 	if (!next_mremap)
 		resolve();
-	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		want = va_arg(ap, void *);
 		va_end(ap);
-		p = next_mremap(old, old_len, len, flags, want);
-	} else {
-		p = next_mremap(old, old_len, len, flags);
 	}
+	if (vt_inside || vt_kernel_maps())
+		return next_mremap(old, old_len, len, flags, want);
+	VT_INSIDE;
+	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
+	p = next_mremap(old, old_len, len, flags, want);
 	vt_end(&c, p == MAP_FAILED ? 0 : (uintptr_t)p, len, (uintptr_t)old,
 	       old_len);
 	return p;
+}
+
+/* mprotect: a reservation (PROT_NONE) made accessible is a commit,
+ * which vmscope tells (src/trace/tracedb.h: it knows the pages
+ * reserved); the stack is taken for any access given, none for
+ * PROT_NONE. */
+EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	int rc;
+
+	if (!next_mprotect)
+		resolve();
+	if (vt_inside || vt_kernel_maps())
+		return next_mprotect(addr, len, prot);
+	VT_INSIDE;
+	rc = next_mprotect(addr, len, prot);
+	if (rc == 0)
+		vt_record(TW_OP_MPROTECT, prot != PROT_NONE, (uintptr_t)addr,
+			  len, (uint64_t)(unsigned)prot, 0);
+	return rc;
 }
 
 EXPORT int brk(void *end)
@@ -577,7 +632,7 @@ EXPORT int brk(void *end)
 		resolve();
 	was = next_sbrk ? next_sbrk(0) : NULL;
 	rc = next_brk(end);
-	if (rc == 0 && was)
+	if (rc == 0 && was && !vt_inside) /* not the allocator's own */
 		vt_record(TW_OP_BRK, true, (uintptr_t)was,
 			  (uint64_t)((uintptr_t)end - (uintptr_t)was), 0, 0);
 	return rc;
@@ -590,7 +645,7 @@ EXPORT void *sbrk(intptr_t inc)
 	if (!next_sbrk)
 		resolve();
 	p = next_sbrk(inc);
-	if (p != (void *)-1 && inc)
+	if (p != (void *)-1 && inc && !vt_inside) /* not the allocator's */
 		vt_record(TW_OP_BRK, true, (uintptr_t)p, (uint64_t)inc, 0, 0);
 	return p;
 }
@@ -757,6 +812,7 @@ LOCAL(pvalloc);
 LOCAL(mmap);
 LOCAL(munmap);
 LOCAL(mremap);
+LOCAL(mprotect);
 LOCAL(dlclose);
 LOCAL(pthread_create);
 
@@ -778,6 +834,7 @@ const struct vt_fn vt_fns[] = {
 	{ "mmap64", (void *)mmap_local, (void **)&next_mmap },
 	{ "munmap", (void *)munmap_local, (void **)&next_munmap },
 	{ "mremap", (void *)mremap_local, (void **)&next_mremap },
+	{ "mprotect", (void *)mprotect_local, (void **)&next_mprotect },
 	{ "dlclose", (void *)dlclose_local, (void **)&next_dlclose },
 	{ "pthread_create", (void *)pthread_create_local,
 	  (void **)&next_pthread_create },
@@ -798,6 +855,7 @@ const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 	{                                                                      \
 		static void *(*next)params;                                    \
 		void *p;                                                       \
+		VT_INSIDE;                                                     \
 		NEXT(next, #mangled);                                          \
 		CXX_CALL(p = next args);                                       \
 		ALLOCATED(p, n);                                               \
@@ -833,6 +891,7 @@ CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t,
 	EXPORT void mangled params                                             \
 	{                                                                      \
 		static void(*next) params;                                     \
+		VT_INSIDE;                                                     \
 		NEXT(next, #mangled);                                          \
 		if (p)                                                         \
 			FREED(p);                                              \

@@ -40,6 +40,38 @@ void vt_stop(void);
  * child of the traced one (they are its parent's). */
 bool vt_orphaned(void);
 
+/* Non-zero while the thread runs one of the library's malloc-family
+ * interposers, records a call of the mmap family itself, or attaches or
+ * detaches: the kernel's trace of an attach (src/trace/bpfmaps.h) reads
+ * it (base/tracewire.h: inside_off) and leaves out the mmap family called
+ * then (the allocator's own maps for a block the library records; the
+ * library's own). vt_inside_enter sets it and returns what it was. */
+extern TLS int vt_inside;
+static inline int vt_inside_enter(void)
+{
+	int was = vt_inside;
+
+	vt_inside = 1;
+	__asm__ __volatile__("" ::: "memory");
+	return was;
+}
+
+static inline void vt_inside_leave(const int *was)
+{
+	__asm__ __volatile__("" ::: "memory");
+	vt_inside = *was;
+}
+
+/* The flag set for the rest of the block. */
+#define VT_INSIDE                                                              \
+	int vt_inside_was __attribute__((cleanup(vt_inside_leave))) =          \
+		vt_inside_enter()
+
+/* record.c's: whether vmscope traces the mmap family from the kernel now
+ * (base/tracewire.h: kernel_maps): the library's mmap, munmap and mremap
+ * then forward without recording (and without the flag). */
+bool vt_kernel_maps(void);
+
 /* Inside C++'s operator new or delete, or glibc's reallocarray, whose own
  * malloc, realloc and free are not the program's calls (vmstrace.c sets
  * it, record.c reads it). */

@@ -88,6 +88,8 @@ enum tw_op {
 	TW_OP_MODULE, /* a loaded file: its load bias, then its path (NUL
 		       * ended, padded to a word), sent before the first
 		       * stack with an address in it */
+	TW_OP_MPROTECT, /* arg: stack id (prot not PROT_NONE); addr, size,
+			 * prot: the call succeeded */
 	TW_OP_COUNT
 };
 
@@ -104,14 +106,15 @@ struct tw_rec {
 /* After the header word of an event: its time, its sequence number, then
  * the op's fields, each a u64. 0: not an event (no time, no number). */
 #define TW_EVENT_WORDS(op)                                                     \
-	((op) == TW_OP_FREE	 ? 4u                                          \
-	 : (op) == TW_OP_MALLOC	 ? 5u                                          \
-	 : (op) == TW_OP_MUNMAP	 ? 5u                                          \
-	 : (op) == TW_OP_BRK	 ? 5u                                          \
-	 : (op) == TW_OP_REALLOC ? 6u                                          \
-	 : (op) == TW_OP_MMAP	 ? 6u                                          \
-	 : (op) == TW_OP_MREMAP	 ? 7u                                          \
-				 : 0u)
+	((op) == TW_OP_FREE	  ? 4u                                         \
+	 : (op) == TW_OP_MALLOC	  ? 5u                                         \
+	 : (op) == TW_OP_MUNMAP	  ? 5u                                         \
+	 : (op) == TW_OP_BRK	  ? 5u                                         \
+	 : (op) == TW_OP_REALLOC  ? 6u                                         \
+	 : (op) == TW_OP_MMAP	  ? 6u                                         \
+	 : (op) == TW_OP_MREMAP	  ? 7u                                         \
+	 : (op) == TW_OP_MPROTECT ? 6u                                         \
+				  : 0u)
 
 enum tw_slot_state {
 	TW_SLOT_FREE = 0,
@@ -147,7 +150,19 @@ struct tw_header {
 	uint64_t start_ns; /* CLOCK_MONOTONIC when vmscope made the file:
 			    * the trace's time 0 */
 	uint64_t seed; /* sampling's: each thread's stream starts from it */
-	uint64_t reserved[5];
+	/* vmscope's, an attach with the kernel's trace (src/trace/bpfmaps.h)
+	 * running: 1, the mmap family is traced from the kernel, and the
+	 * library's mmap, munmap and mremap forward their calls without
+	 * recording them (trace/attach.c says how the two are switched) */
+	uint32_t kernel_maps;
+	uint32_t pad2;
+	/* the library's (vt_start): where each thread's "inside the
+	 * library" flag (an int, non-zero while the thread runs one of the
+	 * library's malloc-family interposers or records a call) lies, as
+	 * an offset from the thread pointer (x86-64: the FS base), the same
+	 * for every thread (static TLS); 0 when not said */
+	int64_t inside_off;
+	uint64_t reserved[3];
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));

@@ -39,6 +39,16 @@ static void frame_json(struct outbuf *o, const struct vms_trace_frame *f)
 	OB_LIT(o, "\"}");
 }
 
+/* A site's kind in its column of 5 (and its space); how far a longer
+ * name ("commit") runs into the next cell, which is narrowed by that. */
+static int kind_cell(struct outbuf *o, enum vms_trace_kind k)
+{
+	int n = (int)strlen(vms_trace_kind_names[k]);
+
+	ob_pad(o, vms_trace_kind_names[k], 5);
+	return n > 5 ? n - 5 : 0;
+}
+
 /* The report's trace-wide fields (records.h, VMS_TRACE_FIELDS) in their
  * list's order, each followed by a comma: "mode" in sampled's place, the
  * sampling's figures null when exact, those without a JSON key left to
@@ -410,13 +420,13 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 	for (i = 0; i < r->nsites; i++) {
 		const struct vms_trace_site *s = &r->sites[i];
 		int64_t imp = s->impacting_bytes;
+		int over = kind_cell(o, s->kind);
 
-		ob_pad(o, vms_trace_kind_names[s->kind], 5);
 		if (imp < 0) {
 			ob_putc(o, '-');
-			size_cell(o, (uint64_t)-imp, 9);
+			size_cell(o, (uint64_t)-imp, 9 - over);
 		} else {
-			size_cell(o, (uint64_t)imp, 10);
+			size_cell(o, (uint64_t)imp, 10 - over);
 		}
 		size_cell(o, s->by[VMS_TRACE_outstanding].bytes, 13);
 		ob_printf(o, " %8" PRIu64, s->by[VMS_TRACE_outstanding].count);
@@ -599,11 +609,10 @@ void export_trace_diff_text(struct outbuf *o, const struct vms_trace_report *a,
 		const struct vms_trace_site *s = c->b ? c->b : c->a;
 
 		ob_pad(o, change_name(c), 9);
-		ob_pad(o, vms_trace_kind_names[s->kind], 5);
 		delta_cell(o,
 			   vms_trace_change_impacting(c->b) -
 				   vms_trace_change_impacting(c->a),
-			   10);
+			   10 - kind_cell(o, s->kind));
 		delta_cell(o, d_bytes(c, VMS_TRACE_outstanding), 13);
 		ob_printf(o, " %+8" PRId64, d_count(c, VMS_TRACE_outstanding));
 		delta_cell(o, d_bytes(c, VMS_TRACE_transient), 12);

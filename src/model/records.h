@@ -271,6 +271,14 @@
 	X(madvise_traced, BOOL, NULL, "madvise_traced", 0)                     \
 	X(madvised, U64, NULL, "madvised", 0)                                  \
 	X(madvised_bytes, U64, NULL, "madvised_bytes", 0)                      \
+	/* the mmap family traced from the kernel (an attach with CAP_BPF   \
+	 * and CAP_PERFMON: beside the injected library, or alone): brk,     \
+	 * madvise, mprotect's commits, raw system calls, every module's */  \
+	X(kernel_maps, BOOL, "kernel_maps", "kernel_maps", 0)                  \
+	/* of those, the calls made inside the library's malloc family or   \
+	 * its own work (the allocator's own maps for a block recorded: left \
+	 * out, as a launch leaves them out) */                                \
+	X(allocator_maps, U64, "allocator_maps", "allocator_maps", 0)          \
 	X(events, U64, "events", "events", VMS_FF_NEED) /* calls recorded */   \
 	/* calls not recorded, their bytes */                                  \
 	X(dropped, U64, "dropped", "dropped", VMS_FF_NEED)                     \

@@ -9,6 +9,7 @@ const char *const vms_trace_kind_names[VMS_TRACE_NKINDS] = {
 	[VMS_TRACE_HEAP] = "heap",
 	[VMS_TRACE_MMAP] = "mmap",
 	[VMS_TRACE_BRK] = "brk",
+	[VMS_TRACE_COMMIT] = "commit",
 };
 
 const char *const vms_trace_impact_names[VMS_TRACE_NIMPACTS] = {

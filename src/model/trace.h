@@ -45,6 +45,10 @@ enum vms_trace_kind {
 	VMS_TRACE_HEAP, /* the malloc family */
 	VMS_TRACE_MMAP, /* mmap, mremap */
 	VMS_TRACE_BRK, /* brk, sbrk */
+	/* mprotect making pages reserved with PROT_NONE accessible (a
+	 * commit: its bytes lie inside a map's, the map's site has the
+	 * address space, the commit's the pages made usable) */
+	VMS_TRACE_COMMIT,
 	VMS_TRACE_NKINDS
 };
 

@@ -42,6 +42,12 @@ struct bpfmaps {
 	struct ring_buffer *rb;
 	struct tracedb *db;
 	struct tracesym *sym;
+	bool own; /* db and sym are its own (else a tracer's) */
+	bool seeded; /* the pages reserved at the start told to db */
+	char *skip_path; /* a module whose frames are left out, or NULL */
+	struct range skip[4]; /* its executable ranges */
+	size_t nskip;
+	uint64_t page;
 	pid_t pid;
 	uint64_t start_ns, end_ns;
 	bool ended, nomem;
@@ -175,16 +181,33 @@ static int read_maps(struct bpfmaps *bm)
 		vms_snapshot_free(s);
 		return -1;
 	}
+	bm->nskip = 0;
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
+		/* the pages reserved when the trace began (PROT_NONE): what
+		 * an mprotect may commit; later, the events say */
+		if (!bm->seeded &&
+		    !(r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X)) &&
+		    tracedb_reserved(bm->db, r->start, r->end - r->start,
+				     true) < 0) {
+			vms_snapshot_free(s);
+			free(ex);
+			return -1;
+		}
 		if (!(r->perms & VMS_PERM_X))
 			continue;
 		ex[n++] = (struct range){ r->start, r->end };
+		if (bm->skip_path && r->path &&
+		    strcmp(r->path, bm->skip_path) == 0 &&
+		    bm->nskip < sizeof(bm->skip) / sizeof(bm->skip[0]))
+			bm->skip[bm->nskip++] =
+				(struct range){ r->start, r->end };
 		if (r->path && r->path[0] == '/' && r->inode)
 			add_module(bm, r);
 	}
 	vms_snapshot_free(s);
+	bm->seeded = true;
 	free(bm->exec);
 	bm->exec = ex;
 	bm->nexec = n;
@@ -300,29 +323,95 @@ static unsigned unwind(struct bpfmaps *bm, const struct bpfmaps_event *e,
  * frame information; without it at ip, the word at the stack pointer
  * (the return address, when the wrapper has no frame) if it is code, else
  * ip alone. */
+static bool skipped(const struct bpfmaps *bm, uint64_t ip)
+{
+	size_t i;
+
+	for (i = 0; i < bm->nskip; i++)
+		if (ip >= bm->skip[i].start && ip < bm->skip[i].end)
+			return true;
+	return false;
+}
+
 static unsigned stack_of(struct bpfmaps *bm, const struct bpfmaps_event *e,
 			 uint64_t *out)
 {
-	unsigned n = unwind(bm, e, out, BPFMAPS_MAX_FRAMES);
+	unsigned n = unwind(bm, e, out, BPFMAPS_MAX_FRAMES), i, k = 0;
 	uint64_t w;
 
-	if (n)
-		return n;
-	out[n++] = word_at(e, e->sp, &w) && is_code(bm, w) ? w : e->ip;
-	return n;
+	if (!n)
+		out[n++] = word_at(e, e->sp, &w) && is_code(bm, w) ? w : e->ip;
+	/* the skipped module's frames out (the injected library's mmap,
+	 * which forwards the program's call: a launch's stacks start at the
+	 * program's caller) */
+	for (i = 0; i < n; i++)
+		if (!skipped(bm, out[i]) || (k == 0 && i == n - 1))
+			out[k++] = out[i];
+	return k;
+}
+
+/* The kernel rounds a length up to pages. */
+static uint64_t pages(const struct bpfmaps *bm, uint64_t len)
+{
+	return (len + bm->page - 1) & ~(bm->page - 1);
+}
+
+/* mprotect: to PROT_NONE, its commits end (reserved again); to access,
+ * the reserved pages in it committed by its stack (unwound only then:
+ * most mprotects, the loader's RELRO and a JIT's flips, commit nothing). */
+static int protect(struct bpfmaps *bm, const struct bpfmaps_event *e,
+		   uint64_t t)
+{
+	uint64_t frames[BPFMAPS_MAX_FRAMES], len = pages(bm, e->len);
+	int64_t st;
+
+	if (e->prot & PROT_EXEC_) { /* code may be there now */
+		memset(bm->cfa, 0, sizeof(bm->cfa));
+		forget_notcode(bm);
+	}
+	if (!e->prot)
+		return tracedb_protect(bm->db, 0, e->addr, len, true, t);
+	if (!tracedb_reserved_in(bm->db, e->addr, len))
+		return 0;
+	st = tracedb_stack(bm->db, frames, stack_of(bm, e, frames));
+	if (st < 0)
+		return -1;
+	return tracedb_protect(bm->db, (uint32_t)st, e->addr, len, false, t);
+}
+
+/* Whether ip returns into libc's sbrk (its name, by the symbols). */
+static bool in_sbrk(struct bpfmaps *bm, uint64_t ip)
+{
+	struct vms_trace_frame f = { .ip = ip };
+	struct arena a;
+	bool yes;
+
+	if (!bm->sym)
+		return false;
+	arena_init(&a);
+	yes = tracesym_frame(bm->sym, ip, &a, &f) == 0 && f.function &&
+	      (strcmp(f.function, "sbrk") == 0 ||
+	       strcmp(f.function, "__sbrk") == 0) &&
+	      f.module && strstr(f.module, "libc.so");
+	arena_fini(&a);
+	return yes;
 }
 
 static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 {
 	uint64_t frames[BPFMAPS_MAX_FRAMES];
+	unsigned n;
 	uint64_t t = e->t_ns > bm->start_ns ? e->t_ns - bm->start_ns : 0;
 	int64_t st;
 
+	tracedb_thread(bm->db, (int32_t)e->tid);
 	if (e->op == BPFMAPS_MADVISE) {
 		bm->madv_calls++;
 		bm->madv_bytes += e->len;
 		return 0;
 	}
+	if (e->op == BPFMAPS_MPROTECT)
+		return protect(bm, e, t);
 	if (e->op == BPFMAPS_MUNMAP)
 		return tracedb_unmap(bm->db, e->addr, e->len, t);
 	if (e->op == BPFMAPS_BRK && e->addr <= e->old_addr) {
@@ -336,13 +425,23 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 	if ((e->op == BPFMAPS_MMAP && (e->prot & PROT_EXEC_)) ||
 	    e->op == BPFMAPS_MREMAP)
 		forget_notcode(bm);
-	st = tracedb_stack(bm->db, frames, stack_of(bm, e, frames));
+	n = stack_of(bm, e, frames);
+	if (e->op == BPFMAPS_BRK && n > 1 && in_sbrk(bm, frames[0])) {
+		/* brk's wrapper is called by sbrk's: the caller of sbrk
+		 * first, as a launch records it (it interposes sbrk) */
+		memmove(frames, frames + 1, (n - 1) * sizeof(*frames));
+		n--;
+	}
+	st = tracedb_stack(bm->db, frames, n);
 	if (st < 0)
 		return -1;
 	switch (e->op) {
 	case BPFMAPS_MMAP:
 		if ((e->arg & MAP_FIXED_) &&
 		    tracedb_unmap(bm->db, e->addr, e->len, t) < 0)
+			return -1;
+		if (tracedb_reserved(bm->db, e->addr, pages(bm, e->len),
+				     !e->prot) < 0)
 			return -1;
 		return tracedb_alloc(bm->db, VMS_TRACE_MMAP, (uint32_t)st,
 				     e->addr, e->len, t);
@@ -379,7 +478,17 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* ---- the program ---- */
 
+static int load_error(int rc, struct vms_error *err);
+
 int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
+{
+	struct bpfmaps_opts o = { 0 };
+
+	return bpfmaps_open_opts(out, pid, &o, err);
+}
+
+int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
+		      const struct bpfmaps_opts *o, struct vms_error *err)
 {
 	struct bpfmaps *bm;
 	int rc;
@@ -394,13 +503,20 @@ int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
 				     "with BTF (/sys/kernel/btf/vmlinux: %s)",
 				     strerror(errno));
 	bm = calloc(1, sizeof(*bm));
-	if (!bm || !(bm->db = tracedb_new())) {
-		free(bm);
+	if (bm) {
+		bm->own = !o->db;
+		bm->db = o->db ? o->db : tracedb_new();
+		bm->skip_path = o->skip_path ? strdup(o->skip_path) : NULL;
+	}
+	if (!bm || !bm->db || (o->skip_path && !bm->skip_path)) {
+		bpfmaps_free(bm);
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory for the trace");
 	}
 	bm->pid = pid;
-	bm->sym = tracesym_new(); /* NULL: frames without names */
+	bm->page = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* NULL: frames without names */
+	bm->sym = bm->own ? tracesym_new() : o->sym;
 	/* the modules, before the attach: what the process runs now is
 	 * known even if it exits before the first event is read; a
 	 * library loaded since is found by its first frame (is_code()) */
@@ -418,21 +534,40 @@ int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err)
 		goto fail;
 	}
 	bm->skel->rodata->target_tgid = (uint32_t)pid;
-	if (bpfmaps_bpf__load(bm->skel) || bpfmaps_bpf__attach(bm->skel)) {
+	if (bpfmaps_bpf__load(bm->skel)) {
 		rc = errno;
 		goto fail;
 	}
-	bm->rb = ring_buffer__new(bpf_map__fd(bm->skel->maps.events), on_event,
-				  bm, NULL);
-	if (!bm->rb) {
-		rc = errno;
-		goto fail;
+	bm->start_ns = o->start_ns ? o->start_ns : mono_ns();
+	if (!o->loaded_only &&
+	    bpfmaps_start(bm, o->inside, o->inside_off, err) < 0) {
+		bpfmaps_free(bm);
+		return -1;
 	}
-	bm->start_ns = mono_ns();
 	*out = bm;
 	return 0;
 fail:
 	bpfmaps_free(bm);
+	return load_error(rc, err);
+}
+
+int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
+		  struct vms_error *err)
+{
+	bm->skel->bss->inside_off = inside_off;
+	__atomic_store_n(&bm->skel->bss->inside_on, inside, __ATOMIC_RELEASE);
+	if (bpfmaps_bpf__attach(bm->skel))
+		return load_error(errno, err);
+	/* after the attach (its epoll descriptor says the program runs) */
+	bm->rb = ring_buffer__new(bpf_map__fd(bm->skel->maps.events), on_event,
+				  bm, NULL);
+	if (!bm->rb)
+		return load_error(errno, err);
+	return 0;
+}
+
+static int load_error(int rc, struct vms_error *err)
+{
 	if (rc == EPERM || rc == EACCES)
 		return vms_error_set(err, VMS_ERR_PERM, rc,
 				     "tracing the mmap family needs root, or "
@@ -451,8 +586,11 @@ void bpfmaps_free(struct bpfmaps *bm)
 		return;
 	ring_buffer__free(bm->rb);
 	bpfmaps_bpf__destroy(bm->skel); /* detached: the target runs on */
-	tracedb_free(bm->db);
-	tracesym_free(bm->sym);
+	if (bm->own) {
+		tracedb_free(bm->db);
+		tracesym_free(bm->sym);
+	}
+	free(bm->skip_path);
 	free(bm->exec);
 	free(bm->files);
 	free(bm);
@@ -463,6 +601,8 @@ long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err)
 	uint64_t before = bm->events;
 	int rc;
 
+	if (!bm->rb) /* loaded, not attached */
+		return 0;
 	if (mono_ns() - bm->notcode_since > 1000000000ull)
 		forget_notcode(bm);
 	rc = ring_buffer__poll(bm->rb, timeout_ms);
@@ -509,16 +649,24 @@ int bpfmaps_report(struct bpfmaps *bm, unsigned from, unsigned to,
 				     "out of memory for the trace report");
 	out->attached = true;
 	out->heap_untraced = true;
+	bpfmaps_figures(bm, out);
+	out->ended = bm->ended;
+	return 0;
+}
+
+void bpfmaps_figures(const struct bpfmaps *bm, struct vms_trace_report *out)
+{
 	/* lost to a full ring buffer, or to a full table of the calls
 	 * under way (their bytes not known) */
-	out->dropped =
+	out->dropped +=
 		__atomic_load_n(&bm->skel->bss->dropped, __ATOMIC_RELAXED) +
 		__atomic_load_n(&bm->skel->bss->pending_lost, __ATOMIC_RELAXED);
-	out->dropped_bytes = __atomic_load_n(&bm->skel->bss->dropped_bytes,
-					     __ATOMIC_RELAXED);
+	out->dropped_bytes += __atomic_load_n(&bm->skel->bss->dropped_bytes,
+					      __ATOMIC_RELAXED);
 	out->madvise_traced = true;
 	out->madvised = bm->madv_calls;
 	out->madvised_bytes = bm->madv_bytes;
-	out->ended = bm->ended;
-	return 0;
+	out->kernel_maps = true;
+	out->allocator_maps = __atomic_load_n(&bm->skel->bss->inside_skipped,
+					      __ATOMIC_RELAXED);
 }

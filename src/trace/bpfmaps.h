@@ -10,9 +10,12 @@
  * What it sees: mmap (an allocation of kind mmap; MAP_FIXED first unmaps
  * what it replaces), munmap, mremap (the old range unmapped, the new one
  * allocated), brk (the break's growth an allocation of kind brk, its
- * shrinking an unmap), and madvise(MADV_DONTNEED or MADV_FREE), which
+ * shrinking an unmap), madvise(MADV_DONTNEED or MADV_FREE), which
  * gives pages back without unmapping: counted (the report's madvised),
- * not an event. Not the malloc family: the report says so (heap_traced
+ * not an event, and mprotect where it changes commit (tracedb.h): pages
+ * PROT_NONE (reserved: at the start, by /proc/PID/maps; since, by the
+ * maps and mprotects seen) made accessible are a commit (kind commit) by
+ * the mprotect's stack, made PROT_NONE again its end. Not the malloc family: the report says so (heap_traced
  * false).
  *
  * Stacks (x86-64): the kernel's frame-pointer walk loses the caller of
@@ -57,9 +60,38 @@
 #include "model/trace.h"
 
 struct bpfmaps;
+struct tracedb;
+struct tracesym;
 
 /* Loads and attaches the program for pid. */
 int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err);
+
+/* Beside the tracer library injected (tracer.h: tracer_kernel_open): the
+ * events fed into the tracer's aggregation and named by its modules (db
+ * and sym, not freed by bpfmaps_free); the calls a thread makes while
+ * the library's "inside" flag (base/tracewire.h: inside_off) is set left
+ * out, counted (allocator_maps); the frames of the module at skip_path
+ * (the library: its mmap forwards the program's call) left out of the
+ * stacks. */
+struct bpfmaps_opts {
+	struct tracedb *db; /* NULL: its own (and its own names) */
+	struct tracesym *sym;
+	bool inside;
+	int64_t inside_off;
+	const char *skip_path; /* or NULL */
+	uint64_t start_ns; /* the trace's time 0 (CLOCK_MONOTONIC); 0: now */
+	/* loaded (verified, the modules read) but not attached: attached by
+	 * bpfmaps_start() with the flag, once the library says where it is
+	 * (the load takes most of the time: done before the injection) */
+	bool loaded_only;
+};
+int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
+		      const struct bpfmaps_opts *o, struct vms_error *err);
+int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
+		  struct vms_error *err);
+/* The kernel's trace-wide figures into a report: its dropped calls and
+ * bytes added, madvise's, kernel_maps and allocator_maps. */
+void bpfmaps_figures(const struct bpfmaps *bm, struct vms_trace_report *out);
 /* Detaches (the target runs on untraced) and frees. */
 void bpfmaps_free(struct bpfmaps *bm);
 

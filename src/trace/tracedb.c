@@ -1,8 +1,9 @@
 /* tracedb.c — the aggregation of tracedb.h: stacks, sites and their
  * (alloc epoch, free epoch) cells, the live heap allocations (an open
  * addressing table by address, deleted by backward shift: no tombstones),
- * the live mmap and brk ranges (a sorted array: the program's own maps are
- * few), and the marks. The reports are tracedb_report.c's.
+ * the live mmap and brk ranges, the commits of reserved pages and the
+ * pages reserved (sorted arrays: the program's own maps are few), and the
+ * marks. The reports are tracedb_report.c's.
  */
 #include "trace/tracedb.h"
 
@@ -74,7 +75,9 @@ void tracedb_free(struct tracedb *db)
 	free(db->sites);
 	free(db->site_tab);
 	free(db->live.v);
-	free(db->ranges);
+	free(db->maps.v);
+	free(db->commits.v);
+	free(db->reserved.v);
 	free(db->mark_ns);
 	free(db->mark_nlog);
 	free(db->log);
@@ -375,9 +378,10 @@ static void live_freed(struct tracedb *db, struct ltab *lt, struct live *e)
 	ltab_remove(lt, e);
 }
 
-static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
-		     uint32_t site, uint64_t t);
-static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size);
+static int range_add(struct tracedb *db, struct rset *rs, uint64_t start,
+		     uint64_t end, uint32_t site, uint64_t t);
+static int unmap_range(struct tracedb *db, struct rset *rs, uint64_t addr,
+		       uint64_t size);
 
 /* A block alive when the trace began, gone now: released in this epoch
  * (a cell that cannot be made for memory leaves the figures short). */
@@ -408,8 +412,16 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 		  kind == VMS_TRACE_HEAP ? VMS_TRACE_OP_ALLOC
 					 : VMS_TRACE_OP_MAP,
 		  addr, size, (uint32_t)si, t);
-	if (kind != VMS_TRACE_HEAP)
-		return range_add(db, addr, addr + size, (uint32_t)si, t);
+	if (kind == VMS_TRACE_COMMIT)
+		return range_add(db, &db->commits, addr, addr + size,
+				 (uint32_t)si, t);
+	if (kind != VMS_TRACE_HEAP) {
+		/* a new map over a commit ends it (its old map is gone) */
+		if (unmap_range(db, &db->commits, addr, size) < 0)
+			return -1;
+		return range_add(db, &db->maps, addr, addr + size, (uint32_t)si,
+				 t);
+	}
 	n = (struct live){ addr, bytes, t, (uint32_t)si, epoch(db), count };
 	if ((e = ltab_find(&db->before, addr)))
 		before_gone(db, e); /* its free went unseen */
@@ -521,17 +533,17 @@ void tracedb_before_done(struct tracedb *db, const char *partial)
 		 partial ? partial : "");
 }
 
-/* ---- mmap and brk ranges ---- */
+/* ---- mmap and brk ranges, commits, reservations ---- */
 
-/* The first range ending after addr. */
-static size_t range_first(const struct tracedb *db, uint64_t addr)
+/* The first range of rs ending after addr. */
+static size_t range_first(const struct rset *rs, uint64_t addr)
 {
-	size_t lo = 0, hi = db->nranges;
+	size_t lo = 0, hi = rs->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (db->ranges[mid].end <= addr)
+		if (rs->v[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -539,51 +551,95 @@ static size_t range_first(const struct tracedb *db, uint64_t addr)
 	return lo;
 }
 
-uint32_t tracedb_map_at(const struct tracedb *db, uint64_t lo, uint64_t hi)
+static uint32_t site_at(const struct rset *rs, uint64_t lo, uint64_t hi)
 {
-	size_t i = range_first(db, lo);
+	size_t i = range_first(rs, lo);
 
-	return i < db->nranges && db->ranges[i].start < hi ? db->ranges[i].site
-							   : UINT32_MAX;
+	return i < rs->n && rs->v[i].start < hi ? rs->v[i].site : UINT32_MAX;
 }
 
-/* Whether another range is of range i's allocation. */
-static bool other_piece(const struct tracedb *db, size_t i)
+/* A commit first: the stack that made the pages usable. */
+uint32_t tracedb_map_at(const struct tracedb *db, uint64_t lo, uint64_t hi)
+{
+	uint32_t s = site_at(&db->commits, lo, hi);
+
+	return s != UINT32_MAX ? s : site_at(&db->maps, lo, hi);
+}
+
+/* Whether another range of rs is of range i's allocation. */
+static bool other_piece(const struct rset *rs, size_t i)
 {
 	size_t k;
 
-	for (k = 0; k < db->nranges; k++)
-		if (k != i && db->ranges[k].id == db->ranges[i].id)
+	for (k = 0; k < rs->n; k++)
+		if (k != i && rs->v[k].id == rs->v[i].id)
 			return true;
 	return false;
 }
 
-int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
+/* [addr, addr + size) cut out of rs (no figures: the reserved set), a
+ * range split where it is cut in its middle. -1: out of memory. */
+static int rset_cut(struct rset *rs, uint64_t addr, uint64_t end)
 {
-	size_t i = range_first(db, addr);
+	size_t i = range_first(rs, addr);
 
-	db->events++;
-	log_event(db, VMS_TRACE_OP_UNMAP, addr, size,
-		  i < db->nranges && db->ranges[i].start < addr + size
-			  ? db->ranges[i].site
-			  : UINT32_MAX,
-		  t);
-	return unmap_range(db, addr, size);
+	while (i < rs->n && rs->v[i].start < end) {
+		struct range *r = &rs->v[i];
+
+		if (r->start >= addr && r->end <= end) {
+			memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
+			rs->n--;
+		} else if (r->start >= addr) {
+			r->start = end;
+			i++;
+		} else if (r->end <= end) {
+			r->end = addr;
+			i++;
+		} else {
+			struct range tail = *r;
+
+			if (grow((void **)&rs->v, &rs->cap, rs->n + 1,
+				 sizeof(*rs->v)) < 0)
+				return -1;
+			r = &rs->v[i];
+			tail.start = end;
+			r->end = addr;
+			memmove(r + 2, r + 1, (rs->n - i - 1) * sizeof(*r));
+			r[1] = tail;
+			rs->n++;
+			i += 2;
+		}
+	}
+	return 0;
 }
 
-/* [addr, addr + size) unmapped: the ranges it covers freed, in part where
- * it covers part. */
-static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size)
+int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t)
+{
+	uint32_t s = tracedb_map_at(db, addr, addr + size);
+
+	db->events++;
+	log_event(db, VMS_TRACE_OP_UNMAP, addr, size, s, t);
+	if (rset_cut(&db->reserved, addr, addr + size) < 0)
+		return -1;
+	return unmap_range(db, &db->commits, addr, size) < 0
+		       ? -1
+		       : unmap_range(db, &db->maps, addr, size);
+}
+
+/* [addr, addr + size) of rs unmapped: the ranges it covers freed, in part
+ * where it covers part. */
+static int unmap_range(struct tracedb *db, struct rset *rs, uint64_t addr,
+		       uint64_t size)
 {
 	uint64_t end = addr + size;
-	size_t i = range_first(db, addr);
+	size_t i = range_first(rs, addr);
 
-	while (i < db->nranges && db->ranges[i].start < end) {
-		struct range *r = &db->ranges[i];
+	while (i < rs->n && rs->v[i].start < end) {
+		struct range *r = &rs->v[i];
 		uint64_t lo = r->start > addr ? r->start : addr;
 		uint64_t hi = r->end < end ? r->end : end;
 		bool whole = lo == r->start && hi == r->end;
-		bool last = whole && !other_piece(db, i);
+		bool last = whole && !other_piece(rs, i);
 		struct site *s = &db->sites[r->site];
 
 		/* the bytes unmapped leave the live cell; the allocation is
@@ -594,8 +650,8 @@ static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size)
 			     (int64_t)(hi - lo)) < 0)
 			return -1;
 		if (whole) {
-			memmove(r, r + 1, (db->nranges - i - 1) * sizeof(*r));
-			db->nranges--;
+			memmove(r, r + 1, (rs->n - i - 1) * sizeof(*r));
+			rs->n--;
 		} else if (lo == r->start) {
 			r->start = hi;
 			i++;
@@ -605,16 +661,15 @@ static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size)
 		} else { /* a hole in the middle: two ranges */
 			struct range tail = *r;
 
-			if (grow((void **)&db->ranges, &db->capranges,
-				 db->nranges + 1, sizeof(*db->ranges)) < 0)
+			if (grow((void **)&rs->v, &rs->cap, rs->n + 1,
+				 sizeof(*rs->v)) < 0)
 				return -1;
-			r = &db->ranges[i];
+			r = &rs->v[i];
 			tail.start = hi;
 			r->end = lo;
-			memmove(r + 2, r + 1,
-				(db->nranges - i - 1) * sizeof(*r));
+			memmove(r + 2, r + 1, (rs->n - i - 1) * sizeof(*r));
 			r[1] = tail;
-			db->nranges++;
+			rs->n++;
 			/* the piece left counts as one allocation still;
 			 * the second piece adds none */
 			i += 2;
@@ -623,23 +678,83 @@ static int unmap_range(struct tracedb *db, uint64_t addr, uint64_t size)
 	return 0;
 }
 
-static int range_add(struct tracedb *db, uint64_t start, uint64_t end,
-		     uint32_t site, uint64_t t)
+static int range_add(struct tracedb *db, struct rset *rs, uint64_t start,
+		     uint64_t end, uint32_t site, uint64_t t)
 {
 	size_t i;
 
 	/* a new map over old ones replaces them (MAP_FIXED) */
-	if (unmap_range(db, start, end - start) < 0)
+	if (unmap_range(db, rs, start, end - start) < 0)
 		return -1;
-	if (grow((void **)&db->ranges, &db->capranges, db->nranges + 1,
-		 sizeof(*db->ranges)) < 0)
+	if (grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v)) < 0)
 		return -1;
-	i = range_first(db, start);
-	memmove(&db->ranges[i + 1], &db->ranges[i],
-		(db->nranges - i) * sizeof(*db->ranges));
-	db->ranges[i] = (struct range){ start, end,	  t,
-					site,  epoch(db), ++db->range_ids };
-	db->nranges++;
+	i = range_first(rs, start);
+	memmove(&rs->v[i + 1], &rs->v[i], (rs->n - i) * sizeof(*rs->v));
+	rs->v[i] = (struct range){ start, end,	     t,
+				   site,  epoch(db), ++db->range_ids };
+	rs->n++;
+	return 0;
+}
+
+int tracedb_reserved(struct tracedb *db, uint64_t addr, uint64_t size,
+		     bool none)
+{
+	size_t i;
+
+	if (rset_cut(&db->reserved, addr, addr + size) < 0)
+		return -1;
+	if (!none || !size)
+		return 0;
+	if (grow((void **)&db->reserved.v, &db->reserved.cap,
+		 db->reserved.n + 1, sizeof(*db->reserved.v)) < 0)
+		return -1;
+	i = range_first(&db->reserved, addr);
+	memmove(&db->reserved.v[i + 1], &db->reserved.v[i],
+		(db->reserved.n - i) * sizeof(*db->reserved.v));
+	db->reserved.v[i] = (struct range){ .start = addr, .end = addr + size };
+	db->reserved.n++;
+	return 0;
+}
+
+bool tracedb_reserved_in(const struct tracedb *db, uint64_t addr, uint64_t size)
+{
+	size_t i = range_first(&db->reserved, addr);
+
+	return i < db->reserved.n && db->reserved.v[i].start < addr + size;
+}
+
+int tracedb_protect(struct tracedb *db, uint32_t stack, uint64_t addr,
+		    uint64_t size, bool none, uint64_t t)
+{
+	uint64_t end = addr + size;
+	size_t i;
+
+	if (none) { /* decommitted: reserved again */
+		uint32_t s = site_at(&db->commits, addr, end);
+
+		if (s != UINT32_MAX) {
+			db->events++;
+			log_event(db, VMS_TRACE_OP_UNMAP, addr, size, s, t);
+		}
+		if (unmap_range(db, &db->commits, addr, size) < 0)
+			return -1;
+		return tracedb_reserved(db, addr, size, true);
+	}
+	/* each reserved piece inside made accessible: a commit */
+	while ((i = range_first(&db->reserved, addr)) < db->reserved.n &&
+	       db->reserved.v[i].start < end) {
+		uint64_t lo = db->reserved.v[i].start > addr
+				      ? db->reserved.v[i].start
+				      : addr;
+		uint64_t hi = db->reserved.v[i].end < end
+				      ? db->reserved.v[i].end
+				      : end;
+
+		if (rset_cut(&db->reserved, lo, hi) < 0 ||
+		    tracedb_alloc(db, VMS_TRACE_COMMIT, stack, lo, hi - lo, t) <
+			    0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -50,9 +50,32 @@ int tracedb_alloc_weighed(struct tracedb *db, enum vms_trace_kind kind,
 			  uint32_t count, uint64_t bytes, uint64_t t);
 /* A free of the malloc family. */
 void tracedb_free_heap(struct tracedb *db, uint64_t addr, uint64_t t);
-/* An unmap of [addr, addr + size): every mmap or brk allocation it covers
- * is freed, in part where it covers part. */
+/* An unmap of [addr, addr + size): every mmap, brk or commit allocation it
+ * covers is freed, in part where it covers part. */
 int tracedb_unmap(struct tracedb *db, uint64_t addr, uint64_t size, uint64_t t);
+
+/* ---- commit: pages reserved (PROT_NONE) made accessible later by
+ * mprotect, as JVMs, V8, Go and glibc's arena heaps do. The reader says
+ * which pages are reserved: those PROT_NONE when the trace began (an
+ * attach reads its maps), and each map or mprotect since; an unmap takes
+ * them out. A commit is an allocation of kind VMS_TRACE_COMMIT of the
+ * pieces of [addr, addr + size) that were reserved, by the stack of the
+ * mprotect; mprotect(PROT_NONE) ends the commits there (freed, as an
+ * unmap) and reserves the pages again. A commit's bytes lie inside a
+ * map's (the reservation's, when it was made in the trace): the address
+ * space is the map's site's, the pages made usable the commit's. ---- */
+
+/* [addr, addr + size) mapped or protected: reserved (none) or not. */
+int tracedb_reserved(struct tracedb *db, uint64_t addr, uint64_t size,
+		     bool none);
+/* Whether any page of [addr, addr + size) is reserved now (a reader
+ * unwinds an mprotect's stack only then). */
+bool tracedb_reserved_in(const struct tracedb *db, uint64_t addr,
+			 uint64_t size);
+/* mprotect of [addr, addr + size): to PROT_NONE (none), or to access
+ * (the reserved pieces committed by stack). -1: out of memory. */
+int tracedb_protect(struct tracedb *db, uint32_t stack, uint64_t addr,
+		    uint64_t size, bool none, uint64_t t);
 
 /* ---- what was allocated before the trace (an attach's heap walk,
  * fed before any event): blocks without a stack, counted per heap
@@ -133,8 +156,9 @@ size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
 		      struct vms_trace_live *out, uint32_t **ids, size_t *nids);
 
-/* The call site of the first live map (mmap or brk) that overlaps
- * [lo, hi): a region's commit stack; UINT32_MAX: none. */
+/* The call site of the first live commit that overlaps [lo, hi), else of
+ * the first live map (mmap or brk): a region's commit stack; UINT32_MAX:
+ * none. */
 uint32_t tracedb_map_at(const struct tracedb *db, uint64_t lo, uint64_t hi);
 
 /* Call site `id` (an event's or a block's) with its frames named by sym,

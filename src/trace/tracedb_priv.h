@@ -51,6 +51,11 @@ struct range {
 		      * ranges of one allocation */
 };
 
+struct rset {
+	struct range *v;
+	size_t n, cap;
+};
+
 /* A heap walked when the trace began (tracedb_before_*): its blocks
  * alive then, and their frees by epoch (cells (0, epoch)). */
 struct before_heap {
@@ -72,8 +77,11 @@ struct tracedb {
 	uint32_t *site_tab; /* index + 1 */
 	size_t site_cap;
 	struct ltab live; /* the blocks alive */
-	struct range *ranges;
-	size_t nranges, capranges;
+	/* the live ranges, each set sorted and without overlaps: maps (mmap,
+	 * mremap, brk), commits (mprotect made reserved pages accessible:
+	 * inside a map's range, of another site), and the pages reserved
+	 * now, PROT_NONE (site and epoch unused) */
+	struct rset maps, commits, reserved;
 	uint32_t range_ids;
 	uint64_t *mark_ns;
 	uint64_t *mark_nlog; /* nlog at each mark: the log up to it */

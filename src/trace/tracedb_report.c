@@ -37,8 +37,10 @@ static struct vms_trace_count *alive_in(const struct tracedb *db, uint64_t lo,
 		acc[e->site * VMS_TRACE_NIMPACTS + k].count += e->count;
 		acc[e->site * VMS_TRACE_NIMPACTS + k].bytes += e->size;
 	}
-	for (i = 0; i < db->nranges; i++) {
-		const struct range *r = &db->ranges[i];
+	for (i = 0; i < db->maps.n + db->commits.n; i++) {
+		const struct range *r =
+			i < db->maps.n ? &db->maps.v[i]
+				       : &db->commits.v[i - db->maps.n];
 		uint64_t a = r->start > lo ? r->start : lo;
 		uint64_t b = r->end < hi ? r->end : hi;
 		int k;
@@ -281,8 +283,10 @@ size_t tracedb_blocks_in(const struct tracedb *db, uint64_t lo, uint64_t hi,
 							  .site = e->site,
 							  .count = e->count };
 	}
-	for (i = 0; i < db->nranges && n < max; i++) {
-		const struct range *r = &db->ranges[i];
+	for (i = 0; i < db->maps.n + db->commits.n && n < max; i++) {
+		const struct range *r =
+			i < db->maps.n ? &db->maps.v[i]
+				       : &db->commits.v[i - db->maps.n];
 
 		if (r->start < hi && r->end > lo)
 			out[n++] = (struct vms_trace_block){ .addr = r->start,
@@ -332,7 +336,8 @@ static int cmp_u32(const void *x, const void *y)
 int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
 		      struct vms_trace_live *out, uint32_t **ids, size_t *nids)
 {
-	size_t alive = db->live.n + db->nranges, nb = 0, nl, i, k, n = 0;
+	size_t alive = db->live.n + db->maps.n + db->commits.n, nb = 0, nl, i,
+	       k, n = 0;
 	uint64_t logged = to > db->nmarks ? db->nlog : db->mark_nlog[to - 1];
 	uint32_t before = to > db->nmarks ? UINT32_MAX : to; /* epochs */
 	struct vms_trace_block *b;
@@ -357,8 +362,10 @@ int tracedb_kept_live(const struct tracedb *db, unsigned to, struct arena *a,
 							    .site = e->site,
 							    .count = e->count };
 	}
-	for (i = 0; i < db->nranges; i++) {
-		const struct range *r = &db->ranges[i];
+	for (i = 0; i < db->maps.n + db->commits.n; i++) {
+		const struct range *r =
+			i < db->maps.n ? &db->maps.v[i]
+				       : &db->commits.v[i - db->maps.n];
 
 		if (r->epoch < before)
 			b[nb++] = (struct vms_trace_block){ .addr = r->start,

@@ -21,6 +21,7 @@
 
 #include "base/tracewire.h"
 #include "linux/spawn.h"
+#include "trace/bpfmaps.h"
 #include "trace/tracedb.h"
 #include "trace/traceprog.h"
 #include "trace/tracer_priv.h"
@@ -53,6 +54,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	tr->o = *o;
 	tr->run = run_number();
 	tr->p.pidfd = tr->sock = -1;
+	tr->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	tr->p.sym = tracesym_new(); /* NULL: frames without names */
 	tr->p.fd =
 		memfd_create("vmscope-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -101,6 +103,7 @@ void tracer_free(struct tracer *tr)
 {
 	if (!tr)
 		return;
+	bpfmaps_free(tr->kernel);
 	tracer_follow_free(tr); /* its children run on untraced */
 	if (tr->p.hdr) {
 		/* the command runs on untraced */
@@ -254,9 +257,13 @@ int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 
 long tracer_drain(struct tracer *tr, struct vms_error *err)
 {
-	long got = tracer_drain_proc(tr, &tr->p, err), kids;
+	long got = tracer_drain_proc(tr, &tr->p, err), kids, kn;
 
-	if (got < 0 || tr->sock < 0)
+	/* then the kernel's (tracer.h: the order of the two) */
+	if (got < 0 || (kn = tracer_kernel_drain(tr, err)) < 0)
+		return -1;
+	got += kn;
+	if (tr->sock < 0)
 		return got;
 	kids = tracer_follow_drain(tr, err);
 	return kids < 0 ? -1 : got + kids;
@@ -419,4 +426,30 @@ uint64_t tracer_not_followed(const struct tracer *tr)
 bool tracer_all_ended(struct tracer *tr)
 {
 	return tracer_wait(tr, NULL) && tracer_follow_ended(tr);
+}
+
+/* The kernel's trace closed (tracer.h); the rest of it is
+ * tracer_kernel.c's. */
+void tracer_kernel_close(struct tracer *tr)
+{
+	struct vms_error ignore;
+
+	if (!tr->kernel)
+		return;
+	if (!tr->kernel_on) { /* loaded, never attached */
+		bpfmaps_free(tr->kernel);
+		tr->kernel = NULL;
+		return;
+	}
+	/* the library records the mmap family again (inside its flag: the
+	 * kernel's leaves those out), then what the kernel saw up to now is
+	 * read, and it is closed */
+	__atomic_store_n(&tr->p.hdr->kernel_maps, 0, __ATOMIC_RELEASE);
+	tracer_drain(tr, &ignore);
+	memset(&tr->kernel_fig, 0, sizeof(tr->kernel_fig));
+	bpfmaps_figures(tr->kernel, &tr->kernel_fig);
+	bpfmaps_free(tr->kernel);
+	tr->kernel = NULL;
+	tr->kernel_on = false;
+	tr->kernel_done = true;
 }

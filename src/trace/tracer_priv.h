@@ -1,8 +1,9 @@
-/* tracer_priv.h — the tracer's records, shared by its three files, each
- * using only those below it: tracer_read.c (the reading of one process's
- * rings), tracer_follow.c (--trace-children: the children's files
- * received, read and let go) and tracer.c (the file, the launch, the
- * reports: tracer.h). Nothing else includes it.
+/* tracer_priv.h — the tracer's records, shared by its files, each using
+ * only those below it: tracer_read.c (the reading of one process's
+ * rings), tracer_kernel.c (the kernel's trace of the mmap family beside
+ * the library of an attach), tracer_follow.c (--trace-children: the
+ * children's files received, read and let go) and tracer.c (the file,
+ * the launch, the reports: tracer.h). Nothing else includes it.
  */
 #ifndef VMS_TRACER_PRIV_H
 #define VMS_TRACER_PRIV_H
@@ -12,9 +13,12 @@
 #include <sys/types.h>
 
 #include "base/tracewire.h"
+#include "model/trace.h"
 #include "trace/tracedb.h"
 #include "trace/tracer.h"
 #include "trace/tracesym.h"
+
+struct bpfmaps;
 
 struct slot_map {
 	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
@@ -71,6 +75,14 @@ struct tracer {
 		int pidfd;
 	} births[TRACER_BIRTHS];
 	unsigned nbirths;
+	/* the mmap family from the kernel beside the library of an attach
+	 * (tracer_kernel.c: tracer_kernel_open), and its figures once
+	 * closed */
+	struct bpfmaps *kernel;
+	bool kernel_on; /* attached (else loaded only) */
+	bool kernel_done;
+	struct vms_trace_report kernel_fig;
+	uint64_t page;
 };
 
 /* tracer_read.c's: CLOCK_MONOTONIC in ns; the process's rings read up to
@@ -83,6 +95,14 @@ void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
 			  struct vms_trace_report *out);
 /* Frees what a process's reading holds (not its db, sym, nor the file). */
 void tracer_free_maps(struct tproc *p);
+
+/* tracer_kernel.c's: what the kernel's ring buffer holds, fed (after the
+ * rings: tracer.h); how many events, -1 with *err. Its trace-wide
+ * figures into a report of the traced process (none when it did not
+ * run). */
+long tracer_kernel_drain(struct tracer *tr, struct vms_error *err);
+void tracer_kernel_figures(const struct tracer *tr,
+			   struct vms_trace_report *out);
 
 /* tracer_follow.c's: the socket made and TW_FOLLOW_ENV's value (-1 with
  * err); the children's files received, their rings read, the ended ones

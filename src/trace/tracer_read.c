@@ -116,6 +116,32 @@ static void module_file(struct tproc *p, const char *path, uint64_t bias)
 	tracesym_module_fd(p->sym, path, fd, bias);
 }
 
+/* The kernel rounds a length up to pages. */
+static uint64_t pages(const struct tracer *tr, uint64_t len)
+{
+	return (len + tr->page - 1) & ~(tr->page - 1);
+}
+
+/* mprotect (tracedb.h): to PROT_NONE, the commits there end; to access,
+ * the reserved pages in it are committed by its stack. As take(). */
+static int protect(struct tracer *tr, struct tproc *p, struct slot_map *m,
+		   const struct tw_rec *r, const uint64_t *w)
+{
+	uint64_t len = pages(tr, w[2]), t = since_start(tr, w[0]);
+	int64_t st;
+
+	if (!w[3])
+		return tracedb_protect(p->db, 0, w[1], len, true, t) < 0 ? -1
+									 : 1;
+	if (!tracedb_reserved_in(p->db, w[1], len))
+		return 1;
+	if ((st = stack_of(m, r)) < 0)
+		return 0;
+	return tracedb_protect(p->db, (uint32_t)st, w[1], len, false, t) < 0
+		       ? -1
+		       : 1;
+}
+
 /* One record, checked. 1 used, 0 refused (bad), -1 out of memory. */
 static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 		const struct tw_rec *r, const uint64_t *w)
@@ -171,6 +197,8 @@ static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 	}
 	if (r->op == TW_OP_MREMAP && !w[1])
 		return 1; /* it failed */
+	if (r->op == TW_OP_MPROTECT) /* commits of reserved pages */
+		return protect(tr, p, m, r, w);
 	if ((st = stack_of(m, r)) < 0)
 		return 0;
 	switch (r->op) {
@@ -187,13 +215,18 @@ static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
-	case TW_OP_MMAP:
+	case TW_OP_MMAP: /* PROT_NONE: reserved pages (tracedb.h) */
+		if (tracedb_reserved(p->db, w[1], pages(tr, w[2]),
+				     !(w[3] & 0xff)) < 0)
+			return -1;
 		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_MREMAP:
-		if (tracedb_unmap(p->db, w[3], w[4], since_start(tr, w[0])) < 0)
+		if (tracedb_unmap(p->db, w[3], w[4], since_start(tr, w[0])) <
+			    0 ||
+		    tracedb_reserved(p->db, w[1], pages(tr, w[2]), false) < 0)
 			return -1;
 		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
 				     w[2], since_start(tr, w[0])) < 0
@@ -421,4 +454,6 @@ void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
 	out->exit_status = p->how ? -1 : p->status; /* a child's: its
 						       * parent's to know */
 	out->bad_records = p->bad;
+	if (p == &tr->p) /* the kernel traces the attached one alone */
+		tracer_kernel_figures(tr, out);
 }

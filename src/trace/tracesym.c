@@ -38,6 +38,12 @@ struct tracesym {
 	struct sfile *files; /* a shared one's, as views loaded them */
 	size_t nfiles;
 	uint64_t next_bias;
+	/* the biases reported (not a view's): a module told twice (an
+	 * attach's library and kernel's trace both tell theirs, by paths
+	 * that may differ: /lib and /usr/lib) is reported once (libdwfl
+	 * takes an overlap for an error that leaves every frame unnamed) */
+	uint64_t *biases;
+	size_t nbiases, capbiases;
 };
 
 #define SHARED_BASE 0x100000000000ull /* shared files from 16 TiB up */
@@ -83,6 +89,7 @@ void tracesym_free(struct tracesym *ts)
 		dwfl_end(ts->dwfl);
 	free(ts->mods);
 	free(ts->files);
+	free(ts->biases);
 	free(ts);
 }
 
@@ -182,10 +189,28 @@ void tracesym_module_fd(struct tracesym *ts, const char *path, int fd,
 {
 	const char *base = strrchr(path, '/');
 
+	size_t i;
+
 	if (ts->shared) {
 		view_module(ts, path, fd, bias);
 		return;
 	}
+	for (i = 0; i < ts->nbiases; i++)
+		if (ts->biases[i] == bias) {
+			close(fd);
+			return;
+		}
+	if (ts->nbiases == ts->capbiases) {
+		size_t cap = ts->capbiases ? 2 * ts->capbiases : 64;
+		uint64_t *n = realloc(ts->biases, cap * sizeof(*n));
+
+		if (n) {
+			ts->biases = n;
+			ts->capbiases = cap;
+		}
+	}
+	if (ts->nbiases < ts->capbiases)
+		ts->biases[ts->nbiases++] = bias;
 	dwfl_report_begin_add(ts->dwfl);
 	/* libdwfl keeps fd (closed at dwfl_end), or closes it on failure */
 	if (!dwfl_report_elf(ts->dwfl, base ? base + 1 : path, path, fd, bias,

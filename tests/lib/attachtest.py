@@ -13,7 +13,8 @@ import vmstest
 # dlopen, for the modules loaded later)
 FAMILY = ("malloc", "free", "calloc", "realloc", "reallocarray",
           "posix_memalign", "aligned_alloc", "memalign", "valloc",
-          "pvalloc", "mmap", "mmap64", "munmap", "mremap", "dlopen")
+          "pvalloc", "mmap", "mmap64", "munmap", "mremap", "mprotect",
+          "dlopen")
 
 
 def got_slots(path):

@@ -2,7 +2,8 @@
  * fed by hand: WPA's impacting types of a window between marks, exact
  * counts and bytes; an address given out again, a free of nothing known,
  * an allocation at a live block's address; mmap ranges unmapped in part
- * and replaced; sampled weights; sites folded by their names; the blocks
+ * and replaced; commits of reserved pages (mprotect), and a region's
+ * commit stack; sampled weights; sites folded by their names; the blocks
  * alive before the trace (an attach's heap walk), per heap; a report kept
  * up to a mark (its cells) and the window between two such reports
  * (model/trace.h, vms_trace_window) equal to the live window's; what a
@@ -155,6 +156,67 @@ static void maps(void)
 		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 2,
 		      0x3000),
 	   "a map over part of another (MAP_FIXED) replaces that part");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
+/* A reservation (PROT_NONE) committed by mprotect in part, decommitted
+ * in part, committed again, then unmapped. */
+static void commits(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 }, g[1] = { 0x402000 };
+	int64_t sm = tracedb_stack(db, f, 1), sc = tracedb_stack(db, g, 1);
+	const struct vms_trace_site *c = NULL;
+	struct vms_trace_report r;
+	struct arena a;
+	uint32_t cid;
+
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)sm, 0x300000, 0x10000, 1);
+	tracedb_reserved(db, 0x300000, 0x10000, true);
+	ok(tracedb_reserved_in(db, 0x30f000, 0x1000) &&
+		   !tracedb_reserved_in(db, 0x310000, 0x1000),
+	   "a PROT_NONE map's pages are reserved, none past it");
+	tracedb_protect(db, (uint32_t)sc, 0x2ff000, 0x5000, false, 2);
+	tracedb_protect(db, (uint32_t)sc, 0x300000, 0x2000, false, 3);
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   (c = site_of(&r, VMS_TRACE_COMMIT)) &&
+		   EQ(c->by[VMS_TRACE_outstanding], 1, 0x4000) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 1,
+		      0x10000),
+	   "mprotect to access: the reserved pages in it committed (one "
+	   "commit of 4 pages, not the page before the map, not again where "
+	   "committed already); the map keeps its 16 pages");
+	cid = c ? c->id : UINT32_MAX;
+	ok(tracedb_map_at(db, 0x301000, 0x302000) == cid &&
+		   tracedb_map_at(db, 0x308000, 0x309000) != cid &&
+		   tracedb_map_at(db, 0x308000, 0x309000) != UINT32_MAX,
+	   "a region's commit stack: the commit's where committed, else the "
+	   "map's");
+	tracedb_protect(db, 0, 0x300000, 0x1000, true, 4);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_COMMIT, VMS_TRACE_outstanding), 1,
+		      0x3000) &&
+		   EQ(by(&r, VMS_TRACE_COMMIT, VMS_TRACE_transient), 0,
+		      0x1000) &&
+		   tracedb_reserved_in(db, 0x300000, 0x1000),
+	   "mprotect to PROT_NONE: that page decommitted (its bytes freed, "
+	   "the commit alive by its others) and reserved again");
+	tracedb_protect(db, (uint32_t)sc, 0x300000, 0x1000, false, 5);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_COMMIT, VMS_TRACE_outstanding), 2,
+		      0x4000),
+	   "committed again: a second commit");
+	tracedb_unmap(db, 0x300000, 0x10000, 6);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_COMMIT, VMS_TRACE_outstanding), 0, 0) &&
+		   EQ(by(&r, VMS_TRACE_COMMIT, VMS_TRACE_transient), 2,
+		      0x4000 + 0x1000) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_transient), 1,
+		      0x10000) &&
+		   !tracedb_reserved_in(db, 0x300000, 0x10000),
+	   "unmapped: the map and its commits freed, nothing reserved");
 	arena_fini(&a);
 	tracedb_free(db);
 }
@@ -490,6 +552,7 @@ int main(void)
 	in_range();
 	unmatched();
 	maps();
+	commits();
 	weighed();
 	folded();
 	return tap_failed;

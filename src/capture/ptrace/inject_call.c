@@ -44,6 +44,10 @@ struct job {
 
 struct range {
 	uint64_t lo, hi;
+	/* a word in it counts only when the code before it is a call: an
+	 * allocator's whole code, where a function pointer the program
+	 * keeps (its mallctl) is no return address */
+	bool called;
 };
 
 struct target {
@@ -51,7 +55,10 @@ struct target {
 	uint64_t errno_loc; /* __errno_location: the borrowed thread's errno
 			     * is put back too (dlopen sets it) */
 	struct range ld; /* the loader's code */
-	struct range avoid[16]; /* libc's malloc family, dl* */
+	/* libc's malloc family and dl*, another allocator's (inject_call.h:
+	 * the whole code of a library that defines malloc; the malloc family
+	 * of a program that does), the tracer library's code */
+	struct range avoid[64];
 	unsigned navoid;
 	struct vms_snapshot *maps; /* for the threads' stacks */
 };
@@ -75,6 +82,65 @@ static bool is_ld(const char *p)
 	return b && strncmp(b + 1, "ld-", 3) == 0;
 }
 
+static void avoid_range(struct target *t, uint64_t lo, uint64_t hi, bool called)
+{
+	if (t->navoid < sizeof(t->avoid) / sizeof(t->avoid[0]))
+		t->avoid[t->navoid++] = (struct range){ lo, hi, called };
+}
+
+/* The functions of `avoided` that im defines, avoided. */
+static void avoid_symbols(const struct elfimage *im,
+			  const struct elfimage_src *src, uint64_t bias,
+			  struct target *t)
+{
+	struct elfimage_sym y;
+	unsigned i;
+
+	for (i = 0; i < sizeof(avoided) / sizeof(avoided[0]); i++)
+		if (elfimage_symbol(im, src, avoided[i], &y) && y.size)
+			avoid_range(t, y.value + bias, y.value + bias + y.size,
+				    false);
+}
+
+/* A module other than libc and the loader, mapped executable at r: the
+ * tracer library (a detach, an attach again) avoided whole; one that
+ * defines malloc (jemalloc, tcmalloc: the program's allocator) avoided
+ * whole when it is a library (its entry points tail-call its internals,
+ * which take its locks: a return address into any of its code is a
+ * thread inside it), by its malloc family's functions when it is the
+ * program itself (an allocator linked in: the rest of the program's
+ * code is the program's). */
+static void other_module(pid_t pid, const struct vms_region *r, const char *exe,
+			 struct target *t)
+{
+	struct elfimage_src src;
+	struct elfimage im;
+	struct elfimage_sym y;
+	struct vms_error ignore;
+	struct arena a;
+	uint64_t bias;
+	int fd;
+
+	if (strstr(r->path, "/libvmstrace")) {
+		avoid_range(t, r->start, r->end, true);
+		return;
+	}
+	if ((fd = procfile_open(pid, r)) < 0)
+		return;
+	arena_init(&a);
+	if (elfimage_src_fd(fd, &src, &ignore) == 0 &&
+	    elfimage_read(&src, &a, &im, &ignore) == 0 && im.is_image &&
+	    elfimage_bias(&im, r->start, r->offset, &bias) &&
+	    elfimage_symbol(&im, &src, "malloc", &y)) {
+		if (exe && strcmp(exe, r->path) == 0)
+			avoid_symbols(&im, &src, bias, t);
+		else
+			avoid_range(t, r->start, r->end, true);
+	}
+	arena_fini(&a);
+	close(fd);
+}
+
 static void libc_symbols(pid_t pid, const struct vms_region *r,
 			 struct target *t)
 {
@@ -84,7 +150,6 @@ static void libc_symbols(pid_t pid, const struct vms_region *r,
 	struct vms_error ignore;
 	struct arena a;
 	uint64_t bias;
-	unsigned i;
 	int fd = procfile_open(pid, r);
 
 	if (fd < 0)
@@ -99,15 +164,7 @@ static void libc_symbols(pid_t pid, const struct vms_region *r,
 			t->dlsym = y.value + bias;
 		if (elfimage_symbol(&im, &src, "__errno_location", &y))
 			t->errno_loc = y.value + bias;
-		for (i = 0;
-		     i < sizeof(avoided) / sizeof(avoided[0]) && t->navoid < 16;
-		     i++)
-			if (elfimage_symbol(&im, &src, avoided[i], &y) &&
-			    y.size) {
-				t->avoid[t->navoid].lo = y.value + bias;
-				t->avoid[t->navoid++].hi =
-					y.value + bias + y.size;
-			}
+		avoid_symbols(&im, &src, bias, t);
 	}
 	arena_fini(&a);
 	close(fd);
@@ -116,7 +173,8 @@ static void libc_symbols(pid_t pid, const struct vms_region *r,
 static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 {
 	struct vms_snapshot *s = NULL;
-	char *buf;
+	char *buf, exe[4096], exe_link[64];
+	ssize_t n;
 	size_t len, i;
 	int tries;
 
@@ -144,6 +202,9 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 	if (!s)
 		return -1;
 	t->maps = s;
+	procfs_mm_path(pid, "exe", exe_link, sizeof(exe_link));
+	n = readlink(exe_link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
 
@@ -153,8 +214,12 @@ static int read_target(pid_t pid, struct target *t, struct vms_error *err)
 			t->ld.lo = r->start;
 			t->ld.hi = r->end;
 		}
-		if (is_libc(r->path) && !t->dlopen)
-			libc_symbols(procfs_mm_pid(pid), r, t);
+		if (is_libc(r->path)) {
+			if (!t->dlopen)
+				libc_symbols(procfs_mm_pid(pid), r, t);
+		} else if (!is_ld(r->path)) {
+			other_module(procfs_mm_pid(pid), r, exe, t);
+		}
 	}
 	if (!t->dlopen || !t->dlsym)
 		return vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
@@ -220,6 +285,47 @@ static bool stack_room(const struct target *t, uint64_t sp)
 	return false;
 }
 
+/* The length of an indirect call (FF /2: its ModRM's reg field 2) at c,
+ * its ModRM, SIB and displacement counted; 0: not one. */
+static unsigned ff2_len(const unsigned char *c)
+{
+	unsigned mod = c[1] >> 6, rm = c[1] & 7u;
+
+	if (c[0] != 0xff || ((c[1] >> 3) & 7u) != 2)
+		return 0;
+	if (mod == 3)
+		return 2;
+	if (mod == 0 && rm == 5)
+		return 6; /* rip-relative */
+	if (rm == 4 && mod == 0 && (c[2] & 7u) == 5)
+		return 7; /* SIB, no base: disp32 */
+	return 2 + (rm == 4) + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
+}
+
+/* Whether the code before v (in the target) is a call that returns to v
+ * (x86-64: call rel32, E8; or an indirect call, FF /2, with or without a
+ * REX prefix, ending at v). A function's address (a pointer the program
+ * keeps to the allocator's mallctl) is preceded by another function's
+ * end or padding. Unreadable: taken for a call (a word taken for a
+ * return address only makes vmscope look for another thread). */
+static bool after_call(int mem, uint64_t v)
+{
+	unsigned char b[8 + 2];
+	unsigned p, q;
+
+	if (v < 8 || pread(mem, b, 8, (off_t)(v - 8)) != 8)
+		return true;
+	b[8] = b[9] = 0; /* ff2_len may look past: never a match there */
+	if (b[3] == 0xe8)
+		return true;
+	for (p = 0; p < 7; p++) {
+		q = (b[p] & 0xf0) == 0x40 ? p + 1 : p; /* REX */
+		if (q < 7 && q + ff2_len(&b[q]) == 8)
+			return true;
+	}
+	return false;
+}
+
 static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 			const struct target *t)
 {
@@ -248,7 +354,8 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 	n = (size_t)got / 8;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < t->navoid; k++)
-			if (in_range(&t->avoid[k], w[i]))
+			if (in_range(&t->avoid[k], w[i]) &&
+			    (!t->avoid[k].called || after_call(mem, w[i])))
 				return false;
 	}
 	return procfs_thread_seccomp(pid, th->tid) == 0;

@@ -32,8 +32,13 @@
  *    loader makes its own system calls, so a thread inside it blocks
  *    with its pc there), and no word of the top 32 KiB of its stack
  *    points into libc's malloc-family functions, dlopen, dlsym, dlclose
- *    or dl_iterate_phdr (a conservative scan: a stale word only makes
- *    vmscope look for another thread, never accept a wrong one). The
+ *    or dl_iterate_phdr, nor is a return address (the code before it a
+ *    call) into the whole code of another allocator's library (one
+ *    that defines malloc: jemalloc, tcmalloc, mimalloc) or of the
+ *    tracer library, nor points into the malloc-family functions of a
+ *    program that defines malloc itself (an allocator linked in); a
+ *    conservative scan: a stale word only makes vmscope look for
+ *    another thread, never accept a wrong one. The
  *    stack is not scanned for the loader's code: every first call through
  *    a lazy PLT entry leaves its return addresses behind, and the
  *    loader's locks are recursive (a thread in a library's constructor,
@@ -48,7 +53,31 @@
  * released inside the functions the scan looks for, never across the
  * blocking calls listed), and is not inside the loader; a loader lock it
  * may hold (a constructor blocked in read) is taken again by its own
- * dlopen, as the loader allows. Every other
+ * dlopen, as the loader allows.
+ *
+ * Another allocator (the program linked with jemalloc or tcmalloc, whose
+ * malloc is then the one dlopen, the loader's own allocations and the
+ * tracer library's first calls use: attached, its next definitions are
+ * the global ones, trace/vmstrace.c): its locks are not recursive either
+ * (jemalloc's malloc_mutex, tcmalloc's SpinLock), and a thread could
+ * hold one across a blocking call of the list: jemalloc's init_lock
+ * while malloc_init reads /proc/sys/vm/overcommit_memory, its
+ * prof_dump_mtx while a heap profile is written, an arena's extent
+ * growth lock across an extent hook of the program's own (which may
+ * block anywhere); tcmalloc's heap profiler's lock while it writes, a
+ * MallocHook of the program's called inside tc_malloc. Its entry points
+ * tail-call their slow paths (jemalloc's malloc jumps to malloc_default),
+ * so a thread inside it need not have a return address into malloc:
+ * one into any of its code is the sign, hence the library's whole code;
+ * a function pointer the program keeps there (mallctl) is told from a
+ * return address by the call before it. Its background threads (jemalloc's
+ * background_thread) wait in futex: never borrowed. The tracer library
+ * (a detach, an attach again) is avoided whole for its own locks (the
+ * entries' lock, the modules' spin lock). Remaining risk: an allocator
+ * linked into the program tail-calling an internal function that blocks
+ * holding a lock (only its malloc family's ranges are known there).
+ *
+ * Every other
  * thread is let go before the call: dlopen then waits, as any caller would,
  * for a lock another thread holds, instead of deadlocking on a stopped
  * holder. When no thread qualifies, the process is let go and frozen again

@@ -1,7 +1,9 @@
 /* bpfmaps.bpf.c — the kernel half of bpfmaps.h: the syscall tracepoints of
- * mmap, munmap, mremap, brk and madvise (MADV_DONTNEED, MADV_FREE) of one
- * process (its tgid, set before loading), each call that succeeded sent
- * with its user stack through a ring buffer (bpfmaps_event.h).
+ * mmap, munmap, mremap, brk, madvise (MADV_DONTNEED, MADV_FREE) and
+ * mprotect of one process (its tgid, set before loading), each call that
+ * succeeded sent with its user stack through a ring buffer
+ * (bpfmaps_event.h); with an injected library's flag said (inside_on),
+ * not the calls its threads make inside it.
  *
  * At the syscall's entry its arguments are kept by thread (brk: the break
  * before, read from the task's mm); at its exit, when it succeeded, the
@@ -33,10 +35,19 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 target_tgid = 0;
+/* the injected library's "inside" flag (base/tracewire.h: inside_off):
+ * inside_on, a call of a thread that runs inside the library's malloc
+ * family (the allocator's own maps for a block it records) or records
+ * the call itself is left out, counted in inside_skipped. Set by the
+ * reader after the load, before the attach (the program is loaded before
+ * the library is injected, which says where its flag is) */
+__u32 inside_on = 0;
+__s64 inside_off = 0;
 
 /* what was lost to a full ring buffer */
 __u64 dropped = 0, dropped_bytes = 0;
 __u64 pending_lost = 0;
+__u64 inside_skipped = 0;
 
 struct pending {
 	__u32 op, pad;
@@ -63,6 +74,25 @@ static __always_inline bool ours(__u32 *tid)
 	return (id >> 32) == target_tgid;
 }
 
+/* Whether the thread runs inside the library now: its flag, read from
+ * its static TLS at the FS base (the thread pointer glibc set by
+ * arch_prctl, which the kernel keeps in thread.fsbase). */
+static __always_inline bool inside(void)
+{
+	struct task_struct *task;
+	__u64 fs;
+	int v = 0;
+
+	if (!inside_on)
+		return false;
+	task = bpf_get_current_task_btf();
+	fs = BPF_CORE_READ(task, thread.fsbase);
+	if (!fs ||
+	    bpf_probe_read_user(&v, sizeof(v), (void *)(fs + inside_off)))
+		return false;
+	return v != 0;
+}
+
 static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
 				 __u64 a3, __u64 a4)
 {
@@ -73,6 +103,11 @@ static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
 
 	if (!ours(&tid))
 		return 0;
+	if (inside()) {
+		__sync_fetch_and_add(&inside_skipped, 1);
+		bpf_map_delete_elem(&calls, &tid);
+		return 0;
+	}
 	if (bpf_map_update_elem(&calls, &tid, &p, BPF_ANY))
 		__sync_fetch_and_add(&pending_lost, 1);
 	return 0;
@@ -134,6 +169,11 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 		e->addr = p->a0;
 		e->len = p->a1;
 		e->arg = p->a2;
+		break;
+	case BPFMAPS_MPROTECT:
+		e->addr = p->a0;
+		e->len = p->a1;
+		e->prot = p->a2;
 		break;
 	}
 	bpf_map_delete_elem(&calls, &tid);
@@ -229,4 +269,19 @@ SEC("tp/syscalls/sys_exit_madvise")
 int exit_madvise(struct trace_event_raw_sys_exit *ctx)
 {
 	return leave(ctx, BPFMAPS_MADVISE, ctx->ret);
+}
+
+/* mprotect: every call (the reader keeps which pages are PROT_NONE: a
+ * commit is a change from it, or to it) */
+SEC("tp/syscalls/sys_enter_mprotect")
+int enter_mprotect(struct trace_event_raw_sys_enter *ctx)
+{
+	return enter(BPFMAPS_MPROTECT, ctx->args[0], ctx->args[1], ctx->args[2],
+		     0, 0);
+}
+
+SEC("tp/syscalls/sys_exit_mprotect")
+int exit_mprotect(struct trace_event_raw_sys_exit *ctx)
+{
+	return leave(ctx, BPFMAPS_MPROTECT, ctx->ret);
 }

@@ -25,13 +25,14 @@ enum bpfmaps_op {
 	BPFMAPS_MREMAP, /* addr = new, len = new length; old_addr, old_len */
 	BPFMAPS_BRK, /* old_addr = the break before, addr = after */
 	BPFMAPS_MADVISE, /* addr, len; arg = MADV_DONTNEED or MADV_FREE */
+	BPFMAPS_MPROTECT, /* addr, len, prot */
 };
 
 struct bpfmaps_event {
 	unsigned long long t_ns; /* CLOCK_MONOTONIC, at the syscall's exit */
 	unsigned int tid, op;
 	unsigned long long addr, len, old_addr, old_len, arg;
-	unsigned long long prot; /* mmap's */
+	unsigned long long prot; /* mmap's, mprotect's */
 	unsigned long long ip, sp, bp;
 	unsigned int stack_bytes, pad;
 	unsigned char stack[BPFMAPS_STACK_BYTES];
