@@ -65,6 +65,9 @@ struct details {
 	size_t nallocs;
 	uint32_t *alloc_of; /* per region: its allocation */
 	uint8_t *type_of; /* per region: its type, made when a filter asks */
+	/* per region: its Details text's rank among the regions' texts,
+	 * made when a sort by it asks (pane_details_sort.c) */
+	uint32_t *text_rank;
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
@@ -332,8 +335,9 @@ int details_heading_y(const struct ui *u);
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
 /* The viewer's idle: the scratch a sort of every row will ask for, taken
  * and faulted in now (a million rows: 36 MB, 60-140 ms of first-touch
- * page faults on this project's VM, else paid by the first sort key).
- * Not with --watch (each tick's snapshot frees it again). */
+ * page faults on this project's VM, else paid by the first sort key),
+ * and the ranks of the regions' Details texts (d->text_rank). Not with
+ * --watch (each tick's snapshot frees them again). */
 void details_sort_warm(struct ui *u);
 
 /* pane_stack.c: what the trace screens share. A frame as one line of
