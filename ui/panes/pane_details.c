@@ -30,7 +30,6 @@ void details_free(struct details *d)
 	free(d->allocs);
 	free(d->alloc_of);
 	free(d->type_of);
-	free(d->text_rank);
 	free(d->tops);
 	free(d->scratch);
 	d->rows = NULL;

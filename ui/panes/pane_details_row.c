@@ -20,6 +20,7 @@ void *details_scratch(struct details *d, size_t bytes, bool keep)
 
 	if (bytes <= d->scratch_cap)
 		return d->scratch;
+	d->text_rank = NULL; /* in the scratch (pane_details_sort.c) */
 	if (keep) {
 		p = vms_big_realloc(d->scratch, bytes);
 	} else { /* nothing to copy */

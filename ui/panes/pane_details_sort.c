@@ -306,7 +306,7 @@ static void text_rank_ids(const struct text_ids *t, const char **dt,
 
 /* The rank of each top row's Details text among the distinct texts of
  * the rows (equal texts, equal ranks), inverted if down, into keys[]
- * (with their and and or, as gather_keys), as text_ranks_of below has
+ * (with their and and k_or, as gather_keys), as text_ranks_of below has
  * them for the regions: for rows with removed ones among them, whose
  * texts are not the snapshot's. sc holds 16 bytes a row, ids 4. false:
  * out of memory. */
@@ -318,7 +318,7 @@ static bool text_ranks(const struct ui *u, const struct drow *tops, size_t n,
 	uint32_t *order = (uint32_t *)(void *)(dt + n), *rank = order + n;
 	struct text_ids t = { NULL, NULL, 0, 0 };
 	const char *last = NULL;
-	uint64_t flip = down ? ~(uint64_t)0 : 0, and = ~(uint64_t)0, or = 0;
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	uint32_t last_id = 0;
 	size_t i;
 
@@ -337,11 +337,11 @@ static bool text_ranks(const struct ui *u, const struct drow *tops, size_t n,
 		uint64_t k = rank[ids[i]] ^ flip;
 
 		keys[i] = k;
-		and &= k;
-		or |= k;
+		k_and &= k;
+		k_or |= k;
 	}
-	*and_out = and;
-	*or_out = or ;
+	*and_out = k_and;
+	*or_out = k_or;
 	return true;
 }
 
@@ -351,16 +351,40 @@ static inline const char *region_text(const struct vms_region *g)
 	return g->detail && *g->detail ? g->detail : g->path ? g->path : "";
 }
 
+/* The rows a sort may be given at most: every region, gap and removed
+ * group (make_tops' bound), and the bytes the scratch is asked for then:
+ * the ranks of the regions' texts first (4 bytes a region, kept), then
+ * 32 bytes a row for the sort (details_sort_tops). */
+static size_t rows_max(const struct ui *u)
+{
+	const struct details *d = det_of(u);
+
+	return u->snap->nregions + d->ngaps + d->nremoved + 1;
+}
+
+static size_t ranks_bytes(const struct ui *u)
+{
+	return (u->snap->nregions * sizeof(uint32_t) + 15) & ~(size_t)15;
+}
+
+static size_t sort_scratch_bytes(const struct ui *u, size_t n)
+{
+	return ranks_bytes(u) + n * 2 * sizeof(struct rkey);
+}
+
 /* The rank of each region's Details text among the distinct texts of
  * the snapshot's regions (equal texts, equal ranks; "" the least, 0),
- * made at the first sort by the Details and kept with the rows
- * (d->text_rank, 4 bytes a region): then a sort by the text reads 4
- * bytes a row, not a region's record. Each region's text pointer is
- * given an id in a table of the distinct ones (consecutive regions
- * mostly share one: the last one is tried first), and only those are
- * compared by strcmp: a million regions name a few thousand texts
- * (paths are interned), so some twenty million strcmp calls became a
- * few thousand. NULL: out of memory. */
+ * made at the first sort by the Details (or while nobody types) and
+ * kept at the start of the details' scratch (d->text_rank: 4 bytes a
+ * region, where the ids of the sort's old text ranks were; let go when
+ * the scratch moves): then a sort by the text reads 4 bytes a row, not
+ * a region's record. Each region's text pointer is given an id in a
+ * table of the distinct ones (consecutive regions mostly share one: the
+ * last one is tried first), and only those are compared by strcmp: a
+ * million regions name a few thousand texts (paths are interned), so
+ * some twenty million strcmp calls became a few thousand. Takes the
+ * scratch for the most rows a sort may have first, so that no sort
+ * moves it after. NULL: out of memory. */
 static const uint32_t *text_ranks_of(struct ui *u)
 {
 	struct details *d = det_of(u);
@@ -370,19 +394,18 @@ static const uint32_t *text_ranks_of(struct ui *u)
 	uint32_t *ids, *order = NULL, *rank = NULL, last_id = 0;
 	size_t i;
 
-	if (d->text_rank)
+	ids = details_scratch(d, sort_scratch_bytes(u, rows_max(u)), false);
+	if (!ids || d->text_rank)
 		return d->text_rank;
-	ids = vms_big_malloc((s->nregions + 1) * sizeof(*ids));
-	if (!ids)
-		return NULL;
-	vms_big_populate(ids, (s->nregions + 1) * sizeof(*ids));
-	for (i = 0; i <= s->nregions; i++) {
-		if (i + PREFETCH_AHEAD <= s->nregions)
+	/* region i's id at i; ""'s (a gap's: a text no region may have)
+	 * the first, apart */
+	if (!text_id(&t, "", &last, &last_id))
+		goto fail;
+	for (i = 0; i < s->nregions; i++) {
+		if (i + PREFETCH_AHEAD < s->nregions)
 			__builtin_prefetch(
-				&s->regions[i + PREFETCH_AHEAD - 1].path);
-		/* "" first (a gap's, a text no region may have) */
-		if (!text_id(&t, i ? region_text(&s->regions[i - 1]) : "",
-			     &last, &last_id))
+				&s->regions[i + PREFETCH_AHEAD].path);
+		if (!text_id(&t, region_text(&s->regions[i]), &last, &last_id))
 			goto fail;
 		ids[i] = last_id;
 	}
@@ -392,39 +415,31 @@ static const uint32_t *text_ranks_of(struct ui *u)
 	if (!dt || !order || !rank)
 		goto fail;
 	text_rank_ids(&t, dt, order, rank);
-	/* ids[0] is ""'s; region i's at i + 1, its rank at i */
 	for (i = 0; i < s->nregions; i++)
-		ids[i] = rank[ids[i + 1]];
+		ids[i] = rank[ids[i]];
 	d->text_rank = ids;
-	ids = NULL;
 fail:
 	free(t.key);
 	free(t.id);
 	free(dt);
 	free(order);
 	free(rank);
-	free(ids);
 	return d->text_rank;
 }
 
-/* The rank of each top row's Details text (text_ranks_of; a gap's "",
- * 0), inverted if down, into keys[] (with their and and or, as
+/* The rank of each top row's Details text (tr: text_ranks_of's; a
+ * gap's "", 0), inverted if down, into keys[] (with their and and or, as
  * gather_keys). A removed row's text is not among the snapshot's: with
- * any, the ranks are of the rows' texts, made now in sc (16 bytes a
- * row) and ids (4). false: out of memory. */
+ * any (tr NULL), the ranks are of the rows' texts, made now in sc (16
+ * bytes a row) and ids (4). false: out of memory. */
 static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
-		      bool down, uint64_t *keys, void *sc, uint32_t *ids,
-		      uint64_t *and_out, uint64_t *or_out)
+		      const uint32_t *tr, bool down, uint64_t *keys, void *sc,
+		      uint32_t *ids, uint64_t *and_out, uint64_t *or_out)
 {
 	const struct details *d = det_of(u);
-	const uint32_t *tr = NULL;
-	uint64_t flip = down ? ~(uint64_t)0 : 0, and = ~(uint64_t)0, or = 0;
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	size_t i;
 
-	for (i = 0; i < n && tops[i].kind != DROW_REMOVED; i++)
-		;
-	if (i == n && !(tr = text_ranks_of(u)))
-		return false;
 	if (!tr)
 		return text_ranks(u, tops, n, down, keys, sc, ids, and_out,
 				  or_out);
@@ -437,33 +452,22 @@ static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
 
 		k ^= flip;
 		keys[i] = k;
-		and &= k;
-		or |= k;
+		k_and &= k;
+		k_or |= k;
 	}
-	*and_out = and;
-	*or_out = or ;
+	*and_out = k_and;
+	*or_out = k_or;
 	return true;
-}
-
-/* The scratch a sort of every row asks for (details_sort_tops). */
-static size_t sort_scratch_bytes(size_t n)
-{
-	return n * (2 * sizeof(struct rkey) + sizeof(uint32_t));
 }
 
 void details_sort_warm(struct ui *u)
 {
-	struct details *d = det_of(u);
-
-	/* with --watch, each tick's snapshot frees the rows and their
-	 * scratch: not taken again for a sort nobody may ask for */
-	if (u->snap && !u->watching) {
-		(void)details_scratch(
-			d, sort_scratch_bytes(u->snap->nregions + d->ngaps + 1),
-			false);
-		/* and the ranks of the texts, for a sort by the Details */
+	/* the scratch for a sort of every row, and the ranks of the texts
+	 * at its start, for a sort by the Details; with --watch, each
+	 * tick's snapshot frees the rows and their scratch: not taken
+	 * again for a sort nobody may ask for */
+	if (u->snap && !u->watching)
 		(void)text_ranks_of(u);
-	}
 }
 
 /* A region's Prot as sort_key_of has it: export_perms' four letters,
@@ -487,7 +491,7 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 	int sort = det_of(u)->sort, f = sort_figure(sort);
 	uint64_t (*fig)(const struct vms_region *) =
 		f >= 0 ? vms_columns[f].region : NULL;
-	uint64_t flip = down ? ~(uint64_t)0 : 0, and = ~(uint64_t)0, or = 0;
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	/* the line of a region's record the key is read from */
 	size_t at = f == VMS_COL_SIZE || sort == DS_ADDRESS
 			    ? offsetof(struct vms_region, start)
@@ -522,11 +526,11 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 
 		k ^= flip;
 		keys[i] = k;
-		and &= k;
-		or |= k;
+		k_and &= k;
+		k_or |= k;
 	}
-	*and_out = and;
-	*or_out = or ;
+	*and_out = k_and;
+	*or_out = k_or;
 }
 
 /* A top row as the bits of a packed key (below the key's): its kind
@@ -613,9 +617,12 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	struct details *d = det_of(u);
 	int f = sort_figure(d->sort);
 	bool down = d->reverse;
+	bool text = f < 0 && d->sort != DS_TYPE && d->sort != DS_ADDRESS &&
+		    d->sort != DS_COL + VMS_DCOL_PROT;
+	const uint32_t *tr = NULL;
 	struct rkey *rk, *tmp;
 	uint32_t *ids;
-	uint64_t *keys, *p, *q, *out, and, or, diff, maxrow, rowmask;
+	uint64_t *keys, *p, *q, *out, k_and, k_or, diff, maxrow, rowmask;
 	unsigned lo, kb, ib, pb;
 	size_t i;
 
@@ -623,24 +630,34 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 		down = !down;
 	if (n < 2)
 		return true;
-	rk = details_scratch(d, sort_scratch_bytes(n), false);
+	if (text) {
+		/* the regions' ranks, unless removed rows are among them
+		 * (taken before the scratch below: they may move it) */
+		for (i = 0; i < n && tops[i].kind != DROW_REMOVED; i++)
+			;
+		if (i == n && !(tr = text_ranks_of(u)))
+			return false;
+	}
+	rk = details_scratch(d, sort_scratch_bytes(u, n), false);
 	if (!rk)
 		return false;
+	/* after the ranks: the pairs and their tmp; the keys in the second
+	 * half (the pairs' tmp) and then the ids of the rows' texts, the
+	 * packed keys and their tmp in the first (the pairs') */
+	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
 	tmp = rk + n;
-	ids = (uint32_t *)(void *)(tmp + n);
-	/* the keys in the second half (the pairs' tmp), the packed keys
-	 * and their tmp in the first (the pairs') */
 	keys = (uint64_t *)(void *)tmp;
+	ids = (uint32_t *)(void *)(keys + n);
 	p = (uint64_t *)(void *)rk;
 	q = p + n;
-	if (f < 0 && d->sort != DS_TYPE && d->sort != DS_ADDRESS &&
-	    d->sort != DS_COL + VMS_DCOL_PROT) {
-		if (!text_keys(u, tops, n, down, keys, rk, ids, &and, & or))
+	if (text) {
+		if (!text_keys(u, tops, n, tr, down, keys, rk, ids, &k_and,
+			       &k_or))
 			return false;
 	} else {
-		gather_keys(u, tops, n, down, keys, &and, & or);
+		gather_keys(u, tops, n, down, keys, &k_and, &k_or);
 	}
-	diff = and^ or ; /* the bits some two keys differ in */
+	diff = k_and ^ k_or; /* the bits some two keys differ in */
 	/* the largest index a top row may have: of a region, gap,
 	 * allocation or removed group */
 	maxrow = u->snap->nregions;

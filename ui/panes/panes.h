@@ -66,7 +66,8 @@ struct details {
 	uint32_t *alloc_of; /* per region: its allocation */
 	uint8_t *type_of; /* per region: its type, made when a filter asks */
 	/* per region: its Details text's rank among the regions' texts,
-	 * made when a sort by it asks (pane_details_sort.c) */
+	 * made when a sort by it asks (pane_details_sort.c), kept at the
+	 * start of the scratch below (NULL when it moves) */
 	uint32_t *text_rank;
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
