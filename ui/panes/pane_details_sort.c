@@ -354,7 +354,8 @@ static inline const char *region_text(const struct vms_region *g)
 /* The rows a sort may be given at most: every region, gap and removed
  * group (make_tops' bound), and the bytes the scratch is asked for then:
  * the ranks of the regions' texts first (4 bytes a region, kept), then
- * 32 bytes a row for the sort (details_sort_tops). */
+ * 24 bytes a row for the sort (details_sort_tops: the keys, the packed
+ * keys and their tmp; more only for what that does not fit). */
 static size_t rows_max(const struct ui *u)
 {
 	const struct details *d = det_of(u);
@@ -369,7 +370,7 @@ static size_t ranks_bytes(const struct ui *u)
 
 static size_t sort_scratch_bytes(const struct ui *u, size_t n)
 {
-	return ranks_bytes(u) + n * 2 * sizeof(struct rkey);
+	return ranks_bytes(u) + n * 3 * sizeof(uint64_t);
 }
 
 /* The rank of each region's Details text among the distinct texts of
@@ -638,12 +639,16 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 		if (i == n && !(tr = text_ranks_of(u)))
 			return false;
 	}
-	rk = details_scratch(d, sort_scratch_bytes(u, n), false);
+	/* the rows' texts ranked now take 4 bytes a row more (ids) */
+	rk = details_scratch(d,
+			     sort_scratch_bytes(u, n) +
+				     (text && !tr ? n * sizeof(*ids) : 0),
+			     false);
 	if (!rk)
 		return false;
-	/* after the ranks: the pairs and their tmp; the keys in the second
-	 * half (the pairs' tmp) and then the ids of the rows' texts, the
-	 * packed keys and their tmp in the first (the pairs') */
+	/* after the ranks: the packed keys and their tmp (the pairs' place),
+	 * then the keys (the pairs' tmp's first half) and the ids of the
+	 * rows' texts */
 	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
 	tmp = rk + n;
 	keys = (uint64_t *)(void *)tmp;
@@ -680,6 +685,13 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 						 0, 0 };
 		return true;
 	}
+	/* the pairs, 32 bytes a row: the scratch grown, its keys kept */
+	rk = details_scratch(d, ranks_bytes(u) + n * 2 * sizeof(*rk), true);
+	if (!rk)
+		return false;
+	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
+	tmp = rk + n;
+	keys = (uint64_t *)(void *)tmp;
 	for (i = 0; i < n; i++) { /* keys[] in tmp, apart from rk */
 		rk[i].k = keys[i];
 		rk[i].r = tops[i];

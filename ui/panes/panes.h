@@ -97,9 +97,10 @@ struct details {
 		int filter, sort;
 		bool by_region, show_free, reverse, valid;
 	} tops_for;
-	/* The sort's and find's temporaries, kept between keys and grown
-	 * as needed (pane_details_row.c: details_scratch): fresh pages from
-	 * the kernel for every sort cost more than the sort itself. */
+	/* The sort's temporaries, kept between keys and grown as needed
+	 * (pane_details_row.c: details_scratch), the ranks of the texts at
+	 * their start (text_rank): fresh pages from the kernel for every
+	 * sort cost more than the sort itself. */
 	void *scratch;
 	size_t scratch_cap;
 };
@@ -304,7 +305,8 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
 
 /* A buffer of at least bytes, kept in d and grown as asked (keep: with
  * its contents), for temporaries a key makes and drops; NULL if out of
- * memory. Freed with the rows (details_free). */
+ * memory. Freed with the rows (details_free); d->text_rank, kept in it,
+ * let go when it moves. */
 void *details_scratch(struct details *d, size_t bytes, bool keep);
 /* pane_details_sort.c: each list's sort (the all view's and each
  * type's, kept apart): by address, the free list by size (largest
