@@ -38,6 +38,7 @@ void details_free(struct details *d)
 	d->allocs = NULL;
 	d->alloc_of = NULL;
 	d->type_of = NULL;
+	d->text_rank = NULL;
 	d->tops = NULL;
 	d->scratch = NULL;
 	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = d->tops_cap = 0;
@@ -152,13 +153,14 @@ static int push_cb(void *ctx, struct drow r)
 }
 
 /* The top row of region i in the view (its allocation, or itself). */
-static struct drow top_of(const struct details *d, uint32_t i)
+static inline struct drow top_of(const struct details *d, uint32_t i)
 {
-	const struct vms_alloc *a =
-		d->by_region ? NULL : details_alloc_of(d, i);
+	if (!d->by_region && d->alloc_of) {
+		uint32_t a = d->alloc_of[i];
 
-	if (a && a->n > 1)
-		return (struct drow){ d->alloc_of[i], DROW_ALLOC, 0, 0 };
+		if (d->allocs[a].n > 1)
+			return (struct drow){ a, DROW_ALLOC, 0, 0 };
+	}
 	return (struct drow){ i, DROW_REGION, 0, 0 };
 }
 
@@ -322,12 +324,30 @@ void details_rebuild(struct ui *u)
 		}
 	}
 	d->nrows = 0;
-	for (i = 0; i < d->ntops; i++)
-		details_emit(u, &d->tops[i], false, push_cb, d);
-	/* the cursor stays on its row, or on the row now holding it */
+	for (i = 0; i < d->ntops; i++) {
+		/* a top row with nothing open is its one row (what
+		 * details_emit gives it, without the call) */
+		struct drow t = d->tops[i];
+		bool closed = t.kind == DROW_REGION
+				      ? !(d->expanded[t.idx] & DEXP_REGION)
+			      : t.kind == DROW_ALLOC
+				      ? !(d->expanded[d->allocs[t.idx].first] &
+					  DEXP_ALLOC)
+				      : t.kind != DROW_CHILD;
+
+		if (closed && d->nrows < d->cap)
+			d->rows[d->nrows++] = t;
+		else
+			details_emit(u, &d->tops[i], false, push_cb, d);
+	}
+	/* the cursor stays on its row, or on the row now holding it (as
+	 * details_same_node compares them, inline) */
 	if (had) {
 		for (i = 0; i < d->nrows; i++)
-			if (details_same_node(&d->rows[i], &keep))
+			if (d->rows[i].idx == keep.idx &&
+			    d->rows[i].kind == keep.kind &&
+			    (keep.kind != DROW_CHILD ||
+			     d->rows[i].child == keep.child))
 				break;
 		if (i < d->nrows)
 			d->lv.cur = i;

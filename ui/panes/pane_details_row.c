@@ -18,8 +18,12 @@ void *details_scratch(struct details *d, size_t bytes, bool keep)
 {
 	void *p;
 
+	bool ranks = keep && d->text_rank;
+
 	if (bytes <= d->scratch_cap)
 		return d->scratch;
+	/* the ranks at its start (pane_details_sort.c): moved with it */
+	d->text_rank = NULL;
 	if (keep) {
 		p = vms_big_realloc(d->scratch, bytes);
 	} else { /* nothing to copy */
@@ -32,6 +36,8 @@ void *details_scratch(struct details *d, size_t bytes, bool keep)
 			d->scratch = NULL;
 		return NULL;
 	}
+	if (ranks)
+		d->text_rank = p;
 	/* written through by the sort that asked for it */
 	vms_big_populate((char *)p + d->scratch_cap, bytes - d->scratch_cap);
 	d->scratch = p;

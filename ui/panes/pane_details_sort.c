@@ -4,12 +4,19 @@
  *
  * Contract: details_sort_tops() takes top rows in address order and
  * sorts them in place; it reads the snapshot and the allocations once,
- * a key per row, then sorts numbers (a stable LSD radix sort), in the
- * details' scratch buffer (details_scratch: no fresh pages a key).
+ * a key per row, into a dense array, then sorts numbers (a stable LSD
+ * radix sort: of the keys packed with their rows into 8 bytes where
+ * they fit, else of (key, row) pairs), in the details' scratch buffer
+ * (details_scratch: no fresh pages a key). The Details text sorts by
+ * the rank of each region's text, made once for the snapshot
+ * (d->text_rank, 4 bytes a region, at the first such sort or while
+ * nobody types).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "model/columns.h"
 #include "panes/panes.h"
 
@@ -199,6 +206,8 @@ static void radix_sort(struct rkey *a, struct rkey *tmp, size_t n)
 		memcpy(a, from, n * sizeof(*a));
 }
 
+enum { PREFETCH_AHEAD = 16 }; /* records asked for ahead of the one read */
+
 /* qsort_r: distinct texts (indexes into ctx, an array of them) by strcmp */
 static int cmp_texts(const void *pa, const void *pb, void *ctx)
 {
@@ -207,98 +216,486 @@ static int cmp_texts(const void *pa, const void *pb, void *ctx)
 	return strcmp(t[*(const uint32_t *)pa], t[*(const uint32_t *)pb]);
 }
 
-/* The rank of each top row's Details text among the distinct texts
- * (equal texts, equal ranks) into rk[i].k, rk[i].r the row: the
- * pointers radix-sorted to find the distinct ones, only those compared
- * by strcmp. A million rows name a few thousand texts (paths are
- * interned), so some twenty million strcmp calls became a few thousand.
- * tmp holds 16 bytes a row, ids 4. */
-static void text_ranks(const struct ui *u, const struct drow *tops, size_t n,
-		       struct rkey *rk, struct rkey *tmp, uint32_t *ids)
-{
-	const char **dt = (const char **)(void *)tmp; /* 8n bytes */
-	uint32_t *order = (uint32_t *)(void *)(dt + n), *rank = order + n;
-	size_t i, nd = 0;
-	uint32_t r = 0;
+/* The distinct texts seen so far: an open-addressed table of pointers
+ * (texts are interned: one pointer a text, mostly), each with its id,
+ * the order it was first seen in. */
+struct text_ids {
+	const char **key;
+	uint32_t *id;
+	size_t cap, n; /* cap a power of two, at most half full */
+};
 
-	for (i = 0; i < n; i++) {
-		rk[i].k = (uint64_t)(uintptr_t)row_text(u, &tops[i]);
-		rk[i].r = (struct drow){ (uint32_t)i, 0, 0, 0 };
+static size_t text_slot(const struct text_ids *t, const char *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & (t->cap - 1);
+
+	while (t->key[i] && t->key[i] != p)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+/* The table twice as large; false: out of memory (t as it was). */
+static bool text_grow(struct text_ids *t)
+{
+	struct text_ids g = { NULL, NULL, t->cap ? 2 * t->cap : 1024, t->n };
+	size_t i;
+
+	g.key = calloc(g.cap, sizeof(*g.key));
+	g.id = malloc(g.cap * sizeof(*g.id));
+	if (!g.key || !g.id) {
+		free(g.key);
+		free(g.id);
+		return false;
 	}
-	radix_sort(rk, tmp, n);
-	for (i = 0; i < n; i++) {
-		if (i == 0 || rk[i].k != rk[i - 1].k) {
-			dt[nd] = (const char *)(uintptr_t)rk[i].k;
-			order[nd] = (uint32_t)nd;
-			nd++;
+	for (i = 0; i < t->cap; i++)
+		if (t->key[i]) {
+			size_t k = text_slot(&g, t->key[i]);
+
+			g.key[k] = t->key[i];
+			g.id[k] = t->id[i];
 		}
-		ids[rk[i].r.idx] = (uint32_t)(nd - 1);
+	free(t->key);
+	free(t->id);
+	*t = g;
+	return true;
+}
+
+/* The id of text p (a new one, the next, if it was not there); *last
+ * and *last_id the text asked for before and its id, tried first. false:
+ * out of memory. */
+static bool text_id(struct text_ids *t, const char *p, const char **last,
+		    uint32_t *last_id)
+{
+	size_t at;
+
+	if (p == *last && t->n)
+		return true;
+	if (2 * (t->n + 1) > t->cap && !text_grow(t))
+		return false;
+	at = text_slot(t, p);
+	if (!t->key[at]) {
+		t->key[at] = p;
+		t->id[at] = (uint32_t)t->n++;
 	}
-	qsort_r(order, nd, sizeof(*order), cmp_texts, dt);
-	for (i = 0; i < nd; i++) {
+	*last = p;
+	*last_id = t->id[at];
+	return true;
+}
+
+/* The rank of each text of t by id into rank[] (t->n of them; strcmp's
+ * order, equal texts equal ranks), dt and order as large to work in. */
+static void text_rank_ids(const struct text_ids *t, const char **dt,
+			  uint32_t *order, uint32_t *rank)
+{
+	uint32_t r = 0;
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->key[i]) {
+			dt[t->id[i]] = t->key[i];
+			order[t->id[i]] = t->id[i];
+		}
+	qsort_r(order, t->n, sizeof(*order), cmp_texts, dt);
+	for (i = 0; i < t->n; i++) {
 		if (i && strcmp(dt[order[i]], dt[order[i - 1]]) != 0)
 			r++;
 		rank[order[i]] = r;
 	}
-	for (i = 0; i < n; i++) {
-		rk[i].k = rank[ids[i]];
-		rk[i].r = tops[i];
-	}
 }
 
-/* The scratch a sort of every row asks for (details_sort_tops). */
-static size_t sort_scratch_bytes(size_t n)
+/* The rank of each top row's Details text among the distinct texts of
+ * the rows (equal texts, equal ranks), inverted if down, into keys[]
+ * (with their and and k_or, as gather_keys), as text_ranks_of below has
+ * them for the regions: for rows with removed ones among them, whose
+ * texts are not the snapshot's. sc holds 16 bytes a row, ids 4. false:
+ * out of memory. */
+static bool text_ranks(const struct ui *u, const struct drow *tops, size_t n,
+		       bool down, uint64_t *keys, void *sc, uint32_t *ids,
+		       uint64_t *and_out, uint64_t *or_out)
 {
-	return n * (2 * sizeof(struct rkey) + sizeof(uint32_t));
+	const char **dt = sc; /* 8n bytes */
+	uint32_t *order = (uint32_t *)(void *)(dt + n), *rank = order + n;
+	struct text_ids t = { NULL, NULL, 0, 0 };
+	const char *last = NULL;
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
+	uint32_t last_id = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!text_id(&t, row_text(u, &tops[i]), &last, &last_id)) {
+			free(t.key);
+			free(t.id);
+			return false;
+		}
+		ids[i] = last_id;
+	}
+	text_rank_ids(&t, dt, order, rank);
+	free(t.key);
+	free(t.id);
+	for (i = 0; i < n; i++) {
+		uint64_t k = rank[ids[i]] ^ flip;
+
+		keys[i] = k;
+		k_and &= k;
+		k_or |= k;
+	}
+	*and_out = k_and;
+	*or_out = k_or;
+	return true;
+}
+
+/* A region's Details text (details_region_text). */
+static inline const char *region_text(const struct vms_region *g)
+{
+	return g->detail && *g->detail ? g->detail : g->path ? g->path : "";
+}
+
+/* The rows a sort may be given at most: every region, gap and removed
+ * group (make_tops' bound), and the bytes the scratch is asked for then:
+ * the ranks of the regions' texts first (4 bytes a region, kept), then
+ * 24 bytes a row for the sort (details_sort_tops: the keys, the packed
+ * keys and their tmp; more only for what that does not fit). */
+static size_t rows_max(const struct ui *u)
+{
+	const struct details *d = det_of(u);
+
+	return u->snap->nregions + d->ngaps + d->nremoved + 1;
+}
+
+static size_t ranks_bytes(const struct ui *u)
+{
+	return (u->snap->nregions * sizeof(uint32_t) + 15) & ~(size_t)15;
+}
+
+static size_t sort_scratch_bytes(const struct ui *u, size_t n)
+{
+	return ranks_bytes(u) + n * 3 * sizeof(uint64_t);
+}
+
+/* The rank of each region's Details text among the distinct texts of
+ * the snapshot's regions (equal texts, equal ranks; "" the least, 0),
+ * made at the first sort by the Details (or while nobody types) and
+ * kept at the start of the details' scratch (d->text_rank: 4 bytes a
+ * region, where the ids of the sort's old text ranks were; let go when
+ * the scratch moves): then a sort by the text reads 4 bytes a row, not
+ * a region's record. Each region's text pointer is given an id in a
+ * table of the distinct ones (consecutive regions mostly share one: the
+ * last one is tried first), and only those are compared by strcmp: a
+ * million regions name a few thousand texts (paths are interned), so
+ * some twenty million strcmp calls became a few thousand. Takes the
+ * scratch for the most rows a sort may have first, so that no sort
+ * moves it after. NULL: out of memory. */
+static const uint32_t *text_ranks_of(struct ui *u)
+{
+	struct details *d = det_of(u);
+	const struct vms_snapshot *s = u->snap;
+	struct text_ids t = { NULL, NULL, 0, 0 };
+	const char *last = NULL, **dt = NULL;
+	uint32_t *ids, *order = NULL, *rank = NULL, last_id = 0;
+	size_t i;
+
+	ids = details_scratch(d, sort_scratch_bytes(u, rows_max(u)), false);
+	if (!ids || d->text_rank)
+		return d->text_rank;
+	/* region i's id at i; ""'s (a gap's: a text no region may have)
+	 * the first, apart */
+	if (!text_id(&t, "", &last, &last_id))
+		goto fail;
+	for (i = 0; i < s->nregions; i++) {
+		if (i + PREFETCH_AHEAD < s->nregions)
+			__builtin_prefetch(
+				&s->regions[i + PREFETCH_AHEAD].path);
+		if (!text_id(&t, region_text(&s->regions[i]), &last, &last_id))
+			goto fail;
+		ids[i] = last_id;
+	}
+	dt = malloc(t.n * sizeof(*dt));
+	order = malloc(t.n * sizeof(*order));
+	rank = malloc(t.n * sizeof(*rank));
+	if (!dt || !order || !rank)
+		goto fail;
+	text_rank_ids(&t, dt, order, rank);
+	for (i = 0; i < s->nregions; i++)
+		ids[i] = rank[ids[i]];
+	d->text_rank = ids;
+fail:
+	free(t.key);
+	free(t.id);
+	free(dt);
+	free(order);
+	free(rank);
+	return d->text_rank;
+}
+
+/* The rank of each top row's Details text (tr: text_ranks_of's; a
+ * gap's "", 0), inverted if down, into keys[] (with their and and or, as
+ * gather_keys). A removed row's text is not among the snapshot's: with
+ * any (tr NULL), the ranks are of the rows' texts, made now in sc (16
+ * bytes a row) and ids (4). false: out of memory. */
+static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
+		      const uint32_t *tr, bool down, uint64_t *keys, void *sc,
+		      uint32_t *ids, uint64_t *and_out, uint64_t *or_out)
+{
+	const struct details *d = det_of(u);
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
+	size_t i;
+
+	if (!tr)
+		return text_ranks(u, tops, n, down, keys, sc, ids, and_out,
+				  or_out);
+	for (i = 0; i < n; i++) {
+		const struct drow *t = &tops[i];
+		uint64_t k = t->kind == DROW_REGION ? tr[t->idx]
+			     : t->kind == DROW_ALLOC
+				     ? tr[d->allocs[t->idx].main]
+				     : 0; /* a gap: "" */
+
+		k ^= flip;
+		keys[i] = k;
+		k_and &= k;
+		k_or |= k;
+	}
+	*and_out = k_and;
+	*or_out = k_or;
+	return true;
 }
 
 void details_sort_warm(struct ui *u)
 {
-	struct details *d = det_of(u);
-
-	/* with --watch, each tick's snapshot frees the rows and their
-	 * scratch: not taken again for a sort nobody may ask for */
+	/* the scratch for a sort of every row, and the ranks of the texts
+	 * at its start, for a sort by the Details; with --watch, each
+	 * tick's snapshot frees the rows and their scratch: not taken
+	 * again for a sort nobody may ask for */
 	if (u->snap && !u->watching)
-		(void)details_scratch(
-			d, sort_scratch_bytes(u->snap->nregions + d->ngaps + 1),
-			false);
+		(void)text_ranks_of(u);
+}
+
+/* A region's Prot as sort_key_of has it: export_perms' four letters,
+ * big-endian (strcmp's order). */
+static inline uint64_t perms_key(unsigned perms)
+{
+	return (uint64_t)(perms & VMS_PERM_R ? 'r' : '-') << 56 |
+	       (uint64_t)(perms & VMS_PERM_W ? 'w' : '-') << 48 |
+	       (uint64_t)(perms & VMS_PERM_X ? 'x' : '-') << 40 |
+	       (uint64_t)(perms & VMS_PERM_SHARED ? 's' : 'p') << 32;
+}
+
+/* Each top row's key into keys[] (dense: 8 bytes a row, read once from
+ * the rows' regions), inverted for a sort largest first; *and and *or of
+ * them all, which say which bits differ between any two keys. */
+static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
+			bool down, uint64_t *keys, uint64_t *and_out,
+			uint64_t *or_out)
+{
+	const struct vms_snapshot *s = u->snap;
+	int sort = det_of(u)->sort, f = sort_figure(sort);
+	uint64_t (*fig)(const struct vms_region *) =
+		f >= 0 ? vms_columns[f].region : NULL;
+	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
+	/* the line of a region's record the key is read from */
+	size_t at = f == VMS_COL_SIZE || sort == DS_ADDRESS
+			    ? offsetof(struct vms_region, start)
+		    : f >= 0	      ? offsetof(struct vms_region, c)
+		    : sort == DS_TYPE ? offsetof(struct vms_region, type)
+				      : offsetof(struct vms_region, perms);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct vms_region *g = tops[i].kind == DROW_REGION
+						     ? &s->regions[tops[i].idx]
+						     : NULL;
+
+		/* the records ahead asked for while this one is read (a
+		 * record is 176 bytes: no stride a prefetcher follows
+		 * across pages) */
+		if (i + PREFETCH_AHEAD < n &&
+		    tops[i + PREFETCH_AHEAD].kind == DROW_REGION)
+			__builtin_prefetch(
+				(const char *)&s
+					->regions[tops[i + PREFETCH_AHEAD].idx] +
+				at);
+		/* a region alone: its key straight from its record, as
+		 * sort_key_of has it */
+		uint64_t k = !g			  ? sort_key_of(u, &tops[i])
+			     : fig		  ? fig(g)
+			     : sort == DS_TYPE	  ? g->type
+			     : sort == DS_ADDRESS ? g->start
+			     : sort == DS_COL + VMS_DCOL_PROT
+				     ? perms_key(g->perms)
+				     : sort_key_of(u, &tops[i]);
+
+		k ^= flip;
+		keys[i] = k;
+		k_and &= k;
+		k_or |= k;
+	}
+	*and_out = k_and;
+	*or_out = k_or;
+}
+
+/* A top row as the bits of a packed key (below the key's): its kind
+ * and index (a top row's depth and child are 0). */
+static inline uint64_t row_bits(struct drow r, unsigned ib)
+{
+	return (uint64_t)r.kind << ib | r.idx;
+}
+
+/* Bits a number up to v takes (0 for 0). */
+static unsigned bits_for(uint64_t v)
+{
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
+enum { DIGIT_MAX = 11 }; /* bits a pass of the packed sort at most */
+
+/* The keys packed with their rows (the key's kb bits from bit lo, above
+ * the row's pb bits: row_bits) into p and sorted there or in tmp, as
+ * large: a stable LSD radix sort over the key's bits alone, DIGIT_MAX
+ * bits a pass at most, counted as they are packed, a pass whose digit
+ * is the same in every key skipped. The rows below the key are carried,
+ * never compared: equal keys stay in the order given. 8 bytes a row
+ * moved where the pairs' sort moves 16. Returns where the sorted keys
+ * are (p or tmp). */
+static uint64_t *packed_sort(const uint64_t *keys, const struct drow *tops,
+			     uint64_t *p, uint64_t *tmp, size_t n, unsigned lo,
+			     unsigned kb, unsigned ib)
+{
+	static uint32_t count[64 / DIGIT_MAX + 1][1u << DIGIT_MAX];
+	unsigned passes = (kb + DIGIT_MAX - 1) / DIGIT_MAX, w, d, b, nb;
+	unsigned pb = ib + 3;
+	uint64_t *from = p, *to = tmp, *t;
+	uint64_t mask, kmask = kb ? (((uint64_t)1 << (kb - 1)) << 1) - 1 : 0;
+	size_t i;
+
+	if (!passes) { /* every key alike: the order given */
+		for (i = 0; i < n; i++)
+			p[i] = row_bits(tops[i], ib);
+		return p;
+	}
+	w = (kb + passes - 1) / passes;
+	nb = 1u << w;
+	mask = nb - 1;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++) {
+		uint64_t k = (keys[i] >> lo) & kmask;
+
+		p[i] = k << pb | row_bits(tops[i], ib);
+		for (d = 0; d < passes; d++)
+			count[d][(k >> (d * w)) & mask]++;
+	}
+	for (d = 0; d < passes; d++) {
+		uint32_t *c = count[d], at = 0;
+		unsigned shift = pb + d * w;
+
+		if (c[(p[0] >> shift) & mask] == n)
+			continue;
+		for (b = 0; b < nb; b++) {
+			uint32_t k = c[b];
+
+			c[b] = at;
+			at += k;
+		}
+		for (i = 0; i < n; i++)
+			to[c[(from[i] >> shift) & mask]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	return from;
 }
 
 /* Sorts the top rows (in address order) by the details' sort column:
  * figures largest first unless the column says otherwise, S reverses;
  * ties by address. Every column sorts by a number, the Details text by
- * its rank (text_ranks), with a stable radix sort. false: out of memory
- * (left in address order). */
+ * its rank (text_ranks), with a stable radix sort: of the keys packed
+ * with their rows into 8 bytes where they fit (the bits every key has
+ * alike left out: a million rows are 20 bits, a figure in pages some 20
+ * more), else of (key, row) pairs. false: out of memory (left in
+ * address order). */
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 {
 	struct details *d = det_of(u);
 	int f = sort_figure(d->sort);
 	bool down = d->reverse;
+	bool text = f < 0 && d->sort != DS_TYPE && d->sort != DS_ADDRESS &&
+		    d->sort != DS_COL + VMS_DCOL_PROT;
+	const uint32_t *tr = NULL;
 	struct rkey *rk, *tmp;
 	uint32_t *ids;
+	uint64_t *keys, *p, *q, *out, k_and, k_or, diff, maxrow, rowmask;
+	unsigned lo, kb, ib, pb;
 	size_t i;
 
 	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
 		down = !down;
 	if (n < 2)
 		return true;
-	rk = details_scratch(d, sort_scratch_bytes(n), false);
+	if (text) {
+		/* the regions' ranks, unless removed rows are among them
+		 * (taken before the scratch below: they may move it) */
+		for (i = 0; i < n && tops[i].kind != DROW_REMOVED; i++)
+			;
+		if (i == n && !(tr = text_ranks_of(u)))
+			return false;
+	}
+	/* the rows' texts ranked now take 4 bytes a row more (ids) */
+	rk = details_scratch(d,
+			     sort_scratch_bytes(u, n) +
+				     (text && !tr ? n * sizeof(*ids) : 0),
+			     false);
 	if (!rk)
 		return false;
+	/* after the ranks: the packed keys and their tmp (the pairs' place),
+	 * then the keys (the pairs' tmp's first half) and the ids of the
+	 * rows' texts */
+	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
 	tmp = rk + n;
-	ids = (uint32_t *)(void *)(tmp + n);
-	if (f < 0 && d->sort != DS_TYPE && d->sort != DS_ADDRESS &&
-	    d->sort != DS_COL + VMS_DCOL_PROT) {
-		text_ranks(u, tops, n, rk, tmp, ids);
+	keys = (uint64_t *)(void *)tmp;
+	ids = (uint32_t *)(void *)(keys + n);
+	p = (uint64_t *)(void *)rk;
+	q = p + n;
+	if (text) {
+		if (!text_keys(u, tops, n, tr, down, keys, rk, ids, &k_and,
+			       &k_or))
+			return false;
 	} else {
-		for (i = 0; i < n; i++) {
-			rk[i].k = sort_key_of(u, &tops[i]);
-			rk[i].r = tops[i];
-		}
+		gather_keys(u, tops, n, down, keys, &k_and, &k_or);
 	}
-	if (down)
+	diff = k_and ^ k_or; /* the bits some two keys differ in */
+	/* the largest index a top row may have: of a region, gap,
+	 * allocation or removed group */
+	maxrow = u->snap->nregions;
+	if (d->ngaps > maxrow)
+		maxrow = d->ngaps;
+	if (d->nallocs > maxrow)
+		maxrow = d->nallocs;
+	if (d->nremoved > maxrow)
+		maxrow = d->nremoved;
+	ib = bits_for(maxrow);
+	pb = ib + 3; /* the kind (DROW_*, below 8) above the index */
+	lo = diff ? (unsigned)__builtin_ctzll(diff) : 0;
+	kb = diff ? bits_for(diff >> lo) : 0;
+	if (kb + pb <= 64) {
+		out = packed_sort(keys, tops, p, q, n, lo, kb, ib);
+		rowmask = ((uint64_t)1 << ib) - 1;
 		for (i = 0; i < n; i++)
-			rk[i].k = ~rk[i].k;
+			tops[i] = (struct drow){ (uint32_t)(out[i] & rowmask),
+						 (uint8_t)((out[i] >> ib) & 7),
+						 0, 0 };
+		return true;
+	}
+	/* the pairs, 32 bytes a row: the scratch grown, its keys kept */
+	rk = details_scratch(d, ranks_bytes(u) + n * 2 * sizeof(*rk), true);
+	if (!rk)
+		return false;
+	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
+	tmp = rk + n;
+	keys = (uint64_t *)(void *)tmp;
+	for (i = 0; i < n; i++) { /* keys[] in tmp, apart from rk */
+		rk[i].k = keys[i];
+		rk[i].r = tops[i];
+	}
 	radix_sort(rk, tmp, n);
 	for (i = 0; i < n; i++)
 		tops[i] = rk[i].r;

@@ -6,8 +6,8 @@
  * many.
  *
  * Contract: reads u->find; changes the expansion, the cursor and the
- * status message only (and grows the details' scratch buffer, where the
- * nodes are put in order). A region of an allocation is a match only for what
+ * status message only: the nodes are matched as they are walked, in one
+ * pass, none kept. A region of an allocation is a match only for what
  * its allocation row does not already show (so /libc stops once per
  * library, not once per mapping).
  */
@@ -88,50 +88,56 @@ static bool node_matches(const struct ui *u, const struct drow *r,
 	return region_matches(m, g);
 }
 
-/* The nodes in the order shown, in the details' scratch buffer (find
- * runs again with each n or N: no fresh pages each time). */
-struct order {
-	struct details *d;
-	struct drow *v;
-	size_t n, cap;
-	bool failed;
+/* One pass over every node of the view in the order it is shown, as if
+ * every row were open (the top rows in their sort order, each followed
+ * by all it holds), each node matched as it comes: where the cursor's
+ * node is (pos, its index) and the matches around it. Nothing is kept
+ * but these: the nodes are neither listed nor read twice. */
+struct pass {
+	const struct ui *u;
+	struct matcher *m;
+	struct drow cur; /* the cursor's row */
+	bool have_cur, found; /* found: the cursor's node passed */
+	size_t i, pos, nhits, lt_pos;
+	bool at_pos; /* the cursor's node matches */
+	/* matches: the first two, the last before the cursor's node, the
+	 * first after it, the last */
+	struct drow first, second, before, after, last;
+	bool has_second, has_before, has_after;
+	bool first_at0; /* the first match is the first node */
 };
 
-static int add(void *ctx, struct drow r)
+static int visit(void *ctx, struct drow r)
 {
-	struct order *o = ctx;
+	struct pass *p = ctx;
+	size_t i = p->i++;
 
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct drow *m = details_scratch(o->d, cap * sizeof(*m), true);
-
-		if (!m) {
-			o->failed = true;
-			return -1;
-		}
-		o->v = m;
-		o->cap = cap;
+	if (p->have_cur && !p->found && details_same_node(&r, &p->cur)) {
+		p->found = true;
+		p->pos = i;
 	}
-	o->v[o->n++] = r;
+	if (!node_matches(p->u, &r, p->m))
+		return 0;
+	if (!p->nhits) {
+		p->first = r;
+		p->first_at0 = i == 0;
+	} else if (!p->has_second) {
+		p->second = r;
+		p->has_second = true;
+	}
+	p->nhits++;
+	if (!p->found) { /* before the cursor's node */
+		p->lt_pos++;
+		p->before = r;
+		p->has_before = true;
+	} else if (i == p->pos) {
+		p->at_pos = true;
+	} else if (!p->has_after) {
+		p->after = r;
+		p->has_after = true;
+	}
+	p->last = r;
 	return 0;
-}
-
-/* Every node of the view in the order it is shown, as if every row were
- * open: the top rows in their sort order, each followed by all it holds.
- * In the details' scratch buffer (*out), valid until it is asked for
- * again; the count, 0 if out of memory. */
-static size_t full_order(struct ui *u, struct drow **out)
-{
-	struct details *d = det_of(u);
-	struct order o = { d, d->scratch, 0,
-			   d->scratch_cap / sizeof(struct drow), false };
-	size_t i;
-
-	for (i = 0; i < d->nrows && !o.failed; i++)
-		if (d->rows[i].depth == 0)
-			details_emit(u, &d->rows[i], true, add, &o);
-	*out = o.v;
-	return o.failed ? 0 : o.n;
 }
 
 /* Makes node r a row (what holds it opened) and puts the cursor on it. */
@@ -154,13 +160,10 @@ int details_find(struct ui *u, bool backwards)
 {
 	struct details *d = det_of(u);
 	char needle[sizeof(u->find)];
-	struct drow *v = NULL, hit = { 0, 0, 0, 0 };
+	struct drow hit = { 0, 0, 0, 0 };
 	struct matcher m;
-	/* matches: all, up to and before the cursor's node; the first
-	 * after it and overall, the last before it and overall */
-	size_t i, n, pos = 0, nhits = 0, le_pos = 0, lt_pos = 0, hitno;
-	size_t after = SIZE_MAX, first = SIZE_MAX, before = SIZE_MAX,
-	       last = SIZE_MAX, at;
+	struct pass p;
+	size_t i, le_pos, hitno;
 
 	for (i = 0; u->find[i]; i++)
 		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
@@ -169,48 +172,42 @@ int details_find(struct ui *u, bool backwards)
 	needle[i] = '\0';
 	if (!*needle || !d->nrows)
 		return 0;
-	n = full_order(u, &v);
-	if (!n) {
-		ui_message(u, true, "%s", "out of memory: find stopped");
-		return UI_DRAW;
-	}
-	for (i = 0; i < n; i++)
-		if (d->lv.cur < d->nrows &&
-		    details_same_node(&v[i], &d->rows[d->lv.cur]))
-			pos = i;
-	/* one pass in the order shown; the hit is the first match after
-	 * the cursor (before it: backwards), round the end if none, and
-	 * its number is counted in the order shown */
 	matcher_init(&m, needle);
-	for (i = 0; i < n; i++) {
-		if (!node_matches(u, &v[i], &m))
-			continue;
-		nhits++;
-		le_pos += i <= pos;
-		lt_pos += i < pos;
-		if (first == SIZE_MAX)
-			first = i;
-		if (i > pos && after == SIZE_MAX)
-			after = i;
-		if (i < pos)
-			before = i;
-		last = i;
-	}
-	if (!nhits) {
+	memset(&p, 0, sizeof(p));
+	p.u = u;
+	p.m = &m;
+	p.have_cur = d->lv.cur < d->nrows;
+	if (p.have_cur)
+		p.cur = d->rows[d->lv.cur];
+	/* one pass in the order shown; the hit is the first match after
+	 * the cursor's node (before it: backwards), round the end if none,
+	 * and its number is counted in the order shown */
+	for (i = 0; i < d->nrows; i++)
+		if (d->rows[i].depth == 0)
+			details_emit(u, &d->rows[i], true, visit, &p);
+	if (!p.nhits) {
 		ui_message(u, true, "not found: %s", u->find);
 		return UI_DRAW;
 	}
-	if (!backwards) {
-		at = after != SIZE_MAX ? after : first;
-		hitno = after != SIZE_MAX ? le_pos + 1 : 1;
-	} else {
-		at = before != SIZE_MAX ? before : last;
-		hitno = before != SIZE_MAX ? lt_pos : nhits;
+	if (!p.found) {
+		/* no cursor's node: as if on the first node (index 0) */
+		p.at_pos = p.first_at0;
+		p.lt_pos = 0;
+		p.has_before = false;
+		p.has_after = p.at_pos ? p.has_second : true;
+		p.after = p.at_pos ? p.second : p.first;
 	}
-	hit = v[at];
+	le_pos = p.lt_pos + p.at_pos;
+	if (!backwards) {
+		hit = p.has_after ? p.after : p.first;
+		hitno = p.has_after ? le_pos + 1 : 1;
+	} else {
+		hit = p.has_before ? p.before : p.last;
+		hitno = p.has_before ? p.lt_pos : p.nhits;
+	}
 	show_node(u, &hit);
 	viewer_of(u)->focus = 1;
 	ui_message(u, false, "match %zu of %zu for \"%s\" (n next, N previous)",
-		   hitno, nhits, u->find);
+		   hitno, p.nhits, u->find);
 	return UI_DRAW;
 }

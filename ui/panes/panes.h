@@ -65,6 +65,10 @@ struct details {
 	size_t nallocs;
 	uint32_t *alloc_of; /* per region: its allocation */
 	uint8_t *type_of; /* per region: its type, made when a filter asks */
+	/* per region: its Details text's rank among the regions' texts,
+	 * made when a sort by it asks (pane_details_sort.c), kept at the
+	 * start of the scratch below (NULL when it moves) */
+	uint32_t *text_rank;
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
@@ -93,9 +97,10 @@ struct details {
 		int filter, sort;
 		bool by_region, show_free, reverse, valid;
 	} tops_for;
-	/* The sort's and find's temporaries, kept between keys and grown
-	 * as needed (pane_details_row.c: details_scratch): fresh pages from
-	 * the kernel for every sort cost more than the sort itself. */
+	/* The sort's temporaries, kept between keys and grown as needed
+	 * (pane_details_row.c: details_scratch), the ranks of the texts at
+	 * their start (text_rank): fresh pages from the kernel for every
+	 * sort cost more than the sort itself. */
 	void *scratch;
 	size_t scratch_cap;
 };
@@ -300,7 +305,8 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
 
 /* A buffer of at least bytes, kept in d and grown as asked (keep: with
  * its contents), for temporaries a key makes and drops; NULL if out of
- * memory. Freed with the rows (details_free). */
+ * memory. Freed with the rows (details_free); d->text_rank, kept in it,
+ * let go when it moves. */
 void *details_scratch(struct details *d, size_t bytes, bool keep);
 /* pane_details_sort.c: each list's sort (the all view's and each
  * type's, kept apart): by address, the free list by size (largest
@@ -332,8 +338,9 @@ int details_heading_y(const struct ui *u);
 bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
 /* The viewer's idle: the scratch a sort of every row will ask for, taken
  * and faulted in now (a million rows: 36 MB, 60-140 ms of first-touch
- * page faults on this project's VM, else paid by the first sort key).
- * Not with --watch (each tick's snapshot frees it again). */
+ * page faults on this project's VM, else paid by the first sort key),
+ * and the ranks of the regions' Details texts (d->text_rank). Not with
+ * --watch (each tick's snapshot frees them again). */
 void details_sort_warm(struct ui *u);
 
 /* pane_stack.c: what the trace screens share. A frame as one line of
