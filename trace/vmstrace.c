@@ -105,8 +105,8 @@
 
 /* ---- the next definitions ---- */
 
-static void *(*next_malloc)(size_t);
-static void (*next_free)(void *);
+void *(*next_malloc)(size_t);
+void (*next_free)(void *);
 static void *(*next_calloc)(size_t, size_t);
 static void *(*next_realloc)(void *, size_t);
 static void *(*next_reallocarray)(void *, size_t, size_t);
@@ -122,8 +122,8 @@ static int (*next_mprotect)(void *, size_t, int);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
 static int (*next_dlclose)(void *);
-static int (*next_pthread_create)(pthread_t *, const pthread_attr_t *,
-				  void *(*)(void *), void *);
+int (*next_pthread_create)(pthread_t *, const pthread_attr_t *,
+			   void *(*)(void *), void *);
 
 /* Before dlsym has answered: a bump buffer (dlsym's own calloc). */
 static unsigned char boot_buf[64 << 10] __attribute__((aligned(16)));
@@ -194,34 +194,34 @@ static void cxx_leave(int *was)
  * dependencies. */
 bool vt_attach_mode;
 
-static void *sym(const char *name)
+void *vt_sym(const char *name)
 {
 	return dlsym(vt_attach_mode ? RTLD_DEFAULT : RTLD_NEXT, name);
 }
 
-static void resolve(void)
+void vt_resolve(void)
 {
 	if (next_malloc || resolving)
 		return;
 	resolving = 1;
-	next_free = sym("free");
-	next_calloc = sym("calloc");
-	next_realloc = sym("realloc");
-	next_reallocarray = sym("reallocarray");
-	next_posix_memalign = sym("posix_memalign");
-	next_aligned_alloc = sym("aligned_alloc");
-	next_memalign = sym("memalign");
-	next_valloc = sym("valloc");
-	next_pvalloc = sym("pvalloc");
-	next_mmap = sym("mmap");
-	next_munmap = sym("munmap");
-	next_mremap = sym("mremap");
-	next_mprotect = sym("mprotect");
-	next_brk = sym("brk");
-	next_sbrk = sym("sbrk");
-	next_dlclose = sym("dlclose");
-	next_pthread_create = sym("pthread_create");
-	next_malloc = sym("malloc");
+	next_free = vt_sym("free");
+	next_calloc = vt_sym("calloc");
+	next_realloc = vt_sym("realloc");
+	next_reallocarray = vt_sym("reallocarray");
+	next_posix_memalign = vt_sym("posix_memalign");
+	next_aligned_alloc = vt_sym("aligned_alloc");
+	next_memalign = vt_sym("memalign");
+	next_valloc = vt_sym("valloc");
+	next_pvalloc = vt_sym("pvalloc");
+	next_mmap = vt_sym("mmap");
+	next_munmap = vt_sym("munmap");
+	next_mremap = vt_sym("mremap");
+	next_mprotect = vt_sym("mprotect");
+	next_brk = vt_sym("brk");
+	next_sbrk = vt_sym("sbrk");
+	next_dlclose = vt_sym("dlclose");
+	next_pthread_create = vt_sym("pthread_create");
+	next_malloc = vt_sym("malloc");
 	resolving = 0;
 }
 
@@ -315,7 +315,7 @@ __attribute__((constructor)) static void vmstrace_init(void)
 	if (!e && preloaded() && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
 		/* a child of a followed process, exec'd: a file of its own,
 		 * sent to vmscope (none: it runs untraced) */
-		resolve();
+		vt_resolve();
 		find_modules();
 		if (!(h = vt_follow_file(TW_FOLLOW_EXEC)))
 			return;
@@ -324,13 +324,13 @@ __attribute__((constructor)) static void vmstrace_init(void)
 		 * (attach.c), whose environment is left alone; nothing is
 		 * recorded before vmstrace_attach(). */
 		vt_attach_mode = true;
-		resolve();
+		vt_resolve();
 		find_modules();
 		return;
 	} else {
 		/* --trace-children: the launched process follows too */
 		vt_follow_parse(getenv(TW_FOLLOW_ENV));
-		resolve();
+		vt_resolve();
 		find_modules();
 		leave_environment();
 		fd = strtol(e, &end, 10);
@@ -373,7 +373,7 @@ EXPORT void *malloc(size_t n)
 	void *p;
 
 	if (!next_malloc) {
-		resolve();
+		vt_resolve();
 		if (!next_malloc)
 			return boot_alloc(n);
 	}
@@ -388,7 +388,7 @@ EXPORT void free(void *p)
 	if (!p || in_boot(p))
 		return;
 	if (!next_free)
-		resolve();
+		vt_resolve();
 	FREED(p);
 	next_free(p);
 }
@@ -404,7 +404,7 @@ EXPORT void *calloc(size_t n, size_t size)
 				return NULL;
 			return boot_alloc(n * size);
 		}
-		resolve();
+		vt_resolve();
 	}
 	p = next_calloc(n, size);
 	ALLOCATED(p, n * size);
@@ -427,7 +427,7 @@ EXPORT void *realloc(void *old, size_t n)
 		return p;
 	}
 	if (!next_realloc)
-		resolve();
+		vt_resolve();
 	if (!old) {
 		p = next_realloc(old, n);
 		ALLOCATED(p, n);
@@ -451,7 +451,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 	void *p;
 
 	if (!next_reallocarray)
-		resolve();
+		vt_resolve();
 	if (__builtin_mul_overflow(n, size, &total))
 		total = SIZE_MAX; /* refused: a failure, old kept */
 	/* glibc's calls realloc, which is this library's: not recorded
@@ -478,7 +478,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	int rc;
 
 	if (!next_posix_memalign)
-		resolve();
+		vt_resolve();
 	rc = next_posix_memalign(out, align, n);
 	if (rc == 0)
 		ALLOCATED(*out, n);
@@ -491,7 +491,7 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 	void *p;
 
 	if (!next_aligned_alloc)
-		resolve();
+		vt_resolve();
 	p = next_aligned_alloc(align, n);
 	ALLOCATED(p, n);
 	return p;
@@ -503,7 +503,7 @@ EXPORT void *memalign(size_t align, size_t n)
 	void *p;
 
 	if (!next_memalign)
-		resolve();
+		vt_resolve();
 	p = next_memalign(align, n);
 	ALLOCATED(p, n);
 	return p;
@@ -515,7 +515,7 @@ EXPORT void *valloc(size_t n)
 	void *p;
 
 	if (!next_valloc)
-		resolve();
+		vt_resolve();
 	p = next_valloc(n);
 	ALLOCATED(p, n);
 	return p;
@@ -527,7 +527,7 @@ EXPORT void *pvalloc(size_t n)
 	void *p;
 
 	if (!next_pvalloc)
-		resolve();
+		vt_resolve();
 	p = next_pvalloc(n);
 	ALLOCATED(p, n);
 	return p;
@@ -545,7 +545,7 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 	void *p;
 
 	if (!next_mmap)
-		resolve();
+		vt_resolve();
 	/* the kernel's trace sees the call (vmstrace.h: vt_kernel_maps);
 	 * one made inside the malloc family is the allocator's own (jemalloc's
 	 * extents: the blocks are recorded), never recorded */
@@ -570,7 +570,7 @@ EXPORT int munmap(void *addr, size_t len)
 	int rc;
 
 	if (!next_munmap)
-		resolve();
+		vt_resolve();
 	if (vt_inside || vt_kernel_maps())
 		return next_munmap(addr, len);
 	VT_INSIDE;
@@ -587,7 +587,7 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	va_list ap;
 
 	if (!next_mremap)
-		resolve();
+		vt_resolve();
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);
 		want = va_arg(ap, void *);
@@ -612,7 +612,7 @@ EXPORT int mprotect(void *addr, size_t len, int prot)
 	int rc;
 
 	if (!next_mprotect)
-		resolve();
+		vt_resolve();
 	if (vt_inside || vt_kernel_maps())
 		return next_mprotect(addr, len, prot);
 	VT_INSIDE;
@@ -629,7 +629,7 @@ EXPORT int brk(void *end)
 	int rc;
 
 	if (!next_brk)
-		resolve();
+		vt_resolve();
 	was = next_sbrk ? next_sbrk(0) : NULL;
 	rc = next_brk(end);
 	if (rc == 0 && was && !vt_inside) /* not the allocator's own */
@@ -643,7 +643,7 @@ EXPORT void *sbrk(intptr_t inc)
 	void *p;
 
 	if (!next_sbrk)
-		resolve();
+		vt_resolve();
 	p = next_sbrk(inc);
 	if (p != (void *)-1 && inc && !vt_inside) /* not the allocator's */
 		vt_record(TW_OP_BRK, true, (uintptr_t)p, (uint64_t)inc, 0, 0);
@@ -659,135 +659,11 @@ EXPORT int dlclose(void *handle)
 	int rc;
 
 	if (!next_dlclose)
-		resolve();
+		vt_resolve();
 	if (!next_dlclose)
 		return -1;
 	rc = next_dlclose(handle);
 	vt_unwind_modules_changed();
-	return rc;
-}
-
-/* ---- pthread_create: the new thread's stack known from its start, so
- * that its stack walks never look it up in /proc (unwind.h: a sandboxed
- * program may forbid the open by then, and kill the process for it). The
- * thread runs thread_begins, which notes its stack and jumps to the
- * program's function (a tail call: no frame of this library stays below
- * the program's). ---- */
-
-struct thread_begin {
-	void *(*fn)(void *);
-	void *arg;
-	uintptr_t addr; /* the program's own stack, or 0 */
-	size_t size;
-};
-
-static void *thread_begins(void *p)
-{
-	struct thread_begin *b = p;
-	void *(*fn)(void *) = b->fn, *arg = b->arg;
-
-	vt_unwind_thread(b->addr, b->size);
-	next_free(b);
-	return fn(arg);
-}
-
-EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-			  void *(*fn)(void *), void *arg)
-{
-	struct thread_begin *b;
-	pthread_attr_t def;
-	void *addr = NULL;
-	size_t size = 0;
-	int rc;
-
-	if (!next_pthread_create)
-		resolve();
-	/* the stack it is made with: the program's own (a stack address
-	 * set: getstack's address and size then add up to other than 0), or
-	 * glibc's of the attribute's size (the default's when none) */
-	if (attr && pthread_attr_getstack(attr, &addr, &size) == 0 &&
-	    (uintptr_t)addr + size != 0) {
-		/* the program's */
-	} else if (attr) {
-		addr = NULL;
-		if (pthread_attr_getstacksize(attr, &size) != 0)
-			size = 0;
-	} else if (pthread_attr_init(&def) == 0) {
-		if (pthread_attr_getstacksize(&def, &size) != 0)
-			size = 0;
-		pthread_attr_destroy(&def);
-	}
-	b = next_malloc ? next_malloc(sizeof(*b)) : NULL; /* not the
-							    * program's */
-	if (!b)
-		return next_pthread_create(th, attr, fn, arg);
-	b->fn = fn;
-	b->arg = arg;
-	b->addr = (uintptr_t)addr;
-	b->size = size;
-	rc = next_pthread_create(th, attr, thread_begins, b);
-	if (rc != 0)
-		next_free(b);
-	return rc;
-}
-
-/* ---- fork and posix_spawn, forwarded: a followed process's child
- * announced to vmscope as the call returns (follow.c); nothing else ---- */
-
-EXPORT pid_t fork(void)
-{
-	static pid_t (*next)(void);
-	pid_t pid;
-
-	if (!next)
-		*(void **)&next = sym("fork");
-	pid = next();
-	if (pid > 0)
-		vt_follow_born(pid, NULL);
-	return pid;
-}
-
-EXPORT int posix_spawn(pid_t *pid, const char *path,
-		       const posix_spawn_file_actions_t *fa,
-		       const posix_spawnattr_t *at, char *const argv[],
-		       char *const envp[])
-{
-	static int (*next)(
-		pid_t *, const char *, const posix_spawn_file_actions_t *,
-		const posix_spawnattr_t *, char *const[], char *const[]);
-	pid_t got = 0;
-	int rc;
-
-	if (!next)
-		*(void **)&next = sym("posix_spawn");
-	rc = next(&got, path, fa, at, argv, envp);
-	if (rc == 0) {
-		if (pid)
-			*pid = got;
-		vt_follow_born(got, envp);
-	}
-	return rc;
-}
-
-EXPORT int posix_spawnp(pid_t *pid, const char *file,
-			const posix_spawn_file_actions_t *fa,
-			const posix_spawnattr_t *at, char *const argv[],
-			char *const envp[])
-{
-	static int (*next)(
-		pid_t *, const char *, const posix_spawn_file_actions_t *,
-		const posix_spawnattr_t *, char *const[], char *const[]);
-	pid_t got = 0;
-	int rc;
-
-	if (!next)
-		*(void **)&next = sym("posix_spawnp");
-	rc = next(&got, file, fa, at, argv, envp);
-	if (rc == 0) {
-		if (pid)
-			*pid = got;
-		vt_follow_born(got, envp);
-	}
 	return rc;
 }
 
@@ -814,7 +690,8 @@ LOCAL(munmap);
 LOCAL(mremap);
 LOCAL(mprotect);
 LOCAL(dlclose);
-LOCAL(pthread_create);
+
+extern __typeof(pthread_create) pthread_create_local; /* spawn.c's */
 
 const struct vt_fn vt_fns[] = {
 	{ "malloc", (void *)malloc_local, (void **)&next_malloc },
@@ -865,7 +742,7 @@ const unsigned vt_nfns = sizeof(vt_fns) / sizeof(vt_fns[0]);
 #define NEXT(var, name)                                                        \
 	do {                                                                   \
 		if (!var)                                                      \
-			*(void **)&var = sym(name);                            \
+			*(void **)&var = vt_sym(name);                         \
 	} while (0)
 
 typedef struct {

@@ -1,12 +1,14 @@
 /* vmstrace.h — what the tracer library's files share: vmstrace.c (the
- * interposers, the start, the next definitions), record.c (the rings,
- * threads, modules, stacks and recording) and sample.c (sampling). Everything
+ * interposers, the start, the next definitions), spawn.c (the threads
+ * and processes the program makes), record.c (the rings, threads,
+ * modules, stacks and recording) and sample.c (sampling). Everything
  * here is hidden (the library is built with -fvisibility=hidden): only the
  * interposed functions are exported.
  */
 #ifndef VMS_VMSTRACE_H
 #define VMS_VMSTRACE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,9 +19,18 @@
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __attribute__((tls_model("initial-exec"))) __thread
 
-/* vmstrace.c's: the next definitions the library itself maps with */
+/* vmstrace.c's: the next definitions the library itself maps with (and
+ * spawn.c's: its allocations, the next pthread_create); the next
+ * definition of a name (vt_sym), and every one the library forwards to
+ * found (vt_resolve, once). */
 extern void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 extern int (*next_munmap)(void *, size_t);
+extern void *(*next_malloc)(size_t);
+extern void (*next_free)(void *);
+extern int (*next_pthread_create)(pthread_t *, const pthread_attr_t *,
+				  void *(*)(void *), void *);
+void *vt_sym(const char *name);
+void vt_resolve(void);
 
 /* Loaded into a running process rather than preloaded (attach.c): the
  * next definitions are the global ones. */
