@@ -94,6 +94,18 @@ EXPORT pid_t fork(void)
 	return pid;
 }
 
+/* posix_spawn's and posix_spawnp's end: the child given back and, made,
+ * announced (follow.c). */
+static int spawned(int rc, pid_t got, pid_t *pid, char *const envp[])
+{
+	if (rc == 0) {
+		if (pid)
+			*pid = got;
+		vt_follow_born(got, envp);
+	}
+	return rc;
+}
+
 EXPORT int posix_spawn(pid_t *pid, const char *path,
 		       const posix_spawn_file_actions_t *fa,
 		       const posix_spawnattr_t *at, char *const argv[],
@@ -108,12 +120,7 @@ EXPORT int posix_spawn(pid_t *pid, const char *path,
 	if (!next)
 		*(void **)&next = vt_sym("posix_spawn");
 	rc = next(&got, path, fa, at, argv, envp);
-	if (rc == 0) {
-		if (pid)
-			*pid = got;
-		vt_follow_born(got, envp);
-	}
-	return rc;
+	return spawned(rc, got, pid, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -130,12 +137,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
 	if (!next)
 		*(void **)&next = vt_sym("posix_spawnp");
 	rc = next(&got, file, fa, at, argv, envp);
-	if (rc == 0) {
-		if (pid)
-			*pid = got;
-		vt_follow_born(got, envp);
-	}
-	return rc;
+	return spawned(rc, got, pid, envp);
 }
 
 /* attach.c redirects the program's pthread_create here (vmstrace.c's

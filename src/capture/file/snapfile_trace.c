@@ -163,23 +163,17 @@ static json_t *cells_json(const struct vms_trace_site *s, bool *bad)
 	return v;
 }
 
+static json_t *stack_json(const struct vms_trace_site *s, struct frames *t,
+			  bool *bad);
+
 static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 			 bool *bad)
 {
-	json_t *o = json_object(), *fr = json_array();
+	json_t *o = stack_json(s, t, bad);
 	uint32_t k;
 
-	if (!o || !fr) {
-		json_decref(o);
-		json_decref(fr);
-		*bad = true;
+	if (!o)
 		return NULL;
-	}
-	put(o, "id", json_integer(s->id), bad);
-	put(o, "kind", json_string(vms_trace_kind_names[s->kind]), bad);
-	for (k = 0; k < s->nframes; k++)
-		push(fr, json_integer(frames_index(t, &s->frames[k])), bad);
-	put(o, "frames", fr, bad);
 	for (k = 0; k < VMS_TRACE_NIMPACTS; k++)
 		put(o, vms_trace_impact_names[k],
 		    json_pack("[o,o]", sf_json_u64(s->by[k].count),
@@ -191,8 +185,9 @@ static json_t *site_json(const struct vms_trace_site *s, struct frames *t,
 	return o;
 }
 
-/* A site the kept allocations or events name that "sites" does not
- * list: {"id", "kind", "frames"} (its figures are not the report's). */
+/* A site's stack: {"id", "kind", "frames"}; as such, a site the kept
+ * allocations or events name that "sites" does not list (its figures are
+ * not the report's); site_json adds a listed site's figures. */
 static json_t *stack_json(const struct vms_trace_site *s, struct frames *t,
 			  bool *bad)
 {
