@@ -337,8 +337,10 @@ fuzz: deps
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-pmscan
 	@mkdir -p build-fuzz/corpus-alloc
+# its inputs damage nothing under 13 bytes, and it runs some a
+# second: long inputs from the first run (-len_control=0)
 	build-fuzz/fuzz_alloc -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
-		-timeout=20 -max_len=4096 -print_final_stats=1 \
+		-timeout=20 -max_len=4096 -len_control=0 -print_final_stats=1 \
 		build-fuzz/corpus-alloc
 
 # The harnesses link an engine built once for them (not libvms.a: its
