@@ -22,25 +22,26 @@
  * run) and a huge one of 33 MiB after it, both of one thread and key;
  * past them that thread's own data (mi_thread_data_t: its heap, whose
  * thread_delayed_free holds a block freed into the full page, and its tld
- * pointing back). Before any input mimalloc must be found so (142 blocks
- * used, 4 of them freed by another thread, one thread's data) or the
- * harness aborts.
+ * pointing back); after the region 32 MiB reserved (PROT_NONE: where a
+ * segment whose commit was delayed may run on). Before any input
+ * mimalloc must be found so (142 blocks used, 4 of them freed by another
+ * thread, one thread's data) or the harness aborts.
  *
  * Each input damages a copy of that memory: its first byte picks the
  * recognisers run (bit 0 tcmalloc, 1 jemalloc, 2 mimalloc; none set: all),
- * by bit 3 mimalloc's version (2.1.0, else 2.0.9: where a page's first
- * block lies) and, by its high nibble, which pages read as absent besides the pages
- * never written (a source's short reads, zeros where the region has no
+ * by bit 3 mimalloc's version (2.1.0, else 2.0.9: where a page's first block
+ * lies) and, by its high nibble, which pages read as absent besides the
+ * pages never written (a source's short reads, zeros where the region has no
  * swap); the rest is records of a 32-bit place and a 64-bit word written
- * there, 8-aligned: the place's low 4 bits pick an area (all of .bss, all
- * of the region, the sentinels, the spans, the root's entry, the leaf's
- * entries for the spans' pages, the region's first page where jemalloc's
- * and mimalloc's headers would be, the spans' pages; mimalloc's segment
- * header, its first entries, the huge segment's header and entries, the
- * thread's data, the small and medium pages' blocks, the full page, all
- * of mimalloc's region), the rest an offset in it. Each run
- * must return without a sanitizer report, within the recognisers' own
- * read budgets; the words are then put back.
+ * there, 8-aligned: the place's low 4 bits pick an area (all of .bss, all of
+ * the region, the sentinels, the spans, the root's entry, the leaf's entries
+ * for the spans' pages, the region's first page where jemalloc's and
+ * mimalloc's headers would be, the spans' pages; mimalloc's segment header,
+ * its first entries, the huge segment's header and entries, the thread's
+ * data, the small and medium pages' blocks, the full page, all of mimalloc's
+ * region), the rest an offset in it. Each run must return without a
+ * sanitizer report, within the recognisers' own read budgets; the words are
+ * then put back.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -86,7 +87,8 @@ static const char maps[] = "7e0000000000-7e0001000000 rw-p 00000000 00:00 0 \n"
 			   "/usr/lib/libtcmalloc_minimal.so.4\n"
 			   "7f0000010000-7f0000060000 rw-p 00010000 08:01 4242 "
 			   "/usr/lib/libtcmalloc_minimal.so.4\n"
-			   "7f1000000000-7f1004400000 rw-p 00000000 00:00 0 \n";
+			   "7f1000000000-7f1004400000 rw-p 00000000 00:00 0 \n"
+			   "7f1004400000-7f1006400000 ---p 00000000 00:00 0 \n";
 
 static unsigned char *mem; /* BSS_LEN bytes of .bss, then the region */
 static unsigned char *absent; /* per page: reads as not there */
