@@ -291,10 +291,10 @@ FUZZERS := build-fuzz/fuzz_smaps build-fuzz/fuzz_elf build-fuzz/fuzz_text \
 	build-fuzz/fuzz_hsperf build-fuzz/fuzz_rtheap build-fuzz/fuzz_scan \
 	build-fuzz/fuzz_pmscan build-fuzz/fuzz_alloc
 fuzz: deps
-	$(MAKE) $(FUZZERS) build-fuzz/seed.elf
+	$(MAKE) $(FUZZERS) build-fuzz/seed.elf build-fuzz/seed.so
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-elf build-fuzz/corpus-snap
 	cp tests/fixtures/*.smaps tests/fixtures/*.maps build-fuzz/corpus/
-	cp build-fuzz/seed.elf build-fuzz/corpus-elf/
+	cp build-fuzz/seed.elf build-fuzz/seed.so build-fuzz/corpus-elf/
 	cp tests/fixtures/*.vms build-fuzz/corpus-snap/
 	@mkdir -p build-fuzz/corpus-core
 	cp tests/fixtures/*.core build-fuzz/corpus-core/
@@ -337,8 +337,10 @@ fuzz: deps
 		-rss_limit_mb=2048 -timeout=20 -max_len=65536 \
 		-print_final_stats=1 build-fuzz/corpus-pmscan
 	@mkdir -p build-fuzz/corpus-alloc
+# its inputs damage nothing under 13 bytes, and it runs some a
+# second: long inputs from the first run (-len_control=0)
 	build-fuzz/fuzz_alloc -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
-		-timeout=20 -max_len=4096 -print_final_stats=1 \
+		-timeout=20 -max_len=4096 -len_control=0 -print_final_stats=1 \
 		build-fuzz/corpus-alloc
 
 # The harnesses link an engine built once for them (not libvms.a: its
@@ -380,6 +382,13 @@ build-fuzz/seed.elf:
 	printf 'int x, y; int *p = &x, *q = &y;\nint main(void) { return *p + *q; }\n' | \
 		clang -x c -Os -fPIE -pie -Wl,-z,pack-relative-relocs -o $@ - || \
 		printf 'int main(void) { return 0; }\n' | clang -x c -Os -o $@ -
+
+# and a small shared object with a GNU hash table (DT_GNU_HASH) of a few
+# defined names, some the harness asks for, and an undefined one.
+build-fuzz/seed.so:
+	@mkdir -p build-fuzz
+	printf 'extern int ext(void); int main_arena[4]; int syscall(void) { return ext(); }\nint mi_malloc(void) { return 2; } int f1(void) { return 3; } int f2; int f3;\n' | \
+		clang -x c -Os -fPIC -shared -nostdlib -Wl,--hash-style=gnu -Wl,-s -o $@ -
 
 # install: what the Debian package installs (debian/rules is this with
 # PREFIX=/usr), each file named once in INSTALLED (test_install checks the

@@ -180,10 +180,14 @@ struct elfimage_gnuhash {
 
 /* Reads im's GNU hash table into *h (its bloom filter in a): true when
  * it has one whose look-ups answer as a walk of the table in order
- * would: well-formed (a power-of-two filter, the hashed symbols within
- * the table) and no defined symbol with a name among the ones it leaves
- * unhashed (below symoffset: undefined ones, as linkers make it). False
- * otherwise (the caller walks the table). */
+ * would, checked by one walk of the table: well-formed (a power-of-two
+ * filter, the hashed symbols within the table), no defined symbol with a
+ * name among the ones it leaves unhashed (below symoffset: undefined
+ * ones, as linkers make it), and each other defined named symbol where a
+ * look-up of its name (as the walk reads it) goes: its filter bits set,
+ * its chain entry its hash, in the chain its bucket starts. False
+ * otherwise, or past 2^20 buckets or a string table over 16 MiB (the
+ * caller walks the table). */
 bool elfimage_gnuhash_read(const struct elfimage *im,
 			   const struct elfimage_src *src, struct arena *a,
 			   struct elfimage_gnuhash *h);

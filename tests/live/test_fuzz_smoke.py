@@ -3,12 +3,12 @@
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
 (tests/fuzz/, `make` targets build-fuzz/fuzz_*) and runs each for a few
 seconds (SECONDS below: fuzz_smaps that long on the smaps and maps
-fixtures; the others half of it, at least 5: fuzz_elf on a small ELF
-file, fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
+fixtures; the others half of it, at least 5: fuzz_elf on two small ELF
+files (an executable, a shared object with a GNU hash table), fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
 glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
 small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
-fuzz_scan, fuzz_pmscan on the maps fixtures, and fuzz_alloc damaging a
-built tcmalloc heap, a quarter of it, at least 5), two at a time where there are two cores. Each must exit 0. The
+fuzz_scan, fuzz_pmscan on the maps fixtures, and fuzz_alloc damaging
+built tcmalloc and mimalloc heaps, a quarter of it, at least 5), two at a time where there are two cores. Each must exit 0. The
 harnesses carry their own ASan+UBSan, so the run is made once, on the
 normal build's pass of make check, and skipped on the sanitizer build's.
 
@@ -113,7 +113,7 @@ def main():
                             "build-fuzz/fuzz_core", "build-fuzz/fuzz_hsperf",
                             "build-fuzz/fuzz_rtheap", "build-fuzz/fuzz_scan",
                             "build-fuzz/fuzz_pmscan", "build-fuzz/fuzz_alloc",
-                            "build-fuzz/seed.elf"],
+                            "build-fuzz/seed.elf", "build-fuzz/seed.so"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if not T.ok(r.returncode == 0, "fuzz harnesses build",
                     r.stdout.decode("utf-8", "replace")[-3000:]):
@@ -136,6 +136,7 @@ def main():
         os.mkdir(corpus)
         os.mkdir(seed_dir)
         shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.elf"), seed_dir)
+        shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.so"), seed_dir)
         run_fuzzer("fuzz_elf", max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
                    ["-max_len=65536"])
         # The small text parsers: status, syscall, maps, theme files.
@@ -177,7 +178,7 @@ def main():
         corpus = os.path.join(tmp, "corpus-alloc")
         os.mkdir(corpus)
         run_fuzzer("fuzz_alloc", max(SECONDS // 4, 5), corpus, [], tmp,
-                   ["-max_len=4096"])
+                   ["-max_len=4096", "-len_control=0"])
         run_all()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -15,6 +15,12 @@
  *    table, name by name, on every ELF file this test maps: each defined
  *    name found at the index of its first defined symbol, and names not
  *    there (each defined name with a byte changed) not found;
+ *  - a copy of libc with a defined name changed in its string table (so
+ *    the hash table no longer holds it where its hash says): the hash
+ *    table refused (a walk finds the new name, a look-up would not), the
+ *    unchanged copy taken; and the ELF files fuzz_elf found a look-up
+ *    disagreeing with the walk in (tests/fixtures/gnuhash_*.elf): each
+ *    name, wherever the table is taken, answered as the walk answers;
  *  - readahead_start_inline gives a 600 KB file back whole, in order.
  */
 #include <fcntl.h>
@@ -24,6 +30,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <elf.h>
+
+#include "../fixtures/fixture.h"
 #include "elf/elfcache.h"
 #include "linux/readahead.h"
 #include "tap.h"
@@ -303,6 +313,146 @@ static void test_gnuhash(void)
 	   absent_bad);
 }
 
+/* An ELF file in memory (len bytes at buf): -1 when it has no GNU hash
+ * table taken (elfimage_gnuhash_read), else the names of its defined
+ * symbols whose look-up differs from the walk's answer (*names: those
+ * asked). */
+static long gnuhash_vs_walk(const void *buf, size_t len, size_t *names)
+{
+	struct elfimage_src src = elfimage_src_buf(buf, len, false);
+	struct elfimage_gnuhash h;
+	struct names v = { 0 };
+	struct elfimage im;
+	struct vms_error e;
+	struct arena a;
+	long bad = -1;
+	size_t k;
+
+	*names = 0;
+	arena_init(&a);
+	if (elfimage_read(&src, &a, &im, &e) == 0 &&
+	    elfimage_gnuhash_read(&im, &src, &a, &h) &&
+	    elfimage_symbols(&im, &src, collect, &v) >= 0 && !v.oom) {
+		bad = 0;
+		qsort(v.v, v.n, sizeof(*v.v), by_name);
+		for (k = 0; k < v.n; k++) {
+			uint64_t idx = UINT64_MAX;
+			int rc;
+
+			if (k && strcmp(v.v[k - 1].name, v.v[k].name) == 0)
+				continue;
+			(*names)++;
+			rc = elfimage_gnuhash_find(&im, &src, &h, v.v[k].name,
+						   &idx);
+			bad += rc == 0 || (rc == 1 && idx != v.v[k].idx);
+		}
+	}
+	for (k = 0; k < v.n; k++)
+		free(v.v[k].name);
+	free(v.v);
+	arena_fini(&a);
+	return bad;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	*len = buf ? (size_t)n : 0;
+	return buf;
+}
+
+/* The name of libc's last defined dynamic symbol changed to one the hash
+ * table does not hold there. */
+static bool rename_last(char *buf, size_t len)
+{
+	struct elfimage_src src = elfimage_src_buf(buf, len, false);
+	struct elfimage im;
+	struct vms_error e;
+	struct arena a;
+	bool done = false;
+	uint64_t i, n;
+
+	arena_init(&a);
+	if (elfimage_read(&src, &a, &im, &e) == 0 &&
+	    im.elfclass == ELFCLASS64 &&
+	    im.dynsym.entsize == sizeof(Elf64_Sym) &&
+	    im.dynsym.off + im.dynsym.size <= len)
+		for (n = im.dynsym.size / sizeof(Elf64_Sym), i = n; i-- > 1;) {
+			Elf64_Sym y;
+
+			memcpy(&y, buf + im.dynsym.off + i * sizeof(y),
+			       sizeof(y));
+			if (y.st_shndx == SHN_UNDEF || !y.st_name ||
+			    y.st_name >= im.dynstr.size ||
+			    im.dynstr.off + y.st_name >= len ||
+			    !buf[im.dynstr.off + y.st_name])
+				continue;
+			buf[im.dynstr.off + y.st_name] = '~';
+			done = true;
+			break;
+		}
+	arena_fini(&a);
+	return done;
+}
+
+static void test_gnuhash_damaged(void)
+{
+	char line[4096], path[4096] = "", *buf;
+	size_t len = 0, names = 0, files = 0, bad = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	struct dirent *d;
+	DIR *dir;
+	long got;
+
+	while (maps && fgets(line, sizeof(line), maps))
+		if (strstr(line, "/libc.so.6") && !path[0])
+			sscanf(line, "%*s %*s %*s %*s %*s %4095s", path);
+	if (maps)
+		fclose(maps);
+	buf = path[0] ? slurp(path, &len) : NULL;
+	got = buf ? gnuhash_vs_walk(buf, len, &names) : -1;
+	ok(got == 0 && names > 1000,
+	   "libc's copy: its hash table taken, each name as the walk (%ld "
+	   "differ, %zu names)",
+	   got, names);
+	ok(buf && rename_last(buf, len), "a defined name of it changed");
+	got = buf ? gnuhash_vs_walk(buf, len, &names) : 0;
+	ok(got == -1, "its hash table then refused (%ld names differ)", got);
+	free(buf);
+
+	dir = opendir(fixture_dir());
+	while (dir && (d = readdir(dir))) {
+		char fp[8192];
+
+		if (strncmp(d->d_name, "gnuhash_", 8) != 0)
+			continue;
+		snprintf(fp, sizeof(fp), "%s/%s", fixture_dir(), d->d_name);
+		buf = slurp(fp, &len);
+		files += buf != NULL;
+		got = buf ? gnuhash_vs_walk(buf, len, &names) : 0;
+		if (got > 0 && bad++ < 5)
+			printf("# %s: %ld names differ\n", d->d_name, got);
+		free(buf);
+	}
+	if (dir)
+		closedir(dir);
+	ok(files >= 1 && bad == 0,
+	   "fuzz_elf's findings: wherever taken, as the walk (%zu files, %zu "
+	   "differ)",
+	   files, bad);
+}
+
 static void test_inline(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
@@ -349,6 +499,7 @@ int main(void)
 	test_cache(dir);
 	test_symset();
 	test_gnuhash();
+	test_gnuhash_damaged();
 	test_inline(dir);
 	rmdir(dir);
 	return tap_done();
