@@ -3,7 +3,9 @@ of vmstest: the GOT entries of the malloc and mmap families as the
 target's ELF files declare them and as its memory holds them, the
 target's state after a detach, and the report's sites.
 """
+import json
 import os
+import signal
 import subprocess
 import time
 
@@ -108,3 +110,42 @@ def site(sites, fn):
     """The heap sites whose innermost frame is fn."""
     return [s for s in sites if s["kind"] == "heap" and s["frames"] and
             functions(s)[0] == fn]
+
+def cmd(p, line):
+    """Sends a command line to the target, returns its answer line."""
+    p.stdin.write((line + "\n").encode())
+    p.stdin.flush()
+    return p.stdout.readline().decode()
+
+
+def attach_round(p, app, cmds):
+    """Attaches to p, runs cmds, ends the trace by SIGINT: (the JSON
+    report or None, the answers, the GOT entries before and after)."""
+    slots = got_slots(app)
+    before = got_values(p.pid, app, slots)
+    files = trace_files(p.pid)
+    v = subprocess.Popen([vmstest.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the library has mapped this vmscope's file: the injection runs in
+    # the target's only thread, whose commands wait for it to end
+    poll(lambda: trace_files(p.pid) > files or v.poll() is not None)
+    out = [cmd(p, c) for c in cmds]
+    v.send_signal(signal.SIGINT)
+    o, e = v.communicate(timeout=120)
+    try:
+        d = json.loads(o)
+    except ValueError:
+        d = None
+    try:
+        after = got_values(p.pid, app, slots)
+    except OSError:  # it died
+        after = None
+    return d, out, before, after, e
+
+
+def leaked(d):
+    if not d:
+        return None
+    return (d["attach"].get("injected"),
+            sorted((s["outstanding"]["count"], s["outstanding"]["bytes"])
+                   for s in site(d["trace"]["sites"], "leak_block")))
