@@ -283,3 +283,11 @@ void vms_trace_diff_fini(struct vms_trace_diff *d)
 	free(d->v);
 	memset(d, 0, sizeof(*d));
 }
+
+bool vms_trace_filter_pass(const struct vms_trace_filter *f,
+			   const struct vms_trace_event *e)
+{
+	return !f || ((!f->ops || (f->ops & 1u << e->op)) &&
+		      e->size >= f->min_size && (!f->tid || e->tid == f->tid) &&
+		      (f->site == UINT32_MAX || e->site == f->site));
+}

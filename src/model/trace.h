@@ -196,6 +196,10 @@ struct vms_trace_filter {
 	uint32_t site;
 };
 
+/* Whether e passes f (NULL: every event). */
+bool vms_trace_filter_pass(const struct vms_trace_filter *f,
+			   const struct vms_trace_event *e);
+
 /* What a report kept for the viewer (struct vms_trace_report's live),
  * read back from a snapshot file: the allocations alive at its end
  * (blocks, in address order; nblocks of blocks_alive: a file keeps at

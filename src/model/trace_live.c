@@ -33,10 +33,7 @@ size_t vms_trace_log_of(const struct vms_trace_report *r,
 	for (i = 0; r->live && i < r->live->nlog && n < max; i++) {
 		const struct vms_trace_event *e = &r->live->log[i];
 
-		if (f &&
-		    ((f->ops && !(f->ops & 1u << e->op)) ||
-		     e->size < f->min_size || (f->tid && e->tid != f->tid) ||
-		     (f->site != UINT32_MAX && e->site != f->site)))
+		if (!vms_trace_filter_pass(f, e))
 			continue;
 		out[n++] = *e;
 	}

@@ -349,10 +349,7 @@ size_t tracedb_log(const struct tracedb *db, const struct vms_trace_filter *f,
 	for (; db->log && i < db->nlog && n < max; i++) {
 		const struct vms_trace_event *e = &db->log[i % VMS_TRACE_LOG];
 
-		if (f &&
-		    ((f->ops && !(f->ops & 1u << e->op)) ||
-		     e->size < f->min_size || (f->tid && e->tid != f->tid) ||
-		     (f->site != UINT32_MAX && e->site != f->site)))
+		if (!vms_trace_filter_pass(f, e))
 			continue;
 		out[n++] = *e;
 	}
