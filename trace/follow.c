@@ -25,6 +25,8 @@
 
 #include "vmstrace.h"
 
+#define SEND_TRIES 200 /* ms at most a message waits for room */
+
 static struct {
 	bool on;
 	int32_t consumer;
@@ -129,7 +131,7 @@ static bool send_file(int fd, unsigned how, pid_t child)
 			     .msg_iovlen = 1,
 			     .msg_control = u.buf };
 	struct cmsghdr *c;
-	int fds[2] = { fd, -1 }, nfds = 0, s, pidfd = -1;
+	int fds[2] = { fd, -1 }, nfds = 0, s, pidfd = -1, tries;
 	ssize_t sent;
 
 	memset(&m, 0, sizeof(m));
@@ -161,6 +163,17 @@ static bool send_file(int fd, unsigned how, pid_t child)
 	}
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	sent = s < 0 ? -1 : sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	/* vmscope's queue full (net.unix.max_dgram_qlen, 10 by default: a
+	 * vmscope slow to read, many processes at once): tried again for
+	 * SEND_TRIES ms at most, never longer (a message lost is a process
+	 * neither followed nor counted) */
+	for (tries = 0; sent < 0 && errno == EAGAIN && tries < SEND_TRIES;
+	     tries++) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+		sent = sendmsg(s, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
 	if (s >= 0)
 		close(s);
 	if (pidfd >= 0)

@@ -60,7 +60,7 @@ struct buf {
 
 static void put_bytes(struct buf *b, const void *p, size_t n)
 {
-	if (b->bad)
+	if (b->bad || !n) /* nothing (p may be NULL: an empty string) */
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
