@@ -54,7 +54,11 @@
  *   - mprotect, at the program's own dlopen when attached (attach.c: the
  *     new module's GOT in RELRO);
  *   - whatever libunwind makes, for a stack the own walk declines (its
- *     caches' mmap at a thread's first use).
+ *     caches' mmap at a thread's first use);
+ *   - with --trace-children only (follow.c), once a process: memfd_create,
+ *     ftruncate, fcntl, mmap, pidfd_open, socket, sendmsg (and nanosleep,
+ *     200 ms at most, while vmscope's queue is full) to send its own file
+ *     or count itself, at its start (exec'd) or first call (forked).
  * No file is opened while the program runs: a thread's stack bounds, which
  * the stack walk needs, come from its start (pthread_create is interposed
  * for that only: unwind.h), the main thread's from the library's start.
