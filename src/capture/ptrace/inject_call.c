@@ -102,6 +102,53 @@ static void avoid_symbols(const struct elfimage *im,
 				    false);
 }
 
+/* The ELF image mapped at r, read from the very file mapped, handed to
+ * fn with its bias; nothing when it cannot be read (its frames are then
+ * not avoided by name). */
+static void with_image(pid_t pid, const struct vms_region *r,
+		       void (*fn)(const struct elfimage *,
+				  const struct elfimage_src *, uint64_t,
+				  const struct vms_region *, void *),
+		       void *ctx)
+{
+	struct elfimage_src src;
+	struct elfimage im;
+	struct vms_error ignore;
+	struct arena a;
+	uint64_t bias;
+	int fd = procfile_open(pid, r);
+
+	if (fd < 0)
+		return;
+	arena_init(&a);
+	if (elfimage_src_fd(fd, &src, &ignore) == 0 &&
+	    elfimage_read(&src, &a, &im, &ignore) == 0 && im.is_image &&
+	    elfimage_bias(&im, r->start, r->offset, &bias))
+		fn(&im, &src, bias, r, ctx);
+	arena_fini(&a);
+	close(fd);
+}
+
+struct other {
+	struct target *t;
+	const char *exe;
+};
+
+static void other_image(const struct elfimage *im,
+			const struct elfimage_src *src, uint64_t bias,
+			const struct vms_region *r, void *ctx)
+{
+	struct other *o = ctx;
+	struct elfimage_sym y;
+
+	if (!elfimage_symbol(im, src, "malloc", &y))
+		return;
+	if (o->exe && strcmp(o->exe, r->path) == 0)
+		avoid_symbols(im, src, bias, o->t);
+	else
+		avoid_range(o->t, r->start, r->end, true);
+}
+
 /* A module other than libc and the loader, mapped executable at r: the
  * tracer library (a detach, an attach again) avoided whole; one that
  * defines malloc (jemalloc, tcmalloc: the program's allocator) avoided
@@ -113,61 +160,36 @@ static void avoid_symbols(const struct elfimage *im,
 static void other_module(pid_t pid, const struct vms_region *r, const char *exe,
 			 struct target *t)
 {
-	struct elfimage_src src;
-	struct elfimage im;
-	struct elfimage_sym y;
-	struct vms_error ignore;
-	struct arena a;
-	uint64_t bias;
-	int fd;
+	struct other o = { t, exe };
 
 	if (strstr(r->path, "/libvmstrace")) {
 		avoid_range(t, r->start, r->end, true);
 		return;
 	}
-	if ((fd = procfile_open(pid, r)) < 0)
-		return;
-	arena_init(&a);
-	if (elfimage_src_fd(fd, &src, &ignore) == 0 &&
-	    elfimage_read(&src, &a, &im, &ignore) == 0 && im.is_image &&
-	    elfimage_bias(&im, r->start, r->offset, &bias) &&
-	    elfimage_symbol(&im, &src, "malloc", &y)) {
-		if (exe && strcmp(exe, r->path) == 0)
-			avoid_symbols(&im, &src, bias, t);
-		else
-			avoid_range(t, r->start, r->end, true);
-	}
-	arena_fini(&a);
-	close(fd);
+	with_image(pid, r, other_image, &o);
+}
+
+static void libc_image(const struct elfimage *im,
+		       const struct elfimage_src *src, uint64_t bias,
+		       const struct vms_region *r, void *ctx)
+{
+	struct target *t = ctx;
+	struct elfimage_sym y;
+
+	(void)r;
+	if (elfimage_symbol(im, src, "dlopen", &y))
+		t->dlopen = y.value + bias;
+	if (elfimage_symbol(im, src, "dlsym", &y))
+		t->dlsym = y.value + bias;
+	if (elfimage_symbol(im, src, "__errno_location", &y))
+		t->errno_loc = y.value + bias;
+	avoid_symbols(im, src, bias, t);
 }
 
 static void libc_symbols(pid_t pid, const struct vms_region *r,
 			 struct target *t)
 {
-	struct elfimage_src src;
-	struct elfimage im;
-	struct elfimage_sym y;
-	struct vms_error ignore;
-	struct arena a;
-	uint64_t bias;
-	int fd = procfile_open(pid, r);
-
-	if (fd < 0)
-		return;
-	arena_init(&a);
-	if (elfimage_src_fd(fd, &src, &ignore) == 0 &&
-	    elfimage_read(&src, &a, &im, &ignore) == 0 && im.is_image &&
-	    elfimage_bias(&im, r->start, r->offset, &bias)) {
-		if (elfimage_symbol(&im, &src, "dlopen", &y))
-			t->dlopen = y.value + bias;
-		if (elfimage_symbol(&im, &src, "dlsym", &y))
-			t->dlsym = y.value + bias;
-		if (elfimage_symbol(&im, &src, "__errno_location", &y))
-			t->errno_loc = y.value + bias;
-		avoid_symbols(&im, &src, bias, t);
-	}
-	arena_fini(&a);
-	close(fd);
+	with_image(pid, r, libc_image, t);
 }
 
 static int read_target(pid_t pid, struct target *t, struct vms_error *err)
