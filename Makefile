@@ -430,13 +430,13 @@ N ?= 10
 checkloop:
 	sh scripts/checkloop.sh $(N)
 
-# attach-trials: test_trace_attach_heap.py with N random SIGKILLs of
+# attach-trials: test_trace_attach_kill.py with N random SIGKILLs of
 # vmscope during an attach, its trace and its detach (200 by default;
 # make check runs 30), printing how many kills fell in each phase.
 attach-trials: N = 200
 attach-trials: tests
 	VMSCOPE_ATTACH_TRIALS=$(N) VMSCOPE=./$(PROG) BUILD=$(B) \
-		python3 tests/live/test_trace_attach_heap.py
+		python3 tests/live/test_trace_attach_kill.py
 
 # check-unpriv: the hostile-target suite as a user with no privilege
 # (scripts/unpriv-check.sh).

@@ -13,7 +13,8 @@ CODE_CHECKS=0 leaves out tests/code/ (make check's second pass: they read
 the sources and symbols, the same on both builds). CHECK_PASS=2 is set
 by make check's second pass (the sanitizer build) for a test that checks
 nothing of the build it is given and so runs in the first pass only
-(test_deb: the package is built from the tree by make deb).
+(test_deb: the package is built from the tree by make deb; test_install:
+make install installs the first pass's build).
 A randomised test prints "# seed N"; VMSCOPE_SEED=N runs it again with it.
 
 Tests run TEST_JOBS at a time (default: the CPUs this process may use, at

@@ -111,6 +111,11 @@ def site(sites, fn):
     return [s for s in sites if s["kind"] == "heap" and s["frames"] and
             functions(s)[0] == fn]
 
+# tests/targets/heap_attach.c's commands in a trace, and after it
+WORK = ["leak 300", "thread 40", "churn 200", "free 20"]
+AFTER = ["leak 7", "churn 3", "free 2"]
+
+
 def cmd(p, line):
     """Sends a command line to the target, returns its answer line."""
     p.stdin.write((line + "\n").encode())
@@ -149,3 +154,15 @@ def leaked(d):
     return (d["attach"].get("injected"),
             sorted((s["outstanding"]["count"], s["outstanding"]["bytes"])
                    for s in site(d["trace"]["sites"], "leak_block")))
+
+
+def untraced():
+    """heap_attach's answers to "leak 50", WORK and AFTER, and its exit
+    status, run untraced: what a traced run must equal."""
+    p, _ = vmstest.start([vmstest.target("heap_attach")])
+    out = [cmd(p, c) for c in ["leak 50"] + WORK + AFTER]
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    rc = p.wait(timeout=60)
+    vmstest.kill(p)
+    return out, rc

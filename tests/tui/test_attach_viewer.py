@@ -26,10 +26,10 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "live"))
+                                "..", "lib"))
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
-import test_trace_attach_heap as H  # noqa: E402
+import attachtest as H  # noqa: E402
 
 TAIL = 'echo "EXIT=$rc"; echo STTY-END'
 ANSWERS = ["leak 300", "churn 200", "leak 7"]
