@@ -107,6 +107,9 @@
 #include "unwind.h"
 #include "vmstrace.h"
 
+/* (sys/mman.h has it from glibc 2.32 and Linux 5.7) */
+#define MREMAP_DONTUNMAP_ 4
+
 /* ---- the next definitions ---- */
 
 void *(*next_malloc)(size_t);
@@ -600,7 +603,8 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	if (vt_inside || vt_kernel_maps())
 		return next_mremap(old, old_len, len, flags, want);
 	VT_INSIDE;
-	vt_begin(&c, TW_OP_MREMAP, 0, true, len);
+	vt_begin(&c, TW_OP_MREMAP,
+		 flags & MREMAP_DONTUNMAP_ ? TW_F_KEEP_OLD : 0, true, len);
 	p = next_mremap(old, old_len, len, flags, want);
 	vt_end(&c, p == MAP_FAILED ? 0 : (uintptr_t)p, len, (uintptr_t)old,
 	       old_len);

@@ -102,6 +102,7 @@ struct tw_rec {
 };
 
 #define TW_F_SAMPLED 1u /* recorded by sampling: stands for more bytes */
+#define TW_F_KEEP_OLD 2u /* mremap: MREMAP_DONTUNMAP, the old range kept */
 
 /* After the header word of an event: its time, its sequence number, then
  * the op's fields, each a u64. 0: not an event (no time, no number). */

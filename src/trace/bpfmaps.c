@@ -446,14 +446,12 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 		return tracedb_alloc(bm->db, VMS_TRACE_MMAP, (uint32_t)st,
 				     e->addr, e->len, t);
 	case BPFMAPS_MREMAP:
-		if (e->old_len && !(e->arg & MREMAP_DONTUNMAP_) &&
-		    tracedb_unmap(bm->db, e->old_addr, e->old_len, t) < 0)
-			return -1;
 		if ((e->arg & MREMAP_FIXED_) &&
 		    tracedb_unmap(bm->db, e->addr, e->len, t) < 0)
 			return -1;
-		return tracedb_alloc(bm->db, VMS_TRACE_MMAP, (uint32_t)st,
-				     e->addr, e->len, t);
+		return tracedb_remap(bm->db, (uint32_t)st, e->old_addr,
+				     e->old_len, e->arg & MREMAP_DONTUNMAP_,
+				     e->addr, e->len, pages(bm, e->len), t);
 	case BPFMAPS_BRK:
 		return tracedb_alloc(bm->db, VMS_TRACE_BRK, (uint32_t)st,
 				     e->old_addr, e->addr - e->old_addr, t);

@@ -720,6 +720,19 @@ bool tracedb_reserved_in(const struct tracedb *db, uint64_t addr, uint64_t size)
 	return i < db->reserved.n && db->reserved.v[i].start < addr + size;
 }
 
+int tracedb_remap(struct tracedb *db, uint32_t stack, uint64_t old,
+		  uint64_t old_len, bool keep_old, uint64_t addr, uint64_t size,
+		  uint64_t span, uint64_t t)
+{
+	bool none = old_len && tracedb_reserved_in(db, old, old_len);
+
+	if (old_len && !keep_old && tracedb_unmap(db, old, old_len, t) < 0)
+		return -1;
+	if (tracedb_reserved(db, addr, span, none) < 0)
+		return -1;
+	return tracedb_alloc(db, VMS_TRACE_MMAP, stack, addr, size, t);
+}
+
 int tracedb_protect(struct tracedb *db, uint32_t stack, uint64_t addr,
 		    uint64_t size, bool none, uint64_t t)
 {

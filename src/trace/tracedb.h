@@ -72,6 +72,14 @@ int tracedb_reserved(struct tracedb *db, uint64_t addr, uint64_t size,
  * unwinds an mprotect's stack only then). */
 bool tracedb_reserved_in(const struct tracedb *db, uint64_t addr,
 			 uint64_t size);
+/* mremap of [old, old + old_len) to [addr, addr + size) (span: size in
+ * whole pages): the old range unmapped (but with keep_old:
+ * MREMAP_DONTUNMAP), a map of size by stack made, its pages reserved
+ * where the old range's were (one mapping, one protection: a PROT_NONE
+ * reservation moved or grown stays one). -1: out of memory. */
+int tracedb_remap(struct tracedb *db, uint32_t stack, uint64_t old,
+		  uint64_t old_len, bool keep_old, uint64_t addr, uint64_t size,
+		  uint64_t span, uint64_t t);
 /* mprotect of [addr, addr + size): to PROT_NONE (none), or to access
  * (the reserved pieces committed by stack). -1: out of memory. */
 int tracedb_protect(struct tracedb *db, uint32_t stack, uint64_t addr,

@@ -224,12 +224,9 @@ static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 			       ? -1
 			       : 1;
 	case TW_OP_MREMAP:
-		if (tracedb_unmap(p->db, w[3], w[4], since_start(tr, w[0])) <
-			    0 ||
-		    tracedb_reserved(p->db, w[1], pages(tr, w[2]), false) < 0)
-			return -1;
-		return tracedb_alloc(p->db, VMS_TRACE_MMAP, (uint32_t)st, w[1],
-				     w[2], since_start(tr, w[0])) < 0
+		return tracedb_remap(p->db, (uint32_t)st, w[3], w[4],
+				     r->flags & TW_F_KEEP_OLD, w[1], w[2],
+				     pages(tr, w[2]), since_start(tr, w[0])) < 0
 			       ? -1
 			       : 1;
 	case TW_OP_BRK:

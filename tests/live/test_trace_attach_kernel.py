@@ -12,7 +12,8 @@ tracer_kernel_open), merged into one report.
     one raw madvise(MADV_DONTNEED) of 5 pages, a PROT_NONE reservation of
     64 pages in reserve_area, an mprotect committing its first 16 pages
     in commit_pages and one putting 4 of them back to PROT_NONE in
-    decommit_pages. The report says the kernel traced the mmap family
+    decommit_pages, a reservation of 8 pages grown to 16 by mremap in
+    move_area and 4 of its pages committed in commit_moved. The report says the kernel traced the mmap family
     (attach.kernel, kernel_maps) and has: big_block's 6 outstanding and 4
     transient heap blocks, exactly, and no map of glibc's own for them
     (its mmaps and munmaps inside malloc and free are left out, counted
@@ -21,7 +22,9 @@ tracer_kernel_open), merged into one report.
     runs); raw_block's 6 maps; grow_break's 3 growths of the break;
     madvised 1 call of 5 pages; reserve_area's map of 64 pages; a commit
     site by commit_pages of 16 pages, 12 outstanding and 4 transient (the
-    decommit).
+    decommit); move_area's map of 8 pages transient and its mremap's of
+    16 outstanding, and commit_moved's commit of 4 pages (the reservation
+    moved stays one).
   - The same with VMSCOPE_TRACE_KERNEL=0 (the library alone, as an attach
     without the privilege is): attach.kernel false with the reason,
     kernel_maps false, no site for grow_break or raw_block, madvised
@@ -58,7 +61,7 @@ from attachtest import (functions, got_slots, got_values,  # noqa: E402
 
 PG = os.sysconf("SC_PAGESIZE")
 WORK = ["big 10", "bigfree 4", "map 12", "raw 6", "sbrk 3", "madv",
-        "reserve 64", "commit 16", "decommit 4"]
+        "reserve 64", "commit 16", "decommit 4", "moved 8", "commitm 4"]
 # the offset of kernel_maps in the shared file's header (base/tracewire.h)
 KERNEL_MAPS_AT = 88
 
@@ -178,6 +181,18 @@ def commit_seen(tr, what):
          [("commit_pages", 12 * PG, 4 * PG)],
          what + ": the 16 pages of the reservation committed by "
          "commit_pages' mprotect (its stack first), 4 of them decommitted")
+    # a reservation moved (or grown in place) by mremap stays reserved
+    T.eq([figures(s) for s in by(tr["sites"], "mmap", "move_area")],
+         [{"outstanding": (1, 16 * PG), "transient": (1, 8 * PG),
+           "released": (0, 0), "lasting": (0, 0)}],
+         what + ": move_area's reservation of 8 pages unmapped by its "
+         "mremap, which maps 16")
+    T.eq([(functions(s)[0], s["outstanding"]["bytes"],
+           s["transient"]["bytes"]) for s in by(tr["sites"], "commit",
+                                                 "commit_moved")],
+         [("commit_moved", 4 * PG, 0)],
+         what + ": 4 pages of the reservation mremap moved committed by "
+         "commit_moved's mprotect (it stayed reserved)")
 
 
 def both(plain):

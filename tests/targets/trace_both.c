@@ -19,6 +19,10 @@
  *             first N pages of the area reserve_area made, written
  *   decommit N  decommit_pages(): mprotect(PROT_NONE) of the first N
  *             pages of it
+ *   moved N   move_area(): mmap of N pages PROT_NONE, grown to 2N by
+ *             mremap(MREMAP_MAYMOVE) (a reservation moved or grown)
+ *   commitm N commit_moved(): mprotect(PROT_READ | PROT_WRITE) of the
+ *             first N pages of the area move_area made, written
  *   end       exits 0
  * Between commands it blocks in read().
  */
@@ -34,7 +38,7 @@
 
 static char *big[MAX_KEPT], *maps[MAX_KEPT], *raws[MAX_KEPT];
 static int nbig, bigfreed, nmaps, nraws;
-static char *area;
+static char *area, *moved;
 static long pg;
 
 __attribute__((noinline, noclone)) char *big_block(void)
@@ -106,6 +110,31 @@ __attribute__((noinline, noclone)) long decommit_pages(long n)
 	return n;
 }
 
+__attribute__((noinline, noclone)) char *move_area(long n)
+{
+	char *p = mmap(NULL, (size_t)(n * pg), PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	p = mremap(p, (size_t)(n * pg), (size_t)(2 * n * pg), MREMAP_MAYMOVE);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+__attribute__((noinline, noclone)) long commit_moved(long n)
+{
+	long i, s = 0;
+
+	if (!moved ||
+	    mprotect(moved, (size_t)(n * pg), PROT_READ | PROT_WRITE))
+		return -1;
+	for (i = 0; i < n; i++) {
+		moved[i * pg] = (char)(i + 1);
+		s += moved[i * pg];
+	}
+	return s;
+}
+
 int main(void)
 {
 	char line[256], what[32];
@@ -153,6 +182,11 @@ int main(void)
 			sum = commit_pages(n);
 		} else if (strcmp(what, "decommit") == 0) {
 			sum = decommit_pages(n);
+		} else if (strcmp(what, "moved") == 0) {
+			moved = move_area(n);
+			sum = moved != NULL;
+		} else if (strcmp(what, "commitm") == 0) {
+			sum = commit_moved(n);
 		} else if (strcmp(what, "end") == 0) {
 			return 0;
 		}

@@ -221,6 +221,46 @@ static void commits(void)
 	tracedb_free(db);
 }
 
+/* mremap: a reservation moved stays reserved where it went, and where it
+ * was with MREMAP_DONTUNMAP (keep_old); an accessible map moved is none. */
+static void remaps(void)
+{
+	struct tracedb *db = tracedb_new();
+	uint64_t f[1] = { 0x401000 };
+	int64_t st = tracedb_stack(db, f, 1);
+	struct vms_trace_report r;
+	struct arena a;
+
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x300000, 0x4000, 1);
+	tracedb_reserved(db, 0x300000, 0x4000, true);
+	tracedb_remap(db, (uint32_t)st, 0x300000, 0x4000, false, 0x500000,
+		      0x8000, 0x8000, 2);
+	ok(tracedb_reserved_in(db, 0x507000, 0x1000) &&
+		   !tracedb_reserved_in(db, 0x300000, 0x4000),
+	   "a reservation moved and grown: its new pages reserved, its old "
+	   "ones unmapped");
+	tracedb_remap(db, (uint32_t)st, 0x500000, 0x8000, true, 0x600000,
+		      0x8000, 0x8000, 3);
+	ok(tracedb_reserved_in(db, 0x500000, 0x8000) &&
+		   tracedb_reserved_in(db, 0x600000, 0x8000),
+	   "moved with MREMAP_DONTUNMAP: reserved at both places");
+	arena_init(&a);
+	ok(tracedb_report(db, 0, 1, 10, NULL, &a, &r) == 0 &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_outstanding), 2,
+		      0x10000) &&
+		   EQ(by(&r, VMS_TRACE_MMAP, VMS_TRACE_transient), 1, 0x4000),
+	   "the maps: the first freed by its move, the kept one and the "
+	   "last one outstanding");
+	tracedb_alloc(db, VMS_TRACE_MMAP, (uint32_t)st, 0x700000, 0x2000, 4);
+	tracedb_reserved(db, 0x700000, 0x2000, false);
+	tracedb_remap(db, (uint32_t)st, 0x700000, 0x2000, false, 0x800000,
+		      0x3000, 0x3000, 5);
+	ok(!tracedb_reserved_in(db, 0x800000, 0x3000),
+	   "an accessible map moved: nothing reserved");
+	arena_fini(&a);
+	tracedb_free(db);
+}
+
 static void weighed(void)
 {
 	struct tracedb *db = tracedb_new();
@@ -553,6 +593,7 @@ int main(void)
 	unmatched();
 	maps();
 	commits();
+	remaps();
 	weighed();
 	folded();
 	return tap_failed;
