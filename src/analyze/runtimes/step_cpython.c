@@ -182,22 +182,74 @@ static bool may_hold_vector(const struct vms_snapshot *s, uint64_t b,
 	       !in_pool(pool, npool, psize, b);
 }
 
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The words of w[0, n) (an image's writable memory at [lo, hi)) that may
+ * point to a malloc'd vector (may_hold_vector; 16-aligned, outside the
+ * image), sorted, each once, into a malloc'd *out: how many, -1 when out
+ * of memory. */
+static ssize_t candidates(const struct vms_snapshot *s, const uint64_t *w,
+			  size_t n, uint64_t lo, uint64_t hi,
+			  const uint64_t *pool, size_t npool, uint32_t psize,
+			  uint64_t **out)
+{
+	uint64_t *c = NULL;
+	size_t k, m = 0, cap = 0, u = 0;
+
+	for (k = 0; k < n; k++) {
+		uint64_t b = w[k];
+
+		if (!b || b % 16 || (b >= lo && b < hi) ||
+		    !may_hold_vector(s, b, pool, npool, psize))
+			continue;
+		if (m == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			uint64_t *nv = realloc(c, nc * sizeof(*c));
+
+			if (!nv) {
+				free(c);
+				return -1;
+			}
+			c = nv;
+			cap = nc;
+		}
+		c[m++] = b;
+	}
+	if (m)
+		qsort(c, m, sizeof(*c), by_addr);
+	for (k = 0; k < m; k++)
+		if (!u || c[k] != c[u - 1])
+			c[u++] = c[k];
+	*out = c;
+	return (ssize_t)u;
+}
+
 /* obmalloc's arenas vector: the one pointer in the image's writable memory
  * to a vector every arena seen agrees with (its entry's mapping holds the
  * arena's first pool). pool[0, npool): every pool's address, sorted.
- * Returns its entries 0..top in a malloc'd buffer, NULL when none (or
- * more than one) is found; -1 in *oom on out of memory. */
+ * The candidates' entries for the first arena are read PY_SCAN_BATCH at
+ * a time (the source's read_each: one read of the page tables for them;
+ * a running CPython's image holds some hundreds). Returns its entries
+ * 0..top in a malloc'd buffer, NULL when none (or more than one) is
+ * found; -1 in *oom on out of memory. */
 static unsigned char *find_vector(struct vms_snapshot *s,
 				  const struct py_first *f, size_t n,
 				  uint32_t top, uint64_t asize,
 				  const uint64_t *pool, size_t npool, bool *oom)
 {
 	static const char *const gate[] = { "PyObject_Malloc", NULL };
-	size_t k, which;
+	size_t k, i, which;
 	const struct vms_image *im = rtscan_defines(s, gate, &which);
-	unsigned char *vec = NULL, *got = NULL, one[PY_ARENA_OBJ];
-	uint64_t lo, hi, *w = NULL, found = 0;
+	unsigned char *vec = NULL, *got = NULL, *one = NULL, ok[PY_SCAN_BATCH];
+	uint64_t lo, hi, *w = NULL, *c = NULL, addr[PY_SCAN_BATCH], found = 0;
 	uint32_t psize = (uint32_t)(asize / RTHEAP_PY_POOLS);
+	uint64_t first = (uint64_t)f[0].index * PY_ARENA_OBJ;
+	ssize_t nc = 0;
 
 	*oom = false;
 	if (!n || top >= PY_MAX_INDEX || !im ||
@@ -205,29 +257,42 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 		return NULL;
 	w = malloc(hi - lo);
 	vec = malloc((size_t)(top + 1) * PY_ARENA_OBJ);
-	if (!w || !vec) {
+	one = malloc(PY_SCAN_BATCH * PY_ARENA_OBJ);
+	if (!w || !vec || !one) {
 		*oom = true;
 		goto out;
 	}
 	if (!rtscan_read_zeros(s, lo, w, hi - lo))
 		goto out;
-	for (k = 0; k < (hi - lo) / 8; k++) {
-		uint64_t b = w[k];
+	if ((nc = candidates(s, w, (hi - lo) / 8, lo, hi, pool, npool, psize,
+			     &c)) < 0) {
+		*oom = true;
+		goto out;
+	}
+	for (k = 0; k < (size_t)nc; k += PY_SCAN_BATCH) {
+		size_t m = (size_t)nc - k < PY_SCAN_BATCH ? (size_t)nc - k
+							  : PY_SCAN_BATCH;
+		struct vms_error e;
 
-		/* a malloc'd vector: 16-aligned, outside the image, its entry
-		 * for the first arena readable and holding that arena */
-		if (!b || b % 16 || (b >= lo && b < hi) || b == found ||
-		    !may_hold_vector(s, b, pool, npool, psize) ||
-		    !rtscan_read(s, b + (uint64_t)f[0].index * PY_ARENA_OBJ,
-				 one, sizeof(one)) ||
-		    !arena_holds(one, f[0].addr, asize) ||
-		    !vector_agrees(s, b, f, n, top, asize, vec))
-			continue;
-		if (found) { /* two vectors: neither is trusted */
-			found = 0;
-			break;
+		for (i = 0; i < m; i++) /* (each in a region: no overflow) */
+			addr[i] = c[k + i] + first;
+		if (vms_source_read_each(s, addr, m, PY_ARENA_OBJ, one, ok,
+					 &e) < 0)
+			continue; /* none read */
+		for (i = 0; i < m; i++) {
+			/* a malloc'd vector: its entry for the first arena
+			 * holding that arena, every other arena's too */
+			if (!ok[i] ||
+			    !arena_holds(one + i * PY_ARENA_OBJ, f[0].addr,
+					 asize) ||
+			    !vector_agrees(s, c[k + i], f, n, top, asize, vec))
+				continue;
+			if (found) { /* two vectors: neither is trusted */
+				found = 0;
+				goto out;
+			}
+			found = c[k + i];
 		}
-		found = b;
 	}
 	if (found && vector_agrees(s, found, f, n, top, asize, vec)) {
 		got = vec;
@@ -235,6 +300,8 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 	}
 out:
 	free(w);
+	free(c);
+	free(one);
 	free(vec);
 	return got;
 }
