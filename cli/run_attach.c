@@ -14,7 +14,7 @@
  * (trace/attach.c), read like a traced launch (src/trace/tracer.h); at the
  * end the library is called again to put every entry back, and stays
  * loaded, inert. With root (or CAP_BPF and CAP_PERFMON), the mmap family
- * from the kernel beside it (tracer_kernel_open: brk, madvise, mprotect's
+ * from the kernel beside it (tracer_kernel_arm: brk, madvise, mprotect's
  * commits, raw system calls and modules whose entries are not redirected;
  * the allocator's own maps left out), else the library's alone, the
  * reason said in the report. When the injection is refused (the reason is
@@ -346,6 +346,40 @@ static const char *const walk_steps[] = { "images", "heaps", "malloc", NULL };
  * the layout and the files before anything is stopped: no fork, no walk
  * (no "before"). The files are read once for both captures (an ELF cache
  * of the walk's own). */
+/* Between the library's start and its redirection of the GOT entries,
+ * in the injecting child (inject_lib_call_then): the kernel's trace
+ * armed; the parent sees it by kernel_maps (tracer_kernel_from). */
+static void arm(void *tr)
+{
+	struct vms_error ignore;
+
+	tracer_kernel_arm(tr, &ignore);
+}
+
+/* The library injected and attached (inject_call.h): with the kernel's
+ * trace loaded (tracer_kernel_load), started and redirected in one stop
+ * of one thread, the program armed between the two (tracer.h:
+ * tracer_kernel_arm), so that it sees every call from the redirection
+ * on; the kernel's trace given up (h->kernel_why) where it could not be
+ * armed. */
+static int inject_attach(pid_t pid, const char *lib, const char *path,
+			 struct tracer *tr, struct how *h,
+			 struct inject_call_result *res, struct vms_error *err)
+{
+	struct vms_error why = { 0 };
+
+	if (h->kernel_why[0])
+		return inject_lib_call(pid, lib, true, "vmstrace_attach", path,
+				       res, err);
+	if (inject_lib_call_then(pid, lib, true, "vmstrace_attach_begin", path,
+				 arm, tr, "vmstrace_attach_patch", res,
+				 err) < 0)
+		return -1;
+	if (res->ret >= 0 && tracer_kernel_from(tr, &why) < 0)
+		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", why.msg);
+	return 0;
+}
+
 static void walk_before(pid_t pid, struct tracer *tr, struct how *h)
 {
 	struct tracedb *db = tracer_db(tr);
@@ -490,8 +524,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	if (!a->trace_sample)
 		walk_before(pid, tr, h);
 	h->walk_us = a->trace_sample ? 0 : (uint64_t)(since(&t0) * 1e6);
-	if (inject_lib_call(pid, abs, true, "vmstrace_attach", path, &res,
-			    &err) < 0 ||
+	if (inject_attach(pid, abs, path, tr, h, &res, &err) < 0 ||
 	    res.ret < 0) {
 		if (res.ret < 0)
 			snprintf(h->why, sizeof(h->why),
@@ -512,10 +545,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->got = res.ret;
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
-	if (!h->kernel_why[0] && tracer_kernel_open(tr, abs, &err) < 0)
-		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
-	else if (!h->kernel_why[0])
-		h->kernel = true;
+	h->kernel = !h->kernel_why[0];
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (view) /* the viewer, until q */
 		rc = cli_trace_viewer(a, tr, pid);

@@ -43,12 +43,17 @@
  * dl_iterate_phdr callback may call dlopen, whose redirection would then
  * wait on a thread waiting for the loader's lock).
  *
- * The mmap family's entries (mmap, munmap, mremap, mprotect) are
- * redirected even when vmscope traces the mmap family from the kernel
- * (src/trace/tracer.h: tracer_kernel_open): until the kernel's trace runs
- * the library records them, inside its flag (vmstrace.h: vt_inside, which
- * the kernel's trace reads and leaves out), then forwards them unrecorded
- * once vmscope sets kernel_maps, and records them again when vmscope
+ * With the mmap family traced from the kernel too (src/trace/tracer.h:
+ * tracer_kernel_arm), vmscope calls vmstrace_attach_begin(path) (the file
+ * mapped, recording started: the "inside" flag's place known), arms the
+ * kernel's trace and sets kernel_maps, then vmstrace_attach_patch() (the
+ * trace's start written, trace_from_ns, then the entries redirected), in
+ * one stop of one borrowed thread: the kernel sees every call from the
+ * first entry redirected. The mmap family's entries (mmap, munmap,
+ * mremap, mprotect) are redirected all the same: the library records
+ * them while kernel_maps is clear (inside its flag: vmstrace.h:
+ * vt_inside, which the kernel's trace reads and leaves out), forwards
+ * them unrecorded while it is set, and records them again when vmscope
  * clears it before the detach: each call counted once, by one of the two.
  *
  * vmstrace_detach(): puts every redirected entry back to the value it had
@@ -78,6 +83,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmstrace.h"
@@ -101,6 +107,9 @@ static unsigned nslots;
 static unsigned pass; /* passes over the modules so far */
 static bool attached; /* redirecting (until the detach) */
 static bool attaching; /* in vmstrace_attach() */
+/* the file vmstrace_attach_begin() mapped (the last one: a take-over
+ * maps a new one) */
+static struct tw_header *begun;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *(*next_dlopen)(const char *, int);
 
@@ -437,9 +446,10 @@ static int attach_end(int rc)
 	return rc;
 }
 
-/* The number of GOT entries redirected, or -errno. */
-EXPORT int vmstrace_attach(const char *path);
-EXPORT int vmstrace_attach(const char *path)
+/* vmstrace_attach_begin(path): the file mapped and the recording started,
+ * nothing redirected yet: 1, or -errno. */
+EXPORT int vmstrace_attach_begin(const char *path);
+EXPORT int vmstrace_attach_begin(const char *path)
 {
 	struct tw_header *h;
 	int fd;
@@ -479,9 +489,39 @@ EXPORT int vmstrace_attach(const char *path)
 	}
 	pthread_mutex_lock(&lock);
 	attached = true;
+	begun = h;
 	pthread_mutex_unlock(&lock);
+	return attach_end(1);
+}
+
+/* vmstrace_attach_patch(): after vmstrace_attach_begin(), the trace's
+ * start written in the header (trace_from_ns: the kernel's events before
+ * it are left out) and the entries redirected: their number, or -errno. */
+EXPORT int vmstrace_attach_patch(void);
+EXPORT int vmstrace_attach_patch(void)
+{
+	struct timespec t;
+	VT_INSIDE;
+
+	if (!attached || !begun)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	__atomic_store_n(&begun->trace_from_ns,
+			 (uint64_t)t.tv_sec * 1000000000ull +
+				 (uint64_t)t.tv_nsec,
+			 __ATOMIC_RELEASE);
 	patch_all();
-	return attach_end((int)nslots ? (int)nslots : 1);
+	return (int)nslots ? (int)nslots : 1;
+}
+
+/* The number of GOT entries redirected, or -errno: begin and patch in one
+ * call. */
+EXPORT int vmstrace_attach(const char *path);
+EXPORT int vmstrace_attach(const char *path)
+{
+	int rc = vmstrace_attach_begin(path);
+
+	return rc < 0 ? rc : vmstrace_attach_patch();
 }
 
 /* The number of entries put back. */

@@ -163,7 +163,13 @@ struct tw_header {
 	 * an offset from the thread pointer (x86-64: the FS base), the same
 	 * for every thread (static TLS); 0 when not said */
 	int64_t inside_off;
-	uint64_t reserved[3];
+	/* the library's, an attach in two steps (trace/attach.c:
+	 * vmstrace_attach_patch): CLOCK_MONOTONIC as it starts to redirect
+	 * the GOT entries, the trace's start for the kernel's events (those
+	 * before it are left out: the library recorded nothing then); 0 when
+	 * not said */
+	uint64_t trace_from_ns;
+	uint64_t reserved[2];
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));

@@ -70,6 +70,7 @@ struct bpfmaps {
 	} cfa[4096];
 	uint64_t madv_calls, madv_bytes;
 	uint64_t events;
+	uint64_t from_ns; /* bpfmaps_from(): the events before it left out */
 };
 
 /* ---- libbpf's messages: kept for an error, never printed ---- */
@@ -404,6 +405,8 @@ static int take(struct bpfmaps *bm, const struct bpfmaps_event *e)
 	uint64_t t = e->t_ns > bm->start_ns ? e->t_ns - bm->start_ns : 0;
 	int64_t st;
 
+	if (e->t_ns < bm->from_ns) /* before the library's trace began */
+		return 0;
 	tracedb_thread(bm->db, (int32_t)e->tid);
 	if (e->op == BPFMAPS_MADVISE) {
 		bm->madv_calls++;
@@ -537,8 +540,9 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		goto fail;
 	}
 	bm->start_ns = o->start_ns ? o->start_ns : mono_ns();
-	if (!o->loaded_only &&
-	    bpfmaps_start(bm, o->inside, o->inside_off, err) < 0) {
+	if ((o->unarmed
+		     ? bpfmaps_attach(bm, err)
+		     : bpfmaps_start(bm, o->inside, o->inside_off, err)) < 0) {
 		bpfmaps_free(bm);
 		return -1;
 	}
@@ -549,11 +553,8 @@ fail:
 	return load_error(rc, err);
 }
 
-int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
-		  struct vms_error *err)
+int bpfmaps_attach(struct bpfmaps *bm, struct vms_error *err)
 {
-	bm->skel->bss->inside_off = inside_off;
-	__atomic_store_n(&bm->skel->bss->inside_on, inside, __ATOMIC_RELEASE);
 	if (bpfmaps_bpf__attach(bm->skel))
 		return load_error(errno, err);
 	/* after the attach (its epoll descriptor says the program runs) */
@@ -562,6 +563,27 @@ int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
 	if (!bm->rb)
 		return load_error(errno, err);
 	return 0;
+}
+
+void bpfmaps_arm(struct bpfmaps *bm, bool inside, int64_t inside_off)
+{
+	bm->skel->bss->inside_off = inside_off;
+	__atomic_store_n(&bm->skel->bss->inside_on, inside, __ATOMIC_RELEASE);
+	__atomic_store_n(&bm->skel->bss->armed, 1, __ATOMIC_RELEASE);
+}
+
+void bpfmaps_from(struct bpfmaps *bm, uint64_t from_ns)
+{
+	bm->from_ns = from_ns;
+}
+
+int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
+		  struct vms_error *err)
+{
+	/* armed first: it records from the attach on, which the epoll
+	 * descriptor ring_buffer__new makes says */
+	bpfmaps_arm(bm, inside, inside_off);
+	return bpfmaps_attach(bm, err);
 }
 
 static int load_error(int rc, struct vms_error *err)

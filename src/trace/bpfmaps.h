@@ -66,7 +66,7 @@ struct tracesym;
 /* Loads and attaches the program for pid. */
 int bpfmaps_open(struct bpfmaps **out, pid_t pid, struct vms_error *err);
 
-/* Beside the tracer library injected (tracer.h: tracer_kernel_open): the
+/* Beside the tracer library injected (tracer.h: tracer_kernel_arm): the
  * events fed into the tracer's aggregation and named by its modules (db
  * and sym, not freed by bpfmaps_free); the calls a thread makes while
  * the library's "inside" flag (base/tracewire.h: inside_off) is set left
@@ -80,13 +80,25 @@ struct bpfmaps_opts {
 	int64_t inside_off;
 	const char *skip_path; /* or NULL */
 	uint64_t start_ns; /* the trace's time 0 (CLOCK_MONOTONIC); 0: now */
-	/* loaded (verified, the modules read) but not attached: attached by
-	 * bpfmaps_start() with the flag, once the library says where it is
-	 * (the load takes most of the time: done before the injection) */
-	bool loaded_only;
+	/* loaded (verified, the modules read) and attached, but recording
+	 * nothing until bpfmaps_arm() gives it the flag, once the library
+	 * says where it is: the load and the attach (some 20-50 ms) are done
+	 * before the injection, the arming between the library's start and
+	 * its redirection of the GOT entries (tracer.h) */
+	bool unarmed;
 };
 int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		      const struct bpfmaps_opts *o, struct vms_error *err);
+/* The program attached, unarmed (opts.unarmed): 0, or -1 with *err. */
+int bpfmaps_attach(struct bpfmaps *bm, struct vms_error *err);
+/* Arms it: from now on it records, the calls made inside the library's
+ * flag (inside, at inside_off) left out. Only stores to the program's
+ * global data, a shared mapping: safe in a forked child of the reader. */
+void bpfmaps_arm(struct bpfmaps *bm, bool inside, int64_t inside_off);
+/* The events before from_ns (CLOCK_MONOTONIC) left out as they are read:
+ * the trace's start, as the library says it. */
+void bpfmaps_from(struct bpfmaps *bm, uint64_t from_ns);
+/* bpfmaps_arm(), then bpfmaps_attach(). */
 int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
 		  struct vms_error *err);
 /* The kernel's trace-wide figures into a report: its dropped calls and

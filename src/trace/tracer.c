@@ -436,7 +436,7 @@ void tracer_kernel_close(struct tracer *tr)
 
 	if (!tr->kernel)
 		return;
-	if (!tr->kernel_on) { /* loaded, never attached */
+	if (!tr->kernel_on) { /* loaded, never armed */
 		bpfmaps_free(tr->kernel);
 		tr->kernel = NULL;
 		return;

@@ -126,20 +126,30 @@ uint32_t tracer_map_at(const struct tracer *tr, uint64_t lo, uint64_t hi);
 unsigned tracer_marks(const struct tracer *tr);
 /* The mmap family of an attached process from the kernel, beside the
  * library (bpfmaps.h; needs root or CAP_BPF and CAP_PERFMON; -1 with
- * *err saying why not): called once the library is attached, it attaches
- * the eBPF program (loaded before the injection by tracer_kernel_load,
- * else now) with the library's "inside" flag (base/tracewire.h), then
- * sets kernel_maps, from which the library's mmap, munmap, mremap and
- * mprotect forward without recording. Until then (some 20-50 ms after the
- * GOT redirection here) the library's entries alone see the mmap family:
- * brk, madvise and raw system calls made then are not seen. So each call is counted once: one
- * the library records runs inside its flag, which the kernel's trace
- * leaves out; one it forwards unrecorded read kernel_maps set, after the
- * program was attached. The malloc family's own maps (glibc's arenas,
- * its large blocks, brk, madvise; jemalloc's extents) run inside the
- * flag too: left out, as a launch never sees them (counted:
- * allocator_maps). library: the library's path (its frames, the mmap
- * forwarding the program's call, left out of the kernel's stacks).
+ * *err saying why not). In three steps around an attach in two
+ * calls of the library (trace/attach.c: vmstrace_attach_begin, _patch):
+ * tracer_kernel_load, before the injection, loads the eBPF program and
+ * attaches it unarmed (the verification and the attach take some 20-50
+ * ms; it records nothing yet); tracer_kernel_arm, once the library has
+ * started (its "inside" flag known, base/tracewire.h) and before it
+ * redirects any GOT entry, arms it with that flag and sets kernel_maps,
+ * from which the library's mmap, munmap, mremap and mprotect forward
+ * without recording; tracer_kernel_from, after the redirection, leaves
+ * out the kernel's events from before the trace's start the library
+ * wrote (trace_from_ns: before it, the malloc family's own maps were not
+ * inside the flag, and no call of the program was the trace's). The
+ * library's start and its redirection are one stop of one borrowed
+ * thread, the arming between them (inject_call.h: inject_lib_call_then);
+ * the process's other threads run meanwhile. So the
+ * kernel sees every call from the trace's start, brk, madvise and raw
+ * system calls too, and each call is counted once: one the library
+ * records runs inside its flag, which the kernel's trace leaves out; one
+ * it forwards unrecorded read kernel_maps set, after the program was
+ * armed. The malloc family's own maps (glibc's arenas, its large blocks,
+ * brk, madvise; jemalloc's extents) run inside the flag too: left out,
+ * as a launch never sees them (counted: allocator_maps). library: the
+ * library's path (its frames, the mmap forwarding the program's call,
+ * left out of the kernel's stacks).
  *
  * The order of the two streams: each in its own order (the rings by
  * their sequence numbers, the ring buffer as the kernel filled it), fed
@@ -147,7 +157,7 @@ unsigned tracer_marks(const struct tracer *tr);
  * after both are drained. The two feed different records of the
  * aggregation (heap blocks; maps, commits and reserved pages), so their
  * interleaving changes no figure but an event's epoch (each is fed
- * before any mark taken after it) and, at the switch (tracer_kernel_open
+ * before any mark taken after it) and, at the switch (tracer_kernel_arm
  * and _close), a map the library recorded and the kernel unmaps within
  * one drain (a thread stopped between its map's call and its record;
  * not met in practice).
@@ -156,14 +166,13 @@ unsigned tracer_marks(const struct tracer *tr);
  * library records again, inside its flag), drains and closes the
  * kernel's trace, keeping its figures for the reports. tracer_free
  * closes it too. */
-int tracer_kernel_open(struct tracer *tr, const char *library,
-		       struct vms_error *err);
-/* Its load (the program verified, the modules read: most of the time it
- * takes) before the injection, so that tracer_kernel_open after it only
- * attaches; -1 with *err saying why it cannot be had (tracer_kernel_open
- * would say the same). */
 int tracer_kernel_load(struct tracer *tr, const char *library,
 		       struct vms_error *err);
+/* Only stores to memory shared with the program and the kernel: its
+ * effect seen from a forked child (the injecting one). */
+int tracer_kernel_arm(struct tracer *tr, struct vms_error *err);
+/* -1 with *err (the kernel's trace closed) where it was not armed. */
+int tracer_kernel_from(struct tracer *tr, struct vms_error *err);
 void tracer_kernel_close(struct tracer *tr);
 /* Whether the kernel's trace ran beside the library. */
 bool tracer_kernel(const struct tracer *tr);

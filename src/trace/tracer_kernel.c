@@ -1,8 +1,9 @@
 /* tracer_kernel.c — tracer.h's kernel's trace of the mmap family beside
- * the library of an attach (bpfmaps.h): loaded before the injection,
- * attached with the library's flag after it, switched with the library by
- * the shared file's kernel_maps, drained after the rings, its figures in
- * the reports (its close, which drains the rings, is tracer.c's).
+ * the library of an attach (bpfmaps.h): loaded and attached unarmed before
+ * the injection, armed with the library's flag between its start and its
+ * redirection of the GOT entries, switched with the library by the shared
+ * file's kernel_maps, drained after the rings, its figures in the reports
+ * (its close, which drains the rings, is tracer.c's).
  */
 #include <errno.h>
 #include <string.h>
@@ -18,7 +19,7 @@ int tracer_kernel_load(struct tracer *tr, const char *library,
 				  .sym = tr->p.sym,
 				  .skip_path = library,
 				  .start_ns = tr->p.hdr->start_ns,
-				  .loaded_only = true };
+				  .unarmed = true };
 
 	if (!tr->attached || tr->kernel || tr->kernel_done)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
@@ -27,8 +28,7 @@ int tracer_kernel_load(struct tracer *tr, const char *library,
 	return bpfmaps_open_opts(&tr->kernel, tr->p.pid, &o, err);
 }
 
-int tracer_kernel_open(struct tracer *tr, const char *library,
-		       struct vms_error *err)
+int tracer_kernel_arm(struct tracer *tr, struct vms_error *err)
 {
 	int64_t off = __atomic_load_n(&tr->p.hdr->inside_off, __ATOMIC_ACQUIRE);
 
@@ -37,18 +37,36 @@ int tracer_kernel_open(struct tracer *tr, const char *library,
 				     "the tracer library did not say where "
 				     "its flag is: the kernel's trace would "
 				     "count the allocator's own maps");
-	if (!tr->kernel && tracer_kernel_load(tr, library, err) < 0)
-		return -1;
-	if (bpfmaps_start(tr->kernel, true, off, err) < 0) {
-		bpfmaps_free(tr->kernel);
-		tr->kernel = NULL;
-		return -1;
-	}
+	if (!tr->kernel)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "the kernel's trace is not loaded");
+	bpfmaps_arm(tr->kernel, true, off);
 	tr->kernel_on = true;
 	/* the kernel sees every call from now on: the library's mmap
 	 * family stops recording (its calls until now were its own, left
 	 * out by the kernel's as made inside it) */
 	__atomic_store_n(&tr->p.hdr->kernel_maps, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int tracer_kernel_from(struct tracer *tr, struct vms_error *err)
+{
+	if (!tr->kernel)
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "the kernel's trace is not loaded");
+	/* armed where the library started (tracer_kernel_arm, perhaps in
+	 * the injecting child): kernel_maps says so in the shared header */
+	if (__atomic_load_n(&tr->p.hdr->kernel_maps, __ATOMIC_ACQUIRE) != 1) {
+		bpfmaps_free(tr->kernel);
+		tr->kernel = NULL;
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "the tracer library did not say where "
+				     "its flag is: the kernel's trace would "
+				     "count the allocator's own maps");
+	}
+	tr->kernel_on = true;
+	bpfmaps_from(tr->kernel, __atomic_load_n(&tr->p.hdr->trace_from_ns,
+						 __ATOMIC_ACQUIRE));
 	return 0;
 }
 

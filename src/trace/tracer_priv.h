@@ -76,10 +76,9 @@ struct tracer {
 	} births[TRACER_BIRTHS];
 	unsigned nbirths;
 	/* the mmap family from the kernel beside the library of an attach
-	 * (tracer_kernel.c: tracer_kernel_open), and its figures once
-	 * closed */
+	 * (tracer_kernel.c), and its figures once closed */
 	struct bpfmaps *kernel;
-	bool kernel_on; /* attached (else loaded only) */
+	bool kernel_on; /* armed (else loaded and attached only) */
 	bool kernel_done;
 	struct vms_trace_report kernel_fig;
 	uint64_t page;

@@ -25,6 +25,10 @@ tracer_kernel_open), merged into one report.
     decommit); move_area's map of 8 pages transient and its mremap's of
     16 outstanding, and commit_moved's commit of 4 pages (the reservation
     moved stays one).
+  - A thread of the target that makes 5 raw mmap system calls the moment
+    it sees its malloc GOT entry change: all 5 in the report (the
+    kernel's trace is attached before the injection and armed between
+    the library's start and its redirection of the entries).
   - The same with VMSCOPE_TRACE_KERNEL=0 (the library alone, as an attach
     without the privilege is): attach.kernel false with the reason,
     kernel_maps false, no site for grow_break or raw_block, madvised
@@ -99,7 +103,8 @@ def kernel_maps(pid):
 def traced(plain, env=None, pre=(), text=False, want_kernel=True):
     """The target attached, told WORK, detached: the report (JSON, or
     the text with text) and vmscope's stderr. want_kernel: WORK is told
-    once the kernel's trace runs, else once the library is attached."""
+    once the kernel's trace runs and the library is attached, else once
+    the library is attached."""
     app = T.target("trace_both")
     slots = got_slots(app)
     p, _ = T.start([app])
@@ -112,12 +117,17 @@ def traced(plain, env=None, pre=(), text=False, want_kernel=True):
             rep.name, str(p.pid)], stderr=subprocess.PIPE,
             env=dict(os.environ, **(env or {})))
         mal = [k for k in slots if k[1] == "malloc"]
+
+        def redirected():
+            return got_values(p.pid, app, mal) != {k: before[k]
+                                                   for k in mal}
+        # kernel_maps is set as the kernel's trace is armed, before the
+        # entries are redirected: the attach is done when both are
         if want_kernel:
-            up = poll(lambda: kernel_maps(p.pid) == 1 or
+            up = poll(lambda: (kernel_maps(p.pid) == 1 and redirected()) or
                       v.poll() is not None)
         else:
-            up = poll(lambda: got_values(p.pid, app, mal) !=
-                      {k: before[k] for k in mal} or v.poll() is not None)
+            up = poll(lambda: redirected() or v.poll() is not None)
         T.ok(up and v.poll() is None, "vmscope attached (%s)" %
              ("the kernel's trace running" if want_kernel else
               "the malloc GOT entry redirected"))
@@ -229,6 +239,43 @@ def both(plain):
     commit_seen(tr, "the kernel's")
 
 
+def from_redirection():
+    """A thread that makes 5 raw mmap system calls the moment it sees its
+    malloc GOT entry redirected: the kernel's trace, armed before the
+    redirection, has all 5."""
+    p, _ = T.start([T.target("trace_both")])
+    T.eq(cmd(p, "watchraw 5"), "ok watchraw 5 1\n", "a thread watches "
+         "the malloc GOT entry")
+    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
+    rep.close()
+    try:
+        v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", "-o",
+                              rep.name, str(p.pid)], stderr=subprocess.PIPE)
+        T.ok(poll(lambda: kernel_maps(p.pid) == 1 or v.poll() is not None)
+             and v.poll() is None, "vmscope attached, the kernel's trace "
+             "running")
+        T.eq(cmd(p, "joinraw"), "ok joinraw 0 5\n", "the thread saw the "
+             "entry redirected and made its 5 calls")
+        v.send_signal(signal.SIGINT)
+        err = v.communicate(timeout=120)[1]
+        T.ok(v.returncode == 0, "vmscope detaches on SIGINT, exit 0", err)
+        p.stdin.write(b"end\n")
+        p.stdin.flush()
+        p.wait(timeout=60)
+        T.kill(p)
+        d = json.loads(open(rep.name).read())
+    except ValueError:
+        T.ok(False, "a JSON report")
+        return
+    finally:
+        os.unlink(rep.name)
+    T.eq([figures(s) for s in by(d["trace"]["sites"], "mmap", "raw_after")],
+         [{"outstanding": (5, 5 * 2 * PG), "transient": (0, 0),
+           "released": (0, 0), "lasting": (0, 0)}],
+         "the 5 raw mmap system calls made as the entry changed, each "
+         "seen: the kernel's trace was armed before the redirection")
+
+
 def library_only(plain):
     d, _ = traced(plain, env={"VMSCOPE_TRACE_KERNEL": "0"},
                   want_kernel=False)
@@ -299,6 +346,7 @@ def main():
          "the untraced run answers every command", plain)
     launch(plain)
     both(plain)
+    from_redirection()
     library_only(plain)
     unprivileged(plain)
     return T.done()

@@ -23,15 +23,23 @@
  *             mremap(MREMAP_MAYMOVE) (a reservation moved or grown)
  *   commitm N commit_moved(): mprotect(PROT_READ | PROT_WRITE) of the
  *             first N pages of the area move_area made, written
+ *   watchraw N  starts a thread that looks at malloc's address through
+ *             its GOT entry every 100 us (up to 60 s) and, as soon as it
+ *             changes (an attach redirected it), makes N calls of
+ *             raw_after(): syscall(SYS_mmap) of 2 pages, written, kept
+ *   joinraw   waits for that thread (in read() on a pipe it writes at its
+ *             end): SUM is how many raw_after made
  *   end       exits 0
  * Between commands it blocks in read().
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_KEPT 4096
@@ -135,6 +143,49 @@ __attribute__((noinline, noclone)) long commit_moved(long n)
 	return s;
 }
 
+/* malloc's address as the GOT holds it (a PIE takes a function's address
+ * through its GLOB_DAT entry): the library's once an attach redirected it */
+__attribute__((noinline, noclone)) void *malloc_now(void)
+{
+	void *(*volatile f)(size_t) = malloc;
+
+	return (void *)f;
+}
+
+__attribute__((noinline, noclone)) char *raw_after(void)
+{
+	long p = syscall(SYS_mmap, 0L, 2 * pg, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1L, 0L);
+
+	if (p < 0 && p > -4096)
+		return NULL;
+	((char *)p)[0] = 3;
+	return (char *)p;
+}
+
+static pthread_t watcher;
+static long nraw, raw_made;
+static int done[2]; /* the watcher's end, written to a pipe: main waits
+		     * in read(), where an attach may borrow it (never in
+		     * pthread_join's futex) */
+
+static void *watch(void *arg)
+{
+	void *was = malloc_now();
+	struct timespec ts = { 0, 100000 };
+	long i, looks = 0;
+
+	(void)arg;
+	while (malloc_now() == was && looks++ < 600000)
+		nanosleep(&ts, NULL);
+	if (malloc_now() != was)
+		for (i = 0; i < nraw; i++)
+			raw_made += raw_after() != NULL;
+	if (write(done[1], "x", 1) != 1)
+		raw_made = -1;
+	return NULL;
+}
+
 int main(void)
 {
 	char line[256], what[32];
@@ -187,6 +238,17 @@ int main(void)
 			sum = moved != NULL;
 		} else if (strcmp(what, "commitm") == 0) {
 			sum = commit_moved(n);
+		} else if (strcmp(what, "watchraw") == 0) {
+			nraw = n;
+			sum = pipe(done) == 0 &&
+			      pthread_create(&watcher, NULL, watch, NULL) == 0;
+		} else if (strcmp(what, "joinraw") == 0) {
+			char c;
+
+			while (read(done[0], &c, 1) < 0)
+				;
+			pthread_join(watcher, NULL);
+			sum = raw_made;
 		} else if (strcmp(what, "end") == 0) {
 			return 0;
 		}

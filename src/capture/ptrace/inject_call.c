@@ -30,6 +30,11 @@
 struct job {
 	const char *lib, *fn, *arg;
 	bool load;
+	/* then, fn having returned 0 or more: between(ctx) here, fn2() there
+	 * (inject_lib_call_then) */
+	void (*between)(void *ctx);
+	void *ctx;
+	const char *fn2;
 };
 
 #if defined(__x86_64__)
@@ -451,7 +456,8 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 {
 	struct user_fpregs_struct fp;
 	struct iovec fiov = { &fp, sizeof(fp) };
-	uint64_t base = (saved->rsp - 128) & ~15ull, s_lib, s_fn, s_arg, sp;
+	uint64_t base = (saved->rsp - 128) & ~15ull, s_lib, s_fn, s_arg, s_fn2,
+		 sp;
 	uint64_t trap = TRAP, h = 0, f = 0, rv = 0, eloc = 0;
 	int eval = 0;
 	/* the kernel's mask: bit sig - 1 */
@@ -459,16 +465,19 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 	int rc = -1;
 
 	(void)pid;
-	if (strlen(j->lib) + strlen(j->fn) + (j->arg ? strlen(j->arg) : 0) + 3 >
+	if (strlen(j->lib) + strlen(j->fn) + (j->arg ? strlen(j->arg) : 0) +
+		    (j->fn2 ? strlen(j->fn2) : 0) + 4 >
 	    STR_BYTES)
 		return vms_error_set(err, VMS_ERR_USAGE, ENAMETOOLONG,
 				     "the tracer library's path is too long");
 	s_lib = base - STR_BYTES;
 	s_fn = s_lib + strlen(j->lib) + 1;
 	s_arg = s_fn + strlen(j->fn) + 1;
+	s_fn2 = s_arg + (j->arg ? strlen(j->arg) : 0) + 1;
 	sp = ((s_lib - 64) & ~15ull) - 8; /* as after a call: 8 mod 16 */
 	if (put_str(mem, s_lib, j->lib) < 0 || put_str(mem, s_fn, j->fn) < 0 ||
 	    (j->arg && put_str(mem, s_arg, j->arg) < 0) ||
+	    (j->fn2 && put_str(mem, s_fn2, j->fn2) < 0) ||
 	    pwrite(mem, &trap, 8, (off_t)sp) != 8)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot load the tracer: thread %d's "
@@ -511,6 +520,21 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 	if (call(tid, saved, sp, f, j->arg ? s_arg : 0, 0, &rv, err) < 0)
 		goto back;
 	*out = (long)(int)rv;
+	if (j->fn2 && (int)rv >= 0) { /* the same thread, still held */
+		if (j->between)
+			j->between(j->ctx);
+		if (call(tid, saved, sp, t->dlsym, h, s_fn2, &f, err) < 0)
+			goto back;
+		if (!f) {
+			vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
+				      "%s in process %d has no %s", j->lib,
+				      (int)pid, j->fn2);
+			goto back;
+		}
+		if (call(tid, saved, sp, f, 0, 0, &rv, err) < 0)
+			goto back;
+		*out = (long)(int)rv;
+	}
 	rc = 0;
 back:
 	if (eloc &&
@@ -727,7 +751,16 @@ int inject_lib_call(pid_t pid, const char *lib, bool load, const char *fn,
 		    const char *arg, struct inject_call_result *res,
 		    struct vms_error *err)
 {
-	struct job j = { lib, fn, arg, load };
+	return inject_lib_call_then(pid, lib, load, fn, arg, NULL, NULL, NULL,
+				    res, err);
+}
+
+int inject_lib_call_then(pid_t pid, const char *lib, bool load, const char *fn,
+			 const char *arg, void (*between)(void *ctx), void *ctx,
+			 const char *fn2, struct inject_call_result *res,
+			 struct vms_error *err)
+{
+	struct job j = { lib, fn, arg, load, between, ctx, fn2 };
 	struct wire w;
 	int p[2], st;
 	pid_t kid;

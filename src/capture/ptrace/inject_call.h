@@ -134,5 +134,14 @@ int inject_lib_check(pid_t pid, struct vms_error *err);
 int inject_lib_call(pid_t pid, const char *lib, bool load, const char *fn,
 		    const char *arg, struct inject_call_result *res,
 		    struct vms_error *err);
+/* The same, then, when fn returned 0 or more, in the same stop of the
+ * same thread: between(ctx), run in vmscope's injecting child (a fork of
+ * the caller: only what it stores to memory shared with the target or
+ * the kernel is seen after), then fn2() (dlsym'd like fn, no argument),
+ * whose result res->ret is (fn's where fn returned less than 0). */
+int inject_lib_call_then(pid_t pid, const char *lib, bool load, const char *fn,
+			 const char *arg, void (*between)(void *ctx), void *ctx,
+			 const char *fn2, struct inject_call_result *res,
+			 struct vms_error *err);
 
 #endif

@@ -43,6 +43,9 @@ const volatile __u32 target_tgid = 0;
  * the library is injected, which says where its flag is) */
 __u32 inside_on = 0;
 __s64 inside_off = 0;
+/* 0: attached, recording nothing (bpfmaps_arm sets it once the flag is
+ * known: the attach is made before the library is injected) */
+__u32 armed = 0;
 
 /* what was lost to a full ring buffer */
 __u64 dropped = 0, dropped_bytes = 0;
@@ -101,7 +104,7 @@ static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
 	};
 	__u32 tid;
 
-	if (!ours(&tid))
+	if (!armed || !ours(&tid))
 		return 0;
 	if (inside()) {
 		__sync_fetch_and_add(&inside_skipped, 1);
