@@ -675,42 +675,39 @@ static int unmap_range(struct tracedb *db, struct rset *rs, uint64_t addr,
 	return 0;
 }
 
-static int range_add(struct tracedb *db, struct rset *rs, uint64_t start,
-		     uint64_t end, uint32_t site, uint64_t t)
+/* r put in its place in rs (sorted by start; nothing of rs overlaps it). */
+static int rset_insert(struct rset *rs, struct range r)
 {
 	size_t i;
 
+	if (grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v)) < 0)
+		return -1;
+	i = range_first(rs, r.start);
+	memmove(&rs->v[i + 1], &rs->v[i], (rs->n - i) * sizeof(*rs->v));
+	rs->v[i] = r;
+	rs->n++;
+	return 0;
+}
+
+static int range_add(struct tracedb *db, struct rset *rs, uint64_t start,
+		     uint64_t end, uint32_t site, uint64_t t)
+{
 	/* a new map over old ones replaces them (MAP_FIXED) */
 	if (unmap_range(db, rs, start, end - start) < 0)
 		return -1;
-	if (grow((void **)&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v)) < 0)
-		return -1;
-	i = range_first(rs, start);
-	memmove(&rs->v[i + 1], &rs->v[i], (rs->n - i) * sizeof(*rs->v));
-	rs->v[i] = (struct range){ start, end,	     t,
-				   site,  epoch(db), ++db->range_ids };
-	rs->n++;
-	return 0;
+	return rset_insert(rs, (struct range){ start, end, t, site, epoch(db),
+					       ++db->range_ids });
 }
 
 int tracedb_reserved(struct tracedb *db, uint64_t addr, uint64_t size,
 		     bool none)
 {
-	size_t i;
-
 	if (rset_cut(&db->reserved, addr, addr + size) < 0)
 		return -1;
 	if (!none || !size)
 		return 0;
-	if (grow((void **)&db->reserved.v, &db->reserved.cap,
-		 db->reserved.n + 1, sizeof(*db->reserved.v)) < 0)
-		return -1;
-	i = range_first(&db->reserved, addr);
-	memmove(&db->reserved.v[i + 1], &db->reserved.v[i],
-		(db->reserved.n - i) * sizeof(*db->reserved.v));
-	db->reserved.v[i] = (struct range){ .start = addr, .end = addr + size };
-	db->reserved.n++;
-	return 0;
+	return rset_insert(&db->reserved,
+			   (struct range){ .start = addr, .end = addr + size });
 }
 
 bool tracedb_reserved_in(const struct tracedb *db, uint64_t addr, uint64_t size)
