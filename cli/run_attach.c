@@ -373,8 +373,18 @@ static int inject_attach(pid_t pid, const char *lib, const char *path,
 				       res, err);
 	if (inject_lib_call_then(pid, lib, true, "vmstrace_attach_begin", path,
 				 arm, tr, "vmstrace_attach_patch", res,
-				 err) < 0)
-		return -1;
+				 err) < 0) {
+		/* an older library left in the process by an earlier attach
+		 * (inert; a dlopen of the path finds it): attached in one
+		 * call, the kernel's trace armed after it */
+		if (err->err != ENOENT ||
+		    !strstr(err->msg, "has no vmstrace_attach_begin") ||
+		    inject_lib_call(pid, lib, true, "vmstrace_attach", path,
+				    res, err) < 0)
+			return -1;
+		if (res->ret >= 0)
+			arm(tr);
+	}
 	if (res->ret >= 0 && tracer_kernel_from(tr, &why) < 0)
 		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", why.msg);
 	return 0;

@@ -304,8 +304,20 @@ static void drop_unmarked(void)
 	nslots = k;
 }
 
+/* Which entries a pass redirects: all, all but the mmap family's, or the
+ * mmap family's (vmstrace_attach_patch: the trace's start between). */
+enum { PATCH_ALL, PATCH_HEAP, PATCH_MAPS };
+
+static bool maps_fn(const char *name)
+{
+	return strcmp(name, "mmap") == 0 || strcmp(name, "mmap64") == 0 ||
+	       strcmp(name, "munmap") == 0 || strcmp(name, "mremap") == 0 ||
+	       strcmp(name, "mprotect") == 0;
+}
+
 static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
-			 uint64_t name, const ElfW(Rela) * r, size_t bytes)
+			 uint64_t name, const ElfW(Rela) * r, size_t bytes,
+			 int which)
 {
 	size_t i, n = r ? bytes / sizeof(*r) : 0;
 
@@ -317,6 +329,10 @@ static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
 		int at;
 
 		if ((type != R_SLOT && type != R_GLOB) || !sym)
+			continue;
+		if (which != PATCH_ALL &&
+		    maps_fn(d->strtab + d->symtab[sym].st_name) !=
+			    (which == PATCH_MAPS))
 			continue;
 		if (!target_of(d->strtab + d->symtab[sym].st_name, &ours,
 			       &global))
@@ -353,10 +369,10 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
 	uint64_t h = name_hash(info);
+	const int *which = ctx;
 	struct dyn d;
 
 	(void)size;
-	(void)ctx;
 	/* not this library (its calls are the next definitions'), not the
 	 * loader, not the vDSO */
 	if (in_module(info, (uintptr_t)patch_module) || strstr(name, "/ld-") ||
@@ -365,8 +381,8 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	mark_module(info, h);
 	if (!read_dyn(info, &d))
 		return 0;
-	patch_relocs(info, &d, h, d.jmprel, d.jmprelsz);
-	patch_relocs(info, &d, h, d.rela, d.relasz);
+	patch_relocs(info, &d, h, d.jmprel, d.jmprelsz, *which);
+	patch_relocs(info, &d, h, d.rela, d.relasz, *which);
 	return 0;
 }
 
@@ -420,11 +436,30 @@ static int one_pass(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 1; /* the inner iteration did it all */
 }
 
-static void patch_all(void)
+static void patch_pass(int which)
 {
-	struct pass_of o = { patch_module, NULL, false };
+	struct pass_of o = { patch_module, &which, false };
 
 	dl_iterate_phdr(one_pass, &o);
+}
+
+static void patch_all(void)
+{
+	patch_pass(PATCH_ALL);
+}
+
+/* The trace's start for the kernel's events (tracewire.h): now, unless
+ * said already. */
+static void trace_from_now(struct tw_header *h)
+{
+	struct timespec t;
+	uint64_t was = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	__atomic_compare_exchange_n(&h->trace_from_ns, &was,
+				    (uint64_t)t.tv_sec * 1000000000ull +
+					    (uint64_t)t.tv_nsec,
+				    false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 static void *vt_dlopen(const char *file, int mode)
@@ -447,11 +482,13 @@ static int attach_end(int rc)
 }
 
 /* vmstrace_attach_begin(path): the file mapped and the recording started,
- * nothing redirected yet: 1, or -errno. */
+ * nothing redirected yet (a take-over: the entries are, and the trace
+ * starts now): 1, or -errno. */
 EXPORT int vmstrace_attach_begin(const char *path);
 EXPORT int vmstrace_attach_begin(const char *path)
 {
 	struct tw_header *h;
+	bool taken_over;
 	int fd;
 	VT_INSIDE;
 
@@ -465,6 +502,7 @@ EXPORT int vmstrace_attach_begin(const char *path)
 		return -EALREADY; /* preloaded, or attached now */
 	}
 	attaching = true;
+	taken_over = attached;
 	pthread_mutex_unlock(&lock);
 	if (!next_mmap || !next_munmap)
 		return attach_end(-ENOSYS);
@@ -487,6 +525,8 @@ EXPORT int vmstrace_attach_begin(const char *path)
 		next_munmap(h, TW_FILE_BYTES);
 		return attach_end(-ENOMEM);
 	}
+	if (taken_over) /* the library in the malloc family's path already */
+		trace_from_now(h);
 	pthread_mutex_lock(&lock);
 	attached = true;
 	begun = h;
@@ -494,23 +534,22 @@ EXPORT int vmstrace_attach_begin(const char *path)
 	return attach_end(1);
 }
 
-/* vmstrace_attach_patch(): after vmstrace_attach_begin(), the trace's
- * start written in the header (trace_from_ns: the kernel's events before
- * it are left out) and the entries redirected: their number, or -errno. */
+/* vmstrace_attach_patch(): after vmstrace_attach_begin(), the entries
+ * redirected: the malloc family's (and dlopen's, dlclose's) first, then
+ * the trace's start written in the header (trace_from_ns: the kernel's
+ * events before it are left out; from then on every malloc-family call
+ * runs through the library, inside its flag), then the mmap family's.
+ * Their number, or -errno. */
 EXPORT int vmstrace_attach_patch(void);
 EXPORT int vmstrace_attach_patch(void)
 {
-	struct timespec t;
 	VT_INSIDE;
 
 	if (!attached || !begun)
 		return -EINVAL;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	__atomic_store_n(&begun->trace_from_ns,
-			 (uint64_t)t.tv_sec * 1000000000ull +
-				 (uint64_t)t.tv_nsec,
-			 __ATOMIC_RELEASE);
-	patch_all();
+	patch_pass(PATCH_HEAP);
+	trace_from_now(begun);
+	patch_pass(PATCH_MAPS);
 	return (int)nslots ? (int)nslots : 1;
 }
 

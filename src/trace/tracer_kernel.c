@@ -41,7 +41,6 @@ int tracer_kernel_arm(struct tracer *tr, struct vms_error *err)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
 				     "the kernel's trace is not loaded");
 	bpfmaps_arm(tr->kernel, true, off);
-	tr->kernel_on = true;
 	/* the kernel sees every call from now on: the library's mmap
 	 * family stops recording (its calls until now were its own, left
 	 * out by the kernel's as made inside it) */

@@ -43,7 +43,7 @@ import vmstest as T  # noqa: E402
 
 PG = os.sysconf("SC_PAGESIZE")
 # the kernel's view only: the tracer library injected is
-# test_trace_attach_heap.py's
+# test_trace_attach_heap.py's (and test_trace_attach_kill.py's)
 os.environ["VMSCOPE_TRACE_KERNEL"] = "1"
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An attach with root: the malloc family from the injected library, the
 mmap family from the kernel beside it (src/trace/tracer.h:
-tracer_kernel_open), merged into one report.
+tracer_kernel_arm), merged into one report.
 
   - tests/targets/trace_both.c, started, is attached to (vmscope --trace
     PID -e json); once the kernel's trace runs (the shared file's header,
@@ -26,9 +26,11 @@ tracer_kernel_open), merged into one report.
     16 outstanding, and commit_moved's commit of 4 pages (the reservation
     moved stays one).
   - A thread of the target that makes 5 raw mmap system calls the moment
-    it sees its malloc GOT entry change: all 5 in the report (the
-    kernel's trace is attached before the injection and armed between
-    the library's start and its redirection of the entries).
+    it sees its mmap GOT entry change: all 5 in the report (the kernel's
+    trace is attached before the injection and armed between the
+    library's start and its redirection of the entries); allocator_maps
+    0 (the library's own mprotects of the attach are not the
+    allocator's).
   - The same with VMSCOPE_TRACE_KERNEL=0 (the library alone, as an attach
     without the privilege is): attach.kernel false with the reason,
     kernel_maps false, no site for grow_break or raw_block, madvised
@@ -116,11 +118,12 @@ def traced(plain, env=None, pre=(), text=False, want_kernel=True):
             T.VMSCOPE, "--trace", "-e", "text" if text else "json", "-o",
             rep.name, str(p.pid)], stderr=subprocess.PIPE,
             env=dict(os.environ, **(env or {})))
-        mal = [k for k in slots if k[1] == "malloc"]
+        # malloc's entry redirected first, mmap's last (trace/attach.c)
+        mal = [k for k in slots if k[1] in ("malloc", "mmap")]
 
         def redirected():
-            return got_values(p.pid, app, mal) != {k: before[k]
-                                                   for k in mal}
+            now = got_values(p.pid, app, mal)
+            return all(now[k] != before[k] for k in mal)
         # kernel_maps is set as the kernel's trace is armed, before the
         # entries are redirected: the attach is done when both are
         if want_kernel:
@@ -241,7 +244,7 @@ def both(plain):
 
 def from_redirection():
     """A thread that makes 5 raw mmap system calls the moment it sees its
-    malloc GOT entry redirected: the kernel's trace, armed before the
+    mmap GOT entry redirected: the kernel's trace, armed before the
     redirection, has all 5."""
     p, _ = T.start([T.target("trace_both")])
     T.eq(cmd(p, "watchraw 5"), "ok watchraw 5 1\n", "a thread watches "
@@ -274,6 +277,9 @@ def from_redirection():
            "released": (0, 0), "lasting": (0, 0)}],
          "the 5 raw mmap system calls made as the entry changed, each "
          "seen: the kernel's trace was armed before the redirection")
+    T.eq(d["trace"]["allocator_maps"], 0, "no call of the allocator's in "
+         "that trace, and the attach's own (the library's mprotects of the "
+         "entries in RELRO) not counted as the allocator's")
 
 
 def library_only(plain):

@@ -23,7 +23,7 @@
  *             mremap(MREMAP_MAYMOVE) (a reservation moved or grown)
  *   commitm N commit_moved(): mprotect(PROT_READ | PROT_WRITE) of the
  *             first N pages of the area move_area made, written
- *   watchraw N  starts a thread that looks at malloc's address through
+ *   watchraw N  starts a thread that looks at mmap's address through
  *             its GOT entry every 100 us (up to 60 s) and, as soon as it
  *             changes (an attach redirected it), makes N calls of
  *             raw_after(): syscall(SYS_mmap) of 2 pages, written, kept
@@ -143,11 +143,12 @@ __attribute__((noinline, noclone)) long commit_moved(long n)
 	return s;
 }
 
-/* malloc's address as the GOT holds it (a PIE takes a function's address
- * through its GLOB_DAT entry): the library's once an attach redirected it */
-__attribute__((noinline, noclone)) void *malloc_now(void)
+/* mmap's address as the GOT holds it (a PIE takes a function's address
+ * through its GLOB_DAT entry): the library's once an attach redirected it
+ * (the mmap family's entries last, after the trace's start) */
+__attribute__((noinline, noclone)) void *mmap_now(void)
 {
-	void *(*volatile f)(size_t) = malloc;
+	void *(*volatile f)(void *, size_t, int, int, int, off_t) = mmap;
 
 	return (void *)f;
 }
@@ -171,14 +172,14 @@ static int done[2]; /* the watcher's end, written to a pipe: main waits
 
 static void *watch(void *arg)
 {
-	void *was = malloc_now();
+	void *was = mmap_now();
 	struct timespec ts = { 0, 100000 };
 	long i, looks = 0;
 
 	(void)arg;
-	while (malloc_now() == was && looks++ < 600000)
+	while (mmap_now() == was && looks++ < 600000)
 		nanosleep(&ts, NULL);
-	if (malloc_now() != was)
+	if (mmap_now() != was)
 		for (i = 0; i < nraw; i++)
 			raw_made += raw_after() != NULL;
 	if (write(done[1], "x", 1) != 1)

@@ -458,7 +458,7 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 	struct iovec fiov = { &fp, sizeof(fp) };
 	uint64_t base = (saved->rsp - 128) & ~15ull, s_lib, s_fn, s_arg, s_fn2,
 		 sp;
-	uint64_t trap = TRAP, h = 0, rv = 0, eloc = 0;
+	uint64_t trap = TRAP, h = 0, rv = 0, eloc = 0, fn[2] = { 0, 0 };
 	unsigned k;
 	int eval = 0;
 	/* the kernel's mask: bit sig - 1 */
@@ -510,24 +510,30 @@ static int borrow(pid_t pid, int mem, pid_t tid,
 			      (int)pid, j->lib);
 		goto back;
 	}
-	for (k = 0; k < 2 && (!k || (j->fn2 && (int)rv >= 0)); k++) {
-		const char *name = k ? j->fn2 : j->fn;
-		uint64_t fn = 0;
-
-		if (k && j->between) /* the same thread, still held */
-			j->between(j->ctx);
-		if (call(tid, saved, sp, t->dlsym, h, k ? s_fn2 : s_fn, &fn,
+	/* both found before either runs: fn2 missing changes nothing */
+	for (k = 0; k < (j->fn2 ? 2u : 1u); k++) {
+		if (call(tid, saved, sp, t->dlsym, h, k ? s_fn2 : s_fn, &fn[k],
 			 err) < 0)
 			goto back;
-		if (!fn) {
+		if (!fn[k]) {
 			vms_error_set(err, VMS_ERR_CAPTURE, ENOENT,
 				      "%s in process %d has no %s", j->lib,
-				      (int)pid, name);
+				      (int)pid, k ? j->fn2 : j->fn);
 			goto back;
 		}
-		if (call(tid, saved, sp, fn, !k && j->arg ? s_arg : 0, 0, &rv,
-			 err) < 0)
+	}
+	if (call(tid, saved, sp, fn[0], j->arg ? s_arg : 0, 0, &rv, err) < 0)
+		goto back;
+	*out = (long)(int)rv;
+	if (j->fn2 && (int)rv >= 0) { /* the same thread, still held */
+		if (j->between)
+			j->between(j->ctx);
+		if (call(tid, saved, sp, fn[1], 0, 0, &rv, err) < 0) {
+			snprintf(err->msg + strlen(err->msg),
+				 sizeof(err->msg) - strlen(err->msg),
+				 " (after %s ran)", j->fn);
 			goto back;
+		}
 		*out = (long)(int)rv;
 	}
 	rc = 0;

@@ -137,8 +137,11 @@ int inject_lib_call(pid_t pid, const char *lib, bool load, const char *fn,
 /* The same, then, when fn returned 0 or more, in the same stop of the
  * same thread: between(ctx), run in vmscope's injecting child (a fork of
  * the caller: only what it stores to memory shared with the target or
- * the kernel is seen after), then fn2() (dlsym'd like fn, no argument),
- * whose result res->ret is (fn's where fn returned less than 0). */
+ * the kernel is seen after; it runs while the borrowed thread waits at
+ * its SIGSEGV stop, so it must not fail: a crash there would let that
+ * signal kill the target), then fn2() (dlsym'd with fn, before either
+ * runs; no argument), whose result res->ret is (fn's where fn returned
+ * less than 0). An error after fn ran says so. */
 int inject_lib_call_then(pid_t pid, const char *lib, bool load, const char *fn,
 			 const char *arg, void (*between)(void *ctx), void *ctx,
 			 const char *fn2, struct inject_call_result *res,
