@@ -109,6 +109,16 @@ def one(p, snap, w, h):
          not re.search(r"[A-Za-z][v^][A-Z]", head),
          "%s: a click on Committed; its mark inside its heading" % what,
          head)
+    # a press and its release in one write: read together, ncurses gives
+    # them as one click, which sorts as the press would
+    tm.click(cx, y, together=True)
+    scr = tm.wait_for(lambda s: "sort Committed ^" in status(s))
+    T.ok("sort Committed ^" in status(scr), "%s: a click whose press and "
+         "release come together reverses the sort too" % what, status(scr))
+    tm.click(cx, y, together=True)
+    scr = tm.wait_for(lambda s: "sort Committed v" in status(s))
+    T.ok("sort Committed v" in status(scr), "%s: and again" % what,
+         status(scr))
 
     # the menu
     tm.keys("F6")

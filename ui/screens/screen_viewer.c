@@ -458,8 +458,13 @@ static int viewer_mouse(struct ui *u, int y, int x, mmask_t b)
 	size_t row;
 	int note;
 
-	/* a click is acted on when pressed: its release (reported too, as
-	 * a click) would reverse a sort again */
+	/* a click is acted on when pressed (ui_term.c: no wait for a click
+	 * to resolve; a release read on its own is not asked for). A press
+	 * and its release read together (both waiting in the input, as when
+	 * the viewer is slow to read) come as one click (ncurses resolves
+	 * them), which stands for the press. */
+	if (b & BUTTON1_CLICKED)
+		b |= BUTTON1_PRESSED;
 	if (!(b & (BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
 		   BUTTON5_PRESSED)))
 		return 0;

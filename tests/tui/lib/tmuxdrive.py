@@ -109,16 +109,22 @@ class Tmux:
         self._bytes(s.encode("utf-8"))
         return self
 
-    def click(self, x, y, button=0):
+    def click(self, x, y, button=0, together=False):
         """A mouse press and release at column x, row y (0-based), as an
         xterm sends it (X10 encoding, which ncurses reads for kmous=\\E[M):
-        written into the pane like typed keys."""
+        written into the pane like typed keys, each in a write of its own,
+        or with together both in one (the viewer reads them at once, as
+        when it is slow to read)."""
         # X10: each coordinate one byte (latin-1: 223 columns at most)
-        self._bytes(("\033[M%c%c%c" % (32 + button, 33 + x,
-                                        33 + y)).encode("latin-1"))
-        if button < 64:  # the wheel has no release
-            self._bytes(("\033[M%c%c%c" % (35, 33 + x,
-                                            33 + y)).encode("latin-1"))
+        press = "\033[M%c%c%c" % (32 + button, 33 + x, 33 + y)
+        release = "\033[M%c%c%c" % (35, 33 + x, 33 + y)
+        if button >= 64:  # the wheel has no release
+            self._bytes(press.encode("latin-1"))
+        elif together:
+            self._bytes((press + release).encode("latin-1"))
+        else:
+            self._bytes(press.encode("latin-1"))
+            self._bytes(release.encode("latin-1"))
         return self
 
     def screen(self, escapes=False):
