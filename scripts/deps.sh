@@ -71,6 +71,9 @@ libjemalloc2         test_allocators: jemalloc preloaded
 libtcmalloc-minimal4 test_allocators: gperftools tcmalloc preloaded
 libmimalloc2.0       test_allocators: mimalloc preloaded
 dpkg-dev             make deb: dpkg-buildpackage (test_deb)
+build-essential      make deb: dpkg-buildpackage checks it, every Debian
+                     package's implicit build dependency (a fresh root
+                     has gcc, g++ and make without it: test_deb failed)
 debhelper            make deb: debian/rules is dh (compat 13)
 lintian              make deb fails on a lintian error or unjustified warning
 prometheus           promtool: test_all_openmetrics checks --all's exposition
