@@ -467,7 +467,7 @@ static void *vt_dlopen(const char *file, int mode)
 	void *h = next_dlopen(file, mode);
 
 	if (h) {
-		VT_INSIDE; /* its mprotects are the library's */
+		VT_OWN; /* its mprotects are the library's */
 		patch_all();
 	}
 	return h;
@@ -490,7 +490,7 @@ EXPORT int vmstrace_attach_begin(const char *path)
 	struct tw_header *h;
 	bool taken_over;
 	int fd;
-	VT_INSIDE;
+	VT_OWN;
 
 	pthread_mutex_lock(&lock);
 	/* attached by a vmscope that died, or a forked child of a process
@@ -543,7 +543,7 @@ EXPORT int vmstrace_attach_begin(const char *path)
 EXPORT int vmstrace_attach_patch(void);
 EXPORT int vmstrace_attach_patch(void)
 {
-	VT_INSIDE;
+	VT_OWN;
 
 	if (!attached || !begun)
 		return -EINVAL;
@@ -569,7 +569,7 @@ EXPORT int vmstrace_detach(void)
 {
 	unsigned back = 0;
 	struct pass_of o = { put_back_module, &back, true };
-	VT_INSIDE;
+	VT_OWN;
 
 	/* the entries of a module unloaded meanwhile are dropped unread */
 	dl_iterate_phdr(one_pass, &o);

@@ -56,13 +56,18 @@ bool vt_orphaned(void);
  * detaches: the kernel's trace of an attach (src/trace/bpfmaps.h) reads
  * it (base/tracewire.h: inside_off) and leaves out the mmap family called
  * then (the allocator's own maps for a block the library records; the
- * library's own). vt_inside_enter sets it and returns what it was. */
+ * library's own). Its value says whose: VT_INSIDE_ALLOC (1: counted as the
+ * allocator's, allocator_maps) or VT_INSIDE_OWN (2: the library attaching,
+ * detaching or redirecting a module's entries, its mprotects of RELRO:
+ * counted as nobody's). vt_inside_enter sets it and returns what it was. */
 extern TLS int vt_inside;
-static inline int vt_inside_enter(void)
+#define VT_INSIDE_ALLOC 1
+#define VT_INSIDE_OWN 2
+static inline int vt_inside_enter(int v)
 {
 	int was = vt_inside;
 
-	vt_inside = 1;
+	vt_inside = v;
 	__asm__ __volatile__("" ::: "memory");
 	return was;
 }
@@ -73,10 +78,14 @@ static inline void vt_inside_leave(const int *was)
 	vt_inside = *was;
 }
 
-/* The flag set for the rest of the block. */
+/* The flag set for the rest of the block: a malloc-family call (or a
+ * call recorded), or (VT_OWN) the library's own work. */
 #define VT_INSIDE                                                              \
 	int vt_inside_was __attribute__((cleanup(vt_inside_leave))) =          \
-		vt_inside_enter()
+		vt_inside_enter(VT_INSIDE_ALLOC)
+#define VT_OWN                                                                 \
+	int vt_inside_was __attribute__((cleanup(vt_inside_leave))) =          \
+		vt_inside_enter(VT_INSIDE_OWN)
 
 /* record.c's: whether vmscope traces the mmap family from the kernel now
  * (base/tracewire.h: kernel_maps): the library's mmap, munmap and mremap

@@ -71,7 +71,6 @@ struct bpfmaps {
 	uint64_t madv_calls, madv_bytes;
 	uint64_t events;
 	uint64_t from_ns; /* bpfmaps_from(): the events before it left out */
-	uint64_t inside_base; /* the calls inside the flag before that */
 };
 
 /* ---- libbpf's messages: kept for an error, never printed ---- */
@@ -576,10 +575,6 @@ void bpfmaps_arm(struct bpfmaps *bm, bool inside, int64_t inside_off)
 void bpfmaps_from(struct bpfmaps *bm, uint64_t from_ns)
 {
 	bm->from_ns = from_ns;
-	/* the attach's own (the library's mprotects around the entries it
-	 * redirects in RELRO) are not the allocator's */
-	bm->inside_base = __atomic_load_n(&bm->skel->bss->inside_skipped,
-					  __ATOMIC_RELAXED);
 }
 
 int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,
@@ -693,6 +688,5 @@ void bpfmaps_figures(const struct bpfmaps *bm, struct vms_trace_report *out)
 	out->madvised_bytes = bm->madv_bytes;
 	out->kernel_maps = true;
 	out->allocator_maps = __atomic_load_n(&bm->skel->bss->inside_skipped,
-					      __ATOMIC_RELAXED) -
-			      bm->inside_base;
+					      __ATOMIC_RELAXED);
 }

@@ -96,9 +96,7 @@ int bpfmaps_attach(struct bpfmaps *bm, struct vms_error *err);
  * global data, a shared mapping: safe in a forked child of the reader. */
 void bpfmaps_arm(struct bpfmaps *bm, bool inside, int64_t inside_off);
 /* The events before from_ns (CLOCK_MONOTONIC) left out as they are read:
- * the trace's start, as the library says it; called once the attach is
- * done, the calls inside the library's flag until then (its own) not
- * counted in allocator_maps. */
+ * the trace's start, as the library says it. */
 void bpfmaps_from(struct bpfmaps *bm, uint64_t from_ns);
 /* bpfmaps_arm(), then bpfmaps_attach(). */
 int bpfmaps_start(struct bpfmaps *bm, bool inside, int64_t inside_off,

@@ -38,9 +38,10 @@ const volatile __u32 target_tgid = 0;
 /* the injected library's "inside" flag (base/tracewire.h: inside_off):
  * inside_on, a call of a thread that runs inside the library's malloc
  * family (the allocator's own maps for a block it records) or records
- * the call itself is left out, counted in inside_skipped. Set by the
- * reader after the load, before the attach (the program is loaded before
- * the library is injected, which says where its flag is) */
+ * the call itself is left out, counted in inside_skipped; one made in
+ * the library's own work (attaching, detaching: flag 2) is left out
+ * uncounted. Set by the reader (bpfmaps_arm) once the library, injected
+ * after the program is loaded and attached, says where its flag is */
 __u32 inside_on = 0;
 __s64 inside_off = 0;
 /* 0: attached, recording nothing (bpfmaps_arm sets it once the flag is
@@ -77,23 +78,24 @@ static __always_inline bool ours(__u32 *tid)
 	return (id >> 32) == target_tgid;
 }
 
-/* Whether the thread runs inside the library now: its flag, read from
+/* The thread's flag, inside the library now (non-zero: 1 a call of the
+ * malloc family, 2 the library's own work; trace/vmstrace.h), read from
  * its static TLS at the FS base (the thread pointer glibc set by
- * arch_prctl, which the kernel keeps in thread.fsbase). */
-static __always_inline bool inside(void)
+ * arch_prctl, which the kernel keeps in thread.fsbase); 0 when not. */
+static __always_inline int inside(void)
 {
 	struct task_struct *task;
 	__u64 fs;
 	int v = 0;
 
 	if (!inside_on)
-		return false;
+		return 0;
 	task = bpf_get_current_task_btf();
 	fs = BPF_CORE_READ(task, thread.fsbase);
 	if (!fs ||
 	    bpf_probe_read_user(&v, sizeof(v), (void *)(fs + inside_off)))
-		return false;
-	return v != 0;
+		return 0;
+	return v;
 }
 
 static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
@@ -103,11 +105,14 @@ static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2,
 		.op = op, .a0 = a0, .a1 = a1, .a2 = a2, .a3 = a3, .a4 = a4
 	};
 	__u32 tid;
+	int in;
 
 	if (!armed || !ours(&tid))
 		return 0;
-	if (inside()) {
-		__sync_fetch_and_add(&inside_skipped, 1);
+	in = inside();
+	if (in) { /* the allocator's own counted, the library's not */
+		if (in == 1)
+			__sync_fetch_and_add(&inside_skipped, 1);
 		bpf_map_delete_elem(&calls, &tid);
 		return 0;
 	}
