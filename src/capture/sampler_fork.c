@@ -422,6 +422,34 @@ static bool executed(int memfd, pid_t pid, int ms)
 	return false;
 }
 
+/* The target's /proc/PID/mem as it is now, for executed(); -1 when it
+ * cannot be opened. An exec under way by a thread other than the main one
+ * makes both paths fail for a moment (the thread that had the address
+ * space is gone, the main thread being released): tried again for up to
+ * 200 ms while the process is there, so that an exec at the start is not
+ * later taken for an exit. */
+static int open_mem(pid_t pid)
+{
+	int i, fd = -1;
+
+	for (i = 0; fd < 0 && i <= 200; i++) {
+		struct timespec ts = { 0, 1000000 };
+		char path[128];
+
+		procfs_mm_path(pid, "mem", path, sizeof(path));
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd >= 0 || errno == EACCES || errno == EPERM ||
+		    kill(pid, 0) < 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return fd;
+}
+
 /* What an error met during the capture really was, said instead of what
  * it led to (EPERM or ESRCH from ptrace, an empty maps, a clone gone): the
  * keeper died (its socket at EOF: the kernel then let the target go and
@@ -474,17 +502,7 @@ static int fork_capture(const struct vms_capture_opts *o,
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
 				     "vmscope cannot fork a snapshot of "
 				     "itself; use -b pss");
-	{
-		char path[128];
-
-		procfs_mm_path(o->pid, "mem", path, sizeof(path));
-		p->memfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (p->memfd < 0) {
-			snprintf(path, sizeof(path), "/proc/%d/mem",
-				 (int)o->pid);
-			p->memfd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-	}
+	p->memfd = open_mem(o->pid);
 	if (proclist_identity(o->pid, &s->arena, &s->proc, err) < 0 ||
 	    read_status_figures(o->pid, &sf, err) < 0 ||
 	    preflight_seccomp(o->pid, &sf, err) < 0 ||
