@@ -79,12 +79,13 @@ def ties_to_kernel(snap, kv, name):
     if T.ok(kr is not None, "%s: the capture's rollup was kept" % name):
         T.eq((kr["rss"], kr["swap"]), (ro["Rss"], ro["Swap"]),
              "%s: the kept rollup has this test's Rss and Swap" % name)
-        T.eq(s("private_clean", "private_dirty"),
-             kr["private_clean"] + kr["private_dirty"],
-             "%s: sum Private == the capture's smaps_rollup" % name)
-        T.eq(s("shared_clean", "shared_dirty"),
-             kr["shared_clean"] + kr["shared_dirty"],
-             "%s: sum Shared == the capture's smaps_rollup" % name)
+        # (or moved between the two by another process's map or unmap
+        # of a library the target shares, as the capture itself says)
+        tied, why = T.split_ties(snap, {
+            "Private": s("private_clean", "private_dirty"),
+            "Shared": s("shared_clean", "shared_dirty")})
+        T.ok(tied, "%s: sum Private, Shared == the capture's smaps_rollup"
+             % name, why)
     # "agrees", or agrees but for sharing other processes moved meanwhile
     T.ok(str(snap["capture"]["rollup_check"]).startswith("agrees"),
          "%s: rollup check agrees" % name, snap["capture"]["rollup_check"])
