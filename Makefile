@@ -259,8 +259,9 @@ nodes:
 # The code checks (tests/code: layering, format) read the sources and the
 # objects' symbols, the same on both builds: they run on the first pass.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-check: deps nodes
-	$(MAKE) -j$(NPROC) tests
+# (nodes, mostly a download, beside the build, in a job of its own)
+check: deps
+	$(MAKE) -j$$(($(NPROC) + 1)) tests nodes
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
 ifneq ($(SAN),1)
 	$(MAKE) -j$(NPROC) SAN=1 tests

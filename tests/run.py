@@ -24,9 +24,12 @@ sysctl, core_pattern) or needs every CPU says so in its first lines with
 "# run alone: why"; those run one by one after the others. Each test's
 output is printed whole when it ends, with its time; the slowest first
 where an earlier run left its times in $BUILD/test-times (longest first
-packs two queues best), else in the order above, but for a test that says
-in its first lines "# takes about N s" (one that would otherwise start
-late in a clean clone and finish last: test_deb), taken as its time.
+packs two queues best), else by the times in tests/times (a quiet make
+check's, kept in the tree so that a clean clone packs as well: CI), else
+in the order above, but for a test that says in its first lines "# takes
+about N s", taken as its time. `python3 tests/run.py --times LOG` prints
+a new tests/times from make check's output (the longer of a test's two
+passes).
 """
 import concurrent.futures
 import glob
@@ -95,11 +98,31 @@ def previous_times(path):
     try:
         with open(path) as f:
             for ln in f:
+                if ln.startswith("#"):
+                    continue
                 secs, _, name = ln.strip().partition(" ")
                 times[name] = float(secs)
     except (OSError, ValueError):
         pass
     return times
+
+
+def times_from_log(path):
+    """tests/times from make check's output: each test's longer pass."""
+    took = re.compile(r"^# (\S+) took (\d+) s$")
+    most = {}
+    with open(path, errors="replace") as f:
+        for ln in f:
+            m = took.match(ln.strip())
+            if m:
+                most[m.group(1)] = max(most.get(m.group(1), 0),
+                                       int(m.group(2)))
+    print("# seconds test: what each test took in a quiet make check (the "
+          "longer\n# of its passes), the order of a clean clone's run "
+          "(tests/run.py --times LOG)")
+    for name, secs in sorted(most.items(), key=lambda kv: (-kv[1], kv[0])):
+        print("%d %s" % (secs, name))
+    return 0
 
 
 def jobs():
@@ -122,6 +145,8 @@ def main():
     tests = collect(build, takes)
     times_path = os.path.join(build, "test-times")
     before = previous_times(times_path)
+    if not before:
+        before = previous_times(os.path.join(TOP, "tests", "times"))
     shared = [t for t in tests if t[2] is None]
     shared.sort(key=lambda t: -before.get(t[0], takes.get(t[0], 0.0)))
     alone = [t for t in tests if t[2] is not None]
@@ -187,4 +212,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--times":
+        sys.exit(times_from_log(sys.argv[2]))
     sys.exit(main())
