@@ -545,6 +545,11 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 					 ? " (another vmscope traces it "
 					   "now, or vmscope --trace started "
 					   "it)"
+				 : res.ret == -EPROTO
+					 ? " (the tracer library an earlier "
+					   "attach left in it is of another "
+					   "vmscope version: restart the "
+					   "process to trace it with this one)"
 					 : "");
 		else
 			snprintf(h->why, sizeof(h->why), "%s", err.msg);

@@ -61,6 +61,10 @@ struct thread_state {
 	/* the id of the stack of uw's kept walk (unwind.h: again) */
 	bool have_last;
 	uint32_t last_id;
+	/* the number and time of the ring's last event (tracewire.h: a
+	 * short event has them from it); have_event false: none yet */
+	bool have_event;
+	uint64_t last_seq, last_ns;
 };
 
 static TLS struct thread_state *ts;
@@ -541,14 +545,37 @@ static bool lagged(void)
 		       TW_PASS_LAGGED;
 }
 
+/* The short form of an event (tracewire.h) where it can be had: a free
+ * or an allocation below 4 GiB, unflagged, with the time of the ring's
+ * last event and a number less than 2^32 past its number (looked at
+ * before the number is taken: the events other threads number between
+ * the look and the take are far fewer than the 2^31 of room). 0: the
+ * long form. */
+static unsigned short_op(const struct thread_state *t, unsigned op,
+			 unsigned flags, uint64_t size, uint64_t ns)
+{
+	if (flags || !t->have_event || ns != t->last_ns ||
+	    __atomic_load_n(&hdr->seq, __ATOMIC_RELAXED) - t->last_seq >=
+		    (1ull << 31))
+		return 0;
+	if (op == TW_OP_FREE)
+		return TW_OP_FREE_SHORT;
+	if (op == TW_OP_MALLOC && size < (1ull << 32))
+		return TW_OP_MALLOC_SHORT;
+	return 0;
+}
+
 /* Opens the record of a call (vmstrace.h): the thread's ring, the stack
  * of an allocation, room, and the sequence number. False: the call is not
- * recorded (`drop` bytes counted as dropped where it was meant to be). */
-bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
-	      uint64_t drop)
+ * recorded (`drop` bytes counted as dropped where it was meant to be).
+ * size: the block's, for the short form (vt_record_f's; UINT64_MAX: not
+ * known yet, the long form). */
+static bool begin(struct vt_call *c, unsigned op, unsigned flags,
+		  bool with_stack, uint64_t drop, uint64_t size)
 {
 	struct thread_state *t;
 	uint32_t id = 0;
+	uint64_t ns;
 	int saved = errno;
 
 	c->open = false;
@@ -565,15 +592,27 @@ bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
 		goto fail;
 	c->sl = tw_slot_at(hdr, (unsigned)t->slot);
 	c->ring = tw_ring_at(hdr, (unsigned)t->slot);
-	c->words = TW_EVENT_WORDS(op);
 	if (with_stack && (id = stack_id(t, c->sl, c->ring)) == UINT32_MAX)
 		goto fail;
+	ns = event_ns();
+	c->op = short_op(t, op, flags, size, ns);
+	c->words = TW_EVENT_WORDS(c->op ? c->op : op);
 	if (!reserve(c->sl, c->words, &c->pad))
 		goto fail;
-	c->w[0] = rec_word(op, c->words, id) | (uint64_t)(flags & 0xffff)
-						       << 16; /* tw_rec.flags */
-	c->w[1] = event_ns();
-	c->w[2] = __atomic_fetch_add(&hdr->seq, 1, __ATOMIC_RELAXED);
+	t->last_seq = __atomic_fetch_add(&hdr->seq, 1, __ATOMIC_RELAXED);
+	t->last_ns = ns;
+	t->have_event = true;
+	if (c->op == TW_OP_FREE_SHORT) {
+		c->w[0] = rec_word(c->op, c->words, (uint32_t)t->last_seq);
+	} else if (c->op == TW_OP_MALLOC_SHORT) {
+		c->w[0] = rec_word(c->op, c->words, id);
+		c->w[1] = (uint64_t)(uint32_t)t->last_seq << 32 | size;
+	} else {
+		c->w[0] = rec_word(op, c->words, id) |
+			  (uint64_t)(flags & 0xffff) << 16; /* tw_rec.flags */
+		c->w[1] = ns;
+		c->w[2] = t->last_seq;
+	}
 	c->open = true;
 	errno = saved;
 	return true; /* tls_busy stays set: see vt_end */
@@ -585,14 +624,26 @@ fail:
 	return false;
 }
 
+bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
+	      uint64_t drop)
+{
+	return begin(c, op, flags, with_stack, drop, UINT64_MAX);
+}
+
 void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e)
 {
 	if (!c->open)
 		return;
-	c->w[3] = a;
-	c->w[4] = b;
-	c->w[5] = d;
-	c->w[6] = e;
+	if (c->op == TW_OP_FREE_SHORT) {
+		c->w[1] = a;
+	} else if (c->op == TW_OP_MALLOC_SHORT) {
+		c->w[2] = a; /* the size went in at begin() */
+	} else {
+		c->w[3] = a;
+		c->w[4] = b;
+		c->w[5] = d;
+		c->w[6] = e;
+	}
 	publish(c->sl, c->ring, c->w, c->words, c->pad);
 	c->open = false;
 	tls_busy = 0;
@@ -611,7 +662,8 @@ void vt_record_f(unsigned op, unsigned flags, bool with_stack, uint64_t a,
 		     (op == TW_OP_BRK && (int64_t)b < 0) ||
 		     (op == TW_OP_MPROTECT && !d);
 
-	if (vt_begin(&c, op, flags, with_stack, frees ? 0 : b))
+	if (begin(&c, op, flags, with_stack, frees ? 0 : b,
+		  op == TW_OP_MALLOC ? b : UINT64_MAX))
 		vt_end(&c, a, b, d, e);
 }
 

@@ -141,6 +141,7 @@ struct vt_call {
 	unsigned char *ring;
 	uint64_t w[7], pad;
 	unsigned words;
+	unsigned op; /* the short form's op (tracewire.h), or 0: long */
 	bool open;
 };
 bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,

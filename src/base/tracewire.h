@@ -30,6 +30,17 @@
  * merge back for at most TW_WAIT_NS (a thread stopped inside the call);
  * then it is passed over.
  *
+ * The commonest events have a short form, for the ring's size: what
+ * crosses from the program's core to vmscope's is each cache line of the
+ * ring, once written and once read (at 72 bytes a malloc and free, some
+ * 110 ns of a pair's 195 on this project's VM: docs/benchmarks.md).
+ * A short event takes its time from the ring's event before it, and its
+ * number from that one's: the next above it with these low 32 bits. The
+ * thread writes a short form only after a long one on its ring, with the
+ * same time (the coarse clock's), and while its number is within 2^31 of
+ * the one before; vmscope reads an event of another form as bad. A ring
+ * claimed again (TW_OP_THREAD) starts with a long one.
+ *
  * Stacks are interned per thread: a TW_OP_STACK record gives a stack id of
  * that ring and its frames (return addresses, innermost first) before the
  * first event that uses it; vmscope maps (ring, id) to its own call site.
@@ -50,7 +61,7 @@
 #include <stdint.h>
 
 #define TW_MAGIC 0x31727476736d76ull /* "vmsvtr1" */
-#define TW_VERSION 2u
+#define TW_VERSION 3u /* 3: the short events */
 #define TW_PASS_ENDED 1u
 #define TW_PASS_LAGGED 2u
 #define TW_PASS_REFUSED 3u /* a child's file vmscope does not follow */
@@ -90,6 +101,10 @@ enum tw_op {
 		       * stack with an address in it */
 	TW_OP_MPROTECT, /* arg: stack id (prot not PROT_NONE); addr, size,
 			 * prot: the call succeeded */
+	/* the short forms (above): no time word, no number word */
+	TW_OP_FREE_SHORT, /* arg: the number's low 32 bits; addr */
+	TW_OP_MALLOC_SHORT, /* arg: stack id; the number's low 32 bits
+			     * << 32 | size (below 4 GiB), addr */
 	TW_OP_COUNT
 };
 
@@ -105,17 +120,20 @@ struct tw_rec {
 #define TW_F_KEEP_OLD 2u /* mremap: MREMAP_DONTUNMAP, the old range kept */
 
 /* After the header word of an event: its time, its sequence number, then
- * the op's fields, each a u64. 0: not an event (no time, no number). */
+ * the op's fields, each a u64 (a short form: as above). 0: not an event
+ * (no time, no number). */
 #define TW_EVENT_WORDS(op)                                                     \
-	((op) == TW_OP_FREE	  ? 4u                                         \
-	 : (op) == TW_OP_MALLOC	  ? 5u                                         \
-	 : (op) == TW_OP_MUNMAP	  ? 5u                                         \
-	 : (op) == TW_OP_BRK	  ? 5u                                         \
-	 : (op) == TW_OP_REALLOC  ? 6u                                         \
-	 : (op) == TW_OP_MMAP	  ? 6u                                         \
-	 : (op) == TW_OP_MREMAP	  ? 7u                                         \
-	 : (op) == TW_OP_MPROTECT ? 6u                                         \
-				  : 0u)
+	((op) == TW_OP_FREE_SHORT     ? 2u                                     \
+	 : (op) == TW_OP_MALLOC_SHORT ? 3u                                     \
+	 : (op) == TW_OP_FREE	      ? 4u                                     \
+	 : (op) == TW_OP_MALLOC	      ? 5u                                     \
+	 : (op) == TW_OP_MUNMAP	      ? 5u                                     \
+	 : (op) == TW_OP_BRK	      ? 5u                                     \
+	 : (op) == TW_OP_REALLOC      ? 6u                                     \
+	 : (op) == TW_OP_MMAP	      ? 6u                                     \
+	 : (op) == TW_OP_MREMAP	      ? 7u                                     \
+	 : (op) == TW_OP_MPROTECT     ? 6u                                     \
+				      : 0u)
 
 enum tw_slot_state {
 	TW_SLOT_FREE = 0,

@@ -23,6 +23,10 @@ struct bpfmaps;
 struct slot_map {
 	int64_t stack[TW_STACK_IDS]; /* the thread's id -> tracedb stack;
 				      * -1: not sent */
+	/* the number and time of the ring's last event, which a short one
+	 * takes its own from (tracewire.h); have_event false: none yet */
+	bool have_event;
+	uint64_t last_seq, last_ns;
 };
 
 /* One process traced: the launched (or attached) one, or a child

@@ -24,6 +24,10 @@
 struct ring_pos {
 	uint64_t tail, head, seq;
 	uint64_t tail0; /* the tail this reading found */
+	/* the ring's thread, read once a reading: the slot's line is the
+	 * one the thread writes its head to at every record (a miss of the
+	 * other core's line an event: half of what the reader cost) */
+	int32_t tid;
 	bool event;
 	struct tw_rec rec;
 };
@@ -69,6 +73,7 @@ static struct slot_map *slot_map(struct tproc *p, unsigned n)
 			return NULL;
 		for (i = 0; i < TW_STACK_IDS; i++)
 			p->maps[n]->stack[i] = -1;
+		p->maps[n]->have_event = false;
 	}
 	return p->maps[n];
 }
@@ -151,6 +156,8 @@ static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 
 	switch (r->op) {
 	case TW_OP_THREAD:
+		m->have_event = false; /* a new thread's ring */
+		/* fall through */
 	case TW_OP_STACK_RESET:
 		for (i = 0; i < TW_STACK_IDS; i++)
 			m->stack[i] = -1;
@@ -244,6 +251,28 @@ static int take(struct tracer *tr, struct tproc *p, struct slot_map *m,
 	}
 }
 
+/* The number of the event at rec (its header r): a long form's own, a
+ * short form's from the ring's event before it (tracewire.h). False: a
+ * short form with no event before it, or that would not be above it. */
+static bool event_seq(const struct slot_map *m, const struct tw_rec *r,
+		      const unsigned char *rec, uint64_t *seq)
+{
+	uint32_t lo, gap;
+	uint64_t w1;
+
+	if (r->op != TW_OP_FREE_SHORT && r->op != TW_OP_MALLOC_SHORT) {
+		memcpy(seq, rec + 16, 8);
+		return true;
+	}
+	memcpy(&w1, rec + 8, 8);
+	lo = r->op == TW_OP_FREE_SHORT ? r->arg : (uint32_t)(w1 >> 32);
+	gap = lo - (uint32_t)m->last_seq;
+	if (!m->have_event || !gap)
+		return false;
+	*seq = m->last_seq + gap;
+	return true;
+}
+
 /* Takes ring n's records from rp->tail up to its next event: what is not
  * an event (a stack, a module, the thread's start) is taken at once, and
  * rp->event says whether an event waits at rp->tail. -1: out of memory. */
@@ -276,8 +305,8 @@ static int advance(struct tracer *tr, struct tproc *p, unsigned n,
 			break;
 		}
 		if (r.op < TW_OP_COUNT && TW_EVENT_WORDS(r.op)) {
-			if (r.words == TW_EVENT_WORDS(r.op)) {
-				memcpy(&rp->seq, ring + at + 16, 8);
+			if (r.words == TW_EVENT_WORDS(r.op) &&
+			    event_seq(m, &r, ring + at, &rp->seq)) {
 				rp->rec = r;
 				rp->event = true;
 				return 0;
@@ -305,17 +334,35 @@ static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
 	struct tw_rec r = rp->rec; /* as checked, whatever the ring says now */
 	int rc;
 
+	struct slot_map *m = p->maps[n];
+	uint64_t bytes = (uint64_t)r.words * 8;
+
 	_Static_assert(sizeof(w) >= 7 * 8, "the longest event (mremap: 7 "
 					   "words), the time twice");
-	memcpy(w, ring + at + 8, (size_t)r.words * 8 - 8);
+	memcpy(w, ring + at + 8, bytes - 8);
+	if (r.op == TW_OP_FREE_SHORT || r.op == TW_OP_MALLOC_SHORT) {
+		/* as its long form: time, number, addr (, size) */
+		uint64_t size = (uint32_t)w[0], addr = w[r.words - 2];
+
+		r.op = r.op == TW_OP_FREE_SHORT ? TW_OP_FREE : TW_OP_MALLOC;
+		if (r.op == TW_OP_FREE)
+			r.arg = 0;
+		r.words = (uint8_t)TW_EVENT_WORDS(r.op);
+		w[0] = m->last_ns;
+		w[2] = addr;
+		w[3] = size;
+	}
+	m->have_event = true;
+	m->last_seq = rp->seq;
+	m->last_ns = w[0];
 	w[1] = w[0]; /* the time, just before the fields */
-	tracedb_thread(p->db, tw_slot_at(p->hdr, n)->tid);
-	if ((rc = take(tr, p, p->maps[n], &r, w + 1)) < 0)
+	tracedb_thread(p->db, rp->tid);
+	if ((rc = take(tr, p, m, &r, w + 1)) < 0)
 		return -1;
 	p->bad += rc == 0;
 	if (rp->seq >= p->next_seq)
 		p->next_seq = rp->seq + 1;
-	rp->tail += (uint64_t)r.words * 8;
+	rp->tail += bytes;
 	return 0;
 }
 
@@ -360,6 +407,7 @@ long tracer_drain_proc(struct tracer *tr, struct tproc *p,
 			continue;
 		rp->head = __atomic_load_n(&sl->head, __ATOMIC_ACQUIRE);
 		rp->tail = rp->tail0 = sl->tail;
+		rp->tid = sl->tid;
 		if (rp->head - rp->tail > TW_RING_BYTES ||
 		    (rp->head | rp->tail) % 8) {
 			p->bad++; /* a ring that breaks the rules: skipped */
