@@ -61,6 +61,9 @@
  *   "... uses Syscall User Dispatch, which could not
  *     be suspended"                                    3  test_hostile (sud:
  *                                                        suspended there)
+ *   "every thread of process N was stopped receiving
+ *     a signal (a timer's?)"                           3  test_fork_rseq
+ *                                                        (tried again)
  *   "the kernel refused the fork in process N: ..."    3  none (ENOMEM
  *                                                        needs a sysctl)
  *   "the fork injected into thread T ... did not

@@ -126,19 +126,30 @@ static pid_t host_pid_of_child(pid_t target, pid_t tid, pid_t nspid)
 /* Why no thread could be borrowed, as an error. */
 static int no_thread(const struct freeze *f, struct vms_error *err)
 {
-	size_t i, filtered = 0, stopped = 0;
+	size_t i, filtered = 0, stopped = 0, signalled = 0;
 
 	for (i = 0; i < f->n; i++)
 		if (f->t[i].stopped) {
 			stopped++;
 			filtered +=
 				procfs_thread_seccomp(f->pid, f->t[i].tid) != 0;
+			signalled += f->t[i].pending_sig != 0;
 		}
 	if (stopped && filtered == stopped)
 		return vms_error_set(err, VMS_ERR_CAPTURE, EPERM,
 				     "every thread of process %d has a seccomp "
 				     "filter; a fork injected into it may be "
 				     "refused or kill it; use -b pss",
+				     (int)f->pid);
+	if (stopped && signalled == stopped)
+		/* its stop was a signal's delivery (the interrupt came
+		 * second): the signal is handed back at the release, and
+		 * the thread, not at a system call's edge, is not borrowed */
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "every thread of process %d was stopped "
+				     "receiving a signal (a timer's?), where a "
+				     "fork cannot be injected; try again, or "
+				     "use -b pss",
 				     (int)f->pid);
 	return vms_error_set(err, VMS_ERR_CAPTURE, 0,
 			     "no thread of process %d is stopped in a state a "
