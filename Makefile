@@ -72,11 +72,12 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-# vmscope-san not position-independent: its 119,000 relative relocations
-# (the sanitizers' tables) cost every start 30 ms of 210 (it starts twice:
-# src/linux/selfcopy.h), and make check's second pass starts it thousands
-# of times. The targets stay as built.
-PROG_LDFLAGS := -no-pie
+# vmscope-san not position-independent, its sanitizer runtimes linked in:
+# its 119,000 relative relocations (the sanitizers' tables) cost every
+# start 30 ms of 210 (it starts twice: src/linux/selfcopy.h), the copies
+# of libasan and libubsan another 35, and make check's second pass starts
+# it thousands of times. The targets stay as built.
+PROG_LDFLAGS := -no-pie -static-libasan -static-libubsan
 endif
 
 # libproc2 from its static archive where its -dev package has one (Debian's
