@@ -14,11 +14,11 @@ import forktest  # noqa: E402
 import vmstest  # noqa: E402
 from vmstest import eq, ok  # noqa: E402
 
-# Half as many trials on the sanitizer build's pass (each takes four times
+# A third as many trials on the sanitizer build's pass (each takes four times
 # as long there): the timing of the kills is the plain pass's to cover,
 # the sanitizers watch the same paths.
 KILLS = int(os.environ.get("FORK_KILLS",
-                           "30" if vmstest.sanitizer_build() else "60"))
+                           "20" if vmstest.sanitizer_build() else "60"))
 forktest.become_subreaper()
 rng = vmstest.rng()
 

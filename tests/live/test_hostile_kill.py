@@ -5,9 +5,9 @@ a message, the target's parent can reap it at once, and no keeper, clone or
 zombie is left behind.
 
 The attach pass (issue 30, item 5): HOSTILE_ATTACH_KILLS more trials
-(default 10) of the same target SIGKILLed at a random moment of an attach
-(vmscope --trace --duration=5 -s PID: its walk before the injection, the
-injection, the trace, the detach), with the same checks: vmscope ends with
+(default 10; 6 on the sanitizer build) of the same target SIGKILLed at a
+random moment of an attach (vmscope --trace --duration=5 -s PID: its walk
+before the injection, the injection, the trace, the detach), with the same checks: vmscope ends with
 its report (the process ended within the trace) or a message, the target
 is reaped at once, nothing is left behind."""
 import os
@@ -25,8 +25,9 @@ from vmstest import eq  # noqa: E402
 # timing of the kills is the plain pass's to cover, the sanitizers watch
 # the same paths.
 KILLS = int(os.environ.get("HOSTILE_KILLS",
-                           "30" if vmstest.sanitizer_build() else "50"))
-ATTACH_KILLS = int(os.environ.get("HOSTILE_ATTACH_KILLS", "10"))
+                           "20" if vmstest.sanitizer_build() else "50"))
+ATTACH_KILLS = int(os.environ.get(
+    "HOSTILE_ATTACH_KILLS", "6" if vmstest.sanitizer_build() else "10"))
 MB = os.environ.get("HOSTILE_MB", "200")
 rng = vmstest.rng()
 forktest.become_subreaper()

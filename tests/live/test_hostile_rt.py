@@ -28,8 +28,10 @@ import forktest  # noqa: E402
 import vmstest  # noqa: E402
 from vmstest import eq, ok  # noqa: E402
 
-REFUSALS = int(os.environ.get("RT_REFUSALS", "20"))
-CAPTURES = int(os.environ.get("RT_CAPTURES", "6"))
+# (half on the sanitizer build's pass: as test_hostile)
+SAN = vmstest.sanitizer_build()
+REFUSALS = int(os.environ.get("RT_REFUSALS", "10" if SAN else "20"))
+CAPTURES = int(os.environ.get("RT_CAPTURES", "3" if SAN else "6"))
 # RT_SAMPLERS=pss or fork: that sampler alone (default: both in turn)
 SAMPLERS = {"pss": (("-b", "pss", "-F"),), "fork": (("-b", "fork"),)}.get(
     os.environ.get("RT_SAMPLERS"), (("-b", "pss", "-F"), ("-b", "fork")))

@@ -29,7 +29,9 @@ import vmstest  # noqa: E402
 from vmstest import eq, ok  # noqa: E402
 
 CALLS = ("pause", "sigsuspend", "epoll", "nanosleep", "futex", "read", "poll")
-ROUNDS = int(os.environ.get("RESTART_ROUNDS", "3"))
+# (two on the sanitizer build's pass: as test_hostile)
+ROUNDS = int(os.environ.get("RESTART_ROUNDS",
+                            "2" if vmstest.sanitizer_build() else "3"))
 NR_RESTART_SYSCALL = 219  # x86_64
 forktest.become_subreaper()
 
