@@ -546,10 +546,11 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 					   "now, or vmscope --trace started "
 					   "it)"
 				 : res.ret == -EPROTO
-					 ? " (the tracer library an earlier "
-					   "attach left in it is of another "
-					   "vmscope version: restart the "
-					   "process to trace it with this one)"
+					 ? " (its tracer library is of another "
+					   "vmscope version: one an earlier "
+					   "attach left in it, which only a "
+					   "restart of the process removes, or "
+					   "the one VMSCOPE_TRACELIB names)"
 					 : "");
 		else
 			snprintf(h->why, sizeof(h->why), "%s", err.msg);

@@ -35,6 +35,12 @@ do not assert (tests/targets/heap_attach.c, the tracer library injected):
     threads (the main thread makes no traced call), whose blocks
     leak_block has, and the calls of the 44 without one are counted
     dropped, 40 bytes each; the text report says 44 were not recorded.
+  - A tracer library of another vmscope version (the one the build
+    makes with its file's version 2, named by VMSCOPE_TRACELIB; as an
+    older library an earlier attach left in the process would be): the
+    library refuses this vmscope's file; -e json falls back to the
+    kernel's view, the reason saying the library is of another version;
+    the target answers and exits as an untraced run does.
 x86_64 only (the injection's); skipped elsewhere.
 """
 import json
@@ -339,6 +345,31 @@ def already_traced():
          "untraced run's")
 
 
+def other_version():
+    what = "a tracer library of another version"
+    lib = os.path.join(T.BUILD, "tests", "libvmstrace_v2.so")
+    if not os.path.exists(lib):
+        T.skip(what, "%s not built (make tests)" % lib)
+        return
+    cmds = ["leak 5"]
+    plain = untraced(cmds)
+    p, _ = T.start([T.target("heap_attach")])
+    rc, o, e, out = traced(p, [str(p.pid)], cmds,
+                           args=("-e", "json", "--duration=1"),
+                           env=dict(os.environ, VMSCOPE_TRACELIB=lib))
+    d = report(o)
+    why = d["attach"].get("why", "") if d else ""
+    T.ok(rc == 0 and d is not None and not d["attach"]["injected"] and
+         "another vmscope version" in why and
+         not d["trace"]["heap_traced"],
+         "%s: not injected, the reason saying so, the kernel's view "
+         "instead" % what, (rc, e, why))
+    T.ok(unharmed(p), "%s: the target untraced after, no thread stopped"
+         % what)
+    T.eq((out, end(p)), plain, "%s: its answers and exit status an "
+         "untraced run's" % what)
+
+
 THREADS = 300
 SLOTS = 256  # TW_SLOTS, src/base/tracewire.h
 
@@ -393,6 +424,7 @@ def main():
     by_name()
     unprivileged()
     already_traced()
+    other_version()
     threads()
     T.done()
 
