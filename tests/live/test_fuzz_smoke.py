@@ -3,18 +3,18 @@
 """A bounded fuzz run finds no crash: builds the libFuzzer harnesses
 (tests/fuzz/, `make` targets build-fuzz/fuzz_*) and runs each for a few
 seconds (SECONDS below: fuzz_smaps that long on the smaps and maps
-fixtures; the others half of it, at least 5: fuzz_elf on two small ELF
+fixtures; the others half of it, at least 3: fuzz_elf on two small ELF
 files (an executable, a shared object with a GNU hash table), fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
 glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
 small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
 fuzz_scan, fuzz_pmscan on the maps fixtures, and fuzz_alloc damaging
-built tcmalloc and mimalloc heaps, a quarter of it, at least 5), two at a time where there are two cores. Each must exit 0. The
+built tcmalloc and mimalloc heaps, a quarter of it, at least 3), two at a time where there are two cores. Each must exit 0. The
 harnesses carry their own ASan+UBSan, so the run is made once, on the
 normal build's pass of make check, and skipped on the sanitizer build's.
 
 Skipped when clang cannot build a libFuzzer program. New inputs go to a
 temporary corpus; the fixtures are only read. FUZZ_SMOKE_SECONDS overrides
-the 10 seconds; `make fuzz` runs each harness for a minute."""
+the 6 seconds (make check's time: a smoke run); `make fuzz` runs each harness for a minute."""
 import concurrent.futures
 import glob
 import os
@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
-SECONDS = int(os.environ.get("FUZZ_SMOKE_SECONDS", "10"))
+SECONDS = int(os.environ.get("FUZZ_SMOKE_SECONDS", "6"))
 
 
 def have_libfuzzer(tmp):
@@ -137,16 +137,16 @@ def main():
         os.mkdir(seed_dir)
         shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.elf"), seed_dir)
         shutil.copy(os.path.join(T.ROOT, "build-fuzz", "seed.so"), seed_dir)
-        run_fuzzer("fuzz_elf", max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
+        run_fuzzer("fuzz_elf", max(SECONDS // 2, 3), corpus, [seed_dir], tmp,
                    ["-max_len=65536"])
         # The small text parsers: status, syscall, maps, theme files.
         corpus = os.path.join(tmp, "corpus-text")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_text", max(SECONDS // 2, 5), corpus,
+        run_fuzzer("fuzz_text", max(SECONDS // 2, 3), corpus,
                    [os.path.join(fixtures, "text")], tmp, ["-max_len=8192"])
         corpus = os.path.join(tmp, "corpus-heap")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_heap", max(SECONDS // 2, 5), corpus, [], tmp,
+        run_fuzzer("fuzz_heap", max(SECONDS // 2, 3), corpus, [], tmp,
                    ["-max_len=4096"])
         for name, kind, ext in (("fuzz_snapfile", "snap", "vms"),
                                 ("fuzz_core", "core", "core"),
@@ -157,15 +157,15 @@ def main():
             os.mkdir(seed_dir)
             for s in glob.glob(os.path.join(fixtures, "*." + ext)):
                 shutil.copy(s, seed_dir)
-            run_fuzzer(name, max(SECONDS // 2, 5), corpus, [seed_dir], tmp,
+            run_fuzzer(name, max(SECONDS // 2, 3), corpus, [seed_dir], tmp,
                        ["-max_len=65536"])
         corpus = os.path.join(tmp, "corpus-rtheap")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_rtheap", max(SECONDS // 4, 5), corpus, [], tmp,
+        run_fuzzer("fuzz_rtheap", max(SECONDS // 4, 3), corpus, [], tmp,
                    ["-max_len=4096"])
         corpus = os.path.join(tmp, "corpus-scan")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_scan", max(SECONDS // 4, 5), corpus, [], tmp,
+        run_fuzzer("fuzz_scan", max(SECONDS // 4, 3), corpus, [], tmp,
                    ["-max_len=65536"])
         corpus = os.path.join(tmp, "corpus-pmscan")
         seed_dir = os.path.join(tmp, "seeds-pmscan")
@@ -173,11 +173,11 @@ def main():
         os.mkdir(seed_dir)
         for s in glob.glob(os.path.join(fixtures, "*.maps")):
             shutil.copy(s, seed_dir)
-        run_fuzzer("fuzz_pmscan", max(SECONDS // 4, 5), corpus, [seed_dir],
+        run_fuzzer("fuzz_pmscan", max(SECONDS // 4, 3), corpus, [seed_dir],
                    tmp, ["-max_len=65536"])
         corpus = os.path.join(tmp, "corpus-alloc")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_alloc", max(SECONDS // 4, 5), corpus, [], tmp,
+        run_fuzzer("fuzz_alloc", max(SECONDS // 4, 3), corpus, [], tmp,
                    ["-max_len=4096", "-len_control=0"])
         run_all()
     finally:
