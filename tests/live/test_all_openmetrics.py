@@ -313,7 +313,10 @@ def main():
     got = {lb["pid"] for n, lb, v in samples(r.stdout)
            if n == "vmscope_largest_free_bytes"}
     T.ok(r.returncode == 0 and {str(p) for p in pids} <= got,
-         "cgroup /: every process, the targets among them")
+         "cgroup /: every process, the targets among them",
+         "exit %d, the targets missing %r: %s" % (
+             r.returncode, sorted({str(p) for p in pids} - got),
+             r.stderr[-3000:]))
     r = run("--all", "-e", "openmetrics", "/no/such/cgroup-vmscope")
     T.ok(r.returncode == 2 and "no process matches" in r.stderr,
          "a cgroup path that holds no process: exit 2", r.stderr)
