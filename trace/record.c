@@ -547,22 +547,17 @@ static bool lagged(void)
 
 /* The short form of an event (tracewire.h) where it can be had: a free
  * or an allocation below 4 GiB, unflagged, with the time of the ring's
- * last event and a number less than 2^32 past its number (looked at
- * before the number is taken: the events other threads number between
- * the look and the take are far fewer than the 2^31 of room). 0: the
- * long form. */
+ * last event and a number (seq, taken) less than 2^32 past its number.
+ * 0: the long form. */
 static unsigned short_op(const struct thread_state *t, unsigned op,
-			 unsigned flags, uint64_t size, uint64_t ns)
+			 unsigned flags, uint64_t size, uint64_t ns,
+			 uint64_t seq)
 {
-	if (flags || !t->have_event || ns != t->last_ns ||
-	    __atomic_load_n(&hdr->seq, __ATOMIC_RELAXED) - t->last_seq >=
-		    (1ull << 31))
+	if ((op != TW_OP_FREE && (op != TW_OP_MALLOC || size >> 32)) || flags ||
+	    !t->have_event || ns != t->last_ns ||
+	    seq - t->last_seq >= (1ull << 32))
 		return 0;
-	if (op == TW_OP_FREE)
-		return TW_OP_FREE_SHORT;
-	if (op == TW_OP_MALLOC && size < (1ull << 32))
-		return TW_OP_MALLOC_SHORT;
-	return 0;
+	return op == TW_OP_FREE ? TW_OP_FREE_SHORT : TW_OP_MALLOC_SHORT;
 }
 
 /* Opens the record of a call (vmstrace.h): the thread's ring, the stack
@@ -575,7 +570,7 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 {
 	struct thread_state *t;
 	uint32_t id = 0;
-	uint64_t ns;
+	uint64_t ns, seq;
 	int saved = errno;
 
 	c->open = false;
@@ -594,12 +589,18 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	c->ring = tw_ring_at(hdr, (unsigned)t->slot);
 	if (with_stack && (id = stack_id(t, c->sl, c->ring)) == UINT32_MAX)
 		goto fail;
-	ns = event_ns();
-	c->op = short_op(t, op, flags, size, ns);
-	c->words = TW_EVENT_WORDS(c->op ? c->op : op);
+	/* room for the long form (a short one fits where it would, its
+	 * pad too), then the number, then the form: the number decides it
+	 * as taken, however long the wait for room was */
+	c->words = TW_EVENT_WORDS(op);
 	if (!reserve(c->sl, c->words, &c->pad))
 		goto fail;
-	t->last_seq = __atomic_fetch_add(&hdr->seq, 1, __ATOMIC_RELAXED);
+	ns = event_ns();
+	seq = __atomic_fetch_add(&hdr->seq, 1, __ATOMIC_RELAXED);
+	c->op = short_op(t, op, flags, size, ns, seq);
+	if (c->op)
+		c->words = TW_EVENT_WORDS(c->op);
+	t->last_seq = seq;
 	t->last_ns = ns;
 	t->have_event = true;
 	if (c->op == TW_OP_FREE_SHORT) {

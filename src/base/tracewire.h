@@ -36,10 +36,12 @@
  * 110 ns of a pair's 195 on this project's VM: docs/benchmarks.md).
  * A short event takes its time from the ring's event before it, and its
  * number from that one's: the next above it with these low 32 bits. The
- * thread writes a short form only after a long one on its ring, with the
- * same time (the coarse clock's), and while its number is within 2^31 of
- * the one before; vmscope reads an event of another form as bad. A ring
- * claimed again (TW_OP_THREAD) starts with a long one.
+ * thread writes a short form only once its ring has had an event since
+ * it was claimed (short ones may follow short ones), with the same time
+ * (the coarse clock's) as the one before, and a number less than 2^32
+ * above it, decided once the number is taken; vmscope reads a short form
+ * with no event before it, or with flags, as bad. A ring claimed again
+ * (TW_OP_THREAD) starts with a long one.
  *
  * Stacks are interned per thread: a TW_OP_STACK record gives a stack id of
  * that ring and its frames (return addresses, innermost first) before the

@@ -74,6 +74,7 @@ static struct slot_map *slot_map(struct tproc *p, unsigned n)
 		for (i = 0; i < TW_STACK_IDS; i++)
 			p->maps[n]->stack[i] = -1;
 		p->maps[n]->have_event = false;
+		p->maps[n]->last_seq = p->maps[n]->last_ns = 0;
 	}
 	return p->maps[n];
 }
@@ -264,10 +265,12 @@ static bool event_seq(const struct slot_map *m, const struct tw_rec *r,
 		memcpy(seq, rec + 16, 8);
 		return true;
 	}
+	if (!m->have_event || r->flags) /* (a short form has no flags) */
+		return false;
 	memcpy(&w1, rec + 8, 8);
 	lo = r->op == TW_OP_FREE_SHORT ? r->arg : (uint32_t)(w1 >> 32);
 	gap = lo - (uint32_t)m->last_seq;
-	if (!m->have_event || !gap)
+	if (!gap)
 		return false;
 	*seq = m->last_seq + gap;
 	return true;
@@ -341,7 +344,8 @@ static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
 					   "words), the time twice");
 	memcpy(w, ring + at + 8, bytes - 8);
 	if (r.op == TW_OP_FREE_SHORT || r.op == TW_OP_MALLOC_SHORT) {
-		/* as its long form: time, number, addr (, size) */
+		/* as its long form: time, number, addr (, size: a free's
+		 * is not read) */
 		uint64_t size = (uint32_t)w[0], addr = w[r.words - 2];
 
 		r.op = r.op == TW_OP_FREE_SHORT ? TW_OP_FREE : TW_OP_MALLOC;
@@ -352,13 +356,13 @@ static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
 		w[2] = addr;
 		w[3] = size;
 	}
-	m->have_event = true;
-	m->last_seq = rp->seq;
-	m->last_ns = w[0];
 	w[1] = w[0]; /* the time, just before the fields */
 	tracedb_thread(p->db, rp->tid);
 	if ((rc = take(tr, p, m, &r, w + 1)) < 0)
-		return -1;
+		return -1; /* taken again at the next reading: m as it was */
+	m->have_event = true;
+	m->last_seq = rp->seq;
+	m->last_ns = w[1];
 	p->bad += rc == 0;
 	if (rp->seq >= p->next_seq)
 		p->next_seq = rp->seq + 1;
