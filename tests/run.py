@@ -28,9 +28,8 @@ packs two queues best), else by the times in tests/times (a quiet make
 check's, kept in the tree so that a clean clone packs as well: CI), but
 for a test that says in its first lines "# takes about N s" (what it
 takes in a clean clone: test_deb), taken as its time; else in the order
-above. `python3 tests/run.py --times LOG` prints
-a new tests/times from make check's output (the longer of a test's two
-passes).
+above. `python3 tests/run.py --times LOG` prints a new tests/times from
+make check's output (the longer of a test's two passes).
 """
 import concurrent.futures
 import glob

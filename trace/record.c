@@ -604,15 +604,15 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	t->last_ns = ns;
 	t->have_event = true;
 	if (c->op == TW_OP_FREE_SHORT) {
-		c->w[0] = rec_word(c->op, c->words, (uint32_t)t->last_seq);
+		c->w[0] = rec_word(c->op, c->words, (uint32_t)seq);
 	} else if (c->op == TW_OP_MALLOC_SHORT) {
 		c->w[0] = rec_word(c->op, c->words, id);
-		c->w[1] = (uint64_t)(uint32_t)t->last_seq << 32 | size;
+		c->w[1] = (uint64_t)(uint32_t)seq << 32 | size;
 	} else {
 		c->w[0] = rec_word(op, c->words, id) |
 			  (uint64_t)(flags & 0xffff) << 16; /* tw_rec.flags */
 		c->w[1] = ns;
-		c->w[2] = t->last_seq;
+		c->w[2] = seq;
 	}
 	c->open = true;
 	errno = saved;
