@@ -1,7 +1,8 @@
 /* bpfmaps.h — the mmap family of a process already running, traced from the
  * kernel: an eBPF program (trace/bpf/bpfmaps.bpf.c, a CO-RE skeleton
- * built into vmscope) on the syscall tracepoints of mmap, munmap, mremap,
- * brk and madvise, for the target's threads only, sends each call that
+ * built into vmscope) on the raw tracepoints every system call passes
+ * (sys_enter, sys_exit: no tracefs needed), for the target's calls of
+ * mmap, munmap, mremap, brk, madvise and mprotect only, sends each call that
  * succeeded with its user stack through a ring buffer; this module reads
  * it into a tracedb (tracedb.h), so that the report, the call sites and
  * their names are those of a traced launch. Nothing is injected: the

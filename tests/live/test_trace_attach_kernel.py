@@ -37,6 +37,10 @@ tracer_kernel_arm), merged into one report.
     null; big_block's, map_block's and the commit's sites as above (the
     library's mprotect entry sees the commit of a reservation its mmap
     entry saw).
+  - The same with tracefs hidden from vmscope (a mount namespace of its
+    own, empty directories over /sys/kernel/tracing and debug): the
+    kernel's trace needs none (its programs sit on the BTF raw
+    tracepoints of every system call, attached by name).
   - Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (vmscope run by
     setpriv with them out of its bounding set, root still, so the
     injection may be made): the library's trace, the report's text saying
@@ -54,6 +58,7 @@ Needs root, a kernel with BTF and x86_64; skipped otherwise.
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -300,6 +305,30 @@ def library_only(plain):
     commit_seen(tr, "the library alone (its mprotect entry)")
 
 
+def no_tracefs(plain):
+    """The kernel's trace needs no tracefs: vmscope in a mount namespace
+    of its own where /sys/kernel/tracing and /sys/kernel/debug are empty
+    (tracefs is not mounted on every machine) still has the mmap family
+    from the kernel."""
+    if not shutil.which("unshare"):
+        T.skip("no tracefs", "no unshare")
+        return
+    hide = ("for d in /sys/kernel/tracing /sys/kernel/debug; do "
+            "[ ! -d $d ] || mount -t tmpfs none $d || exit 9; done; "
+            "exec \"$@\"")
+    d, err = traced(plain, pre=["unshare", "-m", "--propagation",
+                                "private", "sh", "-c", hide, "sh"])
+    if not d:
+        return
+    T.ok(d["attach"].get("kernel") is True and
+         d["trace"]["kernel_maps"] is True,
+         "no tracefs: the kernel traced the mmap family", (d["attach"], err))
+    T.eq([figures(s) for s in by(d["trace"]["sites"], "mmap", "raw_block")],
+         [{"outstanding": (6, 6 * 3 * PG), "transient": (0, 0),
+           "released": (0, 0), "lasting": (0, 0)}],
+         "no tracefs: raw_block's 6 raw mmap system calls, from the kernel")
+
+
 def unprivileged(plain):
     if not os.path.exists("/usr/bin/setpriv"):
         T.skip("without CAP_BPF", "no setpriv")
@@ -354,6 +383,7 @@ def main():
     both(plain)
     from_redirection()
     library_only(plain)
+    no_tracefs(plain)
     unprivileged(plain)
     return T.done()
 

@@ -210,86 +210,74 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_enter_mmap")
-int enter_mmap(struct trace_event_raw_sys_enter *ctx)
+/* The calls followed, by their numbers on x86-64 (asm/unistd_64.h). The
+ * programs sit on the raw tracepoints every system call passes (BTF's
+ * typed form, attached by name: no tracefs, which a machine may not have
+ * mounted and the per-call tracepoints need to be found), and keep to one
+ * process's calls of these six first thing: another process's call costs
+ * the comparison of its tgid. */
+#define NR_MMAP 9
+#define NR_MPROTECT 10
+#define NR_MUNMAP 11
+#define NR_BRK 12
+#define NR_MREMAP 25
+#define NR_MADVISE 28
+
+/* The op of a call followed (0: not one) */
+static __always_inline __u32 op_of(long id)
 {
-	return enter(BPFMAPS_MMAP, ctx->args[0], ctx->args[1], ctx->args[2],
-		     ctx->args[3], ctx->args[4]);
+	switch (id) {
+	case NR_MMAP:
+		return BPFMAPS_MMAP;
+	case NR_MUNMAP:
+		return BPFMAPS_MUNMAP;
+	case NR_MREMAP:
+		return BPFMAPS_MREMAP;
+	case NR_BRK:
+		return BPFMAPS_BRK;
+	case NR_MADVISE:
+		return BPFMAPS_MADVISE;
+	case NR_MPROTECT:
+		return BPFMAPS_MPROTECT;
+	}
+	return 0;
 }
 
-SEC("tp/syscalls/sys_exit_mmap")
-int exit_mmap(struct trace_event_raw_sys_exit *ctx)
+/* A system call's entry: its arguments from the user registers (x86-64's
+ * order: rdi, rsi, rdx, r10, r8) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	return leave(ctx, BPFMAPS_MMAP, ctx->ret);
-}
+	__u32 op;
 
-SEC("tp/syscalls/sys_enter_munmap")
-int enter_munmap(struct trace_event_raw_sys_enter *ctx)
-{
-	return enter(BPFMAPS_MUNMAP, ctx->args[0], ctx->args[1], 0, 0, 0);
-}
-
-SEC("tp/syscalls/sys_exit_munmap")
-int exit_munmap(struct trace_event_raw_sys_exit *ctx)
-{
-	return leave(ctx, BPFMAPS_MUNMAP, ctx->ret);
-}
-
-SEC("tp/syscalls/sys_enter_mremap")
-int enter_mremap(struct trace_event_raw_sys_enter *ctx)
-{
-	return enter(BPFMAPS_MREMAP, ctx->args[0], ctx->args[1], ctx->args[2],
-		     ctx->args[3], ctx->args[4]);
-}
-
-SEC("tp/syscalls/sys_exit_mremap")
-int exit_mremap(struct trace_event_raw_sys_exit *ctx)
-{
-	return leave(ctx, BPFMAPS_MREMAP, ctx->ret);
-}
-
-SEC("tp/syscalls/sys_enter_brk")
-int enter_brk(struct trace_event_raw_sys_enter *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	return enter(BPFMAPS_BRK, ctx->args[0], BPF_CORE_READ(task, mm, brk), 0,
-		     0, 0);
-}
-
-SEC("tp/syscalls/sys_exit_brk")
-int exit_brk(struct trace_event_raw_sys_exit *ctx)
-{
-	return leave(ctx, BPFMAPS_BRK, ctx->ret);
-}
-
-/* only the advice that gives pages back */
-SEC("tp/syscalls/sys_enter_madvise")
-int enter_madvise(struct trace_event_raw_sys_enter *ctx)
-{
-	if (ctx->args[2] != MADV_DONTNEED && ctx->args[2] != MADV_FREE)
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
 		return 0;
-	return enter(BPFMAPS_MADVISE, ctx->args[0], ctx->args[1], ctx->args[2],
-		     0, 0);
+	op = op_of(id);
+	if (!op)
+		return 0;
+	if (op == BPFMAPS_BRK) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		return enter(op, regs->di, BPF_CORE_READ(task, mm, brk), 0, 0,
+			     0);
+	}
+	/* only the advice that gives pages back */
+	if (op == BPFMAPS_MADVISE && regs->dx != MADV_DONTNEED &&
+	    regs->dx != MADV_FREE)
+		return 0;
+	/* mprotect: every call (the reader keeps which pages are PROT_NONE:
+	 * a commit is a change from it, or to it) */
+	return enter(op, regs->di, regs->si, regs->dx, regs->r10, regs->r8);
 }
 
-SEC("tp/syscalls/sys_exit_madvise")
-int exit_madvise(struct trace_event_raw_sys_exit *ctx)
+/* A system call's end: which call it was from the registers (orig_ax) */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	return leave(ctx, BPFMAPS_MADVISE, ctx->ret);
-}
+	__u32 op;
 
-/* mprotect: every call (the reader keeps which pages are PROT_NONE: a
- * commit is a change from it, or to it) */
-SEC("tp/syscalls/sys_enter_mprotect")
-int enter_mprotect(struct trace_event_raw_sys_enter *ctx)
-{
-	return enter(BPFMAPS_MPROTECT, ctx->args[0], ctx->args[1], ctx->args[2],
-		     0, 0);
-}
-
-SEC("tp/syscalls/sys_exit_mprotect")
-int exit_mprotect(struct trace_event_raw_sys_exit *ctx)
-{
-	return leave(ctx, BPFMAPS_MPROTECT, ctx->ret);
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	op = op_of(regs->orig_ax);
+	return op ? leave(ctx, op, ret) : 0;
 }
