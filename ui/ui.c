@@ -278,6 +278,21 @@ static int tick(struct ui *u)
 	return flags;
 }
 
+/* The shown screen's idle work, once until the next key or snapshot
+ * (u->idled), logged to VMSCOPE_TIMING. */
+static void idle(struct ui *u)
+{
+	if (!u->idled && screens[u->scr]->idle) {
+		double i0 = now_us(), c = timing ? cpu_us() : 0;
+
+		screens[u->scr]->idle(u);
+		if (timing)
+			fprintf(timing, "idle 0 %.1f %.1f\n", now_us() - i0,
+				cpu_us() - c);
+	}
+	u->idled = true;
+}
+
 /* Drops the history's entry k (no free: into gone). */
 static void hist_drop(struct history *h, size_t k, struct vms_snapshot **gone,
 		      bool *gone_own)
@@ -508,12 +523,27 @@ static void loop(struct ui *u)
 			double left = u->watch_next - now_us();
 			int wake = u->tick_ms ? u->tick_ms : 250;
 
+			ch = ERR;
+
 			flags |= tick(u);
-			if (u->watch_next > 0 && left < wake * 1000.0)
-				timeout(left > 0 ? (int)(left / 1000) : 0);
-			else
-				timeout(wake);
-			ch = getch();
+			/* the screen's idle work as soon as no key waits: a
+			 * key typed while it runs waits for it (the viewer's:
+			 * some 60 ms of CPU once a snapshot of a million
+			 * regions is on screen, microseconds after a key) */
+			if (!u->idled && !(flags & UI_DRAW)) {
+				timeout(0);
+				ch = getch();
+				if (ch == ERR)
+					idle(u);
+			}
+			if (ch == ERR) {
+				if (u->watch_next > 0 && left < wake * 1000.0)
+					timeout(left > 0 ? (int)(left / 1000)
+							 : 0);
+				else
+					timeout(wake);
+				ch = getch();
+			}
 			timeout(250);
 			if (ch == ERR && (flags & UI_DRAW))
 				goto act;
@@ -532,15 +562,7 @@ static void loop(struct ui *u)
 			goto act;
 		}
 		if (ch == ERR) {
-			if (!u->idled && screens[u->scr]->idle) {
-				double i0 = now_us(), c = timing ? cpu_us() : 0;
-
-				screens[u->scr]->idle(u);
-				if (timing)
-					fprintf(timing, "idle 0 %.1f %.1f\n",
-						now_us() - i0, cpu_us() - c);
-			}
-			u->idled = true;
+			idle(u);
 			continue;
 		}
 		u->idled = false;

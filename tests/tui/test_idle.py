@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A screen's idle work (ui_screen.idle; the viewer faults in the scratch
-its sorts use while nobody types): it runs once for each quiet spell of
-250 ms, never again until a key or a new snapshot, and changes nothing
-shown. The viewer logs each run to VMSCOPE_TIMING ("idle 0 US CPU").
+its sorts use while nobody types): it runs once as soon as no key waits
+after a key or a new snapshot, never again until the next, and changes
+nothing shown. The viewer logs each run to VMSCOPE_TIMING ("idle 0 US
+CPU").
 
 On the everykind target at 120x40, once the capture is on screen (the
 timing file's "full"): after the last key, one idle run (polled for in the
@@ -23,7 +24,7 @@ import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
 ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) ")
-QUIET = 0.25  # the viewer's quiet spell: getch's timeout in ui/ui.c
+QUIET = 0.25  # getch's timeout in ui/ui.c: the loop wakes that often, idle or not
 
 
 def timing_lines(path):

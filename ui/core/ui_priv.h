@@ -116,9 +116,12 @@ struct ui_screen {
 	void (*draw)(struct ui *u);
 	int (*key)(struct ui *u, int key);
 	int (*mouse)(struct ui *u, int y, int x, mmask_t b);
-	/* Optional: no key came for a while (250 ms); once until the next
-	 * key or snapshot. Work a next key would otherwise wait for, done
-	 * while the user reads the screen; nothing shown changes. */
+	/* Optional: no key waits (the screen drawn, nothing typed ahead);
+	 * once until the next key or snapshot. Work a next key would
+	 * otherwise wait for, done while the user reads the screen; a key
+	 * typed meanwhile waits for it, so it is short (the viewer's: some
+	 * 60 ms once a snapshot of a million regions is on screen,
+	 * microseconds after a key); nothing shown changes. */
 	void (*idle)(struct ui *u);
 	/* Optional: on every pass of the loop, whichever screen is shown
 	 * (at least every u->tick_ms when a screen set it, else 250 ms):
