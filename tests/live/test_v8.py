@@ -169,12 +169,16 @@ def summary_line(pid, tag):
 def nodes():
     """The installed node, and those scripts/nodes.sh put under
     $BUILD/nodes (Debian's 18, the registry's 20 and 22; not a name
-    with a dot first: one being made): (name, argv, env)."""
+    with a dot first: one being made), or under the plain build's when
+    $BUILD is the sanitizer build's (make check's second pass): (name,
+    argv, env)."""
     found = []
     node = shutil.which("node") or shutil.which("nodejs")
     if node:
         found.append(("installed", node, None))
     top = os.path.join(T.BUILD, "nodes")
+    if not os.path.isdir(top):
+        top = os.path.join(T.ROOT, "build", "nodes")
     for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
         if name.startswith("."):
             continue
