@@ -1,11 +1,13 @@
 /* bpfmaps.h — the mmap family of a process already running, traced from the
  * kernel: an eBPF program (trace/bpf/bpfmaps.bpf.c, a CO-RE skeleton
  * built into vmscope) on the raw tracepoints every system call passes
- * (sys_enter, sys_exit: no tracefs needed), for the target's calls of
- * mmap, munmap, mremap, brk, madvise and mprotect only, sends each call that
- * succeeded with its user stack through a ring buffer; this module reads
- * it into a tracedb (tracedb.h), so that the report, the call sites and
- * their names are those of a traced launch. Nothing is injected: the
+ * (sys_enter, sys_exit: no tracefs needed; every system call of the
+ * machine runs them while a trace runs, to a comparison of its tgid), for
+ * the target's 64-bit calls of mmap, munmap, mremap, brk, madvise and
+ * mprotect only, sends each call that succeeded with its user stack
+ * through a ring buffer; this module reads it into a tracedb (tracedb.h),
+ * so that the report, the call sites and their names are those of a
+ * traced launch. Nothing is injected: the
  * target is never stopped, and runs as it would untraced.
  *
  * What it sees: mmap (an allocation of kind mmap; MAP_FIXED first unmaps

@@ -1,6 +1,6 @@
-/* bpfmaps.bpf.c — the kernel half of bpfmaps.h: the syscall tracepoints of
- * mmap, munmap, mremap, brk, madvise (MADV_DONTNEED, MADV_FREE) and
- * mprotect of one process (its tgid, set before loading), each call that
+/* bpfmaps.bpf.c — the kernel half of bpfmaps.h: the system calls mmap,
+ * munmap, mremap, brk, madvise (MADV_DONTNEED, MADV_FREE) and mprotect of
+ * one process (its tgid, set before loading), each call that
  * succeeded sent with its user stack through a ring buffer
  * (bpfmaps_event.h); with an injected library's flag said (inside_on),
  * not the calls its threads make inside it.
@@ -213,15 +213,31 @@ static __always_inline int leave(void *ctx, __u32 op, long ret)
 /* The calls followed, by their numbers on x86-64 (asm/unistd_64.h). The
  * programs sit on the raw tracepoints every system call passes (BTF's
  * typed form, attached by name: no tracefs, which a machine may not have
- * mounted and the per-call tracepoints need to be found), and keep to one
- * process's calls of these six first thing: another process's call costs
- * the comparison of its tgid. */
+ * mounted and the per-call tracepoints need to be found; fentry on the
+ * calls themselves is refused on some kernels, this machine's among
+ * them), so while a trace runs every system call of every process runs
+ * them: its tgid compared first, then the call's number. A 32-bit call
+ * (int 0x80, or a 32-bit process: TS_COMPAT in the thread's status, set
+ * from its entry to its return) has other numbers and registers and is
+ * left out, as the syscalls tracepoints left it out. */
 #define NR_MMAP 9
 #define NR_MPROTECT 10
 #define NR_MUNMAP 11
 #define NR_BRK 12
 #define NR_MREMAP 25
 #define NR_MADVISE 28
+#define TS_COMPAT 0x0002 /* arch/x86/include/asm/thread_info.h */
+
+/* The current thread's, in the target's process, and a 64-bit call */
+static __always_inline bool target_call(void)
+{
+	struct task_struct *task;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return false;
+	task = bpf_get_current_task_btf();
+	return !(BPF_CORE_READ(task, thread_info.status) & TS_COMPAT);
+}
 
 /* The op of a call followed (0: not one) */
 static __always_inline __u32 op_of(long id)
@@ -250,7 +266,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	__u32 op;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (!target_call())
 		return 0;
 	op = op_of(id);
 	if (!op)
@@ -276,7 +292,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	__u32 op;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (!target_call())
 		return 0;
 	op = op_of(regs->orig_ax);
 	return op ? leave(ctx, op, ret) : 0;
