@@ -34,7 +34,8 @@ static const struct ui_screen *const screens[SCR_COUNT] = {
  * "first 0 US CPU_US" when the first frame of a process (the layout from
  * maps) is on screen, "rss 0 US CPU_US" when its Rss from the page tables
  * is, "full 0 US CPU_US" when its capture is, all from the start of the
- * viewer; "idle 0 US CPU_US" for each screen's idle work, its own time.
+ * viewer; "idle SOON US CPU_US" for each screen's idle work, its own
+ * time (SOON 1: run as soon as no key waited, 0: after a wait).
  * For make bench and the tests. */
 static FILE *timing;
 static double t_start, cpu_start;
@@ -279,16 +280,17 @@ static int tick(struct ui *u)
 }
 
 /* The shown screen's idle work, once until the next key or snapshot
- * (u->idled), logged to VMSCOPE_TIMING. */
-static void idle(struct ui *u)
+ * (u->idled), logged to VMSCOPE_TIMING: "idle 1" run as soon as no key
+ * waited, "idle 0" after a wait without one. */
+static void idle(struct ui *u, bool soon)
 {
 	if (!u->idled && screens[u->scr]->idle) {
 		double i0 = now_us(), c = timing ? cpu_us() : 0;
 
 		screens[u->scr]->idle(u);
 		if (timing)
-			fprintf(timing, "idle 0 %.1f %.1f\n", now_us() - i0,
-				cpu_us() - c);
+			fprintf(timing, "idle %d %.1f %.1f\n", soon ? 1 : 0,
+				now_us() - i0, cpu_us() - c);
 	}
 	u->idled = true;
 }
@@ -519,24 +521,25 @@ static void loop(struct ui *u)
 			memmove(pending_keys, pending_keys + 1,
 				--npending * sizeof(pending_keys[0]));
 		} else {
-			/* wake for the next --watch tick, not later */
-			double left = u->watch_next - now_us();
 			int wake = u->tick_ms ? u->tick_ms : 250;
 
 			ch = ERR;
-
 			flags |= tick(u);
 			/* the screen's idle work as soon as no key waits: a
 			 * key typed while it runs waits for it (the viewer's:
 			 * some 60 ms of CPU once a snapshot of a million
 			 * regions is on screen, microseconds after a key) */
-			if (!u->idled && !(flags & UI_DRAW)) {
+			if (!u->idled && !(flags & UI_DRAW) &&
+			    !ui_term_signal()) {
 				timeout(0);
 				ch = getch();
 				if (ch == ERR)
-					idle(u);
+					idle(u, true);
 			}
 			if (ch == ERR) {
+				/* wake for the next --watch tick, not later */
+				double left = u->watch_next - now_us();
+
 				if (u->watch_next > 0 && left < wake * 1000.0)
 					timeout(left > 0 ? (int)(left / 1000)
 							 : 0);
@@ -562,7 +565,7 @@ static void loop(struct ui *u)
 			goto act;
 		}
 		if (ch == ERR) {
-			idle(u);
+			idle(u, false);
 			continue;
 		}
 		u->idled = false;
