@@ -173,9 +173,15 @@ def nodes():
     $BUILD is the sanitizer build's (make check's second pass): (name,
     argv, env)."""
     found = []
+    # node's own options from the environment left out: the heap's
+    # shape is v8heap.js's (a small heap limit, GCs as it fills, may
+    # leave a page V8 holds apart from its space whose header still
+    # names old space: vmscope counts it, node does not; see
+    # docs/heaps-runtimes.md)
+    base = {k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}
     node = shutil.which("node") or shutil.which("nodejs")
     if node:
-        found.append(("installed", node, None))
+        found.append(("installed", node, base))
     top = os.path.join(T.BUILD, "nodes")
     if not os.path.isdir(top):
         top = os.path.join(T.ROOT, "build", "nodes")
@@ -186,9 +192,9 @@ def nodes():
         lib = os.path.join(top, name, "lib")
         if not os.access(exe, os.X_OK):
             continue
-        env = None
+        env = base
         if os.path.isdir(lib):
-            env = dict(os.environ, LD_LIBRARY_PATH=lib)
+            env = dict(base, LD_LIBRARY_PATH=lib)
         found.append((name, exe, env))
     return found
 
