@@ -503,7 +503,10 @@ deb:
 		'    (/usr/share/doc/vmscope/CHANGELOG.md.gz).' '' \
 		' -- $(DEB_MAINT)  $(DEB_DATE)' >$(DEB_STAGE)/debian/changelog
 	cd $(DEB_STAGE) && dpkg-buildpackage -us -uc -j$(NPROC)
-	lintian --fail-on error,warning --info build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
+	@# (lintian's temporary files, which it leaves in TMPDIR, under build/deb)
+	mkdir -p build/deb/tmp
+	TMPDIR=$(CURDIR)/build/deb/tmp lintian --fail-on error,warning --info \
+		build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
 	@echo "the package: build/deb/vmscope_$(VERSION)_$(DEB_ARCH).deb"
 
 format:
