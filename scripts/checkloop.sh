@@ -22,7 +22,7 @@ while [ "$i" -le "$n" ]; do
 		"$([ "$rc" -eq 0 ] && echo passed || echo FAILED)" \
 		$((t1 - t0)) "$(date -u +%H:%M)" "$passes"
 	if [ "$rc" -ne 0 ]; then
-		grep -E '^not ok|^failed:' "$log" | head -20
+		grep -A6 -E '^not ok|^failed:' "$log" | head -40
 		exit 1
 	fi
 	i=$((i + 1))

@@ -45,11 +45,14 @@ def one_line(r, rc, what, want, never=None):
 
 
 def list_line(pid):
+    """pid's line of --list, or what --list said instead (its exit status
+    and first lines of standard error) when it has none."""
     r = T.run_vmscope("--list", "--sort=pid")
     for l in r.stdout.decode(errors="replace").splitlines():
         if l.split()[:1] == [str(pid)]:
             return l
-    return None
+    return "no line for %d: exit %d, %d lines, stderr %r" % (
+        pid, r.returncode, r.stdout.count(b"\n"), lines(r)[:3])
 
 
 def kthread_pid():
@@ -107,8 +110,11 @@ def test_zombie():
         deadline = time.time() + 10
         while T.proc_state(z.pid) != "Z" and time.time() < deadline:
             time.sleep(0.01)
+        state = T.proc_state(z.pid)
         l = list_line(z.pid)
-        T.ok(l and "(zombie)" in l, "--list: a zombie says so", l)
+        T.ok("(zombie)" in l, "--list: a zombie says so",
+             "%s (state %s before, %s after)" %
+             (l, state, T.proc_state(z.pid)))
         for args in (("-s",), ("-b", "fork", "-s"), ("-F", "-s")):
             r = T.run_vmscope(*args, z.pid)
             line = one_line(r, 2, "%s on a zombie" % " ".join(args),
