@@ -80,6 +80,7 @@ int rtheap_v8_owner_id(const void *buf, size_t len, uint64_t heap)
 #define V8_YOUNG (3u << 3) /* FROM_PAGE, TO_PAGE */
 #define V8_12_EXECUTABLE (1u << 18)
 #define V8_12_TRUSTED (1u << 19)
+#define V8_PRE_FREED (1u << 13)
 
 const char *const rtheap_v8_spaces[RTHEAP_V8_NSPACES] = {
 	[RTHEAP_V8_NEW] = "new_space",
@@ -112,6 +113,11 @@ unsigned rtheap_v8_space(const struct rtheap_v8_page *p)
 	if (p->map_space)
 		return RTHEAP_V8_MAP;
 	return regular ? RTHEAP_V8_OLD : RTHEAP_V8_LO;
+}
+
+bool rtheap_v8_freed(const struct rtheap_v8_page *p)
+{
+	return (p->flags & V8_PRE_FREED) != 0;
 }
 
 int64_t rtheap_v8_used(const struct rtheap_v8_page *p)

@@ -80,7 +80,8 @@ static void v8_space(const unsigned char *b, size_t n, uint64_t addr,
 	    !rtheap_v8_page(b, n, addr, end, &v))
 		return;
 	ok(rtheap_v8_space(&v) == v8_want[i].space &&
-		   rtheap_v8_used(&v) == v8_want[i].used,
+		   rtheap_v8_used(&v) == v8_want[i].used &&
+		   !rtheap_v8_freed(&v),
 	   "v8 page at 0x%llx: %s, %lld bytes in use (want %s, %lld)",
 	   (unsigned long long)addr, rtheap_v8_spaces[rtheap_v8_space(&v)],
 	   (long long)rtheap_v8_used(&v), rtheap_v8_spaces[v8_want[i].space],
@@ -419,6 +420,47 @@ static void v8_12(void)
 	   "a space object of another heap is refused");
 }
 
+/* Two old-space page headers of one node 22 process (V8 12.4, at
+ * --max-old-space-size=48), read live: one in old space's page list, one
+ * V8 had evacuated and freed (flags PRE_FREED, UNREGISTERED and
+ * EVACUATION_CANDIDATE; its list links zero) and left mapped. Both name
+ * old space; only the second is freed. */
+static void v8_freed(void)
+{
+	static const struct {
+		uint64_t base;
+		const char *hex;
+		bool freed;
+	} pg[] = {
+		{ 0x325a66e00000,
+		  "26000000000000000000e0665a320000000004000000000"
+		  "0a09eff3f000000004011e0665a3200000000e4665a3200"
+		  "00c0ee0300000000000000000000000000000004000000"
+		  "00002037f53f00000000",
+		  false },
+		{ 0xd6744e40000,
+		  "04210100000000000000e444670d000000000400000000"
+		  "00a09eff3f000000004011e444670d00000000e844670d"
+		  "000000f0000000000000000000000000000040010100000"
+		  "000002037f53f00000000",
+		  true },
+	};
+	unsigned char b[RTHEAP_V8_HDR];
+	struct rtheap_v8_page v;
+	size_t i;
+
+	for (i = 0; i < sizeof(pg) / sizeof(pg[0]); i++) {
+		ok(unhex(pg[i].hex, b, sizeof(b)) == sizeof(b) &&
+			   rtheap_v8_page(b, sizeof(b), pg[i].base,
+					  pg[i].base + RTHEAP_V8_ALIGN, &v) &&
+			   rtheap_v8_space(&v) == RTHEAP_V8_OLD &&
+			   rtheap_v8_freed(&v) == pg[i].freed,
+		   "node 22's old-space page at 0x%llx: %s",
+		   (unsigned long long)pg[i].base,
+		   pg[i].freed ? "freed by V8, still mapped" : "in its space");
+	}
+}
+
 /* jemalloc's statistics record: one as 5.3.0 filled it (allocs.c's
  * figures, read by mallctl), and the same damaged. */
 static void je_stats(void)
@@ -522,6 +564,7 @@ int main(void)
 
 	tcmalloc_spans();
 	v8_12();
+	v8_freed();
 	je_stats();
 	je_arena();
 	snprintf(path, sizeof(path), "%s/rtheap.txt", fixture_dir());

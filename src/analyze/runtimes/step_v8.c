@@ -17,8 +17,10 @@
  * getHeapSpaceStatistics() names them, rtheap_v8_space) with their pages'
  * bytes (capacity) and the bytes allocated on them (used; null where the
  * pages do not say: new space, V8 12's code and trusted space), figures
- * "V8 page headers". Map space (V8 before 11) is told from old space by
- * its space object's id (rtheap_v8_owner_id).
+ * "V8 page headers"; a page V8 freed and has not unmapped yet is in the
+ * isolate's regions but in no space (its detail counts them). Map space
+ * (V8 before 11) is told from old space by its space object's id
+ * (rtheap_v8_owner_id).
  * A code-space page's header (8 KiB, rw) lies apart from its body (rwx)
  * behind a guard page (---p): a page may reach past the run of readable
  * memory it starts in, over the anonymous regions adjacent to it whatever
@@ -126,6 +128,7 @@ static int scan_run(struct vms_snapshot *s, const struct rtscan_run *run,
 struct v8_iso {
 	uint64_t heap, start, end, reserved, committed;
 	size_t pages, large;
+	uint64_t freed, freed_bytes; /* pages V8 freed, not yet unmapped */
 	uint64_t space_bytes[RTHEAP_V8_NSPACES];
 	int64_t space_used[RTHEAP_V8_NSPACES];
 };
@@ -162,6 +165,11 @@ static void iso_page(struct v8_iso *iso, const struct rtheap_v8_page *p)
 	unsigned k = rtheap_v8_space(p);
 	int64_t used = rtheap_v8_used(p);
 
+	if (rtheap_v8_freed(p)) { /* in no space: in the isolate's memory */
+		iso->freed++;
+		iso->freed_bytes += p->size;
+		return;
+	}
 	/* a space's capacity: its pages whole (a code page ends in a guard
 	 * inside the code range's reservation) */
 	iso->space_bytes[k] += p->size;
@@ -451,13 +459,31 @@ static void map_space(struct vms_snapshot *s, struct v8_pages *v)
 	}
 }
 
+/* ", N pages (K) freed by V8, not yet unmapped", or "" (on out of
+ * memory too: the figures stand without it). */
+static const char *freed_note(struct vms_snapshot *s, const struct v8_iso *iso)
+{
+	const char *n;
+
+	if (!iso->freed)
+		return "";
+	n = arena_printf(&s->arena,
+			 ", %llu page%s (%llu K) freed by V8, not yet unmapped",
+			 (unsigned long long)iso->freed,
+			 iso->freed == 1 ? "" : "s",
+			 (unsigned long long)(iso->freed_bytes >> 10));
+	return n ? n : "";
+}
+
 /* The managed entries: one per isolate, its spaces as parts with their
  * capacity (pages' bytes) and bytes in use as V8 counts them; its used
  * their sum, -1 if one is unknown (new space: a semispace page does not
  * say how full it is). The shared read-only space (pages of no isolate)
  * is counted with the first isolate found. reserved and committed are
  * those of the regions the pages make a managed heap (totals.h), so the
- * Managed Heap row and the entries agree. */
+ * Managed Heap row and the entries agree. A page V8 has freed and not
+ * yet unmapped (rtheap_v8_freed) is in its isolate's regions, committed,
+ * but in no space, as V8 counts it: the detail says how many. */
 static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
 {
 	struct v8_iso *ro = NULL, *first = NULL;
@@ -483,10 +509,13 @@ static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
 		first->reserved += ro->reserved;
 		first->committed += ro->committed;
 		first->pages += ro->pages;
+		first->freed += ro->freed;
+		first->freed_bytes += ro->freed_bytes;
 		first->start =
 			ro->start < first->start ? ro->start : first->start;
 		first->end = ro->end > first->end ? ro->end : first->end;
 		ro->pages = 0;
+		ro->freed = 0;
 	}
 	for (i = 0; i < isos->n; i++) {
 		struct v8_iso *iso = &isos->i[i];
@@ -494,7 +523,7 @@ static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
 		struct vms_managed m;
 		unsigned n = 0;
 
-		if (!iso->pages)
+		if (!iso->pages && !iso->freed)
 			continue;
 		p = arena_alloc(&s->arena, RTHEAP_V8_NSPACES * sizeof(*p));
 		if (!p)
@@ -522,11 +551,11 @@ static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
 		m.parts = p;
 		m.nparts = n;
 		m.detail = arena_printf(
-			&s->arena, "v8 heap 0x%llx: %zu page%s%s, %u space%s",
+			&s->arena, "v8 heap 0x%llx: %zu page%s%s, %u space%s%s",
 			(unsigned long long)iso->heap, iso->pages,
 			iso->pages == 1 ? "" : "s",
 			iso->large ? " (large ones too)" : "", n,
-			n == 1 ? "" : "s");
+			n == 1 ? "" : "s", freed_note(s, iso));
 		if (!m.detail || vms_managed_add(s, &m) < 0)
 			return -1;
 	}
