@@ -81,8 +81,9 @@ def check(pid, want, args, tag):
     spaces(how, v8, want)
 
 
-def spaces(how, v8, want):
-    """The parts: V8's spaces as getHeapSpaceStatistics() has them."""
+def space_sums(v8):
+    """{space: [capacity, used]} over the entries' parts (used None when
+    one part's is not known)."""
     got = {}
     for m in v8:
         for p in m["parts"]:
@@ -90,6 +91,12 @@ def spaces(how, v8, want):
             g[0] += p["capacity"]
             g[1] = None if p["used"] is None or g[1] is None \
                 else g[1] + p["used"]
+    return got
+
+
+def spaces(how, v8, want):
+    """The parts: V8's spaces as getHeapSpaceStatistics() has them."""
+    got = space_sums(v8)
     T.ok(all(m["figures"] == "V8 page headers" for m in v8),
          "%s: each entry's figures come from V8's page headers" % how)
     T.ok(all(m["used"] == (None if any(p["used"] is None
@@ -247,13 +254,7 @@ def small(exe, env, tag):
     snap = T.vmscope_json(p.pid, "-F")
     T.kill(p)
     v8 = [m for m in snap["managed"] if m["runtime"] == "v8"]
-    got = {}
-    for m in v8:
-        for q in m["parts"]:
-            g = got.setdefault(q["name"], [0, 0])
-            g[0] += q["capacity"]
-            g[1] = None if q["used"] is None or g[1] is None \
-                else g[1] + q["used"]
+    got = space_sums(v8)
     node = known_spaces(want)
     print("# %s: %s; %s" % (how, ", ".join(
         "%s %s/%s (node %d/%d)" % (k, v[0], v[1], node[k]["size"],
