@@ -107,11 +107,12 @@ unsigned rtheap_v8_space(const struct rtheap_v8_page *p);
 int64_t rtheap_v8_used(const struct rtheap_v8_page *p);
 
 /* Whether V8 has freed the page and not yet unmapped it: its PRE_FREED
- * flag (bit 13 in both layouts; measured on 12.4, where a page of an
- * evacuated old space waits so for the unmapper's next run, which may
- * come only with the next collection). Such a page is in no space's
- * page list and in none of V8's figures, but its memory is V8's and
- * committed. */
+ * flag (bit 13 in both layouts, V8 7 to 12.4, by V8's sources; measured
+ * on 12.4, where a page of an evacuated old space waits so for the
+ * unmapper's next run, which may come only with the next collection).
+ * Such a page is in no space's page list and in none of V8's figures,
+ * but its memory is V8's and committed. Later V8 moved the flag (bit 15,
+ * then 16, then off the page): a layout past 12.4 must look again. */
 bool rtheap_v8_freed(const struct rtheap_v8_page *p);
 
 /* ---- CPython obmalloc ---- */

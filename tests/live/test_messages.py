@@ -45,13 +45,13 @@ def one_line(r, rc, what, want, never=None):
 
 
 def list_line(pid):
-    """pid's line of --list, or what --list said instead (its exit status
-    and first lines of standard error) when it has none."""
+    """(pid's line of --list, ""), or (None, what --list said instead: its
+    exit status and first lines of standard error) when it has none."""
     r = T.run_vmscope("--list", "--sort=pid")
     for l in r.stdout.decode(errors="replace").splitlines():
         if l.split()[:1] == [str(pid)]:
-            return l
-    return "no line for %d: exit %d, %d lines, stderr %r" % (
+            return l, ""
+    return None, "no line for %d: exit %d, %d lines, stderr %r" % (
         pid, r.returncode, r.stdout.count(b"\n"), lines(r)[:3])
 
 
@@ -72,9 +72,9 @@ def test_kernel_thread():
     if not pid:
         T.skip("a kernel thread", "none visible here (a PID namespace?)")
         return
-    l = list_line(pid)
+    l, why = list_line(pid)
     T.ok(l and "(kernel thread)" in l and "exited" not in l,
-         "--list: a kernel thread says so, not (exited)", l)
+         "--list: a kernel thread says so, not (exited)", l or why)
     for args in (("-s",), ("-b", "fork", "-s"), ("-F", "-s"),
                  ("-e", "json")):
         r = T.run_vmscope(*args, pid)
@@ -111,10 +111,10 @@ def test_zombie():
         while T.proc_state(z.pid) != "Z" and time.time() < deadline:
             time.sleep(0.01)
         state = T.proc_state(z.pid)
-        l = list_line(z.pid)
-        T.ok("(zombie)" in l, "--list: a zombie says so",
+        l, why = list_line(z.pid)
+        T.ok(l and "(zombie)" in l, "--list: a zombie says so",
              "%s (state %s before, %s after)" %
-             (l, state, T.proc_state(z.pid)))
+             (l or why, state, T.proc_state(z.pid)))
         for args in (("-s",), ("-b", "fork", "-s"), ("-F", "-s")):
             r = T.run_vmscope(*args, z.pid)
             line = one_line(r, 2, "%s on a zombie" % " ".join(args),

@@ -241,13 +241,15 @@ def small(exe, env, tag):
     never). Such a page's header still names old space; it is in no space
     (node 22 left one to four in about half the runs): each space's pages
     are still node's to the byte, and an entry that holds freed pages
-    says so. The bytes in use may differ from node's either way, within
-    1% of the space's pages: V8's sweeper threads may free objects on a
-    page after node printed (the space's count catches up when the
-    JavaScript thread next allocates, which it never does: less; node 22,
-    608 bytes of old space in 1 run of 8), and a collection may leave a
-    linear allocation area open, which a page counts and node does not
-    (more; node 18, 3,648 bytes of code space)."""
+    says so. The bytes in use may differ from node's either way: V8's
+    sweeper threads may free objects on a page after node printed (the
+    space's count catches up when the JavaScript thread next allocates,
+    which it never does: less; node 22, 608 bytes of old space in 1 run
+    of 8), and a collection may leave a linear allocation area open,
+    which a page counts and node does not (more; node 18, 3,648 bytes of
+    code space). Checked within 1% of the space's pages for old space and
+    the large-object spaces, tens of pages; printed only for code and map
+    space, a page or two, where an open area is a large share."""
     p, line = T.start([exe, "--max-old-space-size=48", JS], env=env)
     want = json.loads(line.split(" ", 1)[1])
     how = "%s --max-old-space-size=48 -F" % tag
@@ -266,11 +268,12 @@ def small(exe, env, tag):
          "%s: each space's pages are node's, to the byte" % how,
          {k: (got.get(k, [0])[0], sp["size"]) for k, sp in node.items()})
     off = {k: got[k][1] - sp["used"] for k, sp in node.items()
-           if k in got and got[k][1] is not None}
+           if k in got and got[k][1] is not None and
+           k not in ("code_space", "map_space")}
     T.ok(off and all(abs(d) <= node[k]["size"] // 100
                      for k, d in off.items()),
-         "%s: each space's bytes in use are node's within 1%% of its "
-         "pages" % how, off)
+         "%s: old and large-object spaces' bytes in use are node's "
+         "within 1%% of their pages" % how, off)
     freed = [m["detail"] for m in v8 if "freed by V8" in m["detail"]]
     T.ok(all(re.search(r", (\d+) pages? \((\d+) K\) freed by V8, not "
                        r"yet unmapped$", d) for d in freed),

@@ -479,7 +479,8 @@ static const char *freed_note(struct vms_snapshot *s, const struct v8_iso *iso)
  * capacity (pages' bytes) and bytes in use as V8 counts them; its used
  * their sum, -1 if one is unknown (new space: a semispace page does not
  * say how full it is). The shared read-only space (pages of no isolate)
- * is counted with the first isolate found. reserved and committed are
+ * is counted with the first isolate found that has pages in its spaces.
+ * reserved and committed are
  * those of the regions the pages make a managed heap (totals.h), so the
  * Managed Heap row and the entries agree. A page V8 has freed and not
  * yet unmapped (rtheap_v8_freed) is in its isolate's regions, committed,
@@ -493,8 +494,8 @@ static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
 	for (i = 0; i < isos->n; i++) {
 		if (!isos->i[i].heap)
 			ro = &isos->i[i];
-		else if (!first)
-			first = &isos->i[i];
+		else if (!first && isos->i[i].pages)
+			first = &isos->i[i]; /* one with pages in its spaces */
 	}
 	if (ro && first) {
 		for (k = 0; k < RTHEAP_V8_NSPACES; k++) {
