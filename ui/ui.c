@@ -3,8 +3,9 @@
  * the current screen (and to the from_keys of the screens it enters),
  * switching screens, resizing. It knows the screens only through their
  * tables (the screens[] below, made from UI_SCREENS). The terminal itself
- * (set up, restored on return, errors and signals) is ui_term.c's. See
- * ui.h and ui_priv.h.
+ * (set up, restored on return, errors and signals) is ui_term.c's; a
+ * capture with its progress on screen, ui_capture.c's. See ui.h and
+ * ui_priv.h.
  */
 #include "ui.h"
 
@@ -20,6 +21,7 @@
 #include "core/ui_priv.h"
 #include "pipeline.h"
 #include "preview.h"
+#include "ui_capture.h"
 #include "ui_term.h"
 
 static const struct ui_screen *const screens[SCR_COUNT] = {
@@ -39,19 +41,6 @@ static const struct ui_screen *const screens[SCR_COUNT] = {
  * For make bench and the tests. */
 static FILE *timing;
 static double t_start, cpu_start;
-/* Keys typed while a capture ran (other than the Esc or q that cancel
- * it), replayed after it: typing ahead loses nothing. */
-static int pending_keys[64];
-static size_t npending;
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* this thread's CPU time, or the whole process's */
 static double cpu_us_of(clockid_t c)
 {
@@ -70,7 +59,8 @@ static double cpu_us(void)
 static void log_frame(const char *what)
 {
 	if (timing)
-		fprintf(timing, "%s 0 %.1f %.1f\n", what, now_us() - t_start,
+		fprintf(timing, "%s 0 %.1f %.1f\n", what,
+			ui_clock_us() - t_start,
 			cpu_us_of(CLOCK_PROCESS_CPUTIME_ID) - cpu_start);
 }
 
@@ -80,183 +70,8 @@ static void draw(struct ui *u);
 static void watch_arm(struct ui *u)
 {
 	u->watch_next = u->opts->watch_s > 0 && u->watch_left != 0
-				? now_us() + u->opts->watch_s * 1e6
+				? ui_clock_us() + u->opts->watch_s * 1e6
 				: 0;
-}
-
-/* ---- capture with progress ---- */
-
-struct progress {
-	struct ui *u;
-	pid_t pid;
-	bool cancelled;
-	double last;
-	/* The streaming fill (open_pid): u->snap is the frame of u->pre,
-	 * its counters filled in as the capture reads them. */
-	double last_frame;
-	/* VMSCOPE_FILL_PAUSE=N, for the tests: once N regions are filled,
-	 * the frame is drawn and the capture waits for a key (the key is
-	 * not acted on); only with the pss sampler without --freeze, which
-	 * never stops the target. 0: no pause. */
-	size_t pause_at;
-};
-
-/* what: a step (done of total when total is known; done alone, bytes
- * so far, when it is not: a heap walk), or NULL while regions are read
- * (done of them). */
-static void draw_progress(struct ui *u, pid_t pid, const char *what,
-			  size_t regions, size_t total)
-{
-	int w = 56, y = LINES / 2 - 2, x = (COLS - w) / 2;
-	char pct[16] = "";
-
-	if (what && total && regions <= total)
-		snprintf(pct, sizeof(pct), " %d%%",
-			 (int)((double)regions * 100 / (double)total));
-	else if (what && !total && regions) {
-		char b[16];
-
-		snprintf(pct, sizeof(pct), " %s",
-			 fmt_size((uint64_t)regions, b, sizeof(b)));
-	}
-
-	if (u->snap && u->scr == SCR_VIEWER && COLS >= UI_MIN_COLS &&
-	    LINES >= UI_MIN_LINES) {
-		/* a frame is on screen: progress goes in its status line */
-		if (what)
-			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-				" pid %d: %s%s   Esc cancels", (int)pid, what,
-				pct);
-		else
-			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-				" Reading the counters of pid %d: %zu of ~%zu "
-				"regions   Esc cancels",
-				(int)pid, regions, u->snap->nregions);
-		refresh();
-		return;
-	}
-	if (x < 0) {
-		x = 0;
-		w = COLS;
-	}
-	put_blank(y, x, w, theme_attr(EL_TITLE));
-	if (what)
-		put_fmt(y + 1, x, w, theme_attr(EL_TITLE), "  Process %d: %s%s",
-			(int)pid, what, pct);
-	else
-		put_fmt(y + 1, x, w, theme_attr(EL_TITLE),
-			"  Reading process %d: %zu regions", (int)pid, regions);
-	put_fmt(y + 2, x, w, theme_attr(EL_TITLE), "  Esc or q cancels");
-	put_blank(y + 3, x, w, theme_attr(EL_TITLE));
-	refresh();
-}
-
-/* what: a step's name, or NULL while regions are read. */
-static int on_progress(void *ctx, const char *what, size_t done, size_t total)
-{
-	struct progress *p = ctx;
-	double t = now_us();
-	int ch;
-
-	if (t - p->last > 50000) {
-		draw_progress(p->u, p->pid, what, done, total);
-		p->last = t;
-	}
-	timeout(0);
-	while ((ch = getch()) != ERR) {
-		if (ch == 27 || ch == 'q')
-			p->cancelled = true;
-		else if (npending <
-			 sizeof(pending_keys) / sizeof(pending_keys[0]))
-			pending_keys[npending++] = ch;
-	}
-	timeout(250);
-	return p->cancelled || ui_term_signal();
-}
-
-/* The counters of the regions read so far are in the preview on screen
- * (preview.h; filled: how many this time): the frame drawn again with
- * them at most every 50 ms, and on the last call. */
-static int on_regions(void *ctx, const struct vms_preview *pv, size_t filled)
-{
-	struct progress *p = ctx;
-	struct ui *u = p->u;
-	double t = now_us();
-	bool pause;
-
-	if (!filled)
-		return p->cancelled || ui_term_signal();
-	pause = p->pause_at && vms_preview_filled(pv) >= p->pause_at;
-	if (pause || t - p->last_frame > 50000) {
-		draw(u);
-		if (COLS >= UI_MIN_COLS && LINES >= UI_MIN_LINES)
-			put_fmt(LINES - 1, 0, COLS, theme_attr(EL_FIND),
-				" Reading the counters of pid %d: %zu of ~%zu "
-				"regions%s",
-				(int)p->pid, vms_preview_filled(pv),
-				u->snap->nregions,
-				pause ? "   paused (VMSCOPE_FILL_PAUSE): a key "
-					"goes on"
-				      : "   Esc cancels");
-		refresh();
-		p->last_frame = t;
-		p->last = t; /* the status line is fresh */
-	}
-	if (pause) {
-		p->pause_at = 0;
-		timeout(-1);
-		while (getch() == ERR && !ui_term_signal())
-			;
-		timeout(250);
-	}
-	return p->cancelled || ui_term_signal();
-}
-
-/* With u->pre (open_pid): the preview on screen filled as the counters
- * are read. */
-static struct vms_snapshot *capture(struct ui *u, pid_t pid, bool *cancelled,
-				    struct vms_error *err)
-{
-	struct vms_capture_opts co = u->opts->copts;
-	struct progress p = { .u = u, .pid = pid, .last = now_us() };
-	const char *pause = getenv("VMSCOPE_FILL_PAUSE");
-	struct vms_snapshot *s;
-
-	co.pid = pid;
-	/* a save from the screen asked for a snapshot a file can hold; and
-	 * every snapshot keeps it while the process is not large (its last
-	 * snapshot, or the frame from maps), so that w saves at once and
-	 * the timeline can be saved (T, w): not under -b fork, whose fast
-	 * freeze does without the text (it holds the target longer) */
-	co.keep_raw = co.keep_raw || u->keep_raw ||
-		      (u->snap && u->snap->nregions <= UI_KEEP_RAW_REGIONS &&
-		       (!u->opts->sampler ||
-			strcmp(u->opts->sampler->name, "fork") != 0));
-	u->keep_raw = false;
-	/* the viewer shows region contents: the fork clone (or the frozen
-	 * target's reader) lives as long as the snapshot, but not into the
-	 * next capture, where the pages the target shares with it would
-	 * read as shared (a cancelled capture leaves the old snapshot
-	 * without memory: its contents then say so) */
-	co.keep_memory = true;
-	if (u->snap)
-		vms_memview_release(u->snap);
-	co.progress = on_progress;
-	co.progress_ctx = &p;
-	/* the array sized once, from the layout on screen */
-	co.expect_regions = u->snap ? u->snap->nregions : 0;
-	/* never while the target is held still (--freeze, the fork
-	 * sampler's freeze): a test's pause must not stop it */
-	if (u->pre && !co.freeze && strcmp(u->opts->sampler->name, "pss") == 0)
-		p.pause_at = pause ? strtoul(pause, NULL, 10) : 0;
-	draw_progress(u, pid, NULL, 0, 0);
-	/* the capture writes over the preview's regions: one array of
-	 * them in the viewer, not two */
-	s = u->pre ? vms_preview_capture(u->pre, u->opts->sampler, &co,
-					 on_regions, &p, err)
-		   : vms_capture(u->opts->sampler, &co, err);
-	*cancelled = p.cancelled;
-	return s;
 }
 
 /* Makes id current; enter: call its enter (a switch), else it is shown
@@ -285,12 +100,12 @@ static int tick(struct ui *u)
 static void idle(struct ui *u, bool soon)
 {
 	if (!u->idled && screens[u->scr]->idle) {
-		double i0 = now_us(), c = timing ? cpu_us() : 0;
+		double i0 = ui_clock_us(), c = timing ? cpu_us() : 0;
 
 		screens[u->scr]->idle(u);
 		if (timing)
 			fprintf(timing, "idle %d %.1f %.1f\n", soon ? 1 : 0,
-				now_us() - i0, cpu_us() - c);
+				ui_clock_us() - i0, cpu_us() - c);
 	}
 	u->idled = true;
 }
@@ -404,7 +219,7 @@ static int open_pid(struct ui *u, pid_t pid, struct vms_error *err)
 			log_frame("rss");
 		}
 	}
-	s = capture(u, pid, &cancelled, err);
+	s = ui_capture(u, pid, draw, &cancelled, err);
 	if (s) {
 		set_snapshot(u, s, true, true);
 		set_screen(u, SCR_VIEWER, true);
@@ -511,16 +326,13 @@ static void loop(struct ui *u)
 			if (timing && t0 > 0)
 				fprintf(timing, "%s %d %.1f %.1f\n",
 					last == 12 ? "redraw" : "key", last,
-					now_us() - t0, cpu_us() - c0);
+					ui_clock_us() - t0, cpu_us() - c0);
 		}
 		flags = 0;
 		t0 = 0;
-		replayed = npending > 0;
-		if (replayed) {
-			ch = pending_keys[0];
-			memmove(pending_keys, pending_keys + 1,
-				--npending * sizeof(pending_keys[0]));
-		} else {
+		ch = ui_capture_typed();
+		replayed = ch != ERR;
+		if (!replayed) {
 			int wake = u->tick_ms ? u->tick_ms : 250;
 
 			ch = ERR;
@@ -538,7 +350,7 @@ static void loop(struct ui *u)
 			}
 			if (ch == ERR) {
 				/* wake for the next --watch tick, not later */
-				double left = u->watch_next - now_us();
+				double left = u->watch_next - ui_clock_us();
 
 				if (u->watch_next > 0 && left < wake * 1000.0)
 					timeout(left > 0 ? (int)(left / 1000)
@@ -554,7 +366,7 @@ static void loop(struct ui *u)
 		if (ui_term_signal())
 			return;
 		if (ch == ERR && u->watch_next > 0 &&
-		    now_us() >= u->watch_next && u->snap &&
+		    ui_clock_us() >= u->watch_next && u->snap &&
 		    vms_snapshot_refreshable(u->snap)) {
 			/* a --watch tick: a refresh, as r */
 			if (u->watch_left > 0)
@@ -569,7 +381,7 @@ static void loop(struct ui *u)
 			continue;
 		}
 		u->idled = false;
-		t0 = now_us();
+		t0 = ui_clock_us();
 		c0 = timing ? cpu_us() : 0;
 		last = ch;
 		if (ch == KEY_RESIZE) {
@@ -602,8 +414,8 @@ act:
 		if (flags & UI_RESAMPLE) {
 			struct vms_error err = { 0 };
 			bool cancelled;
-			struct vms_snapshot *s =
-				capture(u, u->snap->proc.pid, &cancelled, &err);
+			struct vms_snapshot *s = ui_capture(
+				u, u->snap->proc.pid, draw, &cancelled, &err);
 
 			if (s) {
 				/* a screen may say what the snapshot
@@ -733,7 +545,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 	char warn[700] = "";
 	int rc = 0, i;
 
-	t_start = now_us();
+	t_start = ui_clock_us();
 	cpu_start = cpu_us_of(CLOCK_PROCESS_CPUTIME_ID);
 	memset(&u, 0, sizeof(u));
 	u.opts = o;

@@ -8,7 +8,8 @@
  * any number of times and is safe from atexit (a path that forgets still
  * leaves a sane terminal). SIGINT, SIGTERM and SIGHUP, while caught, only
  * set what ui_term_signal() returns and wake getch() (no SA_RESTART): the
- * loop sees them and ends the viewer cleanly. Only ui.c uses this.
+ * loop sees them and ends the viewer cleanly. Only ui.c and ui_capture.c
+ * use this.
  */
 #ifndef VMS_UI_TERM_H
 #define VMS_UI_TERM_H

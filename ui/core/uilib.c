@@ -1,11 +1,12 @@
-/* uilib.c — key tables, cursor movement, the status line, the theme keys:
- * the helpers every screen shares. See uilib.h.
+/* uilib.c — key tables, cursor movement, the status line, the theme keys,
+ * the clock: the helpers every screen shares. See uilib.h.
  */
 #include "core/uilib.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/draw.h"
 #include "core/ui_priv.h"
@@ -303,4 +304,12 @@ int ui_next_theme(struct ui *u)
 	ui_set_theme(u, &t);
 	ui_message(u, false, "theme: %s", t.name);
 	return UI_DRAW | UI_CLEAR;
+}
+
+double ui_clock_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }

@@ -1,5 +1,5 @@
 /* uilib.h — what every screen shares: key tables, cursor movement over a
- * list, the status line and its message, the theme keys.
+ * list, the status line and its message, the theme keys, the clock.
  *
  * Contract: uilib.c is below every screen and pane: it calls none of them
  * and knows no screen's data, only struct ui's status line (msg, finding,
@@ -30,6 +30,9 @@ struct key_action {
 int key_dispatch(struct ui *u, const struct key_action *t, int key);
 /* key's line in t (ended by a NULL fn; t may be NULL), or NULL. */
 const struct key_action *key_lookup(const struct key_action *t, int key);
+
+/* CLOCK_MONOTONIC in microseconds (timing, refresh intervals). */
+double ui_clock_us(void);
 
 enum move { MV_NONE, MV_UP, MV_DOWN, MV_PGUP, MV_PGDN, MV_HOME, MV_END };
 /* The movement a key means (arrows, j/k, PgUp/PgDn, Home/End). */

@@ -3,12 +3,10 @@
  * the stack of the row under a cursor kept while it stays, the address
  * span of the viewer's row, named, that the trace screens narrow to, the
  * trace they read (the live one, or the one a snapshot file kept with its
- * allocations and log: trace_kept), the refusal without either, and the
- * clock their refreshes keep.
+ * allocations and log: trace_kept), and the refusal without either.
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "trace/tracer.h"
 
@@ -189,14 +187,6 @@ uint64_t trace_now_ns(struct ui *u)
 	if (k)
 		return k->to_ns;
 	return u->tracer ? tracer_now(u->tracer) : 0;
-}
-
-double trace_clock_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
 const char *trace_commit_words(struct ui *u, uint64_t lo, uint64_t hi,

@@ -392,7 +392,5 @@ uint64_t trace_now_ns(struct ui *u);
  * without a live trace or such a map. */
 const char *trace_commit_words(struct ui *u, uint64_t lo, uint64_t hi,
 			       char *buf, size_t n);
-/* CLOCK_MONOTONIC in microseconds (the screens' once-a-second refresh). */
-double trace_clock_us(void);
 
 #endif

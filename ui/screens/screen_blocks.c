@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/draw.h"
 #include "core/listview.h"
@@ -70,7 +69,7 @@ static void rebuild(struct ui *u, struct blocks *c)
 	uint64_t keep = c->n ? c->b[c->lv.cur].addr : 0;
 	size_t i;
 
-	c->built_us = trace_clock_us();
+	c->built_us = ui_clock_us();
 	if (!c->b && !(c->b = malloc(BLOCKS_MAX * sizeof(*c->b)))) {
 		ui_message(u, true, "%s", "out of memory for the allocations");
 		c->n = 0;
@@ -230,7 +229,7 @@ static int blocks_tick(struct ui *u)
 	struct blocks *c = bs_of(u);
 
 	if (!u->tracer || u->scr != SCR_BLOCKS ||
-	    trace_clock_us() - c->built_us < 1e6)
+	    ui_clock_us() - c->built_us < 1e6)
 		return 0;
 	rebuild(u, c);
 	return UI_DRAW;

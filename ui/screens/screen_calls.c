@@ -212,7 +212,7 @@ static void calls_rebuild(struct ui *u, struct calls *c)
 
 	keep_open(c);
 	drop_report(c);
-	c->built_us = trace_clock_us();
+	c->built_us = ui_clock_us();
 	if (!u->tracer) { /* a saved trace: the snapshot's own report */
 		c->why[0] = '\0';
 		if (!u->snap || !u->snap->trace) {
@@ -536,7 +536,7 @@ static int calls_tick(struct ui *u)
 		return UI_DRAW;
 	}
 	if (u->scr == SCR_CALLS && !ended &&
-	    trace_clock_us() - c->built_us > 1e6) {
+	    ui_clock_us() - c->built_us > 1e6) {
 		calls_rebuild(u, c);
 		return UI_DRAW;
 	}

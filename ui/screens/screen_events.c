@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/draw.h"
 #include "core/listview.h"
@@ -54,7 +53,7 @@ static void rebuild(struct ui *u, struct events *c)
 {
 	size_t from_end = c->n ? c->n - 1 - c->lv.cur : 0;
 
-	c->built_us = trace_clock_us();
+	c->built_us = ui_clock_us();
 	if (!c->ev && !(c->ev = malloc(VMS_TRACE_LOG * sizeof(*c->ev)))) {
 		ui_message(u, true, "%s", "out of memory for the trace view");
 		c->n = 0;
@@ -242,7 +241,7 @@ static int events_tick(struct ui *u)
 	struct events *c = es_of(u);
 
 	if (!u->tracer || u->scr != SCR_EVENTS ||
-	    trace_clock_us() - c->built_us < 1e6)
+	    ui_clock_us() - c->built_us < 1e6)
 		return 0;
 	rebuild(u, c);
 	return UI_DRAW;
