@@ -10,9 +10,11 @@ one, and so is the working set, unless the kernel gave every region's Rss
 from the page tables (PAGEMAP_SCAN, Linux 6.7) before smaps was read (the
 viewer logs an "rss" frame, VMSCOPE_TIMING): then it is the final one
 already; at 200x60 with -t light and at 80x24 with NO_COLOR. The final
-frame's PSS may differ by 2% from the exports' (Pss divides libc's pages
-among every process that maps them, and the test's own come and go
-between the captures); every other column is exact.
+frame's PSS, Private, Shareable and Shared WS may differ by 2% from the
+exports' (Pss divides libc's pages among every process that maps them,
+and whether a page is private or shared depends on whether another maps
+it: the test's own and other tests' come and go between the captures);
+every other column is exact.
 """
 import os
 import re
@@ -30,6 +32,8 @@ KEYS = {"Size": "size", "Committed": "committed", "Private": "private",
         "Total WS": "ws", "Private WS": "private_ws",
         "Shareable WS": "shareable_ws", "Shared WS": "shared_ws",
         "Locked WS": "locked_ws", "PSS": "pss", "Swap": "swap"}
+# the figures that move with what other processes map (the rest exact)
+SHARED_BY_OTHERS = ("PSS", "Private WS", "Shareable WS", "Shared WS")
 UNITS = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -118,9 +122,11 @@ def one(p, before, what, argv, env, **kw):
         if name == "Type":
             continue
         ok = text in (want.get(name), want2.get(name))
-        if not ok and name == "PSS" and to_bytes(text):
-            # Pss shares libc's pages among all that map them: another
-            # process starting or ending between the captures moves it
+        if not ok and name in SHARED_BY_OTHERS and to_bytes(text):
+            # Pss shares libc's pages among all that map them, and a
+            # page is private or shared by whether another maps it: a
+            # process starting or ending between the captures (another
+            # test's) moves them
             ok = any(abs(to_bytes(text) - to_bytes(w.get(name))) <=
                      to_bytes(w.get(name)) * 0.02
                      for w in (want, want2) if to_bytes(w.get(name)))
