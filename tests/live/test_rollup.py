@@ -133,8 +133,19 @@ def check_snapshot(name, pid, snap, kv, sharing=None):
              kr["shared_clean"] + kr["shared_dirty"],
              "%s: sum Shared_Clean+Shared_Dirty == capture-time rollup"
              % name)
-        T.ok(0 <= kr["pss"] - pss < 1024 * max(1, len(regs)),
-             "%s: sum Pss within rounding of capture-time rollup Pss" % name,
+        # Pss within rounding: the rollup sums the exact shares, smaps
+        # rounds each region's down (under 1 KiB a region). But a shared
+        # page's share moves when another process maps or unmaps it
+        # between the two reads, freeze or not (the target is held, the
+        # others are not): the share of a page shared by N >= 2 (the split
+        # above held, so none turned private or shared) lies in (0, 1/2]
+        # of it, so moves by less than half. Seen once in a loop of make
+        # check: the sum 10,240 bytes over the rollup (manyregions 5000).
+        moved = s("shared_clean", "shared_dirty") // 2
+        T.ok(-moved <= kr["pss"] - pss < 1024 * max(1, len(regs)) + moved,
+             "%s: sum Pss within rounding of capture-time rollup Pss, and "
+             "what other processes' maps may move of the shared pages' "
+             "(%d)" % (name, moved),
              "sum %d, rollup %d, %d regions" % (pss, kr["pss"], len(regs)))
     if sharing["split"] and sharing_ties(snap, kv):
         T.ok(True, "%s: the split and Pss tie to this test's own rollup "
