@@ -238,15 +238,11 @@ def run():
         """The lines of keys (not frames, not the screens' idle work)."""
         return [t for t in read_timing(tpath) if t[0] in ("key", "redraw")]
 
-    def batch(keys, timeout=300):
+    def batch(keys, timeout=600):
+        """The keys' timing lines, each key typed once the one before is
+        on screen (Tmux.keys_each)."""
         n0 = len(keyed())
-        for k in keys:
-            tm.keys(k)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if len(keyed()) >= n0 + len(keys):
-                break
-            time.sleep(0.05)
+        tm.keys_each(keys, lambda: len(keyed()), timeout)
         return keyed()[n0:]
 
     def only(ts, code):

@@ -194,12 +194,10 @@ def run(tmp):
         return out
 
     def batch(keys, timeout=600):
+        """The keys' timing lines, each key typed once the one before is
+        on screen (Tmux.keys_each)."""
         n0 = len(keyed())
-        for k in keys:
-            tm.keys(k)
-        deadline = time.time() + timeout
-        while time.time() < deadline and len(keyed()) < n0 + len(keys):
-            time.sleep(0.05)
+        tm.keys_each(keys, lambda: len(keyed()), timeout)
         return keyed()[n0:]
 
     def only(ts, code):
