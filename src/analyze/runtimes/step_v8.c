@@ -480,9 +480,8 @@ static const char *freed_note(struct vms_snapshot *s, const struct v8_iso *iso)
  * their sum, -1 if one is unknown (new space: a semispace page does not
  * say how full it is). The shared read-only space (pages of no isolate)
  * is counted with the first isolate found that has pages in its spaces.
- * reserved and committed are
- * those of the regions the pages make a managed heap (totals.h), so the
- * Managed Heap row and the entries agree. A page V8 has freed and not
+ * reserved and committed are those of the regions the pages make a
+ * managed heap (totals.h), so the Managed Heap row and the entries agree. A page V8 has freed and not
  * yet unmapped (rtheap_v8_freed) is in its isolate's regions, committed,
  * but in no space, as V8 counts it: the detail says how many. */
 static int add_entries(struct vms_snapshot *s, struct v8_isos *isos)
