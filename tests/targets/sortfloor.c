@@ -8,7 +8,8 @@
  * one 8-byte figure is read from each into a dense array of (key, row)
  * pairs, and the pairs are sorted by a stable LSD radix sort, a byte a
  * pass, passes whose byte is the same in every key skipped: what the
- * viewer's sort does, without its rows, allocations or screen. Prints "keys MS sort MS" for the median run.
+ * viewer's sort does, without its rows, allocations or screen. Prints
+ * "keys MS sort MS" for the median run.
  */
 #include <stdint.h>
 #include <stdio.h>
