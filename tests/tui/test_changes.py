@@ -136,6 +136,12 @@ def one(w, h):
          size_of(p.pid, f["gone"]) is None,
          "%s: the unmapped region (gone from maps) is a row marked "
          "[removed], with the size it had, %s" % (what, want), gone)
+    # where it was: the rows (by address) ascend across it
+    shown = [int(ln[2:18], 16) for ln in scr.splitlines()
+             if re.match(r"^[ +\-] [0-9a-f]{16} ", ln)]
+    T.ok(f["gone"] in shown and shown == sorted(shown),
+         "%s: the removed row sits among the others by its address" % what,
+         " ".join("%x" % a for a in shown))
 
     # the summary's type rows a change touched are marked (+ grown, -
     # shrunk, ~ neither), beside the label; D shows every figure's move

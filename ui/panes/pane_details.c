@@ -14,6 +14,7 @@
  * at its first region), so it survives a change of sort, filter or view,
  * and a new snapshot of the same process (by address).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,9 +200,38 @@ static bool type_is(uint8_t b, int t)
 	return (b & 15) == t || (b >> 4) == t + 1;
 }
 
+/* The index of the first region that starts above a (s->nregions if
+ * none): where a removed group that starts at a comes among them. */
+static size_t regions_above(const struct vms_snapshot *s, uint64_t a)
+{
+	size_t lo = 0, hi = s->nregions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->regions[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The region index before which removed group ri comes, SIZE_MAX past
+ * the last. */
+static size_t removed_at(const struct details *d, const struct vms_snapshot *s,
+			 size_t ri)
+{
+	return ri < d->nremoved ? regions_above(s, d->removed[ri]->start)
+				: SIZE_MAX;
+}
+
 /* The top rows in address order, filtered: allocations (or regions) and
  * the gaps asked for. Reads the allocations and gaps, and a filter the
- * regions' types (types()), not the regions themselves. */
+ * regions' types (types()), not the regions themselves: where a removed
+ * group goes among the regions is found by a binary search (a removed
+ * group near the top of the address space had each region's start read
+ * on the way, a pass over a million records every sort). */
 static size_t tops_of(struct ui *u, struct drow *tops)
 {
 	struct details *d = det_of(u);
@@ -209,7 +239,7 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
 	bool gaps =
 		d->filter == VMS_T_FREE || (d->filter == -1 && d->show_free);
-	size_t i = 0, gi = 0, n = 0, ri = 0;
+	size_t i = 0, gi = 0, n = 0, ri = 0, rat = removed_at(d, s, 0);
 
 	if (d->filter == VMS_T_FREE) {
 		for (gi = 0; gi < d->ngaps; gi++)
@@ -226,10 +256,8 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
 		/* what the snapshot compared with had here, before the
 		 * region that now starts at or after it */
-		for (; ri < d->nremoved &&
-		       (i >= s->nregions ||
-			d->removed[ri]->start < s->regions[i].start);
-		     ri++)
+		for (; ri < d->nremoved && i >= rat;
+		     rat = removed_at(d, s, ++ri))
 			if (d->filter == -1 ||
 			    d->removed[ri]->type == d->filter)
 				tops[n++] = (struct drow){ (uint32_t)ri,
