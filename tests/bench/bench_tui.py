@@ -363,6 +363,8 @@ def run():
         against_floor(name, ts)
     print("  %-13s wall %s" % ("all of them", stats(allw)))
     print("  %-13s cpu  %s" % ("", stats(allc)))
+    print("  each s (cpu), in the sort menu's order from Address's next: "
+          + ", ".join("%.1f" % t[3] for t in per["s sort"]))
     for label, got in marked.items():
         w = [t[2] for ts in got.values() for t in ts]
         c = [t[3] for ts in got.values() for t in ts]
@@ -372,6 +374,8 @@ def run():
             print("    %-10s wall %s" % (name, stats([t[2] for t in ts])))
             print("    %-10s cpu  %s" % ("", stats([t[3] for t in ts])))
             against_floor(name, ts)
+        print("    each s (cpu): " +
+              ", ".join("%.1f" % t[3] for t in got["s sort"]))
     print("  floor of a sort key: a bare radix sort of %d (key, row) pairs "
           "in a dense array, %s ms, after reading each key from a "
           "record of 176 bytes, %s ms (tests/targets/sortfloor.c; median "
