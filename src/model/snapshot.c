@@ -208,22 +208,27 @@ void vms_snapshot_drop_last(struct vms_snapshot *s)
 	}
 }
 
-ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr)
+size_t vms_snapshot_index_from(const struct vms_snapshot *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->nregions;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct vms_region *r = &s->regions[mid];
 
-		if (addr < r->start)
-			hi = mid;
-		else if (addr >= r->end)
+		if (s->regions[mid].end <= addr)
 			lo = mid + 1;
 		else
-			return (ptrdiff_t)mid;
+			hi = mid;
 	}
-	return -1;
+	return lo;
+}
+
+ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr)
+{
+	size_t i = vms_snapshot_index_from(s, addr);
+
+	return i < s->nregions && s->regions[i].start <= addr ? (ptrdiff_t)i
+							      : -1;
 }
 
 const struct vms_region *vms_snapshot_find(const struct vms_snapshot *s,

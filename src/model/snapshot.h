@@ -443,6 +443,9 @@ int vms_snapshot_note(struct vms_snapshot *s, const char *step,
 int vms_managed_add(struct vms_snapshot *s, const struct vms_managed *m);
 /* Region index containing addr, or -1. */
 ptrdiff_t vms_snapshot_find_index(const struct vms_snapshot *s, uint64_t addr);
+/* The index of the region containing addr, else of the first above it
+ * (s->nregions if none): binary search. */
+size_t vms_snapshot_index_from(const struct vms_snapshot *s, uint64_t addr);
 /* Types Heap, detail VMS_MMAPPED_CHUNK, each Private Data region with no
  * path and no detail that glibc's mmapped chunks (s->glibc->mmapped) cover
  * whole (one chunk, or adjacent chunks the kernel merged); a region a

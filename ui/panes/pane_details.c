@@ -204,17 +204,9 @@ static bool type_is(uint8_t b, int t)
  * none): where a removed group that starts at a comes among them. */
 static size_t regions_above(const struct vms_snapshot *s, uint64_t a)
 {
-	size_t lo = 0, hi = s->nregions;
+	size_t i = vms_snapshot_index_from(s, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->regions[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return i + (i < s->nregions && s->regions[i].start <= a);
 }
 
 /* The region index before which removed group ri comes, SIZE_MAX past
