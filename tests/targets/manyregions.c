@@ -14,8 +14,13 @@
  *             while it is being read)
  *   churn     keep unmapping and remapping pages in a loop, so regions
  *             vanish and reappear between two reads
+ *   change    on SIGUSR1 (once), unmap one read-only page in 1000 and make
+ *             another one in 1000 inaccessible (PROT_NONE): some removed
+ *             and some changed regions for a second snapshot, none merged;
+ *             prints "changed removed=K protected=K"
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +52,36 @@ int main(int argc, char **argv)
 			perror("mprotect (vm.max_map_count?)");
 			return 1;
 		}
+	if (argc > 2 && strcmp(argv[2], "change") == 0) {
+		sigset_t set; /* waited for below: blocked before "ready" */
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
 	printf("ready regions=%ld start=%p\n", n, (void *)p);
 	fflush(stdout);
+	if (argc > 2 && strcmp(argv[2], "change") == 0) {
+		long removed = 0, protected = 0;
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		if (sigwait(&set, &sig) != 0)
+			return 1;
+		/* odd pages are the read-only ones; not the first or last */
+		for (i = 1; i + 1 < n; i += 2) {
+			if (i % 2000 == 1 && munmap(p + i * pg, (size_t)pg) == 0)
+				removed++;
+			else if (i % 2000 == 1001 &&
+				 mprotect(p + i * pg, (size_t)pg, PROT_NONE) == 0)
+				protected++;
+		}
+		printf("changed removed=%ld protected=%ld\n", removed,
+		       protected);
+		fflush(stdout);
+	}
 	if (argc > 2 && strncmp(argv[2], "exit:", 5) == 0) {
 		long ms = strtol(argv[2] + 5, NULL, 10);
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
