@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "linux/procfs.h"
+#include "linux/selfcopy.h"
 
 /* Why a process's smaps_rollup cannot be read, or NULL if it can. */
 static const char *unreadable_reason(pid_t pid, uid_t uid)
@@ -61,7 +62,10 @@ int proclist_read(struct proc_list *l, struct vms_error *err)
 	if (procps_pids_new(&info, items, sizeof(items) / sizeof(items[0])) < 0)
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "libproc2: cannot read the process list");
+	/* each user's name: NSS may load a module for it */
+	selfcopy_loader_begin();
 	f = procps_pids_reap(info, PIDS_FETCH_TASKS_ONLY);
+	selfcopy_loader_end();
 	if (!f) {
 		procps_pids_unref(&info);
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,

@@ -41,6 +41,9 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
 #endif
@@ -57,6 +60,20 @@ static void asan_restore(void);
 static const char *why = "not tried";
 static char why_buf[160];
 static char exe_path[4096];
+
+void selfcopy_loader_begin(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	__lsan_disable();
+#endif
+}
+
+void selfcopy_loader_end(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	__lsan_enable();
+#endif
+}
 
 const char *selfcopy_why(void)
 {

@@ -34,6 +34,17 @@ bool selfcopy_settle(char **argv);
 /* argv as main() got it, in the order typed (getopt reorders the array).
  * Settles first when selfcopy_settle() was not called. */
 void selfcopy_run(char **argv);
+/* Around a call that may make the dynamic loader allocate (an NSS lookup
+ * that loads a module, a dlopen). In a sanitizer build run from the
+ * copies, LeakSanitizer cannot tell the loader's allocations from leaks:
+ * it knows the loader by AT_BASE, 0 when the loader is the program, as
+ * here; the TLS of a module NSS loaded was reported (92 bytes, at the
+ * first user name looked up past /etc/passwd: --list beside a process
+ * of a uid with no name), and the leak report's early exit lost the end
+ * of the list. The allocations between are not reported; pairs nest,
+ * per thread. Elsewhere they do nothing. */
+void selfcopy_loader_begin(void);
+void selfcopy_loader_end(void);
 /* NULL when vmscope runs from private copies; else why it does not. */
 const char *selfcopy_why(void);
 /* The path of vmscope's own executable (what /proc/self/exe named before

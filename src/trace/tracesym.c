@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "linux/selfcopy.h"
+
 /* A shared one's file: where it was reported (its synthetic bias) and
  * its span there. */
 struct sfile {
@@ -233,7 +235,9 @@ static char *demangle(const char *name)
 	if (strncmp(name, "_Z", 2) != 0)
 		return NULL;
 	if (!tried) {
+		selfcopy_loader_begin();
 		lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		selfcopy_loader_end();
 		tried = true;
 		if (lib)
 			*(void **)&fn = dlsym(lib, "__cxa_demangle");
