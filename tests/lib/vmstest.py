@@ -176,6 +176,13 @@ def kill(p):
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+    # everykind's default data file, which SIGKILL leaves behind (the
+    # next everykind removes it: the last one's stayed after make check)
+    if p.poll() is not None:
+        try:
+            os.unlink("/tmp/everykind-%d.dat" % p.pid)
+        except OSError:
+            pass
     if p in _procs:
         _procs.remove(p)
 

@@ -115,7 +115,9 @@ def namespaces(tmp):
         return T.skip("namespaces", "no libz to load")
     obs = os.path.join(tmp, "observer")
     shutil.copy(T.target("observer"), obs)
-    inner = "/mnt/vmscope-ns-only"
+    # made on the host's file system (the mount namespace is private,
+    # not the directory): in the test's own directory, gone with it
+    inner = os.path.join(tmp, "ns-only")
     script = ("mkdir -p %s && mount -t tmpfs none %s && cp %s %s/libns.so "
               "&& exec %s %s/libns.so" % (inner, inner, lib, inner, obs,
                                           inner))
