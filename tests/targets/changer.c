@@ -1,20 +1,24 @@
 /* changer — allocations that change between two snapshots, for the
  * changes in the main view (tests/tui/test_changes.py).
  *
- *   changer
+ *   changer [FILE]
  *
  * Maps five private anonymous regions, each with a hole on each side (one
  * region each, none merged with a neighbour), grow's 16 MiB wide (free
  * once all are placed), and writes every page: grow (8 MiB), shrink
- * (16 MiB), gone (4 MiB), prot (4 MiB) and keep (4 MiB). Prints
- *   ready grow=0x.. shrink=0x.. gone=0x.. prot=0x.. keep=0x..
+ * (16 MiB), gone (4 MiB), prot (4 MiB) and keep (4 MiB); with FILE,
+ * its first page too (named: private, read-only, a hole on each side).
+ * Prints
+ *   ready grow=0x.. shrink=0x.. gone=0x.. prot=0x.. keep=0x.. [named=0x..]
  * and waits for a line on stdin. Then grows grow to 16 MiB in place
- * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone, makes prot
- * read-only (the same size: changed), maps a new 12 MiB region (holes around it too), writes every new page, prints
+ * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone (and named),
+ * makes prot read-only (the same size: changed), maps a new 12 MiB region
+ * (holes around it too), writes every new page, prints
  *   changed added=0x..
  * and sleeps until killed, touching nothing.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,9 +44,28 @@ static char *place(size_t size, size_t room)
 	return p + pg;
 }
 
-int main(void)
+/* FILE's first page, private and read-only, a hole on each side. */
+static char *place_file(const char *path)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *p = mmap(NULL, 3 * (size_t)pg, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (fd < 0 || p == MAP_FAILED ||
+	    mmap(p + pg, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
+		 0) == MAP_FAILED)
+		return NULL;
+	close(fd);
+	munmap(p, (size_t)pg);
+	munmap(p + 2 * pg, (size_t)pg);
+	return p + pg;
+}
+
+int main(int argc, char **argv)
 {
 	char line[64], *grow, *shrink, *gone, *prot, *keep, *added;
+	char *named = NULL;
 
 	grow = place(8 * MIB, 16 * MIB);
 	shrink = place(16 * MIB, 0);
@@ -51,11 +74,15 @@ int main(void)
 	keep = place(4 * MIB, 0);
 	if (!grow || !shrink || !gone || !prot || !keep)
 		return 1;
+	if (argc > 1 && !(named = place_file(argv[1])))
+		return 1;
 	/* grow's room free now that nothing else is to be placed */
 	munmap(grow + 8 * MIB, 16 * MIB);
-	printf("ready grow=%p shrink=%p gone=%p prot=%p keep=%p\n",
-	       (void *)grow, (void *)shrink, (void *)gone, (void *)prot,
-	       (void *)keep);
+	printf("ready grow=%p shrink=%p gone=%p prot=%p keep=%p", (void *)grow,
+	       (void *)shrink, (void *)gone, (void *)prot, (void *)keep);
+	if (named)
+		printf(" named=%p", (void *)named);
+	printf("\n");
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
@@ -70,6 +97,8 @@ int main(void)
 	if (mremap(shrink, 16 * MIB, 4 * MIB, 0) != shrink)
 		return 1;
 	munmap(gone, 4 * MIB);
+	if (named)
+		munmap(named, (size_t)sysconf(_SC_PAGESIZE));
 	if (mprotect(prot, 4 * MIB, PROT_READ) < 0)
 		return 1;
 	printf("changed added=%p\n", (void *)added);

@@ -33,6 +33,11 @@ void details_free(struct details *d)
 	free(d->type_of);
 	free(d->tops);
 	free(d->scratch);
+	free(d->text_sorted);
+	free(d->text_sorted_rank);
+	d->text_sorted = NULL;
+	d->text_sorted_rank = NULL;
+	d->ntext_sorted = 0;
 	d->rows = NULL;
 	d->gaps = NULL;
 	d->expanded = NULL;

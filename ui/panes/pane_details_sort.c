@@ -10,7 +10,9 @@
  * (details_scratch: no fresh pages a key). The Details text sorts by
  * the rank of each region's text, made once for the snapshot
  * (d->text_rank, 4 bytes a region, at the first such sort or while
- * nobody types).
+ * nobody types); a removed row's text (the changes') by a binary search
+ * among the regions' distinct texts, kept in their order
+ * (d->text_sorted); the address by each start's rank among the rows.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -307,9 +309,9 @@ static void text_rank_ids(const struct text_ids *t, const char **dt,
 /* The rank of each top row's Details text among the distinct texts of
  * the rows (equal texts, equal ranks), inverted if down, into keys[]
  * (with their and and k_or, as gather_keys), as text_ranks_of below has
- * them for the regions: for rows with removed ones among them, whose
- * texts are not the snapshot's. sc holds 16 bytes a row, ids 4. false:
- * out of memory. */
+ * them for the regions: where those are missing (out of memory), or the
+ * sorted texts a removed row's text is placed among. sc holds 16 bytes
+ * a row, ids 4. false: out of memory. */
 static bool text_ranks(const struct ui *u, const struct drow *tops, size_t n,
 		       bool down, uint64_t *keys, void *sc, uint32_t *ids,
 		       uint64_t *and_out, uint64_t *or_out)
@@ -419,6 +421,25 @@ static const uint32_t *text_ranks_of(struct ui *u)
 	for (i = 0; i < s->nregions; i++)
 		ids[i] = rank[ids[i]];
 	d->text_rank = ids;
+	/* the texts in their order, for removed rows' (none if no memory:
+	 * those sorts rank the rows' texts then) */
+	free(d->text_sorted);
+	free(d->text_sorted_rank);
+	d->ntext_sorted = 0;
+	d->text_sorted = malloc(t.n * sizeof(*d->text_sorted));
+	d->text_sorted_rank = malloc(t.n * sizeof(*d->text_sorted_rank));
+	if (d->text_sorted && d->text_sorted_rank) {
+		for (i = 0; i < t.n; i++) {
+			d->text_sorted[i] = dt[order[i]];
+			d->text_sorted_rank[i] = rank[order[i]];
+		}
+		d->ntext_sorted = t.n;
+	} else {
+		free(d->text_sorted);
+		free(d->text_sorted_rank);
+		d->text_sorted = NULL;
+		d->text_sorted_rank = NULL;
+	}
 fail:
 	free(t.key);
 	free(t.id);
@@ -428,27 +449,54 @@ fail:
 	return d->text_rank;
 }
 
-/* The rank of each top row's Details text (tr: text_ranks_of's; a
- * gap's "", 0), inverted if down, into keys[] (with their and and or, as
- * gather_keys). A removed row's text is not among the snapshot's: with
- * any (tr NULL), the ranks are of the rows' texts, made now in sc (16
- * bytes a row) and ids (4). false: out of memory. */
+/* A removed row's text's place among the regions' texts (text_sorted),
+ * as text_keys has the keys: twice the rank of a text equal to it, else
+ * one less than twice the rank of the first text after it (the regions'
+ * least text is "", before any other). */
+static uint64_t removed_text_key(const struct details *d, const char *text)
+{
+	size_t lo = 0, hi = d->ntext_sorted;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(d->text_sorted[mid], text) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->ntext_sorted)
+		return lo ? 2 * (uint64_t)d->text_sorted_rank[lo - 1] + 1 : 1;
+	if (strcmp(d->text_sorted[lo], text) == 0)
+		return 2 * (uint64_t)d->text_sorted_rank[lo];
+	return lo ? 2 * (uint64_t)d->text_sorted_rank[lo] - 1 : 0;
+}
+
+/* Each top row's key by its Details text (tr: text_ranks_of's), inverted
+ * if down, into keys[] (with their and and or, as gather_keys): twice
+ * its text's rank (a gap's "", 0), a removed row's between
+ * (removed_text_key). Without tr, or with removed rows and no sorted
+ * texts, the ranks are of the rows' texts, made now in sc (16 bytes a
+ * row) and ids (4). false: out of memory. */
 static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
-		      const uint32_t *tr, bool down, uint64_t *keys, void *sc,
-		      uint32_t *ids, uint64_t *and_out, uint64_t *or_out)
+		      const uint32_t *tr, bool removed, bool down,
+		      uint64_t *keys, void *sc, uint32_t *ids,
+		      uint64_t *and_out, uint64_t *or_out)
 {
 	const struct details *d = det_of(u);
 	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	size_t i;
 
-	if (!tr)
+	if (!tr || (removed && !d->text_sorted))
 		return text_ranks(u, tops, n, down, keys, sc, ids, and_out,
 				  or_out);
 	for (i = 0; i < n; i++) {
 		const struct drow *t = &tops[i];
-		uint64_t k = t->kind == DROW_REGION ? tr[t->idx]
+		uint64_t k = t->kind == DROW_REGION ? 2 * (uint64_t)tr[t->idx]
 			     : t->kind == DROW_ALLOC
-				     ? tr[d->allocs[t->idx].main]
+				     ? 2 * (uint64_t)tr[d->allocs[t->idx].main]
+			     : t->kind == DROW_REMOVED
+				     ? removed_text_key(d, row_text(u, t))
 				     : 0; /* a gap: "" */
 
 		k ^= flip;
@@ -634,6 +682,7 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	bool text = f < 0 && d->sort != DS_TYPE && d->sort != DS_ADDRESS &&
 		    d->sort != DS_COL + VMS_DCOL_PROT;
 	const uint32_t *tr = NULL;
+	bool removed = false, rank_rows;
 	struct rkey *rk, *tmp;
 	uint32_t *ids;
 	uint64_t *keys, *p, *q, *out, k_and, k_or, diff, maxrow, rowmask;
@@ -645,17 +694,20 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	if (n < 2)
 		return true;
 	if (text) {
-		/* the regions' ranks, unless removed rows are among them
-		 * (taken before the scratch below: they may move it) */
-		for (i = 0; i < n && tops[i].kind != DROW_REMOVED; i++)
-			;
-		if (i == n && !(tr = text_ranks_of(u)))
+		/* the regions' ranks (taken before the scratch below: they
+		 * may move it), and whether removed rows are among them */
+		for (i = 0; i < n && !removed; i++)
+			removed = tops[i].kind == DROW_REMOVED;
+		if (!(tr = text_ranks_of(u)))
 			return false;
 	}
-	/* the rows' texts ranked now take 4 bytes a row more (ids) */
+	/* the rows' texts ranked now (text_keys) take 4 bytes a row more */
+	rank_rows = text && (!tr || (removed && !d->text_sorted));
+	if (rank_rows)
+		tr = NULL; /* not read, and the scratch may move below */
 	rk = details_scratch(d,
 			     sort_scratch_bytes(u, n) +
-				     (text && !tr ? n * sizeof(*ids) : 0),
+				     (rank_rows ? n * sizeof(*ids) : 0),
 			     false);
 	if (!rk)
 		return false;
@@ -669,8 +721,8 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	p = (uint64_t *)(void *)rk;
 	q = p + n;
 	if (text) {
-		if (!text_keys(u, tops, n, tr, down, keys, rk, ids, &k_and,
-			       &k_or))
+		if (!text_keys(u, tops, n, tr, removed, down, keys, rk, ids,
+			       &k_and, &k_or))
 			return false;
 	} else {
 		gather_keys(u, tops, n, down, keys, &k_and, &k_or);

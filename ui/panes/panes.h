@@ -69,6 +69,13 @@ struct details {
 	 * made when a sort by it asks (pane_details_sort.c), kept at the
 	 * start of the scratch below (NULL when it moves) */
 	uint32_t *text_rank;
+	/* the distinct texts of the regions in strcmp's order, each with
+	 * its rank, made with text_rank (freed with the rows): a removed
+	 * row's text, not among the regions', is ranked among them by a
+	 * binary search */
+	const char **text_sorted;
+	uint32_t *text_sorted_rank;
+	size_t ntext_sorted;
 	bool by_region; /* the region list, not allocations ('a') */
 	int filter; /* -1: everything; a type: its rows only */
 	bool show_free; /* the free gaps in the all view too ('f') */
