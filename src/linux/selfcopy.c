@@ -41,7 +41,16 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* LeakSanitizer is in (ASan's): gcc says so by __SANITIZE_ADDRESS__,
+ * clang by __has_feature */
 #if defined(__SANITIZE_ADDRESS__)
+#define VMS_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define VMS_LSAN 1
+#endif
+#endif
+#ifdef VMS_LSAN
 #include <sanitizer/lsan_interface.h>
 #endif
 #ifdef __GLIBC__
@@ -63,14 +72,14 @@ static char exe_path[4096];
 
 void selfcopy_loader_begin(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef VMS_LSAN
 	__lsan_disable();
 #endif
 }
 
 void selfcopy_loader_end(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef VMS_LSAN
 	__lsan_enable();
 #endif
 }

@@ -230,11 +230,14 @@ def test_nameless_user():
                           "--clear-groups", "sleep", "60"])
     try:
         deadline = time.time() + 10
-        while time.time() < deadline:
+        while time.time() < deadline and p.poll() is None:
             with open("/proc/%d/status" % p.pid) as f:
                 if "\nUid:\t%d\t" % uid in f.read():
                     break
             time.sleep(0.01)
+        if not T.ok(p.poll() is None, "setpriv runs sleep as uid %d" % uid,
+                    "exit %s" % p.returncode):
+            return
         r = T.run_vmscope("--list", "--sort=pid")
         out = r.stdout.decode(errors="replace").splitlines()
         l = [x for x in out if x.split()[:1] == [str(p.pid)]]

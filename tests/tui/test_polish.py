@@ -111,6 +111,22 @@ def one_size(p, snap, w, h, env, args, what):
          status(scr))
     tm.keys(*["s"] * 7)  # back to Address (by 6 columns and Type)
     tm.wait_for("sort Address ^")
+    # by address with the gaps, each where it lies; S: all downwards
+    for key, mark in (("f", "^"), ("S", "v")):
+        tm.keys(key)
+        tm.wait_for(lambda s, m=mark: "all+free" in status(s) and
+                    "sort Address %s" % m in status(s))
+        tm.keys("Home")
+        scr = tm.wait_for(lambda s: counts(s)[0] == 1)
+        rows = det_rows(scr)
+        addrs = [int(r[1], 16) for r in rows]
+        T.ok(len(rows) > 5 and "Free" in [r[2] for r in rows] and
+             addrs == sorted(addrs, reverse=mark == "v"),
+             "%s: by address with the free gaps (%s), every row in "
+             "order" % (what, mark), scr)
+    tm.keys("S", "f")
+    scr = tm.wait_for(lambda s: counts(s)[1] == nreg and
+                      "sort Address ^" in status(s))
 
     # libc's first region expanded: its small sections in bytes
     scr = expand_libc(tm)

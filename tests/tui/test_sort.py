@@ -97,7 +97,12 @@ def run(tmp):
     # by address the viewer sorts each start's rank among the rows, not
     # the start ([vsyscall]'s has the top bit set)
     sort_to(tm, "Address")
-    tm.keys("S", "Home")  # the cursor's row kept: the list's top shown
+    tm.keys("S")
+    tm.wait_for(lambda s: "sort Address v" in status(s))
+    # the cursor's row kept: Home for the list's top (the status line
+    # says where the cursor is)
+    tm.keys("Home")
+    tm.wait_for(lambda s: re.search(r"sort Address v \| 1/", status(s)))
     check(tm, snap, "Address", lambda r: int(r["start"], 16), True,
           "Address descending (S)")
     tm.kill()

@@ -45,7 +45,8 @@ def check(tm, now, before, named, down, what):
     # the mark in the Details heading (the status line's says the sort
     # only until the next key)
     heading = "Details " + ("v" if down else "^")
-    scr = tm.wait_for(lambda s: heading in s)
+    scr = tm.wait_for(lambda s: heading in s and re.search(r"\| 1/\d+",
+                                                           status(s)))
     rows = [(int(m.group(2), 16), "[removed]" in ln) for ln, m in
             ((ln, ROW.match(ln)) for ln in scr.splitlines()) if m]
     seq = [(a, (before if gone else now).get(a)) for a, gone in rows]
@@ -88,10 +89,14 @@ def run(tmp):
     now = {int(r["start"], 16): text(r)
            for r in T.vmscope_json(p.pid)["regions"]}
     T.ok(named not in now, "the file's page is gone from the JSON")
+    # each sort keeps the cursor's row: Home for the list's top, the
+    # status line's "1/" once it is there
     sort_to(tm, "Details")
     tm.keys("Home")
     check(tm, now, before, named, False, "Details ascending")
-    tm.keys("S", "Home")
+    tm.keys("S")
+    tm.wait_for(lambda s: "Details v" in s)
+    tm.keys("Home")
     check(tm, now, before, named, True, "Details descending (S)")
     tm.kill()
     T.kill(p)

@@ -248,17 +248,29 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 		struct drow t;
 		uint32_t g;
 
-		for (; gaps && gi < d->ngaps && d->gaps[gi].next <= i; gi++)
-			tops[n++] =
-				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
-		/* what the snapshot compared with had here, before the
-		 * region that now starts at or after it */
-		for (; ri < d->nremoved && i >= rat;
-		     rat = removed_at(d, s, ++ri))
+		/* the gaps before region i, and what the snapshot compared
+		 * with had there (removed), merged by their starts: a
+		 * removed region may start before a gap that comes after a
+		 * region now at its start */
+		for (;;) {
+			bool gap =
+				gaps && gi < d->ngaps && d->gaps[gi].next <= i;
+			bool rem = ri < d->nremoved && i >= rat;
+
+			if (gap && (!rem || d->gaps[gi].start <=
+						    d->removed[ri]->start)) {
+				tops[n++] = (struct drow){ (uint32_t)gi++,
+							   DROW_GAP, 0, 0 };
+				continue;
+			}
+			if (!rem)
+				break;
 			if (d->filter == -1 ||
 			    d->removed[ri]->type == d->filter)
 				tops[n++] = (struct drow){ (uint32_t)ri,
 							   DROW_REMOVED, 0, 0 };
+			rat = removed_at(d, s, ++ri);
+		}
 		if (i >= s->nregions)
 			break;
 		t = top_of(d, (uint32_t)i);

@@ -542,6 +542,7 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 		f >= 0 ? vms_columns[f].region : NULL;
 	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	uint64_t last = 0, rank = 0;
+	bool in_order = true;
 	/* the line of a region's record the key is read from */
 	size_t at = f == VMS_COL_SIZE || sort == DS_ADDRESS
 			    ? offsetof(struct vms_region, start)
@@ -574,14 +575,29 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 				     ? perms_key(g->perms)
 				     : sort_key_of(u, &tops[i]);
 
-		/* by address, the rank of the row's start among the rows'
-		 * (they come in address order: a start's rank is how many
-		 * others come before it): some 20 bits a key where the
-		 * starts themselves differ in 52 ([vsyscall] sits at the top
-		 * of the address space), too many to pack with the rows, so
-		 * S on the address sorted (key, row) pairs in a scratch grown
-		 * half again (180 ms the first time at a million rows) */
-		if (sort == DS_ADDRESS) {
+		if (sort == DS_ADDRESS) { /* ranked below */
+			in_order = in_order && k >= last;
+			last = k;
+			keys[i] = k;
+			continue;
+		}
+		k ^= flip;
+		keys[i] = k;
+		k_and &= k;
+		k_or |= k;
+	}
+	/* by address, the rank of each row's start among the rows' (they
+	 * come in address order: a start's rank is how many smaller ones
+	 * come before it): some 20 bits a key where the starts themselves
+	 * differ in 52 ([vsyscall] sits at the top of the address space),
+	 * too many to pack with the rows, so S on the address sorted
+	 * (key, row) pairs in a scratch grown half again (180 ms the first
+	 * time at a million rows). Rows out of that order keep their
+	 * starts. */
+	for (i = 0; sort == DS_ADDRESS && i < n; i++) {
+		uint64_t k = keys[i];
+
+		if (in_order) {
 			rank += i && k != last;
 			last = k;
 			k = rank;
