@@ -711,11 +711,11 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 		return true;
 	if (text) {
 		/* the regions' ranks (taken before the scratch below: they
-		 * may move it), and whether removed rows are among them */
+		 * may move it; out of memory for them, the rows' texts are
+		 * ranked instead), and whether removed rows are among them */
 		for (i = 0; i < n && !removed; i++)
 			removed = tops[i].kind == DROW_REMOVED;
-		if (!(tr = text_ranks_of(u)))
-			return false;
+		tr = text_ranks_of(u);
 	}
 	/* the rows' texts ranked now (text_keys) take 4 bytes a row more */
 	rank_rows = text && (!tr || (removed && !d->text_sorted));
