@@ -36,15 +36,7 @@ def text(r):
     return (r.get("detail") or r.get("path") or "").encode()
 
 
-def sort_to(tm, name):
-    """Presses s until the status line says the sort is by name."""
-    for _ in range(20):
-        scr = tm.screen()
-        if re.search(r"sort %s [v^]" % re.escape(name), status(scr)):
-            return scr
-        tm.keys("s")
-        tm.wait_for(lambda s, b=status(scr): status(s) != b, timeout=10)
-    return tm.screen()
+sort_to = D.sort_to
 
 
 def check(tm, snap, name, key, down, what):

@@ -9,6 +9,7 @@ deadline.
 """
 import atexit
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -280,6 +281,18 @@ def bottom(scr, n=4):
     (and whatever those lines hold)."""
     lines = scr.splitlines()
     return " ".join(ln.strip() for ln in lines[-n:])
+
+
+def sort_to(tm, name):
+    """Presses s in the viewer's details until the status line says the
+    sort is by name; the screen then."""
+    for _ in range(20):
+        scr = tm.screen()
+        if re.search(r"sort %s [v^]" % re.escape(name), status(scr)):
+            return scr
+        tm.keys("s")
+        tm.wait_for(lambda s, b=status(scr): status(s) != b, timeout=10)
+    return tm.screen()
 
 
 def row_at(scr, addr):
