@@ -323,6 +323,7 @@ def run():
             if time.perf_counter() - t1 > 5:
                 break
         rt.append((time.perf_counter() - t1) * 1000)
+    hwm_r = hwm_kb(vpid)
     tm.kill()
     idle = [t[2] for t in read_timing(tpath) if t[0] == "idle"]
 
@@ -339,6 +340,9 @@ def run():
     print("  viewer, after every key below  %8.1f MB  %6.0f bytes/region"
           "   aim <= %d" % (hwm_keys / 1024, hwm_keys * 1024 / nreg,
                             AIM_BYTES))
+    print("  viewer, after r and its keys   %8.1f MB  %6.0f bytes/region"
+          "   (two snapshots, their changes)" % (hwm_r / 1024,
+                                                 hwm_r * 1024 / nreg))
     print("  viewer on 10 regions           %8.1f MB  (fixed cost; "
           "above it: %.0f bytes/region)" % (small / 1024,
                                             (hwm - small) * 1024 / nreg))
