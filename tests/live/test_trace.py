@@ -51,13 +51,6 @@ import vmstest as T  # noqa: E402
 
 LIB = os.path.join(T.BUILD, "libvmstrace.so")
 ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
-# The sanitizer build: LeakSanitizer reports 88 bytes the first C++ name
-# demangled leaves (libstdc++'s __cxa_demangle, loaded with dlopen into a
-# vmscope that runs from copies of its libraries, src/linux/selfcopy.h);
-# not seen with VMSCOPE_SHARED_LIBS=1. The leak check of vmscope's own
-# code stays on for every trace of a C program.
-CXX_ENV = dict(ENV, ASAN_OPTIONS="detect_leaks=0") \
-    if T.VMSCOPE.endswith("-san") else ENV
 MB10 = 10 << 20
 USER = 64002  # a uid with no passwd entry (setpriv): nothing is added
 
@@ -92,7 +85,7 @@ def memorytestapp(env=None, how="glibc", app=None):
     app = app or T.target("memorytestapp")
     plain = subprocess.run([app], capture_output=True, env=env or ENV,
                            timeout=60)
-    d, r = trace_json([app], env or CXX_ENV)
+    d, r = trace_json([app], env or ENV)
     if not d:
         T.ok(False, "%s: a JSON report" % how, r.stderr)
         return
@@ -127,7 +120,7 @@ def memorytestapp(env=None, how="glibc", app=None):
          leak)
     if how != "glibc":
         return
-    r = trace(["-s"], [app], CXX_ENV)
+    r = trace(["-s"], [app], ENV)
     text = r.stdout.decode(errors="replace")
     lines = text.splitlines()
 
@@ -256,7 +249,7 @@ def sampled():
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         r = trace(["--trace-sample=64", "-e", "json", "-o", f.name],
                   [T.target("memorytestapp"), "churn"],
-                  dict(CXX_ENV, VMSCOPE_SEED=seed))
+                  dict(ENV, VMSCOPE_SEED=seed))
         if not T.ok(r.returncode == 0, "sampled: exit 0", r.stderr):
             return
         d = json.load(open(f.name))
@@ -325,7 +318,7 @@ def capabilities(tmp):
     lib = os.path.join(tmp, "libvmstrace.so")
     shutil.copy(T.VMSCOPE, vms)
     shutil.copy(LIB, lib)
-    env = dict(CXX_ENV, VMSCOPE_TRACELIB=lib)
+    env = dict(ENV, VMSCOPE_TRACELIB=lib)
     for cmd, how in (([capped, "libc"], "itself"),
                      ([script], "as a script's interpreter")):
         r = subprocess.run(as_user([vms, "--trace", "-s", "--"] + cmd),

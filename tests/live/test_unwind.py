@@ -41,8 +41,6 @@ import vmstest as T  # noqa: E402
 
 LIB = os.path.join(T.BUILD, "libvmstrace.so")
 ENV = dict(os.environ, VMSCOPE_TRACELIB=LIB)
-if T.VMSCOPE.endswith("-san"):  # test_trace.py says why (C++ demangling)
-    ENV["ASAN_OPTIONS"] = "detect_leaks=0"
 
 
 def in_process():

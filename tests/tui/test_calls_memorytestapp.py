@@ -203,8 +203,6 @@ def traced(lib, check, what):
     """MemoryTestApp launched in the viewer with lib as the tracer, let go
     once the viewer shows it, run to its end; then check(tm)."""
     env = {"VMSCOPE_TRACELIB": lib}
-    if T.VMSCOPE.endswith("-san"):  # as test_trace.py says: a C++ name
-        env["ASAN_OPTIONS"] = "detect_leaks=0"
     tmp = tempfile.mkdtemp(prefix="vmscope-mta-")
     fifo = os.path.join(tmp, "go")
     os.mkfifo(fifo)
