@@ -6,6 +6,7 @@ or exception) each is continued and killed by its pid and reaped, so no test
 leaves a process stopped, traced or behind.
 """
 import atexit
+import glob
 import json
 import os
 import re
@@ -176,13 +177,16 @@ def kill(p):
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
-    # everykind's default data file, which SIGKILL leaves behind (the
-    # next everykind removes it: the last one's stayed after make check)
+    # what SIGKILL leaves behind: everykind's default data file (the next
+    # everykind removes it: the last one's stayed after make check) and a
+    # JVM's perf data file (hsperfdata_USER/PID)
     if p.poll() is not None:
-        try:
-            os.unlink("/tmp/everykind-%d.dat" % p.pid)
-        except OSError:
-            pass
+        for f in ["/tmp/everykind-%d.dat" % p.pid] + \
+                glob.glob("/tmp/hsperfdata_*/%d" % p.pid):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
     if p in _procs:
         _procs.remove(p)
 
