@@ -475,19 +475,19 @@ static uint64_t removed_text_key(const struct details *d, const char *text)
 /* Each top row's key by its Details text (tr: text_ranks_of's), inverted
  * if down, into keys[] (with their and and or, as gather_keys): twice
  * its text's rank (a gap's "", 0), a removed row's between
- * (removed_text_key). Without tr, or with removed rows and no sorted
- * texts, the ranks are of the rows' texts, made now in sc (16 bytes a
- * row) and ids (4). false: out of memory. */
+ * (removed_text_key). Without tr (details_sort_tops leaves it out too
+ * for removed rows without sorted texts), the ranks are of the rows'
+ * texts, made now in sc (16 bytes a row) and ids (4). false: out of
+ * memory. */
 static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
-		      const uint32_t *tr, bool removed, bool down,
-		      uint64_t *keys, void *sc, uint32_t *ids,
-		      uint64_t *and_out, uint64_t *or_out)
+		      const uint32_t *tr, bool down, uint64_t *keys, void *sc,
+		      uint32_t *ids, uint64_t *and_out, uint64_t *or_out)
 {
 	const struct details *d = det_of(u);
 	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	size_t i;
 
-	if (!tr || (removed && !d->text_sorted))
+	if (!tr)
 		return text_ranks(u, tops, n, down, keys, sc, ids, and_out,
 				  or_out);
 	for (i = 0; i < n; i++) {
@@ -737,8 +737,8 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	p = (uint64_t *)(void *)rk;
 	q = p + n;
 	if (text) {
-		if (!text_keys(u, tops, n, tr, removed, down, keys, rk, ids,
-			       &k_and, &k_or))
+		if (!text_keys(u, tops, n, tr, down, keys, rk, ids, &k_and,
+			       &k_or))
 			return false;
 	} else {
 		gather_keys(u, tops, n, down, keys, &k_and, &k_or);
