@@ -78,26 +78,79 @@ def disturb(p, how):
         "exit %d: %s" % (r.returncode, r.stderr.decode().strip())
 
 
-def during(p, how):
-    """SIGUSR1 sent while the capture holds the target (its TracerPid
-    seen set; the control: while it is stopped)."""
+def hold(pid):
+    """Stops process pid (SIGSTOP) and waits until every thread of it is
+    stopped; False if it exited first."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            if all(vmstest.proc_state(pid, t) in "tT"
+                   for t in vmstest.tids(pid)):
+                return True
+            if vmstest.proc_state(pid) in "ZX":
+                return False
+        except (OSError, IndexError):
+            return False
+        time.sleep(0.001)
+    raise RuntimeError("vmscope %d did not stop" % pid)
+
+
+def during(p, nr, how):
+    """SIGUSR1 sent while the capture holds the target (the control: while
+    it is stopped); True if so, or what failed. Seen traced, vmscope itself
+    is stopped and the target looked at again: only a target still traced
+    by a stopped vmscope is held, since a target seen traced may be let go
+    before the signal lands. A signal that lands after the last detach,
+    while the kernel restarts the call (after its restart decision, before
+    the call is entered again), runs the handler and the call goes on: the
+    kernel's own race, after a SIGCONT as after a detach, and no test of
+    the capture. A capture never seen held is run again (up to ten); if
+    none is, the signal goes after the last, once the target is back in
+    its call, and the test says how often."""
     if how == "SIGSTOP/SIGCONT":
         vmstest.sigstop(p.pid)
         os.kill(p.pid, signal.SIGUSR1)
         vmstest.sigcont(p.pid)
         return True
+    for _ in range(10):
+        sent, e = capture_holding(p, how)
+        if e is not True or sent:
+            return e
+        # A short capture on a busy machine: again (each one more stop,
+        # which the counts allow: the same restart, or EINTR, each time).
+        settle(p, nr, what="after a capture never seen held")
+    UNSEEN[how] = UNSEEN.get(how, 0) + 1
+    os.kill(p.pid, signal.SIGUSR1)
+    return True
+
+
+def capture_holding(p, how):
+    """One capture; SIGUSR1 sent while it holds the target. (sent, True if
+    the capture succeeded or what failed)."""
     v = subprocess.Popen([vmstest.VMSCOPE] + how.split() + ["-s", str(p.pid)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    seen = False
+    sent = False
     deadline = time.time() + 60
-    while v.poll() is None and time.time() < deadline and not seen:
+    while not sent and v.poll() is None and time.time() < deadline:
         try:
-            seen = vmstest.tracer_pid(p.pid) != 0
+            if vmstest.tracer_pid(p.pid) == 0:
+                continue
         except OSError:
             break
-    os.kill(p.pid, signal.SIGUSR1)
+        if not hold(v.pid):
+            break
+        try:
+            if vmstest.tracer_pid(p.pid) != 0:
+                os.kill(p.pid, signal.SIGUSR1)
+                sent = True
+        finally:
+            os.kill(v.pid, signal.SIGCONT)
     err = v.communicate(timeout=120)[1]
-    return v.returncode == 0 or err.decode()
+    return sent, v.returncode == 0 or err.decode()
+
+
+UNSEEN = {}  # rounds whose capture was never seen holding the target
 
 
 def delta(a, b):
@@ -129,7 +182,7 @@ def run(call, how):
         s = settle(p, nr, lambda x: x["handled"] > s1["handled"],
                    what="after SIGUSR1")
         sig = {k: sig[k] + v for k, v in delta(s1, s).items()}
-        e = during(p, how)
+        e = during(p, nr, how)
         if e is not True:
             fails.append(e)
         s2 = settle(p, nr, lambda x: x["handled"] > s["handled"],
@@ -168,4 +221,6 @@ for call in CALLS:
                stop["eintr"] == stop["returned"] and stop["badmask"] == 0,
                "%s under %s: fails with EINTR after each stop, as after "
                "SIGSTOP/SIGCONT (%r, control %r)" % (call, how, stop, cstop))
+print("rounds with no capture seen holding the target in ten (SIGUSR1 "
+      "sent after): %r" % UNSEEN)
 vmstest.done()
