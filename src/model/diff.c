@@ -560,6 +560,28 @@ static void groups_fini(struct groups *g)
 	free(g->nb);
 }
 
+/* c's figures, span, type and path from its sides' regions. */
+static void fill(const struct vms_diff *d, struct vms_diff_change *c)
+{
+	const struct vms_snapshot *side = c->b.n ? d->b : d->a;
+	const struct vms_diff_side *sd = c->b.n ? &c->b : &c->a;
+	const struct vms_region *r0 = &side->regions[sd->idx[0]];
+
+	side_sum(d->a, &c->a);
+	side_sum(d->b, &c->b);
+	c->start = r0->start;
+	c->end = side->regions[sd->idx[sd->n - 1]].end;
+	c->type = r0->type;
+	c->path = r0->path;
+}
+
+static int by_same_start(const void *x, const void *y)
+{
+	const struct vms_diff_same *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
 static int build_changes(struct vms_diff *d, struct groups *g)
 {
 	size_t k;
@@ -570,38 +592,43 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 		return -1;
 	for (k = 0; k < g->n; k++) {
 		struct vms_diff_change c = { 0 };
-		const struct vms_snapshot *side;
-		const struct vms_region *r0;
 		int ch;
 
 		c.a.n = g->na[k];
 		c.a.idx = d->idx + g->first[k];
 		c.b.n = g->nb[k];
 		c.b.idx = d->idx + g->first[k] + g->na[k];
-		side_sum(d->a, &c.a);
-		side_sum(d->b, &c.b);
+		fill(d, &c);
 		ch = classify(d, &c.a, &c.b);
 		if (ch == -2)
 			return -1;
-		c.change = ch < 0 ? VMS_NCHANGES : (enum vms_change)ch;
-		side = c.b.n ? d->b : d->a;
-		r0 = &side->regions[c.b.n ? c.b.idx[0] : c.a.idx[0]];
-		c.start = r0->start;
-		c.end = side->regions[c.b.n ? c.b.idx[c.b.n - 1]
-					    : c.a.idx[c.a.n - 1]]
-				.end;
-		c.type = r0->type;
-		c.path = r0->path;
 		if (ch < 0) {
-			d->same[d->nsame++] = c;
+			d->same[d->nsame++] = (struct vms_diff_same){
+				c.start, g->first[k], c.a.n, c.b.n
+			};
 			continue;
 		}
+		c.change = (enum vms_change)ch;
 		d->v[d->n++] = c;
 		d->count[ch]++;
 	}
 	qsort(d->v, d->n, sizeof(*d->v), by_start);
-	qsort(d->same, d->nsame, sizeof(*d->same), by_start);
+	qsort(d->same, d->nsame, sizeof(*d->same), by_same_start);
 	return 0;
+}
+
+void vms_diff_same_change(const struct vms_diff *d, size_t k,
+			  struct vms_diff_change *c)
+{
+	const struct vms_diff_same *s = &d->same[k];
+
+	memset(c, 0, sizeof(*c));
+	c->change = VMS_NCHANGES;
+	c->a.n = s->na;
+	c->a.idx = d->idx + s->first;
+	c->b.n = s->nb;
+	c->b.idx = d->idx + s->first + s->na;
+	fill(d, c);
 }
 
 int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
@@ -659,7 +686,8 @@ void vms_diff_fini(struct vms_diff *d)
 	if (d->windowed)
 		free(d->window.sites);
 	d->windowed = false;
-	d->v = d->same = NULL;
+	d->v = NULL;
+	d->same = NULL;
 	d->nsame = 0;
 	d->idx = NULL;
 	d->n = 0;

@@ -81,13 +81,22 @@ struct vms_diff_change {
 	struct vms_diff_side a, b;
 };
 
+/* A group that did not change: its regions, d->idx[first..first+na) of
+ * A's then nb of B's (both at least one), B's first starting at start.
+ * No figures: at a million regions they would be most of a diff's memory
+ * (a change record is some 290 bytes); vms_diff_same_change sums them. */
+struct vms_diff_same {
+	uint64_t start;
+	size_t first, na, nb;
+};
+
 struct vms_diff {
 	const struct vms_snapshot *a, *b;
 	struct vms_diff_change *v;
 	size_t n;
-	/* The groups that did not change (change: VMS_NCHANGES), in
-	 * address order: the viewer shows them beside the changes. */
-	struct vms_diff_change *same;
+	/* The groups that did not change, in address order: the viewer
+	 * shows them beside the changes. */
+	struct vms_diff_same *same;
 	size_t nsame;
 	size_t count[VMS_NCHANGES];
 	size_t *idx; /* the sides' region indices, one allocation */
@@ -117,6 +126,11 @@ bool vms_diff_other_run(const struct vms_snapshot *a,
 int vms_diff_make(const struct vms_snapshot *a, const struct vms_snapshot *b,
 		  struct vms_diff *d, struct vms_error *err);
 void vms_diff_fini(struct vms_diff *d);
+
+/* d->same[k] as a change record (change: VMS_NCHANGES), its figures
+ * summed now from its regions. */
+void vms_diff_same_change(const struct vms_diff *d, size_t k,
+			  struct vms_diff_change *c);
 
 /* b's figure less a's, of a change's column c (signed). */
 static inline int64_t vms_diff_delta(const struct vms_diff_change *c,

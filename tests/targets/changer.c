@@ -12,8 +12,10 @@
  *   ready grow=0x.. shrink=0x.. gone=0x.. prot=0x.. keep=0x.. [named=0x..]
  * and waits for a line on stdin. Then grows grow to 16 MiB in place
  * (mremap, not moved), shrinks shrink to 4 MiB, unmaps gone (and named),
- * makes prot read-only (the same size: changed), maps a new 12 MiB region
- * (holes around it too), writes every new page, prints
+ * makes prot read-only (the same size: changed), drops keep's second half
+ * (MADV_DONTNEED: its size and committed bytes the same, so no change of
+ * the region, 2 MiB less resident), maps a new 12 MiB region (holes
+ * around it too), writes every new page, prints
  *   changed added=0x..
  * and sleeps until killed, touching nothing.
  */
@@ -99,7 +101,8 @@ int main(int argc, char **argv)
 	munmap(gone, 4 * MIB);
 	if (named)
 		munmap(named, (size_t)sysconf(_SC_PAGESIZE));
-	if (mprotect(prot, 4 * MIB, PROT_READ) < 0)
+	if (mprotect(prot, 4 * MIB, PROT_READ) < 0 ||
+	    madvise(keep + 2 * MIB, 2 * MIB, MADV_DONTNEED) < 0)
 		return 1;
 	printf("changed added=%p\n", (void *)added);
 	fflush(stdout);

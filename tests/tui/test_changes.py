@@ -3,20 +3,22 @@
 at 200x60 and 80x24 (the Private Data rows, a click on the summary's
 row), on the changer target: between two snapshots it grows one
 region in place (8 to 16 MiB), shrinks another (16 to 4 MiB), unmaps a
-third, makes a fourth read-only and maps a new one (12 MiB), leaving a
-fifth alone.
+third, makes a fourth read-only, drops half the pages of a fifth (its
+size and committed bytes the same: not a change of the region) and maps
+a new one (12 MiB).
 
 After r, each row of the details that changed says how before its
 Details, by the kernel's sizes (/proc/PID/maps, before and after): the
 grown one "[grown +N]", the shrunk one "[shrunk -N]", the new one
-"[added]", the read-only one "[changed]"; the one left alone has no
+"[added]", the read-only one "[changed]"; the fifth has no
 mark; the unmapped one is still listed, where it was, "[removed]" with
 the size it had; the status line counts them (in 80 columns).
 A first snapshot has nothing to compare with: no mark. The summary's
 Private Data row is marked beside its label, the Total row + or - as the
 kernel's maps grew or shrank. D shows how much each figure moved: the
 grown region's Size its growth, the new one's all of it, the removed
-one's all of it gone, the one left alone none, the Total row's Size the kernel's (the sizes of its maps,
+one's all of it gone, the one with half its pages dropped (the same
+size and committed bytes: no change) its WS only, the Total row's Size the kernel's (the sizes of its maps,
 before and after); D again, the figures.
 
 Against a snapshot marked A in the timeline (at 80x24 and 200x60): the
@@ -55,6 +57,18 @@ def size_of(pid, addr):
     return None
 
 
+def rss_of(pid, addr):
+    """The kernel's Rss of the region at addr (smaps), in bytes."""
+    with open("/proc/%d/smaps" % pid) as f:
+        at = False
+        for ln in f:
+            if re.match(r"[0-9a-f]+-", ln):
+                at = int(ln.split("-")[0], 16) == addr
+            elif at and ln.startswith("Rss:"):
+                return int(ln.split()[1]) * 1024
+    return None
+
+
 def delta_text(d):
     return ("+" if d > 0 else "-") + D.size_text(abs(d))
 
@@ -78,6 +92,7 @@ def one(w, h):
     before = {k: size_of(p.pid, f[k])
               for k in ("grow", "shrink", "keep", "gone")}
     total_before = sum(m["end"] - m["start"] for m in T.maps(p.pid))
+    ws_before = {"keep": rss_of(p.pid, f["keep"])}
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
     scr = tm.wait_for(ready, timeout=120)
     # the Private Data rows only (a click on the summary's row): they fit
@@ -97,6 +112,7 @@ def one(w, h):
          "%s: the target changed" % what, done)
     added = T.ready_fields(done or "x added=0")["added"]
     after = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "keep")}
+    ws_after = {"keep": rss_of(p.pid, f["keep"])}
 
     scr = tm.expect("%s: r: the status line counts the changes" % what,
                     lambda s: re.search(r"new snapshot: \d+ regions; \d+ ",
@@ -128,7 +144,7 @@ def one(w, h):
          % what, prot)
     keep = row_at(scr, f["keep"])
     T.ok(keep and "[" not in keep and after["keep"] == before["keep"],
-         "%s: the region left alone has no mark" % what, keep)
+         "%s: the region not changed has no mark" % what, keep)
     gone = row_at(scr, f["gone"])
     want = D.size_text(before["gone"])
     T.ok(gone and "[removed]" in gone and
@@ -166,9 +182,12 @@ def one(w, h):
     T.ok(new and re.search(r"Private Data\s+%s\s" % re.escape(want), new),
          "%s: D: the new region's Size is all of it, %s" % (what, want), new)
     keep = row_at(scr, f["keep"])
-    T.ok(keep and re.search(r"Private Data(\s+(rw-p|\[)|\s*$)", keep),
-         "%s: D: the region left alone moved by nothing (no figure)" % what,
-         keep)
+    want = delta_text(ws_after["keep"] - ws_before["keep"])
+    T.ok(keep and re.search(r"Private Data\s+%s(\s|$)" % re.escape(want),
+                            keep),
+         "%s: D: the region not changed (its size and committed bytes "
+         "the same) moved by its resident pages only: Size and Committed "
+         "blank, WS %s (the kernel's Rss)" % (what, want), keep)
     gone = row_at(scr, f["gone"])
     want = delta_text(-before["gone"])
     T.ok(gone and re.search(r"Private Data\s+%s\s" % re.escape(want), gone),

@@ -105,30 +105,36 @@ void changes_update(struct ui *u, const struct vms_snapshot *old)
 	if (!u->snap || u->pre || !base || base == u->snap || !kept(u, base) ||
 	    !kept(u, u->snap) || base->proc.pid != u->snap->proc.pid)
 		return;
-	v->chg_of = calloc(u->snap->nregions ? u->snap->nregions : 1,
+	v->chg_of = malloc((u->snap->nregions ? u->snap->nregions : 1) *
 			   sizeof(v->chg_of[0]));
 	if (!v->chg_of)
 		return;
+	memset(v->chg_of, 0xff, u->snap->nregions * sizeof(v->chg_of[0]));
 	if (vms_diff_make(base, u->snap, &v->chg, &err) < 0) {
 		free(v->chg_of);
 		v->chg_of = NULL;
 		return;
 	}
 	v->chg_valid = true;
+	if (v->chg.n + v->chg.nsame >= CHG_NONE) { /* not as a uint32_t */
+		changes_free(u);
+		return;
+	}
 	/* the groups that did not change too (their figures still move:
 	 * the deltas of D), then the changes */
 	for (k = 0; k < v->chg.nsame; k++) {
-		const struct vms_diff_change *c = &v->chg.same[k];
+		const struct vms_diff_same *s = &v->chg.same[k];
 
-		for (j = 0; j < c->b.n; j++)
-			v->chg_of[c->b.idx[j]] = c;
+		for (j = 0; j < s->nb; j++)
+			v->chg_of[v->chg.idx[s->first + s->na + j]] =
+				(uint32_t)(v->chg.n + k);
 	}
 	memset(v->chg_type, 0, sizeof(v->chg_type));
 	for (k = 0; k < v->chg.n; k++) {
 		const struct vms_diff_change *c = &v->chg.v[k];
 
 		for (j = 0; j < c->b.n; j++)
-			v->chg_of[c->b.idx[j]] = c;
+			v->chg_of[c->b.idx[j]] = (uint32_t)k;
 		/* the types it touches, on both sides */
 		for (j = 0; j < c->a.n; j++)
 			v->chg_type[base->regions[c->a.idx[j]].type] = 1;
@@ -150,10 +156,12 @@ void changes_update(struct ui *u, const struct vms_snapshot *old)
 	v->det.nremoved = j;
 }
 
-/* Whether c is a change (not a group the diff found the same). */
-static bool is_change(const struct vms_diff_change *c)
+/* Region i of u->snap's change, or NULL (none, or a group the diff
+ * found the same). */
+static const struct vms_diff_change *change_of(const struct viewer *v,
+					       uint32_t i)
 {
-	return c && c->change < VMS_NCHANGES;
+	return v->chg_of[i] < v->chg.n ? &v->chg.v[v->chg_of[i]] : NULL;
 }
 
 /* A change's size, else its committed bytes, as diff.h grows them. */
@@ -197,9 +205,9 @@ int changes_row(const struct ui *u, const struct drow *r, int64_t *delta)
 	row_regions(v, r, &first, &n);
 	/* an allocation: each change among its regions once */
 	for (i = first; i < first + n; i++) {
-		const struct vms_diff_change *c = v->chg_of[i];
+		const struct vms_diff_change *c = change_of(v, i);
 
-		if (!is_change(c)) {
+		if (!c) {
 			all_added = false;
 			continue;
 		}
@@ -311,10 +319,17 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 	row_regions(v, r, &first, &n);
 	/* each group on its first region in u->snap: counted once */
 	for (i = first; i < first + n; i++) {
-		const struct vms_diff_change *c = v->chg_of[i];
+		const struct vms_diff_change *c = change_of(v, i);
+		struct vms_diff_change same;
+		size_t k = (size_t)v->chg_of[i] - v->chg.n;
 
 		if (c && c->b.n && c->b.idx[0] == i)
 			d += vms_diff_delta(c, col);
+		if (c || v->chg_of[i] == CHG_NONE ||
+		    v->chg.idx[v->chg.same[k].first + v->chg.same[k].na] != i)
+			continue;
+		vms_diff_same_change(&v->chg, k, &same);
+		d += vms_diff_delta(&same, col);
 	}
 	*delta = d;
 	return true;

@@ -146,10 +146,13 @@ struct viewer {
 	struct vms_pageout ews;
 	const struct vms_snapshot *ews_from; /* shown when it was asked */
 	/* The changes against the snapshot before (pane_changes.c): the
-	 * diff, each region of u->snap's change (NULL: none), the counts. */
+	 * diff, each region of u->snap's group (CHG_NONE: none; below
+	 * chg.n: a change; else chg.n + its index among the same), the
+	 * counts. */
 	struct vms_diff chg;
 	bool chg_valid;
-	const struct vms_diff_change **chg_of; /* changes and same groups */
+	uint32_t *chg_of;
+#define CHG_NONE UINT32_MAX
 	const struct vms_diff_change **chg_removed; /* det.removed's */
 	size_t chg_count[VMS_NCHANGES];
 	uint8_t chg_type[VMS_NTYPES]; /* a change touched the type */

@@ -10,6 +10,7 @@ void dgroups_free(struct dgroups *g)
 {
 	free(g->g);
 	free(g->members);
+	free(g->same);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -110,8 +111,11 @@ int dgroups_make(const struct vms_diff *d, bool by_region, struct dgroups *out)
 	memset(out, 0, sizeof(*out));
 	out->members = malloc((total ? total : 1) * sizeof(*out->members));
 	out->g = calloc(total ? total : 1, sizeof(*out->g));
-	if (!ks || !out->members || !out->g)
+	out->same = malloc((d->nsame ? d->nsame : 1) * sizeof(*out->same));
+	if (!ks || !out->members || !out->g || !out->same)
 		goto done;
+	for (i = 0; i < d->nsame; i++)
+		vms_diff_same_change(d, i, &out->same[i]);
 	if (!by_region) {
 		of_a = alloc_index(d->a, &aa, &na);
 		of_b = alloc_index(d->b, &ab, &nb);
@@ -120,7 +124,7 @@ int dgroups_make(const struct vms_diff *d, bool by_region, struct dgroups *out)
 	}
 	for (i = 0; i < total; i++) {
 		const struct vms_diff_change *c =
-			i < d->n ? &d->v[i] : &d->same[i - d->n];
+			i < d->n ? &d->v[i] : &out->same[i - d->n];
 
 		ks[i].c = c;
 		ks[i].side = c->b.n ? 1 : 0;

@@ -38,6 +38,9 @@ struct dgroups {
 	size_t n;
 	const struct vms_diff_change **members;
 	size_t nmembers;
+	/* d's unchanged groups as change records (vms_diff_same_change):
+	 * members point at them too */
+	struct vms_diff_change *same;
 };
 
 /* The rows of d (its changes and its unchanged groups): by allocation,
