@@ -227,20 +227,26 @@ def run(tmp):
     fl = subprocess.run([T.target("sortfloor"), str(n)],
                         stdout=subprocess.PIPE, check=True).stdout.split()
     floor = float(fl[3])
+    full = float(fl[1]) + floor  # the floor's keys read, then sorted
     print("key latency on %d regions, CPU time (VMSCOPE_TIMING), each "
-          "p99 against the floor of a sort (aim <= %.1fx):" % (n, AIM_FLOOR))
+          "p99 against the floor of a sort (aim <= %.1fx), then against "
+          "that floor's keys read from the records and sorted:"
+          % (n, AIM_FLOOR))
     for name, cs in per.items():
-        print("  %-13s cpu %s   p99 / floor %.2fx" %
-              (name, stats(cs), pct(cs, 0.99) / floor if cs else 0))
+        print("  %-13s cpu %s   p99 / floor %.2fx, / keys and sort %.2fx" %
+              (name, stats(cs), pct(cs, 0.99) / floor if cs else 0,
+               pct(cs, 0.99) / full if cs else 0))
     print("  each s, in the sort menu's order from Address's next: " +
           ", ".join("%.1f" % c for c in per["s sort"]))
     print("  floor of a sort key: a bare radix sort of %d (key, row) pairs "
-          "%s ms, after reading each key from a record of 176 bytes, %s "
-          "ms (tests/targets/sortfloor.c; median of 5)" %
+          "%s ms, once each key was read from a record of 176 bytes "
+          "into them, which took %s ms (tests/targets/sortfloor.c; "
+          "median of 5)" %
           (n, fl[3].decode(), fl[1].decode()))
     print("peak memory (VmHWM): %.1f MB, %.0f bytes/region" %
           (hwm / 1024, hwm * 1024 / n))
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
