@@ -101,6 +101,49 @@ def one_size(p, ready_line, snap, w, h, env, args, what, sel):
     T.ok(match_no(scr)[0] == total, "%s: N goes back (to the last)" % what,
          status(scr))
 
+    # sorted by Size (the rows in a figure's order, not the address's):
+    # the same matches, each visited once, from the first row; then from
+    # a row in the middle with matches above it, the next match after it
+    # (the matching is made in address order, the walk in the order
+    # shown: pane_find.c)
+    D.sort_to(tm, "Size")  # the details have the focus (a find gives it)
+    tm.keys("Home")
+    tm.wait_for(lambda s: re.search(r"\| 1/\d+", status(s)))
+    scr = find(tm, ".text")
+    n, total_s = match_no(scr)
+    seen = {selected(tm)}
+    for k in range(2, total_s + 1):
+        tm.keys("n")
+        scr = tm.wait_for(lambda s, k=k: match_no(s)[0] == k)
+        seen.add(selected(tm))
+    T.ok(n == 1 and total_s == want and len(seen) == want,
+         "%s: sorted by Size, from the first row: every match counted "
+         "and n visits each once (%d)" % (what, want),
+         (n, total_s, len(seen)))
+    # from the mapped file's row (a row with no match, between libc's
+    # image and ld.so's by size): the next match after it, and N the
+    # one before (a walk that lost the cursor's row, when the row it is
+    # in has no match, would say 1 and the last)
+    tm.keys("Home")
+    for _ in range(200):
+        if "Mapped File" in selected(tm):
+            break
+        b = status(tm.screen())
+        tm.keys("Down")
+        tm.wait_for(lambda s, b=b: status(s) != b)
+    at = selected(tm)
+    scr = find(tm, ".text")
+    k = match_no(scr)[0]
+    T.ok("Mapped File" in at and k is not None and 1 < k <= want,
+         "%s: sorted, from a row with no match, matches above it: the "
+         "next one after it (%s of %d)" % (what, k, want),
+         "%s\n%s" % (at, status(scr)))
+    tm.keys("N")
+    scr = tm.wait_for(lambda s, k=k: match_no(s)[0] == (k or 1) - 1)
+    T.ok(match_no(scr)[0] == (k or 1) - 1,
+         "%s: sorted: N, the one before it" % what, status(scr))
+    D.sort_to(tm, "Address")
+
     tid = ready_line.get("tid1")
     scr = find(tm, str(tid))
     T.ok("thread %d" % tid in selected(tm),
