@@ -6,15 +6,9 @@
  * many.
  *
  * Contract: reads u->find; changes the expansion, the cursor and the
- * status message only. The regions are matched first, in address order
- * (a bit a region for itself, one for its children: 32 KB a 100,000
- * regions, let go after), then the nodes are walked once in the order
- * shown, reading those bits: a top row none of whose regions has a bit
- * is passed over whole. So the regions' records are read in the order
- * they lie in memory whatever the sort (in a figure's order, each
- * record read was a cache miss: at a million regions three times the
- * time). A region of an allocation is a match only for what its
- * allocation row does not already show (so /libc stops once per
+ * status message only: the nodes are matched as they are walked, in one
+ * pass, none kept. A region of an allocation is a match only for what
+ * its allocation row does not already show (so /libc stops once per
  * library, not once per mapping).
  */
 #include <stdint.h>
@@ -69,70 +63,11 @@ static bool region_matches(struct matcher *m, const struct vms_region *g)
 	return contains_ci(hex, m->needle);
 }
 
-/* What matches, a bit a region: the region itself (its path, details,
- * type or address), and one of its children (as details_emit lists
- * them). */
-struct hits {
-	uint64_t *self, *child;
-};
-
-static bool bit(const uint64_t *b, size_t i)
-{
-	return b[i >> 6] >> (i & 63) & 1;
-}
-
-/* The bits of every region of s, in address order. false: out of
- * memory. */
-static bool hits_make(const struct vms_snapshot *s, struct matcher *m,
-		      struct hits *h)
-{
-	size_t words = (s->nregions + 63) / 64 + 1, i;
-	uint32_t c;
-
-	h->self = calloc(words, sizeof(*h->self));
-	h->child = calloc(words, sizeof(*h->child));
-	if (!h->self || !h->child) {
-		free(h->self);
-		free(h->child);
-		return false;
-	}
-	for (i = 0; i < s->nregions; i++) {
-		const struct vms_region *g = &s->regions[i];
-
-		if (region_matches(m, g))
-			h->self[i >> 6] |= (uint64_t)1 << (i & 63);
-		for (c = 0; c < g->nchildren && c < UINT16_MAX; c++)
-			if (contains_ci(g->children[c].name, m->needle)) {
-				h->child[i >> 6] |= (uint64_t)1 << (i & 63);
-				break;
-			}
-	}
-	return true;
-}
-
-/* Whether a region of top row t, or a child of one, matches: else
- * nothing details_emit lists for t does (a gap or a removed row: it is
- * looked at). */
-static bool top_may_match(const struct details *d, const struct hits *h,
-			  const struct drow *t)
-{
-	uint32_t first, k;
-
-	if (t->kind == DROW_REGION)
-		return bit(h->self, t->idx) || bit(h->child, t->idx);
-	if (t->kind != DROW_ALLOC)
-		return true;
-	first = d->allocs[t->idx].first;
-	for (k = 0; k < d->allocs[t->idx].n; k++)
-		if (bit(h->self, first + k) || bit(h->child, first + k))
-			return true;
-	return false;
-}
-
 static bool node_matches(const struct ui *u, const struct drow *r,
-			 struct matcher *m, const struct hits *h)
+			 struct matcher *m)
 {
 	struct viewer *v = viewer_of(u);
+	const struct vms_region *g;
 
 	if (r->kind == DROW_GAP)
 		return contains_ci("free", m->needle);
@@ -140,20 +75,17 @@ static bool node_matches(const struct ui *u, const struct drow *r,
 		return contains_ci("removed", m->needle) ||
 		       region_matches(m, changes_removed_region(&v->det, r));
 	if (r->kind == DROW_ALLOC)
-		return bit(h->self, v->det.allocs[r->idx].main);
+		return region_matches(m, details_node_region(u, r));
+	g = &u->snap->regions[r->idx];
 	if (r->kind == DROW_CHILD)
-		return bit(h->child, r->idx) &&
-		       contains_ci(u->snap->regions[r->idx]
-					   .children[r->child]
-					   .name,
-				   m->needle);
+		return contains_ci(g->children[r->child].name, m->needle);
 	if (r->depth) {
 		const struct vms_alloc *a = details_alloc_of(&v->det, r->idx);
 
-		if (a && bit(h->self, a->main))
+		if (a && region_matches(m, &u->snap->regions[a->main]))
 			return false;
 	}
-	return bit(h->self, r->idx);
+	return region_matches(m, g);
 }
 
 /* One pass over every node of the view in the order it is shown, as if
@@ -164,7 +96,6 @@ static bool node_matches(const struct ui *u, const struct drow *r,
 struct pass {
 	const struct ui *u;
 	struct matcher *m;
-	const struct hits *h;
 	struct drow cur; /* the cursor's row */
 	bool have_cur, found; /* found: the cursor's node passed */
 	size_t i, pos, nhits, lt_pos;
@@ -185,7 +116,7 @@ static int visit(void *ctx, struct drow r)
 		p->found = true;
 		p->pos = i;
 	}
-	if (!node_matches(p->u, &r, p->m, p->h))
+	if (!node_matches(p->u, &r, p->m))
 		return 0;
 	if (!p->nhits) {
 		p->first = r;
@@ -231,9 +162,8 @@ int details_find(struct ui *u, bool backwards)
 	char needle[sizeof(u->find)];
 	struct drow hit = { 0, 0, 0, 0 };
 	struct matcher m;
-	struct hits h;
 	struct pass p;
-	size_t i, le_pos, hitno, cur_top = SIZE_MAX;
+	size_t i, le_pos, hitno;
 
 	for (i = 0; u->find[i]; i++)
 		needle[i] = (char)(u->find[i] >= 'A' && u->find[i] <= 'Z'
@@ -243,38 +173,18 @@ int details_find(struct ui *u, bool backwards)
 	if (!*needle || !d->nrows)
 		return 0;
 	matcher_init(&m, needle);
-	if (!hits_make(u->snap, &m, &h)) {
-		ui_message(u, true, "not enough memory to search for %s",
-			   u->find);
-		return UI_DRAW;
-	}
 	memset(&p, 0, sizeof(p));
 	p.u = u;
 	p.m = &m;
-	p.h = &h;
 	p.have_cur = d->lv.cur < d->nrows;
-	if (p.have_cur) {
+	if (p.have_cur)
 		p.cur = d->rows[d->lv.cur];
-		/* the top row it is in: walked whole, to find it there */
-		for (cur_top = d->lv.cur; cur_top && d->rows[cur_top].depth;
-		     cur_top--)
-			;
-	}
 	/* one pass in the order shown; the hit is the first match after
 	 * the cursor's node (before it: backwards), round the end if none,
-	 * and its number is counted in the order shown. A top row with no
-	 * match in it, but for the cursor's, counts as one node: the nodes'
-	 * numbers only order them */
-	for (i = 0; i < d->nrows; i++) {
-		if (d->rows[i].depth)
-			continue;
-		if (i != cur_top && !top_may_match(d, &h, &d->rows[i]))
-			p.i++;
-		else
+	 * and its number is counted in the order shown */
+	for (i = 0; i < d->nrows; i++)
+		if (d->rows[i].depth == 0)
 			details_emit(u, &d->rows[i], true, visit, &p);
-	}
-	free(h.self);
-	free(h.child);
 	if (!p.nhits) {
 		ui_message(u, true, "not found: %s", u->find);
 		return UI_DRAW;
