@@ -603,9 +603,9 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 		if (ch == -2)
 			return -1;
 		if (ch < 0) {
-			d->same[d->nsame++] = (struct vms_diff_same){
-				c.start, g->first[k], c.a.n, c.b.n
-			};
+			d->same[d->nsame++] =
+				(struct vms_diff_same){ c.start, g->first[k],
+							c.a.n, c.b.n };
 			continue;
 		}
 		c.change = (enum vms_change)ch;
