@@ -11,7 +11,8 @@ signal mask is what it was (sigsuspend's, pselect's temporary mask
 never left behind), as in the control run: a handler that ran makes the
 call return EINTR, never a call restarted by hand that swallows the
 wakeup. The same for a SIGUSR1 sent while the capture holds the target
-(seen traced; the control: sent while stopped). After the disturbance alone, a call the kernel restarts after
+(seen traced by a vmscope then stopped itself; the control: sent while
+stopped). After the disturbance alone, a call the kernel restarts after
 SIGSTOP/SIGCONT (all but epoll_wait here) never returns; epoll_wait
 fails with EINTR after each stop, and a capture may freeze more than once
 (the fork sampler freezes again to reap its clone): one EINTR at least,

@@ -18,8 +18,9 @@ Private Data row is marked beside its label, the Total row + or - as the
 kernel's maps grew or shrank. D shows how much each figure moved: the
 grown region's Size its growth, the new one's all of it, the removed
 one's all of it gone, the one with half its pages dropped (the same
-size and committed bytes: no change) its WS only, the Total row's Size the kernel's (the sizes of its maps,
-before and after); D again, the figures.
+size and committed bytes: no change) its WS only, the Total row's Size
+the kernel's (the sizes of its maps, before and after); D again, the
+figures.
 
 Against a snapshot marked A in the timeline (at 80x24 and 200x60): the
 target changes, r, r again (nothing changed since the one before: no
