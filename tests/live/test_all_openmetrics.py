@@ -29,7 +29,9 @@ and the kernel's own figures:
     free per allocator equal to its mallinfo2's uordblks and fordblks
     (walked twice while it runs, nothing stopped: its state stays S, no
     tracer); with --top=1 its heap figures are in its row or summed into
-    its comm's pid="other" row, never lost; its size and regions per type
+    its comm's pid="other" row, never lost; the same for a main arena that
+    is not contiguous (tests/targets/heap_noncontig.c: its segments found
+    by reading chunk headers); its size and regions per type
     (its five threads' stacks among them), and a one-thread target's, as
     a whole capture (-e openmetrics PID) finds them;
   - a CPython target's managed heap, committed and used, as -e json gives
@@ -364,6 +366,21 @@ def main():
                "vmscope_heap_free_bytes": float(want["fordblks"])},
          "glibc heaps: in use and free = the target's mallinfo2 "
          "uordblks and fordblks")
+    # a main arena that is not contiguous (sbrk failed: its segments
+    # found by reading chunk headers, which the lists-only walk of a
+    # running target does too): the same figures (it was SIGFPE)
+    np_, line = T.start([T.target("heap_noncontig")])
+    nwant = T.ready_fields(line)
+    r = run("--all", "-e", "openmetrics", str(np_.pid))
+    got = {n: v for n, lb, v in samples(r.stdout)
+           if lb.get("allocator") == "glibc" and
+           lb.get("pid") == str(np_.pid)}
+    T.eq((r.returncode, got),
+         (0, {"vmscope_heap_in_use_bytes": float(nwant["uordblks"]),
+              "vmscope_heap_free_bytes": float(nwant["fordblks"])}),
+         "a main arena not contiguous: exit 0, in use and free = its "
+         "mallinfo2's")
+    T.kill(np_)
     st = open("/proc/%d/status" % hp.pid).read()
     T.ok(re.search(r"^TracerPid:\s+0$", st, re.M) and
          T.proc_state(hp.pid) in "SR",

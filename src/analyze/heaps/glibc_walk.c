@@ -688,9 +688,13 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 	w.in = in;
 	w.res = res;
 	w.mem = mem;
-	/* the chunk walk's blocks: none for the lists alone */
-	if (!in->lists_only && mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK,
-					   in->page_size, false) < 0)
+	/* the chunk walk's blocks, for the lists alone too: a main arena
+	 * that is not contiguous has its segments found by reading chunk
+	 * headers (glibc_noncontig.c), which read through them (a cache
+	 * left zeroed divided by its page size, 0: SIGFPE under --all);
+	 * a block's buffer is allocated when first read */
+	if (mcache_init(&w.blocks, mem, 2, GLIBC_WALK_BLOCK, in->page_size,
+			false) < 0)
 		goto out;
 	if (walk_pages_init(&w.pages, mem, page, in->lists_only, keep) < 0)
 		goto out;
