@@ -6,8 +6,12 @@
  * glibc layout it is walked as (2.27 to 2.42) and, by its high nibble,
  * which pages read as in RAM; the rest is read as records of a 32-bit
  * offset and a 64-bit word written there (8-aligned) in the image's
- * recorded bytes. The walk must return, without a sanitizer report, in a
- * bounded number of reads; the image is then restored.
+ * recorded bytes; a byte left over after the records walks, by its low
+ * bit, the lists alone (lists_only: a running target's walk, vmscope
+ * --all, which once divided by a zeroed cache's page size on a main
+ * arena marked not contiguous). The walk must return, without a
+ * sanitizer report, in a bounded number of reads; the image is then
+ * restored.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -93,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off = off % (uint32_t)(fix.bloblen / 8) * 8;
 		memcpy(fix.blob + off, &v, 8);
 	}
+	in.lists_only = (size - 1) % 12 && (data[size - 1] & 1);
 	fix.reads = 0;
 	if (glibc_walk(&in, &mem, &res) != 0)
 		abort(); /* only out of memory or a cancel may fail */

@@ -253,6 +253,23 @@ static void test_lists(struct heapfix *f)
 	glibc_walk_fini(&a);
 	glibc_walk_fini(&b);
 	glibc_walk_fini(&c);
+
+	/* the main arena marked not contiguous (its flags, after the mutex:
+	 * NONCONTIGUOUS_BIT): its segments are found by reading chunk
+	 * headers, for the lists alone too (a zeroed block cache divided by
+	 * its page size there: SIGFPE under vmscope --all); the brk heap is
+	 * its one segment, so the same figures */
+	in.keep = NULL;
+	top = peek(f, in.main_arena);
+	poke(f, in.main_arena, top | (uint64_t)2 << 32);
+	ok(walk(f, &in, &a) == 0, "lists, not contiguous: walked");
+	mallinfo_of(&a, mi);
+	ok(memcmp(mi, f->mi, sizeof(mi)) == 0,
+	   "lists, not contiguous: every mallinfo2 field the target's own "
+	   "(%s)",
+	   a.partial);
+	poke(f, in.main_arena, top);
+	glibc_walk_fini(&a);
 }
 
 /* The mmapped chunks where the kernel merged their mappings with other
