@@ -575,6 +575,15 @@ static void fill(const struct vms_diff *d, struct vms_diff_change *c)
 	c->path = r0->path;
 }
 
+/* *p (n of size bytes kept) made as small as n needs, if realloc may. */
+static void shrink(void **p, size_t n, size_t size)
+{
+	void *q = realloc(*p, (n ? n : 1) * size);
+
+	if (q)
+		*p = q;
+}
+
 static int by_same_start(const void *x, const void *y)
 {
 	const struct vms_diff_same *a = x, *b = y;
@@ -614,6 +623,10 @@ static int build_changes(struct vms_diff *d, struct groups *g)
 	}
 	qsort(d->v, d->n, sizeof(*d->v), by_start);
 	qsort(d->same, d->nsame, sizeof(*d->same), by_same_start);
+	/* sized for every group, which are mostly one or the other: what is
+	 * left over given back (a smaller block, or the same one kept) */
+	shrink((void **)&d->v, d->n, sizeof(*d->v));
+	shrink((void **)&d->same, d->nsame, sizeof(*d->same));
 	return 0;
 }
 

@@ -366,6 +366,10 @@ def main():
                "vmscope_heap_free_bytes": float(want["fordblks"])},
          "glibc heaps: in use and free = the target's mallinfo2 "
          "uordblks and fordblks")
+    st = open("/proc/%d/status" % hp.pid).read()
+    T.ok(re.search(r"^TracerPid:\s+0$", st, re.M) and
+         T.proc_state(hp.pid) in "SR",
+         "the target was walked running: not traced, not stopped")
     # a main arena that is not contiguous (sbrk failed: its segments
     # found by reading chunk headers, which the lists-only walk of a
     # running target does too): the same figures (it was SIGFPE)
@@ -381,10 +385,6 @@ def main():
          "a main arena not contiguous: exit 0, in use and free = its "
          "mallinfo2's")
     T.kill(np_)
-    st = open("/proc/%d/status" % hp.pid).read()
-    T.ok(re.search(r"^TracerPid:\s+0$", st, re.M) and
-         T.proc_state(hp.pid) in "SR",
-         "the target was walked running: not traced, not stopped")
     # the lean capture of --all (threads without names, the task list
     # read only for more than one thread, its own identity) finds the
     # layout a whole capture finds: every type's size and regions, the

@@ -79,20 +79,33 @@ def disturb(p, how):
         "exit %d: %s" % (r.returncode, r.stderr.decode().strip())
 
 
-def hold(pid):
-    """Stops process pid (SIGSTOP) and waits until every thread of it is
-    stopped; False if it exited first."""
-    os.kill(pid, signal.SIGSTOP)
-    deadline = time.time() + 20
-    while time.time() < deadline:
+def stopped_all(pid):
+    """Whether every thread of pid is stopped; None once pid has exited (a
+    thread that ends meanwhile is passed over: vmscope starts and ends
+    threads during a capture)."""
+    try:
+        if vmstest.proc_state(pid) in "ZX":
+            return None
+        tids = vmstest.tids(pid)
+    except (OSError, IndexError):
+        return None
+    for t in tids:
         try:
-            if all(vmstest.proc_state(pid, t) in "tT"
-                   for t in vmstest.tids(pid)):
-                return True
-            if vmstest.proc_state(pid) in "ZX":
+            if vmstest.proc_state(pid, t) not in "tT":
                 return False
         except (OSError, IndexError):
-            return False
+            continue
+    return True
+
+
+def hold(pid):
+    """Waits until every thread of pid, sent SIGSTOP, is stopped; False if
+    it exited first."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        st = stopped_all(pid)
+        if st is not False:
+            return bool(st)
         time.sleep(0.001)
     raise RuntimeError("vmscope %d did not stop" % pid)
 
@@ -116,7 +129,13 @@ def during(p, nr, how):
         return True
     for _ in range(10):
         sent, e = capture_holding(p, how)
-        if e is not True or sent:
+        if sent:
+            return e
+        if e is not True:
+            # failed before it was seen holding the target: the signal
+            # after it, so that the round goes on and says what failed
+            settle(p, nr, what="after a failed capture")
+            os.kill(p.pid, signal.SIGUSR1)
             return e
         # A short capture on a busy machine: again (each one more stop,
         # which the counts allow: the same restart, or EINTR, each time).
@@ -132,22 +151,29 @@ def capture_holding(p, how):
     v = subprocess.Popen([vmstest.VMSCOPE] + how.split() + ["-s", str(p.pid)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sent = False
-    deadline = time.time() + 60
-    while not sent and v.poll() is None and time.time() < deadline:
-        try:
-            if vmstest.tracer_pid(p.pid) == 0:
-                continue
-        except OSError:
-            break
-        if not hold(v.pid):
-            break
-        try:
-            if vmstest.tracer_pid(p.pid) != 0:
-                os.kill(p.pid, signal.SIGUSR1)
-                sent = True
-        finally:
-            os.kill(v.pid, signal.SIGCONT)
-    err = v.communicate(timeout=120)[1]
+    try:
+        deadline = time.time() + 60
+        while not sent and v.poll() is None and time.time() < deadline:
+            try:
+                if vmstest.tracer_pid(p.pid) == 0:
+                    continue
+            except OSError:
+                break
+            try:
+                os.kill(v.pid, signal.SIGSTOP)
+                if hold(v.pid) and vmstest.tracer_pid(p.pid) != 0:
+                    os.kill(p.pid, signal.SIGUSR1)
+                    sent = True
+            finally:
+                try:
+                    os.kill(v.pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
+        err = v.communicate(timeout=120)[1]
+    finally:
+        if v.poll() is None:  # never left stopped or tracing
+            v.kill()
+            v.wait()
     return sent, v.returncode == 0 or err.decode()
 
 

@@ -104,8 +104,6 @@ def one_size(p, ready_line, snap, w, h, env, args, what, sel):
     # sorted by Size (the rows in a figure's order, not the address's):
     # the same matches, each visited once, from the first row; then from
     # a row in the middle with matches above it, the next match after it
-    # (the matching is made in address order, the walk in the order
-    # shown: pane_find.c)
     D.sort_to(tm, "Size")  # the details have the focus (a find gives it)
     tm.keys("Home")
     tm.wait_for(lambda s: re.search(r"\| 1/\d+", status(s)))

@@ -207,7 +207,7 @@ static void test_lists(struct heapfix *f)
 {
 	struct glibc_walk_in in;
 	struct glibc_walk_res a, b, c;
-	uint64_t mi[10], top, topsz;
+	uint64_t mi[10], top, topsz, word;
 	size_t reads_a, reads_b;
 	int i, same = 1;
 
@@ -260,15 +260,15 @@ static void test_lists(struct heapfix *f)
 	 * its page size there: SIGFPE under vmscope --all); the brk heap is
 	 * its one segment, so the same figures */
 	in.keep = NULL;
-	top = peek(f, in.main_arena);
-	poke(f, in.main_arena, top | (uint64_t)2 << 32);
+	word = peek(f, in.main_arena); /* the mutex, then the flags */
+	poke(f, in.main_arena, word | (uint64_t)2 << 32);
 	ok(walk(f, &in, &a) == 0, "lists, not contiguous: walked");
 	mallinfo_of(&a, mi);
 	ok(memcmp(mi, f->mi, sizeof(mi)) == 0,
 	   "lists, not contiguous: every mallinfo2 field the target's own "
 	   "(%s)",
 	   a.partial);
-	poke(f, in.main_arena, top);
+	poke(f, in.main_arena, word);
 	glibc_walk_fini(&a);
 }
 

@@ -321,12 +321,14 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 	for (i = first; i < first + n; i++) {
 		const struct vms_diff_change *c = change_of(v, i);
 		struct vms_diff_change same;
-		size_t k = (size_t)v->chg_of[i] - v->chg.n;
+		size_t k;
 
 		if (c && c->b.n && c->b.idx[0] == i)
 			d += vms_diff_delta(c, col);
-		if (c || v->chg_of[i] == CHG_NONE ||
-		    v->chg.idx[v->chg.same[k].first + v->chg.same[k].na] != i)
+		if (c || v->chg_of[i] == CHG_NONE)
+			continue;
+		k = v->chg_of[i] - v->chg.n; /* a group that did not change */
+		if (v->chg.idx[v->chg.same[k].first + v->chg.same[k].na] != i)
 			continue;
 		vms_diff_same_change(&v->chg, k, &same);
 		d += vms_diff_delta(&same, col);
