@@ -10,8 +10,9 @@ network), starts it and, with -F and with -b fork, checks `vmscope -e json`:
   - its committed bytes equal what the program's own runtime.MemStats
     says the runtime took for its heap (HeapSys, plus StackInuse: stack
     spans come from the heap's arenas too), printed by the program after
-    its last allocation (it allocates nothing while it waits), and equal
-    the rw-p bytes the kernel's maps shows in that range;
+    its last allocation, asked for a second time (the runtime's thread for
+    its first wait made by then: it allocates nothing while it waits), and
+    equal the rw-p bytes the kernel's maps shows in that range;
   - saved with -w and loaded with -l (the go step runs again: the file
     keeps nothing of it), the same managed entries, region types and
     details as a live capture.
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -152,6 +154,19 @@ def core(pid, stats, tmp):
          "the arena", [s["start"] for s in stacks])
 
 
+def settled_line(p):
+    """The program's figures printed again, asked for by a line on its
+    stdin: by then the thread the runtime may start for its first wait in
+    read(2) (its m on the heap, its stacks in StackInuse) is made, and
+    idle while it waits again (goheap.go)."""
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    line = T._line_by(p, time.time() + 60)
+    T.ok(line and line.startswith("ready "), "goheap %d: its figures "
+         "printed again" % p.pid, line)
+    return line or ""
+
+
 def not_read(label, snap, why):
     m = go_entry(label, snap)
     notes = go_notes(snap)
@@ -169,9 +184,9 @@ def main():
         exe = build(tmp)
         if not exe:
             T.done()
-        p, line = T.start([exe])
+        p, _ = T.start([exe])
         try:
-            f = T.ready_fields(line)
+            f = T.ready_fields(settled_line(p))
             stats = {k: v for k, v in f.items() if isinstance(v, int)}
             T.ok(stats.get("heap_sys", 0) > 48 << 20,
                  "goheap %d: MemStats HeapSys %d" % (p.pid,
@@ -190,9 +205,9 @@ def main():
             T.kill(p)
         exe = build(tmp, "goheap-stripped", ["-ldflags=-s -w"])
         if exe:
-            p, line = T.start([exe])
+            p, _ = T.start([exe])
             try:
-                f = T.ready_fields(line)
+                f = T.ready_fields(settled_line(p))
                 stats = {k: v for k, v in f.items() if isinstance(v, int)}
                 for how, extra in (("stripped, -F", ["-F"]),
                                    ("stripped, -b fork", ["-b", "fork"])):
