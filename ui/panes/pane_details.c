@@ -32,6 +32,7 @@ void details_free(struct details *d)
 	free(d->alloc_of);
 	free(d->type_of);
 	free(d->tops);
+	free(d->addr_tops);
 	free(d->scratch);
 	free(d->text_sorted);
 	free(d->text_sorted_rank);
@@ -46,10 +47,18 @@ void details_free(struct details *d)
 	d->type_of = NULL;
 	d->text_rank = NULL;
 	d->tops = NULL;
+	d->addr_tops = NULL;
+	d->naddr_tops = d->addr_tops_cap = 0;
 	d->scratch = NULL;
 	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = d->tops_cap = 0;
 	d->scratch_cap = 0;
+	details_tops_stale(d);
+}
+
+void details_tops_stale(struct details *d)
+{
 	d->tops_for.valid = false;
+	d->addr_for.valid = false;
 }
 
 /* The free gaps inside the user address range, as the totals count them
@@ -283,6 +292,65 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 	return n;
 }
 
+/* tops_of into tops (room for every region, gap and removed group), or
+ * a copy of what it gave before for the same view, filter and free gaps;
+ * what it gives is kept when the rows are to be sorted (no copy for the
+ * address order, nor if there is no memory for it). */
+static size_t tops_in_address_order(struct ui *u, struct drow *tops)
+{
+	struct details *d = det_of(u);
+	size_t n;
+
+	if (d->addr_for.valid && d->addr_for.filter == d->filter &&
+	    d->addr_for.by_region == d->by_region &&
+	    d->addr_for.show_free == d->show_free) {
+		memcpy(tops, d->addr_tops, d->naddr_tops * sizeof(*tops));
+		return d->naddr_tops;
+	}
+	n = tops_of(u, tops);
+	if (d->sort == DS_ADDRESS && !d->reverse)
+		return n;
+	if (d->addr_tops_cap < n) {
+		free(d->addr_tops);
+		d->addr_tops = vms_big_malloc(d->tops_cap * sizeof(*tops));
+		d->addr_tops_cap = d->addr_tops ? d->tops_cap : 0;
+		if (!d->addr_tops)
+			return n;
+	}
+	memcpy(d->addr_tops, tops, n * sizeof(*tops));
+	d->naddr_tops = n;
+	d->addr_for.filter = d->filter;
+	d->addr_for.by_region = d->by_region;
+	d->addr_for.show_free = d->show_free;
+	d->addr_for.valid = true;
+	return n;
+}
+
+void details_tops_warm(struct ui *u)
+{
+	struct details *d = det_of(u);
+	size_t cap = u->snap->nregions + d->ngaps + d->nremoved + 1;
+
+	if (d->addr_for.valid && d->addr_for.filter == d->filter &&
+	    d->addr_for.by_region == d->by_region &&
+	    d->addr_for.show_free == d->show_free)
+		return;
+	if (d->addr_tops_cap < cap) {
+		free(d->addr_tops);
+		d->addr_tops = vms_big_malloc(cap * sizeof(*d->addr_tops));
+		d->addr_tops_cap = d->addr_tops ? cap : 0;
+		if (!d->addr_tops)
+			return;
+		/* written through now, not by the first sort */
+		vms_big_populate(d->addr_tops, cap * sizeof(*d->addr_tops));
+	}
+	d->naddr_tops = tops_of(u, d->addr_tops);
+	d->addr_for.filter = d->filter;
+	d->addr_for.by_region = d->by_region;
+	d->addr_for.show_free = d->show_free;
+	d->addr_for.valid = true;
+}
+
 /* Whether d->tops were made for the view, filter, gaps and sort now. */
 static bool tops_current(const struct details *d)
 {
@@ -318,7 +386,7 @@ static bool make_tops(struct ui *u)
 		vms_big_populate(d->tops, bytes); /* written through now */
 		d->tops_cap = bytes / sizeof(*d->tops);
 	}
-	d->ntops = tops_of(u, d->tops);
+	d->ntops = tops_in_address_order(u, d->tops);
 	if ((d->sort != DS_ADDRESS || d->reverse) &&
 	    !details_sort_tops(u, d->tops, d->ntops))
 		return true; /* out of memory: in address order, made again */

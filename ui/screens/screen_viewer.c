@@ -563,7 +563,7 @@ static void rows_and_changes(struct ui *u, const struct vms_snapshot *old,
 	details_reset(u, old);
 	changes_update(u, prev);
 	if (v->det.nremoved) {
-		v->det.tops_for.valid = false;
+		details_tops_stale(&v->det);
 		details_rebuild(u);
 	}
 }
