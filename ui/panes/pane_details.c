@@ -292,6 +292,39 @@ static size_t tops_of(struct ui *u, struct drow *tops)
 	return n;
 }
 
+/* Whether d->addr_tops are of the view, filter and free gaps now. */
+static bool addr_current(const struct details *d)
+{
+	return d->addr_for.valid && d->addr_for.filter == d->filter &&
+	       d->addr_for.by_region == d->by_region &&
+	       d->addr_for.show_free == d->show_free;
+}
+
+/* d->addr_tops room for cap rows (populated: written through now, not
+ * by a key); false if there is no memory for them. */
+static bool addr_room(struct details *d, size_t cap)
+{
+	if (d->addr_tops_cap >= cap)
+		return true;
+	free(d->addr_tops);
+	d->addr_tops = vms_big_malloc(cap * sizeof(*d->addr_tops));
+	d->addr_tops_cap = d->addr_tops ? cap : 0;
+	d->addr_for.valid = false;
+	if (d->addr_tops)
+		vms_big_populate(d->addr_tops, cap * sizeof(*d->addr_tops));
+	return d->addr_tops != NULL;
+}
+
+/* d->addr_tops hold n rows of the view, filter and free gaps now. */
+static void addr_made(struct details *d, size_t n)
+{
+	d->naddr_tops = n;
+	d->addr_for.filter = d->filter;
+	d->addr_for.by_region = d->by_region;
+	d->addr_for.show_free = d->show_free;
+	d->addr_for.valid = true;
+}
+
 /* tops_of into tops (room for every region, gap and removed group), or
  * a copy of what it gave before for the same view, filter and free gaps;
  * what it gives is kept when the rows are to be sorted (no copy for the
@@ -301,54 +334,27 @@ static size_t tops_in_address_order(struct ui *u, struct drow *tops)
 	struct details *d = det_of(u);
 	size_t n;
 
-	if (d->addr_for.valid && d->addr_for.filter == d->filter &&
-	    d->addr_for.by_region == d->by_region &&
-	    d->addr_for.show_free == d->show_free) {
+	if (addr_current(d)) {
 		memcpy(tops, d->addr_tops, d->naddr_tops * sizeof(*tops));
 		return d->naddr_tops;
 	}
 	n = tops_of(u, tops);
-	if (d->sort == DS_ADDRESS && !d->reverse)
-		return n;
-	if (d->addr_tops_cap < n) {
-		free(d->addr_tops);
-		d->addr_tops = vms_big_malloc(d->tops_cap * sizeof(*tops));
-		d->addr_tops_cap = d->addr_tops ? d->tops_cap : 0;
-		if (!d->addr_tops)
-			return n;
+	if ((d->sort != DS_ADDRESS || d->reverse) &&
+	    addr_room(d, d->tops_cap)) {
+		memcpy(d->addr_tops, tops, n * sizeof(*tops));
+		addr_made(d, n);
 	}
-	memcpy(d->addr_tops, tops, n * sizeof(*tops));
-	d->naddr_tops = n;
-	d->addr_for.filter = d->filter;
-	d->addr_for.by_region = d->by_region;
-	d->addr_for.show_free = d->show_free;
-	d->addr_for.valid = true;
 	return n;
 }
 
 void details_tops_warm(struct ui *u)
 {
 	struct details *d = det_of(u);
-	size_t cap = u->snap->nregions + d->ngaps + d->nremoved + 1;
 
-	if (d->addr_for.valid && d->addr_for.filter == d->filter &&
-	    d->addr_for.by_region == d->by_region &&
-	    d->addr_for.show_free == d->show_free)
+	if (!u->snap || u->watching || addr_current(d) ||
+	    !addr_room(d, u->snap->nregions + d->ngaps + d->nremoved + 1))
 		return;
-	if (d->addr_tops_cap < cap) {
-		free(d->addr_tops);
-		d->addr_tops = vms_big_malloc(cap * sizeof(*d->addr_tops));
-		d->addr_tops_cap = d->addr_tops ? cap : 0;
-		if (!d->addr_tops)
-			return;
-		/* written through now, not by the first sort */
-		vms_big_populate(d->addr_tops, cap * sizeof(*d->addr_tops));
-	}
-	d->naddr_tops = tops_of(u, d->addr_tops);
-	d->addr_for.filter = d->filter;
-	d->addr_for.by_region = d->by_region;
-	d->addr_for.show_free = d->show_free;
-	d->addr_for.valid = true;
+	addr_made(d, tops_of(u, d->addr_tops));
 }
 
 /* Whether d->tops were made for the view, filter, gaps and sort now. */

@@ -512,14 +512,11 @@ static bool text_keys(struct ui *u, const struct drow *tops, size_t n,
 void details_sort_warm(struct ui *u)
 {
 	/* the scratch for a sort of every row, and the ranks of the texts
-	 * at its start, for a sort by the Details; the top rows in address
-	 * order, which a sort starts from; with --watch, each
+	 * at its start, for a sort by the Details; with --watch, each
 	 * tick's snapshot frees the rows and their scratch: not taken
 	 * again for a sort nobody may ask for */
-	if (u->snap && !u->watching) {
+	if (u->snap && !u->watching)
 		(void)text_ranks_of(u);
-		details_tops_warm(u);
-	}
 }
 
 /* A region's Prot as sort_key_of has it: export_perms' four letters,

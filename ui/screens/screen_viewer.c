@@ -622,6 +622,14 @@ static void viewer_snapshot_changed(struct ui *u,
 	vews_snapshot_changed(u, old);
 }
 
+/* While nobody types: what a first sort of a million rows would take
+ * long to make (the texts' ranks, the rows in address order). */
+static void viewer_idle(struct ui *u)
+{
+	details_sort_warm(u);
+	details_tops_warm(u);
+}
+
 const struct ui_screen screen_viewer = {
 	.name = "viewer",
 	.title = "Viewer",
@@ -634,5 +642,5 @@ const struct ui_screen screen_viewer = {
 	.draw = viewer_draw,
 	.key = viewer_key,
 	.mouse = viewer_mouse,
-	.idle = details_sort_warm,
+	.idle = viewer_idle,
 };
