@@ -352,7 +352,7 @@ void details_tops_warm(struct ui *u)
 	struct details *d = det_of(u);
 
 	if (!u->snap || u->watching || addr_current(d) ||
-	    !addr_room(d, u->snap->nregions + d->ngaps + d->nremoved + 1))
+	    !addr_room(d, details_rows_max(u)))
 		return;
 	addr_made(d, tops_of(u, d->addr_tops));
 }
@@ -376,15 +376,12 @@ static bool make_tops(struct ui *u)
 	if (tops_current(d))
 		return true;
 	d->tops_for.valid = false;
-	if (d->tops &&
-	    d->tops_cap < u->snap->nregions + d->ngaps + d->nremoved + 1) {
+	if (d->tops && d->tops_cap < details_rows_max(u)) {
 		free(d->tops); /* the removed rows came after */
 		d->tops = NULL;
 	}
 	if (!d->tops) { /* every region, gap and removed at most: sized once */
-		size_t bytes =
-			(u->snap->nregions + d->ngaps + d->nremoved + 1) *
-			sizeof(*d->tops);
+		size_t bytes = details_rows_max(u) * sizeof(*d->tops);
 
 		d->tops = vms_big_malloc(bytes);
 		if (!d->tops)

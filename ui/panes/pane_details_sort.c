@@ -353,18 +353,10 @@ static inline const char *region_text(const struct vms_region *g)
 	return g->detail && *g->detail ? g->detail : g->path ? g->path : "";
 }
 
-/* The rows a sort may be given at most: every region, gap and removed
- * group (make_tops' bound), and the bytes the scratch is asked for then:
+/* The bytes the scratch is asked for at most (details_rows_max rows):
  * the ranks of the regions' texts first (4 bytes a region, kept), then
  * 24 bytes a row for the sort (details_sort_tops: the keys, the packed
  * keys and their tmp; more only for what that does not fit). */
-static size_t rows_max(const struct ui *u)
-{
-	const struct details *d = det_of(u);
-
-	return u->snap->nregions + d->ngaps + d->nremoved + 1;
-}
-
 static size_t ranks_bytes(const struct ui *u)
 {
 	return (u->snap->nregions * sizeof(uint32_t) + 15) & ~(size_t)15;
@@ -397,7 +389,8 @@ static const uint32_t *text_ranks_of(struct ui *u)
 	uint32_t *ids, *order = NULL, *rank = NULL, last_id = 0;
 	size_t i;
 
-	ids = details_scratch(d, sort_scratch_bytes(u, rows_max(u)), false);
+	ids = details_scratch(d, sort_scratch_bytes(u, details_rows_max(u)),
+			      false);
 	if (!ids || d->text_rank)
 		return d->text_rank;
 	/* region i's id at i; ""'s (a gap's: a text no region may have)

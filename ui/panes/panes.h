@@ -190,6 +190,16 @@ static inline struct details *det_of(const struct ui *u)
 	return &viewer_of(u)->det;
 }
 
+/* The most top rows the view may have: every region, gap and removed
+ * group (what d->tops, the kept address order and the sort's scratch are
+ * sized for). */
+static inline size_t details_rows_max(const struct ui *u)
+{
+	const struct details *d = det_of(u);
+
+	return u->snap->nregions + d->ngaps + d->nremoved + 1;
+}
+
 /* pane_changes.c: the changes in the main view. A new snapshot (old:
  * the one before): compared with the one marked first in the timeline,
  * else with old, when that stays in the history and is of the same
