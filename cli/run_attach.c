@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/outbuf.h"
 #include "capture/ptrace/inject_call.h"
 #include "cli.h"
@@ -172,15 +173,6 @@ static void print_text(struct outbuf *o, pid_t pid, const struct who *w,
 	export_trace_text(o, r, 8);
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) +
-	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* Prints the report r, as -e/-o say. */
 static int print(const struct args *a, pid_t pid, const struct who *w,
 		 const struct how *h, const struct vms_trace_report *r)
@@ -200,9 +192,11 @@ static int print(const struct args *a, pid_t pid, const struct who *w,
 	return 0;
 }
 
-static bool trace_over(const struct args *a, const struct timespec *t0)
+static bool trace_over(const struct args *a, uint64_t t0)
 {
-	return interrupted || (a->duration > 0 && since(t0) >= a->duration);
+	return interrupted ||
+	       (a->duration > 0 &&
+		(double)(vms_mono_ns() - t0) / 1e9 >= a->duration);
 }
 
 /* -w FILE: the process's snapshot at the end of the trace, still traced,
@@ -263,7 +257,7 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 	struct vms_trace_report rep;
 	struct vms_snapshot *snap = NULL;
 	struct bpfmaps *bm;
-	struct timespec t0;
+	uint64_t t0;
 	struct arena ar;
 	int rc = 0, mark = -1, save_rc = 0;
 
@@ -276,8 +270,8 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 				h->why);
 		return cli_fail(&err);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!trace_over(a, &t0) && !bpfmaps_ended(bm)) {
+	t0 = vms_mono_ns();
+	while (!trace_over(a, t0) && !bpfmaps_ended(bm)) {
 		if (bpfmaps_drain(bm, 50, &err) < 0) {
 			rc = cli_fail(&err);
 			goto out;
@@ -483,7 +477,7 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	struct inject_call_result res;
 	struct vms_error err = { 0 };
 	struct vms_trace_report rep;
-	struct timespec t0;
+	uint64_t t0;
 	struct vms_snapshot *snap = NULL;
 	struct tracer *tr;
 	struct arena ar;
@@ -530,10 +524,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 		snprintf(h->kernel_why, sizeof(h->kernel_why), "%s", err.msg);
 	/* sampled: no walk (the frees recorded are those of the blocks
 	 * sampled, never one of the blocks alive before) */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	if (!a->trace_sample)
 		walk_before(pid, tr, h);
-	h->walk_us = a->trace_sample ? 0 : (uint64_t)(since(&t0) * 1e6);
+	h->walk_us = a->trace_sample ? 0 : vms_us_since(t0);
 	if (inject_attach(pid, abs, path, tr, h, &res, &err) < 0 ||
 	    res.ret < 0) {
 		if (res.ret < 0)
@@ -562,10 +556,10 @@ static int trace_injected(const struct args *a, pid_t pid, const struct who *w,
 	h->frozen_us = res.frozen_us;
 	h->held_us = res.held_us;
 	h->kernel = !h->kernel_why[0];
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	if (view) /* the viewer, until q */
 		rc = cli_trace_viewer(a, tr, pid);
-	while (!rc && !view && !trace_over(a, &t0) && !tracer_wait(tr, NULL)) {
+	while (!rc && !view && !trace_over(a, t0) && !tracer_wait(tr, NULL)) {
 		long got = tracer_drain(tr, &err);
 
 		if (got < 0) {

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../ui/ui.h"
+#include "base/clock.h"
 #include "base/outbuf.h"
 #include "base/tracewire.h"
 #include "cli.h"
@@ -259,10 +260,7 @@ static struct vms_snapshot *snapshot_now(const struct args *a,
 
 static double mono_s(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	return (double)vms_mono_ns() / 1e9;
 }
 
 /* -w while CMD runs: its newest snapshot, taken as soon as it calls
@@ -392,7 +390,7 @@ int cli_trace(const struct args *a)
 	struct vms_snapshot *snap = NULL;
 	struct vms_trace_procs *ps = NULL;
 	struct newest newest = { 0 };
-	struct timespec t0, now;
+	double t0;
 	struct tracer *tr;
 	struct outbuf o;
 	struct arena ar;
@@ -426,7 +424,7 @@ int cli_trace(const struct args *a)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mono_s();
 	for (;;) {
 		long got = tracer_drain(tr, &err);
 		/* following children: until they all have ended too */
@@ -456,11 +454,7 @@ int cli_trace(const struct args *a)
 			   mono_s() >= newest.next) {
 			newest_take(a, tr, pid, &newest);
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (a->duration > 0 &&
-		    (double)(now.tv_sec - t0.tv_sec) +
-				    (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >=
-			    a->duration)
+		if (a->duration > 0 && mono_s() - t0 >= a->duration)
 			break;
 		/* read as fast as records come; a few, a ms later; idle, a
 		 * few ms (tracer.h) */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyze/steps.h"
+#include "base/clock.h"
 #include "base/mapguard.h"
 #include "capture/file/coredump.h"
 #include "capture/file/snapfile.h"
@@ -364,9 +365,8 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	struct vms_snapshot *s = vms_snapshot_new();
 	struct vms_finish_opts fo = { .no_memory = o->no_memory,
 				      .steps = o->steps };
-	struct timespec t0, t1;
+	uint64_t t0 = vms_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!s) {
 		vms_error_set(err, VMS_ERR_NOMEM, ENOMEM, "out of memory");
 		return NULL;
@@ -394,11 +394,7 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 		vms_source_release(s);
 	s->src.progress = NULL;
 	s->src.heap_block = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	s->cap.duration_us =
-		(uint64_t)(((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
-			    (t1.tv_nsec - t0.tv_nsec)) /
-			   1000);
+	s->cap.duration_us = vms_us_since(t0);
 	return s;
 fail:
 	vms_lend_end(s, false);

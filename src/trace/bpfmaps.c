@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "elf/elfimage.h"
 #include "linux/procfile.h"
 #include "linux/procfs.h"
@@ -92,17 +93,9 @@ static int keep_msg(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 uint64_t bpfmaps_now(const struct bpfmaps *bm)
 {
-	uint64_t t = bm->ended ? bm->end_ns : mono_ns();
+	uint64_t t = bm->ended ? bm->end_ns : vms_mono_ns();
 
 	return t > bm->start_ns ? t - bm->start_ns : 0;
 }
@@ -258,7 +251,7 @@ static bool is_code(struct bpfmaps *bm, uint64_t ip)
 static void forget_notcode(struct bpfmaps *bm)
 {
 	memset(bm->notcode, 0, sizeof(bm->notcode));
-	bm->notcode_since = mono_ns();
+	bm->notcode_since = vms_mono_ns();
 }
 
 /* ---- events ---- */
@@ -539,7 +532,7 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 		rc = errno;
 		goto fail;
 	}
-	bm->start_ns = o->start_ns ? o->start_ns : mono_ns();
+	bm->start_ns = o->start_ns ? o->start_ns : vms_mono_ns();
 	if ((o->unarmed
 		     ? bpfmaps_attach(bm, err)
 		     : bpfmaps_start(bm, o->inside, o->inside_off, err)) < 0) {
@@ -623,7 +616,7 @@ long bpfmaps_drain(struct bpfmaps *bm, int timeout_ms, struct vms_error *err)
 
 	if (!bm->rb) /* loaded, not attached */
 		return 0;
-	if (mono_ns() - bm->notcode_since > 1000000000ull)
+	if (vms_mono_ns() - bm->notcode_since > 1000000000ull)
 		forget_notcode(bm);
 	rc = ring_buffer__poll(bm->rb, timeout_ms);
 	if (rc >= 0 || rc == -EINTR)
@@ -643,7 +636,7 @@ bool bpfmaps_ended(struct bpfmaps *bm)
 {
 	if (!bm->ended && procfs_pid_exiting(bm->pid)) {
 		bm->ended = true;
-		bm->end_ns = mono_ns();
+		bm->end_ns = vms_mono_ns();
 	}
 	return bm->ended;
 }

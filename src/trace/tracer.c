@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/tracewire.h"
 #include "linux/spawn.h"
 #include "trace/bpfmaps.h"
@@ -34,8 +35,7 @@ static uint64_t run_number(void)
 	uint64_t r = 0;
 
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		r = tracer_mono_ns() * 0x9e3779b97f4a7c15ull ^
-		    (uint64_t)getpid();
+		r = vms_mono_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
 	return r ? r : 1;
 }
 
@@ -80,7 +80,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = getpid();
 	h->sample_bytes = o->sample_bytes;
-	h->start_ns = tracer_mono_ns();
+	h->start_ns = vms_mono_ns();
 	h->seed = o->seed;
 	h->follow_children = o->follow_children;
 	tr->start_ns = h->start_ns;

@@ -88,9 +88,8 @@ struct tracer {
 	uint64_t page;
 };
 
-/* tracer_read.c's: CLOCK_MONOTONIC in ns; the process's rings read up to
- * their heads (records taken; -1 out of memory). */
-uint64_t tracer_mono_ns(void);
+/* tracer_read.c's: the process's rings read up to their heads (records
+ * taken; -1 out of memory). */
 long tracer_drain_proc(struct tracer *tr, struct tproc *p,
 		       struct vms_error *err);
 /* A process's figures, its own: the report's trace-wide fields. */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/tracewire.h"
 #include "trace/tracedb.h"
 #include "trace/tracer_priv.h"
@@ -38,17 +39,9 @@ struct ring_pos {
  * every record). */
 #define TRACER_BEAT_NS 1000000ull
 
-uint64_t tracer_mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 uint64_t tracer_now(const struct tracer *tr)
 {
-	return tracer_mono_ns() - tr->start_ns;
+	return vms_mono_ns() - tr->start_ns;
 }
 
 void tracer_free_maps(struct tproc *p)
@@ -376,7 +369,7 @@ static int take_event(struct tracer *tr, struct tproc *p, unsigned n,
  * call, or a ring broken). */
 static bool pass_over(struct tproc *p, uint64_t seq)
 {
-	uint64_t t = tracer_mono_ns();
+	uint64_t t = vms_mono_ns();
 
 	if (!p->reaped) {
 		if (p->stall_seq != p->next_seq || !p->stall_ns) {
@@ -468,7 +461,7 @@ long tracer_drain_proc(struct tracer *tr, struct tproc *p,
 		}
 	}
 	{
-		uint64_t t = tracer_mono_ns();
+		uint64_t t = vms_mono_ns();
 
 		if (t - p->beat_ns >= TRACER_BEAT_NS) {
 			__atomic_add_fetch(&p->hdr->heartbeat, 1,

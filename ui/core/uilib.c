@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "core/draw.h"
 #include "core/ui_priv.h"
 
@@ -308,8 +309,5 @@ int ui_next_theme(struct ui *u)
 
 double ui_clock_us(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+	return (double)vms_mono_ns() / 1e3;
 }

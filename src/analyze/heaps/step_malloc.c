@@ -30,6 +30,7 @@
 #include "analyze/heaps/glibc_find.h"
 #include "analyze/heaps/glibc_walk.h"
 #include "analyze/steps.h"
+#include "base/clock.h"
 #include "elf/elfcache.h"
 #include "elf/elfimage.h"
 #include "model/source.h"
@@ -419,14 +420,6 @@ static int fill(struct vms_snapshot *s, const struct libc_info *li,
 
 /* ---- the step ---- */
 
-static uint64_t now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
-}
-
 /* Whether two walks of a running target found the same mallinfo2 and
  * the same arenas: nothing moved between them that mallinfo2 counts. */
 static bool same_walk(const struct glibc_walk_res *a,
@@ -477,14 +470,14 @@ static int walk(struct vms_snapshot *s, struct libc_info *li,
 	in.block = s->src.heap_block;
 	in.block_ctx = s->src.heap_block_ctx;
 	vms_source_hold(s, true);
-	t0 = now_us();
+	t0 = vms_mono_ns();
 	/* the second walk reads again what the first read, in runs */
 	in.keep = twice ? glibc_walk_keep_new() : NULL;
 	rc = twice ? glibc_walk(&in, &mem, &first) : 0;
 	if (rc == 0)
 		rc = glibc_walk(&in, &mem, &res);
 	glibc_walk_keep_free(in.keep);
-	t0 = now_us() - t0;
+	t0 = vms_us_since(t0);
 	vms_source_hold(s, false);
 	if (twice && rc == 0 && !same_walk(&first, &res)) {
 		glibc_walk_fini(&first);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "linux/procfs.h"
 
 /* The one ptrace option a freeze sets: an exec by any thread stops it
@@ -391,15 +392,6 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 	return added;
 }
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	       (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Takes one report st of seized thread t. */
 static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 {
@@ -441,9 +433,9 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 static int wait_stops(struct freeze *f, struct vms_error *err)
 {
 	int wait_ms = f->how.wait_ms;
-	struct timespec t0;
+	uint64_t t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	for (;;) {
 		size_t i, left = 0, first = 0;
 		bool got = false;
@@ -469,7 +461,7 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 			return 0;
 		if (stop_requested(f))
 			return interrupted(f, err);
-		if (ms_since(&t0) > wait_ms)
+		if ((int64_t)vms_ms_since(t0) > wait_ms)
 			return vms_error_set(
 				err, VMS_ERR_CAPTURE, ETIMEDOUT,
 				"thread %d of process %d did not stop "
@@ -572,7 +564,7 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err)
 {
 	int wait_ms = how->wait_ms;
-	struct timespec t0;
+	uint64_t t0;
 	sigset_t block;
 	pid_t d;
 	int rounds, r;
@@ -600,13 +592,13 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	f->job_stopped = job_stopped(pid);
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	while ((d = thread_in_d_state(pid))) {
 		struct timespec ts = { 0, 1000000 };
 
 		if (stop_requested(f))
 			return interrupted(f, err);
-		if (ms_since(&t0) > wait_ms)
+		if ((int64_t)vms_ms_since(t0) > wait_ms)
 			return vms_error_set(
 				err, VMS_ERR_CAPTURE, EBUSY,
 				"thread %d of process %d is in uninterruptible "
@@ -622,7 +614,7 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGQUIT);
 	f->masked = pthread_sigmask(SIG_BLOCK, &block, &f->oldmask) == 0;
-	clock_gettime(CLOCK_MONOTONIC, &f->t_stop);
+	f->t_stop_ns = vms_mono_ns();
 	/* Threads may be created until the one creating them is stopped:
 	 * re-read the task list until a pass after all stops adds none. */
 	for (rounds = 0; rounds < 100; rounds++) {
@@ -685,10 +677,11 @@ void freeze_release_others(struct freeze *f, pid_t keep)
  * after vmscope finds it as it was. */
 static void back_in_group_stop(const struct freeze *f)
 {
-	struct timespec t0, ts = { 0, 200000 };
+	struct timespec ts = { 0, 200000 };
+	uint64_t t0;
 	size_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	for (;;) {
 		bool all = true;
 
@@ -701,7 +694,7 @@ static void back_in_group_stop(const struct freeze *f)
 				return;
 			all = c == 'T' || c == 't' || c == 'Z' || c == 'X';
 		}
-		if (all || ms_since(&t0) > 1000)
+		if (all || vms_ms_since(t0) > 1000)
 			return;
 		nanosleep(&ts, NULL);
 	}
@@ -709,7 +702,7 @@ static void back_in_group_stop(const struct freeze *f)
 
 uint64_t freeze_release(struct freeze *f)
 {
-	struct timespec t0;
+	uint64_t t0;
 	size_t i, left = 0;
 	uint64_t us;
 
@@ -731,7 +724,7 @@ uint64_t freeze_release(struct freeze *f)
 		t->stopped = false;
 		left++;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = vms_mono_ns();
 	while (left) {
 		struct timespec ts = { 0, 200000 };
 
@@ -755,7 +748,7 @@ uint64_t freeze_release(struct freeze *f)
 			t->seized = false;
 			left--;
 		}
-		if (!left || ms_since(&t0) > 1000)
+		if (!left || vms_ms_since(t0) > 1000)
 			break;
 		nanosleep(&ts, NULL);
 	}
@@ -766,9 +759,7 @@ uint64_t freeze_release(struct freeze *f)
 			keep_leftover(f->t[i].tid);
 			f->t[i].seized = false;
 		}
-	clock_gettime(CLOCK_MONOTONIC, &f->t_run);
-	us = (uint64_t)((f->t_run.tv_sec - f->t_stop.tv_sec) * 1000000 +
-			(f->t_run.tv_nsec - f->t_stop.tv_nsec) / 1000);
+	us = vms_us_since(f->t_stop_ns);
 	if (f->masked) {
 		pthread_sigmask(SIG_SETMASK, &f->oldmask, NULL);
 		f->masked = false;

@@ -83,7 +83,7 @@ struct freeze {
 	struct freeze_how how;
 	struct freeze_thread *t;
 	size_t n, cap;
-	struct timespec t_stop, t_run;
+	uint64_t t_stop_ns; /* vms_mono_ns() as the stop began */
 	sigset_t oldmask; /* vmscope's own, restored at release */
 	bool masked;
 	bool exec_seen; /* a thread ran execve while being stopped */

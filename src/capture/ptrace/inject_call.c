@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "capture/ptrace/freeze.h"
 #include "capture/ptrace/inject.h"
 #include "capture/ptrace/inject_target.h"
@@ -336,15 +337,6 @@ back:
 	return rc;
 }
 
-static uint64_t us_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)((now.tv_sec - t0->tv_sec) * 1000000 +
-			  (now.tv_nsec - t0->tv_nsec) / 1000);
-}
-
 /* Whether pid is stopped (SIGSTOP, a debugger): its state T or t. */
 static bool stopped(pid_t pid)
 {
@@ -454,7 +446,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	struct freeze_how how = { 2000, "try again", -1 };
 	struct target t;
 	struct freeze f;
-	struct timespec t0;
+	uint64_t t0;
 	char path[64];
 	int mem, tries, rc = -1;
 	size_t i;
@@ -482,11 +474,11 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 			continue;
 		}
 		res->tid = f.t[i].tid;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = vms_mono_ns();
 		freeze_release_others(&f, f.t[i].tid);
 		rc = borrow(pid, mem, f.t[i].tid, &f.t[i].regs, &t, j,
 			    &res->ret, err);
-		res->held_us = us_since(&t0);
+		res->held_us = vms_us_since(t0);
 		res->frozen_us += freeze_release(&f);
 		break;
 	}

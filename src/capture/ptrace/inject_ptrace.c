@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "capture/ptrace/freeze.h"
 #include "linux/procfs.h"
 
@@ -41,15 +42,6 @@ static int setregs(pid_t tid, const struct user_regs_struct *r)
 	struct iovec iov = { (void *)r, sizeof(*r) };
 
 	return (int)ptrace(PTRACE_SETREGSET, tid, (void *)NT_PRSTATUS, &iov);
-}
-
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 +
-	       (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
 /* Whether tracee tid has an exit waiting (peeked: WNOWAIT; a ptrace stop
@@ -99,11 +91,10 @@ static pid_t tgid_of(pid_t tid)
 
 int inject_wait_stop(pid_t tid, int *st, int ms)
 {
-	struct timespec t0;
+	uint64_t t0 = vms_mono_ns();
 	pid_t tgid = 0;
 	long spins = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pid_t w = waitpid(tid, st, __WALL | WNOHANG);
 
@@ -122,7 +113,7 @@ int inject_wait_stop(pid_t tid, int *st, int ms)
 				tgid = tgid_of(tid);
 			reap_siblings(tgid, tid);
 		}
-		if (ms_since(&t0) > ms) {
+		if ((int64_t)vms_ms_since(t0) > ms) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
