@@ -330,7 +330,7 @@ fuzz: deps
 	@mkdir -p build-fuzz/corpus-heap
 	build-fuzz/fuzz_heap -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=4096 -print_final_stats=1 \
-		build-fuzz/corpus-heap
+		build-fuzz/corpus-heap tests/fixtures/fuzz-heap
 	build-fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ART) -rss_limit_mb=2048 \
 		-timeout=20 -max_len=65536 -print_final_stats=1 \
 		build-fuzz/corpus-core

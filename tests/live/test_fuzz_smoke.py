@@ -5,7 +5,7 @@
 seconds (SECONDS below: fuzz_smaps that long on the smaps and maps
 fixtures; the others half of it, at least 3: fuzz_elf on two small ELF
 files (an executable, a shared object with a GNU hash table), fuzz_text on tests/fixtures/text/, fuzz_heap damaging the recorded
-glibc heap image, fuzz_snapfile on the snapshot files, fuzz_core on the
+glibc heap image (seeds tests/fixtures/fuzz-heap/), fuzz_snapfile on the snapshot files, fuzz_core on the
 small ELF core, fuzz_hsperf on the recorded hsperfdata files; fuzz_rtheap,
 fuzz_scan, fuzz_pmscan on the maps fixtures, and fuzz_alloc damaging
 built tcmalloc and mimalloc heaps, a quarter of it, at least 3), two at a time where there are two cores. Each must exit 0. The
@@ -146,7 +146,10 @@ def main():
                    [os.path.join(fixtures, "text")], tmp, ["-max_len=8192"])
         corpus = os.path.join(tmp, "corpus-heap")
         os.mkdir(corpus)
-        run_fuzzer("fuzz_heap", max(SECONDS // 2, 3), corpus, [], tmp,
+        # seeds: the main arena marked not contiguous, walked whole and
+        # for the lists alone (tests/fixtures/fuzz-heap/)
+        run_fuzzer("fuzz_heap", max(SECONDS // 2, 3), corpus,
+                   [os.path.join(fixtures, "fuzz-heap")], tmp,
                    ["-max_len=4096"])
         for name, kind, ext in (("fuzz_snapfile", "snap", "vms"),
                                 ("fuzz_core", "core", "core"),
