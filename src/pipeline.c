@@ -221,9 +221,7 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.backend = smp->name;
 	s->cap.taken_at_sec = ts.tv_sec;
 	s->cap.taken_at_nsec = ts.tv_nsec;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->cap.monotonic_ns =
-		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	s->cap.monotonic_ns = vms_mono_ns();
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	s->cap.boottime_ns =
 		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

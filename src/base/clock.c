@@ -1,7 +1,7 @@
 /* clock.c — the monotonic clock as a number (clock.h). */
-#include <time.h>
-
 #include "base/clock.h"
+
+#include <time.h>
 
 uint64_t vms_mono_ns(void)
 {

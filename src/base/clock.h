@@ -2,9 +2,10 @@
  * intervals, which a step of the wall clock must not move.
  *
  * Contract: vms_mono_ns() is CLOCK_MONOTONIC in nanoseconds (from an
- * arbitrary start, boot on Linux); it cannot fail there. vms_ms_since()
- * and vms_us_since() are the whole milliseconds and microseconds since
- * a reading of it.
+ * arbitrary start, boot on Linux; time suspended is not counted); it
+ * cannot fail there. vms_ms_since() and vms_us_since() are the whole
+ * milliseconds and microseconds since t0_ns, an earlier reading of it
+ * (a later one wraps: a huge number).
  */
 #ifndef VMS_CLOCK_H
 #define VMS_CLOCK_H

@@ -53,7 +53,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include <time.h>
 
 #include "base/error.h"
 
