@@ -328,7 +328,7 @@ static void addr_made(struct details *d, size_t n)
 /* tops_of into tops (room for every region, gap and removed group), or
  * a copy of what it gave before for the same view, filter and free gaps;
  * what it gives is kept when the rows are to be sorted (no copy for the
- * address order, nor if there is no memory for it). */
+ * address order, nor under --watch, nor if there is no memory for it). */
 static size_t tops_in_address_order(struct ui *u, struct drow *tops)
 {
 	struct details *d = det_of(u);
@@ -339,7 +339,8 @@ static size_t tops_in_address_order(struct ui *u, struct drow *tops)
 		return d->naddr_tops;
 	}
 	n = tops_of(u, tops);
-	if ((d->sort != DS_ADDRESS || d->reverse) &&
+	/* not under --watch: each tick's snapshot would let it go */
+	if ((d->sort != DS_ADDRESS || d->reverse) && !u->watching &&
 	    addr_room(d, d->tops_cap)) {
 		memcpy(d->addr_tops, tops, n * sizeof(*tops));
 		addr_made(d, n);
