@@ -232,8 +232,10 @@ def timeline_mark(tm, what):
     return tm.wait_for(lambda s: "Private Data |" in status(s))
 
 
-def marked(w, h):
-    what = "%dx%d marked A" % (w, h)
+def marked(w, h, sort=None):
+    """sort: a column the details are sorted by first (the rows a sort
+    starts from, kept in address order, made again as A moves)."""
+    what = "%dx%d marked A%s" % (w, h, ", by " + sort if sort else "")
     p, line = T.start([T.target("changer")])
     f = T.ready_fields(line)
     before = {k: size_of(p.pid, f[k]) for k in ("grow", "shrink", "gone")}
@@ -243,6 +245,10 @@ def marked(w, h):
              if ln.startswith(" Private Data "))
     tm.click(3, y)
     scr = tm.wait_for(lambda s: "Private Data |" in status(s))
+    if sort:
+        scr = D.sort_to(tm, sort)
+        T.ok("sort %s" % sort in status(scr), "%s: sorted" % what,
+             status(scr))
     p.stdin.write(b"\n")
     p.stdin.flush()
     done = T._line_by(p, time.time() + 60)
@@ -306,7 +312,7 @@ def run(tmp):
     one(200, 60)
     one(80, 24)
     marked(80, 24)
-    marked(200, 60)
+    marked(200, 60, "Size")
 
 
 def main():
