@@ -1,11 +1,13 @@
 /* cli.h — the command line's own: its options (struct args, filled by
- * main.c's parse_args) and what it does with them (run.c). Only main.c and
- * run.c include it; the engine and the viewer know nothing of it.
+ * main.c's parse_args) and what it does with them (run.c; --trace:
+ * run_trace.c, run_attach.c; --all: run_all.c). Only cli/ includes it;
+ * the engine and the viewer know nothing of it.
  *
  * Contract: every cli_* that returns int returns an exit status (0 ok, 1
  * usage, 2 no such process or not permitted, 3 capture failed, 4 a file
  * could not be read or written), having printed one line saying why on
- * standard error when it is not 0.
+ * standard error when it is not 0; cli_parse_pid() and
+ * cli_find_by_name() say otherwise where they are declared.
  */
 #ifndef VMSCOPE_CLI_H
 #define VMSCOPE_CLI_H

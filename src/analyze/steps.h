@@ -40,6 +40,10 @@
  *   cpython   step_cpython.c   CPython's obmalloc arenas
  *                              (these three: rtscan.h, rtheap.h; each
  *                              reads memory only when its image is there)
+ *   parts     step_parts.c     private data regions split into typed parts
+ *                              where heaps' pieces cover them in part
+ *                              (CPython's arenas, a JVM's Java heap,
+ *                              glibc's mmapped chunks: model/parts.h)
  *   totals    step_totals.c    the figures per region, type, total
  *                              (model/totals.h; vmscope.1 COLUMNS)
  * (step_malloc, step_allocator: analyze/heaps/; step_jvm, step_go,

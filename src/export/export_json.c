@@ -771,7 +771,7 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 
 const struct vms_exporter vms_export_json = {
 	.name = "json",
-	.help = "DESIGN.md's JSON contract, version 1",
+	.help = "every figure, the version 1 JSON contract (man vmscope)",
 	.listed = true,
 	.write = export_json,
 	.write_diff = export_diff_json,

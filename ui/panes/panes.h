@@ -105,10 +105,11 @@ struct details {
 		bool by_region, show_free, reverse, valid;
 	} tops_for;
 	/* The top rows in address order (tops_of's) for the view, filter
-	 * and free gaps in addr_for, kept once a sort needed them: a sort by
-	 * another column copies them, where walking the allocations again
-	 * took a third of a sort of a million rows. Freed with the rows;
-	 * let go with tops_for by details_tops_stale. */
+	 * and free gaps in addr_for, kept once a sort needed them (not
+	 * under --watch): a sort by another column copies them, where
+	 * walking the allocations again took a third of a sort of a million
+	 * rows. Freed with the rows; let go with tops_for by
+	 * details_tops_stale. */
 	struct drow *addr_tops;
 	size_t naddr_tops, addr_tops_cap;
 	struct {
@@ -285,8 +286,8 @@ void details_free(struct details *d);
  * address order kept for sorts (what they were made from changed). */
 void details_tops_stale(struct details *d);
 /* The top rows in address order for the view now, made and kept (idle
- * work: a first sort then copies them; nothing if kept already, or if
- * there is no memory). */
+ * work: a first sort then copies them; nothing if kept already, under
+ * --watch, with no snapshot, or if there is no memory). */
 void details_tops_warm(struct ui *u);
 /* filter, sort, view or expansion changed: the rows again, the cursor on
  * its row (or the row now holding its address) */

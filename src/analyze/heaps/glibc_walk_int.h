@@ -1,8 +1,8 @@
 /* glibc_walk_int.h — what the walker's files share (glibc_walk.c: arenas,
  * chunks, lists; glibc_tcache.c: tcaches, mmapped chunks; glibc_place.c:
  * where the free chunks lie; glibc_noncontig.c: a non-contiguous main
- * arena's segments). Private to
- * them: the rest of the engine uses glibc_walk.h.
+ * arena's segments; glibc_mcache.c: the blocks they read through).
+ * Private to them: the rest of the engine uses glibc_walk.h.
  */
 #ifndef VMS_GLIBC_WALK_INT_H
 #define VMS_GLIBC_WALK_INT_H

@@ -1,6 +1,7 @@
-/* snapfile_int.h — what the files of snapshot files share
- * (snapfile_write.c, snapfile_read.c, snapfile_parts.c,
- * snapfile_source.c, snapfile_kept.c); not for others.
+/* snapfile_int.h — what the files of snapshot files share (the
+ * snapfile_*.c of this folder: writer, reader, fields, JSON, sections,
+ * parts, source, kept, trace, live trace); not for others but the unit
+ * tests of their records (tests/unit/test_schema.c, test_tracelive.c).
  *
  * Strings from the target or a file (paths, names, command lines, section
  * names) may hold any bytes, and JSON holds only UTF-8: a string that is

@@ -14,8 +14,8 @@
  * interrupt would end the kernel's write of its core.
  *
  * If vmscope dies while a process is frozen, the kernel detaches and resumes
- * its threads: ptrace options are never set on the target (PTRACE_O_EXITKILL
- * would kill it).
+ * its threads: PTRACE_O_EXITKILL is never set on the target (it would kill
+ * it); the one option set is PTRACE_O_TRACEEXEC (below).
  *
  * Hostile targets: every wait is bounded and polls every seized thread by
  * its id, so an exit is reaped as it comes (a zombie main thread is
