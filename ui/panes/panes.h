@@ -289,6 +289,9 @@ void details_tops_stale(struct details *d);
  * work: a first sort then copies them; nothing if kept already, under
  * --watch, with no snapshot, or if there is no memory). */
 void details_tops_warm(struct ui *u);
+/* The top rows for the view, filter, gaps and sort now, in d->tops
+ * (pane_details_tops.c); false if out of memory for them. */
+bool details_make_tops(struct ui *u);
 /* filter, sort, view or expansion changed: the rows again, the cursor on
  * its row (or the row now holding its address) */
 void details_rebuild(struct ui *u);

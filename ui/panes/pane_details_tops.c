@@ -1,0 +1,254 @@
+/* pane_details_tops.c — the details' top rows (an allocation, a region
+ * alone, a free gap, a removed group) for the view, filter and free gaps
+ * now, in address order, then sorted: d->tops, what details_rebuild()
+ * makes the rows from.
+ *
+ * Contract: details_make_tops() makes d->tops only when what they were
+ * made for changed (tops_for); the address order is kept for the next
+ * sort by another column (addr_tops, made while nobody types by
+ * details_tops_warm(), not under --watch), let go by details_tops_stale()
+ * and details_free(). Reads the snapshot's regions (by binary search
+ * only, for the removed groups), the allocations, the gaps and the types.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bigmem.h"
+#include "panes/panes.h"
+
+/* The top row of region i in the view (its allocation, or itself). */
+static inline struct drow top_of(const struct details *d, uint32_t i)
+{
+	if (!d->by_region && d->alloc_of) {
+		uint32_t a = d->alloc_of[i];
+
+		if (d->allocs[a].n > 1)
+			return (struct drow){ a, DROW_ALLOC, 0, 0 };
+	}
+	return (struct drow){ i, DROW_REGION, 0, 0 };
+}
+
+/* Each region's type, for the filter: made once, then the filter reads
+ * a byte a region instead of a region (176 bytes) a row. The low four
+ * bits are the region's type; the high four, one more than the type of
+ * its typed parts (model/parts.h) where that is another, else 0: a
+ * region shows under its parts' type too (a Python region holding
+ * obmalloc arenas under Managed Heap). */
+static const uint8_t *types(struct details *d, const struct vms_snapshot *s)
+{
+	size_t i;
+
+	if (d->type_of || !(d->type_of = malloc(s->nregions + 1)))
+		return d->type_of;
+	for (i = 0; i < s->nregions; i++) {
+		const struct vms_region *r = &s->regions[i];
+		uint32_t k;
+
+		d->type_of[i] = r->type;
+		for (k = 0; k < r->nchildren && r->children[k].part; k++)
+			if (r->children[k].part->type != r->type) {
+				d->type_of[i] |=
+					(uint8_t)((r->children[k].part->type +
+						   1)
+						  << 4);
+				break;
+			}
+	}
+	return d->type_of;
+}
+
+/* Whether a region's types() byte is of type t. */
+static bool type_is(uint8_t b, int t)
+{
+	return (b & 15) == t || (b >> 4) == t + 1;
+}
+
+/* The index of the first region that starts above a (s->nregions if
+ * none): where a removed group that starts at a comes among them. */
+static size_t regions_above(const struct vms_snapshot *s, uint64_t a)
+{
+	size_t i = vms_snapshot_index_from(s, a);
+
+	return i + (i < s->nregions && s->regions[i].start <= a);
+}
+
+/* The region index before which removed group ri comes, SIZE_MAX past
+ * the last. */
+static size_t removed_at(const struct details *d, const struct vms_snapshot *s,
+			 size_t ri)
+{
+	return ri < d->nremoved ? regions_above(s, d->removed[ri]->start)
+				: SIZE_MAX;
+}
+
+/* The top rows in address order, filtered: allocations (or regions) and
+ * the gaps asked for. Reads the allocations and gaps, and a filter the
+ * regions' types (types()), not the regions themselves: where a removed
+ * group goes among the regions is found by a binary search (a removed
+ * group near the top of the address space had each region's start read
+ * on the way, a pass over a million records every sort). */
+static size_t tops_of(struct ui *u, struct drow *tops)
+{
+	struct details *d = det_of(u);
+	const struct vms_snapshot *s = u->snap;
+	const uint8_t *type = d->filter >= 0 ? types(d, s) : NULL;
+	bool gaps =
+		d->filter == VMS_T_FREE || (d->filter == -1 && d->show_free);
+	size_t i = 0, gi = 0, n = 0, ri = 0, rat = removed_at(d, s, 0);
+
+	if (d->filter == VMS_T_FREE) {
+		for (gi = 0; gi < d->ngaps; gi++)
+			tops[n++] =
+				(struct drow){ (uint32_t)gi, DROW_GAP, 0, 0 };
+		return n;
+	}
+	for (;;) {
+		struct drow t;
+		uint32_t g;
+
+		/* the gaps before region i, and what the snapshot compared
+		 * with had there (removed), merged by their starts: a
+		 * removed region may start before a gap that comes after a
+		 * region now at its start */
+		for (;;) {
+			bool gap =
+				gaps && gi < d->ngaps && d->gaps[gi].next <= i;
+			bool rem = ri < d->nremoved && i >= rat;
+
+			if (gap && (!rem || d->gaps[gi].start <=
+						    d->removed[ri]->start)) {
+				tops[n++] = (struct drow){ (uint32_t)gi++,
+							   DROW_GAP, 0, 0 };
+				continue;
+			}
+			if (!rem)
+				break;
+			if (d->filter == -1 ||
+			    d->removed[ri]->type == d->filter)
+				tops[n++] = (struct drow){ (uint32_t)ri,
+							   DROW_REMOVED, 0, 0 };
+			rat = removed_at(d, s, ++ri);
+		}
+		if (i >= s->nregions)
+			break;
+		t = top_of(d, (uint32_t)i);
+		g = t.kind == DROW_ALLOC ? d->allocs[t.idx].main : t.idx;
+		if (d->filter == -1 || (type ? type_is(type[g], d->filter)
+					     : s->regions[g].type == d->filter))
+			tops[n++] = t;
+		i += t.kind == DROW_ALLOC ? d->allocs[t.idx].n : 1;
+	}
+	return n;
+}
+
+/* Whether d->addr_tops are of the view, filter and free gaps now. */
+static bool addr_current(const struct details *d)
+{
+	return d->addr_for.valid && d->addr_for.filter == d->filter &&
+	       d->addr_for.by_region == d->by_region &&
+	       d->addr_for.show_free == d->show_free;
+}
+
+/* d->addr_tops room for cap rows (populated: written through now, not
+ * by a key); false if there is no memory for them. */
+static bool addr_room(struct details *d, size_t cap)
+{
+	if (d->addr_tops_cap >= cap)
+		return true;
+	free(d->addr_tops);
+	d->addr_tops = vms_big_malloc(cap * sizeof(*d->addr_tops));
+	d->addr_tops_cap = d->addr_tops ? cap : 0;
+	d->addr_for.valid = false;
+	if (d->addr_tops)
+		vms_big_populate(d->addr_tops, cap * sizeof(*d->addr_tops));
+	return d->addr_tops != NULL;
+}
+
+/* d->addr_tops hold n rows of the view, filter and free gaps now. */
+static void addr_made(struct details *d, size_t n)
+{
+	d->naddr_tops = n;
+	d->addr_for.filter = d->filter;
+	d->addr_for.by_region = d->by_region;
+	d->addr_for.show_free = d->show_free;
+	d->addr_for.valid = true;
+}
+
+/* tops_of into tops (room for every region, gap and removed group), or
+ * a copy of what it gave before for the same view, filter and free gaps;
+ * what it gives is kept when the rows are to be sorted (no copy for the
+ * address order, nor under --watch, nor if there is no memory for it). */
+static size_t tops_in_address_order(struct ui *u, struct drow *tops)
+{
+	struct details *d = det_of(u);
+	size_t n;
+
+	if (addr_current(d)) {
+		memcpy(tops, d->addr_tops, d->naddr_tops * sizeof(*tops));
+		return d->naddr_tops;
+	}
+	n = tops_of(u, tops);
+	/* not under --watch: each tick's snapshot would let it go */
+	if ((d->sort != DS_ADDRESS || d->reverse) && !u->watching &&
+	    addr_room(d, d->tops_cap)) {
+		memcpy(d->addr_tops, tops, n * sizeof(*tops));
+		addr_made(d, n);
+	}
+	return n;
+}
+
+void details_tops_warm(struct ui *u)
+{
+	struct details *d = det_of(u);
+
+	if (!u->snap || u->watching || addr_current(d) ||
+	    !addr_room(d, details_rows_max(u)))
+		return;
+	addr_made(d, tops_of(u, d->addr_tops));
+}
+
+/* Whether d->tops were made for the view, filter, gaps and sort now. */
+static bool tops_current(const struct details *d)
+{
+	return d->tops_for.valid && d->tops_for.filter == d->filter &&
+	       d->tops_for.sort == d->sort &&
+	       d->tops_for.by_region == d->by_region &&
+	       d->tops_for.show_free == d->show_free &&
+	       d->tops_for.reverse == d->reverse;
+}
+
+/* The top rows for the view, filter, gaps and sort now, in d->tops;
+ * false if out of memory for them (the rows on screen stay). */
+bool details_make_tops(struct ui *u)
+{
+	struct details *d = det_of(u);
+
+	if (tops_current(d))
+		return true;
+	d->tops_for.valid = false;
+	if (d->tops && d->tops_cap < details_rows_max(u)) {
+		free(d->tops); /* the removed rows came after */
+		d->tops = NULL;
+	}
+	if (!d->tops) { /* every region, gap and removed at most: sized once */
+		size_t bytes = details_rows_max(u) * sizeof(*d->tops);
+
+		d->tops = vms_big_malloc(bytes);
+		if (!d->tops)
+			return false;
+		vms_big_populate(d->tops, bytes); /* written through now */
+		d->tops_cap = bytes / sizeof(*d->tops);
+	}
+	d->ntops = tops_in_address_order(u, d->tops);
+	if ((d->sort != DS_ADDRESS || d->reverse) &&
+	    !details_sort_tops(u, d->tops, d->ntops))
+		return true; /* out of memory: in address order, made again */
+	d->tops_for.filter = d->filter;
+	d->tops_for.sort = d->sort;
+	d->tops_for.by_region = d->by_region;
+	d->tops_for.show_free = d->show_free;
+	d->tops_for.reverse = d->reverse;
+	d->tops_for.valid = true;
+	return true;
+}
