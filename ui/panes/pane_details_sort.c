@@ -3,7 +3,7 @@
  * (S), ties by address ascending.
  *
  * Contract: details_sort_tops() takes top rows in address order and
- * sorts them in place; it reads the snapshot and the allocations once,
+ * writes them sorted (in place, or into another array); it reads the snapshot and the allocations once,
  * a key per row, into a dense array, then sorts numbers (a stable LSD
  * radix sort: of the keys packed with their rows into 8 bytes where
  * they fit, else of (key, row) pairs), in the details' scratch buffer
@@ -675,15 +675,17 @@ static uint64_t *packed_sort(const uint64_t *keys, const struct drow *tops,
 	return from;
 }
 
-/* Sorts the top rows (in address order) by the details' sort column:
+/* Sorts the top rows tops (in address order) into sorted (tops itself,
+ * or another array as large) by the details' sort column:
  * figures largest first unless the column says otherwise, S reverses;
  * ties by address. Every column sorts by a number, the Details text by
  * its rank (text_ranks), with a stable radix sort: of the keys packed
  * with their rows into 8 bytes where they fit (the bits every key has
  * alike left out: a million rows are 20 bits, a figure in pages some 20
- * more), else of (key, row) pairs. false: out of memory (left in
- * address order). */
-bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
+ * more), else of (key, row) pairs. false: out of memory (sorted left
+ * as it was). */
+bool details_sort_tops(struct ui *u, const struct drow *tops,
+		       struct drow *sorted, size_t n)
 {
 	struct details *d = det_of(u);
 	int f = sort_figure(d->sort);
@@ -700,8 +702,10 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 
 	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
 		down = !down;
-	if (n < 2)
+	if (n < 2) {
+		memmove(sorted, tops, n * sizeof(*sorted));
 		return true;
+	}
 	if (text) {
 		/* the regions' ranks (taken before the scratch below: they
 		 * may move it; out of memory for them, the rows' texts are
@@ -754,9 +758,10 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 		out = packed_sort(keys, tops, p, q, n, lo, kb, ib);
 		rowmask = ((uint64_t)1 << ib) - 1;
 		for (i = 0; i < n; i++)
-			tops[i] = (struct drow){ (uint32_t)(out[i] & rowmask),
-						 (uint8_t)((out[i] >> ib) & 7),
-						 0, 0 };
+			sorted[i] =
+				(struct drow){ (uint32_t)(out[i] & rowmask),
+					       (uint8_t)((out[i] >> ib) & 7), 0,
+					       0 };
 		return true;
 	}
 	/* the pairs, 32 bytes a row: the scratch grown, its keys kept */
@@ -772,6 +777,6 @@ bool details_sort_tops(struct ui *u, struct drow *tops, size_t n)
 	}
 	radix_sort(rk, tmp, n);
 	for (i = 0; i < n; i++)
-		tops[i] = rk[i].r;
+		sorted[i] = rk[i].r;
 	return true;
 }

@@ -175,27 +175,29 @@ static void addr_made(struct details *d, size_t n)
 	d->addr_for.valid = true;
 }
 
-/* tops_of into tops (room for every region, gap and removed group), or
- * a copy of what it gave before for the same view, filter and free gaps;
- * what it gives is kept when the rows are to be sorted (no copy for the
- * address order, nor under --watch, nor if there is no memory for it). */
-static size_t tops_in_address_order(struct ui *u, struct drow *tops)
+/* The top rows in address order, *n of them: what tops_of gave before
+ * for the same view, filter and free gaps (d->addr_tops), or tops_of
+ * into tops (room for every region, gap and removed group), then kept
+ * when the rows are to be sorted (not for the address order, nor under
+ * --watch, nor if there is no memory for it). */
+static const struct drow *tops_in_address_order(struct ui *u, struct drow *tops,
+						size_t *nout)
 {
 	struct details *d = det_of(u);
 	size_t n;
 
 	if (addr_current(d)) {
-		memcpy(tops, d->addr_tops, d->naddr_tops * sizeof(*tops));
-		return d->naddr_tops;
+		*nout = d->naddr_tops;
+		return d->addr_tops;
 	}
-	n = tops_of(u, tops);
+	*nout = n = tops_of(u, tops);
 	/* not under --watch: each tick's snapshot would let it go */
 	if ((d->sort != DS_ADDRESS || d->reverse) && !u->watching &&
 	    addr_room(d, d->tops_cap)) {
 		memcpy(d->addr_tops, tops, n * sizeof(*tops));
 		addr_made(d, n);
 	}
-	return n;
+	return tops;
 }
 
 void details_tops_warm(struct ui *u)
@@ -223,6 +225,8 @@ static bool tops_current(const struct details *d)
 bool details_make_tops(struct ui *u)
 {
 	struct details *d = det_of(u);
+	bool sort = d->sort != DS_ADDRESS || d->reverse, done;
+	const struct drow *from;
 
 	if (tops_current(d))
 		return true;
@@ -240,9 +244,12 @@ bool details_make_tops(struct ui *u)
 		vms_big_populate(d->tops, bytes); /* written through now */
 		d->tops_cap = bytes / sizeof(*d->tops);
 	}
-	d->ntops = tops_in_address_order(u, d->tops);
-	if ((d->sort != DS_ADDRESS || d->reverse) &&
-	    !details_sort_tops(u, d->tops, d->ntops))
+	from = tops_in_address_order(u, d->tops, &d->ntops);
+	/* sorted straight from the address order kept, not a copy of it */
+	done = sort && details_sort_tops(u, from, d->tops, d->ntops);
+	if (!done && from != d->tops)
+		memcpy(d->tops, from, d->ntops * sizeof(*d->tops));
+	if (sort && !done)
 		return true; /* out of memory: in address order, made again */
 	d->tops_for.filter = d->filter;
 	d->tops_for.sort = d->sort;

@@ -375,9 +375,11 @@ int details_heading_sort_at(const struct ui *u, int x);
 /* The line of the details' heading (at the last draw). */
 int details_heading_y(const struct ui *u);
 
-/* pane_details_sort.c: sorts top rows (in address order) by the details'
- * sort column; false if out of memory (left as they were). */
-bool details_sort_tops(struct ui *u, struct drow *tops, size_t n);
+/* pane_details_sort.c: top rows (in address order) sorted by the
+ * details' sort column into sorted (tops itself, or another array as
+ * large); false if out of memory (sorted left as it was). */
+bool details_sort_tops(struct ui *u, const struct drow *tops,
+		       struct drow *sorted, size_t n);
 /* The viewer's idle: the scratch a sort of every row will ask for, taken
  * and faulted in now (a million rows: 36 MB, 60-140 ms of first-touch
  * page faults on this project's VM, else paid by the first sort key),
