@@ -115,7 +115,8 @@ def spaces(how, v8, want):
          "%s: every space found is one node names" % how, sorted(got))
     # Each space's pages are node's size; old, map and large-object pages
     # say how much is allocated on them: node's bytes in use, to the byte
-    # (v8heap.js takes its figures last and allocates nothing after them;
+    # (v8heap.js takes its figures last, new space emptied by two
+    # scavenges first, and allocates nothing after them;
     # a page counts the unused rest of its space's linear allocation area
     # too, which node's figure leaves out: a process allocating while it
     # is read may show up to that area more). V8 12's code and trusted
@@ -207,7 +208,7 @@ def nodes():
 
 
 def one(name, exe, env):
-    p, line = T.start([exe, JS], env=env)
+    p, line = T.start([exe, "--expose-gc", JS], env=env)
     want = json.loads(line.split(" ", 1)[1])
     tag = "node %s (%s, V8 %s)" % (want["node"], name, want["v8"])
     print("# %s: heapTotal %d heapUsed %d pointer compression %s" %
@@ -250,7 +251,8 @@ def small(exe, env, tag):
     code space). Checked within 1% of the space's pages for old space and
     the large-object spaces, tens of pages; printed only for code and map
     space, a page or two, where an open area is a large share."""
-    p, line = T.start([exe, "--max-old-space-size=48", JS], env=env)
+    p, line = T.start([exe, "--expose-gc", "--max-old-space-size=48", JS],
+                      env=env)
     want = json.loads(line.split(" ", 1)[1])
     how = "%s --max-old-space-size=48 -F" % tag
     snap = T.vmscope_json(p.pid, "-F")
@@ -285,7 +287,7 @@ def workers(exe, env, tag):
     """A worker thread is an isolate of its own: two entries, whose
     spaces' pages add up to the two isolates' heapTotal within 1% (the
     worker's is taken before it posts it, which may take a page more)."""
-    p, line = T.start([exe, JS, "worker"], env=env)
+    p, line = T.start([exe, "--expose-gc", JS, "worker"], env=env)
     want = json.loads(line.split(" ", 1)[1])
     snap = T.vmscope_json(p.pid, "-F")
     v8 = [m for m in snap["managed"] if m["runtime"] == "v8"]
