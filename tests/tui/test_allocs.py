@@ -36,8 +36,7 @@ def tops(scr):
     return out
 
 
-def ready(scr):
-    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+ready = D.ready
 
 
 def find(tm, text):

@@ -44,8 +44,7 @@ from tmuxdrive import T  # noqa: E402
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 row_at = D.row_at

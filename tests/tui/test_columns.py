@@ -129,8 +129,7 @@ def check_rows(scr, snap, what):
     return n
 
 
-def ready(scr):
-    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+ready = D.ready
 
 
 def setup_rows(scr):

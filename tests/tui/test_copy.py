@@ -12,7 +12,6 @@ directories, an "é" across its 1,024th byte) is copied whole, never cut
 inside a character.
 """
 import os
-import re
 import subprocess
 import sys
 
@@ -25,8 +24,7 @@ from tmuxdrive import T  # noqa: E402
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 row_at = D.row_at

@@ -32,8 +32,7 @@ REG = re.compile(r"^    ([AB]) ([0-9a-f]{16})-([0-9a-f]{16}) ")
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 def delta_text(d):

@@ -43,8 +43,7 @@ def status(scr):
     return " ".join(l.strip() for l in lines[-4:]) if lines else ""
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 def region_rss(pid, start):

@@ -29,8 +29,7 @@ SIZE = r"(?:\d+(?:\.\d)? [BKMGTPE]|-)"
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 def figures(line):

@@ -27,8 +27,7 @@ def match_no(scr):
     return (int(m.group(1)), int(m.group(2))) if m else (None, None)
 
 
-def ready(scr):
-    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+ready = D.ready
 
 
 def find(tm, text):

@@ -24,8 +24,7 @@ TAKEN = re.compile(r"\d\d:\d\d:\d\d")
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 row_at = D.row_at

@@ -25,8 +25,7 @@ ROW = re.compile(r"^([+\- ]) ([0-9a-f]{16}) ")
 status = D.status
 
 
-def ready(scr):
-    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+ready = D.ready
 
 
 def rows_of(scr):

@@ -27,8 +27,7 @@ ADDED = {"mono": "\x1b[0;1;4m", "light": "48;5;157"}
 status = D.status
 
 
-def ready(scr):
-    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$", status(scr))
+ready = D.ready
 
 
 def line_with(scr, text):

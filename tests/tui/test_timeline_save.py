@@ -25,8 +25,7 @@ NAME = re.compile(r"^\d{8}T\d{6}\.\d{3}Z-pid(\d+)\.vms$")
 status = D.status
 
 
-def ready(s):
-    return "pss, not frozen" in s and re.search(r"\d+/\d+\s*$", status(s))
+ready = D.ready
 
 
 def loaded(path):

@@ -275,6 +275,13 @@ def status(scr):
     return lines[-1] if lines else ""
 
 
+def ready(scr):
+    """The viewer on a live process with its capture done: the capture
+    line's "pss, not frozen", and the status line's count of rows (N/M)."""
+    return "pss, not frozen" in scr and re.search(r"\d+/\d+\s*$",
+                                                    status(scr))
+
+
 def bottom(scr, n=4):
     """The last n lines joined by single spaces, each stripped: a message
     or prompt wrapped over the lines above the status line, read whole
