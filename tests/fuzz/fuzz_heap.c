@@ -4,14 +4,14 @@
  * The image is tests/fixtures/glibc236_small.heap (or $VMS_HEAP_FIXTURE),
  * loaded once. Each input damages a copy of it: its first byte picks the
  * glibc layout it is walked as (2.27 to 2.42) and, by its high nibble,
- * which pages read as in RAM; the rest is read as records of a 32-bit
- * word index (modulo the image's 8-byte words) and a 64-bit word written
- * at that word of the image's recorded bytes; a byte left over after the records walks, by its low
- * bit, the lists alone (lists_only: a running target's walk, vmscope
- * --all, which once divided by a zeroed cache's page size on a main
- * arena marked not contiguous). The walk must return, without a
- * sanitizer report, in a bounded number of reads; the image is then
- * restored.
+ * which pages read as in RAM; the rest is read as records of a 32-bit word
+ * index (modulo the image's 8-byte words) and a 64-bit word written at
+ * that word of the image's recorded bytes; a byte left over after the
+ * records walks, by its low bit, the lists alone (lists_only: a running
+ * target's walk, vmscope --all, which once divided by a zeroed cache's
+ * page size on a main arena marked not contiguous). The walk must return,
+ * without a sanitizer report, in a bounded number of reads; the image is
+ * then restored.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */

@@ -2,17 +2,17 @@
  * the type, Prot's letters, the address or the Details text, either way
  * (S), ties by address ascending.
  *
- * Contract: details_sort_tops() takes top rows in address order and
- * writes them sorted (in place, or into another array); it reads the snapshot and the allocations once,
- * a key per row, into a dense array, then sorts numbers (a stable LSD
- * radix sort: of the keys packed with their rows into 8 bytes where
- * they fit, else of (key, row) pairs), in the details' scratch buffer
- * (details_scratch: no fresh pages a key). The Details text sorts by
- * the rank of each region's text, made once for the snapshot
- * (d->text_rank, 4 bytes a region, at the first such sort or while
- * nobody types); a removed row's text (the changes') by a binary search
- * among the regions' distinct texts, kept in their order
- * (d->text_sorted); the address by each start's rank among the rows.
+ * Contract: details_sort_tops() takes top rows in address order and writes
+ * them sorted (in place, or into another array); it reads the snapshot and
+ * the allocations once, a key per row, into a dense array, then sorts
+ * numbers (a stable LSD radix sort: of the keys packed with their rows
+ * into 8 bytes where they fit, else of (key, row) pairs), in the details'
+ * scratch buffer (details_scratch: no fresh pages a key). The Details text
+ * sorts by the rank of each region's text, made once for the snapshot
+ * (d->text_rank, 4 bytes a region, at the first such sort or while nobody
+ * types); a removed row's text (the changes') by a binary search among the
+ * regions' distinct texts, kept in their order (d->text_sorted); the
+ * address by each start's rank among the rows.
  */
 #include <stddef.h>
 #include <stdlib.h>
