@@ -10,7 +10,8 @@ v8.getHeapSpaceStatistics() and blocks its JavaScript thread: one managed
 entry of runtime "v8" for the isolate, whose spaces (its parts) have
 node's sizes, their sum heapTotal, and node's bytes in use where the
 pages say it (not new space's; not code and trusted space's on V8 12),
-each to the byte; node 18's map space is its own. The entry's reserved and committed are
+to the byte but for the unused rest of a paged space's open allocation
+area (check()); node 18's map space is its own. The entry's reserved and committed are
 the Managed Heap row's, and -s's Managed line says the same. Captured
 frozen (-F) and not frozen (the JavaScript thread is blocked); node maps
 its pages MADV_DONTFORK, so the fork clone has none and the step must say
@@ -34,6 +35,7 @@ import vmstest as T  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JS = os.path.join(HERE, "..", "targets", "v8heap.js")
+PAGE = 256 * 1024  # a V8 page of a paged space (old, map, code), 10-12
 
 
 def type_row(snap, name):
@@ -114,13 +116,18 @@ def spaces(how, v8, want):
     T.ok(all(k in node or k == "read_only_space" for k in got),
          "%s: every space found is one node names" % how, sorted(got))
     # Each space's pages are node's size; old, map and large-object pages
-    # say how much is allocated on them: node's bytes in use, to the byte
-    # (v8heap.js takes its figures last, new space emptied by two
-    # scavenges first, and allocates nothing after them;
-    # a page counts the unused rest of its space's linear allocation area
-    # too, which node's figure leaves out: a process allocating while it
-    # is read may show up to that area more). V8 12's code and trusted
-    # pages count their allocation area whole: their use is not known.
+    # say how much is allocated on them: node's bytes in use (v8heap.js
+    # takes its figures last, new space emptied by two scavenges first,
+    # and allocates nothing after them). A large object is allocated
+    # whole: to the byte. A paged space's pages count its open linear
+    # allocation area whole, where node's figure (SizeOfObjects: the
+    # space's Size() less limit - top) leaves out its unused rest: if the
+    # JavaScript thread allocated in old space since the last collection
+    # (V8 puts feedback vectors there; when is up to its compiler
+    # threads), the pages say up to that rest more, never less. The area
+    # lies in one page (PAGE, its area less); seen once in about 80
+    # runs, node 18, 30,416 bytes. V8 12's code and trusted pages count
+    # their allocation area whole: their use is not known.
     for name, sp in sorted(node.items()):
         if name == "new_space" or not sp["size"]:
             continue
@@ -132,9 +139,16 @@ def spaces(how, v8, want):
             T.ok(g[1] is None, "%s: %s's use is not known from its pages" %
                  (how, name))
             continue
-        T.ok(g[1] == sp["used"],
-             "%s: %s's bytes in use (%s) are node's (%d)" %
-             (how, name, g[1], sp["used"]))
+        if name.endswith("large_object_space"):
+            T.ok(g[1] == sp["used"],
+                 "%s: %s's bytes in use (%s) are node's (%d)" %
+                 (how, name, g[1], sp["used"]))
+            continue
+        T.ok(g[1] is not None and 0 <= g[1] - sp["used"] < PAGE,
+             "%s: %s's bytes in use (%s) are node's (%d), or that and the "
+             "rest of an open allocation area (under a page: %s more)" %
+             (how, name, g[1], sp["used"],
+              None if g[1] is None else g[1] - sp["used"]))
     code = [m for m in v8 if any(p["name"] == "code_space"
                                  for p in m["parts"])]
     T.ok(node["code_space"]["size"] == 0 or
