@@ -1,7 +1,7 @@
 /* sortfloor — the least a sort of N rows costs on this machine, for
  * make bench (bench_tui.py): beside the viewer's sort key.
  *
- *   sortfloor N
+ *   sortfloor N [IDLE_MS]
  *
  * N records of 176 bytes (a region's size in the engine) are made and
  * written once (their keys pseudo-random, see main); then, five times,
@@ -10,12 +10,25 @@
  * pass, passes whose byte is the same in every key skipped: what the
  * viewer's sort does, without its rows, allocations or screen. Prints
  * "keys MS sort MS" for the median run.
+ *
+ * With IDLE_MS, five more runs follow, each after sleeping IDLE_MS, and
+ * a second line "idle IDLE_MS keys MS sort MS" gives their median: the
+ * same work on memory not touched for that long, as a viewer's first
+ * sort after some keys that do not sort. On this project's machine (a
+ * VM, 2026-11-29, pauses of 2.5 s) such a run took about twice as long
+ * as one straight after another while make check ran beside it, the
+ * keys' read and the sort alike, and as long with 50 ms of computing
+ * between the sleep and the run (not the clock of an idle CPU, then);
+ * with nothing else running, the keys' read alone, in two runs of
+ * three (11.9 and 12.5 ms against 6.6 and 6.2). Memory left alone for
+ * a second or two may come back slower; this says how much here.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct pair {
 	uint64_t k, row;
@@ -67,6 +80,25 @@ static void radix(struct pair *a, struct pair *tmp, size_t n)
 		memcpy(a, from, n * sizeof(*a));
 }
 
+/* One run: each record's key into a, then a sorted; its times in ms. */
+static void run_once(const unsigned char *r, size_t rec, struct pair *a,
+		     struct pair *tmp, size_t n, double *keys, double *sort)
+{
+	double t0, t1, t2;
+	size_t i;
+
+	t0 = now_ms();
+	for (i = 0; i < n; i++) {
+		memcpy(&a[i].k, r + i * rec + 48, 8);
+		a[i].row = i;
+	}
+	t1 = now_ms();
+	radix(a, tmp, n);
+	t2 = now_ms();
+	*keys = t1 - t0;
+	*sort = t2 - t1;
+}
+
 static int cmp(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -74,15 +106,34 @@ static int cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* The median of five runs (each after sleeping idle_ms, if not 0),
+ * printed with label. */
+static void five(const char *label, const unsigned char *r, size_t rec,
+		 struct pair *a, struct pair *tmp, size_t n, long idle_ms)
+{
+	double keys[5], sorts[5];
+	int run;
+
+	for (run = 0; run < 5; run++) {
+		if (idle_ms > 0)
+			usleep((useconds_t)idle_ms * 1000);
+		run_once(r, rec, a, tmp, n, &keys[run], &sorts[run]);
+	}
+	qsort(keys, 5, sizeof(double), cmp);
+	qsort(sorts, 5, sizeof(double), cmp);
+	printf("%skeys %.1f sort %.1f\n", label, keys[2], sorts[2]);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 1000000;
+	long idle_ms = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 	const size_t rec = 176;
 	unsigned char *r = malloc(n * rec);
 	struct pair *a = malloc(n * sizeof(*a)), *tmp = malloc(n * sizeof(*a));
-	double keys[5], sorts[5], t0, t1, t2;
+	char label[64];
 	size_t i;
-	int run;
 
 	if (!r || !a || !tmp || n < 2)
 		return 1;
@@ -96,23 +147,15 @@ int main(int argc, char **argv)
 
 		memcpy(r + i, &v, 8);
 	}
-	memset(a, 0, n * sizeof(*a));
-	memset(tmp, 0, n * sizeof(*a));
-	for (run = 0; run < 5; run++) {
-		t0 = now_ms();
-		for (i = 0; i < n; i++) {
-			memcpy(&a[i].k, r + i * rec + 48, 8);
-			a[i].row = i;
-		}
-		t1 = now_ms();
-		radix(a, tmp, n);
-		t2 = now_ms();
-		keys[run] = t1 - t0;
-		sorts[run] = t2 - t1;
+	/* written through (not zeroes: a compiler may make malloc and a
+	 * memset of 0 one calloc, whose pages come at the first run) */
+	memset(a, 1, n * sizeof(*a));
+	memset(tmp, 1, n * sizeof(*a));
+	five("", r, rec, a, tmp, n, 0);
+	if (idle_ms > 0) {
+		snprintf(label, sizeof(label), "idle %ld ", idle_ms);
+		five(label, r, rec, a, tmp, n, idle_ms);
 	}
-	qsort(keys, 5, sizeof(double), cmp);
-	qsort(sorts, 5, sizeof(double), cmp);
-	printf("keys %.1f sort %.1f\n", keys[2], sorts[2]);
 	free(r);
 	free(a);
 	free(tmp);
