@@ -367,7 +367,7 @@ def run():
 
     # the floor: five sorts one after another, then five each after a
     # pause as long as a round's keys before its first s (the median)
-    idle_ms = int(statistics.median(gaps) * 1000)
+    idle_ms = max(1, int(statistics.median(gaps) * 1000))
     fl = subprocess.run([T.target("sortfloor"), str(nreg), str(idle_ms)],
                         stdout=subprocess.PIPE, check=True).stdout.split()
     floor_ms = float(fl[3])
@@ -375,7 +375,7 @@ def run():
     # its record first: the floor's keys and sort together
     full_ms = float(fl[1]) + floor_ms
     # "idle MS keys MS sort MS": the same, each after the pause
-    idle_keys, idle_sort = float(fl[6]), float(fl[8])
+    idle_keys, idle_sort = float(fl[7]), float(fl[9])
 
     def against_floor(name, ts):
         """A key's p99 as a ratio to the floor of a sort (issue 31's aim

@@ -231,12 +231,12 @@ def run(tmp):
     tm.kill()
     # the floor, then the same after a pause as long as the keys before
     # the first s ("idle MS keys MS sort MS")
-    idle_ms = int(gap * 1000)
+    idle_ms = max(1, int(gap * 1000))
     fl = subprocess.run([T.target("sortfloor"), str(n), str(idle_ms)],
                         stdout=subprocess.PIPE, check=True).stdout.split()
     floor = float(fl[3])
     full = float(fl[1]) + floor  # the floor's keys read, then sorted
-    idle_sort = float(fl[8])
+    idle_sort = float(fl[9])
     print("key latency on %d regions, CPU time (VMSCOPE_TIMING), each "
           "p99 against the floor of a sort (aim <= %.1fx), then against "
           "that floor's keys read from the records and sorted, and "
@@ -256,8 +256,8 @@ def run(tmp):
           "median of 5)" %
           (n, fl[3].decode(), fl[1].decode()))
     print("  the same, each of 5 after a pause of %d ms: the sort %s ms, "
-          "its keys read %s ms" % (idle_ms, fl[8].decode(),
-                                   fl[6].decode()))
+          "its keys read %s ms" % (idle_ms, fl[9].decode(),
+                                   fl[7].decode()))
     print("peak memory (VmHWM): %.1f MB, %.0f bytes/region" %
           (hwm / 1024, hwm * 1024 / n))
     return 0

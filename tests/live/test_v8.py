@@ -10,8 +10,8 @@ v8.getHeapSpaceStatistics() and blocks its JavaScript thread: one managed
 entry of runtime "v8" for the isolate, whose spaces (its parts) have
 node's sizes, their sum heapTotal, and node's bytes in use where the
 pages say it (not new space's; not code and trusted space's on V8 12),
-to the byte but for the unused rest of a paged space's open allocation
-area (check()); node 18's map space is its own. The entry's reserved and committed are
+to the byte but for an allocation area a paged space may take after
+node's reading (spaces()); node 18's map space is its own. The entry's reserved and committed are
 the Managed Heap row's, and -s's Managed line says the same. Captured
 frozen (-F) and not frozen (the JavaScript thread is blocked); node maps
 its pages MADV_DONTFORK, so the fork clone has none and the step must say
@@ -117,17 +117,19 @@ def spaces(how, v8, want):
          "%s: every space found is one node names" % how, sorted(got))
     # Each space's pages are node's size; old, map and large-object pages
     # say how much is allocated on them: node's bytes in use (v8heap.js
-    # takes its figures last, new space emptied by two scavenges first,
-    # and allocates nothing after them). A large object is allocated
-    # whole: to the byte. A paged space's pages count its open linear
-    # allocation area whole, where node's figure (SizeOfObjects: the
-    # space's Size() less limit - top) leaves out its unused rest: if the
-    # JavaScript thread allocated in old space since the last collection
-    # (V8 puts feedback vectors there; when is up to its compiler
-    # threads), the pages say up to that rest more, never less. The area
-    # lies in one page (PAGE, its area less); seen once in about 80
-    # runs, node 18, 30,416 bytes. V8 12's code and trusted pages count
-    # their allocation area whole: their use is not known.
+    # takes its figures last, new space emptied by two scavenges first).
+    # A large object is allocated whole: to the byte. A paged space
+    # counts its open linear allocation area as allocated, its pages and
+    # node's figure alike (V8 10-12: SizeOfObjects is Size()); but what
+    # the JavaScript thread still allocates there once node has read its
+    # figures (the rest of that call: a feedback vector, which V8 makes
+    # lazily once a function has run long enough, lives in old space)
+    # may take a new area from the space's free list, counted whole from
+    # then on. An area is carved from one free-list node, in one page:
+    # the pages may say up to a page (PAGE) more, never less. Seen once
+    # in about 80 runs: node 18's old space, 30,416 bytes. V8 12's code
+    # and trusted pages count their allocation area whole: their use is
+    # not known.
     for name, sp in sorted(node.items()):
         if name == "new_space" or not sp["size"]:
             continue
@@ -145,8 +147,8 @@ def spaces(how, v8, want):
                  (how, name, g[1], sp["used"]))
             continue
         T.ok(g[1] is not None and 0 <= g[1] - sp["used"] < PAGE,
-             "%s: %s's bytes in use (%s) are node's (%d), or that and the "
-             "rest of an open allocation area (under a page: %s more)" %
+             "%s: %s's bytes in use (%s) are node's (%d), or that and an "
+             "allocation area taken after (under a page: %s more)" %
              (how, name, g[1], sp["used"],
               None if g[1] is None else g[1] - sp["used"]))
     code = [m for m in v8 if any(p["name"] == "code_space"

@@ -23,12 +23,12 @@
  * three (11.9 and 12.5 ms against 6.6 and 6.2). Memory left alone for
  * a second or two may come back slower; this says how much here.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 struct pair {
 	uint64_t k, row;
@@ -115,8 +115,11 @@ static void five(const char *label, const unsigned char *r, size_t rec,
 	int run;
 
 	for (run = 0; run < 5; run++) {
-		if (idle_ms > 0)
-			usleep((useconds_t)idle_ms * 1000);
+		struct timespec t = { idle_ms / 1000,
+				      idle_ms % 1000 * 1000000 };
+
+		while (idle_ms > 0 && nanosleep(&t, &t) != 0 && errno == EINTR)
+			; /* a signal: the rest of the pause */
 		run_once(r, rec, a, tmp, n, &keys[run], &sorts[run]);
 	}
 	qsort(keys, 5, sizeof(double), cmp);

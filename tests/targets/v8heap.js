@@ -5,9 +5,8 @@
 // more, so heapTotal stays what it printed. (V8's own threads may still
 // sweep or mark; with node's default heap limits the figures held to the
 // byte in every run measured, 30 and more on node 18, 20 and 22, but for
-// one scavenge after the figures, settle() below, and the unused rest of
-// an open allocation area, which a space's pages count and its "used"
-// leaves out: test_v8.py's check().)
+// one scavenge after the figures, settle() below, and an allocation area
+// old space may take once they are read: test_v8.py's spaces().)
 // "spaces" is v8.getHeapSpaceStatistics(): each space's size and used.
 // With the argument "worker" a worker thread (an isolate of its own) first
 // fills its heap too, sends its own heapTotal ("worker") and blocks.
