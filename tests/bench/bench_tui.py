@@ -198,6 +198,23 @@ def main():
                 f.write(str(old_max))
 
 
+def sort_floor(nrows, idle_ms):
+    """sortfloor's medians (tests/targets/sortfloor.c), in ms: "keys" and
+    "sort" one run after another, "idle_keys" and "idle_sort" each after
+    a pause of idle_ms (at least 1), read by their labels."""
+    out = subprocess.run([T.target("sortfloor"), str(nrows),
+                          str(max(1, idle_ms))], stdout=subprocess.PIPE,
+                         check=True).stdout.decode().splitlines()
+    got = {}
+    for line, pre in zip(out, ("", "idle_")):
+        w = line.split()
+        if pre:
+            w = w[2:]  # "idle MS"
+        got[pre + "keys"] = float(w[w.index("keys") + 1])
+        got[pre + "sort"] = float(w[w.index("sort") + 1])
+    return got
+
+
 def run():
     with open(MAXMAP) as f:
         limit = int(f.read())
@@ -368,14 +385,13 @@ def run():
     # the floor: five sorts one after another, then five each after a
     # pause as long as a round's keys before its first s (the median)
     idle_ms = max(1, int(statistics.median(gaps) * 1000))
-    fl = subprocess.run([T.target("sortfloor"), str(nreg), str(idle_ms)],
-                        stdout=subprocess.PIPE, check=True).stdout.split()
-    floor_ms = float(fl[3])
+    fl = sort_floor(nreg, idle_ms)
+    floor_ms = fl["sort"]
     # a re-sort by a column not sorted before reads each row's key from
     # its record first: the floor's keys and sort together
-    full_ms = float(fl[1]) + floor_ms
-    # "idle MS keys MS sort MS": the same, each after the pause
-    idle_keys, idle_sort = float(fl[7]), float(fl[9])
+    full_ms = fl["keys"] + floor_ms
+    # the same, each after the pause
+    idle_keys, idle_sort = fl["idle_keys"], fl["idle_sort"]
 
     def against_floor(name, ts):
         """A key's p99 as a ratio to the floor of a sort (issue 31's aim
@@ -423,7 +439,7 @@ def run():
           "record of 176 bytes into them, which took %s ms "
           "(tests/targets/sortfloor.c; median of 5): what a re-sort "
           "costs before any row or screen" %
-          (nreg, fl[3].decode(), fl[1].decode()))
+          (nreg, "%.1f" % fl["sort"], "%.1f" % fl["keys"]))
     print("  the same, each of 5 after a pause of %d ms (as long as a "
           "round's keys before its first s, the median of %s s): the "
           "sort %.1f ms, its keys read %.1f ms (memory left alone that "

@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tui", "lib"))
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
+from bench_tui import sort_floor  # noqa: E402
 
 REGIONS = int(os.environ.get("BENCH_REGIONS", "1000000"))
 FROM = int(os.environ.get("BENCH_FILE_FROM", "64000"))
@@ -232,11 +233,10 @@ def run(tmp):
     # the floor, then the same after a pause as long as the keys before
     # the first s ("idle MS keys MS sort MS")
     idle_ms = max(1, int(gap * 1000))
-    fl = subprocess.run([T.target("sortfloor"), str(n), str(idle_ms)],
-                        stdout=subprocess.PIPE, check=True).stdout.split()
-    floor = float(fl[3])
-    full = float(fl[1]) + floor  # the floor's keys read, then sorted
-    idle_sort = float(fl[9])
+    fl = sort_floor(n, idle_ms)
+    floor = fl["sort"]
+    full = fl["keys"] + floor  # the floor's keys read, then sorted
+    idle_sort = fl["idle_sort"]
     print("key latency on %d regions, CPU time (VMSCOPE_TIMING), each "
           "p99 against the floor of a sort (aim <= %.1fx), then against "
           "that floor's keys read from the records and sorted, and "
@@ -254,10 +254,10 @@ def run(tmp):
           "%s ms, once each key was read from a record of 176 bytes "
           "into them, which took %s ms (tests/targets/sortfloor.c; "
           "median of 5)" %
-          (n, fl[3].decode(), fl[1].decode()))
-    print("  the same, each of 5 after a pause of %d ms: the sort %s ms, "
-          "its keys read %s ms" % (idle_ms, fl[9].decode(),
-                                   fl[7].decode()))
+          (n, "%.1f" % fl["sort"], "%.1f" % fl["keys"]))
+    print("  the same, each of 5 after a pause of %d ms: the sort %.1f ms, "
+          "its keys read %.1f ms" % (idle_ms, fl["idle_sort"],
+                                     fl["idle_keys"]))
     print("peak memory (VmHWM): %.1f MB, %.0f bytes/region" %
           (hwm / 1024, hwm * 1024 / n))
     return 0
