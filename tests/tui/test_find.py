@@ -139,6 +139,22 @@ def one_size(p, ready_line, snap, w, h, env, args, what, sel):
     scr = tm.wait_for(lambda s, k=k: match_no(s)[0] == (k or 1) - 1)
     T.ok(match_no(scr)[0] == (k or 1) - 1,
          "%s: sorted: N, the one before it" % what, status(scr))
+    # from the section above a match, under the image a find opened
+    # (sorted: the regions were matched first in address order, and the
+    # walk in the order shown meets only the sections that match, and
+    # the cursor's): that match
+    scr = find(tm, ".text")
+    k = match_no(scr)[0]
+    b = status(scr)
+    tm.keys("Up")
+    tm.wait_for(lambda s, b=b: status(s) != b)
+    at = selected(tm)
+    scr = find(tm, ".text")
+    T.ok("section" in at and ".text" not in at and k is not None and
+         match_no(scr)[0] == k,
+         "%s: sorted, from the section above a match: that one (%s of "
+         "%d, was %s)" % (what, match_no(scr)[0], want, k),
+         "%s\n%s" % (at, status(scr)))
     D.sort_to(tm, "Address")
 
     tid = ready_line.get("tid1")

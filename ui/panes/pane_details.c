@@ -123,8 +123,11 @@ static int push(struct details *d, struct drow r)
 	return 0;
 }
 
-size_t details_emit(const struct ui *u, const struct drow *top, bool all,
-		    int (*fn)(void *ctx, struct drow r), void *ctx)
+/* Calls fn with top and what is open under it, in the order shown
+ * (pane_find.c's meet_top walks them so with every row open). Stops
+ * when fn returns < 0. Returns the rows given to fn. */
+static size_t details_emit(const struct ui *u, const struct drow *top,
+			   int (*fn)(void *ctx, struct drow r), void *ctx)
 {
 	const struct details *d = det_of(u);
 	const struct vms_snapshot *s = u->snap;
@@ -141,7 +144,7 @@ size_t details_emit(const struct ui *u, const struct drow *top, bool all,
 	if (top->kind == DROW_ALLOC) {
 		first = d->allocs[top->idx].first;
 		n = d->allocs[top->idx].n;
-		if (!all && !(d->expanded[first] & DEXP_ALLOC))
+		if (!(d->expanded[first] & DEXP_ALLOC))
 			return out;
 		depth = 1;
 	}
@@ -152,7 +155,7 @@ size_t details_emit(const struct ui *u, const struct drow *top, bool all,
 						    depth, 0 }) < 0)
 			return out;
 		out += depth;
-		if (!all && !(d->expanded[first + k] & DEXP_REGION))
+		if (!(d->expanded[first + k] & DEXP_REGION))
 			continue;
 		for (c = 0; c < g->nchildren && c < UINT16_MAX; c++, out++)
 			if (fn(ctx, (struct drow){ first + k, DROW_CHILD,
@@ -188,7 +191,7 @@ static void rows_of_tops(struct ui *u)
 		if (closed && d->nrows < d->cap)
 			d->rows[d->nrows++] = t;
 		else
-			details_emit(u, &d->tops[i], false, push_cb, d);
+			details_emit(u, &d->tops[i], push_cb, d);
 	}
 }
 

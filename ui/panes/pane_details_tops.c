@@ -200,6 +200,14 @@ static const struct drow *tops_in_address_order(struct ui *u, struct drow *tops,
 	return tops;
 }
 
+const struct drow *details_addr_tops(const struct details *d, size_t *n)
+{
+	if (!d->addr_tops || !addr_current(d))
+		return NULL;
+	*n = d->naddr_tops;
+	return d->addr_tops;
+}
+
 void details_tops_warm(struct ui *u)
 {
 	struct details *d = det_of(u);

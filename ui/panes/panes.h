@@ -289,6 +289,9 @@ void details_tops_stale(struct details *d);
  * work: a first sort then copies them; nothing if kept already, under
  * --watch, with no snapshot, or if there is no memory). */
 void details_tops_warm(struct ui *u);
+/* The top rows in address order kept for the view now (*n of them), or
+ * NULL if none are kept (not sorted yet, under --watch). */
+const struct drow *details_addr_tops(const struct details *d, size_t *n);
 /* The top rows for the view, filter, gaps and sort now, in d->tops
  * (pane_details_tops.c); false if out of memory for them. */
 bool details_make_tops(struct ui *u);
@@ -334,11 +337,6 @@ const char *details_row_perms(const struct ui *u, const struct drow *r,
 uint64_t details_figure(const struct ui *u, const struct drow *r,
 			enum vms_col c);
 bool details_same_node(const struct drow *a, const struct drow *b);
-/* Calls fn with top and what it holds, in the order shown: every
- * descendant (all) or only the open ones. Stops when fn returns < 0.
- * Returns the rows given to fn. */
-size_t details_emit(const struct ui *u, const struct drow *top, bool all,
-		    int (*fn)(void *ctx, struct drow r), void *ctx);
 /* Opens what holds node r (its region, its allocation); no rebuild. */
 void details_open_path(struct ui *u, const struct drow *r);
 /* The cursor to the deepest row holding addr (its child named child, if
