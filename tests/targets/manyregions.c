@@ -18,6 +18,10 @@
  *             another one in 1000 inaccessible (PROT_NONE): some removed
  *             and some changed regions for a second snapshot, none merged;
  *             prints "changed removed=K protected=K"
+ *   sizes:SEED N regions of pseudo-random sizes (1 to 1000 pages, from
+ *             SEED), none resident: reserved PROT_NONE, every other one
+ *             made readable; a sort by Size puts them in an order
+ *             nothing like their addresses' (bench_find.py)
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -27,6 +31,37 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The sizes:SEED mode (see above). */
+static int sizes(long n, unsigned long x)
+{
+	long pg = sysconf(_SC_PAGESIZE), i, total = 0, *np;
+	char *p, *q;
+
+	np = malloc((size_t)n * sizeof(*np));
+	if (!np)
+		return 1;
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+		np[i] = 1 + (long)((x >> 33) % 1000);
+		total += np[i];
+	}
+	p = mmap(NULL, (size_t)(total * pg), PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (i = 0, q = p; i < n; q += np[i++] * pg)
+		if (i % 2 == 0 && mprotect(q, (size_t)(np[i] * pg), PROT_READ)) {
+			perror("mprotect (vm.max_map_count?)");
+			return 1;
+		}
+	printf("ready regions=%ld start=%p\n", n, (void *)p);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
 
 int main(int argc, char **argv)
 {
@@ -38,6 +73,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "manyregions: bad N\n");
 		return 1;
 	}
+	if (argc > 2 && strncmp(argv[2], "sizes:", 6) == 0)
+		return sizes(n, strtoul(argv[2] + 6, NULL, 10));
 	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
