@@ -157,6 +157,42 @@ def one_size(p, rl, snap, w, h, env, args, what):
     m2 = re.search(r"(\d+)/(\d+)\s*$", status(scr))
     T.ok(m2 and int(m2.group(2)) < int(m.group(2)),
          "%s: a again: allocations (fewer rows)" % what, status(scr))
+
+    # sorted: a and back gives the same rows (the other view's are kept
+    # for it); after another sort, a sorts the other view by that one,
+    # not by the sort it was kept with
+    def figures(scr, k):
+        """The k-th figure of each top row on screen, in bytes."""
+        out = []
+        for l in scr.splitlines():
+            if ROW.match(l):
+                f = re.findall(r"(\d+(?:\.\d+)?) ([BKMGT])\b", l[20:])
+                out.append(float(f[k][0]) * UNITS[f[k][1]])
+        return out
+
+    D.sort_to(tm, "Size")
+    tm.keys("Home")
+    before = tm.wait_for(lambda s: re.search(r"\| 1/\d+", status(s)))
+    tm.keys("a")
+    scr = tm.wait_for("regions: all")
+    sizes = figures(scr, 0)
+    T.ok(len(sizes) > 3 and sizes == sorted(sizes, reverse=True),
+         "%s: sorted by Size, a: the region list by Size" % what, scr)
+    tm.keys("a")
+    scr = tm.wait_for(lambda s: "regions:" not in status(s))
+    T.ok(scr == before, "%s: sorted, a twice: the same rows" % what,
+         "%s\n----\n%s" % (before, scr))
+    D.sort_to(tm, "Committed")
+    tm.keys("a")
+    scr = tm.wait_for("regions: all")
+    com = figures(scr, 1)
+    T.ok("sort Committed" in status(scr) and len(com) > 3 and
+         com == sorted(com, reverse=True) and figures(scr, 0) != sizes,
+         "%s: then by Committed, a: the region list by Committed" % what,
+         scr)
+    tm.keys("a")
+    tm.wait_for(lambda s: "regions:" not in status(s))
+    D.sort_to(tm, "Address")
     tm.kill()
 
 

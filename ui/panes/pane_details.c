@@ -34,6 +34,8 @@ void details_free(struct details *d)
 	free(d->type_of);
 	free(d->tops);
 	free(d->addr_tops);
+	free(d->alt_tops);
+	free(d->alt_addr_tops);
 	free(d->scratch);
 	free(d->text_sorted);
 	free(d->text_sorted_rank);
@@ -50,6 +52,9 @@ void details_free(struct details *d)
 	d->tops = NULL;
 	d->addr_tops = NULL;
 	d->naddr_tops = d->addr_tops_cap = 0;
+	d->alt_tops = d->alt_addr_tops = NULL;
+	d->nalt_tops = d->alt_tops_cap = 0;
+	d->nalt_addr_tops = d->alt_addr_tops_cap = 0;
 	d->scratch = NULL;
 	d->nrows = d->cap = d->ngaps = d->nallocs = d->ntops = d->tops_cap = 0;
 	d->scratch_cap = 0;
@@ -60,6 +65,8 @@ void details_tops_stale(struct details *d)
 {
 	d->tops_for.valid = false;
 	d->addr_for.valid = false;
+	d->alt_tops_for.valid = false;
+	d->alt_addr_for.valid = false;
 }
 
 /* The free gaps inside the user address range, as the totals count them

@@ -4,10 +4,12 @@
  * makes the rows from.
  *
  * Contract: details_make_tops() makes d->tops only when what they were
- * made for changed (tops_for); the address order is kept for the next
- * sort by another column (addr_tops, made while nobody types by
- * details_tops_warm(), not under --watch), let go by details_tops_stale()
- * and details_free(). Reads the snapshot's regions (by binary search
+ * made for changed (tops_for); the other view's ('a') are kept in
+ * d->alt_tops and swapped back in while they are current. The address
+ * order is kept for the next sort by another column (addr_tops, made
+ * while nobody types by details_tops_warm(), not under --watch), and
+ * with the other view's. All are let go by details_tops_stale() and
+ * details_free(). Reads the snapshot's regions (by binary search
  * only, for the removed groups), the allocations, the gaps and the types.
  */
 #include <stdint.h>
@@ -218,14 +220,48 @@ void details_tops_warm(struct ui *u)
 	addr_made(d, tops_of(u, d->addr_tops));
 }
 
-/* Whether d->tops were made for the view, filter, gaps and sort now. */
+/* Whether top rows made for f are of the view, filter, gaps and sort
+ * now. */
+static bool made_for_now(const struct details *d, const struct dtops_for *f)
+{
+	return f->valid && f->filter == d->filter && f->sort == d->sort &&
+	       f->by_region == d->by_region && f->show_free == d->show_free &&
+	       f->reverse == d->reverse;
+}
+
 static bool tops_current(const struct details *d)
 {
-	return d->tops_for.valid && d->tops_for.filter == d->filter &&
-	       d->tops_for.sort == d->sort &&
-	       d->tops_for.by_region == d->by_region &&
-	       d->tops_for.show_free == d->show_free &&
-	       d->tops_for.reverse == d->reverse;
+	return made_for_now(d, &d->tops_for);
+}
+
+/* The top rows (sorted, and in address order) and the other view's
+ * trade places, each with what it was made for. */
+static void swap_alt(struct details *d)
+{
+	struct drow *t = d->tops;
+	struct dtops_for tf = d->tops_for;
+	struct daddr_for af = d->addr_for;
+	size_t n = d->ntops, cap = d->tops_cap;
+
+	d->tops = d->alt_tops;
+	d->ntops = d->nalt_tops;
+	d->tops_cap = d->alt_tops_cap;
+	d->tops_for = d->alt_tops_for;
+	d->alt_tops = t;
+	d->nalt_tops = n;
+	d->alt_tops_cap = cap;
+	d->alt_tops_for = tf;
+	t = d->addr_tops;
+	n = d->naddr_tops;
+	cap = d->addr_tops_cap;
+	d->addr_tops = d->alt_addr_tops;
+	d->naddr_tops = d->nalt_addr_tops;
+	d->addr_tops_cap = d->alt_addr_tops_cap;
+	d->addr_for = d->alt_addr_for;
+	d->alt_addr_tops = t;
+	d->nalt_addr_tops = n;
+	d->alt_addr_tops_cap = cap;
+	d->alt_addr_for = af;
 }
 
 /* The top rows for the view, filter, gaps and sort now, in d->tops;
@@ -238,6 +274,16 @@ bool details_make_tops(struct ui *u)
 
 	if (tops_current(d))
 		return true;
+	/* 'a' back: the other view's rows, if of the filter, gaps and sort
+	 * now */
+	if (made_for_now(d, &d->alt_tops_for)) {
+		swap_alt(d);
+		return true;
+	}
+	/* 'a': this view's rows kept for 'a' back, made anew in the other's
+	 * place */
+	if (d->tops_for.valid && d->tops_for.by_region != d->by_region)
+		swap_alt(d);
 	d->tops_for.valid = false;
 	if (d->tops && d->tops_cap < details_rows_max(u)) {
 		free(d->tops); /* the removed rows came after */

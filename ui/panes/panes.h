@@ -100,7 +100,7 @@ struct details {
 	const struct vms_diff_change *const *removed;
 	size_t nremoved;
 	const struct vms_snapshot *removed_from; /* their snapshot */
-	struct {
+	struct dtops_for {
 		int filter, sort;
 		bool by_region, show_free, reverse, valid;
 	} tops_for;
@@ -112,10 +112,20 @@ struct details {
 	 * details_tops_stale. */
 	struct drow *addr_tops;
 	size_t naddr_tops, addr_tops_cap;
-	struct {
+	struct daddr_for {
 		int filter;
 		bool by_region, show_free, valid;
 	} addr_for;
+	/* The other view's ('a': the allocations' or the regions') top
+	 * rows, sorted and in address order, with what each was made for,
+	 * as 'a' left them: 'a' back swaps them in if they are still of the
+	 * filter, gaps and sort then (pane_details_tops.c), where making
+	 * them again took a walk of every region and a sort. Taken at the
+	 * first 'a'; freed with the rows, let go with them. */
+	struct drow *alt_tops, *alt_addr_tops;
+	size_t nalt_tops, alt_tops_cap, nalt_addr_tops, alt_addr_tops_cap;
+	struct dtops_for alt_tops_for;
+	struct daddr_for alt_addr_for;
 	/* The sort's temporaries, kept between keys and grown as needed
 	 * (pane_details_row.c: details_scratch), the ranks of the texts at
 	 * their start (text_rank): fresh pages from the kernel for every
