@@ -300,7 +300,7 @@ void details_tops_stale(struct details *d);
  * --watch, with no snapshot, or if there is no memory). */
 void details_tops_warm(struct ui *u);
 /* The top rows in address order kept for the view now (*n of them), or
- * NULL if none are kept (not sorted yet, under --watch). */
+ * NULL if none are kept (none made yet for it, under --watch). */
 const struct drow *details_addr_tops(const struct details *d, size_t *n);
 /* The top rows for the view, filter, gaps and sort now, in d->tops
  * (pane_details_tops.c); false if out of memory for them. */
