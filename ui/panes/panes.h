@@ -120,8 +120,9 @@ struct details {
 	 * rows, sorted and in address order, with what each was made for,
 	 * as 'a' left them: 'a' back swaps them in if they are still of the
 	 * filter, gaps and sort then (pane_details_tops.c), where making
-	 * them again took a walk of every region and a sort. Taken at the
-	 * first 'a'; freed with the rows, let go with them. */
+	 * them again took a walk of every region and a sort. The address
+	 * order is made while nobody types (details_tops_warm), the sorted
+	 * ones are what 'a' left. Freed with the rows, let go with them. */
 	struct drow *alt_tops, *alt_addr_tops;
 	size_t nalt_tops, alt_tops_cap, nalt_addr_tops, alt_addr_tops_cap;
 	struct dtops_for alt_tops_for;
@@ -295,9 +296,10 @@ void details_free(struct details *d);
 /* The top rows made again at the next rebuild: the sorted ones and the
  * address order kept for sorts (what they were made from changed). */
 void details_tops_stale(struct details *d);
-/* The top rows in address order for the view now, made and kept (idle
- * work: a first sort then copies them; nothing if kept already, under
- * --watch, with no snapshot, or if there is no memory). */
+/* The top rows in address order for the view now and for the other
+ * view ('a'), made and kept (idle work: a first sort or 'a' then copies
+ * them; nothing if kept already, under --watch, with no snapshot, or if
+ * there is no memory). */
 void details_tops_warm(struct ui *u);
 /* The top rows in address order kept for the view now (*n of them), or
  * NULL if none are kept (none made yet for it, under --watch). */
