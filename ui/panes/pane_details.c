@@ -26,7 +26,7 @@
 
 void details_free(struct details *d)
 {
-	free(d->rows);
+	free(d->rows_own);
 	free(d->gaps);
 	free(d->expanded);
 	free(d->allocs);
@@ -42,7 +42,7 @@ void details_free(struct details *d)
 	d->text_sorted = NULL;
 	d->text_sorted_rank = NULL;
 	d->ntext_sorted = 0;
-	d->rows = NULL;
+	d->rows = d->rows_own = NULL;
 	d->gaps = NULL;
 	d->expanded = NULL;
 	d->allocs = NULL;
@@ -119,11 +119,11 @@ static int push(struct details *d, struct drow r)
 {
 	if (d->nrows == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 1024;
-		struct drow *n = realloc(d->rows, cap * sizeof(*n));
+		struct drow *n = realloc(d->rows_own, cap * sizeof(*n));
 
 		if (!n)
 			return -1;
-		d->rows = n;
+		d->rows = d->rows_own = n;
 		d->cap = cap;
 	}
 	d->rows[d->nrows++] = r;
@@ -234,29 +234,43 @@ void details_rebuild(struct ui *u)
 		keep = d->rows[d->lv.cur];
 		details_span_in(d, s, &keep, &ka, &kb);
 	}
-	if (!details_make_tops(u))
-		return;
-	/* a row per top row and room for what is open: sized once, not
-	 * doubled past a million rows */
-	if (d->cap < d->ntops) {
-		size_t cap = d->ntops + d->ntops / 16 + 1024;
-		struct drow *n = vms_big_realloc(d->rows, cap * sizeof(*n));
-
-		if (n) {
-			/* the rows are written through now */
-			vms_big_populate(n + d->cap,
-					 (cap - d->cap) * sizeof(*n));
-			d->rows = n;
-			d->cap = cap;
+	if (!details_make_tops(u)) {
+		/* out of memory: the rows on screen stay, but for top rows
+		 * that may be gone */
+		if (d->rows != d->rows_own) {
+			d->rows = d->rows_own;
+			d->nrows = 0;
+			d->lv.cur = 0;
+			listview_show(&d->lv, 0);
 		}
+		return;
 	}
 	d->nrows = 0;
-	if (d->cap >= d->ntops && !any_expanded(d, s->nregions + 1)) {
-		/* nothing open: each top row is its one row (rows_of_tops
-		 * reads a byte a row at random to tell) */
-		memcpy(d->rows, d->tops, d->ntops * sizeof(*d->rows));
+	if (!any_expanded(d, s->nregions + 1)) {
+		/* nothing open: each top row is its one row, the rows the top
+		 * rows themselves (rows_of_tops reads a byte a row at random
+		 * to tell; a copy of a million rows took 0.4 ms, but 3-8 ms
+		 * after a few keys that did not sort: memory written again
+		 * after a pause comes slowly on this project's VM) */
+		d->rows = d->tops;
 		d->nrows = d->ntops;
 	} else {
+		/* a row per top row and room for what is open: sized once,
+		 * not doubled past a million rows */
+		if (d->cap < d->ntops) {
+			size_t cap = d->ntops + d->ntops / 16 + 1024;
+			struct drow *n =
+				vms_big_realloc(d->rows_own, cap * sizeof(*n));
+
+			if (n) {
+				/* the rows are written through now */
+				vms_big_populate(n + d->cap,
+						 (cap - d->cap) * sizeof(*n));
+				d->rows_own = n;
+				d->cap = cap;
+			}
+		}
+		d->rows = d->rows_own;
 		rows_of_tops(u);
 	}
 	/* the cursor stays on its row, or on the row now holding it (as

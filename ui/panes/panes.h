@@ -56,7 +56,10 @@ struct details {
 		char name[64];
 	} site_names[DETAILS_SITES];
 	unsigned site_next;
-	struct drow *rows;
+	/* The rows shown: the top rows themselves (tops, below) while
+	 * nothing is open, else rows_own, cap of them, made from the top
+	 * rows and what is open under them. */
+	struct drow *rows, *rows_own;
 	size_t nrows, cap;
 	struct dgap *gaps;
 	size_t ngaps;
