@@ -25,8 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tui", "lib"))
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
-from bench_tui import (MAXMAP, pct, raise_max_map,  # noqa: E402
-                       read_timing, sort_floor, wait_timing)
+from bench_tui import (MAXMAP, pct, read_timing,  # noqa: E402
+                       sort_floor, wait_timing, with_max_map)
 
 REGIONS = int(os.environ.get("BENCH_REGIONS", "1000000"))
 SEED = int(os.environ.get("BENCH_SEED", str(random.randrange(1 << 30))))
@@ -90,16 +90,7 @@ def run():
 
 
 def main():
-    if not D.have_tmux():
-        print("tmux is not installed: skipped")
-        return 0
-    old_max = raise_max_map(REGIONS)
-    try:
-        return run()
-    finally:
-        if old_max is not None:
-            with open(MAXMAP, "w") as f:
-                f.write(str(old_max))
+    return with_max_map(REGIONS, run)
 
 
 if __name__ == "__main__":

@@ -185,17 +185,23 @@ def small_viewer_hwm():
         os.unlink(tp)
 
 
-def main():
+def with_max_map(regions, run):
+    """run() with vm.max_map_count raised for `regions` where it may be,
+    put back after; skipped without tmux."""
     if not D.have_tmux():
         print("tmux is not installed: skipped")
         return 0
-    old_max = raise_max_map(REGIONS)
+    old_max = raise_max_map(regions)
     try:
         return run()
     finally:
         if old_max is not None:
             with open(MAXMAP, "w") as f:
                 f.write(str(old_max))
+
+
+def main():
+    return with_max_map(REGIONS, run)
 
 
 def sort_floor(nrows, idle_ms):

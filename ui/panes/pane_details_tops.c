@@ -224,40 +224,32 @@ static bool tops_current(const struct details *d)
 	return made_for_now(d, &d->tops_for);
 }
 
+/* a and b trade values */
+#define SWAP(a, b)                                                             \
+	do {                                                                   \
+		__typeof__(a) swap_t_ = (a);                                   \
+		(a) = (b);                                                     \
+		(b) = swap_t_;                                                 \
+	} while (0)
+
 /* The top rows in address order and the other view's ('a') trade
  * places, each with what it was made for. */
 static void swap_addr(struct details *d)
 {
-	struct drow *t = d->addr_tops;
-	struct daddr_for af = d->addr_for;
-	size_t n = d->naddr_tops, cap = d->addr_tops_cap;
-
-	d->addr_tops = d->alt_addr_tops;
-	d->naddr_tops = d->nalt_addr_tops;
-	d->addr_tops_cap = d->alt_addr_tops_cap;
-	d->addr_for = d->alt_addr_for;
-	d->alt_addr_tops = t;
-	d->nalt_addr_tops = n;
-	d->alt_addr_tops_cap = cap;
-	d->alt_addr_for = af;
+	SWAP(d->addr_tops, d->alt_addr_tops);
+	SWAP(d->naddr_tops, d->nalt_addr_tops);
+	SWAP(d->addr_tops_cap, d->alt_addr_tops_cap);
+	SWAP(d->addr_for, d->alt_addr_for);
 }
 
 /* The top rows (sorted, and in address order) and the other view's
  * trade places, each with what it was made for. */
 static void swap_alt(struct details *d)
 {
-	struct drow *t = d->tops;
-	struct dtops_for tf = d->tops_for;
-	size_t n = d->ntops, cap = d->tops_cap;
-
-	d->tops = d->alt_tops;
-	d->ntops = d->nalt_tops;
-	d->tops_cap = d->alt_tops_cap;
-	d->tops_for = d->alt_tops_for;
-	d->alt_tops = t;
-	d->nalt_tops = n;
-	d->alt_tops_cap = cap;
-	d->alt_tops_for = tf;
+	SWAP(d->tops, d->alt_tops);
+	SWAP(d->ntops, d->nalt_tops);
+	SWAP(d->tops_cap, d->alt_tops_cap);
+	SWAP(d->tops_for, d->alt_tops_for);
 	swap_addr(d);
 }
 
