@@ -235,8 +235,8 @@ void details_rebuild(struct ui *u)
 		details_span_in(d, s, &keep, &ka, &kb);
 	}
 	if (!details_make_tops(u)) {
-		/* out of memory: the rows on screen stay, but for top rows
-		 * that may be gone */
+		/* out of memory: rows of their own stay on screen; rows
+		 * that were the top rows go with them */
 		if (d->rows != d->rows_own) {
 			d->rows = d->rows_own;
 			d->nrows = 0;

@@ -280,7 +280,7 @@ void details_tops_warm(struct ui *u)
 }
 
 /* The top rows for the view, filter, gaps and sort now, in d->tops;
- * false if out of memory for them (the rows on screen stay). */
+ * false if out of memory for them (d->tops may then be gone). */
 bool details_make_tops(struct ui *u)
 {
 	struct details *d = det_of(u);

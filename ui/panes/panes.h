@@ -308,7 +308,9 @@ void details_tops_warm(struct ui *u);
  * NULL if none are kept (none made yet for it, under --watch). */
 const struct drow *details_addr_tops(const struct details *d, size_t *n);
 /* The top rows for the view, filter, gaps and sort now, in d->tops
- * (pane_details_tops.c); false if out of memory for them. */
+ * (pane_details_tops.c); false if out of memory for them. For
+ * details_rebuild only: the rows may be the top rows themselves, and
+ * it points them again after. */
 bool details_make_tops(struct ui *u);
 /* filter, sort, view or expansion changed: the rows again, the cursor on
  * its row (or the row now holding its address) */
