@@ -288,6 +288,9 @@ void details_tops_warm(struct ui *u)
 
 	if (!u->snap || u->watching)
 		return;
+	/* each region's type, for a first filter (Enter on a type): a
+	 * byte a region, read from every record once */
+	(void)types(d, u->snap);
 	warm_addr(u);
 	/* and the other view's ('a'), in its place: the first 'a' then
 	 * sorts them or copies them, where walking every region again

@@ -300,9 +300,9 @@ void details_free(struct details *d);
  * address order kept for sorts (what they were made from changed). */
 void details_tops_stale(struct details *d);
 /* The top rows in address order for the view now and for the other
- * view ('a'), made and kept (idle work: a first sort or 'a' then copies
- * them; nothing if kept already, under --watch, with no snapshot, or if
- * there is no memory). */
+ * view ('a'), and each region's type for a filter, made and kept (idle
+ * work: a first sort, 'a' or filter then copies them; nothing if kept
+ * already, under --watch, with no snapshot, or if there is no memory). */
 void details_tops_warm(struct ui *u);
 /* The top rows in address order kept for the view now (*n of them), or
  * NULL if none are kept (none made yet for it, under --watch). */
