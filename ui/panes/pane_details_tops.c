@@ -152,19 +152,27 @@ static bool addr_current(const struct details *d)
 	       d->addr_for.show_free == d->show_free;
 }
 
-/* d->addr_tops room for cap rows (populated: written through now, not
- * by a key); false if there is no memory for them. */
+/* *rows (*have of them) room for cap rows: every region, gap and
+ * removed group at most, sized once (populated: written through now,
+ * not by a key); *valid false if they moved. false if there is no
+ * memory for them. */
+static bool rows_room(struct drow **rows, size_t *have, size_t cap, bool *valid)
+{
+	if (*rows && *have >= cap)
+		return true;
+	free(*rows); /* the removed rows came after */
+	*rows = vms_big_malloc(cap * sizeof(**rows));
+	*have = *rows ? cap : 0;
+	*valid = false;
+	if (*rows)
+		vms_big_populate(*rows, cap * sizeof(**rows));
+	return *rows != NULL;
+}
+
 static bool addr_room(struct details *d, size_t cap)
 {
-	if (d->addr_tops_cap >= cap)
-		return true;
-	free(d->addr_tops);
-	d->addr_tops = vms_big_malloc(cap * sizeof(*d->addr_tops));
-	d->addr_tops_cap = d->addr_tops ? cap : 0;
-	d->addr_for.valid = false;
-	if (d->addr_tops)
-		vms_big_populate(d->addr_tops, cap * sizeof(*d->addr_tops));
-	return d->addr_tops != NULL;
+	return rows_room(&d->addr_tops, &d->addr_tops_cap, cap,
+			 &d->addr_for.valid);
 }
 
 /* d->addr_tops hold n rows of the view, filter and free gaps now. */
@@ -253,26 +261,6 @@ static void swap_alt(struct details *d)
 	swap_addr(d);
 }
 
-/* d->tops room for cap rows: every region, gap and removed group at
- * most, sized once (populated: written through now, not by a key);
- * false if there is no memory for them. */
-static bool tops_room(struct details *d, size_t cap)
-{
-	if (d->tops && d->tops_cap < cap) {
-		free(d->tops); /* the removed rows came after */
-		d->tops = NULL;
-		d->tops_for.valid = false;
-	}
-	if (!d->tops) {
-		d->tops = vms_big_malloc(cap * sizeof(*d->tops));
-		if (!d->tops)
-			return false;
-		vms_big_populate(d->tops, cap * sizeof(*d->tops));
-		d->tops_cap = cap;
-	}
-	return true;
-}
-
 /* The top rows in address order for the view now, made if not kept. */
 static void warm_addr(struct ui *u)
 {
@@ -303,9 +291,8 @@ void details_tops_warm(struct ui *u)
 	/* and room for its sorted rows: memory the kernel gives afresh
 	 * took the first 'a' 26-55 ms of a million rows on this project's
 	 * VM, 2-3 later */
-	swap_alt(d);
-	(void)tops_room(d, details_rows_max(u));
-	swap_alt(d);
+	(void)rows_room(&d->alt_tops, &d->alt_tops_cap, details_rows_max(u),
+			&d->alt_tops_for.valid);
 }
 
 /* The top rows for the view, filter, gaps and sort now, in d->tops;
@@ -329,7 +316,8 @@ bool details_make_tops(struct ui *u)
 	if (d->tops_for.valid && d->tops_for.by_region != d->by_region)
 		swap_alt(d);
 	d->tops_for.valid = false;
-	if (!tops_room(d, details_rows_max(u)))
+	if (!rows_room(&d->tops, &d->tops_cap, details_rows_max(u),
+		       &d->tops_for.valid))
 		return false;
 	from = tops_in_address_order(u, d->tops, &d->ntops);
 	/* sorted straight from the address order kept, not a copy of it */

@@ -9,9 +9,9 @@
  * status message only: the nodes are matched as they are walked in the
  * order shown, none kept; in a sorted view (its top rows in address
  * order kept) the regions are matched first in address order, into two
- * bits a region freed before it returns. A region of an allocation is a match only for what
- * its allocation row does not already show (so /libc stops once per
- * library, not once per mapping).
+ * bits a region, freed before it returns. A region of an allocation is
+ * a match only for what its allocation row does not already show (so
+ * /libc stops once per library, not once per mapping).
  */
 #include <stdint.h>
 #include <stdio.h>
