@@ -11,6 +11,9 @@
  *             close_range; worker "B" has none
  *   exec1     re-executes itself every few ms (argv[2]: how many times)
  *   execN     the same from a worker thread, with 4 threads running
+ *   execW     a worker re-executes it 0.2 ms after it starts, the main
+ *             thread in pause(): an exec by a thread other than the main
+ *             one, all the time (tests/unit/test_freeze.c)
  *   ud2, jmp  rewrites the syscall instruction of its own libc syscall()
  *             in memory (ud2; jmp .) and never calls it again
  *   waiter    a thread blocked in waitpid(-1, &st, __WALL) on a child of
@@ -235,6 +238,14 @@ static void re_exec(void)
  * the image that would print it is gone and the test waits for ever. */
 static int said_ready;
 
+static void *exec_at_once(void *a)
+{
+	(void)a;
+	nap(200000);
+	re_exec();
+	return NULL;
+}
+
 static void *exec_worker(void *a)
 {
 	(void)a;
@@ -326,6 +337,15 @@ int main(int argc, char **argv)
 		nap(4000000);
 		re_exec();
 		for (;;) /* the last one: plain from here */
+			pause();
+	}
+	if (!strcmp(mode, "execW")) {
+		if (argc < 4) {
+			printf("ready 0\n");
+			fflush(stdout);
+		}
+		spawn(exec_at_once);
+		for (;;)
 			pause();
 	}
 	spawn(heartbeat);

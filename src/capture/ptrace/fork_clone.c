@@ -238,6 +238,13 @@ int fork_clone_make(struct freeze *f, uint64_t *gadget, pid_t *clone,
 	*clone = 0;
 	if (!t)
 		return no_thread(f, err);
+	if (!freeze_thread_same(t))
+		return vms_error_set(
+			err, VMS_ERR_CAPTURE, EAGAIN,
+			"process %d executed a new program while "
+			"it was being stopped (thread %d is not as "
+			"it was stopped); it was let go; try again",
+			(int)f->pid, (int)t->tid);
 	/* Once, before the first attempt resumes the thread at the gadget
 	 * (which clears its rseq_cs): every attempt restores the same. */
 	back = t->regs;
@@ -349,7 +356,7 @@ static int reap_clone(pid_t target, pid_t clone, pid_t clone_ns,
 			inject_wait_stop(clone, &st, 2000);
 	}
 	t = pick_thread(&fz);
-	if (t && clone_ns > 0) {
+	if (t && clone_ns > 0 && freeze_thread_same(t)) {
 		const uint64_t a[6] = {
 			(uint64_t)clone_ns, 0, __WALL | WNOHANG, 0, 0, 0
 		};

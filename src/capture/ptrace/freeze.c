@@ -17,11 +17,24 @@
 
 #include "base/clock.h"
 #include "linux/procfs.h"
+#include "linux/procthread.h"
 
 /* The one ptrace option a freeze sets: an exec by any thread stops it
  * (PTRACE_EVENT_EXEC) and is seen, instead of a new program being taken for
  * the old one. Options die with a detach or with the tracer. */
 #define FREEZE_OPTIONS PTRACE_O_TRACEEXEC
+
+bool freeze_thread_same(const struct freeze_thread *t)
+{
+	struct user_regs_struct now;
+	struct iovec iov = { &now, sizeof(now) };
+
+	return t->stopped &&
+	       ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS, &iov) ==
+		       0 &&
+	       iov.iov_len == sizeof(now) &&
+	       memcmp(&now, &t->regs, sizeof(now)) == 0;
+}
 
 uint64_t freeze_regs_sp(const struct user_regs_struct *r)
 {
@@ -73,82 +86,6 @@ static struct freeze_thread *add_thread(struct freeze *f, pid_t tid)
 	return &f->t[f->n++];
 }
 
-/* The tracer of thread tid of pid (its TracerPid), or 0. */
-static int tracer_of(pid_t pid, pid_t tid)
-{
-	char name[64], *b;
-	size_t n;
-	long long v;
-
-	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return 0;
-	v = procfs_status_value(b, n, "TracerPid");
-	free(b);
-	return v > 0 ? (int)v : 0;
-}
-
-/* Thread tid of pid's state letter (its stat's third field: R, S, T, t,
- * Z...), or 'X' when it is gone. */
-static char thread_state(pid_t pid, pid_t tid)
-{
-	char name[64], *b, *p, c = 'X';
-	size_t n;
-
-	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return 'X';
-	p = memrchr(b, ')', n);
-	if (p && p + 2 < b + n)
-		c = p[2];
-	free(b);
-	return c;
-}
-
-/* Whether thread tid of pid has exited (a zombie, or gone): ptrace refuses
- * such a thread with EPERM, and it has nothing left to stop. A process
- * whose main thread called pthread_exit() keeps that thread as a zombie. */
-static bool thread_dead(pid_t pid, pid_t tid)
-{
-	char c = thread_state(pid, tid);
-
-	return c == 'Z' || c == 'X';
-}
-
-/* Whether pid is in a group stop (SIGSTOPped): its main thread shows T,
- * or, the main thread exited (a zombie), one of its live threads does. */
-static bool job_stopped(pid_t pid)
-{
-	char c = thread_state(pid, pid);
-	pid_t *tids = NULL;
-	size_t n = 0, i;
-	bool yes = c == 'T';
-
-	if (c != 'Z' || procfs_list_tasks(pid, &tids, &n) < 0)
-		return yes;
-	for (i = 0; i < n && !yes; i++)
-		yes = tids[i] != pid && thread_state(pid, tids[i]) == 'T';
-	free(tids);
-	return yes;
-}
-
-/* Whether this process has CAP_SYS_PTRACE (19) in its effective set. */
-static bool has_cap_sys_ptrace(void)
-{
-	char *b;
-	size_t n;
-	const char *p;
-	bool yes = true; /* unknown: do not claim it is missing */
-
-	if (procfs_read_file("/proc/self/status", &b, &n) < 0)
-		return yes;
-	p = strstr(b, "\nCapEff:");
-	if (p)
-		yes = (strtoull(p + 8, NULL, 16) >> 19) & 1;
-	free(b);
-	return yes;
-}
-
 static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 {
 	if (e == ESRCH)
@@ -191,7 +128,7 @@ static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 				why = "kernel.yama.ptrace_scope is 3: no "
 				      "process may be traced";
 		}
-		if (geteuid() == 0 && !has_cap_sys_ptrace() &&
+		if (geteuid() == 0 && !procthread_self_cap_ptrace() &&
 		    strncmp(why, "kernel.yama", 11) != 0)
 			why = "vmscope runs as root without CAP_SYS_PTRACE (a "
 			      "container, or a dropped capability); grant it, "
@@ -286,7 +223,10 @@ static int seize_one(struct freeze *f, pid_t tid)
  * process (a second capture, a debugger) is retried for a while: captures
  * are short, and the other may let go. *tracer gets the last tracer seen
  * (its pid; never this process), so the message can name it even if it let
- * go meanwhile. ESRCH for a thread that has exited (a zombie). */
+ * go meanwhile. ESRCH for a thread that has exited (a zombie). EPERM with
+ * no tracer is tried again a few times too: an exec under way by a thread
+ * other than the main one refuses the main thread's pid for a moment (the
+ * exiting main thread is found), and "not permitted" would be a lie. */
 static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 {
 	int tries;
@@ -300,14 +240,14 @@ static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 			return 0;
 		if (errno != EPERM)
 			return -1;
-		if (thread_dead(f->pid, tid)) {
+		if (procthread_dead(f->pid, tid)) {
 			errno = ESRCH;
 			return -1;
 		}
-		t = tracer_of(f->pid, tid);
+		t = procthread_tracer(f->pid, tid);
 		if (t > 0 && t != getpid())
 			*tracer = t;
-		else if (tries > 0)
+		else if (tries >= 4)
 			break; /* nobody traces it: truly not permitted */
 		nanosleep(&ts, NULL);
 	}
@@ -405,6 +345,7 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 		/* A new program: this is the thread that ran it, now with the
 		 * process's pid; its old stop (if any) and signal are gone. */
 		f->exec_seen = true;
+		f->pid_exec_stop = f->pid_exec_stop || t->tid == f->pid;
 		t->pending_sig = 0;
 	} else if (t->stopped) {
 		return; /* cannot happen: a stopped thread reports nothing */
@@ -425,6 +366,64 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 	t->stopped = true;
 }
 
+/* Seized thread tid has stopped being ours without an exit reported:
+ * its tid names another task now. Only an exec by a thread other than
+ * the main one does that: that thread takes the pid, the main thread is
+ * let go without a report. The freeze then fails (exec_seen). A stop of
+ * the pid seen before was the old main thread's, not the task's there:
+ * its registers must never be put into it (tests/unit/test_freeze.c, the
+ * exec race). And if tid was the thread that ran the exec, seized by a
+ * call that waited for the exec to let the process's cred_guard_mutex
+ * go, it is ours under the pid now, never interrupted: the pid's entry
+ * (made if none) is interrupted and waited for again, so that it stops
+ * and is let go with the rest (unless its stop at the exec's event was
+ * taken already: no other would come); a signal the old main thread
+ * stopped for is not handed to the new program (whose handlers are gone:
+ * it would mostly kill it). */
+static void exec_took_tid(struct freeze *f, pid_t tid)
+{
+	struct freeze_thread *t;
+
+	f->exec_seen = true;
+	if (tid == f->pid || f->pid_exec_stop)
+		return; /* the pid's task is not ours, or its stop is seen */
+	t = find_thread(f, f->pid);
+	if (!t)
+		t = add_thread(f, f->pid);
+	if (!t)
+		return; /* out of memory: the kernel detaches it at our exit */
+	t->seized = true;
+	t->stopped = false;
+	t->pending_sig = 0;
+	ptrace(PTRACE_INTERRUPT, f->pid, NULL, NULL);
+}
+
+/* Whether the task at the pid, seized by this freeze as the main thread,
+ * is still ours: where the caller is the process's parent (vmscope
+ * launched it; the unit tests), a wait for the pid never fails with
+ * ECHILD, so that an exec (exec_took_tid) shows only as another tracer. */
+static bool pid_still_ours(struct freeze *f)
+{
+	const struct freeze_thread *t = find_thread(f, f->pid);
+	int by;
+
+	if (!t || !t->seized)
+		return true;
+	by = procthread_tracer(f->pid, f->pid);
+	return by < 0 || by == gettid(); /* gone: its exit says so */
+}
+
+/* The pid's entry let go (pid_still_ours said no): the task there is not
+ * ours, and a stop seen of the pid was the old main thread's. */
+static void drop_pid(struct freeze *f)
+{
+	struct freeze_thread *t = find_thread(f, f->pid);
+
+	if (t)
+		t->seized = t->stopped = false;
+	exec_took_tid(f, f->pid);
+}
+
 /* Waits until every seized thread reports a stop, polling each by its id
  * (never any child: vmscope's own children, a command it launched or the
  * fork sampler's keeper, are not ours to reap here), so that the exit of
@@ -433,12 +432,12 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 static int wait_stops(struct freeze *f, struct vms_error *err)
 {
 	int wait_ms = f->how.wait_ms;
-	uint64_t t0;
+	uint64_t t0, looks = 0;
 
 	t0 = vms_mono_ns();
 	for (;;) {
 		size_t i, left = 0, first = 0;
-		bool got = false;
+		bool got = false, retaken = false;
 
 		for (i = 0; i < f->n; i++) {
 			struct freeze_thread *t = &f->t[i];
@@ -448,17 +447,29 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 			if (!t->seized)
 				continue;
 			w = waitpid(t->tid, &st, __WALL | WNOHANG);
-			if (w < 0 && errno == ECHILD)
-				t->seized = t->stopped = false; /* gone */
-			else if (w == t->tid) {
+			if (w < 0 && errno == ECHILD) {
+				t->seized = t->stopped = false;
+				exec_took_tid(f, t->tid);
+				t = &f->t[i]; /* f->t may have moved */
+				retaken = true; /* the pid's: looked at again */
+			} else if (w == t->tid) {
 				take_report(f, t, st);
 				got = true;
 			}
 			if (t->seized && !t->stopped && !left++)
 				first = i;
 		}
-		if (!left)
+		if (!left && !retaken)
 			return 0;
+		/* a main thread slow to stop: an exec may have let it go
+		 * (looked at every 20 ms, not at every poll) */
+		if (vms_ms_since(t0) >= 20 * (uint64_t)(looks + 1)) {
+			looks++;
+			if (!pid_still_ours(f)) {
+				drop_pid(f);
+				continue;
+			}
+		}
 		if (stop_requested(f))
 			return interrupted(f, err);
 		if ((int64_t)vms_ms_since(t0) > wait_ms)
@@ -516,30 +527,6 @@ static void keep_leftover(pid_t tid)
 	leftover[nleftover++] = tid;
 }
 
-/* The first thread of pid in uninterruptible sleep, or 0. */
-static pid_t thread_in_d_state(pid_t pid)
-{
-	pid_t *tids, found = 0;
-	size_t n, i;
-
-	if (procfs_list_tasks(pid, &tids, &n) < 0)
-		return 0;
-	for (i = 0; i < n && !found; i++) {
-		char name[64], *b, *p;
-		size_t len;
-
-		snprintf(name, sizeof(name), "task/%d/stat", (int)tids[i]);
-		if (procfs_read_pid(pid, name, &b, &len) < 0)
-			continue;
-		p = memrchr(b, ')', len);
-		if (p && p + 2 < b + len && p[2] == 'D')
-			found = tids[i];
-		free(b);
-	}
-	free(tids);
-	return found;
-}
-
 /* Whether pid is dumping core (status "CoreDumping:", kernels since 4.15;
  * unknown: false). Its dumping thread writes the core in the kernel, and a
  * PTRACE_INTERRUPT, like any signal's wakeup, ends that write: the core is
@@ -589,11 +576,11 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	/* SIGSTOPped already (its main thread in a group stop, or the
 	 * first live one's when the main one exited): released, it is
 	 * waited for until it is stopped again */
-	f->job_stopped = job_stopped(pid);
+	f->job_stopped = procthread_job_stopped(pid);
 	/* A thread in D would not stop, and once interrupted it could not be
 	 * let go until it did: wait for it to leave the kernel, or refuse. */
 	t0 = vms_mono_ns();
-	while ((d = thread_in_d_state(pid))) {
+	while ((d = procthread_in_d_state(pid))) {
 		struct timespec ts = { 0, 1000000 };
 
 		if (stop_requested(f))
@@ -626,6 +613,10 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		if (r == 0)
 			break;
 	}
+	/* the main thread's stop seen, then an exec let it go: its
+	 * registers are not the task's at the pid */
+	if (!pid_still_ours(f))
+		drop_pid(f);
 	if (f->exec_seen) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
 			      "process %d executed a new program while it was "
@@ -686,7 +677,7 @@ static void back_in_group_stop(const struct freeze *f)
 		bool all = true;
 
 		for (i = 0; i < f->n && all; i++) {
-			char c = thread_state(f->pid, f->t[i].tid);
+			char c = procthread_state(f->pid, f->t[i].tid);
 
 			/* S or D: continued by someone meanwhile (a thread
 			 * going back into its stop shows R, then T) */

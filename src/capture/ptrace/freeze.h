@@ -24,7 +24,10 @@
  * interrupted by a timer (SIGRTMAX-1, its handler installed only around
  * the call) whose handler reaps the exits of the threads already seized. The
  * threads are seized with PTRACE_O_TRACEEXEC: an exec during the freeze
- * fails it ("try again"), never passes a new program for the old one. A
+ * fails it ("try again"), never passes a new program for the old one; so
+ * does a seized thread that stops being ours without an exit (ECHILD: an
+ * exec by another thread took its tid, the main thread let go without a
+ * report), since the stop seen of the pid was then another task's. A
  * thread that exited (a main thread that called pthread_exit) is listed
  * neither seized nor stopped. A signal met at any stop is handed back at
  * detach, also when the freeze is refused.
@@ -86,6 +89,8 @@ struct freeze {
 	sigset_t oldmask; /* vmscope's own, restored at release */
 	bool masked;
 	bool exec_seen; /* a thread ran execve while being stopped */
+	bool pid_exec_stop; /* the pid's entry stopped at the exec's event:
+			     * the task there now, the thread that ran it */
 	bool interrupted; /* given up for a pending SIGINT/TERM/HUP/QUIT */
 	bool job_stopped; /* SIGSTOPped before: waited for to stop again */
 };
@@ -128,6 +133,14 @@ uint64_t freeze_release(struct freeze *f);
  * long-running needs to call this. Returns how many are still waited
  * for. */
 size_t freeze_reap_leftovers(void);
+
+/* Whether stopped thread t is still the task the freeze stopped, where it
+ * stopped: ptrace can read its registers and they are those saved (a
+ * stopped thread's never change). Checked right before a thread's
+ * registers are changed: a task that took its tid meanwhile (an exec)
+ * has others, or is not stopped. 64-bit threads only (inject_regs_native);
+ * false for any other. */
+bool freeze_thread_same(const struct freeze_thread *t);
 
 /* The stack pointer in saved registers. */
 uint64_t freeze_regs_sp(const struct user_regs_struct *r);

@@ -466,7 +466,8 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 		if (freeze_stop(&f, pid, &how, err) < 0)
 			break;
 		for (i = 0; i < f.n; i++)
-			if (safe_thread(pid, mem, &f.t[i], &t))
+			if (safe_thread(pid, mem, &f.t[i], &t) &&
+			    freeze_thread_same(&f.t[i]))
 				break;
 		if (i == f.n) {
 			res->frozen_us += freeze_release(&f);
