@@ -273,6 +273,22 @@ def children(pid):
         return []
 
 
+def kernel_says(pid):
+    """The kernel log's lines about process pid ("prog[PID]: segfault
+    at ..."), for a failure's detail; what stands in for them if the log
+    cannot be read."""
+    try:
+        r = subprocess.run(["dmesg"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "kernel log unread: %s" % e
+    if r.returncode != 0:
+        return "kernel log unread: %s" % r.stderr.decode(errors="replace")
+    tag = "[%d]:" % pid
+    lines = [l for l in r.stdout.decode(errors="replace").splitlines()
+             if tag in l]
+    return "; ".join(lines[-3:]) or "no kernel log line about it"
+
+
 def kill_gone(pid, timeout=10):
     """SIGKILL to pid (if any, and if still there), then wait_gone."""
     if not pid:

@@ -37,7 +37,10 @@ def exec_loop(mode):
             wrong.append("exit %d: %s" % (r.returncode, err))
     eq(wrong, [], "%s: each of %d failed captures of %d says the target "
        "executed a new program" % (mode, failed, CAPTURES))
-    ok(p.poll() is None, "%s: the target is alive" % mode)
+    # how it died, if it did (a signal: negative), and the kernel's word
+    # on it (a segfault line names the program: exe, after its execs)
+    ok(p.poll() is None, "%s: the target is alive" % mode,
+       "exit status %r; %s" % (p.returncode, vmstest.kernel_says(p.pid)))
     vmstest.kill(p)
 
 
