@@ -7,7 +7,10 @@ address downwards (S). Every order breaks ties by address, ascending,
 whichever way it runs. The viewer sorts a column by a number, the
 Details by each distinct text's rank and the address by each start's
 rank (pane_details_sort.c): this checks those numbers give the order a
-comparison of the texts and figures themselves gives.
+comparison of the texts and figures themselves gives. Then again with
+VMSCOPE_SORT_PAIRS=1: every sort by (key, row) pairs, the path of keys
+too wide to pack with their rows (some 41 bits at a million rows), which
+a list this size reaches no other way.
 """
 import os
 import re
@@ -40,6 +43,7 @@ sort_to = D.sort_to
 
 
 def check(tm, snap, name, key, down, what):
+    what = tm.label + what
     want_mark = "v" if down else "^"
     said = r"sort %s %s" % (re.escape(name), re.escape(want_mark))
     scr = tm.wait_for(lambda s: re.search(said, status(s)))
@@ -61,14 +65,21 @@ def check(tm, snap, name, key, down, what):
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
+    for env, label in (({}, ""), ({"VMSCOPE_SORT_PAIRS": "1"}, "pairs: ")):
+        sorts(p, snap, env, label)
+    T.kill(p)
+
+
+def sorts(p, snap, env, label):
     tm = D.Tmux([T.VMSCOPE, "-t", "dark", str(p.pid)], width=200,
-                height=60, colours=256, term="tmux-256color")
+                height=60, colours=256, term="tmux-256color", env=env)
+    tm.label = label
     tm.wait_for(lambda s: "pss, not frozen" in s and
                 re.search(r"\d+/\d+\s*$", status(s)))
     tm.keys("a", "Tab")
     tm.wait_for(lambda s: "regions: all" in status(s))
     T.ok(len({text(r) for r in snap["regions"]}) >= 5,
-         "the target's regions name at least 5 distinct texts")
+         tm.label + "the target's regions name at least 5 distinct texts")
 
     sort_to(tm, "Details")
     check(tm, snap, "Details", text, False, "Details ascending")
@@ -98,7 +109,6 @@ def run(tmp):
     check(tm, snap, "Address", lambda r: int(r["start"], 16), True,
           "Address descending (S)")
     tm.kill()
-    T.kill(p)
 
 
 def main():

@@ -6,8 +6,10 @@
  * them sorted (in place, or into another array); it reads the snapshot and
  * the allocations once, a key per row, into a dense array, then sorts
  * numbers (a stable LSD radix sort: of the keys packed with their rows
- * into 8 bytes where they fit, else of (key, row) pairs), in the details'
- * scratch buffer (details_scratch: no fresh pages a key). The Details text
+ * into 8 bytes where they fit, else of (key, row) pairs: or always, with
+ * VMSCOPE_SORT_PAIRS=1, for the tests), in the details' scratch buffer
+ * (details_scratch: no fresh pages a key), the keys packed where they
+ * were gathered and the last pass writing the rows. The Details text
  * sorts by the rank of each region's text, made once for the snapshot
  * (d->text_rank, 4 bytes a region, at the first such sort or while nobody
  * types); a removed row's text (the changes') by a binary search among the
@@ -163,10 +165,26 @@ static uint64_t sort_key_of(const struct ui *u, const struct drow *r)
 	return start;
 }
 
-/* A row and its figure, for the radix sort. */
+/* VMSCOPE_SORT_PAIRS=1 sorts every list by (key, row) pairs, as keys too
+ * wide to pack with their rows are (some 41 bits at a million rows): the
+ * tests' one way to that path on lists they can check row by row. */
+static bool force_pairs(void)
+{
+	static int v = -1;
+
+	if (v < 0) {
+		const char *e = getenv("VMSCOPE_SORT_PAIRS");
+
+		v = e && !strcmp(e, "1");
+	}
+	return v == 1;
+}
+
+/* A row's key and the row as row_bits() has it, for the radix sort of
+ * keys too wide to pack with their rows (words alone: made in place
+ * from the keys, below). */
 struct rkey {
-	uint64_t k;
-	struct drow r;
+	uint64_t k, r;
 };
 
 /* Stable LSD radix sort of a by k into a, tmp as large: a byte a pass,
@@ -619,46 +637,68 @@ static unsigned bits_for(uint64_t v)
 
 enum { DIGIT_MAX = 11 }; /* bits a pass of the packed sort at most */
 
-/* The keys packed with their rows (the key's kb bits from bit lo, above
- * the row's pb bits: row_bits) into p and sorted there or in tmp, as
- * large: a stable LSD radix sort over the key's bits alone, DIGIT_MAX
- * bits a pass at most, counted as they are packed, a pass whose digit
- * is the same in every key skipped. The rows below the key are carried,
- * never compared: equal keys stay in the order given. 8 bytes a row
- * moved where the pairs' sort moves 16. Returns where the sorted keys
- * are (p or tmp). */
-static uint64_t *packed_sort(const uint64_t *keys, const struct drow *tops,
-			     uint64_t *p, uint64_t *tmp, size_t n, unsigned lo,
-			     unsigned kb, unsigned ib)
+/* The row a packed word carries (row_bits). */
+static inline struct drow row_of(uint64_t w, unsigned ib)
+{
+	return (struct drow){ (uint32_t)(w & (((uint64_t)1 << ib) - 1)),
+			      (uint8_t)((w >> ib) & 7), 0, 0 };
+}
+
+/* The keys in p (the key's kb bits from bit lo) packed there with their
+ * rows (above the row's pb bits: row_bits) and sorted into sorted (tops
+ * itself, or another array as large), tmp as large as p to work in: a
+ * stable LSD radix sort over the key's bits alone, DIGIT_MAX bits a pass
+ * at most, counted as they are packed, a pass whose digit is the same in
+ * every key skipped, the last writing the rows themselves. The rows below
+ * the key are carried, never compared: equal keys stay in the order
+ * given. 8 bytes a row moved where the pairs' sort moves 16, and no array
+ * of the sort's written that the rows do not need: on this project's VM
+ * a first write of memory left alone a while costs 1-2 ms a megabyte
+ * (docs/benchmarks.md). */
+static void packed_sort(uint64_t *p, const struct drow *tops, uint64_t *tmp,
+			struct drow *sorted, size_t n, unsigned lo, unsigned kb,
+			unsigned ib)
 {
 	static uint32_t count[64 / DIGIT_MAX + 1][1u << DIGIT_MAX];
 	unsigned passes = (kb + DIGIT_MAX - 1) / DIGIT_MAX, w, d, b, nb;
-	unsigned pb = ib + 3;
+	unsigned pb = ib + 3, last = 0;
 	uint64_t *from = p, *to = tmp, *t;
 	uint64_t mask, kmask = kb ? (((uint64_t)1 << (kb - 1)) << 1) - 1 : 0;
+	bool moves[64 / DIGIT_MAX + 1] = { false }, any = false;
 	size_t i;
 
 	if (!passes) { /* every key alike: the order given */
-		for (i = 0; i < n; i++)
-			p[i] = row_bits(tops[i], ib);
-		return p;
+		memmove(sorted, tops, n * sizeof(*sorted));
+		return;
 	}
 	w = (kb + passes - 1) / passes;
 	nb = 1u << w;
 	mask = nb - 1;
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < n; i++) {
-		uint64_t k = (keys[i] >> lo) & kmask;
+		uint64_t k = (p[i] >> lo) & kmask;
 
 		p[i] = k << pb | row_bits(tops[i], ib);
 		for (d = 0; d < passes; d++)
 			count[d][(k >> (d * w)) & mask]++;
 	}
 	for (d = 0; d < passes; d++) {
+		moves[d] = count[d][(p[0] >> (pb + d * w)) & mask] != n;
+		if (moves[d]) {
+			last = d;
+			any = true;
+		}
+	}
+	if (!any) { /* cannot be: the keys differ in their lowest bit */
+		for (i = 0; i < n; i++)
+			sorted[i] = row_of(p[i], ib);
+		return;
+	}
+	for (d = 0; d <= last; d++) {
 		uint32_t *c = count[d], at = 0;
 		unsigned shift = pb + d * w;
 
-		if (c[(p[0] >> shift) & mask] == n)
+		if (!moves[d])
 			continue;
 		for (b = 0; b < nb; b++) {
 			uint32_t k = c[b];
@@ -666,13 +706,39 @@ static uint64_t *packed_sort(const uint64_t *keys, const struct drow *tops,
 			c[b] = at;
 			at += k;
 		}
+		if (d == last) {
+			for (i = 0; i < n; i++)
+				sorted[c[(from[i] >> shift) & mask]++] =
+					row_of(from[i], ib);
+			return;
+		}
 		for (i = 0; i < n; i++)
 			to[c[(from[i] >> shift) & mask]++] = from[i];
 		t = from;
 		from = to;
 		to = t;
 	}
-	return from;
+}
+
+/* The keys in p, too wide to pack with their rows, made (key, row) pairs
+ * in place (p has room for 16 bytes a row; each pair is written where
+ * only keys already read lie: backwards) and sorted with tmp as large as
+ * the pairs, into sorted. */
+static void pairs_sort(uint64_t *p, const struct drow *tops, struct rkey *tmp,
+		       struct drow *sorted, size_t n, unsigned ib)
+{
+	struct rkey *rk = (struct rkey *)(void *)p;
+	size_t i;
+
+	for (i = n; i-- > 0;) {
+		uint64_t k = p[i];
+
+		p[2 * i + 1] = row_bits(tops[i], ib);
+		p[2 * i] = k;
+	}
+	radix_sort(rk, tmp, n);
+	for (i = 0; i < n; i++)
+		sorted[i] = row_of(rk[i].r, ib);
 }
 
 /* Sorts the top rows tops (in address order) into sorted (tops itself,
@@ -694,10 +760,10 @@ bool details_sort_tops(struct ui *u, const struct drow *tops,
 		    d->sort != DS_COL + VMS_DCOL_PROT;
 	const uint32_t *tr = NULL;
 	bool removed = false, rank_rows;
-	struct rkey *rk, *tmp;
+	char *sc;
 	uint32_t *ids;
-	uint64_t *keys, *p, *q, *out, k_and, k_or, diff, maxrow, rowmask;
-	unsigned lo, kb, ib, pb;
+	uint64_t *p, k_and, k_or, diff, maxrow;
+	unsigned lo, kb, ib;
 	size_t i;
 
 	if (f >= 0 && !vms_column_has((enum vms_col)f, VMS_COLF_ASCENDING))
@@ -718,27 +784,24 @@ bool details_sort_tops(struct ui *u, const struct drow *tops,
 	rank_rows = text && (!tr || (removed && !d->text_sorted));
 	if (rank_rows)
 		tr = NULL; /* not read, and the scratch may move below */
-	rk = details_scratch(d,
+	sc = details_scratch(d,
 			     sort_scratch_bytes(u, n) +
 				     (rank_rows ? n * sizeof(*ids) : 0),
 			     false);
-	if (!rk)
+	if (!sc)
 		return false;
-	/* after the ranks: the packed keys and their tmp (the pairs' place),
-	 * then the keys (the pairs' tmp's first half) and the ids of the
-	 * rows' texts */
-	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
-	tmp = rk + n;
-	keys = (uint64_t *)(void *)tmp;
-	ids = (uint32_t *)(void *)(keys + n);
-	p = (uint64_t *)(void *)rk;
-	q = p + n;
+	/* after the ranks: the keys, packed there with their rows, then
+	 * their tmp; the rows' texts ranked now work in that tmp and the 8
+	 * bytes a row after it (16 a row), the ids of their texts after
+	 * that */
+	p = (uint64_t *)(void *)(sc + ranks_bytes(u));
+	ids = (uint32_t *)(void *)(p + 3 * n);
 	if (text) {
-		if (!text_keys(u, tops, n, tr, down, keys, rk, ids, &k_and,
+		if (!text_keys(u, tops, n, tr, down, p, p + n, ids, &k_and,
 			       &k_or))
 			return false;
 	} else {
-		gather_keys(u, tops, n, down, keys, &k_and, &k_or);
+		gather_keys(u, tops, n, down, p, &k_and, &k_or);
 	}
 	diff = k_and ^ k_or; /* the bits some two keys differ in */
 	/* the largest index a top row may have: of a region, gap,
@@ -751,32 +814,19 @@ bool details_sort_tops(struct ui *u, const struct drow *tops,
 	if (d->nremoved > maxrow)
 		maxrow = d->nremoved;
 	ib = bits_for(maxrow);
-	pb = ib + 3; /* the kind (DROW_*, below 8) above the index */
 	lo = diff ? (unsigned)__builtin_ctzll(diff) : 0;
 	kb = diff ? bits_for(diff >> lo) : 0;
-	if (kb + pb <= 64) {
-		out = packed_sort(keys, tops, p, q, n, lo, kb, ib);
-		rowmask = ((uint64_t)1 << ib) - 1;
-		for (i = 0; i < n; i++)
-			sorted[i] =
-				(struct drow){ (uint32_t)(out[i] & rowmask),
-					       (uint8_t)((out[i] >> ib) & 7), 0,
-					       0 };
+	/* the kind (DROW_*, below 8) above the index */
+	if (kb + ib + 3 <= 64 && !force_pairs()) {
+		packed_sort(p, tops, p + n, sorted, n, lo, kb, ib);
 		return true;
 	}
 	/* the pairs, 32 bytes a row: the scratch grown, its keys kept */
-	rk = details_scratch(d, ranks_bytes(u) + n * 2 * sizeof(*rk), true);
-	if (!rk)
+	sc = details_scratch(d, ranks_bytes(u) + n * 2 * sizeof(struct rkey),
+			     true);
+	if (!sc)
 		return false;
-	rk = (struct rkey *)(void *)((char *)rk + ranks_bytes(u));
-	tmp = rk + n;
-	keys = (uint64_t *)(void *)tmp;
-	for (i = 0; i < n; i++) { /* keys[] in tmp, apart from rk */
-		rk[i].k = keys[i];
-		rk[i].r = tops[i];
-	}
-	radix_sort(rk, tmp, n);
-	for (i = 0; i < n; i++)
-		sorted[i] = rk[i].r;
+	p = (uint64_t *)(void *)(sc + ranks_bytes(u));
+	pairs_sort(p, tops, (struct rkey *)(void *)(p + 2 * n), sorted, n, ib);
 	return true;
 }
