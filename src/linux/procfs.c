@@ -701,7 +701,7 @@ uint64_t procfs_mmap_min_addr(void)
 	return (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-long long procfs_thread_seccomp(pid_t pid, pid_t tid)
+long long procfs_thread_status(pid_t pid, pid_t tid, const char *key)
 {
 	char name[64], *b;
 	size_t n;
@@ -709,8 +709,16 @@ long long procfs_thread_seccomp(pid_t pid, pid_t tid)
 
 	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
 	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, "Seccomp");
+		return -2;
+	v = procfs_status_value(b, n, key);
 	free(b);
-	return v < 0 ? 0 : v; /* no Seccomp line: a kernel without it */
+	return v;
+}
+
+long long procfs_thread_seccomp(pid_t pid, pid_t tid)
+{
+	long long v = procfs_thread_status(pid, tid, "Seccomp");
+
+	/* no Seccomp line: a kernel without it */
+	return v == -2 ? -1 : v < 0 ? 0 : v;
 }

@@ -26,6 +26,9 @@ int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
 /* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
  * missing. Values without a unit are returned as they are. */
 long long procfs_status_value(const char *buf, size_t len, const char *key);
+/* Key's value in thread tid of pid's own status (procfs_status_value's:
+ * -1 if the key is missing), -2 when the status cannot be read. */
+long long procfs_thread_status(pid_t pid, pid_t tid, const char *key);
 /* A thread's seccomp mode (Seccomp: in its own status: a filter is per
  * thread): 0 none (or a kernel without the line), -1 unreadable. */
 long long procfs_thread_seccomp(pid_t pid, pid_t tid);

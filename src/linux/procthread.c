@@ -39,16 +39,9 @@ bool procthread_dead(pid_t pid, pid_t tid)
 
 int procthread_tracer(pid_t pid, pid_t tid)
 {
-	char name[64], *b;
-	size_t n;
-	long long v;
+	long long v = procfs_thread_status(pid, tid, "TracerPid");
 
-	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, "TracerPid");
-	free(b);
-	return v > 0 ? (int)v : 0;
+	return v == -2 ? -1 : v > 0 ? (int)v : 0;
 }
 
 bool procthread_job_stopped(pid_t pid)

@@ -275,20 +275,6 @@ static long target_sigs(struct target *t)
 	return p ? atol(p + 5) : -1;
 }
 
-static long long task_status(pid_t pid, pid_t tid, const char *key)
-{
-	char name[64], *b;
-	size_t n;
-	long long v;
-
-	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
-	if (procfs_read_pid(pid, name, &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, key);
-	free(b);
-	return v;
-}
-
 static int traced_threads(pid_t pid)
 {
 	pid_t *tids;
@@ -298,7 +284,7 @@ static int traced_threads(pid_t pid)
 	if (procfs_list_tasks(pid, &tids, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		c += task_status(pid, tids[i], "TracerPid") > 0;
+		c += procfs_thread_status(pid, tids[i], "TracerPid") > 0;
 	free(tids);
 	return c;
 }
