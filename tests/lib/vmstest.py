@@ -273,10 +273,17 @@ def children(pid):
         return []
 
 
-def kernel_says(pid):
+def uptime():
+    """Seconds since boot, as the kernel log's stamps count them."""
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
+def kernel_says(pid, since=0.0):
     """The kernel log's lines about process pid ("prog[PID]: segfault
-    at ..."), for a failure's detail; what stands in for them if the log
-    cannot be read."""
+    at ..."), stamped since `since` (uptime() when it started: a pid is
+    used again), for a failure's detail; what stands in for them if the
+    log cannot be read."""
     try:
         r = subprocess.run(["dmesg"], capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -284,8 +291,14 @@ def kernel_says(pid):
     if r.returncode != 0:
         return "kernel log unread: %s" % r.stderr.decode(errors="replace")
     tag = "[%d]:" % pid
+
+    def stamp(line):
+        try:
+            return float(line[1:line.index("]")])
+        except ValueError:
+            return since
     lines = [l for l in r.stdout.decode(errors="replace").splitlines()
-             if tag in l]
+             if tag in l and stamp(l) >= since]
     return "; ".join(lines[-3:]) or "no kernel log line about it"
 
 

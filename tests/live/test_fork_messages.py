@@ -24,6 +24,7 @@ forktest.become_subreaper()
 
 
 def exec_loop(mode):
+    since = vmstest.uptime()
     p, _ = vmstest.start([vmstest.target("hostile_target"), mode, "1000000"])
     wrong, failed = [], 0
     for i in range(CAPTURES):
@@ -40,7 +41,8 @@ def exec_loop(mode):
     # how it died, if it did (a signal: negative), and the kernel's word
     # on it (a segfault line names the program: exe, after its execs)
     ok(p.poll() is None, "%s: the target is alive" % mode,
-       "exit status %r; %s" % (p.returncode, vmstest.kernel_says(p.pid)))
+       "exit status %r; %s" % (p.returncode,
+                               vmstest.kernel_says(p.pid, since)))
     vmstest.kill(p)
 
 

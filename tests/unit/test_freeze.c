@@ -529,7 +529,7 @@ static void exec_race(pid_t pid, const char *who)
 {
 	int freezes = getenv("EXEC_FREEZES") ? atoi(getenv("EXEC_FREEZES"))
 					     : 3000;
-	int i, held = 0, execs = 0, other = 0;
+	int i, held = 0, execs = 0, other = 0, traced = 0;
 	size_t stale = 0;
 	char said[sizeof(((struct vms_error *)0)->msg)] = "";
 
@@ -542,11 +542,14 @@ static void exec_race(pid_t pid, const char *who)
 				execs++;
 			else if (!other++)
 				snprintf(said, sizeof(said), "%s", err.msg);
-			continue;
+		} else {
+			held++;
+			stale += stale_threads(&fz);
+			freeze_release(&fz);
 		}
-		held++;
-		stale += stale_threads(&fz);
-		freeze_release(&fz);
+		/* let go, each time: none left traced (and so stopped
+		 * for good once it stops) */
+		traced += traced_threads(pid) > 0;
 	}
 	ok(stale == 0,
 	   "exec race (%s): of %d freezes, %d held the process, every thread "
@@ -558,6 +561,9 @@ static void exec_race(pid_t pid, const char *who)
 	   who, held, execs);
 	ok(other == 0, "exec race (%s): no other refusal (%d: %s)", who, other,
 	   said);
+	ok(traced == 0,
+	   "exec race (%s): no thread left traced after a freeze (%d times)",
+	   who, traced);
 	ok(kill(pid, 0) == 0 && target_state(pid) != 'Z',
 	   "exec race (%s): the target lives", who);
 }

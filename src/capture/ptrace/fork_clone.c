@@ -239,12 +239,11 @@ int fork_clone_make(struct freeze *f, uint64_t *gadget, pid_t *clone,
 	if (!t)
 		return no_thread(f, err);
 	if (!freeze_thread_same(t))
-		return vms_error_set(
-			err, VMS_ERR_CAPTURE, EAGAIN,
-			"process %d executed a new program while "
-			"it was being stopped (thread %d is not as "
-			"it was stopped); it was let go; try again",
-			(int)f->pid, (int)t->tid);
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "thread %d of process %d is not as it was "
+				     "stopped (a new program? killed?); it was "
+				     "let go; try again",
+				     (int)t->tid, (int)f->pid);
 	/* Once, before the first attempt resumes the thread at the gadget
 	 * (which clears its rseq_cs): every attempt restores the same. */
 	back = t->regs;

@@ -245,7 +245,13 @@ static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 			return -1;
 		}
 		t = procthread_tracer(f->pid, tid);
-		if (t > 0 && t != getpid())
+		if (t == gettid()) {
+			/* ours already: seized under another tid, before an
+			 * exec gave that thread this one */
+			errno = EALREADY;
+			return -1;
+		}
+		if (t > 0)
 			*tracer = t;
 		else if (tries >= 4)
 			break; /* nobody traces it: truly not permitted */
@@ -282,6 +288,77 @@ static int interrupted(struct freeze *f, struct vms_error *err)
 			     "interrupted; process %d was let go", (int)f->pid);
 }
 
+/* The pid's entry made the task's there now: its stop kept if that task
+ * is the one stopped (its registers as saved), taken again if it is
+ * another of ours stopped (the thread that ran an exec, under the pid
+ * now: exec_seen), waited for again if it is ours and running
+ * (interrupted), let go if it is not ours. An exec by a thread other
+ * than the main one gives it the pid and lets the main thread go
+ * without a report, so a stop of the pid seen before may be the old
+ * main thread's, whose registers must never be put into the new program
+ * (tests/unit/test_freeze.c, the exec race). Asked by ptrace itself, not
+ * by /proc's TracerPid: the same in any pid namespace, and for a caller
+ * that is the process's parent too (a wait for the pid then never says
+ * ECHILD). */
+static void recheck_pid(struct freeze *f)
+{
+	struct freeze_thread *t = find_thread(f, f->pid);
+	struct user_regs_struct now;
+	struct iovec iov = { &now, sizeof(now) };
+
+	if (!t || !t->seized)
+		return;
+	if (ptrace(PTRACE_GETREGSET, f->pid, (void *)NT_PRSTATUS, &iov) ==
+	    0) { /* ours, stopped */
+		if (!t->stopped)
+			return; /* its report is on its way to wait_stops */
+		if (memcmp(&now, &t->regs, sizeof(now)) == 0)
+			return;
+		f->exec_seen = true; /* another stop than the one seen */
+		t->regs = now;
+		t->pending_sig = 0;
+		t->stopped = true;
+		return;
+	}
+	if (ptrace(PTRACE_INTERRUPT, f->pid, NULL, NULL) < 0 &&
+	    errno == ESRCH) {
+		f->exec_seen = true; /* not ours: the task there changed */
+		t->seized = t->stopped = false;
+		return;
+	}
+	if (t->stopped) { /* ours, running: another task than stopped */
+		f->exec_seen = true;
+		t->stopped = false;
+		t->pending_sig = 0;
+	}
+}
+
+/* Seized thread tid has stopped being ours without an exit reported
+ * (ECHILD), or its tid is gone right after its seize (ESRCH): its tid
+ * names another task now. Only an exec by a thread other than the main
+ * one does that. The freeze then fails (exec_seen). If tid was not the
+ * pid, it may be the thread that ran the exec, seized by a call that
+ * waited for the exec to let the process's cred_guard_mutex go: ours
+ * under the pid now, never interrupted. The pid's entry (made if none)
+ * is then looked at again (recheck_pid). A signal the old main thread
+ * stopped for is not handed to the new program (whose handlers are
+ * gone: it would mostly kill it). */
+static void exec_took_tid(struct freeze *f, pid_t tid)
+{
+	struct freeze_thread *t;
+
+	f->exec_seen = true;
+	if (tid == f->pid)
+		return; /* the pid's task is not ours */
+	t = find_thread(f, f->pid);
+	if (!t)
+		t = add_thread(f, f->pid);
+	if (!t)
+		return; /* out of memory: the kernel detaches it at our exit */
+	t->seized = true;
+	recheck_pid(f);
+}
+
 /* Seizes every thread not yet seized. Returns how many were new, or -1. */
 static int seize_new(struct freeze *f, struct vms_error *err)
 {
@@ -291,6 +368,26 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 
 	if (procfs_list_tasks(f->pid, &tids, &n) < 0)
 		return procfs_errno_error(err, f->pid, "task list", errno);
+	/* the pid first (even if the list, read during an exec, lacks it):
+	 * a thread seized before it may run an exec and take it, and be
+	 * found ours under it (EALREADY) */
+	{
+		pid_t *all = malloc((n + 1) * sizeof(*all));
+		size_t k = 0;
+
+		if (!all) {
+			free(tids);
+			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
+					     "out of memory");
+		}
+		all[k++] = f->pid;
+		for (i = 0; i < n; i++)
+			if (tids[i] != f->pid)
+				all[k++] = tids[i];
+		free(tids);
+		tids = all;
+		n = k;
+	}
 	for (i = 0; i < n; i++) {
 		struct freeze_thread *t;
 
@@ -309,6 +406,18 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 		if (seize_retry(f, tids[i], &tracer) < 0) {
 			int e = errno;
 
+			if (e == EALREADY) { /* after an exec: fails */
+				t = &f->t[f->n - 1];
+				t->seized = true;
+				f->exec_seen = true;
+				if (tids[i] == f->pid)
+					recheck_pid(f);
+				else
+					ptrace(PTRACE_INTERRUPT, tids[i], NULL,
+					       NULL);
+				added++;
+				continue;
+			}
 			if (e == ESRCH) {
 				/* Exited meanwhile, or a zombie (a main
 				 * thread that called pthread_exit): kept,
@@ -321,10 +430,15 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 		}
 		t = &f->t[f->n - 1];
 		t->seized = true;
-		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
-		    errno != ESRCH) {
-			free(tids);
-			return seize_error(err, f->pid, errno, 0);
+		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0) {
+			if (errno != ESRCH) {
+				free(tids);
+				return seize_error(err, f->pid, errno, 0);
+			}
+			/* seized, then its tid gone (a traced thread
+			 * that exits stays until reaped): an exec's */
+			t->seized = false;
+			exec_took_tid(f, tids[i]);
 		}
 		added++;
 	}
@@ -345,10 +459,13 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 		/* A new program: this is the thread that ran it, now with the
 		 * process's pid; its old stop (if any) and signal are gone. */
 		f->exec_seen = true;
-		f->pid_exec_stop = f->pid_exec_stop || t->tid == f->pid;
 		t->pending_sig = 0;
 	} else if (t->stopped) {
-		return; /* cannot happen: a stopped thread reports nothing */
+		/* A stopped thread reports nothing: this is another task's
+		 * stop under its tid, the pid's after an exec (a thread of
+		 * ours under another tid before, exec_took_tid) */
+		f->exec_seen = true;
+		t->pending_sig = (st >> 16) == 0 ? WSTOPSIG(st) : 0;
 	} else if ((st >> 16) == 0) {
 		/* A signal-delivery stop came first: keep the signal to hand
 		 * back at detach; the interrupt is still pending and would
@@ -364,64 +481,6 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 			memset(&t->regs, 0, sizeof(t->regs));
 	}
 	t->stopped = true;
-}
-
-/* Seized thread tid has stopped being ours without an exit reported:
- * its tid names another task now. Only an exec by a thread other than
- * the main one does that: that thread takes the pid, the main thread is
- * let go without a report. The freeze then fails (exec_seen). A stop of
- * the pid seen before was the old main thread's, not the task's there:
- * its registers must never be put into it (tests/unit/test_freeze.c, the
- * exec race). And if tid was the thread that ran the exec, seized by a
- * call that waited for the exec to let the process's cred_guard_mutex
- * go, it is ours under the pid now, never interrupted: the pid's entry
- * (made if none) is interrupted and waited for again, so that it stops
- * and is let go with the rest (unless its stop at the exec's event was
- * taken already: no other would come); a signal the old main thread
- * stopped for is not handed to the new program (whose handlers are gone:
- * it would mostly kill it). */
-static void exec_took_tid(struct freeze *f, pid_t tid)
-{
-	struct freeze_thread *t;
-
-	f->exec_seen = true;
-	if (tid == f->pid || f->pid_exec_stop)
-		return; /* the pid's task is not ours, or its stop is seen */
-	t = find_thread(f, f->pid);
-	if (!t)
-		t = add_thread(f, f->pid);
-	if (!t)
-		return; /* out of memory: the kernel detaches it at our exit */
-	t->seized = true;
-	t->stopped = false;
-	t->pending_sig = 0;
-	ptrace(PTRACE_INTERRUPT, f->pid, NULL, NULL);
-}
-
-/* Whether the task at the pid, seized by this freeze as the main thread,
- * is still ours: where the caller is the process's parent (vmscope
- * launched it; the unit tests), a wait for the pid never fails with
- * ECHILD, so that an exec (exec_took_tid) shows only as another tracer. */
-static bool pid_still_ours(struct freeze *f)
-{
-	const struct freeze_thread *t = find_thread(f, f->pid);
-	int by;
-
-	if (!t || !t->seized)
-		return true;
-	by = procthread_tracer(f->pid, f->pid);
-	return by < 0 || by == gettid(); /* gone: its exit says so */
-}
-
-/* The pid's entry let go (pid_still_ours said no): the task there is not
- * ours, and a stop seen of the pid was the old main thread's. */
-static void drop_pid(struct freeze *f)
-{
-	struct freeze_thread *t = find_thread(f, f->pid);
-
-	if (t)
-		t->seized = t->stopped = false;
-	exec_took_tid(f, f->pid);
 }
 
 /* Waits until every seized thread reports a stop, polling each by its id
@@ -465,10 +524,9 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 		 * (looked at every 20 ms, not at every poll) */
 		if (vms_ms_since(t0) >= 20 * (uint64_t)(looks + 1)) {
 			looks++;
-			if (!pid_still_ours(f)) {
-				drop_pid(f);
+			recheck_pid(f);
+			if (f->exec_seen)
 				continue;
-			}
 		}
 		if (stop_requested(f))
 			return interrupted(f, err);
@@ -610,13 +668,19 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 			goto fail;
 		if (wait_stops(f, err) < 0)
 			goto fail;
-		if (r == 0)
+		if (r == 0 || f->exec_seen)
 			break;
 	}
-	/* the main thread's stop seen, then an exec let it go: its
-	 * registers are not the task's at the pid */
-	if (!pid_still_ours(f))
-		drop_pid(f);
+	/* every thread said stopped is, where it stopped: the main
+	 * thread's stop seen, then an exec let it go, is not the pid's */
+	recheck_pid(f);
+	{
+		size_t i;
+
+		for (i = 0; i < f->n; i++)
+			if (f->t[i].stopped && !freeze_thread_same(&f->t[i]))
+				f->exec_seen = true;
+	}
 	if (f->exec_seen) {
 		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
 			      "process %d executed a new program while it was "

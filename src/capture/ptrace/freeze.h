@@ -89,8 +89,6 @@ struct freeze {
 	sigset_t oldmask; /* vmscope's own, restored at release */
 	bool masked;
 	bool exec_seen; /* a thread ran execve while being stopped */
-	bool pid_exec_stop; /* the pid's entry stopped at the exec's event:
-			     * the task there now, the thread that ran it */
 	bool interrupted; /* given up for a pending SIGINT/TERM/HUP/QUIT */
 	bool job_stopped; /* SIGSTOPped before: waited for to stop again */
 };
