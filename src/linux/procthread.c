@@ -3,6 +3,7 @@
  * last one: a command may hold any byte). */
 #include "linux/procthread.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,23 @@ int procthread_tracer(pid_t pid, pid_t tid)
 	long long v = procfs_thread_status(pid, tid, "TracerPid");
 
 	return v == -2 ? -1 : v > 0 ? (int)v : 0;
+}
+
+int procthread_sigkill_pending(pid_t pid, pid_t tid)
+{
+	char name[64], *b;
+	const char *p;
+	size_t n;
+	int yes = -1;
+
+	snprintf(name, sizeof(name), "task/%d/status", (int)tid);
+	if (procfs_read_pid(pid, name, &b, &n) < 0)
+		return -1;
+	p = strstr(b, "\nSigPnd:");
+	if (p) /* hexadecimal, signal N at bit N - 1 */
+		yes = (int)((strtoull(p + 8, NULL, 16) >> (SIGKILL - 1)) & 1);
+	free(b);
+	return yes;
 }
 
 bool procthread_job_stopped(pid_t pid)

@@ -26,6 +26,11 @@ bool procthread_dead(pid_t pid, pid_t tid);
  * id), 0 for none, -1 when it cannot be read (gone). */
 int procthread_tracer(pid_t pid, pid_t tid);
 
+/* Whether thread tid of pid has a SIGKILL pending (its status's SigPnd:
+ * a process being killed, or an exec's other threads): 1, 0, or -1 when
+ * it cannot be read. */
+int procthread_sigkill_pending(pid_t pid, pid_t tid);
+
 /* Whether pid is in a group stop (SIGSTOPped): its main thread shows T,
  * or, the main thread exited (a zombie), one of its live threads does. */
 bool procthread_job_stopped(pid_t pid);

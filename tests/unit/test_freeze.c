@@ -11,6 +11,9 @@
  *    of 64, none dropped) and detached with its signal when it stops;
  *  - the same leftovers in a short-lived tracer process (the keeper): its
  *    exit has the kernel detach them, each with the signal it stopped for;
+ *  - a process SIGKILLed at a random moment of a freeze (a seeded delay
+ *    from another thread): the freeze holds it or fails, never saying it
+ *    executed a new program;
  *  - a process whose worker thread execs again and again (hostile_target
  *    execW): a freeze either says it executed a new program or holds every
  *    thread it says stopped, stopped, with the registers it saved. An
@@ -24,6 +27,7 @@
  * on a pipe when it reaps it, so the test (the tracer) is not its parent.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,6 +572,63 @@ static void exec_race(pid_t pid, const char *who)
 	   "exec race (%s): the target lives", who);
 }
 
+struct killer {
+	pid_t pid;
+	long delay_ns;
+};
+
+static void *kill_later(void *arg)
+{
+	const struct killer *k = arg;
+	struct timespec ts = { 0, k->delay_ns };
+
+	nanosleep(&ts, NULL);
+	kill(k->pid, SIGKILL);
+	return NULL;
+}
+
+static void test_killed_during_freeze(void)
+{
+	char *argv[] = { "hostile_target", "plain", NULL };
+	unsigned seed = tap_seed((unsigned)time(NULL));
+	int i, trials = 60, held = 0, wrong = 0;
+	char said[sizeof(((struct vms_error *)0)->msg)] = "";
+
+	srand(seed);
+	for (i = 0; i < trials; i++) {
+		struct target t = { 0, NULL, NULL };
+		struct killer k;
+		struct freeze fz;
+		struct vms_error err;
+		pthread_t th;
+		char line[128];
+
+		if (target_start(&t, argv) < 0 ||
+		    !fgets(line, sizeof(line), t.out)) {
+			ok(0, "killed during a freeze: start the target");
+			if (t.pid > 0)
+				target_stop(&t);
+			return;
+		}
+		k.pid = t.pid;
+		k.delay_ns = rand() % 400000; /* within the freeze's 0.1 ms */
+		pthread_create(&th, NULL, kill_later, &k);
+		if (freeze_stop(&fz, t.pid, &HOW(2000), &err) == 0) {
+			held++;
+			freeze_release(&fz);
+		} else if (strstr(err.msg, "executed a new program") &&
+			   !wrong++) {
+			snprintf(said, sizeof(said), "%s", err.msg);
+		}
+		pthread_join(th, NULL);
+		target_stop(&t);
+	}
+	ok(wrong == 0,
+	   "killed during a freeze: of %d, %d held it, and no refusal said it "
+	   "executed a new program (%d: %s)",
+	   trials, held, wrong, said);
+}
+
 /* As its parent (a wait for its pid never says ECHILD: vmscope launching
  * a command), and as the keeper is (not its parent). */
 static void test_exec_race(void)
@@ -598,6 +659,7 @@ int main(void)
 	test_signal_held();
 	test_leftovers_many();
 	test_tracer_exit();
+	test_killed_during_freeze();
 	test_exec_race();
 	return tap_done();
 }

@@ -1,4 +1,5 @@
 #include "capture/ptrace/freeze.h"
+#include "capture/ptrace/freeze_priv.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -24,18 +25,6 @@
  * the old one. Options die with a detach or with the tracer. */
 #define FREEZE_OPTIONS PTRACE_O_TRACEEXEC
 
-bool freeze_thread_same(const struct freeze_thread *t)
-{
-	struct user_regs_struct now;
-	struct iovec iov = { &now, sizeof(now) };
-
-	return t->stopped &&
-	       ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS, &iov) ==
-		       0 &&
-	       iov.iov_len == sizeof(now) &&
-	       memcmp(&now, &t->regs, sizeof(now)) == 0;
-}
-
 uint64_t freeze_regs_sp(const struct user_regs_struct *r)
 {
 #if defined(__x86_64__)
@@ -58,32 +47,6 @@ void freeze_nap(long ns)
 	/* a SIGCHLD, the time up (EAGAIN) or another signal: the caller
 	 * polls again whichever it was */
 	(void)sigtimedwait(&chld, NULL, &ts);
-}
-
-static struct freeze_thread *find_thread(struct freeze *f, pid_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		if (f->t[i].tid == tid)
-			return &f->t[i];
-	return NULL;
-}
-
-static struct freeze_thread *add_thread(struct freeze *f, pid_t tid)
-{
-	if (f->n == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 16;
-		struct freeze_thread *nt = realloc(f->t, ncap * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		f->t = nt;
-		f->cap = ncap;
-	}
-	memset(&f->t[f->n], 0, sizeof(f->t[0]));
-	f->t[f->n].tid = tid;
-	return &f->t[f->n++];
 }
 
 static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
@@ -288,77 +251,6 @@ static int interrupted(struct freeze *f, struct vms_error *err)
 			     "interrupted; process %d was let go", (int)f->pid);
 }
 
-/* The pid's entry made the task's there now: its stop kept if that task
- * is the one stopped (its registers as saved), taken again if it is
- * another of ours stopped (the thread that ran an exec, under the pid
- * now: exec_seen), waited for again if it is ours and running
- * (interrupted), let go if it is not ours. An exec by a thread other
- * than the main one gives it the pid and lets the main thread go
- * without a report, so a stop of the pid seen before may be the old
- * main thread's, whose registers must never be put into the new program
- * (tests/unit/test_freeze.c, the exec race). Asked by ptrace itself, not
- * by /proc's TracerPid: the same in any pid namespace, and for a caller
- * that is the process's parent too (a wait for the pid then never says
- * ECHILD). */
-static void recheck_pid(struct freeze *f)
-{
-	struct freeze_thread *t = find_thread(f, f->pid);
-	struct user_regs_struct now;
-	struct iovec iov = { &now, sizeof(now) };
-
-	if (!t || !t->seized)
-		return;
-	if (ptrace(PTRACE_GETREGSET, f->pid, (void *)NT_PRSTATUS, &iov) ==
-	    0) { /* ours, stopped */
-		if (!t->stopped)
-			return; /* its report is on its way to wait_stops */
-		if (memcmp(&now, &t->regs, sizeof(now)) == 0)
-			return;
-		f->exec_seen = true; /* another stop than the one seen */
-		t->regs = now;
-		t->pending_sig = 0;
-		t->stopped = true;
-		return;
-	}
-	if (ptrace(PTRACE_INTERRUPT, f->pid, NULL, NULL) < 0 &&
-	    errno == ESRCH) {
-		f->exec_seen = true; /* not ours: the task there changed */
-		t->seized = t->stopped = false;
-		return;
-	}
-	if (t->stopped) { /* ours, running: another task than stopped */
-		f->exec_seen = true;
-		t->stopped = false;
-		t->pending_sig = 0;
-	}
-}
-
-/* Seized thread tid has stopped being ours without an exit reported
- * (ECHILD), or its tid is gone right after its seize (ESRCH): its tid
- * names another task now. Only an exec by a thread other than the main
- * one does that. The freeze then fails (exec_seen). If tid was not the
- * pid, it may be the thread that ran the exec, seized by a call that
- * waited for the exec to let the process's cred_guard_mutex go: ours
- * under the pid now, never interrupted. The pid's entry (made if none)
- * is then looked at again (recheck_pid). A signal the old main thread
- * stopped for is not handed to the new program (whose handlers are
- * gone: it would mostly kill it). */
-static void exec_took_tid(struct freeze *f, pid_t tid)
-{
-	struct freeze_thread *t;
-
-	f->exec_seen = true;
-	if (tid == f->pid)
-		return; /* the pid's task is not ours */
-	t = find_thread(f, f->pid);
-	if (!t)
-		t = add_thread(f, f->pid);
-	if (!t)
-		return; /* out of memory: the kernel detaches it at our exit */
-	t->seized = true;
-	recheck_pid(f);
-}
-
 /* Seizes every thread not yet seized. Returns how many were new, or -1. */
 static int seize_new(struct freeze *f, struct vms_error *err)
 {
@@ -391,13 +283,13 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 	for (i = 0; i < n; i++) {
 		struct freeze_thread *t;
 
-		if (find_thread(f, tids[i]))
+		if (freeze_find_thread(f, tids[i]))
 			continue;
 		if (stop_requested(f)) {
 			free(tids);
 			return interrupted(f, err);
 		}
-		t = add_thread(f, tids[i]);
+		t = freeze_add_thread(f, tids[i]);
 		if (!t) {
 			free(tids);
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
@@ -406,12 +298,19 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 		if (seize_retry(f, tids[i], &tracer) < 0) {
 			int e = errno;
 
-			if (e == EALREADY) { /* after an exec: fails */
+			if (e == EALREADY) {
+				/* a leftover of a freeze before (its
+				 * interrupt pending), or, after an exec, a
+				 * thread seized under another tid: fails */
 				t = &f->t[f->n - 1];
 				t->seized = true;
+				if (freeze_take_leftover(tids[i])) {
+					added++;
+					continue;
+				}
 				f->exec_seen = true;
 				if (tids[i] == f->pid)
-					recheck_pid(f);
+					freeze_recheck_pid(f);
 				else
 					ptrace(PTRACE_INTERRUPT, tids[i], NULL,
 					       NULL);
@@ -438,7 +337,7 @@ static int seize_new(struct freeze *f, struct vms_error *err)
 			/* seized, then its tid gone (a traced thread
 			 * that exits stays until reaped): an exec's */
 			t->seized = false;
-			exec_took_tid(f, tids[i]);
+			freeze_exec_took_tid(f, tids[i]);
 		}
 		added++;
 	}
@@ -473,13 +372,8 @@ static void take_report(struct freeze *f, struct freeze_thread *t, int st)
 		t->pending_sig = WSTOPSIG(st);
 	}
 	/* else our interrupt, or a group stop (a SIGSTOPped process). */
-	{
-		struct iovec iov = { &t->regs, sizeof(t->regs) };
-
-		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS,
-			   &iov) < 0)
-			memset(&t->regs, 0, sizeof(t->regs));
-	}
+	if (freeze_read_regs(t->tid, &t->regs, &t->regs_len) < 0)
+		t->regs_len = 0;
 	t->stopped = true;
 }
 
@@ -508,7 +402,7 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 			w = waitpid(t->tid, &st, __WALL | WNOHANG);
 			if (w < 0 && errno == ECHILD) {
 				t->seized = t->stopped = false;
-				exec_took_tid(f, t->tid);
+				freeze_exec_took_tid(f, t->tid);
 				t = &f->t[i]; /* f->t may have moved */
 				retaken = true; /* the pid's: looked at again */
 			} else if (w == t->tid) {
@@ -524,7 +418,7 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 		 * (looked at every 20 ms, not at every poll) */
 		if (vms_ms_since(t0) >= 20 * (uint64_t)(looks + 1)) {
 			looks++;
-			recheck_pid(f);
+			freeze_recheck_pid(f);
 			if (f->exec_seen)
 				continue;
 		}
@@ -541,48 +435,6 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 		if (!got)
 			freeze_nap(50000);
 	}
-}
-
-/* Threads seized by a freeze that had not stopped (or not been reaped)
- * when it was released: they stop when they leave the kernel, and must
- * then be detached. Kept across freezes (a struct freeze dies at release),
- * hence file scope; grown as needed, never dropped. */
-static pid_t *leftover;
-static size_t nleftover, capleftover;
-
-size_t freeze_reap_leftovers(void)
-{
-	size_t i = 0;
-
-	while (i < nleftover) {
-		int st;
-		pid_t w = waitpid(leftover[i], &st, __WALL | WNOHANG);
-
-		if (w == 0) {
-			i++;
-			continue;
-		}
-		if (w > 0 && WIFSTOPPED(st))
-			ptrace(PTRACE_DETACH, leftover[i], NULL,
-			       (void *)(long)((st >> 16) == 0 ? WSTOPSIG(st)
-							      : 0));
-		leftover[i] = leftover[--nleftover];
-	}
-	return nleftover;
-}
-
-static void keep_leftover(pid_t tid)
-{
-	if (nleftover == capleftover) {
-		size_t ncap = capleftover ? capleftover * 2 : 64;
-		pid_t *nl = realloc(leftover, ncap * sizeof(*nl));
-
-		if (!nl)
-			return; /* the kernel detaches it when we exit */
-		leftover = nl;
-		capleftover = ncap;
-	}
-	leftover[nleftover++] = tid;
 }
 
 /* Whether pid is dumping core (status "CoreDumping:", kernels since 4.15;
@@ -608,6 +460,7 @@ bool freeze_dumping_core(pid_t pid)
 int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		struct vms_error *err)
 {
+	const struct freeze_thread *t_pid;
 	int wait_ms = how->wait_ms;
 	uint64_t t0;
 	sigset_t block;
@@ -673,20 +526,40 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 	}
 	/* every thread said stopped is, where it stopped: the main
 	 * thread's stop seen, then an exec let it go, is not the pid's */
-	recheck_pid(f);
+	freeze_recheck_pid(f);
 	{
 		size_t i;
 
-		for (i = 0; i < f->n; i++)
-			if (f->t[i].stopped && !freeze_thread_same(&f->t[i]))
+		for (i = 0; i < f->n; i++) {
+			struct freeze_thread *t = &f->t[i];
+
+			if (!t->stopped || freeze_thread_same(t))
+				continue;
+			if (procthread_dead(pid, t->tid))
+				t->stopped = false; /* killed meanwhile */
+			else
 				f->exec_seen = true;
+		}
+		/* the pid's thread held, or dead (a zombie main thread):
+		 * else an exec gave the pid to a thread never seized (the
+		 * main thread had exited, so no seized one saw it) */
+		t_pid = freeze_find_thread(f, pid);
+		if (!(t_pid && t_pid->stopped) && !procthread_dead(pid, pid) &&
+		    !procfs_pid_exiting(pid))
+			f->exec_seen = true;
 	}
 	if (f->exec_seen) {
-		vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
-			      "process %d executed a new program while it was "
-			      "being stopped; it was let go; try again",
-			      (int)pid);
-		goto fail;
+		freeze_release(f);
+		if (freeze_killed_not_exec(pid))
+			return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+					     "process %d was killed or exited "
+					     "while it was being stopped",
+					     (int)pid);
+		return vms_error_set(err, VMS_ERR_CAPTURE, EAGAIN,
+				     "process %d executed a new program while "
+				     "it was being stopped; it was let go; try "
+				     "again",
+				     (int)pid);
 	}
 	if (rounds == 100) {
 		vms_error_set(err, VMS_ERR_CAPTURE, 0,
@@ -811,7 +684,7 @@ uint64_t freeze_release(struct freeze *f)
 	 * reported: detached or reaped when they report, later. */
 	for (i = 0; i < f->n; i++)
 		if (f->t[i].seized) {
-			keep_leftover(f->t[i].tid);
+			freeze_keep_leftover(f->t[i].tid);
 			f->t[i].seized = false;
 		}
 	us = vms_us_since(f->t_stop_ns);

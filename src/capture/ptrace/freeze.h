@@ -64,6 +64,8 @@ struct freeze_thread {
 	bool seized, stopped; /* a zombie (exited) thread is neither */
 	int pending_sig; /* signal that stopped it instead of our interrupt */
 	struct user_regs_struct regs; /* valid when stopped */
+	uint32_t regs_len; /* bytes of regs the kernel gave (a 32-bit
+			    * thread's view is shorter) */
 };
 
 /* How a freeze is made. */
@@ -133,11 +135,11 @@ uint64_t freeze_release(struct freeze *f);
 size_t freeze_reap_leftovers(void);
 
 /* Whether stopped thread t is still the task the freeze stopped, where it
- * stopped: ptrace can read its registers and they are those saved (a
- * stopped thread's never change). Checked right before a thread's
- * registers are changed: a task that took its tid meanwhile (an exec)
- * has others, or is not stopped. 64-bit threads only (inject_regs_native);
- * false for any other. */
+ * stopped: ptrace can read its registers and they are those saved, as
+ * many bytes as then (a stopped thread's never change; a 32-bit thread's
+ * view is shorter). Checked right before a thread's registers are
+ * changed: a task that took its tid meanwhile (an exec) has others, or
+ * is not stopped. */
 bool freeze_thread_same(const struct freeze_thread *t);
 
 /* The stack pointer in saved registers. */
