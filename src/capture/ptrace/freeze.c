@@ -409,7 +409,7 @@ static int wait_stops(struct freeze *f, struct vms_error *err)
 				take_report(f, t, st);
 				got = true;
 			}
-			if (t->seized && !t->stopped && !left++)
+			if (t->seized && !t->stopped && !t->dead && !left++)
 				first = i;
 		}
 		if (!left && !retaken)

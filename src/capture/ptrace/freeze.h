@@ -62,6 +62,9 @@
 struct freeze_thread {
 	pid_t tid;
 	bool seized, stopped; /* a zombie (exited) thread is neither */
+	bool dead; /* seized, then seen dead before it stopped (a main
+		    * thread, reported only after its siblings): its exit
+		    * reaped when it comes, not waited for as a stop */
 	int pending_sig; /* signal that stopped it instead of our interrupt */
 	struct user_regs_struct regs; /* valid when stopped */
 	uint32_t regs_len; /* bytes of regs the kernel gave (a 32-bit

@@ -85,12 +85,10 @@ void freeze_recheck_pid(struct freeze *f)
 	if (procthread_dead(f->pid, f->pid)) {
 		/* killed, or it called pthread_exit: no other task. Its exit
 		 * comes only as the process's (a zombie main thread is
-		 * reported last): if it never stopped, not waited for now
-		 * but reaped when it comes (a leftover) */
-		if (!t->stopped) {
-			t->seized = false;
-			freeze_keep_leftover(f->pid);
-		}
+		 * reported after its siblings): still polled, and reaped
+		 * when it comes (at the release, for a process dying), but
+		 * not waited for as a stop */
+		t->dead = true;
 		t->stopped = false;
 		return;
 	}
@@ -149,8 +147,8 @@ bool freeze_killed_not_exec(pid_t pid)
 		if (procfs_pid_exiting(pid))
 			return true;
 		k = procthread_sigkill_pending(pid, pid);
-		if (k == 0)
-			return false;
+		if (k == 0 && !procthread_dead(pid, pid))
+			return false; /* a live thread at the pid, not killed */
 		nanosleep(&ts, NULL);
 	}
 	return false;
