@@ -14,6 +14,8 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -112,9 +114,9 @@ void freeze_recheck_pid(struct freeze *f)
  * pid, it may be the thread that ran the exec, seized by a call that
  * waited for the exec to let the process's cred_guard_mutex go: ours
  * under the pid now, never interrupted. The pid's entry (made if none)
- * is then looked at again (freeze_recheck_pid). A signal the old main thread
- * stopped for is not handed to the new program (whose handlers are
- * gone: it would mostly kill it). */
+ * is then looked at again (freeze_recheck_pid). A signal the old main
+ * thread stopped for is not handed to the new program (whose handlers
+ * are gone: it would mostly kill it). */
 void freeze_exec_took_tid(struct freeze *f, pid_t tid)
 {
 	struct freeze_thread *t;
@@ -128,27 +130,44 @@ void freeze_exec_took_tid(struct freeze *f, pid_t tid)
 	if (!t)
 		return; /* out of memory: the kernel detaches it at our exit */
 	t->seized = true;
+	t->dead = false; /* whatever the old main thread was */
 	freeze_recheck_pid(f);
 }
 
+/* Whether every thread of pid has exited (or pid is gone). */
+static bool all_dead(pid_t pid)
+{
+	pid_t *tids;
+	size_t n, i;
+	bool yes = true;
+
+	if (procfs_list_tasks(pid, &tids, &n) < 0)
+		return kill(pid, 0) < 0 && errno == ESRCH;
+	for (i = 0; i < n && yes; i++)
+		yes = procthread_dead(pid, tids[i]);
+	free(tids);
+	return yes;
+}
+
 /* What a thread seen to change was (exec_seen), once the freeze let
- * everything go: a process killed (its address space dropped as its
- * threads exit) rather than a new program (its main thread without a
- * SIGKILL pending: an exec's SIGKILLs are its other threads'). Asked for
- * at most 200 ms, each settling in a few. */
+ * everything go: a new program when a live thread without a SIGKILL
+ * pending holds the pid (an exec's SIGKILLs are its other threads'); a
+ * kill, or an exit, when every thread has exited. Neither yet (the old
+ * main thread a zombie while the exec's thread takes the pid, or a
+ * process dying): asked again, for at most 200 ms, each settling in a
+ * few; then a new program is said (try again). */
 bool freeze_killed_not_exec(pid_t pid)
 {
 	int i;
 
 	for (i = 0; i < 200; i++) {
 		struct timespec ts = { 0, 1000000 };
-		int k;
 
-		if (procfs_pid_exiting(pid))
+		if (!procthread_dead(pid, pid) &&
+		    procthread_sigkill_pending(pid, pid) == 0)
+			return false;
+		if (all_dead(pid))
 			return true;
-		k = procthread_sigkill_pending(pid, pid);
-		if (k == 0 && !procthread_dead(pid, pid))
-			return false; /* a live thread at the pid, not killed */
 		nanosleep(&ts, NULL);
 	}
 	return false;
