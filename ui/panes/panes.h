@@ -402,6 +402,22 @@ bool details_sort_tops(struct ui *u, const struct drow *tops,
  * --watch (each tick's snapshot frees them again). */
 void details_sort_warm(struct ui *u);
 
+/* The radix sorts of top rows (pane_details_radix.c), stable: equal keys
+ * keep the order given. details_radix_bits(v): the bits a number up to v
+ * takes (0 for 0). details_radix_packed(): the keys in p (a row's key's
+ * kb bits from bit lo, the bits every key has alike left out) packed in
+ * place with their rows (a kind and an index of ib bits: kb + ib + 3 must
+ * be at most 64) and sorted into sorted (tops itself, or another array
+ * as large), tmp as large as p to work in. details_radix_pairs(): keys
+ * too wide for that, made (key, row) pairs in place in p (room for 16
+ * bytes a row) and sorted with tmp (16 bytes a row) into sorted. */
+unsigned details_radix_bits(uint64_t v);
+void details_radix_packed(uint64_t *p, const struct drow *tops, uint64_t *tmp,
+			  struct drow *sorted, size_t n, unsigned lo,
+			  unsigned kb, unsigned ib);
+void details_radix_pairs(uint64_t *p, const struct drow *tops, uint64_t *tmp,
+			 struct drow *sorted, size_t n, unsigned ib);
+
 /* pane_stack.c: what the trace screens share. A frame as one line of
  * text (function, file:line, module; else module+offset; else the
  * address). */
