@@ -524,30 +524,18 @@ int freeze_stop(struct freeze *f, pid_t pid, const struct freeze_how *how,
 		if (r == 0 || f->exec_seen)
 			break;
 	}
-	/* every thread said stopped is, where it stopped: the main
-	 * thread's stop seen, then an exec let it go, is not the pid's */
+	/* the main thread's stop seen, then an exec let it go, is not the
+	 * pid's: only the pid's entry can name another task (an exec gives
+	 * the pid to its thread, whose old tid is then gone), so only it is
+	 * asked again, not every thread while the process waits */
 	freeze_recheck_pid(f);
-	{
-		size_t i;
-
-		for (i = 0; i < f->n; i++) {
-			struct freeze_thread *t = &f->t[i];
-
-			if (!t->stopped || freeze_thread_same(t))
-				continue;
-			if (procthread_dead(pid, t->tid))
-				t->stopped = false; /* killed meanwhile */
-			else
-				f->exec_seen = true;
-		}
-		/* the pid's thread held, or dead (a zombie main thread):
-		 * else an exec gave the pid to a thread never seized (the
-		 * main thread had exited, so no seized one saw it) */
-		t_pid = freeze_find_thread(f, pid);
-		if (!(t_pid && t_pid->stopped) && !procthread_dead(pid, pid) &&
-		    !procfs_pid_exiting(pid))
-			f->exec_seen = true;
-	}
+	/* the pid's thread held, or dead (a zombie main thread): else an
+	 * exec gave the pid to a thread never seized (the main thread had
+	 * exited, so no seized one saw it) */
+	t_pid = freeze_find_thread(f, pid);
+	if (!(t_pid && t_pid->stopped) && !procthread_dead(pid, pid) &&
+	    !procfs_pid_exiting(pid))
+		f->exec_seen = true;
 	if (f->exec_seen) {
 		freeze_release(f);
 		if (freeze_killed_not_exec(pid))
