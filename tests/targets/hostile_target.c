@@ -23,6 +23,10 @@
  *   threads   80 threads, and the main thread exits (pthread_exit)
  *   vfork     a worker is a vfork parent for good (its child sleeps, and
  *             dies with that thread): in uninterruptible sleep
+ *   slowmain  30 idle threads, and the main thread maps 48 MiB with
+ *             MAP_POPULATE and unmaps it, again and again: a main thread
+ *             slow to stop, as it is mostly in the kernel
+ *             (tests/unit/test_freeze.c)
  *
  * Common checks: a heartbeat thread; a checker thread that holds errno, a
  * signal mask and values in registers across system calls and counts any
@@ -362,6 +366,9 @@ int main(int argc, char **argv)
 		spawn(waiter);
 	} else if (!strcmp(mode, "vfork")) {
 		spawn(vforker);
+	} else if (!strcmp(mode, "slowmain")) {
+		for (i = 0; i < 30; i++)
+			spawn(idle);
 	} else if (!strcmp(mode, "listen")) {
 		lfd = listen_on(0);
 		if (lfd < 0)
@@ -384,6 +391,17 @@ int main(int argc, char **argv)
 			spawn(idle);
 		spawn(serve);
 		pthread_exit(NULL);
+	}
+	if (!strcmp(mode, "slowmain")) {
+		for (;;) {
+			void *m = mmap(NULL, 48 << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS |
+					       MAP_POPULATE,
+				       -1, 0);
+
+			if (m != MAP_FAILED)
+				munmap(m, 48 << 20);
+		}
 	}
 	if (!strcmp(mode, "sud")) {
 		spawn(serve);

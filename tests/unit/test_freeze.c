@@ -14,6 +14,11 @@
  *  - a process SIGKILLed at a random moment of a freeze (a seeded delay
  *    from another thread): the freeze holds it or fails, never saying it
  *    executed a new program;
+ *  - the same as not its parent, the main thread slow to stop (mostly in
+ *    the kernel: hostile_target slowmain), SIGKILLed 0-40 ms into the
+ *    freeze: the release leaves no traced zombie, and its real parent
+ *    reaps it (a main thread seen dead before it stopped was let go
+ *    unreaped, 4 in 60 such kills, before it was kept seized to the end);
  *  - a process whose worker thread execs again and again (hostile_target
  *    execW): a freeze either says it executed a new program or holds every
  *    thread it says stopped, stopped, with the registers it saved. An
@@ -54,7 +59,8 @@ struct family {
 
 /* Starts middle -> target. mode 0: the target sleeps; mode 1: it vforks a
  * child that waits for a byte on f->go (the target waits in D state
- * meanwhile); mode 2: it is hostile_target execW (quiet). */
+ * meanwhile); mode 2: it is hostile_target execW, mode 3 hostile_target
+ * slowmain (quiet). */
 static int start_family(struct family *f, int mode)
 {
 	int to_test[2], ready[2], go[2];
@@ -78,14 +84,15 @@ static int start_family(struct family *f, int mode)
 			if (write(ready[1], "x", 1) < 0)
 				_exit(2);
 			close(ready[1]);
-			if (mode == 2) {
+			if (mode >= 2) {
 				const char *b = getenv("BUILD");
 				char path[4096];
 
 				snprintf(path, sizeof(path),
 					 "%s/targets/hostile_target",
 					 b ? b : "build");
-				execl(path, "hostile_target", "execW",
+				execl(path, "hostile_target",
+				      mode == 2 ? "execW" : "slowmain",
 				      "1000000000", "quiet", (char *)NULL);
 				_exit(127);
 			}
@@ -629,6 +636,73 @@ static void test_killed_during_freeze(void)
 	   trials, held, wrong, said);
 }
 
+/* Threads of a process in /proc/PID/status, -1 if gone. */
+static long threads_of(pid_t pid)
+{
+	char *b;
+	size_t n;
+	long long v;
+
+	if (procfs_read_pid(pid, "status", &b, &n) < 0)
+		return -1;
+	v = procfs_status_value(b, n, "Threads");
+	free(b);
+	return (long)v;
+}
+
+/* hostile_target slowmain as a grandchild (the keeper's case: its zombie
+ * is seen only by its real parent), SIGKILLed at a seeded moment while
+ * its main thread is slow to stop. */
+static void test_killed_slow_main(void)
+{
+	unsigned seed = tap_seed((unsigned)time(NULL) ^ 0x5a5a);
+	int i, trials = 60, held = 0, unreaped = 0, traced = 0;
+
+	srand(seed);
+	for (i = 0; i < trials; i++) {
+		struct family f;
+		struct killer k;
+		struct freeze fz;
+		struct vms_error err;
+		pthread_t th;
+		int w;
+
+		if (start_family(&f, 3) < 0) {
+			ok(0, "killed, main thread slow: start the target");
+			return;
+		}
+		/* its 30 idle threads, the heartbeat and checker ones */
+		for (w = 0; w < 500 && threads_of(f.target) < 33; w++)
+			nap_ms(10);
+		if (threads_of(f.target) < 33) {
+			ok(0, "killed, main thread slow: the target's threads "
+			      "started (%ld)",
+			   threads_of(f.target));
+			stop_family(&f);
+			return;
+		}
+		k.pid = f.target;
+		k.delay_ns = (rand() % 40000) * 1000L; /* 0-40 ms */
+		pthread_create(&th, NULL, kill_later, &k);
+		if (freeze_stop(&fz, f.target, &HOW(2000), &err) == 0) {
+			held++;
+			freeze_release(&fz);
+		}
+		pthread_join(th, NULL);
+		if (!reaped_within(&f, 3000)) {
+			unreaped++;
+			if (tracer_of(f.target) == getpid())
+				traced++;
+		}
+		stop_family(&f);
+	}
+	ok(unreaped == 0 && traced == 0,
+	   "killed, main thread slow: of %d (%d held), every target reaped by "
+	   "its real parent after the release (%d not, %d of them still "
+	   "traced by us)",
+	   trials, held, unreaped, traced);
+}
+
 /* As its parent (a wait for its pid never says ECHILD: vmscope launching
  * a command), and as the keeper is (not its parent). */
 static void test_exec_race(void)
@@ -660,6 +734,7 @@ int main(void)
 	test_leftovers_many();
 	test_tracer_exit();
 	test_killed_during_freeze();
+	test_killed_slow_main();
 	test_exec_race();
 	return tap_done();
 }
