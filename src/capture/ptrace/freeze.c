@@ -49,6 +49,46 @@ void freeze_nap(long ns)
 	(void)sigtimedwait(&chld, NULL, &ts);
 }
 
+/* Why ptrace may refuse pid for good (EPERM): its ids against ours, Yama,
+ * a root without CAP_SYS_PTRACE. false when none of them refuses; why then
+ * says what else may (an exec under way refuses the pid for a moment, a
+ * security module for good). */
+static bool eperm_lasting(pid_t pid, char *why, size_t size)
+{
+	const char *w = NULL;
+	char *b;
+	size_t n;
+
+	if (procfs_ids_refuse(pid, why, size))
+		return true;
+	if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b, &n) ==
+	    0) {
+		int scope = atoi(b);
+
+		free(b);
+		if (scope == 3)
+			w = "kernel.yama.ptrace_scope is 3: no process may be "
+			    "traced";
+		else if (scope == 2 && geteuid() != 0)
+			w = "kernel.yama.ptrace_scope is 2: only root (with "
+			    "CAP_SYS_PTRACE) may trace";
+		else if (scope == 1 && geteuid() != 0)
+			w = "kernel.yama.ptrace_scope forbids tracing "
+			    "non-children; run as root or set it to 0";
+	}
+	if (!w && geteuid() == 0 && !procthread_self_cap_ptrace())
+		w = "vmscope runs as root without CAP_SYS_PTRACE (a "
+		    "container, or a dropped capability); grant it, or run as "
+		    "the target's user";
+	snprintf(why, size, "%s",
+		 w		  ? w
+		 : geteuid() != 0 ? "run as the target's user, or as root with "
+				    "CAP_SYS_PTRACE"
+				  : "refused though vmscope runs as root with "
+				    "CAP_SYS_PTRACE (a security module?)");
+	return w != NULL;
+}
+
 static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 {
 	if (e == ESRCH)
@@ -64,38 +104,9 @@ static int seize_error(struct vms_error *err, pid_t pid, int e, int tracer)
 				     "%d (a debugger?); detach it first",
 				     (int)pid, tracer);
 	if (e == EPERM) {
-		char *b, ids[360];
-		size_t n;
-		const char *why = "run as the target's user, or as root "
-				  "with CAP_SYS_PTRACE";
+		char why[360];
 
-		if (procfs_ids_refuse(pid, ids, sizeof(ids)))
-			return vms_error_set(err, VMS_ERR_PERM, e,
-					     "not permitted to stop process %d "
-					     "with ptrace: %s",
-					     (int)pid, ids);
-
-		if (procfs_read_file("/proc/sys/kernel/yama/ptrace_scope", &b,
-				     &n) == 0) {
-			int scope = atoi(b);
-
-			free(b);
-			if (scope >= 1 && geteuid() != 0)
-				why = scope == 3
-					      ? "kernel.yama.ptrace_scope is 3: "
-						"no process may be traced"
-					      : "kernel.yama.ptrace_scope "
-						"forbids tracing non-children; "
-						"run as root or set it to 0";
-			else if (scope == 3)
-				why = "kernel.yama.ptrace_scope is 3: no "
-				      "process may be traced";
-		}
-		if (geteuid() == 0 && !procthread_self_cap_ptrace() &&
-		    strncmp(why, "kernel.yama", 11) != 0)
-			why = "vmscope runs as root without CAP_SYS_PTRACE (a "
-			      "container, or a dropped capability); grant it, "
-			      "or run as the target's user";
+		(void)eperm_lasting(pid, why, sizeof(why));
 		return vms_error_set(err, VMS_ERR_PERM, e,
 				     "not permitted to stop process %d with "
 				     "ptrace: %s",
@@ -187,15 +198,19 @@ static int seize_one(struct freeze *f, pid_t tid)
  * are short, and the other may let go. *tracer gets the last tracer seen
  * (its pid; never this process), so the message can name it even if it let
  * go meanwhile. ESRCH for a thread that has exited (a zombie). EPERM with
- * no tracer is tried again a few times too: an exec under way by a thread
- * other than the main one refuses the main thread's pid for a moment (the
- * exiting main thread is found), and "not permitted" would be a lie. */
+ * no tracer is tried again too, as long when nothing refuses the pid for
+ * good (eperm_lasting): an exec under way by a thread other than the main
+ * one refuses the main thread's pid for a moment (the exiting main thread
+ * is found), and a process that execs all the time, on a loaded machine,
+ * was refused four times in a row (10 ms apart); "not permitted" would be
+ * a lie. */
 static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 {
 	int tries;
 
 	*tracer = 0;
 	for (tries = 0; tries < 25; tries++) {
+		char why[360];
 		struct timespec ts = { 0, 10000000 };
 		int t;
 
@@ -216,7 +231,7 @@ static int seize_retry(struct freeze *f, pid_t tid, int *tracer)
 		}
 		if (t > 0)
 			*tracer = t;
-		else if (tries >= 4)
+		else if (tries >= 4 && eperm_lasting(f->pid, why, sizeof(why)))
 			break; /* nobody traces it: truly not permitted */
 		nanosleep(&ts, NULL);
 	}
