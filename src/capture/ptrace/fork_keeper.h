@@ -67,6 +67,18 @@
  * resumes at the gadget with the call's registers, which corrupts the
  * target (the keeper keeps that window to a few system calls). Run vmscope
  * outside the cgroup of a unit that may be stopped meanwhile.
+ *
+ * The same for a keeper killed between the clone's birth and its first
+ * stop (EXITKILL and RLIMIT_CORE 0 are set on it there: a clone takes its
+ * tracer's options from the thread it was cloned from, and the target's
+ * never has EXITKILL): the clone runs, on its unmapped stack, every signal
+ * blocked, so its first fault kills it at once (the target's handlers are
+ * not run), but it may dump core under the target's own RLIMIT_CORE and
+ * core_pattern (0 by default on Debian; a unit's limit under systemd). The
+ * tests that kill the keeper at that moment leave such lines in the kernel
+ * log ("segfault at 100 ... sp 0000000000000100"). Setting the limit on
+ * the target before the clone would close it, at the price of a target
+ * left with RLIMIT_CORE 0 should the keeper die in between: not done.
  */
 #ifndef VMS_FORK_KEEPER_H
 #define VMS_FORK_KEEPER_H
