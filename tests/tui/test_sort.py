@@ -10,8 +10,18 @@ rank (pane_details_sort.c): this checks those numbers give the order a
 comparison of the texts and figures themselves gives. Then again with
 VMSCOPE_SORT_PAIRS=1: every sort by (key, row) pairs, the path of keys
 too wide to pack with their rows (some 41 bits at a million rows), which
-a list this size reaches no other way.
+a list this size reaches no other way. Then with VMSCOPE_SORT_RECORDS=1:
+every key read from the regions' records, none from the keys kept small
+while nobody types (pane_details_keys.c; a sort before the first idle
+moment reads the records).
+
+Last, PSS from a snapshot file (its figures fixed, so the JSON of the same
+file is exact) with the PSS column shown: one page of the target's data
+file mapped by this test too, so that the file's PSS is not whole pages (a key the sort then reads from that region's record among
+the others kept small); largest first and S, row by row.
 """
+import json
+import mmap
 import os
 import re
 import sys
@@ -65,9 +75,52 @@ def check(tm, snap, name, key, down, what):
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
-    for env, label in (({}, ""), ({"VMSCOPE_SORT_PAIRS": "1"}, "pairs: ")):
+    for env, label in (({}, ""), ({"VMSCOPE_SORT_PAIRS": "1"}, "pairs: "),
+                       ({"VMSCOPE_SORT_RECORDS": "1"}, "records: ")):
         sorts(p, snap, env, label)
+    pss_from_file(tmp, p)
     T.kill(p)
+
+
+def pss_from_file(tmp, p):
+    data = os.path.join(tmp, "d")
+    with open(data, "rb") as f:
+        # one page: the kernel maps no neighbours of it (fault-around
+        # stops at the mapping's end)
+        m = mmap.mmap(f.fileno(), mmap.PAGESIZE, prot=mmap.PROT_READ)
+    try:
+        m[0]  # one page of the target's data file mapped twice
+        path = os.path.join(tmp, "pss.vms")
+        r = T.run_vmscope("-w", path, "-s", str(p.pid))
+    finally:
+        m.close()
+    T.ok(r.returncode == 0, "PSS: the snapshot is saved", r.stderr)
+    r = T.run_vmscope("-l", path, "-e", "json")
+    snap = json.loads(r.stdout)
+    regs = snap["regions"]
+    odd = [x for x in regs if x["pss"] % 4096]
+    T.ok(0 < len(odd) < len(regs) // 2 and
+         any(x["path"] == os.path.realpath(data) for x in odd),
+         "PSS: %d of the file's %d regions have a PSS that is not whole "
+         "pages (the data file's among them)" % (len(odd), len(regs)),
+         [(x["path"], x["pss"]) for x in odd])
+    xdg = os.path.join(tmp, "xdg")
+    os.makedirs(os.path.join(xdg, "vmscope"))
+    with open(os.path.join(xdg, "vmscope", "config"), "w") as f:
+        f.write("column pss on\n")
+    tm = D.Tmux([T.VMSCOPE, "-t", "dark", "-l", path], width=200,
+                height=60, colours=256, term="tmux-256color",
+                env={"XDG_CONFIG_HOME": xdg})
+    tm.label = "file: "
+    tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+    tm.keys("a", "Tab")
+    tm.wait_for(lambda s: "regions: all" in status(s))
+    sort_to(tm, "PSS")
+    check(tm, snap, "PSS", lambda r: r["pss"], True, "PSS largest first")
+    tm.keys("S")
+    check(tm, snap, "PSS", lambda r: r["pss"], False,
+          "PSS smallest first (S)")
+    tm.kill()
 
 
 def sorts(p, snap, env, label):

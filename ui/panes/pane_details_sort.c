@@ -509,6 +509,15 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 	uint64_t flip = down ? ~(uint64_t)0 : 0, k_and = ~(uint64_t)0, k_or = 0;
 	uint64_t last = 0, rank = 0;
 	bool in_order = true;
+	/* the regions' keys kept small (pane_details_keys.c), where made:
+	 * then no record is read but for a figure kept as KEY_RECORD; the
+	 * type from the filter's type_of where they were (not with
+	 * VMSCOPE_SORT_RECORDS) */
+	const struct details *d = det_of(u);
+	const uint32_t *ck = f >= 0 ? d->fig_key[f] : NULL;
+	const uint8_t *cp = sort == DS_COL + VMS_DCOL_PROT  ? d->perm_of
+			    : sort == DS_TYPE && d->perm_of ? d->type_of
+							    : NULL;
 	/* the line of a region's record the key is read from */
 	size_t at = f == VMS_COL_SIZE || sort == DS_ADDRESS
 			    ? offsetof(struct vms_region, start)
@@ -525,7 +534,7 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 		/* the records ahead asked for while this one is read (a
 		 * record is 176 bytes: no stride a prefetcher follows
 		 * across pages) */
-		if (i + PREFETCH_AHEAD < n &&
+		if (!ck && !cp && i + PREFETCH_AHEAD < n &&
 		    tops[i + PREFETCH_AHEAD].kind == DROW_REGION)
 			__builtin_prefetch(
 				(const char *)&s
@@ -533,7 +542,13 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 				at);
 		/* a region alone: its key straight from its record, as
 		 * sort_key_of has it */
-		uint64_t k = !g			  ? sort_key_of(u, &tops[i])
+		uint32_t c = g && ck ? ck[tops[i].idx] : DETAILS_KEY_RECORD;
+		uint64_t k = !g ? sort_key_of(u, &tops[i])
+			     : c != DETAILS_KEY_RECORD
+				     ? (uint64_t)c * DETAILS_KEY_PAGE
+			     : cp && sort == DS_TYPE
+				     ? (uint64_t)(cp[tops[i].idx] & 15)
+			     : cp		  ? perms_key(cp[tops[i].idx])
 			     : fig		  ? fig(g)
 			     : sort == DS_TYPE	  ? g->type
 			     : sort == DS_ADDRESS ? g->start

@@ -68,6 +68,12 @@ struct details {
 	size_t nallocs;
 	uint32_t *alloc_of; /* per region: its allocation */
 	uint8_t *type_of; /* per region: its type, made when a filter asks */
+	/* per region, made while nobody types (pane_details_keys.c): each
+	 * shown figure column's figure in pages (fig_key_none: a column
+	 * found not worth it), and its Prot (VMS_PERM_* bits) */
+	uint32_t *fig_key[VMS_NCOLS];
+	bool fig_key_none[VMS_NCOLS];
+	uint8_t *perm_of;
 	/* per region: its Details text's rank among the regions' texts,
 	 * made when a sort by it asks (pane_details_sort.c), kept at the
 	 * start of the scratch below (NULL when it moves) */
@@ -401,6 +407,21 @@ bool details_sort_tops(struct ui *u, const struct drow *tops,
  * and the ranks of the regions' Details texts (d->text_rank). Not with
  * --watch (each tick's snapshot frees them again). */
 void details_sort_warm(struct ui *u);
+
+/* pane_details_keys.c: the regions' sort keys kept small, so that a sort
+ * reads 4 bytes a region (a byte for Prot), not its record.
+ * details_keys_warm(), while nobody types (not under --watch): for each
+ * figure column shown that a region has, d->fig_key[col][region] = the
+ * figure / DETAILS_KEY_PAGE, or DETAILS_KEY_RECORD where it is not whole
+ * pages or does not fit (the sort reads that region's record); a column
+ * with many such is left NULL (fig_key_none); the arrays of columns no
+ * longer shown freed. d->perm_of[region] = its perms & 15. Out of memory:
+ * left NULL (sorts read the records). VMSCOPE_SORT_RECORDS=1: nothing
+ * made. details_keys_free(): all let go (details_free calls it). */
+enum { DETAILS_KEY_PAGE = 4096 };
+#define DETAILS_KEY_RECORD UINT32_MAX
+void details_keys_warm(struct ui *u);
+void details_keys_free(struct details *d);
 
 /* The radix sorts of top rows (pane_details_radix.c), stable: equal keys
  * keep the order given. details_radix_bits(v): the bits a number up to v

@@ -623,9 +623,11 @@ static void viewer_snapshot_changed(struct ui *u,
 }
 
 /* While nobody types: what a first sort of a million rows would take
- * long to make (the texts' ranks, the rows in address order). */
+ * long to make (the regions' keys, the texts' ranks, the rows in address
+ * order). */
 static void viewer_idle(struct ui *u)
 {
+	details_keys_warm(u);
 	details_sort_warm(u);
 	details_tops_warm(u);
 }
