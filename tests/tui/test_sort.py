@@ -18,7 +18,11 @@ moment reads the records).
 Last, PSS from a snapshot file (its figures fixed, so the JSON of the same
 file is exact) with the PSS column shown: one page of the target's data
 file mapped by this test too, so that the file's PSS is not whole pages (a key the sort then reads from that region's record among
-the others kept small); largest first and S, row by row.
+the others kept small); largest first and S, row by row. And the
+allocation list of that file (an image, a stack with its guard, an arena
+each one row: its figures the sums of its regions', its Prot every
+permission of them) sorted by each column both ways gives the same rows
+from the keys kept small as from the records (VMSCOPE_SORT_RECORDS=1).
 """
 import json
 import mmap
@@ -121,6 +125,45 @@ def pss_from_file(tmp, p):
     check(tm, snap, "PSS", lambda r: r["pss"], False,
           "PSS smallest first (S)")
     tm.kill()
+    allocs_same(path, xdg, len(regs))
+
+
+def allocs_same(path, xdg, nregions):
+    """The allocation list's orders, from the keys kept small and from
+    the records: {(sort, reversed): the top rows' addresses shown}."""
+    seen = []
+    for env in ({}, {"VMSCOPE_SORT_RECORDS": "1"}):
+        env = dict(env, XDG_CONFIG_HOME=xdg)
+        tm = D.Tmux([T.VMSCOPE, "-t", "dark", "-l", path], width=200,
+                    height=60, colours=256, term="tmux-256color", env=env)
+        scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+        tm.keys("Tab")
+        scr = tm.wait_for(lambda s: re.search(r"sort \S", status(s)))
+        m = re.search(r"(\d+)/(\d+)\s*$", status(scr))
+        orders = {"rows": int(m.group(2)) if m else 0}
+        for name in ("Size", "Committed", "Total WS", "Private WS", "PSS",
+                     "Prot", "Type"):
+            sort_to(tm, name)
+            scr = tm.wait_for(lambda s, n=name: re.search(
+                r"sort %s [v^]" % re.escape(n), status(s)))
+            orders[(name, False)] = addrs(scr)
+            before = status(scr)
+            tm.keys("S")
+            scr = tm.wait_for(lambda s, b=before: status(s) != b)
+            orders[(name, True)] = addrs(scr)
+        tm.kill()
+        seen.append(orders)
+    kept, records = seen
+    T.ok(0 < kept["rows"] < nregions,
+         "allocations: the list has fewer rows (%d) than the file has "
+         "regions (%d)" % (kept["rows"], nregions))
+    for k in sorted(x for x in kept if x != "rows"):
+        T.ok(len(kept[k]) >= 10 and kept[k] == records[k],
+             "allocations by %s%s: the same %d rows from the keys kept "
+             "small as from the records" % (k[0], " (S)" if k[1] else "",
+                                            len(kept[k])),
+             "kept:    %s\nrecords: %s" % ([hex(a) for a in kept[k]],
+                                           [hex(a) for a in records[k]]))
 
 
 def sorts(p, snap, env, label):

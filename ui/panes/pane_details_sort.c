@@ -495,6 +495,64 @@ static inline uint64_t perms_key(unsigned perms)
 	       (uint64_t)(perms & VMS_PERM_SHARED ? 's' : 'p') << 32;
 }
 
+/* A Prot key (perms_key's letters, or 0 for a row with none) as 5 bits
+ * in the same order: each letter against its '-' ('p' below 's'), the
+ * first most significant, above a row with none. The letters' 24 bits
+ * that differ took a sort three passes of the rows, these one. */
+static inline uint64_t perms_rank(uint64_t k)
+{
+	if (!k)
+		return 0;
+	return 16 | (uint64_t)((k >> 56) == 'r') << 3 |
+	       (uint64_t)(((k >> 48) & 0xff) == 'w') << 2 |
+	       (uint64_t)(((k >> 40) & 0xff) == 'x') << 1 |
+	       (uint64_t)(((k >> 32) & 0xff) == 's');
+}
+
+/* A top row's key from the regions' keys kept small (pane_details_keys.c:
+ * ck, a figure's; cp, perm_of or type_of), where they answer it, as
+ * sort_key_of has it: a region's, or an allocation's (the sum of its
+ * regions' figures; for Prot every permission one of its regions has,
+ * shared or private as its main, as perms_rank has it; its main's type).
+ * false: a figure kept as DETAILS_KEY_RECORD, or a row of another kind:
+ * read the records. */
+static inline bool kept_key(const struct details *d, const struct drow *r,
+			    int sort, const uint32_t *ck, const uint8_t *cp,
+			    uint64_t *k)
+{
+	uint32_t first = r->idx, n = 1, main = r->idx, j;
+	unsigned p = 0;
+
+	if (r->kind == DROW_ALLOC) {
+		first = d->allocs[r->idx].first;
+		n = d->allocs[r->idx].n;
+		main = d->allocs[r->idx].main;
+	} else if (r->kind != DROW_REGION) {
+		return false;
+	}
+	if (ck) {
+		uint64_t sum = 0;
+
+		for (j = first; j < first + n; j++) {
+			if (ck[j] == DETAILS_KEY_RECORD)
+				return false;
+			sum += ck[j];
+		}
+		*k = sum * DETAILS_KEY_PAGE;
+		return true;
+	}
+	if (sort == DS_TYPE) {
+		*k = cp[main] & 15;
+		return true;
+	}
+	for (j = first; j < first + n; j++)
+		p |= cp[j];
+	p = (p & ~(unsigned)VMS_PERM_SHARED) | (cp[main] & VMS_PERM_SHARED);
+	*k = 16 | (p & VMS_PERM_R ? 8u : 0) | (p & VMS_PERM_W ? 4u : 0) |
+	     (p & VMS_PERM_X ? 2u : 0) | (p & VMS_PERM_SHARED ? 1u : 0);
+	return true;
+}
+
 /* Each top row's key into keys[] (dense: 8 bytes a row, read once from
  * the rows' regions), inverted for a sort largest first; *and and *or of
  * them all, which say which bits differ between any two keys. */
@@ -540,22 +598,21 @@ static void gather_keys(struct ui *u, const struct drow *tops, size_t n,
 				(const char *)&s
 					->regions[tops[i + PREFETCH_AHEAD].idx] +
 				at);
-		/* a region alone: its key straight from its record, as
-		 * sort_key_of has it */
-		uint32_t c = g && ck ? ck[tops[i].idx] : DETAILS_KEY_RECORD;
-		uint64_t k = !g ? sort_key_of(u, &tops[i])
-			     : c != DETAILS_KEY_RECORD
-				     ? (uint64_t)c * DETAILS_KEY_PAGE
-			     : cp && sort == DS_TYPE
-				     ? (uint64_t)(cp[tops[i].idx] & 15)
-			     : cp		  ? perms_key(cp[tops[i].idx])
-			     : fig		  ? fig(g)
-			     : sort == DS_TYPE	  ? g->type
-			     : sort == DS_ADDRESS ? g->start
-			     : sort == DS_COL + VMS_DCOL_PROT
-				     ? perms_key(g->perms)
-				     : sort_key_of(u, &tops[i]);
+		uint64_t k;
 
+		/* else a region alone: its key straight from its record, as
+		 * sort_key_of has it */
+		if (!(ck || cp) || !kept_key(d, &tops[i], sort, ck, cp, &k)) {
+			k = !g			 ? sort_key_of(u, &tops[i])
+			    : fig		 ? fig(g)
+			    : sort == DS_TYPE	 ? g->type
+			    : sort == DS_ADDRESS ? g->start
+			    : sort == DS_COL + VMS_DCOL_PROT
+				    ? perms_key(g->perms)
+				    : sort_key_of(u, &tops[i]);
+			if (sort == DS_COL + VMS_DCOL_PROT)
+				k = perms_rank(k);
+		}
 		if (sort == DS_ADDRESS) { /* ranked below */
 			in_order = in_order && k >= last;
 			last = k;

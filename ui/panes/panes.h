@@ -70,10 +70,13 @@ struct details {
 	uint8_t *type_of; /* per region: its type, made when a filter asks */
 	/* per region, made while nobody types (pane_details_keys.c): each
 	 * shown figure column's figure in pages (fig_key_none: a column
-	 * found not worth it), and its Prot (VMS_PERM_* bits) */
+	 * found not worth it), and its Prot (VMS_PERM_* bits); all in
+	 * keys_block, made for the columns in keys_cols (a bit each) */
 	uint32_t *fig_key[VMS_NCOLS];
 	bool fig_key_none[VMS_NCOLS];
 	uint8_t *perm_of;
+	uint32_t *keys_block;
+	unsigned keys_cols;
 	/* per region: its Details text's rank among the regions' texts,
 	 * made when a sort by it asks (pane_details_sort.c), kept at the
 	 * start of the scratch below (NULL when it moves) */
@@ -414,10 +417,10 @@ void details_sort_warm(struct ui *u);
  * figure column shown that a region has, d->fig_key[col][region] = the
  * figure / DETAILS_KEY_PAGE, or DETAILS_KEY_RECORD where it is not whole
  * pages or does not fit (the sort reads that region's record); a column
- * with many such is left NULL (fig_key_none); the arrays of columns no
- * longer shown freed. d->perm_of[region] = its perms & 15. Out of memory:
- * left NULL (sorts read the records). VMSCOPE_SORT_RECORDS=1: nothing
- * made. details_keys_free(): all let go (details_free calls it). */
+ * with many such is left NULL (fig_key_none); made again when the columns
+ * shown change. d->perm_of[region] = its perms & 15. Out of memory: left
+ * NULL (sorts read the records). VMSCOPE_SORT_RECORDS=1: nothing made.
+ * details_keys_free(): all let go (details_free calls it). */
 enum { DETAILS_KEY_PAGE = 4096 };
 #define DETAILS_KEY_RECORD UINT32_MAX
 void details_keys_warm(struct ui *u);
