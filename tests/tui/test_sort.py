@@ -13,7 +13,8 @@ too wide to pack with their rows (some 41 bits at a million rows), which
 a list this size reaches no other way. Then with VMSCOPE_SORT_RECORDS=1:
 every key read from the regions' records, none from the keys kept small
 while nobody types (pane_details_keys.c; a sort before the first idle
-moment reads the records).
+moment reads the records); the other runs first wait for the viewer's
+idle work (VMSCOPE_TIMING's "idle"), so that they sort from those keys.
 
 Last, PSS from a snapshot file (its figures fixed, so the JSON of the same
 file is exact) with the PSS column shown: one page of the target's data
@@ -29,6 +30,7 @@ import mmap
 import os
 import re
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -76,12 +78,29 @@ def check(tm, snap, name, key, down, what):
                                        [hex(a) for a in want], scr))
 
 
+def idled(path, timeout=60):
+    """Whether the viewer logged a run of its idle work (VMSCOPE_TIMING
+    "idle"), polled for: the keys kept small are made there, so a sort
+    after it reads them, not the regions' records."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(path) as f:
+                if any(l.startswith("idle ") for l in f):
+                    return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    return False
+
+
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
     for env, label in (({}, ""), ({"VMSCOPE_SORT_PAIRS": "1"}, "pairs: "),
                        ({"VMSCOPE_SORT_RECORDS": "1"}, "records: ")):
-        sorts(p, snap, env, label)
+        sorts(p, snap, dict(env, VMSCOPE_TIMING=os.path.join(
+            tmp, "timing-" + label.rstrip(": "))), label)
     pss_from_file(tmp, p)
     T.kill(p)
 
@@ -112,13 +131,15 @@ def pss_from_file(tmp, p):
     os.makedirs(os.path.join(xdg, "vmscope"))
     with open(os.path.join(xdg, "vmscope", "config"), "w") as f:
         f.write("column pss on\n")
+    timing = os.path.join(tmp, "timing-file")
     tm = D.Tmux([T.VMSCOPE, "-t", "dark", "-l", path], width=200,
                 height=60, colours=256, term="tmux-256color",
-                env={"XDG_CONFIG_HOME": xdg})
+                env={"XDG_CONFIG_HOME": xdg, "VMSCOPE_TIMING": timing})
     tm.label = "file: "
     tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
     tm.keys("a", "Tab")
     tm.wait_for(lambda s: "regions: all" in status(s))
+    T.ok(idled(timing), "file: the viewer's idle work ran before the sorts")
     sort_to(tm, "PSS")
     check(tm, snap, "PSS", lambda r: r["pss"], True, "PSS largest first")
     tm.keys("S")
@@ -132,11 +153,15 @@ def allocs_same(path, xdg, nregions):
     """The allocation list's orders, from the keys kept small and from
     the records: {(sort, reversed): the top rows' addresses shown}."""
     seen = []
-    for env in ({}, {"VMSCOPE_SORT_RECORDS": "1"}):
-        env = dict(env, XDG_CONFIG_HOME=xdg)
+    for k, env in enumerate(({}, {"VMSCOPE_SORT_RECORDS": "1"})):
+        timing = "%s.timing%d" % (path, k)
+        env = dict(env, XDG_CONFIG_HOME=xdg, VMSCOPE_TIMING=timing)
         tm = D.Tmux([T.VMSCOPE, "-t", "dark", "-l", path], width=200,
                     height=60, colours=256, term="tmux-256color", env=env)
         scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
+        if k == 0:
+            T.ok(idled(timing), "allocations: the viewer's idle work ran "
+                 "before the sorts from the keys kept small")
         tm.keys("Tab")
         scr = tm.wait_for(lambda s: re.search(r"sort \S", status(s)))
         m = re.search(r"(\d+)/(\d+)\s*$", status(scr))
@@ -174,6 +199,10 @@ def sorts(p, snap, env, label):
                 re.search(r"\d+/\d+\s*$", status(s)))
     tm.keys("a", "Tab")
     tm.wait_for(lambda s: "regions: all" in status(s))
+    if "VMSCOPE_SORT_RECORDS" not in env:
+        T.ok(idled(env["VMSCOPE_TIMING"]),
+             tm.label + "the viewer's idle work ran before the sorts (the "
+             "keys kept small made)")
     T.ok(len({text(r) for r in snap["regions"]}) >= 5,
          tm.label + "the target's regions name at least 5 distinct texts")
 
