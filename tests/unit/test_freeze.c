@@ -166,7 +166,8 @@ static int reaped_within(struct family *f, int ms)
 	return 0;
 }
 
-static int tracer_of(pid_t pid)
+/* A value of /proc/PID/status (TracerPid, Threads), -1 if gone. */
+static long long status_of(pid_t pid, const char *key)
 {
 	char *b;
 	size_t n;
@@ -174,9 +175,14 @@ static int tracer_of(pid_t pid)
 
 	if (procfs_read_pid(pid, "status", &b, &n) < 0)
 		return -1;
-	v = procfs_status_value(b, n, "TracerPid");
+	v = procfs_status_value(b, n, key);
 	free(b);
-	return (int)v;
+	return v;
+}
+
+static int tracer_of(pid_t pid)
+{
+	return (int)status_of(pid, "TracerPid");
 }
 
 static void test_killed_while_frozen(void)
@@ -636,18 +642,9 @@ static void test_killed_during_freeze(void)
 	   trials, held, wrong, said);
 }
 
-/* Threads of a process in /proc/PID/status, -1 if gone. */
 static long threads_of(pid_t pid)
 {
-	char *b;
-	size_t n;
-	long long v;
-
-	if (procfs_read_pid(pid, "status", &b, &n) < 0)
-		return -1;
-	v = procfs_status_value(b, n, "Threads");
-	free(b);
-	return (long)v;
+	return (long)status_of(pid, "Threads");
 }
 
 /* hostile_target slowmain as a grandchild (the keeper's case: its zombie
