@@ -9,7 +9,10 @@ them at random.
 Each find is of a text no row has (every node looked at), typed as a
 user would: `/`, the text, Enter; the Enter key's CPU time from
 VMSCOPE_TIMING, p50 and p99, in address order and then sorted by Size,
-each p99 against the floor of a sort measured in the same run
+each p99 against the floor of a sort measured in the same run. Then,
+sorted by Size, two finds that cost more: hex digits no address has
+(each region's address is read), and a text every region has (its type's
+label: every node is a match, walked in the order shown)
 (tests/targets/sortfloor.c, as bench_tui.py prints it; issue 31's aim on
 1,000,000 regions: 1.5x). BENCH_REGIONS changes the count, BENCH_SEED
 the sizes (printed). Raises vm.max_map_count for the target when it may
@@ -54,11 +57,12 @@ def run():
 
         tm.keys_each(["Tab"], lambda: len(keyed()), 60)  # the details
 
-        def finds(tag):
+        def finds(tag, text="zq%s%d"):
             got = []
             for i in range(FINDS):
                 k0 = len(keyed())
-                keys = ["/"] + list("zq%s%d" % (tag, i)) + ["Enter"]
+                t = text % (tag, i) if "%" in text else text
+                keys = ["/"] + list(t) + ["Enter"]
                 tm.keys_each(keys, lambda: len(keyed()), 600)
                 got += [t[3] for t in keyed()[k0:] if t[1] == 13]
             return got
@@ -69,6 +73,8 @@ def run():
             raise RuntimeError("the sort by Size not reached: %s"
                                % D.status(scr))
         by_size = finds("s")
+        hex_digits = finds("", "dead%s%xbeef")
+        every = finds("", "private")  # Private Data: each region
     finally:
         tm.kill()
         T.kill(p)
@@ -76,7 +82,9 @@ def run():
     fl = sort_floor(n, 1)
     floor = fl["sort"]
     print("find (/, a text no row has), Enter's CPU time, %d regions:" % n)
-    for name, v in (("by address", by_addr), ("sorted by Size", by_size)):
+    for name, v in (("by address", by_addr), ("sorted by Size", by_size),
+                    ("sorted, hex", hex_digits),
+                    ("sorted, every", every)):
         print("  %-15s p50 %7.1f ms  p99 %7.1f ms  (n=%d)   p99 / floor "
               "%.2fx (aim <= %.1fx), / keys read and sorted %.2fx"
               % (name, statistics.median(v), pct(v, 0.99), len(v),

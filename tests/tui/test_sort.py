@@ -78,22 +78,6 @@ def check(tm, snap, name, key, down, what):
                                        [hex(a) for a in want], scr))
 
 
-def idled(path, timeout=60):
-    """Whether the viewer logged a run of its idle work (VMSCOPE_TIMING
-    "idle"), polled for: the keys kept small are made there, so a sort
-    after it reads them, not the regions' records."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with open(path) as f:
-                if any(l.startswith("idle ") for l in f):
-                    return True
-        except FileNotFoundError:
-            pass
-        time.sleep(0.02)
-    return False
-
-
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "d")])
     snap = T.vmscope_json(p.pid)
@@ -139,7 +123,7 @@ def pss_from_file(tmp, p):
     tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
     tm.keys("a", "Tab")
     tm.wait_for(lambda s: "regions: all" in status(s))
-    T.ok(idled(timing), "file: the viewer's idle work ran before the sorts")
+    T.ok(D.idled(timing), "file: the viewer's idle work ran before the sorts")
     sort_to(tm, "PSS")
     check(tm, snap, "PSS", lambda r: r["pss"], True, "PSS largest first")
     tm.keys("S")
@@ -160,7 +144,7 @@ def allocs_same(path, xdg, nregions):
                     height=60, colours=256, term="tmux-256color", env=env)
         scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
         if k == 0:
-            T.ok(idled(timing), "allocations: the viewer's idle work ran "
+            T.ok(D.idled(timing), "allocations: the viewer's idle work ran "
                  "before the sorts from the keys kept small")
         tm.keys("Tab")
         scr = tm.wait_for(lambda s: re.search(r"sort \S", status(s)))
@@ -200,7 +184,7 @@ def sorts(p, snap, env, label):
     tm.keys("a", "Tab")
     tm.wait_for(lambda s: "regions: all" in status(s))
     if "VMSCOPE_SORT_RECORDS" not in env:
-        T.ok(idled(env["VMSCOPE_TIMING"]),
+        T.ok(D.idled(env["VMSCOPE_TIMING"]),
              tm.label + "the viewer's idle work ran before the sorts (the "
              "keys kept small made)")
     T.ok(len({text(r) for r in snap["regions"]}) >= 5,

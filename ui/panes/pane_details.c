@@ -33,6 +33,7 @@ void details_free(struct details *d)
 	free(d->alloc_of);
 	free(d->type_of);
 	details_keys_free(d);
+	details_find_free(d);
 	free(d->tops);
 	free(d->addr_tops);
 	free(d->alt_tops);

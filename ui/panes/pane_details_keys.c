@@ -37,7 +37,7 @@
 
 enum { PREFETCH_RECORDS = 16 }; /* records asked for ahead of the one read */
 
-static bool from_records(void)
+bool details_keep_nothing(void)
 {
 	static int v = -1;
 
@@ -87,7 +87,7 @@ void details_keys_warm(struct ui *u)
 	int col[VMS_NCOLS], nc = 0, f, c;
 	unsigned want;
 
-	if (!s || u->watching || !s->nregions || from_records())
+	if (!s || u->watching || !s->nregions || details_keep_nothing())
 		return;
 	want = wanted(u, d);
 	if (d->keys_block && want == d->keys_cols)

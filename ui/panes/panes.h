@@ -77,6 +77,13 @@ struct details {
 	uint8_t *perm_of;
 	uint32_t *keys_block;
 	unsigned keys_cols;
+	/* per region, made while nobody types (pane_find_classes.c): its
+	 * class for find, an index into find_classes (or
+	 * FIND_CLASS_RECORD) */
+	uint16_t *find_cls;
+	struct find_class *find_classes;
+	size_t nfind_classes;
+	bool find_cls_tried; /* made, or tried and out of memory */
 	/* per region: its Details text's rank among the regions' texts,
 	 * made when a sort by it asks (pane_details_sort.c), kept at the
 	 * start of the scratch below (NULL when it moves) */
@@ -425,6 +432,28 @@ enum { DETAILS_KEY_PAGE = 4096 };
 #define DETAILS_KEY_RECORD UINT32_MAX
 void details_keys_warm(struct ui *u);
 void details_keys_free(struct details *d);
+
+/* Whether VMSCOPE_SORT_RECORDS=1 asks that nothing be kept small: every
+ * sort and find reads the regions' records (the tests' way there). */
+bool details_keep_nothing(void);
+
+/* pane_find_classes.c: what find matches of a region kept small.
+ * details_find_warm(), while nobody types (not under --watch, not with
+ * details_keep_nothing()): d->find_cls[region], an index into
+ * d->find_classes, the distinct (path, detail, type, whether it has
+ * children) of the regions (compared by the texts' addresses), at most
+ * FIND_CLASSES_MAX of them; a region past those is FIND_CLASS_RECORD
+ * (find reads its record). Out of memory: left NULL (find reads every
+ * record). details_find_free(): let go (details_free calls it). */
+struct find_class {
+	const char *path, *detail;
+	uint8_t type;
+	bool kids; /* the region has children */
+};
+#define FIND_CLASS_RECORD UINT16_MAX
+enum { FIND_CLASSES_MAX = UINT16_MAX };
+void details_find_warm(struct ui *u);
+void details_find_free(struct details *d);
 
 /* The radix sorts of top rows (pane_details_radix.c), stable: equal keys
  * keep the order given. details_radix_bits(v): the bits a number up to v

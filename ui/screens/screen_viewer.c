@@ -630,6 +630,7 @@ static void viewer_idle(struct ui *u)
 	details_keys_warm(u);
 	details_sort_warm(u);
 	details_tops_warm(u);
+	details_find_warm(u);
 }
 
 const struct ui_screen screen_viewer = {

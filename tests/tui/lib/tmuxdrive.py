@@ -282,6 +282,23 @@ def ready(scr):
                                                     status(scr))
 
 
+def idled(path, timeout=60):
+    """Whether the viewer logged a run of its idle work (VMSCOPE_TIMING
+    "idle" in the file at path), polled for: what is kept small (the
+    sort's keys, find's classes) is made there, so a key after it reads
+    that, not the regions' records."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(path) as f:
+                if any(ln.startswith("idle ") for ln in f):
+                    return True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    return False
+
+
 def bottom(scr, n=4):
     """The last n lines joined by single spaces, each stripped: a message
     or prompt wrapped over the lines above the status line, read whole
