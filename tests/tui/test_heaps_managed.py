@@ -80,7 +80,8 @@ def shown(scr):
 def open_jvm(tm, what):
     """H, b, the glibc rows closed, the cursor on the jvm heap, opened."""
     tm.keys("H")
-    tm.wait_for("managed heaps:")
+    # (its title; "managed heaps:" is below 24 lines of glibc arenas)
+    tm.wait_for(lambda s: s.startswith(" Heaps "))
     tm.expect("%s: b shows exact bytes" % what, "(bytes)", "b")
     tm.keys("Home", "Left")
     scr = ""
@@ -176,6 +177,26 @@ def narrow(path):
     tm.kill()
 
 
+def narrow_jvm(path, w):
+    """At 80x24, in K, each part's capacity as jstat shows it (G1's empty
+    survivor space: capacity 8 bytes, shown 0 K, not 8 B)."""
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=80, height=24)
+    tm.wait_for("Total", timeout=60)
+    open_jvm(tm, "80x24 -l")
+    tm.keys("b")
+    scr = tm.wait_for(lambda s: "(bytes)" not in s)
+    for name, cap, _, _ in (w[1] if w else []):
+        ln = next((l for l in scr.splitlines()
+                   if re.match(r"^\s+%s\s{2,}" % re.escape(name), l)), "")
+        text = "0 K" if cap is not None and cap < 1024 else \
+            D.size_text(cap) if cap is not None else "-"
+        T.ok(re.match(r"^\s+%s\s+%s\s" % (re.escape(name),
+                                          re.escape(text)), ln),
+             "80x24 -l: in K, part %s's capacity as jstat shows it, %s "
+             "(%s bytes)" % (name, text, cap), scr)
+    tm.kill()
+
+
 def main():
     D.require_tmux("managed heaps in tmux")
     cpython_file()
@@ -246,6 +267,7 @@ def main():
                  "-l: H on the heap's region opens the heaps screen on it, "
                  "open", scr)
             tm.kill()
+            narrow_jvm(path, w)
             T.ok(w is not None and (heap, parts) == w and len(parts) == 6,
                  "-l: the saved file shows the same heap and parts as its "
                  "own export (the jvm step's record put back)",

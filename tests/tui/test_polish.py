@@ -173,6 +173,45 @@ def one_size(p, snap, w, h, env, args, what):
     return tm
 
 
+def partial_in_header(pid, w, h):
+    """A busy target's stack pointer is unknown without a freeze, which
+    the header says beside the time: whole, or cut where it says where
+    the rest is (! shows it whole), or where there is no room for a cut
+    worth reading, only that it is partial and where to look; the
+    notes' count is on screen in every case."""
+    what = "%dx%d" % (w, h)
+    tm = D.Tmux([T.VMSCOPE, str(pid)], width=w, height=h)
+    scr = tm.wait_for(lambda s: "pss, not frozen" in s and
+                      re.search(r"\d+/\d+\s*$", status(s)))
+    line = next((ln for ln in scr.splitlines()
+                 if "pss, not frozen" in ln), "")
+    T.ok(re.search(r"Taken \d{4}-", line) and
+         re.search(r"! \d+ notes?", scr),
+         "%s: the time in the header, and the notes' count" % what, scr)
+    more = "... (! shows it)"
+    shown = line[line.index("partial: ") + 9:].rstrip() \
+        if "partial: " in line else ""
+    cut = shown.endswith(more)
+    prefix = " ".join((shown[:-len(more)] if cut else shown).split())
+    scr = tm.expect("the notes open (!)", "vmscope notes:", "!")
+    whole = " ".join(" ".join(scr.splitlines()).split())
+    if shown:
+        T.ok(prefix and prefix in whole and
+             (cut or len(line.rstrip()) < w),
+             "%s: a warning too long for the header ends '%s'; the notes "
+             "have it whole (cut: %s)" % (what, more, cut),
+             "%s\n%s" % (line, whole))
+    else:
+        T.ok(re.search(r"partial \(!( shows it)?\)\s*$", line) or
+             len(line.rstrip()) > w - 11,
+             "%s: no room for a cut worth reading: 'partial (! shows "
+             "it)' or 'partial (!)', or nothing where that does not fit"
+             % what, line)
+    T.ok("partial" in whole.lower() or "stack" in whole.lower(),
+         "%s: the notes say what is partial" % what, whole[:300])
+    tm.kill()
+
+
 def run(tmp):
     p, _ = T.start([T.target("everykind"), os.path.join(tmp, "data")])
     snap = T.vmscope_json(p.pid)
@@ -214,25 +253,8 @@ def run(tmp):
     # unknown without a freeze, which the header says
     spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        tm = D.Tmux([T.VMSCOPE, str(spin.pid)], width=120, height=40)
-        scr = tm.wait_for(lambda s: "partial:" in s and "Sampler pss" in s)
-        line = next((l for l in scr.splitlines() if "Sampler" in l), "")
-        T.ok("partial:" in line and re.search(r"Taken \d{4}-", line),
-             "a warning in the header keeps the time beside it", line)
-        # too long for the line: cut where it says where the rest is;
-        # ! shows it whole
-        shown = line[line.index("partial: ") + 9:].rstrip() \
-            if "partial: " in line else ""
-        more = "... (! shows it)"
-        cut = shown.endswith(more)
-        prefix = " ".join((shown[:-len(more)] if cut else shown).split())
-        scr = tm.expect("the notes open (!)", "vmscope notes:", "!")
-        whole = " ".join(" ".join(scr.splitlines()).split())
-        T.ok(prefix and prefix in whole and
-             (cut or len(line.rstrip()) < 120),
-             "a warning too long for the header ends '%s'; the notes have "
-             "it whole (cut: %s)" % (more, cut), "%s\n%s" % (line, whole))
-        tm.kill()
+        for w, h in ((80, 24), (80, 40), (120, 40), (200, 60)):
+            partial_in_header(spin.pid, w, h)
     finally:
         spin.kill()
         spin.wait()

@@ -145,26 +145,37 @@ def fork(p, tmp):
     tm.kill()
 
 
-def from_file(tmp, path):
-    """A snapshot opened with -l saves again, and loads the same."""
-    again = os.path.join(tmp, "again.vms")
-    tm = D.Tmux([T.VMSCOPE, "-l", path], width=120, height=40)
+def from_file(tmp, path, w, h):
+    """A snapshot opened with -l says so in the header, with the time it
+    was taken (at 80x24 on the one line of the short header, where the
+    file's name gives way to it), saves again, and loads the same."""
+    what = "%dx%d" % (w, h)
+    again = os.path.join(tmp, "again-%s.vms" % what)
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=w, height=h)
     scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)))
-    T.ok(scr.splitlines()[0].startswith(
-        " vmscope  file %s  " % os.path.basename(path)) and
-         "Taken 20" in scr.splitlines()[1],
-         "a snapshot opened with -l: the header names its file, the time "
-         "it was taken beside", scr.splitlines()[:2])
+    lines = scr.splitlines()
+    taken = re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[0])
+    if h < 40:  # the short header: "NAME: comm  pid N ... TIME"
+        head = lines[0][1:lines[0].index(":")] if ":" in lines[0] else ""
+        named = head and os.path.basename(path).startswith(head) and \
+            taken and taken.start() > lines[0].index(":")
+    else:
+        named = lines[0].startswith(
+            " vmscope  file %s  " % os.path.basename(path)) and \
+            "Taken 20" in lines[1]
+    T.ok(named, "%s: a snapshot opened with -l: the header names its "
+         "file, the time it was taken beside" % what, lines[:2])
     tm.keys("w")
     tm.wait_for(lambda s: "Save to: " in status(s))
     tm.keys("C-u").text(again).keys("Enter")
-    scr = tm.wait_for(lambda s: "saved " in status(s))
+    # (wrapped over the lines above the status line at 80 columns)
+    scr = tm.wait_for(lambda s: "saved " in D.bottom(s))
     a, _ = loaded(path)
     b, why = loaded(again)
     T.ok(a and b and a["regions"] == b["regions"] and
          a["totals"] == b["totals"],
-         "a snapshot opened with -l saves to a file that loads the same",
-         "%s %s" % (status(scr), why))
+         "%s: a snapshot opened with -l saves to a file that loads the "
+         "same" % what, "%s %s" % (D.bottom(scr), why))
     tm.kill()
 
 
@@ -173,7 +184,8 @@ def run(tmp):
     path = one(p, tmp, 200, 60)
     one(p, tmp, 80, 24)
     fork(p, tmp)
-    from_file(tmp, path)
+    for w, h in ((80, 24), (120, 40), (200, 60)):
+        from_file(tmp, path, w, h)
     T.kill(p)
 
 

@@ -168,13 +168,14 @@ def one(p, snap, w, h):
     tm.kill()
 
 
-def kept(p, tmp):
+def kept(p, tmp, w, h):
     """The setup keeps the sort: a change of columns leaves it, and the
     settings file it writes has it, so the next start opens in it."""
-    xdg = os.path.join(tmp, "xdg")
+    what = "%dx%d: " % (w, h)
+    xdg = os.path.join(tmp, "xdg-%dx%d" % (w, h))
     env = {"XDG_CONFIG_HOME": xdg}
     conf = os.path.join(xdg, "vmscope", "config")
-    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=120, height=40, env=env)
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h, env=env)
     scr = tm.wait_for(lambda s: "pss, not frozen" in s and
                       re.search(r"\d+/\d+\s*$", status(s)), timeout=120)
     y, head = heading(scr)
@@ -189,19 +190,22 @@ def kept(p, tmp):
     tm.wait_for("columns saved")
     tm.keys("Escape")
     scr = tm.wait_for(lambda s: "Address" in s and "sort " in status(s))
-    T.ok("sort Committed ^" in status(scr) and not re.search(r"  WS\b", heading(scr)[1]),
-         "a column hidden in the setup: the sort stays", status(scr))
+    T.ok("sort Committed ^" in status(scr) and
+         not re.search(r"  WS\b", heading(scr)[1]),
+         what + "a column hidden in the setup: the sort stays",
+         status(scr))
     text = open(conf).read() if os.path.exists(conf) else ""
     T.ok(re.search(r"^sort all committed reversed$", text, re.M) and
          re.search(r"^column ws off$", text, re.M),
-         "the settings file keeps the columns and the sort", text)
+         what + "the settings file keeps the columns and the sort", text)
     tm.keys("q")
     tm.kill()
-    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=120, height=40, env=env)
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h, env=env)
     scr = tm.wait_for(lambda s: "pss, not frozen" in s and
                       re.search(r"\d+/\d+\s*$", status(s)), timeout=120)
     T.ok("sort Committed ^" in status(scr),
-         "the next start opens in the sort the file keeps", status(scr))
+         what + "the next start opens in the sort the file keeps",
+         status(scr))
     tm.kill()
 
 
@@ -210,7 +214,8 @@ def run(tmp):
     snap = T.vmscope_json(p.pid)
     one(p, snap, 200, 60)
     one(p, snap, 80, 24)
-    kept(p, tmp)
+    for w, h in ((80, 24), (200, 60)):
+        kept(p, tmp, w, h)
     T.kill(p)
 
 

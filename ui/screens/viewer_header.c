@@ -120,21 +120,44 @@ static void draw_header(struct ui *u, bool compact)
 
 	if (u->snap_file && !vms_snapshot_refreshable(s))
 		file = file ? file + 1 : u->snap_file;
+	export_taken_at(s, when, sizeof(when));
 	if (compact) {
-		snprintf(buf, sizeof(buf), " %s%s%s  pid %d", file ? file : "",
-			 file ? ": " : "", s->proc.name ? s->proc.name : "?",
-			 (int)s->proc.pid);
-		put_blank(0, 0, COLS, n);
-		x = put_str(0, 0, text_cols(buf), theme_attr(EL_TITLE), buf,
-			    0) +
-		    2;
-		/* the notes' count first: ! shows them */
+		char nb[32] = "";
+		int w;
+
 		nn = viewer_notes(u, &notes);
-		if (nn) {
-			snprintf(buf, sizeof(buf), "! %zu note%s", nn,
+		if (nn)
+			snprintf(nb, sizeof(nb), "! %zu note%s", nn,
 				 nn == 1 ? "" : "s");
-			x = field(y, x, 0, theme_attr(EL_ERROR) | A_BOLD, buf) +
+		snprintf(buf, sizeof(buf), "%s  pid %d",
+			 s->proc.name ? s->proc.name : "?", (int)s->proc.pid);
+		put_blank(0, 0, COLS, n);
+		x = 1;
+		if (file) {
+			/* its name cut to leave room for the name and pid,
+			 * the notes' count and the time it was taken (the
+			 * gaps: field()'s) */
+			w = COLS - (int)strlen(when) - 2 -
+			    (nn ? (int)strlen(nb) + 2 : 0) - 1 -
+			    text_cols(buf) - 2;
+			if (w > 0)
+				x += put_str(0, x, w, theme_attr(EL_TITLE),
+					     file, 0);
+			x += put_str(0, x, 2, theme_attr(EL_TITLE), ": ", 0);
+		}
+		x += put_str(0, x, COLS - x, theme_attr(EL_TITLE), buf, 0) + 2;
+		/* the notes' count first: ! shows them */
+		if (nn)
+			x = field(y, x, 0, theme_attr(EL_ERROR) | A_BOLD, nb) +
 			    1;
+		/* then a file's time, what tells it from a live one (the
+		 * label where it fits) */
+		if (file) {
+			int at = x;
+
+			x = label_field(y, x, "Taken", n, when);
+			if (x == at)
+				x = field(y, x, 0, n, when) + 1;
 		}
 	} else {
 		put_fmt(0, 0, COLS, theme_attr(EL_TITLE),
@@ -145,7 +168,6 @@ static void draw_header(struct ui *u, bool compact)
 		put_blank(1, 0, COLS, n);
 		x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
 	}
-	export_taken_at(s, when, sizeof(when));
 	if (s->cap.frozen)
 		snprintf(buf, sizeof(buf), "%s, frozen %llu us", s->cap.backend,
 			 (unsigned long long)s->cap.frozen_us);
@@ -154,7 +176,8 @@ static void draw_header(struct ui *u, bool compact)
 	x = field(y, x, compact ? 0 : 27, n, buf);
 	/* the time stays; a warning takes what is left after it, before
 	 * the counts */
-	x = label_field(y, x + compact, "Taken", n, when);
+	if (!(compact && file))
+		x = label_field(y, x + compact, "Taken", n, when);
 	if (s->cap.partial) {
 		static const char more[] = "... (! shows it)";
 		int room = COLS - x;
@@ -170,7 +193,13 @@ static void draw_header(struct ui *u, bool compact)
 				more, 1);
 			return;
 		}
-		put_str(y, x, COLS - x, theme_attr(EL_ERROR), buf, 1);
+		/* else whole, or where it is (no fragment a word long) */
+		if (text_cols(buf) > room)
+			snprintf(buf, sizeof(buf), "partial (! shows it)");
+		if (text_cols(buf) > room)
+			snprintf(buf, sizeof(buf), "partial (!)");
+		if (text_cols(buf) <= room)
+			put_str(y, x, room, theme_attr(EL_ERROR), buf, 1);
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%zu", s->nregions);
