@@ -81,11 +81,10 @@ static bool region_matches(struct matcher *m, const struct vms_region *g)
 	return m->hex && hex_matches(m, g->start);
 }
 
-/* What a first pass over every region found (region_hits): for each
+/* What a first pass over every region found (first_pass): for each
  * region (a bit by its index), whether it matches (region_matches),
  * whether one of its children does, and those children, in address and
- * child order; and for each allocation, whether any of its regions or
- * their children does. The pass in the order shown then walks only the
+ * child order; and for each allocation, how many of its nodes match. The pass in the order shown then walks only the
  * top rows that hold a match (and the cursor's), where walking every
  * node of a million read each one's record, at random when sorted
  * (bench_find.py: 124 ms a find sorted by Size, 2026-11-29; 23 with the
@@ -241,8 +240,9 @@ static bool first_pass(const struct ui *u, struct matcher *m, struct hits *h)
 	ch = NULL;
 	/* the allocations' matches: from the regions that hold one, in
 	 * address order, as their allocations are */
-	if (!d->alloc_of)
-		return true; /* counted from each allocation's regions */
+	if (!d->alloc_of || d->by_region)
+		return true; /* counted from each allocation's regions; or
+			      * no allocation rows */
 	h->alloc_n = calloc(d->nallocs + 1, sizeof(*h->alloc_n));
 	if (!h->alloc_n)
 		goto fail;
