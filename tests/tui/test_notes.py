@@ -9,8 +9,13 @@ opens every note in full, wrapped, the v8 one word for word; a click on
 the ! beside the row, or ! with the cursor on it, opens the notes on
 that note (marked "<"). Esc goes back to the viewer. A target with no
 note (the JSON's capture has none) shows no notes line, and ! says so.
+A snapshot file whose smaps_rollup says 8 K more Rss than its regions
+(everykind saved frozen, its rollup then changed: tests/fixtures/
+mksnap.py) has the kernel's note counted in the header and shown by !
+as the export's rollup_check says it, at 80x24 and 200x60.
 Skips without node (scripts/deps.sh installs it).
 """
+import json
 import os
 import re
 import shutil
@@ -20,6 +25,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
+
+sys.path.insert(0, os.path.join(T.ROOT, "tests", "fixtures"))
+import mksnap as M  # noqa: E402
 
 JS = os.path.join(T.ROOT, "tests", "targets", "v8heap.js")
 NOTE = re.compile(r"! (\d+) notes?(?: \(!|  )")
@@ -156,6 +164,53 @@ def quiet_case(tmp, w, h):
     T.kill(p)
 
 
+def rollup_off(tmp):
+    """A snapshot file of everykind (frozen: its regions add up to
+    smaps_rollup) whose rollup then says 8 K more Rss than its regions,
+    as a capture that raced a change would; and its export's
+    rollup_check. None if the file is not that."""
+    p, _ = T.start([T.target("everykind"), os.path.join(tmp, "k")])
+    path = os.path.join(tmp, "rollup-off.vms")
+    r = T.run_vmscope("-F", "-w", os.path.join(tmp, "k.vms"), p.pid)
+    T.kill(p)
+    if not T.ok(r.returncode == 0, "-F -w saves everykind", r.stderr):
+        return None, None
+
+    def edit(meta):
+        m = json.loads(meta)
+        m["rollup"]["rss"] += 8192
+        return json.dumps(m).encode()
+    with open(os.path.join(tmp, "k.vms"), "rb") as f:
+        secs = M.stored(M.sections(f.read()))
+    with open(path, "wb") as f:
+        f.write(M.build(M.with_meta(secs, edit)))
+    r = T.run_vmscope("-l", path, "-e", "json")
+    check = json.loads(r.stdout)["capture"].get("rollup_check", "") \
+        if r.returncode == 0 else ""
+    T.ok("smaps_rollup" in check and not check.startswith("agrees"),
+         "the file's rollup 8 K over its regions: the export says they "
+         "differ", check or r.stderr)
+    return path, check
+
+
+def kernel_case(path, check, w, h):
+    """The regions not adding up to the kernel's smaps_rollup: the header
+    counts the note, and ! shows it as the export says it."""
+    what = "%dx%d" % (w, h)
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=w, height=h)
+    scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$",
+                                          s.rstrip().splitlines()[-1]),
+                      timeout=60)
+    T.ok(NOTE.search(scr), "%s: smaps_rollup against the regions: the "
+         "header's notes count" % what, scr)
+    scr = tm.expect("%s: ! opens the notes" % what, "vmscope notes:", "!")
+    text = notes_text(scr)
+    T.ok(words(check) in text,
+         "%s: the notes say the regions and smaps_rollup differ, as the "
+         "export: %s" % (what, check), scr)
+    tm.kill()
+
+
 def led_note(scr):
     """The note the notes screen was opened on (its heading marked "<"):
     (from, touches, its text with the wrap undone), or None."""
@@ -268,6 +323,10 @@ def heap_case(tmp, w, h):
 
 
 def run(tmp):
+    path, check = rollup_off(tmp)
+    if path:
+        kernel_case(path, check, 80, 24)
+        kernel_case(path, check, 200, 60)
     quiet_case(tmp, 120, 40)
     quiet_case(tmp, 80, 24)
     heap_case(tmp, 80, 24)
