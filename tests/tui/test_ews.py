@@ -19,8 +19,11 @@ regions, every other one writable): the writable ones of every call are
 paged out.
 
 Refused with the reason, nothing asked: on a saved snapshot (-l FILE);
-and without permission: vmscope as nobody over nobody's target (ptrace
-access, no CAP_SYS_NICE) is told EPERM, and the status line says so.
+without permission: vmscope as nobody over nobody's target (ptrace
+access, no CAP_SYS_NICE) is told EPERM, and the status line says so; and
+on a kernel without process_madvise (Linux 5.10) or pidfd_open (5.3):
+vmscope run under a seccomp filter that answers the call ENOSYS, as such
+a kernel does (tests/targets/nosys.c), says which and since when.
 Skips where the kernel lacks process_madvise or vmscope may not use it
 (the status line's refusal says which).
 """
@@ -241,6 +244,30 @@ def unprivileged(tmp):
     T.kill(p)
 
 
+def kernel_lacks(p, call, w, h):
+    """On a kernel without the call Empty Working Set needs (seccomp
+    answers it ENOSYS, as such a kernel does: tests/targets/nosys.c): y
+    is refused with the reason, the kernel version that has it, and
+    nothing is paged out."""
+    what = "%dx%d, no %s" % (w, h, call)
+    since = {"process_madvise": "Linux 5.10", "pidfd_open": "Linux 5.3"}
+    file0 = region_rss(p.pid, p.f["file"])
+    tm = D.Tmux([T.target("nosys"), call, T.VMSCOPE, str(p.pid)],
+                width=w, height=h)
+    tm.wait_for(ready, timeout=120)
+    tm.keys("E")
+    tm.wait_for(lambda s: "Empty Working Set of pid" in status(s))
+    scr = tm.expect("%s: y is refused" % what,
+                    lambda s: "refused" in status(s), "y")
+    want = "this kernel has no %s (%s): nothing paged out" % (call,
+                                                             since[call])
+    T.ok(want in status(scr), "%s: the reason, whole: %s" % (what, want),
+         status(scr))
+    T.ok(region_rss(p.pid, p.f["file"]) == file0,
+         "%s: nothing paged out (the file region's Rss as before)" % what)
+    tm.kill()
+
+
 def run(tmp):
     p, line = T.start([T.target("pageout"), tmp, str(MIB)])
     p.f = T.ready_fields(line)
@@ -249,6 +276,8 @@ def run(tmp):
         one(p, p.f, 200, 60)
     touch_again(p)
     saved(p, tmp)
+    kernel_lacks(p, "process_madvise", 80, 24)
+    kernel_lacks(p, "pidfd_open", 200, 60)
     T.kill(p)
     batched(tmp)
     unprivileged(tmp)
