@@ -5,7 +5,9 @@ row), on the changer target: between two snapshots it grows one
 region in place (8 to 16 MiB), shrinks another (16 to 4 MiB), unmaps a
 third, makes a fourth read-only, drops half the pages of a fifth (its
 size and committed bytes the same: not a change of the region) and maps
-a new one (12 MiB).
+a new one (12 MiB); a thread's malloc arena grows its heap by 1 MiB in
+place (an allocation of two regions, the heap and what it keeps
+reserved: the same size, more committed).
 
 After r, each row of the details that changed says how before its
 Details, by the kernel's sizes (/proc/PID/maps, before and after): the
@@ -20,7 +22,9 @@ grown region's Size its growth, the new one's all of it, the removed
 one's all of it gone, the one with half its pages dropped (the same
 size and committed bytes: no change) its WS only, the Total row's Size
 the kernel's (the sizes of its maps, before and after); D again, the
-figures.
+figures. The Heap rows (a click on its summary row): the arena's
+allocation row says "[grown +N]", N its committed bytes' growth as the
+JSON export has them before and after (glibc's account of the heap).
 
 Against a snapshot marked A in the timeline (at 80x24 and 200x60): the
 target changes, r, r again (nothing changed since the one before: no
@@ -81,6 +85,17 @@ def summary_row(scr, label):
     return None
 
 
+def arena_committed(pid, arena):
+    """The committed bytes of the regions of the arena whose heap is
+    arena (a maps entry), as the JSON export has them: the heap and what
+    it keeps reserved, 64 MiB from its start."""
+    if not arena:
+        return 0
+    lo, hi = arena["start"], arena["start"] + (64 << 20)
+    return sum(r["committed"] for r in T.vmscope_json(pid)["regions"]
+               if lo <= int(r["start"], 16) < hi)
+
+
 def mark_of(d):
     return "+" if d > 0 else "-" if d < 0 else "~"
 
@@ -93,6 +108,9 @@ def one(w, h):
               for k in ("grow", "shrink", "keep", "gone")}
     total_before = sum(m["end"] - m["start"] for m in T.maps(p.pid))
     ws_before = {"keep": rss_of(p.pid, f["keep"])}
+    arena = next((m for m in T.maps(p.pid)
+                  if m["start"] <= f["tarena"] < m["end"]), None)
+    arena0 = arena_committed(p.pid, arena)
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h)
     scr = tm.wait_for(ready, timeout=120)
     # the Private Data rows only (a click on the summary's row): they fit
@@ -205,6 +223,22 @@ def one(w, h):
                             % re.escape(D.size_text(after["grow"])), grow),
          "%s: D again: the grown region's Size, %s" %
          (what, D.size_text(after["grow"])), grow)
+    # an allocation of two regions: the thread's arena, its heap grown in
+    # place into what it keeps reserved (the same size in all; its
+    # committed bytes glibc's own account of the heap, heap_info's size,
+    # as the export has them)
+    grown = arena_committed(p.pid, arena) - arena0 if arena else 0
+    y = next(i for i, ln in enumerate(scr.splitlines())
+             if ln.startswith(" Heap "))
+    tm.click(3, y)
+    scr = tm.wait_for(lambda s: "Heap |" in status(s))
+    row = row_at(scr, arena["start"]) if arena else None
+    want = "[grown %s]" % delta_text(grown)
+    T.ok(grown > 0 and row and row.startswith("+ ") and " Heap " in row and
+         want in row,
+         "%s: the thread's arena, an allocation of two regions (its heap "
+         "and what it keeps reserved), says %s (the export's committed "
+         "bytes of its regions: %d more)" % (what, want, grown), row)
     tm.kill()
     T.kill(p)
 

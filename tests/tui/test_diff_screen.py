@@ -2,12 +2,15 @@
 """The diff screen as the viewer lists memory (issue 31 item 3), at
 200x60 and 80x24, on the changer target (between two snapshots it grows
 one region in place, shrinks one, unmaps one, makes one read-only and
-maps a new one): r, then T and Enter compare the two.
+maps a new one; a thread's arena grows its heap in place): r, then T
+and Enter compare the two.
 
 Its rows are allocations, as the viewer's: with every row shown (c) the
 target's own image is one row, however many mappings the kernel has for
 it; a (regions) lists one row per group of regions the diff matched, so
-the image has a row per mapping. The columns are labelled: each figure's
+the image has a row per mapping; the thread's stack with its guard is
+one row (the same), its arena with what it keeps reserved one row
+(grown). The columns are labelled: each figure's
 name (Committed; at 200 columns Total WS, Private and Size too) over its
 three columns, A, B and change, and Details last. The grown region's row
 says grown and its Committed change is the kernel's (/proc/PID/maps,
@@ -43,6 +46,42 @@ def rows(scr):
     return [ln for ln in scr.splitlines() if ROW.match(ln)]
 
 
+def all_rows(tm):
+    """Every row of the list, paged through from the first (PgDn until
+    the screen stays), in order."""
+    tm.keys("Home")
+    scr = tm.wait_for(lambda s: rows(s))
+    got = rows(scr)
+    for _ in range(200):
+        tm.keys("NPage")
+        scr2 = tm.wait_for(lambda s, b=scr: s != b, timeout=2)
+        if scr2 == scr:
+            break
+        scr = scr2
+        got += [ln for ln in rows(scr) if ln not in got]
+    return got
+
+
+def two_region(p, f):
+    """The thread's stack (its guard below it) and its arena (the heap
+    and what it keeps reserved above it), from the kernel's maps: the
+    first region's start and the second's, each."""
+    maps = T.maps(p.pid)
+    out = {}
+    for key, lower in (("tstack", True), ("tarena", False)):
+        i = next((k for k, m in enumerate(maps)
+                  if m["start"] <= f[key] < m["end"]), None)
+        if i is None:
+            continue
+        j = i - 1 if lower else i + 1
+        if 0 <= j < len(maps) and maps[j]["perms"].startswith("---") and \
+                (maps[j]["end"] == maps[i]["start"] if lower else
+                 maps[i]["end"] == maps[j]["start"]):
+            pair = (maps[j], maps[i]) if lower else (maps[i], maps[j])
+            out[key] = ["%016x" % m["start"] for m in pair]
+    return out
+
+
 def one(w, h):
     what = "%dx%d" % (w, h)
     p, line = T.start([T.target("changer")])
@@ -51,6 +90,7 @@ def one(w, h):
     image = [m for m in T.maps(p.pid) if m["path"] == exe]
     grow0 = next(m["end"] - m["start"] for m in T.maps(p.pid)
                  if m["start"] == f["grow"])
+    pairs = two_region(p, f)
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h,
                 env={"NO_COLOR": "1"})
     tm.wait_for(ready, timeout=120)
@@ -99,6 +139,20 @@ def one(w, h):
     T.ok(len(image) >= 2 and len(mine) == 1 and " same " in mine[0],
          "%s: the target's image (%d mappings) is one row, the same" %
          (what, len(image)), "\n".join(mine))
+    # the thread's stack with its guard (the same), and its arena with
+    # what it keeps reserved (its heap grown in place): one row each too
+    every = all_rows(tm)
+    for key, kind, how in (("tstack", "Stack", "same"),
+                           ("tarena", "Heap", "grown")):
+        pair = pairs.get(key)
+        at = [ln for ln in every if pair and ROW.match(ln).group(3) in pair]
+        T.ok(pair and len(at) == 1 and ROW.match(at[0]).group(3) == pair[0]
+             and ROW.match(at[0]).group(2) == how and
+             " %s " % kind in at[0],
+             "%s: the thread's %s and the region beside it (maps: %s) are "
+             "one row, %s" % (what, kind.lower(), pair, how),
+             "\n".join(at))
+    scr = tm.keys("Home").wait_for(lambda s: rows(s))
     # its regions, A's and B's, one per mapping, the protection under
     # Details
     at = rows(scr).index(mine[0]) if mine else 0
