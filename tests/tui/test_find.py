@@ -50,23 +50,6 @@ def selected(tm):
     return ""
 
 
-def expected(snap, needle):
-    """How many nodes hold needle: regions (path, detail, type, address)
-    and every child of every region, as the viewer searches them."""
-    labels = {"image": "Image", "mapped_file": "Mapped File",
-              "shareable": "Shareable", "heap": "Heap",
-              "managed_heap": "Managed Heap", "stack": "Stack",
-              "private_data": "Private Data"}
-    n = 0
-    nl = needle.lower()
-    for r in snap["regions"]:
-        hay = [r.get("path") or "", r.get("detail") or "",
-               labels[r["type"]], "%016x" % int(r["start"], 16)]
-        n += any(nl in h.lower() for h in hay)
-        n += sum(nl in c["name"].lower() for c in r.get("children", []))
-    return n
-
-
 def one_size(p, ready_line, snap, w, h, env, args, what, sel):
     SEL[0] = sel
     tm = D.Tmux([T.VMSCOPE] + args + [str(p.pid)], width=w, height=h,
@@ -80,7 +63,7 @@ def one_size(p, ready_line, snap, w, h, env, args, what, sel):
          scr)
     T.ok(re.search(r"^- .*Image", scr, re.M),
          "%s: the image above it is opened ('-')" % what, scr)
-    want = expected(snap, ".text")
+    want = D.find_count(snap, ".text")
     T.ok(total == want and n == 1,
          "%s: the status line counts every match, collapsed ones too "
          "(1 of %d)" % (what, want), status(scr))

@@ -29,23 +29,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
-LABELS = {"image": "Image", "mapped_file": "Mapped File",
-          "shareable": "Shareable", "heap": "Heap",
-          "managed_heap": "Managed Heap", "stack": "Stack",
-          "private_data": "Private Data"}
 status = D.status
 ROW = re.compile(r"^[+\- ] +[0-9a-f]{16} ")  # a details row, a child's too
-
-
-def expected(snap, needle):
-    """Nodes of the region list holding needle (as test_find.py counts)."""
-    n, nl = 0, needle.lower()
-    for r in snap["regions"]:
-        hay = [r.get("path") or "", r.get("detail") or "",
-               LABELS[r["type"]], "%016x" % int(r["start"], 16)]
-        n += any(nl in h.lower() for h in hay)
-        n += sum(nl in c["name"].lower() for c in r.get("children", []))
-    return n
 
 
 def match_no(scr):
@@ -107,7 +92,7 @@ def region_list(tms, snap, texts):
         tm.wait_for("regions: all")
         D.sort_to(tm, "Size")
     for text in texts:
-        want = expected(snap, text)
+        want = D.find_count(snap, text)
         for tm in tms:
             got, _ = find(tm, text)
             T.ok((got[1] if got else 0) == want,

@@ -177,12 +177,10 @@ def narrow(path):
     tm.kill()
 
 
-def narrow_jvm(path, w):
-    """At 80x24, in K, each part's capacity as jstat shows it (G1's empty
-    survivor space: capacity 8 bytes, shown 0 K, not 8 B)."""
-    tm = D.Tmux([T.VMSCOPE, "-l", path], width=80, height=24)
-    tm.wait_for("Total", timeout=60)
-    open_jvm(tm, "80x24 -l")
+def capacities_in_k(tm, w, what):
+    """b (the heaps screen in bytes, open on the jvm heap) back to K:
+    each part's capacity as jstat shows it (G1's empty survivor space:
+    capacity 8 bytes, shown 0 K, not 8 B). The screen then."""
     tm.keys("b")
     scr = tm.wait_for(lambda s: "(bytes)" not in s)
     for name, cap, _, _ in (w[1] if w else []):
@@ -192,8 +190,17 @@ def narrow_jvm(path, w):
             D.size_text(cap) if cap is not None else "-"
         T.ok(re.match(r"^\s+%s\s+%s\s" % (re.escape(name),
                                           re.escape(text)), ln),
-             "80x24 -l: in K, part %s's capacity as jstat shows it, %s "
-             "(%s bytes)" % (name, text, cap), scr)
+             "%s: in K, part %s's capacity as jstat shows it, %s (%s "
+             "bytes)" % (what, name, text, cap), ln)
+    return scr
+
+
+def narrow_jvm(path, w):
+    """At 80x24, the parts' capacities in K as at 200x60."""
+    tm = D.Tmux([T.VMSCOPE, "-l", path], width=80, height=24)
+    tm.wait_for("Total", timeout=60)
+    open_jvm(tm, "80x24 -l")
+    capacities_in_k(tm, w, "80x24 -l")
     tm.kill()
 
 
@@ -233,18 +240,7 @@ def main():
             heap, parts = shown(scr)
             # b again: in K, hsperfdata's figures as jstat shows them (G1's
             # empty survivor space: capacity 8 bytes, shown 0 K)
-            tm.keys("b")
-            scr = tm.wait_for(lambda s: "(bytes)" not in s)
-            for name, cap, _, _ in (w[1] if w else []):
-                ln = next((l for l in scr.splitlines()
-                           if re.match(r"^\s+%s\s{2,}" % re.escape(name),
-                                       l)), "")
-                text = "0 K" if cap is not None and cap < 1024 else \
-                    D.size_text(cap) if cap is not None else "-"
-                T.ok(re.match(r"^\s+%s\s+%s\s" % (re.escape(name),
-                                                  re.escape(text)), ln),
-                     "-l: in K, part %s's capacity as jstat shows it, %s "
-                     "(%s bytes)" % (name, text, cap), ln)
+            scr = capacities_in_k(tm, w, "-l")
             tm.keys("b")
             tm.wait_for("(bytes)")
             start = re.search(r"^\s+- jvm 0x([0-9a-f]+)", scr, re.M)

@@ -282,6 +282,25 @@ def ready(scr):
                                                     status(scr))
 
 
+FIND_LABELS = {"image": "Image", "mapped_file": "Mapped File",
+               "shareable": "Shareable", "heap": "Heap",
+               "managed_heap": "Managed Heap", "stack": "Stack",
+               "private_data": "Private Data"}
+
+
+def find_count(snap, needle):
+    """How many nodes of the region list a find of needle matches, from a
+    JSON export: each region whose path, detail, type label or address
+    ("%016x") holds it, and each child whose name does (case ignored)."""
+    n, nl = 0, needle.lower()
+    for r in snap["regions"]:
+        hay = [r.get("path") or "", r.get("detail") or "",
+               FIND_LABELS[r["type"]], "%016x" % int(r["start"], 16)]
+        n += any(nl in h.lower() for h in hay)
+        n += sum(nl in c["name"].lower() for c in r.get("children", []))
+    return n
+
+
 def idled(path, timeout=60):
     """Whether the viewer logged a run of its idle work (VMSCOPE_TIMING
     "idle" in the file at path), polled for: what is kept small (the
