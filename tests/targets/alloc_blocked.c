@@ -118,7 +118,13 @@ int main(void)
 		(addhook_fn)dlsym(RTLD_DEFAULT, "MallocHook_AddNewHook");
 	const char *who = ctl && mx ? "jemalloc" : add ? "tcmalloc" : "glibc";
 	unsigned arena = 0;
-	char line[256], what[32];
+	/* zeroed: vmscope's scan of a blocked thread's stack takes any word
+	 * that returns into the allocator for a sign that the thread is
+	 * inside it (src/capture/ptrace/inject_call.h), and what the
+	 * allocator's start-up before main left in these, unwritten by a
+	 * short line, held two of jemalloc's return addresses on one
+	 * machine (kernel 6.18, AMD EPYC): never attached there */
+	char line[256] = "", what[32] = "";
 	long n, i, sum;
 
 	if (ctl && mx) {
