@@ -109,17 +109,6 @@ def check(pid, info, args):
 META = "jemalloc metadata (base block)"
 
 
-def pagemap(pid, start, end):
-    """Bytes of [start, end) present in RAM, from the target's own
-    pagemap (bit 63), read by the test."""
-    pg = os.sysconf("SC_PAGE_SIZE")
-    with open("/proc/%d/pagemap" % pid, "rb") as f:
-        f.seek(start // pg * 8)
-        data = f.read((end - start + pg - 1) // pg * 8)
-    return pg * sum(1 for i in range(0, len(data), 8)
-                    if int.from_bytes(data[i:i + 8], "little") >> 63)
-
-
 def malloc_stats(s):
     """jemalloc's own account through Redis's MEMORY MALLOC-STATS (its
     malloc_stats_print after an "epoch" refresh): mapped and retained from
@@ -208,8 +197,8 @@ def parts(s, pid, args, tries=20):
              "others" % how)
         if "-F" in args:
             bad = [(c["start"], c["rss"]) for _, c in blocks
-                   if c["rss"] != pagemap(pid, int(c["start"], 16),
-                                          int(c["end"], 16))]
+                   if c["rss"] != T.present_bytes(
+                       pid, int(c["start"], 16), int(c["end"], 16))]
             T.ok(not bad, "%s: each block's Rss is its range's pages in "
                  "the target's pagemap" % how, bad)
         return
