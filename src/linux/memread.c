@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "linux/procfs.h"
@@ -50,6 +53,74 @@ void memread_close(struct memread *m)
 	m->mem_fd = m->pagemap_fd = -1;
 }
 
+/* The frames of the zero page and of the huge zero page (512 frames from
+ * hpfn), as this process's own pagemap shows them after a read of memory
+ * never written: a target's page that is one of them is mapped but not
+ * resident (no Rss in smaps: vm_normal_page has none), though pagemap
+ * says present. Frame numbers read 0 without CAP_SYS_ADMIN: then nothing
+ * is known and such a page counts as present (found on a kernel 6.18
+ * machine: a CPython part one page over its region's Rss). */
+#define PFN_MASK ((UINT64_C(1) << 55) - 1)
+static struct {
+	uint64_t pfn, hpfn;
+} zero;
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+
+static uint64_t own_frame(const volatile char *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t e = 0;
+	int fd;
+
+	(void)*p; /* a read: the zero page mapped there */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (page <= 0 ||
+	    pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / (uintptr_t)page *
+					     sizeof(e))) != sizeof(e))
+		e = 0;
+	close(fd);
+	return e >> 63 & 1 ? e & PFN_MASK : 0;
+}
+
+static void zero_probe(void)
+{
+	const size_t huge = 2u << 20;
+	long page = sysconf(_SC_PAGESIZE);
+	char *m, *h;
+
+	if (page <= 0)
+		return;
+	m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m != MAP_FAILED) {
+		zero.pfn = own_frame(m);
+		munmap(m, (size_t)page);
+	}
+	m = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	h = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	(void)madvise(h, huge, MADV_HUGEPAGE);
+	zero.hpfn = own_frame(h);
+	if (zero.hpfn == zero.pfn)
+		zero.hpfn = 0; /* no huge zero page: the small one again */
+	munmap(m, 2 * huge);
+}
+
+/* pagemap_bits(), a mapping of a zero page not present. */
+static unsigned char page_bits(uint64_t e)
+{
+	uint64_t pfn = e & PFN_MASK;
+
+	if ((e >> 63 & 1) && pfn &&
+	    (pfn == zero.pfn || (zero.hpfn && pfn - zero.hpfn < 512)))
+		return (unsigned char)(((e >> 62) & 1) << 1);
+	return pagemap_bits(e);
+}
+
 static int pagemap_read(struct memread *m, uint64_t addr, size_t npages,
 			unsigned char *out, bool bits, struct vms_error *err)
 {
@@ -72,7 +143,7 @@ static int pagemap_read(struct memread *m, uint64_t addr, size_t npages,
 		if (got < 8)
 			break;
 		for (i = 0; i < (size_t)got / 8; i++)
-			out[done + i] = bits ? pagemap_bits(ent[i])
+			out[done + i] = bits ? page_bits(ent[i])
 					     : pagemap_present(ent[i]);
 		done += (size_t)got / 8;
 	}
@@ -89,6 +160,7 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 int memread_pages(struct memread *m, uint64_t addr, size_t npages,
 		  unsigned char *out, struct vms_error *err)
 {
+	pthread_once(&zero_once, zero_probe);
 	return pagemap_read(m, addr, npages, out, true, err);
 }
 

@@ -63,7 +63,9 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 		    unsigned char *out, struct vms_error *err);
 
 /* out[i]: VMS_PG_PRESENT, VMS_PG_SWAP and VMS_PG_EXCL (model/source.h)
- * of page i from addr, as pagemap says; otherwise as memread_present. */
+ * of page i from addr, as pagemap says, but a mapping of the zero page
+ * (or the huge zero page) not present, as smaps' Rss has it, where the
+ * frames can be read (CAP_SYS_ADMIN); otherwise as memread_present. */
 int memread_pages(struct memread *m, uint64_t addr, size_t npages,
 		  unsigned char *out, struct vms_error *err);
 

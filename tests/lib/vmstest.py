@@ -424,36 +424,45 @@ def hexint(s):
 KPF_ZERO_PAGE = 24  # linux/kernel-page-flags.h
 
 
-def present_bytes(pid, start, end):
-    """Bytes of [start, end) present in RAM in pid's page tables (pagemap
-    bit 63), read by the test itself: the kernel's own figure for a typed
-    part's Rss. A mapping of the zero page (a page only read: present in
-    pagemap, but in no Rss, smaps' or vmscope's) is left out where the
-    kernel says which it is (/proc/kpageflags' KPF_ZERO_PAGE of its
-    frame: root): seen on a kernel 6.18 machine, one page of a jemalloc
-    heap part."""
+def pagemap_bytes(pid, start, end):
+    """Bytes of [start, end) present in RAM (pagemap bit 63), in swap (bit
+    62), and present and mapped by the target alone (bit 56), from pid's
+    pagemap, read by the test itself: the kernel's own figures for a
+    typed part's Rss, Swap and private bytes. A mapping of the zero page
+    (a page only read: present in pagemap, but in no Rss, smaps' or
+    vmscope's) is left out where the kernel says which it is
+    (/proc/kpageflags' KPF_ZERO_PAGE of its frame: root); seen on a
+    kernel 6.18 machine, a page of a jemalloc or a CPython part."""
     pg = os.sysconf("SC_PAGE_SIZE")
     with open("/proc/%d/pagemap" % pid, "rb") as f:
         f.seek(start // pg * 8)
         data = f.read((end - start + pg - 1) // pg * 8)
     ents = [int.from_bytes(data[i:i + 8], "little")
             for i in range(0, len(data), 8)]
-    present = [e for e in ents if e >> 63 & 1]
     try:
         kf = open("/proc/kpageflags", "rb")
     except OSError:
-        return pg * len(present)
-    n = 0
-    with kf:
-        for e in present:
-            pfn = e & ((1 << 55) - 1)
-            if pfn:
-                kf.seek(pfn * 8)
-                if int.from_bytes(kf.read(8), "little") >> \
-                        KPF_ZERO_PAGE & 1:
-                    continue
-            n += 1
-    return pg * n
+        kf = None
+
+    def zero(e):
+        pfn = e & ((1 << 55) - 1)
+        if not kf or not pfn:
+            return False
+        kf.seek(pfn * 8)
+        return int.from_bytes(kf.read(8), "little") >> KPF_ZERO_PAGE & 1
+
+    present = [e for e in ents if e >> 63 & 1 and not zero(e)]
+    if kf:
+        kf.close()
+    return (pg * len(present),
+            pg * sum(1 for e in ents if e >> 62 & 1),
+            pg * sum(1 for e in present if e >> 56 & 1))
+
+
+def present_bytes(pid, start, end):
+    """Bytes of [start, end) present in RAM, as pagemap_bytes counts
+    them."""
+    return pagemap_bytes(pid, start, end)[0]
 
 
 def split_parts(snap, name, pid, how, prefix=False, kind="heap"):

@@ -96,23 +96,8 @@ def in_managed(snap, addr):
         for c in r["children"])
 
 
-def pagemap(pid, start, end):
-    """Bytes of [start, end) present in RAM (bit 63), in swap (bit 62), and
-    present and mapped by the target alone (bit 56), from the target's
-    pagemap, read by the test itself."""
-    pg = os.sysconf("SC_PAGE_SIZE")
-    with open("/proc/%d/pagemap" % pid, "rb") as f:
-        f.seek(start // pg * 8)
-        data = f.read((end - start + pg - 1) // pg * 8)
-    ents = [int.from_bytes(data[i:i + 8], "little")
-            for i in range(0, len(data), 8)]
-    return (pg * sum(1 for e in ents if e >> 63 & 1),
-            pg * sum(1 for e in ents if e >> 62 & 1),
-            pg * sum(1 for e in ents if e >> 63 & 1 and e >> 56 & 1))
-
-
-def present(pid, start, end):
-    return pagemap(pid, start, end)[0]
+pagemap = T.pagemap_bytes
+present = T.present_bytes
 
 
 COLS = ("size", "committed", "private", "ws", "private_ws", "shareable_ws",
