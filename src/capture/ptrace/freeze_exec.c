@@ -134,8 +134,9 @@ void freeze_exec_took_tid(struct freeze *f, pid_t tid)
 	freeze_recheck_pid(f);
 }
 
-/* Whether every thread of pid has exited (or pid is gone). */
-static bool all_dead(pid_t pid)
+/* Whether every thread of pid has exited (or pid is gone), as one look
+ * at the task list sees them. */
+static bool all_dead_now(pid_t pid)
 {
 	pid_t *tids;
 	size_t n, i;
@@ -147,6 +148,21 @@ static bool all_dead(pid_t pid)
 		yes = procthread_dead(pid, tids[i]);
 	free(tids);
 	return yes;
+}
+
+/* all_dead_now(), twice, 1 ms apart: a thread that execs takes the pid
+ * and its own tid goes (unreadable, taken for dead) while the old main
+ * thread, read a moment before, was still a zombie; the next look sees
+ * the pid's new thread (test_freeze's exec race: 1 freeze in 3000 said
+ * "killed or exited" so, on a loaded 2-core machine). */
+static bool all_dead(pid_t pid)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	if (!all_dead_now(pid))
+		return false;
+	nanosleep(&ts, NULL);
+	return all_dead_now(pid);
 }
 
 /* What a thread seen to change was (exec_seen), once the freeze let
