@@ -76,9 +76,9 @@ static uint64_t own_frame(const volatile char *p)
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (page <= 0 ||
-	    pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / (uintptr_t)page *
-					     sizeof(e))) != sizeof(e))
+	if (page <= 0 || pread(fd, &e, sizeof(e),
+			       (off_t)((uintptr_t)p / (uintptr_t)page *
+				       sizeof(e))) != sizeof(e))
 		e = 0;
 	close(fd);
 	return e >> 63 & 1 ? e & PFN_MASK : 0;
