@@ -199,7 +199,7 @@ def kernel_case(path, check, w, h):
     what = "%dx%d" % (w, h)
     tm = D.Tmux([T.VMSCOPE, "-l", path], width=w, height=h)
     scr = tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$",
-                                          s.rstrip().splitlines()[-1]),
+                                          D.status(s.rstrip())),
                       timeout=60)
     T.ok(NOTE.search(scr), "%s: smaps_rollup against the regions: the "
          "header's notes count" % what, scr)
