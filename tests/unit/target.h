@@ -6,6 +6,7 @@
  * target_stop(t) kills it by its pid and reaps it (idempotent).
  * target_children(pid): how many children pid has (its clone, a zombie),
  * from /proc/PID/task/PID/children, or -1.
+ * target_exit_code(pid): a zombie's wait status (-1: unknown).
  * target_state(pid): the state letter of /proc/PID/stat ('S', 'D', 'T',
  * 't', ...), or 0; target_wait_state(pid, want, ms) polls it until it is
  * one of want, for at most ms, and returns the state last seen (tests
@@ -83,6 +84,27 @@ static inline int target_children(pid_t pid)
 	for (i = 0; i < n; i++)
 		c += buf[i] == ' ';
 	return c;
+}
+
+/* A zombie's wait status (/proc/PID/stat's last field, exit_code), -1
+ * if it cannot be read. */
+static inline int target_exit_code(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	p = strrchr(buf, ' ');
+	return p ? atoi(p + 1) : -1;
 }
 
 static inline char target_state(pid_t pid)
