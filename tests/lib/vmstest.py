@@ -178,10 +178,13 @@ def kill(p):
         except subprocess.TimeoutExpired:
             pass
     # what SIGKILL leaves behind: everykind's default data file (the next
-    # everykind removes it: the last one's stayed after make check) and a
-    # JVM's perf data file (hsperfdata_USER/PID)
+    # everykind removes it: the last one's stayed after make check), a
+    # JVM's perf data file (hsperfdata_USER/PID) and the socket its
+    # attach listener made for jcmd (/tmp/.java_pidPID: 16 a run of
+    # make check were left)
     if p.poll() is not None:
-        for f in ["/tmp/everykind-%d.dat" % p.pid] + \
+        for f in ["/tmp/everykind-%d.dat" % p.pid,
+                  "/tmp/.java_pid%d" % p.pid] + \
                 glob.glob("/tmp/hsperfdata_*/%d" % p.pid):
             try:
                 os.unlink(f)
