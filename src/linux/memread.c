@@ -12,47 +12,6 @@
 #include "linux/procfs.h"
 #include "model/source.h"
 
-int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
-{
-	return memread_open_of(m, pid, 0, err);
-}
-
-int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
-		    struct vms_error *err)
-{
-	char path[128];
-
-	memset(m, 0, sizeof(*m));
-	m->pid = pid;
-	m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	/* Each file holds the address space it was opened on (the kernel
-	 * takes the mm at open): a live thread's when the main thread has
-	 * exited, whose own mem has none. */
-	procfs_mm_path_of(pid, mm, "mem", path, sizeof(path));
-	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->mem_fd < 0)
-		return procfs_errno_error(err, pid, "memory", errno);
-	procfs_mm_path_of(pid, mm, "pagemap", path, sizeof(path));
-	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->pagemap_fd < 0) {
-		int e = errno;
-
-		close(m->mem_fd);
-		m->mem_fd = -1;
-		return procfs_errno_error(err, pid, "pagemap", e);
-	}
-	return 0;
-}
-
-void memread_close(struct memread *m)
-{
-	if (m->mem_fd >= 0)
-		close(m->mem_fd);
-	if (m->pagemap_fd >= 0)
-		close(m->pagemap_fd);
-	m->mem_fd = m->pagemap_fd = -1;
-}
-
 /* The frames of the zero page and of the huge zero page (512 frames from
  * hpfn), as this process's own pagemap shows them after a read of memory
  * never written: a target's page that is one of them is mapped but not
@@ -110,6 +69,51 @@ static void zero_probe(void)
 	munmap(m, 2 * huge);
 }
 
+int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
+{
+	return memread_open_of(m, pid, 0, err);
+}
+
+int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
+		    struct vms_error *err)
+{
+	char path[128];
+
+	/* the zero page's frames, once a run, here: not on a first read of
+	 * the pages, which may be while the target is frozen */
+	pthread_once(&zero_once, zero_probe);
+
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* Each file holds the address space it was opened on (the kernel
+	 * takes the mm at open): a live thread's when the main thread has
+	 * exited, whose own mem has none. */
+	procfs_mm_path_of(pid, mm, "mem", path, sizeof(path));
+	m->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->mem_fd < 0)
+		return procfs_errno_error(err, pid, "memory", errno);
+	procfs_mm_path_of(pid, mm, "pagemap", path, sizeof(path));
+	m->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->pagemap_fd < 0) {
+		int e = errno;
+
+		close(m->mem_fd);
+		m->mem_fd = -1;
+		return procfs_errno_error(err, pid, "pagemap", e);
+	}
+	return 0;
+}
+
+void memread_close(struct memread *m)
+{
+	if (m->mem_fd >= 0)
+		close(m->mem_fd);
+	if (m->pagemap_fd >= 0)
+		close(m->pagemap_fd);
+	m->mem_fd = m->pagemap_fd = -1;
+}
+
 /* pagemap_bits(), a mapping of a zero page not present. */
 static unsigned char page_bits(uint64_t e)
 {
@@ -160,7 +164,6 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 int memread_pages(struct memread *m, uint64_t addr, size_t npages,
 		  unsigned char *out, struct vms_error *err)
 {
-	pthread_once(&zero_once, zero_probe);
 	return pagemap_read(m, addr, npages, out, true, err);
 }
 

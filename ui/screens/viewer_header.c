@@ -140,10 +140,12 @@ static void draw_header(struct ui *u, bool compact)
 			w = COLS - (int)strlen(when) - 2 -
 			    (nn ? (int)strlen(nb) + 2 : 0) - 1 -
 			    text_cols(buf) - 2;
-			if (w > 0)
+			if (w > 0) {
 				x += put_str(0, x, w, theme_attr(EL_TITLE),
 					     file, 0);
-			x += put_str(0, x, 2, theme_attr(EL_TITLE), ": ", 0);
+				x += put_str(0, x, 2, theme_attr(EL_TITLE),
+					     ": ", 0);
+			}
 		}
 		x += put_str(0, x, COLS - x, theme_attr(EL_TITLE), buf, 0) + 2;
 		/* the notes' count first: ! shows them */
