@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,20 +19,41 @@
  * resident (no Rss in smaps: vm_normal_page has none), though pagemap
  * says present. Frame numbers read 0 without CAP_SYS_ADMIN: then nothing
  * is known and such a page counts as present (found on a kernel 6.18
- * machine: a CPython part one page over its region's Rss). */
+ * machine: a CPython part one page over its region's Rss). Each frame is
+ * kept only if /proc/kpageflags calls it a zero page: a read is not
+ * always one (with transparent_hugepage/use_zero_page 0 it allocates a
+ * real huge page, freed at once and soon another process's memory). */
 #define PFN_MASK ((UINT64_C(1) << 55) - 1)
+#define KPF_ZERO_PAGE 24
 static struct {
 	uint64_t pfn, hpfn;
 } zero;
 static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
 
+static bool is_zero_frame(uint64_t pfn)
+{
+	uint64_t flags = 0;
+	int fd;
+
+	if (!pfn)
+		return false;
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (pread(fd, &flags, sizeof(flags), (off_t)(pfn * sizeof(flags))) !=
+	    sizeof(flags))
+		flags = 0;
+	close(fd);
+	return flags >> KPF_ZERO_PAGE & 1;
+}
+
 static uint64_t own_frame(const volatile char *p)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t e = 0;
+	uint64_t e = 0, pfn;
 	int fd;
 
-	(void)*p; /* a read: the zero page mapped there */
+	(void)*p; /* a read: the zero page mapped there, as a rule */
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -40,7 +62,8 @@ static uint64_t own_frame(const volatile char *p)
 				       sizeof(e))) != sizeof(e))
 		e = 0;
 	close(fd);
-	return e >> 63 & 1 ? e & PFN_MASK : 0;
+	pfn = e >> 63 & 1 ? e & PFN_MASK : 0;
+	return is_zero_frame(pfn) ? pfn : 0;
 }
 
 static void zero_probe(void)

@@ -8,7 +8,14 @@
  *  - a piece across a written and an unwritten page: not read;
  *  - the untouched pages still not in RAM after the reads (mincore: the
  *    reads built no page). The mapping without huge pages
- *    (MADV_NOHUGEPAGE).
+ *    (MADV_NOHUGEPAGE);
+ *  - memread_pages: a huge page written after the reader was opened
+ *    (the zero page's frames found then), each of its pages present.
+ *    Where a read of memory never written is not a zero page
+ *    (transparent_hugepage/use_zero_page 0: test_zero_frames runs this
+ *    so), the frames the reader took for the huge zero page were a
+ *    real huge page, freed at once: the next one made on this CPU is
+ *    likely those frames, and its pages counted absent.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +26,7 @@
 #include <unistd.h>
 
 #include "linux/memread.h"
+#include "model/source.h"
 #include "tap.h"
 
 enum { PAGES = 64, FAR = 600, PIECE = 48, MAXP = 512 };
@@ -107,6 +115,33 @@ int main(void)
 	for (i = 0, bad = 0; i < PAGES; i++)
 		bad += (i % 3 != 0) && (inram[i] & 1);
 	ok(bad == 0, "no untouched page brought in by the reads");
+	{
+		const size_t huge = 2u << 20;
+		unsigned char *hm = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char *h = (unsigned char *)(((uintptr_t)hm + huge -
+						      1) &
+						     ~(uintptr_t)(huge - 1));
+		static unsigned char pg[512];
+		size_t np = huge / ps, present = 0;
+
+		ok(hm != MAP_FAILED, "a mapping for a huge page");
+		if (hm != MAP_FAILED) {
+			(void)madvise(h, huge, MADV_HUGEPAGE);
+			memset(h, 7, huge);
+			ok(np <= sizeof(pg) &&
+				   memread_pages(&r, (uint64_t)(uintptr_t)h,
+						 np, pg, &e) == 0,
+			   "memread_pages on a written huge page");
+			for (i = 0; i < np && i < sizeof(pg); i++)
+				present += (pg[i] & VMS_PG_PRESENT) != 0;
+			ok(present == np,
+			   "each page of memory written after the reader "
+			   "was opened is present (%zu of %zu)",
+			   present, np);
+			munmap(hm, 2 * huge);
+		}
+	}
 	memread_close(&r);
 	munmap(m, (FAR + PAGES) * ps);
 	return tap_done();
