@@ -272,17 +272,22 @@ def memory_stats(s):
 ALLOC = ("allocated", "active", "resident")
 
 
-def own_figures(s, pid, args, tries=20):
+def own_figures(s, pid, args, wait=10.0):
     """vmscope's jemalloc figures against Redis's allocator_allocated,
     allocator_active and allocator_resident (its cron's mallctl stats.*
-    after an "epoch" refresh, every 100 ms): INFO memory before and after
-    the capture; when both say the same, so must vmscope. Its heap
-    entry's in use and free against MEMORY STATS' allocator.allocated and
-    allocator-fragmentation.bytes read then (the issue: they were null).
-    Redis, idle, settles at once; a bounded number of tries."""
+    after an "epoch" refresh, kept until the next: once a second here):
+    INFO memory before and after the capture; when both say the same, so
+    must vmscope. Its heap entry's in use and free against MEMORY STATS'
+    allocator.allocated and allocator-fragmentation.bytes read then (the
+    issue: they were null). Redis, idle, settles at once; tries bounded
+    by time (wait seconds), not by count: a try takes 30 ms, and INFO
+    lags jemalloc's statistics until the next cron."""
     how = " ".join(args)
     last = None
-    for i in range(tries):
+    deadline = time.monotonic() + wait
+    tries = 0
+    while time.monotonic() < deadline:
+        tries += 1
         before = info_memory(s)
         snap = T.vmscope_json(pid, *args)
         a = snap["allocator"]
@@ -293,16 +298,17 @@ def own_figures(s, pid, args, tries=20):
                 want["allocated"] != ms["allocator.allocated"]:
             continue
         got = {k: a[k] for k in ALLOC}
-        if got != want and i + 1 < tries:
-            # Redis's cron refreshes jemalloc's stats (its "epoch") every
-            # 100 ms, its own INFO does too: one may fall between the two
-            # INFOs while a reply's buffer (64 KiB) is out, and vmscope
-            # reads that refresh. Again, bounded; said when it happened.
+        if got != want and time.monotonic() < deadline:
+            # INFO's figures are the cron's, kept until its next refresh
+            # (a second here); vmscope reads jemalloc's last refresh,
+            # which MEMORY MALLOC-STATS (parts(), chunks()) also makes,
+            # or a cron's that fell between the two INFOs. Again,
+            # bounded; said when it happened.
             last = (got, want)
             continue
         if last:
-            print("# %s: %d tries; one read a refresh between the two "
-                  "INFOs: %r" % (how, i + 1, last))
+            print("# %s: %d tries; jemalloc's statistics were of a "
+                  "refresh INFO had not taken: %r" % (how, tries, last))
         T.eq(got, want,
              "%s: jemalloc's allocated, active and resident are Redis's "
              "allocator_allocated, allocator_active and allocator_resident"
@@ -320,6 +326,25 @@ def own_figures(s, pid, args, tries=20):
              "(active less allocated) at the same instant" % how)
         return
     T.ok(False, "%s: Redis's INFO memory settled between two reads" % how)
+
+
+def loaded_info(s, wait=10.0):
+    """INFO memory once Redis's cron has taken in the load: its allocator
+    figures are the cron's (once a second here), and until then those of
+    before the load (1.6 MB of 53). Waits, bounded by time, until
+    allocator_allocated is within 1% of what jemalloc's own statistics
+    say after a refresh (MALLOC-STATS' "Allocated")."""
+    deadline = time.monotonic() + wait
+    while True:
+        now = malloc_stats(s)["allocated"]
+        info = info_memory(s)
+        if abs(int(info["allocator_allocated"]) - now) <= now // 100 or \
+                time.monotonic() > deadline:
+            T.ok(abs(int(info["allocator_allocated"]) - now) <= now // 100,
+                 "INFO memory's allocator_allocated (%s) is jemalloc's "
+                 "after the load (%d), within %.0f s" %
+                 (info["allocator_allocated"], now, wait))
+            return info
 
 
 def debug_option(server):
@@ -349,7 +374,7 @@ def main():
                        ready=False, stderr=open(os.devnull, "w"))
         s = connect(sock)
         load(s)
-        info = info_memory(s)
+        info = loaded_info(s)
         print("# redis %s: used_memory %s allocator_allocated %s" %
               (info.get("mem_allocator"), info.get("used_memory"),
                info.get("allocator_allocated")))
