@@ -28,7 +28,8 @@ packs two queues best), else by the times in tests/times (a quiet make
 check's, kept in the tree so that a clean clone packs as well: CI), but
 for a test that says in its first lines "# takes about N s" (what it
 takes in a clean clone: test_deb), taken as its time; else in the order
-above. `python3 tests/run.py --times LOG` prints a new tests/times from
+above. The closing lines name each failed test with its "not ok" lines
+again (a log read by its tail: CI's). `python3 tests/run.py --times LOG` prints a new tests/times from
 make check's output (the longer of a test's two passes).
 """
 import concurrent.futures
@@ -83,6 +84,20 @@ def count(out):
     skipped = sum(1 for ln in ok if "# SKIP" in ln)
     failed = sum(1 for ln in lines if ln.startswith("not ok"))
     return len(ok) - skipped, failed, skipped
+
+
+def failed_lines(out, rc, most=12):
+    """A failed test's "not ok" lines, each with the detail it printed
+    under it (at most most lines in all), or its exit status."""
+    lines, keep = [], False
+    for ln in out.splitlines():
+        if ln.startswith("not ok"):
+            keep = True
+        elif not ln.startswith("#   "):
+            keep = False
+        if keep:
+            lines.append(ln[:300])
+    return lines[:most] or ["exited with status %d" % rc]
 
 
 def run_one(name, argv):
@@ -155,6 +170,7 @@ def main():
 
     totals = [0, 0, 0]
     failed_tests = []
+    failures = []
     took = {}
 
     def report(name, rc, out, secs):
@@ -170,6 +186,8 @@ def main():
         totals[2] += s
         if f:
             failed_tests.append(name)
+            failures.extend("%s: %s" % (name, ln)
+                            for ln in failed_lines(out, rc))
         took[name] = secs
         sys.stdout.flush()
 
@@ -208,6 +226,10 @@ def main():
     print("# the tests took %d s, %d at a time" %
           (time.monotonic() - started, n))
     if failed_tests:
+        # again at the end: a log shown by its tail (CI's) names them
+        print("# what failed, again:")
+        for ln in failures:
+            print("#   " + ln)
         print("failed: " + " ".join(failed_tests))
     print("%d passed, %d failed, %d skipped" % tuple(totals))
     return 0 if totals[1] == 0 and totals[0] > 0 else 1
