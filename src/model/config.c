@@ -15,7 +15,8 @@
 
 bool vms_config_offered(int id)
 {
-	if (id == VMS_DCOL_PROT || id == VMS_DCOL_DETAILS)
+	if (id == VMS_DCOL_PROT || id == VMS_DCOL_DETAILS ||
+	    id == VMS_DCOL_CHANGE)
 		return true;
 	return id >= 0 && id < VMS_NCOLS &&
 	       vms_column_has((enum vms_col)id, VMS_COLF_DETAILS);
@@ -27,6 +28,8 @@ const char *vms_config_key(int id)
 		return "prot";
 	if (id == VMS_DCOL_DETAILS)
 		return "details";
+	if (id == VMS_DCOL_CHANGE)
+		return "change";
 	return vms_columns[id].key;
 }
 
@@ -36,6 +39,8 @@ const char *vms_config_name(int id)
 		return "Prot";
 	if (id == VMS_DCOL_DETAILS)
 		return "Details";
+	if (id == VMS_DCOL_CHANGE)
+		return "Change";
 	return vms_columns[id].name;
 }
 
@@ -159,7 +164,8 @@ static bool parse_sort(const struct words *w, struct vms_config_sort *sort,
 		by = VMS_SORT_ADDRESS;
 	else if (word_is(w, 2, "type"))
 		by = VMS_SORT_TYPE;
-	else if ((by = key_id(w->w[2], w->len[2])) < 0) {
+	else if ((by = key_id(w->w[2], w->len[2])) < 0 ||
+		 by == VMS_DCOL_CHANGE) {
 		*why = "no such sort (address, type or a column)";
 		return false;
 	}

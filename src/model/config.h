@@ -3,8 +3,12 @@
  * ~/.config/vmscope/config; vmscope.1 "SETTINGS FILE").
  *
  * Contract: the columns offered are the figures of columns.h flagged
- * VMS_COLF_DETAILS (in vms_columns[] order), then Prot and Details; a
- * column id is an enum vms_col, VMS_DCOL_PROT or VMS_DCOL_DETAILS. A
+ * VMS_COLF_DETAILS (in vms_columns[] order), then Prot, Details and
+ * Change; a column id is an enum vms_col, VMS_DCOL_PROT, VMS_DCOL_DETAILS
+ * or VMS_DCOL_CHANGE. Change is no column of its own: shown, each figure
+ * of the viewer (details and summary) has beside it how much it moved
+ * since the snapshot the changes are against (issue 31 item 3), so its
+ * place in the order means nothing, and no list is sorted by it. A
  * struct vms_config lists every offered column exactly once, in the order
  * the user chose, each shown or hidden.
  *
@@ -14,11 +18,11 @@
  *   column KEY on|off      one a line, in the order shown
  *   sort LIST BY [reversed]  a list's sort, at most one a list
  *
- * KEY is a column's JSON key (columns.h), "prot" or "details". Columns the
+ * KEY is a column's JSON key (columns.h), "prot", "details" or "change". Columns the
  * file does not name follow those it names, in their default order and
  * visibility (a newer vmscope's columns appear in an older file). LIST is
  * "all" (the all view) or a type's JSON key ("heap", "free": that type's
- * list); BY is "address", "type" or a column's KEY; reversed: the other
+ * list); BY is "address", "type" or a column's KEY (not "change"); reversed: the other
  * way than the column's own (figures largest first, the rest smallest
  * first). A list the file does not name has the viewer's default sort.
  *
@@ -43,11 +47,12 @@
 enum {
 	VMS_DCOL_PROT = VMS_NCOLS, /* the protection, "r-xp" */
 	VMS_DCOL_DETAILS, /* the path or what the region is */
+	VMS_DCOL_CHANGE, /* each figure's change beside it (no column) */
 	VMS_DCOL_END /* ids are below this */
 };
 
-/* The most columns offered: every figure, Prot and Details. */
-enum { VMS_CONFIG_MAX = VMS_NCOLS + 2 };
+/* The most columns offered: every figure, Prot, Details and Change. */
+enum { VMS_CONFIG_MAX = VMS_NCOLS + 3 };
 
 /* What a list is sorted by: the address, the type, or a column id. */
 enum { VMS_SORT_ADDRESS = -2, VMS_SORT_TYPE = -1 };
@@ -80,9 +85,10 @@ struct vms_config_bad {
  * there was a choice). */
 void vms_config_default(struct vms_config *c);
 /* Whether column id is offered by the details (a figure flagged
- * VMS_COLF_DETAILS, Prot or Details). */
+ * VMS_COLF_DETAILS, Prot, Details or Change). */
 bool vms_config_offered(int id);
-/* "size", "prot", "details": the key of a column id in the file. */
+/* "size", "prot", "details", "change": the key of a column id in the
+ * file. */
 const char *vms_config_key(int id);
 /* The heading of a column id in the setup screen ("Total WS", "Prot"). */
 const char *vms_config_name(int id);

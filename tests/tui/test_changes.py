@@ -54,11 +54,7 @@ ready = D.ready
 row_at = D.row_at
 
 
-def size_of(pid, addr):
-    for m in T.maps(pid):
-        if m["start"] == addr:
-            return m["end"] - m["start"]
-    return None
+size_of = D.maps_size
 
 
 def rss_of(pid, addr):
@@ -73,16 +69,10 @@ def rss_of(pid, addr):
     return None
 
 
-def delta_text(d):
-    return ("+" if d > 0 else "-") + D.size_text(abs(d))
+delta_text = D.delta_text
 
 
-def summary_row(scr, label):
-    """The summary's row of label (the filter's > or a blank first)."""
-    for ln in scr.splitlines():
-        if ln[1:1 + len(label)] == label and not ln.startswith("  "):
-            return ln
-    return None
+summary_row = D.summary_row
 
 
 def arena_committed(pid, arena):

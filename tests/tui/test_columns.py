@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every column (issue 12, item 2), on the everykind target, with
 XDG_CONFIG_HOME (and HOME) in a temporary directory: the column setup (F2)
-shows every column of the summary plus Prot and Details; shown there, each
+shows every column of the summary plus Prot, Details and Change; shown there, each
 column's figure for each region on screen equals the JSON export's for
 that region (DESIGN.md's table over its counters); moved there, the order
 is saved in $XDG_CONFIG_HOME/vmscope/config and survives a restart; 's'
@@ -22,6 +22,9 @@ from tmuxdrive import T, size_text  # noqa: E402
 NAMES = ["Size", "Committed", "Private", "Total WS", "Private WS",
          "Shareable WS", "Shared WS", "Locked WS", "PSS", "Swap", "Blocks",
          "Prot", "Details"]
+# the setup's rows: the columns, and Change (each figure's change beside
+# it: no column of its own; test_change_beside.py)
+OFFERED = NAMES + ["Change"]
 # the heading of each figure column in the details ("Total WS" is "WS")
 HEAD = {n: n for n in NAMES}
 HEAD["Total WS"] = "WS"
@@ -160,8 +163,9 @@ def run(tmp):
     tm.keys("F2")
     scr = tm.wait_for(lambda s: "the columns of the details" in s)
     rows = setup_rows(scr)
-    T.eq([n for _, n in rows], NAMES,
-         "200x60: F2 offers every column of the summary, Prot and Details")
+    T.eq([n for _, n in rows], OFFERED,
+         "200x60: F2 offers every column of the summary, Prot, Details "
+         "and Change")
     T.ok(not os.path.exists(conf), "nothing saved before a change", conf)
     for shown, _ in rows:
         tm.keys(*(["Down"] if shown else ["Space", "Down"]))
@@ -184,7 +188,7 @@ def run(tmp):
     with open(conf) as f:
         text = f.read()
     T.ok(re.search(r"^column pss on\ncolumn size on\n", text, re.M) and
-         text.count("\ncolumn ") == 13 and " off\n" not in text,
+         text.count("\ncolumn ") == 14 and " off\n" not in text,
          "the settings file lists every column, PSS first, all on", text)
 
     # a restart, 80x24 NO_COLOR: the order survives; what fits is shown

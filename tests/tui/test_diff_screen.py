@@ -38,8 +38,7 @@ status = D.status
 ready = D.ready
 
 
-def delta_text(d):
-    return ("+" if d > 0 else "-") + D.size_text(abs(d))
+delta_text = D.delta_text
 
 
 def rows(scr):

@@ -72,11 +72,13 @@ int main(void)
 	for (k = 0; k < VMS_DCOL_END; k++)
 		offered += vms_config_offered(k);
 	order_text(&c, got, sizeof(got));
-	ok(c.n == 13 && offered == 13 &&
+	ok(c.n == 14 && offered == 14 &&
 		   strcmp(got, "size committed [private] ws private_ws "
 			       "[shareable_ws] [shared_ws] [locked_ws] [pss] "
-			       "[swap] [blocks] prot details") == 0,
-	   "the defaults: the summary's 11 figures, Prot, Details (%s)", got);
+			       "[swap] [blocks] prot details [change]") == 0,
+	   "the defaults: the summary's 11 figures, Prot, Details, Change "
+	   "hidden (%s)",
+	   got);
 	ok(!vms_config_offered(VMS_COL_LARGEST) &&
 		   !vms_config_offered(VMS_COL_USS),
 	   "Largest and USS are not offered (not columns of the summary)");
@@ -88,7 +90,7 @@ int main(void)
 	ok(bad.count == 0 &&
 		   strcmp(got, "pss size [committed] private [ws] "
 			       "[private_ws] shareable_ws shared_ws locked_ws "
-			       "swap blocks details [prot]") == 0,
+			       "swap blocks details [prot] [change]") == 0,
 	   "good.conf: every column in its order (%s)", got);
 	free(buf);
 
@@ -98,7 +100,7 @@ int main(void)
 	ok(bad.count == 0 &&
 		   strcmp(got, "swap [details] size committed [private] ws "
 			       "private_ws [shareable_ws] [shared_ws] "
-			       "[locked_ws] [pss] [blocks] prot") == 0,
+			       "[locked_ws] [pss] [blocks] prot [change]") == 0,
 	   "partial.conf: named first, the rest in the default order (%s)",
 	   got);
 	free(buf);
@@ -111,7 +113,7 @@ int main(void)
 		   strstr(bad.why, "nosuch"),
 	   "malformed.conf: 8 bad lines, the first is line 2 (%zu, %zu: %s)",
 	   bad.count, bad.line, bad.why);
-	ok(strncmp(got, "pss swap size", 13) == 0 && c.n == 13,
+	ok(strncmp(got, "pss swap size", 13) == 0 && c.n == 14,
 	   "malformed.conf: its good lines kept, no column lost (%s)", got);
 	free(buf);
 
@@ -134,7 +136,8 @@ int main(void)
 		 "sort all committed\nsort free size reversed\n"
 		 "sort heap type\nsort stack address\nsort nolist size\n"
 		 "sort all pss\nsort image nosuch\nsort image prot "
-		 "backwards\nsort image\n");
+		 "backwards\nsort image\nsort heap change\n"
+		 "column change on\n");
 	vms_config_parse(&c, text, strlen(text), &bad);
 	ok(c.sort[0].set && c.sort[0].by == VMS_COL_COMMITTED &&
 		   !c.sort[0].reverse && c.sort[1 + VMS_T_FREE].set &&
@@ -144,9 +147,12 @@ int main(void)
 		   c.sort[1 + VMS_T_STACK].by == VMS_SORT_ADDRESS &&
 		   !c.sort[1 + VMS_T_IMAGE].set,
 	   "sort lines: each list's sort, reversed or not");
-	ok(bad.count == 5 && bad.line == 5 && strstr(bad.why, "no such list"),
+	ok(c.shown[VMS_DCOL_CHANGE],
+	   "column change on: each figure's change shown beside it");
+	ok(bad.count == 6 && bad.line == 5 && strstr(bad.why, "no such list"),
 	   "sort lines: an unknown list, sort or word, a list named twice, "
-	   "a short line: skipped (%zu, line %zu: %s)",
+	   "a short line, a sort by change (no column): skipped (%zu, "
+	   "line %zu: %s)",
 	   bad.count, bad.line, bad.why);
 	len = vms_config_format(&c, text, sizeof(text));
 	vms_config_parse(&d, text, len, &bad);
@@ -161,7 +167,7 @@ int main(void)
 	/* format, parse back */
 	d.shown[VMS_COL_SWAP] = true;
 	vms_config_move(&d, 0, 1);
-	ok(vms_config_move(&d, 0, -1) == 0 && vms_config_move(&d, 12, 1) == 12,
+	ok(vms_config_move(&d, 0, -1) == 0 && vms_config_move(&d, 13, 1) == 13,
 	   "a column cannot move past either end");
 	len = vms_config_format(&d, text, sizeof(text));
 	vms_config_parse(&c, text, len, &bad);
@@ -182,7 +188,7 @@ int main(void)
 		fclose(f);
 	}
 	ok(vms_config_load(&c, path, warn, sizeof(warn), &err) == 0 &&
-		   strstr(warn, path) && strstr(warn, "line 17") &&
+		   strstr(warn, path) && strstr(warn, "line 18") &&
 		   same(&c, &d),
 	   "a bad line: a warning naming the file and line (%s)", warn);
 	unlink(path);

@@ -5,7 +5,8 @@
  * its Details: added, grown or shrunk (by how much), changed; each type
  * row of the summary a change touched is marked (+ grown, - shrunk, ~
  * changed as much as it grew); D shows, in place of every figure, how
- * much it moved since (VMMap's Show Changes with the deltas): a group
+ * much it moved since (VMMap's Show Changes with the deltas), and the
+ * setup's Change beside each figure (changes_beside): a group
  * of regions the diff matched is counted on its first region (so an
  * allocation's, and the Total row's, add up).
  *
@@ -335,6 +336,13 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 	}
 	*delta = d;
 	return true;
+}
+
+bool changes_beside(const struct ui *u)
+{
+	const struct viewer *v = viewer_of(u);
+
+	return u->conf.shown[VMS_DCOL_CHANGE] && v->chg_valid && !v->chg_show;
 }
 
 int changes_toggle(struct ui *u)

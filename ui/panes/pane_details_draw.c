@@ -1,7 +1,9 @@
 /* pane_details_draw.c — drawing the details pane: the heading (the sort
  * column marked) and the visible rows, each in its type's colour, with the
  * columns chosen in the setup (u->conf, config.h), in its order, as many
- * as fit the terminal (pane_details.c makes the rows).
+ * as fit the terminal (pane_details.c makes the rows); with the setup's
+ * Change and a snapshot to compare with, each figure's change beside it
+ * (headed "+/-") where it fits after the figures.
  *
  * Contract: draws only the visible rows (the details' listview, placed
  * here); reads the rows and the snapshot, changes nothing but the
@@ -24,17 +26,20 @@ enum {
 	MIN_DETAILS = 20,
 	/* what Details keeps when no figure would fit beside MIN_DETAILS
 	 * (60 columns): its heading and a file name's start */
-	MIN_DETAILS_NARROW = 10
+	MIN_DETAILS_NARROW = 10,
+	DELTA_W = 8 /* a change: "+1023.9 M", sign and fmt_size's 7 */
 };
 
-/* A column on screen: its id (config.h), where and how wide. */
+/* A column on screen: its id (config.h), where and how wide; delta: the
+ * change of figure id beside it. */
 struct dcol {
 	int id, x, w;
+	bool delta;
 };
 
 /* The columns shown, left to right, from Size's place on. */
 struct dlayout {
-	struct dcol c[VMS_CONFIG_MAX];
+	struct dcol c[2 * VMS_CONFIG_MAX];
 	int n;
 };
 
@@ -61,16 +66,18 @@ static const char *col_head(int id)
  * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
  * left; the figures are taken in order, each that fits in the rest (a
  * wide one that does not is left out, a narrower one after it may still
- * fit), then Prot if it still fits: on a short line the figures a VMMap
- * user watches (at 80 columns Size, Committed and WS) stay before it.
- * Where not one figure fits beside MIN_DETAILS (the narrowest terminal,
- * 60 columns), Details keeps MIN_DETAILS_NARROW instead: a figure before
- * Prot and before a wider Details. */
+ * fit), each followed by its change where beside (changes_beside) and
+ * it still fits (at 80 columns Size, its change and Committed), then Prot
+ * if it still fits: on a short line the figures a VMMap user watches (at
+ * 80 columns Size, Committed and WS) stay before it. Where not one figure fits beside MIN_DETAILS (the narrowest
+ * terminal, 60 columns), Details keeps MIN_DETAILS_NARROW instead: a
+ * figure before Prot and before a wider Details. */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
-	bool fit[VMS_CONFIG_MAX] = { false }, details = false, narrow = false;
+	bool fit[VMS_CONFIG_MAX] = { false }, dfit[VMS_CONFIG_MAX] = { false };
+	bool details = false, narrow = false, beside = changes_beside(u);
 	int room = cols - X_COLS, used = 0, k, x = X_COLS, pass;
 
 	for (k = 0; k < cf->n; k++)
@@ -79,9 +86,9 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 			details = true;
 	if (details)
 		room -= MIN_DETAILS;
-	/* pass 0: the figures; 1: the figures again beside a narrower
-	 * Details when none fitted; 2: Prot, beside the whole MIN_DETAILS
-	 * only */
+	/* pass 0: the figures (and their changes); 1: the figures again
+	 * beside a narrower Details when none fitted; 2: Prot, beside the
+	 * whole MIN_DETAILS only */
 	for (pass = 0; pass < 3; pass++) {
 		if (pass == 1 && (used || !details))
 			continue;
@@ -95,11 +102,17 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 			int id = cf->order[k];
 
 			if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
+			    id == VMS_DCOL_CHANGE ||
 			    (id == VMS_DCOL_PROT) != (pass == 2))
 				continue;
 			if (used + col_width(id) + 1 <= room) {
 				fit[k] = true;
 				used += col_width(id) + 1;
+			}
+			if (fit[k] && beside && id < VMS_NCOLS &&
+			    used + DELTA_W + 1 <= room) {
+				dfit[k] = true;
+				used += DELTA_W + 1;
 			}
 		}
 	}
@@ -117,8 +130,17 @@ static struct dlayout layout_for(const struct ui *u, int cols)
 		}
 		c->id = id;
 		c->x = x;
+		c->delta = false;
 		x += c->w + 1;
 		l.n++;
+		if (dfit[k]) {
+			c = &l.c[l.n++];
+			c->id = id;
+			c->x = x;
+			c->w = DELTA_W;
+			c->delta = true;
+			x += c->w + 1;
+		}
 	}
 	return l;
 }
@@ -213,8 +235,13 @@ static void draw_heading(const struct details *d, int y,
 	draw_head(d, y, X_ADDR, 16, false, "Address", DS_ADDRESS);
 	draw_head(d, y, X_TYPE, 12, false, "Type", DS_TYPE);
 	for (k = 0; k < l->n; k++)
-		draw_head(d, y, l->c[k].x, l->c[k].w, col_right(l->c[k].id),
-			  col_head(l->c[k].id), DS_COL + l->c[k].id);
+		if (l->c[k].delta)
+			put_right(y, l->c[k].x, l->c[k].w,
+				  theme_attr(EL_COLUMN), "+/-");
+		else
+			draw_head(d, y, l->c[k].x, l->c[k].w,
+				  col_right(l->c[k].id), col_head(l->c[k].id),
+				  DS_COL + l->c[k].id);
 }
 
 /* What the Details column shows in w columns: text and the state words
@@ -316,8 +343,10 @@ static void draw_child(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *dc = &l->c[i];
 
-		/* D: a child's own figures are not deltas: not shown */
-		if (viewer_of(u)->chg_show && dc->id != VMS_DCOL_DETAILS)
+		/* D: a child's own figures are not deltas: not shown; nor a
+		 * change beside them (a part is not matched) */
+		if ((viewer_of(u)->chg_show && dc->id != VMS_DCOL_DETAILS) ||
+		    dc->delta)
 			continue;
 		if (c->part && dc->id != VMS_DCOL_DETAILS &&
 		    dc->id < VMS_NCOLS &&
@@ -376,7 +405,7 @@ static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
 		put_right(y, c->x, c->w, a, "-");
 		return;
 	}
-	if (viewer_of(u)->chg_show) {
+	if (viewer_of(u)->chg_show || c->delta) {
 		int64_t d;
 
 		if (changes_figure_delta(u, r, (enum vms_col)c->id, &d))
@@ -426,7 +455,8 @@ static void draw_region(struct ui *u, int y, const struct drow *r,
 	for (i = 0; i < l->n; i++) {
 		const struct dcol *c = &l->c[i];
 
-		if (c->id == VMS_COL_SIZE && !viewer_of(u)->chg_show) {
+		if (c->id == VMS_COL_SIZE && !viewer_of(u)->chg_show &&
+		    !c->delta) {
 			put_right(y, c->x, c->w, base,
 				  fmt_size(b - a, buf, sizeof(buf)));
 		} else if (c->id == VMS_DCOL_PROT) {
@@ -494,7 +524,7 @@ static void draw_removed(struct ui *u, int y, const struct drow *r,
 			snprintf(text, sizeof(text), "[removed] %s",
 				 details_region_text(g));
 			put_details(y, dc, base, 0, text);
-		} else if (viewer_of(u)->chg_show) {
+		} else if (viewer_of(u)->chg_show || dc->delta) {
 			put_right(
 				y, dc->x, dc->w, base,
 				changes_delta_text(
@@ -536,8 +566,9 @@ static void draw_row(void *ctx, int y, size_t i, bool sel)
 		put_fmt(y, X_ADDR, 16, base, "%016llx", (unsigned long long)a);
 		put_str(y, X_TYPE, 12, base, "Free", 1);
 		for (k = 0; k < l->n; k++)
-			if (l->c[k].id == VMS_COL_SIZE ||
-			    l->c[k].id == VMS_COL_BLOCKS)
+			if ((l->c[k].id == VMS_COL_SIZE ||
+			     l->c[k].id == VMS_COL_BLOCKS) &&
+			    !l->c[k].delta)
 				put_figure(u, y, &l->c[k], base, r);
 	} else if (r->kind == DROW_CHILD) {
 		draw_child(u, y, r, l);

@@ -118,7 +118,7 @@ int details_sorts(const struct ui *u, int *out)
 
 	out[n++] = DS_ADDRESS;
 	for (k = 0; k < c->n; k++)
-		if (c->shown[c->order[k]])
+		if (c->shown[c->order[k]] && c->order[k] != VMS_DCOL_CHANGE)
 			out[n++] = DS_COL + c->order[k];
 	out[n++] = DS_TYPE;
 	return n;

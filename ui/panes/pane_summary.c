@@ -1,6 +1,8 @@
 /* pane_summary.c — the summary pane: one row per type, coloured by type,
  * the Total row and Free with the largest free block; VMMap's twelve
- * columns. The cursor row is the type Enter filters the details to.
+ * columns, each with its change beside it where the setup's Change asks
+ * (changes_beside) and it fits. The cursor row is the type Enter filters
+ * the details to.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -174,21 +176,56 @@ static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
 	return fmt_size(value(t, i), buf, n);
 }
 
+/* How much the figure of column i moved since the snapshot compared
+ * with, beside it: "" for none, and where the figure is "" or "-". */
+static const char *delta_cell(const struct ui *u, int row, int i, char *buf,
+			      size_t n)
+{
+	const struct vms_totals *t = row_totals(u->snap, row);
+	int64_t d;
+
+	buf[0] = '\0';
+	if ((row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE)) ||
+	    !vms_row_known(u->snap, t, NULL, vms_summary_columns[i],
+			   row == VMS_T_PAGE_TABLE) ||
+	    !changes_type_delta(u, row, vms_summary_columns[i], &d))
+		return buf;
+	return changes_delta_text(d, col(i)->flags & VMS_COLF_COUNT, buf, n);
+}
+
 /* Columns in the order they give way on a narrow terminal (last first):
  * what VMMap users read first stays. */
 static const int keep_order[NCOLS] = { 0, 1, 3, 4, 2, 11, 10, 8, 5, 6, 9, 7 };
 
-/* Leaves w[i] = 0 for the columns that do not fit in cols. */
-static void fit_columns(int w[NCOLS], int cols_avail)
+/* Leaves w[i] = 0 for the columns that do not fit in cols, and dw[i] = 0
+ * for the changes beside them: a column's change gives way just before
+ * it (at 80 columns Size and Committed keep theirs). */
+static void fit_columns(int w[NCOLS], int dw[NCOLS], int cols_avail)
 {
 	int total = LABEL_W, k;
 
 	for (k = 0; k < NCOLS; k++)
-		total += w[k] + 1;
+		total += w[k] + 1 + (dw[k] ? dw[k] + 1 : 0);
 	for (k = NCOLS - 1; k > 0 && total > cols_avail; k--) {
-		total -= w[keep_order[k]] + 1;
-		w[keep_order[k]] = 0;
+		int i = keep_order[k];
+
+		if (dw[i]) {
+			total -= dw[i] + 1;
+			dw[i] = 0;
+		}
+		if (total > cols_avail) {
+			total -= w[i] + 1;
+			w[i] = 0;
+		}
 	}
+	if (total > cols_avail)
+		dw[keep_order[0]] = 0;
+}
+
+/* The columns column i takes: its figure's, and its change's beside. */
+static int width(const int w[NCOLS], const int dw[NCOLS], int i)
+{
+	return w[i] ? w[i] + 1 + (dw[i] ? dw[i] + 1 : 0) : 0;
 }
 
 void summary_draw(struct ui *u, int y)
@@ -196,7 +233,8 @@ void summary_draw(struct ui *u, int y)
 	struct details *d = det_of(u);
 	struct viewer *v = viewer_of(u);
 	const struct vms_snapshot *s = u->snap;
-	int w[NCOLS], i, row, x, k;
+	int w[NCOLS], dw[NCOLS], i, row, x, k;
+	bool beside = changes_beside(u);
 	char buf[32], mark[2] = "";
 	const struct ui_note *notes;
 	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
@@ -209,27 +247,34 @@ void summary_draw(struct ui *u, int y)
 		int b = (int)strlen(col(i)->head[1]);
 
 		w[i] = a > b ? a : b;
+		dw[i] = beside ? 3 : 0; /* "+/-" */
 		for (row = 0; row < SUM_ROWS; row++) {
 			int l = (int)strlen(cell(s, row, i, buf, sizeof(buf)));
 
 			if (l > w[i])
 				w[i] = l;
+			l = (int)strlen(
+				delta_cell(u, row, i, buf, sizeof(buf)));
+			if (beside && l > dw[i])
+				dw[i] = l;
 		}
 	}
-	fit_columns(w, COLS);
+	fit_columns(w, dw, COLS);
 	for (row = 0; row < 2; row++) {
 		int room = 0;
 
 		put_str(y + row, 0, COLS, theme_attr(EL_COLUMN),
 			row ? " Type" : "", 1);
-		for (i = 0, x = LABEL_W; i < NCOLS;
-		     x += w[i] ? w[i] + 1 : 0, i++) {
+		for (i = 0, x = LABEL_W; i < NCOLS; x += width(w, dw, i), i++) {
 			if (!w[i])
 				continue;
 			put_right(y + row, x, w[i], theme_attr(EL_COLUMN),
 				  col(i)->head[row]);
 			if (!room && col(i)->head[row][0])
 				room = x + w[i] - text_cols(col(i)->head[row]);
+			if (row && dw[i])
+				put_right(y + row, x + w[i] + 1, dw[i],
+					  theme_attr(EL_COLUMN), "+/-");
 		}
 		if (!row && v->chg_show && v->chg_valid) {
 			/* D: the figures below are moves since then; over
@@ -279,10 +324,14 @@ void summary_draw(struct ui *u, int y)
 					: theme_attr(EL_FIND) | A_BOLD,
 				mark, 0);
 		}
-		for (i = 0, x = LABEL_W; i < NCOLS;
-		     x += w[i] ? w[i] + 1 : 0, i++)
+		for (i = 0, x = LABEL_W; i < NCOLS; x += width(w, dw, i), i++) {
 			if (w[i])
 				put_right(yy, x, w[i], va,
 					  cell(s, row, i, buf, sizeof(buf)));
+			if (w[i] && dw[i])
+				put_right(yy, x + w[i] + 1, dw[i], va,
+					  delta_cell(u, row, i, buf,
+						     sizeof(buf)));
+		}
 	}
 }

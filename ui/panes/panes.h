@@ -273,6 +273,10 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 			  enum vms_col c, int64_t *delta);
 /* "+4 K", "-12", "" (no move): a delta as the figures show it. */
 const char *changes_delta_text(int64_t d, bool count, char *buf, size_t n);
+/* Whether each figure has its change beside it: the setup's Change shown,
+ * a snapshot to compare with, and D off (with D the figures are the
+ * changes already). */
+bool changes_beside(const struct ui *u);
 /* D: the figures show how much they moved, or again the figures. */
 int changes_toggle(struct ui *u);
 

@@ -37,6 +37,8 @@ static const char *meaning(int id)
 		return "the protection: r w x, and p private or s shared";
 	if (id == VMS_DCOL_DETAILS)
 		return "the file mapped, or what the region is (thread, arena)";
+	if (id == VMS_DCOL_CHANGE)
+		return "each figure's change beside it, since the last snapshot";
 	if (id == VMS_COL_BLOCKS)
 		return "how many regions a row stands for";
 	return vms_columns[id].meaning;

@@ -394,7 +394,8 @@ static const struct key_action viewer_keys[] = {
 	{ 'D', "D",
 	  "show changes: every figure shows how much it moved since the "
 	  "snapshot before (or the one marked A in the timeline); again, "
-	  "the figures (the rows that changed are marked either way)",
+	  "the figures (the rows that changed are marked either way; the "
+	  "setup's Change shows each change beside its figure)",
 	  changes_toggle },
 	{ KEY_F(5), "F5 r", "take a new snapshot", act_refresh },
 	{ 'r', NULL, NULL, act_refresh },

@@ -347,6 +347,28 @@ def row_at(scr, addr):
     return None
 
 
+def delta_text(d):
+    """The viewer's text of a change of d bytes: "+8192 K", "-12.0 M"."""
+    return ("+" if d > 0 else "-") + size_text(abs(d))
+
+
+def summary_row(scr, label):
+    """The summary's row of label (the filter's > or a blank first)."""
+    for ln in scr.splitlines():
+        if ln[1:1 + len(label)] == label and not ln.startswith("  "):
+            return ln
+    return None
+
+
+def maps_size(pid, addr):
+    """The size of pid's mapping that starts at addr (/proc/PID/maps), or
+    None."""
+    for m in T.maps(pid):
+        if m["start"] == addr:
+            return m["end"] - m["start"]
+    return None
+
+
 def row_of(scr, needle):
     for line in scr.splitlines():
         if needle in line:
