@@ -10,7 +10,11 @@ snapshot there is nothing to compare with: no change column. After r, the
 details' heading has "+/-" after Size (and at 200 columns after each
 figure shown); the grown region's row has its size, then its growth by
 the kernel's maps (before and after); the removed region its size then
-all of it gone; the summary's Total row its Size, then how much the
+all of it gone; one with half its pages dropped its Size and Committed
+with nothing beside them (the same), and at 200 columns its WS then the
+kernel's Rss's drop; the thread's arena (its heap grown in place)
+nothing beside Size, its growth beside Committed; a click on a "+/-"
+heading sorts nothing; the summary's Total row its Size, then how much the
 kernel's maps grew in all. D shows the changes in place of the figures:
 no column beside them then; D again, beside again. At 80x24 Size keeps
 its change before Committed.
@@ -47,6 +51,7 @@ def one(tmp, w, h, via_setup):
     p, line = T.start([T.target("changer")])
     f = T.ready_fields(line)
     before = {k: D.maps_size(p.pid, f[k]) for k in ("grow", "gone")}
+    ws_before = D.smaps_rss(p.pid, f["keep"])
     total_before = total_maps(p.pid)
     tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=w, height=h,
                 env={"XDG_CONFIG_HOME": xdg})
@@ -80,6 +85,8 @@ def one(tmp, w, h, via_setup):
     T.ok(done and done.startswith("changed"), "%s: the target changed"
          % what, done)
     grow = D.maps_size(p.pid, f["grow"])
+    keep_size = D.maps_size(p.pid, f["keep"])
+    ws_after = D.smaps_rss(p.pid, f["keep"])
     total_delta = total_maps(p.pid) - total_before
     tm.keys("r")
     scr = tm.wait_for(lambda s: "new snapshot: " in D.status(s),
@@ -105,11 +112,57 @@ def one(tmp, w, h, via_setup):
     T.ok(row and "[removed]" in row and re.search(want, row),
          "%s: the removed region: the size it had, then all of it gone"
          % what, row)
+    # half the pages of this one dropped: its Size and Committed the
+    # same (nothing beside them: the next figure follows at once), its
+    # WS down by the kernel's Rss
+    row = D.row_at(scr, f["keep"])
+    size = re.escape(D.size_text(keep_size))
+    want = r"Private Data +%s +%s(\s|$)" % (size, size)
+    if w >= 120:
+        want += r" *%s +%s " % (re.escape(D.size_text(ws_after)),
+                              re.escape(D.delta_text(ws_after - ws_before)))
+    T.ok(ws_after < ws_before and row and re.search(want, row),
+         "%s: a region with pages dropped: Size and Committed%s, nothing "
+         "beside them%s" % (what, " " + D.size_text(keep_size),
+                            "" if w < 120 else ", WS %s then %s" % (
+                                D.size_text(ws_after),
+                                D.delta_text(ws_after - ws_before))), row)
     tot = D.summary_row(scr, "Total")
     m = tot and re.match(r".{15} *(\S+ \S) +([+-]\S+ \S)", tot)
     T.ok(m and m.group(2) == D.delta_text(total_delta),
          "%s: the summary's Total: its Size, then how much the kernel's "
          "maps grew, %s" % (what, D.delta_text(total_delta)), tot)
+    # a click on a +/- heading sorts nothing (no list is sorted by it)
+    tm.keys("Down", "Up")  # the status line's sort again, not r's message
+    scr = tm.wait_for(lambda s: "sort " in D.status(s))
+    lines = scr.splitlines()
+    y = next(i for i, ln in enumerate(lines) if ln.startswith("  Address"))
+    x = lines[y].index("+/-")
+    st = D.status(scr)
+    tm.click(x + 1, y)
+    tm.keys("Down", "Up")
+    scr = tm.screen()
+    T.ok(re.search(r"sort \S+", st) and
+         re.search(r"sort \S+", D.status(scr)).group(0) ==
+         re.search(r"sort \S+", st).group(0),
+         "%s: a click on +/- changes no sort" % what,
+         "%s\n%s" % (st, D.status(scr)))
+    # the thread's arena (its heap grown in place: the same size, more
+    # committed): nothing beside Size, Committed's growth beside it
+    arena = next((m for m in T.maps(p.pid)
+                  if m["start"] <= f["tarena"] < m["end"]), None)
+    y = next(i for i, ln in enumerate(scr.splitlines())
+             if ln.startswith(" Heap "))
+    tm.click(3, y)
+    scr = tm.wait_for(lambda s: "Heap |" in D.status(s))
+    row = arena and D.row_at(scr, arena["start"])
+    # (at 80 columns Committed's change gives way to Details)
+    want = r" Heap +\S+ \S +\S+ \S +" + (r"\+\S+ \S " if w >= 120
+                                          else r"\[grown ")
+    T.ok(row and re.search(want, row),
+         "%s: the thread's arena: nothing beside its Size (the same)%s"
+         % (what, ", its Committed's growth beside Committed" if w >= 120
+            else ""), row)
     scr = tm.expect("%s: D: the figures are the changes, none beside them"
                     % what, lambda s: "changes since" in s and
                     "+/-" not in heading(s), "D")

@@ -57,16 +57,7 @@ row_at = D.row_at
 size_of = D.maps_size
 
 
-def rss_of(pid, addr):
-    """The kernel's Rss of the region at addr (smaps), in bytes."""
-    with open("/proc/%d/smaps" % pid) as f:
-        at = False
-        for ln in f:
-            if re.match(r"[0-9a-f]+-", ln):
-                at = int(ln.split("-")[0], 16) == addr
-            elif at and ln.startswith("Rss:"):
-                return int(ln.split()[1]) * 1024
-    return None
+rss_of = D.smaps_rss
 
 
 delta_text = D.delta_text

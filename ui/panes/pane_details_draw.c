@@ -27,7 +27,7 @@ enum {
 	/* what Details keeps when no figure would fit beside MIN_DETAILS
 	 * (60 columns): its heading and a file name's start */
 	MIN_DETAILS_NARROW = 10,
-	DELTA_W = 8 /* a change: "+1023.9 M", sign and fmt_size's 7 */
+	DELTA_W = 8 /* a change: a sign and fmt_size's 6 ("+9999 K") */
 };
 
 /* A column on screen: its id (config.h), where and how wide; delta: the
@@ -222,7 +222,8 @@ int details_heading_sort_at(const struct ui *u, int x)
 		return DS_TYPE;
 	for (k = 0; k < l.n; k++)
 		if (x >= l.c[k].x && x < l.c[k].x + l.c[k].w)
-			return DS_COL + l.c[k].id;
+			return l.c[k].delta ? -1 /* a change: no sort */
+					    : DS_COL + l.c[k].id;
 	return -1;
 }
 

@@ -38,7 +38,7 @@ static const char *meaning(int id)
 	if (id == VMS_DCOL_DETAILS)
 		return "the file mapped, or what the region is (thread, arena)";
 	if (id == VMS_DCOL_CHANGE)
-		return "each figure's change beside it, since the last snapshot";
+		return "each figure's change beside it, as D counts it";
 	if (id == VMS_COL_BLOCKS)
 		return "how many regions a row stands for";
 	return vms_columns[id].meaning;

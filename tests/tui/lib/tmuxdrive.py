@@ -369,6 +369,18 @@ def maps_size(pid, addr):
     return None
 
 
+def smaps_rss(pid, addr):
+    """The kernel's Rss of pid's region at addr (smaps), in bytes."""
+    with open("/proc/%d/smaps" % pid) as f:
+        at = False
+        for ln in f:
+            if re.match(r"[0-9a-f]+-", ln):
+                at = int(ln.split("-")[0], 16) == addr
+            elif at and ln.startswith("Rss:"):
+                return int(ln.split()[1]) * 1024
+    return None
+
+
 def row_of(scr, needle):
     for line in scr.splitlines():
         if needle in line:
