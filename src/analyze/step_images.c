@@ -24,6 +24,7 @@
 
 #include "analyze/steps.h"
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "elf/elfcache.h"
 #include "elf/elfimage.h"
@@ -127,26 +128,41 @@ static void image_from_memory(struct vms_snapshot *s, struct image_ent *e,
 }
 
 /* The file behind r from the run's cache, read into it on its first
- * mapping in the run; NULL when it cannot be (the caller reads it). */
+ * mapping in the run; NULL when it cannot be (the caller reads it). A
+ * mapping of a file seen mapped before in the run (the same device,
+ * inode and path in maps) is answered without a stat; a deleted file's
+ * is not kept (its inode may be freed, and reused, before the next). */
 static const struct elfimage *cached(struct vms_snapshot *s,
 				     const struct vms_region *r)
 {
+	struct elfcache *c = s->src.elfcache;
 	const struct elfimage *im;
+	bool keep = !(r->flags & VMS_RF_DELETED);
 	struct stat st;
 	int fd;
 
+	if (keep && (im = elfcache_find_mapped(c, r->dev_major, r->dev_minor,
+					       r->inode, r->path)) != NULL)
+		return im;
 	if (vms_source_stat_file(s, r, &st) < 0)
 		return NULL;
-	im = elfcache_find(s->src.elfcache, &st);
-	if (im)
-		return im;
-	fd = vms_source_open_file(s, r);
-	if (fd < 0)
-		return NULL;
-	/* keyed by the file read, whatever it became since the stat */
-	if (fstat(fd, &st) == 0)
-		im = elfcache_add(s->src.elfcache, &st, fd);
-	close(fd);
+	im = elfcache_find(c, &st);
+	if (!im) {
+		fd = vms_source_open_file(s, r);
+		if (fd < 0)
+			return NULL;
+		/* keyed by the file read, whatever it became since the
+		 * stat */
+		if (fstat(fd, &st) == 0)
+			im = elfcache_add(c, &st, fd);
+		close(fd);
+	}
+	/* kept for the mapping where the file is the one mapped: its
+	 * device and inode are r's */
+	if (keep && st.st_ino == r->inode && major(st.st_dev) == r->dev_major &&
+	    minor(st.st_dev) == r->dev_minor)
+		elfcache_keep_mapped(c, r->dev_major, r->dev_minor, r->inode,
+				     r->path, im);
 	return im;
 }
 

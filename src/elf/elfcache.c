@@ -48,8 +48,18 @@ struct elfcache_ent {
 	int gh_state;
 };
 
+/* A mapping's identity (the kernel's maps) and the image found for it. */
+struct elfcache_map {
+	unsigned major, minor;
+	unsigned long long inode;
+	const char *path; /* in the cache's arena */
+	const struct elfimage *im;
+};
+
 struct elfcache {
 	struct arena arena;
+	struct elfcache_map *maps; /* open addressing (im NULL: empty) */
+	size_t nmaps, nmap_slot; /* nmap_slot a power of two, > 2 nmaps */
 	struct elfcache_ent **v; /* open addressing by identity */
 	size_t n, nslot; /* nslot a power of two, > 2 n */
 	size_t nsyms; /* names kept in all the sets */
@@ -102,6 +112,7 @@ void elfcache_free(struct elfcache *c)
 	arena_fini(&c->arena);
 	free(c->v);
 	free(c->byim);
+	free(c->maps);
 	free(c);
 }
 
@@ -191,6 +202,83 @@ const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 	*im_slot_of(c, e) = e;
 	c->n++;
 	return &e->im;
+}
+
+static size_t map_hash(unsigned major, unsigned minor, unsigned long long inode,
+		       const char *path)
+{
+	uint64_t h = (uint64_t)inode * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)major << 32 | minor) * 0xc2b2ae3d27d4eb4full;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct elfcache_map *map_slot(struct elfcache_map *v, size_t nslot,
+				     unsigned major, unsigned minor,
+				     unsigned long long inode, const char *path)
+{
+	size_t h = map_hash(major, minor, inode, path) & (nslot - 1);
+
+	while (v[h].im &&
+	       !(v[h].inode == inode && v[h].major == major &&
+		 v[h].minor == minor && strcmp(v[h].path, path) == 0))
+		h = (h + 1) & (nslot - 1);
+	return &v[h];
+}
+
+const struct elfimage *elfcache_find_mapped(struct elfcache *c, unsigned major,
+					    unsigned minor,
+					    unsigned long long inode,
+					    const char *path)
+{
+	if (!c || !c->nmap_slot || !path)
+		return NULL;
+	return map_slot(c->maps, c->nmap_slot, major, minor, inode, path)->im;
+}
+
+void elfcache_keep_mapped(struct elfcache *c, unsigned major, unsigned minor,
+			  unsigned long long inode, const char *path,
+			  const struct elfimage *im)
+{
+	struct elfcache_map *m;
+	size_t len, i;
+	char *copy;
+
+	if (!c || !im || !path || c->nmaps >= ELFCACHE_MAX)
+		return;
+	if (2 * (c->nmaps + 1) >= c->nmap_slot) {
+		size_t nslot = c->nmap_slot ? c->nmap_slot * 2 : 256;
+		struct elfcache_map *v = calloc(nslot, sizeof(*v));
+
+		if (!v)
+			return;
+		for (i = 0; i < c->nmap_slot; i++)
+			if (c->maps[i].im)
+				*map_slot(v, nslot, c->maps[i].major,
+					  c->maps[i].minor, c->maps[i].inode,
+					  c->maps[i].path) = c->maps[i];
+		free(c->maps);
+		c->maps = v;
+		c->nmap_slot = nslot;
+	}
+	m = map_slot(c->maps, c->nmap_slot, major, minor, inode, path);
+	if (m->im) { /* kept already */
+		m->im = im;
+		return;
+	}
+	len = strlen(path) + 1;
+	copy = arena_alloc(&c->arena, len);
+	if (!copy)
+		return;
+	memcpy(copy, path, len);
+	m->path = copy;
+	m->major = major;
+	m->minor = minor;
+	m->inode = inode;
+	m->im = im;
+	c->nmaps++;
 }
 
 static struct elfcache_ent *ent_of(struct elfcache *c,

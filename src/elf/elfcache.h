@@ -15,8 +15,18 @@
  *    the same file by the next process costs no read.
  *  - And what a step found in the file that is the same for every process
  *    mapping it (elfcache_facts: a blob under a key).
- *  - Bounded: at most ELFCACHE_MAX files; past that, nothing is added
- *    (elfcache_add returns NULL and the caller reads the file itself).
+ *  - Beside the files, the mappings they were found for: a mapping's
+ *    identity as the kernel's maps give it (device, inode) with its path,
+ *    kept once a caller checked the file it opened is that one
+ *    (procfile.h: the same device and inode), so that the next capture
+ *    of the run finds a mapping of the same file without a stat (a stat
+ *    of /proc/PID/map_files a mapped file was a fifth of vmscope --all's
+ *    time over 500 processes). A mapped inode cannot be freed, so two
+ *    mappings with one identity are one file; a file rewritten in place
+ *    during the run is read as it was at its first mapping.
+ *  - Bounded: at most ELFCACHE_MAX files and as many mappings; past that,
+ *    nothing is added (elfcache_add returns NULL and the caller reads the
+ *    file itself).
  *  - Not thread-safe; never prints. Errors: NULL only on out of memory or
  *    past the bound.
  */
@@ -51,6 +61,19 @@ const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st);
  * bound, or the file could not be read: then nothing is kept). */
 const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 				    int fd);
+
+/* The image kept for a mapping of path with the kernel's device
+ * (major:minor) and inode (elfcache_keep_mapped), or NULL. */
+const struct elfimage *elfcache_find_mapped(struct elfcache *c, unsigned major,
+					    unsigned minor,
+					    unsigned long long inode,
+					    const char *path);
+/* Keeps im (an image of this cache) for such a mapping, once the file it
+ * was read or found by was checked to be the one mapped; nothing on out
+ * of memory or past the bound. */
+void elfcache_keep_mapped(struct elfcache *c, unsigned major, unsigned minor,
+			  unsigned long long inode, const char *path,
+			  const struct elfimage *im);
 
 /* Whether im (an image of this cache) defines one of names[] (NULL-ended)
  * by an earlier answer: 1 it does (*which: the name's index), 0 it does

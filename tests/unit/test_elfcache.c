@@ -8,6 +8,9 @@
  *  - a text file: kept, not an image;
  *  - symbol answers: none before one is kept; a kept one found again for
  *    the same names, not for other names or an image not the cache's;
+ *  - a mapping kept for a file (elfcache_keep_mapped) found again by its
+ *    device, inode and path, not by another of any of the three, after
+ *    700 more;
  *  - the symbol set of this process's libc (elfcache_defines_in): a list
  *    with a defined name found, the first of them in the table's order as
  *    a walk of the table finds it; a list of names it lacks not found;
@@ -118,6 +121,38 @@ static void test_cache(const char *dir)
 	   "an image not the cache's: nothing kept");
 	ok(elfcache_defines(NULL, im, libc, &which) == -1,
 	   "no cache: no answer");
+
+	/* the mappings kept for a file found (elfcache_keep_mapped) */
+	ok(elfcache_find_mapped(c, 8, 1, 42, "/usr/lib/x.so") == NULL,
+	   "a mapping not kept: not found");
+	elfcache_keep_mapped(c, 8, 1, 42, "/usr/lib/x.so", im);
+	ok(elfcache_find_mapped(c, 8, 1, 42, "/usr/lib/x.so") == im,
+	   "a mapping kept: found by its device, inode and path");
+	ok(!elfcache_find_mapped(c, 8, 1, 43, "/usr/lib/x.so") &&
+		   !elfcache_find_mapped(c, 8, 2, 42, "/usr/lib/x.so") &&
+		   !elfcache_find_mapped(c, 9, 1, 42, "/usr/lib/x.so") &&
+		   !elfcache_find_mapped(c, 8, 1, 42, "/usr/lib/y.so") &&
+		   !elfcache_find_mapped(c, 8, 1, 42, "/usr/lib/x.s"),
+	   "another inode, device or path: not found");
+	{
+		char name[64];
+		size_t i, bad = 0;
+
+		for (i = 0; i < 700; i++) {
+			snprintf(name, sizeof(name), "/lib/%zu.so", i);
+			elfcache_keep_mapped(c, 8, 1, 1000 + i, name, txt);
+		}
+		for (i = 0; i < 700; i++) {
+			snprintf(name, sizeof(name), "/lib/%zu.so", i);
+			bad += elfcache_find_mapped(c, 8, 1, 1000 + i, name) !=
+			       txt;
+		}
+		ok(bad == 0 && elfcache_find_mapped(c, 8, 1, 42,
+						    "/usr/lib/x.so") == im,
+		   "700 more mappings: each found again, the first still");
+	}
+	ok(elfcache_find_mapped(NULL, 8, 1, 42, "/usr/lib/x.so") == NULL,
+	   "no cache: no mapping");
 	unlink(path);
 	elfcache_free(c);
 }
