@@ -6,7 +6,8 @@
  *   nosys CALL[,CALL...] CMD [ARGS...]
  *
  * CALL: process_madvise or pidfd_open (what tests/tui/test_ews.py takes
- * away from Empty Working Set). Exit status 127 and a line on stderr if
+ * away from Empty Working Set), openat2, process_vm_readv, memfd_create
+ * or execveat (tests/live/test_kernel_lacks.py). Exit status 127 and a line on stderr if
  * the filter cannot be set or CMD not run.
  */
 #define _GNU_SOURCE
@@ -35,6 +36,9 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 static const struct {
 	const char *name;
@@ -42,6 +46,10 @@ static const struct {
 } calls[] = {
 	{ "process_madvise", SYS_process_madvise },
 	{ "pidfd_open", SYS_pidfd_open },
+	{ "openat2", SYS_openat2 },
+	{ "process_vm_readv", SYS_process_vm_readv },
+	{ "memfd_create", SYS_memfd_create },
+	{ "execveat", SYS_execveat },
 };
 
 int main(int argc, char **argv)
