@@ -25,8 +25,9 @@ the fork, not from the target's once it runs again: pagekinds watch
 empties a 4 MiB region the moment the process has a child (the clone),
 and writes it again once the child is gone; each capture must still give
 it its 4 MiB (of the fork's instant), not marked approx, while the target
-says it emptied the region after each fork (a read of the target instead
-would find 0).
+says it emptied the region after the fork (a read of the target instead
+would find 0): captures until it said so three times (its thread, which
+looks every 50 us, may miss a clone on a loaded machine), at most 12.
 
 Where the kernel lacks PAGEMAP_SCAN (before 6.7), or its scan takes the
 huge zero page for a page (6.7 to 6.15: found by the probe vmscope makes,
@@ -291,7 +292,10 @@ def watched():
         return
     w = int(line.split("watch=")[1].split()[0], 16)
     got, emptied = [], []
-    for _ in range(3):
+    # captures until the target has emptied the region under three of
+    # them: its thread looks for a child every 50 us and may miss a
+    # clone that came and went (a loaded machine: once in a make check)
+    while len(emptied) < 3 and len(got) < 12:
         # written whole again after the last clone is gone
         deadline = time.time() + 10
         while (smaps_at(p.pid, w).get("Rss") != 4 << 20 and
@@ -301,13 +305,15 @@ def watched():
         r = [r for r in snap["regions"]
              if vmstest.hexint(r["start"]) <= w < vmstest.hexint(r["end"])]
         got.append((r[0]["rss"], r[0]["state"]) if r else None)
-        emptied += emptied_lines(p, 1)
+        # said while the clone lived, so before vmscope returned
+        emptied += emptied_lines(p, 1, wait=2)
     bad = [g for g in got
            if g is None or g[0] != 4 << 20 or "approx" in g[1]]
     eq(bad, [], "the region the target empties once forked: 4 MiB, of the "
        "fork's instant, not approx, in each capture (%s)" % got)
-    eq(len(emptied), 3, "and the target emptied it after each fork (%s): "
-       "read in the target, it would be 0" % emptied)
+    eq(len(emptied), 3, "and the target emptied it under three of the %d "
+       "captures (%s): read in the target, it would be 0"
+       % (len(got), emptied))
     vmstest.kill(p)
 
 
