@@ -570,7 +570,23 @@ static void exec_race(pid_t pid, const char *who)
 		}
 		/* let go, each time: none left traced (and so stopped
 		 * for good once it stops) */
-		traced += traced_threads(pid) > 0;
+		if (traced_threads(pid) > 0 && traced++ == 0) {
+			/* the first time: which, and after what */
+			pid_t *tids;
+			size_t n, k;
+
+			if (procfs_list_tasks(pid, &tids, &n) == 0) {
+				for (k = 0; k < n; k++)
+					printf("# left traced? tid %d, tracer "
+					       "%lld, state %c, after: %s\n",
+					       (int)tids[k],
+					       procfs_thread_status(
+						       pid, tids[k],
+						       "TracerPid"),
+					       target_state(tids[k]), last);
+				free(tids);
+			}
+		}
 	}
 	ok(stale == 0,
 	   "exec race (%s): of %d freezes, %d held the process, every thread "
