@@ -69,9 +69,10 @@ static const char *col_head(int id)
  * fit), each followed by its change where beside (changes_beside) and
  * it still fits (at 80 columns Size, its change and Committed), then Prot
  * if it still fits: on a short line the figures a VMMap user watches (at
- * 80 columns Size, Committed and WS) stay before it. Where not one figure fits beside MIN_DETAILS (the narrowest
- * terminal, 60 columns), Details keeps MIN_DETAILS_NARROW instead: a
- * figure before Prot and before a wider Details. */
+ * 80 columns Size, Committed and WS) stay before it. Where not one
+ * figure fits beside MIN_DETAILS (the narrowest terminal, 60 columns),
+ * Details keeps MIN_DETAILS_NARROW instead: a figure before Prot and
+ * before a wider Details. */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;

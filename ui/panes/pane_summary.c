@@ -145,52 +145,31 @@ void summary_move(struct ui *u, enum move mv)
 	v->sum_cur = v->sum_vis[cur];
 }
 
-/* The viewer cell() draws for: with D, each figure is how much it moved
- * (pane_changes.c). Set by summary_draw. */
-static const struct ui *delta_ui;
-
-/* Free has only a size, a count and its largest block; a figure the
- * snapshot does not know (a core's counters) is "-", never 0. */
-static const char *cell(const struct vms_snapshot *s, int row, int i, char *buf,
-			size_t n)
+/* The text of summary row `row`'s figure in column i, or with change its
+ * move since the snapshot compared with (beside it: changes_beside; with
+ * D each figure is that). Free has only a size, a count and its largest
+ * block; a figure the snapshot does not know (a core's counters) is "-",
+ * never 0 (its change ""). */
+static const char *cell(const struct ui *u, int row, int i, bool change,
+			char *buf, size_t n)
 {
-	const struct vms_totals *t = row_totals(s, row);
+	const struct vms_totals *t = row_totals(u->snap, row);
+	int64_t d;
 
+	change = change || viewer_of(u)->chg_show;
 	if (row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE))
 		return "";
-	if (!vms_row_known(s, t, NULL, vms_summary_columns[i],
+	if (!vms_row_known(u->snap, t, NULL, vms_summary_columns[i],
 			   row == VMS_T_PAGE_TABLE))
-		return "-";
-	if (delta_ui && viewer_of(delta_ui)->chg_show) {
-		int64_t d;
-
-		if (changes_type_delta(delta_ui, row, vms_summary_columns[i],
-				       &d))
-			return changes_delta_text(
-				d, col(i)->flags & VMS_COLF_COUNT, buf, n);
-	}
+		return change ? "" : "-";
+	if (change && changes_type_delta(u, row, vms_summary_columns[i], &d))
+		return changes_delta_text(d, col(i)->flags & VMS_COLF_COUNT,
+					  buf, n);
 	if (col(i)->flags & VMS_COLF_COUNT) {
 		snprintf(buf, n, "%llu", (unsigned long long)value(t, i));
 		return buf;
 	}
 	return fmt_size(value(t, i), buf, n);
-}
-
-/* How much the figure of column i moved since the snapshot compared
- * with, beside it: "" for none, and where the figure is "" or "-". */
-static const char *delta_cell(const struct ui *u, int row, int i, char *buf,
-			      size_t n)
-{
-	const struct vms_totals *t = row_totals(u->snap, row);
-	int64_t d;
-
-	buf[0] = '\0';
-	if ((row == SUM_FREE && !(col(i)->flags & VMS_COLF_FREE)) ||
-	    !vms_row_known(u->snap, t, NULL, vms_summary_columns[i],
-			   row == VMS_T_PAGE_TABLE) ||
-	    !changes_type_delta(u, row, vms_summary_columns[i], &d))
-		return buf;
-	return changes_delta_text(d, col(i)->flags & VMS_COLF_COUNT, buf, n);
 }
 
 /* Columns in the order they give way on a narrow terminal (last first):
@@ -232,7 +211,6 @@ void summary_draw(struct ui *u, int y)
 {
 	struct details *d = det_of(u);
 	struct viewer *v = viewer_of(u);
-	const struct vms_snapshot *s = u->snap;
 	int w[NCOLS], dw[NCOLS], i, row, x, k;
 	bool beside = changes_beside(u);
 	char buf[32], mark[2] = "";
@@ -240,7 +218,6 @@ void summary_draw(struct ui *u, int y)
 	size_t nn = viewer_notes_kept(viewer_notes(u, &notes));
 
 	v->sum_y = y;
-	delta_ui = u;
 
 	for (i = 0; i < NCOLS; i++) {
 		int a = (int)strlen(col(i)->head[0]);
@@ -249,12 +226,13 @@ void summary_draw(struct ui *u, int y)
 		w[i] = a > b ? a : b;
 		dw[i] = beside ? 3 : 0; /* "+/-" */
 		for (row = 0; row < SUM_ROWS; row++) {
-			int l = (int)strlen(cell(s, row, i, buf, sizeof(buf)));
+			int l = (int)strlen(
+				cell(u, row, i, false, buf, sizeof(buf)));
 
 			if (l > w[i])
 				w[i] = l;
 			l = (int)strlen(
-				delta_cell(u, row, i, buf, sizeof(buf)));
+				cell(u, row, i, true, buf, sizeof(buf)));
 			if (beside && l > dw[i])
 				dw[i] = l;
 		}
@@ -327,11 +305,12 @@ void summary_draw(struct ui *u, int y)
 		for (i = 0, x = LABEL_W; i < NCOLS; x += width(w, dw, i), i++) {
 			if (w[i])
 				put_right(yy, x, w[i], va,
-					  cell(s, row, i, buf, sizeof(buf)));
+					  cell(u, row, i, false, buf,
+					       sizeof(buf)));
 			if (w[i] && dw[i])
 				put_right(yy, x + w[i] + 1, dw[i], va,
-					  delta_cell(u, row, i, buf,
-						     sizeof(buf)));
+					  cell(u, row, i, true, buf,
+					       sizeof(buf)));
 		}
 	}
 }
