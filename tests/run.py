@@ -88,7 +88,8 @@ def count(out):
 
 def failed_lines(out, rc, most=12):
     """A failed test's "not ok" lines, each with the detail it printed
-    under it (at most most lines in all), or its exit status."""
+    under it (at most most lines in all); with none, its exit status and
+    its last lines (a traceback)."""
     lines, keep = [], False
     for ln in out.splitlines():
         if ln.startswith("not ok"):
@@ -97,7 +98,8 @@ def failed_lines(out, rc, most=12):
             keep = False
         if keep:
             lines.append(ln[:300])
-    return lines[:most] or ["exited with status %d" % rc]
+    return lines[:most] or (["exited with status %d, its last lines:" % rc]
+                            + [ln[:300] for ln in out.splitlines()[-most:]])
 
 
 def run_one(name, argv):
