@@ -37,8 +37,8 @@ DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # libelf: the unit tests link it as an independent check of the engine's
 # own ELF reader (src/elf/elfimage.h says why the engine reads ELF
-# itself); vmscope maps it only as libdw's (runs from private copies of
-# both: src/linux/selfcopy.h).
+# itself); vmscope links it only as libdw's, from its static archive
+# (below).
 TEST_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
@@ -74,9 +74,10 @@ ALL_CFLAGS += $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 # vmscope-san not position-independent, its sanitizer runtimes linked in:
 # its 119,000 relative relocations (the sanitizers' tables) cost every
-# start 30 ms of 210 (it starts twice: src/linux/selfcopy.h), the copies
-# of libasan and libubsan another 35, and make check's second pass starts
-# it thousands of times. The targets stay as built.
+# start 30 ms of 210 (when it started twice, from copies of its libraries:
+# src/linux/selfcopy.h), the copies of libasan and libubsan another 35,
+# and make check's second pass starts it thousands of times. The targets
+# stay as built.
 PROG_LDFLAGS := -no-pie -static-libasan -static-libubsan
 endif
 
@@ -84,7 +85,8 @@ endif
 # does): the shared one maps libsystemd and four more libraries for a
 # process's systemd fields, which vmscope never asks for, and each library
 # mapped is copied at every start (src/linux/selfcopy.h): 23.7-27.8 ms a
-# `vmscope -s` with them, 17.9-21.1 without (perf stat, 40 runs). The
+# `vmscope -s` with them, 17.9-21.1 without (perf stat, 40 runs, when the
+# copies were memfds and a second start). The
 # systemd functions the archive refers to are link/nosystemd.c's.
 # Only an archive that links as it is, with those functions (a test link
 # of its process reader: another build of it, asking libsystemd for more
@@ -105,21 +107,23 @@ NOSD_OBJ := $(B)/link/nosystemd.o $(B)/link/nonuma.o
 DEP_LIBS := $(patsubst -lproc2,$(NOSD_OBJ) $(PROC2_A),$(DEP_LIBS))
 endif
 
-# jansson, libzstd and libdw (with what it needs: libelf, zlib, bzip2, xz)
-# from their static archives where the -dev packages have them (Debian's
-# do): each library vmscope maps is copied at every start and loaded twice
-# (src/linux/selfcopy.h); without these seven a capture of a small process
-# took 23 ms instead of 29 (perf stat -r 30, chrt -f). ncursesw stays
-# shared: the observer test's control needs a library vmscope maps beside
-# libc. Only archives that link as they are (a test link asking for a
-# function of each); STATIC_PKGS= on the command line links them shared.
-STATIC_PKGS ?= jansson libzstd libdw libbpf
+# jansson, libzstd, libdw (with what it needs: libelf, zlib, bzip2, xz),
+# libbpf and ncursesw (with tinfo) from their static archives where the
+# -dev packages have them (Debian's do): every page of each library vmscope
+# maps is copied at every start (src/linux/selfcopy.h), about 0.7 ms a
+# MB. Without the first seven a capture of a small process took 23 ms
+# instead of 29 (perf stat -r 30, chrt -f, when the copies were memfds
+# and a second start); ncursesw and tinfo are 0.4 MB. vmscope then maps
+# libc and the loader alone. Only archives that link as they are (a test
+# link asking for a function of each); STATIC_PKGS= on the command line
+# links them shared.
+STATIC_PKGS ?= jansson libzstd libdw libbpf ncursesw
 ifneq ($(STATIC_PKGS),)
 STATIC_L := $(filter-out -pthread -lpthread -ldl -lm, \
 	$(shell $(PKG_CONFIG) --static --libs $(STATIC_PKGS) 2>/dev/null))
 STATIC_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
 	-x none -Wl,-u,json_loads -Wl,-u,ZSTD_decompress -Wl,-u,dwfl_begin \
-	-Wl,-u,bpf_object__open_skeleton \
+	-Wl,-u,bpf_object__open_skeleton -Wl,-u,initscr -Wl,-u,setupterm \
 	-Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic -lpthread -o /dev/null \
 	2>/dev/null && echo $(STATIC_L))
 endif
@@ -170,7 +174,7 @@ TRACE_LIB := $(B)/libvmstrace.so
 all: $(PROG) $(TRACE_LIB)
 
 $(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(NOSD_OBJ)
-	$(CC) $(LDFLAGS) $(PROG_LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread -lm
+	$(CC) $(LDFLAGS) $(PROG_LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread
 
 $(LIBVMS): $(ENGINE_OBJ)
 	@rm -f $@

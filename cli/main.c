@@ -534,27 +534,17 @@ int main(int argc, char **argv)
 	const struct vms_sampler *smp;
 	struct vms_error err = { 0 };
 	pid_t launched = 0;
-	char **typed;
 	int rc;
 
 	/* Before anything is read: looking must change nothing. Not for a run
-	 * that only prints saved files (nothing to change; the copy costs
-	 * 10-15 ms a start), nor for --help, --version and usage errors
-	 * (parse_args reads nothing). The re-executed image settles before
-	 * parse_args keeps pointers into argv; the copy, if made, runs with
-	 * the arguments in the order typed (getopt reorders argv). */
-	selfcopy_settle(argv);
-	typed = malloc(((size_t)argc + 1) * sizeof(*typed));
-	if (typed)
-		memcpy(typed, argv, ((size_t)argc + 1) * sizeof(*typed));
+	 * that only prints saved files (nothing to change; the copies cost
+	 * some 2 ms a start), nor for --help, --version and usage errors
+	 * (parse_args reads nothing). No thread exists yet. */
 	rc = parse_args(argc, argv, &a);
-	if (rc >= 0) {
-		free(typed);
+	if (rc >= 0)
 		return rc;
-	}
 	if (looks_at_a_process(&a))
-		selfcopy_run(typed ? typed : argv);
-	free(typed);
+		selfcopy_run();
 	if (a.list)
 		return cli_list(&a);
 	if (a.load)

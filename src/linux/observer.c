@@ -105,6 +105,27 @@ size_t observer_common_files(const char *maps, size_t len,
 	return common;
 }
 
+/* maps text without the lines of the ranges selfcopy copied (they hold
+ * no page of their file); its new length. */
+static size_t drop_copied(char *maps, size_t len)
+{
+	char *p = maps, *end = maps + len, *out = maps;
+
+	while (p < end) {
+		char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = eol ? (size_t)(eol - p) + 1 : (size_t)(end - p);
+		unsigned long long lo, hi;
+
+		if (sscanf(p, "%llx-%llx", &lo, &hi) != 2 ||
+		    !selfcopy_copied(lo, hi)) {
+			memmove(out, p, ll);
+			out += ll;
+		}
+		p += ll;
+	}
+	return (size_t)(out - maps);
+}
+
 void observer_note(struct vms_snapshot *s)
 {
 	char *maps, first[64], why[320];
@@ -113,6 +134,7 @@ void observer_note(struct vms_snapshot *s)
 
 	if (procfs_read_file("/proc/self/maps", &maps, &len) < 0)
 		return;
+	len = drop_copied(maps, len);
 	/* A file read, not the target: first is escaped where printed. */
 	n = observer_common_files(maps, len, s, first, sizeof(first));
 	free(maps);

@@ -1,13 +1,14 @@
 /* observer.h — what vmscope itself maps that the target maps too.
  *
  * A page two processes map reads Shared, and half its PSS, in both. vmscope
- * runs from private copies of its libraries (src/linux/selfcopy.h), so normally
- * it maps no file a target maps. What can be left: everything, when the
- * copies could not be made (selfcopy_why() says why); the locale data the
- * viewer's setlocale maps; vmscope's own executable when the target is
- * another vmscope. observer_note() names such files in a note of the
- * snapshot (JSON capture.missing, the summary's Missing:), so a figure that
- * may read low is never presented as exact.
+ * holds private copies of its libraries' pages (src/linux/selfcopy.h), so
+ * normally no page of a file a target maps. What can be left: everything,
+ * when the copies could not be made (selfcopy_why() says why); the locale
+ * data the viewer's setlocale maps; vmscope's own executable when the
+ * target is another vmscope. observer_note() names such files in a note of
+ * the snapshot (JSON capture.missing, the summary's Missing:), so a figure
+ * that may read low is never presented as exact. The ranges selfcopy
+ * copied are left out: they hold none of their file's pages.
  */
 #ifndef VMSCOPE_OBSERVER_H
 #define VMSCOPE_OBSERVER_H

@@ -5,13 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/negexp.h"
 #include "base/tracewire.h"
 #include "trace/tracedb.h"
 #include "trace/tracer_priv.h"
@@ -88,7 +88,7 @@ static int64_t stack_of(struct slot_map *m, const struct tw_rec *r)
 static int sampled(struct tracer *tr, struct tproc *p, uint32_t st,
 		   const uint64_t *w)
 {
-	double q = -expm1(-(double)w[2] / (double)tr->o.sample_bytes);
+	double q = negexp_1m((double)w[2] / (double)tr->o.sample_bytes);
 	double n = q > 0 ? 1 / q : 1;
 
 	return tracedb_alloc_weighed(p->db, VMS_TRACE_HEAP, st, w[1], w[2],

@@ -606,8 +606,8 @@ def vmscope_json_observed(pid, *extra, view=None, timeout=120):
     """Runs `vmscope -e json [extra] pid` and calls view() while vmscope,
     its capture done, is blocked writing the export into a one-page pipe.
     The Private/Shared split and Pss of a library page depend on how many
-    processes map it at that instant. vmscope runs from private copies of
-    its libraries (src/linux/selfcopy.h), so it no longer counts; reading the
+    processes map it at that instant. vmscope holds private copies of its
+    libraries' pages (src/linux/selfcopy.h), so it no longer counts; reading the
     figures mid-run still guards against anything else that starts or
     stops mapping them between a read before and one after. Returns
     (export, what view() returned, or None if vmscope finished first)."""

@@ -6,15 +6,19 @@
  *   nosys CALL[,CALL...] CMD [ARGS...]
  *
  * CALL: process_madvise or pidfd_open (what tests/tui/test_ews.py takes
- * away from Empty Working Set), openat2, process_vm_readv, memfd_create
- * or execveat (tests/live/test_kernel_lacks.py). Exit status 127 and a line on stderr if
- * the filter cannot be set or CMD not run.
+ * away from Empty Working Set), openat2, process_vm_readv, memfd_create,
+ * execveat or madvise_populate_write (tests/live/test_kernel_lacks.py).
+ * madvise_populate_write is not a call: madvise with MADV_POPULATE_WRITE
+ * (Linux 5.14) gets EINVAL, as an older kernel answers an advice it does
+ * not know; other advice is let through. Exit status 127 and a line on
+ * stderr if the filter cannot be set or CMD not run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +64,7 @@ int main(int argc, char **argv)
 	unsigned n = 0, k, i;
 	long nr[8];
 	unsigned nnr = 0;
+	bool populate = false;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: nosys CALL[,CALL...] CMD [ARGS...]\n");
@@ -68,6 +73,10 @@ int main(int argc, char **argv)
 	snprintf(list, sizeof(list), "%s", argv[1]);
 	for (tok = strtok_r(list, ",", &save); tok && nnr < 8;
 	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "madvise_populate_write")) {
+			populate = true;
+			continue;
+		}
 		for (k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
 			if (!strcmp(tok, calls[k].name))
 				break;
@@ -86,6 +95,22 @@ int main(int argc, char **argv)
 					      SECCOMP_RET_ALLOW);
 	f[n++] = (struct sock_filter)BPF_STMT(
 		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	if (populate) {
+		/* madvise(, , 23): EINVAL; the number loaded again after */
+		f[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, SYS_madvise, 0, 4);
+		f[n++] = (struct sock_filter)BPF_STMT(
+			BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, args[2]));
+		f[n++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, 23 /* MADV_POPULATE_WRITE */,
+			0, 1);
+		f[n++] = (struct sock_filter)BPF_STMT(
+			BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL);
+		f[n++] = (struct sock_filter)BPF_STMT(
+			BPF_LD | BPF_W | BPF_ABS,
+			offsetof(struct seccomp_data, nr));
+	}
 	for (i = 0; i < nnr; i++) {
 		f[n++] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr[i], 0, 1);

@@ -301,7 +301,6 @@ static const char *config_dir(char *buf, size_t n)
 
 static const char *exe_dir(char *buf, size_t n)
 {
-	/* Not /proc/self/exe: vmscope runs through a copy of the loader. */
 	const char *exe = selfcopy_exe();
 	char *slash;
 
