@@ -2,9 +2,9 @@
  * copies, in place (selfcopy.h says why).
  *
  * How: /proc/self/maps lists the mappings; for each private mapping of a
- * file but vmscope's own executable (and but the loader's PROT_NONE gaps
- * between a library's parts, which hold no page while nothing may touch
- * one),
+ * file in an object the dynamic loader mapped (dl_iterate_phdr), but
+ * vmscope's own executable and the PROT_NONE gaps between a library's
+ * parts (no page is there while nothing may touch one),
  *
  *     mprotect(range, PROT_READ | PROT_WRITE)
  *     madvise(range, MADV_POPULATE_WRITE)
@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,51 @@ static bool parse_line(const char *line, const struct range *own,
 	return true;
 }
 
+/* The spans of the objects the dynamic loader has mapped (from the
+ * first part of each to the end of its last, gaps included): what is
+ * copied lies in one. Not another mapping of a file vmscope has: under
+ * valgrind its tool's, which the program may not change. */
+#define MAX_OBJS 64
+static struct span {
+	uintptr_t lo, hi;
+} objs[MAX_OBJS];
+static size_t nobjs;
+
+static int object_span(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	size_t i;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t a = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (lo < hi && nobjs < MAX_OBJS) {
+		objs[nobjs].lo = lo & ~(uintptr_t)4095;
+		objs[nobjs++].hi = (hi + 4095) & ~(uintptr_t)4095;
+	}
+	return nobjs == MAX_OBJS;
+}
+
+static bool in_an_object(uintptr_t lo, uintptr_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < nobjs; i++)
+		if (lo >= objs[i].lo && hi <= objs[i].hi)
+			return true;
+	return false;
+}
+
 /* The table from /proc/self/maps; false when it cannot be read. The
  * file whose range holds copy_all is left out: its code cannot be made
  * not executable while it runs (vmscope's executable, however started:
@@ -263,6 +309,9 @@ static bool collect(void)
 	struct range own = { 0 };
 	bool have_own = false;
 	uintptr_t code = (uintptr_t)copy_all;
+
+	nobjs = 0;
+	dl_iterate_phdr(object_span, NULL);
 
 	if (!f) {
 		snprintf(why_buf, sizeof(why_buf),
@@ -286,7 +335,9 @@ static bool collect(void)
 			overflow = true;
 			break;
 		}
-		if (parse_line(line, have_own ? &own : NULL, &ranges[nranges]))
+		if (parse_line(line, have_own ? &own : NULL,
+			       &ranges[nranges]) &&
+		    in_an_object(ranges[nranges].lo, ranges[nranges].hi))
 			nranges++;
 	}
 	fclose(f);
