@@ -30,13 +30,12 @@
  * limit) is left as it was, and said.
  *
  * This replaced copies into sealed memfds and a re-execution through the
- * copied loader: the same result for some 4 ms less a start (docs/
- * benchmarks.md, "Private copies of the libraries").
+ * copied loader: the same result for some 2 ms less a start (docs/
+ * benchmarks.md, "Start-up").
  */
 #include "linux/selfcopy.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 #include <stdio.h>
@@ -64,7 +63,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* vmscope maps ~10 ranges of 5 libraries (~40 with a sanitizer's). */
+/* vmscope maps some 10 ranges of 2 libraries (more with LD_PRELOAD). */
 #define MAX_RANGES 128
 
 struct range {
