@@ -252,11 +252,23 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 	while (p < s->end) {
 		uint64_t h[4] = { 0 }; /* prev_size, size, fd, bk */
 		uint64_t sz;
+		size_t want = p == top || s->end - p < 32 ? 16 : 32;
+		bool links = want == 32; /* fd and bk read */
 
-		/* a segment's last 16 bytes: a fencepost, its header alone */
+		/* a segment's last 16 bytes: a fencepost, its header alone.
+		 * Links on a page not in memory (never written): a chunk in
+		 * use, its header alone (a free chunk's links are written,
+		 * glibc's fd and bk as tcache's next and key; malloc_trim
+		 * keeps them too) */
+		if (want == 32 && !mcache_get(&w->blocks, p, h, 32)) {
+			h[2] = h[3] = 0;
+			links = false;
+			want = 16;
+		} else if (want == 32) {
+			want = 0;
+		}
 		if (s->end - p < 16 ||
-		    !mcache_get(&w->blocks, p, h,
-				p == top || s->end - p < 32 ? 16 : 32)) {
+		    (want && !mcache_get(&w->blocks, p, h, want))) {
 			walk_note(a->partial, sizeof(a->partial),
 				  "chunk header at 0x%llx %s",
 				  (unsigned long long)p,
@@ -321,7 +333,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		if (sz == w->in->lay.tc_chunk &&
 		    walk_tcache_candidate(w, p) < 0)
 			return -1;
-		if (sz <= FAST_MAX && keep_fast(w, a, p, sz, h[2]) < 0)
+		if (links && sz <= FAST_MAX && keep_fast(w, a, p, sz, h[2]) < 0)
 			return -1;
 		a->chunks++;
 		*sum += sz;
