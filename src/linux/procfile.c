@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,13 +76,25 @@ struct at {
  * as vmscope sees them (the kernel writes a mapped file's path from the
  * reader's root, and from the root of the file's own mount namespace
  * when it is another). Unknown: false. */
+static struct stat own_ns;
+static bool own_ns_known;
+static pthread_once_t own_ns_once = PTHREAD_ONCE_INIT;
+
+/* vmscope's own mount namespace, once a run: it never changes it (no
+ * setns, no unshare), and --all asks for every process. */
+static void own_ns_read(void)
+{
+	own_ns_known = stat("/proc/self/ns/mnt", &own_ns) == 0;
+}
+
 static bool same_mnt_ns(int proc, pid_t pid)
 {
-	struct stat me, it;
+	struct stat it;
 	char path[64];
 	int rc;
 
-	if (stat("/proc/self/ns/mnt", &me) < 0)
+	pthread_once(&own_ns_once, own_ns_read);
+	if (!own_ns_known)
 		return false;
 	if (proc >= 0) {
 		rc = fstatat(proc, "ns/mnt", &it, 0);
@@ -89,7 +102,8 @@ static bool same_mnt_ns(int proc, pid_t pid)
 		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 		rc = stat(path, &it);
 	}
-	return rc == 0 && me.st_ino == it.st_ino && me.st_dev == it.st_dev;
+	return rc == 0 && own_ns.st_ino == it.st_ino &&
+	       own_ns.st_dev == it.st_dev;
 }
 
 static int openat2_path(int dirfd, const char *path, unsigned long long how_r)
