@@ -107,29 +107,43 @@ NOSD_OBJ := $(B)/link/nosystemd.o $(B)/link/nonuma.o
 DEP_LIBS := $(patsubst -lproc2,$(NOSD_OBJ) $(PROC2_A),$(DEP_LIBS))
 endif
 
-# jansson, libzstd, libdw (with what it needs: libelf, zlib, bzip2, xz),
-# libbpf and ncursesw (with tinfo) from their static archives where the
-# -dev packages have them (Debian's do): every page of each library vmscope
-# maps is copied at every start (src/linux/selfcopy.h), about 0.7 ms a
-# MB. Without the first seven a capture of a small process took 23 ms
-# instead of 29 (perf stat -r 30, chrt -f, when the copies were memfds
-# and a second start); ncursesw and tinfo are 0.4 MB. vmscope then maps
-# libc and the loader alone. Only archives that link as they are (a test
-# link asking for a function of each); STATIC_PKGS= on the command line
-# links them shared.
-STATIC_PKGS ?= jansson libzstd libdw libbpf ncursesw
+# jansson, libzstd, libdw (with what it needs: libelf, zlib, bzip2, xz)
+# and libbpf from their static archives where the -dev packages have them
+# (Debian's do): every page of each library vmscope maps is copied at every
+# start (src/linux/selfcopy.h), about 0.7 ms a MB. Without these seven a
+# capture of a small process took 23 ms instead of 29 (perf stat -r 30,
+# chrt -f, when the copies were memfds and a second start). Only archives
+# that link as they are (a test link asking for a function of each);
+# STATIC_PKGS= on the command line links them shared.
+STATIC_PKGS ?= jansson libzstd libdw libbpf
 ifneq ($(STATIC_PKGS),)
 STATIC_L := $(filter-out -pthread -lpthread -ldl -lm, \
 	$(shell $(PKG_CONFIG) --static --libs $(STATIC_PKGS) 2>/dev/null))
 STATIC_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
 	-x none -Wl,-u,json_loads -Wl,-u,ZSTD_decompress -Wl,-u,dwfl_begin \
-	-Wl,-u,bpf_object__open_skeleton -Wl,-u,initscr -Wl,-u,setupterm \
+	-Wl,-u,bpf_object__open_skeleton \
 	-Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic -lpthread -o /dev/null \
 	2>/dev/null && echo $(STATIC_L))
 endif
 ifneq ($(STATIC_L),)
 DEP_LIBS := $(filter-out $(shell $(PKG_CONFIG) --libs $(STATIC_PKGS)), \
 	$(DEP_LIBS)) -Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic
+endif
+# ncursesw and tinfo the same way, on their own (a system without their
+# archives keeps the others static): 0.4 MB less to copy, and vmscope
+# maps libc and the loader alone. STATIC_UI= links them shared.
+STATIC_UI ?= ncursesw
+ifneq ($(STATIC_UI),)
+STATIC_UI_L := $(filter-out -pthread -lpthread -ldl -lm, \
+	$(shell $(PKG_CONFIG) --static --libs $(STATIC_UI) 2>/dev/null))
+STATIC_UI_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
+	-x none -Wl,-u,initscr -Wl,-u,setupterm \
+	-Wl,-Bstatic $(STATIC_UI_L) -Wl,-Bdynamic -o /dev/null \
+	2>/dev/null && echo $(STATIC_UI_L))
+endif
+ifneq ($(STATIC_UI_L),)
+DEP_LIBS := $(filter-out $(shell $(PKG_CONFIG) --libs $(STATIC_UI)), \
+	$(DEP_LIBS)) -Wl,-Bstatic $(STATIC_UI_L) -Wl,-Bdynamic
 endif
 
 ENGINE_SRC := $(wildcard $(SRC_DIRS:%=%/*.c))

@@ -53,7 +53,8 @@ time                 /usr/bin/time: peak memory (benchmarks, the core test)
 heaptrack            make bench: the tracer's cost beside heaptrack's
 valgrind             the leak check of the CLI paths
 strace               test_pss_invasive counts vmscope's ptrace calls,
-                     test_observer its memfd copies; test_fork_refuse's
+                     test_observer its library copies,
+                     test_selfcopy_pages makes one fail; test_fork_refuse's
                      target traced by someone else, and
                      test_trace_attach_more's attach to one
 openjdk-17-jre-headless  test_jvm: a JVM's heap against its hsperfdata

@@ -36,8 +36,9 @@ double negexp_1m(double x)
 		return sum;
 	}
 	/* e^-x = (e^-(x/2^m))^(2^m), x/2^m <= 1/2, m <= 7: each squaring
-	 * doubles the relative error, 128 ulp of e^-x at most, and e^-x
-	 * <= 0.61 of a result >= 0.39 */
+	 * doubles the relative error, some 128 ulp of e^-x with the
+	 * series' own rounding (14 ulp of the result measured, test_negexp
+	 * holds 64), and e^-x <= 0.61 of a result >= 0.39 */
 	while (x > 0.5) {
 		x /= 2;
 		m++;

@@ -128,7 +128,7 @@ static size_t drop_copied(char *maps, size_t len)
 
 void observer_note(struct vms_snapshot *s)
 {
-	char *maps, first[64], why[320];
+	char *maps, first[64], why[480];
 	const char *how = selfcopy_why();
 	size_t len, n;
 
@@ -145,7 +145,10 @@ void observer_note(struct vms_snapshot *s)
 		 "pages both touched read Shared, so Private, USS and PSS "
 		 "may read low (%s%s)",
 		 n, n == 1 ? "" : "s", first, n > 1 ? ", ..." : "",
-		 how ? "vmscope runs on the system's libraries: " : "",
+		 !how ? ""
+		 : strncmp(how, "cannot copy", 11) == 0
+			 ? "vmscope "
+			 : "vmscope runs on the system's libraries: ",
 		 how ? how
 		 : strstr(first, "locale") || strstr(first, "LC_")
 			 ? "run it with LANG=C for exact figures"

@@ -36,6 +36,7 @@
 #include "linux/selfcopy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ struct range {
 	uintptr_t eof; /* where the file ends in it (hi when past it) */
 	int prot; /* as it was */
 	int err; /* 0: copied; else the errno, at what step */
-	int step; /* 0 mprotect, 1 the copy, 2 mprotect back */
+	int step; /* 0 mprotect, 1 the copy, 2 mprotect back, 3 not tried */
 	unsigned long long ino; /* the file */
 	dev_t dev;
 };
@@ -82,6 +83,7 @@ static const char *why = "not tried";
 static char why_buf[200];
 static char exe_path[4096];
 static bool overflow; /* more ranges than the table holds: some not done */
+static uintptr_t page = 4096; /* the page size (aarch64: 4, 16 or 64 K) */
 
 void selfcopy_loader_begin(void)
 {
@@ -102,8 +104,35 @@ const char *selfcopy_why(void)
 	return why;
 }
 
+/* The path of the file mapped where this function's code is, from
+ * /proc/self/maps: vmscope's executable however it was started (run by
+ * hand through the loader, /proc/self/exe is the loader). */
+static void own_path(void)
+{
+	uintptr_t code = (uintptr_t)own_path;
+	char line[4096 + 128];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi,
+			   &at) == 2 &&
+		    at && lo <= code && code < hi && line[at] == '/') {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(exe_path, sizeof(exe_path), "%s", line + at);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 const char *selfcopy_exe(void)
 {
+	if (!exe_path[0])
+		own_path();
 	if (!exe_path[0]) {
 		ssize_t len = readlink("/proc/self/exe", exe_path,
 				       sizeof(exe_path) - 1);
@@ -136,7 +165,10 @@ bool selfcopy_copied(uint64_t lo, uint64_t hi)
  * the range not executable at that moment). */
 #if defined(__x86_64__)
 #define HAVE_RAW 1
-static inline long raw3(long nr, long a, long b, long c)
+#define RAW_ATTR                                                               \
+	__attribute__((always_inline, no_sanitize("address", "undefined"),     \
+		       no_instrument_function))
+RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 {
 	long r;
 
@@ -148,7 +180,10 @@ static inline long raw3(long nr, long a, long b, long c)
 }
 #elif defined(__aarch64__)
 #define HAVE_RAW 1
-static inline long raw3(long nr, long a, long b, long c)
+#define RAW_ATTR                                                               \
+	__attribute__((always_inline, no_sanitize("address", "undefined"),     \
+		       no_instrument_function))
+RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 {
 	register long x8 __asm__("x8") = nr;
 	register long x0 __asm__("x0") = a;
@@ -164,8 +199,19 @@ static inline long raw3(long nr, long a, long b, long c)
 #endif
 
 #ifdef HAVE_RAW
-/* Every range of the table copied; no call, no sanitizer check. */
-__attribute__((noinline, no_sanitize("address", "undefined"))) static void
+#if defined(__has_attribute)
+#if __has_attribute(no_stack_protector)
+#define NO_SSP __attribute__((no_stack_protector))
+#endif
+#endif
+#ifndef NO_SSP
+#define NO_SSP
+#endif
+/* Every range of the table copied (but those marked not to be); no call,
+ * no sanitizer check, no instrumentation: tests/code/test_selfcopy_code.py
+ * reads the built code for a call or jump out of it. */
+__attribute__((noinline, no_sanitize("address", "undefined"),
+	       no_instrument_function)) NO_SSP static void
 copy_all(void)
 {
 	size_t i;
@@ -174,7 +220,7 @@ copy_all(void)
 		struct range *g = &ranges[i];
 		long len = (long)(g->hi - g->lo), r;
 
-		if (g->prot == PROT_NONE)
+		if (g->prot == PROT_NONE || g->err)
 			continue; /* no page while nothing may touch one */
 		r = raw3(SYS_mprotect, (long)g->lo, len,
 			 PROT_READ | PROT_WRITE);
@@ -183,26 +229,29 @@ copy_all(void)
 			continue;
 		}
 		r = raw3(SYS_madvise, (long)g->lo, len, MADV_POPULATE_WRITE);
-		/* EFAULT: a page past the end of the file, the rest too */
-		if (r == -EINVAL && g->eof == g->lo) {
+		/* EFAULT: a page past the end of the file, the rest too,
+		 * where the file is known to end in the range */
+		if (r == -EFAULT && g->eof < g->hi && g->eof > g->lo) {
+			r = 0;
+		} else if (r == -EINVAL && g->eof == g->lo) {
 			r = -ENOENT; /* where the file ends is not known */
 		} else if (r == -EINVAL) {
 			volatile unsigned char *p;
 
 			for (p = (volatile unsigned char *)g->lo;
-			     (uintptr_t)p < g->eof; p += 4096)
+			     (uintptr_t)p < g->eof; p += page)
 				*p = *p;
 			r = 0;
 		}
-		if (r < 0 && r != -EFAULT) {
+		if (r < 0) {
 			g->err = (int)-r;
 			g->step = 1;
 		}
 		r = raw3(SYS_mprotect, (long)g->lo, len, g->prot);
 		if (r < 0) {
-			/* not reached with the range just changed back; said
-			 * if it is, though what is not executable then may
-			 * have ended the process already */
+			/* not reached: exec_again() said code may be made
+			 * executable again, and nothing else differs from
+			 * the protection the range had */
 			g->err = (int)-r;
 			g->step = 2;
 		}
@@ -281,8 +330,8 @@ static int object_span(struct dl_phdr_info *info, size_t size, void *data)
 			hi = a + ph->p_memsz;
 	}
 	if (lo < hi && nobjs < MAX_OBJS) {
-		objs[nobjs].lo = lo & ~(uintptr_t)4095;
-		objs[nobjs++].hi = (hi + 4095) & ~(uintptr_t)4095;
+		objs[nobjs].lo = lo & ~(page - 1);
+		objs[nobjs++].hi = (hi + page - 1) & ~(page - 1);
 	}
 	return nobjs == MAX_OBJS;
 }
@@ -297,24 +346,59 @@ static bool in_an_object(uintptr_t lo, uintptr_t hi)
 	return false;
 }
 
-/* The table from /proc/self/maps; false when it cannot be read. The
- * file whose range holds copy_all is left out: its code cannot be made
- * not executable while it runs (vmscope's executable, however started:
- * /proc/self/exe is the loader when the loader was run by hand). */
+/* Whether code may be made executable again once written, as copy_all
+ * does to a library's: tried on a private page of vmscope's own file.
+ * Refused under MDWE (prctl PR_MDWE_REFUSE_EXEC_GAIN; systemd's
+ * MemoryDenyWriteExecute=) and by SELinux's execmod; copy_all would then
+ * leave the library's code not executable, and vmscope would stop at its
+ * next call into it. */
+static bool exec_again(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	volatile char *m;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	m = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return false;
+	ok = mprotect((void *)m, page, PROT_READ | PROT_WRITE) == 0;
+	if (ok) {
+		m[0] = m[0]; /* copied on write, as a library's page is */
+		ok = mprotect((void *)m, page, PROT_READ | PROT_EXEC) == 0;
+	}
+	munmap((void *)m, page);
+	return ok;
+}
+
+/* The table from /proc/self/maps (smaps on aarch64, for its VmFlags);
+ * false when it cannot be read. The file whose range holds copy_all is
+ * left out: its code cannot be made not executable while it runs
+ * (vmscope's executable, however started: /proc/self/exe is the loader
+ * when the loader was run by hand). */
 static bool collect(void)
 {
+#ifdef __aarch64__
+	const char *list = "/proc/self/smaps";
+#else
+	const char *list = "/proc/self/maps";
+#endif
 	char line[4096 + 128];
-	FILE *f = fopen("/proc/self/maps", "re");
-	struct range own = { 0 };
+	FILE *f = fopen(list, "re");
+	struct range own = { 0 }, *last = NULL;
 	bool have_own = false;
 	uintptr_t code = (uintptr_t)copy_all;
+	long pg = sysconf(_SC_PAGESIZE);
 
+	if (pg > 0)
+		page = (uintptr_t)pg;
 	nobjs = 0;
 	dl_iterate_phdr(object_span, NULL);
-
 	if (!f) {
-		snprintf(why_buf, sizeof(why_buf),
-			 "cannot read /proc/self/maps: %s", strerror(errno));
+		snprintf(why_buf, sizeof(why_buf), "cannot read %s: %s", list,
+			 strerror(errno));
 		why = why_buf;
 		return false;
 	}
@@ -329,16 +413,29 @@ static bool collect(void)
 	rewind(f);
 	nranges = 0;
 	while (fgets(line, sizeof(line), f)) {
+		struct range g;
+
 		line[strcspn(line, "\n")] = '\0';
+#ifdef __aarch64__
+		/* a range the loader guards (BTI) keeps its guard */
+		if (!strncmp(line, "VmFlags:", 8)) {
+			if (last && strstr(line, " bt"))
+				last->prot |= 0x10; /* PROT_BTI */
+			last = NULL;
+			continue;
+		}
+#endif
+		if (!parse_line(line, have_own ? &own : NULL, &g) ||
+		    !in_an_object(g.lo, g.hi))
+			continue;
 		if (nranges == MAX_RANGES) {
 			overflow = true;
 			break;
 		}
-		if (parse_line(line, have_own ? &own : NULL,
-			       &ranges[nranges]) &&
-		    in_an_object(ranges[nranges].lo, ranges[nranges].hi))
-			nranges++;
+		ranges[nranges] = g;
+		last = &ranges[nranges++];
 	}
+	(void)last;
 	fclose(f);
 	if (!have_own) {
 		/* not from a file vmscope can tell: nothing is touched */
@@ -349,18 +446,22 @@ static bool collect(void)
 	return true;
 }
 
-/* why = the first range not copied, by the file's name */
+/* why = how many ranges were not copied, the first by its address */
 static void say_failed(void)
 {
-	static const char *const steps[] = { "make it writable",
-					     "copy its pages",
-					     "restore its protection" };
-	size_t i, bad = 0;
+	static const char *const steps[] = {
+		"make it writable", "copy its pages", "restore its protection",
+		"make its code executable again (MDWE or a security policy "
+		"refuses it)"
+	};
+	size_t i, bad = 0, all = 0;
 	const struct range *first = NULL;
 
-	for (i = 0; i < nranges; i++)
+	for (i = 0; i < nranges; i++) {
+		all += ranges[i].prot != PROT_NONE;
 		if (ranges[i].err && !bad++)
 			first = &ranges[i];
+	}
 	if (!first) {
 		if (overflow)
 			why = "more library ranges than it can copy";
@@ -368,9 +469,10 @@ static void say_failed(void)
 	}
 	snprintf(why_buf, sizeof(why_buf),
 		 "cannot copy %zu of %zu ranges of its libraries (the one at "
-		 "%#" PRIxPTR ": cannot %s: %s)",
-		 bad, nranges, first->lo, steps[first->step],
-		 strerror(first->err));
+		 "%#" PRIxPTR ": cannot %s%s%s)",
+		 bad, all, first->lo, steps[first->step],
+		 first->step == 3 ? "" : ": ",
+		 first->step == 3 ? "" : strerror(first->err));
 	why = why_buf;
 }
 #endif
@@ -389,6 +491,15 @@ void selfcopy_run(void)
 	if (!collect())
 		return;
 	why = NULL;
+	if (nranges && !exec_again()) {
+		size_t i;
+
+		for (i = 0; i < nranges; i++)
+			if (ranges[i].prot & PROT_EXEC) {
+				ranges[i].err = EACCES;
+				ranges[i].step = 3;
+			}
+	}
 	if (nranges)
 		copy_all();
 	say_failed();

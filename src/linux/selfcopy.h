@@ -2,9 +2,10 @@
  * that looking changes nothing.
  *
  * The kernel counts a resident page Shared (and halves its PSS) when a
- * second process maps it. vmscope maps ld.so, libc, ncursesw, libm and
- * tinfo; every page of those files that both vmscope and the target
- * touched would read Shared while vmscope looks, and the target's
+ * second process maps it. vmscope maps ld.so and libc (its other
+ * libraries are linked from their static archives); every page of those
+ * files that both vmscope and the target touched would read Shared while
+ * vmscope looks, and the target's
  * Private, USS and PSS low (a stopped target loading vmscope's libraries:
  * USS 4,428 K unobserved, 3,240 K through vmscope). So vmscope, before it
  * reads anything, turns every page of each library it has mapped into a
@@ -23,9 +24,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Copies, in place, every private mapping of a file (but vmscope's own
- * executable) the process has. When a range cannot be copied it is left
- * as it was and selfcopy_why() says why; the others are copied still. */
+/* Copies, in place, every private mapping of a file in the objects the
+ * dynamic loader mapped (but vmscope's own executable, and the PROT_NONE
+ * gaps between a library's parts). When a range cannot be copied it is
+ * left as it was and selfcopy_why() says why; the others are copied
+ * still. Where code may not be made executable again once written (MDWE,
+ * a security policy), the libraries' code is left, and said. */
 void selfcopy_run(void);
 /* Around a call that may make the dynamic loader allocate (an NSS lookup
  * that loads a module, a dlopen), in a sanitizer build: LeakSanitizer
@@ -44,8 +48,8 @@ const char *selfcopy_why(void);
  * selfcopy_run() copied (the observer leaves those out: they hold none of
  * the file's pages). */
 bool selfcopy_copied(uint64_t lo, uint64_t hi);
-/* The path of vmscope's own executable (/proc/self/exe, read once), or
- * NULL. */
+/* The path of vmscope's own executable (the file its code is mapped
+ * from; /proc/self/exe when that cannot be read), or NULL. */
 const char *selfcopy_exe(void);
 
 #endif

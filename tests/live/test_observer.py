@@ -87,14 +87,15 @@ def capture(pid, flags, env, tmp):
 
 
 def copies_made(args, tmp):
-    """How many library ranges a vmscope run copied (its madvise calls
-    with MADV_POPULATE_WRITE, strace -f), or None when it failed or strace
-    is missing."""
+    """How many library ranges a vmscope run copied (strace -f): its madvise
+    calls with MADV_POPULATE_WRITE on a range an mprotect just made
+    writable (src/base/bigmem.c populates its own memory too, which is no
+    copy), or None when it failed or strace is missing."""
     if not shutil.which("strace"):
         return None
     log = os.path.join(tmp, "strace.log")
     # (LeakSanitizer cannot stop the world of a process strace traces)
-    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=madvise",
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=mprotect,madvise",
                         "-o", log, T.VMSCOPE] + [str(a) for a in args],
                        capture_output=True, timeout=120,
                        env=dict(os.environ, ASAN_OPTIONS=":".join(
@@ -102,8 +103,20 @@ def copies_made(args, tmp):
                                          "detect_leaks=0")))))
     if r.returncode != 0:
         return None
+    writable, n = set(), 0
     with open(log) as f:
-        return sum(1 for line in f if "MADV_POPULATE_WRITE" in line)
+        for line in f:
+            m = re.search(r"(mprotect|madvise)\((0x[0-9a-f]+), (\d+), (\w+)",
+                          line)
+            if not m:
+                continue
+            key = (m.group(2), m.group(3))
+            if m.group(1) == "mprotect" and \
+                    m.group(4) == "PROT_READ" and "PROT_WRITE" in line:
+                writable.add(key)
+            elif m.group(4) == "MADV_POPULATE_WRITE" and key in writable:
+                n += 1
+    return n
 
 
 def only_files(pid, tmp):

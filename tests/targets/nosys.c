@@ -10,8 +10,12 @@
  * execveat or madvise_populate_write (tests/live/test_kernel_lacks.py).
  * madvise_populate_write is not a call: madvise with MADV_POPULATE_WRITE
  * (Linux 5.14) gets EINVAL, as an older kernel answers an advice it does
- * not know; other advice is let through. Exit status 127 and a line on
- * stderr if the filter cannot be set or CMD not run.
+ * not know; other advice is let through. mdwe is not a call either: the
+ * command runs under prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN) (Linux
+ * 6.3; what systemd's MemoryDenyWriteExecute= sets), where a mapping not
+ * executable may not become so (tests/live/test_selfcopy_pages.py). Exit
+ * status 127 and a line on stderr if the filter or the prctl cannot be
+ * set or CMD not run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,7 +68,7 @@ int main(int argc, char **argv)
 	unsigned n = 0, k, i;
 	long nr[8];
 	unsigned nnr = 0;
-	bool populate = false;
+	bool populate = false, mdwe = false;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: nosys CALL[,CALL...] CMD [ARGS...]\n");
@@ -75,6 +79,10 @@ int main(int argc, char **argv)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "madvise_populate_write")) {
 			populate = true;
+			continue;
+		}
+		if (!strcmp(tok, "mdwe")) {
+			mdwe = true;
 			continue;
 		}
 		for (k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
@@ -121,6 +129,11 @@ int main(int argc, char **argv)
 					      SECCOMP_RET_ALLOW);
 	prog.len = (unsigned short)n;
 	prog.filter = f;
+	/* PR_SET_MDWE 65, PR_MDWE_REFUSE_EXEC_GAIN 1 */
+	if (mdwe && prctl(65, 1, 0, 0, 0)) {
+		perror("nosys: PR_SET_MDWE");
+		return 127;
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("nosys: seccomp");
