@@ -647,6 +647,28 @@ static void back_in_group_stop(const struct freeze *f)
 	}
 }
 
+/* In the release: seized thread tid is gone without a report (ECHILD);
+ * the pid's entry is looked at again (freeze_exec_took_tid) and, if the
+ * task there is ours, polled with the others until it stops and is let
+ * go. *left counts the entries still to poll. */
+static void release_exec_took(struct freeze *f, pid_t tid, size_t *left)
+{
+	struct freeze_thread *t = freeze_find_thread(f, tid), *p;
+	bool polled;
+
+	if (t)
+		t->seized = t->stopped = false;
+	(*left)--;
+	p = freeze_find_thread(f, f->pid);
+	polled = p && p->seized;
+	freeze_exec_took_tid(f, tid); /* may move f->t */
+	p = freeze_find_thread(f, f->pid);
+	if (p && p->seized && !polled) {
+		p->stopped = false; /* its stop, if any, is still to report */
+		(*left)++;
+	}
+}
+
 uint64_t freeze_release(struct freeze *f)
 {
 	uint64_t t0;
@@ -685,6 +707,16 @@ uint64_t freeze_release(struct freeze *f)
 			w = waitpid(t->tid, &st, __WALL | WNOHANG);
 			if (w == 0)
 				continue;
+			if (w < 0 && errno == ECHILD && t->tid != f->pid) {
+				/* An exec by this thread, seized but not yet
+				 * stopped, gave it the pid after the main
+				 * thread was let go: ours there still, in its
+				 * exec stop (or running), and polled under
+				 * the pid now (test_freeze's exec race: the
+				 * pid left traced, state t). */
+				release_exec_took(f, t->tid, &left);
+				continue;
+			}
 			if (w > 0 && WIFSTOPPED(st))
 				/* A signal-delivery stop gives its signal
 				 * back; an event or interrupt stop none. */
