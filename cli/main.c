@@ -594,7 +594,8 @@ int main(int argc, char **argv)
 				      .watch_s = a.watch,
 				      .count = a.count };
 
-		setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
+		selfcopy_setlocale(LC_CTYPE,
+				   ""); /* the viewer shows UTF-8 names */
 		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
 	}
 	stop_launched(launched);

@@ -25,6 +25,7 @@
 #include "export/export.h"
 #include "linux/procfs.h"
 #include "linux/proclist.h"
+#include "linux/selfcopy.h"
 #include "model/diff.h"
 #include "pipeline.h"
 
@@ -429,7 +430,7 @@ int cli_load(const struct args *a)
 				      .snap = s,
 				      .snap_path = a->load };
 
-		setlocale(LC_CTYPE, "");
+		selfcopy_setlocale(LC_CTYPE, "");
 		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
 	}
 	vms_snapshot_free(s);
@@ -483,7 +484,7 @@ int cli_diff(const struct args *a)
 				      .snap = sa,
 				      .snap_b = sb };
 
-		setlocale(LC_CTYPE, "");
+		selfcopy_setlocale(LC_CTYPE, "");
 		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
 		goto out;
 	}

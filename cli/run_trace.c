@@ -365,7 +365,7 @@ int cli_trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 	struct vms_error err = { 0 };
 	int rc;
 
-	setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
+	selfcopy_setlocale(LC_CTYPE, ""); /* the viewer shows UTF-8 names */
 	rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
 	return rc;
 }

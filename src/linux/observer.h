@@ -3,8 +3,9 @@
  * A page two processes map reads Shared, and half its PSS, in both. vmscope
  * holds private copies of its libraries' pages (src/linux/selfcopy.h), so
  * normally no page of a file a target maps. What can be left: everything,
- * when the copies could not be made (selfcopy_why() says why); the locale
- * data the viewer's setlocale maps; vmscope's own executable when the
+ * when the copies could not be made (selfcopy_why() says why); what it
+ * loads later (code a locale loads, an NSS module; the locale's data is
+ * copied: selfcopy_setlocale); vmscope's own executable when the
  * target is another vmscope. observer_note() names such files in a note of
  * the snapshot (JSON capture.missing, the summary's Missing:), so a figure
  * that may read low is never presented as exact. The ranges selfcopy

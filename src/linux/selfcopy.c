@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,9 @@ static char why_buf[200];
 static char exe_path[4096];
 static bool overflow; /* more ranges than the table holds: some not done */
 static uintptr_t page = 4096; /* the page size (aarch64: 4, 16 or 64 K) */
+static size_t copied_at_start; /* ranges selfcopy_run() put in the table */
+static bool ran; /* selfcopy_run() copied (some of) its libraries */
+static struct range own_file; /* vmscope's executable (ino, dev) */
 
 void selfcopy_loader_begin(void)
 {
@@ -207,55 +211,60 @@ RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 #ifndef NO_SSP
 #define NO_SSP
 #endif
-/* Every range of the table copied (but those marked not to be); no call,
- * no sanitizer check, no instrumentation: tests/code/test_selfcopy_code.py
- * reads the built code for a call or jump out of it. */
+/* Range g copied (unless marked not to be): made writable, populated
+ * for writing, its protection given back; g->err and g->step say what
+ * failed. Inlined into copy_all, so calls nothing either. */
+RAW_ATTR NO_SSP static inline void copy_range(struct range *g)
+{
+	long len = (long)(g->hi - g->lo), r;
+
+	if (g->prot == PROT_NONE || g->err)
+		return; /* no page while nothing may touch one */
+	r = raw3(SYS_mprotect, (long)g->lo, len, PROT_READ | PROT_WRITE);
+	if (r < 0) {
+		g->err = (int)-r;
+		return;
+	}
+	r = raw3(SYS_madvise, (long)g->lo, len, MADV_POPULATE_WRITE);
+	/* EFAULT: a page past the end of the file, the rest too, where the
+	 * file is known to end in the range */
+	if (r == -EFAULT && g->eof < g->hi && g->eof > g->lo) {
+		r = 0;
+	} else if (r == -EINVAL && g->eof == g->lo) {
+		r = -ENOENT; /* where the file ends is not known */
+	} else if (r == -EINVAL) {
+		volatile unsigned char *p;
+
+		for (p = (volatile unsigned char *)g->lo; (uintptr_t)p < g->eof;
+		     p += page)
+			*p = *p;
+		r = 0;
+	}
+	if (r < 0) {
+		g->err = (int)-r;
+		g->step = 1;
+	}
+	r = raw3(SYS_mprotect, (long)g->lo, len, g->prot);
+	if (r < 0) {
+		/* not reached: exec_again() said code may be made executable
+		 * again, and nothing else differs from the protection the
+		 * range had */
+		g->err = (int)-r;
+		g->step = 2;
+	}
+}
+
+/* Ranges [from, nranges) of the table copied; no call, no sanitizer
+ * check, no instrumentation: tests/code/test_selfcopy_code.py reads the
+ * built code for a call or jump out of it. */
 __attribute__((noinline, no_sanitize("address", "undefined"),
 	       no_instrument_function)) NO_SSP static void
-copy_all(void)
+copy_all(size_t from)
 {
 	size_t i;
 
-	for (i = 0; i < nranges; i++) {
-		struct range *g = &ranges[i];
-		long len = (long)(g->hi - g->lo), r;
-
-		if (g->prot == PROT_NONE || g->err)
-			continue; /* no page while nothing may touch one */
-		r = raw3(SYS_mprotect, (long)g->lo, len,
-			 PROT_READ | PROT_WRITE);
-		if (r < 0) {
-			g->err = (int)-r;
-			continue;
-		}
-		r = raw3(SYS_madvise, (long)g->lo, len, MADV_POPULATE_WRITE);
-		/* EFAULT: a page past the end of the file, the rest too,
-		 * where the file is known to end in the range */
-		if (r == -EFAULT && g->eof < g->hi && g->eof > g->lo) {
-			r = 0;
-		} else if (r == -EINVAL && g->eof == g->lo) {
-			r = -ENOENT; /* where the file ends is not known */
-		} else if (r == -EINVAL) {
-			volatile unsigned char *p;
-
-			for (p = (volatile unsigned char *)g->lo;
-			     (uintptr_t)p < g->eof; p += page)
-				*p = *p;
-			r = 0;
-		}
-		if (r < 0) {
-			g->err = (int)-r;
-			g->step = 1;
-		}
-		r = raw3(SYS_mprotect, (long)g->lo, len, g->prot);
-		if (r < 0) {
-			/* not reached: exec_again() said code may be made
-			 * executable again, and nothing else differs from
-			 * the protection the range had */
-			g->err = (int)-r;
-			g->step = 2;
-		}
-	}
+	for (i = from; i < nranges; i++)
+		copy_range(&ranges[i]);
 }
 
 /* One line of maps text into the table; false when it is not a range to
@@ -437,6 +446,7 @@ static bool collect(void)
 	}
 	(void)last;
 	fclose(f);
+	own_file = own;
 	if (!have_own) {
 		/* not from a file vmscope can tell: nothing is touched */
 		nranges = 0;
@@ -491,6 +501,7 @@ void selfcopy_run(void)
 	if (!collect())
 		return;
 	why = NULL;
+	ran = true;
 	if (nranges && !exec_again()) {
 		size_t i;
 
@@ -501,7 +512,125 @@ void selfcopy_run(void)
 			}
 	}
 	if (nranges)
-		copy_all();
+		copy_all(0);
 	say_failed();
+	copied_at_start = nranges;
+#endif
+}
+
+#ifdef HAVE_RAW
+/* The mappings of files now, as spans, into out (at most n): how many;
+ * -1 when maps cannot be read or holds more. */
+static long file_spans(struct span *out, size_t n)
+{
+	char line[4096 + 128];
+	FILE *f = fopen("/proc/self/maps", "re");
+	size_t k = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, ino;
+		char perm[5];
+
+		if (sscanf(line, "%llx-%llx %4s %*s %*s %llu", &lo, &hi, perm,
+			   &ino) != 4 ||
+		    !ino)
+			continue;
+		if (k == n) {
+			fclose(f);
+			return -1;
+		}
+		out[k].lo = (uintptr_t)lo;
+		out[k++].hi = (uintptr_t)hi;
+	}
+	fclose(f);
+	return (long)k;
+}
+
+static bool overlaps(const struct span *before, long nb, uintptr_t lo,
+		     uintptr_t hi)
+{
+	long i;
+
+	for (i = 0; i < nb; i++)
+		if (lo < before[i].hi && before[i].lo < hi)
+			return true;
+	return false;
+}
+
+/* A shared read-only mapping of a file (glibc's gconv-modules.cache)
+ * replaced by a private anonymous copy of it at the same place: nothing
+ * writes it, and its pages are then mapped by nothing else. Left as it
+ * is on any failure. */
+static void replace_shared(uintptr_t lo, uintptr_t hi)
+{
+	size_t len = hi - lo;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return;
+	memcpy(m, (const void *)lo, len);
+	if (mprotect(m, len, PROT_READ) < 0 ||
+	    mremap(m, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)lo) ==
+		    MAP_FAILED)
+		munmap(m, len);
+}
+
+/* The ranges mapped since before[0..nb) was listed, not code (a module
+ * loaded is not copied here): private ones put in the table and copied,
+ * shared read-only ones replaced by a copy. */
+static void adopt_new(const struct span *before, long nb)
+{
+	char line[4096 + 128];
+	FILE *f = fopen("/proc/self/maps", "re");
+	size_t from = nranges, nshared = 0, i;
+	struct span shared[16];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && nranges < MAX_RANGES) {
+		struct range g;
+		unsigned long long lo, hi, ino;
+		char perm[5];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx-%llx %4s %*s %*s %llu", &lo, &hi, perm,
+			   &ino) == 4 &&
+		    ino && !strcmp(perm, "r--s") && nshared < 16 &&
+		    !overlaps(before, nb, (uintptr_t)lo, (uintptr_t)hi)) {
+			shared[nshared].lo = (uintptr_t)lo;
+			shared[nshared++].hi = (uintptr_t)hi;
+			continue;
+		}
+		if (!parse_line(line, &own_file, &g) || (g.prot & PROT_EXEC) ||
+		    g.prot == PROT_NONE)
+			continue;
+		if (!overlaps(before, nb, g.lo, g.hi))
+			ranges[nranges++] = g;
+	}
+	fclose(f);
+	for (i = 0; i < nshared; i++)
+		replace_shared(shared[i].lo, shared[i].hi);
+	if (nranges > from)
+		copy_all(from);
+	if (nranges > copied_at_start)
+		say_failed();
+}
+#endif
+
+char *selfcopy_setlocale(int category, const char *locale)
+{
+#ifdef HAVE_RAW
+	static struct span before[512];
+	long nb = ran ? file_spans(before, 512) : -1;
+	char *r = setlocale(category, locale);
+
+	if (nb >= 0)
+		adopt_new(before, nb);
+	return r;
+#else
+	return setlocale(category, locale);
 #endif
 }

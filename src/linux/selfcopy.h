@@ -31,6 +31,13 @@
  * still. Where code may not be made executable again once written (MDWE,
  * a security policy), the libraries' code is left, and said. */
 void selfcopy_run(void);
+/* setlocale(category, locale), then the files it mapped (the locale's
+ * data) copied in place as the libraries are, when selfcopy_run() copied
+ * them: a viewer in a UTF-8 locale maps LC_CTYPE, which a target in the
+ * same locale maps too. Call it before the captures' threads begin (it
+ * adds to what selfcopy_copied() knows). Code a locale loads (a gconv
+ * module) is not copied. */
+char *selfcopy_setlocale(int category, const char *locale);
 /* Around a call that may make the dynamic loader allocate (an NSS lookup
  * that loads a module, a dlopen), in a sanitizer build: LeakSanitizer
  * reported the TLS of a module NSS loaded (92 bytes, at the first user
