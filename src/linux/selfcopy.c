@@ -81,7 +81,7 @@ struct range {
 static struct range ranges[MAX_RANGES];
 static size_t nranges;
 static const char *why = "not tried";
-static char why_buf[200];
+static char why_buf[200], why_locale[200];
 static char exe_path[4096];
 static bool overflow; /* more ranges than the table holds: some not done */
 static uintptr_t page = 4096; /* the page size (aarch64: 4, 16 or 64 K) */
@@ -153,12 +153,14 @@ bool selfcopy_copied(uint64_t lo, uint64_t hi)
 	/* Ranges copied side by side: a mapping restored to the protection
 	 * of the one before it is merged with it (libc's read-only data and
 	 * its RELRO part), so a mapping may span several. */
+	size_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
+
 	while (lo < hi) {
-		for (i = 0; i < nranges; i++)
+		for (i = 0; i < n; i++)
 			if (!ranges[i].err && lo >= ranges[i].lo &&
 			    lo < ranges[i].hi)
 				break;
-		if (i == nranges)
+		if (i == n)
 			return false;
 		lo = ranges[i].hi;
 	}
@@ -254,16 +256,16 @@ RAW_ATTR NO_SSP static inline void copy_range(struct range *g)
 	}
 }
 
-/* Ranges [from, nranges) of the table copied; no call, no sanitizer
+/* Ranges [from, to) of the table copied; no call, no sanitizer
  * check, no instrumentation: tests/code/test_selfcopy_code.py reads the
  * built code for a call or jump out of it. */
 __attribute__((noinline, no_sanitize("address", "undefined"),
 	       no_instrument_function)) NO_SSP static void
-copy_all(size_t from)
+copy_all(size_t from, size_t to)
 {
 	size_t i;
 
-	for (i = from; i < nranges; i++)
+	for (i = from; i < to; i++)
 		copy_range(&ranges[i]);
 }
 
@@ -456,8 +458,10 @@ static bool collect(void)
 	return true;
 }
 
-/* why = how many ranges were not copied, the first by its address */
-static void say_failed(void)
+/* why = how many ranges were not copied, the first by its address,
+ * written into buf (selfcopy_setlocale writes another than selfcopy_run:
+ * a reader of why never sees it rewritten) */
+static void say_failed(char *buf, size_t n)
 {
 	static const char *const steps[] = {
 		"make it writable", "copy its pages", "restore its protection",
@@ -477,13 +481,13 @@ static void say_failed(void)
 			why = "more library ranges than it can copy";
 		return;
 	}
-	snprintf(why_buf, sizeof(why_buf),
+	snprintf(buf, n,
 		 "cannot copy %zu of %zu ranges of its libraries (the one at "
 		 "%#" PRIxPTR ": cannot %s%s%s)",
 		 bad, all, first->lo, steps[first->step],
 		 first->step == 3 ? "" : ": ",
 		 first->step == 3 ? "" : strerror(first->err));
-	why = why_buf;
+	why = buf;
 }
 #endif
 
@@ -512,8 +516,8 @@ void selfcopy_run(void)
 			}
 	}
 	if (nranges)
-		copy_all(0);
-	say_failed();
+		copy_all(0, nranges);
+	say_failed(why_buf, sizeof(why_buf));
 	copied_at_start = nranges;
 #endif
 }
@@ -578,45 +582,86 @@ static void replace_shared(uintptr_t lo, uintptr_t hi)
 		munmap(m, len);
 }
 
-/* The ranges mapped since before[0..nb) was listed, not code (a module
- * loaded is not copied here): private ones put in the table and copied,
- * shared read-only ones replaced by a copy. */
+/* What setlocale maps that vmscope copies: a category's file of a locale
+ * (/usr/lib/locale/C.utf8/LC_CTYPE), the locale archive up to 8 MiB (a
+ * system with every language has one of 220 MB, all of it one mapping:
+ * left, and said), glibc's gconv-modules.cache (shared). */
+#define MAX_ARCHIVE (8u << 20)
+static bool locale_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strstr(path, "/locale/") &&
+	       (!strncmp(base, "LC_", 3) || !strcmp(base, "SYS_LC_MESSAGES") ||
+		!strcmp(base, "locale-archive"));
+}
+
+/* The ranges of locale files mapped since before[0..nb) was listed:
+ * private ones copied in place and then put in the table (published
+ * copied: a capture thread's observer may read the table), shared ones
+ * replaced by a copy. */
 static void adopt_new(const struct span *before, long nb)
 {
 	char line[4096 + 128];
 	FILE *f = fopen("/proc/self/maps", "re");
-	size_t from = nranges, nshared = 0, i;
+	size_t from = nranges, to = nranges, nshared = 0, i;
 	struct span shared[16];
+	const char *skipped = NULL;
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f) && nranges < MAX_RANGES) {
+	while (fgets(line, sizeof(line), f)) {
 		struct range g;
 		unsigned long long lo, hi, ino;
 		char perm[5];
+		int at = 0;
 
 		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%llx-%llx %4s %*s %*s %llu", &lo, &hi, perm,
-			   &ino) == 4 &&
-		    ino && !strcmp(perm, "r--s") && nshared < 16 &&
-		    !overlaps(before, nb, (uintptr_t)lo, (uintptr_t)hi)) {
-			shared[nshared].lo = (uintptr_t)lo;
-			shared[nshared++].hi = (uintptr_t)hi;
+		if (sscanf(line, "%llx-%llx %4s %*s %*s %llu %n", &lo, &hi,
+			   perm, &ino, &at) != 4 ||
+		    !ino || !at ||
+		    overlaps(before, nb, (uintptr_t)lo, (uintptr_t)hi))
+			continue;
+		if (!strcmp(perm, "r--s")) {
+			const char *base = strrchr(line + at, '/');
+
+			if (base && !strcmp(base, "/gconv-modules.cache") &&
+			    nshared < 16) {
+				shared[nshared].lo = (uintptr_t)lo;
+				shared[nshared++].hi = (uintptr_t)hi;
+			}
 			continue;
 		}
-		if (!parse_line(line, &own_file, &g) || (g.prot & PROT_EXEC) ||
+		if (!locale_file(line + at) ||
+		    !parse_line(line, &own_file, &g) || (g.prot & PROT_EXEC) ||
 		    g.prot == PROT_NONE)
 			continue;
-		if (!overlaps(before, nb, g.lo, g.hi))
-			ranges[nranges++] = g;
+		if (g.hi - g.lo > MAX_ARCHIVE) {
+			skipped =
+				"cannot copy the locale's archive (over "
+				"8 MiB): run it with LANG=C for exact figures "
+				"where a target maps it too";
+			continue;
+		}
+		if (to == MAX_RANGES) {
+			overflow = true;
+			break;
+		}
+		ranges[to++] = g;
 	}
 	fclose(f);
 	for (i = 0; i < nshared; i++)
 		replace_shared(shared[i].lo, shared[i].hi);
-	if (nranges > from)
-		copy_all(from);
+	if (to > from)
+		copy_all(from, to);
+	__atomic_store_n(&nranges, to, __ATOMIC_RELEASE);
+	if (skipped) {
+		why = skipped;
+		return;
+	}
 	if (nranges > copied_at_start)
-		say_failed();
+		say_failed(why_locale, sizeof(why_locale));
 }
 #endif
 
@@ -629,6 +674,9 @@ char *selfcopy_setlocale(int category, const char *locale)
 
 	if (nb >= 0)
 		adopt_new(before, nb);
+	else if (ran)
+		why = "cannot copy the locale's data (more mappings of "
+		      "files than it lists)";
 	return r;
 #else
 	return setlocale(category, locale);

@@ -60,6 +60,8 @@ size_t vms_snapshot_bytes(const struct vms_snapshot *s)
 
 int vms_raw_append_smaps(struct vms_raw *raw, const char *p, size_t n)
 {
+	if (n == 0)
+		return 0; /* nothing read (a process gone): no buffer yet */
 	if (raw->smaps_cap - raw->smaps_len < n) {
 		size_t ncap = raw->smaps_cap ? raw->smaps_cap : 1u << 20;
 		char *nb;

@@ -246,6 +246,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		    uint64_t *sum)
 {
 	uint64_t p = first, prev = 0, prevsz = 0, prevbk = 0, next_report;
+	bool prevlinks = false; /* prev's fd and bk were read */
 	unsigned fences = 0; /* fenceposts (16 bytes) in a row */
 
 	next_report = p + (64u << 20);
@@ -256,10 +257,12 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		bool links = want == 32; /* fd and bk read */
 
 		/* a segment's last 16 bytes: a fencepost, its header alone.
-		 * Links on a page not in memory (never written): a chunk in
-		 * use, its header alone (a free chunk's links are written,
-		 * glibc's fd and bk as tcache's next and key; malloc_trim
-		 * keeps them too) */
+		 * Links on a page not in memory: its header alone. Mostly a
+		 * chunk in use whose data was never written (a free chunk's
+		 * links are written, glibc's fd and bk as tcache's next and
+		 * key; malloc_trim keeps them); a free one swapped out is
+		 * not kept as free here (its bin reads it, and says it cannot
+		 * be read) */
 		if (want == 32 && !mcache_get(&w->blocks, p, h, 32)) {
 			h[2] = h[3] = 0;
 			links = false;
@@ -276,7 +279,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 						  : "is not in memory");
 			return 0;
 		}
-		if (prev && !(h[1] & PREV_INUSE) &&
+		if (prev && !(h[1] & PREV_INUSE) && prevlinks &&
 		    keep_free(w, prev, prevsz, prevbk) < 0)
 			return -1;
 		if (prev && (h[1] & PREV_INUSE) &&
@@ -340,6 +343,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		prev = p;
 		prevsz = sz;
 		prevbk = h[3];
+		prevlinks = links;
 		p += sz;
 		if (p >= next_report) {
 			next_report = p + (64u << 20);

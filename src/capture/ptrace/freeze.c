@@ -663,9 +663,18 @@ static void release_exec_took(struct freeze *f, pid_t tid, size_t *left)
 	polled = p && p->seized;
 	freeze_exec_took_tid(f, tid); /* may move f->t */
 	p = freeze_find_thread(f, f->pid);
+	/* polled only if ours: freeze_recheck_pid keeps a dead main thread
+	 * without asking (a zombie's report comes as the process's), and
+	 * a task not ours must never be waited for here (vmscope may be
+	 * its parent) */
+	if (p && p->seized && p->dead && !polled &&
+	    ptrace(PTRACE_INTERRUPT, f->pid, NULL, NULL) < 0 && errno == ESRCH)
+		p->seized = false;
 	if (p && p->seized && !polled) {
 		p->stopped = false; /* its stop, if any, is still to report */
 		(*left)++;
+	} else if (polled && !(p && p->seized)) {
+		(*left)--; /* it was to be polled, and is not ours */
 	}
 }
 
