@@ -569,6 +569,26 @@ def largest_gap(regions, lo=None, hi=None):
     return max(best, hi - prev)
 
 
+def smaps_file_ranges(pid):
+    """[(first line of the record, perms, path, {field: kB})] of each
+    mapping of a file (inode not 0, an absolute path) in pid's smaps."""
+    out, cur = [], None
+    with open("/proc/%d/smaps" % pid) as f:
+        for line in f:
+            m = re.match(r"^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ (\d+)\s*(.*)$",
+                         line)
+            if m:
+                cur = None
+                if m.group(2) != "0" and m.group(3).startswith("/"):
+                    cur = (line.strip(), m.group(1), m.group(3), {})
+                    out.append(cur)
+                continue
+            m = re.match(r"^(\w+):\s+(\d+) kB", line)
+            if m and cur:
+                cur[3][m.group(1)] = int(m.group(2))
+    return out
+
+
 def kernel_view(pid):
     """Everything the kernel says that an export must tie to, read in one
     go: rollup, maps, VmPTE and the thread ids."""

@@ -27,7 +27,6 @@ import fcntl
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -37,26 +36,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import vmstest as T  # noqa: E402
 
 WRITE_NR = {"x86_64": "1", "aarch64": "64"}.get(platform.machine(), "1")
-
-
-def smaps_ranges(pid):
-    """[(first line of the record, perms, path, {field: kB})] of the file
-    ranges."""
-    out, cur = [], None
-    with open("/proc/%d/smaps" % pid) as f:
-        for line in f:
-            m = re.match(r"^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ (\d+)\s*(.*)$",
-                         line)
-            if m:
-                cur = None
-                if m.group(4) != "0" and m.group(5).startswith("/"):
-                    cur = (line.strip(), m.group(3), m.group(5), {})
-                    out.append(cur)
-                continue
-            m = re.match(r"^(\w+):\s+(\d+) kB", line)
-            if m and cur:
-                cur[3][m.group(1)] = int(m.group(2))
-    return out
 
 
 def observed(argv, env):
@@ -88,7 +67,7 @@ def observed(argv, env):
                 who = pid
                 break
         if who:
-            seen = [r for r in smaps_ranges(who)
+            seen = [r for r in T.smaps_file_ranges(who)
                     if os.path.exists(r[2])
                     if not os.path.samefile(r[2], T.VMSCOPE)]
             break

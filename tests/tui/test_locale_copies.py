@@ -14,7 +14,6 @@ target maps. Skipped where C.UTF-8 is not installed. (A locale archive,
 /usr/lib/locale/locale-archive, is copied up to 8 MiB; no test makes one:
 it is the system's.)"""
 import os
-import re
 import sys
 import time
 
@@ -27,25 +26,6 @@ TARGET = ("import locale, time\n"
           "locale.setlocale(locale.LC_ALL, '')\n"
           "print('ready', flush=True)\n"
           "time.sleep(3600)\n")
-
-
-def file_ranges(pid):
-    """[(header, perms, path, {field: kB})] of vmscope's file mappings."""
-    out, cur = [], None
-    with open("/proc/%d/smaps" % pid) as f:
-        for line in f:
-            m = re.match(r"^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ (\d+)\s*(.*)$",
-                         line)
-            if m:
-                cur = None
-                if m.group(2) != "0" and m.group(3).startswith("/"):
-                    cur = (line.strip(), m.group(1), m.group(3), {})
-                    out.append(cur)
-                continue
-            m = re.match(r"^(\w+):\s+(\d+) kB", line)
-            if m and cur:
-                cur[3][m.group(1)] = int(m.group(2))
-    return out
 
 
 def viewer_pid(tm, target):
@@ -85,7 +65,7 @@ def run(tmp):
                 v = viewer_pid(tm, p.pid)
                 if not T.ok(v, "%s: the viewer runs" % name):
                     continue
-                ranges = [r for r in file_ranges(v)
+                ranges = [r for r in T.smaps_file_ranges(v)
                           if os.path.exists(r[2]) and
                           not os.path.samefile(r[2], T.VMSCOPE)]
                 ctype = [r for r in ranges if r[2].endswith("/LC_CTYPE")]
