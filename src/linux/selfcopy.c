@@ -428,7 +428,11 @@ static bool collect(void)
 
 		line[strcspn(line, "\n")] = '\0';
 #ifdef __aarch64__
-		/* a range the loader guards (BTI) keeps its guard */
+		/* a range the loader guards (BTI) keeps its guard; the flags
+		 * are of the mapping whose header came last */
+		if (line[0] != ' ' && strchr(line, '-') &&
+		    strchr(line, '-') < strchr(line, ' '))
+			last = NULL;
 		if (!strncmp(line, "VmFlags:", 8)) {
 			if (last && strstr(line, " bt"))
 				last->prot |= 0x10; /* PROT_BTI */
