@@ -116,35 +116,28 @@ endif
 # that link as they are (a test link asking for a function of each);
 # STATIC_PKGS= on the command line links them shared.
 STATIC_PKGS ?= jansson libzstd libdw libbpf
-ifneq ($(STATIC_PKGS),)
-STATIC_L := $(filter-out -pthread -lpthread -ldl -lm, \
-	$(shell $(PKG_CONFIG) --static --libs $(STATIC_PKGS) 2>/dev/null))
-STATIC_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
-	-x none -Wl,-u,json_loads -Wl,-u,ZSTD_decompress -Wl,-u,dwfl_begin \
-	-Wl,-u,bpf_object__open_skeleton \
-	-Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic -lpthread -o /dev/null \
-	2>/dev/null && echo $(STATIC_L))
-endif
-ifneq ($(STATIC_L),)
-DEP_LIBS := $(filter-out $(shell $(PKG_CONFIG) --libs $(STATIC_PKGS)), \
-	$(DEP_LIBS)) -Wl,-Bstatic $(STATIC_L) -Wl,-Bdynamic
-endif
 # ncursesw and tinfo the same way, on their own (a system without their
 # archives keeps the others static): 0.4 MB less to copy, and vmscope
 # maps libc and the loader alone. STATIC_UI= links them shared.
 STATIC_UI ?= ncursesw
-ifneq ($(STATIC_UI),)
-STATIC_UI_L := $(filter-out -pthread -lpthread -ldl -lm, \
-	$(shell $(PKG_CONFIG) --static --libs $(STATIC_UI) 2>/dev/null))
-STATIC_UI_L := $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
-	-x none -Wl,-u,initscr -Wl,-u,setupterm \
-	-Wl,-Bstatic $(STATIC_UI_L) -Wl,-Bdynamic -o /dev/null \
-	2>/dev/null && echo $(STATIC_UI_L))
-endif
-ifneq ($(STATIC_UI_L),)
-DEP_LIBS := $(filter-out $(shell $(PKG_CONFIG) --libs $(STATIC_UI)), \
-	$(DEP_LIBS)) -Wl,-Bstatic $(STATIC_UI_L) -Wl,-Bdynamic
-endif
+
+# $(call static_archives,PKGS,SYMBOLS): DEP_LIBS with PKGS taken from
+# their static archives, when a test link asking for SYMBOLS links so;
+# else DEP_LIBS as it is.
+static_lflags = $(filter-out -pthread -lpthread -ldl -lm, \
+	$(shell $(PKG_CONFIG) --static --libs $(1) 2>/dev/null))
+static_links = $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - \
+	-x none $(2:%=-Wl,-u,%) -Wl,-Bstatic $(1) -Wl,-Bdynamic -lpthread \
+	-o /dev/null 2>/dev/null && echo yes)
+comma := ,
+static_archives = $(if $(1),$(if $(call static_links,$(call \
+	static_lflags,$(1)),$(2)),$(filter-out $(shell $(PKG_CONFIG) --libs \
+	$(1)),$(DEP_LIBS)) -Wl$(comma)-Bstatic $(call static_lflags,$(1)) \
+	-Wl$(comma)-Bdynamic,$(DEP_LIBS)),$(DEP_LIBS))
+
+DEP_LIBS := $(call static_archives,$(STATIC_PKGS),json_loads \
+	ZSTD_decompress dwfl_begin bpf_object__open_skeleton)
+DEP_LIBS := $(call static_archives,$(STATIC_UI),initscr setupterm)
 
 ENGINE_SRC := $(wildcard $(SRC_DIRS:%=%/*.c))
 # The UI's folders are its layers too, lowest first: core (the loop's

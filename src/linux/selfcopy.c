@@ -85,7 +85,6 @@ static char why_buf[200], why_locale[200];
 static char exe_path[4096];
 static bool overflow; /* more ranges than the table holds: some not done */
 static uintptr_t page = 4096; /* the page size (aarch64: 4, 16 or 64 K) */
-static size_t copied_at_start; /* ranges selfcopy_run() put in the table */
 static bool ran; /* selfcopy_run() copied (some of) its libraries */
 static struct range own_file; /* vmscope's executable (ino, dev) */
 
@@ -522,7 +521,6 @@ void selfcopy_run(void)
 	if (nranges)
 		copy_all(0, nranges);
 	say_failed(why_buf, sizeof(why_buf));
-	copied_at_start = nranges;
 #endif
 }
 
@@ -664,7 +662,7 @@ static void adopt_new(const struct span *before, long nb)
 		why = skipped;
 		return;
 	}
-	if (nranges > copied_at_start)
+	if (to > from)
 		say_failed(why_locale, sizeof(why_locale));
 }
 #endif

@@ -253,8 +253,7 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 	while (p < s->end) {
 		uint64_t h[4] = { 0 }; /* prev_size, size, fd, bk */
 		uint64_t sz;
-		size_t want = p == top || s->end - p < 32 ? 16 : 32;
-		bool links = want == 32; /* fd and bk read */
+		bool links; /* fd and bk read */
 
 		/* a segment's last 16 bytes: a fencepost, its header alone.
 		 * Links on a page not in memory: its header alone. Mostly a
@@ -263,15 +262,12 @@ static int walk_seg(struct walk *w, struct glibc_arena *a,
 		 * key; malloc_trim keeps them); a free one swapped out is
 		 * not kept as free here (its bin reads it, and says it cannot
 		 * be read) */
-		if (want == 32 && !mcache_get(&w->blocks, p, h, 32)) {
+		links = p != top && s->end - p >= 32 &&
+			mcache_get(&w->blocks, p, h, 32);
+		if (!links)
 			h[2] = h[3] = 0;
-			links = false;
-			want = 16;
-		} else if (want == 32) {
-			want = 0;
-		}
 		if (s->end - p < 16 ||
-		    (want && !mcache_get(&w->blocks, p, h, want))) {
+		    (!links && !mcache_get(&w->blocks, p, h, 16))) {
 			walk_note(a->partial, sizeof(a->partial),
 				  "chunk header at 0x%llx %s",
 				  (unsigned long long)p,
