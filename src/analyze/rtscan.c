@@ -31,13 +31,23 @@ static int any_match(void *ctx, const struct elfimage_sym *y)
 	return 0;
 }
 
+int rtscan_image_fd(struct vms_snapshot *s, const struct vms_image *im,
+		    bool *own)
+{
+	int fd = im->elf ? elfcache_fd(s->src.elfcache, im->elf) : -1;
+
+	*own = fd < 0;
+	return fd >= 0 ? fd
+		       : vms_source_open_file(s, &s->regions[im->first_region]);
+}
+
 bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 			  const char *const *names, size_t *which)
 {
 	struct any_of f = { names, 0 };
 	struct elfimage_src src;
 	struct vms_error e;
-	bool found = false;
+	bool found = false, own;
 	int fd, rc = -1, known;
 
 	if (!im->elf || !im->elf->is_image || !im->elf->dynsym.size)
@@ -46,7 +56,7 @@ bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 	known = elfcache_defines(s->src.elfcache, im->elf, names, which);
 	if (known >= 0)
 		return known == 1;
-	fd = vms_source_open_file(s, &s->regions[im->first_region]);
+	fd = rtscan_image_fd(s, im, &own);
 	if (fd < 0)
 		return false;
 	/* One pass over the table for all the names; with a run's cache,
@@ -61,7 +71,8 @@ bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,
 		*which = f.which;
 		found = true;
 	}
-	close(fd);
+	if (own)
+		close(fd);
 	if (rc >= 0) /* an answer of the file's, not of memory running out */
 		elfcache_defines_keep(s->src.elfcache, im->elf, names, found,
 				      f.which);

@@ -17,6 +17,12 @@
 
 #include "model/snapshot.h"
 
+/* A descriptor of image im's file, for reading: the run's cache's
+ * (elfcache_fd: *own false, the caller must not close it), else opened
+ * now (*own true); -1 when it cannot be. */
+int rtscan_image_fd(struct vms_snapshot *s, const struct vms_image *im,
+		    bool *own);
+
 /* The first image, the executable first and then by address, that
  * defines one of the dynamic symbols in names[] (NULL-terminated). Returns it, *which the name's
  * index; NULL when none does. */

@@ -2,9 +2,12 @@
 #include "elf/elfcache.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 /* One answer: the names asked, joined by '\n', and what was found. */
 struct elfcache_q {
@@ -46,6 +49,7 @@ struct elfcache_ent {
 	 * yet, 2: none that answers as a walk would: the set instead) */
 	struct elfimage_gnuhash gh;
 	int gh_state;
+	int fd; /* the file held open, or -1 */
 };
 
 /* A mapping's identity (the kernel's maps) and the image found for it. */
@@ -65,6 +69,7 @@ struct elfcache {
 	size_t nsyms; /* names kept in all the sets */
 	size_t bloom_words; /* GNU hash filters' words kept in all */
 	struct elfcache_ent **byim; /* open addressing by address */
+	size_t nfds, max_fds; /* files held open, and at most */
 };
 
 static size_t id_hash(const struct stat *st)
@@ -94,9 +99,14 @@ static bool same_file(const struct elfcache_ent *e, const struct stat *st)
 struct elfcache *elfcache_new(void)
 {
 	struct elfcache *c = calloc(1, sizeof(*c));
+	struct rlimit rl;
 
-	if (c)
-		arena_init(&c->arena);
+	if (!c)
+		return NULL;
+	arena_init(&c->arena);
+	c->max_fds = ELFCACHE_MAX_FDS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 4 < c->max_fds)
+		c->max_fds = (size_t)(rl.rlim_cur / 4);
 	return c;
 }
 
@@ -107,8 +117,11 @@ void elfcache_free(struct elfcache *c)
 	if (!c)
 		return;
 	for (i = 0; c->v && i < c->nslot; i++)
-		if (c->v[i])
+		if (c->v[i]) {
 			free(c->v[i]->sym);
+			if (c->v[i]->fd >= 0)
+				close(c->v[i]->fd);
+		}
 	arena_fini(&c->arena);
 	free(c->v);
 	free(c->byim);
@@ -198,6 +211,10 @@ const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 	e->ino = st->st_ino;
 	e->size = st->st_size;
 	e->mtime = st->st_mtim;
+	e->fd = -1;
+	if (c->nfds < c->max_fds &&
+	    (e->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0)
+		c->nfds++;
 	*slot_of(c, st) = e;
 	*im_slot_of(c, e) = e;
 	c->n++;
@@ -287,6 +304,13 @@ static struct elfcache_ent *ent_of(struct elfcache *c,
 	if (!c || !c->nslot || !im)
 		return NULL;
 	return *im_slot_of(c, im);
+}
+
+int elfcache_fd(struct elfcache *c, const struct elfimage *im)
+{
+	struct elfcache_ent *e = ent_of(c, im);
+
+	return e ? e->fd : -1;
 }
 
 /* Whether the list q->names (joined) is names[]. */

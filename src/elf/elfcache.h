@@ -24,6 +24,14 @@
  *    time over 500 processes). A mapped inode cannot be freed, so two
  *    mappings with one identity are one file; a file rewritten in place
  *    during the run is read as it was at its first mapping.
+ *  - And, for the first ELFCACHE_MAX_FDS files (fewer when RLIMIT_NOFILE
+ *    is low), the file itself held open, for the later look-ups of the
+ *    run without an open (elfcache_fd): a process asks each of its files
+ *    four lists of names, and each open went through
+ *    /proc/PID/map_files, was checked and reopened (two opens of three a
+ *    run of vmscope --all made). A descriptor pins what it opened, so
+ *    the answers are still of the file first read; all are closed by
+ *    elfcache_free.
  *  - Bounded: at most ELFCACHE_MAX files and as many mappings; past that,
  *    nothing is added (elfcache_add returns NULL and the caller reads the
  *    file itself).
@@ -40,6 +48,8 @@
 #include "elf/elfimage.h"
 
 #define ELFCACHE_MAX 65536
+/* Files held open at most (and at most a quarter of RLIMIT_NOFILE). */
+#define ELFCACHE_MAX_FDS 256
 /* Defined dynamic symbol names kept in all (their sets: a hash and an
  * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
 #define ELFCACHE_MAX_SYMS (4u << 20)
@@ -58,9 +68,16 @@ const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st);
 
 /* Reads the file open at fd (fstat'ed into *st by the caller) and keeps
  * what the reader found: its image, or NULL (out of memory, past the
- * bound, or the file could not be read: then nothing is kept). */
+ * bound, or the file could not be read: then nothing is kept). A copy of
+ * fd is kept while within the bound of descriptors (elfcache_fd); fd
+ * stays the caller's. */
 const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 				    int fd);
+
+/* A descriptor of im's file (im an image of this cache), open for
+ * reading, owned by the cache (the caller reads it with pread, never
+ * closes it); -1 when none is held. */
+int elfcache_fd(struct elfcache *c, const struct elfimage *im);
 
 /* The image kept for a mapping of path with the kernel's device
  * (major:minor) and inode (elfcache_keep_mapped), or NULL. */

@@ -14,7 +14,14 @@ and only a mapping of the very same file:
   - the stats it saves (as root, where a mapped file is stat'ed through
     /proc/PID/map_files): `--all` of three sleeps stats as many mapped
     files as `--all` of one (strace -f, newfstatat of map_files/), and
-    more than none.
+    more than none;
+  - the opens it saves (as root): the cache holds each file it read open
+    for the run's later look-ups (elfcache_fd), so `--all` of three
+    sleeps opens as many mapped files through map_files as of one, and
+    no more than a sleep maps files (each once: a process's steps ask a
+    file four lists of names, and each ask opened it before);
+  - with few descriptors (RLIMIT_NOFILE 24: a quarter held at most, 6,
+    fewer than the files mapped), the same figures as with many.
 """
 import os
 import re
@@ -108,14 +115,47 @@ def same_path(tmp):
         T.kill(p)
 
 
-def map_files_stats(pids, tmp):
+def map_files_calls(pids, tmp, calls="newfstatat,statx"):
     log = os.path.join(tmp, "strace.log")
-    subprocess.run(["strace", "-f", "-qq", "-e", "trace=newfstatat,statx",
+    subprocess.run(["strace", "-f", "-qq", "-e", "trace=" + calls,
                     "-o", log, T.VMSCOPE, "--all", "-e", "openmetrics"] +
                    [str(p) for p in pids], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=300)
     with open(log) as f:
         return sum(1 for ln in f if "map_files/" in ln)
+
+
+def map_files_stats(pids, tmp):
+    return map_files_calls(pids, tmp)
+
+
+def opens_saved(sleeps, tmp):
+    what = "--all of three sleeps opens each mapped file once"
+    files = {m["path"] for m in T.maps(sleeps[0].pid)
+             if (m.get("path") or "").startswith("/")}
+    one = map_files_calls([sleeps[0].pid], tmp, "openat")
+    three = map_files_calls([p.pid for p in sleeps], tmp, "openat")
+    T.ok(0 < one <= len(files) and three == one,
+         "%s (%d and %d opens through map_files; %d files mapped)"
+         % (what, one, three, len(files)))
+
+
+def few_descriptors(sleeps):
+    what = "--all with RLIMIT_NOFILE 24: the figures of a run with many"
+    pids = [str(p.pid) for p in sleeps]
+    argv = [T.VMSCOPE, "--all", "-e", "openmetrics"] + pids
+    few = subprocess.run(["prlimit", "--nofile=24:24"] + argv,
+                         capture_output=True, text=True, timeout=300)
+    many = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+    def figures(text):
+        # the capture's own timings differ run to run
+        return [ln for ln in text.splitlines()
+                if not ln.startswith(("vmscope_capture_", "vmscope_frozen"))]
+    T.ok(few.returncode == 0 and many.returncode == 0 and
+         figures(few.stdout) == figures(many.stdout) and
+         'type="image"' in few.stdout,
+         what, (few.returncode, few.stderr[-300:]))
 
 
 def stats_saved(tmp):
@@ -131,6 +171,8 @@ def stats_saved(tmp):
     three = map_files_stats([p.pid for p in sleeps], tmp)
     T.ok(one > 0 and three == one,
          "%s (%d and %d map_files stats)" % (what, one, three))
+    opens_saved(sleeps, tmp)
+    few_descriptors(sleeps)
     for p in sleeps:
         T.kill(p)
 

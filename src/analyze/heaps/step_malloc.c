@@ -28,6 +28,7 @@
 
 #include "analyze/heaps/glibc_find.h"
 #include "analyze/heaps/glibc_walk.h"
+#include "analyze/rtscan.h"
 #include "analyze/steps.h"
 #include "base/clock.h"
 #include "elf/elfcache.h"
@@ -37,6 +38,7 @@
 struct libc_info {
 	const struct vms_image *img;
 	int fd;
+	bool own_fd; /* else the run's cache's (rtscan_image_fd) */
 	struct elfimage_src src;
 	unsigned major, minor;
 	uint64_t main_arena, mp; /* link-time */
@@ -81,8 +83,7 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 			const struct vms_image *im = &s->images[i];
 			struct vms_error e;
 			int fd;
-
-			bool is;
+			bool is, own;
 
 			if (!im->elf || !im->elf->is_image ||
 			    named_like_libc(im->path) != (pass == 0))
@@ -97,8 +98,7 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 				li->fd = -1;
 				return true;
 			}
-			fd = vms_source_open_file(
-				s, &s->regions[im->first_region]);
+			fd = rtscan_image_fd(s, im, &own);
 			if (fd < 0)
 				continue;
 			is = elfimage_src_fd(fd, &li->src, &e) == 0 &&
@@ -109,12 +109,21 @@ static bool find_libc(struct vms_snapshot *s, struct libc_info *li)
 			if (is) {
 				li->img = im;
 				li->fd = fd;
+				li->own_fd = own;
 				return true;
 			}
-			close(fd);
+			if (own)
+				close(fd);
 		}
 	}
 	return false;
+}
+
+static void libc_close(struct libc_info *li)
+{
+	if (li->fd >= 0 && li->own_fd)
+		close(li->fd);
+	li->fd = -1;
 }
 
 /* li->fd and li->src on the libc file, when find_libc left it closed. */
@@ -124,12 +133,11 @@ static bool libc_open(struct vms_snapshot *s, struct libc_info *li)
 
 	if (li->fd >= 0)
 		return true;
-	li->fd = vms_source_open_file(s, &s->regions[li->img->first_region]);
+	li->fd = rtscan_image_fd(s, li->img, &li->own_fd);
 	if (li->fd < 0)
 		return false;
 	if (elfimage_src_fd(li->fd, &li->src, &e) < 0) {
-		close(li->fd);
-		li->fd = -1;
+		libc_close(li);
 		return false;
 	}
 	return true;
@@ -546,8 +554,7 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 	}
 	f = elfcache_facts(s->src.elfcache, li.img->elf, "malloc", sizeof(*f));
 	if (f && f->known) {
-		if (li.fd >= 0)
-			close(li.fd);
+		libc_close(&li);
 		li.major = f->major;
 		li.minor = f->minor;
 		li.main_arena = f->main_arena;
@@ -580,7 +587,7 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		rc = note(s, "not done: glibc %u.%u without debug symbols: %s",
 			  li.major, li.minor, why);
 	}
-	close(li.fd);
+	libc_close(&li);
 	if (rc < 0)
 		return step_nomem(err, "malloc");
 	if (!li.found_by)
