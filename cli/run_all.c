@@ -154,6 +154,7 @@ struct all_run {
 	 * (NULL: each capture reads its own) */
 	struct elfcache *elf;
 	uint64_t mmap_min_addr; /* read once for the run */
+	pid_t self;
 };
 
 static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
@@ -184,26 +185,35 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 				       .mmap_min_addr = r->mmap_min_addr };
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s;
-	char buf[4096], cg[1024] = "";
+	char buf[4096], cg[1024] = "", comm[64];
+	struct vms_proc_seen seen = { .comm = comm };
 	int rc;
 
-	if (pid == getpid())
+	if (pid == r->self)
 		return 0;
-	if (read_small(pid, "stat", buf, sizeof(buf)) < 0) {
+	/* The pidfd first: what is read after it, while the process is not
+	 * reaped (the capture checks at its end), is that process's. */
+	seen.pidfd = procfs_pidfd_open(pid);
+	if ((seen.pidfd < 0 && errno == ESRCH) ||
+	    read_small(pid, "stat", buf, sizeof(buf)) < 0) {
 		if (asked)
 			r->unread[UR_GONE]++;
-		return 0;
+		goto out;
 	}
 	if (stat_no_memory(buf)) {
 		if (asked)
 			r->unread[UR_NOMEM]++;
-		return 0;
+		goto out;
 	}
+	seen.state = procfs_stat_state(buf, comm, sizeof(comm));
 	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
 		cgroup_v2_of_proc(buf, cg, sizeof(cg));
 	if (top_cg && !under(cg, top_cg))
-		return 0;
+		goto out;
+	co.seen = seen.state ? &seen : NULL;
 	s = vms_capture(&vms_sampler_pss, &co, &err);
+	if (seen.pidfd >= 0)
+		close(seen.pidfd);
 	if (!s) {
 		r->unread[err.kind == VMS_ERR_NOPROC ? UR_GONE
 			  : err.kind == VMS_ERR_PERM ? UR_PERM
@@ -213,6 +223,10 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 	rc = add(r, s, cg);
 	vms_snapshot_free(s);
 	return rc;
+out:
+	if (seen.pidfd >= 0)
+		close(seen.pidfd);
+	return 0;
 }
 
 static int by_pss(const void *a, const void *b)
@@ -439,6 +453,7 @@ int cli_all(const struct args *a)
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	r.elf = elfcache_new(); /* without it, each capture reads its own */
 	r.mmap_min_addr = procfs_mmap_min_addr();
+	r.self = getpid();
 	rc = all_in(a, &r);
 	elfcache_free(r.elf);
 	free(r.v);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,10 +212,22 @@ int vms_snapshot_finish(struct vms_snapshot *s, const struct vms_finish_opts *o,
 	return rc;
 }
 
+/* The kernel's release, asked once a run (a run of vmscope --all asked
+ * it once a process). */
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+static char kernel_release[sizeof(((struct utsname *)0)->release)];
+
+static void kernel_read(void)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0)
+		memcpy(kernel_release, u.release, sizeof(kernel_release));
+}
+
 static void fill_capture_info(struct vms_snapshot *s,
 			      const struct vms_sampler *smp)
 {
-	struct utsname u;
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -226,8 +239,10 @@ static void fill_capture_info(struct vms_snapshot *s,
 	s->cap.boottime_ns =
 		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	s->cap.kernel =
-		uname(&u) == 0 ? arena_strdup(&s->arena, u.release) : "unknown";
+	pthread_once(&kernel_once, kernel_read);
+	s->cap.kernel = kernel_release[0]
+				? arena_strdup(&s->arena, kernel_release)
+				: "unknown";
 }
 
 /* What a layout being filled says of itself (s->cap.partial). */

@@ -28,8 +28,23 @@
 #include "model/snapshot.h"
 #include "model/source.h"
 
+/* What the caller of a lean capture read of the process just before it,
+ * in this order: a pidfd of it (procfs_pidfd_open; -1 where the kernel
+ * has none), then its /proc/PID/stat, which found a process with memory
+ * (no kernel thread, no zombie without a thread that runs): its main
+ * thread's state and its name (procfs_stat_state). */
+struct vms_proc_seen {
+	int pidfd; /* the caller's: the capture never closes it */
+	char state;
+	const char *comm;
+};
+
 struct vms_capture_opts {
 	pid_t pid;
+	/* Optional, with lean: what the caller read (above); the capture
+	 * reads none of it again (the main thread's stat, stat, comm) nor
+	 * opens a pidfd of its own. NULL: it does. */
+	const struct vms_proc_seen *seen;
 	/* Optional: a cache of the mapped ELF files shared by the captures
 	 * of one run (vmscope --all: elf/elfcache.h), outliving them. */
 	struct elfcache *elfcache;

@@ -131,6 +131,15 @@ static int regions_read(const struct vms_capture_opts *o,
 
 /* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
  * reader thread; smaps's rollup and raw text besides. */
+static int exited_during(struct vms_error *err, pid_t pid, const char *name,
+			 size_t nregions)
+{
+	return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
+			     "process %d exited during capture (its %s ended "
+			     "after %zu regions)",
+			     (int)pid, name, nregions);
+}
+
 static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 		     const struct vms_capture_opts *o, struct vms_error *err)
 {
@@ -233,13 +242,11 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 				      (int)pid);
 		goto out;
 	}
-	/* lean: its identity was checked (no kernel thread), and a zombie's
-	 * statm is all zero: statm alone says it */
-	if (lean ? procfs_mm_gone(pid, s->src.pid) : procfs_pid_exiting(pid)) {
-		vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
-			      "process %d exited during capture (its %s "
-			      "ended after %zu regions)",
-			      (int)pid, name, s->nregions);
+	/* lean: its identity was checked (no kernel thread), and the status
+	 * read next says it (sampler_read_status with one: no Vm lines once
+	 * the address space is gone) */
+	if (!lean && procfs_pid_exiting(pid)) {
+		exited_during(err, pid, name, s->nregions);
 		goto out;
 	}
 	if (p.malformed)
@@ -318,8 +325,16 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm, bool *one,
 	/* A live thread's: the exited main thread's status has no Vm lines. */
 	procfs_mm_path_of(pid, mm, "status", path, sizeof(path));
 	if (procfs_read_file(path, &b, &n) < 0)
-		return procfs_errno_error(err, pid, "status", errno);
+		return one && (errno == ENOENT || errno == ESRCH)
+			       ? exited_during(err, pid, "smaps", s->nregions)
+			       : procfs_errno_error(err, pid, "status", errno);
 	pte = procfs_status_value(b, n, "VmPTE");
+	if (one && procfs_status_value(b, n, "VmSize") < 0) {
+		/* the address space went before this read: perhaps while
+		 * smaps was read, which then ends early, looking whole */
+		free(b);
+		return exited_during(err, pid, "smaps", s->nregions);
+	}
 	if (one) {
 		const char *st = memmem(b, n, "\nState:\t", 8);
 

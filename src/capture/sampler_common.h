@@ -41,7 +41,10 @@ void sampler_forget_regions(struct vms_snapshot *s);
 /* VmPTE from /proc/PID/status into s->page_table; mm as
  * procfs_mm_path_of takes it (0: found). one, when not NULL: whether the
  * process had one thread, its main one, not exited (Threads: 1 and the
- * main thread's State, read from its own status: mm == pid). */
+ * main thread's State, read from its own status: mm == pid); and, read
+ * right after a lean sampler_read_smaps, which leaves it here, the check
+ * that the address space outlived that read (Vm lines in status: else
+ * "exited during capture", VMS_ERR_CAPTURE with ESRCH). */
 int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm, bool *one,
 			struct vms_error *err);
 /* Threads with names; sp from the frozen registers. */

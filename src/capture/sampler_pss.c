@@ -62,6 +62,7 @@ struct pss_priv {
 	bool held; /* stopped by hold(): reads need no stop of their own */
 	struct fork_keeper hold_k;
 	int pidfd;
+	bool own_pidfd; /* else the caller's (vms_proc_seen) */
 };
 
 /* Freezes pid through a keeper; *k then holds the frozen threads. */
@@ -222,7 +223,7 @@ static void pss_release(struct vms_snapshot *s)
 	pss_hold(s, false, NULL);
 	if (p->mem_open)
 		memread_close(&p->mem);
-	if (p->pidfd >= 0)
+	if (p->pidfd >= 0 && p->own_pidfd)
 		close(p->pidfd);
 	free(p);
 	s->src.priv = NULL;
@@ -268,6 +269,8 @@ static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
 static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		       struct vms_error *err)
 {
+	/* what the caller read first: of a lean capture only */
+	const struct vms_proc_seen *seen = o->lean ? o->seen : NULL;
 	struct fork_keeper k;
 	struct pss_priv *priv = calloc(1, sizeof(*priv));
 	uint64_t us;
@@ -282,7 +285,8 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	s->src.priv = priv; /* release() undoes whatever was done */
 	/* Files are opened through /proc/PID/map_files of a live thread
 	 * (the main thread may have exited: procfs_mm_pid). */
-	s->src.pid = procfs_mm_pid(o->pid);
+	s->src.pid = seen ? procfs_mm_pid_in(o->pid, seen->state)
+			  : procfs_mm_pid(o->pid);
 	/* Read from the running target: of one instant only while held. */
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
 		      (o->freeze ? VMS_SRC_CONSISTENT
@@ -293,11 +297,13 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		return vms_error_set(err, VMS_ERR_USAGE, EINVAL,
 				     "vmscope cannot freeze itself; leave out "
 				     "--freeze");
-	priv->pidfd = procfs_pidfd_open(o->pid);
-	if (priv->pidfd < 0 && errno == ESRCH)
+	priv->pidfd = seen ? seen->pidfd : procfs_pidfd_open(o->pid);
+	priv->own_pidfd = !seen;
+	if (priv->pidfd < 0 && !seen && errno == ESRCH)
 		return procfs_errno_error(err, o->pid, "status", ESRCH);
-	if ((o->lean ? proclist_identity_lean(o->pid, s->src.pid, &s->arena,
-					      &s->proc, err)
+	if ((o->lean ? proclist_identity_lean(o->pid, s->src.pid,
+					      seen ? seen->comm : NULL,
+					      &s->arena, &s->proc, err)
 		     : proclist_identity(o->pid, &s->arena, &s->proc, err)) < 0)
 		return -1;
 	if (!o->freeze) {

@@ -18,6 +18,7 @@
  * together as the format wants.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/escape.h"
@@ -25,21 +26,34 @@
 #include "export/export_openmetrics.h"
 #include "model/columns.h"
 
-static void label_value(struct outbuf *o, const char *s)
+/* One unit of s (escape.h: a character, or a byte made printable) as a
+ * label value holds it (\\ and \" escaped) into dst: its bytes (at most
+ * 2 ESCAPE_UNIT_MAX), 0 at the end of s; s moved past it. */
+static size_t label_unit(char *dst, const char **s)
 {
 	char unit[ESCAPE_UNIT_MAX];
-	size_t took, len, i;
+	size_t took, len, i, w = 0;
 	int32_t cp;
 
-	ob_putc(o, '"');
-	while (s && (took = escape_unit(s, unit, &len, &cp)) != 0) {
-		for (i = 0; i < len; i++) {
-			if (unit[i] == '\\' || unit[i] == '"')
-				ob_putc(o, '\\');
-			ob_putc(o, unit[i]);
-		}
-		s += took;
+	if (!*s || !(took = escape_unit(*s, unit, &len, &cp)))
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (unit[i] == '\\' || unit[i] == '"')
+			dst[w++] = '\\';
+		dst[w++] = unit[i];
 	}
+	*s += took;
+	return w;
+}
+
+static void label_value(struct outbuf *o, const char *s)
+{
+	char unit[2 * ESCAPE_UNIT_MAX];
+	size_t n;
+
+	ob_putc(o, '"');
+	while ((n = label_unit(unit, &s)) != 0)
+		ob_write(o, unit, n);
 	ob_putc(o, '"');
 }
 
@@ -53,24 +67,89 @@ static void family(struct outbuf *o, const char *name, const char *unit,
 	ob_printf(o, "# HELP %s %s\n", name, help);
 }
 
-/* {pid, comm[, unit][, key=val]} of one row: pid "other" for the
- * processes of a comm summed (--top); the unit in --all's rows only. */
-static void all_labels(struct outbuf *o, const struct om_proc *p, bool unit,
-		       const char *key, const char *val)
+/* Room for a row's labels before its key (row_prefix). */
+#define PREFIX_MAX                                                             \
+	(32 + 2 * ESCAPE_UNIT_MAX *                                            \
+		      (sizeof(((struct om_proc *)0)->comm) +                   \
+		       sizeof(((struct om_proc *)0)->unit)))
+
+/* A quoted label value of s (shorter than a row's unit) into dst. */
+static size_t quoted(char *dst, const char *s)
 {
-	ob_puts(o, "{pid=\"");
-	if (p->pid > 0)
-		ob_u64(o, (uint64_t)p->pid);
-	else
-		ob_puts(o, "other");
-	ob_puts(o, "\",comm=");
-	label_value(o, p->comm);
+	size_t w = 0, n;
+
+	dst[w++] = '"';
+	while ((n = label_unit(dst + w, &s)) != 0)
+		w += n;
+	dst[w++] = '"';
+	return w;
+}
+
+/* "{pid=..,comm=..[,unit=..]" of one row into dst (PREFIX_MAX bytes): pid
+ * "other" for the processes of a comm summed (--top); the unit in --all's
+ * rows only. Its length. */
+static size_t row_prefix(char *dst, const struct om_proc *p, bool unit)
+{
+	size_t w = 0;
+
+	w += (size_t)(p->pid > 0 ? sprintf(dst, "{pid=\"%d\"", (int)p->pid)
+				 : sprintf(dst, "{pid=\"other\""));
+	memcpy(dst + w, ",comm=", 6);
+	w += 6 + quoted(dst + w + 6, p->comm);
 	if (unit) {
-		ob_puts(o, ",unit=");
-		label_value(o, p->unit);
+		memcpy(dst + w, ",unit=", 6);
+		w += 6 + quoted(dst + w + 6, p->unit);
 	}
+	return w;
+}
+
+/* Each row's prefix made once (a row's labels are written some 110
+ * times: every column and type); NULL when memory runs out (then
+ * made at each line). */
+static char **row_prefixes(const struct om_proc *p, size_t n, bool unit)
+{
+	char buf[PREFIX_MAX], **v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, len;
+
+	for (i = 0; v && i < n; i++) {
+		len = row_prefix(buf, &p[i], unit);
+		if (!(v[i] = malloc(len + 1))) {
+			while (i > 0)
+				free(v[--i]);
+			free(v);
+			return NULL;
+		}
+		memcpy(v[i], buf, len);
+		v[i][len] = '\0';
+	}
+	return v;
+}
+
+static void free_prefixes(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The labels of row p (pre: its prefix made, or NULL), and key=val when
+ * key is not NULL. */
+static void all_labels(struct outbuf *o, const struct om_proc *p,
+		       const char *pre, bool unit, const char *key,
+		       const char *val)
+{
+	char buf[PREFIX_MAX];
+
+	if (pre)
+		ob_puts(o, pre);
+	else
+		ob_write(o, buf, row_prefix(buf, p, unit));
 	if (key) {
-		ob_printf(o, ",%s=", key);
+		ob_putc(o, ',');
+		ob_puts(o, key);
+		ob_putc(o, '=');
 		label_value(o, val);
 	}
 	ob_putc(o, '}');
@@ -128,8 +207,8 @@ void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
  * none when no process has a figure of it (the heaps are walked only
  * where the capture had memory of one instant: not by --all's sampler). */
 static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
-			bool unit, bool managed, bool second, const char *name,
-			const char *label, const char *help)
+			char **pre, bool unit, bool managed, bool second,
+			const char *name, const char *label, const char *help)
 {
 	size_t i, k, any = 0;
 
@@ -152,7 +231,8 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 			if (x < 0)
 				continue;
 			ob_puts(o, name);
-			all_labels(o, &p[i], unit, label, v[k].name);
+			all_labels(o, &p[i], pre ? pre[i] : NULL, unit, label,
+				   v[k].name);
 			ob_putc(o, ' ');
 			ob_u64(o, (uint64_t)x);
 			ob_putc(o, '\n');
@@ -183,10 +263,16 @@ void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
 static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 		       bool unit)
 {
-	char name[64];
+	/* each row's labels and each type's label made once, not at each
+	 * of some 110 lines a row (the types' names are ours: plain) */
+	char **pre = row_prefixes(p, n, unit), name[64];
+	char type[VMS_NTYPES][48];
 	size_t c, t, i;
 	bool any;
 
+	for (t = 0; t < VMS_NTYPES; t++)
+		snprintf(type[t], sizeof(type[t]), ",type=\"%s\"} ",
+			 vms_type_info[t].json);
 	for (c = 0; c < VMS_NCOLS; c++) {
 		const struct vms_column *col = &vms_columns[c];
 		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
@@ -200,9 +286,14 @@ static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 		for (i = 0; i < n; i++)
 			for (t = 0; t < VMS_NTYPES; t++) {
 				ob_puts(o, name);
-				all_labels(o, &p[i], unit, "type",
-					   vms_type_info[t].json);
-				ob_putc(o, ' ');
+				if (pre) {
+					ob_puts(o, pre[i]);
+					ob_puts(o, type[t]);
+				} else {
+					all_labels(o, &p[i], NULL, unit, "type",
+						   vms_type_info[t].json);
+					ob_putc(o, ' ');
+				}
 				ob_u64(o, vms_column_type(&p[i].types[t],
 							  (enum vms_col)c));
 				ob_putc(o, '\n');
@@ -214,7 +305,7 @@ static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 		if (p[i].pid <= 0)
 			continue;
 		ob_puts(o, "vmscope_largest_free_bytes");
-		all_labels(o, &p[i], unit, NULL, NULL);
+		all_labels(o, &p[i], pre ? pre[i] : NULL, unit, NULL, NULL);
 		ob_putc(o, ' ');
 		ob_u64(o, p[i].largest_free);
 		ob_putc(o, '\n');
@@ -229,27 +320,29 @@ static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 			if (p[i].pid > 0)
 				continue;
 			ob_puts(o, "vmscope_summed_processes");
-			all_labels(o, &p[i], unit, NULL, NULL);
+			all_labels(o, &p[i], pre ? pre[i] : NULL, unit, NULL,
+				   NULL);
 			ob_putc(o, ' ');
 			ob_u64(o, p[i].nproc);
 			ob_putc(o, '\n');
 		}
 	}
-	kind_family(o, p, n, unit, false, false, "vmscope_heap_in_use_bytes",
-		    "allocator",
+	kind_family(o, p, n, pre, unit, false, false,
+		    "vmscope_heap_in_use_bytes", "allocator",
 		    "bytes in use in the process's heaps of an allocator "
 		    "(malloc's arenas and the like), as the heap walk found");
-	kind_family(o, p, n, unit, false, true, "vmscope_heap_free_bytes",
+	kind_family(o, p, n, pre, unit, false, true, "vmscope_heap_free_bytes",
 		    "allocator",
 		    "free bytes in the process's heaps of an allocator");
-	kind_family(o, p, n, unit, true, false,
+	kind_family(o, p, n, pre, unit, true, false,
 		    "vmscope_managed_committed_bytes", "runtime",
 		    "committed bytes of the process's managed heaps of a "
 		    "runtime (JVM, Go, V8, CPython ...)");
-	kind_family(o, p, n, unit, true, true, "vmscope_managed_used_bytes",
-		    "runtime",
+	kind_family(o, p, n, pre, unit, true, true,
+		    "vmscope_managed_used_bytes", "runtime",
 		    "bytes in use in the process's managed heaps of a runtime, "
 		    "by its own count");
+	free_prefixes(pre, n);
 }
 
 /* A family of one sample of one process ({pid, comm}). */
@@ -258,7 +351,7 @@ static void one(struct outbuf *o, const struct om_proc *p, const char *name,
 {
 	family(o, name, unit, help);
 	ob_puts(o, name);
-	all_labels(o, p, false, NULL, NULL);
+	all_labels(o, p, NULL, false, NULL, NULL);
 	ob_printf(o, " %s\n", value);
 }
 

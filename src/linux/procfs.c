@@ -297,15 +297,35 @@ bool procfs_thread_exited(pid_t pid, pid_t tid)
 	return !c || c == 'Z' || c == 'X';
 }
 
-pid_t procfs_mm_pid(pid_t pid)
+pid_t procfs_mm_pid_in(pid_t pid, char state)
 {
-	char c = task_state(pid, pid);
 	pid_t t;
 
-	if (c != 'Z' && c != 'X')
+	if (state != 'Z' && state != 'X')
 		return pid;
 	t = live_other_thread(pid);
 	return t ? t : pid;
+}
+
+pid_t procfs_mm_pid(pid_t pid)
+{
+	return procfs_mm_pid_in(pid, task_state(pid, pid));
+}
+
+char procfs_stat_state(const char *stat, char *comm, size_t n)
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	size_t len;
+
+	comm[0] = '\0';
+	if (!open || !close || close < open || close[1] != ' ' || !close[2])
+		return 0;
+	len = (size_t)(close - open - 1);
+	if (len >= n)
+		len = n - 1;
+	memcpy(comm, open + 1, len);
+	comm[len] = '\0';
+	return close[2];
 }
 
 void procfs_mm_path(pid_t pid, const char *name, char *buf, size_t size)
@@ -350,6 +370,24 @@ bool procfs_pidfd_reaped(int pidfd)
 #endif
 }
 
+/* Whether the address space of pid, known to have had one (no kernel
+ * thread), is gone: its statm (read from mm as procfs_mm_path_of) all
+ * zero or unreadable (exited, a zombie, or exiting). */
+static bool mm_gone(pid_t pid, pid_t mm)
+{
+	char path[128];
+	char *b;
+	size_t n;
+	bool gone;
+
+	procfs_mm_path_of(pid, mm, "statm", path, sizeof(path));
+	if (procfs_read_file(path, &b, &n) < 0)
+		return errno == ENOENT || errno == ESRCH;
+	gone = n == 0 || b[0] == '0';
+	free(b);
+	return gone;
+}
+
 bool procfs_pid_exiting(pid_t pid)
 {
 	switch (procfs_pid_kind(pid, NULL)) {
@@ -363,22 +401,7 @@ bool procfs_pid_exiting(pid_t pid)
 	}
 	/* A main thread that exited has no address space of its own: ask a
 	 * thread that runs. */
-	return procfs_mm_gone(pid, 0);
-}
-
-bool procfs_mm_gone(pid_t pid, pid_t mm)
-{
-	char path[128];
-	char *b;
-	size_t n;
-	bool gone;
-
-	procfs_mm_path_of(pid, mm, "statm", path, sizeof(path));
-	if (procfs_read_file(path, &b, &n) < 0)
-		return errno == ENOENT || errno == ESRCH;
-	gone = n == 0 || b[0] == '0';
-	free(b);
-	return gone;
+	return mm_gone(pid, 0);
 }
 
 enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid)

@@ -91,6 +91,13 @@ int procfs_check_has_mm(struct vms_error *e, pid_t pid);
  * process is gone or exiting: its own files say so). A thread id is a pid
  * number like any other: /proc/TID/... reads it (map_files, libproc2). */
 pid_t procfs_mm_pid(pid_t pid);
+/* procfs_mm_pid for a main thread whose state (stat's third field) the
+ * caller has just read: pid itself unless it is a zombie ('Z', 'X'). */
+pid_t procfs_mm_pid_in(pid_t pid, char state);
+/* The state (stat's third field: 'R', 'S', 'Z', ...) in the text of a
+ * /proc/PID/stat, or 0 when it is not such a text; comm (n > 0 bytes)
+ * gets the name between the first "(" and the last ")", cut to fit. */
+char procfs_stat_state(const char *stat, char *comm, size_t n);
 /* "/proc/PID/NAME", or "/proc/PID/task/TID/NAME" for the TID above when the
  * main thread has exited (the task path: TID is a thread of PID's, not a
  * pid reused by another process). Truncated to size like snprintf. */
@@ -121,11 +128,6 @@ bool procfs_pid_exists(pid_t pid);
  * record boundary, looking complete, and ptrace answers EPERM). False for a
  * kernel thread, which never had one. */
 bool procfs_pid_exiting(pid_t pid);
-/* Whether the address space of pid, known to have had one (its identity
- * checked: no kernel thread), is gone: its statm (read from mm as
- * procfs_mm_path_of) all zero or unreadable (exited, a zombie, or
- * exiting). procfs_pid_exiting without its read of stat. */
-bool procfs_mm_gone(pid_t pid, pid_t mm);
 
 /* The user address range ends here on this machine (the highest address a
  * mapping can have without opting into 5-level paging). */

@@ -231,23 +231,27 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 	return 0;
 }
 
-int proclist_identity_lean(pid_t pid, pid_t mm, struct arena *a,
-			   struct vms_process *p, struct vms_error *err)
+int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
+			   struct arena *a, struct vms_process *p,
+			   struct vms_error *err)
 {
-	char path[64], exe[4096], *comm;
+	char path[64], exe[4096], *read = NULL;
 	size_t n;
 	ssize_t k;
 
-	if (procfs_check_has_mm(err, pid) < 0)
-		return -1;
-	if (procfs_read_pid(pid, "comm", &comm, &n) < 0)
-		return procfs_errno_error(err, pid, "comm", errno);
-	while (n && comm[n - 1] == '\n')
-		comm[--n] = '\0';
+	if (!comm) {
+		if (procfs_check_has_mm(err, pid) < 0)
+			return -1;
+		if (procfs_read_pid(pid, "comm", &read, &n) < 0)
+			return procfs_errno_error(err, pid, "comm", errno);
+		while (n && read[n - 1] == '\n')
+			read[--n] = '\0';
+		comm = read;
+	}
 	p->pid = pid;
 	p->uid = 0;
 	p->name = arena_strdup(a, comm);
-	free(comm);
+	free(read);
 	p->cmdline = arena_strdup(a, "");
 	/* a main thread that exited has no exe left: a live thread's */
 	snprintf(path, sizeof(path), "/proc/%d/exe",

@@ -54,8 +54,12 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
  * look-up of one process reads /proc/uptime, status and stat besides:
  * a tenth of such a run's time): the name (comm) and exe; the command
  * line left "" and uid 0 (sampler_read_status's uid sets it). */
-int proclist_identity_lean(pid_t pid, pid_t mm, struct arena *a,
-			   struct vms_process *p, struct vms_error *err);
+/* comm: the name as the caller has just read it from /proc/PID/stat,
+ * the process found to have memory (no kernel thread, no zombie without a
+ * thread that runs); NULL: read and checked here. */
+int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
+			   struct arena *a, struct vms_process *p,
+			   struct vms_error *err);
 
 /* All processes named name (comm or argv[0] basename). *pids malloc'd. */
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
