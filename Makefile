@@ -180,8 +180,13 @@ TRACE_LIB := $(B)/libvmstrace.so
 
 all: $(PROG) $(TRACE_LIB)
 
+# $(B)/static names the packages asked to link static, for
+# tests/code/test_static_link.py: a missing archive links them shared,
+# silently (a fresh Debian root without libbz2-dev did).
 $(PROG): $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(NOSD_OBJ)
 	$(CC) $(LDFLAGS) $(PROG_LDFLAGS) -o $@ $(MAIN_OBJ) $(UI_OBJ) $(LIBVMS) $(DEP_LIBS) -lpthread
+	@printf 'STATIC_PKGS=%s\nSTATIC_UI=%s\n' '$(STATIC_PKGS)' '$(STATIC_UI)' \
+		>$(B)/static
 
 $(LIBVMS): $(ENGINE_OBJ)
 	@rm -f $@

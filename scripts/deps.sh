@@ -28,6 +28,9 @@ zstd                 the zstd command: test_snap makes and reads snapshot
                      variants with it (tests/fixtures/mksnap.py)
 libelf-dev           the unit tests check the ELF reader against it
 libdw-dev            Go's runtime layout from DWARF; --trace's frame names
+libbz2-dev           libbz2.a: libdw's static link needs it (the Makefile's
+                     STATIC_PKGS: without it jansson, zstd, libdw and libbpf
+                     are all linked shared, and every start copies them)
 libunwind-dev        the tracer library: call stacks through .eh_frame
 libbpf-dev           --trace PID: the eBPF program of the mmap family is
                      loaded with libbpf (src/trace/bpfmaps.c, its skeleton)

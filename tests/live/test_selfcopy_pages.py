@@ -27,6 +27,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -94,17 +95,40 @@ def shape(libs):
 
 
 def first_populate(pid, env):
-    """Which of a run's madvise calls is its first MADV_POPULATE_WRITE
-    (1 for the first call; a sanitizer's runtime makes some before), by
-    strace; None if none."""
+    """Which of a run's madvise calls is its first MADV_POPULATE_WRITE of
+    a range of libc (1 for the first call; a sanitizer's runtime makes
+    some before), by strace; None if none. Of libc, a file the target
+    maps too, so that the range left is one the observer notes: a build
+    that links other libraries shared copies theirs first (the loader's
+    order is the same every run, the addresses not)."""
     r = subprocess.run(["strace", "-f", "-qq", "-o", "/dev/stderr", "-e",
-                        "trace=madvise", T.VMSCOPE, "-e", "json", str(pid)],
+                        "trace=madvise,openat,mmap,close", T.VMSCOPE, "-e",
+                        "json", str(pid)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True, timeout=300, env=dict(os.environ, **env))
-    calls = [ln for ln in r.stderr.splitlines() if "madvise(" in ln]
-    for i, ln in enumerate(calls):
-        if "MADV_POPULATE_WRITE" in ln:
-            return i + 1
+    libc_fd, libc, n = None, [], 0
+    for ln in r.stderr.splitlines():
+        m = re.search(r'openat\(.*"[^"]*/libc\.so[^"]*".*\) = (\d+)$', ln)
+        if m:
+            libc_fd = m.group(1)
+            continue
+        m = re.search(r"mmap\([^,]+, (\d+), [^,]+, [^,]+, (-?\d+), "
+                      r"[^)]+\) = (0x[0-9a-f]+)$", ln)
+        if m and m.group(2) == libc_fd:
+            libc.append((int(m.group(3), 16), int(m.group(1))))
+            continue
+        m = re.search(r"close\((\d+)\)", ln)
+        if m and m.group(1) == libc_fd:
+            libc_fd = None
+            continue
+        m = re.search(r"madvise\((0x[0-9a-f]+), \d+, (\w+)\)", ln)
+        if not m:
+            continue
+        n += 1
+        at = int(m.group(1), 16)
+        if m.group(2) == "MADV_POPULATE_WRITE" and \
+                any(lo <= at < lo + size for lo, size in libc):
+            return n
     return None
 
 
