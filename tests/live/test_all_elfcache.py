@@ -94,6 +94,17 @@ def same_path(tmp):
         for m in T.maps(p.pid):
             if m.get("path") == path:
                 ids[p.pid] = (m.get("dev"), m.get("inode"))
+    if a.pid not in ids:
+        # in a chroot (make freshcheck) the kernel names the file the
+        # namespace's bind mount shows from another root: no one path
+        copy = os.stat(os.path.join(other, "lib.so")).st_ino
+        shown = [m.get("path") for m in T.maps(a.pid)
+                 if m.get("inode") == copy]
+        T.skip(what, "the first process's copy of libc shows as %r, not "
+               "%s (vmscope in a chroot?)" % (shown[:1], path))
+        for p in (a, b):
+            T.kill(p)
+        return
     alone = {p.pid: sizes_alone(p.pid) for p in (a, b)}
     T.ok(len(ids) == 2 and ids[a.pid][0] == ids[b.pid][0] and
          ids[a.pid][1] != ids[b.pid][1] and
