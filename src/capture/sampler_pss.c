@@ -29,7 +29,9 @@
  * and the keeper's seize freezes that other process for the capture's
  * length before the check refuses the result. The files opened after the
  * capture (the images step) go through the /proc/PID directory and root
- * held before the pidfd's check (procfile_hold), never by pid.
+ * held before the pidfd's check (procfile_hold; a lean capture's at the
+ * first of them, the pidfd checked after it: procfile_hold_later), never
+ * by pid.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -321,8 +323,12 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	if (rc == 0 && !o->lean)
 		observer_note(s);
 	/* Its files, held now for every later open (the images step runs
-	 * after the capture): checked by the pidfd below with the rest. */
-	if (rc == 0)
+	 * after the capture): checked by the pidfd below with the rest. A
+	 * lean capture's at its first open, if any (the run's cache answers
+	 * most), checked by the pidfd then. */
+	if (rc == 0 && o->lean && priv->pidfd >= 0)
+		procfile_hold_later(s, s->src.pid, priv->pidfd);
+	else if (rc == 0)
 		procfile_hold(s, s->src.pid);
 	if (rc == 0 && procfs_pidfd_reaped(priv->pidfd))
 		/* Everything above was opened by pid: perhaps another's. */

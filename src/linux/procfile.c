@@ -14,6 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "linux/procfs.h"
+
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
@@ -221,8 +223,18 @@ static void at_pid(struct at *a, pid_t pid)
 	a->proc = a->root = -1;
 }
 
-static void at_source(struct at *a, const struct vms_snapshot *s)
+static void at_source(struct at *a, struct vms_snapshot *s)
 {
+	struct vms_source_files *f = &s->src.files;
+
+	if (f->later > 0) { /* procfile_hold_later: now */
+		pid_t pid = f->later;
+
+		f->later = 0;
+		procfile_hold(s, pid);
+		if (procfs_pidfd_reaped(f->later_pidfd))
+			procfile_drop(s);
+	}
 	at_pid(a, s->src.pid);
 	if (s->src.files.held) {
 		a->held = true;
@@ -288,9 +300,25 @@ void procfile_hold(struct vms_snapshot *s, pid_t pid)
 	f->held = true;
 }
 
+void procfile_hold_later(struct vms_snapshot *s, pid_t pid, int pidfd)
+{
+	struct vms_source_files *f = &s->src.files;
+
+	if (f->held || pid <= 0)
+		return;
+	f->later = pid;
+	f->later_pidfd = pidfd;
+}
+
 void procfile_let_root_go(struct vms_snapshot *s)
 {
 	struct vms_source_files *f = &s->src.files;
+
+	if (f->later > 0) { /* never needed: none opened from now on */
+		f->later = 0;
+		procfile_drop(s);
+		return;
+	}
 
 	if (f->held && f->root_dir >= 0) {
 		close(f->root_dir);

@@ -64,6 +64,14 @@ long vms_source_proc_fs_magic(struct vms_snapshot *s,
  * that cannot be held (no permission, gone) is not tried later by pid.
  * Idempotent. */
 void procfile_hold(struct vms_snapshot *s, pid_t pid);
+/* procfile_hold at the first open of s's files instead of now, for a
+ * capture whose files are mostly found in the run's cache (vmscope
+ * --all: most open none; the hold was three calls a process): pidfd, a
+ * pidfd of pid open until the steps are done, is checked right after
+ * the hold (reaped: procfile_drop). Once the steps are done
+ * (procfile_let_root_go) a hold not made is never made: the snapshot's
+ * files are not opened. */
+void procfile_hold_later(struct vms_snapshot *s, pid_t pid, int pidfd);
 /* Lets the held root go (the /proc directory stays): a root held open
  * keeps its mount busy, and a container's runtime could not unmount it
  * while a snapshot lives (the viewer keeps 64). Called when the steps

@@ -156,6 +156,10 @@ typedef int (*vms_block_fn)(void *ctx, uint64_t heap, uint64_t mem,
 struct vms_source_files {
 	bool held, own_view;
 	int proc_dir, root_dir;
+	/* not held yet: held at the first open, then later_pidfd checked
+	 * (procfile_hold_later); 0 when not so */
+	pid_t later;
+	int later_pidfd;
 };
 
 struct vms_source {
