@@ -329,7 +329,7 @@ int sampler_read_status(struct vms_snapshot *s, pid_t pid, pid_t mm, bool *one,
 
 	/* A live thread's: the exited main thread's status has no Vm lines. */
 	procfs_mm_path_of(pid, mm, "status", path, sizeof(path));
-	if (procfs_read_file(path, &b, &n) < 0)
+	if (procfs_read_one(path, &b, &n) < 0)
 		return one && (errno == ENOENT || errno == ESRCH)
 			       ? exited_during(err, pid, "smaps", s->nregions)
 			       : procfs_errno_error(err, pid, "status", errno);
@@ -425,7 +425,7 @@ static int lean_sp(pid_t pid, pid_t tid, uint64_t *sp)
 	for (tries = 0; tries < 20; tries++) {
 		int ok;
 
-		if (procfs_read_pid(pid, name, &b, &len) < 0)
+		if (procfs_read_pid_one(pid, name, &b, &len) < 0)
 			return tries ? 0 : -1;
 		ok = procfs_syscall_sp_parse(b, len, sp) == 0;
 		free(b);
@@ -512,7 +512,7 @@ int sampler_threads_from_proc(struct vms_snapshot *s, pid_t pid, bool lean,
 		for (tries = 0; tries < 20; tries++) {
 			int ok;
 
-			if (procfs_read_pid(pid, name, &b, &len) < 0)
+			if (procfs_read_pid_one(pid, name, &b, &len) < 0)
 				break;
 			ok = procfs_syscall_sp_parse(b, len, &t->sp) == 0;
 			free(b);

@@ -15,7 +15,8 @@
 
 #include "model/snapshot.h"
 
-int procfs_read_file(const char *path, char **buf, size_t *len)
+/* procfs_read_file; one: the file is one record (procfs_read_one). */
+static int read_text(const char *path, bool one, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *b = NULL;
@@ -46,6 +47,9 @@ int procfs_read_file(const char *path, char **buf, size_t *len)
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* a record is given whole: short of the room, it ended */
+		if (one && (size_t)r < cap - (n - (size_t)r) - 1)
+			break;
 	}
 	close(fd);
 	b[n] = '\0';
@@ -60,6 +64,24 @@ fail : {
 	errno = e;
 	return -1;
 }
+}
+
+int procfs_read_file(const char *path, char **buf, size_t *len)
+{
+	return read_text(path, false, buf, len);
+}
+
+int procfs_read_one(const char *path, char **buf, size_t *len)
+{
+	return read_text(path, true, buf, len);
+}
+
+int procfs_read_pid_one(pid_t pid, const char *name, char **buf, size_t *len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return read_text(path, true, buf, len);
 }
 
 int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len)

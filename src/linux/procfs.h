@@ -22,6 +22,14 @@ struct vms_rollup;
 int procfs_read_file(const char *path, char **buf, size_t *len);
 /* The same for /proc/PID/NAME (NAME may contain "task/TID/comm"). */
 int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
+/* Both for a file the kernel writes as one record (single_open: a task's
+ * stat, status, statm, syscall, comm, cgroup), given whole by a read
+ * with room for it: a read short of the room ends it, without the read
+ * that would say so (a call a file, for vmscope --all a few a process).
+ * Never for a file of many records (maps, smaps, mountinfo: a read gives
+ * a page of them at a time). */
+int procfs_read_one(const char *path, char **buf, size_t *len);
+int procfs_read_pid_one(pid_t pid, const char *name, char **buf, size_t *len);
 
 /* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
  * missing. Values without a unit are returned as they are. */

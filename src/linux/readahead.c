@@ -37,6 +37,7 @@ struct readahead {
 	unsigned head, tail; /* filled chunks: [tail, head) mod RA_NBUF */
 	bool stop;
 	bool inline_; /* no thread: one chunk, read by readahead_next */
+	bool eof; /* a read said the end: the next chunk is empty, unread */
 };
 
 /* Fills c from the fd: its length, 0 at the end, -1 with *err. */
@@ -45,12 +46,16 @@ static ssize_t fill(struct readahead *ra, struct chunk *c, int *err)
 	size_t have = 0;
 	ssize_t r = 0;
 
-	while (have < RA_BUF - RA_SLACK) {
+	while (!ra->eof && have < RA_BUF - RA_SLACK) {
 		r = read(ra->fd, c->data + have, RA_BUF - have);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0) {
+			/* the end (as cat takes it: a 0 ends the text, not
+			 * a read again past it) */
+			ra->eof = r == 0;
 			break;
+		}
 		have += (size_t)r;
 	}
 	*err = r < 0 ? errno : 0;

@@ -209,8 +209,47 @@ static void test_vma_at(void)
 	munmap(res, 5 * (size_t)pg);
 }
 
+/* procfs_read_one reads what procfs_read_file does: a record of the
+ * kernel's (a short read ends it), and a regular file past the first
+ * read's room (full reads go on). */
+static void test_read_one(void)
+{
+	char path[] = "/tmp/vmstest-procfs-XXXXXX", *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0, i;
+	int fd = mkstemp(path);
+	bool same;
+
+	ok(procfs_read_one("/proc/self/status", &a, &na) == 0 &&
+		   procfs_read_file("/proc/self/status", &b, &nb) == 0 &&
+		   na > 100 && memmem(a, na, "\nVmRSS:", 7) &&
+		   memmem(a, na, "\nThreads:", 9),
+	   "read_one: this process's status, whole (%zu and %zu bytes)", na,
+	   nb);
+	free(a);
+	free(b);
+	a = b = NULL;
+	ok(fd >= 0, "read_one: a file to read");
+	if (fd < 0)
+		return;
+	for (i = 0; i < 10000; i++)
+		if (write(fd, &"0123456789abcdef"[i % 16], 1) != 1)
+			break;
+	close(fd);
+	same = procfs_read_one(path, &a, &na) == 0 &&
+	       procfs_read_file(path, &b, &nb) == 0 && na == 10000 &&
+	       nb == 10000 && memcmp(a, b, na) == 0 && a[na] == '\0';
+	ok(same, "read_one: a file past one read's room, whole (%zu bytes)",
+	   na);
+	free(a);
+	free(b);
+	unlink(path);
+	ok(procfs_read_one("/proc/self/no-such-file", &a, &na) < 0,
+	   "read_one: no such file: -1");
+}
+
 int main(void)
 {
+	test_read_one();
 	test_vma_at();
 	test_status();
 	test_syscall();
