@@ -1,7 +1,6 @@
 /* elfcache.c — mapped ELF files read once per run. See elfcache.h. */
 #include "elf/elfcache.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,13 +24,6 @@ struct elfcache_f {
 	unsigned char *data;
 };
 
-/* A defined dynamic name, by its hash, and its place in the table (the
- * name itself is read again from the file to confirm a hit). */
-struct elfcache_sym {
-	uint64_t hash; /* 0: an empty slot */
-	uint64_t idx;
-};
-
 struct elfcache_ent {
 	struct elfimage im; /* first: an image's entry is at its address */
 	dev_t dev;
@@ -40,15 +32,12 @@ struct elfcache_ent {
 	struct timespec mtime;
 	struct elfcache_q *q;
 	struct elfcache_f *f;
-	/* its defined dynamic names: open addressing, nsym_slot a power of
-	 * two (0: not read yet); sym_failed: could not be had */
-	struct elfcache_sym *sym;
-	size_t nsym, nsym_slot;
-	bool sym_failed;
-	/* its GNU hash table, when it answers (gh_state 1; 0: not read
-	 * yet, 2: none that answers as a walk would: the set instead) */
-	struct elfimage_gnuhash gh;
-	int gh_state;
+	/* where it first defines the run's names (c->names): first[id]
+	 * that symbol's index + 1, 0 none, for the ids in known (a bit an
+	 * id); first NULL until asked; failed: it cannot answer so */
+	uint64_t *first;
+	uint32_t known;
+	bool failed;
 	int fd; /* the file held open, or -1 */
 };
 
@@ -66,8 +55,9 @@ struct elfcache {
 	size_t nmaps, nmap_slot; /* nmap_slot a power of two, > 2 nmaps */
 	struct elfcache_ent **v; /* open addressing by identity */
 	size_t n, nslot; /* nslot a power of two, > 2 n */
-	size_t nsyms; /* names kept in all the sets */
-	size_t bloom_words; /* GNU hash filters' words kept in all */
+	/* every name asked of a file in the run (in the arena), an id each */
+	const char *names[ELFCACHE_MAX_NAMES];
+	size_t nnames;
 	struct elfcache_ent **byim; /* open addressing by address */
 	size_t nfds, max_fds; /* files held open, and at most */
 };
@@ -117,11 +107,8 @@ void elfcache_free(struct elfcache *c)
 	if (!c)
 		return;
 	for (i = 0; c->v && i < c->nslot; i++)
-		if (c->v[i]) {
-			free(c->v[i]->sym);
-			if (c->v[i]->fd >= 0)
-				close(c->v[i]->fd);
-		}
+		if (c->v[i] && c->v[i]->fd >= 0)
+			close(c->v[i]->fd);
 	arena_fini(&c->arena);
 	free(c->v);
 	free(c->byim);
@@ -392,101 +379,53 @@ void *elfcache_facts(struct elfcache *c, const struct elfimage *im,
 	return f->data;
 }
 
-static uint64_t name_hash(const char *s)
+/* The id of name in the run's names, added when new; -1 past the
+ * bound or out of memory. */
+static int name_id(struct elfcache *c, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	/* FNV's low bits are weak: mixed (murmur3's finaliser) */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h ? h : 1; /* 0 marks an empty slot */
-}
-
-static struct elfcache_sym *sym_slot(struct elfcache_ent *e, uint64_t hash)
-{
-	size_t h = (size_t)hash & (e->nsym_slot - 1);
-
-	while (e->sym[h].hash && e->sym[h].hash != hash)
-		h = (h + 1) & (e->nsym_slot - 1);
-	return &e->sym[h];
-}
-
-/* The set being read: the entry, its cache, the table index reached. */
-struct sym_fill {
-	struct elfcache *c;
-	struct elfcache_ent *e;
-	uint64_t idx;
-	bool failed;
-};
-
-static int sym_grow(struct elfcache_ent *e)
-{
-	size_t old = e->nsym_slot, nslot = old ? old * 2 : 1024, i;
-	struct elfcache_sym *ov = e->sym;
-	struct elfcache_sym *v = calloc(nslot, sizeof(*v));
-
-	if (!v)
-		return -1;
-	e->sym = v;
-	e->nsym_slot = nslot;
-	for (i = 0; i < old; i++)
-		if (ov[i].hash)
-			*sym_slot(e, ov[i].hash) = ov[i];
-	free(ov);
-	return 0;
-}
-
-static int sym_add(void *ctx, const struct elfimage_sym *y)
-{
-	struct sym_fill *f = ctx;
-	struct elfcache_sym *slot;
-	uint64_t idx = f->idx++, h;
-
-	if (y->shndx == SHN_UNDEF || !y->name || !*y->name)
-		return 0;
-	if (f->c->nsyms >= ELFCACHE_MAX_SYMS ||
-	    (2 * (f->e->nsym + 1) >= f->e->nsym_slot && sym_grow(f->e) < 0)) {
-		f->failed = true;
-		return 1;
-	}
-	h = name_hash(y->name);
-	slot = sym_slot(f->e, h);
-	if (slot->hash)
-		return 0; /* the first of a name is the one a walk meets */
-	slot->hash = h;
-	slot->idx = idx;
-	f->e->nsym++;
-	f->c->nsyms++;
-	return 0;
-}
-
-/* The same by the file's GNU hash table: a look-up a name (most end at
- * the bloom filter, in memory), instead of a set of every name. -1 when
- * the table cannot be read. */
-static int by_gnuhash(const struct elfcache_ent *e,
-		      const struct elfimage_src *src, const char *const *names,
-		      size_t *which)
-{
-	uint64_t best = UINT64_MAX, idx;
 	size_t k;
 
-	for (k = 0; names[k]; k++) {
-		int rc = elfimage_gnuhash_find(&e->im, src, &e->gh, names[k],
-					       &idx);
+	for (k = 0; k < c->nnames; k++)
+		if (strcmp(c->names[k], name) == 0)
+			return (int)k;
+	if (c->nnames == ELFCACHE_MAX_NAMES ||
+	    !(c->names[c->nnames] = arena_strdup(&c->arena, name)))
+		return -1;
+	return (int)c->nnames++;
+}
 
-		if (rc < 0)
-			return -1;
-		if (rc == 1 && idx < best) {
-			best = idx;
-			*which = k;
+/* e's answers for every name of the run it has none for yet: one read
+ * of the file for all of them. -1 when it cannot answer so. */
+static int first_defined(struct elfcache *c, struct elfcache_ent *e,
+			 const struct elfimage_src *src)
+{
+	const char *ask[ELFCACHE_MAX_NAMES];
+	uint64_t got[ELFCACHE_MAX_NAMES];
+	int id[ELFCACHE_MAX_NAMES];
+	size_t k, n = 0;
+
+	if (e->failed)
+		return -1;
+	if (!e->first &&
+	    !(e->first = arena_alloc(&c->arena,
+				     ELFCACHE_MAX_NAMES * sizeof(*e->first))))
+		return -1;
+	for (k = 0; k < c->nnames; k++)
+		if (!(e->known & (1u << k))) {
+			id[n] = (int)k;
+			ask[n++] = c->names[k];
 		}
+	if (n == 0)
+		return 0;
+	if (elfimage_first_defined(&e->im, src, ask, n, got) < 0) {
+		e->failed = true;
+		return -1;
 	}
-	return best != UINT64_MAX;
+	for (k = 0; k < n; k++) {
+		e->first[id[k]] = got[k];
+		e->known |= 1u << id[k];
+	}
+	return 0;
 }
 
 int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
@@ -494,73 +433,27 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 			const char *const *names, size_t *which)
 {
 	struct elfcache_ent *e = ent_of(c, im);
-	uint64_t best = UINT64_MAX;
+	uint64_t best = 0;
+	int id[ELFCACHE_MAX_NAMES];
 	size_t k;
 
 	if (!e)
 		return -1;
-	if (!e->gh_state) {
-		/* the filters kept in all bounded as the sets are: read into
-		 * an arena of its own, copied into the cache's only when it
-		 * is used and the budget has room for it */
-		struct arena tmp;
-		uint64_t *kept = NULL;
-		bool got;
-
-		arena_init(&tmp);
-		got = elfimage_gnuhash_read(&e->im, src, &tmp, &e->gh);
-		if (got &&
-		    c->bloom_words + e->gh.nbloom <= ELFCACHE_MAX_BLOOM &&
-		    (kept = arena_alloc(&c->arena,
-					(e->gh.nbloom ? e->gh.nbloom : 1) *
-						sizeof(*kept)))) {
-			if (e->gh.nbloom)
-				memcpy(kept, e->gh.bloom,
-				       e->gh.nbloom * sizeof(*kept));
-			c->bloom_words += e->gh.nbloom;
-			e->gh_state = 1;
-		} else {
-			e->gh_state = 2;
-		}
-		e->gh.bloom = kept;
-		arena_fini(&tmp);
-	}
-	if (e->gh_state == 1) {
-		int rc = by_gnuhash(e, src, names, which);
-
-		if (rc >= 0)
-			return rc;
-		e->gh_state = 2;
-	}
-	if (e->sym_failed)
+	for (k = 0; names[k]; k++)
+		if (k == ELFCACHE_MAX_NAMES ||
+		    (id[k] = name_id(c, names[k])) < 0)
+			return -1;
+	if (first_defined(c, e, src) < 0)
 		return -1;
-	if (!e->nsym_slot) {
-		struct sym_fill f = { c, e, 0, false };
+	/* the first in the table of any of them; of one symbol, the first
+	 * name of the list that is its (as the walk's strcmp in order) */
+	for (k = 0; names[k]; k++) {
+		uint64_t at = e->first[id[k]];
 
-		if (sym_grow(e) < 0 ||
-		    elfimage_symbols(im, src, sym_add, &f) < 0 || f.failed) {
-			c->nsyms -= e->nsym;
-			free(e->sym);
-			e->sym = NULL;
-			e->nsym = e->nsym_slot = 0;
-			e->sym_failed = true;
-			return -1;
+		if (at && (!best || at < best)) {
+			best = at;
+			*which = k;
 		}
 	}
-	for (k = 0; names[k]; k++) {
-		const struct elfcache_sym *y = sym_slot(e, name_hash(names[k]));
-		char name[256];
-
-		if (!y->hash || y->idx >= best)
-			continue;
-		/* a hit confirmed by the name in the file; another name of
-		 * the same hash (never seen: 64 bits) makes the caller walk */
-		if (!elfimage_dynsym_name(im, src, y->idx, name,
-					  sizeof(name)) ||
-		    strcmp(name, names[k]) != 0)
-			return -1;
-		best = y->idx;
-		*which = k;
-	}
-	return best != UINT64_MAX;
+	return best != 0;
 }

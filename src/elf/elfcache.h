@@ -50,12 +50,10 @@
 #define ELFCACHE_MAX 65536
 /* Files held open at most (and at most a quarter of RLIMIT_NOFILE). */
 #define ELFCACHE_MAX_FDS 256
-/* Defined dynamic symbol names kept in all (their sets: a hash and an
- * index, 32 to 64 bytes a name); past it, the look-ups walk the tables. */
-#define ELFCACHE_MAX_SYMS (4u << 20)
-/* GNU hash bloom filter words kept in all (8 bytes each); past it, a file
- * is answered from its set of names. */
-#define ELFCACHE_MAX_BLOOM (4u << 20)
+/* Names the run's look-ups know at most (elfcache_defines_in: every
+ * list asked of any file, together); past it, a list with a new name is
+ * not answered (the caller walks). */
+#define ELFCACHE_MAX_NAMES 32
 
 struct elfcache;
 
@@ -104,15 +102,15 @@ void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 
 /* Whether im (an image of this cache, read from src) defines one of
  * names[], as rtscan.h asks (the first such symbol in the table's order;
- * *which its name's index), answered by the file's GNU hash table where
- * it answers as a walk of the table would (elfimage_gnuhash_read: its
- * bloom filter read once, a name's chain at each look-up), else from the
- * set of its defined dynamic names (their hashes, a hit confirmed by the
- * name read from src), read
- * from src once for every later list: 1, 0, or -1 when im is
- * not the cache's, the set cannot be had (out of memory, past
- * ELFCACHE_MAX_SYMS names in the cache) or src cannot be read (the
- * caller walks the table itself). */
+ * *which its name's index), as a walk of the table would answer: from
+ * where the file first defines each name the run has asked of any file
+ * (elfimage_first_defined: one read of its string table finds them all,
+ * the symbols read only when one of them is there), kept for the next
+ * list. A list with a name not asked before reads the file again, for
+ * the names it has no answer to (all the lists of a run are asked by its
+ * first processes). 1, 0, or -1 when im is not the cache's, the run
+ * knows ELFCACHE_MAX_NAMES names already, or the file cannot answer so
+ * (elfimage_first_defined: the caller walks the table itself). */
 int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 			const struct elfimage_src *src,
 			const char *const *names, size_t *which);

@@ -271,7 +271,6 @@ static void read_dynamic(const struct elfimage_src *src,
 	enum { DYN_MAX = 4096, DYN_TAGS = 35 };
 	size_t esz = eh->cls == ELFCLASS64 ? 16 : 8, n, i;
 	uint64_t v[DYN_TAGS] = { 0 }, relr = 0, relrsz = 0, relrent = 0, hash;
-	uint64_t gnu = 0;
 	unsigned char *buf;
 
 	n = (size_t)(size / esz);
@@ -307,15 +306,11 @@ static void read_dynamic(const struct elfimage_src *src,
 			relrsz = val;
 		else if (tag == 37) /* DT_RELRENT */
 			relrent = val;
-		else if (tag == DT_GNU_HASH)
-			gnu = val;
 		else if (tag >= 0 && tag < DYN_TAGS)
 			v[tag] = val;
 	}
 	free(buf);
 	hash = v[DT_HASH];
-	if (!gnu || !elfimage_vaddr_offset(out, src, gnu, 16, &out->gnu_hash))
-		out->gnu_hash = 0;
 	dyn_table(out, src, v[DT_STRTAB], v[DT_STRSZ], 1, &out->dynstr);
 	dyn_table(out, src, v[DT_RELA], v[DT_RELASZ],
 		  v[DT_RELAENT] ? v[DT_RELAENT] : 3 * (esz / 2), &out->rela);

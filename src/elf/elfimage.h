@@ -98,8 +98,6 @@ struct elfimage {
 	/* From PT_DYNAMIC (or the section headers when there is none): */
 	struct elfimage_table dynsym, dynstr, rela, rel, jmprel, relr;
 	bool jmprel_is_rela;
-	/* DT_GNU_HASH's place in the source (0: none) */
-	uint64_t gnu_hash;
 	/* From the section headers: the full symbol table (SHT_SYMTAB) and
 	 * its string table, as a detached debug file keeps them. */
 	struct elfimage_table symtab, strtab;
@@ -161,44 +159,24 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 		     const char *name, struct elfimage_sym *out);
 
-/* The name of dynamic symbol idx (its index in the table) into out (n
- * bytes, NUL-terminated, cut at n - 1). False when it cannot be read. */
-bool elfimage_dynsym_name(const struct elfimage *im,
-			  const struct elfimage_src *src, uint64_t idx,
-			  char *out, size_t n);
+/* Names asked of elfimage_first_defined at once, at most. */
+#define ELFIMAGE_MAX_FIND 64
 
-/* The GNU hash table of the dynamic symbols (DT_GNU_HASH), as the
- * dynamic linker looks a name up in it: its header and its bloom filter,
- * read once; the buckets and chains read at each look-up. */
-struct elfimage_gnuhash {
-	uint32_t nbuckets, symoffset, nbloom, shift;
-	uint64_t buckets, chains; /* their offsets in the source */
-	uint64_t *bloom; /* nbloom words (32-bit ones widened) */
-};
-/* Bloom words read at most (512 KiB; libLLVM's 44,459 names take 2,048). */
-#define ELFIMAGE_MAX_GNU_BLOOM 65536
-
-/* Reads im's GNU hash table into *h (its bloom filter in a): true when
- * it has one whose look-ups answer as a walk of the table in order
- * would, checked by one walk of the table: well-formed (a power-of-two
- * filter, the hashed symbols within the table), no defined symbol with a
- * name among the ones it leaves unhashed (below symoffset: undefined
- * ones, as linkers make it), and each other defined named symbol where a
- * look-up of its name (as the walk reads it) goes: its filter bits set,
- * its chain entry its hash, in the chain its bucket starts. False
- * otherwise, or past 2^20 buckets or a string table over 16 MiB (the
- * caller walks the table). */
-bool elfimage_gnuhash_read(const struct elfimage *im,
-			   const struct elfimage_src *src, struct arena *a,
-			   struct elfimage_gnuhash *h);
-/* The first defined dynamic symbol called name, in the table's order, by
- * the hash table h (elfimage_gnuhash_read): 1 with its index in *idx, 0
- * when there is none, -1 when the table cannot be read (a short read, a
- * chain past the table). */
-int elfimage_gnuhash_find(const struct elfimage *im,
-			  const struct elfimage_src *src,
-			  const struct elfimage_gnuhash *h, const char *name,
-			  uint64_t *idx);
+/* Where each of names[0, n) (n <= ELFIMAGE_MAX_FIND, none empty) is first
+ * defined, as a walk of the dynamic symbols in table order finds it
+ * (elfimage_symbols: a defined symbol whose name, the string table's
+ * text at its offset, is the name): first[k] that symbol's index + 1, 0
+ * when there is none. Found from the string table read whole, where each
+ * name's bytes end as a string does (the one place a symbol named so can
+ * point to: a name may be the tail of a longer one); the symbols are read
+ * only when one is found so, and only their offsets compared. 0, or -1
+ * (first[] then unset) when that cannot be: a string table past 16 MiB
+ * (the walk reads such names one by one, cut), out of memory, or too
+ * many names (the caller walks). Nothing of the GNU hash table is used:
+ * the text and the symbols are what a walk reads. */
+int elfimage_first_defined(const struct elfimage *im,
+			   const struct elfimage_src *src,
+			   const char *const *names, size_t n, uint64_t *first);
 
 /* The same over the full symbol table (.symtab, section headers), as a
  * detached debug file has it: local symbols such as glibc's main_arena. */

@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "elf/elfimage_raw.h"
 
@@ -151,32 +152,6 @@ int elfimage_symbols(const struct elfimage *im, const struct elfimage_src *src,
 	return walk_syms(im, src, &im->dynsym, &im->dynstr, fn, ctx);
 }
 
-bool elfimage_dynsym_name(const struct elfimage *im,
-			  const struct elfimage_src *src, uint64_t idx,
-			  char *out, size_t n)
-{
-	const struct elfimage_table *sym = &im->dynsym, *str = &im->dynstr;
-	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
-						: sizeof(Elf32_Sym);
-	unsigned char buf[ELFIMAGE_MAX_ENTSIZE];
-	struct elfimage_sym y;
-	uint32_t name;
-	size_t got;
-
-	if (!n || !sym->size || sym->entsize < esz ||
-	    sym->entsize > ELFIMAGE_MAX_ENTSIZE ||
-	    idx >= sym->size / sym->entsize ||
-	    elfimage_src_read(src, sym->off + idx * sym->entsize, buf,
-			      (size_t)sym->entsize) != sym->entsize)
-		return false;
-	raw_sym(im->elfclass, buf, &y, &name);
-	if (name >= str->size)
-		return false;
-	got = elfimage_src_read(src, str->off + name, out, n - 1);
-	out[got] = '\0';
-	return got > 0 || name < str->size;
-}
-
 int elfimage_symtab_symbols(
 	const struct elfimage *im, const struct elfimage_src *src,
 	int (*fn)(void *ctx, const struct elfimage_sym *sym), void *ctx)
@@ -217,244 +192,185 @@ bool elfimage_symtab_symbol(const struct elfimage *im,
 	return elfimage_symtab_symbols(im, src, sym_match, &f) == 1;
 }
 
-/* ---- the GNU hash table ---- */
+/* ---- where names are first defined ---- */
 
-static uint32_t gnu_name_hash(const char *name)
-{
-	uint32_t h = 5381;
-
-	for (; *name; name++)
-		h = h * 33 + (unsigned char)*name;
-	return h;
-}
-
-/* A walk of the whole table that checks each name a walk would meet is
- * where the look-up finds it: none defined and named below symoffset
- * (the hash leaves them out); at or past it, the name's bloom bits set,
- * its chain entry its hash, and its bucket the first symbol of the chain
- * it is in (a chain ends at an entry with its low bit set). The names as
- * the walk gives them (walk_syms: strtab_get), so a look-up answers as
- * the walk. */
-struct gnu_check {
-	const struct elfimage *im;
-	const struct elfimage_src *src;
-	const struct elfimage_gnuhash *h;
-	const uint32_t *buckets; /* all of them */
-	uint64_t idx; /* the symbol the walk is at */
-	uint64_t chain_start; /* the first symbol of its chain */
-	uint32_t chain[1024]; /* chains[at, at + nchain) */
-	uint64_t at, nchain;
-	bool bad;
+/* A place in the string table where one of the names ends as a string
+ * does: the name (its index) would be a symbol's whose name starts at
+ * off. */
+struct cand {
+	uint64_t off;
+	size_t k;
 };
 
-static bool gnu_bloom_has(const struct elfimage_gnuhash *h, unsigned bits,
-			  uint32_t hash)
+static int by_off(const void *a, const void *b)
 {
-	uint64_t w = h->bloom[(hash / bits) & (h->nbloom - 1)];
-	uint64_t mask =
-		(1ull << (hash % bits)) | (1ull << ((hash >> h->shift) % bits));
+	const struct cand *x = a, *y = b;
 
-	return (w & mask) == mask;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-static int gnu_check_sym(void *ctx, const struct elfimage_sym *y)
+/* The candidates for names[0, n) in text[0, len] (text[len] a NUL, as
+ * the walk's cache ends): every place where a name's bytes end at a NUL.
+ * Found at each NUL by the names whose last byte is the one before it.
+ * Their count, or -1 on out of memory (*out malloc'd). */
+static ssize_t candidates(const char *text, size_t len,
+			  const char *const *names, const size_t *nlen,
+			  size_t n, struct cand **out)
 {
-	struct gnu_check *c = ctx;
-	const struct elfimage_gnuhash *h = c->h;
-	uint64_t i = c->idx++, k;
-	uint32_t hash, ch;
+	size_t cap = 0, got = 0, k;
+	const char *p = text, *end = text + len, *nul;
+	uint64_t by_last[256] = { 0 }; /* the names ending in each byte */
+	uint32_t tail[ELFIMAGE_MAX_FIND]; /* each name's last 4 bytes */
+	struct cand *v = NULL;
 
-	if (i < h->symoffset) {
-		c->bad = y->shndx != SHN_UNDEF && y->name[0];
-		return c->bad;
+	for (k = 0; k < n; k++) {
+		by_last[(unsigned char)names[k][nlen[k] - 1]] |= 1ull << k;
+		if (nlen[k] >= 4)
+			memcpy(&tail[k], names[k] + nlen[k] - 4, 4);
 	}
-	k = i - h->symoffset;
-	if (k < c->at || k >= c->at + c->nchain) {
-		uint64_t left = c->im->dynsym.size / c->im->dynsym.entsize - i;
+	for (;; p = nul + 1) {
+		size_t at;
+		uint64_t m;
 
-		c->at = k;
-		c->nchain = left < 1024 ? left : 1024;
-		if (elfimage_src_read(c->src, h->chains + 4 * k, c->chain,
-				      (size_t)(4 * c->nchain)) != 4 * c->nchain)
-			return c->bad = true;
-	}
-	ch = c->chain[k - c->at];
-	if (y->shndx != SHN_UNDEF && y->name[0]) {
-		hash = gnu_name_hash(y->name);
-		if ((ch | 1) != (hash | 1) ||
-		    !gnu_bloom_has(h, c->im->elfclass == ELFCLASS64 ? 64 : 32,
-				   hash) ||
-		    c->buckets[hash % h->nbuckets] != c->chain_start)
-			return c->bad = true;
-	}
-	if (ch & 1)
-		c->chain_start = i + 1;
-	return 0;
-}
+		nul = memchr(p, '\0', (size_t)(end - p) + 1); /* end's NUL */
+		at = (size_t)(nul - text);
+		m = at ? by_last[(unsigned char)text[at - 1]] : 0;
+		for (; m; m &= m - 1) {
+			uint32_t t4;
 
-/* Buckets read whole at most (4 MiB; libLLVM's 44,459 names take 11,115). */
-#define GNU_MAX_BUCKETS (1u << 20)
+			k = (size_t)__builtin_ctzll(m);
+			if (nlen[k] > at)
+				continue;
+			if (nlen[k] >= 4) { /* most differ in the last four */
+				memcpy(&t4, text + at - 4, 4);
+				if (t4 != tail[k])
+					continue;
+			}
+			if (memcmp(text + at - nlen[k], names[k], nlen[k]) != 0)
+				continue;
+			if (got == cap) {
+				size_t nc = cap ? 2 * cap : 16;
+				struct cand *nv = realloc(v, nc * sizeof(*v));
 
-static bool gnu_table_checked(const struct elfimage *im,
-			      const struct elfimage_src *src,
-			      const struct elfimage_gnuhash *h)
-{
-	struct gnu_check *c;
-	bool ok;
-
-	/* a walk's names read whole (not name by name, cut at 256 bytes and
-	 * unbounded by the table), as a look-up reads them */
-	if (h->nbuckets > GNU_MAX_BUCKETS || im->dynstr.size > STR_CACHE_MAX)
-		return false;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return false;
-	c->im = im;
-	c->src = src;
-	c->h = h;
-	c->chain_start = h->symoffset;
-	c->buckets = malloc(4 * (size_t)h->nbuckets);
-	ok = c->buckets &&
-	     elfimage_src_read(src, h->buckets, (void *)c->buckets,
-			       4 * (size_t)h->nbuckets) ==
-		     4 * (size_t)h->nbuckets &&
-	     walk_syms(im, src, &im->dynsym, &im->dynstr, gnu_check_sym, c) ==
-		     0 &&
-	     !c->bad;
-	free((void *)c->buckets);
-	free(c);
-	return ok;
-}
-
-bool elfimage_gnuhash_read(const struct elfimage *im,
-			   const struct elfimage_src *src, struct arena *a,
-			   struct elfimage_gnuhash *h)
-{
-	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
-						: sizeof(Elf32_Sym);
-	size_t word = im->elfclass == ELFCLASS64 ? 8 : 4, i;
-	uint32_t hdr[4];
-	uint64_t nsym;
-	unsigned char *raw;
-
-	memset(h, 0, sizeof(*h));
-	if (!im->gnu_hash || !im->dynsym.size || im->dynsym.entsize < esz ||
-	    im->dynsym.entsize > ELFIMAGE_MAX_ENTSIZE ||
-	    elfimage_src_read(src, im->gnu_hash, hdr, sizeof(hdr)) !=
-		    sizeof(hdr))
-		return false;
-	nsym = im->dynsym.size / im->dynsym.entsize;
-	h->nbuckets = hdr[0];
-	h->symoffset = hdr[1];
-	h->nbloom = hdr[2];
-	h->shift = hdr[3];
-	/* the dynamic linker masks with nbloom - 1 */
-	if (!h->nbuckets || !h->nbloom || (h->nbloom & (h->nbloom - 1)) ||
-	    h->nbloom > ELFIMAGE_MAX_GNU_BLOOM || h->symoffset > nsym ||
-	    h->shift >= 8 * word)
-		return false;
-	h->buckets = im->gnu_hash + 16 + (uint64_t)h->nbloom * word;
-	h->chains = h->buckets + 4 * (uint64_t)h->nbuckets;
-	h->bloom = arena_alloc(a, h->nbloom * sizeof(*h->bloom));
-	raw = malloc(h->nbloom * word);
-	if (!h->bloom || !raw ||
-	    elfimage_src_read(src, im->gnu_hash + 16, raw, h->nbloom * word) !=
-		    h->nbloom * word) {
-		free(raw);
-		return false;
-	}
-	for (i = 0; i < h->nbloom; i++) {
-		uint32_t w32;
-
-		if (word == 8) {
-			memcpy(&h->bloom[i], raw + i * 8, 8);
-		} else {
-			memcpy(&w32, raw + i * 4, 4);
-			h->bloom[i] = w32;
+				if (!nv) {
+					free(v);
+					return -1;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[got].off = at - nlen[k];
+			v[got++].k = k;
 		}
+		if (nul == end)
+			break;
 	}
-	free(raw);
-	return gnu_table_checked(im, src, h);
+	*out = v;
+	return (ssize_t)got;
 }
 
-/* Whether symbol idx is defined and called name: 1, 0, or -1 when it
- * cannot be read. */
-static int gnu_sym_is(const struct elfimage *im, const struct elfimage_src *src,
-		      uint64_t idx, const char *name)
+int elfimage_first_defined(const struct elfimage *im,
+			   const struct elfimage_src *src,
+			   const char *const *names, size_t n, uint64_t *first)
 {
 	const struct elfimage_table *sym = &im->dynsym, *str = &im->dynstr;
-	unsigned char buf[ELFIMAGE_MAX_ENTSIZE];
-	char got[NAME_MAX_LEN + 1];
-	size_t len = strlen(name), n;
-	struct elfimage_sym y;
-	uint32_t noff;
+	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
+						: sizeof(Elf32_Sym);
+	size_t nlen[ELFIMAGE_MAX_FIND], k, left = 0, got, ncand = 0;
+	bool has[ELFIMAGE_MAX_FIND] = { false };
+	uint64_t filt[64] = { 0 };
+	struct cand *cand = NULL;
+	unsigned char *buf = NULL;
+	char *text = NULL;
+	uint64_t nsym, i;
+	ssize_t nc;
+	int rc = -1;
 
-	if (elfimage_src_read(src, sym->off + idx * sym->entsize, buf,
-			      (size_t)sym->entsize) != sym->entsize)
+	if (n > ELFIMAGE_MAX_FIND)
 		return -1;
-	raw_sym(im->elfclass, buf, &y, &noff);
-	if (y.shndx == SHN_UNDEF || noff >= str->size || len > NAME_MAX_LEN)
-		return 0;
-	/* the name and its NUL, within the table (a walk's strtab_get) */
-	n = str->size - noff < len + 1 ? (size_t)(str->size - noff) : len + 1;
-	if (elfimage_src_read(src, str->off + noff, got, n) != n)
-		return -1;
-	/* the last name of a table may end at its end, without a NUL */
-	return (n == len + 1 && memcmp(got, name, len + 1) == 0) ||
-	       (n == len && noff + len == str->size &&
-		memcmp(got, name, len) == 0);
-}
-
-int elfimage_gnuhash_find(const struct elfimage *im,
-			  const struct elfimage_src *src,
-			  const struct elfimage_gnuhash *h, const char *name,
-			  uint64_t *idx)
-{
-	unsigned bits = im->elfclass == ELFCLASS64 ? 64 : 32;
-	uint32_t hash = gnu_name_hash(name), bucket, chain[16];
-	uint64_t w = h->bloom[(hash / bits) & (h->nbloom - 1)], i;
-	uint64_t nsym = im->dynsym.size / im->dynsym.entsize;
-	uint64_t mask =
-		(1ull << (hash % bits)) | (1ull << ((hash >> h->shift) % bits));
-
-	if (strlen(name) > NAME_MAX_LEN)
-		return -1; /* compared up to that length only */
-	if ((w & mask) != mask)
-		return 0;
-	if (elfimage_src_read(src,
-			      h->buckets + 4 * (uint64_t)(hash % h->nbuckets),
-			      &bucket, 4) != 4)
-		return -1;
-	if (bucket == 0)
-		return 0;
-	if (bucket < h->symoffset)
-		return -1;
-	for (i = bucket;; i++) {
-		size_t k = (size_t)((i - bucket) % 16);
-		int is;
-
-		if (i >= nsym)
-			return -1; /* a chain without its end */
-		if (k == 0) {
-			size_t want = nsym - i < 16 ? (size_t)(nsym - i) : 16;
-
-			if (elfimage_src_read(
-				    src, h->chains + 4 * (i - h->symoffset),
-				    chain, 4 * want) != 4 * want)
-				return -1;
-		}
-		if ((chain[k] | 1) == (hash | 1)) {
-			is = gnu_sym_is(im, src, i, name);
-			if (is < 0)
-				return -1;
-			if (is) {
-				*idx = i;
-				return 1;
-			}
-		}
-		if (chain[k] & 1)
-			return 0;
+	for (k = 0; k < n; k++) {
+		first[k] = 0;
+		nlen[k] = strlen(names[k]);
+		if (!nlen[k])
+			return -1;
 	}
+	/* the walk sees no symbol in a table it cannot take */
+	if (!n || !sym->size || sym->entsize < esz ||
+	    sym->entsize > ELFIMAGE_MAX_ENTSIZE)
+		return 0;
+	/* the string table as the walk holds it (strtab_init): whole, a
+	 * NUL after what was read; past the cap it reads name by name */
+	if (str->size > STR_CACHE_MAX)
+		return -1;
+	if (!(text = malloc((size_t)str->size + 1)))
+		return -1;
+	got = str->size ? elfimage_src_read(src, str->off, text,
+					    (size_t)str->size)
+			: 0;
+	text[got] = '\0';
+	nc = candidates(text, got, names, nlen, n, &cand);
+	free(text);
+	if (nc < 0)
+		return -1;
+	ncand = (size_t)nc;
+	if (ncand == 0)
+		return 0; /* no name is any symbol's: no symbol read */
+	qsort(cand, ncand, sizeof(*cand), by_off);
+	for (k = 0; k < ncand; k++) { /* the names to find a symbol of */
+		if (!has[cand[k].k]) {
+			has[cand[k].k] = true;
+			left++;
+		}
+		filt[(cand[k].off / 64) % 64] |= 1ull << (cand[k].off % 64);
+	}
+	nsym = sym->size / sym->entsize;
+	if (!(buf = malloc(CHUNK_ENTRIES * sym->entsize)))
+		goto out;
+	/* in table order, as the walk (walk_syms) reads them */
+	for (i = 0; i < nsym && left; i += CHUNK_ENTRIES) {
+		size_t want = nsym - i < CHUNK_ENTRIES ? (size_t)(nsym - i)
+						       : CHUNK_ENTRIES;
+		size_t have =
+			elfimage_src_read(src, sym->off + i * sym->entsize, buf,
+					  want * sym->entsize) /
+			sym->entsize;
+		size_t j;
+
+		for (j = 0; j < have; j++) {
+			struct elfimage_sym y;
+			uint32_t name;
+			size_t lo = 0, hi = ncand;
+
+			raw_sym(im->elfclass, buf + j * sym->entsize, &y,
+				&name);
+			/* most are no candidate's: a 4096-bit filter first */
+			if (y.shndx == SHN_UNDEF || name >= got ||
+			    !(filt[(name / 64) % 64] & (1ull << (name % 64))))
+				continue;
+			while (lo < hi) { /* the first candidate at name */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (cand[mid].off < name)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < ncand && cand[lo].off == name; lo++)
+				if (!first[cand[lo].k]) {
+					first[cand[lo].k] = i + j + 1;
+					left--;
+				}
+		}
+		if (have < want)
+			break;
+	}
+	rc = 0;
+out:
+	free(buf);
+	free(cand);
+	return rc;
 }
 
 /* ---- relocations ---- */

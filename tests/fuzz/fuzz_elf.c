@@ -1,17 +1,17 @@
 /* fuzz_elf.c — libFuzzer harness for the ELF reader (elfimage.h): headers,
  * sections, notes, the dynamic symbols and the RELA/REL/RELR relocations,
- * and the GNU hash table's look-ups (elfimage_gnuhash_read/_find).
+ * and where names are first defined (elfimage_first_defined).
  *
  * The input is copied to a buffer of exactly its size, so ASan sees any
  * read past it (the contract: never outside buf[0, len)). The first byte's
  * low bit picks how offsets are read (a file, or a memory image as the
  * vDSO is). Every part is then asked for, as classify, the fork gadget
- * and the heap walker do, and the caps are checked. Where the GNU hash
- * table answers a name (found or not: not -1), the answer must be the
- * walk's (the first defined symbol of that name in the table), as
+ * and the heap walker do, and the caps are checked. Where
+ * elfimage_first_defined answers (not -1), each answer must be the walk's
+ * (the first defined symbol of that name in the table), as
  * elfcache_defines_in relies on: a few fixed names, the names of the
- * table's first defined symbols, and a name taken from the input's last
- * bytes are asked; a disagreement aborts.
+ * table's first defined symbols and their tails, and a name taken from
+ * the input's last bytes are asked at once; a disagreement aborts.
  *
  *   make fuzz [FUZZ_SECONDS=60]
  */
@@ -78,56 +78,58 @@ static int on_walk(void *ctx, const struct elfimage_sym *y)
 	return 0;
 }
 
-/* elfimage_gnuhash_find's answer for name against a walk's. */
-static void check_name(const struct elfimage *im,
-		       const struct elfimage_src *src,
-		       const struct elfimage_gnuhash *h, const char *name)
+/* The walk's answer for name: its first defined symbol's index + 1, 0
+ * none; UINT64_MAX when the walk fails. */
+static uint64_t walk_first(const struct elfimage *im,
+			   const struct elfimage_src *src, const char *name)
 {
 	struct walk w = { name, 0, UINT64_MAX, { { 0 } }, 0 };
-	uint64_t idx = UINT64_MAX;
-	int rc = elfimage_gnuhash_find(im, src, h, name, &idx);
 
-	if (rc < 0 || elfimage_symbols(im, src, on_walk, &w) < 0)
-		return;
-	if ((rc == 1) != (w.found != UINT64_MAX) ||
-	    (rc == 1 && idx != w.found)) {
-		fprintf(stderr,
-			"fuzz_elf: GNU hash look-up of \"%s\": %d at %llu, "
-			"the walk %llu\n",
-			name, rc, (unsigned long long)idx,
-			(unsigned long long)w.found);
-		abort();
-	}
+	if (elfimage_symbols(im, src, on_walk, &w) < 0)
+		return UINT64_MAX;
+	return w.found == UINT64_MAX ? 0 : w.found + 1;
 }
 
-static void check_gnuhash(const struct elfimage *im,
-			  const struct elfimage_src *src, struct arena *a,
-			  const uint8_t *data, size_t size)
+static void check_first(const struct elfimage *im,
+			const struct elfimage_src *src, const uint8_t *data,
+			size_t size)
 {
 	static const char *const fixed[] = { "syscall",	   "main_arena",
 					     "mi_malloc",  "malloc",
 					     "_PyRuntime", "main" };
-	struct elfimage_gnuhash h;
 	struct walk w = { NULL, 0, UINT64_MAX, { { 0 } }, 0 };
+	const char *ask[32];
+	uint64_t got[32], want;
 	char tail[17];
-	size_t i, n;
+	size_t i, n = 0, k;
 
-	if (!elfimage_gnuhash_read(im, src, a, &h))
-		return;
-	if (!h.bloom || h.nbloom == 0 || (h.nbloom & (h.nbloom - 1)) ||
-	    h.nbloom > ELFIMAGE_MAX_GNU_BLOOM)
-		abort(); /* the contract: the filter read, a power of two */
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		check_name(im, src, &h, fixed[i]);
+		ask[n++] = fixed[i];
 	(void)elfimage_symbols(im, src, on_walk, &w);
-	for (i = 0; i < w.nnames; i++)
-		check_name(im, src, &h, w.names[i]);
+	for (i = 0; i < w.nnames; i++) {
+		ask[n++] = w.names[i];
+		if (w.names[i][1]) /* its tail */
+			ask[n++] = w.names[i] + 1;
+	}
 	/* the input's last bytes up to a NUL, as a name */
-	n = size < 16 ? size : 16;
-	memcpy(tail, data + size - n, n);
-	tail[n] = '\0';
+	k = size < 16 ? size : 16;
+	memcpy(tail, data + size - k, k);
+	tail[k] = '\0';
 	if (tail[0])
-		check_name(im, src, &h, tail);
+		ask[n++] = tail;
+	if (elfimage_first_defined(im, src, ask, n, got) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		want = walk_first(im, src, ask[i]);
+		if (want != UINT64_MAX && got[i] != want) {
+			fprintf(stderr,
+				"fuzz_elf: \"%s\" first defined at %llu, the "
+				"walk %llu (index + 1)\n",
+				ask[i], (unsigned long long)got[i],
+				(unsigned long long)want);
+			abort();
+		}
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -166,7 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)elfimage_vaddr_offset(&im, &src, 0x1000, 8, &off);
 		(void)elfimage_symbols(&im, &src, on_sym, &t);
 		(void)elfimage_symbol(&im, &src, "syscall", &y);
-		check_gnuhash(&im, &src, &a, data, size);
+		check_first(&im, &src, data, size);
 		t.n = 0;
 		(void)elfimage_relocs(&im, &src, on_reloc, &t);
 		(void)elfimage_reloc_at(&im, &src, t.last, &r);

@@ -11,19 +11,20 @@
  *  - a mapping kept for a file (elfcache_keep_mapped) found again by its
  *    device, inode and path, not by another of any of the three, after
  *    700 more;
- *  - the symbol set of this process's libc (elfcache_defines_in): a list
- *    with a defined name found, the first of them in the table's order as
- *    a walk of the table finds it; a list of names it lacks not found;
- *  - the GNU hash look-up (elfimage_gnuhash_find) against a walk of the
- *    table, name by name, on every ELF file this test maps: each defined
- *    name found at the index of its first defined symbol, and names not
- *    there (each defined name with a byte changed) not found;
- *  - a copy of libc with a defined name changed in its string table (so
- *    the hash table no longer holds it where its hash says): the hash
- *    table refused (a walk finds the new name, a look-up would not), the
- *    unchanged copy taken; and the ELF files fuzz_elf found a look-up
- *    disagreeing with the walk in (tests/fixtures/gnuhash_*.elf): each
- *    name, wherever the table is taken, answered as the walk answers;
+ *  - this process's libc asked lists of names (elfcache_defines_in): a
+ *    list with a defined name found, the first of them in the table's
+ *    order as a walk of the table finds it; a list of names it lacks not
+ *    found;
+ *  - where names are first defined (elfimage_first_defined) against a
+ *    walk of the table, on every ELF file this test maps: each defined
+ *    name found at the index of its first defined symbol; each with a
+ *    byte changed, and each one's tail (its first byte dropped: the text
+ *    ends at a NUL where a symbol's name does), answered as a walk
+ *    answers it;
+ *  - a copy of libc with a defined name changed in its string table, and
+ *    the ELF files fuzz_elf found a look-up disagreeing with the walk in
+ *    (tests/fixtures/gnuhash_*.elf, from when the GNU hash table was
+ *    asked): each name answered as the walk answers it;
  *  - readahead_start_inline gives a 600 KB file back whole, in order.
  */
 #include <fcntl.h>
@@ -162,11 +163,13 @@ struct first {
 	const char *const *names;
 	size_t which;
 	bool found;
+	uint64_t at, idx; /* the walk's symbol; the one found */
 };
 
 static int first_of(void *ctx, const struct elfimage_sym *y)
 {
 	struct first *f = ctx;
+	uint64_t i = f->at++;
 	size_t k;
 
 	if (y->shndx == 0)
@@ -175,6 +178,7 @@ static int first_of(void *ctx, const struct elfimage_sym *y)
 		if (strcmp(y->name, f->names[k]) == 0) {
 			f->which = k;
 			f->found = true;
+			f->idx = i;
 			return 1;
 		}
 	return 0;
@@ -189,7 +193,7 @@ static void test_symset(void)
 	const struct elfimage *im = NULL;
 	struct elfimage_src src;
 	struct vms_error e;
-	struct first f = { some, 0, false };
+	struct first f = { some, 0, false, 0, 0 };
 	char line[4096], path[4096] = "";
 	struct stat st;
 	size_t which = 99;
@@ -271,20 +275,87 @@ static int by_name(const void *a, const void *b)
 	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static void test_gnuhash(void)
+/* The names of v (sorted by by_name, each name's first its walk's
+ * answer) asked of elfimage_first_defined, ELFIMAGE_MAX_FIND at a time:
+ * how many are answered otherwise than the walk (*asked: how many were
+ * asked); then each with its first byte changed to one no C name starts
+ * with, or its first byte dropped (the tail of a name a symbol points to
+ * ends where that name does, and is no symbol's unless the walk finds
+ * one), against a walk of each: *absent the ones answered otherwise. -1
+ * when it cannot answer. */
+static long first_vs_walk(const struct elfimage *im,
+			  const struct elfimage_src *src, struct names *v,
+			  size_t *asked, size_t *absent)
+{
+	const char *batch[ELFIMAGE_MAX_FIND];
+	uint64_t want[ELFIMAGE_MAX_FIND], got[ELFIMAGE_MAX_FIND];
+	size_t k, n = 0, pass;
+	long bad = 0;
+
+	*asked = *absent = 0;
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k <= v->n; k++) {
+			size_t b;
+
+			if (k < v->n) {
+				char *m = v->v[k].name;
+
+				if (pass == 0 && k &&
+				    strcmp(v->v[k - 1].name, m) == 0)
+					continue; /* another version of it */
+				batch[n] = m;
+				want[n++] = v->v[k].idx + 1;
+				if (pass == 0)
+					(*asked)++;
+			}
+			if (n < ELFIMAGE_MAX_FIND && k < v->n)
+				continue;
+			if (n && elfimage_first_defined(im, src, batch, n,
+							got) < 0)
+				return -1;
+			for (b = 0; b < n; b++) {
+				struct first f = { NULL, 0, false, 0, 0 };
+				const char *one[2] = { batch[b], NULL };
+
+				if (pass == 0) {
+					bad += got[b] != want[b];
+					continue;
+				}
+				/* the walk's own answer for a changed name */
+				f.names = one;
+				elfimage_symbols(im, src, first_of, &f);
+				*absent += got[b] != (f.found ? f.idx + 1 : 0);
+			}
+			n = 0;
+			if (pass == 0 && k == v->n)
+				for (b = 0; b < v->n; b++) {
+					char *m = v->v[b].name;
+					size_t len = strlen(m);
+
+					if (b % 2 || len < 2)
+						m[0] = '~';
+					else /* its tail: "alloc" of "malloc" */
+						memmove(m, m + 1, len);
+				}
+		}
+	return bad;
+}
+
+static void test_first(void)
 {
 	FILE *maps = fopen("/proc/self/maps", "r");
 	char line[4096], path[4096], seen[16][4096];
-	size_t nseen = 0, files = 0, names = 0, bad = 0, absent_bad = 0;
+	size_t nseen = 0, files = 0, names = 0, absent = 0;
+	long bad = 0;
 
 	while (maps && fgets(line, sizeof(line), maps) && nseen < 16) {
 		struct arena a;
 		struct elfimage im;
-		struct elfimage_gnuhash h;
 		struct elfimage_src src;
 		struct names v = { 0 };
 		struct vms_error e;
-		size_t k;
+		size_t k, asked, abs;
+		long got;
 		int fd;
 
 		path[0] = '\0';
@@ -302,36 +373,17 @@ static void test_gnuhash(void)
 		arena_init(&a);
 		if (elfimage_src_fd(fd, &src, &e) == 0 &&
 		    elfimage_read(&src, &a, &im, &e) == 0 && im.is_image &&
-		    elfimage_gnuhash_read(&im, &src, &a, &h) &&
-		    elfimage_symbols(&im, &src, collect, &v) >= 0 && !v.oom) {
+		    elfimage_symbols(&im, &src, collect, &v) >= 0 && !v.oom &&
+		    v.n) {
 			files++;
 			qsort(v.v, v.n, sizeof(*v.v), by_name);
-			for (k = 0; k < v.n; k++) {
-				uint64_t idx = UINT64_MAX;
-				char *m = v.v[k].name;
-
-				if (k && strcmp(v.v[k - 1].name, m) == 0)
-					continue; /* another version of it */
-				names++;
-				if ((elfimage_gnuhash_find(&im, &src, &h, m,
-							   &idx) != 1 ||
-				     idx != v.v[k].idx) &&
-				    bad++ < 5)
-					printf("# %s: %s at %llu, the walk "
-					       "%llu\n",
-					       path, m, (unsigned long long)idx,
-					       (unsigned long long)v.v[k].idx);
-			}
-			for (k = 0; k < v.n; k++) {
-				uint64_t idx;
-				char *m = v.v[k].name;
-
-				/* a name with its first byte changed to one
-				 * no C name starts with */
-				m[0] = '~';
-				absent_bad += elfimage_gnuhash_find(
-						      &im, &src, &h, m, &idx) != 0;
-			}
+			got = first_vs_walk(&im, &src, &v, &asked, &abs);
+			if (got != 0)
+				printf("# %s: %ld of %zu names otherwise\n",
+				       path, got, asked);
+			bad += got != 0;
+			names += asked;
+			absent += abs;
 		}
 		for (k = 0; k < v.n; k++)
 			free(v.v[k].name);
@@ -342,45 +394,39 @@ static void test_gnuhash(void)
 	if (maps)
 		fclose(maps);
 	ok(files >= 2 && names > 1000,
-	   "GNU hash tables read: %zu files, %zu defined names", files, names);
-	ok(bad == 0, "each name found where a walk finds it (%zu not)", bad);
-	ok(absent_bad == 0, "names not there not found (%zu found)",
-	   absent_bad);
+	   "where names are first defined, asked of %zu files (%zu defined "
+	   "names)",
+	   files, names);
+	ok(bad == 0, "each name found where a walk finds it (%ld files not)",
+	   bad);
+	ok(absent == 0,
+	   "names changed, and their tails, answered as a walk answers them "
+	   "(%zu not)",
+	   absent);
 }
 
-/* An ELF file in memory (len bytes at buf): -1 when it has no GNU hash
- * table taken (elfimage_gnuhash_read), else the names of its defined
- * symbols whose look-up differs from the walk's answer (*names: those
- * asked). */
-static long gnuhash_vs_walk(const void *buf, size_t len, size_t *names)
+/* An ELF file in memory (len bytes at buf): -1 when it is no image or
+ * elfimage_first_defined cannot answer, else how many of its defined
+ * names (*names: those asked), and of them changed, are answered
+ * otherwise than the walk. */
+static long file_vs_walk(const void *buf, size_t len, size_t *names)
 {
 	struct elfimage_src src = elfimage_src_buf(buf, len, false);
-	struct elfimage_gnuhash h;
 	struct names v = { 0 };
 	struct elfimage im;
 	struct vms_error e;
 	struct arena a;
 	long bad = -1;
-	size_t k;
+	size_t k, absent = 0;
 
 	*names = 0;
 	arena_init(&a);
 	if (elfimage_read(&src, &a, &im, &e) == 0 &&
-	    elfimage_gnuhash_read(&im, &src, &a, &h) &&
 	    elfimage_symbols(&im, &src, collect, &v) >= 0 && !v.oom) {
-		bad = 0;
 		qsort(v.v, v.n, sizeof(*v.v), by_name);
-		for (k = 0; k < v.n; k++) {
-			uint64_t idx = UINT64_MAX;
-			int rc;
-
-			if (k && strcmp(v.v[k - 1].name, v.v[k].name) == 0)
-				continue;
-			(*names)++;
-			rc = elfimage_gnuhash_find(&im, &src, &h, v.v[k].name,
-						   &idx);
-			bad += rc == 0 || (rc == 1 && idx != v.v[k].idx);
-		}
+		bad = first_vs_walk(&im, &src, &v, names, &absent);
+		if (bad >= 0)
+			bad += (long)absent;
 	}
 	for (k = 0; k < v.n; k++)
 		free(v.v[k].name);
@@ -441,7 +487,7 @@ static bool rename_last(char *buf, size_t len)
 	return done;
 }
 
-static void test_gnuhash_damaged(void)
+static void test_first_damaged(void)
 {
 	char line[4096], path[4096] = "", *buf;
 	size_t len = 0, names = 0, files = 0, bad = 0;
@@ -456,14 +502,12 @@ static void test_gnuhash_damaged(void)
 	if (maps)
 		fclose(maps);
 	buf = path[0] ? slurp(path, &len) : NULL;
-	got = buf ? gnuhash_vs_walk(buf, len, &names) : -1;
+	ok(buf && rename_last(buf, len), "a copy of libc, a defined name of "
+					 "it changed");
+	got = buf ? file_vs_walk(buf, len, &names) : -1;
 	ok(got == 0 && names > 1000,
-	   "libc's copy: its hash table taken, each name as the walk (%ld "
-	   "differ, %zu names)",
+	   "each name of it answered as the walk (%ld differ, %zu names)",
 	   got, names);
-	ok(buf && rename_last(buf, len), "a defined name of it changed");
-	got = buf ? gnuhash_vs_walk(buf, len, &names) : 0;
-	ok(got == -1, "its hash table then refused (%ld names differ)", got);
 	free(buf);
 
 	dir = opendir(fixture_dir());
@@ -475,15 +519,15 @@ static void test_gnuhash_damaged(void)
 		snprintf(fp, sizeof(fp), "%s/%s", fixture_dir(), d->d_name);
 		buf = slurp(fp, &len);
 		files += buf != NULL;
-		got = buf ? gnuhash_vs_walk(buf, len, &names) : 0;
-		if (got > 0 && bad++ < 5)
+		got = buf ? file_vs_walk(buf, len, &names) : 0;
+		if (got != 0 && bad++ < 5)
 			printf("# %s: %ld names differ\n", d->d_name, got);
 		free(buf);
 	}
 	if (dir)
 		closedir(dir);
 	ok(files >= 1 && bad == 0,
-	   "fuzz_elf's findings: wherever taken, as the walk (%zu files, %zu "
+	   "fuzz_elf's findings: each name as the walk (%zu files, %zu "
 	   "differ)",
 	   files, bad);
 }
@@ -533,8 +577,8 @@ int main(void)
 	}
 	test_cache(dir);
 	test_symset();
-	test_gnuhash();
-	test_gnuhash_damaged();
+	test_first();
+	test_first_damaged();
 	test_inline(dir);
 	rmdir(dir);
 	return tap_done();
