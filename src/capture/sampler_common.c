@@ -129,8 +129,7 @@ static int regions_read(const struct vms_capture_opts *o,
  * a process may have. */
 #define LEAN_RESERVE 4096
 
-/* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
- * reader thread; smaps's rollup and raw text besides. */
+/* The error of a text that ended early: the process exited. */
 static int exited_during(struct vms_error *err, pid_t pid, const char *name,
 			 size_t nregions)
 {
@@ -140,6 +139,8 @@ static int exited_during(struct vms_error *err, pid_t pid, const char *name,
 			     (int)pid, name, nregions);
 }
 
+/* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
+ * reader thread; smaps's rollup and raw text besides. */
 static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 		     const struct vms_capture_opts *o, struct vms_error *err)
 {

@@ -28,7 +28,10 @@ struct vms_capture_opts;
  * records overlap (a running process mapped between two reads) is read
  * again, up to SMAPS_TRIES times, and is then an error with EAGAIN. The
  * caller then notes what vmscope itself maps of the target (observer_note),
- * out of any freeze. */
+ * out of any freeze. A lean capture (o->lean) leaves out the check that
+ * the process did not exit during the read (a text then ends early,
+ * looking whole): its caller must read status right after, with
+ * sampler_read_status's one, which makes it (the pss sampler does). */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
 /* The same for /proc/PID/maps: the layout alone, every counter 0 (no

@@ -187,6 +187,9 @@ const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 		return NULL;
 	if (2 * (c->n + 1) >= c->nslot && grow(c) < 0)
 		return NULL;
+	/* the file found changed since its stat may be one read already */
+	if (*slot_of(c, st))
+		return &(*slot_of(c, st))->im;
 	e = arena_alloc(&c->arena, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -439,8 +442,9 @@ int elfcache_defines_in(struct elfcache *c, const struct elfimage *im,
 
 	if (!e)
 		return -1;
+	/* an empty name is no symbol's as the walk sees it: the walk's */
 	for (k = 0; names[k]; k++)
-		if (k == ELFCACHE_MAX_NAMES ||
+		if (k == ELFCACHE_MAX_NAMES || !names[k][0] ||
 		    (id[k] = name_id(c, names[k])) < 0)
 			return -1;
 	if (first_defined(c, e, src) < 0)

@@ -170,7 +170,7 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
  * name's bytes end as a string does (the one place a symbol named so can
  * point to: a name may be the tail of a longer one); the symbols are read
  * only when one is found so, and only their offsets compared. 0, or -1
- * (first[] then unset) when that cannot be: a string table past 16 MiB
+ * (first[] then not to be read) when that cannot be: a string table past 16 MiB
  * (the walk reads such names one by one, cut), out of memory, or too
  * many names (the caller walks). Nothing of the GNU hash table is used:
  * the text and the symbols are what a walk reads. */

@@ -59,6 +59,8 @@ static void test_cache(const char *dir)
 	ok(fd >= 0 && fstat(fd, &st) == 0, "this test's executable opened");
 	ok(elfcache_find(c, &st) == NULL, "not there before it is read");
 	im = elfcache_add(c, &st, fd);
+	ok(im && elfcache_add(c, &st, fd) == im,
+	   "added again (a file changed since a find): the image kept");
 	close(fd);
 	ok(im && im->is_image && im->nload > 0,
 	   "read: an image with its loads");
@@ -189,6 +191,7 @@ static void test_symset(void)
 	const char *const some[] = { "vmscope_no_such_symbol", "free",
 				     "malloc", "calloc", NULL };
 	const char *const none[] = { "vmscope_no_such_symbol", NULL };
+	const char *const empty[] = { "", NULL };
 	struct elfcache *c = elfcache_new();
 	const struct elfimage *im = NULL;
 	struct elfimage_src src;
@@ -220,6 +223,12 @@ static void test_symset(void)
 		   some[which < 4 ? which : 0]);
 		ok(elfcache_defines_in(c, im, &src, none, &which) == 0,
 		   "a name it lacks: not found");
+		ok(elfcache_defines_in(c, im, &src, empty, &which) == -1 &&
+			   elfcache_defines_in(c, im, &src, some, &which) ==
+				   1 &&
+			   which == f.which,
+		   "an empty name not answered (the caller walks), the "
+		   "answers after it as before");
 	}
 	if (fd >= 0)
 		close(fd);
