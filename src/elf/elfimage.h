@@ -169,11 +169,12 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
  * when there is none. Found from the string table read whole, where each
  * name's bytes end as a string does (the one place a symbol named so can
  * point to: a name may be the tail of a longer one); the symbols are read
- * only when one is found so, and only their offsets compared. 0, or -1
- * (first[] then not to be read) when that cannot be: a string table past 16 MiB
- * (the walk reads such names one by one, cut), out of memory, or too
- * many names (the caller walks). Nothing of the GNU hash table is used:
- * the text and the symbols are what a walk reads. */
+ * only when one is found so, and only their offsets compared. A string
+ * table past 16 MiB, which the walk reads name by name (cut at 256
+ * bytes), is answered by that walk, once for all the names. 0, or -1
+ * (first[] then not to be read) on out of memory, too many names or an
+ * empty one. Nothing of the GNU hash table is used: the text and the
+ * symbols are what a walk reads. */
 int elfimage_first_defined(const struct elfimage *im,
 			   const struct elfimage_src *src,
 			   const char *const *names, size_t n, uint64_t *first);

@@ -271,6 +271,46 @@ static ssize_t candidates(const char *text, size_t len,
 	return (ssize_t)got;
 }
 
+/* elfimage_first_defined by a walk of the table (a string table too
+ * large to hold), each symbol's name against the names by its length
+ * and bytes. */
+struct first_walk {
+	const char *const *names;
+	const size_t *nlen;
+	size_t n, left;
+	uint64_t *first, idx;
+};
+
+static int first_walk_sym(void *ctx, const struct elfimage_sym *y)
+{
+	struct first_walk *w = ctx;
+	uint64_t i = w->idx++;
+	size_t k, len;
+
+	if (y->shndx == SHN_UNDEF || !y->name[0])
+		return 0;
+	len = strlen(y->name);
+	for (k = 0; k < w->n; k++)
+		if (!w->first[k] && w->nlen[k] == len &&
+		    memcmp(y->name, w->names[k], len) == 0) {
+			w->first[k] = i + 1;
+			w->left--;
+		}
+	return w->left == 0;
+}
+
+static int by_walk(const struct elfimage *im, const struct elfimage_src *src,
+		   const char *const *names, const size_t *nlen, size_t n,
+		   uint64_t *first)
+{
+	struct first_walk w = { names, nlen, n, n, first, 0 };
+
+	return walk_syms(im, src, &im->dynsym, &im->dynstr, first_walk_sym,
+			 &w) < 0
+		       ? -1
+		       : 0;
+}
+
 int elfimage_first_defined(const struct elfimage *im,
 			   const struct elfimage_src *src,
 			   const char *const *names, size_t n, uint64_t *first)
@@ -301,9 +341,10 @@ int elfimage_first_defined(const struct elfimage *im,
 	    sym->entsize > ELFIMAGE_MAX_ENTSIZE)
 		return 0;
 	/* the string table as the walk holds it (strtab_init): whole, a
-	 * NUL after what was read; past the cap it reads name by name */
+	 * NUL after what was read; past the cap the walk reads name by
+	 * name, cut: then the walk itself, once for all the names */
 	if (str->size > STR_CACHE_MAX)
-		return -1;
+		return by_walk(im, src, names, nlen, n, first);
 	if (!(text = malloc((size_t)str->size + 1)))
 		return -1;
 	got = str->size ? elfimage_src_read(src, str->off, text,

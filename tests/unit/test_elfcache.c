@@ -25,6 +25,10 @@
  *    the ELF files fuzz_elf found a look-up disagreeing with the walk in
  *    (tests/fixtures/gnuhash_*.elf, from when the GNU hash table was
  *    asked): each name answered as the walk answers it;
+ *  - a table made up (a name defined twice, one undefined then defined,
+ *    a defined tail of another name, an undefined one, the table's last
+ *    bytes a name without a NUL), with a string table of 4 KiB and of
+ *    17 MiB (past the cap the walk answers): each name as the walk;
  *  - readahead_start_inline gives a 600 KB file back whole, in order.
  */
 #include <fcntl.h>
@@ -541,6 +545,91 @@ static void test_first_damaged(void)
 	   files, bad);
 }
 
+/* A table made up (strtab bytes of string table, the names at its end:
+ * "alpha" defined at 5 and 9, "beta" undefined at 3 and defined at 7,
+ * "pha" (alpha's tail) defined at 11, "ta" (beta's tail) undefined only,
+ * "omega" the table's last bytes, no NUL after them, defined at 13),
+ * asked names against a walk's answers: how many differ; -1 when it
+ * cannot be made or answered. Below 16 MiB the string table is read
+ * whole, past it the walk answers (elfimage_first_defined). */
+static long made_up(size_t strtab)
+{
+	enum { NSYM = 16 };
+	static const char *const ask[] = { "alpha", "beta", "pha", "ta",
+					   "omega", "gamma", "lpha",
+					   "alph" };
+	size_t symoff = 64, stroff = symoff + NSYM * sizeof(Elf64_Sym), k;
+	size_t len = stroff + strtab;
+	unsigned char *b = calloc(1, len);
+	struct elfimage im = { 0 };
+	struct elfimage_src src;
+	uint64_t got[8];
+	Elf64_Sym y[NSYM];
+	uint64_t a, be, om;
+	long bad = 0;
+
+	if (!b || strtab < 64)
+		return -1;
+	memset(b + stroff, 'x', strtab);
+	for (k = 1; k < strtab; k += 61) /* strings of filler */
+		b[stroff + k] = '\0';
+	/* "...\0alpha\0beta\0omega" at the end of the table */
+	om = strtab - 5;
+	memcpy(b + stroff + om, "omega", 5);
+	be = om - 5;
+	memcpy(b + stroff + be, "beta", 5);
+	a = be - 6;
+	memcpy(b + stroff + a, "alpha", 6);
+	b[stroff + a - 1] = '\0';
+	memset(y, 0, sizeof(y));
+	for (k = 1; k < NSYM; k++) { /* defined filler names */
+		y[k].st_name = 1 + 61 * (uint32_t)k;
+		y[k].st_shndx = 1;
+	}
+	y[5].st_name = y[9].st_name = (uint32_t)a;
+	y[3].st_name = y[7].st_name = (uint32_t)be;
+	y[3].st_shndx = SHN_UNDEF;
+	y[11].st_name = (uint32_t)a + 2;
+	y[12].st_name = (uint32_t)be + 2;
+	y[12].st_shndx = SHN_UNDEF;
+	y[13].st_name = (uint32_t)om;
+	memcpy(b + symoff, y, sizeof(y));
+	im.elfclass = ELFCLASS64;
+	im.dynsym = (struct elfimage_table){ symoff, sizeof(y),
+					      sizeof(Elf64_Sym) };
+	im.dynstr = (struct elfimage_table){ stroff, strtab, 1 };
+	src = elfimage_src_buf(b, len, false);
+	if (elfimage_first_defined(&im, &src, ask, 8, got) < 0) {
+		free(b);
+		return -1;
+	}
+	for (k = 0; k < 8; k++) {
+		const char *one[2] = { ask[k], NULL };
+		struct first f = { one, 0, false, 0, 0 };
+
+		elfimage_symbols(&im, &src, first_of, &f);
+		if (got[k] != (f.found ? f.idx + 1 : 0)) {
+			printf("# %zu bytes: %s at %llu, the walk %llu\n",
+			       strtab, ask[k], (unsigned long long)got[k],
+			       (unsigned long long)(f.found ? f.idx + 1 : 0));
+			bad++;
+		}
+	}
+	bad += got[0] != 6 || got[1] != 8 || got[2] != 12 || got[3] != 0 ||
+	       got[5] != 0;
+	free(b);
+	return bad;
+}
+
+static void test_made_up(void)
+{
+	ok(made_up(4096) == 0, "a table made up, its string table read "
+			       "whole: each name as the walk answers it");
+	ok(made_up((17u << 20) + 13) == 0,
+	   "the same past 16 MiB (the walk reads it name by name): each name "
+	   "as the walk answers it");
+}
+
 static void test_inline(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
@@ -588,6 +677,7 @@ int main(void)
 	test_symset();
 	test_first();
 	test_first_damaged();
+	test_made_up();
 	test_inline(dir);
 	rmdir(dir);
 	return tap_done();
