@@ -212,6 +212,8 @@ static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
 		goto out;
 	co.seen = seen.state ? &seen : NULL;
 	s = vms_capture(&vms_sampler_pss, &co, &err);
+	/* no file of it held open past its capture: a mount held is busy */
+	elfcache_drop_fds(r->elf);
 	if (seen.pidfd >= 0)
 		close(seen.pidfd);
 	if (!s) {

@@ -100,6 +100,18 @@ struct elfcache *elfcache_new(void)
 	return c;
 }
 
+void elfcache_drop_fds(struct elfcache *c)
+{
+	size_t i;
+
+	for (i = 0; c && c->nfds && c->v && i < c->nslot; i++)
+		if (c->v[i] && c->v[i]->fd >= 0) {
+			close(c->v[i]->fd);
+			c->v[i]->fd = -1;
+			c->nfds--;
+		}
+}
+
 void elfcache_free(struct elfcache *c)
 {
 	size_t i;

@@ -26,12 +26,14 @@
  *    during the run is read as it was at its first mapping.
  *  - And, for the first ELFCACHE_MAX_FDS files (fewer when RLIMIT_NOFILE
  *    is low), the file itself held open, for the later look-ups of the
- *    run without an open (elfcache_fd): a process asks each of its files
- *    four lists of names, and each open went through
+ *    capture that read it without an open (elfcache_fd): a process asks
+ *    each of its files four lists of names, and each open went through
  *    /proc/PID/map_files, was checked and reopened (two opens of three a
- *    run of vmscope --all made). A descriptor pins what it opened, so
- *    the answers are still of the file first read; all are closed by
- *    elfcache_free.
+ *    run of vmscope --all made). The caller lets them go after each
+ *    capture (elfcache_drop_fds): a file held open keeps its mount busy,
+ *    and a container's runtime unmounting it meanwhile would fail; the
+ *    next processes mapping the file find its answers kept, and open it
+ *    only for a list of names not asked of it yet.
  *  - Bounded: at most ELFCACHE_MAX files and as many mappings; past that,
  *    nothing is added (elfcache_add returns NULL and the caller reads the
  *    file itself).
@@ -72,6 +74,10 @@ const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st);
  * the bound of descriptors (elfcache_fd); fd stays the caller's. */
 const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 				    int fd);
+
+/* Closes the files held open (elfcache_fd answers -1 for them from
+ * now on; elfcache_free does it too). */
+void elfcache_drop_fds(struct elfcache *c);
 
 /* A descriptor of im's file (im an image of this cache), open for
  * reading, owned by the cache (the caller reads it with pread, never
