@@ -46,6 +46,20 @@
 #include "linux/readahead.h"
 #include "tap.h"
 
+/* How many descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1; /* the directory's own */
+}
+
 static void test_cache(const char *dir)
 {
 	struct elfcache *c = elfcache_new();
@@ -66,6 +80,14 @@ static void test_cache(const char *dir)
 	ok(im && elfcache_add(c, &st, fd) == im,
 	   "added again (a file changed since a find): the image kept");
 	close(fd);
+	{
+		int held = elfcache_fd(c, im), n0 = open_fds();
+
+		elfcache_drop_fds(c);
+		ok(held >= 0 && elfcache_fd(c, im) == -1 &&
+			   open_fds() == n0 - 1,
+		   "its file held open, then let go (elfcache_drop_fds)");
+	}
 	ok(im && im->is_image && im->nload > 0,
 	   "read: an image with its loads");
 	ok(elfcache_find(c, &st) == im, "found again by the same stat");
