@@ -4,6 +4,10 @@ at most 1.3x), in the same run: reading every listed process's smaps text
 with one `cat /proc/P1/smaps /proc/P2/smaps ...`, on
   - this machine's own process set (every process but kernel threads, as
     --all takes them), and
+  - a mixed set it starts, named as PIDs: CPython (json and ssl loaded),
+    perl, node (a binary of 75,000 dynamic symbols), redis-server
+    (jemalloc) where installed, and three sleeps: the files of each read
+    once a run, the heaps of each walked;
   - 500 started processes (sleep), named to vmscope as PIDs;
 the median and minimum wall time over RUNS (default 15) interleaved
 rounds, and the median CPU time (user + system, of the child: what the
@@ -19,9 +23,11 @@ a run, whatever the number of processes.
 Never fails on a figure."""
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -107,9 +113,36 @@ def compare(what, vms_argv, pids):
              if min(fw, fc) > AIM else ""))
 
 
+def mixed(tmp):
+    """The mixed set's processes, started and asleep (those installed)."""
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+        else sys.executable
+    want = [[py, "-c", "import json, ssl, time; time.sleep(3600)"],
+            ["perl", "-MPOSIX", "-e", "sleep 3600"],
+            ["node", "-e", "setTimeout(() => {}, 3600000)"],
+            ["redis-server", "--port", "0", "--save", "", "--unixsocket",
+             os.path.join(tmp, "redis.sock")]] + [["sleep", "3600"]] * 3
+    procs = []
+    for argv in want:
+        if shutil.which(argv[0]):
+            procs.append(T.start_asleep(argv)[0])
+    return procs
+
+
 def main():
     compare("this machine's processes",
             [T.VMSCOPE, "--all", "-e", "openmetrics"], user_pids())
+    tmp = tempfile.mkdtemp(prefix="vmstest-benchall-")
+    try:
+        pids = [p.pid for p in mixed(tmp)]
+        compare("a mixed set (%s)" % ", ".join(
+                    sorted({open("/proc/%d/comm" % p).read().strip()
+                            for p in pids})),
+                [T.VMSCOPE, "--all", "-e", "openmetrics"] +
+                [str(p) for p in pids], pids)
+        T.cleanup()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     procs = [T.start(["sleep", "3600"], ready=False)[0]
              for _ in range(STARTED)]
     pids = [p.pid for p in procs]
