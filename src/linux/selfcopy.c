@@ -167,12 +167,13 @@ bool selfcopy_copied(uint64_t lo, uint64_t hi)
 }
 
 /* The system calls of copy_all, made without libc (whose code may be
- * the range not executable at that moment). */
-#if defined(__x86_64__)
-#define HAVE_RAW 1
+ * the range not executable at that moment): inlined into it, with no
+ * sanitizer's or instrumentation's call in them. */
 #define RAW_ATTR                                                               \
 	__attribute__((always_inline, no_sanitize("address", "undefined"),     \
 		       no_instrument_function))
+#if defined(__x86_64__)
+#define HAVE_RAW 1
 RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 {
 	long r;
@@ -185,9 +186,6 @@ RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 }
 #elif defined(__aarch64__)
 #define HAVE_RAW 1
-#define RAW_ATTR                                                               \
-	__attribute__((always_inline, no_sanitize("address", "undefined"),     \
-		       no_instrument_function))
 RAW_ATTR static inline long raw3(long nr, long a, long b, long c)
 {
 	register long x8 __asm__("x8") = nr;
