@@ -14,13 +14,20 @@
  * per comm (pid="other", heap figures included), bounding the labels'
  * cardinality. Each capture is a lean one (sampler.h) sharing one cache
  * of the mapped ELF files (elf/elfcache.h): the glibc heaps walked twice
- * while the target runs, kept where both walks agree.
+ * while the target runs, kept where both walks agree. A second thread
+ * reads ahead, in order and at most AHEAD processes ahead, what comes
+ * before each capture (a pidfd, stat, cgroup, the first chunk of smaps:
+ * early_read) while this thread captures the process before: the
+ * kernel's making of smaps, most of a small process's cost, overlaps
+ * the rest of the work.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,7 @@
 #include "linux/cgroup.h"
 #include "linux/procfs.h"
 #include "linux/proclist.h"
+#include "linux/readahead.h"
 #include "pipeline.h"
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
@@ -176,59 +184,226 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 	return 0;
 }
 
-/* One process: read into r, or counted with its reason. */
-static int one(struct all_run *r, pid_t pid, const char *top_cg, bool asked)
+/* One process as the reader ahead (below) finds it, before its capture:
+ * whether it is one to capture, and what was read of it for the capture
+ * (sampler.h, vms_proc_seen), held until one() is done with it. */
+struct early {
+	pid_t pid;
+	bool asked; /* named by PID or -n NAME: counted when not read */
+	enum { E_SKIP, E_GONE, E_NOMEM, E_READ } what;
+	int pidfd;
+	char state; /* 0: stat said no state, the capture reads its own */
+	char comm[64];
+	char cg[1024];
+	pid_t mm;
+	int smaps_fd;
+	struct readahead *smaps;
+};
+
+/* What one() needs of pid, read in this order: a pidfd first (what is
+ * read after it, while the process is not reaped, is that process's: the
+ * capture checks at its end), stat, cgroup, then its smaps opened and its
+ * first chunk read (as the capture would next). Any thread. */
+static void early_read(struct early *e, pid_t pid, bool asked,
+		       const char *top_cg, pid_t self)
 {
-	struct vms_capture_opts co = { .pid = pid,
+	char buf[4096], path[128];
+
+	e->pid = pid;
+	e->asked = asked;
+	e->what = E_SKIP;
+	e->pidfd = e->smaps_fd = -1;
+	e->state = 0;
+	e->comm[0] = e->cg[0] = '\0';
+	e->mm = 0;
+	e->smaps = NULL;
+	if (pid == self)
+		return;
+	e->pidfd = procfs_pidfd_open(pid);
+	if ((e->pidfd < 0 && errno == ESRCH) ||
+	    read_small(pid, "stat", buf, sizeof(buf)) < 0) {
+		e->what = E_GONE;
+		return;
+	}
+	if (stat_no_memory(buf)) {
+		e->what = E_NOMEM;
+		return;
+	}
+	e->state = procfs_stat_state(buf, e->comm, sizeof(e->comm));
+	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
+		cgroup_v2_of_proc(buf, e->cg, sizeof(e->cg));
+	if (top_cg && !under(e->cg, top_cg))
+		return;
+	e->what = E_READ;
+	if (!e->state)
+		return;
+	/* Not opened, or no reader: the capture opens it and says why. */
+	e->mm = procfs_mm_pid_in(pid, e->state);
+	procfs_mm_path_of(pid, e->mm, "smaps", path, sizeof(path));
+	if ((e->smaps_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if ((e->smaps = readahead_start_inline(e->smaps_fd)))
+		readahead_prime(e->smaps);
+}
+
+static void early_release(struct early *e)
+{
+	readahead_stop(e->smaps);
+	e->smaps = NULL;
+	if (e->smaps_fd >= 0)
+		close(e->smaps_fd);
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	e->smaps_fd = e->pidfd = -1;
+}
+
+/* One process: read into r, or counted with its reason; e released. */
+static int one(struct all_run *r, struct early *e)
+{
+	struct vms_capture_opts co = { .pid = e->pid,
 				       .elfcache = r->elf,
 				       .lean = true,
 				       .mmap_min_addr = r->mmap_min_addr };
 	struct vms_error err = { 0 };
 	struct vms_snapshot *s;
-	char buf[4096], cg[1024] = "", comm[64];
-	struct vms_proc_seen seen = { .comm = comm };
+	struct vms_proc_seen seen = { .pidfd = e->pidfd,
+				      .state = e->state,
+				      .comm = e->comm,
+				      .mm = e->mm,
+				      .smaps = e->smaps };
 	int rc;
 
-	if (pid == r->self)
+	if (e->what != E_READ) {
+		if (e->asked && e->what != E_SKIP)
+			r->unread[e->what == E_GONE ? UR_GONE : UR_NOMEM]++;
+		early_release(e);
 		return 0;
-	/* The pidfd first: what is read after it, while the process is not
-	 * reaped (the capture checks at its end), is that process's. */
-	seen.pidfd = procfs_pidfd_open(pid);
-	if ((seen.pidfd < 0 && errno == ESRCH) ||
-	    read_small(pid, "stat", buf, sizeof(buf)) < 0) {
-		if (asked)
-			r->unread[UR_GONE]++;
-		goto out;
 	}
-	if (stat_no_memory(buf)) {
-		if (asked)
-			r->unread[UR_NOMEM]++;
-		goto out;
-	}
-	seen.state = procfs_stat_state(buf, comm, sizeof(comm));
-	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
-		cgroup_v2_of_proc(buf, cg, sizeof(cg));
-	if (top_cg && !under(cg, top_cg))
-		goto out;
 	co.seen = seen.state ? &seen : NULL;
 	s = vms_capture(&vms_sampler_pss, &co, &err);
 	/* no file of it held open past its capture: a mount held is busy */
 	elfcache_drop_fds(r->elf);
-	if (seen.pidfd >= 0)
-		close(seen.pidfd);
+	early_release(e);
 	if (!s) {
-		r->unread[err.kind == VMS_ERR_NOPROC ? UR_GONE
+		/* gone before its capture, or during it (the capture's
+		 * "exited during capture": a text ended early, a file of it
+		 * gone, its pidfd reaped) */
+		r->unread[err.kind == VMS_ERR_NOPROC ||
+					  (err.kind == VMS_ERR_CAPTURE &&
+					   err.err == ESRCH)
+				  ? UR_GONE
 			  : err.kind == VMS_ERR_PERM ? UR_PERM
 						     : UR_FAILED]++;
 		return 0;
 	}
-	rc = add(r, s, cg);
+	rc = add(r, s, e->cg);
 	vms_snapshot_free(s);
 	return rc;
-out:
-	if (seen.pidfd >= 0)
-		close(seen.pidfd);
-	return 0;
+}
+
+/* The processes of a run, in order, each with whether it was asked for. */
+struct todo {
+	pid_t pid;
+	bool asked;
+};
+
+/* Processes read ahead at most: each holds a pidfd, its smaps open and a
+ * chunk of it (up to 256 KiB, readahead.h). */
+#define AHEAD 8
+
+/* The reader ahead: a second thread reads the next processes' pidfd,
+ * stat, cgroup and first chunk of smaps (early_read) while this one
+ * captures the process before them: the kernel's making of smaps, most
+ * of a small process's capture, runs beside the rest of the one before
+ * (its status, threads, heap walk, steps). In order, AHEAD at most. */
+struct ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	const struct todo *todo;
+	size_t n;
+	const char *top_cg;
+	pid_t self;
+	struct early slot[AHEAD];
+	size_t filled, taken; /* slots [taken, filled) ready for one() */
+	bool stop;
+};
+
+static void *ahead_run(void *arg)
+{
+	struct ahead *a = arg;
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		pthread_mutex_lock(&a->lock);
+		while (!a->stop && i - a->taken >= AHEAD)
+			pthread_cond_wait(&a->cond, &a->lock);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->lock);
+			break;
+		}
+		pthread_mutex_unlock(&a->lock);
+		early_read(&a->slot[i % AHEAD], a->todo[i].pid,
+			   a->todo[i].asked, a->top_cg, a->self);
+		pthread_mutex_lock(&a->lock);
+		a->filled = i + 1;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+/* Every process of todo captured into r (or counted), in order: -1 when
+ * out of memory. On one thread where a second cannot be had, or there is
+ * one process. */
+static int run_todo(struct all_run *r, const struct todo *todo, size_t n,
+		    const char *top_cg)
+{
+	struct ahead a = {
+		.todo = todo, .n = n, .top_cg = top_cg, .self = r->self
+	};
+	pthread_t t;
+	bool threaded = false;
+	size_t i;
+	int rc = 0;
+
+	if (n > 1) {
+		pthread_mutex_init(&a.lock, NULL);
+		pthread_cond_init(&a.cond, NULL);
+		threaded = pthread_create(&t, NULL, ahead_run, &a) == 0;
+		if (!threaded) {
+			pthread_mutex_destroy(&a.lock);
+			pthread_cond_destroy(&a.cond);
+		}
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		struct early *e = &a.slot[i % AHEAD];
+
+		if (!threaded) {
+			early_read(e, todo[i].pid, todo[i].asked, top_cg,
+				   r->self);
+			rc = one(r, e);
+			continue;
+		}
+		pthread_mutex_lock(&a.lock);
+		while (a.filled <= i)
+			pthread_cond_wait(&a.cond, &a.lock);
+		pthread_mutex_unlock(&a.lock);
+		rc = one(r, e);
+		pthread_mutex_lock(&a.lock);
+		a.taken = i + 1;
+		if (rc < 0)
+			a.stop = true;
+		pthread_cond_broadcast(&a.cond);
+		pthread_mutex_unlock(&a.lock);
+	}
+	if (threaded) {
+		pthread_join(t, NULL);
+		for (i = a.taken; i < a.filled; i++) /* read, never taken */
+			early_release(&a.slot[i % AHEAD]);
+		pthread_mutex_destroy(&a.lock);
+		pthread_cond_destroy(&a.cond);
+	}
+	return rc;
 }
 
 static int by_pss(const void *a, const void *b)
@@ -362,48 +537,52 @@ static int top_cgroup(const char *operand, char *top, size_t n)
 	return 0;
 }
 
-/* Reads what a asks for into r, and writes it out: an exit status. */
-static int all_in(const struct args *a, struct all_run *r)
+/* pid appended to *v (of *n, room for *cap): -1 when out of memory. */
+static int todo_add(struct todo **v, size_t *n, size_t *cap, pid_t pid,
+		    bool asked)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 512;
+		void *m = realloc(*v, c * sizeof(**v));
+
+		if (!m)
+			return -1;
+		*v = m;
+		*cap = c;
+	}
+	(*v)[*n].pid = pid;
+	(*v)[(*n)++].asked = asked;
+	return 0;
+}
+
+/* The processes a asks for, in todo (of *n): 0, -1 when out of memory,
+ * or an exit status (> 0) said. */
+static int todo_of(const struct args *a, const char *cg, struct todo **todo,
+		   size_t *n)
 {
 	struct vms_error err = { 0 };
-	char top_cg[1024];
-	const char *cg = NULL;
-	unsigned long asked = 0;
+	size_t cap = 0, i, k;
 	pid_t *pids = NULL;
-	size_t n = 0, i;
 	int rc = 0;
 
-	if (a->noperands == 1 && a->operands[0][0] == '/') {
-		if (top_cgroup(a->operands[0], top_cg, sizeof(top_cg)) < 0)
-			return cli_usage_error("cgroup path too long: %s",
-					       a->operands[0]);
-		cg = top_cg;
-	} else if (a->noperands) {
+	*todo = NULL;
+	*n = 0;
+	if (a->noperands && !cg) {
 		/* each PID once, however often it is given */
-		if (!(pids = calloc((size_t)a->noperands, sizeof(*pids)))) {
-			fputs("vmscope: out of memory\n", stderr);
-			return 3;
-		}
+		if (!(pids = calloc((size_t)a->noperands, sizeof(*pids))))
+			return -1;
 		for (i = 0; i < (size_t)a->noperands; i++)
 			cli_parse_pid(a->operands[i], &pids[i]);
 		qsort(pids, (size_t)a->noperands, sizeof(*pids), by_pid);
-		for (i = 0; i < (size_t)a->noperands && rc == 0; i++) {
-			if (i > 0 && pids[i] == pids[i - 1])
-				continue;
-			rc = one(r, pids[i], NULL, true);
-			asked++;
-		}
-		free(pids);
-		pids = NULL;
-	}
-	if (a->name) {
-		if (proclist_find_name(a->name, &pids, &n, &err) < 0)
+		for (i = 0; i < (size_t)a->noperands && rc == 0; i++)
+			if (i == 0 || pids[i] != pids[i - 1])
+				rc = todo_add(todo, n, &cap, pids[i], true);
+	} else if (a->name) {
+		if (proclist_find_name(a->name, &pids, &k, &err) < 0)
 			return cli_fail(&err);
-		for (i = 0; i < n && rc == 0; i++)
-			rc = one(r, pids[i], NULL, true);
-		asked = n;
-		free(pids);
-	} else if (!a->noperands || cg) {
+		for (i = 0; i < k && rc == 0; i++)
+			rc = todo_add(todo, n, &cap, pids[i], true);
+	} else {
 		DIR *d = opendir("/proc");
 		struct dirent *e;
 
@@ -415,20 +594,43 @@ static int all_in(const struct args *a, struct all_run *r)
 		while (rc == 0 && (e = readdir(d)) != NULL) {
 			pid_t pid;
 
-			if (!isdigit((unsigned char)e->d_name[0]) ||
-			    cli_parse_pid(e->d_name, &pid) < 0)
-				continue;
-			rc = one(r, pid, cg, false);
-			asked++;
+			if (isdigit((unsigned char)e->d_name[0]) &&
+			    cli_parse_pid(e->d_name, &pid) == 0)
+				rc = todo_add(todo, n, &cap, pid, false);
 		}
 		closedir(d);
 	}
+	free(pids);
+	return rc;
+}
+
+/* Reads what a asks for into r, and writes it out: an exit status. */
+static int all_in(const struct args *a, struct all_run *r)
+{
+	char top_cg[1024];
+	const char *cg = NULL;
+	struct todo *todo;
+	size_t n;
+	int rc;
+
+	if (a->noperands == 1 && a->operands[0][0] == '/') {
+		if (top_cgroup(a->operands[0], top_cg, sizeof(top_cg)) < 0)
+			return cli_usage_error("cgroup path too long: %s",
+					       a->operands[0]);
+		cg = top_cg;
+	}
+	rc = todo_of(a, cg, &todo, &n);
+	if (rc == 0)
+		rc = run_todo(r, todo, n, cg);
+	free(todo);
 	if (rc < 0) {
 		fputs("vmscope: out of memory\n", stderr);
 		return 3;
 	}
-	if (asked == 0 || (r->n == 0 && !r->unread[UR_PERM] &&
-			   !r->unread[UR_FAILED] && (a->name || cg))) {
+	if (rc > 0)
+		return rc;
+	if (n == 0 || (r->n == 0 && !r->unread[UR_PERM] &&
+		       !r->unread[UR_FAILED] && (a->name || cg))) {
 		fputs("vmscope: no process matches", stderr);
 		if (a->name) {
 			fputs(" the name ", stderr);

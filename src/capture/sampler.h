@@ -28,15 +28,25 @@
 #include "model/snapshot.h"
 #include "model/source.h"
 
-/* What the caller of a lean capture read of the process just before it,
- * in this order: a pidfd of it (procfs_pidfd_open; -1 where the kernel
- * has none), then its /proc/PID/stat, which found a process with memory
- * (no kernel thread, no zombie without a thread that runs): its main
- * thread's state and its name (procfs_stat_state). */
+struct readahead;
+
+/* What the caller of a lean capture read of the process before it, in
+ * this order: a pidfd of it (procfs_pidfd_open; -1 where the kernel has
+ * none), then its /proc/PID/stat, which found a process with memory (no
+ * kernel thread, no zombie without a thread that runs): its main thread's
+ * state and its name (procfs_stat_state); then, optionally, the start of
+ * its smaps: the task whose files show the address space
+ * (procfs_mm_pid_in of that state) and an inline reader of that task's
+ * smaps, its first chunk read (readahead_prime). The capture's first
+ * read of smaps takes its text from that reader; a second read (a text
+ * that overlapped itself) opens smaps again. Everything here stays the
+ * caller's: the capture closes and frees none of it. */
 struct vms_proc_seen {
-	int pidfd; /* the caller's: the capture never closes it */
+	int pidfd;
 	char state;
 	const char *comm;
+	pid_t mm; /* 0: the capture finds it */
+	struct readahead *smaps; /* NULL: the capture opens smaps */
 };
 
 struct vms_capture_opts {

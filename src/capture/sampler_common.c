@@ -152,19 +152,23 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	bool smaps = strcmp(name, "smaps") == 0;
 	bool lean = o && o->lean;
 	bool rollup = smaps && !lean, reserved = false;
-	int fd, rc = -1;
+	/* the caller's reader of smaps, begun before (sampler.h) */
+	struct readahead *given =
+		smaps && lean && o->seen ? o->seen->smaps : NULL;
+	int fd = -1, rc = -1;
 
 	smaps_parser_init(&p, s);
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
 	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return procfs_errno_error(err, pid, name, errno);
 	/* the rollup first: its walk and smaps's run side by side */
 	if (rollup)
 		rollup_start(&rr, pid);
-	ra = lean ? readahead_start_inline(fd) : readahead_start(fd);
+	ra = given  ? given
+	     : lean ? readahead_start_inline(fd)
+		    : readahead_start(fd);
 	if (!ra) {
 		if (rollup)
 			rollup_finish(&rr, s);
@@ -265,11 +269,13 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 		s->cap.partial = "smaps ended in the middle of a region";
 	rc = 0;
 out:
-	readahead_stop(ra);
+	if (!given) {
+		readahead_stop(ra);
+		close(fd);
+	}
 	if (rollup)
 		rollup_finish(&rr, s);
 	smaps_parser_release(&p);
-	close(fd);
 	return rc;
 }
 
@@ -286,6 +292,8 @@ static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
 	if (o)
 		again = *o;
 	again.regions_read = NULL;
+	/* read again from the start: the caller's reader is spent */
+	again.seen = NULL;
 	while (read_text(s, pid, name, tries ? &again : o, err) < 0) {
 		if (err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
 		    ++tries == SMAPS_TRIES)

@@ -287,8 +287,9 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 	s->src.priv = priv; /* release() undoes whatever was done */
 	/* Files are opened through /proc/PID/map_files of a live thread
 	 * (the main thread may have exited: procfs_mm_pid). */
-	s->src.pid = seen ? procfs_mm_pid_in(o->pid, seen->state)
-			  : procfs_mm_pid(o->pid);
+	s->src.pid = !seen	    ? procfs_mm_pid(o->pid)
+		     : seen->mm > 0 ? seen->mm
+				    : procfs_mm_pid_in(o->pid, seen->state);
 	/* Read from the running target: of one instant only while held. */
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES |
 		      (o->freeze ? VMS_SRC_CONSISTENT

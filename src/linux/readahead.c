@@ -38,6 +38,7 @@ struct readahead {
 	bool stop;
 	bool inline_; /* no thread: one chunk, read by readahead_next */
 	bool eof; /* a read said the end: the next chunk is empty, unread */
+	bool primed; /* inline: ring[0] read ahead, for the next call */
 };
 
 /* Fills c from the fd: its length, 0 at the end, -1 with *err. */
@@ -158,6 +159,16 @@ struct readahead *readahead_start_inline(int fd)
 	return ra;
 }
 
+void readahead_prime(struct readahead *ra)
+{
+	struct chunk *c = &ra->ring[0];
+
+	if (!ra->inline_ || ra->primed)
+		return;
+	c->len = fill(ra, c, &c->err);
+	ra->primed = true;
+}
+
 ssize_t readahead_next(struct readahead *ra, const char **data)
 {
 	struct chunk *c;
@@ -165,7 +176,10 @@ ssize_t readahead_next(struct readahead *ra, const char **data)
 	if (ra->inline_) {
 		c = &ra->ring[0];
 		*data = c->data;
-		c->len = fill(ra, c, &c->err);
+		if (ra->primed)
+			ra->primed = false; /* read by readahead_prime() */
+		else
+			c->len = fill(ra, c, &c->err);
 		if (c->len < 0)
 			errno = c->err;
 		return c->len;

@@ -16,7 +16,11 @@
  * readahead_start_inline() is the same without the thread: each
  * readahead_next() reads its chunk then and there (many small files one
  * after the other: vmscope --all, where a thread a file costs more than
- * the file's read).
+ * the file's read). readahead_prime() reads an inline reader's first chunk
+ * now, on the thread that calls it, for the readahead_next() that follows
+ * (on any thread, once the caller has handed the reader over): --all reads
+ * the next process's smaps on a second thread while this one works on the
+ * process before (cli/run_all.c).
  */
 #ifndef VMS_READAHEAD_H
 #define VMS_READAHEAD_H
@@ -29,6 +33,7 @@ struct readahead;
 /* NULL with errno set if the thread or its buffers cannot be had. */
 struct readahead *readahead_start(int fd);
 struct readahead *readahead_start_inline(int fd);
+void readahead_prime(struct readahead *ra);
 ssize_t readahead_next(struct readahead *ra, const char **data);
 void readahead_done(struct readahead *ra);
 void readahead_stop(struct readahead *ra);

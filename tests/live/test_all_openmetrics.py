@@ -46,6 +46,15 @@ and the kernel's own figures:
     (hostile_target "threads": a zombie leader, its own smaps empty): in
     the exposition, named by PID and in --all, its working set a live
     thread's smaps_rollup Rss (as -s reads it), not counted no_memory;
+  - the reader ahead (a second thread reads each process's pidfd, stat,
+    cgroup and first 256 KiB of smaps while the process before is
+    captured): a process of 3000 regions (smaps over 1 MB, most of it read
+    after the handover) between two others: its size and regions per type
+    as a whole capture's, its working set and theirs the kernel's Rss;
+    150 processes killed at random times (seeded, VMSCOPE_SEED) while
+    --all reads them, each reaped at once: every one read or counted
+    (exited, or no_memory between exit and reaping), none capture_failed
+    (a process that exits during its capture is "exited");
   - usage: --all without -e openmetrics, with -b fork, --top without --all.
 """
 import os
@@ -182,6 +191,77 @@ def in_a_cgroup(pids, comm):
         # the move is done when the write returns; rmdir fails only while
         # a process is in it
         os.rmdir(d)
+
+
+# The parent churn() starts: its children (asleep) on one line, then each
+# killed at its time (seconds after that line, in order) and reaped at
+# once: exits spread over about the time --all takes to read them all.
+REAPER = """
+import signal, subprocess, sys, time
+kids = [subprocess.Popen(["sleep", "3600"]) for _ in sys.argv[1:]]
+print(" ".join(str(k.pid) for k in kids), flush=True)
+t0 = time.monotonic()
+for k, at in sorted(zip(kids, map(float, sys.argv[1:])), key=lambda x: x[1]):
+    time.sleep(max(0.0, t0 + at - time.monotonic()))
+    k.send_signal(signal.SIGKILL)
+    k.wait()
+"""
+
+
+def reader_ahead(pids):
+    """--all reads each process's start a few processes ahead, on a second
+    thread: a process whose smaps is many times what is read ahead (the
+    rest read after), and processes that exit while --all runs."""
+    mr, _ = T.start([T.target("manyregions"), "3000"])
+    T.ok(len(open("/proc/%d/smaps" % mr.pid).read()) > 4 * 256 * 1024,
+         "manyregions 3000: its smaps is more than four times the 256 KiB "
+         "read ahead")
+    r = run("--all", "-e", "openmetrics", str(pids[0]), str(mr.pid),
+            str(pids[1]))
+    ss = samples(r.stdout)
+    whole = layout_of(samples(run("-e", "openmetrics",
+                                  str(mr.pid)).stdout), mr.pid)
+    T.ok(r.returncode == 0 and whole and layout_of(ss, mr.pid) == whole,
+         "a smaps read mostly after its first chunk: --all's size and "
+         "regions per type = a whole capture's", (layout_of(ss, mr.pid),
+                                                  whole))
+    T.eq(ws_of(ss, mr.pid), rollup_rss(mr.pid),
+         "a smaps read mostly after its first chunk: working set = "
+         "smaps_rollup Rss")
+    T.ok(all(ws_of(ss, p) == rollup_rss(p) for p in pids[:2]),
+         "the processes before and after it: their working sets = their "
+         "smaps_rollup Rss")
+    T.kill(mr)
+    churn()
+
+
+def churn(rounds=3):
+    """Processes killed at random times (seeded) while --all reads them,
+    each reaped at once: every one in the exposition or counted
+    (exited, or no_memory for one seen between its exit and its reaping),
+    none counted as a failed capture. A kill falls inside a capture in
+    about every other round: three rounds."""
+    rnd = T.rng()
+    n = 150
+    for k in range(rounds):
+        # --all takes some 0.3 ms a process here, and starts in a few
+        times = ["%.4f" % rnd.uniform(0, 0.08) for _ in range(n)]
+        reaper = subprocess.Popen([sys.executable, "-c", REAPER] + times,
+                                  stdout=subprocess.PIPE, text=True)
+        kids = reaper.stdout.readline().split()
+        r = run("--all", "-e", "openmetrics", *kids)
+        reaper.wait(timeout=120)
+        ss = samples(r.stdout)
+        read = {lb["pid"] for n_, lb, v in ss
+                if n_ == "vmscope_largest_free_bytes"}
+        counted = unread(ss, "exited") + unread(ss, "no_memory")
+        T.ok(r.returncode == 0 and len(kids) == n and read <= set(kids) and
+             len(read) + counted == n and
+             unread(ss, "capture_failed") == 0 and
+             unread(ss, "permission") == 0,
+             "round %d, %d processes killed while --all runs: %d read, %d "
+             "counted exited or no_memory, none capture_failed"
+             % (k + 1, n, len(read), counted), r.stdout[-800:] + r.stderr)
 
 
 def unread(ss, reason):
@@ -402,6 +482,7 @@ def main():
                            capture_output=True, text=True, timeout=120)
         T.ok(c.returncode == 0, "with heap families: promtool check "
              "metrics", c.stdout + c.stderr)
+    reader_ahead(pids)
     # --top=1 of the heap target and the CPython one: whichever is summed,
     # its heap figures are in its comm's other row
     r = run("--all", "-e", "openmetrics", "--top=1", str(hp.pid),

@@ -29,9 +29,13 @@
  *    a defined tail of another name, an undefined one, the table's last
  *    bytes a name without a NUL), with a string table of 4 KiB and of
  *    17 MiB (past the cap the walk answers): each name as the walk;
- *  - readahead_start_inline gives a 600 KB file back whole, in order.
+ *  - readahead_start_inline gives a 600 KB file back whole, in order;
+ *    the same with its first chunk read on a second thread
+ *    (readahead_prime, as --all reads ahead).
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,7 +656,15 @@ static void test_made_up(void)
 	   "as the walk answers it");
 }
 
-static void test_inline(const char *dir)
+static void *prime(void *ra)
+{
+	readahead_prime(ra);
+	return NULL;
+}
+
+/* primed: its first chunk read on a second thread (readahead_prime, as
+ * --all's reader ahead does), the rest here */
+static void test_inline(const char *dir, bool primed)
 {
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
@@ -671,6 +683,13 @@ static void test_inline(const char *dir)
 	   "a 600 KB file made");
 	ra = readahead_start_inline(fd);
 	ok(ra != NULL, "an inline reader");
+	if (ra && primed) {
+		pthread_t t;
+
+		ok(pthread_create(&t, NULL, prime, ra) == 0 &&
+			   pthread_join(t, NULL) == 0,
+		   "its first chunk read on a second thread");
+	}
 	while (ra && (n = readahead_next(ra, &data)) > 0) {
 		if (have + (size_t)n > SIZE)
 			break;
@@ -679,7 +698,8 @@ static void test_inline(const char *dir)
 		readahead_done(ra);
 	}
 	ok(have == SIZE && memcmp(want, got, SIZE) == 0,
-	   "the file back whole, in order (%zu bytes)", have);
+	   "%sthe file back whole, in order (%zu bytes)",
+	   primed ? "primed: " : "", have);
 	readahead_stop(ra);
 	close(fd);
 	unlink(path);
@@ -700,7 +720,8 @@ int main(void)
 	test_first();
 	test_first_damaged();
 	test_made_up();
-	test_inline(dir);
+	test_inline(dir, false);
+	test_inline(dir, true);
 	rmdir(dir);
 	return tap_done();
 }
