@@ -308,70 +308,76 @@ struct todo {
 };
 
 /* Processes read ahead at most: each holds a pidfd, its smaps open and a
- * chunk of it (up to 256 KiB, readahead.h). A thread that waits for the
- * other waits for BATCH processes (or the last): one wakeup for BATCH
- * processes, not one a process (the two threads swapped places on one
- * CPU 1,000 times over 500 processes, 9% of the run's CPU time). */
+ * chunk of it (up to 256 KiB, readahead.h). The reader, when the ring is
+ * full, waits for BATCH slots taken: one wakeup for BATCH processes, not
+ * one a process (the two threads swapped places on one CPU 1,000 times
+ * over 500 processes, 9% of the run's CPU time). */
 #define AHEAD 8
 #define BATCH (AHEAD / 2)
 
-/* The reader ahead: a second thread reads the next processes' pidfd,
- * stat, cgroup and first chunk of smaps (early_read) while this one
- * captures the process before them: the kernel's making of smaps, most
- * of a small process's capture, runs beside the rest of the one before
- * (its status, threads, heap walk, steps). In order, AHEAD at most. */
+/* The reader ahead: a second thread reads the processes' pidfd, stat,
+ * cgroup and first chunk of smaps (early_read) from the front of the
+ * list, while this one captures them in that order: the kernel's making
+ * of smaps, most of a small process's capture, runs beside the rest of
+ * the one before (its status, threads, heap walk, steps). When none is
+ * ready, this thread takes one from the back of the list and reads it
+ * whole itself, so neither thread idles while processes are left (the
+ * exposition is sorted after: the order of the captures is not in it). */
 struct ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	const struct todo *todo;
-	size_t n;
+	size_t head, tail; /* todo[head, tail): claimed by neither thread */
 	const char *top_cg;
 	pid_t self;
 	struct early slot[AHEAD];
-	size_t filled, taken; /* slots [taken, filled) ready for one() */
-	size_t want; /* this thread waits until filled reaches it */
-	size_t room; /* the reader waits until taken reaches it */
-	bool stop;
+	size_t filled, taken; /* slots (mod AHEAD) [taken, filled) ready */
+	size_t room; /* a full reader waits until taken reaches it */
+	bool done; /* the reader claims no more */
+	bool stop; /* out of memory: the reader stops */
 };
 
 static void *ahead_run(void *arg)
 {
 	struct ahead *a = arg;
-	size_t i;
 
-	for (i = 0; i < a->n; i++) {
+	for (;;) {
+		size_t i;
+
 		pthread_mutex_lock(&a->lock);
-		if (!a->stop && i - a->taken >= AHEAD) {
-			/* full: wait for BATCH slots taken */
-			a->room = i - AHEAD + BATCH;
+		if (!a->stop && a->filled - a->taken >= AHEAD) {
+			a->room = a->filled - AHEAD + BATCH;
 			while (!a->stop && a->taken < a->room)
 				pthread_cond_wait(&a->cond, &a->lock);
 		}
-		if (a->stop) {
+		if (a->stop || a->head == a->tail) {
+			a->done = true;
+			pthread_cond_broadcast(&a->cond);
 			pthread_mutex_unlock(&a->lock);
-			break;
+			return NULL;
 		}
+		i = a->head++;
 		pthread_mutex_unlock(&a->lock);
-		early_read(&a->slot[i % AHEAD], a->todo[i].pid,
+		/* filled is this thread's to change: read without the lock */
+		early_read(&a->slot[a->filled % AHEAD], a->todo[i].pid,
 			   a->todo[i].asked, a->top_cg, a->self);
 		pthread_mutex_lock(&a->lock);
-		a->filled = i + 1;
-		if (a->filled >= a->want)
-			pthread_cond_broadcast(&a->cond);
+		a->filled++;
+		pthread_cond_broadcast(&a->cond);
 		pthread_mutex_unlock(&a->lock);
 	}
-	return NULL;
 }
 
-/* Every process of todo captured into r (or counted), in order: -1 when
- * out of memory. On one thread where a second cannot be had, or there is
- * one process. */
+/* Every process of todo captured into r (or counted): -1 when out of
+ * memory. On one thread where a second cannot be had, or there is one
+ * process. */
 static int run_todo(struct all_run *r, const struct todo *todo, size_t n,
 		    const char *top_cg)
 {
 	struct ahead a = {
-		.todo = todo, .n = n, .top_cg = top_cg, .self = r->self
+		.todo = todo, .tail = n, .top_cg = top_cg, .self = r->self
 	};
+	struct early mine;
 	pthread_t t;
 	bool threaded = false;
 	size_t i;
@@ -386,39 +392,48 @@ static int run_todo(struct all_run *r, const struct todo *todo, size_t n,
 			pthread_cond_destroy(&a.cond);
 		}
 	}
-	for (i = 0; i < n && rc == 0; i++) {
-		struct early *e = &a.slot[i % AHEAD];
-
-		if (!threaded) {
-			early_read(e, todo[i].pid, todo[i].asked, top_cg,
+	if (!threaded) {
+		for (i = 0; i < n && rc == 0; i++) {
+			early_read(&mine, todo[i].pid, todo[i].asked, top_cg,
 				   r->self);
+			rc = one(r, &mine);
+		}
+		return rc;
+	}
+	pthread_mutex_lock(&a.lock);
+	while (rc == 0) {
+		if (a.taken < a.filled) {
+			struct early *e = &a.slot[a.taken % AHEAD];
+
+			pthread_mutex_unlock(&a.lock);
 			rc = one(r, e);
-			continue;
+			pthread_mutex_lock(&a.lock);
+			a.taken++;
+			if (a.taken >= a.room)
+				pthread_cond_broadcast(&a.cond);
+		} else if (a.head < a.tail) {
+			i = --a.tail; /* none ready: one from the back */
+			pthread_mutex_unlock(&a.lock);
+			early_read(&mine, todo[i].pid, todo[i].asked, top_cg,
+				   r->self);
+			rc = one(r, &mine);
+			pthread_mutex_lock(&a.lock);
+		} else if (a.done) {
+			break;
+		} else {
+			pthread_cond_wait(&a.cond, &a.lock);
 		}
-		pthread_mutex_lock(&a.lock);
-		if (a.filled <= i) {
-			/* none ready: wait for BATCH (or the last) */
-			a.want = i + BATCH < n ? i + BATCH : n;
-			while (a.filled < a.want)
-				pthread_cond_wait(&a.cond, &a.lock);
-		}
-		pthread_mutex_unlock(&a.lock);
-		rc = one(r, e);
-		pthread_mutex_lock(&a.lock);
-		a.taken = i + 1;
-		if (rc < 0)
-			a.stop = true;
-		if (rc < 0 || a.taken >= a.room)
-			pthread_cond_broadcast(&a.cond);
-		pthread_mutex_unlock(&a.lock);
 	}
-	if (threaded) {
-		pthread_join(t, NULL);
-		for (i = a.taken; i < a.filled; i++) /* read, never taken */
-			early_release(&a.slot[i % AHEAD]);
-		pthread_mutex_destroy(&a.lock);
-		pthread_cond_destroy(&a.cond);
+	if (rc < 0) {
+		a.stop = true;
+		pthread_cond_broadcast(&a.cond);
 	}
+	pthread_mutex_unlock(&a.lock);
+	pthread_join(t, NULL);
+	for (i = a.taken; i < a.filled; i++) /* read, never taken */
+		early_release(&a.slot[i % AHEAD]);
+	pthread_mutex_destroy(&a.lock);
+	pthread_cond_destroy(&a.cond);
 	return rc;
 }
 
