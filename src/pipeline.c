@@ -21,6 +21,7 @@
 #include "base/mapguard.h"
 #include "capture/file/coredump.h"
 #include "capture/file/snapfile.h"
+#include "elf/elfcache.h"
 #include "linux/pmscan.h"
 #include "linux/procfile.h"
 #include "model/source.h"
@@ -71,6 +72,22 @@ void vms_steps_kept(const struct vms_kept *out[VMS_STEPS_MAX + 1])
 		if (vms_steps[i]->kept)
 			out[n++] = vms_steps[i]->kept;
 	out[n] = NULL;
+}
+
+static void expect_one(void *c, const char *const *names)
+{
+	elfcache_expect(c, names);
+}
+
+/* Every name the steps may ask of the images, known to a run's cache of
+ * ELF files before the steps of a capture ask any (steps.h, asks). */
+static void expect_names(struct elfcache *c)
+{
+	size_t i;
+
+	for (i = 0; i < NSTEPS; i++)
+		if (vms_steps[i]->asks)
+			vms_steps[i]->asks(expect_one, c);
 }
 
 static const struct vms_sampler *const samplers[] = {
@@ -397,6 +414,8 @@ struct vms_snapshot *vms_capture(const struct vms_sampler *smp,
 	s->src.heap_block = o->heap_block;
 	s->src.heap_block_ctx = o->heap_block_ctx;
 	s->src.elfcache = o->elfcache;
+	if (o->elfcache)
+		expect_names(o->elfcache);
 	if (smp->capture(o, s, err) < 0)
 		goto fail;
 	if (vms_snapshot_finish(s, &fo, err) < 0)

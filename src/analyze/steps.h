@@ -78,6 +78,12 @@ struct vms_step {
 	/* What a snapshot file keeps of its result; NULL: nothing (a file
 	 * runs it again). */
 	const struct vms_kept *kept;
+	/* The lists of names it may ask of a process's images (rtscan.h),
+	 * each handed to add; NULL: none. A run's cache of ELF files learns
+	 * them before the run's first steps (elfcache_expect), so a file's
+	 * string table is read once for every list. */
+	void (*asks)(void (*add)(void *ctx, const char *const *names),
+		     void *ctx);
 };
 
 /* The glibc heap_info check, on the first bytes of a candidate region:

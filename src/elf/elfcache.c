@@ -409,6 +409,15 @@ static int name_id(struct elfcache *c, const char *name)
 	return (int)c->nnames++;
 }
 
+void elfcache_expect(struct elfcache *c, const char *const *names)
+{
+	size_t k;
+
+	for (k = 0; c && names[k]; k++)
+		if (names[k][0])
+			(void)name_id(c, names[k]);
+}
+
 /* e's answers for every name of the run it has none for yet: one read
  * of the file for all of them. -1 when it cannot answer so. */
 static int first_defined(struct elfcache *c, struct elfcache_ent *e,

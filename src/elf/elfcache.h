@@ -107,6 +107,15 @@ int elfcache_defines(struct elfcache *c, const struct elfimage *im,
 void elfcache_defines_keep(struct elfcache *c, const struct elfimage *im,
 			   const char *const *names, int found, size_t which);
 
+/* Adds names[] (NULL-ended) to the names the run asks (elfcache_defines_in)
+ * before any list has them, so that each file's first read answers them
+ * too: the lists a run's steps may ask, learnt before its first capture
+ * (pipeline.c, each step's asks), or a list with a name not known yet
+ * reads the file again (node's 5 MB string table took 5 ms a read, four
+ * reads for its first process). Past ELFCACHE_MAX_NAMES, or an empty
+ * name: left out (a list with it is then walked). */
+void elfcache_expect(struct elfcache *c, const char *const *names);
+
 /* Whether im (an image of this cache, read from src) defines one of
  * names[], as rtscan.h asks (the first such symbol in the table's order;
  * *which its name's index), as a walk of the table would answer: from

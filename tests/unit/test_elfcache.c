@@ -14,7 +14,9 @@
  *  - this process's libc asked lists of names (elfcache_defines_in): a
  *    list with a defined name found, the first of them in the table's
  *    order as a walk of the table finds it; a list of names it lacks not
- *    found;
+ *    found; names expected before (elfcache_expect) answered by the
+ *    file's first read (its descriptor closed after it), where a list
+ *    not expected cannot be;
  *  - where names are first defined (elfimage_first_defined) against a
  *    walk of the table, on every ELF file this test maps: each defined
  *    name found at the index of its first defined symbol; each with a
@@ -216,6 +218,67 @@ static int first_of(void *ctx, const struct elfimage_sym *y)
 	return 0;
 }
 
+/* libc's path, from this process's maps ("" when not found). */
+static void libc_path(char path[4096])
+{
+	char line[4096];
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	path[0] = '\0';
+	while (maps && fgets(line, sizeof(line), maps))
+		if (strstr(line, "/libc.so.6") && !path[0])
+			sscanf(line, "%*s %*s %*s %*s %*s %4095s", path);
+	if (maps)
+		fclose(maps);
+}
+
+/* Names expected (elfcache_expect) are answered by the file's first
+ * read: its descriptor closed after the first list, a later list with
+ * them is still answered, where one not expected cannot be (the
+ * control). */
+static void test_expect(void)
+{
+	const char *const first[] = { "malloc", NULL };
+	const char *const later[] = { "vmscope_no_such_symbol", "calloc",
+				      NULL };
+	char path[4096];
+	int round;
+
+	libc_path(path);
+	for (round = 0; round < 2; round++) {
+		bool expect = round == 0;
+		struct elfcache *c = elfcache_new();
+		const struct elfimage *im = NULL;
+		struct elfimage_src src;
+		struct vms_error e;
+		struct stat st;
+		size_t which = 99;
+		int fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC) : -1, rc;
+
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+		    elfimage_src_fd(fd, &src, &e) == 0)
+			im = elfcache_add(c, &st, fd);
+		if (expect) {
+			elfcache_expect(c, first);
+			elfcache_expect(c, later);
+		}
+		ok(im && elfcache_defines_in(c, im, &src, first, &which) == 1,
+		   "%s: libc defines malloc", expect ? "expected" : "control");
+		if (fd >= 0)
+			close(fd); /* src's reads fail from here */
+		rc = im ? elfcache_defines_in(c, im, &src, later, &which) : -2;
+		if (expect)
+			ok(rc == 1 && which == 1,
+			   "names expected: a later list answered by the first "
+			   "read (calloc found, the file closed since)");
+		else
+			ok(rc != 1, "control: a list not expected asks the "
+				    "closed file, which cannot answer (%d)",
+			   rc);
+		elfcache_free(c);
+	}
+}
+
 static void test_symset(void)
 {
 	const char *const some[] = { "vmscope_no_such_symbol", "free",
@@ -227,17 +290,12 @@ static void test_symset(void)
 	struct elfimage_src src;
 	struct vms_error e;
 	struct first f = { some, 0, false, 0, 0 };
-	char line[4096], path[4096] = "";
+	char path[4096];
 	struct stat st;
 	size_t which = 99;
-	FILE *maps = fopen("/proc/self/maps", "r");
 	int fd = -1;
 
-	while (maps && fgets(line, sizeof(line), maps))
-		if (strstr(line, "/libc.so.6") && !path[0])
-			sscanf(line, "%*s %*s %*s %*s %*s %4095s", path);
-	if (maps)
-		fclose(maps);
+	libc_path(path);
 	if (path[0])
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	ok(fd >= 0 && fstat(fd, &st) == 0 && elfimage_src_fd(fd, &src, &e) == 0,
@@ -717,6 +775,7 @@ int main(void)
 	}
 	test_cache(dir);
 	test_symset();
+	test_expect();
 	test_first();
 	test_first_damaged();
 	test_made_up();

@@ -121,6 +121,8 @@ static int find_heap(struct vms_snapshot *s, const struct alloc_kind *k,
 	return rc;
 }
 
+static const char *const malloc_names[] = { "malloc", NULL };
+
 /* The image whose malloc the process calls: the executable's own, else
  * the one of a library with a known allocator, else (NULL) libc's. The
  * dynamic linker takes the executable, then preloads and libraries
@@ -130,7 +132,6 @@ static const struct vms_image *malloc_image(struct vms_snapshot *s,
 					    const char **found_by,
 					    const struct vms_image **at)
 {
-	static const char *const mal[] = { "malloc", NULL };
 	size_t pass, i, w;
 
 	*kind = NULL;
@@ -141,7 +142,7 @@ static const struct vms_image *malloc_image(struct vms_snapshot *s,
 				   strcmp(im->path, s->proc.exe) == 0;
 
 			if (exe != (pass == 0) ||
-			    !rtscan_image_defines(s, im, mal, &w))
+			    !rtscan_image_defines(s, im, malloc_names, &w))
 				continue;
 			*kind = sig_of(s, im, found_by, at);
 			if (exe || (*kind && (*kind)->find))
@@ -204,9 +205,22 @@ static const struct vms_kept kept = {
 	.allocator = true,
 };
 
+/* malloc_image's list, then each row's (sig_of's lists are of these). */
+static void step_allocator_asks(void (*add)(void *ctx,
+					    const char *const *names),
+				void *ctx)
+{
+	size_t k;
+
+	add(ctx, malloc_names);
+	for (k = 0; alloc_kinds[k]; k++)
+		add(ctx, alloc_kinds[k]->syms);
+}
+
 const struct vms_step vms_step_allocator = {
 	.name = "allocator",
 	.doing = "finding the allocator's heap",
 	.run = step_allocator_run,
 	.kept = &kept,
+	.asks = step_allocator_asks,
 };

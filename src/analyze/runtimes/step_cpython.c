@@ -229,6 +229,9 @@ static ssize_t candidates(const struct vms_snapshot *s, const uint64_t *w,
 	return (ssize_t)u;
 }
 
+/* CPython is in the image that defines it: its obmalloc's entry. */
+static const char *const gate[] = { "PyObject_Malloc", NULL };
+
 /* obmalloc's arenas vector: the one pointer in the image's writable memory
  * to a vector every arena seen agrees with (its entry's mapping holds the
  * arena's first pool). pool[0, npool): every pool's address, sorted.
@@ -242,7 +245,6 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 				  uint32_t top, uint64_t asize,
 				  const uint64_t *pool, size_t npool, bool *oom)
 {
-	static const char *const gate[] = { "PyObject_Malloc", NULL };
 	size_t k, i, which;
 	const struct vms_image *im = rtscan_defines(s, gate, &which);
 	unsigned char *vec = NULL, *got = NULL, *one = NULL, ok[PY_SCAN_BATCH];
@@ -415,10 +417,15 @@ static int py_scan(struct vms_snapshot *s, struct py_pools *v)
 	return 0;
 }
 
+static void step_cpython_asks(void (*add)(void *ctx, const char *const *names),
+			      void *ctx)
+{
+	add(ctx, gate);
+}
+
 static int step_cpython_run(struct vms_snapshot *s, unsigned have,
 			    struct vms_error *err)
 {
-	static const char *const gate[] = { "PyObject_Malloc", NULL };
 	struct py_pools v = { 0 };
 	int rc = rtscan_gate(s, have, "cpython", gate, "obmalloc arenas");
 
@@ -441,4 +448,5 @@ const struct vms_step vms_step_cpython = {
 	.doing = "finding CPython arenas",
 	.run = step_cpython_run,
 	.kept = &kept,
+	.asks = step_cpython_asks,
 };

@@ -615,12 +615,19 @@ static bool dontfork(const struct vms_snapshot *s)
 	return false;
 }
 
+/* v8::Isolate::New(const v8::Isolate::CreateParams&): V8 is in it */
+static const char *const gate[] = { "_ZN2v87Isolate3NewERKNS0_12CreateParamsE",
+				    NULL };
+
+static void step_v8_asks(void (*add)(void *ctx, const char *const *names),
+			 void *ctx)
+{
+	add(ctx, gate);
+}
+
 static int step_v8_run(struct vms_snapshot *s, unsigned have,
 		       struct vms_error *err)
 {
-	static const char *const gate[] = {
-		"_ZN2v87Isolate3NewERKNS0_12CreateParamsE", NULL
-	};
 	struct v8_pages v = { 0 };
 	int rc = rtscan_gate(s, have, "v8", gate, "V8 heap pages");
 
@@ -651,4 +658,5 @@ const struct vms_step vms_step_v8 = {
 	.doing = "finding V8 heap pages",
 	.run = step_v8_run,
 	.kept = &kept,
+	.asks = step_v8_asks,
 };
