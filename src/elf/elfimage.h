@@ -166,12 +166,11 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
  * defined, as a walk of the dynamic symbols in table order finds it
  * (elfimage_symbols: a defined symbol whose name, the string table's
  * text at its offset, is the name): first[k] that symbol's index + 1, 0
- * when there is none. Found from the string table read whole, where each
+ * when there is none. Found from the string table, where each
  * name's bytes end as a string does (the one place a symbol named so can
- * point to: a name may be the tail of a longer one); the symbols are read
- * only when one is found so, and only their offsets compared. A string
- * table past 16 MiB, which the walk reads name by name (cut at 256
- * bytes), is answered by that walk, once for all the names. 0, or -1
+ * point to: a name may be the tail of a longer one), the table read in
+ * chunks of 256 KiB, whatever its size; the symbols are read only when
+ * one is found so, and only their offsets compared. 0, or -1
  * (first[] then not to be read) on out of memory, too many names or an
  * empty one. Nothing of the GNU hash table is used: the text and the
  * symbols are what a walk reads. */

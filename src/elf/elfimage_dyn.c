@@ -211,104 +211,137 @@ static int by_off(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-/* The candidates for names[0, n) in text[0, len] (text[len] a NUL, as
- * the walk's cache ends): every place where a name's bytes end at a NUL.
- * Found at each NUL by the names whose last byte is the one before it.
- * Their count, or -1 on out of memory (*out malloc'd). */
-static ssize_t candidates(const char *text, size_t len,
-			  const char *const *names, const size_t *nlen,
-			  size_t n, struct cand **out)
-{
-	size_t cap = 0, got = 0, k;
-	const char *p = text, *end = text + len, *nul;
-	uint64_t by_last[256] = { 0 }; /* the names ending in each byte */
-	uint32_t tail[ELFIMAGE_MAX_FIND]; /* each name's last 4 bytes */
-	struct cand *v = NULL;
+/* The string table is read STR_CHUNK bytes at a time, each chunk after
+ * the last bytes of the one before (as many as the longest name): no
+ * buffer of the table's size (node's 5.3 MB, its pages faulted in one by
+ * one), and no cap on the table's size. */
+enum { STR_CHUNK = 256 * 1024 };
 
+/* The candidates found so far: every place in the table where a name's
+ * bytes end at a NUL (or at the end of what was read, where the walk's
+ * cache has its NUL), found at each NUL by the names whose last byte is
+ * the one before it. */
+struct cand_scan {
+	const char *const *names;
+	const size_t *nlen;
+	size_t n;
+	uint64_t by_last[256]; /* the names ending in each byte */
+	uint32_t tail[ELFIMAGE_MAX_FIND]; /* each name's last 4 bytes */
+	struct cand *v;
+	size_t got, cap;
+};
+
+static void cand_init(struct cand_scan *c, const char *const *names,
+		      const size_t *nlen, size_t n)
+{
+	size_t k;
+
+	memset(c, 0, sizeof(*c));
+	c->names = names;
+	c->nlen = nlen;
+	c->n = n;
 	for (k = 0; k < n; k++) {
-		by_last[(unsigned char)names[k][nlen[k] - 1]] |= 1ull << k;
+		c->by_last[(unsigned char)names[k][nlen[k] - 1]] |= 1ull << k;
 		if (nlen[k] >= 4)
-			memcpy(&tail[k], names[k] + nlen[k] - 4, 4);
+			memcpy(&c->tail[k], names[k] + nlen[k] - 4, 4);
 	}
+}
+
+/* The NULs of text[from, to), and text[to] (a NUL) when it ends the
+ * table read (last); text[0, from) the bytes before them, base the table
+ * offset of text[0]. -1 on out of memory. */
+static int cand_scan(struct cand_scan *c, const char *text, size_t from,
+		     size_t to, uint64_t base, bool last)
+{
+	const char *p = text + from, *end = text + to, *nul;
+
 	for (;; p = nul + 1) {
-		size_t at;
+		size_t at, k;
 		uint64_t m;
 
-		nul = memchr(p, '\0', (size_t)(end - p) + 1); /* end's NUL */
+		nul = memchr(p, '\0', (size_t)(end - p) + (last ? 1 : 0));
+		if (!nul)
+			return 0;
 		at = (size_t)(nul - text);
-		m = at ? by_last[(unsigned char)text[at - 1]] : 0;
+		m = at ? c->by_last[(unsigned char)text[at - 1]] : 0;
 		for (; m; m &= m - 1) {
 			uint32_t t4;
 
 			k = (size_t)__builtin_ctzll(m);
-			if (nlen[k] > at)
+			if (c->nlen[k] > at)
 				continue;
-			if (nlen[k] >= 4) { /* most differ in the last four */
+			if (c->nlen[k] >= 4) { /* most differ in the last 4 */
 				memcpy(&t4, text + at - 4, 4);
-				if (t4 != tail[k])
+				if (t4 != c->tail[k])
 					continue;
 			}
-			if (memcmp(text + at - nlen[k], names[k], nlen[k]) != 0)
+			if (memcmp(text + at - c->nlen[k], c->names[k],
+				   c->nlen[k]) != 0)
 				continue;
-			if (got == cap) {
-				size_t nc = cap ? 2 * cap : 16;
-				struct cand *nv = realloc(v, nc * sizeof(*v));
+			if (c->got == c->cap) {
+				size_t nc = c->cap ? 2 * c->cap : 16;
+				struct cand *nv =
+					realloc(c->v, nc * sizeof(*c->v));
 
-				if (!nv) {
-					free(v);
+				if (!nv)
 					return -1;
-				}
-				v = nv;
-				cap = nc;
+				c->v = nv;
+				c->cap = nc;
 			}
-			v[got].off = at - nlen[k];
-			v[got++].k = k;
+			c->v[c->got].off = base + at - c->nlen[k];
+			c->v[c->got++].k = k;
 		}
 		if (nul == end)
-			break;
+			return 0;
 	}
-	*out = v;
-	return (ssize_t)got;
 }
 
-/* elfimage_first_defined by a walk of the table (a string table too
- * large to hold), each symbol's name against the names by its length
- * and bytes. */
-struct first_walk {
-	const char *const *names;
-	const size_t *nlen;
-	size_t n, left;
-	uint64_t *first, idx;
-};
-
-static int first_walk_sym(void *ctx, const struct elfimage_sym *y)
+/* The candidates of the string table str, read from src, into *out
+ * (malloc'd), *len the bytes read of it: their count, or -1 on out of
+ * memory. */
+static ssize_t candidates(const struct elfimage_table *str,
+			  const struct elfimage_src *src,
+			  const char *const *names, const size_t *nlen,
+			  size_t n, struct cand **out, size_t *len)
 {
-	struct first_walk *w = ctx;
-	uint64_t i = w->idx++;
-	size_t k, len;
+	struct cand_scan c;
+	size_t longest = 0, carry = 0, k;
+	uint64_t done = 0;
+	char *buf;
 
-	if (y->shndx == SHN_UNDEF || !y->name[0])
-		return 0;
-	len = strlen(y->name);
-	for (k = 0; k < w->n; k++)
-		if (!w->first[k] && w->nlen[k] == len &&
-		    memcmp(y->name, w->names[k], len) == 0) {
-			w->first[k] = i + 1;
-			w->left--;
+	for (k = 0; k < n; k++)
+		if (nlen[k] > longest)
+			longest = nlen[k];
+	if (!(buf = malloc(longest + STR_CHUNK + 1)))
+		return -1;
+	cand_init(&c, names, nlen, n);
+	for (;;) {
+		uint64_t left = str->size - done;
+		size_t want = left < STR_CHUNK ? (size_t)left : STR_CHUNK;
+		size_t got = want ? elfimage_src_read(src, str->off + done,
+						      buf + carry, want)
+				  : 0;
+		bool last = got < want || got == left;
+
+		buf[carry + got] = '\0';
+		if (cand_scan(&c, buf, carry, carry + got, done - carry, last) <
+		    0) {
+			free(c.v);
+			free(buf);
+			return -1;
 		}
-	return w->left == 0;
-}
-
-static int by_walk(const struct elfimage *im, const struct elfimage_src *src,
-		   const char *const *names, const size_t *nlen, size_t n,
-		   uint64_t *first)
-{
-	struct first_walk w = { names, nlen, n, n, first, 0 };
-
-	return walk_syms(im, src, &im->dynsym, &im->dynstr, first_walk_sym,
-			 &w) < 0
-		       ? -1
-		       : 0;
+		done += got;
+		if (last)
+			break;
+		/* the bytes a name ending in the next chunk may start in */
+		k = carry + got < longest ? carry + got : longest;
+		memmove(buf, buf + carry + got - k, k);
+		carry = k;
+	}
+	free(buf);
+	*out = c.v;
+	*len = (size_t)done;
+	return (ssize_t)c.got;
 }
 
 int elfimage_first_defined(const struct elfimage *im,
@@ -323,7 +356,6 @@ int elfimage_first_defined(const struct elfimage *im,
 	uint64_t filt[64] = { 0 };
 	struct cand *cand = NULL;
 	unsigned char *buf = NULL;
-	char *text = NULL;
 	uint64_t nsym, i;
 	ssize_t nc;
 	int rc = -1;
@@ -340,19 +372,9 @@ int elfimage_first_defined(const struct elfimage *im,
 	if (!n || !sym->size || sym->entsize < esz ||
 	    sym->entsize > ELFIMAGE_MAX_ENTSIZE)
 		return 0;
-	/* the string table as the walk holds it (strtab_init): whole, a
-	 * NUL after what was read; past the cap the walk reads name by
-	 * name, cut: then the walk itself, once for all the names */
-	if (str->size > STR_CACHE_MAX)
-		return by_walk(im, src, names, nlen, n, first);
-	if (!(text = malloc((size_t)str->size + 1)))
-		return -1;
-	got = str->size ? elfimage_src_read(src, str->off, text,
-					    (size_t)str->size)
-			: 0;
-	text[got] = '\0';
-	nc = candidates(text, got, names, nlen, n, &cand);
-	free(text);
+	/* the string table as the walk holds it (strtab_init): a NUL
+	 * after what was read */
+	nc = candidates(str, src, names, nlen, n, &cand, &got);
 	if (nc < 0)
 		return -1;
 	ncand = (size_t)nc;

@@ -29,8 +29,9 @@
  *    asked): each name answered as the walk answers it;
  *  - a table made up (a name defined twice, one undefined then defined,
  *    a defined tail of another name, an undefined one, the table's last
- *    bytes a name without a NUL), with a string table of 4 KiB and of
- *    17 MiB (past the cap the walk answers): each name as the walk;
+ *    bytes a name without a NUL), with a string table of 4 KiB, of
+ *    256 KiB and 0 to 17 bytes (the names across the end of the first
+ *    chunk the table is read in), and of 17 MiB: each name as the walk;
  *  - readahead_start_inline gives a 600 KB file back whole, in order;
  *    the same with its first chunk read on a second thread
  *    (readahead_prime, as --all reads ahead).
@@ -707,11 +708,21 @@ static long made_up(size_t strtab)
 
 static void test_made_up(void)
 {
-	ok(made_up(4096) == 0, "a table made up, its string table read "
-			       "whole: each name as the walk answers it");
+	size_t size;
+	long bad = 0;
+
+	ok(made_up(4096) == 0, "a table made up, its string table read in "
+			       "one chunk: each name as the walk answers it");
+	/* its last 17 bytes ("\0alpha\0beta\0omega") across the end of the
+	 * first chunk (256 KiB) at each of their bytes */
+	for (size = 256 * 1024; size <= 256 * 1024 + 17; size++)
+		bad += made_up(size) != 0;
+	ok(bad == 0, "the same, its names across the end of the first "
+		     "256 KiB chunk at each of their bytes: each name as the "
+		     "walk answers it");
 	ok(made_up((17u << 20) + 13) == 0,
-	   "the same past 16 MiB (the walk reads it name by name): each name "
-	   "as the walk answers it");
+	   "the same past 16 MiB (which the walk reads name by name): each "
+	   "name as the walk answers it");
 }
 
 static void *prime(void *ra)
