@@ -16,8 +16,10 @@ another vmscope binary (a build of an earlier commit) to each round, for a
 before and after in the same run. Besides `cat` of smaps, a floor: one
 `cat` of every file the exposition's figures come from (smaps, stat,
 status, cgroup, comm and the task's syscall file of each process), what
-any reader of them pays before it walks a heap; a last line says whether
-the aim (1.3x) is met and whether the floor itself is above it. And
+any reader of them one after another pays before it walks a heap (vmscope
+reads the next processes' smaps on a second thread while it works on
+the one before: cli/run_all.c); a last line says whether the aim (1.3x)
+is met and whether the floor itself is above it. And
 vmscope's start alone (a run that reads no process): what it pays once
 a run, whatever the number of processes.
 Never fails on a figure."""
@@ -109,7 +111,8 @@ def compare(what, vms_argv, pids):
     print("  aim %.1fx: %s (wall %.2fx, CPU %.2fx); the floor %.2fx wall, "
           "%.2fx CPU%s"
           % (AIM, "met" if vw <= AIM else "not met", vw, vc, fw, fc,
-             ": above the aim, which no reader of those files meets"
+             ": above the aim, which no reader of those files one after "
+             "another meets (vmscope reads them on two threads)"
              if min(fw, fc) > AIM else ""))
 
 
