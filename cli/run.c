@@ -33,21 +33,42 @@
  * strings printed here come from processes and files. */
 void cli_put_safe(FILE *f, const char *s)
 {
-	char u[ESCAPE_UNIT_MAX];
-	size_t ulen, in;
+	/* a buffer's worth at a time: stderr is unbuffered, and a write a
+	 * byte cut a message into some 40 writes others could fall between */
+	char buf[1024];
+	size_t have = 0, ulen, in;
 	int32_t cp;
 
-	while ((in = escape_unit(s, u, &ulen, &cp)) != 0) {
-		fwrite(u, 1, ulen, f);
+	while ((in = escape_unit(s, buf + have, &ulen, &cp)) != 0) {
+		have += ulen;
 		s += in;
+		if (have > sizeof(buf) - ESCAPE_UNIT_MAX) {
+			fwrite(buf, 1, have, f);
+			have = 0;
+		}
 	}
+	if (have)
+		fwrite(buf, 1, have, f);
+}
+
+/* "vmscope: MSG" (escaped) and tail, in one write of the unbuffered
+ * stderr: a message another process's output cannot cut. */
+static void say(const char *msg, const char *tail)
+{
+	/* msg is at most 511 bytes (struct vms_error, cli_usage_error), each
+	 * escaped to 6 at most */
+	char line[16 + 511 * 6 + 64];
+	size_t n = (size_t)snprintf(line, sizeof(line), "vmscope: ");
+
+	n += vms_escape_str(line + n, sizeof(line) - n, msg);
+	if (n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, "%s", tail);
+	fputs(line, stderr);
 }
 
 int cli_fail(const struct vms_error *e)
 {
-	fputs("vmscope: ", stderr);
-	cli_put_safe(stderr, e->msg);
-	fputc('\n', stderr);
+	say(e->msg, "\n");
 	return vms_error_exit_status(e);
 }
 
@@ -59,9 +80,7 @@ int cli_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs("vmscope: ", stderr);
-	cli_put_safe(stderr, msg);
-	fputs("\nTry 'vmscope --help'.\n", stderr);
+	say(msg, "\nTry 'vmscope --help'.\n");
 	return 1;
 }
 
