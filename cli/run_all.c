@@ -288,10 +288,7 @@ static int one(struct all_run *r, struct early *e)
 		/* gone before its capture, or during it (the capture's
 		 * "exited during capture": a text ended early, a file of it
 		 * gone, its pidfd reaped) */
-		r->unread[err.kind == VMS_ERR_NOPROC ||
-					  (err.kind == VMS_ERR_CAPTURE &&
-					   err.err == ESRCH)
-				  ? UR_GONE
+		r->unread[vms_error_gone(&err)	     ? UR_GONE
 			  : err.kind == VMS_ERR_PERM ? UR_PERM
 						     : UR_FAILED]++;
 		return 0;
@@ -321,8 +318,9 @@ struct todo {
  * of smaps, most of a small process's capture, runs beside the rest of
  * the one before (its status, threads, heap walk, steps). When none is
  * ready, this thread takes one from the back of the list and reads it
- * whole itself, so neither thread idles while processes are left (the
- * exposition is sorted after: the order of the captures is not in it). */
+ * whole itself, so it never idles while processes are left (the reader
+ * waits only with its ring full; the exposition is sorted after: the
+ * order of the captures is not in it). */
 struct ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

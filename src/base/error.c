@@ -1,5 +1,6 @@
 #include "base/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -27,6 +28,12 @@ int vms_error_file(struct vms_error *e, const char *name, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return vms_error_set(e, VMS_ERR_FILE, 0, "%s: %s", name, what);
+}
+
+bool vms_error_gone(const struct vms_error *e)
+{
+	return e->kind == VMS_ERR_NOPROC ||
+	       (e->kind == VMS_ERR_CAPTURE && e->err == ESRCH);
 }
 
 int vms_error_exit_status(const struct vms_error *e)

@@ -8,6 +8,8 @@
 #ifndef VMS_ERROR_H
 #define VMS_ERROR_H
 
+#include <stdbool.h>
+
 enum vms_errkind {
 	VMS_ERR_NONE = 0,
 	VMS_ERR_USAGE, /* bad command line: exit 1 */
@@ -36,5 +38,10 @@ int vms_error_file(struct vms_error *e, const char *name, const char *fmt, ...)
 
 /* The documented exit status for an error kind (vmscope.1, EXIT STATUS). */
 int vms_error_exit_status(const struct vms_error *e);
+
+/* Whether e says the process went away: before its capture (no such
+ * process) or during it (VMS_ERR_CAPTURE with ESRCH: every "exited
+ * during capture" is set so, tests/code/test_exit_errors.py). */
+bool vms_error_gone(const struct vms_error *e);
 
 #endif

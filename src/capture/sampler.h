@@ -38,8 +38,10 @@ struct readahead;
  * its smaps: the task whose files show the address space
  * (procfs_mm_pid_in of that state) and an inline reader of that task's
  * smaps, its first chunk read (readahead_prime). The capture's first
- * read of smaps takes its text from that reader; a second read (a text
- * that overlapped itself) opens smaps again. Everything here stays the
+ * read of smaps takes its text from that reader (only with mm given: the
+ * reader is that task's; never with a freeze, which the chunk was read
+ * outside of); a second read (a text that overlapped itself) opens
+ * smaps again. Everything here stays the
  * caller's: the capture closes and frees none of it. */
 struct vms_proc_seen {
 	int pidfd;

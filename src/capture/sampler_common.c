@@ -20,8 +20,9 @@
 
 static int read_error(struct vms_error *err, pid_t pid, const char *name, int e)
 {
+	/* ESRCH whatever the read said: the error of a process gone */
 	if (e == ESRCH || !procfs_pid_exists(pid))
-		return vms_error_set(err, VMS_ERR_CAPTURE, e,
+		return vms_error_set(err, VMS_ERR_CAPTURE, ESRCH,
 				     "process %d exited during capture",
 				     (int)pid);
 	return procfs_errno_error(err, pid, name, e);
@@ -153,8 +154,10 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	bool lean = o && o->lean;
 	bool rollup = smaps && !lean, reserved = false;
 	/* the caller's reader of smaps, begun before (sampler.h) */
-	struct readahead *given =
-		smaps && lean && o->seen ? o->seen->smaps : NULL;
+	struct readahead *given = smaps && lean && o->seen && !o->freeze &&
+						  o->seen->mm == s->src.pid
+					  ? o->seen->smaps
+					  : NULL;
 	int fd = -1, rc = -1;
 
 	smaps_parser_init(&p, s);

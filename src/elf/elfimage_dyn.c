@@ -62,7 +62,11 @@ static const char *strtab_get(struct strtab *s, uint64_t off)
 		return "";
 	if (s->cache)
 		return off < s->cached ? s->cache + off : "";
-	got = elfimage_src_read(s->src, s->t->off + off, s->name, NAME_MAX_LEN);
+	/* not past the table: its last string may have no NUL */
+	got = elfimage_src_read(s->src, s->t->off + off, s->name,
+				s->t->size - off < NAME_MAX_LEN
+					? (size_t)(s->t->size - off)
+					: NAME_MAX_LEN);
 	s->name[got] = '\0';
 	return s->name;
 }
@@ -312,7 +316,9 @@ static ssize_t candidates(const struct elfimage_table *str,
 	for (k = 0; k < n; k++)
 		if (nlen[k] > longest)
 			longest = nlen[k];
-	if (!(buf = malloc(longest + STR_CHUNK + 1)))
+	if (!(buf = malloc(
+		      longest + 1 +
+		      (str->size < STR_CHUNK ? (size_t)str->size : STR_CHUNK))))
 		return -1;
 	cand_init(&c, names, nlen, n);
 	for (;;) {

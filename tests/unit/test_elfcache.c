@@ -637,14 +637,14 @@ static void test_first_damaged(void)
  * asked names against a walk's answers: how many differ; -1 when it
  * cannot be made or answered. Below 16 MiB the string table is read
  * whole, past it the walk answers (elfimage_first_defined). */
-static long made_up(size_t strtab)
+static long made_up(size_t strtab, size_t cut, size_t after)
 {
 	enum { NSYM = 16 };
 	static const char *const ask[] = { "alpha", "beta", "pha", "ta",
 					   "omega", "gamma", "lpha",
 					   "alph" };
 	size_t symoff = 64, stroff = symoff + NSYM * sizeof(Elf64_Sym), k;
-	size_t len = stroff + strtab;
+	size_t len = stroff + strtab + after; /* after: bytes past it */
 	unsigned char *b = calloc(1, len);
 	struct elfimage im = { 0 };
 	struct elfimage_src src;
@@ -655,7 +655,7 @@ static long made_up(size_t strtab)
 
 	if (!b || strtab < 64)
 		return -1;
-	memset(b + stroff, 'x', strtab);
+	memset(b + stroff, 'x', strtab + after);
 	for (k = 1; k < strtab; k += 61) /* strings of filler */
 		b[stroff + k] = '\0';
 	/* "...\0alpha\0beta\0omega" at the end of the table */
@@ -683,7 +683,9 @@ static long made_up(size_t strtab)
 	im.dynsym = (struct elfimage_table){ symoff, sizeof(y),
 					      sizeof(Elf64_Sym) };
 	im.dynstr = (struct elfimage_table){ stroff, strtab, 1 };
-	src = elfimage_src_buf(b, len, false);
+	/* cut: the file ends that many bytes before its table does (a
+	 * short read of it, for the walk too) */
+	src = elfimage_src_buf(b, len - cut, false);
 	if (elfimage_first_defined(&im, &src, ask, 8, got) < 0) {
 		free(b);
 		return -1;
@@ -700,8 +702,9 @@ static long made_up(size_t strtab)
 			bad++;
 		}
 	}
-	bad += got[0] != 6 || got[1] != 8 || got[2] != 12 || got[3] != 0 ||
-	       got[5] != 0;
+	if (!cut)
+		bad += got[0] != 6 || got[1] != 8 || got[2] != 12 ||
+		       got[3] != 0 || got[5] != 0;
 	free(b);
 	return bad;
 }
@@ -711,18 +714,54 @@ static void test_made_up(void)
 	size_t size;
 	long bad = 0;
 
-	ok(made_up(4096) == 0, "a table made up, its string table read in "
-			       "one chunk: each name as the walk answers it");
+	ok(made_up(4096, 0, 0) == 0,
+	   "a table made up, its string table read in one chunk: each name "
+	   "as the walk answers it");
+	for (size = 0; size <= 12; size++)
+		bad += made_up(4096, size, 0) != 0;
+	ok(bad == 0, "the same, the file ending 0 to 12 bytes before its "
+		     "table does (a short read, its last names cut): each "
+		     "name as the walk answers it");
+	bad = 0;
 	/* its last 17 bytes ("\0alpha\0beta\0omega") across the end of the
 	 * first chunk (256 KiB) at each of their bytes */
 	for (size = 256 * 1024; size <= 256 * 1024 + 17; size++)
-		bad += made_up(size) != 0;
+		bad += made_up(size, 0, 0) != 0;
 	ok(bad == 0, "the same, its names across the end of the first "
 		     "256 KiB chunk at each of their bytes: each name as the "
 		     "walk answers it");
-	ok(made_up((17u << 20) + 13) == 0,
-	   "the same past 16 MiB (which the walk reads name by name): each "
+	ok(made_up((17u << 20) + 13, 0, 0) == 0 &&
+		   made_up((17u << 20) + 13, 3, 0) == 0 &&
+		   made_up((17u << 20) + 13, 0, 40) == 0,
+	   "the same past 16 MiB (which the walk reads name by name), its "
+	   "last name cut by a short read, and with bytes past the table "
+	   "(its last name without a NUL ends at the table's end): each "
 	   "name as the walk answers it");
+}
+
+/* A string table of no bytes: no name is any symbol's, as the walk has
+ * it (every name ""). */
+static void test_empty_table(void)
+{
+	static const char *const ask[] = { "malloc", "a" };
+	Elf64_Sym y[4];
+	struct elfimage im = { 0 };
+	struct elfimage_src src;
+	uint64_t got[2] = { 7, 7 };
+	size_t k;
+
+	memset(y, 0, sizeof(y));
+	for (k = 1; k < 4; k++) {
+		y[k].st_name = (uint32_t)k;
+		y[k].st_shndx = 1;
+	}
+	im.elfclass = ELFCLASS64;
+	im.dynsym = (struct elfimage_table){ 0, sizeof(y), sizeof(Elf64_Sym) };
+	im.dynstr = (struct elfimage_table){ sizeof(y), 0, 1 };
+	src = elfimage_src_buf((const unsigned char *)y, sizeof(y), false);
+	ok(elfimage_first_defined(&im, &src, ask, 2, got) == 0 &&
+		   got[0] == 0 && got[1] == 0,
+	   "a string table of no bytes: no name found");
 }
 
 static void *prime(void *ra)
@@ -790,6 +829,7 @@ int main(void)
 	test_first();
 	test_first_damaged();
 	test_made_up();
+	test_empty_table();
 	test_inline(dir, false);
 	test_inline(dir, true);
 	rmdir(dir);

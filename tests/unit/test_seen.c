@@ -15,9 +15,13 @@
  *    descriptor's offset past the first chunk);
  *  - the process's name is stat's, as given;
  *  - the capture closes neither the caller's smaps descriptor nor its
- *    pidfd, and the caller stops the reader after it.
+ *    pidfd (each still the file it was), and the caller stops the
+ *    reader after it;
+ *  - a reader given without the task it reads (mm 0) is left unused:
+ *    the capture opens smaps itself.
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -74,6 +78,15 @@ static bool same_regions(const struct vms_snapshot *a,
 	return true;
 }
 
+/* Whether fd is still the file it was (st), not closed and reused. */
+static bool same_file(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st->st_dev &&
+	       now.st_ino == st->st_ino;
+}
+
 static void with_reader(const char *regions)
 {
 	char *argv[] = { "manyregions", (char *)regions, NULL };
@@ -81,6 +94,7 @@ static void with_reader(const char *regions)
 	struct vms_proc_seen seen = { .comm = comm };
 	struct vms_snapshot *alone, *given;
 	struct readahead *ra = NULL;
+	struct stat fd_st = { 0 }, pidfd_st = { 0 };
 	struct target t;
 	pthread_t th;
 	ssize_t n;
@@ -110,6 +124,10 @@ static void with_reader(const char *regions)
 	   "manyregions %s: its smaps's first chunk read on a second thread",
 	   regions);
 	seen.smaps = ra;
+	if (fd >= 0)
+		fstat(fd, &fd_st);
+	if (seen.pidfd >= 0)
+		fstat(seen.pidfd, &pidfd_st);
 	alone = lean(t.pid, NULL);
 	given = ra ? lean(t.pid, &seen) : NULL;
 	ok(alone && given && alone->nregions > (size_t)atoi(regions) &&
@@ -126,8 +144,8 @@ static void with_reader(const char *regions)
 		   regions, fd >= 0 ? (long long)lseek(fd, 0, SEEK_CUR) : -1LL);
 	ok(given && given->proc.name && strcmp(given->proc.name, comm) == 0,
 	   "manyregions %s: its name stat's (%s)", regions, comm);
-	ok(fcntl(fd, F_GETFD) >= 0 &&
-		   (seen.pidfd < 0 || fcntl(seen.pidfd, F_GETFD) >= 0),
+	ok(same_file(fd, &fd_st) &&
+		   (seen.pidfd < 0 || same_file(seen.pidfd, &pidfd_st)),
 	   "manyregions %s: the caller's smaps descriptor and pidfd left "
 	   "open",
 	   regions);
@@ -141,9 +159,45 @@ static void with_reader(const char *regions)
 	target_stop(&t);
 }
 
+/* A reader given without the task it reads (mm 0): the capture finds
+ * the task itself and opens smaps itself, the reader left as it was. */
+static void without_mm(void)
+{
+	char *argv[] = { "manyregions", "3000", NULL };
+	char line[256], path[64];
+	struct vms_proc_seen seen = { .pidfd = -1, .state = 'S', .comm = "x" };
+	struct vms_snapshot *s = NULL;
+	struct readahead *ra = NULL;
+	struct target t;
+	off_t first = -1, after = -2;
+	int fd = -1;
+
+	if (target_start(&t, argv) == 0 && fgets(line, sizeof(line), t.out) &&
+	    strncmp(line, "ready", 5) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/smaps", (int)t.pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && (ra = readahead_start_inline(fd)))
+			readahead_prime(ra);
+		first = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -1;
+		seen.smaps = ra;
+		s = ra ? lean(t.pid, &seen) : NULL;
+		after = fd >= 0 ? lseek(fd, 0, SEEK_CUR) : -2;
+	}
+	ok(s && s->nregions > 3000 && first > 0 && after == first,
+	   "a reader given without its task: left unused (its descriptor's "
+	   "offset %lld, then %lld), the regions read all the same (%zu)",
+	   (long long)first, (long long)after, s ? s->nregions : 0);
+	vms_snapshot_free(s);
+	readahead_stop(ra);
+	if (fd >= 0)
+		close(fd);
+	target_stop(&t);
+}
+
 int main(void)
 {
 	with_reader("3000");
+	without_mm();
 	with_reader("10");
 	return tap_done();
 }
