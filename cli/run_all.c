@@ -28,6 +28,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,16 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 	return 0;
 }
 
+/* The processes of a run, in order, each with whether it was asked for
+ * (named by PID or -n NAME: counted when not read). */
+struct todo {
+	pid_t pid;
+	bool asked;
+	/* a child of kthreadd, or kthreadd (kthreads_of): a kernel thread,
+	 * unless its exe can be read */
+	bool kthread;
+};
+
 /* One process as the reader ahead (below) finds it, before its capture:
  * whether it is one to capture, and what was read of it for the capture
  * (sampler.h, vms_proc_seen), held until one() is done with it. */
@@ -200,17 +211,21 @@ struct early {
 	struct readahead *smaps;
 };
 
-/* What one() needs of pid, read in this order: a pidfd first (what is
- * read after it, while the process is not reaped, is that process's: the
- * capture checks at its end), stat, cgroup, then its smaps opened and its
- * first chunk read (as the capture would next). Any thread. */
-static void early_read(struct early *e, pid_t pid, bool asked,
+/* What one() needs of t's process, read in this order: a pidfd first
+ * (what is read after it, while the process is not reaped, is that
+ * process's: the capture checks at its end), stat, cgroup, then its smaps
+ * opened and its first chunk read (as the capture would next). A kernel
+ * thread not asked for is left out by its exe alone (it has none: ENOENT,
+ * 3 us where a pidfd and stat took 14; a process whose exe cannot be
+ * read otherwise goes on as any). Any thread. */
+static void early_read(struct early *e, const struct todo *t,
 		       const char *top_cg, pid_t self)
 {
 	char buf[4096], path[128];
+	pid_t pid = t->pid;
 
 	e->pid = pid;
-	e->asked = asked;
+	e->asked = t->asked;
 	e->what = E_SKIP;
 	e->pidfd = e->smaps_fd = -1;
 	e->state = 0;
@@ -219,6 +234,11 @@ static void early_read(struct early *e, pid_t pid, bool asked,
 	e->smaps = NULL;
 	if (pid == self)
 		return;
+	if (t->kthread && !t->asked) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		if (readlink(path, buf, sizeof(buf)) < 0 && errno == ENOENT)
+			return;
+	}
 	e->pidfd = procfs_pidfd_open(pid);
 	if ((e->pidfd < 0 && errno == ESRCH) ||
 	    read_small(pid, "stat", buf, sizeof(buf)) < 0) {
@@ -298,12 +318,6 @@ static int one(struct all_run *r, struct early *e)
 	return rc;
 }
 
-/* The processes of a run, in order, each with whether it was asked for. */
-struct todo {
-	pid_t pid;
-	bool asked;
-};
-
 /* Processes read ahead at most: each holds a pidfd, its smaps open and a
  * chunk of it (up to 256 KiB, readahead.h). The reader, when the ring is
  * full, waits for BATCH slots taken: one wakeup for BATCH processes, not
@@ -357,8 +371,8 @@ static void *ahead_run(void *arg)
 		i = a->head++;
 		pthread_mutex_unlock(&a->lock);
 		/* filled is this thread's to change: read without the lock */
-		early_read(&a->slot[a->filled % AHEAD], a->todo[i].pid,
-			   a->todo[i].asked, a->top_cg, a->self);
+		early_read(&a->slot[a->filled % AHEAD], &a->todo[i], a->top_cg,
+			   a->self);
 		pthread_mutex_lock(&a->lock);
 		a->filled++;
 		pthread_cond_broadcast(&a->cond);
@@ -392,8 +406,7 @@ static int run_todo(struct all_run *r, const struct todo *todo, size_t n,
 	}
 	if (!threaded) {
 		for (i = 0; i < n && rc == 0; i++) {
-			early_read(&mine, todo[i].pid, todo[i].asked, top_cg,
-				   r->self);
+			early_read(&mine, &todo[i], top_cg, r->self);
 			rc = one(r, &mine);
 		}
 		return rc;
@@ -412,8 +425,7 @@ static int run_todo(struct all_run *r, const struct todo *todo, size_t n,
 		} else if (a.head < a.tail) {
 			i = --a.tail; /* none ready: one from the back */
 			pthread_mutex_unlock(&a.lock);
-			early_read(&mine, todo[i].pid, todo[i].asked, top_cg,
-				   r->self);
+			early_read(&mine, &todo[i], top_cg, r->self);
 			rc = one(r, &mine);
 			pthread_mutex_lock(&a.lock);
 		} else if (a.done) {
@@ -566,9 +578,52 @@ static int top_cgroup(const char *operand, char *top, size_t n)
 	return 0;
 }
 
+/* The kernel threads as kthreadd's children say (pid 2 and its
+ * children, pid 2 checked to be kthreadd: not so in a pid namespace),
+ * sorted; none when it cannot be read. A hint: a usermode helper is its
+ * child too (early_read asks its exe). */
+struct kthreads {
+	pid_t *v;
+	size_t n;
+};
+
+static void kthreads_of(struct kthreads *k)
+{
+	char stat[4096], *text = NULL, *p, *end;
+	const char *flags;
+	size_t len, cap;
+
+	k->v = NULL;
+	k->n = 0;
+	if (read_small(2, "stat", stat, sizeof(stat)) < 0 ||
+	    !(flags = stat_field(stat, 9)) ||
+	    !(strtoul(flags, NULL, 10) & PF_KTHREAD_FLAG) ||
+	    procfs_read_file("/proc/2/task/2/children", &text, &len) < 0)
+		return;
+	cap = len / 2 + 1; /* a pid and a space at least */
+	if ((k->v = malloc((cap + 1) * sizeof(*k->v)))) {
+		k->v[k->n++] = 2;
+		for (p = text; k->n <= cap; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0 && v <= INT32_MAX)
+				k->v[k->n++] = (pid_t)v;
+		}
+		qsort(k->v, k->n, sizeof(*k->v), by_pid);
+	}
+	free(text);
+}
+
+static bool kthreads_has(const struct kthreads *k, pid_t pid)
+{
+	return k->n && bsearch(&pid, k->v, k->n, sizeof(*k->v), by_pid);
+}
+
 /* pid appended to *v (of *n, room for *cap): -1 when out of memory. */
 static int todo_add(struct todo **v, size_t *n, size_t *cap, pid_t pid,
-		    bool asked)
+		    bool asked, bool kthread)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 512;
@@ -580,7 +635,8 @@ static int todo_add(struct todo **v, size_t *n, size_t *cap, pid_t pid,
 		*cap = c;
 	}
 	(*v)[*n].pid = pid;
-	(*v)[(*n)++].asked = asked;
+	(*v)[*n].asked = asked;
+	(*v)[(*n)++].kthread = kthread;
 	return 0;
 }
 
@@ -605,29 +661,34 @@ static int todo_of(const struct args *a, const char *cg, struct todo **todo,
 		qsort(pids, (size_t)a->noperands, sizeof(*pids), by_pid);
 		for (i = 0; i < (size_t)a->noperands && rc == 0; i++)
 			if (i == 0 || pids[i] != pids[i - 1])
-				rc = todo_add(todo, n, &cap, pids[i], true);
+				rc = todo_add(todo, n, &cap, pids[i], true,
+					      false);
 	} else if (a->name) {
 		if (proclist_find_name(a->name, &pids, &k, &err) < 0)
 			return cli_fail(&err);
 		for (i = 0; i < k && rc == 0; i++)
-			rc = todo_add(todo, n, &cap, pids[i], true);
+			rc = todo_add(todo, n, &cap, pids[i], true, false);
 	} else {
 		DIR *d = opendir("/proc");
 		struct dirent *e;
+		struct kthreads kt;
 
 		if (!d) {
 			vms_error_set(&err, VMS_ERR_CAPTURE, errno, "/proc: %s",
 				      strerror(errno));
 			return cli_fail(&err);
 		}
+		kthreads_of(&kt);
 		while (rc == 0 && (e = readdir(d)) != NULL) {
 			pid_t pid;
 
 			if (isdigit((unsigned char)e->d_name[0]) &&
 			    cli_parse_pid(e->d_name, &pid) == 0)
-				rc = todo_add(todo, n, &cap, pid, false);
+				rc = todo_add(todo, n, &cap, pid, false,
+					      kthreads_has(&kt, pid));
 		}
 		closedir(d);
+		free(kt.v);
 	}
 	free(pids);
 	return rc;

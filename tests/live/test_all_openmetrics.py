@@ -41,7 +41,8 @@ and the kernel's own figures:
     in the run's cache of ELF files skip what one capture reads), and its
     glibc heap beside it;
   - a zombie named by PID counted as reason="no_memory"; --all leaves it
-    out without counting it;
+    out without counting it, and the kernel threads (kthreadd's children,
+    told by their exe alone) too;
   - a process whose main thread exited while its 81 threads run on
     (hostile_target "threads": a zombie leader, its own smaps empty): in
     the exposition, named by PID and in --all, its working set a live
@@ -264,6 +265,28 @@ def churn(rounds=3):
              % (k + 1, n, len(read), counted), r.stdout[-800:] + r.stderr)
 
 
+def kthreads_left_out(text):
+    """The kernel threads (kthreadd, pid 2 where /proc/2/stat has
+    PF_KTHREAD, and its children: --all tells them by their exe alone)
+    not in --all's exposition, nor counted."""
+    try:
+        st = open("/proc/2/stat").read()
+        kids = open("/proc/2/task/2/children").read().split()
+    except OSError:
+        T.skip("--all: kernel threads left out", "no /proc/2 here")
+        return
+    if not int(st[st.rindex(")") + 2:].split()[6]) & 0x00200000:
+        T.skip("--all: kernel threads left out",
+               "pid 2 is no kernel thread (a pid namespace)")
+        return
+    kt = {"2"} | set(kids)
+    ss = samples(text)
+    shown = {lb.get("pid") for n, lb, v in ss} & kt
+    T.ok(len(kt) > 1 and not shown and unread(ss, "no_memory") == 0,
+         "--all: none of the %d kernel threads in it, none counted"
+         % len(kt), sorted(shown)[:10])
+
+
 def unread(ss, reason):
     return sum(v for n, lb, v in ss if n == "vmscope_unread_processes"
                and lb.get("reason") == reason)
@@ -345,6 +368,7 @@ def main():
                                                "no_memory") == 0,
          "--all leaves a zombie out, uncounted")
     z.wait()
+    kthreads_left_out(r.stdout)
 
     h, _ = T.start([T.target("hostile_target"), "threads"])
     deadline = time.time() + 60
