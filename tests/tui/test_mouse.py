@@ -84,10 +84,12 @@ def main():
     scr = tm.wait_for("pick a process")
     tm.text(str(p.pid))
     scr = tm.wait_for(lambda s: "Filter: %d_" % p.pid in s)
+    # its row, not the first: another's pid may hold its digits too
     rows = scr.splitlines()
-    T.ok(len(rows) > 3 and str(p.pid) in rows[3],
-         "picker filtered to the target", scr)
-    tm.click(10, 3)
+    y = next((i for i, l in enumerate(rows) if i >= 3 and
+              re.match(r"^\s*%d\s" % p.pid, l)), None)
+    T.ok(y is not None, "picker filtered to the target", scr)
+    tm.click(10, y if y is not None else 3)
     tm.keys("Enter")
     scr = tm.wait_for(lambda s: "Sampler pss" in s)
     T.ok(("pid %d" % p.pid) in scr.splitlines()[0],
