@@ -1,6 +1,5 @@
-/* test_elfcache — the run's cache of mapped ELF files (elf/elfcache.h) and
- * the reader without a thread (linux/readahead.h, readahead_start_inline),
- * on files the test makes:
+/* test_elfcache — the run's cache of mapped ELF files (elf/elfcache.h), on
+ * files the test makes:
  *  - this test's own executable, read once: found again by the same stat,
  *    the same image (is_image), not found by the stat of another file or
  *    of the same file rewritten in place (another size, or another
@@ -31,13 +30,10 @@
  *    a defined tail of another name, an undefined one, the table's last
  *    bytes a name without a NUL), with a string table of 4 KiB, of
  *    256 KiB and 0 to 17 bytes (the names across the end of the first
- *    chunk the table is read in), and of 17 MiB: each name as the walk;
- *  - readahead_start_inline gives a 600 KB file back whole, in order;
- *    the same with its first chunk read on a second thread
- *    (readahead_prime, as --all reads ahead).
+ *    chunk the table is read in), and of 17 MiB: each name as the walk.
+ * (The reader without a thread: test_readahead.)
  */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +46,6 @@
 
 #include "../fixtures/fixture.h"
 #include "elf/elfcache.h"
-#include "linux/readahead.h"
 #include "tap.h"
 
 /* How many descriptors this process has open. */
@@ -764,57 +759,6 @@ static void test_empty_table(void)
 	   "a string table of no bytes: no name found");
 }
 
-static void *prime(void *ra)
-{
-	readahead_prime(ra);
-	return NULL;
-}
-
-/* primed: its first chunk read on a second thread (readahead_prime, as
- * --all's reader ahead does), the rest here */
-static void test_inline(const char *dir, bool primed)
-{
-	enum { SIZE = 600 * 1024 };
-	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
-	struct readahead *ra;
-	const char *data;
-	size_t have = 0, i;
-	ssize_t n;
-	int fd;
-
-	for (i = 0; i < SIZE; i++)
-		want[i] = (char)('a' + (i * 7 + i / 4096) % 26);
-	snprintf(path, sizeof(path), "%s/big", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ok(fd >= 0 && write(fd, want, SIZE) == SIZE &&
-	   lseek(fd, 0, SEEK_SET) == 0,
-	   "a 600 KB file made");
-	ra = readahead_start_inline(fd);
-	ok(ra != NULL, "an inline reader");
-	if (ra && primed) {
-		pthread_t t;
-
-		ok(pthread_create(&t, NULL, prime, ra) == 0 &&
-			   pthread_join(t, NULL) == 0,
-		   "its first chunk read on a second thread");
-	}
-	while (ra && (n = readahead_next(ra, &data)) > 0) {
-		if (have + (size_t)n > SIZE)
-			break;
-		memcpy(got + have, data, (size_t)n);
-		have += (size_t)n;
-		readahead_done(ra);
-	}
-	ok(have == SIZE && memcmp(want, got, SIZE) == 0,
-	   "%sthe file back whole, in order (%zu bytes)",
-	   primed ? "primed: " : "", have);
-	readahead_stop(ra);
-	close(fd);
-	unlink(path);
-	free(want);
-	free(got);
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/vmscope-elfcache-XXXXXX";
@@ -830,8 +774,6 @@ int main(void)
 	test_first_damaged();
 	test_made_up();
 	test_empty_table();
-	test_inline(dir, false);
-	test_inline(dir, true);
 	rmdir(dir);
 	return tap_done();
 }

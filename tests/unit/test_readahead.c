@@ -1,0 +1,82 @@
+/* test_readahead — the reader without a thread (linux/readahead.h):
+ *  - readahead_start_inline gives a 600 KB file back whole, in order,
+ *    chunk by chunk;
+ *  - the same with its first chunk read on a second thread
+ *    (readahead_prime, as --all's reader ahead does, cli/run_all.c) and
+ *    the rest on this one.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux/readahead.h"
+#include "tap.h"
+
+static void *prime(void *ra)
+{
+	readahead_prime(ra);
+	return NULL;
+}
+
+/* primed: its first chunk read on a second thread (readahead_prime, as
+ * --all's reader ahead does), the rest here */
+static void test_inline(const char *dir, bool primed)
+{
+	enum { SIZE = 600 * 1024 };
+	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
+	struct readahead *ra;
+	const char *data;
+	size_t have = 0, i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < SIZE; i++)
+		want[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	snprintf(path, sizeof(path), "%s/big", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok(fd >= 0 && write(fd, want, SIZE) == SIZE &&
+	   lseek(fd, 0, SEEK_SET) == 0,
+	   "a 600 KB file made");
+	ra = readahead_start_inline(fd);
+	ok(ra != NULL, "an inline reader");
+	if (ra && primed) {
+		pthread_t t;
+
+		ok(pthread_create(&t, NULL, prime, ra) == 0 &&
+			   pthread_join(t, NULL) == 0,
+		   "its first chunk read on a second thread");
+	}
+	while (ra && (n = readahead_next(ra, &data)) > 0) {
+		if (have + (size_t)n > SIZE)
+			break;
+		memcpy(got + have, data, (size_t)n);
+		have += (size_t)n;
+		readahead_done(ra);
+	}
+	ok(have == SIZE && memcmp(want, got, SIZE) == 0,
+	   "%sthe file back whole, in order (%zu bytes)",
+	   primed ? "primed: " : "", have);
+	readahead_stop(ra);
+	close(fd);
+	unlink(path);
+	free(want);
+	free(got);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/vmscope-readahead-XXXXXX";
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_inline(dir, false);
+	test_inline(dir, true);
+	rmdir(dir);
+	return tap_done();
+}
