@@ -53,10 +53,11 @@ def user_pids():
         if not d.isdigit() or int(d) == os.getpid():
             continue
         try:
-            stat = open("/proc/%s/stat" % d).read()
+            with open("/proc/%s/stat" % d, "rb") as f:  # a name: any bytes
+                stat = f.read()
         except OSError:
             continue
-        flags = int(stat[stat.rindex(")") + 2:].split()[6])
+        flags = int(stat[stat.rindex(b")") + 2:].split()[6])
         if not flags & 0x00200000:
             out.append(int(d))
     return out

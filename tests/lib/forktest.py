@@ -92,11 +92,13 @@ def reap_orphans(keep, timeout=20):
         if not d.isdigit() or int(d) in keep:
             continue
         try:
-            with open("/proc/%s/stat" % d) as f:
+            # bytes: another process's name may be any bytes, and this
+            # reads every process's
+            with open("/proc/%s/stat" % d, "rb") as f:
                 s = f.read()
         except OSError:
             continue
-        if int(s[s.rindex(")") + 2:].split()[1]) != me:
+        if int(s[s.rindex(b")") + 2:].split()[1]) != me:
             continue
         if reap(int(d), timeout):
             reaped += 1
