@@ -87,6 +87,27 @@ static void columns(struct outbuf *o, const struct vms_snapshot *s,
 	}
 }
 
+/* The steps' notes, [{"step", text_key}, ...] and a comma: as
+ * capture.missing ("why") and as DESIGN.md's top-level "notes" ("text"),
+ * the same list under both names. */
+static void step_notes(struct outbuf *o, const struct vms_snapshot *s,
+		       const char *text_key)
+{
+	size_t i;
+
+	ob_putc(o, '[');
+	for (i = 0; i < s->nnotes; i++) {
+		ob_putc(o, '{');
+		KV_STR(o, "step", s->notes[i].step);
+		ob_printf(o, "\"%s\":", text_key);
+		ob_json_str(o, s->notes[i].why);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
+	close_with(o, ']');
+	ob_putc(o, ',');
+}
+
 static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 {
 	char when[40];
@@ -124,20 +145,7 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KV_STR(o, "partial", s->cap.partial);
 	/* What the pipeline's steps could not make, and why. */
 	KEY(o, "missing");
-	ob_putc(o, '[');
-	{
-		size_t i;
-
-		for (i = 0; i < s->nnotes; i++) {
-			ob_putc(o, '{');
-			KV_STR(o, "step", s->notes[i].step);
-			KV_STR(o, "why", s->notes[i].why);
-			close_with(o, '}');
-			ob_putc(o, ',');
-		}
-	}
-	close_with(o, ']');
-	ob_putc(o, ',');
+	step_notes(o, s, "why");
 	{
 		char why[200];
 		int r = totals_check_rollup(s, why, sizeof(why));
@@ -413,8 +421,7 @@ static void region(struct outbuf *o, const struct vms_snapshot *s,
 		ob_json_str(o, w[i]);
 	}
 	ob_write(o, "],", 2);
-	if (r->build_id)
-		KV_STR(o, "build_id", r->build_id);
+	KV_STR(o, "build_id", r->build_id); /* null: none, or not an image */
 	KEY(o, "children");
 	ob_putc(o, '[');
 	for (i = 0; i < r->nchildren; i++) {
@@ -646,6 +653,10 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	threads(s, o);
 	ob_putc(o, '\n');
 	heaps_and_managed(s, o);
+	OB_LIT(o, ",\n");
+	KEY(o, "notes");
+	step_notes(o, s, "text");
+	o->len--; /* step_notes' comma: the trace, if any, adds its own */
 	if (s->trace) {
 		OB_LIT(o, ",\n\"trace\":");
 		export_trace_json(o, s->trace);
