@@ -150,6 +150,12 @@ def saved_target(tmp):
                              "json").stdout)
     ties_to_kernel(snap, kv, "loaded")
     same_as_live(snap, live)
+    # what a capture took is known when it is saved (an older file's 0
+    # is not; a capture that took 0 us is none)
+    T.ok(snap["capture"]["duration_us"] and
+         snap["capture"]["duration_us"] > 0,
+         "the loaded snapshot keeps the capture's duration",
+         snap["capture"]["duration_us"])
     size = os.path.getsize(f1)
     # (a small process's file is mostly its ELF summaries: the 0.1x of
     # the issue is for 65,000 regions, measured by make bench)

@@ -159,6 +159,7 @@ static bool capture_from(struct vms_snapshot *s, const json_t *c)
 		k->backend = "?";
 	k->frozen = json_is_true(json_object_get(c, "frozen"));
 	sf_obj_u64(c, "frozen_us", &k->frozen_us);
+	sf_obj_u64(c, "duration_us", &k->duration_us);
 	if (sf_obj_u64(c, "taken_at_sec", &v))
 		k->taken_at_sec = (int64_t)v;
 	if (sf_obj_u64(c, "taken_at_nsec", &v) && v < 1000000000u)

@@ -195,6 +195,8 @@ static json_t *capture_json(const struct vms_snapshot *s, bool *bad)
 	put(o, "backend", sf_json_str(c->backend), bad);
 	put(o, "frozen", json_boolean(c->frozen), bad);
 	put(o, "frozen_us", sf_json_u64(c->frozen_us), bad);
+	/* (added later: a file without it says 0, unknown) */
+	put(o, "duration_us", sf_json_u64(c->duration_us), bad);
 	put(o, "freeze_counters", sf_json_str(c->freeze_counters), bad);
 	put(o, "taken_at_sec", json_integer(c->taken_at_sec), bad);
 	put(o, "taken_at_nsec", json_integer(c->taken_at_nsec), bad);
