@@ -162,6 +162,25 @@ static void usage(FILE *f)
 }
 
 /* Returns -1 to continue, or an exit status. */
+/* getopt_long's '?' said our way: what was given (arg, argv's word) is
+ * an unknown short option (opt), an unknown or ambiguous long one, or a
+ * long one that takes no value given one. */
+static int bad_option(const struct option *opts, const char *arg, int opt)
+{
+	const char *eq;
+	size_t n;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return cli_usage_error("unknown option -%c", opt);
+	eq = strchr(arg, '=');
+	n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+	for (; eq && opts->name; opts++)
+		if (strlen(opts->name) == n && !strncmp(opts->name, arg + 2, n))
+			return cli_usage_error("--%s takes no value: %s",
+					       opts->name, arg);
+	return cli_usage_error("unknown or ambiguous option %s", arg);
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum {
@@ -212,7 +231,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof(*a));
 	a->backend = "pss";
 	a->delay = 0.5;
-	while ((c = getopt_long(argc, argv, "+b:Fse:o:n:w:l:dt:hV", opts,
+	/* getopt's own messages would print the option as given, control
+	 * bytes and all: ours go through cli_usage_error's escaping */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:b:Fse:o:n:w:l:dt:hV", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -353,6 +375,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'V':
 			printf("vmscope %s\n", VMSCOPE_VERSION);
 			return 0;
+		case ':':
+			return cli_usage_error("%s needs a value",
+					       argv[optind - 1]);
+		case '?':
+			return bad_option(opts, argv[optind - 1], optopt);
 		default:
 			fputs("Try 'vmscope --help'.\n", stderr);
 			return 1;
