@@ -162,6 +162,45 @@ static void usage(FILE *f)
 }
 
 /* Returns -1 to continue, or an exit status. */
+/* Where path's directory really is, and its last name: x/../f and ./f
+ * are one file before it exists. NULL if the directory is not there. */
+static char *where_named(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *real, *out = NULL;
+
+	if (!slash)
+		dir = strdup(".");
+	else
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	real = dir ? realpath(dir, NULL) : NULL;
+	if (real && asprintf(&out, "%s/%s", real, slash ? slash + 1 : path) < 0)
+		out = NULL;
+	free(real);
+	free(dir);
+	return out;
+}
+
+/* Whether paths x and y name one file: the same inode where both exist,
+ * else the same name in the same directory. */
+static bool same_file(const char *x, const char *y)
+{
+	struct stat sx, sy;
+	char *wx, *wy;
+	bool same;
+
+	if (!strcmp(x, y))
+		return true;
+	if (stat(x, &sx) == 0 && stat(y, &sy) == 0)
+		return sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+	wx = where_named(x);
+	wy = where_named(y);
+	same = wx && wy && !strcmp(wx, wy);
+	free(wx);
+	free(wy);
+	return same;
+}
+
 /* getopt_long's '?' said our way: what was given (arg, argv's word) is
  * an unknown short option (opt), an unknown or ambiguous long one, or a
  * long one that takes no value given one. */
@@ -440,6 +479,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return cli_usage_error("%s",
 				       "-w FILE needs a PID, -n NAME or -- "
 				       "CMD to capture");
+	if (a->save && a->output && strcmp(a->output, "-") != 0 &&
+	    same_file(a->save, a->output))
+		return cli_usage_error("-w and -o both name %s: the one would "
+				       "overwrite the other",
+				       a->output);
 	if (a->count && !a->watch)
 		return cli_usage_error("%s", "--count goes with --watch");
 	if ((a->duration || a->trace_sample || a->trace_children) && !a->trace)

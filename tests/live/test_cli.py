@@ -224,6 +224,13 @@ def test_usage(ek):
 def test_output(ek, tmp):
     d = os.path.join(tmp, "out")
     os.mkdir(d)
+    # -w and -o naming one file (spelt two ways): refused before either
+    # is written, not the snapshot overwritten by the summary
+    for o in ("same.vms", os.path.join("..", "out", ".", "same.vms")):
+        r = T.run_vmscope("-w", os.path.join(d, "same.vms"), "-o",
+                          os.path.join(d, o), "-s", ek.pid)
+        one_line_error(r, 1, "-w and -o of one file (%s)" % o, "both name")
+    T.eq(os.listdir(d), [], "-w and -o of one file: nothing written")
     # a missing directory
     r = T.run_vmscope("-e", "json", "-o", os.path.join(d, "no", "x.json"),
                       ek.pid)
@@ -435,6 +442,10 @@ def test_launch(tmp):
     while procs_with(data) and time.time() < deadline:
         time.sleep(0.02)
     T.eq(procs_with(data), [], "-- CMD: leaves no process behind")
+    # ended by SIGTERM first (vmscope.1, --delay): everykind removes its
+    # data file on SIGTERM, never on SIGKILL
+    T.ok(not os.path.exists(data), "-- CMD: ended by SIGTERM, which it "
+         "may handle (everykind removed its data file)")
     # vmscope killed by SIGPIPE (`vmscope -e json -- CMD | head`): CMD
     # must not outlive it
     exe = os.path.join(tmp, "vmsorph%06d" % random.randint(0, 999999))
