@@ -442,10 +442,20 @@ def test_launch(tmp):
     while procs_with(data) and time.time() < deadline:
         time.sleep(0.02)
     T.eq(procs_with(data), [], "-- CMD: leaves no process behind")
-    # ended by SIGTERM first (vmscope.1, --delay): everykind removes its
-    # data file on SIGTERM, never on SIGKILL
-    T.ok(not os.path.exists(data), "-- CMD: ended by SIGTERM, which it "
-         "may handle (everykind removed its data file)")
+    # ended by SIGTERM first (vmscope.1, --delay), which it may handle
+    # (as the launched everykind above needs, its handler is set long
+    # before --delay's end)
+    said = os.path.join(tmp, "got-term")
+    prog = ("import signal, sys, time\n"
+            "def term(*_):\n"
+            "    open(%r, 'w').write('TERM')\n"
+            "    sys.exit(0)\n"
+            "signal.signal(signal.SIGTERM, term)\n"
+            "while True: time.sleep(60)\n" % said)
+    r = T.run_vmscope("-s", "--delay=0.5", "--", sys.executable, "-c", prog)
+    T.ok(r.returncode == 0 and os.path.exists(said),
+         "-- CMD: ended by SIGTERM, which it may handle",
+         "exit %d, %r" % (r.returncode, r.stderr[-300:]))
     # vmscope killed by SIGPIPE (`vmscope -e json -- CMD | head`): CMD
     # must not outlive it
     exe = os.path.join(tmp, "vmsorph%06d" % random.randint(0, 999999))
