@@ -329,9 +329,7 @@ void export_summary(const struct vms_snapshot *s, struct outbuf *o)
 	ob_puts(o, "Total is the sum over regions; the page table is "
 		   "counted in its own row only.\n");
 	if (s->cap.no_counters)
-		ob_puts(o,
-			"- : not known: a core dump holds no Rss, Pss, Swap, "
-			"sharing or page table figures.\n");
+		ob_printf(o, "- : not known: %s.\n", vms_no_counters_why);
 	if (s->trace) { /* taken while tracing: the call sites up to it */
 		ob_putc(o, '\n');
 		export_trace_end_text(o, s->trace);

@@ -39,8 +39,8 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 		for (c = 0; c < VMS_NCOLS; c++)
 			if (!vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
 				continue;
-			else if (c == VMS_COL_COMMITTED &&
-				 (r->acct & VMS_ACCT_COMMIT_UNKNOWN))
+			else if (!vms_row_known(s, NULL, r, (enum vms_col)c,
+						false)) /* a core's Rss */
 				ob_printf(o, "%*s", cw + 1, "-");
 			else
 				ob_size(o,

@@ -169,6 +169,24 @@ bool vms_row_known(const struct vms_snapshot *s, const struct vms_totals *t,
 		 (r && (r->acct & VMS_ACCT_COMMIT_UNKNOWN)));
 }
 
+_Static_assert(VMS_NCOLS <= 32, "a known mask has a bit for every column");
+
+uint32_t vms_row_known_mask(const struct vms_snapshot *s,
+			    const struct vms_totals *t,
+			    const struct vms_region *r, bool page_table_row)
+{
+	uint32_t m = 0;
+	int c;
+
+	for (c = 0; c < VMS_NCOLS; c++)
+		if (vms_row_known(s, t, r, (enum vms_col)c, page_table_row))
+			m |= 1u << c;
+	return m;
+}
+
+const char vms_no_counters_why[] =
+	"a core dump holds no Rss, Pss, Swap, sharing or page table figures";
+
 int vms_column_find(const char *s)
 {
 	int c;

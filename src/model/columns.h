@@ -91,6 +91,22 @@ bool vms_cell_known(const struct vms_snapshot *s, enum vms_col c,
 bool vms_row_known(const struct vms_snapshot *s, const struct vms_totals *t,
 		   const struct vms_region *r, enum vms_col c,
 		   bool page_table_row);
+/* vms_row_known of every column, as a mask: bit c set when column c is
+ * known (VMS_COLS_ALL: all of them). What a writer that keeps a row's
+ * figures apart from its snapshot (a diff's side, an OpenMetrics row)
+ * keeps beside them. */
+#define VMS_COLS_ALL ((uint32_t)((1u << VMS_NCOLS) - 1))
+uint32_t vms_row_known_mask(const struct vms_snapshot *s,
+			    const struct vms_totals *t,
+			    const struct vms_region *r, bool page_table_row);
+static inline bool vms_mask_has(uint32_t known, enum vms_col c)
+{
+	return (known >> c) & 1u;
+}
+/* Why a snapshot without counters (s->cap.no_counters) does not know
+ * them, in words: the text summary's "- : not known: ..." line and the
+ * JSON's capture.missing entry say it with these. */
+extern const char vms_no_counters_why[];
 /* The column whose key or name is s (case-insensitive), or -1. */
 int vms_column_find(const char *s);
 
