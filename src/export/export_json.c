@@ -29,6 +29,15 @@
 		ob_u64(o, v);                                                  \
 		ob_putc(o, ',');                                               \
 	} while (0)
+#define KV_U64_KNOWN(o, k, v, known)                                           \
+	do {                                                                   \
+		KEY(o, k);                                                     \
+		if (known)                                                     \
+			ob_u64(o, v);                                          \
+		else                                                           \
+			OB_LIT(o, "null");                                     \
+		ob_putc(o, ',');                                               \
+	} while (0)
 #define KV_HEX(o, k, v)                                                        \
 	do {                                                                   \
 		OB_LIT(o, "\"" k "\":\"");                                     \
@@ -104,6 +113,16 @@ static void step_notes(struct outbuf *o, const struct vms_snapshot *s,
 		close_with(o, '}');
 		ob_putc(o, ',');
 	}
+	/* why the counters' figures are null: the words the summary's
+	 * "- : not known" line has */
+	if (s->cap.no_counters) {
+		ob_putc(o, '{');
+		KV_STR(o, "step", "counters");
+		ob_printf(o, "\"%s\":", text_key);
+		ob_json_str(o, vms_no_counters_why);
+		close_with(o, '}');
+		ob_putc(o, ',');
+	}
 	close_with(o, ']');
 	ob_putc(o, ',');
 }
@@ -128,8 +147,11 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KEY(o, "capture");
 	ob_putc(o, '{');
 	KV_STR(o, "backend", s->cap.backend);
-	KV_U64(o, "frozen_us", s->cap.frozen_us);
-	KV_U64(o, "duration_us", s->cap.duration_us);
+	/* what the capture info does not know (a core's): null */
+	KV_U64_KNOWN(o, "frozen_us", s->cap.frozen_us,
+		     vms_capture_known(&s->cap, VMS_CAP_FROZEN_US));
+	KV_U64_KNOWN(o, "duration_us", s->cap.duration_us,
+		     vms_capture_known(&s->cap, VMS_CAP_DURATION_US));
 	KEY(o, "frozen");
 	ob_puts(o, s->cap.frozen ? "true," : "false,");
 	/* "smaps": every counter read in the freeze; "pagemap_scan": Rss
@@ -139,8 +161,9 @@ static void process_and_capture(const struct vms_snapshot *s, struct outbuf *o)
 	KV_STR(o, "taken_at", export_taken_at(s, when, sizeof(when)));
 	/* CLOCK_MONOTONIC at capture: orders snapshots of one boot finer
 	 * than taken_at's second (--watch takes several a second) */
-	KV_U64(o, "monotonic_ns", s->cap.monotonic_ns);
-	KV_STR(o, "kernel", s->cap.kernel);
+	KV_U64_KNOWN(o, "monotonic_ns", s->cap.monotonic_ns,
+		     vms_capture_known(&s->cap, VMS_CAP_MONOTONIC_NS));
+	KV_STR(o, "kernel", s->cap.kernel); /* NULL: null */
 	KV_U64(o, "page_size", s->cap.page_size);
 	KV_STR(o, "partial", s->cap.partial);
 	/* What the pipeline's steps could not make, and why. */

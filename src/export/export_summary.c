@@ -92,6 +92,9 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 			  "just before: %llu regions approx)\n",
 			  (unsigned long long)s->cap.frozen_us,
 			  (unsigned long long)s->cap.approx_regions);
+	else if (s->cap.frozen &&
+		 !vms_capture_known(&s->cap, VMS_CAP_FROZEN_US))
+		ob_puts(o, "frozen (for how long: not known)\n"); /* a core */
 	else if (s->cap.frozen)
 		ob_printf(o, "frozen %llu us\n",
 			  (unsigned long long)s->cap.frozen_us);

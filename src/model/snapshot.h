@@ -258,15 +258,27 @@ struct vms_process {
 	const char *name, *cmdline, *exe;
 };
 
+/* What vmscope cannot know of a capture is said by these fields as
+ * their comments say (vms_capture_known reads them for every writer:
+ * null in JSON, no sample in OpenMetrics, "?" in text), never made up. */
 struct vms_capture_info {
 	const char *backend; /* "pss" or "fork" */
-	uint64_t frozen_us; /* how long the target was stopped; 0 if never */
-	uint64_t duration_us; /* the whole capture, steps included; 0 unknown */
+	/* how long the target was stopped; 0 if never; not known with
+	 * no_timing */
+	uint64_t frozen_us;
+	/* the whole capture, steps included; 0 unknown (a loaded file's, a
+	 * core's) */
+	uint64_t duration_us;
 	bool frozen; /* the target was stopped while counters were read */
+	/* The source does not say how long the target was stopped, how long
+	 * its capture took nor when on the monotonic clock it was taken (a
+	 * core dump: the kernel or gdb wrote it, vmscope did not stop it). */
+	bool no_timing;
 	int64_t taken_at_sec; /* CLOCK_REALTIME at capture */
 	long taken_at_nsec;
-	uint64_t monotonic_ns, boottime_ns; /* CLOCK_MONOTONIC, _BOOTTIME */
-	const char *kernel; /* uname release */
+	/* CLOCK_MONOTONIC (0 unknown: a core, an older file), _BOOTTIME */
+	uint64_t monotonic_ns, boottime_ns;
+	const char *kernel; /* uname release; NULL unknown (a core) */
 	uint64_t page_size;
 	const char *partial; /* NULL, or why the data is incomplete */
 	/* The source holds no smaps counters (a core dump): Rss, Pss, Swap,
@@ -456,6 +468,31 @@ size_t vms_snapshot_index_from(const struct vms_snapshot *s, uint64_t addr);
  * mapped it): the parts step's detail for it. */
 #define VMS_MAIN_MMAPPED "glibc malloc (main arena, mmapped)"
 void vms_snapshot_type_mmapped(struct vms_snapshot *s);
+
+/* A figure of struct vms_capture_info that may not be known. */
+enum vms_cap_figure {
+	VMS_CAP_FROZEN_US,
+	VMS_CAP_DURATION_US,
+	VMS_CAP_MONOTONIC_NS,
+	VMS_CAP_KERNEL,
+};
+
+/* Whether c knows figure f (the fields' comments above). */
+static inline bool vms_capture_known(const struct vms_capture_info *c,
+				     enum vms_cap_figure f)
+{
+	switch (f) {
+	case VMS_CAP_FROZEN_US:
+		return !c->no_timing;
+	case VMS_CAP_DURATION_US:
+		return !c->no_timing && c->duration_us != 0;
+	case VMS_CAP_MONOTONIC_NS:
+		return !c->no_timing && c->monotonic_ns != 0;
+	case VMS_CAP_KERNEL:
+		return c->kernel != NULL;
+	}
+	return false;
+}
 
 static inline uint64_t vms_region_size(const struct vms_region *r)
 {

@@ -722,9 +722,11 @@ int coredump_load(const void *buf, size_t len, const char *name, bool consume,
 	s->src.caps = VMS_SRC_MEMORY | VMS_SRC_FILES | VMS_SRC_CONSISTENT;
 	s->src.pid = 0;
 	s->cap.backend = "core";
-	s->cap.kernel = "?";
+	s->cap.kernel = NULL; /* not in a core */
 	s->cap.no_counters = true;
 	s->cap.frozen = true; /* one instant, however long it took */
+	s->cap.no_timing = true; /* how long, and when on which clock: not
+				  * said */
 	s->cap.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	implied_names(s, &n);
 	return name_process(s, &n, err);
