@@ -482,6 +482,7 @@ static void sum_into(struct om_proc *to, const struct om_proc *p)
 		a->blocks += b->blocks;
 		if (b->largest > a->largest)
 			a->largest = b->largest;
+		to->known[t] &= p->known[t];
 	}
 	to->pss += p->pss;
 	to->nproc += p->nproc;

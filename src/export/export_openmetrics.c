@@ -8,6 +8,11 @@
  * free block, the capture's duration, how long the target was frozen and
  * when the capture was taken, labelled {pid, comm}. Ends with "# EOF".
  *
+ * OpenMetrics has no null: a figure vmscope cannot know (columns.h,
+ * vms_row_known: a core's Rss, its page table; a capture's duration it
+ * was not told) is no sample, never 0, and a family with no sample is
+ * left out, as the heap families are where no heap was walked.
+ *
  * Label values: the command name came from the target. It is first made
  * printable as everywhere else (escape.h: "\x1b" for ESC...), then escaped
  * as OpenMetrics wants (\\, \", \n), so that a scraper reads the same
@@ -243,6 +248,8 @@ static void kind_family(struct outbuf *o, const struct om_proc *p, size_t n,
 void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
 		const char *unit)
 {
+	int t;
+
 	memset(p, 0, sizeof(*p));
 	p->pid = s->proc.pid;
 	p->nproc = 1;
@@ -250,9 +257,25 @@ void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
 		 s->proc.name ? s->proc.name : "");
 	snprintf(p->unit, sizeof(p->unit), "%s", unit ? unit : "");
 	memcpy(p->types, s->types, sizeof(p->types));
+	for (t = 0; t < VMS_NTYPES; t++)
+		p->known[t] = vms_row_known_mask(s, &s->types[t], NULL,
+						 t == VMS_T_PAGE_TABLE);
 	p->pss = s->total.pss;
 	p->largest_free = s->largest_free;
 	om_proc_kinds(p, s);
+}
+
+/* Whether any row of p[0, n) knows column c of a type: its family has a
+ * sample. */
+static bool any_known(const struct om_proc *p, size_t n, enum vms_col c)
+{
+	size_t i, t;
+
+	for (i = 0; i < n; i++)
+		for (t = 0; t < VMS_NTYPES; t++)
+			if (vms_mask_has(p[i].known[t], c))
+				return true;
+	return false;
 }
 
 /* The families of the rows p[0, n), each family's samples together: one
@@ -277,7 +300,8 @@ static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 		const struct vms_column *col = &vms_columns[c];
 		bool count = vms_column_has((enum vms_col)c, VMS_COLF_COUNT);
 
-		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE))
+		if (!vms_column_has((enum vms_col)c, VMS_COLF_TYPE) ||
+		    !any_known(p, n, (enum vms_col)c))
 			continue;
 		snprintf(name, sizeof(name), "vmscope_%s%s", col->key,
 			 count ? "" : "_bytes");
@@ -285,6 +309,9 @@ static void write_rows(struct outbuf *o, const struct om_proc *p, size_t n,
 		family(o, name, count ? NULL : "bytes", col->meaning);
 		for (i = 0; i < n; i++)
 			for (t = 0; t < VMS_NTYPES; t++) {
+				if (!vms_mask_has(p[i].known[t],
+						  (enum vms_col)c))
+					continue; /* not known: no sample */
 				ob_puts(o, name);
 				if (pre) {
 					ob_puts(o, pre[i]);
@@ -362,12 +389,17 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 
 	om_proc_of(p, s, NULL);
 	write_rows(o, p, 1, false);
+	/* not known (a core's, a loaded file's duration): no family */
 	snprintf(v, sizeof(v), "%.6f", (double)s->cap.duration_us / 1e6);
-	one(o, p, "vmscope_capture_duration_seconds", "seconds",
-	    "how long the capture took, every step included", v);
+	if (vms_capture_known(&s->cap, VMS_CAP_DURATION_US))
+		one(o, p, "vmscope_capture_duration_seconds", "seconds",
+		    "how long the capture took, every step included", v);
 	snprintf(v, sizeof(v), "%.6f", (double)s->cap.frozen_us / 1e6);
-	one(o, p, "vmscope_frozen_seconds", "seconds",
-	    "how long the target was stopped for the capture (0: never)", v);
+	if (vms_capture_known(&s->cap, VMS_CAP_FROZEN_US))
+		one(o, p, "vmscope_frozen_seconds", "seconds",
+		    "how long the target was stopped for the capture (0: "
+		    "never)",
+		    v);
 	snprintf(v, sizeof(v), "%lld.%09ld", (long long)s->cap.taken_at_sec,
 		 s->cap.taken_at_nsec);
 	one(o, p, "vmscope_capture_timestamp_seconds", "seconds",

@@ -12,6 +12,8 @@
  * (vmscope_managed_committed_bytes, _used_bytes), each where known (a
  * family none has is left out: the heaps are walked only from memory of
  * one instant, never by the default sampler).
+ * A figure not known (om_proc.known) is written as no sample, and a
+ * family none of whose samples is known is left out, as those are.
  * Ends with "# EOF".
  */
 #ifndef VMS_EXPORT_OPENMETRICS_H
@@ -38,6 +40,10 @@ struct om_proc {
 	char comm[64]; /* as read, unescaped */
 	char unit[128]; /* the last part of its cgroup path ("" at the root) */
 	struct vms_totals types[VMS_NTYPES];
+	/* which figures of each type's row are known (columns.h,
+	 * vms_row_known_mask): a figure not known is no sample (a core's
+	 * Rss); a row of processes summed knows what each of them knows */
+	uint32_t known[VMS_NTYPES];
 	uint64_t pss; /* over every type: the order of --top */
 	uint64_t largest_free;
 	/* a pid 0 row: the sums over its processes (om_kinds_add) */
