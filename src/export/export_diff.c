@@ -60,21 +60,38 @@ static void counts_line(const struct vms_diff *d, struct outbuf *o)
 	ob_puts(o, ")\n");
 }
 
-static void type_row(struct outbuf *o, const char *label,
-		     const struct vms_totals *a, const struct vms_totals *b)
+/* A figure, "-" where not known (columns.h: a core's Rss). */
+static const char *fig_text(const struct outbuf *o, uint64_t v, bool known,
+			    char *buf, size_t n)
 {
+	return known ? ob_size_text(o, v, buf, n) : "-";
+}
+
+/* Row t of both sides (VMS_NTYPES: the total). */
+static void type_row(struct outbuf *o, const struct vms_diff *d, int t)
+{
+	bool total = t == VMS_NTYPES, pt = t == VMS_T_PAGE_TABLE;
+	const struct vms_totals *a = total ? &d->a->total : &d->a->types[t];
+	const struct vms_totals *b = total ? &d->b->total : &d->b->types[t];
+	uint32_t ka = vms_row_known_mask(d->a, a, NULL, pt);
+	uint32_t kb = vms_row_known_mask(d->b, b, NULL, pt);
 	char x[32];
 	size_t i;
 
-	ob_pad(o, label, 14);
+	ob_pad(o, total ? "Total" : vms_type_info[t].label, 14);
 	for (i = 0; i < NSUM; i++) {
 		uint64_t va = vms_column_type(a, sum_cols[i]);
 		uint64_t vb = vms_column_type(b, sum_cols[i]);
+		bool knowa = vms_mask_has(ka, sum_cols[i]);
+		bool knowb = vms_mask_has(kb, sum_cols[i]);
 
-		ob_printf(o, " %*s", W, ob_size_text(o, va, x, sizeof(x)));
-		ob_printf(o, " %*s", W, ob_size_text(o, vb, x, sizeof(x)));
+		ob_printf(o, " %*s", W, fig_text(o, va, knowa, x, sizeof(x)));
+		ob_printf(o, " %*s", W, fig_text(o, vb, knowb, x, sizeof(x)));
+		/* unknown on either side: no change can be told */
 		ob_printf(o, " %*s", W,
-			  delta_text(o, (int64_t)(vb - va), x, sizeof(x)));
+			  knowa && knowb ? delta_text(o, (int64_t)(vb - va), x,
+						      sizeof(x))
+					 : "-");
 	}
 	ob_printf(o, " %6llu %6llu\n", (unsigned long long)a->blocks,
 		  (unsigned long long)b->blocks);
@@ -93,11 +110,19 @@ static void type_table(const struct vms_diff *d, struct outbuf *o)
 	for (i = 0; i < NSUM; i++)
 		ob_printf(o, " %*s %*s %*s", W, "A", W, "B", W, "change");
 	ob_printf(o, " %6s %6s\n", "A", "B");
-	for (t = 0; t < VMS_NTYPES; t++)
+	for (t = 0; t <= VMS_NTYPES; t++)
 		if (t != VMS_T_FREE)
-			type_row(o, vms_type_info[t].label, &d->a->types[t],
-				 &d->b->types[t]);
-	type_row(o, "Total", &d->a->total, &d->b->total);
+			type_row(o, d, t);
+}
+
+/* A change's delta of column col, "-" where not known on both sides. */
+static const char *change_delta(const struct outbuf *o,
+				const struct vms_diff_change *c,
+				enum vms_col col, char *buf, size_t n)
+{
+	return vms_diff_known(c, col)
+		       ? delta_text(o, vms_diff_delta(c, col), buf, n)
+		       : "-";
 }
 
 /* One change on one line: what, type, where, how much, path. */
@@ -108,9 +133,8 @@ static void change_line(const struct vms_diff_change *c, struct outbuf *o)
 	ob_printf(o, "  %-8s %-13s 0x%012llx-0x%012llx %10s %10s  ",
 		  vms_change_names[c->change], vms_type_info[c->type].label,
 		  (unsigned long long)c->start, (unsigned long long)c->end,
-		  delta_text(o, vms_diff_delta(c, VMS_COL_COMMITTED), x,
-			     sizeof(x)),
-		  delta_text(o, vms_diff_delta(c, VMS_COL_WS), y, sizeof(y)));
+		  change_delta(o, c, VMS_COL_COMMITTED, x, sizeof(x)),
+		  change_delta(o, c, VMS_COL_WS, y, sizeof(y)));
 	ob_text_str(o, c->path);
 	ob_putc(o, '\n');
 }
@@ -200,7 +224,12 @@ static bool csv_col(int c)
 	return vms_column_has((enum vms_col)c, VMS_COLF_TYPE);
 }
 
-static void csv_figures(struct outbuf *o, const uint64_t *a, const uint64_t *b)
+/* a and b: NULL where the side does not have the row (an added or
+ * removed region: empty, its delta from 0); ka, kb: which of their
+ * figures are known (columns.h): an unknown cell is empty, and so is its
+ * delta. */
+static void csv_figures(struct outbuf *o, const uint64_t *a, uint32_t ka,
+			const uint64_t *b, uint32_t kb)
 {
 	int c;
 
@@ -208,13 +237,14 @@ static void csv_figures(struct outbuf *o, const uint64_t *a, const uint64_t *b)
 		if (!csv_col(c))
 			continue;
 		ob_putc(o, ',');
-		if (a)
+		if (a && vms_mask_has(ka, (enum vms_col)c))
 			ob_u64(o, a[c]);
 		ob_putc(o, ',');
-		if (b)
+		if (b && vms_mask_has(kb, (enum vms_col)c))
 			ob_u64(o, b[c]);
 		ob_putc(o, ',');
-		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+		if (vms_mask_has(ka & kb, (enum vms_col)c))
+			ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
 	}
 	ob_putc(o, '\n');
 }
@@ -232,15 +262,21 @@ void export_diff_csv(const struct vms_diff *d, struct outbuf *o)
 				  vms_columns[c].key, vms_columns[c].key);
 	ob_putc(o, '\n');
 	for (t = 0; t < VMS_NTYPES; t++) {
+		bool pt = t == VMS_T_PAGE_TABLE;
+
 		ob_printf(o, "type,,%s,,,", vms_type_info[t].json);
 		export_totals_values(&d->a->types[t], a);
 		export_totals_values(&d->b->types[t], b);
-		csv_figures(o, a, b);
+		csv_figures(
+			o, a,
+			vms_row_known_mask(d->a, &d->a->types[t], NULL, pt), b,
+			vms_row_known_mask(d->b, &d->b->types[t], NULL, pt));
 	}
 	ob_puts(o, "total,,,,,");
 	export_totals_values(&d->a->total, a);
 	export_totals_values(&d->b->total, b);
-	csv_figures(o, a, b);
+	csv_figures(o, a, vms_row_known_mask(d->a, &d->a->total, NULL, false),
+		    b, vms_row_known_mask(d->b, &d->b->total, NULL, false));
 	for (i = 0; i < d->n; i++) {
 		const struct vms_diff_change *x = &d->v[i];
 
@@ -251,6 +287,7 @@ void export_diff_csv(const struct vms_diff *d, struct outbuf *o)
 		ob_hex(o, x->end);
 		ob_putc(o, ',');
 		ob_csv_str(o, x->path ? x->path : "");
-		csv_figures(o, x->a.n ? x->a.v : NULL, x->b.n ? x->b.v : NULL);
+		csv_figures(o, x->a.n ? x->a.v : NULL, x->a.known,
+			    x->b.n ? x->b.v : NULL, x->b.known);
 	}
 }

@@ -690,7 +690,10 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 /* ---- over a diff (-d A B -e json): DESIGN.md's "vmscope-diff" contract,
  * version 1; added beyond it: "delta" beside "a" and "b", "counts" ---- */
 
-static void json_cols(struct outbuf *o, const uint64_t *v, unsigned flag)
+/* v: NULL where the side does not have the row; known: which of v are
+ * known (columns.h): null where not. */
+static void json_cols(struct outbuf *o, const uint64_t *v, uint32_t known,
+		      unsigned flag)
 {
 	int c;
 	bool first = true;
@@ -708,13 +711,17 @@ static void json_cols(struct outbuf *o, const uint64_t *v, unsigned flag)
 			ob_putc(o, ',');
 		first = false;
 		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		ob_u64(o, v[c]);
+		if (vms_mask_has(known, (enum vms_col)c))
+			ob_u64(o, v[c]);
+		else
+			OB_LIT(o, "null");
 	}
 	ob_putc(o, '}');
 }
 
+/* b - a (a side NULL: 0); null where known (both sides') lacks it. */
 static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
-		       unsigned flag)
+		       uint32_t known, unsigned flag)
 {
 	int c;
 	bool first = true;
@@ -728,7 +735,10 @@ static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
 			ob_putc(o, ',');
 		first = false;
 		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+		if (vms_mask_has(known, (enum vms_col)c))
+			ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+		else
+			OB_LIT(o, "null");
 	}
 	ob_putc(o, '}');
 }
@@ -758,15 +768,21 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 			  d->count[t]);
 	ob_puts(o, "},\n\"changes\":{\"types\":[");
 	for (t = 0; t < VMS_NTYPES; t++) {
+		bool pt = t == VMS_T_PAGE_TABLE;
+		uint32_t ka =
+			vms_row_known_mask(d->a, &d->a->types[t], NULL, pt);
+		uint32_t kb =
+			vms_row_known_mask(d->b, &d->b->types[t], NULL, pt);
+
 		export_totals_values(&d->a->types[t], a);
 		export_totals_values(&d->b->types[t], b);
 		ob_printf(o, "%s{\"type\":\"%s\",\"a\":", t ? "," : "",
 			  vms_type_info[t].json);
-		json_cols(o, a, VMS_COLF_TYPE);
+		json_cols(o, a, ka, VMS_COLF_TYPE);
 		ob_puts(o, ",\"b\":");
-		json_cols(o, b, VMS_COLF_TYPE);
+		json_cols(o, b, kb, VMS_COLF_TYPE);
 		ob_puts(o, ",\"delta\":");
-		json_delta(o, a, b, VMS_COLF_TYPE);
+		json_delta(o, a, b, ka & kb, VMS_COLF_TYPE);
 		ob_putc(o, '}');
 	}
 	ob_puts(o, "],\n\"regions\":[");
@@ -784,11 +800,11 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 			  vms_type_info[x->type].json);
 		ob_json_str(o, x->path);
 		ob_puts(o, ",\"a\":");
-		json_cols(o, va, VMS_COLF_REGION);
+		json_cols(o, va, x->a.known, VMS_COLF_REGION);
 		ob_puts(o, ",\"b\":");
-		json_cols(o, vb, VMS_COLF_REGION);
+		json_cols(o, vb, x->b.known, VMS_COLF_REGION);
 		ob_puts(o, ",\"delta\":");
-		json_delta(o, va, vb, VMS_COLF_REGION);
+		json_delta(o, va, vb, x->a.known & x->b.known, VMS_COLF_REGION);
 		ob_putc(o, '}');
 	}
 	ob_puts(o, "\n]}");

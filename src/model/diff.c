@@ -365,9 +365,11 @@ static void side_sum(const struct vms_snapshot *s, struct vms_diff_side *d)
 	int c;
 
 	memset(d->v, 0, sizeof(d->v));
+	d->known = VMS_COLS_ALL;
 	for (k = 0; k < d->n; k++) {
 		const struct vms_region *r = &s->regions[d->idx[k]];
 
+		d->known &= vms_row_known_mask(s, NULL, r, false);
 		for (c = 0; c < VMS_NCOLS; c++)
 			if (vms_column_has((enum vms_col)c, VMS_COLF_REGION))
 				d->v[c] +=
@@ -400,10 +402,14 @@ static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
 		uint64_t ba = d->other_run ? d->a->regions[a->idx[0]].start : 0;
 		uint64_t bb = d->other_run ? d->b->regions[b->idx[0]].start : 0;
 
+		/* (committed where both know it: a core's anonymous
+		 * memory's is not a change) */
 		if (x->start - ba != y->start - bb ||
 		    x->end - ba != y->end - bb || x->perms != y->perms ||
 		    x->offset != y->offset || x->type != y->type ||
-		    vms_region_committed(x) != vms_region_committed(y) ||
+		    (vms_row_known(d->a, NULL, x, VMS_COL_COMMITTED, false) &&
+		     vms_row_known(d->b, NULL, y, VMS_COL_COMMITTED, false) &&
+		     vms_region_committed(x) != vms_region_committed(y)) ||
 		    !str_eq(x->path, y->path))
 			return false;
 	}
@@ -489,7 +495,8 @@ static int classify(const struct vms_diff *d, const struct vms_diff_side *a,
 	if (a->v[VMS_COL_SIZE] != b->v[VMS_COL_SIZE])
 		return b->v[VMS_COL_SIZE] > a->v[VMS_COL_SIZE] ? VMS_CH_GROWN
 							       : VMS_CH_SHRUNK;
-	if (a->v[VMS_COL_COMMITTED] != b->v[VMS_COL_COMMITTED])
+	if (vms_mask_has(a->known & b->known, VMS_COL_COMMITTED) &&
+	    a->v[VMS_COL_COMMITTED] != b->v[VMS_COL_COMMITTED])
 		return b->v[VMS_COL_COMMITTED] > a->v[VMS_COL_COMMITTED]
 			       ? VMS_CH_GROWN
 			       : VMS_CH_SHRUNK;
@@ -708,7 +715,7 @@ void vms_diff_fini(struct vms_diff *d)
 
 static uint64_t moved(const struct vms_diff_change *c, enum vms_col col)
 {
-	int64_t v = vms_diff_delta(c, col);
+	int64_t v = vms_diff_known(c, col) ? vms_diff_delta(c, col) : 0;
 
 	return v < 0 ? (uint64_t)-v : (uint64_t)v;
 }

@@ -20,7 +20,11 @@
  *    shared figures moving alone (pages touched, evicted, shared) are not
  *    a change of the region; they are in the per-type deltas.
  *  - Each side of a change has the column table's figures (columns.h)
- *    summed over its regions (blocks: how many; largest: the largest).
+ *    summed over its regions (blocks: how many; largest: the largest),
+ *    and which of them it knows: a figure one of its regions does not
+ *    know (a core's Rss, its anonymous memory's Committed) is not known
+ *    for the side, nor is its delta; a change is never grown or shrunk
+ *    by a figure not known on both sides.
  *
  *  - Between two runs of one program (vms_diff_other_run: ASLR moved
  *    every anonymous region), the anonymous regions still alone on each
@@ -71,6 +75,9 @@ struct vms_diff_side {
 	size_t n; /* 0: the side does not have it */
 	const size_t *idx; /* region indices, ascending */
 	uint64_t v[VMS_NCOLS]; /* summed by the column table */
+	/* which of v are known (columns.h, vms_row_known_mask): those
+	 * every region of the side knows; all when the side has none */
+	uint32_t known;
 };
 
 struct vms_diff_change {
@@ -132,7 +139,17 @@ void vms_diff_fini(struct vms_diff *d);
 void vms_diff_same_change(const struct vms_diff *d, size_t k,
 			  struct vms_diff_change *c);
 
-/* b's figure less a's, of a change's column c (signed). */
+/* Whether a change's column col is known on both sides, and so its
+ * delta (a core's Rss against a live one's is not: printed as unknown,
+ * never as a change from 0). */
+static inline bool vms_diff_known(const struct vms_diff_change *c,
+				  enum vms_col col)
+{
+	return vms_mask_has(c->a.known & c->b.known, col);
+}
+
+/* b's figure less a's, of a change's column c (signed; meaningless
+ * where !vms_diff_known). */
 static inline int64_t vms_diff_delta(const struct vms_diff_change *c,
 				     enum vms_col col)
 {
