@@ -389,7 +389,8 @@ static void export_openmetrics(const struct vms_snapshot *s, struct outbuf *o)
 
 	om_proc_of(p, s, NULL);
 	write_rows(o, p, 1, false);
-	/* not known (a core's, a loaded file's duration): no family */
+	/* not known (a core's; the duration of a file saved before 0.2.0):
+	 * no family */
 	snprintf(v, sizeof(v), "%.6f", (double)s->cap.duration_us / 1e6);
 	if (vms_capture_known(&s->cap, VMS_CAP_DURATION_US))
 		one(o, p, "vmscope_capture_duration_seconds", "seconds",

@@ -266,8 +266,8 @@ struct vms_capture_info {
 	/* how long the target was stopped; 0 if never; not known with
 	 * no_timing */
 	uint64_t frozen_us;
-	/* the whole capture, steps included; 0 unknown (a loaded file's, a
-	 * core's) */
+	/* the whole capture, steps included; 0 unknown (a core's, a file
+	 * saved before 0.2.0) */
 	uint64_t duration_us;
 	bool frozen; /* the target was stopped while counters were read */
 	/* The source does not say how long the target was stopped, how long
