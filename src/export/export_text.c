@@ -2,6 +2,7 @@
  * region with its children indented below it, then the threads.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "export/export.h"
 #include "export/export_util.h"
@@ -11,6 +12,15 @@
 static const char *short_name(int c)
 {
 	return c == VMS_COL_WS ? "WS" : vms_columns[c].name;
+}
+
+/* A column's width: its figures' (cw), or its heading's where that is
+ * wider ("Committed"), so the rows stay under their heading. */
+static int col_width(int c, int cw)
+{
+	int n = (int)strlen(short_name(c));
+
+	return n > cw ? n : cw;
 }
 
 void export_text(const struct vms_snapshot *s, struct outbuf *o)
@@ -24,7 +34,7 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 	ob_printf(o, "%-33s %-13s", "Address", "Type");
 	for (c = 0; c < VMS_NCOLS; c++)
 		if (vms_column_has((enum vms_col)c, VMS_COLF_TEXT))
-			ob_printf(o, " %*s", cw, short_name(c));
+			ob_printf(o, " %*s", col_width(c, cw), short_name(c));
 	ob_printf(o, " %-4s  %s\n", "Prot", "Details");
 	for (i = 0; i < s->nregions; i++) {
 		const struct vms_region *r = &s->regions[i];
@@ -41,11 +51,11 @@ void export_text(const struct vms_snapshot *s, struct outbuf *o)
 				continue;
 			else if (!vms_row_known(s, NULL, r, (enum vms_col)c,
 						false)) /* a core's Rss */
-				ob_printf(o, "%*s", cw + 1, "-");
+				ob_printf(o, "%*s", col_width(c, cw) + 1, "-");
 			else
 				ob_size(o,
 					vms_column_region(r, (enum vms_col)c),
-					cw + 1);
+					col_width(c, cw) + 1);
 		ob_printf(o, " %-4s  ", export_perms(r, perms));
 		ob_text_str(o, r->detail); /* the target's: escaped */
 		for (j = 0; j < nw; j++)

@@ -121,6 +121,18 @@ def main():
              "-e text: region rows in units", reg[:3])
         T.ok(regb and not any(re.search(r"\d [KMGT]\b", l) for l in regb),
              "-e text --bytes: region rows in bytes", regb[:3])
+        for what, out, rs in (("", text, reg), (" --bytes", textb, regb)):
+            head = [l for l in out.splitlines() if l.startswith("Address")]
+            # each figure heading's right edge (Size ... Swap), where the
+            # figures under it end
+            ends = [m.end() for m in re.finditer(
+                r"(?<= )(Size|Committed|WS|Private WS|PSS|Swap)(?= )",
+                head[0])] if head else []
+            off = [l for l in rs if any(
+                e > len(l) or l[e - 1] == " " or l[e] != " " for e in ends)]
+            T.ok(len(ends) == 6 and not off, "-e text%s: every region "
+                 "row's figures end under their headings" % what,
+                 (head[:1], off[:3]))
         kids = [l for l in text.splitlines()
                 if re.match(r"^  [0-9a-f]{16}-[0-9a-f]{16} ", l)]
         want_kids = [(c["name"], int(c["end"], 16) - int(c["start"], 16))
