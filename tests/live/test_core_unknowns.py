@@ -125,11 +125,15 @@ def text_rows(core, snap):
     if not T.ok(len(head) == 1, "-e text has the regions' heading", head):
         return
     # the figures' cells: after "ADDR-ADDR " (34) and the type (13),
-    # each 9 wide (" %8s"), in the order of the heading
+    # each ending under its heading's end, in the order of the heading
     names = ["Size", "Committed", "WS", "Private WS", "PSS", "Swap"]
-    T.ok(re.search(r"\s+".join(names) + r"\s+Prot", head[0]),
-         "-e text's figure columns: %s" % ", ".join(names), head[0])
-    cols = [(n, 47 + 9 * i, 47 + 9 * (i + 1)) for i, n in enumerate(names)]
+    m = re.search(r"\s+".join("(%s)" % n for n in names) + r"\s+Prot",
+                  head[0])
+    if not T.ok(m, "-e text's figure columns: %s" % ", ".join(names),
+                head[0]):
+        return
+    ends = [47] + [m.end(i + 1) for i in range(len(names))]
+    cols = [(n, ends[i], ends[i + 1]) for i, n in enumerate(names)]
     keys = {"Size": "size", "Committed": "committed", "WS": "rss",
             "Private WS": "private_ws", "PSS": "pss", "Swap": "swap"}
     by = {T.hexint(r["start"]): r for r in snap["regions"]}
