@@ -97,6 +97,28 @@ int cli_parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* s escaped (escape.h) in a column of width characters: cut to fit, never
+ * inside an escape or a character, and padded with spaces. A character
+ * of UTF-8 is taken for one column (printf's %-16.16s counted bytes:
+ * "héllo wö" took two less, and a cut could fall inside "\\"). */
+static void put_column(FILE *f, const char *s, int width)
+{
+	char unit[ESCAPE_UNIT_MAX];
+	size_t ulen, in;
+	int32_t cp;
+	int used = 0, cols;
+
+	while ((in = escape_unit(s, unit, &ulen, &cp)) != 0) {
+		cols = cp >= 0 ? 1 : (int)ulen;
+		if (used + cols > width)
+			break;
+		fwrite(unit, 1, ulen, f);
+		used += cols;
+		s += in;
+	}
+	fprintf(f, "%*s", width - used, "");
+}
+
 int cli_list(const struct args *a)
 {
 	static const struct {
@@ -132,12 +154,11 @@ int cli_list(const struct args *a)
 	for (i = 0; i < l.n; i++) {
 		const struct proc_entry *e = &l.v[i];
 
-		char user[64], name[64];
-
-		vms_escape_str(user, sizeof(user), e->user);
-		vms_escape_str(name, sizeof(name), e->name);
-		printf("%8d %-12.12s %-16.16s %12llu ", (int)e->pid, user, name,
-		       (unsigned long long)(e->rss >> 10));
+		printf("%8d ", (int)e->pid);
+		put_column(stdout, e->user, 12);
+		fputc(' ', stdout);
+		put_column(stdout, e->name, 16);
+		printf(" %12llu ", (unsigned long long)(e->rss >> 10));
 		if (e->readable)
 			printf("%12llu", (unsigned long long)(e->pss >> 10));
 		else

@@ -15,8 +15,10 @@
 
 #include "model/snapshot.h"
 
-/* procfs_read_file; one: the file is one record (procfs_read_one). */
-static int read_text(const char *path, bool one, char **buf, size_t *len)
+/* procfs_read_file; one: the file is one record (procfs_read_one); at
+ * most max bytes of it (procfs_read_cmdline). */
+static int read_text(const char *path, bool one, size_t max, char **buf,
+		     size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *b = NULL;
@@ -38,7 +40,10 @@ static int read_text(const char *path, bool one, char **buf, size_t *len)
 			b = nb;
 			cap *= 2;
 		}
-		r = read(fd, b + n, cap - n - 1);
+		if (n >= max)
+			break;
+		r = read(fd, b + n,
+			 cap - n - 1 < max - n ? cap - n - 1 : max - n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -68,12 +73,12 @@ fail : {
 
 int procfs_read_file(const char *path, char **buf, size_t *len)
 {
-	return read_text(path, false, buf, len);
+	return read_text(path, false, SIZE_MAX, buf, len);
 }
 
 int procfs_read_one(const char *path, char **buf, size_t *len)
 {
-	return read_text(path, true, buf, len);
+	return read_text(path, true, SIZE_MAX, buf, len);
 }
 
 int procfs_read_pid_one(pid_t pid, const char *name, char **buf, size_t *len)
@@ -81,7 +86,32 @@ int procfs_read_pid_one(pid_t pid, const char *name, char **buf, size_t *len)
 	char path[128];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	return read_text(path, true, buf, len);
+	return read_text(path, true, SIZE_MAX, buf, len);
+}
+
+int procfs_read_cmdline(pid_t pid, char **buf, size_t *len, size_t *arg0)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (read_text(path, false, PROCFS_CMDLINE_MAX, buf, len) < 0)
+		return -1;
+	*len = procfs_cmdline_join(*buf, *len, arg0);
+	return 0;
+}
+
+size_t procfs_cmdline_join(char *buf, size_t len, size_t *arg0)
+{
+	size_t i;
+
+	while (len && buf[len - 1] == '\0')
+		len--;
+	buf[len] = '\0';
+	*arg0 = strlen(buf);
+	for (i = *arg0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	return len;
 }
 
 int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len)

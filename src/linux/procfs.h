@@ -31,6 +31,21 @@ int procfs_read_pid(pid_t pid, const char *name, char **buf, size_t *len);
 int procfs_read_one(const char *path, char **buf, size_t *len);
 int procfs_read_pid_one(pid_t pid, const char *name, char **buf, size_t *len);
 
+/* The most of /proc/PID/cmdline read: libproc2's bound (a command line
+ * may be megabytes; what is shown of it is its start). */
+#define PROCFS_CMDLINE_MAX (128 * 1024)
+/* /proc/PID/cmdline, at most PROCFS_CMDLINE_MAX bytes of it, joined by
+ * procfs_cmdline_join: its bytes as they are (escaping is for where it is
+ * printed: escape.h), "" for a process without one (a kernel thread, a
+ * zombie). 0, or -1 with errno set. */
+int procfs_read_cmdline(pid_t pid, char **buf, size_t *len, size_t *arg0);
+/* The arguments in buf[0, len) (each ended by a NUL, the last one's
+ * maybe cut) as one string, in place: NULs at the end dropped, the others
+ * made spaces, as ps shows it; NUL-terminated (buf has room for one past
+ * len). Returns its length; *arg0 gets the length of its first argument
+ * (argv[0]) at its start. */
+size_t procfs_cmdline_join(char *buf, size_t len, size_t *arg0);
+
 /* "Key:   123 kB" in a status-like buffer: bytes, or -1 if the key is
  * missing. Values without a unit are returned as they are. */
 long long procfs_status_value(const char *buf, size_t len, const char *key);

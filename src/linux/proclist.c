@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <libproc2/pids.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +47,56 @@ static const char *unreadable_reason(pid_t pid, uid_t uid)
 	return "not permitted";
 }
 
+/* pid's name as /proc/PID/comm holds it, its bytes as they are, into
+ * name (n bytes); false when it cannot be read. libproc2's (status's Name)
+ * is the kernel's escaping of it (a backslash doubled, a newline "\n"),
+ * which libproc2 escapes again, every byte outside printable ASCII a '?':
+ * -n NAME never matched a name of UTF-8, and --list showed it mangled. */
+static bool raw_comm(pid_t pid, char *name, size_t n)
+{
+	char *comm;
+	size_t len;
+
+	if (procfs_read_pid_one(pid, "comm", &comm, &len) < 0)
+		return false;
+	while (len && comm[len - 1] == '\n')
+		comm[--len] = '\0';
+	snprintf(name, n, "%s", comm);
+	free(comm);
+	return true;
+}
+
+/* pid's command line (procfs_read_cmdline: the raw bytes, for the same
+ * reason as raw_comm), malloc'd, *arg0 its first argument's length; for a
+ * process without one (a kernel thread, a zombie), "[NAME]", and
+ * " <defunct>" for a zombie, as ps and libproc2 show it. NULL when out of
+ * memory. */
+static char *raw_cmdline(pid_t pid, const char *name, bool zombie, size_t *arg0)
+{
+	char *cl, *small;
+	size_t len;
+
+	if (procfs_read_cmdline(pid, &cl, &len, arg0) == 0) {
+		if (len) {
+			/* read into 4 KiB at least */
+			small = realloc(cl, len + 1);
+			return small ? small : cl;
+		}
+		free(cl);
+	}
+	*arg0 = 0;
+	len = strlen(name) + sizeof("[] <defunct>");
+	if ((cl = malloc(len)))
+		snprintf(cl, len, "[%s]%s", name, zombie ? " <defunct>" : "");
+	return cl;
+}
+
 int proclist_read(struct proc_list *l, struct vms_error *err)
 {
 	enum pids_item items[] = { PIDS_ID_PID,	 PIDS_ID_EUID, PIDS_ID_EUSER,
-				   PIDS_CMD,	 PIDS_CMDLINE, PIDS_VM_RSS,
+				   PIDS_CMD,	 PIDS_STATE,   PIDS_VM_RSS,
 				   PIDS_SMAP_PSS };
-	enum { I_PID, I_EUID, I_USER, I_CMD, I_CMDLINE, I_RSS, I_PSS };
+	enum { I_PID, I_EUID, I_USER, I_CMD, I_STATE, I_RSS, I_PSS };
 	struct pids_info *info = NULL;
 	struct pids_fetch *f;
 	int i;
@@ -80,15 +123,18 @@ int proclist_read(struct proc_list *l, struct vms_error *err)
 	for (i = 0; i < f->counts->total; i++) {
 		struct pids_stack *st = f->stacks[i];
 		struct proc_entry *e = &l->v[l->n];
-		const char *cl = PIDS_VAL(I_CMDLINE, str, st, info);
 
 		e->pid = PIDS_VAL(I_PID, s_int, st, info);
 		e->uid = PIDS_VAL(I_EUID, u_int, st, info);
 		snprintf(e->user, sizeof(e->user), "%s",
 			 PIDS_VAL(I_USER, str, st, info));
-		snprintf(e->name, sizeof(e->name), "%s",
-			 PIDS_VAL(I_CMD, str, st, info));
-		e->cmdline = strdup(cl ? cl : "");
+		/* gone since libproc2 read it: its name as it was */
+		if (!raw_comm(e->pid, e->name, sizeof(e->name)))
+			snprintf(e->name, sizeof(e->name), "%s",
+				 PIDS_VAL(I_CMD, str, st, info));
+		e->cmdline = raw_cmdline(
+			e->pid, e->name,
+			PIDS_VAL(I_STATE, s_ch, st, info) == 'Z', &e->arg0);
 		e->rss = (uint64_t)PIDS_VAL(I_RSS, ul_int, st, info) * 1024;
 		e->pss = (uint64_t)PIDS_VAL(I_PSS, ul_int, st, info) * 1024;
 		e->why = unreadable_reason(e->pid, e->uid);
@@ -265,6 +311,22 @@ int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
 	return 0;
 }
 
+/* True when the base name of argv[0], cmdline[0, arg0) (what follows
+ * its last '/', trailing ones dropped, as basename(3) has it), is name. */
+static bool arg0_named(const char *cmdline, size_t arg0, const char *name)
+{
+	size_t b;
+
+	while (arg0 > 1 && cmdline[arg0 - 1] == '/')
+		arg0--;
+	for (b = arg0; b && cmdline[b - 1] != '/'; b--)
+		;
+	if (b == arg0 && arg0) /* "/" */
+		b--;
+	return arg0 && arg0 - b == strlen(name) &&
+	       memcmp(cmdline + b, name, arg0 - b) == 0;
+}
+
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		       struct vms_error *err)
 {
@@ -279,15 +341,15 @@ int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	}
+	/* bytes against bytes: the name and argv[0] as the process has
+	 * them (proclist_read), NAME as the user gave it */
 	for (i = 0; i < l.n; i++) {
-		char first[256], *base;
+		const struct proc_entry *e = &l.v[i];
 
-		snprintf(first, sizeof(first), "%s", l.v[i].cmdline);
-		first[strcspn(first, " ")] = '\0';
-		base = basename(first);
-		if (l.v[i].pid != getpid() &&
-		    (strcmp(l.v[i].name, name) == 0 || strcmp(base, name) == 0))
-			(*pids)[k++] = l.v[i].pid;
+		if (e->pid != getpid() &&
+		    (strcmp(e->name, name) == 0 ||
+		     arg0_named(e->cmdline, e->arg0, name)))
+			(*pids)[k++] = e->pid;
 	}
 	*n = k;
 	proclist_free(&l);

@@ -21,8 +21,9 @@ struct proc_entry {
 	pid_t pid;
 	uid_t uid;
 	char user[32];
-	char name[64];
-	char *cmdline; /* malloc'd */
+	char name[64]; /* /proc/PID/comm's bytes, as they are */
+	char *cmdline; /* malloc'd: the raw bytes (procfs_read_cmdline) */
+	size_t arg0; /* argv[0]'s length at cmdline's start (0: none) */
 	uint64_t rss, pss; /* bytes; pss 0 when unreadable */
 	bool readable; /* smaps_rollup could be read */
 	const char *why; /* when not readable: "other user", ... (static) */

@@ -1,6 +1,6 @@
-/* test_procfs.c — the pure parsers of procfs.c: status values and the sp
- * of /proc/PID/task/TID/syscall, on crafted buffers and on this process's
- * own files. */
+/* test_procfs.c — the pure parsers of procfs.c: status values, the sp
+ * of /proc/PID/task/TID/syscall and the joining of /proc/PID/cmdline, on
+ * crafted buffers and on this process's own files. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -247,8 +247,62 @@ static void test_read_one(void)
 	   "read_one: no such file: -1");
 }
 
+static size_t join(char *buf, size_t len, size_t *arg0)
+{
+	return procfs_cmdline_join(buf, len, arg0);
+}
+
+/* /proc/PID/cmdline's arguments as one string: its bytes as they are
+ * (UTF-8, controls, a byte that is not UTF-8: escaped where printed),
+ * NUL-separated arguments joined by a space, an empty one kept. */
+static void test_cmdline(void)
+{
+	char a[] = "/bin/x y\0h\xc3\xa9llo\0\0a\nb\x1b[31m\xff\0";
+	char b[] = "only";
+	char c[] = "\0\0";
+	char d[] = "cut\0at the b";
+	char raw[4096], *buf = NULL;
+	size_t n, arg0, len, i, a0;
+	FILE *f;
+
+	n = join(a, sizeof(a) - 1, &arg0);
+	ok(n == sizeof(a) - 2 && arg0 == 8 &&
+		   strcmp(a, "/bin/x y h\xc3\xa9llo  a\nb\x1b[31m\xff") == 0,
+	   "cmdline: joined by spaces, bytes kept, argv[0] 8 bytes (%zu)",
+	   arg0);
+	ok(join(b, 4, &arg0) == 4 && arg0 == 4 && strcmp(b, "only") == 0,
+	   "cmdline: no NUL at its end (a process that rewrote it)");
+	ok(join(c, 2, &arg0) == 0 && arg0 == 0 && c[0] == '\0',
+	   "cmdline: NULs only: empty");
+	ok(join(d, sizeof(d) - 1, &arg0) == sizeof(d) - 1 && arg0 == 3 &&
+		   strcmp(d, "cut at the b") == 0,
+	   "cmdline: an argument cut short (the bound) kept as far as read");
+
+	/* this process's own: as /proc/self/cmdline, NULs made spaces */
+	f = fopen("/proc/self/cmdline", "rb");
+	ok(f && procfs_read_cmdline(getpid(), &buf, &n, &arg0) == 0,
+	   "cmdline: this process's read");
+	if (f && buf) {
+		len = fread(raw, 1, sizeof(raw) - 1, f);
+		raw[len] = '\0';
+		a0 = strlen(raw);
+		while (len && raw[len - 1] == '\0')
+			len--;
+		for (i = 0; i < len; i++)
+			if (!raw[i])
+				raw[i] = ' ';
+		ok(n == len && memcmp(buf, raw, len) == 0 && buf[n] == '\0' &&
+			   arg0 == a0,
+		   "cmdline: this process's, joined (%zu bytes)", n);
+	}
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
+	test_cmdline();
 	test_read_one();
 	test_vma_at();
 	test_status();
