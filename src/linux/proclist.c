@@ -234,17 +234,17 @@ static struct pids_info *select_one(pid_t pid, enum pids_item *items, int n,
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err)
 {
-	enum pids_item items[] = { PIDS_CMD, PIDS_CMDLINE, PIDS_EXE,
-				   PIDS_ID_EUID };
+	enum pids_item items[] = { PIDS_CMD, PIDS_EXE, PIDS_ID_EUID };
+	enum { I_CMD, I_EXE, I_EUID };
 	struct pids_fetch *f;
 	/* A main thread that exited has no command line or exe left: those
 	 * of a live thread (the process's), its name still the leader's. */
 	pid_t mm = procfs_mm_pid(pid);
-	struct pids_info *info = select_one(mm, items, 4, &f, err);
+	struct pids_info *info = select_one(mm, items, 3, &f, err);
 	struct pids_stack *st;
-	const char *exe, *cl;
-	char *comm = NULL;
-	size_t n;
+	const char *exe;
+	char *comm = NULL, *cl = NULL;
+	size_t n, arg0;
 
 	if (!info)
 		return -1;
@@ -253,10 +253,9 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		return -1;
 	}
 	st = f->stacks[0];
-	exe = PIDS_VAL(2, str, st, info);
-	cl = PIDS_VAL(1, str, st, info);
+	exe = PIDS_VAL(I_EXE, str, st, info);
 	p->pid = pid;
-	p->uid = PIDS_VAL(3, u_int, st, info);
+	p->uid = PIDS_VAL(I_EUID, u_int, st, info);
 	/* /proc/PID/comm as it is: status's Name (libproc2's) doubles a
 	 * backslash and turns a newline into "\n". */
 	if (procfs_read_pid(pid, "comm", &comm, &n) == 0) {
@@ -265,9 +264,15 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		p->name = arena_strdup(a, comm);
 		free(comm);
 	} else {
-		p->name = arena_strdup(a, PIDS_VAL(0, str, st, info));
+		p->name = arena_strdup(a, PIDS_VAL(I_CMD, str, st, info));
 	}
+	/* the command line's bytes as they are, as the name's: libproc2's
+	 * has each byte outside printable ASCII a '?' and a newline a space
+	 * (escape.h escapes it where it is printed) */
+	if (procfs_read_cmdline(mm, &cl, &n, &arg0) < 0)
+		cl = NULL;
 	p->cmdline = arena_strdup(a, cl ? cl : "");
+	free(cl);
 	/* libproc2 says "-" or "" when exe cannot be read */
 	p->exe = exe && exe[0] == '/' ? arena_strdup(a, exe) : NULL;
 	procps_pids_unref(&info);

@@ -12,8 +12,17 @@ UTF-8).
   - -n NAME matches the base name of argv[0] whole, spaces and UTF-8 in
     it (not its first word, nor libproc2's '?'s);
   - --list shows the name and the command line escaped as the summary
-    does (not libproc2's "h??llo w??", a newline as a space).
+    does (not libproc2's "h??llo w??", a newline as a space);
+  - the command line (NUL-separated arguments joined by a space) in -s
+    and -e text escaped as the name is (a\\nb\\x1b[31mc\\\\d\\xff), in
+    -e json per RFC 8259, a byte that is not UTF-8 as its Latin-1
+    reading (docs/json.md "Escaping"), and kept byte for byte through a
+    snapshot file (-w, then -l);
+  - the viewer's title line shows it escaped (tmux);
+  - a command line of 300 KiB is read to a bound (128 KiB), its start
+    shown.
 """
+import json
 import os
 import re
 import shutil
@@ -44,10 +53,25 @@ def vms(*args):
                           capture_output=True, timeout=120)
 
 
+def json_reading(raw):
+    """What JSON's escaping (docs/json.md) decodes back to for raw bytes:
+    UTF-8 as its characters, a byte that is not UTF-8 as its Latin-1
+    reading."""
+    s = raw.decode("utf-8", errors="surrogateescape")
+    return "".join(chr(ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff
+                   else c for c in s)
+
+
 def start(name, *args, argv0=None):
     argv = [argv0 or T.target("renamed").encode(), name, b""] + list(args)
     p, _ = T.start(argv, executable=T.target("renamed"))
     return p
+
+
+def command_line(out):
+    lines = [l for l in out.decode().splitlines()
+             if l.startswith("Command:")]
+    return lines[0][len("Command:"):].strip() if lines else None
 
 
 def test_find(procs):
@@ -96,8 +120,58 @@ def test_list(p):
          "--list: the name padded to its column by characters", line)
 
 
+def test_command(p, tmp):
+    cl = b" ".join([T.target("renamed").encode(), UTF8, b"", UTF8, ARG])
+    shown = "%s %s  %s %s" % (T.target("renamed"), UTF8.decode(),
+                              UTF8.decode(), ARG_SHOWN)
+    for args in (("-s",), ("-e", "text")):
+        r = T.run_vmscope(*args, p.pid)
+        T.eq(command_line(r.stdout), shown,
+             "%s: the command line escaped as the name is" % " ".join(args))
+    j = T.vmscope_json(p.pid)
+    T.eq(j["process"]["cmdline"], json_reading(cl),
+         "-e json: the command line decodes back to its bytes")
+    snap = os.path.join(tmp, "names.vms")
+    r = T.run_vmscope("-w", snap, p.pid)
+    T.ok(r.returncode == 0, "-w: saved", r.stderr)
+    r = T.run_vmscope("-l", snap, "-e", "json")
+    T.ok(r.returncode == 0 and
+         json.loads(r.stdout)["process"]["cmdline"] == json_reading(cl) and
+         json.loads(r.stdout)["process"]["name"] == json_reading(UTF8),
+         "-w then -l: the command line and name kept byte for byte",
+         r.stdout[:300] + r.stderr)
+    r = T.run_vmscope("-l", snap, "-s")
+    T.eq(command_line(r.stdout), shown, "-l FILE -s: the command line "
+         "escaped as the live one")
 
 
+def test_viewer(p):
+    import tmuxdrive as D
+    if not D.have_tmux():
+        T.skip("the viewer's title line", "tmux is not installed")
+        return
+    tm = D.Tmux([T.VMSCOPE, str(p.pid)], width=200,
+                env={"LANG": "C.UTF-8"})
+    try:
+        want = "%s %s" % (UTF8.decode(), ARG_SHOWN)
+        scr = tm.wait_for(lambda s: "Sampler" in s and want in s)
+        T.ok(want in scr, "viewer: the command line escaped in its "
+             "title", scr)
+    finally:
+        tm.kill()
+
+
+def test_long():
+    # (an argument holds 128 KiB at most: MAX_ARG_STRLEN)
+    p = start(b"long" + SUF, *[b"x" * (100 * 1024)] * 3)
+    r = T.run_vmscope("-e", "json", p.pid)
+    cl = json.loads(r.stdout)["process"]["cmdline"] if r.returncode == 0 \
+        else ""
+    T.ok(r.returncode == 0 and 64 * 1024 < len(cl) <= 128 * 1024 and
+         cl.startswith(T.target("renamed") + " long"),
+         "a command line of 300 KiB: its start, read to 128 KiB",
+         "exit %d, %d characters" % (r.returncode, len(cl)))
+    T.kill(p)
 
 
 def main():
@@ -108,6 +182,9 @@ def main():
         test_find(procs)
         test_argv0()
         test_list(procs[0])
+        test_command(procs[0], tmp)
+        test_viewer(procs[0])
+        test_long()
         for p in procs:
             T.kill(p)
     finally:
