@@ -231,20 +231,35 @@ static struct pids_info *select_one(pid_t pid, enum pids_item *items, int n,
 	return info;
 }
 
+/* The executable of mm's process (a live thread of it: a main thread
+ * that exited has no exe left) as readlink has it, into the arena; NULL
+ * when it cannot be read or is no path. libproc2's (PIDS_EXE) has each
+ * byte outside printable ASCII a '?'. -1 when out of memory. */
+static int raw_exe(pid_t mm, struct arena *a, const char **out)
+{
+	char path[64], exe[4096];
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)mm);
+	k = readlink(path, exe, sizeof(exe) - 1);
+	*out = k > 0 && exe[0] == '/' ? arena_strndup(a, exe, (size_t)k) : NULL;
+	return k > 0 && exe[0] == '/' && !*out ? -1 : 0;
+}
+
 int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		      struct vms_error *err)
 {
-	enum pids_item items[] = { PIDS_CMD, PIDS_EXE, PIDS_ID_EUID };
-	enum { I_CMD, I_EXE, I_EUID };
+	enum pids_item items[] = { PIDS_CMD, PIDS_ID_EUID };
+	enum { I_CMD, I_EUID };
 	struct pids_fetch *f;
 	/* A main thread that exited has no command line or exe left: those
 	 * of a live thread (the process's), its name still the leader's. */
 	pid_t mm = procfs_mm_pid(pid);
-	struct pids_info *info = select_one(mm, items, 3, &f, err);
+	struct pids_info *info = select_one(mm, items, 2, &f, err);
 	struct pids_stack *st;
-	const char *exe;
 	char *comm = NULL, *cl = NULL;
 	size_t n, arg0;
+	int oom;
 
 	if (!info)
 		return -1;
@@ -253,7 +268,6 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		return -1;
 	}
 	st = f->stacks[0];
-	exe = PIDS_VAL(I_EXE, str, st, info);
 	p->pid = pid;
 	p->uid = PIDS_VAL(I_EUID, u_int, st, info);
 	/* /proc/PID/comm as it is: status's Name (libproc2's) doubles a
@@ -273,10 +287,9 @@ int proclist_identity(pid_t pid, struct arena *a, struct vms_process *p,
 		cl = NULL;
 	p->cmdline = arena_strdup(a, cl ? cl : "");
 	free(cl);
-	/* libproc2 says "-" or "" when exe cannot be read */
-	p->exe = exe && exe[0] == '/' ? arena_strdup(a, exe) : NULL;
+	oom = raw_exe(mm, a, &p->exe);
 	procps_pids_unref(&info);
-	if (!p->name || !p->cmdline)
+	if (!p->name || !p->cmdline || oom)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	return 0;
@@ -286,9 +299,9 @@ int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
 			   struct arena *a, struct vms_process *p,
 			   struct vms_error *err)
 {
-	char path[64], exe[4096], *read = NULL;
+	char *read = NULL;
 	size_t n;
-	ssize_t k;
+	int oom;
 
 	if (!comm) {
 		if (procfs_check_has_mm(err, pid) < 0)
@@ -304,13 +317,8 @@ int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
 	p->name = arena_strdup(a, comm);
 	free(read);
 	p->cmdline = arena_strdup(a, "");
-	/* a main thread that exited has no exe left: a live thread's */
-	snprintf(path, sizeof(path), "/proc/%d/exe",
-		 (int)(mm > 0 ? mm : procfs_mm_pid(pid)));
-	k = readlink(path, exe, sizeof(exe) - 1);
-	p->exe = k > 0 && exe[0] == '/' ? arena_strndup(a, exe, (size_t)k)
-					: NULL;
-	if (!p->name || !p->cmdline || (k > 0 && exe[0] == '/' && !p->exe))
+	oom = raw_exe(mm > 0 ? mm : procfs_mm_pid(pid), a, &p->exe);
+	if (!p->name || !p->cmdline || oom)
 		return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 				     "out of memory");
 	return 0;

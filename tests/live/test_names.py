@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A process's name and command line as the process has them: their
-bytes, escaped only where printed (tests/targets/renamed.c names itself
-with prctl; its arguments hold UTF-8, controls and a byte that is not
-UTF-8).
+"""A process's name, command line and executable as the process has them:
+their bytes, escaped only where printed (tests/targets/renamed.c names
+itself with prctl; its arguments hold UTF-8, controls and a byte that is
+not UTF-8).
 
   - -n NAME matches /proc/PID/comm byte for byte: a name of UTF-8
     ("héllo wö"), one with a tab, one with ESC, one with a byte that is
@@ -19,6 +19,7 @@ UTF-8).
     reading (docs/json.md "Escaping"), and kept byte for byte through a
     snapshot file (-w, then -l);
   - the viewer's title line shows it escaped (tmux);
+  - the executable's path, UTF-8 in it, in -e json as it is;
   - a command line of 300 KiB is read to a bound (128 KiB), its start
     shown.
 """
@@ -161,6 +162,18 @@ def test_viewer(p):
         tm.kill()
 
 
+def test_exe(tmp):
+    d = os.path.join(tmp.encode(), b"dir \xc3\xa9")
+    os.mkdir(d)
+    exe = os.path.join(d, b"ren\xc3\xa9med")
+    shutil.copy(T.target("renamed").encode(), exe)
+    p, _ = T.start([exe, b"exe" + SUF, b""])
+    j = T.vmscope_json(p.pid)
+    T.eq(j["process"]["exe"], exe.decode(), "-e json: the executable's "
+         "path as it is (UTF-8 in it)")
+    T.kill(p)
+
+
 def test_long():
     # (an argument holds 128 KiB at most: MAX_ARG_STRLEN)
     p = start(b"long" + SUF, *[b"x" * (100 * 1024)] * 3)
@@ -184,6 +197,7 @@ def main():
         test_list(procs[0])
         test_command(procs[0], tmp)
         test_viewer(procs[0])
+        test_exe(tmp)
         test_long()
         for p in procs:
             T.kill(p)
