@@ -52,6 +52,13 @@ __attribute__((format(printf, 1, 2))) int cli_usage_error(const char *fmt, ...);
 /* A PID as the command line takes one: 0, or -1. */
 int cli_parse_pid(const char *s, pid_t *pid);
 
+/* The process pid names: pid itself, or, for the id of a thread (which
+ * /proc/TID reads as if it were a process, its own name and all), the
+ * process it is a thread of, said in one line on standard error
+ * ("511 is a thread of process 510: DOING 510"). A pid that cannot be
+ * read is given back as it is, for the capture to say why. */
+pid_t cli_process_of(pid_t pid, const char *doing);
+
 /* --list. */
 int cli_list(const struct args *a);
 /* -n NAME: *pid, and -1 to go on; or an exit status. */

@@ -622,6 +622,10 @@ int main(int argc, char **argv)
 		return cli_load(&a);
 	if (a.diff)
 		return cli_diff(&a);
+	/* a thread's id stands for its process (each of --all's and -d's
+	 * PIDs likewise, where they are read) */
+	if (a.pid)
+		a.pid = cli_process_of(a.pid, a.trace ? "tracing" : "showing");
 	if (a.trace)
 		return cli_trace(&a);
 	if (a.all)

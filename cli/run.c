@@ -84,6 +84,19 @@ int cli_usage_error(const char *fmt, ...)
 	return 1;
 }
 
+pid_t cli_process_of(pid_t pid, const char *doing)
+{
+	pid_t tgid = procfs_tgid(pid);
+	char msg[128];
+
+	if (tgid <= 0 || tgid == pid)
+		return pid;
+	snprintf(msg, sizeof(msg), "%d is a thread of process %d: %s %d",
+		 (int)pid, (int)tgid, doing, (int)tgid);
+	say(msg, "\n");
+	return tgid;
+}
+
 int cli_parse_pid(const char *s, pid_t *pid)
 {
 	char *end;
@@ -485,7 +498,7 @@ static struct vms_snapshot *diff_side(const struct args *a, const char *what,
 	pid_t pid;
 
 	if (!strchr(what, '/') && cli_parse_pid(what, &pid) == 0) {
-		co.pid = pid;
+		co.pid = cli_process_of(pid, "comparing");
 		co.freeze = a->freeze;
 		co.exact = a->exact;
 		return vms_capture(vms_sampler_by_name(a->backend), &co, err);

@@ -654,11 +654,14 @@ static int todo_of(const struct args *a, const char *cg, struct todo **todo,
 	*todo = NULL;
 	*n = 0;
 	if (a->noperands && !cg) {
-		/* each PID once, however often it is given */
+		/* each PID once, however often it is given, and a thread's
+		 * id as its process's: once with it, not its address space
+		 * again under the thread's name */
 		if (!(pids = calloc((size_t)a->noperands, sizeof(*pids))))
 			return -1;
 		for (i = 0; i < (size_t)a->noperands; i++)
-			cli_parse_pid(a->operands[i], &pids[i]);
+			if (cli_parse_pid(a->operands[i], &pids[i]) == 0)
+				pids[i] = cli_process_of(pids[i], "counting");
 		qsort(pids, (size_t)a->noperands, sizeof(*pids), by_pid);
 		for (i = 0; i < (size_t)a->noperands && rc == 0; i++)
 			if (i == 0 || pids[i] != pids[i - 1])

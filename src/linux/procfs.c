@@ -364,6 +364,19 @@ pid_t procfs_mm_pid(pid_t pid)
 	return procfs_mm_pid_in(pid, task_state(pid, pid));
 }
 
+pid_t procfs_tgid(pid_t tid)
+{
+	char *st;
+	size_t n;
+	long long v;
+
+	if (procfs_read_pid_one(tid, "status", &st, &n) < 0)
+		return 0;
+	v = procfs_status_value(st, n, "Tgid");
+	free(st);
+	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
 char procfs_stat_state(const char *stat, char *comm, size_t n)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');

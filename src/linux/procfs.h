@@ -114,6 +114,11 @@ int procfs_check_has_mm(struct vms_error *e, pid_t pid);
  * process is gone or exiting: its own files say so). A thread id is a pid
  * number like any other: /proc/TID/... reads it (map_files, libproc2). */
 pid_t procfs_mm_pid(pid_t pid);
+/* The process task id tid belongs to: the Tgid of /proc/TID/status
+ * (tid itself for a process; a thread's id is not listed in /proc, but
+ * /proc/TID reads it as if it were a process), or 0 when the status
+ * cannot be read (gone, not permitted: what reads tid next will say). */
+pid_t procfs_tgid(pid_t tid);
 /* procfs_mm_pid for a main thread whose state (stat's third field) the
  * caller has just read: pid itself unless it is a zombie ('Z', 'X'). */
 pid_t procfs_mm_pid_in(pid_t pid, char state);

@@ -17,6 +17,10 @@ and the kernel's own figures:
     sets adding up to the kernel's;
   - a PID given twice: in it once (every series once, each family's
     samples still together), a missing one given twice counted once;
+  - a thread's id (/proc/TID reads as if it were a process) counts as its
+    process: given with the process's pid, the process once, under its
+    own comm (not the thread's, its address space not twice); given
+    alone, the process; each said in a line on stderr;
   - a cgroup path: "/" takes every process, one that holds none is an
     error (2); a cgroup v2 directory this test makes under the cgroup2
     mount (/proc/self/mountinfo's: /sys/fs/cgroup, or
@@ -45,8 +49,9 @@ and the kernel's own figures:
     told by their exe alone) too;
   - a process whose main thread exited while its 81 threads run on
     (hostile_target "threads": a zombie leader, its own smaps empty): in
-    the exposition, named by PID and in --all, its working set a live
-    thread's smaps_rollup Rss (as -s reads it), not counted no_memory;
+    the exposition, named by PID (or by a live thread's id) and in --all,
+    its working set a live thread's smaps_rollup Rss (as -s reads it),
+    not counted no_memory;
   - the reader ahead (a second thread reads each process's pidfd, stat,
     cgroup and first 256 KiB of smaps while the process before is
     captured): a process of 3000 regions (smaps over 1 MB, most of it read
@@ -351,6 +356,29 @@ def main():
          "a PID given twice: every series once, the missing one given "
          "twice counted once", r.stdout[-2000:])
 
+    w, line = T.start([T.target("renamed"), "vmsallmain", "vmsallworker"])
+    tid = int(line.split()[1])
+    r = run("--all", "-e", "openmetrics", str(w.pid), str(tid))
+    series = [ln for ln in r.stdout.split("\n") if SAMPLE.match(ln)]
+    lf = [lb for n, lb, v in samples(r.stdout)
+          if n == "vmscope_largest_free_bytes"]
+    T.ok(r.returncode == 0 and len(series) == len(set(series)) and
+         families_together(r.stdout) and
+         [(lb["pid"], lb["comm"]) for lb in lf] ==
+         [(str(w.pid), "vmsallmain")] and
+         ws_of(samples(r.stdout), w.pid) == rollup_rss(w.pid),
+         "a PID and a thread of it: the process once, under its comm",
+         lf)
+    T.ok(r.stderr.strip() == "vmscope: %d is a thread of process %d: "
+         "counting %d" % (tid, w.pid, w.pid),
+         "... a line on stderr says the thread's id counts as its "
+         "process", r.stderr)
+    r = run("--all", "-e", "openmetrics", str(tid))
+    T.eq([lb["pid"] for n, lb, v in samples(r.stdout)
+          if n == "vmscope_largest_free_bytes"], [str(w.pid)],
+         "a thread's id alone: its process")
+    T.kill(w)
+
     # a zombie: this test's child, exited, not yet reaped
     z = subprocess.Popen(["true"])
     deadline = time.time() + 60
@@ -383,6 +411,13 @@ def main():
          "a process whose main thread exited, named by PID: read through "
          "a live thread (working set %d, its smaps_rollup Rss %d), not "
          "no_memory" % (ws_of(ss, h.pid), rollup_rss(h.pid, live)),
+         r.stderr)
+    r = run("--all", "-e", "openmetrics", str(live))
+    ss = samples(r.stdout)
+    T.ok(unread(ss, "no_memory") == 0 and
+         {lb["pid"] for n, lb, v in ss
+          if n == "vmscope_largest_free_bytes"} == {str(h.pid)},
+         "... named by a live thread's id: the process, by its pid",
          r.stderr)
     r = run("--all", "-e", "openmetrics")
     T.ok(ws_of(samples(r.stdout), h.pid) > 0,

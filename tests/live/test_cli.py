@@ -23,7 +23,11 @@
     ambiguous name; -- CMD launches, reports and leaves nothing behind,
     even when vmscope dies of SIGPIPE (`| head`);
   - every CSV row has as many fields as the header; text, CSV and JSON agree
-    on the figures (same stopped process).
+    on the figures (same stopped process);
+  - a thread's id (/proc/TID reads as if it were a process) stands for its
+    process: -s TID and -e json TID show the process (its pid, its name,
+    not the thread's), saying so in one line on stderr; -d TID PID
+    compares the process with itself.
 """
 import csv
 import fcntl
@@ -413,6 +417,35 @@ def test_summary_list_name(ek, tmp):
     T.kill(p2)
 
 
+def test_thread_id():
+    p, line = T.start([T.target("renamed"), "vmsmain", "vmsworker"])
+    tid = int(line.split()[1])
+    r = T.run_vmscope("-s", tid)
+    T.ok(r.returncode == 0 and r.stdout.decode().startswith(
+        "Process:     %d vmsmain\n" % p.pid),
+         "-s TID: its process, with the process's name",
+         r.stdout[:80] + r.stderr)
+    T.eq(err_lines(r), ["vmscope: %d is a thread of process %d: showing "
+                        "%d" % (tid, p.pid, p.pid)],
+         "-s TID: one line on stderr saying so")
+    r = T.run_vmscope("-e", "json", tid)
+    j = json.loads(r.stdout) if r.returncode == 0 else {}
+    T.ok(j.get("process", {}).get("pid") == p.pid and
+         j["process"]["name"] == "vmsmain" and
+         not any(t["tid"] == tid and t["name"] != "vmsworker"
+                 for t in j["threads"]),
+         "-e json TID: the process, the thread among its threads",
+         j.get("process", r.stderr))
+    r = T.run_vmscope("-d", tid, p.pid, "-e", "json")
+    j = json.loads(r.stdout) if r.returncode == 0 else {}
+    T.ok(j.get("a", {}).get("process", {}).get("pid") == p.pid,
+         "-d TID PID: the process on both sides", r.stderr)
+    r = T.run_vmscope("-s", p.pid)
+    T.ok(r.returncode == 0 and not r.stderr, "-s PID: nothing on stderr",
+         r.stderr)
+    T.kill(p)
+
+
 def procs_with(arg):
     out = []
     for d in os.listdir("/proc"):
@@ -616,6 +649,7 @@ def main():
         test_usage(ek)
         test_output(ek, tmp)
         test_summary_list_name(ek, tmp)
+        test_thread_id()
         test_formats_agree(ek)
         test_launch(tmp)
         test_exits_during_capture()

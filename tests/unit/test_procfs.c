@@ -1,6 +1,7 @@
 /* test_procfs.c — the pure parsers of procfs.c: status values, the sp
  * of /proc/PID/task/TID/syscall and the joining of /proc/PID/cmdline, on
- * crafted buffers and on this process's own files. */
+ * crafted buffers and on this process's own files; a thread's process
+ * (procfs_tgid). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -300,9 +301,45 @@ static void test_cmdline(void)
 	free(buf);
 }
 
+static pthread_barrier_t tgid_seen;
+
+static void *tgid_thread(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	pthread_barrier_wait(&tgid_seen);
+	pthread_barrier_wait(&tgid_seen);
+	return NULL;
+}
+
+/* A thread's id (which /proc/TID reads as if it were a process) and the
+ * process it belongs to. */
+static void test_tgid(void)
+{
+	pthread_t t;
+	pid_t tid = 0, gone = 4194304;
+
+	pthread_barrier_init(&tgid_seen, NULL, 2);
+	if (pthread_create(&t, NULL, tgid_thread, &tid) != 0) {
+		ok(0, "tgid: a thread to ask about");
+		return;
+	}
+	pthread_barrier_wait(&tgid_seen);
+	ok(tid != getpid() && procfs_tgid(tid) == getpid(),
+	   "tgid: a thread's id gives its process (%d of %d)", (int)tid,
+	   (int)getpid());
+	pthread_barrier_wait(&tgid_seen);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&tgid_seen);
+	ok(procfs_tgid(getpid()) == getpid(), "tgid: a process's is itself");
+	while (gone > 1 && procfs_pid_exists(gone))
+		gone--;
+	ok(procfs_tgid(gone) == 0, "tgid: no such task: 0");
+}
+
 int main(void)
 {
 	test_cmdline();
+	test_tgid();
 	test_read_one();
 	test_vma_at();
 	test_status();
