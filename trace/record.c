@@ -296,6 +296,10 @@ static struct module modules[MAX_MODULES];
 static unsigned nmodules; /* written under modules_lock */
 static int modules_lock;
 static char exe_path[1024]; /* the main program's (dlpi_name is "") */
+/* The working directory at the library's start: where the modules the
+ * loader found by a relative path before it (LD_LIBRARY_PATH=.) are,
+ * when /proc/self/map_files cannot say ("": not known). */
+static char start_cwd[1024];
 
 static bool module_known(uintptr_t ip)
 {
@@ -313,19 +317,73 @@ struct module_ctx {
 	bool failed;
 };
 
+#define MODULE_PATH_MAX ((254u - 1u) * 8u - 1u) /* a record's room */
+
+/* Appends x in hex (as /proc/PID/maps writes it) at p; the end. */
+static char *put_hex(char *p, uintptr_t x)
+{
+	char d[2 * sizeof(x)];
+	int n = 0;
+
+	do
+		d[n++] = "0123456789abcdef"[x & 15];
+	while (x >>= 4);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* The file of a module the loader named by a relative path (found
+ * through LD_LIBRARY_PATH=. or a relative RPATH, or dlopen("./x.so")),
+ * relative to the working directory at its load, which the program may
+ * have left since: the kernel's name of the file mapped at its code
+ * [lo, hi) (/proc/self/map_files: a readlink, no descriptor, made once a
+ * module, as its first stack is sent), else, for a module loaded before
+ * the library's start, the directory of that start's. Into buf (n bytes);
+ * false: not known (its frames stay unnamed). */
+static bool relative_file(const char *name, uintptr_t lo, uintptr_t hi,
+			  char *buf, size_t n)
+{
+	char link[64] = "/proc/self/map_files/", *p = link + 21;
+	size_t cwd = strlen(start_cwd), len = strlen(name);
+	long pg = sysconf(_SC_PAGESIZE);
+	ssize_t got;
+
+	p = put_hex(p, lo & ~(uintptr_t)(pg - 1));
+	*p++ = '-';
+	p = put_hex(p, (hi + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1));
+	*p = '\0';
+	got = readlink(link, buf, n - 1);
+	if (got > 0 && buf[0] == '/') {
+		buf[got] = '\0';
+		return true;
+	}
+	while (name[0] == '.' && name[1] == '/') { /* "./x.so": x.so */
+		name += 2;
+		len -= 2;
+	}
+	if (!cwd || cwd + 1 + len + 1 > n)
+		return false;
+	memcpy(buf, start_cwd, cwd);
+	buf[cwd] = '/';
+	memcpy(buf + cwd + 1, name, len + 1);
+	return true;
+}
+
 static int send_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct module_ctx *c = arg;
 	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
 							       : exe_path;
 	uint64_t w[256];
+	char *file = (char *)&w[2]; /* the record's path, MODULE_PATH_MAX */
 	size_t len = strlen(path);
 	unsigned words;
 	int i;
 
 	(void)size;
-	if (path[0] != '/' || len > (254u - 1u) * 8u - 1u)
-		return 0; /* the vDSO, or a name that is no file */
+	if (path[0] != '/' && !strchr(path, '/'))
+		return 0; /* the vDSO: a name that is no file */
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
@@ -338,11 +396,21 @@ static int send_module(struct dl_phdr_info *info, size_t size, void *arg)
 			seen = modules[k].lo == lo;
 		if (seen || nmodules == MAX_MODULES)
 			continue;
+		if (path[0] != '/') { /* found once, sent by that name */
+			if (!relative_file(path, lo, lo + ph->p_memsz, file,
+					   MODULE_PATH_MAX + 1))
+				return 0;
+			path = file;
+			len = strlen(path);
+		}
+		if (len > MODULE_PATH_MAX)
+			return 0; /* a name too long for a record */
 		words = 2 + (unsigned)(len + 8) / 8;
-		memset(w, 0, (size_t)words * 8);
 		w[0] = rec_word(TW_OP_MODULE, words, 0);
 		w[1] = info->dlpi_addr;
-		memcpy(&w[2], path, len);
+		if (path != file)
+			memcpy(file, path, len);
+		memset(file + len, 0, (size_t)(words - 2) * 8 - len);
 		if (!put(c->sl, c->ring, w, words)) {
 			c->failed = true;
 			return 1;
@@ -755,6 +823,8 @@ int vt_start(struct tw_header *h)
 	own_unwind = !uw || strcmp(uw, "libunwind") != 0;
 
 	exe_path[n > 0 ? n : 0] = '\0';
+	if (!getcwd(start_cwd, sizeof(start_cwd)) || start_cwd[0] != '/')
+		start_cwd[0] = '\0'; /* none, or unreachable */
 	if (here_start() < 0)
 		return -1;
 	if (vt_sample_start(h) < 0)

@@ -37,7 +37,7 @@
  * constructor, or vmstrace_attach inside vmscope's injection, in a thread
  * without a seccomp filter: inject_call.h) and at a detach
  * (vmstrace_detach, injected the same way): there mmap, close, readlink
- * (/proc/self/exe), openat, read and close (/proc/self/maps: the main
+ * (/proc/self/exe), getcwd, openat, read and close (/proc/self/maps: the main
  * thread's stack), getrlimit, madvise, and libunwind's set-up; attached,
  * also openat of the shared file and mprotect around the GOT entries it
  * redirects and puts back (attach.c). While the program runs, only
@@ -48,6 +48,9 @@
  *   - gettid, once a thread (its ring names it);
  *   - clock_gettime (the vDSO's: no system call where the clock source
  *     allows it, as on every x86-64 machine);
+ *   - readlink of /proc/self/map_files/LO-HI, once for each module the
+ *     loader named by a relative path (LD_LIBRARY_PATH=., dlopen("./x")),
+ *     as its first stack is sent (record.c: relative_file);
  *   - kill(vmscope's pid, 0), sched_yield and clock_gettime while a ring
  *     is full (vmscope lags: waiting for it, or finding it gone), and
  *     sched_yield while another thread sends the modules list;
