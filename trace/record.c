@@ -584,6 +584,18 @@ static int64_t inside_offset(void)
 #endif
 }
 
+void vt_start_early(void)
+{
+	int saved = errno;
+
+	if (tls_busy)
+		return;
+	tls_busy = 1;
+	vt_launch_early();
+	tls_busy = 0;
+	errno = saved;
+}
+
 bool vt_tracing(void)
 {
 	if (hdr && __atomic_load_n(&here->on, __ATOMIC_RELAXED))
@@ -642,6 +654,7 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	int saved = errno;
 
 	c->open = false;
+	vt_early();
 	if (tls_busy || in_cxx)
 		return false;
 	if (!vt_tracing()) {

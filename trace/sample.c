@@ -125,6 +125,7 @@ static bool take_block(size_t n)
 
 void vt_allocated(void *p, size_t n)
 {
+	vt_early(); /* sampling decided as the trace asks */
 	if (!p || !take_block(n))
 		return;
 	if (vt_sample_mean) {
@@ -143,6 +144,7 @@ void vt_allocated(void *p, size_t n)
 
 void vt_freed(void *p)
 {
+	vt_early();
 	if (vt_sample_mean) {
 		uint32_t *b = vt_bucket_of((uintptr_t)p);
 
@@ -159,6 +161,7 @@ void vt_freed(void *p)
 bool vt_realloc_begin(struct vt_call *c, size_t n)
 {
 	(void)n; /* not counted dropped here: vt_reallocated counts it */
+	vt_early();
 	c->open = false;
 	return !vt_sample_mean && vt_begin(c, TW_OP_REALLOC, 0, true, 0);
 }

@@ -34,7 +34,9 @@
  * filter installed after its start, for every thread, killing the process
  * on an open: tests/live/test_trace_seccomp.py), so the library makes
  * none the program's own calls would not make, but at its start (the
- * constructor, or vmstrace_attach inside vmscope's injection, in a thread
+ * constructor, or a launch's first call the library sees if it comes
+ * before: vmstrace.h's vt_early; or vmstrace_attach inside vmscope's
+ * injection, in a thread
  * without a seccomp filter: inject_call.h) and at a detach
  * (vmstrace_detach, injected the same way): there mmap, close, readlink
  * (/proc/self/exe), getcwd, openat, read and close (/proc/self/maps: the main
@@ -315,47 +317,13 @@ static bool preloaded(void)
 	return v && strstr(v, "libvmstrace");
 }
 
-__attribute__((constructor)) static void vmstrace_init(void)
+/* Starts tracing into the mapped file h (-1: not, h let go). */
+static int start_with(struct tw_header *h)
 {
-	const char *e = getenv("VMSCOPE_TRACE_FD");
-	struct tw_header *h;
-	char *end;
-	long fd;
-
-	if (!e && preloaded() && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
-		/* a child of a followed process, exec'd: a file of its own,
-		 * sent to vmscope (none: it runs untraced) */
-		vt_resolve();
-		find_modules();
-		if (!(h = vt_follow_file(TW_FOLLOW_EXEC)))
-			return;
-	} else if (!e) {
-		/* Not preloaded by vmscope: loaded into a running process
-		 * (attach.c), whose environment is left alone; nothing is
-		 * recorded before vmstrace_attach(). */
-		vt_attach_mode = true;
-		vt_resolve();
-		find_modules();
-		return;
-	} else {
-		/* --trace-children: the launched process follows too */
-		vt_follow_parse(getenv(TW_FOLLOW_ENV));
-		vt_resolve();
-		find_modules();
-		leave_environment();
-		fd = strtol(e, &end, 10);
-		if (*end || fd < 0 || fd > 1 << 20)
-			return;
-		h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, (int)fd, 0);
-		close((int)fd); /* the program's descriptors are its own */
-		if (h == MAP_FAILED)
-			return;
-	}
 	if (h->magic != TW_MAGIC || h->version != TW_VERSION ||
 	    h->slots != TW_SLOTS || h->ring_bytes != TW_RING_BYTES) {
 		next_munmap(h, TW_FILE_BYTES);
-		return;
+		return -1;
 	}
 	{
 		/* libunwind's one-time set-up (a pthread_once that maps
@@ -369,10 +337,92 @@ __attribute__((constructor)) static void vmstrace_init(void)
 
 		unw_backtrace(ip, 2);
 	}
-	if (vt_start(h) < 0)
+	if (vt_start(h) < 0) {
 		next_munmap(h, TW_FILE_BYTES);
-	else
-		vt_follow_atfork(); /* following: a forked child too */
+		return -1;
+	}
+	return 0;
+}
+
+/* A launch's start (VMSCOPE_TRACE_FD: the file's descriptor): -1, none
+ * (the program runs untraced). */
+static int launch_start(const char *e)
+{
+	struct tw_header *h;
+	char *end;
+	long fd;
+
+	/* --trace-children: the launched process follows too */
+	vt_follow_parse(getenv(TW_FOLLOW_ENV));
+	vt_resolve();
+	find_modules();
+	fd = strtol(e, &end, 10);
+	if (*end || fd < 0 || fd > 1 << 20)
+		return -1;
+	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      (int)fd, 0);
+	close((int)fd); /* the program's descriptors are its own */
+	if (h == MAP_FAILED)
+		return -1;
+	return start_with(h);
+}
+
+/* A launch's start made by the first call the library sees (vmstrace.h:
+ * vt_early): 0 started, -1 not tried or failed. */
+static int early_rc = -1;
+int vt_unstarted = 1;
+
+void vt_launch_early(void)
+{
+	extern char **environ;
+	const char *e;
+
+	if (!environ) /* libc not up: a call of the loader's own */
+		return;
+	if (!(e = getenv("VMSCOPE_TRACE_FD"))) {
+		/* not a launch: the constructor's (an attach's library is
+		 * called only once attached, a followed child's starts there) */
+		return;
+	}
+	if (__atomic_exchange_n(&vt_unstarted, 0, __ATOMIC_ACQ_REL) == 0)
+		return;
+	/* (the fork handler is the constructor's: pthread_atfork holds its
+	 * lock while it allocates, as the call here may be made) */
+	early_rc = launch_start(e);
+}
+
+__attribute__((constructor)) static void vmstrace_init(void)
+{
+	const char *e = getenv("VMSCOPE_TRACE_FD");
+	int unstarted = __atomic_exchange_n(&vt_unstarted, 0, __ATOMIC_ACQ_REL);
+	struct tw_header *h;
+
+	if (!e && preloaded() && vt_follow_parse(getenv(TW_FOLLOW_ENV)) == 0) {
+		/* a child of a followed process, exec'd: a file of its own,
+		 * sent to vmscope (none: it runs untraced) */
+		vt_resolve();
+		find_modules();
+		if (!(h = vt_follow_file(TW_FOLLOW_EXEC)) || start_with(h) < 0)
+			return;
+	} else if (!e) {
+		/* Not preloaded by vmscope: loaded into a running process
+		 * (attach.c), whose environment is left alone; nothing is
+		 * recorded before vmstrace_attach(). */
+		vt_attach_mode = true;
+		vt_resolve();
+		find_modules();
+		return;
+	} else {
+		/* a launch: started here unless a call came first (a
+		 * library's constructor, which the loader runs before this
+		 * library's, allocated) */
+		int rc = unstarted ? launch_start(e) : early_rc;
+
+		leave_environment();
+		if (rc < 0)
+			return;
+	}
+	vt_follow_atfork(); /* following: a forked child too */
 }
 
 /* ---- the malloc family ---- */

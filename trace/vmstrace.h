@@ -97,6 +97,26 @@ bool vt_kernel_maps(void);
  * it, record.c reads it). */
 extern TLS int in_cxx;
 
+/* A launch (VMSCOPE_TRACE_FD) starts at the first call the library sees
+ * once the C library is up, or at the library's constructor if none came
+ * before: the loader runs the constructors of the libraries the program
+ * links before this one's, and what they allocate (a C++ library's
+ * static objects) is the program's. vt_unstarted: 1 until the start was
+ * tried (vmstrace.c); vt_early(), first in whatever records, tries it
+ * (record.c's vt_start_early: errno kept, the library's own calls made
+ * meanwhile unrecorded; vmstrace.c's vt_launch_early: the start, not the
+ * environment's clean-up, nor the fork handler, which the constructor
+ * does). */
+extern int vt_unstarted;
+void vt_start_early(void);
+void vt_launch_early(void);
+static inline void vt_early(void)
+{
+	if (__builtin_expect(__atomic_load_n(&vt_unstarted, __ATOMIC_RELAXED),
+			     0))
+		vt_start_early();
+}
+
 /* record.c's. vt_start: tracing into the mapped file h from now on (its
  * threads' exit, sampling set up; a forked child, by fork() or the raw
  * system call, records nothing: the rings are its parent's); -1: not (h

@@ -10,6 +10,13 @@ a program loads do, wherever and whenever they are loaded.
     (chdir("/")) before it calls into it, and dlclose after: the frames
     named, the module the file really loaded (plug/libplug.so), not one
     under the directory the trace started in.
+  - A library's constructor, which the loader runs before the tracer
+    library's own (its allocations, C++'s static objects of a shared
+    library), that sets an environment variable, registers a fork
+    handler (both allocate holding a lock of libc's) and leaks 6666
+    bytes: the leak recorded at its site (libctor_leak < ctor), nothing
+    dropped; the program's output and exit status are its untraced run's,
+    with --trace-children too (no wait on those locks).
 """
 import json
 import os
@@ -56,6 +63,33 @@ int main(void)
 	return 0;
 }
 """
+
+CTOR_C = r"""
+#include <pthread.h>
+#include <stdlib.h>
+void *kept;
+static void nothing(void) {}
+__attribute__((noinline)) void *libctor_leak(void) { return malloc(6666); }
+__attribute__((constructor)) static void ctor(void)
+{
+	setenv("LIBCTOR_WAS_HERE", "yes", 1);
+	pthread_atfork(NULL, NULL, nothing);
+	kept = libctor_leak();
+}
+int libctor_dummy(void) { return kept != 0; }
+"""
+
+CTOR_MAIN_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int libctor_dummy(void);
+int main(void)
+{
+	printf("ctor %d %s\n", libctor_dummy(), getenv("LIBCTOR_WAS_HERE"));
+	return 7;
+}
+"""
+
 
 def cc(tmp, name, code, args):
     """name built from code in tmp (its source: libx.so's libx.c)."""
@@ -125,6 +159,37 @@ def dlopened_then_left(tmp):
                "the call", os.path.join(plug, "libplug.so"))
 
 
+def constructor(tmp):
+    if not (cc(tmp, "libctor.so", CTOR_C, ["-shared", "-fPIC",
+                                            "-lpthread"]) and
+            cc(tmp, "t_ctor", CTOR_MAIN_C,
+               ["-L.", "-l:libctor.so", "-Wl,-rpath," + tmp])):
+        return
+    plain = subprocess.run(["./t_ctor"], capture_output=True, cwd=tmp,
+                           timeout=60)
+    for extra in ((), ("--trace-children",)):
+        how = " ".join(extra) or "launched"
+        d, r = traced(["./t_ctor"], tmp, ENV, extra)
+        if not d:
+            continue
+        T.eq((r.stdout, d["process"]["exit_status"]),
+             (plain.stdout, plain.returncode),
+             "%s: a library constructor's setenv and pthread_atfork "
+             "traced: the output and exit status are the untraced "
+             "run's" % how)
+        got = [s for s in sites_of(d, "libctor_leak")
+               if s["kind"] == "heap"]
+        T.ok(len(got) == 1 and got[0]["outstanding"] ==
+             {"count": 1, "bytes": 6666} and
+             [f["function"] for f in got[0]["frames"][:2]] ==
+             ["libctor_leak", "ctor"],
+             "%s: the library constructor's 6666 bytes recorded at "
+             "libctor_leak < ctor" % how,
+             [(s["outstanding"], [f["function"] for f in s["frames"][:3]])
+              for s in d["trace"]["sites"]])
+        T.eq(d["trace"]["dropped"], 0, "%s: nothing dropped" % how)
+
+
 def main():
     if not os.path.exists(LIB):
         T.ok(False, "the tracer library is built", LIB)
@@ -133,6 +198,7 @@ def main():
     try:
         relative_path(tmp)
         dlopened_then_left(tmp)
+        constructor(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     T.done()
