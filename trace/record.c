@@ -664,8 +664,12 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	}
 	tls_busy = 1;
 	t = thread_state();
-	if (!t || t->slot < 0)
+	if (!t || t->slot < 0) {
+		if (drop) /* too many threads at once */
+			__atomic_add_fetch(&hdr->dropped_threads, 1,
+					   __ATOMIC_RELAXED);
 		goto fail;
+	}
 	c->sl = tw_slot_at(hdr, (unsigned)t->slot);
 	c->ring = tw_ring_at(hdr, (unsigned)t->slot);
 	if (with_stack && (id = stack_id(t, c->sl, c->ring)) == UINT32_MAX)

@@ -191,7 +191,11 @@ struct tw_header {
 	 * before it are left out: the library recorded nothing then); 0 when
 	 * not said */
 	uint64_t trace_from_ns;
-	uint64_t reserved[2];
+	/* of dropped, the library's: calls of a thread that found no ring
+	 * free (more than TW_SLOTS threads holding one at once: a thread
+	 * holds its ring from its first call to its end) */
+	uint64_t dropped_threads;
+	uint64_t reserved;
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));

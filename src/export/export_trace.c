@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "base/tracewire.h"
 #include "export/export_util.h"
 
 static void count_json(struct outbuf *o, const char *name,
@@ -381,13 +382,19 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 			  "Trace:       exact (every call), %" PRIu64
 			  " calls recorded",
 			  r->events);
-	if (r->dropped)
-		ob_printf(o,
-			  ", %" PRIu64 " not recorded (%" PRIu64
-			  " bytes): a block whose allocation was not recorded "
-			  "is missing from the figures, one whose free was not "
-			  "is counted alive",
+	if (r->dropped) {
+		ob_printf(o, ", %" PRIu64 " not recorded (%" PRIu64 " bytes",
 			  r->dropped, r->dropped_bytes);
+		if (r->dropped_threads)
+			ob_printf(o,
+				  "; %" PRIu64 " of them by threads past the "
+				  "%u that held a ring at once: too many "
+				  "threads allocating at once",
+				  r->dropped_threads, TW_SLOTS);
+		OB_LIT(o, "): a block whose allocation was not recorded is "
+			  "missing from the figures, one whose free was not is "
+			  "counted alive");
+	}
 	if (r->bad_records)
 		ob_printf(o,
 			  ", %" PRIu64 " records refused (written over by the "

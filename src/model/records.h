@@ -283,6 +283,9 @@
 	/* calls not recorded, their bytes */                                  \
 	X(dropped, U64, "dropped", "dropped", VMS_FF_NEED)                     \
 	X(dropped_bytes, U64, "dropped_bytes", "dropped_bytes", 0)             \
+	/* of dropped: calls of a thread that found no ring free (more       \
+	 * threads than the tracer's rings, TW_SLOTS, at once) */              \
+	X(dropped_threads, U64, "dropped_threads", "dropped_threads", 0)       \
 	/* frees of what no record allocated */                                \
 	X(unknown_frees, U64, "unknown_frees", "unknown_frees", 0)             \
 	/* records refused (not by the wire's rules: the program wrote into \

@@ -292,6 +292,8 @@ static void let_go(struct tproc *p)
 	p->dropped = __atomic_load_n(&p->hdr->dropped, __ATOMIC_ACQUIRE);
 	p->dropped_bytes =
 		__atomic_load_n(&p->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
+	p->dropped_threads =
+		__atomic_load_n(&p->hdr->dropped_threads, __ATOMIC_ACQUIRE);
 	munmap(p->hdr, TW_FILE_BYTES);
 	p->hdr = NULL;
 	close(p->fd);

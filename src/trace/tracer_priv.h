@@ -48,7 +48,8 @@ struct tproc {
 	uint64_t next_seq; /* the merge's: the event number to read next */
 	uint64_t stall_seq, stall_ns; /* a number awaited since (a thread
 				       * inside its call) */
-	uint64_t dropped, dropped_bytes; /* as the file said when let go */
+	/* as the file said when let go */
+	uint64_t dropped, dropped_bytes, dropped_threads;
 	uint64_t beat_ns; /* when its heartbeat last moved */
 	char cmd[256]; /* its command, for a message and the report */
 };

@@ -491,6 +491,10 @@ void tracer_report_fields(const struct tracer *tr, const struct tproc *p,
 	out->dropped_bytes = p->hdr ? __atomic_load_n(&p->hdr->dropped_bytes,
 						      __ATOMIC_ACQUIRE)
 				    : p->dropped_bytes;
+	out->dropped_threads =
+		p->hdr ? __atomic_load_n(&p->hdr->dropped_threads,
+					 __ATOMIC_ACQUIRE)
+		       : p->dropped_threads;
 	out->ended = p->reaped;
 	out->exit_status = p->how ? -1 : p->status; /* a child's: its
 						       * parent's to know */

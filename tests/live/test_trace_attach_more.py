@@ -410,10 +410,12 @@ def threads():
     rc, o, e, ok, got = many_threads(("-s",))
     dropped = [ln for ln in o.splitlines() if ln.startswith("Trace:")]
     T.ok(rc == 0 and ok and got == plain and len(dropped) == 1 and
-         ", %d not recorded (%d bytes)" % (THREADS - SLOTS,
-                                           40 * (THREADS - SLOTS))
+         ", %d not recorded (%d bytes; %d of them by threads past the %d "
+         "that held a ring at once: too many threads allocating at once)"
+         % (THREADS - SLOTS, 40 * (THREADS - SLOTS), THREADS - SLOTS, SLOTS)
          in dropped[0],
-         "-s: the text report says how many calls were not recorded",
+         "-s: the text report says how many calls were not recorded, and "
+         "why (too many threads allocating at once)",
          (rc, e, o[:600]))
 
 

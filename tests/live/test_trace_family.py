@@ -35,8 +35,10 @@ tests/targets/trace_jemalloc.c).
   - Drops: 300 threads each malloc 4321 bytes once, all alive at once, more
     threads than the tracer's rings (TW_SLOTS, 256): the report's dropped
     is the blocks not recorded (300 less those the site counts, > 0),
-    dropped_bytes 4321 each, the text report says what drops do to the
-    figures; the program's output and exit status are the untraced run's.
+    dropped_bytes 4321 each, every one counted in dropped_threads; the text
+    report says why (too many threads allocating at once, 256) and what
+    drops do to the figures; the program's output and exit status are the
+    untraced run's.
   - A stalled reader: vmscope stopped (SIGSTOP; SIGCONT in a finally)
     while the program makes 200,000 malloc/free pairs: its ring fills, the
     library goes pass-through after TW_WAIT_NS without vmscope's heartbeat,
@@ -297,11 +299,17 @@ def drops():
          "dropped, 4321 bytes each; the others outstanding",
          (recorded, tr["dropped"], tr["dropped_bytes"]))
     _, text, r2 = traced(cmd, ("-s",))
-    T.ok(re.search(r"\d+ not recorded \(\d+ bytes\): a block whose "
+    T.eq(tr.get("dropped_threads"), tr["dropped"], "300 threads: every call "
+         "dropped counted as a thread's that had no ring")
+    T.ok(re.search(r"\d+ not recorded \(\d+ bytes; \d+ of them by threads "
+                   r"past the 256 that held a ring at once: too many "
+                   r"threads allocating at once\): a block whose "
                    r"allocation was not recorded is missing from the "
                    r"figures, one whose free was not is counted alive",
                    text),
-         "the text report says what the drops do to the figures", text[:600])
+         "the text report says why calls were dropped (too many threads "
+         "allocating at once, the limit) and what the drops do to the "
+         "figures", text[:600])
     T.eq(r2.stdout.decode(), "drops: threads=300 blocks=300\n",
          "drops: every thread's block made (the program's own count)")
 

@@ -166,7 +166,8 @@ def fixture():
              "trace.window.impacting_bytes: only in file",
              "trace.bad_records: only in file",
              "trace.kernel_maps: only in file",
-             "trace.allocator_maps: only in file")
+             "trace.allocator_maps: only in file",
+             "trace.dropped_threads: only in file")
     diff = [x for x in T.differences(want["trace"], f.get("trace"))
             if x not in added]
     T.ok(not diff, "snap_trace.vms (recorded) reads back as its run's live "
