@@ -85,6 +85,13 @@ bool vms_trace_windowable(const struct vms_trace_report *a,
 	       b->mark > a->mark && cells_kept(b);
 }
 
+/* b's count less a's, of a counter that only grows along a run (0 where a
+ * file says otherwise) */
+static uint64_t since(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
 int vms_trace_window(const struct vms_trace_report *a,
 		     const struct vms_trace_report *b,
 		     struct vms_trace_report *out)
@@ -95,6 +102,16 @@ int vms_trace_window(const struct vms_trace_report *a,
 
 	*out = *b;
 	out->from_ns = a->to_ns;
+	/* the counts of calls are the window's too, as its sites' are */
+	out->events = since(a->events, b->events);
+	out->dropped = since(a->dropped, b->dropped);
+	out->dropped_bytes = since(a->dropped_bytes, b->dropped_bytes);
+	out->dropped_threads = since(a->dropped_threads, b->dropped_threads);
+	out->unknown_frees = since(a->unknown_frees, b->unknown_frees);
+	out->bad_records = since(a->bad_records, b->bad_records);
+	out->allocator_maps = since(a->allocator_maps, b->allocator_maps);
+	out->madvised = since(a->madvised, b->madvised);
+	out->madvised_bytes = since(a->madvised_bytes, b->madvised_bytes);
 	out->ended = false; /* b's mark came before any end */
 	out->exit_status = -1;
 	out->sites = malloc((b->nsites ? b->nsites : 1) * sizeof(*out->sites));

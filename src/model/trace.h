@@ -238,7 +238,8 @@ bool vms_trace_windowable(const struct vms_trace_report *a,
 			  const struct vms_trace_report *b);
 
 /* The report of the window from a's mark to b's (windowable), into *out:
- * b's trace-wide fields, from_ns a's to_ns; sites (malloc'd: free
+ * b's trace-wide fields, from_ns a's to_ns, its counts of calls (events,
+ * dropped, unknown frees ...) b's less a's; sites (malloc'd: free
  * out->sites) b's with anything in the window, their figures from b's
  * cells, frames b's (out lives no longer than b). -1: out of memory. */
 int vms_trace_window(const struct vms_trace_report *a,

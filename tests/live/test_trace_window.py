@@ -13,7 +13,8 @@ in place, so the windows between ticks hold some):
     of every call site (no timing is assumed, only sums): allocated
     inside = what B allocated less what A had; alive at B = outstanding +
     lasting; alive at A = released + lasting; its window is A's end to
-    B's; grow_leak's blocks are of 5000 bytes (a tick may come while
+    B's; its calls recorded (events), dropped and unknown frees are B's
+    less A's; grow_leak's blocks are of 5000 bytes (a tick may come while
     its handler is half way through its twenty);
   - the windows add up: (1, 2) and (2, 3) make (1, 3);
   - -d LATER EARLIER says to give them in order, and has no window; two
@@ -149,6 +150,10 @@ def check_pair(files, reps, i, j):
     T.eq((w["window"]["from_ns"], w["window"]["to_ns"]),
          (a["window"]["to_ns"], b["window"]["to_ns"]),
          "%s: the window runs from A's snapshot to B's" % what)
+    T.eq([w[k] for k in ("events", "dropped", "unknown_frees")],
+         [b[k] - a[k] for k in ("events", "dropped", "unknown_frees")],
+         "%s: the window's calls recorded (and dropped, and frees of "
+         "unknown blocks) are B's less A's, not B's whole trace's" % what)
     g = [s for k, s in sw.items() if "grow_leak" in k[1]]
     # (in twenties only by chance: a tick's snapshot may come while the
     # handler is half way through its twenty)
