@@ -374,14 +374,12 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 		ob_printf(o,
 			  "Trace:       sampled (blocks under 64 K: one every "
 			  "%" PRIu64 " bytes on average, counts and sizes "
-			  "scaled; seed %" PRIu64 "), %" PRIu64
-			  " calls recorded",
+			  "scaled; seed %" PRIu64 "), %" PRIu64,
 			  r->sample_bytes, r->seed, r->events);
 	else
-		ob_printf(o,
-			  "Trace:       exact (every call), %" PRIu64
-			  " calls recorded",
+		ob_printf(o, "Trace:       exact (every call), %" PRIu64,
 			  r->events);
+	ob_printf(o, " call%s recorded", r->events == 1 ? "" : "s");
 	if (r->dropped) {
 		ob_printf(o, ", %" PRIu64 " not recorded (%" PRIu64 " bytes",
 			  r->dropped, r->dropped_bytes);
@@ -402,9 +400,9 @@ void export_trace_text(struct outbuf *o, const struct vms_trace_report *r,
 			  r->bad_records);
 	if (r->unknown_frees)
 		ob_printf(o,
-			  ", %" PRIu64 " frees of memory allocated before "
+			  ", %" PRIu64 " free%s of memory allocated before "
 			  "the trace",
-			  r->unknown_frees);
+			  r->unknown_frees, r->unknown_frees == 1 ? "" : "s");
 	ob_putc(o, '\n');
 	if (r->heap_untraced)
 		OB_LIT(o, "Heap:        not traced (attached: the mmap family "

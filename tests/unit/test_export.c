@@ -3,6 +3,8 @@
  * reader) and CSV (every record as many fields as the header), and the
  * atomic output file of outbuf. */
 #include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,6 +15,8 @@
 #include "export/export.h"
 #include "base/escape.h"
 #include "base/outbuf.h"
+#include "export/export_trace.h"
+#include "model/trace.h"
 #include "tap.h"
 
 /* ---- capturing what an outbuf writes ---- */
@@ -572,8 +576,46 @@ static void test_readers(void)
 	   "csv reader: counts fields with quotes, rejects ragged rows");
 }
 
+/* The trace report's first line: one call, one free of what no record
+ * allocated, in the singular; two of each, in the plural. */
+static void test_trace_counts(void)
+{
+	static const struct {
+		uint64_t n;
+		const char *calls, *frees;
+	} t[] = {
+		{ 1, " 1 call recorded", ", 1 free of memory allocated before" },
+		{ 2, " 2 calls recorded",
+		  ", 2 frees of memory allocated before" },
+	};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct vms_trace_report r;
+		struct cap c;
+		char *s;
+
+		memset(&r, 0, sizeof(r));
+		r.events = r.unknown_frees = t[i].n;
+		if (!cap_open(&c)) {
+			ok(0, "trace text: an outbuf");
+			return;
+		}
+		export_trace_text(&c.o, &r, 8);
+		s = cap_close(&c, &len);
+		ok(s && strstr(s, t[i].calls) && strstr(s, t[i].frees),
+		   "trace text: %" PRIu64 " call%s and free%s, in words that "
+		   "agree",
+		   t[i].n, t[i].n == 1 ? "" : "s", t[i].n == 1 ? "" : "s");
+		if (s && !(strstr(s, t[i].calls) && strstr(s, t[i].frees)))
+			printf("#   %.300s\n", s);
+		free(s);
+	}
+}
+
 int main(void)
 {
+	test_trace_counts();
 	test_readers();
 	test_json_str();
 	test_csv_str();
