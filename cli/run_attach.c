@@ -263,8 +263,10 @@ static int trace_kernel(const struct args *a, pid_t pid, const struct who *w,
 
 	if (bpfmaps_open(&bm, pid, &err) < 0) {
 		/* said once when both refuse for the same reason (a process
-		 * of another user: its maps not to be read) */
-		if (h->tried && strcmp(h->why, err.msg) != 0)
+		 * of another user: its maps not to be read; no such process,
+		 * which each says in its own words) */
+		if (h->tried && err.kind != VMS_ERR_NOPROC &&
+		    strcmp(h->why, err.msg) != 0)
 			fprintf(stderr,
 				"vmscope: the tracer was not injected: %s\n",
 				h->why);

@@ -9,7 +9,9 @@ do not assert (tests/targets/heap_attach.c, the tracer library injected):
     churn_block (transient), nothing dropped. A name two processes
     have: refused (exit 1, "2 processes are named NAME: PID PID; give one
     PID"), neither touched (untraced, no thread stopped); a name no
-    process has: exit 2, "no process named NAME".
+    process has: exit 2, "no process named NAME"; a PID no process has,
+    with -s: exit 2, the one line "no process PID" (not the injection's
+    reason too).
   - Unprivileged: nobody (setpriv, no groups, no capabilities) attaches
     to its own heap_attach (both copied, with the tracer library, to a
     directory nobody may read; VMSCOPE_TRACELIB names the copy): the
@@ -178,8 +180,23 @@ def by_name():
              r.stderr == "vmscope: no process named %s\n" % name,
              "-n NAME of no process: exit 2, \"no process named NAME\"",
              (r.returncode, r.stderr))
+        gone = end_pid()
+        r = subprocess.run([T.VMSCOPE, "--trace", "-s", str(gone)],
+                           capture_output=True, text=True, timeout=120)
+        T.ok(r.returncode == 2 and r.stdout == "" and
+             r.stderr == "vmscope: no process %d\n" % gone,
+             "--trace -s PID of no process: exit 2, one line \"no process "
+             "PID\"", (r.returncode, r.stderr))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def end_pid():
+    """The pid of a process that was and has ended (reaped): none has it
+    now, unless the kernel gave it again meanwhile."""
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
 
 
 def ptrace_scope():
