@@ -11,12 +11,14 @@
  * "trace" section). When the trace ends while CMD still runs
  * (--duration, Ctrl-C), the snapshot is taken then, a mark of the trace,
  * and the report is of the trace up to it. CMD's map is gone once it has
- * ended, so while it runs its newest snapshot is kept (the first as soon
- * as it calls anything, then one a second or less often): when it ends
- * first, that one is saved with the whole trace. The report printed is
- * the one saved. A CMD that ended before any snapshot of it (it called
- * nothing) has no file: the report is printed, and the exit status says
- * the capture failed (3).
+ * ended: at its exit() it waits for its last snapshot (tracer_hold_exit),
+ * and while it runs its newest snapshot is kept (the first as soon as it
+ * calls anything, then one a second or less often) for an end past
+ * exit() (_exit, a signal): when it ends first, the last of them is saved
+ * with the whole trace. The report printed is the one saved. A CMD that
+ * ended before any snapshot of it (by _exit before it called anything)
+ * has no file: the report is printed, and the exit status says the
+ * capture failed (3).
  *
  * A PID (or -n NAME) instead of CMD: that running process attached
  * (run_attach.c). Formats other than text and json are refused, for a
@@ -373,6 +375,7 @@ int cli_trace_viewer(const struct args *a, struct tracer *tr, pid_t pid)
 int cli_trace(const struct args *a)
 {
 	bool print = a->summary || a->export;
+	bool hold = a->save && !a->watch; /* (--watch -w DIR: its ticks') */
 	struct tracer_opts to = {
 		.sample_bytes = a->trace_sample,
 		.seed = cli_trace_seed(),
@@ -413,6 +416,10 @@ int cli_trace(const struct args *a)
 	to.library = cli_trace_library(lib, sizeof(lib));
 	if (tracer_new(&tr, &to, &err) < 0)
 		return cli_fail(&err);
+	/* -w: CMD waits at its exit() for its last snapshot (a CMD of a
+	 * few ms ends before a capture could be made otherwise) */
+	if (hold)
+		tracer_hold_exit(tr);
 	if (tracer_launch(tr, a->cmd, &pid, &err) < 0) {
 		tracer_free(tr);
 		return cli_fail(&err);
@@ -437,6 +444,13 @@ int cli_trace(const struct args *a)
 		}
 		if (ended || interrupted)
 			break;
+		if (hold && tracer_at_exit(tr)) {
+			/* CMD at its exit(), its map whole: its last
+			 * snapshot, then it goes on to end */
+			tracer_exit_taking(tr);
+			newest_take(a, tr, pid, &newest);
+			tracer_exit_taken(tr);
+		}
 		newest.started = newest.started || got > 0;
 		if (a->watch && newest.started && !tick)
 			tick = mono_s(); /* the first: as soon as CMD calls */

@@ -778,6 +778,35 @@ static void vt_forked(void)
 	}
 }
 
+void vt_exit_hold(void)
+{
+	uint64_t since, t0, beat, b, now;
+	uint32_t st;
+
+	if (!hdr || !here || !__atomic_load_n(&here->on, __ATOMIC_ACQUIRE) ||
+	    !here->own || !__atomic_load_n(&hdr->exit_hold, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&hdr->exit_state, TW_EXIT_WAITING, __ATOMIC_RELEASE);
+	since = t0 = now_ns();
+	beat = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
+	while ((st = __atomic_load_n(&hdr->exit_state, __ATOMIC_ACQUIRE)) !=
+	       TW_EXIT_TAKEN) {
+		if (__atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE))
+			return;
+		now = now_ns();
+		b = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
+		if (b != beat || st == TW_EXIT_TAKING) {
+			beat = b;
+			t0 = now;
+		}
+		if (now - t0 > TW_WAIT_NS || now - since > TW_EXIT_HOLD_NS ||
+		    consumer_gone())
+			return;
+		sched_yield();
+	}
+}
+
 void vt_stop(void)
 {
 	if (here)

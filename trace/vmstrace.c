@@ -54,8 +54,10 @@
  *     loader named by a relative path (LD_LIBRARY_PATH=., dlopen("./x")),
  *     as its first stack is sent (record.c: relative_file);
  *   - kill(vmscope's pid, 0), sched_yield and clock_gettime while a ring
- *     is full (vmscope lags: waiting for it, or finding it gone), and
- *     sched_yield while another thread sends the modules list;
+ *     is full (vmscope lags: waiting for it, or finding it gone), and at
+ *     exit() while vmscope takes its last snapshot (-w FILE: tracewire.h,
+ *     exit_hold); sched_yield while another thread sends the modules
+ *     list;
  *   - mprotect, at the program's own dlopen when attached (attach.c: the
  *     new module's GOT in RELRO);
  *   - whatever libunwind makes, for a stack the own walk declines (its
@@ -423,6 +425,15 @@ __attribute__((constructor)) static void vmstrace_init(void)
 			return;
 	}
 	vt_follow_atfork(); /* following: a forked child too */
+}
+
+/* At exit() (not _exit(), nor a fatal signal): the command waits here
+ * for vmscope's last snapshot when vmscope asked for one (-w FILE: its
+ * map is gone once it has ended; tracewire.h, exit_hold), run before the
+ * finalizers of the libraries initialised before this one. */
+__attribute__((destructor)) static void vmstrace_fini(void)
+{
+	vt_exit_hold();
 }
 
 /* ---- the malloc family ---- */

@@ -46,6 +46,10 @@ extern const struct vt_fn vt_fns[];
 extern const unsigned vt_nfns;
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
+/* record.c's: at the process's exit (vmstrace.c's destructor), waits for
+ * vmscope's last snapshot when it asked for one (tracewire.h: exit_hold);
+ * at once for a forked child's copy, pass-through or vmscope gone. */
+void vt_exit_hold(void);
 /* record.c's: whether the rings have no reader here: the vmscope reading
  * them is gone (its pid no longer exists), or this process is a forked
  * child of the traced one (they are its parent's). */

@@ -66,6 +66,10 @@
 #ifndef TW_VERSION /* (a test builds a library of another: -DTW_VERSION) */
 #define TW_VERSION 3u /* 3: the short events */
 #endif
+#define TW_EXIT_WAITING 1u
+#define TW_EXIT_TAKING 2u
+#define TW_EXIT_TAKEN 3u
+#define TW_EXIT_HOLD_NS 60000000000ull /* 60 s: a capture at most */
 #define TW_PASS_ENDED 1u
 #define TW_PASS_LAGGED 2u
 #define TW_PASS_REFUSED 3u /* a child's file vmscope does not follow */
@@ -195,7 +199,18 @@ struct tw_header {
 	 * free (more than TW_SLOTS threads holding one at once: a thread
 	 * holds its ring from its first call to its end) */
 	uint64_t dropped_threads;
-	uint64_t reserved;
+	/* A launch's last snapshot (-w FILE): exit_hold, vmscope's, 1 when
+	 * it wants the command held at its exit (the library's destructor,
+	 * at exit()) until it has taken a snapshot of it, its map still
+	 * there; exit_state (TW_EXIT_*) the library's WAITING there, then
+	 * vmscope's TAKING while it captures and TAKEN once done, which
+	 * lets it go. The library waits while vmscope's heartbeat moves or
+	 * it captures, TW_WAIT_NS at most without either, TW_EXIT_HOLD_NS
+	 * at most in all, and not at all for a forked child, pass-through
+	 * or vmscope gone. (Were `reserved`: 0 in a file of before, and a
+	 * library of before never waits: no new version.) */
+	uint32_t exit_hold;
+	uint32_t exit_state;
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));

@@ -244,6 +244,33 @@ bool tracer_wait(struct tracer *tr, int *status)
 	return tr->p.reaped;
 }
 
+void tracer_hold_exit(struct tracer *tr)
+{
+	if (tr->p.hdr)
+		__atomic_store_n(&tr->p.hdr->exit_hold, 1, __ATOMIC_RELEASE);
+}
+
+bool tracer_at_exit(const struct tracer *tr)
+{
+	return tr->p.hdr &&
+	       __atomic_load_n(&tr->p.hdr->exit_state, __ATOMIC_ACQUIRE) ==
+		       TW_EXIT_WAITING;
+}
+
+void tracer_exit_taking(struct tracer *tr)
+{
+	if (tr->p.hdr)
+		__atomic_store_n(&tr->p.hdr->exit_state, TW_EXIT_TAKING,
+				 __ATOMIC_RELEASE);
+}
+
+void tracer_exit_taken(struct tracer *tr)
+{
+	if (tr->p.hdr)
+		__atomic_store_n(&tr->p.hdr->exit_state, TW_EXIT_TAKEN,
+				 __ATOMIC_RELEASE);
+}
+
 int tracer_attached(struct tracer *tr, pid_t pid, char *path, size_t n)
 {
 	tr->p.pid = pid;

@@ -90,6 +90,15 @@ long tracer_drain(struct tracer *tr, struct vms_error *err);
 #define TRACER_DRAIN_FEW 2048
 /* Whether the command has ended (reaped; *status its wait status). */
 bool tracer_wait(struct tracer *tr, int *status);
+/* -w FILE: asks the launched command to wait at its exit() for a last
+ * snapshot (base/tracewire.h: exit_hold). tracer_at_exit() says when it
+ * waits there, its map still whole; tracer_exit_taking() before the
+ * capture, tracer_exit_taken() after it (taken or not) lets it go.
+ * tracer_free() lets it go too (pass-through). */
+void tracer_hold_exit(struct tracer *tr);
+bool tracer_at_exit(const struct tracer *tr);
+void tracer_exit_taking(struct tracer *tr);
+void tracer_exit_taken(struct tracer *tr);
 /* A mark at this instant (a snapshot taken now); its number or -1. */
 int tracer_mark(struct tracer *tr);
 /* The window from mark `from` to mark `to` (0: the start; tracer_marks()

@@ -27,8 +27,11 @@ runs, the snapshot is taken then, and the test kills it by its pid):
     untraced file a line says only one side has a trace;
   - a command that ends before the trace does ("spin", 2,000,000 pairs):
     its newest snapshot (taken while it ran) is saved with the whole
-    trace, ended, its exit status 0; one that ends before it calls
-    anything ("quiet"): the report is printed, no file, exit 3 saying why.
+    trace, ended, its exit status 0; one that ends by exit() at once
+    ("brief", hold_leak's 10 blocks; "quiet", no call) waits there for
+    its last snapshot: its file has its map and the whole trace; one that
+    ends by _exit() before it calls anything ("gone"): the report is
+    printed, no file, exit 3 saying why.
 """
 import json
 import os
@@ -274,16 +277,45 @@ def ended_first(tmp):
          "... its trace the whole run's (ended, exit status 0, the 4,000,000 "
          "calls), field by field as the live one, and its map",
          (d["trace"]["events"], diff[:3]))
-    path = os.path.join(tmp, "quiet.vms")
+    # brief, quiet: they end by exit() before any snapshot could be
+    # taken while they ran, and wait there for one (vmscope.1, -w)
+    for mode, calls in (("brief", 10), ("quiet", 0)):
+        path = os.path.join(tmp, mode + ".vms")
+        live = os.path.join(tmp, mode + ".json")
+        r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "-e", "json",
+                            "-o", live, "--", T.target("traced_calls"),
+                            mode], capture_output=True, env=ENV,
+                           timeout=120)
+        if not T.ok(r.returncode == 0 and os.path.exists(path),
+                    "a command that ends at once by exit() (%s): the file "
+                    "is written with its snapshot at its exit" % mode,
+                    (r.returncode, r.stderr[-500:])):
+            continue
+        d = json.load(open(live))
+        f = json.loads(load(path, "-e", "json").stdout)
+        leak = (site(f["trace"], "hold_leak") or [None])[0] if calls \
+            else None
+        T.ok(d["trace"]["ended"] is True and
+             f["process"]["exit_status"] == 0 and
+             not T.differences(d["trace"], f.get("trace")) and
+             len(f["regions"]) > 5 and
+             (not calls or (leak and leak["outstanding"] ==
+                            {"count": calls, "bytes": calls * 3000})),
+             "... %s: its map, and the whole trace (ended, exit status "
+             "0%s)" % (mode, ", hold_leak's 10 blocks of 3000 bytes "
+                             "outstanding" if calls else ", no call"),
+             (d["trace"]["events"], leak))
+    path = os.path.join(tmp, "gone.vms")
     r = subprocess.run([T.VMSCOPE, "--trace", "-w", path, "-s", "--",
-                        T.target("traced_calls"), "quiet"],
+                        T.target("traced_calls"), "gone"],
                        capture_output=True, env=ENV, timeout=120)
     err = r.stderr.decode(errors="replace")
     T.ok(r.returncode == 3 and "before a snapshot of it could be taken"
          in err and not os.path.exists(path) and
          b"0 calls recorded" in r.stdout,
-         "a command that ends before it calls anything (quiet): the "
-         "report printed, no file, exit 3 saying why", (r.returncode, err))
+         "a command that ends by _exit() before it calls anything (gone): "
+         "the report printed, no file, exit 3 saying why",
+         (r.returncode, err))
 
 
 def main():

@@ -23,7 +23,9 @@
  *         compare);
  *   quiet (argv[1] = "quiet"): calls nothing the tracer records and
  *         exits 0 (a program that ends before vmscope sees it call
- *         anything);
+ *         anything); "gone": the same by _exit(0) (no exit handler runs);
+ *   brief (argv[1] = "brief"): leaks hold_leak()'s 10 blocks of 3000
+ *         bytes and exits 0 at once (a program of a few milliseconds);
  *   handoff (argv[1] = "handoff"): a producer thread allocates 20,000
  *         blocks in produce() (24 + (i % 5) * 8 bytes), keeps every 100th
  *         (200 blocks, leaked) and hands the rest through a queue to a
@@ -295,6 +297,12 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "quiet") == 0)
 		return 0; /* allocates nothing, prints nothing */
+	if (strcmp(mode, "gone") == 0)
+		_exit(0); /* the same, past exit()'s handlers */
+	if (strcmp(mode, "brief") == 0) {
+		hold_leak();
+		return 0;
+	}
 	if (strcmp(mode, "env") == 0) {
 		const char *p = getenv("LD_PRELOAD"), *f = getenv("VMSCOPE_TRACE_FD");
 
