@@ -250,6 +250,11 @@ static void early_read(struct early *e, const struct todo *t,
 		return;
 	}
 	e->state = procfs_stat_state(buf, e->comm, sizeof(e->comm));
+	if (e->state == 't' && procfs_vmscope_clone(pid)) {
+		e->what = E_SKIP; /* a -b fork viewer's clone: not a process
+				   * of the host's, its pages its target's */
+		return;
+	}
 	if (read_small(pid, "cgroup", buf, sizeof(buf)) >= 0)
 		cgroup_v2_of_proc(buf, e->cg, sizeof(e->cg));
 	if (top_cg && !under(e->cg, top_cg))

@@ -377,6 +377,28 @@ pid_t procfs_tgid(pid_t tid)
 	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
 }
 
+bool procfs_vmscope_clone(pid_t pid)
+{
+	char *st, path[64], comm[32];
+	size_t n;
+	long long tracer;
+	ssize_t got;
+	int fd;
+
+	if (procfs_read_pid_one(pid, "status", &st, &n) < 0)
+		return false;
+	tracer = procfs_status_value(st, n, "TracerPid");
+	free(st);
+	if (tracer <= 0 || tracer > INT32_MAX)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%lld/comm", tracer);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	got = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	return got > 0 && !strncmp(comm, PROCFS_KEEPER_COMM "\n", (size_t)got);
+}
+
 char procfs_stat_state(const char *stat, char *comm, size_t n)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');

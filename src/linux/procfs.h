@@ -119,6 +119,14 @@ pid_t procfs_mm_pid(pid_t pid);
  * /proc/TID reads it as if it were a process), or 0 when the status
  * cannot be read (gone, not permitted: what reads tid next will say). */
 pid_t procfs_tgid(pid_t tid);
+/* The name the fork sampler's ptrace helper takes (fork_keeper.c). */
+#define PROCFS_KEEPER_COMM "vmscope-keeper"
+/* Whether pid is a clone vmscope's fork sampler made of a process (-b
+ * fork: stopped, traced by a vmscope-keeper, kept while a viewer shows
+ * it; its target's name, its pages shared with it): a copy to leave out
+ * of a list of processes, never one to look at. Asked of a process in a
+ * trace stop ('t') only: it reads pid's status and its tracer's comm. */
+bool procfs_vmscope_clone(pid_t pid);
 /* procfs_mm_pid for a main thread whose state (stat's third field) the
  * caller has just read: pid itself unless it is a zombie ('Z', 'X'). */
 pid_t procfs_mm_pid_in(pid_t pid, char state);

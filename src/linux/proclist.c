@@ -125,6 +125,11 @@ int proclist_read(struct proc_list *l, struct vms_error *err)
 		struct proc_entry *e = &l->v[l->n];
 
 		e->pid = PIDS_VAL(I_PID, s_int, st, info);
+		/* a -b fork viewer's clone: vmscope's copy, not a process
+		 * to pick (nor a second one of its target's name for -n) */
+		if (PIDS_VAL(I_STATE, s_ch, st, info) == 't' &&
+		    procfs_vmscope_clone(e->pid))
+			continue;
 		e->uid = PIDS_VAL(I_EUID, u_int, st, info);
 		snprintf(e->user, sizeof(e->user), "%s",
 			 PIDS_VAL(I_USER, str, st, info));

@@ -155,6 +155,34 @@ def total_row(scr):
     return re.findall(r"\d+(?:\.\d+)? [BKMGT]", line)
 
 
+def clone_left_out(p, what):
+    """The clone a -b fork viewer keeps (its target's name, stopped,
+    traced by vmscope-keeper) is vmscope's copy, not a process: -n of its
+    target's name finds the target alone, and --list and --all leave the
+    clone out."""
+    kids = []
+    for t in os.listdir("/proc/%d/task" % p.pid):
+        with open("/proc/%d/task/%s/children" % (p.pid, t)) as f:
+            kids += [int(k) for k in f.read().split()]
+    clone = kids[0] if kids else 0
+    T.ok(clone and T.proc_state(clone) == "t", "%s: the clone is in a "
+         "trace stop" % what, (kids, clone and T.proc_state(clone)))
+    name = open("/proc/%d/comm" % p.pid).read().strip()
+    r = T.run_vmscope("-s", "-n", name)
+    T.ok(r.returncode == 0 and ("Process:     %d " % p.pid).encode()
+         in r.stdout, "%s: -n %s finds the target, not its clone too"
+         % (what, name), r.stderr)
+    r = T.run_vmscope("--list")
+    pids = [int(l.split()[0]) for l in r.stdout.decode().splitlines()
+            if l.split() and l.split()[0].isdigit()]
+    T.ok(p.pid in pids and clone not in pids, "%s: --list leaves the "
+         "clone out" % what)
+    r = T.run_vmscope("--all", "-e", "openmetrics")
+    T.ok(r.returncode == 0 and ('pid="%d"' % p.pid).encode() in r.stdout
+         and ('pid="%d"' % clone).encode() not in r.stdout,
+         "%s: --all leaves the clone out, uncounted" % what)
+
+
 def refresh(p, what):
     """The clone the viewer keeps (for the contents) dies before the next
     capture of the same process: r gives the same Private and Shareable
@@ -163,6 +191,7 @@ def refresh(p, what):
     tm = viewer(p.pid, ["-b", "fork"], 200, 60, {"NO_COLOR": "1"})
     before = total_row(tm.screen())
     T.eq(children(p.pid), 1, "%s: the viewer keeps one clone" % what)
+    clone_left_out(p, what)
     tm.keys("r")
     scr = tm.wait_for("new snapshot", timeout=120)
     after = total_row(scr)

@@ -128,7 +128,7 @@ static int keeper_isolate(int sock)
 	sigaddset(&none, SIGCHLD);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_PDEATHSIG, 0);
-	prctl(PR_SET_NAME, "vmscope-keeper");
+	prctl(PR_SET_NAME, PROCFS_KEEPER_COMM);
 	/* Its waits for a thread to stop poll every 50 us: with the default
 	 * timer slack (50 us) each sleep lasts twice that, inside the
 	 * target's freeze. */
