@@ -44,6 +44,7 @@
 #include "base/tracewire.h"
 #include "cli.h"
 #include "export/export_trace.h"
+#include "linux/procfs.h"
 #include "linux/selfcopy.h"
 #include "model/snapshot.h"
 #include "pipeline.h"
@@ -146,15 +147,39 @@ static void sleep_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* The launched command's name as every other export has a process's
+ * (its comm): read while it runs (a pid reaped may be another's by now),
+ * else what its exec made it, argv[0]'s base name cut to 15 bytes (the
+ * kernel's TASK_COMM_LEN). It was argv[0] ("./t1" where a snapshot of
+ * the same run says "t1"). */
+static void launched_name(struct tracer *tr, pid_t pid, const char *cmd0,
+			  char *name, size_t n)
+{
+	char path[64], *got;
+	const char *base = strrchr(cmd0, '/');
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (!tracer_wait(tr, NULL) && procfs_read_one(path, &got, &len) == 0) {
+		while (len && got[len - 1] == '\n')
+			len--;
+		snprintf(name, n, "%.*s", (int)len, got);
+		free(got);
+		if (len && !tracer_wait(tr, NULL))
+			return;
+	}
+	snprintf(name, n < 16 ? n : 16, "%s", base ? base + 1 : cmd0);
+}
+
 static void print_json(struct outbuf *o, const struct args *a, pid_t pid,
-		       const struct vms_trace_report *r,
+		       const char *name, const struct vms_trace_report *r,
 		       const struct vms_trace_procs *ps)
 {
 	int i;
 
 	OB_LIT(o, "{\"format\":\"vmscope\",\"version\":1,\"process\":{");
 	ob_printf(o, "\"pid\":%d,\"name\":", (int)pid);
-	ob_json_str(o, a->cmd[0]);
+	ob_json_str(o, name);
 	OB_LIT(o, ",\"cmdline\":[");
 	for (i = 0; a->cmd[i]; i++) {
 		if (i)
@@ -172,13 +197,13 @@ static void print_json(struct outbuf *o, const struct args *a, pid_t pid,
 }
 
 static void print_text(struct outbuf *o, const struct args *a, pid_t pid,
-		       const struct vms_trace_report *r,
+		       const char *name, const struct vms_trace_report *r,
 		       const struct vms_trace_procs *ps)
 {
 	int i;
 
 	ob_printf(o, "Process:     %d ", (int)pid);
-	ob_text_str(o, a->cmd[0]);
+	ob_text_str(o, name);
 	OB_LIT(o, "\nCommand:     ");
 	for (i = 0; a->cmd[i]; i++) {
 		if (i)
@@ -397,7 +422,7 @@ int cli_trace(const struct args *a)
 	struct tracer *tr;
 	struct outbuf o;
 	struct arena ar;
-	char lib[4096];
+	char lib[4096], name[64] = "";
 	pid_t pid;
 	int rc = 0, idle = 0, mark = -1;
 	double tick = 0; /* --watch: the next tick, by mono_s() */
@@ -452,6 +477,8 @@ int cli_trace(const struct args *a)
 			tracer_exit_taken(tr);
 		}
 		newest.started = newest.started || got > 0;
+		if (!name[0] && got > 0) /* exec'd: its name while it runs */
+			launched_name(tr, pid, a->cmd[0], name, sizeof(name));
 		if (a->watch && newest.started && !tick)
 			tick = mono_s(); /* the first: as soon as CMD calls */
 		if (a->watch && newest.started && mono_s() >= tick &&
@@ -531,15 +558,17 @@ int cli_trace(const struct args *a)
 		rc = cli_fail(&err);
 		goto out;
 	}
+	if (!name[0])
+		launched_name(tr, pid, a->cmd[0], name, sizeof(name));
 	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}
 	o.exact = a->bytes;
 	if (a->export && strcmp(a->export, "json") == 0)
-		print_json(&o, a, pid, &rep, ps);
+		print_json(&o, a, pid, name, &rep, ps);
 	else
-		print_text(&o, a, pid, &rep, ps);
+		print_text(&o, a, pid, name, &rep, ps);
 	if (outbuf_close(&o, &err) < 0 && !rc)
 		rc = cli_fail(&err);
 out:

@@ -295,6 +295,10 @@ def ended_first(tmp):
         f = json.loads(load(path, "-e", "json").stdout)
         leak = (site(f["trace"], "hold_leak") or [None])[0] if calls \
             else None
+        T.eq((d["process"]["name"], f["process"]["name"]),
+             ("traced_calls", "traced_calls"), "... %s: the live report "
+             "and the file name the process alike (its comm, not argv[0])"
+             % mode)
         T.ok(d["trace"]["ended"] is True and
              f["process"]["exit_status"] == 0 and
              not T.differences(d["trace"], f.get("trace")) and
