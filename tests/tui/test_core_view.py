@@ -9,7 +9,10 @@ with NO_COLOR.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -28,6 +31,9 @@ def check(w, h, env, extra, what, bars):
         scr = tm.wait_for(lambda s: ("Sampler core" in s or "core," in s)
                           and "Address" in s and ">Total" in s)
         lines = scr.splitlines()
+        T.ok("frozen 0 us" not in scr, "%s: the header does not say "
+             "'frozen 0 us' (how long: a core does not say)" % what,
+             lines[:2])
         total = next((l for l in lines if l.startswith(">Total")), "")
         cells = total.split()[1:]
         T.ok(cells.count("-") >= 3 and not re.search(r"\s0 K", total),
@@ -66,10 +72,69 @@ def check(w, h, env, extra, what, bars):
         tm.kill()
 
 
+FIG = r"\d+(?:\.\d)? [KMGT]"
+
+
+def check_diff():
+    """-d CORE PID in the viewer (a gcore of a running sleep, then the
+    sleep itself): a figure the core does not know is '-' on its side and in the change, the live side's a figure (as -d -s
+    prints them); none of it a change from 0: the Total's Committed and
+    WS, and back in the viewer (Esc, Esc, D) the summary's changes, and no
+    anonymous region tagged grown or shrunk (by a Committed the core does
+    not know)."""
+    if not shutil.which("gcore"):
+        T.skip("-d CORE PID in the viewer", "no gcore (gdb) to dump a "
+               "running process")
+        return
+    p = subprocess.Popen(["sleep", "3600"])
+    tmp = tempfile.mkdtemp(prefix="vms-corediff-")
+    subprocess.run(["gcore", "-o", os.path.join(tmp, "c"), str(p.pid)],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=120)
+    core = os.path.join(tmp, "c.%d" % p.pid)
+    # (the same process: the viewer's changes are of one run)
+    tm = D.Tmux([T.VMSCOPE, "-d", core, str(p.pid)], width=200, height=50,
+                env={"NO_COLOR": "1"})
+    try:
+        scr = tm.wait_for(lambda s: "vmscope  diff" in s and
+                          re.search(r"^ Total ", s, re.M))
+        total = next(l for l in scr.splitlines() if l.startswith(" Total "))
+        # Committed A B change, Total WS A B change, ...
+        T.ok(re.match(r"^ Total\s+-\s+%s\s+-\s+-\s+%s\s+-\s" % (FIG, FIG),
+                      total),
+             "-d CORE PID: the Total's Committed and Total WS: '-' for the "
+             "core, a figure for the live side, '-' for the change", total)
+        tm.keys("Escape")
+        tm.wait_for(lambda s: "vmscope  diff" not in s)
+        tm.keys("Escape")
+        tm.wait_for(lambda s: ">Total" in s or " Total" in s)
+        tm.keys("D")
+        scr = tm.wait_for(lambda s: "changes since" in s)
+        total = next((l for l in scr.splitlines()
+                      if l.startswith(">Total") or l.startswith(" Total")),
+                     "")
+        # Size Committed ...: the size moved (or not), Committed '-'
+        T.ok(re.match(r"^.Total\s+[+~-]?\s*(?:[+-]%s|)\s+-\s" % FIG, total),
+             "-d CORE PID, the viewer's changes: the Total's Committed "
+             "change is '-', not a change from 0", total)
+        anon = [l for l in scr.splitlines()
+                if re.match(r"^[ +>-] ?[0-9a-f]{16} +(Heap|Stack|Private "
+                            r"Data) ", l) and re.search(r"\[(grown|shrunk)",
+                                                        l)]
+        T.eq(anon, [], "no anonymous region (its Committed not in the "
+             "core) tagged grown or shrunk")
+    finally:
+        tm.kill()
+        p.kill()
+        p.wait()
+        shutil.rmtree(tmp)
+
+
 def main():
     D.require_tmux("a core in the viewer")
     check(200, 50, None, ["-t", "light"], "200x50 -t light", True)
     check(80, 24, {"NO_COLOR": "1"}, [], "80x24 NO_COLOR", False)
+    check_diff()
     T.done()
 
 

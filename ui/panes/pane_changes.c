@@ -165,12 +165,15 @@ static const struct vms_diff_change *change_of(const struct viewer *v,
 	return v->chg_of[i] < v->chg.n ? &v->chg.v[v->chg_of[i]] : NULL;
 }
 
-/* A change's size, else its committed bytes, as diff.h grows them. */
+/* A change's size, else its committed bytes where both sides know them
+ * (a core's anonymous memory's are not), as diff.h grows them. */
 static int64_t change_delta(const struct vms_diff_change *c)
 {
 	int64_t d = vms_diff_delta(c, VMS_COL_SIZE);
 
-	return d ? d : vms_diff_delta(c, VMS_COL_COMMITTED);
+	return d || !vms_diff_known(c, VMS_COL_COMMITTED)
+		       ? d
+		       : vms_diff_delta(c, VMS_COL_COMMITTED);
 }
 
 /* The regions of u->snap a details row stands for: an allocation's, or
@@ -290,6 +293,15 @@ bool changes_type_delta(const struct ui *u, int row, enum vms_col c,
 	return true;
 }
 
+bool changes_type_known(const struct ui *u, int row, enum vms_col c)
+{
+	const struct viewer *v = viewer_of(u);
+
+	return !v->chg_valid ||
+	       vms_row_known(v->chg.a, row_totals(v->chg.a, row), NULL, c,
+			     row == VMS_T_PAGE_TABLE);
+}
+
 char changes_type_mark(const struct ui *u, int row)
 {
 	const struct viewer *v = viewer_of(u);
@@ -298,23 +310,28 @@ char changes_type_mark(const struct ui *u, int row)
 	if (!v->chg_valid || !row_touched(v, row))
 		return 0;
 	changes_type_delta(u, row, VMS_COL_SIZE, &d);
-	if (!d)
+	if (!d && changes_type_known(u, row, VMS_COL_COMMITTED))
 		changes_type_delta(u, row, VMS_COL_COMMITTED, &d);
 	return d > 0 ? '+' : d < 0 ? '-' : '~';
 }
 
 bool changes_figure_delta(const struct ui *u, const struct drow *r,
-			  enum vms_col col, int64_t *delta)
+			  enum vms_col col, int64_t *delta, bool *known)
 {
 	const struct viewer *v = viewer_of(u);
 	uint32_t first, n, i;
 	int64_t d = 0;
 
 	*delta = 0;
+	if (known)
+		*known = true;
 	if (!v->chg_valid || r->kind == DROW_GAP || r->kind == DROW_CHILD)
 		return false;
 	if (r->kind == DROW_REMOVED) {
 		*delta = vms_diff_delta(changes_removed(&v->det, r), col);
+		if (known)
+			*known = vms_diff_known(changes_removed(&v->det, r),
+						col);
 		return true;
 	}
 	row_regions(v, r, &first, &n);
@@ -324,8 +341,11 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 		struct vms_diff_change same;
 		size_t k;
 
-		if (c && c->b.n && c->b.idx[0] == i)
+		if (c && c->b.n && c->b.idx[0] == i) {
 			d += vms_diff_delta(c, col);
+			if (known && !vms_diff_known(c, col))
+				*known = false;
+		}
 		if (c || v->chg_of[i] == CHG_NONE)
 			continue;
 		k = v->chg_of[i] - v->chg.n; /* a group that did not change */
@@ -333,6 +353,8 @@ bool changes_figure_delta(const struct ui *u, const struct drow *r,
 			continue;
 		vms_diff_same_change(&v->chg, k, &same);
 		d += vms_diff_delta(&same, col);
+		if (known && !vms_diff_known(&same, col))
+			*known = false;
 	}
 	*delta = d;
 	return true;

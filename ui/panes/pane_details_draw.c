@@ -409,16 +409,20 @@ static void put_figure(struct ui *u, int y, const struct dcol *c, attr_t a,
 	}
 	if (viewer_of(u)->chg_show || c->delta) {
 		int64_t d;
+		bool known;
 
-		if (changes_figure_delta(u, r, (enum vms_col)c->id, &d))
+		if (!changes_figure_delta(u, r, (enum vms_col)c->id, &d,
+					  &known))
+			put_blank(y, c->x, c->w, a);
+		else if (!known) /* against a core's Rss */
+			put_right(y, c->x, c->w, a, "-");
+		else
 			put_right(y, c->x, c->w, a,
 				  changes_delta_text(
 					  d,
 					  vms_column_has((enum vms_col)c->id,
 							 VMS_COLF_COUNT),
 					  buf, sizeof(buf)));
-		else
-			put_blank(y, c->x, c->w, a);
 		return;
 	}
 	v = details_figure(u, r, (enum vms_col)c->id);
@@ -526,6 +530,9 @@ static void draw_removed(struct ui *u, int y, const struct drow *r,
 			snprintf(text, sizeof(text), "[removed] %s",
 				 details_region_text(g));
 			put_details(y, dc, base, 0, text);
+		} else if ((viewer_of(u)->chg_show || dc->delta) &&
+			   !vms_diff_known(c, (enum vms_col)dc->id)) {
+			put_right(y, dc->x, dc->w, base, "-");
 		} else if (viewer_of(u)->chg_show || dc->delta) {
 			put_right(
 				y, dc->x, dc->w, base,

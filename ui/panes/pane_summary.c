@@ -162,6 +162,8 @@ static const char *cell(const struct ui *u, int row, int i, bool change,
 	if (!vms_row_known(u->snap, t, NULL, vms_summary_columns[i],
 			   row == VMS_T_PAGE_TABLE))
 		return change ? "" : "-";
+	if (change && !changes_type_known(u, row, vms_summary_columns[i]))
+		return "-"; /* compared with a core's Rss: not known */
 	if (change && changes_type_delta(u, row, vms_summary_columns[i], &d))
 		return changes_delta_text(d, col(i)->flags & VMS_COLF_COUNT,
 					  buf, n);

@@ -266,11 +266,16 @@ char changes_type_mark(const struct ui *u, int row);
  * to compare with. */
 bool changes_type_delta(const struct ui *u, int row, enum vms_col c,
 			int64_t *delta);
+/* Whether what the summary row's figure in column c is compared with is
+ * known (a core's Rss is not: the change is "-", never one from 0). */
+bool changes_type_known(const struct ui *u, int row, enum vms_col c);
 /* How much a details row's figure in column c moved (each group of
  * regions the diff matched counted on its first region); false for a gap
- * or a child, or with nothing to compare with. */
+ * or a child, or with nothing to compare with. *known (NULL: not asked)
+ * false when a side of a group it counts does not know the figure (a
+ * core's Rss): the move is then not known either. */
 bool changes_figure_delta(const struct ui *u, const struct drow *r,
-			  enum vms_col c, int64_t *delta);
+			  enum vms_col c, int64_t *delta, bool *known);
 /* "+4 K", "-12", "" (no move): a delta as the figures show it. */
 const char *changes_delta_text(int64_t d, bool count, char *buf, size_t n);
 /* Whether each figure has its change beside it: the setup's Change shown,

@@ -87,7 +87,8 @@ static uint8_t row_change(const struct dgroups *out, const struct dgroup *g)
 	if (all_removed)
 		return VMS_CH_REMOVED;
 	d = (int64_t)(g->b[VMS_COL_SIZE] - g->a[VMS_COL_SIZE]);
-	if (!d)
+	if (!d && vms_mask_has(g->known, VMS_COL_COMMITTED)) /* (a core's
+							       * not) */
 		d = (int64_t)(g->b[VMS_COL_COMMITTED] -
 			      g->a[VMS_COL_COMMITTED]);
 	return d > 0 ? VMS_CH_GROWN : d < 0 ? VMS_CH_SHRUNK : VMS_CH_CHANGED;
@@ -147,17 +148,21 @@ int dgroups_make(const struct vms_diff *d, bool by_region, struct dgroups *out)
 			   : &s->regions[c0->b.n ? c0->b.idx[0] : c0->a.idx[0]];
 
 		g->first = out->nmembers;
+		g->known_a = g->known_b = VMS_COLS_ALL;
 		for (k = i; k < total && ks[k].side == ks[i].side &&
 			    ks[k].alloc == ks[i].alloc;
 		     k++) {
 			size_t col;
 
 			out->members[out->nmembers++] = ks[k].c;
+			g->known_a &= ks[k].c->a.known;
+			g->known_b &= ks[k].c->b.known;
 			for (col = 0; col < VMS_NCOLS; col++) {
 				g->a[col] += ks[k].c->a.v[col];
 				g->b[col] += ks[k].c->b.v[col];
 			}
 		}
+		g->known = g->known_a & g->known_b;
 		g->n = out->nmembers - g->first;
 		g->start = c0->start;
 		g->type = al ? m->type : c0->type;

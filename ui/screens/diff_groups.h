@@ -30,6 +30,10 @@ struct dgroup {
 	uint64_t start; /* its first address (B's, else A's) */
 	const char *text; /* its main region's detail, else path, or "" */
 	uint64_t a[VMS_NCOLS], b[VMS_NCOLS]; /* summed over its groups */
+	/* the columns every group of it knows on A's side, on B's, and on
+	 * both (model/diff.h: vms_diff_known; a core's Rss is not), bits of
+	 * VMS_COLS_ALL */
+	uint32_t known_a, known_b, known;
 	size_t first, n; /* its groups: members[first, first + n) */
 };
 

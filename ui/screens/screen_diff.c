@@ -219,16 +219,28 @@ static uint64_t type_fig(const struct vms_snapshot *s, int t, enum vms_col c)
 	return vms_column_type(&s->types[t], c);
 }
 
-/* Three fields, A B Δ, of w columns each from x; returns the next x. */
-static int abd(int y, int x, int w, attr_t at, uint64_t a, uint64_t b,
-	       bool known)
+/* Whether s knows type row t's figure of column c (columns.h: a core's
+ * Rss, or Committed of a row with its anonymous memory, is not). */
+static bool type_known(const struct vms_snapshot *s, int t, enum vms_col c)
+{
+	if (t == DT_TOTAL)
+		return vms_row_known(s, &s->total, NULL, c, false);
+	return vms_row_known(s, &s->types[t], NULL, c, t == DT_PAGE_TABLE);
+}
+
+/* Three fields, A B Δ, of w columns each from x; returns the next x. A
+ * side's figure "-" where it is not known (ka, kb: a core's Rss), and the
+ * change unless both are, as -d A B -s prints them. */
+static int abd(int y, int x, int w, attr_t at, uint64_t a, uint64_t b, bool ka,
+	       bool kb)
 {
 	char s1[16], s2[16], s3[16];
 
 	put_fmt(y, x, 3 * w, at, "%*s%*s%*s", w,
-		known ? fmt_size(a, s1, sizeof(s1)) : "-", w,
-		known ? fmt_size(b, s2, sizeof(s2)) : "-", w,
-		known ? fmt_size_delta((int64_t)(b - a), s3, sizeof(s3)) : "-");
+		ka ? fmt_size(a, s1, sizeof(s1)) : "-", w,
+		kb ? fmt_size(b, s2, sizeof(s2)) : "-", w,
+		ka && kb ? fmt_size_delta((int64_t)(b - a), s3, sizeof(s3))
+			 : "-");
 	return x + 3 * w;
 }
 
@@ -269,7 +281,9 @@ static void draw_types(struct ui *u, int y)
 			continue;
 		for (k = 0; k < nc; k++)
 			moved |= type_fig(v->a, t, type_cols[k]) !=
-				 type_fig(v->b, t, type_cols[k]);
+					 type_fig(v->b, t, type_cols[k]) &&
+				 type_known(v->a, t, type_cols[k]) &&
+				 type_known(v->b, t, type_cols[k]);
 		put_blank(row, 0, COLS, at);
 		put_str(row, 0, 1, at, v->type_filter == t ? ">" : " ", 0);
 		put_str(row, 1, 13,
@@ -278,12 +292,11 @@ static void draw_types(struct ui *u, int y)
 						       : theme_type(t)),
 			t == DT_TOTAL ? "Total" : vms_type_info[t].label, 1);
 		for (k = 0, x = 14; k < nc; k++, x += 3 * w + 2) {
-			bool known = vms_column_known(v->a, type_cols[k]) &&
-				     vms_column_known(v->b, type_cols[k]);
-
 			abd(row, x, w, at | (moved && !sel ? A_BOLD : 0),
 			    type_fig(v->a, t, type_cols[k]),
-			    type_fig(v->b, t, type_cols[k]), known);
+			    type_fig(v->b, t, type_cols[k]),
+			    type_known(v->a, t, type_cols[k]),
+			    type_known(v->b, t, type_cols[k]));
 		}
 	}
 }
@@ -343,7 +356,8 @@ static void draw_row_heads(int y)
 
 /* One region of a side under its row: its figures in that side's
  * columns, its protection and text under Details. */
-static void draw_region(int y, attr_t at, const struct vms_region *g, int side)
+static void draw_region(int y, attr_t at, const struct vms_snapshot *s,
+			const struct vms_region *g, int side)
 {
 	char p[5], buf[16], text[600];
 	int k, x, n = row_ncols();
@@ -352,8 +366,10 @@ static void draw_region(int y, attr_t at, const struct vms_region *g, int side)
 		(unsigned long long)g->start, (unsigned long long)g->end);
 	for (k = 0, x = X_FIGS; k < n; k++, x += 3 * FIG_W + 1)
 		put_fmt(y, x + (side ? FIG_W : 0), FIG_W, at, "%*s", FIG_W,
-			fmt_size(vms_column_region(g, row_cols[k]), buf,
-				 sizeof(buf)));
+			vms_row_known(s, NULL, g, row_cols[k], false)
+				? fmt_size(vms_column_region(g, row_cols[k]),
+					   buf, sizeof(buf))
+				: "-");
 	perms_str(g->perms, p);
 	snprintf(text, sizeof(text), "%s %s", p,
 		 g->detail && *g->detail ? g->detail
@@ -388,8 +404,8 @@ static void draw_change(void *ctx, int y, size_t i, bool sel)
 		for (k = 0, x = X_FIGS; k < n; k++)
 			x = abd(y, x, FIG_W, at, g->a[row_cols[k]],
 				g->b[row_cols[k]],
-				vms_column_known(v->a, row_cols[k]) &&
-					vms_column_known(v->b, row_cols[k])) +
+				vms_mask_has(g->known_a, row_cols[k]),
+				vms_mask_has(g->known_b, row_cols[k])) +
 			    1;
 		if (details_x() < COLS)
 			put_str(y, details_x() + 1, COLS - details_x() - 1, at,
@@ -400,7 +416,7 @@ static void draw_change(void *ctx, int y, size_t i, bool sel)
 		const struct vms_snapshot *s = r->side ? v->b : v->a;
 		const struct vms_diff_side *sd = r->side ? &c->b : &c->a;
 
-		draw_region(y, at, &s->regions[sd->idx[r->k]], r->side);
+		draw_region(y, at, s, &s->regions[sd->idx[r->k]], r->side);
 	}
 }
 

@@ -170,7 +170,9 @@ static void draw_header(struct ui *u, bool compact)
 		put_blank(1, 0, COLS, n);
 		x = 1 + put_str(1, 1, 8, l, "Sampler", 1);
 	}
-	if (s->cap.frozen)
+	if (s->cap.frozen && !vms_capture_known(&s->cap, VMS_CAP_FROZEN_US))
+		snprintf(buf, sizeof(buf), "%s, frozen", s->cap.backend);
+	else if (s->cap.frozen)
 		snprintf(buf, sizeof(buf), "%s, frozen %llu us", s->cap.backend,
 			 (unsigned long long)s->cap.frozen_us);
 	else
