@@ -334,7 +334,7 @@ static const struct vms_alloc *alloc_at(const struct details *d,
 	return lo ? details_alloc_of(d, (uint32_t)(lo - 1)) : NULL;
 }
 
-void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
+bool details_cursor_to(struct ui *u, uint64_t addr, const char *child)
 {
 	struct details *d = det_of(u);
 	ptrdiff_t ri = vms_snapshot_find_index(u->snap, addr);
@@ -376,6 +376,7 @@ void details_cursor_to(struct ui *u, uint64_t addr, const char *child)
 	if (best < d->nrows)
 		d->lv.cur = best;
 	listview_show(&d->lv, d->nrows);
+	return best < d->nrows;
 }
 
 /* What a new snapshot of the same process keeps of the details: the
@@ -594,13 +595,14 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 	struct viewer *v = viewer_of(u);
 	struct details *d = det_of(u);
 
-	if (d->filter != -1 || d->sort != DS_ADDRESS || d->reverse) {
+	/* the list shown and its sort stay when it has a row holding addr
+	 * (x and back: the region x was on); else the all view, in its own
+	 * sort */
+	if (!details_cursor_to(u, addr, NULL) && d->filter != -1) {
 		details_set_filter(d, -1);
-		d->sort = DS_ADDRESS;
-		d->reverse = false;
 		details_rebuild(u);
+		details_cursor_to(u, addr, NULL);
 	}
-	details_cursor_to(u, addr, NULL);
 	v->focus = 1;
 	return UI_DRAW;
 }

@@ -59,6 +59,15 @@ int summary_row_filter(int row)
 	return row;
 }
 
+int summary_filter_row(int filter)
+{
+	if (filter == -1)
+		return SUM_TOTAL;
+	if (filter == VMS_T_FREE)
+		return SUM_FREE;
+	return filter;
+}
+
 static bool row_empty(const struct vms_snapshot *s, int row)
 {
 	const struct vms_totals *t = row_totals(s, row);

@@ -312,6 +312,8 @@ void summary_move(struct ui *u, enum move mv);
 int summary_note_at(struct ui *u, int y, int x);
 /* The details filter a summary row stands for. */
 int summary_row_filter(int row);
+/* The summary row of a details filter (-1: Total). */
+int summary_filter_row(int filter);
 
 /* pane_details.c */
 /* A new snapshot (u->snap; old: the one before, still alive, or NULL):
@@ -347,7 +349,8 @@ int details_expand(struct ui *u, bool open);
 /* Enter: opens or closes the cursor's row. */
 int details_toggle(struct ui *u);
 int details_find(struct ui *u, bool backwards);
-/* Every region in address order, the cursor on the one holding addr. */
+/* The cursor on the row holding addr: in the list shown, in its sort,
+ * when it has one; else in the all view, in the all view's sort. */
 int details_goto_addr(struct ui *u, uint64_t addr);
 const char *dsort_name(int s);
 /* "^" (smallest first) or "v": the direction of d's sort as shown. */
@@ -382,8 +385,8 @@ bool details_same_node(const struct drow *a, const struct drow *b);
 /* Opens what holds node r (its region, its allocation); no rebuild. */
 void details_open_path(struct ui *u, const struct drow *r);
 /* The cursor to the deepest row holding addr (its child named child, if
- * open). */
-void details_cursor_to(struct ui *u, uint64_t addr, const char *child);
+ * open); false, the cursor left where it was, when no row holds addr. */
+bool details_cursor_to(struct ui *u, uint64_t addr, const char *child);
 
 /* A buffer of at least bytes, kept in d and grown as asked (keep: with
  * its contents), for temporaries a key makes and drops; NULL if out of

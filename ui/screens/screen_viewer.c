@@ -578,9 +578,12 @@ static int viewer_enter(struct ui *u)
 	if (u->snap && changes_base_moved(u))
 		rows_and_changes(u, u->snap, v->chg_prev);
 	if (u->goto_set) {
+		int filter = v->det.filter;
+
 		u->goto_set = false;
-		v->sum_cur = SUM_TOTAL;
 		details_goto_addr(u, u->goto_addr);
+		if (v->det.filter != filter)
+			v->sum_cur = summary_filter_row(v->det.filter);
 	}
 	return 0;
 }
