@@ -24,8 +24,8 @@ enum {
 	X_TYPE = 19,
 	X_COLS = 32,
 	MIN_DETAILS = 20,
-	/* what Details keeps when no figure would fit beside MIN_DETAILS
-	 * (60 columns): its heading and a file name's start */
+	/* what Details keeps on the narrowest terminal (60 columns), for
+	 * Size and WS: its heading and a file name's start (details_least) */
 	MIN_DETAILS_NARROW = 10,
 	DELTA_W = 8 /* a change: a sign and fmt_size's 6 ("+9999 K") */
 };
@@ -62,61 +62,72 @@ static const char *col_head(int id)
 	return id == VMS_COL_WS ? "WS" : vms_config_name(id);
 }
 
+/* The least Details keeps beside the figures: MIN_DETAILS_NARROW on the
+ * narrowest terminal, a column more for each column wider, MIN_DETAILS
+ * from 10 columns wider on; so the room left for the figures never
+ * shrinks as the terminal widens (from 60 to 70 columns it is 18: Size
+ * and WS). */
+static int details_least(int cols)
+{
+	int m = cols - UI_MIN_COLS + MIN_DETAILS_NARROW;
+
+	return m < MIN_DETAILS_NARROW ? MIN_DETAILS_NARROW
+	       : m > MIN_DETAILS      ? MIN_DETAILS
+				      : m;
+}
+
 /* The columns chosen in the setup (u->conf), in their order, as many as
- * fit: Details (if shown) keeps MIN_DETAILS columns and takes what is
- * left; the figures are taken in order, each that fits in the rest (a
+ * fit: Details (if shown) keeps details_least() columns and takes what
+ * is left; the figures are taken in order, each that fits in the rest (a
  * wide one that does not is left out, a narrower one after it may still
- * fit), each followed by its change where beside (changes_beside) and
- * it still fits (at 80 columns Size, its change and Committed), then Prot
- * if it still fits: on a short line the figures a VMMap user watches (at
- * 80 columns Size, Committed and WS) stay before it. Where not one
- * figure fits beside MIN_DETAILS (the narrowest terminal, 60 columns),
- * Details keeps MIN_DETAILS_NARROW instead: a figure before Prot and
- * before a wider Details. */
+ * fit), each followed by its change where beside (changes_beside) and it
+ * still fits (at 80 columns Size, its change and Committed). Prot gives
+ * way first: it is shown only when every figure chosen (and its change)
+ * is, and beside the whole MIN_DETAILS (the figures a VMMap user watches
+ * stay before it: at 60 to 70 columns Size and WS, at 80 Size, Committed
+ * and WS). The room never shrinks as the terminal widens, so neither
+ * does the number of columns shown (test_columns_width.py, 60 to 80). */
 static struct dlayout layout_for(const struct ui *u, int cols)
 {
 	const struct vms_config *cf = &u->conf;
 	struct dlayout l;
 	bool fit[VMS_CONFIG_MAX] = { false }, dfit[VMS_CONFIG_MAX] = { false };
-	bool details = false, narrow = false, beside = changes_beside(u);
-	int room = cols - X_COLS, used = 0, k, x = X_COLS, pass;
+	bool details = false, all = true, beside = changes_beside(u);
+	int room = cols - X_COLS, used = 0, k, x = X_COLS;
 
 	for (k = 0; k < cf->n; k++)
 		if (cf->order[k] == VMS_DCOL_DETAILS &&
 		    cf->shown[VMS_DCOL_DETAILS])
 			details = true;
 	if (details)
-		room -= MIN_DETAILS;
-	/* pass 0: the figures (and their changes); 1: the figures again
-	 * beside a narrower Details when none fitted; 2: Prot, beside the
-	 * whole MIN_DETAILS only */
-	for (pass = 0; pass < 3; pass++) {
-		if (pass == 1 && (used || !details))
-			continue;
-		if (pass == 1) {
-			narrow = true;
-			room += MIN_DETAILS - MIN_DETAILS_NARROW;
-		}
-		if (pass == 2 && narrow)
-			room -= MIN_DETAILS - MIN_DETAILS_NARROW;
-		for (k = 0; k < cf->n; k++) {
-			int id = cf->order[k];
+		room -= details_least(cols);
+	for (k = 0; k < cf->n; k++) {
+		int id = cf->order[k];
 
-			if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
-			    id == VMS_DCOL_CHANGE ||
-			    (id == VMS_DCOL_PROT) != (pass == 2))
-				continue;
-			if (used + col_width(id) + 1 <= room) {
-				fit[k] = true;
-				used += col_width(id) + 1;
-			}
-			if (fit[k] && beside && id < VMS_NCOLS &&
-			    used + DELTA_W + 1 <= room) {
+		if (!cf->shown[id] || id == VMS_DCOL_DETAILS ||
+		    id == VMS_DCOL_CHANGE || id == VMS_DCOL_PROT)
+			continue;
+		if (used + col_width(id) + 1 <= room) {
+			fit[k] = true;
+			used += col_width(id) + 1;
+		}
+		if (fit[k] && beside && id < VMS_NCOLS) {
+			if (used + DELTA_W + 1 <= room) {
 				dfit[k] = true;
 				used += DELTA_W + 1;
+			} else {
+				all = false;
 			}
 		}
+		all = all && fit[k];
 	}
+	room = cols - X_COLS - (details ? MIN_DETAILS : 0);
+	for (k = 0; k < cf->n && all; k++)
+		if (cf->order[k] == VMS_DCOL_PROT && cf->shown[VMS_DCOL_PROT] &&
+		    used + col_width(VMS_DCOL_PROT) + 1 <= room) {
+			fit[k] = true;
+			used += col_width(VMS_DCOL_PROT) + 1;
+		}
 	l.n = 0;
 	for (k = 0; k < cf->n; k++) {
 		int id = cf->order[k];
