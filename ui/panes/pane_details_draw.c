@@ -239,6 +239,29 @@ int details_heading_sort_at(const struct ui *u, int x)
 	return -1;
 }
 
+int details_sorts(const struct ui *u, int *out)
+{
+	struct dlayout l = layout_for(u, COLS);
+	int n = 0, k;
+
+	out[n++] = DS_ADDRESS;
+	for (k = 0; k < l.n; k++)
+		if (!l.c[k].delta)
+			out[n++] = DS_COL + l.c[k].id;
+	out[n++] = DS_TYPE;
+	return n;
+}
+
+bool details_sort_shown(const struct ui *u)
+{
+	int seq[DS_COUNT], n = details_sorts(u, seq), k;
+
+	for (k = 0; k < n; k++)
+		if (seq[k] == det_of(u)->sort)
+			return true;
+	return false;
+}
+
 static void draw_heading(const struct details *d, int y,
 			 const struct dlayout *l)
 {

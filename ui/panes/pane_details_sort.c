@@ -111,19 +111,6 @@ void details_set_filter(struct details *d, int filter)
 	d->reverse = d->sorts[1 + filter].reverse;
 }
 
-int details_sorts(const struct ui *u, int *out)
-{
-	const struct vms_config *c = &u->conf;
-	int n = 0, k;
-
-	out[n++] = DS_ADDRESS;
-	for (k = 0; k < c->n; k++)
-		if (c->shown[c->order[k]] && c->order[k] != VMS_DCOL_CHANGE)
-			out[n++] = DS_COL + c->order[k];
-	out[n++] = DS_TYPE;
-	return n;
-}
-
 /* The text a row sorts by in the Details column. */
 static const char *row_text(const struct ui *u, const struct drow *r)
 {

@@ -408,10 +408,15 @@ void details_set_filter(struct details *d, int filter);
 /* Sorts the list shown by sort (a dsort); by the same one again: the
  * other way. Rebuilds the rows. */
 void details_sort_by(struct ui *u, int sort);
-/* The sorts offered, in the order the s key steps through them and the
- * sort menu lists them: Address, each column shown (in the setup's
- * order), Type. Returns how many (at most DS_COUNT). */
+/* pane_details_draw.c: the sorts offered, in the order the s key steps
+ * through them and the sort menu lists them: Address, each column on
+ * screen now (the setup's, as many as the terminal's width shows: in
+ * the setup's order), Type. Returns how many (at most DS_COUNT). */
 int details_sorts(const struct ui *u, int *out);
+/* Whether the list shown is sorted by one of those: false when by a
+ * column the setup or the terminal's width no longer shows (the sort
+ * stays; the status line says it is hidden). */
+bool details_sort_shown(const struct ui *u);
 /* pane_details_draw.c: the sort the heading's field at column x stands
  * for, or -1 (a blank between fields). */
 int details_heading_sort_at(const struct ui *u, int x);

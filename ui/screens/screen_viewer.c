@@ -71,12 +71,15 @@ static void viewer_draw(struct ui *u)
 			 "changes since %02d:%02d:%02d | ", tm.tm_hour,
 			 tm.tm_min, tm.tm_sec);
 	}
-	snprintf(right, sizeof(right), "%s%s%s | sort %s %s | %zu/%zu", since,
+	/* a sort by a column not on screen (hidden in the setup, or by the
+	 * terminal's width) stays, and says so */
+	snprintf(right, sizeof(right), "%s%s%s | sort %s %s%s | %zu/%zu", since,
 		 d->by_region ? "regions: " : "",
 		 d->filter >= 0 ? vms_type_info[d->filter].label
 		 : d->show_free ? "all+free"
 				: "all",
 		 dsort_name(d->sort), details_sort_arrow(d),
+		 details_sort_shown(u) ? "" : " (hidden)",
 		 d->nrows ? d->lv.cur + 1 : 0, d->nrows);
 	/* too long for the status line (which then drops it all): the
 	 * summary's heading says since when, the state stays */
@@ -158,8 +161,23 @@ static int act_prev(struct ui *u)
 	return details_find(u, true);
 }
 
-/* The next sort: Address, each column shown (in the setup's order), Type,
- * and around. */
+/* Where a sort comes in the order s steps through: Address, the setup's
+ * columns in its order, Type. */
+static int sort_rank(const struct ui *u, int sort)
+{
+	int k;
+
+	if (sort == DS_ADDRESS)
+		return -1;
+	for (k = 0; k < u->conf.n; k++)
+		if (sort == DS_COL + u->conf.order[k])
+			return k;
+	return u->conf.n;
+}
+
+/* The next sort: Address, each column on screen (in the setup's order),
+ * Type, and around; from a sort by a column no longer on screen, the
+ * next one after it in that order. */
 static int act_sort(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
@@ -168,6 +186,9 @@ static int act_sort(struct ui *u)
 	for (k = 0; k < n; k++)
 		if (seq[k] == v->det.sort)
 			at = k;
+	for (k = 0; at < 0 && k < n; k++)
+		if (sort_rank(u, seq[k]) > sort_rank(u, v->det.sort))
+			at = k - 1;
 	v->det.sort = seq[(at + 1) % n];
 	v->det.reverse = false;
 	details_rebuild(u);
