@@ -418,15 +418,22 @@ act:
 				u, u->snap->proc.pid, draw, &cancelled, &err);
 
 			if (s) {
+				char said[sizeof(u->msg)];
+				bool said_error = u->msg_error;
+
 				/* a screen may say what the snapshot
 				 * shows (snapshot_changed): that stays */
+				memcpy(said, u->msg, sizeof(said));
 				u->msg[0] = '\0';
 				set_snapshot(u, s, true, false);
-				/* a --watch tick says nothing: the key hints
-				 * stay (the timeline, T, counts them) */
-				if (ticked)
-					u->msg[0] = '\0';
-				else if (!u->msg[0])
+				/* a --watch tick says nothing: the key
+				 * hints stay (the timeline, T, counts
+				 * them), or what was said before it (a
+				 * save's count), until the next key */
+				if (ticked) {
+					memcpy(u->msg, said, sizeof(said));
+					u->msg_error = said_error;
+				} else if (!u->msg[0])
 					ui_message(u, false,
 						   "new snapshot: %zu regions, "
 						   "%zu in the timeline (T)",
