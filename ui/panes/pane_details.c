@@ -597,12 +597,31 @@ int details_goto_addr(struct ui *u, uint64_t addr)
 
 	/* the list shown and its sort stay when it has a row holding addr
 	 * (x and back: the region x was on); else the all view, in its own
-	 * sort */
-	if (!details_cursor_to(u, addr, NULL) && d->filter != -1) {
+	 * sort; a gap, the free list */
+	bool found = details_cursor_to(u, addr, NULL);
+
+	if (!found && d->filter != -1) {
 		details_set_filter(d, -1);
 		details_rebuild(u);
-		details_cursor_to(u, addr, NULL);
+		found = details_cursor_to(u, addr, NULL);
 	}
+	/* a free gap the all view does not list (f hides them): the free
+	 * list has every one */
+	if (!found && gap_at(d, addr) >= 0) {
+		details_set_filter(d, VMS_T_FREE);
+		details_rebuild(u);
+		found = details_cursor_to(u, addr, NULL);
+		if (found)
+			ui_message(
+				u, false,
+				"a free gap: shown in the Free list (f shows "
+				"the gaps in the all view)");
+	}
+	if (!found)
+		ui_message(u, false,
+			   "%016llx is free, outside every gap between two "
+			   "regions: no list has it",
+			   (unsigned long long)addr);
 	v->focus = 1;
 	return UI_DRAW;
 }

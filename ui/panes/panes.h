@@ -350,7 +350,9 @@ int details_expand(struct ui *u, bool open);
 int details_toggle(struct ui *u);
 int details_find(struct ui *u, bool backwards);
 /* The cursor on the row holding addr: in the list shown, in its sort,
- * when it has one; else in the all view, in the all view's sort. */
+ * when it has one; else in the all view, in the all view's sort; a free
+ * gap neither lists, in the free list; the status line says why when
+ * it is there, or that no list has addr. */
 int details_goto_addr(struct ui *u, uint64_t addr);
 const char *dsort_name(int s);
 /* "^" (smallest first) or "v": the direction of d's sort as shown. */

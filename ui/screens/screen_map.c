@@ -182,6 +182,24 @@ static size_t first_after(const struct vms_snapshot *s, uint64_t addr)
 	return lo;
 }
 
+/* The region the cursor's cell shows (the first one in the cell, as
+ * draw_line colours it), or NULL: a free cell. */
+static const struct vms_region *cur_region(const struct ui *u)
+{
+	const struct vms_snapshot *s = u->snap;
+	const struct mapview *m = map_of(u);
+	uint64_t ca = cur_addr(u), cb;
+	size_t idx;
+
+	if (!m->nlines || (m->lines[m->lv.cur] & MAP_GAP))
+		return NULL;
+	cb = ca + (1ull << cell_shift(u, m->zoom));
+	idx = first_after(s, ca);
+	return idx < s->nregions && s->regions[idx].start < cb
+		       ? &s->regions[idx]
+		       : NULL;
+}
+
 static void draw_line(void *ctx, int y, size_t li, bool here)
 {
 	struct ui *u = ctx;
@@ -283,13 +301,11 @@ static int draw_legend(int y, bool draw)
 
 static void draw_info(struct ui *u, int y)
 {
-	const struct vms_snapshot *s = u->snap;
-	const struct mapview *m = map_of(u);
 	uint64_t a = cur_addr(u);
-	const struct vms_region *r = vms_snapshot_find(s, a);
+	const struct vms_region *r = cur_region(u);
 	char sz[16], pm[8];
 
-	if (!r || (m->nlines && (m->lines[m->lv.cur] & MAP_GAP))) {
+	if (!r) {
 		put_fmt(y, 0, COLS, theme_attr(EL_FREE), " %016llx  Free",
 			(unsigned long long)a);
 		return;
@@ -383,11 +399,15 @@ static int act_back(struct ui *u)
 	return UI_SWITCH | UI_DRAW;
 }
 
-/* The viewer, on enter, shows the address asked for. */
+/* The viewer, on enter, shows the address asked for: the region the
+ * cell shows, or the free gap (the viewer says where it lists it). */
 static int act_details(struct ui *u)
 {
+	const struct vms_region *r = cur_region(u);
+	uint64_t a = cur_addr(u);
+
 	u->goto_set = true;
-	u->goto_addr = cur_addr(u);
+	u->goto_addr = r && r->start > a ? r->start : a;
 	u->next = SCR_VIEWER;
 	return UI_SWITCH | UI_DRAW;
 }
@@ -400,7 +420,9 @@ static const struct key_action map_keys[] = {
 	{ '+', "+ -", "zoom in (smaller cells) / out", act_zoom_in },
 	{ '=', NULL, NULL, act_zoom_in },
 	{ '-', NULL, NULL, act_zoom_out },
-	{ '\r', "Enter", "show the region under the cursor in the details",
+	{ '\r', "Enter",
+	  "show the region under the cursor in the details (a free "
+	  "cell: its gap)",
 	  act_details },
 	{ '\n', NULL, NULL, act_details },
 	{ KEY_ENTER, NULL, NULL, act_details },
