@@ -161,7 +161,10 @@ int contains_ci(const char *hay, const char *needle_lc)
 	return 0;
 }
 
-int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s)
+/* put_wrapped's lines, drawn only when draw is set: the lines it takes
+ * are counted the same way for wrap_lines. */
+static int wrap(int y, int x, int w, int maxlines, attr_t attr, const char *s,
+		bool draw)
 {
 	char piece[2048];
 	int n = 0;
@@ -192,13 +195,38 @@ int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s)
 			take = sp ? sp : len;
 		}
 		piece[take < len ? take : len] = '\0';
-		put_str(y + n, x, w, attr, piece, 1);
+		if (draw)
+			put_str(y + n, x, w, attr, piece, 1);
 		n++;
 		s += take;
 		while (*s == ' ')
 			s++;
 	}
 	return n;
+}
+
+int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s)
+{
+	return wrap(y, x, w, maxlines, attr, s, true);
+}
+
+int wrap_lines(int w, int maxlines, const char *s)
+{
+	return wrap(0, 0, w, maxlines, A_NORMAL, s, false);
+}
+
+void put_box(int y, int x, int w, int h, attr_t attr)
+{
+	int maxx = getmaxx(stdscr), from = x - 1, to = x + w + 1, k;
+
+	/* a side that would keep fewer than 3 columns of what is under
+	 * it is blanked to the edge: no stray characters beside the box */
+	if (from < 3)
+		from = 0;
+	if (to > maxx - 3)
+		to = maxx;
+	for (k = 0; k < h; k++)
+		put_blank(y + k, from, to - from, attr);
 }
 
 int put_wrapped_fmt(int y, int x, int w, int maxlines, attr_t attr,

@@ -40,6 +40,17 @@ int put_str(int y, int x, int w, attr_t attr, const char *s, int pad);
  * does not fit in maxlines is cut at the last). Returns the lines used. */
 int put_wrapped(int y, int x, int w, int maxlines, attr_t attr, const char *s);
 
+/* The lines put_wrapped(.., w, maxlines, .., s) would take, drawing
+ * nothing. */
+int wrap_lines(int w, int maxlines, const char *s);
+
+/* A popup's box (a menu over a screen): lines y to y + h - 1, columns x
+ * to x + w - 1 and a column either side of them, blanked in attr, so
+ * that nothing drawn before shows inside it or runs into its text; a
+ * side that would keep fewer than 3 columns of what is under it is
+ * blanked to the screen's edge. Its text is drawn after. */
+void put_box(int y, int x, int w, int h, attr_t attr);
+
 /* printf into put_wrapped (at most 1,024 bytes). */
 int put_wrapped_fmt(int y, int x, int w, int maxlines, attr_t attr,
 		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));

@@ -32,6 +32,7 @@ static void draw_sort_menu(struct ui *u)
 	v->menu_x = x;
 	v->menu_w = w;
 	v->menu_n = n;
+	put_box(y, x, w, n + 2 < LINES - 1 - y ? n + 2 : LINES - 1 - y, a);
 	put_fmt(y, x, w, a | A_BOLD, " Sort by%*s", w - 8, "");
 	for (k = 0; k < n && y + 1 + k < LINES - 1; k++) {
 		bool cur = seq[k] == v->det.sort;

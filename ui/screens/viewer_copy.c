@@ -238,6 +238,7 @@ void vcopy_draw(struct ui *u)
 		return;
 	if (y < 0)
 		y = 0;
+	put_box(y, 2, w, CP_COUNT + 2, a);
 	put_fmt(y, 2, w, a | A_BOLD, " Copy to the clipboard%*s", w - 22, "");
 	for (k = 0; k < CP_COUNT; k++)
 		put_fmt(y + 1 + k, 2, w,

@@ -273,11 +273,24 @@ int vsave_key(struct ui *u, int key)
 	return UI_DRAW;
 }
 
+/* The format menu: each format's help begins this far into its line,
+ * after its name. */
+enum { HELP_X = 14 };
+
+/* The lines a format takes in a menu w columns wide: its help wrapped. */
+static int help_lines(const struct vms_exporter *ex, int w)
+{
+	int n = ex->help ? wrap_lines(w - HELP_X, 8, ex->help) : 1;
+
+	return n > 0 ? n : 1;
+}
+
 void vsave_draw(struct ui *u)
 {
 	struct viewer *v = viewer_of(u);
 	const struct vms_exporter *ex[16];
-	int n = formats(ex), k, y, w = COLS - 4 < 72 ? COLS - 4 : 72;
+	int n = formats(ex), k, y, ky, h, w = COLS - 4 < 72 ? COLS - 4 : 72;
+	int lines[16];
 	attr_t a = theme_attr(EL_TITLE);
 
 	if (v->vs_mode == VS_SAVE || v->vs_mode == VS_EXPORT) {
@@ -297,16 +310,26 @@ void vsave_draw(struct ui *u)
 	}
 	if (v->vs_mode != VS_FORMAT)
 		return;
-	y = LINES - 1 - n - 2;
+	/* each format's help wrapped beside its name, never cut where
+	 * the lines allow */
+	for (k = 0, h = 2; k < n; k++)
+		h += lines[k] = help_lines(ex[k], w);
+	y = LINES - 1 - h;
 	if (y < 0)
 		y = 0;
+	put_box(y, 2, w, h < LINES - 1 ? h : LINES - 1, a);
 	put_fmt(y, 2, w, a | A_BOLD, " Export the snapshot as%*s", w - 23, "");
-	for (k = 0; k < n && y + 1 + k < LINES - 1; k++)
-		put_fmt(y + 1 + k, 2, w,
-			k == v->vs_cur ? theme_attr(EL_SELECTION) : a,
-			" %-12s %s", ex[k]->name,
-			ex[k]->help ? ex[k]->help : "");
-	if (y + 1 + n < LINES - 1)
-		put_fmt(y + 1 + n, 2, w, a, " %s",
-			"Enter chooses, Esc cancels");
+	for (k = 0, ky = y + 1; k < n && ky < LINES - 1; ky += lines[k++]) {
+		attr_t ka = k == v->vs_cur ? theme_attr(EL_SELECTION) : a;
+		int j, room = LINES - 1 - ky;
+
+		for (j = 0; j < lines[k] && j < room; j++)
+			put_blank(ky + j, 2, w, ka);
+		put_fmt(ky, 2, HELP_X, ka, " %s", ex[k]->name);
+		put_wrapped(ky, 2 + HELP_X, w - HELP_X,
+			    lines[k] < room ? lines[k] : room, ka,
+			    ex[k]->help ? ex[k]->help : "");
+	}
+	if (ky < LINES - 1)
+		put_fmt(ky, 2, w, a, " %s", "Enter chooses, Esc cancels");
 }
