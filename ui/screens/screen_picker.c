@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "core/draw.h"
 #include "core/listview.h"
 #include "core/ui_priv.h"
@@ -56,15 +57,25 @@ static void picker_free(struct picker *p)
 	p->loaded = false;
 }
 
+/* Whether e passes the filter f: its pid, user, or its name or command
+ * line as the list shows them (escaped: "\x1b[2J" matches "\x1b"; a
+ * command line's first 4 K of escaped text). */
 static bool passes(const struct proc_entry *e, const char *f)
 {
-	char pid[16];
+	char pid[16], text[4096];
 
 	if (!*f)
 		return true;
 	snprintf(pid, sizeof(pid), "%d", (int)e->pid);
-	return contains_ci(pid, f) || contains_ci(e->name, f) ||
-	       contains_ci(e->user, f) || contains_ci(e->cmdline, f);
+	if (contains_ci(pid, f) || contains_ci(e->user, f))
+		return true;
+	vms_escape_str(text, sizeof(text), e->name);
+	if (contains_ci(text, f))
+		return true;
+	if (escape_clean(e->cmdline))
+		return contains_ci(e->cmdline, f);
+	vms_escape_str(text, sizeof(text), e->cmdline);
+	return contains_ci(text, f);
 }
 
 /* Sorts, filters, and keeps the cursor on the same process. */
