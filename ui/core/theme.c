@@ -346,6 +346,28 @@ int theme_find(const char *name, char *buf, size_t n)
 	return -1;
 }
 
+/* A theme not found: the file named, or the directories looked in (those
+ * theme_find searched: $XDG_CONFIG_HOME's when it is set). */
+static int not_found(const char *name, struct vms_error *err)
+{
+	char dirs[3][PATH_MAX], list[3 * PATH_MAX + 16];
+	int i, nd = theme_dirs(dirs);
+	size_t k = 0;
+
+	if (strchr(name, '/'))
+		return vms_error_set(err, VMS_ERR_USAGE, ENOENT,
+				     "theme file '%s' not found", name);
+	list[0] = '\0';
+	for (i = 0; i < nd && k < sizeof(list); i++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s",
+				      i == 0	   ? ""
+				      : i + 1 < nd ? ", "
+						   : " and ",
+				      dirs[i]);
+	return vms_error_set(err, VMS_ERR_USAGE, ENOENT,
+			     "theme '%s' not found (looked in %s)", name, list);
+}
+
 int theme_load(struct theme *t, const char *name, struct vms_error *err)
 {
 	char path[PATH_MAX], *text = NULL;
@@ -356,11 +378,7 @@ int theme_load(struct theme *t, const char *name, struct vms_error *err)
 	int rc = -1;
 
 	if (theme_find(name, path, sizeof(path)) < 0)
-		return vms_error_set(err, VMS_ERR_USAGE, ENOENT,
-				     "theme '%s' not found (looked in "
-				     "~/.config/vmscope/themes, themes/ beside "
-				     "the binary and %s/themes)",
-				     name, VMSCOPE_DATADIR);
+		return not_found(name, err);
 	f = fopen(path, "r");
 	if (!f)
 		return vms_error_set(err, VMS_ERR_USAGE, errno, "%s: %s", path,
