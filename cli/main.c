@@ -161,7 +161,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* Returns -1 to continue, or an exit status. */
 /* Where path's directory really is, and its last name: x/../f and ./f
  * are one file before it exists. NULL if the directory is not there. */
 static char *where_named(const char *path)
@@ -220,6 +219,7 @@ static int bad_option(const struct option *opts, const char *arg, int opt)
 	return cli_usage_error("unknown or ambiguous option %s", arg);
 }
 
+/* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum {
@@ -265,6 +265,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *word;
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -273,8 +274,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 	/* getopt's own messages would print the option as given, control
 	 * bytes and all: ours go through cli_usage_error's escaping */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:b:Fse:o:n:w:l:dt:hV", opts,
-				NULL)) != -1) {
+	for (;;) {
+		/* the word getopt looks at: optind moves past it only once
+		 * done with it (a cluster's last letter, a long option) */
+		int at = optind;
+
+		if ((c = getopt_long(argc, argv, "+:b:Fse:o:n:w:l:dt:hV", opts,
+				     NULL)) == -1)
+			break;
+		word = optind > at ? argv[optind - 1] : argv[at];
 		switch (c) {
 		case 'b':
 			a->backend = optarg;
@@ -415,10 +423,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 			printf("vmscope %s\n", VMSCOPE_VERSION);
 			return 0;
 		case ':':
-			return cli_usage_error("%s needs a value",
-					       argv[optind - 1]);
+			if (strncmp(word, "--", 2) == 0)
+				return cli_usage_error("%s needs a value",
+						       word);
+			return cli_usage_error("-%c needs a value", optopt);
 		case '?':
-			return bad_option(opts, argv[optind - 1], optopt);
+			return bad_option(opts, word, optopt);
 		default:
 			fputs("Try 'vmscope --help'.\n", stderr);
 			return 1;

@@ -524,7 +524,15 @@ int cli_trace(const struct args *a)
 	 * trace up to it; when CMD has ended, its newest snapshot and the
 	 * whole trace; printed and saved alike */
 	if (a->save && !a->watch) {
+		/* CMD waiting at its exit (the trace ended meanwhile): held
+		 * while this capture runs, then let go */
+		bool at_exit = hold && tracer_at_exit(tr);
+
+		if (at_exit)
+			tracer_exit_taking(tr);
 		snap = snapshot_now(a, tr, pid, &mark, &err);
+		if (at_exit)
+			tracer_exit_taken(tr);
 		if (!snap && tracer_wait(tr, NULL) && newest.s) {
 			snap = newest.s;
 			newest.s = NULL;

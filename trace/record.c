@@ -665,7 +665,10 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	tls_busy = 1;
 	t = thread_state();
 	if (!t || t->slot < 0) {
-		if (drop) /* too many threads at once */
+		/* no ring free: too many threads at once (no state at all,
+		 * its mmap refused or the thread past its end: dropped
+		 * alone, for no such reason) */
+		if (drop && t)
 			__atomic_add_fetch(&hdr->dropped_threads, 1,
 					   __ATOMIC_RELAXED);
 		goto fail;
@@ -780,7 +783,7 @@ static void vt_forked(void)
 
 void vt_exit_hold(void)
 {
-	uint64_t since, t0, beat, b, now;
+	uint64_t since, t0, beat, b, now, looked = 0;
 	uint32_t st;
 
 	if (!hdr || !here || !__atomic_load_n(&here->on, __ATOMIC_ACQUIRE) ||
@@ -800,9 +803,14 @@ void vt_exit_hold(void)
 			beat = b;
 			t0 = now;
 		}
-		if (now - t0 > TW_WAIT_NS || now - since > TW_EXIT_HOLD_NS ||
-		    consumer_gone())
+		if (now - t0 > TW_WAIT_NS || now - since > TW_EXIT_HOLD_NS)
 			return;
+		/* vmscope gone? asked once a millisecond, not each turn */
+		if (now - looked > 1000000) {
+			if (consumer_gone())
+				return;
+			looked = now;
+		}
 		sched_yield();
 	}
 }

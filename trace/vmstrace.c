@@ -36,11 +36,11 @@
  * none the program's own calls would not make, but at its start (the
  * constructor, or a launch's first call the library sees if it comes
  * before: vmstrace.h's vt_early; or vmstrace_attach inside vmscope's
- * injection, in a thread
- * without a seccomp filter: inject_call.h) and at a detach
- * (vmstrace_detach, injected the same way): there mmap, close, readlink
- * (/proc/self/exe), getcwd, openat, read and close (/proc/self/maps: the main
- * thread's stack), getrlimit, madvise, and libunwind's set-up; attached,
+ * injection, in a thread without a seccomp filter: inject_call.h) and at
+ * a detach (vmstrace_detach, injected the same way): there fstat, mmap
+ * and close (the shared file's descriptor), readlink (/proc/self/exe),
+ * getcwd, openat, read and close (/proc/self/maps: the main thread's
+ * stack), getrlimit, madvise, and libunwind's set-up; attached,
  * also openat of the shared file and mprotect around the GOT entries it
  * redirects and puts back (attach.c). While the program runs, only
  * these:
@@ -107,6 +107,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -351,6 +352,7 @@ static int start_with(struct tw_header *h)
 static int launch_start(const char *e)
 {
 	struct tw_header *h;
+	struct stat st;
 	char *end;
 	long fd;
 
@@ -360,6 +362,13 @@ static int launch_start(const char *e)
 	find_modules();
 	fd = strtol(e, &end, 10);
 	if (*end || fd < 0 || fd > 1 << 20)
+		return -1;
+	/* vmscope's file, or not touched: a child a library's constructor
+	 * started before this library's took its environment, not the
+	 * descriptor, whose number may be a file of its own (closed, or
+	 * mapped past its end) */
+	if (fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != TW_FILE_BYTES)
 		return -1;
 	h = next_mmap(NULL, TW_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      (int)fd, 0);

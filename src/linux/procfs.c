@@ -377,14 +377,38 @@ pid_t procfs_tgid(pid_t tid)
 	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
 }
 
+/* Field 38 of a stat text (exit_signal: the signal the parent gets at
+ * its end), or -1. */
+static long stat_exit_signal(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+	int f;
+
+	if (!p)
+		return -1;
+	for (f = 2; f < 38 && p; f++) /* p: at the space before field f+1 */
+		p = strchr(p + 1, ' ');
+	return p ? strtol(p + 1, NULL, 10) : -1;
+}
+
 bool procfs_vmscope_clone(pid_t pid)
 {
+	static const char keeper[] = PROCFS_KEEPER_COMM "\n";
 	char *st, path[64], comm[32];
 	size_t n;
 	long long tracer;
 	ssize_t got;
 	int fd;
 
+	/* made with exit signal 0 (fork_clone.c): a process fork() made
+	 * has SIGCHLD, and the target itself, in the keeper's freeze while
+	 * a capture of it runs, is traced by a keeper too */
+	if (procfs_read_pid_one(pid, "stat", &st, &n) < 0)
+		return false;
+	got = stat_exit_signal(st);
+	free(st);
+	if (got != 0)
+		return false;
 	if (procfs_read_pid_one(pid, "status", &st, &n) < 0)
 		return false;
 	tracer = procfs_status_value(st, n, "TracerPid");
@@ -396,7 +420,8 @@ bool procfs_vmscope_clone(pid_t pid)
 		return false;
 	got = read(fd, comm, sizeof(comm) - 1);
 	close(fd);
-	return got > 0 && !strncmp(comm, PROCFS_KEEPER_COMM "\n", (size_t)got);
+	return got == (ssize_t)sizeof(keeper) - 1 &&
+	       !memcmp(comm, keeper, sizeof(keeper) - 1);
 }
 
 char procfs_stat_state(const char *stat, char *comm, size_t n)

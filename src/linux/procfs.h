@@ -124,8 +124,11 @@ pid_t procfs_tgid(pid_t tid);
 /* Whether pid is a clone vmscope's fork sampler made of a process (-b
  * fork: stopped, traced by a vmscope-keeper, kept while a viewer shows
  * it; its target's name, its pages shared with it): a copy to leave out
- * of a list of processes, never one to look at. Asked of a process in a
- * trace stop ('t') only: it reads pid's status and its tracer's comm. */
+ * of a list of processes, never one to look at. Told from its target,
+ * which a keeper traces too while it is frozen (-F, -b fork), by its
+ * exit signal: 0, as fork_clone.c makes it. Asked of a process in a
+ * trace stop ('t') only: it reads pid's stat and status and its tracer's
+ * comm. */
 bool procfs_vmscope_clone(pid_t pid);
 /* procfs_mm_pid for a main thread whose state (stat's third field) the
  * caller has just read: pid itself unless it is a zombie ('Z', 'X'). */

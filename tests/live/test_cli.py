@@ -212,6 +212,10 @@ def test_usage(ek):
         (["--summary=3"], r"^vmscope: --summary takes no value"),
         (["-b"], r"^vmscope: -b needs a value"),
         (["--output"], r"^vmscope: --output needs a value"),
+        # a letter inside a cluster after a long option: the letter named,
+        # not the word before (getopt has not moved past the cluster)
+        (["--bytes", "-Xs", "1"], r"^vmscope: unknown option -X$"),
+        (["-sb"], r"^vmscope: -b needs a value"),
     ]
     for args, pat in cases:
         r = T.run_vmscope(*args)
