@@ -1,6 +1,7 @@
 /* record.c — the tracer library's recording (vmstrace.h): each thread's
- * ring of the shared file, the modules and stacks sent once, and the
- * records (sampling, which decides what is recorded, is sample.c's).
+ * ring of the shared file, the stacks sent once, and the records
+ * (sampling, which decides what is recorded, is sample.c's; the modules
+ * sent before the stacks that need them, modules.c's).
  * See vmstrace.c for the library's contract.
  */
 #define _GNU_SOURCE
@@ -194,9 +195,8 @@ static void publish(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
 	__atomic_store_n(&sl->head, sl->head + pad + bytes, __ATOMIC_RELEASE);
 }
 
-/* Writes one record of `words` words (header first) at the ring's head. */
-static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
-		unsigned words)
+bool vt_put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+	    unsigned words)
 {
 	uint64_t pad;
 
@@ -206,7 +206,7 @@ static bool put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
 	return true;
 }
 
-static uint64_t rec_word(unsigned op, unsigned words, uint32_t arg)
+uint64_t vt_rec_word(unsigned op, unsigned words, uint32_t arg)
 {
 	struct tw_rec r = { .op = (uint8_t)op,
 			    .words = (uint8_t)words,
@@ -269,175 +269,15 @@ static struct thread_state *thread_state(void)
 			t->slot = (int)i;
 			sl->tid = (int32_t)gettid(); /* libc's syscall()
 						       * may be rewritten */
-			w[0] = rec_word(TW_OP_THREAD, 2, (uint32_t)sl->tid);
+			w[0] = vt_rec_word(TW_OP_THREAD, 2, (uint32_t)sl->tid);
 			w[1] = now_ns();
-			put(sl, tw_ring_at(hdr, i), w, 2);
+			vt_put(sl, tw_ring_at(hdr, i), w, 2);
 			break;
 		}
 	}
 	ts = t;
 	pthread_setspecific(exit_key, t);
 	return t;
-}
-
-/* ---- modules: each loaded file is sent once, before the first stack
- * with an address in its code, so vmscope names frames from what the
- * program had loaded, whenever it reads them (the program may be gone).
- * New stacks are rare: a stack with an address in no module known makes
- * the list be read again (dl_iterate_phdr), under a lock of its own. ---- */
-
-#define MAX_MODULES 1024
-
-struct module {
-	uintptr_t lo, hi; /* its code */
-};
-
-static struct module modules[MAX_MODULES];
-static unsigned nmodules; /* written under modules_lock */
-static int modules_lock;
-static char exe_path[1024]; /* the main program's (dlpi_name is "") */
-/* The working directory at the library's start: where the modules the
- * loader found by a relative path before it (LD_LIBRARY_PATH=.) are,
- * when /proc/self/map_files cannot say ("": not known). */
-static char start_cwd[1024];
-
-static bool module_known(uintptr_t ip)
-{
-	unsigned i, n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
-
-	for (i = 0; i < n; i++)
-		if (ip - 1 >= modules[i].lo && ip - 1 < modules[i].hi)
-			return true;
-	return false;
-}
-
-struct module_ctx {
-	struct tw_slot *sl;
-	unsigned char *ring;
-	bool failed;
-};
-
-#define MODULE_PATH_MAX ((254u - 1u) * 8u - 1u) /* a record's room */
-
-/* Appends x in hex (as /proc/PID/maps writes it) at p; the end. */
-static char *put_hex(char *p, uintptr_t x)
-{
-	char d[2 * sizeof(x)];
-	int n = 0;
-
-	do
-		d[n++] = "0123456789abcdef"[x & 15];
-	while (x >>= 4);
-	while (n)
-		*p++ = d[--n];
-	return p;
-}
-
-/* The file of a module the loader named by a relative path (found
- * through LD_LIBRARY_PATH=. or a relative RPATH, or dlopen("./x.so")),
- * relative to the working directory at its load, which the program may
- * have left since: the kernel's name of the file mapped at its code
- * [lo, hi) (/proc/self/map_files: a readlink, no descriptor, made once a
- * module, as its first stack is sent), else, for a module loaded before
- * the library's start, the directory of that start's. Into buf (n bytes);
- * false: not known (its frames stay unnamed). */
-static bool relative_file(const char *name, uintptr_t lo, uintptr_t hi,
-			  char *buf, size_t n)
-{
-	char link[64] = "/proc/self/map_files/", *p = link + 21;
-	size_t cwd = strlen(start_cwd), len = strlen(name);
-	long pg = sysconf(_SC_PAGESIZE);
-	ssize_t got;
-
-	p = put_hex(p, lo & ~(uintptr_t)(pg - 1));
-	*p++ = '-';
-	p = put_hex(p, (hi + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1));
-	*p = '\0';
-	got = readlink(link, buf, n - 1);
-	if (got > 0 && buf[0] == '/') {
-		buf[got] = '\0';
-		return true;
-	}
-	while (name[0] == '.' && name[1] == '/') { /* "./x.so": x.so */
-		name += 2;
-		len -= 2;
-	}
-	if (!cwd || cwd + 1 + len + 1 > n)
-		return false;
-	memcpy(buf, start_cwd, cwd);
-	buf[cwd] = '/';
-	memcpy(buf + cwd + 1, name, len + 1);
-	return true;
-}
-
-static int send_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct module_ctx *c = arg;
-	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
-							       : exe_path;
-	uint64_t w[256];
-	char *file = (char *)&w[2]; /* the record's path, MODULE_PATH_MAX */
-	size_t len = strlen(path);
-	unsigned words;
-	int i;
-
-	(void)size;
-	if (path[0] != '/' && !strchr(path, '/'))
-		return 0; /* the vDSO: a name that is no file */
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		unsigned k;
-		bool seen = false;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		for (k = 0; k < nmodules && !seen; k++)
-			seen = modules[k].lo == lo;
-		if (seen || nmodules == MAX_MODULES)
-			continue;
-		if (path[0] != '/') { /* found once, sent by that name */
-			if (!relative_file(path, lo, lo + ph->p_memsz, file,
-					   MODULE_PATH_MAX + 1))
-				return 0;
-			path = file;
-			len = strlen(path);
-		}
-		if (len > MODULE_PATH_MAX)
-			return 0; /* a name too long for a record */
-		words = 2 + (unsigned)(len + 8) / 8;
-		w[0] = rec_word(TW_OP_MODULE, words, 0);
-		w[1] = info->dlpi_addr;
-		if (path != file)
-			memcpy(file, path, len);
-		memset(file + len, 0, (size_t)(words - 2) * 8 - len);
-		if (!put(c->sl, c->ring, w, words)) {
-			c->failed = true;
-			return 1;
-		}
-		modules[nmodules].lo = lo;
-		modules[nmodules].hi = lo + ph->p_memsz;
-		__atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
-	}
-	return 0;
-}
-
-/* Sends the modules not sent yet when an address lies in none known. */
-static bool modules_for(void *const *ip, int n, struct tw_slot *sl,
-			unsigned char *ring)
-{
-	struct module_ctx c = { sl, ring, false };
-	int i;
-
-	for (i = 0; i < n && module_known((uintptr_t)ip[i]); i++)
-		;
-	if (i == n)
-		return true;
-	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-	dl_iterate_phdr(send_module, &c);
-	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
-	return !c.failed;
 }
 
 /* ---- stacks ---- */
@@ -501,8 +341,8 @@ static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
 			break;
 	}
 	if (t->next_id >= TW_STACK_IDS) { /* full enough: start over */
-		w[0] = rec_word(TW_OP_STACK_RESET, 1, 0);
-		if (!put(sl, ring, w, 1))
+		w[0] = vt_rec_word(TW_OP_STACK_RESET, 1, 0);
+		if (!vt_put(sl, ring, w, 1))
 			return UINT32_MAX;
 		memset(t->hashes, 0, sizeof(t->hashes));
 		t->next_id = 0;
@@ -511,12 +351,12 @@ static uint32_t stack_id_of(struct thread_state *t, struct tw_slot *sl,
 		     k = (k + 1) & (STACK_TABLE - 1))
 			;
 	}
-	if (!modules_for(ip + s, n - s, sl, ring))
+	if (!vt_modules_for(ip + s, n - s, sl, ring))
 		return UINT32_MAX;
-	w[0] = rec_word(TW_OP_STACK, (unsigned)(n - s) + 1, t->next_id);
+	w[0] = vt_rec_word(TW_OP_STACK, (unsigned)(n - s) + 1, t->next_id);
 	for (i = s; i < n; i++)
 		w[1 + i - s] = (uint64_t)(uintptr_t)ip[i];
-	if (!put(sl, ring, w, (unsigned)(n - s) + 1))
+	if (!vt_put(sl, ring, w, (unsigned)(n - s) + 1))
 		return UINT32_MAX;
 	t->hashes[k] = h;
 	t->ids[k] = t->next_id;
@@ -692,12 +532,12 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	t->last_ns = ns;
 	t->have_event = true;
 	if (c->op == TW_OP_FREE_SHORT) {
-		c->w[0] = rec_word(c->op, c->words, (uint32_t)seq);
+		c->w[0] = vt_rec_word(c->op, c->words, (uint32_t)seq);
 	} else if (c->op == TW_OP_MALLOC_SHORT) {
-		c->w[0] = rec_word(c->op, c->words, id);
+		c->w[0] = vt_rec_word(c->op, c->words, id);
 		c->w[1] = (uint64_t)(uint32_t)seq << 32 | size;
 	} else {
-		c->w[0] = rec_word(op, c->words, id) |
+		c->w[0] = vt_rec_word(op, c->words, id) |
 			  (uint64_t)(flags & 0xffff) << 16; /* tw_rec.flags */
 		c->w[1] = ns;
 		c->w[2] = seq;
@@ -855,8 +695,7 @@ int vt_restart_forked(struct tw_header *h)
 	/* one thread now (this one): a lock another thread of the parent
 	 * held at the fork is nobody's */
 	h->traced_pid = getpid();
-	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	vt_modules_reset(false);
 	gen++; /* the thread's state of the parent's file starts again */
 	here->own = 1;
 	__atomic_store_n(&hdr, h, __ATOMIC_RELEASE);
@@ -871,14 +710,10 @@ bool vt_orphaned(void)
 
 int vt_start(struct tw_header *h)
 {
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	const char *uw = getenv("VMSCOPE_TRACE_UNWIND");
 
 	own_unwind = !uw || strcmp(uw, "libunwind") != 0;
-
-	exe_path[n > 0 ? n : 0] = '\0';
-	if (!getcwd(start_cwd, sizeof(start_cwd)) || start_cwd[0] != '/')
-		start_cwd[0] = '\0'; /* none, or unreachable */
+	vt_modules_start();
 	if (here_start() < 0)
 		return -1;
 	if (vt_sample_start(h) < 0)
@@ -892,10 +727,7 @@ int vt_start(struct tw_header *h)
 	h->inside_off = inside_offset();
 	/* again (attach.c, after a detach): the new file has none of the
 	 * modules sent to the old one */
-	while (__atomic_exchange_n(&modules_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-	__atomic_store_n(&nmodules, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&modules_lock, 0, __ATOMIC_RELEASE);
+	vt_modules_reset(true);
 	gen++;
 	here->own = 1;
 	__atomic_store_n(&hdr, h, __ATOMIC_RELEASE);

@@ -44,6 +44,21 @@ struct vt_fn {
 };
 extern const struct vt_fn vt_fns[];
 extern const unsigned vt_nfns;
+/* record.c's: one record of `words` words (its header word first, by
+ * vt_rec_word) written at the ring's head, waiting for room as a call's
+ * record does; false: not (pass-through now). */
+bool vt_put(struct tw_slot *sl, unsigned char *ring, const uint64_t *w,
+	    unsigned words);
+uint64_t vt_rec_word(unsigned op, unsigned words, uint32_t arg);
+/* modules.c's: the modules of the addresses ip[0, n) not sent yet sent
+ * into the ring (false: a record could not be written); at the start
+ * (vt_start) the program's path and working directory read; the list
+ * started again for a new file (locked: under its lock; false: a forked
+ * child's one thread). */
+bool vt_modules_for(void *const *ip, int n, struct tw_slot *sl,
+		    unsigned char *ring);
+void vt_modules_start(void);
+void vt_modules_reset(bool locked);
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
 /* record.c's: at the process's exit (vmstrace.c's destructor), waits for
