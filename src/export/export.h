@@ -49,8 +49,6 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o);
 /* "process", "capture", "totals" and "types" of s as members of a JSON
  * object, each followed by a comma (the diff export's "a" and "b"). */
 void export_json_members(const struct vms_snapshot *s, struct outbuf *o);
-/* The JSON exporter's write_diff (export_json_diff.c). */
-void export_diff_json(const struct vms_diff *d, struct outbuf *o);
 
 /* The diff writers the summary, text and csv rows share the pieces of
  * (export_diff.c): their write_diff; "summary" is what -d A B -s prints.

@@ -685,11 +685,3 @@ void export_json(const struct vms_snapshot *s, struct outbuf *o)
 	}
 	ob_write(o, "}\n", 2);
 }
-
-const struct vms_exporter vms_export_json = {
-	.name = "json",
-	.help = "every figure, the version 1 JSON contract (man vmscope)",
-	.listed = true,
-	.write = export_json,
-	.write_diff = export_diff_json,
-};

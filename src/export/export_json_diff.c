@@ -1,7 +1,7 @@
 /* export_json_diff.c — a diff as JSON (-d A B -e json): DESIGN.md's
  * "vmscope-diff" contract, version 1, beside export_json.c, whose members
- * (process, capture, totals, types) each side's object is; the JSON
- * exporter's write_diff.
+ * (process, capture, totals, types) each side's object is; and the JSON
+ * format's row, its write and write_diff.
  */
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +76,7 @@ static void json_side(const struct vms_snapshot *s, struct outbuf *o)
 	ob_putc(o, '}');
 }
 
-void export_diff_json(const struct vms_diff *d, struct outbuf *o)
+static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 {
 	uint64_t a[VMS_NCOLS], b[VMS_NCOLS];
 	size_t i;
@@ -142,3 +142,13 @@ void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 	}
 	ob_puts(o, "}\n");
 }
+
+/* The JSON format's row (export.c's table): here, above export_json.c,
+ * whose export_json and members it takes. */
+const struct vms_exporter vms_export_json = {
+	.name = "json",
+	.help = "every figure, the version 1 JSON contract (man vmscope)",
+	.listed = true,
+	.write = export_json,
+	.write_diff = export_diff_json,
+};

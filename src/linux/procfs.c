@@ -543,37 +543,6 @@ enum procfs_kind procfs_pid_kind(pid_t pid, pid_t *ppid)
 	return k;
 }
 
-int procfs_check_has_mm(struct vms_error *e, pid_t pid)
-{
-	pid_t parent = 0;
-
-	switch (procfs_pid_kind(pid, &parent)) {
-	case PROCFS_USER:
-		return 0;
-	case PROCFS_KTHREAD:
-		return vms_error_set(e, VMS_ERR_NOPROC, 0,
-				     "process %d is a kernel thread: it has no "
-				     "user address space to show",
-				     (int)pid);
-	case PROCFS_ZOMBIE:
-		if (parent == getpid())
-			return vms_error_set(
-				e, VMS_ERR_NOPROC, 0,
-				"process %d has exited: nothing of "
-				"its memory is left to show",
-				(int)pid);
-		return vms_error_set(e, VMS_ERR_NOPROC, 0,
-				     "process %d is a zombie: it has exited "
-				     "and nothing of its memory is left (its "
-				     "parent, process %d, has not collected "
-				     "its exit status)",
-				     (int)pid, (int)parent);
-	case PROCFS_GONE:
-		break;
-	}
-	return procfs_errno_error(e, pid, "stat", ESRCH);
-}
-
 uint64_t procfs_user_end(void)
 {
 #if defined(__x86_64__)

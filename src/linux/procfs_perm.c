@@ -1,8 +1,9 @@
-/* procfs_perm.c — why the kernel refuses vmscope a process's files, in
- * words a person can act on (procfs.h: procfs_ids_refuse,
- * procfs_errno_error): another user, a user namespace, the capabilities
- * vmscope holds, a security module, a process that made itself
- * undumpable. Beside procfs.c, which reads the files.
+/* procfs_perm.c — why vmscope cannot look at a process, in words a
+ * person can act on (procfs.h: procfs_check_has_mm, procfs_ids_refuse,
+ * procfs_errno_error): no memory to show (a kernel thread, a zombie), or
+ * the kernel refuses its files (another user, a user namespace, the
+ * capabilities vmscope holds, a security module, a process that made
+ * itself undumpable). Above procfs.c, which reads the files.
  */
 #include "linux/procfs.h"
 
@@ -249,4 +250,35 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 	return vms_error_set(e, VMS_ERR_CAPTURE, err,
 			     "cannot read %s of process %d: %s", what, (int)pid,
 			     strerror(err));
+}
+
+int procfs_check_has_mm(struct vms_error *e, pid_t pid)
+{
+	pid_t parent = 0;
+
+	switch (procfs_pid_kind(pid, &parent)) {
+	case PROCFS_USER:
+		return 0;
+	case PROCFS_KTHREAD:
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a kernel thread: it has no "
+				     "user address space to show",
+				     (int)pid);
+	case PROCFS_ZOMBIE:
+		if (parent == getpid())
+			return vms_error_set(
+				e, VMS_ERR_NOPROC, 0,
+				"process %d has exited: nothing of "
+				"its memory is left to show",
+				(int)pid);
+		return vms_error_set(e, VMS_ERR_NOPROC, 0,
+				     "process %d is a zombie: it has exited "
+				     "and nothing of its memory is left (its "
+				     "parent, process %d, has not collected "
+				     "its exit status)",
+				     (int)pid, (int)parent);
+	case PROCFS_GONE:
+		break;
+	}
+	return procfs_errno_error(e, pid, "stat", ESRCH);
 }
