@@ -531,8 +531,6 @@ int cli_trace(const struct args *a)
 		if (at_exit)
 			tracer_exit_taking(tr);
 		snap = snapshot_now(a, tr, pid, &mark, &err);
-		if (at_exit)
-			tracer_exit_taken(tr);
 		if (!snap && tracer_wait(tr, NULL) && newest.s) {
 			snap = newest.s;
 			newest.s = NULL;
@@ -541,6 +539,8 @@ int cli_trace(const struct args *a)
 			rc = cli_fail(&err);
 		}
 	}
+	if (hold) /* the last snapshot taken: an exit() now does not wait */
+		tracer_exit_end(tr);
 	arena_init(&ar);
 	if (tracer_report_kept(tr,
 			       mark > 0 ? (unsigned)mark : tracer_marks(tr) + 1,

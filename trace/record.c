@@ -630,7 +630,11 @@ void vt_exit_hold(void)
 	    !here->own || !__atomic_load_n(&hdr->exit_hold, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&hdr->passthrough, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n(&hdr->exit_state, TW_EXIT_WAITING, __ATOMIC_RELEASE);
+	__atomic_store_n(&hdr->exit_state, TW_EXIT_WAITING, __ATOMIC_SEQ_CST);
+	/* vmscope done with the trace meanwhile (tracer_exit_end): it took
+	 * back its wish before it could see this one's */
+	if (!__atomic_load_n(&hdr->exit_hold, __ATOMIC_SEQ_CST))
+		return;
 	since = t0 = now_ns();
 	beat = __atomic_load_n(&hdr->heartbeat, __ATOMIC_ACQUIRE);
 	while ((st = __atomic_load_n(&hdr->exit_state, __ATOMIC_ACQUIRE)) !=

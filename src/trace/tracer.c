@@ -264,6 +264,21 @@ void tracer_exit_taking(struct tracer *tr)
 				 __ATOMIC_RELEASE);
 }
 
+void tracer_exit_end(struct tracer *tr)
+{
+	uint32_t st;
+
+	if (!tr->p.hdr)
+		return;
+	/* the library stores WAITING, then looks at exit_hold again: one
+	 * of the two sees the other's store */
+	__atomic_store_n(&tr->p.hdr->exit_hold, 0, __ATOMIC_SEQ_CST);
+	st = __atomic_load_n(&tr->p.hdr->exit_state, __ATOMIC_SEQ_CST);
+	if (st == TW_EXIT_WAITING || st == TW_EXIT_TAKING)
+		__atomic_store_n(&tr->p.hdr->exit_state, TW_EXIT_TAKEN,
+				 __ATOMIC_SEQ_CST);
+}
+
 void tracer_exit_taken(struct tracer *tr)
 {
 	if (tr->p.hdr)

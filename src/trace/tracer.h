@@ -94,11 +94,14 @@ bool tracer_wait(struct tracer *tr, int *status);
  * snapshot (base/tracewire.h: exit_hold). tracer_at_exit() says when it
  * waits there, its map still whole; tracer_exit_taking() before the
  * capture, tracer_exit_taken() after it (taken or not) lets it go.
- * tracer_free() lets it go too (pass-through). */
+ * tracer_exit_end() asks no more (the trace is over: an exit() from now
+ * on does not wait) and lets one waiting go; tracer_free() lets it go too
+ * (pass-through). */
 void tracer_hold_exit(struct tracer *tr);
 bool tracer_at_exit(const struct tracer *tr);
 void tracer_exit_taking(struct tracer *tr);
 void tracer_exit_taken(struct tracer *tr);
+void tracer_exit_end(struct tracer *tr);
 /* A mark at this instant (a snapshot taken now); its number or -1. */
 int tracer_mark(struct tracer *tr);
 /* The window from mark `from` to mark `to` (0: the start; tracer_marks()
