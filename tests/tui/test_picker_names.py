@@ -11,6 +11,7 @@ filter could not match, nor the name as shown.
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "lib"))
@@ -26,13 +27,16 @@ def run(tmp):
     os.symlink(b"/bin/sleep", link)
     p = subprocess.Popen([link, b"600"])
     try:
-        with open("/proc/%d/comm" % p.pid, "rb") as f:
-            comm = f.read()
-        for _ in range(200):
-            if comm.rstrip(b"\n") == NAME:
-                break
+        # until the child has run its exec (python's, until then):
+        # polled, bounded by the deadline (200 tight reads were not
+        # enough once, in a loaded make check)
+        deadline = time.time() + 30
+        while True:
             with open("/proc/%d/comm" % p.pid, "rb") as f:
                 comm = f.read()
+            if comm.rstrip(b"\n") == NAME or time.time() > deadline:
+                break
+            time.sleep(0.005)
         T.eq(comm[:-1], NAME, "the kernel names the process after the link")
         tm = D.Tmux([T.VMSCOPE], width=160, height=30)
         tm.wait_for(lambda s: "pick a process" in s and "sort " in s)
