@@ -14,57 +14,42 @@
 
 /* Added beyond the contract: "delta" beside "a" and "b", "counts". */
 
+/* The figures of a row by their keys: b's (a NULL), or b - a (a side
+ * NULL: 0; delta); null where known (columns.h) lacks one. */
+static void json_figs(struct outbuf *o, const uint64_t *a, const uint64_t *b,
+		      uint32_t known, unsigned flag, bool delta)
+{
+	int c;
+	bool first = true;
+
+	ob_putc(o, '{');
+	for (c = 0; c < VMS_NCOLS; c++) {
+		if (!vms_column_has((enum vms_col)c, flag) &&
+		    c != VMS_COL_BLOCKS)
+			continue;
+		if (!first)
+			ob_putc(o, ',');
+		first = false;
+		ob_printf(o, "\"%s\":", vms_columns[c].key);
+		if (!vms_mask_has(known, (enum vms_col)c))
+			OB_LIT(o, "null");
+		else if (delta)
+			ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
+		else
+			ob_u64(o, b[c]);
+	}
+	ob_putc(o, '}');
+}
+
 /* v: NULL where the side does not have the row; known: which of v are
  * known (columns.h): null where not. */
 static void json_cols(struct outbuf *o, const uint64_t *v, uint32_t known,
 		      unsigned flag)
 {
-	int c;
-	bool first = true;
-
-	if (!v) {
+	if (v)
+		json_figs(o, NULL, v, known, flag, false);
+	else
 		ob_puts(o, "null");
-		return;
-	}
-	ob_putc(o, '{');
-	for (c = 0; c < VMS_NCOLS; c++) {
-		if (!vms_column_has((enum vms_col)c, flag) &&
-		    c != VMS_COL_BLOCKS)
-			continue;
-		if (!first)
-			ob_putc(o, ',');
-		first = false;
-		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		if (vms_mask_has(known, (enum vms_col)c))
-			ob_u64(o, v[c]);
-		else
-			OB_LIT(o, "null");
-	}
-	ob_putc(o, '}');
-}
-
-/* b - a (a side NULL: 0); null where known (both sides') lacks it. */
-static void json_delta(struct outbuf *o, const uint64_t *a, const uint64_t *b,
-		       uint32_t known, unsigned flag)
-{
-	int c;
-	bool first = true;
-
-	ob_putc(o, '{');
-	for (c = 0; c < VMS_NCOLS; c++) {
-		if (!vms_column_has((enum vms_col)c, flag) &&
-		    c != VMS_COL_BLOCKS)
-			continue;
-		if (!first)
-			ob_putc(o, ',');
-		first = false;
-		ob_printf(o, "\"%s\":", vms_columns[c].key);
-		if (vms_mask_has(known, (enum vms_col)c))
-			ob_i64(o, (int64_t)((b ? b[c] : 0) - (a ? a[c] : 0)));
-		else
-			OB_LIT(o, "null");
-	}
-	ob_putc(o, '}');
 }
 
 static void json_side(const struct vms_snapshot *s, struct outbuf *o)
@@ -106,7 +91,7 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 		ob_puts(o, ",\"b\":");
 		json_cols(o, b, kb, VMS_COLF_TYPE);
 		ob_puts(o, ",\"delta\":");
-		json_delta(o, a, b, ka & kb, VMS_COLF_TYPE);
+		json_figs(o, a, b, ka & kb, VMS_COLF_TYPE, true);
 		ob_putc(o, '}');
 	}
 	ob_puts(o, "],\n\"regions\":[");
@@ -128,7 +113,8 @@ static void export_diff_json(const struct vms_diff *d, struct outbuf *o)
 		ob_puts(o, ",\"b\":");
 		json_cols(o, vb, x->b.known, VMS_COLF_REGION);
 		ob_puts(o, ",\"delta\":");
-		json_delta(o, va, vb, x->a.known & x->b.known, VMS_COLF_REGION);
+		json_figs(o, va, vb, x->a.known & x->b.known, VMS_COLF_REGION,
+			  true);
 		ob_putc(o, '}');
 	}
 	ob_puts(o, "\n]}");

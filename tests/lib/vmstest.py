@@ -735,3 +735,15 @@ def kept_in_file(live, loaded, what):
        "a live capture" % (what, len(a[0])),
        "live %r\nloaded %r" % ([x for x in a if x not in b],
                                 [x for x in b if x not in a]))
+
+
+def gcore(pid, tmp):
+    """A core dump of running process pid by gdb's gcore, in directory
+    tmp: its path (RuntimeError with gcore's words when it fails)."""
+    out = os.path.join(tmp, "core")
+    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
+                       timeout=300)
+    path = "%s.%d" % (out, pid)
+    if r.returncode != 0 or not os.path.exists(path):
+        raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
+    return path

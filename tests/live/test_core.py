@@ -36,7 +36,6 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
@@ -46,16 +45,6 @@ import vmstest as T  # noqa: E402
 
 LEFT_OUT = {"[vvar]", "[vvar_vclock]"}
 NAMED = {"[heap]", "[stack]", "[vdso]"}
-
-
-def gcore(pid, tmp):
-    out = os.path.join(tmp, "core")
-    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
-                       timeout=300)
-    path = "%s.%d" % (out, pid)
-    if r.returncode != 0 or not os.path.exists(path):
-        raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
-    return path
 
 
 def load(path, *args):
@@ -173,7 +162,7 @@ def replaced(tmp):
     shutil.copy(shutil.which("sleep"), exe)
     p, _ = T.start_asleep([exe, "1000"])
     try:
-        core = gcore(p.pid, tmp)
+        core = T.gcore(p.pid, tmp)
     finally:
         T.kill(p)
     os.unlink(exe)
@@ -198,7 +187,7 @@ def replaced(tmp):
 def bad_input(tmp):
     p, line = T.start_asleep(["sleep", "1000"])
     try:
-        core = gcore(p.pid, tmp)
+        core = T.gcore(p.pid, tmp)
     finally:
         T.kill(p)
     with open(core, "rb") as f:
@@ -245,7 +234,7 @@ def main():
         pid = p.pid
         live = T.maps(pid)
         tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)]
-        core = gcore(pid, tmp)
+        core = T.gcore(pid, tmp)
         T.eq(T.maps(pid), live, "the live layout did not change meanwhile")
         T.kill(p)
         r = load(core, "-e", "json")

@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,16 +40,6 @@ import vmstest as T  # noqa: E402
 
 TITLE = "core_facts *:6379 and a title longer than sixteen bytes"
 TITLE2 = "core_facts: checkpointer unixsocket:/tmp/x/r.sock"
-
-
-def gcore(pid, tmp):
-    out = os.path.join(tmp, "core")
-    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
-                       timeout=300)
-    path = "%s.%d" % (out, pid)
-    if r.returncode != 0 or not os.path.exists(path):
-        raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
-    return path
 
 
 def region_at(snap, start):
@@ -72,7 +61,7 @@ def named(pid, tmp, what):
     pr_fname as the core holds it (its NT_PRPSINFO), for pid."""
     comm = open("/proc/%d/comm" % pid).read().rstrip("\n")
     live = T.vmscope_json(pid, "-F")
-    core = gcore(pid, tmp)
+    core = T.gcore(pid, tmp)
     snap = json.loads(T.run_vmscope("-l", core, "-e", "json").stdout)
     os.unlink(core)
     T.eq(live["process"]["name"], comm, "%s: live, the name is comm" % what)
@@ -149,7 +138,7 @@ def main():
         comm = open("/proc/%d/comm" % p.pid).read().strip()
         live = T.vmscope_json(p.pid, "-F")
         with tempfile.TemporaryDirectory() as tmp:
-            core = gcore(p.pid, tmp)
+            core = T.gcore(p.pid, tmp)
             r = T.run_vmscope("-l", core, "-e", "json")
             snap = json.loads(r.stdout)
             text = T.run_vmscope("-l", core, "-e", "text").stdout.decode()

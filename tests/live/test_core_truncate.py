@@ -27,16 +27,6 @@ TRIALS = 8
 MESSAGE = "the core was truncated while it was read"
 
 
-def gcore(pid, tmp):
-    out = os.path.join(tmp, "core")
-    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
-                       timeout=300)
-    path = "%s.%d" % (out, pid)
-    if r.returncode != 0 or not os.path.exists(path):
-        raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
-    return path
-
-
 def mapped(pid, path):
     try:
         with open("/proc/%d/maps" % pid) as f:
@@ -89,7 +79,7 @@ def main():
         p.stdin.flush()
         line = p.stdout.readline().decode()
         T.ok(line.startswith("grown"), "grower grew", line)
-        core = gcore(p.pid, tmp)
+        core = T.gcore(p.pid, tmp)
         T.kill(p)
         r = T.run_vmscope("-l", core, "-s")
         T.eq(r.returncode, 0, "the core loads whole")

@@ -42,16 +42,6 @@ from test_openmetrics import parse  # noqa: E402
 TITLE = "core_unknowns, a title past sixteen bytes"
 
 
-def gcore(pid, tmp):
-    out = os.path.join(tmp, "core")
-    r = subprocess.run(["gcore", "-o", out, str(pid)], capture_output=True,
-                       timeout=300)
-    path = "%s.%d" % (out, pid)
-    if r.returncode != 0 or not os.path.exists(path):
-        raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
-    return path
-
-
 def run(*args):
     r = T.run_vmscope(*args)
     T.ok(r.returncode == 0, "vmscope %s exits 0" % " ".join(
@@ -274,7 +264,7 @@ def main():
     p, _ = T.start([T.target("core_facts"), TITLE, "x" * len(TITLE)])
     tmp = tempfile.mkdtemp(prefix="vms-coreunk-")
     try:
-        core = gcore(p.pid, tmp)
+        core = T.gcore(p.pid, tmp)
         snap = json.loads(run("-l", core, "-e", "json"))
         openmetrics(core, snap, tmp)
         text_rows(core, snap)

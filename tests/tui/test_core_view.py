@@ -77,8 +77,9 @@ FIG = r"\d+(?:\.\d)? [KMGT]"
 
 def check_diff():
     """-d CORE PID in the viewer (a gcore of a running sleep, then the
-    sleep itself): a figure the core does not know is '-' on its side and in the change, the live side's a figure (as -d -s
-    prints them); none of it a change from 0: the Total's Committed and
+    sleep itself): a figure the core does not know is '-' on its side and
+    in the change, the live side's a figure (as -d -s prints them); none
+    of it a change from 0: the Total's Committed and
     WS, and back in the viewer (Esc, Esc, D) the summary's changes, and no
     anonymous region tagged grown or shrunk (by a Committed the core does
     not know)."""
@@ -88,14 +89,12 @@ def check_diff():
         return
     p = subprocess.Popen(["sleep", "3600"])
     tmp = tempfile.mkdtemp(prefix="vms-corediff-")
-    subprocess.run(["gcore", "-o", os.path.join(tmp, "c"), str(p.pid)],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=120)
-    core = os.path.join(tmp, "c.%d" % p.pid)
-    # (the same process: the viewer's changes are of one run)
-    tm = D.Tmux([T.VMSCOPE, "-d", core, str(p.pid)], width=200, height=50,
-                env={"NO_COLOR": "1"})
+    tm = None
     try:
+        core = T.gcore(p.pid, tmp)
+        # (the same process: the viewer's changes are of one run)
+        tm = D.Tmux([T.VMSCOPE, "-d", core, str(p.pid)], width=200,
+                    height=50, env={"NO_COLOR": "1"})
         scr = tm.wait_for(lambda s: "vmscope  diff" in s and
                           re.search(r"^ Total ", s, re.M))
         total = next(l for l in scr.splitlines() if l.startswith(" Total "))
@@ -124,7 +123,8 @@ def check_diff():
         T.eq(anon, [], "no anonymous region (its Committed not in the "
              "core) tagged grown or shrunk")
     finally:
-        tm.kill()
+        if tm:
+            tm.kill()
         p.kill()
         p.wait()
         shutil.rmtree(tmp)
