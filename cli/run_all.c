@@ -646,40 +646,6 @@ static int todo_add(struct todo **v, size_t *n, size_t *cap, pid_t pid,
 	return 0;
 }
 
-/* The PIDs /proc lists (its processes), sorted, in *v (malloc'd; NULL
- * and 0 when it cannot be read or on out of memory: each PID is then
- * looked at alone). */
-static size_t proc_listed(pid_t **v)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	size_t n = 0, cap = 0;
-	pid_t pid, *m;
-
-	*v = NULL;
-	while (d && (e = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)e->d_name[0]) ||
-		    cli_parse_pid(e->d_name, &pid) < 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 512;
-			if (!(m = realloc(*v, cap * sizeof(**v)))) {
-				free(*v);
-				*v = NULL;
-				n = 0;
-				break;
-			}
-			*v = m;
-		}
-		(*v)[n++] = pid;
-	}
-	if (d)
-		closedir(d);
-	if (*v)
-		qsort(*v, n, sizeof(**v), by_pid);
-	return n;
-}
-
 /* The processes a asks for, in todo (of *n): 0, -1 when out of memory,
  * or an exit status (> 0) said. */
 static int todo_of(const struct args *a, const char *cg, struct todo **todo,
@@ -704,7 +670,7 @@ static int todo_of(const struct args *a, const char *cg, struct todo **todo,
 		/* /proc lists processes, not threads: only a PID it does not
 		 * list has its status read for its process (500 PIDs: one
 		 * listing, not 500 status files) */
-		nlisted = proc_listed(&listed);
+		nlisted = proclist_pids(&listed);
 		for (i = 0; i < (size_t)a->noperands; i++)
 			if (cli_parse_pid(a->operands[i], &pids[i]) == 0 &&
 			    !(listed && bsearch(&pids[i], listed, nlisted,

@@ -1,8 +1,11 @@
 #include "linux/proclist.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libproc2/pids.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,4 +375,46 @@ int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 	*n = k;
 	proclist_free(&l);
 	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t proclist_pids(pid_t **v)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0, cap = 0;
+	pid_t *m;
+	char *end;
+	long pid;
+
+	*v = NULL;
+	while (d && (e = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 512;
+			if (!(m = realloc(*v, cap * sizeof(**v)))) {
+				free(*v);
+				*v = NULL;
+				n = 0;
+				break;
+			}
+			*v = m;
+		}
+		(*v)[n++] = (pid_t)pid;
+	}
+	if (d)
+		closedir(d);
+	if (*v)
+		qsort(*v, n, sizeof(**v), cmp_pid);
+	return n;
 }

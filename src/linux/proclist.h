@@ -63,6 +63,10 @@ int proclist_identity_lean(pid_t pid, pid_t mm, const char *comm,
 			   struct vms_error *err);
 
 /* All processes named name (comm or argv[0] basename). *pids malloc'd. */
+/* The PIDs /proc lists (its processes, not their other threads), sorted,
+ * in *v (malloc'd); their number. NULL and 0 when /proc cannot be read or
+ * on out of memory: a caller then takes each PID as it comes. */
+size_t proclist_pids(pid_t **v);
 int proclist_find_name(const char *name, pid_t **pids, size_t *n,
 		       struct vms_error *err);
 
