@@ -16,7 +16,8 @@ three columns, A, B and change, and Details last. The grown region's row
 says grown and its Committed change is the kernel's (/proc/PID/maps,
 before and after; every page is written). Right opens the image's row
 into its regions of A and B, one per mapping of the kernel's, each with
-the kernel's protection under Details (never a size there).
+the kernel's protection under Details (never a size there). Enter on a
+type lists its rows alone, the status line naming it.
 """
 import os
 import re
@@ -182,6 +183,16 @@ def one(w, h):
     T.ok(len(mine) == len(image),
          "%s: a: a row per group of regions: the image's %d mappings"
          % (what, len(image)), "\n".join(mine))
+    # Enter on a type (Tab to the types, up from Total past Page Table
+    # and Private Data): its rows alone, the status naming the type
+    tm.keys("Tab", "Up", "Up", "Up", "Enter")
+    scr = tm.wait_for(lambda s: " of type " in status(s))
+    T.ok(re.search(r"regions: all of type Stack \| \d+/\d+\s*$",
+                   status(scr)) and rows(scr) and
+         all(" Stack " in ln for ln in rows(scr)),
+         "%s: Enter on the Stack type: its rows alone, the status says "
+         "'of type Stack'" % what, status(scr) + "\n" +
+         "\n".join(rows(scr)[:4]))
     tm.kill()
     T.kill(p)
 

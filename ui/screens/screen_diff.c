@@ -464,10 +464,11 @@ static void diff_draw(struct ui *u)
 	draw_row_heads(cy);
 	listview_draw(&v->lv, cy + 2, LINES - 1 - (cy + 2), v->nrows,
 		      draw_change, u);
-	snprintf(right, sizeof(right), "%s%s%s | %zu/%zu",
+	snprintf(right, sizeof(right), "%s%s%s%s | %zu/%zu",
 		 v->by_region ? "regions: " : "",
 		 v->only_changes ? "changes" : "all",
-		 v->type_filter >= 0 ? " of one type" : "",
+		 v->type_filter >= 0 ? " of type " : "",
+		 v->type_filter >= 0 ? vms_type_info[v->type_filter].label : "",
 		 v->nrows ? v->lv.cur + 1 : 0, v->nrows);
 	ui_status(u,
 		  " Tab pane  Enter filter/open  c changes/all  a allocations/"
