@@ -713,6 +713,22 @@ static int todo_of(const struct args *a, const char *cg, struct todo **todo,
 	return rc;
 }
 
+/* Whether what a names matched no process: a NAME or a cgroup that holds
+ * none, or PIDs none of which runs (a kernel thread's or a zombie's PID
+ * matches one, counted no_memory). Only the whole host may hold nothing
+ * to read (vmscope alone in its pid namespace). */
+static bool nothing_matched(const struct args *a, const char *cg,
+			    const struct all_run *r, size_t n)
+{
+	if (n == 0)
+		return true;
+	if (r->n || r->unread[UR_PERM] || r->unread[UR_FAILED])
+		return false;
+	if (a->name || cg)
+		return true;
+	return a->noperands && !r->unread[UR_NOMEM];
+}
+
 /* Reads what a asks for into r, and writes it out: an exit status. */
 static int all_in(const struct args *a, struct all_run *r)
 {
@@ -738,12 +754,18 @@ static int all_in(const struct args *a, struct all_run *r)
 	}
 	if (rc > 0)
 		return rc;
-	if (n == 0 || (r->n == 0 && !r->unread[UR_PERM] &&
-		       !r->unread[UR_FAILED] && (a->name || cg))) {
+	if (nothing_matched(a, cg, r, n)) {
 		fputs("vmscope: no process matches", stderr);
 		if (a->name) {
 			fputs(" the name ", stderr);
 			cli_put_safe(stderr, a->name);
+		} else if (a->noperands && !cg) {
+			fputs(a->noperands > 1 ? " the PIDs" : " the PID",
+			      stderr);
+			for (int i = 0; i < a->noperands; i++) {
+				fputc(' ', stderr);
+				cli_put_safe(stderr, a->operands[i]);
+			}
 		}
 		fputc('\n', stderr);
 		return 2;

@@ -344,6 +344,12 @@ def main():
     got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
     T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
     T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+    r = run("--all", "-e", "openmetrics", str(gone), str(gone - 1)
+            if not os.path.exists("/proc/%d" % (gone - 1)) else str(gone))
+    T.ok(r.returncode == 2 and r.stdout == "" and
+         "no process matches the PID" in r.stderr and str(gone) in r.stderr,
+         "PIDs none of which runs: exit 2, no exposition, as for -n and "
+         "a cgroup", "exit %d: %s" % (r.returncode, r.stderr))
 
     r = run("--all", "-e", "openmetrics", str(pids[1]), str(gone),
             str(pids[1]), str(gone))
