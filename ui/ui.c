@@ -603,6 +603,8 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 		set_snapshot(&u, o->snap_b, false, false);
 		u.hist.mark[0] = o->snap;
 		u.hist.mark[1] = o->snap_b;
+		u.files[0] = (struct ui_file){ o->snap, o->snap_path };
+		u.files[1] = (struct ui_file){ o->snap_b, o->snap_path_b };
 		set_screen(&u, SCR_VIEWER, true);
 		set_screen(&u, SCR_TIMELINE, true);
 		if (set_screen(&u, SCR_DIFF, true) < 0)
@@ -611,7 +613,7 @@ int ui_run(const struct ui_opts *o, struct vms_error *err)
 					   "snapshots");
 	} else if (o->snap) {
 		set_snapshot(&u, o->snap, false, true);
-		u.snap_file = o->snap_path;
+		u.files[0] = (struct ui_file){ o->snap, o->snap_path };
 		set_screen(&u, SCR_VIEWER, true);
 	} else if (o->copts.pid) {
 		if (open_pid(&u, o->copts.pid, err) < 0)

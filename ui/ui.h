@@ -27,8 +27,10 @@ struct ui_opts {
 	/* the file snap was loaded from (-l FILE), or NULL: w saves a copy */
 	const char *snap_path;
 	/* optional, with snap: open the diff screen of snap (A) against
-	 * snap_b (B); both stay the caller's */
+	 * snap_b (B); both stay the caller's; snap_path_b: the file snap_b
+	 * was loaded from, or NULL */
 	struct vms_snapshot *snap_b;
+	const char *snap_path_b;
 	/* --watch: a snapshot every watch_s seconds (0: none), count of
 	 * them in all (0: no end) */
 	double watch_s;

@@ -230,9 +230,32 @@ def two_runs(tmp):
     top = " ".join(" ".join(lines[:2]).split())
     T.ok(top.startswith(want) and all(len(ln) <= 80 for ln in lines[:2]),
          "80x24, two runs: the title whole: %s" % want, "\n".join(lines[:3]))
-    T.ok(re.match(r"^ A pid %d .* B pid %d " % (q1.pid, q2.pid),
-                  lines[2] if len(lines) > 2 else ""),
-         "80x24, two runs: the A and B line under it", "\n".join(lines[:3]))
+    T.ok(re.match(r"^ A %s pid %d .* B %s pid %d " % (
+        re.escape(os.path.basename(f1)), q1.pid,
+        re.escape(os.path.basename(f2)), q2.pid),
+        lines[2] if len(lines) > 2 else ""),
+        "80x24, two runs: the A and B line under it, each naming its file",
+        "\n".join(lines[:3]))
+    tm.kill()
+    # taller: a line a side; a file's says so, a live capture's does not
+    tm = D.Tmux([T.VMSCOPE, "-d", f1, str(q2.pid)], width=120, height=40,
+                env={"NO_COLOR": "1"})
+    scr = tm.wait_for("vmscope  diff", timeout=60)
+    side = {ln[:3]: ln for ln in scr.splitlines()
+            if ln.startswith((" A ", " B "))}
+    T.ok(side.get(" A ", "").startswith(" A file %s  " %
+                                        os.path.basename(f1)) and
+         " pid %d " % q1.pid in side.get(" A ", "") and
+         re.match(r"^ B \S+  pid %d  " % q2.pid, side.get(" B ", "")) and
+         "file" not in side.get(" B ", "").split(" pid ")[0],
+         "120x40, a file against a live PID: A names its file, B none",
+         scr)
+    tm.keys("Escape")
+    scr = tm.wait_for("timeline")
+    tm.keys("Escape")
+    scr = tm.wait_for(lambda s: "timeline" not in s.splitlines()[0])
+    T.ok(not scr.splitlines()[0].startswith(" vmscope  file "),
+         "back in the viewer, B (live) is no file", scr.splitlines()[0])
     tm.kill()
     T.kill(q1)
     T.kill(q2)

@@ -220,9 +220,12 @@ struct ui {
 	 * text: vms_capture_opts.keep_raw), for a save from the screen;
 	 * ui.c clears it after the capture. */
 	bool keep_raw;
-	/* The file the snapshot shown was loaded from (-l FILE: it is
-	 * never replaced), or NULL. */
-	const char *snap_file;
+	/* The files snapshots were loaded from (-l FILE; -d A B, each side
+	 * that is a file): such a snapshot is never replaced. ui_file_of. */
+	struct ui_file {
+		const struct vms_snapshot *snap;
+		const char *path;
+	} files[2];
 };
 
 #endif

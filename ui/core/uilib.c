@@ -269,6 +269,19 @@ void ui_status(struct ui *u, const char *hints, const char *right)
 	put_str(y, COLS - rw - 1, rw + 1, theme_attr(EL_STATUS), right, 1);
 }
 
+const char *ui_file_of(const struct ui *u, const struct vms_snapshot *s,
+		       bool base)
+{
+	for (size_t i = 0; s && i < sizeof(u->files) / sizeof(u->files[0]); i++)
+		if (u->files[i].snap == s && u->files[i].path) {
+			const char *p = u->files[i].path,
+				   *b = base ? strrchr(p, '/') : NULL;
+
+			return b && b[1] ? b + 1 : p;
+		}
+	return NULL;
+}
+
 int ui_quit(struct ui *u)
 {
 	(void)u;

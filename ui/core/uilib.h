@@ -15,6 +15,7 @@
 #include "core/theme.h"
 
 struct ui;
+struct vms_snapshot;
 
 /* One line of a key table: the help screen is made from these tables, so
  * it always lists every key. keyname NULL: an alias not listed again. */
@@ -62,6 +63,10 @@ void ui_prompt(attr_t at, const char *what, const char *line, const char *help);
 /* The status line: the find prompt, the message, or hints and state on
  * the right. */
 void ui_status(struct ui *u, const char *hints, const char *right);
+/* The file s was loaded from (-l FILE, a side of -d A B), or NULL;
+ * base: its last component only. */
+const char *ui_file_of(const struct ui *u, const struct vms_snapshot *s,
+		       bool base);
 /* The 'q' action of every screen. */
 int ui_quit(struct ui *u);
 /* Switches to the next theme (the 't' key). */

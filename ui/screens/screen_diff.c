@@ -199,14 +199,20 @@ static bool wide(void)
 	return COLS >= 120;
 }
 
-static void side_line(int y, const char *label, const struct vms_snapshot *s)
+/* A side's line: the file it was loaded from (one that is not tells a
+ * live capture), its process, time and command line. */
+static void side_line(const struct ui *u, int y, const char *label,
+		      const struct vms_snapshot *s)
 {
+	const char *file = ui_file_of(u, s, true);
 	char when[40];
 
 	export_taken_at(s, when, sizeof(when));
-	put_fmt(y, 0, COLS, theme_attr(EL_NORMAL), " %s %s  pid %d  %s  %s",
-		label, s->proc.name ? s->proc.name : "?", (int)s->proc.pid,
-		when, s->proc.cmdline ? s->proc.cmdline : "");
+	put_fmt(y, 0, COLS, theme_attr(EL_NORMAL),
+		" %s %s%s%s%s  pid %d  %s  %s", label, file ? "file " : "",
+		file ? file : "", file ? "  " : "",
+		s->proc.name ? s->proc.name : "?", (int)s->proc.pid, when,
+		s->proc.cmdline ? s->proc.cmdline : "");
 }
 
 /* A type's (or Total's, or Page Table's) figure of one side. */
@@ -446,17 +452,20 @@ static void diff_draw(struct ui *u)
 	put_wrapped(0, 1, COLS - 1, th, theme_attr(EL_TITLE), title);
 	ty = th + 1;
 	if (LINES >= 30) {
-		side_line(th, "A", v->a);
-		side_line(th + 1, "B", v->b);
+		side_line(u, th, "A", v->a);
+		side_line(u, th + 1, "B", v->b);
 		ty = th + 2;
 	} else { /* one line for both */
+		const char *fa = ui_file_of(u, v->a, true),
+			   *fb = ui_file_of(u, v->b, true);
 		char wa[40], wb[40];
 
 		export_taken_at(v->a, wa, sizeof(wa));
 		export_taken_at(v->b, wb, sizeof(wb));
 		put_fmt(th, 0, COLS, theme_attr(EL_NORMAL),
-			" A pid %d %s   B pid %d %s", (int)v->a->proc.pid, wa,
-			(int)v->b->proc.pid, wb);
+			" A %s%spid %d %s   B %s%spid %d %s", fa ? fa : "",
+			fa ? " " : "", (int)v->a->proc.pid, wa, fb ? fb : "",
+			fb ? " " : "", (int)v->b->proc.pid, wb);
 	}
 	v->ty = ty;
 	draw_types(u, ty);

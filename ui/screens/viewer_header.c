@@ -114,12 +114,8 @@ static void draw_header(struct ui *u, bool compact)
 	attr_t l = theme_attr(EL_LABEL), n = theme_attr(EL_NORMAL);
 
 	/* a snapshot opened from a file says which (its time is Taken's) */
-	const char *file = u->snap_file && !vms_snapshot_refreshable(s)
-				   ? strrchr(u->snap_file, '/')
-				   : NULL;
+	const char *file = ui_file_of(u, s, true);
 
-	if (u->snap_file && !vms_snapshot_refreshable(s))
-		file = file ? file + 1 : u->snap_file;
 	export_taken_at(s, when, sizeof(when));
 	if (compact) {
 		char nb[32] = "";

@@ -66,7 +66,7 @@ static bool has_raw(const struct vms_snapshot *s)
 /* A snapshot opened from a file (-l): saved as a copy of that file. */
 static bool from_file(const struct ui *u)
 {
-	return u->snap_file && u->snap && !vms_snapshot_refreshable(u->snap);
+	return ui_file_of(u, u->snap, false) != NULL;
 }
 
 static void open_prompt(struct ui *u, int mode)
@@ -172,14 +172,15 @@ static void copy_file(struct ui *u, const char *path)
 	struct vms_error err = { 0 };
 	struct outbuf o;
 	char buf[65536], sz[16];
-	FILE *f = fopen(u->snap_file, "rb");
+	const char *from = ui_file_of(u, u->snap, false);
+	FILE *f = from ? fopen(from, "rb") : NULL;
 	uint64_t total = 0;
 	size_t n;
 	int rc;
 
 	if (!f) {
 		ui_message(u, true, "cannot read %s again to copy it",
-			   u->snap_file);
+			   from ? from : "the file");
 		return;
 	}
 	if (outbuf_open_file(&o, path, &err) < 0) {
@@ -195,7 +196,7 @@ static void copy_file(struct ui *u, const char *path)
 		fclose(f);
 		outbuf_abort(&o);
 		ui_message(u, true, "cannot read %s again to copy it",
-			   u->snap_file);
+			   from ? from : "the file");
 		return;
 	}
 	fclose(f);
