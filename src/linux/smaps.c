@@ -124,6 +124,32 @@ static bool parse_head(const char *s, const char *end, struct vms_region *r,
 	return true;
 }
 
+/* smaps.h */
+const char *smaps_intern_path(struct arena *a, const char *q, size_t n)
+{
+	const char *got;
+	char *d, *w;
+	size_t i;
+
+	/* memchr first: a backslash is rare, and this is every region's */
+	if (!memchr(q, '\\', n) || !memmem(q, n, "\\012", 4))
+		return arena_intern(a, q, n);
+	if (!(d = malloc(n)))
+		return NULL;
+	for (i = 0, w = d; i < n; i++) {
+		if (q[i] == '\\' && n - i >= 4 &&
+		    memcmp(q + i, "\\012", 4) == 0) {
+			*w++ = '\n';
+			i += 3;
+		} else {
+			*w++ = q[i];
+		}
+	}
+	got = arena_intern(a, d, (size_t)(w - d));
+	free(d);
+	return got;
+}
+
 /* A header line into a new region. Returns false when the line is not a
  * well-formed header (the caller then skips its key lines). */
 static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
@@ -148,7 +174,7 @@ static bool parse_header(struct smaps_parser *p, const char *s, const char *end,
 		static const char del[] = " (deleted)";
 		size_t n = (size_t)(end - q);
 
-		r->path = arena_intern(&p->snap->arena, q, n);
+		r->path = smaps_intern_path(&p->snap->arena, q, n);
 		if (!r->path) {
 			vms_snapshot_drop_last(p->snap);
 			goto nomem;

@@ -39,6 +39,17 @@ struct smaps_key {
  * end. */
 #define SMAPS_LINE_MAX (1u << 20)
 
+struct arena;
+
+/* A path as /proc/PID/maps writes it (n bytes), interned in a: the kernel
+ * writes a newline in a file's name as the four bytes \012 (its only
+ * escape there: a line a mapping), read back into the newline, so that a
+ * name is the file's as the file system has it (a core dump gcore writes
+ * copies the escaped text into its NT_FILE note; the kernel's own holds
+ * the name). A name that holds a backslash and 012 itself reads the same:
+ * the text cannot tell. NULL when out of memory. */
+const char *smaps_intern_path(struct arena *a, const char *s, size_t n);
+
 struct smaps_parser {
 	struct vms_snapshot *snap;
 	size_t cur; /* index of the region key lines belong to */

@@ -637,6 +637,39 @@ static void check_rollup_malformed(void)
 	}
 }
 
+/* A file's name with a newline, as the kernel writes it (\012), reads
+ * back as the newline; " (deleted)" after it still marks the region. */
+static void check_newline_names(void)
+{
+	static const char text[] =
+		"00400000-00401000 r--p 00000000 08:01 12 /tmp/a\\012b\n"
+		"00500000-00501000 r--p 00000000 08:01 13 /tmp/\\012\\012x\\01\n"
+		"00600000-00601000 r--p 00000000 08:01 14 /tmp/c\\012 (deleted)\n"
+		"00700000-00701000 r--p 00000000 08:01 15 /tmp/back\\slash\\012\n"
+		"00800000-00801000 r--p 00000000 08:01 16 /tmp/plain\n";
+	static const char *const want[] = { "/tmp/a\nb", "/tmp/\n\nx\\01",
+					    "/tmp/c\n (deleted)",
+					    "/tmp/back\\slash\n", "/tmp/plain" };
+	struct vms_snapshot *a = vms_snapshot_new();
+	struct smaps_parser p;
+	struct vms_error err;
+	size_t i;
+
+	if (!a) {
+		ok(0, "newline names: snapshot");
+		return;
+	}
+	smaps_parser_init(&p, a);
+	smaps_parse(&p, text, sizeof(text) - 1, true, &err);
+	ok(a->nregions == 5, "newline names: 5 regions (%zu)", a->nregions);
+	for (i = 0; i < a->nregions && i < 5; i++)
+		ok(a->regions[i].path && strcmp(a->regions[i].path, want[i]) == 0,
+		   "newline names: region %zu's path read back", i);
+	ok(a->nregions >= 3 && (a->regions[2].flags & VMS_RF_DELETED),
+	   "newline names: (deleted) after a newline still marks it");
+	vms_snapshot_free(a);
+}
+
 int main(void)
 {
 	DIR *d = opendir(fixture_dir());
@@ -664,5 +697,6 @@ int main(void)
 	check_vmflags_mask();
 	check_key_order();
 	check_rollup_malformed();
+	check_newline_names();
 	return tap_done();
 }

@@ -18,6 +18,7 @@
 
 #include "capture/file/coredump_int.h"
 #include "elf/elfimage.h"
+#include "linux/smaps.h"
 #include "model/source.h"
 
 #if defined(__x86_64__)
@@ -285,10 +286,13 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		names += plen + 1;
 		if (end <= start)
 			continue;
-		ip = arena_intern(&s->arena, path, plen);
+		/* a newline as gcore copies it from maps (\\012), read
+		 * back as a live capture reads it */
+		ip = smaps_intern_path(&s->arena, path, plen);
 		if (!ip)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
+		plen = strlen(ip);
 		/* gcore and the kernel write the entries in address order,
 		 * apart: k only moves on (the work is linear) */
 		if (start < prev_end)
