@@ -160,6 +160,17 @@ static void all_labels(struct outbuf *o, const struct om_proc *p,
 	ob_putc(o, '}');
 }
 
+/* A sum of figures any of which may be unknown (< 0): unknown then. */
+static int64_t add_known(int64_t sum, int64_t v)
+{
+	return sum < 0 || v < 0 ? -1 : sum + v;
+}
+
+/* Adds a and b to the kind name[0, len) of k: a sum with one figure
+ * unknown is unknown (no sample), not the sum of the others (a glibc
+ * arena locked at the snapshot, a process of a pid="other" row whose heap
+ * was not walked): as a summed row knows only what each of its processes
+ * knows. */
 static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
 		     int64_t b)
 {
@@ -172,12 +183,10 @@ static void kind_add(struct om_kind *k, const char *name, size_t len, int64_t a,
 		return; /* more kinds than kept: the first OM_KINDS */
 	if (!k[i].name[0]) {
 		snprintf(k[i].name, sizeof(k[i].name), "%.*s", (int)len, name);
-		k[i].a = k[i].b = -1;
+		k[i].a = k[i].b = 0;
 	}
-	if (a >= 0)
-		k[i].a = (k[i].a < 0 ? 0 : k[i].a) + a;
-	if (b >= 0)
-		k[i].b = (k[i].b < 0 ? 0 : k[i].b) + b;
+	k[i].a = add_known(k[i].a, a);
+	k[i].b = add_known(k[i].b, b);
 }
 
 void om_kinds_add(struct om_kind *to, const struct om_kind *from)
@@ -194,10 +203,17 @@ void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s)
 	size_t i;
 
 	for (i = 0; i < s->nheaps; i++) {
-		const char *kind = s->heaps[i].kind ? s->heaps[i].kind : "";
+		const struct vms_heap *h = &s->heaps[i];
+		const char *kind = h->kind ? h->kind : "";
+		/* glibc's arenas: mallinfo2's figures are exact only where
+		 * the walk left nothing partial (glibc_walk.h): an arena
+		 * locked or damaged, an arena list cut short */
+		bool whole = !vms_heap_is_glibc(h) ||
+			     (s->glibc && !s->glibc->partial && h->glibc &&
+			      !h->glibc->busy && !h->glibc->partial);
 
-		kind_add(p->heap, kind, strcspn(kind, "-"), s->heaps[i].in_use,
-			 s->heaps[i].free);
+		kind_add(p->heap, kind, strcspn(kind, "-"),
+			 whole ? h->in_use : -1, whole ? h->free : -1);
 	}
 	for (i = 0; i < s->nmanaged; i++) {
 		const char *rt =

@@ -50,8 +50,8 @@ struct om_proc {
 	struct om_kind heap[OM_KINDS], managed[OM_KINDS];
 };
 
-/* Adds from's kinds into to's, kind by kind (a figure unknown in one is
- * the other's). */
+/* Adds from's kinds into to's, kind by kind (a figure unknown in either
+ * is unknown in the sum: a summed row knows what each process knows). */
 void om_kinds_add(struct om_kind *to, const struct om_kind *from);
 
 /* p from s: its figures, unit as its label (NULL: none). */
@@ -59,7 +59,9 @@ void om_proc_of(struct om_proc *p, const struct vms_snapshot *s,
 		const char *unit);
 
 /* p's heap[] and managed[] from s: heaps summed per allocator (a kind's
- * part before '-': "glibc-arena" is glibc's), managed heaps per runtime. */
+ * part before '-': "glibc-arena" is glibc's), managed heaps per runtime;
+ * a sum with a figure unknown is unknown, and glibc's where its walk was
+ * partial (an arena locked at the snapshot, or damaged). */
 void om_proc_kinds(struct om_proc *p, const struct vms_snapshot *s);
 
 struct om_unread {
