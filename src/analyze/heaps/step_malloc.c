@@ -534,8 +534,9 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 	(void)have;
 	s->glibc = NULL;
 	/* No glibc libc among the images: nothing is missing, there is no
-	 * glibc heap to walk (a Go program, another C library, a static
-	 * binary), unless one is named like it but could not be read. */
+	 * glibc heap to walk (a Go program, another C library), unless one
+	 * is named like it but could not be read, or heaps of its shape
+	 * were found (a static binary). */
 	if (!find_libc(s, &li)) {
 		const char *named = NULL;
 		size_t i;
@@ -543,6 +544,19 @@ static int step_malloc_run(struct vms_snapshot *s, unsigned have,
 		for (i = 0; i < s->nimages && !named; i++)
 			if (named_like_libc(s->images[i].path))
 				named = s->images[i].path;
+		/* heaps of glibc's shape all the same (the heaps step: a
+		 * thread arena's heap_info, [heap]): a glibc linked into the
+		 * executable, which has no release string to say its
+		 * layout; their figures are null, and this says why */
+		for (i = 0; i < s->nheaps && !named; i++)
+			if (vms_heap_is_glibc(&s->heaps[i]))
+				return note(s, "not done: no image is glibc's "
+					       "libc (a C library linked "
+					       "into the executable, or "
+					       "another one): its heaps are "
+					       "known by their shape only") < 0
+					       ? step_nomem(err, "malloc")
+					       : 0;
 		if (!named)
 			return 0;
 		return note(s,
