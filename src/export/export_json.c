@@ -560,7 +560,7 @@ static void heap_glibc(struct outbuf *o, const struct vms_heap *h)
 	const struct vms_heap_glibc *g = h->glibc;
 	size_t i;
 
-	if (!g || g->busy) {
+	if (!vms_heap_glibc_walked(g)) {
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			kv_i64_or_null(o, keys[i], -1);
 		OB_LIT(o, "\"busy\":");

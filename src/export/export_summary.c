@@ -119,13 +119,22 @@ static void summary_header(const struct vms_snapshot *s, struct outbuf *o)
 static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 {
 	const struct vms_malloc *m = s->glibc;
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32] = "not known";
+	bool top_known = true;
 	size_t i, n = 0;
 
 	if (!m)
 		return;
-	for (i = 0; i < s->nheaps; i++)
+	for (i = 0; i < s->nheaps; i++) {
 		n += s->heaps[i].glibc != NULL;
+		/* keepcost is the main arena's top: 0 when it was not
+		 * walked (locked, unreadable), which is no figure */
+		if (s->heaps[i].kind &&
+		    strcmp(s->heaps[i].kind, "glibc-main") == 0 &&
+		    s->heaps[i].glibc &&
+		    !vms_heap_glibc_walked(s->heaps[i].glibc))
+			top_known = false;
+	}
 	if (m->empty) {
 		ob_printf(o, "Malloc:      glibc %s: no heap yet\n",
 			  m->version);
@@ -139,7 +148,7 @@ static void malloc_line(const struct vms_snapshot *s, struct outbuf *o)
 		  ob_size_text(o, m->uordblks, b, sizeof(b)),
 		  ob_size_text(o, m->tcache, c, sizeof(c)),
 		  ob_size_text(o, m->fordblks, d, sizeof(d)),
-		  ob_size_text(o, m->keepcost, e, sizeof(e)));
+		  top_known ? ob_size_text(o, m->keepcost, e, sizeof(e)) : e);
 	ob_printf(o, ", %llu mmapped chunk%s %s%s\n",
 		  (unsigned long long)m->hblks, m->hblks == 1 ? "" : "s",
 		  ob_size_text(o, m->hblkhd, a, sizeof(a)),

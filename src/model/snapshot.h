@@ -193,8 +193,18 @@ struct vms_heap_glibc {
 	uint64_t strip_bytes;
 	uint64_t strip_free[VMS_HEAP_STRIP], strip_top[VMS_HEAP_STRIP];
 	bool busy; /* locked at the snapshot: not walked */
+	/* its malloc_state or top could not be read: not walked (the heap's
+	 * figures -1, as when busy) */
+	bool unread;
 	const char *partial; /* why its figures are incomplete, or NULL */
 };
+
+/* Whether the glibc walker walked this heap's arena (g: its figures, NULL
+ * when found by its shape only): not when locked or unreadable. */
+static inline bool vms_heap_glibc_walked(const struct vms_heap_glibc *g)
+{
+	return g && !g->busy && !g->unread;
+}
 
 /* A heap the classifier found (glibc main heap or a non-main arena). The
  * walked figures are -1 until a heap walker fills them; the glibc walker

@@ -7,7 +7,8 @@ tests/targets/heap_busy.c "busy": a worker thread with an arena of its
 own, and a thread blocked for good inside malloc_stats() holding the main
 arena's lock (it writes to a stderr pipe that is full and never read). The
 walker sees the main arena locked (busy): JSON's heap of it has in_use and
-free null, malloc is partial and says so (-b fork, -b pss -F). Then:
+free null, malloc is partial and says so (-b fork, -b pss -F); -s says
+its top (mallinfo2's keepcost) is not known, not "top 0". Then:
   - -e openmetrics (-b fork, -F) and --all -e openmetrics: no glibc
     vmscope_heap_in_use_bytes / _free_bytes sample for that process (the
     figure is not known: no sample, never a part of it; it was the worker
@@ -71,6 +72,13 @@ def main():
                  "locked" in (s["malloc"]["partial"] or ""),
                  "%s: the main arena is seen locked: its figures null, "
                  "malloc partial" % how, (main_heap, s["malloc"]))
+            r = T.run_vmscope("-s", *args, busy.pid, timeout=300)
+            line = [ln for ln in r.stdout.decode().split("\n")
+                    if ln.startswith("Malloc:")]
+            T.ok(r.returncode == 0 and len(line) == 1 and
+                 "(top not known)" in line[0],
+                 "%s -s: the main arena's top not known (not 'top 0')"
+                 % how, line)
             r = T.run_vmscope("-e", "openmetrics", *args, busy.pid,
                               timeout=300)
             T.eq((r.returncode, glibc_heap(samples(r.stdout.decode()),

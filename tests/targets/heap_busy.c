@@ -11,6 +11,11 @@
  *               filled and never reads, so the write blocks for good with
  *               the main arena locked
  *         free  the same without the third thread: nothing locked
+ *         gone  free, then the first page of the worker's arena (its
+ *               heap_info and malloc_state) dropped with MADV_DONTNEED:
+ *               not present, so a reader of present pages cannot read
+ *               that arena (nothing allocates or walks the arenas after,
+ *               so the program never touches the page again)
  * Both first take 2,000 chunks in the main arena and free every other
  * one (the main arena's figures are most of the process's).
  *   MB    megabytes of its own written before (a larger PSS: --top)
@@ -27,15 +32,18 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static pthread_barrier_t parked;
 static volatile pid_t stats_tid;
+static void *volatile worker_block; /* a block of the worker's arena */
 
 static void *worker(void *arg)
 {
@@ -49,6 +57,7 @@ static void *worker(void *arg)
 	}
 	for (i = 0; i < 400; i += 2)
 		free(p[i]);
+	worker_block = p[1];
 	pthread_barrier_wait(&parked);
 	for (;;)
 		pause();
@@ -139,6 +148,15 @@ int main(int argc, char **argv)
 	pthread_create(&t, NULL, worker, NULL);
 	pthread_barrier_wait(&parked);
 	m = mallinfo2();
+	if (strcmp(mode, "gone") == 0) {
+		/* a non-main arena's heap is aligned to HEAP_MAX_SIZE, 64 MiB
+		 * on 64-bit machines (2 x DEFAULT_MMAP_THRESHOLD_MAX) */
+		uintptr_t heap = (uintptr_t)worker_block & ~(((uintptr_t)64 << 20) - 1);
+
+		if (madvise((void *)heap, (size_t)sysconf(_SC_PAGESIZE),
+			    MADV_DONTNEED) < 0)
+			return 1;
+	}
 	if (strcmp(mode, "busy") == 0) {
 		if (stuff_stderr() < 0)
 			return 1;

@@ -209,11 +209,15 @@ void hg_detail(struct ui *u, int y, int ymax, const struct vms_heap *h)
 	}
 	put_fmt(y++, 1, COLS - 1, theme_attr(EL_TITLE), "%s  (%s)",
 		hg_arena_name(h, an, sizeof(an)), h->kind ? h->kind : "?");
-	if (!g || g->busy) {
+	if (!vms_heap_glibc_walked(g)) {
 		if (y < ymax)
 			put_str(y, 1, COLS - 1, theme_attr(EL_ERROR),
-				g ? "locked at the snapshot (busy): not walked"
-				  : "found by its shape only: not walked",
+				!g ? "found by its shape only: not walked"
+				: g->busy
+					? "locked at the snapshot (busy): not "
+					  "walked"
+					: "its arena could not be read: not "
+					  "walked",
 				1);
 		return;
 	}

@@ -94,7 +94,7 @@ static int64_t resident_sum(const struct vms_snapshot *s)
 	for (i = 0; i < s->nheaps; i++) {
 		const struct vms_heap_glibc *g = s->heaps[i].glibc;
 
-		if (!g || g->busy)
+		if (!vms_heap_glibc_walked(g))
 			continue;
 		if (g->free_resident < 0)
 			return -1;
@@ -244,16 +244,20 @@ static void draw_row(struct ui *u, int y, const struct hrow *r, bool sel)
 			 hg_arena_name(h, an, sizeof(an)), h->nsegs,
 			 h->nsegs == 1 ? "" : "s",
 			 g && g->busy	   ? " (busy)"
+			 : g && g->unread  ? " (unread)"
 			 : g && g->partial ? " (partial)"
 			 : !g		   ? " (not walked)"
 					   : "");
 		draw_figures(u, y, sel ? a : theme_attr(theme_type(VMS_T_HEAP)),
 			     2, name,
-			     (const int64_t[5]){
-				     g && !g->busy ? (int64_t)g->system : -1,
-				     h->in_use, h->free,
-				     g && !g->busy ? g->free_resident : -1,
-				     h->chunks });
+			     (const int64_t[5]){ vms_heap_glibc_walked(g)
+							 ? (int64_t)g->system
+							 : -1,
+						 h->in_use, h->free,
+						 vms_heap_glibc_walked(g)
+							 ? g->free_resident
+							 : -1,
+						 h->chunks });
 		return;
 	}
 	{

@@ -555,6 +555,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		walk_note(a->partial, sizeof(a->partial),
 			  "arena 0x%llx cannot be read",
 			  (unsigned long long)a->addr);
+		a->unread = true;
 		return 0;
 	}
 	*next = rd64(ms, l->ms_next);
@@ -578,6 +579,7 @@ static int walk_arena(struct walk *w, struct glibc_arena *a, uint64_t *next)
 		walk_note(a->partial, sizeof(a->partial),
 			  "arena 0x%llx: top 0x%llx cannot be read",
 			  (unsigned long long)a->addr, (unsigned long long)top);
+		a->unread = true;
 		return 0;
 	}
 	topsz &= ~(uint64_t)7;

@@ -151,6 +151,9 @@ struct glibc_arena {
 	uint64_t addr; /* its struct malloc_state */
 	bool main;
 	bool busy; /* its mutex was held: not walked */
+	/* its malloc_state or its top chunk could not be read: not walked,
+	 * its figures unknown (not 0) */
+	bool unread;
 	struct glibc_seg *segs; /* brk heap, or its mmapped heaps, by walk */
 	size_t nsegs;
 	/* mallinfo2, this arena alone */

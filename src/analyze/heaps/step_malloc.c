@@ -255,6 +255,12 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 		if (a->main ? strcmp(h->kind, "glibc-main") == 0
 			    : h->id == a->addr)
 			return h;
+		/* found by its shape with its heap_info unread (its id the
+		 * heap's start): the arena's malloc_state lies in that heap */
+		if (!a->main && strcmp(h->kind, "glibc-arena") == 0 &&
+		    h->nsegs && a->addr >= h->segs[0].start &&
+		    a->addr < h->segs[0].end && h->id == h->segs[0].start)
+			return h;
 	}
 	/* not found by its shape: one more heap */
 	nh = arena_alloc(&s->arena, (s->nheaps + 1) * sizeof(*nh));
@@ -266,6 +272,9 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 	nh = &s->heaps[s->nheaps++];
 	memset(nh, 0, sizeof(*nh));
 	nh->kind = a->main ? "glibc-main" : "glibc-arena";
+	/* not known until walked (step_heaps.c's heaps alike) */
+	nh->in_use = nh->free = nh->chunks = nh->free_chunks = nh->top =
+		nh->mmapped = -1;
 	nh->segs = arena_alloc(&s->arena,
 			       (a->nsegs ? a->nsegs : 1) * sizeof(*nh->segs));
 	if (!nh->segs)
@@ -338,10 +347,11 @@ static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 	h->glibc = g;
 	g->free_resident = -1;
 	g->busy = a->busy;
+	g->unread = a->unread;
 	g->partial = a->partial[0] ? arena_strdup(&s->arena, a->partial) : NULL;
 	if (a->partial[0] && !g->partial)
 		return -1;
-	if (a->busy)
+	if (a->busy || a->unread)
 		return 0;
 	h->in_use = (int64_t)a->in_use;
 	h->free = (int64_t)a->free;

@@ -365,6 +365,8 @@ static bool heap_glibc_from(struct vms_snapshot *s, const json_t *o,
 	if (sf_obj_u64(o, "free_resident", &v) && v <= INT64_MAX)
 		g->free_resident = (int64_t)v;
 	g->busy = json_is_true(json_object_get(o, "busy"));
+	/* absent from files before it was kept (and when false) */
+	g->unread = json_is_true(json_object_get(o, "unread"));
 	g->partial = sf_get_str(&s->arena, json_object_get(o, "partial"), &ok);
 	/* the strip: absent from files before it was kept (no strip) */
 	sf_obj_u64(o, "strip_bytes", &g->strip_bytes);

@@ -373,6 +373,8 @@ static json_t *heap_glibc_json(const struct vms_heap_glibc *g, bool *bad)
 	    bad);
 	put(o, "strip_top", u64_array(g->strip_top, VMS_HEAP_STRIP, bad), bad);
 	put(o, "busy", json_boolean(g->busy), bad);
+	if (g->unread)
+		put(o, "unread", json_true(), bad);
 	put(o, "partial", sf_json_str(g->partial), bad);
 	return o;
 }
