@@ -240,7 +240,11 @@ $(B)/targets/%: tests/targets/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
 
-TRACE_LIB_CMD = $(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden \
+# CFLAGS too (a sanitizer's left out), after -O2 -g: the package's build
+# gives Debian's (dpkg-buildflags: the stack protector, the build path
+# mapped out of the debug information) to the library as to the binary.
+TRACE_LIB_CMD = $(CC) -std=gnu11 -O2 -g $(filter-out -fsanitize=%,$(CFLAGS)) \
+	-fPIC -shared -fvisibility=hidden \
 	-fexceptions -ftls-model=initial-exec -Isrc $(WARN) $(CPPFLAGS) \
 	$(filter-out $(SANFLAGS),$(LDFLAGS)) -o $@ $(wildcard trace/*.c) \
 	$(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null || \
