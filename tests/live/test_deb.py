@@ -18,7 +18,12 @@ other (issue 32 item 3), in a fresh Debian 12 root:
     the archive), the systemd units there and the timer not enabled (right
     after the install), `vmscope --version` is VERSION's, `vmscope -s` of a
     process started there sums its regions, `man vmscope` shows the
-    manual, `apt purge --autoremove vmscope`; then dpkg knows no vmscope,
+    manual; with systemd running as the maintainer scripts see it
+    (/run/systemd/system, and a systemctl of the test's, first in PATH,
+    that keeps the timer's state: deb-systemd-invoke is the root's), the
+    install starts no timer, an enabled and running timer runs on after
+    an upgrade (dpkg -i of the package again) and `dpkg -r` stops it;
+    `apt purge --autoremove vmscope`; then dpkg knows no vmscope,
     no file the package held is there, and no file outside apt's, dpkg's
     and the logs' and caches' places was added to the root.
 It runs in make check's first pass only (CHECK_PASS=2, the sanitizer
@@ -175,7 +180,28 @@ mount -t proc proc "$M/proc" || exit 92
 mount --rbind /dev "$M/dev" || exit 93
 cp /etc/resolv.conf "$M/etc/resolv.conf"
 cp "$DEB" "$M/tmp/"
-inr() { chroot "$M" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+# systemd running, as the package's scripts tell it (/run/systemd/system),
+# with a systemctl of its own (first in PATH) that keeps the timer's state
+# in two files (enabled, active) and logs each call: what the scripts and
+# deb-systemd-invoke, the real one, ask of it
+S=/tmp/systemd
+mkdir -p "$M/run/systemd/system" "$M$S"
+cat >"$M$S/systemctl" <<'EOS'
+#!/bin/sh
+S=/tmp/systemd
+echo "$*" >>$S/log
+case " $* " in
+*" is-enabled "*) [ -f $S/enabled ] && { echo enabled; exit 0; }
+	echo disabled; exit 1 ;;
+*" is-active "*) [ -f $S/active ] && exit 0; exit 3 ;;
+*" start "* | *" restart "* | *" try-restart "*) touch $S/active ;;
+*" stop "*) rm -f $S/active ;;
+esac
+exit 0
+EOS
+chmod 755 "$M$S/systemctl"
+active() { [ -f "$M$S/active" ] && echo active || echo inactive; }
+inr() { chroot "$M" env -i PATH=$S:/usr/sbin:/usr/bin:/sbin:/bin \
 	DEBIAN_FRONTEND=noninteractive HOME=/root LANG=C.UTF-8 "$@"; }
 inr apt-get update >"$OUT/update" 2>&1; echo $? >"$OUT/update.rc"
 inr sh -c 'cd /tmp && apt install -y ./vmscope_*.deb' >"$OUT/install" 2>&1
@@ -191,6 +217,21 @@ inr sh -c 'sleep 600 & p=$!; vmscope -s $p; rc=$?; kill $p; exit $rc' \
 	>"$OUT/summary" 2>&1
 echo $? >"$OUT/summary.rc"
 inr man -P cat vmscope >"$OUT/man" 2>&1; echo $? >"$OUT/man.rc"
+active >"$OUT/active.install"
+# the admin enables and starts the timer (systemctl enable --now: its
+# link in timers.target.wants), then the package is upgraded (the same
+# version again: dpkg's upgrade scripts), then removed
+mkdir -p "$M/etc/systemd/system/timers.target.wants"
+ln -s /lib/systemd/system/vmscope-textfile.timer \
+	"$M/etc/systemd/system/timers.target.wants/"
+touch "$M$S/enabled" "$M$S/active"
+inr sh -c 'dpkg -i /tmp/vmscope_*.deb' >"$OUT/upgrade" 2>&1
+echo $? >"$OUT/upgrade.rc"
+active >"$OUT/active.upgrade"
+touch "$M$S/active" # running when removed, whatever the upgrade did
+inr dpkg -r vmscope >"$OUT/remove" 2>&1; echo $? >"$OUT/remove.rc"
+active >"$OUT/active.remove"
+cp "$M$S/log" "$OUT/systemctl"
 inr apt-get purge -y --autoremove vmscope >"$OUT/purge" 2>&1
 echo $? >"$OUT/purge.rc"
 inr dpkg-query -W -f='${Status}' vmscope >"$OUT/status" 2>&1
@@ -294,6 +335,18 @@ def main():
              "the timer and service are installed disabled (no link to "
              "them under /etc/systemd/system after the install)",
              read(out, "wants"))
+        calls = read(out, "systemctl")
+        T.eq(read(out, "active.install").strip(), "inactive",
+             "with systemd running, the install starts no timer (it is "
+             "not enabled)")
+        T.ok(rc(out, "upgrade") == 0 and
+             read(out, "active.upgrade").strip() == "active",
+             "an enabled, running timer runs on after an upgrade",
+             read(out, "upgrade")[-2000:] + "\nsystemctl calls:\n" + calls)
+        T.ok(rc(out, "remove") == 0 and
+             read(out, "active.remove").strip() == "inactive",
+             "removing the package stops the timer",
+             read(out, "remove")[-2000:] + "\nsystemctl calls:\n" + calls)
         T.eq(read(out, "version"), "vmscope %s\n" % version,
              "vmscope --version in the root is VERSION's")
         summary = read(out, "summary")
