@@ -509,7 +509,9 @@ freshcheck:
 # tree (build/deb/vmscope-VERSION: the package's PREFIX=/usr build never
 # mixes with this tree's), its debian/changelog written from VERSION (the
 # version's one place) and the newest commit's date; then lintian, which
-# fails it on any error or warning debian/ does not override with a reason.
+# fails it on any error, warning or info tag (--display-info: lintian's
+# --info prints the tags' explanations, not its I: tags) debian/ does not
+# override with a reason.
 # Needs debhelper, dpkg-dev and lintian, and debian/control's
 # Build-Depends (`apt-get build-dep ./`); scripts/deps.sh has them all.
 DEB_ARCH = $(shell dpkg --print-architecture)
@@ -536,7 +538,8 @@ deb:
 	cd $(DEB_STAGE) && dpkg-buildpackage -us -uc -j$(NPROC)
 	@# (lintian's temporary files, which it leaves in TMPDIR, under build/deb)
 	mkdir -p build/deb/tmp
-	TMPDIR=$(CURDIR)/build/deb/tmp lintian --fail-on error,warning --info \
+	TMPDIR=$(CURDIR)/build/deb/tmp lintian --fail-on error,warning,info \
+		--display-info \
 		build/deb/vmscope_$(VERSION)_$(DEB_ARCH).changes
 	@echo "the package: build/deb/vmscope_$(VERSION)_$(DEB_ARCH).deb"
 
