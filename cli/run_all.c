@@ -169,7 +169,9 @@ struct all_run {
 static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 {
 	struct om_proc *p;
-	const char *unit = strrchr(cg, '/');
+	char unit[sizeof(p->unit)];
+	size_t len;
+	const char *u = cgroup_unit(cg, &len);
 
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 256;
@@ -181,7 +183,8 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 		r->cap = cap;
 	}
 	p = &r->v[r->n++];
-	om_proc_of(p, s, unit ? unit + 1 : "");
+	snprintf(unit, sizeof(unit), "%.*s", (int)len, u);
+	om_proc_of(p, s, unit);
 	return 0;
 }
 

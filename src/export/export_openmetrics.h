@@ -38,7 +38,7 @@ struct om_proc {
 	pid_t pid; /* 0: the sum of nproc processes of comm */
 	unsigned long nproc;
 	char comm[64]; /* as read, unescaped */
-	char unit[128]; /* the last part of its cgroup path ("" at the root) */
+	char unit[128]; /* the unit its cgroup path names (cgroup_unit) */
 	struct vms_totals types[VMS_NTYPES];
 	/* which figures of each type's row are known (columns.h,
 	 * vms_row_known_mask): a figure not known is no sample (a core's

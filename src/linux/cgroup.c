@@ -22,6 +22,35 @@ void cgroup_v2_of_proc(const char *text, char *out, size_t n)
 	}
 }
 
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n > k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+const char *cgroup_unit(const char *path, size_t *len)
+{
+	const char *p = path, *last = path, *unit = NULL;
+	size_t n, last_n = 0, unit_n = 0;
+
+	while (*p) {
+		p += strspn(p, "/");
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if (ends_with(p, n, ".service") || ends_with(p, n, ".scope")) {
+			unit = p;
+			unit_n = n;
+		}
+		last = p;
+		last_n = n;
+		p += n;
+	}
+	*len = unit ? unit_n : last_n;
+	return unit ? unit : last;
+}
+
 /* Field i (0: the first) of the line at line into f (n bytes), its octal
  * escapes undone; false when the line has no such field or it does not
  * fit. Fields are separated by one space; the line ends at '\n' or NUL. */

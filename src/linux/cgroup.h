@@ -27,4 +27,15 @@ void cgroup_v2_of_proc(const char *text, char *out, size_t n);
 int cgroup_v2_of_dir(const char *mountinfo, const char *path, char *out,
 		     size_t n);
 
+/* The unit a cgroup path names (the unit label of --all's exposition):
+ * its innermost part that is a systemd unit holding processes, a name
+ * ending ".service" or ".scope" (a service; a scope: a container's, a
+ * login session's), or the last part where there is none (a container's
+ * id, as a cgroupfs driver's "/docker/ID" names it); "" at the root. A
+ * unit that manages its own subtree (Delegate=: systemd-nspawn's
+ * ".../payload", a runtime's subgroups of a container's scope) is named,
+ * not the subgroup its processes are in. Points into path; *len its
+ * length. */
+const char *cgroup_unit(const char *path, size_t *len);
+
 #endif

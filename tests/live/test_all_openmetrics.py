@@ -26,8 +26,10 @@ and the kernel's own figures:
     mount (/proc/self/mountinfo's: /sys/fs/cgroup, or
     /sys/fs/cgroup/unified on a hybrid host; as root) with a started
     target moved into it: exactly that process, its unit label the
-    directory's name; the target moved back and the directory removed
-    after;
+    directory's name; the same with the directory a unit's (NAME.service)
+    and the target in its subgroup "payload", as a unit that manages its
+    own subtree has them: the unit label still NAME.service; the target
+    moved back and the directories removed after;
   - a glibc target's heaps (tests/targets/heap_arenas.c: five arenas,
     nothing allocated after it printed its own mallinfo2()): in use and
     free per allocator equal to its mallinfo2's uordblks and fordblks
@@ -129,10 +131,18 @@ def layout_of(ss, pid):
             lb.get("pid") == str(pid) and "type" in lb}
 
 
+def unit_name(path):
+    """The unit a cgroup path names: its innermost part ending in .service
+    or .scope, else its last part."""
+    parts = [p for p in path.split("/") if p]
+    units = [p for p in parts if re.search(r".\.(service|scope)$", p)]
+    return units[-1] if units else (parts[-1] if parts else "")
+
+
 def unit_of(pid):
     for line in open("/proc/%d/cgroup" % pid):
         if line.startswith("0::"):
-            return line.strip()[3:].rstrip("/").rsplit("/", 1)[-1]
+            return unit_name(line.strip()[3:])
     return ""
 
 
@@ -153,9 +163,13 @@ def own_cgroup(pid):
     return None
 
 
-def in_a_cgroup(pids, comm):
+def in_a_cgroup(pids, comm, sub=None):
     """A target moved into a cgroup v2 directory made for it: exactly it in
-    --all of that directory, with the directory's name as its unit."""
+    --all of that directory, with the directory's name as its unit. With
+    sub, the directory is a unit's (NAME.service) and the target is moved
+    into its subgroup sub, as a unit that manages its own subtree does
+    (Delegate=: systemd-nspawn's payload): the unit is still the
+    service's name, not the subgroup's."""
     mnt = cgroup2_mount()
     why = None
     if os.geteuid() != 0:
@@ -164,21 +178,26 @@ def in_a_cgroup(pids, comm):
         why = "no cgroup2 file system mounted"
     elif own_cgroup(pids[0]) is None:
         why = "no cgroup v2 line in /proc/PID/cgroup"
-    name = "vmscope-test-%d" % os.getpid()
+    name = "vmscope-test-%d" % os.getpid() + (".service" if sub else "")
     d = os.path.join(mnt or "/", name)
+    into = os.path.join(d, sub) if sub else d
     if not why:
         try:
             os.mkdir(d)
+            if sub:
+                os.mkdir(into)
         except OSError as e:
-            why = "cannot make %s: %s" % (d, e)
+            why = "cannot make %s: %s" % (into, e)
+            if os.path.isdir(d):
+                os.rmdir(d)
     if why:
-        T.skip("a cgroup v2 directory: exactly its process, unit its name",
-               why)
+        T.skip("a cgroup v2 directory%s: exactly its process, unit its name"
+               % (" (its process in a subgroup)" if sub else ""), why)
         return
     back = os.path.join(mnt, own_cgroup(pids[0]).lstrip("/"), "cgroup.procs")
     moved = False
     try:
-        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+        with open(os.path.join(into, "cgroup.procs"), "w") as f:
             f.write("%d\n" % pids[0])
         moved = True
         r = run("--all", "-e", "openmetrics", d + "/")
@@ -187,8 +206,9 @@ def in_a_cgroup(pids, comm):
                if n == "vmscope_largest_free_bytes"]
         T.ok(r.returncode == 0 and got == [(str(pids[0]), comm, name)] and
              unit_of(pids[0]) == name,
-             "a cgroup v2 directory (%s) with a target moved in: exactly "
-             "that process, its unit the directory's name" % d,
+             "a cgroup v2 directory (%s) with a target moved in%s: "
+             "exactly that process, its unit the directory's name"
+             % (d, " (into its subgroup %s)" % sub if sub else ""),
              (got, r.stderr))
     finally:
         if moved:
@@ -196,6 +216,8 @@ def in_a_cgroup(pids, comm):
                 f.write("%d\n" % pids[0])
         # the move is done when the write returns; rmdir fails only while
         # a process is in it
+        if sub:
+            os.rmdir(into)
         os.rmdir(d)
 
 
@@ -476,6 +498,7 @@ def main():
     T.ok(r.returncode == 2 and "no process matches" in r.stderr,
          "a cgroup path that holds no process: exit 2", r.stderr)
     in_a_cgroup(pids, comm)
+    in_a_cgroup(pids, comm, sub="payload")
 
     # a runtime's managed heap: the figures -e json gives for that process
     py = os.path.join(T.ROOT, "tests", "targets", "pyarenas.py")

@@ -130,10 +130,53 @@ out:
 	free(cg);
 }
 
+/* The unit a path names: its innermost .service or .scope, else its last
+ * part. */
+static void test_unit(void)
+{
+	static const char *const cases[][2] = {
+		{ "/", "" },
+		{ "", "" },
+		{ "/system.slice/cron.service", "cron.service" },
+		{ "/user.slice/user-0.slice/session-3.scope", "session-3.scope" },
+		{ "/system.slice/docker-0123abcd.scope", "docker-0123abcd.scope" },
+		/* a cgroupfs driver's container: its id */
+		{ "/docker/0123abcd", "0123abcd" },
+		{ "/kubepods/burstable/pod1234/0123abcd", "0123abcd" },
+		/* subgroups of a unit that manages its own subtree */
+		{ "/machine.slice/systemd-nspawn@web.service/payload",
+		  "systemd-nspawn@web.service" },
+		{ "/user.slice/user-1000.slice/user@1000.service/user.slice/"
+		  "libpod-0123.scope/container",
+		  "libpod-0123.scope" },
+		{ "/system.slice/foo.service/a/b/", "foo.service" },
+		/* the innermost unit: a service inside a container's */
+		{ "/machine.slice/systemd-nspawn@web.service/payload/"
+		  "system.slice/nginx.service",
+		  "nginx.service" },
+		{ "/user.slice/user-1000.slice/user@1000.service/init.scope",
+		  "init.scope" },
+		/* a name that is only the suffix is no unit */
+		{ "/x/.service/sub", "sub" },
+		{ "/vmscope-test-1", "vmscope-test-1" },
+	};
+	size_t i, len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *u = cgroup_unit(cases[i][0], &len);
+
+		ok(len == strlen(cases[i][1]) &&
+			   strncmp(u, cases[i][1], len) == 0,
+		   "unit of \"%s\": \"%s\" (got \"%.*s\")", cases[i][0],
+		   cases[i][1], (int)len, u);
+	}
+}
+
 int main(void)
 {
 	test_proc();
 	test_dir();
+	test_unit();
 	test_self();
 	return tap_done();
 }
