@@ -523,30 +523,16 @@ static void keep_top(struct all_run *r, size_t top)
 	r->n = w;
 }
 
-static int write_out(const struct args *a, struct all_run *r)
+static void write_out(struct all_run *r, struct outbuf *o)
 {
 	struct om_unread u[UR_N];
-	struct vms_error err = { 0 };
-	struct outbuf o;
 	size_t i;
 
 	for (i = 0; i < UR_N; i++) {
 		u[i].reason = unread_name[i];
 		u[i].n = r->unread[i];
 	}
-	if ((a->output ? outbuf_open_file(&o, a->output, &err)
-		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
-		return cli_fail(&err);
-	export_openmetrics_all(r->v, r->n, u, UR_N, &o);
-	switch (outbuf_close(&o, &err)) {
-	case 0:
-		return 0;
-	case 1:
-		cli_fail(&err);
-		return 0;
-	default:
-		return cli_fail(&err);
-	}
+	export_openmetrics_all(r->v, r->n, u, UR_N, o);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -732,8 +718,8 @@ static bool nothing_matched(const struct args *a, const char *cg,
 	return a->noperands && !r->unread[UR_NOMEM];
 }
 
-/* Reads what a asks for into r, and writes it out: an exit status. */
-static int all_in(const struct args *a, struct all_run *r)
+/* Reads what a asks for into r, and writes it into o: an exit status. */
+static int all_in(const struct args *a, struct all_run *r, struct outbuf *o)
 {
 	char top_cg[1024];
 	const char *cg = NULL;
@@ -777,14 +763,23 @@ static int all_in(const struct args *a, struct all_run *r)
 		keep_top(r, (size_t)a->top);
 	else if (r->n > 1) /* r->v is NULL when nothing was read */
 		qsort(r->v, r->n, sizeof(*r->v), by_pss);
-	return write_out(a, r);
+	write_out(r, o);
+	return 0;
 }
 
 int cli_all(const struct args *a)
 {
 	struct all_run r = { 0 };
+	struct vms_error err = { 0 };
+	struct outbuf o;
 	int rc;
 
+	/* the output first: one that cannot be written (a textfile
+	 * directory missing) is said before any process is read; it is put
+	 * in place only whole, and nothing is left where the run fails */
+	if ((a->output ? outbuf_open_file(&o, a->output, &err)
+		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+		return cli_fail(&err);
 	/* A snapshot made and freed a process: the heap is not given back
 	 * and grown again each time (brk calls were 7% of a run). */
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
@@ -792,8 +787,20 @@ int cli_all(const struct args *a)
 	r.elf = elfcache_new(); /* without it, each capture reads its own */
 	r.mmap_min_addr = procfs_mmap_min_addr();
 	r.self = getpid();
-	rc = all_in(a, &r);
+	rc = all_in(a, &r, &o);
 	elfcache_free(r.elf);
 	free(r.v);
-	return rc;
+	if (rc) {
+		outbuf_abort(&o);
+		return rc;
+	}
+	switch (outbuf_close(&o, &err)) {
+	case 0:
+		return 0;
+	case 1: /* written in place: said, not an error */
+		cli_fail(&err);
+		return 0;
+	default:
+		return cli_fail(&err);
+	}
 }

@@ -366,6 +366,15 @@ def main():
     got = {lb["pid"] for n, lb, v in ss if n == "vmscope_largest_free_bytes"}
     T.eq(got, {str(pids[0])}, "PIDs: exactly the one that exists")
     T.eq(unread(ss, "exited"), 1, "PIDs: the missing one counted, exited")
+    # the output opened first: a file that cannot be written is said
+    # before any process is read (here the PID named is gone: reading
+    # first said "no process matches", exit 2)
+    r = run("--all", "-e", "openmetrics", "-o",
+            "/nonexistent-vmscope/dir/x.prom", str(gone))
+    T.ok(r.returncode == 4 and "/nonexistent-vmscope/dir/x.prom" in
+         r.stderr and "no process matches" not in r.stderr,
+         "-o in a directory that is missing: exit 4 before any process "
+         "is read", "exit %d: %s" % (r.returncode, r.stderr))
     r = run("--all", "-e", "openmetrics", str(gone), str(gone - 1)
             if not os.path.exists("/proc/%d" % (gone - 1)) else str(gone))
     T.ok(r.returncode == 2 and r.stdout == "" and

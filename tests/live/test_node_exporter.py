@@ -49,6 +49,29 @@ def service_command(textdir):
     return [T.VMSCOPE] + argv[1:]
 
 
+def seconds(v):
+    """A systemd time span of s, min or a bare number (seconds)."""
+    m = re.fullmatch(r"(\d+)\s*(s|sec|min|m)?", v.strip())
+    return int(m.group(1)) * (60 if m.group(2) in ("min", "m") else 1) \
+        if m else None
+
+
+def bounded_run():
+    """The service's run ends before the timer's next one: a run the
+    timer started blocks the next while it is active, so one that hangs
+    must time out within the period."""
+    unit = dict(ln.strip().split("=", 1) for ln in open(UNIT)
+                if re.match(r"^(TimeoutStartSec|Type)=", ln))
+    timer = dict(ln.strip().split("=", 1) for ln in open(
+        os.path.join(T.ROOT, "dist", "vmscope-textfile.timer"))
+        if ln.startswith("OnUnitActiveSec="))
+    t, period = seconds(unit.get("TimeoutStartSec", "")), \
+        seconds(timer.get("OnUnitActiveSec", ""))
+    T.ok(unit.get("Type") == "oneshot" and t and period and t < period,
+         "the oneshot run times out (%ss) within the timer's period (%ss)"
+         % (t, period))
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -74,6 +97,7 @@ def vmscope_part(text):
 
 
 def main():
+    bounded_run()
     exporter = shutil.which("prometheus-node-exporter") or \
         shutil.which("node_exporter")
     if not exporter or not shutil.which("curl"):
