@@ -124,7 +124,7 @@ static bool parse_head(const char *s, const char *end, struct vms_region *r,
 	return true;
 }
 
-/* smaps.h */
+/* The kernel's \012 read back as the newline (smaps.h). */
 const char *smaps_intern_path(struct arena *a, const char *q, size_t n)
 {
 	const char *got;

@@ -747,3 +747,20 @@ def gcore(pid, tmp):
     if r.returncode != 0 or not os.path.exists(path):
         raise RuntimeError("gcore failed: %s" % r.stderr.decode()[-2000:])
     return path
+
+
+# A sample of an OpenMetrics exposition with labels: name{labels} value.
+OM_SAMPLE = re.compile(r'^([a-z_]+)\{([^}]*)\} (\S+)$')
+
+
+def om_samples(text):
+    """[(name, {label: value}, value)] of an exposition's samples with
+    labels (a label's value as written: its escapes kept)."""
+    out = []
+    for line in text.split("\n"):
+        m = OM_SAMPLE.match(line)
+        if m:
+            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"',
+                                     m.group(2)))
+            out.append((m.group(1), labels, float(m.group(3))))
+    return out

@@ -76,7 +76,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import vmstest as T  # noqa: E402
 
-SAMPLE = re.compile(r'^([a-z_]+)\{([^}]*)\} (\S+)$')
+SAMPLE = T.OM_SAMPLE
 
 
 def run(*args, pre=()):
@@ -84,16 +84,7 @@ def run(*args, pre=()):
                           capture_output=True, text=True, timeout=300)
 
 
-def samples(text):
-    """[(name, {label: value}, value)] of an exposition."""
-    out = []
-    for line in text.split("\n"):
-        m = SAMPLE.match(line)
-        if m:
-            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"',
-                                     m.group(2)))
-            out.append((m.group(1), labels, float(m.group(3))))
-    return out
+samples = T.om_samples
 
 
 def families_together(text):

@@ -29,19 +29,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
-SAMPLE = re.compile(r'^([a-z_]+)\{([^}]*)\} (\S+)$')
 HEAP = ("vmscope_heap_in_use_bytes", "vmscope_heap_free_bytes")
 
 
-def samples(text):
-    out = []
-    for line in text.split("\n"):
-        m = SAMPLE.match(line)
-        if m:
-            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"',
-                                     m.group(2)))
-            out.append((m.group(1), labels, float(m.group(3))))
-    return out
+samples = T.om_samples
 
 
 def glibc_heap(ss, pid):
