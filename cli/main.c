@@ -200,6 +200,34 @@ static bool same_file(const char *x, const char *y)
 	return same;
 }
 
+/* A side of -d that names a saved file, not a PID (cli_diff's rule). */
+static bool diff_side_is_file(const char *what)
+{
+	pid_t pid;
+
+	return strchr(what, '/') || cli_parse_pid(what, &pid) < 0;
+}
+
+/* The file -o would replace that this run reads (-l FILE, a file side of
+ * -d A B), or NULL: a regular file only, the one thing the export's
+ * rename would destroy (a FIFO or terminal read and written is not). */
+static const char *output_read(const struct args *a)
+{
+	const char *in[2] = { a->load, NULL };
+	struct stat st;
+	int i;
+
+	if (a->diff) {
+		in[0] = diff_side_is_file(a->diff_a) ? a->diff_a : NULL;
+		in[1] = diff_side_is_file(a->diff_b) ? a->diff_b : NULL;
+	}
+	for (i = 0; i < 2; i++)
+		if (in[i] && stat(in[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    same_file(in[i], a->output))
+			return in[i];
+	return NULL;
+}
+
 /* getopt_long's '?' said our way: what was given (arg, argv's word) is
  * an unknown short option (opt), an unknown or ambiguous long one, or a
  * long one that takes no value given one. */
@@ -494,6 +522,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return cli_usage_error("-w and -o both name %s: the one would "
 				       "overwrite the other",
 				       a->output);
+	if (a->output && strcmp(a->output, "-") != 0 && output_read(a))
+		return cli_usage_error("-o names %s, which this run reads: "
+				       "the export would replace it",
+				       output_read(a));
 	if (a->count && !a->watch)
 		return cli_usage_error("%s", "--count goes with --watch");
 	if ((a->duration || a->trace_sample || a->trace_children) && !a->trace)
@@ -581,14 +613,6 @@ static void stop_launched(pid_t pid)
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-}
-
-/* A side of -d that names a saved file, not a PID (cli_diff's rule). */
-static bool diff_side_is_file(const char *what)
-{
-	pid_t pid;
-
-	return strchr(what, '/') || cli_parse_pid(what, &pid) < 0;
 }
 
 /* Whether this run may look at a live process: all but printing saved

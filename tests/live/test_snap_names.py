@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""What -l and -d read is not destroyed.
+
+  - -o naming the file this run reads (-l FILE, a file side of -d A B;
+    by its name, through a symbolic link or another hard link) is a usage
+    error (exit 1, the message naming it) and the file keeps its inode and
+    bytes: the export's rename would replace the snapshot, as -w and -o
+    naming one file would (vmscope(1)); -o naming another file, and a
+    -d side that is a PID whose digits name a file, still write;
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import vmstest as T  # noqa: E402
+
+FIX = os.path.join(T.ROOT, "tests", "fixtures")
+
+
+def ident(path):
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        return st.st_ino, f.read()
+
+
+def refused_use(what, path, *args):
+    before = ident(path)
+    r = T.run_vmscope(*args)
+    err = r.stderr.decode(errors="replace")
+    T.ok(r.returncode == 1 and "which this run reads" in err and
+         ident(path) == before,
+         "%s: usage error, the file untouched" % what,
+         "exit %d: %s" % (r.returncode, err))
+
+
+def outputs(tmp):
+    a = os.path.join(tmp, "a.vms")
+    b = os.path.join(tmp, "b.vms")
+    shutil.copy(os.path.join(FIX, "snap_v1.vms"), a)
+    shutil.copy(os.path.join(FIX, "snap_v1.vms"), b)
+    link = os.path.join(tmp, "link.vms")
+    os.symlink("a.vms", link)
+    hard = os.path.join(tmp, "hard.vms")
+    os.link(b, hard)
+    refused_use("-l FILE -e json -o FILE", a, "-l", a, "-e", "json", "-o", a)
+    refused_use("-l FILE -s -o LINK (a symbolic link to it)", a, "-l", a,
+                "-s", "-o", link)
+    refused_use("-l LINK -s -o FILE", a, "-l", link, "-s", "-o", a)
+    refused_use("-d A B -s -o B", b, "-d", a, b, "-s", "-o", b)
+    refused_use("-d A B -e csv -o A (another hard link)", b, "-d", b, a,
+                "-e", "csv", "-o", hard)
+    out = os.path.join(tmp, "out.json")
+    r = T.run_vmscope("-l", a, "-e", "json", "-o", out)
+    T.ok(r.returncode == 0 and os.path.getsize(out) > 1000,
+         "-l FILE -o another file writes it", r.stderr)
+    # a side of only digits is a PID, not the file of that name
+    p, _ = T.start([T.target("grower")])
+    named = os.path.join(tmp, str(p.pid))
+    with open(named, "w") as f:
+        f.write("old\n")
+    r = subprocess.run([T.VMSCOPE, "-d", a, str(p.pid), "-s", "-o",
+                        str(p.pid)], cwd=tmp, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
+    with open(named) as f:
+        text = f.read()
+    T.ok(r.returncode == 0 and text.startswith("A: "),
+         "-d FILE PID -o PID: the PID is no file read, the file of its "
+         "digits is written", (r.returncode, r.stderr, text[:80]))
+    T.kill(p)
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="vms-snapnames-") as tmp:
+        outputs(tmp)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
