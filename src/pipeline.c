@@ -568,11 +568,20 @@ struct vms_snapshot *vms_load_buffer(const void *buf, size_t len,
 	return load_bytes(buf, len, name, NULL, NULL, false, err);
 }
 
-static int read_all(int fd, const char *path, char **out, size_t *n,
-		    struct vms_error *err)
+/* The bytes a loader is told by: a core's ELF header (64), a snapshot's
+ * magic (17). */
+#define LOAD_HEAD 64
+
+/* Reads the file whole, but no further than its first LOAD_HEAD bytes
+ * when no loader knows them (load_bytes then says what it is not), and
+ * not at all past them when it is a regular file larger than LOAD_MAX: a
+ * disk image or /dev/urandom named by mistake costs no GiB of memory. */
+static int read_all(int fd, const struct stat *st, const char *path, char **out,
+		    size_t *n, struct vms_error *err)
 {
 	size_t cap = 1u << 16, len = 0;
 	char *buf = malloc(cap);
+	bool judged = false;
 
 	for (;;) {
 		ssize_t got;
@@ -616,6 +625,20 @@ static int read_all(int fd, const char *path, char **out, size_t *n,
 		if (got == 0)
 			break;
 		len += (size_t)got;
+		if (judged || len < LOAD_HEAD)
+			continue;
+		judged = true;
+		if (!loader_of(buf, len))
+			break;
+		if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > LOAD_MAX) {
+			free(buf);
+			return vms_error_set(
+				err, VMS_ERR_FILE, EFBIG,
+				"%s: larger than %llu MiB (%llu MiB), not a "
+				"vmscope snapshot",
+				path, LOAD_MAX >> 20,
+				(unsigned long long)st->st_size >> 20);
+		}
 	}
 	*out = buf;
 	*n = len;
@@ -702,7 +725,7 @@ struct vms_snapshot *vms_load_file(const char *path, struct vms_error *err)
 		}
 		return s;
 	}
-	if (read_all(fd, path, &buf, &len, err) < 0) {
+	if (read_all(fd, &st, path, &buf, &len, err) < 0) {
 		close(fd);
 		return NULL;
 	}

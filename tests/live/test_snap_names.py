@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What -l and -d read is not destroyed.
+"""What -l and -d read is neither destroyed nor read without bound.
 
   - -o naming the file this run reads (-l FILE, a file side of -d A B;
     by its name, through a symbolic link or another hard link) is a usage
@@ -7,18 +7,26 @@
     bytes: the export's rename would replace the snapshot, as -w and -o
     naming one file would (vmscope(1)); -o naming another file, and a
     -d side that is a PID whose digits name a file, still write;
+  - -l of what is no snapshot and no core (/dev/zero, /dev/urandom, an
+    ELF executable, 64 MiB of zeros in a file) is refused (exit 4, one
+    line naming it) from its first bytes: it is not read on (the old
+    loader read up to 1 GiB of it first: 1 GiB of memory, seconds); a
+    sparse 4 GiB file that starts as a snapshot is refused by its size,
+    unread. Each run's peak RSS (wait4) stays under 64 MiB.
 """
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 
 FIX = os.path.join(T.ROOT, "tests", "fixtures")
+LIMIT_KB = 64 << 10
 
 
 def ident(path):
@@ -73,9 +81,47 @@ def outputs(tmp):
     T.kill(p)
 
 
+def load_measured(path):
+    """(exit status, stderr, peak RSS in KiB, seconds) of -l path -s."""
+    t = time.time()
+    p = subprocess.Popen([T.VMSCOPE, "-l", path, "-s"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, ru.ru_maxrss, time.time() - t
+
+
+def not_read_on(tmp):
+    zeros = os.path.join(tmp, "zeros.vms")
+    with open(zeros, "wb") as f:
+        f.truncate(64 << 20)
+    big = os.path.join(tmp, "big.vms")
+    shutil.copy(os.path.join(FIX, "snap_v1.vms"), big)
+    with open(big, "r+b") as f:
+        f.truncate(4 << 30)
+    cases = [("/dev/zero", "not a vmscope snapshot"),
+             ("/dev/urandom", "not a vmscope snapshot"),
+             (T.target("grower"), "not a vmscope snapshot"),
+             (zeros, "not a vmscope snapshot"),
+             (big, "larger than 1024 MiB")]
+    for path, want in cases:
+        rc, err, rss, secs = load_measured(path)
+        lines = err.splitlines()
+        print("# -l %s: exit %d, peak RSS %d KiB, %.2f s" % (path, rc, rss,
+                                                            secs))
+        T.ok(rc == 4 and len(lines) == 1 and path in lines[0] and
+             want in lines[0],
+             "-l %s: exit 4, one line naming it: %s" % (path, want),
+             "exit %d: %r" % (rc, err))
+        T.ok(rss < LIMIT_KB, "-l %s: peak RSS under 64 MiB (not read on)"
+             % path, "%d KiB" % rss)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="vms-snapnames-") as tmp:
         outputs(tmp)
+        not_read_on(tmp)
     T.done()
 
 
