@@ -41,11 +41,16 @@ static bool is_file(const struct vms_region *r)
 	return !vms_region_is_anon(r);
 }
 
-/* The same backing: both anonymous, or the same file. */
-static bool same_backing(const struct vms_region *a, const struct vms_region *b)
+/* The same backing: both anonymous, or the same file (by its name where
+ * a side is a core: a core's inodes are of the files on disk now, none
+ * for a memfd or a deleted file). */
+static bool same_backing(const struct vms_region *a, const struct vms_region *b,
+			 bool core)
 {
 	if (!is_file(a) || !is_file(b))
 		return !is_file(a) && !is_file(b);
+	if (core)
+		return a->path && b->path && strcmp(a->path, b->path) == 0;
 	return a->inode == b->inode && a->dev_major == b->dev_major &&
 	       a->dev_minor == b->dev_minor;
 }
@@ -54,6 +59,7 @@ static void sweep(const struct vms_snapshot *a, const struct vms_snapshot *b,
 		  size_t *parent)
 {
 	size_t i, j, j0 = 0, na = a->nregions;
+	bool core = a->cap.no_counters || b->cap.no_counters;
 
 	for (i = 0; i < na; i++) {
 		const struct vms_region *ra = &a->regions[i];
@@ -62,7 +68,7 @@ static void sweep(const struct vms_snapshot *a, const struct vms_snapshot *b,
 			j0++;
 		for (j = j0; j < b->nregions && b->regions[j].start < ra->end;
 		     j++)
-			if (same_backing(ra, &b->regions[j]))
+			if (same_backing(ra, &b->regions[j], core))
 				uf_union(parent, i, na + j);
 	}
 }
@@ -385,6 +391,35 @@ static bool str_eq(const char *x, const char *y)
 	return x == y || (x && y && strcmp(x, y) == 0);
 }
 
+/* The protection bits both sides hold: a core holds w and x alone (gcore
+ * marks every segment readable, and a core says shared only of /dev/zero
+ * and SysV memory: snapshot-files.md). */
+static uint16_t perms_held(const struct vms_diff *d)
+{
+	return d->a->cap.no_counters || d->b->cap.no_counters
+		       ? VMS_PERM_W | VMS_PERM_X
+		       : (uint16_t)~0u;
+}
+
+/* Whether a group is of the kernel's own mappings, against a core: a core
+ * holds them as it can (gdb writes no [vvar], the kernel's cores name no
+ * [vvar] or [vsyscall], and a [vdso]'s Rss is not known), so what differs
+ * is what the core lacks, no change. */
+static bool core_lacks(const struct vms_diff *d, const struct vms_diff_side *a,
+		       const struct vms_diff_side *b)
+{
+	const struct vms_snapshot *live = d->a->cap.no_counters ? d->b : d->a;
+	const struct vms_diff_side *ls = live == d->a ? a : b;
+	size_t k;
+
+	if (d->a->cap.no_counters == d->b->cap.no_counters || !ls->n)
+		return false;
+	for (k = 0; k < ls->n; k++)
+		if (!vms_region_is_kernel_special(&live->regions[ls->idx[k]]))
+			return false;
+	return true;
+}
+
 /* The same regions, the same committed bytes: nothing changed. */
 static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
 		      const struct vms_diff_side *b)
@@ -405,7 +440,8 @@ static bool identical(const struct vms_diff *d, const struct vms_diff_side *a,
 		/* (committed where both know it: a core's anonymous
 		 * memory's is not a change) */
 		if (x->start - ba != y->start - bb ||
-		    x->end - ba != y->end - bb || x->perms != y->perms ||
+		    x->end - ba != y->end - bb ||
+		    ((x->perms ^ y->perms) & perms_held(d)) ||
 		    x->offset != y->offset || x->type != y->type ||
 		    (vms_row_known(d->a, NULL, x, VMS_COL_COMMITTED, false) &&
 		     vms_row_known(d->b, NULL, y, VMS_COL_COMMITTED, false) &&
@@ -437,14 +473,14 @@ static int kind_cmp(const void *x, const void *y)
 }
 
 static size_t kinds(const struct vms_snapshot *s, const struct vms_diff_side *d,
-		    struct kind *out)
+		    uint16_t held, struct kind *out)
 {
 	size_t k, n = 0;
 
 	for (k = 0; k < d->n; k++) {
 		const struct vms_region *r = &s->regions[d->idx[k]];
 
-		out[k] = (struct kind){ r->perms, r->type, r->path };
+		out[k] = (struct kind){ r->perms & held, r->type, r->path };
 	}
 	qsort(out, d->n, sizeof(*out), kind_cmp);
 	for (k = 0; k < d->n; k++)
@@ -464,8 +500,8 @@ static int kinds_differ(const struct vms_diff *d, const struct vms_diff_side *a,
 	int rc = -1;
 
 	if (ka && kb) {
-		na = kinds(d->a, a, ka);
-		nb = kinds(d->b, b, kb);
+		na = kinds(d->a, a, perms_held(d), ka);
+		nb = kinds(d->b, b, perms_held(d), kb);
 		rc = na != nb;
 		for (k = 0; !rc && k < na; k++)
 			rc = kind_cmp(&ka[k], &kb[k]) != 0;
@@ -481,6 +517,8 @@ static int classify(const struct vms_diff *d, const struct vms_diff_side *a,
 {
 	int differ;
 
+	if (core_lacks(d, a, b))
+		return -1;
 	if (!a->n)
 		return VMS_CH_ADDED;
 	if (!b->n)

@@ -284,6 +284,24 @@ bool vms_region_is_anon(const struct vms_region *r)
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
 }
 
+/* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
+ * every process, charged to none. */
+bool vms_region_is_kernel_special(const struct vms_region *r)
+{
+	static const char *const names[] = {
+		"[vdso]",    "[vvar]",	  "[vvar_vclock]", "[vsyscall]",
+		"[uprobes]", "[sigpage]", "[vectors]",
+	};
+	size_t i;
+
+	if (!r->path || r->path[0] != '[')
+		return false;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(r->path, names[i]) == 0)
+			return true;
+	return false;
+}
+
 bool vms_heap_is_glibc(const struct vms_heap *h)
 {
 	return h->kind && strncmp(h->kind, "glibc", 5) == 0;

@@ -552,6 +552,10 @@ size_t vms_snapshot_bytes(const struct vms_snapshot *s);
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);
 
+/* The kernel's own mappings: [vdso], [vvar], [vvar_vclock], [vsyscall]
+ * and the like, by name. */
+bool vms_region_is_kernel_special(const struct vms_region *r);
+
 /* Whether h is one of glibc's arenas (kind "glibc-..."), else a heap of
  * s->allocator's. */
 bool vms_heap_is_glibc(const struct vms_heap *h);

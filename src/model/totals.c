@@ -6,28 +6,10 @@
 #include "model/columns.h"
 #include "model/parts.h"
 
-/* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
- * every process, charged to none. */
-static bool is_kernel_special(const struct vms_region *r)
-{
-	static const char *const names[] = {
-		"[vdso]",    "[vvar]",	  "[vvar_vclock]", "[vsyscall]",
-		"[uprobes]", "[sigpage]", "[vectors]",
-	};
-	size_t i;
-
-	if (!r->path || r->path[0] != '[')
-		return false;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(r->path, names[i]) == 0)
-			return true;
-	return false;
-}
-
 void totals_region_derive(struct vms_region *r)
 {
 	bool shared = r->perms & VMS_PERM_SHARED;
-	bool special = is_kernel_special(r);
+	bool special = vms_region_is_kernel_special(r);
 	bool anon = !shared && !special && vms_region_is_anon(r);
 	bool no_access = !(r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X));
 
