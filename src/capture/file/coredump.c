@@ -337,7 +337,10 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 	return 0;
 }
 
-/* ---- names the core implies: [vdso], [stack], [heap] ---- */
+/* ---- names the core implies: [vdso], [vsyscall], [stack], [heap] ---- */
+
+/* x86-64's vsyscall page (arch/x86/include/uapi/asm/vsyscall.h) */
+#define VSYSCALL_ADDR 0xffffffffff600000ull
 
 static ptrdiff_t anon_at(struct vms_snapshot *s, uint64_t addr)
 {
@@ -395,8 +398,27 @@ static uint64_t image_end(struct vms_snapshot *s, const char *exe)
 		arena_fini(&a);
 	}
 	if (end) {
+		uint64_t e;
+
 		end = (end + s->cap.page_size - 1) & ~(s->cap.page_size - 1);
-		return end > last->end ? end : last->end;
+		/* only a mapping that begins inside the image ends it: one
+		 * of the file elsewhere is the program's own (it mapped its
+		 * executable again), and the brk heap follows the image */
+		for (e = end, i = 0; i < s->nregions; i++)
+			if (s->regions[i].path == exe &&
+			    s->regions[i].start < end && s->regions[i].end > e)
+				e = s->regions[i].end;
+		return e;
+	}
+	/* no ELF headers: the end of the run of the file's mappings from the
+	 * first, each where the one before ended */
+	if (first) {
+		const struct vms_region *r = first;
+
+		while (r + 1 < s->regions + s->nregions && r[1].path == exe &&
+		       r[1].start == r->end)
+			r++;
+		return r->end;
 	}
 	return last->end;
 }
@@ -411,6 +433,13 @@ static void implied_names(struct vms_snapshot *s, const struct core_notes *n)
 
 	if (k >= 0)
 		s->regions[k].path = "[vdso]";
+#ifdef __x86_64__
+	/* the legacy vsyscall page, at its fixed address (the kernel's
+	 * core has it, unnamed) */
+	if ((k = anon_at(s, VSYSCALL_ADDR)) >= 0 &&
+	    s->regions[k].start == VSYSCALL_ADDR)
+		s->regions[k].path = "[vsyscall]";
+#endif
 	/* [stack] is the initial stack, where the auxiliary vector points;
 	 * the main thread's stack pointer may be elsewhere (a Go program
 	 * runs its goroutines on stacks in its heap arenas) and is taken
