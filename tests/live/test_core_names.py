@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The names a core implies: its brk heap where the program mapped its
-own executable again, and x86-64's vsyscall page.
+"""The names and types a core implies: its brk heap where the program
+mapped its own executable again, x86-64's vsyscall page, and the heaps of
+glibc's thread arenas.
 
 A core dump has no [heap] name: the reader names the first writable
 anonymous region past the executable's image. tests/targets/remap_exe
@@ -22,6 +23,26 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
+
+
+def arenas(tmp):
+    p, _ = T.start([T.target("heap_arenas"), "normal", "2"])
+    try:
+        live = T.vmscope_json(p.pid)
+        want = [(g["start"], g["end"], g["type"], g.get("detail"))
+                for g in live["regions"] if g["type"] == "heap" and
+                (g.get("detail") or "").startswith("arena ")]
+        core = T.gcore(p.pid, tmp)
+        r = T.run_vmscope("-l", core, "-e", "json", timeout=300)
+        cs = json.loads(r.stdout) if r.returncode == 0 else {"regions": []}
+        got = {g["start"]: (g["start"], g["end"], g["type"], g.get("detail"))
+               for g in cs["regions"]}
+        T.ok(len(want) >= 4 and all(got.get(w[0]) == w for w in want),
+             "the core: the thread arenas' %d regions typed Heap and "
+             "described as live" % len(want),
+             [(w, got.get(w[0])) for w in want if got.get(w[0]) != w])
+    finally:
+        T.kill(p)
 
 
 def main():
@@ -62,6 +83,7 @@ def main():
                  "the core: the vsyscall page named and typed as live")
         else:
             T.skip("the core's [vsyscall]", "no vsyscall page here")
+        arenas(tmp)
     finally:
         T.kill(p)
         shutil.rmtree(tmp, ignore_errors=True)

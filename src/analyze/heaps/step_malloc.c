@@ -243,6 +243,45 @@ static struct glibc_span *spans_of(const struct vms_snapshot *s, size_t *n)
 
 /* ---- into the snapshot ---- */
 
+/* A non-main arena's heap (HEAP_MAX_SIZE-aligned: 64 MiB on 64-bit). */
+#define ARENA_HEAP_ALIGN (64ull << 20)
+
+/* The regions of an arena the walk found that its shape did not tell (a
+ * core: no VmFlags, and gcore writes the reserved rest of a heap, PROT_NONE,
+ * as r--): each segment's anonymous Private Data typed Heap as the heaps
+ * step types them ("arena 0x.."), and the anonymous region right after a
+ * segment up to the end of its 64 MiB heap "arena heap, reserved". Only
+ * regions no step typed otherwise; -1 on out of memory. */
+static int type_arena(struct vms_snapshot *s, const struct glibc_arena *a)
+{
+	const char *detail = NULL;
+	size_t i, k;
+
+	for (i = 0; i < a->nsegs; i++) {
+		uint64_t lo = a->segs[i].start, hi = a->segs[i].end,
+			 top = (lo & ~(ARENA_HEAP_ALIGN - 1)) +
+			       ARENA_HEAP_ALIGN;
+
+		for (k = 0; k < s->nregions; k++) {
+			struct vms_region *r = &s->regions[k];
+			bool in = r->start >= lo && r->end <= hi,
+			     rest = r->start == hi && r->end == top;
+
+			if ((!in && !rest) || r->path ||
+			    r->type != VMS_T_PRIVATE_DATA)
+				continue;
+			if (in && !detail &&
+			    !(detail = arena_printf(
+				      &s->arena, "arena 0x%llx",
+				      (unsigned long long)a->addr)))
+				return -1;
+			r->type = VMS_T_HEAP;
+			r->detail = in ? detail : "arena heap, reserved";
+		}
+	}
+	return 0;
+}
+
 static struct vms_heap *heap_for(struct vms_snapshot *s,
 				 const struct glibc_arena *a)
 {
@@ -284,6 +323,8 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 		nh->segs[i].end = a->segs[i].end;
 	}
 	nh->nsegs = (uint32_t)a->nsegs;
+	if (!a->main && type_arena(s, a) < 0)
+		return NULL;
 	return nh;
 }
 
