@@ -164,21 +164,12 @@ static uint64_t name_hash(const struct dl_phdr_info *info)
 	return h;
 }
 
-/* A module's dynamic table, with pointers made absolute (glibc relocates
- * most of them in place; a loader that does not leaves them relative). */
-struct dyn {
-	const ElfW(Rela) * rela, *jmprel;
-	size_t relasz, jmprelsz;
-	const ElfW(Sym) * symtab;
-	const char *strtab;
-};
-
 static uintptr_t absolute(const struct dl_phdr_info *info, uintptr_t v)
 {
 	return v < info->dlpi_addr ? info->dlpi_addr + v : v;
 }
 
-static bool read_dyn(const struct dl_phdr_info *info, struct dyn *d)
+bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d)
 {
 	const ElfW(Dyn) *dy = NULL;
 	int i;
@@ -315,9 +306,9 @@ static bool maps_fn(const char *name)
 	       strcmp(name, "mprotect") == 0;
 }
 
-static void patch_relocs(const struct dl_phdr_info *info, const struct dyn *d,
-			 uint64_t name, const ElfW(Rela) * r, size_t bytes,
-			 int which)
+static void patch_relocs(const struct dl_phdr_info *info,
+			 const struct vt_dyn *d, uint64_t name,
+			 const ElfW(Rela) * r, size_t bytes, int which)
 {
 	size_t i, n = r ? bytes / sizeof(*r) : 0;
 
@@ -370,7 +361,7 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
 	uint64_t h = name_hash(info);
 	const int *which = ctx;
-	struct dyn d;
+	struct vt_dyn d;
 
 	(void)size;
 	/* not this library (its calls are the next definitions'), not the
@@ -379,7 +370,7 @@ static int patch_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	    strstr(name, "linux-vdso") || strstr(name, "linux-gate"))
 		return 0;
 	mark_module(info, h);
-	if (!read_dyn(info, &d))
+	if (!vt_read_dyn(info, &d))
 		return 0;
 	patch_relocs(info, &d, h, d.jmprel, d.jmprelsz, *which);
 	patch_relocs(info, &d, h, d.rela, d.relasz, *which);

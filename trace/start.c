@@ -57,6 +57,8 @@ static void find_modules(void)
 	dl_iterate_phdr(find_text, &me);
 	dl_iterate_phdr(find_text, &unw);
 	vt_self(me.lo, me.hi, unw.lo, unw.hi);
+	/* before libunwind's first use, which makes its pipe */
+	vt_unw_pipe_aside(unw.lo);
 }
 
 /* Takes every word of LD_PRELOAD naming this library out of it, in place

@@ -8,6 +8,7 @@
 #ifndef VMS_VMSTRACE_H
 #define VMS_VMSTRACE_H
 
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -171,6 +172,21 @@ void vt_follow_born(pid_t child, char *const *envp);
  * its cache's lock or inside its pthread_once), which would wait on
  * itself; the frames the own walk found up to there are taken instead. */
 void vt_self(uintptr_t lo, uintptr_t hi, uintptr_t unw_lo, uintptr_t unw_hi);
+/* A module's dynamic table, with pointers made absolute (glibc relocates
+ * most of them in place; a loader that does not leaves them relative):
+ * false without a symbol table (attach.c). */
+struct vt_dyn {
+	const ElfW(Rela) * rela, *jmprel;
+	size_t relasz, jmprelsz;
+	const ElfW(Sym) * symtab;
+	const char *strtab;
+};
+bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d);
+/* libunwind's pipe (the one it checks addresses with) made at the top of
+ * the descriptor range, not among the program's lowest: its pipe2 entry
+ * redirected, before libunwind is first called (unwpipe.c). unw_at: an
+ * address in libunwind's text. */
+void vt_unw_pipe_aside(uintptr_t unw_at);
 /* A call's record, opened before the call and closed after it, with what
  * it did (tracewire.h: the sequence number is the opening's). Between the
  * two the thread records nothing (a signal handler's calls go unrecorded).
