@@ -200,6 +200,18 @@ static bool same_file(const char *x, const char *y)
 	return same;
 }
 
+/* Whether path is this run's standard output: "-", or the very file (a
+ * regular file, a pipe, a terminal) descriptor 1 is, as /dev/stdout. */
+static bool is_stdout(const char *path)
+{
+	struct stat sp, so;
+
+	if (!strcmp(path, "-"))
+		return true;
+	return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+	       sp.st_dev == so.st_dev && sp.st_ino == so.st_ino;
+}
+
 /* A side of -d that names a saved file, not a PID (cli_diff's rule). */
 static bool diff_side_is_file(const char *what)
 {
@@ -522,6 +534,17 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return cli_usage_error("-w and -o both name %s: the one would "
 				       "overwrite the other",
 				       a->output);
+	/* -s or -e print to standard output, and -w would write the
+	 * snapshot there too (-w -, -w /dev/stdout, the file the shell
+	 * redirected to: replaced under the shell's descriptor, the
+	 * printout then went to the old file, unlinked) */
+	if (a->save && (a->summary || a->export) &&
+	    (!a->output || !strcmp(a->output, "-")) && is_stdout(a->save))
+		return cli_usage_error("-w %s is the standard output -s or -e "
+				       "print to: the snapshot and the "
+				       "printout would be one file (give -o "
+				       "FILE)",
+				       a->save);
 	if (a->output && strcmp(a->output, "-") != 0 && output_read(a))
 		return cli_usage_error("-o names %s, which this run reads: "
 				       "the export would replace it",

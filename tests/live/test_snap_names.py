@@ -12,7 +12,13 @@
     line naming it) from its first bytes: it is not read on (the old
     loader read up to 1 GiB of it first: 1 GiB of memory, seconds); a
     sparse 4 GiB file that starts as a snapshot is refused by its size,
-    unread. Each run's peak RSS (wait4) stays under 64 MiB.
+    unread. Each run's peak RSS (wait4) stays under 64 MiB;
+  - -w naming the standard output that -s or -e print to (-w -,
+    -w /dev/stdout with the output redirected to a file) is a usage error
+    (exit 1): the snapshot's rename replaced the shell's file under its
+    descriptor, and the printout went to the old one, unlinked, lost;
+    with -o FILE for the printout, -w /dev/stdout writes the snapshot
+    there, and it loads.
 """
 import os
 import shutil
@@ -118,10 +124,40 @@ def not_read_on(tmp):
              % path, "%d KiB" % rss)
 
 
+def onto_stdout(tmp):
+    p, _ = T.start([T.target("everykind")])
+    try:
+        out = os.path.join(tmp, "printed")
+        for w in ("-", "/dev/stdout"):
+            with open(out, "wb") as f:
+                r = subprocess.run([T.VMSCOPE, "-w", w, "-s", str(p.pid)],
+                                   stdout=f, stderr=subprocess.PIPE,
+                                   timeout=120)
+            T.ok(r.returncode == 1 and b"standard output" in r.stderr and
+                 os.path.getsize(out) == 0,
+                 "-w %s -s > FILE: refused (exit 1), nothing written" % w,
+                 (r.returncode, r.stderr[-300:]))
+        snap, summ = os.path.join(tmp, "so.vms"), os.path.join(tmp, "so.txt")
+        with open(snap, "wb") as f:
+            r = subprocess.run([T.VMSCOPE, "-w", "/dev/stdout", "-s", "-o",
+                                summ, str(p.pid)], stdout=f,
+                               stderr=subprocess.PIPE, timeout=120)
+        r2 = T.run_vmscope("-l", snap, "-s")
+        T.ok(r.returncode == 0 and r2.returncode == 0 and
+             open(summ).read().startswith("Process:") and
+             r2.stdout.decode().startswith("Process:"),
+             "-w /dev/stdout -s -o FILE: the snapshot on standard output "
+             "(it loads), the summary in FILE",
+             (r.returncode, r.stderr[-300:], r2.stderr[-300:]))
+    finally:
+        T.kill(p)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="vms-snapnames-") as tmp:
         outputs(tmp)
         not_read_on(tmp)
+        onto_stdout(tmp)
     T.done()
 
 
