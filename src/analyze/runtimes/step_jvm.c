@@ -365,9 +365,11 @@ static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 }
 
 /* The Java heap's reservation by the JVM's own account: libjvm's exported
- * VMStructs (hsstructs.h) read in the snapshot's memory. 0 with
- * [*start, *end), or -1 and why. */
-static int exact_heap(struct vms_snapshot *s, unsigned have, uint64_t *start,
+ * VMStructs (hsstructs.h) read in the snapshot's memory. 0 with *t (the
+ * table's entries), *heap (the CollectedHeap*) and [*start, *end), or -1
+ * and why (*t then as far as it was read: what it lacks not had). */
+static int exact_heap(struct vms_snapshot *s, unsigned have,
+		      struct hsstructs *t, uint64_t *heap, uint64_t *start,
 		      uint64_t *end, const char **why)
 {
 	static const char *const names[7] = {
@@ -389,6 +391,7 @@ static int exact_heap(struct vms_snapshot *s, unsigned have, uint64_t *start,
 	int fd = -1, rc = -1;
 	bool ok = true;
 
+	memset(t, 0, sizeof(*t));
 	*why = "the snapshot has no memory or files to read libjvm's VMStructs "
 	       "in";
 	if ((have & (VMS_SRC_MEMORY | VMS_SRC_FILES)) !=
@@ -411,8 +414,10 @@ static int exact_heap(struct vms_snapshot *s, unsigned have, uint64_t *start,
 	if (im && ok) {
 		struct jvm_mem m = { s, im, &src, fd >= 0 };
 
-		rc = hsstructs_heap(&l, read_mem, &m, s->cap.page_size, start,
-				    end, why);
+		rc = hsstructs_read(&l, read_mem, &m, s->cap.page_size, t, why);
+		if (rc == 0)
+			rc = hsstructs_heap(t, read_mem, &m, s->cap.page_size,
+					    heap, start, end, why);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -530,7 +535,8 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 {
 	struct vms_managed *m;
 	struct hsperf h;
-	uint64_t sum = 0, hs = 0, he = 0;
+	struct hsstructs t;
+	uint64_t sum = 0, heap = 0, hs = 0, he = 0;
 	size_t i, first = 0, end = 0;
 	const char *pwhy, *detail, *xwhy = "", *zwhy = "";
 	char msg[400], pmsg[200];
@@ -551,7 +557,7 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 	if (!jvm)
 		return 0;
 	perf = perf_of(s, have, &h, pmsg, sizeof(pmsg), &pwhy) == 0;
-	exact = exact_heap(s, have, &hs, &he, &xwhy) == 0;
+	exact = exact_heap(s, have, &t, &heap, &hs, &he, &xwhy) == 0;
 	/* no range from VMStructs: ZGC's, whose views say where it is */
 	if (!exact && (z = jvm_zgc_find(s, ZGC_ALIAS, &first, &end, &zwhy)) < 0)
 		xwhy = zwhy;
