@@ -24,19 +24,26 @@ one) under G1, Parallel and Serial at -Xmx256m, 512m and 2g, at 512m with
     of the range are waited for to agree first (G1 uncommits on a thread
     of its own after System.gc()), bounded;
   - its parts (eden, s0, s1, old, metaspace, class space: capacity, used,
-    max) and used equal hsperfdata, read independently by
-    tests/lib/hsperf.py before and after vmscope (taken only when both
-    agree);
+    max) equal hsperfdata, read independently by tests/lib/hsperf.py
+    before and after vmscope (taken only when both agree); its used too
+    (figures "hsperfdata") for Parallel, Serial and Shenandoah; for G1
+    its used is G1's own, jcmd GC.heap_info's (in K, rounded down, taken
+    before and after and the same), where hsperfdata's sum of the spaces
+    is not (JvmHeap keeps 256 KiB in the region being allocated in, which
+    G1's hsperfdata counts only at its retirement), figures "G1 heap
+    regions (VMStructs); parts: hsperfdata";
   - the class space named "JVM class space" is where `jcmd VM.info` says
     (none with -XX:-UseCompressedClassPointers).
 Shenandoah at 512m the same way (its GC.heap_info: reserved region and
 committed). ZGC at 512m (check_zgc): its heap is a memfd mapped in three
 views; one managed heap at the remapped view jcmd VM.info names, the other
 two named as views of it. G1 at 512m with -XX:-UsePerfData (no hsperfdata): its heap is still one
-managed heap at jcmd's range with jcmd's committed, without parts or used,
-and a note says why. For G1 at 512m also with -b fork, and saved with -w
+managed heap at jcmd's range with jcmd's committed and used (its
+regions), without parts, and a note says why. For G1 at 512m also with -b fork, and saved with -w
 and loaded with -l: the jvm heap, its parts and its regions' types and
-names come back as a live capture has them. Every JVM started is killed by its pid. Skipped
+names come back as a live capture has them; and G1's used is jcmd's also
+without -F (the JVM running), with --all -e openmetrics, and (G1 at
+256m) read from a gcore core with -l. Every JVM started is killed by its pid. Skipped
 without java; the range checks are skipped without jcmd (a JRE)."""
 import os
 import re
@@ -65,16 +72,28 @@ def read_perf(pid):
     return hsperf.figures(hsperf.read(perf_path(pid)))
 
 
-def stable_capture(pid, extra):
+G1_USED = re.compile(r"garbage-first heap\s+total (?:reserved \d+K, "
+                     r"committed )?\d+K, used (\d+)K")
+
+
+def g1_used_k(pid):
+    """G1's used() in K as jcmd GC.heap_info prints it (used()/K, rounded
+    down), or None (not G1, or no jcmd)."""
+    m = G1_USED.search(jcmd(pid, "GC.heap_info") or "")
+    return int(m.group(1)) if m else None
+
+
+def stable_capture(pid, extra, g1=False):
     """vmscope's JSON and hsperfdata figures the JVM did not change
-    around it (before == after)."""
-    for _ in range(3):
-        before = read_perf(pid)
+    around it (before == after); with g1, jcmd's used too (the third
+    item, in K)."""
+    for _ in range(5):
+        before = read_perf(pid), g1 and g1_used_k(pid)
         snap = T.vmscope_json(pid, *extra)
-        after = read_perf(pid)
+        after = read_perf(pid), g1 and g1_used_k(pid)
         if before == after:
-            return snap, after
-    return snap, None
+            return snap, after[0], after[1]
+    return snap, None, None
 
 
 def gens(figs):
@@ -184,9 +203,10 @@ def check(label, pid, extra, ccp=True):
     truth = heap_info(pid)
     if truth:
         settle(pid, truth[0], truth[1])
-    snap, figs = stable_capture(pid, extra)
-    if not T.ok(figs is not None, "%s: hsperfdata stable around the capture"
-                % label):
+    g1 = bool(truth) and "garbage-first heap" in truth[2]
+    snap, figs, jcmd_k = stable_capture(pid, extra, g1)
+    if not T.ok(figs is not None, "%s: hsperfdata%s stable around the "
+                "capture" % (label, " and jcmd's used" if g1 else "")):
         return
     jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
     if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
@@ -239,7 +259,6 @@ def check(label, pid, extra, ccp=True):
     if truth and "shenandoah" in truth[2]:
         T.eq(m["committed"], truth[2]["shenandoah"],
              "%s: ... and jcmd's Shenandoah committed" % label)
-    T.eq(m["figures"], "hsperfdata", "%s: figures from hsperfdata" % label)
     want = want_parts(figs)
     got = {p["name"]: (p["capacity"], p["used"], p["max"], p["in_heap"])
            for p in m["parts"]}
@@ -248,7 +267,13 @@ def check(label, pid, extra, ccp=True):
                              for k, v in sorted(got.items()))),
          "got %r\nwant %r" % (got, want))
     used = sum(v[1] for v in want.values() if v[3])
-    T.eq(m["used"], used, "%s: used %d is the heap spaces' used" % (label, used))
+    if g1:
+        check_g1_used(label, m, jcmd_k, used)
+    else:
+        T.eq(m["figures"], "hsperfdata", "%s: figures from hsperfdata"
+             % label)
+        T.eq(m["used"], used, "%s: used %d is the heap spaces' used"
+             % (label, used))
     vi = jcmd(pid, "VM.info")
     cm = vi and re.search(r"Compressed class space mapped at: 0x([0-9a-f]+)-"
                           r"0x([0-9a-f]+)", vi)
@@ -264,6 +289,25 @@ def check(label, pid, extra, ccp=True):
              [r["start"] for r in named])
     else:
         T.skip("%s: class space" % label, "jcmd not installed")
+
+
+def check_g1_used(label, m, jcmd_k, spaces):
+    """G1: the heap's used is G1's own used() (jcmd GC.heap_info's, in K,
+    taken before and after the capture and the same), the sum of its
+    regions' top - bottom; not hsperfdata's sum of its spaces (jstat's),
+    which leaves out the region being allocated in (JvmHeap keeps 256 KiB
+    there) until a collection or its retirement."""
+    T.eq(m["figures"], "G1 heap regions (VMStructs); parts: hsperfdata",
+         "%s: used from G1's regions, parts from hsperfdata" % label)
+    T.ok(m["used"] is not None and m["used"] // 1024 == jcmd_k,
+         "%s: used %s bytes (%sK) is jcmd GC.heap_info's %dK (before and "
+         "after); hsperfdata's sum of the spaces (jstat's) %d (%dK) is not"
+         % (label, m["used"], m["used"] // 1024 if m["used"] else "-",
+            jcmd_k, spaces, spaces // 1024))
+    T.ok(spaces // 1024 != jcmd_k,
+         "%s: ... the case is exercised: hsperfdata's sum %dK is not jcmd's "
+         "%dK (the region being allocated in)" % (label, spaces // 1024,
+                                                  jcmd_k))
 
 
 def vm_info_hex(info, name):
@@ -286,7 +330,7 @@ def check_zgc(label, pid):
         T.skip("%s: the heap by jcmd VM.info" % label, "jcmd not installed "
                "(a JRE), or no ZGC globals printed")
         return
-    snap, figs = stable_capture(pid, ["-F"])
+    snap, figs, _ = stable_capture(pid, ["-F"])
     if not T.ok(figs is not None, "%s: hsperfdata stable around the capture"
                 % label):
         return
@@ -334,7 +378,8 @@ def check_zgc(label, pid):
 
 def check_noperf(label, pid):
     """-XX:-UsePerfData: no hsperfdata, the heap still where VMStructs
-    says, its committed G1's own (jcmd), its spaces unknown (a note)."""
+    says, its committed G1's own (jcmd), its used too (its regions: jcmd's,
+    taken before and after), its spaces unknown (a note)."""
     truth = heap_info(pid)
     if not truth:
         T.skip("%s: the heap without hsperfdata" % label, "jcmd not "
@@ -347,7 +392,12 @@ def check_noperf(label, pid):
         T.time.sleep(0.5)
         truth = heap_info(pid) or truth
         total = truth[2].get("garbage-first heap")
-    snap = T.vmscope_json(pid, "-F")
+    for _ in range(5):
+        before = g1_used_k(pid)
+        snap = T.vmscope_json(pid, "-F")
+        after = g1_used_k(pid)
+        if before == after:
+            break
     jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
     if not T.ok(len(jvm) == 1, "%s: one managed heap of runtime jvm" % label,
                 (snap["managed"], [n for n in snap["capture"].get("missing")
@@ -360,9 +410,60 @@ def check_noperf(label, pid):
          (label, start, end, m["committed"]), (truth, m))
     notes = [n["why"] for n in snap["capture"]["missing"]
              if n["step"] == "jvm"]
-    T.ok(m["parts"] == [] and m["used"] is None and m["figures"] is None
-         and len(notes) == 1 and "hsperfdata" in notes[0],
-         "%s: no parts nor used, and a note says why: %s" % (label, notes))
+    T.ok(m["parts"] == [] and len(notes) == 1 and "hsperfdata" in notes[0]
+         and "its spaces are not known" in notes[0],
+         "%s: no parts, and a note says why: %s" % (label, notes))
+    T.ok(before is not None and before == after and m["used"] is not None
+         and m["used"] // 1024 == after
+         and m["figures"] == "G1 heap regions (VMStructs)",
+         "%s: used %s (figures: %s) is jcmd GC.heap_info's %sK, before and "
+         "after: G1's regions need no hsperfdata"
+         % (label, m["used"], m["figures"], after))
+
+
+def check_all(label, pid):
+    """--all -e openmetrics PID (nothing stopped: G1's regions are read
+    while the JVM runs, taken when its collection count did not move):
+    its vmscope_managed_used_bytes is jcmd's used, taken before and
+    after."""
+    for _ in range(5):
+        before = g1_used_k(pid)
+        r = T.run_vmscope("--all", "-e", "openmetrics", str(pid))
+        after = g1_used_k(pid)
+        if before == after:
+            break
+    got = [v for name, lab, v in T.om_samples(r.stdout.decode())
+           if name == "vmscope_managed_used_bytes"
+           and lab.get("pid") == str(pid) and lab.get("runtime") == "jvm"]
+    T.ok(r.returncode == 0 and before is not None and before == after
+         and len(got) == 1 and int(got[0]) // 1024 == after,
+         "%s: vmscope_managed_used_bytes %s is jcmd GC.heap_info's %sK "
+         "(before %sK)" % (label, got, after, before), r.stderr)
+
+
+def cored(label, pid, tmp):
+    """A core of the JVM (gcore), loaded with -l: its G1 heap's used read
+    in the core's memory is jcmd's, taken before and after the dump."""
+    if not shutil.which("gcore"):
+        T.skip("%s: a core's G1 used" % label, "gdb's gcore not installed")
+        return
+    for _ in range(3):
+        before = g1_used_k(pid)
+        core = T.gcore(pid, tmp)
+        after = g1_used_k(pid)
+        if before == after:
+            break
+        os.unlink(core)
+    r = T.run_vmscope("-l", core, "-e", "json")
+    os.unlink(core)
+    snap = T.json.loads(r.stdout) if r.returncode == 0 else {"managed": []}
+    jvm = [m for m in snap["managed"] if m["runtime"] == "jvm"]
+    T.ok(before is not None and before == after and len(jvm) == 1
+         and jvm[0]["used"] is not None and jvm[0]["used"] // 1024 == after
+         and jvm[0]["figures"].startswith("G1 heap regions"),
+         "%s: used %s (figures: %s) is jcmd GC.heap_info's %sK"
+         % (label, jvm and jvm[0]["used"], jvm and jvm[0]["figures"], after),
+         r.stderr)
 
 
 def saved(label, pid, tmp):
@@ -439,7 +540,11 @@ def run_one(cfg, proc, line, tmp):
     check("%s -F" % label, pid, ["-F"], ccp)
     if (gc, xmx, flags) == ("G1", "512m", ()):
         check("%s -b fork" % label, pid, ["-b", "fork"], ccp)
+        check("%s running" % label, pid, [], ccp)
+        check_all("%s --all" % label, pid)
         saved("%s -w/-l" % label, pid, tmp)
+    if (gc, xmx, flags) == ("G1", "256m", ()):
+        cored("%s core" % label, pid, tmp)
 
 
 def main():

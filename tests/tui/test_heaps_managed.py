@@ -9,7 +9,8 @@ one's capacity, used and max. Each figure equals the JSON export's managed
 entry of the same JVM, taken with -F before and after the viewer's
 capture (a try counts only when the two agree: the JVM may change its
 figures between captures); the detail below names the heap's range and
-where its figures came from (hsperfdata). The same snapshot saved with -w
+where its figures came from (G1's regions for used, hsperfdata for the
+parts). The same snapshot saved with -w
 and opened with -l shows the same rows (the jvm step's record put back);
 Enter on a part shows the heap in the viewer as one allocation (one row
 "+ START Managed Heap 384 M ... Java heap (GarbageFirst)", its regions
@@ -89,9 +90,13 @@ def open_jvm(tm, what):
         scr = tm.keys("Down").wait_for("jvm managed heap", timeout=1)
         if "jvm managed heap" in scr:
             break
-    T.ok("jvm managed heap" in scr and "figures: hsperfdata" in scr,
+    # (the detail is wrapped at the screen's width)
+    T.ok("jvm managed heap" in scr and
+         "figures: G1 heap regions (VMStructs); parts: hsperfdata" in
+         re.sub(r"\s+", " ", scr),
          "%s: the cursor on the jvm heap: its detail says its range and "
-         "that its figures are the JVM's hsperfdata" % what, scr)
+         "where its figures came from: G1's regions (used), the JVM's "
+         "hsperfdata (parts)" % what, scr)
     return tm.expect("%s: Right opens it into its parts" % what,
                      lambda s: re.search(r"^\s+- jvm 0x", s, re.M) and
                      "class space" in s, "Right")

@@ -35,7 +35,7 @@ void hm_row(const struct ui *u, const struct hrow *r, char *name, size_t n,
 		 * survivor space has a capacity of 8 bytes there (jstat:
 		 * 0.0), not a size to read; b shows the bytes as stored */
 		if (!heaps_of(u)->bytes && m->figures &&
-		    strcmp(m->figures, "hsperfdata") == 0) {
+		    strstr(m->figures, "hsperfdata")) {
 			int k;
 
 			for (k = 0; k < 3; k++)

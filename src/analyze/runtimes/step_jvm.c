@@ -47,6 +47,15 @@
  * The figures are read from the file while the steps run: the target is
  * held still then with -F; with -b fork the JVM runs on, and they are of
  * the instant they are read.
+ *
+ * A G1 heap's used is G1's own (hsg1.h): its regions' top - bottom read
+ * through VMStructs in the snapshot's memory (with -b fork the clone's),
+ * in place of hsperfdata's sum of the spaces, which leaves out the
+ * regions being allocated in between collections; the parts stay
+ * hsperfdata's (G1's counts per space are those very figures). A running
+ * target (no VMS_SRC_CONSISTENT: the default sampler, --all) is read
+ * between two reads of its collection count (hsg1.h). Where the regions
+ * cannot be read, a note, and hsperfdata's used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +66,7 @@
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtscan.h"
+#include "analyze/runtimes/hsg1.h"
 #include "analyze/runtimes/hsperf.h"
 #include "analyze/runtimes/hsstructs.h"
 #include "analyze/runtimes/jvm_zgc.h"
@@ -424,6 +434,59 @@ static int exact_heap(struct vms_snapshot *s, unsigned have,
 	return rc;
 }
 
+/* hsg1's batched reader: the snapshot's memory, each piece alone. */
+static bool read_each_mem(void *ctx, const uint64_t *addr, size_t n, size_t len,
+			  void *buf, unsigned char *ok)
+{
+	struct jvm_mem *m = ctx;
+	struct vms_error e = { 0 };
+
+	return vms_source_read_each(m->s, addr, n, len, buf, ok, &e) == 0;
+}
+
+/* A G1 heap's used by its own regions (hsg1.h) in m, in place of
+ * hsperfdata's sum of its spaces, which leaves out what the regions
+ * being allocated in hold until a collection or their retirement (jstat
+ * the same; jcmd GC.heap_info counts them). Where the heap is G1's (g1:
+ * by hsperfdata; else by HeapRegion::GrainBytes) and they cannot be read,
+ * a note says why and m keeps hsperfdata's used. 0, or -1 on out of
+ * memory. */
+static int g1_used(struct vms_snapshot *s, unsigned have,
+		   const struct hsstructs *t, uint64_t heap, uint64_t hs,
+		   uint64_t he, bool g1, struct vms_managed *m,
+		   struct vms_error *err)
+{
+	struct jvm_mem mem = { s, NULL, NULL, false };
+	const struct hsg1_reader rd = { read_mem, read_each_mem, &mem };
+	bool still = (have & VMS_SRC_CONSISTENT) != 0;
+	const char *why;
+	char msg[400];
+	uint64_t used;
+	int rc;
+
+	if (still)
+		vms_source_hold(s, true);
+	rc = hsg1_used(t, &rd, heap, hs, he, still, &used, &why);
+	if (rc == -2)
+		return step_nomem(err, "jvm");
+	if (rc == 0) {
+		m->used = (int64_t)used;
+		m->figures = m->nparts ? "G1 heap regions (VMStructs); parts: "
+					 "hsperfdata"
+				       : "G1 heap regions (VMStructs)";
+		return 0;
+	}
+	if (rc == 1 && !g1)
+		return 0; /* not G1's */
+	snprintf(msg, sizeof(msg), "the G1 heap's used is %s: %s",
+		 m->used >= 0 ? "hsperfdata's (jstat's: between collections "
+				"it leaves out what the regions being "
+				"allocated in hold)"
+			      : "not known",
+		 why);
+	return note(s, msg, err);
+}
+
 /* The regions [first, end) that hold [start, stop), adjacent, each a
  * piece of the heap: true when so. The first may begin below start and
  * the last end past stop where it is plain anonymous memory: the kernel
@@ -594,14 +657,6 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 			 (unsigned long long)sum, xwhy);
 		return note(s, msg, err);
 	}
-	if (!perf) {
-		snprintf(msg, sizeof(msg),
-			 "%s: the Java heap is where its VMStructs say, but "
-			 "its spaces and use are not known",
-			 pwhy);
-		if (note(s, msg, err) < 0)
-			return -1;
-	}
 	detail = perf && h.policy[0]
 			 ? arena_printf(&s->arena, "Java heap (%s)", h.policy)
 			 : "Java heap";
@@ -622,6 +677,18 @@ static int step_jvm_run(struct vms_snapshot *s, unsigned have,
 	if (!m || (perf && parts_of(s, &h, m) < 0))
 		return step_nomem(err, "jvm");
 	m->committed = committed_in(s, first, end, hs, he);
+	if (exact &&
+	    g1_used(s, have, &t, heap, hs, he,
+		    perf && strcmp(h.policy, "GarbageFirst") == 0, m, err) < 0)
+		return -1;
+	if (!perf) {
+		snprintf(msg, sizeof(msg),
+			 "%s: the Java heap is where its VMStructs say, but "
+			 "its spaces%s are not known",
+			 pwhy, m->used >= 0 ? "" : " and use");
+		if (note(s, msg, err) < 0)
+			return -1;
+	}
 	if (perf)
 		name_native(s, &h);
 	return 0;
