@@ -8,7 +8,9 @@
  * more HeapRegions than one window, a window that cannot be read whole
  * read piece by piece; every way the table, a region or the collector's
  * state can be wrong is a -1 with a reason (never a partial sum), a heap
- * not G1's (GrainBytes 0) a 1. */
+ * not G1's (GrainBytes 0) a 1; a table whose HeapRegions overlap (their
+ * pointers closer than the fields read) never has more asked of the
+ * piece-by-piece reader than its buffer holds. */
 #include "analyze/runtimes/hsg1.h"
 #include "tap.h"
 
@@ -31,6 +33,7 @@ static int bump; /* reads of the collection count that add one */
 static int fix_after; /* reads of the count after which fix_at is set */
 static uint64_t fix_at, fix_to;
 static size_t nreads, neach;
+static size_t each_over; /* each() asked for more than HSG1_WINDOW bytes */
 
 static void put64(uint64_t addr, uint64_t v)
 {
@@ -64,6 +67,10 @@ static bool each(void *ctx, const uint64_t *addr, size_t n, size_t len,
 	size_t i;
 
 	neach++;
+	if (n * len > HSG1_WINDOW) {
+		each_over++; /* buf holds HSG1_WINDOW bytes: not written */
+		return false;
+	}
 	for (i = 0; i < n; i++)
 		okp[i] = rd(ctx, addr[i], (char *)buf + i * len, len);
 	return true;
@@ -231,6 +238,22 @@ int main(void)
 	fix_after = 2;
 	ok(used_of(n, true, &used, &why) < 0 && strstr(why, "index"),
 	   "held still, the same: refused: %s", why);
+	/* HeapRegions 8 bytes apart whose fields span 504 bytes (_end at
+	 * 496: the table's offsets are the target's to choose), a window
+	 * that cannot be read whole: read piece by piece, no more pieces
+	 * than the window's buffer holds (it took HSG1_WINDOW / 24 of them,
+	 * 504 bytes each: 1.3 MiB written into 64 KiB) */
+	heap(n);
+	T.at[HS_HR_END] = 496;
+	for (uint64_t i = 0; i < n; i++)
+		put64(TABLE + i * 8, REGIONS + i * 8);
+	hole_lo = REGIONS + 600;
+	hole_hi = hole_lo + 8;
+	each_over = neach = 0;
+	ok(used_of(n, true, &used, &why) < 0 && neach > 0 && each_over == 0,
+	   "overlapping HeapRegions, read piece by piece: at most "
+	   "HSG1_WINDOW bytes asked at once (%zu of %zu calls more): %s",
+	   each_over, neach, why);
 	/* one region, the whole heap */
 	want = heap(1);
 	ok(used_of(1, true, &used, &why) == 0 && used == want,

@@ -18,13 +18,17 @@ struct walk {
 	const struct hsg1_reader *rd;
 	uint64_t start, grain, base, n;
 	uint64_t lo, span; /* the fields read: [at + lo, at + lo + span) */
+	/* the most pieces a window takes: read alone, each piece's span
+	 * bytes go one after the other into buf (HSG1_WINDOW bytes) */
+	size_t most;
 	uint64_t off[3]; /* _bottom, _top, _end, from lo */
 	uint64_t *ptrs, *addr;
 	struct piece *pieces;
 	unsigned char *buf, *ok;
 };
 
-/* The most HeapRegions a window holds (their three fields apart). */
+/* The most HeapRegions a window holds (their three fields apart: a span
+ * of 24 bytes at least); walk.most for the span the table gives. */
 #define MOST (HSG1_WINDOW / 24)
 
 static bool read_u64(const struct hsg1_reader *rd, uint64_t addr, uint64_t *v)
@@ -73,7 +77,7 @@ static bool read_regions(const struct walk *w, const struct piece *pc, size_t n,
 		uint64_t from = pc[i].at + w->lo, to;
 
 		for (j = i + 1;
-		     j < n && j - i < MOST &&
+		     j < n && j - i < w->most &&
 		     pc[j].at + w->lo + w->span - from <= HSG1_WINDOW;
 		     j++)
 			;
@@ -227,6 +231,10 @@ static int walk_of(const struct hsstructs *t, const struct hsg1_reader *rd,
 	w->n = (end - start) / w->grain;
 	w->lo = lo;
 	w->span = hi - lo;
+	/* HeapRegions closer than their span (a table that says they
+	 * overlap) fill a window with more pieces than buf holds read
+	 * alone */
+	w->most = (size_t)(HSG1_WINDOW / w->span);
 	for (i = 0; i < 3; i++)
 		w->off[i] = t->at[HS_HR_BOTTOM + i] - lo;
 	table = heap + t->at[HS_G1_HRM] + t->at[HS_HRM_REGIONS];
