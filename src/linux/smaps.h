@@ -45,8 +45,8 @@ struct arena;
  * writes a newline in a file's name as the four bytes \012 (its only
  * escape there: a line a mapping), read back into the newline, so that a
  * name is the file's as the file system has it (a core dump gcore writes
- * copies the escaped text into its NT_FILE note; the kernel's own holds
- * the name). A name that holds a backslash and 012 itself reads the same:
+ * copies the escaped text into its NT_FILE note, which it alone gives a
+ * page size of 1; the kernel's own holds the name). A name that holds a backslash and 012 itself reads the same:
  * the text cannot tell. NULL when out of memory. */
 const char *smaps_intern_path(struct arena *a, const char *s, size_t n);
 

@@ -14,11 +14,18 @@ holds:
   - -e text and -e csv: the newline shown escaped (\\n), never a line
     broken in two;
   - a snapshot file (-w, then -l) and a core dump of the process (gcore)
-    give the same path as the live capture.
+    give the same path as the live capture;
+  - a core's list of files (NT_FILE) is read as its writer wrote it:
+    tests/fixtures/sleep_small.core with a name made "/usr/b\\012leep"
+    reads as "/usr/b<newline>leep" as gdb wrote it (its page size 1: gdb
+    copies the names from maps), and as "/usr/b\\012leep", backslash and
+    all, with the kernel's page size (4096: the kernel writes the names as
+    they are).
 """
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -38,6 +45,53 @@ os.unlink(sys.argv[-1])
 print("ready", flush=True)
 sys.stdin.read()
 """
+
+
+def nt_file_copies(tmp):
+    """sleep_small.core twice, its first NT_FILE name's "in/s" made the
+    four bytes \\012, the note's page size 1 (gdb's) and 4096 (the
+    kernel's): {page size: path}."""
+    data = bytearray(open(os.path.join(T.ROOT, "tests", "fixtures",
+                                       "sleep_small.core"), "rb").read())
+    phoff = struct.unpack_from("<Q", data, 0x20)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ptype, _, off, _, _, size = struct.unpack_from(
+            "<IIQQQQ", data, phoff + i * phentsize)
+        end = off + size
+        while ptype == 4 and off < end:
+            namesz, descsz, typ = struct.unpack_from("<III", data, off)
+            desc = off + 12 + ((namesz + 3) & ~3)
+            if typ == 0x46494C45:  # NT_FILE
+                count = struct.unpack_from("<Q", data, desc)[0]
+                names = desc + 16 + count * 24
+                at = data.index(b"/usr/bin/sleep", names)
+                data[at:at + 14] = b"/usr/b\\012leep"
+                out = {}
+                for psize in (1, 4096):
+                    struct.pack_into("<Q", data, desc + 8, psize)
+                    out[psize] = os.path.join(tmp, "c%d.core" % psize)
+                    with open(out[psize], "wb") as f:
+                        f.write(data)
+                return out
+            off = desc + ((descsz + 3) & ~3)
+    return {}
+
+
+def nt_file_names(tmp):
+    cores = nt_file_copies(tmp)
+    T.ok(len(cores) == 2, "sleep_small.core's NT_FILE note found")
+    want = {1: "/usr/b\nleep", 4096: "/usr/b\\012leep"}
+    for psize, core in sorted(cores.items()):
+        r = T.run_vmscope("-l", core, "-e", "json")
+        snap = json.loads(r.stdout) if r.returncode == 0 else {
+            "regions": []}
+        paths = {g.get("path") for g in snap["regions"]}
+        T.ok(want[psize] in paths,
+             "a core's NT_FILE with page size %d (%s): the name read as "
+             "%r" % (psize, "gdb's" if psize == 1 else "the kernel's",
+                     want[psize]),
+             sorted(p for p in paths if p and p.startswith("/usr/b")))
 
 
 def regions_named(snap, names):
@@ -104,6 +158,7 @@ def main():
                  "a core dump of it (NT_FILE's names): the same paths")
         else:
             T.skip("a core dump's paths", "no gcore (gdb) here")
+        nt_file_names(tmp)
     finally:
         T.kill(p)
         shutil.rmtree(tmp, ignore_errors=True)

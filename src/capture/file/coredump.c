@@ -287,8 +287,11 @@ static int file_note(struct vms_snapshot *s, const struct core_notes *n,
 		if (end <= start)
 			continue;
 		/* a newline as gcore copies it from maps (\\012), read
-		 * back as a live capture reads it */
-		ip = smaps_intern_path(&s->arena, path, plen);
+		 * back as a live capture reads it; gdb alone writes a page
+		 * size of 1 here: the kernel's own note holds the names as
+		 * they are, a backslash and 012 in one its own */
+		ip = psize == 1 ? smaps_intern_path(&s->arena, path, plen)
+				: arena_intern(&s->arena, path, plen);
 		if (!ip)
 			return vms_error_set(err, VMS_ERR_NOMEM, ENOMEM,
 					     "out of memory");
