@@ -58,6 +58,9 @@ int cli_parse_pid(const char *s, pid_t *pid);
  * ("511 is a thread of process 510: DOING 510"). A pid that cannot be
  * read is given back as it is, for the capture to say why. */
 pid_t cli_process_of(pid_t pid, const char *doing);
+/* The file a side of -d A B names, or NULL where it is a PID (digits
+ * without a slash): the one rule of which a side is. */
+const char *cli_diff_file(const char *what);
 
 /* --list. */
 int cli_list(const struct args *a);

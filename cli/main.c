@@ -212,14 +212,6 @@ static bool is_stdout(const char *path)
 	       sp.st_dev == so.st_dev && sp.st_ino == so.st_ino;
 }
 
-/* A side of -d that names a saved file, not a PID (cli_diff's rule). */
-static bool diff_side_is_file(const char *what)
-{
-	pid_t pid;
-
-	return strchr(what, '/') || cli_parse_pid(what, &pid) < 0;
-}
-
 /* The file -o would replace that this run reads (-l FILE, a file side of
  * -d A B), or NULL: a regular file only, the one thing the export's
  * rename would destroy (a FIFO or terminal read and written is not). */
@@ -230,8 +222,8 @@ static const char *output_read(const struct args *a)
 	int i;
 
 	if (a->diff) {
-		in[0] = diff_side_is_file(a->diff_a) ? a->diff_a : NULL;
-		in[1] = diff_side_is_file(a->diff_b) ? a->diff_b : NULL;
+		in[0] = cli_diff_file(a->diff_a);
+		in[1] = cli_diff_file(a->diff_b);
 	}
 	for (i = 0; i < 2; i++)
 		if (in[i] && stat(in[i], &st) == 0 && S_ISREG(st.st_mode) &&
@@ -650,8 +642,8 @@ static bool looks_at_a_process(const struct args *a)
 	if (a->load)
 		return !batch;
 	if (a->diff)
-		return !batch || !diff_side_is_file(a->diff_a) ||
-		       !diff_side_is_file(a->diff_b);
+		return !batch || !cli_diff_file(a->diff_a) ||
+		       !cli_diff_file(a->diff_b);
 	return true;
 }
 

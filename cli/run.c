@@ -490,8 +490,8 @@ int cli_load(const struct args *a)
 	return rc;
 }
 
-/* The file a side of -d names (as diff_side reads it), or NULL: a PID. */
-static const char *diff_side_file(const char *what)
+/* cli.h */
+const char *cli_diff_file(const char *what)
 {
 	pid_t pid;
 
@@ -506,7 +506,7 @@ static struct vms_snapshot *diff_side(const struct args *a, const char *what,
 	struct vms_capture_opts co = { 0 };
 	pid_t pid = 0;
 
-	if (!diff_side_file(what)) {
+	if (!cli_diff_file(what)) {
 		cli_parse_pid(what, &pid);
 		co.pid = cli_process_of(pid, "comparing");
 		co.freeze = a->freeze;
@@ -545,10 +545,9 @@ int cli_diff(const struct args *a)
 				      .copts = { .freeze = a->freeze },
 				      .theme = a->theme,
 				      .snap = sa,
-				      .snap_path = diff_side_file(a->diff_a),
+				      .snap_path = cli_diff_file(a->diff_a),
 				      .snap_b = sb,
-				      .snap_path_b =
-					      diff_side_file(a->diff_b) };
+				      .snap_path_b = cli_diff_file(a->diff_b) };
 
 		selfcopy_setlocale(LC_CTYPE, "");
 		rc = ui_run(&uo, &err) < 0 ? cli_fail(&err) : 0;
