@@ -41,24 +41,26 @@ def main():
         with open(shared, "wb") as f:
             f.write(b"x" * 8192)
         p, _ = T.start([T.target("core_diff"), shared])
-        core = T.gcore(p.pid, tmp)
-        for a, b, what in ((core, p.pid, "-d CORE PID"),
-                           (p.pid, core, "-d PID CORE"),
-                           (core, core, "-d CORE CORE")):
-            d = json.loads(run("-F", "-d", a, b, "-e", "json"))
-            T.ok(d["changes"]["regions"] == [] and
-                 not any(d["counts"].values()),
-                 "%s -e json: no region change" % what,
-                 [(c["change"], c["start"], c["path"])
-                  for c in d["changes"]["regions"]])
-            rows = list(csv.DictReader(io.StringIO(
-                run("-F", "-d", a, b, "-e", "csv"))))
-            T.eq([r["path"] for r in rows if r["record"] == "region"], [],
-                 "%s -e csv: no region row" % what)
-            out = run("-F", "-d", a, b, "-s")
-            T.ok("No region changed." in out, "%s -s: no region changed"
-                 % what, out[-600:])
-        T.kill(p)
+        try:
+            core = T.gcore(p.pid, tmp)
+            for a, b, what in ((core, p.pid, "-d CORE PID"),
+                               (p.pid, core, "-d PID CORE"),
+                               (core, core, "-d CORE CORE")):
+                d = json.loads(run("-F", "-d", a, b, "-e", "json"))
+                T.ok(d["changes"]["regions"] == [] and
+                     not any(d["counts"].values()),
+                     "%s -e json: no region change" % what,
+                     [(c["change"], c["start"], c["path"])
+                      for c in d["changes"]["regions"]])
+                rows = list(csv.DictReader(io.StringIO(
+                    run("-F", "-d", a, b, "-e", "csv"))))
+                T.eq([r["path"] for r in rows if r["record"] == "region"], [],
+                     "%s -e csv: no region row" % what)
+                out = run("-F", "-d", a, b, "-s")
+                T.ok("No region changed." in out, "%s -s: no region changed"
+                     % what, out[-600:])
+        finally:
+            T.kill(p)
     T.done()
 
 

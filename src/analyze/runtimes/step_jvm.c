@@ -467,6 +467,8 @@ static int g1_used(struct vms_snapshot *s, unsigned have,
 	if (still)
 		vms_source_hold(s, true);
 	rc = hsg1_used(t, &rd, heap, hs, he, still, &used, &why);
+	if (still) /* one stop for the regions, as the other steps' */
+		vms_source_hold(s, false);
 	if (rc == -2)
 		return step_nomem(err, "jvm");
 	if (rc == 0) {
