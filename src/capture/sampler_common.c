@@ -41,6 +41,10 @@ struct rollup_read {
 	struct vms_rollup r; /* valid false: unreadable (a check, no error) */
 	pthread_t thread;
 	bool threaded;
+	/* rollup_start_held: the thread made, its read when released */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held;
 };
 
 static void *rollup_run(void *arg)
@@ -49,6 +53,10 @@ static void *rollup_run(void *arg)
 	char *b;
 	size_t n;
 
+	pthread_mutex_lock(&rr->lock);
+	while (rr->held)
+		pthread_cond_wait(&rr->cond, &rr->lock);
+	pthread_mutex_unlock(&rr->lock);
 	rr->r.valid = false;
 	if (procfs_read_file(rr->path, &b, &n) < 0)
 		return NULL;
@@ -57,24 +65,56 @@ static void *rollup_run(void *arg)
 	return NULL;
 }
 
-/* Starts the read; where no thread can be had, reads it here. */
-static void rollup_start(struct rollup_read *rr, pid_t pid)
+/* Starts the read (held: its thread made now, its read when released,
+ * rollup_release); where no thread can be had, reads it here, then (held:
+ * at the release). */
+static void rollup_start_as(struct rollup_read *rr, pid_t pid, bool held)
 {
 	memset(rr, 0, sizeof(*rr));
+	pthread_mutex_init(&rr->lock, NULL);
+	pthread_cond_init(&rr->cond, NULL);
+	rr->held = held;
 	procfs_mm_path(pid, "smaps_rollup", rr->path, sizeof(rr->path));
 	rr->threaded = pthread_create(&rr->thread, NULL, rollup_run, rr) == 0;
+	if (!rr->threaded && !held)
+		rollup_run(rr);
+}
+
+static void rollup_start(struct rollup_read *rr, pid_t pid)
+{
+	rollup_start_as(rr, pid, false);
+}
+
+static void rollup_release(struct rollup_read *rr)
+{
+	pthread_mutex_lock(&rr->lock);
+	rr->held = false;
+	pthread_cond_broadcast(&rr->cond);
+	pthread_mutex_unlock(&rr->lock);
 	if (!rr->threaded)
 		rollup_run(rr);
 }
 
-/* Waits for it (no thread outlives the capture) and keeps its figures. */
+/* Waits for it (no thread outlives the capture) and keeps its figures
+ * (s NULL: drops them). */
 static void rollup_finish(struct rollup_read *rr, struct vms_snapshot *s)
 {
 	if (rr->threaded)
 		pthread_join(rr->thread, NULL);
 	rr->threaded = false;
-	s->rollup = rr->r;
+	pthread_mutex_destroy(&rr->lock);
+	pthread_cond_destroy(&rr->cond);
+	if (s)
+		s->rollup = rr->r;
 }
+
+/* What a read of smaps made before it is needed (sampler_common.h). */
+struct sampler_prep {
+	int fd;
+	struct readahead *ra;
+	struct rollup_read rr;
+	uint64_t mmap_min;
+};
 
 /* The most regions a process may have (vm.max_map_count; a kernel
  * default without it), capped: the array is reserved at that size, and
@@ -143,16 +183,18 @@ static int exited_during(struct vms_error *err, pid_t pid, const char *name,
 /* /proc/PID/NAME ("smaps" or "maps") streamed through the parser on the
  * reader thread; smaps's rollup and raw text besides. */
 static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
-		     const struct vms_capture_opts *o, struct vms_error *err)
+		     const struct vms_capture_opts *o,
+		     struct sampler_prep *prep, struct vms_error *err)
 {
 	char path[128];
 	struct smaps_parser p;
 	struct readahead *ra;
-	struct rollup_read rr;
+	struct rollup_read own, *rr = prep ? &prep->rr : &own;
 	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
 	bool lean = o && o->lean;
-	bool rollup = smaps && !lean, reserved = false;
+	/* prepared: a full read of smaps, its rollup's thread made */
+	bool rollup = (smaps && !lean) || prep, reserved = false;
 	/* the caller's reader of smaps, begun before (sampler.h) */
 	struct readahead *given = smaps && lean && o->seen && !o->freeze &&
 						  o->seen->mm == s->src.pid
@@ -164,17 +206,23 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	/* /proc/PID/task/TID/smaps of a live thread when the main thread
 	 * called pthread_exit(): the leader's own is empty. */
 	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
-	if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (prep) { /* made before the freeze: let go now, in it */
+		fd = prep->fd;
+		rollup_release(rr);
+		readahead_release(prep->ra);
+	} else if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		return procfs_errno_error(err, pid, name, errno);
+	}
 	/* the rollup first: its walk and smaps's run side by side */
-	if (rollup)
-		rollup_start(&rr, pid);
-	ra = given  ? given
-	     : lean ? readahead_start_inline(fd)
-		    : readahead_start(fd);
+	if (rollup && !prep)
+		rollup_start(rr, pid);
+	ra = prep    ? prep->ra
+	     : given ? given
+	     : lean  ? readahead_start_inline(fd)
+		     : readahead_start(fd);
 	if (!ra) {
 		if (rollup)
-			rollup_finish(&rr, s);
+			rollup_finish(rr, s);
 		close(fd);
 		return vms_error_set(err, VMS_ERR_NOMEM, errno,
 				     "cannot start the %s reader: %s", name,
@@ -195,7 +243,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	 * 15% of a 65,000-region capture; a reservation is only address
 	 * space until the regions fill it. A hint, not a need: where it
 	 * cannot be had the array grows as it comes. */
-	if (!(o && o->expect_regions) && !lean)
+	if (!(o && o->expect_regions) && !lean && !prep)
 		(void)vms_snapshot_reserve(s, map_count_bound());
 	for (;;) {
 		const char *data;
@@ -277,7 +325,7 @@ out:
 		close(fd);
 	}
 	if (rollup)
-		rollup_finish(&rr, s);
+		rollup_finish(rr, s);
 	smaps_parser_release(&p);
 	return rc;
 }
@@ -287,9 +335,13 @@ out:
  * few times, without handing the regions to o->regions_read twice. A
  * frozen process never shows it: one read. */
 static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
-			const struct vms_capture_opts *o, struct vms_error *err)
+			const struct vms_capture_opts *o,
+			struct sampler_prep *prep, struct vms_error *err)
 {
 	struct vms_capture_opts again = { 0 };
+	uint64_t min = o && o->mmap_min_addr ? o->mmap_min_addr
+		       : prep		     ? prep->mmap_min
+					     : 0;
 	int tries = 0;
 
 	if (o)
@@ -297,16 +349,15 @@ static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
 	again.regions_read = NULL;
 	/* read again from the start: the caller's reader is spent */
 	again.seen = NULL;
-	while (read_text(s, pid, name, tries ? &again : o, err) < 0) {
+	while (read_text(s, pid, name, tries ? &again : o, tries ? NULL : prep,
+			 err) < 0) {
 		if (err->kind != VMS_ERR_CAPTURE || err->err != EAGAIN ||
 		    ++tries == SMAPS_TRIES)
 			return -1;
 		sampler_forget_regions(s);
 	}
 	/* This machine's user address range: the live process's own. */
-	totals_set_user_range(s,
-			      o && o->mmap_min_addr ? o->mmap_min_addr
-						    : procfs_mmap_min_addr(),
+	totals_set_user_range(s, min ? min : procfs_mmap_min_addr(),
 			      procfs_user_end());
 	return 0;
 }
@@ -314,13 +365,60 @@ static int read_settled(struct vms_snapshot *s, pid_t pid, const char *name,
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err)
 {
-	return read_settled(s, pid, "smaps", o, err);
+	return read_settled(s, pid, "smaps", o, NULL, err);
 }
 
 int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
 		      const struct vms_capture_opts *o, struct vms_error *err)
 {
-	return read_settled(s, pid, "maps", o, err);
+	return read_settled(s, pid, "maps", o, NULL, err);
+}
+
+struct sampler_prep *sampler_prep_smaps(struct vms_snapshot *s, pid_t pid)
+{
+	struct sampler_prep *p = calloc(1, sizeof(*p));
+	char path[128];
+
+	if (!p)
+		return NULL;
+	procfs_mm_path_of(pid, 0, "smaps", path, sizeof(path));
+	p->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0 || !(p->ra = readahead_start_held(p->fd))) {
+		if (p->fd >= 0)
+			close(p->fd);
+		free(p);
+		return NULL;
+	}
+	rollup_start_as(&p->rr, pid, true);
+	/* the array reserved, and its first regions' pages faulted in (the
+	 * parse's populate_ahead finds them there) */
+	if (vms_snapshot_reserve(s, map_count_bound()) == 0 && s->regions)
+		vms_big_populate(s->regions,
+				 (s->regions_cap < 512 ? s->regions_cap : 512) *
+					 sizeof(*s->regions));
+	p->mmap_min = procfs_mmap_min_addr();
+	return p;
+}
+
+int sampler_read_smaps_prepped(struct vms_snapshot *s, pid_t pid,
+			       const struct vms_capture_opts *o,
+			       struct sampler_prep *p, struct vms_error *err)
+{
+	int rc = read_settled(s, pid, "smaps", o, p, err);
+
+	free(p); /* what it held read_text let go */
+	return rc;
+}
+
+void sampler_prep_free(struct sampler_prep *p)
+{
+	if (!p)
+		return;
+	readahead_stop(p->ra);
+	close(p->fd);
+	rollup_release(&p->rr);
+	rollup_finish(&p->rr, NULL);
+	free(p);
 }
 
 void sampler_forget_regions(struct vms_snapshot *s)

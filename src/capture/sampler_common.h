@@ -34,6 +34,21 @@ struct vms_capture_opts;
  * sampler_read_status's one, which makes it (the pss sampler does). */
 int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
+/* What sampler_read_smaps() of pid's smaps needs, made now (pss -F:
+ * before the freeze, so that the stop holds the kernel's reads, not the
+ * reader's setup): the file opened, its reader's thread with its first
+ * buffer faulted in and the rollup's thread, each held until the read
+ * (readahead_start_held), the region array reserved, mmap_min_addr read.
+ * NULL where it cannot (the read then makes them itself). Of a process
+ * whose main thread runs (not lean). sampler_read_smaps_prepped() is
+ * sampler_read_smaps() with it, and frees it; sampler_prep_free() ends one
+ * not used (its threads let go and joined, its file closed). */
+struct sampler_prep;
+struct sampler_prep *sampler_prep_smaps(struct vms_snapshot *s, pid_t pid);
+int sampler_read_smaps_prepped(struct vms_snapshot *s, pid_t pid,
+			       const struct vms_capture_opts *o,
+			       struct sampler_prep *p, struct vms_error *err);
+void sampler_prep_free(struct sampler_prep *p);
 /* The same for /proc/PID/maps: the layout alone, every counter 0 (no
  * rollup, no raw text kept). */
 int sampler_read_maps(struct vms_snapshot *s, pid_t pid,

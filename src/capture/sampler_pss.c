@@ -247,14 +247,16 @@ static const struct vms_source_ops pss_source = {
 
 /* Reads what the capture is made of; the target frozen or not. */
 static int pss_read(const struct vms_capture_opts *o, struct vms_snapshot *s,
-		    const struct freeze *fz, struct vms_error *err)
+		    const struct freeze *fz, struct sampler_prep *prep,
+		    struct vms_error *err)
 {
 	struct pss_priv *priv = s->src.priv;
 	/* a lean capture finds the task to read once (s->src.pid) */
 	pid_t mm = o->lean ? s->src.pid : 0;
 	bool one = false;
 
-	if (sampler_read_smaps(s, o->pid, o, err) < 0 ||
+	if ((prep ? sampler_read_smaps_prepped(s, o->pid, o, prep, err)
+		  : sampler_read_smaps(s, o->pid, o, err)) < 0 ||
 	    sampler_read_status(s, o->pid, mm, o->lean ? &one : NULL, err) < 0)
 		return -1;
 	if (fz ? sampler_threads_from_freeze(s, fz, err) < 0
@@ -310,11 +312,22 @@ static int pss_capture(const struct vms_capture_opts *o, struct vms_snapshot *s,
 		     : proclist_identity(o->pid, &s->arena, &s->proc, err)) < 0)
 		return -1;
 	if (!o->freeze) {
-		rc = pss_read(o, s, NULL, err);
+		rc = pss_read(o, s, NULL, NULL, err);
 	} else {
-		if (pss_freeze(&k, o->pid, err) < 0)
+		/* the reader's threads, buffers and array made now, and what
+		 * reading memory needs once a run: the stop holds the reads
+		 * alone (a small process's stop was half setup) */
+		struct sampler_prep *prep =
+			o->lean || s->src.pid != o->pid
+				? NULL
+				: sampler_prep_smaps(s, o->pid);
+
+		memread_prepare();
+		if (pss_freeze(&k, o->pid, err) < 0) {
+			sampler_prep_free(prep);
 			return -1;
-		rc = pss_read(o, s, &k.fz, err);
+		}
+		rc = pss_read(o, s, &k.fz, prep, err);
 		if (pss_thaw(&k, &us, rc < 0 ? NULL : err) < 0)
 			rc = -1;
 		s->cap.frozen_us = us;

@@ -97,6 +97,11 @@ int memread_open(struct memread *m, pid_t pid, struct vms_error *err)
 	return memread_open_of(m, pid, 0, err);
 }
 
+void memread_prepare(void)
+{
+	pthread_once(&zero_once, zero_probe);
+}
+
 int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
 		    struct vms_error *err)
 {
