@@ -45,6 +45,7 @@ struct rollup_read {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool held;
+	bool cancel; /* let go unread (a prep not used) */
 };
 
 static void *rollup_run(void *arg)
@@ -58,6 +59,8 @@ static void *rollup_run(void *arg)
 		pthread_cond_wait(&rr->cond, &rr->lock);
 	pthread_mutex_unlock(&rr->lock);
 	rr->r.valid = false;
+	if (rr->cancel)
+		return NULL;
 	if (procfs_read_file(rr->path, &b, &n) < 0)
 		return NULL;
 	procfs_rollup_parse(b, n, &rr->r);
@@ -85,9 +88,10 @@ static void rollup_start(struct rollup_read *rr, pid_t pid)
 	rollup_start_as(rr, pid, false);
 }
 
-static void rollup_release(struct rollup_read *rr)
+static void rollup_release(struct rollup_read *rr, bool cancel)
 {
 	pthread_mutex_lock(&rr->lock);
+	rr->cancel = cancel;
 	rr->held = false;
 	pthread_cond_broadcast(&rr->cond);
 	pthread_mutex_unlock(&rr->lock);
@@ -208,7 +212,7 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
 	if (prep) { /* made before the freeze: let go now, in it */
 		fd = prep->fd;
-		rollup_release(rr);
+		rollup_release(rr, false);
 		readahead_release(prep->ra);
 	} else if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		return procfs_errno_error(err, pid, name, errno);
@@ -416,7 +420,7 @@ void sampler_prep_free(struct sampler_prep *p)
 		return;
 	readahead_stop(p->ra);
 	close(p->fd);
-	rollup_release(&p->rr);
+	rollup_release(&p->rr, true);
 	rollup_finish(&p->rr, NULL);
 	free(p);
 }
