@@ -308,7 +308,8 @@ test: deps
 	VMSCOPE=./$(PROG) BUILD=$(B) sh tests/run.sh
 
 # tsan: --all's two threads (cli/run_all.c, the reader ahead) and the
-# capture that takes its reader, under ThreadSanitizer (a race reported
+# capture that takes its reader, and -F's readers made before the freeze
+# and held until it (sampler_prep_smaps), under ThreadSanitizer (a race reported
 # exits 66: the test fails). By hand, not in check: a third build of
 # everything. selfcopy cannot run under TSan: VMSCOPE_SHARED_LIBS=1.
 tsan: deps
@@ -316,7 +317,8 @@ tsan: deps
 		SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" tests
 	VMSCOPE_SHARED_LIBS=1 VMSCOPE=./vmscope-tsan BUILD=build-tsan \
 		CODE_CHECKS=0 TESTS="live/test_all_openmetrics \
-		live/test_all_elfcache unit/test_seen" sh tests/run.sh
+		live/test_all_elfcache unit/test_seen live/test_rollup \
+		unit/test_readahead" sh tests/run.sh
 
 demo: deps
 	$(MAKE) $(PROG) $(B)/targets/demo
