@@ -112,9 +112,10 @@ static void rollup_finish(struct rollup_read *rr, struct vms_snapshot *s)
 		s->rollup = rr->r;
 }
 
-/* What a read of smaps made before it is needed (sampler_common.h). */
+/* What a read of smaps made before it is needed (sampler_common.h): not
+ * the file, opened at the read (one opened before reads the address space
+ * the process had then: after an exec, the old one). */
 struct sampler_prep {
-	int fd;
 	struct readahead *ra;
 	struct rollup_read rr;
 	uint64_t mmap_min;
@@ -204,18 +205,30 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 						  o->seen->mm == s->src.pid
 					  ? o->seen->smaps
 					  : NULL;
+	/* /proc/PID/task/TID/smaps of a live thread when the main thread
+	 * called pthread_exit(): the leader's own is empty. */
+	pid_t task = lean && s->src.pid > 0 ? s->src.pid : procfs_mm_pid(pid);
 	int fd = -1, rc = -1;
 
 	smaps_parser_init(&p, s);
-	/* /proc/PID/task/TID/smaps of a live thread when the main thread
-	 * called pthread_exit(): the leader's own is empty. */
-	procfs_mm_path_of(pid, lean ? s->src.pid : 0, name, path, sizeof(path));
+	procfs_mm_path_of(pid, task, name, path, sizeof(path));
+	if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		int e = errno;
+
+		if (prep) { /* its threads let go unused */
+			readahead_stop(prep->ra);
+			rollup_release(rr, true);
+			rollup_finish(rr, NULL);
+		}
+		return procfs_errno_error(err, pid, name, e);
+	}
 	if (prep) { /* made before the freeze: let go now, in it */
-		fd = prep->fd;
+		/* the rollup of the task whose smaps is read (the main
+		 * thread's may have exited since the prep) */
+		procfs_mm_path_of(pid, task, "smaps_rollup", rr->path,
+				  sizeof(rr->path));
 		rollup_release(rr, false);
-		readahead_release(prep->ra);
-	} else if (!given && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		return procfs_errno_error(err, pid, name, errno);
+		readahead_release(prep->ra, fd);
 	}
 	/* the rollup first: its walk and smaps's run side by side */
 	if (rollup && !prep)
@@ -381,15 +394,10 @@ int sampler_read_maps(struct vms_snapshot *s, pid_t pid,
 struct sampler_prep *sampler_prep_smaps(struct vms_snapshot *s, pid_t pid)
 {
 	struct sampler_prep *p = calloc(1, sizeof(*p));
-	char path[128];
 
 	if (!p)
 		return NULL;
-	procfs_mm_path_of(pid, 0, "smaps", path, sizeof(path));
-	p->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (p->fd < 0 || !(p->ra = readahead_start_held(p->fd))) {
-		if (p->fd >= 0)
-			close(p->fd);
+	if (!(p->ra = readahead_start_held())) {
 		free(p);
 		return NULL;
 	}
@@ -419,7 +427,6 @@ void sampler_prep_free(struct sampler_prep *p)
 	if (!p)
 		return;
 	readahead_stop(p->ra);
-	close(p->fd);
 	rollup_release(&p->rr, true);
 	rollup_finish(&p->rr, NULL);
 	free(p);

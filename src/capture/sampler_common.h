@@ -36,13 +36,16 @@ int sampler_read_smaps(struct vms_snapshot *s, pid_t pid,
 		       const struct vms_capture_opts *o, struct vms_error *err);
 /* What sampler_read_smaps() of pid's smaps needs, made now (pss -F:
  * before the freeze, so that the stop holds the kernel's reads, not the
- * reader's setup): the file opened, its reader's thread with its first
- * buffer faulted in and the rollup's thread, each held until the read
- * (readahead_start_held), the region array reserved, mmap_min_addr read.
+ * reader's setup): its reader's thread with its first buffer faulted in
+ * and the rollup's thread, each held until the read (readahead_start_held),
+ * the region array reserved, mmap_min_addr read. Not the files: smaps is
+ * opened at the read, and the rollup's path found then (a /proc file
+ * opened before the stop reads the address space the process had then:
+ * after an exec, the old one; a main thread exited since has none).
  * NULL where it cannot (the read then makes them itself). Of a process
  * whose main thread runs (not lean). sampler_read_smaps_prepped() is
  * sampler_read_smaps() with it, and frees it; sampler_prep_free() ends one
- * not used (its threads let go and joined, its file closed). */
+ * not used (its threads let go and joined). */
 struct sampler_prep;
 struct sampler_prep *sampler_prep_smaps(struct vms_snapshot *s, pid_t pid);
 int sampler_read_smaps_prepped(struct vms_snapshot *s, pid_t pid,

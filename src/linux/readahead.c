@@ -164,16 +164,17 @@ struct readahead *readahead_start(int fd)
 	return start(fd, false);
 }
 
-struct readahead *readahead_start_held(int fd)
+struct readahead *readahead_start_held(void)
 {
-	return start(fd, true);
+	return start(-1, true);
 }
 
-void readahead_release(struct readahead *ra)
+void readahead_release(struct readahead *ra, int fd)
 {
 	if (!ra || ra->inline_)
 		return;
 	pthread_mutex_lock(&ra->lock);
+	ra->fd = fd;
 	ra->held = false;
 	pthread_cond_broadcast(&ra->cond);
 	pthread_mutex_unlock(&ra->lock);

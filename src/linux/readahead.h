@@ -22,11 +22,12 @@
  * the next process's smaps on a second thread while this one works on the
  * process before (cli/run_all.c). readahead_start_held() is
  * readahead_start() whose thread, made now, faults in its first buffer and
- * then waits: its first read() is made only once readahead_release() is
- * called (a freeze: the thread made and its buffer touched before the
- * target is stopped, the reads alone in the stop). readahead_next() on a
- * held reader waits for ever: release it first. readahead_stop() ends it,
- * released or not.
+ * then waits: the fd it reads is given to readahead_release(), its first
+ * read() made then (a freeze: the thread made and its buffer touched
+ * before the target is stopped, the file opened and read in the stop: a
+ * /proc file opened before would read the address space it had then, an
+ * exec's old one). readahead_next() on a held reader waits for ever:
+ * release it first. readahead_stop() ends it, released or not.
  */
 #ifndef VMS_READAHEAD_H
 #define VMS_READAHEAD_H
@@ -39,8 +40,8 @@ struct readahead;
 /* NULL with errno set if the thread or its buffers cannot be had. */
 struct readahead *readahead_start(int fd);
 struct readahead *readahead_start_inline(int fd);
-struct readahead *readahead_start_held(int fd);
-void readahead_release(struct readahead *ra);
+struct readahead *readahead_start_held(void);
+void readahead_release(struct readahead *ra, int fd);
 void readahead_prime(struct readahead *ra);
 ssize_t readahead_next(struct readahead *ra, const char **data);
 void readahead_done(struct readahead *ra);

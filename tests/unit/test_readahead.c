@@ -5,12 +5,11 @@
  *    (readahead_prime, as --all's reader ahead does, cli/run_all.c) and
  *    the rest on this one;
  *  - a held reader (readahead_start_held, the pss sampler's before a
- *    freeze): stopped without a release, it returns and has read nothing
- *    of a pipe (its bytes still there: FIONREAD); released, it gives a
- *    600 KB file back whole.
+ *    freeze): stopped without a release, it returns; released with a
+ *    600 KB file (the file given at the release), it gives it back
+ *    whole.
  */
 #include <fcntl.h>
-#include <sys/ioctl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -80,17 +79,12 @@ static void test_held(const char *dir)
 	const char *data;
 	size_t have = 0, i;
 	ssize_t n;
-	int fd, p[2], left = -1;
+	int fd;
 
-	ok(pipe(p) == 0 && write(p[1], "0123456789", 10) == 10,
-	   "a pipe holding 10 bytes");
-	ra = readahead_start_held(p[0]);
-	ok(ra != NULL, "a held reader of it");
+	ra = readahead_start_held();
+	ok(ra != NULL, "a held reader");
 	readahead_stop(ra);
-	ok(ioctl(p[0], FIONREAD, &left) == 0 && left == 10,
-	   "stopped without a release: it read nothing (%d bytes left)", left);
-	close(p[0]);
-	close(p[1]);
+	ok(1, "stopped without a release: it returns");
 
 	for (i = 0; i < SIZE; i++)
 		want[i] = (char)('a' + (i * 11 + i / 4096) % 26);
@@ -99,8 +93,8 @@ static void test_held(const char *dir)
 	ok(fd >= 0 && write(fd, want, SIZE) == SIZE &&
 	   lseek(fd, 0, SEEK_SET) == 0,
 	   "a 600 KB file made");
-	ra = readahead_start_held(fd);
-	readahead_release(ra);
+	ra = readahead_start_held();
+	readahead_release(ra, fd);
 	while (ra && (n = readahead_next(ra, &data)) > 0) {
 		if (have + (size_t)n > SIZE)
 			break;
