@@ -318,7 +318,7 @@ tsan: deps
 	VMSCOPE_SHARED_LIBS=1 VMSCOPE=./vmscope-tsan BUILD=build-tsan \
 		CODE_CHECKS=0 TESTS="live/test_all_openmetrics \
 		live/test_all_elfcache unit/test_seen live/test_rollup \
-		unit/test_readahead" sh tests/run.sh
+		unit/test_readahead unit/test_prep" sh tests/run.sh
 
 demo: deps
 	$(MAKE) $(PROG) $(B)/targets/demo

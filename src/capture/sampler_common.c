@@ -198,8 +198,8 @@ static int read_text(struct vms_snapshot *s, pid_t pid, const char *name,
 	size_t faulted = 0;
 	bool smaps = strcmp(name, "smaps") == 0;
 	bool lean = o && o->lean;
-	/* prepared: a full read of smaps, its rollup's thread made */
-	bool rollup = (smaps && !lean) || prep, reserved = false;
+	/* a prep is of a full read of smaps: its rollup's thread made */
+	bool rollup = smaps && !lean, reserved = false;
 	/* the caller's reader of smaps, begun before (sampler.h) */
 	struct readahead *given = smaps && lean && o->seen && !o->freeze &&
 						  o->seen->mm == s->src.pid
