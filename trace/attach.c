@@ -220,9 +220,8 @@ bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d)
 #define R_GLOB R_AARCH64_GLOB_DAT
 #endif
 
-/* Whether v lies in one of the module's loaded parts (its own lazy
- * binding stub). */
-static bool in_module(const struct dl_phdr_info *info, uintptr_t v)
+/* vmstrace.h */
+bool vt_phdr_holds(const struct dl_phdr_info *info, uintptr_t v, unsigned type)
 {
 	int i;
 
@@ -230,25 +229,22 @@ static bool in_module(const struct dl_phdr_info *info, uintptr_t v)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type == PT_LOAD && v >= lo && v < lo + ph->p_memsz)
+		if (ph->p_type == type && v >= lo && v < lo + ph->p_memsz)
 			return true;
 	}
 	return false;
 }
 
+/* Whether v lies in one of the module's loaded parts (its own lazy
+ * binding stub). */
+static bool in_module(const struct dl_phdr_info *info, uintptr_t v)
+{
+	return vt_phdr_holds(info, v, PT_LOAD);
+}
+
 static bool in_relro(const struct dl_phdr_info *info, uintptr_t p)
 {
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_GNU_RELRO && p >= lo &&
-		    p < lo + ph->p_memsz)
-			return true;
-	}
-	return false;
+	return vt_phdr_holds(info, p, PT_GNU_RELRO);
 }
 
 /* What the entry for name is redirected to, and the definition it must

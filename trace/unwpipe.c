@@ -72,35 +72,6 @@ static int unw_pipe2(int fds[2], int flags)
 	return 0;
 }
 
-static bool holds(const struct dl_phdr_info *info, uintptr_t at)
-{
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && at >= lo && at < lo + ph->p_memsz)
-			return true;
-	}
-	return false;
-}
-
-static bool relro_at(const struct dl_phdr_info *info, uintptr_t p)
-{
-	int i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_GNU_RELRO && p >= lo &&
-		    p < lo + ph->p_memsz)
-			return true;
-	}
-	return false;
-}
-
 static void redirect(const struct dl_phdr_info *info, const struct vt_dyn *d,
 		     const ElfW(Rela) * r, size_t bytes)
 {
@@ -119,7 +90,7 @@ static void redirect(const struct dl_phdr_info *info, const struct vt_dyn *d,
 			continue;
 		p = (uintptr_t *)(info->dlpi_addr + r[i].r_offset);
 		page = (void *)((uintptr_t)p & ~(uintptr_t)(pg - 1));
-		relro = relro_at(info, (uintptr_t)p);
+		relro = vt_phdr_holds(info, (uintptr_t)p, PT_GNU_RELRO);
 		if (relro &&
 		    mprotect(page, (size_t)pg, PROT_READ | PROT_WRITE) < 0)
 			continue;
@@ -135,7 +106,7 @@ static int aside_in(struct dl_phdr_info *info, size_t size, void *ctx)
 	struct vt_dyn d;
 
 	(void)size;
-	if (!holds(info, at))
+	if (!vt_phdr_holds(info, at, PT_LOAD))
 		return 0;
 	if (vt_read_dyn(info, &d)) {
 		redirect(info, &d, d.jmprel, d.jmprelsz);

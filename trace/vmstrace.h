@@ -182,6 +182,9 @@ struct vt_dyn {
 	const char *strtab;
 };
 bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d);
+/* Whether v lies in one of the module's program headers of that type
+ * (PT_LOAD: its loaded parts; PT_GNU_RELRO). */
+bool vt_phdr_holds(const struct dl_phdr_info *info, uintptr_t v, unsigned type);
 /* libunwind's pipe (the one it checks addresses with) made at the top of
  * the descriptor range, not among the program's lowest: its pipe2 entry
  * redirected, before libunwind is first called (unwpipe.c). unw_at: an

@@ -26,6 +26,24 @@ static void *prime(void *ra)
 	return NULL;
 }
 
+/* What ra reads, chunk by chunk, into got (at most size bytes): the
+ * bytes read. */
+static size_t read_whole(struct readahead *ra, char *got, size_t size)
+{
+	const char *data;
+	size_t have = 0;
+	ssize_t n;
+
+	while (ra && (n = readahead_next(ra, &data)) > 0) {
+		if (have + (size_t)n > size)
+			break;
+		memcpy(got + have, data, (size_t)n);
+		have += (size_t)n;
+		readahead_done(ra);
+	}
+	return have;
+}
+
 /* primed: its first chunk read on a second thread (readahead_prime, as
  * --all's reader ahead does), the rest here */
 static void test_inline(const char *dir, bool primed)
@@ -33,9 +51,7 @@ static void test_inline(const char *dir, bool primed)
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
 	struct readahead *ra;
-	const char *data;
 	size_t have = 0, i;
-	ssize_t n;
 	int fd;
 
 	for (i = 0; i < SIZE; i++)
@@ -54,13 +70,7 @@ static void test_inline(const char *dir, bool primed)
 			   pthread_join(t, NULL) == 0,
 		   "its first chunk read on a second thread");
 	}
-	while (ra && (n = readahead_next(ra, &data)) > 0) {
-		if (have + (size_t)n > SIZE)
-			break;
-		memcpy(got + have, data, (size_t)n);
-		have += (size_t)n;
-		readahead_done(ra);
-	}
+	have = read_whole(ra, got, SIZE);
 	ok(have == SIZE && memcmp(want, got, SIZE) == 0,
 	   "%sthe file back whole, in order (%zu bytes)",
 	   primed ? "primed: " : "", have);
@@ -76,9 +86,7 @@ static void test_held(const char *dir)
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
 	struct readahead *ra;
-	const char *data;
 	size_t have = 0, i;
-	ssize_t n;
 	int fd;
 
 	ra = readahead_start_held();
@@ -95,13 +103,7 @@ static void test_held(const char *dir)
 	   "a 600 KB file made");
 	ra = readahead_start_held();
 	readahead_release(ra, fd);
-	while (ra && (n = readahead_next(ra, &data)) > 0) {
-		if (have + (size_t)n > SIZE)
-			break;
-		memcpy(got + have, data, (size_t)n);
-		have += (size_t)n;
-		readahead_done(ra);
-	}
+	have = read_whole(ra, got, SIZE);
 	ok(have == SIZE && memcmp(want, got, SIZE) == 0,
 	   "held, then released: the file back whole, in order (%zu bytes)",
 	   have);
