@@ -212,14 +212,6 @@ bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d)
 	return d->symtab && d->strtab;
 }
 
-#if defined(__x86_64__)
-#define R_SLOT R_X86_64_JUMP_SLOT
-#define R_GLOB R_X86_64_GLOB_DAT
-#elif defined(__aarch64__)
-#define R_SLOT R_AARCH64_JUMP_SLOT
-#define R_GLOB R_AARCH64_GLOB_DAT
-#endif
-
 /* vmstrace.h */
 bool vt_phdr_holds(const struct dl_phdr_info *info, uintptr_t v, unsigned type)
 {

@@ -33,14 +33,6 @@
 
 #include "vmstrace.h"
 
-#if defined(__x86_64__)
-#define R_SLOT R_X86_64_JUMP_SLOT
-#define R_GLOB R_X86_64_GLOB_DAT
-#elif defined(__aarch64__)
-#define R_SLOT R_AARCH64_JUMP_SLOT
-#define R_GLOB R_AARCH64_GLOB_DAT
-#endif
-
 /* libunwind's pipe2: the pipe, each end moved to the top of the range.
  * What pipe2 returned, errno as it left it. */
 static int unw_pipe2(int fds[2], int flags)

@@ -182,6 +182,15 @@ struct vt_dyn {
 	const char *strtab;
 };
 bool vt_read_dyn(const struct dl_phdr_info *info, struct vt_dyn *d);
+/* This machine's relocations of a call's GOT entry (a PLT slot) and of a
+ * global's (a function's address taken). */
+#if defined(__x86_64__)
+#define R_SLOT R_X86_64_JUMP_SLOT
+#define R_GLOB R_X86_64_GLOB_DAT
+#elif defined(__aarch64__)
+#define R_SLOT R_AARCH64_JUMP_SLOT
+#define R_GLOB R_AARCH64_GLOB_DAT
+#endif
 /* Whether v lies in one of the module's program headers of that type
  * (PT_LOAD: its loaded parts; PT_GNU_RELRO). */
 bool vt_phdr_holds(const struct dl_phdr_info *info, uintptr_t v, unsigned type);

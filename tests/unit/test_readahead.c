@@ -5,16 +5,18 @@
  *    (readahead_prime, as --all's reader ahead does, cli/run_all.c) and
  *    the rest on this one;
  *  - a held reader (readahead_start_held, the pss sampler's before a
- *    freeze): stopped without a release, it returns; released with a
+ *    freeze): stopped without a release, its thread is joined; released with a
  *    600 KB file (the file given at the release), it gives it back
  *    whole.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux/readahead.h"
@@ -81,18 +83,47 @@ static void test_inline(const char *dir, bool primed)
 	free(got);
 }
 
+/* This process's threads, as /proc lists them. */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Polls until there are want threads (a joined thread may stay listed a
+ * moment, its tid cleared before it is reaped), bounded: whether so. */
+static bool threads_are(int want)
+{
+	struct timespec ts = { 0, 5000000 };
+	int i;
+
+	for (i = 0; i < 1000 && threads() != want; i++)
+		nanosleep(&ts, NULL);
+	return threads() == want;
+}
+
 static void test_held(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
 	struct readahead *ra;
 	size_t have = 0, i;
-	int fd;
+	int fd, base;
 
+	base = threads();
 	ra = readahead_start_held();
-	ok(ra != NULL, "a held reader");
+	ok(ra != NULL && threads() == base + 1, "a held reader: its thread");
 	readahead_stop(ra);
-	ok(1, "stopped without a release: it returns");
+	ok(threads_are(base),
+	   "stopped without a release: its thread joined (%d, %d before)",
+	   threads(), base);
 
 	for (i = 0; i < SIZE; i++)
 		want[i] = (char)('a' + (i * 11 + i / 4096) % 26);
