@@ -46,20 +46,13 @@
 
 #include "../fixtures/fixture.h"
 #include "elf/elfcache.h"
+#include "procself.h"
 #include "tap.h"
 
 /* How many descriptors this process has open. */
 static int open_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n - 1; /* the directory's own */
+	return proc_count("/proc/self/fd") - 1; /* the directory's own */
 }
 
 static void test_cache(const char *dir)

@@ -26,22 +26,9 @@
 #include "capture/sampler.h"
 #include "capture/sampler_common.h"
 #include "model/snapshot.h"
+#include "procself.h"
 #include "tap.h"
 #include "target.h"
-
-static int count_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
 
 /* Polls until every thread of pid but the main one sleeps (in pause():
  * its pages as they stay), for 5 s at most. */
@@ -223,20 +210,6 @@ static void test_main_exited(void)
 	close(go[1]);
 }
 
-/* Polls until this process has want threads (a joined thread may stay
- * listed a moment: its tid cleared at its exit, before it is reaped);
- * whether it came to that. A sanitizer may run threads of its own
- * (ThreadSanitizer's): counted from what there was, not from one. */
-static bool threads_within(int want, int tries)
-{
-	struct timespec ts = { 0, 5000000 };
-	int i;
-
-	for (i = 0; i < tries && count_dir("/proc/self/task") != want; i++)
-		nanosleep(&ts, NULL);
-	return count_dir("/proc/self/task") == want;
-}
-
 static void test_unused(void)
 {
 	struct vms_snapshot *s = vms_snapshot_new();
@@ -246,16 +219,16 @@ static void test_unused(void)
 	/* the threads the tests before joined gone from the list (the main
 	 * one and any a sanitizer keeps stay): the count, once it stops
 	 * falling */
-	base = count_dir("/proc/self/task");
-	while (base > 1 && threads_within(base - 1, 100))
+	base = proc_count("/proc/self/task");
+	while (base > 1 && proc_count_becomes("/proc/self/task", base - 1, 100))
 		base--;
-	fds = count_dir("/proc/self/fd");
+	fds = proc_count("/proc/self/fd");
 	prep = sampler_prep_smaps(s, getpid());
-	ok(prep != NULL && count_dir("/proc/self/task") == base + 2,
+	ok(prep != NULL && proc_count("/proc/self/task") == base + 2,
 	   "a prep holds two threads (%d, %d before)",
-	   count_dir("/proc/self/task"), base);
+	   proc_count("/proc/self/task"), base);
 	sampler_prep_free(prep);
-	ok(threads_within(base, 1000) && count_dir("/proc/self/fd") == fds,
+	ok(proc_count_becomes("/proc/self/task", base, 1000) && proc_count("/proc/self/fd") == fds,
 	   "freed unused: no thread, no descriptor left");
 	vms_snapshot_free(s);
 }

@@ -9,23 +9,40 @@
  *    600 KB file (the file given at the release), it gives it back
  *    whole.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "linux/readahead.h"
+#include "procself.h"
 #include "tap.h"
 
 static void *prime(void *ra)
 {
 	readahead_prime(ra);
 	return NULL;
+}
+
+/* A file dir/name of size bytes, want, a pattern of its own (mult),
+ * opened for reading from its start; its path in path: its fd, or -1. */
+static int made(char *path, size_t n, const char *dir, const char *name,
+		char *want, size_t size, size_t mult)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < size; i++)
+		want[i] = (char)('a' + (i * mult + i / 4096) % 26);
+	snprintf(path, n, "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok(fd >= 0 && write(fd, want, size) == (ssize_t)size &&
+	   lseek(fd, 0, SEEK_SET) == 0,
+	   "a 600 KB file made");
+	return fd;
 }
 
 /* What ra reads, chunk by chunk, into got (at most size bytes): the
@@ -53,16 +70,10 @@ static void test_inline(const char *dir, bool primed)
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
 	struct readahead *ra;
-	size_t have = 0, i;
+	size_t have = 0;
 	int fd;
 
-	for (i = 0; i < SIZE; i++)
-		want[i] = (char)('a' + (i * 7 + i / 4096) % 26);
-	snprintf(path, sizeof(path), "%s/big", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ok(fd >= 0 && write(fd, want, SIZE) == SIZE &&
-	   lseek(fd, 0, SEEK_SET) == 0,
-	   "a 600 KB file made");
+	fd = made(path, sizeof(path), dir, "big", want, SIZE, 7);
 	ra = readahead_start_inline(fd);
 	ok(ra != NULL, "an inline reader");
 	if (ra && primed) {
@@ -83,55 +94,23 @@ static void test_inline(const char *dir, bool primed)
 	free(got);
 }
 
-/* This process's threads, as /proc lists them. */
-static int threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
-/* Polls until there are want threads (a joined thread may stay listed a
- * moment, its tid cleared before it is reaped), bounded: whether so. */
-static bool threads_are(int want)
-{
-	struct timespec ts = { 0, 5000000 };
-	int i;
-
-	for (i = 0; i < 1000 && threads() != want; i++)
-		nanosleep(&ts, NULL);
-	return threads() == want;
-}
-
 static void test_held(const char *dir)
 {
 	enum { SIZE = 600 * 1024 };
 	char path[512], *want = malloc(SIZE), *got = malloc(SIZE);
 	struct readahead *ra;
-	size_t have = 0, i;
+	size_t have = 0;
 	int fd, base;
 
-	base = threads();
+	base = proc_count("/proc/self/task");
 	ra = readahead_start_held();
-	ok(ra != NULL && threads() == base + 1, "a held reader: its thread");
+	ok(ra != NULL && proc_count("/proc/self/task") == base + 1, "a held reader: its thread");
 	readahead_stop(ra);
-	ok(threads_are(base),
+	ok(proc_count_becomes("/proc/self/task", base, 1000),
 	   "stopped without a release: its thread joined (%d, %d before)",
-	   threads(), base);
+	   proc_count("/proc/self/task"), base);
 
-	for (i = 0; i < SIZE; i++)
-		want[i] = (char)('a' + (i * 11 + i / 4096) % 26);
-	snprintf(path, sizeof(path), "%s/held", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ok(fd >= 0 && write(fd, want, SIZE) == SIZE &&
-	   lseek(fd, 0, SEEK_SET) == 0,
-	   "a 600 KB file made");
+	fd = made(path, sizeof(path), dir, "held", want, SIZE, 11);
 	ra = readahead_start_held();
 	readahead_release(ra, fd);
 	have = read_whole(ra, got, SIZE);
