@@ -2,8 +2,13 @@
 """What `vmscope --all -e openmetrics` costs beside its reference (issue 32:
 at most 1.3x), in the same run: reading every listed process's smaps text
 with one `cat /proc/P1/smaps /proc/P2/smaps ...`, on
-  - this machine's own process set (every process but kernel threads, as
-    --all takes them), and
+  - this machine's own process set (every process but kernel threads and
+    this bench), named to vmscope as PIDs so that it and `cat` read the
+    same processes; and, in a second line, vmscope's plain `--all` beside
+    `cat` of the same set with this bench's own Python added (a plain
+    `--all` reads it too: its CPython heaps walked, some 10 ms, which a
+    comparison with `cat` of the others alone counted against vmscope
+    until 2026-12-01);
   - a mixed set it starts, named as PIDs: CPython (json and ssl loaded),
     perl, node (a binary of 75,000 dynamic symbols), redis-server
     (jemalloc) where installed, and three sleeps: the files of each read
@@ -134,8 +139,12 @@ def mixed(tmp):
 
 
 def main():
-    compare("this machine's processes",
-            [T.VMSCOPE, "--all", "-e", "openmetrics"], user_pids())
+    mine = user_pids()
+    compare("this machine's processes, named",
+            [T.VMSCOPE, "--all", "-e", "openmetrics"] +
+            [str(p) for p in mine], mine)
+    compare("this machine's processes and this bench, plain --all",
+            [T.VMSCOPE, "--all", "-e", "openmetrics"], mine + [os.getpid()])
     tmp = tempfile.mkdtemp(prefix="vmstest-benchall-")
     try:
         pids = [p.pid for p in mixed(tmp)]
