@@ -1,35 +1,49 @@
 /* step_heaps.c — the "heaps" step: glibc's main heap ([heap]) and the
- * heaps of its other arenas (64 MiB-aligned MAP_NORESERVE regions, each
- * followed by the PROT_NONE rest of its reservation, confirmed by their
- * heap_info header when the source has memory; by shape alone otherwise,
- * and said so in the detail). Fills s->heaps with their segments. See
- * steps.h.
+ * heaps of its other arenas (MAP_NORESERVE regions aligned to their
+ * reservation's size, each followed by the PROT_NONE rest of it,
+ * confirmed by their heap_info header when the source has memory; by
+ * shape alone otherwise, and said so in the detail). Fills s->heaps with
+ * their segments. See steps.h.
  */
 #include <string.h>
 
 #include "analyze/steps.h"
 #include "model/source.h"
 
-/* glibc: HEAP_MAX_SIZE = 2 * DEFAULT_MMAP_THRESHOLD_MAX = 64 MiB on LP64. */
-#define ARENA_HEAP_MAX (64ull << 20)
+/* A heap's reservation, aligned to its size: glibc's heap_max_size(),
+ * HEAP_MAX_SIZE (2 * DEFAULT_MMAP_THRESHOLD_MAX: 64 MiB on LP64), or four
+ * huge pages under GLIBC_TUNABLES=glibc.malloc.hugetlb=2 (2.35 and
+ * later: 8 MiB with 2 MiB pages, whether or not the pool has pages; the
+ * walk reads which from mp_). By shape, any power of two from four 64 KiB
+ * pages to four 1 GiB pages; a heap all read-write (nothing reserved
+ * after it) only of the default size unless its header is read. */
+#define ARENA_HEAP_DEFAULT (64ull << 20)
+#define ARENA_HEAP_MIN (256ull << 10)
+#define ARENA_HEAP_LARGEST (4ull << 30)
+
+static bool heap_size_ok(uint64_t start, uint64_t size)
+{
+	return size >= ARENA_HEAP_MIN && size <= ARENA_HEAP_LARGEST &&
+	       !(size & (size - 1)) && start % size == 0;
+}
 
 bool heaps_info_ok(const void *buf, size_t len, uint64_t start,
-		   uint64_t rw_size, uint64_t *arena)
+		   uint64_t rw_size, uint64_t heap_max, uint64_t *arena)
 {
 	uint64_t h[4]; /* ar_ptr, prev, size, mprotect_size */
 
-	if (len < sizeof(h))
+	if (len < sizeof(h) || !heap_max)
 		return false;
 	memcpy(h, buf, sizeof(h));
-	if (h[2] == 0 || h[2] > ARENA_HEAP_MAX || h[3] < h[2] ||
-	    h[3] > ARENA_HEAP_MAX || h[3] != rw_size)
+	if (h[2] == 0 || h[2] > heap_max || h[3] < h[2] || h[3] > heap_max ||
+	    h[3] != rw_size)
 		return false;
 	if (h[1] == 0) {
 		/* First heap of an arena: its malloc_state follows the
 		 * heap_info header (32 or 48 bytes, by glibc version). */
 		if (h[0] < start + 16 || h[0] > start + 128)
 			return false;
-	} else if (h[1] % ARENA_HEAP_MAX != 0 || h[1] == start) {
+	} else if (h[1] % heap_max != 0 || h[1] == start) {
 		return false;
 	}
 	*arena = h[0];
@@ -103,8 +117,8 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 		struct vms_region *r = &s->regions[i];
 		struct vms_region *next =
 			i + 1 < s->nregions ? &s->regions[i + 1] : NULL;
-		uint64_t rw = vms_region_size(r), arena = r->start;
-		bool by_header = false;
+		uint64_t rw = vms_region_size(r), arena = r->start, max;
+		bool by_header = false, rest;
 
 		if (step_path_is(r, "[heap]")) {
 			struct vms_heap *m = main_heap(s);
@@ -125,18 +139,18 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 				return -1;
 			continue;
 		}
-		/* Non-main arena heap: 64 MiB-aligned, anonymous,
-		 * MAP_NORESERVE, rw-p followed by the ---p rest of its
-		 * 64 MiB reservation (or all of it rw). */
+		/* Non-main arena heap: anonymous, MAP_NORESERVE, rw-p
+		 * followed by the ---p rest of its reservation, aligned to
+		 * the reservation's size (or all of it rw). */
 		if (r->path || r->type != VMS_T_PRIVATE_DATA ||
-		    r->start % ARENA_HEAP_MAX != 0 ||
 		    r->perms != (VMS_PERM_R | VMS_PERM_W) ||
-		    !(r->vmflags_mask & VMS_VF_NR) || rw > ARENA_HEAP_MAX)
+		    !(r->vmflags_mask & VMS_VF_NR))
 			continue;
-		if (rw < ARENA_HEAP_MAX &&
-		    !(next && next->start == r->end && !next->path &&
-		      next->perms == 0 &&
-		      vms_region_size(next) + rw == ARENA_HEAP_MAX))
+		rest = next && next->start == r->end && !next->path &&
+		       next->perms == 0 &&
+		       heap_size_ok(r->start, rw + vms_region_size(next));
+		max = rest ? rw + vms_region_size(next) : rw;
+		if (!rest && !heap_size_ok(r->start, rw))
 			continue;
 		if (have & VMS_SRC_MEMORY) {
 			unsigned char hdr[32];
@@ -152,20 +166,22 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 
 			if (got == (ssize_t)sizeof(hdr)) {
 				if (!heaps_info_ok(hdr, sizeof(hdr), r->start,
-						   rw, &arena))
+						   rw, max, &arena))
 					continue; /* read, and not a heap */
 				by_header = true;
 			}
 		}
+		if (!by_header && !rest && max != ARENA_HEAP_DEFAULT)
+			continue;
 		r->type = VMS_T_HEAP;
 		r->detail = by_header ? arena_printf(&s->arena, "arena 0x%llx",
 						     (unsigned long long)arena)
 				      : "arena (by shape; header not read)";
 		if (!r->detail ||
 		    add_heap(s, &cap, "glibc-arena", arena, r->start,
-			     rw < ARENA_HEAP_MAX ? next->end : r->end) < 0)
+			     rest ? next->end : r->end) < 0)
 			return -1;
-		if (rw < ARENA_HEAP_MAX) {
+		if (rest) {
 			next->type = VMS_T_HEAP;
 			next->detail = "arena heap, reserved";
 			i++;

@@ -88,9 +88,10 @@ struct vms_step {
 
 /* The glibc heap_info check, on the first bytes of a candidate region:
  * true when they look like the header of a non-main arena heap of that
- * region. Takes a buffer (for tests). *arena gets ar_ptr. */
+ * region, of heap_max bytes reserved (its alignment too: glibc's
+ * heap_max_size()). Takes a buffer (for tests). *arena gets ar_ptr. */
 bool heaps_info_ok(const void *buf, size_t len, uint64_t start,
-		   uint64_t rw_size, uint64_t *arena);
+		   uint64_t rw_size, uint64_t heap_max, uint64_t *arena);
 
 static inline bool step_path_is(const struct vms_region *r, const char *p)
 {

@@ -278,7 +278,7 @@ static bool hi(uint64_t ar, uint64_t prev, uint64_t size, uint64_t mprot,
 {
 	uint64_t h[4] = { ar, prev, size, mprot };
 
-	return heaps_info_ok(h, sizeof(h), start, rw, arena);
+	return heaps_info_ok(h, sizeof(h), start, rw, HEAP_MAX, arena);
 }
 
 static void test_heap_info_crafted(void)
@@ -309,8 +309,28 @@ static void test_heap_info_crafted(void)
 	{
 		uint64_t h[4] = { st + 32, 0, rw, rw };
 
-		ok(!heaps_info_ok(h, sizeof(h) - 1, st, rw, &arena),
+		ok(!heaps_info_ok(h, sizeof(h) - 1, st, rw, HEAP_MAX, &arena),
 		   "heap_info: short buffer: no");
+	}
+	{
+		/* glibc.malloc.hugetlb=2: heaps of four 2 MiB pages */
+		const uint64_t m8 = 8ull << 20;
+		uint64_t later[4] = { 0x7f3801000020ull, 0x7f3801000000ull,
+				      0x1000, rw },
+			 past[4] = { st + 32, 0, m8 + 4096, m8 + 4096 },
+			 odd[4] = { 0x7f3801000020ull, 0x7f3800400000ull,
+				    0x1000, rw };
+
+		ok(heaps_info_ok(later, sizeof(later), st, rw, m8, &arena) &&
+			   arena == 0x7f3801000020ull,
+		   "heap_info, 8 MiB heaps: later heap, prev 8 MiB-aligned");
+		ok(!heaps_info_ok(past, sizeof(past), st, m8 + 4096, m8,
+				  &arena),
+		   "heap_info, 8 MiB heaps: size over 8 MiB: no");
+		ok(!heaps_info_ok(odd, sizeof(odd), st, rw, m8, &arena),
+		   "heap_info, 8 MiB heaps: prev not 8 MiB-aligned: no");
+		ok(!heaps_info_ok(later, sizeof(later), st, rw, 0, &arena),
+		   "heap_info: heap size not known: no");
 	}
 }
 
@@ -375,7 +395,7 @@ static void test_heap_info_live(void)
 	if (r)
 		good = heaps_info_ok((const void *)(uintptr_t)r->start,
 					     32, r->start, vms_region_size(r),
-					     &arena);
+					     HEAP_MAX, &arena);
 	ok(r && good && arena > r->start && arena < r->start + 128,
 	   "heap_info: this process's thread arena at 0x%llx passes, "
 	   "arena 0x%llx",

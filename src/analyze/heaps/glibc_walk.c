@@ -719,6 +719,7 @@ int glibc_walk(const struct glibc_walk_in *in, const struct glibc_mem *mem,
 		rc = 0;
 		goto out;
 	}
+	res->heap_max = w.heap_max;
 	brent_init(&br, in->main_arena);
 	for (a = in->main_arena; res->narenas < GLIBC_MAX_ARENAS;) {
 		uint64_t next;

@@ -196,6 +196,10 @@ struct glibc_walk_res {
 	uint64_t mmapped_found; /* their bytes */
 	char mmapped_note[128]; /* "" when all of mp_'s were located */
 	bool empty; /* malloc never ran: no heap yet */
+	/* heap_max_size(): each non-main heap's reservation and alignment
+	 * (64 MiB; 4 huge pages under glibc.malloc.hugetlb=2); 0 when mp_
+	 * was not read */
+	uint64_t heap_max;
 	uint64_t bytes_read; /* through glibc_mem, in all */
 	char partial[256]; /* why the whole is incomplete, or "" */
 };

@@ -243,24 +243,23 @@ static struct glibc_span *spans_of(const struct vms_snapshot *s, size_t *n)
 
 /* ---- into the snapshot ---- */
 
-/* A non-main arena's heap (HEAP_MAX_SIZE-aligned: 64 MiB on 64-bit). */
-#define ARENA_HEAP_ALIGN (64ull << 20)
-
 /* The regions of an arena the walk found that its shape did not tell (a
  * core: no VmFlags, and gcore writes the reserved rest of a heap, PROT_NONE,
  * as r--): each segment's anonymous Private Data typed Heap as the heaps
  * step types them ("arena 0x.."), and the anonymous region right after a
- * segment up to the end of its 64 MiB heap "arena heap, reserved". Only
- * regions no step typed otherwise; -1 on out of memory. */
-static int type_arena(struct vms_snapshot *s, const struct glibc_arena *a)
+ * segment up to the end of its heap "arena heap, reserved" (a heap is
+ * heap_max bytes, aligned to its size: glibc's heap_max_size(), 64 MiB
+ * but under glibc.malloc.hugetlb=2). Only regions no step typed
+ * otherwise; -1 on out of memory. */
+static int type_arena(struct vms_snapshot *s, const struct glibc_arena *a,
+		      uint64_t heap_max)
 {
 	const char *detail = NULL;
 	size_t i, k;
 
 	for (i = 0; i < a->nsegs; i++) {
 		uint64_t lo = a->segs[i].start, hi = a->segs[i].end,
-			 top = (lo & ~(ARENA_HEAP_ALIGN - 1)) +
-			       ARENA_HEAP_ALIGN;
+			 top = (lo & ~(heap_max - 1)) + heap_max;
 
 		for (k = 0; k < s->nregions; k++) {
 			struct vms_region *r = &s->regions[k];
@@ -283,7 +282,7 @@ static int type_arena(struct vms_snapshot *s, const struct glibc_arena *a)
 }
 
 static struct vms_heap *heap_for(struct vms_snapshot *s,
-				 const struct glibc_arena *a)
+				 const struct glibc_arena *a, uint64_t heap_max)
 {
 	struct vms_heap *nh;
 	size_t i;
@@ -323,7 +322,7 @@ static struct vms_heap *heap_for(struct vms_snapshot *s,
 		nh->segs[i].end = a->segs[i].end;
 	}
 	nh->nsegs = (uint32_t)a->nsegs;
-	if (!a->main && type_arena(s, a) < 0)
+	if (!a->main && heap_max && type_arena(s, a, heap_max) < 0)
 		return NULL;
 	return nh;
 }
@@ -378,7 +377,7 @@ static int main_segs_join(struct vms_snapshot *s, struct vms_heap *h,
 static int fill_heap(struct vms_snapshot *s, const struct glibc_walk_res *r,
 		     const struct glibc_arena *a, bool lists)
 {
-	struct vms_heap *h = heap_for(s, a);
+	struct vms_heap *h = heap_for(s, a, r->heap_max);
 	struct vms_heap_glibc *g = arena_alloc(&s->arena, sizeof(*g));
 
 	if (!h || !g || (a->main && main_segs_join(s, h, a) < 0))

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""test_heap_hugetlb — glibc's thread arenas under
+GLIBC_TUNABLES=glibc.malloc.hugetlb=2 (glibc 2.35 and later): each heap is
+then four huge pages (heap_max_size(): 8 MiB with 2 MiB pages, aligned to
+that), not HEAP_MAX_SIZE's 64 MiB, whether or not the kernel's pool has
+huge pages (none is reserved here: glibc falls back to small pages and
+keeps the size). tests/targets/heap_arenas.c with four threads, each with
+its own arena:
+
+  - the default sampler (nothing stopped, no walk): each arena's
+    reservation, its read-write part and the PROT_NONE rest, typed Heap,
+    and one glibc-arena heap each whose segment is that reservation
+    (before: all of it Private Data, no heap listed);
+  - -F (the walk): every mallinfo2 figure the target's own, and the same
+    regions Heap;
+  - a gcore core (no VmFlags: the heaps found by the walk alone): the
+    reserved rest of each heap typed "arena heap, reserved" as live (the
+    walk's heap size, not 64 MiB).
+Skipped where glibc leaves the heaps 64 MiB (an older glibc ignores the
+tunable)."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import vmstest as T  # noqa: E402
+
+ENV = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=2")
+FIELDS = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+          "fsmblks", "uordblks", "fordblks", "keepcost")
+
+
+def reservations(pid):
+    """The target's thread-arena heaps by the kernel's maps: an anonymous
+    read-write region followed by a PROT_NONE one, the two together a
+    power of two below 64 MiB and aligned to it: [(start, rw end,
+    end)]."""
+    m = T.maps(pid)
+    out = []
+    for a, b in zip(m, m[1:]):
+        size = b["end"] - a["start"]
+        if (a["path"] is None and b["path"] is None and
+                a["perms"] == "rw-p" and b["perms"] == "---p" and
+                a["end"] == b["start"] and size < (64 << 20) and
+                not size & (size - 1) and a["start"] % size == 0):
+            out.append((a["start"], a["end"], b["end"]))
+    return out
+
+
+def typed(snap, res):
+    """What the snapshot says of each reservation's two regions."""
+    return [(T.region_of(snap, lo) or {}).get("type") == "heap" and
+            (T.region_of(snap, rw) or {}).get("type") == "heap"
+            for lo, rw, hi in res]
+
+
+def arena_heaps(snap):
+    return sorted((int(s["start"], 16), int(s["end"], 16))
+                  for h in snap["heaps"] if h["kind"] == "glibc-arena"
+                  for s in h["segments"])
+
+
+def main():
+    p, line = T.start([T.target("heap_arenas"), "normal", "4"], env=ENV)
+    try:
+        want = T.ready_fields(line)
+        res = reservations(p.pid)
+        if len(res) != 4:
+            T.skip("heaps of four huge pages", "glibc made %d such heaps "
+                   "(it ignores glibc.malloc.hugetlb=2 before 2.35)"
+                   % len(res))
+            T.done()
+            return
+        size = res[0][2] - res[0][0]
+        snap = T.vmscope_json(p.pid)
+        T.ok(all(typed(snap, res)),
+             "default sampler: the four %d KiB heaps, read-write and "
+             "reserved, typed Heap" % (size >> 10),
+             [(hex(lo), ok) for (lo, _, _), ok in zip(res, typed(snap, res))])
+        T.eq(arena_heaps(snap), [(lo, hi) for lo, _, hi in res],
+             "default sampler: one glibc-arena heap each, its segment the "
+             "whole reservation")
+        frozen = T.vmscope_json(p.pid, "-F")
+        mi = frozen.get("malloc") or {}
+        T.eq({k: mi.get(k) for k in FIELDS}, {k: want[k] for k in FIELDS},
+             "-F: every mallinfo2 field of the walk equals the target's "
+             "own")
+        T.eq(mi.get("partial"), None, "-F: nothing partial")
+        T.ok(all(typed(frozen, res)),
+             "-F: the same regions typed Heap")
+        if not shutil.which("gcore"):
+            T.skip("a core of it", "no gcore (gdb) here")
+        else:
+            tmp = tempfile.mkdtemp(prefix="vmscope-hugeheap-")
+            try:
+                core = T.gcore(p.pid, tmp)
+                r = T.run_vmscope("-l", core, "-e", "json", timeout=300)
+                T.eq(r.returncode, 0, "-l CORE -e json")
+                cs = json.loads(r.stdout) if r.returncode == 0 else \
+                    {"regions": []}
+                rest = [(T.region_of(cs, rw) or {}) for _, rw, _ in res]
+                T.ok(all(g.get("type") == "heap" and
+                         g.get("detail") == "arena heap, reserved"
+                         for g in rest),
+                     "the core: each heap's reserved rest typed Heap, "
+                     "\"arena heap, reserved\"",
+                     [(g.get("start"), g.get("end"), g.get("type"),
+                       g.get("detail")) for g in rest])
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        T.kill(p)
+    T.done()
+
+
+if __name__ == "__main__":
+    main()
