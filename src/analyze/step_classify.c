@@ -39,7 +39,8 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 	if (!(r->perms & VMS_PERM_SHARED))
 		return false;
 	if (step_path_starts(r, "/dev/shm/") ||
-	    step_path_starts(r, "/dev/zero") || step_path_starts(r, "/memfd:"))
+	    step_path_starts(r, "/dev/zero") ||
+	    step_path_starts(r, "/memfd:") || step_path_starts(r, "/secretmem"))
 		return true;
 	if (r->dev_major != 0)
 		return false;
@@ -49,8 +50,19 @@ static bool is_shmem(struct vms_snapshot *s, const struct vms_region *r)
 	if (magic)
 		return magic == 0x01021994 /* TMPFS_MAGIC */ ||
 		       magic == 0x858458f6 /* RAMFS_MAGIC */ ||
-		       (unsigned long)magic == 0x958458f6ul /* HUGETLBFS */;
+		       (unsigned long)magic == 0x958458f6ul /* HUGETLBFS */ ||
+		       magic == 0x5345434d /* SECRETMEM_MAGIC */;
 	return true;
+}
+
+/* A kernel object's pages mapped shared: "anon_inode:[io_uring]" (the
+ * rings), "anon_inode:[perf_event]" (a ring buffer), a driver's buffer:
+ * memory shared between the kernel (or a device) and the process, with no
+ * file of its own. */
+static bool is_kernel_object(const struct vms_region *r)
+{
+	return (r->perms & VMS_PERM_SHARED) &&
+	       step_path_starts(r, "anon_inode:");
 }
 
 /* "[anon:NAME]" / "[anon: NAME]" -> NAME, in the arena. */
@@ -90,7 +102,7 @@ static int step_classify_run(struct vms_snapshot *s, unsigned have,
 		r->flags &= (uint16_t) ~(VMS_RF_GUARD | VMS_RF_IMAGE_UNOPENED);
 		if (!r->path)
 			continue;
-		if (is_shmem(s, r)) {
+		if (is_shmem(s, r) || is_kernel_object(r)) {
 			r->type = VMS_T_SHAREABLE;
 			/* the rings vmscope --trace hands a traced program
 			 * (src/trace/tracer.c's memfd): said, as they are
@@ -115,17 +127,21 @@ static int step_classify_run(struct vms_snapshot *s, unsigned have,
 			    !managed_extend(s, known->runtime, r->start,
 					    r->end))
 				return step_nomem(err, "classify");
-		} else if (r->path[0] == '[') {
+		} else if (r->path[0] == '[' ||
+			   step_path_starts(r, "anon_inode:")) {
 			r->detail = r->path;
-		} else if (step_path_starts(r, "/anon_hugepage")) {
-			/* MAP_PRIVATE | MAP_HUGETLB: anonymous memory, in
-			 * a hugetlbfs file only in name */
+		} else if (vms_region_is_private_anon(r)) {
+			/* MAP_PRIVATE | MAP_HUGETLB, a private /dev/zero:
+			 * anonymous memory, its file a name only */
 			r->detail = r->path;
 		} else if (r->path[0] == '/') {
 			r->type = VMS_T_MAPPED_FILE; /* images: see below */
 			r->detail = r->path;
 		}
-		if (r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF))
+		/* memfd_secret's pages are out of the kernel's reach by
+		 * design: reading them fails */
+		if ((r->vmflags_mask & (VMS_VF_IO | VMS_VF_PF)) ||
+		    step_path_starts(r, "/secretmem"))
 			r->flags |= VMS_RF_UNREADABLE;
 	}
 	return 0;

@@ -438,9 +438,11 @@ static int images_scan(struct images_run *run, struct image_cache *cache,
 			continue;
 		}
 		last = NULL;
-		/* shared memory was told apart by the classify step */
+		/* the classify step told files apart from shared memory
+		 * and from anonymous memory named by a file (a private
+		 * /dev/zero, MAP_HUGETLB) */
 		if (!r->path || r->path[0] != '/' || r->inode == 0 ||
-		    r->type == VMS_T_SHAREABLE)
+		    r->type != VMS_T_MAPPED_FILE)
 			continue;
 		e = image_lookup(s, cache, have, r);
 		if (!e)

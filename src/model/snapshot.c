@@ -284,6 +284,19 @@ bool vms_region_is_anon(const struct vms_region *r)
 	       (!r->path || r->path[0] == '[' || r->path[0] == '\0');
 }
 
+bool vms_region_is_private_anon(const struct vms_region *r)
+{
+	if (r->perms & VMS_PERM_SHARED)
+		return false;
+	if (vms_region_is_anon(r))
+		return true;
+	/* the kernel makes a private mapping of /dev/zero anonymous memory
+	 * (its file only named), and MAP_PRIVATE | MAP_HUGETLB is
+	 * anonymous memory in a hugetlbfs file only in name */
+	return r->path && (strcmp(r->path, "/dev/zero") == 0 ||
+			   strncmp(r->path, "/anon_hugepage", 14) == 0);
+}
+
 /* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
  * every process, charged to none. */
 bool vms_region_is_kernel_special(const struct vms_region *r)

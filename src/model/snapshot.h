@@ -552,6 +552,13 @@ size_t vms_snapshot_bytes(const struct vms_snapshot *s);
 /* Anonymous: no file behind it ([heap], [stack], [anon:x] and unnamed). */
 bool vms_region_is_anon(const struct vms_region *r);
 
+/* Private anonymous memory as the kernel makes it: a private region that
+ * vms_region_is_anon, or a private mapping of /dev/zero or of
+ * MAP_HUGETLB ("/anon_hugepage"), whose file is a name only (smaps counts
+ * their pages Anonymous). What DESIGN.md's table calls private
+ * anonymous. */
+bool vms_region_is_private_anon(const struct vms_region *r);
+
 /* The kernel's own mappings: [vdso], [vvar], [vvar_vclock], [vsyscall]
  * and the like, by name. */
 bool vms_region_is_kernel_special(const struct vms_region *r);

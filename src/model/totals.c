@@ -10,16 +10,21 @@ void totals_region_derive(struct vms_region *r)
 {
 	bool shared = r->perms & VMS_PERM_SHARED;
 	bool special = vms_region_is_kernel_special(r);
-	bool anon = !shared && !special && vms_region_is_anon(r);
+	bool anon = !special && vms_region_is_private_anon(r);
 	bool no_access = !(r->perms & (VMS_PERM_R | VMS_PERM_W | VMS_PERM_X));
+	/* hugetlb pages are reserved from the pool at mmap, not charged to
+	 * the commit limit (no ac), unless mapped MAP_NORESERVE (nr) */
+	bool reserved =
+		(r->vmflags_mask & (VMS_VF_HT | VMS_VF_NR)) == VMS_VF_HT;
 
 	/* Committed: file-backed and shared: Size. Private anonymous that is
-	 * accountable: Size. Other private anonymous (PROT_NONE reservations,
-	 * MAP_NORESERVE), file mappings nobody may access (the PROT_NONE
-	 * alignment gaps ld.so leaves in an image) and the kernel's own
-	 * mappings: what is actually there, Rss + Swap. */
+	 * accountable (or hugetlb reserved): Size. Other private anonymous
+	 * (PROT_NONE reservations, MAP_NORESERVE), file mappings nobody may
+	 * access (the PROT_NONE alignment gaps ld.so leaves in an image) and
+	 * the kernel's own mappings: what is actually there, Rss + Swap. */
 	r->acct = 0;
-	if (anon ? (r->vmflags_mask & VMS_VF_AC) : !(no_access || special))
+	if (anon ? (r->vmflags_mask & VMS_VF_AC) || reserved
+		 : !(no_access || special))
 		r->acct |= VMS_ACCT_COMMIT_SIZE;
 	/* Private WS of anonymous memory: the pages mapped by this process
 	 * only. After a fork, pages still shared copy-on-write with the
