@@ -236,20 +236,35 @@ uint32_t smaps_vmflags_mask(const char *s, size_t n)
 }
 
 /* The counter a key names, or NULL for keys a region keeps no figure of
- * (records.h: VMS_COUNTER_FIELDS). Only the first record's keys and a key
- * out of their order come here (fast_key_line takes the rest). */
+ * (records.h: VMS_COUNTER_FIELDS, and VMS_COUNTER_ADDS, the keys that add
+ * into one of them). Only the first record's keys and a key out of their
+ * order come here (fast_key_line takes the rest). */
 static uint64_t *counter_for(struct vms_counters *c, const char *k, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < VMS_NCOUNTERS; i++) {
-		const struct vms_counter_field *f = &vms_counter_fields[i];
+	for (i = 0; i < VMS_NCOUNTERS + VMS_NCOUNTER_ADDS; i++) {
+		const struct vms_counter_field *f =
+			i < VMS_NCOUNTERS
+				? &vms_counter_fields[i]
+				: &vms_counter_adds[i - VMS_NCOUNTERS];
 
 		if (n == f->smaps_len && k[0] == f->smaps[0] &&
 		    memcmp(k, f->smaps, n) == 0)
 			return (uint64_t *)((char *)c + f->off);
 	}
 	return NULL;
+}
+
+/* A key line's value into its counter: added, as a counter may have
+ * more than one key (records.h), from the 0 a region starts with. */
+static void add_to(void *slot, uint64_t val)
+{
+	uint64_t have;
+
+	memcpy(&have, slot, sizeof(have));
+	have += val;
+	memcpy(slot, &have, sizeof(have));
 }
 
 /* The first record's keys are learned in order; in the records after it
@@ -323,7 +338,7 @@ static const char *fast_key_line(struct smaps_parser *p, const char *s,
 	} else if (*q != '\n') {
 		return NULL;
 	}
-	memcpy((char *)&p->snap->regions[p->cur].c + k->off, &val, sizeof(val));
+	add_to((char *)&p->snap->regions[p->cur].c + k->off, val);
 	p->at++;
 	p->line++;
 	return q + 1;
@@ -395,7 +410,7 @@ static int parse_key_line(struct smaps_parser *p, const char *s,
 			return 0; /* no region is that large: malformed */
 		val <<= 10;
 	}
-	*slot = val;
+	add_to(slot, val);
 	return 0;
 }
 

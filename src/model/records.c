@@ -135,6 +135,9 @@ bool vms_tcol_set(const struct vms_tcol *c, void *p, uint64_t v)
 const struct vms_counter_field vms_counter_fields[VMS_NCOUNTERS] = {
 	VMS_COUNTER_FIELDS(COUNTER)
 };
+const struct vms_counter_field vms_counter_adds[VMS_NCOUNTER_ADDS] = {
+	VMS_COUNTER_ADDS(COUNTER)
+};
 
 #define ROLLUP(m, key, flags)                                                  \
 	{ #m, key, flags, offsetof(struct vms_rollup, m) },

@@ -50,9 +50,14 @@
 
 /* The smaps counters of one region, in bytes: those the engine reads
  * (columns.h, the exports). smaps has more per record (Pss_Dirty,
- * Referenced, Anonymous, LazyFree, the Pmd and Hugetlb lines, the page
- * sizes); nothing looks at them, so a region does not carry them (a
- * snapshot file keeps the whole text). X(member, "smaps key")
+ * Referenced, Anonymous, LazyFree, KSM, the Pmd lines, the page sizes);
+ * nothing looks at them, so a region does not carry them (a snapshot file
+ * keeps the whole text). The Hugetlb lines are kept, added up in one
+ * counter: a hugetlb page is in no Rss (nor Pss, Private_*, Shared_*),
+ * and without them a region of hugetlb pages would show nothing of the
+ * memory it holds (its Committed, when mapped MAP_NORESERVE, is them; the
+ * totals step says how much the working set leaves out; the rollup has
+ * the two apart). X(member, "smaps key")
  *
  * Adding one is this line: the region's member, the parser, the JSON
  * export (a key of every region, the member's name) and a snapshot
@@ -69,7 +74,8 @@
  * assert with it; this bound stops the list where the memory aims would
  * break: 12 counters make a region 192 bytes, and `vmscope -s`, 182
  * bytes a region all told with 10 (docs/benchmarks.md), some 198 of
- * issue 13's 200; the viewer, 235-255 of its 300, some 251-271. A 13th
+ * issue 13's 200; the viewer, 235-255 of its 300, some 251-271. The
+ * 11th is the Hugetlb lines'. A 13th
  * counter takes the place of one, or is a figure computed from others,
  * or comes with the benchmarks run again and the aims raised. Why not a
  * side table for the counters that are mostly zero (Locked,
@@ -89,7 +95,14 @@
 	X(swap, "Swap")                                                        \
 	X(swap_pss, "SwapPss")                                                 \
 	X(locked, "Locked")                                                    \
-	X(anon_huge, "AnonHugePages")
+	X(anon_huge, "AnonHugePages")                                          \
+	X(hugetlb, "Private_Hugetlb") /* + Shared_Hugetlb: below */
+
+/* smaps keys whose figure adds into a counter of the list above (a
+ * region keeps one figure of both: X(member, "smaps key")). The parser
+ * adds every key line into its counter (a region's start at 0), so a
+ * counter may have more than one key. */
+#define VMS_COUNTER_ADDS(X) X(hugetlb, "Shared_Hugetlb")
 
 /* The kernel's own totals of the process (/proc/PID/smaps_rollup), in
  * bytes: the check that the regions add up. X(member, "smaps key",
@@ -105,7 +118,9 @@
 	X(swap, "Swap", VMS_FF_NEED)                                           \
 	X(swap_pss, "SwapPss", 0)                                              \
 	X(locked, "Locked", 0)                                                 \
-	X(anonymous, "Anonymous", 0)
+	X(anonymous, "Anonymous", 0)                                           \
+	X(private_hugetlb, "Private_Hugetlb", 0)                               \
+	X(shared_hugetlb, "Shared_Hugetlb", 0)
 
 /* A heap the classifier found (snapshot.h, struct vms_heap, says what each
  * figure means). The glibc walker's figures of it (struct vms_heap_glibc)
@@ -449,6 +464,12 @@ enum {
 #undef VMS_COUNTER_ONE
 };
 extern const struct vms_counter_field vms_counter_fields[VMS_NCOUNTERS];
+enum {
+#define VMS_COUNTER_ONE(m, key) +1
+	VMS_NCOUNTER_ADDS = 0 VMS_COUNTER_ADDS(VMS_COUNTER_ONE)
+#undef VMS_COUNTER_ONE
+};
+extern const struct vms_counter_field vms_counter_adds[VMS_NCOUNTER_ADDS];
 
 /* The rollup's figures likewise (struct vms_rollup); flags VMS_FF_*. */
 struct vms_rollup_field {

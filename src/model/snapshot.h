@@ -119,7 +119,8 @@ struct vms_child {
  * figures themselves are computed when read (vms_region_committed...),
  * a region does not store them. */
 enum {
-	VMS_ACCT_COMMIT_SIZE = 1u << 0, /* Committed = Size, else Rss+Swap */
+	VMS_ACCT_COMMIT_SIZE = 1u << 0, /* Committed = Size, else Rss+Swap
+					 * (+ hugetlb pages) */
 	VMS_ACCT_ANON = 1u << 1, /* Private = Committed, Private WS =
 				  * Private_Clean + Private_Dirty */
 	VMS_ACCT_FILE = 1u << 2, /* Private = Private WS = Private_Dirty */
@@ -512,8 +513,10 @@ static inline uint64_t vms_region_size(const struct vms_region *r)
 /* Committed, Private and Private WS, per r->acct (DESIGN.md's table). */
 static inline uint64_t vms_region_committed(const struct vms_region *r)
 {
-	return r->acct & VMS_ACCT_COMMIT_SIZE ? r->end - r->start
-					      : r->c.rss + r->c.swap;
+	/* what is there: hugetlb pages are in no Rss */
+	return r->acct & VMS_ACCT_COMMIT_SIZE
+		       ? r->end - r->start
+		       : r->c.rss + r->c.swap + r->c.hugetlb;
 }
 
 static inline uint64_t vms_region_private(const struct vms_region *r)

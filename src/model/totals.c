@@ -21,7 +21,8 @@ void totals_region_derive(struct vms_region *r)
 	 * accountable (or hugetlb reserved): Size. Other private anonymous
 	 * (PROT_NONE reservations, MAP_NORESERVE), file mappings nobody may
 	 * access (the PROT_NONE alignment gaps ld.so leaves in an image) and
-	 * the kernel's own mappings: what is actually there, Rss + Swap. */
+	 * the kernel's own mappings: what is actually there, Rss + Swap
+	 * (and hugetlb pages, in no Rss). */
 	r->acct = 0;
 	if (anon ? (r->vmflags_mask & VMS_VF_AC) || reserved
 		 : !(no_access || special))
@@ -230,6 +231,7 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 {
 	const struct vms_rollup *k = &s->rollup;
 	uint64_t rss = 0, pc = 0, pd = 0, sc = 0, sd = 0, swap = 0, pss = 0;
+	uint64_t htlb = 0;
 	size_t i;
 
 	if (!k->valid)
@@ -253,6 +255,9 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 		sd += c->shared_dirty;
 		swap += c->swap;
 		pss += c->pss;
+		/* the sum: private and shared apart move with the
+		 * sharing, as Private_* and Shared_* do */
+		htlb += c->hugetlb;
 	}
 #define CHECK(name, ours, theirs)                                              \
 	if ((ours) != (theirs)) {                                              \
@@ -263,6 +268,10 @@ int totals_check_rollup(const struct vms_snapshot *s, char *why, size_t n)
 	}
 	CHECK("Rss", rss, k->rss);
 	CHECK("Swap", swap, k->swap);
+	/* a rollup without hugetlb figures (a file of a vmscope before
+	 * them) has 0: not a difference */
+	if (k->private_hugetlb + k->shared_hugetlb)
+		CHECK("Hugetlb", htlb, k->private_hugetlb + k->shared_hugetlb);
 #undef CHECK
 	{
 		uint64_t ksh = k->shared_clean + k->shared_dirty;

@@ -16,16 +16,19 @@ differ):
     private_data; a file on disk mapped is mapped_file;
   - the counters it exports (rss, pss, private_clean, private_dirty,
     shared_clean, shared_dirty, swap, swap_pss, locked, anon_huge) are
-    smaps' own;
+    smaps' own, and hugetlb is Private_Hugetlb + Shared_Hugetlb;
   - size, committed, private and private_ws follow from smaps by
     DESIGN.md's table, computed here on their own: committed is Size for
     file and shared mappings and for private anonymous memory charged to
     the commit limit (ac) or reserved from the hugetlb pool (ht without
-    nr), else what is there (Rss + Swap);
+    nr), else what is there (Rss + Swap, and a hugetlb region's pages);
     private is committed for private anonymous memory, Private_Dirty for
     a private file mapping, 0 for shared; private_ws is Private_Clean +
     Private_Dirty for private anonymous memory, Private_Dirty for a private
     file mapping, 0 for shared;
+  - hugetlb pages, which the kernel counts in no Rss, are said: a note
+    names their bytes, Σ hugetlb is smaps_rollup's Private_Hugetlb +
+    Shared_Hugetlb and /proc/PID/status HugetlbPages;
   - memfd_secret memory is marked unreadable.
 The kinds that need the machine set up are made with what they need and
 everything put back as it was, on failure too (as root; else skipped):
@@ -142,7 +145,8 @@ def design(k):
     size = k["end"] - k["start"]
     flags = k.get("VmFlags", set())
     shared = "s" in k["perms"]
-    there = k.get("Rss", 0) + k.get("Swap", 0)
+    hugetlb = k.get("Private_Hugetlb", 0) + k.get("Shared_Hugetlb", 0)
+    there = k.get("Rss", 0) + k.get("Swap", 0) + hugetlb
     if anonymous(k):
         whole = "ac" in flags or ("ht" in flags and "nr" not in flags)
         committed = size if whole else there
@@ -180,8 +184,10 @@ def check_kind(label, snap, km, kind, addr):
                              " (%s...)" % want_detail if want_detail else ""),
          "got %s, detail %r (%s %s)" % (r["type"], r["detail"], r["perms"],
                                          r["path"]))
-    got = {c: r.get(c) for c, _ in COUNTERS}
+    got = {c: r.get(c) for c, _ in COUNTERS + [("hugetlb", None)]}
     want = {c: k.get(key, 0) for c, key in COUNTERS}
+    want["hugetlb"] = k.get("Private_Hugetlb", 0) + k.get("Shared_Hugetlb",
+                                                          0)
     T.eq(got, want, "%s: %s: every counter is smaps' own" % (label, kind))
     T.eq((r["size"], r["committed"], r["private"], r["private_ws"]),
          design(k), "%s: %s: size, committed, private, private_ws by "
@@ -238,6 +244,27 @@ def check_mlockall(label, pid, snap, km, f):
     T.ok(0 <= ro - got < 1024 * len(snap["regions"]),
          "%s: mlockall: totals.locked_ws is smaps_rollup's Locked within "
          "its rounding" % label, "sum %d, rollup %d" % (got, ro))
+
+
+def check_hugetlb(label, pid, snap, km, f):
+    ro = T.rollup(pid)
+    total = sum(r.get("hugetlb") or 0 for r in snap["regions"])
+    T.eq(total, ro.get("Private_Hugetlb", 0) + ro.get("Shared_Hugetlb", 0),
+         "%s: sum hugetlb == smaps_rollup's Private_Hugetlb + "
+         "Shared_Hugetlb" % label)
+    T.eq(total, T.status_kb(pid, "HugetlbPages"),
+         "%s: ... and status HugetlbPages" % label)
+    kr = snap["capture"].get("kernel_rollup") or {}
+    T.eq((kr.get("private_hugetlb"), kr.get("shared_hugetlb")),
+         (ro.get("Private_Hugetlb", 0), ro.get("Shared_Hugetlb", 0)),
+         "%s: capture.kernel_rollup has the rollup's two" % label)
+    notes = [n["text"] for n in snap["notes"]]
+    T.ok(any("hugetlb" in n and " %d bytes" % total in n for n in notes),
+         "%s: a note says the %d bytes of hugetlb pages are in no Rss"
+         % (label, total), notes)
+    T.ok(str(snap["capture"].get("rollup_check")).startswith("agrees"),
+         "%s: vmscope's own check with smaps_rollup agrees" % label,
+         snap["capture"].get("rollup_check"))
 
 
 def check_secret(label, pid, snap, km, f):
@@ -300,7 +327,7 @@ def hugetlb_group(tmp):
         os.mkdir(mnt)
         mounted = subprocess.run(["mount", "-t", "hugetlbfs", "none", mnt],
                                  capture_output=True).returncode == 0
-        run_group("hugetlb", HUGETLB, tmp)
+        run_group("hugetlb", HUGETLB, tmp, check_hugetlb)
     finally:
         # the target first (a failure may leave it running): its pages
         # hold the mount and the pool

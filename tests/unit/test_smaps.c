@@ -251,6 +251,26 @@ static void check_rollup(const char *name, const struct vms_snapshot *s,
 		   "%s: procfs_rollup_parse %s %" PRIu64 " == %lld", name,
 		   exact[k].key, parsed[k], want);
 	}
+	/* a region's hugetlb is its Private_Hugetlb + Shared_Hugetlb (both
+	 * keys add into the one counter): their sums are the rollup's two
+	 * (0 where the kernel has neither line) */
+	{
+		uint64_t h = 0;
+		long long ph = nonneg(procfs_status_value(roll, rlen,
+							  "Private_Hugetlb")),
+			  sh = nonneg(procfs_status_value(roll, rlen,
+							  "Shared_Hugetlb"));
+
+		for (i = 0; i < s->nregions; i++)
+			h += s->regions[i].c.hugetlb;
+		ok(h == (uint64_t)(ph + sh) &&
+			   r.private_hugetlb == (uint64_t)ph &&
+			   r.shared_hugetlb == (uint64_t)sh,
+		   "%s: sum of hugetlb %" PRIu64 " == rollup Private_Hugetlb "
+		   "%lld + Shared_Hugetlb %lld, and procfs_rollup_parse has "
+		   "them",
+		   name, h, ph, sh);
+	}
 	for (i = 0; i < s->nregions; i++)
 		pss += s->regions[i].c.pss;
 	ok(want_pss >= 0 &&
