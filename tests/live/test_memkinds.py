@@ -217,6 +217,17 @@ def run_group(name, kinds, tmp, extra_check=None, ready_wait=None):
             for key in (kind, kind + "_2"):
                 if key in f and key in KINDS:
                     check_kind(label, snap, km, key, f[key])
+        # the whole process: its Rss, Swap and hugetlb pages add up to
+        # smaps' (read around the capture) and vmscope's own check agrees
+        T.eq(tuple(sum(r.get(c) or 0 for r in snap["regions"])
+                   for c in ("rss", "swap", "hugetlb")),
+             tuple(sum(k.get(key, 0) for k in km for key in keys)
+                   for keys in (("Rss",), ("Swap",),
+                                ("Private_Hugetlb", "Shared_Hugetlb"))),
+             "%s: sum rss, swap, hugetlb over regions == smaps'" % label)
+        T.ok(str(snap["capture"].get("rollup_check")).startswith("agrees"),
+             "%s: vmscope's own check with smaps_rollup agrees" % label,
+             snap["capture"].get("rollup_check"))
         if extra_check:
             extra_check(label, p.pid, snap, km, f)
     T.sigcont(p.pid)
@@ -262,9 +273,6 @@ def check_hugetlb(label, pid, snap, km, f):
     T.ok(any("hugetlb" in n and " %d bytes" % total in n for n in notes),
          "%s: a note says the %d bytes of hugetlb pages are in no Rss"
          % (label, total), notes)
-    T.ok(str(snap["capture"].get("rollup_check")).startswith("agrees"),
-         "%s: vmscope's own check with smaps_rollup agrees" % label,
-         snap["capture"].get("rollup_check"))
 
 
 def check_secret(label, pid, snap, km, f):

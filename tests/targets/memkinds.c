@@ -78,32 +78,9 @@
 #define MIB (1ul << 20)
 #define HPAGE (2 * MIB)
 
-#ifndef MAP_HUGETLB
-#define MAP_HUGETLB 0x40000
-#endif
-#ifndef MFD_HUGETLB
-#define MFD_HUGETLB 4u
-#endif
-#ifndef SHM_HUGETLB
-#define SHM_HUGETLB 04000
-#endif
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
 #endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef MLOCK_ONFAULT
-#define MLOCK_ONFAULT 1
-#endif
-#ifndef F_ADD_SEALS
-#define F_ADD_SEALS 1033
-#define F_SEAL_SEAL 1
-#define F_SEAL_SHRINK 2
-#define F_SEAL_GROW 4
-#define F_SEAL_WRITE 8
-#endif
-
 static char line[8192];
 static size_t len;
 static long pg;
@@ -112,9 +89,7 @@ static char files[8][4200];
 static int nfiles;
 static char shm_name[64];
 
-static void add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void add(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void add(const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -161,7 +136,8 @@ static char *spot(size_t n, size_t align)
 		return NULL;
 	q = p + pg;
 	if (align > (size_t)pg)
-		q = (char *)(((uintptr_t)q + align - 1) & ~(uintptr_t)(align - 1));
+		q = (char *)(((uintptr_t)q + align - 1) &
+			     ~(uintptr_t)(align - 1));
 	munmap(p, all);
 	return q;
 }
@@ -221,29 +197,31 @@ static int make_file(const char *name, size_t n, int keep)
 	return fd;
 }
 
-static int sysv(const char *kind, size_t n, int flags, int rmid)
+static void sysv(const char *kind)
 {
+	int huge = strcmp(kind, "htlb_shm") == 0;
+	size_t n = huge ? 4 * MIB : MIB;
+	int flags = huge ? SHM_HUGETLB : 0, rmid = strcmp(kind, "sysv") != 0;
 	int id = shmget(IPC_PRIVATE, n, IPC_CREAT | 0600 | flags);
 	void *at;
 	char *where;
 
 	if (id < 0) {
 		skip(kind, errno == ENOMEM ? "no_huge_pages" : "shmget_failed");
-		return -1;
+		return;
 	}
 	where = spot(n, flags ? HPAGE : (size_t)pg);
 	at = shmat(id, where, 0);
 	if (at == (void *)-1) {
 		shmctl(id, IPC_RMID, NULL);
 		skip(kind, "shmat_failed");
-		return -1;
+		return;
 	}
 	writes(at, n / 2);
 	if (rmid)
 		shmctl(id, IPC_RMID, NULL);
 	show(kind, at, n);
 	add(" %s_id=%d", kind, id);
-	return id;
 }
 
 /* A child that maps p too (it reads its n bytes) and stays until this
@@ -276,8 +254,11 @@ static pid_t share_with_child(const void *p, size_t n)
 	return child;
 }
 
-static void hugetlb(const char *kind, int shared, int noreserve)
+static void hugetlb(const char *kind)
 {
+	int shared = strcmp(kind, "htlb_shared") == 0 ||
+		     strcmp(kind, "htlb_forked") == 0;
+	int noreserve = strcmp(kind, "htlb_noreserve") == 0;
 	void *p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE,
 			 (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS |
 				 MAP_HUGETLB | (noreserve ? MAP_NORESERVE : 0),
@@ -295,7 +276,7 @@ static void hugetlb(const char *kind, int shared, int noreserve)
 	show(kind, p, 4 * MIB);
 }
 
-static void hugetlb_file(void)
+static void hugetlb_file(const char *kind)
 {
 	char path[4200];
 	int fd;
@@ -309,8 +290,8 @@ static void hugetlb_file(void)
 	}
 	snprintf(files[nfiles++], sizeof(files[0]), "%s", path);
 	if (ftruncate(fd, (off_t)(4 * MIB)) < 0 ||
-	    !(p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, 0))) {
+	    !(p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 0))) {
 		skip("htlb_file", "no_huge_pages");
 		close(fd);
 		return;
@@ -320,8 +301,11 @@ static void hugetlb_file(void)
 	show("htlb_file", p, 4 * MIB);
 }
 
-static void memfd(const char *kind, unsigned flags, size_t n, int seal)
+static void memfd(const char *kind)
 {
+	unsigned flags = strcmp(kind, "htlb_memfd") == 0 ? MFD_HUGETLB : 0;
+	size_t n = flags || strcmp(kind, "thp_shmem") == 0 ? 4 * MIB : MIB;
+	int seal = strcmp(kind, "memfd_sealed") == 0;
 	int fd = memfd_create(kind, MFD_CLOEXEC | MFD_ALLOW_SEALING | flags);
 	void *p;
 
@@ -343,15 +327,16 @@ static void memfd(const char *kind, unsigned flags, size_t n, int seal)
 		close(fd);
 		return;
 	}
-	if (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-						   F_SEAL_WRITE | F_SEAL_SEAL) <
-			    0) {
+	if (seal && fcntl(fd, F_ADD_SEALS,
+			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+				  F_SEAL_SEAL) < 0) {
 		skip(kind, "sealing_failed");
 		close(fd);
 		return;
 	}
-	p = map_at(n, flags || strcmp(kind, "thp_shmem") == 0 ? HPAGE : (size_t)pg,
-		   seal ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = map_at(
+		n, flags || strcmp(kind, "thp_shmem") == 0 ? HPAGE : (size_t)pg,
+		seal ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (!p) {
 		skip(kind, flags ? "no_huge_pages" : "mmap_failed");
@@ -395,7 +380,7 @@ static void locked(const char *kind)
 	show(kind, p, n);
 }
 
-static void ksm(void)
+static void ksm(const char *kind)
 {
 	size_t n = 2 * MIB;
 	char *a = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
@@ -485,7 +470,8 @@ static void anon_kinds(const char *kind)
 		writes(p + n - pg, (size_t)pg);
 	else if (strcmp(kind, "guard") == 0) {
 		writes(p, n);
-		if (madvise(p + n / 2, 4 * (size_t)pg, MADV_GUARD_INSTALL) < 0) {
+		if (madvise(p + n / 2, 4 * (size_t)pg, MADV_GUARD_INSTALL) <
+		    0) {
 			skip(kind, "no_madv_guard_install");
 			return;
 		}
@@ -502,7 +488,8 @@ static void anon_kinds(const char *kind)
 		int key = (int)syscall(SYS_pkey_alloc, 0, 0);
 
 		writes(p, n);
-		if (key < 0 || syscall(SYS_pkey_mprotect, p, n, prot, key) < 0) {
+		if (key < 0 ||
+		    syscall(SYS_pkey_mprotect, p, n, prot, key) < 0) {
 			skip(kind, "no_protection_keys");
 			return;
 		}
@@ -514,7 +501,8 @@ static void remapped(const char *kind)
 {
 	size_t n = 1 * MIB;
 	char *p = map_at(2 * n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *q;
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+	     *q;
 
 	if (!p) {
 		skip(kind, "mmap_failed");
@@ -540,7 +528,7 @@ static void remapped(const char *kind)
 	show(kind, q, strcmp(kind, "mremap_grow") == 0 ? 2 * n : n);
 }
 
-static void uffd(void)
+static void uffd(const char *kind)
 {
 	struct {
 		uint64_t api, features, ioctls;
@@ -574,7 +562,7 @@ static void uffd(void)
 	show("uffd", p, n);
 }
 
-static void secret(void)
+static void secret(const char *kind)
 {
 	size_t n = 1 * MIB;
 	int fd = (int)syscall(447 /* memfd_secret */, 0);
@@ -597,7 +585,7 @@ static void secret(void)
 	show("secret", p, n);
 }
 
-static void io_uring(void)
+static void io_uring(const char *kind)
 {
 	/* struct io_uring_params (linux/io_uring.h), laid out by hand so
 	 * that the target builds without the header */
@@ -636,7 +624,7 @@ static void io_uring(void)
 	add(" io_uring_2=%p", sqes);
 }
 
-static void perf(void)
+static void perf(const char *kind)
 {
 	struct perf_event_attr a;
 	size_t n = (1 + 8) * (size_t)pg;
@@ -662,7 +650,7 @@ static void perf(void)
 	show("perf", p, n);
 }
 
-static void swap(void)
+static void swap(const char *kind)
 {
 	size_t n = 4 * MIB;
 	char *a = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
@@ -680,7 +668,8 @@ static void swap(void)
 	writes(s, n);
 	/* paged out first (MADV_PAGEOUT leaves a page another process maps
 	 * where it is), then forked: the child holds the same swap entries */
-	if (madvise(a, n, MADV_PAGEOUT) < 0 || madvise(s, n, MADV_PAGEOUT) < 0) {
+	if (madvise(a, n, MADV_PAGEOUT) < 0 ||
+	    madvise(s, n, MADV_PAGEOUT) < 0) {
 		skip("swap", "no_madv_pageout");
 		return;
 	}
@@ -692,6 +681,93 @@ static void swap(void)
 	show("swap", a, n);
 	add(" swap_2=%p swap_child=%d", (void *)s, (int)child);
 }
+
+static void thp_anon(const char *kind)
+{
+	char *p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (!p || madvise(p, 4 * MIB, MADV_HUGEPAGE) < 0) {
+		skip(kind, "no_thp");
+		return;
+	}
+	writes(p, 4 * MIB);
+	show(kind, p, 4 * MIB);
+}
+
+static void posix(const char *kind)
+{
+	void *p = NULL;
+	int fd;
+
+	snprintf(shm_name, sizeof(shm_name), "/memkinds-%d", (int)getpid());
+	fd = shm_open(shm_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)MIB) < 0 ||
+	    !(p = map_at(MIB, (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, 0))) {
+		skip(kind, "shm_open_failed");
+		return;
+	}
+	close(fd);
+	writes(p, MIB / 2);
+	show(kind, p, MIB);
+}
+
+/* shanon, zero_shared, zero_priv */
+static void zero(const char *kind)
+{
+	int fd = -1, flags = MAP_ANONYMOUS | MAP_SHARED;
+	void *p;
+
+	if (kind[0] == 'z') {
+		fd = open("/dev/zero", O_RDWR);
+		flags = kind[5] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	}
+	p = map_at(MIB, (size_t)pg, PROT_READ | PROT_WRITE, flags, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (!p) {
+		skip(kind, "mmap_failed");
+		return;
+	}
+	madvise(p, MIB, MADV_NOHUGEPAGE);
+	writes(p, MIB / 2);
+	show(kind, p, MIB);
+}
+
+static void mlocked_all(const char *kind)
+{
+	(void)kind; /* done first, in main */
+	add(" mlockall=1");
+}
+
+static const struct {
+	const char *name;
+	void (*make)(const char *kind);
+} kinds[] = {
+	/* clang-format off */
+	{ "htlb_priv", hugetlb },	{ "htlb_noreserve", hugetlb },
+	{ "htlb_shared", hugetlb },	{ "htlb_forked", hugetlb },
+	{ "htlb_file", hugetlb_file },	{ "htlb_shm", sysv },
+	{ "htlb_memfd", memfd },	{ "thp_anon", thp_anon },
+	{ "thp_shmem", memfd },		{ "sysv", sysv },
+	{ "sysv_rmid", sysv },		{ "posix", posix },
+	{ "memfd", memfd },		{ "memfd_sealed", memfd },
+	{ "shanon", zero },		{ "zero_shared", zero },
+	{ "zero_priv", zero },		{ "mlock", locked },
+	{ "maplocked", locked },	{ "onfault", locked },
+	{ "mlockall", mlocked_all },	{ "ksm", ksm },
+	{ "cow", file_kinds },		{ "trunc", file_kinds },
+	{ "deleted", file_kinds },	{ "noreserve", anon_kinds },
+	{ "protnone", anon_kinds },	{ "guard", anon_kinds },
+	{ "growsdown", anon_kinds },	{ "lazyfree", anon_kinds },
+	{ "dontneed", anon_kinds },	{ "pkey", anon_kinds },
+	{ "mremap_grow", remapped },	{ "mremap_move", remapped },
+	{ "uffd", uffd },		{ "secret", secret },
+	{ "io_uring", io_uring },	{ "perf", perf },
+	{ "swap", swap },
+	/* clang-format on */
+};
 
 int main(int argc, char **argv)
 {
@@ -712,112 +788,15 @@ int main(int argc, char **argv)
 			skip("mlockall", "mlockall_failed");
 	add("ready pid=%d", (int)getpid());
 	for (i = 2; i < argc; i++) {
-		const char *k = argv[i];
+		size_t k;
 
-		if (strcmp(k, "htlb_priv") == 0)
-			hugetlb(k, 0, 0);
-		else if (strcmp(k, "htlb_noreserve") == 0)
-			hugetlb(k, 0, 1);
-		else if (strcmp(k, "htlb_shared") == 0 ||
-			 strcmp(k, "htlb_forked") == 0)
-			hugetlb(k, 1, 0);
-		else if (strcmp(k, "htlb_file") == 0)
-			hugetlb_file();
-		else if (strcmp(k, "htlb_shm") == 0)
-			sysv(k, 4 * MIB, SHM_HUGETLB, 1);
-		else if (strcmp(k, "htlb_memfd") == 0)
-			memfd(k, MFD_HUGETLB, 4 * MIB, 0);
-		else if (strcmp(k, "thp_anon") == 0) {
-			char *p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE,
-					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			if (!p || madvise(p, 4 * MIB, MADV_HUGEPAGE) < 0) {
-				skip(k, "no_thp");
-				continue;
-			}
-			writes(p, 4 * MIB);
-			show(k, p, 4 * MIB);
-		} else if (strcmp(k, "thp_shmem") == 0)
-			memfd(k, 0, 4 * MIB, 0);
-		else if (strcmp(k, "sysv") == 0)
-			sysv(k, 1 * MIB, 0, 0);
-		else if (strcmp(k, "sysv_rmid") == 0)
-			sysv(k, 1 * MIB, 0, 1);
-		else if (strcmp(k, "posix") == 0) {
-			int fd;
-			void *p;
-
-			snprintf(shm_name, sizeof(shm_name), "/memkinds-%d",
-				 (int)getpid());
-			fd = shm_open(shm_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-			if (fd < 0 || ftruncate(fd, (off_t)MIB) < 0 ||
-			    !(p = map_at(MIB, (size_t)pg,
-					 PROT_READ | PROT_WRITE, MAP_SHARED,
-					 fd, 0))) {
-				skip(k, "shm_open_failed");
-				continue;
-			}
-			close(fd);
-			writes(p, MIB / 2);
-			show(k, p, MIB);
-		} else if (strcmp(k, "memfd") == 0)
-			memfd(k, 0, MIB, 0);
-		else if (strcmp(k, "memfd_sealed") == 0)
-			memfd(k, 0, MIB, 1);
-		else if (strcmp(k, "shanon") == 0 ||
-			 strcmp(k, "zero_shared") == 0 ||
-			 strcmp(k, "zero_priv") == 0) {
-			int fd = -1, flags = MAP_ANONYMOUS | MAP_SHARED;
-			void *p;
-
-			if (k[0] == 'z') {
-				fd = open("/dev/zero", O_RDWR);
-				flags = k[5] == 's' ? MAP_SHARED : MAP_PRIVATE;
-			}
-			p = map_at(MIB, (size_t)pg, PROT_READ | PROT_WRITE,
-				   flags, fd, 0);
-			if (fd >= 0)
-				close(fd);
-			if (!p) {
-				skip(k, "mmap_failed");
-				continue;
-			}
-			madvise(p, MIB, MADV_NOHUGEPAGE);
-			writes(p, MIB / 2);
-			show(k, p, MIB);
-		} else if (strcmp(k, "mlock") == 0 ||
-			   strcmp(k, "maplocked") == 0 ||
-			   strcmp(k, "onfault") == 0)
-			locked(k);
-		else if (strcmp(k, "mlockall") == 0)
-			add(" mlockall=1");
-		else if (strcmp(k, "ksm") == 0)
-			ksm();
-		else if (strcmp(k, "cow") == 0 || strcmp(k, "trunc") == 0 ||
-			 strcmp(k, "deleted") == 0)
-			file_kinds(k);
-		else if (strcmp(k, "noreserve") == 0 ||
-			 strcmp(k, "protnone") == 0 ||
-			 strcmp(k, "guard") == 0 ||
-			 strcmp(k, "growsdown") == 0 ||
-			 strcmp(k, "lazyfree") == 0 ||
-			 strcmp(k, "dontneed") == 0 || strcmp(k, "pkey") == 0)
-			anon_kinds(k);
-		else if (strcmp(k, "mremap_grow") == 0 ||
-			 strcmp(k, "mremap_move") == 0)
-			remapped(k);
-		else if (strcmp(k, "uffd") == 0)
-			uffd();
-		else if (strcmp(k, "secret") == 0)
-			secret();
-		else if (strcmp(k, "io_uring") == 0)
-			io_uring();
-		else if (strcmp(k, "perf") == 0)
-			perf();
-		else if (strcmp(k, "swap") == 0)
-			swap();
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (strcmp(argv[i], kinds[k].name) == 0)
+				break;
+		if (k < sizeof(kinds) / sizeof(kinds[0]))
+			kinds[k].make(argv[i]);
 		else
-			skip(k, "unknown_kind");
+			skip(argv[i], "unknown_kind");
 	}
 	printf("%s\n", line);
 	fflush(stdout);
