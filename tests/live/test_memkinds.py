@@ -194,11 +194,17 @@ def check_kind(label, snap, km, kind, addr):
          "DESIGN.md's table" % (label, kind))
 
 
+SEGMENTS = []
+
+
 def run_group(name, kinds, tmp, extra_check=None, ready_wait=None):
     """Starts memkinds with kinds, and checks each it made, plain and
     frozen. Returns the kinds it skipped {kind: why}."""
     p, line = T.start([T.target("memkinds"), tmp] + kinds)
     f = T.ready_fields(line)
+    # SysV segments outlive the target unless removed (IPC_RMID): the
+    # ones it keeps are removed in main's end, whatever happens
+    SEGMENTS.extend(v for k, v in f.items() if k.endswith("_id"))
     skipped = {k[:-5]: str(v) for k, v in f.items() if k.endswith("_skip")}
     if ready_wait:
         ready_wait(p.pid, f)
@@ -450,6 +456,8 @@ def main():
         swap_group(tmp)
     finally:
         T.cleanup()
+        for shmid in SEGMENTS:  # gone already where removed at once
+            subprocess.run(["ipcrm", "-m", str(shmid)], capture_output=True)
         for name in os.listdir("/dev/shm"):
             if re.match(r"memkinds-\d+$", name) and not os.path.exists(
                     "/proc/" + name[9:]):

@@ -21,7 +21,9 @@
  *   thp_shmem              a memfd, MADV_HUGEPAGE (huge where the test set
  *                          shmem_enabled to advise)
  *   sysv sysv_rmid         SysV shared memory; the second removed
- *                          (IPC_RMID) while attached
+ *                          (IPC_RMID) while attached, the first kept (it
+ *                          outlives the target: the test removes it by
+ *                          the sysv_id printed)
  *   posix                  POSIX shm (shm_open: /dev/shm/memkinds-PID)
  *   memfd memfd_sealed     a memfd, shared; one written, sealed
  *                          (F_SEAL_WRITE...) and mapped read-only
