@@ -115,10 +115,10 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 
 	for (i = 0; i < s->nregions; i++) {
 		struct vms_region *r = &s->regions[i];
-		struct vms_region *next =
-			i + 1 < s->nregions ? &s->regions[i + 1] : NULL;
-		uint64_t rw = vms_region_size(r), arena = r->start, max;
+		struct vms_region *next;
+		uint64_t rw, arena = r->start, max;
 		bool by_header = false, rest;
+		size_t nrw = 1, k;
 
 		if (step_path_is(r, "[heap]")) {
 			struct vms_heap *m = main_heap(s);
@@ -141,13 +141,25 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 		}
 		/* Non-main arena heap: anonymous, MAP_NORESERVE, rw-p
 		 * followed by the ---p rest of its reservation, aligned to
-		 * the reservation's size (or all of it rw). */
-		if (r->path || r->type != VMS_T_PRIVATE_DATA ||
+		 * the reservation's size (or all of it rw). Of huge pages
+		 * (MAP_HUGETLB, "/anon_hugepage"), the kernel shows no "nr":
+		 * the pool's pages are reserved at the mapping. */
+		if ((r->path && !vms_region_is_private_anon(r)) ||
+		    r->type != VMS_T_PRIVATE_DATA ||
 		    r->perms != (VMS_PERM_R | VMS_PERM_W) ||
-		    !(r->vmflags_mask & VMS_VF_NR))
+		    !(r->vmflags_mask & (VMS_VF_NR | VMS_VF_HT)))
 			continue;
-		rest = next && next->start == r->end && !next->path &&
-		       next->perms == 0 &&
+		while (i + nrw < s->nregions &&
+		       s->regions[i + nrw].perms == r->perms &&
+		       vms_region_continues(&s->regions[i + nrw - 1],
+					    &s->regions[i + nrw]))
+			nrw++;
+		rw = s->regions[i + nrw - 1].end - r->start;
+		next = i + nrw < s->nregions ? &s->regions[i + nrw] : NULL;
+		rest = next && next->perms == 0 &&
+		       (r->inode ? vms_region_continues(
+					   &s->regions[i + nrw - 1], next)
+				 : next->start == r->end && !next->path) &&
 		       heap_size_ok(r->start, rw + vms_region_size(next));
 		max = rest ? rw + vms_region_size(next) : rw;
 		if (!rest && !heap_size_ok(r->start, rw))
@@ -179,8 +191,13 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 				      : "arena (by shape; header not read)";
 		if (!r->detail ||
 		    add_heap(s, &cap, "glibc-arena", arena, r->start,
-			     rest ? next->end : r->end) < 0)
+			     rest ? next->end : r->start + rw) < 0)
 			return -1;
+		for (k = 1; k < nrw; k++) {
+			s->regions[i + k].type = VMS_T_HEAP;
+			s->regions[i + k].detail = r->detail;
+		}
+		i += nrw - 1;
 		if (rest) {
 			next->type = VMS_T_HEAP;
 			next->detail = "arena heap, reserved";

@@ -136,7 +136,9 @@ static int from_glibc(struct vms_snapshot *s, struct pieces *p)
 			ptrdiff_t r =
 				vms_snapshot_find_index(s, h->segs[k].start);
 
-			if (r < 0 || s->regions[r].path ||
+			if (r < 0 ||
+			    (s->regions[r].path &&
+			     !vms_region_plain_anon(&s->regions[r])) ||
 			    h->segs[k].end <= h->segs[k].start)
 				continue;
 			if (piece_add(p, &(struct piece){ h->segs[k].start,
@@ -235,7 +237,10 @@ static int split(struct vms_snapshot *s, struct vms_region *r,
 		uint64_t hi = v[i].end < r->end ? v[i].end : r->end;
 		int64_t rss;
 
-		if (lo >= hi || (v[i].bare && r->detail))
+		/* a bare piece: only where nothing described the region
+		 * (its file's name, for a file in name only, is no word) */
+		if (lo >= hi ||
+		    (v[i].bare && r->detail && r->detail != r->path))
 			continue;
 		if (n && lo < sp[n - 1].end)
 			lo = sp[n - 1].end; /* overlapping pieces: once */
@@ -364,7 +369,7 @@ static int step_parts_run(struct vms_snapshot *s, unsigned have,
 			at++;
 		if (at == p.n || p.v[at].start >= r->end ||
 		    r->type != VMS_T_PRIVATE_DATA || r->nchildren ||
-		    !vms_region_is_anon(r))
+		    !(vms_region_is_anon(r) || vms_region_plain_anon(r)))
 			continue;
 		if (split(s, r, p.v, p.n, at, sp, &me) < 0)
 			goto oom;

@@ -297,6 +297,22 @@ bool vms_region_is_private_anon(const struct vms_region *r)
 			   strncmp(r->path, "/anon_hugepage", 14) == 0);
 }
 
+bool vms_region_plain_anon(const struct vms_region *r)
+{
+	return r->type == VMS_T_PRIVATE_DATA && vms_region_is_private_anon(r) &&
+	       (!r->path ? !r->detail
+			 : r->path[0] == '/' &&
+				   (!r->detail || r->detail == r->path));
+}
+
+bool vms_region_continues(const struct vms_region *a,
+			  const struct vms_region *b)
+{
+	return a->inode && b->start == a->end && b->inode == a->inode &&
+	       b->dev_major == a->dev_major && b->dev_minor == a->dev_minor &&
+	       b->offset == a->offset + (a->end - a->start);
+}
+
 /* Mappings the kernel itself provides ([vdso], [vvar], ...): shared by
  * every process, charged to none. */
 bool vms_region_is_kernel_special(const struct vms_region *r)
@@ -424,7 +440,7 @@ void vms_snapshot_type_mmapped(struct vms_snapshot *s)
 		while (r && end < r->end && j < n && c[j].start == end)
 			end = c[j++].end;
 		if (r && r->start == c[i].start && r->end == end &&
-		    r->type == VMS_T_PRIVATE_DATA && !r->path && !r->detail) {
+		    vms_region_plain_anon(r)) {
 			r->type = VMS_T_HEAP;
 			r->detail = VMS_MMAPPED_CHUNK;
 			/* glibc maps a chunk charged to the commit limit (no

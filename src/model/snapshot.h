@@ -561,6 +561,17 @@ bool vms_region_is_anon(const struct vms_region *r);
  * their pages Anonymous). What DESIGN.md's table calls private
  * anonymous. */
 bool vms_region_is_private_anon(const struct vms_region *r);
+/* Private Data of no name of its own that no step typed: anonymous, or
+ * a file in name only (MAP_HUGETLB's "/anon_hugepage", a private
+ * /dev/zero: its detail the path classify gave it), not "[anon:NAME]".
+ * What a heap's mmapped memory may be. */
+bool vms_region_plain_anon(const struct vms_region *r);
+/* b continues a's mapping of a file: right after it, the same file
+ * (device, inode) at the offset that follows. The kernel merges no
+ * hugetlb regions: a MAP_HUGETLB mapping whose parts were mprotected
+ * apart is such a run of regions. */
+bool vms_region_continues(const struct vms_region *a,
+			  const struct vms_region *b);
 
 /* The kernel's own mappings: [vdso], [vvar], [vvar_vclock], [vsyscall]
  * and the like, by name. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: raises the machine's vm.nr_hugepages for a while
 """test_heap_hugetlb — glibc's thread arenas under
 GLIBC_TUNABLES=glibc.malloc.hugetlb=2 (glibc 2.35 and later): each heap is
 then four huge pages (heap_max_size(): 8 MiB with 2 MiB pages, aligned to
@@ -16,6 +17,15 @@ its own arena:
   - a gcore core (no VmFlags: the heaps found by the walk alone): the
     reserved rest of each heap typed "arena heap, reserved" as live (the
     walk's heap size, not 64 MiB).
+Then again with huge pages in the pool (vm.nr_hugepages raised by 40 for
+the while, as root, put back as it was on failure too): malloc's memory
+is then hugetlbfs mappings ("/anon_hugepage"), a region a huge page where
+glibc made them read-write one at a time: without the walk each arena's
+heap, all its regions, is Heap and a heap; with -F the walk is whole
+(before: "heap_info ... does not belong", its span cut at the first
+region's end), every mallinfo2 figure the target's own, and every
+hugetlb region of the target Heap (the arenas' heaps, the main arena's
+segments, the mmapped chunks: before, all of them Private Data).
 Skipped where glibc leaves the heaps 64 MiB (an older glibc ignores the
 tunable)."""
 import json
@@ -60,6 +70,71 @@ def arena_heaps(snap):
     return sorted((int(s["start"], 16), int(s["end"], 16))
                   for h in snap["heaps"] if h["kind"] == "glibc-arena"
                   for s in h["segments"])
+
+
+NR = "/proc/sys/vm/nr_hugepages"
+POOL = 40  # 2 MiB pages: the heaps' reservations, the main arena, chunks
+
+
+def huge_regions(pid):
+    return [(r["start"], r["end"]) for r in T.maps(pid)
+            if (r["path"] or "").startswith("/anon_hugepage")]
+
+
+def pool():
+    """heap_arenas with its malloc in huge pages of the pool."""
+    if os.geteuid() != 0 or not os.path.exists(NR):
+        T.skip("heaps in the pool's huge pages", "needs root and hugetlb")
+        return
+    with open(NR) as f:
+        old = f.read().strip()
+    try:
+        with open(NR, "w") as f:
+            f.write(str(int(old) + POOL))
+        with open(NR) as f:
+            if int(f.read()) < int(old) + POOL:
+                T.skip("heaps in the pool's huge pages", "the kernel could "
+                       "not reserve %d more huge pages" % POOL)
+                return
+        p, line = T.start([T.target("heap_arenas"), "normal", "4"], env=ENV)
+        try:
+            want = T.ready_fields(line)
+            huge = huge_regions(p.pid)
+            heaps = sorted({lo & ~((8 << 20) - 1) for lo, _ in huge
+                            if lo % (8 << 20) == 0})
+            if not huge:
+                T.skip("heaps in the pool's huge pages", "glibc took "
+                       "none of the pool's pages")
+                return
+            snap = T.vmscope_json(p.pid)
+            T.ok(len(arena_heaps(snap)) == 4 and
+                 all(any(a <= lo and hi <= b for a, b in arena_heaps(snap))
+                     and (T.region_of(snap, lo) or {}).get("type") == "heap"
+                     for lo, hi in huge if any(lo >= h and hi <= h + (8 << 20)
+                                               for h in heaps)),
+                 "pool, default sampler: four arena heaps, every region of "
+                 "their huge pages Heap", (arena_heaps(snap), heaps))
+            for how in (["-F"], ["-b", "fork"]):
+                frozen = T.vmscope_json(p.pid, *how)
+                mi = frozen.get("malloc") or {}
+                T.eq({k: mi.get(k) for k in FIELDS},
+                     {k: want[k] for k in FIELDS},
+                     "pool, %s: every mallinfo2 field of the walk equals "
+                     "the target's own" % " ".join(how))
+                T.eq(mi.get("partial"), None,
+                     "pool, %s: nothing partial" % " ".join(how))
+                bad = [(hex(lo), (T.region_of(frozen, lo) or {}).get("type"))
+                       for lo, hi in huge
+                       if (T.region_of(frozen, lo) or {}).get("type") !=
+                       "heap"]
+                T.eq(bad, [], "pool, %s: each of the %d hugetlb regions "
+                     "(heaps, the main arena's segments, mmapped chunks) "
+                     "typed Heap" % (" ".join(how), len(huge)))
+        finally:
+            T.kill(p)
+    finally:
+        with open(NR, "w") as f:
+            f.write(old)
 
 
 def main():
@@ -112,6 +187,7 @@ def main():
                 shutil.rmtree(tmp, ignore_errors=True)
     finally:
         T.kill(p)
+    pool()
     T.done()
 
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# run alone: sets the machine's vm.nr_hugepages, shmem transparent huge pages and KSM for a while
 """Every kind of memory the kernel gives a process, typed as DESIGN.md says
 and with every figure the kernel's, to the byte.
 

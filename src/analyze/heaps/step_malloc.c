@@ -228,11 +228,20 @@ static struct glibc_span *spans_of(const struct vms_snapshot *s, size_t *n)
 			sp[*n - 1].end = r->end;
 			continue;
 		}
+		/* A hugetlb mapping is a region a huge page where its parts
+		 * were mprotected apart (glibc.malloc.hugetlb=2's heaps):
+		 * one span, as the kernel would have merged them. */
+		if (i && *n && sp[*n - 1].end == r->start &&
+		    s->regions[i - 1].perms == r->perms &&
+		    vms_region_continues(&s->regions[i - 1], r)) {
+			sp[*n - 1].end = r->end;
+			continue;
+		}
 		sp[*n] = (struct glibc_span){
 			r->start, r->end,
-			vms_region_is_anon(r) &&
+			vms_region_is_private_anon(r) &&
 				r->perms == (VMS_PERM_R | VMS_PERM_W) &&
-				(!r->path ||
+				(!r->path || r->path[0] != '[' ||
 				 strncmp(r->path, "[anon:", 6) == 0),
 			step_path_is(r, "[heap]")
 		};
