@@ -63,7 +63,8 @@
  * entry just put back), and a function pointer the program copied from a
  * GLOB_DAT entry during the trace still points here; the library is inert
  * (pass-through) after, and the shared file stays mapped for the same
- * reason. A vmstrace_attach() while attached is refused (-EALREADY),
+ * reason, until a later attach's file takes its place (in_place_of_last:
+ * one file however often the process is attached). A vmstrace_attach() while attached is refused (-EALREADY),
  * unless the vmscope of the attach is gone or the process is a forked
  * child of the one attached (record.c: its rings are its parent's): the
  * entries left redirected are then taken over.
@@ -460,6 +461,40 @@ static int attach_end(int rc)
 	return rc;
 }
 
+/* The new file h moved to where the last attach's is (that one then
+ * unmapped, in the same step): a process attached again and again maps
+ * one file, not one more each time (256 MiB of address space each, which
+ * a RLIMIT_AS counts, and a shared region vmscope would count committed).
+ * The old file stays mapped between the attaches (attach.c's header: a
+ * thread still inside a call recorded before the detach may write to
+ * it); moved over, such a late write lands in the new file at the same
+ * offset, never in a hole (its ring's records are checked by vmscope as
+ * any the program could write). Not on a take-over: the entries are
+ * still redirected, and the threads record into the old file until
+ * vt_start; that one stays where it is (one file more for each vmscope
+ * that died attached). h as it is where the move fails. */
+static struct tw_header *in_place_of_last(struct tw_header *h, bool taken_over)
+{
+	static const char name[] = "/memfd:vmscope-trace";
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	char file[256];
+	void *at;
+
+	if (!begun || taken_over || !next_mremap)
+		return h;
+	/* still that file, whole, where it was: the program may have
+	 * unmapped it and mapped something of its own there since */
+	if (!vt_mapped_file((uintptr_t)begun,
+			    ((uintptr_t)begun + TW_FILE_BYTES + pg - 1) &
+				    ~(uintptr_t)(pg - 1),
+			    file, sizeof(file)) ||
+	    strncmp(file, name, sizeof(name) - 1) != 0)
+		return h;
+	at = next_mremap(h, TW_FILE_BYTES, TW_FILE_BYTES,
+			 MREMAP_MAYMOVE | MREMAP_FIXED, begun);
+	return at == MAP_FAILED ? h : at;
+}
+
 /* vmstrace_attach_begin(path): the file mapped and the recording started,
  * nothing redirected yet (a take-over: the entries are, and the trace
  * starts now): 1, or -errno. */
@@ -500,6 +535,7 @@ EXPORT int vmstrace_attach_begin(const char *path)
 		next_munmap(h, TW_FILE_BYTES);
 		return attach_end(-EPROTO);
 	}
+	h = in_place_of_last(h, taken_over);
 	if (vt_start(h) < 0) {
 		next_munmap(h, TW_FILE_BYTES);
 		return attach_end(-ENOMEM);

@@ -64,6 +64,22 @@ static char *put_hex(char *p, uintptr_t x)
 	return p;
 }
 
+bool vt_mapped_file(uintptr_t lo, uintptr_t hi, char *buf, size_t n)
+{
+	char link[64] = "/proc/self/map_files/", *p = link + 21;
+	ssize_t got;
+
+	p = put_hex(p, lo);
+	*p++ = '-';
+	p = put_hex(p, hi);
+	*p = '\0';
+	got = readlink(link, buf, n - 1);
+	if (got <= 0)
+		return false;
+	buf[got] = '\0';
+	return true;
+}
+
 /* The file of a module the loader named by a relative path (found
  * through LD_LIBRARY_PATH=. or a relative RPATH, or dlopen("./x.so")),
  * relative to the working directory at its load, which the program may
@@ -75,20 +91,14 @@ static char *put_hex(char *p, uintptr_t x)
 static bool relative_file(const char *name, uintptr_t lo, uintptr_t hi,
 			  char *buf, size_t n)
 {
-	char link[64] = "/proc/self/map_files/", *p = link + 21;
 	size_t cwd = strlen(start_cwd), len = strlen(name);
 	long pg = sysconf(_SC_PAGESIZE);
-	ssize_t got;
 
-	p = put_hex(p, lo & ~(uintptr_t)(pg - 1));
-	*p++ = '-';
-	p = put_hex(p, (hi + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1));
-	*p = '\0';
-	got = readlink(link, buf, n - 1);
-	if (got > 0 && buf[0] == '/') {
-		buf[got] = '\0';
+	if (vt_mapped_file(lo & ~(uintptr_t)(pg - 1),
+			   (hi + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1), buf,
+			   n) &&
+	    buf[0] == '/')
 		return true;
-	}
 	while (name[0] == '.' && name[1] == '/') { /* "./x.so": x.so */
 		name += 2;
 		len -= 2;

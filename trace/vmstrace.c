@@ -41,8 +41,9 @@
  * and close (the shared file's descriptor), readlink (/proc/self/exe),
  * getcwd, openat, read and close (/proc/self/maps: the main thread's
  * stack), getrlimit, madvise, and libunwind's set-up; attached,
- * also openat of the shared file and mprotect around the GOT entries it
- * redirects and puts back (attach.c). While the program runs, only
+ * also openat of the shared file, a readlink of /proc/self/map_files and
+ * mremap (a later attach's file in the last one's place), and mprotect
+ * around the GOT entries it redirects and puts back (attach.c). While the program runs, only
  * these:
  *   - mmap, a thread's first recorded call (its state: rings' slot, stack
  *     ids, the walk's rules), munmap at its end; the program's allocator
@@ -132,7 +133,7 @@ static void *(*next_valloc)(size_t);
 static void *(*next_pvalloc)(size_t);
 void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 int (*next_munmap)(void *, size_t);
-static void *(*next_mremap)(void *, size_t, size_t, int, ...);
+void *(*next_mremap)(void *, size_t, size_t, int, ...);
 static int (*next_mprotect)(void *, size_t, int);
 static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);

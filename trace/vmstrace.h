@@ -26,6 +26,7 @@
  * found (vt_resolve, once). */
 extern void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 extern int (*next_munmap)(void *, size_t);
+extern void *(*next_mremap)(void *, size_t, size_t, int, ...);
 extern void *(*next_malloc)(size_t);
 extern void (*next_free)(void *);
 extern int (*next_pthread_create)(pthread_t *, const pthread_attr_t *,
@@ -60,6 +61,10 @@ bool vt_modules_for(void *const *ip, int n, struct tw_slot *sl,
 		    unsigned char *ring);
 void vt_modules_start(void);
 void vt_modules_reset(bool locked);
+/* modules.c's: the kernel's name of the file mapped at exactly [lo, hi)
+ * (one mapping, page-aligned: /proc/self/map_files, a readlink), into buf
+ * (n bytes); false: no one mapping there, or not known. */
+bool vt_mapped_file(uintptr_t lo, uintptr_t hi, char *buf, size_t n);
 /* record.c's: records nothing more (a detach). */
 void vt_stop(void);
 /* record.c's: at the process's exit (vmstrace.c's destructor), waits for

@@ -88,9 +88,18 @@ def poll(cond, timeout=30):
 
 
 def trace_files(pid):
-    """How many of vmscope's shared files the target maps (one more at
-    each attach: the library never unmaps one)."""
+    """How many of vmscope's shared files the target maps (one, however
+    often it was attached: each attach's takes the place of the last's;
+    one more for each vmscope that died attached)."""
     return sum("vmscope-trace" in ln for ln in open("/proc/%d/maps" % pid))
+
+
+def trace_file_ids(pid):
+    """The inodes of vmscope's shared files the target maps: an attach has
+    mapped its own once one is there that was not before (the count stays
+    the same: it takes the last one's place)."""
+    return {ln.split()[4] for ln in open("/proc/%d/maps" % pid)
+            if "vmscope-trace" in ln}
 
 
 def untraced_now(pid):
@@ -128,12 +137,12 @@ def attach_round(p, app, cmds):
     report or None, the answers, the GOT entries before and after)."""
     slots = got_slots(app)
     before = got_values(p.pid, app, slots)
-    files = trace_files(p.pid)
+    files = trace_file_ids(p.pid)
     v = subprocess.Popen([vmstest.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # the library has mapped this vmscope's file: the injection runs in
     # the target's only thread, whose commands wait for it to end
-    poll(lambda: trace_files(p.pid) > files or v.poll() is not None)
+    poll(lambda: trace_file_ids(p.pid) - files or v.poll() is not None)
     out = [cmd(p, c) for c in cmds]
     v.send_signal(signal.SIGINT)
     o, e = v.communicate(timeout=120)

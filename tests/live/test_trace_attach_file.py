@@ -42,9 +42,10 @@ def cmd(p, line):
 
 
 def mapped(pid):
-    """How many of vmscope's shared files pid maps."""
+    """The inodes of vmscope's shared files pid maps (an attach's takes
+    the place of the last one's: a new inode, not one more)."""
     with open("/proc/%d/maps" % pid) as f:
-        return sum("vmscope-trace" in ln for ln in f)
+        return {ln.split()[4] for ln in f if "vmscope-trace" in ln}
 
 
 def attached(p, args, cmds, end=False):
@@ -55,7 +56,7 @@ def attached(p, args, cmds, end=False):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # the library has mapped this vmscope's file: the injection runs in
     # the target's only thread, whose commands wait for it to end
-    poll(lambda: mapped(p.pid) > files or v.poll() is not None)
+    poll(lambda: mapped(p.pid) - files or v.poll() is not None)
     out = [cmd(p, c) for c in cmds]
     if end:
         p.stdin.write(b"end\n")

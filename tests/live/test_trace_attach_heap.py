@@ -25,7 +25,10 @@ GOT entries redirected (trace/attach.c), put back at the end.
     status equal those of an untraced run given the same commands; after
     the detach it is not traced and no thread of it is stopped.
   - Attached a second time after the first detach: the second trace has
-    exactly its own blocks; the GOT entries are put back each time.
+    exactly its own blocks; the GOT entries are put back each time. A
+    third time: after each attach the target maps one shared file (a new
+    one, in the place of the last: not 256 MiB of address space more an
+    attach).
   - A target whose only thread spins in user code (never in a system
     call): the injection is refused after its bounded tries, the report
     (or, where the kernel's trace needs root, the error) says why; the
@@ -53,8 +56,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import vmstest as T  # noqa: E402
 from attachtest import (AFTER, WORK, attach_round, cmd,  # noqa: E402
                         functions, got_slots, got_values, leaked,
-                        no_thread_stopped, poll, site, untraced,
-                        untraced_now)
+                        no_thread_stopped, poll, site, trace_file_ids,
+                        trace_files, untraced, untraced_now)
 
 
 def trace_rss_kb(pid):
@@ -171,7 +174,11 @@ def again(plain):
     p, _ = T.start([app])
     out = [cmd(p, "leak 50")]
     d1, o1, b1, a1, e1 = attach_round(p, app, WORK)
+    first = trace_file_ids(p.pid)
     d2, o2, b2, a2, e2 = attach_round(p, app, AFTER)
+    second = trace_file_ids(p.pid)
+    d3, o3, b3, a3, e3 = attach_round(p, app, [])
+    files, vm = trace_files(p.pid), T.status_kb(p.pid, "VmSize")
     p.stdin.write(b"end\n")
     p.stdin.flush()
     rc = p.wait(timeout=60)
@@ -179,9 +186,14 @@ def again(plain):
     T.eq((leaked(d1), leaked(d2)),
          ((True, [(40, 1600), (300, 12000)]), (True, [(7, 280)])),
          "attached twice: each trace has its own leak_block blocks, exactly")
-    T.ok(a1 == b1 and a2 == b2 and b2 == b1,
+    T.ok(a1 == b1 and a2 == b2 and b2 == b1 and a3 == b3 and b3 == b1,
          "the GOT entries after each detach equal those before",
-         (e1, e2))
+         (e1, e2, e3))
+    T.ok(len(first) == 1 and len(second) == 1 and first != second and
+         files == 1,
+         "attached three times: one shared file mapped after each (each "
+         "attach's in the place of the last one's, not 256 MiB more an "
+         "attach)", (first, second, files, vm))
     T.eq((out + o1 + o2, rc), plain, "its answers are an untraced run's")
 
 

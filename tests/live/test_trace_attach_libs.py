@@ -53,7 +53,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import vmstest as T  # noqa: E402
 from attachtest import (attach_round, cmd, functions,  # noqa: E402
                         got_slots, got_values, leaked, poll, site,
-                        trace_files)
+                        trace_file_ids)
 
 LIB_C = r"""
 #include <stdlib.h>
@@ -124,11 +124,11 @@ def inside_libunwind(so):
     plain = cmd(p, line)
     T.kill(p)
     p, _ = T.start([app])
-    files = trace_files(p.pid)
+    files = trace_file_ids(p.pid)
     v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        poll(lambda: trace_files(p.pid) > files or v.poll() is not None)
+        poll(lambda: trace_file_ids(p.pid) - files or v.poll() is not None)
         got = answer_within(p, line, 60)
         T.eq(got, plain, "a program's first unw_backtrace, from a signal "
              "handler, while traced: answered as untraced (the tracer "
@@ -287,19 +287,19 @@ def child_attached():
     slots = got_slots(app)
     out = [cmd(p, "leak 5")]
     before = got_values(p.pid, app, slots)
-    files = trace_files(p.pid)
+    files = trace_file_ids(p.pid)
     a = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(p.pid)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     b = None
     try:
-        poll(lambda: trace_files(p.pid) > files or a.poll() is not None)
+        poll(lambda: trace_file_ids(p.pid) - files or a.poll() is not None)
         out.append(cmd(p, "child 0"))  # answered by the child
         poll(lambda: children(p.pid))
         kid = children(p.pid)[0]
-        kfiles = trace_files(kid)
+        kfiles = trace_file_ids(kid)
         b = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(kid)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        poll(lambda: trace_files(kid) > kfiles or b.poll() is not None)
+        poll(lambda: trace_file_ids(kid) - kfiles or b.poll() is not None)
         out.append(cmd(p, "leak 7"))
         b.send_signal(signal.SIGINT)
         ob, eb = b.communicate(timeout=120)

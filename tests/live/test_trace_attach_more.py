@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import vmstest as T  # noqa: E402
 from attachtest import (no_thread_stopped, poll, site,  # noqa: E402
-                        trace_files, untraced_now)
+                        trace_file_ids, trace_files, untraced_now)
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
           "--inh-caps=-all", "--bounding-set=-all"]
@@ -89,11 +89,11 @@ def traced(p, target, cmds, args=("-e", "json"), prefix=(), env=None):
     prefix; once the library has mapped this vmscope's file (or vmscope
     ended), cmds are sent to p; the trace ended by SIGINT. (vmscope's
     exit status, stdout, stderr, the answers)."""
-    files = trace_files(p.pid)
+    files = trace_file_ids(p.pid)
     v = subprocess.Popen(list(prefix) + [T.VMSCOPE, "--trace"] + list(args) +
                          list(target), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=env)
-    poll(lambda: trace_files(p.pid) > files or v.poll() is not None,
+    poll(lambda: trace_file_ids(p.pid) - files or v.poll() is not None,
          timeout=120)
     out = [cmd(p, c) for c in cmds]
     if v.poll() is None:
@@ -158,6 +158,7 @@ def by_name():
              "stopped")
         # a second process of that name: which one is not guessed
         q, _ = T.start([exe])
+        had = trace_file_ids(p.pid)
         r = subprocess.run([T.VMSCOPE, "--trace", "-e", "json", "-n", name],
                            capture_output=True, text=True, timeout=120)
         lo, hi = sorted((p.pid, q.pid))
@@ -167,7 +168,8 @@ def by_name():
              "-n NAME of two processes: exit 1, both pids named, a PID "
              "asked for", (r.returncode, r.stderr))
         T.ok(unharmed(p) and unharmed(q) and
-             trace_files(p.pid) == 1 and trace_files(q.pid) == 0,
+             trace_file_ids(p.pid) == had and len(had) == 1 and
+             trace_files(q.pid) == 0,
              "neither of the two touched (untraced, nothing stopped, no "
              "new trace file mapped)")
         out += [cmd(p, "leak 3")]

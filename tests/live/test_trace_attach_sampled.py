@@ -45,7 +45,7 @@ def cmd(p, line):
 
 def mapped(pid):
     with open("/proc/%d/maps" % pid) as f:
-        return sum("vmscope-trace" in ln for ln in f)
+        return {ln.split()[4] for ln in f if "vmscope-trace" in ln}
 
 
 def attach_round(p, args, cmds, env):
@@ -55,7 +55,7 @@ def attach_round(p, args, cmds, env):
     v = subprocess.Popen([T.VMSCOPE, "--trace"] + args +
                          ["-e", "json", str(p.pid)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    poll(lambda: mapped(p.pid) > files or v.poll() is not None)
+    poll(lambda: mapped(p.pid) - files or v.poll() is not None)
     out = [cmd(p, c) for c in cmds]
     v.send_signal(signal.SIGINT)
     o, e = v.communicate(timeout=180)
