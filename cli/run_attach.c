@@ -643,9 +643,12 @@ int cli_trace_attach(const struct args *a)
 		return rc;
 	who_read(pid, &w);
 	/* no SA_RESTART: a Ctrl-C during the injection ends the trace as
-	 * soon as the library is in (and its entries are put back) */
+	 * soon as the library is in (and its entries are put back); a
+	 * hangup (the terminal gone: an ssh session dropped) too, not a
+	 * death that leaves its entries redirected and its rings filling */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	/* VMSCOPE_TRACE_KERNEL=1: never inject (the kernel's view only) */
 	if (getenv("VMSCOPE_TRACE_KERNEL") &&
 	    strcmp(getenv("VMSCOPE_TRACE_KERNEL"), "1") == 0) {

@@ -454,8 +454,10 @@ int cli_trace(const struct args *a)
 		tracer_free(tr); /* a command still running runs on untraced */
 		return rc;
 	}
+	/* a hangup too (the terminal gone): the report, CMD on untraced */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	t0 = mono_s();
 	for (;;) {
 		long got = tracer_drain(tr, &err);

@@ -132,9 +132,10 @@ def cmd(p, line):
     return p.stdout.readline().decode()
 
 
-def attach_round(p, app, cmds):
-    """Attaches to p, runs cmds, ends the trace by SIGINT: (the JSON
-    report or None, the answers, the GOT entries before and after)."""
+def attach_round(p, app, cmds, sig=signal.SIGINT):
+    """Attaches to p, runs cmds, ends the trace by sig (SIGINT: Ctrl-C):
+    (the JSON report or None, the answers, the GOT entries before and
+    after, vmscope's stderr)."""
     slots = got_slots(app)
     before = got_values(p.pid, app, slots)
     files = trace_file_ids(p.pid)
@@ -144,7 +145,7 @@ def attach_round(p, app, cmds):
     # the target's only thread, whose commands wait for it to end
     poll(lambda: trace_file_ids(p.pid) - files or v.poll() is not None)
     out = [cmd(p, c) for c in cmds]
-    v.send_signal(signal.SIGINT)
+    v.send_signal(sig)
     o, e = v.communicate(timeout=120)
     try:
         d = json.loads(o)

@@ -16,7 +16,9 @@
     forked child's 1,000 blocks, and the exec'd child runs untraced (no
     LD_PRELOAD of the tracer, no VMSCOPE_TRACE_FD).
   - vmscope SIGKILLed while it traces ("spin"): the program runs on to its
-    normal end, not stopped, not killed.
+    normal end, not stopped, not killed. SIGHUP (a terminal that hung up)
+    ends the trace as Ctrl-C does: the report written, exit 0, the
+    program run on to its end.
   - Sampled (--trace-sample=64, the seed printed and taken from
     VMSCOPE_SEED; "memorytestapp churn"): the maps still exact (they are
     always recorded), the 319 40-byte blocks estimated within 30% (some
@@ -208,36 +210,69 @@ def handoff():
          "block")
 
 
+def spin_traced(tmp):
+    """vmscope --trace -s -o TMP/report -- traced_calls spin TMP/done:
+    (vmscope's Popen, the program's pid or None)."""
+    p = subprocess.Popen([T.VMSCOPE, "--trace", "-s", "-o",
+                          os.path.join(tmp, "report"), "--",
+                          T.target("traced_calls"), "spin",
+                          os.path.join(tmp, "done")],
+                         env=ENV, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    # the program is vmscope's child: wait for it to be running
+    child = None
+    deadline = time.time() + 30
+    while time.time() < deadline and child is None:
+        try:
+            with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                kids = f.read().split()
+            child = int(kids[0]) if kids else None
+        except OSError:
+            break
+        time.sleep(0.01)
+    if not T.ok(child is not None, "the traced program started"):
+        p.kill()
+        p.wait()
+    return p, child
+
+
+def ran_to_end(tmp, child, what):
+    done = os.path.join(tmp, "done")
+    T.ok(T.wait_gone(child, 120), "%s: the program ends by itself" % what)
+    T.ok(os.path.exists(done) and open(done).read() == "done\n",
+         "... having run to its normal end (its last write done)")
+
+
 def killed_midway():
     tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
-    done = os.path.join(tmp, "done")
     try:
-        p = subprocess.Popen([T.VMSCOPE, "--trace", "-s", "-o",
-                              os.path.join(tmp, "report"), "--",
-                              T.target("traced_calls"), "spin", done],
-                             env=ENV, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        # the program is vmscope's child: wait for it to be running
-        child = None
-        deadline = time.time() + 30
-        while time.time() < deadline and child is None:
-            try:
-                with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
-                    kids = f.read().split()
-                child = int(kids[0]) if kids else None
-            except OSError:
-                break
-            time.sleep(0.01)
-        if not T.ok(child is not None, "the traced program started"):
-            p.kill()
-            p.wait()
+        p, child = spin_traced(tmp)
+        if child is None:
             return
         p.kill()
         p.wait()
-        T.ok(T.wait_gone(child, 120),
-             "vmscope SIGKILLed: the program ends by itself")
-        T.ok(os.path.exists(done) and open(done).read() == "done\n",
-             "... having run to its normal end (its last write done)")
+        ran_to_end(tmp, child, "vmscope SIGKILLed")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def hung_up():
+    """SIGHUP (the terminal gone) ends the trace as Ctrl-C does: the
+    report written, exit 0; the program runs on untraced to its end."""
+    tmp = tempfile.mkdtemp(prefix="vmscope-trace-")
+    try:
+        p, child = spin_traced(tmp)
+        if child is None:
+            return
+        p.send_signal(signal.SIGHUP)
+        err = p.communicate(timeout=120)[1]
+        path = os.path.join(tmp, "report")
+        rep = open(path).read() if os.path.exists(path) else ""
+        T.ok(p.returncode == 0 and rep.startswith("Process:") and
+             "spin" in rep,
+             "SIGHUP: the trace ends, its report written, exit 0",
+             (p.returncode, err, rep[:300]))
+        ran_to_end(tmp, child, "SIGHUP")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -416,6 +451,7 @@ def main():
     mix()
     handoff()
     killed_midway()
+    hung_up()
     sampled()
     refusals()
     T.done()
