@@ -117,6 +117,26 @@ static bool consumer_gone(void)
 	return c > 0 && kill(c, 0) < 0 && errno == ESRCH;
 }
 
+/* vmscope gone (killed: it gave nothing back): nobody reads the rings
+ * again, so their pages are given back, as vmscope's detach does
+ * (src/trace/tracer.c: tracer_free), the header kept (pass-through, set
+ * before). Else every thread's ring would stay resident, full (1 MiB), as
+ * long as the process maps the file: for its life. A write still under
+ * way in another thread's ring faults a zeroed page in again, harmless.
+ * Once a file, by the process whose rings they are. */
+static void rings_let_go(void)
+{
+	static unsigned let_go; /* the vt_start() whose rings went */
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE),
+		  at = ((uintptr_t)tw_ring_at(hdr, 0) + pg - 1) & ~(pg - 1),
+		  end = ((uintptr_t)hdr + TW_FILE_BYTES) & ~(pg - 1);
+
+	if (!here->own ||
+	    __atomic_exchange_n(&let_go, gen, __ATOMIC_ACQ_REL) == gen)
+		return;
+	madvise((void *)at, end - at, MADV_REMOVE);
+}
+
 /* The tail of the thread's ring as it last read it: the bytes up to it
  * are vmscope's no more (it stored the tail after reading them: the
  * acquire load that saw it orders those reads before the ring is written
@@ -150,6 +170,7 @@ static bool room(struct tw_slot *sl, uint64_t n)
 			beat = b;
 		} else if (consumer_gone()) {
 			go_passthrough(TW_PASS_ENDED);
+			rings_let_go();
 			return false;
 		} else if (now_ns() - t0 > TW_WAIT_NS) {
 			go_passthrough(TW_PASS_LAGGED);

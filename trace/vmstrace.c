@@ -55,7 +55,8 @@
  *     loader named by a relative path (LD_LIBRARY_PATH=., dlopen("./x")),
  *     as its first stack is sent (record.c: relative_file);
  *   - kill(vmscope's pid, 0), sched_yield and clock_gettime while a ring
- *     is full (vmscope lags: waiting for it, or finding it gone), and at
+ *     is full (vmscope lags: waiting for it, or finding it gone: then
+ *     madvise, MADV_REMOVE, once, the rings' pages given back), and at
  *     exit() while vmscope takes its last snapshot (-w FILE: tracewire.h,
  *     exit_hold); sched_yield while another thread sends the modules
  *     list;

@@ -102,6 +102,17 @@ def trace_file_ids(pid):
             if "vmscope-trace" in ln}
 
 
+def trace_rss_kb(pid):
+    """Rss of the target's mappings of vmscope's shared files (kB)."""
+    cur, kb = False, 0
+    for ln in open("/proc/%d/smaps" % pid):
+        if not ln[0].isupper() or ln.startswith("VmFlags"):
+            cur = "vmscope-trace" in ln and not ln.startswith("VmFlags")
+        elif cur and ln.startswith("Rss:"):
+            kb += int(ln.split()[1])
+    return kb
+
+
 def untraced_now(pid):
     return vmstest.tracer_pid(pid) == 0
 

@@ -58,18 +58,7 @@ import vmstest as T  # noqa: E402
 from attachtest import (AFTER, WORK, attach_round, cmd,  # noqa: E402
                         functions, got_slots, got_values, leaked,
                         no_thread_stopped, poll, site, trace_file_ids,
-                        trace_files, untraced, untraced_now)
-
-
-def trace_rss_kb(pid):
-    """Rss of the target's mapping of vmscope's shared file (kB)."""
-    cur, kb = False, 0
-    for ln in open("/proc/%d/smaps" % pid):
-        if not ln[0].isupper() or ln.startswith("VmFlags"):
-            cur = "vmscope-trace" in ln and not ln.startswith("VmFlags")
-        elif cur and ln.startswith("Rss:"):
-            kb += int(ln.split()[1])
-    return kb
+                        trace_files, trace_rss_kb, untraced, untraced_now)
 
 
 def traced_run(plain):

@@ -24,6 +24,10 @@ are those of an untraced run; attached again (a vmscope taking over
 the entries left redirected by the dead one, or a new attach), its
 trace is exact.
 
+Killed while it traces, the entries left redirected: once the target's
+thread fills its ring, the library finds vmscope gone and gives the
+rings' pages back (the shared file's Rss as a detach leaves it).
+
 x86_64 only (the injection's); skipped elsewhere. The attach itself, its
 trace and its detach: test_trace_attach_heap.py.
 """
@@ -40,7 +44,8 @@ import forktest  # noqa: E402
 import vmstest as T  # noqa: E402
 from attachtest import (AFTER, WORK, attach_round, cmd,  # noqa: E402
                         got_slots, got_values, leaked, no_thread_stopped,
-                        poll, untraced, untraced_now)
+                        poll, trace_file_ids, trace_rss_kb, untraced,
+                        untraced_now)
 
 # Fewer trials on the sanitizer build's pass (make check's time; a
 # SIGKILLed vmscope reports nothing to the sanitizers, which watch the
@@ -285,11 +290,50 @@ def killed(plain, rng):
          "thread stopped, its answers an untraced run's, and attached "
          "again exactly" % TRIALS, bad)
 
+def rings_back():
+    """vmscope SIGKILLed while it traces, the entries left redirected:
+    once the target's thread fills its ring ("churn 40000": 80,000
+    calls, some 2 MiB of records into a ring of 1 MiB), the library
+    finds vmscope gone and gives the rings' pages back. The shared
+    file's Rss in the target falls to what a detach leaves (its header),
+    not a full ring's 1 MiB for the target's life."""
+    app = T.target("heap_attach")
+    forktest.become_subreaper()
+    p, _ = T.start([app])
+    files = trace_file_ids(p.pid)
+    v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", "-o",
+                          "/dev/null", str(p.pid)],
+                         stderr=subprocess.DEVNULL)
+    poll(lambda: trace_file_ids(p.pid) - files or v.poll() is not None)
+    # answered once the injection (in the target's only thread) is done
+    cmd(p, "leak 10")
+    traced = trace_rss_kb(p.pid)
+    v.kill()
+    v.wait(timeout=60)
+    mine = {q.pid for q in T._procs}
+    for c in forktest.children(os.getpid()):
+        if c not in mine:
+            forktest.reap(c, timeout=60)
+    full = cmd(p, "churn 40000")
+    left = trace_rss_kb(p.pid)
+    T.ok(full.startswith("ok churn") and p.poll() is None and
+         left < 64,
+         "vmscope SIGKILLed while tracing: the rings' pages given back "
+         "once the target's ring is full (the shared file's Rss: %d kB "
+         "while traced, %d after, under 64; a full ring is 1024)"
+         % (traced, left), full)
+    p.stdin.write(b"end\n")
+    p.stdin.flush()
+    T.eq(p.wait(timeout=60), 0, "the target ends as it would (exit 0)")
+    T.kill(p)
+
+
 def main():
     if platform.machine() != "x86_64":
         T.skip("vmscope killed during an attach", "x86_64 only")
         return T.done()
     killed(untraced(), T.rng())
+    rings_back()
     T.done()
 
 
