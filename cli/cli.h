@@ -47,6 +47,10 @@ struct args {
 void cli_put_safe(FILE *f, const char *s);
 /* Prints e's message; returns its exit status. */
 int cli_fail(const struct vms_error *e);
+/* What was printed on stdout with stdio (--list, --help, --version)
+ * flushed: 0, or 4 with a message when it could not be written (a full
+ * disk, /dev/full, a closed descriptor): never a silent success. */
+int cli_stdout_done(void);
 /* Prints a usage error and the hint to --help; returns 1. */
 __attribute__((format(printf, 1, 2))) int cli_usage_error(const char *fmt, ...);
 /* A PID as the command line takes one: 0, or -1. */

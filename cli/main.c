@@ -450,10 +450,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		}
 		case 'h':
 			usage(stdout);
-			return 0;
+			return cli_stdout_done();
 		case 'V':
 			printf("vmscope %s\n", VMSCOPE_VERSION);
-			return 0;
+			return cli_stdout_done();
 		case ':':
 			if (strncmp(word, "--", 2) == 0)
 				return cli_usage_error("%s needs a value",

@@ -72,6 +72,24 @@ int cli_fail(const struct vms_error *e)
 	return vms_error_exit_status(e);
 }
 
+int cli_stdout_done(void)
+{
+	/* a write that failed before (the buffer filled) left its errno:
+	 * stdio's calls since were writes that failed the same way */
+	int e = errno;
+
+	if (fflush(stdout) != 0)
+		e = errno;
+	else if (!ferror(stdout))
+		return 0;
+	if (e)
+		fprintf(stderr, "vmscope: cannot write standard output: %s\n",
+			strerror(e));
+	else
+		fputs("vmscope: cannot write standard output\n", stderr);
+	return 4;
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -182,7 +200,7 @@ int cli_list(const struct args *a)
 		       e->readable ? "" : e->why, e->readable ? "" : ")");
 	}
 	proclist_free(&l);
-	return 0;
+	return cli_stdout_done();
 }
 
 int cli_find_by_name(const char *name, pid_t *pid)
