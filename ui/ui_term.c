@@ -91,6 +91,45 @@ static int check_terminal(struct vms_error *err)
 	return 0;
 }
 
+/* The keys the help lists as xterm, a VT220 and tmux send them, taken
+ * where this terminal's terminfo does not name the sequence: a TERM
+ * that is not the terminal's own (xterm-256color inside tmux, linux
+ * under tmux, vt100 in an xterm) left Home, End, PgUp, PgDn and the
+ * function keys unread, and their bytes read as keys of their own: the
+ * ESC first (clear the filter, back to the picker), then '[', '1', '~'.
+ * A sequence the terminfo binds, or that begins one it binds, is left
+ * as it is. */
+static void define_common_keys(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} keys[] = {
+		{ "\033[1~", KEY_HOME },   { "\033[4~", KEY_END },
+		{ "\033[H", KEY_HOME },	   { "\033[F", KEY_END },
+		{ "\033OH", KEY_HOME },	   { "\033OF", KEY_END },
+		{ "\033[7~", KEY_HOME },   { "\033[8~", KEY_END },
+		{ "\033[5~", KEY_PPAGE },  { "\033[6~", KEY_NPAGE },
+		{ "\033[A", KEY_UP },	   { "\033[B", KEY_DOWN },
+		{ "\033[C", KEY_RIGHT },   { "\033[D", KEY_LEFT },
+		{ "\033OA", KEY_UP },	   { "\033OB", KEY_DOWN },
+		{ "\033OC", KEY_RIGHT },   { "\033OD", KEY_LEFT },
+		{ "\033[Z", KEY_BTAB },	   { "\033OP", KEY_F(1) },
+		{ "\033OQ", KEY_F(2) },	   { "\033OR", KEY_F(3) },
+		{ "\033OS", KEY_F(4) },	   { "\033[11~", KEY_F(1) },
+		{ "\033[12~", KEY_F(2) },  { "\033[13~", KEY_F(3) },
+		{ "\033[14~", KEY_F(4) },  { "\033[15~", KEY_F(5) },
+		{ "\033[17~", KEY_F(6) },  { "\033[18~", KEY_F(7) },
+		{ "\033[19~", KEY_F(8) },  { "\033[20~", KEY_F(9) },
+		{ "\033[21~", KEY_F(10) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (key_defined(keys[i].seq) == 0)
+			define_key(keys[i].seq, keys[i].key);
+}
+
 int ui_term_start(bool explicit_theme, bool *color, struct vms_error *err)
 {
 	const char *term = getenv("TERM");
@@ -113,6 +152,7 @@ int ui_term_start(bool explicit_theme, bool *color, struct vms_error *err)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	define_common_keys();
 	curs_set(0);
 	set_escdelay(25);
 	timeout(250);

@@ -39,10 +39,16 @@ enum move key_move(int key)
 		return MV_PGUP;
 	case KEY_NPAGE:
 		return MV_PGDN;
+	/* Home and End as a VT220's keyboard has them, Find and Select
+	 * (ESC [1~ and ESC [4~): the Linux console sends those for Home and
+	 * End, and so does tmux whatever TERM its panes have, where an
+	 * xterm's terminfo names them kfnd and kslt */
 	case KEY_HOME:
+	case KEY_FIND:
 	case 'g':
 		return MV_HOME;
 	case KEY_END:
+	case KEY_SELECT:
 	case 'G':
 		return MV_END;
 	default:
