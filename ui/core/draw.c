@@ -39,7 +39,9 @@ const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
 /* What to draw for one unit of s (escape.h), and its columns: printable
  * characters as they are, escapes as their text. A character this locale
  * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as
- * \uXXXX too, so nothing reaches the terminal that it would act on. */
+ * \uXXXX too, so nothing reaches the terminal that it would act on; one
+ * past U+FFFF as \UXXXXXXXX (C's and Python's escape): as \u1f389, U+1F389
+ * read as U+1F38 and a 9. */
 static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
 {
 	int32_t cp;
@@ -50,8 +52,9 @@ static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
 		int cw = MB_CUR_MAX > 1 ? wcwidth((wchar_t)cp) : -1;
 
 		if (cw < 0)
-			*outlen = (size_t)snprintf(out, 16, "\\u%04x",
-						   (unsigned)cp);
+			*outlen = (size_t)snprintf(
+				out, 16, cp > 0xffff ? "\\U%08x" : "\\u%04x",
+				(unsigned)cp);
 		*cols = cw < 0 ? (int)*outlen : cw;
 	} else if (cp >= 0) {
 		*cols = 1;
