@@ -137,7 +137,7 @@ static int add(struct all_run *r, const struct vms_snapshot *s, const char *cg)
 struct early {
 	pid_t pid;
 	bool asked; /* named by PID or -n NAME: counted when not read */
-	enum { E_SKIP, E_GONE, E_NOMEM, E_READ } what;
+	enum { E_SKIP, E_GONE, E_HIDDEN, E_NOMEM, E_READ } what;
 	int pidfd;
 	char state; /* 0: stat said no state, the capture reads its own */
 	char comm[64];
@@ -178,7 +178,13 @@ static void early_read(struct early *e, const struct todo *t,
 	e->pidfd = procfs_pidfd_open(pid);
 	if ((e->pidfd < 0 && errno == ESRCH) ||
 	    all_read_small(pid, "stat", buf, sizeof(buf)) < 0) {
-		e->what = E_GONE;
+		/* a process that is there (its pidfd not reaped) and has no
+		 * /proc/PID: /proc mounted hidepid=2 hides it from this
+		 * user, as a refusal would (procfs_errno_error says so) */
+		e->what = e->pidfd >= 0 && !procfs_pidfd_reaped(e->pidfd) &&
+					  procfs_pid_hidden(pid)
+				  ? E_HIDDEN
+				  : E_GONE;
 		return;
 	}
 	if (all_stat_no_memory(buf)) {
@@ -236,7 +242,9 @@ static int one(struct all_run *r, struct early *e)
 
 	if (e->what != E_READ) {
 		if (e->asked && e->what != E_SKIP)
-			r->unread[e->what == E_GONE ? UR_GONE : UR_NOMEM]++;
+			r->unread[e->what == E_GONE	? UR_GONE
+				  : e->what == E_HIDDEN ? UR_PERM
+							: UR_NOMEM]++;
 		early_release(e);
 		return 0;
 	}

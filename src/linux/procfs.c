@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,10 +501,16 @@ static bool mm_gone(pid_t pid, pid_t mm)
 	return gone;
 }
 
+bool procfs_pid_hidden(pid_t pid)
+{
+	return !procfs_pid_exists(pid) && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 bool procfs_pid_exiting(pid_t pid)
 {
 	switch (procfs_pid_kind(pid, NULL)) {
 	case PROCFS_GONE:
+		return !procfs_pid_hidden(pid);
 	case PROCFS_ZOMBIE:
 		return true;
 	case PROCFS_KTHREAD: /* never had an address space: not exiting */

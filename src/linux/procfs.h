@@ -162,10 +162,16 @@ bool procfs_pidfd_reaped(int pidfd);
 
 /* True if /proc/PID exists. */
 bool procfs_pid_exists(pid_t pid);
+/* True when pid is a process of this PID namespace that /proc does not
+ * show: mounted hidepid=2 (invisible), which hides other users'
+ * processes, or a /proc of another namespace. Asked with kill(pid, 0),
+ * which sends nothing (EPERM says the process is there). */
+bool procfs_pid_hidden(pid_t pid);
 /* True when pid has exited or is exiting: gone, a zombie (every thread), or
  * its address space already dropped (statm all zero: a smaps read then ends early at a
  * record boundary, looking complete, and ptrace answers EPERM). False for a
- * kernel thread, which never had one. */
+ * kernel thread, which never had one, and for a process /proc hides
+ * (procfs_pid_hidden: nothing is known of it). */
 bool procfs_pid_exiting(pid_t pid);
 
 /* The user address range ends here on this machine (the highest address a

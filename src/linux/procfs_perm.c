@@ -223,6 +223,82 @@ bool procfs_ids_refuse(pid_t pid, char *why, size_t size)
 	return true;
 }
 
+/* The super options of the proc mount at /proc (the last one mounted
+ * there: mountinfo lists a mount over another after it), into opts. */
+static bool proc_mount_options(char *opts, size_t size)
+{
+	char *b, *line, *save = NULL, *dash;
+	char point[64], fs[32], o[256];
+	size_t n;
+	bool found = false;
+
+	if (procfs_read_file("/proc/self/mountinfo", &b, &n) < 0)
+		return false;
+	for (line = strtok_r(b, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %63s", point) != 1 ||
+		    sscanf(dash + 3, "%31s %*s %255s", fs, o) != 2)
+			continue;
+		if (strcmp(point, "/proc") == 0 && strcmp(fs, "proc") == 0) {
+			snprintf(opts, size, "%s", o);
+			found = true;
+		}
+	}
+	free(b);
+	return found;
+}
+
+/* The value of option key= in a comma-separated list, into v ("" when
+ * it is not there). */
+static void mount_option(const char *opts, const char *key, char *v,
+			 size_t size)
+{
+	size_t kl = strlen(key), l;
+	const char *p = opts;
+
+	*v = '\0';
+	while (p && *p) {
+		l = strcspn(p, ",");
+		if (l > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			snprintf(v, size, "%.*s", (int)(l - kl - 1),
+				 p + kl + 1);
+			return;
+		}
+		p = p[l] ? p + l + 1 : NULL;
+	}
+}
+
+/* pid is a process /proc does not show (procfs_pid_hidden): the error
+ * then says so, and why, instead of "no such process". */
+static bool hidden_error(struct vms_error *e, pid_t pid)
+{
+	char opts[256] = "", hide[32], gid[32], group[64] = "";
+
+	if (!procfs_pid_hidden(pid))
+		return false;
+	proc_mount_options(opts, sizeof(opts));
+	mount_option(opts, "hidepid", hide, sizeof(hide));
+	mount_option(opts, "gid", gid, sizeof(gid));
+	if (strcmp(hide, "2") == 0 || strcmp(hide, "invisible") == 0) {
+		if (*gid)
+			snprintf(group, sizeof(group), ", or in group %s", gid);
+		vms_error_set(e, VMS_ERR_PERM, ENOENT,
+			      "process %d is there, but /proc hides it from "
+			      "you (mounted hidepid=%s: other users' "
+			      "processes are not shown); run as its user, or "
+			      "as root%s",
+			      (int)pid, hide, group);
+		return true;
+	}
+	vms_error_set(e, VMS_ERR_NOPROC, ENOENT,
+		      "process %d is there, but /proc does not show it (a "
+		      "/proc of another PID namespace? mount this one's: "
+		      "mount -t proc proc /proc)",
+		      (int)pid);
+	return true;
+}
+
 int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		       int err)
 {
@@ -232,6 +308,8 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
 		return vms_error_set(e, VMS_ERR_CAPTURE, err,
 				     "cannot read /proc: is procfs mounted "
 				     "here (mount -t proc proc /proc)?");
+	if (hidden_error(e, pid))
+		return -1;
 	if (err == ENOENT || err == ESRCH || !procfs_pid_exists(pid))
 		return vms_error_set(e, VMS_ERR_NOPROC, err,
 				     "no such process: %d", (int)pid);

@@ -487,6 +487,8 @@ int bpfmaps_open_opts(struct bpfmaps **out, pid_t pid,
 	int rc;
 
 	*out = NULL;
+	if (procfs_pid_hidden(pid)) /* hidepid: says so, and what to do */
+		return procfs_errno_error(err, pid, "maps", ENOENT);
 	if (!procfs_pid_exists(pid))
 		return vms_error_set(err, VMS_ERR_NOPROC, ESRCH,
 				     "no process %d", (int)pid);
