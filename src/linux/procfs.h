@@ -89,6 +89,10 @@ int procfs_errno_error(struct vms_error *e, pid_t pid, const char *what,
  * ids (another user's process, or a setuid or setgid program the caller
  * started), true with the reason in why. */
 bool procfs_ids_refuse(pid_t pid, char *why, size_t size);
+/* When vmscope runs in a user namespace other than the initial one (root
+ * there, unshare -U -r, is no one outside it): true with what to do in
+ * why, the reason a refusal of pid's files or of ptrace most likely has. */
+bool procfs_userns_refuses(pid_t pid, char *why, size_t size);
 
 /* What a pid is, from /proc/PID/stat (and, for a zombie main thread, its
  * other threads). */

@@ -46,6 +46,18 @@ static bool in_initial_userns(void)
 	return yes;
 }
 
+bool procfs_userns_refuses(pid_t pid, char *why, size_t size)
+{
+	if (in_initial_userns())
+		return false;
+	snprintf(why, size,
+		 "vmscope runs in a user namespace whose root is not root "
+		 "outside it, and process %d is outside it; run vmscope in the "
+		 "namespace of the target or above it",
+		 (int)pid);
+	return true;
+}
+
 /* The security modules that decide besides capabilities ("landlock, yama,
  * apparmor"), from securityfs when it is mounted; "" if unknown. */
 static void active_lsms(char *out, size_t size)
@@ -137,14 +149,8 @@ static void perm_reason(pid_t pid, char *why, size_t size)
 				 target);
 		return;
 	}
-	if (!in_initial_userns()) {
-		snprintf(why, size,
-			 "vmscope runs in a user namespace whose root is not "
-			 "root outside it, and process %d is outside it; run "
-			 "vmscope in the namespace of the target or above it",
-			 (int)pid);
+	if (procfs_userns_refuses(pid, why, size))
 		return;
-	}
 	/* Root with CAP_SYS_PTRACE in the initial namespace passes the
 	 * kernel's own checks: only a security module is left to say no. */
 	active_lsms(lsm, sizeof(lsm));

@@ -76,6 +76,10 @@ static bool eperm_lasting(pid_t pid, char *why, size_t size)
 			w = "kernel.yama.ptrace_scope forbids tracing "
 			    "non-children; run as root or set it to 0";
 	}
+	/* root in a user namespace has every capability there, and none
+	 * over a process outside it */
+	if (!w && geteuid() == 0 && procfs_userns_refuses(pid, why, size))
+		return true;
 	if (!w && geteuid() == 0 && !procthread_self_cap_ptrace())
 		w = "vmscope runs as root without CAP_SYS_PTRACE (a "
 		    "container, or a dropped capability); grant it, or run as "
