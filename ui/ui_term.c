@@ -75,11 +75,23 @@ static int check_terminal(struct vms_error *err)
 	int errret = 0;
 	bool cup;
 
+	if (!term || !*term)
+		return vms_error_set(err, VMS_ERR_USAGE, 0,
+				     "TERM is not set: set it to the "
+				     "terminal's type (xterm-256color, say), "
+				     "or use -s or -e for text output");
 	if (setupterm(NULL, STDOUT_FILENO, &errret) != OK)
 		return vms_error_set(err, VMS_ERR_USAGE, 0,
-				     "cannot use the terminal (TERM=%s); "
-				     "use -s or -e for text output",
-				     term && *term ? term : "unset");
+				     errret == 0
+					     ? "no terminfo entry for TERM=%s: "
+					       "set TERM to a terminal type "
+					       "this system knows "
+					       "(xterm-256color, say), or use "
+					       "-s or -e for text output"
+					     : "cannot use the terminal "
+					       "(TERM=%s); use -s or -e for "
+					       "text output",
+				     term);
 	cup = tigetstr("cup") != NULL && tigetstr("cup") != (char *)-1;
 	del_curterm(cur_term);
 	if (!cup)
