@@ -285,14 +285,16 @@ static int dispatch(struct ui *u, int ch)
 		return mouse(u);
 	if (ch == 12) /* Ctrl-L */
 		return UI_DRAW | UI_CLEAR;
+	/* too small, nothing is seen: a key but quit would act unseen (the
+	 * help opened behind it, which Esc could not close) */
+	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
+		return ch == 'q' || ch == KEY_F(10) ? UI_QUIT : 0;
 	if (ch == KEY_F(1) || (ch == '?' && !typing)) {
 		if (u->scr == SCR_HELP)
 			return cur->key(u, 27);
 		u->next = SCR_HELP;
 		return UI_SWITCH | UI_DRAW;
 	}
-	if (COLS < UI_MIN_COLS || LINES < UI_MIN_LINES)
-		return ch == 'q' || ch == KEY_F(10) ? UI_QUIT : 0;
 	if (!typing) {
 		/* a key of the current screen that enters another: that
 		 * screen's own from_keys */
