@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "capture/sampler.h"
 
+struct outbuf;
 struct tracer;
 
 struct args {
@@ -51,6 +52,10 @@ int cli_fail(const struct vms_error *e);
  * flushed: 0, or 4 with a message when it could not be written (a full
  * disk, /dev/full, a closed descriptor): never a silent success. */
 int cli_stdout_done(void);
+/* o opened for path as -o opens it (NULL: standard output): a FIFO no
+ * one reads yet is waited for, as a shell's `> FIFO` is, but with a line
+ * on standard error that says so ("waiting for a reader of PATH"). */
+int cli_open_output(struct outbuf *o, const char *path, struct vms_error *err);
 /* Prints a usage error and the hint to --help; returns 1. */
 __attribute__((format(printf, 1, 2))) int cli_usage_error(const char *fmt, ...);
 /* A PID as the command line takes one: 0, or -1. */

@@ -90,6 +90,30 @@ int cli_stdout_done(void)
 	return 4;
 }
 
+int cli_open_output(struct outbuf *o, const char *path, struct vms_error *err)
+{
+	struct stat st;
+	int probe = -1, rc;
+
+	if (path && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	    S_ISFIFO(st.st_mode)) {
+		probe = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (probe < 0 && errno == ENXIO) {
+			fputs("vmscope: waiting for a reader of ", stderr);
+			cli_put_safe(stderr, path);
+			fputc('\n', stderr);
+		}
+	}
+	rc = path ? outbuf_open_file(o, path, err)
+		  : outbuf_open_fd(o, STDOUT_FILENO, err);
+	/* The probe stays open until the FIFO is open for good: closed
+	 * before, it would be the only writer a reader already waiting had
+	 * met, and that reader would read an end of file at once. */
+	if (probe >= 0)
+		close(probe);
+	return rc;
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -290,8 +314,7 @@ static int print_snapshot(const struct args *a, const struct vms_snapshot *s)
 		watch_done++;
 		return 0;
 	}
-	if ((a->output ? outbuf_open_file(&o, a->output, &err)
-		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+	if (cli_open_output(&o, a->output, &err) < 0)
 		return cli_fail(&err);
 	o.exact = a->bytes;
 	ex->write(s, &o);
@@ -312,7 +335,7 @@ static int save_snapshot(const struct args *a, const struct vms_snapshot *s,
 
 	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
 		return cli_fail(&err);
-	if (outbuf_open_file(&o, path, &err) < 0) {
+	if (cli_open_output(&o, path, &err) < 0) {
 		free(buf);
 		return cli_fail(&err);
 	}
@@ -378,7 +401,6 @@ static int watch_open(const struct args *a)
 	struct vms_error err = { 0 };
 	struct sigaction sa;
 	struct stat st;
-	int fd = -1;
 
 	if (stat(a->output, &st) < 0 ||
 	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
@@ -387,24 +409,8 @@ static int watch_open(const struct args *a)
 	sa.sa_handler = on_sigpipe;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGPIPE, &sa, NULL);
-	if (S_ISFIFO(st.st_mode)) {
-		fd = open(a->output, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 && errno == ENXIO) {
-			fputs("vmscope: waiting for a reader of ", stderr);
-			cli_put_safe(stderr, a->output);
-			fputc('\n', stderr);
-		}
-	}
-	/* The probe stays open until the FIFO is open for good: closed
-	 * before, it would be the only writer a reader already waiting
-	 * had met, and that reader would read an end of file at once. */
-	if (outbuf_open_file(&o, a->output, &err) < 0) {
-		if (fd >= 0)
-			close(fd);
+	if (cli_open_output(&o, a->output, &err) < 0)
 		return cli_fail(&err);
-	}
-	if (fd >= 0)
-		close(fd);
 	if (o.how != OB_DIRECT) { /* not what it was: written a tick at a
 				   * time */
 		outbuf_abort(&o);
@@ -577,8 +583,7 @@ int cli_diff(const struct args *a)
 	}
 	d.name_a = a->diff_a;
 	d.name_b = a->diff_b;
-	if ((a->output ? outbuf_open_file(&o, a->output, &err)
-		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0) {
+	if (cli_open_output(&o, a->output, &err) < 0) {
 		rc = cli_fail(&err);
 	} else {
 		o.exact = a->bytes;

@@ -551,8 +551,7 @@ int cli_all(const struct args *a)
 	/* the output first: one that cannot be written (a textfile
 	 * directory missing) is said before any process is read; it is put
 	 * in place only whole, and nothing is left where the run fails */
-	if ((a->output ? outbuf_open_file(&o, a->output, &err)
-		       : outbuf_open_fd(&o, STDOUT_FILENO, &err)) < 0)
+	if (cli_open_output(&o, a->output, &err) < 0)
 		return cli_fail(&err);
 	/* A snapshot made and freed a process: the heap is not given back
 	 * and grown again each time (brk calls were 7% of a run). */

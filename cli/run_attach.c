@@ -180,7 +180,7 @@ static int print(const struct args *a, pid_t pid, const struct who *w,
 	struct vms_error err = { 0 };
 	struct outbuf o;
 
-	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0)
+	if (cli_open_output(&o, a->output, &err) < 0)
 		return cli_fail(&err);
 	o.exact = a->bytes;
 	if (a->export && strcmp(a->export, "json") == 0)

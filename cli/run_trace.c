@@ -328,7 +328,7 @@ int cli_trace_save(const char *path, const struct vms_snapshot *s)
 
 	if (vms_snapshot_save(s, &buf, &len, &err) < 0)
 		return cli_fail(&err);
-	if (outbuf_open_file(&o, path, &err) < 0) {
+	if (cli_open_output(&o, path, &err) < 0) {
 		free(buf);
 		return cli_fail(&err);
 	}
@@ -570,7 +570,7 @@ int cli_trace(const struct args *a)
 	}
 	if (!name[0])
 		launched_name(tr, pid, a->cmd[0], name, sizeof(name));
-	if (outbuf_open_file(&o, a->output ? a->output : "-", &err) < 0) {
+	if (cli_open_output(&o, a->output, &err) < 0) {
 		rc = cli_fail(&err);
 		goto out;
 	}

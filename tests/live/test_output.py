@@ -3,6 +3,8 @@
 
   - `-o -` writes standard output (no file named "-"); `-o /dev/stdout`
     into a pipe writes the pipe and leaves the /dev/stdout link alone;
+  - a FIFO with no reader yet is waited for with a line that says so
+    (-o and -w), then written whole;
   - a FIFO is written into (a reader gets the summary) and stays a FIFO; a
     terminal (a pty's slave) is written into and stays a character device;
     /dev/null stays a character device;
@@ -93,6 +95,41 @@ def test_fifo(pid, tmp):
          "-o FIFO: the reader gets the summary", err_text(r))
     T.ok(stat.S_ISFIFO(os.lstat(f).st_mode), "-o FIFO: still a FIFO")
     only(d, ["fifo"], "-o FIFO")
+
+
+def test_fifo_waits(pid, tmp):
+    """-o FIFO with no reader yet (and -w FIFO): the capture is made, then
+    vmscope says on standard error that it waits for a reader (it was
+    silent, as if hung), and the reader that comes gets it whole."""
+    import select
+    d = os.path.join(tmp, "fifo-wait")
+    os.mkdir(d)
+    f = os.path.join(d, "fifo")
+    os.mkfifo(f)
+    for opt, args in (("-o", ["-s", "-o", f]), ("-w", ["-w", f])):
+        p = subprocess.Popen([T.VMSCOPE] + args + [str(pid)],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        said = b""
+        deadline = time.time() + 60
+        while not said.endswith(b"\n") and time.time() < deadline:
+            if select.select([p.stderr], [], [], 1)[0]:
+                b = os.read(p.stderr.fileno(), 1)
+                if not b:
+                    break
+                said += b
+        T.eq(said.decode(errors="replace"),
+             "vmscope: waiting for a reader of %s\n" % f,
+             "%s FIFO without a reader: a line says it waits" % opt)
+        with open(f, "rb") as fh:
+            got = fh.read()
+        rc = p.wait(timeout=60)
+        p.stderr.close()
+        T.ok(rc == 0 and (summary_ok(got.decode(errors="replace"), pid)
+                          if opt == "-o" else got[:4] != b""),
+             "%s FIFO: the reader that comes gets it, exit 0" % opt,
+             "exit %d, %d bytes" % (rc, len(got)))
+    only(d, ["fifo"], "FIFO waited for")
 
 
 def test_devices(pid):
@@ -315,6 +352,7 @@ def main():
         s, _ = T.start_asleep(["sleep", "600"])
         test_stdout(s.pid, tmp)
         test_fifo(s.pid, tmp)
+        test_fifo_waits(s.pid, tmp)
         test_devices(s.pid)
         test_symlinks(s.pid, tmp)
         test_modes(s.pid, tmp)
