@@ -647,6 +647,24 @@ static bool looks_at_a_process(const struct args *a)
 	return true;
 }
 
+/* Standard input, output and error, when the caller closed them (`>&-`),
+ * held by /dev/null opened read-only: the first file vmscope opened took
+ * the number, and what was written to the closed one went there (with
+ * --trace -s -- CMD 2>&-, CMD's standard output, which it writes to
+ * vmscope's error, was the trace's shared memory: CMD's text corrupted
+ * the trace). Read-only, a write there still fails with EBADF, as on a
+ * closed descriptor: `vmscope -s PID >&-` is an error (exit 4), CMD's
+ * writes are lost as the caller asked. */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY) != fd)
+			return; /* no /dev/null: nothing better to hold it */
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
@@ -660,6 +678,7 @@ int main(int argc, char **argv)
 	 * that only prints saved files (nothing to change; the copies cost
 	 * some 2 ms a start), nor for --help, --version and usage errors
 	 * (parse_args reads nothing). No thread exists yet. */
+	hold_std_fds();
 	rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
