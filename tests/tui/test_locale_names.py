@@ -3,8 +3,11 @@
 and under C.UTF-8: a target (Python) maps seven files whose names hold
 Latin-1 letters, CJK (two columns each), combining accents, an emoji (past
 U+FFFF), a look-alike of that emoji's escape (U+1F38 and a 9), bytes that
-are not UTF-8, and control characters. On the details of the Mapped File
-type (Enter on its summary row, Tab), at 200x60:
+are not UTF-8, control characters, and characters a terminal joins with
+their neighbours (an emoji family joined by U+200D, a flag of two regional
+indicators, a variation selector, a skin tone, a zero-width space). On the
+details of the Mapped File type (Enter on its summary row, Tab), at
+200x60:
 
   - LC_ALL=C: every character past ASCII is shown as its escape, \\uXXXX,
     and past U+FFFF as \\UXXXXXXXX: the emoji's row reads p\\U0001f389.dat
@@ -14,12 +17,18 @@ type (Enter on its summary row, Tab), at 200x60:
     emoji);
   - both: bytes that are not UTF-8 and controls as escapes (\\xff,
     \\x1b[31m, \\a, \\r), never sent raw (the text of the sequence is on
-    screen, which a terminal acting on it would not show).
+    screen, which a terminal acting on it would not show); and what
+    terminals join as escapes (\\u200d, \\U0001f1eb, \\ufe0f, \\U0001f3fb,
+    \\u200b): their width is the terminal's to decide (tmux draws the
+    family in 2 columns, curses counted 6), the characters around them
+    as they are.
 
 And at 80x24 and 100x30 under C.UTF-8 (the names cut to the width), no line
 is wider than the screen counted in columns (wcwidth: a CJK character takes
-two), and the screen is the same after Ctrl-L repaints it whole: curses and
-the terminal agree where each character went. Skipped where C.UTF-8 is not
+two), and, the rows drawn again over others (End, Home), the screen is the
+same after Ctrl-L repaints it whole: curses and the terminal agree where
+each character went (the family's row left 4 columns of the row drawn
+there before at its end). Skipped where C.UTF-8 is not
 installed.
 """
 import ctypes
@@ -58,6 +67,16 @@ NAMES = [
     ("p\u1f389.dat".encode(), r"p\u1f389.dat", "p\u1f389.dat"),
     (b"bad\xff\xfe.dat", r"bad\xff\xfe.dat", r"bad\xff\xfe.dat"),
     (b"c\x1b[31mr\x07\r.dat", r"c\x1b[31mr\a\r.dat", r"c\x1b[31mr\a\r.dat"),
+    # what terminals join with their neighbours (a width curses cannot
+    # know): shown escaped in every locale
+    ("f\U0001f468\u200d\U0001f469\u200d\U0001f467.dat".encode(),
+     r"f\U0001f468\u200d\U0001f469\u200d\U0001f467.dat",
+     "f\U0001f468\\u200d\U0001f469\\u200d\U0001f467.dat"),
+    ("g\U0001f1eb\U0001f1f7\u263a\ufe0f\U0001f44d\U0001f3fbx\u200by.dat"
+     .encode(),
+     r"g\U0001f1eb\U0001f1f7\u263a\ufe0f\U0001f44d\U0001f3fbx\u200by.dat",
+     "g\\U0001f1eb\\U0001f1f7\u263a\\ufe0f\U0001f44d\\U0001f3fbx\\u200by"
+     ".dat"),
 ]
 
 
@@ -110,7 +129,15 @@ def shown(pid, loc, col):
 
 def fits(pid, w, h):
     tm = mapped_files(pid, "C.UTF-8", w, h)
-    before = tm.wait_for(lambda s: ".dat" in s)
+    first = tm.wait_for(lambda s: ".dat" in s)
+    # the rows drawn again where others were (what a terminal left of
+    # those at the end of a line it drew shorter than curses counted
+    # stays on screen until a repaint)
+    tm.keys("End")
+    tm.wait_for(lambda s: s != first)
+    tm.keys("Home")
+    before = tm.wait_for(lambda s: ".dat" in s and D.status(s) ==
+                         D.status(first))
     wide = [ln for ln in before.splitlines() if columns(ln) > w]
     T.ok(not wide, "C.UTF-8 at %dx%d: no line wider than the screen" %
          (w, h), wide)

@@ -36,12 +36,34 @@ const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
 	return vms_column_known(s, c) ? fmt_size(bytes, buf, n) : "-";
 }
 
+/* Characters whose width a terminal decides from their neighbours (it
+ * joins them into one glyph with the characters around them, or not),
+ * where curses counts each alone (wcwidth): the zero-width joiner (an
+ * emoji family of three faces and two joiners, 6 columns to curses, is
+ * one of 2 to tmux), the other invisible format characters (zero-width
+ * space and non-joiner, the marks of direction, the word joiner, the
+ * byte order mark), variation selectors, tag characters, the emoji skin
+ * tone modifiers and the regional indicators that pair into flags. The
+ * line a terminal drew was shorter than curses thought, and what was on
+ * screen before stayed at its end. */
+static bool joins(int32_t cp)
+{
+	return (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff ||
+	       (cp >= 0xfe00 && cp <= 0xfe0f) ||
+	       (cp >= 0x1f1e6 && cp <= 0x1f1ff) ||
+	       (cp >= 0x1f3fb && cp <= 0x1f3ff) ||
+	       (cp >= 0xe0000 && cp <= 0xe007f) ||
+	       (cp >= 0xe0100 && cp <= 0xe01ef);
+}
+
 /* What to draw for one unit of s (escape.h), and its columns: printable
  * characters as they are, escapes as their text. A character this locale
- * cannot show (or any non-ASCII one outside a UTF-8 locale) is escaped as
- * \uXXXX too, so nothing reaches the terminal that it would act on; one
- * past U+FFFF as \UXXXXXXXX (C's and Python's escape): as \u1f389, U+1F389
- * read as U+1F38 and a 9. */
+ * cannot show (or any non-ASCII one outside a UTF-8 locale), or one whose
+ * width depends on its neighbours (joins), is escaped as \uXXXX too, so
+ * nothing reaches the terminal that it would act on or draw wider or
+ * narrower than counted; one past U+FFFF as \UXXXXXXXX (C's and
+ * Python's escape): as \u1f389, U+1F389 read as U+1F38 and a 9. */
 static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
 {
 	int32_t cp;
@@ -49,7 +71,8 @@ static size_t draw_unit(const char *s, char out[16], size_t *outlen, int *cols)
 
 	*cols = (int)*outlen;
 	if (cp >= 0x80) {
-		int cw = MB_CUR_MAX > 1 ? wcwidth((wchar_t)cp) : -1;
+		int cw = MB_CUR_MAX > 1 && !joins(cp) ? wcwidth((wchar_t)cp)
+						      : -1;
 
 		if (cw < 0)
 			*outlen = (size_t)snprintf(
