@@ -178,8 +178,11 @@ int contains_ci(const char *hay, const char *needle_lc)
 	for (h = hay; *h; h++) {
 		size_t i;
 
+		/* bytes past 0x7f (UTF-8) compared as bytes: a char is
+		 * signed here, and tolower's 0xe6 was never (char)0xe6 */
 		for (i = 0; i < nl && h[i]; i++)
-			if (tolower((unsigned char)h[i]) != needle_lc[i])
+			if (tolower((unsigned char)h[i]) !=
+			    (unsigned char)needle_lc[i])
 				break;
 		if (i == nl)
 			return 1;

@@ -117,11 +117,18 @@ bool ui_edit_line(char *buf, size_t n, int key)
 	size_t len = strlen(buf);
 
 	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		/* a character: a UTF-8 one's continuation bytes with it */
+		while (len && ((unsigned char)buf[len - 1] & 0xc0) == 0x80)
+			len--;
 		if (len)
-			buf[len - 1] = '\0';
+			len--;
+		buf[len] = '\0';
 		return true;
 	}
-	if (key < 32 || key >= 127)
+	/* getch gives a character typed in UTF-8 a byte at a time (0x80 to
+	 * 0xff; the keys curses names are past 0xff): each kept, so "café"
+	 * and "漢字" can be found */
+	if (key < 32 || key > 0xff)
 		return false;
 	if (len + 1 < n) {
 		buf[len] = (char)key;

@@ -44,8 +44,8 @@ void cursor_apply(size_t *cur, size_t *top, size_t n, int h, enum move mv);
 void cursor_show(size_t cur, size_t *top, size_t n, int h);
 
 /* A line being typed at a prompt (buf: NUL-terminated, n bytes): Backspace
- * deletes a character, a printable key is added. Returns true when key was
- * one of those. */
+ * deletes a character (a UTF-8 one whole), a printable key or a byte of a
+ * UTF-8 character is added. Returns true when key was one of those. */
 bool ui_edit_line(char *buf, size_t n, int key);
 
 /* A message in the status line until the next key. */

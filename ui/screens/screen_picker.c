@@ -223,10 +223,8 @@ static int act_escape(struct ui *u)
 static int act_backspace(struct ui *u)
 {
 	struct picker *p = pick_of(u);
-	size_t n = strlen(p->filter);
 
-	if (n)
-		p->filter[n - 1] = '\0';
+	ui_edit_line(p->filter, sizeof(p->filter), KEY_BACKSPACE);
 	refilter(p);
 	return UI_DRAW;
 }
@@ -263,18 +261,13 @@ static const struct key_action picker_keys[] = {
 static int picker_key(struct ui *u, int key)
 {
 	struct picker *p = pick_of(u);
-	size_t n = strlen(p->filter);
 	int r;
 
 	r = key_dispatch(u, picker_keys, key);
 	if (r >= 0)
 		return r;
-	if (key >= 32 && key < 127) {
-		if (n + 1 < sizeof(p->filter)) {
-			p->filter[n] = (char)key;
-			p->filter[n + 1] = '\0';
-			refilter(p);
-		}
+	if (ui_edit_line(p->filter, sizeof(p->filter), key)) {
+		refilter(p);
 		return UI_DRAW;
 	}
 	return listview_key(&p->lv, p->nview, key) ? UI_DRAW : 0;
