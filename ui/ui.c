@@ -83,6 +83,19 @@ static int set_screen(struct ui *u, enum ui_screen_id id, bool enter)
 	return enter && screens[id]->enter ? screens[id]->enter(u) : 0;
 }
 
+/* UI_SWITCH: u->next entered, unless its enter has nothing to show (-1,
+ * having said why): the screen shown stays, as it was (C without a trace
+ * showed an empty "saved trace" of call sites). */
+static void switch_screen(struct ui *u)
+{
+	enum ui_screen_id was = u->scr, before = u->prev;
+
+	if (set_screen(u, u->next, true) < 0) {
+		u->scr = was;
+		u->prev = before;
+	}
+}
+
 /* Every screen's tick (background work), their flags. */
 static int tick(struct ui *u)
 {
@@ -402,7 +415,7 @@ static void loop(struct ui *u)
 			return;
 act:
 		if (flags & UI_SWITCH)
-			set_screen(u, u->next, true);
+			switch_screen(u);
 		else if (flags & UI_BACK)
 			set_screen(u, u->prev, false);
 		if ((flags & UI_RESAMPLE) &&
