@@ -22,6 +22,7 @@
 #include "capture/ptrace/freeze.h"
 #include "capture/ptrace/inject.h"
 #include "capture/ptrace/inject_target.h"
+#include "capture/ptrace/inject_unwind.h"
 #include "linux/procfs.h"
 #include "model/snapshot.h"
 
@@ -63,6 +64,11 @@ static const long blocking[] = {
 	47 /* recvmsg */,
 	61 /* wait4 */,
 	128 /* sigtimedwait */,
+	/* a nanosleep, clock_nanosleep, poll or futex wait the thread
+	 * went on with after a stop (this vmscope's own freeze for the heap
+	 * walk, a debugger, SIGSTOP): the kernel restarts it as this, its
+	 * restart_block kept, as it keeps it across the call */
+	219 /* restart_syscall */,
 	130 /* sigsuspend */,
 	230 /* clock_nanosleep */,
 	232 /* epoll_wait */,
@@ -139,15 +145,36 @@ static bool after_call(int mem, uint64_t v)
 	return false;
 }
 
+/* Whether any of the nf frames' pcs lies in a range avoided
+ * (inject_unwind.h: the frames the thread is in; the loader's are not
+ * avoided, as inject_call.h says). */
+static bool frames_avoided(const struct target *t, const uint64_t *pcs, int nf)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < nf; i++) {
+		for (k = 0; k < t->navoid; k++)
+			if (in_range(&t->avoid[k], pcs[i]))
+				return true;
+	}
+	return false;
+}
+
+/* Frames told by their CFI at the most: deeper, the stack is scanned. */
+#define UNWIND_FRAMES 256
+
 static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
-			const struct target *t)
+			const struct target *t, struct inject_unwind *u)
 {
 	const struct user_regs_struct *r = &th->regs;
 	long nr = (long)r->orig_rax, rc = (long)r->rax;
 	static uint64_t w[SCAN_BYTES / 8];
+	uint64_t pcs[UNWIND_FRAMES];
 	ssize_t got;
 	size_t i, k, n;
 	bool listed = false;
+	int nf;
 
 	if (!th->stopped || th->pending_sig || !inject_regs_native(r))
 		return false;
@@ -161,6 +188,15 @@ static bool safe_thread(pid_t pid, int mem, const struct freeze_thread *th,
 		return false;
 	if (in_range(&t->ld, r->rip) || !stack_room(t, r->rsp))
 		return false;
+	/* the frames it is in, by their CFI: none in the allocator (a word
+	 * an earlier call left in a frame's slot is not a frame: a shell's
+	 * stack holds return addresses into free) */
+	nf = inject_unwind_frames(u, th->tid, mem, r, pcs, UNWIND_FRAMES);
+	if (nf > 0)
+		return !frames_avoided(t, pcs, nf) &&
+		       procfs_thread_seccomp(pid, th->tid) == 0;
+	/* not told (no CFI somewhere, JIT code): every word of the stack
+	 * that may be a return address into them, as a frame may be */
 	got = pread(mem, w, sizeof(w), (off_t)r->rsp);
 	if (got <= 0)
 		return false;
@@ -444,6 +480,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 	       struct vms_error *err)
 {
 	struct freeze_how how = { 2000, "try again", -1 };
+	struct inject_unwind *u;
 	struct target t;
 	struct freeze f;
 	uint64_t t0;
@@ -461,12 +498,14 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 		vms_snapshot_free(t.maps);
 		return procfs_errno_error(err, pid, "mem", errno);
 	}
+	/* its modules reported before any stop (NULL: the stacks scanned) */
+	u = inject_unwind_new(pid);
 	for (tries = 0; tries < INJECT_CALL_TRIES; tries++) {
 		memset(&f, 0, sizeof(f));
 		if (freeze_stop(&f, pid, &how, err) < 0)
 			break;
 		for (i = 0; i < f.n; i++)
-			if (safe_thread(pid, mem, &f.t[i], &t) &&
+			if (safe_thread(pid, mem, &f.t[i], &t, u) &&
 			    freeze_thread_same(&f.t[i]))
 				break;
 		if (i == f.n) {
@@ -490,6 +529,7 @@ static int run(pid_t pid, const struct job *j, struct inject_call_result *res,
 			      "outside the allocator and the loader (%d "
 			      "tries)",
 			      (int)pid, INJECT_CALL_TRIES);
+	inject_unwind_free(u);
 	close(mem);
 	vms_snapshot_free(t.maps);
 	return rc;

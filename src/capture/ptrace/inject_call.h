@@ -30,15 +30,22 @@
  *    every arena's lock);
  *  - its pc is outside the loader (ld.so's executable mapping: the
  *    loader makes its own system calls, so a thread inside it blocks
- *    with its pc there), and no word of the top 32 KiB of its stack
- *    points into libc's malloc-family functions, dlopen, dlsym, dlclose
- *    or dl_iterate_phdr, nor is a return address (the code before it a
- *    call) into the whole code of another allocator's library (one
- *    that defines malloc: jemalloc, tcmalloc, mimalloc) or of the
- *    tracer library, nor points into the malloc-family functions of a
- *    program that defines malloc itself (an allocator linked in); a
- *    conservative scan: a stale word only makes vmscope look for
- *    another thread, never accept a wrong one. The
+ *    with its pc there), and none of the frames it is in (told by each
+ *    module's CFI, inject_unwind.h; a signal frame's interrupted code
+ *    is one) is in libc's malloc-family functions, dlopen, dlsym,
+ *    dlclose or dl_iterate_phdr, in the whole code of another
+ *    allocator's library (one that defines malloc: jemalloc, tcmalloc,
+ *    mimalloc) or of the tracer library, or in the malloc-family
+ *    functions of a program that defines malloc itself (an allocator
+ *    linked in). Where the frames cannot be told to the outermost (a
+ *    module without CFI, JIT code), no word of the top 32 KiB of its
+ *    stack may point into those (or be a return address into a whole
+ *    library's code: the code before it a call): a conservative scan,
+ *    where a stale word (a return address an earlier call left in a
+ *    live frame's slot: a shell's stack holds some into free) only
+ *    makes vmscope look for another thread, never accept a wrong one.
+ *    A sleep the thread went on with after a stop is restart_syscall,
+ *    listed. The
  *    stack is not scanned for the loader's code: every first call through
  *    a lazy PLT entry leaves its return addresses behind, and the
  *    loader's locks are recursive (a thread in a library's constructor,
