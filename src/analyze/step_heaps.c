@@ -14,9 +14,9 @@
  * HEAP_MAX_SIZE (2 * DEFAULT_MMAP_THRESHOLD_MAX: 64 MiB on LP64), or four
  * huge pages under GLIBC_TUNABLES=glibc.malloc.hugetlb=2 (2.35 and
  * later: 8 MiB with 2 MiB pages, whether or not the pool has pages; the
- * walk reads which from mp_). By shape, any power of two from four 64 KiB
- * pages to four 1 GiB pages; a heap all read-write (nothing reserved
- * after it) only of the default size unless its header is read. */
+ * walk reads which from mp_). A candidate is any power of two from four
+ * 64 KiB pages to four 1 GiB pages; one of another size than the default
+ * is a heap only when its heap_info header is read and holds. */
 #define ARENA_HEAP_DEFAULT (64ull << 20)
 #define ARENA_HEAP_MIN (256ull << 10)
 #define ARENA_HEAP_LARGEST (4ull << 30)
@@ -183,7 +183,12 @@ static int heaps_scan(struct vms_snapshot *s, unsigned have, bool *held)
 				by_header = true;
 			}
 		}
-		if (!by_header && !rest && max != ARENA_HEAP_DEFAULT)
+		/* by shape alone (a source without memory, the header's page
+		 * not present): only glibc's default size; another is a heap
+		 * only by its header (a reservation of MAP_NORESERVE read-write
+		 * and PROT_NONE parts, a power of two in all, is common: V8's,
+		 * a JVM's) */
+		if (!by_header && max != ARENA_HEAP_DEFAULT)
 			continue;
 		r->type = VMS_T_HEAP;
 		r->detail = by_header ? arena_printf(&s->arena, "arena 0x%llx",

@@ -263,7 +263,9 @@ static void add_to(void *slot, uint64_t val)
 	uint64_t have;
 
 	memcpy(&have, slot, sizeof(have));
-	have += val;
+	/* saturated: a crafted text (a snapshot file's kept smaps) may
+	 * repeat a key of any value */
+	have = have > UINT64_MAX - val ? UINT64_MAX : have + val;
 	memcpy(slot, &have, sizeof(have));
 }
 

@@ -76,6 +76,30 @@ NR = "/proc/sys/vm/nr_hugepages"
 POOL = 40  # 2 MiB pages: the heaps' reservations, the main arena, chunks
 
 
+def arena_reservations(pid):
+    """The starts of the thread arenas' heaps of huge pages by the kernel's
+    maps: a run of hugetlb regions of one file at following offsets,
+    read-write then PROT_NONE, 8 MiB in all and aligned to it (a main
+    arena's segment or a chunk may start 8 MiB-aligned too, by chance:
+    it has no PROT_NONE rest)."""
+    m = [r for r in T.maps(pid)
+         if (r["path"] or "").startswith("/anon_hugepage")]
+    out = []
+    i = 0
+    while i < len(m):
+        j = i
+        while j + 1 < len(m) and m[j + 1]["inode"] == m[i]["inode"] and \
+                m[j + 1]["start"] == m[j]["end"]:
+            j += 1
+        run = m[i:j + 1]
+        if run[-1]["perms"] == "---p" and \
+                run[-1]["end"] - run[0]["start"] == 8 << 20 and \
+                run[0]["start"] % (8 << 20) == 0:
+            out.append(run[0]["start"])
+        i = j + 1
+    return out
+
+
 def huge_regions(pid):
     return [(r["start"], r["end"]) for r in T.maps(pid)
             if (r["path"] or "").startswith("/anon_hugepage")]
@@ -100,14 +124,13 @@ def pool():
         try:
             want = T.ready_fields(line)
             huge = huge_regions(p.pid)
-            heaps = sorted({lo & ~((8 << 20) - 1) for lo, _ in huge
-                            if lo % (8 << 20) == 0})
+            heaps = arena_reservations(p.pid)
             if not huge:
                 T.skip("heaps in the pool's huge pages", "glibc took "
                        "none of the pool's pages")
                 return
             snap = T.vmscope_json(p.pid)
-            T.ok(len(arena_heaps(snap)) == 4 and
+            T.ok(len(arena_heaps(snap)) == 4 and len(heaps) == 4 and
                  all(any(a <= lo and hi <= b for a, b in arena_heaps(snap))
                      and (T.region_of(snap, lo) or {}).get("type") == "heap"
                      for lo, hi in huge if any(lo >= h and hi <= h + (8 << 20)

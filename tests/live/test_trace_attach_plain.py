@@ -13,7 +13,12 @@ system call, as in each of these:
   - perl sleeping (the same, after the walk's stop);
   - a shell waiting for its child (bash, wait4), whose stack holds return
     addresses into free that its earlier calls left above the frames it
-    runs in: only the frames it is in count.
+    runs in: only the frames it is in count;
+and not injected where a thread is inside the program's own malloc, in a
+signal handler without CFI that blocks in read()
+(tests/targets/nocfi_handler.c): libdw's unwinder goes on by the frame
+pointer there and skipped malloc's frame; frames not covered by CFI are
+not told, and the stack's scan finds malloc.
 Each program is killed by its pid after; it runs on untraced meanwhile
 (its state S, no tracer)."""
 import json
@@ -108,7 +113,37 @@ def main():
                 "true"], (WAIT4,))
     else:
         T.skip("bash waiting for its child", "no bash")
+    refused()
     T.done()
+
+
+def refused():
+    """tests/targets/nocfi_handler.c: its thread inside its own malloc,
+    in a signal handler without CFI blocked in read(); libdw's unwinder
+    goes on by the frame pointer there and skips malloc's frame (its
+    walk ended as if whole): that thread must not be borrowed."""
+    p, line = T.start([T.target("nocfi_handler")])
+    try:
+        if line != "ready":
+            T.skip("a handler without CFI inside malloc", line)
+            return
+        nr = waiting(p.pid, (0,))
+        r = T.run_vmscope("--trace", "--duration=0.3", "-e", "json", p.pid,
+                          timeout=120)
+        try:
+            d = json.loads(r.stdout)
+        except ValueError:
+            d = None
+        T.ok(r.returncode == 0 and d is not None and
+             not d["attach"]["injected"] and
+             "no thread" in (d["attach"].get("why") or ""),
+             "a thread inside malloc, in a handler without CFI blocked in "
+             "read (system call %s): not borrowed, the reason said" % nr,
+             (r.returncode, d and d["attach"]))
+        T.ok(T.proc_state(p.pid) in "SR" and T.tracer_pid(p.pid) == 0,
+             "that process runs on, untraced")
+    finally:
+        T.kill(p)
 
 
 if __name__ == "__main__":

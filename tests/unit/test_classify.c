@@ -452,6 +452,61 @@ static void test_shmem_by_fs(void)
 	}
 }
 
+/* One anonymous smaps record of [lo, hi), its permissions and VmFlags. */
+static int anon_record(char *out, size_t n, uint64_t lo, uint64_t hi,
+		       const char *perms, const char *flags)
+{
+	return snprintf(out, n,
+			"%llx-%llx %s 00000000 00:00 0 \n"
+			"Size: %llu kB\nKernelPageSize: 4 kB\n"
+			"MMUPageSize: 4 kB\nRss: 0 kB\nPss: 0 kB\n"
+			"Shared_Clean: 0 kB\nShared_Dirty: 0 kB\n"
+			"Private_Clean: 0 kB\nPrivate_Dirty: 0 kB\n"
+			"Referenced: 0 kB\nAnonymous: 0 kB\nSwap: 0 kB\n"
+			"SwapPss: 0 kB\nLocked: 0 kB\nVmFlags: %s\n",
+			(unsigned long long)lo, (unsigned long long)hi, perms,
+			(unsigned long long)((hi - lo) >> 10), flags);
+}
+
+/* By shape alone (no memory to read a header from), a MAP_NORESERVE
+ * reservation of read-write and PROT_NONE parts is a glibc heap only at
+ * glibc's default 64 MiB: one of 1 MiB (V8's, a JVM's) is not, though
+ * its header would make one of 8 MiB (glibc.malloc.hugetlb=2) a heap. */
+static void test_heap_by_shape(void)
+{
+	const uint64_t a = 0x7f0000100000ull, b = 0x7f0004000000ull;
+	char text[4096];
+	size_t len = 0;
+	struct vms_snapshot *s = vms_snapshot_new();
+	struct vms_error err;
+	const struct vms_region *r;
+
+	len += (size_t)anon_record(text + len, sizeof(text) - len, a,
+				   a + (512 << 10), "rw-p",
+				   "rd wr mr mw me nr ");
+	len += (size_t)anon_record(text + len, sizeof(text) - len,
+				   a + (512 << 10), a + (1 << 20), "---p",
+				   "mr mw me nr ");
+	len += (size_t)anon_record(text + len, sizeof(text) - len, b,
+				   b + (1 << 20), "rw-p", "rd wr mr mw me nr ");
+	len += (size_t)anon_record(text + len, sizeof(text) - len,
+				   b + (1 << 20), b + (64 << 20), "---p",
+				   "mr mw me nr ");
+	ok(s && smaps_parse_buffer(s, text, len, &err) == 0 &&
+		   vms_snapshot_finish(s, NULL, &err) == 0,
+	   "by shape: the reservations parse");
+	r = s ? vms_snapshot_find(s, a) : NULL;
+	ok(r && r->type == VMS_T_PRIVATE_DATA &&
+		   s->regions[1].type == VMS_T_PRIVATE_DATA,
+	   "by shape: a 1 MiB nr reservation is private data, not a heap "
+	   "(%s)",
+	   tname(r));
+	r = s ? vms_snapshot_find(s, b) : NULL;
+	ok(r && r->type == VMS_T_HEAP,
+	   "by shape: a 64 MiB one is still a heap (%s)", tname(r));
+	vms_snapshot_free(s);
+}
+
 int main(void)
 {
 	test_shmem_by_fs();
@@ -460,5 +515,6 @@ int main(void)
 	test_images();
 	test_heap_info_crafted();
 	test_heap_info_live();
+	test_heap_by_shape();
 	return tap_done();
 }

@@ -45,7 +45,9 @@
  *    live frame's slot: a shell's stack holds some into free) only
  *    makes vmscope look for another thread, never accept a wrong one.
  *    A sleep the thread went on with after a stop is restart_syscall,
- *    listed. The
+ *    listed (as is a timed futex wait gone on with so: pthread's timed
+ *    waits; the frames then say whether it is inside the allocator).
+ *    The
  *    stack is not scanned for the loader's code: every first call through
  *    a lazy PLT entry leaves its return addresses behind, and the
  *    loader's locks are recursive (a thread in a library's constructor,

@@ -31,9 +31,13 @@ void inject_unwind_free(struct inject_unwind *u);
  * then each return address, less one where it is a return address, so
  * that it lies in the call's function), at most n into pcs: how many,
  * when the unwinding reached the outermost frame (a frame whose CFI says
- * it has no caller: _start, clone's child); -1 when it stopped before
- * (a module without CFI, JIT code, a stack it cannot read, more than n
- * frames): the caller cannot tell the frames then. */
+ * it has no caller: _start, clone's child) and every frame's pc is
+ * covered by its module's .eh_frame; -1 else (a module or a handler
+ * without CFI, JIT code, a stack it cannot read, more than n frames:
+ * libdw itself goes on by the frame pointer there, and may skip a
+ * frame): the caller cannot tell the frames then. Modules' files are
+ * opened through /proc/PID/root (the process's mount namespace), with
+ * their CFI, by inject_unwind_new(), before any stop. */
 int inject_unwind_frames(struct inject_unwind *u, pid_t tid, int mem,
 			 const struct user_regs_struct *regs, uint64_t *pcs,
 			 int n);
