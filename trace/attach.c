@@ -467,9 +467,9 @@ static int attach_end(int rc)
  * a RLIMIT_AS counts, and a shared region vmscope would count committed).
  * The old file stays mapped between the attaches (attach.c's header: a
  * thread still inside a call recorded before the detach may write to
- * it); moved over, such a late write lands in the new file at the same
- * offset, never in a hole (its ring's records are checked by vmscope as
- * any the program could write). Not on a take-over: the entries are
+ * it); moved over, such a late call's record is not written (record.c,
+ * vt_end: its call was begun in the last trace, whose slot is now
+ * another thread's). Not on a take-over: the entries are
  * still redirected, and the threads record into the old file until
  * vt_start; that one stays where it is (one file more for each vmscope
  * that died attached). h as it is where the move fails. */

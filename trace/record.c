@@ -536,6 +536,7 @@ static bool begin(struct vt_call *c, unsigned op, unsigned flags,
 	}
 	c->sl = tw_slot_at(hdr, (unsigned)t->slot);
 	c->ring = tw_ring_at(hdr, (unsigned)t->slot);
+	c->gen = t->gen;
 	if (with_stack && (id = stack_id(t, c->sl, c->ring)) == UINT32_MAX)
 		goto fail;
 	/* room for the long form (a short one fits where it would, its
@@ -594,7 +595,12 @@ void vt_end(struct vt_call *c, uint64_t a, uint64_t b, uint64_t d, uint64_t e)
 		c->w[5] = d;
 		c->w[6] = e;
 	}
-	publish(c->sl, c->ring, c->w, c->words, c->pad);
+	/* a call begun before a detach that ends after the next attach:
+	 * its slot is now that trace's (attach.c: the new file takes the
+	 * old one's place), another thread's ring; its record is of the
+	 * trace that ended, and goes nowhere */
+	if (c->gen == __atomic_load_n(&gen, __ATOMIC_ACQUIRE))
+		publish(c->sl, c->ring, c->w, c->words, c->pad);
 	c->open = false;
 	tls_busy = 0;
 }

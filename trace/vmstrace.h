@@ -214,6 +214,7 @@ struct vt_call {
 	uint64_t w[7], pad;
 	unsigned words;
 	unsigned op; /* the short form's op (tracewire.h), or 0: long */
+	unsigned gen; /* the vt_start() whose ring it was begun in */
 	bool open;
 };
 bool vt_begin(struct vt_call *c, unsigned op, unsigned flags, bool with_stack,
