@@ -54,6 +54,17 @@ def waiting(pid, want, timeout=10):
     return None
 
 
+def traced(pid):
+    """vmscope --trace PID -e json for 0.3 s: its run and its report (None
+    when it printed none)."""
+    r = T.run_vmscope("--trace", "--duration=0.3", "-e", "json", pid,
+                      timeout=120)
+    try:
+        return r, json.loads(r.stdout)
+    except ValueError:
+        return r, None
+
+
 def attach(what, argv, want, prepare=None):
     # a session of its own: the shell's child is killed with it
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
@@ -64,18 +75,13 @@ def attach(what, argv, want, prepare=None):
         nr = waiting(p.pid, want)
         if prepare:
             nr = prepare(p.pid)
-        r = T.run_vmscope("--trace", "--duration=0.3", "-e", "json", p.pid,
-                          timeout=120)
-        try:
-            d = json.loads(r.stdout)
-        except ValueError:
-            d = None
+        r, d = traced(p.pid)
         T.ok(r.returncode == 0 and d is not None and
              d["attach"]["injected"] and d["trace"]["heap_traced"],
              "%s (waiting in system call %s): the tracer injected, its "
              "heap traced" % (what, nr),
              (r.returncode, r.stderr.decode()[-400:],
-              d and d["attach"].get("reason")))
+              d and d["attach"].get("why")))
         T.ok(T.proc_state(p.pid) in "SR" and T.tracer_pid(p.pid) == 0,
              "%s: runs on, untraced" % what)
     finally:
@@ -128,12 +134,7 @@ def refused():
             T.skip("a handler without CFI inside malloc", line)
             return
         nr = waiting(p.pid, (0,))
-        r = T.run_vmscope("--trace", "--duration=0.3", "-e", "json", p.pid,
-                          timeout=120)
-        try:
-            d = json.loads(r.stdout)
-        except ValueError:
-            d = None
+        r, d = traced(p.pid)
         T.ok(r.returncode == 0 and d is not None and
              not d["attach"]["injected"] and
              "no thread" in (d["attach"].get("why") or ""),
