@@ -25,19 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
-TARGET = r"""
-import mmap, os, sys
-keep = []
-for n in ("café.dat", "漢字.dat"):
-    p = os.path.join(sys.argv[1], n)
-    with open(p, "wb") as f:
-        f.write(b"x" * 4096)
-    fd = os.open(p, os.O_RDONLY)
-    keep.append(mmap.mmap(fd, 4096, prot=mmap.PROT_READ))
-    os.close(fd)
-print("ready", flush=True)
-sys.stdin.read()
-"""
+TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                      "targets", "mapnames.py")
 ENV = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
 
 
@@ -96,7 +85,9 @@ def picker(pid):
 
 
 def run(tmp):
-    p = subprocess.Popen([sys.executable, "-c", TARGET, tmp, "ключ-漢字"],
+    p = subprocess.Popen([sys.executable, TARGET, tmp] +
+                         [n.encode().hex() for n in ("café.dat", "漢字.dat")] +
+                         ["--", "ключ-漢字"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     T._procs.append(p)
     T.ok(p.stdout.readline().startswith(b"ready"), "the target mapped them")

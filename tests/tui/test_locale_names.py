@@ -42,19 +42,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import tmuxdrive as D  # noqa: E402
 from tmuxdrive import T  # noqa: E402
 
-TARGET = r"""
-import mmap, os, sys
-keep = []
-for n in sys.argv[2:]:
-    p = os.path.join(os.fsencode(sys.argv[1]), bytes.fromhex(n))
-    with open(p, "wb") as f:
-        f.write(b"x" * 4096)
-    fd = os.open(p, os.O_RDONLY)
-    keep.append(mmap.mmap(fd, 4096, prot=mmap.PROT_READ))
-    os.close(fd)
-print("ready", flush=True)
-sys.stdin.read()
-"""
+TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                      "targets", "mapnames.py")
 
 # (the file's name, as LC_ALL=C shows it, as C.UTF-8 shows it)
 NAMES = [
@@ -154,7 +143,7 @@ def run(tmp):
         return
     d = os.path.join(tmp, "files")
     os.mkdir(d)
-    p = subprocess.Popen([sys.executable, "-c", TARGET, d] +
+    p = subprocess.Popen([sys.executable, TARGET, d] +
                          [n[0].hex() for n in NAMES],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     T._procs.append(p)
