@@ -158,6 +158,13 @@ static void *map_at(size_t n, size_t align, int prot, int flags, int fd,
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Private anonymous read-write memory, aligned so. */
+static void *anon_rw(size_t n, size_t align)
+{
+	return map_at(n, align, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
 static void writes(void *p, size_t n)
 {
 	size_t i;
@@ -385,10 +392,8 @@ static void locked(const char *kind)
 static void ksm(const char *kind)
 {
 	size_t n = 2 * MIB;
-	char *a = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *b = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a = anon_rw(n, (size_t)pg);
+	char *b = anon_rw(n, (size_t)pg);
 
 	if (!a || !b) {
 		skip("ksm", "mmap_failed");
@@ -502,8 +507,7 @@ static void anon_kinds(const char *kind)
 static void remapped(const char *kind)
 {
 	size_t n = 1 * MIB;
-	char *p = map_at(2 * n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+	char *p = anon_rw(2 * n, (size_t)pg),
 	     *q;
 
 	if (!p) {
@@ -539,8 +543,7 @@ static void uffd(const char *kind)
 		uint64_t start, len, mode, ioctls;
 	} reg;
 	size_t n = 2 * MIB;
-	char *p = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = anon_rw(n, (size_t)pg);
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 
 	if (!p || fd < 0) {
@@ -655,8 +658,7 @@ static void perf(const char *kind)
 static void swap(const char *kind)
 {
 	size_t n = 4 * MIB;
-	char *a = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a = anon_rw(n, (size_t)pg);
 	char *s = map_at(n, (size_t)pg, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t child;
@@ -686,8 +688,7 @@ static void swap(const char *kind)
 
 static void thp_anon(const char *kind)
 {
-	char *p = map_at(4 * MIB, HPAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = anon_rw(4 * MIB, HPAGE);
 
 	if (!p || madvise(p, 4 * MIB, MADV_HUGEPAGE) < 0) {
 		skip(kind, "no_thp");
