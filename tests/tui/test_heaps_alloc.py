@@ -46,7 +46,7 @@ def mimalloc():
         snap = T.vmscope_json(p.pid, "-F")
         h = [h for h in snap["heaps"] if h["kind"] == "mimalloc"][0]
         tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=120, height=40)
-        tm.wait_for("Total", timeout=60)
+        tm.wait_for(D.captured, timeout=120)
         tm.keys("H")
         tm.wait_for("Heap / arena")
         scr = tm.expect("mimalloc: b shows exact bytes", "(bytes)", "b")
@@ -84,7 +84,7 @@ def tcmalloc():
         env = dict(os.environ, NO_COLOR="1")
         tm = D.Tmux([T.VMSCOPE, "-F", str(p.pid)], width=80, height=24,
                     env=env)
-        tm.wait_for("Total", timeout=60)
+        tm.wait_for(D.captured, timeout=120)
         tm.keys("H")
         tm.wait_for("Heap / arena")
         tm.expect("tcmalloc: b shows exact bytes", "(bytes)", "b")

@@ -109,7 +109,7 @@ def live(pid):
     for i in range(3):
         before = want(T.vmscope_json(pid, "-F"))
         tm = D.Tmux([T.VMSCOPE, "-F", str(pid)], width=200, height=60)
-        tm.wait_for("Total", timeout=120)
+        tm.wait_for(D.captured, timeout=120)
         scr = open_jvm(tm, "-F, try %d" % (i + 1))
         after = want(T.vmscope_json(pid, "-F"))
         tm.keys("Escape")
