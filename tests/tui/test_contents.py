@@ -124,7 +124,7 @@ def unavailable(p, rf, argv, what, want):
     tm = D.Tmux([T.VMSCOPE] + argv, width=80, height=24,
                 env={"NO_COLOR": "1"}, colours=256, term="tmux-256color")
     tm.wait_for(lambda s: re.search(r"\d+/\d+\s*$", status(s)) and
-                "Total" in s, timeout=120)
+                D.captured(s), timeout=120)
     scr = to_region(tm, region_start(p.pid, rf["strings"]))
     lines = scr.splitlines()
     k = next((i for i, ln in enumerate(lines)

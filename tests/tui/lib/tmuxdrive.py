@@ -286,10 +286,10 @@ def captured(scr):
     """The viewer on a live process with its capture's own snapshot on
     screen, whatever its sampler: the summary's Total, and the capture
     line no longer the layout from maps that shows until it is done
-    ("maps, not frozen": a key typed before the capture ends is held
-    until it does, and a slow capture outlasts a wait for one key)."""
-    return "Total" in scr and not re.search(r"Sampler +maps, not frozen",
-                                            scr)
+    ("maps, not frozen", after "Sampler" or, on the short header, alone:
+    a key typed before the capture ends is held until it does, and a
+    slow capture outlasts a wait for one key). Not for -b maps."""
+    return "Total" in scr and not re.search(r"\bmaps, not frozen", scr)
 
 
 FIND_LABELS = {"image": "Image", "mapped_file": "Mapped File",
