@@ -183,11 +183,6 @@ int elfimage_first_defined(const struct elfimage *im,
 int elfimage_symtab_symbols(
 	const struct elfimage *im, const struct elfimage_src *src,
 	int (*fn)(void *ctx, const struct elfimage_sym *sym), void *ctx);
-/* The first defined .symtab symbol called name. False when there is
- * none. */
-bool elfimage_symtab_symbol(const struct elfimage *im,
-			    const struct elfimage_src *src, const char *name,
-			    struct elfimage_sym *out);
 
 /* ---- dynamic relocations (elfimage_dyn.c) ---- */
 
