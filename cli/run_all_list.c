@@ -20,6 +20,10 @@
 #include "linux/proclist.h"
 #include "run_all.h"
 
+/* PIDs given past which /proc is listed to tell processes from threads
+ * (all_todo_of) rather than each PID's status read. */
+#define FEW_PIDS 8u
+
 /* The text of a small /proc file into buf; its length, or -1. */
 ssize_t all_read_small(pid_t pid, const char *what, char *buf, size_t n)
 {
@@ -196,8 +200,13 @@ int all_todo_of(const struct args *a, const char *cg, struct todo **todo,
 			return -1;
 		/* /proc lists processes, not threads: only a PID it does not
 		 * list has its status read for its process (500 PIDs: one
-		 * listing, not 500 status files) */
-		nlisted = proclist_pids(&listed);
+		 * listing, not 500 status files). A few PIDs have theirs read
+		 * each: a listing of /proc costs as much as some ten status
+		 * files, a tenth of a run of one small process. */
+		listed = NULL;
+		nlisted = (size_t)a->noperands > FEW_PIDS
+				  ? proclist_pids(&listed)
+				  : 0;
 		for (i = 0; i < (size_t)a->noperands; i++)
 			if (cli_parse_pid(a->operands[i], &pids[i]) == 0 &&
 			    !(listed && bsearch(&pids[i], listed, nlisted,

@@ -405,6 +405,14 @@ def main():
     T.eq([lb["pid"] for n, lb, v in samples(r.stdout)
           if n == "vmscope_largest_free_bytes"], [str(w.pid)],
          "a thread's id alone: its process")
+    # past a few PIDs /proc is listed to tell threads apart (run_all_list.c
+    # FEW_PIDS, 8): the thread's id among nine
+    r = run("--all", "-e", "openmetrics", str(tid), *[str(w.pid)] * 8)
+    T.ok([lb["pid"] for n, lb, v in samples(r.stdout)
+          if n == "vmscope_largest_free_bytes"] == [str(w.pid)] and
+         "is a thread of process %d" % w.pid in r.stderr,
+         "the thread's id among nine PIDs (/proc listed): its process, "
+         "once, and the line on stderr", r.stderr)
     T.kill(w)
 
     # a zombie: this test's child, exited, not yet reaped
