@@ -30,6 +30,7 @@
 static struct {
 	bool on;
 	int32_t consumer;
+	uint32_t consumer_pidns;
 	uint64_t sample_bytes, seed;
 	struct sockaddr_un addr;
 	socklen_t addr_len;
@@ -56,11 +57,12 @@ static bool parse_u64(const char **s, uint64_t *out)
 
 int vt_follow_parse(const char *e)
 {
-	uint64_t consumer, sample, seed;
+	uint64_t consumer, pidns, sample, seed;
 	size_t n;
 
-	if (!e || !parse_u64(&e, &consumer) || !parse_u64(&e, &sample) ||
-	    !parse_u64(&e, &seed) || consumer == 0 || consumer > INT32_MAX)
+	if (!e || !parse_u64(&e, &consumer) || !parse_u64(&e, &pidns) ||
+	    !parse_u64(&e, &sample) || !parse_u64(&e, &seed) || consumer == 0 ||
+	    consumer > INT32_MAX || pidns > UINT32_MAX)
 		return -1;
 	n = strlen(e);
 	if (n == 0 || n + 1 > sizeof(fw.addr.sun_path))
@@ -71,6 +73,7 @@ int vt_follow_parse(const char *e)
 	fw.addr_len =
 		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 	fw.consumer = (int32_t)consumer;
+	fw.consumer_pidns = (uint32_t)pidns;
 	fw.sample_bytes = sample;
 	fw.seed = seed;
 	fw.on = true;
@@ -211,6 +214,7 @@ struct tw_header *vt_follow_file(unsigned how)
 	h->ring_bytes = TW_RING_BYTES;
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = fw.consumer;
+	h->consumer_pidns = fw.consumer_pidns;
 	h->sample_bytes = fw.sample_bytes;
 	h->seed = fw.seed;
 	h->start_ns = mono_ns();

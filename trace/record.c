@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,11 +111,52 @@ static void go_passthrough(uint32_t why)
 				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
+/* This process's pid namespace, as vmscope gives its own (tracewire.h:
+ * consumer_pidns); 0: not known (no /proc here, or one of a namespace
+ * this process is not in). Taken at the start (vt_start; a forked child
+ * following with a file of its own, vt_restart_forked: it may be in a
+ * namespace of its own, made by clone(CLONE_NEWPID) or its parent's
+ * unshare), where the library makes its system calls, not at the first
+ * full ring: the program may forbid a path's lookup by then (a seccomp
+ * filter: vmstrace.c). Once is enough: a process's pid namespace is its
+ * own for its life (unshare and setns move its children only). */
+static uint32_t own_pidns;
+
+static uint32_t pidns_now(void)
+{
+	struct stat st;
+	int saved = errno;
+	uint32_t ns = 0;
+
+	if (stat("/proc/self/ns/pid", &st) == 0 && st.st_ino <= UINT32_MAX)
+		ns = (uint32_t)st.st_ino;
+	errno = saved;
+	return ns;
+}
+
+/* Whether kill() can tell whether vmscope lives: this process is in
+ * vmscope's pid namespace (both known). From another (this process in a
+ * container vmscope traces from the host, or a followed child that made
+ * a namespace of its own) vmscope's pid is nobody's (ESRCH) or another
+ * process's. */
+static bool consumer_here(void)
+{
+	uint32_t ns = hdr->consumer_pidns;
+
+	return ns && ns == own_pidns;
+}
+
+/* Whether vmscope is gone: its pid no longer exists, asked only where
+ * kill() can tell (consumer_here). Elsewhere vmscope is taken to live: a
+ * full ring waits on its heartbeat alone (room: TW_WAIT_NS, then
+ * TW_PASS_LAGGED, counted), its pages kept. Taken for gone there, a ring
+ * that filled while vmscope was stopped, or slow, let the rings go with
+ * the records not yet read, and recorded nothing more. */
 static bool consumer_gone(void)
 {
 	pid_t c = hdr->consumer_pid;
 
-	return c > 0 && kill(c, 0) < 0 && errno == ESRCH;
+	return consumer_here() && c > 0 && kill(c, 0) < 0 && errno == ESRCH;
 }
 
 /* vmscope gone (killed: it gave nothing back): nobody reads the rings
@@ -726,6 +768,7 @@ int vt_restart_forked(struct tw_header *h)
 	/* one thread now (this one): a lock another thread of the parent
 	 * held at the fork is nobody's */
 	h->traced_pid = getpid();
+	own_pidns = pidns_now();
 	vt_modules_reset(false);
 	gen++; /* the thread's state of the parent's file starts again */
 	here->own = 1;
@@ -734,9 +777,17 @@ int vt_restart_forked(struct tw_header *h)
 	return 0;
 }
 
+/* attach.c's question as another vmscope attaches: whether it takes over
+ * the entries the last one left redirected. Where kill() cannot tell
+ * (consumer_here), the wrong answers cost otherwise than room()'s:
+ * "alive" would refuse every attach for the process's life once a
+ * vmscope died attached (SIGKILL: what a take-over is for), "gone" costs
+ * a live vmscope its trace only when a second one attaches to the same
+ * process meanwhile. So the attach takes over there, as it did before
+ * the namespaces were compared (kill() said ESRCH). */
 bool vt_orphaned(void)
 {
-	return hdr && (!here->own || consumer_gone());
+	return hdr && (!here->own || !consumer_here() || consumer_gone());
 }
 
 int vt_start(struct tw_header *h)
@@ -756,6 +807,7 @@ int vt_start(struct tw_header *h)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();
 	h->inside_off = inside_offset();
+	own_pidns = pidns_now();
 	/* again (attach.c, after a detach): the new file has none of the
 	 * modules sent to the old one */
 	vt_modules_reset(true);

@@ -40,7 +40,8 @@
  * a detach (vmstrace_detach, injected the same way): there fstat, mmap
  * and close (the shared file's descriptor), readlink (/proc/self/exe),
  * getcwd, openat, read and close (/proc/self/maps: the main thread's
- * stack), getrlimit, madvise, and libunwind's set-up; attached,
+ * stack), getrlimit, madvise, stat (/proc/self/ns/pid: record.c,
+ * consumer_gone), and libunwind's set-up; attached,
  * also openat of the shared file, a readlink of /proc/self/map_files and
  * mremap (a later attach's file in the last one's place), and mprotect
  * around the GOT entries it redirects and puts back (attach.c). While the program runs, only
@@ -54,8 +55,9 @@
  *   - readlink of /proc/self/map_files/LO-HI, once for each module the
  *     loader named by a relative path (LD_LIBRARY_PATH=., dlopen("./x")),
  *     as its first stack is sent (record.c: relative_file);
- *   - kill(vmscope's pid, 0), sched_yield and clock_gettime while a ring
- *     is full (vmscope lags: waiting for it, or finding it gone: then
+ *   - kill(vmscope's pid, 0) (in vmscope's pid namespace only),
+ *     sched_yield and clock_gettime while a ring is full (vmscope lags:
+ *     waiting for it, or finding it gone: then
  *     madvise, MADV_REMOVE, once, the rings' pages given back), and at
  *     exit() while vmscope takes its last snapshot (-w FILE: tracewire.h,
  *     exit_hold); sched_yield while another thread sends the modules
@@ -65,7 +67,8 @@
  *   - whatever libunwind makes, for a stack the own walk declines (its
  *     caches' mmap at a thread's first use);
  *   - with --trace-children only (follow.c), once a process: memfd_create,
- *     ftruncate, fcntl, mmap, pidfd_open, socket, sendmsg (and nanosleep,
+ *     ftruncate, fcntl, mmap, stat (a forked child's pid namespace),
+ *     pidfd_open, socket, sendmsg (and nanosleep,
  *     200 ms at most, while vmscope's queue is full) to send its own file
  *     or count itself, at its start (exec'd) or first call (forked).
  * No file is opened while the program runs: a thread's stack bounds, which
@@ -84,7 +87,8 @@
  *
  * Never blocks for long (tracewire.h): a full ring waits while vmscope's
  * heartbeat moves, and at most TW_WAIT_NS without it; vmscope gone (its
- * pid no longer exists) or too slow sets pass-through for good.
+ * pid no longer exists, asked from its pid namespace only) or too slow
+ * sets pass-through for good.
  *
  * Reentrancy: libunwind, dlsym and the library's own work may call malloc;
  * a per-thread guard forwards such calls unrecorded. Before dlsym has

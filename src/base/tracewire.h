@@ -53,9 +53,11 @@
  * progress), then the library goes pass-through for good and counts what
  * it did not record in the header (dropped): the report says so.
  * passthrough says why: TW_PASS_ENDED, vmscope ended the trace or is gone
- * (nothing more is counted: no one reads it); TW_PASS_LAGGED, the library
- * gave up waiting for vmscope, which still reads the header at the end:
- * every allocation from then on is counted dropped.
+ * (its pid no longer exists, asked from vmscope's pid namespace only:
+ * consumer_pidns; nothing more is counted: no one reads it);
+ * TW_PASS_LAGGED, the library gave up waiting for vmscope, which still
+ * reads the header at the end: every allocation from then on is counted
+ * dropped.
  */
 #ifndef VMS_TRACEWIRE_H
 #define VMS_TRACEWIRE_H
@@ -182,7 +184,16 @@ struct tw_header {
 	 * library's mmap, munmap and mremap forward their calls without
 	 * recording them (trace/attach.c says how the two are switched) */
 	uint32_t kernel_maps;
-	uint32_t pad2;
+	/* vmscope's pid namespace: the inode of its /proc/self/ns/pid (a
+	 * namespace's inode number is 32-bit: the kernel's ns_common.inum);
+	 * 0, not known. consumer_pid is a pid of that namespace alone: from
+	 * another (vmscope on the host, the program in a container) it
+	 * names no process, or another one, so the library asks kill()
+	 * whether vmscope lives only from the same namespace, and else
+	 * takes it to live (trace/record.c: consumer_gone; an attach's
+	 * take-over, vt_orphaned, takes it for gone). (Was padding: 0 in a
+	 * file of before, not known: no new version.) */
+	uint32_t consumer_pidns;
 	/* the library's (vt_start): where each thread's "inside the
 	 * library" flag (an int, non-zero while the thread runs one of the
 	 * library's malloc-family interposers or records a call) lies, as
@@ -218,29 +229,30 @@ struct tw_header {
 };
 
 /* Following children (--trace-children). vmscope starts the command with
- * TW_FOLLOW_ENV in its environment too: "CONSUMER:SAMPLE_BYTES:SEED:NAME",
- * vmscope's pid, the sampling's interval (0: exact) and seed, and the name
- * of a datagram socket in the abstract namespace vmscope reads. The
- * library then leaves LD_PRELOAD and TW_FOLLOW_ENV to the program's
- * children. A process that starts the library with TW_FOLLOW_ENV and
- * without VMSCOPE_TRACE_FD (a child exec'd), or a child fork() made of a
- * followed process (its parent's rings are not its own), makes a file of
- * its own as vmscope makes one (a memfd, this layout, sealed against
- * shrinking and growing, its header filled from TW_FOLLOW_ENV), and sends
- * it to that socket: one struct tw_follow_msg with, as SCM_RIGHTS, the
- * file's descriptor and a pidfd of the process (vmscope sees its end by
- * it; none on a kernel without pidfd_open). It records only once the
- * message is sent (never blocking: MSG_DONTWAIT's failure, vmscope gone or
- * its queue full, leaves the process untraced). vmscope takes the pid from
- * the kernel's credentials of the message, never from its body; a file it
- * does not follow (TW_FOLLOW_MAX reached) is set TW_PASS_REFUSED at once.
- * A child fork() makes of a process refused sends the message alone, no
- * file (how TW_FOLLOW_COUNT), at its first call: it is counted. A
- * followed process that makes a child (fork(), posix_spawn() with
- * TW_FOLLOW_ENV in the child's environment) says so as the call returns,
- * before the child's file can come (TW_FOLLOW_BORN: the child's pid in
- * child, a pidfd of it the only descriptor): vmscope's trace does not end
- * while such a child neither sent a file nor ended. */
+ * TW_FOLLOW_ENV in its environment too:
+ * "CONSUMER:PIDNS:SAMPLE_BYTES:SEED:NAME", vmscope's pid and pid namespace
+ * (consumer_pid, consumer_pidns), the sampling's interval (0: exact) and
+ * seed, and the name of a datagram socket in the abstract namespace vmscope
+ * reads. The library then leaves LD_PRELOAD and TW_FOLLOW_ENV to the
+ * program's children. A process that starts the library with TW_FOLLOW_ENV
+ * and without VMSCOPE_TRACE_FD (a child exec'd), or a child fork() made of a
+ * followed process (its parent's rings are not its own), makes a file of its
+ * own as vmscope makes one (a memfd, this layout, sealed against shrinking
+ * and growing, its header filled from TW_FOLLOW_ENV), and sends it to that
+ * socket: one struct tw_follow_msg with, as SCM_RIGHTS, the file's
+ * descriptor and a pidfd of the process (vmscope sees its end by it; none on
+ * a kernel without pidfd_open). It records only once the message is sent
+ * (never blocking: MSG_DONTWAIT's failure, vmscope gone or its queue full,
+ * leaves the process untraced). vmscope takes the pid from the kernel's
+ * credentials of the message, never from its body; a file it does not follow
+ * (TW_FOLLOW_MAX reached) is set TW_PASS_REFUSED at once. A child fork()
+ * makes of a process refused sends the message alone, no file (how
+ * TW_FOLLOW_COUNT), at its first call: it is counted. A followed process
+ * that makes a child (fork(), posix_spawn() with TW_FOLLOW_ENV in the
+ * child's environment) says so as the call returns, before the child's file
+ * can come (TW_FOLLOW_BORN: the child's pid in child, a pidfd of it the only
+ * descriptor): vmscope's trace does not end while such a child neither sent
+ * a file nor ended. */
 #define TW_FOLLOW_ENV "VMSCOPE_TRACE_FOLLOW"
 #define TW_FOLLOW_MAGIC 0x31776c66736d76ull /* "vmsflw1" */
 #define TW_FOLLOW_MAX                                                          \

@@ -38,6 +38,20 @@ static uint64_t run_number(void)
 	return r ? r : 1;
 }
 
+/* vmscope's pid namespace as the library compares it with its own
+ * (tracewire.h: consumer_pidns): the inode of /proc/self/ns/pid, 0 when
+ * not known (no /proc) or past 32 bits (no kernel makes one), which the
+ * library takes for another namespace: it never finds vmscope gone by
+ * its pid then. */
+static uint32_t own_pidns(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino > UINT32_MAX)
+		return 0;
+	return (uint32_t)st.st_ino;
+}
+
 int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	       struct vms_error *err)
 {
@@ -78,6 +92,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->ring_bytes = TW_RING_BYTES;
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = getpid();
+	h->consumer_pidns = own_pidns();
 	h->sample_bytes = o->sample_bytes;
 	h->start_ns = vms_mono_ns();
 	h->seed = o->seed;

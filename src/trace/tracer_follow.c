@@ -54,8 +54,9 @@ int tracer_follow_start(struct tracer *tr, struct vms_error *err)
 		tr->sock = -1;
 		return -1;
 	}
-	snprintf(tr->follow_env, sizeof(tr->follow_env), "%d:%llu:%llu:%s",
-		 (int)getpid(), (unsigned long long)tr->o.sample_bytes,
+	snprintf(tr->follow_env, sizeof(tr->follow_env), "%d:%u:%llu:%llu:%s",
+		 (int)getpid(), (unsigned)tr->p.hdr->consumer_pidns,
+		 (unsigned long long)tr->o.sample_bytes,
 		 (unsigned long long)tr->o.seed, tr->sock_name);
 	return 0;
 }

@@ -360,7 +360,7 @@ def hostile():
             pids = ([top] if top else []) + (T.children(top) if top else [])
             val = environ_of(top).get(b"VMSCOPE_TRACE_FOLLOW") if top \
                 else None
-            name = val.split(b":", 3)[3] if val else None
+            name = val.split(b":", 4)[4] if val else None
             time.sleep(0.01)
         if not T.ok(name and len(pids) == 3, "hostile: the traced program "
                     "and its two children running, the socket named", pids):
