@@ -24,12 +24,38 @@ size_t escape_utf8_len(const unsigned char *p, uint32_t *cp)
 	return n;
 }
 
+/* Unicode's default-ignorable code points (DerivedCoreProperties.txt,
+ * Default_Ignorable_Code_Point): drawn as nothing, so that "a\u200bb"
+ * printed as it is reads as "ab", two names one on the page. By range,
+ * low to high. */
+static const uint32_t ignorable[][2] = {
+	{ 0x00ad, 0x00ad },   { 0x034f, 0x034f },   { 0x061c, 0x061c },
+	{ 0x115f, 0x1160 },   { 0x17b4, 0x17b5 },   { 0x180b, 0x180f },
+	{ 0x200b, 0x200f },   { 0x202a, 0x202e },   { 0x2060, 0x206f },
+	{ 0x3164, 0x3164 },   { 0xfe00, 0xfe0f },   { 0xfeff, 0xfeff },
+	{ 0xffa0, 0xffa0 },   { 0xfff0, 0xfff8 },   { 0x1bca0, 0x1bca3 },
+	{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe0fff },
+};
+
+static bool ignorable_cp(uint32_t c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ignorable) / sizeof(ignorable[0]) &&
+		    c >= ignorable[i][0];
+	     i++)
+		if (c <= ignorable[i][1])
+			return true;
+	return false;
+}
+
 /* Code points that are valid but act on a terminal or on how text around
- * them reads: C1 controls, line and paragraph separators, bidi controls. */
+ * them reads, or are not seen: C1 controls, line and paragraph
+ * separators, bidi controls, the default-ignorable. */
 static bool unsafe_cp(uint32_t c)
 {
 	return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+	       (c >= 0x2066 && c <= 0x2069) || ignorable_cp(c);
 }
 
 static size_t put_hex(char *out, const char *prefix, uint32_t v, int digits)
@@ -78,7 +104,10 @@ size_t escape_unit(const char *s, char out[ESCAPE_UNIT_MAX], size_t *outlen,
 	}
 	if (*p >= 0x80 && (n = escape_utf8_len(p, &c)) != 0) {
 		if (unsafe_cp(c)) {
-			*outlen = put_hex(out, "\\u", c, 4);
+			/* past U+FFFF as C's and Python's \U: as \u, U+E0001
+			 * would read as U+E000 and a 1 */
+			*outlen = c > 0xffff ? put_hex(out, "\\U", c, 8)
+					     : put_hex(out, "\\u", c, 4);
 			return n;
 		}
 		memcpy(out, p, n);

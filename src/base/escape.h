@@ -9,8 +9,11 @@
  *
  *   \a \b \t \n \v \f \r   as those two characters
  *   \e                     as \x1b; other C0 bytes and DEL as \xHH
- *   C1 controls (U+0080-U+009F), U+2028/U+2029 and the bidirectional
- *   overrides and isolates (U+202A-U+202E, U+2066-U+2069)   as \uXXXX
+ *   C1 controls (U+0080-U+009F), U+2028/U+2029, the bidirectional
+ *   overrides and isolates (U+202A-U+202E, U+2066-U+2069), and every
+ *   default-ignorable code point (drawn as nothing: U+200B zero-width
+ *   space, U+200D joiner, U+FEFF, variation selectors, tags ...)
+ *                          as \uXXXX, past U+FFFF as \UXXXXXXXX
  *   a byte that is not part of valid UTF-8 (overlong, surrogate, cut
  *                          short, above U+10FFFF)           as \xHH
  *   a backslash            as \\ (so an escape cannot be faked)
@@ -26,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The longest output of one unit: "\\u202e" or 4 bytes of UTF-8. */
-#define ESCAPE_UNIT_MAX 8
+/* The longest output of one unit: "\\U000e0001", 10 bytes. */
+#define ESCAPE_UNIT_MAX 10
 
 /* One unit of s (a character or a byte): writes what to print for it into
  * out (not NUL-terminated), its length into *outlen, and returns how many

@@ -6,7 +6,9 @@
  * never splits an escape; 20,000 random byte strings never yield a byte
  * below 0x20 or DEL, and escaping is one-to-one on them (no two inputs
  * print alike); CSV quotes per RFC 4180, escapes controls and defuses
- * formulas; JSON escapes C1 and bidi controls and stray bytes. */
+ * formulas; JSON escapes C1 and bidi controls and stray bytes. The
+ * default-ignorable code points (zero-width, joiners, tags) escaped in
+ * text, so that two names never print alike. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,22 @@ static void test_units(void)
 	     "a\\u202eb", "a bidi override");
 	want("\xe2\x81\xa6\xe2\x80\xa8", "\\u2066\\u2028",
 	     "a bidi isolate and the line separator");
+	want("a\xe2\x80\x8b"
+	     "b",
+	     "a\\u200bb", "a zero-width space (\"ab\" on the page else)");
+	want("\xe2\x80\x8d\xef\xbb\xbf\xc2\xad\xe2\x81\xa0",
+	     "\\u200d\\ufeff\\u00ad\\u2060",
+	     "the joiner, the byte order mark, a soft hyphen, the word joiner");
+	want("x\xef\xb8\x8f\xe1\x85\x9f", "x\\ufe0f\\u115f",
+	     "a variation selector, a Hangul filler");
+	want("\xf3\xa0\x80\x81"
+	     "1",
+	     "\\U000e00011", "a tag character: \\U and 8 digits");
+	want("a\xe2\x80\x8a"
+	     "b\xe2\x80\x90",
+	     "a\xe2\x80\x8a"
+	     "b\xe2\x80\x90",
+	     "a hair space and a hyphen (seen: as they are)");
 	want("\xff\xfe", "\\xff\\xfe", "bytes that are never UTF-8");
 	want("\xc0\xaf", "\\xc0\\xaf", "an overlong encoding");
 	want("\xed\xa0\x80", "\\xed\\xa0\\x80", "a surrogate");
@@ -97,6 +115,12 @@ static size_t unescape(const char *s, char *out)
 		} else if (*s == 'x' && sscanf(s + 1, "%2x", &v) == 1) {
 			out[n++] = (char)v;
 			s += 3;
+		} else if (*s == 'U' && sscanf(s + 1, "%8x", &v) == 1) {
+			out[n++] = (char)(0xf0 | v >> 18);
+			out[n++] = (char)(0x80 | ((v >> 12) & 0x3f));
+			out[n++] = (char)(0x80 | ((v >> 6) & 0x3f));
+			out[n++] = (char)(0x80 | (v & 0x3f));
+			s += 9;
 		} else if (*s == 'u' && sscanf(s + 1, "%4x", &v) == 1) {
 			if (v < 0x800) {
 				out[n++] = (char)(0xc0 | v >> 6);
@@ -123,7 +147,8 @@ static void test_random(void)
 					      0x0d, 0x1b, 0x5c, 0x41, 0x7f,
 					      0x80, 0x9b, 0xc2, 0xc3, 0xa9,
 					      0xe2, 0x80, 0xae, 0xed, 0xf0,
-					      0x9f, 0xff, 0x78, 0x31, 0x75 };
+					      0x9f, 0xff, 0x78, 0x31, 0x75,
+					      0x8b, 0xf3, 0xa0, 0x81, 0x55 };
 	char in[24], out[256], back[256];
 	int i, bad = 0, lost = 0;
 	unsigned seed = tap_seed(12345);
@@ -183,6 +208,14 @@ static void test_writers(void)
 	    "x\\x1b]0;pwned\\a\\x1b[31mred", "the hostile file name");
 	via(ob_text_str, "text", "thr\r\b\tead", "thr\\r\\b\\tead",
 	    "a thread name with \\r \\b \\t");
+	via(ob_text_str, "text",
+	    "lib\xe2\x80\x8b"
+	    "c.so", "lib\\u200bc.so",
+	    "a zero-width space in a path");
+	via(ob_csv_str, "csv",
+	    "lib\xe2\x80\x8d"
+	    "c.so", "lib\\u200dc.so",
+	    "a zero-width joiner in a path");
 	via(ob_csv_str, "csv", "/lib/x.so", "/lib/x.so", "a plain path");
 	via(ob_csv_str, "csv", "a,b", "\"a,b\"", "a comma: quoted");
 	via(ob_csv_str, "csv", "say \"hi\"", "\"say \"\"hi\"\"\"",
