@@ -38,23 +38,16 @@ const char *fmt_col(const struct vms_snapshot *s, enum vms_col c,
 
 /* Characters whose width a terminal decides from their neighbours (it
  * joins them into one glyph with the characters around them, or not),
- * where curses counts each alone (wcwidth): the zero-width joiner (an
- * emoji family of three faces and two joiners, 6 columns to curses, is
- * one of 2 to tmux), the other invisible format characters (zero-width
- * space and non-joiner, the marks of direction, the word joiner, the
- * byte order mark), variation selectors, tag characters, the emoji skin
- * tone modifiers and the regional indicators that pair into flags. The
- * line a terminal drew was shorter than curses thought, and what was on
- * screen before stayed at its end. */
+ * where curses counts each alone (wcwidth): the emoji skin tone modifiers
+ * and the regional indicators that pair into flags. The line a terminal
+ * drew was shorter than curses thought, and what was on screen before
+ * stayed at its end. (The joiner, the other invisible format characters,
+ * variation selectors and tags, which a terminal joins too, escape.h
+ * escapes everywhere: drawn as nothing, they would make two names one.) */
 static bool joins(int32_t cp)
 {
-	return (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff ||
-	       (cp >= 0xfe00 && cp <= 0xfe0f) ||
-	       (cp >= 0x1f1e6 && cp <= 0x1f1ff) ||
-	       (cp >= 0x1f3fb && cp <= 0x1f3ff) ||
-	       (cp >= 0xe0000 && cp <= 0xe007f) ||
-	       (cp >= 0xe0100 && cp <= 0xe01ef);
+	return (cp >= 0x1f1e6 && cp <= 0x1f1ff) ||
+	       (cp >= 0x1f3fb && cp <= 0x1f3ff);
 }
 
 /* What to draw for one unit of s (escape.h), and its columns: printable
