@@ -187,15 +187,6 @@ bool elfimage_symbol(const struct elfimage *im, const struct elfimage_src *src,
 	return elfimage_symbols(im, src, sym_match, &f) == 1;
 }
 
-bool elfimage_symtab_symbol(const struct elfimage *im,
-			    const struct elfimage_src *src, const char *name,
-			    struct elfimage_sym *out)
-{
-	struct sym_find f = { name, out };
-
-	return elfimage_symtab_symbols(im, src, sym_match, &f) == 1;
-}
-
 /* ---- where names are first defined ---- */
 
 /* A place in the string table where one of the names ends as a string
