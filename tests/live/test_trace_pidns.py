@@ -159,16 +159,38 @@ def report(path):
         return None
 
 
+def in_namespace(what):
+    """heap_attach as pid 1 of a pid namespace of its own (unshare's
+    child): (the unshare, the target's pid here), the pid None when it
+    is not so (said)."""
+    p, _ = T.start([UNSHARE, "--pid", "--fork", "--kill-child",
+                    T.target("heap_attach")])
+    tgt = child_of(p.pid)
+    return p, tgt if tgt and own_namespace(what, tgt) else None
+
+
+def finish(vs, tgt, p, path):
+    """Every vmscope of vs still running ended (continued first: never
+    left stopped), the target and its unshare, and the report's file."""
+    for x in vs:
+        if x and x.poll() is None:
+            for sig in (signal.SIGCONT, signal.SIGKILL):
+                os.kill(x.pid, sig)
+            x.wait(timeout=60)
+    T.kill_gone(tgt)
+    if p:
+        T.kill(p)
+    os.unlink(path)
+
+
 def attached():
     what = "attached"
     p = v = tgt = None
     rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
     rep.close()
     try:
-        p, _ = T.start([UNSHARE, "--pid", "--fork", "--kill-child",
-                        T.target("heap_attach")])
-        tgt = child_of(p.pid)
-        if not tgt or not own_namespace(what, tgt):
+        p, tgt = in_namespace(what)
+        if not tgt:
             return
         v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", "-o",
                               rep.name, str(tgt)],
@@ -197,14 +219,7 @@ def attached():
              "%s: the library injected" % what, d and d["attach"])
         check(what, stopped, after, 10 + MANY + 5, d and d["trace"])
     finally:
-        if v and v.poll() is None:  # never left stopped
-            for sig in (signal.SIGCONT, signal.SIGKILL):
-                os.kill(v.pid, sig)
-            v.wait(timeout=60)
-        T.kill_gone(tgt)
-        if p:
-            T.kill(p)
-        os.unlink(rep.name)
+        finish((v,), tgt, p, rep.name)
 
 
 def taken_over():
@@ -218,10 +233,8 @@ def taken_over():
     rep.close()
     env = dict(os.environ, VMSCOPE_TRACE_KERNEL="0")
     try:
-        p, _ = T.start([UNSHARE, "--pid", "--fork", "--kill-child",
-                        T.target("heap_attach")])
-        tgt = child_of(p.pid)
-        if not tgt or not own_namespace(what, tgt):
+        p, tgt = in_namespace(what)
+        if not tgt:
             return
         v = subprocess.Popen([T.VMSCOPE, "--trace", "-e", "json", str(tgt)],
                              env=env, stdout=subprocess.DEVNULL,
@@ -258,14 +271,7 @@ def taken_over():
              "blocks)" % what,
              (leak, d and d["attach"], err.decode(errors="replace")[-400:]))
     finally:
-        for x in (v, w):
-            if x and x.poll() is None:
-                x.kill()
-                x.wait(timeout=60)
-        T.kill_gone(tgt)
-        if p:
-            T.kill(p)
-        os.unlink(rep.name)
+        finish((v, w), tgt, p, rep.name)
 
 
 def followed():
