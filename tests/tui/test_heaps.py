@@ -156,7 +156,7 @@ def one_size(p, want, info, w, h, env, args, what):
 def not_walked(p, w, h, env, args, what):
     tm = D.Tmux([T.VMSCOPE, "-b", "pss"] + args + [str(p.pid)], width=w,
                 height=h, env=env, colours=256, term="tmux-256color")
-    tm.wait_for("not frozen", timeout=120)
+    tm.wait_for(D.captured, timeout=120)
     tm.keys("H")
     scr = tm.wait_for("not walked")
     T.ok("heaps: not walked" in scr and "not done" in scr and
