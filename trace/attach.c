@@ -65,15 +65,17 @@
  * (pass-through) after, and the shared file stays mapped for the same
  * reason, until a later attach's file takes its place (in_place_of_last:
  * one file however often the process is attached). A vmstrace_attach() while attached is refused (-EALREADY),
- * unless the vmscope of the attach is gone (or in another pid namespace,
- * where its pid cannot tell: record.c, vt_orphaned) or the process is a
+ * unless the vmscope of the attach is gone (its robust lock's owner
+ * cleared, in any pid namespace; a file without the lock, also in another
+ * pid namespace, where its pid cannot tell: record.c, vt_orphaned) or the
+ * process is a
  * forked child of the one attached (record.c: its rings are its
  * parent's): the entries left redirected are then taken over.
  *
  * vmscope gone (SIGKILL) while attached: the entries stay redirected to
  * functions that forward to the same definitions as before, and the
- * recording goes pass-through when vmscope's pid is gone (record.c; from
- * another pid namespace, once a full ring has waited TW_WAIT_NS for it).
+ * recording goes pass-through when a full ring finds vmscope gone
+ * (record.c: its robust lock, in any pid namespace).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

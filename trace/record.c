@@ -146,7 +146,25 @@ static bool consumer_here(void)
 	return ns && ns == own_pidns;
 }
 
-/* Whether vmscope is gone: its pid no longer exists, asked only where
+/* Whether vmscope's robust mutex says whether it lives (tracewire.h:
+ * consumer_lock): then its lock word's owner, cleared by the kernel when
+ * vmscope's thread ended, tells from any pid namespace, with no system
+ * call (one load: a signal handler's malloc may ask). */
+static bool consumer_locked(void)
+{
+	return __atomic_load_n(&hdr->consumer_lock, __ATOMIC_ACQUIRE) == 1;
+}
+
+static bool consumer_lock_gone(void)
+{
+	const uint32_t *word = (const uint32_t *)hdr->consumer_mutex;
+
+	return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & TW_FUTEX_TID_MASK) ==
+	       0;
+}
+
+/* Whether vmscope is gone: its lock's owner cleared (consumer_locked);
+ * in a file without it, its pid no longer exists, asked only where
  * kill() can tell (consumer_here). Elsewhere vmscope is taken to live: a
  * full ring waits on its heartbeat alone (room: TW_WAIT_NS, then
  * TW_PASS_LAGGED, counted), its pages kept. Taken for gone there, a ring
@@ -156,6 +174,8 @@ static bool consumer_gone(void)
 {
 	pid_t c = hdr->consumer_pid;
 
+	if (consumer_locked())
+		return consumer_lock_gone();
 	return consumer_here() && c > 0 && kill(c, 0) < 0 && errno == ESRCH;
 }
 
@@ -778,16 +798,24 @@ int vt_restart_forked(struct tw_header *h)
 }
 
 /* attach.c's question as another vmscope attaches: whether it takes over
- * the entries the last one left redirected. Where kill() cannot tell
- * (consumer_here), the wrong answers cost otherwise than room()'s:
- * "alive" would refuse every attach for the process's life once a
- * vmscope died attached (SIGKILL: what a take-over is for), "gone" costs
- * a live vmscope its trace only when a second one attaches to the same
- * process meanwhile. So the attach takes over there, as it did before
- * the namespaces were compared (kill() said ESRCH). */
+ * the entries the last one left redirected. vmscope's lock
+ * (consumer_locked) tells in any pid namespace: a live vmscope is never
+ * taken over, a dead one always is. In a file without it, where kill()
+ * cannot tell (consumer_here), the wrong answers cost otherwise than
+ * room()'s: "alive" would refuse every attach for the process's life
+ * once a vmscope died attached (SIGKILL: what a take-over is for),
+ * "gone" costs a live vmscope its trace only when a second one attaches
+ * to the same process meanwhile. So the attach takes over there, as it
+ * did before the namespaces were compared (kill() said ESRCH). */
 bool vt_orphaned(void)
 {
-	return hdr && (!here->own || !consumer_here() || consumer_gone());
+	if (!hdr)
+		return false;
+	if (!here->own)
+		return true;
+	if (consumer_locked())
+		return consumer_lock_gone();
+	return !consumer_here() || consumer_gone();
 }
 
 int vt_start(struct tw_header *h)

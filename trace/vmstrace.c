@@ -55,8 +55,10 @@
  *   - readlink of /proc/self/map_files/LO-HI, once for each module the
  *     loader named by a relative path (LD_LIBRARY_PATH=., dlopen("./x")),
  *     as its first stack is sent (record.c: relative_file);
- *   - kill(vmscope's pid, 0) (in vmscope's pid namespace only),
- *     sched_yield and clock_gettime while a ring is full (vmscope lags:
+ *   - sched_yield and clock_gettime while a ring is full (whether
+ *     vmscope lives is its robust lock's word, read, no call:
+ *     tracewire.h, consumer_lock; kill(vmscope's pid, 0) then only with
+ *     a file without the lock, in vmscope's pid namespace) (vmscope lags:
  *     waiting for it, or finding it gone: then
  *     madvise, MADV_REMOVE, once, the rings' pages given back), and at
  *     exit() while vmscope takes its last snapshot (-w FILE: tracewire.h,

@@ -72,9 +72,11 @@ void vt_stop(void);
  * at once for a forked child's copy, pass-through or vmscope gone. */
 void vt_exit_hold(void);
 /* record.c's: whether the rings have no reader here: the vmscope reading
- * them is gone (its pid no longer exists; from another pid namespace,
- * where its pid says nothing, taken for gone: record.c says why), or this
- * process is a forked child of the traced one (they are its parent's). */
+ * them is gone (its robust lock's owner cleared, tracewire.h:
+ * consumer_lock; in a file without it, its pid no longer exists, and
+ * from another pid namespace, where its pid says nothing, taken for
+ * gone: record.c says why), or this process is a forked child of the
+ * traced one (they are its parent's). */
 bool vt_orphaned(void);
 
 /* Non-zero while the thread runs one of the library's malloc-family

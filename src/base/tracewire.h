@@ -53,7 +53,8 @@
  * progress), then the library goes pass-through for good and counts what
  * it did not record in the header (dropped): the report says so.
  * passthrough says why: TW_PASS_ENDED, vmscope ended the trace or is gone
- * (its pid no longer exists, asked from vmscope's pid namespace only:
+ * (its robust lock's owner cleared: consumer_lock; in a file without
+ * it, its pid no longer exists, asked from vmscope's pid namespace only:
  * consumer_pidns; nothing more is counted: no one reads it);
  * TW_PASS_LAGGED, the library gave up waiting for vmscope, which still
  * reads the header at the end: every allocation from then on is counted
@@ -191,8 +192,10 @@ struct tw_header {
 	 * names no process, or another one, so the library asks kill()
 	 * whether vmscope lives only from the same namespace, and else
 	 * takes it to live (trace/record.c: consumer_gone; an attach's
-	 * take-over, vt_orphaned, takes it for gone). (Was padding: 0 in a
-	 * file of before, not known: no new version.) */
+	 * take-over, vt_orphaned, takes it for gone). Only in a file
+	 * without consumer_lock (below), which tells in any namespace.
+	 * (Was padding: 0 in a file of before, not known: no new
+	 * version.) */
 	uint32_t consumer_pidns;
 	/* the library's (vt_start): where each thread's "inside the
 	 * library" flag (an int, non-zero while the thread runs one of the
@@ -225,8 +228,39 @@ struct tw_header {
 	/* the next event's sequence number, on a cache line of its own
 	 * (every thread adds to it; the fields above are read often) */
 	uint64_t seq __attribute__((aligned(64)));
-	uint64_t seq_pad[7];
+	/* Whether vmscope lives, in any pid namespace (consumer_pid tells
+	 * only from vmscope's own: consumer_pidns). consumer_mutex is a
+	 * process-shared robust pthread mutex (glibc's pthread_mutex_t, 40
+	 * bytes on x86-64 and aarch64: src/trace/tracer_lock.c asserts it
+	 * fits) that vmscope locks from the thread that makes and frees the
+	 * trace and never unlocks: when that thread ends (vmscope killed, or
+	 * exited) the kernel's walk of its robust list sets
+	 * FUTEX_OWNER_DIED in the lock word (the mutex's first int) and
+	 * clears the owner's tid there. consumer_lock, vmscope's: 1 once it
+	 * holds the mutex (stored after it, release order); then vmscope is
+	 * gone iff (the lock word & FUTEX_TID_MASK) == 0, which the library
+	 * reads with one atomic load, no system call, from any namespace
+	 * (trace/record.c: consumer_gone; an attach's take-over,
+	 * vt_orphaned). 0 (a file of an earlier vmscope; a child's file
+	 * vmscope did not lock): the pid, as consumer_pidns says. Here,
+	 * beside seq, as the space after it was padding (0 in a file of
+	 * before: no new version): written once by vmscope as the trace
+	 * starts (a followed child's: as vmscope takes its file) and once
+	 * by the kernel at vmscope's end, read by the library only when a
+	 * ring is full or an attach comes, so seq's line stays the threads'
+	 * own while they record. */
+	uint32_t consumer_lock;
+	uint32_t lock_pad;
+	uint64_t consumer_mutex[5];
+	uint64_t seq_pad[1];
 };
+
+/* The owner's tid in a robust futex word (linux/futex.h's
+ * FUTEX_TID_MASK; not included: the library's build sees no kernel
+ * header it need not). */
+#define TW_FUTEX_TID_MASK 0x3fffffffu
+_Static_assert(sizeof(struct tw_header) == 192,
+	       "the header's layout is the wire's (seq alone on its line)");
 
 /* Following children (--trace-children). vmscope starts the command with
  * TW_FOLLOW_ENV in its environment too:

@@ -99,6 +99,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->follow_children = o->follow_children;
 	tr->start_ns = h->start_ns;
 	tr->p.hdr = h;
+	tr->p.locked = tracer_lock(h); /* before the program sees the file */
 	if (o->follow_children && tracer_follow_start(tr, err) < 0) {
 		tracer_free(tr);
 		return -1;
@@ -123,19 +124,10 @@ void tracer_free(struct tracer *tr)
 		/* the command runs on untraced */
 		__atomic_store_n(&tr->p.hdr->passthrough, TW_PASS_ENDED,
 				 __ATOMIC_RELEASE);
-		if (tr->attached) {
-			/* a running process keeps the file mapped (its
-			 * library is never unloaded): the rings' memory is
-			 * given back, the header (pass-through) kept */
-			off_t at = (off_t)(tw_ring_at(tr->p.hdr, 0) -
-					   (unsigned char *)tr->p.hdr);
-
-			at = (at + 4095) & ~(off_t)4095;
-			fallocate(tr->p.fd,
-				  FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  at, (off_t)TW_FILE_BYTES - at);
-		}
-		munmap(tr->p.hdr, TW_FILE_BYTES);
+		/* attached, a running process keeps the file mapped (its
+		 * library is never unloaded): the rings' memory is given
+		 * back, the header (pass-through) kept */
+		tracer_unmap(tr->p.hdr, tr->p.fd, tr->attached, tr->p.locked);
 	}
 	close(tr->p.fd);
 	tracer_free_maps(&tr->p);

@@ -145,8 +145,8 @@ static bool pidfd_gone(int pidfd)
 
 static void free_proc(struct tproc *p)
 {
-	if (p->hdr)
-		munmap(p->hdr, TW_FILE_BYTES);
+	if (p->hdr) /* its process may run on: its rings nobody's now */
+		tracer_unmap(p->hdr, p->fd, true, p->locked);
 	if (p->fd >= 0)
 		close(p->fd);
 	if (p->pidfd >= 0)
@@ -187,6 +187,9 @@ static void follow(struct tracer *tr, const struct tw_follow_msg *m,
 		tr->kid_sym = tracesym_new();
 	p->sym = tracesym_view(tr->kid_sym); /* NULL: frames without names */
 	p->hdr = h;
+	/* whether vmscope lives, for a child in a pid namespace of its own
+	 * too (tracewire.h: consumer_lock) */
+	p->locked = tracer_lock(h);
 	p->fd = fd;
 	p->pidfd = pidfd;
 	p->pid = cr->pid;
@@ -295,7 +298,9 @@ static void let_go(struct tproc *p)
 		__atomic_load_n(&p->hdr->dropped_bytes, __ATOMIC_ACQUIRE);
 	p->dropped_threads =
 		__atomic_load_n(&p->hdr->dropped_threads, __ATOMIC_ACQUIRE);
-	munmap(p->hdr, TW_FILE_BYTES);
+	/* ended: a fork child of it may map the file still, its rings
+	 * nobody's */
+	tracer_unmap(p->hdr, p->fd, true, p->locked);
 	p->hdr = NULL;
 	close(p->fd);
 	p->fd = -1;

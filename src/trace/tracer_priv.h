@@ -1,6 +1,7 @@
 /* tracer_priv.h — the tracer's records, shared by its files, each using
- * only those below it: tracer_read.c (the reading of one process's
- * rings), tracer_kernel.c (the kernel's trace of the mmap family beside
+ * only those below it: tracer_lock.c (the lock that tells the traced
+ * process whether vmscope lives), tracer_read.c (the reading of one
+ * process's rings), tracer_kernel.c (the kernel's trace of the mmap family beside
  * the library of an attach), tracer_follow.c (--trace-children: the
  * children's files received, read and let go) and tracer.c (the file,
  * the launch, the reports: tracer.h). Nothing else includes it.
@@ -36,6 +37,7 @@ struct tproc {
 	int fd; /* -1: let go (a child ended, its rings read) */
 	int pidfd; /* a child's (its end), or -1 */
 	struct tw_header *hdr; /* NULL: let go */
+	bool locked; /* vmscope holds hdr's consumer_mutex (tracer_lock) */
 	struct tracedb *db;
 	struct tracesym *sym; /* NULL: frames without names */
 	struct slot_map *maps[TW_SLOTS];
@@ -88,6 +90,14 @@ struct tracer {
 	struct vms_trace_report kernel_fig;
 	uint64_t page;
 };
+
+/* tracer_lock.c's: h's consumer_mutex made and locked, consumer_lock set
+ * (tracewire.h): true; false, not held (the library asks vmscope's pid).
+ * The file let go: unmapped, its rings' memory given back first when
+ * punch; locked (tracer_lock's answer, never the file's word), its
+ * first page stays mapped while vmscope lives (tracer_lock.c says why). */
+bool tracer_lock(struct tw_header *h);
+void tracer_unmap(struct tw_header *h, int fd, bool punch, bool locked);
 
 /* tracer_read.c's: the process's rings read up to their heads (records
  * taken; -1 out of memory). */
