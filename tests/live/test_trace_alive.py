@@ -27,7 +27,6 @@ import platform
 import signal
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -75,8 +74,7 @@ def mapped(v, tgt):
 def gone():
     what = "vmscope SIGKILLed"
     p = v = tgt = None
-    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    rep.close()
+    rep = N.report_file()
     try:
         p, tgt = N.in_namespace(what)
         if not tgt:
@@ -106,8 +104,7 @@ def gone():
 def alive():
     what = "a second vmscope"
     p = v = w = tgt = None
-    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    rep.close()
+    rep = N.report_file()
     try:
         p, tgt = N.in_namespace(what)
         if not tgt:

@@ -159,6 +159,13 @@ def report(path):
         return None
 
 
+def report_file():
+    """A file for a report (-o), made empty; finish() removes it."""
+    f = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
+    f.close()
+    return f
+
+
 def in_namespace(what):
     """heap_attach as pid 1 of a pid namespace of its own (unshare's
     child): (the unshare, the target's pid here), the pid None when it
@@ -186,8 +193,7 @@ def finish(vs, tgt, p, path):
 def attached():
     what = "attached"
     p = v = tgt = None
-    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    rep.close()
+    rep = report_file()
     try:
         p, tgt = in_namespace(what)
         if not tgt:
@@ -229,8 +235,7 @@ def taken_over():
     vt_orphaned) and its trace is exact."""
     what = "attached again after a vmscope killed"
     p = v = w = tgt = None
-    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    rep.close()
+    rep = report_file()
     env = dict(os.environ, VMSCOPE_TRACE_KERNEL="0")
     try:
         p, tgt = in_namespace(what)
@@ -277,8 +282,7 @@ def taken_over():
 def followed():
     what = "launched, its child followed"
     v = kid = tgt = None
-    rep = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-    rep.close()
+    rep = report_file()
     err = tempfile.TemporaryFile()
     try:
         v, _ = T.start([T.VMSCOPE, "--trace", "--trace-children", "-e",
