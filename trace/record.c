@@ -11,13 +11,11 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,72 +109,18 @@ static void go_passthrough(uint32_t why)
 				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
-/* This process's pid namespace, as vmscope gives its own (tracewire.h:
- * consumer_pidns); 0: not known (no /proc here, or one of a namespace
- * this process is not in). Taken at the start (vt_start; a forked child
- * following with a file of its own, vt_restart_forked: it may be in a
- * namespace of its own, made by clone(CLONE_NEWPID) or its parent's
- * unshare), where the library makes its system calls, not at the first
- * full ring: the program may forbid a path's lookup by then (a seccomp
- * filter: vmstrace.c). Once is enough: a process's pid namespace is its
- * own for its life (unshare and setns move its children only). */
+/* This process's pid namespace (alive.c: vt_pidns_now), taken at the
+ * start (vt_start; a forked child following with a file of its own,
+ * vt_restart_forked: it may be in a namespace of its own), where the
+ * library makes its system calls, not at the first full ring: the
+ * program may forbid a path's lookup by then (a seccomp filter:
+ * vmstrace.c). Once is enough: a process's pid namespace is its own for
+ * its life (unshare and setns move its children only). */
 static uint32_t own_pidns;
 
-static uint32_t pidns_now(void)
-{
-	struct stat st;
-	int saved = errno;
-	uint32_t ns = 0;
-
-	if (stat("/proc/self/ns/pid", &st) == 0 && st.st_ino <= UINT32_MAX)
-		ns = (uint32_t)st.st_ino;
-	errno = saved;
-	return ns;
-}
-
-/* Whether kill() can tell whether vmscope lives: this process is in
- * vmscope's pid namespace (both known). From another (this process in a
- * container vmscope traces from the host, or a followed child that made
- * a namespace of its own) vmscope's pid is nobody's (ESRCH) or another
- * process's. */
-static bool consumer_here(void)
-{
-	uint32_t ns = hdr->consumer_pidns;
-
-	return ns && ns == own_pidns;
-}
-
-/* Whether vmscope's robust mutex says whether it lives (tracewire.h:
- * consumer_lock): then its lock word's owner, cleared by the kernel when
- * vmscope's thread ended, tells from any pid namespace, with no system
- * call (one load: a signal handler's malloc may ask). */
-static bool consumer_locked(void)
-{
-	return __atomic_load_n(&hdr->consumer_lock, __ATOMIC_ACQUIRE) == 1;
-}
-
-static bool consumer_lock_gone(void)
-{
-	const uint32_t *word = (const uint32_t *)hdr->consumer_mutex;
-
-	return (__atomic_load_n(word, __ATOMIC_ACQUIRE) & TW_FUTEX_TID_MASK) ==
-	       0;
-}
-
-/* Whether vmscope is gone: its lock's owner cleared (consumer_locked);
- * in a file without it, its pid no longer exists, asked only where
- * kill() can tell (consumer_here). Elsewhere vmscope is taken to live: a
- * full ring waits on its heartbeat alone (room: TW_WAIT_NS, then
- * TW_PASS_LAGGED, counted), its pages kept. Taken for gone there, a ring
- * that filled while vmscope was stopped, or slow, let the rings go with
- * the records not yet read, and recorded nothing more. */
 static bool consumer_gone(void)
 {
-	pid_t c = hdr->consumer_pid;
-
-	if (consumer_locked())
-		return consumer_lock_gone();
-	return consumer_here() && c > 0 && kill(c, 0) < 0 && errno == ESRCH;
+	return vt_consumer_gone(hdr, own_pidns);
 }
 
 /* vmscope gone (killed: it gave nothing back): nobody reads the rings
@@ -788,7 +732,7 @@ int vt_restart_forked(struct tw_header *h)
 	/* one thread now (this one): a lock another thread of the parent
 	 * held at the fork is nobody's */
 	h->traced_pid = getpid();
-	own_pidns = pidns_now();
+	own_pidns = vt_pidns_now();
 	vt_modules_reset(false);
 	gen++; /* the thread's state of the parent's file starts again */
 	here->own = 1;
@@ -798,24 +742,13 @@ int vt_restart_forked(struct tw_header *h)
 }
 
 /* attach.c's question as another vmscope attaches: whether it takes over
- * the entries the last one left redirected. vmscope's lock
- * (consumer_locked) tells in any pid namespace: a live vmscope is never
- * taken over, a dead one always is. In a file without it, where kill()
- * cannot tell (consumer_here), the wrong answers cost otherwise than
- * room()'s: "alive" would refuse every attach for the process's life
- * once a vmscope died attached (SIGKILL: what a take-over is for),
- * "gone" costs a live vmscope its trace only when a second one attaches
- * to the same process meanwhile. So the attach takes over there, as it
- * did before the namespaces were compared (kill() said ESRCH). */
+ * the entries the last one left redirected (a forked child's are its
+ * parent's: always; else alive.c, vt_consumer_orphaned, says why). */
 bool vt_orphaned(void)
 {
 	if (!hdr)
 		return false;
-	if (!here->own)
-		return true;
-	if (consumer_locked())
-		return consumer_lock_gone();
-	return !consumer_here() || consumer_gone();
+	return !here->own || vt_consumer_orphaned(hdr, own_pidns);
 }
 
 int vt_start(struct tw_header *h)
@@ -835,7 +768,7 @@ int vt_start(struct tw_header *h)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();
 	h->inside_off = inside_offset();
-	own_pidns = pidns_now();
+	own_pidns = vt_pidns_now();
 	/* again (attach.c, after a detach): the new file has none of the
 	 * modules sent to the old one */
 	vt_modules_reset(true);
