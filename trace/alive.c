@@ -17,21 +17,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "vmstrace.h"
-
-uint32_t vt_pidns_now(void)
-{
-	struct stat st;
-	int saved = errno;
-	uint32_t ns = 0;
-
-	if (stat("/proc/self/ns/pid", &st) == 0 && st.st_ino <= UINT32_MAX)
-		ns = (uint32_t)st.st_ino;
-	errno = saved;
-	return ns;
-}
 
 /* Whether kill() can tell: this process is in vmscope's pid namespace
  * (both known). */

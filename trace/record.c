@@ -109,7 +109,7 @@ static void go_passthrough(uint32_t why)
 				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
-/* This process's pid namespace (alive.c: vt_pidns_now), taken at the
+/* This process's pid namespace (tracewire.h: tw_pidns_now), taken at the
  * start (vt_start; a forked child following with a file of its own,
  * vt_restart_forked: it may be in a namespace of its own), where the
  * library makes its system calls, not at the first full ring: the
@@ -732,7 +732,7 @@ int vt_restart_forked(struct tw_header *h)
 	/* one thread now (this one): a lock another thread of the parent
 	 * held at the fork is nobody's */
 	h->traced_pid = getpid();
-	own_pidns = vt_pidns_now();
+	own_pidns = tw_pidns_now();
 	vt_modules_reset(false);
 	gen++; /* the thread's state of the parent's file starts again */
 	here->own = 1;
@@ -768,7 +768,7 @@ int vt_start(struct tw_header *h)
 		pthread_key_create(&exit_key, thread_done);
 	h->traced_pid = getpid();
 	h->inside_off = inside_offset();
-	own_pidns = vt_pidns_now();
+	own_pidns = tw_pidns_now();
 	/* again (attach.c, after a detach): the new file has none of the
 	 * modules sent to the old one */
 	vt_modules_reset(true);

@@ -78,12 +78,9 @@ void vt_exit_hold(void);
  * gone: record.c says why), or this process is a forked child of the
  * traced one (they are its parent's). */
 bool vt_orphaned(void);
-/* alive.c's: this process's pid namespace (the inode of
- * /proc/self/ns/pid), 0 when not known; errno kept. */
-uint32_t vt_pidns_now(void);
 /* Whether h's vmscope is gone, as a full ring asks (own_pidns: this
- * process's, vt_pidns_now), and whether an attach takes over the entries
- * it left redirected: alive.c says by which signal. */
+ * process's, tracewire.h: tw_pidns_now), and whether an attach takes
+ * over the entries it left redirected: alive.c says by which signal. */
 bool vt_consumer_gone(const struct tw_header *h, uint32_t own_pidns);
 bool vt_consumer_orphaned(const struct tw_header *h, uint32_t own_pidns);
 

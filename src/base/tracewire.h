@@ -63,7 +63,9 @@
 #ifndef VMS_TRACEWIRE_H
 #define VMS_TRACEWIRE_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define TW_MAGIC 0x31727476736d76ull /* "vmsvtr1" */
 #ifndef TW_VERSION /* (a test builds a library of another: -DTW_VERSION) */
@@ -261,6 +263,23 @@ struct tw_header {
 #define TW_FUTEX_TID_MASK 0x3fffffffu
 _Static_assert(sizeof(struct tw_header) == 192,
 	       "the header's layout is the wire's (seq alone on its line)");
+
+/* The calling process's pid namespace as consumer_pidns holds one, for
+ * vmscope (its own, written) and the library (the traced process's,
+ * compared): the inode of /proc/self/ns/pid; 0 when not known (no /proc)
+ * or past 32 bits (no kernel makes one), which never equals a known one.
+ * errno kept (the library calls it inside the program's calls). */
+static inline uint32_t tw_pidns_now(void)
+{
+	struct stat st;
+	int saved = errno;
+	uint32_t ns = 0;
+
+	if (stat("/proc/self/ns/pid", &st) == 0 && st.st_ino <= UINT32_MAX)
+		ns = (uint32_t)st.st_ino;
+	errno = saved;
+	return ns;
+}
 
 /* Following children (--trace-children). vmscope starts the command with
  * TW_FOLLOW_ENV in its environment too:

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,20 +35,6 @@ static uint64_t run_number(void)
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		r = vms_mono_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
 	return r ? r : 1;
-}
-
-/* vmscope's pid namespace as the library compares it with its own
- * (tracewire.h: consumer_pidns): the inode of /proc/self/ns/pid, 0 when
- * not known (no /proc) or past 32 bits (no kernel makes one), which the
- * library takes for another namespace: it never finds vmscope gone by
- * its pid then. */
-static uint32_t own_pidns(void)
-{
-	struct stat st;
-
-	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino > UINT32_MAX)
-		return 0;
-	return (uint32_t)st.st_ino;
 }
 
 int tracer_new(struct tracer **out, const struct tracer_opts *o,
@@ -92,7 +77,7 @@ int tracer_new(struct tracer **out, const struct tracer_opts *o,
 	h->ring_bytes = TW_RING_BYTES;
 	h->max_frames = TW_MAX_FRAMES;
 	h->consumer_pid = getpid();
-	h->consumer_pidns = own_pidns();
+	h->consumer_pidns = tw_pidns_now();
 	h->sample_bytes = o->sample_bytes;
 	h->start_ns = vms_mono_ns();
 	h->seed = o->seed;

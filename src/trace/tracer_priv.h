@@ -1,8 +1,8 @@
 /* tracer_priv.h — the tracer's records, shared by its files, each using
  * only those below it: tracer_lock.c (the lock that tells the traced
  * process whether vmscope lives), tracer_read.c (the reading of one
- * process's rings), tracer_kernel.c (the kernel's trace of the mmap family beside
- * the library of an attach), tracer_follow.c (--trace-children: the
+ * process's rings), tracer_kernel.c (the kernel's trace of the mmap
+ * family beside the library of an attach), tracer_follow.c (--trace-children: the
  * children's files received, read and let go) and tracer.c (the file,
  * the launch, the reports: tracer.h). Nothing else includes it.
  */
