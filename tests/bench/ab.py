@@ -7,6 +7,9 @@ make bench (it compares builds, not vmscope with its reference):
 
     N=150 python3 tests/bench/ab.py OLD/vmscope,./vmscope \\
         --all -e openmetrics -o /dev/null PID...
+
+A build may be given an environment of its own, NAME=VALUE@PATH (the
+same binary twice: ./vmscope,VMSCOPE_SHARED_LIBS=1@./vmscope).
 """
 import os
 import resource
@@ -31,8 +34,13 @@ def main():
     for _ in range(rounds):
         for b in bins:
             c0, t0 = cpu(), time.perf_counter()
-            subprocess.run([b] + args, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+            env, path = None, b
+            if "@" in b and "=" in b.split("@", 1)[0]:
+                var, path = b.split("@", 1)
+                env = dict(os.environ)
+                env[var.split("=", 1)[0]] = var.split("=", 1)[1]
+            subprocess.run([path] + args, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
             wall[b].append(time.perf_counter() - t0)
             used[b].append(cpu() - c0)
     for b in bins:
