@@ -255,6 +255,80 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return i;
 }
 
+int rtscan_rw_read(struct vms_snapshot *s, uint64_t lo, uint64_t hi,
+		   struct rtscan_rw *rw)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct vms_error e;
+	bool pages = hi > lo && !(lo % page) && !((hi - lo) % page) &&
+		     s->cap.page_size == page;
+	size_t i;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->lo = lo;
+	rw->hi = hi > lo ? hi : lo;
+	rw->nw = (size_t)((rw->hi - lo) / 8);
+	/* pages of the source's: one read of the page tables, and one read
+	 * a run of pages in RAM; else one stretch, read as
+	 * rtscan_read_zeros() reads it */
+	rw->step = pages ? (size_t)(page / 8) : rw->nw + 1;
+	rw->nok = pages ? (size_t)((hi - lo) / page) : 1;
+	rw->w = calloc(rw->nw + 1, 8); /* the + 1: an odd tail's bytes */
+	rw->ok = calloc(rw->nok, 1);
+	if (!rw->w || !rw->ok) {
+		rtscan_rw_fini(rw);
+		return -1;
+	}
+	if (pages &&
+	    vms_source_read_pages(s, lo, rw->w, rw->nok, rw->ok, &e) >= 0) {
+		if (rw->ok[0])
+			return 1;
+		for (i = 0; i < rw->nok; i++) /* what came is not kept */
+			if (rw->ok[i])
+				memset(rw->w + i * rw->step, 0, page);
+		memset(rw->ok, 0, rw->nok);
+		return 0;
+	}
+	rw->step = rw->nw + 1;
+	rw->nok = 1;
+	if (rw->hi > lo &&
+	    read_filling(s, lo, rw->w, rw->hi - lo, true, false)) {
+		rw->ok[0] = 1;
+		return 1;
+	}
+	memset(rw->w, 0, rw->nw * 8 + 8);
+	rw->ok[0] = 0;
+	return 0;
+}
+
+bool rtscan_rw_next(const struct rtscan_rw *rw, size_t *k, size_t *end)
+{
+	size_t i, j;
+
+	if (!rw->nok) /* none read (or a struct never read into) */
+		return false;
+	i = *k / rw->step;
+	while (i < rw->nok && !rw->ok[i])
+		i++;
+	if (*k < i * rw->step)
+		*k = i * rw->step;
+	if (i >= rw->nok || *k >= rw->nw)
+		return false;
+	for (j = i; j < rw->nok && rw->ok[j]; j++)
+		;
+	*end = j * rw->step < rw->nw ? j * rw->step : rw->nw;
+	return true;
+}
+
+void rtscan_rw_fini(struct rtscan_rw *rw)
+{
+	free(rw->w);
+	free(rw->ok);
+	rw->w = NULL;
+	rw->ok = NULL;
+	rw->nw = rw->nok = 0;
+}
+
 bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 			   size_t len)
 {

@@ -73,6 +73,42 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
 			   size_t len);
 
+/* An image's writable memory as read (rtscan_rw_read): its words, w[k]
+ * at lo + 8k, and which of its pages the source had. Most of a library's
+ * .bss was never written, so is not in RAM (libjemalloc 5.3: 40 KB of
+ * its 2.2 MB): such a page is zeros in w, which the read never touches
+ * (calloc'd: the kernel's zero page until written, where a memset of
+ * zeros faulted in a page of memory for each). A scanner of every word,
+ * where a word of zeros is one it passes over, goes over the stretches
+ * read alone (rtscan_rw_next); a look-up of one word may read w[k]
+ * anywhere (zero where not read). The allocator and runtime steps read an image's
+ * writable memory through this alone. */
+struct rtscan_rw {
+	uint64_t lo, hi;
+	uint64_t *w; /* nw words: (hi - lo) / 8 */
+	size_t nw;
+	unsigned char *ok; /* ok[i]: words [i * step, (i + 1) * step) read */
+	size_t nok, step;
+};
+
+/* Reads [lo, hi) (as rtscan_image_rw gives it) into rw, w and ok
+ * malloc'd (rtscan_rw_fini frees them): 1 read, the pages the source has
+ * not left zeros; 0 when its first page did not come (then rw holds
+ * nothing read: all zeros, no stretch); -1 on out of memory (rw empty).
+ * As rtscan_read_zeros: a parser must reject what zeros would make up. */
+int rtscan_rw_read(struct vms_snapshot *s, uint64_t lo, uint64_t hi,
+		   struct rtscan_rw *rw);
+
+/* The next stretch of words read at or after w[*k]: [*k, *end), true;
+ * false when none is left. A scan of every word read:
+ *	for (k = 0; rtscan_rw_next(rw, &k, &end); )
+ *		for (; k < end; k++) ... rw->w[k] ...
+ */
+bool rtscan_rw_next(const struct rtscan_rw *rw, size_t *k, size_t *end);
+
+/* Frees w and ok (rw then has no stretch); safe on a zeroed struct. */
+void rtscan_rw_fini(struct rtscan_rw *rw);
+
 /* An image's writable memory [*lo, *hi): the rw mappings of its file
  * from its first region on (a PROT_NONE gap splits a library's loads: the
  * images step's entry may be the first load only) and the anonymous .bss

@@ -375,6 +375,9 @@ ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
 		}
 		for (k = i + done / ps; k < j; k++)
 			ok[k] = 0;
+		if (done % ps) /* a page read in part: none of it kept */
+			memset((char *)buf + i * ps + done / ps * ps, 0,
+			       done % ps);
 		bytes += (ssize_t)(done / ps * ps);
 		i = j;
 	}

@@ -43,8 +43,9 @@ ssize_t memread_read(struct memread *m, uint64_t addr, void *buf, size_t len,
 
 /* Reads npages pages from addr (page-aligned) into buf, the present ones
  * only: one read of pagemap, one of mem for each run of present pages.
- * ok[i] = 1 for page i read, else 0 (its bytes left as they were). The
- * bytes read, or -1 with *err. */
+ * ok[i] = 1 for page i read, else 0 (its bytes left as they were, or
+ * zeros where a read stopped inside it). The bytes read, or -1 with
+ * *err. */
 ssize_t memread_read_pages(struct memread *m, uint64_t addr, void *buf,
 			   size_t npages, unsigned char *ok,
 			   struct vms_error *err);

@@ -53,6 +53,10 @@ ssize_t vms_source_read_pages(struct vms_snapshot *s, uint64_t addr, void *buf,
 						  (npages - pg) * ps, err);
 		size_t whole = got > 0 ? (size_t)got / ps : 0;
 
+		/* a page read in part is not read: no bytes of it kept */
+		if (got > 0 && (size_t)got % ps)
+			memset((char *)buf + (pg + whole) * ps, 0,
+			       (size_t)got % ps);
 		for (k = 0; k < whole; k++)
 			ok[pg + k] = 1;
 		bytes += (ssize_t)(whole * ps);

@@ -15,8 +15,9 @@
  *        reading builds no page table in a live process), or -1 with *err.
  *  read_pages(s, addr, npages, buf, ok, err)
  *        optional: read_mem of npages pages from addr (page-aligned) that
- *        goes on past an absent page: ok[i] = 1 for page i read, else 0.
- *        The bytes read, or -1 with *err. Without it, vms_source_read_pages
+ *        goes on past an absent page: ok[i] = 1 for page i read, else 0
+ *        (its bytes left as they were, or zeros: none of it kept). The
+ *        bytes read, or -1 with *err. Without it, vms_source_read_pages
  *        reads with read_mem, on from where each read stopped.
  *  read_each(s, addr, n, len, buf, ok, err)
  *        optional: read_mem of len bytes at each of addr[0, n)
