@@ -27,7 +27,6 @@
  * tied to ctl_stats'; another layout: null, and figures_note says so).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "analyze/heaps/alloc_heap.h"
 #include "analyze/rtheap.h"
@@ -52,18 +51,39 @@ static int je_extent(void *ctx, uint64_t a, uint64_t size)
 	return 0;
 }
 
-/* One base block: its used bytes, read in chunks. An absent page gives
- * a short read (a block's pages are touched as it is carved: a large
- * zeroed piece, an rtree's leaves, leaves pages untouched between
- * records): what came is scanned and the read goes on after that page,
- * not at the next chunk, which would pass over the records in the rest
- * of this one. */
+/* Bytes of a base block read at once (the source's read of pages: one
+ * read of the page tables for them, one a run of pages in RAM). */
+#define JE_WINDOW (4 * JE_CHUNK)
+
+/* The bytes of [at, at + n) in RAM from at on, as ok[] (a byte a page
+ * from wo) says. */
+static size_t je_present(const unsigned char *ok, uint64_t wo, uint64_t at,
+			 size_t n, uint64_t page)
+{
+	size_t got = 0;
+
+	while (got < n && ok[(at + got - wo) / page])
+		got += (size_t)page;
+	return got < n ? got : n;
+}
+
+/* One base block: its used bytes, scanned in chunks. An absent page ends
+ * a chunk (a block's pages are touched as it is carved: a large zeroed
+ * piece, an rtree's leaves, leaves pages untouched between records):
+ * what came is scanned and the next chunk starts after that page, not a
+ * chunk on, which would pass over the records in the rest of this one.
+ * The chunks are read a window at a time (buf, JE_WINDOW bytes), which
+ * tells the absent pages too (a read a page, when the block's tail was
+ * never touched: 512 for a 2 MiB block); a chunk that would end past the
+ * window starts the next. */
 static uint64_t je_block(struct alloc_marks *m, uint64_t a,
 			 const struct rtheap_je_base *b, unsigned char *buf,
 			 uint64_t budget)
 {
 	uint64_t page = m->s->cap.page_size ? m->s->cap.page_size : 4096;
-	uint64_t off = 0, used = b->used_end - a;
+	uint64_t off = 0, used = b->used_end - a, wo = 0, wend = 0;
+	unsigned char ok[JE_WINDOW / 4096];
+	bool paged = false;
 
 	alloc_mark(m, a, b->size, JE_BASE);
 	if (used > budget)
@@ -71,19 +91,39 @@ static uint64_t je_block(struct alloc_marks *m, uint64_t a,
 	while (off < used) {
 		size_t n =
 			used - off < JE_CHUNK ? (size_t)(used - off) : JE_CHUNK;
+		size_t got;
 		struct vms_error e;
-		ssize_t got = vms_source_read(m->s, a + off, buf, n, &e);
 
-		if (got > 0)
-			rtheap_je_extents(buf, (size_t)got, a + off, je_in_anon,
-					  je_extent, m);
-		if (got == (ssize_t)n) {
+		if (off + n > wend) { /* (off is page-aligned: blocks are) */
+			uint64_t len =
+				used - off < JE_WINDOW ? used - off : JE_WINDOW;
+
+			wo = off;
+			wend = off + len;
+			paged = page >= 4096 && JE_WINDOW % page == 0 &&
+				vms_source_read_pages(
+					m->s, a + off, buf,
+					(size_t)((len + page - 1) / page), ok,
+					&e) >= 0;
+		}
+		if (paged) {
+			got = je_present(ok, wo, off, n, page);
+		} else { /* this chunk alone, as the source reads it */
+			ssize_t r = vms_source_read(m->s, a + off,
+						    buf + (off - wo), n, &e);
+
+			got = r > 0 ? (size_t)r : 0;
+		}
+		if (got)
+			rtheap_je_extents(buf + (off - wo), got, a + off,
+					  je_in_anon, je_extent, m);
+		if (got == n) {
 			off += n;
 			continue;
 		}
 		/* past the page that was not read (a + off is page-aligned
 		 * from here on: blocks are) */
-		off += got > 0 ? (uint64_t)got : 0;
+		off += got;
 		off = (off / page + 1) * page;
 	}
 	return used;
@@ -150,42 +190,50 @@ static uint64_t je_scan_runs(struct alloc_marks *m, unsigned char *buf,
  * of .bss). */
 #define JE_MAX_RW (64u << 20)
 
+/* [a, a + len) in one block's used bytes (bl in address order, as found:
+ * a binary search). */
 static bool je_in_blocks(const struct je_blocks *bl, uint64_t a, uint64_t len)
 {
-	size_t i;
+	size_t lo = 0, hi = bl->n;
 
-	for (i = 0; i < bl->n; i++)
-		if (a >= bl->v[i].start && a < bl->v[i].end &&
-		    len <= bl->v[i].end - a)
-			return true;
-	return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bl->v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < bl->n && a >= bl->v[lo].start && a < bl->v[lo].end &&
+	       len <= bl->v[lo].end - a;
 }
 
-/* Its ctl_stats through the library's writable memory [lo, hi) (words
- * w): 1 found (*out), 0 none, 2 more than one record reads so. */
+/* Its ctl_stats through the library's writable memory rw: 1 found
+ * (*out), 0 none, 2 more than one record reads so. */
 static int je_stats_in(struct alloc_marks *m, const struct je_blocks *bl,
-		       const uint64_t *w, uint64_t lo, uint64_t hi,
-		       struct rtheap_je_stats *out)
+		       const struct rtscan_rw *rw, struct rtheap_je_stats *out)
 {
-	uint64_t at = 0, a;
+	uint64_t at = 0;
+	size_t k, end;
 	int found = 0;
 
-	for (a = lo; a + 8 <= hi; a += 8) {
-		uint64_t v = w[(a - lo) / 8];
-		unsigned char rec[RTHEAP_JE_STATS];
-		struct rtheap_je_stats st;
+	for (k = 0; rtscan_rw_next(rw, &k, &end);)
+		for (; k < end; k++) {
+			uint64_t v = rw->w[k];
+			unsigned char rec[RTHEAP_JE_STATS];
+			struct rtheap_je_stats st;
 
-		if (!v || v == at || v % 16 ||
-		    !je_in_blocks(bl, v, sizeof(rec)) ||
-		    !rtscan_read(m->s, v, rec, sizeof(rec)) ||
-		    !rtheap_je_stats(rec, sizeof(rec), &st))
-			continue;
-		if (found)
-			return 2;
-		found = 1;
-		at = v;
-		*out = st;
-	}
+			if (!v || v == at || v % 16 ||
+			    !je_in_blocks(bl, v, sizeof(rec)) ||
+			    !rtscan_read(m->s, v, rec, sizeof(rec)) ||
+			    !rtheap_je_stats(rec, sizeof(rec), &st))
+				continue;
+			if (found)
+				return 2;
+			found = 1;
+			at = v;
+			*out = st;
+		}
 	return found;
 }
 
@@ -211,35 +259,40 @@ static bool je_plausible(const struct rtheap_je_counts *c, uint64_t allocated)
  * rtheap_je_arena), refreshed with st: true, *n, where exactly one
  * record reads so. */
 static bool je_count_in(struct alloc_marks *m, const struct je_blocks *bl,
-			const uint64_t *w, uint64_t lo, uint64_t hi,
+			const struct rtscan_rw *rw,
 			const struct rtheap_je_stats *st, uint64_t *n)
 {
-	uint64_t a, at = 0;
+	uint64_t at = 0;
+	size_t k, end;
 	int found = 0;
 
-	for (a = lo; a + 8 <= hi; a += 8) {
-		uint64_t v = w[(a - lo) / 8], rec[4];
-		unsigned char head[RTHEAP_JE_ARENA_HDR], small[RTHEAP_JE_SMALL];
-		struct rtheap_je_counts c;
+	for (k = 0; rtscan_rw_next(rw, &k, &end);)
+		for (; k < end; k++) {
+			uint64_t v = rw->w[k], rec[4];
+			unsigned char head[RTHEAP_JE_ARENA_HDR],
+				small[RTHEAP_JE_SMALL];
+			struct rtheap_je_counts c;
 
-		if (!v || v % 8 || !je_in_blocks(bl, v, sizeof(rec)) ||
-		    !rtscan_read(m->s, v, rec, sizeof(rec)) || !rec[3] ||
-		    rec[3] == at ||
-		    !je_in_blocks(bl, rec[3],
-				  RTHEAP_JE_SMALL_AT + RTHEAP_JE_SMALL) ||
-		    !rtscan_read(m->s, rec[3], head, sizeof(head)) ||
-		    !rtheap_je_arena(head, sizeof(head), rec[3], st, &c) ||
-		    !rtscan_read(m->s, rec[3] + RTHEAP_JE_SMALL_AT, small,
-				 sizeof(small)) ||
-		    !rtheap_je_small(small, sizeof(small), st, &c) ||
-		    !je_plausible(&c, st->allocated))
-			continue;
-		if (found++)
-			return false;
-		at = rec[3];
-		*n = c.nmalloc_small - c.ndalloc_small + c.nmalloc_large -
-		     c.ndalloc_large;
-	}
+			if (!v || v % 8 || !je_in_blocks(bl, v, sizeof(rec)) ||
+			    !rtscan_read(m->s, v, rec, sizeof(rec)) ||
+			    !rec[3] || rec[3] == at ||
+			    !je_in_blocks(bl, rec[3],
+					  RTHEAP_JE_SMALL_AT +
+						  RTHEAP_JE_SMALL) ||
+			    !rtscan_read(m->s, rec[3], head, sizeof(head)) ||
+			    !rtheap_je_arena(head, sizeof(head), rec[3], st,
+					     &c) ||
+			    !rtscan_read(m->s, rec[3] + RTHEAP_JE_SMALL_AT,
+					 small, sizeof(small)) ||
+			    !rtheap_je_small(small, sizeof(small), st, &c) ||
+			    !je_plausible(&c, st->allocated))
+				continue;
+			if (found++)
+				return false;
+			at = rec[3];
+			*n = c.nmalloc_small - c.ndalloc_small +
+			     c.nmalloc_large - c.ndalloc_large;
+		}
 	return found == 1;
 }
 
@@ -249,7 +302,8 @@ static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 		      struct vms_heap *h)
 {
 	struct rtheap_je_stats st;
-	uint64_t lo, hi, *w, n = 0;
+	struct rtscan_rw rw;
+	uint64_t lo, hi, n = 0;
 	bool counted;
 	int got;
 
@@ -258,16 +312,12 @@ static int je_figures(struct alloc_marks *m, struct vms_allocator *al,
 				   "library's writable memory was not found";
 		return 0;
 	}
-	/* not zeroed: every byte is written next, read or zero (a calloc
-	 * zeroed libjemalloc's 2.2 MB of writable memory first) */
-	w = malloc((hi - lo) / 8 * 8 + 8);
-	if (!w)
+	/* the pages in RAM alone (5.3: some 40 KB of its 2.2 MB) */
+	if (rtscan_rw_read(m->s, lo, hi, &rw) < 0)
 		return -1;
-	if (!rtscan_read_zeros(m->s, lo, w, hi - lo))
-		memset(w, 0, hi - lo);
-	got = je_stats_in(m, bl, w, lo, hi, &st);
-	counted = got == 1 && je_count_in(m, bl, w, lo, hi, &st, &n);
-	free(w);
+	got = je_stats_in(m, bl, &rw, &st);
+	counted = got == 1 && je_count_in(m, bl, &rw, &st, &n);
+	rtscan_rw_fini(&rw);
 	if (got != 1) {
 		al->figures_note =
 			got == 2
@@ -313,7 +363,7 @@ int alloc_jemalloc(struct alloc_marks *m, struct vms_allocator *al,
 	static const char *const details[] = {
 		"jemalloc extents", "jemalloc metadata (base block)"
 	};
-	unsigned char *buf = malloc(JE_CHUNK);
+	unsigned char *buf = malloc(JE_WINDOW);
 	struct je_blocks bl = { NULL, 0, 0 };
 	struct vms_heap *h;
 	int rc = -1;
