@@ -380,17 +380,20 @@ static int64_t mi_thread_data(struct alloc_marks *m, const struct mi_pend *p,
 			      const struct vms_image *im)
 {
 	const struct vms_snapshot *s = m->s;
+	struct rtscan_rw rw = { 0 };
 	uint64_t lo = 0, hi = 0, *w, *c;
-	size_t i, n = 0, nw = 0, cap = s->nthreads * (MI_TLS_TOP / 8);
+	size_t i, k, end, n = 0, nw = 0, cap = s->nthreads * (MI_TLS_TOP / 8);
 	int64_t found = 0;
 
-	if (im && rtscan_image_rw(m->s, im, 16u << 20, &lo, &hi))
-		cap += (size_t)((hi - lo) / 8);
-	w = calloc(cap + 1, 8);
-	if (!w)
+	/* the library's: its pages in RAM alone (rtscan.h) */
+	if (im && rtscan_image_rw(m->s, im, 16u << 20, &lo, &hi) &&
+	    rtscan_rw_read(m->s, lo, hi, &rw) < 0)
 		return -1;
-	if (hi > lo && rtscan_read_zeros(m->s, lo, w, hi - lo))
-		nw = (size_t)((hi - lo) / 8);
+	w = calloc(cap + 1, 8);
+	if (!w) {
+		rtscan_rw_fini(&rw);
+		return -1;
+	}
 	for (i = 0; i < s->nthreads; i++) {
 		const struct vms_thread *t = &s->threads[i];
 		uint64_t top = t->stack_end, a,
@@ -403,17 +406,23 @@ static int64_t mi_thread_data(struct alloc_marks *m, const struct mi_pend *p,
 			if (rtscan_read_zeros(m->s, a, w + nw, 4096))
 				nw += 4096 / 8;
 	}
-	c = malloc((p->nheaps + nw + 1) * sizeof(*c));
+	c = malloc((p->nheaps + nw + rw.nw + 1) * sizeof(*c));
 	if (!c) {
 		free(w);
+		rtscan_rw_fini(&rw);
 		return -1;
 	}
 	for (i = 0; i < p->nheaps; i++)
 		c[n++] = p->heaps[i].heap;
+	for (k = 0; rtscan_rw_next(&rw, &k, &end);)
+		for (; k < end; k++)
+			if (rw.w[k] && rw.w[k] % 4096 == 0)
+				c[n++] = rw.w[k];
 	for (i = 0; i < nw; i++)
 		if (w[i] && w[i] % 4096 == 0)
 			c[n++] = w[i];
 	free(w);
+	rtscan_rw_fini(&rw);
 	qsort(c, n, sizeof(*c), cmp_u64);
 	for (i = 0; i < n; i++) {
 		if ((i && c[i] == c[i - 1]) || !mi_is_td(m, c[i]))

@@ -53,7 +53,8 @@
 struct tc_walk {
 	struct vms_snapshot *s;
 	uint64_t lo, hi; /* the image's writable memory */
-	uint64_t *w; /* its words (absent pages zeros) */
+	uint64_t *w; /* its words (absent pages zeros): rw.w */
+	struct rtscan_rw rw;
 	struct rtheap_tc_span listed[MAX_LISTED];
 	uint64_t listed_at[MAX_LISTED];
 	size_t nlisted;
@@ -100,25 +101,27 @@ static bool read_u64(struct vms_snapshot *s, uint64_t a, uint64_t *v)
 /* 1: the spans the .bss lists link to. */
 static void listed_spans(struct tc_walk *t)
 {
-	uint64_t a;
+	size_t k, end;
 
-	for (a = t->lo; a + 8 <= t->hi && t->nlisted < MAX_LISTED; a += 8) {
-		uint64_t v = word(t, a);
-		unsigned char b[RTHEAP_TC_SPAN];
-		struct rtheap_tc_span sp;
+	for (k = 0;
+	     t->nlisted < MAX_LISTED && rtscan_rw_next(&t->rw, &k, &end);)
+		for (; k < end && t->nlisted < MAX_LISTED; k++) {
+			uint64_t v = t->w[k], a = t->lo + 8 * k;
+			unsigned char b[RTHEAP_TC_SPAN];
+			struct rtheap_tc_span sp;
 
-		if (!v || v % 8 || a - t->lo < RTHEAP_TC_NEXT ||
-		    !anon_holding(t->s, v, sizeof(b)) ||
-		    !rtscan_read(t->s, v, b, sizeof(b)))
-			continue;
-		memcpy(&sp.prev, b + RTHEAP_TC_PREV, 8);
-		memcpy(&sp.start, b, 8);
-		if (sp.prev != a - RTHEAP_TC_NEXT ||
-		    !rtheap_tc_span(b, sizeof(b), sp.start, 13, &sp))
-			continue;
-		t->listed_at[t->nlisted] = v;
-		t->listed[t->nlisted++] = sp;
-	}
+			if (!v || v % 8 || a - t->lo < RTHEAP_TC_NEXT ||
+			    !anon_holding(t->s, v, sizeof(b)) ||
+			    !rtscan_read(t->s, v, b, sizeof(b)))
+				continue;
+			memcpy(&sp.prev, b + RTHEAP_TC_PREV, 8);
+			memcpy(&sp.start, b, 8);
+			if (sp.prev != a - RTHEAP_TC_NEXT ||
+			    !rtheap_tc_span(b, sizeof(b), sp.start, 13, &sp))
+				continue;
+			t->listed_at[t->nlisted] = v;
+			t->listed[t->nlisted++] = sp;
+		}
 }
 
 /* Span v found at its start page through the map (shift, L, root). */
@@ -162,64 +165,73 @@ static void tally(struct tc_walk *t, unsigned shift, unsigned L, uint64_t root,
 /* Listed spans tried as the anchor a root must hold. */
 #define ANCHORS 4
 
+/* The root placed so that the word at a (a leaf whose entry for page p
+ * holds the anchor span v, leaf size L) is p's root slot, at one of the
+ * page sizes, when it passes the tally (find_root()): true, set in t. */
+static bool root_at(struct tc_walk *t, uint64_t a, uint64_t p, unsigned L)
+{
+	static const unsigned shifts[] = { 13, 15, 16 };
+	size_t k;
+
+	for (k = 0; k < sizeof(shifts) / sizeof(*shifts); k++) {
+		unsigned bits = 48 - shifts[k];
+		uint64_t off = 8 * (p >> L);
+		size_t mapped, found;
+
+		if (L + 4 > bits || p >> bits || a - t->lo < off ||
+		    (8ull << (bits - L)) > t->hi - (a - off))
+			continue;
+		tally(t, shifts[k], L, a - off, &mapped, &found);
+		if (!found || found * 4 < mapped * 3 ||
+		    (mapped >= 2 && found < 2))
+			continue;
+		t->shift = shifts[k];
+		t->leaf_bits = L;
+		t->root = a - off;
+		return true;
+	}
+	return false;
+}
+
 /* 2: the root: a .bss word whose leaf holds an anchor span at its start
  * page, placed so the root lies in the writable memory; kept when at
  * least three quarters of the listed spans whose pages are mapped at that
  * page size (and two at least, where two are) are found through it. The
  * leaf's entry does not depend on the page size: it is read once per
- * word and leaf size. */
+ * word and leaf size. The words of pages not read are zeros: passed
+ * over (rtscan_rw_next). */
 static bool find_root(struct tc_walk *t, const char **why)
 {
-	static const unsigned shifts[] = { 13, 15, 16 };
-	size_t k, n, reads = 0;
+	size_t k, end, n, reads = 0;
 	unsigned L;
-	uint64_t a;
 
 	for (n = 0; n < t->nlisted && n < ANCHORS; n++) {
 		uint64_t v = t->listed_at[n], p = t->listed[n].start;
 
-		for (L = 8; L <= 35 - 4; L++) {
-			for (a = t->lo; a + 8 <= t->hi; a += 8) {
-				uint64_t leaf = word(t, a), got;
+		for (L = 8; L <= 35 - 4; L++)
+			for (k = 0; rtscan_rw_next(&t->rw, &k, &end);)
+				for (; k < end; k++) {
+					uint64_t leaf = t->w[k], got;
 
-				if (!leaf || leaf % 8 ||
-				    !anon_holding(t->s, leaf, 8ull << L))
-					continue;
-				if (++reads > ROOT_READS) {
-					*why = "its page map was not found: "
-					       "the search gave up";
-					return false;
-				}
-				if (!read_u64(
-					    t->s,
-					    leaf + 8 * (p & ((1ull << L) - 1)),
-					    &got) ||
-				    got != v)
-					continue;
-				for (k = 0;
-				     k < sizeof(shifts) / sizeof(*shifts);
-				     k++) {
-					unsigned bits = 48 - shifts[k];
-					uint64_t off = 8 * (p >> L);
-					size_t mapped, found;
-
-					if (L + 4 > bits || p >> bits ||
-					    a - t->lo < off ||
-					    (8ull << (bits - L)) >
-						    t->hi - (a - off))
+					if (!leaf || leaf % 8 ||
+					    !anon_holding(t->s, leaf,
+							  8ull << L))
 						continue;
-					tally(t, shifts[k], L, a - off, &mapped,
-					      &found);
-					if (!found || found * 4 < mapped * 3 ||
-					    (mapped >= 2 && found < 2))
-						continue;
-					t->shift = shifts[k];
-					t->leaf_bits = L;
-					t->root = a - off;
-					return true;
+					if (++reads > ROOT_READS) {
+						*why = "its page map was not "
+						       "found: the search "
+						       "gave up";
+						return false;
+					}
+					if (read_u64(t->s,
+						     leaf + 8 * (p &
+								 ((1ull << L) -
+								  1)),
+						     &got) &&
+					    got == v &&
+					    root_at(t, t->lo + 8 * k, p, L))
+						return true;
 				}
-			}
-		}
 	}
 	*why = t->nlisted ? "its page map was not found"
 			  : "its page map was not found: no span list in its "
@@ -575,11 +587,10 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 		       "is over 64 MiB)";
 		return 0;
 	}
-	t.w = calloc((t.hi - t.lo) / 8, 8);
-	if (!t.w)
+	/* (not read as a whole: zeros, as never written) */
+	if (rtscan_rw_read(m->s, t.lo, t.hi, &t.rw) < 0)
 		return -1;
-	if (!rtscan_read_zeros(m->s, t.lo, t.w, t.hi - t.lo))
-		memset(t.w, 0, t.hi - t.lo);
+	t.w = t.rw.w;
 	{
 		struct alloc_tc_in in = { .w = t.w, .lo = t.lo, .hi = t.hi };
 
@@ -630,7 +641,7 @@ int alloc_tcmalloc(struct alloc_marks *m, struct vms_allocator *al,
 	rc = 0;
 out:
 	free(v);
-	free(t.w);
+	rtscan_rw_fini(&t.rw);
 	return rc;
 }
 

@@ -248,7 +248,8 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 	size_t k, i, which;
 	const struct vms_image *im = rtscan_defines(s, gate, &which);
 	unsigned char *vec = NULL, *got = NULL, *one = NULL, ok[PY_SCAN_BATCH];
-	uint64_t lo, hi, *w = NULL, *c = NULL, addr[PY_SCAN_BATCH], found = 0;
+	uint64_t lo, hi, *c = NULL, addr[PY_SCAN_BATCH], found = 0;
+	struct rtscan_rw rw = { 0 };
 	uint32_t psize = (uint32_t)(asize / RTHEAP_PY_POOLS);
 	uint64_t first = (uint64_t)f[0].index * PY_ARENA_OBJ;
 	ssize_t nc = 0;
@@ -257,17 +258,22 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 	if (!n || top >= PY_MAX_INDEX || !im ||
 	    !rtscan_image_rw(s, im, PY_MAX_RW, &lo, &hi))
 		return NULL;
-	w = malloc(hi - lo);
 	vec = malloc((size_t)(top + 1) * PY_ARENA_OBJ);
 	one = malloc(PY_SCAN_BATCH * PY_ARENA_OBJ);
-	if (!w || !vec || !one) {
+	if (!vec || !one) {
 		*oom = true;
 		goto out;
 	}
-	if (!rtscan_read_zeros(s, lo, w, hi - lo))
+	/* (its pages not in RAM zeros, never written: rtscan.h) */
+	switch (rtscan_rw_read(s, lo, hi, &rw)) {
+	case -1:
+		*oom = true;
 		goto out;
-	if ((nc = candidates(s, w, (hi - lo) / 8, lo, hi, pool, npool, psize,
-			     &c)) < 0) {
+	case 0:
+		goto out;
+	}
+	if ((nc = candidates(s, rw.w, rw.nw, lo, hi, pool, npool, psize, &c)) <
+	    0) {
 		*oom = true;
 		goto out;
 	}
@@ -301,7 +307,7 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 		vec = NULL;
 	}
 out:
-	free(w);
+	rtscan_rw_fini(&rw);
 	free(c);
 	free(one);
 	free(vec);

@@ -173,8 +173,10 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 	unsigned char bi[96];
 	char version[32];
 	const char *w = NULL;
-	uint64_t lo, hi, *words;
+	struct rtscan_rw rw;
+	uint64_t lo, hi;
 	size_t k;
+	int got;
 
 	vms_source_hold(s, true); /* what follows reads the memory */
 	for (k = 0; k < im->elf->nsec; k++)
@@ -198,17 +200,18 @@ static int stripped(struct vms_snapshot *s, const struct vms_image *im,
 		append(why, len, ", and its writable memory was not found");
 		return -1;
 	}
-	words = malloc(hi - lo);
-	if (!words)
+	/* (its pages not in RAM zeros, never written: rtscan.h) */
+	got = rtscan_rw_read(s, lo, hi, &rw);
+	if (got < 0)
 		return -2;
-	if (!rtscan_read_zeros(s, lo, words, hi - lo)) {
-		free(words);
+	if (!got) {
+		rtscan_rw_fini(&rw);
 		append(why, len, ", and its writable memory could not be read");
 		return -1;
 	}
-	*at = goheap_find_allspans(L, words, (hi - lo) / 8, lo, ranges, nranges,
+	*at = goheap_find_allspans(L, rw.w, rw.nw, lo, ranges, nranges,
 				   read_mem, s, &w);
-	free(words);
+	rtscan_rw_fini(&rw);
 	if (!*at) {
 		append(why, len, "; %s", w);
 		return -1;
