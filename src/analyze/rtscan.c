@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "elf/elfcache.h"
@@ -255,6 +256,22 @@ bool rtscan_read_zeros(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return i;
 }
 
+/* Words of zeros that cost nothing until touched: a mapping of its own,
+ * not malloc's (glibc serves a block of up to 32 MiB from its heap once
+ * it has freed a mapped one that large, and its calloc then clears it:
+ * 1.2 MB of libjemalloc's 2.2 MB measured), in small pages (only those
+ * read are touched). NULL when none could be had. */
+static uint64_t *zero_words(size_t n)
+{
+	void *p = mmap(NULL, n * 8, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, n * 8, MADV_NOHUGEPAGE);
+	return p;
+}
+
 int rtscan_rw_read(struct vms_snapshot *s, uint64_t lo, uint64_t hi,
 		   struct rtscan_rw *rw)
 {
@@ -273,7 +290,7 @@ int rtscan_rw_read(struct vms_snapshot *s, uint64_t lo, uint64_t hi,
 	 * rtscan_read_zeros() reads it */
 	rw->step = pages ? (size_t)(page / 8) : rw->nw + 1;
 	rw->nok = pages ? (size_t)((hi - lo) / page) : 1;
-	rw->w = calloc(rw->nw + 1, 8); /* the + 1: an odd tail's bytes */
+	rw->w = zero_words(rw->nw + 1); /* the + 1: an odd tail's bytes */
 	rw->ok = calloc(rw->nok, 1);
 	if (!rw->w || !rw->ok) {
 		rtscan_rw_fini(rw);
@@ -322,7 +339,8 @@ bool rtscan_rw_next(const struct rtscan_rw *rw, size_t *k, size_t *end)
 
 void rtscan_rw_fini(struct rtscan_rw *rw)
 {
-	free(rw->w);
+	if (rw->w)
+		munmap(rw->w, (rw->nw + 1) * 8);
 	free(rw->ok);
 	rw->w = NULL;
 	rw->ok = NULL;

@@ -77,8 +77,8 @@ bool rtscan_read_unswapped(struct vms_snapshot *s, uint64_t addr, void *buf,
  * at lo + 8k, and which of its pages the source had. Most of a library's
  * .bss was never written, so is not in RAM (libjemalloc 5.3: 40 KB of
  * its 2.2 MB): such a page is zeros in w, which the read never touches
- * (calloc'd: the kernel's zero page until written, where a memset of
- * zeros faulted in a page of memory for each). A scanner of every word,
+ * (a mapping of its own: the kernel's zero page until written, where a
+ * memset of zeros faulted in a page of memory for each). A scanner of every word,
  * where a word of zeros is one it passes over, goes over the stretches
  * read alone (rtscan_rw_next); a look-up of one word may read w[k]
  * anywhere (zero where not read). The allocator and runtime steps read an image's
@@ -92,7 +92,7 @@ struct rtscan_rw {
 };
 
 /* Reads [lo, hi) (as rtscan_image_rw gives it) into rw, w and ok
- * malloc'd (rtscan_rw_fini frees them): 1 read, the pages the source has
+ * allocated (rtscan_rw_fini frees them, never free()): 1 read, the pages the source has
  * not left zeros; 0 when its first page did not come (then rw holds
  * nothing read: all zeros, no stretch); -1 on out of memory (rw empty).
  * As rtscan_read_zeros: a parser must reject what zeros would make up. */
