@@ -6,8 +6,9 @@
  * runtime "cpython". Its range is the arena's mapping as obmalloc's own
  * arenas vector (struct arena_object, its `address`) says, the vector
  * found in the writable memory of the image that exports PyObject_Malloc
- * (the `arenas` pointer: a static of obmalloc.c up to 3.11, in _PyRuntime
- * since) by every arena seen agreeing with it; where it is not found, from
+ * (the `arenas` pointer: a static of obmalloc.c, in .bss, up to 3.11; in
+ * _PyRuntime in 3.12; in .bss again from 3.13), looked for in the image's
+ * .bss first, by every arena seen agreeing with it; where it is not found, from
  * the arena's first pool (up to a pool past the mapping's page-aligned
  * start). Size reserved and committed: the arena's (obmalloc maps each
  * arena whole); used = the bytes in allocated blocks (Σ count × block
@@ -21,12 +22,14 @@
  * (private, read-write, anonymous, in no pool found), in one hold. See
  * steps.h.
  */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/rtheap.h"
 #include "analyze/rtscan.h"
 #include "analyze/steps.h"
+#include "elf/elfimage.h"
 #include "model/source.h"
 
 struct py_pool {
@@ -189,37 +192,38 @@ static int by_addr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The words of w[0, n) (an image's writable memory at [lo, hi)) that may
- * point to a malloc'd vector (may_hold_vector; 16-aligned, outside the
- * image), sorted, each once, into a malloc'd *out: how many, -1 when out
- * of memory. */
-static ssize_t candidates(const struct vms_snapshot *s, const uint64_t *w,
-			  size_t n, uint64_t lo, uint64_t hi,
+/* The words read of rw (a part of an image's writable memory at [lo,
+ * hi): its pages in RAM) that may point to a malloc'd vector
+ * (may_hold_vector; 16-aligned, outside the image), sorted, each once,
+ * into a malloc'd *out: how many, -1 when out of memory. */
+static ssize_t candidates(const struct vms_snapshot *s,
+			  const struct rtscan_rw *rw, uint64_t lo, uint64_t hi,
 			  const uint64_t *pool, size_t npool, uint32_t psize,
 			  uint64_t **out)
 {
 	uint64_t *c = NULL;
-	size_t k, m = 0, cap = 0, u = 0;
+	size_t k = 0, end, m = 0, cap = 0, u = 0;
 
-	for (k = 0; k < n; k++) {
-		uint64_t b = w[k];
+	while (rtscan_rw_next(rw, &k, &end))
+		for (; k < end; k++) {
+			uint64_t b = rw->w[k];
 
-		if (!b || b % 16 || (b >= lo && b < hi) ||
-		    !may_hold_vector(s, b, pool, npool, psize))
-			continue;
-		if (m == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			uint64_t *nv = realloc(c, nc * sizeof(*c));
+			if (!b || b % 16 || (b >= lo && b < hi) ||
+			    !may_hold_vector(s, b, pool, npool, psize))
+				continue;
+			if (m == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				uint64_t *nv = realloc(c, nc * sizeof(*c));
 
-			if (!nv) {
-				free(c);
-				return -1;
+				if (!nv) {
+					free(c);
+					return -1;
+				}
+				c = nv;
+				cap = nc;
 			}
-			c = nv;
-			cap = nc;
+			c[m++] = b;
 		}
-		c[m++] = b;
-	}
 	if (m)
 		qsort(c, m, sizeof(*c), by_addr);
 	for (k = 0; k < m; k++)
@@ -232,85 +236,147 @@ static ssize_t candidates(const struct vms_snapshot *s, const uint64_t *w,
 /* CPython is in the image that defines it: its obmalloc's entry. */
 static const char *const gate[] = { "PyObject_Malloc", NULL };
 
-/* obmalloc's arenas vector: the one pointer in the image's writable memory
- * to a vector every arena seen agrees with (its entry's mapping holds the
- * arena's first pool). pool[0, npool): every pool's address, sorted.
- * The candidates' entries for the first arena are read PY_SCAN_BATCH at
- * a time (the source's read_each: one read of the page tables for them;
- * a running CPython's image holds some hundreds). Returns its entries
- * 0..top in a malloc'd buffer, NULL when none (or more than one) is
- * found; -1 in *oom on out of memory. */
-static unsigned char *find_vector(struct vms_snapshot *s,
-				  const struct py_first *f, size_t n,
-				  uint32_t top, uint64_t asize,
-				  const uint64_t *pool, size_t npool, bool *oom)
-{
-	size_t k, i, which;
-	const struct vms_image *im = rtscan_defines(s, gate, &which);
-	unsigned char *vec = NULL, *got = NULL, *one = NULL, ok[PY_SCAN_BATCH];
-	uint64_t lo, hi, *c = NULL, addr[PY_SCAN_BATCH], found = 0;
-	struct rtscan_rw rw = { 0 };
-	uint32_t psize = (uint32_t)(asize / RTHEAP_PY_POOLS);
-	uint64_t first = (uint64_t)f[0].index * PY_ARENA_OBJ;
-	ssize_t nc = 0;
+/* What find_vector shares with each range it looks in. */
+struct py_find {
+	struct vms_snapshot *s;
+	const struct py_first *f;
+	size_t n;
+	uint32_t top;
+	uint64_t asize;
+	const uint64_t *pool;
+	size_t npool;
+	uint64_t lo, hi; /* the image's writable memory */
+	unsigned char *vec, *one; /* top + 1 entries; PY_SCAN_BATCH */
+};
 
-	*oom = false;
-	if (!n || top >= PY_MAX_INDEX || !im ||
-	    !rtscan_image_rw(s, im, PY_MAX_RW, &lo, &hi))
-		return NULL;
-	vec = malloc((size_t)(top + 1) * PY_ARENA_OBJ);
-	one = malloc(PY_SCAN_BATCH * PY_ARENA_OBJ);
-	if (!vec || !one) {
-		*oom = true;
-		goto out;
-	}
+/* The vector a pointer in [a, b) (within the image's writable memory)
+ * leads to: 1 with *found when exactly one does, 0 when none, 2 when
+ * more than one, -1 on out of memory. The candidates' entries for the
+ * first arena are read PY_SCAN_BATCH at a time (the source's read_each:
+ * one read of the page tables for them; a running CPython's image holds
+ * some hundreds). */
+static int vector_in(struct py_find *F, uint64_t a, uint64_t b, uint64_t *found)
+{
+	uint32_t psize = (uint32_t)(F->asize / RTHEAP_PY_POOLS);
+	uint64_t first = (uint64_t)F->f[0].index * PY_ARENA_OBJ;
+	uint64_t *c = NULL, addr[PY_SCAN_BATCH];
+	unsigned char ok[PY_SCAN_BATCH];
+	struct rtscan_rw rw = { 0 };
+	ssize_t nc;
+	size_t k, i;
+	int rc = 0;
+
+	*found = 0;
 	/* (its pages not in RAM zeros, never written: rtscan.h) */
-	switch (rtscan_rw_read(s, lo, hi, &rw)) {
+	switch (rtscan_rw_read(F->s, a, b, &rw)) {
 	case -1:
-		*oom = true;
-		goto out;
+		return -1;
 	case 0:
-		goto out;
+		return 0;
 	}
-	if ((nc = candidates(s, rw.w, rw.nw, lo, hi, pool, npool, psize, &c)) <
-	    0) {
-		*oom = true;
-		goto out;
-	}
-	for (k = 0; k < (size_t)nc; k += PY_SCAN_BATCH) {
+	nc = candidates(F->s, &rw, F->lo, F->hi, F->pool, F->npool, psize, &c);
+	rtscan_rw_fini(&rw);
+	if (nc < 0)
+		return -1;
+	for (k = 0; k < (size_t)nc && rc < 2; k += PY_SCAN_BATCH) {
 		size_t m = (size_t)nc - k < PY_SCAN_BATCH ? (size_t)nc - k
 							  : PY_SCAN_BATCH;
 		struct vms_error e;
 
 		for (i = 0; i < m; i++) /* (each in a region: no overflow) */
 			addr[i] = c[k + i] + first;
-		if (vms_source_read_each(s, addr, m, PY_ARENA_OBJ, one, ok,
-					 &e) < 0)
+		if (vms_source_read_each(F->s, addr, m, PY_ARENA_OBJ, F->one,
+					 ok, &e) < 0)
 			continue; /* none read */
-		for (i = 0; i < m; i++) {
+		for (i = 0; i < m && rc < 2; i++) {
 			/* a malloc'd vector: its entry for the first arena
 			 * holding that arena, every other arena's too */
 			if (!ok[i] ||
-			    !arena_holds(one + i * PY_ARENA_OBJ, f[0].addr,
-					 asize) ||
-			    !vector_agrees(s, c[k + i], f, n, top, asize, vec))
+			    !arena_holds(F->one + i * PY_ARENA_OBJ,
+					 F->f[0].addr, F->asize) ||
+			    !vector_agrees(F->s, c[k + i], F->f, F->n, F->top,
+					   F->asize, F->vec))
 				continue;
-			if (found) { /* two vectors: neither is trusted */
-				found = 0;
-				goto out;
-			}
-			found = c[k + i];
+			rc++;
+			*found = c[k + i];
 		}
 	}
-	if (found && vector_agrees(s, found, f, n, top, asize, vec)) {
-		got = vec;
-		vec = NULL;
+	free(c);
+	return rc;
+}
+
+/* The .bss of the image's writable loads, within [lo, hi), whole pages:
+ * [*a, *b). False when it has none (or its ELF headers are not known). */
+static bool image_bss(const struct vms_image *im, uint64_t lo, uint64_t hi,
+		      uint64_t *a, uint64_t *b)
+{
+	size_t k;
+
+	*a = *b = 0;
+	for (k = 0; im->elf && k < im->elf->nload; k++) {
+		const struct elfimage_load *l = &im->elf->load[k];
+		uint64_t x = (im->bias + l->vaddr + l->filesz) & ~4095ull;
+		uint64_t y = (im->bias + l->vaddr + l->memsz + 4095) & ~4095ull;
+
+		if (!(l->flags & PF_W) || l->memsz <= l->filesz)
+			continue;
+		x = x < lo ? lo : x;
+		y = y > hi ? hi : y;
+		if (x < y && (!*b || y - x > *b - *a)) {
+			*a = x;
+			*b = y;
+		}
+	}
+	return *a < *b;
+}
+
+/* obmalloc's arenas vector: the one pointer in the image's writable memory
+ * to a vector every arena seen agrees with (its entry's mapping holds the
+ * arena's first pool). pool[0, npool): every pool's address, sorted.
+ * Looked for first in the image's .bss, where obmalloc keeps its state
+ * up to 3.11 (a static of obmalloc.c) and from 3.13 (the main
+ * interpreter's, obmalloc_state_main), a fifth of the writable memory of
+ * a python3.11; then, when none is there, in all of it (3.12 keeps it in
+ * _PyRuntime, initialised data). Returns its entries 0..top in a
+ * malloc'd buffer, NULL when none (or more than one in the range looked
+ * in) is found; -1 in *oom on out of memory. */
+static unsigned char *find_vector(struct vms_snapshot *s,
+				  const struct py_first *f, size_t n,
+				  uint32_t top, uint64_t asize,
+				  const uint64_t *pool, size_t npool, bool *oom)
+{
+	size_t which;
+	const struct vms_image *im = rtscan_defines(s, gate, &which);
+	struct py_find F = {
+		s, f, n, top, asize, pool, npool, 0, 0, NULL, NULL
+	};
+	unsigned char *got = NULL;
+	uint64_t a, b, found = 0;
+	int rc = 0;
+
+	*oom = false;
+	if (!n || top >= PY_MAX_INDEX || !im ||
+	    !rtscan_image_rw(s, im, PY_MAX_RW, &F.lo, &F.hi))
+		return NULL;
+	F.vec = malloc((size_t)(top + 1) * PY_ARENA_OBJ);
+	F.one = malloc(PY_SCAN_BATCH * PY_ARENA_OBJ);
+	if (!F.vec || !F.one) {
+		*oom = true;
+		goto out;
+	}
+	if (image_bss(im, F.lo, F.hi, &a, &b))
+		rc = vector_in(&F, a, b, &found);
+	if (rc == 0)
+		rc = vector_in(&F, F.lo, F.hi, &found);
+	if (rc < 0)
+		*oom = true;
+	if (rc == 1 && vector_agrees(s, found, f, n, top, asize, F.vec)) {
+		got = F.vec;
+		F.vec = NULL;
 	}
 out:
-	rtscan_rw_fini(&rw);
-	free(c);
-	free(one);
-	free(vec);
+	free(F.one);
+	free(F.vec);
 	return got;
 }
 
