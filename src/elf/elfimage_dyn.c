@@ -4,6 +4,7 @@
 #include "elf/elfimage.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -445,6 +446,10 @@ int elfimage_first_defined(const struct elfimage *im,
 	const struct elfimage_table *sym = &im->dynsym, *str = &im->dynstr;
 	size_t esz = im->elfclass == ELFCLASS64 ? sizeof(Elf64_Sym)
 						: sizeof(Elf32_Sym);
+	/* st_name is first in both classes */
+	size_t at_shndx = im->elfclass == ELFCLASS64
+				  ? offsetof(Elf64_Sym, st_shndx)
+				  : offsetof(Elf32_Sym, st_shndx);
 	size_t nlen[ELFIMAGE_MAX_FIND], k, left = 0, got, ncand = 0;
 	bool has[ELFIMAGE_MAX_FIND] = { false };
 	uint64_t filt[64] = { 0 };
@@ -496,14 +501,16 @@ int elfimage_first_defined(const struct elfimage *im,
 		size_t j;
 
 		for (j = 0; j < have; j++) {
-			struct elfimage_sym y;
+			const unsigned char *y = buf + j * sym->entsize;
 			uint32_t name;
+			uint16_t shndx;
 			size_t lo = 0, hi = ncand;
 
-			raw_sym(im->elfclass, buf + j * sym->entsize, &y,
-				&name);
+			/* of the symbol, only these two (raw_sym reads all) */
+			memcpy(&name, y, sizeof(name));
+			memcpy(&shndx, y + at_shndx, sizeof(shndx));
 			/* most are no candidate's: a 4096-bit filter first */
-			if (y.shndx == SHN_UNDEF || name >= got ||
+			if (shndx == SHN_UNDEF || name >= got ||
 			    !(filt[(name / 64) % 64] & (1ull << (name % 64))))
 				continue;
 			while (lo < hi) { /* the first candidate at name */
