@@ -530,6 +530,10 @@ static int fork_capture(const struct vms_capture_opts *o,
 			p->pmfd = -1;
 		}
 	}
+	/* what reading the clone's pages needs once a run, before the
+	 * freeze: the hold pays none of it */
+	if (!o->no_memory)
+		memread_prepare();
 	if (keeper_start(&p->k, o->pid, gadget, FREEZE_MAX_MS, "use -b pss",
 			 err) < 0)
 		return ended(p, o->pid, err);

@@ -107,10 +107,6 @@ int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
 {
 	char path[128];
 
-	/* the zero page's frames, once a run, here: not on a first read of
-	 * the pages, which may be while the target is frozen */
-	pthread_once(&zero_once, zero_probe);
-
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -192,6 +188,11 @@ int memread_present(struct memread *m, uint64_t addr, size_t npages,
 int memread_pages(struct memread *m, uint64_t addr, size_t npages,
 		  unsigned char *out, struct vms_error *err)
 {
+	/* the zero page's frames, once a run, when first asked (a run that
+	 * never asks for page bits, vmscope --all, spends nothing on them);
+	 * a capture that holds its target still asks before the hold,
+	 * memread_prepare() */
+	pthread_once(&zero_once, zero_probe);
 	return pagemap_read(m, addr, npages, out, true, err);
 }
 

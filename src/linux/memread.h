@@ -30,8 +30,9 @@ struct memread {
 };
 
 int memread_open(struct memread *m, pid_t pid, struct vms_error *err);
-/* What memread_open_of() does once a run (this machine's zero page
- * frames, from its own pagemap), done now: before a freeze. */
+/* What memread_pages() does once a run, when first called (this
+ * machine's zero page frames, from its own pagemap), done now: before a
+ * freeze or a fork clone, so that the hold pays none of it. */
 void memread_prepare(void);
 /* The same, the files of mm (procfs_mm_path_of: 0 finds it). */
 int memread_open_of(struct memread *m, pid_t pid, pid_t mm,
