@@ -39,7 +39,8 @@ int rtscan_image_fd(struct vms_snapshot *s, const struct vms_image *im,
 
 	*own = fd < 0;
 	return fd >= 0 ? fd
-		       : vms_source_open_file(s, &s->regions[im->first_region]);
+		       : vms_source_open_file(s, &s->regions[im->first_region],
+					      NULL);
 }
 
 bool rtscan_image_defines(struct vms_snapshot *s, const struct vms_image *im,

@@ -148,14 +148,12 @@ static const struct elfimage *cached(struct vms_snapshot *s,
 		return NULL;
 	im = elfcache_find(c, &st);
 	if (!im) {
-		fd = vms_source_open_file(s, r);
+		/* keyed by the file read, whatever it became since the
+		 * stat: st is now the stat of the descriptor opened */
+		fd = vms_source_open_file(s, r, &st);
 		if (fd < 0)
 			return NULL;
-		/* keyed by the file read, whatever it became since the
-		 * stat */
-		if (fstat(fd, &st) == 0)
-			im = elfcache_add(c, &st, fd);
-		close(fd);
+		im = elfcache_add(c, &st, fd); /* fd is the cache's */
 	}
 	/* kept for the mapping where the file is the one mapped: its
 	 * device and inode are r's */
@@ -172,6 +170,7 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 {
 	struct image_ent *e;
 	struct elfimage *im;
+	struct stat st;
 	size_t h;
 	int fd, kept;
 
@@ -213,12 +212,12 @@ static struct image_ent *image_lookup(struct vms_snapshot *s,
 		e->from_memory = kept == VMS_FILE_FROM_MEMORY;
 		return e;
 	}
-	fd = vms_source_open_file(s, r);
+	fd = vms_source_open_file(s, r, &st);
 	if (fd >= 0) {
 		struct vms_error ignore;
 
 		/* A file the reader cannot read is simply not an image. */
-		if (elfimage_load(fd, &s->arena, im, &ignore) == 0)
+		if (elfimage_load(fd, &st, &s->arena, im, &ignore) == 0)
 			e->opened = true;
 		close(fd);
 	} else if (r->offset == 0 && (have & VMS_SRC_MEMORY)) {

@@ -1,7 +1,6 @@
 /* elfcache.c — mapped ELF files read once per run. See elfcache.h. */
 #include "elf/elfcache.h"
 
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,28 +194,34 @@ const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 	struct elfcache_ent *e;
 	struct vms_error ignore;
 
-	if (!c || c->n >= ELFCACHE_MAX)
+	if (!c || c->n >= ELFCACHE_MAX ||
+	    (2 * (c->n + 1) >= c->nslot && grow(c) < 0)) {
+		close(fd);
 		return NULL;
-	if (2 * (c->n + 1) >= c->nslot && grow(c) < 0)
-		return NULL;
+	}
 	/* the file found changed since its stat may be one read already */
-	if (*slot_of(c, st))
+	if (*slot_of(c, st)) {
+		close(fd);
 		return &(*slot_of(c, st))->im;
-	e = arena_alloc(&c->arena, sizeof(*e));
-	if (!e)
-		return NULL;
+	}
 	/* A file the reader cannot read is simply not an image; only one it
 	 * could not read at all (or out of memory) is not kept. */
-	if (elfimage_load(fd, &c->arena, &e->im, &ignore) < 0)
+	e = arena_alloc(&c->arena, sizeof(*e));
+	if (!e || elfimage_load(fd, st, &c->arena, &e->im, &ignore) < 0) {
+		close(fd);
 		return NULL;
+	}
 	e->dev = st->st_dev;
 	e->ino = st->st_ino;
 	e->size = st->st_size;
 	e->mtime = st->st_mtim;
 	e->fd = -1;
-	if (c->nfds < c->max_fds &&
-	    (e->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0)
+	if (c->nfds < c->max_fds) {
+		e->fd = fd;
 		c->nfds++;
+	} else {
+		close(fd);
+	}
 	*slot_of(c, st) = e;
 	*im_slot_of(c, e) = e;
 	c->n++;

@@ -66,12 +66,13 @@ void elfcache_free(struct elfcache *c);
  * when it is not there). *is_image false: read, not an executable image. */
 const struct elfimage *elfcache_find(struct elfcache *c, const struct stat *st);
 
-/* Reads the file open at fd (fstat'ed into *st by the caller) and keeps
- * what the reader found: its image, or NULL (out of memory, past the
- * bound, or the file could not be read: then nothing is kept); a file
- * kept already (its identity, as the file changed since the caller's
- * elfcache_find) gives the image kept. A copy of fd is kept while within
- * the bound of descriptors (elfcache_fd); fd stays the caller's. */
+/* Reads the file open at fd (fstat'ed into *st by the caller: its size
+ * is read from there) and keeps what the reader found: its image, or
+ * NULL (out of memory, past the bound, or the file could not be read:
+ * then nothing is kept); a file kept already (its identity, as the file
+ * changed since the caller's elfcache_find) gives the image kept. fd is
+ * the cache's from the call on, whatever the answer: held while within
+ * the bound of descriptors (elfcache_fd), else closed. */
 const struct elfimage *elfcache_add(struct elfcache *c, const struct stat *st,
 				    int fd);
 

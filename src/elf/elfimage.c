@@ -11,21 +11,31 @@
 
 /* ---- sources ---- */
 
+/* The source of fd whose fstat is st. */
+static int src_of(int fd, const struct stat *st, struct elfimage_src *src,
+		  struct vms_error *err)
+{
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
+	if (!S_ISREG(st->st_mode))
+		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
+				     "image is not a regular file");
+	src->fd = fd;
+	src->size = (uint64_t)st->st_size;
+	return 0;
+}
+
 int elfimage_src_fd(int fd, struct elfimage_src *src, struct vms_error *err)
 {
 	struct stat st;
 
-	memset(src, 0, sizeof(*src));
-	src->fd = -1;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0) {
+		memset(src, 0, sizeof(*src));
+		src->fd = -1;
 		return vms_error_set(err, VMS_ERR_CAPTURE, errno,
 				     "cannot stat image: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return vms_error_set(err, VMS_ERR_CAPTURE, EINVAL,
-				     "image is not a regular file");
-	src->fd = fd;
-	src->size = (uint64_t)st.st_size;
-	return 0;
+	}
+	return src_of(fd, &st, src, err);
 }
 
 struct elfimage_src elfimage_src_buf(const void *buf, size_t len,
@@ -618,13 +628,14 @@ int elfimage_parse(const void *buf, size_t len, struct arena *a,
 	return elfimage_read(&src, a, out, err);
 }
 
-int elfimage_load(int fd, struct arena *a, struct elfimage *out,
-		  struct vms_error *err)
+int elfimage_load(int fd, const struct stat *st, struct arena *a,
+		  struct elfimage *out, struct vms_error *err)
 {
 	struct elfimage_src src;
 
 	memset(out, 0, sizeof(*out));
-	if (elfimage_src_fd(fd, &src, err) < 0)
+	if ((st ? src_of(fd, st, &src, err) : elfimage_src_fd(fd, &src, err)) <
+	    0)
 		return err && err->err == EINVAL ? 0 : -1;
 	return elfimage_read(&src, a, out, err);
 }

@@ -39,6 +39,8 @@
 #include "base/arena.h"
 #include "base/error.h"
 
+struct stat;
+
 /* Allocated sections kept per file; the rest are counted, not kept. */
 #define ELFIMAGE_MAX_SECTIONS 1024
 /* Section headers looked at per file (16,384 x 64 bytes = 1 MiB read;
@@ -117,11 +119,13 @@ size_t elfimage_src_read(const struct elfimage_src *src, uint64_t off,
 int elfimage_read(const struct elfimage_src *src, struct arena *a,
 		  struct elfimage *out, struct vms_error *err);
 /* Shorthands: a buffer holding a file's bytes (for tests and fuzzing),
- * a file open at fd (a non-regular file is not an image). */
+ * a file open at fd (a non-regular file is not an image) whose fstat is
+ * st when the caller has it (its size read from there), else NULL (fstat
+ * asked here). */
 int elfimage_parse(const void *buf, size_t len, struct arena *a,
 		   struct elfimage *out, struct vms_error *err);
-int elfimage_load(int fd, struct arena *a, struct elfimage *out,
-		  struct vms_error *err);
+int elfimage_load(int fd, const struct stat *st, struct arena *a,
+		  struct elfimage *out, struct vms_error *err);
 
 /* The load bias of a mapping of this image that starts at map_start with
  * file offset map_offset: runtime address = vaddr + bias. Returns false when

@@ -25,9 +25,8 @@
  * file can be checked before it is opened for reading. */
 #define PATH_FLAGS (O_PATH | O_CLOEXEC)
 
-/* Is the file named by the O_PATH descriptor pfd the one r maps? With
- * check_id false (no process behind the region, and the region has no
- * inode), only that it is a regular file. */
+/* Is the file of stat st the one r maps (a regular file, r's inode and
+ * device)? */
 static bool is_mapped_stat(const struct stat *st, const struct vms_region *r)
 {
 	return S_ISREG(st->st_mode) && st->st_ino == r->inode &&
@@ -35,6 +34,9 @@ static bool is_mapped_stat(const struct stat *st, const struct vms_region *r)
 	       minor(st->st_dev) == r->dev_minor;
 }
 
+/* Is the file named by the O_PATH descriptor pfd the one r maps? *st is
+ * its fstat. With check_id false (no process behind the region, and the
+ * region has no inode), only that it is a regular file. */
 static bool is_mapped_file(int pfd, const struct vms_region *r, bool check_id,
 			   struct stat *st)
 {
@@ -45,18 +47,20 @@ static bool is_mapped_file(int pfd, const struct vms_region *r, bool check_id,
 
 /* Opens for reading the very file the O_PATH descriptor names (through
  * /proc/self/fd, which reopens that inode, not a path that may have
- * changed since), and checks it is still that file. Closes pfd. */
-static int reopen(int pfd, const struct stat *want)
+ * changed since), and checks it is still that file: *st is the stat of
+ * the descriptor returned, the one that check made. Closes pfd. */
+static int reopen(int pfd, struct stat *st)
 {
 	char path[64];
-	struct stat st;
+	dev_t dev = st->st_dev;
+	ino_t ino = st->st_ino;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	close(pfd);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_ino != want->st_ino ||
-			st.st_dev != want->st_dev)) {
+	if (fd >= 0 &&
+	    (fstat(fd, st) < 0 || st->st_ino != ino || st->st_dev != dev)) {
 		close(fd);
 		return -1;
 	}
@@ -244,12 +248,13 @@ static void at_source(struct at *a, struct vms_snapshot *s)
 	}
 }
 
-static int open_at(const struct at *a, const struct vms_region *r)
+/* The file r maps, open for reading; *st its stat. */
+static int open_at(const struct at *a, const struct vms_region *r,
+		   struct stat *st)
 {
-	struct stat st;
-	int pfd = open_checked_path(a, r, &st);
+	int pfd = open_checked_path(a, r, st);
 
-	return pfd < 0 ? -1 : reopen(pfd, &st);
+	return pfd < 0 ? -1 : reopen(pfd, st);
 }
 
 static long fs_magic_at(const struct at *a, const struct vms_region *r)
@@ -269,10 +274,11 @@ static long fs_magic_at(const struct at *a, const struct vms_region *r)
 
 int procfile_open(pid_t pid, const struct vms_region *r)
 {
+	struct stat st;
 	struct at a;
 
 	at_pid(&a, pid);
-	return open_at(&a, r);
+	return open_at(&a, r, &st);
 }
 
 long procfile_fs_magic(pid_t pid, const struct vms_region *r)
@@ -339,12 +345,14 @@ void procfile_drop(struct vms_snapshot *s)
 	f->held = true;
 }
 
-int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r)
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
 {
+	struct stat mine;
 	struct at a;
 
 	at_source(&a, s);
-	return open_at(&a, r);
+	return open_at(&a, r, st ? st : &mine);
 }
 
 long vms_source_proc_fs_magic(struct vms_snapshot *s,

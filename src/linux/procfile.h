@@ -32,7 +32,9 @@
  * gadget, inside the freeze).
  * A file is first opened with O_PATH (which opens nothing: no device, no
  * FIFO to wait on, no terminal), checked, then reopened for reading
- * through /proc/self/fd: only regular files, never blocking. Device memory
+ * through /proc/self/fd: only regular files, never blocking; the reopened
+ * descriptor is checked to be that file by its fstat, the stat the open
+ * hands on (open_file's st, source.h). Device memory
  * (VM_IO/VM_PFNMAP) is never opened. procfile_fs_magic() is the statfs
  * f_type of that file's file system, or 0 when it cannot be told.
  * vms_source_proc_stat() is the stat of that file, checked the same way:
@@ -52,7 +54,8 @@ long procfile_fs_magic(pid_t pid, const struct vms_region *r);
 /* The file callbacks of a source whose files are those of the live process
  * s->src.pid (through s->src.files once held; with pid 0 and none held,
  * the paths as they are). For the samplers' tables. */
-int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r);
+int vms_source_proc_open(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 int vms_source_proc_stat(struct vms_snapshot *s, const struct vms_region *r,
 			 struct stat *st);
 long vms_source_proc_fs_magic(struct vms_snapshot *s,

@@ -130,11 +130,12 @@ int vms_source_hold(struct vms_snapshot *s, bool on)
 	return rc < 0 ? -1 : 0;
 }
 
-int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r)
+int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
 {
 	if (!(vms_source_caps(s) & VMS_SRC_FILES) || !ops_of(s)->open_file)
 		return -1;
-	return ops_of(s)->open_file(s, r);
+	return ops_of(s)->open_file(s, r, st);
 }
 
 int vms_source_stat_file(struct vms_snapshot *s, const struct vms_region *r,

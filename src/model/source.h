@@ -38,9 +38,11 @@
  *        optional: with on, keep the memory still for a batch of reads (a
  *        live target is stopped); with off, let go. The time held is added
  *        to s->cap.frozen_us. 0, or -1 (reads go on without the hold).
- *  open_file(s, r)
+ *  open_file(s, r, st)
  *        a read-only fd for the file behind the mapping r, accepted only if
- *        it is the very file mapped (device and inode), or -1.
+ *        it is the very file mapped (device and inode), or -1. With st not
+ *        NULL, *st is that fd's fstat (a caller that would ask it again
+ *        asks no more).
  *  stat_file(s, r, st)
  *        optional: the stat of the very file behind r, checked as
  *        open_file checks it, without opening it for reading (a cache of
@@ -122,7 +124,8 @@ struct vms_source_ops {
 	int (*pages)(struct vms_snapshot *s, uint64_t addr, size_t npages,
 		     unsigned char *out, struct vms_error *err);
 	int (*hold)(struct vms_snapshot *s, bool on, struct vms_error *err);
-	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r);
+	int (*open_file)(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 	int (*stat_file)(struct vms_snapshot *s, const struct vms_region *r,
 			 struct stat *st);
 	long (*fs_magic)(struct vms_snapshot *s, const struct vms_region *r);
@@ -209,7 +212,9 @@ int vms_source_pages(struct vms_snapshot *s, uint64_t addr, size_t npages,
  * the hold had ended early (the keeper let a live target go: held too
  * long, or vmscope was stopped), else 0. */
 int vms_source_hold(struct vms_snapshot *s, bool on);
-int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r);
+/* The open_file callback (st may be NULL), or -1. */
+int vms_source_open_file(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st);
 /* The stat of the file behind r (the stat_file callback), or -1. */
 int vms_source_stat_file(struct vms_snapshot *s, const struct vms_region *r,
 			 struct stat *st);

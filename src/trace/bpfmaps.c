@@ -141,7 +141,7 @@ static void add_module(struct bpfmaps *bm, const struct vms_region *r)
 	if ((fd = procfile_open(bm->pid, r)) < 0)
 		return; /* its frames stay unnamed */
 	arena_init(&a);
-	if (elfimage_load(fd, &a, &im, NULL) == 0 && im.is_image &&
+	if (elfimage_load(fd, NULL, &a, &im, NULL) == 0 && im.is_image &&
 	    elfimage_bias(&im, r->start, r->offset, &bias) &&
 	    (fd2 = dup(fd)) >= 0) {
 		f->bias = bias;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../fixtures/fixture.h"
@@ -191,15 +192,22 @@ struct open_log {
 	int calls, exe_calls;
 };
 
-static int open_only_exe(struct vms_snapshot *s, const struct vms_region *r)
+static int open_only_exe(struct vms_snapshot *s, const struct vms_region *r,
+			 struct stat *st)
 {
 	struct open_log *l = s->src.priv;
+	int fd;
 
 	l->calls++;
 	l->exe_calls += strcmp(r->path, l->exe) == 0;
-	return strcmp(r->path, l->exe) == 0
-		       ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
-		       : -1;
+	fd = strcmp(r->path, l->exe) == 0
+		     ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+		     : -1;
+	if (fd >= 0 && st && fstat(fd, st) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static void test_images(void)

@@ -49,6 +49,12 @@
 #include "procself.h"
 #include "tap.h"
 
+/* A copy of fd to hand to the cache (elfcache_add takes it). */
+static int copy_fd(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 /* How many descriptors this process has open. */
 static int open_fds(void)
 {
@@ -71,9 +77,18 @@ static void test_cache(const char *dir)
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	ok(fd >= 0 && fstat(fd, &st) == 0, "this test's executable opened");
 	ok(elfcache_find(c, &st) == NULL, "not there before it is read");
-	im = elfcache_add(c, &st, fd);
-	ok(im && elfcache_add(c, &st, fd) == im,
-	   "added again (a file changed since a find): the image kept");
+	{
+		int given = copy_fd(fd), again = copy_fd(fd);
+
+		im = elfcache_add(c, &st, given);
+		ok(im && elfcache_fd(c, im) == given,
+		   "the descriptor handed over is the one held");
+		ok(elfcache_add(c, &st, again) == im &&
+			   fcntl(again, F_GETFD) == -1 &&
+			   elfcache_fd(c, im) == given,
+		   "added again (a file changed since a find): the image "
+		   "kept, the descriptor handed over closed");
+	}
 	close(fd);
 	{
 		int held = elfcache_fd(c, im), n0 = open_fds();
@@ -92,7 +107,7 @@ static void test_cache(const char *dir)
 	ok(fd >= 0 && write(fd, "not elf\n", 8) == 8 && fstat(fd, &st2) == 0,
 	   "a text file made");
 	ok(elfcache_find(c, &st2) == NULL, "another file: not found");
-	txt = elfcache_add(c, &st2, fd);
+	txt = elfcache_add(c, &st2, copy_fd(fd));
 	ok(txt && !txt->is_image, "a text file: kept, not an image");
 	ok(elfcache_find(c, &st2) == txt, "the text file found again");
 	/* rewritten in place: same inode, another size and mtime */
@@ -113,7 +128,7 @@ static void test_cache(const char *dir)
 		for (i = 0; i < 600; i++) {
 			st3 = st2;
 			st3.st_ino = st2.st_ino + 1000 + i;
-			v[i] = elfcache_add(c, &st3, fd);
+			v[i] = elfcache_add(c, &st3, copy_fd(fd));
 			bad += v[i] == NULL;
 		}
 		for (i = 0; i < 600; i++) {
@@ -246,7 +261,7 @@ static void test_expect(void)
 
 		if (fd >= 0 && fstat(fd, &st) == 0 &&
 		    elfimage_src_fd(fd, &src, &e) == 0)
-			im = elfcache_add(c, &st, fd);
+			im = elfcache_add(c, &st, copy_fd(fd));
 		if (expect) {
 			elfcache_expect(c, first);
 			elfcache_expect(c, later);
@@ -290,7 +305,7 @@ static void test_symset(void)
 	ok(fd >= 0 && fstat(fd, &st) == 0 && elfimage_src_fd(fd, &src, &e) == 0,
 	   "this process's libc opened (%s)", path);
 	if (fd >= 0)
-		im = elfcache_add(c, &st, fd);
+		im = elfcache_add(c, &st, copy_fd(fd));
 	ok(im && im->is_image, "libc read into the cache");
 	if (im) {
 		elfimage_symbols(im, &src, first_of, &f);

@@ -132,7 +132,7 @@ static void test_sparse_note(void)
 	}
 	arena_init(&a);
 	before = rchar();
-	ok(elfimage_load(fd, &a, &im, &err) == 0 && im.is_image,
+	ok(elfimage_load(fd, NULL, &a, &im, &err) == 0 && im.is_image,
 	   "sparse: read as an image");
 	read_bytes = rchar() - before;
 	ok(im.build_id &&

@@ -307,15 +307,23 @@ static void test_held(const char *dir)
 		   "inode) is refused");
 	if (fd >= 0)
 		close(fd);
-	fd = vms_source_proc_open(s, &r);
-	ok(fd >= 0 && inode_of(fd) == real.st_ino,
-	   "held, the root as it was at the capture: the mapped file");
+	{
+		struct stat got;
+
+		fd = vms_source_proc_open(s, &r, &got);
+		ok(fd >= 0 && inode_of(fd) == real.st_ino,
+		   "held, the root as it was at the capture: the mapped file");
+		ok(fd >= 0 && got.st_ino == real.st_ino &&
+			   got.st_dev == real.st_dev &&
+			   S_ISREG(got.st_mode) && got.st_size == real.st_size,
+		   "and its stat handed on (the check's)");
+	}
 	if (fd >= 0)
 		close(fd);
 	procfile_let_root_go(s2);
 	ok(s2->src.files.root_dir < 0 && s2->src.files.proc_dir >= 0,
 	   "the root let go (after the steps), the directory kept");
-	fd = vms_source_proc_open(s2, &r);
+	fd = vms_source_proc_open(s2, &r, NULL);
 	ok(fd < 0, "then the same process's root as it is now (/sub): its "
 		   "other file is refused");
 	if (fd >= 0)
@@ -325,13 +333,13 @@ static void test_held(const char *dir)
 	ok(fd < 0, "by pid, after its exit: nothing");
 	if (fd >= 0)
 		close(fd);
-	fd = vms_source_proc_open(s, &r);
+	fd = vms_source_proc_open(s, &r, NULL);
 	ok(fd >= 0 && inode_of(fd) == real.st_ino,
 	   "held, after its exit: still the mapped file");
 	if (fd >= 0)
 		close(fd);
 	procfile_drop(s);
-	fd = vms_source_proc_open(s, &r);
+	fd = vms_source_proc_open(s, &r, NULL);
 	ok(fd < 0, "dropped: nothing, and nothing by pid");
 	if (fd >= 0)
 		close(fd);

@@ -280,7 +280,7 @@ bool alloc_image_symbol(struct vms_snapshot *s, const struct vms_image *im,
 	*fd = -1;
 	if (!im->elf || !im->elf->is_image)
 		return false;
-	*fd = vms_source_open_file(s, &s->regions[im->first_region]);
+	*fd = vms_source_open_file(s, &s->regions[im->first_region], NULL);
 	return *fd >= 0 && elfimage_src_fd(*fd, src, &e) == 0 &&
 	       elfimage_symbol(im->elf, src, name, sym);
 }

@@ -99,7 +99,8 @@ static int progress(void *ctx, uint64_t done, uint64_t total)
 static int layout_of(struct vms_snapshot *s, const struct vms_image *im,
 		     struct goheap_layout *L, char *why, size_t len)
 {
-	int fd = vms_source_open_file(s, &s->regions[im->first_region]), rc;
+	int fd = vms_source_open_file(s, &s->regions[im->first_region], NULL),
+	    rc;
 
 	if (fd < 0) {
 		snprintf(why, len, "its file cannot be opened");

@@ -189,7 +189,7 @@ static const struct vms_region *perf_region(const struct vms_snapshot *s)
 static int read_perf(struct vms_snapshot *s, const struct vms_region *r,
 		     char **buf, size_t *len, const char **why)
 {
-	int fd = vms_source_open_file(s, r);
+	int fd = vms_source_open_file(s, r, NULL);
 	struct stat st;
 	size_t n = 0, want;
 	ssize_t got;

@@ -188,12 +188,12 @@ static uint16_t perms_from_file(const char *path, uint64_t offset)
 	struct vms_error ignore;
 	uint16_t perms = VMS_PERM_R;
 	size_t i;
-	int fd = coredump_open_regular(path);
+	int fd = coredump_open_regular(path, NULL);
 
 	if (fd < 0)
 		return perms;
 	arena_init(&a);
-	if (elfimage_load(fd, &a, &im, &ignore) == 0 && im.is_image)
+	if (elfimage_load(fd, NULL, &a, &im, &ignore) == 0 && im.is_image)
 		for (i = 0; i < im.nload; i++) {
 			const struct elfimage_load *l = &im.load[i];
 			uint64_t lo = l->offset & ~0xfffull;
@@ -389,11 +389,11 @@ static uint64_t image_end(struct vms_snapshot *s, const char *exe)
 		free(buf);
 	}
 	if (!end && first) {
-		int fd = coredump_open_regular(first->path);
+		int fd = coredump_open_regular(first->path, NULL);
 		struct arena a;
 
 		arena_init(&a);
-		if (fd >= 0 && elfimage_load(fd, &a, &im, &ignore) == 0 &&
+		if (fd >= 0 && elfimage_load(fd, NULL, &a, &im, &ignore) == 0 &&
 		    im.is_image && elfimage_bias(&im, first->start, 0, &bias))
 			end = elfimage_end(&im) + bias;
 		if (fd >= 0)

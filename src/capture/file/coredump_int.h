@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "model/snapshot.h"
@@ -32,8 +33,9 @@ struct core_priv {
 ssize_t coredump_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 		      size_t len, struct vms_error *err);
 /* A regular file at path, opened read-only, or -1: a path from the core
- * may name a device, whose open alone may do something. */
-int coredump_open_regular(const char *path);
+ * may name a device, whose open alone may do something. *st (st not
+ * NULL) is the descriptor's fstat. */
+int coredump_open_regular(const char *path, struct stat *st);
 
 /* The process's name (coredump_name.c), as the live capture has it
  * (/proc/PID/comm): from NT_PRPSINFO's pr_fname (f, fn bytes) and

@@ -56,16 +56,18 @@ ssize_t coredump_read(struct vms_snapshot *s, uint64_t addr, void *buf,
 	return (ssize_t)done;
 }
 
-int coredump_open_regular(const char *path)
+int coredump_open_regular(const char *path, struct stat *st)
 {
-	struct stat st;
+	struct stat mine;
 	int fd;
 
-	if (!path || path[0] != '/' || stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
+	if (!st)
+		st = &mine;
+	if (!path || path[0] != '/' || stat(path, st) < 0 ||
+	    !S_ISREG(st->st_mode))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+	if (fd >= 0 && (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))) {
 		close(fd);
 		return -1;
 	}
@@ -101,20 +103,24 @@ static const char *memory_build_id(struct vms_snapshot *s,
 	return id;
 }
 
-static int core_open(struct vms_snapshot *s, const struct vms_region *r)
+static int core_open(struct vms_snapshot *s, const struct vms_region *r,
+		     struct stat *st)
 {
 	struct arena a;
 	struct elfimage im;
 	struct vms_error ignore;
+	struct stat mine;
 	const char *mem_id;
 	int fd;
 
+	if (!st)
+		st = &mine;
 	if ((r->flags & VMS_RF_DELETED) ||
-	    (fd = coredump_open_regular(r->path)) < 0)
+	    (fd = coredump_open_regular(r->path, st)) < 0)
 		return -1;
 	arena_init(&a);
 	mem_id = memory_build_id(s, r, &a);
-	if (mem_id && elfimage_load(fd, &a, &im, &ignore) == 0 &&
+	if (mem_id && elfimage_load(fd, st, &a, &im, &ignore) == 0 &&
 	    (!im.build_id || strcmp(im.build_id, mem_id) != 0)) {
 		/* Another build than the one mapped: its sections would be
 		 * wrong. The images step reads the headers from memory. */
