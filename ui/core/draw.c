@@ -159,15 +159,10 @@ void put_blank(int y, int x, int w, attr_t attr)
 	put_str(y, x, w, attr, "", 1);
 }
 
-int contains_ci(const char *hay, const char *needle_lc)
+static int has_ci(const char *hay, const char *needle_lc, size_t nl)
 {
-	size_t nl = strlen(needle_lc);
 	const char *h;
 
-	if (!hay)
-		return 0;
-	if (!nl)
-		return 1;
 	for (h = hay; *h; h++) {
 		size_t i;
 
@@ -181,6 +176,32 @@ int contains_ci(const char *hay, const char *needle_lc)
 			return 1;
 	}
 	return 0;
+}
+
+int contains_ci(const char *hay, const char *needle_lc)
+{
+	size_t nl = strlen(needle_lc), n;
+	char small[512], *shown = small;
+	int hit;
+
+	if (!hay)
+		return 0;
+	if (!nl || has_ci(hay, needle_lc, nl))
+		return 1;
+	if (escape_clean(hay))
+		return 0;
+	/* as the screen shows it: a name's escapes (\u200b, \x01, \\)
+	 * are found as typed */
+	n = vms_escape_str(small, sizeof(small), hay);
+	if (n >= sizeof(small)) {
+		if (!(shown = malloc(n + 1)))
+			return 0;
+		vms_escape_str(shown, n + 1, hay);
+	}
+	hit = has_ci(shown, needle_lc, nl);
+	if (shown != small)
+		free(shown);
+	return hit;
 }
 
 /* put_wrapped's lines, drawn only when draw is set: the lines it takes

@@ -72,7 +72,10 @@ void put_blank(int y, int x, int w, attr_t attr);
  * the map's cells and the monochrome bars. */
 char type_letter(int type, bool reserved);
 
-/* Case-insensitive substring test (needle already lower-case). */
+/* Case-insensitive substring test (needle already lower-case), in hay
+ * as it is and, where it has something escape.h escapes, as the text
+ * forms print it (vms_escape_str): a zero-width space is found by
+ * "\u200b". */
 int contains_ci(const char *hay, const char *needle_lc);
 
 #endif
