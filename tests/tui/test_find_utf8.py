@@ -100,7 +100,8 @@ def picker(pid):
          "picker: ключ-漢字 filters to the target alone", scr)
     tm.keys("BSpace")
     scr = tm.wait_for(lambda s: "Filter: %s_" % WORD[:-1] in s)
-    T.ok("Filter: %s_" % WORD[:-1] in scr, "picker: Backspace deletes 字 whole",
+    T.ok("Filter: %s_" % WORD[:-1] in scr,
+         "picker: Backspace deletes 字 whole",
          scr.splitlines()[:2])
     tm.kill()
 
