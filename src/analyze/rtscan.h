@@ -91,11 +91,13 @@ struct rtscan_rw {
 	size_t nok, step;
 };
 
-/* Reads [lo, hi) (as rtscan_image_rw gives it) into rw, w and ok
- * allocated (rtscan_rw_fini frees them, never free()): 1 read, the pages the source has
- * not left zeros; 0 when its first page did not come (then rw holds
- * nothing read: all zeros, no stretch); -1 on out of memory (rw empty).
- * As rtscan_read_zeros: a parser must reject what zeros would make up. */
+/* Reads [lo, hi) (an image's writable memory as rtscan_image_rw gives
+ * it, or a part of it) into rw, w and ok allocated: 1 read, the pages
+ * the source has not left zeros; 0 when its first page did not come
+ * (then rw holds nothing read: all zeros, no stretch); -1 on out of
+ * memory (rw empty). After 1 and 0 alike rtscan_rw_fini frees them
+ * (never free()). As rtscan_read_zeros: a parser must reject what zeros
+ * would make up. */
 int rtscan_rw_read(struct vms_snapshot *s, uint64_t lo, uint64_t hi,
 		   struct rtscan_rw *rw);
 

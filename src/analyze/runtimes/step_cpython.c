@@ -272,6 +272,7 @@ static int vector_in(struct py_find *F, uint64_t a, uint64_t b, uint64_t *found)
 	case -1:
 		return -1;
 	case 0:
+		rtscan_rw_fini(&rw);
 		return 0;
 	}
 	nc = candidates(F->s, &rw, F->lo, F->hi, F->pool, F->npool, psize, &c);
@@ -305,18 +306,20 @@ static int vector_in(struct py_find *F, uint64_t a, uint64_t b, uint64_t *found)
 	return rc;
 }
 
-/* The .bss of the image's writable loads, within [lo, hi), whole pages:
+/* The .bss of the image's writable loads, within [lo, hi), whole pages
+ * of page bytes (a power of two):
  * [*a, *b). False when it has none (or its ELF headers are not known). */
-static bool image_bss(const struct vms_image *im, uint64_t lo, uint64_t hi,
-		      uint64_t *a, uint64_t *b)
+static bool image_bss(const struct vms_image *im, uint64_t page, uint64_t lo,
+		      uint64_t hi, uint64_t *a, uint64_t *b)
 {
 	size_t k;
 
 	*a = *b = 0;
 	for (k = 0; im->elf && k < im->elf->nload; k++) {
 		const struct elfimage_load *l = &im->elf->load[k];
-		uint64_t x = (im->bias + l->vaddr + l->filesz) & ~4095ull;
-		uint64_t y = (im->bias + l->vaddr + l->memsz + 4095) & ~4095ull;
+		uint64_t x = (im->bias + l->vaddr + l->filesz) & ~(page - 1);
+		uint64_t y = (im->bias + l->vaddr + l->memsz + page - 1) &
+			     ~(page - 1);
 
 		if (!(l->flags & PF_W) || l->memsz <= l->filesz)
 			continue;
@@ -364,7 +367,8 @@ static unsigned char *find_vector(struct vms_snapshot *s,
 		*oom = true;
 		goto out;
 	}
-	if (image_bss(im, F.lo, F.hi, &a, &b))
+	if (image_bss(im, s->cap.page_size ? s->cap.page_size : 4096, F.lo,
+		      F.hi, &a, &b))
 		rc = vector_in(&F, a, b, &found);
 	if (rc == 0)
 		rc = vector_in(&F, F.lo, F.hi, &found);
